@@ -1,0 +1,45 @@
+import nx from '@nx/eslint-plugin';
+
+/**
+ * Module boundaries, checked on every lint run. Two tag dimensions:
+ * - scope: a bounded context (gateway, access, payments, ...) reaches another context only
+ *   through `scope:contracts`, and everyone may use `scope:shared`;
+ * - type: apps are thin wiring over features and infrastructure; domain code is pure (no
+ *   Nest, TypeORM, Kafka or pg); contracts depend on utilities only.
+ */
+const frameworkPackages = ['@nestjs/*', 'typeorm', 'kafkajs', 'pg', '@nestjs/typeorm'];
+
+export default [
+  ...nx.configs['flat/base'],
+  ...nx.configs['flat/typescript'],
+  { ignores: ['**/node_modules', '**/dist', '.local', '.nx', 'deploy/local/**/*.mjs'] },
+  {
+    files: ['**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@nx/enforce-module-boundaries': [
+        'error',
+        {
+          enforceBuildableLibDependency: false,
+          allow: [],
+          depConstraints: [
+            { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
+            { sourceTag: 'scope:contracts', onlyDependOnLibsWithTags: ['scope:contracts', 'scope:shared'] },
+            { sourceTag: 'scope:access', onlyDependOnLibsWithTags: ['scope:access', 'scope:contracts', 'scope:shared'] },
+            { sourceTag: 'scope:payments', onlyDependOnLibsWithTags: ['scope:payments', 'scope:contracts', 'scope:shared'] },
+            { sourceTag: 'scope:gateway', onlyDependOnLibsWithTags: ['scope:gateway', 'scope:access', 'scope:contracts', 'scope:shared'] },
+            { sourceTag: 'scope:e2e', onlyDependOnLibsWithTags: ['scope:contracts', 'scope:shared', 'scope:access'] },
+            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:feature', 'type:infrastructure', 'type:domain', 'type:contract', 'type:util'] },
+            { sourceTag: 'type:feature', onlyDependOnLibsWithTags: ['type:feature', 'type:infrastructure', 'type:domain', 'type:contract', 'type:util'] },
+            { sourceTag: 'type:infrastructure', onlyDependOnLibsWithTags: ['type:infrastructure', 'type:domain', 'type:contract', 'type:util'] },
+            { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:domain', 'type:contract', 'type:util'], bannedExternalImports: frameworkPackages },
+            { sourceTag: 'type:contract', onlyDependOnLibsWithTags: ['type:contract', 'type:util'], bannedExternalImports: frameworkPackages },
+            { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util'], bannedExternalImports: frameworkPackages },
+            { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:testing', 'type:infrastructure', 'type:domain', 'type:contract', 'type:util'] },
+            { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:testing', 'type:domain', 'type:contract', 'type:util'] },
+          ],
+        },
+      ],
+    },
+  },
+];

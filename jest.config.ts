@@ -1,0 +1,17 @@
+import type { Config } from 'jest';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** Every Nx project that has a jest config: apps/<app> and libs/<context>/<lib>. */
+function projectConfigs(): string[] {
+  const candidates: string[] = [];
+  for (const app of readdirSync(join(__dirname, 'apps'))) candidates.push(join('apps', app));
+  for (const context of readdirSync(join(__dirname, 'libs'))) {
+    for (const lib of readdirSync(join(__dirname, 'libs', context))) candidates.push(join('libs', context, lib));
+  }
+  return candidates.map((dir) => join(__dirname, dir, 'jest.config.ts')).filter((file) => existsSync(file));
+}
+
+const config: Config = { projects: projectConfigs() };
+
+export default config;

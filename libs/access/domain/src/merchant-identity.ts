@@ -1,0 +1,25 @@
+import { randomBytes } from 'node:crypto';
+
+/** Merchant ids are public (sent as x-api-key); secrets are 32 random bytes, shown once. */
+export function newMerchantId(): string {
+  return `mch_${randomBytes(12).toString('hex')}`;
+}
+
+export function newApiSecret(): string {
+  return `sk_${randomBytes(32).toString('base64url')}`;
+}
+
+/** Standard Webhooks secret format: `whsec_` and base64 of at least 24 random bytes. */
+export function newWebhookSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+export const MERCHANT_ID_PATTERN = /^mch_[0-9a-f]{24}$/;
+
+export function apiSecretAssociatedData(merchantId: string): string {
+  return `merchant:${merchantId}/api-secret`;
+}
+
+export function webhookSecretAssociatedData(merchantId: string): string {
+  return `merchant:${merchantId}/webhook-secret`;
+}

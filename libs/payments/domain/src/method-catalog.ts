@@ -1,0 +1,36 @@
+import type { PaymentDirection } from '@mp/contracts-payments';
+
+/**
+ * One method a merchant may use (decisions.md "Methods, fees, balances"). Amounts are minor
+ * units; the fee rate is in basis points (1 bp = 0.01 %) so no fraction is ever a float.
+ */
+export interface MethodEntry {
+  method: string;
+  direction: PaymentDirection;
+  country: string;
+  currency: string;
+  feeRateBasisPoints: number;
+  feeFixedMinor: bigint;
+  minAmountMinor: bigint;
+  maxAmountMinor: bigint;
+}
+
+/**
+ * The catalog every merchant starts with until operators configure methods per merchant.
+ * Values are what merchants place verbatim into create requests.
+ */
+export const DEFAULT_METHOD_CATALOG: readonly MethodEntry[] = [
+  { method: 'bank_card', direction: 'incoming', country: 'RU', currency: 'RUB', feeRateBasisPoints: 250, feeFixedMinor: 0n, minAmountMinor: 10_000n, maxAmountMinor: 50_000_000n },
+  { method: 'sbp', direction: 'incoming', country: 'RU', currency: 'RUB', feeRateBasisPoints: 200, feeFixedMinor: 0n, minAmountMinor: 10_000n, maxAmountMinor: 50_000_000n },
+  { method: 'upi', direction: 'incoming', country: 'IN', currency: 'INR', feeRateBasisPoints: 300, feeFixedMinor: 0n, minAmountMinor: 10_000n, maxAmountMinor: 20_000_000n },
+  { method: 'pix', direction: 'incoming', country: 'BR', currency: 'BRL', feeRateBasisPoints: 250, feeFixedMinor: 50n, minAmountMinor: 500n, maxAmountMinor: 10_000_000n },
+  { method: 'bank_card', direction: 'incoming', country: 'US', currency: 'USD', feeRateBasisPoints: 290, feeFixedMinor: 30n, minAmountMinor: 100n, maxAmountMinor: 1_000_000n },
+  { method: 'bank_card', direction: 'outgoing', country: 'RU', currency: 'RUB', feeRateBasisPoints: 150, feeFixedMinor: 5_000n, minAmountMinor: 100_000n, maxAmountMinor: 50_000_000n },
+  { method: 'upi', direction: 'outgoing', country: 'IN', currency: 'INR', feeRateBasisPoints: 150, feeFixedMinor: 0n, minAmountMinor: 10_000n, maxAmountMinor: 20_000_000n },
+  { method: 'bank_transfer', direction: 'outgoing', country: 'US', currency: 'USD', feeRateBasisPoints: 100, feeFixedMinor: 25n, minAmountMinor: 100n, maxAmountMinor: 1_000_000n },
+];
+
+/** The incoming entries for a country and currency (a pay-in names no method; the payer page offers them). */
+export function incomingMethodsFor(catalog: readonly MethodEntry[], country: string, currency: string): MethodEntry[] {
+  return catalog.filter((entry) => entry.direction === 'incoming' && entry.country === country && entry.currency === currency);
+}

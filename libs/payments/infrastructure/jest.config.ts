@@ -1,0 +1,3 @@
+import { projectJestConfig } from '../../../jest.preset';
+
+export default projectJestConfig('payments-infrastructure', __dirname);

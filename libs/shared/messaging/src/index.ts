@@ -1,0 +1,21 @@
+export { createEnvelope, parseEnvelope, PoisonMessageError, type MessageEnvelope, type NewEnvelope } from './envelope';
+export { classifyError, type ErrorKind } from './error-classification';
+export {
+  DEFAULT_CONSUMER_ERROR_POLICY,
+  MESSAGE_BROKER,
+  deadLetterTopicOf,
+  type ConsumerErrorPolicy,
+  type MessageBroker,
+  type MessageHandler,
+  type OutgoingMessage,
+  type ReceivedMessage,
+  type Subscription,
+  type SubscriptionRequest,
+  type TopicSpec,
+} from './messaging-port';
+export { KafkaMessageBroker, type KafkaBrokerOptions } from './kafka/kafka-message-broker';
+export { MessagingSchema1700000000000 } from './postgres/messaging-schema.migration';
+export { appendToStream, readStream, StreamVersionConflictError, type StoredStream } from './postgres/event-store';
+export { enqueueOutbox, OUTBOX_NOTIFY_CHANNEL } from './postgres/outbox';
+export { claimInboxMessage } from './postgres/inbox';
+export { OutboxRelay, type OutboxRelayOptions } from './postgres/outbox-relay';

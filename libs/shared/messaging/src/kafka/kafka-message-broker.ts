@@ -1,0 +1,211 @@
+import { Kafka, logLevel, Partitioners, type Consumer, type EachMessagePayload, type Producer } from 'kafkajs';
+import { parseEnvelope } from '../envelope';
+import { classifyError } from '../error-classification';
+import {
+  DEFAULT_CONSUMER_ERROR_POLICY,
+  deadLetterTopicOf,
+  type ConsumerErrorPolicy,
+  type MessageBroker,
+  type OutgoingMessage,
+  type Subscription,
+  type SubscriptionRequest,
+  type TopicSpec,
+} from '../messaging-port';
+
+export interface KafkaBrokerOptions {
+  clientId: string;
+  brokers: string[];
+  /** Prepended to every topic and group id, so several environments can share one cluster. */
+  namespace: string;
+  connectionTimeoutMs?: number;
+  requestTimeoutMs?: number;
+  log?: (level: 'info' | 'warn' | 'error', message: string) => void;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** kafkajs behind the messaging port. Every library default that matters is set here explicitly. */
+export class KafkaMessageBroker implements MessageBroker {
+  private readonly kafka: Kafka;
+  private readonly producer: Producer;
+  private readonly consumers = new Set<Consumer>();
+  private readonly log: NonNullable<KafkaBrokerOptions['log']>;
+
+  constructor(private readonly options: KafkaBrokerOptions) {
+    this.log = options.log ?? ((level, message) => console[level === 'info' ? 'log' : level](`[kafka] ${message}`));
+    this.kafka = new Kafka({
+      clientId: options.clientId,
+      brokers: options.brokers,
+      connectionTimeout: options.connectionTimeoutMs ?? 3_000,
+      requestTimeout: options.requestTimeoutMs ?? 10_000,
+      retry: { initialRetryTime: 100, retries: 8, maxRetryTime: 5_000 },
+      logLevel: logLevel.ERROR,
+    });
+    this.producer = this.kafka.producer({
+      createPartitioner: Partitioners.DefaultPartitioner,
+      allowAutoTopicCreation: false,
+      // Duplicates are absorbed by every consumer's inbox, so the experimental idempotent
+      // producer of kafkajs is not relied upon.
+      idempotent: false,
+      maxInFlightRequests: 5,
+    });
+  }
+
+  private topicName(topic: string): string {
+    return this.options.namespace ? `${this.options.namespace}.${topic}` : topic;
+  }
+
+  private logicalTopic(topic: string): string {
+    const prefix = this.options.namespace ? `${this.options.namespace}.` : '';
+    return topic.startsWith(prefix) ? topic.slice(prefix.length) : topic;
+  }
+
+  async connect(): Promise<void> {
+    await this.producer.connect();
+  }
+
+  async ensureTopics(topics: TopicSpec[]): Promise<void> {
+    const admin = this.kafka.admin();
+    await admin.connect();
+    try {
+      const existing = new Set(await admin.listTopics());
+      const wanted = topics.flatMap((spec) => [spec, { topic: deadLetterTopicOf(spec.topic), partitions: 1 }]);
+      const missing = wanted.filter((spec) => !existing.has(this.topicName(spec.topic)));
+      if (missing.length === 0) return;
+      await admin.createTopics({
+        waitForLeaders: true,
+        topics: missing.map((spec) => ({ topic: this.topicName(spec.topic), numPartitions: spec.partitions, replicationFactor: -1 })),
+      });
+    } catch (error) {
+      // Another replica creating the same topic at the same moment is fine.
+      if ((error as { type?: string }).type !== 'TOPIC_ALREADY_EXISTS') throw error;
+    } finally {
+      await admin.disconnect();
+    }
+  }
+
+  async publish(messages: OutgoingMessage[]): Promise<void> {
+    if (messages.length === 0) return;
+    const byTopic = new Map<string, OutgoingMessage[]>();
+    for (const message of messages) {
+      const list = byTopic.get(message.topic) ?? [];
+      list.push(message);
+      byTopic.set(message.topic, list);
+    }
+    await this.producer.sendBatch({
+      acks: -1,
+      timeout: 10_000,
+      topicMessages: [...byTopic.entries()].map(([topic, list]) => ({
+        topic: this.topicName(topic),
+        messages: list.map((message) => ({
+          key: message.key,
+          value: JSON.stringify(message.envelope),
+          headers: { 'message-id': message.envelope.id, 'message-type': message.envelope.type },
+        })),
+      })),
+    });
+  }
+
+  async subscribe(request: SubscriptionRequest): Promise<Subscription> {
+    const policy = request.errorPolicy ?? DEFAULT_CONSUMER_ERROR_POLICY;
+    const consumer = this.kafka.consumer({
+      groupId: this.topicName(request.groupId),
+      sessionTimeout: 30_000,
+      heartbeatInterval: 3_000,
+      rebalanceTimeout: 30_000,
+      maxWaitTimeInMs: 500,
+      allowAutoTopicCreation: false,
+      retry: { initialRetryTime: 200, retries: 10, maxRetryTime: 5_000 },
+    });
+    this.consumers.add(consumer);
+    let stopping = false;
+    let markReady: () => void = () => undefined;
+    const ready = new Promise<void>((resolve) => (markReady = resolve));
+    consumer.on(consumer.events.GROUP_JOIN, () => markReady());
+    consumer.on(consumer.events.CRASH, (event) =>
+      this.log('error', `consumer ${request.groupId} crashed: ${String(event.payload.error)} (restart: ${event.payload.restart})`),
+    );
+
+    await consumer.connect();
+    await consumer.subscribe({ topics: request.topics.map((topic) => this.topicName(topic)), fromBeginning: request.startFrom === 'earliest' });
+    await consumer.run({
+      autoCommit: true,
+      autoCommitInterval: 1_000,
+      partitionsConsumedConcurrently: 1,
+      eachMessage: (payload) => this.handleWithPolicy(payload, request, policy, () => stopping),
+    });
+    return {
+      ready,
+      stop: async () => {
+        stopping = true;
+        await consumer.disconnect();
+        this.consumers.delete(consumer);
+      },
+    };
+  }
+
+  /**
+   * The consumer error policy, in one place:
+   * - poison (unparseable, schema-invalid): dead-letter at once, then commit;
+   * - transient (database or network down): retry with capped backoff until it succeeds,
+   *   keeping the partition's order; nothing is dead-lettered for an outage;
+   * - anything else: retry up to `attemptsMax` times, then dead-letter and commit, so one
+   *   bad message cannot block its partition forever (nestjs/nest#14664).
+   */
+  private async handleWithPolicy(
+    payload: EachMessagePayload,
+    request: SubscriptionRequest,
+    policy: ConsumerErrorPolicy,
+    isStopping: () => boolean,
+  ): Promise<void> {
+    const { topic, partition, message, heartbeat } = payload;
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        const envelope = parseEnvelope(message.value);
+        await request.handler({ topic: this.logicalTopic(topic), partition, offset: message.offset, key: message.key?.toString('utf8') ?? null, envelope });
+        return;
+      } catch (error) {
+        const kind = classifyError(error);
+        if (kind === 'poison' || (kind === 'unknown' && attempt >= policy.attemptsMax)) {
+          this.log('error', `dead-lettering ${topic}[${partition}]@${message.offset} after ${attempt} attempt(s): ${String(error)}`);
+          await this.deadLetter(payload, error, attempt);
+          return;
+        }
+        // Leaving the offset uncommitted hands the message to whoever owns the partition next.
+        if (isStopping()) throw error;
+        const delayMs = Math.min(policy.retryDelayInitialMs * 2 ** (attempt - 1), policy.retryDelayMaxMs);
+        this.log('warn', `retrying ${topic}[${partition}]@${message.offset} in ${delayMs} ms (attempt ${attempt}, ${kind}): ${String(error)}`);
+        await sleep(delayMs);
+        await heartbeat();
+      }
+    }
+  }
+
+  private async deadLetter(payload: EachMessagePayload, error: unknown, attempts: number): Promise<void> {
+    const { topic, partition, message } = payload;
+    await this.producer.send({
+      topic: deadLetterTopicOf(topic),
+      acks: -1,
+      messages: [
+        {
+          key: message.key,
+          value: message.value,
+          headers: {
+            ...message.headers,
+            'dlq-source-topic': topic,
+            'dlq-source-partition': String(partition),
+            'dlq-source-offset': message.offset,
+            'dlq-attempts': String(attempts),
+            'dlq-error': String(error).slice(0, 1_000),
+          },
+        },
+      ],
+    });
+  }
+
+  async disconnect(): Promise<void> {
+    await Promise.allSettled([...this.consumers].map((consumer) => consumer.disconnect()));
+    this.consumers.clear();
+    await this.producer.disconnect();
+  }
+}

@@ -1,0 +1,73 @@
+import type { MessageEnvelope } from './envelope';
+
+/**
+ * The small port every service talks to the broker through. The Kafka adapter is one
+ * implementation; swapping kafkajs (unmaintained, see shared/references/reliability.md) for
+ * another client means writing another adapter, not touching services.
+ */
+export interface OutgoingMessage {
+  topic: string;
+  /** Partitioning key: messages with one key stay in order. */
+  key: string;
+  envelope: MessageEnvelope;
+}
+
+export interface ReceivedMessage {
+  topic: string;
+  partition: number;
+  offset: string;
+  key: string | null;
+  envelope: MessageEnvelope;
+}
+
+export type MessageHandler = (message: ReceivedMessage) => Promise<void>;
+
+export interface ConsumerErrorPolicy {
+  /** Attempts for an error not known to be transient, before the message goes to the dead-letter topic. */
+  attemptsMax: number;
+  /** First retry delay; doubled per attempt up to retryDelayMaxMs. */
+  retryDelayInitialMs: number;
+  retryDelayMaxMs: number;
+}
+
+export const DEFAULT_CONSUMER_ERROR_POLICY: ConsumerErrorPolicy = {
+  attemptsMax: 5,
+  retryDelayInitialMs: 100,
+  retryDelayMaxMs: 5_000,
+};
+
+export interface SubscriptionRequest {
+  /** Consumers sharing a group id share the partitions; a unique id sees every message. */
+  groupId: string;
+  topics: string[];
+  /** Where a group with no committed offset starts: the earliest message, or only new ones. */
+  startFrom: 'earliest' | 'latest';
+  handler: MessageHandler;
+  errorPolicy?: ConsumerErrorPolicy;
+}
+
+export interface Subscription {
+  /** Resolves once the group has joined and partitions are assigned. */
+  ready: Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface TopicSpec {
+  topic: string;
+  partitions: number;
+}
+
+export interface MessageBroker {
+  connect(): Promise<void>;
+  ensureTopics(topics: TopicSpec[]): Promise<void>;
+  publish(messages: OutgoingMessage[]): Promise<void>;
+  subscribe(request: SubscriptionRequest): Promise<Subscription>;
+  disconnect(): Promise<void>;
+}
+
+export const MESSAGE_BROKER = Symbol('MESSAGE_BROKER');
+
+/** The dead-letter topic of a topic. */
+export function deadLetterTopicOf(topic: string): string {
+  return `${topic}.dlq`;
+}

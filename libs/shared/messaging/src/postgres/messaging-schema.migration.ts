@@ -1,0 +1,61 @@
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+
+/**
+ * The tables every event-sourced service owns in its own database: the append-only event
+ * store, the transactional outbox and the consumer inbox.
+ */
+export class MessagingSchema1700000000000 implements MigrationInterface {
+  name = 'MessagingSchema1700000000000';
+
+  async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
+      CREATE TABLE event_store (
+        global_position BIGSERIAL PRIMARY KEY,
+        stream_id TEXT NOT NULL,
+        stream_version INTEGER NOT NULL CHECK (stream_version >= 1),
+        event_id UUID NOT NULL UNIQUE,
+        event_type TEXT NOT NULL,
+        schema_version INTEGER NOT NULL,
+        envelope JSONB NOT NULL,
+        recorded_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+        -- Optimistic concurrency: two writers expecting the same version cannot both append.
+        CONSTRAINT event_store_stream_version_unique UNIQUE (stream_id, stream_version)
+      )`);
+    // Events are facts: the store refuses to change or forget them.
+    await queryRunner.query(`
+      CREATE FUNCTION event_store_is_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        RAISE EXCEPTION 'event_store is append-only';
+      END $$`);
+    await queryRunner.query(`
+      CREATE TRIGGER event_store_append_only BEFORE UPDATE OR DELETE ON event_store
+      FOR EACH ROW EXECUTE FUNCTION event_store_is_append_only()`);
+
+    await queryRunner.query(`
+      CREATE TABLE outbox (
+        position BIGSERIAL PRIMARY KEY,
+        message_id UUID NOT NULL UNIQUE,
+        topic TEXT NOT NULL,
+        message_key TEXT NOT NULL,
+        envelope JSONB NOT NULL,
+        created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+        published_at TIMESTAMPTZ
+      )`);
+    await queryRunner.query(`CREATE INDEX outbox_unpublished ON outbox (position) WHERE published_at IS NULL`);
+
+    await queryRunner.query(`
+      CREATE TABLE inbox (
+        consumer TEXT NOT NULL,
+        message_id UUID NOT NULL,
+        processed_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+        PRIMARY KEY (consumer, message_id)
+      )`);
+  }
+
+  async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`DROP TABLE inbox`);
+    await queryRunner.query(`DROP TABLE outbox`);
+    await queryRunner.query(`DROP TABLE event_store`);
+    await queryRunner.query(`DROP FUNCTION event_store_is_append_only`);
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * Typed, validated configuration read once at boot. Apps describe what they need; a missing
+ * or malformed variable stops the process with one message listing every problem, so an
+ * operator fixes the deployment in one go instead of one crash per variable.
+ */
+export type Environment = Readonly<Record<string, string | undefined>>;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export class ConfigReader {
+  private readonly problems: string[] = [];
+
+  constructor(private readonly environment: Environment) {}
+
+  string(name: string, options: { default?: string; pattern?: RegExp; description?: string } = {}): string {
+    const raw = this.environment[name]?.trim();
+    const value = raw === undefined || raw === '' ? options.default : raw;
+    if (value === undefined) {
+      this.problems.push(`${name} is required${options.description ? ` (${options.description})` : ''}`);
+      return '';
+    }
+    if (options.pattern && !options.pattern.test(value)) {
+      this.problems.push(`${name} must match ${options.pattern}${options.description ? ` (${options.description})` : ''}`);
+    }
+    return value;
+  }
+
+  optionalString(name: string): string | undefined {
+    const raw = this.environment[name]?.trim();
+    return raw === undefined || raw === '' ? undefined : raw;
+  }
+
+  integer(name: string, options: { default?: number; min?: number; max?: number } = {}): number {
+    const raw = this.environment[name]?.trim();
+    if (raw === undefined || raw === '') {
+      if (options.default === undefined) this.problems.push(`${name} is required`);
+      return options.default ?? 0;
+    }
+    const value = Number(raw);
+    if (!Number.isSafeInteger(value)) {
+      this.problems.push(`${name} must be an integer, got "${raw}"`);
+      return options.default ?? 0;
+    }
+    if (options.min !== undefined && value < options.min) this.problems.push(`${name} must be ≥ ${options.min}`);
+    if (options.max !== undefined && value > options.max) this.problems.push(`${name} must be ≤ ${options.max}`);
+    return value;
+  }
+
+  boolean(name: string, defaultValue: boolean): boolean {
+    const raw = this.environment[name]?.trim().toLowerCase();
+    if (raw === undefined || raw === '') return defaultValue;
+    if (raw === 'true' || raw === '1') return true;
+    if (raw === 'false' || raw === '0') return false;
+    this.problems.push(`${name} must be true or false, got "${raw}"`);
+    return defaultValue;
+  }
+
+  url(name: string, options: { default?: string; protocols?: string[] } = {}): string {
+    const value = this.string(name, { default: options.default });
+    if (value === '') return value;
+    try {
+      const parsed = new URL(value);
+      const protocols = options.protocols ?? ['http:', 'https:'];
+      if (!protocols.includes(parsed.protocol)) this.problems.push(`${name} must use ${protocols.join(' or ')}`);
+    } catch {
+      this.problems.push(`${name} must be an absolute URL, got "${value}"`);
+    }
+    return value.replace(/\/+$/, '');
+  }
+
+  /** A list separated by commas, e.g. Kafka brokers. */
+  list(name: string, options: { default?: string } = {}): string[] {
+    return this.string(name, options)
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item.length > 0);
+  }
+
+  /** Records a problem found by a cross-field check. */
+  problem(message: string): void {
+    this.problems.push(message);
+  }
+
+  /** Throws a ConfigError naming every problem found so far. */
+  assertValid(): void {
+    if (this.problems.length > 0) throw new ConfigError([...this.problems]);
+  }
+}

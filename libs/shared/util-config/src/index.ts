@@ -1,0 +1,1 @@
+export { ConfigError, ConfigReader, type Environment } from './config';

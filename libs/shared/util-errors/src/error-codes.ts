@@ -1,0 +1,36 @@
+/**
+ * Every error code a client can see, with its HTTP status: the single mapping of the error
+ * model in shared/spec/decisions.md. Services raise codes; only the HTTP edge reads statuses.
+ */
+export const HTTP_STATUS_BY_ERROR_CODE = {
+  VALIDATION_ERROR: 400,
+  PAYMENT_REJECTED: 400,
+  INSUFFICIENT_FUNDS: 400,
+  INVALID_ADDRESS: 400,
+  INVALID_SIGNATURE: 401,
+  INVALID_API_KEY: 401,
+  TIMESTAMP_OUT_OF_RANGE: 401,
+  MISSING_AUTH_HEADER: 401,
+  ORDER_NOT_FOUND: 404,
+  DISPUTE_NOT_FOUND: 404,
+  WITHDRAWAL_NOT_FOUND: 404,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  DUPLICATE_ORDER: 409,
+  ORDER_NOT_CANCELLABLE: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  RATE_LIMITED: 429,
+  INTERNAL_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503,
+} as const;
+
+export type ErrorCode = keyof typeof HTTP_STATUS_BY_ERROR_CODE;
+
+export function httpStatusOf(code: ErrorCode): number {
+  return HTTP_STATUS_BY_ERROR_CODE[code];
+}
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && Object.prototype.hasOwnProperty.call(HTTP_STATUS_BY_ERROR_CODE, value);
+}
