@@ -77,7 +77,7 @@ function createIncomingPayment(command: CreateIncomingPayment, state: PaymentOrd
     // spec 4.3: a retry with the same amount and currency returns the same payment; an
     // order_id is unique per merchant across both directions (decisions.md).
     if (state.direction === 'incoming' && state.amountMinor === data.amountMinor && state.currency === data.currency) return [];
-    throw new DomainError('DUPLICATE_ORDER', `order_id ${data.orderId} is already used by another ${state.direction} order with different parameters`, [
+    throw new DomainError('DUPLICATE_ORDER', `order_id ${data.orderId} is already used by an ${state.direction} order with a different amount or currency`, [
       { field: 'order_id', issue: `already used for ${formatAmountMinor(state.amountMinor, state.currency)} ${state.currency} (${state.direction})` },
     ]);
   }

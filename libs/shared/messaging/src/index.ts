@@ -19,3 +19,5 @@ export { appendToStream, readStream, StreamVersionConflictError, type StoredStre
 export { enqueueOutbox, OUTBOX_NOTIFY_CHANNEL } from './postgres/outbox';
 export { claimInboxMessage } from './postgres/inbox';
 export { OutboxRelay, type OutboxRelayOptions } from './postgres/outbox-relay';
+export { MessagingModule, type MessagingModuleOptions } from './nest/messaging.module';
+export { OUTBOX_RELAY_OPTIONS, OutboxRelayService, type OutboxRelaySettings } from './nest/outbox-relay.service';

@@ -121,7 +121,11 @@ export class KafkaMessageBroker implements MessageBroker {
     let stopping = false;
     let markReady: () => void = () => undefined;
     const ready = new Promise<void>((resolve) => (markReady = resolve));
-    consumer.on(consumer.events.GROUP_JOIN, () => markReady());
+    // Ready after the first fetch that follows joining: by then the group's starting offsets
+    // are resolved, so a "latest" subscriber cannot miss a message published after ready.
+    let joined = false;
+    consumer.on(consumer.events.GROUP_JOIN, () => (joined = true));
+    consumer.on(consumer.events.FETCH, () => joined && markReady());
     consumer.on(consumer.events.CRASH, (event) =>
       this.log('error', `consumer ${request.groupId} crashed: ${String(event.payload.error)} (restart: ${event.payload.restart})`),
     );

@@ -37,7 +37,8 @@ export class MessagingSchema1700000000000 implements MigrationInterface {
         message_id UUID NOT NULL UNIQUE,
         topic TEXT NOT NULL,
         message_key TEXT NOT NULL,
-        envelope JSONB NOT NULL,
+        -- JSON, not JSONB: the relay publishes the envelope exactly as written, key order included.
+        envelope JSON NOT NULL,
         created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
         published_at TIMESTAMPTZ
       )`);

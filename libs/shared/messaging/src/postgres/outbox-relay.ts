@@ -82,13 +82,12 @@ export class OutboxRelay {
 
   private waitForWork(timeoutMs: number): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(done, timeoutMs);
-      const self = this;
-      function done() {
+      const done = () => {
         clearTimeout(timer);
-        self.wake = null;
+        this.wake = null;
         resolve();
-      }
+      };
+      const timer = setTimeout(done, timeoutMs);
       this.wake = done;
     });
   }

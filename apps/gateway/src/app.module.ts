@@ -1,0 +1,41 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { GATEWAY_MIGRATIONS, GatewayApiModule } from '@mp/gateway-api';
+import { MessagingModule } from '@mp/shared-messaging';
+import type { GatewayConfig } from './gateway.config';
+
+@Module({})
+export class AppModule {
+  static forRoot(config: GatewayConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        TypeOrmModule.forRoot({
+          type: 'postgres',
+          url: config.databaseUrl,
+          migrations: GATEWAY_MIGRATIONS,
+          migrationsRun: true,
+          migrationsTransactionMode: 'each',
+          synchronize: false,
+          extra: { max: config.databasePoolMax, connectionTimeoutMillis: 5_000 },
+          retryAttempts: 10,
+          retryDelay: 1_000,
+        }),
+        MessagingModule.forRootAsync({
+          inject: [],
+          useFactory: () => ({ clientId: `gateway-${config.instanceId}`, brokers: config.kafkaBrokers, namespace: config.kafkaNamespace }),
+        }),
+        GatewayApiModule.forRoot({
+          instanceId: config.instanceId,
+          commandTimeoutMs: config.commandTimeoutMs,
+          paymentsInternalUrl: config.paymentsInternalUrl,
+          paymentsReadTimeoutMs: config.paymentsReadTimeoutMs,
+          allowHttpCallbackUrls: config.allowHttpCallbackUrls,
+          commandPartitions: config.commandPartitions,
+          secretsMasterKey: config.secretsMasterKey,
+          credentialCacheTtlMs: config.credentialCacheTtlMs,
+        }),
+      ],
+    };
+  }
+}

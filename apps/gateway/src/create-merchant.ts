@@ -1,0 +1,57 @@
+import 'reflect-metadata';
+import { SecretBox } from '@mp/access-domain';
+import { MerchantCredentialStore } from '@mp/access-infrastructure';
+import { GATEWAY_MIGRATIONS } from '@mp/gateway-api';
+import { ConfigError, ConfigReader } from '@mp/shared-util-config';
+import { DataSource } from 'typeorm';
+import { loadGatewayStorageConfig } from './gateway.config';
+
+/**
+ * Operator command: creates a merchant and prints its id and secrets, once. They are stored
+ * encrypted and cannot be shown again.
+ *
+ *   node tools/run-ts.js apps/gateway/src/create-merchant.ts --name "Demo shop" [--callback-url URL] [--json]
+ */
+async function main(): Promise<void> {
+  const args = parseArguments(process.argv.slice(2));
+  const reader = new ConfigReader(process.env);
+  const storage = loadGatewayStorageConfig(reader);
+  if (!args.name) reader.problem('--name is required');
+  reader.assertValid();
+
+  const dataSource = new DataSource({ type: 'postgres', url: storage.databaseUrl, migrations: GATEWAY_MIGRATIONS, migrationsTransactionMode: 'each' });
+  await dataSource.initialize();
+  try {
+    await dataSource.runMigrations();
+    const store = new MerchantCredentialStore(dataSource, new SecretBox(storage.secretsMasterKey), 0);
+    const merchant = await store.createMerchant(args.name ?? '', args.callbackUrl ?? null);
+    if (args.json) {
+      console.log(JSON.stringify({ merchant_id: merchant.merchantId, name: merchant.name, api_secret: merchant.apiSecret, webhook_secret: merchant.webhookSecret }));
+    } else {
+      console.log(`Merchant created: ${merchant.name}`);
+      console.log(`  merchant_id (x-api-key): ${merchant.merchantId}`);
+      console.log(`  API secret:              ${merchant.apiSecret}`);
+      console.log(`  webhook secret:          ${merchant.webhookSecret}`);
+      console.log('Store the secrets now: they are kept encrypted and are never shown again.');
+    }
+  } finally {
+    await dataSource.destroy();
+  }
+}
+
+function parseArguments(argv: string[]): { name?: string; callbackUrl?: string; json: boolean } {
+  const result: { name?: string; callbackUrl?: string; json: boolean } = { json: false };
+  for (let index = 0; index < argv.length; index += 1) {
+    const argument = argv[index];
+    if (argument === '--name') result.name = argv[++index];
+    else if (argument === '--callback-url') result.callbackUrl = argv[++index];
+    else if (argument === '--json') result.json = true;
+    else throw new ConfigError([`unknown argument ${argument}`]);
+  }
+  return result;
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof ConfigError ? error.message : error);
+  process.exit(1);
+});

@@ -1,0 +1,164 @@
+#!/usr/bin/env node
+/**
+ * The start command (npm start): the whole system on this machine.
+ *
+ * 1. Kafka and PostgreSQL: started from deploy/local/infra.mjs (dev mode, state kept in
+ *    .local/dev) unless KAFKA_BROKERS / DATABASE_URL (or GATEWAY_DATABASE_URL and
+ *    PAYMENTS_DATABASE_URL) point at running ones, in which case nothing is started.
+ * 2. The payments service and the gateway, as separate processes, with output prefixed.
+ * 3. A demo merchant (created once, kept in .local/dev/demo-merchant.json), whose
+ *    credentials are printed with the URLs and a first request to try.
+ * Ctrl-C stops everything it started.
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ensureDatabases, startKafka, startPostgres } from './infra.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
+const devDir = join(root, '.local/dev');
+mkdirSync(devDir, { recursive: true });
+const gatewayPort = Number(process.env.GATEWAY_HTTP_PORT ?? 3000);
+const paymentsPort = Number(process.env.PAYMENTS_HTTP_PORT ?? 3001);
+const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+const started = [];
+const children = [];
+const say = (line) => console.log(`[start] ${line}`);
+
+async function infrastructure() {
+  let kafkaBrokers = process.env.KAFKA_BROKERS;
+  if (kafkaBrokers) say(`using Kafka at ${kafkaBrokers} (KAFKA_BROKERS is set)`);
+  else {
+    const kafka = await startKafka({ mode: 'dev' });
+    started.push(kafka);
+    kafkaBrokers = kafka.brokers;
+  }
+
+  let databaseUrls;
+  if (process.env.GATEWAY_DATABASE_URL && process.env.PAYMENTS_DATABASE_URL) {
+    say('using GATEWAY_DATABASE_URL and PAYMENTS_DATABASE_URL as set');
+    databaseUrls = { gateway: process.env.GATEWAY_DATABASE_URL, payments: process.env.PAYMENTS_DATABASE_URL };
+  } else {
+    let serverUrl = process.env.DATABASE_URL;
+    if (serverUrl) say('using the PostgreSQL server of DATABASE_URL, one database per service');
+    else {
+      const postgres = await startPostgres({ mode: 'dev' });
+      started.push(postgres);
+      serverUrl = postgres.adminUrl;
+    }
+    await ensureDatabases(serverUrl, ['gateway', 'payments']);
+    databaseUrls = { gateway: withDatabase(serverUrl, 'gateway'), payments: withDatabase(serverUrl, 'payments') };
+  }
+  return { kafkaBrokers, databaseUrls };
+}
+
+function withDatabase(serverUrl, database) {
+  const url = new URL(serverUrl);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+/** A master key for merchant secrets, generated once for this machine's dev state. */
+function masterKey() {
+  if (process.env.MERCHANT_SECRETS_MASTER_KEY) return process.env.MERCHANT_SECRETS_MASTER_KEY;
+  const file = join(devDir, 'master.key');
+  if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600 });
+  return readFileSync(file, 'utf8').trim();
+}
+
+function startService(name, entry, env) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(root, 'tools/run-ts.js'), entry], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    children.push(child);
+    const prefix = (stream) => {
+      let buffer = '';
+      stream.on('data', (chunk) => {
+        buffer += chunk.toString('utf8');
+        const lines = buffer.split('\n');
+        buffer = lines.pop();
+        for (const line of lines) {
+          console.log(`[${name}] ${line}`);
+          if (line.includes(`${name} ready`)) resolve();
+        }
+      });
+    };
+    prefix(child.stdout);
+    prefix(child.stderr);
+    child.on('exit', (code) => reject(new Error(`${name} exited with code ${code} during start-up; see its output above`)));
+  });
+}
+
+function runCli(entry, args, env) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(root, 'tools/run-ts.js'), entry, ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.on('exit', (code) => (code === 0 ? resolve(output) : reject(new Error(`${entry} exited with ${code}`))));
+  });
+}
+
+async function demoMerchant(gatewayEnv) {
+  const file = join(devDir, 'demo-merchant.json');
+  if (existsSync(file)) {
+    const saved = JSON.parse(readFileSync(file, 'utf8'));
+    if (saved.database_url === gatewayEnv.GATEWAY_DATABASE_URL) return saved;
+  }
+  const output = await runCli('apps/gateway/src/create-merchant.ts', ['--name', 'Demo shop', '--json'], gatewayEnv);
+  const merchant = { ...JSON.parse(output.trim().split('\n').pop()), base_url: gatewayUrl, database_url: gatewayEnv.GATEWAY_DATABASE_URL };
+  writeFileSync(file, JSON.stringify(merchant, null, 2), { mode: 0o600 });
+  return merchant;
+}
+
+async function stopAll(code) {
+  for (const child of children) child.kill('SIGTERM');
+  await Promise.all(children.map((child) => new Promise((resolve) => (child.exitCode !== null ? resolve() : child.on('exit', resolve)))));
+  for (const service of started.reverse()) await service.stop().catch(() => undefined);
+  process.exit(code);
+}
+
+process.on('SIGINT', () => stopAll(0));
+process.on('SIGTERM', () => stopAll(0));
+
+try {
+  const startedAt = Date.now();
+  const { kafkaBrokers, databaseUrls } = await infrastructure();
+  const common = { KAFKA_BROKERS: kafkaBrokers, PUBLIC_BASE_URL: gatewayUrl };
+  say('starting the payments service');
+  await startService('payments', 'apps/payments/src/main.ts', { ...common, PAYMENTS_HTTP_PORT: String(paymentsPort), PAYMENTS_DATABASE_URL: databaseUrls.payments });
+  const gatewayEnv = {
+    ...common,
+    GATEWAY_HTTP_PORT: String(gatewayPort),
+    GATEWAY_DATABASE_URL: databaseUrls.gateway,
+    MERCHANT_SECRETS_MASTER_KEY: masterKey(),
+    PAYMENTS_INTERNAL_URL: `http://127.0.0.1:${paymentsPort}`,
+  };
+  say('starting the gateway');
+  await startService('gateway', 'apps/gateway/src/main.ts', gatewayEnv);
+  const merchant = await demoMerchant(gatewayEnv);
+  const orderId = `demo-${Date.now().toString(36)}`;
+  console.log(`
+================================================================================
+ Merchant payments is running (started in ${((Date.now() - startedAt) / 1000).toFixed(1)} s)
+
+   API (/v2)          ${gatewayUrl}
+   payments internal  http://127.0.0.1:${paymentsPort}
+   Kafka              ${kafkaBrokers}
+
+ Demo merchant (saved in .local/dev/demo-merchant.json):
+   x-api-key          ${merchant.merchant_id}
+   API secret         ${merchant.api_secret}
+   webhook secret     ${merchant.webhook_secret}
+
+ Try it (in another terminal):
+   npm run request -- POST /v2/payments/incoming '{"order_id":"${orderId}","amount":1500.50,"currency":"RUB","country":"RU","callback_url":"https://shop.example/callbacks"}'
+   npm run request -- GET /v2/payments/status/${orderId}
+
+ Ctrl-C stops everything.
+================================================================================
+`);
+} catch (error) {
+  console.error(`[start] ${error instanceof Error ? error.message : error}`);
+  await stopAll(1);
+}

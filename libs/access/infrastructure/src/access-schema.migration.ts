@@ -1,0 +1,34 @@
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+
+/** Merchant identities and their credentials, owned by the gateway's access context. */
+export class AccessSchema1700000002000 implements MigrationInterface {
+  name = 'AccessSchema1700000002000';
+
+  async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
+      CREATE TABLE merchants (
+        merchant_id TEXT PRIMARY KEY,
+        name TEXT NOT NULL CHECK (length(name) BETWEEN 1 AND 200),
+        status TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'suspended')),
+        default_callback_url TEXT,
+        created_at TIMESTAMPTZ NOT NULL DEFAULT now()
+      )`);
+    // Secrets are stored only as AES-256-GCM ciphertext; the master key never touches the database.
+    await queryRunner.query(`
+      CREATE TABLE merchant_secrets (
+        merchant_id TEXT NOT NULL REFERENCES merchants (merchant_id),
+        purpose TEXT NOT NULL CHECK (purpose IN ('api', 'webhook')),
+        key_version INTEGER NOT NULL,
+        iv BYTEA NOT NULL,
+        auth_tag BYTEA NOT NULL,
+        ciphertext BYTEA NOT NULL,
+        created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+        PRIMARY KEY (merchant_id, purpose)
+      )`);
+  }
+
+  async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`DROP TABLE merchant_secrets`);
+    await queryRunner.query(`DROP TABLE merchants`);
+  }
+}

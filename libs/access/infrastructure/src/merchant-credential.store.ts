@@ -1,0 +1,92 @@
+import {
+  apiSecretAssociatedData,
+  newApiSecret,
+  newMerchantId,
+  newWebhookSecret,
+  SecretBox,
+  webhookSecretAssociatedData,
+  type SealedSecret,
+} from '@mp/access-domain';
+import type { DataSource, EntityManager } from 'typeorm';
+
+export interface CreatedMerchant {
+  merchantId: string;
+  name: string;
+  /** Shown once at creation, never again. */
+  apiSecret: string;
+  webhookSecret: string;
+}
+
+export interface MerchantCredentials {
+  merchantId: string;
+  status: 'active' | 'suspended';
+  apiSecret: Buffer;
+}
+
+interface CacheEntry {
+  credentials: MerchantCredentials | null;
+  expiresAtMs: number;
+}
+
+/**
+ * Creates merchants and serves their API secrets to the signature check. Decrypted secrets are
+ * cached briefly so a request costs no database round trip; unknown ids are cached too, so a
+ * flood of made-up keys cannot hammer the database.
+ */
+export class MerchantCredentialStore {
+  private readonly cache = new Map<string, CacheEntry>();
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly secretBox: SecretBox,
+    private readonly cacheTtlMs: number,
+    private readonly cacheEntriesMax = 10_000,
+  ) {}
+
+  async createMerchant(name: string, defaultCallbackUrl: string | null): Promise<CreatedMerchant> {
+    const merchantId = newMerchantId();
+    const apiSecret = newApiSecret();
+    const webhookSecret = newWebhookSecret();
+    await this.dataSource.transaction(async (manager) => {
+      await manager.query(`INSERT INTO merchants (merchant_id, name, default_callback_url) VALUES ($1, $2, $3)`, [merchantId, name, defaultCallbackUrl]);
+      await insertSecret(manager, merchantId, 'api', this.secretBox.seal(apiSecret, apiSecretAssociatedData(merchantId)));
+      await insertSecret(manager, merchantId, 'webhook', this.secretBox.seal(webhookSecret, webhookSecretAssociatedData(merchantId)));
+    });
+    return { merchantId, name, apiSecret, webhookSecret };
+  }
+
+  async findCredentials(merchantId: string, nowMs = Date.now()): Promise<MerchantCredentials | null> {
+    const cached = this.cache.get(merchantId);
+    if (cached && cached.expiresAtMs > nowMs) return cached.credentials;
+
+    const rows: Array<{ status: 'active' | 'suspended'; key_version: number; iv: Buffer; auth_tag: Buffer; ciphertext: Buffer }> = await this.dataSource.query(
+      `SELECT m.status, s.key_version, s.iv, s.auth_tag, s.ciphertext
+         FROM merchants m JOIN merchant_secrets s ON s.merchant_id = m.merchant_id AND s.purpose = 'api'
+        WHERE m.merchant_id = $1`,
+      [merchantId],
+    );
+    const row = rows[0];
+    const credentials: MerchantCredentials | null = row
+      ? {
+          merchantId,
+          status: row.status,
+          apiSecret: Buffer.from(
+            this.secretBox.open({ keyVersion: row.key_version, iv: row.iv, authTag: row.auth_tag, ciphertext: row.ciphertext }, apiSecretAssociatedData(merchantId)),
+            'utf8',
+          ),
+        }
+      : null;
+    if (this.cache.size >= this.cacheEntriesMax) this.cache.clear();
+    // A miss is remembered only briefly: a merchant created a moment ago must not stay "unknown".
+    const ttlMs = credentials ? this.cacheTtlMs : Math.min(this.cacheTtlMs, 2_000);
+    this.cache.set(merchantId, { credentials, expiresAtMs: nowMs + ttlMs });
+    return credentials;
+  }
+}
+
+async function insertSecret(manager: EntityManager, merchantId: string, purpose: 'api' | 'webhook', sealed: SealedSecret): Promise<void> {
+  await manager.query(
+    `INSERT INTO merchant_secrets (merchant_id, purpose, key_version, iv, auth_tag, ciphertext) VALUES ($1, $2, $3, $4, $5, $6)`,
+    [merchantId, purpose, sealed.keyVersion, sealed.iv, sealed.authTag, sealed.ciphertext],
+  );
+}

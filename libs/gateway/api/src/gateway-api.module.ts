@@ -1,0 +1,49 @@
+import { Controller, Get, Module, type DynamicModule } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import { SecretBox } from '@mp/access-domain';
+import { AccessSchema1700000002000, MerchantCredentialStore } from '@mp/access-infrastructure';
+import { DataSource } from 'typeorm';
+import { MerchantSignatureGuard } from './auth/merchant-signature.guard';
+import { GATEWAY_SETTINGS, type GatewaySettings } from './gateway-settings';
+import { ErrorResponseFilter } from './http/error-response.filter';
+import { PayerPageController } from './payer-page/payer-page.controller';
+import { PaymentCommandBus } from './payments/payment-command.bus';
+import { PaymentsController } from './payments/payments.controller';
+import { PaymentsReadClient } from './payments/payments-read.client';
+
+/** Migrations of the gateway database (merchant identities and credentials). */
+export const GATEWAY_MIGRATIONS = [AccessSchema1700000002000];
+
+@Controller()
+class GatewayHealthController {
+  constructor(private readonly dataSource: DataSource) {}
+
+  @Get('health')
+  async health(): Promise<{ status: 'ok' }> {
+    await this.dataSource.query('SELECT 1');
+    return { status: 'ok' };
+  }
+}
+
+/** The merchant-facing /v2 API and the payer page. Needs a TypeORM DataSource and the messaging port. */
+@Module({})
+export class GatewayApiModule {
+  static forRoot(settings: GatewaySettings & { secretsMasterKey: Buffer; credentialCacheTtlMs: number }): DynamicModule {
+    return {
+      module: GatewayApiModule,
+      controllers: [PaymentsController, PayerPageController, GatewayHealthController],
+      providers: [
+        { provide: GATEWAY_SETTINGS, useValue: settings },
+        {
+          provide: MerchantCredentialStore,
+          inject: [DataSource],
+          useFactory: (dataSource: DataSource) => new MerchantCredentialStore(dataSource, new SecretBox(settings.secretsMasterKey), settings.credentialCacheTtlMs),
+        },
+        MerchantSignatureGuard,
+        PaymentCommandBus,
+        PaymentsReadClient,
+        { provide: APP_FILTER, useClass: ErrorResponseFilter },
+      ],
+    };
+  }
+}

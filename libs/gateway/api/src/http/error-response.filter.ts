@@ -1,0 +1,63 @@
+import { Catch, HttpException, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
+import { DomainError, httpStatusOf, isErrorCode, type ErrorCode, type ErrorDetail } from '@mp/shared-util-errors';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { newRequestId, REQUEST_ID_HEADER } from './request-id';
+
+/** Fastify's own errors for things the client sent, in the decisions.md vocabulary. */
+const FASTIFY_ERROR_CODES: Record<string, ErrorCode> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'VALIDATION_ERROR',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'VALIDATION_ERROR',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'VALIDATION_ERROR',
+};
+
+const RETRY_AFTER_SECONDS_BY_CODE: Partial<Record<ErrorCode, number>> = { SERVICE_UNAVAILABLE: 1, RATE_LIMITED: 1 };
+
+interface ErrorBody {
+  error: { code: ErrorCode; message: string; details: ErrorDetail[] };
+  request_id: string;
+  [extra: string]: unknown;
+}
+
+/**
+ * The one place where errors become HTTP responses, in the single body shape of decisions.md:
+ * `{"error": {"code", "message", "details"}, "request_id"}`. Anything unexpected is logged and
+ * answered as a 500 without internals.
+ */
+@Catch()
+export class ErrorResponseFilter implements ExceptionFilter {
+  private readonly logger = new Logger('ErrorResponse');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const reply = http.getResponse<FastifyReply>();
+    const request = http.getRequest<FastifyRequest & { requestId?: string }>();
+    const requestId = request.requestId ?? newRequestId();
+    const { status, body } = this.describe(exception, requestId, request);
+    const retryAfter = RETRY_AFTER_SECONDS_BY_CODE[body.error.code];
+    if (retryAfter !== undefined) void reply.header('retry-after', String(retryAfter));
+    void reply.header(REQUEST_ID_HEADER, requestId).status(status).type('application/json').send(JSON.stringify(body));
+  }
+
+  private describe(exception: unknown, requestId: string, request: FastifyRequest): { status: number; body: ErrorBody } {
+    if (exception instanceof DomainError) {
+      return { status: httpStatusOf(exception.code), body: { error: { code: exception.code, message: exception.message, details: exception.details }, request_id: requestId, ...exception.extra } };
+    }
+    const fastifyCode = (exception as { code?: string })?.code;
+    if (fastifyCode && FASTIFY_ERROR_CODES[fastifyCode]) {
+      const code = FASTIFY_ERROR_CODES[fastifyCode];
+      return { status: httpStatusOf(code), body: { error: { code, message: (exception as Error).message, details: [] }, request_id: requestId } };
+    }
+    if (exception instanceof HttpException) {
+      const status = exception.getStatus();
+      const code: ErrorCode = status === 404 ? 'NOT_FOUND' : status === 405 ? 'METHOD_NOT_ALLOWED' : status === 413 ? 'PAYLOAD_TOO_LARGE' : status < 500 ? 'VALIDATION_ERROR' : 'INTERNAL_ERROR';
+      const response = exception.getResponse() as { code?: unknown; message?: unknown };
+      const knownCode = isErrorCode(response?.code) ? response.code : code;
+      const message = status === 404 && knownCode === 'NOT_FOUND' ? `No route ${request.method} ${request.url.split('?')[0]}` : String(response?.message ?? exception.message);
+      return { status: httpStatusOf(knownCode), body: { error: { code: knownCode, message, details: [] }, request_id: requestId } };
+    }
+    this.logger.error(`request ${requestId} failed: ${exception instanceof Error ? exception.stack : String(exception)}`);
+    return { status: 500, body: { error: { code: 'INTERNAL_ERROR', message: 'An internal error occurred; it has been logged', details: [] }, request_id: requestId } };
+  }
+}

@@ -1,3 +1,0 @@
-import { projectJestConfig } from '../../../jest.preset';
-
-export default projectJestConfig('shared-testing', __dirname);

@@ -1,0 +1,247 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { SignedClient, type MerchantCredentialsForTest } from './signed-client';
+
+const workspaceRoot = join(__dirname, '../../../..');
+const logDirectory = join(workspaceRoot, '.local/test-logs');
+
+export type ServiceName = 'gateway' | 'payments';
+
+const ENTRY_POINTS: Record<ServiceName, string> = {
+  gateway: 'apps/gateway/src/main.ts',
+  payments: 'apps/payments/src/main.ts',
+};
+
+export interface SystemOptions {
+  /** Extra environment per service, e.g. fault injection or short timeouts. */
+  env?: Partial<Record<ServiceName, Record<string, string>>>;
+}
+
+interface RunningService {
+  process: ChildProcess;
+  exited: Promise<number | null>;
+  output: string[];
+}
+
+/**
+ * The real system for one test file: its own databases and Kafka topic namespace on the
+ * shared broker and server, and the gateway and payments services as separate processes, so
+ * tests can kill and restart them like an operator would.
+ */
+export class SystemUnderTest {
+  readonly runId = `t${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
+  readonly masterKey = randomBytes(32).toString('base64');
+  readonly ports = { gateway: 0, payments: 0 };
+  private readonly services = new Map<ServiceName, RunningService>();
+  /** Output of each service's latest process, kept after it exits so a test can read why. */
+  private readonly lastOutput = new Map<ServiceName, string[]>();
+
+  private constructor(private readonly options: SystemOptions) {}
+
+  static async start(options: SystemOptions = {}): Promise<SystemUnderTest> {
+    const system = new SystemUnderTest(options);
+    await system.createDatabases();
+    system.ports.gateway = await freePort();
+    system.ports.payments = await freePort();
+    await system.startService('payments');
+    await system.startService('gateway');
+    return system;
+  }
+
+  get gatewayUrl(): string {
+    return `http://127.0.0.1:${this.ports.gateway}`;
+  }
+
+  get paymentsUrl(): string {
+    return `http://127.0.0.1:${this.ports.payments}`;
+  }
+
+  databaseUrl(service: ServiceName): string {
+    const url = new URL(requiredEnv('TEST_PG_ADMIN_URL'));
+    url.pathname = `/${this.runId}_${service}`;
+    return url.toString();
+  }
+
+  environmentOf(service: ServiceName, extra: Record<string, string> = {}): Record<string, string> {
+    const common = {
+      PATH: process.env['PATH'] ?? '',
+      NODE_ENV: 'test',
+      KAFKA_BROKERS: requiredEnv('KAFKA_BROKERS'),
+      KAFKA_NAMESPACE: this.runId,
+      KAFKA_TOPIC_PARTITIONS: '3',
+      PUBLIC_BASE_URL: this.gatewayUrl,
+    };
+    const own: Record<string, string> =
+      service === 'gateway'
+        ? {
+            GATEWAY_HTTP_PORT: String(this.ports.gateway),
+            GATEWAY_DATABASE_URL: this.databaseUrl('gateway'),
+            MERCHANT_SECRETS_MASTER_KEY: this.masterKey,
+            PAYMENTS_INTERNAL_URL: this.paymentsUrl,
+          }
+        : { PAYMENTS_HTTP_PORT: String(this.ports.payments), PAYMENTS_DATABASE_URL: this.databaseUrl('payments') };
+    return { ...common, ...own, ...(this.options.env?.[service] ?? {}), ...extra };
+  }
+
+  async startService(service: ServiceName, extraEnv: Record<string, string> = {}): Promise<void> {
+    if (this.services.has(service)) throw new Error(`${service} is already running`);
+    mkdirSync(logDirectory, { recursive: true });
+    const log = createWriteStream(join(logDirectory, `${this.runId}-${service}.log`), { flags: 'a' });
+    const child = spawn(process.execPath, [join(workspaceRoot, 'tools/run-ts.js'), ENTRY_POINTS[service]], {
+      cwd: workspaceRoot,
+      env: this.environmentOf(service, extraEnv),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const output: string[] = [];
+    const remember = (chunk: Buffer) => {
+      log.write(chunk);
+      output.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+      if (output.length > 200) output.splice(0, output.length - 200);
+    };
+    child.stdout?.on('data', remember);
+    child.stderr?.on('data', remember);
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const running: RunningService = { process: child, exited, output };
+    this.services.set(service, running);
+    this.lastOutput.set(service, output);
+    void exited.then(() => {
+      log.end();
+      if (this.services.get(service) === running) this.services.delete(service);
+    });
+    await this.waitUntilHealthy(service, running);
+  }
+
+  /** SIGKILL, as a crash would: no shutdown hooks run. */
+  async kill(service: ServiceName): Promise<void> {
+    const running = this.services.get(service);
+    if (!running) return;
+    running.process.kill('SIGKILL');
+    await running.exited;
+  }
+
+  /** Resolves when the service exits by itself (e.g. an injected crash). */
+  async waitForExit(service: ServiceName, timeoutMs = 30_000): Promise<number | null> {
+    const running = this.services.get(service);
+    if (!running) return null;
+    return withTimeout(running.exited, timeoutMs, `${service} did not exit`);
+  }
+
+  async restart(service: ServiceName, extraEnv: Record<string, string> = {}): Promise<void> {
+    await this.kill(service);
+    await this.startService(service, extraEnv);
+  }
+
+  async stop(): Promise<void> {
+    const stopping = [...this.services.values()].map(async (running) => {
+      running.process.kill('SIGTERM');
+      const code = await Promise.race([running.exited, sleep(10_000).then(() => 'timeout' as const)]);
+      if (code === 'timeout') {
+        running.process.kill('SIGKILL');
+        await running.exited;
+      }
+    });
+    await Promise.all(stopping);
+  }
+
+  /** Creates a merchant with the operator command, exactly as an operator would. */
+  async createMerchant(name = 'Test merchant'): Promise<MerchantCredentialsForTest> {
+    const output = await runCommand(process.execPath, [join(workspaceRoot, 'tools/run-ts.js'), 'apps/gateway/src/create-merchant.ts', '--name', name, '--json'], this.environmentOf('gateway'));
+    const created = JSON.parse(output.trim().split('\n').pop() ?? '{}') as { merchant_id: string; api_secret: string };
+    return { merchantId: created.merchant_id, apiSecret: created.api_secret };
+  }
+
+  async createClient(name?: string): Promise<SignedClient> {
+    return new SignedClient(this.gatewayUrl, await this.createMerchant(name));
+  }
+
+  /** A query against a service's own database, for checks no API exposes (e.g. counting events). */
+  async query<T = Record<string, unknown>>(service: ServiceName, sql: string, parameters: unknown[] = []): Promise<T[]> {
+    const client = new Client({ connectionString: this.databaseUrl(service) });
+    await client.connect();
+    try {
+      return (await client.query(sql, parameters)).rows as T[];
+    } finally {
+      await client.end();
+    }
+  }
+
+  outputOf(service: ServiceName): string[] {
+    return [...(this.lastOutput.get(service) ?? [])];
+  }
+
+  isRunning(service: ServiceName): boolean {
+    return this.services.has(service);
+  }
+
+  private async createDatabases(): Promise<void> {
+    const admin = new Client({ connectionString: requiredEnv('TEST_PG_ADMIN_URL') });
+    await admin.connect();
+    try {
+      for (const service of Object.keys(ENTRY_POINTS)) await admin.query(`CREATE DATABASE "${this.runId}_${service}"`);
+    } finally {
+      await admin.end();
+    }
+  }
+
+  private async waitUntilHealthy(service: ServiceName, running: RunningService): Promise<void> {
+    const url = `http://127.0.0.1:${this.ports[service]}/health`;
+    const deadline = Date.now() + 90_000;
+    let exitCode: number | null | 'running' = 'running';
+    void running.exited.then((code) => (exitCode = code));
+    while (Date.now() < deadline) {
+      if (exitCode !== 'running') throw new Error(`${service} exited with ${exitCode} while starting:\n${running.output.slice(-40).join('\n')}`);
+      try {
+        const response = await fetch(url, { signal: AbortSignal.timeout(1_000) });
+        if (response.ok) return;
+      } catch {
+        // not listening yet
+      }
+      await sleep(200);
+    }
+    throw new Error(`${service} did not become healthy within 90 s:\n${running.output.slice(-40).join('\n')}`);
+  }
+}
+
+function requiredEnv(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set: run the tests through the test command (npm test) or jest with the global setup`);
+  return value;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function withTimeout<T>(promise: Promise<T>, timeoutMs: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([promise, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(message)), timeoutMs)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+function runCommand(command: string, args: string[], env: Record<string, string>): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: workspaceRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    child.on('exit', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`${args.join(' ')} exited with ${code}: ${stderr}`))));
+  });
+}

@@ -1,0 +1,82 @@
+#!/usr/bin/env node
+/**
+ * The test command (npm test): starts a fresh local Kafka broker and PostgreSQL server (unless
+ * KAFKA_BROKERS and TEST_PG_ADMIN_URL point at running ones), runs the static checks (types,
+ * lint with module boundaries) and every jest project against the real infrastructure, stops
+ * what it started, and ends with the line `tests: N passed, N failed`.
+ *
+ *   npm test                      everything
+ *   npm test -- <jest args>       e.g. npm test -- --selectProjects system-e2e -t idempotency
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const jestArgs = process.argv.slice(2);
+const startedAt = Date.now();
+const checks = { passed: 0, failed: 0 };
+
+function run(command, args, env = process.env) {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: root, env, stdio: 'inherit' });
+    child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+  });
+}
+
+async function staticCheck(name, command, args) {
+  console.log(`\n[test] ${name}`);
+  const code = await run(command, args, { ...process.env, NX_DAEMON: 'false' });
+  if (code === 0) checks.passed += 1;
+  else {
+    checks.failed += 1;
+    console.log(`[test] ${name} FAILED`);
+  }
+}
+
+let infra = null;
+let exitCode = 1;
+try {
+  const bin = (name) => join(root, 'node_modules/.bin', name);
+  if (jestArgs.length === 0) {
+    await staticCheck('typecheck (tsc)', bin('tsc'), ['-p', 'tsconfig.json']);
+    await staticCheck('lint with module boundaries (nx graph + eslint)', 'sh', ['-c', `"${bin('nx')}" show projects > /dev/null && "${bin('eslint')}" apps libs --max-warnings 0`]);
+  }
+
+  if (!(process.env.KAFKA_BROKERS && process.env.TEST_PG_ADMIN_URL)) {
+    console.log('\n[test] starting a fresh Kafka broker and PostgreSQL server for this run');
+    const { startInfra } = await import('../deploy/local/infra.mjs');
+    infra = await startInfra({ mode: 'test' });
+    process.env.KAFKA_BROKERS = infra.kafka.brokers;
+    process.env.TEST_PG_ADMIN_URL = infra.postgres.adminUrl;
+  }
+
+  const resultsFile = join(root, '.local/jest-results.json');
+  mkdirSync(dirname(resultsFile), { recursive: true });
+  rmSync(resultsFile, { force: true });
+  console.log('\n[test] jest (unit, integration and end-to-end)');
+  const jestCode = await run(process.execPath, [join(root, 'node_modules/jest/bin/jest.js'), '--runInBand', '--json', `--outputFile=${resultsFile}`, ...jestArgs]);
+
+  let passed = checks.passed;
+  let failed = checks.failed;
+  if (existsSync(resultsFile)) {
+    const results = JSON.parse(readFileSync(resultsFile, 'utf8'));
+    passed += results.numPassedTests;
+    // A suite that could not run (syntax error, failed beforeAll) counts as a failure too.
+    failed += results.numFailedTests + results.numRuntimeErrorTestSuites;
+    if (results.numTotalTests === 0) failed += 1;
+  } else {
+    failed += 1;
+  }
+  if (jestCode !== 0 && failed === 0) failed += 1;
+  console.log(`\n[test] finished in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
+  console.log(`tests: ${passed} passed, ${failed} failed`);
+  exitCode = failed === 0 ? 0 : 1;
+} catch (error) {
+  console.error(`[test] could not run the tests: ${error instanceof Error ? error.message : error}`);
+  console.log('tests: 0 passed, 1 failed');
+} finally {
+  if (infra) await infra.stop().catch((error) => console.error(`[test] stopping infrastructure: ${error.message}`));
+}
+process.exit(exitCode);
