@@ -12,7 +12,7 @@ const frameworkPackages = ['@nestjs/*', 'typeorm', 'kafkajs', 'pg', '@nestjs/typ
 export default [
   ...nx.configs['flat/base'],
   ...nx.configs['flat/typescript'],
-  { ignores: ['**/node_modules', '**/dist', '.local', '.nx', 'deploy/local/**/*.mjs'] },
+  { ignores: ['**/node_modules', '**/dist', '.local', '.nx', 'deploy/local/**/*.mjs', '**/jest.config.ts', 'jest.preset.ts'] },
   {
     files: ['**/*.ts'],
     rules: {

@@ -29,7 +29,7 @@ export function projectJestConfig(displayName: string, projectDir: string, optio
       ? {
           globalSetup: join(workspaceRoot, 'libs/shared/testing/src/global-setup.ts'),
           globalTeardown: join(workspaceRoot, 'libs/shared/testing/src/global-teardown.ts'),
-          testTimeout: 120_000,
+          setupFilesAfterEnv: [join(workspaceRoot, 'libs/shared/testing/src/integration-timeouts.ts')],
         }
       : {}),
   };

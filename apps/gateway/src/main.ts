@@ -1,14 +1,14 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { configureGatewayHttp, REQUEST_BODY_BYTES_MAX } from '@mp/gateway-api';
+import { configureGatewayHttp, gatewayFastifyOptions } from '@mp/gateway-api';
 import { ConfigError } from '@mp/shared-util-config';
 import { AppModule } from './app.module';
 import { loadGatewayConfig } from './gateway.config';
 
 async function bootstrap(): Promise<void> {
   const config = loadGatewayConfig(process.env);
-  const adapter = new FastifyAdapter({ bodyLimit: REQUEST_BODY_BYTES_MAX });
+  const adapter = new FastifyAdapter(gatewayFastifyOptions());
   // Nest's own JSON parser is off: the gateway verifies signatures over the raw bytes first.
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, { bodyParser: false, logger: ['log', 'warn', 'error'] });
   configureGatewayHttp(app.getHttpAdapter().getInstance());

@@ -3,7 +3,8 @@
  * against the real gateway, Kafka and payments service. Method: a test client that signs as
  * the spec describes (written independently of the server) and knobs that break one thing.
  */
-import { rawRequest, SignedClient, SystemUnderTest } from '@mp/shared-testing';
+import { createHmac } from 'node:crypto';
+import { rawRequest, SignedClient, signRequest, SystemUnderTest } from '@mp/shared-testing';
 import { incomingPayment, newOrderId } from './fixtures';
 
 describe('request signatures (spec section 5)', () => {
@@ -89,7 +90,6 @@ describe('request signatures (spec section 5)', () => {
       const path = `/v2/payments/status/${orderId}`;
       expect((await merchant.get(path)).status).toBe(200);
       const timestamp = String(nowSeconds());
-      const { createHmac } = await import('node:crypto');
       const withoutDot = createHmac('sha256', merchant.credentials.apiSecret).update(`${timestamp}.${path}`).digest('hex');
       const response = await rawRequest(system.gatewayUrl, 'GET', path, { 'x-api-key': merchant.credentials.merchantId, 'x-timestamp': timestamp, 'x-signature': withoutDot }, Buffer.alloc(0));
       expectError(response, 401, 'INVALID_SIGNATURE');
@@ -131,7 +131,6 @@ describe('request signatures (spec section 5)', () => {
     it('refuses an upper-case hex signature', async () => {
       const path = '/v2/payments/status/x';
       const timestamp = String(nowSeconds());
-      const { signRequest } = await import('@mp/shared-testing');
       const upper = signRequest(merchant.credentials.apiSecret, timestamp, path, Buffer.alloc(0)).toUpperCase();
       const response = await merchant.request({ method: 'GET', path, timestampSeconds: Number(timestamp), headers: { 'x-signature': upper } });
       expectError(response, 401, 'INVALID_SIGNATURE');

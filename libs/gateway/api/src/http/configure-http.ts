@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import type { GatewayRequest } from '../auth/merchant-signature.guard';
 import { REQUEST_BODY_BYTES_MAX } from '../gateway-settings';
 import { newRequestId, REQUEST_ID_HEADER } from './request-id';
@@ -18,4 +18,22 @@ export function configureGatewayHttp(fastify: FastifyInstance): void {
     (request as GatewayRequest).requestId = requestId;
     void reply.header(REQUEST_ID_HEADER, requestId);
   });
+}
+
+/**
+ * Server options: the body limit, and errors the router raises before any handler runs (a
+ * path with malformed percent-encoding) answered in the same error body as everything else.
+ */
+export function gatewayFastifyOptions(): FastifyServerOptions {
+  return {
+    bodyLimit: REQUEST_BODY_BYTES_MAX,
+    frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+      const requestId = newRequestId();
+      const body = {
+        error: { code: 'VALIDATION_ERROR', message: 'The request path is not valid percent-encoded UTF-8', details: [{ field: 'path', issue: error.message }] },
+        request_id: requestId,
+      };
+      void reply.header(REQUEST_ID_HEADER, requestId).status(400).type('application/json').send(JSON.stringify(body));
+    },
+  };
 }

@@ -110,8 +110,10 @@ export class KafkaMessageBroker implements MessageBroker {
     const policy = request.errorPolicy ?? DEFAULT_CONSUMER_ERROR_POLICY;
     const consumer = this.kafka.consumer({
       groupId: this.topicName(request.groupId),
-      sessionTimeout: 30_000,
-      heartbeatInterval: 3_000,
+      // A crashed consumer keeps its partitions until its session expires; 10 s bounds how long
+      // a partition waits after a SIGKILL, and stays above the broker's 6 s minimum.
+      sessionTimeout: 10_000,
+      heartbeatInterval: 2_000,
       rebalanceTimeout: 30_000,
       maxWaitTimeInMs: 500,
       allowAutoTopicCreation: false,
