@@ -1,3 +1,3 @@
 import { projectJestConfig } from '../../../jest.preset';
 
-export default projectJestConfig('shared-messaging', __dirname);
+export default projectJestConfig('shared-messaging', __dirname, { needsInfrastructure: true });

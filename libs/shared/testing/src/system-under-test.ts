@@ -10,6 +10,8 @@ const workspaceRoot = join(__dirname, '../../../..');
 const logDirectory = join(workspaceRoot, '.local/test-logs');
 
 export type ServiceName = 'gateway' | 'payments';
+/** A running process: a service's first instance is named after it; more replicas get their own names. */
+export type InstanceName = ServiceName | `${ServiceName}-${string}`;
 
 const ENTRY_POINTS: Record<ServiceName, string> = {
   gateway: 'apps/gateway/src/main.ts',
@@ -35,29 +37,33 @@ interface RunningService {
 export class SystemUnderTest {
   readonly runId = `t${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
   readonly masterKey = randomBytes(32).toString('base64');
-  readonly ports = { gateway: 0, payments: 0 };
-  private readonly services = new Map<ServiceName, RunningService>();
-  /** Output of each service's latest process, kept after it exits so a test can read why. */
-  private readonly lastOutput = new Map<ServiceName, string[]>();
+  readonly ports = new Map<InstanceName, number>();
+  private readonly services = new Map<InstanceName, RunningService>();
+  /** Output of each instance's latest process, kept after it exits so a test can read why. */
+  private readonly lastOutput = new Map<InstanceName, string[]>();
 
   private constructor(private readonly options: SystemOptions) {}
 
   static async start(options: SystemOptions = {}): Promise<SystemUnderTest> {
     const system = new SystemUnderTest(options);
     await system.createDatabases();
-    system.ports.gateway = await freePort();
-    system.ports.payments = await freePort();
+    system.ports.set('gateway', await freePort());
+    system.ports.set('payments', await freePort());
     await system.startService('payments');
     await system.startService('gateway');
     return system;
   }
 
   get gatewayUrl(): string {
-    return `http://127.0.0.1:${this.ports.gateway}`;
+    return this.urlOf('gateway');
   }
 
   get paymentsUrl(): string {
-    return `http://127.0.0.1:${this.ports.payments}`;
+    return this.urlOf('payments');
+  }
+
+  urlOf(instance: InstanceName): string {
+    return `http://127.0.0.1:${this.ports.get(instance)}`;
   }
 
   databaseUrl(service: ServiceName): string {
@@ -66,7 +72,9 @@ export class SystemUnderTest {
     return url.toString();
   }
 
-  environmentOf(service: ServiceName, extra: Record<string, string> = {}): Record<string, string> {
+  environmentOf(instance: InstanceName, extra: Record<string, string> = {}): Record<string, string> {
+    const service = serviceOf(instance);
+    const port = String(this.ports.get(instance) ?? 0);
     const common = {
       PATH: process.env['PATH'] ?? '',
       NODE_ENV: 'test',
@@ -78,22 +86,23 @@ export class SystemUnderTest {
     const own: Record<string, string> =
       service === 'gateway'
         ? {
-            GATEWAY_HTTP_PORT: String(this.ports.gateway),
+            GATEWAY_HTTP_PORT: port,
             GATEWAY_DATABASE_URL: this.databaseUrl('gateway'),
             MERCHANT_SECRETS_MASTER_KEY: this.masterKey,
             PAYMENTS_INTERNAL_URL: this.paymentsUrl,
           }
-        : { PAYMENTS_HTTP_PORT: String(this.ports.payments), PAYMENTS_DATABASE_URL: this.databaseUrl('payments') };
+        : { PAYMENTS_HTTP_PORT: port, PAYMENTS_DATABASE_URL: this.databaseUrl('payments') };
     return { ...common, ...own, ...(this.options.env?.[service] ?? {}), ...extra };
   }
 
-  async startService(service: ServiceName, extraEnv: Record<string, string> = {}): Promise<void> {
-    if (this.services.has(service)) throw new Error(`${service} is already running`);
+  async startService(instance: InstanceName, extraEnv: Record<string, string> = {}): Promise<void> {
+    if (this.services.has(instance)) throw new Error(`${instance} is already running`);
+    if (!this.ports.has(instance)) this.ports.set(instance, await freePort());
     mkdirSync(logDirectory, { recursive: true });
-    const log = createWriteStream(join(logDirectory, `${this.runId}-${service}.log`), { flags: 'a' });
-    const child = spawn(process.execPath, [join(workspaceRoot, 'tools/run-ts.js'), ENTRY_POINTS[service]], {
+    const log = createWriteStream(join(logDirectory, `${this.runId}-${instance}.log`), { flags: 'a' });
+    const child = spawn(process.execPath, [join(workspaceRoot, 'tools/run-ts.js'), ENTRY_POINTS[serviceOf(instance)]], {
       cwd: workspaceRoot,
-      env: this.environmentOf(service, extraEnv),
+      env: this.environmentOf(instance, extraEnv),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const output: string[] = [];
@@ -106,33 +115,33 @@ export class SystemUnderTest {
     child.stderr?.on('data', remember);
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     const running: RunningService = { process: child, exited, output };
-    this.services.set(service, running);
-    this.lastOutput.set(service, output);
+    this.services.set(instance, running);
+    this.lastOutput.set(instance, output);
     void exited.then(() => {
       log.end();
-      if (this.services.get(service) === running) this.services.delete(service);
+      if (this.services.get(instance) === running) this.services.delete(instance);
     });
-    await this.waitUntilHealthy(service, running);
+    await this.waitUntilHealthy(instance, running);
   }
 
   /** SIGKILL, as a crash would: no shutdown hooks run. */
-  async kill(service: ServiceName): Promise<void> {
-    const running = this.services.get(service);
+  async kill(instance: InstanceName): Promise<void> {
+    const running = this.services.get(instance);
     if (!running) return;
     running.process.kill('SIGKILL');
     await running.exited;
   }
 
   /** Resolves when the service exits by itself (e.g. an injected crash). */
-  async waitForExit(service: ServiceName, timeoutMs = 30_000): Promise<number | null> {
-    const running = this.services.get(service);
+  async waitForExit(instance: InstanceName, timeoutMs = 30_000): Promise<number | null> {
+    const running = this.services.get(instance);
     if (!running) return null;
-    return withTimeout(running.exited, timeoutMs, `${service} did not exit`);
+    return withTimeout(running.exited, timeoutMs, `${instance} did not exit`);
   }
 
-  async restart(service: ServiceName, extraEnv: Record<string, string> = {}): Promise<void> {
-    await this.kill(service);
-    await this.startService(service, extraEnv);
+  async restart(instance: InstanceName, extraEnv: Record<string, string> = {}): Promise<void> {
+    await this.kill(instance);
+    await this.startService(instance, extraEnv);
   }
 
   async stop(): Promise<void> {
@@ -169,12 +178,12 @@ export class SystemUnderTest {
     }
   }
 
-  outputOf(service: ServiceName): string[] {
-    return [...(this.lastOutput.get(service) ?? [])];
+  outputOf(instance: InstanceName): string[] {
+    return [...(this.lastOutput.get(instance) ?? [])];
   }
 
-  isRunning(service: ServiceName): boolean {
-    return this.services.has(service);
+  isRunning(instance: InstanceName): boolean {
+    return this.services.has(instance);
   }
 
   private async createDatabases(): Promise<void> {
@@ -187,8 +196,8 @@ export class SystemUnderTest {
     }
   }
 
-  private async waitUntilHealthy(service: ServiceName, running: RunningService): Promise<void> {
-    const url = `http://127.0.0.1:${this.ports[service]}/health`;
+  private async waitUntilHealthy(service: InstanceName, running: RunningService): Promise<void> {
+    const url = `${this.urlOf(service)}/health`;
     const deadline = Date.now() + 90_000;
     let exitCode: number | null | 'running' = 'running';
     void running.exited.then((code) => (exitCode = code));
@@ -204,6 +213,10 @@ export class SystemUnderTest {
     }
     throw new Error(`${service} did not become healthy within 90 s:\n${running.output.slice(-40).join('\n')}`);
   }
+}
+
+function serviceOf(instance: InstanceName): ServiceName {
+  return instance.startsWith('gateway') ? 'gateway' : 'payments';
 }
 
 function requiredEnv(name: string): string {

@@ -1,0 +1,36 @@
+import { createEnvelope, parseEnvelope, PoisonMessageError } from './envelope';
+import { classifyError } from './error-classification';
+
+describe('envelope', () => {
+  const valid = createEnvelope({ type: 'Thing', schemaVersion: 1, source: 'test', subject: 'thing:1', data: { a: 1 }, correlationId: 'req_1' });
+
+  it('round-trips through JSON', () => {
+    expect(parseEnvelope(Buffer.from(JSON.stringify(valid)))).toEqual(valid);
+    expect(valid.causationId).toBeNull();
+  });
+
+  it.each([
+    ['null value', null],
+    ['not JSON', '{oops'],
+    ['an array', '[]'],
+    ['a bad id', JSON.stringify({ ...valid, id: 'x' })],
+    ['no type', JSON.stringify({ ...valid, type: '' })],
+    ['a fractional schema version', JSON.stringify({ ...valid, schemaVersion: 1.5 })],
+    ['no data', JSON.stringify({ ...valid, data: undefined })],
+  ])('treats %s as poison', (_name, raw) => {
+    expect(() => parseEnvelope(raw === null ? null : Buffer.from(raw))).toThrow(PoisonMessageError);
+  });
+});
+
+describe('classifyError', () => {
+  it.each([
+    [new PoisonMessageError('x'), 'poison'],
+    [Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }), 'transient'],
+    [Object.assign(new Error('serialization'), { code: '40001' }), 'transient'],
+    [Object.assign(new Error('admin shutdown'), { code: '57P01' }), 'transient'],
+    [{ driverError: { code: '08006' } }, 'transient'],
+    [new Error('Connection terminated unexpectedly'), 'transient'],
+    [Object.assign(new Error('unique violation'), { code: '23505' }), 'unknown'],
+    [new TypeError('bug'), 'unknown'],
+  ])('classifies %s as %s', (error, kind) => expect(classifyError(error)).toBe(kind));
+});

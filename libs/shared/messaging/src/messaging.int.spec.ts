@@ -1,0 +1,196 @@
+/**
+ * Goal: the messaging foundation keeps its promises on a real PostgreSQL server and Kafka
+ * broker: optimistic concurrency and immutability of the event store, outbox rows published
+ * only when their transaction commits, inbox de-duplication, and the consumer error policy
+ * (transient errors retried, persistent ones and poison dead-lettered without blocking the
+ * partition). Method: a private database and topic namespace per run, the real Kafka adapter,
+ * and a plain kafkajs consumer to read dead-letter topics.
+ */
+import { randomBytes } from 'node:crypto';
+import { Kafka, logLevel } from 'kafkajs';
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { createEnvelope, type MessageEnvelope } from './envelope';
+import { KafkaMessageBroker } from './kafka/kafka-message-broker';
+import type { ReceivedMessage } from './messaging-port';
+import { appendToStream, readStream, StreamVersionConflictError } from './postgres/event-store';
+import { claimInboxMessage } from './postgres/inbox';
+import { MessagingSchema1700000000000 } from './postgres/messaging-schema.migration';
+import { enqueueOutbox } from './postgres/outbox';
+import { OutboxRelay } from './postgres/outbox-relay';
+
+const runId = `m${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
+const brokers = (process.env['KAFKA_BROKERS'] ?? '').split(',');
+const quietLog = () => undefined;
+
+function databaseUrl(): string {
+  const url = new URL(process.env['TEST_PG_ADMIN_URL'] ?? '');
+  url.pathname = `/${runId}`;
+  return url.toString();
+}
+
+function event(subject: string, data: unknown = {}): MessageEnvelope {
+  return createEnvelope({ type: 'ThingHappened', schemaVersion: 1, source: 'test', subject, data, correlationId: 'req_test' });
+}
+
+async function eventually<T>(probe: () => T | undefined, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('messaging foundation on real Postgres and Kafka', () => {
+  let dataSource: DataSource;
+  let broker: KafkaMessageBroker;
+
+  beforeAll(async () => {
+    const admin = new Client({ connectionString: process.env['TEST_PG_ADMIN_URL'] });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE "${runId}"`);
+    await admin.end();
+    dataSource = new DataSource({ type: 'postgres', url: databaseUrl(), migrations: [MessagingSchema1700000000000] });
+    await dataSource.initialize();
+    await dataSource.runMigrations();
+    broker = new KafkaMessageBroker({ clientId: 'messaging-test', brokers, namespace: runId, log: quietLog });
+    await broker.connect();
+  });
+
+  afterAll(async () => {
+    await broker?.disconnect();
+    await dataSource?.destroy();
+  });
+
+  describe('event store', () => {
+    it('appends at the expected version and refuses a second writer at the same version', async () => {
+      const streamId = 'thing:1';
+      await appendToStream(dataSource.manager, streamId, 0, [event(streamId), event(streamId)]);
+      await expect(appendToStream(dataSource.manager, streamId, 0, [event(streamId)])).rejects.toBeInstanceOf(StreamVersionConflictError);
+      const stream = await readStream(dataSource.manager, streamId);
+      expect(stream.version).toBe(2);
+      expect(stream.events).toHaveLength(2);
+      expect(await appendToStream(dataSource.manager, streamId, 2, [event(streamId)])).toBe(3);
+    });
+
+    it('lets exactly one of many concurrent writers win', async () => {
+      const streamId = 'thing:race';
+      const results = await Promise.allSettled(
+        Array.from({ length: 10 }, () => dataSource.transaction((manager) => appendToStream(manager, streamId, 0, [event(streamId)]))),
+      );
+      expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
+      expect(results.filter((result) => result.status === 'rejected' && result.reason instanceof StreamVersionConflictError)).toHaveLength(9);
+    });
+
+    it('refuses to change or delete an event', async () => {
+      await expect(dataSource.query(`UPDATE event_store SET event_type = 'Forged'`)).rejects.toThrow(/append-only/);
+      await expect(dataSource.query(`DELETE FROM event_store`)).rejects.toThrow(/append-only/);
+    });
+  });
+
+  describe('inbox', () => {
+    it('claims a message once per consumer', async () => {
+      const id = event('x').id;
+      expect(await claimInboxMessage(dataSource.manager, 'consumer-a', id)).toBe(true);
+      expect(await claimInboxMessage(dataSource.manager, 'consumer-a', id)).toBe(false);
+      expect(await claimInboxMessage(dataSource.manager, 'consumer-b', id)).toBe(true);
+    });
+  });
+
+  describe('outbox relay', () => {
+    it('publishes committed messages in order and never those of a rolled-back transaction', async () => {
+      const topic = 'outbox.test';
+      await broker.ensureTopics([{ topic, partitions: 1 }]);
+      const received: MessageEnvelope[] = [];
+      const subscription = await broker.subscribe({ groupId: 'outbox-reader', topics: [topic], startFrom: 'earliest', handler: async (message) => void received.push(message.envelope) });
+      await subscription.ready;
+
+      const committed = [event('order:1', { n: 1 }), event('order:1', { n: 2 }), event('order:1', { n: 3 })];
+      await dataSource.transaction((manager) => enqueueOutbox(manager, committed.map((envelope) => ({ topic, key: 'order:1', envelope }))));
+      await expect(
+        dataSource.transaction(async (manager) => {
+          await enqueueOutbox(manager, [{ topic, key: 'order:1', envelope: event('order:1', { n: 'rolled back' }) }]);
+          throw new Error('business failure');
+        }),
+      ).rejects.toThrow('business failure');
+
+      const relay = new OutboxRelay(dataSource, broker, { connectionString: databaseUrl(), batchSize: 2, pollIntervalMs: 200, log: quietLog });
+      await relay.start();
+      try {
+        await eventually(() => (received.length >= 3 ? received : undefined));
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        expect(received.map((envelope) => envelope.data)).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
+        const [{ unpublished }] = await dataSource.query(`SELECT count(*)::int AS unpublished FROM outbox WHERE published_at IS NULL`);
+        expect(unpublished).toBe(0);
+      } finally {
+        await relay.stop();
+        await subscription.stop();
+      }
+    });
+  });
+
+  describe('consumer error policy', () => {
+    const topic = 'policy.test';
+    let deadLetters: Array<{ value: string; headers: Record<string, string> }>;
+    let dlqConsumer: ReturnType<Kafka['consumer']>;
+
+    beforeAll(async () => {
+      await broker.ensureTopics([{ topic, partitions: 1 }]);
+      deadLetters = [];
+      const kafka = new Kafka({ clientId: 'dlq-reader', brokers, logLevel: logLevel.NOTHING });
+      dlqConsumer = kafka.consumer({ groupId: `${runId}.dlq-reader` });
+      await dlqConsumer.connect();
+      await dlqConsumer.subscribe({ topics: [`${runId}.${topic}.dlq`], fromBeginning: true });
+      await dlqConsumer.run({
+        eachMessage: async ({ message }) => {
+          const headers = Object.fromEntries(Object.entries(message.headers ?? {}).map(([name, value]) => [name, String(value)]));
+          deadLetters.push({ value: message.value?.toString('utf8') ?? '', headers });
+        },
+      });
+    });
+    afterAll(async () => dlqConsumer?.disconnect());
+
+    it('retries transient errors until they pass, dead-letters persistent errors and poison, and keeps the partition moving', async () => {
+      const attempts = new Map<string, number>();
+      const processed: string[] = [];
+      const handler = async (message: ReceivedMessage) => {
+        const kind = (message.envelope.data as { kind: string }).kind;
+        const attempt = (attempts.get(kind) ?? 0) + 1;
+        attempts.set(kind, attempt);
+        if (kind === 'flaky-database' && attempt < 3) throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+        if (kind === 'always-failing') throw new Error('handler bug');
+        processed.push(kind);
+      };
+      const subscription = await broker.subscribe({
+        groupId: 'policy-consumer',
+        topics: [topic],
+        startFrom: 'earliest',
+        handler,
+        errorPolicy: { attemptsMax: 3, retryDelayInitialMs: 20, retryDelayMaxMs: 100 },
+      });
+      await subscription.ready;
+
+      await broker.publish(['flaky-database', 'always-failing'].map((kind) => ({ topic, key: 'k', envelope: event('policy', { kind }) })));
+      const producer = new Kafka({ clientId: 'poison', brokers, logLevel: logLevel.NOTHING }).producer();
+      await producer.connect();
+      await producer.send({ topic: `${runId}.${topic}`, messages: [{ key: 'k', value: 'this is not an envelope' }] });
+      await producer.disconnect();
+      await broker.publish([{ topic, key: 'k', envelope: event('policy', { kind: 'after-the-bad-ones' }) }]);
+
+      await eventually(() => (processed.includes('after-the-bad-ones') && deadLetters.length >= 2 ? true : undefined));
+      await subscription.stop();
+
+      expect(processed).toEqual(['flaky-database', 'after-the-bad-ones']);
+      expect(attempts.get('flaky-database')).toBe(3);
+      expect(attempts.get('always-failing')).toBe(3);
+      expect(deadLetters.map((letter) => [letter.headers['dlq-attempts'], letter.headers['dlq-error']])).toEqual([
+        ['3', 'Error: handler bug'],
+        ['1', expect.stringContaining('not JSON')],
+      ]);
+      expect(deadLetters[1].value).toBe('this is not an envelope');
+      expect(deadLetters[0].headers['dlq-source-topic']).toBe(`${runId}.${topic}`);
+    });
+  });
+});
