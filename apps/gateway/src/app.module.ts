@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { GATEWAY_MIGRATIONS, GatewayApiModule } from '@mp/gateway-api';
+import { serviceDatabaseOptions } from '@mp/shared-data-access-postgres';
 import { MessagingModule } from '@mp/shared-messaging';
 import type { GatewayConfig } from './gateway.config';
 
@@ -10,17 +11,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        TypeOrmModule.forRoot({
-          type: 'postgres',
-          url: config.databaseUrl,
-          migrations: GATEWAY_MIGRATIONS,
-          migrationsRun: true,
-          migrationsTransactionMode: 'each',
-          synchronize: false,
-          extra: { max: config.databasePoolMax, connectionTimeoutMillis: 5_000 },
-          retryAttempts: 10,
-          retryDelay: 1_000,
-        }),
+        TypeOrmModule.forRoot(serviceDatabaseOptions({ url: config.databaseUrl, poolMax: config.databasePoolMax, migrations: GATEWAY_MIGRATIONS })),
         MessagingModule.forRootAsync({
           inject: [],
           useFactory: () => ({ clientId: `gateway-${config.instanceId}`, brokers: config.kafkaBrokers, namespace: config.kafkaNamespace }),

@@ -1,14 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { MASTER_KEY_BYTES } from '@mp/access-domain';
-import { ConfigReader, type Environment } from '@mp/shared-util-config';
+import { ConfigReader, readKafkaConnectionConfig, type Environment, type KafkaConnectionConfig } from '@mp/shared-util-config';
 
-export interface GatewayConfig {
+export interface GatewayConfig extends KafkaConnectionConfig {
   httpHost: string;
   httpPort: number;
   databaseUrl: string;
   databasePoolMax: number;
-  kafkaBrokers: string[];
-  kafkaNamespace: string;
   instanceId: string;
   commandTimeoutMs: number;
   paymentsInternalUrl: string;
@@ -16,7 +14,6 @@ export interface GatewayConfig {
   allowHttpCallbackUrls: boolean;
   secretsMasterKey: Buffer;
   credentialCacheTtlMs: number;
-  commandPartitions: number;
 }
 
 /** The database and master-key part, shared by the server and the operator command. */
@@ -38,17 +35,14 @@ export function loadGatewayConfig(environment: Environment): GatewayConfig {
     httpHost: reader.string('GATEWAY_HTTP_HOST', { default: '127.0.0.1' }),
     httpPort: reader.integer('GATEWAY_HTTP_PORT', { default: 3000, min: 0, max: 65535 }),
     ...loadGatewayStorageConfig(reader),
-    kafkaBrokers: reader.list('KAFKA_BROKERS'),
-    kafkaNamespace: reader.string('KAFKA_NAMESPACE', { default: '', pattern: /^[a-z0-9._-]*$/ }),
+    ...readKafkaConnectionConfig(reader),
     instanceId: reader.string('GATEWAY_INSTANCE_ID', { default: `gw-${randomBytes(6).toString('hex')}`, pattern: /^[A-Za-z0-9._-]{1,100}$/ }),
     commandTimeoutMs: reader.integer('GATEWAY_COMMAND_TIMEOUT_MS', { default: 10_000, min: 100, max: 60_000 }),
     paymentsInternalUrl: reader.url('PAYMENTS_INTERNAL_URL', { default: 'http://127.0.0.1:3001' }),
     paymentsReadTimeoutMs: reader.integer('PAYMENTS_READ_TIMEOUT_MS', { default: 3_000, min: 100, max: 60_000 }),
     allowHttpCallbackUrls: reader.boolean('ALLOW_HTTP_CALLBACK_URLS', false),
     credentialCacheTtlMs: reader.integer('CREDENTIAL_CACHE_TTL_MS', { default: 30_000, min: 0, max: 3_600_000 }),
-    commandPartitions: reader.integer('KAFKA_TOPIC_PARTITIONS', { default: 6, min: 1, max: 1000 }),
   };
-  if (config.kafkaBrokers.length === 0) reader.problem('KAFKA_BROKERS must list at least one host:port');
   reader.assertValid();
   return config;
 }

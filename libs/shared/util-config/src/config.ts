@@ -91,3 +91,20 @@ export class ConfigReader {
     if (this.problems.length > 0) throw new ConfigError([...this.problems]);
   }
 }
+
+/** The Kafka settings every service reads the same way. */
+export interface KafkaConnectionConfig {
+  kafkaBrokers: string[];
+  kafkaNamespace: string;
+  commandPartitions: number;
+}
+
+export function readKafkaConnectionConfig(reader: ConfigReader): KafkaConnectionConfig {
+  const config = {
+    kafkaBrokers: reader.list('KAFKA_BROKERS'),
+    kafkaNamespace: reader.string('KAFKA_NAMESPACE', { default: '', pattern: /^[a-z0-9._-]*$/ }),
+    commandPartitions: reader.integer('KAFKA_TOPIC_PARTITIONS', { default: 6, min: 1, max: 1000 }),
+  };
+  if (config.kafkaBrokers.length === 0) reader.problem('KAFKA_BROKERS must list at least one host:port');
+  return config;
+}

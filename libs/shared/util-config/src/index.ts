@@ -1,1 +1,1 @@
-export { ConfigError, ConfigReader, type Environment } from './config';
+export { ConfigError, ConfigReader, readKafkaConnectionConfig, type Environment, type KafkaConnectionConfig } from './config';

@@ -1,0 +1,27 @@
+import type { TypeOrmModuleOptions } from '@nestjs/typeorm';
+import type { MigrationInterface } from 'typeorm';
+
+export interface ServiceDatabaseSettings {
+  url: string;
+  poolMax: number;
+  migrations: Array<new () => MigrationInterface>;
+}
+
+/**
+ * How every service connects to its own database: migrations run at boot, one transaction
+ * each; no schema synchronisation; explicit pool size and connect timeout; retries while the
+ * server is still starting.
+ */
+export function serviceDatabaseOptions(settings: ServiceDatabaseSettings): TypeOrmModuleOptions {
+  return {
+    type: 'postgres',
+    url: settings.url,
+    migrations: settings.migrations,
+    migrationsRun: true,
+    migrationsTransactionMode: 'each',
+    synchronize: false,
+    extra: { max: settings.poolMax, connectionTimeoutMillis: 5_000 },
+    retryAttempts: 10,
+    retryDelay: 1_000,
+  };
+}
