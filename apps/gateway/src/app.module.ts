@@ -20,6 +20,7 @@ export class AppModule {
           instanceId: config.instanceId,
           commandTimeoutMs: config.commandTimeoutMs,
           paymentsInternalUrl: config.paymentsInternalUrl,
+          ledgerInternalUrl: config.ledgerInternalUrl,
           paymentsReadTimeoutMs: config.paymentsReadTimeoutMs,
           allowHttpCallbackUrls: config.allowHttpCallbackUrls,
           commandPartitions: config.commandPartitions,

@@ -7,6 +7,10 @@ export interface PaymentsConfig extends KafkaConnectionConfig {
   databasePoolMax: number;
   publicBaseUrl: string;
   crashAfterCommitOf: string | null;
+  ledgerInternalUrl: string;
+  ledgerTimeoutMs: number;
+  expirySweepIntervalMs: number;
+  testClockEnabled: boolean;
 }
 
 /** Reads and validates the payments service's environment once, at boot. */
@@ -20,6 +24,10 @@ export function loadPaymentsConfig(environment: Environment): PaymentsConfig {
     ...readKafkaConnectionConfig(reader),
     publicBaseUrl: reader.url('PUBLIC_BASE_URL', { default: 'http://127.0.0.1:3000' }),
     crashAfterCommitOf: reader.optionalString('FAULT_CRASH_AFTER_COMMIT_OF') ?? null,
+    ledgerInternalUrl: reader.url('LEDGER_INTERNAL_URL', { default: 'http://127.0.0.1:3002' }),
+    ledgerTimeoutMs: reader.integer('LEDGER_TIMEOUT_MS', { default: 3_000, min: 100, max: 60_000 }),
+    expirySweepIntervalMs: reader.integer('PAYMENTS_EXPIRY_SWEEP_INTERVAL_MS', { default: 5_000, min: 100, max: 3_600_000 }),
+    testClockEnabled: reader.boolean('TEST_CLOCK_ENABLED', false),
   };
   reader.assertValid();
   return config;

@@ -25,9 +25,23 @@ export class AccessSchema1700000002000 implements MigrationInterface {
         created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
         PRIMARY KEY (merchant_id, purpose)
       )`);
+    // Operators and payment agents use bearer tokens on the back-office API. Only a SHA-256 of
+    // each token is kept: unlike HMAC secrets, a bearer token never has to be recovered.
+    await queryRunner.query(`
+      CREATE TABLE backoffice_credentials (
+        credential_id TEXT PRIMARY KEY,
+        role TEXT NOT NULL CHECK (role IN ('operator', 'agent')),
+        agent_id TEXT UNIQUE,
+        name TEXT NOT NULL,
+        token_sha256 TEXT NOT NULL UNIQUE,
+        active BOOLEAN NOT NULL DEFAULT true,
+        created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+        CHECK ((role = 'agent') = (agent_id IS NOT NULL))
+      )`);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`DROP TABLE backoffice_credentials`);
     await queryRunner.query(`DROP TABLE merchant_secrets`);
     await queryRunner.query(`DROP TABLE merchants`);
   }

@@ -17,6 +17,15 @@ export interface CreatedMerchant {
   webhookSecret: string;
 }
 
+/** Spec endpoint 8: what an integrator needs to know about its account, never a secret. */
+export interface MerchantProfile {
+  merchant_id: string;
+  name: string;
+  status: 'active' | 'suspended';
+  default_callback_url: string | null;
+  created_at: string;
+}
+
 export interface MerchantCredentials {
   merchantId: string;
   status: 'active' | 'suspended';
@@ -53,6 +62,15 @@ export class MerchantCredentialStore {
       await insertSecret(manager, merchantId, 'webhook', this.secretBox.seal(webhookSecret, webhookSecretAssociatedData(merchantId)));
     });
     return { merchantId, name, apiSecret, webhookSecret };
+  }
+
+  async findProfile(merchantId: string): Promise<MerchantProfile | null> {
+    const rows: Array<{ merchant_id: string; name: string; status: 'active' | 'suspended'; default_callback_url: string | null; created_at: Date }> = await this.dataSource.query(
+      `SELECT merchant_id, name, status, default_callback_url, created_at FROM merchants WHERE merchant_id = $1`,
+      [merchantId],
+    );
+    const row = rows[0];
+    return row ? { ...row, created_at: row.created_at.toISOString() } : null;
   }
 
   async findCredentials(merchantId: string, nowMs = Date.now()): Promise<MerchantCredentials | null> {

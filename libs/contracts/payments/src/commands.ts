@@ -1,22 +1,83 @@
 import type { ErrorDescription } from '@mp/shared-util-errors';
 import type { PaymentOrderView } from './order-view';
 
-/** Command: create an incoming payment (spec endpoint 1), already checked for syntax by the gateway. */
+/**
+ * Commands to the payments service on `payments.commands`, all answered on the command's
+ * `replyTo` topic. Amounts are integer minor units as decimal strings (bigint does not survive
+ * JSON). Writes always travel this way; reads go to the payments internal HTTP API.
+ */
 export interface CreateIncomingPaymentData {
   merchantId: string;
   orderId: string;
-  /** Integer minor units, as a decimal string (bigint does not survive JSON). */
   amountMinor: string;
   currency: string;
   country: string;
   callbackUrl: string;
 }
 
+export interface CreateOutgoingPaymentData extends CreateIncomingPaymentData {
+  method: string;
+  accountNumber: string;
+}
+
+/** Merchant cancels (endpoint 6): both directions. */
+export interface CancelPaymentOrderData {
+  merchantId: string;
+  orderId: string;
+}
+
+/** The payer opened the payment page: an agent is assigned if none is yet. */
+export interface OpenPayerPageData {
+  payerPageToken: string;
+}
+
+/** The payer pressed "I have paid". */
+export interface MarkPaidByPayerData {
+  payerPageToken: string;
+}
+
+/** Agent actions; an agent only ever acts on orders assigned to it. */
+export interface AgentOrderActionData {
+  agentId: string;
+  merchantId: string;
+  orderId: string;
+}
+
+export interface AgentDeclineOrderData extends AgentOrderActionData {
+  reason: string;
+}
+
+/** The receipt file is stored first (payments internal API); the command carries its id. */
+export interface AgentCompletePayoutData extends AgentOrderActionData {
+  receiptId: string;
+}
+
 export const PAYMENT_COMMAND_TYPES = {
   createIncomingPayment: 'CreateIncomingPayment',
+  createOutgoingPayment: 'CreateOutgoingPayment',
+  cancelPaymentOrder: 'CancelPaymentOrder',
+  openPayerPage: 'OpenPayerPage',
+  markPaidByPayer: 'MarkPaidByPayer',
+  agentTakeOrder: 'AgentTakeOrder',
+  agentConfirmPayIn: 'AgentConfirmPayIn',
+  agentCompletePayout: 'AgentCompletePayout',
+  agentDeclineOrder: 'AgentDeclineOrder',
 } as const;
 
 export type PaymentCommandType = (typeof PAYMENT_COMMAND_TYPES)[keyof typeof PAYMENT_COMMAND_TYPES];
+
+/** The payload of each command type. */
+export interface PaymentCommandDataByType {
+  CreateIncomingPayment: CreateIncomingPaymentData;
+  CreateOutgoingPayment: CreateOutgoingPaymentData;
+  CancelPaymentOrder: CancelPaymentOrderData;
+  OpenPayerPage: OpenPayerPageData;
+  MarkPaidByPayer: MarkPaidByPayerData;
+  AgentTakeOrder: AgentOrderActionData;
+  AgentConfirmPayIn: AgentOrderActionData;
+  AgentCompletePayout: AgentCompletePayoutData;
+  AgentDeclineOrder: AgentDeclineOrderData;
+}
 
 export const PAYMENT_COMMAND_SCHEMA_VERSION = 1;
 

@@ -1,20 +1,28 @@
 /**
- * Events of the payment-order aggregate as they appear on `payments.order.events`.
- * Old payload shapes are frozen under a versioned name when a schema changes.
+ * Events of the payment-order aggregate as they appear on `payments.order.events` (the data of
+ * the payments decider's events). Every event after creation carries the order's identity,
+ * direction, amount and fee in minor units, so consumers such as the ledger need no lookup.
  */
-export interface IncomingPaymentCreatedV1 {
-  merchantId: string;
-  orderId: string;
-  amountMinor: string;
-  currency: string;
-  country: string;
-  callbackUrl: string;
-  payerPageToken: string;
-  createdAt: string;
-}
-
 export const PAYMENT_ORDER_EVENT_TYPES = {
   incomingPaymentCreated: 'IncomingPaymentCreated',
+  outgoingPaymentCreated: 'OutgoingPaymentCreated',
+  agentAssigned: 'PaymentOrderAgentAssigned',
+  incomingPaymentMarkedPaid: 'IncomingPaymentMarkedPaid',
+  succeeded: 'PaymentOrderSucceeded',
+  failed: 'PaymentOrderFailed',
+  cancelled: 'PaymentOrderCancelled',
+  expired: 'PaymentOrderExpired',
 } as const;
 
 export const PAYMENT_ORDER_EVENT_SCHEMA_VERSION = 1;
+
+/** The fields every order event after creation carries. */
+export interface PaymentOrderEventData {
+  merchantId: string;
+  orderId: string;
+  direction: 'incoming' | 'outgoing';
+  amountMinor: string;
+  feeMinor: string;
+  currency: string;
+  occurredAt: string;
+}

@@ -4,21 +4,47 @@ export type PaymentOrderStatus = (typeof PAYMENT_ORDER_STATUSES)[number];
 
 export type PaymentDirection = 'incoming' | 'outgoing';
 
+/** Internal progress of an unfinished order, shown in an extra field (decisions.md "States"). */
+export type PaymentOrderSubStatus = 'awaiting_agent' | 'agent_assigned' | 'payer_reported_paid' | null;
+
 /**
  * The order state object as the API returns it (endpoint 3, list items, callbacks). Between
- * services `amount` is a decimal string so no precision is lost; the gateway writes it to
- * merchants as a JSON number with the same digits.
+ * services `amount` and `fee` are decimal strings so no precision is lost; the gateway writes
+ * them to merchants as JSON numbers with the same digits.
  */
 export interface PaymentOrderView {
   order_id: string;
   direction: PaymentDirection;
   status: PaymentOrderStatus;
+  sub_status: PaymentOrderSubStatus;
   amount: string;
+  fee: string;
   currency: string;
   country: string;
+  method: string;
   callback_url: string;
   /** Incoming orders: where the payer is sent. */
   redirect_url?: string;
+  /** Outgoing orders: the recipient account. */
+  account_number?: string;
+  failure_reason: string | null;
+  expires_at: string;
   created_at: string;
   updated_at: string;
+}
+
+/** What an agent sees of an order assigned to it (operators see the same for any order). */
+export interface AgentOrderView extends PaymentOrderView {
+  merchant_id: string;
+  agent_id: string | null;
+  receipts: ReceiptView[];
+}
+
+/** Endpoint 7 entries: a transfer confirmation the agent uploaded for a payout. */
+export interface ReceiptView {
+  receipt_id: string;
+  file_name: string;
+  content_type: string;
+  size_bytes: number;
+  uploaded_at: string;
 }

@@ -1,11 +1,16 @@
 import { Controller, Get, Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { SecretBox } from '@mp/access-domain';
-import { AccessSchema1700000002000, MerchantCredentialStore } from '@mp/access-infrastructure';
+import { AccessSchema1700000002000, BackofficeCredentialStore, MerchantCredentialStore } from '@mp/access-infrastructure';
 import { DataSource } from 'typeorm';
 import { MerchantSignatureGuard } from './auth/merchant-signature.guard';
+import { AgentController } from './backoffice/agent.controller';
+import { BackofficeGuard } from './backoffice/backoffice.guard';
+import { OperatorController } from './backoffice/operator.controller';
 import { GATEWAY_SETTINGS, type GatewaySettings } from './gateway-settings';
 import { ErrorResponseFilter } from './http/error-response.filter';
+import { LedgerReadClient } from './merchant/ledger-read.client';
+import { MerchantController } from './merchant/merchant.controller';
 import { PayerPageController } from './payer-page/payer-page.controller';
 import { PaymentCommandBus } from './payments/payment-command.bus';
 import { PaymentsController } from './payments/payments.controller';
@@ -31,7 +36,7 @@ export class GatewayApiModule {
   static forRoot(settings: GatewaySettings & { secretsMasterKey: Buffer; credentialCacheTtlMs: number }): DynamicModule {
     return {
       module: GatewayApiModule,
-      controllers: [PaymentsController, PayerPageController, GatewayHealthController],
+      controllers: [PaymentsController, MerchantController, PayerPageController, OperatorController, AgentController, GatewayHealthController],
       providers: [
         { provide: GATEWAY_SETTINGS, useValue: settings },
         {
@@ -39,9 +44,12 @@ export class GatewayApiModule {
           inject: [DataSource],
           useFactory: (dataSource: DataSource) => new MerchantCredentialStore(dataSource, new SecretBox(settings.secretsMasterKey), settings.credentialCacheTtlMs),
         },
+        { provide: BackofficeCredentialStore, inject: [DataSource], useFactory: (dataSource: DataSource) => new BackofficeCredentialStore(dataSource) },
         MerchantSignatureGuard,
+        BackofficeGuard,
         PaymentCommandBus,
         PaymentsReadClient,
+        LedgerReadClient,
         { provide: APP_FILTER, useClass: ErrorResponseFilter },
       ],
     };

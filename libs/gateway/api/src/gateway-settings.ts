@@ -5,6 +5,7 @@ export interface GatewaySettings {
   /** How long a create request waits for the payments service before answering 503. */
   commandTimeoutMs: number;
   paymentsInternalUrl: string;
+  ledgerInternalUrl: string;
   paymentsReadTimeoutMs: number;
   /** Development only: accept http:// callback URLs. */
   allowHttpCallbackUrls: boolean;

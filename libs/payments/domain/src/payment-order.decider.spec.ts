@@ -1,8 +1,19 @@
 import { DomainError } from '@mp/shared-util-errors';
 import { DEFAULT_METHOD_CATALOG } from './method-catalog';
-import { decide, evolve, foldPaymentOrder, initialPaymentOrder, type CreateIncomingPayment } from './payment-order.decider';
+import {
+  decide,
+  evolve,
+  foldPaymentOrder,
+  initialPaymentOrder,
+  type CreateIncomingPayment,
+  type CreateOutgoingPayment,
+  type ExistingPaymentOrder,
+  type PaymentOrder,
+  type PaymentOrderCommand,
+} from './payment-order.decider';
 
 const now = new Date('2026-11-22T10:00:00.000Z');
+const minutesLater = (minutes: number) => new Date(now.getTime() + minutes * 60_000);
 
 function createIncoming(overrides: Partial<CreateIncomingPayment['data']> = {}): CreateIncomingPayment {
   return {
@@ -11,6 +22,32 @@ function createIncoming(overrides: Partial<CreateIncomingPayment['data']> = {}):
     metadata: { now, payerPageToken: 'tok_1', methodCatalog: DEFAULT_METHOD_CATALOG },
   };
 }
+
+function createOutgoing(overrides: Partial<CreateOutgoingPayment['data']> = {}): CreateOutgoingPayment {
+  return {
+    type: 'CreateOutgoingPayment',
+    data: { merchantId: 'mch_1', orderId: 'P-1', amountMinor: 200_000n, currency: 'RUB', country: 'RU', method: 'bank_card', callbackUrl: 'https://shop.example/cb', accountNumber: '4111111111111111', ...overrides },
+    metadata: { now, methodCatalog: DEFAULT_METHOD_CATALOG },
+  };
+}
+
+/** Given a history of commands, the resulting state. */
+function given(...commands: PaymentOrderCommand[]): ExistingPaymentOrder {
+  let state: PaymentOrder = initialPaymentOrder();
+  for (const command of commands) state = decide(command, state).reduce(evolve, state);
+  if (state.status === 'NotCreated') throw new Error('no order');
+  return state;
+}
+
+const at = (minutes = 1) => ({ now: minutesLater(minutes) });
+const assign = (agentId = 'agt_1'): PaymentOrderCommand => ({ type: 'AssignAgent', data: { agentId }, metadata: at() });
+const markPaid: PaymentOrderCommand = { type: 'MarkPaidByPayer', metadata: at(2) };
+const confirm = (agentId = 'agt_1'): PaymentOrderCommand => ({ type: 'ConfirmIncomingPayment', data: { agentId }, metadata: at(3) });
+const decline = (agentId = 'agt_1'): PaymentOrderCommand => ({ type: 'DeclinePaymentOrder', data: { agentId, reason: 'not received' }, metadata: at(3) });
+const cancel: PaymentOrderCommand = { type: 'CancelPaymentOrder', metadata: at(4) };
+const expireAt = (minutes: number): PaymentOrderCommand => ({ type: 'ExpirePaymentOrder', metadata: at(minutes) });
+const receipt = { receiptId: 'rcp_1', fileName: 'receipt.pdf', contentType: 'application/pdf', sizeBytes: 1234, uploadedAt: minutesLater(3).toISOString() };
+const complete = (agentId = 'agt_1'): PaymentOrderCommand => ({ type: 'CompleteOutgoingPayment', data: { agentId, receipt }, metadata: at(3) });
 
 function thrownBy(run: () => unknown): DomainError {
   try {
@@ -24,16 +61,23 @@ function thrownBy(run: () => unknown): DomainError {
 
 describe('payment order decider', () => {
   describe('When the order does not exist', () => {
-    it('creates a pending incoming payment', () => {
+    it('creates a pending pay-in with the fee and expiry of its method', () => {
       const events = decide(createIncoming(), initialPaymentOrder());
       expect(events).toEqual([
         {
           type: 'IncomingPaymentCreated',
-          data: { merchantId: 'mch_1', orderId: 'A-1', amountMinor: '150000', currency: 'RUB', country: 'RU', callbackUrl: 'https://shop.example/cb', payerPageToken: 'tok_1', createdAt: now.toISOString() },
+          data: {
+            merchantId: 'mch_1', orderId: 'A-1', amountMinor: '150000', currency: 'RUB', country: 'RU', method: 'bank_card',
+            callbackUrl: 'https://shop.example/cb', feeMinor: '3750', expiresAt: minutesLater(30).toISOString(), createdAt: now.toISOString(), payerPageToken: 'tok_1',
+          },
         },
       ]);
-      const state = foldPaymentOrder(events);
-      expect(state).toMatchObject({ status: 'PENDING', direction: 'incoming', amountMinor: 150_000n });
+      expect(foldPaymentOrder(events)).toMatchObject({ status: 'PENDING', direction: 'incoming', amountMinor: 150_000n, feeMinor: 3_750n, agentId: null });
+    });
+
+    it('creates a pending payout with its fee (1.5 % + 50.00 RUB) and a day to complete', () => {
+      const order = given(createOutgoing());
+      expect(order).toMatchObject({ status: 'PENDING', direction: 'outgoing', method: 'bank_card', accountNumber: '4111111111111111', feeMinor: 8_000n, expiresAt: minutesLater(1440).toISOString() });
     });
 
     it('rejects a currency the catalog does not offer', () => {
@@ -43,34 +87,112 @@ describe('payment order decider', () => {
     });
 
     it('rejects a country not offered for the currency', () => {
-      const error = thrownBy(() => decide(createIncoming({ country: 'KZ' }), initialPaymentOrder()));
-      expect(error.details[0].field).toBe('country');
+      expect(thrownBy(() => decide(createIncoming({ country: 'KZ' }), initialPaymentOrder())).details[0].field).toBe('country');
     });
 
     it('rejects amounts outside the method limits', () => {
       expect(thrownBy(() => decide(createIncoming({ amountMinor: 9_999n }), initialPaymentOrder())).details[0].field).toBe('amount');
       expect(thrownBy(() => decide(createIncoming({ amountMinor: 50_000_001n }), initialPaymentOrder())).details[0].field).toBe('amount');
+      expect(thrownBy(() => decide(createOutgoing({ amountMinor: 99_999n }), initialPaymentOrder())).details[0].field).toBe('amount');
+    });
+
+    it('rejects a payout method that is not offered', () => {
+      expect(thrownBy(() => decide(createOutgoing({ method: 'sbp' }), initialPaymentOrder())).details[0].field).toBe('method');
+    });
+
+    it('knows no order for any other command', () => {
+      expect(thrownBy(() => decide(cancel, initialPaymentOrder())).code).toBe('ORDER_NOT_FOUND');
     });
   });
 
   describe('When the order exists', () => {
-    const existing = evolve(initialPaymentOrder(), decide(createIncoming(), initialPaymentOrder())[0]);
-
     it('returns no events for a retry with the same amount and currency', () => {
-      expect(decide(createIncoming({ callbackUrl: 'https://other.example' }), existing)).toEqual([]);
+      expect(decide(createIncoming({ callbackUrl: 'https://other.example' }), given(createIncoming()))).toEqual([]);
+      expect(decide(createOutgoing(), given(createOutgoing()))).toEqual([]);
     });
 
-    it('rejects a different amount as DUPLICATE_ORDER', () => {
-      expect(thrownBy(() => decide(createIncoming({ amountMinor: 150_001n }), existing)).code).toBe('DUPLICATE_ORDER');
+    it('rejects a different amount or currency as DUPLICATE_ORDER', () => {
+      expect(thrownBy(() => decide(createIncoming({ amountMinor: 150_001n }), given(createIncoming()))).code).toBe('DUPLICATE_ORDER');
+      expect(thrownBy(() => decide(createIncoming({ currency: 'INR', country: 'IN' }), given(createIncoming()))).code).toBe('DUPLICATE_ORDER');
     });
 
-    it('rejects a different currency as DUPLICATE_ORDER', () => {
-      expect(thrownBy(() => decide(createIncoming({ currency: 'INR', country: 'IN' }), existing)).code).toBe('DUPLICATE_ORDER');
+    it('rejects the same order_id in the other direction as DUPLICATE_ORDER', () => {
+      const outgoingWithSameId = createOutgoing({ orderId: 'A-1', amountMinor: 150_000n });
+      expect(thrownBy(() => decide(outgoingWithSameId, given(createIncoming()))).code).toBe('DUPLICATE_ORDER');
     });
 
     it('does not consult the catalog for a retry, so a later catalog change cannot break it', () => {
       const retry = { ...createIncoming(), metadata: { now, payerPageToken: 'tok_2', methodCatalog: [] } };
-      expect(decide(retry, existing)).toEqual([]);
+      expect(decide(retry, given(createIncoming()))).toEqual([]);
+    });
+  });
+
+  describe('When a pay-in is pending', () => {
+    it('goes to SUCCEEDED when its agent confirms after the payer paid', () => {
+      const order = given(createIncoming(), assign(), markPaid, confirm());
+      expect(order).toMatchObject({ status: 'SUCCEEDED', agentId: 'agt_1', payerMarkedPaidAt: minutesLater(2).toISOString() });
+      expect(decide(confirm(), order)).toEqual([]);
+    });
+
+    it('goes to FAILED when its agent declines', () => {
+      expect(given(createIncoming(), assign(), decline())).toMatchObject({ status: 'FAILED', failureReason: 'not received' });
+    });
+
+    it('is not found by another agent', () => {
+      expect(thrownBy(() => decide(confirm('agt_2'), given(createIncoming(), assign()))).code).toBe('ORDER_NOT_FOUND');
+      expect(thrownBy(() => decide(assign('agt_2'), given(createIncoming(), assign()))).code).toBe('ORDER_STATE_CONFLICT');
+    });
+
+    it('cannot be reported paid before an agent shows payment details', () => {
+      expect(thrownBy(() => decide(markPaid, given(createIncoming()))).code).toBe('ORDER_STATE_CONFLICT');
+    });
+
+    it('can be cancelled until the payer reports paying', () => {
+      expect(given(createIncoming(), assign(), cancel).status).toBe('CANCELLED');
+      expect(thrownBy(() => decide(cancel, given(createIncoming(), assign(), markPaid))).code).toBe('ORDER_NOT_CANCELLABLE');
+    });
+
+    it('expires at its expiry time, not before, and not once the payer reported paying', () => {
+      expect(decide(expireAt(29), given(createIncoming()))).toEqual([]);
+      expect(given(createIncoming(), expireAt(30)).status).toBe('EXPIRED');
+      expect(decide(expireAt(60), given(createIncoming(), assign(), markPaid))).toEqual([]);
+    });
+  });
+
+  describe('When a payout is pending', () => {
+    it('goes to SUCCEEDED with the receipt when its agent completes it', () => {
+      const order = given(createOutgoing(), assign(), complete());
+      expect(order).toMatchObject({ status: 'SUCCEEDED', receipts: [receipt] });
+    });
+
+    it('can be cancelled until an agent takes it', () => {
+      expect(given(createOutgoing(), cancel).status).toBe('CANCELLED');
+      expect(thrownBy(() => decide(cancel, given(createOutgoing(), assign()))).code).toBe('ORDER_NOT_CANCELLABLE');
+    });
+
+    it('cannot be completed as a pay-in or confirmed as a payout', () => {
+      expect(thrownBy(() => decide(confirm(), given(createOutgoing(), assign()))).code).toBe('ORDER_STATE_CONFLICT');
+      expect(thrownBy(() => decide(complete(), given(createIncoming(), assign()))).code).toBe('ORDER_STATE_CONFLICT');
+    });
+  });
+
+  describe('When the order is finished', () => {
+    it.each([
+      ['SUCCEEDED', [createIncoming(), assign(), confirm()]],
+      ['FAILED', [createIncoming(), assign(), decline()]],
+      ['EXPIRED', [createIncoming(), expireAt(30)]],
+    ] as Array<[string, PaymentOrderCommand[]]>)('refuses to cancel a %s order', (status, history) => {
+      const error = thrownBy(() => decide(cancel, given(...history)));
+      expect([error.code, error.details]).toEqual(['ORDER_NOT_CANCELLABLE', [{ field: 'status', issue: status }]]);
+    });
+
+    it('answers a repeated cancel of a cancelled order with no change', () => {
+      expect(decide(cancel, given(createIncoming(), cancel))).toEqual([]);
+    });
+
+    it('refuses agent actions on a cancelled order', () => {
+      expect(thrownBy(() => decide(confirm(), given(createIncoming(), assign(), cancel))).code).toBe('ORDER_STATE_CONFLICT');
+      expect(thrownBy(() => decide(decline(), given(createIncoming(), assign(), confirm()))).code).toBe('ORDER_STATE_CONFLICT');
     });
   });
 });

@@ -1,9 +1,17 @@
 import type { PaymentDirection, PaymentOrderStatus } from '@mp/contracts-payments';
 import { DomainError, type ErrorDetail } from '@mp/shared-util-errors';
-import { formatAmountMinor } from '@mp/shared-util-money';
-import { incomingMethodsFor, type MethodEntry } from './method-catalog';
+import { calculateFeeMinor, formatAmountMinor } from '@mp/shared-util-money';
+import { incomingMethodsFor, outgoingMethodFor, type MethodEntry } from './method-catalog';
 
 ////////// State
+
+export interface PayoutReceipt {
+  receiptId: string;
+  fileName: string;
+  contentType: string;
+  sizeBytes: number;
+  uploadedAt: string;
+}
 
 export interface ExistingPaymentOrder {
   status: PaymentOrderStatus;
@@ -13,8 +21,18 @@ export interface ExistingPaymentOrder {
   amountMinor: bigint;
   currency: string;
   country: string;
+  /** Incoming: the catalog entry chosen at creation (its fee applies); outgoing: as requested. */
+  method: string;
   callbackUrl: string;
+  accountNumber: string | null;
+  /** Fixed at creation from the merchant's method configuration then in force. */
+  feeMinor: bigint;
   payerPageToken: string | null;
+  agentId: string | null;
+  payerMarkedPaidAt: string | null;
+  expiresAt: string;
+  receipts: PayoutReceipt[];
+  failureReason: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -24,39 +42,155 @@ export type PaymentOrder = { status: 'NotCreated' } | ExistingPaymentOrder;
 
 export const initialPaymentOrder = (): PaymentOrder => ({ status: 'NotCreated' });
 
-////////// Commands and events
+export const FINISHED_STATUSES: readonly PaymentOrderStatus[] = ['SUCCEEDED', 'FAILED', 'CANCELLED', 'EXPIRED'];
+
+export const isFinished = (order: ExistingPaymentOrder): boolean => FINISHED_STATUSES.includes(order.status);
+
+////////// Commands
+
+/** Everything from outside the decider, so replaying it gives the same result. */
+interface CommandMetadata {
+  now: Date;
+}
 
 export interface CreateIncomingPayment {
   type: 'CreateIncomingPayment';
-  data: {
-    merchantId: string;
-    orderId: string;
-    amountMinor: bigint;
-    currency: string;
-    country: string;
-    callbackUrl: string;
-  };
-  /** Everything from outside the decider, so replaying it gives the same result. */
-  metadata: { now: Date; payerPageToken: string; methodCatalog: readonly MethodEntry[] };
+  data: { merchantId: string; orderId: string; amountMinor: bigint; currency: string; country: string; callbackUrl: string };
+  metadata: CommandMetadata & { payerPageToken: string; methodCatalog: readonly MethodEntry[] };
 }
 
-export type PaymentOrderCommand = CreateIncomingPayment;
+export interface CreateOutgoingPayment {
+  type: 'CreateOutgoingPayment';
+  data: { merchantId: string; orderId: string; amountMinor: bigint; currency: string; country: string; method: string; callbackUrl: string; accountNumber: string };
+  metadata: CommandMetadata & { methodCatalog: readonly MethodEntry[] };
+}
+
+/** Payer page opened (pay-in) or agent took the order (payout). */
+export interface AssignAgent {
+  type: 'AssignAgent';
+  data: { agentId: string };
+  metadata: CommandMetadata;
+}
+
+export interface MarkPaidByPayer {
+  type: 'MarkPaidByPayer';
+  metadata: CommandMetadata;
+}
+
+export interface ConfirmIncomingPayment {
+  type: 'ConfirmIncomingPayment';
+  data: { agentId: string };
+  metadata: CommandMetadata;
+}
+
+export interface CompleteOutgoingPayment {
+  type: 'CompleteOutgoingPayment';
+  data: { agentId: string; receipt: PayoutReceipt };
+  metadata: CommandMetadata;
+}
+
+export interface DeclinePaymentOrder {
+  type: 'DeclinePaymentOrder';
+  data: { agentId: string; reason: string };
+  metadata: CommandMetadata;
+}
+
+export interface CancelPaymentOrder {
+  type: 'CancelPaymentOrder';
+  metadata: CommandMetadata;
+}
+
+export interface ExpirePaymentOrder {
+  type: 'ExpirePaymentOrder';
+  metadata: CommandMetadata;
+}
+
+export type PaymentOrderCommand =
+  | CreateIncomingPayment
+  | CreateOutgoingPayment
+  | AssignAgent
+  | MarkPaidByPayer
+  | ConfirmIncomingPayment
+  | CompleteOutgoingPayment
+  | DeclinePaymentOrder
+  | CancelPaymentOrder
+  | ExpirePaymentOrder;
+
+////////// Events
+
+interface OrderCreatedFields {
+  merchantId: string;
+  orderId: string;
+  amountMinor: string;
+  currency: string;
+  country: string;
+  method: string;
+  callbackUrl: string;
+  feeMinor: string;
+  expiresAt: string;
+  createdAt: string;
+}
 
 export interface IncomingPaymentCreated {
   type: 'IncomingPaymentCreated';
-  data: {
-    merchantId: string;
-    orderId: string;
-    amountMinor: string;
-    currency: string;
-    country: string;
-    callbackUrl: string;
-    payerPageToken: string;
-    createdAt: string;
-  };
+  data: OrderCreatedFields & { payerPageToken: string };
 }
 
-export type PaymentOrderEvent = IncomingPaymentCreated;
+export interface OutgoingPaymentCreated {
+  type: 'OutgoingPaymentCreated';
+  data: OrderCreatedFields & { accountNumber: string };
+}
+
+/** Events after creation carry the order's identity and amounts, so consumers (ledger, callbacks) need no lookup. */
+interface OrderEventFields {
+  merchantId: string;
+  orderId: string;
+  direction: PaymentDirection;
+  amountMinor: string;
+  feeMinor: string;
+  currency: string;
+  occurredAt: string;
+}
+
+export interface PaymentOrderAgentAssigned {
+  type: 'PaymentOrderAgentAssigned';
+  data: OrderEventFields & { agentId: string };
+}
+
+export interface IncomingPaymentMarkedPaid {
+  type: 'IncomingPaymentMarkedPaid';
+  data: OrderEventFields;
+}
+
+export interface PaymentOrderSucceeded {
+  type: 'PaymentOrderSucceeded';
+  data: OrderEventFields & { agentId: string; receipt: PayoutReceipt | null };
+}
+
+export interface PaymentOrderFailed {
+  type: 'PaymentOrderFailed';
+  data: OrderEventFields & { agentId: string; reason: string };
+}
+
+export interface PaymentOrderCancelled {
+  type: 'PaymentOrderCancelled';
+  data: OrderEventFields;
+}
+
+export interface PaymentOrderExpired {
+  type: 'PaymentOrderExpired';
+  data: OrderEventFields;
+}
+
+export type PaymentOrderEvent =
+  | IncomingPaymentCreated
+  | OutgoingPaymentCreated
+  | PaymentOrderAgentAssigned
+  | IncomingPaymentMarkedPaid
+  | PaymentOrderSucceeded
+  | PaymentOrderFailed
+  | PaymentOrderCancelled
+  | PaymentOrderExpired;
 
 ////////// Decide
 
@@ -64,56 +198,182 @@ export function decide(command: PaymentOrderCommand, state: PaymentOrder): Payme
   switch (command.type) {
     case 'CreateIncomingPayment':
       return createIncomingPayment(command, state);
+    case 'CreateOutgoingPayment':
+      return createOutgoingPayment(command, state);
+    case 'AssignAgent':
+      return assignAgent(command, existing(state));
+    case 'MarkPaidByPayer':
+      return markPaidByPayer(command, existing(state));
+    case 'ConfirmIncomingPayment':
+      return confirmIncomingPayment(command, existing(state));
+    case 'CompleteOutgoingPayment':
+      return completeOutgoingPayment(command, existing(state));
+    case 'DeclinePaymentOrder':
+      return declinePaymentOrder(command, existing(state));
+    case 'CancelPaymentOrder':
+      return cancelPaymentOrder(command, existing(state));
+    case 'ExpirePaymentOrder':
+      return expirePaymentOrder(command, existing(state));
     default: {
-      const unknownCommand: never = command.type;
-      throw new Error(`unknown command ${String(unknownCommand)}`);
+      const unknownCommand: never = command;
+      throw new Error(`unknown command ${JSON.stringify(unknownCommand)}`);
     }
   }
+}
+
+function existing(state: PaymentOrder): ExistingPaymentOrder {
+  if (state.status === 'NotCreated') throw new DomainError('ORDER_NOT_FOUND', 'No such order');
+  return state;
+}
+
+/** spec 4.3: a retry with the same amount and currency returns the same order; an order_id is unique per merchant across both directions. */
+function assertSameOrderOrThrow(state: ExistingPaymentOrder, direction: PaymentDirection, data: { orderId: string; amountMinor: bigint; currency: string }): void {
+  if (state.direction === direction && state.amountMinor === data.amountMinor && state.currency === data.currency) return;
+  throw new DomainError('DUPLICATE_ORDER', `order_id ${data.orderId} is already used by an ${state.direction} order with a different amount or currency`, [
+    { field: 'order_id', issue: `already used for ${formatAmountMinor(state.amountMinor, state.currency)} ${state.currency} (${state.direction})` },
+  ]);
 }
 
 function createIncomingPayment(command: CreateIncomingPayment, state: PaymentOrder): PaymentOrderEvent[] {
   const { data, metadata } = command;
   if (state.status !== 'NotCreated') {
-    // spec 4.3: a retry with the same amount and currency returns the same payment; an
-    // order_id is unique per merchant across both directions (decisions.md).
-    if (state.direction === 'incoming' && state.amountMinor === data.amountMinor && state.currency === data.currency) return [];
-    throw new DomainError('DUPLICATE_ORDER', `order_id ${data.orderId} is already used by an ${state.direction} order with a different amount or currency`, [
-      { field: 'order_id', issue: `already used for ${formatAmountMinor(state.amountMinor, state.currency)} ${state.currency} (${state.direction})` },
-    ]);
+    assertSameOrderOrThrow(state, 'incoming', data);
+    return [];
   }
-
-  assertAllowedByCatalog(data, metadata.methodCatalog);
+  const methods = incomingMethodsFor(metadata.methodCatalog, data.country, data.currency);
+  if (methods.length === 0) {
+    const offered = metadata.methodCatalog.some((entry) => entry.direction === 'incoming' && entry.currency === data.currency);
+    throw notOffered(offered ? { field: 'country', issue: `${data.country} is not offered for ${data.currency} pay-ins; see GET /v2/merchant/methods` } : { field: 'currency', issue: `${data.currency} pay-ins are not offered; see GET /v2/merchant/methods` });
+  }
+  // The order takes the first entry whose limits admit the amount: its fee and expiry apply.
+  const method = methods.find((entry) => data.amountMinor >= entry.minAmountMinor && data.amountMinor <= entry.maxAmountMinor);
+  if (!method) throw outsideLimits(methods, data.amountMinor, data.currency);
   return [
     {
       type: 'IncomingPaymentCreated',
-      data: {
-        merchantId: data.merchantId,
-        orderId: data.orderId,
-        amountMinor: data.amountMinor.toString(),
-        currency: data.currency,
-        country: data.country,
-        callbackUrl: data.callbackUrl,
-        payerPageToken: metadata.payerPageToken,
-        createdAt: metadata.now.toISOString(),
-      },
+      data: { ...createdFields(data, method, metadata.now), payerPageToken: metadata.payerPageToken },
     },
   ];
 }
 
-function assertAllowedByCatalog(data: CreateIncomingPayment['data'], catalog: readonly MethodEntry[]): void {
-  const methods = incomingMethodsFor(catalog, data.country, data.currency);
-  if (methods.length === 0) {
-    const details: ErrorDetail[] = catalog.some((entry) => entry.direction === 'incoming' && entry.currency === data.currency)
-      ? [{ field: 'country', issue: `${data.country} is not offered for ${data.currency} pay-ins; see GET /v2/merchant/methods` }]
-      : [{ field: 'currency', issue: `${data.currency} pay-ins are not offered; see GET /v2/merchant/methods` }];
-    throw new DomainError('VALIDATION_ERROR', 'The country and currency are not among the merchant\'s methods', details);
+function createOutgoingPayment(command: CreateOutgoingPayment, state: PaymentOrder): PaymentOrderEvent[] {
+  const { data, metadata } = command;
+  if (state.status !== 'NotCreated') {
+    assertSameOrderOrThrow(state, 'outgoing', data);
+    return [];
   }
+  const method = outgoingMethodFor(metadata.methodCatalog, data.method, data.country, data.currency);
+  if (!method) {
+    throw notOffered({ field: 'method', issue: `${data.method} payouts in ${data.currency} to ${data.country} are not offered; see GET /v2/merchant/methods` });
+  }
+  if (data.amountMinor < method.minAmountMinor || data.amountMinor > method.maxAmountMinor) throw outsideLimits([method], data.amountMinor, data.currency);
+  return [{ type: 'OutgoingPaymentCreated', data: { ...createdFields(data, method, metadata.now), accountNumber: data.accountNumber } }];
+}
+
+function createdFields(data: { merchantId: string; orderId: string; amountMinor: bigint; currency: string; country: string; callbackUrl: string }, method: MethodEntry, now: Date): OrderCreatedFields {
+  return {
+    merchantId: data.merchantId,
+    orderId: data.orderId,
+    amountMinor: data.amountMinor.toString(),
+    currency: data.currency,
+    country: data.country,
+    method: method.method,
+    callbackUrl: data.callbackUrl,
+    feeMinor: calculateFeeMinor(data.amountMinor, method.feeRateBasisPoints, method.feeFixedMinor).toString(),
+    expiresAt: new Date(now.getTime() + method.expiryMinutes * 60_000).toISOString(),
+    createdAt: now.toISOString(),
+  };
+}
+
+function notOffered(detail: ErrorDetail): DomainError {
+  return new DomainError('VALIDATION_ERROR', "The method, country and currency are not among the merchant's methods", [detail]);
+}
+
+function outsideLimits(methods: MethodEntry[], amountMinor: bigint, currency: string): DomainError {
   const minAmountMinor = methods.reduce((min, entry) => (entry.minAmountMinor < min ? entry.minAmountMinor : min), methods[0].minAmountMinor);
   const maxAmountMinor = methods.reduce((max, entry) => (entry.maxAmountMinor > max ? entry.maxAmountMinor : max), methods[0].maxAmountMinor);
-  if (data.amountMinor < minAmountMinor || data.amountMinor > maxAmountMinor) {
-    const range = `${formatAmountMinor(minAmountMinor, data.currency)} to ${formatAmountMinor(maxAmountMinor, data.currency)}`;
-    throw new DomainError('VALIDATION_ERROR', `The amount is outside the method limits`, [{ field: 'amount', issue: `must be from ${range} ${data.currency}` }]);
+  const range = `${formatAmountMinor(minAmountMinor, currency)} to ${formatAmountMinor(maxAmountMinor, currency)}`;
+  return new DomainError('VALIDATION_ERROR', 'The amount is outside the method limits', [{ field: 'amount', issue: `must be from ${range} ${currency}, got ${formatAmountMinor(amountMinor, currency)}` }]);
+}
+
+function eventFields(order: ExistingPaymentOrder, now: Date): OrderEventFields {
+  return {
+    merchantId: order.merchantId,
+    orderId: order.orderId,
+    direction: order.direction,
+    amountMinor: order.amountMinor.toString(),
+    feeMinor: order.feeMinor.toString(),
+    currency: order.currency,
+    occurredAt: now.toISOString(),
+  };
+}
+
+function stateConflict(order: ExistingPaymentOrder, action: string): DomainError {
+  return new DomainError('ORDER_STATE_CONFLICT', `Cannot ${action}: the order is ${order.status}${order.agentId ? ` (agent ${order.agentId})` : ''}`, [{ field: 'status', issue: order.status }]);
+}
+
+/** Agents see only their own orders: another agent's order is not found, as for merchants. */
+function assertAssignedTo(order: ExistingPaymentOrder, agentId: string): void {
+  if (order.agentId !== agentId) throw new DomainError('ORDER_NOT_FOUND', 'No such order among those assigned to this agent');
+}
+
+function assignAgent(command: AssignAgent, order: ExistingPaymentOrder): PaymentOrderEvent[] {
+  if (order.agentId === command.data.agentId) return [];
+  if (order.status !== 'PENDING' || order.agentId !== null) throw stateConflict(order, 'assign an agent');
+  return [{ type: 'PaymentOrderAgentAssigned', data: { ...eventFields(order, command.metadata.now), agentId: command.data.agentId } }];
+}
+
+function markPaidByPayer(command: MarkPaidByPayer, order: ExistingPaymentOrder): PaymentOrderEvent[] {
+  if (order.direction !== 'incoming') throw new DomainError('ORDER_NOT_FOUND', 'No such payment page');
+  if (order.payerMarkedPaidAt !== null) return [];
+  if (order.status !== 'PENDING' || order.agentId === null) throw stateConflict(order, 'report the payment');
+  return [{ type: 'IncomingPaymentMarkedPaid', data: eventFields(order, command.metadata.now) }];
+}
+
+function confirmIncomingPayment(command: ConfirmIncomingPayment, order: ExistingPaymentOrder): PaymentOrderEvent[] {
+  assertAssignedTo(order, command.data.agentId);
+  if (order.direction !== 'incoming') throw stateConflict(order, 'confirm a payout as received');
+  if (order.status === 'SUCCEEDED') return [];
+  if (order.status !== 'PENDING') throw stateConflict(order, 'confirm the payment');
+  return [{ type: 'PaymentOrderSucceeded', data: { ...eventFields(order, command.metadata.now), agentId: command.data.agentId, receipt: null } }];
+}
+
+function completeOutgoingPayment(command: CompleteOutgoingPayment, order: ExistingPaymentOrder): PaymentOrderEvent[] {
+  assertAssignedTo(order, command.data.agentId);
+  if (order.direction !== 'outgoing') throw stateConflict(order, 'complete a pay-in with a receipt');
+  if (order.status === 'SUCCEEDED') return [];
+  if (order.status !== 'PENDING') throw stateConflict(order, 'complete the payout');
+  return [{ type: 'PaymentOrderSucceeded', data: { ...eventFields(order, command.metadata.now), agentId: command.data.agentId, receipt: command.data.receipt } }];
+}
+
+function declinePaymentOrder(command: DeclinePaymentOrder, order: ExistingPaymentOrder): PaymentOrderEvent[] {
+  assertAssignedTo(order, command.data.agentId);
+  if (order.status === 'FAILED') return [];
+  if (order.status !== 'PENDING') throw stateConflict(order, 'decline the order');
+  return [{ type: 'PaymentOrderFailed', data: { ...eventFields(order, command.metadata.now), agentId: command.data.agentId, reason: command.data.reason } }];
+}
+
+/**
+ * Merchants cancel unfinished orders, except where money may already be moving: a pay-in the
+ * payer reports as paid (the agent must confirm or decline it) and a payout an agent has taken.
+ * Cancelling a cancelled order again answers with the order, so a retried cancel is safe.
+ */
+function cancelPaymentOrder(command: CancelPaymentOrder, order: ExistingPaymentOrder): PaymentOrderEvent[] {
+  if (order.status === 'CANCELLED') return [];
+  const moneyMayBeMoving = order.direction === 'incoming' ? order.payerMarkedPaidAt !== null : order.agentId !== null;
+  if (isFinished(order) || moneyMayBeMoving) {
+    const why = isFinished(order) ? `it is ${order.status}` : order.direction === 'incoming' ? 'the payer reported paying it' : 'an agent is paying it out';
+    throw new DomainError('ORDER_NOT_CANCELLABLE', `Order ${order.orderId} cannot be cancelled: ${why}`, [{ field: 'status', issue: order.status }]);
   }
+  return [{ type: 'PaymentOrderCancelled', data: eventFields(order, command.metadata.now) }];
+}
+
+/** Expiry follows the same rule as cancelling: an order whose money may be moving waits for its agent. */
+function expirePaymentOrder(command: ExpirePaymentOrder, order: ExistingPaymentOrder): PaymentOrderEvent[] {
+  if (order.status !== 'PENDING' || command.metadata.now.getTime() < Date.parse(order.expiresAt)) return [];
+  const moneyMayBeMoving = order.direction === 'incoming' ? order.payerMarkedPaidAt !== null : order.agentId !== null;
+  if (moneyMayBeMoving) return [];
+  return [{ type: 'PaymentOrderExpired', data: eventFields(order, command.metadata.now) }];
 }
 
 ////////// Evolve
@@ -121,24 +381,52 @@ function assertAllowedByCatalog(data: CreateIncomingPayment['data'], catalog: re
 export function evolve(state: PaymentOrder, event: PaymentOrderEvent): PaymentOrder {
   switch (event.type) {
     case 'IncomingPaymentCreated':
-      return {
-        status: 'PENDING',
-        direction: 'incoming',
-        merchantId: event.data.merchantId,
-        orderId: event.data.orderId,
-        amountMinor: BigInt(event.data.amountMinor),
-        currency: event.data.currency,
-        country: event.data.country,
-        callbackUrl: event.data.callbackUrl,
-        payerPageToken: event.data.payerPageToken,
-        createdAt: event.data.createdAt,
-        updatedAt: event.data.createdAt,
-      };
+    case 'OutgoingPaymentCreated':
+      return created(event);
+    case 'PaymentOrderAgentAssigned':
+      return { ...existing(state), agentId: event.data.agentId, updatedAt: event.data.occurredAt };
+    case 'IncomingPaymentMarkedPaid':
+      return { ...existing(state), payerMarkedPaidAt: event.data.occurredAt, updatedAt: event.data.occurredAt };
+    case 'PaymentOrderSucceeded': {
+      const order = existing(state);
+      return { ...order, status: 'SUCCEEDED', receipts: event.data.receipt ? [...order.receipts, event.data.receipt] : order.receipts, updatedAt: event.data.occurredAt };
+    }
+    case 'PaymentOrderFailed':
+      return { ...existing(state), status: 'FAILED', failureReason: event.data.reason, updatedAt: event.data.occurredAt };
+    case 'PaymentOrderCancelled':
+      return { ...existing(state), status: 'CANCELLED', updatedAt: event.data.occurredAt };
+    case 'PaymentOrderExpired':
+      return { ...existing(state), status: 'EXPIRED', updatedAt: event.data.occurredAt };
     default: {
-      const unknownEvent: never = event.type;
-      throw new Error(`unknown event ${String(unknownEvent)}`);
+      const unknownEvent: never = event;
+      throw new Error(`unknown event ${JSON.stringify(unknownEvent)}`);
     }
   }
+}
+
+function created(event: IncomingPaymentCreated | OutgoingPaymentCreated): ExistingPaymentOrder {
+  const { data } = event;
+  return {
+    status: 'PENDING',
+    direction: event.type === 'IncomingPaymentCreated' ? 'incoming' : 'outgoing',
+    merchantId: data.merchantId,
+    orderId: data.orderId,
+    amountMinor: BigInt(data.amountMinor),
+    currency: data.currency,
+    country: data.country,
+    method: data.method,
+    callbackUrl: data.callbackUrl,
+    accountNumber: event.type === 'OutgoingPaymentCreated' ? event.data.accountNumber : null,
+    feeMinor: BigInt(data.feeMinor),
+    payerPageToken: event.type === 'IncomingPaymentCreated' ? event.data.payerPageToken : null,
+    agentId: null,
+    payerMarkedPaidAt: null,
+    expiresAt: data.expiresAt,
+    receipts: [],
+    failureReason: null,
+    createdAt: data.createdAt,
+    updatedAt: data.createdAt,
+  };
 }
 
 export function foldPaymentOrder(events: readonly PaymentOrderEvent[]): PaymentOrder {
@@ -148,4 +436,9 @@ export function foldPaymentOrder(events: readonly PaymentOrderEvent[]): PaymentO
 /** Deterministic stream id: the merchant's order_id is the idempotency key (spec 4.3). */
 export function toPaymentOrderStreamId(merchantId: string, orderId: string): string {
   return `payment-order:${merchantId}:${orderId}`;
+}
+
+/** The ledger hold that backs a payout: amount + fee, frozen at creation (decisions.md). */
+export function payoutHoldId(merchantId: string, orderId: string): string {
+  return `payout:${merchantId}:${orderId}`;
 }

@@ -1,2 +1,3 @@
 export { PAYMENTS_MIGRATIONS, PaymentsModule } from './payments.module';
-export { CLOCK, PAYMENTS_SETTINGS, systemClock, type Clock, type PaymentsSettings } from './payments-settings';
+export { CLOCK, OffsetClock, PAYMENTS_SETTINGS, type Clock, type PaymentsSettings } from './payments-settings';
+export { RECEIPT_BYTES_MAX } from './receipts/payout-receipts.store';

@@ -5,15 +5,31 @@ export interface PaymentsSettings {
   /** Test-only fault injection: SIGKILL the process right after this command type commits, before its reply is published. */
   crashAfterCommitOf: string | null;
   commandPartitions: number;
+  /** How often due orders are looked for and expired. */
+  expirySweepIntervalMs: number;
+  /** Tests only: lets POST /internal/test/clock move the service's clock forward. */
+  testClockEnabled: boolean;
 }
 
 export const PAYMENTS_SETTINGS = Symbol('PAYMENTS_SETTINGS');
 
-/** The service's clock port: tests move time, production reads the system clock. */
+/** The service's clock port: expiry and timestamps read it, so tests can move time. */
 export interface Clock {
   now(): Date;
 }
 
 export const CLOCK = Symbol('CLOCK');
 
-export const systemClock: Clock = { now: () => new Date() };
+/** The system clock plus an offset that only tests move (through the test-clock endpoint). */
+export class OffsetClock implements Clock {
+  private offsetMs = 0;
+
+  now(): Date {
+    return new Date(Date.now() + this.offsetMs);
+  }
+
+  advance(milliseconds: number): void {
+    if (!Number.isSafeInteger(milliseconds) || milliseconds < 0) throw new Error('the clock only moves forward');
+    this.offsetMs += milliseconds;
+  }
+}

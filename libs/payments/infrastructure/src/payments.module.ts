@@ -1,10 +1,17 @@
 import { Module, type DynamicModule } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import { InternalErrorFilter } from '@mp/shared-nest-http';
 import { MessagingSchema1700000000000, OUTBOX_RELAY_OPTIONS, OutboxRelayService, type OutboxRelaySettings } from '@mp/shared-messaging';
-import { PaymentCommandConsumer } from './create-incoming-payment/payment-command.consumer';
-import { PaymentCommandHandler } from './create-incoming-payment/payment-command.handler';
+import { ExpirySweeper } from './commands/expiry-sweeper';
+import { PaymentCommandConsumer } from './commands/payment-command.consumer';
+import { PaymentCommandHandler } from './commands/payment-command.handler';
+import { PaymentOrderExecutor } from './commands/payment-order.executor';
+import { HttpLedgerHolds, LEDGER_HOLDS } from './ledger/ledger-holds.port';
 import { PaymentsSchema1700000001000 } from './persistence/payments-schema.migration';
-import { CLOCK, PAYMENTS_SETTINGS, systemClock, type Clock, type PaymentsSettings } from './payments-settings';
-import { HealthController, InternalOrdersController } from './read-orders/internal-orders.controller';
+import { CLOCK, OffsetClock, PAYMENTS_SETTINGS, type PaymentsSettings } from './payments-settings';
+import { HealthController } from './read-orders/health.controller';
+import { InternalOrdersController } from './read-orders/internal-orders.controller';
+import { InternalReferenceDataController } from './reference-data/internal-reference-data.controller';
 
 /** Migrations of the payments database, in order. */
 export const PAYMENTS_MIGRATIONS = [MessagingSchema1700000000000, PaymentsSchema1700000001000];
@@ -12,16 +19,20 @@ export const PAYMENTS_MIGRATIONS = [MessagingSchema1700000000000, PaymentsSchema
 /** The payments bounded context. Needs a TypeORM DataSource and the messaging port from its app. */
 @Module({})
 export class PaymentsModule {
-  static forRoot(settings: PaymentsSettings & { outbox: OutboxRelaySettings; clock?: Clock }): DynamicModule {
+  static forRoot(settings: PaymentsSettings & { outbox: OutboxRelaySettings; ledgerInternalUrl: string; ledgerTimeoutMs: number }): DynamicModule {
     return {
       module: PaymentsModule,
-      controllers: [InternalOrdersController, HealthController],
+      controllers: [InternalOrdersController, InternalReferenceDataController, HealthController],
       providers: [
         { provide: PAYMENTS_SETTINGS, useValue: settings },
-        { provide: CLOCK, useValue: settings.clock ?? systemClock },
+        { provide: CLOCK, useValue: new OffsetClock() },
         { provide: OUTBOX_RELAY_OPTIONS, useValue: settings.outbox },
+        { provide: LEDGER_HOLDS, useValue: new HttpLedgerHolds(settings.ledgerInternalUrl, settings.ledgerTimeoutMs) },
+        { provide: APP_FILTER, useClass: InternalErrorFilter },
+        PaymentOrderExecutor,
         PaymentCommandHandler,
         PaymentCommandConsumer,
+        ExpirySweeper,
         OutboxRelayService,
       ],
     };

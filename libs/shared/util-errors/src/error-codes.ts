@@ -11,6 +11,8 @@ export const HTTP_STATUS_BY_ERROR_CODE = {
   INVALID_API_KEY: 401,
   TIMESTAMP_OUT_OF_RANGE: 401,
   MISSING_AUTH_HEADER: 401,
+  /** Operator and agent API only: the credential's role may not do this. */
+  FORBIDDEN: 403,
   ORDER_NOT_FOUND: 404,
   DISPUTE_NOT_FOUND: 404,
   WITHDRAWAL_NOT_FOUND: 404,
@@ -18,6 +20,8 @@ export const HTTP_STATUS_BY_ERROR_CODE = {
   METHOD_NOT_ALLOWED: 405,
   DUPLICATE_ORDER: 409,
   ORDER_NOT_CANCELLABLE: 409,
+  /** Operator and agent API only: the order is not in a state that allows the action. */
+  ORDER_STATE_CONFLICT: 409,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   RATE_LIMITED: 429,

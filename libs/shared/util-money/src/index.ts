@@ -6,3 +6,4 @@ export {
   type AmountParseFailure,
   type AmountParseResult,
 } from './decimal-amount';
+export { BASIS_POINTS_PER_UNIT, calculateFeeMinor } from './fee';

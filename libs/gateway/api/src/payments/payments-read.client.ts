@@ -1,35 +1,89 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { PaymentOrderView } from '@mp/contracts-payments';
-import { DomainError, isErrorCode } from '@mp/shared-util-errors';
+import { Inject, Injectable } from '@nestjs/common';
+import type { AgentOrderView, PaymentOrderView, ReceiptView } from '@mp/contracts-payments';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
+import { InternalClient } from '../http/internal-client';
+import { toQueryString, type ListFilters } from './list-filters.request';
+
+export interface ListPage<T> {
+  data: T[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+/** A method entry as the payments service stores it (minor units as strings). */
+export interface StoredMethodEntry {
+  method: string;
+  direction: 'incoming' | 'outgoing';
+  country: string;
+  currency: string;
+  fee_rate_basis_points: number;
+  fee_fixed_minor: string;
+  min_amount_minor: string;
+  max_amount_minor: string;
+  expiry_minutes: number;
+}
+
+export interface PayerPageData {
+  order: PaymentOrderView;
+  agent: { display_name: string; payment_details: string } | null;
+}
+
+const segment = encodeURIComponent;
 
 /** Reads go straight to the owning service's internal API, never through Kafka. */
 @Injectable()
 export class PaymentsReadClient {
-  private readonly logger = new Logger(PaymentsReadClient.name);
+  private readonly client: InternalClient;
 
-  constructor(@Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings) {}
+  constructor(@Inject(GATEWAY_SETTINGS) settings: GatewaySettings) {
+    this.client = new InternalClient('payments', settings.paymentsInternalUrl, settings.paymentsReadTimeoutMs);
+  }
 
   getOrder(merchantId: string, orderId: string): Promise<PaymentOrderView> {
-    return this.get(`/internal/merchants/${encodeURIComponent(merchantId)}/orders/${encodeURIComponent(orderId)}`);
+    return this.client.request('GET', `/internal/merchants/${segment(merchantId)}/orders/${segment(orderId)}`);
   }
 
-  getPayerPage(token: string): Promise<PaymentOrderView> {
-    return this.get(`/internal/payer-pages/${encodeURIComponent(token)}`);
+  listOrders(merchantId: string, direction: 'incoming' | 'outgoing', filters: ListFilters): Promise<ListPage<PaymentOrderView>> {
+    return this.client.request('GET', `/internal/merchants/${segment(merchantId)}/orders${toQueryString({ ...filters, direction })}`);
   }
 
-  private async get<T>(path: string): Promise<T> {
-    let response: Response;
-    try {
-      response = await fetch(`${this.settings.paymentsInternalUrl}${path}`, { signal: AbortSignal.timeout(this.settings.paymentsReadTimeoutMs) });
-    } catch (error) {
-      this.logger.warn(`payments read ${path} failed: ${String(error)}`);
-      throw new DomainError('SERVICE_UNAVAILABLE', 'The payments service is not reachable; retry shortly');
-    }
-    const body = (await response.json().catch(() => null)) as { code?: unknown; message?: unknown } | null;
-    if (response.ok) return body as T;
-    if (response.status === 404 && isErrorCode(body?.code)) throw new DomainError(body.code, String(body.message ?? 'Not found'));
-    this.logger.warn(`payments read ${path} answered ${response.status}`);
-    throw new DomainError('SERVICE_UNAVAILABLE', 'The payments service could not answer; retry shortly');
+  getReceipts(merchantId: string, orderId: string): Promise<{ data: ReceiptView[] }> {
+    return this.client.request('GET', `/internal/merchants/${segment(merchantId)}/orders/${segment(orderId)}/receipts`);
+  }
+
+  downloadReceipt(receiptId: string): Promise<{ contentType: string; disposition: string | null; content: Buffer }> {
+    return this.client.download(`/internal/receipts/${segment(receiptId)}/content`);
+  }
+
+  getMethods(merchantId: string): Promise<{ data: StoredMethodEntry[] }> {
+    return this.client.request('GET', `/internal/merchants/${segment(merchantId)}/methods`);
+  }
+
+  getPayerPage(token: string): Promise<PayerPageData> {
+    return this.client.request('GET', `/internal/payer-pages/${segment(token)}`);
+  }
+
+  /** Back office: any order with its merchant, agent and receipts. */
+  getOrderForBackoffice(merchantId: string, orderId: string): Promise<AgentOrderView> {
+    return this.client.request('GET', `/internal/orders/${segment(merchantId)}/${segment(orderId)}`);
+  }
+
+  listAgentOrders(agentId: string, scope: 'assigned' | 'available', filters: ListFilters): Promise<ListPage<AgentOrderView>> {
+    return this.client.request('GET', `/internal/agents/${segment(agentId)}/orders${toQueryString({ ...filters, scope })}`);
+  }
+
+  putMethods(merchantId: string, entries: StoredMethodEntry[]): Promise<{ data: StoredMethodEntry[] }> {
+    return this.client.request('PUT', `/internal/merchants/${segment(merchantId)}/methods`, { entries });
+  }
+
+  putAgent(agentId: string, agent: { display_name: string; payment_details: string; serves: Array<{ method: string; country: string; currency: string }>; active: boolean }) {
+    return this.client.request('PUT', `/internal/agents/${segment(agentId)}`, agent);
+  }
+
+  uploadReceipt(agentId: string, merchantId: string, orderId: string, fileName: string, content: Buffer): Promise<{ receipt_id: string }> {
+    return this.client.request('POST', `/internal/agents/${segment(agentId)}/orders/${segment(merchantId)}/${segment(orderId)}/receipts`, content, {
+      'content-type': 'application/octet-stream',
+      'x-file-name': fileName.replace(/[^\x20-\x7e]/g, '_'),
+    });
   }
 }

@@ -1,42 +1,103 @@
-import { Controller, Get, Inject, NotFoundException, Param } from '@nestjs/common';
-import type { PaymentOrderView } from '@mp/contracts-payments';
+import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
+import { PAYMENT_ORDER_STATUSES, type AgentOrderView, type PaymentOrderStatus, type PaymentOrderView, type ReceiptView } from '@mp/contracts-payments';
+import { DomainError } from '@mp/shared-util-errors';
 import { DataSource } from 'typeorm';
-import { findOrder, findOrderByPayerPageToken, rowToView } from '../persistence/payment-order.projection';
+import { PaymentOrderExecutor } from '../commands/payment-order.executor';
+import { findOrder, findOrderByPayerPageToken, rowToAgentView, rowToView, type PaymentOrderRow } from '../persistence/payment-order.projection';
 import { PAYMENTS_SETTINGS, type PaymentsSettings } from '../payments-settings';
+import { findAgent } from '../reference-data/payment-agents.store';
+import { listOrders, type OrderListFilter } from './order-list.query';
+
+export interface OrderListResponse<T> {
+  data: T[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
 
 /**
- * Reads for the gateway and the payer page, served from the projection. Internal only: this
- * port is not exposed to merchants, and the gateway has already authenticated the merchant.
+ * Reads for the gateway, served from the projection. Internal only: this port is not exposed
+ * to merchants, and the gateway has already authenticated the caller and checked the filters.
  */
 @Controller('internal')
 export class InternalOrdersController {
   constructor(
     private readonly dataSource: DataSource,
+    private readonly executor: PaymentOrderExecutor,
     @Inject(PAYMENTS_SETTINGS) private readonly settings: PaymentsSettings,
   ) {}
 
   @Get('merchants/:merchantId/orders/:orderId')
   async getOrder(@Param('merchantId') merchantId: string, @Param('orderId') orderId: string): Promise<PaymentOrderView> {
-    const row = await findOrder(this.dataSource.manager, merchantId, orderId);
-    if (!row) throw new NotFoundException({ code: 'ORDER_NOT_FOUND', message: `No order ${orderId}`, details: [] });
-    return rowToView(row, this.settings.payerPageBaseUrl);
+    return rowToView(await this.requireOrder(merchantId, orderId), this.settings.payerPageBaseUrl);
+  }
+
+  @Get('merchants/:merchantId/orders')
+  async listMerchantOrders(@Param('merchantId') merchantId: string, @Query() query: Record<string, string>): Promise<OrderListResponse<PaymentOrderView>> {
+    const direction = query['direction'] === 'incoming' || query['direction'] === 'outgoing' ? query['direction'] : undefined;
+    const page = await listOrders(this.dataSource.manager, { ...parseListQuery(query), merchantId, direction });
+    return { data: page.rows.map((row) => rowToView(row, this.settings.payerPageBaseUrl)), has_more: page.hasMore, next_cursor: page.nextCursor };
+  }
+
+  /** Endpoint 7: receipts the agent attached to a payout; an incoming order number is not found. */
+  @Get('merchants/:merchantId/orders/:orderId/receipts')
+  async getReceipts(@Param('merchantId') merchantId: string, @Param('orderId') orderId: string): Promise<{ data: ReceiptView[] }> {
+    const row = await this.requireOrder(merchantId, orderId);
+    if (row.direction !== 'outgoing') throw new DomainError('ORDER_NOT_FOUND', `No outgoing order ${orderId}`);
+    return { data: await this.receiptsOf(merchantId, orderId) };
+  }
+
+  /** Operators look at any order; agents at the ones assigned to them (the gateway checks which). */
+  @Get('orders/:merchantId/:orderId')
+  async getOrderForBackoffice(@Param('merchantId') merchantId: string, @Param('orderId') orderId: string): Promise<AgentOrderView> {
+    const row = await this.requireOrder(merchantId, orderId);
+    return rowToAgentView(row, this.settings.payerPageBaseUrl, await this.receiptsOf(merchantId, orderId));
+  }
+
+  /** `scope=assigned` (default): the agent's orders; `scope=available`: unassigned payouts it serves. */
+  @Get('agents/:agentId/orders')
+  async listAgentOrders(@Param('agentId') agentId: string, @Query() query: Record<string, string>): Promise<OrderListResponse<AgentOrderView>> {
+    const filter: OrderListFilter = parseListQuery(query);
+    if (query['scope'] === 'available') {
+      const agent = await findAgent(this.dataSource.manager, agentId);
+      if (!agent || !agent.active) return { data: [], has_more: false, next_cursor: null };
+      filter.availableFor = agent.serves;
+    } else filter.agentId = agentId;
+    const page = await listOrders(this.dataSource.manager, filter);
+    return { data: page.rows.map((row) => rowToAgentView(row, this.settings.payerPageBaseUrl, [])), has_more: page.hasMore, next_cursor: page.nextCursor };
   }
 
   @Get('payer-pages/:token')
-  async getPayerPage(@Param('token') token: string): Promise<PaymentOrderView> {
+  async getPayerPage(@Param('token') token: string): Promise<{ order: PaymentOrderView; agent: { display_name: string; payment_details: string } | null }> {
     const row = await findOrderByPayerPageToken(this.dataSource.manager, token);
-    if (!row) throw new NotFoundException({ code: 'NOT_FOUND', message: 'No such payment page', details: [] });
-    return rowToView(row, this.settings.payerPageBaseUrl);
+    if (!row) throw new DomainError('NOT_FOUND', 'No such payment page');
+    const agent = row.agent_id ? await findAgent(this.dataSource.manager, row.agent_id) : null;
+    return { order: rowToView(row, this.settings.payerPageBaseUrl), agent: agent ? { display_name: agent.display_name, payment_details: agent.payment_details } : null };
+  }
+
+  private async requireOrder(merchantId: string, orderId: string): Promise<PaymentOrderRow> {
+    const row = await findOrder(this.dataSource.manager, merchantId, orderId);
+    if (!row) throw new DomainError('ORDER_NOT_FOUND', `No order ${orderId}`);
+    return row;
+  }
+
+  /** Receipts attached by a completed payout, from the order's own events. */
+  private async receiptsOf(merchantId: string, orderId: string): Promise<ReceiptView[]> {
+    const { state } = await this.executor.loadOrder(this.dataSource.manager, merchantId, orderId);
+    if (state.status === 'NotCreated') return [];
+    return state.receipts.map((receipt) => ({ receipt_id: receipt.receiptId, file_name: receipt.fileName, content_type: receipt.contentType, size_bytes: receipt.sizeBytes, uploaded_at: receipt.uploadedAt }));
   }
 }
 
-@Controller()
-export class HealthController {
-  constructor(private readonly dataSource: DataSource) {}
-
-  @Get('health')
-  async health(): Promise<{ status: 'ok' }> {
-    await this.dataSource.query('SELECT 1');
-    return { status: 'ok' };
-  }
+function parseListQuery(query: Record<string, string>): OrderListFilter {
+  const limit = query['limit'] === undefined ? 50 : Number(query['limit']);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new DomainError('VALIDATION_ERROR', 'limit must be 1 to 100', [{ field: 'limit', issue: 'must be an integer from 1 to 100' }]);
+  const status = query['status'];
+  if (status !== undefined && !(PAYMENT_ORDER_STATUSES as readonly string[]).includes(status)) throw new DomainError('VALIDATION_ERROR', 'Unknown status', [{ field: 'status', issue: `must be one of ${PAYMENT_ORDER_STATUSES.join(', ')}` }]);
+  return {
+    limit,
+    status: status as PaymentOrderStatus | undefined,
+    createdFrom: query['created_from'] ? new Date(query['created_from']) : undefined,
+    createdTo: query['created_to'] ? new Date(query['created_to']) : undefined,
+    cursor: query['cursor'] || undefined,
+  };
 }

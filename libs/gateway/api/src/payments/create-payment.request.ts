@@ -1,4 +1,4 @@
-import type { CreateIncomingPaymentData } from '@mp/contracts-payments';
+import type { CreateIncomingPaymentData, CreateOutgoingPaymentData } from '@mp/contracts-payments';
 import { DomainError, type ErrorDetail } from '@mp/shared-util-errors';
 import { isKnownCurrency, parseAmountLiteral, type AmountParseFailure } from '@mp/shared-util-money';
 import { IsString, Matches, MaxLength, validateSync } from 'class-validator';
@@ -29,7 +29,19 @@ class CreateIncomingPaymentBody {
   callback_url!: string;
 }
 
-const REQUIRED_FIELDS = ['order_id', 'amount', 'currency', 'country', 'callback_url'] as const;
+/** Spec 2.2: the body of endpoint 2. */
+class CreateOutgoingPaymentBody extends CreateIncomingPaymentBody {
+  @IsString()
+  @Matches(/^[a-z0-9_]{1,40}$/, { message: 'must be a method from GET /v2/merchant/methods, e.g. bank_card' })
+  method!: string;
+
+  @IsString()
+  @Matches(/^[A-Za-z0-9 +\-./:]{1,64}$/, { message: 'must be 1 to 64 characters: letters, digits, space and + - . / :' })
+  account_number!: string;
+}
+
+const INCOMING_FIELDS = ['order_id', 'amount', 'currency', 'country', 'callback_url'] as const;
+const OUTGOING_FIELDS = [...INCOMING_FIELDS, 'method', 'account_number'] as const;
 
 const AMOUNT_ISSUES: Record<AmountParseFailure, string> = {
   not_a_number: 'must be a JSON number, e.g. 1500.00',
@@ -42,16 +54,31 @@ const AMOUNT_ISSUES: Record<AmountParseFailure, string> = {
  * Checks endpoint 1's body for form (the payments service checks it against the merchant's
  * methods) and converts the amount to integer minor units. Every problem is reported at once.
  */
-export function toCreateIncomingPaymentData(
-  merchantId: string,
+export function toCreateIncomingPaymentData(merchantId: string, body: Record<string, unknown>, options: { allowHttpCallbackUrls: boolean }): CreateIncomingPaymentData {
+  const validated = validateCreateBody(new CreateIncomingPaymentBody(), INCOMING_FIELDS, body, options);
+  return { merchantId, orderId: validated.body.order_id, amountMinor: validated.amountMinor, currency: validated.body.currency, country: validated.body.country, callbackUrl: validated.body.callback_url };
+}
+
+/** Endpoint 2's body, checked the same way, with the payout method and recipient account. */
+export function toCreateOutgoingPaymentData(merchantId: string, body: Record<string, unknown>, options: { allowHttpCallbackUrls: boolean }): CreateOutgoingPaymentData {
+  const { body: valid, amountMinor } = validateCreateBody(new CreateOutgoingPaymentBody(), OUTGOING_FIELDS, body, options);
+  return {
+    merchantId, orderId: valid.order_id, amountMinor, currency: valid.currency, country: valid.country, callbackUrl: valid.callback_url,
+    method: valid.method, accountNumber: valid.account_number,
+  };
+}
+
+function validateCreateBody<T extends CreateIncomingPaymentBody>(
+  target: T,
+  fields: readonly string[],
   body: Record<string, unknown>,
   options: { allowHttpCallbackUrls: boolean },
-): CreateIncomingPaymentData {
+): { body: T; amountMinor: string } {
   const details: ErrorDetail[] = [];
-  for (const field of REQUIRED_FIELDS) if (body[field] === undefined || body[field] === null) details.push({ field, issue: 'is required' });
-  for (const field of Object.keys(body)) if (!(REQUIRED_FIELDS as readonly string[]).includes(field)) details.push({ field, issue: 'is not a known field' });
+  for (const field of fields) if (body[field] === undefined || body[field] === null) details.push({ field, issue: 'is required' });
+  for (const field of Object.keys(body)) if (!fields.includes(field)) details.push({ field, issue: 'is not a known field' });
 
-  const candidate = Object.assign(new CreateIncomingPaymentBody(), body);
+  const candidate = Object.assign(target, body);
   for (const error of validateSync(candidate, { forbidUnknownValues: false })) {
     if (details.some((detail) => detail.field === error.property)) continue;
     details.push({ field: error.property, issue: Object.values(error.constraints ?? {}).join('; ').replace(`${error.property} `, '') });
@@ -75,14 +102,7 @@ export function toCreateIncomingPaymentData(
   }
 
   if (details.length > 0 || amountMinor === null) throw new DomainError('VALIDATION_ERROR', 'The request is not valid', details);
-  return {
-    merchantId,
-    orderId: candidate.order_id,
-    amountMinor: amountMinor.toString(),
-    currency,
-    country: candidate.country,
-    callbackUrl: candidate.callback_url,
-  };
+  return { body: candidate, amountMinor: amountMinor.toString() };
 }
 
 function callbackUrlIssue(value: string, allowHttp: boolean): string | null {

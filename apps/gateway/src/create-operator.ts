@@ -1,0 +1,37 @@
+import 'reflect-metadata';
+import { BackofficeCredentialStore } from '@mp/access-infrastructure';
+import { GATEWAY_MIGRATIONS } from '@mp/gateway-api';
+import { ConfigError, ConfigReader } from '@mp/shared-util-config';
+import { DataSource } from 'typeorm';
+
+/**
+ * Bootstrap command: creates an operator credential for the back-office API and prints its
+ * bearer token once. Operators then create merchants and agents through the API.
+ *
+ *   node tools/run-ts.js apps/gateway/src/create-operator.ts --name "Alice" [--json]
+ */
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  const nameIndex = argv.indexOf('--name');
+  const name = nameIndex >= 0 ? argv[nameIndex + 1] : undefined;
+  const reader = new ConfigReader(process.env);
+  const databaseUrl = reader.url('GATEWAY_DATABASE_URL', { protocols: ['postgres:', 'postgresql:'] });
+  if (!name) reader.problem('--name is required');
+  reader.assertValid();
+
+  const dataSource = new DataSource({ type: 'postgres', url: databaseUrl, migrations: GATEWAY_MIGRATIONS, migrationsTransactionMode: 'each' });
+  await dataSource.initialize();
+  try {
+    await dataSource.runMigrations();
+    const operator = await new BackofficeCredentialStore(dataSource).create('operator', name as string);
+    if (argv.includes('--json')) console.log(JSON.stringify({ credential_id: operator.credentialId, name: operator.name, token: operator.token }));
+    else console.log(`Operator ${operator.name} (${operator.credentialId})\n  token: ${operator.token}\nUse it as "Authorization: Bearer <token>" on /backoffice/v1. It is never shown again.`);
+  } finally {
+    await dataSource.destroy();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof ConfigError ? error.message : error);
+  process.exit(1);
+});

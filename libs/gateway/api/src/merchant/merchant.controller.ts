@@ -1,0 +1,55 @@
+import { Controller, Get, Res, UseGuards } from '@nestjs/common';
+import { MerchantCredentialStore } from '@mp/access-infrastructure';
+import { DomainError } from '@mp/shared-util-errors';
+import { formatAmountMinor } from '@mp/shared-util-money';
+import type { FastifyReply } from 'fastify';
+import { CurrentMerchant, MerchantSignatureGuard, type AuthenticatedMerchant } from '../auth/merchant-signature.guard';
+import { stringifyResponse } from '../http/json-body';
+import { PaymentsReadClient } from '../payments/payments-read.client';
+import { LedgerReadClient } from './ledger-read.client';
+
+/** Spec endpoints 8 to 10: read-only merchant information. */
+@Controller('v2/merchant')
+@UseGuards(MerchantSignatureGuard)
+export class MerchantController {
+  constructor(
+    private readonly merchants: MerchantCredentialStore,
+    private readonly payments: PaymentsReadClient,
+    private readonly ledger: LedgerReadClient,
+  ) {}
+
+  @Get()
+  async profile(@CurrentMerchant() merchant: AuthenticatedMerchant, @Res() reply: FastifyReply): Promise<void> {
+    const profile = await this.merchants.findProfile(merchant.merchantId);
+    if (!profile) throw new DomainError('NOT_FOUND', 'No such merchant');
+    await reply.status(200).type('application/json').send(stringifyResponse(profile));
+  }
+
+  @Get('balances')
+  async balances(@CurrentMerchant() merchant: AuthenticatedMerchant, @Res() reply: FastifyReply): Promise<void> {
+    await reply.status(200).type('application/json').send(stringifyResponse(await this.ledger.getBalances(merchant.merchantId)));
+  }
+
+  /** decisions.md: each entry has method, direction, country, currency, fee {percent, fixed}, min_amount, max_amount. */
+  @Get('methods')
+  async methods(@CurrentMerchant() merchant: AuthenticatedMerchant, @Res() reply: FastifyReply): Promise<void> {
+    const { data } = await this.payments.getMethods(merchant.merchantId);
+    const entries = data.map((entry) => ({
+      method: entry.method,
+      direction: entry.direction,
+      country: entry.country,
+      currency: entry.currency,
+      fee: { percent: formatBasisPointsAsPercent(entry.fee_rate_basis_points), fixed: formatAmountMinor(BigInt(entry.fee_fixed_minor), entry.currency) },
+      min_amount: formatAmountMinor(BigInt(entry.min_amount_minor), entry.currency),
+      max_amount: formatAmountMinor(BigInt(entry.max_amount_minor), entry.currency),
+    }));
+    await reply.status(200).type('application/json').send(stringifyResponse({ data: entries }));
+  }
+}
+
+/** 250 basis points → "2.5" (exact: basis points are whole hundredths of a percent). */
+function formatBasisPointsAsPercent(basisPoints: number): string {
+  const whole = Math.trunc(basisPoints / 100);
+  const fraction = String(basisPoints % 100).padStart(2, '0').replace(/0+$/, '');
+  return fraction ? `${whole}.${fraction}` : String(whole);
+}

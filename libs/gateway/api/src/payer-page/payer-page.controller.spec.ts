@@ -1,0 +1,183 @@
+import 'reflect-metadata';
+import { Module } from '@nestjs/common';
+import { APP_FILTER, NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { CommandReplyData, PaymentCommandType, PaymentOrderView } from '@mp/contracts-payments';
+import { DomainError } from '@mp/shared-util-errors';
+import type { FastifyInstance } from 'fastify';
+import { configureGatewayHttp, gatewayFastifyOptions } from '../http/configure-http';
+import { ErrorResponseFilter } from '../http/error-response.filter';
+import { PaymentCommandBus } from '../payments/payment-command.bus';
+import { PaymentsReadClient } from '../payments/payments-read.client';
+import { PayerPageController } from './payer-page.controller';
+import type { PayerPageView } from './payer-page.view';
+
+const TOKEN = 'tok_Abc-123';
+const AGENT = { display_name: 'Ivan P.', payment_details: 'Card 2200 1234 5678 9012, Ivan P.' };
+
+/**
+ * The payments side as the controller sees it: one order behind one token, commands recorded,
+ * and what each command does (or throws) set per test.
+ */
+class FakePayments {
+  view: PayerPageView = { order: pendingOrder(), agent: null };
+  readonly commands: Array<{ type: PaymentCommandType; data: unknown; key: string }> = [];
+  readUnavailable = false;
+  react: (type: PaymentCommandType) => CommandReplyData = () => ({ outcome: 'accepted', order: this.view.order });
+
+  async getPayerPage(token: string): Promise<PayerPageView> {
+    if (this.readUnavailable) throw new DomainError('SERVICE_UNAVAILABLE', 'The payments service is not reachable; retry shortly');
+    if (token !== TOKEN) throw new DomainError('NOT_FOUND', 'No such payment page');
+    return structuredClone(this.view);
+  }
+
+  async execute(type: PaymentCommandType, data: unknown, options: { key: string }): Promise<CommandReplyData> {
+    this.commands.push({ type, data, key: options.key });
+    return this.react(type);
+  }
+}
+
+function pendingOrder(overrides: Partial<PaymentOrderView> = {}): PaymentOrderView {
+  return {
+    order_id: 'A-1',
+    direction: 'incoming',
+    status: 'PENDING',
+    sub_status: 'awaiting_agent',
+    amount: '1500.50',
+    fee: '37.51',
+    currency: 'RUB',
+    country: 'RU',
+    method: 'bank_card',
+    callback_url: 'https://shop.example/cb',
+    failure_reason: null,
+    expires_at: new Date(Date.now() + 30 * 60_000).toISOString(),
+    created_at: new Date().toISOString(),
+    updated_at: new Date().toISOString(),
+    ...overrides,
+  };
+}
+
+const rejected = (code: 'NOT_FOUND' | 'ORDER_STATE_CONFLICT'): CommandReplyData => ({ outcome: 'rejected', error: { code, message: code, details: [] } });
+
+describe('payer page routes', () => {
+  let app: NestFastifyApplication;
+  let http: FastifyInstance;
+  let payments: FakePayments;
+
+  beforeAll(async () => {
+    payments = new FakePayments();
+    @Module({
+      controllers: [PayerPageController],
+      providers: [
+        { provide: PaymentCommandBus, useValue: payments },
+        { provide: PaymentsReadClient, useValue: payments },
+        { provide: APP_FILTER, useClass: ErrorResponseFilter },
+      ],
+    })
+    class PayerPageTestModule {}
+    app = await NestFactory.create<NestFastifyApplication>(PayerPageTestModule, new FastifyAdapter(gatewayFastifyOptions()), { bodyParser: false, logger: false });
+    http = app.getHttpAdapter().getInstance();
+    configureGatewayHttp(http);
+    await app.init();
+    await http.ready();
+  });
+  afterAll(async () => app?.close());
+
+  beforeEach(() => {
+    payments.view = { order: pendingOrder(), agent: null };
+    payments.commands.length = 0;
+    payments.readUnavailable = false;
+    payments.react = () => ({ outcome: 'accepted', order: payments.view.order });
+  });
+
+  it('asks for an agent when the page opens and shows the agent it got', async () => {
+    payments.react = () => {
+      payments.view = { order: pendingOrder({ sub_status: 'agent_assigned' }), agent: AGENT };
+      return { outcome: 'accepted', order: payments.view.order };
+    };
+    const response = await http.inject({ method: 'GET', url: `/pay/${TOKEN}` });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(response.body).toContain('data-testid="payment-details">Card 2200 1234 5678 9012, Ivan P.<');
+    expect(payments.commands).toEqual([{ type: 'OpenPayerPage', data: { payerPageToken: TOKEN }, key: `payer-page/${TOKEN}` }]);
+  });
+
+  it('sends no command when the order already has its agent, and locks the page to its own nonce', async () => {
+    payments.view = { order: pendingOrder({ sub_status: 'agent_assigned' }), agent: AGENT };
+    const response = await http.inject({ method: 'GET', url: `/pay/${TOKEN}` });
+    expect(payments.commands).toEqual([]);
+    const nonce = /script-src 'nonce-([^']+)'/.exec(String(response.headers['content-security-policy']))?.[1];
+    expect(nonce).toMatch(/^[A-Za-z0-9+/]{22}==$/);
+    expect(response.body).toContain(`<script nonce="${nonce}">`);
+    expect(response.headers).toMatchObject({ 'cache-control': 'no-store', 'referrer-policy': 'no-referrer', 'x-frame-options': 'DENY' });
+    const again = await http.inject({ method: 'GET', url: `/pay/${TOKEN}` });
+    expect(again.headers['content-security-policy']).not.toContain(nonce);
+  });
+
+  it.each([
+    ['none was free', (): CommandReplyData => ({ outcome: 'accepted', order: pendingOrder() })],
+    ['the command got no answer in time', (): CommandReplyData => {
+      throw new DomainError('SERVICE_UNAVAILABLE', 'The payments service did not answer in time');
+    }],
+  ])('says no agent is available yet when %s', async (_case, react) => {
+    payments.react = react;
+    const response = await http.inject({ method: 'GET', url: `/pay/${TOKEN}` });
+    expect(response.statusCode).toBe(200);
+    expect(response.body).toContain('data-testid="result-heading">No payment details available yet<');
+    expect(payments.commands.map((command) => command.type)).toEqual(['OpenPayerPage']);
+  });
+
+  it('shows the finished state without asking for an agent', async () => {
+    payments.view = { order: pendingOrder({ status: 'EXPIRED', sub_status: null }), agent: null };
+    const response = await http.inject({ method: 'GET', url: `/pay/${TOKEN}` });
+    expect(response.body).toContain('data-testid="result-heading">Payment time expired<');
+    expect(payments.commands).toEqual([]);
+  });
+
+  it.each([
+    ['an unknown token', `/pay/tok_unknown`],
+    ['a token that cannot be one', `/pay/no%20such%3Ctoken%3E`],
+  ])('answers %s with an HTML 404 page', async (_case, url) => {
+    const response = await http.inject({ method: 'GET', url });
+    expect(response.statusCode).toBe(404);
+    expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(response.body).toContain('data-testid="result-heading">Payment page not found<');
+  });
+
+  it('answers an unreachable payments service with an HTML 503 page that offers a retry', async () => {
+    payments.readUnavailable = true;
+    const response = await http.inject({ method: 'GET', url: `/pay/${TOKEN}` });
+    expect(response.statusCode).toBe(503);
+    expect(response.headers['retry-after']).toBe('1');
+    expect(response.body).toContain(`href="/pay/${TOKEN}" data-testid="reload-button">Try again<`);
+  });
+
+  it('takes "I have paid" as a bodiless form post and redirects back to the page', async () => {
+    payments.view = { order: pendingOrder({ sub_status: 'agent_assigned' }), agent: AGENT };
+    const response = await http.inject({ method: 'POST', url: `/pay/${TOKEN}/paid`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: '' });
+    expect(response.statusCode).toBe(303);
+    expect(response.headers.location).toBe(`/pay/${TOKEN}`);
+    expect(payments.commands).toEqual([{ type: 'MarkPaidByPayer', data: { payerPageToken: TOKEN }, key: `payer-page/${TOKEN}` }]);
+  });
+
+  it('redirects back to the page when the order moved on, so the page shows where it stands', async () => {
+    payments.react = () => rejected('ORDER_STATE_CONFLICT');
+    const response = await http.inject({ method: 'POST', url: `/pay/${TOKEN}/paid` });
+    expect([response.statusCode, response.headers.location]).toEqual([303, `/pay/${TOKEN}`]);
+  });
+
+  it('answers "I have paid" for an unknown page with the 404 page', async () => {
+    payments.react = () => rejected('NOT_FOUND');
+    const response = await http.inject({ method: 'POST', url: `/pay/tok_unknown/paid` });
+    expect(response.statusCode).toBe(404);
+    expect(response.body).toContain('Payment page not found');
+  });
+
+  it('tells the polling page the status, and unknown tokens the usual JSON 404', async () => {
+    payments.view = { order: pendingOrder({ sub_status: 'payer_reported_paid' }), agent: AGENT };
+    const response = await http.inject({ method: 'GET', url: `/pay/${TOKEN}/status` });
+    expect([response.statusCode, response.headers['cache-control'], response.json()]).toEqual([200, 'no-store', { status: 'PENDING', sub_status: 'payer_reported_paid' }]);
+    const unknown = await http.inject({ method: 'GET', url: `/pay/tok_unknown/status` });
+    expect([unknown.statusCode, unknown.json().error.code]).toEqual([404, 'NOT_FOUND']);
+  });
+});

@@ -1,0 +1,187 @@
+import type { PaymentOrderView } from '@mp/contracts-payments';
+import { escapeHtml, formatAmount, formatRemaining, payerPagePath, renderDocument } from './payer-page.html';
+import type { PayerPageAgentView, PayerPageView } from './payer-page.view';
+
+/** The screens that tell the payer where things stand; the other one is the payment form. */
+export type ResultScreenName = 'awaiting_agent' | 'reported_paid' | 'succeeded' | 'failed' | 'cancelled' | 'expired';
+
+/** Which screen a payer sees: one per order state the payer can act on or needs to know about. */
+export type PayerPageScreen = { name: 'pay'; agent: PayerPageAgentView } | { name: ResultScreenName };
+
+export interface PayerPageRenderContext {
+  token: string;
+  /** The response's CSP nonce. */
+  nonce: string;
+  /** The server's clock, for the countdown's starting point. */
+  now: Date;
+}
+
+interface ResultScreen {
+  badge: 'success' | 'failure' | 'neutral' | 'waiting';
+  symbol: string;
+  heading: string;
+  messages: (order: PaymentOrderView | null) => string[];
+  /** A link that reloads the page: to retry, or to check without the page script. */
+  reload?: { label: string; primary: boolean };
+}
+
+/** Longer amounts ("1 500 000.00 RUB" and up) get a smaller font so they stay on a 375 px line. */
+const LONG_AMOUNT_CHARACTERS = 14;
+
+const MONEY_NOT_SENT = 'If you have already sent money, contact the shop and quote the order below.';
+
+const RESULT_SCREENS: Record<ResultScreenName, ResultScreen> = {
+  awaiting_agent: {
+    badge: 'neutral',
+    symbol: '…',
+    heading: 'No payment details available yet',
+    messages: () => ['All payment recipients are busy right now. Please try again in a minute.', 'Do not send money until this page shows where to send it.'],
+    reload: { label: 'Try again', primary: true },
+  },
+  reported_paid: {
+    badge: 'waiting',
+    symbol: '',
+    heading: 'Payment reported, waiting for confirmation',
+    messages: () => ['Thank you. The recipient is checking that your transfer has arrived.', 'This page updates by itself; you can also come back to this link later.'],
+    reload: { label: 'Check status', primary: false },
+  },
+  succeeded: {
+    badge: 'success',
+    symbol: '✓',
+    heading: 'Payment received',
+    messages: () => ['Your payment has been confirmed. You can return to the shop.'],
+  },
+  failed: {
+    badge: 'failure',
+    symbol: '×',
+    heading: 'Payment failed',
+    messages: (order) => ['The recipient could not confirm your transfer.', ...(order?.failure_reason ? [`Reason: ${order.failure_reason}`] : []), MONEY_NOT_SENT],
+  },
+  cancelled: {
+    badge: 'neutral',
+    symbol: '×',
+    heading: 'Payment cancelled',
+    messages: () => ['The shop cancelled this payment. Please do not send money for it.', MONEY_NOT_SENT],
+  },
+  expired: {
+    badge: 'neutral',
+    symbol: '!',
+    heading: 'Payment time expired',
+    messages: () => ['The time to pay has run out. Please do not send money for it; return to the shop to start a new payment.', MONEY_NOT_SENT],
+  },
+};
+
+export function payerPageScreenOf(view: PayerPageView): PayerPageScreen {
+  switch (view.order.status) {
+    case 'SUCCEEDED':
+      return { name: 'succeeded' };
+    case 'FAILED':
+      return { name: 'failed' };
+    case 'CANCELLED':
+      return { name: 'cancelled' };
+    case 'EXPIRED':
+      return { name: 'expired' };
+    case 'PENDING':
+      if (view.order.sub_status === 'payer_reported_paid') return { name: 'reported_paid' };
+      return view.agent ? { name: 'pay', agent: view.agent } : { name: 'awaiting_agent' };
+  }
+}
+
+/** The payer page for an order in any state. Every value from the order or agent is escaped. */
+export function renderPayerPage(view: PayerPageView, context: PayerPageRenderContext): string {
+  const screen = payerPageScreenOf(view);
+  const { order } = view;
+  const mainAttributes = mainAttributesOf(order, context.token);
+  if (screen.name === 'pay') {
+    return renderDocument({ title: 'Complete your payment', nonce: context.nonce, mainAttributes, body: renderPayScreen(order, screen.agent, context) });
+  }
+  const result = RESULT_SCREENS[screen.name];
+  return renderDocument({ title: result.heading, nonce: context.nonce, mainAttributes, body: renderResultCard(result, order, context.token) });
+}
+
+export type PayerErrorPageKind = 'not_found' | 'unavailable';
+
+const ERROR_SCREENS: Record<PayerErrorPageKind, ResultScreen> = {
+  not_found: {
+    badge: 'neutral',
+    symbol: '?',
+    heading: 'Payment page not found',
+    messages: () => ['This payment link is wrong or no longer valid.', 'Please return to the shop and start the payment again.'],
+  },
+  unavailable: {
+    badge: 'neutral',
+    symbol: '!',
+    heading: 'Payment temporarily unavailable',
+    messages: () => ['The payment service did not answer in time. Please try again in a moment.'],
+    reload: { label: 'Try again', primary: true },
+  },
+};
+
+/** A page for when there is no order to show: an unknown link, or the payments service not answering. */
+export function renderPayerErrorPage(kind: PayerErrorPageKind, context: { nonce: string; token: string }): string {
+  const screen = ERROR_SCREENS[kind];
+  return renderDocument({ title: screen.heading, nonce: context.nonce, mainAttributes: '', body: renderResultCard(screen, null, context.token) });
+}
+
+/**
+ * The status the page shows, for the page script to compare with what it polls; the status URL
+ * only while the order can still change.
+ */
+function mainAttributesOf(order: PaymentOrderView, token: string): string {
+  const statusUrl = order.status === 'PENDING' ? ` data-status-url="${escapeHtml(`${payerPagePath(token)}/status`)}"` : '';
+  return ` data-status="${escapeHtml(order.status)}" data-sub-status="${escapeHtml(order.sub_status ?? '')}"${statusUrl}`;
+}
+
+function renderPayScreen(order: PaymentOrderView, agent: PayerPageAgentView, context: PayerPageRenderContext): string {
+  const amount = `${formatAmount(order.amount)} ${order.currency}`;
+  const remainingSeconds = Math.max(0, Math.floor((Date.parse(order.expires_at) - context.now.getTime()) / 1000));
+  return `<h1>Complete your payment</h1>
+<p class="reference">Order ${escapeHtml(order.order_id)}</p>
+<section class="card">
+  <div class="row">
+    <p class="label">Amount to pay</p>
+    ${copyButton(order.amount, 'amount')}
+  </div>
+  <p class="${amount.length > LONG_AMOUNT_CHARACTERS ? 'amount long' : 'amount'}" data-testid="amount">${escapeHtml(amount)}</p>
+  <p class="timer">Time left to pay: <strong data-testid="countdown" data-remaining-seconds="${remainingSeconds}">${formatRemaining(remainingSeconds)}</strong></p>
+</section>
+<section class="card">
+  <div class="row">
+    <p class="label">Send the money to</p>
+    ${copyButton(agent.payment_details, 'payment details')}
+  </div>
+  <p class="details" data-testid="payment-details">${escapeHtml(agent.payment_details)}</p>
+  <p class="recipient">Recipient: ${escapeHtml(agent.display_name)}</p>
+</section>
+<section class="card">
+  <ol class="steps">
+    <li>Send exactly <strong>${escapeHtml(amount)}</strong> in one transfer to the details above.</li>
+    <li>When the transfer is done, press “I&nbsp;have&nbsp;paid”.</li>
+  </ol>
+  <form method="post" action="${escapeHtml(`${payerPagePath(context.token)}/paid`)}" data-paid-form>
+    <button class="button" type="submit" data-testid="paid-button">I have paid</button>
+  </form>
+  <p class="hint">Press it only after sending the money.</p>
+</section>`;
+}
+
+/** Hidden until the page script finds a clipboard to write to. */
+function copyButton(value: string, what: string): string {
+  return `<button class="copy" type="button" data-copy="${escapeHtml(value)}" aria-label="Copy ${escapeHtml(what)}" hidden>Copy</button>`;
+}
+
+/** A status card: what happened, what to do now, and which payment it is about when there is one. */
+function renderResultCard(screen: ResultScreen, order: PaymentOrderView | null, token: string): string {
+  const paragraphs = screen.messages(order).map((message) => `  <p>${escapeHtml(message)}</p>`).join('\n');
+  const summary = order
+    ? `\n  <p class="summary"><strong data-testid="amount">${escapeHtml(`${formatAmount(order.amount)} ${order.currency}`)}</strong><span>Order ${escapeHtml(order.order_id)}</span></p>`
+    : '';
+  const reload = screen.reload
+    ? `\n  <a class="button${screen.reload.primary ? '' : ' secondary'}" href="${escapeHtml(payerPagePath(token))}" data-testid="reload-button">${escapeHtml(screen.reload.label)}</a>`
+    : '';
+  return `<section class="card result">
+  <span class="badge ${screen.badge}" aria-hidden="true">${escapeHtml(screen.symbol)}</span>
+  <h1 data-testid="result-heading">${escapeHtml(screen.heading)}</h1>
+${paragraphs}${summary}${reload}
+</section>`;
+}

@@ -1,0 +1,192 @@
+import { randomBytes } from 'node:crypto';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import {
+  COMMAND_REPLY_TYPE,
+  PAYMENT_COMMAND_SCHEMA_VERSION,
+  PAYMENT_COMMAND_TYPES,
+  type CommandReplyData,
+  type PaymentCommandDataByType,
+  type PaymentCommandType,
+} from '@mp/contracts-payments';
+import type { PaymentOrderCommand } from '@mp/payments-domain';
+import { claimInboxMessage, createEnvelope, enqueueOutbox, PoisonMessageError, StreamVersionConflictError, type MessageEnvelope } from '@mp/shared-messaging';
+import { DomainError } from '@mp/shared-util-errors';
+import { DataSource, type EntityManager } from 'typeorm';
+import { findOrderByPayerPageToken, orderToRow, rowToView } from '../persistence/payment-order.projection';
+import { CLOCK, PAYMENTS_SETTINGS, type Clock, type PaymentsSettings } from '../payments-settings';
+import { loadMethodCatalog } from '../reference-data/method-catalog.store';
+import { agentServes, findAgent, pickAgentFor } from '../reference-data/payment-agents.store';
+import { findReceipt } from '../receipts/payout-receipts.store';
+import { PaymentOrderExecutor } from './payment-order.executor';
+
+const INBOX_CONSUMER = 'payments.commands';
+// A version conflict means another writer appended to the same order first; re-reading and
+// deciding again resolves it. Commands for one order share a partition, so conflicts are rare.
+const APPEND_ATTEMPTS_MAX = 3;
+
+/** Which order a command is about, and the domain command to run on it. */
+interface Resolved {
+  merchantId: string;
+  orderId: string;
+  command: PaymentOrderCommand | null;
+}
+
+/**
+ * Handles one command from `payments.commands`: in a single transaction it claims the command
+ * in the inbox, runs it on its order and writes the events and the reply to the outbox.
+ * Either all of that commits or none of it does.
+ */
+@Injectable()
+export class PaymentCommandHandler {
+  private readonly logger = new Logger(PaymentCommandHandler.name);
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly executor: PaymentOrderExecutor,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(PAYMENTS_SETTINGS) private readonly settings: PaymentsSettings,
+  ) {}
+
+  async handle(envelope: MessageEnvelope): Promise<void> {
+    if (envelope.schemaVersion !== PAYMENT_COMMAND_SCHEMA_VERSION) throw new PoisonMessageError(`unsupported schema version ${envelope.schemaVersion} of ${envelope.type}`);
+    if (!Object.values(PAYMENT_COMMAND_TYPES).includes(envelope.type as PaymentCommandType)) throw new PoisonMessageError(`unknown command type ${envelope.type}`);
+    assertPayloadShape(envelope);
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        await this.dataSource.transaction((manager) => this.handleInTransaction(manager, envelope));
+        break;
+      } catch (error) {
+        if (error instanceof StreamVersionConflictError && attempt < APPEND_ATTEMPTS_MAX) continue;
+        throw error;
+      }
+    }
+    if (this.settings.crashAfterCommitOf === envelope.type) {
+      this.logger.warn(`fault injection: crashing after committing ${envelope.type} ${envelope.id}, before its reply is published`);
+      process.kill(process.pid, 'SIGKILL');
+    }
+  }
+
+  private async handleInTransaction(manager: EntityManager, envelope: MessageEnvelope): Promise<void> {
+    if (!(await claimInboxMessage(manager, INBOX_CONSUMER, envelope.id))) return;
+    let reply: CommandReplyData;
+    try {
+      const resolved = await this.resolve(manager, envelope);
+      const causation = { id: envelope.id, correlationId: envelope.correlationId };
+      const result = resolved.command
+        ? await this.executor.execute(manager, resolved.merchantId, resolved.orderId, resolved.command, causation)
+        : { order: await this.currentOrder(manager, resolved.merchantId, resolved.orderId) };
+      reply = { outcome: 'accepted', order: rowToView(orderToRow(result.order), this.settings.payerPageBaseUrl) };
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      reply = { outcome: 'rejected', error: error.toDescription() };
+    }
+    if (!envelope.replyTo) return;
+    await enqueueOutbox(manager, [
+      {
+        topic: envelope.replyTo,
+        key: envelope.correlationId,
+        envelope: createEnvelope({ type: COMMAND_REPLY_TYPE, schemaVersion: 1, source: 'payments', subject: envelope.subject, data: reply, correlationId: envelope.correlationId, causationId: envelope.id }),
+      },
+    ]);
+  }
+
+  private async currentOrder(manager: EntityManager, merchantId: string, orderId: string) {
+    const { state } = await this.executor.loadOrder(manager, merchantId, orderId);
+    if (state.status === 'NotCreated') throw new DomainError('ORDER_NOT_FOUND', `No order ${orderId}`);
+    return state;
+  }
+
+  /** Turns a wire command into the domain command, looking up what the decider needs. */
+  private async resolve(manager: EntityManager, envelope: MessageEnvelope): Promise<Resolved> {
+    const now = this.clock.now();
+    const type = envelope.type as PaymentCommandType;
+    switch (type) {
+      case 'CreateIncomingPayment': {
+        const data = envelope.data as PaymentCommandDataByType['CreateIncomingPayment'];
+        const methodCatalog = await loadMethodCatalog(manager, data.merchantId);
+        return {
+          merchantId: data.merchantId,
+          orderId: data.orderId,
+          command: { type, data: { ...data, amountMinor: BigInt(data.amountMinor) }, metadata: { now, payerPageToken: randomBytes(18).toString('base64url'), methodCatalog } },
+        };
+      }
+      case 'CreateOutgoingPayment': {
+        const data = envelope.data as PaymentCommandDataByType['CreateOutgoingPayment'];
+        const methodCatalog = await loadMethodCatalog(manager, data.merchantId);
+        return { merchantId: data.merchantId, orderId: data.orderId, command: { type, data: { ...data, amountMinor: BigInt(data.amountMinor) }, metadata: { now, methodCatalog } } };
+      }
+      case 'CancelPaymentOrder': {
+        const data = envelope.data as PaymentCommandDataByType['CancelPaymentOrder'];
+        return { merchantId: data.merchantId, orderId: data.orderId, command: { type, metadata: { now } } };
+      }
+      case 'OpenPayerPage': {
+        const row = await this.payerPageOrder(manager, (envelope.data as PaymentCommandDataByType['OpenPayerPage']).payerPageToken);
+        const needsAgent = row.status === 'PENDING' && row.agent_id === null;
+        const agentId = needsAgent ? await pickAgentFor(manager, { method: row.method, country: row.country, currency: row.currency }) : null;
+        return { merchantId: row.merchant_id, orderId: row.order_id, command: agentId ? { type: 'AssignAgent', data: { agentId }, metadata: { now } } : null };
+      }
+      case 'MarkPaidByPayer': {
+        const row = await this.payerPageOrder(manager, (envelope.data as PaymentCommandDataByType['MarkPaidByPayer']).payerPageToken);
+        return { merchantId: row.merchant_id, orderId: row.order_id, command: { type, metadata: { now } } };
+      }
+      case 'AgentTakeOrder': {
+        const data = envelope.data as PaymentCommandDataByType['AgentTakeOrder'];
+        const { state } = await this.executor.loadOrder(manager, data.merchantId, data.orderId);
+        const agent = await findAgent(manager, data.agentId);
+        // Orders outside what the agent serves are not found, exactly like other merchants' orders.
+        if (state.status === 'NotCreated' || state.direction !== 'outgoing' || !agent || !agentServes(agent, state)) throw new DomainError('ORDER_NOT_FOUND', `No order ${data.orderId} for this agent`);
+        return { merchantId: data.merchantId, orderId: data.orderId, command: { type: 'AssignAgent', data: { agentId: data.agentId }, metadata: { now } } };
+      }
+      case 'AgentConfirmPayIn': {
+        const data = envelope.data as PaymentCommandDataByType['AgentConfirmPayIn'];
+        return { merchantId: data.merchantId, orderId: data.orderId, command: { type: 'ConfirmIncomingPayment', data: { agentId: data.agentId }, metadata: { now } } };
+      }
+      case 'AgentDeclineOrder': {
+        const data = envelope.data as PaymentCommandDataByType['AgentDeclineOrder'];
+        return { merchantId: data.merchantId, orderId: data.orderId, command: { type: 'DeclinePaymentOrder', data: { agentId: data.agentId, reason: data.reason }, metadata: { now } } };
+      }
+      case 'AgentCompletePayout': {
+        const data = envelope.data as PaymentCommandDataByType['AgentCompletePayout'];
+        const receipt = await findReceipt(manager, data.receiptId);
+        if (!receipt || receipt.merchant_id !== data.merchantId || receipt.order_id !== data.orderId || receipt.agent_id !== data.agentId) {
+          throw new DomainError('VALIDATION_ERROR', 'The receipt was not uploaded by this agent for this order', [{ field: 'receipt_id', issue: 'unknown for this order' }]);
+        }
+        const receiptRef = { receiptId: receipt.receipt_id, fileName: receipt.file_name, contentType: receipt.content_type, sizeBytes: receipt.size_bytes, uploadedAt: receipt.uploaded_at.toISOString() };
+        return { merchantId: data.merchantId, orderId: data.orderId, command: { type: 'CompleteOutgoingPayment', data: { agentId: data.agentId, receipt: receiptRef }, metadata: { now } } };
+      }
+      default: {
+        const unknownType: never = type;
+        throw new PoisonMessageError(`unknown command type ${String(unknownType)}`);
+      }
+    }
+  }
+
+  private async payerPageOrder(manager: EntityManager, token: string) {
+    const row = await findOrderByPayerPageToken(manager, token);
+    if (!row) throw new DomainError('NOT_FOUND', 'No such payment page');
+    return row;
+  }
+}
+
+const REQUIRED_STRING_FIELDS: Record<PaymentCommandType, string[]> = {
+  CreateIncomingPayment: ['merchantId', 'orderId', 'amountMinor', 'currency', 'country', 'callbackUrl'],
+  CreateOutgoingPayment: ['merchantId', 'orderId', 'amountMinor', 'currency', 'country', 'method', 'callbackUrl', 'accountNumber'],
+  CancelPaymentOrder: ['merchantId', 'orderId'],
+  OpenPayerPage: ['payerPageToken'],
+  MarkPaidByPayer: ['payerPageToken'],
+  AgentTakeOrder: ['agentId', 'merchantId', 'orderId'],
+  AgentConfirmPayIn: ['agentId', 'merchantId', 'orderId'],
+  AgentDeclineOrder: ['agentId', 'merchantId', 'orderId', 'reason'],
+  AgentCompletePayout: ['agentId', 'merchantId', 'orderId', 'receiptId'],
+};
+
+/** A payload missing a field can never succeed: it is poison, not a business rejection. */
+function assertPayloadShape(envelope: MessageEnvelope): void {
+  const data = envelope.data as Record<string, unknown> | null;
+  const fields = REQUIRED_STRING_FIELDS[envelope.type as PaymentCommandType];
+  const missing = fields.filter((field) => typeof data?.[field] !== 'string' || data[field] === '');
+  const amount = data?.['amountMinor'];
+  if (missing.length > 0 || (amount !== undefined && !/^[1-9]\d*$/.test(String(amount)))) {
+    throw new PoisonMessageError(`malformed ${envelope.type} payload: ${missing.join(', ') || 'amountMinor'}`);
+  }
+}

@@ -1,0 +1,1 @@
+export { InternalErrorFilter } from './internal-error.filter';
