@@ -52,7 +52,8 @@ try {
     process.env.TEST_PG_ADMIN_URL = infra.postgres.adminUrl;
   }
 
-  const resultsFile = join(root, '.local/jest-results.json');
+  // One file per run: two test runs on one machine must not read each other's results.
+  const resultsFile = join(root, `.local/jest-results-${process.pid}.json`);
   mkdirSync(dirname(resultsFile), { recursive: true });
   rmSync(resultsFile, { force: true });
   console.log('\n[test] jest (unit, integration and end-to-end)');
@@ -62,6 +63,7 @@ try {
   let failed = checks.failed;
   if (existsSync(resultsFile)) {
     const results = JSON.parse(readFileSync(resultsFile, 'utf8'));
+    rmSync(resultsFile, { force: true });
     passed += results.numPassedTests;
     // A suite that could not run (syntax error, failed beforeAll) counts as a failure too.
     failed += results.numFailedTests + results.numRuntimeErrorTestSuites;

@@ -1,0 +1,190 @@
+/**
+ * Goal: the whole pay-in lifecycle and the merchant's view of it, end to end: create, the
+ * payer page assigns an agent, the payer reports paying, the agent confirms or declines; time
+ * expires what nobody finished; merchants cancel what may be cancelled; nobody sees anyone
+ * else's orders; each kind of credential works only on its own API. Method: the real gateway,
+ * payments service and Kafka, an operator and an agent created the way an operator would,
+ * and the payments service's clock moved through its test-only endpoint.
+ */
+import { BackofficeClient, createOperator, registerAgent, SignedClient, SystemUnderTest, type RegisteredAgent } from '@mp/shared-testing';
+import { incomingPayment, newOrderId } from './fixtures';
+
+describe('payment lifecycle', () => {
+  let system: SystemUnderTest;
+  let merchant: SignedClient;
+  let otherMerchant: SignedClient;
+  let operator: BackofficeClient;
+  let agent: RegisteredAgent;
+
+  beforeAll(async () => {
+    system = await SystemUnderTest.start({ env: { payments: { TEST_CLOCK_ENABLED: 'true', PAYMENTS_EXPIRY_SWEEP_INTERVAL_MS: '3600000' } } });
+    merchant = await system.createClient('Lifecycle shop');
+    otherMerchant = await system.createClient('Other shop');
+    operator = await createOperator(system);
+    agent = await registerAgent(system, operator, [{ method: 'bank_card', country: 'RU', currency: 'RUB' }]);
+  });
+  afterAll(async () => system?.stop());
+
+  async function createPayIn(orderId = newOrderId('payin')) {
+    const response = await merchant.post('/v2/payments/incoming', incomingPayment(orderId));
+    expect(response.status).toBe(201);
+    return { orderId, token: String(response.body.redirect_url).split('/pay/')[1] };
+  }
+
+  const status = async (orderId: string) => (await merchant.get(`/v2/payments/status/${orderId}`)).body;
+  const openPayerPage = (token: string) => fetch(`${system.gatewayUrl}/pay/${token}`);
+  const reportPaid = (token: string) => fetch(`${system.gatewayUrl}/pay/${token}/paid`, { method: 'POST', redirect: 'manual' });
+  const agentAction = (action: string, orderId: string, body: object = {}) =>
+    agent.client.request('POST', `/backoffice/v1/agent/orders/${merchant.credentials.merchantId}/${orderId}/${action}`, body);
+  const cancel = (orderId: string, client = merchant) => client.post(`/v2/payments/${orderId}/cancel`, {});
+  const advanceClock = async (seconds: number) => {
+    const response = await fetch(`${system.paymentsUrl}/internal/test/clock`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ advance_seconds: seconds }) });
+    expect(response.status).toBe(200);
+    return response.json();
+  };
+
+  describe('a pay-in', () => {
+    it('succeeds: payer page assigns the agent, the payer reports paying, the agent confirms', async () => {
+      const { orderId, token } = await createPayIn();
+      expect(await status(orderId)).toMatchObject({ status: 'PENDING', sub_status: 'awaiting_agent', fee: 37.51, method: 'bank_card' });
+
+      expect((await openPayerPage(token)).status).toBe(200);
+      expect(await status(orderId)).toMatchObject({ status: 'PENDING', sub_status: 'agent_assigned' });
+      const assigned = await agent.client.request('GET', '/backoffice/v1/agent/orders');
+      expect(assigned.body.data.map((order: { order_id: string }) => order.order_id)).toContain(orderId);
+
+      expect((await reportPaid(token)).status).toBe(303);
+      expect(await status(orderId)).toMatchObject({ status: 'PENDING', sub_status: 'payer_reported_paid' });
+
+      const confirmed = await agentAction('confirm', orderId);
+      expect(confirmed.status).toBe(200);
+      expect(await status(orderId)).toMatchObject({ status: 'SUCCEEDED', sub_status: null });
+    });
+
+    it('fails when the agent declines', async () => {
+      const { orderId, token } = await createPayIn();
+      await openPayerPage(token);
+      const declined = await agentAction('decline', orderId, { reason: 'no money arrived' });
+      expect(declined.status).toBe(200);
+      expect(await status(orderId)).toMatchObject({ status: 'FAILED', failure_reason: 'no money arrived' });
+    });
+
+    it('expires after 30 minutes unless the payer reported paying', async () => {
+      const idle = await createPayIn();
+      const paid = await createPayIn();
+      await openPayerPage(paid.token);
+      await reportPaid(paid.token);
+      await advanceClock(29 * 60);
+      expect((await status(idle.orderId)).status).toBe('PENDING');
+      await advanceClock(2 * 60);
+      expect((await status(idle.orderId)).status).toBe('EXPIRED');
+      expect(await status(paid.orderId)).toMatchObject({ status: 'PENDING', sub_status: 'payer_reported_paid' });
+    });
+
+    it('cannot be confirmed by another agent, who does not even see it', async () => {
+      const second = await registerAgent(system, operator, [{ method: 'bank_card', country: 'RU', currency: 'RUB' }], { display_name: 'Second agent' });
+      const { orderId, token } = await createPayIn();
+      await openPayerPage(token);
+      const view = await operator.request('GET', `/backoffice/v1/orders/${merchant.credentials.merchantId}/${orderId}`);
+      expect(view.body.agent_id).toMatch(/^agt_/);
+      const outsider = view.body.agent_id === agent.agentId ? second : agent;
+      const attempt = await outsider.client.request('POST', `/backoffice/v1/agent/orders/${merchant.credentials.merchantId}/${orderId}/confirm`, {});
+      expect([attempt.status, attempt.body.error.code]).toEqual([404, 'ORDER_NOT_FOUND']);
+      expect((await outsider.client.request('GET', `/backoffice/v1/agent/orders/${merchant.credentials.merchantId}/${orderId}`)).status).toBe(404);
+      expect((await status(orderId)).status).toBe('PENDING');
+    });
+  });
+
+  describe('cancel (endpoint 6)', () => {
+    it('cancels a pending pay-in, with or without an agent, and answers a repeated cancel the same', async () => {
+      const waiting = await createPayIn();
+      const first = await cancel(waiting.orderId);
+      expect([first.status, first.body.status]).toEqual([200, 'CANCELLED']);
+      const again = await cancel(waiting.orderId);
+      expect([again.status, again.body.status]).toEqual([200, 'CANCELLED']);
+
+      const assigned = await createPayIn();
+      await openPayerPage(assigned.token);
+      expect((await cancel(assigned.orderId)).body.status).toBe('CANCELLED');
+    });
+
+    it('refuses to cancel once the payer reported paying, and every finished order', async () => {
+      const reported = await createPayIn();
+      await openPayerPage(reported.token);
+      await reportPaid(reported.token);
+      const refused = await cancel(reported.orderId);
+      expect([refused.status, refused.body.error.code]).toEqual([409, 'ORDER_NOT_CANCELLABLE']);
+
+      await agentAction('confirm', reported.orderId);
+      const declined = await createPayIn();
+      await openPayerPage(declined.token);
+      await agentAction('decline', declined.orderId, { reason: 'test' });
+      for (const orderId of [reported.orderId, declined.orderId]) {
+        const response = await cancel(orderId);
+        expect([response.status, response.body.error.code]).toEqual([409, 'ORDER_NOT_CANCELLABLE']);
+      }
+    });
+
+    it('requires a body and signs it with the path', async () => {
+      const { orderId } = await createPayIn();
+      const empty = await merchant.request({ method: 'POST', path: `/v2/payments/${orderId}/cancel` });
+      expect([empty.status, empty.body.error.code]).toEqual([400, 'VALIDATION_ERROR']);
+      const other = await createPayIn();
+      const replayed = await merchant.request({ method: 'POST', path: `/v2/payments/${other.orderId}/cancel`, body: {}, signedPath: `/v2/payments/${orderId}/cancel` });
+      expect([replayed.status, replayed.body.error.code]).toEqual([401, 'INVALID_SIGNATURE']);
+      expect((await status(other.orderId)).status).toBe('PENDING');
+    });
+  });
+
+  describe('isolation', () => {
+    it("answers 404 on every endpoint for another merchant's order", async () => {
+      const { orderId } = await createPayIn();
+      const attempts = [
+        await otherMerchant.get(`/v2/payments/status/${orderId}`),
+        await cancel(orderId, otherMerchant),
+        await otherMerchant.get(`/v2/payments/${orderId}/receipts`),
+      ];
+      expect(attempts.map((response) => [response.status, response.body.error.code])).toEqual(Array(3).fill([404, 'ORDER_NOT_FOUND']));
+      const list = await otherMerchant.post('/v2/payments/incoming/list', {});
+      expect(list.body.data.map((order: { order_id: string }) => order.order_id)).not.toContain(orderId);
+      expect((await status(orderId)).status).toBe('PENDING');
+    });
+
+    it('refuses agent and operator credentials on /v2 and merchant credentials on the back office', async () => {
+      for (const token of [operator.token, agent.client.token]) {
+        const response = await fetch(`${system.gatewayUrl}/v2/merchant`, { headers: { authorization: `Bearer ${token}` } });
+        expect(response.status).toBe(401);
+        expect(((await response.json()) as { error: { code: string } }).error.code).toBe('MISSING_AUTH_HEADER');
+      }
+      const signedByMerchant = await merchant.request({ method: 'GET', path: '/backoffice/v1/agent/orders' });
+      expect([signedByMerchant.status, signedByMerchant.body.error.code]).toEqual([401, 'MISSING_AUTH_HEADER']);
+      const merchantSecretAsToken = new BackofficeClient(system.gatewayUrl, merchant.credentials.apiSecret);
+      expect((await merchantSecretAsToken.request('GET', '/backoffice/v1/agent/orders')).status).toBe(401);
+      const agentOnOperatorRoute = await agent.client.request('POST', '/backoffice/v1/merchants', { name: 'Sneaky' });
+      expect([agentOnOperatorRoute.status, agentOnOperatorRoute.body.error.code]).toEqual([403, 'FORBIDDEN']);
+    });
+  });
+
+  describe('merchant information', () => {
+    it('shows the profile without secrets and the methods with their fees', async () => {
+      const profile = await merchant.get('/v2/merchant');
+      expect(profile.body).toEqual({ merchant_id: merchant.credentials.merchantId, name: 'Lifecycle shop', status: 'active', default_callback_url: null, created_at: expect.any(String) });
+      expect(profile.text).not.toContain(merchant.credentials.apiSecret);
+      const methods = await merchant.get('/v2/merchant/methods');
+      expect(methods.body.data).toContainEqual({ method: 'bank_card', direction: 'incoming', country: 'RU', currency: 'RUB', fee: { percent: 2.5, fixed: 0 }, min_amount: 100, max_amount: 500000 });
+    });
+
+    it('uses the methods an operator configured for the merchant', async () => {
+      const configured = await operator.request('PUT', `/backoffice/v1/merchants/${otherMerchant.credentials.merchantId}/methods`, {
+        entries: [{ method: 'pix', direction: 'incoming', country: 'BR', currency: 'BRL', fee_rate_basis_points: 0, fee_fixed_minor: '0', min_amount_minor: '100', max_amount_minor: '100000', expiry_minutes: 15 }],
+      });
+      expect(configured.status).toBe(200);
+      const methods = await otherMerchant.get('/v2/merchant/methods');
+      expect(methods.body.data).toEqual([{ method: 'pix', direction: 'incoming', country: 'BR', currency: 'BRL', fee: { percent: 0, fixed: 0 }, min_amount: 1, max_amount: 1000 }]);
+      const rub = await otherMerchant.post('/v2/payments/incoming', incomingPayment(newOrderId()));
+      expect([rub.status, rub.body.error.code]).toEqual([400, 'VALIDATION_ERROR']);
+      const brl = await otherMerchant.post('/v2/payments/incoming', incomingPayment(newOrderId(), { currency: 'BRL', country: 'BR', amount: 10 }));
+      expect(brl.body).toMatchObject({ status: 'PENDING', fee: 0, method: 'pix' });
+    });
+  });
+});
