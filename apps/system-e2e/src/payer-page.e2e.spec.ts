@@ -6,20 +6,9 @@
  * serves, over the real services and Kafka; each step is saved as a screenshot in
  * .local/test-logs/ so a person can look at what the payer saw.
  */
-import { launchBrowser, openPhonePage, saveScreenshot, SignedClient, SystemUnderTest } from '@mp/shared-testing';
+import { createOperator, launchBrowser, openPhonePage, registerAgent, saveScreenshot, SignedClient, SystemUnderTest, type BackofficeClient, type RegisteredAgent } from '@mp/shared-testing';
 import type { Browser, Page } from 'playwright-core';
 import { incomingPayment, newOrderId } from './fixtures';
-
-/**
- * ASSUMED: test helpers that come with payment agents and are not in SystemUnderTest yet.
- * - registerAgent: registers an active agent, as an operator would, for one method, country and currency;
- * - agentConfirm: the order's assigned agent confirms receipt of the pay-in (AgentConfirmPayIn).
- * Once SystemUnderTest has them, delete this interface and the cast in beforeAll.
- */
-interface AssumedAgentHelpers {
-  registerAgent(agent: { method: string; country: string; currency: string; displayName: string; paymentDetails: string }): Promise<unknown>;
-  agentConfirm(merchantId: string, orderId: string): Promise<unknown>;
-}
 
 const AGENT = { method: 'bank_card', country: 'RU', currency: 'RUB', displayName: 'Ivan P.', paymentDetails: 'Card 2200 1234 5678 9012, Ivan P.' };
 /** The page polls every 3 s; a flip must not take much longer than a couple of polls. */
@@ -33,14 +22,16 @@ function secondsOf(countdown: string): number {
 }
 
 describe('payer page in a phone browser', () => {
-  let system: SystemUnderTest & AssumedAgentHelpers;
+  let system: SystemUnderTest;
+  let operator: BackofficeClient;
   let merchant: SignedClient;
   let browser: Browser;
   let page: Page;
   let problems: string[];
 
   beforeAll(async () => {
-    system = (await SystemUnderTest.start()) as SystemUnderTest & AssumedAgentHelpers;
+    system = await SystemUnderTest.start();
+    operator = await createOperator(system);
     merchant = await system.createClient('Payer page shop');
     browser = await launchBrowser();
   });
@@ -74,7 +65,10 @@ describe('payer page in a phone browser', () => {
   }
 
   it('leads the payer from the redirect to "Payment received"', async () => {
-    await system.registerAgent(AGENT);
+    const agent: RegisteredAgent = await registerAgent(system, operator, [{ method: AGENT.method, country: AGENT.country, currency: AGENT.currency }], {
+      display_name: AGENT.displayName,
+      payment_details: AGENT.paymentDetails,
+    });
     const { orderId, redirectUrl, expiresAt } = await createPayIn();
 
     await page.goto(redirectUrl);
@@ -92,7 +86,8 @@ describe('payer page in a phone browser', () => {
     expect((await merchant.get(`/v2/payments/status/${orderId}`)).body).toMatchObject({ status: 'PENDING', sub_status: 'payer_reported_paid' });
     await saveScreenshot(page, 'payer-page-2-reported');
 
-    await system.agentConfirm(merchant.credentials.merchantId, orderId);
+    const confirmed = await agent.client.request('POST', `/backoffice/v1/agent/orders/${merchant.credentials.merchantId}/${orderId}/confirm`, {});
+    expect(confirmed.status).toBe(200);
     await page.getByTestId('result-heading').filter({ hasText: 'Payment received' }).waitFor({ timeout: FLIP_TIMEOUT_MS });
     await saveScreenshot(page, 'payer-page-3-received');
     expect(problems).toEqual([]);

@@ -58,6 +58,12 @@ describe('payer page screens', () => {
     expect(html).not.toContain('result-heading');
   });
 
+  it('shrinks long amounts so they fit a phone line', () => {
+    expect(renderPayerPage(payable, context)).toContain('<p class="amount" data-testid="amount">');
+    const huge = renderPayerPage({ order: order({ amount: '999999999999.123456', currency: 'USDT' }), agent }, context);
+    expect(huge).toContain('<p class="amount long" data-testid="amount">999\u00a0999\u00a0999\u00a0999.123456 USDT</p>');
+  });
+
   it('counts down from zero, not below, once the expiry has passed', () => {
     const html = renderPayerPage({ order: order({ expires_at: '2030-01-01T11:00:00.000Z' }), agent }, context);
     expect(testIdText(html, 'countdown')).toBe('00:00');

@@ -28,7 +28,7 @@ interface ResultScreen {
 /** Longer amounts ("1 500 000.00 RUB" and up) get a smaller font so they stay on a 375 px line. */
 const LONG_AMOUNT_CHARACTERS = 14;
 
-const MONEY_NOT_SENT = 'If you have already sent money, contact the shop and quote the order below.';
+const IF_ALREADY_SENT = 'If you have already sent money, contact the shop and quote the order below.';
 
 const RESULT_SCREENS: Record<ResultScreenName, ResultScreen> = {
   awaiting_agent: {
@@ -55,19 +55,19 @@ const RESULT_SCREENS: Record<ResultScreenName, ResultScreen> = {
     badge: 'failure',
     symbol: '×',
     heading: 'Payment failed',
-    messages: (order) => ['The recipient could not confirm your transfer.', ...(order?.failure_reason ? [`Reason: ${order.failure_reason}`] : []), MONEY_NOT_SENT],
+    messages: (order) => ['The recipient could not confirm your transfer.', ...(order?.failure_reason ? [`Reason: ${order.failure_reason}`] : []), IF_ALREADY_SENT],
   },
   cancelled: {
     badge: 'neutral',
     symbol: '×',
     heading: 'Payment cancelled',
-    messages: () => ['The shop cancelled this payment. Please do not send money for it.', MONEY_NOT_SENT],
+    messages: () => ['The shop cancelled this payment. Please do not send money for it.', IF_ALREADY_SENT],
   },
   expired: {
     badge: 'neutral',
     symbol: '!',
     heading: 'Payment time expired',
-    messages: () => ['The time to pay has run out. Please do not send money for it; return to the shop to start a new payment.', MONEY_NOT_SENT],
+    messages: () => ['The time to pay has run out. Please do not send money for it; return to the shop to start a new payment.', IF_ALREADY_SENT],
   },
 };
 

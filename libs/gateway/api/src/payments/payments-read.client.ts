@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { AgentOrderView, PaymentOrderView, ReceiptView } from '@mp/contracts-payments';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
 import { InternalClient } from '../http/internal-client';
+import type { PayerPageView } from '../payer-page/payer-page.view';
 import { toQueryString, type ListFilters } from './list-filters.request';
 
 export interface ListPage<T> {
@@ -21,11 +22,6 @@ export interface StoredMethodEntry {
   min_amount_minor: string;
   max_amount_minor: string;
   expiry_minutes: number;
-}
-
-export interface PayerPageData {
-  order: PaymentOrderView;
-  agent: { display_name: string; payment_details: string } | null;
 }
 
 const segment = encodeURIComponent;
@@ -59,7 +55,7 @@ export class PaymentsReadClient {
     return this.client.request('GET', `/internal/merchants/${segment(merchantId)}/methods`);
   }
 
-  getPayerPage(token: string): Promise<PayerPageData> {
+  getPayerPage(token: string): Promise<PayerPageView> {
     return this.client.request('GET', `/internal/payer-pages/${segment(token)}`);
   }
 

@@ -1,0 +1,141 @@
+/**
+ * Goal: money moves exactly as decisions.md says, through the whole system: a confirmed pay-in
+ * credits settlement with amount − fee; a payout freezes amount + fee before it exists (or is
+ * refused with INSUFFICIENT_FUNDS and never exists); completing it takes the hold, declining or
+ * cancelling returns it; receipts reach the merchant. The race of issue 4 runs through the
+ * signed API: 100 concurrent payouts of 15.00 against 1,000.00 give exactly 66 orders.
+ * Method: real gateway, payments, ledger and Kafka; an operator configures fee-free methods;
+ * balances are read through GET /v2/merchant/balances and polled while the ledger consumes.
+ */
+import { BackofficeClient, createOperator, registerAgent, SignedClient, SystemUnderTest, type RegisteredAgent } from '@mp/shared-testing';
+import { incomingPayment, newOrderId } from './fixtures';
+
+const PNG_RECEIPT = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('receipt-bytes')]);
+
+function methods(feeRateBasisPoints: number, feeFixedMinor: string) {
+  const common = { country: 'RU', currency: 'RUB', fee_rate_basis_points: feeRateBasisPoints, fee_fixed_minor: feeFixedMinor, min_amount_minor: '100', max_amount_minor: '100000000', expiry_minutes: 30 };
+  return { entries: [{ method: 'bank_card', direction: 'incoming', ...common }, { method: 'bank_card', direction: 'outgoing', ...common }] };
+}
+
+describe('payouts and balances', () => {
+  let system: SystemUnderTest;
+  let operator: BackofficeClient;
+  let agent: RegisteredAgent;
+
+  beforeAll(async () => {
+    system = await SystemUnderTest.start({ env: { gateway: { GATEWAY_COMMAND_TIMEOUT_MS: '30000' } } });
+    operator = await createOperator(system);
+    agent = await registerAgent(system, operator, [{ method: 'bank_card', country: 'RU', currency: 'RUB' }]);
+  });
+  afterAll(async () => system?.stop());
+
+  async function merchantWithMethods(name: string, feeRateBasisPoints = 0, feeFixedMinor = '0'): Promise<SignedClient> {
+    const merchant = await system.createClient(name);
+    const response = await operator.request('PUT', `/backoffice/v1/merchants/${merchant.credentials.merchantId}/methods`, methods(feeRateBasisPoints, feeFixedMinor));
+    expect(response.status).toBe(200);
+    return merchant;
+  }
+
+  /** A pay-in confirmed by the agent, then waits until the ledger shows the credit. */
+  async function fund(merchant: SignedClient, amount: number, expectedAvailable: number): Promise<void> {
+    const orderId = newOrderId('funding');
+    const created = await merchant.post('/v2/payments/incoming', incomingPayment(orderId, { amount }));
+    expect(created.status).toBe(201);
+    await fetch(created.body.redirect_url);
+    const confirmed = await agent.client.request('POST', `/backoffice/v1/agent/orders/${merchant.credentials.merchantId}/${orderId}/confirm`, {});
+    expect(confirmed.status).toBe(200);
+    await eventuallyBalance(merchant, { available: expectedAvailable, frozen: 0 });
+  }
+
+  async function balance(merchant: SignedClient): Promise<{ available: number; frozen: number }> {
+    const response = await merchant.get('/v2/merchant/balances');
+    expect(response.status).toBe(200);
+    const rub = response.body.settlement.find((entry: { currency: string }) => entry.currency === 'RUB');
+    return rub ? { available: rub.available, frozen: rub.frozen } : { available: 0, frozen: 0 };
+  }
+
+  async function eventuallyBalance(merchant: SignedClient, expected: { available: number; frozen: number }): Promise<void> {
+    const deadline = Date.now() + 20_000;
+    let last = await balance(merchant);
+    while (Date.now() < deadline && (last.available !== expected.available || last.frozen !== expected.frozen)) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      last = await balance(merchant);
+    }
+    expect(last).toEqual(expected);
+  }
+
+  const payout = (orderId: string, amount: number) => ({ ...incomingPayment(orderId, { amount }), method: 'bank_card', account_number: '4111 1111 1111 1111' });
+
+  it('credits a confirmed pay-in with amount − fee (2 % + 1.00, rounded down)', async () => {
+    const merchant = await merchantWithMethods('Fee shop', 200, '100');
+    await fund(merchant, 1000.55, 979.54);
+  });
+
+  it('refuses a payout larger than the available balance, and no order exists', async () => {
+    const merchant = await merchantWithMethods('Poor shop');
+    await fund(merchant, 100, 100);
+    const orderId = newOrderId('too-big');
+    const refused = await merchant.post('/v2/payments/outgoing', payout(orderId, 100.01));
+    expect([refused.status, refused.body.error.code]).toEqual([400, 'INSUFFICIENT_FUNDS']);
+    expect((await merchant.get(`/v2/payments/status/${orderId}`)).status).toBe(404);
+    expect(await balance(merchant)).toEqual({ available: 100, frozen: 0 });
+  });
+
+  it('holds amount + fee, takes it when the agent completes with a receipt, and shows the receipt', async () => {
+    const merchant = await merchantWithMethods('Payout shop', 100, '500');
+    await fund(merchant, 1000, 985);
+    const orderId = newOrderId('payout');
+    const created = await merchant.post('/v2/payments/outgoing', payout(orderId, 200));
+    expect(created.body).toMatchObject({ status: 'PENDING', direction: 'outgoing', fee: 7, account_number: '4111 1111 1111 1111' });
+    expect(await balance(merchant)).toEqual({ available: 778, frozen: 207 });
+
+    const available = await agent.client.request('GET', '/backoffice/v1/agent/orders?scope=available');
+    expect(available.body.data.map((order: { order_id: string }) => order.order_id)).toContain(orderId);
+    const base = `/backoffice/v1/agent/orders/${merchant.credentials.merchantId}/${orderId}`;
+    expect((await agent.client.request('POST', `${base}/take`, {})).status).toBe(200);
+    const notAReceipt = await agent.client.request('POST', `${base}/receipts`, Buffer.from('MZ this is an executable'), { 'x-file-name': 'receipt.pdf' });
+    expect([notAReceipt.status, notAReceipt.body.error.code]).toEqual([400, 'VALIDATION_ERROR']);
+    const upload = await agent.client.request('POST', `${base}/receipts`, PNG_RECEIPT, { 'x-file-name': 'transfer.png' });
+    expect(upload.status).toBe(201);
+    const completed = await agent.client.request('POST', `${base}/complete`, { receipt_id: upload.body.receipt_id });
+    expect([completed.status, completed.body.status]).toEqual([200, 'SUCCEEDED']);
+
+    await eventuallyBalance(merchant, { available: 778, frozen: 0 });
+    const receipts = await merchant.get(`/v2/payments/${orderId}/receipts`);
+    expect(receipts.body.data).toEqual([expect.objectContaining({ receipt_id: upload.body.receipt_id, content_type: 'image/png', file_name: 'transfer.png', size_bytes: PNG_RECEIPT.length })]);
+    const file = await merchant.get(receipts.body.data[0].download_path);
+    expect(file.status).toBe(200);
+    expect(file.headers.get('content-type')).toBe('image/png');
+    expect(file.text).toContain('receipt-bytes');
+  });
+
+  it('returns the hold when the agent declines or the merchant cancels', async () => {
+    const merchant = await merchantWithMethods('Refund shop');
+    await fund(merchant, 500, 500);
+    const declinedId = newOrderId('declined');
+    const cancelledId = newOrderId('cancelled');
+    expect((await merchant.post('/v2/payments/outgoing', payout(declinedId, 100))).status).toBe(201);
+    expect((await merchant.post('/v2/payments/outgoing', payout(cancelledId, 50))).status).toBe(201);
+    expect(await balance(merchant)).toEqual({ available: 350, frozen: 150 });
+
+    const base = `/backoffice/v1/agent/orders/${merchant.credentials.merchantId}/${declinedId}`;
+    await agent.client.request('POST', `${base}/take`, {});
+    expect((await agent.client.request('POST', `${base}/decline`, { reason: 'account closed' })).body.status).toBe('FAILED');
+    const cancelTaken = await merchant.post(`/v2/payments/${declinedId}/cancel`, {});
+    expect([cancelTaken.status, cancelTaken.body.error.code]).toEqual([409, 'ORDER_NOT_CANCELLABLE']);
+    expect((await merchant.post(`/v2/payments/${cancelledId}/cancel`, {})).body.status).toBe('CANCELLED');
+    await eventuallyBalance(merchant, { available: 500, frozen: 0 });
+  });
+
+  it('gives exactly 66 of 100 concurrent payouts of 15.00 against 1,000.00, never going negative', async () => {
+    const merchant = await merchantWithMethods('Race shop');
+    await fund(merchant, 1000, 1000);
+    const responses = await Promise.all(Array.from({ length: 100 }, () => merchant.post('/v2/payments/outgoing', payout(newOrderId('race'), 15))));
+    const statuses = responses.map((response) => (response.status === 201 ? 'created' : `${response.status} ${response.body.error.code}`));
+    expect(statuses.filter((status) => status === 'created')).toHaveLength(66);
+    expect(statuses.filter((status) => status === '400 INSUFFICIENT_FUNDS')).toHaveLength(34);
+    expect(await balance(merchant)).toEqual({ available: 10, frozen: 990 });
+    const listed = await merchant.post('/v2/payments/outgoing/list', { limit: 100 });
+    expect(listed.body.data).toHaveLength(66);
+  });
+});

@@ -1,0 +1,103 @@
+#!/usr/bin/env node
+/**
+ * Operator and agent CLI over the back-office API (/backoffice/v1), for the local demo and for
+ * operators' day-to-day work. The token comes from BACKOFFICE_TOKEN, or from the demo
+ * credentials `npm start` saved in .local/dev (operator.json, agent.json; --as-agent picks it).
+ *
+ * Operator:
+ *   npm run backoffice -- merchants create "Shop name" [callback_url]
+ *   npm run backoffice -- methods get <merchant_id>
+ *   npm run backoffice -- methods set <merchant_id> <entries.json>
+ *   npm run backoffice -- agents create "<display name>" "<payment details>" bank_card:RU:RUB[,sbp:RU:RUB]
+ *   npm run backoffice -- orders get <merchant_id> <order_id>
+ *   npm run backoffice -- balances <merchant_id>
+ *   npm run backoffice -- deposit <merchant_id> <currency> <amount> "<reason>"
+ * Agent (--as-agent):
+ *   npm run backoffice -- --as-agent orders [available]
+ *   npm run backoffice -- --as-agent take|confirm <merchant_id> <order_id>
+ *   npm run backoffice -- --as-agent decline <merchant_id> <order_id> "<reason>"
+ *   npm run backoffice -- --as-agent complete <merchant_id> <order_id> <receipt.pdf|png|jpg>
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+let args = process.argv.slice(2);
+const asAgent = args.includes('--as-agent');
+args = args.filter((arg) => arg !== '--as-agent');
+
+function demoCredential(file) {
+  const path = join(root, '.local/dev', file);
+  return existsSync(path) ? JSON.parse(readFileSync(path, 'utf8')) : {};
+}
+
+const demo = demoCredential(asAgent ? 'agent.json' : 'operator.json');
+const token = process.env.BACKOFFICE_TOKEN ?? demo.token;
+const baseUrl = process.env.MP_BASE_URL ?? 'http://127.0.0.1:3000';
+if (!token) {
+  console.error('No token: set BACKOFFICE_TOKEN, or run `npm start` to create the demo operator and agent.');
+  process.exit(2);
+}
+
+async function call(method, path, body, headers = {}) {
+  const isFile = Buffer.isBuffer(body);
+  const response = await fetch(`${baseUrl}/backoffice/v1${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': isFile ? 'application/octet-stream' : 'application/json' }), ...headers },
+    body: body === undefined ? undefined : isFile ? body : JSON.stringify(body),
+  });
+  const text = await response.text();
+  let parsed;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = text;
+  }
+  if (!response.ok) {
+    console.error(`HTTP ${response.status}`, JSON.stringify(parsed, null, 2));
+    process.exit(1);
+  }
+  return parsed;
+}
+
+const print = (value) => console.log(JSON.stringify(value, null, 2));
+const [command, sub, ...rest] = args;
+const order = (merchantId, orderId) => `/agent/orders/${encodeURIComponent(merchantId)}/${encodeURIComponent(orderId)}`;
+
+const operatorCommands = {
+  'merchants create': () => call('POST', '/merchants', { name: rest[0], ...(rest[1] ? { default_callback_url: rest[1] } : {}) }),
+  'methods get': () => call('GET', `/merchants/${rest[0]}/methods`),
+  'methods set': () => call('PUT', `/merchants/${rest[0]}/methods`, { entries: JSON.parse(readFileSync(rest[1], 'utf8')) }),
+  'agents create': () =>
+    call('POST', '/agents', {
+      display_name: rest[0],
+      payment_details: rest[1],
+      serves: (rest[2] ?? '').split(',').filter(Boolean).map((area) => {
+        const [method, country, currency] = area.split(':');
+        return { method, country, currency };
+      }),
+    }),
+  'orders get': () => call('GET', `/orders/${rest[0]}/${encodeURIComponent(rest[1])}`),
+  balances: () => call('GET', `/merchants/${sub}/balances`),
+  deposit: () => call('POST', `/merchants/${sub}/deposit-adjustments`, JSON.parse(`{"currency": ${JSON.stringify(rest[0])}, "amount": ${Number(rest[1])}, "reason": ${JSON.stringify(rest[2] ?? '')}}`)),
+};
+
+const agentCommands = {
+  orders: () => call('GET', `/agent/orders${sub === 'available' ? '?scope=available' : ''}`),
+  take: () => call('POST', `${order(sub, rest[0])}/take`, {}),
+  confirm: () => call('POST', `${order(sub, rest[0])}/confirm`, {}),
+  decline: () => call('POST', `${order(sub, rest[0])}/decline`, { reason: rest[1] ?? 'declined' }),
+  complete: async () => {
+    const receipt = await call('POST', `${order(sub, rest[0])}/receipts`, readFileSync(rest[1]), { 'x-file-name': basename(rest[1]) });
+    return call('POST', `${order(sub, rest[0])}/complete`, { receipt_id: receipt.receipt_id });
+  },
+};
+
+const table = asAgent ? agentCommands : operatorCommands;
+const run = table[`${command} ${sub}`] ?? table[command];
+if (!run) {
+  console.error(`unknown command; see the usage at the top of tools/backoffice.mjs`);
+  process.exit(2);
+}
+print(await run());
