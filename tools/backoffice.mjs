@@ -12,6 +12,8 @@
  *   npm run backoffice -- orders get <merchant_id> <order_id>
  *   npm run backoffice -- balances <merchant_id>
  *   npm run backoffice -- deposit <merchant_id> <currency> <amount> "<reason>"
+ *   npm run backoffice -- entries <merchant_id> [currency]
+ *   npm run backoffice -- reconciliation <merchant_id> <from ISO time> <to ISO time>   (CSV on stdout)
  * Agent (--as-agent):
  *   npm run backoffice -- --as-agent orders [available]
  *   npm run backoffice -- --as-agent take|confirm <merchant_id> <order_id>
@@ -48,6 +50,7 @@ async function call(method, path, body, headers = {}) {
     body: body === undefined ? undefined : isFile ? body : JSON.stringify(body),
   });
   const text = await response.text();
+  if (response.ok && (response.headers.get('content-type') ?? '').startsWith('text/csv')) return { csv: text };
   let parsed;
   try {
     parsed = JSON.parse(text);
@@ -80,6 +83,8 @@ const operatorCommands = {
     }),
   'orders get': () => call('GET', `/orders/${rest[0]}/${encodeURIComponent(rest[1])}`),
   balances: () => call('GET', `/merchants/${sub}/balances`),
+  entries: () => call('GET', `/merchants/${sub}/ledger/entries${rest[0] ? `?currency=${encodeURIComponent(rest[0])}` : ''}`),
+  reconciliation: () => call('GET', `/merchants/${sub}/ledger/reconciliation.csv?from=${encodeURIComponent(rest[0] ?? '')}&to=${encodeURIComponent(rest[1] ?? '')}`),
   deposit: () => call('POST', `/merchants/${sub}/deposit-adjustments`, JSON.parse(`{"currency": ${JSON.stringify(rest[0])}, "amount": ${Number(rest[1])}, "reason": ${JSON.stringify(rest[2] ?? '')}}`)),
 };
 
@@ -100,4 +105,6 @@ if (!run) {
   console.error(`unknown command; see the usage at the top of tools/backoffice.mjs`);
   process.exit(2);
 }
-print(await run());
+const result = await run();
+if (result && typeof result.csv === 'string') process.stdout.write(result.csv);
+else print(result);

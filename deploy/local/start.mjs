@@ -3,11 +3,14 @@
  * The start command (npm start): the whole system on this machine.
  *
  * 1. Kafka and PostgreSQL: started from deploy/local/infra.mjs (dev mode, state kept in
- *    .local/dev) unless KAFKA_BROKERS / DATABASE_URL (or GATEWAY_DATABASE_URL and
- *    PAYMENTS_DATABASE_URL) point at running ones, in which case nothing is started.
- * 2. The payments service and the gateway, as separate processes, with output prefixed.
- * 3. A demo merchant (created once, kept in .local/dev/demo-merchant.json), whose
- *    credentials are printed with the URLs and a first request to try.
+ *    .local/dev) unless KAFKA_BROKERS / DATABASE_URL (or GATEWAY_DATABASE_URL,
+ *    PAYMENTS_DATABASE_URL and LEDGER_DATABASE_URL) point at running ones, in which case
+ *    nothing is started.
+ * 2. The ledger, the payments service and the gateway, as separate processes, with output
+ *    prefixed.
+ * 3. A demo merchant, a demo operator and a demo agent serving every default method (created
+ *    once, kept in .local/dev/{demo-merchant,operator,agent}.json), whose credentials are
+ *    printed with the URLs and a first walk-through to try.
  * Ctrl-C stops everything it started.
  */
 import { spawn } from 'node:child_process';
@@ -22,6 +25,8 @@ const devDir = join(root, '.local/dev');
 mkdirSync(devDir, { recursive: true });
 const gatewayPort = Number(process.env.GATEWAY_HTTP_PORT ?? 3000);
 const paymentsPort = Number(process.env.PAYMENTS_HTTP_PORT ?? 3001);
+const ledgerPort = Number(process.env.LEDGER_HTTP_PORT ?? 3002);
+const ledgerUrl = `http://127.0.0.1:${ledgerPort}`;
 const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
 const started = [];
 const children = [];
@@ -37,9 +42,9 @@ async function infrastructure() {
   }
 
   let databaseUrls;
-  if (process.env.GATEWAY_DATABASE_URL && process.env.PAYMENTS_DATABASE_URL) {
-    say('using GATEWAY_DATABASE_URL and PAYMENTS_DATABASE_URL as set');
-    databaseUrls = { gateway: process.env.GATEWAY_DATABASE_URL, payments: process.env.PAYMENTS_DATABASE_URL };
+  if (process.env.GATEWAY_DATABASE_URL && process.env.PAYMENTS_DATABASE_URL && process.env.LEDGER_DATABASE_URL) {
+    say('using GATEWAY_DATABASE_URL, PAYMENTS_DATABASE_URL and LEDGER_DATABASE_URL as set');
+    databaseUrls = { gateway: process.env.GATEWAY_DATABASE_URL, payments: process.env.PAYMENTS_DATABASE_URL, ledger: process.env.LEDGER_DATABASE_URL };
   } else {
     let serverUrl = process.env.DATABASE_URL;
     if (serverUrl) say('using the PostgreSQL server of DATABASE_URL, one database per service');
@@ -48,8 +53,8 @@ async function infrastructure() {
       started.push(postgres);
       serverUrl = postgres.adminUrl;
     }
-    await ensureDatabases(serverUrl, ['gateway', 'payments']);
-    databaseUrls = { gateway: withDatabase(serverUrl, 'gateway'), payments: withDatabase(serverUrl, 'payments') };
+    await ensureDatabases(serverUrl, ['gateway', 'payments', 'ledger']);
+    databaseUrls = { gateway: withDatabase(serverUrl, 'gateway'), payments: withDatabase(serverUrl, 'payments'), ledger: withDatabase(serverUrl, 'ledger') };
   }
   return { kafkaBrokers, databaseUrls };
 }
@@ -111,6 +116,43 @@ async function demoMerchant(gatewayEnv) {
   return merchant;
 }
 
+/** Credentials made once per dev database and saved; made again when the database changed. */
+async function savedOnce(fileName, databaseUrl, create) {
+  const file = join(devDir, fileName);
+  if (existsSync(file)) {
+    const saved = JSON.parse(readFileSync(file, 'utf8'));
+    if (saved.database_url === databaseUrl) return saved;
+  }
+  const made = { ...(await create()), base_url: gatewayUrl, database_url: databaseUrl };
+  writeFileSync(file, JSON.stringify(made, null, 2), { mode: 0o600 });
+  return made;
+}
+
+function demoOperator(gatewayEnv) {
+  return savedOnce('operator.json', gatewayEnv.GATEWAY_DATABASE_URL, async () => {
+    const output = await runCli('apps/gateway/src/create-operator.ts', ['--name', 'Demo operator', '--json'], gatewayEnv);
+    return JSON.parse(output.trim().split('\n').pop());
+  });
+}
+
+/** An agent serving every method of the default catalog, so any demo order finds someone to take it. */
+function demoAgent(gatewayEnv, operator) {
+  return savedOnce('agent.json', gatewayEnv.GATEWAY_DATABASE_URL, async () => {
+    const serves = ['bank_card:RU:RUB', 'sbp:RU:RUB', 'upi:IN:INR', 'pix:BR:BRL', 'bank_card:US:USD', 'bank_transfer:US:USD'].map((area) => {
+      const [method, country, currency] = area.split(':');
+      return { method, country, currency };
+    });
+    const response = await fetch(`${gatewayUrl}/backoffice/v1/agents`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${operator.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ display_name: 'Demo agent', payment_details: 'Card 2200 0000 0000 0000, Demo Bank, holder I. Petrov', serves }),
+    });
+    const body = await response.json();
+    if (response.status !== 201) throw new Error(`creating the demo agent failed: ${response.status} ${JSON.stringify(body)}`);
+    return { agent_id: body.agent_id, name: body.name, token: body.token };
+  });
+}
+
 async function stopAll(code) {
   for (const child of children) child.kill('SIGTERM');
   await Promise.all(children.map((child) => new Promise((resolve) => (child.exitCode !== null ? resolve() : child.on('exit', resolve)))));
@@ -125,25 +167,35 @@ try {
   const startedAt = Date.now();
   const { kafkaBrokers, databaseUrls } = await infrastructure();
   const common = { KAFKA_BROKERS: kafkaBrokers, PUBLIC_BASE_URL: gatewayUrl };
+  // Where this running system lives, for the local tools (npm run ledger:audit) to find it.
+  writeFileSync(join(devDir, 'endpoints.json'), JSON.stringify({ kafka_brokers: kafkaBrokers, database_urls: databaseUrls, gateway_url: gatewayUrl }, null, 2), { mode: 0o600 });
+  // The ledger first: payments places payout holds on it, the gateway reads balances from it.
+  say('starting the ledger');
+  await startService('ledger', 'apps/ledger/src/main.ts', { ...common, LEDGER_HTTP_PORT: String(ledgerPort), LEDGER_DATABASE_URL: databaseUrls.ledger });
   say('starting the payments service');
-  await startService('payments', 'apps/payments/src/main.ts', { ...common, PAYMENTS_HTTP_PORT: String(paymentsPort), PAYMENTS_DATABASE_URL: databaseUrls.payments });
+  await startService('payments', 'apps/payments/src/main.ts', { ...common, PAYMENTS_HTTP_PORT: String(paymentsPort), PAYMENTS_DATABASE_URL: databaseUrls.payments, LEDGER_INTERNAL_URL: ledgerUrl });
   const gatewayEnv = {
     ...common,
     GATEWAY_HTTP_PORT: String(gatewayPort),
     GATEWAY_DATABASE_URL: databaseUrls.gateway,
     MERCHANT_SECRETS_MASTER_KEY: masterKey(),
     PAYMENTS_INTERNAL_URL: `http://127.0.0.1:${paymentsPort}`,
+    LEDGER_INTERNAL_URL: ledgerUrl,
   };
   say('starting the gateway');
   await startService('gateway', 'apps/gateway/src/main.ts', gatewayEnv);
   const merchant = await demoMerchant(gatewayEnv);
+  const operator = await demoOperator(gatewayEnv);
+  const agent = await demoAgent(gatewayEnv, operator);
   const orderId = `demo-${Date.now().toString(36)}`;
   console.log(`
 ================================================================================
  Merchant payments is running (started in ${((Date.now() - startedAt) / 1000).toFixed(1)} s)
 
-   API (/v2)          ${gatewayUrl}
+   API (/v2)          ${gatewayUrl}/v2
+   back office        ${gatewayUrl}/backoffice/v1   (Authorization: Bearer <token>)
    payments internal  http://127.0.0.1:${paymentsPort}
+   ledger internal    ${ledgerUrl}
    Kafka              ${kafkaBrokers}
 
  Demo merchant (saved in .local/dev/demo-merchant.json):
@@ -151,9 +203,15 @@ try {
    API secret         ${merchant.api_secret}
    webhook secret     ${merchant.webhook_secret}
 
- Try it (in another terminal):
+ Demo operator token  ${operator.token}   (.local/dev/operator.json)
+ Demo agent token     ${agent.token}   (.local/dev/agent.json)
+
+ Try it (in another terminal): a pay-in, its payer page, the agent confirms, the balance moves
    npm run request -- POST /v2/payments/incoming '{"order_id":"${orderId}","amount":1500.50,"currency":"RUB","country":"RU","callback_url":"https://shop.example/callbacks"}'
+   (open its redirect_url in a browser and press "I have paid")
+   npm run backoffice -- --as-agent confirm ${merchant.merchant_id} ${orderId}
    npm run request -- GET /v2/payments/status/${orderId}
+   npm run request -- GET /v2/merchant/balances
 
  Ctrl-C stops everything.
 ================================================================================

@@ -25,8 +25,8 @@ describe('payment lifecycle', () => {
   });
   afterAll(async () => system?.stop());
 
-  async function createPayIn(orderId = newOrderId('payin')) {
-    const response = await merchant.post('/v2/payments/incoming', incomingPayment(orderId));
+  async function createPayIn(orderId = newOrderId('payin'), amount = 1500.5) {
+    const response = await merchant.post('/v2/payments/incoming', incomingPayment(orderId, { amount }));
     expect(response.status).toBe(201);
     return { orderId, token: String(response.body.redirect_url).split('/pay/')[1] };
   }
@@ -37,6 +37,22 @@ describe('payment lifecycle', () => {
   const agentAction = (action: string, orderId: string, body: object = {}) =>
     agent.client.request('POST', `/backoffice/v1/agent/orders/${merchant.credentials.merchantId}/${orderId}/${action}`, body);
   const cancel = (orderId: string, client = merchant) => client.post(`/v2/payments/${orderId}/cancel`, {});
+  const availableRub = async (): Promise<number> => {
+    const balances = await merchant.get('/v2/merchant/balances');
+    return balances.body.settlement.find((entry: { currency: string }) => entry.currency === 'RUB')?.available ?? 0;
+  };
+  /** Waits for the ledger to show `startMinor + changeMinor` (minor units, so no float drift). */
+  const eventuallyAvailable = async (startRub: number, changeMinor: number) => {
+    const expected = (Math.round(startRub * 100) + changeMinor) / 100;
+    const deadline = Date.now() + 20_000;
+    let available: number | undefined;
+    while (Date.now() < deadline) {
+      available = await availableRub();
+      if (available === expected) return;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(available).toBe(expected);
+  };
   const advanceClock = async (seconds: number) => {
     const response = await fetch(`${system.paymentsUrl}/internal/test/clock`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ advance_seconds: seconds }) });
     expect(response.status).toBe(200);
@@ -123,6 +139,39 @@ describe('payment lifecycle', () => {
         const response = await cancel(orderId);
         expect([response.status, response.body.error.code]).toEqual([409, 'ORDER_NOT_CANCELLABLE']);
       }
+    });
+
+    it('cancels a pending payout (returning its hold) and refuses a taken, completed, declined or expired one', async () => {
+      const before = await availableRub();
+      const funding = await createPayIn(newOrderId('funding'), 20_000);
+      await openPayerPage(funding.token);
+      expect((await agentAction('confirm', funding.orderId)).status).toBe(200);
+      // 20,000.00 − 2.5 % = 19,500.00; each payout of 1,000.00 holds 1,000.00 + 1.5 % + 50.00 = 1,065.00.
+      await eventuallyAvailable(before, 1_950_000);
+      const payoutOf = async (prefix: string) => {
+        const orderId = newOrderId(prefix);
+        const response = await merchant.post('/v2/payments/outgoing', { ...incomingPayment(orderId, { amount: 1000 }), method: 'bank_card', account_number: '40817810099910004312' });
+        expect([response.status, response.body.fee]).toEqual([201, 65]);
+        return orderId;
+      };
+      const [pending, taken, completed, declined, expiring] = [await payoutOf('pending'), await payoutOf('taken'), await payoutOf('completed'), await payoutOf('declined'), await payoutOf('expiring')];
+      for (const orderId of [taken, completed, declined]) expect((await agentAction('take', orderId)).status).toBe(200);
+      const receipt = await agent.client.request('POST', `/backoffice/v1/agent/orders/${merchant.credentials.merchantId}/${completed}/receipts`, Buffer.from('%PDF-1.7 transfer confirmation'), { 'x-file-name': 'transfer.pdf' });
+      expect((await agentAction('complete', completed, { receipt_id: receipt.body.receipt_id })).body.status).toBe('SUCCEEDED');
+      expect((await agentAction('decline', declined, { reason: 'account closed' })).body.status).toBe('FAILED');
+
+      const cancelled = await cancel(pending);
+      expect([cancelled.status, cancelled.body.status, cancelled.body.direction]).toEqual([200, 'CANCELLED', 'outgoing']);
+      expect((await cancel(pending)).body.status).toBe('CANCELLED');
+      await advanceClock(24 * 60 * 60 + 60);
+      expect((await status(expiring)).status).toBe('EXPIRED');
+      expect((await status(taken)).status).toBe('PENDING');
+      for (const orderId of [taken, completed, declined, expiring]) {
+        const refused = await cancel(orderId);
+        expect([orderId, refused.status, refused.body.error.code]).toEqual([orderId, 409, 'ORDER_NOT_CANCELLABLE']);
+      }
+      // Held now: only the taken payout; the completed one was paid out, the rest came back.
+      await eventuallyAvailable(before, 1_950_000 - 2 * 106_500);
     });
 
     it('requires a body and signs it with the path', async () => {

@@ -138,4 +138,56 @@ describe('payouts and balances', () => {
     const listed = await merchant.post('/v2/payments/outgoing/list', { limit: 100 });
     expect(listed.body.data).toHaveLength(66);
   });
+
+  it('moves the deposit only by an operator adjustment, once per adjustment_id', async () => {
+    const merchant = await merchantWithMethods('Deposit shop');
+    const path = `/backoffice/v1/merchants/${merchant.credentials.merchantId}/deposit-adjustments`;
+    const topUp = { adjustment_id: newOrderId('topup'), currency: 'RUB', amount: 5000, reason: 'security deposit wired on contract signature' };
+    const booked = await operator.request('POST', path, topUp);
+    expect([booked.status, booked.body.deposit]).toEqual([201, { currency: 'RUB', available: 5000 }]);
+    const repeated = await operator.request('POST', path, topUp);
+    expect([repeated.status, repeated.body.event_id]).toEqual([200, booked.body.event_id]);
+    const tooMuch = await operator.request('POST', path, { ...topUp, adjustment_id: newOrderId('deduct'), amount: -5000.01 });
+    expect([tooMuch.status, tooMuch.body.error.code]).toEqual([400, 'INSUFFICIENT_FUNDS']);
+    const noReason = await operator.request('POST', path, { currency: 'RUB', amount: 1 });
+    expect([noReason.status, noReason.body.error.details.map((detail: { field: string }) => detail.field)]).toEqual([400, ['reason']]);
+    const balances = await merchant.get('/v2/merchant/balances');
+    expect(balances.body.deposit).toEqual([{ currency: 'RUB', available: 5000 }]);
+    const byAgent = await agent.client.request('POST', path, { ...topUp, adjustment_id: newOrderId('agent') });
+    expect(byAgent.status).toBe(403);
+  });
+
+  it('shows operators every entry with the order it belongs to, as a statement and as a CSV export', async () => {
+    const merchant = await merchantWithMethods('Statement shop', 200, '100');
+    const startedAt = new Date(Date.now() - 1_000).toISOString();
+    await fund(merchant, 1000.55, 979.54);
+    const payoutId = newOrderId('statement-payout');
+    expect((await merchant.post('/v2/payments/outgoing', payout(payoutId, 100))).status).toBe(201);
+    const merchantPath = `/backoffice/v1/merchants/${merchant.credentials.merchantId}`;
+
+    const statement = await operator.request('GET', `${merchantPath}/ledger/entries?currency=RUB&limit=50`);
+    expect(statement.status).toBe(200);
+    const references = statement.body.data.map((entry: { reference: { kind: string; id: string } }) => `${entry.reference.kind}:${entry.reference.id}`);
+    expect(references).toContain(`payment_order:${payoutId}`);
+    expect(references.filter((reference: string) => reference.startsWith('payment_order:funding')).length).toBeGreaterThanOrEqual(1);
+    const firstPage = await operator.request('GET', `${merchantPath}/ledger/entries?limit=1`);
+    expect([firstPage.body.data.length, firstPage.body.has_more]).toEqual([1, true]);
+    const secondPage = await operator.request('GET', `${merchantPath}/ledger/entries?limit=1&cursor=${encodeURIComponent(firstPage.body.next_cursor)}`);
+    expect(secondPage.body.data[0].posting_id).not.toBe(firstPage.body.data[0].posting_id);
+
+    const endedAt = new Date(Date.now() + 1_000).toISOString();
+    const csv = await operator.request('GET', `${merchantPath}/ledger/reconciliation.csv?from=${encodeURIComponent(startedAt)}&to=${encodeURIComponent(endedAt)}`);
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get('content-type')).toMatch(/^text\/csv/);
+    const lines = csv.text.trim().split(/\r?\n/);
+    expect(lines.length).toBe(statement.body.data.length + 1);
+    expect(csv.text).toContain(payoutId);
+
+    const badPeriod = await operator.request('GET', `${merchantPath}/ledger/reconciliation.csv?from=${encodeURIComponent(endedAt)}`);
+    expect([badPeriod.status, badPeriod.body.error.code]).toEqual([400, 'VALIDATION_ERROR']);
+    const unknownFilter = await operator.request('GET', `${merchantPath}/ledger/entries?status=SUCCEEDED`);
+    expect([unknownFilter.status, unknownFilter.body.error.details[0].field]).toEqual([400, 'status']);
+    const noSuchMerchant = await operator.request('GET', '/backoffice/v1/merchants/mch_nobody/ledger/entries');
+    expect(noSuchMerchant.status).toBe(404);
+  });
 });

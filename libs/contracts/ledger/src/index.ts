@@ -39,3 +39,41 @@ export interface DepositAdjustmentRequest {
   reason: string;
   operator_id: string;
 }
+
+/** POST /internal/merchants/:merchantId/deposit-adjustments answers with this (201 booked now, 200 a repeat). */
+export interface DepositAdjustmentView {
+  adjustment_id: string;
+  merchant_id: string;
+  currency: string;
+  /** Signed minor units: "-500" took 5.00 away. */
+  amount_minor: string;
+  amount: string;
+  reason: string;
+  operator_id: string;
+  event_id: string;
+  recorded_at: string;
+  deposit: { currency: string; available: string };
+}
+
+/** One statement line: a posting with the order, withdrawal or adjustment it belongs to. */
+export interface LedgerEntryView {
+  posting_id: string;
+  currency: string;
+  code: string;
+  debit_account: string;
+  credit_account: string;
+  amount_minor: string;
+  /** The same amount as a decimal in the currency's scale. */
+  amount: string;
+  reference: { kind: string; id: string };
+  event_id: string;
+  memo: string;
+  recorded_at: string;
+}
+
+/** GET /internal/merchants/:merchantId/entries — a statement page, newest first. */
+export interface LedgerEntriesPage {
+  data: LedgerEntryView[];
+  has_more: boolean;
+  next_cursor: string | null;
+}

@@ -24,4 +24,4 @@ export {
   type PaymentCommandDataByType,
   type PaymentCommandType,
 } from './commands';
-export { PAYMENT_ORDER_EVENT_SCHEMA_VERSION, PAYMENT_ORDER_EVENT_TYPES, type PaymentOrderEventData } from './events';
+export { PAYMENT_ORDER_EVENT_SCHEMA_VERSION, PAYMENT_ORDER_EVENT_TYPES, payoutHoldId, type PaymentOrderEventData } from './events';

@@ -13,7 +13,6 @@ export {
   foldPaymentOrder,
   initialPaymentOrder,
   isFinished,
-  payoutHoldId,
   toPaymentOrderStreamId,
   type AssignAgent,
   type CancelPaymentOrder,

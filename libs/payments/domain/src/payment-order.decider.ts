@@ -437,8 +437,3 @@ export function foldPaymentOrder(events: readonly PaymentOrderEvent[]): PaymentO
 export function toPaymentOrderStreamId(merchantId: string, orderId: string): string {
   return `payment-order:${merchantId}:${orderId}`;
 }
-
-/** The ledger hold that backs a payout: amount + fee, frozen at creation (decisions.md). */
-export function payoutHoldId(merchantId: string, orderId: string): string {
-  return `payout:${merchantId}:${orderId}`;
-}

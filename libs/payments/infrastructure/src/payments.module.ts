@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { InternalErrorFilter } from '@mp/shared-nest-http';
+import { DatabaseHealthController } from '@mp/shared-data-access-postgres';
 import { MessagingSchema1700000000000, OUTBOX_RELAY_OPTIONS, OutboxRelayService, type OutboxRelaySettings } from '@mp/shared-messaging';
 import { ExpirySweeper } from './commands/expiry-sweeper';
 import { PaymentCommandConsumer } from './commands/payment-command.consumer';
@@ -9,7 +10,6 @@ import { PaymentOrderExecutor } from './commands/payment-order.executor';
 import { HttpLedgerHolds, LEDGER_HOLDS } from './ledger/ledger-holds.port';
 import { PaymentsSchema1700000001000 } from './persistence/payments-schema.migration';
 import { CLOCK, OffsetClock, PAYMENTS_SETTINGS, type PaymentsSettings } from './payments-settings';
-import { HealthController } from './read-orders/health.controller';
 import { InternalOrdersController } from './read-orders/internal-orders.controller';
 import { InternalReferenceDataController } from './reference-data/internal-reference-data.controller';
 
@@ -22,7 +22,7 @@ export class PaymentsModule {
   static forRoot(settings: PaymentsSettings & { outbox: OutboxRelaySettings; ledgerInternalUrl: string; ledgerTimeoutMs: number }): DynamicModule {
     return {
       module: PaymentsModule,
-      controllers: [InternalOrdersController, InternalReferenceDataController, HealthController],
+      controllers: [InternalOrdersController, InternalReferenceDataController, DatabaseHealthController],
       providers: [
         { provide: PAYMENTS_SETTINGS, useValue: settings },
         { provide: CLOCK, useValue: new OffsetClock() },

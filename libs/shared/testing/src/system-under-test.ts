@@ -9,13 +9,14 @@ import { SignedClient, type MerchantCredentialsForTest } from './signed-client';
 const workspaceRoot = join(__dirname, '../../../..');
 const logDirectory = join(workspaceRoot, '.local/test-logs');
 
-export type ServiceName = 'gateway' | 'payments';
+export type ServiceName = 'gateway' | 'payments' | 'ledger';
 /** A running process: a service's first instance is named after it; more replicas get their own names. */
 export type InstanceName = ServiceName | `${ServiceName}-${string}`;
 
 const ENTRY_POINTS: Record<ServiceName, string> = {
   gateway: 'apps/gateway/src/main.ts',
   payments: 'apps/payments/src/main.ts',
+  ledger: 'apps/ledger/src/main.ts',
 };
 
 export interface SystemOptions {
@@ -31,8 +32,8 @@ interface RunningService {
 
 /**
  * The real system for one test file: its own databases and Kafka topic namespace on the
- * shared broker and server, and the gateway and payments services as separate processes, so
- * tests can kill and restart them like an operator would.
+ * shared broker and server, and the gateway, payments and ledger services as separate
+ * processes, so tests can kill and restart them like an operator would.
  */
 export class SystemUnderTest {
   readonly runId = `t${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
@@ -49,6 +50,9 @@ export class SystemUnderTest {
     await system.createDatabases();
     system.ports.set('gateway', await freePort());
     system.ports.set('payments', await freePort());
+    system.ports.set('ledger', await freePort());
+    // The ledger first: payments places payout holds on it, the gateway reads balances from it.
+    await system.startService('ledger');
     await system.startService('payments');
     await system.startService('gateway');
     return system;
@@ -60,6 +64,10 @@ export class SystemUnderTest {
 
   get paymentsUrl(): string {
     return this.urlOf('payments');
+  }
+
+  get ledgerUrl(): string {
+    return this.urlOf('ledger');
   }
 
   urlOf(instance: InstanceName): string {
@@ -83,16 +91,18 @@ export class SystemUnderTest {
       KAFKA_TOPIC_PARTITIONS: '3',
       PUBLIC_BASE_URL: this.gatewayUrl,
     };
-    const own: Record<string, string> =
-      service === 'gateway'
-        ? {
-            GATEWAY_HTTP_PORT: port,
-            GATEWAY_DATABASE_URL: this.databaseUrl('gateway'),
-            MERCHANT_SECRETS_MASTER_KEY: this.masterKey,
-            PAYMENTS_INTERNAL_URL: this.paymentsUrl,
-          }
-        : { PAYMENTS_HTTP_PORT: port, PAYMENTS_DATABASE_URL: this.databaseUrl('payments') };
-    return { ...common, ...own, ...(this.options.env?.[service] ?? {}), ...extra };
+    const own: Record<ServiceName, Record<string, string>> = {
+      gateway: {
+        GATEWAY_HTTP_PORT: port,
+        GATEWAY_DATABASE_URL: this.databaseUrl('gateway'),
+        MERCHANT_SECRETS_MASTER_KEY: this.masterKey,
+        PAYMENTS_INTERNAL_URL: this.paymentsUrl,
+        LEDGER_INTERNAL_URL: this.ledgerUrl,
+      },
+      payments: { PAYMENTS_HTTP_PORT: port, PAYMENTS_DATABASE_URL: this.databaseUrl('payments'), LEDGER_INTERNAL_URL: this.ledgerUrl },
+      ledger: { LEDGER_HTTP_PORT: port, LEDGER_DATABASE_URL: this.databaseUrl('ledger') },
+    };
+    return { ...common, ...own[service], ...(this.options.env?.[service] ?? {}), ...extra };
   }
 
   async startService(instance: InstanceName, extraEnv: Record<string, string> = {}): Promise<void> {
@@ -216,7 +226,8 @@ export class SystemUnderTest {
 }
 
 function serviceOf(instance: InstanceName): ServiceName {
-  return instance.startsWith('gateway') ? 'gateway' : 'payments';
+  if (instance.startsWith('gateway')) return 'gateway';
+  return instance.startsWith('ledger') ? 'ledger' : 'payments';
 }
 
 function requiredEnv(name: string): string {

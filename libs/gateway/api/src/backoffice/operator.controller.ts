@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Controller, Get, Inject, Param, Post, Put, Req, Res, UseGuards } from '@nestjs/common';
+import { Controller, Get, Inject, Param, Post, Put, Query, Req, Res, UseGuards } from '@nestjs/common';
 import { BackofficeCredentialStore, MerchantCredentialStore } from '@mp/access-infrastructure';
 import { DomainError, type ErrorDetail } from '@mp/shared-util-errors';
 import { isKnownCurrency, parseAmountLiteral } from '@mp/shared-util-money';
@@ -116,7 +116,22 @@ export class OperatorController {
     if (details.length > 0 || amountMinor === null) throw new DomainError('VALIDATION_ERROR', 'The adjustment is not valid', details);
     const adjustmentId = typeof body['adjustment_id'] === 'string' && /^[A-Za-z0-9._:-]{1,64}$/.test(body['adjustment_id']) ? body['adjustment_id'] : randomUUID();
     const result = await this.ledger.adjustDeposit(merchantId, { adjustment_id: adjustmentId, currency, amount_minor: amountMinor.toString(), reason, operator_id: operator.credentialId });
-    await json(reply, 201, result);
+    await json(reply, result.status, result.body);
+  }
+
+  /** The merchant's ledger entries, newest first: `?currency=&from=&to=&limit=&cursor=` (ISO 8601 times, `to` exclusive). */
+  @Get('merchants/:merchantId/ledger/entries')
+  async ledgerEntries(@Param('merchantId') merchantId: string, @Query() query: Record<string, unknown>, @Res() reply: FastifyReply): Promise<void> {
+    await this.requireMerchant(merchantId);
+    await json(reply, 200, await this.ledger.listEntries(merchantId, ledgerQuery(query, ['currency', 'from', 'to', 'limit', 'cursor'])));
+  }
+
+  /** Reconciliation export: every entry of the period `?from=&to=` (required) with its order or withdrawal, as CSV. */
+  @Get('merchants/:merchantId/ledger/reconciliation.csv')
+  async reconciliationCsv(@Param('merchantId') merchantId: string, @Query() query: Record<string, unknown>, @Res() reply: FastifyReply): Promise<void> {
+    await this.requireMerchant(merchantId);
+    const file = await this.ledger.reconciliationCsv(merchantId, ledgerQuery(query, ['currency', 'from', 'to']));
+    await reply.status(200).header('content-type', file.contentType).header('content-disposition', file.disposition ?? 'attachment').send(file.content);
   }
 
   private async requireMerchant(merchantId: string): Promise<void> {
@@ -152,4 +167,20 @@ function toPlain(value: unknown): unknown {
 
 export async function json(reply: FastifyReply, status: number, body: unknown): Promise<void> {
   await reply.status(status).type('application/json').send(stringifyResponse(body));
+}
+
+/**
+ * Only the parameters the ledger knows go through, each once: a repeated parameter is a
+ * client mistake, answered here rather than letting the ledger see an array.
+ */
+function ledgerQuery(query: Record<string, unknown>, allowed: string[]): URLSearchParams {
+  const details: ErrorDetail[] = [];
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) {
+    if (!allowed.includes(name)) details.push({ field: name, issue: `is not a filter here; use ${allowed.join(', ')}` });
+    else if (typeof value !== 'string') details.push({ field: name, issue: 'must be given once' });
+    else params.set(name, value);
+  }
+  if (details.length > 0) throw new DomainError('VALIDATION_ERROR', 'The query is not valid', details);
+  return params;
 }

@@ -27,6 +27,9 @@ export function configureGatewayHttp(fastify: FastifyInstance): void {
 export function gatewayFastifyOptions(): FastifyServerOptions {
   return {
     bodyLimit: REQUEST_BODY_BYTES_MAX,
+    // No automatic HEAD twins of GET routes: a link preview's HEAD on the payer page must not
+    // count as the payer opening it (which assigns an agent).
+    exposeHeadRoutes: false,
     frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
       const requestId = newRequestId();
       const body = {

@@ -1,3 +1,5 @@
+import { Readable } from 'node:stream';
+import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { Logger } from '@nestjs/common';
 import { DomainError, isErrorCode } from '@mp/shared-util-errors';
 
@@ -18,26 +20,63 @@ export class InternalClient {
   }
 
   async request<T>(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
-    let response: Response;
+    return (await this.exchange<T>(method, path, body, headers)).body;
+  }
+
+  /** Like `request`, keeping the success status: some answers differ only by it (201 booked now, 200 a repeat). */
+  async exchange<T>(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: T }> {
+    const response = await this.send(method, path, body, headers);
+    const payload = (await response.json().catch(() => null)) as { code?: unknown; message?: unknown; details?: unknown } | null;
+    if (response.ok) return { status: response.status, body: payload as T };
+    throw this.failure(method, path, response.status, payload);
+  }
+
+  /** A long answer (an export) as a stream, so the gateway never holds it whole; errors as in `request`. */
+  async stream(path: string): Promise<{ contentType: string; disposition: string | null; content: Readable }> {
+    const response = await this.send('GET', path, undefined, {}, true);
+    if (!response.ok || !response.body) {
+      throw this.failure('GET', path, response.status, (await response.json().catch(() => null)) as { code?: unknown } | null);
+    }
+    return {
+      contentType: response.headers.get('content-type') ?? 'application/octet-stream',
+      disposition: response.headers.get('content-disposition'),
+      content: Readable.fromWeb(response.body as unknown as NodeReadableStream<Uint8Array>),
+    };
+  }
+
+  /**
+   * The timeout covers the answer's headers, and its body too unless `bodyMayTakeLonger`: an
+   * export streams for as long as it has rows, but a service that does not start answering
+   * in time is unavailable either way.
+   */
+  private async send(method: 'GET' | 'POST' | 'PUT', path: string, body: unknown, headers: Record<string, string>, bodyMayTakeLonger = false): Promise<Response> {
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(new Error(`no answer within ${this.timeoutMs} ms`)), this.timeoutMs);
+    // Unreferenced: an answer already read must not keep the process alive until the timer fires.
+    timer.unref();
     try {
       const isRaw = Buffer.isBuffer(body);
-      response = await fetch(`${this.baseUrl}${path}`, {
+      const response = await fetch(`${this.baseUrl}${path}`, {
         method,
         headers: { ...(body !== undefined && !isRaw ? { 'content-type': 'application/json' } : {}), ...headers },
         body: body === undefined ? undefined : isRaw ? (body as Buffer) : JSON.stringify(body),
-        signal: AbortSignal.timeout(this.timeoutMs),
+        signal: abort.signal,
       });
+      if (bodyMayTakeLonger) clearTimeout(timer);
+      return response;
     } catch (error) {
+      clearTimeout(timer);
       this.logger.warn(`${method} ${path} failed: ${String(error)}`);
       throw new DomainError('SERVICE_UNAVAILABLE', `The ${this.service} service is not reachable; retry shortly`);
     }
-    const payload = (await response.json().catch(() => null)) as { code?: unknown; message?: unknown; details?: unknown } | null;
-    if (response.ok) return payload as T;
-    if (response.status < 500 && isErrorCode(payload?.code)) {
-      throw new DomainError(payload.code, String(payload.message ?? payload.code), Array.isArray(payload.details) ? payload.details : []);
+  }
+
+  private failure(method: string, path: string, status: number, payload: { code?: unknown; message?: unknown; details?: unknown } | null): DomainError {
+    if (status < 500 && isErrorCode(payload?.code)) {
+      return new DomainError(payload.code, String(payload.message ?? payload.code), Array.isArray(payload.details) ? payload.details : []);
     }
-    this.logger.warn(`${method} ${path} answered ${response.status}`);
-    throw new DomainError('SERVICE_UNAVAILABLE', `The ${this.service} service could not answer; retry shortly`);
+    this.logger.warn(`${method} ${path} answered ${status}`);
+    return new DomainError('SERVICE_UNAVAILABLE', `The ${this.service} service could not answer; retry shortly`);
   }
 
   /** Raw bytes, e.g. a receipt file, with its content type. */

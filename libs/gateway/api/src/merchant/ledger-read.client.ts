@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { BalancesView, DepositAdjustmentRequest } from '@mp/contracts-ledger';
+import type { Readable } from 'node:stream';
+import type { BalancesView, DepositAdjustmentRequest, DepositAdjustmentView, LedgerEntriesPage } from '@mp/contracts-ledger';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
 import { InternalClient } from '../http/internal-client';
 
@@ -15,7 +16,22 @@ export class LedgerReadClient {
     return this.client.request('GET', `/internal/merchants/${encodeURIComponent(merchantId)}/balances`);
   }
 
-  adjustDeposit(merchantId: string, adjustment: DepositAdjustmentRequest): Promise<unknown> {
-    return this.client.request('POST', `/internal/merchants/${encodeURIComponent(merchantId)}/deposit-adjustments`, adjustment);
+  /** 201 when booked now, 200 when the adjustment_id was booked before (the original comes back). */
+  adjustDeposit(merchantId: string, adjustment: DepositAdjustmentRequest): Promise<{ status: number; body: DepositAdjustmentView }> {
+    return this.client.exchange('POST', `/internal/merchants/${encodeURIComponent(merchantId)}/deposit-adjustments`, adjustment);
   }
+
+  /** The ledger validates the query (currency, from, to, limit, cursor); the gateway passes it through. */
+  listEntries(merchantId: string, query: URLSearchParams): Promise<LedgerEntriesPage> {
+    return this.client.request('GET', `/internal/merchants/${encodeURIComponent(merchantId)}/entries${queryString(query)}`);
+  }
+
+  reconciliationCsv(merchantId: string, query: URLSearchParams): Promise<{ contentType: string; disposition: string | null; content: Readable }> {
+    return this.client.stream(`/internal/merchants/${encodeURIComponent(merchantId)}/reconciliation.csv${queryString(query)}`);
+  }
+}
+
+function queryString(query: URLSearchParams): string {
+  const text = query.toString();
+  return text ? `?${text}` : '';
 }

@@ -1,10 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { PAYMENT_ORDER_EVENT_SCHEMA_VERSION, PAYMENTS_TOPICS, paymentOrderKey } from '@mp/contracts-payments';
+import { PAYMENT_ORDER_EVENT_SCHEMA_VERSION, PAYMENTS_TOPICS, paymentOrderKey, payoutHoldId } from '@mp/contracts-payments';
 import {
   decide,
   evolve,
   foldPaymentOrder,
-  payoutHoldId,
   toPaymentOrderStreamId,
   type ExistingPaymentOrder,
   type PaymentOrder,

@@ -1,8 +1,12 @@
 import { Controller, Get } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
+/**
+ * `GET /health` for services that own a database: healthy means the pool can still run a
+ * query, which is what an orchestrator's readiness probe needs to know before routing reads.
+ */
 @Controller()
-export class HealthController {
+export class DatabaseHealthController {
   constructor(private readonly dataSource: DataSource) {}
 
   @Get('health')

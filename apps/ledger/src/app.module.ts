@@ -1,0 +1,23 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { LEDGER_MIGRATIONS, LedgerModule } from '@mp/ledger-infrastructure';
+import { serviceDatabaseOptions } from '@mp/shared-data-access-postgres';
+import { MessagingModule } from '@mp/shared-messaging';
+import type { LedgerConfig } from './ledger.config';
+
+@Module({})
+export class AppModule {
+  static forRoot(config: LedgerConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        TypeOrmModule.forRoot(serviceDatabaseOptions({ url: config.databaseUrl, poolMax: config.databasePoolMax, migrations: LEDGER_MIGRATIONS })),
+        MessagingModule.forRootAsync({
+          inject: [],
+          useFactory: () => ({ clientId: 'ledger', brokers: config.kafkaBrokers, namespace: config.kafkaNamespace }),
+        }),
+        LedgerModule.forRoot({ commandPartitions: config.commandPartitions }),
+      ],
+    };
+  }
+}

@@ -1,0 +1,30 @@
+import { ConfigReader, readKafkaConnectionConfig, type Environment, type KafkaConnectionConfig } from '@mp/shared-util-config';
+
+export interface LedgerConfig extends KafkaConnectionConfig {
+  httpHost: string;
+  httpPort: number;
+  databaseUrl: string;
+  databasePoolMax: number;
+}
+
+/** Reads and validates the ledger service's environment once, at boot. */
+export function loadLedgerConfig(environment: Environment): LedgerConfig {
+  const reader = new ConfigReader(environment);
+  const config: LedgerConfig = {
+    httpHost: reader.string('LEDGER_HTTP_HOST', { default: '127.0.0.1' }),
+    httpPort: reader.integer('LEDGER_HTTP_PORT', { default: 3002, min: 0, max: 65535 }),
+    databaseUrl: reader.url('LEDGER_DATABASE_URL', { protocols: ['postgres:', 'postgresql:'] }),
+    databasePoolMax: reader.integer('LEDGER_DATABASE_POOL_MAX', { default: 10, min: 1, max: 200 }),
+    ...readKafkaConnectionConfig(reader),
+  };
+  reader.assertValid();
+  return config;
+}
+
+/** The auditor needs only the database. */
+export function loadLedgerAuditConfig(environment: Environment): { databaseUrl: string } {
+  const reader = new ConfigReader(environment);
+  const databaseUrl = reader.url('LEDGER_DATABASE_URL', { protocols: ['postgres:', 'postgresql:'] });
+  reader.assertValid();
+  return { databaseUrl };
+}

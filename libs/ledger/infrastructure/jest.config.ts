@@ -1,0 +1,3 @@
+import { projectJestConfig } from '../../../jest.preset';
+
+export default projectJestConfig('ledger-infrastructure', __dirname, { needsInfrastructure: true });

@@ -1,0 +1,52 @@
+import { createEnvelope, PoisonMessageError } from '@mp/shared-messaging';
+import { payoutHoldId } from '@mp/contracts-payments';
+import { ledgerCommandFor } from './payment-event.mapping';
+
+const now = new Date('2026-11-22T10:00:00.000Z');
+const order = { merchantId: 'mch_1', orderId: 'A-1', amountMinor: '10000', feeMinor: '250', currency: 'RUB', occurredAt: now.toISOString() };
+const event = (type: string, data: Record<string, unknown>, schemaVersion = 1) => createEnvelope({ type, schemaVersion, source: 'payments', subject: 'merchant:mch_1/order:A-1', data, correlationId: 'req_1' });
+
+describe('payment-order events → ledger commands', () => {
+  it('keeps the payout hold id format stable: holds placed by earlier releases must still resolve', () => {
+    expect(payoutHoldId('mch_1', 'P-1')).toBe('payout:mch_1:P-1');
+  });
+
+  it('credits a succeeded pay-in with its amount and fee', () => {
+    expect(ledgerCommandFor(event('PaymentOrderSucceeded', { ...order, direction: 'incoming', agentId: 'ag', receipt: null }), now)).toEqual({
+      merchantId: 'mch_1',
+      currency: 'RUB',
+      command: { type: 'CreditPayIn', data: { orderId: 'A-1', amountMinor: 10000n, feeMinor: 250n, reason: 'payin_succeeded' }, metadata: { now } },
+    });
+  });
+
+  it('posts a succeeded payout’s hold and voids a failed, cancelled or expired one', () => {
+    const outgoing = { ...order, orderId: 'P-1', direction: 'outgoing' };
+    expect(ledgerCommandFor(event('PaymentOrderSucceeded', outgoing), now)?.command).toEqual({ type: 'PostHold', data: { holdId: 'payout:mch_1:P-1' }, metadata: { now } });
+    for (const type of ['PaymentOrderFailed', 'PaymentOrderCancelled', 'PaymentOrderExpired']) {
+      expect(ledgerCommandFor(event(type, outgoing), now)?.command).toEqual({ type: 'VoidHold', data: { holdId: 'payout:mch_1:P-1' }, metadata: { now } });
+    }
+  });
+
+  it('ignores events that move no money', () => {
+    for (const type of ['PaymentOrderFailed', 'PaymentOrderCancelled', 'PaymentOrderExpired', 'IncomingPaymentMarkedPaid', 'PaymentOrderAgentAssigned']) {
+      expect(ledgerCommandFor(event(type, { ...order, direction: 'incoming' }), now)).toBeNull();
+    }
+    expect(ledgerCommandFor(event('OutgoingPaymentCreated', { nothing: 'checked' }), now)).toBeNull();
+    expect(ledgerCommandFor(event('SomethingNew', {}, 7), now)).toBeNull();
+  });
+
+  it('treats a malformed event that matters as poison', () => {
+    const cases: Array<Record<string, unknown>> = [
+      { ...order, direction: 'sideways' },
+      { ...order, direction: 'incoming', amountMinor: '0' },
+      { ...order, direction: 'incoming', amountMinor: 10000 },
+      { ...order, direction: 'incoming', feeMinor: '-1' },
+      { ...order, direction: 'incoming', feeMinor: '10001' },
+      { ...order, direction: 'incoming', currency: 'XXX' },
+      { ...order, direction: 'incoming', merchantId: '' },
+      { ...order, direction: 'outgoing', orderId: undefined },
+    ];
+    for (const data of cases) expect(() => ledgerCommandFor(event('PaymentOrderSucceeded', data), now)).toThrow(PoisonMessageError);
+    expect(() => ledgerCommandFor(event('PaymentOrderSucceeded', { ...order, direction: 'incoming' }, 2), now)).toThrow(/schema version 2/);
+  });
+});

@@ -1,0 +1,40 @@
+import { Body, Controller, Headers, Post, Res } from '@nestjs/common';
+import type { HoldView } from '@mp/contracts-ledger';
+import type { FastifyReply } from 'fastify';
+import { DataSource } from 'typeorm';
+import { LedgerExecutor } from '../commands/ledger.executor';
+import { requestCausation } from './causation';
+import { parsePlaceHoldRequest } from './ledger-requests';
+
+/**
+ * Holds for payouts and withdrawals, placed synchronously by the service about to create one:
+ * 201 when this request froze the funds, 200 when the same hold already existed (a retry; its
+ * current status is returned), 400 INSUFFICIENT_FUNDS when the available settlement balance
+ * does not cover amount + fee, 400 VALIDATION_ERROR for a malformed request or a hold id
+ * reused with other parameters. Internal only: the caller has authenticated the merchant.
+ */
+@Controller('internal/holds')
+export class InternalHoldsController {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly executor: LedgerExecutor,
+  ) {}
+
+  @Post()
+  async placeHold(@Body() body: unknown, @Headers() headers: Record<string, string | undefined>, @Res({ passthrough: true }) reply: FastifyReply): Promise<HoldView> {
+    const request = parsePlaceHoldRequest(body);
+    const result = await this.dataSource.transaction((manager) =>
+      this.executor.execute(
+        manager,
+        request.merchantId,
+        request.currency,
+        { type: 'PlaceHold', data: { holdId: request.holdId, amountMinor: request.amountMinor, feeMinor: request.feeMinor, reference: request.reference }, metadata: { now: new Date() } },
+        requestCausation(headers),
+      ),
+    );
+    const hold = result.state.holds.get(request.holdId);
+    if (!hold) throw new Error(`hold ${request.holdId} missing after it was placed`);
+    void reply.status(result.events.length > 0 ? 201 : 200);
+    return { hold_id: request.holdId, status: hold.status, amount_minor: hold.amountMinor.toString(), fee_minor: hold.feeMinor.toString() };
+  }
+}

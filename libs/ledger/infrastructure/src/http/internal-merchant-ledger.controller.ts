@@ -1,0 +1,124 @@
+import { Readable } from 'node:stream';
+import { Body, Controller, Get, Headers, Param, Post, Query, Res } from '@nestjs/common';
+import type { BalancesView, DepositAdjustmentView, LedgerEntriesPage } from '@mp/contracts-ledger';
+import { DomainError, type ErrorDetail } from '@mp/shared-util-errors';
+import { formatAmountMinor } from '@mp/shared-util-money';
+import type { FastifyReply } from 'fastify';
+import { DataSource } from 'typeorm';
+import { LedgerExecutor } from '../commands/ledger.executor';
+import { findDepositAdjustment, findMerchantBalances, type DepositAdjustmentRow } from '../persistence/ledger.projection';
+import { listEntries, postingsOfPeriod } from '../reads/ledger-entries.query';
+import { reconciliationHeader, reconciliationRecord } from '../reads/reconciliation-csv';
+import { requestCausation } from './causation';
+import { optionalCurrency, optionalTimestamp, parseDepositAdjustmentRequest } from './ledger-requests';
+
+/**
+ * A merchant's money, for the gateway (balances for the merchant, adjustments, statements and
+ * exports for operators). Internal only: the gateway authenticates and authorises the caller.
+ */
+@Controller('internal/merchants/:merchantId')
+export class InternalMerchantLedgerController {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly executor: LedgerExecutor,
+  ) {}
+
+  /** Endpoint 9's body: one entry per currency the merchant holds, amounts in the currency's scale. */
+  @Get('balances')
+  async balances(@Param('merchantId') merchantId: string): Promise<BalancesView> {
+    const rows = await findMerchantBalances(this.dataSource.manager, merchantId);
+    return {
+      settlement: rows
+        .filter((row) => row.has_settlement)
+        .map((row) => ({ currency: row.currency, available: formatAmountMinor(BigInt(row.settlement_available), row.currency), frozen: formatAmountMinor(BigInt(row.settlement_frozen), row.currency) })),
+      deposit: rows.filter((row) => row.has_deposit).map((row) => ({ currency: row.currency, available: formatAmountMinor(BigInt(row.deposit), row.currency) })),
+    };
+  }
+
+  /**
+   * The only way the deposit moves: an operator's top-up (positive) or deduction (negative),
+   * with a reason, idempotent by adjustment_id. 201 when booked now, 200 for a repeat (the
+   * original booking is returned); 400 INSUFFICIENT_FUNDS when a deduction exceeds the deposit.
+   */
+  @Post('deposit-adjustments')
+  async adjustDeposit(
+    @Param('merchantId') merchantId: string,
+    @Body() body: unknown,
+    @Headers() headers: Record<string, string | undefined>,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<DepositAdjustmentView> {
+    const request = parseDepositAdjustmentRequest(body);
+    const { booked, row } = await this.dataSource.transaction(async (manager) => {
+      const result = await this.executor.execute(
+        manager,
+        merchantId,
+        request.currency,
+        { type: 'AdjustDeposit', data: { adjustmentId: request.adjustmentId, amountMinor: request.amountMinor, reason: request.reason, operatorId: request.operatorId }, metadata: { now: new Date() } },
+        requestCausation(headers),
+      );
+      return { booked: result.events.length > 0, row: await findDepositAdjustment(manager, merchantId, request.currency, request.adjustmentId) };
+    });
+    if (!row) throw new Error(`deposit adjustment ${request.adjustmentId} missing after it was booked`);
+    void reply.status(booked ? 201 : 200);
+    return toAdjustmentView(row);
+  }
+
+  /** The merchant's postings, newest first, each with the order, withdrawal or adjustment it belongs to. */
+  @Get('entries')
+  async entries(@Param('merchantId') merchantId: string, @Query() query: Record<string, unknown>): Promise<LedgerEntriesPage> {
+    const details: ErrorDetail[] = [];
+    const currency = optionalCurrency(query, details);
+    const from = optionalTimestamp(query, 'from', details);
+    const to = optionalTimestamp(query, 'to', details);
+    const limit = query['limit'] === undefined ? 50 : Number(query['limit']);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 200) details.push({ field: 'limit', issue: 'must be an integer from 1 to 200' });
+    const cursor = query['cursor'];
+    if (cursor !== undefined && (typeof cursor !== 'string' || cursor === '')) details.push({ field: 'cursor', issue: 'must be a cursor this API returned' });
+    if (from && to && from >= to) details.push({ field: 'to', issue: 'must be after from' });
+    if (details.length > 0) throw new DomainError('VALIDATION_ERROR', 'The entries query is not valid', details);
+    return listEntries(this.dataSource.manager, { merchantId, currency, from, to, limit, cursor: cursor as string | undefined });
+  }
+
+  /**
+   * Reconciliation export: the merchant's postings recorded in [from, to), oldest first, as
+   * RFC 4180 CSV with a header row. Both bounds are required; `currency` narrows it.
+   */
+  @Get('reconciliation.csv')
+  async reconciliation(@Param('merchantId') merchantId: string, @Query() query: Record<string, unknown>, @Res() reply: FastifyReply): Promise<void> {
+    const details: ErrorDetail[] = [];
+    const currency = optionalCurrency(query, details);
+    const from = optionalTimestamp(query, 'from', details);
+    const to = optionalTimestamp(query, 'to', details);
+    if (query['from'] === undefined || query['from'] === '') details.push({ field: 'from', issue: 'is required: the start of the period (inclusive)' });
+    if (query['to'] === undefined || query['to'] === '') details.push({ field: 'to', issue: 'is required: the end of the period (exclusive)' });
+    if (from && to && from >= to) details.push({ field: 'to', issue: 'must be after from' });
+    if (details.length > 0 || !from || !to) throw new DomainError('VALIDATION_ERROR', 'The reconciliation period is not valid', details);
+
+    const rows = postingsOfPeriod(this.dataSource.manager, { merchantId, currency, from, to });
+    async function* csv(): AsyncGenerator<string> {
+      yield reconciliationHeader();
+      for await (const row of rows) yield reconciliationRecord(row);
+    }
+    const fileName = `ledger-${merchantId.replace(/[^A-Za-z0-9._-]/g, '_')}-${from.toISOString().slice(0, 10)}-${to.toISOString().slice(0, 10)}.csv`;
+    await reply
+      .status(200)
+      .header('content-type', 'text/csv; charset=utf-8; header=present')
+      .header('content-disposition', `attachment; filename="${fileName}"`)
+      .send(Readable.from(csv()));
+  }
+}
+
+function toAdjustmentView(row: DepositAdjustmentRow): DepositAdjustmentView {
+  return {
+    adjustment_id: row.adjustment_id,
+    merchant_id: row.merchant_id,
+    currency: row.currency,
+    amount_minor: row.amount_minor,
+    amount: formatAmountMinor(BigInt(row.amount_minor), row.currency),
+    reason: row.reason,
+    operator_id: row.operator_id,
+    event_id: row.event_id,
+    recorded_at: new Date(row.recorded_at).toISOString(),
+    deposit: { currency: row.currency, available: formatAmountMinor(BigInt(row.deposit_after), row.currency) },
+  };
+}

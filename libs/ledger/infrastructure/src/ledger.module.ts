@@ -1,0 +1,30 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import { InternalErrorFilter } from '@mp/shared-nest-http';
+import { DatabaseHealthController } from '@mp/shared-data-access-postgres';
+import { MessagingSchema1700000000000 } from '@mp/shared-messaging';
+import { LedgerExecutor } from './commands/ledger.executor';
+import { PaymentEventsConsumer } from './commands/payment-events.consumer';
+import { InternalHoldsController } from './http/internal-holds.controller';
+import { InternalMerchantLedgerController } from './http/internal-merchant-ledger.controller';
+import { LEDGER_SETTINGS, type LedgerSettings } from './ledger-settings';
+import { LedgerSchema1700000002000 } from './persistence/ledger-schema.migration';
+
+/** Migrations of the ledger database, in order. */
+export const LEDGER_MIGRATIONS = [MessagingSchema1700000000000, LedgerSchema1700000002000];
+
+/**
+ * The ledger bounded context. Needs a TypeORM DataSource and the messaging port from its app.
+ * It publishes nothing yet, so it runs no outbox relay; the outbox table is ready for when a
+ * consumer of ledger events appears.
+ */
+@Module({})
+export class LedgerModule {
+  static forRoot(settings: LedgerSettings): DynamicModule {
+    return {
+      module: LedgerModule,
+      controllers: [InternalHoldsController, InternalMerchantLedgerController, DatabaseHealthController],
+      providers: [{ provide: LEDGER_SETTINGS, useValue: settings }, { provide: APP_FILTER, useClass: InternalErrorFilter }, LedgerExecutor, PaymentEventsConsumer],
+    };
+  }
+}

@@ -1,0 +1,201 @@
+import 'reflect-metadata';
+import { spawn } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Module, type DynamicModule } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { PAYMENT_ORDER_EVENT_SCHEMA_VERSION, PAYMENTS_TOPICS, paymentOrderKey, type PaymentOrderEventData } from '@mp/contracts-payments';
+import type { BalancesView } from '@mp/contracts-ledger';
+import { serviceDatabaseOptions } from '@mp/shared-data-access-postgres';
+import { createEnvelope, KafkaMessageBroker, MessagingModule, type MessageEnvelope } from '@mp/shared-messaging';
+import { Client } from 'pg';
+import { auditLedger, type LedgerAuditReport } from '../audit/ledger-audit';
+import { LEDGER_MIGRATIONS, LedgerModule } from '../ledger.module';
+
+const workspaceRoot = join(__dirname, '../../../../..');
+
+export type PaymentEventType = 'PaymentOrderSucceeded' | 'PaymentOrderFailed' | 'PaymentOrderCancelled' | 'PaymentOrderExpired' | 'PaymentOrderAgentAssigned';
+
+/** The order fields every payment-order event carries, without the event time. */
+export type OrderFacts = Omit<PaymentOrderEventData, 'occurredAt'>;
+
+/** A payment-order event exactly as the payments service publishes it. */
+export function paymentOrderEvent(type: PaymentEventType, order: OrderFacts, id?: string): MessageEnvelope {
+  const extra = type === 'PaymentOrderSucceeded' ? { agentId: 'agent_1', receipt: null } : type === 'PaymentOrderFailed' ? { agentId: 'agent_1', reason: 'declined' } : type === 'PaymentOrderAgentAssigned' ? { agentId: 'agent_1' } : {};
+  return createEnvelope({
+    id,
+    type,
+    schemaVersion: PAYMENT_ORDER_EVENT_SCHEMA_VERSION,
+    source: 'payments',
+    subject: `merchant:${order.merchantId}/order:${order.orderId}`,
+    data: { ...order, occurredAt: new Date().toISOString(), ...extra },
+    correlationId: `req_${randomBytes(4).toString('hex')}`,
+  });
+}
+
+@Module({})
+class LedgerTestAppModule {
+  static forRoot(databaseUrl: string, namespace: string, poolMax: number): DynamicModule {
+    return {
+      module: LedgerTestAppModule,
+      imports: [
+        TypeOrmModule.forRoot(serviceDatabaseOptions({ url: databaseUrl, poolMax, migrations: LEDGER_MIGRATIONS })),
+        MessagingModule.forRootAsync({ inject: [], useFactory: () => ({ clientId: 'ledger-test', brokers: kafkaBrokers(), namespace }) }),
+        LedgerModule.forRoot({ commandPartitions: 3 }),
+      ],
+    };
+  }
+}
+
+/**
+ * The ledger service wired exactly as apps/ledger wires it (same modules, same default pool of
+ * 10 connections), in this process, on a private database and Kafka namespace, listening on a
+ * free port. Plus what the tests need around it: a publisher of payment-order events, SQL on
+ * its database, and the auditor (as a function and as the real command).
+ */
+export class LedgerTestService {
+  readonly runId = `l${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
+  url = '';
+  private app: NestFastifyApplication | null = null;
+  private publisher: KafkaMessageBroker | null = null;
+
+  static async start(options: { poolMax?: number } = {}): Promise<LedgerTestService> {
+    const service = new LedgerTestService();
+    const admin = new Client({ connectionString: requiredEnv('TEST_PG_ADMIN_URL') });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE "${service.runId}"`);
+    await admin.end();
+    service.app = await NestFactory.create<NestFastifyApplication>(LedgerTestAppModule.forRoot(service.databaseUrl, service.runId, options.poolMax ?? 10), new FastifyAdapter(), { logger: ['warn', 'error'] });
+    await service.app.listen(0, '127.0.0.1');
+    service.url = await service.app.getUrl();
+    service.publisher = new KafkaMessageBroker({ clientId: 'ledger-test-publisher', brokers: kafkaBrokers(), namespace: service.runId, log: () => undefined });
+    await service.publisher.connect();
+    return service;
+  }
+
+  get databaseUrl(): string {
+    const url = new URL(requiredEnv('TEST_PG_ADMIN_URL'));
+    url.pathname = `/${this.runId}`;
+    return url.toString();
+  }
+
+  async stop(): Promise<void> {
+    await this.publisher?.disconnect();
+    await this.app?.close();
+  }
+
+  /** Publishes to payments.order.events, keyed by order like the payments outbox does. */
+  async publish(envelopes: MessageEnvelope[]): Promise<void> {
+    await this.publisher?.publish(
+      envelopes.map((envelope) => {
+        const data = envelope.data as OrderFacts;
+        return { topic: PAYMENTS_TOPICS.orderEvents, key: paymentOrderKey(data.merchantId, data.orderId), envelope };
+      }),
+    );
+  }
+
+  async query<T = Record<string, unknown>>(sql: string, parameters: unknown[] = []): Promise<T[]> {
+    return this.withClient(async (client) => (await client.query(sql, parameters)).rows as T[]);
+  }
+
+  async request(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: any; text: string; headers: Headers }> {
+    const response = await fetch(`${this.url}${path}`, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    const text = await response.text();
+    let parsed: unknown = null;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = null;
+    }
+    return { status: response.status, body: parsed, text, headers: response.headers };
+  }
+
+  placeHold(merchantId: string, holdId: string, amountMinor: string, feeMinor = '0', currency = 'RUB') {
+    return this.request('POST', '/internal/holds', {
+      hold_id: holdId,
+      merchant_id: merchantId,
+      currency,
+      amount_minor: amountMinor,
+      fee_minor: feeMinor,
+      reference: { kind: 'payment_order', id: holdId.split(':').pop() },
+    });
+  }
+
+  async balances(merchantId: string): Promise<BalancesView> {
+    const response = await this.request('GET', `/internal/merchants/${encodeURIComponent(merchantId)}/balances`);
+    if (response.status !== 200) throw new Error(`balances answered ${response.status}: ${response.text}`);
+    return response.body as BalancesView;
+  }
+
+  /** Polls the balances until they match, or fails with the last ones seen. */
+  async eventuallyBalances(merchantId: string, expected: BalancesView, timeoutMs = 20_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    let last = await this.balances(merchantId);
+    while (JSON.stringify(last) !== JSON.stringify(expected) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      last = await this.balances(merchantId);
+    }
+    expect(last).toEqual(expected);
+  }
+
+  /** Waits until the consumer's inbox has claimed every one of these envelope ids. */
+  async eventuallyConsumed(envelopeIds: string[], timeoutMs = 20_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const [{ claimed }] = await this.query<{ claimed: number }>(`SELECT count(*)::int AS claimed FROM inbox WHERE consumer = 'ledger.payment-events' AND message_id = ANY($1::uuid[])`, [envelopeIds]);
+      if (claimed === new Set(envelopeIds).size) return;
+      if (Date.now() > deadline) throw new Error(`only ${claimed} of ${envelopeIds.length} events consumed`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  audit(): Promise<LedgerAuditReport> {
+    return this.withClient((client) => auditLedger(client));
+  }
+
+  /** The real auditor command, as an operator runs it (npm run ledger:audit). */
+  runAuditCommand(): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    return new Promise((resolve) => {
+      const child = spawn(process.execPath, [join(workspaceRoot, 'tools/run-ts.js'), 'apps/ledger/src/audit.ts'], {
+        cwd: workspaceRoot,
+        env: { PATH: process.env['PATH'] ?? '', LEDGER_DATABASE_URL: this.databaseUrl },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+      child.on('exit', (code) => resolve({ code, stdout, stderr }));
+    });
+  }
+
+  private async withClient<T>(work: (client: Client) => Promise<T>): Promise<T> {
+    const client = new Client({ connectionString: this.databaseUrl });
+    await client.connect();
+    try {
+      return await work(client);
+    } finally {
+      await client.end();
+    }
+  }
+}
+
+export function newMerchantId(label: string): string {
+  return `mch_${label}_${randomUUID().slice(0, 8)}`;
+}
+
+function kafkaBrokers(): string[] {
+  return requiredEnv('KAFKA_BROKERS').split(',');
+}
+
+function requiredEnv(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set: run the tests through the test command (npm test) or jest with the global setup`);
+  return value;
+}
