@@ -171,7 +171,7 @@ try {
   writeFileSync(join(devDir, 'endpoints.json'), JSON.stringify({ kafka_brokers: kafkaBrokers, database_urls: databaseUrls, gateway_url: gatewayUrl }, null, 2), { mode: 0o600 });
   // The ledger first: payments places payout holds on it, the gateway reads balances from it.
   say('starting the ledger');
-  await startService('ledger', 'apps/ledger/src/main.ts', { ...common, LEDGER_HTTP_PORT: String(ledgerPort), LEDGER_DATABASE_URL: databaseUrls.ledger });
+  await startService('ledger', 'apps/ledger/src/main.ts', { ...common, LEDGER_HTTP_PORT: String(ledgerPort), LEDGER_DATABASE_URL: databaseUrls.ledger, PAYMENTS_INTERNAL_URL: `http://127.0.0.1:${paymentsPort}` });
   say('starting the payments service');
   await startService('payments', 'apps/payments/src/main.ts', { ...common, PAYMENTS_HTTP_PORT: String(paymentsPort), PAYMENTS_DATABASE_URL: databaseUrls.payments, LEDGER_INTERNAL_URL: ledgerUrl });
   const gatewayEnv = {

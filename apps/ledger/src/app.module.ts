@@ -16,7 +16,12 @@ export class AppModule {
           inject: [],
           useFactory: () => ({ clientId: 'ledger', brokers: config.kafkaBrokers, namespace: config.kafkaNamespace }),
         }),
-        LedgerModule.forRoot({ commandPartitions: config.commandPartitions }),
+        LedgerModule.forRoot({
+          commandPartitions: config.commandPartitions,
+          paymentsInternalUrl: config.paymentsInternalUrl,
+          orphanHoldGraceMs: config.orphanHoldGraceMs,
+          orphanHoldSweepIntervalMs: config.orphanHoldSweepIntervalMs,
+        }),
       ],
     };
   }

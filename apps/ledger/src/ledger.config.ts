@@ -5,6 +5,9 @@ export interface LedgerConfig extends KafkaConnectionConfig {
   httpPort: number;
   databaseUrl: string;
   databasePoolMax: number;
+  paymentsInternalUrl: string;
+  orphanHoldGraceMs: number;
+  orphanHoldSweepIntervalMs: number;
 }
 
 /** Reads and validates the ledger service's environment once, at boot. */
@@ -15,6 +18,10 @@ export function loadLedgerConfig(environment: Environment): LedgerConfig {
     httpPort: reader.integer('LEDGER_HTTP_PORT', { default: 3002, min: 0, max: 65535 }),
     databaseUrl: reader.url('LEDGER_DATABASE_URL', { protocols: ['postgres:', 'postgresql:'] }),
     databasePoolMax: reader.integer('LEDGER_DATABASE_POOL_MAX', { default: 10, min: 1, max: 200 }),
+    paymentsInternalUrl: reader.url('PAYMENTS_INTERNAL_URL', { default: 'http://127.0.0.1:3001', protocols: ['http:', 'https:'] }),
+    // Far longer than any create transaction can stay open after placing its hold.
+    orphanHoldGraceMs: reader.integer('LEDGER_ORPHAN_HOLD_GRACE_MS', { default: 15 * 60_000, min: 1_000, max: 7 * 24 * 3_600_000 }),
+    orphanHoldSweepIntervalMs: reader.integer('LEDGER_ORPHAN_HOLD_SWEEP_INTERVAL_MS', { default: 60_000, min: 100, max: 3_600_000 }),
     ...readKafkaConnectionConfig(reader),
   };
   reader.assertValid();

@@ -7,9 +7,11 @@
  * Method: real gateway, payments, ledger and Kafka; an operator configures fee-free methods;
  * balances are read through GET /v2/merchant/balances and polled while the ledger consumes.
  */
+import { payoutHoldId } from '@mp/contracts-payments';
 import { BackofficeClient, createOperator, registerAgent, SignedClient, SystemUnderTest, type RegisteredAgent } from '@mp/shared-testing';
 import { incomingPayment, newOrderId } from './fixtures';
 
+const ORPHAN_GRACE_MS = 3_000;
 const PNG_RECEIPT = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('receipt-bytes')]);
 
 function methods(feeRateBasisPoints: number, feeFixedMinor: string) {
@@ -23,7 +25,13 @@ describe('payouts and balances', () => {
   let agent: RegisteredAgent;
 
   beforeAll(async () => {
-    system = await SystemUnderTest.start({ env: { gateway: { GATEWAY_COMMAND_TIMEOUT_MS: '30000' } } });
+    system = await SystemUnderTest.start({
+      env: {
+        gateway: { GATEWAY_COMMAND_TIMEOUT_MS: '30000' },
+        // A short grace so the orphan-hold test runs in seconds; real payouts must survive it too.
+        ledger: { LEDGER_ORPHAN_HOLD_GRACE_MS: String(ORPHAN_GRACE_MS), LEDGER_ORPHAN_HOLD_SWEEP_INTERVAL_MS: '250' },
+      },
+    });
     operator = await createOperator(system);
     agent = await registerAgent(system, operator, [{ method: 'bank_card', country: 'RU', currency: 'RUB' }]);
   });
@@ -189,5 +197,32 @@ describe('payouts and balances', () => {
     expect([unknownFilter.status, unknownFilter.body.error.details[0].field]).toEqual([400, 'status']);
     const noSuchMerchant = await operator.request('GET', '/backoffice/v1/merchants/mch_nobody/ledger/entries');
     expect(noSuchMerchant.status).toBe(404);
+  });
+
+  it('releases a hold whose payout never came to exist, keeps the holds of real payouts, and refuses to reuse that order_id', async () => {
+    const merchant = await merchantWithMethods('Orphan shop');
+    await fund(merchant, 1000, 1000);
+    const merchantId = merchant.credentials.merchantId;
+    // What the payments service does before it dies between the hold and the order's commit.
+    const abandonedId = newOrderId('abandoned');
+    const orphan = await fetch(`${system.ledgerUrl}/internal/holds`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ hold_id: payoutHoldId(merchantId, abandonedId), merchant_id: merchantId, currency: 'RUB', amount_minor: '30000', fee_minor: '0', reference: { kind: 'payment_order', id: abandonedId } }),
+    });
+    expect(orphan.status).toBe(201);
+    const realId = newOrderId('real');
+    expect((await merchant.post('/v2/payments/outgoing', payout(realId, 100))).status).toBe(201);
+    expect(await balance(merchant)).toEqual({ available: 600, frozen: 400 });
+
+    await eventuallyBalance(merchant, { available: 900, frozen: 100 });
+    await new Promise((resolve) => setTimeout(resolve, ORPHAN_GRACE_MS + 1_000));
+    expect(await balance(merchant)).toEqual({ available: 900, frozen: 100 });
+
+    const retried = await merchant.post('/v2/payments/outgoing', payout(abandonedId, 300));
+    expect([retried.status, retried.body.error.code]).toEqual([409, 'DUPLICATE_ORDER']);
+    expect((await merchant.get(`/v2/payments/status/${abandonedId}`)).status).toBe(404);
+    const entries = await operator.request('GET', `/backoffice/v1/merchants/${merchantId}/ledger/entries?limit=10`);
+    expect(entries.body.data.map((entry: { code: string; reference: { id: string } }) => `${entry.code} ${entry.reference.id}`)).toContain(`HOLD_VOIDED ${abandonedId}`);
   });
 });

@@ -9,9 +9,12 @@ import { InternalHoldsController } from './http/internal-holds.controller';
 import { InternalMerchantLedgerController } from './http/internal-merchant-ledger.controller';
 import { LEDGER_SETTINGS, type LedgerSettings } from './ledger-settings';
 import { LedgerSchema1700000002000 } from './persistence/ledger-schema.migration';
+import { LedgerOrphanHolds1700000003000 } from './persistence/orphan-holds.migration';
+import { OrphanHoldSweeper } from './holds/orphan-hold.sweeper';
+import { HttpPaymentOrderDirectory, PAYMENT_ORDER_DIRECTORY } from './holds/payment-order-directory.port';
 
 /** Migrations of the ledger database, in order. */
-export const LEDGER_MIGRATIONS = [MessagingSchema1700000000000, LedgerSchema1700000002000];
+export const LEDGER_MIGRATIONS = [MessagingSchema1700000000000, LedgerSchema1700000002000, LedgerOrphanHolds1700000003000];
 
 /**
  * The ledger bounded context. Needs a TypeORM DataSource and the messaging port from its app.
@@ -24,7 +27,14 @@ export class LedgerModule {
     return {
       module: LedgerModule,
       controllers: [InternalHoldsController, InternalMerchantLedgerController, DatabaseHealthController],
-      providers: [{ provide: LEDGER_SETTINGS, useValue: settings }, { provide: APP_FILTER, useClass: InternalErrorFilter }, LedgerExecutor, PaymentEventsConsumer],
+      providers: [
+        { provide: LEDGER_SETTINGS, useValue: settings },
+        { provide: APP_FILTER, useClass: InternalErrorFilter },
+        { provide: PAYMENT_ORDER_DIRECTORY, useValue: new HttpPaymentOrderDirectory(settings.paymentsInternalUrl, 3_000) },
+        LedgerExecutor,
+        PaymentEventsConsumer,
+        OrphanHoldSweeper,
+      ],
     };
   }
 }

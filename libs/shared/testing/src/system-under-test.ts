@@ -100,7 +100,7 @@ export class SystemUnderTest {
         LEDGER_INTERNAL_URL: this.ledgerUrl,
       },
       payments: { PAYMENTS_HTTP_PORT: port, PAYMENTS_DATABASE_URL: this.databaseUrl('payments'), LEDGER_INTERNAL_URL: this.ledgerUrl },
-      ledger: { LEDGER_HTTP_PORT: port, LEDGER_DATABASE_URL: this.databaseUrl('ledger') },
+      ledger: { LEDGER_HTTP_PORT: port, LEDGER_DATABASE_URL: this.databaseUrl('ledger'), PAYMENTS_INTERNAL_URL: this.paymentsUrl },
     };
     return { ...common, ...own[service], ...(this.options.env?.[service] ?? {}), ...extra };
   }

@@ -1,6 +1,6 @@
 import { createEnvelope, PoisonMessageError } from '@mp/shared-messaging';
 import { payoutHoldId } from '@mp/contracts-payments';
-import { ledgerCommandFor } from './payment-event.mapping';
+import { ledgerCommandFor, payoutHoldAttachedBy } from './payment-event.mapping';
 
 const now = new Date('2026-11-22T10:00:00.000Z');
 const order = { merchantId: 'mch_1', orderId: 'A-1', amountMinor: '10000', feeMinor: '250', currency: 'RUB', occurredAt: now.toISOString() };
@@ -48,5 +48,11 @@ describe('payment-order events → ledger commands', () => {
     ];
     for (const data of cases) expect(() => ledgerCommandFor(event('PaymentOrderSucceeded', data), now)).toThrow(PoisonMessageError);
     expect(() => ledgerCommandFor(event('PaymentOrderSucceeded', { ...order, direction: 'incoming' }, 2), now)).toThrow(/schema version 2/);
+  });
+
+  it('names the payout hold an order creation vouches for, and only for creations', () => {
+    expect(payoutHoldAttachedBy(event('OutgoingPaymentCreated', { ...order, orderId: 'P-1', direction: 'outgoing' }))).toEqual({ merchantId: 'mch_1', currency: 'RUB', holdId: 'payout:mch_1:P-1' });
+    expect(payoutHoldAttachedBy(event('PaymentOrderSucceeded', { ...order, direction: 'outgoing' }))).toBeNull();
+    expect(() => payoutHoldAttachedBy(event('OutgoingPaymentCreated', { nothing: 'here' }))).toThrow(PoisonMessageError);
   });
 });

@@ -49,6 +49,16 @@ export function ledgerCommandFor(envelope: MessageEnvelope, now: Date): LedgerCo
   return { merchantId, currency, command };
 }
 
+/** The payout hold an OutgoingPaymentCreated event vouches for; null for any other event. */
+export function payoutHoldAttachedBy(envelope: MessageEnvelope): { merchantId: string; currency: string; holdId: string } | null {
+  if (envelope.type !== PAYMENT_ORDER_EVENT_TYPES.outgoingPaymentCreated) return null;
+  const data = envelope.data as { merchantId?: unknown; orderId?: unknown; currency?: unknown } | null;
+  if (typeof data?.merchantId !== 'string' || typeof data.orderId !== 'string' || typeof data.currency !== 'string') {
+    throw new PoisonMessageError(`malformed ${envelope.type} ${envelope.id}: merchantId, orderId and currency are required`);
+  }
+  return { merchantId: data.merchantId, currency: data.currency, holdId: payoutHoldId(data.merchantId, data.orderId) };
+}
+
 function readEventData(envelope: MessageEnvelope): PaymentOrderEventData {
   const data = envelope.data as Partial<Record<keyof PaymentOrderEventData, unknown>> | null;
   const problems: string[] = [];

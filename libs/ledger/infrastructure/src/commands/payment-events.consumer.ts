@@ -5,7 +5,8 @@ import { DomainError } from '@mp/shared-util-errors';
 import { DataSource } from 'typeorm';
 import { LEDGER_SETTINGS, type LedgerSettings } from '../ledger-settings';
 import { LedgerExecutor } from './ledger.executor';
-import { ledgerCommandFor } from './payment-event.mapping';
+import { markHoldAttached } from '../holds/hold-attachment';
+import { ledgerCommandFor, payoutHoldAttachedBy } from './payment-event.mapping';
 
 /** Every ledger replica joins one group, so each order event is applied by one replica at a time. */
 export const LEDGER_PAYMENT_EVENTS_GROUP = 'ledger.payment-events';
@@ -48,6 +49,12 @@ export class PaymentEventsConsumer implements OnApplicationBootstrap, OnApplicat
   }
 
   async handle(envelope: MessageEnvelope): Promise<void> {
+    const attached = payoutHoldAttachedBy(envelope);
+    if (attached) {
+      // No money moves: the payout's hold now has its order, so the orphan sweep leaves it be.
+      await markHoldAttached(this.dataSource.manager, attached.merchantId, attached.currency, attached.holdId);
+      return;
+    }
     const mapped = ledgerCommandFor(envelope, new Date());
     if (!mapped) return;
     await this.dataSource.transaction(async (manager) => {

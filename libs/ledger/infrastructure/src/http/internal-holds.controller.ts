@@ -3,6 +3,7 @@ import type { HoldView } from '@mp/contracts-ledger';
 import type { FastifyReply } from 'fastify';
 import { DataSource } from 'typeorm';
 import { LedgerExecutor } from '../commands/ledger.executor';
+import { touchHoldRequest } from '../holds/hold-attachment';
 import { requestCausation } from './causation';
 import { parsePlaceHoldRequest } from './ledger-requests';
 
@@ -23,15 +24,18 @@ export class InternalHoldsController {
   @Post()
   async placeHold(@Body() body: unknown, @Headers() headers: Record<string, string | undefined>, @Res({ passthrough: true }) reply: FastifyReply): Promise<HoldView> {
     const request = parsePlaceHoldRequest(body);
-    const result = await this.dataSource.transaction((manager) =>
-      this.executor.execute(
+    const result = await this.dataSource.transaction(async (manager) => {
+      const execution = await this.executor.execute(
         manager,
         request.merchantId,
         request.currency,
         { type: 'PlaceHold', data: { holdId: request.holdId, amountMinor: request.amountMinor, feeMinor: request.feeMinor, reference: request.reference }, metadata: { now: new Date() } },
         requestCausation(headers),
-      ),
-    );
+      );
+      // A retry of the caller's create is in progress: the orphan sweep must wait for it.
+      if (execution.events.length === 0) await touchHoldRequest(manager, request.merchantId, request.currency, request.holdId);
+      return execution;
+    });
     const hold = result.state.holds.get(request.holdId);
     if (!hold) throw new Error(`hold ${request.holdId} missing after it was placed`);
     void reply.status(result.events.length > 0 ? 201 : 200);

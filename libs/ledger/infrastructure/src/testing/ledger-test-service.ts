@@ -13,6 +13,10 @@ import { createEnvelope, KafkaMessageBroker, MessagingModule, type MessageEnvelo
 import { Client } from 'pg';
 import { auditLedger, type LedgerAuditReport } from '../audit/ledger-audit';
 import { LEDGER_MIGRATIONS, LedgerModule } from '../ledger.module';
+import { LedgerExecutor } from '../commands/ledger.executor';
+import { OrphanHoldSweeper } from '../holds/orphan-hold.sweeper';
+import type { PaymentOrderDirectory } from '../holds/payment-order-directory.port';
+import { DataSource } from 'typeorm';
 
 const workspaceRoot = join(__dirname, '../../../../..');
 
@@ -43,7 +47,8 @@ class LedgerTestAppModule {
       imports: [
         TypeOrmModule.forRoot(serviceDatabaseOptions({ url: databaseUrl, poolMax, migrations: LEDGER_MIGRATIONS })),
         MessagingModule.forRootAsync({ inject: [], useFactory: () => ({ clientId: 'ledger-test', brokers: kafkaBrokers(), namespace }) }),
-        LedgerModule.forRoot({ commandPartitions: 3 }),
+        // No payments service here: the orphan-hold sweep is driven by its own tests, not by a timer.
+        LedgerModule.forRoot({ commandPartitions: 3, paymentsInternalUrl: 'http://127.0.0.1:9', orphanHoldGraceMs: 15 * 60_000, orphanHoldSweepIntervalMs: 3_600_000 }),
       ],
     };
   }
@@ -114,6 +119,13 @@ export class LedgerTestService {
       parsed = null;
     }
     return { status: response.status, body: parsed, text, headers: response.headers };
+  }
+
+  /** A sweeper on this service's database that asks `directory` instead of a payments service. */
+  orphanHoldSweeper(directory: PaymentOrderDirectory, orphanHoldGraceMs: number): OrphanHoldSweeper {
+    if (!this.app) throw new Error('the ledger is not running');
+    const settings = { commandPartitions: 3, paymentsInternalUrl: 'http://127.0.0.1:9', orphanHoldGraceMs, orphanHoldSweepIntervalMs: 3_600_000 };
+    return new OrphanHoldSweeper(this.app.get(DataSource), this.app.get(LedgerExecutor), settings, directory);
   }
 
   placeHold(merchantId: string, holdId: string, amountMinor: string, feeMinor = '0', currency = 'RUB') {

@@ -53,7 +53,7 @@ export class PaymentOrderExecutor {
     if (created) {
       // The hold comes first: without the funds frozen the payout must not exist (decisions.md).
       // It is idempotent by hold id, so a retry after a crash finds the same hold.
-      await this.ledger.placeHold({
+      const hold = await this.ledger.placeHold({
         hold_id: payoutHoldId(merchantId, orderId),
         merchant_id: merchantId,
         currency: nextState.currency,
@@ -61,6 +61,14 @@ export class PaymentOrderExecutor {
         fee_minor: nextState.feeMinor.toString(),
         reference: { kind: 'payment_order', id: orderId },
       });
+      if (hold.status !== 'pending') {
+        // An earlier attempt with this order_id placed the hold and never created the order;
+        // the ledger has since released it as orphaned. A payout without frozen funds must not
+        // exist, so this order_id stays unused.
+        throw new DomainError('DUPLICATE_ORDER', `order_id ${orderId} was used by an earlier request that did not complete and whose funds were released; send the payout with a new order_id`, [
+          { field: 'order_id', issue: 'already used by an abandoned request' },
+        ]);
+      }
     }
     if (events.length === 0) return { order: nextState, events };
 

@@ -1,0 +1,51 @@
+import type { EntityManager } from 'typeorm';
+
+/**
+ * Bookkeeping around payout holds that are placed before their order exists (decisions.md:
+ * no hold, no payout). The payments service places the hold, then commits the order; if it
+ * dies in between and the command is never completed, the hold would freeze the merchant's
+ * money for ever. These rows let the orphan-hold sweeper find such holds. None of this moves
+ * money: only the ledger's events do.
+ */
+
+/** The order behind the hold exists: never a candidate for the orphan sweep again. */
+export async function markHoldAttached(manager: EntityManager, merchantId: string, currency: string, holdId: string): Promise<void> {
+  await manager.query(`UPDATE ledger_holds SET attached_at = COALESCE(attached_at, now()) WHERE merchant_id = $1 AND currency = $2 AND hold_id = $3`, [merchantId, currency, holdId]);
+}
+
+/** A service asked for the hold again (a retry): its grace period starts over. */
+export async function touchHoldRequest(manager: EntityManager, merchantId: string, currency: string, holdId: string): Promise<void> {
+  await manager.query(`UPDATE ledger_holds SET last_requested_at = now() WHERE merchant_id = $1 AND currency = $2 AND hold_id = $3 AND status = 'pending'`, [merchantId, currency, holdId]);
+}
+
+export interface UnattachedHold {
+  merchant_id: string;
+  currency: string;
+  hold_id: string;
+  reference_id: string;
+}
+
+/** Pending payout holds whose order the ledger has not seen, last asked for before the grace period. */
+export async function findUnattachedPayoutHolds(manager: EntityManager, graceMs: number, limit: number): Promise<UnattachedHold[]> {
+  return manager.query(
+    `SELECT merchant_id, currency, hold_id, reference_id
+       FROM ledger_holds
+      WHERE status = 'pending' AND attached_at IS NULL AND reference_kind = 'payment_order'
+        AND last_requested_at < now() - make_interval(secs => $1::double precision / 1000)
+      ORDER BY last_requested_at
+      LIMIT $2`,
+    [graceMs, limit],
+  );
+}
+
+/** Re-reads one hold under the ledger's lock: still pending, unattached and past its grace? */
+export async function isStillUnattached(manager: EntityManager, hold: UnattachedHold, graceMs: number): Promise<boolean> {
+  const rows: unknown[] = await manager.query(
+    `SELECT 1 FROM ledger_holds
+      WHERE merchant_id = $1 AND currency = $2 AND hold_id = $3
+        AND status = 'pending' AND attached_at IS NULL
+        AND last_requested_at < now() - make_interval(secs => $4::double precision / 1000)`,
+    [hold.merchant_id, hold.currency, hold.hold_id, graceMs],
+  );
+  return rows.length === 1;
+}
