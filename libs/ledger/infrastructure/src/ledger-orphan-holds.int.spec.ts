@@ -90,4 +90,9 @@ describe('ledger: orphaned payout holds', () => {
     expect([late.status, late.body.status]).toEqual([200, 'voided']);
     expect((await ledger.audit()).discrepancies).toEqual([]);
   });
+
+  it('runs on connections whose idle transactions the server ends, so no create commits long after its hold', async () => {
+    const [setting] = await ledger.serviceQuery<{ idle_in_transaction_session_timeout: string }>('SHOW idle_in_transaction_session_timeout');
+    expect(setting.idle_in_transaction_session_timeout).toBe('2min');
+  });
 });

@@ -20,7 +20,10 @@ export function serviceDatabaseOptions(settings: ServiceDatabaseSettings): TypeO
     migrationsRun: true,
     migrationsTransactionMode: 'each',
     synchronize: false,
-    extra: { max: settings.poolMax, connectionTimeoutMillis: 5_000 },
+    // A transaction left idle (a process stuck between statements) is ended by the server
+    // after two minutes, so no write can commit long after the facts it was decided on: the
+    // ledger's orphan-hold sweep relies on a create's transaction being short-lived.
+    extra: { max: settings.poolMax, connectionTimeoutMillis: 5_000, idle_in_transaction_session_timeout: 120_000 },
     retryAttempts: 10,
     retryDelay: 1_000,
   };

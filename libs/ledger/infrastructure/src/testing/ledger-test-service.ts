@@ -121,6 +121,12 @@ export class LedgerTestService {
     return { status: response.status, body: parsed, text, headers: response.headers };
   }
 
+  /** SQL through the service's own connection pool, with the session settings it runs under. */
+  async serviceQuery<T = Record<string, unknown>>(sql: string): Promise<T[]> {
+    if (!this.app) throw new Error('the ledger is not running');
+    return this.app.get(DataSource).query(sql);
+  }
+
   /** A sweeper on this service's database that asks `directory` instead of a payments service. */
   orphanHoldSweeper(directory: PaymentOrderDirectory, orphanHoldGraceMs: number): OrphanHoldSweeper {
     if (!this.app) throw new Error('the ledger is not running');
