@@ -5,6 +5,8 @@ export {
   MESSAGE_BROKER,
   deadLetterTopicOf,
   type ConsumerErrorPolicy,
+  type DeadLetter,
+  type DeadLetterQueue,
   type MessageBroker,
   type MessageHandler,
   type OutgoingMessage,

@@ -71,3 +71,35 @@ export const MESSAGE_BROKER = Symbol('MESSAGE_BROKER');
 export function deadLetterTopicOf(topic: string): string {
   return `${topic}.dlq`;
 }
+
+/** A message the consumer error policy gave up on, as an operator needs to see it. */
+export interface DeadLetter {
+  /** The logical topic it came from (namespace stripped). */
+  sourceTopic: string;
+  sourcePartition: number;
+  sourceOffset: string;
+  /** Its position in the dead-letter topic. */
+  partition: number;
+  offset: string;
+  key: string | null;
+  messageId: string | null;
+  messageType: string | null;
+  attempts: number;
+  error: string;
+  deadLetteredAt: string;
+}
+
+/**
+ * Operators' view of the dead-letter topics: look at what was given up on and, once the cause
+ * is fixed, send it back to its source topic. Consumers' inboxes absorb a message that did get
+ * applied after all, so a replay never applies anything twice.
+ */
+export interface DeadLetterQueue {
+  /** Every dead letter of `topic` (the source topic's logical name), oldest first. */
+  listDeadLetters(topic: string): Promise<DeadLetter[]>;
+  /**
+   * Republishes the dead letters of `topic` not replayed before, unchanged, to their source
+   * topic. Each is replayed once: a message that fails again comes back as a new dead letter.
+   */
+  replayDeadLetters(topic: string): Promise<{ replayed: number }>;
+}

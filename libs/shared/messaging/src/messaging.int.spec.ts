@@ -33,10 +33,10 @@ function event(subject: string, data: unknown = {}): MessageEnvelope {
   return createEnvelope({ type: 'ThingHappened', schemaVersion: 1, source: 'test', subject, data, correlationId: 'req_test' });
 }
 
-async function eventually<T>(probe: () => T | undefined, timeoutMs = 20_000): Promise<T> {
+async function eventually<T>(probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const value = probe();
+    const value = await probe();
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -191,6 +191,50 @@ describe('messaging foundation on real Postgres and Kafka', () => {
       ]);
       expect(deadLetters[1].value).toBe('this is not an envelope');
       expect(deadLetters[0].headers['dlq-source-topic']).toBe(`${runId}.${topic}`);
+    });
+  });
+
+  describe('dead letters for operators', () => {
+    it('lists dead letters with their cause, and replays each once to its source topic after the fix', async () => {
+      const topic = 'replay.test';
+      await broker.ensureTopics([{ topic, partitions: 2 }]);
+      const queue = broker.deadLetters();
+      expect(await queue.listDeadLetters(topic)).toEqual([]);
+      expect(await queue.replayDeadLetters(topic)).toEqual({ replayed: 0 });
+      await expect(queue.listDeadLetters('no.such.topic')).rejects.toThrow(/no dead-letter topic .*no\.such\.topic\.dlq/);
+
+      let bugFixed = false;
+      const processed: string[] = [];
+      const subscription = await broker.subscribe({
+        groupId: 'replay-consumer',
+        topics: [topic],
+        startFrom: 'earliest',
+        handler: async (message) => {
+          const kind = (message.envelope.data as { kind: string }).kind;
+          if (kind.startsWith('needs-fix') && !bugFixed) throw new Error(`handler bug on ${kind}`);
+          processed.push(kind);
+        },
+        errorPolicy: { attemptsMax: 2, retryDelayInitialMs: 10, retryDelayMaxMs: 20 },
+      });
+      await subscription.ready;
+      const broken = [event('a', { kind: 'needs-fix-1' }), event('b', { kind: 'needs-fix-2' })];
+      await broker.publish([...broken.map((envelope, index) => ({ topic, key: `k${index}`, envelope })), { topic, key: 'k9', envelope: event('c', { kind: 'fine' }) }]);
+      const letters = await eventually(async () => {
+        const listed = await queue.listDeadLetters(topic);
+        return listed.length === 2 ? listed : undefined;
+      });
+      expect(letters.map((letter) => letter.messageId).sort()).toEqual(broken.map((envelope) => envelope.id).sort());
+      expect(letters[0]).toMatchObject({ sourceTopic: topic, attempts: 2, messageType: 'ThingHappened', error: expect.stringMatching(/^Error: handler bug on needs-fix-\d$/) });
+      expect(processed).toEqual(['fine']);
+
+      bugFixed = true;
+      expect(await queue.replayDeadLetters(topic)).toEqual({ replayed: 2 });
+      await eventually(() => (processed.length === 3 ? true : undefined));
+      expect(processed.slice(1).sort()).toEqual(['needs-fix-1', 'needs-fix-2']);
+      // Replayed once: a second replay finds nothing new, and listing still shows the history.
+      expect(await queue.replayDeadLetters(topic)).toEqual({ replayed: 0 });
+      expect(await queue.listDeadLetters(topic)).toHaveLength(2);
+      await subscription.stop();
     });
   });
 });

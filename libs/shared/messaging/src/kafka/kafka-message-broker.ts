@@ -1,10 +1,12 @@
 import { Kafka, logLevel, Partitioners, type Consumer, type EachMessagePayload, type Producer } from 'kafkajs';
 import { parseEnvelope } from '../envelope';
 import { classifyError } from '../error-classification';
+import { KafkaDeadLetterQueue } from './kafka-dead-letters';
 import {
   DEFAULT_CONSUMER_ERROR_POLICY,
   deadLetterTopicOf,
   type ConsumerErrorPolicy,
+  type DeadLetterQueue,
   type MessageBroker,
   type OutgoingMessage,
   type Subscription,
@@ -62,6 +64,11 @@ export class KafkaMessageBroker implements MessageBroker {
 
   async connect(): Promise<void> {
     await this.producer.connect();
+  }
+
+  /** The dead-letter topics of this broker's namespace, for operators' tools. */
+  deadLetters(): DeadLetterQueue {
+    return new KafkaDeadLetterQueue(this.kafka, (topic) => this.topicName(topic), (topic) => this.logicalTopic(topic));
   }
 
   async ensureTopics(topics: TopicSpec[]): Promise<void> {

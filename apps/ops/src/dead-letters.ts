@@ -1,0 +1,59 @@
+/**
+ * Operators' dead-letter tool (npm run dlq): what the consumer error policy gave up on, and
+ * sending it back once the cause is fixed.
+ *
+ *   npm run dlq -- list payments.order.events       every dead letter, oldest first, with its error
+ *   npm run dlq -- replay payments.order.events     send the ones not replayed before back to the topic
+ *
+ * Topics are logical names (KAFKA_NAMESPACE is applied). Add --json for machine-readable output.
+ * Exit code 0 when done, 2 when it could not run. Replays are safe: every consumer's inbox
+ * skips a message it already applied.
+ */
+import { KafkaMessageBroker } from '@mp/shared-messaging';
+import { ConfigError, ConfigReader, readKafkaConnectionConfig } from '@mp/shared-util-config';
+
+const USAGE = 'usage: npm run dlq -- list|replay <topic> [--json]   (e.g. payments.order.events, payments.commands)';
+
+async function main(): Promise<number> {
+  const argv = process.argv.slice(2);
+  const json = argv.includes('--json');
+  const [action, topic] = argv.filter((arg) => arg !== '--json');
+  if ((action !== 'list' && action !== 'replay') || !topic) {
+    console.error(USAGE);
+    return 2;
+  }
+  const reader = new ConfigReader(process.env);
+  const kafka = readKafkaConnectionConfig(reader);
+  reader.assertValid();
+  const broker = new KafkaMessageBroker({ clientId: 'ops-dead-letters', brokers: kafka.kafkaBrokers, namespace: kafka.kafkaNamespace, log: () => undefined });
+  const queue = broker.deadLetters();
+  try {
+    if (action === 'replay') {
+      const result = await queue.replayDeadLetters(topic);
+      console.log(json ? JSON.stringify(result) : `replayed ${result.replayed} dead letter(s) of ${topic}`);
+      return 0;
+    }
+    const letters = await queue.listDeadLetters(topic);
+    if (json) console.log(JSON.stringify(letters));
+    else if (letters.length === 0) console.log(`no dead letters for ${topic}`);
+    else {
+      for (const letter of letters) {
+        console.log(`${letter.deadLetteredAt}  ${letter.sourceTopic}[${letter.sourcePartition}]@${letter.sourceOffset}  ${letter.messageType ?? '(unparseable)'} ${letter.messageId ?? ''}  key=${letter.key ?? ''}  attempts=${letter.attempts}`);
+        console.log(`    ${letter.error}`);
+      }
+      console.log(`${letters.length} dead letter(s) of ${topic}`);
+    }
+    return 0;
+  } finally {
+    await broker.disconnect();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    const message = error instanceof ConfigError ? error.message : error instanceof Error ? error.message : String(error);
+    console.error(`dead letters: ${message}`);
+    process.exit(2);
+  },
+);

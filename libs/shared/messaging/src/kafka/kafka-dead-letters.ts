@@ -1,0 +1,157 @@
+import { randomBytes } from 'node:crypto';
+import type { Admin, Consumer, IHeaders, Kafka, KafkaMessage } from 'kafkajs';
+import { deadLetterTopicOf, type DeadLetter, type DeadLetterQueue } from '../messaging-port';
+
+/** How long a listing or a replay may take to read up to the end of a dead-letter topic. */
+const READ_TIMEOUT_MS = 60_000;
+
+/** The dead-letter topics of a KafkaMessageBroker, for operators (see DeadLetterQueue). */
+export class KafkaDeadLetterQueue implements DeadLetterQueue {
+  constructor(
+    private readonly kafka: Kafka,
+    private readonly topicName: (logical: string) => string,
+    private readonly logicalTopic: (physical: string) => string,
+  ) {}
+
+  async listDeadLetters(topic: string): Promise<DeadLetter[]> {
+    const dlq = this.topicName(deadLetterTopicOf(topic));
+    // A throw-away group reads from the start and is deleted afterwards: listing moves nothing.
+    const groupId = this.topicName(`dlq-inspect.${randomBytes(6).toString('hex')}`);
+    const letters: DeadLetter[] = [];
+    await this.withAdmin(async (admin) => {
+      const ends = await endOffsets(admin, dlq);
+      await this.readUntil(dlq, groupId, startsOf(ends), ends, async (partition, message) => {
+        letters.push(this.toDeadLetter(partition, message));
+      });
+      await admin.deleteGroups([groupId]).catch(() => undefined);
+    });
+    return letters.sort((a, b) => a.deadLetteredAt.localeCompare(b.deadLetteredAt));
+  }
+
+  async replayDeadLetters(topic: string): Promise<{ replayed: number }> {
+    const dlq = this.topicName(deadLetterTopicOf(topic));
+    // One group per source topic remembers what was replayed, so a second replay sends only
+    // newer dead letters. The end is fixed first: letters that fail again and come back during
+    // this replay wait for the next one instead of looping.
+    const groupId = this.topicName(`dlq-replay.${topic}`);
+    let replayed = 0;
+    const producer = this.kafka.producer({ allowAutoTopicCreation: false, idempotent: false });
+    await producer.connect();
+    try {
+      await this.withAdmin(async (admin) => {
+        const ends = await endOffsets(admin, dlq);
+        const committed = await admin.fetchOffsets({ groupId, topics: [dlq] });
+        const starts = new Map<number, bigint>();
+        for (const entry of committed[0]?.partitions ?? []) {
+          const low = ends.get(entry.partition)?.low ?? 0n;
+          starts.set(entry.partition, entry.offset === '-1' ? low : BigInt(entry.offset));
+        }
+        for (const [partition, range] of ends) if (!starts.has(partition)) starts.set(partition, range.low);
+        await this.readUntil(dlq, groupId, starts, ends, async (partition, message, consumer) => {
+          const headers = stringHeaders(message.headers);
+          const sourceTopic = headers['dlq-source-topic'];
+          if (!sourceTopic) throw new Error(`dead letter ${dlq}[${partition}]@${message.offset} names no source topic`);
+          const kept: IHeaders = {};
+          for (const [name, value] of Object.entries(headers)) if (!name.startsWith('dlq-')) kept[name] = value;
+          kept['dlq-replayed-from'] = `${dlq}[${partition}]@${message.offset}`;
+          await producer.send({ topic: sourceTopic, acks: -1, messages: [{ key: message.key, value: message.value, headers: kept }] });
+          await consumer.commitOffsets([{ topic: dlq, partition, offset: (BigInt(message.offset) + 1n).toString() }]);
+          replayed += 1;
+        });
+      });
+    } finally {
+      await producer.disconnect();
+    }
+    return { replayed };
+  }
+
+  /** Reads every partition of `topic` from `starts` up to (not including) its end offset. */
+  private async readUntil(
+    topic: string,
+    groupId: string,
+    starts: Map<number, bigint>,
+    ends: Map<number, { low: bigint; high: bigint }>,
+    onMessage: (partition: number, message: KafkaMessage, consumer: Consumer) => Promise<void>,
+  ): Promise<void> {
+    const remaining = new Set([...ends].filter(([partition, range]) => (starts.get(partition) ?? range.low) < range.high).map(([partition]) => partition));
+    if (remaining.size === 0) return;
+    const consumer = this.kafka.consumer({ groupId, sessionTimeout: 10_000, heartbeatInterval: 2_000, maxWaitTimeInMs: 200, allowAutoTopicCreation: false });
+    await consumer.connect();
+    try {
+      await consumer.subscribe({ topics: [topic], fromBeginning: true });
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`reading ${topic} did not reach its end within ${READ_TIMEOUT_MS} ms`)), READ_TIMEOUT_MS);
+        consumer
+          .run({
+            autoCommit: false,
+            eachMessage: async ({ partition, message }) => {
+              const end = ends.get(partition)?.high ?? 0n;
+              const offset = BigInt(message.offset);
+              if (offset >= end || offset < (starts.get(partition) ?? 0n)) return;
+              await onMessage(partition, message, consumer);
+              if (offset + 1n >= end) remaining.delete(partition);
+              if (remaining.size === 0) {
+                clearTimeout(timer);
+                resolve();
+              }
+            },
+          })
+          .catch(reject);
+        // The group has no committed offsets for a throw-away reader: seek explicitly.
+        consumer.on(consumer.events.GROUP_JOIN, () => {
+          for (const [partition, start] of starts) consumer.seek({ topic, partition, offset: start.toString() });
+        });
+      });
+    } finally {
+      await consumer.disconnect();
+    }
+  }
+
+  private toDeadLetter(partition: number, message: KafkaMessage): DeadLetter {
+    const headers = stringHeaders(message.headers);
+    return {
+      sourceTopic: this.logicalTopic(headers['dlq-source-topic'] ?? ''),
+      sourcePartition: Number(headers['dlq-source-partition'] ?? -1),
+      sourceOffset: headers['dlq-source-offset'] ?? '',
+      partition,
+      offset: message.offset,
+      key: message.key?.toString('utf8') ?? null,
+      messageId: headers['message-id'] ?? null,
+      messageType: headers['message-type'] ?? null,
+      attempts: Number(headers['dlq-attempts'] ?? 0),
+      error: headers['dlq-error'] ?? '',
+      deadLetteredAt: new Date(Number(message.timestamp)).toISOString(),
+    };
+  }
+
+  private async withAdmin<T>(work: (admin: Admin) => Promise<T>): Promise<T> {
+    const admin = this.kafka.admin();
+    await admin.connect();
+    try {
+      return await work(admin);
+    } finally {
+      await admin.disconnect();
+    }
+  }
+}
+
+async function endOffsets(admin: Admin, topic: string): Promise<Map<number, { low: bigint; high: bigint }>> {
+  // Asked first: fetching offsets of a missing topic retries for many seconds before failing.
+  if (!(await admin.listTopics()).includes(topic)) throw new Error(`there is no dead-letter topic ${topic}: is the topic name right, and has the service that consumes it started?`);
+  const offsets = await admin.fetchTopicOffsets(topic);
+  return new Map(offsets.map((entry) => [entry.partition, { low: BigInt(entry.low), high: BigInt(entry.high) }]));
+}
+
+function startsOf(ends: Map<number, { low: bigint; high: bigint }>): Map<number, bigint> {
+  return new Map([...ends].map(([partition, range]) => [partition, range.low]));
+}
+
+function stringHeaders(headers: IHeaders | undefined): Record<string, string> {
+  const result: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (value === undefined) continue;
+    const single = Array.isArray(value) ? value[value.length - 1] : value;
+    result[name] = Buffer.isBuffer(single) ? single.toString('utf8') : String(single);
+  }
+  return result;
+}
