@@ -14,6 +14,11 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+if (!existsSync(join(root, 'node_modules/.bin/tsc'))) {
+  // A fresh clone: say what to do instead of failing on a missing binary.
+  console.error('[test] dependencies are not installed: run `npm install` first');
+  process.exit(1);
+}
 const jestArgs = process.argv.slice(2);
 const startedAt = Date.now();
 const checks = { passed: 0, failed: 0 };

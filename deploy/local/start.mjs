@@ -21,6 +21,11 @@ import { fileURLToPath } from 'node:url';
 import { ensureDatabases, startKafka, startPostgres } from './infra.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
+if (!existsSync(join(root, 'node_modules/.bin/tsc'))) {
+  // A fresh clone: say what to do instead of failing on a missing binary.
+  console.error('[start] dependencies are not installed: run `npm install` first');
+  process.exit(1);
+}
 const devDir = join(root, '.local/dev');
 mkdirSync(devDir, { recursive: true });
 const gatewayPort = Number(process.env.GATEWAY_HTTP_PORT ?? 3000);
