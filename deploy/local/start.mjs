@@ -32,6 +32,7 @@ const gatewayPort = Number(process.env.GATEWAY_HTTP_PORT ?? 3000);
 const paymentsPort = Number(process.env.PAYMENTS_HTTP_PORT ?? 3001);
 const ledgerPort = Number(process.env.LEDGER_HTTP_PORT ?? 3002);
 const ledgerUrl = `http://127.0.0.1:${ledgerPort}`;
+const paymentsUrl = `http://127.0.0.1:${paymentsPort}`;
 const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
 const started = [];
 const children = [];
@@ -109,18 +110,6 @@ function runCli(entry, args, env) {
   });
 }
 
-async function demoMerchant(gatewayEnv) {
-  const file = join(devDir, 'demo-merchant.json');
-  if (existsSync(file)) {
-    const saved = JSON.parse(readFileSync(file, 'utf8'));
-    if (saved.database_url === gatewayEnv.GATEWAY_DATABASE_URL) return saved;
-  }
-  const output = await runCli('apps/gateway/src/create-merchant.ts', ['--name', 'Demo shop', '--json'], gatewayEnv);
-  const merchant = { ...JSON.parse(output.trim().split('\n').pop()), base_url: gatewayUrl, database_url: gatewayEnv.GATEWAY_DATABASE_URL };
-  writeFileSync(file, JSON.stringify(merchant, null, 2), { mode: 0o600 });
-  return merchant;
-}
-
 /** Credentials made once per dev database and saved; made again when the database changed. */
 async function savedOnce(fileName, databaseUrl, create) {
   const file = join(devDir, fileName);
@@ -133,28 +122,29 @@ async function savedOnce(fileName, databaseUrl, create) {
   return made;
 }
 
-function demoOperator(gatewayEnv) {
-  return savedOnce('operator.json', gatewayEnv.GATEWAY_DATABASE_URL, async () => {
-    const output = await runCli('apps/gateway/src/create-operator.ts', ['--name', 'Demo operator', '--json'], gatewayEnv);
-    return JSON.parse(output.trim().split('\n').pop());
-  });
+/** A bootstrap command's JSON answer (its last line), made once per dev database. */
+function savedCommandOutput(fileName, entry, args, gatewayEnv) {
+  return savedOnce(fileName, gatewayEnv.GATEWAY_DATABASE_URL, async () => JSON.parse((await runCli(entry, [...args, '--json'], gatewayEnv)).trim().split('\n').pop()));
 }
 
-/** An agent serving every method of the default catalog, so any demo order finds someone to take it. */
-function demoAgent(gatewayEnv, operator) {
+async function backoffice(operator, method, path, body) {
+  const response = await fetch(`${gatewayUrl}/backoffice/v1${path}`, {
+    method,
+    headers: { authorization: `Bearer ${operator.token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const answer = await response.json();
+  if (!response.ok) throw new Error(`${method} ${path} failed: ${response.status} ${JSON.stringify(answer)}`);
+  return answer;
+}
+
+/** An agent serving every method the demo merchant has, so any demo order finds someone to take it. */
+function demoAgent(gatewayEnv, operator, merchant) {
   return savedOnce('agent.json', gatewayEnv.GATEWAY_DATABASE_URL, async () => {
-    const serves = ['bank_card:RU:RUB', 'sbp:RU:RUB', 'upi:IN:INR', 'pix:BR:BRL', 'bank_card:US:USD', 'bank_transfer:US:USD'].map((area) => {
-      const [method, country, currency] = area.split(':');
-      return { method, country, currency };
-    });
-    const response = await fetch(`${gatewayUrl}/backoffice/v1/agents`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${operator.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ display_name: 'Demo agent', payment_details: 'Card 2200 0000 0000 0000, Demo Bank, holder I. Petrov', serves }),
-    });
-    const body = await response.json();
-    if (response.status !== 201) throw new Error(`creating the demo agent failed: ${response.status} ${JSON.stringify(body)}`);
-    return { agent_id: body.agent_id, name: body.name, token: body.token };
+    const methods = await backoffice(operator, 'GET', `/merchants/${merchant.merchant_id}/methods`);
+    const areas = new Map(methods.data.map(({ method, country, currency }) => [`${method}:${country}:${currency}`, { method, country, currency }]));
+    const agent = await backoffice(operator, 'POST', '/agents', { display_name: 'Demo agent', payment_details: 'Card 2200 0000 0000 0000, Demo Bank, holder I. Petrov', serves: [...areas.values()] });
+    return { agent_id: agent.agent_id, name: agent.name, token: agent.token };
   });
 }
 
@@ -176,7 +166,7 @@ try {
   writeFileSync(join(devDir, 'endpoints.json'), JSON.stringify({ kafka_brokers: kafkaBrokers, database_urls: databaseUrls, gateway_url: gatewayUrl }, null, 2), { mode: 0o600 });
   // The ledger first: payments places payout holds on it, the gateway reads balances from it.
   say('starting the ledger');
-  await startService('ledger', 'apps/ledger/src/main.ts', { ...common, LEDGER_HTTP_PORT: String(ledgerPort), LEDGER_DATABASE_URL: databaseUrls.ledger, PAYMENTS_INTERNAL_URL: `http://127.0.0.1:${paymentsPort}` });
+  await startService('ledger', 'apps/ledger/src/main.ts', { ...common, LEDGER_HTTP_PORT: String(ledgerPort), LEDGER_DATABASE_URL: databaseUrls.ledger, PAYMENTS_INTERNAL_URL: paymentsUrl });
   say('starting the payments service');
   await startService('payments', 'apps/payments/src/main.ts', { ...common, PAYMENTS_HTTP_PORT: String(paymentsPort), PAYMENTS_DATABASE_URL: databaseUrls.payments, LEDGER_INTERNAL_URL: ledgerUrl });
   const gatewayEnv = {
@@ -184,14 +174,14 @@ try {
     GATEWAY_HTTP_PORT: String(gatewayPort),
     GATEWAY_DATABASE_URL: databaseUrls.gateway,
     MERCHANT_SECRETS_MASTER_KEY: masterKey(),
-    PAYMENTS_INTERNAL_URL: `http://127.0.0.1:${paymentsPort}`,
+    PAYMENTS_INTERNAL_URL: paymentsUrl,
     LEDGER_INTERNAL_URL: ledgerUrl,
   };
   say('starting the gateway');
   await startService('gateway', 'apps/gateway/src/main.ts', gatewayEnv);
-  const merchant = await demoMerchant(gatewayEnv);
-  const operator = await demoOperator(gatewayEnv);
-  const agent = await demoAgent(gatewayEnv, operator);
+  const merchant = await savedCommandOutput('demo-merchant.json', 'apps/gateway/src/create-merchant.ts', ['--name', 'Demo shop'], gatewayEnv);
+  const operator = await savedCommandOutput('operator.json', 'apps/gateway/src/create-operator.ts', ['--name', 'Demo operator'], gatewayEnv);
+  const agent = await demoAgent(gatewayEnv, operator, merchant);
   const orderId = `demo-${Date.now().toString(36)}`;
   console.log(`
 ================================================================================
@@ -199,7 +189,7 @@ try {
 
    API (/v2)          ${gatewayUrl}/v2
    back office        ${gatewayUrl}/backoffice/v1   (Authorization: Bearer <token>)
-   payments internal  http://127.0.0.1:${paymentsPort}
+   payments internal  ${paymentsUrl}
    ledger internal    ${ledgerUrl}
    Kafka              ${kafkaBrokers}
 

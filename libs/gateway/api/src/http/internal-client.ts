@@ -8,6 +8,9 @@ import { DomainError, isErrorCode } from '@mp/shared-util-errors';
  * come back as that DomainError; anything else (timeouts, 5xx, refused connections) is 503,
  * which merchants may retry.
  */
+/** The platform error body `{code, message, details}` as a service may have sent it. */
+type ErrorPayload = { code?: unknown; message?: unknown; details?: unknown } | null;
+
 export class InternalClient {
   private readonly logger: Logger;
 
@@ -26,7 +29,7 @@ export class InternalClient {
   /** Like `request`, keeping the success status: some answers differ only by it (201 booked now, 200 a repeat). */
   async exchange<T>(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: T }> {
     const response = await this.send(method, path, body, headers);
-    const payload = (await response.json().catch(() => null)) as { code?: unknown; message?: unknown; details?: unknown } | null;
+    const payload = (await response.json().catch(() => null)) as ErrorPayload;
     if (response.ok) return { status: response.status, body: payload as T };
     throw this.failure(method, path, response.status, payload);
   }
@@ -35,7 +38,7 @@ export class InternalClient {
   async stream(path: string): Promise<{ contentType: string; disposition: string | null; content: Readable }> {
     const response = await this.send('GET', path, undefined, {}, true);
     if (!response.ok || !response.body) {
-      throw this.failure('GET', path, response.status, (await response.json().catch(() => null)) as { code?: unknown } | null);
+      throw this.failure('GET', path, response.status, (await response.json().catch(() => null)) as ErrorPayload);
     }
     return {
       contentType: response.headers.get('content-type') ?? 'application/octet-stream',
@@ -71,7 +74,7 @@ export class InternalClient {
     }
   }
 
-  private failure(method: string, path: string, status: number, payload: { code?: unknown; message?: unknown; details?: unknown } | null): DomainError {
+  private failure(method: string, path: string, status: number, payload: ErrorPayload): DomainError {
     if (status < 500 && isErrorCode(payload?.code)) {
       return new DomainError(payload.code, String(payload.message ?? payload.code), Array.isArray(payload.details) ? payload.details : []);
     }
@@ -81,14 +84,9 @@ export class InternalClient {
 
   /** Raw bytes, e.g. a receipt file, with its content type. */
   async download(path: string): Promise<{ contentType: string; disposition: string | null; content: Buffer }> {
-    let response: Response;
-    try {
-      response = await fetch(`${this.baseUrl}${path}`, { signal: AbortSignal.timeout(this.timeoutMs) });
-    } catch {
-      throw new DomainError('SERVICE_UNAVAILABLE', `The ${this.service} service is not reachable; retry shortly`);
-    }
+    const response = await this.send('GET', path, undefined, {});
     if (response.status === 404) throw new DomainError('NOT_FOUND', 'No such file');
-    if (!response.ok) throw new DomainError('SERVICE_UNAVAILABLE', `The ${this.service} service could not answer; retry shortly`);
+    if (!response.ok) throw this.failure('GET', path, response.status, null);
     return { contentType: response.headers.get('content-type') ?? 'application/octet-stream', disposition: response.headers.get('content-disposition'), content: Buffer.from(await response.arrayBuffer()) };
   }
 }

@@ -25,27 +25,24 @@ export interface UnattachedHold {
   reference_id: string;
 }
 
+/** A pending payout hold nobody vouched for and nobody asked for since the grace (`$graceParam`, ms) began. */
+function unattachedPastGrace(graceParam: number): string {
+  return `status = 'pending' AND attached_at IS NULL AND reference_kind = 'payment_order'
+          AND last_requested_at < now() - make_interval(secs => $${graceParam}::double precision / 1000)`;
+}
+
 /** Pending payout holds whose order the ledger has not seen, last asked for before the grace period. */
 export async function findUnattachedPayoutHolds(manager: EntityManager, graceMs: number, limit: number): Promise<UnattachedHold[]> {
-  return manager.query(
-    `SELECT merchant_id, currency, hold_id, reference_id
-       FROM ledger_holds
-      WHERE status = 'pending' AND attached_at IS NULL AND reference_kind = 'payment_order'
-        AND last_requested_at < now() - make_interval(secs => $1::double precision / 1000)
-      ORDER BY last_requested_at
-      LIMIT $2`,
-    [graceMs, limit],
-  );
+  return manager.query(`SELECT merchant_id, currency, hold_id, reference_id FROM ledger_holds WHERE ${unattachedPastGrace(1)} ORDER BY last_requested_at LIMIT $2`, [graceMs, limit]);
 }
 
 /** Re-reads one hold under the ledger's lock: still pending, unattached and past its grace? */
 export async function isStillUnattached(manager: EntityManager, hold: UnattachedHold, graceMs: number): Promise<boolean> {
-  const rows: unknown[] = await manager.query(
-    `SELECT 1 FROM ledger_holds
-      WHERE merchant_id = $1 AND currency = $2 AND hold_id = $3
-        AND status = 'pending' AND attached_at IS NULL
-        AND last_requested_at < now() - make_interval(secs => $4::double precision / 1000)`,
-    [hold.merchant_id, hold.currency, hold.hold_id, graceMs],
-  );
+  const rows: unknown[] = await manager.query(`SELECT 1 FROM ledger_holds WHERE merchant_id = $1 AND currency = $2 AND hold_id = $3 AND ${unattachedPastGrace(4)}`, [
+    hold.merchant_id,
+    hold.currency,
+    hold.hold_id,
+    graceMs,
+  ]);
   return rows.length === 1;
 }

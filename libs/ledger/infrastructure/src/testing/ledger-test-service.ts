@@ -13,6 +13,7 @@ import { createEnvelope, KafkaMessageBroker, MessagingModule, type MessageEnvelo
 import { Client } from 'pg';
 import { auditLedger, type LedgerAuditReport } from '../audit/ledger-audit';
 import { LEDGER_MIGRATIONS, LedgerModule } from '../ledger.module';
+import type { LedgerSettings } from '../ledger-settings';
 import { LedgerExecutor } from '../commands/ledger.executor';
 import { OrphanHoldSweeper } from '../holds/orphan-hold.sweeper';
 import type { PaymentOrderDirectory } from '../holds/payment-order-directory.port';
@@ -39,6 +40,9 @@ export function paymentOrderEvent(type: PaymentEventType, order: OrderFacts, id?
   });
 }
 
+/** No payments service here: the orphan-hold sweep is driven by its own tests, not by the timer. */
+const TEST_LEDGER_SETTINGS: LedgerSettings = { commandPartitions: 3, paymentsInternalUrl: 'http://127.0.0.1:9', orphanHoldGraceMs: 15 * 60_000, orphanHoldSweepIntervalMs: 3_600_000 };
+
 @Module({})
 class LedgerTestAppModule {
   static forRoot(databaseUrl: string, namespace: string, poolMax: number): DynamicModule {
@@ -47,8 +51,7 @@ class LedgerTestAppModule {
       imports: [
         TypeOrmModule.forRoot(serviceDatabaseOptions({ url: databaseUrl, poolMax, migrations: LEDGER_MIGRATIONS })),
         MessagingModule.forRootAsync({ inject: [], useFactory: () => ({ clientId: 'ledger-test', brokers: kafkaBrokers(), namespace }) }),
-        // No payments service here: the orphan-hold sweep is driven by its own tests, not by a timer.
-        LedgerModule.forRoot({ commandPartitions: 3, paymentsInternalUrl: 'http://127.0.0.1:9', orphanHoldGraceMs: 15 * 60_000, orphanHoldSweepIntervalMs: 3_600_000 }),
+        LedgerModule.forRoot(TEST_LEDGER_SETTINGS),
       ],
     };
   }
@@ -130,8 +133,7 @@ export class LedgerTestService {
   /** A sweeper on this service's database that asks `directory` instead of a payments service. */
   orphanHoldSweeper(directory: PaymentOrderDirectory, orphanHoldGraceMs: number): OrphanHoldSweeper {
     if (!this.app) throw new Error('the ledger is not running');
-    const settings = { commandPartitions: 3, paymentsInternalUrl: 'http://127.0.0.1:9', orphanHoldGraceMs, orphanHoldSweepIntervalMs: 3_600_000 };
-    return new OrphanHoldSweeper(this.app.get(DataSource), this.app.get(LedgerExecutor), settings, directory);
+    return new OrphanHoldSweeper(this.app.get(DataSource), this.app.get(LedgerExecutor), { ...TEST_LEDGER_SETTINGS, orphanHoldGraceMs }, directory);
   }
 
   placeHold(merchantId: string, holdId: string, amountMinor: string, feeMinor = '0', currency = 'RUB') {

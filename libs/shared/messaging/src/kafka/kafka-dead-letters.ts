@@ -40,13 +40,11 @@ export class KafkaDeadLetterQueue implements DeadLetterQueue {
     try {
       await this.withAdmin(async (admin) => {
         const ends = await endOffsets(admin, dlq);
-        const committed = await admin.fetchOffsets({ groupId, topics: [dlq] });
-        const starts = new Map<number, bigint>();
-        for (const entry of committed[0]?.partitions ?? []) {
-          const low = ends.get(entry.partition)?.low ?? 0n;
-          starts.set(entry.partition, entry.offset === '-1' ? low : BigInt(entry.offset));
-        }
-        for (const [partition, range] of ends) if (!starts.has(partition)) starts.set(partition, range.low);
+        const committed = new Map((await admin.fetchOffsets({ groupId, topics: [dlq] }))[0]?.partitions.map((entry) => [entry.partition, entry.offset]) ?? []);
+        const starts = new Map([...ends].map(([partition, range]) => {
+          const offset = committed.get(partition);
+          return [partition, offset === undefined || offset === '-1' ? range.low : BigInt(offset)];
+        }));
         await this.readUntil(dlq, groupId, starts, ends, async (partition, message, consumer) => {
           const headers = stringHeaders(message.headers);
           const sourceTopic = headers['dlq-source-topic'];
@@ -65,7 +63,11 @@ export class KafkaDeadLetterQueue implements DeadLetterQueue {
     return { replayed };
   }
 
-  /** Reads every partition of `topic` from `starts` up to (not including) its end offset. */
+  /**
+   * Reads `topic` up to (not including) each partition's end offset. The group resumes at its
+   * committed offsets, or at the beginning when it has none, which is where `starts` says it
+   * is: `starts` only tells whether there is anything to read.
+   */
   private async readUntil(
     topic: string,
     groupId: string,
@@ -87,7 +89,7 @@ export class KafkaDeadLetterQueue implements DeadLetterQueue {
             eachMessage: async ({ partition, message }) => {
               const end = ends.get(partition)?.high ?? 0n;
               const offset = BigInt(message.offset);
-              if (offset >= end || offset < (starts.get(partition) ?? 0n)) return;
+              if (offset >= end) return;
               await onMessage(partition, message, consumer);
               if (offset + 1n >= end) remaining.delete(partition);
               if (remaining.size === 0) {
@@ -97,10 +99,6 @@ export class KafkaDeadLetterQueue implements DeadLetterQueue {
             },
           })
           .catch(reject);
-        // The group has no committed offsets for a throw-away reader: seek explicitly.
-        consumer.on(consumer.events.GROUP_JOIN, () => {
-          for (const [partition, start] of starts) consumer.seek({ topic, partition, offset: start.toString() });
-        });
       });
     } finally {
       await consumer.disconnect();
