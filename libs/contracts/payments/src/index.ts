@@ -25,3 +25,11 @@ export {
   type PaymentCommandType,
 } from './commands';
 export { PAYMENT_ORDER_EVENT_SCHEMA_VERSION, PAYMENT_ORDER_EVENT_TYPES, payoutHoldId, type PaymentOrderEventData } from './events';
+export {
+  PAYMENT_ORDER_EXTERNAL_EVENT_SCHEMA_VERSION,
+  PAYMENT_ORDER_EXTERNAL_EVENT_TYPES,
+  type PaymentOrderExternalEvent,
+  type PaymentOrderExternalEventData,
+  type PaymentOrderExternalEventType,
+  type PaymentOrderExternalView,
+} from './external-events';

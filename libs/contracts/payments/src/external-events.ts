@@ -1,0 +1,76 @@
+import type { PaymentDirection, PaymentOrderStatus, PaymentOrderSubStatus } from './order-view';
+
+/**
+ * External events of the payments context: what other contexts (ledger, disputes, callback
+ * dispatcher, later analytics) may rely on. They are published on `PAYMENTS_TOPICS.orderEvents`
+ * and are mapped explicitly from the payments service's internal events, which never leave
+ * its own database.
+ *
+ * Why a separate contract: the internal events carry secrets (the payer-page token lets anyone
+ * holding it mark a pay-in as paid; the recipient's full account number) and change whenever
+ * the aggregate does. External events carry no secret and change only with a schema version.
+ *
+ * Every external event carries the order's identity, money fields in minor units, the stream
+ * `version` after the change (receivers drop anything older than what they have seen) and a
+ * `order` snapshot: the merchant-facing state object at that version, minus anything secret.
+ */
+export const PAYMENT_ORDER_EXTERNAL_EVENT_TYPES = {
+  created: 'PaymentOrderCreated',
+  agentAssigned: 'PaymentOrderAgentAssigned',
+  payerReportedPaid: 'PaymentOrderPayerReportedPaid',
+  succeeded: 'PaymentOrderSucceeded',
+  failed: 'PaymentOrderFailed',
+  cancelled: 'PaymentOrderCancelled',
+  expired: 'PaymentOrderExpired',
+} as const;
+
+export type PaymentOrderExternalEventType = (typeof PAYMENT_ORDER_EXTERNAL_EVENT_TYPES)[keyof typeof PAYMENT_ORDER_EXTERNAL_EVENT_TYPES];
+
+/** Bumped only on a breaking change; consumers upcast older versions. */
+export const PAYMENT_ORDER_EXTERNAL_EVENT_SCHEMA_VERSION = 1;
+
+/**
+ * The state object as merchants see it (endpoint 3, callbacks), without secrets: no
+ * `redirect_url` (it embeds the payer-page token) and the recipient account only as its last
+ * four characters.
+ */
+export interface PaymentOrderExternalView {
+  order_id: string;
+  direction: PaymentDirection;
+  status: PaymentOrderStatus;
+  sub_status: PaymentOrderSubStatus;
+  /** Decimal strings with the currency's scale, so no precision is lost between services. */
+  amount: string;
+  fee: string;
+  currency: string;
+  country: string;
+  method: string;
+  callback_url: string;
+  /** Outgoing orders: e.g. `•••• 1234`. */
+  account_number_masked?: string;
+  failure_reason: string | null;
+  expires_at: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface PaymentOrderExternalEventData {
+  merchantId: string;
+  orderId: string;
+  direction: PaymentDirection;
+  status: PaymentOrderStatus;
+  amountMinor: string;
+  feeMinor: string;
+  currency: string;
+  /** The agent handling the order, once one is assigned (disputes need to know). */
+  agentId: string | null;
+  /** Position of the order's stream after this change: 1 for creation, then +1 per event. */
+  version: number;
+  occurredAt: string;
+  order: PaymentOrderExternalView;
+}
+
+export interface PaymentOrderExternalEvent {
+  type: PaymentOrderExternalEventType;
+  data: PaymentOrderExternalEventData;
+}
