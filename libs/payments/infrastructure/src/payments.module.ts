@@ -4,7 +4,7 @@ import { InternalErrorFilter } from '@mp/shared-nest-http';
 import { DatabaseHealthController } from '@mp/shared-data-access-postgres';
 import { MessagingSchema1700000000000, OUTBOX_RELAY_OPTIONS, OutboxRelayService, type OutboxRelaySettings } from '@mp/shared-messaging';
 import { ExpirySweeper } from './commands/expiry-sweeper';
-import { PaymentCommandConsumer } from './commands/payment-command.consumer';
+import { PaymentCommandConsumer, PaymentsTopics } from './commands/payment-command.consumer';
 import { PaymentCommandHandler } from './commands/payment-command.handler';
 import { PaymentOrderExecutor } from './commands/payment-order.executor';
 import { HttpLedgerHolds, LEDGER_HOLDS } from './ledger/ledger-holds.port';
@@ -22,7 +22,7 @@ export class PaymentsModule {
   static forRoot(settings: PaymentsSettings & { outbox: OutboxRelaySettings; ledgerInternalUrl: string; ledgerTimeoutMs: number }): DynamicModule {
     return {
       module: PaymentsModule,
-      controllers: [InternalOrdersController, InternalReferenceDataController, DatabaseHealthController],
+      controllers: [PaymentCommandConsumer, InternalOrdersController, InternalReferenceDataController, DatabaseHealthController],
       providers: [
         { provide: PAYMENTS_SETTINGS, useValue: settings },
         { provide: CLOCK, useValue: new OffsetClock() },
@@ -31,7 +31,7 @@ export class PaymentsModule {
         { provide: APP_FILTER, useClass: InternalErrorFilter },
         PaymentOrderExecutor,
         PaymentCommandHandler,
-        PaymentCommandConsumer,
+        PaymentsTopics,
         ExpirySweeper,
         OutboxRelayService,
       ],
