@@ -6,7 +6,14 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { PAYMENT_ORDER_EVENT_SCHEMA_VERSION, PAYMENTS_TOPICS, paymentOrderKey, type PaymentOrderEventData } from '@mp/contracts-payments';
+import {
+  PAYMENT_ORDER_EXTERNAL_EVENT_SCHEMA_VERSION,
+  PAYMENTS_TOPICS,
+  paymentOrderKey,
+  type PaymentOrderExternalEventData,
+  type PaymentOrderExternalEventType,
+  type PaymentOrderStatus,
+} from '@mp/contracts-payments';
 import type { BalancesView } from '@mp/contracts-ledger';
 import { serviceDatabaseOptions } from '@mp/shared-data-access-postgres';
 import { createEnvelope, KafkaMessageBroker, MESSAGE_BROKER, MessagingModule, MessagingTransportStrategy, type MessageEnvelope } from '@mp/shared-messaging';
@@ -23,21 +30,55 @@ import { DataSource } from 'typeorm';
 
 const workspaceRoot = join(__dirname, '../../../../..');
 
-export type PaymentEventType = 'PaymentOrderSucceeded' | 'PaymentOrderFailed' | 'PaymentOrderCancelled' | 'PaymentOrderExpired' | 'PaymentOrderAgentAssigned';
+export type PaymentEventType = Exclude<PaymentOrderExternalEventType, 'PaymentOrderPayerReportedPaid'>;
 
-/** The order fields every payment-order event carries, without the event time. */
-export type OrderFacts = Omit<PaymentOrderEventData, 'occurredAt'>;
+/** The order's identity and money, as every external payment-order event carries them. */
+export type OrderFacts = Pick<PaymentOrderExternalEventData, 'merchantId' | 'orderId' | 'direction' | 'amountMinor' | 'feeMinor' | 'currency'>;
 
-/** A payment-order event exactly as the payments service publishes it. */
+const STATUS_AFTER: Record<PaymentEventType, { status: PaymentOrderStatus; version: number }> = {
+  PaymentOrderCreated: { status: 'PENDING', version: 1 },
+  PaymentOrderAgentAssigned: { status: 'PENDING', version: 2 },
+  PaymentOrderSucceeded: { status: 'SUCCEEDED', version: 3 },
+  PaymentOrderFailed: { status: 'FAILED', version: 3 },
+  PaymentOrderCancelled: { status: 'CANCELLED', version: 2 },
+  PaymentOrderExpired: { status: 'EXPIRED', version: 2 },
+};
+
+/** An external payment-order event as the payments service publishes it (contracts' external-events). */
 export function paymentOrderEvent(type: PaymentEventType, order: OrderFacts, id?: string): MessageEnvelope {
-  const extra = type === 'PaymentOrderSucceeded' ? { agentId: 'agent_1', receipt: null } : type === 'PaymentOrderFailed' ? { agentId: 'agent_1', reason: 'declined' } : type === 'PaymentOrderAgentAssigned' ? { agentId: 'agent_1' } : {};
+  const { status, version } = STATUS_AFTER[type];
+  const now = new Date().toISOString();
+  const agentId = type === 'PaymentOrderCreated' || type === 'PaymentOrderCancelled' || type === 'PaymentOrderExpired' ? null : 'agent_1';
+  const data: PaymentOrderExternalEventData = {
+    ...order,
+    status,
+    agentId,
+    version,
+    occurredAt: now,
+    order: {
+      order_id: order.orderId,
+      direction: order.direction,
+      status,
+      sub_status: status === 'PENDING' ? (agentId ? 'agent_assigned' : 'awaiting_agent') : null,
+      amount: order.amountMinor,
+      fee: order.feeMinor,
+      currency: order.currency,
+      country: 'RU',
+      method: 'bank_card',
+      callback_url: 'https://shop.example/cb',
+      failure_reason: status === 'FAILED' ? 'declined' : null,
+      expires_at: now,
+      created_at: now,
+      updated_at: now,
+    },
+  };
   return createEnvelope({
     id,
     type,
-    schemaVersion: PAYMENT_ORDER_EVENT_SCHEMA_VERSION,
+    schemaVersion: PAYMENT_ORDER_EXTERNAL_EVENT_SCHEMA_VERSION,
     source: 'payments',
     subject: `merchant:${order.merchantId}/order:${order.orderId}`,
-    data: { ...order, occurredAt: new Date().toISOString(), ...extra },
+    data,
     correlationId: `req_${randomBytes(4).toString('hex')}`,
   });
 }
