@@ -33,4 +33,4 @@ export {
   type PayoutReceipt,
   type RecipientAccountRef,
 } from './payment-order.decider';
-export { externalViewOf, lastFourOf, maskAccountNumber, subStatusOf, toExternalEvent } from './external-event.mapping';
+export { lastFourOf, maskAccountNumber, subStatusOf, toExternalEvent } from './external-event.mapping';
