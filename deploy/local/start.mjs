@@ -71,10 +71,10 @@ function withDatabase(serverUrl, database) {
   return url.toString();
 }
 
-/** A master key for merchant secrets, generated once for this machine's dev state. */
-function masterKey() {
-  if (process.env.MERCHANT_SECRETS_MASTER_KEY) return process.env.MERCHANT_SECRETS_MASTER_KEY;
-  const file = join(devDir, 'master.key');
+/** A service's master key (the gateway's for merchant secrets, payments' for recipient accounts), generated once for this machine's dev state. */
+function masterKey(variable = 'MERCHANT_SECRETS_MASTER_KEY', fileName = 'master.key') {
+  if (process.env[variable]) return process.env[variable];
+  const file = join(devDir, fileName);
   if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600 });
   return readFileSync(file, 'utf8').trim();
 }
@@ -168,7 +168,7 @@ try {
   say('starting the ledger');
   await startService('ledger', 'apps/ledger/src/main.ts', { ...common, LEDGER_HTTP_PORT: String(ledgerPort), LEDGER_DATABASE_URL: databaseUrls.ledger, PAYMENTS_INTERNAL_URL: paymentsUrl });
   say('starting the payments service');
-  await startService('payments', 'apps/payments/src/main.ts', { ...common, PAYMENTS_HTTP_PORT: String(paymentsPort), PAYMENTS_DATABASE_URL: databaseUrls.payments, LEDGER_INTERNAL_URL: ledgerUrl });
+  await startService('payments', 'apps/payments/src/main.ts', { ...common, PAYMENTS_HTTP_PORT: String(paymentsPort), PAYMENTS_DATABASE_URL: databaseUrls.payments, LEDGER_INTERNAL_URL: ledgerUrl, PAYMENTS_SECRETS_MASTER_KEY: masterKey('PAYMENTS_SECRETS_MASTER_KEY', 'payments-master.key') });
   const gatewayEnv = {
     ...common,
     GATEWAY_HTTP_PORT: String(gatewayPort),

@@ -19,9 +19,7 @@ export interface GatewayConfig extends KafkaConnectionConfig {
 
 /** The database and master-key part, shared by the server and the operator command. */
 export function loadGatewayStorageConfig(reader: ConfigReader): Pick<GatewayConfig, 'databaseUrl' | 'databasePoolMax' | 'secretsMasterKey'> {
-  const masterKeyBase64 = reader.string('MERCHANT_SECRETS_MASTER_KEY', { description: `base64 of ${MASTER_KEY_BYTES} random bytes, e.g. openssl rand -base64 32` });
-  const secretsMasterKey = Buffer.from(masterKeyBase64, 'base64');
-  if (masterKeyBase64 !== '' && secretsMasterKey.length !== MASTER_KEY_BYTES) reader.problem(`MERCHANT_SECRETS_MASTER_KEY must decode to ${MASTER_KEY_BYTES} bytes, got ${secretsMasterKey.length}`);
+  const secretsMasterKey = reader.base64Key('MERCHANT_SECRETS_MASTER_KEY', MASTER_KEY_BYTES);
   return {
     databaseUrl: reader.url('GATEWAY_DATABASE_URL', { protocols: ['postgres:', 'postgresql:'] }),
     databasePoolMax: reader.integer('GATEWAY_DATABASE_POOL_MAX', { default: 10, min: 1, max: 200 }),

@@ -1,6 +1,9 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
+import type { CustomStrategy } from '@nestjs/microservices';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { LEDGER_CONSUMERS } from '@mp/ledger-infrastructure';
+import { MESSAGE_BROKER, MessagingTransportStrategy } from '@mp/shared-messaging';
 import { ConfigError } from '@mp/shared-util-config';
 import { AppModule } from './app.module';
 import { loadLedgerConfig } from './ledger.config';
@@ -11,6 +14,11 @@ async function bootstrap(): Promise<void> {
     logger: ['log', 'warn', 'error'],
   });
   app.enableShutdownHooks();
+  // Consumers are @EventPattern handlers on controllers, served over the messaging port.
+  app.connectMicroservice<CustomStrategy>({ strategy: new MessagingTransportStrategy(app.get(MESSAGE_BROKER), LEDGER_CONSUMERS) });
+  // Initialised first so the topics exist (onApplicationBootstrap) before the group joins them.
+  await app.init();
+  await app.startAllMicroservices();
   await app.listen(config.httpPort, config.httpHost);
   console.log(`ledger ready: internal API on http://${config.httpHost}:${config.httpPort}`);
 }

@@ -1,7 +1,9 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
+import type { CustomStrategy } from '@nestjs/microservices';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { RECEIPT_BYTES_MAX } from '@mp/payments-infrastructure';
+import { PAYMENTS_CONSUMERS, RECEIPT_BYTES_MAX } from '@mp/payments-infrastructure';
+import { MESSAGE_BROKER, MessagingTransportStrategy } from '@mp/shared-messaging';
 import { ConfigError } from '@mp/shared-util-config';
 import { AppModule } from './app.module';
 import { loadPaymentsConfig } from './payments.config';
@@ -14,6 +16,11 @@ async function bootstrap(): Promise<void> {
   // Receipt uploads arrive as raw file bytes; JSON stays with Nest's parser.
   app.getHttpAdapter().getInstance().addContentTypeParser(['application/octet-stream', 'application/pdf', 'image/png', 'image/jpeg'], { parseAs: 'buffer', bodyLimit: RECEIPT_BYTES_MAX + 1024 }, (_request, body, done) => done(null, body));
   app.enableShutdownHooks();
+  // Consumers are @EventPattern handlers on controllers, served over the messaging port.
+  app.connectMicroservice<CustomStrategy>({ strategy: new MessagingTransportStrategy(app.get(MESSAGE_BROKER), PAYMENTS_CONSUMERS) });
+  // Initialised first so the topics exist (onApplicationBootstrap) before the group joins them.
+  await app.init();
+  await app.startAllMicroservices();
   await app.listen(config.httpPort, config.httpHost);
   console.log(`payments ready: internal API on http://${config.httpHost}:${config.httpPort}`);
 }

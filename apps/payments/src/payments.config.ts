@@ -1,4 +1,5 @@
 import { ConfigReader, readKafkaConnectionConfig, type Environment, type KafkaConnectionConfig } from '@mp/shared-util-config';
+import { MASTER_KEY_BYTES } from '@mp/shared-util-secret-box';
 
 export interface PaymentsConfig extends KafkaConnectionConfig {
   httpHost: string;
@@ -6,6 +7,8 @@ export interface PaymentsConfig extends KafkaConnectionConfig {
   databaseUrl: string;
   databasePoolMax: number;
   publicBaseUrl: string;
+  /** Encrypts recipient account numbers and keys payer-page tokens (a key per purpose is derived from it). */
+  secretsMasterKey: Buffer;
   crashAfterCommitOf: string | null;
   ledgerInternalUrl: string;
   ledgerTimeoutMs: number;
@@ -23,6 +26,7 @@ export function loadPaymentsConfig(environment: Environment): PaymentsConfig {
     databasePoolMax: reader.integer('PAYMENTS_DATABASE_POOL_MAX', { default: 10, min: 1, max: 200 }),
     ...readKafkaConnectionConfig(reader),
     publicBaseUrl: reader.url('PUBLIC_BASE_URL', { default: 'http://127.0.0.1:3000' }),
+    secretsMasterKey: reader.base64Key('PAYMENTS_SECRETS_MASTER_KEY', MASTER_KEY_BYTES),
     crashAfterCommitOf: reader.optionalString('FAULT_CRASH_AFTER_COMMIT_OF') ?? null,
     ledgerInternalUrl: reader.url('LEDGER_INTERNAL_URL', { default: 'http://127.0.0.1:3002' }),
     ledgerTimeoutMs: reader.integer('LEDGER_TIMEOUT_MS', { default: 3_000, min: 100, max: 60_000 }),

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { ErrorDescription } from '@mp/shared-util-errors';
 import type { PaymentOrderView } from './order-view';
 
@@ -17,7 +18,12 @@ export interface CreateIncomingPaymentData {
 
 export interface CreateOutgoingPaymentData extends CreateIncomingPaymentData {
   method: string;
-  accountNumber: string;
+  /**
+   * The recipient account, stored encrypted first through the payments internal API
+   * (`POST /internal/merchants/{merchantId}/payout-recipient-accounts`); the full number never
+   * travels on Kafka.
+   */
+  recipientAccountRef: string;
 }
 
 /** Merchant cancels (endpoint 6): both directions. */
@@ -26,14 +32,22 @@ export interface CancelPaymentOrderData {
   orderId: string;
 }
 
-/** The payer opened the payment page: an agent is assigned if none is yet. */
+/**
+ * The payer opened the payment page: an agent is assigned if none is yet. Payer-page commands
+ * carry the token's hash, never the token: whoever reads the topic cannot use the page.
+ */
 export interface OpenPayerPageData {
-  payerPageToken: string;
+  payerPageTokenHash: string;
 }
 
 /** The payer pressed "I have paid". */
 export interface MarkPaidByPayerData {
-  payerPageToken: string;
+  payerPageTokenHash: string;
+}
+
+/** How a payer-page token is known everywhere except in the payer's link: SHA-256, hex. */
+export function payerPageTokenHash(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
 /** Agent actions; an agent only ever acts on orders assigned to it. */

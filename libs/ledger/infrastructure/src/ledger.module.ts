@@ -4,7 +4,7 @@ import { InternalErrorFilter } from '@mp/shared-nest-http';
 import { DatabaseHealthController } from '@mp/shared-data-access-postgres';
 import { MessagingSchema1700000000000 } from '@mp/shared-messaging';
 import { LedgerExecutor } from './commands/ledger.executor';
-import { PaymentEventsConsumer } from './commands/payment-events.consumer';
+import { LedgerTopics, PaymentEventsConsumer } from './commands/payment-events.consumer';
 import { InternalHoldsController } from './http/internal-holds.controller';
 import { InternalMerchantLedgerController } from './http/internal-merchant-ledger.controller';
 import { LEDGER_SETTINGS, type LedgerSettings } from './ledger-settings';
@@ -26,13 +26,13 @@ export class LedgerModule {
   static forRoot(settings: LedgerSettings): DynamicModule {
     return {
       module: LedgerModule,
-      controllers: [InternalHoldsController, InternalMerchantLedgerController, DatabaseHealthController],
+      controllers: [PaymentEventsConsumer, InternalHoldsController, InternalMerchantLedgerController, DatabaseHealthController],
       providers: [
         { provide: LEDGER_SETTINGS, useValue: settings },
         { provide: APP_FILTER, useClass: InternalErrorFilter },
         { provide: PAYMENT_ORDER_DIRECTORY, useValue: new HttpPaymentOrderDirectory(settings.paymentsInternalUrl, 3_000) },
         LedgerExecutor,
-        PaymentEventsConsumer,
+        LedgerTopics,
         OrphanHoldSweeper,
       ],
     };

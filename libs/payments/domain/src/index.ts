@@ -8,6 +8,7 @@ export {
 } from './method-catalog';
 export {
   FINISHED_STATUSES,
+  PAYMENT_ORDER_EVENT_SCHEMA_VERSION,
   decide,
   evolve,
   foldPaymentOrder,
@@ -30,4 +31,6 @@ export {
   type PaymentOrderCommand,
   type PaymentOrderEvent,
   type PayoutReceipt,
+  type RecipientAccountRef,
 } from './payment-order.decider';
+export { lastFourOf, maskAccountNumber, subStatusOf, toExternalEvent } from './external-event.mapping';

@@ -19,14 +19,14 @@ function createIncoming(overrides: Partial<CreateIncomingPayment['data']> = {}):
   return {
     type: 'CreateIncomingPayment',
     data: { merchantId: 'mch_1', orderId: 'A-1', amountMinor: 150_000n, currency: 'RUB', country: 'RU', callbackUrl: 'https://shop.example/cb', ...overrides },
-    metadata: { now, payerPageToken: 'tok_1', methodCatalog: DEFAULT_METHOD_CATALOG },
+    metadata: { now, payerPageTokenHash: 'hash_1', methodCatalog: DEFAULT_METHOD_CATALOG },
   };
 }
 
 function createOutgoing(overrides: Partial<CreateOutgoingPayment['data']> = {}): CreateOutgoingPayment {
   return {
     type: 'CreateOutgoingPayment',
-    data: { merchantId: 'mch_1', orderId: 'P-1', amountMinor: 200_000n, currency: 'RUB', country: 'RU', method: 'bank_card', callbackUrl: 'https://shop.example/cb', accountNumber: '4111111111111111', ...overrides },
+    data: { merchantId: 'mch_1', orderId: 'P-1', amountMinor: 200_000n, currency: 'RUB', country: 'RU', method: 'bank_card', callbackUrl: 'https://shop.example/cb', recipientAccount: { reference: 'acct_1', last4: '1111' }, ...overrides },
     metadata: { now, methodCatalog: DEFAULT_METHOD_CATALOG },
   };
 }
@@ -68,7 +68,7 @@ describe('payment order decider', () => {
           type: 'IncomingPaymentCreated',
           data: {
             merchantId: 'mch_1', orderId: 'A-1', amountMinor: '150000', currency: 'RUB', country: 'RU', method: 'bank_card',
-            callbackUrl: 'https://shop.example/cb', feeMinor: '3750', expiresAt: minutesLater(30).toISOString(), createdAt: now.toISOString(), payerPageToken: 'tok_1',
+            callbackUrl: 'https://shop.example/cb', feeMinor: '3750', expiresAt: minutesLater(30).toISOString(), createdAt: now.toISOString(), payerPageTokenHash: 'hash_1',
           },
         },
       ]);
@@ -77,7 +77,7 @@ describe('payment order decider', () => {
 
     it('creates a pending payout with its fee (1.5 % + 50.00 RUB) and a day to complete', () => {
       const order = given(createOutgoing());
-      expect(order).toMatchObject({ status: 'PENDING', direction: 'outgoing', method: 'bank_card', accountNumber: '4111111111111111', feeMinor: 8_000n, expiresAt: minutesLater(1440).toISOString() });
+      expect(order).toMatchObject({ status: 'PENDING', direction: 'outgoing', method: 'bank_card', recipientAccount: { reference: 'acct_1', last4: '1111' }, feeMinor: 8_000n, expiresAt: minutesLater(1440).toISOString() });
     });
 
     it('rejects a currency the catalog does not offer', () => {
@@ -122,7 +122,7 @@ describe('payment order decider', () => {
     });
 
     it('does not consult the catalog for a retry, so a later catalog change cannot break it', () => {
-      const retry = { ...createIncoming(), metadata: { now, payerPageToken: 'tok_2', methodCatalog: [] } };
+      const retry = { ...createIncoming(), metadata: { now, payerPageTokenHash: 'hash_2', methodCatalog: [] } };
       expect(decide(retry, given(createIncoming()))).toEqual([]);
     });
   });

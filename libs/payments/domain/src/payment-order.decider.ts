@@ -13,6 +13,16 @@ export interface PayoutReceipt {
   uploadedAt: string;
 }
 
+/**
+ * The payout recipient's account as the order knows it: the full number is stored encrypted
+ * apart from the order (payments' `payout_recipient_accounts`) and only its reference and last
+ * four characters appear in events, projections and views.
+ */
+export interface RecipientAccountRef {
+  reference: string;
+  last4: string;
+}
+
 export interface ExistingPaymentOrder {
   status: PaymentOrderStatus;
   direction: PaymentDirection;
@@ -24,10 +34,11 @@ export interface ExistingPaymentOrder {
   /** Incoming: the catalog entry chosen at creation (its fee applies); outgoing: as requested. */
   method: string;
   callbackUrl: string;
-  accountNumber: string | null;
+  recipientAccount: RecipientAccountRef | null;
   /** Fixed at creation from the merchant's method configuration then in force. */
   feeMinor: bigint;
-  payerPageToken: string | null;
+  /** SHA-256 of the payer-page token (the token itself is derived when a link is shown, never stored). */
+  payerPageTokenHash: string | null;
   agentId: string | null;
   payerMarkedPaidAt: string | null;
   expiresAt: string;
@@ -56,12 +67,12 @@ interface CommandMetadata {
 export interface CreateIncomingPayment {
   type: 'CreateIncomingPayment';
   data: { merchantId: string; orderId: string; amountMinor: bigint; currency: string; country: string; callbackUrl: string };
-  metadata: CommandMetadata & { payerPageToken: string; methodCatalog: readonly MethodEntry[] };
+  metadata: CommandMetadata & { payerPageTokenHash: string; methodCatalog: readonly MethodEntry[] };
 }
 
 export interface CreateOutgoingPayment {
   type: 'CreateOutgoingPayment';
-  data: { merchantId: string; orderId: string; amountMinor: bigint; currency: string; country: string; method: string; callbackUrl: string; accountNumber: string };
+  data: { merchantId: string; orderId: string; amountMinor: bigint; currency: string; country: string; method: string; callbackUrl: string; recipientAccount: RecipientAccountRef };
   metadata: CommandMetadata & { methodCatalog: readonly MethodEntry[] };
 }
 
@@ -118,6 +129,13 @@ export type PaymentOrderCommand =
 
 ////////// Events
 
+/**
+ * Version of the internal events' schema in payments' own event store. 2: the payer-page token
+ * became its hash and the account number a reference with the last four characters. These
+ * events never leave payments; other contexts get the external events (contracts).
+ */
+export const PAYMENT_ORDER_EVENT_SCHEMA_VERSION = 2;
+
 interface OrderCreatedFields {
   merchantId: string;
   orderId: string;
@@ -133,12 +151,12 @@ interface OrderCreatedFields {
 
 export interface IncomingPaymentCreated {
   type: 'IncomingPaymentCreated';
-  data: OrderCreatedFields & { payerPageToken: string };
+  data: OrderCreatedFields & { payerPageTokenHash: string };
 }
 
 export interface OutgoingPaymentCreated {
   type: 'OutgoingPaymentCreated';
-  data: OrderCreatedFields & { accountNumber: string };
+  data: OrderCreatedFields & { recipientAccount: RecipientAccountRef };
 }
 
 /** Events after creation carry the order's identity and amounts, so consumers (ledger, callbacks) need no lookup. */
@@ -251,7 +269,7 @@ function createIncomingPayment(command: CreateIncomingPayment, state: PaymentOrd
   return [
     {
       type: 'IncomingPaymentCreated',
-      data: { ...createdFields(data, method, metadata.now), payerPageToken: metadata.payerPageToken },
+      data: { ...createdFields(data, method, metadata.now), payerPageTokenHash: metadata.payerPageTokenHash },
     },
   ];
 }
@@ -267,7 +285,7 @@ function createOutgoingPayment(command: CreateOutgoingPayment, state: PaymentOrd
     throw notOffered({ field: 'method', issue: `${data.method} payouts in ${data.currency} to ${data.country} are not offered; see GET /v2/merchant/methods` });
   }
   if (data.amountMinor < method.minAmountMinor || data.amountMinor > method.maxAmountMinor) throw outsideLimits([method], data.amountMinor, data.currency);
-  return [{ type: 'OutgoingPaymentCreated', data: { ...createdFields(data, method, metadata.now), accountNumber: data.accountNumber } }];
+  return [{ type: 'OutgoingPaymentCreated', data: { ...createdFields(data, method, metadata.now), recipientAccount: data.recipientAccount } }];
 }
 
 function createdFields(data: { merchantId: string; orderId: string; amountMinor: bigint; currency: string; country: string; callbackUrl: string }, method: MethodEntry, now: Date): OrderCreatedFields {
@@ -416,9 +434,9 @@ function created(event: IncomingPaymentCreated | OutgoingPaymentCreated): Existi
     country: data.country,
     method: data.method,
     callbackUrl: data.callbackUrl,
-    accountNumber: event.type === 'OutgoingPaymentCreated' ? event.data.accountNumber : null,
+    recipientAccount: event.type === 'OutgoingPaymentCreated' ? event.data.recipientAccount : null,
     feeMinor: BigInt(data.feeMinor),
-    payerPageToken: event.type === 'IncomingPaymentCreated' ? event.data.payerPageToken : null,
+    payerPageTokenHash: event.type === 'IncomingPaymentCreated' ? event.data.payerPageTokenHash : null,
     agentId: null,
     payerMarkedPaidAt: null,
     expiresAt: data.expiresAt,

@@ -38,6 +38,8 @@ interface RunningService {
 export class SystemUnderTest {
   readonly runId = `t${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
   readonly masterKey = randomBytes(32).toString('base64');
+  /** Payments' own master key (recipient accounts, payer-page tokens), distinct from the gateway's. */
+  readonly paymentsMasterKey = randomBytes(32).toString('base64');
   readonly ports = new Map<InstanceName, number>();
   private readonly services = new Map<InstanceName, RunningService>();
   /** Output of each instance's latest process, kept after it exits so a test can read why. */
@@ -99,7 +101,7 @@ export class SystemUnderTest {
         PAYMENTS_INTERNAL_URL: this.paymentsUrl,
         LEDGER_INTERNAL_URL: this.ledgerUrl,
       },
-      payments: { PAYMENTS_HTTP_PORT: port, PAYMENTS_DATABASE_URL: this.databaseUrl('payments'), LEDGER_INTERNAL_URL: this.ledgerUrl },
+      payments: { PAYMENTS_HTTP_PORT: port, PAYMENTS_DATABASE_URL: this.databaseUrl('payments'), LEDGER_INTERNAL_URL: this.ledgerUrl, PAYMENTS_SECRETS_MASTER_KEY: this.paymentsMasterKey },
       ledger: { LEDGER_HTTP_PORT: port, LEDGER_DATABASE_URL: this.databaseUrl('ledger'), PAYMENTS_INTERNAL_URL: this.paymentsUrl },
     };
     return { ...common, ...own[service], ...(this.options.env?.[service] ?? {}), ...extra };

@@ -73,6 +73,14 @@ export class ConfigReader {
     return value.replace(/\/+$/, '');
   }
 
+  /** A required secret key given as base64 (e.g. `openssl rand -base64 32`), exactly `bytes` long once decoded. */
+  base64Key(name: string, bytes: number): Buffer {
+    const base64 = this.string(name, { description: `base64 of ${bytes} random bytes, e.g. openssl rand -base64 ${bytes}` });
+    const key = Buffer.from(base64, 'base64');
+    if (base64 !== '' && key.length !== bytes) this.problems.push(`${name} must decode to ${bytes} bytes, got ${key.length}`);
+    return key;
+  }
+
   /** A list separated by commas, e.g. Kafka brokers. */
   list(name: string, options: { default?: string } = {}): string[] {
     return this.string(name, options)

@@ -58,6 +58,15 @@ export class AgentController {
     await this.act(reply, request, PAYMENT_COMMAND_TYPES.agentDeclineOrder, { agentId: agentIdOf(agent), merchantId, orderId, reason });
   }
 
+  /**
+   * The full recipient account number of a payout this agent has taken, the only place it is
+   * shown; lists and order views show `•••• 1234`. Every reveal is recorded for operators.
+   */
+  @Post('orders/:merchantId/:orderId/account-number')
+  async revealAccountNumber(@CurrentPrincipal() agent: BackofficePrincipal, @Param('merchantId') merchantId: string, @Param('orderId') orderId: string, @Res() reply: FastifyReply): Promise<void> {
+    await json(reply, 200, await this.payments.revealAccountNumber(agentIdOf(agent), merchantId, orderId));
+  }
+
   /** The raw file is the body (PDF, PNG or JPEG, at most 5 MB, checked by its bytes); name in x-file-name. */
   @Post('orders/:merchantId/:orderId/receipts')
   async uploadReceipt(@CurrentPrincipal() agent: BackofficePrincipal, @Param('merchantId') merchantId: string, @Param('orderId') orderId: string, @Req() request: GatewayRequest, @Res() reply: FastifyReply): Promise<void> {

@@ -89,6 +89,18 @@ export class OperatorController {
     await json(reply, 200, await this.payments.getOrderForBackoffice(merchantId, orderId));
   }
 
+  /**
+   * Who saw which payout's full recipient account number, and when, newest first. Filters:
+   * `merchant_id`, `order_id`, `agent_id`, `limit` (1 to 500, default 100).
+   */
+  @Get('account-number-reveals')
+  async listAccountNumberReveals(@Query() query: Record<string, string>, @Res() reply: FastifyReply): Promise<void> {
+    const known = ['merchant_id', 'order_id', 'agent_id', 'limit'];
+    const unknown = Object.keys(query).filter((name) => !known.includes(name));
+    if (unknown.length > 0) throw new DomainError('VALIDATION_ERROR', 'Unknown filters', unknown.map((field) => ({ field, issue: 'is not a known filter' })));
+    await json(reply, 200, await this.payments.listAccountNumberReveals(query));
+  }
+
   @Get('merchants/:merchantId/balances')
   async balances(@Param('merchantId') merchantId: string, @Res() reply: FastifyReply): Promise<void> {
     await json(reply, 200, await this.ledger.getBalances(merchantId));

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { Module } from '@nestjs/common';
 import { APP_FILTER, NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { CommandReplyData, PaymentCommandType, PaymentOrderView } from '@mp/contracts-payments';
+import { payerPageTokenHash, type CommandReplyData, type PaymentCommandType, type PaymentOrderView } from '@mp/contracts-payments';
 import { DomainError } from '@mp/shared-util-errors';
 import type { FastifyInstance } from 'fastify';
 import { configureGatewayHttp, gatewayFastifyOptions } from '../http/configure-http';
@@ -99,7 +99,7 @@ describe('payer page routes', () => {
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(response.body).toContain('data-testid="payment-details">Card 2200 1234 5678 9012, Ivan P.<');
-    expect(payments.commands).toEqual([{ type: 'OpenPayerPage', data: { payerPageToken: TOKEN }, key: `payer-page/${TOKEN}` }]);
+    expect(payments.commands).toEqual([{ type: 'OpenPayerPage', data: { payerPageTokenHash: payerPageTokenHash(TOKEN) }, key: `payer-page/${payerPageTokenHash(TOKEN)}` }]);
   });
 
   it('sends no command when the order already has its agent, and locks the page to its own nonce', async () => {
@@ -157,7 +157,7 @@ describe('payer page routes', () => {
     const response = await http.inject({ method: 'POST', url: `/pay/${TOKEN}/paid`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: '' });
     expect(response.statusCode).toBe(303);
     expect(response.headers.location).toBe(`/pay/${TOKEN}`);
-    expect(payments.commands).toEqual([{ type: 'MarkPaidByPayer', data: { payerPageToken: TOKEN }, key: `payer-page/${TOKEN}` }]);
+    expect(payments.commands).toEqual([{ type: 'MarkPaidByPayer', data: { payerPageTokenHash: payerPageTokenHash(TOKEN) }, key: `payer-page/${payerPageTokenHash(TOKEN)}` }]);
   });
 
   it('redirects back to the page when the order moved on, so the page shows where it stands', async () => {

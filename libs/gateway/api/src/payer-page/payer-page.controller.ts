@@ -1,5 +1,5 @@
 import { Controller, Get, Logger, Param, Post, Req, Res } from '@nestjs/common';
-import { PAYMENT_COMMAND_TYPES, type CommandReplyData, type MarkPaidByPayerData, type OpenPayerPageData, type PaymentCommandType } from '@mp/contracts-payments';
+import { PAYMENT_COMMAND_TYPES, payerPageTokenHash, type CommandReplyData, type MarkPaidByPayerData, type OpenPayerPageData, type PaymentCommandType } from '@mp/contracts-payments';
 import { DomainError, type ErrorCode } from '@mp/shared-util-errors';
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
@@ -51,7 +51,7 @@ export class PayerPageController {
   @Post(':token/paid')
   async markPaid(@Param('token') token: string, @Req() request: GatewayRequest, @Res() reply: FastifyReply): Promise<void> {
     await this.answerWithHtml(reply, token, async () => {
-      const outcome = await this.execute(PAYMENT_COMMAND_TYPES.markPaidByPayer, { payerPageToken: token } satisfies MarkPaidByPayerData, token, request);
+      const outcome = await this.execute(PAYMENT_COMMAND_TYPES.markPaidByPayer, { payerPageTokenHash: payerPageTokenHash(token) } satisfies MarkPaidByPayerData, request);
       if (outcome.outcome === 'rejected') this.acceptStateRefusal(outcome.error.code, 'MarkPaidByPayer', outcome.error.message);
       await reply.status(303).header('location', payerPagePath(token)).header('cache-control', 'no-store').send();
     });
@@ -77,7 +77,7 @@ export class PayerPageController {
   private async openPayerPage(token: string, request: GatewayRequest): Promise<void> {
     let outcome: CommandReplyData;
     try {
-      outcome = await this.execute(PAYMENT_COMMAND_TYPES.openPayerPage, { payerPageToken: token } satisfies OpenPayerPageData, token, request);
+      outcome = await this.execute(PAYMENT_COMMAND_TYPES.openPayerPage, { payerPageTokenHash: payerPageTokenHash(token) } satisfies OpenPayerPageData, request);
     } catch (error) {
       if (!(error instanceof DomainError) || error.code !== 'SERVICE_UNAVAILABLE') throw error;
       this.logger.warn(`OpenPayerPage got no answer in time (request ${request.requestId}); showing the page as read`);
@@ -86,8 +86,10 @@ export class PayerPageController {
     if (outcome.outcome === 'rejected') this.acceptStateRefusal(outcome.error.code, 'OpenPayerPage', outcome.error.message);
   }
 
-  private execute(type: PaymentCommandType, data: OpenPayerPageData | MarkPaidByPayerData, token: string, request: GatewayRequest): Promise<CommandReplyData> {
-    return this.commandBus.execute(type, data, { key: `payer-page/${token}`, subject: `payer-page:${token}`, correlationId: request.requestId ?? 'unknown' });
+  /** Only the token's hash goes on Kafka: a reader of the topic must not be able to use the page. */
+  private execute(type: PaymentCommandType, data: OpenPayerPageData | MarkPaidByPayerData, request: GatewayRequest): Promise<CommandReplyData> {
+    const hash = data.payerPageTokenHash;
+    return this.commandBus.execute(type, data, { key: `payer-page/${hash}`, subject: `payer-page:${hash}`, correlationId: request.requestId ?? 'unknown' });
   }
 
   /** A refusal means the order moved on (finished, or no agent yet); the page read shows how. An unknown page stays unknown. */

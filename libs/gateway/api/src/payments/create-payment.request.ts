@@ -59,8 +59,11 @@ export function toCreateIncomingPaymentData(merchantId: string, body: Record<str
   return { merchantId, orderId: validated.body.order_id, amountMinor: validated.amountMinor, currency: validated.body.currency, country: validated.body.country, callbackUrl: validated.body.callback_url };
 }
 
-/** Endpoint 2's body, checked the same way, with the payout method and recipient account. */
-export function toCreateOutgoingPaymentData(merchantId: string, body: Record<string, unknown>, options: { allowHttpCallbackUrls: boolean }): CreateOutgoingPaymentData {
+/**
+ * Endpoint 2's body, checked the same way, with the payout method and recipient account. The
+ * account number is stored encrypted by payments before the command goes out with its reference.
+ */
+export function toCreateOutgoingPaymentData(merchantId: string, body: Record<string, unknown>, options: { allowHttpCallbackUrls: boolean }): Omit<CreateOutgoingPaymentData, 'recipientAccountRef'> & { accountNumber: string } {
   const { body: valid, amountMinor } = validateCreateBody(new CreateOutgoingPaymentBody(), OUTGOING_FIELDS, body, options);
   return {
     merchantId, orderId: valid.order_id, amountMinor, currency: valid.currency, country: valid.country, callbackUrl: valid.callback_url,

@@ -24,6 +24,15 @@ export interface StoredMethodEntry {
   expiry_minutes: number;
 }
 
+/** Who saw which payout's full recipient account, and when. */
+export interface AccountNumberRevealView {
+  reveal_id: string;
+  agent_id: string;
+  merchant_id: string;
+  order_id: string;
+  revealed_at: string;
+}
+
 const segment = encodeURIComponent;
 
 /** Reads go straight to the owning service's internal API, never through Kafka. */
@@ -53,6 +62,20 @@ export class PaymentsReadClient {
 
   getMethods(merchantId: string): Promise<{ data: StoredMethodEntry[] }> {
     return this.client.request('GET', `/internal/merchants/${segment(merchantId)}/methods`);
+  }
+
+  /** Stores a payout's recipient account encrypted; the payout command carries only the reference. */
+  storeRecipientAccount(merchantId: string, accountNumber: string): Promise<{ reference: string; last4: string }> {
+    return this.client.request('POST', `/internal/merchants/${segment(merchantId)}/payout-recipient-accounts`, { account_number: accountNumber });
+  }
+
+  /** The full account number of a payout assigned to this agent; payments records the reveal. */
+  revealAccountNumber(agentId: string, merchantId: string, orderId: string): Promise<{ account_number: string; revealed_at: string }> {
+    return this.client.request('POST', `/internal/agents/${segment(agentId)}/orders/${segment(merchantId)}/${segment(orderId)}/account-number-reveals`);
+  }
+
+  listAccountNumberReveals(filters: Record<string, string>): Promise<{ data: AccountNumberRevealView[] }> {
+    return this.client.request('GET', `/internal/account-number-reveals?${new URLSearchParams(filters).toString()}`);
   }
 
   getPayerPage(token: string): Promise<PayerPageView> {

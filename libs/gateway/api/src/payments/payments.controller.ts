@@ -30,8 +30,10 @@ export class PaymentsController {
   /** Endpoint 2. The amount plus fee is frozen before the order exists; without it, 400 INSUFFICIENT_FUNDS and no order. */
   @Post('outgoing')
   async createOutgoing(@CurrentMerchant() merchant: AuthenticatedMerchant, @Req() request: GatewayRequest, @Res() reply: FastifyReply): Promise<void> {
-    const data = toCreateOutgoingPaymentData(merchant.merchantId, parseJsonObjectBody(request.body as Buffer | undefined), this.settings);
-    await send(reply, 201, await this.runOrderCommand(PAYMENT_COMMAND_TYPES.createOutgoingPayment, data, request));
+    const { accountNumber, ...data } = toCreateOutgoingPaymentData(merchant.merchantId, parseJsonObjectBody(request.body as Buffer | undefined), this.settings);
+    // The full account number goes to payments' encrypted store over HTTP, never onto Kafka.
+    const { reference } = await this.reads.storeRecipientAccount(merchant.merchantId, accountNumber);
+    await send(reply, 201, await this.runOrderCommand(PAYMENT_COMMAND_TYPES.createOutgoingPayment, { ...data, recipientAccountRef: reference }, request));
   }
 
   /** Endpoint 3: searches both directions; another merchant's order is not found, like a missing one. */
@@ -90,7 +92,11 @@ export class PaymentsController {
       correlationId: request.requestId ?? 'unknown',
     });
     if (outcome.outcome === 'rejected') throw DomainError.fromDescription(outcome.error);
-    return outcome.order;
+    if (outcome.order.direction !== 'incoming') return outcome.order;
+    // Replies come through Kafka, which never carries the payer-page link (it is the payer's
+    // credential): the link is read over the internal API.
+    const { redirect_url } = await this.reads.getOrder(data.merchantId, data.orderId);
+    return { ...outcome.order, redirect_url };
   }
 }
 

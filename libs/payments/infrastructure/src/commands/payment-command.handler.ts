@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
   COMMAND_REPLY_TYPE,
   PAYMENT_COMMAND_SCHEMA_VERSION,
   PAYMENT_COMMAND_TYPES,
+  payerPageTokenHash,
   type CommandReplyData,
   type PaymentCommandDataByType,
   type PaymentCommandType,
@@ -12,7 +12,9 @@ import type { PaymentOrderCommand } from '@mp/payments-domain';
 import { claimInboxMessage, createEnvelope, enqueueOutbox, PoisonMessageError, StreamVersionConflictError, type MessageEnvelope } from '@mp/shared-messaging';
 import { DomainError } from '@mp/shared-util-errors';
 import { DataSource, type EntityManager } from 'typeorm';
-import { findOrderByPayerPageToken, orderToRow, rowToView } from '../persistence/payment-order.projection';
+import { PayerPageLinks } from '../payer-pages/payer-page-links';
+import { findOrderByPayerPageTokenHash, orderToRow, rowToView } from '../persistence/payment-order.projection';
+import { RecipientAccountVault } from '../recipient-accounts/recipient-account.vault';
 import { CLOCK, PAYMENTS_SETTINGS, type Clock, type PaymentsSettings } from '../payments-settings';
 import { loadMethodCatalog } from '../reference-data/method-catalog.store';
 import { agentServes, findAgent, pickAgentFor } from '../reference-data/payment-agents.store';
@@ -45,6 +47,8 @@ export class PaymentCommandHandler {
     private readonly executor: PaymentOrderExecutor,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(PAYMENTS_SETTINGS) private readonly settings: PaymentsSettings,
+    private readonly payerPageLinks: PayerPageLinks,
+    private readonly recipientAccounts: RecipientAccountVault,
   ) {}
 
   async handle(envelope: MessageEnvelope): Promise<void> {
@@ -75,7 +79,8 @@ export class PaymentCommandHandler {
       const result = resolved.command
         ? await this.executor.execute(manager, resolved.merchantId, resolved.orderId, resolved.command, causation)
         : { order: await this.currentOrder(manager, resolved.merchantId, resolved.orderId) };
-      reply = { outcome: 'accepted', order: rowToView(orderToRow(result.order), this.settings.payerPageBaseUrl) };
+      // No redirect_url: replies travel through the outbox and Kafka, and the link holds the payer's credential.
+      reply = { outcome: 'accepted', order: rowToView(orderToRow(result.order), null) };
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
       reply = { outcome: 'rejected', error: error.toDescription() };
@@ -104,29 +109,32 @@ export class PaymentCommandHandler {
       case 'CreateIncomingPayment': {
         const data = envelope.data as PaymentCommandDataByType['CreateIncomingPayment'];
         const methodCatalog = await loadMethodCatalog(manager, data.merchantId);
+        const tokenHash = payerPageTokenHash(this.payerPageLinks.tokenFor(data.merchantId, data.orderId));
         return {
           merchantId: data.merchantId,
           orderId: data.orderId,
-          command: { type, data: { ...data, amountMinor: BigInt(data.amountMinor) }, metadata: { now, payerPageToken: randomBytes(18).toString('base64url'), methodCatalog } },
+          command: { type, data: { ...data, amountMinor: BigInt(data.amountMinor) }, metadata: { now, payerPageTokenHash: tokenHash, methodCatalog } },
         };
       }
       case 'CreateOutgoingPayment': {
-        const data = envelope.data as PaymentCommandDataByType['CreateOutgoingPayment'];
+        const { recipientAccountRef, ...data } = envelope.data as PaymentCommandDataByType['CreateOutgoingPayment'];
+        const recipientAccount = await this.recipientAccounts.find(manager, data.merchantId, recipientAccountRef);
+        if (!recipientAccount) throw new DomainError('VALIDATION_ERROR', 'The recipient account was not stored for this merchant', [{ field: 'account_number', issue: 'unknown recipient account reference' }]);
         const methodCatalog = await loadMethodCatalog(manager, data.merchantId);
-        return { merchantId: data.merchantId, orderId: data.orderId, command: { type, data: { ...data, amountMinor: BigInt(data.amountMinor) }, metadata: { now, methodCatalog } } };
+        return { merchantId: data.merchantId, orderId: data.orderId, command: { type, data: { ...data, amountMinor: BigInt(data.amountMinor), recipientAccount }, metadata: { now, methodCatalog } } };
       }
       case 'CancelPaymentOrder': {
         const data = envelope.data as PaymentCommandDataByType['CancelPaymentOrder'];
         return { merchantId: data.merchantId, orderId: data.orderId, command: { type, metadata: { now } } };
       }
       case 'OpenPayerPage': {
-        const row = await this.payerPageOrder(manager, (envelope.data as PaymentCommandDataByType['OpenPayerPage']).payerPageToken);
+        const row = await this.payerPageOrder(manager, (envelope.data as PaymentCommandDataByType['OpenPayerPage']).payerPageTokenHash);
         const needsAgent = row.status === 'PENDING' && row.agent_id === null;
         const agentId = needsAgent ? await pickAgentFor(manager, { method: row.method, country: row.country, currency: row.currency }) : null;
         return { merchantId: row.merchant_id, orderId: row.order_id, command: agentId ? { type: 'AssignAgent', data: { agentId }, metadata: { now } } : null };
       }
       case 'MarkPaidByPayer': {
-        const row = await this.payerPageOrder(manager, (envelope.data as PaymentCommandDataByType['MarkPaidByPayer']).payerPageToken);
+        const row = await this.payerPageOrder(manager, (envelope.data as PaymentCommandDataByType['MarkPaidByPayer']).payerPageTokenHash);
         return { merchantId: row.merchant_id, orderId: row.order_id, command: { type, metadata: { now } } };
       }
       case 'AgentTakeOrder': {
@@ -161,8 +169,8 @@ export class PaymentCommandHandler {
     }
   }
 
-  private async payerPageOrder(manager: EntityManager, token: string) {
-    const row = await findOrderByPayerPageToken(manager, token);
+  private async payerPageOrder(manager: EntityManager, tokenHash: string) {
+    const row = await findOrderByPayerPageTokenHash(manager, tokenHash);
     if (!row) throw new DomainError('NOT_FOUND', 'No such payment page');
     return row;
   }
@@ -170,10 +178,10 @@ export class PaymentCommandHandler {
 
 const REQUIRED_STRING_FIELDS: Record<PaymentCommandType, string[]> = {
   CreateIncomingPayment: ['merchantId', 'orderId', 'amountMinor', 'currency', 'country', 'callbackUrl'],
-  CreateOutgoingPayment: ['merchantId', 'orderId', 'amountMinor', 'currency', 'country', 'method', 'callbackUrl', 'accountNumber'],
+  CreateOutgoingPayment: ['merchantId', 'orderId', 'amountMinor', 'currency', 'country', 'method', 'callbackUrl', 'recipientAccountRef'],
   CancelPaymentOrder: ['merchantId', 'orderId'],
-  OpenPayerPage: ['payerPageToken'],
-  MarkPaidByPayer: ['payerPageToken'],
+  OpenPayerPage: ['payerPageTokenHash'],
+  MarkPaidByPayer: ['payerPageTokenHash'],
   AgentTakeOrder: ['agentId', 'merchantId', 'orderId'],
   AgentConfirmPayIn: ['agentId', 'merchantId', 'orderId'],
   AgentDeclineOrder: ['agentId', 'merchantId', 'orderId', 'reason'],

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { PAYMENT_ORDER_EVENT_SCHEMA_VERSION, PAYMENTS_TOPICS, paymentOrderKey, payoutHoldId } from '@mp/contracts-payments';
+import { payoutHoldId } from '@mp/contracts-payments';
 import {
+  PAYMENT_ORDER_EVENT_SCHEMA_VERSION,
   decide,
   evolve,
   foldPaymentOrder,
@@ -15,6 +16,7 @@ import { DomainError } from '@mp/shared-util-errors';
 import type { EntityManager } from 'typeorm';
 import { LEDGER_HOLDS, type LedgerHolds } from '../ledger/ledger-holds.port';
 import { saveOrderProjection } from '../persistence/payment-order.projection';
+import { externalOrderEventMessages } from './external-order-events';
 
 const SOURCE = 'payments';
 
@@ -86,8 +88,8 @@ export class PaymentOrderExecutor {
     const streamId = toPaymentOrderStreamId(merchantId, orderId);
     const newVersion = await appendToStream(manager, streamId, version, envelopes);
     await saveOrderProjection(manager, nextState, newVersion);
-    const key = paymentOrderKey(merchantId, orderId);
-    await enqueueOutbox(manager, envelopes.map((envelope) => ({ topic: PAYMENTS_TOPICS.orderEvents, key, envelope })));
+    // Only external events leave payments; the internal ones above stay in its event store.
+    await enqueueOutbox(manager, externalOrderEventMessages(state, version, events, causation));
     return { order: nextState, events };
   }
 }

@@ -1,10 +1,10 @@
-import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
-import { PAYMENT_ORDER_STATUSES, type AgentOrderView, type PaymentOrderStatus, type PaymentOrderView, type ReceiptView } from '@mp/contracts-payments';
+import { Controller, Get, Param, Query } from '@nestjs/common';
+import { PAYMENT_ORDER_STATUSES, payerPageTokenHash, type AgentOrderView, type PaymentOrderStatus, type PaymentOrderView, type ReceiptView } from '@mp/contracts-payments';
 import { DomainError } from '@mp/shared-util-errors';
 import { DataSource } from 'typeorm';
 import { PaymentOrderExecutor } from '../commands/payment-order.executor';
-import { findOrder, findOrderByPayerPageToken, rowToAgentView, rowToView, type PaymentOrderRow } from '../persistence/payment-order.projection';
-import { PAYMENTS_SETTINGS, type PaymentsSettings } from '../payments-settings';
+import { PayerPageLinks } from '../payer-pages/payer-page-links';
+import { findOrder, findOrderByPayerPageTokenHash, rowToAgentView, rowToView, type PayerPageUrlOf, type PaymentOrderRow } from '../persistence/payment-order.projection';
 import { findAgent } from '../reference-data/payment-agents.store';
 import { listOrders, type OrderListFilter } from './order-list.query';
 
@@ -20,22 +20,26 @@ export interface OrderListResponse<T> {
  */
 @Controller('internal')
 export class InternalOrdersController {
+  private readonly payerPageUrlOf: PayerPageUrlOf;
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly executor: PaymentOrderExecutor,
-    @Inject(PAYMENTS_SETTINGS) private readonly settings: PaymentsSettings,
-  ) {}
+    payerPageLinks: PayerPageLinks,
+  ) {
+    this.payerPageUrlOf = (merchantId, orderId) => payerPageLinks.urlFor(merchantId, orderId);
+  }
 
   @Get('merchants/:merchantId/orders/:orderId')
   async getOrder(@Param('merchantId') merchantId: string, @Param('orderId') orderId: string): Promise<PaymentOrderView> {
-    return rowToView(await this.requireOrder(merchantId, orderId), this.settings.payerPageBaseUrl);
+    return rowToView(await this.requireOrder(merchantId, orderId), this.payerPageUrlOf);
   }
 
   @Get('merchants/:merchantId/orders')
   async listMerchantOrders(@Param('merchantId') merchantId: string, @Query() query: Record<string, string>): Promise<OrderListResponse<PaymentOrderView>> {
     const direction = query['direction'] === 'incoming' || query['direction'] === 'outgoing' ? query['direction'] : undefined;
     const page = await listOrders(this.dataSource.manager, { ...parseListQuery(query), merchantId, direction });
-    return { data: page.rows.map((row) => rowToView(row, this.settings.payerPageBaseUrl)), has_more: page.hasMore, next_cursor: page.nextCursor };
+    return { data: page.rows.map((row) => rowToView(row, this.payerPageUrlOf)), has_more: page.hasMore, next_cursor: page.nextCursor };
   }
 
   /** Endpoint 7: receipts the agent attached to a payout; an incoming order number is not found. */
@@ -50,7 +54,7 @@ export class InternalOrdersController {
   @Get('orders/:merchantId/:orderId')
   async getOrderForBackoffice(@Param('merchantId') merchantId: string, @Param('orderId') orderId: string): Promise<AgentOrderView> {
     const row = await this.requireOrder(merchantId, orderId);
-    return rowToAgentView(row, this.settings.payerPageBaseUrl, await this.receiptsOf(merchantId, orderId));
+    return rowToAgentView(row, this.payerPageUrlOf, await this.receiptsOf(merchantId, orderId));
   }
 
   /** `scope=assigned` (default): the agent's orders; `scope=available`: unassigned payouts it serves. */
@@ -63,15 +67,15 @@ export class InternalOrdersController {
       filter.availableFor = agent.serves;
     } else filter.agentId = agentId;
     const page = await listOrders(this.dataSource.manager, filter);
-    return { data: page.rows.map((row) => rowToAgentView(row, this.settings.payerPageBaseUrl, [])), has_more: page.hasMore, next_cursor: page.nextCursor };
+    return { data: page.rows.map((row) => rowToAgentView(row, this.payerPageUrlOf, [])), has_more: page.hasMore, next_cursor: page.nextCursor };
   }
 
   @Get('payer-pages/:token')
   async getPayerPage(@Param('token') token: string): Promise<{ order: PaymentOrderView; agent: { display_name: string; payment_details: string } | null }> {
-    const row = await findOrderByPayerPageToken(this.dataSource.manager, token);
+    const row = await findOrderByPayerPageTokenHash(this.dataSource.manager, payerPageTokenHash(token));
     if (!row) throw new DomainError('NOT_FOUND', 'No such payment page');
     const agent = row.agent_id ? await findAgent(this.dataSource.manager, row.agent_id) : null;
-    return { order: rowToView(row, this.settings.payerPageBaseUrl), agent: agent ? { display_name: agent.display_name, payment_details: agent.payment_details } : null };
+    return { order: rowToView(row, this.payerPageUrlOf), agent: agent ? { display_name: agent.display_name, payment_details: agent.payment_details } : null };
   }
 
   private async requireOrder(merchantId: string, orderId: string): Promise<PaymentOrderRow> {
