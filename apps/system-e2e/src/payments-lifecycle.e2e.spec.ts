@@ -112,12 +112,12 @@ describe('payment lifecycle', () => {
   });
 
   describe('cancel (endpoint 6)', () => {
-    it('cancels a pending pay-in, with or without an agent, and answers a repeated cancel the same', async () => {
+    it('cancels a pending pay-in, with or without an agent, and refuses a repeated cancel naming the status', async () => {
       const waiting = await createPayIn();
       const first = await cancel(waiting.orderId);
       expect([first.status, first.body.status]).toEqual([200, 'CANCELLED']);
       const again = await cancel(waiting.orderId);
-      expect([again.status, again.body.status]).toEqual([200, 'CANCELLED']);
+      expect([again.status, again.body.error.code, again.body.error.details]).toEqual([409, 'ORDER_NOT_CANCELLABLE', [{ field: 'status', issue: 'CANCELLED' }]]);
 
       const assigned = await createPayIn();
       await openPayerPage(assigned.token);
@@ -162,7 +162,8 @@ describe('payment lifecycle', () => {
 
       const cancelled = await cancel(pending);
       expect([cancelled.status, cancelled.body.status, cancelled.body.direction]).toEqual([200, 'CANCELLED', 'outgoing']);
-      expect((await cancel(pending)).body.status).toBe('CANCELLED');
+      const cancelledAgain = await cancel(pending);
+      expect([cancelledAgain.status, cancelledAgain.body.error.code, cancelledAgain.body.error.details]).toEqual([409, 'ORDER_NOT_CANCELLABLE', [{ field: 'status', issue: 'CANCELLED' }]]);
       await advanceClock(24 * 60 * 60 + 60);
       expect((await status(expiring)).status).toBe('EXPIRED');
       expect((await status(taken)).status).toBe('PENDING');
@@ -172,6 +173,18 @@ describe('payment lifecycle', () => {
       }
       // Held now: only the taken payout; the completed one was paid out, the rest came back.
       await eventuallyAvailable(before, 1_950_000 - 2 * 106_500);
+    });
+
+    it('answers a captured cancel replayed within the timestamp window with the error, not a success', async () => {
+      const { orderId } = await createPayIn();
+      // The identical request twice: same timestamp, path and body, so the same signature.
+      const captured = { method: 'POST' as const, path: `/v2/payments/${orderId}/cancel`, body: {}, timestampSeconds: Math.floor(Date.now() / 1000) };
+      const original = await merchant.request(captured);
+      expect([original.status, original.body.status]).toEqual([200, 'CANCELLED']);
+      const replayed = await merchant.request(captured);
+      expect([replayed.status, replayed.body.error.code, replayed.body.error.details]).toEqual([409, 'ORDER_NOT_CANCELLABLE', [{ field: 'status', issue: 'CANCELLED' }]]);
+      expect(replayed.body.error.message).toContain('CANCELLED');
+      expect((await status(orderId)).status).toBe('CANCELLED');
     });
 
     it('requires a body and signs it with the path', async () => {

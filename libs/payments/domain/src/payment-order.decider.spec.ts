@@ -181,13 +181,16 @@ describe('payment order decider', () => {
       ['SUCCEEDED', [createIncoming(), assign(), confirm()]],
       ['FAILED', [createIncoming(), assign(), decline()]],
       ['EXPIRED', [createIncoming(), expireAt(30)]],
+      ['CANCELLED', [createIncoming(), cancel]],
+      ['CANCELLED', [createOutgoing(), cancel]],
     ] as Array<[string, PaymentOrderCommand[]]>)('refuses to cancel a %s order', (status, history) => {
       const error = thrownBy(() => decide(cancel, given(...history)));
       expect([error.code, error.details]).toEqual(['ORDER_NOT_CANCELLABLE', [{ field: 'status', issue: status }]]);
     });
 
-    it('answers a repeated cancel of a cancelled order with no change', () => {
-      expect(decide(cancel, given(createIncoming(), cancel))).toEqual([]);
+    it('refuses a repeated cancel of a cancelled order, so a replayed cancel is never a silent success', () => {
+      const error = thrownBy(() => decide(cancel, given(createIncoming(), cancel)));
+      expect([error.code, error.message, error.details]).toEqual(['ORDER_NOT_CANCELLABLE', 'Order A-1 cannot be cancelled: it is CANCELLED', [{ field: 'status', issue: 'CANCELLED' }]]);
     });
 
     it('refuses agent actions on a cancelled order', () => {

@@ -356,10 +356,11 @@ function declinePaymentOrder(command: DeclinePaymentOrder, order: ExistingPaymen
 /**
  * Merchants cancel unfinished orders, except where money may already be moving: a pay-in the
  * payer reports as paid (the agent must confirm or decline it) and a payout an agent has taken.
- * Cancelling a cancelled order again answers with the order, so a retried cancel is safe.
+ * A finished order, one already CANCELLED included, is refused with its current status in the
+ * details (spec 4.5, decisions.md "States"): a client retrying a cancel after a timeout learns
+ * the outcome from the error, and a replayed cancel request is never a silent success.
  */
 function cancelPaymentOrder(command: CancelPaymentOrder, order: ExistingPaymentOrder): PaymentOrderEvent[] {
-  if (order.status === 'CANCELLED') return [];
   const moneyMayBeMoving = order.direction === 'incoming' ? order.payerMarkedPaidAt !== null : order.agentId !== null;
   if (isFinished(order) || moneyMayBeMoving) {
     const why = isFinished(order) ? `it is ${order.status}` : order.direction === 'incoming' ? 'the payer reported paying it' : 'an agent is paying it out';
