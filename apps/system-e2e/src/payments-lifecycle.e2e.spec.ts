@@ -1,6 +1,6 @@
 /**
  * Goal: the whole pay-in lifecycle and the merchant's view of it, end to end: create, the
- * payer page assigns an agent, the payer reports paying, the agent confirms or declines; time
+ * payer asks the payer page for payment details (which assigns an agent), reports paying, the agent confirms or declines; time
  * expires what nobody finished; merchants cancel what may be cancelled; nobody sees anyone
  * else's orders; each kind of credential works only on its own API. Method: the real gateway,
  * payments service and Kafka, an operator and an agent created the way an operator would,
@@ -32,7 +32,8 @@ describe('payment lifecycle', () => {
   }
 
   const status = async (orderId: string) => (await merchant.get(`/v2/payments/status/${orderId}`)).body;
-  const openPayerPage = (token: string) => fetch(`${system.gatewayUrl}/pay/${token}`);
+  /** The payer presses "Show payment details": the form post that assigns an agent (a GET of the page never does). */
+  const openPayerPage = (token: string) => fetch(`${system.gatewayUrl}/pay/${token}/details`, { method: 'POST', redirect: 'manual' });
   const reportPaid = (token: string) => fetch(`${system.gatewayUrl}/pay/${token}/paid`, { method: 'POST', redirect: 'manual' });
   const agentAction = (action: string, orderId: string, body: object = {}) =>
     agent.client.request('POST', `/backoffice/v1/agent/orders/${merchant.credentials.merchantId}/${orderId}/${action}`, body);
@@ -64,7 +65,7 @@ describe('payment lifecycle', () => {
       const { orderId, token } = await createPayIn();
       expect(await status(orderId)).toMatchObject({ status: 'PENDING', sub_status: 'awaiting_agent', fee: 37.51, method: 'bank_card' });
 
-      expect((await openPayerPage(token)).status).toBe(200);
+      expect((await openPayerPage(token)).status).toBe(303);
       expect(await status(orderId)).toMatchObject({ status: 'PENDING', sub_status: 'agent_assigned' });
       const assigned = await agent.client.request('GET', '/backoffice/v1/agent/orders');
       expect(assigned.body.data.map((order: { order_id: string }) => order.order_id)).toContain(orderId);
@@ -210,6 +211,40 @@ describe('payment lifecycle', () => {
       const list = await otherMerchant.post('/v2/payments/incoming/list', {});
       expect(list.body.data.map((order: { order_id: string }) => order.order_id)).not.toContain(orderId);
       expect((await status(orderId)).status).toBe('PENDING');
+    });
+
+    it('gives an agent one identical 404 for orders it may not see, whether they exist or not', async () => {
+      // Serves INR only, so no RUB pay-in of this file is ever assigned to it.
+      const prober = await registerAgent(system, operator, [{ method: 'bank_card', country: 'IN', currency: 'INR' }], { display_name: 'Prober' });
+      const assignedElsewhere = await createPayIn();
+      await openPayerPage(assignedElsewhere.token);
+      expect((await status(assignedElsewhere.orderId)).sub_status).toBe('agent_assigned');
+      const otherMerchantsOrder = newOrderId('other');
+      expect((await otherMerchant.post('/v2/payments/incoming', incomingPayment(otherMerchantsOrder))).status).toBe(201);
+      const probes: Array<[string, string]> = [
+        [merchant.credentials.merchantId, assignedElsewhere.orderId],
+        [otherMerchant.credentials.merchantId, otherMerchantsOrder],
+        [merchant.credentials.merchantId, newOrderId('missing')],
+        [otherMerchant.credentials.merchantId, newOrderId('missing')],
+      ];
+      const actions: Array<[method: 'GET' | 'POST', suffix: string, body?: object]> = [
+        ['GET', ''],
+        ['POST', '/confirm', {}],
+        ['POST', '/decline', { reason: 'probe' }],
+        ['POST', '/take', {}],
+        ['POST', '/complete', { receipt_id: `rcp_${'0'.repeat(24)}` }],
+      ];
+      for (const [method, suffix, body] of actions) {
+        const answers = [];
+        for (const [merchantId, orderId] of probes) {
+          const response = await prober.client.request(method, `/backoffice/v1/agent/orders/${merchantId}/${orderId}${suffix}`, body);
+          expect(response.body.request_id).toMatch(/^req_/);
+          answers.push({ status: response.status, body: { ...response.body, request_id: '(differs)' } });
+        }
+        expect(answers[0]).toEqual({ status: 404, body: { error: { code: 'ORDER_NOT_FOUND', message: 'No such order for this agent', details: [] }, request_id: '(differs)' } });
+        for (const answer of answers) expect([method, suffix, answer]).toEqual([method, suffix, answers[0]]);
+      }
+      expect(await status(assignedElsewhere.orderId)).toMatchObject({ status: 'PENDING', sub_status: 'agent_assigned' });
     });
 
     it('refuses agent and operator credentials on /v2 and merchant credentials on the back office', async () => {

@@ -26,7 +26,7 @@ export interface CancelPaymentOrderData {
   orderId: string;
 }
 
-/** The payer opened the payment page: an agent is assigned if none is yet. */
+/** The payer pressed "Show payment details" (a form post; viewing the page sends nothing): an agent is assigned if none is yet. */
 export interface OpenPayerPageData {
   payerPageToken: string;
 }

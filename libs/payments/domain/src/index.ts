@@ -8,6 +8,7 @@ export {
 } from './method-catalog';
 export {
   FINISHED_STATUSES,
+  agentOrderNotFound,
   decide,
   evolve,
   foldPaymentOrder,

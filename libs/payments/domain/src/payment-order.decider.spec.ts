@@ -143,6 +143,16 @@ describe('payment order decider', () => {
       expect(thrownBy(() => decide(assign('agt_2'), given(createIncoming(), assign()))).code).toBe('ORDER_STATE_CONFLICT');
     });
 
+    it('tells another agent exactly what it tells any agent about an order that does not exist', () => {
+      const described = (run: () => unknown) => thrownBy(run).toDescription();
+      const missing = [confirm('agt_2'), decline('agt_2'), complete('agt_2')].map((command) => described(() => decide(command, initialPaymentOrder())));
+      const othersIncoming = [confirm('agt_2'), decline('agt_2')].map((command) => described(() => decide(command, given(createIncoming(), assign()))));
+      const othersOutgoing = [complete('agt_2'), decline('agt_2')].map((command) => described(() => decide(command, given(createOutgoing(), assign()))));
+      for (const description of [...missing, ...othersIncoming, ...othersOutgoing]) {
+        expect(description).toEqual({ code: 'ORDER_NOT_FOUND', message: 'No such order for this agent', details: [] });
+      }
+    });
+
     it('cannot be reported paid before an agent shows payment details', () => {
       expect(thrownBy(() => decide(markPaid, given(createIncoming()))).code).toBe('ORDER_STATE_CONFLICT');
     });
