@@ -203,7 +203,7 @@ try {
 
  Try it (in another terminal): a pay-in, its payer page, the agent confirms, the balance moves
    npm run request -- POST /v2/payments/incoming '{"order_id":"${orderId}","amount":1500.50,"currency":"RUB","country":"RU","callback_url":"https://shop.example/callbacks"}'
-   (open its redirect_url in a browser and press "I have paid")
+   (open its redirect_url in a browser, press "Show payment details", then "I have paid")
    npm run backoffice -- --as-agent confirm ${merchant.merchant_id} ${orderId}
    npm run request -- GET /v2/payments/status/${orderId}
    npm run request -- GET /v2/merchant/balances

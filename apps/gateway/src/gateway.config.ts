@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { MASTER_KEY_BYTES } from '@mp/access-domain';
+import { isTrustedProxyEntry } from '@mp/gateway-api';
 import { ConfigReader, readKafkaConnectionConfig, type Environment, type KafkaConnectionConfig } from '@mp/shared-util-config';
 
 export interface GatewayConfig extends KafkaConnectionConfig {
@@ -15,6 +16,8 @@ export interface GatewayConfig extends KafkaConnectionConfig {
   allowHttpCallbackUrls: boolean;
   secretsMasterKey: Buffer;
   credentialCacheTtlMs: number;
+  /** Reverse proxies whose X-Forwarded-Proto is believed (HSTS is sent when it says https). */
+  trustedProxies: string[];
 }
 
 /** The database and master-key part, shared by the server and the operator command. */
@@ -42,7 +45,11 @@ export function loadGatewayConfig(environment: Environment): GatewayConfig {
     paymentsReadTimeoutMs: reader.integer('PAYMENTS_READ_TIMEOUT_MS', { default: 3_000, min: 100, max: 60_000 }),
     allowHttpCallbackUrls: reader.boolean('ALLOW_HTTP_CALLBACK_URLS', false),
     credentialCacheTtlMs: reader.integer('CREDENTIAL_CACHE_TTL_MS', { default: 30_000, min: 0, max: 3_600_000 }),
+    trustedProxies: reader.list('GATEWAY_TRUSTED_PROXIES', { default: '' }),
   };
+  for (const entry of config.trustedProxies.filter((candidate) => !isTrustedProxyEntry(candidate))) {
+    reader.problem(`GATEWAY_TRUSTED_PROXIES lists "${entry}", which is not an IP address or CIDR range`);
+  }
   reader.assertValid();
   return config;
 }

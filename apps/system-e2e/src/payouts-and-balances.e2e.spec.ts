@@ -49,7 +49,8 @@ describe('payouts and balances', () => {
     const orderId = newOrderId('funding');
     const created = await merchant.post('/v2/payments/incoming', incomingPayment(orderId, { amount }));
     expect(created.status).toBe(201);
-    await fetch(created.body.redirect_url);
+    // The payer presses "Show payment details" on the page (a form post): that assigns the agent.
+    expect((await fetch(`${created.body.redirect_url}/details`, { method: 'POST', redirect: 'manual' })).status).toBe(303);
     const confirmed = await agent.client.request('POST', `/backoffice/v1/agent/orders/${merchant.credentials.merchantId}/${orderId}/confirm`, {});
     expect(confirmed.status).toBe(200);
     await eventuallyBalance(merchant, { available: expectedAvailable, frozen: 0 });

@@ -33,8 +33,9 @@ export interface CancelPaymentOrderData {
 }
 
 /**
- * The payer opened the payment page: an agent is assigned if none is yet. Payer-page commands
- * carry the token's hash, never the token: whoever reads the topic cannot use the page.
+ * The payer pressed "Show payment details" (a form post; viewing the page sends nothing): an
+ * agent is assigned if none is yet. Payer-page commands carry the token's hash, never the token:
+ * whoever reads the topic cannot use the page.
  */
 export interface OpenPayerPageData {
   payerPageTokenHash: string;

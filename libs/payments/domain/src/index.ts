@@ -9,6 +9,7 @@ export {
 export {
   FINISHED_STATUSES,
   PAYMENT_ORDER_EVENT_SCHEMA_VERSION,
+  agentOrderNotFound,
   decide,
   evolve,
   foldPaymentOrder,

@@ -143,6 +143,16 @@ describe('payment order decider', () => {
       expect(thrownBy(() => decide(assign('agt_2'), given(createIncoming(), assign()))).code).toBe('ORDER_STATE_CONFLICT');
     });
 
+    it('tells another agent exactly what it tells any agent about an order that does not exist', () => {
+      const described = (run: () => unknown) => thrownBy(run).toDescription();
+      const missing = [confirm('agt_2'), decline('agt_2'), complete('agt_2')].map((command) => described(() => decide(command, initialPaymentOrder())));
+      const othersIncoming = [confirm('agt_2'), decline('agt_2')].map((command) => described(() => decide(command, given(createIncoming(), assign()))));
+      const othersOutgoing = [complete('agt_2'), decline('agt_2')].map((command) => described(() => decide(command, given(createOutgoing(), assign()))));
+      for (const description of [...missing, ...othersIncoming, ...othersOutgoing]) {
+        expect(description).toEqual({ code: 'ORDER_NOT_FOUND', message: 'No such order for this agent', details: [] });
+      }
+    });
+
     it('cannot be reported paid before an agent shows payment details', () => {
       expect(thrownBy(() => decide(markPaid, given(createIncoming()))).code).toBe('ORDER_STATE_CONFLICT');
     });
@@ -181,13 +191,16 @@ describe('payment order decider', () => {
       ['SUCCEEDED', [createIncoming(), assign(), confirm()]],
       ['FAILED', [createIncoming(), assign(), decline()]],
       ['EXPIRED', [createIncoming(), expireAt(30)]],
+      ['CANCELLED', [createIncoming(), cancel]],
+      ['CANCELLED', [createOutgoing(), cancel]],
     ] as Array<[string, PaymentOrderCommand[]]>)('refuses to cancel a %s order', (status, history) => {
       const error = thrownBy(() => decide(cancel, given(...history)));
       expect([error.code, error.details]).toEqual(['ORDER_NOT_CANCELLABLE', [{ field: 'status', issue: status }]]);
     });
 
-    it('answers a repeated cancel of a cancelled order with no change', () => {
-      expect(decide(cancel, given(createIncoming(), cancel))).toEqual([]);
+    it('refuses a repeated cancel of a cancelled order, so a replayed cancel is never a silent success', () => {
+      const error = thrownBy(() => decide(cancel, given(createIncoming(), cancel)));
+      expect([error.code, error.message, error.details]).toEqual(['ORDER_NOT_CANCELLABLE', 'Order A-1 cannot be cancelled: it is CANCELLED', [{ field: 'status', issue: 'CANCELLED' }]]);
     });
 
     it('refuses agent actions on a cancelled order', () => {

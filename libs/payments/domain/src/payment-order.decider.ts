@@ -76,7 +76,7 @@ export interface CreateOutgoingPayment {
   metadata: CommandMetadata & { methodCatalog: readonly MethodEntry[] };
 }
 
-/** Payer page opened (pay-in) or agent took the order (payout). */
+/** The payer asked the payer page for payment details (pay-in) or an agent took the order (payout). */
 export interface AssignAgent {
   type: 'AssignAgent';
   data: { agentId: string };
@@ -223,11 +223,11 @@ export function decide(command: PaymentOrderCommand, state: PaymentOrder): Payme
     case 'MarkPaidByPayer':
       return markPaidByPayer(command, existing(state));
     case 'ConfirmIncomingPayment':
-      return confirmIncomingPayment(command, existing(state));
+      return confirmIncomingPayment(command, assignedTo(state, command.data.agentId));
     case 'CompleteOutgoingPayment':
-      return completeOutgoingPayment(command, existing(state));
+      return completeOutgoingPayment(command, assignedTo(state, command.data.agentId));
     case 'DeclinePaymentOrder':
-      return declinePaymentOrder(command, existing(state));
+      return declinePaymentOrder(command, assignedTo(state, command.data.agentId));
     case 'CancelPaymentOrder':
       return cancelPaymentOrder(command, existing(state));
     case 'ExpirePaymentOrder':
@@ -330,9 +330,18 @@ function stateConflict(order: ExistingPaymentOrder, action: string): DomainError
   return new DomainError('ORDER_STATE_CONFLICT', `Cannot ${action}: the order is ${order.status}${order.agentId ? ` (agent ${order.agentId})` : ''}`, [{ field: 'status', issue: order.status }]);
 }
 
-/** Agents see only their own orders: another agent's order is not found, as for merchants. */
-function assertAssignedTo(order: ExistingPaymentOrder, agentId: string): void {
-  if (order.agentId !== agentId) throw new DomainError('ORDER_NOT_FOUND', 'No such order among those assigned to this agent');
+/**
+ * What an agent is told about any order it may not see, whether that order exists or not: one
+ * body, with no order id in it, so an agent cannot probe which merchants' order ids exist.
+ */
+export function agentOrderNotFound(): DomainError {
+  return new DomainError('ORDER_NOT_FOUND', 'No such order for this agent');
+}
+
+/** Agents act only on their own orders: another agent's order and a missing one are not found alike. */
+function assignedTo(state: PaymentOrder, agentId: string): ExistingPaymentOrder {
+  if (state.status === 'NotCreated' || state.agentId !== agentId) throw agentOrderNotFound();
+  return state;
 }
 
 function assignAgent(command: AssignAgent, order: ExistingPaymentOrder): PaymentOrderEvent[] {
@@ -349,7 +358,6 @@ function markPaidByPayer(command: MarkPaidByPayer, order: ExistingPaymentOrder):
 }
 
 function confirmIncomingPayment(command: ConfirmIncomingPayment, order: ExistingPaymentOrder): PaymentOrderEvent[] {
-  assertAssignedTo(order, command.data.agentId);
   if (order.direction !== 'incoming') throw stateConflict(order, 'confirm a payout as received');
   if (order.status === 'SUCCEEDED') return [];
   if (order.status !== 'PENDING') throw stateConflict(order, 'confirm the payment');
@@ -357,7 +365,6 @@ function confirmIncomingPayment(command: ConfirmIncomingPayment, order: Existing
 }
 
 function completeOutgoingPayment(command: CompleteOutgoingPayment, order: ExistingPaymentOrder): PaymentOrderEvent[] {
-  assertAssignedTo(order, command.data.agentId);
   if (order.direction !== 'outgoing') throw stateConflict(order, 'complete a pay-in with a receipt');
   if (order.status === 'SUCCEEDED') return [];
   if (order.status !== 'PENDING') throw stateConflict(order, 'complete the payout');
@@ -365,7 +372,6 @@ function completeOutgoingPayment(command: CompleteOutgoingPayment, order: Existi
 }
 
 function declinePaymentOrder(command: DeclinePaymentOrder, order: ExistingPaymentOrder): PaymentOrderEvent[] {
-  assertAssignedTo(order, command.data.agentId);
   if (order.status === 'FAILED') return [];
   if (order.status !== 'PENDING') throw stateConflict(order, 'decline the order');
   return [{ type: 'PaymentOrderFailed', data: { ...eventFields(order, command.metadata.now), agentId: command.data.agentId, reason: command.data.reason } }];
@@ -374,10 +380,11 @@ function declinePaymentOrder(command: DeclinePaymentOrder, order: ExistingPaymen
 /**
  * Merchants cancel unfinished orders, except where money may already be moving: a pay-in the
  * payer reports as paid (the agent must confirm or decline it) and a payout an agent has taken.
- * Cancelling a cancelled order again answers with the order, so a retried cancel is safe.
+ * A finished order, one already CANCELLED included, is refused with its current status in the
+ * details (spec 4.5, decisions.md "States"): a client retrying a cancel after a timeout learns
+ * the outcome from the error, and a replayed cancel request is never a silent success.
  */
 function cancelPaymentOrder(command: CancelPaymentOrder, order: ExistingPaymentOrder): PaymentOrderEvent[] {
-  if (order.status === 'CANCELLED') return [];
   const moneyMayBeMoving = order.direction === 'incoming' ? order.payerMarkedPaidAt !== null : order.agentId !== null;
   if (isFinished(order) || moneyMayBeMoving) {
     const why = isFinished(order) ? `it is ${order.status}` : order.direction === 'incoming' ? 'the payer reported paying it' : 'an agent is paying it out';

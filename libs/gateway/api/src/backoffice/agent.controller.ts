@@ -14,7 +14,7 @@ import { json } from './operator.controller';
 /**
  * What payment agents do: see their orders and the payouts they could take, take one, confirm
  * or decline a pay-in, complete a payout with a receipt or decline it. An agent never sees or
- * touches another agent's order: it is simply not found.
+ * touches another agent's order: it is not found, in the very answer a missing order gets.
  */
 @Controller('backoffice/v1/agent')
 @UseGuards(BackofficeGuard)
@@ -36,9 +36,7 @@ export class AgentController {
 
   @Get('orders/:merchantId/:orderId')
   async get(@CurrentPrincipal() agent: BackofficePrincipal, @Param('merchantId') merchantId: string, @Param('orderId') orderId: string, @Res() reply: FastifyReply): Promise<void> {
-    const order = await this.payments.getOrderForBackoffice(merchantId, orderId);
-    if (order.agent_id !== agentIdOf(agent)) throw new DomainError('ORDER_NOT_FOUND', 'No such order among those assigned to this agent');
-    await json(reply, 200, order);
+    await json(reply, 200, await this.payments.getAgentOrder(agentIdOf(agent), merchantId, orderId));
   }
 
   @Post('orders/:merchantId/:orderId/take')
@@ -70,8 +68,8 @@ export class AgentController {
   /** The raw file is the body (PDF, PNG or JPEG, at most 5 MB, checked by its bytes); name in x-file-name. */
   @Post('orders/:merchantId/:orderId/receipts')
   async uploadReceipt(@CurrentPrincipal() agent: BackofficePrincipal, @Param('merchantId') merchantId: string, @Param('orderId') orderId: string, @Req() request: GatewayRequest, @Res() reply: FastifyReply): Promise<void> {
-    const order = await this.payments.getOrderForBackoffice(merchantId, orderId);
-    if (order.agent_id !== agentIdOf(agent) || order.direction !== 'outgoing') throw new DomainError('ORDER_NOT_FOUND', 'No such payout among those assigned to this agent');
+    const order = await this.payments.getAgentOrder(agentIdOf(agent), merchantId, orderId);
+    if (order.direction !== 'outgoing') throw new DomainError('ORDER_NOT_FOUND', 'Receipts belong to payouts; this order is a pay-in');
     const content = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
     const fileName = typeof request.headers['x-file-name'] === 'string' ? request.headers['x-file-name'] : 'receipt';
     await json(reply, 201, await this.payments.uploadReceipt(agentIdOf(agent), merchantId, orderId, fileName, content));

@@ -87,6 +87,11 @@ export class PaymentsReadClient {
     return this.client.request('GET', `/internal/orders/${segment(merchantId)}/${segment(orderId)}`);
   }
 
+  /** Back office: the agent's own order; any other, existing or not, is one identical 404. */
+  getAgentOrder(agentId: string, merchantId: string, orderId: string): Promise<AgentOrderView> {
+    return this.client.request('GET', `/internal/agents/${segment(agentId)}/orders/${segment(merchantId)}/${segment(orderId)}`);
+  }
+
   listAgentOrders(agentId: string, scope: 'assigned' | 'available', filters: ListFilters): Promise<ListPage<AgentOrderView>> {
     return this.client.request('GET', `/internal/agents/${segment(agentId)}/orders${toQueryString({ ...filters, scope })}`);
   }

@@ -8,7 +8,7 @@ import {
   type PaymentCommandDataByType,
   type PaymentCommandType,
 } from '@mp/contracts-payments';
-import type { PaymentOrderCommand } from '@mp/payments-domain';
+import { agentOrderNotFound, type PaymentOrderCommand } from '@mp/payments-domain';
 import { claimInboxMessage, createEnvelope, enqueueOutbox, PoisonMessageError, StreamVersionConflictError, type MessageEnvelope } from '@mp/shared-messaging';
 import { DomainError } from '@mp/shared-util-errors';
 import { DataSource, type EntityManager } from 'typeorm';
@@ -128,6 +128,7 @@ export class PaymentCommandHandler {
         return { merchantId: data.merchantId, orderId: data.orderId, command: { type, metadata: { now } } };
       }
       case 'OpenPayerPage': {
+        // Sent only when the payer presses "Show payment details", never for a page view.
         const row = await this.payerPageOrder(manager, (envelope.data as PaymentCommandDataByType['OpenPayerPage']).payerPageTokenHash);
         const needsAgent = row.status === 'PENDING' && row.agent_id === null;
         const agentId = needsAgent ? await pickAgentFor(manager, { method: row.method, country: row.country, currency: row.currency }) : null;
@@ -141,8 +142,11 @@ export class PaymentCommandHandler {
         const data = envelope.data as PaymentCommandDataByType['AgentTakeOrder'];
         const { state } = await this.executor.loadOrder(manager, data.merchantId, data.orderId);
         const agent = await findAgent(manager, data.agentId);
-        // Orders outside what the agent serves are not found, exactly like other merchants' orders.
-        if (state.status === 'NotCreated' || state.direction !== 'outgoing' || !agent || !agentServes(agent, state)) throw new DomainError('ORDER_NOT_FOUND', `No order ${data.orderId} for this agent`);
+        // An agent may take a payout it serves that nobody has taken, or its own again. Anything
+        // else (another agent's, a finished one, outside what it serves, none at all) is not
+        // found in one identical answer, so nobody can probe which order ids exist.
+        const takeable = state.status !== 'NotCreated' && state.direction === 'outgoing' && !!agent && (state.agentId === data.agentId || (state.status === 'PENDING' && state.agentId === null && agentServes(agent, state)));
+        if (!takeable) throw agentOrderNotFound();
         return { merchantId: data.merchantId, orderId: data.orderId, command: { type: 'AssignAgent', data: { agentId: data.agentId }, metadata: { now } } };
       }
       case 'AgentConfirmPayIn': {
@@ -155,6 +159,10 @@ export class PaymentCommandHandler {
       }
       case 'AgentCompletePayout': {
         const data = envelope.data as PaymentCommandDataByType['AgentCompletePayout'];
+        // Whether the order is this agent's is asked before anything about the receipt, so another
+        // agent's order and a missing one get the same not-found.
+        const { state } = await this.executor.loadOrder(manager, data.merchantId, data.orderId);
+        if (state.status === 'NotCreated' || state.agentId !== data.agentId) throw agentOrderNotFound();
         const receipt = await findReceipt(manager, data.receiptId);
         if (!receipt || receipt.merchant_id !== data.merchantId || receipt.order_id !== data.orderId || receipt.agent_id !== data.agentId) {
           throw new DomainError('VALIDATION_ERROR', 'The receipt was not uploaded by this agent for this order', [{ field: 'receipt_id', issue: 'unknown for this order' }]);

@@ -1,5 +1,6 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { PAYMENT_ORDER_STATUSES, payerPageTokenHash, type AgentOrderView, type PaymentOrderStatus, type PaymentOrderView, type ReceiptView } from '@mp/contracts-payments';
+import { agentOrderNotFound } from '@mp/payments-domain';
 import { DomainError } from '@mp/shared-util-errors';
 import { DataSource } from 'typeorm';
 import { PaymentOrderExecutor } from '../commands/payment-order.executor';
@@ -54,6 +55,14 @@ export class InternalOrdersController {
   @Get('orders/:merchantId/:orderId')
   async getOrderForBackoffice(@Param('merchantId') merchantId: string, @Param('orderId') orderId: string): Promise<AgentOrderView> {
     const row = await this.requireOrder(merchantId, orderId);
+    return rowToAgentView(row, this.payerPageUrlOf, await this.receiptsOf(merchantId, orderId));
+  }
+
+  /** An agent's own order. Any other, existing or not, is the same not-found: agents cannot probe order ids. */
+  @Get('agents/:agentId/orders/:merchantId/:orderId')
+  async getAgentOrder(@Param('agentId') agentId: string, @Param('merchantId') merchantId: string, @Param('orderId') orderId: string): Promise<AgentOrderView> {
+    const row = await findOrder(this.dataSource.manager, merchantId, orderId);
+    if (!row || row.agent_id !== agentId) throw agentOrderNotFound();
     return rowToAgentView(row, this.payerPageUrlOf, await this.receiptsOf(merchantId, orderId));
   }
 
