@@ -93,7 +93,7 @@ describe('secrets at rest and in transit', () => {
   it('keeps full account numbers and payer-page tokens out of every database, topic and log', async () => {
     const merchantId = merchant.credentials.merchantId;
 
-    // A pay-in through the payer page: the token opens the page and reports the payment.
+    // A pay-in through the payer page: the token opens the page, asks for details and reports the payment.
     const payInId = newOrderId('secret-payin');
     const payIn = await merchant.post('/v2/payments/incoming', incomingPayment(payInId, { amount: 5000 }));
     expect(payIn.status).toBe(201);
@@ -101,6 +101,8 @@ describe('secrets at rest and in transit', () => {
     expect(token).toMatch(/^[A-Za-z0-9_-]{20,}$/);
     expect((await merchant.get(`/v2/payments/status/${payInId}`)).body.redirect_url).toBe(payIn.body.redirect_url);
     expect((await fetch(payIn.body.redirect_url)).status).toBe(200);
+    // Viewing the page assigns nobody; the payer's "Show payment details" post does.
+    expect((await fetch(`${payIn.body.redirect_url}/details`, { method: 'POST', redirect: 'manual' })).status).toBe(303);
     const reported = await fetch(`${payIn.body.redirect_url}/paid`, { method: 'POST', redirect: 'manual' });
     expect(reported.status).toBe(303);
     expect((await merchant.get(`/v2/payments/status/${payInId}`)).body.sub_status).toBe('payer_reported_paid');
