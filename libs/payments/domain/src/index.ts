@@ -8,6 +8,8 @@ export {
 } from './method-catalog';
 export {
   FINISHED_STATUSES,
+  PAYMENT_ORDER_EVENT_SCHEMAS,
+  paymentOrderDecider,
   decide,
   evolve,
   foldPaymentOrder,

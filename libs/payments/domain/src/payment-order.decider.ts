@@ -1,4 +1,5 @@
 import type { PaymentDirection, PaymentOrderStatus } from '@mp/contracts-payments';
+import type { Decider, EventSchemas } from '@mp/shared-decider';
 import { DomainError, type ErrorDetail } from '@mp/shared-util-errors';
 import { calculateFeeMinor, formatAmountMinor } from '@mp/shared-util-money';
 import { incomingMethodsFor, outgoingMethodFor, type MethodEntry } from './method-catalog';
@@ -437,3 +438,23 @@ export function foldPaymentOrder(events: readonly PaymentOrderEvent[]): PaymentO
 export function toPaymentOrderStreamId(merchantId: string, orderId: string): string {
   return `payment-order:${merchantId}:${orderId}`;
 }
+
+////////// As a value
+
+/** The payment-order aggregate as the command core and the specs take it. */
+export const paymentOrderDecider: Decider<PaymentOrder, PaymentOrderCommand, PaymentOrderEvent> = { decide, evolve, initialState: initialPaymentOrder };
+
+/**
+ * The stored version of each event type. A payload change adds a version here and an upcaster
+ * from the previous one; events already stored are never rewritten.
+ */
+export const PAYMENT_ORDER_EVENT_SCHEMAS: EventSchemas<PaymentOrderEvent> = {
+  IncomingPaymentCreated: { version: 1 },
+  OutgoingPaymentCreated: { version: 1 },
+  PaymentOrderAgentAssigned: { version: 1 },
+  IncomingPaymentMarkedPaid: { version: 1 },
+  PaymentOrderSucceeded: { version: 1 },
+  PaymentOrderFailed: { version: 1 },
+  PaymentOrderCancelled: { version: 1 },
+  PaymentOrderExpired: { version: 1 },
+};

@@ -4,7 +4,7 @@ import { claimInboxMessage, MESSAGE_BROKER, PoisonMessageError, type MessageBrok
 import { DomainError } from '@mp/shared-util-errors';
 import { DataSource } from 'typeorm';
 import { LEDGER_SETTINGS, type LedgerSettings } from '../ledger-settings';
-import { LedgerExecutor } from './ledger.executor';
+import { handleLedgerCommand } from './ledger.handling';
 import { markHoldAttached } from '../holds/hold-attachment';
 import { ledgerCommandFor, payoutHoldAttachedBy } from './payment-event.mapping';
 
@@ -28,7 +28,6 @@ export class PaymentEventsConsumer implements OnApplicationBootstrap, OnApplicat
     @Inject(MESSAGE_BROKER) private readonly broker: MessageBroker,
     @Inject(LEDGER_SETTINGS) private readonly settings: LedgerSettings,
     private readonly dataSource: DataSource,
-    private readonly executor: LedgerExecutor,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -60,7 +59,7 @@ export class PaymentEventsConsumer implements OnApplicationBootstrap, OnApplicat
     await this.dataSource.transaction(async (manager) => {
       if (!(await claimInboxMessage(manager, LEDGER_PAYMENT_EVENTS_INBOX, envelope.id))) return;
       try {
-        await this.executor.execute(manager, mapped.merchantId, mapped.currency, mapped.command, { id: envelope.id, correlationId: envelope.correlationId });
+        await handleLedgerCommand({ manager }, mapped.merchantId, mapped.currency, mapped.command, { id: envelope.id, correlationId: envelope.correlationId });
       } catch (error) {
         // A business refusal of a fact that already happened (a payout's hold that does not
         // exist, a pay-in redelivered with other amounts) will not change on retry: it goes to

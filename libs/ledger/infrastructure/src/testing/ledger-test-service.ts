@@ -14,7 +14,6 @@ import { Client } from 'pg';
 import { auditLedger, type LedgerAuditReport } from '../audit/ledger-audit';
 import { LEDGER_MIGRATIONS, LedgerModule } from '../ledger.module';
 import type { LedgerSettings } from '../ledger-settings';
-import { LedgerExecutor } from '../commands/ledger.executor';
 import { OrphanHoldSweeper } from '../holds/orphan-hold.sweeper';
 import type { PaymentOrderDirectory } from '../holds/payment-order-directory.port';
 import { DataSource } from 'typeorm';
@@ -133,7 +132,7 @@ export class LedgerTestService {
   /** A sweeper on this service's database that asks `directory` instead of a payments service. */
   orphanHoldSweeper(directory: PaymentOrderDirectory, orphanHoldGraceMs: number): OrphanHoldSweeper {
     if (!this.app) throw new Error('the ledger is not running');
-    return new OrphanHoldSweeper(this.app.get(DataSource), this.app.get(LedgerExecutor), { ...TEST_LEDGER_SETTINGS, orphanHoldGraceMs }, directory);
+    return new OrphanHoldSweeper(this.app.get(DataSource), { ...TEST_LEDGER_SETTINGS, orphanHoldGraceMs }, directory);
   }
 
   placeHold(merchantId: string, holdId: string, amountMinor: string, feeMinor = '0', currency = 'RUB') {

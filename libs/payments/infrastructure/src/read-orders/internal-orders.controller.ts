@@ -2,7 +2,7 @@ import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
 import { PAYMENT_ORDER_STATUSES, type AgentOrderView, type PaymentOrderStatus, type PaymentOrderView, type ReceiptView } from '@mp/contracts-payments';
 import { DomainError } from '@mp/shared-util-errors';
 import { DataSource } from 'typeorm';
-import { PaymentOrderExecutor } from '../commands/payment-order.executor';
+import { loadPaymentOrder } from '../commands/payment-order.handling';
 import { findOrder, findOrderByPayerPageToken, rowToAgentView, rowToView, type PaymentOrderRow } from '../persistence/payment-order.projection';
 import { PAYMENTS_SETTINGS, type PaymentsSettings } from '../payments-settings';
 import { findAgent } from '../reference-data/payment-agents.store';
@@ -22,7 +22,6 @@ export interface OrderListResponse<T> {
 export class InternalOrdersController {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly executor: PaymentOrderExecutor,
     @Inject(PAYMENTS_SETTINGS) private readonly settings: PaymentsSettings,
   ) {}
 
@@ -82,7 +81,7 @@ export class InternalOrdersController {
 
   /** Receipts attached by a completed payout, from the order's own events. */
   private async receiptsOf(merchantId: string, orderId: string): Promise<ReceiptView[]> {
-    const { state } = await this.executor.loadOrder(this.dataSource.manager, merchantId, orderId);
+    const { state } = await loadPaymentOrder(this.dataSource.manager, merchantId, orderId);
     if (state.status === 'NotCreated') return [];
     return state.receipts.map((receipt) => ({ receipt_id: receipt.receiptId, file_name: receipt.fileName, content_type: receipt.contentType, size_bytes: receipt.sizeBytes, uploaded_at: receipt.uploadedAt }));
   }
