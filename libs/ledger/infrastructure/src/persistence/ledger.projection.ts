@@ -1,6 +1,5 @@
 import {
   entriesReadBy,
-  evolve,
   sumPostings,
   type AccountBalances,
   type CreditedOrder,
@@ -137,17 +136,16 @@ export async function projectLedgerEvents(manager: EntityManager, appended: Appe
 
   await insertPostings(manager, merchantId, currency, events, envelopes);
   await insertCreditedOrders(manager, merchantId, currency, events, envelopes);
-  let state = appended.stateBefore;
+  let deposit = appended.stateBefore.balances.deposit;
   for (const [index, event] of events.entries()) {
-    const eventId = envelopes[index].id;
-    state = evolve(state, event);
+    deposit += sumPostings(event.data.postings).deposit;
     await projectHold(manager, merchantId, currency, event);
     if (event.type === 'DepositAdjusted') {
       const { adjustmentId, amountMinor, reason, operatorId, occurredAt } = event.data;
       await manager.query(
         `INSERT INTO ledger_deposit_adjustments (merchant_id, currency, adjustment_id, amount_minor, reason, operator_id, deposit_after, event_id, recorded_at)
          VALUES ($1, $2, $3, $4::numeric, $5, $6, $7::numeric, $8, $9)`,
-        [merchantId, currency, adjustmentId, amountMinor, reason, operatorId, state.balances.deposit.toString(), eventId, occurredAt],
+        [merchantId, currency, adjustmentId, amountMinor, reason, operatorId, deposit.toString(), envelopes[index].id, occurredAt],
       );
     }
   }

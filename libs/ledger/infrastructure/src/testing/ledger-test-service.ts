@@ -129,6 +129,12 @@ export class LedgerTestService {
     return this.app.get(DataSource).query(sql);
   }
 
+  /** The service's own DataSource, to run its command handling directly. */
+  get dataSource(): DataSource {
+    if (!this.app) throw new Error('the ledger is not running');
+    return this.app.get(DataSource);
+  }
+
   /** A sweeper on this service's database that asks `directory` instead of a payments service. */
   orphanHoldSweeper(directory: PaymentOrderDirectory, orphanHoldGraceMs: number): OrphanHoldSweeper {
     if (!this.app) throw new Error('the ledger is not running');
