@@ -35,9 +35,10 @@ const keyOf = (merchantId: string, currency: string) => JSON.stringify([merchant
 /**
  * Recomputes every ledger from first principles and compares the three records of it: the
  * balances projection, the postings table and a fold of the event store. Checks, per merchant
- * and currency: balances = Σ postings = fold of events; the postings table holds exactly the
- * events' postings; frozen = open holds (amount + fee); deposit = Σ operator adjustments; no
- * merchant account below zero. Globally: Σ signed postings = 0 per currency over all accounts,
+ * and currency: every running balance (the rows commands decide from) = Σ postings = fold of
+ * events; the postings table holds exactly the events' postings; the hold and credited-order
+ * rows are exactly the events' holds and credits; frozen = open holds (amount + fee); deposit =
+ * Σ operator adjustments; no merchant account below zero. Globally: Σ signed postings = 0 per currency over all accounts,
  * and posting ids are unique. Runs in one REPEATABLE READ READ ONLY transaction, so a live
  * service cannot make it see half a command.
  */
