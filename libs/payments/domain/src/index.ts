@@ -8,8 +8,9 @@ export {
 } from './method-catalog';
 export {
   FINISHED_STATUSES,
-  PAYMENT_ORDER_EVENT_SCHEMA_VERSION,
+  PAYMENT_ORDER_EVENT_SCHEMAS,
   agentOrderNotFound,
+  paymentOrderDecider,
   decide,
   evolve,
   foldPaymentOrder,

@@ -1,4 +1,5 @@
 import type { PaymentDirection, PaymentOrderStatus } from '@mp/contracts-payments';
+import type { Decider, EventSchemas } from '@mp/shared-decider';
 import { DomainError, type ErrorDetail } from '@mp/shared-util-errors';
 import { calculateFeeMinor, formatAmountMinor } from '@mp/shared-util-money';
 import { incomingMethodsFor, outgoingMethodFor, type MethodEntry } from './method-catalog';
@@ -128,13 +129,6 @@ export type PaymentOrderCommand =
   | ExpirePaymentOrder;
 
 ////////// Events
-
-/**
- * Version of the internal events' schema in payments' own event store. 2: the payer-page token
- * became its hash and the account number a reference with the last four characters. These
- * events never leave payments; other contexts get the external events (contracts).
- */
-export const PAYMENT_ORDER_EVENT_SCHEMA_VERSION = 2;
 
 interface OrderCreatedFields {
   merchantId: string;
@@ -462,3 +456,29 @@ export function foldPaymentOrder(events: readonly PaymentOrderEvent[]): PaymentO
 export function toPaymentOrderStreamId(merchantId: string, orderId: string): string {
   return `payment-order:${merchantId}:${orderId}`;
 }
+
+////////// As a value
+
+/** The payment-order aggregate as the command core and the specs take it. */
+export const paymentOrderDecider: Decider<PaymentOrder, PaymentOrderCommand, PaymentOrderEvent> = { decide, evolve, initialState: initialPaymentOrder };
+
+/**
+ * The stored version of each event type. A payload change adds a version here and an upcaster
+ * from the previous one; events already stored are never rewritten. These internal events never
+ * leave payments; other contexts get the external events (contracts).
+ *
+ * Version 2 of the two creation events: the payer-page token became its hash and the account
+ * number a vault reference with its last four characters. Version 1 carried those secrets in
+ * plain text and was never released, so it has no upcaster (an upcaster cannot encrypt into the
+ * vault); a development database from before it is reset with `rm -rf .local/dev`.
+ */
+export const PAYMENT_ORDER_EVENT_SCHEMAS: EventSchemas<PaymentOrderEvent> = {
+  IncomingPaymentCreated: { version: 2 },
+  OutgoingPaymentCreated: { version: 2 },
+  PaymentOrderAgentAssigned: { version: 1 },
+  IncomingPaymentMarkedPaid: { version: 1 },
+  PaymentOrderSucceeded: { version: 1 },
+  PaymentOrderFailed: { version: 1 },
+  PaymentOrderCancelled: { version: 1 },
+  PaymentOrderExpired: { version: 1 },
+};

@@ -6,7 +6,6 @@ import { MessagingSchema1700000000000, OUTBOX_RELAY_OPTIONS, OutboxRelayService,
 import { ExpirySweeper } from './commands/expiry-sweeper';
 import { PaymentCommandConsumer, PaymentsTopics } from './commands/payment-command.consumer';
 import { PaymentCommandHandler } from './commands/payment-command.handler';
-import { PaymentOrderExecutor } from './commands/payment-order.executor';
 import { HttpLedgerHolds, LEDGER_HOLDS } from './ledger/ledger-holds.port';
 import { PayerPageLinks } from './payer-pages/payer-page-links';
 import { PaymentsSchema1700000001000 } from './persistence/payments-schema.migration';
@@ -33,7 +32,6 @@ export class PaymentsModule {
         { provide: OUTBOX_RELAY_OPTIONS, useValue: settings.outbox },
         { provide: LEDGER_HOLDS, useValue: new HttpLedgerHolds(settings.ledgerInternalUrl, settings.ledgerTimeoutMs) },
         { provide: APP_FILTER, useClass: InternalErrorFilter },
-        PaymentOrderExecutor,
         PayerPageLinks,
         RecipientAccountVault,
         PaymentCommandHandler,

@@ -5,7 +5,7 @@ import { claimInboxMessage, ConsumeTopic, MESSAGE_BROKER, PoisonMessageError, ty
 import { DomainError } from '@mp/shared-util-errors';
 import { DataSource } from 'typeorm';
 import { LEDGER_SETTINGS, type LedgerSettings } from '../ledger-settings';
-import { LedgerExecutor } from './ledger.executor';
+import { handleLedgerCommand } from './ledger.handling';
 import { markHoldAttached } from '../holds/hold-attachment';
 import { ledgerCommandFor, payoutHoldAttachedBy } from './payment-event.mapping';
 
@@ -40,7 +40,6 @@ export class LedgerTopics implements OnApplicationBootstrap {
 export class PaymentEventsConsumer {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly executor: LedgerExecutor,
   ) {}
 
   @ConsumeTopic(PAYMENTS_TOPICS.orderEvents)
@@ -60,7 +59,7 @@ export class PaymentEventsConsumer {
     await this.dataSource.transaction(async (manager) => {
       if (!(await claimInboxMessage(manager, LEDGER_PAYMENT_EVENTS_INBOX, envelope.id))) return;
       try {
-        await this.executor.execute(manager, mapped.merchantId, mapped.currency, mapped.command, { id: envelope.id, correlationId: envelope.correlationId });
+        await handleLedgerCommand({ manager }, mapped.merchantId, mapped.currency, mapped.command, { id: envelope.id, correlationId: envelope.correlationId });
       } catch (error) {
         // A business refusal of a fact that already happened (a payout's hold that does not
         // exist, a pay-in redelivered with other amounts) will not change on retry: it goes to

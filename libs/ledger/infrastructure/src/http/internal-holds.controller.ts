@@ -2,7 +2,7 @@ import { Body, Controller, Headers, Post, Res } from '@nestjs/common';
 import type { HoldView } from '@mp/contracts-ledger';
 import type { FastifyReply } from 'fastify';
 import { DataSource } from 'typeorm';
-import { LedgerExecutor } from '../commands/ledger.executor';
+import { handleLedgerCommand } from '../commands/ledger.handling';
 import { touchHoldRequest } from '../holds/hold-attachment';
 import { requestCausation } from './causation';
 import { parsePlaceHoldRequest } from './ledger-requests';
@@ -16,17 +16,14 @@ import { parsePlaceHoldRequest } from './ledger-requests';
  */
 @Controller('internal/holds')
 export class InternalHoldsController {
-  constructor(
-    private readonly dataSource: DataSource,
-    private readonly executor: LedgerExecutor,
-  ) {}
+  constructor(private readonly dataSource: DataSource) {}
 
   @Post()
   async placeHold(@Body() body: unknown, @Headers() headers: Record<string, string | undefined>, @Res({ passthrough: true }) reply: FastifyReply): Promise<HoldView> {
     const request = parsePlaceHoldRequest(body);
     const result = await this.dataSource.transaction(async (manager) => {
-      const execution = await this.executor.execute(
-        manager,
+      const execution = await handleLedgerCommand(
+        { manager },
         request.merchantId,
         request.currency,
         { type: 'PlaceHold', data: { holdId: request.holdId, amountMinor: request.amountMinor, feeMinor: request.feeMinor, reference: request.reference }, metadata: { now: new Date() } },

@@ -5,7 +5,7 @@ import { DomainError, type ErrorDetail } from '@mp/shared-util-errors';
 import { formatAmountMinor } from '@mp/shared-util-money';
 import type { FastifyReply } from 'fastify';
 import { DataSource } from 'typeorm';
-import { LedgerExecutor } from '../commands/ledger.executor';
+import { handleLedgerCommand } from '../commands/ledger.handling';
 import { findDepositAdjustment, findMerchantBalances, type DepositAdjustmentRow } from '../persistence/ledger.projection';
 import { listEntries, postingsOfPeriod } from '../reads/ledger-entries.query';
 import { reconciliationHeader, reconciliationRecord } from '../reads/reconciliation-csv';
@@ -18,10 +18,7 @@ import { optionalCurrency, optionalTimestamp, parseDepositAdjustmentRequest } fr
  */
 @Controller('internal/merchants/:merchantId')
 export class InternalMerchantLedgerController {
-  constructor(
-    private readonly dataSource: DataSource,
-    private readonly executor: LedgerExecutor,
-  ) {}
+  constructor(private readonly dataSource: DataSource) {}
 
   /** Endpoint 9's body: one entry per currency the merchant holds, amounts in the currency's scale. */
   @Get('balances')
@@ -49,8 +46,8 @@ export class InternalMerchantLedgerController {
   ): Promise<DepositAdjustmentView> {
     const request = parseDepositAdjustmentRequest(body);
     const { booked, row } = await this.dataSource.transaction(async (manager) => {
-      const result = await this.executor.execute(
-        manager,
+      const result = await handleLedgerCommand(
+        { manager },
         merchantId,
         request.currency,
         { type: 'AdjustDeposit', data: { adjustmentId: request.adjustmentId, amountMinor: request.amountMinor, reason: request.reason, operatorId: request.operatorId }, metadata: { now: new Date() } },

@@ -22,7 +22,6 @@ import { Client } from 'pg';
 import { auditLedger, type LedgerAuditReport } from '../audit/ledger-audit';
 import { LEDGER_MIGRATIONS, LedgerModule } from '../ledger.module';
 import type { LedgerSettings } from '../ledger-settings';
-import { LedgerExecutor } from '../commands/ledger.executor';
 import { LEDGER_CONSUMERS } from '../commands/payment-events.consumer';
 import { OrphanHoldSweeper } from '../holds/orphan-hold.sweeper';
 import type { PaymentOrderDirectory } from '../holds/payment-order-directory.port';
@@ -176,10 +175,16 @@ export class LedgerTestService {
     return this.app.get(DataSource).query(sql);
   }
 
+  /** The service's own DataSource, to run its command handling directly. */
+  get dataSource(): DataSource {
+    if (!this.app) throw new Error('the ledger is not running');
+    return this.app.get(DataSource);
+  }
+
   /** A sweeper on this service's database that asks `directory` instead of a payments service. */
   orphanHoldSweeper(directory: PaymentOrderDirectory, orphanHoldGraceMs: number): OrphanHoldSweeper {
     if (!this.app) throw new Error('the ledger is not running');
-    return new OrphanHoldSweeper(this.app.get(DataSource), this.app.get(LedgerExecutor), { ...TEST_LEDGER_SETTINGS, orphanHoldGraceMs }, directory);
+    return new OrphanHoldSweeper(this.app.get(DataSource), { ...TEST_LEDGER_SETTINGS, orphanHoldGraceMs }, directory);
   }
 
   placeHold(merchantId: string, holdId: string, amountMinor: string, feeMinor = '0', currency = 'RUB') {

@@ -9,7 +9,8 @@ import {
   type PaymentCommandType,
 } from '@mp/contracts-payments';
 import { agentOrderNotFound, type PaymentOrderCommand } from '@mp/payments-domain';
-import { claimInboxMessage, createEnvelope, enqueueOutbox, PoisonMessageError, StreamVersionConflictError, type MessageEnvelope } from '@mp/shared-messaging';
+import { DEFAULT_CONFLICT_RETRY_POLICY, retryOnConflict } from '@mp/shared-command-handling';
+import { claimInboxMessage, createEnvelope, enqueueOutbox, PoisonMessageError, type MessageEnvelope } from '@mp/shared-messaging';
 import { DomainError } from '@mp/shared-util-errors';
 import { DataSource, type EntityManager } from 'typeorm';
 import { PayerPageLinks } from '../payer-pages/payer-page-links';
@@ -19,12 +20,10 @@ import { CLOCK, PAYMENTS_SETTINGS, type Clock, type PaymentsSettings } from '../
 import { loadMethodCatalog } from '../reference-data/method-catalog.store';
 import { agentServes, findAgent, pickAgentFor } from '../reference-data/payment-agents.store';
 import { findReceipt } from '../receipts/payout-receipts.store';
-import { PaymentOrderExecutor } from './payment-order.executor';
+import { LEDGER_HOLDS, type LedgerHolds } from '../ledger/ledger-holds.port';
+import { handlePaymentOrderCommand, loadPaymentOrder } from './payment-order.handling';
 
 const INBOX_CONSUMER = 'payments.commands';
-// A version conflict means another writer appended to the same order first; re-reading and
-// deciding again resolves it. Commands for one order share a partition, so conflicts are rare.
-const APPEND_ATTEMPTS_MAX = 3;
 
 /** Which order a command is about, and the domain command to run on it. */
 interface Resolved {
@@ -44,7 +43,7 @@ export class PaymentCommandHandler {
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly executor: PaymentOrderExecutor,
+    @Inject(LEDGER_HOLDS) private readonly ledger: LedgerHolds,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(PAYMENTS_SETTINGS) private readonly settings: PaymentsSettings,
     private readonly payerPageLinks: PayerPageLinks,
@@ -55,15 +54,10 @@ export class PaymentCommandHandler {
     if (envelope.schemaVersion !== PAYMENT_COMMAND_SCHEMA_VERSION) throw new PoisonMessageError(`unsupported schema version ${envelope.schemaVersion} of ${envelope.type}`);
     if (!Object.values(PAYMENT_COMMAND_TYPES).includes(envelope.type as PaymentCommandType)) throw new PoisonMessageError(`unknown command type ${envelope.type}`);
     assertPayloadShape(envelope);
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        await this.dataSource.transaction((manager) => this.handleInTransaction(manager, envelope));
-        break;
-      } catch (error) {
-        if (error instanceof StreamVersionConflictError && attempt < APPEND_ATTEMPTS_MAX) continue;
-        throw error;
-      }
-    }
+    // The inbox claim, the command and the reply share one transaction, so a version conflict
+    // (another writer appended to the order first; rare, as one order's commands share a
+    // partition) runs all of it again, re-reading the order.
+    await retryOnConflict(DEFAULT_CONFLICT_RETRY_POLICY, () => this.dataSource.transaction((manager) => this.handleInTransaction(manager, envelope)));
     if (this.settings.crashAfterCommitOf === envelope.type) {
       this.logger.warn(`fault injection: crashing after committing ${envelope.type} ${envelope.id}, before its reply is published`);
       process.kill(process.pid, 'SIGKILL');
@@ -77,7 +71,7 @@ export class PaymentCommandHandler {
       const resolved = await this.resolve(manager, envelope);
       const causation = { id: envelope.id, correlationId: envelope.correlationId };
       const result = resolved.command
-        ? await this.executor.execute(manager, resolved.merchantId, resolved.orderId, resolved.command, causation)
+        ? await handlePaymentOrderCommand(this.ledger, { manager }, resolved.merchantId, resolved.orderId, resolved.command, causation)
         : { order: await this.currentOrder(manager, resolved.merchantId, resolved.orderId) };
       // No redirect_url: replies travel through the outbox and Kafka, and the link holds the payer's credential.
       reply = { outcome: 'accepted', order: rowToView(orderToRow(result.order), null) };
@@ -96,7 +90,7 @@ export class PaymentCommandHandler {
   }
 
   private async currentOrder(manager: EntityManager, merchantId: string, orderId: string) {
-    const { state } = await this.executor.loadOrder(manager, merchantId, orderId);
+    const { state } = await loadPaymentOrder(manager, merchantId, orderId);
     if (state.status === 'NotCreated') throw new DomainError('ORDER_NOT_FOUND', `No order ${orderId}`);
     return state;
   }
@@ -140,7 +134,7 @@ export class PaymentCommandHandler {
       }
       case 'AgentTakeOrder': {
         const data = envelope.data as PaymentCommandDataByType['AgentTakeOrder'];
-        const { state } = await this.executor.loadOrder(manager, data.merchantId, data.orderId);
+        const { state } = await loadPaymentOrder(manager, data.merchantId, data.orderId);
         const agent = await findAgent(manager, data.agentId);
         // An agent may take a payout it serves that nobody has taken, or its own again. Anything
         // else (another agent's, a finished one, outside what it serves, none at all) is not
@@ -161,7 +155,7 @@ export class PaymentCommandHandler {
         const data = envelope.data as PaymentCommandDataByType['AgentCompletePayout'];
         // Whether the order is this agent's is asked before anything about the receipt, so another
         // agent's order and a missing one get the same not-found.
-        const { state } = await this.executor.loadOrder(manager, data.merchantId, data.orderId);
+        const { state } = await loadPaymentOrder(manager, data.merchantId, data.orderId);
         if (state.status === 'NotCreated' || state.agentId !== data.agentId) throw agentOrderNotFound();
         const receipt = await findReceipt(manager, data.receiptId);
         if (!receipt || receipt.merchant_id !== data.merchantId || receipt.order_id !== data.orderId || receipt.agent_id !== data.agentId) {

@@ -3,7 +3,7 @@ import { PAYMENT_ORDER_STATUSES, payerPageTokenHash, type AgentOrderView, type P
 import { agentOrderNotFound } from '@mp/payments-domain';
 import { DomainError } from '@mp/shared-util-errors';
 import { DataSource } from 'typeorm';
-import { PaymentOrderExecutor } from '../commands/payment-order.executor';
+import { loadPaymentOrder } from '../commands/payment-order.handling';
 import { PayerPageLinks } from '../payer-pages/payer-page-links';
 import { findOrder, findOrderByPayerPageTokenHash, rowToAgentView, rowToView, type PayerPageUrlOf, type PaymentOrderRow } from '../persistence/payment-order.projection';
 import { findAgent } from '../reference-data/payment-agents.store';
@@ -25,7 +25,6 @@ export class InternalOrdersController {
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly executor: PaymentOrderExecutor,
     payerPageLinks: PayerPageLinks,
   ) {
     this.payerPageUrlOf = (merchantId, orderId) => payerPageLinks.urlFor(merchantId, orderId);
@@ -95,7 +94,7 @@ export class InternalOrdersController {
 
   /** Receipts attached by a completed payout, from the order's own events. */
   private async receiptsOf(merchantId: string, orderId: string): Promise<ReceiptView[]> {
-    const { state } = await this.executor.loadOrder(this.dataSource.manager, merchantId, orderId);
+    const { state } = await loadPaymentOrder(this.dataSource.manager, merchantId, orderId);
     if (state.status === 'NotCreated') return [];
     return state.receipts.map((receipt) => ({ receipt_id: receipt.receiptId, file_name: receipt.fileName, content_type: receipt.contentType, size_bytes: receipt.sizeBytes, uploaded_at: receipt.uploadedAt }));
   }
