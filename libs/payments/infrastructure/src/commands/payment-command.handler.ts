@@ -10,6 +10,7 @@ import {
 } from '@mp/contracts-payments';
 import type { PaymentOrderCommand } from '@mp/payments-domain';
 import { claimInboxMessage, createEnvelope, enqueueOutbox, PoisonMessageError, StreamVersionConflictError, type MessageEnvelope } from '@mp/shared-messaging';
+import { RequestPipe } from '@mp/shared-nest-http';
 import { DomainError } from '@mp/shared-util-errors';
 import { DataSource, type EntityManager } from 'typeorm';
 import { findOrderByPayerPageToken, orderToRow, rowToView } from '../persistence/payment-order.projection';
@@ -17,6 +18,7 @@ import { CLOCK, PAYMENTS_SETTINGS, type Clock, type PaymentsSettings } from '../
 import { loadMethodCatalog } from '../reference-data/method-catalog.store';
 import { agentServes, findAgent, pickAgentFor } from '../reference-data/payment-agents.store';
 import { findReceipt } from '../receipts/payout-receipts.store';
+import { PAYMENT_COMMAND_PAYLOADS } from './payment-command.payloads';
 import { PaymentOrderExecutor } from './payment-order.executor';
 
 const INBOX_CONSUMER = 'payments.commands';
@@ -50,7 +52,7 @@ export class PaymentCommandHandler {
   async handle(envelope: MessageEnvelope): Promise<void> {
     if (envelope.schemaVersion !== PAYMENT_COMMAND_SCHEMA_VERSION) throw new PoisonMessageError(`unsupported schema version ${envelope.schemaVersion} of ${envelope.type}`);
     if (!Object.values(PAYMENT_COMMAND_TYPES).includes(envelope.type as PaymentCommandType)) throw new PoisonMessageError(`unknown command type ${envelope.type}`);
-    assertPayloadShape(envelope);
+    await assertValidPayload(envelope);
     for (let attempt = 1; ; attempt += 1) {
       try {
         await this.dataSource.transaction((manager) => this.handleInTransaction(manager, envelope));
@@ -168,25 +170,14 @@ export class PaymentCommandHandler {
   }
 }
 
-const REQUIRED_STRING_FIELDS: Record<PaymentCommandType, string[]> = {
-  CreateIncomingPayment: ['merchantId', 'orderId', 'amountMinor', 'currency', 'country', 'callbackUrl'],
-  CreateOutgoingPayment: ['merchantId', 'orderId', 'amountMinor', 'currency', 'country', 'method', 'callbackUrl', 'accountNumber'],
-  CancelPaymentOrder: ['merchantId', 'orderId'],
-  OpenPayerPage: ['payerPageToken'],
-  MarkPaidByPayer: ['payerPageToken'],
-  AgentTakeOrder: ['agentId', 'merchantId', 'orderId'],
-  AgentConfirmPayIn: ['agentId', 'merchantId', 'orderId'],
-  AgentDeclineOrder: ['agentId', 'merchantId', 'orderId', 'reason'],
-  AgentCompletePayout: ['agentId', 'merchantId', 'orderId', 'receiptId'],
-};
+const payloadPipe = new RequestPipe();
 
-/** A payload missing a field can never succeed: it is poison, not a business rejection. */
-function assertPayloadShape(envelope: MessageEnvelope): void {
-  const data = envelope.data as Record<string, unknown> | null;
-  const fields = REQUIRED_STRING_FIELDS[envelope.type as PaymentCommandType];
-  const missing = fields.filter((field) => typeof data?.[field] !== 'string' || data[field] === '');
-  const amount = data?.['amountMinor'];
-  if (missing.length > 0 || (amount !== undefined && !/^[1-9]\d*$/.test(String(amount)))) {
-    throw new PoisonMessageError(`malformed ${envelope.type} payload: ${missing.join(', ') || 'amountMinor'}`);
+/** A payload that fails its request class can never succeed: it is poison, not a business rejection. */
+async function assertValidPayload(envelope: MessageEnvelope): Promise<void> {
+  try {
+    await payloadPipe.validateAs(PAYMENT_COMMAND_PAYLOADS[envelope.type as PaymentCommandType], envelope.data);
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error;
+    throw new PoisonMessageError(`malformed ${envelope.type} payload: ${error.details.map((detail) => `${detail.field} ${detail.issue}`).join('; ')}`);
   }
 }
