@@ -140,12 +140,6 @@ export function IsWholeNumberBetween(min: number, max: number, from: 'json' | 'q
   }, options);
 }
 
-/** The number a validated `IsWholeNumberBetween` field holds. */
-export function wholeNumberOf(value: JsonNumberLiteral | string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  return Number(value instanceof JsonNumberLiteral ? value.literal : value);
-}
-
 /** One of a fixed list of strings. */
 export function IsOneOf(values: readonly string[], issue = `must be one of ${values.join(', ')}`, options?: ValidationOptions): PropertyDecorator {
   return FieldRule('isOneOf', (value) => (typeof value === 'string' && values.includes(value) ? null : issue), options);

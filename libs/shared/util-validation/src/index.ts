@@ -12,7 +12,6 @@ export {
   MatchesPattern,
   NotAfter,
   Trim,
-  wholeNumberOf,
   type MinorUnitsSign,
 } from './decorators';
 export {
