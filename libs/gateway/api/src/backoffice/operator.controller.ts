@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Body, Controller, Get, Inject, Param, Post, Put, Query, Res, UseGuards } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { BackofficeCredentialStore, MerchantCredentialStore, type BackofficePrincipal } from '@mp/access-infrastructure';
-import { PutAgentRequestDto, PutMethodsRequestDto, StoredMethodEntryDto, type PutAgentRequest, type StoredMethodEntry } from '@mp/contracts-payments-api';
+import { AgentServiceAreaDto, PutAgentRequestDto, PutMethodsRequestDto, StoredMethodEntryDto, type PutAgentRequest, type StoredMethodEntry } from '@mp/contracts-payments-api';
 import { AgentIdParam, MerchantIdParam, OrderIdParam, OrderMerchantIdParam, RequestPipe } from '@mp/shared-nest-http';
 import { DomainError } from '@mp/shared-util-errors';
 import { decimalAmountToMinor, IsDecimalAmount, IsKnownCurrency, IsPlainText, JsonNumberLiteral, MatchesPattern, RequestMessages, Trim } from '@mp/shared-util-validation';
@@ -38,6 +38,18 @@ class PutMethodsBody extends PutMethodsRequestDto {
 
 /** An agent's profile; `name` names its credential (the display name when absent). */
 class AgentProfileBody extends PutAgentRequestDto {
+  @ApiProperty({ maxLength: 100, description: 'What the payer page shows as the recipient', example: 'Ivan P.' })
+  override display_name!: string;
+
+  @ApiProperty({ maxLength: 500, description: 'Where payers send the money', example: 'Card 2200 1234 5678 9012, Ivan P.' })
+  override payment_details!: string;
+
+  @ApiProperty({ description: 'The methods, countries and currencies the agent serves', example: [{ method: 'sbp', country: 'RU', currency: 'RUB' }] })
+  override serves!: AgentServiceAreaDto[];
+
+  @ApiPropertyOptional({ default: true, description: 'false deactivates the agent and its token' })
+  override active?: boolean;
+
   @ApiPropertyOptional({ maxLength: 200 })
   @IsOptional()
   @Trim()
