@@ -7,7 +7,7 @@ import type { PaymentOrderView } from './order-view';
  * `replyTo` topic. Amounts are integer minor units as decimal strings (bigint does not survive
  * JSON). Writes always travel this way; reads go to the payments internal HTTP API.
  */
-export interface CreateIncomingPaymentData {
+interface CreatePaymentData {
   merchantId: string;
   orderId: string;
   amountMinor: string;
@@ -16,7 +16,12 @@ export interface CreateIncomingPaymentData {
   callbackUrl: string;
 }
 
-export interface CreateOutgoingPaymentData extends CreateIncomingPaymentData {
+export interface CreateIncomingPaymentData extends CreatePaymentData {
+  /** One of the merchant's incoming methods for the country and currency; absent: the default (see the decider). */
+  method?: string;
+}
+
+export interface CreateOutgoingPaymentData extends CreatePaymentData {
   method: string;
   /**
    * The recipient account, stored encrypted first through the payments internal API

@@ -67,7 +67,8 @@ interface CommandMetadata {
 
 export interface CreateIncomingPayment {
   type: 'CreateIncomingPayment';
-  data: { merchantId: string; orderId: string; amountMinor: bigint; currency: string; country: string; callbackUrl: string };
+  /** `method` absent: the default method (see `createIncomingPayment`). */
+  data: { merchantId: string; orderId: string; amountMinor: bigint; currency: string; country: string; callbackUrl: string; method?: string };
   metadata: CommandMetadata & { payerPageTokenHash: string; methodCatalog: readonly MethodEntry[] };
 }
 
@@ -238,11 +239,18 @@ function existing(state: PaymentOrder): ExistingPaymentOrder {
   return state;
 }
 
-/** spec 4.3: a retry with the same amount and currency returns the same order; an order_id is unique per merchant across both directions. */
-function assertSameOrderOrThrow(state: ExistingPaymentOrder, direction: PaymentDirection, data: { orderId: string; amountMinor: bigint; currency: string }): void {
-  if (state.direction === direction && state.amountMinor === data.amountMinor && state.currency === data.currency) return;
-  throw new DomainError('DUPLICATE_ORDER', `order_id ${data.orderId} is already used by an ${state.direction} order with a different amount or currency`, [
-    { field: 'order_id', issue: `already used for ${formatAmountMinor(state.amountMinor, state.currency)} ${state.currency} (${state.direction})` },
+/**
+ * spec 4.3 and decisions.md: a retry with the same amount, currency and method returns the same
+ * order; an order_id is unique per merchant across both directions. A retry that names no
+ * method does not compare it: the method was either named by the first request or chosen by
+ * the default rule, and re-running that rule against today's catalog could differ from the
+ * order's (a catalog change must not break a retry), so "no method" means "the order's".
+ */
+function assertSameOrderOrThrow(state: ExistingPaymentOrder, direction: PaymentDirection, data: { orderId: string; amountMinor: bigint; currency: string; method?: string }): void {
+  const sameMethod = data.method === undefined || data.method === state.method;
+  if (state.direction === direction && state.amountMinor === data.amountMinor && state.currency === data.currency && sameMethod) return;
+  throw new DomainError('DUPLICATE_ORDER', `order_id ${data.orderId} is already used by an ${state.direction} order with a different amount, currency or method`, [
+    { field: 'order_id', issue: `already used for ${formatAmountMinor(state.amountMinor, state.currency)} ${state.currency} by ${state.method} (${state.direction})` },
   ]);
 }
 
@@ -257,9 +265,21 @@ function createIncomingPayment(command: CreateIncomingPayment, state: PaymentOrd
     const offered = metadata.methodCatalog.some((entry) => entry.direction === 'incoming' && entry.currency === data.currency);
     throw notOffered(offered ? { field: 'country', issue: `${data.country} is not offered for ${data.currency} pay-ins; see GET /v2/merchant/methods` } : { field: 'currency', issue: `${data.currency} pay-ins are not offered; see GET /v2/merchant/methods` });
   }
-  // The order takes the first entry whose limits admit the amount: its fee and expiry apply.
-  const method = methods.find((entry) => data.amountMinor >= entry.minAmountMinor && data.amountMinor <= entry.maxAmountMinor);
-  if (!method) throw outsideLimits(methods, data.amountMinor, data.currency);
+  let method: MethodEntry | undefined;
+  if (data.method !== undefined) {
+    // The merchant chose one of its incoming methods for this country and currency (spec section 1, rule 7).
+    method = methods.find((entry) => entry.method === data.method);
+    if (!method) {
+      const offered = methods.map((entry) => entry.method).join(', ');
+      throw notOffered({ field: 'method', issue: `${data.method} pay-ins in ${data.currency} from ${data.country} are not offered; offered: ${offered}` });
+    }
+    if (data.amountMinor < method.minAmountMinor || data.amountMinor > method.maxAmountMinor) throw outsideLimits([method], data.amountMinor, data.currency);
+  } else {
+    // The default without a method: the first incoming entry, in the merchant's catalog order,
+    // for this country and currency whose limits admit the amount. Its fee and expiry apply.
+    method = methods.find((entry) => data.amountMinor >= entry.minAmountMinor && data.amountMinor <= entry.maxAmountMinor);
+    if (!method) throw outsideLimits(methods, data.amountMinor, data.currency);
+  }
   return [
     {
       type: 'IncomingPaymentCreated',

@@ -1,1 +1,3 @@
 export { InternalErrorFilter } from './internal-error.filter';
+export { PathIdPipe, RequestPipe, type RequestPipeOptions } from './validation/request.pipe';
+export { AgentIdParam, MerchantIdParam, OrderIdParam, OrderMerchantIdParam, ReceiptIdParam } from './validation/path-ids';

@@ -11,6 +11,7 @@ import {
 import { agentOrderNotFound, type PaymentOrderCommand } from '@mp/payments-domain';
 import { DEFAULT_CONFLICT_RETRY_POLICY, retryOnConflict } from '@mp/shared-command-handling';
 import { claimInboxMessage, createEnvelope, enqueueOutbox, PoisonMessageError, type MessageEnvelope } from '@mp/shared-messaging';
+import { RequestPipe } from '@mp/shared-nest-http';
 import { DomainError } from '@mp/shared-util-errors';
 import { DataSource, type EntityManager } from 'typeorm';
 import { PayerPageLinks } from '../payer-pages/payer-page-links';
@@ -21,6 +22,7 @@ import { loadMethodCatalog } from '../reference-data/method-catalog.store';
 import { agentServes, findAgent, pickAgentFor } from '../reference-data/payment-agents.store';
 import { findReceipt } from '../receipts/payout-receipts.store';
 import { LEDGER_HOLDS, type LedgerHolds } from '../ledger/ledger-holds.port';
+import { PAYMENT_COMMAND_PAYLOADS } from './payment-command.payloads';
 import { handlePaymentOrderCommand, loadPaymentOrder } from './payment-order.handling';
 
 const INBOX_CONSUMER = 'payments.commands';
@@ -53,7 +55,7 @@ export class PaymentCommandHandler {
   async handle(envelope: MessageEnvelope): Promise<void> {
     if (envelope.schemaVersion !== PAYMENT_COMMAND_SCHEMA_VERSION) throw new PoisonMessageError(`unsupported schema version ${envelope.schemaVersion} of ${envelope.type}`);
     if (!Object.values(PAYMENT_COMMAND_TYPES).includes(envelope.type as PaymentCommandType)) throw new PoisonMessageError(`unknown command type ${envelope.type}`);
-    assertPayloadShape(envelope);
+    await assertValidPayload(envelope);
     // The inbox claim, the command and the reply share one transaction, so a version conflict
     // (another writer appended to the order first; rare, as one order's commands share a
     // partition) runs all of it again, re-reading the order.
@@ -178,25 +180,14 @@ export class PaymentCommandHandler {
   }
 }
 
-const REQUIRED_STRING_FIELDS: Record<PaymentCommandType, string[]> = {
-  CreateIncomingPayment: ['merchantId', 'orderId', 'amountMinor', 'currency', 'country', 'callbackUrl'],
-  CreateOutgoingPayment: ['merchantId', 'orderId', 'amountMinor', 'currency', 'country', 'method', 'callbackUrl', 'recipientAccountRef'],
-  CancelPaymentOrder: ['merchantId', 'orderId'],
-  OpenPayerPage: ['payerPageTokenHash'],
-  MarkPaidByPayer: ['payerPageTokenHash'],
-  AgentTakeOrder: ['agentId', 'merchantId', 'orderId'],
-  AgentConfirmPayIn: ['agentId', 'merchantId', 'orderId'],
-  AgentDeclineOrder: ['agentId', 'merchantId', 'orderId', 'reason'],
-  AgentCompletePayout: ['agentId', 'merchantId', 'orderId', 'receiptId'],
-};
+const payloadPipe = new RequestPipe();
 
-/** A payload missing a field can never succeed: it is poison, not a business rejection. */
-function assertPayloadShape(envelope: MessageEnvelope): void {
-  const data = envelope.data as Record<string, unknown> | null;
-  const fields = REQUIRED_STRING_FIELDS[envelope.type as PaymentCommandType];
-  const missing = fields.filter((field) => typeof data?.[field] !== 'string' || data[field] === '');
-  const amount = data?.['amountMinor'];
-  if (missing.length > 0 || (amount !== undefined && !/^[1-9]\d*$/.test(String(amount)))) {
-    throw new PoisonMessageError(`malformed ${envelope.type} payload: ${missing.join(', ') || 'amountMinor'}`);
+/** A payload that fails its request class can never succeed: it is poison, not a business rejection. */
+async function assertValidPayload(envelope: MessageEnvelope): Promise<void> {
+  try {
+    await payloadPipe.validateAs(PAYMENT_COMMAND_PAYLOADS[envelope.type as PaymentCommandType], envelope.data);
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error;
+    throw new PoisonMessageError(`malformed ${envelope.type} payload: ${error.details.map((detail) => `${detail.field} ${detail.issue}`).join('; ')}`);
   }
 }
