@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 /**
- * The test command (npm test): starts a fresh local Kafka broker and PostgreSQL server (unless
- * KAFKA_BROKERS and TEST_PG_ADMIN_URL point at running ones), runs the static checks (types,
- * lint with module boundaries) and every jest project against the real infrastructure, stops
+ * The test command (npm test): runs the static checks (types, lint with module boundaries),
+ * builds dist/ once (services and tools run from it), starts a fresh local Kafka broker and
+ * PostgreSQL server (unless KAFKA_BROKERS and TEST_PG_ADMIN_URL point at running ones), runs
+ * every jest project against the real infrastructure, stops
  * what it started, and ends with the line `tests: N passed, N failed`.
  *
  *   npm test                      everything
@@ -48,6 +49,21 @@ try {
     await staticCheck('typecheck (tsc)', bin('tsc'), ['-p', 'tsconfig.json']);
     await staticCheck('lint with module boundaries (nx graph + eslint)', 'sh', ['-c', `"${bin('nx')}" show projects > /dev/null && "${bin('eslint')}" apps libs --max-warnings 0`]);
   }
+
+  // Services and tools run from dist/: built once here, before any test spawns one.
+  console.log('\n[test] build (dist/, unchanged projects come from the Nx cache)');
+  const { build } = await import('./build-workspace.mjs');
+  await build().then(
+    ({ ms }) => {
+      checks.passed += 1;
+      console.log(`[test] built in ${(ms / 1000).toFixed(1)} s`);
+    },
+    (error) => {
+      checks.failed += 1;
+      console.log(`[test] build FAILED: ${error.message}`);
+    },
+  );
+  process.env.MP_BUILT = '1';
 
   if (!(process.env.KAFKA_BROKERS && process.env.TEST_PG_ADMIN_URL)) {
     console.log('\n[test] starting a fresh Kafka broker and PostgreSQL server for this run');

@@ -1,21 +1,19 @@
 import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { ConfigError } from '@mp/shared-util-config';
+import { exitOnStartupFailure, serviceLogger } from '@mp/shared-nest-http';
 import { AppModule } from './app.module';
 import { loadLedgerConfig } from './ledger.config';
 
 async function bootstrap(): Promise<void> {
   const config = loadLedgerConfig(process.env);
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), new FastifyAdapter(), {
-    logger: ['log', 'warn', 'error'],
+    logger: serviceLogger(config.logFormat),
   });
   app.enableShutdownHooks();
   await app.listen(config.httpPort, config.httpHost);
-  console.log(`ledger ready: internal API on http://${config.httpHost}:${config.httpPort}`);
+  new Logger('Bootstrap').log(`ledger ready: internal API on http://${config.httpHost}:${config.httpPort}`);
 }
 
-bootstrap().catch((error: unknown) => {
-  console.error(error instanceof ConfigError ? error.message : error);
-  process.exit(1);
-});
+bootstrap().catch(exitOnStartupFailure);

@@ -1,1 +1,2 @@
 export { InternalErrorFilter } from './internal-error.filter';
+export { exitOnStartupFailure, serviceLogger } from './service-logger';
