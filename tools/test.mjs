@@ -11,7 +11,7 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -51,16 +51,18 @@ try {
   }
 
   // Services and tools run from dist/: built once here, before any test spawns one.
-  console.log('\n[test] build (dist/, unchanged projects come from the Nx cache)');
+  const buildLog = join(root, '.local/build.log');
+  console.log(`\n[test] build (dist/, unchanged projects come from the Nx cache; log ${relative(root, buildLog)})`);
   const { build } = await import('./build-workspace.mjs');
-  await build().then(
+  await build({ logFile: buildLog }).then(
     ({ ms }) => {
       checks.passed += 1;
       console.log(`[test] built in ${(ms / 1000).toFixed(1)} s`);
     },
     (error) => {
       checks.failed += 1;
-      console.log(`[test] build FAILED: ${error.message}`);
+      const tail = existsSync(buildLog) ? readFileSync(buildLog, 'utf8').trimEnd().split('\n').slice(-30).join('\n') : '';
+      console.log(`${tail}\n[test] build FAILED: ${error.message}`);
     },
   );
   process.env.MP_BUILT = '1';
