@@ -2,7 +2,8 @@
 /**
  * How long a service takes from spawn to answering GET /health, for comparing ways of running
  * it (built JavaScript against a TypeScript loader). Uses the Kafka broker and PostgreSQL
- * server of KAFKA_BROKERS and TEST_PG_ADMIN_URL, a throwaway database and topic namespace.
+ * server of KAFKA_BROKERS and TEST_PG_ADMIN_URL, a database (dropped at the end) and a topic
+ * namespace of its own.
  *
  *   node tools/measure-startup.mjs [--runs 5] -- node dist/apps/ledger/src/main.js
  *
@@ -12,6 +13,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
+import pg from 'pg';
 import { ensureDatabases } from '../deploy/local/infra.mjs';
 
 const separator = process.argv.indexOf('--');
@@ -62,5 +64,9 @@ for (let run = 1; run <= runs; run += 1) {
   timings.push(ms);
   console.log(`run ${run}: ${ms.toFixed(0)} ms to healthy`);
 }
+const admin = new pg.Client({ connectionString: process.env.TEST_PG_ADMIN_URL });
+await admin.connect();
+await admin.query(`DROP DATABASE "${runId}_ledger"`);
+await admin.end();
 timings.sort((a, b) => a - b);
 console.log(`median of ${runs}: ${timings[Math.floor(runs / 2)].toFixed(0)} ms (${[command, ...args].join(' ')})`);
