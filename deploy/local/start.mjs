@@ -176,9 +176,14 @@ function withDatabase(serverUrl, database) {
   return url.toString();
 }
 
+/** The postmaster's pid, for endpoints.json; null when its data directory is not ours to read. */
 function postmasterPid(dataDir) {
-  const pid = Number.parseInt(readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0], 10);
-  return Number.isInteger(pid) ? pid : null;
+  try {
+    const pid = Number.parseInt(readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0], 10);
+    return Number.isInteger(pid) ? pid : null;
+  } catch {
+    return null;
+  }
 }
 
 /** A master key for merchant secrets, generated once for this machine's dev state. */
