@@ -15,6 +15,7 @@
  * 4. A demo merchant, operator and agent (made once per database, kept with mode 600 in the
  *    state directory), printed with the URLs and a first walk-through.
  * Ctrl-C (SIGINT), SIGTERM and SIGHUP stop everything it started: services, Kafka, PostgreSQL.
+ * (package.json runs it with `exec`, so a signal npm forwards reaches it rather than a shell.)
  *
  * dev (default): state in .local/dev, Kafka 19092, PostgreSQL 55432, the services' devPorts
  *   (or <SERVICE>_HTTP_PORT).
@@ -363,6 +364,9 @@ process.on('unhandledRejection', (error) => stopAll(1, `launcher error: ${error?
 
 try {
   const startedAt = Date.now();
+  // The state directory keeps its ordinary mode: infra.mjs may run PostgreSQL as another user
+  // that must reach .local/dev/pg. The secrets in it are files of mode 600, the logs a 700 dir.
+  mkdirSync(stateDir, { recursive: true });
   mkdirSync(logDir, { recursive: true, mode: 0o700 });
   tightenStateFiles();
   if (mode === 'dev') {
