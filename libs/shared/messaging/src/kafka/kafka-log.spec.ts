@@ -9,6 +9,10 @@ describe('kafkaLogLine', () => {
     expect(line).toEqual({ level: 'info', message: '[Connection] Response FindCoordinator(key: 10, version: 2) {"error":"The group coordinator is not available","correlationId":3}' });
   });
 
+  it('logs a heartbeat answered with a rebalance (a member joined or left) at info', () => {
+    expect(kafkaLogLine(entry(logLevel.ERROR, { message: '[Connection] Response Heartbeat(key: 12, version: 3)', error: 'The group is rebalancing, so a rejoin is needed' })).level).toBe('info');
+  });
+
   it('keeps every other error an error, with its fields', () => {
     expect(kafkaLogLine(entry(logLevel.ERROR, { message: 'Crash: KafkaJSNumberOfRetriesExceeded: The group coordinator is not available', groupId: 'g' }))).toEqual({
       level: 'error',

@@ -3,13 +3,14 @@ import { logLevel, type LogEntry } from 'kafkajs';
 export type BrokerLogLevel = 'info' | 'warn' | 'error';
 
 /**
- * Answers a broker gives while it is still settling: the group coordinator of a fresh cluster,
- * a leader election, a topic that was just created. kafkajs logs each as an ERROR and then
- * retries it, and every service meets them at start-up, so an ERROR line there cries wolf.
- * They are logged at info; if they persist, kafkajs gives up with a "Crash" or a failed request,
- * which stays an error.
+ * Answers a broker gives while it is settling: the group coordinator of a fresh cluster, a
+ * leader election, a topic that was just created, a consumer group rebalancing because a member
+ * joined or left. kafkajs logs each as an ERROR and then retries or rejoins, and every service
+ * meets them at start-up, so an ERROR line there cries wolf. They are logged at info; if they
+ * persist, kafkajs gives up with a "Crash" or a failed request, which stays an error.
  */
 const SETTLING_BROKER_ANSWERS = [
+  'The group is rebalancing, so a rejoin is needed',
   'The group coordinator is not available',
   'This is not the correct coordinator for this group',
   "The coordinator is loading and hence can't process requests for this group",
