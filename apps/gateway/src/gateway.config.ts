@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { MASTER_KEY_BYTES } from '@mp/access-domain';
 import { isTrustedProxyEntry } from '@mp/gateway-api';
-import { ConfigReader, readKafkaConnectionConfig, type Environment, type KafkaConnectionConfig } from '@mp/shared-util-config';
+import { ConfigReader, readKafkaConnectionConfig, readLogFormat, type Environment, type KafkaConnectionConfig, type LogFormat } from '@mp/shared-util-config';
 
 export interface GatewayConfig extends KafkaConnectionConfig {
+  logFormat: LogFormat;
   httpHost: string;
   httpPort: number;
   databaseUrl: string;
@@ -34,6 +35,7 @@ export function loadGatewayStorageConfig(reader: ConfigReader): Pick<GatewayConf
 export function loadGatewayConfig(environment: Environment): GatewayConfig {
   const reader = new ConfigReader(environment);
   const config: GatewayConfig = {
+    logFormat: readLogFormat(reader),
     httpHost: reader.string('GATEWAY_HTTP_HOST', { default: '127.0.0.1' }),
     httpPort: reader.integer('GATEWAY_HTTP_PORT', { default: 3000, min: 0, max: 65535 }),
     ...loadGatewayStorageConfig(reader),

@@ -1,7 +1,8 @@
-import { ConfigReader, readKafkaConnectionConfig, type Environment, type KafkaConnectionConfig } from '@mp/shared-util-config';
+import { ConfigReader, readKafkaConnectionConfig, readLogFormat, type Environment, type KafkaConnectionConfig, type LogFormat } from '@mp/shared-util-config';
 import { MASTER_KEY_BYTES } from '@mp/shared-util-secret-box';
 
 export interface PaymentsConfig extends KafkaConnectionConfig {
+  logFormat: LogFormat;
   httpHost: string;
   httpPort: number;
   databaseUrl: string;
@@ -20,6 +21,7 @@ export interface PaymentsConfig extends KafkaConnectionConfig {
 export function loadPaymentsConfig(environment: Environment): PaymentsConfig {
   const reader = new ConfigReader(environment);
   const config: PaymentsConfig = {
+    logFormat: readLogFormat(reader),
     httpHost: reader.string('PAYMENTS_HTTP_HOST', { default: '127.0.0.1' }),
     httpPort: reader.integer('PAYMENTS_HTTP_PORT', { default: 3001, min: 0, max: 65535 }),
     databaseUrl: reader.url('PAYMENTS_DATABASE_URL', { protocols: ['postgres:', 'postgresql:'] }),

@@ -2,7 +2,7 @@
  * Benchmark (prints figures, asserts nothing): does a ledger command cost more as a merchant's
  * history grows, and does the ledger keep up with pay-ins as they succeed?
  *
- *   KAFKA_BROKERS=... TEST_PG_ADMIN_URL=... node tools/run-ts.js libs/ledger/infrastructure/src/testing/ledger-cost.bench.ts
+ *   KAFKA_BROKERS=... TEST_PG_ADMIN_URL=... node tools/run-built.mjs libs/ledger/infrastructure/src/testing/ledger-cost.bench.ts
  *
  * The ledger service runs in this process exactly as apps/ledger wires it (LedgerTestService),
  * on loopback, with a private database and Kafka namespace. One merchant is credited through

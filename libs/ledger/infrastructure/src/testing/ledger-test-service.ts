@@ -230,10 +230,10 @@ export class LedgerTestService {
     return this.withClient((client) => auditLedger(client));
   }
 
-  /** The real auditor command, as an operator runs it (npm run ledger:audit). */
+  /** The real auditor command, as an operator runs it (npm run ledger:audit), from its build (dist/, built before the tests). */
   runAuditCommand(): Promise<{ code: number | null; stdout: string; stderr: string }> {
     return new Promise((resolve) => {
-      const child = spawn(process.execPath, [join(workspaceRoot, 'tools/run-ts.js'), 'apps/ledger/src/audit.ts'], {
+      const child = spawn(process.execPath, [join(workspaceRoot, 'dist/apps/ledger/src/audit.js')], {
         cwd: workspaceRoot,
         env: { PATH: process.env['PATH'] ?? '', LEDGER_DATABASE_URL: this.databaseUrl },
         stdio: ['ignore', 'pipe', 'pipe'],
