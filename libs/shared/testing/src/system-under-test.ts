@@ -192,6 +192,11 @@ export class SystemUnderTest {
     return [...(this.lastOutput.get(instance) ?? [])];
   }
 
+  /** The operating-system process id of a running instance, e.g. for a benchmark measuring its CPU. */
+  pidOf(instance: InstanceName): number | undefined {
+    return this.services.get(instance)?.process.pid;
+  }
+
   isRunning(instance: InstanceName): boolean {
     return this.services.has(instance);
   }
