@@ -54,6 +54,21 @@ export interface TableRow {
   cpuMsPerRequest: number[];
   writeTransactionsPerRequest: number[];
   errors: number;
+  /** An open-loop step achieved under 90 % of its schedule: the contender fell behind, and its latency includes the queue. */
+  fellBehind: boolean;
+}
+
+/** Below this share of the scheduled rate an open-loop step counts as fallen behind. */
+export const BEHIND_SCHEDULE_SHARE = 0.9;
+
+/**
+ * An open-loop step at half the saturation fell behind when it completed under 90 % of its
+ * schedule, or when its median latency exceeded the closed loop's at full load: a queue built
+ * up because the contender got less CPU than during its closed loop (the machine is shared).
+ */
+export function fellBehind(open: StepResult, closed: StepResult | undefined): boolean {
+  if (open.achievedPerSecond < BEHIND_SCHEDULE_SHARE * (open.ratePerSecond ?? 0)) return true;
+  return closed !== undefined && open.latency.p50 > closed.latency.p50;
 }
 
 export const CONTENDER_ORDER: readonly Contender[] = ['system', 'B2', 'B1', 'pgbench'];
@@ -77,6 +92,7 @@ export function tableRows(steps: readonly StepResult[]): TableRow[] {
         cpuMsPerRequest: closed.map((step) => step.cpuMsPerRequestTotal),
         writeTransactionsPerRequest: closed.flatMap((step) => (step.writeTransactionsPerRequest === null ? [] : [step.writeTransactionsPerRequest])),
         errors: mine.reduce((sum, step) => sum + step.errors, 0),
+        fellBehind: open.some((step) => fellBehind(step, closed.find((candidate) => candidate.round === step.round))),
       });
     }
   }
@@ -123,9 +139,12 @@ export function markdownTable(steps: readonly StepResult[]): string {
     '| workload | contender | saturation req/s (closed loop) | p50 ms at ½ saturation | p99 ms at ½ saturation | CPU-ms/req | PG write tx/req | errors |',
     '|---|---|---:|---:|---:|---:|---:|---:|',
     ...rows.map((row) =>
-      `| ${row.workload} | ${row.contender} | ${formatRange(row.saturation)} | ${formatRange(row.p50)} | ${formatRange(row.p99)} | ${formatRange(row.cpuMsPerRequest)} | ${formatRange(row.writeTransactionsPerRequest)} | ${row.errors} |`,
+      `| ${row.workload} | ${row.contender} | ${formatRange(row.saturation)} | ${formatRange(row.p50)} | ${formatRange(row.p99)}${row.fellBehind ? ' *' : ''} | ${formatRange(row.cpuMsPerRequest)} | ${formatRange(row.writeTransactionsPerRequest)} | ${row.errors} |`,
     ),
   ];
+  if (rows.some((row) => row.fellBehind)) {
+    lines.push('', `\\* fell behind its schedule in an open-loop step (completed under ${BEHIND_SCHEDULE_SHARE * 100} % of it, or a median above the closed loop's at full load): it got less CPU than during its closed loop, and the latency includes the queue that built up.`);
+  }
   const ratioLines = [...new Set(rows.map((row) => row.workload))].flatMap((workload) => {
     const system = rows.find((row) => row.workload === workload && row.contender === 'system');
     const yardstick = rows.find((row) => row.workload === workload && row.contender === 'B2');
