@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 /**
  * `npm run bench [-- --quick]`: starts a private Kafka broker and PostgreSQL cluster on free
- * loopback ports (deploy/local/infra.mjs, test mode), runs the benchmark (bench/src/main.ts)
- * against them in a child process and stops them again, whatever happened.
+ * loopback ports (deploy/local/infra.mjs, test mode), builds the workspace (the services, the
+ * yardstick and the benchmark itself run from dist/, see tools/build.mjs), runs the benchmark
+ * (bench/src/main.ts) against them in a child process and stops them again, whatever happened.
  *
  * With KAFKA_BROKERS and TEST_PG_ADMIN_URL set, it uses those instead (for developing the
  * harness on shared infrastructure; the figures are then not comparable: the PostgreSQL
@@ -11,9 +12,18 @@
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { build, builtEntry } from '../tools/build-workspace.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
+const buildLog = join(root, '.local/build.log');
+console.log(`[bench] building (Nx, cached; log in ${buildLog})`);
+try {
+  await build({ logFile: buildLog });
+} catch (error) {
+  console.error(`[bench] ${error.message}`);
+  process.exit(1);
+}
 let infra = null;
 const env = { ...process.env };
 if (!(env.KAFKA_BROKERS && env.TEST_PG_ADMIN_URL)) {
@@ -24,7 +34,7 @@ if (!(env.KAFKA_BROKERS && env.TEST_PG_ADMIN_URL)) {
 }
 let code = 1;
 try {
-  const child = spawn(process.execPath, [join(root, 'tools/run-ts.js'), 'bench/src/main.ts', ...args], { cwd: root, env, stdio: 'inherit' });
+  const child = spawn(process.execPath, ['--enable-source-maps', builtEntry('bench/src/main.ts'), ...args], { cwd: root, env, stdio: 'inherit' });
   const forward = (signal) => child.kill(signal);
   process.on('SIGINT', forward);
   process.on('SIGTERM', forward);

@@ -4,12 +4,11 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { apiSecretAssociatedData, newApiSecret, newMerchantId, SecretBox } from '@mp/access-domain';
-import { freePort } from '@mp/shared-testing';
+import { builtEntryPoint, freePort, workspaceRoot } from '@mp/shared-testing';
 import { parsePgbenchLog, PGBENCH, pgbenchCreateScript } from './pgbench-script';
 import type { MerchantCredentials } from './http-client';
 import type { LoopSample } from './open-loop';
 
-export const workspaceRoot = join(__dirname, '../..');
 const logDirectory = join(workspaceRoot, '.local/bench-logs');
 
 export interface RunningYardstick {
@@ -53,7 +52,7 @@ export async function startYardstick(mode: 'monolith' | 'bare', adminUrl: string
       ? { YARDSTICK_DATABASE_URL: databaseUrl(adminUrl, database), YARDSTICK_MASTER_KEY: masterKey.toString('base64') }
       : { YARDSTICK_MERCHANTS: JSON.stringify(Object.fromEntries(merchants.map((merchant) => [merchant.merchantId, merchant.apiSecret]))) }),
   };
-  const child = spawnLogged(`yardstick-${mode}`, process.execPath, [join(workspaceRoot, 'tools/run-ts.js'), 'bench/yardstick/server.ts'], env);
+  const child = spawnLogged(`yardstick-${mode}`, process.execPath, ['--enable-source-maps', builtEntryPoint('bench/src/yardstick/server.ts')], env);
   const url = `http://127.0.0.1:${port}`;
   await waitForHealth(url, child);
   if (database) {

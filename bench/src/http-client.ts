@@ -9,6 +9,8 @@ export interface MerchantCredentials {
 export interface HttpAnswer {
   status: number;
   body: Buffer;
+  /** The Location header of a redirect, when there is one. */
+  location?: string;
 }
 
 /**
@@ -40,7 +42,7 @@ export class LoadClient {
         (response) => {
           const chunks: Buffer[] = [];
           response.on('data', (chunk: Buffer) => chunks.push(chunk));
-          response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks) }));
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks), location: response.headers.location }));
           response.on('error', () => resolve({ status: 0, body: Buffer.alloc(0) }));
         },
       );

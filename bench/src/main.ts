@@ -8,8 +8,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, freemem, loadavg, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { createOperator, registerAgent, SystemUnderTest, type BackofficeClient } from '@mp/shared-testing';
-import { pgbenchDrive, startYardstick, workspaceRoot, type RunningYardstick } from './contenders';
+import { createOperator, registerAgent, SystemUnderTest, workspaceRoot, type BackofficeClient } from '@mp/shared-testing';
+import { pgbenchDrive, startYardstick, type RunningYardstick } from './contenders';
 import { confirmedPayIn, measureLedgerLag, seedLedgerHistory, timeHolds, type HoldTimings, type LagResult } from './history';
 import { LoadClient, jsonOf, type MerchantCredentials } from './http-client';
 import { closedLoop, describeStep, openLoop, runStep, type MeasuredContender, type StepExtras } from './measure';
@@ -322,7 +322,7 @@ function jvmFlags(pid: number): string {
 function gitCommit(): string {
   try {
     const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: workspaceRoot, encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'apps', 'libs', 'bench/src', 'bench/yardstick', 'deploy'], { cwd: workspaceRoot, encoding: 'utf8' }).trim() !== '';
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'apps', 'libs', 'bench/src', 'deploy'], { cwd: workspaceRoot, encoding: 'utf8' }).trim() !== '';
     return dirty ? `${head} (with uncommitted changes)` : head;
   } catch {
     return 'unknown';
@@ -384,7 +384,7 @@ function renderMarkdown(run: {
     '',
     cpuBreakdownTable(run.steps),
     '',
-    `- History: ${run.historyRatio}. The ${run.history.events.toLocaleString('en-US')} events (pay-in credits) were seeded in ${(run.seedMs / 1000).toFixed(1)} s through the ledger's decider, event-store append and projection in chunks of 1,000.`,
+    `- History: ${run.historyRatio}. The ${run.history.events.toLocaleString('en-US')} events (pay-in credits) were seeded in ${(run.seedMs / 1000).toFixed(1)} s through the ledger's command handling (handleLedgerCommand), 1,000 commands per transaction; the ledger's auditor agreed afterwards.`,
     `- ${describeLag(run.lag)}.`,
     `- Peak RSS of gateway + payments + ledger + Kafka (each process's peak over the system's steps, summed): ${systemRssMb(run.steps)} MB.`,
     '- B2 writes its outbox row but runs no relay; B1 checks signature and body, then answers without a database; pgbench runs B2\'s create statement (its client CPU is not counted, like the generator\'s).',

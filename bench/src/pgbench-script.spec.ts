@@ -1,4 +1,4 @@
-import { CREATE_PAYIN_SQL } from '../yardstick/schema';
+import { CREATE_PAYIN_SQL } from './yardstick/schema';
 import { parsePgbenchLog, pgbenchCreateScript } from './pgbench-script';
 
 describe('the pgbench mirror of the create transaction', () => {

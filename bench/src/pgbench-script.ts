@@ -1,4 +1,4 @@
-import { CREATE_PAYIN_SQL } from '../yardstick/schema';
+import { CREATE_PAYIN_SQL } from './yardstick/schema';
 
 export const PGBENCH = '/usr/lib/postgresql/15/bin/pgbench';
 /** pgbench's merchant: its own, so its orders never meet the yardstick's. */

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { LoadClient, MerchantCredentials } from './http-client';
+import { jsonOf, type LoadClient, type MerchantCredentials } from './http-client';
 import type { Outcome, SendRequest } from './open-loop';
 
 /**
@@ -36,8 +36,12 @@ export function payInBody(orderId: string, amount: number): Record<string, unkno
   return { order_id: orderId, amount, currency: 'RUB', country: 'RU', callback_url: CALLBACK_URL };
 }
 
+const PAYOUT_ACCOUNT = '4111 1111 1111 1111';
+/** How merchants see the recipient's account in every answer: only its last four digits. */
+export const MASKED_PAYOUT_ACCOUNT = `•••• ${PAYOUT_ACCOUNT.slice(-4)}`;
+
 export function payoutBody(orderId: string, amount: number): Record<string, unknown> {
-  return { ...payInBody(orderId, amount), method: 'bank_card', account_number: '4111 1111 1111 1111' };
+  return { ...payInBody(orderId, amount), method: 'bank_card', account_number: PAYOUT_ACCOUNT };
 }
 
 /** Unique across contenders, rounds and runs: a run tag, the step and a counter. */
@@ -97,6 +101,7 @@ export function payoutWorkload(client: LoadClient, merchants: readonly MerchantC
     const merchant = pick(merchants);
     const answer = await client.sendSigned(merchant, 'POST', '/v2/payments/outgoing', payoutBody(ids.next('w3'), PAYOUT_AMOUNT));
     if (answer.status === 400 && answer.body.includes('INSUFFICIENT_FUNDS')) counts.insufficientFunds += 1;
-    return { status: answer.status, ok: answer.status === 201 };
+    // A created payout answers the recipient's account masked; the full number in an answer is an error, not a success.
+    return { status: answer.status, ok: answer.status === 201 && jsonOf<{ account_number?: string }>(answer)?.account_number === MASKED_PAYOUT_ACCOUNT };
   };
 }

@@ -14,7 +14,7 @@
  * - B1 (YARDSTICK_MODE=bare): the same HTTP, signature and body work, then a canned answer:
  *   no database. Secrets come from YARDSTICK_MERCHANTS (JSON {merchantId: secret}).
  *
- * Run: node tools/run-ts.js bench/yardstick/server.ts (the bench starts it).
+ * Run: node tools/run-built.mjs bench/src/yardstick/server.ts (the bench starts its build).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
