@@ -1,0 +1,2 @@
+export { DEFAULT_WITHDRAWAL_ASSETS, findWithdrawalAsset, type WalletNetwork, type WithdrawalAsset } from './assets';
+export { checkWalletAddress, detectNetwork, eip55Checksummed, type AddressCheck, type DetectedNetwork } from './wallet-address';
