@@ -1,5 +1,5 @@
 import { DomainError } from '@mp/shared-util-errors';
-import { disputeDecider, type Dispute, type DisputeCommand, type DisputeEvent, type DisputedOrderFacts } from './dispute.decider';
+import { disputeDecider, type Dispute, type DisputeCommand, type DisputeEvent, type DisputedOrderFacts, type DisputeReviewer } from './dispute.decider';
 
 const created = '2026-01-31T10:00:00.000Z';
 const order: DisputedOrderFacts = { direction: 'incoming', createdAt: created, agentId: 'agent-1', amountMinor: 150_000n, currency: 'RUB' };
@@ -10,7 +10,7 @@ const open = (overrides: { now?: Date; order?: DisputedOrderFacts | null; amount
   data: { merchantId: 'm-1', orderId: 'A-1', amountMinor: overrides.amountMinor === undefined ? 140_000n : overrides.amountMinor, comment: overrides.comment ?? 'paid 1400', receipt: null },
   metadata: { now: overrides.now ?? at('2026-02-01T00:00:00.000Z'), order: overrides.order === undefined ? order : overrides.order, newDisputeId: 'dsp_1' },
 });
-const review = (decision: 'ACCEPTED' | 'REJECTED', reviewer = { role: 'agent' as const, id: 'agent-1' }): DisputeCommand => ({
+const review = (decision: 'ACCEPTED' | 'REJECTED', reviewer: DisputeReviewer = { role: 'agent', id: 'agent-1' }): DisputeCommand => ({
   type: 'ReviewDispute',
   data: { decision, reviewer, reason: decision === 'REJECTED' ? 'no money arrived' : null },
   metadata: { now: at('2026-02-02T00:00:00.000Z') },
