@@ -10,6 +10,7 @@ import {
   type PostingCode,
   type PostingReference,
 } from './ledger-postings';
+import { conversionsAfter, decideConversion, type ConversionCommand, type ConversionEvent, type ConversionLeg } from './ledger-conversions';
 
 /**
  * One aggregate per merchant and currency: every balance check needs all of that merchant's
@@ -55,13 +56,15 @@ export interface LedgerState {
   holds: ReadonlyMap<string, LedgerHold>;
   creditedOrders: ReadonlyMap<string, CreditedOrder>;
   adjustments: ReadonlyMap<string, DepositAdjustment>;
+  /** Conversion legs booked on this ledger, by conversion id (ledger-conversions.ts). */
+  conversions: ReadonlyMap<string, ConversionLeg>;
 }
 
 export function initialLedgerState(merchantId: string, currency: string): LedgerState {
   if (merchantId === '') throw new Error('a ledger needs a merchant id');
   // Amounts in errors are formatted with the currency's scale; an unknown currency is a bug.
   if (!isKnownCurrency(currency)) throw new Error(`unknown ledger currency ${currency}`);
-  return { merchantId, currency, balances: zeroBalances(), holds: new Map(), creditedOrders: new Map(), adjustments: new Map() };
+  return { merchantId, currency, balances: zeroBalances(), holds: new Map(), creditedOrders: new Map(), adjustments: new Map(), conversions: new Map() };
 }
 
 /** Deterministic stream id, so every command for a merchant's currency meets the same stream. */
@@ -134,7 +137,7 @@ export interface AdjustDeposit {
   metadata: LedgerCommandMetadata;
 }
 
-export type LedgerCommand = CreditPayIn | PlaceHold | PostHold | VoidHold | AdjustDeposit;
+export type LedgerCommand = CreditPayIn | PlaceHold | PostHold | VoidHold | AdjustDeposit | ConversionCommand;
 
 ////////// Events
 
@@ -172,7 +175,7 @@ export interface DepositAdjusted {
   data: LedgerEventData & { adjustmentId: string; amountMinor: string; reason: string; operatorId: string };
 }
 
-export type LedgerEvent = PayInCredited | HoldPlaced | HoldPosted | HoldVoided | DepositAdjusted;
+export type LedgerEvent = PayInCredited | HoldPlaced | HoldPosted | HoldVoided | DepositAdjusted | ConversionEvent;
 
 ////////// Decide
 
@@ -188,6 +191,9 @@ export function decide(command: LedgerCommand, state: LedgerState): LedgerEvent[
       return resolveHold(command, state, 'voided');
     case 'AdjustDeposit':
       return adjustDeposit(command, state);
+    case 'DebitConversion':
+    case 'CreditConversion':
+      return decideConversion(command, state);
     default: {
       const unknownCommand: never = command;
       throw new Error(`unknown command ${String((unknownCommand as { type: unknown }).type)}`);
@@ -396,6 +402,9 @@ function applyBookkeeping(state: LedgerState, event: LedgerEvent): LedgerState {
       assertAbsent(state.adjustments, adjustmentId, event);
       return { ...state, adjustments: withEntry(state.adjustments, adjustmentId, { amountMinor: BigInt(amountMinor), reason, operatorId }) };
     }
+    case 'ConversionDebited':
+    case 'ConversionCredited':
+      return { ...state, conversions: conversionsAfter(state.conversions, event) };
     default: {
       const unknownEvent: never = event;
       throw new Error(`unknown event ${String((unknownEvent as { type: unknown }).type)}`);

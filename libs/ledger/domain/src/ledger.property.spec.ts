@@ -143,6 +143,10 @@ class LedgerModel {
         return this.resolve(command.data.holdId, 'voided');
       case 'AdjustDeposit':
         return this.adjust(command.data);
+      case 'DebitConversion':
+      case 'CreditConversion':
+        // Conversions have their own spec (ledger-conversions.spec.ts); this model never generates them.
+        throw new Error(`the model does not generate ${command.type}`);
     }
   }
 

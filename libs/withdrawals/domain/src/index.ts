@@ -6,7 +6,6 @@ export {
   initialWithdrawal,
   toWithdrawalStreamId,
   withdrawalDecider,
-  withdrawalHoldId,
   type ExistingWithdrawal,
   type SendProgress,
   type Withdrawal,

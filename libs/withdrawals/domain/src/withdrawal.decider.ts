@@ -237,6 +237,3 @@ export const withdrawalDecider = { decide: decideWithdrawal, evolve: evolveWithd
 
 /** Deterministic stream id: retries of one order_id always land on the same stream. */
 export const toWithdrawalStreamId = (merchantId: string, orderId: string): string => `withdrawal:${merchantId}:${orderId}`;
-
-/** The ledger hold that freezes amount + network fee; both services derive it the same way. */
-export const withdrawalHoldId = (merchantId: string, orderId: string): string => `withdrawal:${merchantId}:${orderId}`;

@@ -28,7 +28,7 @@ interface LedgerFacts {
   fromEvents?: { state: LedgerState; version: number; postings: Map<string, Posting> } | { error: string };
 }
 
-const zero = (): Balances => ({ settlement_available: 0n, settlement_frozen: 0n, deposit: 0n, fee_revenue: 0n, clearing: 0n });
+const zero = (): Balances => ({ settlement_available: 0n, settlement_frozen: 0n, deposit: 0n, fee_revenue: 0n, clearing: 0n, fx: 0n });
 const keyOf = (merchantId: string, currency: string) => JSON.stringify([merchantId, currency]);
 
 /**
