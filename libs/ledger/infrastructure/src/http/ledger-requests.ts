@@ -1,4 +1,4 @@
-import type { DepositAdjustmentRequest, PlaceHoldRequest } from '@mp/contracts-ledger';
+import type { ConversionRequest, DepositAdjustmentRequest, PlaceHoldRequest } from '@mp/contracts-ledger';
 import { AMOUNT_UNITS_MAX, currencyScale, isKnownCurrency } from '@mp/shared-util-money';
 import { DomainError, type ErrorDetail } from '@mp/shared-util-errors';
 
@@ -152,4 +152,33 @@ export function optionalCurrency(query: Record<string, unknown>, details: ErrorD
     return undefined;
   }
   return value;
+}
+
+export interface ParsedConversion {
+  conversionId: string;
+  fromCurrency: string;
+  toCurrency: string;
+  amountMinor: bigint;
+  rate: string;
+  reason: string;
+  operatorId: string;
+}
+
+const CONVERSION_FIELDS: ReadonlyArray<keyof ConversionRequest> = ['conversion_id', 'from_currency', 'to_currency', 'amount_minor', 'rate', 'reason', 'operator_id'];
+
+/** The rate is checked exactly by the domain's quote; here only that it is a string. */
+export function parseConversionRequest(body: unknown): ParsedConversion {
+  const fields = objectBody(body);
+  const checker = new Checker(fields);
+  checker.unknownFields(CONVERSION_FIELDS);
+  const conversionId = checker.id('conversion_id');
+  const fromCurrency = checker.currency('from_currency');
+  const toCurrency = checker.currency('to_currency');
+  const amountMinor = checker.amount('amount_minor', POSITIVE_INTEGER, fromCurrency, 'a positive integer');
+  const rate = typeof fields['rate'] === 'string' ? fields['rate'] : '';
+  if (rate === '') checker.details.push({ field: 'rate', issue: 'must be a decimal string, e.g. "0.0108"' });
+  const reason = checker.text('reason', 1_000);
+  const operatorId = checker.id('operator_id');
+  checker.assertValid('The conversion is not valid');
+  return { conversionId, fromCurrency, toCurrency, amountMinor, rate, reason, operatorId };
 }

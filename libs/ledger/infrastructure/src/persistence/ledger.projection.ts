@@ -1,6 +1,7 @@
 import { evolve, sumPostings, type LedgerEvent, type LedgerState, type Posting } from '@mp/ledger-domain';
 import type { MessageEnvelope } from '@mp/shared-messaging';
 import type { EntityManager } from 'typeorm';
+import { conversionMemo, projectConversion } from './conversion.projection';
 
 export interface LedgerBalancesRow {
   merchant_id: string;
@@ -86,6 +87,7 @@ export async function projectLedgerEvents(manager: EntityManager, appended: Appe
     state = evolve(state, event);
     await insertPostings(manager, merchantId, currency, event, eventId);
     await projectHold(manager, merchantId, currency, event);
+    await projectConversion(manager, merchantId, event);
     if (event.type === 'DepositAdjusted') {
       const { adjustmentId, amountMinor, reason, operatorId, occurredAt } = event.data;
       await manager.query(
@@ -98,7 +100,7 @@ export async function projectLedgerEvents(manager: EntityManager, appended: Appe
 }
 
 async function insertPostings(manager: EntityManager, merchantId: string, currency: string, event: LedgerEvent, eventId: string): Promise<void> {
-  const memo = event.type === 'DepositAdjusted' ? event.data.reason : '';
+  const memo = event.type === 'DepositAdjusted' ? event.data.reason : (conversionMemo(event) ?? '');
   const values: unknown[] = [];
   const rows = event.data.postings.map((posting: Posting) => {
     values.push(merchantId, currency, posting.postingId, posting.debitAccount, posting.creditAccount, posting.amountMinor, posting.code, posting.reference.kind, posting.reference.id, eventId, memo, event.data.occurredAt);

@@ -41,7 +41,7 @@ export function paymentOrderEvent(type: PaymentEventType, order: OrderFacts, id?
 }
 
 /** No payments service here: the orphan-hold sweep is driven by its own tests, not by the timer. */
-const TEST_LEDGER_SETTINGS: LedgerSettings = { commandPartitions: 3, paymentsInternalUrl: 'http://127.0.0.1:9', orphanHoldGraceMs: 15 * 60_000, orphanHoldSweepIntervalMs: 3_600_000 };
+const TEST_LEDGER_SETTINGS: LedgerSettings = { commandPartitions: 3, paymentsInternalUrl: 'http://127.0.0.1:9', orphanHoldGraceMs: 15 * 60_000, orphanHoldSweepIntervalMs: 3_600_000, withdrawalsInternalUrl: 'http://127.0.0.1:9', conversionFeeBasisPoints: 100 };
 
 @Module({})
 class LedgerTestAppModule {
@@ -130,10 +130,10 @@ export class LedgerTestService {
     return this.app.get(DataSource).query(sql);
   }
 
-  /** A sweeper on this service's database that asks `directory` instead of a payments service. */
-  orphanHoldSweeper(directory: PaymentOrderDirectory, orphanHoldGraceMs: number): OrphanHoldSweeper {
+  /** A sweeper on this service's database that asks `directory` instead of the payments (and `withdrawals` instead of the withdrawals) service. */
+  orphanHoldSweeper(directory: PaymentOrderDirectory, orphanHoldGraceMs: number, withdrawals: PaymentOrderDirectory = directory): OrphanHoldSweeper {
     if (!this.app) throw new Error('the ledger is not running');
-    return new OrphanHoldSweeper(this.app.get(DataSource), this.app.get(LedgerExecutor), { ...TEST_LEDGER_SETTINGS, orphanHoldGraceMs }, directory);
+    return new OrphanHoldSweeper(this.app.get(DataSource), this.app.get(LedgerExecutor), { ...TEST_LEDGER_SETTINGS, orphanHoldGraceMs }, directory, withdrawals);
   }
 
   placeHold(merchantId: string, holdId: string, amountMinor: string, feeMinor = '0', currency = 'RUB') {
