@@ -110,3 +110,4 @@ export interface ConversionView {
   operator_id: string;
   recorded_at: string;
 }
+export { HttpLedgerHolds, type LedgerHolds } from './holds-client';

@@ -1,0 +1,3 @@
+export { WITHDRAWALS_MIGRATIONS, WithdrawalsModule } from './withdrawals.module';
+export type { SimulatorSettings, WithdrawalsSettings } from './withdrawals-settings';
+export type { NetworkAdapter, NetworkSendRequest, NetworkSendResult } from './sending/network-adapter.port';
