@@ -1,0 +1,66 @@
+import { Controller, Get, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
+import { MerchantCredentialStore, type BackofficePrincipal } from '@mp/access-infrastructure';
+import { WITHDRAWAL_COMMAND_TYPES, withdrawalKey, type WithdrawalCommandReplyData } from '@mp/contracts-withdrawals';
+import { DomainError } from '@mp/shared-util-errors';
+import type { FastifyReply } from 'fastify';
+import type { GatewayRequest } from '../auth/merchant-signature.guard';
+import { parseJsonObjectBody } from '../http/json-body';
+import { LedgerReadClient } from '../merchant/ledger-read.client';
+import { PaymentCommandBus, WITHDRAWALS_COMMAND_ROUTE } from '../payments/payment-command.bus';
+import { WithdrawalsReadClient } from '../withdrawals/withdrawals-read.client';
+import { BackofficeGuard, CurrentPrincipal, Roles } from './backoffice.guard';
+import { toConversionRequest } from './conversion.request';
+import { json } from './operator.controller';
+import { toResolveWithdrawalData } from './resolve-withdrawal.request';
+
+/** Operators' side of crypto: conversions into assets, stuck withdrawals and their resolution. */
+@Controller('backoffice/v1')
+@UseGuards(BackofficeGuard)
+@Roles('operator')
+export class WithdrawalsOperatorController {
+  constructor(
+    private readonly merchants: MerchantCredentialStore,
+    private readonly ledger: LedgerReadClient,
+    private readonly withdrawals: WithdrawalsReadClient,
+    private readonly commandBus: PaymentCommandBus,
+  ) {}
+
+  /** 201 booked now, 200 the same conversion_id again (the original comes back); audited in the ledger. */
+  @Post('merchants/:merchantId/conversions')
+  async convert(@CurrentPrincipal() operator: BackofficePrincipal, @Param('merchantId') merchantId: string, @Req() request: GatewayRequest, @Res() reply: FastifyReply): Promise<void> {
+    await this.requireMerchant(merchantId);
+    const conversion = toConversionRequest(parseJsonObjectBody(request.body as Buffer | undefined), operator.credentialId);
+    const result = await this.ledger.convert(merchantId, conversion);
+    await json(reply, result.status, result.body);
+  }
+
+  /** Withdrawals PENDING for longer than `older_than_seconds` (default 900), oldest first. */
+  @Get('withdrawals/stuck')
+  async stuck(@Query('older_than_seconds') olderThan: string | undefined, @Res() reply: FastifyReply): Promise<void> {
+    const seconds = olderThan === undefined ? 900 : Number(olderThan);
+    if (!Number.isInteger(seconds) || seconds < 0) throw new DomainError('VALIDATION_ERROR', 'The query is not valid', [{ field: 'older_than_seconds', issue: 'must be a whole number of seconds' }]);
+    await json(reply, 200, await this.withdrawals.listStuck(seconds));
+  }
+
+  @Get('withdrawals/:merchantId/:orderId')
+  async get(@Param('merchantId') merchantId: string, @Param('orderId') orderId: string, @Res() reply: FastifyReply): Promise<void> {
+    await json(reply, 200, await this.withdrawals.getWithdrawal(merchantId, orderId));
+  }
+
+  /** Resolves a stuck withdrawal through the same decider as the sender: only a PENDING one, once. */
+  @Post('withdrawals/:merchantId/:orderId/resolve')
+  async resolve(@CurrentPrincipal() operator: BackofficePrincipal, @Param('merchantId') merchantId: string, @Param('orderId') orderId: string, @Req() request: GatewayRequest, @Res() reply: FastifyReply): Promise<void> {
+    const data = toResolveWithdrawalData(merchantId, orderId, operator.credentialId, parseJsonObjectBody(request.body as Buffer | undefined));
+    const outcome = await this.commandBus.send<WithdrawalCommandReplyData>(WITHDRAWALS_COMMAND_ROUTE, WITHDRAWAL_COMMAND_TYPES.resolveWithdrawal, data, {
+      key: withdrawalKey(merchantId, orderId),
+      subject: `merchant:${merchantId}/withdrawal:${orderId}`,
+      correlationId: request.requestId ?? 'unknown',
+    });
+    if (outcome.outcome === 'rejected') throw DomainError.fromDescription(outcome.error);
+    await json(reply, 200, outcome.withdrawal);
+  }
+
+  private async requireMerchant(merchantId: string): Promise<void> {
+    if (!(await this.merchants.findProfile(merchantId))) throw new DomainError('NOT_FOUND', `No merchant ${merchantId}`);
+  }
+}
