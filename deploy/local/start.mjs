@@ -33,6 +33,8 @@ const paymentsPort = Number(process.env.PAYMENTS_HTTP_PORT ?? 3001);
 const ledgerPort = Number(process.env.LEDGER_HTTP_PORT ?? 3002);
 const ledgerUrl = `http://127.0.0.1:${ledgerPort}`;
 const paymentsUrl = `http://127.0.0.1:${paymentsPort}`;
+const withdrawalsPort = Number(process.env.WITHDRAWALS_HTTP_PORT ?? 3003);
+const withdrawalsUrl = `http://127.0.0.1:${withdrawalsPort}`;
 const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
 const started = [];
 const children = [];
@@ -50,7 +52,7 @@ async function infrastructure() {
   let databaseUrls;
   if (process.env.GATEWAY_DATABASE_URL && process.env.PAYMENTS_DATABASE_URL && process.env.LEDGER_DATABASE_URL) {
     say('using GATEWAY_DATABASE_URL, PAYMENTS_DATABASE_URL and LEDGER_DATABASE_URL as set');
-    databaseUrls = { gateway: process.env.GATEWAY_DATABASE_URL, payments: process.env.PAYMENTS_DATABASE_URL, ledger: process.env.LEDGER_DATABASE_URL };
+    databaseUrls = { gateway: process.env.GATEWAY_DATABASE_URL, payments: process.env.PAYMENTS_DATABASE_URL, ledger: process.env.LEDGER_DATABASE_URL, withdrawals: process.env.WITHDRAWALS_DATABASE_URL };
   } else {
     let serverUrl = process.env.DATABASE_URL;
     if (serverUrl) say('using the PostgreSQL server of DATABASE_URL, one database per service');
@@ -59,8 +61,8 @@ async function infrastructure() {
       started.push(postgres);
       serverUrl = postgres.adminUrl;
     }
-    await ensureDatabases(serverUrl, ['gateway', 'payments', 'ledger']);
-    databaseUrls = { gateway: withDatabase(serverUrl, 'gateway'), payments: withDatabase(serverUrl, 'payments'), ledger: withDatabase(serverUrl, 'ledger') };
+    await ensureDatabases(serverUrl, ['gateway', 'payments', 'ledger', 'withdrawals']);
+    databaseUrls = { gateway: withDatabase(serverUrl, 'gateway'), payments: withDatabase(serverUrl, 'payments'), ledger: withDatabase(serverUrl, 'ledger'), withdrawals: withDatabase(serverUrl, 'withdrawals') };
   }
   return { kafkaBrokers, databaseUrls };
 }
@@ -166,9 +168,11 @@ try {
   writeFileSync(join(devDir, 'endpoints.json'), JSON.stringify({ kafka_brokers: kafkaBrokers, database_urls: databaseUrls, gateway_url: gatewayUrl }, null, 2), { mode: 0o600 });
   // The ledger first: payments places payout holds on it, the gateway reads balances from it.
   say('starting the ledger');
-  await startService('ledger', 'apps/ledger/src/main.ts', { ...common, LEDGER_HTTP_PORT: String(ledgerPort), LEDGER_DATABASE_URL: databaseUrls.ledger, PAYMENTS_INTERNAL_URL: paymentsUrl });
+  await startService('ledger', 'apps/ledger/src/main.ts', { ...common, LEDGER_HTTP_PORT: String(ledgerPort), LEDGER_DATABASE_URL: databaseUrls.ledger, PAYMENTS_INTERNAL_URL: paymentsUrl, WITHDRAWALS_INTERNAL_URL: withdrawalsUrl });
   say('starting the payments service');
   await startService('payments', 'apps/payments/src/main.ts', { ...common, PAYMENTS_HTTP_PORT: String(paymentsPort), PAYMENTS_DATABASE_URL: databaseUrls.payments, LEDGER_INTERNAL_URL: ledgerUrl });
+  say('starting the withdrawals service');
+  await startService('withdrawals', 'apps/withdrawals/src/main.ts', { ...common, WITHDRAWALS_HTTP_PORT: String(withdrawalsPort), WITHDRAWALS_DATABASE_URL: databaseUrls.withdrawals, LEDGER_INTERNAL_URL: ledgerUrl });
   const gatewayEnv = {
     ...common,
     GATEWAY_HTTP_PORT: String(gatewayPort),
@@ -176,6 +180,7 @@ try {
     MERCHANT_SECRETS_MASTER_KEY: masterKey(),
     PAYMENTS_INTERNAL_URL: paymentsUrl,
     LEDGER_INTERNAL_URL: ledgerUrl,
+    WITHDRAWALS_INTERNAL_URL: withdrawalsUrl,
   };
   say('starting the gateway');
   await startService('gateway', 'apps/gateway/src/main.ts', gatewayEnv);
@@ -191,6 +196,7 @@ try {
    back office        ${gatewayUrl}/backoffice/v1   (Authorization: Bearer <token>)
    payments internal  ${paymentsUrl}
    ledger internal    ${ledgerUrl}
+   withdrawals internal ${withdrawalsUrl}
    Kafka              ${kafkaBrokers}
 
  Demo merchant (saved in .local/dev/demo-merchant.json):

@@ -9,7 +9,7 @@ import { SignedClient, type MerchantCredentialsForTest } from './signed-client';
 const workspaceRoot = join(__dirname, '../../../..');
 const logDirectory = join(workspaceRoot, '.local/test-logs');
 
-export type ServiceName = 'gateway' | 'payments' | 'ledger';
+export type ServiceName = 'gateway' | 'payments' | 'ledger' | 'withdrawals';
 /** A running process: a service's first instance is named after it; more replicas get their own names. */
 export type InstanceName = ServiceName | `${ServiceName}-${string}`;
 
@@ -17,6 +17,7 @@ const ENTRY_POINTS: Record<ServiceName, string> = {
   gateway: 'apps/gateway/src/main.ts',
   payments: 'apps/payments/src/main.ts',
   ledger: 'apps/ledger/src/main.ts',
+  withdrawals: 'apps/withdrawals/src/main.ts',
 };
 
 export interface SystemOptions {
@@ -51,9 +52,11 @@ export class SystemUnderTest {
     system.ports.set('gateway', await freePort());
     system.ports.set('payments', await freePort());
     system.ports.set('ledger', await freePort());
+    system.ports.set('withdrawals', await freePort());
     // The ledger first: payments places payout holds on it, the gateway reads balances from it.
     await system.startService('ledger');
     await system.startService('payments');
+    await system.startService('withdrawals');
     await system.startService('gateway');
     return system;
   }
@@ -68,6 +71,10 @@ export class SystemUnderTest {
 
   get ledgerUrl(): string {
     return this.urlOf('ledger');
+  }
+
+  get withdrawalsUrl(): string {
+    return this.urlOf('withdrawals');
   }
 
   urlOf(instance: InstanceName): string {
@@ -98,9 +105,11 @@ export class SystemUnderTest {
         MERCHANT_SECRETS_MASTER_KEY: this.masterKey,
         PAYMENTS_INTERNAL_URL: this.paymentsUrl,
         LEDGER_INTERNAL_URL: this.ledgerUrl,
+        WITHDRAWALS_INTERNAL_URL: this.withdrawalsUrl,
       },
       payments: { PAYMENTS_HTTP_PORT: port, PAYMENTS_DATABASE_URL: this.databaseUrl('payments'), LEDGER_INTERNAL_URL: this.ledgerUrl },
-      ledger: { LEDGER_HTTP_PORT: port, LEDGER_DATABASE_URL: this.databaseUrl('ledger'), PAYMENTS_INTERNAL_URL: this.paymentsUrl },
+      ledger: { LEDGER_HTTP_PORT: port, LEDGER_DATABASE_URL: this.databaseUrl('ledger'), PAYMENTS_INTERNAL_URL: this.paymentsUrl, WITHDRAWALS_INTERNAL_URL: this.withdrawalsUrl },
+      withdrawals: { WITHDRAWALS_HTTP_PORT: port, WITHDRAWALS_DATABASE_URL: this.databaseUrl('withdrawals'), LEDGER_INTERNAL_URL: this.ledgerUrl },
     };
     return { ...common, ...own[service], ...(this.options.env?.[service] ?? {}), ...extra };
   }
@@ -227,6 +236,7 @@ export class SystemUnderTest {
 
 function serviceOf(instance: InstanceName): ServiceName {
   if (instance.startsWith('gateway')) return 'gateway';
+  if (instance.startsWith('withdrawals')) return 'withdrawals';
   return instance.startsWith('ledger') ? 'ledger' : 'payments';
 }
 
