@@ -68,14 +68,17 @@ export class WithdrawalSender implements OnApplicationBootstrap, OnApplicationSh
   }
 
   private claim(): Promise<Claimed[]> {
+    // Wrapped in a CTE so the driver answers with the rows (a bare UPDATE answers [rows, count]).
     return this.dataSource.query(
-      `UPDATE withdrawals SET lease_until = now() + make_interval(secs => $1::double precision / 1000)
-        WHERE (merchant_id, order_id) IN (
-          SELECT merchant_id, order_id FROM withdrawals
-           WHERE status = 'PENDING' AND (lease_until IS NULL OR lease_until < now())
-           ORDER BY list_position LIMIT $2
-           FOR UPDATE SKIP LOCKED)
-        RETURNING merchant_id, order_id`,
+      `WITH claimed AS (
+         UPDATE withdrawals SET lease_until = now() + make_interval(secs => $1::double precision / 1000)
+          WHERE (merchant_id, order_id) IN (
+            SELECT merchant_id, order_id FROM withdrawals
+             WHERE status = 'PENDING' AND (lease_until IS NULL OR lease_until < now())
+             ORDER BY list_position LIMIT $2
+             FOR UPDATE SKIP LOCKED)
+          RETURNING merchant_id, order_id)
+       SELECT merchant_id, order_id FROM claimed`,
       [this.settings.sendLeaseMs, Math.max(this.settings.sendConcurrency * 4, 10)],
     );
   }
