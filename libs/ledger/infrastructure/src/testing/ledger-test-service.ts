@@ -94,6 +94,11 @@ export class LedgerTestService {
     await this.app?.close();
   }
 
+  /** Publishes to any topic (e.g. withdrawals.events), with the key its producer would use. */
+  async publishTo(topic: string, key: string, envelopes: MessageEnvelope[]): Promise<void> {
+    await this.publisher?.publish(envelopes.map((envelope) => ({ topic, key, envelope })));
+  }
+
   /** Publishes to payments.order.events, keyed by order like the payments outbox does. */
   async publish(envelopes: MessageEnvelope[]): Promise<void> {
     await this.publisher?.publish(
