@@ -127,4 +127,15 @@ describe('ledger: conversions and withdrawal holds', () => {
     expect(report.discrepancies).toEqual([]);
     expect(report.ok).toBe(true);
   });
+
+  it('notices a conversion the trail records but whose legs were never booked', async () => {
+    await ledger.query(
+      `INSERT INTO ledger_conversions (merchant_id, conversion_id, from_currency, to_currency, from_amount_minor, fee_minor, to_amount_minor, rate, reason, operator_id, recorded_at)
+       VALUES ($1, 'CV-GHOST', 'RUB', 'USDT', 100, 1, 990000, '0.01', 'forged', 'op_x', now())`,
+      [merchantId],
+    );
+    const report = await ledger.audit();
+    expect(report.ok).toBe(false);
+    expect(report.discrepancies).toEqual([`merchant ${merchantId} conversion CV-GHOST: in ledger_conversions but no leg is booked`]);
+  });
 });

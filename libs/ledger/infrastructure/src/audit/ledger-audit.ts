@@ -1,4 +1,5 @@
 import { foldLedger, LEDGER_ACCOUNTS, MERCHANT_ACCOUNTS, sumPostings, type LedgerAccount, type LedgerEvent, type LedgerState, type Posting } from '@mp/ledger-domain';
+import { auditConversions } from './conversion-audit';
 import type { MessageEnvelope } from '@mp/shared-messaging';
 
 /** The one thing the auditor needs from a database connection (a pg Client fits). */
@@ -121,6 +122,9 @@ async function audit(connection: AuditConnection): Promise<LedgerAuditReport> {
       facts.fromEvents = { error: error instanceof Error ? error.message : String(error) };
     }
   }
+
+  const folded = [...ledgers.values()].flatMap((facts) => (facts.fromEvents && 'state' in facts.fromEvents ? [{ merchantId: facts.merchantId, currency: facts.currency, state: facts.fromEvents.state }] : []));
+  await auditConversions(connection, folded, discrepancies);
 
   const totalsByCurrency: Record<string, Balances> = {};
   for (const facts of [...ledgers.values()].sort((a, b) => keyOf(a.merchantId, a.currency).localeCompare(keyOf(b.merchantId, b.currency)))) {
