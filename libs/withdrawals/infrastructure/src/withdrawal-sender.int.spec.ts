@@ -8,6 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { HoldView, LedgerHolds, PlaceHoldRequest } from '@mp/contracts-ledger';
+import { DomainError } from '@mp/shared-util-errors';
 import { DEFAULT_WITHDRAWAL_ASSETS, toWithdrawalStreamId } from '@mp/withdrawals-domain';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
@@ -111,6 +112,26 @@ describe('withdrawal sender', () => {
     expect(first.outcome).toBe('completed');
     expect(row).toMatchObject({ status: 'COMPLETED', send_attempts: 2, transaction_hash: first.outcome === 'completed' ? first.transactionHash : 'none' });
     expect(await dataSource.query(`SELECT requests FROM simulated_network_sends WHERE idempotency_key = $1`, [toWithdrawalStreamId(MERCHANT, 'RESUME-1')])).toEqual([{ requests: 2 }]);
+  });
+
+  it('records nothing when the ledger refuses the hold or released it as orphaned', async () => {
+    const requestWith = (ledger: LedgerHolds, orderId: string) =>
+      dataSource.transaction((manager) =>
+        new WithdrawalExecutor(ledger).execute(
+          manager,
+          MERCHANT,
+          orderId,
+          { type: 'RequestWithdrawal', data: { merchantId: MERCHANT, orderId, currency: 'USDT-TRC20', amountMinor: 15_000_000n, address: TRON_ADDRESS }, metadata: { now: new Date(), assets: DEFAULT_WITHDRAWAL_ASSETS } },
+          { id: `req-${orderId}`, correlationId: `req-${orderId}` },
+        ),
+      );
+    const broke: LedgerHolds = { placeHold: async () => Promise.reject(new DomainError('INSUFFICIENT_FUNDS', 'not enough')) };
+    const released: LedgerHolds = { placeHold: async (hold) => ({ hold_id: hold.hold_id, status: 'voided', amount_minor: hold.amount_minor, fee_minor: hold.fee_minor }) };
+    await expect(requestWith(broke, 'NO-FUNDS')).rejects.toMatchObject({ code: 'INSUFFICIENT_FUNDS' });
+    await expect(requestWith(released, 'ORPHANED')).rejects.toMatchObject({ code: 'DUPLICATE_ORDER' });
+    const written = await dataSource.query(`SELECT count(*)::int AS events FROM event_store WHERE stream_id IN ($1, $2)`, [toWithdrawalStreamId(MERCHANT, 'NO-FUNDS'), toWithdrawalStreamId(MERCHANT, 'ORPHANED')]);
+    expect(written).toEqual([{ events: 0 }]);
+    expect(await findWithdrawal(dataSource.manager, MERCHANT, 'NO-FUNDS')).toBeNull();
   });
 
   it('fails sends to addresses the simulator is told to fail, with a reason', async () => {
