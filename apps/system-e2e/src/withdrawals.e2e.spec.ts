@@ -13,7 +13,7 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { BackofficeClient, createOperator, registerAgent, SignedClient, SystemUnderTest, type RegisteredAgent } from '@mp/shared-testing';
+import { BackofficeClient, builtEntryPoint, createOperator, registerAgent, SignedClient, SystemUnderTest, type RegisteredAgent } from '@mp/shared-testing';
 import { incomingPayment, newOrderId } from './fixtures';
 
 const ERC20_ADDRESS = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
@@ -260,7 +260,7 @@ describe('withdrawals', () => {
 
   it('leaves books the ledger auditor agrees with', async () => {
     const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve) => {
-      const child = spawn(process.execPath, [join(__dirname, '../../../tools/run-ts.js'), 'apps/ledger/src/audit.ts'], {
+      const child = spawn(process.execPath, [builtEntryPoint('apps/ledger/src/audit.ts')], {
         cwd: join(__dirname, '../../..'),
         env: { PATH: process.env['PATH'] ?? '', LEDGER_DATABASE_URL: system.databaseUrl('ledger') },
         stdio: ['ignore', 'pipe', 'pipe'],

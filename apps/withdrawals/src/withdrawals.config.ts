@@ -1,10 +1,11 @@
-import { ConfigReader, readKafkaConnectionConfig, type Environment, type KafkaConnectionConfig } from '@mp/shared-util-config';
+import { ConfigReader, readKafkaConnectionConfig, readLogFormat, type Environment, type KafkaConnectionConfig, type LogFormat } from '@mp/shared-util-config';
 import { parseAmountLiteral } from '@mp/shared-util-money';
 import { DEFAULT_WITHDRAWAL_ASSETS, type WithdrawalAsset } from '@mp/withdrawals-domain';
 
 export interface WithdrawalsConfig extends KafkaConnectionConfig {
   httpHost: string;
   httpPort: number;
+  logFormat: LogFormat;
   databaseUrl: string;
   databasePoolMax: number;
   ledgerInternalUrl: string;
@@ -24,6 +25,7 @@ export function loadWithdrawalsConfig(environment: Environment): WithdrawalsConf
   const config: WithdrawalsConfig = {
     httpHost: reader.string('WITHDRAWALS_HTTP_HOST', { default: '127.0.0.1' }),
     httpPort: reader.integer('WITHDRAWALS_HTTP_PORT', { default: 3003, min: 0, max: 65535 }),
+    logFormat: readLogFormat(reader),
     databaseUrl: reader.url('WITHDRAWALS_DATABASE_URL', { protocols: ['postgres:', 'postgresql:'] }),
     databasePoolMax: reader.integer('WITHDRAWALS_DATABASE_POOL_MAX', { default: 10, min: 1, max: 200 }),
     ...readKafkaConnectionConfig(reader),

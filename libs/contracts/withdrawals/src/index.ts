@@ -1,5 +1,5 @@
 export { WITHDRAWALS_TOPICS, withdrawalHoldId, withdrawalKey } from './topics';
-export { WITHDRAWAL_STATUSES, type BackofficeWithdrawalView, type WithdrawalAssetView, type WithdrawalStatusView, type WithdrawalView } from './withdrawal-view';
+export { WITHDRAWAL_ASSET_BALANCES, WITHDRAWAL_STATUSES, type BackofficeWithdrawalView, type WithdrawalAssetView, type WithdrawalStatusView, type WithdrawalView } from './withdrawal-view';
 export {
   WITHDRAWAL_COMMAND_SCHEMA_VERSION,
   WITHDRAWAL_COMMAND_TYPES,
@@ -17,3 +17,4 @@ export {
   type WithdrawalExternalEventType,
 } from './external-events';
 export type { StuckWithdrawalsView, WithdrawalAssetsView, WithdrawalListPage } from './internal-api';
+export { StuckWithdrawalsQueryDto, WithdrawalListFilterFieldsDto, WithdrawalListQueryDto } from './requests';

@@ -38,3 +38,17 @@ export interface WithdrawalAssetView {
   min_amount: string;
   network_fee: string;
 }
+
+/**
+ * The asset codes merchants may send as a withdrawal's `currency`, with the settlement balance
+ * each draws on (decisions.md "Crypto assets and withdrawals"). Codes and balance assets are
+ * fixed once money moved (minimums and network fees are the withdrawals service's
+ * configuration), so the gateway checks a request's form against this table without a call.
+ */
+export const WITHDRAWAL_ASSET_BALANCES: Readonly<Record<string, string>> = {
+  'USDT-TRC20': 'USDT',
+  'USDT-ERC20': 'USDT',
+  BTC: 'BTC',
+  ETH: 'ETH',
+  TRX: 'TRX',
+};

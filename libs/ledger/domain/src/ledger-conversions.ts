@@ -152,11 +152,9 @@ export function decideConversion(command: ConversionCommand, state: LedgerState)
   return [leg === 'debit' ? { type: 'ConversionDebited', data } : { type: 'ConversionCredited', data }];
 }
 
-/** The bookkeeping part of evolve for conversion events (balances come from the postings). */
-export function conversionsAfter(conversions: ReadonlyMap<string, ConversionLeg>, event: ConversionEvent): ReadonlyMap<string, ConversionLeg> {
-  const { conversionId } = event.data;
-  if (conversions.has(conversionId)) throw new Error(`${event.type} repeats ${conversionId}, which decide never emits twice`);
-  return new Map(conversions).set(conversionId, { ...fromStored(event.data), leg: event.type === 'ConversionDebited' ? 'debit' : 'credit' });
+/** What evolve records of a conversion event (balances come from the postings). */
+export function conversionLegOf(event: ConversionEvent): ConversionLeg {
+  return { ...fromStored(event.data), leg: event.type === 'ConversionDebited' ? 'debit' : 'credit' };
 }
 
 function assertTerms(terms: ConversionTerms, legCurrency: string, stateCurrency: string): void {

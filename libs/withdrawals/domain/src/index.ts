@@ -6,6 +6,7 @@ export {
   initialWithdrawal,
   toWithdrawalStreamId,
   withdrawalDecider,
+  WITHDRAWAL_EVENT_SCHEMAS,
   type ExistingWithdrawal,
   type SendProgress,
   type Withdrawal,

@@ -32,7 +32,7 @@ const BASE58_PAYLOAD_BYTES = 21;
 const ADDRESS_LENGTH_MAX = 100;
 
 const NETWORK_NAMES: Record<DetectedNetwork, string> = {
-  TRON: 'TRON',
+  TRON: 'a TRON',
   ETHEREUM: 'an Ethereum (EVM)',
   BITCOIN: 'a Bitcoin',
   BITCOIN_TESTNET: 'a Bitcoin testnet',

@@ -1,3 +1,4 @@
+import type { Decider, EventSchemas } from '@mp/shared-decider';
 import { DomainError, validationError } from '@mp/shared-util-errors';
 import { formatAmountMinor } from '@mp/shared-util-money';
 import { findWithdrawalAsset, type WalletNetwork, type WithdrawalAsset } from './assets';
@@ -232,8 +233,16 @@ function existingForEvolve(state: Withdrawal): ExistingWithdrawal {
   return state;
 }
 
-/** The decider as a value, for the shared command core. */
-export const withdrawalDecider = { decide: decideWithdrawal, evolve: evolveWithdrawal, initialState: initialWithdrawal };
+/** The decider as a value, for the shared command core and the specs. */
+export const withdrawalDecider: Decider<Withdrawal, WithdrawalCommand, WithdrawalEvent> = { decide: decideWithdrawal, evolve: evolveWithdrawal, initialState: initialWithdrawal };
+
+/** The stored version of each event type; a payload change adds a version and an upcaster. */
+export const WITHDRAWAL_EVENT_SCHEMAS: EventSchemas<WithdrawalEvent> = {
+  WithdrawalRequested: { version: 1 },
+  WithdrawalSendingStarted: { version: 1 },
+  WithdrawalCompleted: { version: 1 },
+  WithdrawalFailed: { version: 1 },
+};
 
 /** Deterministic stream id: retries of one order_id always land on the same stream. */
 export const toWithdrawalStreamId = (merchantId: string, orderId: string): string => `withdrawal:${merchantId}:${orderId}`;

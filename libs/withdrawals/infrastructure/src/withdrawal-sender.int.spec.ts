@@ -2,7 +2,7 @@
  * Goal: the sender never sends a withdrawal twice, whether two replicas poll at the same time
  * or a send is resumed after a crash, and every claimed withdrawal reaches its outcome: the
  * simulated network's own table counts the sends (rows) and the requests (repeats answered
- * from memory). Method: the real executor, sender and simulator on a private real PostgreSQL
+ * from memory). Method: the real command handling (shared core), sender and simulator on a private real PostgreSQL
  * database with the service's migrations; two sender instances stand for two replicas. The
  * ledger's hold answer is the one thing given by the test (the e2e suite uses the real ledger).
  */
@@ -12,7 +12,7 @@ import { DomainError } from '@mp/shared-util-errors';
 import { DEFAULT_WITHDRAWAL_ASSETS, toWithdrawalStreamId } from '@mp/withdrawals-domain';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { WithdrawalExecutor } from './commands/withdrawal.executor';
+import { handleWithdrawalCommand } from './commands/withdrawal.handling';
 import { findWithdrawal } from './persistence/withdrawal.projection';
 import type { NetworkAdapter, NetworkSendRequest, NetworkSendResult } from './sending/network-adapter.port';
 import { SimulatedNetworkAdapter } from './sending/simulated-network.adapter';
@@ -54,7 +54,7 @@ describe('withdrawal sender', () => {
     simulator: { delayMs: 50, outcome: 'succeed', failAddressPattern: null },
     crashAfterNetworkSend: false,
   };
-  const executor = new WithdrawalExecutor(new GenerousLedger());
+  const ledger = new GenerousLedger();
 
   beforeAll(async () => {
     const adminUrl = process.env['TEST_PG_ADMIN_URL'];
@@ -72,8 +72,9 @@ describe('withdrawal sender', () => {
 
   async function request(orderId: string): Promise<void> {
     await dataSource.transaction((manager) =>
-      executor.execute(
-        manager,
+      handleWithdrawalCommand(
+        ledger,
+        { manager },
         MERCHANT,
         orderId,
         { type: 'RequestWithdrawal', data: { merchantId: MERCHANT, orderId, currency: 'USDT-TRC20', amountMinor: 15_000_000n, address: TRON_ADDRESS }, metadata: { now: new Date(), assets: DEFAULT_WITHDRAWAL_ASSETS } },
@@ -87,7 +88,7 @@ describe('withdrawal sender', () => {
     for (const orderId of orderIds) await request(orderId);
     const replicaA = new CountingAdapter(new SimulatedNetworkAdapter(dataSource, settings));
     const replicaB = new CountingAdapter(new SimulatedNetworkAdapter(dataSource, settings));
-    const senders = [new WithdrawalSender(dataSource, executor, replicaA, settings), new WithdrawalSender(dataSource, executor, replicaB, settings)];
+    const senders = [new WithdrawalSender(dataSource, ledger, replicaA, settings), new WithdrawalSender(dataSource, ledger, replicaB, settings)];
     const finished = (await Promise.all(senders.map((sender) => sender.sendDue()))).reduce((sum, count) => sum + count, 0);
     expect(finished).toBe(20);
     // Each withdrawal reached the network from one replica only.
@@ -101,12 +102,12 @@ describe('withdrawal sender', () => {
     await request('RESUME-1');
     const network = new SimulatedNetworkAdapter(dataSource, settings);
     // The crashed replica had recorded "sending" and the network had accepted the send.
-    await dataSource.transaction((manager) => executor.execute(manager, MERCHANT, 'RESUME-1', { type: 'StartSendingWithdrawal', metadata: { now: new Date() } }, { id: 'crashed', correlationId: 'crashed' }));
+    await dataSource.transaction((manager) => handleWithdrawalCommand(ledger, { manager }, MERCHANT, 'RESUME-1', { type: 'StartSendingWithdrawal', metadata: { now: new Date() } }, { id: 'crashed', correlationId: 'crashed' }));
     const first = await network.send({ idempotencyKey: toWithdrawalStreamId(MERCHANT, 'RESUME-1'), network: 'TRON', address: TRON_ADDRESS, currency: 'USDT-TRC20', amountMinor: 15_000_000n });
     await dataSource.query(`UPDATE withdrawals SET lease_until = now() - interval '1 second' WHERE order_id = 'RESUME-1'`);
 
     // A replica fails everything now, yet the resumed send gets the first result back.
-    const failingNow = new WithdrawalSender(dataSource, executor, new SimulatedNetworkAdapter(dataSource, { ...settings, simulator: { ...settings.simulator, outcome: 'fail' } }), settings);
+    const failingNow = new WithdrawalSender(dataSource, ledger, new SimulatedNetworkAdapter(dataSource, { ...settings, simulator: { ...settings.simulator, outcome: 'fail' } }), settings);
     expect(await failingNow.sendDue()).toBe(1);
     const row = await findWithdrawal(dataSource.manager, MERCHANT, 'RESUME-1');
     expect(first.outcome).toBe('completed');
@@ -115,10 +116,11 @@ describe('withdrawal sender', () => {
   });
 
   it('records nothing when the ledger refuses the hold or released it as orphaned', async () => {
-    const requestWith = (ledger: LedgerHolds, orderId: string) =>
+    const requestWith = (refusing: LedgerHolds, orderId: string) =>
       dataSource.transaction((manager) =>
-        new WithdrawalExecutor(ledger).execute(
-          manager,
+        handleWithdrawalCommand(
+          refusing,
+          { manager },
           MERCHANT,
           orderId,
           { type: 'RequestWithdrawal', data: { merchantId: MERCHANT, orderId, currency: 'USDT-TRC20', amountMinor: 15_000_000n, address: TRON_ADDRESS }, metadata: { now: new Date(), assets: DEFAULT_WITHDRAWAL_ASSETS } },
@@ -136,7 +138,7 @@ describe('withdrawal sender', () => {
 
   it('fails sends to addresses the simulator is told to fail, with a reason', async () => {
     await request('FAIL-1');
-    const sender = new WithdrawalSender(dataSource, executor, new SimulatedNetworkAdapter(dataSource, { ...settings, simulator: { ...settings.simulator, failAddressPattern: /^TR7NH/ } }), settings);
+    const sender = new WithdrawalSender(dataSource, ledger, new SimulatedNetworkAdapter(dataSource, { ...settings, simulator: { ...settings.simulator, failAddressPattern: /^TR7NH/ } }), settings);
     expect(await sender.sendDue()).toBe(1);
     expect(await findWithdrawal(dataSource.manager, MERCHANT, 'FAIL-1')).toMatchObject({ status: 'FAILED', transaction_hash: null, failure_reason: 'the simulated network rejected the transfer' });
   });

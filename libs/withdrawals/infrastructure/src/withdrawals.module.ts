@@ -4,8 +4,9 @@ import { HttpLedgerHolds } from '@mp/contracts-ledger';
 import { DatabaseHealthController } from '@mp/shared-data-access-postgres';
 import { MessagingSchema1700000000000, OUTBOX_RELAY_OPTIONS, OutboxRelayService, type OutboxRelaySettings } from '@mp/shared-messaging';
 import { InternalErrorFilter } from '@mp/shared-nest-http';
+import { WithdrawalCommandConsumer, WithdrawalsTopics } from './commands/withdrawal-command.consumer';
 import { WithdrawalCommandHandler } from './commands/withdrawal-command.handler';
-import { LEDGER_HOLDS, WithdrawalExecutor } from './commands/withdrawal.executor';
+import { LEDGER_HOLDS } from './commands/withdrawal.handling';
 import { InternalWithdrawalsController } from './http/internal-withdrawals.controller';
 import { WithdrawalsSchema1700000005000 } from './persistence/withdrawals-schema.migration';
 import { NETWORK_ADAPTER } from './sending/network-adapter.port';
@@ -22,14 +23,14 @@ export class WithdrawalsModule {
   static forRoot(settings: WithdrawalsSettings & { outbox: OutboxRelaySettings }): DynamicModule {
     return {
       module: WithdrawalsModule,
-      controllers: [InternalWithdrawalsController, DatabaseHealthController],
+      controllers: [WithdrawalCommandConsumer, InternalWithdrawalsController, DatabaseHealthController],
       providers: [
         { provide: WITHDRAWALS_SETTINGS, useValue: settings },
         { provide: OUTBOX_RELAY_OPTIONS, useValue: settings.outbox },
         { provide: LEDGER_HOLDS, useValue: new HttpLedgerHolds(settings.ledgerInternalUrl, settings.ledgerTimeoutMs) },
         { provide: NETWORK_ADAPTER, useClass: SimulatedNetworkAdapter },
         { provide: APP_FILTER, useClass: InternalErrorFilter },
-        WithdrawalExecutor,
+        WithdrawalsTopics,
         WithdrawalCommandHandler,
         WithdrawalSender,
         OutboxRelayService,

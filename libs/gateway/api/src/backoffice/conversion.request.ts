@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type { ConversionRequest } from '@mp/contracts-ledger';
-import { DomainError, type ErrorDetail } from '@mp/shared-util-errors';
-import { isKnownCurrency, parseAmountLiteral } from '@mp/shared-util-money';
-import { IsOptional, IsString, Matches, MaxLength, MinLength, validateSync } from 'class-validator';
-import { JsonNumberLiteral } from '../http/json-body';
+import { decimalAmountToMinor, IsDecimalAmount, IsKnownCurrency, IsPlainText, JsonNumberLiteral, MatchesPattern, RequestMessages, Trim } from '@mp/shared-util-validation';
+import { IsOptional } from 'class-validator';
 
 /**
  * An operator's conversion (decisions.md "Crypto assets and withdrawals"): `amount` of
@@ -11,63 +10,47 @@ import { JsonNumberLiteral } from '../http/json-body';
  * per unit of the source), less the platform's conversion fee. `conversion_id` makes it
  * idempotent; without one a new id is made (so a retry must pass the id it got back).
  */
+@RequestMessages({ invalid: 'The conversion is not valid' })
 export class ConversionBody {
+  @ApiPropertyOptional({ description: 'Makes a retry safe: the same id books once', pattern: '^[A-Za-z0-9._:-]{1,64}$' })
   @IsOptional()
-  @IsString()
-  @Matches(/^[A-Za-z0-9._:-]{1,64}$/, { message: 'must be 1 to 64 characters from A-Z a-z 0-9 . _ : -' })
+  @MatchesPattern(/^[A-Za-z0-9._:-]{1,64}$/, 'must be 1 to 64 characters from A-Z a-z 0-9 . _ : -')
   conversion_id?: string;
 
-  @IsString()
+  @ApiProperty({ example: 'RUB' })
+  @IsKnownCurrency('must be a supported currency')
   from_currency!: string;
 
-  @IsString()
+  @ApiProperty({ example: 'USDT' })
+  @IsKnownCurrency('must be a supported currency')
   to_currency!: string;
 
-  amount!: unknown;
+  @ApiProperty({ type: 'number', description: 'A JSON number of from_currency, read exactly', example: 10000 })
+  @IsDecimalAmount('from_currency')
+  amount!: JsonNumberLiteral;
 
-  @IsString()
-  @Matches(/^(0|[1-9][0-9]{0,11})(\.[0-9]{1,18})?$/, { message: 'must be a decimal string with at most 18 decimals, e.g. "0.0108"' })
+  @ApiProperty({ description: 'Units of to_currency per unit of from_currency, as a decimal string', example: '0.0108' })
+  @MatchesPattern(/^(0|[1-9][0-9]{0,11})(\.[0-9]{1,18})?$/, 'must be a decimal string with at most 18 decimals, e.g. "0.0108"')
   rate!: string;
 
-  @IsString()
-  @MinLength(3)
-  @MaxLength(1_000)
+  @ApiProperty({ description: 'Why, for the audit trail', minLength: 3, maxLength: 1000 })
+  @Trim()
+  @IsPlainText(1000)
+  @MatchesPattern(/^[^]{3,}$/, 'must explain the conversion')
   reason!: string;
 }
 
-const FIELDS = ['conversion_id', 'from_currency', 'to_currency', 'amount', 'rate', 'reason'];
-const REQUIRED = FIELDS.filter((field) => field !== 'conversion_id');
-
-export function toConversionRequest(body: Record<string, unknown>, operatorId: string): ConversionRequest {
-  const details: ErrorDetail[] = [];
-  for (const field of REQUIRED) if (body[field] === undefined || body[field] === null) details.push({ field, issue: 'is required' });
-  for (const field of Object.keys(body)) if (!FIELDS.includes(field)) details.push({ field, issue: 'is not a known field' });
-  const candidate = Object.assign(new ConversionBody(), body);
-  for (const error of validateSync(candidate, { forbidUnknownValues: false })) {
-    if (details.some((detail) => detail.field === error.property)) continue;
-    details.push({ field: error.property, issue: Object.values(error.constraints ?? {}).join('; ').replace(`${error.property} `, '') });
-  }
-  for (const field of ['from_currency', 'to_currency'] as const) {
-    if (typeof body[field] === 'string' && !isKnownCurrency(body[field])) details.push({ field, issue: 'must be a supported currency' });
-  }
-  let amountMinor: bigint | null = null;
-  const amount = body['amount'];
-  if (amount !== undefined && amount !== null) {
-    if (!(amount instanceof JsonNumberLiteral)) details.push({ field: 'amount', issue: 'must be a JSON number' });
-    else if (isKnownCurrency(candidate.from_currency)) {
-      const parsed = parseAmountLiteral(amount.literal, candidate.from_currency);
-      if (parsed.ok) amountMinor = parsed.amountMinor;
-      else details.push({ field: 'amount', issue: parsed.reason.replace(/_/g, ' ') });
-    }
-  }
-  if (details.length > 0 || amountMinor === null) throw new DomainError('VALIDATION_ERROR', 'The conversion is not valid', details);
+/** The validated body as the ledger's internal request. */
+export function toConversionRequest(body: ConversionBody, operatorId: string): ConversionRequest {
+  const amount = decimalAmountToMinor(body.amount, body.from_currency);
+  if (!amount.ok) throw new Error(`invariant: a validated amount converts (${amount.reason})`);
   return {
-    conversion_id: candidate.conversion_id ?? randomUUID(),
-    from_currency: candidate.from_currency,
-    to_currency: candidate.to_currency,
-    amount_minor: amountMinor.toString(),
-    rate: candidate.rate,
-    reason: candidate.reason.trim(),
+    conversion_id: body.conversion_id ?? randomUUID(),
+    from_currency: body.from_currency,
+    to_currency: body.to_currency,
+    amount_minor: amount.amountMinor.toString(),
+    rate: body.rate,
+    reason: body.reason,
     operator_id: operatorId,
   };
 }

@@ -1,34 +1,34 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type { ResolveWithdrawalData } from '@mp/contracts-withdrawals';
-import { DomainError, type ErrorDetail } from '@mp/shared-util-errors';
-import { IsIn, IsOptional, IsString, Matches, MaxLength, MinLength, validateSync } from 'class-validator';
+import { FieldRule, IsOneOf, IsPlainText, MatchesPattern, RequestMessages, Trim } from '@mp/shared-util-validation';
+
+/** The hash goes with a completion and only with it (one rule: IsOptional would skip the "required" case). */
+const IsHashOfOutcome = () =>
+  FieldRule('isHashOfOutcome', (value, args) => {
+    const outcome = (args.object as { outcome?: unknown }).outcome;
+    if (value === undefined) return outcome === 'completed' ? 'is required when the outcome is completed' : null;
+    if (outcome === 'failed') return 'must be left out when the outcome is failed';
+    return typeof value === 'string' && /^(0x)?[0-9A-Fa-f]{64}$/.test(value) ? null : 'must be a 64-digit hexadecimal transaction hash';
+  });
 
 /** An operator resolves a stuck withdrawal: `failed` returns the money, `completed` needs the hash found on the network. */
+@RequestMessages({ invalid: 'The resolution is not valid' })
 export class ResolveWithdrawalBody {
-  @IsIn(['completed', 'failed'])
+  @ApiProperty({ enum: ['completed', 'failed'] })
+  @IsOneOf(['completed', 'failed'])
   outcome!: 'completed' | 'failed';
 
-  @IsString()
-  @MinLength(3)
-  @MaxLength(1_000)
+  @ApiProperty({ description: 'Why, for the audit trail', minLength: 3, maxLength: 1000 })
+  @Trim()
+  @IsPlainText(1000)
+  @MatchesPattern(/^[^]{3,}$/, 'must explain the resolution')
   reason!: string;
 
-  @IsOptional()
-  @IsString()
-  @Matches(/^(0x)?[0-9A-Fa-f]{64}$/, { message: 'must be a 64-digit hexadecimal transaction hash' })
+  @ApiPropertyOptional({ description: 'The 64-digit hexadecimal hash found on the network; only with completed' })
+  @IsHashOfOutcome()
   transaction_hash?: string;
 }
 
-const FIELDS = ['outcome', 'reason', 'transaction_hash'];
-
-export function toResolveWithdrawalData(merchantId: string, orderId: string, operatorId: string, body: Record<string, unknown>): ResolveWithdrawalData {
-  const details: ErrorDetail[] = [];
-  for (const field of Object.keys(body)) if (!FIELDS.includes(field)) details.push({ field, issue: 'is not a known field' });
-  const candidate = Object.assign(new ResolveWithdrawalBody(), body);
-  for (const error of validateSync(candidate, { forbidUnknownValues: false })) {
-    details.push({ field: error.property, issue: Object.values(error.constraints ?? {}).join('; ').replace(`${error.property} `, '') });
-  }
-  if (candidate.outcome === 'completed' && candidate.transaction_hash === undefined) details.push({ field: 'transaction_hash', issue: 'is required when the outcome is completed' });
-  if (candidate.outcome === 'failed' && candidate.transaction_hash !== undefined) details.push({ field: 'transaction_hash', issue: 'must be left out when the outcome is failed' });
-  if (details.length > 0) throw new DomainError('VALIDATION_ERROR', 'The resolution is not valid', details);
-  return { merchantId, orderId, operatorId, outcome: candidate.outcome, reason: candidate.reason.trim(), ...(candidate.transaction_hash ? { transactionHash: candidate.transaction_hash } : {}) };
+export function toResolveWithdrawalData(merchantId: string, orderId: string, operatorId: string, body: ResolveWithdrawalBody): ResolveWithdrawalData {
+  return { merchantId, orderId, operatorId, outcome: body.outcome, reason: body.reason, ...(body.transaction_hash ? { transactionHash: body.transaction_hash } : {}) };
 }

@@ -1,17 +1,19 @@
-import { Controller, Get, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
 import { MerchantCredentialStore, type BackofficePrincipal } from '@mp/access-infrastructure';
-import { WITHDRAWAL_COMMAND_TYPES, withdrawalKey, type WithdrawalCommandReplyData } from '@mp/contracts-withdrawals';
+import { StuckWithdrawalsQueryDto, WITHDRAWAL_COMMAND_TYPES, withdrawalKey, type WithdrawalCommandReplyData } from '@mp/contracts-withdrawals';
+import { MerchantIdParam, OrderIdParam, OrderMerchantIdParam, RequestPipe } from '@mp/shared-nest-http';
 import { DomainError } from '@mp/shared-util-errors';
 import type { FastifyReply } from 'fastify';
 import type { GatewayRequest } from '../auth/merchant-signature.guard';
-import { parseJsonObjectBody } from '../http/json-body';
 import { LedgerReadClient } from '../merchant/ledger-read.client';
 import { PaymentCommandBus, WITHDRAWALS_COMMAND_ROUTE } from '../payments/payment-command.bus';
 import { WithdrawalsReadClient } from '../withdrawals/withdrawals-read.client';
 import { BackofficeGuard, CurrentPrincipal, Roles } from './backoffice.guard';
-import { toConversionRequest } from './conversion.request';
+import { ConversionBody, toConversionRequest } from './conversion.request';
 import { json } from './operator.controller';
-import { toResolveWithdrawalData } from './resolve-withdrawal.request';
+import { ResolveWithdrawalBody, toResolveWithdrawalData } from './resolve-withdrawal.request';
+
+const requestPipe = new RequestPipe();
 
 /** Operators' side of crypto: conversions into assets, stuck withdrawals and their resolution. */
 @Controller('backoffice/v1')
@@ -27,30 +29,35 @@ export class WithdrawalsOperatorController {
 
   /** 201 booked now, 200 the same conversion_id again (the original comes back); audited in the ledger. */
   @Post('merchants/:merchantId/conversions')
-  async convert(@CurrentPrincipal() operator: BackofficePrincipal, @Param('merchantId') merchantId: string, @Req() request: GatewayRequest, @Res() reply: FastifyReply): Promise<void> {
+  async convert(@CurrentPrincipal() operator: BackofficePrincipal, @Param('merchantId', MerchantIdParam) merchantId: string, @Body(requestPipe) body: ConversionBody, @Res() reply: FastifyReply): Promise<void> {
     await this.requireMerchant(merchantId);
-    const conversion = toConversionRequest(parseJsonObjectBody(request.body as Buffer | undefined), operator.credentialId);
+    const conversion = toConversionRequest(body, operator.credentialId);
     const result = await this.ledger.convert(merchantId, conversion);
     await json(reply, result.status, result.body);
   }
 
   /** Withdrawals PENDING for longer than `older_than_seconds` (default 900), oldest first. */
   @Get('withdrawals/stuck')
-  async stuck(@Query('older_than_seconds') olderThan: string | undefined, @Res() reply: FastifyReply): Promise<void> {
-    const seconds = olderThan === undefined ? 900 : Number(olderThan);
-    if (!Number.isInteger(seconds) || seconds < 0) throw new DomainError('VALIDATION_ERROR', 'The query is not valid', [{ field: 'older_than_seconds', issue: 'must be a whole number of seconds' }]);
-    await json(reply, 200, await this.withdrawals.listStuck(seconds));
+  async stuck(@Query(requestPipe) query: StuckWithdrawalsQueryDto, @Res() reply: FastifyReply): Promise<void> {
+    await json(reply, 200, await this.withdrawals.listStuck(query.older_than_seconds === undefined ? 900 : Number(query.older_than_seconds)));
   }
 
   @Get('withdrawals/:merchantId/:orderId')
-  async get(@Param('merchantId') merchantId: string, @Param('orderId') orderId: string, @Res() reply: FastifyReply): Promise<void> {
+  async get(@Param('merchantId', OrderMerchantIdParam) merchantId: string, @Param('orderId', OrderIdParam) orderId: string, @Res() reply: FastifyReply): Promise<void> {
     await json(reply, 200, await this.withdrawals.getWithdrawal(merchantId, orderId));
   }
 
   /** Resolves a stuck withdrawal through the same decider as the sender: only a PENDING one, once. */
   @Post('withdrawals/:merchantId/:orderId/resolve')
-  async resolve(@CurrentPrincipal() operator: BackofficePrincipal, @Param('merchantId') merchantId: string, @Param('orderId') orderId: string, @Req() request: GatewayRequest, @Res() reply: FastifyReply): Promise<void> {
-    const data = toResolveWithdrawalData(merchantId, orderId, operator.credentialId, parseJsonObjectBody(request.body as Buffer | undefined));
+  async resolve(
+    @CurrentPrincipal() operator: BackofficePrincipal,
+    @Param('merchantId', OrderMerchantIdParam) merchantId: string,
+    @Param('orderId', OrderIdParam) orderId: string,
+    @Body(requestPipe) body: ResolveWithdrawalBody,
+    @Req() request: GatewayRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const data = toResolveWithdrawalData(merchantId, orderId, operator.credentialId, body);
     const outcome = await this.commandBus.send<WithdrawalCommandReplyData>(WITHDRAWALS_COMMAND_ROUTE, WITHDRAWAL_COMMAND_TYPES.resolveWithdrawal, data, {
       key: withdrawalKey(merchantId, orderId),
       subject: `merchant:${merchantId}/withdrawal:${orderId}`,

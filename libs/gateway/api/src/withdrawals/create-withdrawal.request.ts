@@ -1,61 +1,52 @@
-import type { RequestWithdrawalData, WithdrawalAssetView } from '@mp/contracts-withdrawals';
-import { DomainError, type ErrorDetail } from '@mp/shared-util-errors';
-import { parseAmountLiteral } from '@mp/shared-util-money';
-import { IsString, Matches, MaxLength, validateSync } from 'class-validator';
-import { JsonNumberLiteral } from '../http/json-body';
-import { ORDER_ID_PATTERN } from '../payments/create-payment.request';
+import { ApiProperty } from '@nestjs/swagger';
+import { WITHDRAWAL_ASSET_BALANCES, type RequestWithdrawalData } from '@mp/contracts-withdrawals';
+import { decimalAmountToMinor, FieldRule, IsOneOf, IsOrderId, JsonNumberLiteral, ORDER_ID_PATTERN, RequestMessages } from '@mp/shared-util-validation';
+
+const ASSET_CODES = Object.keys(WITHDRAWAL_ASSET_BALANCES);
+const AMOUNT_ISSUES = {
+  not_a_number: 'must be a JSON number, e.g. 15.00',
+  not_positive: 'must be greater than 0',
+  too_many_decimals: 'has more decimals than the asset allows',
+  too_large: 'must be at most 1000000000000',
+} as const;
+
+/** A JSON number read exactly in the scale of the asset's balance currency; only the asset is reported when it is unknown. */
+const IsAssetAmount = () =>
+  FieldRule('isAssetAmount', (value, args) => {
+    if (!(value instanceof JsonNumberLiteral)) return AMOUNT_ISSUES.not_a_number;
+    const balanceAsset = WITHDRAWAL_ASSET_BALANCES[String((args.object as { currency?: unknown }).currency)];
+    if (balanceAsset === undefined) return null;
+    const parsed = decimalAmountToMinor(value, balanceAsset);
+    return parsed.ok ? null : AMOUNT_ISSUES[parsed.reason];
+  });
 
 /**
- * Spec 2.3: the body of endpoint 11. Form only: the withdrawals service checks the address
- * against the asset's network (400 INVALID_ADDRESS) and the amount against the minimum.
- * Kept as its own DTO class so it can move to the shared validation pipe unchanged.
+ * Spec 2.3: the body of endpoint 11, checked by the shared request pipe: every bad or unknown
+ * field at once. The withdrawals service then checks the address against the asset's network
+ * (400 INVALID_ADDRESS) and the amount against the asset's minimum.
  */
+@RequestMessages({ invalid: 'The request is not valid' })
 export class CreateWithdrawalBody {
-  @IsString()
-  @Matches(ORDER_ID_PATTERN, { message: 'must be 1 to 64 characters from A-Z a-z 0-9 . _ - : /' })
+  @ApiProperty({ description: 'Your id of the withdrawal: 1 to 64 characters from A-Z a-z 0-9 . _ - : /', pattern: ORDER_ID_PATTERN.source, example: 'W-1001' })
+  @IsOrderId()
   order_id!: string;
 
-  amount!: unknown;
+  @ApiProperty({ type: 'number', description: "A JSON number, read exactly; at most the balance asset's decimals, greater than 0", example: 15 })
+  @IsAssetAmount()
+  amount!: JsonNumberLiteral;
 
-  @IsString()
-  @Matches(/^[A-Z0-9-]{2,20}$/, { message: 'must be an asset code from GET /v2/merchant/methods (direction "withdrawal"), e.g. USDT-TRC20' })
+  @ApiProperty({ description: 'An asset code of GET /v2/merchant/methods (direction "withdrawal")', enum: ASSET_CODES, example: 'USDT-TRC20' })
+  @IsOneOf(ASSET_CODES, `must be an asset code from GET /v2/merchant/methods (direction "withdrawal"): ${ASSET_CODES.join(', ')}`)
   currency!: string;
 
-  @IsString()
-  @MaxLength(128)
+  @ApiProperty({ description: "A wallet address on the asset's network", maxLength: 128, example: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' })
+  @FieldRule('isAddressText', (value) => (typeof value === 'string' && value.length <= 128 ? null : 'must be a string of at most 128 characters'))
   address!: string;
 }
 
-const FIELDS = ['order_id', 'amount', 'currency', 'address'] as const;
-
-/** Checks endpoint 11's body and converts the amount to minor units of the asset's balance currency; every problem at once. */
-export function toRequestWithdrawalData(merchantId: string, body: Record<string, unknown>, assets: readonly WithdrawalAssetView[]): RequestWithdrawalData {
-  const details: ErrorDetail[] = [];
-  for (const field of FIELDS) if (body[field] === undefined || body[field] === null) details.push({ field, issue: 'is required' });
-  for (const field of Object.keys(body)) if (!(FIELDS as readonly string[]).includes(field)) details.push({ field, issue: 'is not a known field' });
-
-  const candidate = Object.assign(new CreateWithdrawalBody(), body);
-  for (const error of validateSync(candidate, { forbidUnknownValues: false })) {
-    if (details.some((detail) => detail.field === error.property)) continue;
-    details.push({ field: error.property, issue: Object.values(error.constraints ?? {}).join('; ').replace(`${error.property} `, '') });
-  }
-
-  const asset = typeof body['currency'] === 'string' ? assets.find((entry) => entry.code === body['currency']) : undefined;
-  if (typeof body['currency'] === 'string' && !asset && !details.some((detail) => detail.field === 'currency')) {
-    details.push({ field: 'currency', issue: `must be one of ${assets.map((entry) => entry.code).join(', ')}` });
-  }
-
-  let amountMinor: bigint | null = null;
-  const amount = body['amount'];
-  if (amount !== undefined && amount !== null) {
-    if (!(amount instanceof JsonNumberLiteral)) details.push({ field: 'amount', issue: 'must be a JSON number, e.g. 15.00' });
-    else if (asset) {
-      const parsed = parseAmountLiteral(amount.literal, asset.balance_asset);
-      if (parsed.ok) amountMinor = parsed.amountMinor;
-      else details.push({ field: 'amount', issue: parsed.reason === 'too_many_decimals' ? 'has more decimals than the asset allows' : parsed.reason.replace(/_/g, ' ') });
-    }
-  }
-
-  if (details.length > 0 || amountMinor === null) throw new DomainError('VALIDATION_ERROR', 'The request is not valid', details);
-  return { merchantId, orderId: candidate.order_id, amountMinor: amountMinor.toString(), currency: candidate.currency, address: candidate.address };
+/** Endpoint 11's validated body as the command data, the amount in minor units of the balance asset. */
+export function toRequestWithdrawalData(merchantId: string, body: CreateWithdrawalBody): RequestWithdrawalData {
+  const amount = decimalAmountToMinor(body.amount, WITHDRAWAL_ASSET_BALANCES[body.currency]);
+  if (!amount.ok) throw new Error(`invariant: a validated amount converts (${amount.reason})`);
+  return { merchantId, orderId: body.order_id, amountMinor: amount.amountMinor.toString(), currency: body.currency, address: body.address };
 }

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { StuckWithdrawalsView, WithdrawalAssetView, WithdrawalListPage, WithdrawalView } from '@mp/contracts-withdrawals';
+import type { StuckWithdrawalsView, WithdrawalAssetView, WithdrawalListPage, WithdrawalStatusView, WithdrawalView } from '@mp/contracts-withdrawals';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
 import { InternalClient } from '../http/internal-client';
 import { toQueryString, type ListFilters } from '../payments/list-filters.request';
@@ -22,7 +22,7 @@ export class WithdrawalsReadClient {
     return this.client.request('GET', `/internal/merchants/${segment(merchantId)}/withdrawals/${segment(orderId)}`);
   }
 
-  listWithdrawals(merchantId: string, filters: ListFilters): Promise<WithdrawalListPage> {
+  listWithdrawals(merchantId: string, filters: Omit<ListFilters, 'status'> & { status?: WithdrawalStatusView }): Promise<WithdrawalListPage> {
     return this.client.request('GET', `/internal/merchants/${segment(merchantId)}/withdrawals${toQueryString(filters)}`);
   }
 

@@ -1,14 +1,33 @@
-import { Controller, Get, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
-import { WITHDRAWAL_COMMAND_TYPES, WITHDRAWAL_STATUSES, withdrawalKey, type WithdrawalCommandReplyData, type WithdrawalView } from '@mp/contracts-withdrawals';
+import { Body, Controller, Get, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { WITHDRAWAL_COMMAND_TYPES, WITHDRAWAL_STATUSES, WithdrawalListFilterFieldsDto, withdrawalKey, type WithdrawalCommandReplyData, type WithdrawalStatusView, type WithdrawalView } from '@mp/contracts-withdrawals';
+import { PathIdPipe, RequestPipe } from '@mp/shared-nest-http';
 import { DomainError } from '@mp/shared-util-errors';
+import { IsWholeNumberBetween, JsonNumberLiteral, ORDER_ID_PATTERN, RequestMessages } from '@mp/shared-util-validation';
+import { IsOptional } from 'class-validator';
 import type { FastifyReply } from 'fastify';
 import { CurrentMerchant, MerchantSignatureGuard, type AuthenticatedMerchant, type GatewayRequest } from '../auth/merchant-signature.guard';
-import { parseJsonObjectBody, stringifyResponse } from '../http/json-body';
-import { ORDER_ID_PATTERN } from '../payments/create-payment.request';
+import { stringifyResponse } from '../http/json-body';
 import { toListFilters } from '../payments/list-filters.request';
 import { PaymentCommandBus, WITHDRAWALS_COMMAND_ROUTE } from '../payments/payment-command.bus';
-import { toRequestWithdrawalData } from './create-withdrawal.request';
+import { CreateWithdrawalBody, toRequestWithdrawalData } from './create-withdrawal.request';
 import { WithdrawalsReadClient } from './withdrawals-read.client';
+
+const bodyPipe = new RequestPipe();
+/** An id that cannot be an order id names no withdrawal: the same 404 as a missing one. */
+const WithdrawalIdParam = new PathIdPipe(ORDER_ID_PATTERN, 'WITHDRAWAL_NOT_FOUND', (id) => `No withdrawal ${id}`);
+
+/** Endpoint 12's body (a signed JSON body): the list filters, unknown names refused. */
+@RequestMessages({ invalid: 'The list filters are not valid', unknownField: 'is not a filter; use status, created_from, created_to, limit, cursor' })
+class WithdrawalListBody extends WithdrawalListFilterFieldsDto {
+  @ApiPropertyOptional({ enum: WITHDRAWAL_STATUSES })
+  override status?: WithdrawalStatusView;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: 50 })
+  @IsOptional()
+  @IsWholeNumberBetween(1, 100, 'json')
+  limit?: JsonNumberLiteral;
+}
 
 /**
  * Spec endpoints 11 to 13. The create goes to the withdrawals service as a command (it freezes
@@ -25,9 +44,8 @@ export class WithdrawalsController {
 
   /** Endpoint 11: 201 PENDING, the same answer for every retry with the same order_id and request. */
   @Post()
-  async create(@CurrentMerchant() merchant: AuthenticatedMerchant, @Req() request: GatewayRequest, @Res() reply: FastifyReply): Promise<void> {
-    const body = parseJsonObjectBody(request.body as Buffer | undefined);
-    const data = toRequestWithdrawalData(merchant.merchantId, body, await this.reads.getAssets());
+  async create(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body(bodyPipe) body: CreateWithdrawalBody, @Req() request: GatewayRequest, @Res() reply: FastifyReply): Promise<void> {
+    const data = toRequestWithdrawalData(merchant.merchantId, body);
     const outcome = await this.commandBus.send<WithdrawalCommandReplyData>(WITHDRAWALS_COMMAND_ROUTE, WITHDRAWAL_COMMAND_TYPES.requestWithdrawal, data, {
       key: withdrawalKey(data.merchantId, data.orderId),
       subject: `merchant:${data.merchantId}/withdrawal:${data.orderId}`,
@@ -39,15 +57,13 @@ export class WithdrawalsController {
 
   /** Endpoint 12: filters status, created_from, created_to, limit, cursor; newest first. */
   @Post('list')
-  async list(@CurrentMerchant() merchant: AuthenticatedMerchant, @Req() request: GatewayRequest, @Res() reply: FastifyReply): Promise<void> {
-    const filters = toListFilters(parseJsonObjectBody(request.body as Buffer | undefined), WITHDRAWAL_STATUSES);
-    await send(reply, 200, await this.reads.listWithdrawals(merchant.merchantId, filters));
+  async list(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body(bodyPipe) filters: WithdrawalListBody, @Res() reply: FastifyReply): Promise<void> {
+    await send(reply, 200, await this.reads.listWithdrawals(merchant.merchantId, toListFilters(filters)));
   }
 
   /** Endpoint 13: only the caller's withdrawals; another merchant's is 404 WITHDRAWAL_NOT_FOUND. */
   @Get(':orderId')
-  async state(@CurrentMerchant() merchant: AuthenticatedMerchant, @Param('orderId') orderId: string, @Res() reply: FastifyReply): Promise<void> {
-    if (!ORDER_ID_PATTERN.test(orderId)) throw new DomainError('WITHDRAWAL_NOT_FOUND', `No withdrawal ${orderId}`);
+  async state(@CurrentMerchant() merchant: AuthenticatedMerchant, @Param('orderId', WithdrawalIdParam) orderId: string, @Res() reply: FastifyReply): Promise<void> {
     const withdrawal: WithdrawalView = await this.reads.getWithdrawal(merchant.merchantId, orderId);
     await send(reply, 200, withdrawal);
   }

@@ -1,49 +1,30 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Controller } from '@nestjs/common';
+import { Payload } from '@nestjs/microservices';
 import { WITHDRAWAL_EXTERNAL_EVENT_SCHEMA_VERSION, WITHDRAWAL_EXTERNAL_EVENT_TYPES, WITHDRAWALS_TOPICS, withdrawalHoldId, type WithdrawalExternalEventData } from '@mp/contracts-withdrawals';
 import type { LedgerCommand } from '@mp/ledger-domain';
-import { claimInboxMessage, MESSAGE_BROKER, PoisonMessageError, type MessageBroker, type MessageEnvelope, type Subscription } from '@mp/shared-messaging';
+import { claimInboxMessage, ConsumeTopic, PoisonMessageError, type MessageEnvelope, type ReceivedMessage } from '@mp/shared-messaging';
 import { DomainError } from '@mp/shared-util-errors';
 import { isKnownCurrency } from '@mp/shared-util-money';
 import { DataSource } from 'typeorm';
 import { markHoldAttached } from '../holds/hold-attachment';
-import { LEDGER_SETTINGS, type LedgerSettings } from '../ledger-settings';
-import { LedgerExecutor } from './ledger.executor';
+import { handleLedgerCommand } from './ledger.handling';
 
-export const LEDGER_WITHDRAWAL_EVENTS_GROUP = 'ledger.withdrawal-events';
 export const LEDGER_WITHDRAWAL_EVENTS_INBOX = 'ledger.withdrawal-events';
 
 /**
  * Applies withdrawals' external events to the ledger, like payment events: the withdrawal's
  * creation attaches its hold (the orphan sweep leaves it be), completion posts the hold (amount
  * and network fee leave), failure voids it (the money is available again). Inbox + the
- * decider's once-only hold resolution make redeliveries harmless.
+ * decider's once-only hold resolution make redeliveries harmless. Served by the ledger's one
+ * consumer group (LEDGER_CONSUMERS), which the app connects.
  */
-@Injectable()
-export class WithdrawalEventsConsumer implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger(WithdrawalEventsConsumer.name);
-  private subscription: Subscription | null = null;
+@Controller()
+export class WithdrawalEventsConsumer {
+  constructor(private readonly dataSource: DataSource) {}
 
-  constructor(
-    @Inject(MESSAGE_BROKER) private readonly broker: MessageBroker,
-    @Inject(LEDGER_SETTINGS) private readonly settings: LedgerSettings,
-    private readonly dataSource: DataSource,
-    private readonly executor: LedgerExecutor,
-  ) {}
-
-  async onApplicationBootstrap(): Promise<void> {
-    await this.broker.ensureTopics([{ topic: WITHDRAWALS_TOPICS.events, partitions: this.settings.commandPartitions }]);
-    this.subscription = await this.broker.subscribe({
-      groupId: LEDGER_WITHDRAWAL_EVENTS_GROUP,
-      topics: [WITHDRAWALS_TOPICS.events],
-      startFrom: 'earliest',
-      handler: (message) => this.handle(message.envelope),
-    });
-    await this.subscription.ready;
-    this.logger.log(`consuming ${WITHDRAWALS_TOPICS.events}`);
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.subscription?.stop();
+  @ConsumeTopic(WITHDRAWALS_TOPICS.events)
+  consume(@Payload() message: ReceivedMessage): Promise<void> {
+    return this.handle(message.envelope);
   }
 
   async handle(envelope: MessageEnvelope): Promise<void> {
@@ -57,7 +38,7 @@ export class WithdrawalEventsConsumer implements OnApplicationBootstrap, OnAppli
     await this.dataSource.transaction(async (manager) => {
       if (!(await claimInboxMessage(manager, LEDGER_WITHDRAWAL_EVENTS_INBOX, envelope.id))) return;
       try {
-        await this.executor.execute(manager, mapped.merchantId, mapped.currency, command, { id: envelope.id, correlationId: envelope.correlationId });
+        await handleLedgerCommand({ manager }, mapped.merchantId, mapped.currency, command, { id: envelope.id, correlationId: envelope.correlationId });
       } catch (error) {
         if (error instanceof DomainError) throw new PoisonMessageError(`${envelope.type} ${envelope.id} refused by the ledger: ${error.code} ${error.message}`);
         throw error;

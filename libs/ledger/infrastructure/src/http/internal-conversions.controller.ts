@@ -4,12 +4,15 @@ import { quoteConversion, type ConversionTerms } from '@mp/ledger-domain';
 import { formatAmountMinor } from '@mp/shared-util-money';
 import type { FastifyReply } from 'fastify';
 import { DataSource } from 'typeorm';
-import { LedgerExecutor } from '../commands/ledger.executor';
+import { RequestPipe } from '@mp/shared-nest-http';
+import { handleLedgerCommand } from '../commands/ledger.handling';
 import { LEDGER_SETTINGS, type LedgerSettings } from '../ledger-settings';
 import { findConversion, type ConversionRow } from '../persistence/conversion.projection';
 import { lockLedger } from '../persistence/ledger.projection';
 import { requestCausation } from './causation';
-import { parseConversionRequest } from './ledger-requests';
+import { ConversionRequestDto, LedgerMerchantIdParam } from './ledger-requests';
+
+const bodyPipe = new RequestPipe();
 
 /**
  * Operators' conversions from one settlement currency into another (decisions.md "Crypto
@@ -22,18 +25,25 @@ import { parseConversionRequest } from './ledger-requests';
 export class InternalConversionsController {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly executor: LedgerExecutor,
     @Inject(LEDGER_SETTINGS) private readonly settings: LedgerSettings,
   ) {}
 
   @Post()
   async convert(
-    @Param('merchantId') merchantId: string,
-    @Body() body: unknown,
+    @Param('merchantId', LedgerMerchantIdParam) merchantId: string,
+    @Body(bodyPipe) body: ConversionRequestDto,
     @Headers() headers: Record<string, string | undefined>,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<ConversionView> {
-    const request = parseConversionRequest(body);
+    const request = {
+      conversionId: body.conversion_id,
+      fromCurrency: body.from_currency,
+      toCurrency: body.to_currency,
+      amountMinor: BigInt(body.amount_minor),
+      rate: body.rate,
+      reason: body.reason,
+      operatorId: body.operator_id,
+    };
     const { booked, row } = await this.dataSource.transaction(async (manager) => {
       const earlier = await findConversion(manager, merchantId, request.conversionId);
       // A repeat is answered from the trail, whatever the platform fee is today; the legs' own
@@ -45,8 +55,8 @@ export class InternalConversionsController {
       for (const currency of [request.fromCurrency, request.toCurrency].sort()) await lockLedger(manager, merchantId, currency);
       const causation = requestCausation(headers);
       const metadata = { now: new Date() };
-      const debit = await this.executor.execute(manager, merchantId, request.fromCurrency, { type: 'DebitConversion', data: terms, metadata }, causation);
-      const credit = await this.executor.execute(manager, merchantId, request.toCurrency, { type: 'CreditConversion', data: terms, metadata }, causation);
+      const debit = await handleLedgerCommand({ manager }, merchantId, request.fromCurrency, { type: 'DebitConversion', data: terms, metadata }, causation);
+      const credit = await handleLedgerCommand({ manager }, merchantId, request.toCurrency, { type: 'CreditConversion', data: terms, metadata }, causation);
       return { booked: debit.events.length + credit.events.length > 0, row: await findConversion(manager, merchantId, request.conversionId) };
     });
     if (!row) throw new Error(`conversion ${request.conversionId} missing after it was booked`);

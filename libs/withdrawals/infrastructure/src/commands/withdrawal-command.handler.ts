@@ -1,84 +1,55 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { COMMAND_REPLY_TYPE, GATEWAY_REPLIES_TOPIC } from '@mp/contracts-payments';
-import {
-  WITHDRAWAL_COMMAND_SCHEMA_VERSION,
-  WITHDRAWAL_COMMAND_TYPES,
-  WITHDRAWALS_TOPICS,
-  type WithdrawalCommandDataByType,
-  type WithdrawalCommandReplyData,
-  type WithdrawalCommandType,
-} from '@mp/contracts-withdrawals';
-import { claimInboxMessage, createEnvelope, enqueueOutbox, MESSAGE_BROKER, PoisonMessageError, StreamVersionConflictError, type MessageBroker, type MessageEnvelope, type Subscription } from '@mp/shared-messaging';
+import { Inject, Injectable } from '@nestjs/common';
+import { COMMAND_REPLY_TYPE } from '@mp/contracts-payments';
+import { WITHDRAWAL_COMMAND_SCHEMA_VERSION, WITHDRAWAL_COMMAND_TYPES, type WithdrawalCommandDataByType, type WithdrawalCommandReplyData, type WithdrawalCommandType } from '@mp/contracts-withdrawals';
+import type { LedgerHolds } from '@mp/contracts-ledger';
+import { DEFAULT_CONFLICT_RETRY_POLICY, retryOnConflict } from '@mp/shared-command-handling';
+import { claimInboxMessage, createEnvelope, enqueueOutbox, PoisonMessageError, type MessageEnvelope } from '@mp/shared-messaging';
+import { RequestPipe } from '@mp/shared-nest-http';
 import { DomainError } from '@mp/shared-util-errors';
 import type { WithdrawalCommand } from '@mp/withdrawals-domain';
 import { DataSource, type EntityManager } from 'typeorm';
 import { withdrawalToView } from '../persistence/withdrawal.projection';
 import { WITHDRAWALS_SETTINGS, type WithdrawalsSettings } from '../withdrawals-settings';
-import { WithdrawalExecutor } from './withdrawal.executor';
+import { WITHDRAWAL_COMMAND_PAYLOADS } from './withdrawal-command.payloads';
+import { handleWithdrawalCommand, LEDGER_HOLDS } from './withdrawal.handling';
 
-/** Every withdrawals replica joins one group, so each command is handled by one replica at a time. */
-export const WITHDRAWALS_COMMANDS_GROUP = 'withdrawals.commands-handler';
 const INBOX_CONSUMER = 'withdrawals.commands';
-// A version conflict means another writer (the sender, an operator, a duplicate) appended to
-// the same withdrawal first; re-reading and deciding again resolves it.
-const APPEND_ATTEMPTS_MAX = 3;
+
+interface Resolved {
+  merchantId: string;
+  orderId: string;
+  command: WithdrawalCommand;
+}
 
 /**
  * Handles `withdrawals.commands` like payments handles its commands: one transaction claims
- * the command in the inbox, runs it (placing the hold first for a new withdrawal) and writes
- * the events and the reply to the outbox; all of it commits or none of it does.
+ * the command in the inbox, runs it on the shared command core (placing the hold first for a
+ * new withdrawal) and writes the events and the reply to the outbox; all of it commits or none
+ * of it does.
  */
 @Injectable()
-export class WithdrawalCommandHandler implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger(WithdrawalCommandHandler.name);
-  private subscription: Subscription | null = null;
-
+export class WithdrawalCommandHandler {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly executor: WithdrawalExecutor,
-    @Inject(MESSAGE_BROKER) private readonly broker: MessageBroker,
+    @Inject(LEDGER_HOLDS) private readonly ledger: LedgerHolds,
     @Inject(WITHDRAWALS_SETTINGS) private readonly settings: WithdrawalsSettings,
   ) {}
 
-  async onApplicationBootstrap(): Promise<void> {
-    await this.broker.ensureTopics([
-      { topic: WITHDRAWALS_TOPICS.commands, partitions: this.settings.commandPartitions },
-      { topic: WITHDRAWALS_TOPICS.events, partitions: this.settings.commandPartitions },
-      { topic: GATEWAY_REPLIES_TOPIC, partitions: 1 },
-    ]);
-    this.subscription = await this.broker.subscribe({
-      groupId: WITHDRAWALS_COMMANDS_GROUP,
-      topics: [WITHDRAWALS_TOPICS.commands],
-      startFrom: 'earliest',
-      handler: (message) => this.handle(message.envelope),
-    });
-    await this.subscription.ready;
-    this.logger.log(`consuming ${WITHDRAWALS_TOPICS.commands}`);
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.subscription?.stop();
-  }
-
   async handle(envelope: MessageEnvelope): Promise<void> {
     if (envelope.schemaVersion !== WITHDRAWAL_COMMAND_SCHEMA_VERSION) throw new PoisonMessageError(`unsupported schema version ${envelope.schemaVersion} of ${envelope.type}`);
+    if (!Object.values(WITHDRAWAL_COMMAND_TYPES).includes(envelope.type as WithdrawalCommandType)) throw new PoisonMessageError(`unknown command type ${envelope.type}`);
+    await assertValidPayload(envelope);
     const resolved = this.resolve(envelope);
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        await this.dataSource.transaction((manager) => this.handleInTransaction(manager, envelope, resolved));
-        return;
-      } catch (error) {
-        if (error instanceof StreamVersionConflictError && attempt < APPEND_ATTEMPTS_MAX) continue;
-        throw error;
-      }
-    }
+    // A version conflict (the sender or an operator appended to the withdrawal first) runs the
+    // whole transaction again, re-reading the withdrawal.
+    await retryOnConflict(DEFAULT_CONFLICT_RETRY_POLICY, () => this.dataSource.transaction((manager) => this.handleInTransaction(manager, envelope, resolved)));
   }
 
   private async handleInTransaction(manager: EntityManager, envelope: MessageEnvelope, resolved: Resolved): Promise<void> {
     if (!(await claimInboxMessage(manager, INBOX_CONSUMER, envelope.id))) return;
     let reply: WithdrawalCommandReplyData;
     try {
-      const result = await this.executor.execute(manager, resolved.merchantId, resolved.orderId, resolved.command, { id: envelope.id, correlationId: envelope.correlationId });
+      const result = await handleWithdrawalCommand(this.ledger, { manager }, resolved.merchantId, resolved.orderId, resolved.command, { id: envelope.id, correlationId: envelope.correlationId });
       reply = { outcome: 'accepted', withdrawal: withdrawalToView(result.withdrawal) };
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
@@ -94,42 +65,39 @@ export class WithdrawalCommandHandler implements OnApplicationBootstrap, OnAppli
     ]);
   }
 
-  /** Turns a wire command into the domain command; a malformed payload is poison, not a rejection. */
+  /** Turns a validated wire command into the domain command. */
   private resolve(envelope: MessageEnvelope): Resolved {
     const now = new Date();
     const type = envelope.type as WithdrawalCommandType;
-    const data = envelope.data as Record<string, unknown> | null;
-    const text = (field: string) => {
-      const value = data?.[field];
-      if (typeof value !== 'string' || value === '') throw new PoisonMessageError(`malformed ${envelope.type} payload: ${field}`);
-      return value;
-    };
     switch (type) {
-      case WITHDRAWAL_COMMAND_TYPES.requestWithdrawal: {
-        const amount = text('amountMinor');
-        if (!/^[1-9]\d*$/.test(amount)) throw new PoisonMessageError(`malformed ${envelope.type} payload: amountMinor`);
-        const request = { merchantId: text('merchantId'), orderId: text('orderId'), currency: text('currency'), address: text('address'), amountMinor: BigInt(amount) };
-        return { merchantId: request.merchantId, orderId: request.orderId, command: { type: 'RequestWithdrawal', data: request, metadata: { now, assets: this.settings.assets } } };
+      case 'RequestWithdrawal': {
+        const data = envelope.data as WithdrawalCommandDataByType['RequestWithdrawal'];
+        const request = { ...data, amountMinor: BigInt(data.amountMinor) };
+        return { merchantId: data.merchantId, orderId: data.orderId, command: { type, data: request, metadata: { now, assets: this.settings.assets } } };
       }
-      case WITHDRAWAL_COMMAND_TYPES.resolveWithdrawal: {
-        const resolution = data as unknown as WithdrawalCommandDataByType['ResolveWithdrawal'];
-        const merchantId = text('merchantId');
-        const orderId = text('orderId');
-        const reason = `${text('reason')} (resolved by operator ${text('operatorId')})`;
-        if (resolution.outcome === 'completed') {
-          return { merchantId, orderId, command: { type: 'CompleteWithdrawal', data: { transactionHash: text('transactionHash'), resolvedBy: 'operator', reason }, metadata: { now } } };
-        }
-        if (resolution.outcome === 'failed') return { merchantId, orderId, command: { type: 'FailWithdrawal', data: { reason, resolvedBy: 'operator' }, metadata: { now } } };
-        throw new PoisonMessageError(`malformed ${envelope.type} payload: outcome`);
+      case 'ResolveWithdrawal': {
+        const { merchantId, orderId, operatorId, outcome, transactionHash, reason: given } = envelope.data as WithdrawalCommandDataByType['ResolveWithdrawal'];
+        const reason = `${given} (resolved by operator ${operatorId})`;
+        if (outcome === 'failed') return { merchantId, orderId, command: { type: 'FailWithdrawal', data: { reason, resolvedBy: 'operator' }, metadata: { now } } };
+        if (transactionHash === undefined) throw new PoisonMessageError(`malformed ${envelope.type} payload: a completed resolution needs transactionHash`);
+        return { merchantId, orderId, command: { type: 'CompleteWithdrawal', data: { transactionHash, resolvedBy: 'operator', reason }, metadata: { now } } };
       }
-      default:
-        throw new PoisonMessageError(`unknown command type ${String(type)}`);
+      default: {
+        const unknownType: never = type;
+        throw new PoisonMessageError(`unknown command type ${String(unknownType)}`);
+      }
     }
   }
 }
 
-interface Resolved {
-  merchantId: string;
-  orderId: string;
-  command: WithdrawalCommand;
+const payloadPipe = new RequestPipe();
+
+/** A payload that fails its request class can never succeed: it is poison, not a business rejection. */
+async function assertValidPayload(envelope: MessageEnvelope): Promise<void> {
+  try {
+    await payloadPipe.validateAs(WITHDRAWAL_COMMAND_PAYLOADS[envelope.type as WithdrawalCommandType], envelope.data);
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error;
+    throw new PoisonMessageError(`malformed ${envelope.type} payload: ${error.details.map((detail) => `${detail.field} ${detail.issue}`).join('; ')}`);
+  }
 }

@@ -1,10 +1,17 @@
 import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
-import { WITHDRAWAL_STATUSES, type StuckWithdrawalsView, type WithdrawalAssetsView, type WithdrawalListPage, type WithdrawalStatusView, type WithdrawalView } from '@mp/contracts-withdrawals';
-import { DomainError, type ErrorDetail } from '@mp/shared-util-errors';
+import { StuckWithdrawalsQueryDto, WithdrawalListQueryDto, type StuckWithdrawalsView, type WithdrawalAssetsView, type WithdrawalListPage, type WithdrawalView } from '@mp/contracts-withdrawals';
+import { MerchantIdParam, PathIdPipe, RequestPipe } from '@mp/shared-nest-http';
+import { DomainError } from '@mp/shared-util-errors';
+import { MERCHANT_ID_PATTERN, ORDER_ID_PATTERN } from '@mp/shared-util-validation';
 import { formatAmountMinor } from '@mp/shared-util-money';
 import { DataSource } from 'typeorm';
 import { findWithdrawal, rowToBackofficeView, rowToView, WITHDRAWAL_COLUMNS, type WithdrawalRow } from '../persistence/withdrawal.projection';
 import { WITHDRAWALS_SETTINGS, type WithdrawalsSettings } from '../withdrawals-settings';
+
+const queryPipe = new RequestPipe();
+/** Ids that cannot name a withdrawal are answered like a missing one, without a query. */
+const WithdrawalMerchantIdParam = new PathIdPipe(MERCHANT_ID_PATTERN, 'WITHDRAWAL_NOT_FOUND', (id) => `No withdrawal of merchant ${id}`);
+const WithdrawalOrderIdParam = new PathIdPipe(ORDER_ID_PATTERN, 'WITHDRAWAL_NOT_FOUND', (id) => `No withdrawal ${id}`);
 
 /**
  * Reads for the gateway, from the projection. Internal only: the gateway authenticated the
@@ -19,7 +26,7 @@ export class InternalWithdrawalsController {
 
   /** Another merchant's withdrawal is not found, exactly like a missing one. */
   @Get('merchants/:merchantId/withdrawals/:orderId')
-  async getWithdrawal(@Param('merchantId') merchantId: string, @Param('orderId') orderId: string): Promise<WithdrawalView> {
+  async getWithdrawal(@Param('merchantId', WithdrawalMerchantIdParam) merchantId: string, @Param('orderId', WithdrawalOrderIdParam) orderId: string): Promise<WithdrawalView> {
     const row = await findWithdrawal(this.dataSource.manager, merchantId, orderId);
     if (!row) throw new DomainError('WITHDRAWAL_NOT_FOUND', `No withdrawal ${orderId}`);
     return rowToView(row);
@@ -27,32 +34,22 @@ export class InternalWithdrawalsController {
 
   /** Endpoint 12: newest first, cursor pages over the creation position (no gaps, no repeats). */
   @Get('merchants/:merchantId/withdrawals')
-  async list(@Param('merchantId') merchantId: string, @Query() query: Record<string, string>): Promise<WithdrawalListPage> {
-    const details: ErrorDetail[] = [];
+  async list(@Param('merchantId', MerchantIdParam) merchantId: string, @Query(queryPipe) query: WithdrawalListQueryDto): Promise<WithdrawalListPage> {
     const conditions = ['merchant_id = $1'];
     const values: unknown[] = [merchantId];
     const add = (sql: string, value: unknown) => {
       values.push(value);
       conditions.push(sql.replace('?', `$${values.length}`));
     };
-    if (query['status'] !== undefined) {
-      if (!WITHDRAWAL_STATUSES.includes(query['status'] as WithdrawalStatusView)) details.push({ field: 'status', issue: `must be one of ${WITHDRAWAL_STATUSES.join(', ')}` });
-      else add('status = ?', query['status']);
+    if (query.status !== undefined) add('status = ?', query.status);
+    if (query.created_from !== undefined) add('created_at >= ?', new Date(query.created_from));
+    if (query.created_to !== undefined) add('created_at <= ?', new Date(query.created_to));
+    const limit = query.limit === undefined ? 50 : Number(query.limit);
+    if (query.cursor !== undefined) {
+      const position = decodeCursor(query.cursor);
+      if (position === null) throw new DomainError('VALIDATION_ERROR', 'The list filters are not valid', [{ field: 'cursor', issue: 'is not a cursor this API returned' }]);
+      add('list_position < ?', position);
     }
-    for (const [field, sql] of [['created_from', 'created_at >= ?'], ['created_to', 'created_at <= ?']] as const) {
-      if (query[field] === undefined) continue;
-      const time = new Date(query[field]);
-      if (Number.isNaN(time.getTime())) details.push({ field, issue: 'must be an ISO 8601 date-time' });
-      else add(sql, time);
-    }
-    const limit = query['limit'] === undefined ? 50 : Number(query['limit']);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 100) details.push({ field: 'limit', issue: 'must be a whole number from 1 to 100' });
-    if (query['cursor'] !== undefined) {
-      const position = decodeCursor(query['cursor']);
-      if (position === null) details.push({ field: 'cursor', issue: 'is not a cursor this API returned' });
-      else add('list_position < ?', position);
-    }
-    if (details.length > 0) throw new DomainError('VALIDATION_ERROR', 'The list filters are not valid', details);
     values.push(limit + 1);
     const rows: WithdrawalRow[] = await this.dataSource.query(`SELECT ${WITHDRAWAL_COLUMNS} FROM withdrawals WHERE ${conditions.join(' AND ')} ORDER BY list_position DESC LIMIT $${values.length}`, values);
     const page = rows.slice(0, limit);
@@ -76,11 +73,8 @@ export class InternalWithdrawalsController {
 
   /** Operators: withdrawals PENDING for longer than `older_than_seconds`, oldest first. */
   @Get('withdrawals/stuck')
-  async stuck(@Query('older_than_seconds') olderThanSeconds: string | undefined): Promise<StuckWithdrawalsView> {
-    const seconds = olderThanSeconds === undefined ? 900 : Number(olderThanSeconds);
-    if (!Number.isInteger(seconds) || seconds < 0 || seconds > 30 * 86_400) {
-      throw new DomainError('VALIDATION_ERROR', 'The query is not valid', [{ field: 'older_than_seconds', issue: 'must be a whole number of seconds up to 30 days' }]);
-    }
+  async stuck(@Query(queryPipe) query: StuckWithdrawalsQueryDto): Promise<StuckWithdrawalsView> {
+    const seconds = query.older_than_seconds === undefined ? 900 : Number(query.older_than_seconds);
     const rows: WithdrawalRow[] = await this.dataSource.query(
       `SELECT ${WITHDRAWAL_COLUMNS} FROM withdrawals WHERE status = 'PENDING' AND created_at < now() - make_interval(secs => $1) ORDER BY list_position LIMIT 500`,
       [seconds],

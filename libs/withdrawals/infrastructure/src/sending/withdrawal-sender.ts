@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import type { LedgerHolds } from '@mp/contracts-ledger';
+import { PeriodicTask } from '@mp/shared-command-handling';
 import { StreamVersionConflictError } from '@mp/shared-messaging';
 import { DomainError } from '@mp/shared-util-errors';
 import { toWithdrawalStreamId, type WithdrawalCommand } from '@mp/withdrawals-domain';
 import { DataSource } from 'typeorm';
-import { WithdrawalExecutor } from '../commands/withdrawal.executor';
+import { handleWithdrawalCommand, LEDGER_HOLDS } from '../commands/withdrawal.handling';
 import { WITHDRAWALS_SETTINGS, type WithdrawalsSettings } from '../withdrawals-settings';
 import { NETWORK_ADAPTER, type NetworkAdapter } from './network-adapter.port';
 
@@ -23,34 +25,34 @@ interface Claimed {
  *    gets the first send's result back instead of a second transfer;
  * 4. persist the outcome (COMPLETED with the hash, or FAILED with the reason), which publishes
  *    the external event the ledger and the callback dispatcher consume.
- * The periodic loop is the pattern of payments' expiry sweeper.
+ * Runs on the shared PeriodicTask: one round at a time per process, and shutdown waits for it.
  */
 @Injectable()
 export class WithdrawalSender implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(WithdrawalSender.name);
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<number> | null = null;
+  private readonly task = new PeriodicTask(
+    () => this.round(),
+    (error) => this.logger.warn(`withdrawal send round failed: ${String(error)}`),
+  );
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly executor: WithdrawalExecutor,
+    @Inject(LEDGER_HOLDS) private readonly ledger: LedgerHolds,
     @Inject(NETWORK_ADAPTER) private readonly network: NetworkAdapter,
     @Inject(WITHDRAWALS_SETTINGS) private readonly settings: WithdrawalsSettings,
   ) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.sendDue().catch((error) => this.logger.warn(`withdrawal send round failed: ${String(error)}`)), this.settings.sendIntervalMs);
+    this.task.start(this.settings.sendIntervalMs);
   }
 
   async onApplicationShutdown(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    await this.running?.catch(() => undefined);
+    await this.task.stop();
   }
 
-  /** One round at a time per process; returns how many withdrawals reached an outcome. */
+  /** A round now (or the one in progress); returns how many withdrawals reached an outcome. */
   sendDue(): Promise<number> {
-    this.running ??= this.round().finally(() => (this.running = null));
-    return this.running;
+    return this.task.runNow();
   }
 
   private async round(): Promise<number> {
@@ -108,7 +110,8 @@ export class WithdrawalSender implements OnApplicationBootstrap, OnApplicationSh
   /** Runs a command in its own transaction; another writer winning the race (an operator) is not an error. */
   private async run(row: Claimed, command: WithdrawalCommand) {
     try {
-      const result = await this.dataSource.transaction((manager) => this.executor.execute(manager, row.merchant_id, row.order_id, command, { id: randomUUID(), correlationId: `withdrawal-sender:${row.order_id}` }));
+      // Its own transaction; a conflict (an operator resolved it meanwhile) decides again on the new state.
+      const result = await handleWithdrawalCommand(this.ledger, { dataSource: this.dataSource }, row.merchant_id, row.order_id, command, { id: randomUUID(), correlationId: `withdrawal-sender:${row.order_id}` });
       return result.withdrawal;
     } catch (error) {
       if (error instanceof StreamVersionConflictError || (error instanceof DomainError && error.code === 'ORDER_STATE_CONFLICT')) return null;
