@@ -63,7 +63,8 @@ describe('withdrawals', () => {
     const orderId = newOrderId('funding');
     const created = await merchant.post('/v2/payments/incoming', incomingPayment(orderId, { amount: 101010.1 }));
     expect(created.status).toBe(201);
-    await fetch(created.body.redirect_url);
+    // The payer asks for the payment details (a form post): that assigns the agent.
+    expect((await fetch(`${created.body.redirect_url}/details`, { method: 'POST', redirect: 'manual' })).status).toBe(303);
     expect((await agent.client.request('POST', `/backoffice/v1/agent/orders/${merchantId}/${orderId}/confirm`, {})).status).toBe(200);
     await eventually(async () => (await balance(merchant, 'RUB')).available === 101010.1);
 
