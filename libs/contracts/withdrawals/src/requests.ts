@@ -1,27 +1,12 @@
 import { IsOptional } from 'class-validator';
-import { IsIsoDateTime, IsOneOf, IsWholeNumberBetween, MatchesPattern, NotAfter, RequestMessages } from '@mp/shared-util-validation';
+import { CreationPeriodAndCursorFilters, IsOneOf, IsWholeNumberBetween, RequestMessages } from '@mp/shared-util-validation';
 import { WITHDRAWAL_STATUSES, type WithdrawalStatusView } from './withdrawal-view';
 
-const CURSOR_PATTERN = /^[A-Za-z0-9_-]{1,200}$/;
-
 /** The filters of endpoint 12 (status, creation period, cursor); `limit` is added per transport. */
-export class WithdrawalListFilterFieldsDto {
+export class WithdrawalListFilterFieldsDto extends CreationPeriodAndCursorFilters {
   @IsOptional()
   @IsOneOf(WITHDRAWAL_STATUSES)
   status?: WithdrawalStatusView;
-
-  @IsOptional()
-  @IsIsoDateTime()
-  @NotAfter('created_to', 'must not be after created_to')
-  created_from?: string;
-
-  @IsOptional()
-  @IsIsoDateTime()
-  created_to?: string;
-
-  @IsOptional()
-  @MatchesPattern(CURSOR_PATTERN, 'is not a cursor this API returned')
-  cursor?: string;
 }
 
 /** The filters as the withdrawals service's query parameters: `limit` is a string of digits there. */

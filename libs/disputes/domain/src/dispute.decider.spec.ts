@@ -1,3 +1,4 @@
+import { DeciderSpecification } from '@mp/shared-decider';
 import { DomainError } from '@mp/shared-util-errors';
 import { disputeDecider, type Dispute, type DisputeCommand, type DisputeEvent, type DisputedOrderFacts, type DisputeReviewer } from './dispute.decider';
 
@@ -16,8 +17,9 @@ const review = (decision: 'ACCEPTED' | 'REJECTED', reviewer: DisputeReviewer = {
   metadata: { now: at('2026-02-02T00:00:00.000Z') },
 });
 
-const given = (events: DisputeEvent[]): Dispute => events.reduce(disputeDecider.evolve, disputeDecider.initialState());
-const then = (events: DisputeEvent[], command: DisputeCommand) => disputeDecider.decide(command, given(events));
+const spec = DeciderSpecification.for(disputeDecider);
+const given = (events: DisputeEvent[]): Dispute => spec.given(events).state();
+const then = (events: DisputeEvent[], command: DisputeCommand) => spec.given(events).when(command).outcome().events;
 function rejection(events: DisputeEvent[], command: DisputeCommand): DomainError {
   try {
     then(events, command);

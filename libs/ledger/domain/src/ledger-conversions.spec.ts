@@ -1,19 +1,14 @@
+import { DeciderSpecification } from '@mp/shared-decider';
 import { DomainError } from '@mp/shared-util-errors';
 import { quoteConversion, type ConversionTerms } from './ledger-conversions';
 import { assertBalanced } from './ledger-postings';
-import { balancesOf, decide, evolve, initialLedgerState, type LedgerCommand, type LedgerState } from './ledger.decider';
+import { balancesOf, ledgerDecider, type CreditPayIn, type LedgerCommand } from './ledger.decider';
 
 const now = new Date('2026-11-23T10:00:00.000Z');
-
-function run(state: LedgerState, command: LedgerCommand): LedgerState {
-  const events = decide(command, state);
-  if (events.length > 0) assertBalanced(events);
-  return events.reduce(evolve, state);
-}
-
-function funded(merchantId: string, currency: string, amountMinor: bigint): LedgerState {
-  return run(initialLedgerState(merchantId, currency), { type: 'CreditPayIn', data: { orderId: 'IN-1', amountMinor, feeMinor: 0n, reason: 'payin_succeeded' }, metadata: { now } });
-}
+/** Each currency's ledger as the service runs it; every decision's books must balance. */
+const ledgerOf = (currency: string) => DeciderSpecification.for(ledgerDecider('m1', currency), { checkEvents: assertBalanced });
+const credit = (amountMinor: bigint): CreditPayIn => ({ type: 'CreditPayIn', data: { orderId: 'IN-1', amountMinor, feeMinor: 0n, reason: 'payin_succeeded' }, metadata: { now } });
+const funded = (currency: string, amountMinor: bigint) => ledgerOf(currency).givenCommands(credit(amountMinor));
 
 function terms(overrides: Partial<ConversionTerms> = {}): ConversionTerms {
   const quote = quoteConversion({ fromCurrency: 'RUB', toCurrency: 'USDT', fromAmountMinor: 10_000_000n, rate: '0.0125', feeBasisPoints: 100 });
@@ -52,29 +47,29 @@ describe('quoteConversion', () => {
 describe('conversion legs', () => {
   it('debits the source settlement into fx and fee revenue, and credits the target settlement from fx; each currency sums to zero', () => {
     const conversion = terms();
-    const source = run(funded('m1', 'RUB', 20_000_000n), { type: 'DebitConversion', data: conversion, metadata: { now } });
+    const source = funded('RUB', 20_000_000n).when({ type: 'DebitConversion', data: conversion, metadata: { now } }).outcome().state;
     expect(balancesOf(source).settlementAvailable).toBe(10_000_000n);
     expect(source.balances.fx).toBe(9_900_000n);
     expect(source.balances.fee_revenue).toBe(100_000n);
 
-    const target = run(initialLedgerState('m1', 'USDT'), { type: 'CreditConversion', data: conversion, metadata: { now } });
+    const target = ledgerOf('USDT').given([]).when({ type: 'CreditConversion', data: conversion, metadata: { now } }).outcome().state;
     expect(balancesOf(target).settlementAvailable).toBe(1_237_500_000n);
     expect(target.balances.fx).toBe(-1_237_500_000n);
   });
 
   it('is idempotent by conversion id: the same terms again change nothing, other terms are refused', () => {
     const command: LedgerCommand = { type: 'DebitConversion', data: terms(), metadata: { now } };
-    const once = run(funded('m1', 'RUB', 20_000_000n), command);
-    expect(decide(command, once)).toEqual([]);
-    expect(() => decide({ ...command, data: terms({ rate: '0.013', toAmountMinor: 1_287_000_000n }) }, once)).toThrow(expect.objectContaining({ code: 'VALIDATION_ERROR' }));
+    const once = ledgerOf('RUB').givenCommands(credit(20_000_000n), command);
+    once.when(command).thenNothingHappens();
+    once.when({ ...command, data: terms({ rate: '0.013', toAmountMinor: 1_287_000_000n }) }).thenThrows('VALIDATION_ERROR', 'conversion_id');
   });
 
   it('refuses a conversion the available balance does not cover, and one without a reason', () => {
-    expect(() => decide({ type: 'DebitConversion', data: terms(), metadata: { now } }, funded('m1', 'RUB', 9_999_999n))).toThrow(expect.objectContaining({ code: 'INSUFFICIENT_FUNDS' }));
-    expect(() => decide({ type: 'DebitConversion', data: terms({ reason: ' ' }), metadata: { now } }, funded('m1', 'RUB', 20_000_000n))).toThrow(expect.objectContaining({ code: 'VALIDATION_ERROR' }));
+    funded('RUB', 9_999_999n).when({ type: 'DebitConversion', data: terms(), metadata: { now } }).thenThrows('INSUFFICIENT_FUNDS', 'amount');
+    funded('RUB', 20_000_000n).when({ type: 'DebitConversion', data: terms({ reason: ' ' }), metadata: { now } }).thenThrows('VALIDATION_ERROR', 'reason');
   });
 
   it('treats a leg run on the wrong currency as a bug', () => {
-    expect(() => decide({ type: 'CreditConversion', data: terms(), metadata: { now } }, initialLedgerState('m1', 'RUB'))).toThrow(/run on the ledger of RUB/);
+    ledgerOf('RUB').given([]).when({ type: 'CreditConversion', data: terms(), metadata: { now } }).thenBreaksInvariant('run on the ledger of RUB');
   });
 });

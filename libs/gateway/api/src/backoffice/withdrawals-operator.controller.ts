@@ -1,12 +1,13 @@
 import { Body, Controller, Get, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
 import { MerchantCredentialStore, type BackofficePrincipal } from '@mp/access-infrastructure';
-import { StuckWithdrawalsQueryDto, WITHDRAWAL_COMMAND_TYPES, withdrawalKey, type WithdrawalCommandReplyData } from '@mp/contracts-withdrawals';
+import { StuckWithdrawalsQueryDto, WITHDRAWAL_COMMAND_TYPES } from '@mp/contracts-withdrawals';
 import { MerchantIdParam, OrderIdParam, OrderMerchantIdParam, RequestPipe } from '@mp/shared-nest-http';
 import { DomainError } from '@mp/shared-util-errors';
 import type { FastifyReply } from 'fastify';
 import type { GatewayRequest } from '../auth/merchant-signature.guard';
 import { LedgerReadClient } from '../merchant/ledger-read.client';
-import { PaymentCommandBus, WITHDRAWALS_COMMAND_ROUTE } from '../payments/payment-command.bus';
+import { PaymentCommandBus } from '../payments/payment-command.bus';
+import { runWithdrawalCommand } from '../withdrawals/run-withdrawal-command';
 import { WithdrawalsReadClient } from '../withdrawals/withdrawals-read.client';
 import { BackofficeGuard, CurrentPrincipal, Roles } from './backoffice.guard';
 import { ConversionBody, toConversionRequest } from './conversion.request';
@@ -58,13 +59,7 @@ export class WithdrawalsOperatorController {
     @Res() reply: FastifyReply,
   ): Promise<void> {
     const data = toResolveWithdrawalData(merchantId, orderId, operator.credentialId, body);
-    const outcome = await this.commandBus.send<WithdrawalCommandReplyData>(WITHDRAWALS_COMMAND_ROUTE, WITHDRAWAL_COMMAND_TYPES.resolveWithdrawal, data, {
-      key: withdrawalKey(merchantId, orderId),
-      subject: `merchant:${merchantId}/withdrawal:${orderId}`,
-      correlationId: request.requestId ?? 'unknown',
-    });
-    if (outcome.outcome === 'rejected') throw DomainError.fromDescription(outcome.error);
-    await json(reply, 200, outcome.withdrawal);
+    await json(reply, 200, await runWithdrawalCommand(this.commandBus, WITHDRAWAL_COMMAND_TYPES.resolveWithdrawal, data, request));
   }
 
   private async requireMerchant(merchantId: string): Promise<void> {

@@ -1,16 +1,16 @@
 import { Body, Controller, Get, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { WITHDRAWAL_COMMAND_TYPES, WITHDRAWAL_STATUSES, WithdrawalListFilterFieldsDto, withdrawalKey, type WithdrawalCommandReplyData, type WithdrawalStatusView, type WithdrawalView } from '@mp/contracts-withdrawals';
+import { WITHDRAWAL_COMMAND_TYPES, WITHDRAWAL_STATUSES, WithdrawalListFilterFieldsDto, type WithdrawalStatusView, type WithdrawalView } from '@mp/contracts-withdrawals';
 import { PathIdPipe, RequestPipe } from '@mp/shared-nest-http';
-import { DomainError } from '@mp/shared-util-errors';
 import { IsWholeNumberBetween, JsonNumberLiteral, ORDER_ID_PATTERN, RequestMessages } from '@mp/shared-util-validation';
 import { IsOptional } from 'class-validator';
 import type { FastifyReply } from 'fastify';
 import { CurrentMerchant, MerchantSignatureGuard, type AuthenticatedMerchant, type GatewayRequest } from '../auth/merchant-signature.guard';
 import { stringifyResponse } from '../http/json-body';
 import { toListFilters } from '../payments/list-filters.request';
-import { PaymentCommandBus, WITHDRAWALS_COMMAND_ROUTE } from '../payments/payment-command.bus';
+import { PaymentCommandBus } from '../payments/payment-command.bus';
 import { CreateWithdrawalBody, toRequestWithdrawalData } from './create-withdrawal.request';
+import { runWithdrawalCommand } from './run-withdrawal-command';
 import { WithdrawalsReadClient } from './withdrawals-read.client';
 
 const bodyPipe = new RequestPipe();
@@ -46,13 +46,7 @@ export class WithdrawalsController {
   @Post()
   async create(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body(bodyPipe) body: CreateWithdrawalBody, @Req() request: GatewayRequest, @Res() reply: FastifyReply): Promise<void> {
     const data = toRequestWithdrawalData(merchant.merchantId, body);
-    const outcome = await this.commandBus.send<WithdrawalCommandReplyData>(WITHDRAWALS_COMMAND_ROUTE, WITHDRAWAL_COMMAND_TYPES.requestWithdrawal, data, {
-      key: withdrawalKey(data.merchantId, data.orderId),
-      subject: `merchant:${data.merchantId}/withdrawal:${data.orderId}`,
-      correlationId: request.requestId ?? 'unknown',
-    });
-    if (outcome.outcome === 'rejected') throw DomainError.fromDescription(outcome.error);
-    await send(reply, 201, outcome.withdrawal);
+    await send(reply, 201, await runWithdrawalCommand(this.commandBus, WITHDRAWAL_COMMAND_TYPES.requestWithdrawal, data, request));
   }
 
   /** Endpoint 12: filters status, created_from, created_to, limit, cursor; newest first. */
