@@ -17,6 +17,7 @@ describe('ledger config', () => {
       conversionFeeBasisPoints: 100,
       kafkaBrokers: ['127.0.0.1:9092'],
       kafkaNamespace: '',
+      logFormat: 'pretty',
       commandPartitions: 6,
     });
   });
