@@ -15,6 +15,11 @@
  *   npm run backoffice -- entries <merchant_id> [currency]
  *   npm run backoffice -- reconciliation <merchant_id> <from ISO time> <to ISO time>   (CSV on stdout)
  *   npm run backoffice -- reveals [merchant_id] [order_id]   (who saw which full account number, when)
+ *   npm run backoffice -- convert <merchant_id> <conversion_id> <from_currency> <to_currency> <amount> <rate> "<reason>"
+ *   npm run backoffice -- withdrawals stuck [older_than_seconds]
+ *   npm run backoffice -- withdrawals get <merchant_id> <order_id>
+ *   npm run backoffice -- withdrawals fail <merchant_id> <order_id> "<reason>"
+ *   npm run backoffice -- withdrawals complete <merchant_id> <order_id> <transaction_hash> "<reason>"
  * Agent (--as-agent):
  *   npm run backoffice -- --as-agent orders [available]
  *   npm run backoffice -- --as-agent take|confirm <merchant_id> <order_id>
@@ -89,6 +94,16 @@ const operatorCommands = {
   reconciliation: () => call('GET', `/merchants/${sub}/ledger/reconciliation.csv?from=${encodeURIComponent(rest[0] ?? '')}&to=${encodeURIComponent(rest[1] ?? '')}`),
   reveals: () => call('GET', `/account-number-reveals?${new URLSearchParams({ ...(sub ? { merchant_id: sub } : {}), ...(rest[0] ? { order_id: rest[0] } : {}) })}`),
   deposit: () => call('POST', `/merchants/${sub}/deposit-adjustments`, JSON.parse(`{"currency": ${JSON.stringify(rest[0])}, "amount": ${Number(rest[1])}, "reason": ${JSON.stringify(rest[2] ?? '')}}`)),
+  // The amount goes into the JSON as typed, so its decimals are exact (the API reads the JSON text).
+  convert: () => {
+    const [conversionId, fromCurrency, toCurrency, amount, rate, reason] = rest;
+    if (!/^\d+(\.\d+)?$/.test(amount ?? '')) throw new Error('amount must be a decimal number, e.g. 101010.10');
+    return call('POST', `/merchants/${sub}/conversions`, JSON.parse(`{"conversion_id": ${JSON.stringify(conversionId)}, "from_currency": ${JSON.stringify(fromCurrency)}, "to_currency": ${JSON.stringify(toCurrency)}, "amount": ${amount}, "rate": ${JSON.stringify(rate)}, "reason": ${JSON.stringify(reason ?? '')}}`));
+  },
+  'withdrawals stuck': () => call('GET', `/withdrawals/stuck${rest[0] ? `?older_than_seconds=${encodeURIComponent(rest[0])}` : ''}`),
+  'withdrawals get': () => call('GET', `/withdrawals/${rest[0]}/${encodeURIComponent(rest[1])}`),
+  'withdrawals fail': () => call('POST', `/withdrawals/${rest[0]}/${encodeURIComponent(rest[1])}/resolve`, { outcome: 'failed', reason: rest[2] ?? '' }),
+  'withdrawals complete': () => call('POST', `/withdrawals/${rest[0]}/${encodeURIComponent(rest[1])}/resolve`, { outcome: 'completed', transaction_hash: rest[2], reason: rest[3] ?? '' }),
 };
 
 const agentCommands = {

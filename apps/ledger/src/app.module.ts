@@ -21,6 +21,8 @@ export class AppModule {
           paymentsInternalUrl: config.paymentsInternalUrl,
           orphanHoldGraceMs: config.orphanHoldGraceMs,
           orphanHoldSweepIntervalMs: config.orphanHoldSweepIntervalMs,
+          withdrawalsInternalUrl: config.withdrawalsInternalUrl,
+          conversionFeeBasisPoints: config.conversionFeeBasisPoints,
         }),
       ],
     };

@@ -13,6 +13,8 @@ describe('ledger config', () => {
       paymentsInternalUrl: 'http://127.0.0.1:3001',
       orphanHoldGraceMs: 900_000,
       orphanHoldSweepIntervalMs: 60_000,
+      withdrawalsInternalUrl: 'http://127.0.0.1:3003',
+      conversionFeeBasisPoints: 100,
       kafkaBrokers: ['127.0.0.1:9092'],
       kafkaNamespace: '',
       logFormat: 'pretty',

@@ -9,6 +9,8 @@ export interface LedgerConfig extends KafkaConnectionConfig {
   paymentsInternalUrl: string;
   orphanHoldGraceMs: number;
   orphanHoldSweepIntervalMs: number;
+  withdrawalsInternalUrl: string;
+  conversionFeeBasisPoints: number;
 }
 
 /** Reads and validates the ledger service's environment once, at boot. */
@@ -24,6 +26,8 @@ export function loadLedgerConfig(environment: Environment): LedgerConfig {
     // Far longer than any create transaction can stay open after placing its hold.
     orphanHoldGraceMs: reader.integer('LEDGER_ORPHAN_HOLD_GRACE_MS', { default: 15 * 60_000, min: 1_000, max: 7 * 24 * 3_600_000 }),
     orphanHoldSweepIntervalMs: reader.integer('LEDGER_ORPHAN_HOLD_SWEEP_INTERVAL_MS', { default: 60_000, min: 100, max: 3_600_000 }),
+    withdrawalsInternalUrl: reader.url('WITHDRAWALS_INTERNAL_URL', { default: 'http://127.0.0.1:3003', protocols: ['http:', 'https:'] }),
+    conversionFeeBasisPoints: reader.integer('LEDGER_CONVERSION_FEE_BASIS_POINTS', { default: 100, min: 0, max: 9_999 }),
     ...readKafkaConnectionConfig(reader),
   };
   reader.assertValid();

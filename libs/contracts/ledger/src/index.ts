@@ -77,3 +77,37 @@ export interface LedgerEntriesPage {
   has_more: boolean;
   next_cursor: string | null;
 }
+
+/**
+ * POST /internal/merchants/:merchantId/conversions — operators only, audited. Converts
+ * `amount_minor` of `from_currency` settlement into `to_currency` at `rate` (units of the
+ * target per unit of the source, a decimal string), less the platform's conversion fee taken
+ * in the source currency. Idempotent by `conversion_id`: 201 booked now, 200 a repeat (the
+ * original comes back); other terms under a used id are 400 VALIDATION_ERROR; 400
+ * INSUFFICIENT_FUNDS when the available source balance does not cover the amount.
+ */
+export interface ConversionRequest {
+  conversion_id: string;
+  from_currency: string;
+  to_currency: string;
+  amount_minor: string;
+  rate: string;
+  reason: string;
+  operator_id: string;
+}
+
+export interface ConversionView {
+  conversion_id: string;
+  merchant_id: string;
+  from_currency: string;
+  to_currency: string;
+  /** Decimal strings in each currency's scale. */
+  from_amount: string;
+  fee: string;
+  to_amount: string;
+  rate: string;
+  reason: string;
+  operator_id: string;
+  recorded_at: string;
+}
+export { HttpLedgerHolds, type LedgerHolds } from './holds-client';

@@ -3,15 +3,14 @@ import { ArrayNotEmpty, IsArray, IsBoolean, IsOptional, ValidateNested } from 'c
 import { PAYMENT_ORDER_STATUSES, type PaymentOrderStatus } from '@mp/contracts-payments';
 import {
   COUNTRY_PATTERN,
+  CreationPeriodAndCursorFilters,
   CURRENCY_CODE_PATTERN,
   FieldRule,
-  IsIsoDateTime,
   IsOneOf,
   IsPlainText,
   IsWholeNumberBetween,
   MatchesPattern,
   METHOD_PATTERN,
-  NotAfter,
   RequestMessages,
   Trim,
 } from '@mp/shared-util-validation';
@@ -107,26 +106,11 @@ export class PutAgentRequestDto implements PutAgentRequest {
   active?: boolean;
 }
 
-const CURSOR_PATTERN = /^[A-Za-z0-9_-]{1,200}$/;
-
 /** The filters every order list has (status, creation period, cursor); `limit` is added per transport. */
-export class OrderListFilterFieldsDto {
+export class OrderListFilterFieldsDto extends CreationPeriodAndCursorFilters {
   @IsOptional()
   @IsOneOf(PAYMENT_ORDER_STATUSES)
   status?: PaymentOrderStatus;
-
-  @IsOptional()
-  @IsIsoDateTime()
-  @NotAfter('created_to', 'must not be after created_to')
-  created_from?: string;
-
-  @IsOptional()
-  @IsIsoDateTime()
-  created_to?: string;
-
-  @IsOptional()
-  @MatchesPattern(CURSOR_PATTERN, 'is not a cursor this API returned')
-  cursor?: string;
 }
 
 const LIST_FILTER_NAMES = 'status, created_from, created_to, limit, cursor';

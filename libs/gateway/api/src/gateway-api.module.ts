@@ -15,6 +15,9 @@ import { PayerPageController } from './payer-page/payer-page.controller';
 import { PaymentCommandBus } from './payments/payment-command.bus';
 import { PaymentsController } from './payments/payments.controller';
 import { PaymentsReadClient } from './payments/payments-read.client';
+import { WithdrawalsOperatorController } from './backoffice/withdrawals-operator.controller';
+import { WithdrawalsController } from './withdrawals/withdrawals.controller';
+import { WithdrawalsReadClient } from './withdrawals/withdrawals-read.client';
 
 /** Migrations of the gateway database (merchant identities and credentials). */
 export const GATEWAY_MIGRATIONS = [AccessSchema1700000002000];
@@ -36,7 +39,7 @@ export class GatewayApiModule {
   static forRoot(settings: GatewaySettings & { secretsMasterKey: Buffer; credentialCacheTtlMs: number }): DynamicModule {
     return {
       module: GatewayApiModule,
-      controllers: [PaymentsController, MerchantController, PayerPageController, OperatorController, AgentController, GatewayHealthController],
+      controllers: [PaymentsController, MerchantController, PayerPageController, OperatorController, AgentController, GatewayHealthController, WithdrawalsController, WithdrawalsOperatorController],
       providers: [
         { provide: GATEWAY_SETTINGS, useValue: settings },
         {
@@ -50,6 +53,7 @@ export class GatewayApiModule {
         PaymentCommandBus,
         PaymentsReadClient,
         LedgerReadClient,
+        WithdrawalsReadClient,
         { provide: APP_FILTER, useClass: ErrorResponseFilter },
       ],
     };

@@ -6,6 +6,7 @@ export interface GatewaySettings {
   commandTimeoutMs: number;
   paymentsInternalUrl: string;
   ledgerInternalUrl: string;
+  withdrawalsInternalUrl: string;
   paymentsReadTimeoutMs: number;
   /** Development only: accept http:// callback URLs. */
   allowHttpCallbackUrls: boolean;

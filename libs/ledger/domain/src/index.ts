@@ -46,3 +46,15 @@ export {
   type PostHold,
   type VoidHold,
 } from './ledger.decider';
+export {
+  quoteConversion,
+  type ConversionCommand,
+  type ConversionCredited,
+  type ConversionDebited,
+  type ConversionEvent,
+  type ConversionLeg,
+  type ConversionQuote,
+  type ConversionTerms,
+  type CreditConversion,
+  type DebitConversion,
+} from './ledger-conversions';

@@ -15,9 +15,11 @@ export type MerchantAccount = (typeof MERCHANT_ACCOUNTS)[number];
 
 /**
  * The platform's side: `fee_revenue` is what it earned from this merchant; `clearing` is the
- * outside world (payers, payees, crypto networks, operator transfers) and may go negative.
+ * outside world (payers, payees, crypto networks, operator transfers) and may go negative;
+ * `fx` is the platform's currency-exchange position in this currency (conversions), which may
+ * go either way.
  */
-export const PLATFORM_ACCOUNTS = ['fee_revenue', 'clearing'] as const;
+export const PLATFORM_ACCOUNTS = ['fee_revenue', 'clearing', 'fx'] as const;
 export type PlatformAccount = (typeof PLATFORM_ACCOUNTS)[number];
 
 export const LEDGER_ACCOUNTS = [...MERCHANT_ACCOUNTS, ...PLATFORM_ACCOUNTS] as const;
@@ -39,12 +41,15 @@ export const POSTING_CODES = [
   'DEPOSIT_ADJUSTMENT',
   'DISPUTE_SETTLED',
   'DISPUTE_FEE',
+  'CONVERSION_OUT',
+  'CONVERSION_FEE',
+  'CONVERSION_IN',
 ] as const;
 export type PostingCode = (typeof POSTING_CODES)[number];
 
 /** The business object a posting belongs to, so a statement line can link to it. */
 export interface PostingReference {
-  kind: 'payment_order' | 'withdrawal' | 'deposit_adjustment';
+  kind: 'payment_order' | 'withdrawal' | 'deposit_adjustment' | 'conversion';
   id: string;
 }
 
@@ -60,7 +65,7 @@ export interface Posting {
 }
 
 export function zeroBalances(): AccountBalances {
-  return { settlement_available: 0n, settlement_frozen: 0n, deposit: 0n, fee_revenue: 0n, clearing: 0n };
+  return { settlement_available: 0n, settlement_frozen: 0n, deposit: 0n, fee_revenue: 0n, clearing: 0n, fx: 0n };
 }
 
 const POSITIVE_DECIMAL = /^[1-9][0-9]*$/;

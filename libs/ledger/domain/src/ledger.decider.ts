@@ -11,6 +11,7 @@ import {
   type PostingCode,
   type PostingReference,
 } from './ledger-postings';
+import { conversionLegOf, decideConversion, type ConversionCommand, type ConversionEvent, type ConversionLeg } from './ledger-conversions';
 
 /**
  * One aggregate per merchant and currency: every balance check needs all of that merchant's
@@ -56,13 +57,15 @@ export interface LedgerState {
   holds: ReadonlyMap<string, LedgerHold>;
   creditedOrders: ReadonlyMap<string, CreditedOrder>;
   adjustments: ReadonlyMap<string, DepositAdjustment>;
+  /** Conversion legs booked on this ledger, by conversion id (ledger-conversions.ts). */
+  conversions: ReadonlyMap<string, ConversionLeg>;
 }
 
 export function initialLedgerState(merchantId: string, currency: string): LedgerState {
   if (merchantId === '') throw new Error('a ledger needs a merchant id');
   // Amounts in errors are formatted with the currency's scale; an unknown currency is a bug.
   if (!isKnownCurrency(currency)) throw new Error(`unknown ledger currency ${currency}`);
-  return { merchantId, currency, balances: zeroBalances(), holds: new Map(), creditedOrders: new Map(), adjustments: new Map() };
+  return { merchantId, currency, balances: zeroBalances(), holds: new Map(), creditedOrders: new Map(), adjustments: new Map(), conversions: new Map() };
 }
 
 /** Deterministic stream id, so every command for a merchant's currency meets the same stream. */
@@ -135,7 +138,7 @@ export interface AdjustDeposit {
   metadata: LedgerCommandMetadata;
 }
 
-export type LedgerCommand = CreditPayIn | PlaceHold | PostHold | VoidHold | AdjustDeposit;
+export type LedgerCommand = CreditPayIn | PlaceHold | PostHold | VoidHold | AdjustDeposit | ConversionCommand;
 
 ////////// Events
 
@@ -173,7 +176,7 @@ export interface DepositAdjusted {
   data: LedgerEventData & { adjustmentId: string; amountMinor: string; reason: string; operatorId: string };
 }
 
-export type LedgerEvent = PayInCredited | HoldPlaced | HoldPosted | HoldVoided | DepositAdjusted;
+export type LedgerEvent = PayInCredited | HoldPlaced | HoldPosted | HoldVoided | DepositAdjusted | ConversionEvent;
 
 ////////// Decide
 
@@ -189,6 +192,9 @@ export function decide(command: LedgerCommand, state: LedgerState): LedgerEvent[
       return resolveHold(command, state, 'voided');
     case 'AdjustDeposit':
       return adjustDeposit(command, state);
+    case 'DebitConversion':
+    case 'CreditConversion':
+      return decideConversion(command, state);
     default: {
       const unknownCommand: never = command;
       throw new Error(`unknown command ${String((unknownCommand as { type: unknown }).type)}`);
@@ -410,6 +416,10 @@ function applyBookkeeping(state: LedgerState, event: LedgerEvent, write: EntryWr
       assertAbsent(state.adjustments, adjustmentId, event);
       return { ...state, adjustments: write(state.adjustments, adjustmentId, { amountMinor: BigInt(amountMinor), reason, operatorId }) };
     }
+    case 'ConversionDebited':
+    case 'ConversionCredited':
+      assertAbsent(state.conversions, event.data.conversionId, event);
+      return { ...state, conversions: write(state.conversions, event.data.conversionId, conversionLegOf(event)) };
     default: {
       const unknownEvent: never = event;
       throw new Error(`unknown event ${String((unknownEvent as { type: unknown }).type)}`);
@@ -459,6 +469,8 @@ export interface LedgerEntryKeys {
   creditedOrderId?: string;
   holdId?: string;
   adjustmentId?: string;
+  /** The leg of this conversion booked on this ledger, if any. */
+  conversionId?: string;
 }
 
 /**
@@ -476,6 +488,9 @@ export function entriesReadBy(command: LedgerCommand): LedgerEntryKeys {
       return { holdId: command.data.holdId };
     case 'AdjustDeposit':
       return { adjustmentId: command.data.adjustmentId };
+    case 'DebitConversion':
+    case 'CreditConversion':
+      return { conversionId: command.data.conversionId };
     default: {
       const unknownCommand: never = command;
       throw new Error(`unknown command ${String((unknownCommand as { type: unknown }).type)}`);
@@ -490,4 +505,6 @@ export const LEDGER_EVENT_SCHEMAS: EventSchemas<LedgerEvent> = {
   HoldPosted: { version: 1 },
   HoldVoided: { version: 1 },
   DepositAdjusted: { version: 1 },
+  ConversionDebited: { version: 1 },
+  ConversionCredited: { version: 1 },
 };

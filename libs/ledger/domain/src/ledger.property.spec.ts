@@ -144,6 +144,10 @@ class LedgerModel {
         return this.resolve(command.data.holdId, 'voided');
       case 'AdjustDeposit':
         return this.adjust(command.data);
+      case 'DebitConversion':
+      case 'CreditConversion':
+        // Conversions have their own spec (ledger-conversions.spec.ts); this model never generates them.
+        throw new Error(`the model does not generate ${command.type}`);
     }
   }
 
@@ -218,7 +222,7 @@ function sliceFor(command: LedgerCommand, state: LedgerState): LedgerState {
     const value = id === undefined ? undefined : entries.get(id);
     return id === undefined || value === undefined ? new Map() : new Map([[id, value]]);
   };
-  return { ...state, holds: only(state.holds, keys.holdId), creditedOrders: only(state.creditedOrders, keys.creditedOrderId), adjustments: only(state.adjustments, keys.adjustmentId) };
+  return { ...state, holds: only(state.holds, keys.holdId), creditedOrders: only(state.creditedOrders, keys.creditedOrderId), adjustments: only(state.adjustments, keys.adjustmentId), conversions: only(state.conversions, keys.conversionId) };
 }
 
 /** Every account's balance recomputed from the whole posting history, independently of evolve. */

@@ -80,7 +80,7 @@ describe('ledger: redelivered payment-order events', () => {
 
     const report = await ledger.audit();
     expect(report.discrepancies).toEqual([]);
-    expect(report.totalsByCurrency['RUB']).toEqual({ settlement_available: '39400', settlement_frozen: '0', deposit: '0', fee_revenue: '600', clearing: '-40000' });
+    expect(report.totalsByCurrency['RUB']).toEqual({ settlement_available: '39400', settlement_frozen: '0', deposit: '0', fee_revenue: '600', clearing: '-40000', fx: '0' });
   });
 
   it('dead-letters events that can never apply, without blocking the ones behind them', async () => {

@@ -7,6 +7,10 @@ export interface LedgerSettings {
   /** How long after the last request for it an unattached payout hold may be voided. */
   orphanHoldGraceMs: number;
   orphanHoldSweepIntervalMs: number;
+  /** The withdrawals service's internal API: asked whether an unattached withdrawal hold's withdrawal exists. */
+  withdrawalsInternalUrl: string;
+  /** The platform's conversion fee, taken in the source currency (basis points, rounded down). */
+  conversionFeeBasisPoints: number;
 }
 
 export const LEDGER_SETTINGS = Symbol('LEDGER_SETTINGS');

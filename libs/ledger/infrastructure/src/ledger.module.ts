@@ -11,10 +11,19 @@ import { LedgerSchema1700000002000 } from './persistence/ledger-schema.migration
 import { LedgerOrphanHolds1700000003000 } from './persistence/orphan-holds.migration';
 import { LedgerRunningBalances1700000004000 } from './persistence/running-balances.migration';
 import { OrphanHoldSweeper } from './holds/orphan-hold.sweeper';
-import { HttpPaymentOrderDirectory, PAYMENT_ORDER_DIRECTORY } from './holds/payment-order-directory.port';
+import { HttpPaymentOrderDirectory, PAYMENT_ORDER_DIRECTORY, WITHDRAWAL_DIRECTORY } from './holds/payment-order-directory.port';
+import { InternalConversionsController } from './http/internal-conversions.controller';
+import { WithdrawalEventsConsumer } from './commands/withdrawal-events.consumer';
+import { LedgerConversions1700000005000 } from './persistence/conversions.migration';
 
 /** Migrations of the ledger database, in order. */
-export const LEDGER_MIGRATIONS = [MessagingSchema1700000000000, LedgerSchema1700000002000, LedgerOrphanHolds1700000003000, LedgerRunningBalances1700000004000];
+export const LEDGER_MIGRATIONS = [
+  MessagingSchema1700000000000,
+  LedgerSchema1700000002000,
+  LedgerOrphanHolds1700000003000,
+  LedgerRunningBalances1700000004000,
+  LedgerConversions1700000005000,
+];
 
 /**
  * The ledger bounded context. Needs a TypeORM DataSource and the messaging port from its app.
@@ -26,11 +35,12 @@ export class LedgerModule {
   static forRoot(settings: LedgerSettings): DynamicModule {
     return {
       module: LedgerModule,
-      controllers: [PaymentEventsConsumer, InternalHoldsController, InternalMerchantLedgerController, DatabaseHealthController],
+      controllers: [PaymentEventsConsumer, WithdrawalEventsConsumer, InternalHoldsController, InternalMerchantLedgerController, InternalConversionsController, DatabaseHealthController],
       providers: [
         { provide: LEDGER_SETTINGS, useValue: settings },
         { provide: APP_FILTER, useClass: InternalErrorFilter },
         { provide: PAYMENT_ORDER_DIRECTORY, useValue: new HttpPaymentOrderDirectory(settings.paymentsInternalUrl, 3_000) },
+        { provide: WITHDRAWAL_DIRECTORY, useValue: new HttpPaymentOrderDirectory(settings.withdrawalsInternalUrl, 3_000, 'withdrawals') },
         LedgerTopics,
         OrphanHoldSweeper,
       ],

@@ -18,6 +18,7 @@ const logDirectory = join(workspaceRoot, '.local/test-logs');
 const SERVICES = [
   { name: 'ledger', entry: 'apps/ledger/src/main.ts' },
   { name: 'payments', entry: 'apps/payments/src/main.ts', env: (system: SystemUnderTest) => ({ PAYMENTS_SECRETS_MASTER_KEY: system.paymentsMasterKey }) },
+  { name: 'withdrawals', entry: 'apps/withdrawals/src/main.ts' },
   { name: 'gateway', entry: 'apps/gateway/src/main.ts', env: (system: SystemUnderTest) => ({ MERCHANT_SECRETS_MASTER_KEY: system.masterKey }) },
 ] as const;
 
@@ -71,6 +72,10 @@ export class SystemUnderTest {
 
   get ledgerUrl(): string {
     return this.urlOf('ledger');
+  }
+
+  get withdrawalsUrl(): string {
+    return this.urlOf('withdrawals');
   }
 
   urlOf(instance: InstanceName): string {

@@ -32,3 +32,4 @@ export {
 } from './ids';
 export { JsonNumberLiteral, parseJsonObjectBody, requireJsonObject, withPlainNumbers } from './lossless-json';
 export { REQUEST_VALIDATOR_OPTIONS, RequestMessages, validationErrorFrom } from './validation-error';
+export { CreationPeriodAndCursorFilters } from './list-filters';

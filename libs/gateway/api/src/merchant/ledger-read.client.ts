@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Readable } from 'node:stream';
-import type { BalancesView, DepositAdjustmentRequest, DepositAdjustmentView, LedgerEntriesPage } from '@mp/contracts-ledger';
+import type { BalancesView, ConversionRequest, ConversionView, DepositAdjustmentRequest, DepositAdjustmentView, LedgerEntriesPage } from '@mp/contracts-ledger';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
 import { InternalClient } from '../http/internal-client';
 
@@ -19,6 +19,11 @@ export class LedgerReadClient {
   /** 201 when booked now, 200 when the adjustment_id was booked before (the original comes back). */
   adjustDeposit(merchantId: string, adjustment: DepositAdjustmentRequest): Promise<{ status: number; body: DepositAdjustmentView }> {
     return this.client.exchange('POST', `/internal/merchants/${encodeURIComponent(merchantId)}/deposit-adjustments`, adjustment);
+  }
+
+  /** 201 when booked now, 200 when the conversion_id was booked before (the original comes back). */
+  convert(merchantId: string, conversion: ConversionRequest): Promise<{ status: number; body: ConversionView }> {
+    return this.client.exchange('POST', `/internal/merchants/${encodeURIComponent(merchantId)}/conversions`, conversion);
   }
 
   /** The ledger validates the query (currency, from, to, limit, cursor); the gateway passes it through. */

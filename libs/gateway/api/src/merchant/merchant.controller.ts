@@ -6,6 +6,7 @@ import type { FastifyReply } from 'fastify';
 import { CurrentMerchant, MerchantSignatureGuard, type AuthenticatedMerchant } from '../auth/merchant-signature.guard';
 import { stringifyResponse } from '../http/json-body';
 import { PaymentsReadClient } from '../payments/payments-read.client';
+import { WithdrawalsReadClient } from '../withdrawals/withdrawals-read.client';
 import { LedgerReadClient } from './ledger-read.client';
 
 /** Spec endpoints 8 to 10: read-only merchant information. */
@@ -16,6 +17,7 @@ export class MerchantController {
     private readonly merchants: MerchantCredentialStore,
     private readonly payments: PaymentsReadClient,
     private readonly ledger: LedgerReadClient,
+    private readonly withdrawals: WithdrawalsReadClient,
   ) {}
 
   @Get()
@@ -43,7 +45,25 @@ export class MerchantController {
       min_amount: formatAmountMinor(BigInt(entry.min_amount_minor), entry.currency),
       max_amount: formatAmountMinor(BigInt(entry.max_amount_minor), entry.currency),
     }));
-    await reply.status(200).type('application/json').send(stringifyResponse({ data: entries }));
+    await reply.status(200).type('application/json').send(stringifyResponse({ data: [...entries, ...(await this.withdrawalEntries())] }));
+  }
+
+  /**
+   * decisions.md "Crypto assets and withdrawals": each asset as an entry with direction
+   * "withdrawal", method = its network, currency = its code and the network fee as the fixed
+   * fee. No country: a wallet has none. No maximum beyond the platform's 10^12 units.
+   */
+  private async withdrawalEntries() {
+    return (await this.withdrawals.getAssets()).map((asset) => ({
+      method: asset.network,
+      direction: 'withdrawal',
+      country: null,
+      currency: asset.code,
+      balance_currency: asset.balance_asset,
+      fee: { percent: '0', fixed: asset.network_fee },
+      min_amount: asset.min_amount,
+      max_amount: '1000000000000',
+    }));
   }
 }
 

@@ -40,9 +40,18 @@ export class AgentOrdersQuery extends AgentOrderListQueryDto {
   override limit?: string;
 }
 
-/** Validated filters, normalised for the payments service (dates as UTC ISO 8601). */
-export function toListFilters(filters: OrderListFilterFieldsDto & { limit?: JsonNumberLiteral | string }): ListFilters {
-  const result: ListFilters = {};
+/** The filter fields every list has; the status values are the list's own (orders or withdrawals). */
+interface ListFilterFields<Status extends string> {
+  status?: Status;
+  created_from?: string;
+  created_to?: string;
+  cursor?: string;
+  limit?: JsonNumberLiteral | string;
+}
+
+/** Validated filters, normalised for the service that lists (dates as UTC ISO 8601). */
+export function toListFilters<Status extends string = PaymentOrderStatus>(filters: ListFilterFields<Status>): Omit<ListFilters, 'status'> & { status?: Status } {
+  const result: Omit<ListFilters, 'status'> & { status?: Status } = {};
   if (filters.status != null) result.status = filters.status;
   if (filters.created_from != null) result.created_from = new Date(filters.created_from).toISOString();
   if (filters.created_to != null) result.created_to = new Date(filters.created_to).toISOString();

@@ -7,16 +7,29 @@ import {
   type CommandReplyData,
   type PaymentCommandType,
 } from '@mp/contracts-payments';
+import { WITHDRAWAL_COMMAND_SCHEMA_VERSION, WITHDRAWALS_TOPICS } from '@mp/contracts-withdrawals';
 import { createEnvelope, MESSAGE_BROKER, type MessageBroker, type ReceivedMessage, type Subscription } from '@mp/shared-messaging';
 import { DomainError } from '@mp/shared-util-errors';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
 
 interface PendingCommand {
-  resolve: (reply: CommandReplyData) => void;
+  resolve: (reply: unknown) => void;
 }
 
+/** Where a service's commands go: its commands topic and their schema version. */
+export interface CommandRoute {
+  topic: string;
+  schemaVersion: number;
+  /** Named in the 503 when the service does not answer in time. */
+  service: string;
+}
+
+export const PAYMENTS_COMMAND_ROUTE: CommandRoute = { topic: PAYMENTS_TOPICS.commands, schemaVersion: PAYMENT_COMMAND_SCHEMA_VERSION, service: 'payments' };
+export const WITHDRAWALS_COMMAND_ROUTE: CommandRoute = { topic: WITHDRAWALS_TOPICS.commands, schemaVersion: WITHDRAWAL_COMMAND_SCHEMA_VERSION, service: 'withdrawals' };
+
 /**
- * Sends a command to the payments service through Kafka and waits for its outcome.
+ * Sends a command to a service (payments, withdrawals) through Kafka and waits for its outcome
+ * on the shared replies topic.
  *
  * Why not Nest's ClientKafka.send: its reply partitions move on every rebalance and replies
  * in flight are lost (nestjs/nest#2984). Here every gateway replica reads the whole replies
@@ -39,6 +52,7 @@ export class PaymentCommandBus implements OnApplicationBootstrap, OnApplicationS
   async onApplicationBootstrap(): Promise<void> {
     await this.broker.ensureTopics([
       { topic: PAYMENTS_TOPICS.commands, partitions: this.settings.commandPartitions },
+      { topic: WITHDRAWALS_TOPICS.commands, partitions: this.settings.commandPartitions },
       { topic: GATEWAY_REPLIES_TOPIC, partitions: 1 },
     ]);
     this.subscription = await this.broker.subscribe({
@@ -56,9 +70,14 @@ export class PaymentCommandBus implements OnApplicationBootstrap, OnApplicationS
   }
 
   async execute(type: PaymentCommandType, data: unknown, options: { key: string; subject: string; correlationId: string }): Promise<CommandReplyData> {
+    return this.send<CommandReplyData>(PAYMENTS_COMMAND_ROUTE, type, data, options);
+  }
+
+  /** Any service's command; the reply's shape is the route's contract (`TReply`). */
+  async send<TReply>(route: CommandRoute, type: string, data: unknown, options: { key: string; subject: string; correlationId: string }): Promise<TReply> {
     const command = createEnvelope({
       type,
-      schemaVersion: PAYMENT_COMMAND_SCHEMA_VERSION,
+      schemaVersion: route.schemaVersion,
       source: 'gateway',
       subject: options.subject,
       data,
@@ -66,12 +85,12 @@ export class PaymentCommandBus implements OnApplicationBootstrap, OnApplicationS
       replyTo: GATEWAY_REPLIES_TOPIC,
     });
     let timer: NodeJS.Timeout | undefined;
-    const reply = new Promise<CommandReplyData>((resolve, reject) => {
-      this.pending.set(command.id, { resolve });
-      timer = setTimeout(() => reject(unavailable('The payments service did not answer in time')), this.settings.commandTimeoutMs);
+    const reply = new Promise<TReply>((resolve, reject) => {
+      this.pending.set(command.id, { resolve: (value) => resolve(value as TReply) });
+      timer = setTimeout(() => reject(unavailable(`The ${route.service} service did not answer in time`)), this.settings.commandTimeoutMs);
     });
     try {
-      await this.broker.publish([{ topic: PAYMENTS_TOPICS.commands, key: options.key, envelope: command }]);
+      await this.broker.publish([{ topic: route.topic, key: options.key, envelope: command }]);
       return await reply;
     } catch (error) {
       if (error instanceof DomainError) throw error;
@@ -86,7 +105,7 @@ export class PaymentCommandBus implements OnApplicationBootstrap, OnApplicationS
   private onReply(message: ReceivedMessage): void {
     const { envelope } = message;
     if (envelope.type !== COMMAND_REPLY_TYPE || envelope.causationId === null) return;
-    this.pending.get(envelope.causationId)?.resolve(envelope.data as CommandReplyData);
+    this.pending.get(envelope.causationId)?.resolve(envelope.data);
   }
 }
 

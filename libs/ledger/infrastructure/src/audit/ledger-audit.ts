@@ -1,4 +1,5 @@
 import { foldLedger, LEDGER_ACCOUNTS, MERCHANT_ACCOUNTS, sumPostings, type LedgerAccount, type LedgerState, type Posting } from '@mp/ledger-domain';
+import { auditConversions } from './conversion-audit';
 import type { MessageEnvelope } from '@mp/shared-messaging';
 import { ledgerEvents } from '../commands/ledger.handling';
 
@@ -29,7 +30,7 @@ interface LedgerFacts {
   fromEvents?: { state: LedgerState; version: number; postings: Map<string, Posting> } | { error: string };
 }
 
-const zero = (): Balances => ({ settlement_available: 0n, settlement_frozen: 0n, deposit: 0n, fee_revenue: 0n, clearing: 0n });
+const zero = (): Balances => ({ settlement_available: 0n, settlement_frozen: 0n, deposit: 0n, fee_revenue: 0n, clearing: 0n, fx: 0n });
 const keyOf = (merchantId: string, currency: string) => JSON.stringify([merchantId, currency]);
 
 /**
@@ -64,7 +65,7 @@ async function audit(connection: AuditConnection): Promise<LedgerAuditReport> {
   // Every account's running balance: the commands decide from these, so each must equal both
   // the postings and the events.
   const balanceRows = await connection.query<Record<LedgerAccount, string> & { merchant_id: string; currency: string; stream_version: number }>(
-    `SELECT merchant_id, currency, settlement_available::text, settlement_frozen::text, deposit::text, fee_revenue::text, clearing::text, stream_version FROM ledger_balances WHERE stream_version > 0`,
+    `SELECT merchant_id, currency, settlement_available::text, settlement_frozen::text, deposit::text, fee_revenue::text, clearing::text, fx::text, stream_version FROM ledger_balances WHERE stream_version > 0`,
   );
   for (const row of balanceRows.rows) {
     const balances = Object.fromEntries(LEDGER_ACCOUNTS.map((account) => [account, BigInt(row[account])])) as Balances;
@@ -126,6 +127,9 @@ async function audit(connection: AuditConnection): Promise<LedgerAuditReport> {
       facts.fromEvents = { error: error instanceof Error ? error.message : String(error) };
     }
   }
+
+  const folded = [...ledgers.values()].flatMap((facts) => (facts.fromEvents && 'state' in facts.fromEvents ? [{ merchantId: facts.merchantId, currency: facts.currency, state: facts.fromEvents.state }] : []));
+  await auditConversions(connection, folded, discrepancies);
 
   const totalsByCurrency: Record<string, Balances> = {};
   for (const facts of [...ledgers.values()].sort((a, b) => keyOf(a.merchantId, a.currency).localeCompare(keyOf(b.merchantId, b.currency)))) {

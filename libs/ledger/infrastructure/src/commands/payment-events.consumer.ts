@@ -1,6 +1,7 @@
 import { Controller, Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
 import { PAYMENTS_TOPICS } from '@mp/contracts-payments';
+import { WITHDRAWALS_TOPICS } from '@mp/contracts-withdrawals';
 import { claimInboxMessage, ConsumeTopic, MESSAGE_BROKER, PoisonMessageError, type MessageBroker, type MessageEnvelope, type MessagingTransportOptions, type ReceivedMessage } from '@mp/shared-messaging';
 import { DomainError } from '@mp/shared-util-errors';
 import { DataSource } from 'typeorm';
@@ -17,7 +18,7 @@ export const LEDGER_PAYMENT_EVENTS_INBOX = 'ledger.payment-events';
 /** How the ledger app connects its consumers (`app.connectMicroservice`). */
 export const LEDGER_CONSUMERS: MessagingTransportOptions = { groupId: LEDGER_PAYMENT_EVENTS_GROUP, startFrom: 'earliest' };
 
-/** The ledger may start before payments: the topic must exist before the group joins it. */
+/** The ledger may start before payments and withdrawals: the topics must exist before the group joins them. */
 @Injectable()
 export class LedgerTopics implements OnApplicationBootstrap {
   constructor(
@@ -26,7 +27,10 @@ export class LedgerTopics implements OnApplicationBootstrap {
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    await this.broker.ensureTopics([{ topic: PAYMENTS_TOPICS.orderEvents, partitions: this.settings.commandPartitions }]);
+    await this.broker.ensureTopics([
+      { topic: PAYMENTS_TOPICS.orderEvents, partitions: this.settings.commandPartitions },
+      { topic: WITHDRAWALS_TOPICS.events, partitions: this.settings.commandPartitions },
+    ]);
   }
 }
 

@@ -22,18 +22,24 @@ export interface UnattachedHold {
   merchant_id: string;
   currency: string;
   hold_id: string;
+  /** Which service to ask whether the hold's object exists. */
+  reference_kind: 'payment_order' | 'withdrawal';
   reference_id: string;
 }
 
-/** A pending payout hold nobody vouched for and nobody asked for since the grace (`$graceParam`, ms) began. */
+/**
+ * A pending payout or withdrawal hold nobody vouched for and nobody asked for since the grace
+ * (`$graceParam`, ms) began. Withdrawals place their hold before they exist exactly as payouts
+ * do, so the same sweep releases theirs (asking the withdrawals service instead).
+ */
 function unattachedPastGrace(graceParam: number): string {
-  return `status = 'pending' AND attached_at IS NULL AND reference_kind = 'payment_order'
+  return `status = 'pending' AND attached_at IS NULL AND reference_kind IN ('payment_order', 'withdrawal')
           AND last_requested_at < now() - make_interval(secs => $${graceParam}::double precision / 1000)`;
 }
 
 /** Pending payout holds whose order the ledger has not seen, last asked for before the grace period. */
 export async function findUnattachedPayoutHolds(manager: EntityManager, graceMs: number, limit: number): Promise<UnattachedHold[]> {
-  return manager.query(`SELECT merchant_id, currency, hold_id, reference_id FROM ledger_holds WHERE ${unattachedPastGrace(1)} ORDER BY last_requested_at LIMIT $2`, [graceMs, limit]);
+  return manager.query(`SELECT merchant_id, currency, hold_id, reference_kind, reference_id FROM ledger_holds WHERE ${unattachedPastGrace(1)} ORDER BY last_requested_at LIMIT $2`, [graceMs, limit]);
 }
 
 /** Re-reads one hold under the ledger's lock: still pending, unattached and past its grace? */

@@ -5,7 +5,7 @@ import { handleLedgerCommand } from '../commands/ledger.handling';
 import { LEDGER_SETTINGS, type LedgerSettings } from '../ledger-settings';
 import { lockLedger } from '../persistence/ledger.projection';
 import { findUnattachedPayoutHolds, isStillUnattached, markHoldAttached, type UnattachedHold } from './hold-attachment';
-import { PAYMENT_ORDER_DIRECTORY, type PaymentOrderDirectory } from './payment-order-directory.port';
+import { PAYMENT_ORDER_DIRECTORY, WITHDRAWAL_DIRECTORY, type PaymentOrderDirectory } from './payment-order-directory.port';
 
 const BATCH = 50;
 
@@ -39,6 +39,7 @@ export class OrphanHoldSweeper implements OnApplicationBootstrap, OnApplicationS
     private readonly dataSource: DataSource,
     @Inject(LEDGER_SETTINGS) private readonly settings: LedgerSettings,
     @Inject(PAYMENT_ORDER_DIRECTORY) private readonly payments: PaymentOrderDirectory,
+    @Inject(WITHDRAWAL_DIRECTORY) private readonly withdrawals: PaymentOrderDirectory,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -53,7 +54,8 @@ export class OrphanHoldSweeper implements OnApplicationBootstrap, OnApplicationS
     const outcome: SweepOutcome = { attached: 0, voided: 0, undecided: 0 };
     const candidates = await findUnattachedPayoutHolds(this.dataSource.manager, this.settings.orphanHoldGraceMs, BATCH);
     for (const hold of candidates) {
-      const exists = await this.payments.orderExists(hold.merchant_id, hold.reference_id);
+      const directory = hold.reference_kind === 'withdrawal' ? this.withdrawals : this.payments;
+      const exists = await directory.orderExists(hold.merchant_id, hold.reference_id);
       if (exists === 'unknown') outcome.undecided += 1;
       else if (exists) {
         // The order's event is late (a slow outbox relay): nothing is wrong, stop asking.
@@ -71,7 +73,7 @@ export class OrphanHoldSweeper implements OnApplicationBootstrap, OnApplicationS
       await lockLedger(manager, hold.merchant_id, hold.currency);
       if (!(await isStillUnattached(manager, hold, this.settings.orphanHoldGraceMs))) return false;
       await handleLedgerCommand({ manager }, hold.merchant_id, hold.currency, { type: 'VoidHold', data: { holdId: hold.hold_id }, metadata: { now: new Date() } }, { id: `orphan-hold-sweep:${hold.hold_id}`, correlationId: `orphan-hold-sweep:${hold.hold_id}` });
-      this.logger.warn(`voided orphaned hold ${hold.hold_id} of ${hold.merchant_id}/${hold.currency}: payments has no order ${hold.reference_id}`);
+      this.logger.warn(`voided orphaned hold ${hold.hold_id} of ${hold.merchant_id}/${hold.currency}: ${hold.reference_kind === 'withdrawal' ? 'withdrawals has no withdrawal' : 'payments has no order'} ${hold.reference_id}`);
       return true;
     });
   }

@@ -6,16 +6,23 @@ export interface PaymentOrderDirectory {
 
 export const PAYMENT_ORDER_DIRECTORY = Symbol('PAYMENT_ORDER_DIRECTORY');
 
-/** The payments service's internal read API. Only a definite 404 means "no such order". */
+/** The same question about withdrawals, whose holds are also placed before they exist. */
+export const WITHDRAWAL_DIRECTORY = Symbol('WITHDRAWAL_DIRECTORY');
+
+/**
+ * A service's internal read API (payments' orders, or withdrawals'). Only a definite 404
+ * means "no such order".
+ */
 export class HttpPaymentOrderDirectory implements PaymentOrderDirectory {
   constructor(
-    private readonly paymentsUrl: string,
+    private readonly serviceUrl: string,
     private readonly timeoutMs: number,
+    private readonly collection: 'orders' | 'withdrawals' = 'orders',
   ) {}
 
   async orderExists(merchantId: string, orderId: string): Promise<boolean | 'unknown'> {
     try {
-      const response = await fetch(`${this.paymentsUrl}/internal/merchants/${encodeURIComponent(merchantId)}/orders/${encodeURIComponent(orderId)}`, {
+      const response = await fetch(`${this.serviceUrl}/internal/merchants/${encodeURIComponent(merchantId)}/${this.collection}/${encodeURIComponent(orderId)}`, {
         signal: AbortSignal.timeout(this.timeoutMs),
       });
       await response.body?.cancel();

@@ -1,4 +1,4 @@
-import type { DepositAdjustmentRequest, PlaceHoldRequest } from '@mp/contracts-ledger';
+import type { ConversionRequest, DepositAdjustmentRequest, PlaceHoldRequest } from '@mp/contracts-ledger';
 import {
   FieldRule,
   INTERNAL_ID_PATTERN,
@@ -70,6 +70,31 @@ export class DepositAdjustmentRequestDto implements DepositAdjustmentRequest {
 
   @IsMinorUnits('non-zero', 'currency')
   amount_minor!: string;
+
+  @IsPlainText(1_000)
+  reason!: string;
+
+  @MatchesPattern(INTERNAL_ID_PATTERN, ID_ISSUE)
+  operator_id!: string;
+}
+
+/** The rate is checked exactly by the domain's quote; here only that it is a short decimal-looking string. */
+@RequestMessages({ invalid: 'The conversion is not valid' })
+export class ConversionRequestDto implements ConversionRequest {
+  @MatchesPattern(INTERNAL_ID_PATTERN, ID_ISSUE)
+  conversion_id!: string;
+
+  @IsKnownCurrency(CURRENCY_ISSUE)
+  from_currency!: string;
+
+  @IsKnownCurrency(CURRENCY_ISSUE)
+  to_currency!: string;
+
+  @IsMinorUnits('positive', 'from_currency')
+  amount_minor!: string;
+
+  @MatchesPattern(/^[0-9.]{1,40}$/, 'must be a decimal string, e.g. "0.0108"')
+  rate!: string;
 
   @IsPlainText(1_000)
   reason!: string;

@@ -6,6 +6,7 @@ import {
   type DepositAdjustment,
   type HoldReference,
   type HoldStatus,
+  type ConversionLeg,
   type LedgerCommand,
   type LedgerEvent,
   type LedgerHold,
@@ -16,6 +17,7 @@ import {
 import type { AppendedEvents } from '@mp/shared-command-handling';
 import type { MessageEnvelope } from '@mp/shared-messaging';
 import type { EntityManager } from 'typeorm';
+import { conversionMemo, findConversionLeg, projectConversion } from './conversion.projection';
 
 export interface LedgerBalancesRow {
   merchant_id: string;
@@ -26,12 +28,13 @@ export interface LedgerBalancesRow {
   deposit: string;
   fee_revenue: string;
   clearing: string;
+  fx: string;
   has_settlement: boolean;
   has_deposit: boolean;
   stream_version: number;
 }
 
-const BALANCE_COLUMNS = `merchant_id, currency, settlement_available::text, settlement_frozen::text, deposit::text, fee_revenue::text, clearing::text, has_settlement, has_deposit, stream_version`;
+const BALANCE_COLUMNS = `merchant_id, currency, settlement_available::text, settlement_frozen::text, deposit::text, fee_revenue::text, clearing::text, fx::text, has_settlement, has_deposit, stream_version`;
 
 /**
  * Takes the ledger's write lock: the balances row of (merchant, currency), created on first
@@ -48,8 +51,8 @@ export async function lockLedger(manager: EntityManager, merchantId: string, cur
 
 /**
  * The state a ledger command is decided on, without replaying the stream: the running
- * balances of the locked row, and the one hold, credited order or adjustment the command
- * reads (`entriesReadBy`), each a primary-key lookup. The row's stream version is the version
+ * balances of the locked row, and the one hold, credited order, adjustment or conversion leg
+ * the command reads (`entriesReadBy`), each a primary-key lookup. The row's stream version is the version
  * the state reflects; the command core appends after it, so a row that fell behind the event
  * store makes the append or the balance update fail instead of deciding on stale money.
  */
@@ -62,10 +65,12 @@ export async function loadLedgerState(manager: EntityManager, merchantId: string
     deposit: BigInt(row.deposit),
     fee_revenue: BigInt(row.fee_revenue),
     clearing: BigInt(row.clearing),
+    fx: BigInt(row.fx),
   };
   const holds = new Map<string, LedgerHold>();
   const creditedOrders = new Map<string, CreditedOrder>();
   const adjustments = new Map<string, DepositAdjustment>();
+  const conversions = new Map<string, ConversionLeg>();
   const key = [merchantId, currency];
   if (keys.holdId !== undefined) {
     const found: Array<{ status: HoldStatus; amount_minor: string; fee_minor: string; reference_kind: HoldReference['kind']; reference_id: string }> = await manager.query(
@@ -88,7 +93,11 @@ export async function loadLedgerState(manager: EntityManager, merchantId: string
     );
     for (const adjustment of found) adjustments.set(keys.adjustmentId, { amountMinor: BigInt(adjustment.amount_minor), reason: adjustment.reason, operatorId: adjustment.operator_id });
   }
-  return { state: { merchantId, currency, balances, holds, creditedOrders, adjustments }, version: row.stream_version };
+  if (keys.conversionId !== undefined) {
+    const leg = await findConversionLeg(manager, merchantId, currency, keys.conversionId);
+    if (leg) conversions.set(keys.conversionId, leg);
+  }
+  return { state: { merchantId, currency, balances, holds, creditedOrders, adjustments, conversions }, version: row.stream_version };
 }
 
 /**
@@ -111,6 +120,7 @@ export async function projectLedgerEvents(manager: EntityManager, appended: Appe
               deposit = deposit + $5::numeric,
               fee_revenue = fee_revenue + $6::numeric,
               clearing = clearing + $7::numeric,
+              fx = fx + $12::numeric,
               has_settlement = has_settlement OR $8,
               has_deposit = has_deposit OR $9,
               stream_version = $10,
@@ -130,6 +140,7 @@ export async function projectLedgerEvents(manager: EntityManager, appended: Appe
       touches('deposit'),
       appended.version,
       appended.versionBefore,
+      net.fx.toString(),
     ],
   );
   if (updated !== 1) throw new Error(`ledger ${merchantId}/${currency}: ledger_balances is not at stream version ${appended.versionBefore}; run the ledger auditor`);
@@ -140,6 +151,7 @@ export async function projectLedgerEvents(manager: EntityManager, appended: Appe
   for (const [index, event] of events.entries()) {
     deposit += sumPostings(event.data.postings).deposit;
     await projectHold(manager, merchantId, currency, event);
+    await projectConversion(manager, merchantId, currency, event, envelopes[index].id);
     if (event.type === 'DepositAdjusted') {
       const { adjustmentId, amountMinor, reason, operatorId, occurredAt } = event.data;
       await manager.query(
@@ -164,7 +176,7 @@ async function insertRows(manager: EntityManager, table: string, columns: string
 
 async function insertPostings(manager: EntityManager, merchantId: string, currency: string, events: LedgerEvent[], envelopes: MessageEnvelope[]): Promise<void> {
   const rows = events.flatMap((event, index) => {
-    const memo = event.type === 'DepositAdjusted' ? event.data.reason : '';
+    const memo = event.type === 'DepositAdjusted' ? event.data.reason : (conversionMemo(event) ?? '');
     return event.data.postings.map((posting: Posting) => [
       merchantId, currency, posting.postingId, posting.debitAccount, posting.creditAccount, posting.amountMinor, posting.code,
       posting.reference.kind, posting.reference.id, envelopes[index].id, memo, event.data.occurredAt,

@@ -83,7 +83,7 @@ export function paymentOrderEvent(type: PaymentEventType, order: OrderFacts, id?
 }
 
 /** No payments service here: the orphan-hold sweep is driven by its own tests, not by the timer. */
-const TEST_LEDGER_SETTINGS: LedgerSettings = { commandPartitions: 3, paymentsInternalUrl: 'http://127.0.0.1:9', orphanHoldGraceMs: 15 * 60_000, orphanHoldSweepIntervalMs: 3_600_000 };
+const TEST_LEDGER_SETTINGS: LedgerSettings = { commandPartitions: 3, paymentsInternalUrl: 'http://127.0.0.1:9', orphanHoldGraceMs: 15 * 60_000, orphanHoldSweepIntervalMs: 3_600_000, withdrawalsInternalUrl: 'http://127.0.0.1:9', conversionFeeBasisPoints: 100 };
 
 @Module({})
 class LedgerTestAppModule {
@@ -139,6 +139,11 @@ export class LedgerTestService {
     await this.app?.close();
   }
 
+  /** Publishes to any topic (e.g. withdrawals.events), with the key its producer would use. */
+  async publishTo(topic: string, key: string, envelopes: MessageEnvelope[]): Promise<void> {
+    await this.publisher?.publish(envelopes.map((envelope) => ({ topic, key, envelope })));
+  }
+
   /** Publishes to payments.order.events, keyed by order like the payments outbox does. */
   async publish(envelopes: MessageEnvelope[]): Promise<void> {
     await this.publisher?.publish(
@@ -181,10 +186,10 @@ export class LedgerTestService {
     return this.app.get(DataSource);
   }
 
-  /** A sweeper on this service's database that asks `directory` instead of a payments service. */
-  orphanHoldSweeper(directory: PaymentOrderDirectory, orphanHoldGraceMs: number): OrphanHoldSweeper {
+  /** A sweeper on this service's database that asks `directory` instead of the payments (and `withdrawals` instead of the withdrawals) service. */
+  orphanHoldSweeper(directory: PaymentOrderDirectory, orphanHoldGraceMs: number, withdrawals: PaymentOrderDirectory = directory): OrphanHoldSweeper {
     if (!this.app) throw new Error('the ledger is not running');
-    return new OrphanHoldSweeper(this.app.get(DataSource), { ...TEST_LEDGER_SETTINGS, orphanHoldGraceMs }, directory);
+    return new OrphanHoldSweeper(this.app.get(DataSource), { ...TEST_LEDGER_SETTINGS, orphanHoldGraceMs }, directory, withdrawals);
   }
 
   placeHold(merchantId: string, holdId: string, amountMinor: string, feeMinor = '0', currency = 'RUB') {

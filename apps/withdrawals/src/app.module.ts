@@ -1,0 +1,34 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { serviceDatabaseOptions } from '@mp/shared-data-access-postgres';
+import { MessagingModule } from '@mp/shared-messaging';
+import { WITHDRAWALS_MIGRATIONS, WithdrawalsModule } from '@mp/withdrawals-infrastructure';
+import type { WithdrawalsConfig } from './withdrawals.config';
+
+@Module({})
+export class AppModule {
+  static forRoot(config: WithdrawalsConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        TypeOrmModule.forRoot(serviceDatabaseOptions({ url: config.databaseUrl, poolMax: config.databasePoolMax, migrations: WITHDRAWALS_MIGRATIONS })),
+        MessagingModule.forRootAsync({
+          inject: [],
+          useFactory: () => ({ clientId: 'withdrawals', brokers: config.kafkaBrokers, namespace: config.kafkaNamespace }),
+        }),
+        WithdrawalsModule.forRoot({
+          commandPartitions: config.commandPartitions,
+          assets: config.assets,
+          ledgerInternalUrl: config.ledgerInternalUrl,
+          ledgerTimeoutMs: config.ledgerTimeoutMs,
+          sendIntervalMs: config.sendIntervalMs,
+          sendLeaseMs: config.sendLeaseMs,
+          sendConcurrency: config.sendConcurrency,
+          simulator: config.simulator,
+          crashAfterNetworkSend: config.crashAfterNetworkSend,
+          outbox: { connectionString: config.databaseUrl, batchSize: 100, pollIntervalMs: 1_000 },
+        }),
+      ],
+    };
+  }
+}

@@ -1,0 +1,27 @@
+import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { CustomStrategy } from '@nestjs/microservices';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { MESSAGE_BROKER, MessagingTransportStrategy } from '@mp/shared-messaging';
+import { exitOnStartupFailure, serviceLogger } from '@mp/shared-nest-http';
+import { WITHDRAWALS_CONSUMERS } from '@mp/withdrawals-infrastructure';
+import { AppModule } from './app.module';
+import { loadWithdrawalsConfig } from './withdrawals.config';
+
+async function bootstrap(): Promise<void> {
+  const config = loadWithdrawalsConfig(process.env);
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), new FastifyAdapter(), {
+    logger: serviceLogger(config.logFormat),
+  });
+  app.enableShutdownHooks();
+  // Consumers are @EventPattern handlers on controllers, served over the messaging port.
+  app.connectMicroservice<CustomStrategy>({ strategy: new MessagingTransportStrategy(app.get(MESSAGE_BROKER), WITHDRAWALS_CONSUMERS) });
+  // Initialised first so the topics exist (onApplicationBootstrap) before the group joins them.
+  await app.init();
+  await app.startAllMicroservices();
+  await app.listen(config.httpPort, config.httpHost);
+  new Logger('Bootstrap').log(`withdrawals ready: internal API on http://${config.httpHost}:${config.httpPort}`);
+}
+
+bootstrap().catch(exitOnStartupFailure);

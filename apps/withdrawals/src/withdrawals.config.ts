@@ -1,0 +1,81 @@
+import { ConfigReader, readKafkaConnectionConfig, readLogFormat, type Environment, type KafkaConnectionConfig, type LogFormat } from '@mp/shared-util-config';
+import { parseAmountLiteral } from '@mp/shared-util-money';
+import { DEFAULT_WITHDRAWAL_ASSETS, type WithdrawalAsset } from '@mp/withdrawals-domain';
+
+export interface WithdrawalsConfig extends KafkaConnectionConfig {
+  httpHost: string;
+  httpPort: number;
+  logFormat: LogFormat;
+  databaseUrl: string;
+  databasePoolMax: number;
+  ledgerInternalUrl: string;
+  ledgerTimeoutMs: number;
+  assets: WithdrawalAsset[];
+  sendIntervalMs: number;
+  sendLeaseMs: number;
+  sendConcurrency: number;
+  simulator: { delayMs: number; outcome: 'succeed' | 'fail'; failAddressPattern: RegExp | null };
+  crashAfterNetworkSend: boolean;
+}
+
+/** Reads and validates the withdrawals service's environment once, at boot. */
+export function loadWithdrawalsConfig(environment: Environment): WithdrawalsConfig {
+  const reader = new ConfigReader(environment);
+  const failPattern = reader.optionalString('WITHDRAWALS_SIMULATOR_FAIL_ADDRESS_PATTERN');
+  const config: WithdrawalsConfig = {
+    httpHost: reader.string('WITHDRAWALS_HTTP_HOST', { default: '127.0.0.1' }),
+    httpPort: reader.integer('WITHDRAWALS_HTTP_PORT', { default: 3003, min: 0, max: 65535 }),
+    logFormat: readLogFormat(reader),
+    databaseUrl: reader.url('WITHDRAWALS_DATABASE_URL', { protocols: ['postgres:', 'postgresql:'] }),
+    databasePoolMax: reader.integer('WITHDRAWALS_DATABASE_POOL_MAX', { default: 10, min: 1, max: 200 }),
+    ...readKafkaConnectionConfig(reader),
+    ledgerInternalUrl: reader.url('LEDGER_INTERNAL_URL', { default: 'http://127.0.0.1:3002' }),
+    ledgerTimeoutMs: reader.integer('LEDGER_TIMEOUT_MS', { default: 3_000, min: 100, max: 60_000 }),
+    assets: withNetworkFees(DEFAULT_WITHDRAWAL_ASSETS, reader.optionalString('WITHDRAWALS_NETWORK_FEES'), reader),
+    sendIntervalMs: reader.integer('WITHDRAWALS_SEND_INTERVAL_MS', { default: 1_000, min: 50, max: 3_600_000 }),
+    // Far longer than one send takes: a live replica must never lose its claim mid-send.
+    sendLeaseMs: reader.integer('WITHDRAWALS_SEND_LEASE_MS', { default: 120_000, min: 500, max: 86_400_000 }),
+    sendConcurrency: reader.integer('WITHDRAWALS_SEND_CONCURRENCY', { default: 8, min: 1, max: 100 }),
+    simulator: {
+      delayMs: reader.integer('WITHDRAWALS_SIMULATOR_DELAY_MS', { default: 2_000, min: 0, max: 600_000 }),
+      outcome: reader.string('WITHDRAWALS_SIMULATOR_OUTCOME', { default: 'succeed', pattern: /^(succeed|fail)$/, description: 'succeed or fail' }) as 'succeed' | 'fail',
+      failAddressPattern: failPattern === undefined ? null : compilePattern(failPattern, reader),
+    },
+    crashAfterNetworkSend: reader.boolean('FAULT_CRASH_AFTER_NETWORK_SEND', false),
+  };
+  reader.assertValid();
+  return config;
+}
+
+/**
+ * `WITHDRAWALS_NETWORK_FEES=USDT-TRC20=0,BTC=0.00004`: replaces the network fee of the named
+ * assets (decimal amounts of the balance asset). The rest of the table stays as shipped.
+ */
+export function withNetworkFees(assets: readonly WithdrawalAsset[], overrides: string | undefined, reader: ConfigReader): WithdrawalAsset[] {
+  const table = assets.map((asset) => ({ ...asset }));
+  for (const entry of (overrides ?? '').split(',').filter((item) => item.trim() !== '')) {
+    const [code, amount] = entry.split('=').map((part) => part.trim());
+    const asset = table.find((candidate) => candidate.code === code);
+    if (!asset || amount === undefined) {
+      reader.problem(`WITHDRAWALS_NETWORK_FEES: "${entry}" must be CODE=amount with a code of ${assets.map((candidate) => candidate.code).join(', ')}`);
+      continue;
+    }
+    if (/^0(\.0+)?$/.test(amount)) {
+      asset.networkFeeMinor = 0n;
+      continue;
+    }
+    const parsed = parseAmountLiteral(amount, asset.balanceAsset);
+    if (parsed.ok) asset.networkFeeMinor = parsed.amountMinor;
+    else reader.problem(`WITHDRAWALS_NETWORK_FEES: the fee of ${code} must be a decimal amount of ${asset.balanceAsset}, got "${amount}"`);
+  }
+  return table;
+}
+
+function compilePattern(source: string, reader: ConfigReader): RegExp | null {
+  try {
+    return new RegExp(source);
+  } catch {
+    reader.problem(`WITHDRAWALS_SIMULATOR_FAIL_ADDRESS_PATTERN must be a regular expression, got "${source}"`);
+    return null;
+  }
+}

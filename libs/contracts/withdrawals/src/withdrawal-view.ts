@@ -1,0 +1,54 @@
+/** decisions.md "States": PENDING (debited and frozen), then COMPLETED or FAILED. */
+export const WITHDRAWAL_STATUSES = ['PENDING', 'COMPLETED', 'FAILED'] as const;
+export type WithdrawalStatusView = (typeof WITHDRAWAL_STATUSES)[number];
+
+/**
+ * The withdrawal state object (endpoint 13, list items of endpoint 12, callbacks): the same
+ * object everywhere. Amounts are decimal strings between services (the gateway writes them to
+ * merchants as JSON numbers with the same digits), in the balance asset's scale.
+ */
+export interface WithdrawalView {
+  order_id: string;
+  status: WithdrawalStatusView;
+  amount: string;
+  network_fee: string;
+  /** The asset code the merchant sent, e.g. `USDT-TRC20`. */
+  currency: string;
+  network: string;
+  address: string;
+  transaction_hash: string | null;
+  failure_reason: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** What operators see: the state object plus the merchant and where the sender stands. */
+export interface BackofficeWithdrawalView extends WithdrawalView {
+  merchant_id: string;
+  send_progress: 'queued' | 'sending' | 'finished';
+  send_attempts: number;
+}
+
+/** A withdrawal asset as the methods endpoint lists it (decisions.md "Crypto assets and withdrawals"). */
+export interface WithdrawalAssetView {
+  code: string;
+  network: string;
+  balance_asset: string;
+  /** Decimal strings in the balance asset's scale. */
+  min_amount: string;
+  network_fee: string;
+}
+
+/**
+ * The asset codes merchants may send as a withdrawal's `currency`, with the settlement balance
+ * each draws on (decisions.md "Crypto assets and withdrawals"). Codes and balance assets are
+ * fixed once money moved (minimums and network fees are the withdrawals service's
+ * configuration), so the gateway checks a request's form against this table without a call.
+ */
+export const WITHDRAWAL_ASSET_BALANCES: Readonly<Record<string, string>> = {
+  'USDT-TRC20': 'USDT',
+  'USDT-ERC20': 'USDT',
+  BTC: 'BTC',
+  ETH: 'ETH',
+  TRX: 'TRX',
+};

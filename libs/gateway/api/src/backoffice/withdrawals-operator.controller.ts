@@ -1,0 +1,68 @@
+import { Body, Controller, Get, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
+import { MerchantCredentialStore, type BackofficePrincipal } from '@mp/access-infrastructure';
+import { StuckWithdrawalsQueryDto, WITHDRAWAL_COMMAND_TYPES } from '@mp/contracts-withdrawals';
+import { MerchantIdParam, OrderIdParam, OrderMerchantIdParam, RequestPipe } from '@mp/shared-nest-http';
+import { DomainError } from '@mp/shared-util-errors';
+import type { FastifyReply } from 'fastify';
+import type { GatewayRequest } from '../auth/merchant-signature.guard';
+import { LedgerReadClient } from '../merchant/ledger-read.client';
+import { PaymentCommandBus } from '../payments/payment-command.bus';
+import { runWithdrawalCommand } from '../withdrawals/run-withdrawal-command';
+import { WithdrawalsReadClient } from '../withdrawals/withdrawals-read.client';
+import { BackofficeGuard, CurrentPrincipal, Roles } from './backoffice.guard';
+import { ConversionBody, toConversionRequest } from './conversion.request';
+import { json } from './operator.controller';
+import { ResolveWithdrawalBody, toResolveWithdrawalData } from './resolve-withdrawal.request';
+
+const requestPipe = new RequestPipe();
+
+/** Operators' side of crypto: conversions into assets, stuck withdrawals and their resolution. */
+@Controller('backoffice/v1')
+@UseGuards(BackofficeGuard)
+@Roles('operator')
+export class WithdrawalsOperatorController {
+  constructor(
+    private readonly merchants: MerchantCredentialStore,
+    private readonly ledger: LedgerReadClient,
+    private readonly withdrawals: WithdrawalsReadClient,
+    private readonly commandBus: PaymentCommandBus,
+  ) {}
+
+  /** 201 booked now, 200 the same conversion_id again (the original comes back); audited in the ledger. */
+  @Post('merchants/:merchantId/conversions')
+  async convert(@CurrentPrincipal() operator: BackofficePrincipal, @Param('merchantId', MerchantIdParam) merchantId: string, @Body(requestPipe) body: ConversionBody, @Res() reply: FastifyReply): Promise<void> {
+    await this.requireMerchant(merchantId);
+    const conversion = toConversionRequest(body, operator.credentialId);
+    const result = await this.ledger.convert(merchantId, conversion);
+    await json(reply, result.status, result.body);
+  }
+
+  /** Withdrawals PENDING for longer than `older_than_seconds` (default 900), oldest first. */
+  @Get('withdrawals/stuck')
+  async stuck(@Query(requestPipe) query: StuckWithdrawalsQueryDto, @Res() reply: FastifyReply): Promise<void> {
+    await json(reply, 200, await this.withdrawals.listStuck(query.older_than_seconds === undefined ? 900 : Number(query.older_than_seconds)));
+  }
+
+  @Get('withdrawals/:merchantId/:orderId')
+  async get(@Param('merchantId', OrderMerchantIdParam) merchantId: string, @Param('orderId', OrderIdParam) orderId: string, @Res() reply: FastifyReply): Promise<void> {
+    await json(reply, 200, await this.withdrawals.getWithdrawal(merchantId, orderId));
+  }
+
+  /** Resolves a stuck withdrawal through the same decider as the sender: only a PENDING one, once. */
+  @Post('withdrawals/:merchantId/:orderId/resolve')
+  async resolve(
+    @CurrentPrincipal() operator: BackofficePrincipal,
+    @Param('merchantId', OrderMerchantIdParam) merchantId: string,
+    @Param('orderId', OrderIdParam) orderId: string,
+    @Body(requestPipe) body: ResolveWithdrawalBody,
+    @Req() request: GatewayRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const data = toResolveWithdrawalData(merchantId, orderId, operator.credentialId, body);
+    await json(reply, 200, await runWithdrawalCommand(this.commandBus, WITHDRAWAL_COMMAND_TYPES.resolveWithdrawal, data, request));
+  }
+
+  private async requireMerchant(merchantId: string): Promise<void> {
+    if (!(await this.merchants.findProfile(merchantId))) throw new DomainError('NOT_FOUND', `No merchant ${merchantId}`);
+  }
+}

@@ -1,0 +1,52 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { WITHDRAWAL_ASSET_BALANCES, type RequestWithdrawalData } from '@mp/contracts-withdrawals';
+import { decimalAmountToMinor, FieldRule, IsOneOf, IsOrderId, JsonNumberLiteral, ORDER_ID_PATTERN, RequestMessages } from '@mp/shared-util-validation';
+
+const ASSET_CODES = Object.keys(WITHDRAWAL_ASSET_BALANCES);
+const AMOUNT_ISSUES = {
+  not_a_number: 'must be a JSON number, e.g. 15.00',
+  not_positive: 'must be greater than 0',
+  too_many_decimals: 'has more decimals than the asset allows',
+  too_large: 'must be at most 1000000000000',
+} as const;
+
+/** A JSON number read exactly in the scale of the asset's balance currency; only the asset is reported when it is unknown. */
+const IsAssetAmount = () =>
+  FieldRule('isAssetAmount', (value, args) => {
+    if (!(value instanceof JsonNumberLiteral)) return AMOUNT_ISSUES.not_a_number;
+    const balanceAsset = WITHDRAWAL_ASSET_BALANCES[String((args.object as { currency?: unknown }).currency)];
+    if (balanceAsset === undefined) return null;
+    const parsed = decimalAmountToMinor(value, balanceAsset);
+    return parsed.ok ? null : AMOUNT_ISSUES[parsed.reason];
+  });
+
+/**
+ * Spec 2.3: the body of endpoint 11, checked by the shared request pipe: every bad or unknown
+ * field at once. The withdrawals service then checks the address against the asset's network
+ * (400 INVALID_ADDRESS) and the amount against the asset's minimum.
+ */
+@RequestMessages({ invalid: 'The request is not valid' })
+export class CreateWithdrawalBody {
+  @ApiProperty({ description: 'Your id of the withdrawal: 1 to 64 characters from A-Z a-z 0-9 . _ - : /', pattern: ORDER_ID_PATTERN.source, example: 'W-1001' })
+  @IsOrderId()
+  order_id!: string;
+
+  @ApiProperty({ type: 'number', description: "A JSON number, read exactly; at most the balance asset's decimals, greater than 0", example: 15 })
+  @IsAssetAmount()
+  amount!: JsonNumberLiteral;
+
+  @ApiProperty({ description: 'An asset code of GET /v2/merchant/methods (direction "withdrawal")', enum: ASSET_CODES, example: 'USDT-TRC20' })
+  @IsOneOf(ASSET_CODES, `must be an asset code from GET /v2/merchant/methods (direction "withdrawal"): ${ASSET_CODES.join(', ')}`)
+  currency!: string;
+
+  @ApiProperty({ description: "A wallet address on the asset's network", maxLength: 128, example: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' })
+  @FieldRule('isAddressText', (value) => (typeof value === 'string' && value.length <= 128 ? null : 'must be a string of at most 128 characters'))
+  address!: string;
+}
+
+/** Endpoint 11's validated body as the command data, the amount in minor units of the balance asset. */
+export function toRequestWithdrawalData(merchantId: string, body: CreateWithdrawalBody): RequestWithdrawalData {
+  const amount = decimalAmountToMinor(body.amount, WITHDRAWAL_ASSET_BALANCES[body.currency]);
+  if (!amount.ok) throw new Error(`invariant: a validated amount converts (${amount.reason})`);
+  return { merchantId, orderId: body.order_id, amountMinor: amount.amountMinor.toString(), currency: body.currency, address: body.address };
+}

@@ -1,0 +1,20 @@
+import { withdrawalKey, type WithdrawalCommandDataByType, type WithdrawalCommandReplyData, type WithdrawalCommandType, type WithdrawalView } from '@mp/contracts-withdrawals';
+import { DomainError } from '@mp/shared-util-errors';
+import type { GatewayRequest } from '../auth/merchant-signature.guard';
+import { WITHDRAWALS_COMMAND_ROUTE, type PaymentCommandBus } from '../payments/payment-command.bus';
+
+/** Sends a command to the withdrawals service keyed by its withdrawal and answers with the withdrawal, or throws the refusal. */
+export async function runWithdrawalCommand<T extends WithdrawalCommandType>(
+  commandBus: PaymentCommandBus,
+  type: T,
+  data: WithdrawalCommandDataByType[T],
+  request: GatewayRequest,
+): Promise<WithdrawalView> {
+  const outcome = await commandBus.send<WithdrawalCommandReplyData>(WITHDRAWALS_COMMAND_ROUTE, type, data, {
+    key: withdrawalKey(data.merchantId, data.orderId),
+    subject: `merchant:${data.merchantId}/withdrawal:${data.orderId}`,
+    correlationId: request.requestId ?? 'unknown',
+  });
+  if (outcome.outcome === 'rejected') throw DomainError.fromDescription(outcome.error);
+  return outcome.withdrawal;
+}

@@ -1,0 +1,16 @@
+export { DEFAULT_WITHDRAWAL_ASSETS, findWithdrawalAsset, type WalletNetwork, type WithdrawalAsset } from './assets';
+export { checkWalletAddress, detectNetwork, eip55Checksummed, type AddressCheck, type DetectedNetwork } from './wallet-address';
+export {
+  decideWithdrawal,
+  evolveWithdrawal,
+  initialWithdrawal,
+  toWithdrawalStreamId,
+  withdrawalDecider,
+  WITHDRAWAL_EVENT_SCHEMAS,
+  type ExistingWithdrawal,
+  type SendProgress,
+  type Withdrawal,
+  type WithdrawalCommand,
+  type WithdrawalEvent,
+  type WithdrawalStatus,
+} from './withdrawal.decider';

@@ -1,0 +1,41 @@
+import { Controller, Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { Payload } from '@nestjs/microservices';
+import { GATEWAY_REPLIES_TOPIC } from '@mp/contracts-payments';
+import { WITHDRAWALS_TOPICS } from '@mp/contracts-withdrawals';
+import { ConsumeTopic, MESSAGE_BROKER, type MessageBroker, type MessagingTransportOptions, type ReceivedMessage } from '@mp/shared-messaging';
+import { WITHDRAWALS_SETTINGS, type WithdrawalsSettings } from '../withdrawals-settings';
+import { WithdrawalCommandHandler } from './withdrawal-command.handler';
+
+/** Every withdrawals replica joins one group, so each command is handled by one replica at a time. */
+export const WITHDRAWALS_COMMANDS_GROUP = 'withdrawals.commands-handler';
+
+/** How the withdrawals app connects its consumers (`app.connectMicroservice`). */
+export const WITHDRAWALS_CONSUMERS: MessagingTransportOptions = { groupId: WITHDRAWALS_COMMANDS_GROUP, startFrom: 'earliest' };
+
+/** Commands from the gateway. The inbox, ordering and error policy are the handler's and the port's. */
+@Controller()
+export class WithdrawalCommandConsumer {
+  constructor(private readonly handler: WithdrawalCommandHandler) {}
+
+  @ConsumeTopic(WITHDRAWALS_TOPICS.commands)
+  handle(@Payload() message: ReceivedMessage): Promise<void> {
+    return this.handler.handle(message.envelope);
+  }
+}
+
+/** The topics withdrawals writes to and reads from exist before its consumers join or its relay publishes. */
+@Injectable()
+export class WithdrawalsTopics implements OnApplicationBootstrap {
+  constructor(
+    @Inject(MESSAGE_BROKER) private readonly broker: MessageBroker,
+    @Inject(WITHDRAWALS_SETTINGS) private readonly settings: WithdrawalsSettings,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.broker.ensureTopics([
+      { topic: WITHDRAWALS_TOPICS.commands, partitions: this.settings.commandPartitions },
+      { topic: WITHDRAWALS_TOPICS.events, partitions: this.settings.commandPartitions },
+      { topic: GATEWAY_REPLIES_TOPIC, partitions: 1 },
+    ]);
+  }
+}

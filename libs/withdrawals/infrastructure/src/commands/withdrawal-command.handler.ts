@@ -1,0 +1,103 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { COMMAND_REPLY_TYPE } from '@mp/contracts-payments';
+import { WITHDRAWAL_COMMAND_SCHEMA_VERSION, WITHDRAWAL_COMMAND_TYPES, type WithdrawalCommandDataByType, type WithdrawalCommandReplyData, type WithdrawalCommandType } from '@mp/contracts-withdrawals';
+import type { LedgerHolds } from '@mp/contracts-ledger';
+import { DEFAULT_CONFLICT_RETRY_POLICY, retryOnConflict } from '@mp/shared-command-handling';
+import { claimInboxMessage, createEnvelope, enqueueOutbox, PoisonMessageError, type MessageEnvelope } from '@mp/shared-messaging';
+import { RequestPipe } from '@mp/shared-nest-http';
+import { DomainError } from '@mp/shared-util-errors';
+import type { WithdrawalCommand } from '@mp/withdrawals-domain';
+import { DataSource, type EntityManager } from 'typeorm';
+import { withdrawalToView } from '../persistence/withdrawal.projection';
+import { WITHDRAWALS_SETTINGS, type WithdrawalsSettings } from '../withdrawals-settings';
+import { WITHDRAWAL_COMMAND_PAYLOADS } from './withdrawal-command.payloads';
+import { handleWithdrawalCommand, LEDGER_HOLDS } from './withdrawal.handling';
+
+const INBOX_CONSUMER = 'withdrawals.commands';
+
+interface Resolved {
+  merchantId: string;
+  orderId: string;
+  command: WithdrawalCommand;
+}
+
+/**
+ * Handles `withdrawals.commands` like payments handles its commands: one transaction claims
+ * the command in the inbox, runs it on the shared command core (placing the hold first for a
+ * new withdrawal) and writes the events and the reply to the outbox; all of it commits or none
+ * of it does.
+ */
+@Injectable()
+export class WithdrawalCommandHandler {
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(LEDGER_HOLDS) private readonly ledger: LedgerHolds,
+    @Inject(WITHDRAWALS_SETTINGS) private readonly settings: WithdrawalsSettings,
+  ) {}
+
+  async handle(envelope: MessageEnvelope): Promise<void> {
+    if (envelope.schemaVersion !== WITHDRAWAL_COMMAND_SCHEMA_VERSION) throw new PoisonMessageError(`unsupported schema version ${envelope.schemaVersion} of ${envelope.type}`);
+    if (!Object.values(WITHDRAWAL_COMMAND_TYPES).includes(envelope.type as WithdrawalCommandType)) throw new PoisonMessageError(`unknown command type ${envelope.type}`);
+    await assertValidPayload(envelope);
+    const resolved = this.resolve(envelope);
+    // A version conflict (the sender or an operator appended to the withdrawal first) runs the
+    // whole transaction again, re-reading the withdrawal.
+    await retryOnConflict(DEFAULT_CONFLICT_RETRY_POLICY, () => this.dataSource.transaction((manager) => this.handleInTransaction(manager, envelope, resolved)));
+  }
+
+  private async handleInTransaction(manager: EntityManager, envelope: MessageEnvelope, resolved: Resolved): Promise<void> {
+    if (!(await claimInboxMessage(manager, INBOX_CONSUMER, envelope.id))) return;
+    let reply: WithdrawalCommandReplyData;
+    try {
+      const result = await handleWithdrawalCommand(this.ledger, { manager }, resolved.merchantId, resolved.orderId, resolved.command, { id: envelope.id, correlationId: envelope.correlationId });
+      reply = { outcome: 'accepted', withdrawal: withdrawalToView(result.withdrawal) };
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      reply = { outcome: 'rejected', error: error.toDescription() };
+    }
+    if (!envelope.replyTo) return;
+    await enqueueOutbox(manager, [
+      {
+        topic: envelope.replyTo,
+        key: envelope.correlationId,
+        envelope: createEnvelope({ type: COMMAND_REPLY_TYPE, schemaVersion: 1, source: 'withdrawals', subject: envelope.subject, data: reply, correlationId: envelope.correlationId, causationId: envelope.id }),
+      },
+    ]);
+  }
+
+  /** Turns a validated wire command into the domain command. */
+  private resolve(envelope: MessageEnvelope): Resolved {
+    const now = new Date();
+    const type = envelope.type as WithdrawalCommandType;
+    switch (type) {
+      case 'RequestWithdrawal': {
+        const data = envelope.data as WithdrawalCommandDataByType['RequestWithdrawal'];
+        const request = { ...data, amountMinor: BigInt(data.amountMinor) };
+        return { merchantId: data.merchantId, orderId: data.orderId, command: { type, data: request, metadata: { now, assets: this.settings.assets } } };
+      }
+      case 'ResolveWithdrawal': {
+        const { merchantId, orderId, operatorId, outcome, transactionHash, reason: given } = envelope.data as WithdrawalCommandDataByType['ResolveWithdrawal'];
+        const reason = `${given} (resolved by operator ${operatorId})`;
+        if (outcome === 'failed') return { merchantId, orderId, command: { type: 'FailWithdrawal', data: { reason, resolvedBy: 'operator' }, metadata: { now } } };
+        if (transactionHash === undefined) throw new PoisonMessageError(`malformed ${envelope.type} payload: a completed resolution needs transactionHash`);
+        return { merchantId, orderId, command: { type: 'CompleteWithdrawal', data: { transactionHash, resolvedBy: 'operator', reason }, metadata: { now } } };
+      }
+      default: {
+        const unknownType: never = type;
+        throw new PoisonMessageError(`unknown command type ${String(unknownType)}`);
+      }
+    }
+  }
+}
+
+const payloadPipe = new RequestPipe();
+
+/** A payload that fails its request class can never succeed: it is poison, not a business rejection. */
+async function assertValidPayload(envelope: MessageEnvelope): Promise<void> {
+  try {
+    await payloadPipe.validateAs(WITHDRAWAL_COMMAND_PAYLOADS[envelope.type as WithdrawalCommandType], envelope.data);
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error;
+    throw new PoisonMessageError(`malformed ${envelope.type} payload: ${error.details.map((detail) => `${detail.field} ${detail.issue}`).join('; ')}`);
+  }
+}

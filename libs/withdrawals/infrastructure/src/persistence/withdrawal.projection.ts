@@ -1,0 +1,100 @@
+import type { BackofficeWithdrawalView, WithdrawalView } from '@mp/contracts-withdrawals';
+import type { ExistingWithdrawal, SendProgress, WithdrawalStatus } from '@mp/withdrawals-domain';
+import { formatAmountMinor } from '@mp/shared-util-money';
+import type { EntityManager } from 'typeorm';
+
+export interface WithdrawalRow {
+  merchant_id: string;
+  order_id: string;
+  status: WithdrawalStatus;
+  send_progress: SendProgress;
+  send_attempts: number;
+  currency: string;
+  network: string;
+  balance_asset: string;
+  amount_minor: string;
+  network_fee_minor: string;
+  address: string;
+  transaction_hash: string | null;
+  failure_reason: string | null;
+  created_at: Date;
+  updated_at: Date;
+  list_position: string;
+}
+
+export const WITHDRAWAL_COLUMNS = `merchant_id, order_id, status, send_progress, send_attempts, currency, network, balance_asset, amount_minor::text, network_fee_minor::text,
+  address, transaction_hash, failure_reason, created_at, updated_at, list_position::text`;
+
+/** Upserts the projection row of a withdrawal at `version`, in the command's transaction. */
+export async function saveWithdrawalProjection(manager: EntityManager, withdrawal: ExistingWithdrawal, version: number): Promise<void> {
+  await manager.query(
+    `INSERT INTO withdrawals (merchant_id, order_id, status, send_progress, send_attempts, currency, network, balance_asset, amount_minor, network_fee_minor, address,
+                              transaction_hash, failure_reason, created_at, updated_at, stream_version)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::numeric, $10::numeric, $11, $12, $13, $14, $15, $16)
+     ON CONFLICT (merchant_id, order_id) DO UPDATE SET
+       status = EXCLUDED.status, send_progress = EXCLUDED.send_progress, send_attempts = EXCLUDED.send_attempts,
+       transaction_hash = EXCLUDED.transaction_hash, failure_reason = EXCLUDED.failure_reason,
+       updated_at = EXCLUDED.updated_at, stream_version = EXCLUDED.stream_version`,
+    [
+      withdrawal.merchantId,
+      withdrawal.orderId,
+      withdrawal.status,
+      withdrawal.sendProgress,
+      withdrawal.sendAttempts,
+      withdrawal.currency,
+      withdrawal.network,
+      withdrawal.balanceAsset,
+      withdrawal.amountMinor.toString(),
+      withdrawal.networkFeeMinor.toString(),
+      withdrawal.address,
+      withdrawal.transactionHash,
+      withdrawal.failureReason,
+      withdrawal.createdAt,
+      withdrawal.updatedAt,
+      version,
+    ],
+  );
+}
+
+export async function findWithdrawal(manager: EntityManager, merchantId: string, orderId: string): Promise<WithdrawalRow | null> {
+  const rows: WithdrawalRow[] = await manager.query(`SELECT ${WITHDRAWAL_COLUMNS} FROM withdrawals WHERE merchant_id = $1 AND order_id = $2`, [merchantId, orderId]);
+  return rows[0] ?? null;
+}
+
+/** The merchant-facing state object, from the aggregate (command replies, events). */
+export function withdrawalToView(withdrawal: ExistingWithdrawal): WithdrawalView {
+  return {
+    order_id: withdrawal.orderId,
+    status: withdrawal.status,
+    amount: formatAmountMinor(withdrawal.amountMinor, withdrawal.balanceAsset),
+    network_fee: formatAmountMinor(withdrawal.networkFeeMinor, withdrawal.balanceAsset),
+    currency: withdrawal.currency,
+    network: withdrawal.network,
+    address: withdrawal.address,
+    transaction_hash: withdrawal.transactionHash,
+    failure_reason: withdrawal.failureReason,
+    created_at: withdrawal.createdAt,
+    updated_at: withdrawal.updatedAt,
+  };
+}
+
+/** The same object from the projection row (reads). */
+export function rowToView(row: WithdrawalRow): WithdrawalView {
+  return {
+    order_id: row.order_id,
+    status: row.status,
+    amount: formatAmountMinor(BigInt(row.amount_minor), row.balance_asset),
+    network_fee: formatAmountMinor(BigInt(row.network_fee_minor), row.balance_asset),
+    currency: row.currency,
+    network: row.network,
+    address: row.address,
+    transaction_hash: row.transaction_hash,
+    failure_reason: row.failure_reason,
+    created_at: new Date(row.created_at).toISOString(),
+    updated_at: new Date(row.updated_at).toISOString(),
+  };
+}
+
+export function rowToBackofficeView(row: WithdrawalRow): BackofficeWithdrawalView {
+  return { ...rowToView(row), merchant_id: row.merchant_id, send_progress: row.send_progress, send_attempts: row.send_attempts };
+}

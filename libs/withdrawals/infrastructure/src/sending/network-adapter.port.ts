@@ -1,0 +1,23 @@
+/**
+ * The port to a blockchain network (or a custodian that sends for us). The one rule every
+ * adapter keeps: a send is keyed by `idempotencyKey` (the withdrawal's id), and presenting the
+ * same key again returns the first send's result instead of sending again. That is what makes
+ * the sender resumable after a crash without ever paying twice.
+ */
+export interface NetworkSendRequest {
+  idempotencyKey: string;
+  network: string;
+  address: string;
+  /** The asset code, e.g. `USDT-TRC20`, and the amount in minor units of its balance asset. */
+  currency: string;
+  amountMinor: bigint;
+}
+
+export type NetworkSendResult = { outcome: 'completed'; transactionHash: string } | { outcome: 'failed'; reason: string };
+
+export interface NetworkAdapter {
+  /** Throws on a transient problem (nothing known about the send): the sender tries again later with the same key. */
+  send(request: NetworkSendRequest): Promise<NetworkSendResult>;
+}
+
+export const NETWORK_ADAPTER = Symbol('NETWORK_ADAPTER');

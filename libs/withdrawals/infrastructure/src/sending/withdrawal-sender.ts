@@ -1,0 +1,121 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import type { LedgerHolds } from '@mp/contracts-ledger';
+import { PeriodicTask } from '@mp/shared-command-handling';
+import { StreamVersionConflictError } from '@mp/shared-messaging';
+import { DomainError } from '@mp/shared-util-errors';
+import { toWithdrawalStreamId, type WithdrawalCommand } from '@mp/withdrawals-domain';
+import { DataSource } from 'typeorm';
+import { handleWithdrawalCommand, LEDGER_HOLDS } from '../commands/withdrawal.handling';
+import { WITHDRAWALS_SETTINGS, type WithdrawalsSettings } from '../withdrawals-settings';
+import { NETWORK_ADAPTER, type NetworkAdapter } from './network-adapter.port';
+
+interface Claimed {
+  merchant_id: string;
+  order_id: string;
+}
+
+/**
+ * Sends PENDING withdrawals in the background, resumably and never twice:
+ * 1. claim a batch (FOR UPDATE SKIP LOCKED, then a lease), so replicas never send the same
+ *    withdrawal at the same time, and a crashed replica's claim runs out for another to resume;
+ * 2. persist StartSendingWithdrawal before calling the network, so a crash after this point is
+ *    known to be "maybe sent";
+ * 3. call the adapter keyed by the withdrawal id: a resumed send presents the same key and
+ *    gets the first send's result back instead of a second transfer;
+ * 4. persist the outcome (COMPLETED with the hash, or FAILED with the reason), which publishes
+ *    the external event the ledger and the callback dispatcher consume.
+ * Runs on the shared PeriodicTask: one round at a time per process, and shutdown waits for it.
+ */
+@Injectable()
+export class WithdrawalSender implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(WithdrawalSender.name);
+  private readonly task = new PeriodicTask(
+    () => this.round(),
+    (error) => this.logger.warn(`withdrawal send round failed: ${String(error)}`),
+  );
+
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(LEDGER_HOLDS) private readonly ledger: LedgerHolds,
+    @Inject(NETWORK_ADAPTER) private readonly network: NetworkAdapter,
+    @Inject(WITHDRAWALS_SETTINGS) private readonly settings: WithdrawalsSettings,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.task.start(this.settings.sendIntervalMs);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.task.stop();
+  }
+
+  /** A round now (or the one in progress); returns how many withdrawals reached an outcome. */
+  sendDue(): Promise<number> {
+    return this.task.runNow();
+  }
+
+  private async round(): Promise<number> {
+    const claimed = await this.claim();
+    let finished = 0;
+    // A few at a time: the simulated (or real) network is slow, the database is not.
+    for (let index = 0; index < claimed.length; index += this.settings.sendConcurrency) {
+      const results = await Promise.allSettled(claimed.slice(index, index + this.settings.sendConcurrency).map((row) => this.sendOne(row)));
+      for (const result of results) {
+        if (result.status === 'fulfilled') finished += result.value ? 1 : 0;
+        else this.logger.warn(`withdrawal send failed, will resume after the lease: ${String(result.reason)}`);
+      }
+    }
+    return finished;
+  }
+
+  private claim(): Promise<Claimed[]> {
+    // Wrapped in a CTE so the driver answers with the rows (a bare UPDATE answers [rows, count]).
+    return this.dataSource.query(
+      `WITH claimed AS (
+         UPDATE withdrawals SET lease_until = now() + make_interval(secs => $1::double precision / 1000)
+          WHERE (merchant_id, order_id) IN (
+            SELECT merchant_id, order_id FROM withdrawals
+             WHERE status = 'PENDING' AND (lease_until IS NULL OR lease_until < now())
+             ORDER BY list_position LIMIT $2
+             FOR UPDATE SKIP LOCKED)
+          RETURNING merchant_id, order_id)
+       SELECT merchant_id, order_id FROM claimed`,
+      [this.settings.sendLeaseMs, Math.max(this.settings.sendConcurrency * 4, 10)],
+    );
+  }
+
+  private async sendOne(row: Claimed): Promise<boolean> {
+    const started = await this.run(row, { type: 'StartSendingWithdrawal', metadata: { now: new Date() } });
+    if (!started || started.status !== 'PENDING') return false;
+    const result = await this.network.send({
+      idempotencyKey: toWithdrawalStreamId(row.merchant_id, row.order_id),
+      network: started.network,
+      address: started.address,
+      currency: started.currency,
+      amountMinor: started.amountMinor,
+    });
+    if (this.settings.crashAfterNetworkSend) {
+      this.logger.warn(`fault injection: crashing after the network accepted ${row.order_id}, before the outcome is recorded`);
+      process.kill(process.pid, 'SIGKILL');
+    }
+    const now = new Date();
+    const outcome: WithdrawalCommand =
+      result.outcome === 'completed'
+        ? { type: 'CompleteWithdrawal', data: { transactionHash: result.transactionHash, resolvedBy: 'network' }, metadata: { now } }
+        : { type: 'FailWithdrawal', data: { reason: result.reason, resolvedBy: 'network' }, metadata: { now } };
+    return (await this.run(row, outcome)) !== null;
+  }
+
+  /** Runs a command in its own transaction; another writer winning the race (an operator) is not an error. */
+  private async run(row: Claimed, command: WithdrawalCommand) {
+    try {
+      // Its own transaction; a conflict (an operator resolved it meanwhile) decides again on the new state.
+      const result = await handleWithdrawalCommand(this.ledger, { dataSource: this.dataSource }, row.merchant_id, row.order_id, command, { id: randomUUID(), correlationId: `withdrawal-sender:${row.order_id}` });
+      return result.withdrawal;
+    } catch (error) {
+      if (error instanceof StreamVersionConflictError || (error instanceof DomainError && error.code === 'ORDER_STATE_CONFLICT')) return null;
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,145 @@
+/**
+ * Goal: the sender never sends a withdrawal twice, whether two replicas poll at the same time
+ * or a send is resumed after a crash, and every claimed withdrawal reaches its outcome: the
+ * simulated network's own table counts the sends (rows) and the requests (repeats answered
+ * from memory). Method: the real command handling (shared core), sender and simulator on a private real PostgreSQL
+ * database with the service's migrations; two sender instances stand for two replicas. The
+ * ledger's hold answer is the one thing given by the test (the e2e suite uses the real ledger).
+ */
+import { randomBytes } from 'node:crypto';
+import type { HoldView, LedgerHolds, PlaceHoldRequest } from '@mp/contracts-ledger';
+import { DomainError } from '@mp/shared-util-errors';
+import { DEFAULT_WITHDRAWAL_ASSETS, toWithdrawalStreamId } from '@mp/withdrawals-domain';
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { handleWithdrawalCommand } from './commands/withdrawal.handling';
+import { findWithdrawal } from './persistence/withdrawal.projection';
+import type { NetworkAdapter, NetworkSendRequest, NetworkSendResult } from './sending/network-adapter.port';
+import { SimulatedNetworkAdapter } from './sending/simulated-network.adapter';
+import { WithdrawalSender } from './sending/withdrawal-sender';
+import { WITHDRAWALS_MIGRATIONS } from './withdrawals.module';
+import type { WithdrawalsSettings } from './withdrawals-settings';
+
+const TRON_ADDRESS = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
+const MERCHANT = 'mch_sender_test';
+
+/** The ledger always has the funds here; this test is about sending. */
+class GenerousLedger implements LedgerHolds {
+  async placeHold(request: PlaceHoldRequest): Promise<HoldView> {
+    return { hold_id: request.hold_id, status: 'pending', amount_minor: request.amount_minor, fee_minor: request.fee_minor };
+  }
+}
+
+/** Counts the calls that reach the simulator, per key, to see what each replica did. */
+class CountingAdapter implements NetworkAdapter {
+  readonly calls: string[] = [];
+  constructor(private readonly inner: NetworkAdapter) {}
+  send(request: NetworkSendRequest): Promise<NetworkSendResult> {
+    this.calls.push(request.idempotencyKey);
+    return this.inner.send(request);
+  }
+}
+
+describe('withdrawal sender', () => {
+  const databaseName = `w${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
+  let dataSource: DataSource;
+  const settings: WithdrawalsSettings = {
+    commandPartitions: 1,
+    assets: DEFAULT_WITHDRAWAL_ASSETS,
+    ledgerInternalUrl: 'http://127.0.0.1:9',
+    ledgerTimeoutMs: 1_000,
+    sendIntervalMs: 3_600_000,
+    sendLeaseMs: 60_000,
+    sendConcurrency: 4,
+    simulator: { delayMs: 50, outcome: 'succeed', failAddressPattern: null },
+    crashAfterNetworkSend: false,
+  };
+  const ledger = new GenerousLedger();
+
+  beforeAll(async () => {
+    const adminUrl = process.env['TEST_PG_ADMIN_URL'];
+    if (!adminUrl) throw new Error('TEST_PG_ADMIN_URL is not set: run through npm test');
+    const admin = new Client({ connectionString: adminUrl });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE "${databaseName}"`);
+    await admin.end();
+    const url = new URL(adminUrl);
+    url.pathname = `/${databaseName}`;
+    dataSource = new DataSource({ type: 'postgres', url: url.toString(), migrations: WITHDRAWALS_MIGRATIONS, migrationsRun: true, extra: { max: 10 } });
+    await dataSource.initialize();
+  });
+  afterAll(async () => dataSource?.destroy());
+
+  async function request(orderId: string): Promise<void> {
+    await dataSource.transaction((manager) =>
+      handleWithdrawalCommand(
+        ledger,
+        { manager },
+        MERCHANT,
+        orderId,
+        { type: 'RequestWithdrawal', data: { merchantId: MERCHANT, orderId, currency: 'USDT-TRC20', amountMinor: 15_000_000n, address: TRON_ADDRESS }, metadata: { now: new Date(), assets: DEFAULT_WITHDRAWAL_ASSETS } },
+        { id: `req-${orderId}`, correlationId: `req-${orderId}` },
+      ),
+    );
+  }
+
+  it('two replicas polling at once send each withdrawal exactly once', async () => {
+    const orderIds = Array.from({ length: 20 }, (_, index) => `RACE-${index}`);
+    for (const orderId of orderIds) await request(orderId);
+    const replicaA = new CountingAdapter(new SimulatedNetworkAdapter(dataSource, settings));
+    const replicaB = new CountingAdapter(new SimulatedNetworkAdapter(dataSource, settings));
+    const senders = [new WithdrawalSender(dataSource, ledger, replicaA, settings), new WithdrawalSender(dataSource, ledger, replicaB, settings)];
+    const finished = (await Promise.all(senders.map((sender) => sender.sendDue()))).reduce((sum, count) => sum + count, 0);
+    expect(finished).toBe(20);
+    // Each withdrawal reached the network from one replica only.
+    expect([...replicaA.calls, ...replicaB.calls].sort()).toEqual(orderIds.map((orderId) => toWithdrawalStreamId(MERCHANT, orderId)).sort());
+    const sends = await dataSource.query(`SELECT count(*)::int AS sends, max(requests) AS most FROM simulated_network_sends WHERE idempotency_key LIKE $1`, [`withdrawal:${MERCHANT}:RACE-%`]);
+    expect(sends).toEqual([{ sends: 20, most: 1 }]);
+    for (const orderId of orderIds) expect((await findWithdrawal(dataSource.manager, MERCHANT, orderId))?.status).toBe('COMPLETED');
+  });
+
+  it('resumes a send left in "sending" by a crash with the same key, and the network does not send again', async () => {
+    await request('RESUME-1');
+    const network = new SimulatedNetworkAdapter(dataSource, settings);
+    // The crashed replica had recorded "sending" and the network had accepted the send.
+    await dataSource.transaction((manager) => handleWithdrawalCommand(ledger, { manager }, MERCHANT, 'RESUME-1', { type: 'StartSendingWithdrawal', metadata: { now: new Date() } }, { id: 'crashed', correlationId: 'crashed' }));
+    const first = await network.send({ idempotencyKey: toWithdrawalStreamId(MERCHANT, 'RESUME-1'), network: 'TRON', address: TRON_ADDRESS, currency: 'USDT-TRC20', amountMinor: 15_000_000n });
+    await dataSource.query(`UPDATE withdrawals SET lease_until = now() - interval '1 second' WHERE order_id = 'RESUME-1'`);
+
+    // A replica fails everything now, yet the resumed send gets the first result back.
+    const failingNow = new WithdrawalSender(dataSource, ledger, new SimulatedNetworkAdapter(dataSource, { ...settings, simulator: { ...settings.simulator, outcome: 'fail' } }), settings);
+    expect(await failingNow.sendDue()).toBe(1);
+    const row = await findWithdrawal(dataSource.manager, MERCHANT, 'RESUME-1');
+    expect(first.outcome).toBe('completed');
+    expect(row).toMatchObject({ status: 'COMPLETED', send_attempts: 2, transaction_hash: first.outcome === 'completed' ? first.transactionHash : 'none' });
+    expect(await dataSource.query(`SELECT requests FROM simulated_network_sends WHERE idempotency_key = $1`, [toWithdrawalStreamId(MERCHANT, 'RESUME-1')])).toEqual([{ requests: 2 }]);
+  });
+
+  it('records nothing when the ledger refuses the hold or released it as orphaned', async () => {
+    const requestWith = (refusing: LedgerHolds, orderId: string) =>
+      dataSource.transaction((manager) =>
+        handleWithdrawalCommand(
+          refusing,
+          { manager },
+          MERCHANT,
+          orderId,
+          { type: 'RequestWithdrawal', data: { merchantId: MERCHANT, orderId, currency: 'USDT-TRC20', amountMinor: 15_000_000n, address: TRON_ADDRESS }, metadata: { now: new Date(), assets: DEFAULT_WITHDRAWAL_ASSETS } },
+          { id: `req-${orderId}`, correlationId: `req-${orderId}` },
+        ),
+      );
+    const broke: LedgerHolds = { placeHold: async () => Promise.reject(new DomainError('INSUFFICIENT_FUNDS', 'not enough')) };
+    const released: LedgerHolds = { placeHold: async (hold) => ({ hold_id: hold.hold_id, status: 'voided', amount_minor: hold.amount_minor, fee_minor: hold.fee_minor }) };
+    await expect(requestWith(broke, 'NO-FUNDS')).rejects.toMatchObject({ code: 'INSUFFICIENT_FUNDS' });
+    await expect(requestWith(released, 'ORPHANED')).rejects.toMatchObject({ code: 'DUPLICATE_ORDER' });
+    const written = await dataSource.query(`SELECT count(*)::int AS events FROM event_store WHERE stream_id IN ($1, $2)`, [toWithdrawalStreamId(MERCHANT, 'NO-FUNDS'), toWithdrawalStreamId(MERCHANT, 'ORPHANED')]);
+    expect(written).toEqual([{ events: 0 }]);
+    expect(await findWithdrawal(dataSource.manager, MERCHANT, 'NO-FUNDS')).toBeNull();
+  });
+
+  it('fails sends to addresses the simulator is told to fail, with a reason', async () => {
+    await request('FAIL-1');
+    const sender = new WithdrawalSender(dataSource, ledger, new SimulatedNetworkAdapter(dataSource, { ...settings, simulator: { ...settings.simulator, failAddressPattern: /^TR7NH/ } }), settings);
+    expect(await sender.sendDue()).toBe(1);
+    expect(await findWithdrawal(dataSource.manager, MERCHANT, 'FAIL-1')).toMatchObject({ status: 'FAILED', transaction_hash: null, failure_reason: 'the simulated network rejected the transfer' });
+  });
+});

@@ -1,0 +1,40 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import { HttpLedgerHolds } from '@mp/contracts-ledger';
+import { DatabaseHealthController } from '@mp/shared-data-access-postgres';
+import { MessagingSchema1700000000000, OUTBOX_RELAY_OPTIONS, OutboxRelayService, type OutboxRelaySettings } from '@mp/shared-messaging';
+import { InternalErrorFilter } from '@mp/shared-nest-http';
+import { WithdrawalCommandConsumer, WithdrawalsTopics } from './commands/withdrawal-command.consumer';
+import { WithdrawalCommandHandler } from './commands/withdrawal-command.handler';
+import { LEDGER_HOLDS } from './commands/withdrawal.handling';
+import { InternalWithdrawalsController } from './http/internal-withdrawals.controller';
+import { WithdrawalsSchema1700000005000 } from './persistence/withdrawals-schema.migration';
+import { NETWORK_ADAPTER } from './sending/network-adapter.port';
+import { SimulatedNetworkAdapter } from './sending/simulated-network.adapter';
+import { WithdrawalSender } from './sending/withdrawal-sender';
+import { WITHDRAWALS_SETTINGS, type WithdrawalsSettings } from './withdrawals-settings';
+
+/** Migrations of the withdrawals database, in order. */
+export const WITHDRAWALS_MIGRATIONS = [MessagingSchema1700000000000, WithdrawalsSchema1700000005000];
+
+/** The withdrawals bounded context. Needs a TypeORM DataSource and the messaging port from its app. */
+@Module({})
+export class WithdrawalsModule {
+  static forRoot(settings: WithdrawalsSettings & { outbox: OutboxRelaySettings }): DynamicModule {
+    return {
+      module: WithdrawalsModule,
+      controllers: [WithdrawalCommandConsumer, InternalWithdrawalsController, DatabaseHealthController],
+      providers: [
+        { provide: WITHDRAWALS_SETTINGS, useValue: settings },
+        { provide: OUTBOX_RELAY_OPTIONS, useValue: settings.outbox },
+        { provide: LEDGER_HOLDS, useValue: new HttpLedgerHolds(settings.ledgerInternalUrl, settings.ledgerTimeoutMs) },
+        { provide: NETWORK_ADAPTER, useClass: SimulatedNetworkAdapter },
+        { provide: APP_FILTER, useClass: InternalErrorFilter },
+        WithdrawalsTopics,
+        WithdrawalCommandHandler,
+        WithdrawalSender,
+        OutboxRelayService,
+      ],
+    };
+  }
+}
