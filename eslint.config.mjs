@@ -28,6 +28,7 @@ export default [
             { sourceTag: 'scope:contracts', onlyDependOnLibsWithTags: ['scope:contracts', 'scope:shared'] },
             { sourceTag: 'scope:access', onlyDependOnLibsWithTags: ['scope:access', 'scope:contracts', 'scope:shared'] },
             { sourceTag: 'scope:payments', onlyDependOnLibsWithTags: ['scope:payments', 'scope:contracts', 'scope:shared'] },
+            { sourceTag: 'scope:disputes', onlyDependOnLibsWithTags: ['scope:disputes', 'scope:contracts', 'scope:shared'] },
             { sourceTag: 'scope:ledger', onlyDependOnLibsWithTags: ['scope:ledger', 'scope:contracts', 'scope:shared'] },
             { sourceTag: 'scope:gateway', onlyDependOnLibsWithTags: ['scope:gateway', 'scope:access', 'scope:contracts', 'scope:shared'] },
             { sourceTag: 'scope:ops', onlyDependOnLibsWithTags: ['scope:contracts', 'scope:shared'] },

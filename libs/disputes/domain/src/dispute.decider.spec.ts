@@ -1,0 +1,105 @@
+import { DomainError } from '@mp/shared-util-errors';
+import { disputeDecider, type Dispute, type DisputeCommand, type DisputeEvent, type DisputedOrderFacts, type DisputeReviewer } from './dispute.decider';
+
+const created = '2026-01-31T10:00:00.000Z';
+const order: DisputedOrderFacts = { direction: 'incoming', createdAt: created, agentId: 'agent-1', amountMinor: 150_000n, currency: 'RUB' };
+const at = (iso: string) => new Date(iso);
+
+const open = (overrides: { now?: Date; order?: DisputedOrderFacts | null; amountMinor?: bigint | null; comment?: string } = {}): DisputeCommand => ({
+  type: 'OpenDispute',
+  data: { merchantId: 'm-1', orderId: 'A-1', amountMinor: overrides.amountMinor === undefined ? 140_000n : overrides.amountMinor, comment: overrides.comment ?? 'paid 1400', receipt: null },
+  metadata: { now: overrides.now ?? at('2026-02-01T00:00:00.000Z'), order: overrides.order === undefined ? order : overrides.order, newDisputeId: 'dsp_1' },
+});
+const review = (decision: 'ACCEPTED' | 'REJECTED', reviewer: DisputeReviewer = { role: 'agent', id: 'agent-1' }): DisputeCommand => ({
+  type: 'ReviewDispute',
+  data: { decision, reviewer, reason: decision === 'REJECTED' ? 'no money arrived' : null },
+  metadata: { now: at('2026-02-02T00:00:00.000Z') },
+});
+
+const given = (events: DisputeEvent[]): Dispute => events.reduce(disputeDecider.evolve, disputeDecider.initialState());
+const then = (events: DisputeEvent[], command: DisputeCommand) => disputeDecider.decide(command, given(events));
+function rejection(events: DisputeEvent[], command: DisputeCommand): DomainError {
+  try {
+    then(events, command);
+  } catch (error) {
+    if (error instanceof DomainError) return error;
+    throw error;
+  }
+  throw new Error('expected a rejection');
+}
+
+const opened = then([], open());
+const rejected = [...opened, ...then(opened, review('REJECTED'))];
+
+describe('dispute decider', () => {
+  describe('When no dispute exists', () => {
+    it('opens one on an incoming order with an agent, inside the window', () => {
+      expect(opened).toEqual([
+        { type: 'DisputeOpened', data: expect.objectContaining({ disputeId: 'dsp_1', orderId: 'A-1', amountMinor: '140000', comment: 'paid 1400', orderAmountMinor: '150000', orderAgentId: 'agent-1' }) },
+      ]);
+    });
+
+    it('answers an outgoing order exactly like an unknown one', () => {
+      const outgoing = rejection([], open({ order: { ...order, direction: 'outgoing' } }));
+      const unknown = rejection([], open({ order: null }));
+      expect([outgoing.code, outgoing.message, outgoing.details]).toEqual([unknown.code, unknown.message, unknown.details]);
+      expect(unknown.code).toBe('ORDER_NOT_FOUND');
+    });
+
+    it('accepts an open at the deadline instant and refuses it one millisecond later', () => {
+      expect(then([], open({ now: at('2026-02-28T10:00:00.000Z') }))).toHaveLength(1);
+      expect(rejection([], open({ now: at('2026-02-28T10:00:00.001Z') }))).toMatchObject({ code: 'PAYMENT_REJECTED', details: [{ issue: 'opened_too_late' }] });
+    });
+
+    it('refuses an order no agent was assigned to', () => {
+      expect(rejection([], open({ order: { ...order, agentId: null } }))).toMatchObject({ code: 'PAYMENT_REJECTED', details: [{ issue: 'no_agent_assigned' }] });
+    });
+  });
+
+  describe('When open', () => {
+    it('refuses a second open on the same order, naming the open dispute', () => {
+      expect(rejection(opened, open())).toMatchObject({ code: 'PAYMENT_REJECTED', details: [{ issue: 'dispute_already_open' }], extra: { dispute_id: 'dsp_1' } });
+    });
+
+    it('accepted settles for the disputed amount', () => {
+      expect(then(opened, review('ACCEPTED'))).toEqual([{ type: 'DisputeAccepted', data: expect.objectContaining({ settledAmountMinor: '140000' }) }]);
+    });
+
+    it('accepted without a disputed amount settles for the order amount', () => {
+      const withoutAmount = then([], open({ amountMinor: null }));
+      expect(then(withoutAmount, review('ACCEPTED'))).toEqual([{ type: 'DisputeAccepted', data: expect.objectContaining({ settledAmountMinor: '150000' }) }]);
+    });
+
+    it('an operator may review; another agent is told the dispute does not exist', () => {
+      expect(then(opened, review('REJECTED', { role: 'operator', id: 'op-1' }))).toHaveLength(1);
+      expect(rejection(opened, review('ACCEPTED', { role: 'agent', id: 'agent-2' })).code).toBe('DISPUTE_NOT_FOUND');
+    });
+  });
+
+  describe('When rejected', () => {
+    it('a retry reopens the same dispute id with the new evidence, keeping the old in history', () => {
+      const reopened = then(rejected, open({ amountMinor: 145_000n, comment: 'bank statement attached' }));
+      expect(reopened).toEqual([{ type: 'DisputeReopened', data: expect.objectContaining({ disputeId: 'dsp_1', amountMinor: '145000', comment: 'bank statement attached' }) }]);
+      const state = given([...rejected, ...reopened]);
+      expect(state).toMatchObject({ status: 'OPEN', disputeId: 'dsp_1', evidence: { amountMinor: 145_000n, comment: 'bank statement attached' }, review: null });
+      expect(state.status !== 'NotOpened' && state.earlierEvidence).toEqual([expect.objectContaining({ amountMinor: 140_000n, comment: 'paid 1400' })]);
+    });
+
+    it('the retry still obeys the one-month window', () => {
+      expect(rejection(rejected, open({ now: at('2026-03-01T00:00:00.000Z') })).code).toBe('PAYMENT_REJECTED');
+    });
+  });
+
+  describe('When accepted', () => {
+    const accepted = [...opened, ...then(opened, review('ACCEPTED'))];
+
+    it('refuses another open', () => {
+      expect(rejection(accepted, open())).toMatchObject({ code: 'PAYMENT_REJECTED', details: [{ issue: 'dispute_already_accepted' }] });
+    });
+
+    it('a repeated accept changes nothing; a reject is a conflict', () => {
+      expect(then(accepted, review('ACCEPTED'))).toEqual([]);
+      expect(rejection(accepted, review('REJECTED')).code).toBe('ORDER_STATE_CONFLICT');
+    });
+  });
+});

@@ -1,0 +1,240 @@
+import { DomainError } from '@mp/shared-util-errors';
+import { disputeDeadline, isWithinDisputeWindow } from './dispute-window';
+
+/**
+ * The dispute aggregate (spec 4.9, decisions.md "States"): OPEN → ACCEPTED | REJECTED, and a
+ * REJECTED dispute reopened by the merchant's retry under the same `dispute_id`. One stream per
+ * (merchant, incoming order), so concurrent opens on one order meet on one stream and optimistic
+ * concurrency lets exactly one of them win.
+ */
+
+////////// State
+
+export type DisputeStatus = 'OPEN' | 'ACCEPTED' | 'REJECTED';
+
+export interface DisputeReceiptRef {
+  receiptId: string;
+  fileName: string;
+  contentType: string;
+  sizeBytes: number;
+}
+
+/** What the merchant attaches on open or retry; a retry replaces it, the old stays in history. */
+export interface DisputeEvidence {
+  amountMinor: bigint | null;
+  comment: string | null;
+  receipt: DisputeReceiptRef | null;
+  submittedAt: string;
+}
+
+export interface DisputeReviewer {
+  role: 'agent' | 'operator';
+  id: string;
+}
+
+/** What the disputes service knows of the order, from the payments context's external events. */
+export interface DisputedOrderFacts {
+  direction: 'incoming' | 'outgoing';
+  createdAt: string;
+  agentId: string | null;
+  amountMinor: bigint;
+  currency: string;
+}
+
+export interface ExistingDispute {
+  status: DisputeStatus;
+  disputeId: string;
+  merchantId: string;
+  orderId: string;
+  currency: string;
+  orderAmountMinor: bigint;
+  orderAgentId: string | null;
+  evidence: DisputeEvidence;
+  /** Evidence of earlier rounds, oldest first, for operators. */
+  earlierEvidence: DisputeEvidence[];
+  review: { decision: 'ACCEPTED' | 'REJECTED'; reviewer: DisputeReviewer; reason: string | null; settledAmountMinor: bigint | null; reviewedAt: string } | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type Dispute = { status: 'NotOpened' } | ExistingDispute;
+
+export const initialDispute = (): Dispute => ({ status: 'NotOpened' });
+
+////////// Commands
+
+interface CommandMetadata {
+  now: Date;
+}
+
+export interface OpenDispute {
+  type: 'OpenDispute';
+  data: { merchantId: string; orderId: string; amountMinor: bigint | null; comment: string | null; receipt: DisputeReceiptRef | null };
+  /** `order` is null when the merchant has no such order; `newDisputeId` is used only on a first open. */
+  metadata: CommandMetadata & { order: DisputedOrderFacts | null; newDisputeId: string };
+}
+
+export interface ReviewDispute {
+  type: 'ReviewDispute';
+  data: { decision: 'ACCEPTED' | 'REJECTED'; reviewer: DisputeReviewer; reason: string | null };
+  metadata: CommandMetadata;
+}
+
+export type DisputeCommand = OpenDispute | ReviewDispute;
+
+////////// Events
+
+interface EvidenceData {
+  amountMinor: string | null;
+  comment: string | null;
+  receipt: DisputeReceiptRef | null;
+}
+
+export interface DisputeOpened {
+  type: 'DisputeOpened';
+  data: EvidenceData & { disputeId: string; merchantId: string; orderId: string; currency: string; orderAmountMinor: string; orderAgentId: string | null; occurredAt: string };
+}
+
+export interface DisputeReopened {
+  type: 'DisputeReopened';
+  data: EvidenceData & { disputeId: string; occurredAt: string };
+}
+
+export interface DisputeAccepted {
+  type: 'DisputeAccepted';
+  data: { disputeId: string; reviewer: DisputeReviewer; reason: string | null; settledAmountMinor: string; occurredAt: string };
+}
+
+export interface DisputeRejected {
+  type: 'DisputeRejected';
+  data: { disputeId: string; reviewer: DisputeReviewer; reason: string | null; occurredAt: string };
+}
+
+export type DisputeEvent = DisputeOpened | DisputeReopened | DisputeAccepted | DisputeRejected;
+
+////////// Decide
+
+export function decideDispute(command: DisputeCommand, state: Dispute): DisputeEvent[] {
+  switch (command.type) {
+    case 'OpenDispute':
+      return openDispute(command, state);
+    case 'ReviewDispute':
+      return reviewDispute(command, state);
+    default: {
+      const unknown: never = command;
+      throw new Error(`unknown dispute command ${JSON.stringify(unknown)}`);
+    }
+  }
+}
+
+function openDispute(command: OpenDispute, state: Dispute): DisputeEvent[] {
+  const { data, metadata } = command;
+  const order = metadata.order;
+  // Spec 4.9.1: an outgoing order is answered exactly like an order that does not exist.
+  if (!order || order.direction !== 'incoming') throw new DomainError('ORDER_NOT_FOUND', `No order ${data.orderId}`);
+  const evidence = { amountMinor: data.amountMinor?.toString() ?? null, comment: data.comment, receipt: data.receipt };
+  const occurredAt = metadata.now.toISOString();
+
+  if (!isWithinDisputeWindow(new Date(order.createdAt), metadata.now)) {
+    throw rejected('opened_too_late', `A dispute can be opened until ${disputeDeadline(new Date(order.createdAt)).toISOString()}, one calendar month (UTC) after the order was created`);
+  }
+  if (!order.agentId) throw rejected('no_agent_assigned', 'No payment agent is assigned to this order, so there is no payment to dispute');
+  if (state.status === 'OPEN' || state.status === 'ACCEPTED') {
+    throw rejected(state.status === 'OPEN' ? 'dispute_already_open' : 'dispute_already_accepted', `The order already has an ${state.status} dispute ${state.disputeId}`, state.disputeId);
+  }
+  if (state.status === 'REJECTED') return [{ type: 'DisputeReopened', data: { ...evidence, disputeId: state.disputeId, occurredAt } }];
+  return [
+    {
+      type: 'DisputeOpened',
+      data: {
+        ...evidence,
+        disputeId: metadata.newDisputeId,
+        merchantId: data.merchantId,
+        orderId: data.orderId,
+        currency: order.currency,
+        orderAmountMinor: order.amountMinor.toString(),
+        orderAgentId: order.agentId,
+        occurredAt,
+      },
+    },
+  ];
+}
+
+function reviewDispute(command: ReviewDispute, state: Dispute): DisputeEvent[] {
+  if (state.status === 'NotOpened') throw new DomainError('DISPUTE_NOT_FOUND', 'No such dispute');
+  const { data, metadata } = command;
+  // The order's own agent or an operator reviews; any other agent is told the dispute does not exist.
+  if (data.reviewer.role === 'agent' && data.reviewer.id !== state.orderAgentId) throw new DomainError('DISPUTE_NOT_FOUND', 'No such dispute');
+  if (state.status !== 'OPEN') {
+    if (state.review?.decision === data.decision) return [];
+    throw new DomainError('ORDER_STATE_CONFLICT', `The dispute is ${state.status}, not OPEN`, [{ field: 'status', issue: state.status }]);
+  }
+  const occurredAt = metadata.now.toISOString();
+  if (data.decision === 'REJECTED') {
+    return [{ type: 'DisputeRejected', data: { disputeId: state.disputeId, reviewer: data.reviewer, reason: data.reason, occurredAt } }];
+  }
+  // decisions.md: accepted settles the order for the disputed amount, or the order amount when none was given.
+  const settledAmountMinor = state.evidence.amountMinor ?? state.orderAmountMinor;
+  return [{ type: 'DisputeAccepted', data: { disputeId: state.disputeId, reviewer: data.reviewer, reason: data.reason, settledAmountMinor: settledAmountMinor.toString(), occurredAt } }];
+}
+
+function rejected(reason: string, message: string, disputeId?: string): DomainError {
+  return new DomainError('PAYMENT_REJECTED', message, [{ field: 'order_id', issue: reason }], disputeId ? { dispute_id: disputeId } : undefined);
+}
+
+////////// Evolve
+
+export function evolveDispute(state: Dispute, event: DisputeEvent): Dispute {
+  switch (event.type) {
+    case 'DisputeOpened': {
+      const { data } = event;
+      return {
+        status: 'OPEN',
+        disputeId: data.disputeId,
+        merchantId: data.merchantId,
+        orderId: data.orderId,
+        currency: data.currency,
+        orderAmountMinor: BigInt(data.orderAmountMinor),
+        orderAgentId: data.orderAgentId,
+        evidence: toEvidence(data, data.occurredAt),
+        earlierEvidence: [],
+        review: null,
+        createdAt: data.occurredAt,
+        updatedAt: data.occurredAt,
+      };
+    }
+    case 'DisputeReopened': {
+      const dispute = existingForEvolve(state);
+      return { ...dispute, status: 'OPEN', evidence: toEvidence(event.data, event.data.occurredAt), earlierEvidence: [...dispute.earlierEvidence, dispute.evidence], review: null, updatedAt: event.data.occurredAt };
+    }
+    case 'DisputeAccepted': {
+      const { data } = event;
+      const review = { decision: 'ACCEPTED' as const, reviewer: data.reviewer, reason: data.reason, settledAmountMinor: BigInt(data.settledAmountMinor), reviewedAt: data.occurredAt };
+      return { ...existingForEvolve(state), status: 'ACCEPTED', review, updatedAt: data.occurredAt };
+    }
+    case 'DisputeRejected': {
+      const { data } = event;
+      const review = { decision: 'REJECTED' as const, reviewer: data.reviewer, reason: data.reason, settledAmountMinor: null, reviewedAt: data.occurredAt };
+      return { ...existingForEvolve(state), status: 'REJECTED', review, updatedAt: data.occurredAt };
+    }
+    default: {
+      const unknown: never = event;
+      throw new Error(`unknown dispute event ${JSON.stringify(unknown)}`);
+    }
+  }
+}
+
+function toEvidence(data: EvidenceData, submittedAt: string): DisputeEvidence {
+  return { amountMinor: data.amountMinor === null ? null : BigInt(data.amountMinor), comment: data.comment, receipt: data.receipt, submittedAt };
+}
+
+function existingForEvolve(state: Dispute): ExistingDispute {
+  if (state.status === 'NotOpened') throw new Error('dispute event before DisputeOpened');
+  return state;
+}
+
+/** The decider as a value, for the shared command core. */
+export const disputeDecider = { decide: decideDispute, evolve: evolveDispute, initialState: initialDispute };
+
+/** One stream per disputed order: concurrent opens on one order meet here. */
+export const toDisputeStreamId = (merchantId: string, orderId: string): string => `dispute:${merchantId}:${orderId}`;
