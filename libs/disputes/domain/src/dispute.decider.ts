@@ -1,3 +1,4 @@
+import type { Decider, EventSchemas } from '@mp/shared-decider';
 import { DomainError } from '@mp/shared-util-errors';
 import { disputeDeadline, isWithinDisputeWindow } from './dispute-window';
 
@@ -234,7 +235,10 @@ function existingForEvolve(state: Dispute): ExistingDispute {
 }
 
 /** The decider as a value, for the shared command core. */
-export const disputeDecider = { decide: decideDispute, evolve: evolveDispute, initialState: initialDispute };
+export const disputeDecider: Decider<Dispute, DisputeCommand, DisputeEvent> = { decide: decideDispute, evolve: evolveDispute, initialState: initialDispute };
+
+/** Stored schema versions of the dispute events (no upcasters yet). */
+export const DISPUTE_EVENT_SCHEMAS: EventSchemas<DisputeEvent> = { DisputeOpened: { version: 1 }, DisputeReopened: { version: 1 }, DisputeAccepted: { version: 1 }, DisputeRejected: { version: 1 } };
 
 /** One stream per disputed order: concurrent opens on one order meet here. */
 export const toDisputeStreamId = (merchantId: string, orderId: string): string => `dispute:${merchantId}:${orderId}`;

@@ -32,3 +32,4 @@ export {
 } from './ids';
 export { JsonNumberLiteral, parseJsonObjectBody, requireJsonObject, withPlainNumbers } from './lossless-json';
 export { REQUEST_VALIDATOR_OPTIONS, RequestMessages, validationErrorFrom } from './validation-error';
+export { checkReceiptFile, detectReceiptType, RECEIPT_BYTES_MAX, safeReceiptFileName, type ReceiptContentType } from './receipt-file';
