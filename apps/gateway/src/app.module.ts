@@ -21,6 +21,7 @@ export class AppModule {
           commandTimeoutMs: config.commandTimeoutMs,
           paymentsInternalUrl: config.paymentsInternalUrl,
           ledgerInternalUrl: config.ledgerInternalUrl,
+          disputesInternalUrl: config.disputesInternalUrl,
           paymentsReadTimeoutMs: config.paymentsReadTimeoutMs,
           allowHttpCallbackUrls: config.allowHttpCallbackUrls,
           commandPartitions: config.commandPartitions,

@@ -18,7 +18,7 @@ import {
 } from '@mp/shared-util-validation';
 
 export type DisputeStatus = 'OPEN' | 'ACCEPTED' | 'REJECTED';
-const DISPUTE_STATUSES: readonly DisputeStatus[] = ['OPEN', 'ACCEPTED', 'REJECTED'];
+export const DISPUTE_STATUSES: readonly DisputeStatus[] = ['OPEN', 'ACCEPTED', 'REJECTED'];
 
 /** Spec 4.9: a comment is plain text up to this many characters. */
 export const DISPUTE_COMMENT_MAX_LENGTH = 2000;
@@ -39,6 +39,14 @@ export interface DisputeView {
   updated_at: string;
   /** Null while OPEN. */
   review: { decision: 'ACCEPTED' | 'REJECTED'; reason: string | null; settled_amount: string | null; reviewed_at: string } | null;
+}
+
+/** A receipt stored by the disputes service (POST dispute-receipts), before the open command names it. */
+export interface StoredDisputeReceipt {
+  receiptId: string;
+  fileName: string;
+  contentType: string;
+  sizeBytes: number;
 }
 
 export interface DisputeList {
@@ -116,8 +124,8 @@ export class OpenDisputeCommandDto {
   receiptId!: string | null;
 }
 
-@RequestMessages({ invalid: 'The list filters are not valid', unknownField: 'is not a filter; use status, created_from, created_to, limit, cursor' })
-export class DisputeListQueryDto {
+/** decisions.md "Lists": endpoint 15's filters, all optional (the gateway takes `limit` as a JSON number, the service as a query string). */
+export class DisputeListFilterFieldsDto {
   @IsOptional()
   @IsOneOf(DISPUTE_STATUSES)
   status?: DisputeStatus;
@@ -132,12 +140,15 @@ export class DisputeListQueryDto {
   created_to?: string;
 
   @IsOptional()
-  @IsWholeNumberBetween(1, 100, 'query')
-  limit?: string;
-
-  @IsOptional()
   @MatchesPattern(CURSOR_PATTERN, 'is not a cursor this API returned')
   cursor?: string;
+}
+
+@RequestMessages({ invalid: 'The list filters are not valid', unknownField: 'is not a filter; use status, created_from, created_to, limit, cursor' })
+export class DisputeListQueryDto extends DisputeListFilterFieldsDto {
+  @IsOptional()
+  @IsWholeNumberBetween(1, 100, 'query')
+  limit?: string;
 }
 
 /** Back-office review body (agent or operator). */

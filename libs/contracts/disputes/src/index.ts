@@ -4,6 +4,8 @@ export {
   DISPUTE_RECEIPT_BYTES_MAX,
   DISPUTE_COMMENT_MAX_LENGTH,
   DISPUTES_INTERNAL_PATHS,
+  DISPUTE_STATUSES,
+  DisputeListFilterFieldsDto,
   DisputeListQueryDto,
   OpenDisputeCommandDto,
   OpenDisputeRequestDto,
@@ -13,4 +15,5 @@ export {
   type DisputeList,
   type DisputeStatus,
   type DisputeView,
+  type StoredDisputeReceipt,
 } from './api';

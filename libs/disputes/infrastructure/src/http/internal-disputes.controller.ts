@@ -36,7 +36,7 @@ export class InternalDisputesController {
       status: query.status,
       createdFrom: query.created_from === undefined ? undefined : new Date(query.created_from),
       createdTo: query.created_to === undefined ? undefined : new Date(query.created_to),
-      limit: query.limit === undefined ? 20 : Number(query.limit),
+      limit: query.limit === undefined ? 50 : Number(query.limit),
       cursor: query.cursor,
     });
   }
@@ -50,7 +50,7 @@ export class InternalDisputesController {
   @Post('merchants/:merchantId/dispute-receipts')
   storeReceipt(@Param('merchantId', MerchantIdParam) merchantId: string, @Req() request: FastifyRequest): Promise<DisputeReceiptRef> {
     const content = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-    return storeDisputeReceipt(this.dataSource.manager, merchantId, String(request.headers['x-file-name'] ?? 'receipt'), content);
+    return storeDisputeReceipt(this.dataSource.manager, merchantId, fileNameOf(request.headers['x-file-name']), content);
   }
 
   @Post('disputes/:disputeId/review')
@@ -67,5 +67,14 @@ export class InternalDisputesController {
     if (!this.settings.testClockEnabled || !(this.clock instanceof OffsetClock)) throw new DomainError('NOT_FOUND', 'No route');
     this.clock.advance(body.advance_seconds * 1_000);
     return { now: this.clock.now().toISOString() };
+  }
+}
+
+/** The gateway sends the merchant's file name percent-encoded (headers are ASCII). */
+function fileNameOf(header: string | string[] | undefined): string {
+  try {
+    return decodeURIComponent(String(header ?? 'receipt'));
+  } catch {
+    return 'receipt';
   }
 }

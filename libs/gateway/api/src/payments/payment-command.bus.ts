@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { DISPUTES_TOPICS } from '@mp/contracts-disputes';
 import {
   COMMAND_REPLY_TYPE,
   GATEWAY_REPLIES_TOPIC,
@@ -12,11 +13,18 @@ import { DomainError } from '@mp/shared-util-errors';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
 
 interface PendingCommand {
-  resolve: (reply: CommandReplyData) => void;
+  resolve: (reply: unknown) => void;
+}
+
+/** Where a command goes other than payments (the default): its topic and schema version. */
+export interface CommandRoute {
+  topic: string;
+  schemaVersion: number;
 }
 
 /**
- * Sends a command to the payments service through Kafka and waits for its outcome.
+ * Sends a command to the payments service (or, with a `route`, another service that answers on
+ * `gateway.replies` the same way, e.g. disputes) through Kafka and waits for its outcome.
  *
  * Why not Nest's ClientKafka.send: its reply partitions move on every rebalance and replies
  * in flight are lost (nestjs/nest#2984). Here every gateway replica reads the whole replies
@@ -39,6 +47,7 @@ export class PaymentCommandBus implements OnApplicationBootstrap, OnApplicationS
   async onApplicationBootstrap(): Promise<void> {
     await this.broker.ensureTopics([
       { topic: PAYMENTS_TOPICS.commands, partitions: this.settings.commandPartitions },
+      { topic: DISPUTES_TOPICS.commands, partitions: this.settings.commandPartitions },
       { topic: GATEWAY_REPLIES_TOPIC, partitions: 1 },
     ]);
     this.subscription = await this.broker.subscribe({
@@ -55,10 +64,11 @@ export class PaymentCommandBus implements OnApplicationBootstrap, OnApplicationS
     await this.subscription?.stop();
   }
 
-  async execute(type: PaymentCommandType, data: unknown, options: { key: string; subject: string; correlationId: string }): Promise<CommandReplyData> {
+  async execute<Reply = CommandReplyData>(type: PaymentCommandType | string, data: unknown, options: { key: string; subject: string; correlationId: string; route?: CommandRoute }): Promise<Reply> {
+    const route = options.route ?? { topic: PAYMENTS_TOPICS.commands, schemaVersion: PAYMENT_COMMAND_SCHEMA_VERSION };
     const command = createEnvelope({
       type,
-      schemaVersion: PAYMENT_COMMAND_SCHEMA_VERSION,
+      schemaVersion: route.schemaVersion,
       source: 'gateway',
       subject: options.subject,
       data,
@@ -66,12 +76,12 @@ export class PaymentCommandBus implements OnApplicationBootstrap, OnApplicationS
       replyTo: GATEWAY_REPLIES_TOPIC,
     });
     let timer: NodeJS.Timeout | undefined;
-    const reply = new Promise<CommandReplyData>((resolve, reject) => {
-      this.pending.set(command.id, { resolve });
+    const reply = new Promise<Reply>((resolve, reject) => {
+      this.pending.set(command.id, { resolve: (value) => resolve(value as Reply) });
       timer = setTimeout(() => reject(unavailable('The payments service did not answer in time')), this.settings.commandTimeoutMs);
     });
     try {
-      await this.broker.publish([{ topic: PAYMENTS_TOPICS.commands, key: options.key, envelope: command }]);
+      await this.broker.publish([{ topic: route.topic, key: options.key, envelope: command }]);
       return await reply;
     } catch (error) {
       if (error instanceof DomainError) throw error;
@@ -86,7 +96,7 @@ export class PaymentCommandBus implements OnApplicationBootstrap, OnApplicationS
   private onReply(message: ReceivedMessage): void {
     const { envelope } = message;
     if (envelope.type !== COMMAND_REPLY_TYPE || envelope.causationId === null) return;
-    this.pending.get(envelope.causationId)?.resolve(envelope.data as CommandReplyData);
+    this.pending.get(envelope.causationId)?.resolve(envelope.data);
   }
 }
 
