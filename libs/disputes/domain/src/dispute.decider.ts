@@ -132,7 +132,7 @@ function openDispute(command: OpenDispute, state: Dispute): DisputeEvent[] {
   const { data, metadata } = command;
   const order = metadata.order;
   // Spec 4.9.1: an outgoing order is answered exactly like an order that does not exist.
-  if (!order || order.direction !== 'incoming') throw new DomainError('ORDER_NOT_FOUND', `No order ${data.orderId}`);
+  if (!order || order.direction !== 'incoming') throw new DomainError('ORDER_NOT_FOUND', 'No such incoming order');
   const evidence = { amountMinor: data.amountMinor?.toString() ?? null, comment: data.comment, receipt: data.receipt };
   const occurredAt = metadata.now.toISOString();
 
