@@ -83,7 +83,7 @@ export function toExternalEvent(event: PaymentOrderEvent, orderAfter: ExistingPa
       agentId: orderAfter.agentId,
       version,
       occurredAt,
-      settledByDisputeId: event.type === 'IncomingPaymentSettledByDispute' ? event.data.disputeId : null,
+      ...(event.type === 'IncomingPaymentSettledByDispute' ? { settledByDisputeId: event.data.disputeId } : {}),
       order: externalViewOf(orderAfter),
     },
   };
