@@ -4,7 +4,7 @@ import { DISPUTE_COMMAND_SCHEMA_VERSION, DISPUTE_COMMAND_TYPES, OpenDisputeComma
 import { COMMAND_REPLY_TYPE } from '@mp/contracts-payments';
 import type { DisputeReceiptRef, DisputeReviewer } from '@mp/disputes-domain';
 import { DEFAULT_CONFLICT_RETRY_POLICY, retryOnConflict, type Causation } from '@mp/shared-command-handling';
-import { claimInboxMessage, createEnvelope, enqueueOutbox, PoisonMessageError, type MessageEnvelope } from '@mp/shared-messaging';
+import { claimInboxMessage, commandReplyMessage, enqueueOutbox, PoisonMessageError, type MessageEnvelope } from '@mp/shared-messaging';
 import { RequestPipe } from '@mp/shared-nest-http';
 import { DomainError } from '@mp/shared-util-errors';
 import { parseAmountLiteral } from '@mp/shared-util-money';
@@ -67,14 +67,8 @@ export class DisputeCommandHandler {
       if (!(error instanceof DomainError)) throw error;
       reply = { outcome: 'rejected', error: error.toDescription() };
     }
-    if (!envelope.replyTo) return;
-    await enqueueOutbox(manager, [
-      {
-        topic: envelope.replyTo,
-        key: envelope.correlationId,
-        envelope: createEnvelope({ type: COMMAND_REPLY_TYPE, schemaVersion: 1, source: 'disputes', subject: envelope.subject, data: reply, correlationId: envelope.correlationId, causationId: envelope.id }),
-      },
-    ]);
+    const replyMessage = commandReplyMessage(envelope, { type: COMMAND_REPLY_TYPE, source: 'disputes', data: reply });
+    if (replyMessage) await enqueueOutbox(manager, [replyMessage]);
   }
 
   /** A back-office review: the order's agent or an operator; anyone else is told the dispute does not exist. */

@@ -10,7 +10,7 @@ import {
 } from '@mp/contracts-payments';
 import { agentOrderNotFound, type PaymentOrderCommand } from '@mp/payments-domain';
 import { DEFAULT_CONFLICT_RETRY_POLICY, retryOnConflict } from '@mp/shared-command-handling';
-import { claimInboxMessage, createEnvelope, enqueueOutbox, PoisonMessageError, type MessageEnvelope } from '@mp/shared-messaging';
+import { claimInboxMessage, commandReplyMessage, enqueueOutbox, PoisonMessageError, type MessageEnvelope } from '@mp/shared-messaging';
 import { RequestPipe } from '@mp/shared-nest-http';
 import { DomainError } from '@mp/shared-util-errors';
 import { DataSource, type EntityManager } from 'typeorm';
@@ -81,14 +81,8 @@ export class PaymentCommandHandler {
       if (!(error instanceof DomainError)) throw error;
       reply = { outcome: 'rejected', error: error.toDescription() };
     }
-    if (!envelope.replyTo) return;
-    await enqueueOutbox(manager, [
-      {
-        topic: envelope.replyTo,
-        key: envelope.correlationId,
-        envelope: createEnvelope({ type: COMMAND_REPLY_TYPE, schemaVersion: 1, source: 'payments', subject: envelope.subject, data: reply, correlationId: envelope.correlationId, causationId: envelope.id }),
-      },
-    ]);
+    const replyMessage = commandReplyMessage(envelope, { type: COMMAND_REPLY_TYPE, source: 'payments', data: reply });
+    if (replyMessage) await enqueueOutbox(manager, [replyMessage]);
   }
 
   private async currentOrder(manager: EntityManager, merchantId: string, orderId: string) {
