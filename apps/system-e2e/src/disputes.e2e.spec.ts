@@ -196,6 +196,29 @@ describe('disputes', () => {
     expect(audit.status).toBe(0);
   });
 
+  it('leaves a pay-in that already SUCCEEDED as it is when its dispute is accepted: credited once', async () => {
+    const orderId = await payInWithAgent(500);
+    expect((await agent.client.request('POST', `/backoffice/v1/agent/orders/${merchantId()}/${orderId}/confirm`, {})).status).toBe(200);
+    const confirmed = await eventuallyStatus(orderId, 'SUCCEEDED');
+    await disputesKnow(orderId, true);
+    // Wait for the confirmation's credit (500.00 − 11.00) before reading the balance.
+    await eventually(
+      () => system.query('ledger', 'SELECT 1 FROM ledger_credited_orders WHERE merchant_id = $1 AND order_id = $2', [merchantId(), orderId]),
+      (rows) => rows.length === 1,
+      'the confirmation credit',
+    );
+    const availableBefore = await availableRub();
+
+    const opened = await open({ order_id: orderId, amount: 600 });
+    expect(opened.status).toBe(201);
+    await eventuallyStatus(orderId, 'PENDING');
+    expect((await review('agent', opened.body.dispute_id, 'ACCEPTED')).status).toBe(200);
+    const after = await eventuallyStatus(orderId, 'SUCCEEDED');
+    expect(after).toMatchObject({ amount: confirmed.amount, fee: confirmed.fee });
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(await availableRub()).toBe(availableBefore);
+  });
+
   it('lists newest first with cursor pages', async () => {
     const first = await open({ order_id: await payInWithAgent(300) });
     const second = await open({ order_id: await payInWithAgent(400) });
