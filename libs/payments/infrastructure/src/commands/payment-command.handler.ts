@@ -15,7 +15,7 @@ import { RequestPipe } from '@mp/shared-nest-http';
 import { DomainError } from '@mp/shared-util-errors';
 import { DataSource, type EntityManager } from 'typeorm';
 import { PayerPageLinks } from '../payer-pages/payer-page-links';
-import { findOrderByPayerPageTokenHash, orderToRow, rowToView } from '../persistence/payment-order.projection';
+import { findOrder, findOrderByPayerPageTokenHash, orderToRow, rowToView } from '../persistence/payment-order.projection';
 import { RecipientAccountVault } from '../recipient-accounts/recipient-account.vault';
 import { CLOCK, PAYMENTS_SETTINGS, type Clock, type PaymentsSettings } from '../payments-settings';
 import { loadMethodCatalog } from '../reference-data/method-catalog.store';
@@ -76,7 +76,9 @@ export class PaymentCommandHandler {
         ? await handlePaymentOrderCommand(this.ledger, { manager }, resolved.merchantId, resolved.orderId, resolved.command, causation)
         : { order: await this.currentOrder(manager, resolved.merchantId, resolved.orderId) };
       // No redirect_url: replies travel through the outbox and Kafka, and the link holds the payer's credential.
-      reply = { outcome: 'accepted', order: rowToView(orderToRow(result.order), null) };
+      // The projection row (written in this transaction) carries the open-dispute overlay.
+      const row = await findOrder(manager, resolved.merchantId, resolved.orderId);
+      reply = { outcome: 'accepted', order: rowToView(row ?? orderToRow(result.order), null) };
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
       reply = { outcome: 'rejected', error: error.toDescription() };
