@@ -20,6 +20,11 @@ class ReviewBody extends ReviewDisputeRequestDto {
   declare reason?: string;
 }
 
+/** The disputes service decides who may review (the order's agent, any operator) and answers the dispute. */
+function forwardReview(disputes: DisputesClient, reviewer: { role: 'agent' | 'operator'; id: string }, merchantId: string, disputeId: string, body: ReviewBody) {
+  return disputes.review(disputeId, { merchant_id: merchantId, decision: body.decision, reason: body.reason, reviewer_role: reviewer.role, reviewer_id: reviewer.id });
+}
+
 /**
  * The order's agent reviews a dispute (decisions.md "Who moves orders along"): accepting
  * settles the order for the disputed amount, rejecting restores its own state. Another
@@ -40,7 +45,7 @@ export class AgentDisputesController {
     @Res() reply: FastifyReply,
   ): Promise<void> {
     if (!agent.agentId) throw new DomainError('DISPUTE_NOT_FOUND', `No dispute ${disputeId}`);
-    await json(reply, 200, await this.disputes.review(disputeId, { merchant_id: merchantId, decision: body.decision, reason: body.reason, reviewer_role: 'agent', reviewer_id: agent.agentId }));
+    await json(reply, 200, await forwardReview(this.disputes, { role: 'agent', id: agent.agentId }, merchantId, disputeId, body));
   }
 }
 
@@ -59,6 +64,6 @@ export class OperatorDisputesController {
     @Body(requestPipe) body: ReviewBody,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    await json(reply, 200, await this.disputes.review(disputeId, { merchant_id: merchantId, decision: body.decision, reason: body.reason, reviewer_role: 'operator', reviewer_id: operator.credentialId }));
+    await json(reply, 200, await forwardReview(this.disputes, { role: 'operator', id: operator.credentialId }, merchantId, disputeId, body));
   }
 }
