@@ -20,12 +20,14 @@
  *   npm run backoffice -- withdrawals get <merchant_id> <order_id>
  *   npm run backoffice -- withdrawals fail <merchant_id> <order_id> "<reason>"
  *   npm run backoffice -- withdrawals complete <merchant_id> <order_id> <transaction_hash> "<reason>"
+ *   npm run backoffice -- disputes accept|reject <merchant_id> <dispute_id> ["<reason>"]
  * Agent (--as-agent):
  *   npm run backoffice -- --as-agent orders [available]
  *   npm run backoffice -- --as-agent take|confirm <merchant_id> <order_id>
  *   npm run backoffice -- --as-agent decline <merchant_id> <order_id> "<reason>"
  *   npm run backoffice -- --as-agent account-number <merchant_id> <order_id>   (a payout you took; recorded)
  *   npm run backoffice -- --as-agent complete <merchant_id> <order_id> <receipt.pdf|png|jpg>
+ *   npm run backoffice -- --as-agent disputes accept|reject <merchant_id> <dispute_id> ["<reason>"]   (disputes on your orders)
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
@@ -75,7 +77,13 @@ const print = (value) => console.log(JSON.stringify(value, null, 2));
 const [command, sub, ...rest] = args;
 const order = (merchantId, orderId) => `/agent/orders/${encodeURIComponent(merchantId)}/${encodeURIComponent(orderId)}`;
 
+/** Accepting settles the order for the disputed amount; rejecting restores the order's own state. */
+const reviewDispute = (prefix, decision) => () =>
+  call('POST', `${prefix}/disputes/${encodeURIComponent(rest[0] ?? '')}/${encodeURIComponent(rest[1] ?? '')}/review`, { decision, ...(rest[2] ? { reason: rest[2] } : {}) });
+
 const operatorCommands = {
+  'disputes accept': reviewDispute('', 'ACCEPTED'),
+  'disputes reject': reviewDispute('', 'REJECTED'),
   'merchants create': () => call('POST', '/merchants', { name: rest[0], ...(rest[1] ? { default_callback_url: rest[1] } : {}) }),
   'methods get': () => call('GET', `/merchants/${rest[0]}/methods`),
   'methods set': () => call('PUT', `/merchants/${rest[0]}/methods`, { entries: JSON.parse(readFileSync(rest[1], 'utf8')) }),
@@ -107,6 +115,8 @@ const operatorCommands = {
 };
 
 const agentCommands = {
+  'disputes accept': reviewDispute('/agent', 'ACCEPTED'),
+  'disputes reject': reviewDispute('/agent', 'REJECTED'),
   orders: () => call('GET', `/agent/orders${sub === 'available' ? '?scope=available' : ''}`),
   take: () => call('POST', `${order(sub, rest[0])}/take`, {}),
   confirm: () => call('POST', `${order(sub, rest[0])}/confirm`, {}),

@@ -42,6 +42,7 @@ import { ServiceSupervisor } from './supervisor.mjs';
  */
 const SERVICES = [
   { name: 'ledger', entry: 'apps/ledger/src/main.ts', devPort: 3002 },
+  { name: 'disputes', entry: 'apps/disputes/src/main.ts', devPort: 3004 },
   { name: 'payments', entry: 'apps/payments/src/main.ts', devPort: 3001, env: () => ({ PAYMENTS_SECRETS_MASTER_KEY: masterKey('PAYMENTS_SECRETS_MASTER_KEY', 'payments-master.key') }) },
   { name: 'withdrawals', entry: 'apps/withdrawals/src/main.ts', devPort: 3003 },
   { name: 'gateway', entry: 'apps/gateway/src/main.ts', devPort: 3000, env: ({ masterKey }) => ({ MERCHANT_SECRETS_MASTER_KEY: masterKey }) },

@@ -22,6 +22,7 @@ export class AppModule {
           paymentsInternalUrl: config.paymentsInternalUrl,
           ledgerInternalUrl: config.ledgerInternalUrl,
           withdrawalsInternalUrl: config.withdrawalsInternalUrl,
+          disputesInternalUrl: config.disputesInternalUrl,
           paymentsReadTimeoutMs: config.paymentsReadTimeoutMs,
           allowHttpCallbackUrls: config.allowHttpCallbackUrls,
           commandPartitions: config.commandPartitions,

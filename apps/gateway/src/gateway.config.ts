@@ -14,6 +14,7 @@ export interface GatewayConfig extends KafkaConnectionConfig {
   paymentsInternalUrl: string;
   ledgerInternalUrl: string;
   withdrawalsInternalUrl: string;
+  disputesInternalUrl: string;
   paymentsReadTimeoutMs: number;
   allowHttpCallbackUrls: boolean;
   secretsMasterKey: Buffer;
@@ -46,6 +47,7 @@ export function loadGatewayConfig(environment: Environment): GatewayConfig {
     paymentsInternalUrl: reader.url('PAYMENTS_INTERNAL_URL', { default: 'http://127.0.0.1:3001' }),
     ledgerInternalUrl: reader.url('LEDGER_INTERNAL_URL', { default: 'http://127.0.0.1:3002' }),
     withdrawalsInternalUrl: reader.url('WITHDRAWALS_INTERNAL_URL', { default: 'http://127.0.0.1:3003' }),
+    disputesInternalUrl: reader.url('DISPUTES_INTERNAL_URL', { default: 'http://127.0.0.1:3004' }),
     paymentsReadTimeoutMs: reader.integer('PAYMENTS_READ_TIMEOUT_MS', { default: 3_000, min: 100, max: 60_000 }),
     allowHttpCallbackUrls: reader.boolean('ALLOW_HTTP_CALLBACK_URLS', false),
     credentialCacheTtlMs: reader.integer('CREDENTIAL_CACHE_TTL_MS', { default: 30_000, min: 0, max: 3_600_000 }),

@@ -67,6 +67,8 @@ export interface PaymentOrderExternalEventData {
   /** Position of the order's stream after this change: 1 for creation, then +1 per event. */
   version: number;
   occurredAt: string;
+  /** PaymentOrderSucceeded through an accepted dispute only: that dispute (the ledger books the credit as a dispute settlement). */
+  settledByDisputeId?: string;
   order: PaymentOrderExternalView;
 }
 

@@ -1,5 +1,5 @@
 import { DeciderSpecification } from '@mp/shared-decider';
-import { DomainError } from '@mp/shared-util-errors';
+import type { ErrorCode } from '@mp/shared-util-errors';
 import { disputeDecider, type Dispute, type DisputeCommand, type DisputeEvent, type DisputedOrderFacts, type DisputeReviewer } from './dispute.decider';
 
 const created = '2026-01-31T10:00:00.000Z';
@@ -20,15 +20,8 @@ const review = (decision: 'ACCEPTED' | 'REJECTED', reviewer: DisputeReviewer = {
 const spec = DeciderSpecification.for(disputeDecider);
 const given = (events: DisputeEvent[]): Dispute => spec.given(events).state();
 const then = (events: DisputeEvent[], command: DisputeCommand) => spec.given(events).when(command).outcome().events;
-function rejection(events: DisputeEvent[], command: DisputeCommand): DomainError {
-  try {
-    then(events, command);
-  } catch (error) {
-    if (error instanceof DomainError) return error;
-    throw error;
-  }
-  throw new Error('expected a rejection');
-}
+/** The refusal, asserted to carry this code (DeciderSpecification.thenThrows). */
+const refused = (events: DisputeEvent[], command: DisputeCommand, code: ErrorCode) => spec.given(events).when(command).thenThrows(code);
 
 const opened = then([], open());
 const rejected = [...opened, ...then(opened, review('REJECTED'))];
@@ -42,25 +35,25 @@ describe('dispute decider', () => {
     });
 
     it('answers an outgoing order exactly like an unknown one', () => {
-      const outgoing = rejection([], open({ order: { ...order, direction: 'outgoing' } }));
-      const unknown = rejection([], open({ order: null }));
+      const outgoing = refused([], open({ order: { ...order, direction: 'outgoing' } }), 'ORDER_NOT_FOUND');
+      const unknown = refused([], open({ order: null }), 'ORDER_NOT_FOUND');
       expect([outgoing.code, outgoing.message, outgoing.details]).toEqual([unknown.code, unknown.message, unknown.details]);
       expect(unknown.code).toBe('ORDER_NOT_FOUND');
     });
 
     it('accepts an open at the deadline instant and refuses it one millisecond later', () => {
       expect(then([], open({ now: at('2026-02-28T10:00:00.000Z') }))).toHaveLength(1);
-      expect(rejection([], open({ now: at('2026-02-28T10:00:00.001Z') }))).toMatchObject({ code: 'PAYMENT_REJECTED', details: [{ issue: 'opened_too_late' }] });
+      expect(refused([], open({ now: at('2026-02-28T10:00:00.001Z') }), 'PAYMENT_REJECTED')).toMatchObject({ code: 'PAYMENT_REJECTED', details: [{ issue: 'opened_too_late' }] });
     });
 
     it('refuses an order no agent was assigned to', () => {
-      expect(rejection([], open({ order: { ...order, agentId: null } }))).toMatchObject({ code: 'PAYMENT_REJECTED', details: [{ issue: 'no_agent_assigned' }] });
+      expect(refused([], open({ order: { ...order, agentId: null } }), 'PAYMENT_REJECTED')).toMatchObject({ code: 'PAYMENT_REJECTED', details: [{ issue: 'no_agent_assigned' }] });
     });
   });
 
   describe('When open', () => {
     it('refuses a second open on the same order, naming the open dispute', () => {
-      expect(rejection(opened, open())).toMatchObject({ code: 'PAYMENT_REJECTED', details: [{ issue: 'dispute_already_open' }], extra: { dispute_id: 'dsp_1' } });
+      expect(refused(opened, open(), 'PAYMENT_REJECTED')).toMatchObject({ code: 'PAYMENT_REJECTED', details: [{ issue: 'dispute_already_open' }], extra: { dispute_id: 'dsp_1' } });
     });
 
     it('accepted settles for the disputed amount', () => {
@@ -74,7 +67,7 @@ describe('dispute decider', () => {
 
     it('an operator may review; another agent is told the dispute does not exist', () => {
       expect(then(opened, review('REJECTED', { role: 'operator', id: 'op-1' }))).toHaveLength(1);
-      expect(rejection(opened, review('ACCEPTED', { role: 'agent', id: 'agent-2' })).code).toBe('DISPUTE_NOT_FOUND');
+      expect(refused(opened, review('ACCEPTED', { role: 'agent', id: 'agent-2' }), 'DISPUTE_NOT_FOUND').code).toBe('DISPUTE_NOT_FOUND');
     });
   });
 
@@ -88,7 +81,7 @@ describe('dispute decider', () => {
     });
 
     it('the retry still obeys the one-month window', () => {
-      expect(rejection(rejected, open({ now: at('2026-03-01T00:00:00.000Z') })).code).toBe('PAYMENT_REJECTED');
+      expect(refused(rejected, open({ now: at('2026-03-01T00:00:00.000Z') }), 'PAYMENT_REJECTED').code).toBe('PAYMENT_REJECTED');
     });
   });
 
@@ -96,12 +89,12 @@ describe('dispute decider', () => {
     const accepted = [...opened, ...then(opened, review('ACCEPTED'))];
 
     it('refuses another open', () => {
-      expect(rejection(accepted, open())).toMatchObject({ code: 'PAYMENT_REJECTED', details: [{ issue: 'dispute_already_accepted' }] });
+      expect(refused(accepted, open(), 'PAYMENT_REJECTED')).toMatchObject({ code: 'PAYMENT_REJECTED', details: [{ issue: 'dispute_already_accepted' }] });
     });
 
     it('a repeated accept changes nothing; a reject is a conflict', () => {
       expect(then(accepted, review('ACCEPTED'))).toEqual([]);
-      expect(rejection(accepted, review('REJECTED')).code).toBe('ORDER_STATE_CONFLICT');
+      expect(refused(accepted, review('REJECTED'), 'ORDER_STATE_CONFLICT').code).toBe('ORDER_STATE_CONFLICT');
     });
   });
 });

@@ -1,3 +1,4 @@
+import type { Decider, EventSchemas } from '@mp/shared-decider';
 import { DomainError } from '@mp/shared-util-errors';
 import { disputeDeadline, isWithinDisputeWindow } from './dispute-window';
 
@@ -131,7 +132,7 @@ function openDispute(command: OpenDispute, state: Dispute): DisputeEvent[] {
   const { data, metadata } = command;
   const order = metadata.order;
   // Spec 4.9.1: an outgoing order is answered exactly like an order that does not exist.
-  if (!order || order.direction !== 'incoming') throw new DomainError('ORDER_NOT_FOUND', `No order ${data.orderId}`);
+  if (!order || order.direction !== 'incoming') throw new DomainError('ORDER_NOT_FOUND', 'No such incoming order');
   const evidence = { amountMinor: data.amountMinor?.toString() ?? null, comment: data.comment, receipt: data.receipt };
   const occurredAt = metadata.now.toISOString();
 
@@ -234,7 +235,10 @@ function existingForEvolve(state: Dispute): ExistingDispute {
 }
 
 /** The decider as a value, for the shared command core. */
-export const disputeDecider = { decide: decideDispute, evolve: evolveDispute, initialState: initialDispute };
+export const disputeDecider: Decider<Dispute, DisputeCommand, DisputeEvent> = { decide: decideDispute, evolve: evolveDispute, initialState: initialDispute };
+
+/** Stored schema versions of the dispute events (no upcasters yet). */
+export const DISPUTE_EVENT_SCHEMAS: EventSchemas<DisputeEvent> = { DisputeOpened: { version: 1 }, DisputeReopened: { version: 1 }, DisputeAccepted: { version: 1 }, DisputeRejected: { version: 1 } };
 
 /** One stream per disputed order: concurrent opens on one order meet here. */
 export const toDisputeStreamId = (merchantId: string, orderId: string): string => `dispute:${merchantId}:${orderId}`;

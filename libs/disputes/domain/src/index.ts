@@ -1,6 +1,7 @@
 export { disputeDeadline, isWithinDisputeWindow } from './dispute-window';
 export {
   decideDispute,
+  DISPUTE_EVENT_SCHEMAS,
   disputeDecider,
   evolveDispute,
   initialDispute,

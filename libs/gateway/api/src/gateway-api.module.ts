@@ -7,6 +7,9 @@ import { MerchantSignatureGuard } from './auth/merchant-signature.guard';
 import { AgentController } from './backoffice/agent.controller';
 import { BackofficeGuard } from './backoffice/backoffice.guard';
 import { OperatorController } from './backoffice/operator.controller';
+import { AgentDisputesController, OperatorDisputesController } from './disputes/dispute-review.controllers';
+import { DisputesClient } from './disputes/disputes.client';
+import { DisputesController } from './disputes/disputes.controller';
 import { GATEWAY_SETTINGS, type GatewaySettings } from './gateway-settings';
 import { ErrorResponseFilter } from './http/error-response.filter';
 import { LedgerReadClient } from './merchant/ledger-read.client';
@@ -39,7 +42,7 @@ export class GatewayApiModule {
   static forRoot(settings: GatewaySettings & { secretsMasterKey: Buffer; credentialCacheTtlMs: number }): DynamicModule {
     return {
       module: GatewayApiModule,
-      controllers: [PaymentsController, MerchantController, PayerPageController, OperatorController, AgentController, GatewayHealthController, WithdrawalsController, WithdrawalsOperatorController],
+      controllers: [PaymentsController, DisputesController, MerchantController, PayerPageController, OperatorController, AgentController, AgentDisputesController, OperatorDisputesController, GatewayHealthController, WithdrawalsController, WithdrawalsOperatorController],
       providers: [
         { provide: GATEWAY_SETTINGS, useValue: settings },
         {
@@ -52,6 +55,7 @@ export class GatewayApiModule {
         BackofficeGuard,
         PaymentCommandBus,
         PaymentsReadClient,
+        DisputesClient,
         LedgerReadClient,
         WithdrawalsReadClient,
         { provide: APP_FILTER, useClass: ErrorResponseFilter },

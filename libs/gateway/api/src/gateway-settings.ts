@@ -7,6 +7,7 @@ export interface GatewaySettings {
   paymentsInternalUrl: string;
   ledgerInternalUrl: string;
   withdrawalsInternalUrl: string;
+  disputesInternalUrl: string;
   paymentsReadTimeoutMs: number;
   /** Development only: accept http:// callback URLs. */
   allowHttpCallbackUrls: boolean;
@@ -17,3 +18,9 @@ export const GATEWAY_SETTINGS = Symbol('GATEWAY_SETTINGS');
 
 /** The maximum request body, enforced by the HTTP server before any signature work. */
 export const REQUEST_BODY_BYTES_MAX = 64 * 1024;
+
+/**
+ * Endpoint 14 only: a 5 MB receipt as base64 (4 bytes per 3) plus the rest of the body. Still
+ * read as raw bytes and signed as sent; every other route keeps REQUEST_BODY_BYTES_MAX.
+ */
+export const DISPUTE_REQUEST_BODY_BYTES_MAX = Math.ceil((5 * 1024 * 1024) / 3) * 4 + REQUEST_BODY_BYTES_MAX;

@@ -35,6 +35,7 @@ const EXTERNAL_TYPE_OF: Record<PaymentOrderEvent['type'], PaymentOrderExternalEv
   PaymentOrderAgentAssigned: PAYMENT_ORDER_EXTERNAL_EVENT_TYPES.agentAssigned,
   IncomingPaymentMarkedPaid: PAYMENT_ORDER_EXTERNAL_EVENT_TYPES.payerReportedPaid,
   PaymentOrderSucceeded: PAYMENT_ORDER_EXTERNAL_EVENT_TYPES.succeeded,
+  IncomingPaymentSettledByDispute: PAYMENT_ORDER_EXTERNAL_EVENT_TYPES.succeeded,
   PaymentOrderFailed: PAYMENT_ORDER_EXTERNAL_EVENT_TYPES.failed,
   PaymentOrderCancelled: PAYMENT_ORDER_EXTERNAL_EVENT_TYPES.cancelled,
   PaymentOrderExpired: PAYMENT_ORDER_EXTERNAL_EVENT_TYPES.expired,
@@ -82,6 +83,7 @@ export function toExternalEvent(event: PaymentOrderEvent, orderAfter: ExistingPa
       agentId: orderAfter.agentId,
       version,
       occurredAt,
+      ...(event.type === 'IncomingPaymentSettledByDispute' ? { settledByDisputeId: event.data.disputeId } : {}),
       order: externalViewOf(orderAfter),
     },
   };

@@ -181,4 +181,32 @@ describe('payment order decider', () => {
       spec.givenCommands(createIncoming(), assign(), confirm()).when(decline()).thenThrows('ORDER_STATE_CONFLICT');
     });
   });
+
+  describe('When a dispute on a pay-in is accepted', () => {
+    const settle = (amountMinor: bigint, methodCatalog = DEFAULT_METHOD_CATALOG): PaymentOrderCommand => ({
+      type: 'SettleIncomingPaymentByDispute',
+      data: { disputeId: 'dsp_1', amountMinor },
+      metadata: { now: minutesLater(10), methodCatalog },
+    });
+
+    it('settles a declined pay-in as SUCCEEDED for the disputed amount, with its method fee for that amount', () => {
+      const { state } = spec.givenCommands(createIncoming(), assign(), decline()).when(settle(140_000n)).outcome();
+      // bank_card pay-ins in the default catalog: 2.5 %, so 3500 on 1400.00.
+      expect(state).toMatchObject({ status: 'SUCCEEDED', amountMinor: 140_000n, feeMinor: 3_500n, failureReason: null });
+    });
+
+    it('scales the order fee when the merchant no longer has the method', () => {
+      const { state } = spec.givenCommands(createIncoming(), assign(), decline()).when(settle(75_000n, [])).outcome();
+      expect(state).toMatchObject({ status: 'SUCCEEDED', amountMinor: 75_000n, feeMinor: 1_875n });
+    });
+
+    it('changes nothing on a pay-in that already SUCCEEDED (the ledger credited it once)', () => {
+      spec.givenCommands(createIncoming(), assign(), confirm()).when(settle(140_000n)).thenNothingHappens();
+    });
+
+    it('answers a payout like a missing order', () => {
+      spec.givenCommands(createOutgoing()).when(settle(100_000n)).thenThrows('ORDER_NOT_FOUND');
+      noOrder.when(settle(100_000n)).thenThrows('ORDER_NOT_FOUND');
+    });
+  });
 });

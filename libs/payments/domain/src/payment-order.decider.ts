@@ -118,6 +118,17 @@ export interface ExpirePaymentOrder {
   metadata: CommandMetadata;
 }
 
+/**
+ * A dispute on this pay-in was accepted (disputes' DisputeAccepted external event): the order
+ * settles for the disputed amount, with the fee of the order's method recomputed for it.
+ * `methodCatalog` is the merchant's catalog now; the order's own method entry gives the fee.
+ */
+export interface SettleIncomingPaymentByDispute {
+  type: 'SettleIncomingPaymentByDispute';
+  data: { disputeId: string; amountMinor: bigint };
+  metadata: CommandMetadata & { methodCatalog: readonly MethodEntry[] };
+}
+
 export type PaymentOrderCommand =
   | CreateIncomingPayment
   | CreateOutgoingPayment
@@ -127,7 +138,8 @@ export type PaymentOrderCommand =
   | CompleteOutgoingPayment
   | DeclinePaymentOrder
   | CancelPaymentOrder
-  | ExpirePaymentOrder;
+  | ExpirePaymentOrder
+  | SettleIncomingPaymentByDispute;
 
 ////////// Events
 
@@ -180,6 +192,12 @@ export interface PaymentOrderSucceeded {
   data: OrderEventFields & { agentId: string; receipt: PayoutReceipt | null };
 }
 
+/** The order succeeded through an accepted dispute, for the amount and fee given here. */
+export interface IncomingPaymentSettledByDispute {
+  type: 'IncomingPaymentSettledByDispute';
+  data: OrderEventFields & { agentId: string | null; disputeId: string };
+}
+
 export interface PaymentOrderFailed {
   type: 'PaymentOrderFailed';
   data: OrderEventFields & { agentId: string; reason: string };
@@ -201,6 +219,7 @@ export type PaymentOrderEvent =
   | PaymentOrderAgentAssigned
   | IncomingPaymentMarkedPaid
   | PaymentOrderSucceeded
+  | IncomingPaymentSettledByDispute
   | PaymentOrderFailed
   | PaymentOrderCancelled
   | PaymentOrderExpired;
@@ -227,6 +246,8 @@ export function decide(command: PaymentOrderCommand, state: PaymentOrder): Payme
       return cancelPaymentOrder(command, existing(state));
     case 'ExpirePaymentOrder':
       return expirePaymentOrder(command, existing(state));
+    case 'SettleIncomingPaymentByDispute':
+      return settleIncomingPaymentByDispute(command, existing(state));
     default: {
       const unknownCommand: never = command;
       throw new Error(`unknown command ${JSON.stringify(unknownCommand)}`);
@@ -415,6 +436,27 @@ function expirePaymentOrder(command: ExpirePaymentOrder, order: ExistingPaymentO
   return [{ type: 'PaymentOrderExpired', data: eventFields(order, command.metadata.now) }];
 }
 
+/**
+ * decisions.md "States": an accepted dispute settles the pay-in as SUCCEEDED for the disputed
+ * amount, whatever its state was (PENDING, FAILED after a decline, EXPIRED, CANCELLED), with
+ * the fee of the order's method for that amount (the fixed part and rate of the method entry
+ * the order was created under; if the merchant's catalog no longer has that entry, the fee
+ * the order was created with is scaled to the new amount).
+ * An order that already SUCCEEDED was credited by the ledger when its agent confirmed it; it
+ * keeps that outcome and this changes nothing (see docs/api/states.md): the ledger credits an
+ * order once, and a second, different success of the same order is not something merchants
+ * or the books can reconcile.
+ */
+function settleIncomingPaymentByDispute(command: SettleIncomingPaymentByDispute, order: ExistingPaymentOrder): PaymentOrderEvent[] {
+  if (order.direction !== 'incoming') throw new DomainError('ORDER_NOT_FOUND', 'No such incoming order');
+  if (order.status === 'SUCCEEDED') return [];
+  const { amountMinor, disputeId } = command.data;
+  const entry = command.metadata.methodCatalog.find((method) => method.direction === 'incoming' && method.method === order.method && method.currency === order.currency && method.country === order.country);
+  const feeMinor = entry ? calculateFeeMinor(amountMinor, entry.feeRateBasisPoints, entry.feeFixedMinor) : (order.feeMinor * amountMinor) / order.amountMinor;
+  const fields = { ...eventFields(order, command.metadata.now), amountMinor: amountMinor.toString(), feeMinor: (feeMinor > amountMinor ? amountMinor : feeMinor).toString() };
+  return [{ type: 'IncomingPaymentSettledByDispute', data: { ...fields, agentId: order.agentId, disputeId } }];
+}
+
 ////////// Evolve
 
 export function evolve(state: PaymentOrder, event: PaymentOrderEvent): PaymentOrder {
@@ -430,6 +472,8 @@ export function evolve(state: PaymentOrder, event: PaymentOrderEvent): PaymentOr
       const order = existing(state);
       return { ...order, status: 'SUCCEEDED', receipts: event.data.receipt ? [...order.receipts, event.data.receipt] : order.receipts, updatedAt: event.data.occurredAt };
     }
+    case 'IncomingPaymentSettledByDispute':
+      return { ...existing(state), status: 'SUCCEEDED', amountMinor: BigInt(event.data.amountMinor), feeMinor: BigInt(event.data.feeMinor), failureReason: null, updatedAt: event.data.occurredAt };
     case 'PaymentOrderFailed':
       return { ...existing(state), status: 'FAILED', failureReason: event.data.reason, updatedAt: event.data.occurredAt };
     case 'PaymentOrderCancelled':
@@ -498,6 +542,7 @@ export const PAYMENT_ORDER_EVENT_SCHEMAS: EventSchemas<PaymentOrderEvent> = {
   PaymentOrderAgentAssigned: { version: 1 },
   IncomingPaymentMarkedPaid: { version: 1 },
   PaymentOrderSucceeded: { version: 1 },
+  IncomingPaymentSettledByDispute: { version: 1 },
   PaymentOrderFailed: { version: 1 },
   PaymentOrderCancelled: { version: 1 },
   PaymentOrderExpired: { version: 1 },

@@ -1,3 +1,5 @@
+import { OffsetClock, type Clock } from '@mp/shared-command-handling';
+
 /** What the payments module needs from its app's validated config. */
 export interface PaymentsSettings {
   /** Public base URL of the payer page (the gateway), used in `redirect_url`. */
@@ -15,23 +17,7 @@ export interface PaymentsSettings {
 
 export const PAYMENTS_SETTINGS = Symbol('PAYMENTS_SETTINGS');
 
-/** The service's clock port: expiry and timestamps read it, so tests can move time. */
-export interface Clock {
-  now(): Date;
-}
-
 export const CLOCK = Symbol('CLOCK');
 
-/** The system clock plus an offset that only tests move (through the test-clock endpoint). */
-export class OffsetClock implements Clock {
-  private offsetMs = 0;
-
-  now(): Date {
-    return new Date(Date.now() + this.offsetMs);
-  }
-
-  advance(milliseconds: number): void {
-    if (!Number.isSafeInteger(milliseconds) || milliseconds < 0) throw new Error('the clock only moves forward');
-    this.offsetMs += milliseconds;
-  }
-}
+/** The clock port and its test-movable implementation are shared by the services. */
+export { OffsetClock, type Clock };

@@ -3,12 +3,14 @@ import { APP_FILTER } from '@nestjs/core';
 import { InternalErrorFilter } from '@mp/shared-nest-http';
 import { DatabaseHealthController } from '@mp/shared-data-access-postgres';
 import { MessagingSchema1700000000000, OUTBOX_RELAY_OPTIONS, OutboxRelayService, type OutboxRelaySettings } from '@mp/shared-messaging';
+import { DisputeEventsConsumer } from './commands/dispute-events.consumer';
 import { ExpirySweeper } from './commands/expiry-sweeper';
 import { PaymentCommandConsumer, PaymentsTopics } from './commands/payment-command.consumer';
 import { PaymentCommandHandler } from './commands/payment-command.handler';
 import { HttpLedgerHolds, LEDGER_HOLDS } from './ledger/ledger-holds.port';
 import { PayerPageLinks } from './payer-pages/payer-page-links';
 import { PaymentsSchema1700000001000 } from './persistence/payments-schema.migration';
+import { PaymentOrderOpenDisputes1700000011000 } from './persistence/open-disputes.migration';
 import { PayoutRecipientAccounts1700000008000 } from './persistence/recipient-accounts.migration';
 import { InternalRecipientAccountsController } from './recipient-accounts/internal-recipient-accounts.controller';
 import { RecipientAccountVault } from './recipient-accounts/recipient-account.vault';
@@ -17,7 +19,7 @@ import { InternalOrdersController } from './read-orders/internal-orders.controll
 import { InternalReferenceDataController } from './reference-data/internal-reference-data.controller';
 
 /** Migrations of the payments database, in order. */
-export const PAYMENTS_MIGRATIONS = [MessagingSchema1700000000000, PaymentsSchema1700000001000, PayoutRecipientAccounts1700000008000];
+export const PAYMENTS_MIGRATIONS = [MessagingSchema1700000000000, PaymentsSchema1700000001000, PayoutRecipientAccounts1700000008000, PaymentOrderOpenDisputes1700000011000];
 
 /** The payments bounded context. Needs a TypeORM DataSource and the messaging port from its app. */
 @Module({})
@@ -25,7 +27,7 @@ export class PaymentsModule {
   static forRoot(settings: PaymentsSettings & { outbox: OutboxRelaySettings; ledgerInternalUrl: string; ledgerTimeoutMs: number }): DynamicModule {
     return {
       module: PaymentsModule,
-      controllers: [PaymentCommandConsumer, InternalOrdersController, InternalReferenceDataController, InternalRecipientAccountsController, DatabaseHealthController],
+      controllers: [PaymentCommandConsumer, DisputeEventsConsumer, InternalOrdersController, InternalReferenceDataController, InternalRecipientAccountsController, DatabaseHealthController],
       providers: [
         { provide: PAYMENTS_SETTINGS, useValue: settings },
         { provide: CLOCK, useValue: new OffsetClock() },

@@ -12,3 +12,4 @@ export {
   type StreamReadOptions,
 } from './handle-command';
 export { PeriodicTask } from './periodic-task';
+export { OffsetClock, type Clock } from './clock';

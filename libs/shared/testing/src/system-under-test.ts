@@ -17,6 +17,7 @@ const logDirectory = join(workspaceRoot, '.local/test-logs');
  */
 const SERVICES = [
   { name: 'ledger', entry: 'apps/ledger/src/main.ts' },
+  { name: 'disputes', entry: 'apps/disputes/src/main.ts' },
   { name: 'payments', entry: 'apps/payments/src/main.ts', env: (system: SystemUnderTest) => ({ PAYMENTS_SECRETS_MASTER_KEY: system.paymentsMasterKey }) },
   { name: 'withdrawals', entry: 'apps/withdrawals/src/main.ts' },
   { name: 'gateway', entry: 'apps/gateway/src/main.ts', env: (system: SystemUnderTest) => ({ MERCHANT_SECRETS_MASTER_KEY: system.masterKey }) },

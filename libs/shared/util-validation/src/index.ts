@@ -33,3 +33,4 @@ export {
 export { JsonNumberLiteral, parseJsonObjectBody, requireJsonObject, withPlainNumbers } from './lossless-json';
 export { REQUEST_VALIDATOR_OPTIONS, RequestMessages, validationErrorFrom } from './validation-error';
 export { CreationPeriodAndCursorFilters } from './list-filters';
+export { checkReceiptFile, detectReceiptType, RECEIPT_BYTES_MAX, safeReceiptFileName, type ReceiptContentType } from './receipt-file';

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import type { GatewayRequest } from '../auth/merchant-signature.guard';
-import { REQUEST_BODY_BYTES_MAX } from '../gateway-settings';
+import { DISPUTE_REQUEST_BODY_BYTES_MAX, REQUEST_BODY_BYTES_MAX } from '../gateway-settings';
 import { newRequestId, REQUEST_ID_HEADER } from './request-id';
 import { securityHeadersFor, TransportSecurityRule } from './transport-security';
 
@@ -15,6 +15,11 @@ export function configureGatewayHttp(fastify: FastifyInstance, options: GatewayH
   const transportSecurity = new TransportSecurityRule(options.trustedProxies);
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: REQUEST_BODY_BYTES_MAX }, (_request, body, done) => done(null, body));
+  // A route's own bodyLimit wins over the parser's: only opening a dispute (a receipt inline as
+  // base64) may send more. Registered before Nest adds its routes (at init).
+  fastify.addHook('onRoute', (route) => {
+    if (route.url === DISPUTE_ROUTE && (route.method === 'POST' || (Array.isArray(route.method) && route.method.includes('POST')))) route.bodyLimit = DISPUTE_REQUEST_BODY_BYTES_MAX;
+  });
   // Set before routing, so every answer carries them: successes, guard and filter errors, 404s
   // for unknown routes, and 413/415 from the body parser (errors keep headers already set).
   fastify.addHook('onRequest', async (request, reply) => {
@@ -23,6 +28,8 @@ export function configureGatewayHttp(fastify: FastifyInstance, options: GatewayH
     void reply.header(REQUEST_ID_HEADER, requestId).headers(securityHeadersFor(transportSecurity.cameOverTls(request.raw)));
   });
 }
+
+const DISPUTE_ROUTE = '/v2/disputes';
 
 export interface GatewayHttpOptions {
   /**

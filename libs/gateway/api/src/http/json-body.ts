@@ -1,7 +1,7 @@
 import { LosslessNumber, stringify } from 'lossless-json';
 
 /** Money fields that services send as decimal strings and merchants receive as JSON numbers. */
-const DECIMAL_FIELDS = new Set(['amount', 'fee', 'fixed', 'percent', 'min_amount', 'max_amount', 'available', 'frozen', 'network_fee', 'from_amount', 'to_amount']);
+const DECIMAL_FIELDS = new Set(['amount', 'settled_amount', 'fee', 'fixed', 'percent', 'min_amount', 'max_amount', 'available', 'frozen', 'network_fee', 'from_amount', 'to_amount']);
 
 /** Serializes a response, writing money strings from services as JSON numbers with the same digits. */
 export function stringifyResponse(body: unknown): string {

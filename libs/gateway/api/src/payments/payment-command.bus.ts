@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { DISPUTE_COMMAND_SCHEMA_VERSION, DISPUTES_TOPICS } from '@mp/contracts-disputes';
 import {
   COMMAND_REPLY_TYPE,
   GATEWAY_REPLIES_TOPIC,
@@ -26,10 +27,11 @@ export interface CommandRoute {
 
 export const PAYMENTS_COMMAND_ROUTE: CommandRoute = { topic: PAYMENTS_TOPICS.commands, schemaVersion: PAYMENT_COMMAND_SCHEMA_VERSION, service: 'payments' };
 export const WITHDRAWALS_COMMAND_ROUTE: CommandRoute = { topic: WITHDRAWALS_TOPICS.commands, schemaVersion: WITHDRAWAL_COMMAND_SCHEMA_VERSION, service: 'withdrawals' };
+export const DISPUTES_COMMAND_ROUTE: CommandRoute = { topic: DISPUTES_TOPICS.commands, schemaVersion: DISPUTE_COMMAND_SCHEMA_VERSION, service: 'disputes' };
 
 /**
- * Sends a command to a service (payments, withdrawals) through Kafka and waits for its outcome
- * on the shared replies topic.
+ * Sends a command to a service (payments, withdrawals, disputes) through Kafka and waits for its
+ * outcome on the shared replies topic.
  *
  * Why not Nest's ClientKafka.send: its reply partitions move on every rebalance and replies
  * in flight are lost (nestjs/nest#2984). Here every gateway replica reads the whole replies
@@ -53,6 +55,7 @@ export class PaymentCommandBus implements OnApplicationBootstrap, OnApplicationS
     await this.broker.ensureTopics([
       { topic: PAYMENTS_TOPICS.commands, partitions: this.settings.commandPartitions },
       { topic: WITHDRAWALS_TOPICS.commands, partitions: this.settings.commandPartitions },
+      { topic: DISPUTES_TOPICS.commands, partitions: this.settings.commandPartitions },
       { topic: GATEWAY_REPLIES_TOPIC, partitions: 1 },
     ]);
     this.subscription = await this.broker.subscribe({

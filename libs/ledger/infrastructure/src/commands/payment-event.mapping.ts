@@ -22,7 +22,7 @@ const TERMINAL_TYPES: ReadonlySet<string> = new Set([
 ]);
 
 /** The fields of an external payment-order event the ledger reads. */
-type OrderMoneyFields = Pick<PaymentOrderExternalEventData, 'merchantId' | 'orderId' | 'direction' | 'amountMinor' | 'feeMinor' | 'currency'>;
+type OrderMoneyFields = Pick<PaymentOrderExternalEventData, 'merchantId' | 'orderId' | 'direction' | 'amountMinor' | 'feeMinor' | 'currency' | 'settledByDisputeId'>;
 
 const POSITIVE_INTEGER = /^[1-9][0-9]*$/;
 const NON_NEGATIVE_INTEGER = /^(0|[1-9][0-9]*)$/;
@@ -48,7 +48,8 @@ export function ledgerCommandFor(envelope: MessageEnvelope, now: Date): LedgerCo
     if (envelope.type !== PAYMENT_ORDER_EXTERNAL_EVENT_TYPES.succeeded) return null;
     const command: LedgerCommand = {
       type: 'CreditPayIn',
-      data: { orderId, amountMinor: BigInt(data.amountMinor), feeMinor: BigInt(data.feeMinor), reason: 'payin_succeeded' },
+      // Credited once per order either way; a dispute settlement is booked under its own codes.
+      data: { orderId, amountMinor: BigInt(data.amountMinor), feeMinor: BigInt(data.feeMinor), reason: data.settledByDisputeId ? 'dispute_accepted' : 'payin_succeeded' },
       metadata,
     };
     return { merchantId, currency, command };

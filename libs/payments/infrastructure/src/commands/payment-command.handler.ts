@@ -10,12 +10,12 @@ import {
 } from '@mp/contracts-payments';
 import { agentOrderNotFound, type PaymentOrderCommand } from '@mp/payments-domain';
 import { DEFAULT_CONFLICT_RETRY_POLICY, retryOnConflict } from '@mp/shared-command-handling';
-import { claimInboxMessage, createEnvelope, enqueueOutbox, PoisonMessageError, type MessageEnvelope } from '@mp/shared-messaging';
+import { claimInboxMessage, commandReplyMessage, enqueueOutbox, PoisonMessageError, type MessageEnvelope } from '@mp/shared-messaging';
 import { RequestPipe } from '@mp/shared-nest-http';
 import { DomainError } from '@mp/shared-util-errors';
 import { DataSource, type EntityManager } from 'typeorm';
 import { PayerPageLinks } from '../payer-pages/payer-page-links';
-import { findOrderByPayerPageTokenHash, orderToRow, rowToView } from '../persistence/payment-order.projection';
+import { findOrder, findOrderByPayerPageTokenHash, orderToRow, rowToView } from '../persistence/payment-order.projection';
 import { RecipientAccountVault } from '../recipient-accounts/recipient-account.vault';
 import { CLOCK, PAYMENTS_SETTINGS, type Clock, type PaymentsSettings } from '../payments-settings';
 import { loadMethodCatalog } from '../reference-data/method-catalog.store';
@@ -76,19 +76,15 @@ export class PaymentCommandHandler {
         ? await handlePaymentOrderCommand(this.ledger, { manager }, resolved.merchantId, resolved.orderId, resolved.command, causation)
         : { order: await this.currentOrder(manager, resolved.merchantId, resolved.orderId) };
       // No redirect_url: replies travel through the outbox and Kafka, and the link holds the payer's credential.
-      reply = { outcome: 'accepted', order: rowToView(orderToRow(result.order), null) };
+      // The projection row (written in this transaction) carries the open-dispute overlay.
+      const row = await findOrder(manager, resolved.merchantId, resolved.orderId);
+      reply = { outcome: 'accepted', order: rowToView(row ?? orderToRow(result.order), null) };
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
       reply = { outcome: 'rejected', error: error.toDescription() };
     }
-    if (!envelope.replyTo) return;
-    await enqueueOutbox(manager, [
-      {
-        topic: envelope.replyTo,
-        key: envelope.correlationId,
-        envelope: createEnvelope({ type: COMMAND_REPLY_TYPE, schemaVersion: 1, source: 'payments', subject: envelope.subject, data: reply, correlationId: envelope.correlationId, causationId: envelope.id }),
-      },
-    ]);
+    const replyMessage = commandReplyMessage(envelope, { type: COMMAND_REPLY_TYPE, source: 'payments', data: reply });
+    if (replyMessage) await enqueueOutbox(manager, [replyMessage]);
   }
 
   private async currentOrder(manager: EntityManager, merchantId: string, orderId: string) {

@@ -24,6 +24,8 @@ export interface PaymentOrderRow {
   created_at: Date;
   updated_at: Date;
   list_position: string;
+  /** A dispute on the order is OPEN: merchants see it PENDING (absent on rows built from a command's state). */
+  open_dispute?: boolean;
 }
 
 /** Writes the order's current state; a row already at a later stream version is left alone. */
@@ -34,7 +36,7 @@ export async function saveOrderProjection(manager: EntityManager, order: Existin
                                  failure_reason, expires_at, created_at, updated_at, stream_version)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
      ON CONFLICT (merchant_id, order_id) DO UPDATE SET
-       status = EXCLUDED.status, agent_id = EXCLUDED.agent_id, payer_marked_paid_at = EXCLUDED.payer_marked_paid_at,
+       status = EXCLUDED.status, amount_minor = EXCLUDED.amount_minor, fee_minor = EXCLUDED.fee_minor, agent_id = EXCLUDED.agent_id, payer_marked_paid_at = EXCLUDED.payer_marked_paid_at,
        failure_reason = EXCLUDED.failure_reason, updated_at = EXCLUDED.updated_at, stream_version = EXCLUDED.stream_version
      WHERE payment_orders.stream_version < EXCLUDED.stream_version`,
     [
@@ -64,11 +66,12 @@ export type PayerPageUrlOf = ((merchantId: string, orderId: string) => string) |
  * number is only ever revealed to the agent the payout is assigned to.
  */
 export function rowToView(row: PaymentOrderRow, payerPageUrlOf: PayerPageUrlOf): PaymentOrderView {
+  const status = reportedStatus(row);
   return {
     order_id: row.order_id,
     direction: row.direction,
-    status: row.status,
-    sub_status: subStatusOf({ status: row.status, agentId: row.agent_id, payerMarkedPaidAt: row.payer_marked_paid_at?.toISOString() ?? null }),
+    status,
+    sub_status: subStatusOf({ status, agentId: row.agent_id, payerMarkedPaidAt: row.payer_marked_paid_at?.toISOString() ?? null }),
     amount: formatAmountMinor(BigInt(row.amount_minor), row.currency),
     fee: formatAmountMinor(BigInt(row.fee_minor), row.currency),
     currency: row.currency,
@@ -82,6 +85,19 @@ export function rowToView(row: PaymentOrderRow, payerPageUrlOf: PayerPageUrlOf):
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   };
+}
+
+/** spec 4.9.4: an order with an OPEN dispute is reported as PENDING until the dispute is reviewed. */
+export function reportedStatus(row: Pick<PaymentOrderRow, 'status' | 'open_dispute'>): PaymentOrderStatus {
+  return row.open_dispute ? 'PENDING' : row.status;
+}
+
+/** The same SQL expression for list filters, so `status=PENDING` finds disputed orders and `status=FAILED` does not. */
+export const REPORTED_STATUS_SQL = `(CASE WHEN open_dispute THEN 'PENDING' ELSE status END)`;
+
+/** Applies a dispute's state change to its order's overlay; an older dispute event changes nothing. */
+export async function setOpenDispute(manager: EntityManager, merchantId: string, orderId: string, open: boolean, disputeVersion: number): Promise<void> {
+  await manager.query(`UPDATE payment_orders SET open_dispute = $3, dispute_version = $4 WHERE merchant_id = $1 AND order_id = $2 AND dispute_version < $4`, [merchantId, orderId, open, disputeVersion]);
 }
 
 /** The same order for agents and operators, with who owns and works it and its receipts. */

@@ -1,7 +1,7 @@
 import type { PaymentOrderStatus } from '@mp/contracts-payments';
 import { DomainError } from '@mp/shared-util-errors';
 import type { EntityManager } from 'typeorm';
-import type { PaymentOrderRow } from '../persistence/payment-order.projection';
+import { REPORTED_STATUS_SQL, type PaymentOrderRow } from '../persistence/payment-order.projection';
 
 export interface OrderListFilter {
   merchantId?: string;
@@ -45,7 +45,7 @@ export async function listOrders(manager: EntityManager, filter: OrderListFilter
       JSON.stringify(filter.availableFor),
     );
   }
-  if (filter.status !== undefined) add('status = ?', filter.status);
+  if (filter.status !== undefined) add(`${REPORTED_STATUS_SQL} = ?`, filter.status);
   if (filter.createdFrom !== undefined) add('created_at >= ?', filter.createdFrom);
   if (filter.createdTo !== undefined) add('created_at <= ?', filter.createdTo);
   if (filter.cursor !== undefined) add('list_position < ?', decodeCursor(filter.cursor));

@@ -1,0 +1,27 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { DISPUTES_MIGRATIONS, DisputesModule } from '@mp/disputes-infrastructure';
+import { serviceDatabaseOptions } from '@mp/shared-data-access-postgres';
+import { MessagingModule } from '@mp/shared-messaging';
+import type { DisputesConfig } from './disputes.config';
+
+@Module({})
+export class AppModule {
+  static forRoot(config: DisputesConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        TypeOrmModule.forRoot(serviceDatabaseOptions({ url: config.databaseUrl, poolMax: config.databasePoolMax, migrations: DISPUTES_MIGRATIONS })),
+        MessagingModule.forRootAsync({
+          inject: [],
+          useFactory: () => ({ clientId: 'disputes', brokers: config.kafkaBrokers, namespace: config.kafkaNamespace }),
+        }),
+        DisputesModule.forRoot({
+          commandPartitions: config.commandPartitions,
+          testClockEnabled: config.testClockEnabled,
+          outbox: { connectionString: config.databaseUrl, batchSize: 100, pollIntervalMs: 1_000 },
+        }),
+      ],
+    };
+  }
+}

@@ -1,0 +1,31 @@
+import { ConfigError } from '@mp/shared-util-config';
+import { loadDisputesConfig } from './disputes.config';
+
+describe('disputes config', () => {
+  const minimal = { DISPUTES_DATABASE_URL: 'postgres://disputes@127.0.0.1:5432/disputes', KAFKA_BROKERS: '127.0.0.1:9092' };
+
+  it('has the documented defaults, the test clock off', () => {
+    expect(loadDisputesConfig(minimal)).toMatchObject({
+      httpHost: '127.0.0.1',
+      httpPort: 3004,
+      databaseUrl: 'postgres://disputes@127.0.0.1:5432/disputes',
+      databasePoolMax: 10,
+      testClockEnabled: false,
+      kafkaBrokers: ['127.0.0.1:9092'],
+      commandPartitions: 6,
+    });
+  });
+
+  it('names every problem at once', () => {
+    let caught: unknown;
+    try {
+      loadDisputesConfig({ DISPUTES_HTTP_PORT: 'x' });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    const problems = (caught as ConfigError).problems.join('\n');
+    expect(problems).toMatch(/DISPUTES_HTTP_PORT/);
+    expect(problems).toMatch(/DISPUTES_DATABASE_URL is required/);
+  });
+});

@@ -1,0 +1,26 @@
+import { ConfigReader, readKafkaConnectionConfig, readLogFormat, type Environment, type KafkaConnectionConfig, type LogFormat } from '@mp/shared-util-config';
+
+export interface DisputesConfig extends KafkaConnectionConfig {
+  logFormat: LogFormat;
+  httpHost: string;
+  httpPort: number;
+  databaseUrl: string;
+  databasePoolMax: number;
+  testClockEnabled: boolean;
+}
+
+/** Reads and validates the disputes service's environment once, at boot. */
+export function loadDisputesConfig(environment: Environment): DisputesConfig {
+  const reader = new ConfigReader(environment);
+  const config: DisputesConfig = {
+    logFormat: readLogFormat(reader),
+    httpHost: reader.string('DISPUTES_HTTP_HOST', { default: '127.0.0.1' }),
+    httpPort: reader.integer('DISPUTES_HTTP_PORT', { default: 3004, min: 0, max: 65535 }),
+    databaseUrl: reader.url('DISPUTES_DATABASE_URL', { protocols: ['postgres:', 'postgresql:'] }),
+    databasePoolMax: reader.integer('DISPUTES_DATABASE_POOL_MAX', { default: 10, min: 1, max: 200 }),
+    testClockEnabled: reader.boolean('TEST_CLOCK_ENABLED', false),
+    ...readKafkaConnectionConfig(reader),
+  };
+  reader.assertValid();
+  return config;
+}

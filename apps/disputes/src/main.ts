@@ -1,0 +1,29 @@
+import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { CustomStrategy } from '@nestjs/microservices';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DISPUTES_CONSUMERS } from '@mp/disputes-infrastructure';
+import { MESSAGE_BROKER, MessagingTransportStrategy } from '@mp/shared-messaging';
+import { exitOnStartupFailure, serviceLogger } from '@mp/shared-nest-http';
+import { RECEIPT_BYTES_MAX } from '@mp/shared-util-validation';
+import { AppModule } from './app.module';
+import { loadDisputesConfig } from './disputes.config';
+
+async function bootstrap(): Promise<void> {
+  const config = loadDisputesConfig(process.env);
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), new FastifyAdapter(), {
+    logger: serviceLogger(config.logFormat),
+  });
+  // Dispute receipts arrive from the gateway as raw file bytes; JSON stays with Nest's parser.
+  app.getHttpAdapter().getInstance().addContentTypeParser('application/octet-stream', { parseAs: 'buffer', bodyLimit: RECEIPT_BYTES_MAX + 1024 }, (_request, body, done) => done(null, body));
+  app.enableShutdownHooks();
+  app.connectMicroservice<CustomStrategy>({ strategy: new MessagingTransportStrategy(app.get(MESSAGE_BROKER), DISPUTES_CONSUMERS) });
+  // Initialised first so the topics exist (onApplicationBootstrap) before the group joins them.
+  await app.init();
+  await app.startAllMicroservices();
+  await app.listen(config.httpPort, config.httpHost);
+  new Logger('Bootstrap').log(`disputes ready: internal API on http://${config.httpHost}:${config.httpPort}`);
+}
+
+bootstrap().catch(exitOnStartupFailure);

@@ -1,0 +1,30 @@
+import type { ErrorDescription } from '@mp/shared-util-errors';
+import type { DisputeView } from './api';
+
+/**
+ * Topics of the disputes context. Commands are keyed `<merchantId>/<orderId>` (the disputed
+ * order), so the opens of one order stay in one partition; dispute events are keyed the same way.
+ */
+export const DISPUTES_TOPICS = {
+  /** Commands from the gateway to the disputes service (endpoint 14). */
+  commands: 'disputes.commands',
+  /** External events of disputes: what payments (the order overlay, settlement) and callbacks rely on. */
+  events: 'disputes.events',
+} as const;
+
+export const DISPUTE_COMMAND_SCHEMA_VERSION = 1;
+
+export const DISPUTE_COMMAND_TYPES = { open: 'OpenDispute' } as const;
+
+/** The merchant's open request as it travels on Kafka: no receipt bytes, only the stored receipt's reference. */
+export interface OpenDisputeCommandData {
+  merchantId: string;
+  orderId: string;
+  /** Minor units of the order's currency, or null for the order amount; the gateway cannot convert (it does not know the currency). */
+  amount: string | null;
+  comment: string | null;
+  receiptId: string | null;
+}
+
+/** Replies on `gateway.replies` (the same reply path as payments). */
+export type DisputeCommandReplyData = { outcome: 'accepted'; dispute: DisputeView } | { outcome: 'rejected'; error: ErrorDescription };

@@ -1,0 +1,34 @@
+import type { DisputeView } from './api';
+
+/**
+ * External events of the disputes context, on `DISPUTES_TOPICS.events`. They carry no secret
+ * (no receipt content, only its metadata) and the dispute's state object at that version, so
+ * the callback dispatcher can send `dispute.opened/accepted/rejected` without a lookup.
+ * A retried (reopened) dispute publishes DisputeOpened again: for every consumer it is open.
+ */
+export const DISPUTE_EXTERNAL_EVENT_TYPES = {
+  opened: 'DisputeOpened',
+  accepted: 'DisputeAccepted',
+  rejected: 'DisputeRejected',
+} as const;
+
+export type DisputeExternalEventType = (typeof DISPUTE_EXTERNAL_EVENT_TYPES)[keyof typeof DISPUTE_EXTERNAL_EVENT_TYPES];
+
+export const DISPUTE_EXTERNAL_EVENT_SCHEMA_VERSION = 1;
+
+export interface DisputeExternalEventData {
+  merchantId: string;
+  orderId: string;
+  disputeId: string;
+  /** Position of the dispute's stream after this change; receivers drop anything older. */
+  version: number;
+  /** ACCEPTED only: what the order settles for, in minor units of its currency. */
+  settledAmountMinor: string | null;
+  occurredAt: string;
+  dispute: DisputeView;
+}
+
+export interface DisputeExternalEvent {
+  type: DisputeExternalEventType;
+  data: DisputeExternalEventData;
+}

@@ -1,0 +1,108 @@
+import { randomBytes } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { DISPUTE_COMMAND_SCHEMA_VERSION, DISPUTE_COMMAND_TYPES, OpenDisputeCommandDto, type DisputeCommandReplyData, type OpenDisputeCommandData } from '@mp/contracts-disputes';
+import { COMMAND_REPLY_TYPE } from '@mp/contracts-payments';
+import type { DisputeReceiptRef, DisputeReviewer } from '@mp/disputes-domain';
+import { DEFAULT_CONFLICT_RETRY_POLICY, retryOnConflict, type Causation } from '@mp/shared-command-handling';
+import { claimInboxMessage, commandReplyMessage, enqueueOutbox, PoisonMessageError, type MessageEnvelope } from '@mp/shared-messaging';
+import { RequestPipe } from '@mp/shared-nest-http';
+import { DomainError } from '@mp/shared-util-errors';
+import { parseAmountLiteral } from '@mp/shared-util-money';
+import { DataSource, type EntityManager } from 'typeorm';
+import { DISPUTES_CLOCK, type Clock } from '../disputes-settings';
+import { findOrderFacts } from '../orders/dispute-orders.store';
+import { disputeView, findDisputeOrder } from '../persistence/dispute.projection';
+import { findDisputeReceipt } from '../receipts/dispute-receipts.store';
+import { handleDisputeCommand } from './dispute.handling';
+
+const INBOX_CONSUMER = 'disputes.commands';
+const payloadPipe = new RequestPipe();
+
+/**
+ * Opens disputes (endpoint 14, from `disputes.commands`) and reviews them (back office, over
+ * the internal HTTP API). Each runs in one transaction: inbox claim (for Kafka commands), the
+ * decider, the append, the projection, the external events and the reply in the outbox. A
+ * version conflict (ten opens of one order at once) reruns the whole transaction, which then
+ * decides on the dispute the winner opened.
+ */
+@Injectable()
+export class DisputeCommandHandler {
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(DISPUTES_CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async handle(envelope: MessageEnvelope): Promise<void> {
+    if (envelope.schemaVersion !== DISPUTE_COMMAND_SCHEMA_VERSION) throw new PoisonMessageError(`unsupported schema version ${envelope.schemaVersion} of ${envelope.type}`);
+    if (envelope.type !== DISPUTE_COMMAND_TYPES.open) throw new PoisonMessageError(`unknown command type ${envelope.type}`);
+    try {
+      await payloadPipe.validateAs(OpenDisputeCommandDto, envelope.data);
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      throw new PoisonMessageError(`malformed ${envelope.type} payload: ${error.details.map((detail) => `${detail.field} ${detail.issue}`).join('; ')}`);
+    }
+    await retryOnConflict(DEFAULT_CONFLICT_RETRY_POLICY, () => this.dataSource.transaction((manager) => this.openInTransaction(manager, envelope)));
+  }
+
+  private async openInTransaction(manager: EntityManager, envelope: MessageEnvelope): Promise<void> {
+    if (!(await claimInboxMessage(manager, INBOX_CONSUMER, envelope.id))) return;
+    const data = envelope.data as OpenDisputeCommandData;
+    let reply: DisputeCommandReplyData;
+    try {
+      const order = await findOrderFacts(manager, data.merchantId, data.orderId);
+      // Amount and receipt are looked at only for an incoming order, so an outgoing or unknown
+      // order is answered by the decider's one ORDER_NOT_FOUND whatever else the body holds.
+      const incoming = order?.direction === 'incoming';
+      const amountMinor = incoming && data.amount !== null ? amountInCurrency(data.amount, order.currency) : null;
+      const receipt = incoming && data.receiptId !== null ? await this.receipt(manager, data.merchantId, data.receiptId) : null;
+      const { dispute } = await handleDisputeCommand(
+        manager,
+        data.merchantId,
+        data.orderId,
+        { type: 'OpenDispute', data: { merchantId: data.merchantId, orderId: data.orderId, amountMinor, comment: data.comment, receipt }, metadata: { now: this.clock.now(), order, newDisputeId: newDisputeId() } },
+        causationOf(envelope),
+      );
+      reply = { outcome: 'accepted', dispute: disputeView(dispute) };
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      reply = { outcome: 'rejected', error: error.toDescription() };
+    }
+    const replyMessage = commandReplyMessage(envelope, { type: COMMAND_REPLY_TYPE, source: 'disputes', data: reply });
+    if (replyMessage) await enqueueOutbox(manager, [replyMessage]);
+  }
+
+  /** A back-office review: the order's agent or an operator; anyone else is told the dispute does not exist. */
+  async review(disputeId: string, merchantId: string, decision: 'ACCEPTED' | 'REJECTED', reviewer: DisputeReviewer, reason: string | null, causation: Causation) {
+    return retryOnConflict(DEFAULT_CONFLICT_RETRY_POLICY, () =>
+      this.dataSource.transaction(async (manager) => {
+        const target = await findDisputeOrder(manager, disputeId);
+        if (!target || target.merchantId !== merchantId) throw new DomainError('DISPUTE_NOT_FOUND', `No dispute ${disputeId}`);
+        const { dispute } = await handleDisputeCommand(manager, target.merchantId, target.orderId, { type: 'ReviewDispute', data: { decision, reviewer, reason }, metadata: { now: this.clock.now() } }, causation);
+        return dispute;
+      }),
+    );
+  }
+
+  private async receipt(manager: EntityManager, merchantId: string, receiptId: string): Promise<DisputeReceiptRef> {
+    const receipt = await findDisputeReceipt(manager, merchantId, receiptId);
+    if (!receipt) throw new DomainError('VALIDATION_ERROR', 'The receipt was not stored for this merchant', [{ field: 'receipt', issue: 'unknown receipt' }]);
+    return receipt;
+  }
+}
+
+function amountInCurrency(amount: string, currency: string): bigint {
+  const parsed = parseAmountLiteral(amount, currency);
+  if (!parsed.ok) {
+    const issue = parsed.reason === 'too_many_decimals' ? `has more decimals than ${currency} allows` : parsed.reason === 'too_large' ? 'is too large' : 'must be greater than 0';
+    throw new DomainError('VALIDATION_ERROR', 'The dispute is not valid', [{ field: 'amount', issue }]);
+  }
+  return parsed.amountMinor;
+}
+
+function causationOf(envelope: MessageEnvelope): Causation {
+  return { id: envelope.id, correlationId: envelope.correlationId };
+}
+
+function newDisputeId(): string {
+  return `dsp_${randomBytes(12).toString('hex')}`;
+}

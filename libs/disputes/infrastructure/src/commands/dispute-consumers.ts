@@ -1,0 +1,64 @@
+import { Controller, Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { Payload } from '@nestjs/microservices';
+import { DISPUTES_TOPICS } from '@mp/contracts-disputes';
+import { GATEWAY_REPLIES_TOPIC, PAYMENTS_TOPICS, PAYMENT_ORDER_EXTERNAL_EVENT_TYPES, type PaymentOrderExternalEventData } from '@mp/contracts-payments';
+import { claimInboxMessage, ConsumeTopic, MESSAGE_BROKER, type MessageBroker, type MessagingTransportOptions, type ReceivedMessage } from '@mp/shared-messaging';
+import { DataSource } from 'typeorm';
+import { DISPUTES_SETTINGS, type DisputesSettings } from '../disputes-settings';
+import { saveOrderFacts } from '../orders/dispute-orders.store';
+import { DisputeCommandHandler } from './dispute-command.handler';
+
+/** Every disputes replica joins one group, for commands and for order events. */
+export const DISPUTES_CONSUMERS: MessagingTransportOptions = { groupId: 'disputes.handler', startFrom: 'earliest' };
+
+const ORDER_EVENTS_INBOX = 'disputes.order-events';
+const ORDER_EVENT_TYPES: readonly string[] = Object.values(PAYMENT_ORDER_EXTERNAL_EVENT_TYPES);
+
+/** Endpoint 14's commands from the gateway. */
+@Controller()
+export class DisputeCommandConsumer {
+  constructor(private readonly handler: DisputeCommandHandler) {}
+
+  @ConsumeTopic(DISPUTES_TOPICS.commands)
+  handle(@Payload() message: ReceivedMessage): Promise<void> {
+    return this.handler.handle(message.envelope);
+  }
+}
+
+/**
+ * What disputes know of orders: the facts the rules need (direction, creation time, agent,
+ * amount, currency, status), from payments' external events. A redelivery is skipped by the
+ * inbox, an event older than the row by its version.
+ */
+@Controller()
+export class OrderEventsConsumer {
+  constructor(private readonly dataSource: DataSource) {}
+
+  @ConsumeTopic(PAYMENTS_TOPICS.orderEvents)
+  async consume(@Payload() message: ReceivedMessage): Promise<void> {
+    const { envelope } = message;
+    if (!ORDER_EVENT_TYPES.includes(envelope.type)) return;
+    await this.dataSource.transaction(async (manager) => {
+      if (!(await claimInboxMessage(manager, ORDER_EVENTS_INBOX, envelope.id))) return;
+      await saveOrderFacts(manager, envelope.data as PaymentOrderExternalEventData);
+    });
+  }
+}
+
+/** The topics disputes read and write exist before its consumers join or its relay publishes. */
+@Injectable()
+export class DisputesTopics implements OnApplicationBootstrap {
+  constructor(
+    @Inject(MESSAGE_BROKER) private readonly broker: MessageBroker,
+    @Inject(DISPUTES_SETTINGS) private readonly settings: DisputesSettings,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.broker.ensureTopics([
+      { topic: DISPUTES_TOPICS.commands, partitions: this.settings.commandPartitions },
+      { topic: DISPUTES_TOPICS.events, partitions: this.settings.commandPartitions },
+      { topic: PAYMENTS_TOPICS.orderEvents, partitions: this.settings.commandPartitions },
+      { topic: GATEWAY_REPLIES_TOPIC, partitions: 1 },
+    ]);
+  }
+}

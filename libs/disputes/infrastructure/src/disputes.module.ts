@@ -1,0 +1,33 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import { DatabaseHealthController } from '@mp/shared-data-access-postgres';
+import { MessagingSchema1700000000000, OUTBOX_RELAY_OPTIONS, OutboxRelayService, type OutboxRelaySettings } from '@mp/shared-messaging';
+import { InternalErrorFilter } from '@mp/shared-nest-http';
+import { DisputeCommandHandler } from './commands/dispute-command.handler';
+import { DisputeCommandConsumer, DisputesTopics, OrderEventsConsumer } from './commands/dispute-consumers';
+import { DISPUTES_CLOCK, DISPUTES_SETTINGS, OffsetClock, type DisputesSettings } from './disputes-settings';
+import { InternalDisputesController } from './http/internal-disputes.controller';
+import { DisputesSchema1700000010000 } from './persistence/disputes-schema.migration';
+
+/** Migrations of the disputes database, in order. */
+export const DISPUTES_MIGRATIONS = [MessagingSchema1700000000000, DisputesSchema1700000010000];
+
+/** The disputes bounded context. Needs a TypeORM DataSource and the messaging port from its app. */
+@Module({})
+export class DisputesModule {
+  static forRoot(settings: DisputesSettings & { outbox: OutboxRelaySettings }): DynamicModule {
+    return {
+      module: DisputesModule,
+      controllers: [DisputeCommandConsumer, OrderEventsConsumer, InternalDisputesController, DatabaseHealthController],
+      providers: [
+        { provide: DISPUTES_SETTINGS, useValue: settings },
+        { provide: DISPUTES_CLOCK, useValue: new OffsetClock() },
+        { provide: OUTBOX_RELAY_OPTIONS, useValue: settings.outbox },
+        { provide: APP_FILTER, useClass: InternalErrorFilter },
+        DisputeCommandHandler,
+        DisputesTopics,
+        OutboxRelayService,
+      ],
+    };
+  }
+}

@@ -1,0 +1,3 @@
+export { DISPUTES_MIGRATIONS, DisputesModule } from './disputes.module';
+export { DISPUTES_CONSUMERS } from './commands/dispute-consumers';
+export type { DisputesSettings } from './disputes-settings';

@@ -1,0 +1,124 @@
+import type { DisputeStatus, DisputeView } from '@mp/contracts-disputes';
+import type { ExistingDispute } from '@mp/disputes-domain';
+import { DomainError } from '@mp/shared-util-errors';
+import { formatAmountMinor } from '@mp/shared-util-money';
+import type { EntityManager } from 'typeorm';
+
+interface DisputeRow {
+  dispute_id: string;
+  merchant_id: string;
+  order_id: string;
+  status: DisputeStatus;
+  amount_minor: string | null;
+  currency: string;
+  comment: string | null;
+  receipt: DisputeView['receipt'];
+  review: DisputeView['review'];
+  created_at: Date;
+  updated_at: Date;
+  list_position: string;
+}
+
+/** The state object of endpoints 14 and 16 and the list item of 15, built from the decider's state. */
+export function disputeView(dispute: ExistingDispute): DisputeView {
+  const { evidence, review } = dispute;
+  return {
+    dispute_id: dispute.disputeId,
+    order_id: dispute.orderId,
+    status: dispute.status,
+    amount: evidence.amountMinor === null ? null : formatAmountMinor(evidence.amountMinor, dispute.currency),
+    currency: dispute.currency,
+    comment: evidence.comment,
+    receipt: evidence.receipt ? { file_name: evidence.receipt.fileName, content_type: evidence.receipt.contentType, size_bytes: evidence.receipt.sizeBytes } : null,
+    created_at: dispute.createdAt,
+    updated_at: dispute.updatedAt,
+    review: review
+      ? {
+          decision: review.decision,
+          reason: review.reason,
+          settled_amount: review.settledAmountMinor === null ? null : formatAmountMinor(review.settledAmountMinor, dispute.currency),
+          reviewed_at: review.reviewedAt,
+        }
+      : null,
+  };
+}
+
+/** Writes the dispute's current state object; a row already at a later stream version is left alone. */
+export async function saveDisputeProjection(manager: EntityManager, dispute: ExistingDispute, streamVersion: number): Promise<void> {
+  const view = disputeView(dispute);
+  await manager.query(
+    `INSERT INTO disputes (dispute_id, merchant_id, order_id, status, amount_minor, currency, comment, receipt, review, created_at, updated_at, stream_version)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+     ON CONFLICT (dispute_id) DO UPDATE SET
+       status = EXCLUDED.status, amount_minor = EXCLUDED.amount_minor, comment = EXCLUDED.comment, receipt = EXCLUDED.receipt,
+       review = EXCLUDED.review, updated_at = EXCLUDED.updated_at, stream_version = EXCLUDED.stream_version
+     WHERE disputes.stream_version < EXCLUDED.stream_version`,
+    [
+      dispute.disputeId, dispute.merchantId, dispute.orderId, dispute.status, dispute.evidence.amountMinor?.toString() ?? null, dispute.currency,
+      dispute.evidence.comment, view.receipt === null ? null : JSON.stringify(view.receipt), view.review === null ? null : JSON.stringify(view.review),
+      dispute.createdAt, dispute.updatedAt, streamVersion,
+    ],
+  );
+}
+
+function rowToView(row: DisputeRow): DisputeView {
+  return {
+    dispute_id: row.dispute_id,
+    order_id: row.order_id,
+    status: row.status,
+    amount: row.amount_minor === null ? null : formatAmountMinor(BigInt(row.amount_minor), row.currency),
+    currency: row.currency,
+    comment: row.comment,
+    receipt: row.receipt,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+    review: row.review,
+  };
+}
+
+/** Another merchant's dispute and a missing one are the same not-found. */
+export async function findDisputeView(manager: EntityManager, merchantId: string, disputeId: string): Promise<DisputeView> {
+  const rows: DisputeRow[] = await manager.query(`SELECT * FROM disputes WHERE merchant_id = $1 AND dispute_id = $2`, [merchantId, disputeId]);
+  if (!rows[0]) throw new DomainError('DISPUTE_NOT_FOUND', `No dispute ${disputeId}`);
+  return rowToView(rows[0]);
+}
+
+/** Which (merchant, order) a dispute is about, for reviews that name only the dispute. */
+export async function findDisputeOrder(manager: EntityManager, disputeId: string): Promise<{ merchantId: string; orderId: string } | null> {
+  const rows: Array<{ merchant_id: string; order_id: string }> = await manager.query(`SELECT merchant_id, order_id FROM disputes WHERE dispute_id = $1`, [disputeId]);
+  return rows[0] ? { merchantId: rows[0].merchant_id, orderId: rows[0].order_id } : null;
+}
+
+export interface DisputeListFilter {
+  merchantId: string;
+  status?: DisputeStatus;
+  createdFrom?: Date;
+  createdTo?: Date;
+  limit: number;
+  cursor?: string;
+}
+
+/** Newest first, paged by an opaque cursor over the row's creation position (as the order lists). */
+export async function listDisputes(manager: EntityManager, filter: DisputeListFilter): Promise<{ data: DisputeView[]; has_more: boolean; next_cursor: string | null }> {
+  const conditions = ['merchant_id = $1'];
+  const values: unknown[] = [filter.merchantId];
+  const add = (sql: string, value: unknown) => {
+    values.push(value);
+    conditions.push(sql.replace('?', `$${values.length}`));
+  };
+  if (filter.status !== undefined) add('status = ?', filter.status);
+  if (filter.createdFrom !== undefined) add('created_at >= ?', filter.createdFrom);
+  if (filter.createdTo !== undefined) add('created_at <= ?', filter.createdTo);
+  if (filter.cursor !== undefined) add('list_position < ?', decodeCursor(filter.cursor));
+  values.push(filter.limit + 1);
+  const rows: DisputeRow[] = await manager.query(`SELECT * FROM disputes WHERE ${conditions.join(' AND ')} ORDER BY list_position DESC LIMIT $${values.length}`, values);
+  const hasMore = rows.length > filter.limit;
+  const page = rows.slice(0, filter.limit);
+  return { data: page.map(rowToView), has_more: hasMore, next_cursor: hasMore ? Buffer.from(`d:${page[page.length - 1].list_position}`, 'utf8').toString('base64url') : null };
+}
+
+function decodeCursor(cursor: string): string {
+  const match = /^d:(\d{1,18})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (!match) throw new DomainError('VALIDATION_ERROR', 'The cursor is not one this API returned', [{ field: 'cursor', issue: 'is not valid' }]);
+  return match[1];
+}

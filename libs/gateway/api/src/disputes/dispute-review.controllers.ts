@@ -1,0 +1,69 @@
+import { Body, Controller, Param, Post, Res, UseGuards } from '@nestjs/common';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import type { BackofficePrincipal } from '@mp/access-infrastructure';
+import { ReviewDisputeRequestDto } from '@mp/contracts-disputes';
+import { MerchantIdParam, RequestPipe } from '@mp/shared-nest-http';
+import { DomainError } from '@mp/shared-util-errors';
+import type { FastifyReply } from 'fastify';
+import { BackofficeGuard, CurrentPrincipal, Roles } from '../backoffice/backoffice.guard';
+import { json } from '../backoffice/operator.controller';
+import { DisputesClient } from './disputes.client';
+import { DisputeIdParam } from './disputes.controller';
+
+const requestPipe = new RequestPipe();
+
+class ReviewBody extends ReviewDisputeRequestDto {
+  @ApiProperty({ enum: ['ACCEPTED', 'REJECTED'] })
+  declare decision: 'ACCEPTED' | 'REJECTED';
+
+  @ApiPropertyOptional({ maxLength: 500 })
+  declare reason?: string;
+}
+
+/** The disputes service decides who may review (the order's agent, any operator) and answers the dispute. */
+function forwardReview(disputes: DisputesClient, reviewer: { role: 'agent' | 'operator'; id: string }, merchantId: string, disputeId: string, body: ReviewBody) {
+  return disputes.review(disputeId, { merchant_id: merchantId, decision: body.decision, reason: body.reason, reviewer_role: reviewer.role, reviewer_id: reviewer.id });
+}
+
+/**
+ * The order's agent reviews a dispute (decisions.md "Who moves orders along"): accepting
+ * settles the order for the disputed amount, rejecting restores its own state. Another
+ * agent's dispute is not found, in the answer a missing one gets.
+ */
+@Controller('backoffice/v1/agent/disputes')
+@UseGuards(BackofficeGuard)
+@Roles('agent')
+export class AgentDisputesController {
+  constructor(private readonly disputes: DisputesClient) {}
+
+  @Post(':merchantId/:disputeId/review')
+  async review(
+    @CurrentPrincipal() agent: BackofficePrincipal,
+    @Param('merchantId', MerchantIdParam) merchantId: string,
+    @Param('disputeId', DisputeIdParam) disputeId: string,
+    @Body(requestPipe) body: ReviewBody,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    if (!agent.agentId) throw new DomainError('DISPUTE_NOT_FOUND', `No dispute ${disputeId}`);
+    await json(reply, 200, await forwardReview(this.disputes, { role: 'agent', id: agent.agentId }, merchantId, disputeId, body));
+  }
+}
+
+/** Operators review any dispute. */
+@Controller('backoffice/v1/disputes')
+@UseGuards(BackofficeGuard)
+@Roles('operator')
+export class OperatorDisputesController {
+  constructor(private readonly disputes: DisputesClient) {}
+
+  @Post(':merchantId/:disputeId/review')
+  async review(
+    @CurrentPrincipal() operator: BackofficePrincipal,
+    @Param('merchantId', MerchantIdParam) merchantId: string,
+    @Param('disputeId', DisputeIdParam) disputeId: string,
+    @Body(requestPipe) body: ReviewBody,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    await json(reply, 200, await forwardReview(this.disputes, { role: 'operator', id: operator.credentialId }, merchantId, disputeId, body));
+  }
+}

@@ -1,0 +1,34 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DISPUTES_INTERNAL_PATHS, type DisputeList, type DisputeView, type StoredDisputeReceipt } from '@mp/contracts-disputes';
+import { GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
+import { InternalClient } from '../http/internal-client';
+import { toQueryString } from '../payments/list-filters.request';
+
+const paths = DISPUTES_INTERNAL_PATHS;
+
+/** Reads, reviews and receipt storage on the disputes service's internal API (opens go through Kafka). */
+@Injectable()
+export class DisputesClient {
+  private readonly client: InternalClient;
+
+  constructor(@Inject(GATEWAY_SETTINGS) settings: GatewaySettings) {
+    this.client = new InternalClient('disputes', settings.disputesInternalUrl, settings.paymentsReadTimeoutMs);
+  }
+
+  get(merchantId: string, disputeId: string): Promise<DisputeView> {
+    return this.client.request('GET', paths.one(merchantId, disputeId));
+  }
+
+  list(merchantId: string, filters: Record<string, string | undefined>): Promise<DisputeList> {
+    return this.client.request('GET', `${paths.list(merchantId)}${toQueryString(filters)}`);
+  }
+
+  /** The file bytes go to the disputes database over HTTP; the open command carries only the reference. */
+  storeReceipt(merchantId: string, fileName: string, content: Buffer): Promise<StoredDisputeReceipt> {
+    return this.client.request('POST', paths.receipts(merchantId), content, { 'content-type': 'application/octet-stream', 'x-file-name': encodeURIComponent(fileName) });
+  }
+
+  review(disputeId: string, body: { merchant_id: string; decision: 'ACCEPTED' | 'REJECTED'; reason?: string; reviewer_role: 'agent' | 'operator'; reviewer_id: string }): Promise<DisputeView> {
+    return this.client.request('POST', paths.review(disputeId), body);
+  }
+}
