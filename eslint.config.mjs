@@ -30,6 +30,7 @@ export default [
             { sourceTag: 'scope:payments', onlyDependOnLibsWithTags: ['scope:payments', 'scope:contracts', 'scope:shared'] },
             { sourceTag: 'scope:ledger', onlyDependOnLibsWithTags: ['scope:ledger', 'scope:contracts', 'scope:shared'] },
             { sourceTag: 'scope:gateway', onlyDependOnLibsWithTags: ['scope:gateway', 'scope:access', 'scope:contracts', 'scope:shared'] },
+            { sourceTag: 'scope:callbacks', onlyDependOnLibsWithTags: ['scope:callbacks', 'scope:contracts', 'scope:shared'] },
             { sourceTag: 'scope:ops', onlyDependOnLibsWithTags: ['scope:contracts', 'scope:shared'] },
             { sourceTag: 'scope:e2e', onlyDependOnLibsWithTags: ['scope:contracts', 'scope:shared', 'scope:access'] },
             { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:feature', 'type:infrastructure', 'type:domain', 'type:contract', 'type:util'] },

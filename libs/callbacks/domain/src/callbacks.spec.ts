@@ -1,0 +1,81 @@
+import { judgeAttempt } from './attempt-outcome';
+import { CALLBACK_ROUTES, callbackBodyOf, routeEvent, webhookIdOf } from './callback-routing';
+import { cumulativeDelaysMs, DEFAULT_RETRY_SCHEDULE, nextRetryDelayMs, parseRetrySchedule } from './retry-schedule';
+
+const order = {
+  order_id: 'A-1', direction: 'incoming', status: 'SUCCEEDED', sub_status: null, amount: '1500.50', fee: '0.00', currency: 'RUB', country: 'RU',
+  method: 'card', callback_url: 'https://shop.example/cb', failure_reason: null, expires_at: '2026-01-01T00:30:00.000Z', created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:05:00.000Z',
+};
+const event = (type: string, data: unknown = { merchantId: 'mch_1', orderId: 'A-1', version: 4, occurredAt: '2026-01-01T00:05:00.000Z', order }) => ({
+  id: '0b7c6a4e-5f7d-4a51-9f3e-2d7a9c1b0e11', type, time: '2026-01-01T00:05:01.000Z', data,
+});
+
+describe('retry schedule', () => {
+  it('by default spans about three days in ten attempts', () => {
+    const schedule = parseRetrySchedule(DEFAULT_RETRY_SCHEDULE);
+    expect(schedule.delaysMs).toHaveLength(10);
+    const total = cumulativeDelaysMs(schedule).at(-1) as number;
+    expect(total / 3_600_000).toBeCloseTo(75.59, 1);
+  });
+
+  it('jitters each delay by at most ±20 % and stops when exhausted', () => {
+    const schedule = parseRetrySchedule('0s,10s,1h');
+    expect(nextRetryDelayMs(schedule, 1, () => 0)).toBe(8_000);
+    expect(nextRetryDelayMs(schedule, 1, () => 0.999999)).toBe(12_000);
+    expect(nextRetryDelayMs(schedule, 1, () => 0.5)).toBe(10_000);
+    expect(nextRetryDelayMs(schedule, 0, () => 0)).toBe(0);
+    expect(nextRetryDelayMs(schedule, 3)).toBeNull();
+  });
+
+  it('names a malformed entry', () => {
+    expect(() => parseRetrySchedule('5s,soon')).toThrow(/"soon"/);
+    expect(() => parseRetrySchedule('5s,-1m')).toThrow(/-1m/);
+  });
+});
+
+describe('attempt verdicts', () => {
+  it.each([
+    [200, 'succeeded', 'done'],
+    [204, 'succeeded', 'done'],
+    [301, 'redirect', 'retry'],
+    [302, 'redirect', 'retry'],
+    [410, 'gone', 'disable_endpoint'],
+    [404, 'http_error', 'retry'],
+    [500, 'http_error', 'retry'],
+  ])('%i is %s', (status, outcome, next) => {
+    expect(judgeAttempt({ kind: 'response', status })).toEqual({ outcome, next });
+  });
+
+  it('retries timeouts, network errors and refused destinations', () => {
+    for (const kind of ['timeout', 'network_error', 'refused_destination'] as const) expect(judgeAttempt({ kind })).toEqual({ outcome: kind, next: 'retry' });
+  });
+});
+
+describe('routing', () => {
+  it.each([
+    ['PaymentOrderSucceeded', 'payment.succeeded'],
+    ['PaymentOrderFailed', 'payment.failed'],
+    ['PaymentOrderCancelled', 'payment.cancelled'],
+    ['PaymentOrderExpired', 'payment.expired'],
+  ])('%s becomes %s to the order callback_url with the snapshot and its version', (type, callbackType) => {
+    const routed = routeEvent(CALLBACK_ROUTES, 'payments.order.events', event(type));
+    expect(routed).toEqual({
+      kind: 'callback',
+      intent: { merchantId: 'mch_1', callbackType, subject: { kind: 'payment_order', id: 'A-1' }, stateVersion: 4, target: { kind: 'url', url: 'https://shop.example/cb' }, state: order, occurredAt: '2026-01-01T00:05:00.000Z' },
+    });
+    if (routed.kind !== 'callback') throw new Error('not routed');
+    const id = webhookIdOf(event(type).id);
+    expect(id).toBe('msg_0b7c6a4e5f7d4a519f3e2d7a9c1b0e11');
+    expect(JSON.parse(callbackBodyOf(id, routed.intent))).toEqual({ id, type: callbackType, created_at: '2026-01-01T00:05:00.000Z', data: { ...order, version: 4 } });
+  });
+
+  it('ignores events that are not outcomes and other topics', () => {
+    expect(routeEvent(CALLBACK_ROUTES, 'payments.order.events', event('PaymentOrderCreated'))).toEqual({ kind: 'ignored' });
+    expect(routeEvent(CALLBACK_ROUTES, 'other.topic', event('PaymentOrderSucceeded'))).toEqual({ kind: 'ignored' });
+  });
+
+  it('calls an outcome without snapshot or version malformed (the internal, pre-external event shape)', () => {
+    const routed = routeEvent(CALLBACK_ROUTES, 'payments.order.events', event('PaymentOrderSucceeded', { merchantId: 'mch_1', orderId: 'A-1', status: 'SUCCEEDED' }));
+    expect(routed.kind).toBe('malformed');
+  });
+});
