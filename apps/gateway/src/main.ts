@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { configureGatewayHttp, gatewayFastifyOptions } from '@mp/gateway-api';
+import { WebhookSecretStore } from '@mp/access-infrastructure';
+import { configureGatewayHttp, gatewayFastifyOptions, startInternalListener } from '@mp/gateway-api';
 import { ConfigError } from '@mp/shared-util-config';
 import { AppModule } from './app.module';
 import { loadGatewayConfig } from './gateway.config';
@@ -15,6 +16,14 @@ async function bootstrap(): Promise<void> {
   app.enableShutdownHooks();
   await app.listen(config.httpPort, config.httpHost);
   console.log(`gateway ready: http://${config.httpHost}:${config.httpPort} (instance ${config.instanceId})`);
+  if (config.internalServiceToken) {
+    const internal = await startInternalListener(app.get(WebhookSecretStore), { host: config.internalHttpHost, port: config.internalHttpPort, serviceToken: config.internalServiceToken });
+    // Nest's shutdown hooks end the process on SIGTERM; this listener must not keep it alive.
+    internal.server.unref();
+    console.log(`gateway internal listener: http://${config.internalHttpHost}:${config.internalHttpPort} (callback dispatcher only)`);
+  } else {
+    console.warn('INTERNAL_SERVICE_TOKEN is not set: no internal listener, so the callback dispatcher cannot sign callbacks');
+  }
 }
 
 bootstrap().catch((error: unknown) => {

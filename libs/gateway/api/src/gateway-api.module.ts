@@ -1,13 +1,15 @@
 import { Controller, Get, Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { SecretBox } from '@mp/access-domain';
-import { AccessSchema1700000002000, BackofficeCredentialStore, MerchantCredentialStore } from '@mp/access-infrastructure';
+import { AccessSchema1700000002000, AccessWebhookSecretRotation1700000004500, BackofficeCredentialStore, MerchantCredentialStore, WebhookSecretStore } from '@mp/access-infrastructure';
 import { DataSource } from 'typeorm';
 import { MerchantSignatureGuard } from './auth/merchant-signature.guard';
 import { AgentController } from './backoffice/agent.controller';
 import { BackofficeGuard } from './backoffice/backoffice.guard';
 import { OperatorController } from './backoffice/operator.controller';
 import { GATEWAY_SETTINGS, type GatewaySettings } from './gateway-settings';
+import { CallbacksBackofficeController } from './callbacks/callbacks-backoffice.controller';
+import { CallbacksClient } from './callbacks/callbacks.client';
 import { ErrorResponseFilter } from './http/error-response.filter';
 import { LedgerReadClient } from './merchant/ledger-read.client';
 import { MerchantController } from './merchant/merchant.controller';
@@ -17,7 +19,7 @@ import { PaymentsController } from './payments/payments.controller';
 import { PaymentsReadClient } from './payments/payments-read.client';
 
 /** Migrations of the gateway database (merchant identities and credentials). */
-export const GATEWAY_MIGRATIONS = [AccessSchema1700000002000];
+export const GATEWAY_MIGRATIONS = [AccessSchema1700000002000, AccessWebhookSecretRotation1700000004500];
 
 @Controller()
 class GatewayHealthController {
@@ -36,7 +38,7 @@ export class GatewayApiModule {
   static forRoot(settings: GatewaySettings & { secretsMasterKey: Buffer; credentialCacheTtlMs: number }): DynamicModule {
     return {
       module: GatewayApiModule,
-      controllers: [PaymentsController, MerchantController, PayerPageController, OperatorController, AgentController, GatewayHealthController],
+      controllers: [PaymentsController, MerchantController, PayerPageController, OperatorController, CallbacksBackofficeController, AgentController, GatewayHealthController],
       providers: [
         { provide: GATEWAY_SETTINGS, useValue: settings },
         {
@@ -44,6 +46,12 @@ export class GatewayApiModule {
           inject: [DataSource],
           useFactory: (dataSource: DataSource) => new MerchantCredentialStore(dataSource, new SecretBox(settings.secretsMasterKey), settings.credentialCacheTtlMs),
         },
+        {
+          provide: WebhookSecretStore,
+          inject: [DataSource],
+          useFactory: (dataSource: DataSource) => new WebhookSecretStore(dataSource, new SecretBox(settings.secretsMasterKey)),
+        },
+        CallbacksClient,
         { provide: BackofficeCredentialStore, inject: [DataSource], useFactory: (dataSource: DataSource) => new BackofficeCredentialStore(dataSource) },
         MerchantSignatureGuard,
         BackofficeGuard,
