@@ -157,15 +157,16 @@ export class WebhookSecretStore {
     const webhookSecret = newWebhookSecret();
     const sealed = this.secretBox.seal(webhookSecret, webhookSecretAssociatedData(merchantId));
     const previousValidUntil = new Date(now.getTime() + overlapMs);
-    const rows: unknown[] = await this.dataSource.query(
+    // TypeORM answers an UPDATE with [rows, affectedCount].
+    const [, affected] = (await this.dataSource.query(
       `UPDATE merchant_secrets
           SET previous_key_version = key_version, previous_iv = iv, previous_auth_tag = auth_tag, previous_ciphertext = ciphertext, previous_valid_until = $6,
               key_version = $2, iv = $3, auth_tag = $4, ciphertext = $5, created_at = $7
         WHERE merchant_id = $1 AND purpose = 'webhook'
         RETURNING merchant_id`,
       [merchantId, sealed.keyVersion, sealed.iv, sealed.authTag, sealed.ciphertext, previousValidUntil, now],
-    );
-    return rows.length === 1 ? { webhookSecret, previousValidUntil: previousValidUntil.toISOString() } : null;
+    )) as [unknown[], number];
+    return affected === 1 ? { webhookSecret, previousValidUntil: previousValidUntil.toISOString() } : null;
   }
 }
 

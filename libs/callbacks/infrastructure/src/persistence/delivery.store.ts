@@ -2,6 +2,16 @@ import type { CallbackIntent } from '@mp/callbacks-domain';
 import type { CallbackAttemptView, CallbackDeliveryView, CallbackEndpointView } from '@mp/contracts-callbacks';
 import type { EntityManager } from 'typeorm';
 
+/**
+ * TypeORM's postgres driver answers UPDATE and DELETE with `[rows, affectedCount]` but INSERT
+ * and SELECT with the rows alone; this reads the rows of either.
+ */
+async function returning<T>(manager: EntityManager, sql: string, parameters: unknown[]): Promise<T[]> {
+  const result: unknown = await manager.query(sql, parameters);
+  if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') return result[0] as T[];
+  return result as T[];
+}
+
 export interface NewDelivery {
   deliveryId: string;
   sourceEvent: { id: string; type: string; topic: string };
@@ -73,7 +83,8 @@ export async function claimDueDeliveries(
     chosen.push(candidate.delivery_id);
   }
   if (chosen.length === 0) return [];
-  const claimed: Array<{ delivery_id: string; merchant_id: string; target_url: string; body: string; attempt_count: number }> = await manager.query(
+  const claimed = await returning<{ delivery_id: string; merchant_id: string; target_url: string; body: string; attempt_count: number }>(
+    manager,
     `UPDATE callback_deliveries
         SET lease_owner = $1, lease_expires_at = $2::timestamptz + make_interval(secs => $3::double precision / 1000), attempt_count = attempt_count + 1
       WHERE delivery_id = ANY($4::text[])
@@ -135,9 +146,10 @@ export async function disableEndpoint(manager: EntityManager, merchantId: string
 
 /** Re-enables an endpoint; its parked deliveries are due again now. Returns how many, or null if it was not disabled. */
 export async function enableEndpoint(manager: EntityManager, merchantId: string, url: string, now: Date): Promise<number | null> {
-  const removed: unknown[] = await manager.query(`DELETE FROM callback_disabled_endpoints WHERE merchant_id = $1 AND url = $2 RETURNING url`, [merchantId, url]);
+  const removed = await returning(manager, `DELETE FROM callback_disabled_endpoints WHERE merchant_id = $1 AND url = $2 RETURNING url`, [merchantId, url]);
   if (removed.length === 0) return null;
-  const resumed: unknown[] = await manager.query(
+  const resumed = await returning(
+    manager,
     `UPDATE callback_deliveries SET status = 'pending', next_attempt_at = $3 WHERE merchant_id = $1 AND target_url = $2 AND status = 'endpoint_disabled' RETURNING delivery_id`,
     [merchantId, url, now],
   );
@@ -151,7 +163,8 @@ export async function isEndpointDisabled(manager: EntityManager, merchantId: str
 
 /** Manual redelivery: due now, whatever its state; the same webhook-id and body. */
 export async function scheduleRedelivery(manager: EntityManager, deliveryId: string, now: Date): Promise<boolean> {
-  const rows: unknown[] = await manager.query(
+  const rows = await returning(
+    manager,
     `UPDATE callback_deliveries d
         SET status = CASE WHEN disabled THEN 'endpoint_disabled' ELSE 'pending' END, next_attempt_at = CASE WHEN disabled THEN NULL ELSE $2::timestamptz END
        FROM (SELECT EXISTS (SELECT 1 FROM callback_disabled_endpoints e JOIN callback_deliveries x ON e.merchant_id = x.merchant_id AND e.url = x.target_url
