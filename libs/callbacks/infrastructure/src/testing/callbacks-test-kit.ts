@@ -56,13 +56,15 @@ export class TestReceiver {
   connections = 0;
   /** Most requests this receiver had open at once. */
   maxConcurrent = 0;
+  host = '127.0.0.1';
   private open = 0;
   private server: Server | null = null;
 
   constructor(private readonly answer: (requestNumber: number, callback: ReceivedCallback) => ReceiverAnswer = () => ({ status: 204 })) {}
 
-  static async start(answer?: (requestNumber: number, callback: ReceivedCallback) => ReceiverAnswer): Promise<TestReceiver> {
+  static async start(answer?: (requestNumber: number, callback: ReceivedCallback) => ReceiverAnswer, host = '127.0.0.1'): Promise<TestReceiver> {
     const receiver = new TestReceiver(answer);
+    receiver.host = host;
     receiver.server = createServer((request, response) => {
       const chunks: Buffer[] = [];
       receiver.open += 1;
@@ -81,7 +83,7 @@ export class TestReceiver {
       });
     });
     receiver.server.on('connection', () => (receiver.connections += 1));
-    await new Promise<void>((resolve) => receiver.server?.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => receiver.server?.listen(0, host, resolve));
     return receiver;
   }
 
@@ -90,7 +92,7 @@ export class TestReceiver {
   }
 
   url(path = '/callbacks'): string {
-    return `http://127.0.0.1:${this.port}${path}`;
+    return `http://${this.host}:${this.port}${path}`;
   }
 
   async stop(): Promise<void> {
@@ -313,7 +315,9 @@ export class CallbacksTestService {
   async stop(): Promise<void> {
     if (this.child) {
       this.child.process.kill('SIGTERM');
-      await Promise.race([this.child.exited, sleep(10_000)]);
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([this.child.exited, new Promise((resolve) => (timer = setTimeout(resolve, 10_000)))]);
+      clearTimeout(timer);
       this.child.process.kill('SIGKILL');
     }
     await this.app?.close();
