@@ -9,7 +9,7 @@ import { SignedClient, type MerchantCredentialsForTest } from './signed-client';
 const workspaceRoot = join(__dirname, '../../../..');
 const logDirectory = join(workspaceRoot, '.local/test-logs');
 
-export type ServiceName = 'gateway' | 'payments' | 'ledger';
+export type ServiceName = 'gateway' | 'payments' | 'ledger' | 'callbacks';
 /** A running process: a service's first instance is named after it; more replicas get their own names. */
 export type InstanceName = ServiceName | `${ServiceName}-${string}`;
 
@@ -17,11 +17,14 @@ const ENTRY_POINTS: Record<ServiceName, string> = {
   gateway: 'apps/gateway/src/main.ts',
   payments: 'apps/payments/src/main.ts',
   ledger: 'apps/ledger/src/main.ts',
+  callbacks: 'apps/callback-dispatcher/src/main.ts',
 };
 
 export interface SystemOptions {
   /** Extra environment per service, e.g. fault injection or short timeouts. */
   env?: Partial<Record<ServiceName, Record<string, string>>>;
+  /** Also run the callback dispatcher (loopback receivers allowed, test clock on). */
+  withCallbacks?: boolean;
 }
 
 interface RunningService {
@@ -38,6 +41,9 @@ interface RunningService {
 export class SystemUnderTest {
   readonly runId = `t${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
   readonly masterKey = randomBytes(32).toString('base64');
+  /** Shared by the gateway's internal listener and the callback dispatcher. */
+  readonly serviceToken = randomBytes(24).toString('hex');
+  gatewayInternalPort = 0;
   readonly ports = new Map<InstanceName, number>();
   private readonly services = new Map<InstanceName, RunningService>();
   /** Output of each instance's latest process, kept after it exits so a test can read why. */
@@ -51,10 +57,13 @@ export class SystemUnderTest {
     system.ports.set('gateway', await freePort());
     system.ports.set('payments', await freePort());
     system.ports.set('ledger', await freePort());
+    system.ports.set('callbacks', await freePort());
+    system.gatewayInternalPort = await freePort();
     // The ledger first: payments places payout holds on it, the gateway reads balances from it.
     await system.startService('ledger');
     await system.startService('payments');
     await system.startService('gateway');
+    if (options.withCallbacks) await system.startService('callbacks');
     return system;
   }
 
@@ -68,6 +77,10 @@ export class SystemUnderTest {
 
   get ledgerUrl(): string {
     return this.urlOf('ledger');
+  }
+
+  get callbacksUrl(): string {
+    return this.urlOf('callbacks');
   }
 
   urlOf(instance: InstanceName): string {
@@ -98,9 +111,23 @@ export class SystemUnderTest {
         MERCHANT_SECRETS_MASTER_KEY: this.masterKey,
         PAYMENTS_INTERNAL_URL: this.paymentsUrl,
         LEDGER_INTERNAL_URL: this.ledgerUrl,
+        CALLBACKS_INTERNAL_URL: this.callbacksUrl,
+        INTERNAL_SERVICE_TOKEN: this.serviceToken,
+        // Only the first gateway serves the dispatcher; replicas' internal listeners take any free port.
+        GATEWAY_INTERNAL_HTTP_PORT: instance === 'gateway' ? String(this.gatewayInternalPort) : '0',
       },
       payments: { PAYMENTS_HTTP_PORT: port, PAYMENTS_DATABASE_URL: this.databaseUrl('payments'), LEDGER_INTERNAL_URL: this.ledgerUrl },
       ledger: { LEDGER_HTTP_PORT: port, LEDGER_DATABASE_URL: this.databaseUrl('ledger'), PAYMENTS_INTERNAL_URL: this.paymentsUrl },
+      callbacks: {
+        CALLBACKS_HTTP_PORT: port,
+        CALLBACKS_DATABASE_URL: this.databaseUrl('callbacks'),
+        GATEWAY_INTERNAL_URL: `http://127.0.0.1:${this.gatewayInternalPort}`,
+        INTERNAL_SERVICE_TOKEN: this.serviceToken,
+        CALLBACK_ALLOWED_DESTINATIONS: '127.0.0.1',
+        CALLBACK_POLL_INTERVAL_MS: '200',
+        CALLBACK_ATTEMPT_TIMEOUT_MS: '2000',
+        TEST_CLOCK_ENABLED: 'true',
+      },
     };
     return { ...common, ...own[service], ...(this.options.env?.[service] ?? {}), ...extra };
   }
@@ -227,6 +254,7 @@ export class SystemUnderTest {
 
 function serviceOf(instance: InstanceName): ServiceName {
   if (instance.startsWith('gateway')) return 'gateway';
+  if (instance.startsWith('callbacks')) return 'callbacks';
   return instance.startsWith('ledger') ? 'ledger' : 'payments';
 }
 
