@@ -32,6 +32,11 @@ const gatewayPort = Number(process.env.GATEWAY_HTTP_PORT ?? 3000);
 const paymentsPort = Number(process.env.PAYMENTS_HTTP_PORT ?? 3001);
 const ledgerPort = Number(process.env.LEDGER_HTTP_PORT ?? 3002);
 const ledgerUrl = `http://127.0.0.1:${ledgerPort}`;
+const callbacksPort = Number(process.env.CALLBACKS_HTTP_PORT ?? 3003);
+const callbacksUrl = `http://127.0.0.1:${callbacksPort}`;
+const gatewayInternalPort = Number(process.env.GATEWAY_INTERNAL_HTTP_PORT ?? 3010);
+// The gateway's internal listener and the callback dispatcher share it; a new one per start.
+const internalServiceToken = randomBytes(24).toString('hex');
 const paymentsUrl = `http://127.0.0.1:${paymentsPort}`;
 const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
 const started = [];
@@ -48,9 +53,9 @@ async function infrastructure() {
   }
 
   let databaseUrls;
-  if (process.env.GATEWAY_DATABASE_URL && process.env.PAYMENTS_DATABASE_URL && process.env.LEDGER_DATABASE_URL) {
-    say('using GATEWAY_DATABASE_URL, PAYMENTS_DATABASE_URL and LEDGER_DATABASE_URL as set');
-    databaseUrls = { gateway: process.env.GATEWAY_DATABASE_URL, payments: process.env.PAYMENTS_DATABASE_URL, ledger: process.env.LEDGER_DATABASE_URL };
+  if (process.env.GATEWAY_DATABASE_URL && process.env.PAYMENTS_DATABASE_URL && process.env.LEDGER_DATABASE_URL && process.env.CALLBACKS_DATABASE_URL) {
+    say('using GATEWAY_DATABASE_URL, PAYMENTS_DATABASE_URL, LEDGER_DATABASE_URL and CALLBACKS_DATABASE_URL as set');
+    databaseUrls = { gateway: process.env.GATEWAY_DATABASE_URL, payments: process.env.PAYMENTS_DATABASE_URL, ledger: process.env.LEDGER_DATABASE_URL, callbacks: process.env.CALLBACKS_DATABASE_URL };
   } else {
     let serverUrl = process.env.DATABASE_URL;
     if (serverUrl) say('using the PostgreSQL server of DATABASE_URL, one database per service');
@@ -59,8 +64,8 @@ async function infrastructure() {
       started.push(postgres);
       serverUrl = postgres.adminUrl;
     }
-    await ensureDatabases(serverUrl, ['gateway', 'payments', 'ledger']);
-    databaseUrls = { gateway: withDatabase(serverUrl, 'gateway'), payments: withDatabase(serverUrl, 'payments'), ledger: withDatabase(serverUrl, 'ledger') };
+    await ensureDatabases(serverUrl, ['gateway', 'payments', 'ledger', 'callbacks']);
+    databaseUrls = { gateway: withDatabase(serverUrl, 'gateway'), payments: withDatabase(serverUrl, 'payments'), ledger: withDatabase(serverUrl, 'ledger'), callbacks: withDatabase(serverUrl, 'callbacks') };
   }
   return { kafkaBrokers, databaseUrls };
 }
@@ -176,9 +181,20 @@ try {
     MERCHANT_SECRETS_MASTER_KEY: masterKey(),
     PAYMENTS_INTERNAL_URL: paymentsUrl,
     LEDGER_INTERNAL_URL: ledgerUrl,
+    CALLBACKS_INTERNAL_URL: callbacksUrl,
+    GATEWAY_INTERNAL_HTTP_PORT: String(gatewayInternalPort),
+    INTERNAL_SERVICE_TOKEN: internalServiceToken,
   };
   say('starting the gateway');
   await startService('gateway', 'apps/gateway/src/main.ts', gatewayEnv);
+  say('starting the callback dispatcher');
+  await startService('callback dispatcher', 'apps/callback-dispatcher/src/main.ts', {
+    ...common,
+    CALLBACKS_HTTP_PORT: String(callbacksPort),
+    CALLBACKS_DATABASE_URL: databaseUrls.callbacks,
+    GATEWAY_INTERNAL_URL: `http://127.0.0.1:${gatewayInternalPort}`,
+    INTERNAL_SERVICE_TOKEN: internalServiceToken,
+  });
   const merchant = await savedCommandOutput('demo-merchant.json', 'apps/gateway/src/create-merchant.ts', ['--name', 'Demo shop'], gatewayEnv);
   const operator = await savedCommandOutput('operator.json', 'apps/gateway/src/create-operator.ts', ['--name', 'Demo operator'], gatewayEnv);
   const agent = await demoAgent(gatewayEnv, operator, merchant);
@@ -191,6 +207,7 @@ try {
    back office        ${gatewayUrl}/backoffice/v1   (Authorization: Bearer <token>)
    payments internal  ${paymentsUrl}
    ledger internal    ${ledgerUrl}
+   callbacks internal ${callbacksUrl}   (delivery log: npm run backoffice -- callbacks <merchant_id> <order_id>)
    Kafka              ${kafkaBrokers}
 
  Demo merchant (saved in .local/dev/demo-merchant.json):
