@@ -1,25 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule, type RetrySchedule } from '@mp/callbacks-domain';
-import { DestinationGuard } from '@mp/callbacks-infrastructure';
+import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from '@mp/callbacks-domain';
+import { DestinationGuard, type CallbacksSettings } from '@mp/callbacks-infrastructure';
 import { ConfigReader, readKafkaConnectionConfig, type Environment, type KafkaConnectionConfig } from '@mp/shared-util-config';
 
-export interface CallbackDispatcherConfig extends KafkaConnectionConfig {
+/** The callbacks module's settings (topic partitions come from the Kafka config) plus the app's own. */
+export interface CallbackDispatcherConfig extends KafkaConnectionConfig, Omit<CallbacksSettings, 'topicPartitions'> {
   httpHost: string;
   httpPort: number;
   databaseUrl: string;
   databasePoolMax: number;
-  instanceId: string;
-  retrySchedule: RetrySchedule;
-  attemptTimeoutMs: number;
-  perMerchantConcurrency: number;
-  totalConcurrency: number;
-  pollIntervalMs: number;
-  leaseMs: number;
-  allowedDestinations: string[];
-  gatewayInternalUrl: string;
-  internalServiceToken: string;
-  profileCacheTtlMs: number;
-  testClockEnabled: boolean;
 }
 
 /** Reads and validates the dispatcher's environment once, at boot. */

@@ -27,22 +27,6 @@ export interface CallbacksSettings {
 export const CALLBACKS_SETTINGS = Symbol('CALLBACKS_SETTINGS');
 
 /** The dispatcher's clock port: scheduling and signatures read it, so tests can move time. */
-export interface Clock {
-  now(): Date;
-}
+export { OffsetClock, type Clock } from '@mp/shared-util-clock';
 
 export const CLOCK = Symbol('CALLBACKS_CLOCK');
-
-/** The system clock plus an offset that only tests move (POST /internal/test/clock). */
-export class OffsetClock implements Clock {
-  private offsetMs = 0;
-
-  now(): Date {
-    return new Date(Date.now() + this.offsetMs);
-  }
-
-  advance(milliseconds: number): void {
-    if (!Number.isSafeInteger(milliseconds) || milliseconds < 0) throw new Error('the clock only moves forward');
-    this.offsetMs += milliseconds;
-  }
-}

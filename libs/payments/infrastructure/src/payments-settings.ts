@@ -13,23 +13,7 @@ export interface PaymentsSettings {
 
 export const PAYMENTS_SETTINGS = Symbol('PAYMENTS_SETTINGS');
 
-/** The service's clock port: expiry and timestamps read it, so tests can move time. */
-export interface Clock {
-  now(): Date;
-}
+/** The service's clock port (expiry and timestamps read it, so tests can move time), shared with other services. */
+export { OffsetClock, type Clock } from '@mp/shared-util-clock';
 
 export const CLOCK = Symbol('CLOCK');
-
-/** The system clock plus an offset that only tests move (through the test-clock endpoint). */
-export class OffsetClock implements Clock {
-  private offsetMs = 0;
-
-  now(): Date {
-    return new Date(Date.now() + this.offsetMs);
-  }
-
-  advance(milliseconds: number): void {
-    if (!Number.isSafeInteger(milliseconds) || milliseconds < 0) throw new Error('the clock only moves forward');
-    this.offsetMs += milliseconds;
-  }
-}
