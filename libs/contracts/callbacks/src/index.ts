@@ -59,6 +59,8 @@ export type CallbackAttemptOutcome = 'in_flight' | 'succeeded' | 'http_error' | 
 export interface CallbackAttemptView {
   attempt_number: number;
   started_at: string;
+  /** The dispatcher replica that made the attempt. */
+  instance_id: string;
   webhook_timestamp: number;
   outcome: CallbackAttemptOutcome;
   response_status: number | null;

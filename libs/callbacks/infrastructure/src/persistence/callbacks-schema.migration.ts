@@ -39,6 +39,7 @@ export class CallbacksSchema1700000004000 implements MigrationInterface {
         delivery_id TEXT NOT NULL REFERENCES callback_deliveries (delivery_id),
         attempt_number INTEGER NOT NULL,
         started_at TIMESTAMPTZ NOT NULL,
+        instance_id TEXT NOT NULL,
         webhook_timestamp BIGINT NOT NULL,
         outcome TEXT NOT NULL,
         response_status INTEGER,

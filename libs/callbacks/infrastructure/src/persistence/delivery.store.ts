@@ -93,8 +93,8 @@ export async function claimDueDeliveries(
   );
   for (const row of claimed) {
     await manager.query(
-      `INSERT INTO callback_attempts (delivery_id, attempt_number, started_at, webhook_timestamp, outcome) VALUES ($1, $2, $3, $4, 'in_flight')`,
-      [row.delivery_id, row.attempt_count, options.now, Math.floor(options.now.getTime() / 1_000)],
+      `INSERT INTO callback_attempts (delivery_id, attempt_number, started_at, instance_id, webhook_timestamp, outcome) VALUES ($1, $2, $3, $4, $5, 'in_flight')`,
+      [row.delivery_id, row.attempt_count, options.now, options.owner, Math.floor(options.now.getTime() / 1_000)],
     );
   }
   return claimed.map((row) => ({ deliveryId: row.delivery_id, merchantId: row.merchant_id, targetUrl: row.target_url, body: row.body, attemptNumber: row.attempt_count }));
@@ -214,7 +214,7 @@ export async function findDeliveries(manager: EntityManager, filter: { merchantI
   const deliveries: DeliveryRow[] = await manager.query(`SELECT * FROM callback_deliveries WHERE ${where} ORDER BY created_at, state_version LIMIT 200`, parameters);
   if (deliveries.length === 0) return [];
   const attempts: Array<CallbackAttemptView & { delivery_id: string; started_at: Date; webhook_timestamp: string }> = await manager.query(
-    `SELECT delivery_id, attempt_number, started_at, webhook_timestamp, outcome, response_status, latency_ms, response_excerpt, error
+    `SELECT delivery_id, attempt_number, started_at, instance_id, webhook_timestamp, outcome, response_status, latency_ms, response_excerpt, error
        FROM callback_attempts WHERE delivery_id = ANY($1::text[]) ORDER BY delivery_id, attempt_number`,
     [deliveries.map((row) => row.delivery_id)],
   );

@@ -234,6 +234,7 @@ export class CallbacksTestService {
   url = '';
   gateway!: FakeGatewayInternal;
   private app: NestFastifyApplication | null = null;
+  private readonly replicas: NestFastifyApplication[] = [];
   private child: { process: ChildProcess; exited: Promise<number | null>; output: string[] } | null = null;
   private publisher: KafkaMessageBroker | null = null;
 
@@ -260,6 +261,17 @@ export class CallbacksTestService {
     const url = new URL(requiredEnv('TEST_PG_ADMIN_URL'));
     url.pathname = `/${this.runId}`;
     return url.toString();
+  }
+
+  /** Another in-process replica on the same database and topics (its own instance id, same consumer group). */
+  async startReplica(settings: Partial<CallbacksSettings> = {}): Promise<void> {
+    const replica = await NestFactory.create<NestFastifyApplication>(
+      CallbacksTestAppModule.forRoot(this.databaseUrl, this.runId, testCallbacksSettings(this.gateway.url, settings)),
+      new FastifyAdapter(),
+      { logger: ['warn', 'error'] },
+    );
+    await replica.listen(0, '127.0.0.1');
+    this.replicas.push(replica);
   }
 
   /** apps/callback-dispatcher as a real process (so it can be SIGKILLed), on a fixed port across restarts. */
@@ -320,6 +332,7 @@ export class CallbacksTestService {
       clearTimeout(timer);
       this.child.process.kill('SIGKILL');
     }
+    await Promise.all(this.replicas.map((replica) => replica.close()));
     await this.app?.close();
     await this.publisher?.disconnect();
     await this.gateway?.stop();
