@@ -124,7 +124,8 @@ describe('callback delivery', () => {
     const [delivery] = await eventually(() => deliveriesOf(merchant.merchantId, orderId), (list) => list[0]?.status === 'succeeded', 20_000, 'delivery');
     expect(delivery?.attempts.map((attempt) => attempt.outcome)).toEqual(['timeout', 'succeeded']);
     expect(delivery?.attempts[0]?.latency_ms).toBeGreaterThanOrEqual(1_400);
-    expect(delivery?.attempts[0]?.latency_ms).toBeLessThan(3_000);
+    // Cut at the 1.5 s deadline, not after the receiver's 4 s.
+    expect(delivery?.attempts[0]?.latency_ms).toBeLessThan(3_900);
     expect(new Set(target.received.map((callback) => callback.headers['webhook-id'])).size).toBe(1);
   });
 
@@ -200,13 +201,13 @@ describe('callback delivery', () => {
     const quickMerchant = service.gateway.addMerchant();
     const slow = await receiver(() => ({ status: 200, delayMs: 1_000 }));
     const quick = await receiver();
-    await service.publish(Array.from({ length: 12 }, (_, index) => externalPaymentEvent('PaymentOrderSucceeded', { merchantId: slowMerchant.merchantId, orderId: newOrderId(`slow-${index}`), callbackUrl: slow.url() })));
+    await service.publish(Array.from({ length: 24 }, (_, index) => externalPaymentEvent('PaymentOrderSucceeded', { merchantId: slowMerchant.merchantId, orderId: newOrderId(`slow-${index}`), callbackUrl: slow.url() })));
     await eventually(() => slow.received.length, (count) => count >= 1);
     await service.publish([externalPaymentEvent('PaymentOrderSucceeded', { merchantId: quickMerchant.merchantId, orderId: newOrderId('quick'), callbackUrl: quick.url() })]);
     await eventually(() => quick.received.length, (count) => count === 1, 5_000, 'the quick merchant');
     // The quick merchant was served while the slow one still had callbacks waiting.
-    expect(slow.received.length).toBeLessThan(12);
-    await eventually(() => slow.received.length, (count) => count === 12, 30_000, 'every slow callback');
+    expect(slow.received.length).toBeLessThan(24);
+    await eventually(() => slow.received.length, (count) => count === 24, 30_000, 'every slow callback');
     expect(slow.maxConcurrent).toBe(4);
   });
 
