@@ -21,10 +21,12 @@
  *   npm run backoffice -- callbacks disabled [merchant_id]     (endpoints a 410 disabled)
  *   npm run backoffice -- callbacks enable <merchant_id> <url>
  *   npm run backoffice -- webhook-secret rotate <merchant_id> [overlap_hours]   (new secret shown once)
+ *   npm run backoffice -- reveals [merchant_id] [order_id]   (who saw which full account number, when)
  * Agent (--as-agent):
  *   npm run backoffice -- --as-agent orders [available]
  *   npm run backoffice -- --as-agent take|confirm <merchant_id> <order_id>
  *   npm run backoffice -- --as-agent decline <merchant_id> <order_id> "<reason>"
+ *   npm run backoffice -- --as-agent account-number <merchant_id> <order_id>   (a payout you took; recorded)
  *   npm run backoffice -- --as-agent complete <merchant_id> <order_id> <receipt.pdf|png|jpg>
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -99,6 +101,7 @@ const operatorCommands = {
   balances: () => call('GET', `/merchants/${sub}/balances`),
   entries: () => call('GET', `/merchants/${sub}/ledger/entries${rest[0] ? `?currency=${encodeURIComponent(rest[0])}` : ''}`),
   reconciliation: () => call('GET', `/merchants/${sub}/ledger/reconciliation.csv?from=${encodeURIComponent(rest[0] ?? '')}&to=${encodeURIComponent(rest[1] ?? '')}`),
+  reveals: () => call('GET', `/account-number-reveals?${new URLSearchParams({ ...(sub ? { merchant_id: sub } : {}), ...(rest[0] ? { order_id: rest[0] } : {}) })}`),
   deposit: () => call('POST', `/merchants/${sub}/deposit-adjustments`, JSON.parse(`{"currency": ${JSON.stringify(rest[0])}, "amount": ${Number(rest[1])}, "reason": ${JSON.stringify(rest[2] ?? '')}}`)),
 };
 
@@ -106,6 +109,7 @@ const agentCommands = {
   orders: () => call('GET', `/agent/orders${sub === 'available' ? '?scope=available' : ''}`),
   take: () => call('POST', `${order(sub, rest[0])}/take`, {}),
   confirm: () => call('POST', `${order(sub, rest[0])}/confirm`, {}),
+  'account-number': () => call('POST', `${order(sub, rest[0])}/account-number`, {}),
   decline: () => call('POST', `${order(sub, rest[0])}/decline`, { reason: rest[1] ?? 'declined' }),
   complete: async () => {
     const receipt = await call('POST', `${order(sub, rest[0])}/receipts`, readFileSync(rest[1]), { 'x-file-name': basename(rest[1]) });

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 /**
- * The test command (npm test): starts a fresh local Kafka broker and PostgreSQL server (unless
- * KAFKA_BROKERS and TEST_PG_ADMIN_URL point at running ones), runs the static checks (types,
- * lint with module boundaries) and every jest project against the real infrastructure, stops
+ * The test command (npm test): runs the static checks (types, lint with module boundaries),
+ * builds dist/ once (services and tools run from it), starts a fresh local Kafka broker and
+ * PostgreSQL server (unless KAFKA_BROKERS and TEST_PG_ADMIN_URL point at running ones), runs
+ * every jest project against the real infrastructure, stops
  * what it started, and ends with the line `tests: N passed, N failed`.
  *
  *   npm test                      everything
@@ -10,7 +11,7 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -48,6 +49,23 @@ try {
     await staticCheck('typecheck (tsc)', bin('tsc'), ['-p', 'tsconfig.json']);
     await staticCheck('lint with module boundaries (nx graph + eslint)', 'sh', ['-c', `"${bin('nx')}" show projects > /dev/null && "${bin('eslint')}" apps libs --max-warnings 0`]);
   }
+
+  // Services and tools run from dist/: built once here, before any test spawns one.
+  const buildLog = join(root, '.local/build.log');
+  console.log(`\n[test] build (dist/, unchanged projects come from the Nx cache; log ${relative(root, buildLog)})`);
+  const { build } = await import('./build-workspace.mjs');
+  await build({ logFile: buildLog }).then(
+    ({ ms }) => {
+      checks.passed += 1;
+      console.log(`[test] built in ${(ms / 1000).toFixed(1)} s`);
+    },
+    (error) => {
+      checks.failed += 1;
+      const tail = existsSync(buildLog) ? readFileSync(buildLog, 'utf8').trimEnd().split('\n').slice(-30).join('\n') : '';
+      console.log(`${tail}\n[test] build FAILED: ${error.message}`);
+    },
+  );
+  process.env.MP_BUILT = '1';
 
   if (!(process.env.KAFKA_BROKERS && process.env.TEST_PG_ADMIN_URL)) {
     console.log('\n[test] starting a fresh Kafka broker and PostgreSQL server for this run');

@@ -269,7 +269,7 @@ const close = (server) => new Promise((resolve) => server.close(() => resolve())
 const portsHandedOut = new Set();
 
 /** Finds count free loopback ports by binding port 0 (all held open together so they differ). */
-async function freePorts(count) {
+export async function freePorts(count) {
   const servers = [];
   const ports = [];
   try {

@@ -2,23 +2,51 @@
 /**
  * The start command (npm start): the whole system on this machine.
  *
- * 1. Kafka and PostgreSQL: started from deploy/local/infra.mjs (dev mode, state kept in
- *    .local/dev) unless KAFKA_BROKERS / DATABASE_URL (or GATEWAY_DATABASE_URL,
- *    PAYMENTS_DATABASE_URL and LEDGER_DATABASE_URL) point at running ones, in which case
- *    nothing is started.
- * 2. The ledger, the payments service and the gateway, as separate processes, with output
- *    prefixed.
- * 3. A demo merchant, a demo operator and a demo agent serving every default method (created
- *    once, kept in .local/dev/{demo-merchant,operator,agent}.json), whose credentials are
- *    printed with the URLs and a first walk-through to try.
- * Ctrl-C stops everything it started.
+ *   node deploy/local/start.mjs [--mode dev|test]
+ *
+ * 1. Builds dist/ (Nx; unchanged projects come from its cache), unless MP_BUILT=1 says the
+ *    caller just did.
+ * 2. Kafka and PostgreSQL from deploy/local/infra.mjs, unless KAFKA_BROKERS / DATABASE_URL (or
+ *    every <SERVICE>_DATABASE_URL) point at running ones, in which case those are not started.
+ * 3. The services of SERVICES, one process each from its built JavaScript, in that order, each
+ *    started when the one before answers GET /health. Their output goes to JSON-lines log files
+ *    (LOG_FORMAT=json unless set); the terminal gets one line per service. A service that
+ *    crashes is reported in one line and restarted with backoff (deploy/local/supervisor.mjs).
+ * 4. A demo merchant, operator and agent (made once per database, kept with mode 600 in the
+ *    state directory), printed with the URLs and a first walk-through.
+ * Ctrl-C (SIGINT), SIGTERM and SIGHUP stop everything it started: services, Kafka, PostgreSQL.
+ * (package.json runs it with `exec`, so a signal npm forwards reaches it rather than a shell.)
+ *
+ * dev (default): state in .local/dev, Kafka 19092, PostgreSQL 55432, the services' devPorts
+ *   (or <SERVICE>_HTTP_PORT).
+ * test: state in MP_LOCAL_DIR (or a new temporary directory), free ports for everything, a
+ *   throwaway Kafka and PostgreSQL (infra.mjs test mode): what the launcher's own tests run, so
+ *   they never meet a developer's `npm start`.
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ensureDatabases, startKafka, startPostgres } from './infra.mjs';
+import { build, builtEntry } from '../../tools/build-workspace.mjs';
+import { ensureDatabases, freePorts, startInfra, startKafka, startPostgres } from './infra.mjs';
+import { ServiceSupervisor } from './supervisor.mjs';
+
+/**
+ * The services, in start order: the ledger first (payments places payout holds on it, the
+ * gateway reads balances from it). Adding a service is one line here, and one in
+ * libs/shared/testing/src/system-under-test.ts. By convention a service serves GET /health on
+ * <NAME>_HTTP_PORT, keeps its data in <NAME>_DATABASE_URL (a database named after it), and gets
+ * every other service's <NAME>_INTERNAL_URL; `env` adds what only it needs.
+ */
+const SERVICES = [
+  { name: 'ledger', entry: 'apps/ledger/src/main.ts', devPort: 3002 },
+  { name: 'payments', entry: 'apps/payments/src/main.ts', devPort: 3001, env: () => ({ PAYMENTS_SECRETS_MASTER_KEY: masterKey('PAYMENTS_SECRETS_MASTER_KEY', 'payments-master.key') }) },
+  { name: 'gateway', entry: 'apps/gateway/src/main.ts', devPort: 3000, env: ({ masterKey, serviceToken, gatewayInternalPort }) => ({ MERCHANT_SECRETS_MASTER_KEY: masterKey, INTERNAL_SERVICE_TOKEN: serviceToken, GATEWAY_INTERNAL_HTTP_PORT: String(gatewayInternalPort) }) },
+  // Webhook secrets come from the gateway's internal-only listener, not the public port the convention's GATEWAY_INTERNAL_URL names.
+  { name: 'callbacks', entry: 'apps/callback-dispatcher/src/main.ts', devPort: 3003, env: ({ serviceToken, gatewayInternalPort }) => ({ INTERNAL_SERVICE_TOKEN: serviceToken, GATEWAY_INTERNAL_URL: `http://127.0.0.1:${gatewayInternalPort}` }) },
+];
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 if (!existsSync(join(root, 'node_modules/.bin/tsc'))) {
@@ -26,48 +54,123 @@ if (!existsSync(join(root, 'node_modules/.bin/tsc'))) {
   console.error('[start] dependencies are not installed: run `npm install` first');
   process.exit(1);
 }
-const devDir = join(root, '.local/dev');
-mkdirSync(devDir, { recursive: true });
-const gatewayPort = Number(process.env.GATEWAY_HTTP_PORT ?? 3000);
-const paymentsPort = Number(process.env.PAYMENTS_HTTP_PORT ?? 3001);
-const ledgerPort = Number(process.env.LEDGER_HTTP_PORT ?? 3002);
-const ledgerUrl = `http://127.0.0.1:${ledgerPort}`;
-const callbacksPort = Number(process.env.CALLBACKS_HTTP_PORT ?? 3003);
-const callbacksUrl = `http://127.0.0.1:${callbacksPort}`;
-const gatewayInternalPort = Number(process.env.GATEWAY_INTERNAL_HTTP_PORT ?? 3010);
-// The gateway's internal listener and the callback dispatcher share it; a new one per start.
-const internalServiceToken = randomBytes(24).toString('hex');
-const paymentsUrl = `http://127.0.0.1:${paymentsPort}`;
-const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
-const started = [];
-const children = [];
+const mode = parseMode(process.argv.slice(2));
+const stateDir = mode === 'dev' ? join(root, '.local/dev') : resolve(process.env.MP_LOCAL_DIR ?? mkdtempSync(join(tmpdir(), 'mp-start-')));
+const logDir = join(stateDir, 'logs');
+const envPrefix = (service) => service.toUpperCase().replaceAll('-', '_');
+/** A path as the user can type it: relative to where they are when it is below, else absolute. */
+function shown(path) {
+  const below = relative(process.cwd(), path);
+  return below && !below.startsWith('..') && !isAbsolute(below) ? below : path;
+}
 const say = (line) => console.log(`[start] ${line}`);
 
-async function infrastructure() {
-  let kafkaBrokers = process.env.KAFKA_BROKERS;
-  if (kafkaBrokers) say(`using Kafka at ${kafkaBrokers} (KAFKA_BROKERS is set)`);
-  else {
-    const kafka = await startKafka({ mode: 'dev' });
-    started.push(kafka);
-    kafkaBrokers = kafka.brokers;
-  }
+/** What was started, for stopAll: infrastructure handles (each with stop()) and service supervisors. */
+const startedInfra = [];
+const supervisors = [];
+let infraStarting = null;
+let stopping = null;
 
-  let databaseUrls;
-  if (process.env.GATEWAY_DATABASE_URL && process.env.PAYMENTS_DATABASE_URL && process.env.LEDGER_DATABASE_URL && process.env.CALLBACKS_DATABASE_URL) {
-    say('using GATEWAY_DATABASE_URL, PAYMENTS_DATABASE_URL, LEDGER_DATABASE_URL and CALLBACKS_DATABASE_URL as set');
-    databaseUrls = { gateway: process.env.GATEWAY_DATABASE_URL, payments: process.env.PAYMENTS_DATABASE_URL, ledger: process.env.LEDGER_DATABASE_URL, callbacks: process.env.CALLBACKS_DATABASE_URL };
-  } else {
-    let serverUrl = process.env.DATABASE_URL;
-    if (serverUrl) say('using the PostgreSQL server of DATABASE_URL, one database per service');
-    else {
-      const postgres = await startPostgres({ mode: 'dev' });
-      started.push(postgres);
-      serverUrl = postgres.adminUrl;
-    }
-    await ensureDatabases(serverUrl, ['gateway', 'payments', 'ledger', 'callbacks']);
-    databaseUrls = { gateway: withDatabase(serverUrl, 'gateway'), payments: withDatabase(serverUrl, 'payments'), ledger: withDatabase(serverUrl, 'ledger'), callbacks: withDatabase(serverUrl, 'callbacks') };
+function parseMode(args) {
+  const index = args.indexOf('--mode');
+  const value = index >= 0 ? args[index + 1] : 'dev';
+  if (value !== 'dev' && value !== 'test') {
+    console.error('usage: node deploy/local/start.mjs [--mode dev|test]');
+    process.exit(2);
   }
-  return { kafkaBrokers, databaseUrls };
+  return value;
+}
+
+////////// State files: credentials are readable by their owner only
+
+function writePrivate(file, text) {
+  writeFileSync(file, text, { mode: 0o600 });
+  // The mode of writeFileSync applies only to a new file: an older one keeps whatever it had.
+  chmodSync(file, 0o600);
+}
+
+/** Files written by earlier versions may be readable by anyone: not any more. */
+function tightenStateFiles() {
+  for (const name of readdirSync(stateDir)) {
+    if (name.endsWith('.json') || name === 'master.key') chmodSync(join(stateDir, name), 0o600);
+  }
+}
+
+function readJson(file) {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+/** Dev logs would grow forever: each start keeps the previous run's as <name>.log.prev. */
+function rotateLogs() {
+  for (const { name } of SERVICES) {
+    const file = join(logDir, `${name}.log`);
+    if (existsSync(file)) renameSync(file, `${file}.prev`);
+  }
+}
+
+/**
+ * Services left running by a launcher that was killed (SIGKILL gives it no chance to stop
+ * them) would hold the dev ports: stop them, naming each. Only processes whose command line is
+ * the service's built entry point are touched.
+ */
+async function stopLeftoverServices() {
+  const previous = readJson(join(stateDir, 'endpoints.json'))?.processes ?? {};
+  for (const { name, entry } of SERVICES) {
+    const pid = previous[name];
+    if (!Number.isInteger(pid)) continue;
+    let commandLine = '';
+    try {
+      commandLine = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    } catch {
+      continue; // gone
+    }
+    if (!commandLine.includes(builtEntry(entry))) continue;
+    say(`stopping ${name} (pid ${pid}) left running by an earlier npm start`);
+    process.kill(pid, 'SIGTERM');
+    for (let waited = 0; waited < 15_000 && existsSync(`/proc/${pid}`); waited += 200) await new Promise((done) => setTimeout(done, 200));
+  }
+}
+
+////////// Infrastructure
+
+async function infrastructure() {
+  const explicitUrls = SERVICES.every(({ name }) => process.env[`${envPrefix(name)}_DATABASE_URL`]);
+  const needKafka = !process.env.KAFKA_BROKERS;
+  const needPostgres = !explicitUrls && !process.env.DATABASE_URL;
+  let kafka = null;
+  let postgres = null;
+  if (needKafka && needPostgres) {
+    const infra = await startInfra({ mode });
+    startedInfra.push(infra);
+    ({ kafka, postgres } = infra);
+  } else if (needKafka) {
+    kafka = await startKafka({ mode });
+    startedInfra.push(kafka);
+  } else if (needPostgres) {
+    postgres = await startPostgres({ mode });
+    startedInfra.push(postgres);
+  }
+  if (!needKafka) say(`using Kafka at ${process.env.KAFKA_BROKERS} (KAFKA_BROKERS is set)`);
+  kafka?.exited.then(({ code, signal }) => {
+    if (!stopping) stopAll(1, `Kafka exited unexpectedly (${signal ?? `exit code ${code}`}; log ${shown(kafka.logFile)}); stopping everything`);
+  });
+
+  const databaseUrls = {};
+  if (explicitUrls) {
+    say('using the <SERVICE>_DATABASE_URL variables as set');
+    for (const { name } of SERVICES) databaseUrls[name] = process.env[`${envPrefix(name)}_DATABASE_URL`];
+  } else {
+    if (!needPostgres) say('using the PostgreSQL server of DATABASE_URL, one database per service');
+    const serverUrl = postgres?.adminUrl ?? process.env.DATABASE_URL;
+    await ensureDatabases(serverUrl, SERVICES.map(({ name }) => name));
+    for (const { name } of SERVICES) databaseUrls[name] = withDatabase(serverUrl, name);
+  }
+  const pids = { ...(kafka ? { kafka: kafka.pid } : {}), ...(postgres ? { postgres: postmasterPid(postgres.dataDir) } : {}) };
+  return { kafkaBrokers: kafka?.brokers ?? process.env.KAFKA_BROKERS, databaseUrls, pids };
 }
 
 function withDatabase(serverUrl, database) {
@@ -76,64 +179,113 @@ function withDatabase(serverUrl, database) {
   return url.toString();
 }
 
-/** A master key for merchant secrets, generated once for this machine's dev state. */
-function masterKey() {
-  if (process.env.MERCHANT_SECRETS_MASTER_KEY) return process.env.MERCHANT_SECRETS_MASTER_KEY;
-  const file = join(devDir, 'master.key');
-  if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600 });
+/** The postmaster's pid, for endpoints.json; null when its data directory is not ours to read. */
+function postmasterPid(dataDir) {
+  try {
+    const pid = Number.parseInt(readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0], 10);
+    return Number.isInteger(pid) ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A service's master key (the gateway's for merchant secrets, payments' for recipient accounts), generated once for this machine's dev state. */
+function masterKey(variable = 'MERCHANT_SECRETS_MASTER_KEY', fileName = 'master.key') {
+  if (process.env[variable]) return process.env[variable];
+  const file = join(stateDir, fileName);
+  if (!existsSync(file)) writePrivate(file, randomBytes(32).toString('base64'));
   return readFileSync(file, 'utf8').trim();
 }
 
-function startService(name, entry, env) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(root, 'tools/run-ts.js'), entry], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    children.push(child);
-    const prefix = (stream) => {
-      let buffer = '';
-      stream.on('data', (chunk) => {
-        buffer += chunk.toString('utf8');
-        const lines = buffer.split('\n');
-        buffer = lines.pop();
-        for (const line of lines) {
-          console.log(`[${name}] ${line}`);
-          if (line.includes(`${name} ready`)) resolve();
-        }
-      });
-    };
-    prefix(child.stdout);
-    prefix(child.stderr);
-    child.on('exit', (code) => reject(new Error(`${name} exited with code ${code} during start-up; see its output above`)));
-  });
+////////// Services
+
+/** Each service's port, and the gateway's internal-only listener (webhook secrets for the callback dispatcher). */
+async function servicePorts() {
+  if (mode === 'test') {
+    const ports = await freePorts(SERVICES.length + 1);
+    return { ports: new Map(SERVICES.map(({ name }, index) => [name, ports[index]])), gatewayInternalPort: ports[SERVICES.length] };
+  }
+  const ports = new Map(SERVICES.map(({ name, devPort }) => [name, Number(process.env[`${envPrefix(name)}_HTTP_PORT`] ?? devPort)]));
+  return { ports, gatewayInternalPort: Number(process.env.GATEWAY_INTERNAL_HTTP_PORT ?? 3010) };
 }
 
+/** Where this running system lives, for the local tools (npm run ledger:audit) and for stopLeftoverServices. */
+function writeEndpoints(system) {
+  const processes = { ...system.pids, ...Object.fromEntries(supervisors.filter((service) => service.pid).map((service) => [service.name, service.pid])) };
+  const endpoints = { kafka_brokers: system.kafkaBrokers, database_urls: system.databaseUrls, gateway_url: system.urlOf('gateway'), log_dir: logDir, processes };
+  writePrivate(join(stateDir, 'endpoints.json'), `${JSON.stringify(endpoints, null, 2)}\n`);
+}
+
+function serviceEnvironment(service, system) {
+  const internalUrls = Object.fromEntries(SERVICES.map(({ name }) => [`${envPrefix(name)}_INTERNAL_URL`, system.urlOf(name)]));
+  return {
+    ...process.env,
+    LOG_FORMAT: process.env.LOG_FORMAT ?? 'json',
+    KAFKA_BROKERS: system.kafkaBrokers,
+    PUBLIC_BASE_URL: system.urlOf('gateway'),
+    ...internalUrls,
+    [`${envPrefix(service.name)}_HTTP_PORT`]: String(system.ports.get(service.name)),
+    [`${envPrefix(service.name)}_DATABASE_URL`]: system.databaseUrls[service.name],
+    ...(service.env?.(system) ?? {}),
+  };
+}
+
+async function startServices(system) {
+  const width = Math.max(...SERVICES.map(({ name }) => name.length)) + 2;
+  for (const service of SERVICES) {
+    if (stopping) return;
+    const logFile = join(logDir, `${service.name}.log`);
+    const supervisor = new ServiceSupervisor({
+      name: service.name,
+      script: builtEntry(service.entry),
+      env: serviceEnvironment(service, system),
+      port: system.ports.get(service.name),
+      logFile,
+      logLabel: shown(logFile),
+      say,
+      onReady: (ready) => {
+        console.log(`${ready.name.padEnd(width)} ready  ${ready.url}  pid ${ready.pid}  log ${shown(logFile)}${ready.restarts ? `  (restart ${ready.restarts})` : ''}`);
+        writeEndpoints(system);
+      },
+      onGiveUp: (reason) => stopAll(1, `${reason}; stopping everything`),
+    });
+    supervisors.push(supervisor);
+    await supervisor.start();
+  }
+}
+
+////////// Demo merchant, operator and agent
+
 function runCli(entry, args, env) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(root, 'tools/run-ts.js'), entry, ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [builtEntry(entry), ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
+    let errors = '';
     child.stdout.on('data', (chunk) => (output += chunk));
-    child.on('exit', (code) => (code === 0 ? resolve(output) : reject(new Error(`${entry} exited with ${code}`))));
+    child.stderr.on('data', (chunk) => (errors += chunk));
+    child.on('exit', (code) => (code === 0 ? resolvePromise(output) : reject(new Error(`${entry} exited with ${code}: ${errors.trim()}`))));
   });
 }
 
 /** Credentials made once per dev database and saved; made again when the database changed. */
-async function savedOnce(fileName, databaseUrl, create) {
-  const file = join(devDir, fileName);
-  if (existsSync(file)) {
-    const saved = JSON.parse(readFileSync(file, 'utf8'));
-    if (saved.database_url === databaseUrl) return saved;
-  }
-  const made = { ...(await create()), base_url: gatewayUrl, database_url: databaseUrl };
-  writeFileSync(file, JSON.stringify(made, null, 2), { mode: 0o600 });
+async function savedOnce(fileName, system, create) {
+  const file = join(stateDir, fileName);
+  const databaseUrl = system.databaseUrls.gateway;
+  const saved = readJson(file);
+  if (saved?.database_url === databaseUrl) return saved;
+  const made = { ...(await create()), base_url: system.urlOf('gateway'), database_url: databaseUrl };
+  writePrivate(file, JSON.stringify(made, null, 2));
   return made;
 }
 
 /** A bootstrap command's JSON answer (its last line), made once per dev database. */
-function savedCommandOutput(fileName, entry, args, gatewayEnv) {
-  return savedOnce(fileName, gatewayEnv.GATEWAY_DATABASE_URL, async () => JSON.parse((await runCli(entry, [...args, '--json'], gatewayEnv)).trim().split('\n').pop()));
+function savedCommandOutput(fileName, entry, args, system) {
+  const gateway = SERVICES.find(({ name }) => name === 'gateway');
+  return savedOnce(fileName, system, async () => JSON.parse((await runCli(entry, [...args, '--json'], serviceEnvironment(gateway, system))).trim().split('\n').pop()));
 }
 
-async function backoffice(operator, method, path, body) {
-  const response = await fetch(`${gatewayUrl}/backoffice/v1${path}`, {
+async function backoffice(system, operator, method, path, body) {
+  const response = await fetch(`${system.urlOf('gateway')}/backoffice/v1${path}`, {
     method,
     headers: { authorization: `Bearer ${operator.token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
     body: body ? JSON.stringify(body) : undefined,
@@ -144,91 +296,113 @@ async function backoffice(operator, method, path, body) {
 }
 
 /** An agent serving every method the demo merchant has, so any demo order finds someone to take it. */
-function demoAgent(gatewayEnv, operator, merchant) {
-  return savedOnce('agent.json', gatewayEnv.GATEWAY_DATABASE_URL, async () => {
-    const methods = await backoffice(operator, 'GET', `/merchants/${merchant.merchant_id}/methods`);
+function demoAgent(system, operator, merchant) {
+  return savedOnce('agent.json', system, async () => {
+    const methods = await backoffice(system, operator, 'GET', `/merchants/${merchant.merchant_id}/methods`);
     const areas = new Map(methods.data.map(({ method, country, currency }) => [`${method}:${country}:${currency}`, { method, country, currency }]));
-    const agent = await backoffice(operator, 'POST', '/agents', { display_name: 'Demo agent', payment_details: 'Card 2200 0000 0000 0000, Demo Bank, holder I. Petrov', serves: [...areas.values()] });
+    const agent = await backoffice(system, operator, 'POST', '/agents', { display_name: 'Demo agent', payment_details: 'Card 2200 0000 0000 0000, Demo Bank, holder I. Petrov', serves: [...areas.values()] });
     return { agent_id: agent.agent_id, name: agent.name, token: agent.token };
   });
 }
 
-async function stopAll(code) {
-  for (const child of children) child.kill('SIGTERM');
-  await Promise.all(children.map((child) => new Promise((resolve) => (child.exitCode !== null ? resolve() : child.on('exit', resolve)))));
-  for (const service of started.reverse()) await service.stop().catch(() => undefined);
-  process.exit(code);
-}
-
-process.on('SIGINT', () => stopAll(0));
-process.on('SIGTERM', () => stopAll(0));
-
-try {
-  const startedAt = Date.now();
-  const { kafkaBrokers, databaseUrls } = await infrastructure();
-  const common = { KAFKA_BROKERS: kafkaBrokers, PUBLIC_BASE_URL: gatewayUrl };
-  // Where this running system lives, for the local tools (npm run ledger:audit) to find it.
-  writeFileSync(join(devDir, 'endpoints.json'), JSON.stringify({ kafka_brokers: kafkaBrokers, database_urls: databaseUrls, gateway_url: gatewayUrl }, null, 2), { mode: 0o600 });
-  // The ledger first: payments places payout holds on it, the gateway reads balances from it.
-  say('starting the ledger');
-  await startService('ledger', 'apps/ledger/src/main.ts', { ...common, LEDGER_HTTP_PORT: String(ledgerPort), LEDGER_DATABASE_URL: databaseUrls.ledger, PAYMENTS_INTERNAL_URL: paymentsUrl });
-  say('starting the payments service');
-  await startService('payments', 'apps/payments/src/main.ts', { ...common, PAYMENTS_HTTP_PORT: String(paymentsPort), PAYMENTS_DATABASE_URL: databaseUrls.payments, LEDGER_INTERNAL_URL: ledgerUrl });
-  const gatewayEnv = {
-    ...common,
-    GATEWAY_HTTP_PORT: String(gatewayPort),
-    GATEWAY_DATABASE_URL: databaseUrls.gateway,
-    MERCHANT_SECRETS_MASTER_KEY: masterKey(),
-    PAYMENTS_INTERNAL_URL: paymentsUrl,
-    LEDGER_INTERNAL_URL: ledgerUrl,
-    CALLBACKS_INTERNAL_URL: callbacksUrl,
-    GATEWAY_INTERNAL_HTTP_PORT: String(gatewayInternalPort),
-    INTERNAL_SERVICE_TOKEN: internalServiceToken,
-  };
-  say('starting the gateway');
-  await startService('gateway', 'apps/gateway/src/main.ts', gatewayEnv);
-  say('starting the callback dispatcher');
-  await startService('callback dispatcher', 'apps/callback-dispatcher/src/main.ts', {
-    ...common,
-    CALLBACKS_HTTP_PORT: String(callbacksPort),
-    CALLBACKS_DATABASE_URL: databaseUrls.callbacks,
-    GATEWAY_INTERNAL_URL: `http://127.0.0.1:${gatewayInternalPort}`,
-    INTERNAL_SERVICE_TOKEN: internalServiceToken,
-  });
-  const merchant = await savedCommandOutput('demo-merchant.json', 'apps/gateway/src/create-merchant.ts', ['--name', 'Demo shop'], gatewayEnv);
-  const operator = await savedCommandOutput('operator.json', 'apps/gateway/src/create-operator.ts', ['--name', 'Demo operator'], gatewayEnv);
-  const agent = await demoAgent(gatewayEnv, operator, merchant);
+function banner(system, { merchant, operator, agent, seconds }) {
+  const gatewayUrl = system.urlOf('gateway');
+  const internal = SERVICES.filter(({ name }) => name !== 'gateway').map(({ name }) => `   ${`${name} internal`.padEnd(19)}${system.urlOf(name)}`);
   const orderId = `demo-${Date.now().toString(36)}`;
-  console.log(`
+  const state = shown(stateDir);
+  return `
 ================================================================================
- Merchant payments is running (started in ${((Date.now() - startedAt) / 1000).toFixed(1)} s)
+ Merchant payments is running (started in ${seconds} s)
 
    API (/v2)          ${gatewayUrl}/v2
    back office        ${gatewayUrl}/backoffice/v1   (Authorization: Bearer <token>)
-   payments internal  ${paymentsUrl}
-   ledger internal    ${ledgerUrl}
-   callbacks internal ${callbacksUrl}   (delivery log: npm run backoffice -- callbacks <merchant_id> <order_id>)
-   Kafka              ${kafkaBrokers}
+${internal.join('\n')}
+   Kafka              ${system.kafkaBrokers}
+   logs (JSON lines)  ${shown(logDir)}/
+   callback log       npm run backoffice -- callbacks <merchant_id> <order_id>
 
- Demo merchant (saved in .local/dev/demo-merchant.json):
-   x-api-key          ${merchant.merchant_id}
+ Local development credentials of the demo: they exist only in this machine's development
+ database, are saved readable by you alone (mode 600) in ${state}/, and are no one's real secrets.
+   merchant x-api-key ${merchant.merchant_id}
    API secret         ${merchant.api_secret}
    webhook secret     ${merchant.webhook_secret}
-
- Demo operator token  ${operator.token}   (.local/dev/operator.json)
- Demo agent token     ${agent.token}   (.local/dev/agent.json)
+   operator token     ${operator.token}
+   agent token        ${agent.token}
 
  Try it (in another terminal): a pay-in, its payer page, the agent confirms, the balance moves
    npm run request -- POST /v2/payments/incoming '{"order_id":"${orderId}","amount":1500.50,"currency":"RUB","country":"RU","callback_url":"https://shop.example/callbacks"}'
-   (open its redirect_url in a browser and press "I have paid")
+   (open its redirect_url in a browser, press "Show payment details", then "I have paid")
    npm run backoffice -- --as-agent confirm ${merchant.merchant_id} ${orderId}
    npm run request -- GET /v2/payments/status/${orderId}
    npm run request -- GET /v2/merchant/balances
 
- Ctrl-C stops everything.
+ A service that crashes is reported here and restarted.
+ Ctrl-C stops everything: the services, Kafka and PostgreSQL.
 ================================================================================
-`);
+`;
+}
+
+////////// Stopping
+
+/** Stops every service (in parallel, each gracefully), then Kafka and PostgreSQL, then exits. */
+function stopAll(code, reason) {
+  if (stopping) {
+    if (reason?.startsWith('received')) say('still stopping, please wait');
+    return stopping;
+  }
+  stopping = (async () => {
+    if (reason) say(reason);
+    const startedAt = Date.now();
+    await Promise.all(supervisors.map((service) => service.stop()));
+    // Infrastructure still starting is waited for, so that it is stopped too.
+    await infraStarting?.catch(() => undefined);
+    for (const component of startedInfra.reverse()) await component.stop().catch((error) => say(`stopping infrastructure: ${error.message}`));
+    say(`stopped everything in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
+    process.exit(code);
+  })();
+  return stopping;
+}
+
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => stopAll(0, `received ${signal}, stopping everything`));
+process.on('uncaughtException', (error) => stopAll(1, `launcher error: ${error.stack ?? error}`));
+process.on('unhandledRejection', (error) => stopAll(1, `launcher error: ${error?.stack ?? error}`));
+
+try {
+  const startedAt = Date.now();
+  // The state directory keeps its ordinary mode: infra.mjs may run PostgreSQL as another user
+  // that must reach .local/dev/pg. The secrets in it are files of mode 600, the logs a 700 dir.
+  mkdirSync(stateDir, { recursive: true });
+  mkdirSync(logDir, { recursive: true, mode: 0o700 });
+  tightenStateFiles();
+  if (mode === 'dev') {
+    await stopLeftoverServices();
+    rotateLogs();
+  }
+  if (process.env.MP_BUILT !== '1') {
+    const buildLog = join(stateDir, 'build.log');
+    const { ms } = await build({ logFile: buildLog });
+    say(`built dist/ in ${(ms / 1000).toFixed(1)} s (unchanged projects from the Nx cache; log ${shown(buildLog)})`);
+  }
+  infraStarting = infrastructure();
+  const infra = await infraStarting;
+  const { ports, gatewayInternalPort } = await servicePorts();
+  // The gateway's internal listener and the callback dispatcher share it; a new one per start.
+  const serviceToken = randomBytes(24).toString('hex');
+  const system = { ...infra, ports, gatewayInternalPort, serviceToken, masterKey: masterKey(), urlOf: (name) => `http://127.0.0.1:${ports.get(name)}` };
+  writeEndpoints(system);
+  await startServices(system);
+  if (!stopping) {
+    const merchant = await savedCommandOutput('demo-merchant.json', 'apps/gateway/src/create-merchant.ts', ['--name', 'Demo shop'], system);
+    const operator = await savedCommandOutput('operator.json', 'apps/gateway/src/create-operator.ts', ['--name', 'Demo operator'], system);
+    const agent = await demoAgent(system, operator, merchant);
+    console.log(banner(system, { merchant, operator, agent, seconds: ((Date.now() - startedAt) / 1000).toFixed(1) }));
+  }
+  // Kafka's process handle is unref'd; this keeps the launcher (and its signal handlers) alive
+  // even while no service process is running, e.g. between a crash and its restart.
+  setInterval(() => {}, 1 << 30);
 } catch (error) {
-  console.error(`[start] ${error instanceof Error ? error.message : error}`);
-  await stopAll(1);
+  if (!stopping) {
+    console.error(`[start] ${error instanceof Error ? error.message : error}`);
+    await stopAll(1);
+  }
 }

@@ -10,7 +10,7 @@ import { loadGatewayStorageConfig } from './gateway.config';
  * Operator command: creates a merchant and prints its id and secrets, once. They are stored
  * encrypted and cannot be shown again.
  *
- *   node tools/run-ts.js apps/gateway/src/create-merchant.ts --name "Demo shop" [--callback-url URL] [--json]
+ *   npm run merchant:create -- --name "Demo shop" [--callback-url URL] [--json]
  */
 async function main(): Promise<void> {
   const args = parseArguments(process.argv.slice(2));

@@ -8,7 +8,7 @@ import { DataSource } from 'typeorm';
  * Bootstrap command: creates an operator credential for the back-office API and prints its
  * bearer token once. Operators then create merchants and agents through the API.
  *
- *   node tools/run-ts.js apps/gateway/src/create-operator.ts --name "Alice" [--json]
+ *   npm run operator:create -- --name "Alice" [--json]
  */
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);

@@ -2,6 +2,36 @@ import { randomBytes } from 'node:crypto';
 import { ConfigError } from '@mp/shared-util-config';
 import { loadGatewayConfig } from './gateway.config';
 
+describe('gateway config: trusted proxies', () => {
+  const minimal = {
+    GATEWAY_DATABASE_URL: 'postgres://gateway@127.0.0.1:5432/gateway',
+    KAFKA_BROKERS: '127.0.0.1:9092',
+    MERCHANT_SECRETS_MASTER_KEY: Buffer.alloc(32, 7).toString('base64'),
+  };
+
+  it('trusts no proxy by default', () => {
+    expect(loadGatewayConfig(minimal).trustedProxies).toEqual([]);
+  });
+
+  it('reads addresses and CIDR ranges of both IP versions', () => {
+    expect(loadGatewayConfig({ ...minimal, GATEWAY_TRUSTED_PROXIES: '10.0.0.0/8, 127.0.0.1,::1, fd00::/8' }).trustedProxies).toEqual(['10.0.0.0/8', '127.0.0.1', '::1', 'fd00::/8']);
+  });
+
+  it('refuses to start with an entry that is not an address or range, naming it', () => {
+    let problems: string[] = [];
+    try {
+      loadGatewayConfig({ ...minimal, GATEWAY_TRUSTED_PROXIES: '10.0.0.1,proxy.internal,10.0.0.0/40' });
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      problems = error.problems;
+    }
+    expect(problems).toEqual([
+      'GATEWAY_TRUSTED_PROXIES lists "proxy.internal", which is not an IP address or CIDR range',
+      'GATEWAY_TRUSTED_PROXIES lists "10.0.0.0/40", which is not an IP address or CIDR range',
+    ]);
+  });
+});
+
 describe('gateway config: callbacks', () => {
   const minimal = {
     GATEWAY_DATABASE_URL: 'postgres://gw@127.0.0.1:5432/gateway',

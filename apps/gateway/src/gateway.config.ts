@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { MASTER_KEY_BYTES } from '@mp/access-domain';
-import { ConfigReader, readKafkaConnectionConfig, type Environment, type KafkaConnectionConfig } from '@mp/shared-util-config';
+import { isTrustedProxyEntry } from '@mp/gateway-api';
+import { ConfigReader, readKafkaConnectionConfig, readLogFormat, type Environment, type KafkaConnectionConfig, type LogFormat } from '@mp/shared-util-config';
 
 export interface GatewayConfig extends KafkaConnectionConfig {
+  logFormat: LogFormat;
   httpHost: string;
   httpPort: number;
   databaseUrl: string;
@@ -21,13 +23,13 @@ export interface GatewayConfig extends KafkaConnectionConfig {
   internalHttpHost: string;
   internalHttpPort: number;
   internalServiceToken: string;
+  /** Reverse proxies whose X-Forwarded-Proto is believed (HSTS is sent when it says https). */
+  trustedProxies: string[];
 }
 
 /** The database and master-key part, shared by the server and the operator command. */
 export function loadGatewayStorageConfig(reader: ConfigReader): Pick<GatewayConfig, 'databaseUrl' | 'databasePoolMax' | 'secretsMasterKey'> {
-  const masterKeyBase64 = reader.string('MERCHANT_SECRETS_MASTER_KEY', { description: `base64 of ${MASTER_KEY_BYTES} random bytes, e.g. openssl rand -base64 32` });
-  const secretsMasterKey = Buffer.from(masterKeyBase64, 'base64');
-  if (masterKeyBase64 !== '' && secretsMasterKey.length !== MASTER_KEY_BYTES) reader.problem(`MERCHANT_SECRETS_MASTER_KEY must decode to ${MASTER_KEY_BYTES} bytes, got ${secretsMasterKey.length}`);
+  const secretsMasterKey = reader.base64Key('MERCHANT_SECRETS_MASTER_KEY', MASTER_KEY_BYTES);
   return {
     databaseUrl: reader.url('GATEWAY_DATABASE_URL', { protocols: ['postgres:', 'postgresql:'] }),
     databasePoolMax: reader.integer('GATEWAY_DATABASE_POOL_MAX', { default: 10, min: 1, max: 200 }),
@@ -39,6 +41,7 @@ export function loadGatewayStorageConfig(reader: ConfigReader): Pick<GatewayConf
 export function loadGatewayConfig(environment: Environment): GatewayConfig {
   const reader = new ConfigReader(environment);
   const config: GatewayConfig = {
+    logFormat: readLogFormat(reader),
     httpHost: reader.string('GATEWAY_HTTP_HOST', { default: '127.0.0.1' }),
     httpPort: reader.integer('GATEWAY_HTTP_PORT', { default: 3000, min: 0, max: 65535 }),
     ...loadGatewayStorageConfig(reader),
@@ -55,8 +58,12 @@ export function loadGatewayConfig(environment: Environment): GatewayConfig {
     internalHttpHost: reader.string('GATEWAY_INTERNAL_HTTP_HOST', { default: '127.0.0.1' }),
     internalHttpPort: reader.integer('GATEWAY_INTERNAL_HTTP_PORT', { default: 3010, min: 0, max: 65535 }),
     internalServiceToken: reader.string('INTERNAL_SERVICE_TOKEN', { default: '', pattern: /^(\S{24,200})?$/, description: '24 to 200 characters shared with the callback dispatcher' }),
+    trustedProxies: reader.list('GATEWAY_TRUSTED_PROXIES', { default: '' }),
   };
   if (config.internalHttpPort !== 0 && config.internalHttpPort === config.httpPort) reader.problem('GATEWAY_INTERNAL_HTTP_PORT must differ from GATEWAY_HTTP_PORT: the internal listener is never the public one');
+  for (const entry of config.trustedProxies.filter((candidate) => !isTrustedProxyEntry(candidate))) {
+    reader.problem(`GATEWAY_TRUSTED_PROXIES lists "${entry}", which is not an IP address or CIDR range`);
+  }
   reader.assertValid();
   return config;
 }

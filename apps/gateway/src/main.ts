@@ -1,32 +1,31 @@
 import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { WebhookSecretStore } from '@mp/access-infrastructure';
 import { configureGatewayHttp, gatewayFastifyOptions, startInternalListener } from '@mp/gateway-api';
-import { ConfigError } from '@mp/shared-util-config';
+import { exitOnStartupFailure, serviceLogger } from '@mp/shared-nest-http';
 import { AppModule } from './app.module';
 import { loadGatewayConfig } from './gateway.config';
 
 async function bootstrap(): Promise<void> {
   const config = loadGatewayConfig(process.env);
-  const adapter = new FastifyAdapter(gatewayFastifyOptions());
+  const adapter = new FastifyAdapter(gatewayFastifyOptions({ trustedProxies: config.trustedProxies }));
   // Nest's own JSON parser is off: the gateway verifies signatures over the raw bytes first.
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, { bodyParser: false, logger: ['log', 'warn', 'error'] });
-  configureGatewayHttp(app.getHttpAdapter().getInstance());
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, { bodyParser: false, logger: serviceLogger(config.logFormat) });
+  configureGatewayHttp(app.getHttpAdapter().getInstance(), { trustedProxies: config.trustedProxies });
   app.enableShutdownHooks();
   await app.listen(config.httpPort, config.httpHost);
-  console.log(`gateway ready: http://${config.httpHost}:${config.httpPort} (instance ${config.instanceId})`);
+  const logger = new Logger('Bootstrap');
+  logger.log(`gateway ready: http://${config.httpHost}:${config.httpPort} (instance ${config.instanceId})`);
   if (config.internalServiceToken) {
     const internal = await startInternalListener(app.get(WebhookSecretStore), { host: config.internalHttpHost, port: config.internalHttpPort, serviceToken: config.internalServiceToken });
     // Nest's shutdown hooks end the process on SIGTERM; this listener must not keep it alive.
     internal.server.unref();
-    console.log(`gateway internal listener: http://${config.internalHttpHost}:${config.internalHttpPort} (callback dispatcher only)`);
+    logger.log(`gateway internal listener: http://${config.internalHttpHost}:${config.internalHttpPort} (callback dispatcher only)`);
   } else {
-    console.warn('INTERNAL_SERVICE_TOKEN is not set: no internal listener, so the callback dispatcher cannot sign callbacks');
+    logger.warn('INTERNAL_SERVICE_TOKEN is not set: no internal listener, so the callback dispatcher cannot sign callbacks');
   }
 }
 
-bootstrap().catch((error: unknown) => {
-  console.error(error instanceof ConfigError ? error.message : error);
-  process.exit(1);
-});
+bootstrap().catch(exitOnStartupFailure);

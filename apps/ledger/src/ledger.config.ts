@@ -1,6 +1,7 @@
-import { ConfigReader, readKafkaConnectionConfig, type Environment, type KafkaConnectionConfig } from '@mp/shared-util-config';
+import { ConfigReader, readKafkaConnectionConfig, readLogFormat, type Environment, type KafkaConnectionConfig, type LogFormat } from '@mp/shared-util-config';
 
 export interface LedgerConfig extends KafkaConnectionConfig {
+  logFormat: LogFormat;
   httpHost: string;
   httpPort: number;
   databaseUrl: string;
@@ -14,6 +15,7 @@ export interface LedgerConfig extends KafkaConnectionConfig {
 export function loadLedgerConfig(environment: Environment): LedgerConfig {
   const reader = new ConfigReader(environment);
   const config: LedgerConfig = {
+    logFormat: readLogFormat(reader),
     httpHost: reader.string('LEDGER_HTTP_HOST', { default: '127.0.0.1' }),
     httpPort: reader.integer('LEDGER_HTTP_PORT', { default: 3002, min: 0, max: 65535 }),
     databaseUrl: reader.url('LEDGER_DATABASE_URL', { protocols: ['postgres:', 'postgresql:'] }),

@@ -1,21 +1,27 @@
 import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import type { CustomStrategy } from '@nestjs/microservices';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { ConfigError } from '@mp/shared-util-config';
+import { LEDGER_CONSUMERS } from '@mp/ledger-infrastructure';
+import { MESSAGE_BROKER, MessagingTransportStrategy } from '@mp/shared-messaging';
+import { exitOnStartupFailure, serviceLogger } from '@mp/shared-nest-http';
 import { AppModule } from './app.module';
 import { loadLedgerConfig } from './ledger.config';
 
 async function bootstrap(): Promise<void> {
   const config = loadLedgerConfig(process.env);
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), new FastifyAdapter(), {
-    logger: ['log', 'warn', 'error'],
+    logger: serviceLogger(config.logFormat),
   });
   app.enableShutdownHooks();
+  // Consumers are @EventPattern handlers on controllers, served over the messaging port.
+  app.connectMicroservice<CustomStrategy>({ strategy: new MessagingTransportStrategy(app.get(MESSAGE_BROKER), LEDGER_CONSUMERS) });
+  // Initialised first so the topics exist (onApplicationBootstrap) before the group joins them.
+  await app.init();
+  await app.startAllMicroservices();
   await app.listen(config.httpPort, config.httpHost);
-  console.log(`ledger ready: internal API on http://${config.httpHost}:${config.httpPort}`);
+  new Logger('Bootstrap').log(`ledger ready: internal API on http://${config.httpHost}:${config.httpPort}`);
 }
 
-bootstrap().catch((error: unknown) => {
-  console.error(error instanceof ConfigError ? error.message : error);
-  process.exit(1);
-});
+bootstrap().catch(exitOnStartupFailure);

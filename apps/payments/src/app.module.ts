@@ -18,6 +18,7 @@ export class AppModule {
         }),
         PaymentsModule.forRoot({
           payerPageBaseUrl: config.publicBaseUrl,
+          secretsMasterKey: config.secretsMasterKey,
           crashAfterCommitOf: config.crashAfterCommitOf,
           commandPartitions: config.commandPartitions,
           expirySweepIntervalMs: config.expirySweepIntervalMs,

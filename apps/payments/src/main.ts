@@ -1,24 +1,29 @@
 import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import type { CustomStrategy } from '@nestjs/microservices';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { RECEIPT_BYTES_MAX } from '@mp/payments-infrastructure';
-import { ConfigError } from '@mp/shared-util-config';
+import { PAYMENTS_CONSUMERS, RECEIPT_BYTES_MAX } from '@mp/payments-infrastructure';
+import { MESSAGE_BROKER, MessagingTransportStrategy } from '@mp/shared-messaging';
+import { exitOnStartupFailure, serviceLogger } from '@mp/shared-nest-http';
 import { AppModule } from './app.module';
 import { loadPaymentsConfig } from './payments.config';
 
 async function bootstrap(): Promise<void> {
   const config = loadPaymentsConfig(process.env);
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), new FastifyAdapter(), {
-    logger: ['log', 'warn', 'error'],
+    logger: serviceLogger(config.logFormat),
   });
   // Receipt uploads arrive as raw file bytes; JSON stays with Nest's parser.
   app.getHttpAdapter().getInstance().addContentTypeParser(['application/octet-stream', 'application/pdf', 'image/png', 'image/jpeg'], { parseAs: 'buffer', bodyLimit: RECEIPT_BYTES_MAX + 1024 }, (_request, body, done) => done(null, body));
   app.enableShutdownHooks();
+  // Consumers are @EventPattern handlers on controllers, served over the messaging port.
+  app.connectMicroservice<CustomStrategy>({ strategy: new MessagingTransportStrategy(app.get(MESSAGE_BROKER), PAYMENTS_CONSUMERS) });
+  // Initialised first so the topics exist (onApplicationBootstrap) before the group joins them.
+  await app.init();
+  await app.startAllMicroservices();
   await app.listen(config.httpPort, config.httpHost);
-  console.log(`payments ready: internal API on http://${config.httpHost}:${config.httpPort}`);
+  new Logger('Bootstrap').log(`payments ready: internal API on http://${config.httpHost}:${config.httpPort}`);
 }
 
-bootstrap().catch((error: unknown) => {
-  console.error(error instanceof ConfigError ? error.message : error);
-  process.exit(1);
-});
+bootstrap().catch(exitOnStartupFailure);

@@ -1,11 +1,15 @@
-import { ConfigReader, readKafkaConnectionConfig, type Environment, type KafkaConnectionConfig } from '@mp/shared-util-config';
+import { ConfigReader, readKafkaConnectionConfig, readLogFormat, type Environment, type KafkaConnectionConfig, type LogFormat } from '@mp/shared-util-config';
+import { MASTER_KEY_BYTES } from '@mp/shared-util-secret-box';
 
 export interface PaymentsConfig extends KafkaConnectionConfig {
+  logFormat: LogFormat;
   httpHost: string;
   httpPort: number;
   databaseUrl: string;
   databasePoolMax: number;
   publicBaseUrl: string;
+  /** Encrypts recipient account numbers and keys payer-page tokens (a key per purpose is derived from it). */
+  secretsMasterKey: Buffer;
   crashAfterCommitOf: string | null;
   ledgerInternalUrl: string;
   ledgerTimeoutMs: number;
@@ -17,12 +21,14 @@ export interface PaymentsConfig extends KafkaConnectionConfig {
 export function loadPaymentsConfig(environment: Environment): PaymentsConfig {
   const reader = new ConfigReader(environment);
   const config: PaymentsConfig = {
+    logFormat: readLogFormat(reader),
     httpHost: reader.string('PAYMENTS_HTTP_HOST', { default: '127.0.0.1' }),
     httpPort: reader.integer('PAYMENTS_HTTP_PORT', { default: 3001, min: 0, max: 65535 }),
     databaseUrl: reader.url('PAYMENTS_DATABASE_URL', { protocols: ['postgres:', 'postgresql:'] }),
     databasePoolMax: reader.integer('PAYMENTS_DATABASE_POOL_MAX', { default: 10, min: 1, max: 200 }),
     ...readKafkaConnectionConfig(reader),
     publicBaseUrl: reader.url('PUBLIC_BASE_URL', { default: 'http://127.0.0.1:3000' }),
+    secretsMasterKey: reader.base64Key('PAYMENTS_SECRETS_MASTER_KEY', MASTER_KEY_BYTES),
     crashAfterCommitOf: reader.optionalString('FAULT_CRASH_AFTER_COMMIT_OF') ?? null,
     ledgerInternalUrl: reader.url('LEDGER_INTERNAL_URL', { default: 'http://127.0.0.1:3002' }),
     ledgerTimeoutMs: reader.integer('LEDGER_TIMEOUT_MS', { default: 3_000, min: 100, max: 60_000 }),

@@ -97,7 +97,6 @@ describe('callbacks', () => {
 
   beforeAll(async () => {
     system = await SystemUnderTest.start({
-      withCallbacks: true,
       env: { gateway: { ALLOW_HTTP_CALLBACK_URLS: 'true' }, payments: { TEST_CLOCK_ENABLED: 'true', PAYMENTS_EXPIRY_SWEEP_INTERVAL_MS: '3600000' } },
     });
     operator = await createOperator(system);

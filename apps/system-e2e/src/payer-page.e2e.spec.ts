@@ -1,7 +1,9 @@
 /**
  * Goal: a payer on a phone gets from the merchant's `redirect_url` to "Payment received" with
- * nothing but the page: it shows the amount, the agent's payment details and a running
- * countdown, takes "I have paid", and turns into the result by itself once the agent confirms.
+ * nothing but the page: it shows the amount and a "Show payment details" button (opening the
+ * link changes nothing, so a link preview or a mail scanner reserves no agent); the button
+ * assigns an agent and shows its payment details and a running countdown; the page takes
+ * "I have paid", and turns into the result by itself once the agent confirms.
  * Method: a real Chromium (Debian's, headless, 375×800) drives the page the real gateway
  * serves, over the real services and Kafka; each step is saved as a screenshot in
  * .local/test-logs/ so a person can look at what the payer saw.
@@ -28,11 +30,16 @@ describe('payer page in a phone browser', () => {
   let browser: Browser;
   let page: Page;
   let problems: string[];
+  let agent: RegisteredAgent;
 
   beforeAll(async () => {
     system = await SystemUnderTest.start();
     operator = await createOperator(system);
     merchant = await system.createClient('Payer page shop');
+    agent = await registerAgent(system, operator, [{ method: AGENT.method, country: AGENT.country, currency: AGENT.currency }], {
+      display_name: AGENT.displayName,
+      payment_details: AGENT.paymentDetails,
+    });
     browser = await launchBrowser();
   });
   afterAll(async () => {
@@ -60,18 +67,30 @@ describe('payer page in a phone browser', () => {
 
   /** Clicks something that loads the payer page again (form post and 303, or a plain link) and waits for the new page. */
   async function clickThroughToPage(testId: string, pageUrl: string): Promise<void> {
-    await Promise.all([page.waitForResponse((response) => response.url() === pageUrl && response.request().method() === 'GET'), page.getByTestId(testId).click()]);
+    await Promise.all([page.waitForResponse((response) => response.url().split('?')[0] === pageUrl && response.request().method() === 'GET'), page.getByTestId(testId).click()]);
     await page.waitForLoadState();
   }
 
+  /** Who the order is assigned to, as the back office sees it, and what the merchant sees. */
+  async function assignment(orderId: string): Promise<{ agentId: string | null; subStatus: string }> {
+    const view = await operator.request('GET', `/backoffice/v1/orders/${merchant.credentials.merchantId}/${orderId}`);
+    expect(view.status).toBe(200);
+    return { agentId: view.body.agent_id, subStatus: (await merchant.get(`/v2/payments/status/${orderId}`)).body.sub_status };
+  }
+
   it('leads the payer from the redirect to "Payment received"', async () => {
-    const agent: RegisteredAgent = await registerAgent(system, operator, [{ method: AGENT.method, country: AGENT.country, currency: AGENT.currency }], {
-      display_name: AGENT.displayName,
-      payment_details: AGENT.paymentDetails,
-    });
     const { orderId, redirectUrl, expiresAt } = await createPayIn();
 
     await page.goto(redirectUrl);
+    expect(readable(await page.getByTestId('amount').textContent())).toBe('1 500.50 RUB');
+    expect(await page.getByTestId('payment-details').count()).toBe(0);
+    // Opening the link changed nothing, and neither does a link preview fetching it again.
+    expect((await fetch(redirectUrl, { headers: { 'user-agent': 'LinkPreviewBot/1.0' } })).status).toBe(200);
+    expect(await assignment(orderId)).toEqual({ agentId: null, subStatus: 'awaiting_agent' });
+    await saveScreenshot(page, 'payer-page-0-show-details');
+
+    await clickThroughToPage('show-details-button', redirectUrl);
+    expect(await assignment(orderId)).toEqual({ agentId: agent.agentId, subStatus: 'agent_assigned' });
     expect(readable(await page.getByTestId('amount').textContent())).toBe('1 500.50 RUB');
     expect(await page.getByTestId('payment-details').textContent()).toBe(AGENT.paymentDetails);
     const countdown = readable(await page.getByTestId('countdown').textContent());
@@ -97,12 +116,22 @@ describe('payer page in a phone browser', () => {
     const { redirectUrl } = await createPayIn({ currency: 'INR', country: 'IN' });
 
     await page.goto(redirectUrl);
+    await clickThroughToPage('show-details-button', redirectUrl);
     expect(await page.getByTestId('result-heading').textContent()).toBe('No payment details available yet');
     expect(await page.getByTestId('paid-button').count()).toBe(0);
     await saveScreenshot(page, 'payer-page-no-agent');
-    await clickThroughToPage('reload-button', redirectUrl);
+    await clickThroughToPage('retry-details-button', redirectUrl);
     expect(await page.getByTestId('result-heading').textContent()).toBe('No payment details available yet');
     expect(problems).toEqual([]);
+  });
+
+  it('changes nothing when a page on another site posts the button, and lands on the page', async () => {
+    const { orderId, redirectUrl } = await createPayIn();
+    // A page elsewhere that learnt the link submits the form itself; the browser marks it cross-site.
+    await page.setContent(`<form method="post" action="${redirectUrl}/details"><button type="submit">Continue</button></form>`);
+    await Promise.all([page.waitForURL(redirectUrl), page.getByRole('button', { name: 'Continue' }).click()]);
+    await page.getByTestId('show-details-button').waitFor();
+    expect(await assignment(orderId)).toEqual({ agentId: null, subStatus: 'awaiting_agent' });
   });
 
   it('answers a link that leads nowhere with a page, not an API error', async () => {

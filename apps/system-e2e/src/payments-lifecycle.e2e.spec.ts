@@ -1,6 +1,6 @@
 /**
  * Goal: the whole pay-in lifecycle and the merchant's view of it, end to end: create, the
- * payer page assigns an agent, the payer reports paying, the agent confirms or declines; time
+ * payer asks the payer page for payment details (which assigns an agent), reports paying, the agent confirms or declines; time
  * expires what nobody finished; merchants cancel what may be cancelled; nobody sees anyone
  * else's orders; each kind of credential works only on its own API. Method: the real gateway,
  * payments service and Kafka, an operator and an agent created the way an operator would,
@@ -32,7 +32,8 @@ describe('payment lifecycle', () => {
   }
 
   const status = async (orderId: string) => (await merchant.get(`/v2/payments/status/${orderId}`)).body;
-  const openPayerPage = (token: string) => fetch(`${system.gatewayUrl}/pay/${token}`);
+  /** The payer presses "Show payment details": the form post that assigns an agent (a GET of the page never does). */
+  const openPayerPage = (token: string) => fetch(`${system.gatewayUrl}/pay/${token}/details`, { method: 'POST', redirect: 'manual' });
   const reportPaid = (token: string) => fetch(`${system.gatewayUrl}/pay/${token}/paid`, { method: 'POST', redirect: 'manual' });
   const agentAction = (action: string, orderId: string, body: object = {}) =>
     agent.client.request('POST', `/backoffice/v1/agent/orders/${merchant.credentials.merchantId}/${orderId}/${action}`, body);
@@ -64,7 +65,7 @@ describe('payment lifecycle', () => {
       const { orderId, token } = await createPayIn();
       expect(await status(orderId)).toMatchObject({ status: 'PENDING', sub_status: 'awaiting_agent', fee: 37.51, method: 'bank_card' });
 
-      expect((await openPayerPage(token)).status).toBe(200);
+      expect((await openPayerPage(token)).status).toBe(303);
       expect(await status(orderId)).toMatchObject({ status: 'PENDING', sub_status: 'agent_assigned' });
       const assigned = await agent.client.request('GET', '/backoffice/v1/agent/orders');
       expect(assigned.body.data.map((order: { order_id: string }) => order.order_id)).toContain(orderId);
@@ -112,12 +113,12 @@ describe('payment lifecycle', () => {
   });
 
   describe('cancel (endpoint 6)', () => {
-    it('cancels a pending pay-in, with or without an agent, and answers a repeated cancel the same', async () => {
+    it('cancels a pending pay-in, with or without an agent, and refuses a repeated cancel naming the status', async () => {
       const waiting = await createPayIn();
       const first = await cancel(waiting.orderId);
       expect([first.status, first.body.status]).toEqual([200, 'CANCELLED']);
       const again = await cancel(waiting.orderId);
-      expect([again.status, again.body.status]).toEqual([200, 'CANCELLED']);
+      expect([again.status, again.body.error.code, again.body.error.details]).toEqual([409, 'ORDER_NOT_CANCELLABLE', [{ field: 'status', issue: 'CANCELLED' }]]);
 
       const assigned = await createPayIn();
       await openPayerPage(assigned.token);
@@ -162,7 +163,8 @@ describe('payment lifecycle', () => {
 
       const cancelled = await cancel(pending);
       expect([cancelled.status, cancelled.body.status, cancelled.body.direction]).toEqual([200, 'CANCELLED', 'outgoing']);
-      expect((await cancel(pending)).body.status).toBe('CANCELLED');
+      const cancelledAgain = await cancel(pending);
+      expect([cancelledAgain.status, cancelledAgain.body.error.code, cancelledAgain.body.error.details]).toEqual([409, 'ORDER_NOT_CANCELLABLE', [{ field: 'status', issue: 'CANCELLED' }]]);
       await advanceClock(24 * 60 * 60 + 60);
       expect((await status(expiring)).status).toBe('EXPIRED');
       expect((await status(taken)).status).toBe('PENDING');
@@ -172,6 +174,18 @@ describe('payment lifecycle', () => {
       }
       // Held now: only the taken payout; the completed one was paid out, the rest came back.
       await eventuallyAvailable(before, 1_950_000 - 2 * 106_500);
+    });
+
+    it('answers a captured cancel replayed within the timestamp window with the error, not a success', async () => {
+      const { orderId } = await createPayIn();
+      // The identical request twice: same timestamp, path and body, so the same signature.
+      const captured = { method: 'POST' as const, path: `/v2/payments/${orderId}/cancel`, body: {}, timestampSeconds: Math.floor(Date.now() / 1000) };
+      const original = await merchant.request(captured);
+      expect([original.status, original.body.status]).toEqual([200, 'CANCELLED']);
+      const replayed = await merchant.request(captured);
+      expect([replayed.status, replayed.body.error.code, replayed.body.error.details]).toEqual([409, 'ORDER_NOT_CANCELLABLE', [{ field: 'status', issue: 'CANCELLED' }]]);
+      expect(replayed.body.error.message).toContain('CANCELLED');
+      expect((await status(orderId)).status).toBe('CANCELLED');
     });
 
     it('requires a body and signs it with the path', async () => {
@@ -197,6 +211,40 @@ describe('payment lifecycle', () => {
       const list = await otherMerchant.post('/v2/payments/incoming/list', {});
       expect(list.body.data.map((order: { order_id: string }) => order.order_id)).not.toContain(orderId);
       expect((await status(orderId)).status).toBe('PENDING');
+    });
+
+    it('gives an agent one identical 404 for orders it may not see, whether they exist or not', async () => {
+      // Serves INR only, so no RUB pay-in of this file is ever assigned to it.
+      const prober = await registerAgent(system, operator, [{ method: 'bank_card', country: 'IN', currency: 'INR' }], { display_name: 'Prober' });
+      const assignedElsewhere = await createPayIn();
+      await openPayerPage(assignedElsewhere.token);
+      expect((await status(assignedElsewhere.orderId)).sub_status).toBe('agent_assigned');
+      const otherMerchantsOrder = newOrderId('other');
+      expect((await otherMerchant.post('/v2/payments/incoming', incomingPayment(otherMerchantsOrder))).status).toBe(201);
+      const probes: Array<[string, string]> = [
+        [merchant.credentials.merchantId, assignedElsewhere.orderId],
+        [otherMerchant.credentials.merchantId, otherMerchantsOrder],
+        [merchant.credentials.merchantId, newOrderId('missing')],
+        [otherMerchant.credentials.merchantId, newOrderId('missing')],
+      ];
+      const actions: Array<[method: 'GET' | 'POST', suffix: string, body?: object]> = [
+        ['GET', ''],
+        ['POST', '/confirm', {}],
+        ['POST', '/decline', { reason: 'probe' }],
+        ['POST', '/take', {}],
+        ['POST', '/complete', { receipt_id: `rcp_${'0'.repeat(24)}` }],
+      ];
+      for (const [method, suffix, body] of actions) {
+        const answers = [];
+        for (const [merchantId, orderId] of probes) {
+          const response = await prober.client.request(method, `/backoffice/v1/agent/orders/${merchantId}/${orderId}${suffix}`, body);
+          expect(response.body.request_id).toMatch(/^req_/);
+          answers.push({ status: response.status, body: { ...response.body, request_id: '(differs)' } });
+        }
+        expect(answers[0]).toEqual({ status: 404, body: { error: { code: 'ORDER_NOT_FOUND', message: 'No such order for this agent', details: [] }, request_id: '(differs)' } });
+        for (const answer of answers) expect([method, suffix, answer]).toEqual([method, suffix, answers[0]]);
+      }
+      expect(await status(assignedElsewhere.orderId)).toMatchObject({ status: 'PENDING', sub_status: 'agent_assigned' });
     });
 
     it('refuses agent and operator credentials on /v2 and merchant credentials on the back office', async () => {

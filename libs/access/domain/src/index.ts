@@ -9,7 +9,8 @@ export {
   signedPayload,
   type TimestampCheck,
 } from './request-signature';
-export { MASTER_KEY_BYTES, SecretBox, type SealedSecret } from './secret-box';
+// The secret box is shared with payments (recipient accounts); access keeps exporting it.
+export { MASTER_KEY_BYTES, SecretBox, type SealedSecret } from '@mp/shared-util-secret-box';
 export {
   MERCHANT_ID_PATTERN,
   apiSecretAssociatedData,

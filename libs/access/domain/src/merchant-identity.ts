@@ -14,7 +14,8 @@ export function newWebhookSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
 }
 
-export const MERCHANT_ID_PATTERN = /^mch_[0-9a-f]{24}$/;
+/** The pattern lives with the other ids every hop checks. */
+export { MERCHANT_ID_PATTERN } from '@mp/shared-util-validation';
 
 export function apiSecretAssociatedData(merchantId: string): string {
   return `merchant:${merchantId}/api-secret`;

@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { canonicalSignedPath, checkTimestamp, computeSignature, MalformedPathError, signaturesMatch } from './request-signature';
-import { SecretBox } from './secret-box';
+import { SecretBox } from '@mp/shared-util-secret-box';
 
 describe('canonicalSignedPath', () => {
   it.each([

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { ErrorDescription } from '@mp/shared-util-errors';
 import type { PaymentOrderView } from './order-view';
 
@@ -6,7 +7,7 @@ import type { PaymentOrderView } from './order-view';
  * `replyTo` topic. Amounts are integer minor units as decimal strings (bigint does not survive
  * JSON). Writes always travel this way; reads go to the payments internal HTTP API.
  */
-export interface CreateIncomingPaymentData {
+interface CreatePaymentData {
   merchantId: string;
   orderId: string;
   amountMinor: string;
@@ -15,9 +16,19 @@ export interface CreateIncomingPaymentData {
   callbackUrl: string;
 }
 
-export interface CreateOutgoingPaymentData extends CreateIncomingPaymentData {
+export interface CreateIncomingPaymentData extends CreatePaymentData {
+  /** One of the merchant's incoming methods for the country and currency; absent: the default (see the decider). */
+  method?: string;
+}
+
+export interface CreateOutgoingPaymentData extends CreatePaymentData {
   method: string;
-  accountNumber: string;
+  /**
+   * The recipient account, stored encrypted first through the payments internal API
+   * (`POST /internal/merchants/{merchantId}/payout-recipient-accounts`); the full number never
+   * travels on Kafka.
+   */
+  recipientAccountRef: string;
 }
 
 /** Merchant cancels (endpoint 6): both directions. */
@@ -26,14 +37,23 @@ export interface CancelPaymentOrderData {
   orderId: string;
 }
 
-/** The payer opened the payment page: an agent is assigned if none is yet. */
+/**
+ * The payer pressed "Show payment details" (a form post; viewing the page sends nothing): an
+ * agent is assigned if none is yet. Payer-page commands carry the token's hash, never the token:
+ * whoever reads the topic cannot use the page.
+ */
 export interface OpenPayerPageData {
-  payerPageToken: string;
+  payerPageTokenHash: string;
 }
 
 /** The payer pressed "I have paid". */
 export interface MarkPaidByPayerData {
-  payerPageToken: string;
+  payerPageTokenHash: string;
+}
+
+/** How a payer-page token is known everywhere except in the payer's link: SHA-256, hex. */
+export function payerPageTokenHash(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
 /** Agent actions; an agent only ever acts on orders assigned to it. */

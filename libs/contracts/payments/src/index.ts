@@ -12,6 +12,7 @@ export {
   COMMAND_REPLY_TYPE,
   PAYMENT_COMMAND_SCHEMA_VERSION,
   PAYMENT_COMMAND_TYPES,
+  payerPageTokenHash,
   type AgentCompletePayoutData,
   type AgentDeclineOrderData,
   type AgentOrderActionData,
@@ -24,7 +25,7 @@ export {
   type PaymentCommandDataByType,
   type PaymentCommandType,
 } from './commands';
-export { PAYMENT_ORDER_EVENT_SCHEMA_VERSION, PAYMENT_ORDER_EVENT_TYPES, payoutHoldId, type PaymentOrderEventData } from './events';
+export { payoutHoldId } from './events';
 export {
   PAYMENT_ORDER_EXTERNAL_EVENT_SCHEMA_VERSION,
   PAYMENT_ORDER_EXTERNAL_EVENT_TYPES,

@@ -1,3 +1,4 @@
+import type { Decider, EventSchemas } from '@mp/shared-decider';
 import { DomainError } from '@mp/shared-util-errors';
 import { formatAmountMinor, isKnownCurrency } from '@mp/shared-util-money';
 import {
@@ -363,38 +364,51 @@ function eventBase(state: LedgerState, metadata: LedgerCommandMetadata, postings
 /**
  * Balances come from the postings alone, whatever the event type, so the books and the
  * balances cannot disagree; the rest of the state is bookkeeping for idempotency and holds.
+ * Pure: it copies the one map an event changes, so a state someone still holds never changes
+ * under them. States the service decides on hold only the entries their command reads (see
+ * `entriesReadBy`), so that copy is small; `foldLedger` replays whole histories without it.
  */
 export function evolve(state: LedgerState, event: LedgerEvent): LedgerState {
+  return evolveWith(state, event, copyOnWrite);
+}
+
+/** How an entry is written into one of the state's maps. */
+type EntryWriter = <Value>(entries: ReadonlyMap<string, Value>, id: string, value: Value) => ReadonlyMap<string, Value>;
+
+/** Copies on write so a state someone still holds never changes under them. */
+const copyOnWrite: EntryWriter = (entries, id, value) => new Map(entries).set(id, value);
+
+function evolveWith(state: LedgerState, event: LedgerEvent, write: EntryWriter): LedgerState {
   if (event.data.merchantId !== state.merchantId || event.data.currency !== state.currency) {
     throw new Error(`${event.type} of ${event.data.merchantId}/${event.data.currency} applied to the ledger of ${state.merchantId}/${state.currency}`);
   }
-  const bookkept = applyBookkeeping(state, event);
+  const bookkept = applyBookkeeping(state, event, write);
   const balances = addBalances(state.balances, sumPostings(event.data.postings));
   assertMerchantBalancesNonNegative(balances, event);
   return { ...bookkept, balances };
 }
 
-function applyBookkeeping(state: LedgerState, event: LedgerEvent): LedgerState {
+function applyBookkeeping(state: LedgerState, event: LedgerEvent, write: EntryWriter): LedgerState {
   switch (event.type) {
     case 'PayInCredited': {
       const { orderId, amountMinor, feeMinor, reason } = event.data;
       assertAbsent(state.creditedOrders, orderId, event);
-      return { ...state, creditedOrders: withEntry(state.creditedOrders, orderId, { amountMinor: BigInt(amountMinor), feeMinor: BigInt(feeMinor), reason }) };
+      return { ...state, creditedOrders: write(state.creditedOrders, orderId, { amountMinor: BigInt(amountMinor), feeMinor: BigInt(feeMinor), reason }) };
     }
     case 'HoldPlaced': {
       const { holdId, amountMinor, feeMinor, reference } = event.data;
       assertAbsent(state.holds, holdId, event);
       const hold: LedgerHold = { status: 'pending', amountMinor: BigInt(amountMinor), feeMinor: BigInt(feeMinor), reference: { kind: reference.kind, id: reference.id } };
-      return { ...state, holds: withEntry(state.holds, holdId, hold) };
+      return { ...state, holds: write(state.holds, holdId, hold) };
     }
     case 'HoldPosted':
-      return { ...state, holds: withResolvedHold(state.holds, event.data.holdId, 'posted') };
+      return { ...state, holds: withResolvedHold(state.holds, event.data.holdId, 'posted', write) };
     case 'HoldVoided':
-      return { ...state, holds: withResolvedHold(state.holds, event.data.holdId, 'voided') };
+      return { ...state, holds: withResolvedHold(state.holds, event.data.holdId, 'voided', write) };
     case 'DepositAdjusted': {
       const { adjustmentId, amountMinor, reason, operatorId } = event.data;
       assertAbsent(state.adjustments, adjustmentId, event);
-      return { ...state, adjustments: withEntry(state.adjustments, adjustmentId, { amountMinor: BigInt(amountMinor), reason, operatorId }) };
+      return { ...state, adjustments: write(state.adjustments, adjustmentId, { amountMinor: BigInt(amountMinor), reason, operatorId }) };
     }
     default: {
       const unknownEvent: never = event;
@@ -403,10 +417,10 @@ function applyBookkeeping(state: LedgerState, event: LedgerEvent): LedgerState {
   }
 }
 
-function withResolvedHold(holds: ReadonlyMap<string, LedgerHold>, holdId: string, status: 'posted' | 'voided'): ReadonlyMap<string, LedgerHold> {
+function withResolvedHold(holds: ReadonlyMap<string, LedgerHold>, holdId: string, status: 'posted' | 'voided', write: EntryWriter): ReadonlyMap<string, LedgerHold> {
   const hold = holds.get(holdId);
   if (!hold || hold.status !== 'pending') throw new Error(`hold ${holdId} resolved as ${status} while ${hold ? hold.status : 'missing'}`);
-  return withEntry(holds, holdId, { ...hold, status });
+  return write(holds, holdId, { ...hold, status });
 }
 
 function assertMerchantBalancesNonNegative(balances: Readonly<AccountBalances>, event: LedgerEvent): void {
@@ -419,11 +433,61 @@ function assertAbsent(entries: ReadonlyMap<string, unknown>, id: string, event: 
   if (entries.has(id)) throw new Error(`${event.type} repeats ${id}, which decide never emits twice`);
 }
 
-/** Copies on write so a state someone still holds never changes under them. */
-function withEntry<Value>(entries: ReadonlyMap<string, Value>, id: string, value: Value): ReadonlyMap<string, Value> {
-  return new Map(entries).set(id, value);
+/**
+ * A whole history from the start, in linear time: the fold owns the maps it builds and no one
+ * sees its intermediate states, so it writes into them in place (copying at every event made
+ * a replay quadratic: seconds at a few thousand events). Same checks as `evolve`.
+ */
+export function foldLedger(merchantId: string, currency: string, events: readonly LedgerEvent[]): LedgerState {
+  const writeInPlace: EntryWriter = (entries, id, value) => (entries as Map<string, typeof value>).set(id, value);
+  return events.reduce((state, event) => evolveWith(state, event, writeInPlace), initialLedgerState(merchantId, currency));
 }
 
-export function foldLedger(merchantId: string, currency: string, events: readonly LedgerEvent[]): LedgerState {
-  return events.reduce(evolve, initialLedgerState(merchantId, currency));
+////////// As a value
+
+/**
+ * The ledger of one merchant and currency as the command core and the specs take it. A
+ * function of the stream's identity, because every event names its merchant and currency and
+ * the initial state must know them.
+ */
+export function ledgerDecider(merchantId: string, currency: string): Decider<LedgerState, LedgerCommand, LedgerEvent> {
+  return { decide, evolve, initialState: () => initialLedgerState(merchantId, currency) };
 }
+
+/** The entries of the history a command reads besides the balances: at most one of each. */
+export interface LedgerEntryKeys {
+  creditedOrderId?: string;
+  holdId?: string;
+  adjustmentId?: string;
+}
+
+/**
+ * What `decide` reads of the state for a command, besides the balances. A store may load just
+ * these entries and the running balances instead of replaying the history (TigerBeetle keeps
+ * running balances the same way); the property spec checks that decisions agree.
+ */
+export function entriesReadBy(command: LedgerCommand): LedgerEntryKeys {
+  switch (command.type) {
+    case 'CreditPayIn':
+      return { creditedOrderId: command.data.orderId };
+    case 'PlaceHold':
+    case 'PostHold':
+    case 'VoidHold':
+      return { holdId: command.data.holdId };
+    case 'AdjustDeposit':
+      return { adjustmentId: command.data.adjustmentId };
+    default: {
+      const unknownCommand: never = command;
+      throw new Error(`unknown command ${String((unknownCommand as { type: unknown }).type)}`);
+    }
+  }
+}
+
+/** The stored version of each event type; a payload change adds a version and an upcaster. */
+export const LEDGER_EVENT_SCHEMAS: EventSchemas<LedgerEvent> = {
+  PayInCredited: { version: 1 },
+  HoldPlaced: { version: 1 },
+  HoldPosted: { version: 1 },
+  HoldVoided: { version: 1 },
+  DepositAdjusted: { version: 1 },
+};

@@ -5,6 +5,7 @@ import { assertBalanced, LEDGER_ACCOUNTS, MERCHANT_ACCOUNTS, zeroBalances, type 
 import {
   balancesOf,
   decide,
+  entriesReadBy,
   evolve,
   foldLedger,
   initialLedgerState,
@@ -207,6 +208,19 @@ function decideOutcome(command: LedgerCommand, state: LedgerState): { outcome: O
   }
 }
 
+/**
+ * The state the service decides on: the running balances and only the entries the command
+ * reads (what the ledger loads from its rows instead of replaying the stream).
+ */
+function sliceFor(command: LedgerCommand, state: LedgerState): LedgerState {
+  const keys = entriesReadBy(command);
+  const only = <Value>(entries: ReadonlyMap<string, Value>, id: string | undefined): ReadonlyMap<string, Value> => {
+    const value = id === undefined ? undefined : entries.get(id);
+    return id === undefined || value === undefined ? new Map() : new Map([[id, value]]);
+  };
+  return { ...state, holds: only(state.holds, keys.holdId), creditedOrders: only(state.creditedOrders, keys.creditedOrderId), adjustments: only(state.adjustments, keys.adjustmentId) };
+}
+
 /** Every account's balance recomputed from the whole posting history, independently of evolve. */
 function balancesFromHistory(postings: readonly Posting[]): Record<string, bigint> {
   const balances: Record<string, bigint> = { ...zeroBalances() };
@@ -266,6 +280,8 @@ function runSequence(steps: readonly Step[]): void {
 
     const expected = model.apply(command);
     const actual = decideOutcome(command, state);
+    // Deciding from the slice the service loads must give exactly what the whole history gives.
+    assert.deepEqual(decideOutcome(command, sliceFor(command, state)), actual, `step ${index}: the loaded slice decides otherwise than the whole state`);
     assert.equal(actual.outcome, expected, `step ${index} ${JSON.stringify(original, (_key, value) => (typeof value === 'bigint' ? `${value}n` : value))}`);
     recordOutcome(command, actual.outcome, step.kind === 'repeat');
 

@@ -1,7 +1,7 @@
 export { LEDGER_MIGRATIONS, LedgerModule } from './ledger.module';
 export { LEDGER_SETTINGS, type LedgerSettings } from './ledger-settings';
-export { LedgerExecutor, type Causation, type LedgerExecution } from './commands/ledger.executor';
-export { LEDGER_PAYMENT_EVENTS_GROUP, LEDGER_PAYMENT_EVENTS_INBOX } from './commands/payment-events.consumer';
+export { handleLedgerCommand, ledgerEvents, type LedgerCommandResult } from './commands/ledger.handling';
+export { LEDGER_CONSUMERS, LEDGER_PAYMENT_EVENTS_GROUP, LEDGER_PAYMENT_EVENTS_INBOX } from './commands/payment-events.consumer';
 export { ledgerCommandFor } from './commands/payment-event.mapping';
 export { auditLedger, formatAuditReport, type AuditConnection, type LedgerAuditReport } from './audit/ledger-audit';
 export { RECONCILIATION_COLUMNS } from './reads/reconciliation-csv';

@@ -94,4 +94,13 @@ describe('ledger auditor', () => {
     expect(audit.stdout).toContain(`merchant ${merchantId} RUB: settlement_available disagrees: ledger_balances 78100, Σ ledger_postings 78600, event store 78100`);
     expect(audit.stdout).toContain(`merchant ${merchantId} RUB: posting forged:1 (500 from clearing to settlement_available) is in ledger_postings but in no event`);
   });
+
+  it('finds a credited-order row, which credits decide from, that no event explains (run last: the rows cannot be deleted)', async () => {
+    await ledger.query(
+      `INSERT INTO ledger_credited_orders (merchant_id, currency, order_id, amount_minor, fee_minor, reason, event_id, recorded_at)
+       VALUES ($1, 'RUB', 'FORGED-1', 500, 0, 'payin_succeeded', gen_random_uuid(), now())`,
+      [merchantId],
+    );
+    expect((await ledger.audit()).discrepancies).toContain(`merchant ${merchantId} RUB: credit of order FORGED-1 is in ledger_credited_orders but in no event`);
+  });
 });

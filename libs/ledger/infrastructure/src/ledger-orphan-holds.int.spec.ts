@@ -6,8 +6,6 @@
  * ledger service on real PostgreSQL and Kafka; the payments service's answer is the one thing
  * given by the test (the e2e suite runs the same sweep against the real payments service).
  */
-import { createEnvelope } from '@mp/shared-messaging';
-import { PAYMENT_ORDER_EVENT_SCHEMA_VERSION } from '@mp/contracts-payments';
 import type { PaymentOrderDirectory } from './holds/payment-order-directory.port';
 import { LedgerTestService, newMerchantId, paymentOrderEvent } from './testing/ledger-test-service';
 
@@ -49,14 +47,7 @@ describe('ledger: orphaned payout holds', () => {
   it('voids only the hold payments has no order for, once, after the grace period', async () => {
     for (const orderId of ['GONE', 'SLOW-EVENT', 'PAYMENTS-DOWN', 'CREATED']) expect((await ledger.placeHold(merchantId, hold(orderId), '10000')).status).toBe(201);
     // CREATED's order event arrives as usual: that hold is attached and never asked about.
-    const created = createEnvelope({
-      type: 'OutgoingPaymentCreated',
-      schemaVersion: PAYMENT_ORDER_EVENT_SCHEMA_VERSION,
-      source: 'payments',
-      subject: `merchant:${merchantId}/order:CREATED`,
-      data: { merchantId, orderId: 'CREATED', direction: 'outgoing', amountMinor: '10000', feeMinor: '0', currency: 'RUB' },
-      correlationId: 'req_created',
-    });
+    const created = paymentOrderEvent('PaymentOrderCreated', { merchantId, orderId: 'CREATED', direction: 'outgoing', amountMinor: '10000', feeMinor: '0', currency: 'RUB' });
     await ledger.publish([created]);
     await eventually(async () => (await ledger.query(`SELECT 1 FROM ledger_holds WHERE hold_id = $1 AND attached_at IS NOT NULL`, [hold('CREATED')])).length === 1);
     const payments = new ScriptedPayments({ GONE: false, 'SLOW-EVENT': true, 'PAYMENTS-DOWN': 'unknown' });

@@ -3,18 +3,18 @@ import { APP_FILTER } from '@nestjs/core';
 import { InternalErrorFilter } from '@mp/shared-nest-http';
 import { DatabaseHealthController } from '@mp/shared-data-access-postgres';
 import { MessagingSchema1700000000000 } from '@mp/shared-messaging';
-import { LedgerExecutor } from './commands/ledger.executor';
-import { PaymentEventsConsumer } from './commands/payment-events.consumer';
+import { LedgerTopics, PaymentEventsConsumer } from './commands/payment-events.consumer';
 import { InternalHoldsController } from './http/internal-holds.controller';
 import { InternalMerchantLedgerController } from './http/internal-merchant-ledger.controller';
 import { LEDGER_SETTINGS, type LedgerSettings } from './ledger-settings';
 import { LedgerSchema1700000002000 } from './persistence/ledger-schema.migration';
 import { LedgerOrphanHolds1700000003000 } from './persistence/orphan-holds.migration';
+import { LedgerRunningBalances1700000004000 } from './persistence/running-balances.migration';
 import { OrphanHoldSweeper } from './holds/orphan-hold.sweeper';
 import { HttpPaymentOrderDirectory, PAYMENT_ORDER_DIRECTORY } from './holds/payment-order-directory.port';
 
 /** Migrations of the ledger database, in order. */
-export const LEDGER_MIGRATIONS = [MessagingSchema1700000000000, LedgerSchema1700000002000, LedgerOrphanHolds1700000003000];
+export const LEDGER_MIGRATIONS = [MessagingSchema1700000000000, LedgerSchema1700000002000, LedgerOrphanHolds1700000003000, LedgerRunningBalances1700000004000];
 
 /**
  * The ledger bounded context. Needs a TypeORM DataSource and the messaging port from its app.
@@ -26,13 +26,12 @@ export class LedgerModule {
   static forRoot(settings: LedgerSettings): DynamicModule {
     return {
       module: LedgerModule,
-      controllers: [InternalHoldsController, InternalMerchantLedgerController, DatabaseHealthController],
+      controllers: [PaymentEventsConsumer, InternalHoldsController, InternalMerchantLedgerController, DatabaseHealthController],
       providers: [
         { provide: LEDGER_SETTINGS, useValue: settings },
         { provide: APP_FILTER, useClass: InternalErrorFilter },
         { provide: PAYMENT_ORDER_DIRECTORY, useValue: new HttpPaymentOrderDirectory(settings.paymentsInternalUrl, 3_000) },
-        LedgerExecutor,
-        PaymentEventsConsumer,
+        LedgerTopics,
         OrphanHoldSweeper,
       ],
     };

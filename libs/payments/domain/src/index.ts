@@ -8,6 +8,9 @@ export {
 } from './method-catalog';
 export {
   FINISHED_STATUSES,
+  PAYMENT_ORDER_EVENT_SCHEMAS,
+  agentOrderNotFound,
+  paymentOrderDecider,
   decide,
   evolve,
   foldPaymentOrder,
@@ -30,4 +33,6 @@ export {
   type PaymentOrderCommand,
   type PaymentOrderEvent,
   type PayoutReceipt,
+  type RecipientAccountRef,
 } from './payment-order.decider';
+export { lastFourOf, maskAccountNumber, subStatusOf, toExternalEvent } from './external-event.mapping';

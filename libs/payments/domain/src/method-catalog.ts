@@ -35,7 +35,7 @@ export const DEFAULT_METHOD_CATALOG: readonly MethodEntry[] = [
   { method: 'bank_transfer', direction: 'outgoing', country: 'US', currency: 'USD', feeRateBasisPoints: 100, feeFixedMinor: 25n, minAmountMinor: 100n, maxAmountMinor: 1_000_000n, expiryMinutes: OUTGOING_EXPIRY_MINUTES_DEFAULT },
 ];
 
-/** The incoming entries for a country and currency (a pay-in names no method; the payer page offers them). */
+/** The incoming entries for a country and currency, in catalog order (a pay-in may name one of them). */
 export function incomingMethodsFor(catalog: readonly MethodEntry[], country: string, currency: string): MethodEntry[] {
   return catalog.filter((entry) => entry.direction === 'incoming' && entry.country === country && entry.currency === currency);
 }

@@ -1,4 +1,5 @@
 import type { PaymentDirection, PaymentOrderStatus } from '@mp/contracts-payments';
+import type { Decider, EventSchemas } from '@mp/shared-decider';
 import { DomainError, type ErrorDetail } from '@mp/shared-util-errors';
 import { calculateFeeMinor, formatAmountMinor } from '@mp/shared-util-money';
 import { incomingMethodsFor, outgoingMethodFor, type MethodEntry } from './method-catalog';
@@ -13,6 +14,16 @@ export interface PayoutReceipt {
   uploadedAt: string;
 }
 
+/**
+ * The payout recipient's account as the order knows it: the full number is stored encrypted
+ * apart from the order (payments' `payout_recipient_accounts`) and only its reference and last
+ * four characters appear in events, projections and views.
+ */
+export interface RecipientAccountRef {
+  reference: string;
+  last4: string;
+}
+
 export interface ExistingPaymentOrder {
   status: PaymentOrderStatus;
   direction: PaymentDirection;
@@ -24,10 +35,11 @@ export interface ExistingPaymentOrder {
   /** Incoming: the catalog entry chosen at creation (its fee applies); outgoing: as requested. */
   method: string;
   callbackUrl: string;
-  accountNumber: string | null;
+  recipientAccount: RecipientAccountRef | null;
   /** Fixed at creation from the merchant's method configuration then in force. */
   feeMinor: bigint;
-  payerPageToken: string | null;
+  /** SHA-256 of the payer-page token (the token itself is derived when a link is shown, never stored). */
+  payerPageTokenHash: string | null;
   agentId: string | null;
   payerMarkedPaidAt: string | null;
   expiresAt: string;
@@ -55,17 +67,18 @@ interface CommandMetadata {
 
 export interface CreateIncomingPayment {
   type: 'CreateIncomingPayment';
-  data: { merchantId: string; orderId: string; amountMinor: bigint; currency: string; country: string; callbackUrl: string };
-  metadata: CommandMetadata & { payerPageToken: string; methodCatalog: readonly MethodEntry[] };
+  /** `method` absent: the default method (see `createIncomingPayment`). */
+  data: { merchantId: string; orderId: string; amountMinor: bigint; currency: string; country: string; callbackUrl: string; method?: string };
+  metadata: CommandMetadata & { payerPageTokenHash: string; methodCatalog: readonly MethodEntry[] };
 }
 
 export interface CreateOutgoingPayment {
   type: 'CreateOutgoingPayment';
-  data: { merchantId: string; orderId: string; amountMinor: bigint; currency: string; country: string; method: string; callbackUrl: string; accountNumber: string };
+  data: { merchantId: string; orderId: string; amountMinor: bigint; currency: string; country: string; method: string; callbackUrl: string; recipientAccount: RecipientAccountRef };
   metadata: CommandMetadata & { methodCatalog: readonly MethodEntry[] };
 }
 
-/** Payer page opened (pay-in) or agent took the order (payout). */
+/** The payer asked the payer page for payment details (pay-in) or an agent took the order (payout). */
 export interface AssignAgent {
   type: 'AssignAgent';
   data: { agentId: string };
@@ -133,12 +146,12 @@ interface OrderCreatedFields {
 
 export interface IncomingPaymentCreated {
   type: 'IncomingPaymentCreated';
-  data: OrderCreatedFields & { payerPageToken: string };
+  data: OrderCreatedFields & { payerPageTokenHash: string };
 }
 
 export interface OutgoingPaymentCreated {
   type: 'OutgoingPaymentCreated';
-  data: OrderCreatedFields & { accountNumber: string };
+  data: OrderCreatedFields & { recipientAccount: RecipientAccountRef };
 }
 
 /** Events after creation carry the order's identity and amounts, so consumers (ledger, callbacks) need no lookup. */
@@ -205,11 +218,11 @@ export function decide(command: PaymentOrderCommand, state: PaymentOrder): Payme
     case 'MarkPaidByPayer':
       return markPaidByPayer(command, existing(state));
     case 'ConfirmIncomingPayment':
-      return confirmIncomingPayment(command, existing(state));
+      return confirmIncomingPayment(command, assignedTo(state, command.data.agentId));
     case 'CompleteOutgoingPayment':
-      return completeOutgoingPayment(command, existing(state));
+      return completeOutgoingPayment(command, assignedTo(state, command.data.agentId));
     case 'DeclinePaymentOrder':
-      return declinePaymentOrder(command, existing(state));
+      return declinePaymentOrder(command, assignedTo(state, command.data.agentId));
     case 'CancelPaymentOrder':
       return cancelPaymentOrder(command, existing(state));
     case 'ExpirePaymentOrder':
@@ -226,11 +239,18 @@ function existing(state: PaymentOrder): ExistingPaymentOrder {
   return state;
 }
 
-/** spec 4.3: a retry with the same amount and currency returns the same order; an order_id is unique per merchant across both directions. */
-function assertSameOrderOrThrow(state: ExistingPaymentOrder, direction: PaymentDirection, data: { orderId: string; amountMinor: bigint; currency: string }): void {
-  if (state.direction === direction && state.amountMinor === data.amountMinor && state.currency === data.currency) return;
-  throw new DomainError('DUPLICATE_ORDER', `order_id ${data.orderId} is already used by an ${state.direction} order with a different amount or currency`, [
-    { field: 'order_id', issue: `already used for ${formatAmountMinor(state.amountMinor, state.currency)} ${state.currency} (${state.direction})` },
+/**
+ * spec 4.3 and decisions.md: a retry with the same amount, currency and method returns the same
+ * order; an order_id is unique per merchant across both directions. A retry that names no
+ * method does not compare it: the method was either named by the first request or chosen by
+ * the default rule, and re-running that rule against today's catalog could differ from the
+ * order's (a catalog change must not break a retry), so "no method" means "the order's".
+ */
+function assertSameOrderOrThrow(state: ExistingPaymentOrder, direction: PaymentDirection, data: { orderId: string; amountMinor: bigint; currency: string; method?: string }): void {
+  const sameMethod = data.method === undefined || data.method === state.method;
+  if (state.direction === direction && state.amountMinor === data.amountMinor && state.currency === data.currency && sameMethod) return;
+  throw new DomainError('DUPLICATE_ORDER', `order_id ${data.orderId} is already used by an ${state.direction} order with a different amount, currency or method`, [
+    { field: 'order_id', issue: `already used for ${formatAmountMinor(state.amountMinor, state.currency)} ${state.currency} by ${state.method} (${state.direction})` },
   ]);
 }
 
@@ -245,13 +265,25 @@ function createIncomingPayment(command: CreateIncomingPayment, state: PaymentOrd
     const offered = metadata.methodCatalog.some((entry) => entry.direction === 'incoming' && entry.currency === data.currency);
     throw notOffered(offered ? { field: 'country', issue: `${data.country} is not offered for ${data.currency} pay-ins; see GET /v2/merchant/methods` } : { field: 'currency', issue: `${data.currency} pay-ins are not offered; see GET /v2/merchant/methods` });
   }
-  // The order takes the first entry whose limits admit the amount: its fee and expiry apply.
-  const method = methods.find((entry) => data.amountMinor >= entry.minAmountMinor && data.amountMinor <= entry.maxAmountMinor);
-  if (!method) throw outsideLimits(methods, data.amountMinor, data.currency);
+  let method: MethodEntry | undefined;
+  if (data.method !== undefined) {
+    // The merchant chose one of its incoming methods for this country and currency (spec section 1, rule 7).
+    method = methods.find((entry) => entry.method === data.method);
+    if (!method) {
+      const offered = methods.map((entry) => entry.method).join(', ');
+      throw notOffered({ field: 'method', issue: `${data.method} pay-ins in ${data.currency} from ${data.country} are not offered; offered: ${offered}` });
+    }
+    if (data.amountMinor < method.minAmountMinor || data.amountMinor > method.maxAmountMinor) throw outsideLimits([method], data.amountMinor, data.currency);
+  } else {
+    // The default without a method: the first incoming entry, in the merchant's catalog order,
+    // for this country and currency whose limits admit the amount. Its fee and expiry apply.
+    method = methods.find((entry) => data.amountMinor >= entry.minAmountMinor && data.amountMinor <= entry.maxAmountMinor);
+    if (!method) throw outsideLimits(methods, data.amountMinor, data.currency);
+  }
   return [
     {
       type: 'IncomingPaymentCreated',
-      data: { ...createdFields(data, method, metadata.now), payerPageToken: metadata.payerPageToken },
+      data: { ...createdFields(data, method, metadata.now), payerPageTokenHash: metadata.payerPageTokenHash },
     },
   ];
 }
@@ -267,7 +299,7 @@ function createOutgoingPayment(command: CreateOutgoingPayment, state: PaymentOrd
     throw notOffered({ field: 'method', issue: `${data.method} payouts in ${data.currency} to ${data.country} are not offered; see GET /v2/merchant/methods` });
   }
   if (data.amountMinor < method.minAmountMinor || data.amountMinor > method.maxAmountMinor) throw outsideLimits([method], data.amountMinor, data.currency);
-  return [{ type: 'OutgoingPaymentCreated', data: { ...createdFields(data, method, metadata.now), accountNumber: data.accountNumber } }];
+  return [{ type: 'OutgoingPaymentCreated', data: { ...createdFields(data, method, metadata.now), recipientAccount: data.recipientAccount } }];
 }
 
 function createdFields(data: { merchantId: string; orderId: string; amountMinor: bigint; currency: string; country: string; callbackUrl: string }, method: MethodEntry, now: Date): OrderCreatedFields {
@@ -312,9 +344,18 @@ function stateConflict(order: ExistingPaymentOrder, action: string): DomainError
   return new DomainError('ORDER_STATE_CONFLICT', `Cannot ${action}: the order is ${order.status}${order.agentId ? ` (agent ${order.agentId})` : ''}`, [{ field: 'status', issue: order.status }]);
 }
 
-/** Agents see only their own orders: another agent's order is not found, as for merchants. */
-function assertAssignedTo(order: ExistingPaymentOrder, agentId: string): void {
-  if (order.agentId !== agentId) throw new DomainError('ORDER_NOT_FOUND', 'No such order among those assigned to this agent');
+/**
+ * What an agent is told about any order it may not see, whether that order exists or not: one
+ * body, with no order id in it, so an agent cannot probe which merchants' order ids exist.
+ */
+export function agentOrderNotFound(): DomainError {
+  return new DomainError('ORDER_NOT_FOUND', 'No such order for this agent');
+}
+
+/** Agents act only on their own orders: another agent's order and a missing one are not found alike. */
+function assignedTo(state: PaymentOrder, agentId: string): ExistingPaymentOrder {
+  if (state.status === 'NotCreated' || state.agentId !== agentId) throw agentOrderNotFound();
+  return state;
 }
 
 function assignAgent(command: AssignAgent, order: ExistingPaymentOrder): PaymentOrderEvent[] {
@@ -331,7 +372,6 @@ function markPaidByPayer(command: MarkPaidByPayer, order: ExistingPaymentOrder):
 }
 
 function confirmIncomingPayment(command: ConfirmIncomingPayment, order: ExistingPaymentOrder): PaymentOrderEvent[] {
-  assertAssignedTo(order, command.data.agentId);
   if (order.direction !== 'incoming') throw stateConflict(order, 'confirm a payout as received');
   if (order.status === 'SUCCEEDED') return [];
   if (order.status !== 'PENDING') throw stateConflict(order, 'confirm the payment');
@@ -339,7 +379,6 @@ function confirmIncomingPayment(command: ConfirmIncomingPayment, order: Existing
 }
 
 function completeOutgoingPayment(command: CompleteOutgoingPayment, order: ExistingPaymentOrder): PaymentOrderEvent[] {
-  assertAssignedTo(order, command.data.agentId);
   if (order.direction !== 'outgoing') throw stateConflict(order, 'complete a pay-in with a receipt');
   if (order.status === 'SUCCEEDED') return [];
   if (order.status !== 'PENDING') throw stateConflict(order, 'complete the payout');
@@ -347,7 +386,6 @@ function completeOutgoingPayment(command: CompleteOutgoingPayment, order: Existi
 }
 
 function declinePaymentOrder(command: DeclinePaymentOrder, order: ExistingPaymentOrder): PaymentOrderEvent[] {
-  assertAssignedTo(order, command.data.agentId);
   if (order.status === 'FAILED') return [];
   if (order.status !== 'PENDING') throw stateConflict(order, 'decline the order');
   return [{ type: 'PaymentOrderFailed', data: { ...eventFields(order, command.metadata.now), agentId: command.data.agentId, reason: command.data.reason } }];
@@ -356,10 +394,11 @@ function declinePaymentOrder(command: DeclinePaymentOrder, order: ExistingPaymen
 /**
  * Merchants cancel unfinished orders, except where money may already be moving: a pay-in the
  * payer reports as paid (the agent must confirm or decline it) and a payout an agent has taken.
- * Cancelling a cancelled order again answers with the order, so a retried cancel is safe.
+ * A finished order, one already CANCELLED included, is refused with its current status in the
+ * details (spec 4.5, decisions.md "States"): a client retrying a cancel after a timeout learns
+ * the outcome from the error, and a replayed cancel request is never a silent success.
  */
 function cancelPaymentOrder(command: CancelPaymentOrder, order: ExistingPaymentOrder): PaymentOrderEvent[] {
-  if (order.status === 'CANCELLED') return [];
   const moneyMayBeMoving = order.direction === 'incoming' ? order.payerMarkedPaidAt !== null : order.agentId !== null;
   if (isFinished(order) || moneyMayBeMoving) {
     const why = isFinished(order) ? `it is ${order.status}` : order.direction === 'incoming' ? 'the payer reported paying it' : 'an agent is paying it out';
@@ -416,9 +455,9 @@ function created(event: IncomingPaymentCreated | OutgoingPaymentCreated): Existi
     country: data.country,
     method: data.method,
     callbackUrl: data.callbackUrl,
-    accountNumber: event.type === 'OutgoingPaymentCreated' ? event.data.accountNumber : null,
+    recipientAccount: event.type === 'OutgoingPaymentCreated' ? event.data.recipientAccount : null,
     feeMinor: BigInt(data.feeMinor),
-    payerPageToken: event.type === 'IncomingPaymentCreated' ? event.data.payerPageToken : null,
+    payerPageTokenHash: event.type === 'IncomingPaymentCreated' ? event.data.payerPageTokenHash : null,
     agentId: null,
     payerMarkedPaidAt: null,
     expiresAt: data.expiresAt,
@@ -437,3 +476,29 @@ export function foldPaymentOrder(events: readonly PaymentOrderEvent[]): PaymentO
 export function toPaymentOrderStreamId(merchantId: string, orderId: string): string {
   return `payment-order:${merchantId}:${orderId}`;
 }
+
+////////// As a value
+
+/** The payment-order aggregate as the command core and the specs take it. */
+export const paymentOrderDecider: Decider<PaymentOrder, PaymentOrderCommand, PaymentOrderEvent> = { decide, evolve, initialState: initialPaymentOrder };
+
+/**
+ * The stored version of each event type. A payload change adds a version here and an upcaster
+ * from the previous one; events already stored are never rewritten. These internal events never
+ * leave payments; other contexts get the external events (contracts).
+ *
+ * Version 2 of the two creation events: the payer-page token became its hash and the account
+ * number a vault reference with its last four characters. Version 1 carried those secrets in
+ * plain text and was never released, so it has no upcaster (an upcaster cannot encrypt into the
+ * vault); a development database from before it is reset with `rm -rf .local/dev`.
+ */
+export const PAYMENT_ORDER_EVENT_SCHEMAS: EventSchemas<PaymentOrderEvent> = {
+  IncomingPaymentCreated: { version: 2 },
+  OutgoingPaymentCreated: { version: 2 },
+  PaymentOrderAgentAssigned: { version: 1 },
+  IncomingPaymentMarkedPaid: { version: 1 },
+  PaymentOrderSucceeded: { version: 1 },
+  PaymentOrderFailed: { version: 1 },
+  PaymentOrderCancelled: { version: 1 },
+  PaymentOrderExpired: { version: 1 },
+};

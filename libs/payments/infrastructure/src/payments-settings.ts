@@ -2,6 +2,8 @@
 export interface PaymentsSettings {
   /** Public base URL of the payer page (the gateway), used in `redirect_url`. */
   payerPageBaseUrl: string;
+  /** 32 bytes; keys of their own are derived from it for recipient accounts and payer-page tokens. */
+  secretsMasterKey: Buffer;
   /** Test-only fault injection: SIGKILL the process right after this command type commits, before its reply is published. */
   crashAfterCommitOf: string | null;
   commandPartitions: number;

@@ -4,17 +4,20 @@ import { InternalErrorFilter } from '@mp/shared-nest-http';
 import { DatabaseHealthController } from '@mp/shared-data-access-postgres';
 import { MessagingSchema1700000000000, OUTBOX_RELAY_OPTIONS, OutboxRelayService, type OutboxRelaySettings } from '@mp/shared-messaging';
 import { ExpirySweeper } from './commands/expiry-sweeper';
-import { PaymentCommandConsumer } from './commands/payment-command.consumer';
+import { PaymentCommandConsumer, PaymentsTopics } from './commands/payment-command.consumer';
 import { PaymentCommandHandler } from './commands/payment-command.handler';
-import { PaymentOrderExecutor } from './commands/payment-order.executor';
 import { HttpLedgerHolds, LEDGER_HOLDS } from './ledger/ledger-holds.port';
+import { PayerPageLinks } from './payer-pages/payer-page-links';
 import { PaymentsSchema1700000001000 } from './persistence/payments-schema.migration';
+import { PayoutRecipientAccounts1700000008000 } from './persistence/recipient-accounts.migration';
+import { InternalRecipientAccountsController } from './recipient-accounts/internal-recipient-accounts.controller';
+import { RecipientAccountVault } from './recipient-accounts/recipient-account.vault';
 import { CLOCK, OffsetClock, PAYMENTS_SETTINGS, type PaymentsSettings } from './payments-settings';
 import { InternalOrdersController } from './read-orders/internal-orders.controller';
 import { InternalReferenceDataController } from './reference-data/internal-reference-data.controller';
 
 /** Migrations of the payments database, in order. */
-export const PAYMENTS_MIGRATIONS = [MessagingSchema1700000000000, PaymentsSchema1700000001000];
+export const PAYMENTS_MIGRATIONS = [MessagingSchema1700000000000, PaymentsSchema1700000001000, PayoutRecipientAccounts1700000008000];
 
 /** The payments bounded context. Needs a TypeORM DataSource and the messaging port from its app. */
 @Module({})
@@ -22,16 +25,17 @@ export class PaymentsModule {
   static forRoot(settings: PaymentsSettings & { outbox: OutboxRelaySettings; ledgerInternalUrl: string; ledgerTimeoutMs: number }): DynamicModule {
     return {
       module: PaymentsModule,
-      controllers: [InternalOrdersController, InternalReferenceDataController, DatabaseHealthController],
+      controllers: [PaymentCommandConsumer, InternalOrdersController, InternalReferenceDataController, InternalRecipientAccountsController, DatabaseHealthController],
       providers: [
         { provide: PAYMENTS_SETTINGS, useValue: settings },
         { provide: CLOCK, useValue: new OffsetClock() },
         { provide: OUTBOX_RELAY_OPTIONS, useValue: settings.outbox },
         { provide: LEDGER_HOLDS, useValue: new HttpLedgerHolds(settings.ledgerInternalUrl, settings.ledgerTimeoutMs) },
         { provide: APP_FILTER, useClass: InternalErrorFilter },
-        PaymentOrderExecutor,
+        PayerPageLinks,
+        RecipientAccountVault,
         PaymentCommandHandler,
-        PaymentCommandConsumer,
+        PaymentsTopics,
         ExpirySweeper,
         OutboxRelayService,
       ],

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { rawRequest, type TestResponse } from './signed-client';
-import type { SystemUnderTest } from './system-under-test';
+import { builtEntryPoint, type SystemUnderTest } from './system-under-test';
 
 const workspaceRoot = join(__dirname, '../../../..');
 
@@ -27,7 +27,7 @@ export interface RegisteredAgent {
 /** Creates an operator with the bootstrap command, as an operator would on a new installation. */
 export async function createOperator(system: SystemUnderTest, name = 'Test operator'): Promise<BackofficeClient> {
   const output = await new Promise<string>((resolve, reject) => {
-    const child = spawn(process.execPath, [join(workspaceRoot, 'tools/run-ts.js'), 'apps/gateway/src/create-operator.ts', '--name', name, '--json'], {
+    const child = spawn(process.execPath, [builtEntryPoint('apps/gateway/src/create-operator.ts'), '--name', name, '--json'], {
       cwd: workspaceRoot,
       env: system.environmentOf('gateway'),
       stdio: ['ignore', 'pipe', 'pipe'],

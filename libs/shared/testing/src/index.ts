@@ -1,4 +1,4 @@
 export { CHROMIUM_PATH, launchBrowser, openPhonePage, PHONE_VIEWPORT, saveScreenshot } from './browser';
 export { rawRequest, signRequest, SignedClient, specSignedPath, type MerchantCredentialsForTest, type SignedRequest, type TestResponse } from './signed-client';
-export { freePort, SystemUnderTest, type InstanceName, type ServiceName, type SystemOptions } from './system-under-test';
+export { builtEntryPoint, freePort, SystemUnderTest, type InstanceName, type ServiceName, type SystemOptions } from './system-under-test';
 export { BackofficeClient, createOperator, registerAgent, type RegisteredAgent } from './backoffice-client';

@@ -9,22 +9,27 @@ import { SignedClient, type MerchantCredentialsForTest } from './signed-client';
 const workspaceRoot = join(__dirname, '../../../..');
 const logDirectory = join(workspaceRoot, '.local/test-logs');
 
-export type ServiceName = 'gateway' | 'payments' | 'ledger' | 'callbacks';
+/**
+ * The services, in start order: the ledger first (payments places payout holds on it, the
+ * gateway reads balances from it). Adding a service is one line here; by convention it gets
+ * <NAME>_HTTP_PORT and <NAME>_DATABASE_URL (its own database), and every service gets every
+ * other's <NAME>_INTERNAL_URL (see environmentOf). `env` adds what only that service needs.
+ * deploy/local/start.mjs keeps the same list for `npm start`.
+ */
+const SERVICES = [
+  { name: 'ledger', entry: 'apps/ledger/src/main.ts' },
+  { name: 'payments', entry: 'apps/payments/src/main.ts', env: (system: SystemUnderTest) => ({ PAYMENTS_SECRETS_MASTER_KEY: system.paymentsMasterKey }) },
+  { name: 'gateway', entry: 'apps/gateway/src/main.ts', env: (system: SystemUnderTest, instance: string) => ({ MERCHANT_SECRETS_MASTER_KEY: system.masterKey, ...system.internalListenerEnv(instance) }) },
+  { name: 'callbacks', entry: 'apps/callback-dispatcher/src/main.ts', env: (system: SystemUnderTest) => system.dispatcherEnv() },
+] as const;
+
+export type ServiceName = (typeof SERVICES)[number]['name'];
 /** A running process: a service's first instance is named after it; more replicas get their own names. */
 export type InstanceName = ServiceName | `${ServiceName}-${string}`;
-
-const ENTRY_POINTS: Record<ServiceName, string> = {
-  gateway: 'apps/gateway/src/main.ts',
-  payments: 'apps/payments/src/main.ts',
-  ledger: 'apps/ledger/src/main.ts',
-  callbacks: 'apps/callback-dispatcher/src/main.ts',
-};
 
 export interface SystemOptions {
   /** Extra environment per service, e.g. fault injection or short timeouts. */
   env?: Partial<Record<ServiceName, Record<string, string>>>;
-  /** Also run the callback dispatcher (loopback receivers allowed, test clock on). */
-  withCallbacks?: boolean;
 }
 
 interface RunningService {
@@ -44,6 +49,8 @@ export class SystemUnderTest {
   /** Shared by the gateway's internal listener and the callback dispatcher. */
   readonly serviceToken = randomBytes(24).toString('hex');
   gatewayInternalPort = 0;
+  /** Payments' own master key (recipient accounts, payer-page tokens), distinct from the gateway's. */
+  readonly paymentsMasterKey = randomBytes(32).toString('base64');
   readonly ports = new Map<InstanceName, number>();
   private readonly services = new Map<InstanceName, RunningService>();
   /** Output of each instance's latest process, kept after it exits so a test can read why. */
@@ -54,16 +61,9 @@ export class SystemUnderTest {
   static async start(options: SystemOptions = {}): Promise<SystemUnderTest> {
     const system = new SystemUnderTest(options);
     await system.createDatabases();
-    system.ports.set('gateway', await freePort());
-    system.ports.set('payments', await freePort());
-    system.ports.set('ledger', await freePort());
-    system.ports.set('callbacks', await freePort());
+    for (const { name } of SERVICES) system.ports.set(name, await freePort());
     system.gatewayInternalPort = await freePort();
-    // The ledger first: payments places payout holds on it, the gateway reads balances from it.
-    await system.startService('ledger');
-    await system.startService('payments');
-    await system.startService('gateway');
-    if (options.withCallbacks) await system.startService('callbacks');
+    for (const { name } of SERVICES) await system.startService(name);
     return system;
   }
 
@@ -83,6 +83,27 @@ export class SystemUnderTest {
     return this.urlOf('callbacks');
   }
 
+  /** Only the first gateway serves the dispatcher; replicas' internal listeners take any free port. */
+  internalListenerEnv(instance: string): Record<string, string> {
+    return { INTERNAL_SERVICE_TOKEN: this.serviceToken, GATEWAY_INTERNAL_HTTP_PORT: instance === 'gateway' ? String(this.gatewayInternalPort) : '0' };
+  }
+
+  /**
+   * The dispatcher reads webhook profiles from the gateway's internal listener, not its public
+   * port that the convention's GATEWAY_INTERNAL_URL names; receivers in tests are on loopback,
+   * and the test clock lets retry tests move time.
+   */
+  dispatcherEnv(): Record<string, string> {
+    return {
+      GATEWAY_INTERNAL_URL: `http://127.0.0.1:${this.gatewayInternalPort}`,
+      INTERNAL_SERVICE_TOKEN: this.serviceToken,
+      CALLBACK_ALLOWED_DESTINATIONS: '127.0.0.1',
+      CALLBACK_POLL_INTERVAL_MS: '200',
+      CALLBACK_ATTEMPT_TIMEOUT_MS: '2000',
+      TEST_CLOCK_ENABLED: 'true',
+    };
+  }
+
   urlOf(instance: InstanceName): string {
     return `http://127.0.0.1:${this.ports.get(instance)}`;
   }
@@ -94,9 +115,8 @@ export class SystemUnderTest {
   }
 
   environmentOf(instance: InstanceName, extra: Record<string, string> = {}): Record<string, string> {
-    const service = serviceOf(instance);
-    const port = String(this.ports.get(instance) ?? 0);
-    const common = {
+    const service = serviceDefinition(instance);
+    const common: Record<string, string> = {
       PATH: process.env['PATH'] ?? '',
       NODE_ENV: 'test',
       KAFKA_BROKERS: requiredEnv('KAFKA_BROKERS'),
@@ -104,32 +124,13 @@ export class SystemUnderTest {
       KAFKA_TOPIC_PARTITIONS: '3',
       PUBLIC_BASE_URL: this.gatewayUrl,
     };
-    const own: Record<ServiceName, Record<string, string>> = {
-      gateway: {
-        GATEWAY_HTTP_PORT: port,
-        GATEWAY_DATABASE_URL: this.databaseUrl('gateway'),
-        MERCHANT_SECRETS_MASTER_KEY: this.masterKey,
-        PAYMENTS_INTERNAL_URL: this.paymentsUrl,
-        LEDGER_INTERNAL_URL: this.ledgerUrl,
-        CALLBACKS_INTERNAL_URL: this.callbacksUrl,
-        INTERNAL_SERVICE_TOKEN: this.serviceToken,
-        // Only the first gateway serves the dispatcher; replicas' internal listeners take any free port.
-        GATEWAY_INTERNAL_HTTP_PORT: instance === 'gateway' ? String(this.gatewayInternalPort) : '0',
-      },
-      payments: { PAYMENTS_HTTP_PORT: port, PAYMENTS_DATABASE_URL: this.databaseUrl('payments'), LEDGER_INTERNAL_URL: this.ledgerUrl },
-      ledger: { LEDGER_HTTP_PORT: port, LEDGER_DATABASE_URL: this.databaseUrl('ledger'), PAYMENTS_INTERNAL_URL: this.paymentsUrl },
-      callbacks: {
-        CALLBACKS_HTTP_PORT: port,
-        CALLBACKS_DATABASE_URL: this.databaseUrl('callbacks'),
-        GATEWAY_INTERNAL_URL: `http://127.0.0.1:${this.gatewayInternalPort}`,
-        INTERNAL_SERVICE_TOKEN: this.serviceToken,
-        CALLBACK_ALLOWED_DESTINATIONS: '127.0.0.1',
-        CALLBACK_POLL_INTERVAL_MS: '200',
-        CALLBACK_ATTEMPT_TIMEOUT_MS: '2000',
-        TEST_CLOCK_ENABLED: 'true',
-      },
+    for (const { name } of SERVICES) common[`${envPrefix(name)}_INTERNAL_URL`] = this.urlOf(name);
+    const own = {
+      [`${envPrefix(service.name)}_HTTP_PORT`]: String(this.ports.get(instance) ?? 0),
+      [`${envPrefix(service.name)}_DATABASE_URL`]: this.databaseUrl(service.name),
+      ...('env' in service ? service.env(this, instance) : {}),
     };
-    return { ...common, ...own[service], ...(this.options.env?.[service] ?? {}), ...extra };
+    return { ...common, ...own, ...(this.options.env?.[service.name] ?? {}), ...extra };
   }
 
   async startService(instance: InstanceName, extraEnv: Record<string, string> = {}): Promise<void> {
@@ -137,7 +138,7 @@ export class SystemUnderTest {
     if (!this.ports.has(instance)) this.ports.set(instance, await freePort());
     mkdirSync(logDirectory, { recursive: true });
     const log = createWriteStream(join(logDirectory, `${this.runId}-${instance}.log`), { flags: 'a' });
-    const child = spawn(process.execPath, [join(workspaceRoot, 'tools/run-ts.js'), ENTRY_POINTS[serviceOf(instance)]], {
+    const child = spawn(process.execPath, ['--enable-source-maps', builtEntryPoint(serviceDefinition(instance).entry)], {
       cwd: workspaceRoot,
       env: this.environmentOf(instance, extraEnv),
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -195,7 +196,7 @@ export class SystemUnderTest {
 
   /** Creates a merchant with the operator command, exactly as an operator would. */
   async createMerchant(name = 'Test merchant'): Promise<MerchantCredentialsForTest> {
-    const output = await runCommand(process.execPath, [join(workspaceRoot, 'tools/run-ts.js'), 'apps/gateway/src/create-merchant.ts', '--name', name, '--json'], this.environmentOf('gateway'));
+    const output = await runCommand(process.execPath, [builtEntryPoint('apps/gateway/src/create-merchant.ts'), '--name', name, '--json'], this.environmentOf('gateway'));
     const created = JSON.parse(output.trim().split('\n').pop() ?? '{}') as { merchant_id: string; api_secret: string };
     return { merchantId: created.merchant_id, apiSecret: created.api_secret };
   }
@@ -227,7 +228,7 @@ export class SystemUnderTest {
     const admin = new Client({ connectionString: requiredEnv('TEST_PG_ADMIN_URL') });
     await admin.connect();
     try {
-      for (const service of Object.keys(ENTRY_POINTS)) await admin.query(`CREATE DATABASE "${this.runId}_${service}"`);
+      for (const { name } of SERVICES) await admin.query(`CREATE DATABASE "${this.runId}_${name}"`);
     } finally {
       await admin.end();
     }
@@ -252,10 +253,23 @@ export class SystemUnderTest {
   }
 }
 
-function serviceOf(instance: InstanceName): ServiceName {
-  if (instance.startsWith('gateway')) return 'gateway';
-  if (instance.startsWith('callbacks')) return 'callbacks';
-  return instance.startsWith('ledger') ? 'ledger' : 'payments';
+/** The service an instance runs: `payments-2` is a payments replica. */
+function serviceDefinition(instance: InstanceName): (typeof SERVICES)[number] {
+  const matches = SERVICES.filter(({ name }) => instance === name || instance.startsWith(`${name}-`));
+  const service = matches.sort((a, b) => b.name.length - a.name.length)[0];
+  if (!service) throw new Error(`no service runs as ${instance}`);
+  return service;
+}
+
+/** callback-dispatcher → CALLBACK_DISPATCHER, the prefix of its variables. */
+const envPrefix = (service: string) => service.toUpperCase().replaceAll('-', '_');
+
+/**
+ * The built JavaScript of an entry point (dist/, see tools/build.mjs): the test command builds
+ * before any test runs, and the global setup does when jest is run directly.
+ */
+export function builtEntryPoint(source: string): string {
+  return join(workspaceRoot, 'dist', source.replace(/\.ts$/, '.js'));
 }
 
 function requiredEnv(name: string): string {

@@ -1,4 +1,4 @@
-import { ConfigError, ConfigReader } from './config';
+import { ConfigError, ConfigReader, readLogFormat } from './config';
 
 describe('ConfigReader', () => {
   it('reads typed values with defaults', () => {
@@ -24,5 +24,13 @@ describe('ConfigReader', () => {
     }
     expect(thrown).toBeInstanceOf(ConfigError);
     expect((thrown as ConfigError).problems).toHaveLength(4);
+  });
+
+  it('reads LOG_FORMAT as json or pretty and names anything else', () => {
+    expect(readLogFormat(new ConfigReader({}))).toBe('pretty');
+    expect(readLogFormat(new ConfigReader({ LOG_FORMAT: 'json' }))).toBe('json');
+    const reader = new ConfigReader({ LOG_FORMAT: 'xml' });
+    readLogFormat(reader);
+    expect(() => reader.assertValid()).toThrow('LOG_FORMAT must be one of pretty, json, got "xml"');
   });
 });

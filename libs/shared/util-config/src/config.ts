@@ -73,6 +73,23 @@ export class ConfigReader {
     return value.replace(/\/+$/, '');
   }
 
+  /** A required secret key given as base64 (e.g. `openssl rand -base64 32`), exactly `bytes` long once decoded. */
+  base64Key(name: string, bytes: number): Buffer {
+    const base64 = this.string(name, { description: `base64 of ${bytes} random bytes, e.g. openssl rand -base64 ${bytes}` });
+    const key = Buffer.from(base64, 'base64');
+    if (base64 !== '' && key.length !== bytes) this.problems.push(`${name} must decode to ${bytes} bytes, got ${key.length}`);
+    return key;
+  }
+
+  /** One of a fixed set of words, e.g. a format. */
+  oneOf<T extends string>(name: string, allowed: readonly T[], defaultValue: T): T {
+    const raw = this.environment[name]?.trim();
+    if (raw === undefined || raw === '') return defaultValue;
+    if ((allowed as readonly string[]).includes(raw)) return raw as T;
+    this.problems.push(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
+    return defaultValue;
+  }
+
   /** A list separated by commas, e.g. Kafka brokers. */
   list(name: string, options: { default?: string } = {}): string[] {
     return this.string(name, options)
@@ -107,4 +124,13 @@ export function readKafkaConnectionConfig(reader: ConfigReader): KafkaConnection
   };
   if (config.kafkaBrokers.length === 0) reader.problem('KAFKA_BROKERS must list at least one host:port');
   return config;
+}
+
+export const LOG_FORMATS = ['pretty', 'json'] as const;
+/** `json`: one JSON object per line, for log files and collectors (what `npm start` writes); `pretty`: Nest's readable lines. */
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
+/** LOG_FORMAT, which every service reads the same way. */
+export function readLogFormat(reader: ConfigReader): LogFormat {
+  return reader.oneOf('LOG_FORMAT', LOG_FORMATS, 'pretty');
 }

@@ -1,1 +1,1 @@
-export { ConfigError, ConfigReader, readKafkaConnectionConfig, type Environment, type KafkaConnectionConfig } from './config';
+export { ConfigError, ConfigReader, LOG_FORMATS, readKafkaConnectionConfig, readLogFormat, type Environment, type KafkaConnectionConfig, type LogFormat } from './config';

@@ -2,33 +2,48 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, Fasti
 import type { GatewayRequest } from '../auth/merchant-signature.guard';
 import { REQUEST_BODY_BYTES_MAX } from '../gateway-settings';
 import { newRequestId, REQUEST_ID_HEADER } from './request-id';
+import { securityHeadersFor, TransportSecurityRule } from './transport-security';
 
 /**
  * HTTP server settings the API contract depends on:
  * - every body is kept as raw bytes (signatures are over the exact bytes, spec 5.4) and parsed
  *   only after the signature check;
  * - the size limit applies while the body is read, before any HMAC work;
- * - every response carries a request id.
+ * - every response carries a request id and the security headers.
  */
-export function configureGatewayHttp(fastify: FastifyInstance): void {
+export function configureGatewayHttp(fastify: FastifyInstance, options: GatewayHttpOptions = {}): void {
+  const transportSecurity = new TransportSecurityRule(options.trustedProxies);
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: REQUEST_BODY_BYTES_MAX }, (_request, body, done) => done(null, body));
+  // Set before routing, so every answer carries them: successes, guard and filter errors, 404s
+  // for unknown routes, and 413/415 from the body parser (errors keep headers already set).
   fastify.addHook('onRequest', async (request, reply) => {
     const requestId = newRequestId();
     (request as GatewayRequest).requestId = requestId;
-    void reply.header(REQUEST_ID_HEADER, requestId);
+    void reply.header(REQUEST_ID_HEADER, requestId).headers(securityHeadersFor(transportSecurity.cameOverTls(request.raw)));
   });
+}
+
+export interface GatewayHttpOptions {
+  /**
+   * Addresses or CIDR ranges of the reverse proxies in front of the gateway
+   * (GATEWAY_TRUSTED_PROXIES). Only a request whose direct peer is one of them may tell, in
+   * `X-Forwarded-Proto`, that it came over TLS.
+   */
+  trustedProxies?: readonly string[];
 }
 
 /**
  * Server options: the body limit, and errors the router raises before any handler runs (a
  * path with malformed percent-encoding) answered in the same error body as everything else.
  */
-export function gatewayFastifyOptions(): FastifyServerOptions {
+export function gatewayFastifyOptions(options: GatewayHttpOptions = {}): FastifyServerOptions {
+  // The router answers an undecodable path before any hook runs, so it applies the same rule.
+  const transportSecurity = new TransportSecurityRule(options.trustedProxies);
   return {
     bodyLimit: REQUEST_BODY_BYTES_MAX,
-    // No automatic HEAD twins of GET routes: a link preview's HEAD on the payer page must not
-    // count as the payer opening it (which assigns an agent).
+    // No automatic HEAD twins of GET routes: every route is one that is declared. (Views of the
+    // payer page change nothing either way; only its form posts do.)
     exposeHeadRoutes: false,
     frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
       const requestId = newRequestId();
@@ -36,7 +51,7 @@ export function gatewayFastifyOptions(): FastifyServerOptions {
         error: { code: 'VALIDATION_ERROR', message: 'The request path is not valid percent-encoded UTF-8', details: [{ field: 'path', issue: error.message }] },
         request_id: requestId,
       };
-      void reply.header(REQUEST_ID_HEADER, requestId).status(400).type('application/json').send(JSON.stringify(body));
+      void reply.header(REQUEST_ID_HEADER, requestId).headers(securityHeadersFor(transportSecurity.cameOverTls(request.raw))).status(400).type('application/json').send(JSON.stringify(body));
     },
   };
 }

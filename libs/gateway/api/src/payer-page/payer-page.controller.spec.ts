@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { Module } from '@nestjs/common';
 import { APP_FILTER, NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { CommandReplyData, PaymentCommandType, PaymentOrderView } from '@mp/contracts-payments';
+import { payerPageTokenHash, type CommandReplyData, type PaymentCommandType, type PaymentOrderView } from '@mp/contracts-payments';
 import { DomainError } from '@mp/shared-util-errors';
 import type { FastifyInstance } from 'fastify';
 import { configureGatewayHttp, gatewayFastifyOptions } from '../http/configure-http';
@@ -90,16 +90,40 @@ describe('payer page routes', () => {
     payments.react = () => ({ outcome: 'accepted', order: payments.view.order });
   });
 
-  it('asks for an agent when the page opens and shows the agent it got', async () => {
+  it('shows the amount and a "Show payment details" button on GET, and changes nothing', async () => {
+    for (const url of [`/pay/${TOKEN}`, `/pay/${TOKEN}`, `/pay/${TOKEN}?utm_source=preview`]) {
+      const response = await http.inject({ method: 'GET', url });
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(response.body).toContain('data-testid="show-details-button">Show payment details<');
+      expect(response.body).not.toContain('data-testid="payment-details"');
+    }
+    expect((await http.inject({ method: 'HEAD', url: `/pay/${TOKEN}` })).statusCode).toBe(404);
+    expect(payments.commands).toEqual([]);
+  });
+
+  it('asks for an agent when the payer presses the button, then shows the page with the agent it got', async () => {
     payments.react = () => {
       payments.view = { order: pendingOrder({ sub_status: 'agent_assigned' }), agent: AGENT };
       return { outcome: 'accepted', order: payments.view.order };
     };
-    const response = await http.inject({ method: 'GET', url: `/pay/${TOKEN}` });
-    expect(response.statusCode).toBe(200);
-    expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
-    expect(response.body).toContain('data-testid="payment-details">Card 2200 1234 5678 9012, Ivan P.<');
-    expect(payments.commands).toEqual([{ type: 'OpenPayerPage', data: { payerPageToken: TOKEN }, key: `payer-page/${TOKEN}` }]);
+    const pressed = await http.inject({ method: 'POST', url: `/pay/${TOKEN}/details`, headers: { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin' }, payload: '' });
+    expect([pressed.statusCode, pressed.headers.location, pressed.headers['cache-control']]).toEqual([303, `/pay/${TOKEN}`, 'no-store']);
+    expect(payments.commands).toEqual([{ type: 'OpenPayerPage', data: { payerPageTokenHash: payerPageTokenHash(TOKEN) }, key: `payer-page/${payerPageTokenHash(TOKEN)}` }]);
+    const page = await http.inject({ method: 'GET', url: `/pay/${TOKEN}` });
+    expect(page.body).toContain('data-testid="payment-details">Card 2200 1234 5678 9012, Ivan P.<');
+    expect(payments.commands).toHaveLength(1);
+  });
+
+  it.each([
+    ['the details button', 'details'],
+    ['"I have paid"', 'paid'],
+  ])('changes nothing when %s is posted from another site, and lands on the page', async (_case, action) => {
+    for (const site of ['cross-site', 'same-site']) {
+      const response = await http.inject({ method: 'POST', url: `/pay/${TOKEN}/${action}`, headers: { 'sec-fetch-site': site } });
+      expect([response.statusCode, response.headers.location]).toEqual([303, `/pay/${TOKEN}`]);
+    }
+    expect(payments.commands).toEqual([]);
   });
 
   it('sends no command when the order already has its agent, and locks the page to its own nonce', async () => {
@@ -121,9 +145,12 @@ describe('payer page routes', () => {
     }],
   ])('says no agent is available yet when %s', async (_case, react) => {
     payments.react = react;
-    const response = await http.inject({ method: 'GET', url: `/pay/${TOKEN}` });
+    const pressed = await http.inject({ method: 'POST', url: `/pay/${TOKEN}/details` });
+    expect([pressed.statusCode, pressed.headers.location]).toEqual([303, `/pay/${TOKEN}?no_agent_yet`]);
+    const response = await http.inject({ method: 'GET', url: pressed.headers.location as string });
     expect(response.statusCode).toBe(200);
     expect(response.body).toContain('data-testid="result-heading">No payment details available yet<');
+    expect(response.body).toContain('data-testid="retry-details-button">Try again<');
     expect(payments.commands.map((command) => command.type)).toEqual(['OpenPayerPage']);
   });
 
@@ -132,6 +159,8 @@ describe('payer page routes', () => {
     const response = await http.inject({ method: 'GET', url: `/pay/${TOKEN}` });
     expect(response.body).toContain('data-testid="result-heading">Payment time expired<');
     expect(payments.commands).toEqual([]);
+    const pressedLate = await http.inject({ method: 'POST', url: `/pay/${TOKEN}/details` });
+    expect([pressedLate.statusCode, pressedLate.headers.location]).toEqual([303, `/pay/${TOKEN}`]);
   });
 
   it.each([
@@ -157,7 +186,7 @@ describe('payer page routes', () => {
     const response = await http.inject({ method: 'POST', url: `/pay/${TOKEN}/paid`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: '' });
     expect(response.statusCode).toBe(303);
     expect(response.headers.location).toBe(`/pay/${TOKEN}`);
-    expect(payments.commands).toEqual([{ type: 'MarkPaidByPayer', data: { payerPageToken: TOKEN }, key: `payer-page/${TOKEN}` }]);
+    expect(payments.commands).toEqual([{ type: 'MarkPaidByPayer', data: { payerPageTokenHash: payerPageTokenHash(TOKEN) }, key: `payer-page/${payerPageTokenHash(TOKEN)}` }]);
   });
 
   it('redirects back to the page when the order moved on, so the page shows where it stands', async () => {

@@ -1,5 +1,5 @@
-import { Controller, Get, Logger, Param, Post, Req, Res } from '@nestjs/common';
-import { PAYMENT_COMMAND_TYPES, type CommandReplyData, type MarkPaidByPayerData, type OpenPayerPageData, type PaymentCommandType } from '@mp/contracts-payments';
+import { Controller, Get, Logger, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { PAYMENT_COMMAND_TYPES, payerPageTokenHash, type CommandReplyData, type MarkPaidByPayerData, type OpenPayerPageData, type PaymentCommandType } from '@mp/contracts-payments';
 import { DomainError, type ErrorCode } from '@mp/shared-util-errors';
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
@@ -14,11 +14,23 @@ import type { PayerPageView } from './payer-page.view';
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
 const NOT_FOUND_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['NOT_FOUND', 'ORDER_NOT_FOUND']);
 
+/** The query flag the page is redirected to when the payer asked for details and no agent was free. */
+const NO_AGENT_YET_QUERY = 'no_agent_yet';
+
 /**
  * The payer page at `redirect_url`: server-rendered HTML that works without JavaScript.
  *
+ * GET never changes the order: link previews, mail scanners and prefetchers fetch links, so a
+ * view only reads. The agent is assigned (and its payment details shown) when the payer presses
+ * "Show payment details", a plain form POST.
+ *
  * The token in the path is the payer's only credential. Nothing is signed and no cookie is set,
- * so a cross-site form has nothing to borrow: whoever can post here already holds the link.
+ * so a cross-site form has no session to borrow: whoever can post here already holds the link.
+ * Still, a state change must come from the page itself, not from a page elsewhere that learnt
+ * the link (e.g. from a Referer or a shared chat): browsers mark every request with
+ * `Sec-Fetch-Site`, and a POST marked as coming from another site changes nothing and lands on
+ * the page, where the payer can press the button. Requests without the header (older browsers,
+ * scripts holding the link) are allowed: they could do the same by sending it without one.
  * Errors on the HTML routes become HTML pages, not the merchant API's JSON error body.
  */
 @Controller('pay')
@@ -30,16 +42,27 @@ export class PayerPageController {
     private readonly reads: PaymentsReadClient,
   ) {}
 
-  /** Opening the page is what assigns an agent, so the first view already shows where to pay. */
+  /** Shows the order as it is: amount and a "Show payment details" button until an agent is assigned. Reads only. */
   @Get(':token')
-  async show(@Param('token') token: string, @Req() request: GatewayRequest, @Res() reply: FastifyReply): Promise<void> {
+  async show(@Param('token') token: string, @Query(NO_AGENT_YET_QUERY) noAgentYet: string | undefined, @Res() reply: FastifyReply): Promise<void> {
     await this.answerWithHtml(reply, token, async (nonce) => {
-      let view = await this.reads.getPayerPage(token);
-      if (needsAgent(view)) {
-        await this.openPayerPage(token, request);
-        view = await this.reads.getPayerPage(token);
-      }
-      await sendHtml(reply, 200, nonce, renderPayerPage(view, { token, nonce, now: new Date() }));
+      const view = await this.reads.getPayerPage(token);
+      await sendHtml(reply, 200, nonce, renderPayerPage(view, { token, nonce, now: new Date(), agentRequested: noAgentYet !== undefined }));
+    });
+  }
+
+  /**
+   * "Show payment details", as a plain form post with no body: assigns an agent if none is yet,
+   * then 303 back to the page (post/redirect/get), which shows the agent's details. When no
+   * agent is free the page is told so, and offers the button again.
+   */
+  @Post(':token/details')
+  async requestDetails(@Param('token') token: string, @Req() request: GatewayRequest, @Res() reply: FastifyReply): Promise<void> {
+    await this.answerWithHtml(reply, token, async () => {
+      if (isFromAnotherSite(request)) return redirectToPage(reply, token);
+      await this.openPayerPage(token, request);
+      const view = await this.reads.getPayerPage(token);
+      await redirectToPage(reply, token, needsAgent(view));
     });
   }
 
@@ -51,9 +74,10 @@ export class PayerPageController {
   @Post(':token/paid')
   async markPaid(@Param('token') token: string, @Req() request: GatewayRequest, @Res() reply: FastifyReply): Promise<void> {
     await this.answerWithHtml(reply, token, async () => {
-      const outcome = await this.execute(PAYMENT_COMMAND_TYPES.markPaidByPayer, { payerPageToken: token } satisfies MarkPaidByPayerData, token, request);
+      if (isFromAnotherSite(request)) return redirectToPage(reply, token);
+      const outcome = await this.execute(PAYMENT_COMMAND_TYPES.markPaidByPayer, { payerPageTokenHash: payerPageTokenHash(token) } satisfies MarkPaidByPayerData, request);
       if (outcome.outcome === 'rejected') this.acceptStateRefusal(outcome.error.code, 'MarkPaidByPayer', outcome.error.message);
-      await reply.status(303).header('location', payerPagePath(token)).header('cache-control', 'no-store').send();
+      await redirectToPage(reply, token);
     });
   }
 
@@ -64,7 +88,6 @@ export class PayerPageController {
     const { order } = await this.reads.getPayerPage(token);
     await reply
       .status(200)
-      .header('cache-control', 'no-store')
       .type('application/json')
       .send(JSON.stringify({ status: order.status, sub_status: order.sub_status }));
   }
@@ -77,7 +100,7 @@ export class PayerPageController {
   private async openPayerPage(token: string, request: GatewayRequest): Promise<void> {
     let outcome: CommandReplyData;
     try {
-      outcome = await this.execute(PAYMENT_COMMAND_TYPES.openPayerPage, { payerPageToken: token } satisfies OpenPayerPageData, token, request);
+      outcome = await this.execute(PAYMENT_COMMAND_TYPES.openPayerPage, { payerPageTokenHash: payerPageTokenHash(token) } satisfies OpenPayerPageData, request);
     } catch (error) {
       if (!(error instanceof DomainError) || error.code !== 'SERVICE_UNAVAILABLE') throw error;
       this.logger.warn(`OpenPayerPage got no answer in time (request ${request.requestId}); showing the page as read`);
@@ -86,8 +109,10 @@ export class PayerPageController {
     if (outcome.outcome === 'rejected') this.acceptStateRefusal(outcome.error.code, 'OpenPayerPage', outcome.error.message);
   }
 
-  private execute(type: PaymentCommandType, data: OpenPayerPageData | MarkPaidByPayerData, token: string, request: GatewayRequest): Promise<CommandReplyData> {
-    return this.commandBus.execute(type, data, { key: `payer-page/${token}`, subject: `payer-page:${token}`, correlationId: request.requestId ?? 'unknown' });
+  /** Only the token's hash goes on Kafka: a reader of the topic must not be able to use the page. */
+  private execute(type: PaymentCommandType, data: OpenPayerPageData | MarkPaidByPayerData, request: GatewayRequest): Promise<CommandReplyData> {
+    const hash = data.payerPageTokenHash;
+    return this.commandBus.execute(type, data, { key: `payer-page/${hash}`, subject: `payer-page:${hash}`, correlationId: request.requestId ?? 'unknown' });
   }
 
   /** A refusal means the order moved on (finished, or no agent yet); the page read shows how. An unknown page stays unknown. */
@@ -115,18 +140,31 @@ export class PayerPageController {
   }
 }
 
-/** Only an open order without an agent needs one; a reload of an assigned page costs no command. */
+/** Only an open order without an agent needs one. */
 function needsAgent(view: PayerPageView): boolean {
   return view.order.status === 'PENDING' && view.agent === null;
+}
+
+/**
+ * A state change posted by a page on another site (fetch metadata, sent by every current
+ * browser). Only same-origin posts from the page itself count; a missing header is not a
+ * browser's cross-site request.
+ */
+export function isFromAnotherSite(request: GatewayRequest): boolean {
+  const site = request.headers['sec-fetch-site'];
+  return site !== undefined && site !== 'same-origin';
+}
+
+/** Post/redirect/get back to the page, optionally telling it that no agent was free. */
+async function redirectToPage(reply: FastifyReply, token: string, noAgentYet = false): Promise<void> {
+  await reply.status(303).header('location', `${payerPagePath(token)}${noAgentYet ? `?${NO_AGENT_YET_QUERY}` : ''}`).send();
 }
 
 async function sendHtml(reply: FastifyReply, status: number, nonce: string, html: string): Promise<void> {
   await reply
     .status(status)
     .header('content-security-policy', payerPageContentSecurityPolicy(nonce))
-    .header('cache-control', 'no-store')
     .header('referrer-policy', 'no-referrer')
-    .header('x-content-type-options', 'nosniff')
     .header('x-frame-options', 'DENY')
     .type('text/html; charset=utf-8')
     .send(html);

@@ -7,7 +7,7 @@
  *   show a wrong deadline;
  * - while the order is unfinished, the page asks `data-status-url` every few seconds and
  *   reloads when the status differs from the one it shows (e.g. the agent confirmed);
- * - the "I have paid" button is disabled once pressed, against double taps;
+ * - the "I have paid" and "Show payment details" buttons are disabled once pressed, against double taps;
  * - "Copy" buttons appear where the clipboard API exists.
  *
  * It is a fixed string with no values spliced in: all data reaches it through escaped
@@ -55,14 +55,13 @@ export const PAYER_PAGE_SCRIPT = `
     setTimeout(poll, POLL_INTERVAL_MS);
   }
 
-  var paidForm = document.querySelector('form[data-paid-form]');
-  if (paidForm) {
-    paidForm.addEventListener('submit', function () {
-      var button = paidForm.querySelector('button');
+  Array.prototype.forEach.call(document.querySelectorAll('form[data-paid-form], form[data-details-form]'), function (form) {
+    form.addEventListener('submit', function () {
+      var button = form.querySelector('button');
       // Disabled after the submit has started, so this very submit still goes out.
       setTimeout(function () { button.disabled = true; button.textContent = 'Sending…'; }, 0);
     });
-  }
+  });
 
   if (navigator.clipboard) {
     Array.prototype.forEach.call(document.querySelectorAll('button[data-copy]'), function (button) {

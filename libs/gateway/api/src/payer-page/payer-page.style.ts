@@ -20,6 +20,7 @@ h1 { margin: .25rem 0 .75rem; font-size: 1.375rem; line-height: 1.3; }
 .recipient { margin: .25rem 0 0; color: #374151; overflow-wrap: anywhere; }
 .timer { margin: 1rem 0 0; padding: .5rem .75rem; border-radius: 10px; background: #fef3c7; color: #78350f; font-size: .9375rem; }
 .timer strong { font-variant-numeric: tabular-nums; }
+.intro { margin: 0 0 1rem; color: #374151; }
 .steps { margin: 0 0 1rem; padding-left: 1.25rem; color: #374151; }
 .steps li + li { margin-top: .375rem; }
 .button { display: block; width: 100%; min-height: 3rem; padding: .75rem 1rem; border: 0; border-radius: 12px; background: #1d4ed8; color: #fff; font: inherit; font-weight: 600; text-align: center; text-decoration: none; cursor: pointer; }

@@ -37,7 +37,7 @@ function testIdText(html: string, testId: string): string | undefined {
 
 describe('payer page screens', () => {
   it.each([
-    ['awaiting_agent', order({ sub_status: 'awaiting_agent' }), null],
+    ['show_details', order({ sub_status: 'awaiting_agent' }), null],
     ['pay', order(), agent],
     ['reported_paid', order({ sub_status: 'payer_reported_paid' }), agent],
     ['succeeded', order({ status: 'SUCCEEDED', sub_status: null }), agent],
@@ -46,6 +46,21 @@ describe('payer page screens', () => {
     ['expired', order({ status: 'EXPIRED', sub_status: null }), null],
   ] as const)('picks the %s screen from the order state', (screen, orderView, agentView) => {
     expect(payerPageScreenOf({ order: orderView, agent: agentView }).name).toBe(screen);
+  });
+
+  it('says no agent is free only after the payer asked for one', () => {
+    const unassigned = { order: order({ sub_status: 'awaiting_agent' }), agent: null };
+    expect(payerPageScreenOf(unassigned, true).name).toBe('awaiting_agent');
+    expect(payerPageScreenOf({ order: order(), agent }, true).name).toBe('pay');
+  });
+
+  it('shows the amount and a "Show payment details" form post before an agent is assigned, and nothing of any agent', () => {
+    const html = renderPayerPage({ order: order({ sub_status: 'awaiting_agent' }), agent: null }, context);
+    expect(testIdText(html, 'amount')).toBe('1\u00a0500.50 RUB');
+    expect(html).toMatch(/<form method="post" action="\/pay\/tok_Abc-123\/details" data-details-form>\s*<button class="button" type="submit" data-testid="show-details-button">Show payment details<\/button>/);
+    expect(html).not.toContain('payment-details');
+    expect(html).not.toContain('paid-button');
+    expect(html).not.toContain('data-testid="countdown"');
   });
 
   it('shows where and how much to pay, the time left and the button', () => {
@@ -78,15 +93,17 @@ describe('payer page screens', () => {
     ['cancelled', order({ status: 'CANCELLED', sub_status: null }), 'Payment cancelled'],
     ['expired', order({ status: 'EXPIRED', sub_status: null }), 'Payment time expired'],
   ])('gives %s its own heading and no pay button', (_screen, orderView, heading) => {
-    const html = renderPayerPage({ order: orderView, agent: orderView.sub_status === 'awaiting_agent' ? null : agent }, context);
+    const waitingForAgent = orderView.sub_status === 'awaiting_agent';
+    const html = renderPayerPage({ order: orderView, agent: waitingForAgent ? null : agent }, { ...context, agentRequested: waitingForAgent });
     expect(testIdText(html, 'result-heading')).toBe(heading);
     expect(html).not.toContain('paid-button');
     expect(html).not.toContain('payment-details');
   });
 
-  it('offers a retry while no agent is free', () => {
-    const html = renderPayerPage({ order: order({ sub_status: 'awaiting_agent' }), agent: null }, context);
-    expect(html).toMatch(/<a class="button" href="\/pay\/tok_Abc-123" data-testid="reload-button">Try again<\/a>/);
+  it('offers a retry while no agent is free, as a form post since only a post may assign one', () => {
+    const html = renderPayerPage({ order: order({ sub_status: 'awaiting_agent' }), agent: null }, { ...context, agentRequested: true });
+    expect(html).toMatch(/<form method="post" action="\/pay\/tok_Abc-123\/details" data-details-form>\s*<button class="button" type="submit" data-testid="retry-details-button">Try again<\/button>/);
+    expect(html).not.toContain('reload-button');
   });
 
   it('polls only while the order can still change', () => {

@@ -6,7 +6,7 @@ import type { PayerPageAgentView, PayerPageView } from './payer-page.view';
 export type ResultScreenName = 'awaiting_agent' | 'reported_paid' | 'succeeded' | 'failed' | 'cancelled' | 'expired';
 
 /** Which screen a payer sees: one per order state the payer can act on or needs to know about. */
-export type PayerPageScreen = { name: 'pay'; agent: PayerPageAgentView } | { name: ResultScreenName };
+export type PayerPageScreen = { name: 'pay'; agent: PayerPageAgentView } | { name: 'show_details' } | { name: ResultScreenName };
 
 export interface PayerPageRenderContext {
   token: string;
@@ -14,6 +14,8 @@ export interface PayerPageRenderContext {
   nonce: string;
   /** The server's clock, for the countdown's starting point. */
   now: Date;
+  /** The payer asked for payment details and no agent was free: say so instead of offering the button as new. */
+  agentRequested?: boolean;
 }
 
 interface ResultScreen {
@@ -21,8 +23,10 @@ interface ResultScreen {
   symbol: string;
   heading: string;
   messages: (order: PaymentOrderView | null) => string[];
-  /** A link that reloads the page: to retry, or to check without the page script. */
+  /** A link that reloads the page: to check without the page script, or to retry a read. */
   reload?: { label: string; primary: boolean };
+  /** A button that asks for payment details again (a form post: only a post may assign an agent). */
+  retryDetails?: { label: string };
 }
 
 /** Longer amounts ("1 500 000.00 RUB" and up) get a smaller font so they stay on a 375 px line. */
@@ -36,7 +40,7 @@ const RESULT_SCREENS: Record<ResultScreenName, ResultScreen> = {
     symbol: '…',
     heading: 'No payment details available yet',
     messages: () => ['All payment recipients are busy right now. Please try again in a minute.', 'Do not send money until this page shows where to send it.'],
-    reload: { label: 'Try again', primary: true },
+    retryDetails: { label: 'Try again' },
   },
   reported_paid: {
     badge: 'waiting',
@@ -71,7 +75,8 @@ const RESULT_SCREENS: Record<ResultScreenName, ResultScreen> = {
   },
 };
 
-export function payerPageScreenOf(view: PayerPageView): PayerPageScreen {
+/** `agentRequested`: the payer already pressed "Show payment details" and no agent was free. */
+export function payerPageScreenOf(view: PayerPageView, agentRequested = false): PayerPageScreen {
   switch (view.order.status) {
     case 'SUCCEEDED':
       return { name: 'succeeded' };
@@ -83,17 +88,21 @@ export function payerPageScreenOf(view: PayerPageView): PayerPageScreen {
       return { name: 'expired' };
     case 'PENDING':
       if (view.order.sub_status === 'payer_reported_paid') return { name: 'reported_paid' };
-      return view.agent ? { name: 'pay', agent: view.agent } : { name: 'awaiting_agent' };
+      if (view.agent) return { name: 'pay', agent: view.agent };
+      return agentRequested ? { name: 'awaiting_agent' } : { name: 'show_details' };
   }
 }
 
 /** The payer page for an order in any state. Every value from the order or agent is escaped. */
 export function renderPayerPage(view: PayerPageView, context: PayerPageRenderContext): string {
-  const screen = payerPageScreenOf(view);
+  const screen = payerPageScreenOf(view, context.agentRequested);
   const { order } = view;
   const mainAttributes = mainAttributesOf(order, context.token);
   if (screen.name === 'pay') {
     return renderDocument({ title: 'Complete your payment', nonce: context.nonce, mainAttributes, body: renderPayScreen(order, screen.agent, context) });
+  }
+  if (screen.name === 'show_details') {
+    return renderDocument({ title: 'Complete your payment', nonce: context.nonce, mainAttributes, body: renderShowDetailsScreen(order, context.token) });
   }
   const result = RESULT_SCREENS[screen.name];
   return renderDocument({ title: result.heading, nonce: context.nonce, mainAttributes, body: renderResultCard(result, order, context.token) });
@@ -165,6 +174,31 @@ function renderPayScreen(order: PaymentOrderView, agent: PayerPageAgentView, con
 </section>`;
 }
 
+/**
+ * Before an agent is assigned: the amount and the button that assigns one. Nothing here changes
+ * the order, so a link preview or a mail scanner fetching the link reserves no agent.
+ */
+function renderShowDetailsScreen(order: PaymentOrderView, token: string): string {
+  const amount = `${formatAmount(order.amount)} ${order.currency}`;
+  return `<h1>Complete your payment</h1>
+<p class="reference">Order ${escapeHtml(order.order_id)}</p>
+<section class="card">
+  <p class="label">Amount to pay</p>
+  <p class="${amount.length > LONG_AMOUNT_CHARACTERS ? 'amount long' : 'amount'}" data-testid="amount">${escapeHtml(amount)}</p>
+</section>
+<section class="card">
+  <p class="intro">Press the button to see where to send the money. A recipient is then reserved for this payment and the time to pay starts showing.</p>
+  ${detailsForm(token, 'Show payment details', 'show-details-button')}
+</section>`;
+}
+
+/** The form that asks for an agent: a plain post, so it works without the page script. */
+function detailsForm(token: string, label: string, testId: string): string {
+  return `<form method="post" action="${escapeHtml(`${payerPagePath(token)}/details`)}" data-details-form>
+    <button class="button" type="submit" data-testid="${testId}">${escapeHtml(label)}</button>
+  </form>`;
+}
+
 /** Hidden until the page script finds a clipboard to write to. */
 function copyButton(value: string, what: string): string {
   return `<button class="copy" type="button" data-copy="${escapeHtml(value)}" aria-label="Copy ${escapeHtml(what)}" hidden>Copy</button>`;
@@ -179,9 +213,10 @@ function renderResultCard(screen: ResultScreen, order: PaymentOrderView | null, 
   const reload = screen.reload
     ? `\n  <a class="button${screen.reload.primary ? '' : ' secondary'}" href="${escapeHtml(payerPagePath(token))}" data-testid="reload-button">${escapeHtml(screen.reload.label)}</a>`
     : '';
+  const retryDetails = screen.retryDetails ? `\n  ${detailsForm(token, screen.retryDetails.label, 'retry-details-button')}` : '';
   return `<section class="card result">
   <span class="badge ${screen.badge}" aria-hidden="true">${escapeHtml(screen.symbol)}</span>
   <h1 data-testid="result-heading">${escapeHtml(screen.heading)}</h1>
-${paragraphs}${summary}${reload}
+${paragraphs}${summary}${reload}${retryDetails}
 </section>`;
 }

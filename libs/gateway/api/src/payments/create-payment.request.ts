@@ -1,111 +1,33 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type { CreateIncomingPaymentData, CreateOutgoingPaymentData } from '@mp/contracts-payments';
-import { DomainError, type ErrorDetail } from '@mp/shared-util-errors';
-import { isKnownCurrency, parseAmountLiteral, type AmountParseFailure } from '@mp/shared-util-money';
-import { IsString, Matches, MaxLength, validateSync } from 'class-validator';
-import { JsonNumberLiteral } from '../http/json-body';
+import { RequestPipe } from '@mp/shared-nest-http';
+import {
+  ACCOUNT_NUMBER_PATTERN,
+  ACCOUNT_NUMBER_RULE,
+  COUNTRY_PATTERN,
+  decimalAmountToMinor,
+  FieldRule,
+  IsDecimalAmount,
+  IsKnownCurrency,
+  IsOrderId,
+  JsonNumberLiteral,
+  MatchesPattern,
+  METHOD_PATTERN,
+  ORDER_ID_PATTERN,
+} from '@mp/shared-util-validation';
+import { IsOptional } from 'class-validator';
+import { GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
 
-/** decisions.md: 1 to 64 characters from A-Z a-z 0-9 . _ - : / (case-sensitive). */
-export const ORDER_ID_PATTERN = /^[A-Za-z0-9._:/-]{1,64}$/;
 export const CALLBACK_URL_LENGTH_MAX = 2048;
 
-/** Spec 2.1: the body of endpoint 1. Unknown fields are refused so a typo is not silently ignored. */
-class CreateIncomingPaymentBody {
-  @IsString()
-  @Matches(ORDER_ID_PATTERN, { message: 'must be 1 to 64 characters from A-Z a-z 0-9 . _ - : /' })
-  order_id!: string;
+/** class-validator groups of the callback URL policy (ALLOW_HTTP_CALLBACK_URLS, development only). */
+const CALLBACK_URLS_HTTPS_ONLY = 'callback-urls-https-only';
+const CALLBACK_URLS_HTTP_ALLOWED = 'callback-urls-http-allowed';
 
-  amount!: unknown;
-
-  @IsString()
-  @Matches(/^[A-Z0-9]{3,10}$/, { message: 'must be a currency code from GET /v2/merchant/methods, e.g. RUB' })
-  currency!: string;
-
-  @IsString()
-  @Matches(/^[A-Z]{2}$/, { message: 'must be a two-letter country code from GET /v2/merchant/methods, e.g. RU' })
-  country!: string;
-
-  @IsString()
-  @MaxLength(CALLBACK_URL_LENGTH_MAX)
-  callback_url!: string;
-}
-
-/** Spec 2.2: the body of endpoint 2. */
-class CreateOutgoingPaymentBody extends CreateIncomingPaymentBody {
-  @IsString()
-  @Matches(/^[a-z0-9_]{1,40}$/, { message: 'must be a method from GET /v2/merchant/methods, e.g. bank_card' })
-  method!: string;
-
-  @IsString()
-  @Matches(/^[A-Za-z0-9 +\-./:]{1,64}$/, { message: 'must be 1 to 64 characters: letters, digits, space and + - . / :' })
-  account_number!: string;
-}
-
-const INCOMING_FIELDS = ['order_id', 'amount', 'currency', 'country', 'callback_url'] as const;
-const OUTGOING_FIELDS = [...INCOMING_FIELDS, 'method', 'account_number'] as const;
-
-const AMOUNT_ISSUES: Record<AmountParseFailure, string> = {
-  not_a_number: 'must be a JSON number, e.g. 1500.00',
-  not_positive: 'must be greater than 0',
-  too_many_decimals: 'has more decimals than the currency allows',
-  too_large: 'must be at most 1000000000000',
-};
-
-/**
- * Checks endpoint 1's body for form (the payments service checks it against the merchant's
- * methods) and converts the amount to integer minor units. Every problem is reported at once.
- */
-export function toCreateIncomingPaymentData(merchantId: string, body: Record<string, unknown>, options: { allowHttpCallbackUrls: boolean }): CreateIncomingPaymentData {
-  const validated = validateCreateBody(new CreateIncomingPaymentBody(), INCOMING_FIELDS, body, options);
-  return { merchantId, orderId: validated.body.order_id, amountMinor: validated.amountMinor, currency: validated.body.currency, country: validated.body.country, callbackUrl: validated.body.callback_url };
-}
-
-/** Endpoint 2's body, checked the same way, with the payout method and recipient account. */
-export function toCreateOutgoingPaymentData(merchantId: string, body: Record<string, unknown>, options: { allowHttpCallbackUrls: boolean }): CreateOutgoingPaymentData {
-  const { body: valid, amountMinor } = validateCreateBody(new CreateOutgoingPaymentBody(), OUTGOING_FIELDS, body, options);
-  return {
-    merchantId, orderId: valid.order_id, amountMinor, currency: valid.currency, country: valid.country, callbackUrl: valid.callback_url,
-    method: valid.method, accountNumber: valid.account_number,
-  };
-}
-
-function validateCreateBody<T extends CreateIncomingPaymentBody>(
-  target: T,
-  fields: readonly string[],
-  body: Record<string, unknown>,
-  options: { allowHttpCallbackUrls: boolean },
-): { body: T; amountMinor: string } {
-  const details: ErrorDetail[] = [];
-  for (const field of fields) if (body[field] === undefined || body[field] === null) details.push({ field, issue: 'is required' });
-  for (const field of Object.keys(body)) if (!fields.includes(field)) details.push({ field, issue: 'is not a known field' });
-
-  const candidate = Object.assign(target, body);
-  for (const error of validateSync(candidate, { forbidUnknownValues: false })) {
-    if (details.some((detail) => detail.field === error.property)) continue;
-    details.push({ field: error.property, issue: Object.values(error.constraints ?? {}).join('; ').replace(`${error.property} `, '') });
-  }
-
-  const callbackIssue = typeof body['callback_url'] === 'string' ? callbackUrlIssue(body['callback_url'], options.allowHttpCallbackUrls) : null;
-  if (callbackIssue && !details.some((detail) => detail.field === 'callback_url')) details.push({ field: 'callback_url', issue: callbackIssue });
-
-  const currency = typeof body['currency'] === 'string' ? body['currency'] : '';
-  if (/^[A-Z0-9]{3,10}$/.test(currency) && !isKnownCurrency(currency)) details.push({ field: 'currency', issue: `${currency} is not a supported currency` });
-
-  let amountMinor: bigint | null = null;
-  const amount = body['amount'];
-  if (amount !== undefined && amount !== null) {
-    if (!(amount instanceof JsonNumberLiteral)) details.push({ field: 'amount', issue: AMOUNT_ISSUES.not_a_number });
-    else if (isKnownCurrency(currency)) {
-      const parsed = parseAmountLiteral(amount.literal, currency);
-      if (parsed.ok) amountMinor = parsed.amountMinor;
-      else details.push({ field: 'amount', issue: AMOUNT_ISSUES[parsed.reason] });
-    }
-  }
-
-  if (details.length > 0 || amountMinor === null) throw new DomainError('VALIDATION_ERROR', 'The request is not valid', details);
-  return { body: candidate, amountMinor: amountMinor.toString() };
-}
-
-function callbackUrlIssue(value: string, allowHttp: boolean): string | null {
+function callbackUrlIssue(value: unknown, allowHttp: boolean): string | null {
+  if (typeof value !== 'string') return 'must be an absolute URL';
+  if (value.length > CALLBACK_URL_LENGTH_MAX) return `must be at most ${CALLBACK_URL_LENGTH_MAX} characters`;
   let url: URL;
   try {
     url = new URL(value);
@@ -115,4 +37,96 @@ function callbackUrlIssue(value: string, allowHttp: boolean): string | null {
   if (url.protocol === 'https:') return null;
   if (url.protocol === 'http:' && allowHttp) return null;
   return allowHttp ? 'must use https:// or http://' : 'must use https://';
+}
+
+/** An absolute https:// URL, or http:// too when the gateway allows it (the pipe picks the group). */
+function IsCallbackUrl(): PropertyDecorator {
+  const httpsOnly = FieldRule('isCallbackUrl', (value) => callbackUrlIssue(value, false), { groups: [CALLBACK_URLS_HTTPS_ONLY] });
+  const httpAllowed = FieldRule('isCallbackUrl', (value) => callbackUrlIssue(value, true), { groups: [CALLBACK_URLS_HTTP_ALLOWED] });
+  return (target, property) => {
+    httpsOnly(target, property);
+    httpAllowed(target, property);
+  };
+}
+
+/** The request pipe of merchant create bodies, with the gateway's callback URL policy. */
+@Injectable()
+export class MerchantBodyPipe extends RequestPipe {
+  constructor(@Inject(GATEWAY_SETTINGS) settings: GatewaySettings) {
+    super({ groups: [settings.allowHttpCallbackUrls ? CALLBACK_URLS_HTTP_ALLOWED : CALLBACK_URLS_HTTPS_ONLY] });
+  }
+}
+
+/** What both create bodies have (spec 2.1 and 2.2). Unknown fields are refused so a typo is not silently ignored. */
+class CreatePaymentBody {
+  @ApiProperty({ description: 'Your id of the order, unique across both directions: 1 to 64 characters from A-Z a-z 0-9 . _ - : /', pattern: ORDER_ID_PATTERN.source, example: 'A-1001' })
+  @IsOrderId()
+  order_id!: string;
+
+  @ApiProperty({ type: 'number', description: 'A JSON number, read exactly; at most the currency\'s decimals, greater than 0, at most 10^12', example: 1500.5 })
+  @IsDecimalAmount('currency')
+  amount!: JsonNumberLiteral;
+
+  @ApiProperty({ description: 'A currency of GET /v2/merchant/methods', example: 'RUB' })
+  @IsKnownCurrency('must be a currency code from GET /v2/merchant/methods, e.g. RUB')
+  currency!: string;
+
+  @ApiProperty({ description: 'A country of GET /v2/merchant/methods', pattern: COUNTRY_PATTERN.source, example: 'RU' })
+  @MatchesPattern(COUNTRY_PATTERN, 'must be a two-letter country code from GET /v2/merchant/methods, e.g. RU')
+  country!: string;
+
+  @ApiProperty({ description: 'Where status callbacks go: an absolute https:// URL', maxLength: CALLBACK_URL_LENGTH_MAX, example: 'https://shop.example/callbacks' })
+  @IsCallbackUrl()
+  callback_url!: string;
+}
+
+const METHOD_ISSUE = 'must be a method from GET /v2/merchant/methods, e.g. bank_card';
+
+/** Spec 2.1: the body of endpoint 1. */
+export class CreateIncomingPaymentBody extends CreatePaymentBody {
+  @ApiPropertyOptional({
+    description:
+      "One of the merchant's incoming methods for this country and currency (GET /v2/merchant/methods). Without it, the first incoming method in the merchant's catalog for the country and currency whose limits admit the amount.",
+    pattern: METHOD_PATTERN.source,
+    example: 'sbp',
+  })
+  @IsOptional()
+  @MatchesPattern(METHOD_PATTERN, METHOD_ISSUE)
+  method?: string;
+}
+
+/** Spec 2.2: the body of endpoint 2, with the payout method and recipient account. */
+export class CreateOutgoingPaymentBody extends CreatePaymentBody {
+  @ApiProperty({ description: 'One of the merchant\'s outgoing methods for this country and currency', pattern: METHOD_PATTERN.source, example: 'bank_card' })
+  @MatchesPattern(METHOD_PATTERN, METHOD_ISSUE)
+  method!: string;
+
+  @ApiProperty({ description: 'The recipient account', pattern: ACCOUNT_NUMBER_PATTERN.source, example: '4111 1111 1111 1111' })
+  @MatchesPattern(ACCOUNT_NUMBER_PATTERN, ACCOUNT_NUMBER_RULE)
+  account_number!: string;
+}
+
+/** Endpoint 1's validated body as the command the payments service checks against the merchant's methods. */
+export function toCreateIncomingPaymentData(merchantId: string, body: CreateIncomingPaymentBody): CreateIncomingPaymentData {
+  return {
+    merchantId, orderId: body.order_id, amountMinor: amountMinorOf(body), currency: body.currency, country: body.country, callbackUrl: body.callback_url,
+    ...(body.method !== undefined && body.method !== null ? { method: body.method } : {}),
+  };
+}
+
+/**
+ * Endpoint 2's command data, with the recipient account still in the clear: the controller
+ * stores it encrypted through payments first and sends the command with its reference only.
+ */
+export function toCreateOutgoingPaymentData(merchantId: string, body: CreateOutgoingPaymentBody): Omit<CreateOutgoingPaymentData, 'recipientAccountRef'> & { accountNumber: string } {
+  return {
+    merchantId, orderId: body.order_id, amountMinor: amountMinorOf(body), currency: body.currency, country: body.country, callbackUrl: body.callback_url,
+    method: body.method, accountNumber: body.account_number,
+  };
+}
+
+function amountMinorOf(body: CreatePaymentBody): string {
+  const parsed = decimalAmountToMinor(body.amount, body.currency);
+  if (!parsed.ok) throw new Error(`invariant: a validated amount converts (${parsed.reason})`);
+  return parsed.amountMinor.toString();
 }

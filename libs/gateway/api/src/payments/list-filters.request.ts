@@ -1,49 +1,54 @@
-import { PAYMENT_ORDER_STATUSES } from '@mp/contracts-payments';
-import { DomainError, type ErrorDetail } from '@mp/shared-util-errors';
-import { JsonNumberLiteral } from '../http/json-body';
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { PAYMENT_ORDER_STATUSES, type PaymentOrderStatus } from '@mp/contracts-payments';
+import { AgentOrderListQueryDto, OrderListFilterFieldsDto, type OrderListQuery } from '@mp/contracts-payments-api';
+import { IsWholeNumberBetween, JsonNumberLiteral, RequestMessages } from '@mp/shared-util-validation';
+import { IsOptional } from 'class-validator';
 
-/** decisions.md "Lists": the filters of endpoints 4, 5, 12 and 15, all optional. */
-export interface ListFilters {
-  status?: string;
-  created_from?: string;
-  created_to?: string;
-  limit?: string;
-  cursor?: string;
+/** decisions.md "Lists": the filters of endpoints 4, 5, 12 and 15, all optional, as the payments service takes them. */
+export type ListFilters = OrderListQuery;
+
+/**
+ * The list body of endpoints 4 and 5 (a signed JSON body), with the payments service's own
+ * filter rules. Unknown names are refused so a misspelt filter never silently returns everything.
+ */
+@RequestMessages({ invalid: 'The list filters are not valid', unknownField: 'is not a filter; use status, created_from, created_to, limit, cursor' })
+export class ListFiltersBody extends OrderListFilterFieldsDto {
+  @ApiPropertyOptional({ enum: PAYMENT_ORDER_STATUSES })
+  override status?: PaymentOrderStatus;
+
+  @ApiPropertyOptional({ description: 'ISO 8601 date or date-time, inclusive', example: '2026-01-31T00:00:00Z' })
+  override created_from?: string;
+
+  @ApiPropertyOptional({ description: 'ISO 8601 date or date-time, inclusive', example: '2026-02-01T00:00:00Z' })
+  override created_to?: string;
+
+  @ApiPropertyOptional({ description: 'next_cursor of the previous page' })
+  override cursor?: string;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: 50 })
+  @IsOptional()
+  @IsWholeNumberBetween(1, 100, 'json')
+  limit?: JsonNumberLiteral;
 }
 
-const FILTER_NAMES = ['status', 'created_from', 'created_to', 'limit', 'cursor'];
-const ISO_8601 = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
+/** An agent's list in the back office: the same filters as query parameters, and which orders (`scope`). */
+export class AgentOrdersQuery extends AgentOrderListQueryDto {
+  @ApiPropertyOptional({ enum: ['assigned', 'available'], default: 'assigned' })
+  override scope?: 'assigned' | 'available';
 
-/** Checks a list body; unknown names are refused so a misspelt filter never silently returns everything. */
-export function toListFilters(body: Record<string, unknown>, statuses: readonly string[] = PAYMENT_ORDER_STATUSES): ListFilters {
-  const details: ErrorDetail[] = [];
-  const filters: ListFilters = {};
-  for (const [name, value] of Object.entries(body)) {
-    if (!FILTER_NAMES.includes(name)) {
-      details.push({ field: name, issue: `is not a filter; use ${FILTER_NAMES.join(', ')}` });
-      continue;
-    }
-    if (value === null) continue;
-    if (name === 'limit') {
-      const literal = value instanceof JsonNumberLiteral ? value.literal : '';
-      if (!/^(100|[1-9]\d?)$/.test(literal)) details.push({ field: 'limit', issue: 'must be a whole number from 1 to 100' });
-      else filters.limit = literal;
-    } else if (typeof value !== 'string') {
-      details.push({ field: name, issue: 'must be a string' });
-    } else if (name === 'status') {
-      if (!statuses.includes(value)) details.push({ field: 'status', issue: `must be one of ${statuses.join(', ')}` });
-      else filters.status = value;
-    } else if (name === 'created_from' || name === 'created_to') {
-      if (!ISO_8601.test(value) || Number.isNaN(Date.parse(value))) details.push({ field: name, issue: 'must be an ISO 8601 date or date-time' });
-      else filters[name] = new Date(value).toISOString();
-    } else if (name === 'cursor') {
-      if (!/^[A-Za-z0-9_-]{1,200}$/.test(value)) details.push({ field: 'cursor', issue: 'is not a cursor this API returned' });
-      else filters.cursor = value;
-    }
-  }
-  if (filters.created_from && filters.created_to && filters.created_from > filters.created_to) details.push({ field: 'created_from', issue: 'must not be after created_to' });
-  if (details.length > 0) throw new DomainError('VALIDATION_ERROR', 'The list filters are not valid', details);
-  return filters;
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: 50 })
+  override limit?: string;
+}
+
+/** Validated filters, normalised for the payments service (dates as UTC ISO 8601). */
+export function toListFilters(filters: OrderListFilterFieldsDto & { limit?: JsonNumberLiteral | string }): ListFilters {
+  const result: ListFilters = {};
+  if (filters.status != null) result.status = filters.status;
+  if (filters.created_from != null) result.created_from = new Date(filters.created_from).toISOString();
+  if (filters.created_to != null) result.created_to = new Date(filters.created_to).toISOString();
+  if (filters.limit != null) result.limit = filters.limit instanceof JsonNumberLiteral ? filters.limit.literal : filters.limit;
+  if (filters.cursor != null) result.cursor = filters.cursor;
+  return result;
 }
 
 export function toQueryString(filters: object): string {

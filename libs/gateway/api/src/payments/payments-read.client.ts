@@ -1,30 +1,27 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { AgentOrderView, PaymentOrderView, ReceiptView } from '@mp/contracts-payments';
+import type { AgentOrderView, PaymentOrderView } from '@mp/contracts-payments';
+import {
+  PAYMENTS_INTERNAL_PATHS,
+  type AccountNumberRevealView,
+  type RevealedAccountNumber,
+  type StoreRecipientAccountRequest,
+  type StoredRecipientAccount,
+  type AgentOrderListPage,
+  type AgentProfileView,
+  type MethodCatalogView,
+  type OrderListPage,
+  type PayerPageData,
+  type PutAgentRequest,
+  type ReceiptsView,
+  type StoredMethodEntry,
+  type StoredReceiptView,
+} from '@mp/contracts-payments-api';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
 import { InternalClient } from '../http/internal-client';
 import type { PayerPageView } from '../payer-page/payer-page.view';
 import { toQueryString, type ListFilters } from './list-filters.request';
 
-export interface ListPage<T> {
-  data: T[];
-  has_more: boolean;
-  next_cursor: string | null;
-}
-
-/** A method entry as the payments service stores it (minor units as strings). */
-export interface StoredMethodEntry {
-  method: string;
-  direction: 'incoming' | 'outgoing';
-  country: string;
-  currency: string;
-  fee_rate_basis_points: number;
-  fee_fixed_minor: string;
-  min_amount_minor: string;
-  max_amount_minor: string;
-  expiry_minutes: number;
-}
-
-const segment = encodeURIComponent;
+const paths = PAYMENTS_INTERNAL_PATHS;
 
 /** Reads go straight to the owning service's internal API, never through Kafka. */
 @Injectable()
@@ -36,48 +33,67 @@ export class PaymentsReadClient {
   }
 
   getOrder(merchantId: string, orderId: string): Promise<PaymentOrderView> {
-    return this.client.request('GET', `/internal/merchants/${segment(merchantId)}/orders/${segment(orderId)}`);
+    return this.client.request('GET', paths.merchantOrder(merchantId, orderId));
   }
 
-  listOrders(merchantId: string, direction: 'incoming' | 'outgoing', filters: ListFilters): Promise<ListPage<PaymentOrderView>> {
-    return this.client.request('GET', `/internal/merchants/${segment(merchantId)}/orders${toQueryString({ ...filters, direction })}`);
+  listOrders(merchantId: string, direction: 'incoming' | 'outgoing', filters: ListFilters): Promise<OrderListPage> {
+    return this.client.request('GET', `${paths.merchantOrders(merchantId)}${toQueryString({ ...filters, direction })}`);
   }
 
-  getReceipts(merchantId: string, orderId: string): Promise<{ data: ReceiptView[] }> {
-    return this.client.request('GET', `/internal/merchants/${segment(merchantId)}/orders/${segment(orderId)}/receipts`);
+  getReceipts(merchantId: string, orderId: string): Promise<ReceiptsView> {
+    return this.client.request('GET', paths.merchantOrderReceipts(merchantId, orderId));
   }
 
   downloadReceipt(receiptId: string): Promise<{ contentType: string; disposition: string | null; content: Buffer }> {
-    return this.client.download(`/internal/receipts/${segment(receiptId)}/content`);
+    return this.client.download(paths.receiptContent(receiptId));
   }
 
-  getMethods(merchantId: string): Promise<{ data: StoredMethodEntry[] }> {
-    return this.client.request('GET', `/internal/merchants/${segment(merchantId)}/methods`);
+  getMethods(merchantId: string): Promise<MethodCatalogView> {
+    return this.client.request('GET', paths.merchantMethods(merchantId));
   }
 
-  getPayerPage(token: string): Promise<PayerPageView> {
-    return this.client.request('GET', `/internal/payer-pages/${segment(token)}`);
+  /** Stores a payout's recipient account encrypted; the payout command carries only the reference. */
+  storeRecipientAccount(merchantId: string, accountNumber: string): Promise<StoredRecipientAccount> {
+    return this.client.request('POST', paths.payoutRecipientAccounts(merchantId), { account_number: accountNumber } satisfies StoreRecipientAccountRequest);
+  }
+
+  /** The full account number of a payout assigned to this agent; payments records the reveal. */
+  revealAccountNumber(agentId: string, merchantId: string, orderId: string): Promise<RevealedAccountNumber> {
+    return this.client.request('POST', paths.accountNumberReveals(agentId, merchantId, orderId));
+  }
+
+  listAccountNumberReveals(filters: Record<string, string>): Promise<{ data: AccountNumberRevealView[] }> {
+    return this.client.request('GET', `${paths.accountNumberRevealLog()}?${new URLSearchParams(filters).toString()}`);
+  }
+
+  getPayerPage(token: string): Promise<PayerPageView & PayerPageData> {
+    return this.client.request('GET', paths.payerPage(token));
   }
 
   /** Back office: any order with its merchant, agent and receipts. */
   getOrderForBackoffice(merchantId: string, orderId: string): Promise<AgentOrderView> {
-    return this.client.request('GET', `/internal/orders/${segment(merchantId)}/${segment(orderId)}`);
+    return this.client.request('GET', paths.backofficeOrder(merchantId, orderId));
   }
 
-  listAgentOrders(agentId: string, scope: 'assigned' | 'available', filters: ListFilters): Promise<ListPage<AgentOrderView>> {
-    return this.client.request('GET', `/internal/agents/${segment(agentId)}/orders${toQueryString({ ...filters, scope })}`);
+  /** Back office: the agent's own order; any other, existing or not, is one identical 404. */
+  getAgentOrder(agentId: string, merchantId: string, orderId: string): Promise<AgentOrderView> {
+    return this.client.request('GET', paths.agentOrder(agentId, merchantId, orderId));
   }
 
-  putMethods(merchantId: string, entries: StoredMethodEntry[]): Promise<{ data: StoredMethodEntry[] }> {
-    return this.client.request('PUT', `/internal/merchants/${segment(merchantId)}/methods`, { entries });
+  listAgentOrders(agentId: string, scope: 'assigned' | 'available', filters: ListFilters): Promise<AgentOrderListPage> {
+    return this.client.request('GET', `${paths.agentOrders(agentId)}${toQueryString({ ...filters, scope })}`);
   }
 
-  putAgent(agentId: string, agent: { display_name: string; payment_details: string; serves: Array<{ method: string; country: string; currency: string }>; active: boolean }) {
-    return this.client.request('PUT', `/internal/agents/${segment(agentId)}`, agent);
+  putMethods(merchantId: string, entries: StoredMethodEntry[]): Promise<MethodCatalogView> {
+    return this.client.request('PUT', paths.merchantMethods(merchantId), { entries });
   }
 
-  uploadReceipt(agentId: string, merchantId: string, orderId: string, fileName: string, content: Buffer): Promise<{ receipt_id: string }> {
-    return this.client.request('POST', `/internal/agents/${segment(agentId)}/orders/${segment(merchantId)}/${segment(orderId)}/receipts`, content, {
+  putAgent(agentId: string, agent: PutAgentRequest): Promise<AgentProfileView> {
+    return this.client.request('PUT', paths.agent(agentId), agent);
+  }
+
+  uploadReceipt(agentId: string, merchantId: string, orderId: string, fileName: string, content: Buffer): Promise<StoredReceiptView> {
+    return this.client.request('POST', paths.agentReceiptUpload(agentId, merchantId, orderId), content, {
       'content-type': 'application/octet-stream',
       'x-file-name': fileName.replace(/[^\x20-\x7e]/g, '_'),
     });

@@ -1,14 +1,28 @@
-import { Controller, Get, Inject, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { PAYMENT_COMMAND_TYPES, paymentOrderKey, type CommandReplyData, type PaymentCommandDataByType, type PaymentCommandType } from '@mp/contracts-payments';
+import { OrderIdParam, ReceiptIdParam, RequestPipe } from '@mp/shared-nest-http';
 import { DomainError } from '@mp/shared-util-errors';
+import { IsPlainText, RequestMessages } from '@mp/shared-util-validation';
+import { IsOptional } from 'class-validator';
 import type { FastifyReply } from 'fastify';
 import { CurrentMerchant, MerchantSignatureGuard, type AuthenticatedMerchant, type GatewayRequest } from '../auth/merchant-signature.guard';
-import { GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
-import { parseJsonObjectBody, stringifyResponse } from '../http/json-body';
-import { ORDER_ID_PATTERN, toCreateIncomingPaymentData, toCreateOutgoingPaymentData } from './create-payment.request';
-import { toListFilters } from './list-filters.request';
+import { stringifyResponse } from '../http/json-body';
+import { CreateIncomingPaymentBody, CreateOutgoingPaymentBody, MerchantBodyPipe, toCreateIncomingPaymentData, toCreateOutgoingPaymentData } from './create-payment.request';
+import { ListFiltersBody, toListFilters } from './list-filters.request';
 import { PaymentCommandBus } from './payment-command.bus';
 import { PaymentsReadClient } from './payments-read.client';
+
+const bodyPipe = new RequestPipe();
+
+/** Endpoint 6's body: `{}`, or an optional reason. */
+@RequestMessages({ invalid: 'The cancel body takes only an optional reason' })
+class CancelBody {
+  @ApiPropertyOptional({ maxLength: 500 })
+  @IsOptional()
+  @IsPlainText(500)
+  reason?: string;
+}
 
 /** Spec endpoints 1 to 7. Writes go to the payments service as commands; reads over its internal API. */
 @Controller('v2/payments')
@@ -17,40 +31,39 @@ export class PaymentsController {
   constructor(
     private readonly commandBus: PaymentCommandBus,
     private readonly reads: PaymentsReadClient,
-    @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
   ) {}
 
   /** Endpoint 1. Every answer for one order_id is the same 201 with the same order (spec 4.3). */
   @Post('incoming')
-  async createIncoming(@CurrentMerchant() merchant: AuthenticatedMerchant, @Req() request: GatewayRequest, @Res() reply: FastifyReply): Promise<void> {
-    const data = toCreateIncomingPaymentData(merchant.merchantId, parseJsonObjectBody(request.body as Buffer | undefined), this.settings);
+  async createIncoming(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body(MerchantBodyPipe) body: CreateIncomingPaymentBody, @Req() request: GatewayRequest, @Res() reply: FastifyReply): Promise<void> {
+    const data = toCreateIncomingPaymentData(merchant.merchantId, body);
     await send(reply, 201, await this.runOrderCommand(PAYMENT_COMMAND_TYPES.createIncomingPayment, data, request));
   }
 
   /** Endpoint 2. The amount plus fee is frozen before the order exists; without it, 400 INSUFFICIENT_FUNDS and no order. */
   @Post('outgoing')
-  async createOutgoing(@CurrentMerchant() merchant: AuthenticatedMerchant, @Req() request: GatewayRequest, @Res() reply: FastifyReply): Promise<void> {
-    const data = toCreateOutgoingPaymentData(merchant.merchantId, parseJsonObjectBody(request.body as Buffer | undefined), this.settings);
-    await send(reply, 201, await this.runOrderCommand(PAYMENT_COMMAND_TYPES.createOutgoingPayment, data, request));
+  async createOutgoing(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body(MerchantBodyPipe) body: CreateOutgoingPaymentBody, @Req() request: GatewayRequest, @Res() reply: FastifyReply): Promise<void> {
+    const { accountNumber, ...data } = toCreateOutgoingPaymentData(merchant.merchantId, body);
+    // The full account number goes to payments' encrypted store over HTTP, never onto Kafka.
+    const { reference } = await this.reads.storeRecipientAccount(merchant.merchantId, accountNumber);
+    await send(reply, 201, await this.runOrderCommand(PAYMENT_COMMAND_TYPES.createOutgoingPayment, { ...data, recipientAccountRef: reference }, request));
   }
 
   /** Endpoint 3: searches both directions; another merchant's order is not found, like a missing one. */
   @Get('status/:orderId')
-  async getStatus(@CurrentMerchant() merchant: AuthenticatedMerchant, @Param('orderId') orderId: string, @Res() reply: FastifyReply): Promise<void> {
-    await send(reply, 200, await this.reads.getOrder(merchant.merchantId, requireOrderId(orderId)));
+  async getStatus(@CurrentMerchant() merchant: AuthenticatedMerchant, @Param('orderId', OrderIdParam) orderId: string, @Res() reply: FastifyReply): Promise<void> {
+    await send(reply, 200, await this.reads.getOrder(merchant.merchantId, orderId));
   }
 
   /** Endpoints 4 and 5: newest first, cursor pages, list items equal state objects. */
   @Post('incoming/list')
-  async listIncoming(@CurrentMerchant() merchant: AuthenticatedMerchant, @Req() request: GatewayRequest, @Res() reply: FastifyReply): Promise<void> {
-    const filters = toListFilters(parseJsonObjectBody(request.body as Buffer | undefined));
-    await send(reply, 200, await this.reads.listOrders(merchant.merchantId, 'incoming', filters));
+  async listIncoming(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body(bodyPipe) filters: ListFiltersBody, @Res() reply: FastifyReply): Promise<void> {
+    await send(reply, 200, await this.reads.listOrders(merchant.merchantId, 'incoming', toListFilters(filters)));
   }
 
   @Post('outgoing/list')
-  async listOutgoing(@CurrentMerchant() merchant: AuthenticatedMerchant, @Req() request: GatewayRequest, @Res() reply: FastifyReply): Promise<void> {
-    const filters = toListFilters(parseJsonObjectBody(request.body as Buffer | undefined));
-    await send(reply, 200, await this.reads.listOrders(merchant.merchantId, 'outgoing', filters));
+  async listOutgoing(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body(bodyPipe) filters: ListFiltersBody, @Res() reply: FastifyReply): Promise<void> {
+    await send(reply, 200, await this.reads.listOrders(merchant.merchantId, 'outgoing', toListFilters(filters)));
   }
 
   /**
@@ -58,26 +71,28 @@ export class PaymentsController {
    * and an optional `reason` is the only field. A finished order is 409 ORDER_NOT_CANCELLABLE.
    */
   @Post(':orderId/cancel')
-  async cancel(@CurrentMerchant() merchant: AuthenticatedMerchant, @Param('orderId') orderId: string, @Req() request: GatewayRequest, @Res() reply: FastifyReply): Promise<void> {
-    const body = parseJsonObjectBody(request.body as Buffer | undefined);
-    const unknown = Object.keys(body).filter((field) => field !== 'reason');
-    if (unknown.length > 0) throw new DomainError('VALIDATION_ERROR', 'The cancel body takes only an optional reason', unknown.map((field) => ({ field, issue: 'is not a known field' })));
-    const data = { merchantId: merchant.merchantId, orderId: requireOrderId(orderId) };
+  async cancel(@CurrentMerchant() merchant: AuthenticatedMerchant, @Param('orderId', OrderIdParam) orderId: string, @Body(bodyPipe) _body: CancelBody, @Req() request: GatewayRequest, @Res() reply: FastifyReply): Promise<void> {
+    const data = { merchantId: merchant.merchantId, orderId };
     await send(reply, 200, await this.runOrderCommand(PAYMENT_COMMAND_TYPES.cancelPaymentOrder, data, request));
   }
 
   /** Endpoint 7: outgoing orders only; each entry links to its file. */
   @Get(':orderId/receipts')
-  async receipts(@CurrentMerchant() merchant: AuthenticatedMerchant, @Param('orderId') orderId: string, @Res() reply: FastifyReply): Promise<void> {
-    const { data } = await this.reads.getReceipts(merchant.merchantId, requireOrderId(orderId));
+  async receipts(@CurrentMerchant() merchant: AuthenticatedMerchant, @Param('orderId', OrderIdParam) orderId: string, @Res() reply: FastifyReply): Promise<void> {
+    const { data } = await this.reads.getReceipts(merchant.merchantId, orderId);
     const withLinks = data.map((receipt) => ({ ...receipt, download_path: `/v2/payments/${encodeURIComponent(orderId)}/receipts/${receipt.receipt_id}` }));
     await send(reply, 200, { data: withLinks });
   }
 
   /** The receipt file itself, for the merchant who owns the payout. */
   @Get(':orderId/receipts/:receiptId')
-  async receiptFile(@CurrentMerchant() merchant: AuthenticatedMerchant, @Param('orderId') orderId: string, @Param('receiptId') receiptId: string, @Res() reply: FastifyReply): Promise<void> {
-    const { data } = await this.reads.getReceipts(merchant.merchantId, requireOrderId(orderId));
+  async receiptFile(
+    @CurrentMerchant() merchant: AuthenticatedMerchant,
+    @Param('orderId', OrderIdParam) orderId: string,
+    @Param('receiptId', ReceiptIdParam) receiptId: string,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const { data } = await this.reads.getReceipts(merchant.merchantId, orderId);
     if (!data.some((receipt) => receipt.receipt_id === receiptId)) throw new DomainError('NOT_FOUND', 'No such receipt on this order');
     const file = await this.reads.downloadReceipt(receiptId);
     await reply.status(200).type(file.contentType).header('content-disposition', file.disposition ?? 'attachment').send(file.content);
@@ -90,13 +105,12 @@ export class PaymentsController {
       correlationId: request.requestId ?? 'unknown',
     });
     if (outcome.outcome === 'rejected') throw DomainError.fromDescription(outcome.error);
-    return outcome.order;
+    if (outcome.order.direction !== 'incoming') return outcome.order;
+    // Replies come through Kafka, which never carries the payer-page link (it is the payer's
+    // credential): the link is read over the internal API.
+    const { redirect_url } = await this.reads.getOrder(data.merchantId, data.orderId);
+    return { ...outcome.order, redirect_url };
   }
-}
-
-function requireOrderId(orderId: string): string {
-  if (!ORDER_ID_PATTERN.test(orderId)) throw new DomainError('ORDER_NOT_FOUND', `No order ${orderId}`);
-  return orderId;
 }
 
 async function send(reply: FastifyReply, status: number, body: unknown): Promise<void> {

@@ -1,5 +1,6 @@
-import { foldLedger, LEDGER_ACCOUNTS, MERCHANT_ACCOUNTS, sumPostings, type LedgerAccount, type LedgerEvent, type LedgerState, type Posting } from '@mp/ledger-domain';
+import { foldLedger, LEDGER_ACCOUNTS, MERCHANT_ACCOUNTS, sumPostings, type LedgerAccount, type LedgerState, type Posting } from '@mp/ledger-domain';
 import type { MessageEnvelope } from '@mp/shared-messaging';
+import { ledgerEvents } from '../commands/ledger.handling';
 
 /** The one thing the auditor needs from a database connection (a pg Client fits). */
 export interface AuditConnection {
@@ -21,7 +22,7 @@ type Balances = Record<LedgerAccount, bigint>;
 interface LedgerFacts {
   merchantId: string;
   currency: string;
-  row?: { available: bigint; frozen: bigint; deposit: bigint; version: number };
+  row?: { balances: Balances; version: number };
   fromPostings?: Balances;
   pendingHoldsInProjection?: bigint;
   adjustmentsTotal?: bigint;
@@ -34,9 +35,10 @@ const keyOf = (merchantId: string, currency: string) => JSON.stringify([merchant
 /**
  * Recomputes every ledger from first principles and compares the three records of it: the
  * balances projection, the postings table and a fold of the event store. Checks, per merchant
- * and currency: balances = Σ postings = fold of events; the postings table holds exactly the
- * events' postings; frozen = open holds (amount + fee); deposit = Σ operator adjustments; no
- * merchant account below zero. Globally: Σ signed postings = 0 per currency over all accounts,
+ * and currency: every running balance (the rows commands decide from) = Σ postings = fold of
+ * events; the postings table holds exactly the events' postings; the hold and credited-order
+ * rows are exactly the events' holds and credits; frozen = open holds (amount + fee); deposit =
+ * Σ operator adjustments; no merchant account below zero. Globally: Σ signed postings = 0 per currency over all accounts,
  * and posting ids are unique. Runs in one REPEATABLE READ READ ONLY transaction, so a live
  * service cannot make it see half a command.
  */
@@ -59,11 +61,14 @@ async function audit(connection: AuditConnection): Promise<LedgerAuditReport> {
     return facts;
   };
 
-  const balanceRows = await connection.query<{ merchant_id: string; currency: string; settlement_available: string; settlement_frozen: string; deposit: string; stream_version: number }>(
-    `SELECT merchant_id, currency, settlement_available::text, settlement_frozen::text, deposit::text, stream_version FROM ledger_balances WHERE stream_version > 0`,
+  // Every account's running balance: the commands decide from these, so each must equal both
+  // the postings and the events.
+  const balanceRows = await connection.query<Record<LedgerAccount, string> & { merchant_id: string; currency: string; stream_version: number }>(
+    `SELECT merchant_id, currency, settlement_available::text, settlement_frozen::text, deposit::text, fee_revenue::text, clearing::text, stream_version FROM ledger_balances WHERE stream_version > 0`,
   );
   for (const row of balanceRows.rows) {
-    factsOf(row.merchant_id, row.currency).row = { available: BigInt(row.settlement_available), frozen: BigInt(row.settlement_frozen), deposit: BigInt(row.deposit), version: row.stream_version };
+    const balances = Object.fromEntries(LEDGER_ACCOUNTS.map((account) => [account, BigInt(row[account])])) as Balances;
+    factsOf(row.merchant_id, row.currency).row = { balances, version: row.stream_version };
   }
 
   // Σ per account from the postings table: each posting credits one account and debits another.
@@ -108,7 +113,7 @@ async function audit(connection: AuditConnection): Promise<LedgerAuditReport> {
     const facts = factsOf(merchantId, currency);
     if (streamId !== `ledger:${merchantId}:${currency}`) discrepancies.push(`stream ${streamId} holds events of ${describe(merchantId, currency)}`);
     try {
-      const events = stored.rows.map((row) => ({ type: row.envelope.type, data: row.envelope.data }) as LedgerEvent);
+      const events = stored.rows.map((row) => ledgerEvents.read(row.envelope));
       const postings = new Map<string, Posting>();
       for (const event of events) {
         for (const posting of event.data.postings) {
@@ -154,13 +159,12 @@ async function checkLedger(connection: AuditConnection, facts: LedgerFacts, disc
   const folded = events.state.balances;
   if (!facts.row) report('has events but no ledger_balances row');
 
-  const rowValues: Partial<Record<LedgerAccount, bigint>> = facts.row ? { settlement_available: facts.row.available, settlement_frozen: facts.row.frozen, deposit: facts.row.deposit } : {};
   for (const account of LEDGER_ACCOUNTS) {
-    const fromRow = rowValues[account];
+    const fromRow = facts.row?.balances[account];
     const isMerchantAccount = (MERCHANT_ACCOUNTS as readonly string[]).includes(account);
-    const agree = postings[account] === folded[account] && (!isMerchantAccount || fromRow === undefined || fromRow === folded[account]);
+    const agree = postings[account] === folded[account] && (fromRow === undefined || fromRow === folded[account]);
     if (!agree) {
-      const rowPart = isMerchantAccount && fromRow !== undefined ? `ledger_balances ${fromRow}, ` : '';
+      const rowPart = fromRow !== undefined ? `ledger_balances ${fromRow}, ` : '';
       report(`${account} disagrees: ${rowPart}Σ ledger_postings ${postings[account]}, event store ${folded[account]}`);
     }
     if (isMerchantAccount && postings[account] < 0n) report(`${account} is negative (${postings[account]}) in ledger_postings`);
@@ -169,14 +173,15 @@ async function checkLedger(connection: AuditConnection, facts: LedgerFacts, disc
 
   const pendingFolded = [...events.state.holds.values()].filter((hold) => hold.status === 'pending').reduce((sum, hold) => sum + hold.amountMinor + hold.feeMinor, 0n);
   const pendingProjected = facts.pendingHoldsInProjection ?? 0n;
-  if (pendingFolded !== folded.settlement_frozen || pendingProjected !== folded.settlement_frozen || (facts.row && facts.row.frozen !== pendingProjected)) {
-    report(`frozen ${facts.row?.frozen ?? folded.settlement_frozen} is not the open holds: ${pendingProjected} in ledger_holds, ${pendingFolded} in the event store`);
+  if (pendingFolded !== folded.settlement_frozen || pendingProjected !== folded.settlement_frozen || (facts.row && facts.row.balances.settlement_frozen !== pendingProjected)) {
+    report(`frozen ${facts.row?.balances.settlement_frozen ?? folded.settlement_frozen} is not the open holds: ${pendingProjected} in ledger_holds, ${pendingFolded} in the event store`);
   }
   const adjusted = facts.adjustmentsTotal ?? 0n;
   if (adjusted !== folded.deposit) report(`deposit ${folded.deposit} is not Σ operator adjustments ${adjusted}`);
 
   await comparePostings(connection, facts, events.postings, report);
   await compareHolds(connection, facts, events.state, report);
+  await compareCreditedOrders(connection, facts, events.state, report);
 }
 
 /** Every posting of the events is in ledger_postings with the same accounts and amount, and nothing else is. */
@@ -216,6 +221,24 @@ async function compareHolds(connection: AuditConnection, facts: LedgerFacts, sta
     projected.delete(holdId);
   }
   for (const holdId of projected.keys()) report(`hold ${holdId} is in ledger_holds but in no event`);
+}
+
+/** The credited-order rows a CreditPayIn decides from are exactly the event store's credits. */
+async function compareCreditedOrders(connection: AuditConnection, facts: LedgerFacts, state: LedgerState, report: (message: string) => void): Promise<void> {
+  const rows = await connection.query<{ order_id: string; amount_minor: string; fee_minor: string; reason: string }>(
+    `SELECT order_id, amount_minor::text, fee_minor::text, reason FROM ledger_credited_orders WHERE merchant_id = $1 AND currency = $2`,
+    [facts.merchantId, facts.currency],
+  );
+  const projected = new Map(rows.rows.map((row) => [row.order_id, row]));
+  for (const [orderId, credit] of state.creditedOrders) {
+    const row = projected.get(orderId);
+    if (!row) report(`credit of order ${orderId} is missing from ledger_credited_orders`);
+    else if (row.reason !== credit.reason || BigInt(row.amount_minor) !== credit.amountMinor || BigInt(row.fee_minor) !== credit.feeMinor) {
+      report(`credit of order ${orderId} is ${row.reason} ${row.amount_minor}+${row.fee_minor} in ledger_credited_orders, ${credit.reason} ${credit.amountMinor}+${credit.feeMinor} in the event store`);
+    }
+    projected.delete(orderId);
+  }
+  for (const orderId of projected.keys()) report(`credit of order ${orderId} is in ledger_credited_orders but in no event`);
 }
 
 function describe(merchantId: string, currency: string): string {

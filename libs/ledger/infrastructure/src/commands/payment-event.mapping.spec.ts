@@ -3,16 +3,17 @@ import { payoutHoldId } from '@mp/contracts-payments';
 import { ledgerCommandFor, payoutHoldAttachedBy } from './payment-event.mapping';
 
 const now = new Date('2026-11-22T10:00:00.000Z');
-const order = { merchantId: 'mch_1', orderId: 'A-1', amountMinor: '10000', feeMinor: '250', currency: 'RUB', occurredAt: now.toISOString() };
+/** The fields of an external event the ledger reads; the rest (snapshot, version, agent) it ignores. */
+const order = { merchantId: 'mch_1', orderId: 'A-1', amountMinor: '10000', feeMinor: '250', currency: 'RUB', occurredAt: now.toISOString(), version: 3, agentId: 'ag' };
 const event = (type: string, data: Record<string, unknown>, schemaVersion = 1) => createEnvelope({ type, schemaVersion, source: 'payments', subject: 'merchant:mch_1/order:A-1', data, correlationId: 'req_1' });
 
-describe('payment-order events → ledger commands', () => {
+describe('external payment-order events → ledger commands', () => {
   it('keeps the payout hold id format stable: holds placed by earlier releases must still resolve', () => {
     expect(payoutHoldId('mch_1', 'P-1')).toBe('payout:mch_1:P-1');
   });
 
   it('credits a succeeded pay-in with its amount and fee', () => {
-    expect(ledgerCommandFor(event('PaymentOrderSucceeded', { ...order, direction: 'incoming', agentId: 'ag', receipt: null }), now)).toEqual({
+    expect(ledgerCommandFor(event('PaymentOrderSucceeded', { ...order, direction: 'incoming', status: 'SUCCEEDED' }), now)).toEqual({
       merchantId: 'mch_1',
       currency: 'RUB',
       command: { type: 'CreditPayIn', data: { orderId: 'A-1', amountMinor: 10000n, feeMinor: 250n, reason: 'payin_succeeded' }, metadata: { now } },
@@ -28,10 +29,10 @@ describe('payment-order events → ledger commands', () => {
   });
 
   it('ignores events that move no money', () => {
-    for (const type of ['PaymentOrderFailed', 'PaymentOrderCancelled', 'PaymentOrderExpired', 'IncomingPaymentMarkedPaid', 'PaymentOrderAgentAssigned']) {
+    for (const type of ['PaymentOrderFailed', 'PaymentOrderCancelled', 'PaymentOrderExpired', 'PaymentOrderPayerReportedPaid', 'PaymentOrderAgentAssigned']) {
       expect(ledgerCommandFor(event(type, { ...order, direction: 'incoming' }), now)).toBeNull();
     }
-    expect(ledgerCommandFor(event('OutgoingPaymentCreated', { nothing: 'checked' }), now)).toBeNull();
+    expect(ledgerCommandFor(event('PaymentOrderCreated', { nothing: 'checked' }), now)).toBeNull();
     expect(ledgerCommandFor(event('SomethingNew', {}, 7), now)).toBeNull();
   });
 
@@ -51,8 +52,9 @@ describe('payment-order events → ledger commands', () => {
   });
 
   it('names the payout hold an order creation vouches for, and only for creations', () => {
-    expect(payoutHoldAttachedBy(event('OutgoingPaymentCreated', { ...order, orderId: 'P-1', direction: 'outgoing' }))).toEqual({ merchantId: 'mch_1', currency: 'RUB', holdId: 'payout:mch_1:P-1' });
+    expect(payoutHoldAttachedBy(event('PaymentOrderCreated', { ...order, orderId: 'P-1', direction: 'outgoing' }))).toEqual({ merchantId: 'mch_1', currency: 'RUB', holdId: 'payout:mch_1:P-1' });
+    expect(payoutHoldAttachedBy(event('PaymentOrderCreated', { ...order, direction: 'incoming' }))).toBeNull();
     expect(payoutHoldAttachedBy(event('PaymentOrderSucceeded', { ...order, direction: 'outgoing' }))).toBeNull();
-    expect(() => payoutHoldAttachedBy(event('OutgoingPaymentCreated', { nothing: 'here' }))).toThrow(PoisonMessageError);
+    expect(() => payoutHoldAttachedBy(event('PaymentOrderCreated', { nothing: 'here' }))).toThrow(PoisonMessageError);
   });
 });

@@ -1,10 +1,11 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Controller, Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { Payload } from '@nestjs/microservices';
 import { PAYMENTS_TOPICS } from '@mp/contracts-payments';
-import { claimInboxMessage, MESSAGE_BROKER, PoisonMessageError, type MessageBroker, type MessageEnvelope, type Subscription } from '@mp/shared-messaging';
+import { claimInboxMessage, ConsumeTopic, MESSAGE_BROKER, PoisonMessageError, type MessageBroker, type MessageEnvelope, type MessagingTransportOptions, type ReceivedMessage } from '@mp/shared-messaging';
 import { DomainError } from '@mp/shared-util-errors';
 import { DataSource } from 'typeorm';
 import { LEDGER_SETTINGS, type LedgerSettings } from '../ledger-settings';
-import { LedgerExecutor } from './ledger.executor';
+import { handleLedgerCommand } from './ledger.handling';
 import { markHoldAttached } from '../holds/hold-attachment';
 import { ledgerCommandFor, payoutHoldAttachedBy } from './payment-event.mapping';
 
@@ -13,39 +14,37 @@ export const LEDGER_PAYMENT_EVENTS_GROUP = 'ledger.payment-events';
 /** The inbox name of this consumer: a redelivered envelope id changes nothing. */
 export const LEDGER_PAYMENT_EVENTS_INBOX = 'ledger.payment-events';
 
+/** How the ledger app connects its consumers (`app.connectMicroservice`). */
+export const LEDGER_CONSUMERS: MessagingTransportOptions = { groupId: LEDGER_PAYMENT_EVENTS_GROUP, startFrom: 'earliest' };
+
+/** The ledger may start before payments: the topic must exist before the group joins it. */
+@Injectable()
+export class LedgerTopics implements OnApplicationBootstrap {
+  constructor(
+    @Inject(MESSAGE_BROKER) private readonly broker: MessageBroker,
+    @Inject(LEDGER_SETTINGS) private readonly settings: LedgerSettings,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.broker.ensureTopics([{ topic: PAYMENTS_TOPICS.orderEvents, partitions: this.settings.commandPartitions }]);
+  }
+}
+
 /**
  * Applies payment-order events to the ledger. One transaction claims the envelope in the
  * inbox and applies its effect, so a redelivery (same envelope id) is skipped; a copy with a
  * new id (a retried command upstream) is absorbed by the decider, which credits an order and
  * resolves a hold once.
  */
-@Injectable()
-export class PaymentEventsConsumer implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger(PaymentEventsConsumer.name);
-  private subscription: Subscription | null = null;
-
+@Controller()
+export class PaymentEventsConsumer {
   constructor(
-    @Inject(MESSAGE_BROKER) private readonly broker: MessageBroker,
-    @Inject(LEDGER_SETTINGS) private readonly settings: LedgerSettings,
     private readonly dataSource: DataSource,
-    private readonly executor: LedgerExecutor,
   ) {}
 
-  async onApplicationBootstrap(): Promise<void> {
-    // The ledger may start before payments: the topic must exist before the group joins it.
-    await this.broker.ensureTopics([{ topic: PAYMENTS_TOPICS.orderEvents, partitions: this.settings.commandPartitions }]);
-    this.subscription = await this.broker.subscribe({
-      groupId: LEDGER_PAYMENT_EVENTS_GROUP,
-      topics: [PAYMENTS_TOPICS.orderEvents],
-      startFrom: 'earliest',
-      handler: (message) => this.handle(message.envelope),
-    });
-    await this.subscription.ready;
-    this.logger.log(`consuming ${PAYMENTS_TOPICS.orderEvents}`);
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.subscription?.stop();
+  @ConsumeTopic(PAYMENTS_TOPICS.orderEvents)
+  consume(@Payload() message: ReceivedMessage): Promise<void> {
+    return this.handle(message.envelope);
   }
 
   async handle(envelope: MessageEnvelope): Promise<void> {
@@ -60,7 +59,7 @@ export class PaymentEventsConsumer implements OnApplicationBootstrap, OnApplicat
     await this.dataSource.transaction(async (manager) => {
       if (!(await claimInboxMessage(manager, LEDGER_PAYMENT_EVENTS_INBOX, envelope.id))) return;
       try {
-        await this.executor.execute(manager, mapped.merchantId, mapped.currency, mapped.command, { id: envelope.id, correlationId: envelope.correlationId });
+        await handleLedgerCommand({ manager }, mapped.merchantId, mapped.currency, mapped.command, { id: envelope.id, correlationId: envelope.correlationId });
       } catch (error) {
         // A business refusal of a fact that already happened (a payout's hold that does not
         // exist, a pay-in redelivered with other amounts) will not change on retry: it goes to

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { PeriodicTask } from '@mp/shared-command-handling';
 import { DataSource } from 'typeorm';
-import { LedgerExecutor } from '../commands/ledger.executor';
+import { handleLedgerCommand } from '../commands/ledger.handling';
 import { LEDGER_SETTINGS, type LedgerSettings } from '../ledger-settings';
 import { lockLedger } from '../persistence/ledger.projection';
 import { findUnattachedPayoutHolds, isStillUnattached, markHoldAttached, type UnattachedHold } from './hold-attachment';
@@ -28,30 +29,24 @@ export interface SweepOutcome {
 @Injectable()
 export class OrphanHoldSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(OrphanHoldSweeper.name);
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<unknown> | null = null;
+  // One sweep at a time per replica; replicas may overlap, and the ledger lock makes that safe.
+  private readonly task = new PeriodicTask(
+    () => this.sweepOnce(),
+    (error) => this.logger.error(`orphan-hold sweep failed: ${String(error)}`),
+  );
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly executor: LedgerExecutor,
     @Inject(LEDGER_SETTINGS) private readonly settings: LedgerSettings,
     @Inject(PAYMENT_ORDER_DIRECTORY) private readonly payments: PaymentOrderDirectory,
   ) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => {
-      // One sweep at a time per replica; replicas may overlap, and the ledger lock makes that safe.
-      if (this.running) return;
-      this.running = this.sweepOnce()
-        .catch((error: unknown) => this.logger.error(`orphan-hold sweep failed: ${String(error)}`))
-        .finally(() => (this.running = null));
-    }, this.settings.orphanHoldSweepIntervalMs);
-    this.timer.unref();
+    this.task.start(this.settings.orphanHoldSweepIntervalMs);
   }
 
   async onApplicationShutdown(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    await this.running;
+    await this.task.stop();
   }
 
   async sweepOnce(): Promise<SweepOutcome> {
@@ -75,7 +70,7 @@ export class OrphanHoldSweeper implements OnApplicationBootstrap, OnApplicationS
       // either finished (and refreshed last_requested_at) or waits until the void is done.
       await lockLedger(manager, hold.merchant_id, hold.currency);
       if (!(await isStillUnattached(manager, hold, this.settings.orphanHoldGraceMs))) return false;
-      await this.executor.execute(manager, hold.merchant_id, hold.currency, { type: 'VoidHold', data: { holdId: hold.hold_id }, metadata: { now: new Date() } }, { id: `orphan-hold-sweep:${hold.hold_id}`, correlationId: `orphan-hold-sweep:${hold.hold_id}` });
+      await handleLedgerCommand({ manager }, hold.merchant_id, hold.currency, { type: 'VoidHold', data: { holdId: hold.hold_id }, metadata: { now: new Date() } }, { id: `orphan-hold-sweep:${hold.hold_id}`, correlationId: `orphan-hold-sweep:${hold.hold_id}` });
       this.logger.warn(`voided orphaned hold ${hold.hold_id} of ${hold.merchant_id}/${hold.currency}: payments has no order ${hold.reference_id}`);
       return true;
     });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Causation } from '../commands/ledger.executor';
+import type { Causation } from '@mp/shared-command-handling';
 
 /** A request's causation: its own id, correlated with the caller's request id when it sent one. */
 export function requestCausation(headers: Record<string, string | string[] | undefined>): Causation {

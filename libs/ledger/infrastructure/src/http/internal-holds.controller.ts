@@ -1,11 +1,14 @@
 import { Body, Controller, Headers, Post, Res } from '@nestjs/common';
 import type { HoldView } from '@mp/contracts-ledger';
+import { RequestPipe } from '@mp/shared-nest-http';
 import type { FastifyReply } from 'fastify';
 import { DataSource } from 'typeorm';
-import { LedgerExecutor } from '../commands/ledger.executor';
+import { handleLedgerCommand } from '../commands/ledger.handling';
 import { touchHoldRequest } from '../holds/hold-attachment';
 import { requestCausation } from './causation';
-import { parsePlaceHoldRequest } from './ledger-requests';
+import { PlaceHoldRequestDto } from './ledger-requests';
+
+const bodyPipe = new RequestPipe();
 
 /**
  * Holds for payouts and withdrawals, placed synchronously by the service about to create one:
@@ -16,17 +19,21 @@ import { parsePlaceHoldRequest } from './ledger-requests';
  */
 @Controller('internal/holds')
 export class InternalHoldsController {
-  constructor(
-    private readonly dataSource: DataSource,
-    private readonly executor: LedgerExecutor,
-  ) {}
+  constructor(private readonly dataSource: DataSource) {}
 
   @Post()
-  async placeHold(@Body() body: unknown, @Headers() headers: Record<string, string | undefined>, @Res({ passthrough: true }) reply: FastifyReply): Promise<HoldView> {
-    const request = parsePlaceHoldRequest(body);
+  async placeHold(@Body(bodyPipe) body: PlaceHoldRequestDto, @Headers() headers: Record<string, string | undefined>, @Res({ passthrough: true }) reply: FastifyReply): Promise<HoldView> {
+    const request = {
+      holdId: body.hold_id,
+      merchantId: body.merchant_id,
+      currency: body.currency,
+      amountMinor: BigInt(body.amount_minor),
+      feeMinor: BigInt(body.fee_minor),
+      reference: { kind: body.reference.kind, id: body.reference.id },
+    };
     const result = await this.dataSource.transaction(async (manager) => {
-      const execution = await this.executor.execute(
-        manager,
+      const execution = await handleLedgerCommand(
+        { manager },
         request.merchantId,
         request.currency,
         { type: 'PlaceHold', data: { holdId: request.holdId, amountMinor: request.amountMinor, feeMinor: request.feeMinor, reference: request.reference }, metadata: { now: new Date() } },

@@ -1,16 +1,18 @@
 import { Readable } from 'node:stream';
 import { Body, Controller, Get, Headers, Param, Post, Query, Res } from '@nestjs/common';
 import type { BalancesView, DepositAdjustmentView, LedgerEntriesPage } from '@mp/contracts-ledger';
-import { DomainError, type ErrorDetail } from '@mp/shared-util-errors';
+import { RequestPipe } from '@mp/shared-nest-http';
 import { formatAmountMinor } from '@mp/shared-util-money';
 import type { FastifyReply } from 'fastify';
 import { DataSource } from 'typeorm';
-import { LedgerExecutor } from '../commands/ledger.executor';
+import { handleLedgerCommand } from '../commands/ledger.handling';
 import { findDepositAdjustment, findMerchantBalances, type DepositAdjustmentRow } from '../persistence/ledger.projection';
 import { listEntries, postingsOfPeriod } from '../reads/ledger-entries.query';
 import { reconciliationHeader, reconciliationRecord } from '../reads/reconciliation-csv';
 import { requestCausation } from './causation';
-import { optionalCurrency, optionalTimestamp, parseDepositAdjustmentRequest } from './ledger-requests';
+import { DepositAdjustmentRequestDto, LedgerEntriesQueryDto, LedgerMerchantIdParam, ReconciliationQueryDto } from './ledger-requests';
+
+const requestPipe = new RequestPipe();
 
 /**
  * A merchant's money, for the gateway (balances for the merchant, adjustments, statements and
@@ -18,14 +20,11 @@ import { optionalCurrency, optionalTimestamp, parseDepositAdjustmentRequest } fr
  */
 @Controller('internal/merchants/:merchantId')
 export class InternalMerchantLedgerController {
-  constructor(
-    private readonly dataSource: DataSource,
-    private readonly executor: LedgerExecutor,
-  ) {}
+  constructor(private readonly dataSource: DataSource) {}
 
   /** Endpoint 9's body: one entry per currency the merchant holds, amounts in the currency's scale. */
   @Get('balances')
-  async balances(@Param('merchantId') merchantId: string): Promise<BalancesView> {
+  async balances(@Param('merchantId', LedgerMerchantIdParam) merchantId: string): Promise<BalancesView> {
     const rows = await findMerchantBalances(this.dataSource.manager, merchantId);
     return {
       settlement: rows
@@ -42,15 +41,15 @@ export class InternalMerchantLedgerController {
    */
   @Post('deposit-adjustments')
   async adjustDeposit(
-    @Param('merchantId') merchantId: string,
-    @Body() body: unknown,
+    @Param('merchantId', LedgerMerchantIdParam) merchantId: string,
+    @Body(requestPipe) body: DepositAdjustmentRequestDto,
     @Headers() headers: Record<string, string | undefined>,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<DepositAdjustmentView> {
-    const request = parseDepositAdjustmentRequest(body);
+    const request = { adjustmentId: body.adjustment_id, currency: body.currency, amountMinor: BigInt(body.amount_minor), reason: body.reason, operatorId: body.operator_id };
     const { booked, row } = await this.dataSource.transaction(async (manager) => {
-      const result = await this.executor.execute(
-        manager,
+      const result = await handleLedgerCommand(
+        { manager },
         merchantId,
         request.currency,
         { type: 'AdjustDeposit', data: { adjustmentId: request.adjustmentId, amountMinor: request.amountMinor, reason: request.reason, operatorId: request.operatorId }, metadata: { now: new Date() } },
@@ -65,18 +64,15 @@ export class InternalMerchantLedgerController {
 
   /** The merchant's postings, newest first, each with the order, withdrawal or adjustment it belongs to. */
   @Get('entries')
-  async entries(@Param('merchantId') merchantId: string, @Query() query: Record<string, unknown>): Promise<LedgerEntriesPage> {
-    const details: ErrorDetail[] = [];
-    const currency = optionalCurrency(query, details);
-    const from = optionalTimestamp(query, 'from', details);
-    const to = optionalTimestamp(query, 'to', details);
-    const limit = query['limit'] === undefined ? 50 : Number(query['limit']);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 200) details.push({ field: 'limit', issue: 'must be an integer from 1 to 200' });
-    const cursor = query['cursor'];
-    if (cursor !== undefined && (typeof cursor !== 'string' || cursor === '')) details.push({ field: 'cursor', issue: 'must be a cursor this API returned' });
-    if (from && to && from >= to) details.push({ field: 'to', issue: 'must be after from' });
-    if (details.length > 0) throw new DomainError('VALIDATION_ERROR', 'The entries query is not valid', details);
-    return listEntries(this.dataSource.manager, { merchantId, currency, from, to, limit, cursor: cursor as string | undefined });
+  async entries(@Param('merchantId', LedgerMerchantIdParam) merchantId: string, @Query(requestPipe) query: LedgerEntriesQueryDto): Promise<LedgerEntriesPage> {
+    return listEntries(this.dataSource.manager, {
+      merchantId,
+      currency: query.currency,
+      from: query.from === undefined ? undefined : new Date(query.from),
+      to: query.to === undefined ? undefined : new Date(query.to),
+      limit: query.limit === undefined ? 50 : Number(query.limit),
+      cursor: query.cursor,
+    });
   }
 
   /**
@@ -84,17 +80,9 @@ export class InternalMerchantLedgerController {
    * RFC 4180 CSV with a header row. Both bounds are required; `currency` narrows it.
    */
   @Get('reconciliation.csv')
-  async reconciliation(@Param('merchantId') merchantId: string, @Query() query: Record<string, unknown>, @Res() reply: FastifyReply): Promise<void> {
-    const details: ErrorDetail[] = [];
-    const currency = optionalCurrency(query, details);
-    const from = optionalTimestamp(query, 'from', details);
-    const to = optionalTimestamp(query, 'to', details);
-    if (query['from'] === undefined || query['from'] === '') details.push({ field: 'from', issue: 'is required: the start of the period (inclusive)' });
-    if (query['to'] === undefined || query['to'] === '') details.push({ field: 'to', issue: 'is required: the end of the period (exclusive)' });
-    if (from && to && from >= to) details.push({ field: 'to', issue: 'must be after from' });
-    if (details.length > 0 || !from || !to) throw new DomainError('VALIDATION_ERROR', 'The reconciliation period is not valid', details);
-
-    const rows = postingsOfPeriod(this.dataSource.manager, { merchantId, currency, from, to });
+  async reconciliation(@Param('merchantId', LedgerMerchantIdParam) merchantId: string, @Query(requestPipe) query: ReconciliationQueryDto, @Res() reply: FastifyReply): Promise<void> {
+    const [from, to] = [new Date(query.from), new Date(query.to)];
+    const rows = postingsOfPeriod(this.dataSource.manager, { merchantId, currency: query.currency, from, to });
     async function* csv(): AsyncGenerator<string> {
       yield reconciliationHeader();
       for await (const row of rows) yield reconciliationRecord(row);

@@ -1,155 +1,139 @@
 import type { DepositAdjustmentRequest, PlaceHoldRequest } from '@mp/contracts-ledger';
-import { AMOUNT_UNITS_MAX, currencyScale, isKnownCurrency } from '@mp/shared-util-money';
-import { DomainError, type ErrorDetail } from '@mp/shared-util-errors';
+import {
+  FieldRule,
+  INTERNAL_ID_PATTERN,
+  IsIsoDateTime,
+  IsKnownCurrency,
+  IsMinorUnits,
+  IsOneOf,
+  IsPlainText,
+  IsWholeNumberBetween,
+  MatchesPattern,
+  RequestMessages,
+} from '@mp/shared-util-validation';
+import { PathIdPipe } from '@mp/shared-nest-http';
+import { Transform, Type } from 'class-transformer';
+import { IsObject, IsOptional, ValidateNested } from 'class-validator';
 
 /**
- * Validation of the internal API's bodies and queries. The callers are other services and the
- * gateway, which validated their own input; anything malformed here is a bug on their side,
- * answered 400 VALIDATION_ERROR with every problem listed, and never reaches the decider.
+ * The internal API's bodies and queries as request classes, validated by the shared request
+ * pipe. The callers are other services and the gateway, which validated their own input;
+ * anything malformed here is a bug on their side, answered 400 VALIDATION_ERROR with every
+ * problem listed, and never reaches the decider or the database.
+ *
+ * The ledger keys accounts by merchant id without owning its format (the access context does):
+ * it takes any id of printable characters, which is all its storage needs.
  */
 
-const ID_LENGTH_MAX = 200;
-const POSITIVE_INTEGER = /^[1-9][0-9]*$/;
-const NON_NEGATIVE_INTEGER = /^(0|[1-9][0-9]*)$/;
-const SIGNED_NON_ZERO_INTEGER = /^-?[1-9][0-9]*$/;
+const ID_ISSUE = 'must be 1 to 200 printable characters without spaces';
+const CURRENCY_ISSUE = 'must be a supported currency code';
+const TIMESTAMP_ISSUE = 'must be an RFC 3339 timestamp, e.g. 2026-01-31T00:00:00Z';
 
-export interface ParsedPlaceHold {
-  holdId: string;
-  merchantId: string;
-  currency: string;
-  amountMinor: bigint;
-  feeMinor: bigint;
-  reference: { kind: 'payment_order' | 'withdrawal'; id: string };
+class HoldReferenceDto {
+  @IsOneOf(['payment_order', 'withdrawal'], 'must be payment_order or withdrawal')
+  kind!: 'payment_order' | 'withdrawal';
+
+  @MatchesPattern(INTERNAL_ID_PATTERN, ID_ISSUE)
+  id!: string;
 }
 
-export interface ParsedDepositAdjustment {
-  adjustmentId: string;
-  currency: string;
-  amountMinor: bigint;
-  reason: string;
-  operatorId: string;
+@RequestMessages({ invalid: 'The hold request is not valid' })
+export class PlaceHoldRequestDto implements PlaceHoldRequest {
+  @MatchesPattern(INTERNAL_ID_PATTERN, ID_ISSUE)
+  hold_id!: string;
+
+  @MatchesPattern(INTERNAL_ID_PATTERN, ID_ISSUE)
+  merchant_id!: string;
+
+  @IsKnownCurrency(CURRENCY_ISSUE)
+  currency!: string;
+
+  @IsMinorUnits('positive', 'currency')
+  amount_minor!: string;
+
+  @IsMinorUnits('non-negative', 'currency')
+  fee_minor!: string;
+
+  @IsObject({ message: 'must be an object with kind and id' })
+  @ValidateNested()
+  @Type(() => HoldReferenceDto)
+  reference!: HoldReferenceDto;
 }
 
-class Checker {
-  readonly details: ErrorDetail[] = [];
+@RequestMessages({ invalid: 'The deposit adjustment is not valid' })
+export class DepositAdjustmentRequestDto implements DepositAdjustmentRequest {
+  @MatchesPattern(INTERNAL_ID_PATTERN, ID_ISSUE)
+  adjustment_id!: string;
 
-  constructor(private readonly body: Record<string, unknown>) {}
+  @IsKnownCurrency(CURRENCY_ISSUE)
+  currency!: string;
 
-  unknownFields(allowed: readonly string[]): void {
-    for (const key of Object.keys(this.body)) if (!allowed.includes(key)) this.details.push({ field: key, issue: 'is not a known field' });
-  }
+  @IsMinorUnits('non-zero', 'currency')
+  amount_minor!: string;
 
-  id(field: string, value: unknown = this.body[field]): string {
-    if (typeof value !== 'string' || value.length === 0 || value.length > ID_LENGTH_MAX) {
-      this.details.push({ field, issue: `must be a non-empty string of at most ${ID_LENGTH_MAX} characters` });
-      return '';
-    }
-    return value;
-  }
+  @IsPlainText(1_000)
+  reason!: string;
 
-  text(field: string, maxLength: number): string {
-    const value = this.body[field];
-    if (typeof value !== 'string' || value.trim() === '' || value.length > maxLength) {
-      this.details.push({ field, issue: `must be a non-blank string of at most ${maxLength} characters` });
-      return '';
-    }
-    return value;
-  }
-
-  currency(field = 'currency'): string {
-    const value = this.body[field];
-    if (typeof value !== 'string' || !isKnownCurrency(value)) {
-      this.details.push({ field, issue: 'must be a supported currency code' });
-      return '';
-    }
-    return value;
-  }
-
-  /** Minor units as a decimal string, within the platform's largest amount in that currency. */
-  amount(field: string, pattern: RegExp, currency: string, description: string): bigint {
-    const value = this.body[field];
-    if (typeof value !== 'string' || !pattern.test(value) || value.length > 45) {
-      this.details.push({ field, issue: `must be ${description} in minor units, as a decimal string` });
-      return 0n;
-    }
-    const amountMinor = BigInt(value);
-    if (currency !== '') {
-      const maxMinor = AMOUNT_UNITS_MAX * 10n ** BigInt(currencyScale(currency));
-      if (amountMinor > maxMinor || -amountMinor > maxMinor) this.details.push({ field, issue: `must not exceed ${maxMinor} minor units` });
-    }
-    return amountMinor;
-  }
-
-  assertValid(message: string): void {
-    if (this.details.length > 0) throw new DomainError('VALIDATION_ERROR', message, this.details);
-  }
+  @MatchesPattern(INTERNAL_ID_PATTERN, ID_ISSUE)
+  operator_id!: string;
 }
 
-function objectBody(body: unknown): Record<string, unknown> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new DomainError('VALIDATION_ERROR', 'The body must be a JSON object', [{ field: 'body', issue: 'must be a JSON object' }]);
-  }
-  return body as Record<string, unknown>;
+/** An empty query parameter (`?currency=`) is the same as an absent one. */
+const EmptyIsAbsent = () => Transform(({ value }) => (value === '' ? undefined : value)) as PropertyDecorator;
+
+/** `to` is after `from` when both are given. */
+const AfterFrom = () =>
+  FieldRule('afterFrom', (value, args) => {
+    const from = (args.object as { from?: unknown }).from;
+    if (typeof value !== 'string' || typeof from !== 'string') return null;
+    return Date.parse(value) > Date.parse(from) ? null : 'must be after from';
+  });
+
+/** Statements and exports may be narrowed to one currency. */
+class CurrencyFilter {
+  @EmptyIsAbsent()
+  @IsOptional()
+  @IsKnownCurrency(CURRENCY_ISSUE)
+  currency?: string;
 }
 
-const PLACE_HOLD_FIELDS: ReadonlyArray<keyof PlaceHoldRequest> = ['hold_id', 'merchant_id', 'currency', 'amount_minor', 'fee_minor', 'reference'];
+/** A statement page: optionally a period [from, to), then by cursor. */
+@RequestMessages({ invalid: 'The entries query is not valid' })
+export class LedgerEntriesQueryDto extends CurrencyFilter {
+  @EmptyIsAbsent()
+  @IsOptional()
+  @IsIsoDateTime(TIMESTAMP_ISSUE)
+  from?: string;
 
-export function parsePlaceHoldRequest(body: unknown): ParsedPlaceHold {
-  const fields = objectBody(body);
-  const checker = new Checker(fields);
-  checker.unknownFields(PLACE_HOLD_FIELDS);
-  const holdId = checker.id('hold_id');
-  const merchantId = checker.id('merchant_id');
-  const currency = checker.currency();
-  const amountMinor = checker.amount('amount_minor', POSITIVE_INTEGER, currency, 'a positive integer');
-  const feeMinor = checker.amount('fee_minor', NON_NEGATIVE_INTEGER, currency, 'a non-negative integer');
-  const reference = fields['reference'] as Record<string, unknown> | null | undefined;
-  let kind: 'payment_order' | 'withdrawal' = 'payment_order';
-  let referenceId = '';
-  if (typeof reference !== 'object' || reference === null || Array.isArray(reference)) {
-    checker.details.push({ field: 'reference', issue: 'must be an object with kind and id' });
-  } else {
-    for (const key of Object.keys(reference)) if (key !== 'kind' && key !== 'id') checker.details.push({ field: `reference.${key}`, issue: 'is not a known field' });
-    if (reference['kind'] === 'payment_order' || reference['kind'] === 'withdrawal') kind = reference['kind'];
-    else checker.details.push({ field: 'reference.kind', issue: 'must be payment_order or withdrawal' });
-    referenceId = checker.id('reference.id', reference['id']);
-  }
-  checker.assertValid('The hold request is not valid');
-  return { holdId, merchantId, currency, amountMinor, feeMinor, reference: { kind, id: referenceId } };
+  @EmptyIsAbsent()
+  @IsOptional()
+  @IsIsoDateTime(TIMESTAMP_ISSUE)
+  @AfterFrom()
+  to?: string;
+
+  @EmptyIsAbsent()
+  @IsOptional()
+  @IsWholeNumberBetween(1, 200, 'query')
+  limit?: string;
+
+  @EmptyIsAbsent()
+  @IsOptional()
+  @MatchesPattern(/^[A-Za-z0-9_-]{1,200}$/, 'must be a cursor this API returned')
+  cursor?: string;
 }
 
-const ADJUSTMENT_FIELDS: ReadonlyArray<keyof DepositAdjustmentRequest> = ['adjustment_id', 'currency', 'amount_minor', 'reason', 'operator_id'];
+/** An export: both bounds are required, the start of the period (inclusive) and its end (exclusive). */
+@RequestMessages({ invalid: 'The reconciliation period is not valid' })
+export class ReconciliationQueryDto extends CurrencyFilter {
+  @EmptyIsAbsent()
+  @IsIsoDateTime(TIMESTAMP_ISSUE)
+  from!: string;
 
-export function parseDepositAdjustmentRequest(body: unknown): ParsedDepositAdjustment {
-  const checker = new Checker(objectBody(body));
-  checker.unknownFields(ADJUSTMENT_FIELDS);
-  const adjustmentId = checker.id('adjustment_id');
-  const currency = checker.currency();
-  const amountMinor = checker.amount('amount_minor', SIGNED_NON_ZERO_INTEGER, currency, 'a non-zero integer (negative takes away)');
-  const reason = checker.text('reason', 1_000);
-  const operatorId = checker.id('operator_id');
-  checker.assertValid('The deposit adjustment is not valid');
-  return { adjustmentId, currency, amountMinor, reason, operatorId };
+  @EmptyIsAbsent()
+  @IsIsoDateTime(TIMESTAMP_ISSUE)
+  @AfterFrom()
+  to!: string;
 }
 
-/** An optional RFC 3339 timestamp of a query string. */
-export function optionalTimestamp(query: Record<string, unknown>, field: string, details: ErrorDetail[]): Date | undefined {
-  const value = query[field];
-  if (value === undefined || value === '') return undefined;
-  const parsed = typeof value === 'string' && /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/.test(value) ? new Date(value) : null;
-  if (!parsed || Number.isNaN(parsed.getTime())) {
-    details.push({ field, issue: 'must be an RFC 3339 timestamp, e.g. 2026-01-31T00:00:00Z' });
-    return undefined;
-  }
-  return parsed;
-}
-
-export function optionalCurrency(query: Record<string, unknown>, details: ErrorDetail[]): string | undefined {
-  const value = query['currency'];
-  if (value === undefined || value === '') return undefined;
-  if (typeof value !== 'string' || !isKnownCurrency(value)) {
-    details.push({ field: 'currency', issue: 'must be a supported currency code' });
-    return undefined;
-  }
-  return value;
-}
+/** A merchant id in a path; one that cannot be an id has no ledger (404). */
+export const LedgerMerchantIdParam = new PathIdPipe(INTERNAL_ID_PATTERN, 'NOT_FOUND', (id) => `No merchant ${id}`);

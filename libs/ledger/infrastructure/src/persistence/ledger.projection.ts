@@ -1,4 +1,19 @@
-import { evolve, sumPostings, type LedgerEvent, type LedgerState, type Posting } from '@mp/ledger-domain';
+import {
+  entriesReadBy,
+  sumPostings,
+  type AccountBalances,
+  type CreditedOrder,
+  type DepositAdjustment,
+  type HoldReference,
+  type HoldStatus,
+  type LedgerCommand,
+  type LedgerEvent,
+  type LedgerHold,
+  type LedgerState,
+  type PayInCreditReason,
+  type Posting,
+} from '@mp/ledger-domain';
+import type { AppendedEvents } from '@mp/shared-command-handling';
 import type { MessageEnvelope } from '@mp/shared-messaging';
 import type { EntityManager } from 'typeorm';
 
@@ -9,10 +24,14 @@ export interface LedgerBalancesRow {
   settlement_available: string;
   settlement_frozen: string;
   deposit: string;
+  fee_revenue: string;
+  clearing: string;
   has_settlement: boolean;
   has_deposit: boolean;
   stream_version: number;
 }
+
+const BALANCE_COLUMNS = `merchant_id, currency, settlement_available::text, settlement_frozen::text, deposit::text, fee_revenue::text, clearing::text, has_settlement, has_deposit, stream_version`;
 
 /**
  * Takes the ledger's write lock: the balances row of (merchant, currency), created on first
@@ -22,24 +41,54 @@ export interface LedgerBalancesRow {
  */
 export async function lockLedger(manager: EntityManager, merchantId: string, currency: string): Promise<LedgerBalancesRow> {
   await manager.query(`INSERT INTO ledger_balances (merchant_id, currency) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [merchantId, currency]);
-  const rows: LedgerBalancesRow[] = await manager.query(
-    `SELECT merchant_id, currency, settlement_available::text, settlement_frozen::text, deposit::text, has_settlement, has_deposit, stream_version
-       FROM ledger_balances WHERE merchant_id = $1 AND currency = $2 FOR UPDATE`,
-    [merchantId, currency],
-  );
+  const rows: LedgerBalancesRow[] = await manager.query(`SELECT ${BALANCE_COLUMNS} FROM ledger_balances WHERE merchant_id = $1 AND currency = $2 FOR UPDATE`, [merchantId, currency]);
   if (rows.length !== 1) throw new Error(`ledger ${merchantId}/${currency} has no balances row after creating it`);
   return rows[0];
 }
 
-export interface AppendedLedgerEvents {
-  merchantId: string;
-  currency: string;
-  /** The state before the first event, as the decider saw it. */
-  stateBefore: LedgerState;
-  versionBefore: number;
-  events: LedgerEvent[];
-  /** The stored envelope of each event, same order. */
-  envelopes: MessageEnvelope[];
+/**
+ * The state a ledger command is decided on, without replaying the stream: the running
+ * balances of the locked row, and the one hold, credited order or adjustment the command
+ * reads (`entriesReadBy`), each a primary-key lookup. The row's stream version is the version
+ * the state reflects; the command core appends after it, so a row that fell behind the event
+ * store makes the append or the balance update fail instead of deciding on stale money.
+ */
+export async function loadLedgerState(manager: EntityManager, merchantId: string, currency: string, command: LedgerCommand): Promise<{ state: LedgerState; version: number }> {
+  const row = await lockLedger(manager, merchantId, currency);
+  const keys = entriesReadBy(command);
+  const balances: AccountBalances = {
+    settlement_available: BigInt(row.settlement_available),
+    settlement_frozen: BigInt(row.settlement_frozen),
+    deposit: BigInt(row.deposit),
+    fee_revenue: BigInt(row.fee_revenue),
+    clearing: BigInt(row.clearing),
+  };
+  const holds = new Map<string, LedgerHold>();
+  const creditedOrders = new Map<string, CreditedOrder>();
+  const adjustments = new Map<string, DepositAdjustment>();
+  const key = [merchantId, currency];
+  if (keys.holdId !== undefined) {
+    const found: Array<{ status: HoldStatus; amount_minor: string; fee_minor: string; reference_kind: HoldReference['kind']; reference_id: string }> = await manager.query(
+      `SELECT status, amount_minor::text, fee_minor::text, reference_kind, reference_id FROM ledger_holds WHERE merchant_id = $1 AND currency = $2 AND hold_id = $3`,
+      [...key, keys.holdId],
+    );
+    for (const hold of found) holds.set(keys.holdId, { status: hold.status, amountMinor: BigInt(hold.amount_minor), feeMinor: BigInt(hold.fee_minor), reference: { kind: hold.reference_kind, id: hold.reference_id } });
+  }
+  if (keys.creditedOrderId !== undefined) {
+    const found: Array<{ amount_minor: string; fee_minor: string; reason: PayInCreditReason }> = await manager.query(
+      `SELECT amount_minor::text, fee_minor::text, reason FROM ledger_credited_orders WHERE merchant_id = $1 AND currency = $2 AND order_id = $3`,
+      [...key, keys.creditedOrderId],
+    );
+    for (const credit of found) creditedOrders.set(keys.creditedOrderId, { amountMinor: BigInt(credit.amount_minor), feeMinor: BigInt(credit.fee_minor), reason: credit.reason });
+  }
+  if (keys.adjustmentId !== undefined) {
+    const found: Array<{ amount_minor: string; reason: string; operator_id: string }> = await manager.query(
+      `SELECT amount_minor::text, reason, operator_id FROM ledger_deposit_adjustments WHERE merchant_id = $1 AND currency = $2 AND adjustment_id = $3`,
+      [...key, keys.adjustmentId],
+    );
+    for (const adjustment of found) adjustments.set(keys.adjustmentId, { amountMinor: BigInt(adjustment.amount_minor), reason: adjustment.reason, operatorId: adjustment.operator_id });
+  }
+  return { state: { merchantId, currency, balances, holds, creditedOrders, adjustments }, version: row.stream_version };
 }
 
 /**
@@ -48,8 +97,9 @@ export interface AppendedLedgerEvents {
  * are a second, independent guard against an overdraft, and the auditor can compare the row
  * with a fold of the event store.
  */
-export async function projectLedgerEvents(manager: EntityManager, appended: AppendedLedgerEvents): Promise<void> {
-  const { merchantId, currency, events, envelopes } = appended;
+export async function projectLedgerEvents(manager: EntityManager, appended: AppendedEvents<LedgerState, LedgerEvent>): Promise<void> {
+  const { merchantId, currency } = appended.stateBefore;
+  const { events, envelopes } = appended;
   const postings = events.flatMap((event) => event.data.postings);
   const net = sumPostings(postings);
   const touches = (account: string) => postings.some((posting) => posting.debitAccount === account || posting.creditAccount === account);
@@ -59,11 +109,13 @@ export async function projectLedgerEvents(manager: EntityManager, appended: Appe
           SET settlement_available = settlement_available + $3::numeric,
               settlement_frozen = settlement_frozen + $4::numeric,
               deposit = deposit + $5::numeric,
-              has_settlement = has_settlement OR $6,
-              has_deposit = has_deposit OR $7,
-              stream_version = $8,
+              fee_revenue = fee_revenue + $6::numeric,
+              clearing = clearing + $7::numeric,
+              has_settlement = has_settlement OR $8,
+              has_deposit = has_deposit OR $9,
+              stream_version = $10,
               updated_at = now()
-        WHERE merchant_id = $1 AND currency = $2 AND stream_version = $9
+        WHERE merchant_id = $1 AND currency = $2 AND stream_version = $11
         RETURNING 1)
      SELECT count(*)::int AS updated FROM updated`,
     [
@@ -72,45 +124,62 @@ export async function projectLedgerEvents(manager: EntityManager, appended: Appe
       net.settlement_available.toString(),
       net.settlement_frozen.toString(),
       net.deposit.toString(),
+      net.fee_revenue.toString(),
+      net.clearing.toString(),
       touches('settlement_available') || touches('settlement_frozen'),
       touches('deposit'),
-      appended.versionBefore + events.length,
+      appended.version,
       appended.versionBefore,
     ],
   );
-  if (updated !== 1) throw new Error(`ledger ${merchantId}/${currency} moved past version ${appended.versionBefore} under its lock`);
+  if (updated !== 1) throw new Error(`ledger ${merchantId}/${currency}: ledger_balances is not at stream version ${appended.versionBefore}; run the ledger auditor`);
 
-  let state = appended.stateBefore;
+  await insertPostings(manager, merchantId, currency, events, envelopes);
+  await insertCreditedOrders(manager, merchantId, currency, events, envelopes);
+  let deposit = appended.stateBefore.balances.deposit;
   for (const [index, event] of events.entries()) {
-    const eventId = envelopes[index].id;
-    state = evolve(state, event);
-    await insertPostings(manager, merchantId, currency, event, eventId);
+    deposit += sumPostings(event.data.postings).deposit;
     await projectHold(manager, merchantId, currency, event);
     if (event.type === 'DepositAdjusted') {
       const { adjustmentId, amountMinor, reason, operatorId, occurredAt } = event.data;
       await manager.query(
         `INSERT INTO ledger_deposit_adjustments (merchant_id, currency, adjustment_id, amount_minor, reason, operator_id, deposit_after, event_id, recorded_at)
          VALUES ($1, $2, $3, $4::numeric, $5, $6, $7::numeric, $8, $9)`,
-        [merchantId, currency, adjustmentId, amountMinor, reason, operatorId, state.balances.deposit.toString(), eventId, occurredAt],
+        [merchantId, currency, adjustmentId, amountMinor, reason, operatorId, deposit.toString(), envelopes[index].id, occurredAt],
       );
     }
   }
 }
 
-async function insertPostings(manager: EntityManager, merchantId: string, currency: string, event: LedgerEvent, eventId: string): Promise<void> {
-  const memo = event.type === 'DepositAdjusted' ? event.data.reason : '';
+/** One multi-row INSERT: each row gives the values of `columns`, in order. */
+async function insertRows(manager: EntityManager, table: string, columns: string[], rows: unknown[][]): Promise<void> {
+  if (rows.length === 0) return;
   const values: unknown[] = [];
-  const rows = event.data.postings.map((posting: Posting) => {
-    values.push(merchantId, currency, posting.postingId, posting.debitAccount, posting.creditAccount, posting.amountMinor, posting.code, posting.reference.kind, posting.reference.id, eventId, memo, event.data.occurredAt);
-    const base = values.length - 12;
-    return `(${Array.from({ length: 12 }, (_, offset) => `$${base + offset + 1}`).join(', ')})`;
+  const tuples = rows.map((row) => {
+    const placeholders = row.map((value) => `$${values.push(value)}`);
+    return `(${placeholders.join(', ')})`;
+  });
+  await manager.query(`INSERT INTO ${table} (${columns.join(', ')}) VALUES ${tuples.join(', ')}`, values);
+}
+
+async function insertPostings(manager: EntityManager, merchantId: string, currency: string, events: LedgerEvent[], envelopes: MessageEnvelope[]): Promise<void> {
+  const rows = events.flatMap((event, index) => {
+    const memo = event.type === 'DepositAdjusted' ? event.data.reason : '';
+    return event.data.postings.map((posting: Posting) => [
+      merchantId, currency, posting.postingId, posting.debitAccount, posting.creditAccount, posting.amountMinor, posting.code,
+      posting.reference.kind, posting.reference.id, envelopes[index].id, memo, event.data.occurredAt,
+    ]);
   });
   // A plain INSERT: a repeated posting id violates the primary key and rolls everything back.
-  await manager.query(
-    `INSERT INTO ledger_postings (merchant_id, currency, posting_id, debit_account, credit_account, amount_minor, code, reference_kind, reference_id, event_id, memo, recorded_at)
-     VALUES ${rows.join(', ')}`,
-    values,
+  await insertRows(manager, 'ledger_postings', ['merchant_id', 'currency', 'posting_id', 'debit_account', 'credit_account', 'amount_minor', 'code', 'reference_kind', 'reference_id', 'event_id', 'memo', 'recorded_at'], rows);
+}
+
+/** The idempotency record of each credit; a second credit of an order violates the primary key. */
+async function insertCreditedOrders(manager: EntityManager, merchantId: string, currency: string, events: LedgerEvent[], envelopes: MessageEnvelope[]): Promise<void> {
+  const rows = events.flatMap((event, index) =>
+    event.type === 'PayInCredited' ? [[merchantId, currency, event.data.orderId, event.data.amountMinor, event.data.feeMinor, event.data.reason, envelopes[index].id, event.data.occurredAt]] : [],
   );
+  await insertRows(manager, 'ledger_credited_orders', ['merchant_id', 'currency', 'order_id', 'amount_minor', 'fee_minor', 'reason', 'event_id', 'recorded_at'], rows);
 }
 
 async function projectHold(manager: EntityManager, merchantId: string, currency: string, event: LedgerEvent): Promise<void> {
@@ -138,11 +207,7 @@ async function projectHold(manager: EntityManager, merchantId: string, currency:
 
 /** Every ledger of the merchant, one row per currency, in currency order. */
 export async function findMerchantBalances(manager: EntityManager, merchantId: string): Promise<LedgerBalancesRow[]> {
-  return manager.query(
-    `SELECT merchant_id, currency, settlement_available::text, settlement_frozen::text, deposit::text, has_settlement, has_deposit, stream_version
-       FROM ledger_balances WHERE merchant_id = $1 AND stream_version > 0 ORDER BY currency`,
-    [merchantId],
-  );
+  return manager.query(`SELECT ${BALANCE_COLUMNS} FROM ledger_balances WHERE merchant_id = $1 AND stream_version > 0 ORDER BY currency`, [merchantId]);
 }
 
 export interface DepositAdjustmentRow {

@@ -6,36 +6,78 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { PAYMENT_ORDER_EVENT_SCHEMA_VERSION, PAYMENTS_TOPICS, paymentOrderKey, type PaymentOrderEventData } from '@mp/contracts-payments';
+import {
+  PAYMENT_ORDER_EXTERNAL_EVENT_SCHEMA_VERSION,
+  PAYMENTS_TOPICS,
+  paymentOrderKey,
+  type PaymentOrderExternalEventData,
+  type PaymentOrderExternalEventType,
+  type PaymentOrderStatus,
+} from '@mp/contracts-payments';
 import type { BalancesView } from '@mp/contracts-ledger';
 import { serviceDatabaseOptions } from '@mp/shared-data-access-postgres';
-import { createEnvelope, KafkaMessageBroker, MessagingModule, type MessageEnvelope } from '@mp/shared-messaging';
+import { createEnvelope, KafkaMessageBroker, MESSAGE_BROKER, MessagingModule, MessagingTransportStrategy, type MessageEnvelope } from '@mp/shared-messaging';
+import type { CustomStrategy } from '@nestjs/microservices';
 import { Client } from 'pg';
 import { auditLedger, type LedgerAuditReport } from '../audit/ledger-audit';
 import { LEDGER_MIGRATIONS, LedgerModule } from '../ledger.module';
 import type { LedgerSettings } from '../ledger-settings';
-import { LedgerExecutor } from '../commands/ledger.executor';
+import { LEDGER_CONSUMERS } from '../commands/payment-events.consumer';
 import { OrphanHoldSweeper } from '../holds/orphan-hold.sweeper';
 import type { PaymentOrderDirectory } from '../holds/payment-order-directory.port';
 import { DataSource } from 'typeorm';
 
 const workspaceRoot = join(__dirname, '../../../../..');
 
-export type PaymentEventType = 'PaymentOrderSucceeded' | 'PaymentOrderFailed' | 'PaymentOrderCancelled' | 'PaymentOrderExpired' | 'PaymentOrderAgentAssigned';
+export type PaymentEventType = Exclude<PaymentOrderExternalEventType, 'PaymentOrderPayerReportedPaid'>;
 
-/** The order fields every payment-order event carries, without the event time. */
-export type OrderFacts = Omit<PaymentOrderEventData, 'occurredAt'>;
+/** The order's identity and money, as every external payment-order event carries them. */
+export type OrderFacts = Pick<PaymentOrderExternalEventData, 'merchantId' | 'orderId' | 'direction' | 'amountMinor' | 'feeMinor' | 'currency'>;
 
-/** A payment-order event exactly as the payments service publishes it. */
+const STATUS_AFTER: Record<PaymentEventType, { status: PaymentOrderStatus; version: number }> = {
+  PaymentOrderCreated: { status: 'PENDING', version: 1 },
+  PaymentOrderAgentAssigned: { status: 'PENDING', version: 2 },
+  PaymentOrderSucceeded: { status: 'SUCCEEDED', version: 3 },
+  PaymentOrderFailed: { status: 'FAILED', version: 3 },
+  PaymentOrderCancelled: { status: 'CANCELLED', version: 2 },
+  PaymentOrderExpired: { status: 'EXPIRED', version: 2 },
+};
+
+/** An external payment-order event as the payments service publishes it (contracts' external-events). */
 export function paymentOrderEvent(type: PaymentEventType, order: OrderFacts, id?: string): MessageEnvelope {
-  const extra = type === 'PaymentOrderSucceeded' ? { agentId: 'agent_1', receipt: null } : type === 'PaymentOrderFailed' ? { agentId: 'agent_1', reason: 'declined' } : type === 'PaymentOrderAgentAssigned' ? { agentId: 'agent_1' } : {};
+  const { status, version } = STATUS_AFTER[type];
+  const now = new Date().toISOString();
+  const agentId = type === 'PaymentOrderCreated' || type === 'PaymentOrderCancelled' || type === 'PaymentOrderExpired' ? null : 'agent_1';
+  const data: PaymentOrderExternalEventData = {
+    ...order,
+    status,
+    agentId,
+    version,
+    occurredAt: now,
+    order: {
+      order_id: order.orderId,
+      direction: order.direction,
+      status,
+      sub_status: status === 'PENDING' ? (agentId ? 'agent_assigned' : 'awaiting_agent') : null,
+      amount: order.amountMinor,
+      fee: order.feeMinor,
+      currency: order.currency,
+      country: 'RU',
+      method: 'bank_card',
+      callback_url: 'https://shop.example/cb',
+      failure_reason: status === 'FAILED' ? 'declined' : null,
+      expires_at: now,
+      created_at: now,
+      updated_at: now,
+    },
+  };
   return createEnvelope({
     id,
     type,
-    schemaVersion: PAYMENT_ORDER_EVENT_SCHEMA_VERSION,
+    schemaVersion: PAYMENT_ORDER_EXTERNAL_EVENT_SCHEMA_VERSION,
     source: 'payments',
     subject: `merchant:${order.merchantId}/order:${order.orderId}`,
-    data: { ...order, occurredAt: new Date().toISOString(), ...extra },
+    data,
     correlationId: `req_${randomBytes(4).toString('hex')}`,
   });
 }
@@ -76,6 +118,9 @@ export class LedgerTestService {
     await admin.query(`CREATE DATABASE "${service.runId}"`);
     await admin.end();
     service.app = await NestFactory.create<NestFastifyApplication>(LedgerTestAppModule.forRoot(service.databaseUrl, service.runId, options.poolMax ?? 10), new FastifyAdapter(), { logger: ['warn', 'error'] });
+    service.app.connectMicroservice<CustomStrategy>({ strategy: new MessagingTransportStrategy(service.app.get(MESSAGE_BROKER), LEDGER_CONSUMERS) });
+    await service.app.init();
+    await service.app.startAllMicroservices();
     await service.app.listen(0, '127.0.0.1');
     service.url = await service.app.getUrl();
     service.publisher = new KafkaMessageBroker({ clientId: 'ledger-test-publisher', brokers: kafkaBrokers(), namespace: service.runId, log: () => undefined });
@@ -130,10 +175,16 @@ export class LedgerTestService {
     return this.app.get(DataSource).query(sql);
   }
 
+  /** The service's own DataSource, to run its command handling directly. */
+  get dataSource(): DataSource {
+    if (!this.app) throw new Error('the ledger is not running');
+    return this.app.get(DataSource);
+  }
+
   /** A sweeper on this service's database that asks `directory` instead of a payments service. */
   orphanHoldSweeper(directory: PaymentOrderDirectory, orphanHoldGraceMs: number): OrphanHoldSweeper {
     if (!this.app) throw new Error('the ledger is not running');
-    return new OrphanHoldSweeper(this.app.get(DataSource), this.app.get(LedgerExecutor), { ...TEST_LEDGER_SETTINGS, orphanHoldGraceMs }, directory);
+    return new OrphanHoldSweeper(this.app.get(DataSource), { ...TEST_LEDGER_SETTINGS, orphanHoldGraceMs }, directory);
   }
 
   placeHold(merchantId: string, holdId: string, amountMinor: string, feeMinor = '0', currency = 'RUB') {
@@ -179,10 +230,10 @@ export class LedgerTestService {
     return this.withClient((client) => auditLedger(client));
   }
 
-  /** The real auditor command, as an operator runs it (npm run ledger:audit). */
+  /** The real auditor command, as an operator runs it (npm run ledger:audit), from its build (dist/, built before the tests). */
   runAuditCommand(): Promise<{ code: number | null; stdout: string; stderr: string }> {
     return new Promise((resolve) => {
-      const child = spawn(process.execPath, [join(workspaceRoot, 'tools/run-ts.js'), 'apps/ledger/src/audit.ts'], {
+      const child = spawn(process.execPath, [join(workspaceRoot, 'dist/apps/ledger/src/audit.js')], {
         cwd: workspaceRoot,
         env: { PATH: process.env['PATH'] ?? '', LEDGER_DATABASE_URL: this.databaseUrl },
         stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,43 +1,45 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { StreamVersionConflictError } from '@mp/shared-messaging';
+import { PeriodicTask } from '@mp/shared-command-handling';
 import { DataSource } from 'typeorm';
+import { LEDGER_HOLDS, type LedgerHolds } from '../ledger/ledger-holds.port';
 import { CLOCK, PAYMENTS_SETTINGS, type Clock, type PaymentsSettings } from '../payments-settings';
-import { PaymentOrderExecutor } from './payment-order.executor';
+import { handlePaymentOrderCommand } from './payment-order.handling';
 
 const BATCH_SIZE = 100;
 
 /**
  * Expires unfinished orders whose time is up, by the service's clock. Each order is expired
  * by its own command, so the decider's rules apply (an order the payer reported paid waits
- * for its agent). Several replicas may sweep at once: the stream version lets one win.
+ * for its agent). Several replicas may sweep at once: the stream version lets one win, and the
+ * loser's retry finds the order expired and adds nothing.
  */
 @Injectable()
 export class ExpirySweeper implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(ExpirySweeper.name);
-  private timer: NodeJS.Timeout | null = null;
-  private sweeping: Promise<number> | null = null;
+  private readonly task = new PeriodicTask(
+    () => this.sweepOnce(),
+    (error) => this.logger.warn(`expiry sweep failed: ${String(error)}`),
+  );
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly executor: PaymentOrderExecutor,
+    @Inject(LEDGER_HOLDS) private readonly ledger: LedgerHolds,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(PAYMENTS_SETTINGS) private readonly settings: PaymentsSettings,
   ) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.sweep().catch((error) => this.logger.warn(`expiry sweep failed: ${String(error)}`)), this.settings.expirySweepIntervalMs);
+    this.task.start(this.settings.expirySweepIntervalMs);
   }
 
   async onApplicationShutdown(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    await this.sweeping;
+    await this.task.stop();
   }
 
   /** Expires what is due now; returns how many orders expired. One sweep at a time per process. */
   sweep(): Promise<number> {
-    this.sweeping ??= this.sweepOnce().finally(() => (this.sweeping = null));
-    return this.sweeping;
+    return this.task.runNow();
   }
 
   private async sweepOnce(): Promise<number> {
@@ -48,14 +50,15 @@ export class ExpirySweeper implements OnApplicationBootstrap, OnApplicationShutd
     );
     let expired = 0;
     for (const order of due) {
-      try {
-        const result = await this.dataSource.transaction((manager) =>
-          this.executor.execute(manager, order.merchant_id, order.order_id, { type: 'ExpirePaymentOrder', metadata: { now } }, { id: randomUUID(), correlationId: `expiry-${now.toISOString()}` }),
-        );
-        if (result.events.length > 0) expired += 1;
-      } catch (error) {
-        if (!(error instanceof StreamVersionConflictError)) throw error;
-      }
+      const result = await handlePaymentOrderCommand(
+        this.ledger,
+        { dataSource: this.dataSource },
+        order.merchant_id,
+        order.order_id,
+        { type: 'ExpirePaymentOrder', metadata: { now } },
+        { id: randomUUID(), correlationId: `expiry-${now.toISOString()}` },
+      );
+      if (result.events.length > 0) expired += 1;
     }
     return expired;
   }

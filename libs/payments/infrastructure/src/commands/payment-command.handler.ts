@@ -1,28 +1,31 @@
-import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
   COMMAND_REPLY_TYPE,
   PAYMENT_COMMAND_SCHEMA_VERSION,
   PAYMENT_COMMAND_TYPES,
+  payerPageTokenHash,
   type CommandReplyData,
   type PaymentCommandDataByType,
   type PaymentCommandType,
 } from '@mp/contracts-payments';
-import type { PaymentOrderCommand } from '@mp/payments-domain';
-import { claimInboxMessage, createEnvelope, enqueueOutbox, PoisonMessageError, StreamVersionConflictError, type MessageEnvelope } from '@mp/shared-messaging';
+import { agentOrderNotFound, type PaymentOrderCommand } from '@mp/payments-domain';
+import { DEFAULT_CONFLICT_RETRY_POLICY, retryOnConflict } from '@mp/shared-command-handling';
+import { claimInboxMessage, createEnvelope, enqueueOutbox, PoisonMessageError, type MessageEnvelope } from '@mp/shared-messaging';
+import { RequestPipe } from '@mp/shared-nest-http';
 import { DomainError } from '@mp/shared-util-errors';
 import { DataSource, type EntityManager } from 'typeorm';
-import { findOrderByPayerPageToken, orderToRow, rowToView } from '../persistence/payment-order.projection';
+import { PayerPageLinks } from '../payer-pages/payer-page-links';
+import { findOrderByPayerPageTokenHash, orderToRow, rowToView } from '../persistence/payment-order.projection';
+import { RecipientAccountVault } from '../recipient-accounts/recipient-account.vault';
 import { CLOCK, PAYMENTS_SETTINGS, type Clock, type PaymentsSettings } from '../payments-settings';
 import { loadMethodCatalog } from '../reference-data/method-catalog.store';
 import { agentServes, findAgent, pickAgentFor } from '../reference-data/payment-agents.store';
 import { findReceipt } from '../receipts/payout-receipts.store';
-import { PaymentOrderExecutor } from './payment-order.executor';
+import { LEDGER_HOLDS, type LedgerHolds } from '../ledger/ledger-holds.port';
+import { PAYMENT_COMMAND_PAYLOADS } from './payment-command.payloads';
+import { handlePaymentOrderCommand, loadPaymentOrder } from './payment-order.handling';
 
 const INBOX_CONSUMER = 'payments.commands';
-// A version conflict means another writer appended to the same order first; re-reading and
-// deciding again resolves it. Commands for one order share a partition, so conflicts are rare.
-const APPEND_ATTEMPTS_MAX = 3;
 
 /** Which order a command is about, and the domain command to run on it. */
 interface Resolved {
@@ -42,24 +45,21 @@ export class PaymentCommandHandler {
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly executor: PaymentOrderExecutor,
+    @Inject(LEDGER_HOLDS) private readonly ledger: LedgerHolds,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(PAYMENTS_SETTINGS) private readonly settings: PaymentsSettings,
+    private readonly payerPageLinks: PayerPageLinks,
+    private readonly recipientAccounts: RecipientAccountVault,
   ) {}
 
   async handle(envelope: MessageEnvelope): Promise<void> {
     if (envelope.schemaVersion !== PAYMENT_COMMAND_SCHEMA_VERSION) throw new PoisonMessageError(`unsupported schema version ${envelope.schemaVersion} of ${envelope.type}`);
     if (!Object.values(PAYMENT_COMMAND_TYPES).includes(envelope.type as PaymentCommandType)) throw new PoisonMessageError(`unknown command type ${envelope.type}`);
-    assertPayloadShape(envelope);
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        await this.dataSource.transaction((manager) => this.handleInTransaction(manager, envelope));
-        break;
-      } catch (error) {
-        if (error instanceof StreamVersionConflictError && attempt < APPEND_ATTEMPTS_MAX) continue;
-        throw error;
-      }
-    }
+    await assertValidPayload(envelope);
+    // The inbox claim, the command and the reply share one transaction, so a version conflict
+    // (another writer appended to the order first; rare, as one order's commands share a
+    // partition) runs all of it again, re-reading the order.
+    await retryOnConflict(DEFAULT_CONFLICT_RETRY_POLICY, () => this.dataSource.transaction((manager) => this.handleInTransaction(manager, envelope)));
     if (this.settings.crashAfterCommitOf === envelope.type) {
       this.logger.warn(`fault injection: crashing after committing ${envelope.type} ${envelope.id}, before its reply is published`);
       process.kill(process.pid, 'SIGKILL');
@@ -73,9 +73,10 @@ export class PaymentCommandHandler {
       const resolved = await this.resolve(manager, envelope);
       const causation = { id: envelope.id, correlationId: envelope.correlationId };
       const result = resolved.command
-        ? await this.executor.execute(manager, resolved.merchantId, resolved.orderId, resolved.command, causation)
+        ? await handlePaymentOrderCommand(this.ledger, { manager }, resolved.merchantId, resolved.orderId, resolved.command, causation)
         : { order: await this.currentOrder(manager, resolved.merchantId, resolved.orderId) };
-      reply = { outcome: 'accepted', order: rowToView(orderToRow(result.order), this.settings.payerPageBaseUrl) };
+      // No redirect_url: replies travel through the outbox and Kafka, and the link holds the payer's credential.
+      reply = { outcome: 'accepted', order: rowToView(orderToRow(result.order), null) };
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
       reply = { outcome: 'rejected', error: error.toDescription() };
@@ -91,7 +92,7 @@ export class PaymentCommandHandler {
   }
 
   private async currentOrder(manager: EntityManager, merchantId: string, orderId: string) {
-    const { state } = await this.executor.loadOrder(manager, merchantId, orderId);
+    const { state } = await loadPaymentOrder(manager, merchantId, orderId);
     if (state.status === 'NotCreated') throw new DomainError('ORDER_NOT_FOUND', `No order ${orderId}`);
     return state;
   }
@@ -104,37 +105,44 @@ export class PaymentCommandHandler {
       case 'CreateIncomingPayment': {
         const data = envelope.data as PaymentCommandDataByType['CreateIncomingPayment'];
         const methodCatalog = await loadMethodCatalog(manager, data.merchantId);
+        const tokenHash = payerPageTokenHash(this.payerPageLinks.tokenFor(data.merchantId, data.orderId));
         return {
           merchantId: data.merchantId,
           orderId: data.orderId,
-          command: { type, data: { ...data, amountMinor: BigInt(data.amountMinor) }, metadata: { now, payerPageToken: randomBytes(18).toString('base64url'), methodCatalog } },
+          command: { type, data: { ...data, amountMinor: BigInt(data.amountMinor) }, metadata: { now, payerPageTokenHash: tokenHash, methodCatalog } },
         };
       }
       case 'CreateOutgoingPayment': {
-        const data = envelope.data as PaymentCommandDataByType['CreateOutgoingPayment'];
+        const { recipientAccountRef, ...data } = envelope.data as PaymentCommandDataByType['CreateOutgoingPayment'];
+        const recipientAccount = await this.recipientAccounts.find(manager, data.merchantId, recipientAccountRef);
+        if (!recipientAccount) throw new DomainError('VALIDATION_ERROR', 'The recipient account was not stored for this merchant', [{ field: 'account_number', issue: 'unknown recipient account reference' }]);
         const methodCatalog = await loadMethodCatalog(manager, data.merchantId);
-        return { merchantId: data.merchantId, orderId: data.orderId, command: { type, data: { ...data, amountMinor: BigInt(data.amountMinor) }, metadata: { now, methodCatalog } } };
+        return { merchantId: data.merchantId, orderId: data.orderId, command: { type, data: { ...data, amountMinor: BigInt(data.amountMinor), recipientAccount }, metadata: { now, methodCatalog } } };
       }
       case 'CancelPaymentOrder': {
         const data = envelope.data as PaymentCommandDataByType['CancelPaymentOrder'];
         return { merchantId: data.merchantId, orderId: data.orderId, command: { type, metadata: { now } } };
       }
       case 'OpenPayerPage': {
-        const row = await this.payerPageOrder(manager, (envelope.data as PaymentCommandDataByType['OpenPayerPage']).payerPageToken);
+        // Sent only when the payer presses "Show payment details", never for a page view.
+        const row = await this.payerPageOrder(manager, (envelope.data as PaymentCommandDataByType['OpenPayerPage']).payerPageTokenHash);
         const needsAgent = row.status === 'PENDING' && row.agent_id === null;
         const agentId = needsAgent ? await pickAgentFor(manager, { method: row.method, country: row.country, currency: row.currency }) : null;
         return { merchantId: row.merchant_id, orderId: row.order_id, command: agentId ? { type: 'AssignAgent', data: { agentId }, metadata: { now } } : null };
       }
       case 'MarkPaidByPayer': {
-        const row = await this.payerPageOrder(manager, (envelope.data as PaymentCommandDataByType['MarkPaidByPayer']).payerPageToken);
+        const row = await this.payerPageOrder(manager, (envelope.data as PaymentCommandDataByType['MarkPaidByPayer']).payerPageTokenHash);
         return { merchantId: row.merchant_id, orderId: row.order_id, command: { type, metadata: { now } } };
       }
       case 'AgentTakeOrder': {
         const data = envelope.data as PaymentCommandDataByType['AgentTakeOrder'];
-        const { state } = await this.executor.loadOrder(manager, data.merchantId, data.orderId);
+        const { state } = await loadPaymentOrder(manager, data.merchantId, data.orderId);
         const agent = await findAgent(manager, data.agentId);
-        // Orders outside what the agent serves are not found, exactly like other merchants' orders.
-        if (state.status === 'NotCreated' || state.direction !== 'outgoing' || !agent || !agentServes(agent, state)) throw new DomainError('ORDER_NOT_FOUND', `No order ${data.orderId} for this agent`);
+        // An agent may take a payout it serves that nobody has taken, or its own again. Anything
+        // else (another agent's, a finished one, outside what it serves, none at all) is not
+        // found in one identical answer, so nobody can probe which order ids exist.
+        const takeable = state.status !== 'NotCreated' && state.direction === 'outgoing' && !!agent && (state.agentId === data.agentId || (state.status === 'PENDING' && state.agentId === null && agentServes(agent, state)));
+        if (!takeable) throw agentOrderNotFound();
         return { merchantId: data.merchantId, orderId: data.orderId, command: { type: 'AssignAgent', data: { agentId: data.agentId }, metadata: { now } } };
       }
       case 'AgentConfirmPayIn': {
@@ -147,6 +155,10 @@ export class PaymentCommandHandler {
       }
       case 'AgentCompletePayout': {
         const data = envelope.data as PaymentCommandDataByType['AgentCompletePayout'];
+        // Whether the order is this agent's is asked before anything about the receipt, so another
+        // agent's order and a missing one get the same not-found.
+        const { state } = await loadPaymentOrder(manager, data.merchantId, data.orderId);
+        if (state.status === 'NotCreated' || state.agentId !== data.agentId) throw agentOrderNotFound();
         const receipt = await findReceipt(manager, data.receiptId);
         if (!receipt || receipt.merchant_id !== data.merchantId || receipt.order_id !== data.orderId || receipt.agent_id !== data.agentId) {
           throw new DomainError('VALIDATION_ERROR', 'The receipt was not uploaded by this agent for this order', [{ field: 'receipt_id', issue: 'unknown for this order' }]);
@@ -161,32 +173,21 @@ export class PaymentCommandHandler {
     }
   }
 
-  private async payerPageOrder(manager: EntityManager, token: string) {
-    const row = await findOrderByPayerPageToken(manager, token);
+  private async payerPageOrder(manager: EntityManager, tokenHash: string) {
+    const row = await findOrderByPayerPageTokenHash(manager, tokenHash);
     if (!row) throw new DomainError('NOT_FOUND', 'No such payment page');
     return row;
   }
 }
 
-const REQUIRED_STRING_FIELDS: Record<PaymentCommandType, string[]> = {
-  CreateIncomingPayment: ['merchantId', 'orderId', 'amountMinor', 'currency', 'country', 'callbackUrl'],
-  CreateOutgoingPayment: ['merchantId', 'orderId', 'amountMinor', 'currency', 'country', 'method', 'callbackUrl', 'accountNumber'],
-  CancelPaymentOrder: ['merchantId', 'orderId'],
-  OpenPayerPage: ['payerPageToken'],
-  MarkPaidByPayer: ['payerPageToken'],
-  AgentTakeOrder: ['agentId', 'merchantId', 'orderId'],
-  AgentConfirmPayIn: ['agentId', 'merchantId', 'orderId'],
-  AgentDeclineOrder: ['agentId', 'merchantId', 'orderId', 'reason'],
-  AgentCompletePayout: ['agentId', 'merchantId', 'orderId', 'receiptId'],
-};
+const payloadPipe = new RequestPipe();
 
-/** A payload missing a field can never succeed: it is poison, not a business rejection. */
-function assertPayloadShape(envelope: MessageEnvelope): void {
-  const data = envelope.data as Record<string, unknown> | null;
-  const fields = REQUIRED_STRING_FIELDS[envelope.type as PaymentCommandType];
-  const missing = fields.filter((field) => typeof data?.[field] !== 'string' || data[field] === '');
-  const amount = data?.['amountMinor'];
-  if (missing.length > 0 || (amount !== undefined && !/^[1-9]\d*$/.test(String(amount)))) {
-    throw new PoisonMessageError(`malformed ${envelope.type} payload: ${missing.join(', ') || 'amountMinor'}`);
+/** A payload that fails its request class can never succeed: it is poison, not a business rejection. */
+async function assertValidPayload(envelope: MessageEnvelope): Promise<void> {
+  try {
+    await payloadPipe.validateAs(PAYMENT_COMMAND_PAYLOADS[envelope.type as PaymentCommandType], envelope.data);
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error;
+    throw new PoisonMessageError(`malformed ${envelope.type} payload: ${error.details.map((detail) => `${detail.field} ${detail.issue}`).join('; ')}`);
   }
 }

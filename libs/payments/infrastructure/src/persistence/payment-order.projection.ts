@@ -1,5 +1,5 @@
-import type { AgentOrderView, PaymentOrderStatus, PaymentOrderSubStatus, PaymentOrderView } from '@mp/contracts-payments';
-import type { ExistingPaymentOrder } from '@mp/payments-domain';
+import type { AgentOrderView, PaymentOrderStatus, PaymentOrderView } from '@mp/contracts-payments';
+import { maskAccountNumber, subStatusOf, type ExistingPaymentOrder } from '@mp/payments-domain';
 import { formatAmountMinor } from '@mp/shared-util-money';
 import type { EntityManager } from 'typeorm';
 
@@ -14,8 +14,9 @@ export interface PaymentOrderRow {
   country: string;
   method: string;
   callback_url: string;
-  account_number: string | null;
-  payer_page_token: string | null;
+  recipient_account_ref: string | null;
+  account_number_last4: string | null;
+  payer_page_token_hash: string | null;
   agent_id: string | null;
   payer_marked_paid_at: Date | null;
   failure_reason: string | null;
@@ -29,16 +30,16 @@ export interface PaymentOrderRow {
 export async function saveOrderProjection(manager: EntityManager, order: ExistingPaymentOrder, streamVersion: number): Promise<void> {
   await manager.query(
     `INSERT INTO payment_orders (merchant_id, order_id, direction, status, amount_minor, fee_minor, currency, country, method, callback_url,
-                                 account_number, payer_page_token, agent_id, payer_marked_paid_at, failure_reason, expires_at,
-                                 created_at, updated_at, stream_version)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
+                                 recipient_account_ref, account_number_last4, payer_page_token_hash, agent_id, payer_marked_paid_at,
+                                 failure_reason, expires_at, created_at, updated_at, stream_version)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
      ON CONFLICT (merchant_id, order_id) DO UPDATE SET
        status = EXCLUDED.status, agent_id = EXCLUDED.agent_id, payer_marked_paid_at = EXCLUDED.payer_marked_paid_at,
        failure_reason = EXCLUDED.failure_reason, updated_at = EXCLUDED.updated_at, stream_version = EXCLUDED.stream_version
      WHERE payment_orders.stream_version < EXCLUDED.stream_version`,
     [
       order.merchantId, order.orderId, order.direction, order.status, order.amountMinor.toString(), order.feeMinor.toString(), order.currency,
-      order.country, order.method, order.callbackUrl, order.accountNumber, order.payerPageToken, order.agentId, order.payerMarkedPaidAt,
+      order.country, order.method, order.callbackUrl, order.recipientAccount?.reference ?? null, order.recipientAccount?.last4 ?? null, order.payerPageTokenHash, order.agentId, order.payerMarkedPaidAt,
       order.failureReason, order.expiresAt, order.createdAt, order.updatedAt, streamVersion,
     ],
   );
@@ -49,32 +50,33 @@ export async function findOrder(manager: EntityManager, merchantId: string, orde
   return rows[0] ?? null;
 }
 
-export async function findOrderByPayerPageToken(manager: EntityManager, token: string): Promise<PaymentOrderRow | null> {
-  const rows: PaymentOrderRow[] = await manager.query(`SELECT * FROM payment_orders WHERE payer_page_token = $1`, [token]);
+/** The order behind a payer page, found by the SHA-256 of its token (the token is stored nowhere). */
+export async function findOrderByPayerPageTokenHash(manager: EntityManager, tokenHash: string): Promise<PaymentOrderRow | null> {
+  const rows: PaymentOrderRow[] = await manager.query(`SELECT * FROM payment_orders WHERE payer_page_token_hash = $1`, [tokenHash]);
   return rows[0] ?? null;
 }
 
-function subStatusOf(row: Pick<PaymentOrderRow, 'status' | 'agent_id' | 'payer_marked_paid_at'>): PaymentOrderSubStatus {
-  if (row.status !== 'PENDING') return null;
-  if (row.payer_marked_paid_at) return 'payer_reported_paid';
-  return row.agent_id ? 'agent_assigned' : 'awaiting_agent';
-}
+/** Where an incoming order's payer is sent; null where the link must not go (anything sent through Kafka). */
+export type PayerPageUrlOf = ((merchantId: string, orderId: string) => string) | null;
 
-/** The state object merchants see. */
-export function rowToView(row: PaymentOrderRow, payerPageBaseUrl: string): PaymentOrderView {
+/**
+ * The state object merchants see. The recipient account is masked (`•••• 1234`); the full
+ * number is only ever revealed to the agent the payout is assigned to.
+ */
+export function rowToView(row: PaymentOrderRow, payerPageUrlOf: PayerPageUrlOf): PaymentOrderView {
   return {
     order_id: row.order_id,
     direction: row.direction,
     status: row.status,
-    sub_status: subStatusOf(row),
+    sub_status: subStatusOf({ status: row.status, agentId: row.agent_id, payerMarkedPaidAt: row.payer_marked_paid_at?.toISOString() ?? null }),
     amount: formatAmountMinor(BigInt(row.amount_minor), row.currency),
     fee: formatAmountMinor(BigInt(row.fee_minor), row.currency),
     currency: row.currency,
     country: row.country,
     method: row.method,
     callback_url: row.callback_url,
-    ...(row.direction === 'incoming' && row.payer_page_token ? { redirect_url: `${payerPageBaseUrl}/pay/${row.payer_page_token}` } : {}),
-    ...(row.direction === 'outgoing' && row.account_number ? { account_number: row.account_number } : {}),
+    ...(row.direction === 'incoming' && payerPageUrlOf ? { redirect_url: payerPageUrlOf(row.merchant_id, row.order_id) } : {}),
+    ...(row.direction === 'outgoing' && row.account_number_last4 !== null ? { account_number: maskAccountNumber(row.account_number_last4) } : {}),
     failure_reason: row.failure_reason,
     expires_at: row.expires_at.toISOString(),
     created_at: row.created_at.toISOString(),
@@ -83,8 +85,8 @@ export function rowToView(row: PaymentOrderRow, payerPageBaseUrl: string): Payme
 }
 
 /** The same order for agents and operators, with who owns and works it and its receipts. */
-export function rowToAgentView(row: PaymentOrderRow, payerPageBaseUrl: string, receipts: AgentOrderView['receipts']): AgentOrderView {
-  return { ...rowToView(row, payerPageBaseUrl), merchant_id: row.merchant_id, agent_id: row.agent_id, receipts };
+export function rowToAgentView(row: PaymentOrderRow, payerPageUrlOf: PayerPageUrlOf, receipts: AgentOrderView['receipts']): AgentOrderView {
+  return { ...rowToView(row, payerPageUrlOf), merchant_id: row.merchant_id, agent_id: row.agent_id, receipts };
 }
 
 /** A row as the decider's state, to build views straight from a command's result. */
@@ -100,8 +102,9 @@ export function orderToRow(order: ExistingPaymentOrder, listPosition = '0'): Pay
     country: order.country,
     method: order.method,
     callback_url: order.callbackUrl,
-    account_number: order.accountNumber,
-    payer_page_token: order.payerPageToken,
+    recipient_account_ref: order.recipientAccount?.reference ?? null,
+    account_number_last4: order.recipientAccount?.last4 ?? null,
+    payer_page_token_hash: order.payerPageTokenHash,
     agent_id: order.agentId,
     payer_marked_paid_at: order.payerMarkedPaidAt ? new Date(order.payerMarkedPaidAt) : null,
     failure_reason: order.failureReason,

@@ -1,46 +1,50 @@
-import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
-import { PAYMENT_ORDER_STATUSES, type AgentOrderView, type PaymentOrderStatus, type PaymentOrderView, type ReceiptView } from '@mp/contracts-payments';
+import { Controller, Get, Param, Query } from '@nestjs/common';
+import { payerPageTokenHash, type AgentOrderView, type PaymentOrderView, type ReceiptView } from '@mp/contracts-payments';
+import { AgentOrderListQueryDto, MerchantOrderListQueryDto, type AgentOrderListPage, type OrderListFilterFieldsDto, type OrderListPage, type PayerPageData, type ReceiptsView } from '@mp/contracts-payments-api';
+import { agentOrderNotFound } from '@mp/payments-domain';
+import { AgentIdParam, MerchantIdParam, OrderIdParam, OrderMerchantIdParam, PathIdPipe, RequestPipe } from '@mp/shared-nest-http';
 import { DomainError } from '@mp/shared-util-errors';
+import { PAYER_PAGE_TOKEN_PATTERN } from '@mp/shared-util-validation';
 import { DataSource } from 'typeorm';
-import { PaymentOrderExecutor } from '../commands/payment-order.executor';
-import { findOrder, findOrderByPayerPageToken, rowToAgentView, rowToView, type PaymentOrderRow } from '../persistence/payment-order.projection';
-import { PAYMENTS_SETTINGS, type PaymentsSettings } from '../payments-settings';
+import { loadPaymentOrder } from '../commands/payment-order.handling';
+import { PayerPageLinks } from '../payer-pages/payer-page-links';
+import { findOrder, findOrderByPayerPageTokenHash, rowToAgentView, rowToView, type PayerPageUrlOf, type PaymentOrderRow } from '../persistence/payment-order.projection';
 import { findAgent } from '../reference-data/payment-agents.store';
 import { listOrders, type OrderListFilter } from './order-list.query';
 
-export interface OrderListResponse<T> {
-  data: T[];
-  has_more: boolean;
-  next_cursor: string | null;
-}
+const queryPipe = new RequestPipe();
+const PayerPageTokenParam = new PathIdPipe(PAYER_PAGE_TOKEN_PATTERN, 'NOT_FOUND', () => 'No such payment page');
 
 /**
  * Reads for the gateway, served from the projection. Internal only: this port is not exposed
- * to merchants, and the gateway has already authenticated the caller and checked the filters.
+ * to merchants, and the gateway has already authenticated the caller and checked the filters;
+ * ids and filters are checked again here, so nothing malformed ever reaches the database.
  */
 @Controller('internal')
 export class InternalOrdersController {
+  private readonly payerPageUrlOf: PayerPageUrlOf;
+
   constructor(
     private readonly dataSource: DataSource,
-    private readonly executor: PaymentOrderExecutor,
-    @Inject(PAYMENTS_SETTINGS) private readonly settings: PaymentsSettings,
-  ) {}
+    payerPageLinks: PayerPageLinks,
+  ) {
+    this.payerPageUrlOf = (merchantId, orderId) => payerPageLinks.urlFor(merchantId, orderId);
+  }
 
   @Get('merchants/:merchantId/orders/:orderId')
-  async getOrder(@Param('merchantId') merchantId: string, @Param('orderId') orderId: string): Promise<PaymentOrderView> {
-    return rowToView(await this.requireOrder(merchantId, orderId), this.settings.payerPageBaseUrl);
+  async getOrder(@Param('merchantId', OrderMerchantIdParam) merchantId: string, @Param('orderId', OrderIdParam) orderId: string): Promise<PaymentOrderView> {
+    return rowToView(await this.requireOrder(merchantId, orderId), this.payerPageUrlOf);
   }
 
   @Get('merchants/:merchantId/orders')
-  async listMerchantOrders(@Param('merchantId') merchantId: string, @Query() query: Record<string, string>): Promise<OrderListResponse<PaymentOrderView>> {
-    const direction = query['direction'] === 'incoming' || query['direction'] === 'outgoing' ? query['direction'] : undefined;
-    const page = await listOrders(this.dataSource.manager, { ...parseListQuery(query), merchantId, direction });
-    return { data: page.rows.map((row) => rowToView(row, this.settings.payerPageBaseUrl)), has_more: page.hasMore, next_cursor: page.nextCursor };
+  async listMerchantOrders(@Param('merchantId', MerchantIdParam) merchantId: string, @Query(queryPipe) query: MerchantOrderListQueryDto): Promise<OrderListPage> {
+    const page = await listOrders(this.dataSource.manager, { ...toListFilter(query), merchantId, direction: query.direction });
+    return { data: page.rows.map((row) => rowToView(row, this.payerPageUrlOf)), has_more: page.hasMore, next_cursor: page.nextCursor };
   }
 
   /** Endpoint 7: receipts the agent attached to a payout; an incoming order number is not found. */
   @Get('merchants/:merchantId/orders/:orderId/receipts')
-  async getReceipts(@Param('merchantId') merchantId: string, @Param('orderId') orderId: string): Promise<{ data: ReceiptView[] }> {
+  async getReceipts(@Param('merchantId', OrderMerchantIdParam) merchantId: string, @Param('orderId', OrderIdParam) orderId: string): Promise<ReceiptsView> {
     const row = await this.requireOrder(merchantId, orderId);
     if (row.direction !== 'outgoing') throw new DomainError('ORDER_NOT_FOUND', `No outgoing order ${orderId}`);
     return { data: await this.receiptsOf(merchantId, orderId) };
@@ -48,30 +52,38 @@ export class InternalOrdersController {
 
   /** Operators look at any order; agents at the ones assigned to them (the gateway checks which). */
   @Get('orders/:merchantId/:orderId')
-  async getOrderForBackoffice(@Param('merchantId') merchantId: string, @Param('orderId') orderId: string): Promise<AgentOrderView> {
+  async getOrderForBackoffice(@Param('merchantId', OrderMerchantIdParam) merchantId: string, @Param('orderId', OrderIdParam) orderId: string): Promise<AgentOrderView> {
     const row = await this.requireOrder(merchantId, orderId);
-    return rowToAgentView(row, this.settings.payerPageBaseUrl, await this.receiptsOf(merchantId, orderId));
+    return rowToAgentView(row, this.payerPageUrlOf, await this.receiptsOf(merchantId, orderId));
+  }
+
+  /** An agent's own order. Any other, existing or not, is the same not-found: agents cannot probe order ids. */
+  @Get('agents/:agentId/orders/:merchantId/:orderId')
+  async getAgentOrder(@Param('agentId', AgentIdParam) agentId: string, @Param('merchantId', OrderMerchantIdParam) merchantId: string, @Param('orderId', OrderIdParam) orderId: string): Promise<AgentOrderView> {
+    const row = await findOrder(this.dataSource.manager, merchantId, orderId);
+    if (!row || row.agent_id !== agentId) throw agentOrderNotFound();
+    return rowToAgentView(row, this.payerPageUrlOf, await this.receiptsOf(merchantId, orderId));
   }
 
   /** `scope=assigned` (default): the agent's orders; `scope=available`: unassigned payouts it serves. */
   @Get('agents/:agentId/orders')
-  async listAgentOrders(@Param('agentId') agentId: string, @Query() query: Record<string, string>): Promise<OrderListResponse<AgentOrderView>> {
-    const filter: OrderListFilter = parseListQuery(query);
-    if (query['scope'] === 'available') {
+  async listAgentOrders(@Param('agentId', AgentIdParam) agentId: string, @Query(queryPipe) query: AgentOrderListQueryDto): Promise<AgentOrderListPage> {
+    const filter: OrderListFilter = toListFilter(query);
+    if (query.scope === 'available') {
       const agent = await findAgent(this.dataSource.manager, agentId);
       if (!agent || !agent.active) return { data: [], has_more: false, next_cursor: null };
       filter.availableFor = agent.serves;
     } else filter.agentId = agentId;
     const page = await listOrders(this.dataSource.manager, filter);
-    return { data: page.rows.map((row) => rowToAgentView(row, this.settings.payerPageBaseUrl, [])), has_more: page.hasMore, next_cursor: page.nextCursor };
+    return { data: page.rows.map((row) => rowToAgentView(row, this.payerPageUrlOf, [])), has_more: page.hasMore, next_cursor: page.nextCursor };
   }
 
   @Get('payer-pages/:token')
-  async getPayerPage(@Param('token') token: string): Promise<{ order: PaymentOrderView; agent: { display_name: string; payment_details: string } | null }> {
-    const row = await findOrderByPayerPageToken(this.dataSource.manager, token);
+  async getPayerPage(@Param('token', PayerPageTokenParam) token: string): Promise<PayerPageData> {
+    const row = await findOrderByPayerPageTokenHash(this.dataSource.manager, payerPageTokenHash(token));
     if (!row) throw new DomainError('NOT_FOUND', 'No such payment page');
     const agent = row.agent_id ? await findAgent(this.dataSource.manager, row.agent_id) : null;
-    return { order: rowToView(row, this.settings.payerPageBaseUrl), agent: agent ? { display_name: agent.display_name, payment_details: agent.payment_details } : null };
+    return { order: rowToView(row, this.payerPageUrlOf), agent: agent ? { display_name: agent.display_name, payment_details: agent.payment_details } : null };
   }
 
   private async requireOrder(merchantId: string, orderId: string): Promise<PaymentOrderRow> {
@@ -82,22 +94,18 @@ export class InternalOrdersController {
 
   /** Receipts attached by a completed payout, from the order's own events. */
   private async receiptsOf(merchantId: string, orderId: string): Promise<ReceiptView[]> {
-    const { state } = await this.executor.loadOrder(this.dataSource.manager, merchantId, orderId);
+    const { state } = await loadPaymentOrder(this.dataSource.manager, merchantId, orderId);
     if (state.status === 'NotCreated') return [];
     return state.receipts.map((receipt) => ({ receipt_id: receipt.receiptId, file_name: receipt.fileName, content_type: receipt.contentType, size_bytes: receipt.sizeBytes, uploaded_at: receipt.uploadedAt }));
   }
 }
 
-function parseListQuery(query: Record<string, string>): OrderListFilter {
-  const limit = query['limit'] === undefined ? 50 : Number(query['limit']);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new DomainError('VALIDATION_ERROR', 'limit must be 1 to 100', [{ field: 'limit', issue: 'must be an integer from 1 to 100' }]);
-  const status = query['status'];
-  if (status !== undefined && !(PAYMENT_ORDER_STATUSES as readonly string[]).includes(status)) throw new DomainError('VALIDATION_ERROR', 'Unknown status', [{ field: 'status', issue: `must be one of ${PAYMENT_ORDER_STATUSES.join(', ')}` }]);
+function toListFilter(query: OrderListFilterFieldsDto & { limit?: string }): OrderListFilter {
   return {
-    limit,
-    status: status as PaymentOrderStatus | undefined,
-    createdFrom: query['created_from'] ? new Date(query['created_from']) : undefined,
-    createdTo: query['created_to'] ? new Date(query['created_to']) : undefined,
-    cursor: query['cursor'] || undefined,
+    limit: query.limit === undefined ? 50 : Number(query.limit),
+    status: query.status,
+    createdFrom: query.created_from ? new Date(query.created_from) : undefined,
+    createdTo: query.created_to ? new Date(query.created_to) : undefined,
+    cursor: query.cursor,
   };
 }

@@ -1,20 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
+import type { StoredReceiptView } from '@mp/contracts-payments-api';
 import { DomainError } from '@mp/shared-util-errors';
 import type { EntityManager } from 'typeorm';
 
 export const RECEIPT_BYTES_MAX = 5 * 1024 * 1024;
 
-export interface PayoutReceiptRow {
-  receipt_id: string;
-  merchant_id: string;
-  order_id: string;
-  agent_id: string;
-  file_name: string;
-  content_type: 'application/pdf' | 'image/png' | 'image/jpeg';
-  size_bytes: number;
-  sha256: string;
-  uploaded_at: Date;
-}
+/** A stored receipt without its content; the API answers it with `uploaded_at` as ISO 8601. */
+export type PayoutReceiptRow = Omit<StoredReceiptView, 'uploaded_at'> & { uploaded_at: Date };
 
 /**
  * The file type from its first bytes, never from what the uploader claims: a receipt named

@@ -1,18 +1,6 @@
 import { DEFAULT_METHOD_CATALOG, type MethodEntry } from '@mp/payments-domain';
+import type { StoredMethodEntry } from '@mp/contracts-payments-api';
 import type { EntityManager } from 'typeorm';
-
-/** A method entry as stored and as operators send it: minor units as decimal strings. */
-export interface StoredMethodEntry {
-  method: string;
-  direction: 'incoming' | 'outgoing';
-  country: string;
-  currency: string;
-  fee_rate_basis_points: number;
-  fee_fixed_minor: string;
-  min_amount_minor: string;
-  max_amount_minor: string;
-  expiry_minutes: number;
-}
 
 export function toStoredEntry(entry: MethodEntry): StoredMethodEntry {
   return {

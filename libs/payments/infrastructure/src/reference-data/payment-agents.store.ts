@@ -1,10 +1,5 @@
+import type { AgentServiceArea } from '@mp/contracts-payments-api';
 import type { EntityManager } from 'typeorm';
-
-export interface AgentServiceArea {
-  method: string;
-  country: string;
-  currency: string;
-}
 
 export interface PaymentAgentRow {
   agent_id: string;

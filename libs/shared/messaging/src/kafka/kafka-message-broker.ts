@@ -1,6 +1,7 @@
 import { Kafka, logLevel, Partitioners, type Consumer, type EachMessagePayload, type Producer } from 'kafkajs';
 import { parseEnvelope } from '../envelope';
 import { classifyError } from '../error-classification';
+import { kafkaLogLine, type BrokerLogLevel } from './kafka-log';
 import { KafkaDeadLetterQueue } from './kafka-dead-letters';
 import {
   DEFAULT_CONSUMER_ERROR_POLICY,
@@ -21,7 +22,8 @@ export interface KafkaBrokerOptions {
   namespace: string;
   connectionTimeoutMs?: number;
   requestTimeoutMs?: number;
-  log?: (level: 'info' | 'warn' | 'error', message: string) => void;
+  /** Where this adapter's and the kafkajs client's own lines go (default: the console). */
+  log?: (level: BrokerLogLevel, message: string) => void;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -42,6 +44,11 @@ export class KafkaMessageBroker implements MessageBroker {
       requestTimeout: options.requestTimeoutMs ?? 10_000,
       retry: { initialRetryTime: 100, retries: 8, maxRetryTime: 5_000 },
       logLevel: logLevel.ERROR,
+      // kafkajs's lines go through the same log as ours (a service's JSON logger), not to the console.
+      logCreator: () => (entry) => {
+        const line = kafkaLogLine(entry);
+        this.log(line.level, line.message);
+      },
     });
     this.producer = this.kafka.producer({
       createPartitioner: Partitioners.DefaultPartitioner,

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
 import { KafkaMessageBroker } from '../kafka/kafka-message-broker';
 import { MESSAGE_BROKER, type MessageBroker } from '../messaging-port';
 
@@ -30,7 +30,13 @@ export class MessagingModule {
           inject: options.inject as never[],
           useFactory: async (...args: never[]) => {
             const settings = options.useFactory(...args);
-            const broker = new KafkaMessageBroker({ clientId: settings.clientId, brokers: settings.brokers, namespace: settings.namespace });
+            const logger = new Logger('Kafka');
+            const broker = new KafkaMessageBroker({
+              clientId: settings.clientId,
+              brokers: settings.brokers,
+              namespace: settings.namespace,
+              log: (level, message) => (level === 'info' ? logger.log(message) : logger[level](message)),
+            });
             await broker.connect();
             return broker;
           },

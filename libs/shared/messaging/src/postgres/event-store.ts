@@ -14,12 +14,17 @@ export interface StoredStream {
   events: MessageEnvelope[];
 }
 
-export async function readStream(manager: EntityManager, streamId: string): Promise<StoredStream> {
+/**
+ * The events of a stream after `afterVersion` (all of them by default), in order. `version` is
+ * the last one read, or `afterVersion` when there is none after it: a reader that starts from
+ * a snapshot or a projection row at version N reads only what came after N.
+ */
+export async function readStream(manager: EntityManager, streamId: string, afterVersion = 0): Promise<StoredStream> {
   const rows: Array<{ stream_version: number; envelope: MessageEnvelope }> = await manager.query(
-    `SELECT stream_version, envelope FROM event_store WHERE stream_id = $1 ORDER BY stream_version`,
-    [streamId],
+    `SELECT stream_version, envelope FROM event_store WHERE stream_id = $1 AND stream_version > $2 ORDER BY stream_version`,
+    [streamId, afterVersion],
   );
-  return { version: rows.length === 0 ? 0 : rows[rows.length - 1].stream_version, events: rows.map((row) => row.envelope) };
+  return { version: rows.length === 0 ? afterVersion : rows[rows.length - 1].stream_version, events: rows.map((row) => row.envelope) };
 }
 
 /** Appends events after `expectedVersion`; the unique (stream_id, stream_version) constraint decides races. */

@@ -1,9 +1,10 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 
 /**
- * AES-256-GCM encryption of merchant secrets at rest. HMAC secrets must be recoverable (the
- * server recomputes the MAC), so they are encrypted, not hashed. The owner and purpose are
- * bound as associated data: a ciphertext copied to another merchant's row does not decrypt.
+ * AES-256-GCM encryption of secrets at rest (merchant API secrets, payout recipient accounts).
+ * They must be recoverable (the server recomputes a MAC; an agent pays to the account), so they
+ * are encrypted, not hashed. The owner and purpose are bound as associated data: a ciphertext
+ * copied to another row does not decrypt.
  */
 export interface SealedSecret {
   keyVersion: number;
@@ -38,4 +39,14 @@ export class SecretBox {
     decipher.setAuthTag(sealed.authTag);
     return Buffer.concat([decipher.update(sealed.ciphertext), decipher.final()]).toString('utf8');
   }
+}
+
+/**
+ * A key of its own for one purpose, derived from a service's master key (HKDF-SHA256, RFC 5869),
+ * so one master key per service serves several purposes and a key for one purpose never
+ * decrypts or authenticates another's data.
+ */
+export function deriveKey(masterKey: Buffer, purpose: string): Buffer {
+  if (masterKey.length !== MASTER_KEY_BYTES) throw new Error(`master key must be ${MASTER_KEY_BYTES} bytes`);
+  return Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), `mp:${purpose}`, MASTER_KEY_BYTES));
 }

@@ -1,0 +1,28 @@
+import { randomBytes } from 'node:crypto';
+import { ConfigError } from '@mp/shared-util-config';
+import { loadPaymentsConfig } from './payments.config';
+
+describe('payments config', () => {
+  const key = randomBytes(32);
+  const minimal = { PAYMENTS_DATABASE_URL: 'postgres://payments@127.0.0.1:5432/payments', KAFKA_BROKERS: '127.0.0.1:9092', PAYMENTS_SECRETS_MASTER_KEY: key.toString('base64') };
+
+  function problemsOf(environment: Record<string, string>): string {
+    try {
+      loadPaymentsConfig(environment);
+    } catch (error) {
+      if (error instanceof ConfigError) return error.problems.join('\n');
+      throw error;
+    }
+    throw new Error('expected a ConfigError');
+  }
+
+  it('reads the secrets master key', () => {
+    expect(loadPaymentsConfig(minimal).secretsMasterKey.equals(key)).toBe(true);
+  });
+
+  it('refuses to start without the secrets master key, or with one of the wrong size', () => {
+    const { PAYMENTS_SECRETS_MASTER_KEY: _omitted, ...withoutKey } = minimal;
+    expect(problemsOf(withoutKey)).toMatch(/PAYMENTS_SECRETS_MASTER_KEY is required/);
+    expect(problemsOf({ ...minimal, PAYMENTS_SECRETS_MASTER_KEY: randomBytes(16).toString('base64') })).toMatch(/PAYMENTS_SECRETS_MASTER_KEY must decode to 32 bytes, got 16/);
+  });
+});

@@ -1,0 +1,14 @@
+export { DEFAULT_CONFLICT_RETRY_POLICY, retryOnConflict, type ConflictRetryPolicy } from './conflict-retry';
+export {
+  aggregateStream,
+  handleCommand,
+  type AggregatedStream,
+  type AppendedEvents,
+  type Causation,
+  type CommandResult,
+  type DecidedEvents,
+  type HandleCommandOptions,
+  type LoadedState,
+  type StreamReadOptions,
+} from './handle-command';
+export { PeriodicTask } from './periodic-task';

@@ -1,0 +1,3 @@
+export type { Decider, DomainEvent } from './decider';
+export { eventCodec, UnreadableEventError, type EventCodec, type EventSchemas, type EventTypeSchema, type StoredEventRecord } from './event-schemas';
+export { DeciderSpecification, Given, When, type Outcome, type SpecificationOptions } from './decider-specification';

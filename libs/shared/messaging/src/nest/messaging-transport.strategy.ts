@@ -1,0 +1,108 @@
+import { applyDecorators, Catch, UseFilters, type ArgumentsHost, type RpcExceptionFilter } from '@nestjs/common';
+import { BaseRpcContext, EventPattern, Server, type CustomTransportStrategy } from '@nestjs/microservices';
+import { lastValueFrom, throwError, type Observable } from 'rxjs';
+import { PoisonMessageError } from '../envelope';
+import type { ConsumerErrorPolicy, MessageBroker, ReceivedMessage, Subscription } from '../messaging-port';
+
+export interface MessagingTransportOptions {
+  /** The consumer group every replica of the service joins: each message goes to one replica. */
+  groupId: string;
+  startFrom: 'earliest' | 'latest';
+  errorPolicy?: ConsumerErrorPolicy;
+}
+
+/** What a handler gets besides the message: where it came from (`@Ctx()`). */
+export class MessagingContext extends BaseRpcContext<[ReceivedMessage]> {
+  get message(): ReceivedMessage {
+    return this.args[0];
+  }
+}
+
+/**
+ * Hands every error back to the messaging port unchanged. Nest's default RPC filter turns any
+ * error into `{ status: 'error', message: 'Internal server error' }`, and the port's error
+ * policy needs the error itself to tell poison (dead-letter at once) from an outage (retry,
+ * keeping order) from anything else (N attempts, then dead-letter).
+ */
+@Catch()
+export class PassErrorsToMessagingPort implements RpcExceptionFilter<unknown> {
+  catch(exception: unknown, _host: ArgumentsHost): Observable<never> {
+    return throwError(() => exception);
+  }
+}
+
+/**
+ * Declares a handler of every message on `topic` (a logical topic name, as in the contracts).
+ * The handler receives the `ReceivedMessage` as `@Payload()`; resolving means the message is
+ * done with, throwing hands the error to the port's policy.
+ */
+export function ConsumeTopic(topic: string): MethodDecorator {
+  return applyDecorators(EventPattern(topic), UseFilters(PassErrorsToMessagingPort));
+}
+
+/**
+ * A Nest microservice transport over the messaging port, so services declare consumers with
+ * `@EventPattern` / `@ConsumeTopic` on controllers and connect them with
+ * `app.connectMicroservice({ strategy })`. It subscribes one consumer group to every topic
+ * a handler is declared for.
+ *
+ * Only the routing is Nest's: delivery, per-key ordering and the error policy stay in the port
+ * (`MessageBroker.subscribe`), so swapping kafkajs never touches a controller. Nest's own
+ * `handleEvent` is not used because it swallows handler errors (the offset would be committed
+ * after a failure); here the handler's outcome is awaited and any error goes back to the port.
+ * There is no request-reply on this transport: Nest's Kafka request-reply loses replies on a
+ * rebalance (nestjs/nest#2984), and replies travel through the outbox instead.
+ */
+export class MessagingTransportStrategy extends Server implements CustomTransportStrategy {
+  private subscription: Subscription | null = null;
+
+  constructor(
+    private readonly broker: MessageBroker,
+    private readonly options: MessagingTransportOptions,
+  ) {
+    super();
+  }
+
+  async listen(callback: (error?: unknown) => void): Promise<void> {
+    try {
+      const topics = [...this.messageHandlers.keys()];
+      if (topics.length === 0) throw new Error(`consumer group ${this.options.groupId} has no @EventPattern handlers`);
+      const unsupported = topics.filter((topic) => !this.messageHandlers.get(topic)?.isEventHandler);
+      if (unsupported.length > 0) throw new Error(`@MessagePattern (request-reply) is not supported on this transport: ${unsupported.join(', ')}`);
+      this.subscription = await this.broker.subscribe({
+        groupId: this.options.groupId,
+        topics,
+        startFrom: this.options.startFrom,
+        errorPolicy: this.options.errorPolicy,
+        handler: (message) => this.dispatch(message),
+      });
+      await this.subscription.ready;
+      this.logger.log(`group ${this.options.groupId} consuming ${topics.join(', ')}`);
+      callback();
+    } catch (error) {
+      callback(error);
+    }
+  }
+
+  private async dispatch(message: ReceivedMessage): Promise<void> {
+    const handler = this.getHandlerByPattern(message.topic);
+    // Cannot happen for a topic subscribed above; a message nobody handles must not pass silently.
+    if (!handler) throw new PoisonMessageError(`no handler for topic ${message.topic}`);
+    const result = await handler(message, new MessagingContext([message]));
+    await lastValueFrom(this.transformToObservable(result), { defaultValue: undefined });
+  }
+
+  async close(): Promise<void> {
+    await this.subscription?.stop();
+    this.subscription = null;
+  }
+
+  /** This transport emits no events of its own. */
+  on(): void {
+    throw new Error('MessagingTransportStrategy does not emit events');
+  }
+
+  unwrap<T>(): T {
+    return this.broker as T;
+  }
+}

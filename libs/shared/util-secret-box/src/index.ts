@@ -1,0 +1,1 @@
+export { deriveKey, MASTER_KEY_BYTES, SecretBox, type SealedSecret } from './secret-box';

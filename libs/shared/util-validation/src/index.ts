@@ -1,0 +1,34 @@
+export {
+  decimalAmountToMinor,
+  FieldRule,
+  IsDecimalAmount,
+  IsOneOf,
+  IsIsoDateTime,
+  IsKnownCurrency,
+  IsMinorUnits,
+  IsOrderId,
+  IsPlainText,
+  IsWholeNumberBetween,
+  MatchesPattern,
+  NotAfter,
+  Trim,
+  type MinorUnitsSign,
+} from './decorators';
+export {
+  ACCOUNT_NUMBER_PATTERN,
+  ACCOUNT_NUMBER_RULE,
+  AGENT_ID_PATTERN,
+  COUNTRY_PATTERN,
+  CURRENCY_CODE_PATTERN,
+  INTERNAL_ID_PATTERN,
+  MERCHANT_ID_PATTERN,
+  METHOD_PATTERN,
+  ORDER_ID_PATTERN,
+  ORDER_ID_RULE,
+  PAYER_PAGE_TOKEN_HASH_PATTERN,
+  PAYER_PAGE_TOKEN_PATTERN,
+  RECIPIENT_ACCOUNT_REF_PATTERN,
+  RECEIPT_ID_PATTERN,
+} from './ids';
+export { JsonNumberLiteral, parseJsonObjectBody, requireJsonObject, withPlainNumbers } from './lossless-json';
+export { REQUEST_VALIDATOR_OPTIONS, RequestMessages, validationErrorFrom } from './validation-error';
