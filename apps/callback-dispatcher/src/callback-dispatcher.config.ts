@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from '@mp/callbacks-domain';
 import { DestinationGuard, type CallbacksSettings } from '@mp/callbacks-infrastructure';
-import { ConfigReader, readKafkaConnectionConfig, type Environment, type KafkaConnectionConfig } from '@mp/shared-util-config';
+import { ConfigReader, readKafkaConnectionConfig, readLogFormat, type Environment, type KafkaConnectionConfig, type LogFormat } from '@mp/shared-util-config';
 
 /** The callbacks module's settings (topic partitions come from the Kafka config) plus the app's own. */
 export interface CallbackDispatcherConfig extends KafkaConnectionConfig, Omit<CallbacksSettings, 'topicPartitions'> {
@@ -9,6 +9,7 @@ export interface CallbackDispatcherConfig extends KafkaConnectionConfig, Omit<Ca
   httpPort: number;
   databaseUrl: string;
   databasePoolMax: number;
+  logFormat: LogFormat;
 }
 
 /** Reads and validates the dispatcher's environment once, at boot. */
@@ -46,6 +47,7 @@ export function loadCallbackDispatcherConfig(environment: Environment): Callback
     internalServiceToken: reader.string('INTERNAL_SERVICE_TOKEN', { pattern: /^\S{24,200}$/, description: '24 to 200 characters shared with the gateway, e.g. openssl rand -hex 24' }),
     profileCacheTtlMs: reader.integer('CALLBACK_PROFILE_CACHE_TTL_MS', { default: 30_000, min: 0, max: 3_600_000 }),
     testClockEnabled: reader.boolean('TEST_CLOCK_ENABLED', false),
+    logFormat: readLogFormat(reader),
     ...readKafkaConnectionConfig(reader),
   };
   reader.assertValid();

@@ -1,5 +1,6 @@
 import type { CallbackBody, CallbackType } from '@mp/contracts-callbacks';
-import { PAYMENT_ORDER_EXTERNAL_EVENT_TYPES, PAYMENTS_TOPICS, type PaymentOrderExternalEventData } from '@mp/contracts-payments';
+import { PAYMENT_ORDER_EXTERNAL_EVENT_TYPES, PAYMENTS_TOPICS, type PaymentOrderExternalEventData, type PaymentOrderExternalView } from '@mp/contracts-payments';
+import { stringifyMerchantJson } from '@mp/shared-util-validation';
 
 /** The fields of a received envelope routing needs. */
 export interface SourceEvent {
@@ -36,6 +37,23 @@ export interface CallbackRoute {
   intentOf(event: SourceEvent): Omit<CallbackIntent, 'callbackType'> | null;
 }
 
+/**
+ * The order as `GET /v2/payments/status/{order_id}` shows it. The event's snapshot names the
+ * masked recipient `account_number_masked` (explicit for other contexts); merchants know it as
+ * `account_number`. The payer-page link is not in the snapshot: it carries a token that never
+ * travels on Kafka.
+ */
+function merchantStateOf(order: PaymentOrderExternalView): Record<string, unknown> {
+  const { account_number_masked: accountNumber, ...rest } = order;
+  const state: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(rest)) {
+    state[key] = value;
+    // Where the status endpoint has it: right after callback_url.
+    if (key === 'callback_url' && accountNumber !== undefined) state['account_number'] = accountNumber;
+  }
+  return state;
+}
+
 /** External payment-order events carry everything: merchant, version and the order snapshot. */
 function paymentOrderIntent(event: SourceEvent): Omit<CallbackIntent, 'callbackType'> | null {
   const data = event.data as Partial<PaymentOrderExternalEventData> | null;
@@ -48,7 +66,7 @@ function paymentOrderIntent(event: SourceEvent): Omit<CallbackIntent, 'callbackT
     subject: { kind: 'payment_order', id: data.orderId },
     stateVersion: data.version as number,
     target: { kind: 'url', url: order.callback_url },
-    state: { ...order },
+    state: merchantStateOf(order),
     occurredAt: typeof data.occurredAt === 'string' ? data.occurredAt : event.time,
   };
 }
@@ -89,5 +107,6 @@ export function webhookIdOf(sourceEventId: string): string {
 /** The exact bytes sent on every attempt: serialised once, stored, never re-serialised. */
 export function callbackBodyOf(webhookId: string, intent: CallbackIntent): string {
   const body: CallbackBody = { id: webhookId, type: intent.callbackType, created_at: intent.occurredAt, data: { ...intent.state, version: intent.stateVersion } };
-  return JSON.stringify(body);
+  // Money as JSON numbers, exactly as the status endpoint writes them.
+  return stringifyMerchantJson(body);
 }

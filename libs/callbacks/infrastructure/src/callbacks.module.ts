@@ -4,7 +4,7 @@ import { CALLBACK_ROUTES, type CallbackRoute } from '@mp/callbacks-domain';
 import { DatabaseHealthController } from '@mp/shared-data-access-postgres';
 import { InternalErrorFilter } from '@mp/shared-nest-http';
 import { CALLBACKS_SETTINGS, CLOCK, OffsetClock, type CallbacksSettings } from './callbacks-settings';
-import { CALLBACK_ROUTES_TOKEN, SourceEventsConsumer } from './consume/source-events.consumer';
+import { CALLBACK_ROUTES_TOKEN, CallbackTopics, SourceEventsConsumer } from './consume/source-events.consumer';
 import { CallbackSender } from './delivery/callback-sender';
 import { DeliveryWorker, WEBHOOK_PROFILES } from './delivery/delivery.worker';
 import { DestinationGuard, type Lookup } from './delivery/ssrf-guard';
@@ -17,7 +17,7 @@ export const CALLBACKS_MIGRATIONS = [CallbacksSchema1700000004000];
 
 /**
  * The callbacks bounded context. Needs a TypeORM DataSource and the messaging port from its
- * app. `lookup` replaces DNS (tests map made-up names to addresses; the SSRF guard still checks
+ * app, and its consumers connected with `connectCallbackConsumers`. `lookup` replaces DNS (tests map made-up names to addresses; the SSRF guard still checks
  * what they resolve to).
  */
 @Module({})
@@ -25,7 +25,7 @@ export class CallbacksModule {
   static forRoot(settings: CallbacksSettings, options: { routes?: readonly CallbackRoute[]; lookup?: Lookup } = {}): DynamicModule {
     return {
       module: CallbacksModule,
-      controllers: [InternalCallbacksController, DatabaseHealthController],
+      controllers: [InternalCallbacksController, DatabaseHealthController, SourceEventsConsumer],
       providers: [
         { provide: CALLBACKS_SETTINGS, useValue: settings },
         { provide: CLOCK, useValue: new OffsetClock() },
@@ -34,7 +34,7 @@ export class CallbacksModule {
         { provide: CallbackSender, useValue: new CallbackSender(new DestinationGuard(settings.allowedDestinations), settings.attemptTimeoutMs, options.lookup) },
         { provide: APP_FILTER, useClass: InternalErrorFilter },
         DeliveryWorker,
-        SourceEventsConsumer,
+        CallbackTopics,
       ],
     };
   }

@@ -3,4 +3,4 @@ export { CALLBACKS_SETTINGS, CLOCK, OffsetClock, type CallbacksSettings, type Cl
 export { CallbackSender, type SentAttempt } from './delivery/callback-sender';
 export { DestinationGuard, RefusedDestinationError, type Lookup } from './delivery/ssrf-guard';
 export { GatewayWebhookProfiles, signedHeaders, type WebhookProfiles } from './delivery/webhook-profile.client';
-export { CALLBACKS_CONSUMER_GROUP } from './consume/source-events.consumer';
+export { CALLBACK_CONSUMERS, CALLBACKS_CONSUMER_GROUP, connectCallbackConsumers } from './consume/source-events.consumer';

@@ -105,3 +105,12 @@ export const CALLBACKS_INTERNAL_PATHS = {
   disabledEndpoints: '/internal/endpoints/disabled',
   enableEndpoint: '/internal/endpoints/enable',
 } as const;
+
+export {
+  AdvanceCallbacksClockRequestDto,
+  CALLBACK_DELIVERY_ID_PATTERN,
+  CallbackDeliveriesQueryDto,
+  DisabledEndpointsQueryDto,
+  EnableCallbackEndpointBodyDto,
+  EnableCallbackEndpointRequestDto,
+} from './requests';

@@ -30,5 +30,5 @@ export {
   RECIPIENT_ACCOUNT_REF_PATTERN,
   RECEIPT_ID_PATTERN,
 } from './ids';
-export { JsonNumberLiteral, parseJsonObjectBody, requireJsonObject, withPlainNumbers } from './lossless-json';
+export { JsonNumberLiteral, parseJsonObjectBody, requireJsonObject, stringifyMerchantJson, withPlainNumbers } from './lossless-json';
 export { REQUEST_VALIDATOR_OPTIONS, RequestMessages, validationErrorFrom } from './validation-error';

@@ -1,6 +1,9 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Controller, Inject, Injectable, Logger, type INestApplication, type OnApplicationBootstrap } from '@nestjs/common';
+import type { CustomStrategy } from '@nestjs/microservices';
+import { Payload } from '@nestjs/microservices';
 import { callbackBodyOf, routeEvent, topicsOf, webhookIdOf, type CallbackRoute } from '@mp/callbacks-domain';
-import { MESSAGE_BROKER, PoisonMessageError, type MessageBroker, type ReceivedMessage, type Subscription } from '@mp/shared-messaging';
+import { PAYMENTS_TOPICS } from '@mp/contracts-payments';
+import { ConsumeTopic, MESSAGE_BROKER, MessagingTransportStrategy, PoisonMessageError, type MessageBroker, type MessagingTransportOptions, type ReceivedMessage } from '@mp/shared-messaging';
 import { DataSource } from 'typeorm';
 import { CALLBACKS_SETTINGS, CLOCK, type CallbacksSettings, type Clock } from '../callbacks-settings';
 import { DeliveryWorker, WEBHOOK_PROFILES } from '../delivery/delivery.worker';
@@ -11,19 +14,49 @@ import { insertDelivery } from '../persistence/delivery.store';
 export const CALLBACKS_CONSUMER_GROUP = 'callbacks.dispatcher';
 export const CALLBACK_ROUTES_TOKEN = Symbol('CALLBACK_ROUTES');
 
+/** How the dispatcher connects its consumers (`app.connectMicroservice`). */
+export const CALLBACK_CONSUMERS: MessagingTransportOptions = { groupId: CALLBACKS_CONSUMER_GROUP, startFrom: 'earliest' };
+
+/** The topics this service has @ConsumeTopic handlers for; a route on any other would never be read. */
+const CONSUMED_TOPICS: readonly string[] = [PAYMENTS_TOPICS.orderEvents];
+
 /**
- * Turns the services' outcome events into delivery records (before any attempt), then nudges
- * the worker. The routing table decides which topics are read and which events matter; the
- * delivery's unique keys make a redelivered event a no-op.
+ * Connects the dispatcher's consumers to the messaging port, as every service does; the caller
+ * then runs `app.init()` (topics created) and `app.startAllMicroservices()` (group joined).
+ */
+export function connectCallbackConsumers(app: INestApplication): void {
+  app.connectMicroservice<CustomStrategy>({ strategy: new MessagingTransportStrategy(app.get(MESSAGE_BROKER), CALLBACK_CONSUMERS) });
+}
+
+/**
+ * The dispatcher may start before the producers: the topics must exist before the group joins.
+ * A routing table naming a topic no handler consumes is a wiring mistake, refused at boot.
  */
 @Injectable()
-export class SourceEventsConsumer implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger(SourceEventsConsumer.name);
-  private subscription: Subscription | null = null;
-
+export class CallbackTopics implements OnApplicationBootstrap {
   constructor(
     @Inject(MESSAGE_BROKER) private readonly broker: MessageBroker,
     @Inject(CALLBACKS_SETTINGS) private readonly settings: CallbacksSettings,
+    @Inject(CALLBACK_ROUTES_TOKEN) private readonly routes: readonly CallbackRoute[],
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    const unconsumed = topicsOf(this.routes).filter((topic) => !CONSUMED_TOPICS.includes(topic));
+    if (unconsumed.length > 0) throw new Error(`callback routes name topics without a @ConsumeTopic handler: ${unconsumed.join(', ')}`);
+    await this.broker.ensureTopics(CONSUMED_TOPICS.map((topic) => ({ topic, partitions: this.settings.topicPartitions })));
+  }
+}
+
+/**
+ * Turns the services' outcome events into delivery records (before any attempt), then nudges
+ * the worker. The routing table decides which events matter; the delivery's unique keys make
+ * a redelivered event a no-op. Withdrawal and dispute topics get a handler here with their rows.
+ */
+@Controller()
+export class SourceEventsConsumer {
+  private readonly logger = new Logger(SourceEventsConsumer.name);
+
+  constructor(
     @Inject(CALLBACK_ROUTES_TOKEN) private readonly routes: readonly CallbackRoute[],
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(WEBHOOK_PROFILES) private readonly profiles: WebhookProfiles,
@@ -31,17 +64,9 @@ export class SourceEventsConsumer implements OnApplicationBootstrap, OnApplicati
     private readonly worker: DeliveryWorker,
   ) {}
 
-  async onApplicationBootstrap(): Promise<void> {
-    const topics = topicsOf(this.routes);
-    // The dispatcher may start before the producers: the topics must exist before the group joins.
-    await this.broker.ensureTopics(topics.map((topic) => ({ topic, partitions: this.settings.topicPartitions })));
-    this.subscription = await this.broker.subscribe({ groupId: CALLBACKS_CONSUMER_GROUP, topics, startFrom: 'earliest', handler: (message) => this.handle(message) });
-    await this.subscription.ready;
-    this.logger.log(`consuming ${topics.join(', ')}`);
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.subscription?.stop();
+  @ConsumeTopic(PAYMENTS_TOPICS.orderEvents)
+  consumePaymentOrderEvent(@Payload() message: ReceivedMessage): Promise<void> {
+    return this.handle(message);
   }
 
   async handle(message: ReceivedMessage): Promise<void> {

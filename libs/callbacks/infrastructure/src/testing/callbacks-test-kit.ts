@@ -23,6 +23,7 @@ import { serviceDatabaseOptions } from '@mp/shared-data-access-postgres';
 import { createEnvelope, KafkaMessageBroker, MessagingModule, type MessageEnvelope } from '@mp/shared-messaging';
 import { Client } from 'pg';
 import { CALLBACKS_MIGRATIONS, CallbacksModule } from '../callbacks.module';
+import { connectCallbackConsumers } from '../consume/source-events.consumer';
 import type { CallbacksSettings } from '../callbacks-settings';
 import type { Lookup } from '../delivery/ssrf-guard';
 
@@ -210,6 +211,19 @@ export function testCallbacksSettings(gatewayInternalUrl: string, overrides: Par
   };
 }
 
+/** The dispatcher's built JavaScript (tools/build-workspace.mjs builtEntry): `npm test` builds dist/ before any test runs. */
+const DISPATCHER_BUILT_ENTRY = join(workspaceRoot, 'dist/apps/callback-dispatcher/src/main.js');
+
+/** Created, consumers connected and started, then listening, as apps/callback-dispatcher/src/main.ts does. */
+async function startDispatcherApp(module: DynamicModule): Promise<NestFastifyApplication> {
+  const app = await NestFactory.create<NestFastifyApplication>(module, new FastifyAdapter(), { logger: ['warn', 'error'] });
+  connectCallbackConsumers(app);
+  await app.init();
+  await app.startAllMicroservices();
+  await app.listen(0, '127.0.0.1');
+  return app;
+}
+
 @Module({})
 class CallbacksTestAppModule {
   static forRoot(databaseUrl: string, namespace: string, settings: CallbacksSettings, lookup?: Lookup): DynamicModule {
@@ -250,8 +264,7 @@ export class CallbacksTestService {
     if (options.asProcess) await service.startProcess();
     else {
       const settings = testCallbacksSettings(service.gateway.url, options.settings);
-      service.app = await NestFactory.create<NestFastifyApplication>(CallbacksTestAppModule.forRoot(service.databaseUrl, service.runId, settings, options.lookup), new FastifyAdapter(), { logger: ['warn', 'error'] });
-      await service.app.listen(0, '127.0.0.1');
+      service.app = await startDispatcherApp(CallbacksTestAppModule.forRoot(service.databaseUrl, service.runId, settings, options.lookup));
       service.url = await service.app.getUrl();
     }
     return service;
@@ -265,12 +278,7 @@ export class CallbacksTestService {
 
   /** Another in-process replica on the same database and topics (its own instance id, same consumer group). */
   async startReplica(settings: Partial<CallbacksSettings> = {}): Promise<void> {
-    const replica = await NestFactory.create<NestFastifyApplication>(
-      CallbacksTestAppModule.forRoot(this.databaseUrl, this.runId, testCallbacksSettings(this.gateway.url, settings)),
-      new FastifyAdapter(),
-      { logger: ['warn', 'error'] },
-    );
-    await replica.listen(0, '127.0.0.1');
+    const replica = await startDispatcherApp(CallbacksTestAppModule.forRoot(this.databaseUrl, this.runId, testCallbacksSettings(this.gateway.url, settings)));
     this.replicas.push(replica);
   }
 
@@ -278,7 +286,7 @@ export class CallbacksTestService {
   async startProcess(port?: number): Promise<void> {
     const listenPort = port ?? (this.url ? Number(new URL(this.url).port) : await freeLocalPort());
     const output: string[] = [];
-    const child = spawn(process.execPath, [join(workspaceRoot, 'tools/run-ts.js'), 'apps/callback-dispatcher/src/main.ts'], {
+    const child = spawn(process.execPath, ['--enable-source-maps', DISPATCHER_BUILT_ENTRY], {
       cwd: workspaceRoot,
       env: {
         PATH: process.env['PATH'] ?? '',

@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { WebhookSecretStore } from '@mp/access-infrastructure';
 import { INTERNAL_SERVICE_TOKEN_HEADER } from '@mp/contracts-callbacks';
+import { MERCHANT_ID_PATTERN } from '@mp/shared-util-validation';
 import Fastify, { type FastifyInstance } from 'fastify';
 
 export interface InternalListenerSettings {
@@ -27,7 +28,9 @@ export async function startInternalListener(store: WebhookSecretStore, settings:
     if (typeof presented !== 'string' || !timingSafeEqual(digest(presented), expected)) {
       return reply.status(401).send({ code: 'INVALID_API_KEY', message: 'a valid service token is required', details: [] });
     }
-    const profile = await store.findWebhookProfile(request.params.merchantId);
+    // As the path-id pipes do (MerchantIdParam): a malformed id names no merchant and never reaches the database.
+    const { merchantId } = request.params;
+    const profile = MERCHANT_ID_PATTERN.test(merchantId) ? await store.findWebhookProfile(merchantId) : null;
     if (!profile) return reply.status(404).send({ code: 'NOT_FOUND', message: 'No such merchant', details: [] });
     return reply.header('cache-control', 'no-store').send(profile);
   });
