@@ -17,7 +17,8 @@ async function bootstrap(): Promise<void> {
   await app.init();
   await app.startAllMicroservices();
   await app.listen(config.httpPort, config.httpHost);
-  new Logger('Bootstrap').log(`callback dispatcher ready: internal API on http://${config.httpHost}:${config.httpPort} (instance ${config.instanceId})`);
+  // Starts with the service's name in the launcher's SERVICES, as every service's ready line does.
+  new Logger('Bootstrap').log(`callbacks ready: callback dispatcher, internal API on http://${config.httpHost}:${config.httpPort} (instance ${config.instanceId})`);
 }
 
 bootstrap().catch(exitOnStartupFailure);

@@ -15,7 +15,7 @@ import { SignedClient } from '@mp/shared-testing';
 import { incomingPayment, newOrderId } from './fixtures';
 
 const workspaceRoot = join(__dirname, '../../..');
-const SERVICES = ['ledger', 'payments', 'gateway'];
+const SERVICES = ['ledger', 'payments', 'gateway', 'callbacks'];
 const SERVICE_LINE = /^(\S+)\s+ready {2}(http:\/\/127\.0\.0\.1:\d+) {2}pid (\d+) {2}log (\S+\.log)(?: {2}\(restart \d+\))?$/;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -185,7 +185,7 @@ describe('npm start: the local launcher', () => {
 
   it('stops everything it started on SIGINT: the services, the Kafka JVM and PostgreSQL', async () => {
     const { processes } = launcher.endpoints();
-    expect(Object.keys(processes).sort()).toEqual(['gateway', 'kafka', 'ledger', 'payments', 'postgres']);
+    expect(Object.keys(processes).sort()).toEqual(['callbacks', 'gateway', 'kafka', 'ledger', 'payments', 'postgres']);
     for (const pid of Object.values(processes)) expect(isAlive(pid)).toBe(true);
 
     launcher.signal('SIGINT');

@@ -66,7 +66,19 @@ describe('routing', () => {
     if (routed.kind !== 'callback') throw new Error('not routed');
     const id = webhookIdOf(event(type).id);
     expect(id).toBe('msg_0b7c6a4e5f7d4a519f3e2d7a9c1b0e11');
-    expect(JSON.parse(callbackBodyOf(id, routed.intent))).toEqual({ id, type: callbackType, created_at: '2026-01-01T00:05:00.000Z', data: { ...order, version: 4 } });
+    const body = callbackBodyOf(id, routed.intent);
+    // Money as the status endpoint writes it: JSON numbers with the snapshot's exact digits.
+    expect(body).toContain('"amount":1500.50,"fee":0.00,');
+    expect(JSON.parse(body)).toEqual({ id, type: callbackType, created_at: '2026-01-01T00:05:00.000Z', data: { ...order, amount: 1500.5, fee: 0, version: 4 } });
+  });
+
+  it('names the masked recipient of a payout account_number, in the place the status endpoint has it', () => {
+    const payout = { ...order, direction: 'outgoing', account_number_masked: '•••• 4312' };
+    const routed = routeEvent(CALLBACK_ROUTES, 'payments.order.events', event('PaymentOrderSucceeded', { merchantId: 'mch_1', orderId: 'A-1', version: 4, occurredAt: '2026-01-01T00:05:00.000Z', order: payout }));
+    if (routed.kind !== 'callback') throw new Error('not routed');
+    const { account_number_masked: _masked, ...rest } = payout;
+    expect(routed.intent.state).toEqual({ ...rest, account_number: '•••• 4312' });
+    expect(Object.keys(routed.intent.state).slice(9, 11)).toEqual(['callback_url', 'account_number']);
   });
 
   it('ignores events that are not outcomes and other topics', () => {

@@ -59,7 +59,7 @@ describe('callback delivery', () => {
     expect(body.id).toBe(headers['webhook-id']);
     expect(body.data.version).toEqual(expect.any(Number));
 
-    const tampered = sample.body.replace('"1500.50"', '"9500.50"');
+    const tampered = sample.body.replace('1500.50', '9500.50');
     expect(tampered).not.toBe(sample.body);
     expect(() => new Webhook(current).verify(tampered, headers)).toThrow(/signature/i);
     expect(() => new Webhook(newTestWebhookSecret()).verify(sample.body, headers)).toThrow(/signature/i);
@@ -94,8 +94,14 @@ describe('callback delivery', () => {
     cases.forEach(([, callbackType], index) => {
       const event = events[index];
       if (!event) throw new Error('missing event');
-      const body = bodies.find((candidate) => candidate.data.order_id === event.data.orderId);
-      expect(body).toEqual({ id: `msg_${event.id.replace(/-/g, '')}`, type: callbackType, created_at: event.data.occurredAt, data: { ...event.data.order, version: 4 } });
+      const position = bodies.findIndex((candidate) => candidate.data.order_id === event.data.orderId);
+      const body = bodies[position];
+      // The order as the status endpoint shows it: money as JSON numbers with the snapshot's
+      // digits, the masked recipient as account_number.
+      const { account_number_masked: accountNumber, amount, fee, ...rest } = event.data.order;
+      const shown = { ...rest, amount: Number(amount), fee: Number(fee), ...(accountNumber === undefined ? {} : { account_number: accountNumber }) };
+      expect(body).toEqual({ id: `msg_${event.id.replace(/-/g, '')}`, type: callbackType, created_at: event.data.occurredAt, data: { ...shown, version: 4 } });
+      expect(target.received[position]?.body).toContain(`"amount":${amount},"fee":${fee},`);
     });
   });
 
