@@ -33,6 +33,8 @@ export default [
             { sourceTag: 'scope:callbacks', onlyDependOnLibsWithTags: ['scope:callbacks', 'scope:contracts', 'scope:shared'] },
             { sourceTag: 'scope:ops', onlyDependOnLibsWithTags: ['scope:contracts', 'scope:shared'] },
             { sourceTag: 'scope:e2e', onlyDependOnLibsWithTags: ['scope:contracts', 'scope:shared', 'scope:access'] },
+            // The benchmark (bench/) drives the whole system and seeds the ledger through its own write path.
+            { sourceTag: 'scope:bench', onlyDependOnLibsWithTags: ['scope:shared', 'scope:contracts', 'scope:access', 'scope:payments', 'scope:ledger'] },
             { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:feature', 'type:infrastructure', 'type:domain', 'type:contract', 'type:util'] },
             { sourceTag: 'type:feature', onlyDependOnLibsWithTags: ['type:feature', 'type:infrastructure', 'type:domain', 'type:contract', 'type:util'] },
             { sourceTag: 'type:infrastructure', onlyDependOnLibsWithTags: ['type:infrastructure', 'type:domain', 'type:contract', 'type:util'] },
@@ -41,6 +43,7 @@ export default [
             { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util'], bannedExternalImports: frameworkPackages },
             { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:testing', 'type:infrastructure', 'type:domain', 'type:contract', 'type:util'] },
             { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:testing', 'type:domain', 'type:contract', 'type:util'] },
+            { sourceTag: 'type:bench', onlyDependOnLibsWithTags: ['type:testing', 'type:infrastructure', 'type:domain', 'type:contract', 'type:util'] },
           ],
         },
       ],

@@ -2,13 +2,15 @@ import type { Config } from 'jest';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** Every Nx project that has a jest config: apps/<app> and libs/<context>/<lib>. */
+/** Every Nx project that has a jest config: apps/<app>, libs/<context>/<lib> and bench. */
 function projectConfigs(): string[] {
   const candidates: string[] = [];
   for (const app of readdirSync(join(__dirname, 'apps'))) candidates.push(join('apps', app));
   for (const context of readdirSync(join(__dirname, 'libs'))) {
     for (const lib of readdirSync(join(__dirname, 'libs', context))) candidates.push(join('libs', context, lib));
   }
+  // The benchmark harness (bench/) has unit tests of its own; the benchmark itself is `npm run bench`.
+  candidates.push('bench');
   return candidates.map((dir) => join(__dirname, dir, 'jest.config.ts')).filter((file) => existsSync(file));
 }
 

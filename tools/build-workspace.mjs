@@ -18,7 +18,7 @@ export function builtEntry(source) {
 /** The Nx project a source file belongs to (the name in the project.json of its project root). */
 export function projectOf(source) {
   const [kind, ...rest] = source.split('/');
-  const projectRoot = kind === 'apps' ? [kind, rest[0]] : [kind, rest[0], rest[1]];
+  const projectRoot = kind === 'apps' ? [kind, rest[0]] : kind === 'libs' ? [kind, rest[0], rest[1]] : [kind];
   return JSON.parse(readFileSync(join(root, ...projectRoot, 'project.json'), 'utf8')).name;
 }
 

@@ -22,7 +22,8 @@ const buildTarget = {
 module.exports = {
   name: 'merchant-payments-build',
   createNodes: [
-    '{apps,libs}/**/project.json',
+    // apps, libraries and the benchmark (bench/), which runs from its build like the services.
+    '{apps/**/project.json,libs/**/project.json,bench/project.json}',
     (projectFiles) => projectFiles.map((file) => [file, { projects: { [dirname(file)]: { targets: { build: buildTarget } } } }]),
   ],
 };

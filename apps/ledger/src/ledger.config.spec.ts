@@ -15,6 +15,7 @@ describe('ledger config', () => {
       orphanHoldSweepIntervalMs: 60_000,
       kafkaBrokers: ['127.0.0.1:9092'],
       kafkaNamespace: '',
+      logFormat: 'pretty',
       commandPartitions: 6,
     });
   });

@@ -1,9 +1,7 @@
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { rawRequest, type TestResponse } from './signed-client';
 import { builtEntryPoint, type SystemUnderTest } from './system-under-test';
-
-const workspaceRoot = join(__dirname, '../../../..');
+import { workspaceRoot } from './workspace-root';
 
 /** An operator's or agent's client of the back-office API (bearer token). */
 export class BackofficeClient {

@@ -1,8 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-
-const workspaceRoot = join(__dirname, '../../../..');
+import { workspaceRoot } from './workspace-root';
 const screenshotDirectory = join(workspaceRoot, '.local/test-logs');
 
 /**

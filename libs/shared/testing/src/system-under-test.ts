@@ -5,8 +5,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { SignedClient, type MerchantCredentialsForTest } from './signed-client';
-
-const workspaceRoot = join(__dirname, '../../../..');
+import { workspaceRoot } from './workspace-root';
 const logDirectory = join(workspaceRoot, '.local/test-logs');
 
 /**
@@ -218,6 +217,11 @@ export class SystemUnderTest {
 
   outputOf(instance: InstanceName): string[] {
     return [...(this.lastOutput.get(instance) ?? [])];
+  }
+
+  /** The operating-system process id of a running instance, e.g. for a benchmark measuring its CPU. */
+  pidOf(instance: InstanceName): number | undefined {
+    return this.services.get(instance)?.process.pid;
   }
 
   isRunning(instance: InstanceName): boolean {

@@ -1,0 +1,415 @@
+/**
+ * The benchmark (issue 9): the system and its yardsticks in one run, interleaved (system, B2,
+ * B1, pgbench, then again), on loopback, bounded in time. Start it with `npm run bench`
+ * (`-- --quick` for a short smoke run); bench/run.mjs provides the infrastructure.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, freemem, loadavg, release, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { createOperator, registerAgent, SystemUnderTest, workspaceRoot, type BackofficeClient } from '@mp/shared-testing';
+import { pgbenchDrive, startYardstick, type RunningYardstick } from './contenders';
+import { confirmedPayIn, measureLedgerLag, seedLedgerHistory, timeHolds, type HoldTimings, type LagResult } from './history';
+import { LoadClient, jsonOf, type MerchantCredentials } from './http-client';
+import { closedLoop, describeStep, openLoop, runStep, type MeasuredContender, type StepExtras } from './measure';
+import { runClosedLoop, runOpenLoop, type SendRequest } from './open-loop';
+import { pidListeningOn, readProcStat } from './proc-stats';
+import { cpuBreakdownTable, formatNumber, markdownTable, type StepResult } from './report';
+import { createPayInWorkload, OrderIds, PAYOUT_HOLD_RUB, payoutWorkload, statusWorkload, WORKLOADS, type CreatedOrder } from './workloads';
+
+interface Options {
+  quick: boolean;
+  rounds: number;
+  warmMs: number;
+  stepMs: number;
+  connections: number;
+  pgbenchClients: number;
+  spreadMerchants: number;
+  fundingPerSpreadMerchant: number;
+  fundingHotMerchant: number;
+  historyEvents: number;
+  historySamples: number;
+  historyBudgetMs: number;
+  lagMs: number;
+  lagChainsPerSecond: number;
+  timeLimitMs: number;
+}
+
+function parseOptions(args: string[]): Options {
+  const quick = args.includes('--quick');
+  const value = (name: string, fallback: number) => {
+    const index = args.indexOf(`--${name}`);
+    return index >= 0 ? Number(args[index + 1]) : fallback;
+  };
+  return {
+    quick,
+    rounds: value('rounds', quick ? 1 : 2),
+    warmMs: value('warm-seconds', quick ? 1 : 3) * 1000,
+    stepMs: value('seconds', quick ? 3 : 10) * 1000,
+    connections: value('connections', 32),
+    // The services' and B2's pool size: the database ceiling at the same concurrency.
+    pgbenchClients: value('pgbench-clients', 10),
+    spreadMerchants: 8,
+    fundingPerSpreadMerchant: quick ? 1 : 3,
+    fundingHotMerchant: quick ? 2 : 10,
+    historyEvents: value('history-events', quick ? 2_000 : 50_000),
+    historySamples: quick ? 3 : 5,
+    // With a ledger whose cost grows with history, one hold may take minutes: stop waiting after this.
+    historyBudgetMs: value('history-budget-seconds', quick ? 30 : 90) * 1000,
+    lagMs: value('lag-seconds', quick ? 3 : 10) * 1000,
+    lagChainsPerSecond: value('lag-rate', quick ? 3 : 10),
+    timeLimitMs: value('time-limit-minutes', quick ? 10 : 40) * 60_000,
+  };
+}
+
+const log = (line: string) => console.log(`[bench] ${line}`);
+const cleanups: Array<() => Promise<unknown>> = [];
+
+async function main(): Promise<void> {
+  const options = parseOptions(process.argv.slice(2));
+  const startedAt = new Date();
+  const limit = setTimeout(() => {
+    console.error(`[bench] time limit of ${options.timeLimitMs / 60_000} min reached: stopping`);
+    void cleanUp().finally(() => process.exit(2));
+  }, options.timeLimitMs);
+  const adminUrl = requiredEnv('TEST_PG_ADMIN_URL');
+  const ownInfra = process.env['BENCH_OWN_INFRA'] === '1';
+  if (ownInfra) await requireDurableCommits(adminUrl);
+  else log('using the shared Kafka and PostgreSQL from the environment: figures are for developing the harness, not for comparison');
+  const probe = await probeMachine(adminUrl, options);
+  log(`machine: ${probe['cpus']} × ${probe['cpuModel']}, load average ${probe['loadAverage']}, PostgreSQL fsync=${probe['postgres']['fsync']} synchronous_commit=${probe['postgres']['synchronous_commit']}`);
+
+  log('starting the system (gateway, payments, ledger)');
+  const system = await SystemUnderTest.start({ env: { gateway: { GATEWAY_COMMAND_TIMEOUT_MS: '30000' } } });
+  cleanups.push(() => system.stop());
+  const operator = await createOperator(system, 'Bench operator');
+  const agent = await registerAgent(system, operator, [{ method: 'bank_card', country: 'RU', currency: 'RUB' }]);
+  const systemMerchants = await createMerchants(operator, options.spreadMerchants, 'Bench shop');
+  const [hotMerchant, historyMerchant, freshMerchant] = await createMerchants(operator, 3, 'Bench special');
+  const postgresPid = requiredPid(pidListeningOn(Number(new URL(adminUrl).port)), 'PostgreSQL');
+  const kafkaPid = requiredPid(Number(process.env['BENCH_KAFKA_PID']) || pidListeningOn(Number(requiredEnv('KAFKA_BROKERS').split(',')[0].split(':')[1])), 'the Kafka broker');
+  probe['kafkaJvm'] = jvmFlags(kafkaPid);
+  const systemContender: MeasuredContender = {
+    name: 'system',
+    adminUrl,
+    usesPostgres: true,
+    groups: [
+      { name: 'gateway', rootPids: [requiredPid(system.pidOf('gateway'), 'gateway')] },
+      { name: 'payments', rootPids: [requiredPid(system.pidOf('payments'), 'payments')] },
+      { name: 'ledger', rootPids: [requiredPid(system.pidOf('ledger'), 'ledger')] },
+      { name: 'kafka', rootPids: [kafkaPid] },
+      { name: 'postgres', rootPids: [postgresPid] },
+    ],
+  };
+
+  log('starting the yardsticks (B2 Fastify + pg, B1 bare Fastify)');
+  const monolith = await startYardstick('monolith', adminUrl, options.spreadMerchants);
+  cleanups.push(() => monolith.stop());
+  const bare = await startYardstick('bare', adminUrl, options.spreadMerchants);
+  cleanups.push(() => bare.stop());
+  const yardstickContender = (yardstick: RunningYardstick, name: 'B2' | 'B1'): MeasuredContender => ({
+    name,
+    adminUrl,
+    usesPostgres: yardstick.database !== null,
+    groups: [{ name: 'yardstick', rootPids: [yardstick.pid] }, ...(yardstick.database ? [{ name: 'postgres', rootPids: [postgresPid] }] : [])],
+  });
+  const contenders = { system: systemContender, B2: yardstickContender(monolith, 'B2'), B1: yardstickContender(bare, 'B1') };
+  const pgbenchContender: MeasuredContender = { name: 'pgbench', adminUrl, usesPostgres: true, groups: [{ name: 'postgres', rootPids: [postgresPid] }] };
+
+  const ids = new OrderIds();
+  const gateway = new LoadClient(system.gatewayUrl, 1024);
+  const clients = { system: gateway, B2: new LoadClient(monolith.url, 1024), B1: new LoadClient(bare.url, 1024) };
+  const chain = { gateway, agentToken: agent.client.token };
+
+  log(`funding the payout merchants with confirmed pay-ins (${options.fundingPerSpreadMerchant} × 500,000.00 RUB each, ${options.fundingHotMerchant} for the hot one)`);
+  const funded = await fundMerchants(chain, gateway, ids, [
+    ...systemMerchants.map((merchant) => ({ merchant, payIns: options.fundingPerSpreadMerchant })),
+    { merchant: hotMerchant, payIns: options.fundingHotMerchant },
+  ]);
+  log(`funded: ${funded.map((rub) => formatNumber(rub)).join(', ')} RUB available (a payout holds ${PAYOUT_HOLD_RUB} RUB)`);
+
+  const steps: Array<StepResult & StepExtras> = [];
+  const created: Record<'system' | 'B2' | 'B1', CreatedOrder[]> = { system: [], B2: [], B1: [] };
+  const insufficientFunds = { insufficientFunds: 0 };
+  const measureWorkload = async (contender: MeasuredContender, workload: string, round: number, send: SendRequest) => {
+    await runClosedLoop({ connections: options.connections, durationMs: options.warmMs, send, record: () => undefined });
+    const closed = await runStep({ contender, workload, round, mode: 'closed', connections: options.connections, durationMs: options.stepMs, drive: closedLoop(options.connections, options.stepMs, send) });
+    log(describeStep(closed));
+    steps.push(closed);
+    const rate = Math.max(1, closed.achievedPerSecond / 2);
+    const open = await runStep({ contender, workload, round, mode: 'open', ratePerSecond: rate, durationMs: options.stepMs, drive: openLoop(rate, options.stepMs, send) });
+    log(describeStep(open));
+    steps.push(open);
+  };
+
+  for (let round = 1; round <= options.rounds; round += 1) {
+    log(`round ${round} of ${options.rounds}: system`);
+    await measureWorkload(systemContender, WORKLOADS.createPayIn, round, createPayInWorkload(gateway, systemMerchants, ids, created.system));
+    await measureWorkload(systemContender, WORKLOADS.status, round, statusWorkload(gateway, created.system, ids));
+    await measureWorkload(systemContender, WORKLOADS.payout, round, payoutWorkload(gateway, systemMerchants, ids, insufficientFunds));
+    await measureWorkload(systemContender, WORKLOADS.payoutHot, round, payoutWorkload(gateway, [hotMerchant], ids, insufficientFunds));
+    for (const name of ['B2', 'B1'] as const) {
+      log(`round ${round} of ${options.rounds}: ${name}`);
+      const yardstick = name === 'B2' ? monolith : bare;
+      // B1 keeps nothing, so it cannot tell a retry from a duplicate or a known order from an unknown one: it gets new orders and known ids only.
+      const stateful = name === 'B2';
+      await measureWorkload(contenders[name], WORKLOADS.createPayIn, round, createPayInWorkload(clients[name], yardstick.merchants, ids, created[name], stateful));
+      await measureWorkload(contenders[name], WORKLOADS.status, round, statusWorkload(clients[name], created[name], ids, stateful));
+    }
+    log(`round ${round} of ${options.rounds}: pgbench (the yardstick's create statement, ${options.pgbenchClients} clients)`);
+    await measurePgbench(pgbenchContender, adminUrl, monolith.database as string, round, options, steps);
+  }
+  if (insufficientFunds.insufficientFunds > 0) log(`warning: ${insufficientFunds.insufficientFunds} payouts found the balance spent; fund more for longer runs`);
+
+  const systemW1 = steps.filter((step) => step.contender === 'system' && step.workload === WORKLOADS.createPayIn && step.mode === 'closed').map((step) => step.achievedPerSecond);
+  const backgroundRate = Math.max(1, median(systemW1) / 2);
+  log(`ledger lag: ${options.lagChainsPerSecond} confirmed pay-ins/s while W1 runs at ${backgroundRate.toFixed(0)} req/s`);
+  const background = createPayInWorkload(gateway, systemMerchants, ids, created.system);
+  const lag = await measureLedgerLag({
+    chain,
+    merchants: systemMerchants,
+    ids,
+    ledgerDatabaseUrl: system.databaseUrl('ledger'),
+    paymentsDatabaseUrl: system.databaseUrl('payments'),
+    chainsPerSecond: options.lagChainsPerSecond,
+    durationMs: options.lagMs,
+    background: () => runOpenLoop({ ratePerSecond: backgroundRate, durationMs: options.lagMs, send: background, record: () => undefined }),
+  });
+  log(describeLag(lag));
+
+  log(`history: seeding ${options.historyEvents.toLocaleString('en-US')} ledger events for one merchant through the ledger's append path`);
+  const seedStarted = performance.now();
+  await seedLedgerHistory(system.databaseUrl('ledger'), historyMerchant.merchantId, 'RUB', options.historyEvents);
+  const seedMs = performance.now() - seedStarted;
+  await seedLedgerHistory(system.databaseUrl('ledger'), freshMerchant.merchantId, 'RUB', 1);
+  log(`seeded in ${(seedMs / 1000).toFixed(1)} s; timing payout holds on the ledger`);
+  const fresh = await timeHolds(system.ledgerUrl, freshMerchant.merchantId, 1, ids, 20, 30_000, 60_000);
+  const history = await timeHolds(system.ledgerUrl, historyMerchant.merchantId, options.historyEvents, ids, options.historySamples, options.historyBudgetMs, options.historyBudgetMs);
+  const historyRatio = describeHistory(fresh, history);
+  log(historyRatio);
+
+  const finishedAt = new Date();
+  const commit = gitCommit();
+  const command = `npm run bench${options.quick ? ' -- --quick' : ''}`;
+  const markdown = renderMarkdown({ startedAt, finishedAt, commit, command, probe, steps, lag, historyRatio, fresh, history, seedMs, options, ownInfra });
+  const resultsDirectory = join(workspaceRoot, 'bench/results');
+  mkdirSync(resultsDirectory, { recursive: true });
+  const stamp = startedAt.toISOString().replace(/[:.]/g, '-');
+  const jsonFile = join(resultsDirectory, `${stamp}${options.quick ? '-quick' : ''}.json`);
+  writeFileSync(jsonFile, JSON.stringify({ startedAt, finishedAt, commit, command, ownInfra, options, probe, steps, lag, history: { fresh, history, seedMs, summary: historyRatio } }, null, 2));
+  const markdownFile = join(resultsDirectory, options.quick || !ownInfra ? 'quick-latest.md' : 'latest.md');
+  writeFileSync(markdownFile, markdown);
+  console.log(`\n${markdown}`);
+  log(`results: ${jsonFile} and ${markdownFile}`);
+  clearTimeout(limit);
+  for (const client of Object.values(clients)) client.close();
+  await cleanUp();
+}
+
+async function cleanUp(): Promise<void> {
+  while (cleanups.length > 0) await (cleanups.pop() as () => Promise<unknown>)().catch((error) => console.error(`[bench] cleanup: ${error}`));
+}
+
+async function measurePgbench(contender: MeasuredContender, adminUrl: string, database: string, round: number, options: Options, steps: Array<StepResult & StepExtras>): Promise<void> {
+  const seconds = Math.max(1, Math.round(options.stepMs / 1000));
+  const closed = await runStep({ contender, workload: WORKLOADS.createPayIn, round, mode: 'closed', connections: options.pgbenchClients, durationMs: seconds * 1000, drive: pgbenchDrive(adminUrl, database, { clients: options.pgbenchClients, durationSeconds: seconds }) });
+  log(describeStep(closed));
+  steps.push(closed);
+  const rate = Math.max(1, closed.achievedPerSecond / 2);
+  const open = await runStep({ contender, workload: WORKLOADS.createPayIn, round, mode: 'open', ratePerSecond: rate, durationMs: seconds * 1000, drive: pgbenchDrive(adminUrl, database, { clients: options.pgbenchClients, durationSeconds: seconds, ratePerSecond: rate }) });
+  log(describeStep(open));
+  steps.push(open);
+}
+
+async function createMerchants(operator: BackofficeClient, count: number, name: string): Promise<MerchantCredentials[]> {
+  const merchants: MerchantCredentials[] = [];
+  for (let index = 1; index <= count; index += 1) {
+    const response = await operator.request('POST', '/backoffice/v1/merchants', { name: `${name} ${index}` });
+    if (response.status !== 201) throw new Error(`creating a merchant failed: ${response.status} ${response.text}`);
+    merchants.push({ merchantId: response.body.merchant_id, apiSecret: response.body.api_secret });
+  }
+  return merchants;
+}
+
+/** Confirmed pay-ins of 500,000.00 RUB (the catalog's maximum), then waits until the ledger shows them. Returns each merchant's available RUB. */
+async function fundMerchants(chain: { gateway: LoadClient; agentToken: string }, gateway: LoadClient, ids: OrderIds, plan: Array<{ merchant: MerchantCredentials; payIns: number }>): Promise<number[]> {
+  const jobs = plan.flatMap(({ merchant, payIns }) => Array.from({ length: payIns }, () => merchant));
+  const workers = Array.from({ length: 4 }, async () => {
+    for (let merchant = jobs.shift(); merchant; merchant = jobs.shift()) {
+      if ((await confirmedPayIn(chain, merchant, ids.next('funding'), 500_000)) === null) throw new Error('a funding pay-in could not be confirmed');
+    }
+  });
+  await Promise.all(workers);
+  const expected = 500_000 * 0.975; // the catalog's 2.5 % pay-in fee
+  const available: number[] = [];
+  for (const { merchant, payIns } of plan) {
+    const deadline = Date.now() + 60_000;
+    let rub = 0;
+    while (Date.now() < deadline) {
+      const balances = jsonOf<{ settlement: Array<{ currency: string; available: number }> }>(await gateway.sendSigned(merchant, 'GET', '/v2/merchant/balances'));
+      rub = balances?.settlement.find((entry) => entry.currency === 'RUB')?.available ?? 0;
+      if (rub >= expected * payIns - 0.005) break;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    available.push(rub);
+  }
+  return available;
+}
+
+/** Durability as production would have it: the test cluster starts with fsync off, so turn it on before anything runs. */
+async function requireDurableCommits(adminUrl: string): Promise<void> {
+  const client = new Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    for (const setting of ['fsync', 'synchronous_commit', 'full_page_writes']) await client.query(`ALTER SYSTEM SET ${setting} = on`);
+    await client.query('SELECT pg_reload_conf()');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  } finally {
+    await client.end();
+  }
+}
+
+async function probeMachine(adminUrl: string, options: Options): Promise<Record<string, any>> {
+  const client = new Client({ connectionString: adminUrl });
+  await client.connect();
+  const postgres: Record<string, string> = {};
+  try {
+    postgres['version'] = (await client.query<{ server_version: string }>('SHOW server_version')).rows[0].server_version;
+    for (const setting of ['fsync', 'synchronous_commit', 'full_page_writes', 'shared_buffers', 'wal_level', 'max_connections', 'commit_delay', 'checkpoint_timeout', 'max_wal_size']) {
+      postgres[setting] = (await client.query(`SHOW ${setting}`)).rows[0][setting];
+    }
+  } finally {
+    await client.end();
+  }
+  return {
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model ?? 'unknown',
+    memoryGiB: +(totalmem() / 2 ** 30).toFixed(1),
+    freeMemoryGiB: +(freemem() / 2 ** 30).toFixed(1),
+    kernel: release(),
+    node: process.version,
+    loadAverage: loadavg().map((value) => value.toFixed(2)).join(' '),
+    postgres,
+    fdatasync: options.quick ? 'not measured (--quick)' : fdatasyncLatency(),
+  };
+}
+
+/** pg_test_fsync's fdatasync figure: the serial commit ceiling of this disk. */
+function fdatasyncLatency(): string {
+  try {
+    const directory = join(workspaceRoot, '.local');
+    mkdirSync(directory, { recursive: true });
+    const output = execFileSync('/usr/lib/postgresql/15/bin/pg_test_fsync', ['-s', '1', '-f', join(directory, 'bench-pg_test_fsync.tmp')], { encoding: 'utf8', timeout: 60_000 });
+    const line = output.split('\n').find((text) => text.trim().startsWith('fdatasync'));
+    return line ? line.trim().replace(/\s+/g, ' ') : 'unknown';
+  } catch (error) {
+    return `not measured: ${(error as Error).message.split('\n')[0]}`;
+  }
+}
+
+function jvmFlags(pid: number): string {
+  try {
+    return execFileSync('cat', [`/proc/${pid}/cmdline`], { encoding: 'utf8' })
+      .split('\0')
+      .filter((argument) => argument.startsWith('-X'))
+      .join(' ');
+  } catch {
+    return 'unknown';
+  }
+}
+
+function gitCommit(): string {
+  try {
+    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: workspaceRoot, encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'apps', 'libs', 'bench/src', 'deploy'], { cwd: workspaceRoot, encoding: 'utf8' }).trim() !== '';
+    return dirty ? `${head} (with uncommitted changes)` : head;
+  } catch {
+    return 'unknown';
+  }
+}
+
+function median(values: readonly number[]): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+function describeLag(lag: LagResult): string {
+  const timing = lag.lagMs ? `pay-in succeeded in payments → credited by the ledger p50 ${formatNumber(lag.lagMs.p50)} ms, p99 ${formatNumber(lag.lagMs.p99)} ms, max ${formatNumber(lag.lagMs.max)} ms` : 'no credits seen';
+  return `ledger lag: ${lag.confirmed} pay-ins confirmed at ${lag.chainsPerSecond}/s, ${lag.credited} credited; ${timing}; backlog of confirmed-not-credited max ${lag.maxBacklog}, mean ${formatNumber(lag.meanBacklog)} (sampled every 500 ms); drained ${lag.drainMs} ms after the load`;
+}
+
+function describeHistory(fresh: HoldTimings, history: HoldTimings): string {
+  const freshMedian = median(fresh.samplesMs);
+  const historyMedian = median(history.samplesMs);
+  const side = (timings: HoldTimings, value: number) =>
+    `${timings.events.toLocaleString('en-US')} events: ${timings.samplesMs.length > 0 ? `median ${formatNumber(value)} ms over ${timings.samplesMs.length} holds` : 'no hold completed'}${timings.failures.length > 0 ? ` (${timings.failures.join('; ')})` : ''}`;
+  const ratioText =
+    history.samplesMs.length > 0 && freshMedian > 0
+      ? `ratio ${formatNumber(historyMedian / freshMedian)}×`
+      : `ratio > ${formatNumber(Number(/after (\d+)/.exec(history.failures[0] ?? '')?.[1] ?? 0) / (freshMedian || 1))}× (no hold with history completed)`;
+  return `payout hold on the ledger: ${side(fresh, freshMedian)}; ${side(history, historyMedian)}; ${ratioText}`;
+}
+
+function renderMarkdown(run: {
+  startedAt: Date;
+  finishedAt: Date;
+  commit: string;
+  command: string;
+  probe: Record<string, any>;
+  steps: Array<StepResult & StepExtras>;
+  lag: LagResult;
+  historyRatio: string;
+  fresh: HoldTimings;
+  history: HoldTimings;
+  seedMs: number;
+  options: Options;
+  ownInfra: boolean;
+}): string {
+  const minutes = ((run.finishedAt.getTime() - run.startedAt.getTime()) / 60_000).toFixed(1);
+  const machineLoad = run.steps.map((step) => step.machineCpuMs / step.durationMs);
+  return [
+    `## Benchmark ${run.startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC, commit ${run.commit}`,
+    '',
+    `\`${run.command}\` (${minutes} min). ${run.probe['cpus']} × ${run.probe['cpuModel']}, ${run.probe['memoryGiB']} GiB, Linux ${run.probe['kernel']}, Node ${run.probe['node']}, load average at start ${run.probe['loadAverage']}. ` +
+      `PostgreSQL ${run.probe['postgres']['version']} (${run.ownInfra ? 'private cluster' : 'SHARED server'}): fsync=${run.probe['postgres']['fsync']}, synchronous_commit=${run.probe['postgres']['synchronous_commit']}, shared_buffers=${run.probe['postgres']['shared_buffers']}; ${run.probe['fdatasync']}. ` +
+      `Kafka 3.9.1, one broker, RF=1 (${run.probe['kafkaJvm']}). ${run.options.rounds} round(s), interleaved system → B2 → B1 → pgbench; per workload ${run.options.warmMs / 1000} s warm-up, ${run.options.stepMs / 1000} s closed loop (${run.options.connections} connections; pgbench ${run.options.pgbenchClients} clients), ${run.options.stepMs / 1000} s open loop at half of that contender's own saturation. ` +
+      `Whole machine busy ${formatNumber(Math.min(...machineLoad))}–${formatNumber(Math.max(...machineLoad))} cores during the steps (other work on the machine shows here).`,
+    '',
+    markdownTable(run.steps),
+    '',
+    'CPU-ms per request by process group (closed loop; postgres = the postmaster and all its backends, whoever they serve) and peak RSS:',
+    '',
+    cpuBreakdownTable(run.steps),
+    '',
+    `- History: ${run.historyRatio}. The ${run.history.events.toLocaleString('en-US')} events (pay-in credits) were seeded in ${(run.seedMs / 1000).toFixed(1)} s through the ledger's command handling (handleLedgerCommand), 1,000 commands per transaction; the ledger's auditor agreed afterwards.`,
+    `- ${describeLag(run.lag)}.`,
+    `- Peak RSS of gateway + payments + ledger + Kafka (each process's peak over the system's steps, summed): ${systemRssMb(run.steps)} MB.`,
+    '- B2 writes its outbox row but runs no relay; B1 checks signature and body, then answers without a database; pgbench runs B2\'s create statement (its client CPU is not counted, like the generator\'s).',
+    '',
+  ].join('\n');
+}
+
+function systemRssMb(steps: ReadonlyArray<StepResult>): number {
+  const peaks = ['gateway', 'payments', 'ledger', 'kafka'].map((group) => Math.max(0, ...steps.filter((step) => step.contender === 'system').map((step) => step.peakRssBytes[group] ?? 0)));
+  return Math.round(peaks.reduce((sum, value) => sum + value, 0) / 1_048_576);
+}
+
+function requiredEnv(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set: run the benchmark with npm run bench`);
+  return value;
+}
+
+function requiredPid(pid: number | null | undefined, what: string): number {
+  if (!pid || !readProcStat(pid)) throw new Error(`cannot find the process of ${what}`);
+  return pid;
+}
+
+main().catch(async (error) => {
+  console.error(`[bench] failed: ${error instanceof Error ? error.stack : error}`);
+  await cleanUp();
+  process.exit(1);
+});
