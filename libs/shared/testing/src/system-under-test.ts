@@ -62,7 +62,14 @@ export class SystemUnderTest {
     await system.createDatabases();
     for (const { name } of SERVICES) system.ports.set(name, await freePort());
     system.gatewayInternalPort = await freePort();
-    for (const { name } of SERVICES) await system.startService(name);
+    try {
+      for (const { name } of SERVICES) await system.startService(name);
+    } catch (error) {
+      // The test never gets the system to stop: the services already started would outlive it
+      // (and keep jest from exiting).
+      await system.stop();
+      throw error;
+    }
     return system;
   }
 
