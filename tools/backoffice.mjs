@@ -14,6 +14,13 @@
  *   npm run backoffice -- deposit <merchant_id> <currency> <amount> "<reason>"
  *   npm run backoffice -- entries <merchant_id> [currency]
  *   npm run backoffice -- reconciliation <merchant_id> <from ISO time> <to ISO time>   (CSV on stdout)
+ *   npm run backoffice -- merchants get <merchant_id>          (profile, callback URL disabled or not)
+ *   npm run backoffice -- callbacks <merchant_id> <order_id>   (delivery log with every attempt)
+ *   npm run backoffice -- callbacks event <event_id>
+ *   npm run backoffice -- callbacks redeliver <delivery_id>
+ *   npm run backoffice -- callbacks disabled [merchant_id]     (endpoints a 410 disabled)
+ *   npm run backoffice -- callbacks enable <merchant_id> <url>
+ *   npm run backoffice -- webhook-secret rotate <merchant_id> [overlap_hours]   (new secret shown once)
  *   npm run backoffice -- reveals [merchant_id] [order_id]   (who saw which full account number, when)
  *   npm run backoffice -- convert <merchant_id> <conversion_id> <from_currency> <to_currency> <amount> <rate> "<reason>"
  *   npm run backoffice -- withdrawals stuck [older_than_seconds]
@@ -85,6 +92,13 @@ const operatorCommands = {
   'disputes accept': reviewDispute('', 'ACCEPTED'),
   'disputes reject': reviewDispute('', 'REJECTED'),
   'merchants create': () => call('POST', '/merchants', { name: rest[0], ...(rest[1] ? { default_callback_url: rest[1] } : {}) }),
+  'merchants get': () => call('GET', `/merchants/${encodeURIComponent(rest[0])}`),
+  'callbacks event': () => call('GET', `/callbacks/deliveries?event_id=${encodeURIComponent(rest[0])}`),
+  'callbacks redeliver': () => call('POST', `/callbacks/deliveries/${encodeURIComponent(rest[0])}/redeliver`, {}),
+  'callbacks disabled': () => call('GET', `/callbacks/endpoints/disabled${rest[0] ? `?merchant_id=${encodeURIComponent(rest[0])}` : ''}`),
+  'callbacks enable': () => call('POST', `/merchants/${encodeURIComponent(rest[0])}/callback-endpoints/enable`, { url: rest[1] }),
+  callbacks: () => call('GET', `/callbacks/deliveries?merchant_id=${encodeURIComponent(sub)}&order_id=${encodeURIComponent(rest[0] ?? '')}`),
+  'webhook-secret rotate': () => call('POST', `/merchants/${encodeURIComponent(rest[0])}/webhook-secret/rotate`, rest[1] ? JSON.parse(`{"overlap_hours": ${Number(rest[1])}}`) : {}),
   'methods get': () => call('GET', `/merchants/${rest[0]}/methods`),
   'methods set': () => call('PUT', `/merchants/${rest[0]}/methods`, { entries: JSON.parse(readFileSync(rest[1], 'utf8')) }),
   'agents create': () =>

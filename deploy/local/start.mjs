@@ -45,7 +45,9 @@ const SERVICES = [
   { name: 'disputes', entry: 'apps/disputes/src/main.ts', devPort: 3004 },
   { name: 'payments', entry: 'apps/payments/src/main.ts', devPort: 3001, env: () => ({ PAYMENTS_SECRETS_MASTER_KEY: masterKey('PAYMENTS_SECRETS_MASTER_KEY', 'payments-master.key') }) },
   { name: 'withdrawals', entry: 'apps/withdrawals/src/main.ts', devPort: 3003 },
-  { name: 'gateway', entry: 'apps/gateway/src/main.ts', devPort: 3000, env: ({ masterKey }) => ({ MERCHANT_SECRETS_MASTER_KEY: masterKey }) },
+  { name: 'gateway', entry: 'apps/gateway/src/main.ts', devPort: 3000, env: ({ masterKey, serviceToken, gatewayInternalPort }) => ({ MERCHANT_SECRETS_MASTER_KEY: masterKey, INTERNAL_SERVICE_TOKEN: serviceToken, GATEWAY_INTERNAL_HTTP_PORT: String(gatewayInternalPort) }) },
+  // Webhook secrets come from the gateway's internal-only listener, not the public port the convention's GATEWAY_INTERNAL_URL names.
+  { name: 'callbacks', entry: 'apps/callback-dispatcher/src/main.ts', devPort: 3005, env: ({ serviceToken, gatewayInternalPort }) => ({ INTERNAL_SERVICE_TOKEN: serviceToken, GATEWAY_INTERNAL_URL: `http://127.0.0.1:${gatewayInternalPort}` }) },
 ];
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -199,12 +201,14 @@ function masterKey(variable = 'MERCHANT_SECRETS_MASTER_KEY', fileName = 'master.
 
 ////////// Services
 
+/** Each service's port, and the gateway's internal-only listener (webhook secrets for the callback dispatcher). */
 async function servicePorts() {
   if (mode === 'test') {
-    const ports = await freePorts(SERVICES.length);
-    return new Map(SERVICES.map(({ name }, index) => [name, ports[index]]));
+    const ports = await freePorts(SERVICES.length + 1);
+    return { ports: new Map(SERVICES.map(({ name }, index) => [name, ports[index]])), gatewayInternalPort: ports[SERVICES.length] };
   }
-  return new Map(SERVICES.map(({ name, devPort }) => [name, Number(process.env[`${envPrefix(name)}_HTTP_PORT`] ?? devPort)]));
+  const ports = new Map(SERVICES.map(({ name, devPort }) => [name, Number(process.env[`${envPrefix(name)}_HTTP_PORT`] ?? devPort)]));
+  return { ports, gatewayInternalPort: Number(process.env.GATEWAY_INTERNAL_HTTP_PORT ?? 3010) };
 }
 
 /** Where this running system lives, for the local tools (npm run ledger:audit) and for stopLeftoverServices. */
@@ -317,6 +321,7 @@ function banner(system, { merchant, operator, agent, seconds }) {
 ${internal.join('\n')}
    Kafka              ${system.kafkaBrokers}
    logs (JSON lines)  ${shown(logDir)}/
+   callback log       npm run backoffice -- callbacks <merchant_id> <order_id>
 
  Local development credentials of the demo: they exist only in this machine's development
  database, are saved readable by you alone (mode 600) in ${state}/, and are no one's real secrets.
@@ -382,8 +387,10 @@ try {
   }
   infraStarting = infrastructure();
   const infra = await infraStarting;
-  const ports = await servicePorts();
-  const system = { ...infra, ports, masterKey: masterKey(), urlOf: (name) => `http://127.0.0.1:${ports.get(name)}` };
+  const { ports, gatewayInternalPort } = await servicePorts();
+  // The gateway's internal listener and the callback dispatcher share it; a new one per start.
+  const serviceToken = randomBytes(24).toString('hex');
+  const system = { ...infra, ports, gatewayInternalPort, serviceToken, masterKey: masterKey(), urlOf: (name) => `http://127.0.0.1:${ports.get(name)}` };
   writeEndpoints(system);
   await startServices(system);
   if (!stopping) {

@@ -28,6 +28,8 @@ export class AppModule {
           commandPartitions: config.commandPartitions,
           secretsMasterKey: config.secretsMasterKey,
           credentialCacheTtlMs: config.credentialCacheTtlMs,
+          callbacksInternalUrl: config.callbacksInternalUrl,
+          webhookSecretOverlapHours: config.webhookSecretOverlapHours,
         }),
       ],
     };

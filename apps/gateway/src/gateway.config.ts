@@ -19,6 +19,12 @@ export interface GatewayConfig extends KafkaConnectionConfig {
   allowHttpCallbackUrls: boolean;
   secretsMasterKey: Buffer;
   credentialCacheTtlMs: number;
+  callbacksInternalUrl: string;
+  webhookSecretOverlapHours: number;
+  /** The internal-only listener for the callback dispatcher; not started without a service token. */
+  internalHttpHost: string;
+  internalHttpPort: number;
+  internalServiceToken: string;
   /** Reverse proxies whose X-Forwarded-Proto is believed (HSTS is sent when it says https). */
   trustedProxies: string[];
 }
@@ -51,8 +57,14 @@ export function loadGatewayConfig(environment: Environment): GatewayConfig {
     paymentsReadTimeoutMs: reader.integer('PAYMENTS_READ_TIMEOUT_MS', { default: 3_000, min: 100, max: 60_000 }),
     allowHttpCallbackUrls: reader.boolean('ALLOW_HTTP_CALLBACK_URLS', false),
     credentialCacheTtlMs: reader.integer('CREDENTIAL_CACHE_TTL_MS', { default: 30_000, min: 0, max: 3_600_000 }),
+    callbacksInternalUrl: reader.url('CALLBACKS_INTERNAL_URL', { default: 'http://127.0.0.1:3005' }),
+    webhookSecretOverlapHours: reader.integer('WEBHOOK_SECRET_OVERLAP_HOURS', { default: 24, min: 0, max: 168 }),
+    internalHttpHost: reader.string('GATEWAY_INTERNAL_HTTP_HOST', { default: '127.0.0.1' }),
+    internalHttpPort: reader.integer('GATEWAY_INTERNAL_HTTP_PORT', { default: 3010, min: 0, max: 65535 }),
+    internalServiceToken: reader.string('INTERNAL_SERVICE_TOKEN', { default: '', pattern: /^(\S{24,200})?$/, description: '24 to 200 characters shared with the callback dispatcher' }),
     trustedProxies: reader.list('GATEWAY_TRUSTED_PROXIES', { default: '' }),
   };
+  if (config.internalHttpPort !== 0 && config.internalHttpPort === config.httpPort) reader.problem('GATEWAY_INTERNAL_HTTP_PORT must differ from GATEWAY_HTTP_PORT: the internal listener is never the public one');
   for (const entry of config.trustedProxies.filter((candidate) => !isTrustedProxyEntry(candidate))) {
     reader.problem(`GATEWAY_TRUSTED_PROXIES lists "${entry}", which is not an IP address or CIDR range`);
   }

@@ -2,7 +2,8 @@ import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { configureGatewayHttp, gatewayFastifyOptions } from '@mp/gateway-api';
+import { WebhookSecretStore } from '@mp/access-infrastructure';
+import { configureGatewayHttp, gatewayFastifyOptions, startInternalListener } from '@mp/gateway-api';
 import { exitOnStartupFailure, serviceLogger } from '@mp/shared-nest-http';
 import { AppModule } from './app.module';
 import { loadGatewayConfig } from './gateway.config';
@@ -15,7 +16,16 @@ async function bootstrap(): Promise<void> {
   configureGatewayHttp(app.getHttpAdapter().getInstance(), { trustedProxies: config.trustedProxies });
   app.enableShutdownHooks();
   await app.listen(config.httpPort, config.httpHost);
-  new Logger('Bootstrap').log(`gateway ready: http://${config.httpHost}:${config.httpPort} (instance ${config.instanceId})`);
+  const logger = new Logger('Bootstrap');
+  logger.log(`gateway ready: http://${config.httpHost}:${config.httpPort} (instance ${config.instanceId})`);
+  if (config.internalServiceToken) {
+    const internal = await startInternalListener(app.get(WebhookSecretStore), { host: config.internalHttpHost, port: config.internalHttpPort, serviceToken: config.internalServiceToken });
+    // Nest's shutdown hooks end the process on SIGTERM; this listener must not keep it alive.
+    internal.server.unref();
+    logger.log(`gateway internal listener: http://${config.internalHttpHost}:${config.internalHttpPort} (callback dispatcher only)`);
+  } else {
+    logger.warn('INTERNAL_SERVICE_TOKEN is not set: no internal listener, so the callback dispatcher cannot sign callbacks');
+  }
 }
 
 bootstrap().catch(exitOnStartupFailure);

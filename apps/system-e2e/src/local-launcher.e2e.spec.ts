@@ -15,7 +15,7 @@ import { SignedClient } from '@mp/shared-testing';
 import { incomingPayment, newOrderId } from './fixtures';
 
 const workspaceRoot = join(__dirname, '../../..');
-const SERVICES = ['ledger', 'disputes', 'payments', 'withdrawals', 'gateway'];
+const SERVICES = ['ledger', 'disputes', 'payments', 'withdrawals', 'gateway', 'callbacks'];
 const SERVICE_LINE = /^(\S+)\s+ready {2}(http:\/\/127\.0\.0\.1:\d+) {2}pid (\d+) {2}log (\S+\.log)(?: {2}\(restart \d+\))?$/;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

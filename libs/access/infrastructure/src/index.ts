@@ -5,4 +5,5 @@ export {
   type BackofficeRole,
   type CreatedBackofficeCredential,
 } from './backoffice-credential.store';
-export { MerchantCredentialStore, type CreatedMerchant, type MerchantCredentials, type MerchantProfile } from './merchant-credential.store';
+export { AccessWebhookSecretRotation1700000004500 } from './webhook-secret-rotation.migration';
+export { MerchantCredentialStore, WebhookSecretStore, type CreatedMerchant, type MerchantCredentials, type MerchantProfile } from './merchant-credential.store';

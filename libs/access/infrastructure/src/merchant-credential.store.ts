@@ -7,6 +7,7 @@ import {
   webhookSecretAssociatedData,
   type SealedSecret,
 } from '@mp/access-domain';
+import type { MerchantWebhookProfile } from '@mp/contracts-callbacks';
 import type { DataSource, EntityManager } from 'typeorm';
 
 export interface CreatedMerchant {
@@ -99,6 +100,73 @@ export class MerchantCredentialStore {
     const ttlMs = credentials ? this.cacheTtlMs : Math.min(this.cacheTtlMs, 2_000);
     this.cache.set(merchantId, { credentials, expiresAtMs: nowMs + ttlMs });
     return credentials;
+  }
+}
+
+interface WebhookSecretRow {
+  status: 'active' | 'suspended';
+  default_callback_url: string | null;
+  key_version: number;
+  iv: Buffer;
+  auth_tag: Buffer;
+  ciphertext: Buffer;
+  previous_key_version: number | null;
+  previous_iv: Buffer | null;
+  previous_auth_tag: Buffer | null;
+  previous_ciphertext: Buffer | null;
+  previous_valid_until: Date | null;
+}
+
+/**
+ * The merchant's webhook secrets for the callback dispatcher: the current one and, while the
+ * rotation overlap lasts, the previous one. Read on the gateway's internal port only.
+ */
+export class WebhookSecretStore {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly secretBox: SecretBox,
+  ) {}
+
+  async findWebhookProfile(merchantId: string, now = new Date()): Promise<MerchantWebhookProfile | null> {
+    const rows: WebhookSecretRow[] = await this.dataSource.query(
+      `SELECT m.status, m.default_callback_url, s.key_version, s.iv, s.auth_tag, s.ciphertext,
+              s.previous_key_version, s.previous_iv, s.previous_auth_tag, s.previous_ciphertext, s.previous_valid_until
+         FROM merchants m JOIN merchant_secrets s ON s.merchant_id = m.merchant_id AND s.purpose = 'webhook'
+        WHERE m.merchant_id = $1`,
+      [merchantId],
+    );
+    const row = rows[0];
+    if (!row) return null;
+    const associatedData = webhookSecretAssociatedData(merchantId);
+    const secrets: MerchantWebhookProfile['webhook_secrets'] = [
+      { secret: this.secretBox.open({ keyVersion: row.key_version, iv: row.iv, authTag: row.auth_tag, ciphertext: row.ciphertext }, associatedData), role: 'current', valid_until: null },
+    ];
+    if (row.previous_ciphertext && row.previous_iv && row.previous_auth_tag && row.previous_valid_until && row.previous_valid_until > now) {
+      const sealed = { keyVersion: row.previous_key_version ?? this.secretBox.keyVersion, iv: row.previous_iv, authTag: row.previous_auth_tag, ciphertext: row.previous_ciphertext };
+      secrets.push({ secret: this.secretBox.open(sealed, associatedData), role: 'previous', valid_until: row.previous_valid_until.toISOString() });
+    }
+    return { merchant_id: merchantId, status: row.status, default_callback_url: row.default_callback_url, webhook_secrets: secrets };
+  }
+
+  /**
+   * A new webhook secret, shown once; the current one becomes the previous one, still used to
+   * sign callbacks for `overlapMs`. A second rotation inside the overlap drops the oldest.
+   * Null when the merchant does not exist.
+   */
+  async rotateWebhookSecret(merchantId: string, overlapMs: number, now = new Date()): Promise<{ webhookSecret: string; previousValidUntil: string } | null> {
+    const webhookSecret = newWebhookSecret();
+    const sealed = this.secretBox.seal(webhookSecret, webhookSecretAssociatedData(merchantId));
+    const previousValidUntil = new Date(now.getTime() + overlapMs);
+    // TypeORM answers an UPDATE with [rows, affectedCount].
+    const [, affected] = (await this.dataSource.query(
+      `UPDATE merchant_secrets
+          SET previous_key_version = key_version, previous_iv = iv, previous_auth_tag = auth_tag, previous_ciphertext = ciphertext, previous_valid_until = $6,
+              key_version = $2, iv = $3, auth_tag = $4, ciphertext = $5, created_at = $7
+        WHERE merchant_id = $1 AND purpose = 'webhook'
+        RETURNING merchant_id`,
+      [merchantId, sealed.keyVersion, sealed.iv, sealed.authTag, sealed.ciphertext, previousValidUntil, now],
+    )) as [unknown[], number];
+    return affected === 1 ? { webhookSecret, previousValidUntil: previousValidUntil.toISOString() } : null;
   }
 }
 

@@ -1,7 +1,7 @@
 import { Controller, Get, Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { SecretBox } from '@mp/access-domain';
-import { AccessSchema1700000002000, BackofficeCredentialStore, MerchantCredentialStore } from '@mp/access-infrastructure';
+import { AccessSchema1700000002000, AccessWebhookSecretRotation1700000004500, BackofficeCredentialStore, MerchantCredentialStore, WebhookSecretStore } from '@mp/access-infrastructure';
 import { DataSource } from 'typeorm';
 import { MerchantSignatureGuard } from './auth/merchant-signature.guard';
 import { AgentController } from './backoffice/agent.controller';
@@ -11,6 +11,8 @@ import { AgentDisputesController, OperatorDisputesController } from './disputes/
 import { DisputesClient } from './disputes/disputes.client';
 import { DisputesController } from './disputes/disputes.controller';
 import { GATEWAY_SETTINGS, type GatewaySettings } from './gateway-settings';
+import { CallbacksBackofficeController } from './callbacks/callbacks-backoffice.controller';
+import { CallbacksClient } from './callbacks/callbacks.client';
 import { ErrorResponseFilter } from './http/error-response.filter';
 import { LedgerReadClient } from './merchant/ledger-read.client';
 import { MerchantController } from './merchant/merchant.controller';
@@ -23,7 +25,7 @@ import { WithdrawalsController } from './withdrawals/withdrawals.controller';
 import { WithdrawalsReadClient } from './withdrawals/withdrawals-read.client';
 
 /** Migrations of the gateway database (merchant identities and credentials). */
-export const GATEWAY_MIGRATIONS = [AccessSchema1700000002000];
+export const GATEWAY_MIGRATIONS = [AccessSchema1700000002000, AccessWebhookSecretRotation1700000004500];
 
 @Controller()
 class GatewayHealthController {
@@ -42,7 +44,7 @@ export class GatewayApiModule {
   static forRoot(settings: GatewaySettings & { secretsMasterKey: Buffer; credentialCacheTtlMs: number }): DynamicModule {
     return {
       module: GatewayApiModule,
-      controllers: [PaymentsController, DisputesController, MerchantController, PayerPageController, OperatorController, AgentController, AgentDisputesController, OperatorDisputesController, GatewayHealthController, WithdrawalsController, WithdrawalsOperatorController],
+      controllers: [PaymentsController, DisputesController, MerchantController, PayerPageController, OperatorController, CallbacksBackofficeController, AgentController, AgentDisputesController, OperatorDisputesController, GatewayHealthController, WithdrawalsController, WithdrawalsOperatorController],
       providers: [
         { provide: GATEWAY_SETTINGS, useValue: settings },
         {
@@ -50,6 +52,12 @@ export class GatewayApiModule {
           inject: [DataSource],
           useFactory: (dataSource: DataSource) => new MerchantCredentialStore(dataSource, new SecretBox(settings.secretsMasterKey), settings.credentialCacheTtlMs),
         },
+        {
+          provide: WebhookSecretStore,
+          inject: [DataSource],
+          useFactory: (dataSource: DataSource) => new WebhookSecretStore(dataSource, new SecretBox(settings.secretsMasterKey)),
+        },
+        CallbacksClient,
         { provide: BackofficeCredentialStore, inject: [DataSource], useFactory: (dataSource: DataSource) => new BackofficeCredentialStore(dataSource) },
         MerchantSignatureGuard,
         BackofficeGuard,

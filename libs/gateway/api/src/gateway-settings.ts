@@ -12,6 +12,10 @@ export interface GatewaySettings {
   /** Development only: accept http:// callback URLs. */
   allowHttpCallbackUrls: boolean;
   commandPartitions: number;
+  /** The callback dispatcher's internal API (delivery log, redelivery, disabled endpoints). */
+  callbacksInternalUrl: string;
+  /** How long a rotated-out webhook secret keeps signing callbacks, unless the operator says otherwise. */
+  webhookSecretOverlapHours: number;
 }
 
 export const GATEWAY_SETTINGS = Symbol('GATEWAY_SETTINGS');

@@ -20,7 +20,8 @@ const SERVICES = [
   { name: 'disputes', entry: 'apps/disputes/src/main.ts' },
   { name: 'payments', entry: 'apps/payments/src/main.ts', env: (system: SystemUnderTest) => ({ PAYMENTS_SECRETS_MASTER_KEY: system.paymentsMasterKey }) },
   { name: 'withdrawals', entry: 'apps/withdrawals/src/main.ts' },
-  { name: 'gateway', entry: 'apps/gateway/src/main.ts', env: (system: SystemUnderTest) => ({ MERCHANT_SECRETS_MASTER_KEY: system.masterKey }) },
+  { name: 'gateway', entry: 'apps/gateway/src/main.ts', env: (system: SystemUnderTest, instance: string) => ({ MERCHANT_SECRETS_MASTER_KEY: system.masterKey, ...system.internalListenerEnv(instance) }) },
+  { name: 'callbacks', entry: 'apps/callback-dispatcher/src/main.ts', env: (system: SystemUnderTest) => system.dispatcherEnv() },
 ] as const;
 
 export type ServiceName = (typeof SERVICES)[number]['name'];
@@ -46,6 +47,9 @@ interface RunningService {
 export class SystemUnderTest {
   readonly runId = `t${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
   readonly masterKey = randomBytes(32).toString('base64');
+  /** Shared by the gateway's internal listener and the callback dispatcher. */
+  readonly serviceToken = randomBytes(24).toString('hex');
+  gatewayInternalPort = 0;
   /** Payments' own master key (recipient accounts, payer-page tokens), distinct from the gateway's. */
   readonly paymentsMasterKey = randomBytes(32).toString('base64');
   readonly ports = new Map<InstanceName, number>();
@@ -59,7 +63,15 @@ export class SystemUnderTest {
     const system = new SystemUnderTest(options);
     await system.createDatabases();
     for (const { name } of SERVICES) system.ports.set(name, await freePort());
-    for (const { name } of SERVICES) await system.startService(name);
+    system.gatewayInternalPort = await freePort();
+    try {
+      for (const { name } of SERVICES) await system.startService(name);
+    } catch (error) {
+      // The test never gets the system to stop: the services already started would outlive it
+      // (and keep jest from exiting).
+      await system.stop();
+      throw error;
+    }
     return system;
   }
 
@@ -77,6 +89,31 @@ export class SystemUnderTest {
 
   get withdrawalsUrl(): string {
     return this.urlOf('withdrawals');
+  }
+
+  get callbacksUrl(): string {
+    return this.urlOf('callbacks');
+  }
+
+  /** Only the first gateway serves the dispatcher; replicas' internal listeners take any free port. */
+  internalListenerEnv(instance: string): Record<string, string> {
+    return { INTERNAL_SERVICE_TOKEN: this.serviceToken, GATEWAY_INTERNAL_HTTP_PORT: instance === 'gateway' ? String(this.gatewayInternalPort) : '0' };
+  }
+
+  /**
+   * The dispatcher reads webhook profiles from the gateway's internal listener, not its public
+   * port that the convention's GATEWAY_INTERNAL_URL names; receivers in tests are on loopback,
+   * and the test clock lets retry tests move time.
+   */
+  dispatcherEnv(): Record<string, string> {
+    return {
+      GATEWAY_INTERNAL_URL: `http://127.0.0.1:${this.gatewayInternalPort}`,
+      INTERNAL_SERVICE_TOKEN: this.serviceToken,
+      CALLBACK_ALLOWED_DESTINATIONS: '127.0.0.1',
+      CALLBACK_POLL_INTERVAL_MS: '200',
+      CALLBACK_ATTEMPT_TIMEOUT_MS: '2000',
+      TEST_CLOCK_ENABLED: 'true',
+    };
   }
 
   urlOf(instance: InstanceName): string {
@@ -103,7 +140,7 @@ export class SystemUnderTest {
     const own = {
       [`${envPrefix(service.name)}_HTTP_PORT`]: String(this.ports.get(instance) ?? 0),
       [`${envPrefix(service.name)}_DATABASE_URL`]: this.databaseUrl(service.name),
-      ...('env' in service ? service.env(this) : {}),
+      ...('env' in service ? service.env(this, instance) : {}),
     };
     return { ...common, ...own, ...(this.options.env?.[service.name] ?? {}), ...extra };
   }

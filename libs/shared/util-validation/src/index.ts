@@ -30,7 +30,7 @@ export {
   RECIPIENT_ACCOUNT_REF_PATTERN,
   RECEIPT_ID_PATTERN,
 } from './ids';
-export { JsonNumberLiteral, parseJsonObjectBody, requireJsonObject, withPlainNumbers } from './lossless-json';
+export { JsonNumberLiteral, parseJsonObjectBody, requireJsonObject, stringifyMerchantJson, withPlainNumbers } from './lossless-json';
 export { REQUEST_VALIDATOR_OPTIONS, RequestMessages, validationErrorFrom } from './validation-error';
 export { CreationPeriodAndCursorFilters } from './list-filters';
 export { checkReceiptFile, detectReceiptType, RECEIPT_BYTES_MAX, safeReceiptFileName, type ReceiptContentType } from './receipt-file';

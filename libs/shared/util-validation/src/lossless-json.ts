@@ -1,5 +1,5 @@
 import { DomainError } from '@mp/shared-util-errors';
-import { parse } from 'lossless-json';
+import { LosslessNumber, parse, stringify } from 'lossless-json';
 
 /** A JSON number exactly as the client wrote it; amounts are converted from this text, never from a double. */
 export class JsonNumberLiteral {
@@ -40,4 +40,15 @@ export function withPlainNumbers(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withPlainNumbers);
   if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, withPlainNumbers(item)]));
   return value;
+}
+
+/** Money fields that services send as decimal strings and merchants receive as JSON numbers. */
+const DECIMAL_FIELDS = new Set(['amount', 'settled_amount', 'fee', 'fixed', 'percent', 'min_amount', 'max_amount', 'available', 'frozen', 'network_fee', 'from_amount', 'to_amount']);
+
+/**
+ * Serializes what merchants receive (API answers, callback bodies), writing money strings from
+ * services as JSON numbers with the same digits, so both show one order the same way.
+ */
+export function stringifyMerchantJson(body: unknown): string {
+  return stringify(body, (key, value) => (DECIMAL_FIELDS.has(key) && typeof value === 'string' ? new LosslessNumber(value) : value)) ?? 'null';
 }

@@ -1,9 +1,2 @@
-import { LosslessNumber, stringify } from 'lossless-json';
-
-/** Money fields that services send as decimal strings and merchants receive as JSON numbers. */
-const DECIMAL_FIELDS = new Set(['amount', 'settled_amount', 'fee', 'fixed', 'percent', 'min_amount', 'max_amount', 'available', 'frozen', 'network_fee', 'from_amount', 'to_amount']);
-
-/** Serializes a response, writing money strings from services as JSON numbers with the same digits. */
-export function stringifyResponse(body: unknown): string {
-  return stringify(body, (key, value) => (DECIMAL_FIELDS.has(key) && typeof value === 'string' ? new LosslessNumber(value) : value)) ?? 'null';
-}
+/** Responses are serialized like callback bodies: one shared writer, money strings as JSON numbers. */
+export { stringifyMerchantJson as stringifyResponse } from '@mp/shared-util-validation';

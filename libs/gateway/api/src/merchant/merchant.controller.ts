@@ -5,6 +5,7 @@ import { formatAmountMinor } from '@mp/shared-util-money';
 import type { FastifyReply } from 'fastify';
 import { CurrentMerchant, MerchantSignatureGuard, type AuthenticatedMerchant } from '../auth/merchant-signature.guard';
 import { stringifyResponse } from '../http/json-body';
+import { CallbacksClient } from '../callbacks/callbacks.client';
 import { PaymentsReadClient } from '../payments/payments-read.client';
 import { WithdrawalsReadClient } from '../withdrawals/withdrawals-read.client';
 import { LedgerReadClient } from './ledger-read.client';
@@ -18,13 +19,16 @@ export class MerchantController {
     private readonly payments: PaymentsReadClient,
     private readonly ledger: LedgerReadClient,
     private readonly withdrawals: WithdrawalsReadClient,
+    private readonly callbacks: CallbacksClient,
   ) {}
 
+  /** Endpoint 8, plus whether the default callback URL was disabled by a 410 (null: cannot tell right now). */
   @Get()
   async profile(@CurrentMerchant() merchant: AuthenticatedMerchant, @Res() reply: FastifyReply): Promise<void> {
     const profile = await this.merchants.findProfile(merchant.merchantId);
     if (!profile) throw new DomainError('NOT_FOUND', 'No such merchant');
-    await reply.status(200).type('application/json').send(stringifyResponse(profile));
+    const disabled = await this.callbacks.isDisabled(merchant.merchantId, profile.default_callback_url);
+    await reply.status(200).type('application/json').send(stringifyResponse({ ...profile, default_callback_url_disabled: disabled }));
   }
 
   @Get('balances')

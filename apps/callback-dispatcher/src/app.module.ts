@@ -1,0 +1,20 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { CALLBACKS_MIGRATIONS, CallbacksModule } from '@mp/callbacks-infrastructure';
+import { serviceDatabaseOptions } from '@mp/shared-data-access-postgres';
+import { MessagingModule } from '@mp/shared-messaging';
+import type { CallbackDispatcherConfig } from './callback-dispatcher.config';
+
+@Module({})
+export class AppModule {
+  static forRoot(config: CallbackDispatcherConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        TypeOrmModule.forRoot(serviceDatabaseOptions({ url: config.databaseUrl, poolMax: config.databasePoolMax, migrations: CALLBACKS_MIGRATIONS })),
+        MessagingModule.forRootAsync({ inject: [], useFactory: () => ({ clientId: `callbacks-${config.instanceId}`, brokers: config.kafkaBrokers, namespace: config.kafkaNamespace }) }),
+        CallbacksModule.forRoot({ ...config, topicPartitions: config.commandPartitions }),
+      ],
+    };
+  }
+}

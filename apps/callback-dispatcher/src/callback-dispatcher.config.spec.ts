@@ -1,0 +1,33 @@
+import { ConfigError } from '@mp/shared-util-config';
+import { loadCallbackDispatcherConfig } from './callback-dispatcher.config';
+
+describe('callback dispatcher config', () => {
+  const minimal = { CALLBACKS_DATABASE_URL: 'postgres://cb@127.0.0.1:5432/callbacks', KAFKA_BROKERS: '127.0.0.1:9092', INTERNAL_SERVICE_TOKEN: 'x'.repeat(32) };
+
+  it('has the documented defaults', () => {
+    const config = loadCallbackDispatcherConfig(minimal);
+    expect(config).toMatchObject({
+      httpPort: 3005,
+      attemptTimeoutMs: 15_000,
+      perMerchantConcurrency: 4,
+      totalConcurrency: 64,
+      pollIntervalMs: 1_000,
+      leaseMs: 60_000,
+      allowedDestinations: [],
+      gatewayInternalUrl: 'http://127.0.0.1:3010',
+      testClockEnabled: false,
+    });
+    expect(config.retrySchedule.delaysMs).toEqual([0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 50_400_000, 72_000_000, 86_400_000]);
+  });
+
+  it('names every problem at once', () => {
+    try {
+      loadCallbackDispatcherConfig({ CALLBACK_RETRY_SCHEDULE: '5s,later', CALLBACK_ALLOWED_DESTINATIONS: 'not-an-ip', INTERNAL_SERVICE_TOKEN: 'short' });
+      throw new Error('accepted');
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      const problems = (error as ConfigError).problems.join('\n');
+      for (const name of ['CALLBACK_RETRY_SCHEDULE', 'CALLBACK_ALLOWED_DESTINATIONS', 'INTERNAL_SERVICE_TOKEN', 'CALLBACKS_DATABASE_URL', 'KAFKA_BROKERS']) expect(problems).toMatch(name);
+    }
+  });
+});

@@ -1,0 +1,24 @@
+import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { connectCallbackConsumers } from '@mp/callbacks-infrastructure';
+import { exitOnStartupFailure, serviceLogger } from '@mp/shared-nest-http';
+import { AppModule } from './app.module';
+import { loadCallbackDispatcherConfig } from './callback-dispatcher.config';
+
+async function bootstrap(): Promise<void> {
+  const config = loadCallbackDispatcherConfig(process.env);
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), new FastifyAdapter(), { logger: serviceLogger(config.logFormat) });
+  app.enableShutdownHooks();
+  // Consumers are @ConsumeTopic handlers on controllers, served over the messaging port.
+  connectCallbackConsumers(app);
+  // Initialised first so the topics exist (onApplicationBootstrap) before the group joins them.
+  await app.init();
+  await app.startAllMicroservices();
+  await app.listen(config.httpPort, config.httpHost);
+  // Starts with the service's name in the launcher's SERVICES, as every service's ready line does.
+  new Logger('Bootstrap').log(`callbacks ready: callback dispatcher, internal API on http://${config.httpHost}:${config.httpPort} (instance ${config.instanceId})`);
+}
+
+bootstrap().catch(exitOnStartupFailure);

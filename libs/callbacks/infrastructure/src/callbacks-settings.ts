@@ -1,0 +1,32 @@
+import type { RetrySchedule } from '@mp/callbacks-domain';
+
+/** What the callbacks module needs from its app's validated config. */
+export interface CallbacksSettings {
+  /** Names this replica's leases. */
+  instanceId: string;
+  topicPartitions: number;
+  retrySchedule: RetrySchedule;
+  /** Every attempt is abandoned after this long (connect + answer). */
+  attemptTimeoutMs: number;
+  /** Attempts in flight per merchant in this replica, so a slow receiver holds back only its own callbacks. */
+  perMerchantConcurrency: number;
+  /** Attempts in flight in this replica. */
+  totalConcurrency: number;
+  pollIntervalMs: number;
+  /** A claimed delivery whose replica died is claimed again after this long. */
+  leaseMs: number;
+  /** IPs or CIDRs the SSRF guard lets through although private (operators' allow-list). */
+  allowedDestinations: string[];
+  gatewayInternalUrl: string;
+  internalServiceToken: string;
+  /** How long a merchant's webhook profile (secrets) is cached. */
+  profileCacheTtlMs: number;
+  testClockEnabled: boolean;
+}
+
+export const CALLBACKS_SETTINGS = Symbol('CALLBACKS_SETTINGS');
+
+/** The dispatcher's clock port: scheduling and signatures read it, so tests can move time. */
+export { OffsetClock, type Clock } from '@mp/shared-util-clock';
+
+export const CLOCK = Symbol('CALLBACKS_CLOCK');

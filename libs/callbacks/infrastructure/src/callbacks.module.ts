@@ -1,0 +1,41 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import { CALLBACK_ROUTES, type CallbackRoute } from '@mp/callbacks-domain';
+import { DatabaseHealthController } from '@mp/shared-data-access-postgres';
+import { InternalErrorFilter } from '@mp/shared-nest-http';
+import { CALLBACKS_SETTINGS, CLOCK, OffsetClock, type CallbacksSettings } from './callbacks-settings';
+import { CALLBACK_ROUTES_TOKEN, CallbackTopics, SourceEventsConsumer } from './consume/source-events.consumer';
+import { CallbackSender } from './delivery/callback-sender';
+import { DeliveryWorker, WEBHOOK_PROFILES } from './delivery/delivery.worker';
+import { DestinationGuard, type Lookup } from './delivery/ssrf-guard';
+import { GatewayWebhookProfiles } from './delivery/webhook-profile.client';
+import { InternalCallbacksController } from './http/internal-callbacks.controller';
+import { CallbacksSchema1700000004000 } from './persistence/callbacks-schema.migration';
+
+/** Migrations of the dispatcher's database, in order. */
+export const CALLBACKS_MIGRATIONS = [CallbacksSchema1700000004000];
+
+/**
+ * The callbacks bounded context. Needs a TypeORM DataSource and the messaging port from its
+ * app, and its consumers connected with `connectCallbackConsumers`. `lookup` replaces DNS (tests map made-up names to addresses; the SSRF guard still checks
+ * what they resolve to).
+ */
+@Module({})
+export class CallbacksModule {
+  static forRoot(settings: CallbacksSettings, options: { routes?: readonly CallbackRoute[]; lookup?: Lookup } = {}): DynamicModule {
+    return {
+      module: CallbacksModule,
+      controllers: [InternalCallbacksController, DatabaseHealthController, SourceEventsConsumer],
+      providers: [
+        { provide: CALLBACKS_SETTINGS, useValue: settings },
+        { provide: CLOCK, useValue: new OffsetClock() },
+        { provide: CALLBACK_ROUTES_TOKEN, useValue: options.routes ?? CALLBACK_ROUTES },
+        { provide: WEBHOOK_PROFILES, useValue: new GatewayWebhookProfiles(settings.gatewayInternalUrl, settings.internalServiceToken, settings.profileCacheTtlMs) },
+        { provide: CallbackSender, useValue: new CallbackSender(new DestinationGuard(settings.allowedDestinations), settings.attemptTimeoutMs, options.lookup) },
+        { provide: APP_FILTER, useClass: InternalErrorFilter },
+        DeliveryWorker,
+        CallbackTopics,
+      ],
+    };
+  }
+}

@@ -1,0 +1,143 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { judgeAttempt, nextRetryDelayMs } from '@mp/callbacks-domain';
+import { DataSource } from 'typeorm';
+import { CALLBACKS_SETTINGS, CLOCK, type CallbacksSettings, type Clock } from '../callbacks-settings';
+import { claimDueDeliveries, disableEndpoint, recordAttempt, releaseClaim, type ClaimedDelivery } from '../persistence/delivery.store';
+import { CallbackSender } from './callback-sender';
+import { signedHeaders, type WebhookProfiles } from './webhook-profile.client';
+
+export const WEBHOOK_PROFILES = Symbol('WEBHOOK_PROFILES');
+/** How long a delivery waits when the merchant's secrets could not be read (not counted as an attempt). */
+const PROFILE_UNAVAILABLE_DELAY_MS = 5_000;
+
+/**
+ * Sends due callbacks. Every poll (and every nudge from the consumer) claims due rows from the
+ * database, so retries survive restarts and are shared by every replica; the in-memory state
+ * is only what is in flight here, bounded per merchant and in total.
+ */
+@Injectable()
+export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(DeliveryWorker.name);
+  private readonly inFlightByMerchant = new Map<string, number>();
+  private readonly inFlight = new Set<Promise<void>>();
+  private timer: NodeJS.Timeout | null = null;
+  private claiming: Promise<void> | null = null;
+  private again = false;
+  private stopped = false;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(CALLBACKS_SETTINGS) private readonly settings: CallbacksSettings,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(WEBHOOK_PROFILES) private readonly profiles: WebhookProfiles,
+    private readonly sender: CallbackSender,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => this.nudge(), this.settings.pollIntervalMs);
+    this.nudge();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.claiming;
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  /** Look for due deliveries now (a new delivery was recorded, the clock moved, a slot freed). */
+  nudge(): void {
+    if (this.stopped) return;
+    if (this.claiming) {
+      this.again = true;
+      return;
+    }
+    this.claiming = this.claimAndSend()
+      .catch((error: unknown) => this.logger.warn(`claiming due callbacks failed: ${String(error)}`))
+      .finally(() => {
+        this.claiming = null;
+        if (this.again) {
+          this.again = false;
+          this.nudge();
+        }
+      });
+  }
+
+  private async claimAndSend(): Promise<void> {
+    const free = this.settings.totalConcurrency - this.inFlight.size;
+    if (free <= 0) return;
+    const perMerchant = this.settings.perMerchantConcurrency;
+    const busyMerchants = [...this.inFlightByMerchant].filter(([, count]) => count >= perMerchant).map(([merchantId]) => merchantId);
+    const claimed = await this.dataSource.transaction((manager) =>
+      claimDueDeliveries(manager, {
+        owner: this.settings.instanceId,
+        now: this.clock.now(),
+        leaseMs: this.settings.leaseMs,
+        limit: free,
+        busyMerchants,
+        capacityOf: (merchantId) => perMerchant - (this.inFlightByMerchant.get(merchantId) ?? 0),
+      }),
+    );
+    for (const delivery of claimed) {
+      this.inFlightByMerchant.set(delivery.merchantId, (this.inFlightByMerchant.get(delivery.merchantId) ?? 0) + 1);
+      const running: Promise<void> = this.attempt(delivery)
+        .catch((error: unknown) => this.logger.error(`callback ${delivery.deliveryId} attempt ${delivery.attemptNumber} could not be recorded: ${String(error)}`))
+        .finally(() => {
+          this.inFlight.delete(running);
+          const left = (this.inFlightByMerchant.get(delivery.merchantId) ?? 1) - 1;
+          if (left > 0) this.inFlightByMerchant.set(delivery.merchantId, left);
+          else this.inFlightByMerchant.delete(delivery.merchantId);
+          this.nudge();
+        });
+      this.inFlight.add(running);
+    }
+  }
+
+  private async attempt(delivery: ClaimedDelivery): Promise<void> {
+    let secrets: string[];
+    try {
+      const profile = await this.profiles.find(delivery.merchantId);
+      secrets = profile?.webhook_secrets.map((entry) => entry.secret) ?? [];
+    } catch (error) {
+      this.logger.warn(`webhook secrets of ${delivery.merchantId} unavailable, callback ${delivery.deliveryId} waits: ${String(error)}`);
+      await this.dataSource.transaction((manager) => releaseClaim(manager, delivery, new Date(this.clock.now().getTime() + PROFILE_UNAVAILABLE_DELAY_MS)));
+      return;
+    }
+    const attemptTime = this.clock.now();
+    const webhookTimestamp = Math.floor(attemptTime.getTime() / 1_000);
+    if (secrets.length === 0) {
+      // No merchant, no secret: nothing can be signed, and waiting will not change that.
+      this.logger.error(`callback ${delivery.deliveryId}: merchant ${delivery.merchantId} has no webhook secret; given up`);
+      await this.dataSource.transaction((manager) =>
+        recordAttempt(manager, delivery, { outcome: 'refused_destination', responseStatus: null, latencyMs: 0, excerpt: null, error: 'the merchant has no webhook secret', webhookTimestamp }, { status: 'failed' }),
+      );
+      return;
+    }
+    const sent = await this.sender.send(delivery.targetUrl, signedHeaders(delivery.deliveryId, attemptTime, delivery.body, secrets), delivery.body);
+    const verdict = judgeAttempt(sent.transport);
+    const record = {
+      outcome: verdict.outcome,
+      responseStatus: sent.transport.kind === 'response' ? sent.transport.status : null,
+      latencyMs: sent.latencyMs,
+      excerpt: sent.excerpt,
+      error: sent.error,
+      webhookTimestamp,
+    };
+    const finishedAt = this.clock.now();
+    await this.dataSource.transaction(async (manager) => {
+      if (verdict.next === 'done') return recordAttempt(manager, delivery, record, { status: 'succeeded', at: finishedAt });
+      if (verdict.next === 'disable_endpoint') {
+        // Operators see it in the disabled-endpoints list; this log line is the alert hook.
+        this.logger.warn(`callback endpoint disabled: merchant ${delivery.merchantId} ${delivery.targetUrl} answered 410 Gone (callback ${delivery.deliveryId})`);
+        await disableEndpoint(manager, delivery.merchantId, delivery.targetUrl, `410 Gone to callback ${delivery.deliveryId}`, finishedAt);
+        return recordAttempt(manager, delivery, record, { status: 'endpoint_disabled' });
+      }
+      const delayMs = nextRetryDelayMs(this.settings.retrySchedule, delivery.attemptNumber);
+      if (delayMs === null) {
+        this.logger.warn(`callback ${delivery.deliveryId} failed for good after ${delivery.attemptNumber} attempts (${record.outcome} ${record.responseStatus ?? record.error ?? ''})`);
+        return recordAttempt(manager, delivery, record, { status: 'failed' });
+      }
+      return recordAttempt(manager, delivery, record, { status: 'pending', at: new Date(finishedAt.getTime() + delayMs) });
+    });
+  }
+}

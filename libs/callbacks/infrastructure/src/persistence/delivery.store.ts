@@ -1,0 +1,248 @@
+import type { CallbackIntent } from '@mp/callbacks-domain';
+import type { CallbackAttemptView, CallbackDeliveryView, CallbackEndpointView } from '@mp/contracts-callbacks';
+import type { EntityManager } from 'typeorm';
+
+/**
+ * TypeORM's postgres driver answers UPDATE and DELETE with `[rows, affectedCount]` but INSERT
+ * and SELECT with the rows alone; this reads the rows of either.
+ */
+async function returning<T>(manager: EntityManager, sql: string, parameters: unknown[]): Promise<T[]> {
+  const result: unknown = await manager.query(sql, parameters);
+  if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') return result[0] as T[];
+  return result as T[];
+}
+
+export interface NewDelivery {
+  deliveryId: string;
+  sourceEvent: { id: string; type: string; topic: string };
+  intent: CallbackIntent;
+  targetUrl: string;
+  body: string;
+}
+
+/**
+ * Records a delivery before its first attempt. Returns false when the event (or the same fact
+ * under another envelope id) already has one: a redelivered event sends nothing twice.
+ * A delivery to a disabled endpoint is parked straight away.
+ */
+export async function insertDelivery(manager: EntityManager, delivery: NewDelivery, now: Date): Promise<boolean> {
+  const { intent } = delivery;
+  const rows: unknown[] = await manager.query(
+    `INSERT INTO callback_deliveries (delivery_id, source_event_id, source_event_type, source_topic, merchant_id, subject_kind, subject_id, callback_type,
+                                      state_version, target_url, body, status, next_attempt_at, created_at)
+     SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,
+            CASE WHEN disabled.url IS NULL THEN 'pending' ELSE 'endpoint_disabled' END,
+            CASE WHEN disabled.url IS NULL THEN $12::timestamptz END, $12::timestamptz
+       FROM (SELECT 1) AS one
+       LEFT JOIN callback_disabled_endpoints disabled ON disabled.merchant_id = $5 AND disabled.url = $10
+     ON CONFLICT DO NOTHING
+     RETURNING delivery_id`,
+    [
+      delivery.deliveryId, delivery.sourceEvent.id, delivery.sourceEvent.type, delivery.sourceEvent.topic, intent.merchantId, intent.subject.kind, intent.subject.id,
+      intent.callbackType, intent.stateVersion, delivery.targetUrl, delivery.body, now,
+    ],
+  );
+  return rows.length === 1;
+}
+
+export interface ClaimedDelivery {
+  deliveryId: string;
+  merchantId: string;
+  targetUrl: string;
+  body: string;
+  attemptNumber: number;
+}
+
+/**
+ * Claims due deliveries for one attempt each, in one transaction: `FOR UPDATE SKIP LOCKED`
+ * so two replicas never pick the same row, and a lease so a replica that dies mid-attempt
+ * leaves the row to be claimed again once the lease runs out (at least once: the receiver
+ * may get that attempt twice, with the same webhook-id). Each merchant gets at most
+ * `capacityOf(merchant)` rows; merchants already at their limit are skipped in SQL, so one
+ * slow receiver never fills the batch.
+ */
+export async function claimDueDeliveries(
+  manager: EntityManager,
+  options: { owner: string; now: Date; leaseMs: number; limit: number; busyMerchants: string[]; capacityOf: (merchantId: string) => number },
+): Promise<ClaimedDelivery[]> {
+  const candidates: Array<{ delivery_id: string; merchant_id: string }> = await manager.query(
+    `SELECT delivery_id, merchant_id FROM callback_deliveries d
+      WHERE status = 'pending' AND next_attempt_at <= $1 AND (lease_expires_at IS NULL OR lease_expires_at <= $1) AND NOT (merchant_id = ANY($2::text[]))
+        AND NOT EXISTS (SELECT 1 FROM callback_disabled_endpoints e WHERE e.merchant_id = d.merchant_id AND e.url = d.target_url)
+      ORDER BY next_attempt_at
+      LIMIT $3
+      FOR UPDATE SKIP LOCKED`,
+    [options.now, options.busyMerchants, options.limit * 4],
+  );
+  const taken = new Map<string, number>();
+  const chosen: string[] = [];
+  for (const candidate of candidates) {
+    const count = taken.get(candidate.merchant_id) ?? 0;
+    if (chosen.length >= options.limit || count >= options.capacityOf(candidate.merchant_id)) continue;
+    taken.set(candidate.merchant_id, count + 1);
+    chosen.push(candidate.delivery_id);
+  }
+  if (chosen.length === 0) return [];
+  const claimed = await returning<{ delivery_id: string; merchant_id: string; target_url: string; body: string; attempt_count: number }>(
+    manager,
+    `UPDATE callback_deliveries
+        SET lease_owner = $1, lease_expires_at = $2::timestamptz + make_interval(secs => $3::double precision / 1000), attempt_count = attempt_count + 1
+      WHERE delivery_id = ANY($4::text[])
+      RETURNING delivery_id, merchant_id, target_url, body, attempt_count`,
+    [options.owner, options.now, options.leaseMs, chosen],
+  );
+  for (const row of claimed) {
+    await manager.query(
+      `INSERT INTO callback_attempts (delivery_id, attempt_number, started_at, instance_id, webhook_timestamp, outcome) VALUES ($1, $2, $3, $4, $5, 'in_flight')`,
+      [row.delivery_id, row.attempt_count, options.now, options.owner, Math.floor(options.now.getTime() / 1_000)],
+    );
+  }
+  return claimed.map((row) => ({ deliveryId: row.delivery_id, merchantId: row.merchant_id, targetUrl: row.target_url, body: row.body, attemptNumber: row.attempt_count }));
+}
+
+export interface AttemptRecord {
+  outcome: string;
+  responseStatus: number | null;
+  latencyMs: number;
+  excerpt: string | null;
+  error: string | null;
+  webhookTimestamp: number;
+}
+
+/** Completes an attempt and moves the delivery on: done, retry at `nextAttemptAt`, failed, or parked. */
+export async function recordAttempt(
+  manager: EntityManager,
+  delivery: ClaimedDelivery,
+  attempt: AttemptRecord,
+  next: { status: 'succeeded'; at: Date } | { status: 'pending'; at: Date } | { status: 'failed' } | { status: 'endpoint_disabled' },
+): Promise<void> {
+  await manager.query(
+    `UPDATE callback_attempts SET outcome = $3, response_status = $4, latency_ms = $5, response_excerpt = $6, error = $7, webhook_timestamp = $8
+      WHERE delivery_id = $1 AND attempt_number = $2`,
+    [delivery.deliveryId, delivery.attemptNumber, attempt.outcome, attempt.responseStatus, attempt.latencyMs, attempt.excerpt, attempt.error, attempt.webhookTimestamp],
+  );
+  // A late answer never undoes a success another replica recorded after this lease ran out.
+  await manager.query(
+    `UPDATE callback_deliveries d
+        SET status = CASE WHEN $2 = 'pending' AND EXISTS (SELECT 1 FROM callback_disabled_endpoints e WHERE e.merchant_id = d.merchant_id AND e.url = d.target_url)
+                          THEN 'endpoint_disabled' ELSE $2 END,
+            next_attempt_at = $3, delivered_at = COALESCE(delivered_at, $4), lease_owner = NULL, lease_expires_at = NULL
+      WHERE delivery_id = $1 AND status <> 'succeeded'`,
+    [delivery.deliveryId, next.status, next.status === 'pending' ? next.at : null, next.status === 'succeeded' ? next.at : null],
+  );
+}
+
+/** 410 Gone: the merchant's endpoint (this URL) gets nothing until an operator re-enables it. */
+export async function disableEndpoint(manager: EntityManager, merchantId: string, url: string, reason: string, now: Date): Promise<void> {
+  await manager.query(
+    `INSERT INTO callback_disabled_endpoints (merchant_id, url, disabled_at, reason) VALUES ($1, $2, $3, $4) ON CONFLICT (merchant_id, url) DO NOTHING`,
+    [merchantId, url, now, reason],
+  );
+  await manager.query(
+    `UPDATE callback_deliveries SET status = 'endpoint_disabled', next_attempt_at = NULL WHERE merchant_id = $1 AND target_url = $2 AND status = 'pending'`,
+    [merchantId, url],
+  );
+}
+
+/** Re-enables an endpoint; its parked deliveries are due again now. Returns how many, or null if it was not disabled. */
+export async function enableEndpoint(manager: EntityManager, merchantId: string, url: string, now: Date): Promise<number | null> {
+  const removed = await returning(manager, `DELETE FROM callback_disabled_endpoints WHERE merchant_id = $1 AND url = $2 RETURNING url`, [merchantId, url]);
+  if (removed.length === 0) return null;
+  const resumed = await returning(
+    manager,
+    `UPDATE callback_deliveries SET status = 'pending', next_attempt_at = $3 WHERE merchant_id = $1 AND target_url = $2 AND status = 'endpoint_disabled' RETURNING delivery_id`,
+    [merchantId, url, now],
+  );
+  return resumed.length;
+}
+
+export async function isEndpointDisabled(manager: EntityManager, merchantId: string, url: string): Promise<boolean> {
+  const rows: unknown[] = await manager.query(`SELECT 1 FROM callback_disabled_endpoints WHERE merchant_id = $1 AND url = $2`, [merchantId, url]);
+  return rows.length > 0;
+}
+
+/** Manual redelivery: due now, whatever its state; the same webhook-id and body. */
+export async function scheduleRedelivery(manager: EntityManager, deliveryId: string, now: Date): Promise<boolean> {
+  const rows = await returning(
+    manager,
+    `UPDATE callback_deliveries d
+        SET status = CASE WHEN disabled THEN 'endpoint_disabled' ELSE 'pending' END, next_attempt_at = CASE WHEN disabled THEN NULL ELSE $2::timestamptz END
+       FROM (SELECT EXISTS (SELECT 1 FROM callback_disabled_endpoints e JOIN callback_deliveries x ON e.merchant_id = x.merchant_id AND e.url = x.target_url
+                             WHERE x.delivery_id = $1) AS disabled) AS endpoint
+      WHERE d.delivery_id = $1
+      RETURNING d.delivery_id`,
+    [deliveryId, now],
+  );
+  return rows.length === 1;
+}
+
+export async function listDisabledEndpoints(manager: EntityManager, merchantId: string | null): Promise<CallbackEndpointView[]> {
+  const rows: Array<{ merchant_id: string; url: string; disabled_at: Date; reason: string; parked: number }> = await manager.query(
+    `SELECT e.merchant_id, e.url, e.disabled_at, e.reason,
+            (SELECT count(*)::int FROM callback_deliveries d WHERE d.merchant_id = e.merchant_id AND d.target_url = e.url AND d.status = 'endpoint_disabled') AS parked
+       FROM callback_disabled_endpoints e
+      WHERE $1::text IS NULL OR e.merchant_id = $1
+      ORDER BY e.disabled_at DESC`,
+    [merchantId],
+  );
+  return rows.map((row) => ({ merchant_id: row.merchant_id, url: row.url, disabled_at: row.disabled_at.toISOString(), reason: row.reason, parked_deliveries: row.parked }));
+}
+
+interface DeliveryRow {
+  delivery_id: string;
+  merchant_id: string;
+  callback_type: string;
+  subject_kind: string;
+  subject_id: string;
+  source_event_id: string;
+  source_event_type: string;
+  source_topic: string;
+  state_version: number;
+  target_url: string;
+  status: string;
+  attempt_count: number;
+  next_attempt_at: Date | null;
+  delivered_at: Date | null;
+  created_at: Date;
+  body: string;
+}
+
+/** The delivery log: deliveries matching the filter, oldest first, each with every attempt. */
+export async function findDeliveries(manager: EntityManager, filter: { merchantId: string; subjectId: string } | { sourceEventId: string } | { deliveryId: string }): Promise<CallbackDeliveryView[]> {
+  const [where, parameters] =
+    'deliveryId' in filter ? ['delivery_id = $1', [filter.deliveryId]] : 'sourceEventId' in filter ? ['source_event_id = $1', [filter.sourceEventId]] : ['merchant_id = $1 AND subject_id = $2', [filter.merchantId, filter.subjectId]];
+  const deliveries: DeliveryRow[] = await manager.query(`SELECT * FROM callback_deliveries WHERE ${where} ORDER BY created_at, state_version LIMIT 200`, parameters);
+  if (deliveries.length === 0) return [];
+  const attempts: Array<CallbackAttemptView & { delivery_id: string; started_at: Date; webhook_timestamp: string }> = await manager.query(
+    `SELECT delivery_id, attempt_number, started_at, instance_id, webhook_timestamp, outcome, response_status, latency_ms, response_excerpt, error
+       FROM callback_attempts WHERE delivery_id = ANY($1::text[]) ORDER BY delivery_id, attempt_number`,
+    [deliveries.map((row) => row.delivery_id)],
+  );
+  return deliveries.map((row) => ({
+    delivery_id: row.delivery_id,
+    merchant_id: row.merchant_id,
+    callback_type: row.callback_type as CallbackDeliveryView['callback_type'],
+    subject: { kind: row.subject_kind, id: row.subject_id },
+    source_event: { id: row.source_event_id, type: row.source_event_type, topic: row.source_topic },
+    state_version: row.state_version,
+    target_url: row.target_url,
+    status: row.status as CallbackDeliveryView['status'],
+    attempt_count: row.attempt_count,
+    next_attempt_at: row.next_attempt_at?.toISOString() ?? null,
+    delivered_at: row.delivered_at?.toISOString() ?? null,
+    created_at: row.created_at.toISOString(),
+    body: JSON.parse(row.body) as CallbackDeliveryView['body'],
+    attempts: attempts
+      .filter((attempt) => attempt.delivery_id === row.delivery_id)
+      .map(({ delivery_id: _unused, ...attempt }) => ({ ...attempt, started_at: attempt.started_at.toISOString(), webhook_timestamp: Number(attempt.webhook_timestamp) })),
+  }));
+}
+
+/** Gives a claim back without counting it as an attempt (nothing was sent). */
+export async function releaseClaim(manager: EntityManager, delivery: ClaimedDelivery, retryAt: Date): Promise<void> {
+  await manager.query(`DELETE FROM callback_attempts WHERE delivery_id = $1 AND attempt_number = $2`, [delivery.deliveryId, delivery.attemptNumber]);
+  await manager.query(
+    `UPDATE callback_deliveries SET attempt_count = attempt_count - 1, next_attempt_at = $2, lease_owner = NULL, lease_expires_at = NULL WHERE delivery_id = $1 AND lease_owner IS NOT NULL`,
+    [delivery.deliveryId, retryAt],
+  );
+}

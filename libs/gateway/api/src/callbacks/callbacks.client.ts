@@ -1,0 +1,43 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { CALLBACKS_INTERNAL_PATHS, type CallbackDeliveryView, type CallbackEndpointView } from '@mp/contracts-callbacks';
+import { GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
+import { InternalClient } from '../http/internal-client';
+
+/** The callback dispatcher's internal API: the delivery log, redelivery, disabled endpoints. */
+@Injectable()
+export class CallbacksClient {
+  private readonly client: InternalClient;
+
+  constructor(@Inject(GATEWAY_SETTINGS) settings: GatewaySettings) {
+    this.client = new InternalClient('callback dispatcher', settings.callbacksInternalUrl, settings.paymentsReadTimeoutMs);
+  }
+
+  listDeliveries(query: { merchant_id: string; order_id: string } | { event_id: string }): Promise<{ data: CallbackDeliveryView[] }> {
+    return this.client.request('GET', `${CALLBACKS_INTERNAL_PATHS.deliveries}?${new URLSearchParams(query).toString()}`);
+  }
+
+  redeliver(deliveryId: string): Promise<CallbackDeliveryView> {
+    return this.client.request('POST', CALLBACKS_INTERNAL_PATHS.redeliver(deliveryId), {});
+  }
+
+  disabledEndpoints(merchantId?: string): Promise<{ data: CallbackEndpointView[] }> {
+    return this.client.request('GET', `${CALLBACKS_INTERNAL_PATHS.disabledEndpoints}${merchantId ? `?merchant_id=${encodeURIComponent(merchantId)}` : ''}`);
+  }
+
+  enableEndpoint(merchantId: string, url: string): Promise<{ merchant_id: string; url: string; resumed_deliveries: number }> {
+    return this.client.request('POST', CALLBACKS_INTERNAL_PATHS.enableEndpoint, { merchant_id: merchantId, url });
+  }
+
+  /**
+   * Whether the merchant's default callback URL is disabled (a 410): false when it has none;
+   * null when the dispatcher cannot say right now, so a profile read never fails for it.
+   */
+  async isDisabled(merchantId: string, url: string | null): Promise<boolean | null> {
+    if (!url) return false;
+    try {
+      return (await this.disabledEndpoints(merchantId)).data.some((endpoint) => endpoint.url === url);
+    } catch {
+      return null;
+    }
+  }
+}

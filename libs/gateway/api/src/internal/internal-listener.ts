@@ -1,0 +1,39 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { WebhookSecretStore } from '@mp/access-infrastructure';
+import { INTERNAL_SERVICE_TOKEN_HEADER } from '@mp/contracts-callbacks';
+import { MERCHANT_ID_PATTERN } from '@mp/shared-util-validation';
+import Fastify, { type FastifyInstance } from 'fastify';
+
+export interface InternalListenerSettings {
+  host: string;
+  port: number;
+  serviceToken: string;
+}
+
+const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
+
+/**
+ * The gateway's internal-only listener, on its own port (never the public one) and behind a
+ * service token: it serves the callback dispatcher the merchant's webhook secrets, so secrets
+ * never travel on a shared topic. A plain Fastify instance rather than a route of the Nest app,
+ * so no public route, guard or filter can ever expose it by mistake.
+ */
+export async function startInternalListener(store: WebhookSecretStore, settings: InternalListenerSettings): Promise<FastifyInstance> {
+  const expected = digest(settings.serviceToken);
+  const server = Fastify({ bodyLimit: 1_024 });
+  server.get('/health', async () => ({ status: 'ok' }));
+  server.get<{ Params: { merchantId: string } }>('/internal/merchants/:merchantId/webhook-profile', async (request, reply) => {
+    const presented = request.headers[INTERNAL_SERVICE_TOKEN_HEADER];
+    // Compared as digests: equal lengths for timingSafeEqual, and no timing hint of the token.
+    if (typeof presented !== 'string' || !timingSafeEqual(digest(presented), expected)) {
+      return reply.status(401).send({ code: 'INVALID_API_KEY', message: 'a valid service token is required', details: [] });
+    }
+    // As the path-id pipes do (MerchantIdParam): a malformed id names no merchant and never reaches the database.
+    const { merchantId } = request.params;
+    const profile = MERCHANT_ID_PATTERN.test(merchantId) ? await store.findWebhookProfile(merchantId) : null;
+    if (!profile) return reply.status(404).send({ code: 'NOT_FOUND', message: 'No such merchant', details: [] });
+    return reply.header('cache-control', 'no-store').send(profile);
+  });
+  await server.listen({ host: settings.host, port: settings.port });
+  return server;
+}

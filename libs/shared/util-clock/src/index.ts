@@ -1,0 +1,18 @@
+/** A service's clock port: what reads the time goes through it, so tests can move time. */
+export interface Clock {
+  now(): Date;
+}
+
+/** The system clock plus an offset that only tests move (through a service's test-clock endpoint). */
+export class OffsetClock implements Clock {
+  private offsetMs = 0;
+
+  now(): Date {
+    return new Date(Date.now() + this.offsetMs);
+  }
+
+  advance(milliseconds: number): void {
+    if (!Number.isSafeInteger(milliseconds) || milliseconds < 0) throw new Error('the clock only moves forward');
+    this.offsetMs += milliseconds;
+  }
+}
