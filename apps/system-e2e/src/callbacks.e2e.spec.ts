@@ -7,75 +7,13 @@
  * "outcomes through the gateway" runs on the external events payments publishes
  * (libs/contracts/payments/src/external-events.ts on payments.order.events).
  */
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { INTERNAL_SERVICE_TOKEN_HEADER, merchantWebhookProfilePath, type MerchantWebhookProfile } from '@mp/contracts-callbacks';
 import { PAYMENT_ORDER_EXTERNAL_EVENT_SCHEMA_VERSION, PAYMENTS_TOPICS, paymentOrderKey } from '@mp/contracts-payments';
 import { BackofficeClient, createOperator, registerAgent, SignedClient, SystemUnderTest, type RegisteredAgent } from '@mp/shared-testing';
 import { Kafka, logLevel } from 'kafkajs';
-import { Webhook } from 'standardwebhooks';
+import { eventually, VerifyingReceiver } from './callback-receiver';
 import { incomingPayment, newOrderId } from './fixtures';
-
-interface Received {
-  headers: IncomingHttpHeaders;
-  body: string;
-  verifiedWith: string[];
-}
-
-/** A merchant's receiver: verifies every callback with each secret it knows; answers `status()`. */
-class VerifyingReceiver {
-  readonly received: Received[] = [];
-  status = 200;
-  private server!: Server;
-
-  constructor(readonly secrets: string[]) {}
-
-  async start(): Promise<this> {
-    this.server = createServer((request, response) => {
-      const chunks: Buffer[] = [];
-      request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', () => {
-        const body = Buffer.concat(chunks).toString('utf8');
-        const verifiedWith = this.secrets.filter((secret) => {
-          try {
-            new Webhook(secret).verify(body, request.headers as Record<string, string>);
-            return true;
-          } catch {
-            return false;
-          }
-        });
-        this.received.push({ headers: request.headers, body, verifiedWith });
-        response.writeHead(verifiedWith.length > 0 ? this.status : 400).end();
-      });
-    });
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    return this;
-  }
-
-  url(path = '/callbacks'): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}${path}`;
-  }
-
-  bodies(): Array<{ id: string; type: string; created_at: string; data: Record<string, unknown> & { order_id: string; version: number } }> {
-    return this.received.map((callback) => JSON.parse(callback.body));
-  }
-
-  async stop(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise((resolve) => this.server.close(resolve));
-  }
-}
-
-async function eventually<T>(read: () => Promise<T> | T, done: (value: T) => boolean, what: string, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what} not reached within ${timeoutMs} ms; last: ${JSON.stringify(value)?.slice(0, 1_500)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 describe('callbacks', () => {
   let system: SystemUnderTest;

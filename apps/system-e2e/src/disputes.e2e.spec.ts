@@ -13,6 +13,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { BackofficeClient, builtEntryPoint, createOperator, registerAgent, SignedClient, SystemUnderTest, type RegisteredAgent, type TestResponse } from '@mp/shared-testing';
+import { disputesKnow as disputesKnowOrder } from './disputable-orders';
 import { incomingPayment, newOrderId } from './fixtures';
 
 const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('dispute evidence')]);
@@ -65,14 +66,7 @@ describe('disputes', () => {
     return value;
   }
 
-  /** The disputes service decides on its projection of payments' events: wait until it has this order as it is now. */
-  async function disputesKnow(orderId: string, agentAssigned: boolean, owner = merchant): Promise<void> {
-    await eventually(
-      () => system.query<{ agent_id: string | null }>('disputes', 'SELECT agent_id FROM dispute_orders WHERE merchant_id = $1 AND order_id = $2', [owner.credentials.merchantId, orderId]),
-      (rows) => rows.length === 1 && (rows[0].agent_id !== null) === agentAssigned,
-      `disputes to know ${orderId}`,
-    );
-  }
+  const disputesKnow = (orderId: string, agentAssigned: boolean, owner = merchant) => disputesKnowOrder(system, owner, orderId, agentAssigned);
 
   /** A pay-in whose payer pressed "Show payment details", so the agent is assigned. */
   async function payInWithAgent(amount: number, owner = merchant): Promise<string> {

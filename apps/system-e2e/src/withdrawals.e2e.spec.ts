@@ -14,15 +14,10 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { BackofficeClient, builtEntryPoint, createOperator, registerAgent, SignedClient, SystemUnderTest, type RegisteredAgent } from '@mp/shared-testing';
-import { incomingPayment, newOrderId } from './fixtures';
+import { newOrderId } from './fixtures';
+import { balance, CONVERSION_FEE_BASIS_POINTS, ERC20_ADDRESS, ERC20_FEE, FAILING_ERC20_ADDRESS, fundWith1000Usdt } from './usdt-funding';
 
-const ERC20_ADDRESS = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
-/** The simulator is told to fail sends to this one address. */
-const FAILING_ERC20_ADDRESS = '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359';
 const TRON_ADDRESS = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
-/** decisions.md's asset table, as shipped: USDT-ERC20 costs a 5.00 USDT network fee. */
-const ERC20_FEE = 5;
-const CONVERSION_FEE_BASIS_POINTS = 100;
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -51,39 +46,11 @@ describe('withdrawals', () => {
   });
   afterAll(async () => system?.stop());
 
-  /**
-   * A merchant holding exactly 1,000.00 USDT: a 101,010.10 RUB pay-in, converted at 0.01 USDT
-   * per RUB less the 1 % conversion fee (1,010.10 RUB): 100,000.00 RUB × 0.01 = 1,000.00 USDT.
-   */
+  /** A merchant holding exactly 1,000.00 USDT (see fundWith1000Usdt). */
   async function merchantWith1000Usdt(name: string): Promise<SignedClient> {
     const merchant = await system.createClient(name);
-    const merchantId = merchant.credentials.merchantId;
-    const common = { country: 'RU', currency: 'RUB', fee_rate_basis_points: 0, fee_fixed_minor: '0', min_amount_minor: '100', max_amount_minor: '100000000', expiry_minutes: 30 };
-    expect((await operator.request('PUT', `/backoffice/v1/merchants/${merchantId}/methods`, { entries: [{ method: 'bank_card', direction: 'incoming', ...common }] })).status).toBe(200);
-    const orderId = newOrderId('funding');
-    const created = await merchant.post('/v2/payments/incoming', incomingPayment(orderId, { amount: 101010.1 }));
-    expect(created.status).toBe(201);
-    // The payer asks for the payment details (a form post): that assigns the agent.
-    expect((await fetch(`${created.body.redirect_url}/details`, { method: 'POST', redirect: 'manual' })).status).toBe(303);
-    expect((await agent.client.request('POST', `/backoffice/v1/agent/orders/${merchantId}/${orderId}/confirm`, {})).status).toBe(200);
-    await eventually(async () => (await balance(merchant, 'RUB')).available === 101010.1);
-
-    const conversion = { conversion_id: `CV-${orderId}`, from_currency: 'RUB', to_currency: 'USDT', amount: 101010.1, rate: '0.01', reason: 'merchant asked to withdraw in USDT' };
-    const converted = await operator.request('POST', `/backoffice/v1/merchants/${merchantId}/conversions`, conversion);
-    expect(converted.status).toBe(201);
-    expect(converted.body).toMatchObject({ from_amount: 101010.1, fee: 1010.1, to_amount: 1000, rate: '0.01' });
-    // Idempotent by conversion_id: the same booking again changes nothing.
-    expect((await operator.request('POST', `/backoffice/v1/merchants/${merchantId}/conversions`, conversion)).status).toBe(200);
-    expect(await balance(merchant, 'USDT')).toEqual({ available: 1000, frozen: 0 });
-    expect(await balance(merchant, 'RUB')).toEqual({ available: 0, frozen: 0 });
+    await fundWith1000Usdt(operator, agent, merchant);
     return merchant;
-  }
-
-  async function balance(merchant: SignedClient, currency: string): Promise<{ available: number; frozen: number }> {
-    const response = await merchant.get('/v2/merchant/balances');
-    expect(response.status).toBe(200);
-    const entry = response.body.settlement.find((item: { currency: string }) => item.currency === currency);
-    return entry ? { available: entry.available, frozen: entry.frozen } : { available: 0, frozen: 0 };
   }
 
   async function eventually(condition: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {

@@ -1,0 +1,133 @@
+/**
+ * Goal: withdrawal outcomes and dispute changes reach the merchant's default callback URL
+ * (docs/api/callbacks.md): `withdrawal.completed` / `withdrawal.failed` with the object
+ * `GET /v2/merchant/withdrawals/{order_id}` returns, and `dispute.opened`, `.rejected`,
+ * `.opened` (the retry), `.accepted` with the object `GET /v2/disputes/{id}` returns, each plus
+ * its `version`, every one signed so the `standardwebhooks` package verifies it with the
+ * merchant's webhook secret.
+ * Method: real gateway, payments, ledger, withdrawals, disputes and callback dispatcher
+ * processes on real Kafka and PostgreSQL; the merchant is created by the operator API with a
+ * default callback URL pointing at a verifying receiver on 127.0.0.1.
+ */
+import { BackofficeClient, createOperator, registerAgent, SignedClient, SystemUnderTest, type RegisteredAgent } from '@mp/shared-testing';
+import { eventually, VerifyingReceiver } from './callback-receiver';
+import { disputesKnow } from './disputable-orders';
+import { incomingPayment, newOrderId } from './fixtures';
+import { CONVERSION_FEE_BASIS_POINTS, ERC20_ADDRESS, FAILING_ERC20_ADDRESS, fundWith1000Usdt } from './usdt-funding';
+
+type WithdrawalData = { order_id: string; status: string };
+type DisputeData = { dispute_id: string; status: string };
+
+describe('withdrawal and dispute callbacks', () => {
+  let system: SystemUnderTest;
+  let operator: BackofficeClient;
+  let agent: RegisteredAgent;
+  let receiver: VerifyingReceiver;
+  let merchant: SignedClient;
+
+  beforeAll(async () => {
+    system = await SystemUnderTest.start({
+      env: {
+        gateway: { ALLOW_HTTP_CALLBACK_URLS: 'true', GATEWAY_COMMAND_TIMEOUT_MS: '30000' },
+        ledger: { LEDGER_CONVERSION_FEE_BASIS_POINTS: String(CONVERSION_FEE_BASIS_POINTS) },
+        withdrawals: { WITHDRAWALS_SIMULATOR_DELAY_MS: '300', WITHDRAWALS_SIMULATOR_FAIL_ADDRESS_PATTERN: `^${FAILING_ERC20_ADDRESS}$`, WITHDRAWALS_SEND_INTERVAL_MS: '200' },
+      },
+    });
+    operator = await createOperator(system);
+    agent = await registerAgent(system, operator, [{ method: 'bank_card', country: 'RU', currency: 'RUB' }]);
+    receiver = await new VerifyingReceiver([]).start();
+    const created = await operator.request('POST', '/backoffice/v1/merchants', { name: 'Callback shop', default_callback_url: receiver.url() });
+    expect(created.status).toBe(201);
+    receiver.secrets.push(created.body.webhook_secret as string);
+    merchant = new SignedClient(system.gatewayUrl, { merchantId: created.body.merchant_id, apiSecret: created.body.api_secret });
+    expect((await merchant.get('/v2/merchant')).body.default_callback_url).toBe(receiver.url());
+  });
+
+  afterAll(async () => {
+    await system?.stop();
+    await receiver?.stop();
+  });
+
+  /** Every callback received so far carries a signature the package accepts with the merchant's secret. */
+  const expectAllVerified = () => {
+    expect(receiver.received.length).toBeGreaterThan(0);
+    expect(receiver.received.map((callback) => callback.verifiedWith)).toEqual(receiver.received.map(() => receiver.secrets));
+    // The body's id is the webhook-id the signature covers.
+    expect(receiver.bodies().map((body) => body.id)).toEqual(receiver.received.map((callback) => callback.headers['webhook-id']));
+  };
+
+  it('sends withdrawal.completed and withdrawal.failed with the withdrawal object and its version to the default callback URL', async () => {
+    await fundWith1000Usdt(operator, agent, merchant);
+    const completedId = newOrderId('wd-ok');
+    const failedId = newOrderId('wd-fail');
+    expect((await merchant.post('/v2/merchant/withdrawals', { order_id: completedId, amount: 100, currency: 'USDT-ERC20', address: ERC20_ADDRESS })).status).toBe(201);
+    expect((await merchant.post('/v2/merchant/withdrawals', { order_id: failedId, amount: 50, currency: 'USDT-ERC20', address: FAILING_ERC20_ADDRESS })).status).toBe(201);
+
+    const withdrawalCallbacks = () => receiver.bodies<WithdrawalData>().filter((body) => body.type.startsWith('withdrawal.'));
+    await eventually(withdrawalCallbacks, (bodies) => bodies.length >= 2, 'both withdrawal callbacks', 60_000);
+
+    const completed = withdrawalCallbacks().filter((body) => body.data.order_id === completedId);
+    expect(completed.map((body) => body.type)).toEqual(['withdrawal.completed']);
+    const completedState = await merchant.get(`/v2/merchant/withdrawals/${encodeURIComponent(completedId)}`);
+    expect(completedState.body).toMatchObject({ status: 'COMPLETED', transaction_hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(completed[0]?.data).toEqual({ ...completedState.body, version: expect.any(Number) });
+    expect(completed[0]?.data.version).toBeGreaterThan(1);
+
+    const failed = withdrawalCallbacks().filter((body) => body.data.order_id === failedId);
+    expect(failed.map((body) => body.type)).toEqual(['withdrawal.failed']);
+    const failedState = await merchant.get(`/v2/merchant/withdrawals/${encodeURIComponent(failedId)}`);
+    expect(failedState.body).toMatchObject({ status: 'FAILED', transaction_hash: null });
+    expect(failed[0]?.data).toEqual({ ...failedState.body, version: expect.any(Number) });
+    expectAllVerified();
+  });
+
+  it('sends dispute.opened, dispute.rejected, dispute.opened, dispute.accepted in version order, each with the dispute object at that point', async () => {
+    // A pay-in whose payer pressed "Show payment details" (the agent is assigned), declined by the agent.
+    const orderId = newOrderId('disputed');
+    const created = await merchant.post('/v2/payments/incoming', incomingPayment(orderId, { amount: 1000, callback_url: receiver.url('/payments') }));
+    expect(created.status).toBe(201);
+    expect((await fetch(`${created.body.redirect_url}/details`, { method: 'POST', redirect: 'manual' })).status).toBe(303);
+    expect((await agent.client.request('POST', `/backoffice/v1/agent/orders/${merchant.credentials.merchantId}/${orderId}/decline`, { reason: 'no money arrived' })).status).toBe(200);
+    await disputesKnow(system, merchant, orderId, true);
+
+    const disputeCallbacks = () => receiver.bodies<DisputeData>().filter((body) => body.type.startsWith('dispute.'));
+    const review = (disputeId: string, decision: 'ACCEPTED' | 'REJECTED', reason?: string) =>
+      operator.request('POST', `/backoffice/v1/disputes/${merchant.credentials.merchantId}/${disputeId}/review`, { decision, ...(reason ? { reason } : {}) });
+    /** The state endpoint's answer after a step, once that step's callback has arrived. */
+    const stateAfter = async (disputeId: string, callbacks: number, status: string) => {
+      await eventually(disputeCallbacks, (bodies) => bodies.length >= callbacks, `dispute callback ${callbacks}`, 30_000);
+      const state = await merchant.get(`/v2/disputes/${disputeId}`);
+      expect([state.status, state.body.status]).toEqual([200, status]);
+      return state.body as Record<string, unknown>;
+    };
+
+    const opened = await merchant.post('/v2/disputes', { order_id: orderId, amount: 900, comment: 'The payer sent 900.00' });
+    expect(opened.status).toBe(201);
+    const disputeId = opened.body.dispute_id as string;
+    const states = [await stateAfter(disputeId, 1, 'OPEN')];
+    expect((await review(disputeId, 'REJECTED', 'the transfer is not ours')).status).toBe(200);
+    states.push(await stateAfter(disputeId, 2, 'REJECTED'));
+    expect((await merchant.post('/v2/disputes', { order_id: orderId, amount: 950, comment: 'It was 950.00' })).status).toBe(201);
+    states.push(await stateAfter(disputeId, 3, 'OPEN'));
+    expect((await review(disputeId, 'ACCEPTED')).status).toBe(200);
+    states.push(await stateAfter(disputeId, 4, 'ACCEPTED'));
+
+    const bodies = [...disputeCallbacks()].sort((a, b) => a.data.version - b.data.version);
+    expect(bodies.map((body) => [body.type, body.data.dispute_id])).toEqual([
+      ['dispute.opened', disputeId],
+      ['dispute.rejected', disputeId],
+      ['dispute.opened', disputeId],
+      ['dispute.accepted', disputeId],
+    ]);
+    const versions = bodies.map((body) => body.data.version);
+    expect(new Set(versions).size).toBe(4);
+    // Each callback shows the dispute as the state endpoint did after that step.
+    expect(bodies.map((body) => body.data.status)).toEqual(states.map((state) => state['status']));
+    expect(bodies[0]?.data).toMatchObject({ amount: 900, comment: 'The payer sent 900.00', review: null });
+    expect(bodies[1]?.data).toMatchObject({ review: { decision: 'REJECTED', reason: 'the transfer is not ours' } });
+    expect(bodies[2]?.data).toMatchObject({ amount: 950, comment: 'It was 950.00', review: null });
+    // The last one exactly: the state object plus its version.
+    expect(bodies[3]?.data).toEqual({ ...states[3], version: versions[3] });
+    expectAllVerified();
+  });
+});
