@@ -1,4 +1,4 @@
-import { OffsetClock, type Clock } from '@mp/shared-command-handling';
+import { OffsetClock, type Clock } from '@mp/shared-util-clock';
 
 /** What the payments module needs from its app's validated config. */
 export interface PaymentsSettings {

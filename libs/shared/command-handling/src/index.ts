@@ -12,4 +12,3 @@ export {
   type StreamReadOptions,
 } from './handle-command';
 export { PeriodicTask } from './periodic-task';
-export { OffsetClock, type Clock } from './clock';
