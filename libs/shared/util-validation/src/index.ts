@@ -1,3 +1,7 @@
+// Request classes built from these rules use class-transformer's @Type, which reads design-time
+// metadata through Reflect.getMetadata. Loading the polyfill here makes every module that defines
+// request classes work on its own (a unit test, a CLI), not only after a Nest main has loaded it.
+import 'reflect-metadata';
 export {
   decimalAmountToMinor,
   FieldRule,
