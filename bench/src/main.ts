@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, freemem, loadavg, release, totalmem } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Client } from 'pg';
 import { createOperator, registerAgent, SystemUnderTest, workspaceRoot, type BackofficeClient } from '@mp/shared-testing';
 import { pgbenchDrive, startYardstick, type RunningYardstick } from './contenders';
@@ -34,6 +34,8 @@ interface Options {
   lagMs: number;
   lagChainsPerSecond: number;
   timeLimitMs: number;
+  /** Where the services write V8 CPU profiles (`--cpu-prof`), one per process, when they stop. */
+  cpuProfileDirectory: string | null;
 }
 
 function parseOptions(args: string[]): Options {
@@ -60,7 +62,16 @@ function parseOptions(args: string[]): Options {
     lagMs: value('lag-seconds', quick ? 3 : 10) * 1000,
     lagChainsPerSecond: value('lag-rate', quick ? 3 : 10),
     timeLimitMs: value('time-limit-minutes', quick ? 10 : 40) * 60_000,
+    cpuProfileDirectory: cpuProfileDirectoryOf(args),
   };
+}
+
+/** `--cpu-prof [DIR]`: profile the services into DIR (default bench/results/profiles). */
+function cpuProfileDirectoryOf(args: string[]): string | null {
+  const index = args.indexOf('--cpu-prof');
+  if (index < 0) return null;
+  const next = args[index + 1];
+  return resolve(next && !next.startsWith('--') ? next : 'bench/results/profiles');
 }
 
 const log = (line: string) => console.log(`[bench] ${line}`);
@@ -81,7 +92,12 @@ async function main(): Promise<void> {
   log(`machine: ${probe['cpus']} × ${probe['cpuModel']}, load average ${probe['loadAverage']}, PostgreSQL fsync=${probe['postgres']['fsync']} synchronous_commit=${probe['postgres']['synchronous_commit']}`);
 
   log('starting the system (gateway, payments, ledger)');
-  const system = await SystemUnderTest.start({ env: { gateway: { GATEWAY_COMMAND_TIMEOUT_MS: '30000' } } });
+  const system = await SystemUnderTest.start({
+    env: { gateway: { GATEWAY_COMMAND_TIMEOUT_MS: '30000' } },
+    nodeArguments: options.cpuProfileDirectory
+      ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDirectory}`, '--require', join(workspaceRoot, 'bench/cpu-profile-preload.cjs')]
+      : [],
+  });
   cleanups.push(() => system.stop());
   const operator = await createOperator(system, 'Bench operator');
   const agent = await registerAgent(system, operator, [{ method: 'bank_card', country: 'RU', currency: 'RUB' }]);

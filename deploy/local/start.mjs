@@ -45,7 +45,8 @@ const SERVICES = [
   { name: 'disputes', entry: 'apps/disputes/src/main.ts', devPort: 3004 },
   { name: 'payments', entry: 'apps/payments/src/main.ts', devPort: 3001, env: () => ({ PAYMENTS_SECRETS_MASTER_KEY: masterKey('PAYMENTS_SECRETS_MASTER_KEY', 'payments-master.key') }) },
   { name: 'withdrawals', entry: 'apps/withdrawals/src/main.ts', devPort: 3003 },
-  { name: 'gateway', entry: 'apps/gateway/src/main.ts', devPort: 3000, env: ({ masterKey, serviceToken, gatewayInternalPort }) => ({ MERCHANT_SECRETS_MASTER_KEY: masterKey, INTERNAL_SERVICE_TOKEN: serviceToken, GATEWAY_INTERNAL_HTTP_PORT: String(gatewayInternalPort) }) },
+  // GATEWAY_INSTANCE_ID is fixed so every start reuses one reply topic (gateway.replies.gateway-local).
+  { name: 'gateway', entry: 'apps/gateway/src/main.ts', devPort: 3000, env: ({ masterKey, serviceToken, gatewayInternalPort }) => ({ MERCHANT_SECRETS_MASTER_KEY: masterKey, INTERNAL_SERVICE_TOKEN: serviceToken, GATEWAY_INTERNAL_HTTP_PORT: String(gatewayInternalPort), GATEWAY_INSTANCE_ID: 'gateway-local' }) },
   // Webhook secrets come from the gateway's internal-only listener, not the public port the convention's GATEWAY_INTERNAL_URL names.
   { name: 'callbacks', entry: 'apps/callback-dispatcher/src/main.ts', devPort: 3005, env: ({ serviceToken, gatewayInternalPort }) => ({ INTERNAL_SERVICE_TOKEN: serviceToken, GATEWAY_INTERNAL_URL: `http://127.0.0.1:${gatewayInternalPort}` }) },
 ];

@@ -26,5 +26,5 @@ export interface OpenDisputeCommandData {
   receiptId: string | null;
 }
 
-/** Replies on `gateway.replies` (the same reply path as payments). */
+/** Replies on the sending gateway replica's `gateway.replies.<instance>` (the same reply path as payments). */
 export type DisputeCommandReplyData = { outcome: 'accepted'; dispute: DisputeView } | { outcome: 'rejected'; error: ErrorDescription };

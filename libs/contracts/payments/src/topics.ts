@@ -1,7 +1,7 @@
 /**
  * Topics of the payments context. Dot-delimited, lower case, versioned only on a breaking
  * change. Keys: `<merchantId>/<orderId>` for commands and order events (one order's messages
- * stay ordered); the gateway instance id for replies.
+ * stay ordered); the command's correlation id for replies.
  */
 export const PAYMENTS_TOPICS = {
   /** Commands from the gateway to the payments service. */
@@ -10,8 +10,16 @@ export const PAYMENTS_TOPICS = {
   orderEvents: 'payments.order.events',
 } as const;
 
-/** Outcomes of commands, read by the gateway replica that is waiting for them. */
+/**
+ * Outcomes of commands. Not one topic but the base of one per gateway replica,
+ * `gateway.replies.<instance id>` (the command's `replyTo`), so each replica reads only its own.
+ */
 export const GATEWAY_REPLIES_TOPIC = 'gateway.replies';
+
+/** A gateway replica's reply topic; an outbox may drop replies to one that no longer exists. */
+export function isGatewayReplyTopic(topic: string): boolean {
+  return topic.startsWith(`${GATEWAY_REPLIES_TOPIC}.`);
+}
 
 export function paymentOrderKey(merchantId: string, orderId: string): string {
   return `${merchantId}/${orderId}`;

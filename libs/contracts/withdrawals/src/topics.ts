@@ -1,7 +1,7 @@
 /**
  * Topics of the withdrawals context. Keys: `<merchantId>/<orderId>` for commands and events
  * (one withdrawal's messages stay ordered, and concurrent duplicates of one order_id meet on
- * one partition). Replies go to the gateway's existing `gateway.replies` topic.
+ * one partition). Replies go to the sending gateway replica's `gateway.replies.<instance>` topic.
  */
 export const WITHDRAWALS_TOPICS = {
   /** Commands from the gateway to the withdrawals service. */

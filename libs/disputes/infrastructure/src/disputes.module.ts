@@ -1,3 +1,4 @@
+import { isGatewayReplyTopic } from '@mp/contracts-payments';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { DatabaseHealthController } from '@mp/shared-data-access-postgres';
@@ -22,7 +23,8 @@ export class DisputesModule {
       providers: [
         { provide: DISPUTES_SETTINGS, useValue: settings },
         { provide: DISPUTES_CLOCK, useValue: new OffsetClock() },
-        { provide: OUTBOX_RELAY_OPTIONS, useValue: settings.outbox },
+        // Replies to a gateway replica that is gone are dropped, not retried forever in front of every event.
+        { provide: OUTBOX_RELAY_OPTIONS, useValue: { ...settings.outbox, isTransientTopic: isGatewayReplyTopic } },
         { provide: APP_FILTER, useClass: InternalErrorFilter },
         DisputeCommandHandler,
         DisputesTopics,

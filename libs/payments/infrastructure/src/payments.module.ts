@@ -1,3 +1,4 @@
+import { isGatewayReplyTopic } from '@mp/contracts-payments';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { InternalErrorFilter } from '@mp/shared-nest-http';
@@ -31,7 +32,8 @@ export class PaymentsModule {
       providers: [
         { provide: PAYMENTS_SETTINGS, useValue: settings },
         { provide: CLOCK, useValue: new OffsetClock() },
-        { provide: OUTBOX_RELAY_OPTIONS, useValue: settings.outbox },
+        // Replies to a gateway replica that is gone are dropped, not retried forever in front of every event.
+        { provide: OUTBOX_RELAY_OPTIONS, useValue: { ...settings.outbox, isTransientTopic: isGatewayReplyTopic } },
         { provide: LEDGER_HOLDS, useValue: new HttpLedgerHolds(settings.ledgerInternalUrl, settings.ledgerTimeoutMs) },
         { provide: APP_FILTER, useClass: InternalErrorFilter },
         PayerPageLinks,

@@ -24,4 +24,4 @@ export { OutboxRelay, type OutboxRelayOptions } from './postgres/outbox-relay';
 export { MessagingModule, type MessagingModuleOptions } from './nest/messaging.module';
 export { OUTBOX_RELAY_OPTIONS, OutboxRelayService, type OutboxRelaySettings } from './nest/outbox-relay.service';
 export { ConsumeTopic, MessagingContext, MessagingTransportStrategy, type MessagingTransportOptions } from './nest/messaging-transport.strategy';
-export { commandReplyMessage } from './command-reply';
+export { commandReplyMessage, isReplyTopicOf, replyTopicOf } from './command-reply';

@@ -55,11 +55,15 @@ export interface Subscription {
 export interface TopicSpec {
   topic: string;
   partitions: number;
+  /** How long the broker keeps messages (`retention.ms`); the broker's default when absent. */
+  retentionMs?: number;
 }
 
 export interface MessageBroker {
   connect(): Promise<void>;
   ensureTopics(topics: TopicSpec[]): Promise<void>;
+  /** Which of these topics exist now (a metadata read; for deciding what is still deliverable). */
+  existingTopics(topics: string[]): Promise<Set<string>>;
   publish(messages: OutgoingMessage[]): Promise<void>;
   subscribe(request: SubscriptionRequest): Promise<Subscription>;
   disconnect(): Promise<void>;

@@ -131,6 +131,45 @@ describe('messaging foundation on real Postgres and Kafka', () => {
     });
   });
 
+  describe('outbox relay and transient topics', () => {
+    it('drops messages to a transient topic that does not exist and publishes those behind them', async () => {
+      const topic = 'outbox.after-gone-reply';
+      const liveReplies = 'replies.live';
+      await broker.ensureTopics([{ topic, partitions: 1 }, { topic: liveReplies, partitions: 1, retentionMs: 60_000 }]);
+      const received: Array<{ topic: string; data: unknown }> = [];
+      const subscription = await broker.subscribe({
+        groupId: 'transient-reader',
+        topics: [topic, liveReplies],
+        startFrom: 'earliest',
+        handler: async (message) => void received.push({ topic: message.topic, data: message.envelope.data }),
+      });
+      await subscription.ready;
+      await dataSource.query(`UPDATE outbox SET published_at = now() WHERE published_at IS NULL`);
+      await dataSource.transaction((manager) =>
+        enqueueOutbox(manager, [
+          { topic: 'replies.gone', key: 'c1', envelope: event('reply', { n: 'to a replica that is gone' }) },
+          { topic: liveReplies, key: 'c2', envelope: event('reply', { n: 'to a live replica' }) },
+          { topic, key: 'order:9', envelope: event('order:9', { n: 'behind the replies' }) },
+        ]),
+      );
+      const relay = new OutboxRelay(dataSource, broker, { connectionString: databaseUrl(), batchSize: 10, pollIntervalMs: 200, log: quietLog, isTransientTopic: (name) => name.startsWith('replies.') });
+      await relay.start();
+      try {
+        await eventually(() => (received.length >= 2 ? received : undefined));
+        expect(received.sort((a, b) => a.topic.localeCompare(b.topic))).toEqual([
+          { topic, data: { n: 'behind the replies' } },
+          { topic: liveReplies, data: { n: 'to a live replica' } },
+        ]);
+        const [{ unpublished }] = await dataSource.query(`SELECT count(*)::int AS unpublished FROM outbox WHERE published_at IS NULL`);
+        expect(unpublished).toBe(0);
+        expect(await broker.existingTopics(['replies.gone', liveReplies])).toEqual(new Set([liveReplies]));
+      } finally {
+        await relay.stop();
+        await subscription.stop();
+      }
+    });
+  });
+
   describe('consumer error policy', () => {
     const topic = 'policy.test';
     let deadLetters: Array<{ value: string; headers: Record<string, string> }>;

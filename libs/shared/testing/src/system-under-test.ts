@@ -31,6 +31,8 @@ export type InstanceName = ServiceName | `${ServiceName}-${string}`;
 export interface SystemOptions {
   /** Extra environment per service, e.g. fault injection or short timeouts. */
   env?: Partial<Record<ServiceName, Record<string, string>>>;
+  /** Extra Node.js flags for every service process, e.g. `--cpu-prof` for the benchmark's profiles. */
+  nodeArguments?: string[];
 }
 
 interface RunningService {
@@ -150,7 +152,7 @@ export class SystemUnderTest {
     if (!this.ports.has(instance)) this.ports.set(instance, await freePort());
     mkdirSync(logDirectory, { recursive: true });
     const log = createWriteStream(join(logDirectory, `${this.runId}-${instance}.log`), { flags: 'a' });
-    const child = spawn(process.execPath, ['--enable-source-maps', builtEntryPoint(serviceDefinition(instance).entry)], {
+    const child = spawn(process.execPath, ['--enable-source-maps', ...(this.options.nodeArguments ?? []), builtEntryPoint(serviceDefinition(instance).entry)], {
       cwd: workspaceRoot,
       env: this.environmentOf(instance, extraEnv),
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,3 +1,4 @@
+import { isGatewayReplyTopic } from '@mp/contracts-payments';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { HttpLedgerHolds } from '@mp/contracts-ledger';
@@ -26,7 +27,8 @@ export class WithdrawalsModule {
       controllers: [WithdrawalCommandConsumer, InternalWithdrawalsController, DatabaseHealthController],
       providers: [
         { provide: WITHDRAWALS_SETTINGS, useValue: settings },
-        { provide: OUTBOX_RELAY_OPTIONS, useValue: settings.outbox },
+        // Replies to a gateway replica that is gone are dropped, not retried forever in front of every event.
+        { provide: OUTBOX_RELAY_OPTIONS, useValue: { ...settings.outbox, isTransientTopic: isGatewayReplyTopic } },
         { provide: LEDGER_HOLDS, useValue: new HttpLedgerHolds(settings.ledgerInternalUrl, settings.ledgerTimeoutMs) },
         { provide: NETWORK_ADAPTER, useClass: SimulatedNetworkAdapter },
         { provide: APP_FILTER, useClass: InternalErrorFilter },

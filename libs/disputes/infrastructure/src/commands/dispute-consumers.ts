@@ -1,7 +1,7 @@
 import { Controller, Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
 import { DISPUTES_TOPICS } from '@mp/contracts-disputes';
-import { GATEWAY_REPLIES_TOPIC, PAYMENTS_TOPICS, PAYMENT_ORDER_EXTERNAL_EVENT_TYPES, type PaymentOrderExternalEventData } from '@mp/contracts-payments';
+import { PAYMENTS_TOPICS, PAYMENT_ORDER_EXTERNAL_EVENT_TYPES, type PaymentOrderExternalEventData } from '@mp/contracts-payments';
 import { claimInboxMessage, ConsumeTopic, MESSAGE_BROKER, type MessageBroker, type MessagingTransportOptions, type ReceivedMessage } from '@mp/shared-messaging';
 import { DataSource } from 'typeorm';
 import { DISPUTES_SETTINGS, type DisputesSettings } from '../disputes-settings';
@@ -58,7 +58,6 @@ export class DisputesTopics implements OnApplicationBootstrap {
       { topic: DISPUTES_TOPICS.commands, partitions: this.settings.commandPartitions },
       { topic: DISPUTES_TOPICS.events, partitions: this.settings.commandPartitions },
       { topic: PAYMENTS_TOPICS.orderEvents, partitions: this.settings.commandPartitions },
-      { topic: GATEWAY_REPLIES_TOPIC, partitions: 1 },
     ]);
   }
 }

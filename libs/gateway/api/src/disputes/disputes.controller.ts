@@ -37,7 +37,7 @@ class DisputeListBody extends DisputeListFilterFieldsDto {
 
 /**
  * Spec endpoints 14 to 16. Opening goes to the disputes service as a command through Kafka
- * (`disputes.commands`, reply on `gateway.replies`), like payment orders; reads go to its
+ * (`disputes.commands`, reply on the sending replica's `gateway.replies.<instance>`), like payment orders; reads go to its
  * internal API. A receipt is checked here (size, magic bytes) and stored over HTTP first, so
  * the command carries only its reference.
  */

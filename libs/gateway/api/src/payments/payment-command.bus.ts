@@ -9,7 +9,7 @@ import {
   type PaymentCommandType,
 } from '@mp/contracts-payments';
 import { WITHDRAWAL_COMMAND_SCHEMA_VERSION, WITHDRAWALS_TOPICS } from '@mp/contracts-withdrawals';
-import { createEnvelope, MESSAGE_BROKER, type MessageBroker, type ReceivedMessage, type Subscription } from '@mp/shared-messaging';
+import { createEnvelope, MESSAGE_BROKER, replyTopicOf, type MessageBroker, type ReceivedMessage, type Subscription } from '@mp/shared-messaging';
 import { DomainError } from '@mp/shared-util-errors';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
 
@@ -29,43 +29,50 @@ export const PAYMENTS_COMMAND_ROUTE: CommandRoute = { topic: PAYMENTS_TOPICS.com
 export const WITHDRAWALS_COMMAND_ROUTE: CommandRoute = { topic: WITHDRAWALS_TOPICS.commands, schemaVersion: WITHDRAWAL_COMMAND_SCHEMA_VERSION, service: 'withdrawals' };
 export const DISPUTES_COMMAND_ROUTE: CommandRoute = { topic: DISPUTES_TOPICS.commands, schemaVersion: DISPUTE_COMMAND_SCHEMA_VERSION, service: 'disputes' };
 
+/** Reply topics hold answers for seconds; an hour is ample for reading and diagnosis. */
+const REPLY_TOPIC_RETENTION_MS = 60 * 60 * 1000;
+
 /**
  * Sends a command to a service (payments, withdrawals, disputes) through Kafka and waits for its
- * outcome on the shared replies topic.
+ * outcome on this replica's own reply topic.
  *
  * Why not Nest's ClientKafka.send: its reply partitions move on every rebalance and replies
- * in flight are lost (nestjs/nest#2984). Here every gateway replica reads the whole replies
- * topic in a consumer group of its own, so no rebalance of another replica can take its
- * replies away, and it keeps only the replies to commands it sent (matched by causation id).
- * A reply that comes too late is dropped; the merchant got 503 and retries with the same
- * order_id, which the payments service answers idempotently.
+ * in flight are lost (nestjs/nest#2984). Here every gateway replica has a reply topic of its own,
+ * `gateway.replies.<instance id>` (named in each command's `replyTo`), read by a consumer group
+ * of its own: no rebalance of another replica can take its replies away, and reply traffic per
+ * replica does not grow with the number of replicas. Replies are matched by causation id. A
+ * reply that comes too late is dropped; the merchant got 503 and retries with the same
+ * order_id, which the services answer idempotently.
  */
 @Injectable()
 export class PaymentCommandBus implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(PaymentCommandBus.name);
   private readonly pending = new Map<string, PendingCommand>();
   private subscription: Subscription | null = null;
+  private readonly replyTopic: string;
 
   constructor(
     @Inject(MESSAGE_BROKER) private readonly broker: MessageBroker,
     @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
-  ) {}
+  ) {
+    this.replyTopic = replyTopicOf(GATEWAY_REPLIES_TOPIC, settings.instanceId);
+  }
 
   async onApplicationBootstrap(): Promise<void> {
     await this.broker.ensureTopics([
       { topic: PAYMENTS_TOPICS.commands, partitions: this.settings.commandPartitions },
       { topic: WITHDRAWALS_TOPICS.commands, partitions: this.settings.commandPartitions },
       { topic: DISPUTES_TOPICS.commands, partitions: this.settings.commandPartitions },
-      { topic: GATEWAY_REPLIES_TOPIC, partitions: 1 },
+      { topic: this.replyTopic, partitions: 1, retentionMs: REPLY_TOPIC_RETENTION_MS },
     ]);
     this.subscription = await this.broker.subscribe({
-      groupId: `gateway.replies.${this.settings.instanceId}`,
-      topics: [GATEWAY_REPLIES_TOPIC],
+      groupId: this.replyTopic,
+      topics: [this.replyTopic],
       startFrom: 'latest',
       handler: async (message) => this.onReply(message),
     });
     await this.subscription.ready;
-    this.logger.log(`waiting for replies as ${this.settings.instanceId}`);
+    this.logger.log(`waiting for replies on ${this.replyTopic}`);
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -85,7 +92,7 @@ export class PaymentCommandBus implements OnApplicationBootstrap, OnApplicationS
       subject: options.subject,
       data,
       correlationId: options.correlationId,
-      replyTo: GATEWAY_REPLIES_TOPIC,
+      replyTo: this.replyTopic,
     });
     let timer: NodeJS.Timeout | undefined;
     const reply = new Promise<TReply>((resolve, reject) => {

@@ -1,7 +1,7 @@
 import { Controller, Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
 import { DISPUTES_TOPICS } from '@mp/contracts-disputes';
-import { GATEWAY_REPLIES_TOPIC, PAYMENTS_TOPICS } from '@mp/contracts-payments';
+import { PAYMENTS_TOPICS } from '@mp/contracts-payments';
 import { ConsumeTopic, MESSAGE_BROKER, type MessageBroker, type MessagingTransportOptions, type ReceivedMessage } from '@mp/shared-messaging';
 import { PAYMENTS_SETTINGS, type PaymentsSettings } from '../payments-settings';
 import { PaymentCommandHandler } from './payment-command.handler';
@@ -35,7 +35,6 @@ export class PaymentsTopics implements OnApplicationBootstrap {
     await this.broker.ensureTopics([
       { topic: PAYMENTS_TOPICS.commands, partitions: this.settings.commandPartitions },
       { topic: PAYMENTS_TOPICS.orderEvents, partitions: this.settings.commandPartitions },
-      { topic: GATEWAY_REPLIES_TOPIC, partitions: 1 },
       // payments reads the disputes' external events (the PENDING overlay, settlement by dispute)
       { topic: DISPUTES_TOPICS.events, partitions: this.settings.commandPartitions },
     ]);

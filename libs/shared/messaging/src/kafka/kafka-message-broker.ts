@@ -88,11 +88,28 @@ export class KafkaMessageBroker implements MessageBroker {
       if (missing.length === 0) return;
       await admin.createTopics({
         waitForLeaders: true,
-        topics: missing.map((spec) => ({ topic: this.topicName(spec.topic), numPartitions: spec.partitions, replicationFactor: -1 })),
+        topics: missing.map((spec) => ({
+          topic: this.topicName(spec.topic),
+          numPartitions: spec.partitions,
+          replicationFactor: -1,
+          ...('retentionMs' in spec && spec.retentionMs !== undefined ? { configEntries: [{ name: 'retention.ms', value: String(spec.retentionMs) }] } : {}),
+        })),
       });
     } catch (error) {
       // Another replica creating the same topic at the same moment is fine.
       if ((error as { type?: string }).type !== 'TOPIC_ALREADY_EXISTS') throw error;
+    } finally {
+      await admin.disconnect();
+    }
+  }
+
+  async existingTopics(topics: string[]): Promise<Set<string>> {
+    if (topics.length === 0) return new Set();
+    const admin = this.kafka.admin();
+    await admin.connect();
+    try {
+      const existing = new Set(await admin.listTopics());
+      return new Set(topics.filter((topic) => existing.has(this.topicName(topic))));
     } finally {
       await admin.disconnect();
     }

@@ -5,7 +5,7 @@ import { OutboxRelay, type OutboxRelayOptions } from '../postgres/outbox-relay';
 
 export const OUTBOX_RELAY_OPTIONS = Symbol('OUTBOX_RELAY_OPTIONS');
 
-export type OutboxRelaySettings = Pick<OutboxRelayOptions, 'connectionString' | 'batchSize' | 'pollIntervalMs'>;
+export type OutboxRelaySettings = Pick<OutboxRelayOptions, 'connectionString' | 'batchSize' | 'pollIntervalMs' | 'isTransientTopic'>;
 
 /** Runs the service's outbox relay for the lifetime of the app. */
 @Injectable()

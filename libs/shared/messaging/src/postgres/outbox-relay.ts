@@ -10,6 +10,12 @@ export interface OutboxRelayOptions {
   batchSize: number;
   /** Fallback poll when no notification arrives (lost connection, another replica's commit). */
   pollIntervalMs: number;
+  /**
+   * Topics whose messages may be dropped when the topic no longer exists: the reply topic of a
+   * gateway replica that is gone. Its replies have nobody to read them, and publishing to a
+   * missing topic would otherwise stall every message behind them.
+   */
+  isTransientTopic?: (topic: string) => boolean;
   log: (level: 'info' | 'warn' | 'error', message: string) => void;
 }
 
@@ -26,10 +32,12 @@ export class OutboxRelay {
   private loop: Promise<void> | null = null;
   private listener: Client | null = null;
   private wake: (() => void) | null = null;
+  /** Transient topics seen to exist; asked again after any failed publish. */
+  private readonly knownTransientTopics = new Set<string>();
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly broker: Pick<MessageBroker, 'publish'>,
+    private readonly broker: Pick<MessageBroker, 'publish' | 'existingTopics'>,
     private readonly options: OutboxRelayOptions,
   ) {}
 
@@ -57,10 +65,28 @@ export class OutboxRelay {
         [this.options.batchSize],
       );
       if (rows.length === 0) return 0;
-      await this.broker.publish(rows.map((row) => ({ topic: row.topic, key: row.message_key, envelope: row.envelope })));
+      const gone = await this.goneTransientTopics(rows.map((row) => row.topic));
+      const deliverable = gone.size === 0 ? rows : rows.filter((row) => !gone.has(row.topic));
+      if (gone.size > 0) this.options.log('warn', `dropping ${rows.length - deliverable.length} message(s) to topics that no longer exist: ${[...gone].join(', ')}`);
+      try {
+        await this.broker.publish(deliverable.map((row) => ({ topic: row.topic, key: row.message_key, envelope: row.envelope })));
+      } catch (error) {
+        this.knownTransientTopics.clear();
+        throw error;
+      }
       await manager.query(`UPDATE outbox SET published_at = now() WHERE position = ANY($1::bigint[])`, [rows.map((row) => row.position)]);
       return rows.length;
     });
+  }
+
+  private async goneTransientTopics(topics: string[]): Promise<Set<string>> {
+    const isTransient = this.options.isTransientTopic;
+    if (!isTransient) return new Set();
+    const unknown = [...new Set(topics)].filter((topic) => isTransient(topic) && !this.knownTransientTopics.has(topic));
+    if (unknown.length === 0) return new Set();
+    const existing = await this.broker.existingTopics(unknown);
+    existing.forEach((topic) => this.knownTransientTopics.add(topic));
+    return new Set(unknown.filter((topic) => !existing.has(topic)));
   }
 
   private async run(): Promise<void> {

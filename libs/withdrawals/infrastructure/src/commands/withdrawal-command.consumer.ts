@@ -1,6 +1,5 @@
 import { Controller, Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import { GATEWAY_REPLIES_TOPIC } from '@mp/contracts-payments';
 import { WITHDRAWALS_TOPICS } from '@mp/contracts-withdrawals';
 import { ConsumeTopic, MESSAGE_BROKER, type MessageBroker, type MessagingTransportOptions, type ReceivedMessage } from '@mp/shared-messaging';
 import { WITHDRAWALS_SETTINGS, type WithdrawalsSettings } from '../withdrawals-settings';
@@ -35,7 +34,6 @@ export class WithdrawalsTopics implements OnApplicationBootstrap {
     await this.broker.ensureTopics([
       { topic: WITHDRAWALS_TOPICS.commands, partitions: this.settings.commandPartitions },
       { topic: WITHDRAWALS_TOPICS.events, partitions: this.settings.commandPartitions },
-      { topic: GATEWAY_REPLIES_TOPIC, partitions: 1 },
     ]);
   }
 }
