@@ -91,7 +91,7 @@ async function main(): Promise<void> {
   const probe = await probeMachine(adminUrl, options);
   log(`machine: ${probe['cpus']} × ${probe['cpuModel']}, load average ${probe['loadAverage']}, PostgreSQL fsync=${probe['postgres']['fsync']} synchronous_commit=${probe['postgres']['synchronous_commit']}`);
 
-  log('starting the system (gateway, payments, ledger)');
+  log('starting the system (gateway, payments, ledger, disputes, withdrawals, callback dispatcher)');
   const system = await SystemUnderTest.start({
     env: { gateway: { GATEWAY_COMMAND_TIMEOUT_MS: '30000' } },
     nodeArguments: options.cpuProfileDirectory
@@ -114,6 +114,9 @@ async function main(): Promise<void> {
       { name: 'gateway', rootPids: [requiredPid(system.pidOf('gateway'), 'gateway')] },
       { name: 'payments', rootPids: [requiredPid(system.pidOf('payments'), 'payments')] },
       { name: 'ledger', rootPids: [requiredPid(system.pidOf('ledger'), 'ledger')] },
+      // Not on the measured paths, but each consumes every order event (disputes' overlay, the
+      // dispatcher's callbacks): their CPU is part of what a pay-in costs the system.
+      { name: 'disputes+withdrawals+callbacks', rootPids: (['disputes', 'withdrawals', 'callbacks'] as const).map((service) => requiredPid(system.pidOf(service), service)) },
       { name: 'kafka', rootPids: [kafkaPid] },
       { name: 'postgres', rootPids: [postgresPid] },
     ],
