@@ -131,6 +131,25 @@ describe('messaging foundation on real Postgres and Kafka', () => {
     });
   });
 
+  describe('publishing', () => {
+    it('keeps call order when concurrent publishes share produce requests', async () => {
+      const topic = 'publish.coalesced';
+      await broker.ensureTopics([{ topic, partitions: 1 }]);
+      const received: unknown[] = [];
+      const subscription = await broker.subscribe({ groupId: 'coalesced-reader', topics: [topic], startFrom: 'earliest', handler: async (message) => void received.push(message.envelope.data) });
+      await subscription.ready;
+      try {
+        // Called in one tick: the first call goes out alone, the other 59 queue behind it.
+        const calls = Array.from({ length: 60 }, (_, n) => broker.publish([{ topic, key: 'same-key', envelope: event('thing', { n }) }]));
+        await Promise.all(calls);
+        await eventually(() => (received.length >= 60 ? received : undefined));
+        expect(received).toEqual(Array.from({ length: 60 }, (_, n) => ({ n })));
+      } finally {
+        await subscription.stop();
+      }
+    });
+  });
+
   describe('outbox relay and transient topics', () => {
     it('drops messages to a transient topic that does not exist and publishes those behind them', async () => {
       const topic = 'outbox.after-gone-reply';

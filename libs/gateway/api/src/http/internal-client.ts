@@ -1,18 +1,34 @@
-import { Readable } from 'node:stream';
-import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
+import type { Readable } from 'node:stream';
 import { Logger } from '@nestjs/common';
 import { DomainError, isErrorCode } from '@mp/shared-util-errors';
+import { Agent, request, type Dispatcher } from 'undici';
+
+/** The platform error body `{code, message, details}` as a service may have sent it. */
+type ErrorPayload = { code?: unknown; message?: unknown; details?: unknown } | null;
+
+/** An answer's status, headers and body stream (undici's, a Node Readable). */
+type InternalResponse = Dispatcher.ResponseData;
+
+const ok = (response: InternalResponse) => response.statusCode >= 200 && response.statusCode < 300;
+const headerOf = (response: InternalResponse, name: string): string | null => {
+  const value = response.headers[name];
+  return Array.isArray(value) ? (value[0] ?? null) : (value ?? null);
+};
+const jsonOrNull = async (response: InternalResponse): Promise<ErrorPayload> => (await response.body.json().catch(() => null)) as ErrorPayload;
 
 /**
  * A service's internal HTTP API as the gateway calls it. 4xx answers with a known error code
  * come back as that DomainError; anything else (timeouts, 5xx, refused connections) is 503,
  * which merchants may retry.
  */
-/** The platform error body `{code, message, details}` as a service may have sent it. */
-type ErrorPayload = { code?: unknown; message?: unknown; details?: unknown } | null;
-
 export class InternalClient {
   private readonly logger: Logger;
+  /**
+   * undici's own request API on a keep-alive pool, not the global `fetch`: every merchant request
+   * makes one of these calls, and fetch's WHATWG streams, abort signals and Response objects were
+   * a sixth of the gateway's CPU in the benchmark's profile.
+   */
+  private readonly dispatcher = new Agent({ keepAliveTimeout: 10_000, connections: 64 });
 
   constructor(
     private readonly service: string,
@@ -29,46 +45,39 @@ export class InternalClient {
   /** Like `request`, keeping the success status: some answers differ only by it (201 booked now, 200 a repeat). */
   async exchange<T>(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: T }> {
     const response = await this.send(method, path, body, headers);
-    const payload = (await response.json().catch(() => null)) as ErrorPayload;
-    if (response.ok) return { status: response.status, body: payload as T };
-    throw this.failure(method, path, response.status, payload);
+    const payload = await jsonOrNull(response);
+    if (ok(response)) return { status: response.statusCode, body: payload as T };
+    throw this.failure(method, path, response.statusCode, payload);
   }
 
   /** A long answer (an export) as a stream, so the gateway never holds it whole; errors as in `request`. */
   async stream(path: string): Promise<{ contentType: string; disposition: string | null; content: Readable }> {
-    const response = await this.send('GET', path, undefined, {}, true);
-    if (!response.ok || !response.body) {
-      throw this.failure('GET', path, response.status, (await response.json().catch(() => null)) as ErrorPayload);
-    }
+    const response = await this.send('GET', path, undefined, {});
+    if (!ok(response)) throw this.failure('GET', path, response.statusCode, await jsonOrNull(response));
     return {
-      contentType: response.headers.get('content-type') ?? 'application/octet-stream',
-      disposition: response.headers.get('content-disposition'),
-      content: Readable.fromWeb(response.body as unknown as NodeReadableStream<Uint8Array>),
+      contentType: headerOf(response, 'content-type') ?? 'application/octet-stream',
+      disposition: headerOf(response, 'content-disposition'),
+      content: response.body,
     };
   }
 
   /**
-   * The timeout covers the answer's headers, and its body too unless `bodyMayTakeLonger`: an
-   * export streams for as long as it has rows, but a service that does not start answering
-   * in time is unavailable either way.
+   * The timeout bounds the wait for the answer's headers and each pause within its body: an
+   * export streams for as long as it has rows, but a service that stops answering is
+   * unavailable either way.
    */
-  private async send(method: 'GET' | 'POST' | 'PUT', path: string, body: unknown, headers: Record<string, string>, bodyMayTakeLonger = false): Promise<Response> {
-    const abort = new AbortController();
-    const timer = setTimeout(() => abort.abort(new Error(`no answer within ${this.timeoutMs} ms`)), this.timeoutMs);
-    // Unreferenced: an answer already read must not keep the process alive until the timer fires.
-    timer.unref();
+  private async send(method: 'GET' | 'POST' | 'PUT', path: string, body: unknown, headers: Record<string, string>): Promise<InternalResponse> {
     try {
       const isRaw = Buffer.isBuffer(body);
-      const response = await fetch(`${this.baseUrl}${path}`, {
+      return await request(`${this.baseUrl}${path}`, {
+        dispatcher: this.dispatcher,
         method,
         headers: { ...(body !== undefined && !isRaw ? { 'content-type': 'application/json' } : {}), ...headers },
         body: body === undefined ? undefined : isRaw ? (body as Buffer) : JSON.stringify(body),
-        signal: abort.signal,
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
       });
-      if (bodyMayTakeLonger) clearTimeout(timer);
-      return response;
     } catch (error) {
-      clearTimeout(timer);
       this.logger.warn(`${method} ${path} failed: ${String(error)}`);
       throw new DomainError('SERVICE_UNAVAILABLE', `The ${this.service} service is not reachable; retry shortly`);
     }
@@ -85,8 +94,14 @@ export class InternalClient {
   /** Raw bytes, e.g. a receipt file, with its content type. */
   async download(path: string): Promise<{ contentType: string; disposition: string | null; content: Buffer }> {
     const response = await this.send('GET', path, undefined, {});
-    if (response.status === 404) throw new DomainError('NOT_FOUND', 'No such file');
-    if (!response.ok) throw this.failure('GET', path, response.status, null);
-    return { contentType: response.headers.get('content-type') ?? 'application/octet-stream', disposition: response.headers.get('content-disposition'), content: Buffer.from(await response.arrayBuffer()) };
+    if (response.statusCode === 404) {
+      await response.body.dump();
+      throw new DomainError('NOT_FOUND', 'No such file');
+    }
+    if (!ok(response)) {
+      await response.body.dump();
+      throw this.failure('GET', path, response.statusCode, null);
+    }
+    return { contentType: headerOf(response, 'content-type') ?? 'application/octet-stream', disposition: headerOf(response, 'content-disposition'), content: Buffer.from(await response.body.arrayBuffer()) };
   }
 }

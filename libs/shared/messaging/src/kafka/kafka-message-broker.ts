@@ -26,6 +26,15 @@ export interface KafkaBrokerOptions {
   log?: (level: BrokerLogLevel, message: string) => void;
 }
 
+interface QueuedPublish {
+  messages: OutgoingMessage[];
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+/** A cap on one coalesced produce request; one call's own messages are never split. */
+const PUBLISH_BATCH_MESSAGES_MAX = 500;
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** kafkajs behind the messaging port. Every library default that matters is set here explicitly. */
@@ -33,6 +42,8 @@ export class KafkaMessageBroker implements MessageBroker {
   private readonly kafka: Kafka;
   private readonly producer: Producer;
   private readonly consumers = new Set<Consumer>();
+  private readonly publishQueue: QueuedPublish[] = [];
+  private publishing = false;
   private readonly log: NonNullable<KafkaBrokerOptions['log']>;
 
   constructor(private readonly options: KafkaBrokerOptions) {
@@ -115,8 +126,50 @@ export class KafkaMessageBroker implements MessageBroker {
     }
   }
 
-  async publish(messages: OutgoingMessage[]): Promise<void> {
-    if (messages.length === 0) return;
+  /**
+   * Publishes with group commit: while one produce request is in flight, later calls queue up and
+   * go out together in the next request, in call order. At low load a call is sent at once; under
+   * load (many gateway requests at the same moment) Kafka sees one request for many messages
+   * instead of one each. kafkajs has no `linger.ms` of its own to do this. The calls sharing a
+   * request share its outcome: every caller treats a failed publish as retryable.
+   */
+  publish(messages: OutgoingMessage[]): Promise<void> {
+    if (messages.length === 0) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      this.publishQueue.push({ messages, resolve, reject });
+      if (!this.publishing) void this.drainPublishQueue();
+    });
+  }
+
+  private async drainPublishQueue(): Promise<void> {
+    this.publishing = true;
+    try {
+      while (this.publishQueue.length > 0) {
+        const calls = this.takeQueuedCalls();
+        try {
+          await this.sendNow(calls.flatMap((call) => call.messages));
+          calls.forEach((call) => call.resolve());
+        } catch (error) {
+          calls.forEach((call) => call.reject(error));
+        }
+      }
+    } finally {
+      this.publishing = false;
+    }
+  }
+
+  /** Queued calls for one request: all of them, up to about PUBLISH_BATCH_MESSAGES_MAX messages. */
+  private takeQueuedCalls(): QueuedPublish[] {
+    let count = 0;
+    let taken = 0;
+    while (taken < this.publishQueue.length && (taken === 0 || count + this.publishQueue[taken].messages.length <= PUBLISH_BATCH_MESSAGES_MAX)) {
+      count += this.publishQueue[taken].messages.length;
+      taken += 1;
+    }
+    return this.publishQueue.splice(0, taken);
+  }
+
+  private async sendNow(messages: OutgoingMessage[]): Promise<void> {
     const byTopic = new Map<string, OutgoingMessage[]>();
     for (const message of messages) {
       const list = byTopic.get(message.topic) ?? [];

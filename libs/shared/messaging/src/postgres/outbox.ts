@@ -16,6 +16,11 @@ export async function enqueueOutbox(manager: EntityManager, messages: OutgoingMe
     const base = index * 4;
     return `($${base + 1}, $${base + 2}, $${base + 3}, $${base + 4})`;
   });
-  await manager.query(`INSERT INTO outbox (message_id, topic, message_key, envelope) VALUES ${rows.join(', ')}`, values);
-  await manager.query(`SELECT pg_notify($1, '')`, [OUTBOX_NOTIFY_CHANNEL]);
+  values.push(OUTBOX_NOTIFY_CHANNEL);
+  // One statement, one round trip: the insert and the relay's wake-up (delivered at commit).
+  await manager.query(
+    `WITH enqueued AS (INSERT INTO outbox (message_id, topic, message_key, envelope) VALUES ${rows.join(', ')} RETURNING 1)
+     SELECT pg_notify($${values.length}, '') FROM (SELECT count(*) FROM enqueued) AS done`,
+    values,
+  );
 }
