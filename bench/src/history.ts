@@ -157,7 +157,8 @@ export async function measureLedgerLag(options: {
   let sampling = true;
   const sampler = (async () => {
     while (sampling) {
-      backlog.push(confirmedAt.size - (await creditedCount()));
+      // Clamped: the ledger may credit a pay-in before its confirmation call has returned here.
+      backlog.push(Math.max(0, confirmedAt.size - (await creditedCount())));
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
   })();
