@@ -8,6 +8,7 @@ export {
   type DeadLetter,
   type DeadLetterQueue,
   type MessageBroker,
+  type BatchHandler,
   type MessageHandler,
   type OutgoingMessage,
   type ReceivedMessage,
@@ -23,5 +24,5 @@ export { claimInboxMessage } from './postgres/inbox';
 export { OutboxRelay, type OutboxRelayOptions } from './postgres/outbox-relay';
 export { MessagingModule, type MessagingModuleOptions } from './nest/messaging.module';
 export { OUTBOX_RELAY_OPTIONS, OutboxRelayService, type OutboxRelaySettings } from './nest/outbox-relay.service';
-export { ConsumeTopic, MessagingContext, MessagingTransportStrategy, type MessagingTransportOptions } from './nest/messaging-transport.strategy';
+export { ConsumeTopic, ConsumeTopicInBatches, MessagingContext, MessagingTransportStrategy, type MessagingTransportOptions } from './nest/messaging-transport.strategy';
 export { commandReplyMessage, isReplyTopicOf, replyTopicOf } from './command-reply';

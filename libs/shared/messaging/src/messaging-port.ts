@@ -22,6 +22,16 @@ export interface ReceivedMessage {
 
 export type MessageHandler = (message: ReceivedMessage) => Promise<void>;
 
+/**
+ * Handles consecutive messages of one partition together (for example in one transaction).
+ * All or nothing: when it throws, the port handles the same messages again one at a time with
+ * `handler` and its error policy, so a poison message or a conflict fails alone.
+ */
+export interface BatchHandler {
+  topics: string[];
+  handle: (messages: ReceivedMessage[]) => Promise<void>;
+}
+
 export interface ConsumerErrorPolicy {
   /** Attempts for an error not known to be transient, before the message goes to the dead-letter topic. */
   attemptsMax: number;
@@ -43,6 +53,8 @@ export interface SubscriptionRequest {
   /** Where a group with no committed offset starts: the earliest message, or only new ones. */
   startFrom: 'earliest' | 'latest';
   handler: MessageHandler;
+  /** For these topics, several messages fetched together go to `batch.handle` first. */
+  batch?: BatchHandler;
   errorPolicy?: ConsumerErrorPolicy;
 }
 

@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { createEnvelope, type MessageEnvelope } from './envelope';
+import { createEnvelope, PoisonMessageError, type MessageEnvelope } from './envelope';
 import { KafkaMessageBroker } from './kafka/kafka-message-broker';
 import type { ReceivedMessage } from './messaging-port';
 import { appendToStream, readStream, StreamVersionConflictError } from './postgres/event-store';
@@ -144,6 +144,53 @@ describe('messaging foundation on real Postgres and Kafka', () => {
         await Promise.all(calls);
         await eventually(() => (received.length >= 60 ? received : undefined));
         expect(received).toEqual(Array.from({ length: 60 }, (_, n) => ({ n })));
+      } finally {
+        await subscription.stop();
+      }
+    });
+  });
+
+  describe('batch handlers', () => {
+    it('gives messages fetched together to the batch handler, and one by one under the policy when the batch fails', async () => {
+      const topic = 'batch.test';
+      await broker.ensureTopics([{ topic, partitions: 1 }]);
+      const batches: unknown[][] = [];
+      const singles: unknown[] = [];
+      const isBad = (message: ReceivedMessage) => (message.envelope.data as { bad?: boolean }).bad === true;
+      const subscribe = () =>
+        broker.subscribe({
+          groupId: 'batch-reader',
+          topics: [topic],
+          startFrom: 'earliest',
+          errorPolicy: { attemptsMax: 1, retryDelayInitialMs: 10, retryDelayMaxMs: 10 },
+          handler: async (message) => {
+            singles.push(message.envelope.data);
+            if (isBad(message)) throw new PoisonMessageError('bad message');
+          },
+          batch: {
+            topics: [topic],
+            handle: async (messages) => {
+              batches.push(messages.map((message) => message.envelope.data));
+              if (messages.some(isBad)) throw new Error('one of them is bad');
+            },
+          },
+        });
+      // Published before the group exists, so its first fetch brings all six at once.
+      await broker.publish([1, 2, 3, 4, 5, 6].map((n) => ({ topic, key: 'k', envelope: event('thing', n === 4 ? { n, bad: true } : { n }) })));
+      let subscription = await subscribe();
+      await eventually(() => (singles.length >= 6 ? singles : undefined));
+      expect(batches).toEqual([[{ n: 1 }, { n: 2 }, { n: 3 }, { n: 4, bad: true }, { n: 5 }, { n: 6 }]]);
+      expect(singles).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }, { n: 4, bad: true }, { n: 5 }, { n: 6 }]);
+      await subscription.stop();
+
+      await broker.publish([7, 8, 9].map((n) => ({ topic, key: 'k', envelope: event('thing', { n }) })));
+      subscription = await subscribe();
+      try {
+        await eventually(() => (batches.length >= 2 ? batches : undefined));
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        expect(batches[1]).toEqual([{ n: 7 }, { n: 8 }, { n: 9 }]);
+        expect(batches).toHaveLength(2);
+        expect(singles).toHaveLength(6);
       } finally {
         await subscription.stop();
       }

@@ -2,7 +2,7 @@ import { Controller, Inject, Injectable, type OnApplicationBootstrap } from '@ne
 import { Payload } from '@nestjs/microservices';
 import { DISPUTES_TOPICS } from '@mp/contracts-disputes';
 import { PAYMENTS_TOPICS } from '@mp/contracts-payments';
-import { ConsumeTopic, MESSAGE_BROKER, type MessageBroker, type MessagingTransportOptions, type ReceivedMessage } from '@mp/shared-messaging';
+import { ConsumeTopicInBatches, MESSAGE_BROKER, type MessageBroker, type MessagingTransportOptions, type ReceivedMessage } from '@mp/shared-messaging';
 import { PAYMENTS_SETTINGS, type PaymentsSettings } from '../payments-settings';
 import { PaymentCommandHandler } from './payment-command.handler';
 
@@ -17,9 +17,10 @@ export const PAYMENTS_CONSUMERS: MessagingTransportOptions = { groupId: PAYMENTS
 export class PaymentCommandConsumer {
   constructor(private readonly handler: PaymentCommandHandler) {}
 
-  @ConsumeTopic(PAYMENTS_TOPICS.commands)
-  handle(@Payload() message: ReceivedMessage): Promise<void> {
-    return this.handler.handle(message.envelope);
+  /** Commands fetched together share one transaction (see PaymentCommandHandler.handleAll). */
+  @ConsumeTopicInBatches(PAYMENTS_TOPICS.commands)
+  handle(@Payload() messages: ReceivedMessage[]): Promise<void> {
+    return this.handler.handleAll(messages.map((message) => message.envelope));
   }
 }
 

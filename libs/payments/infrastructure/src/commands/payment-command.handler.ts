@@ -53,17 +53,35 @@ export class PaymentCommandHandler {
   ) {}
 
   async handle(envelope: MessageEnvelope): Promise<void> {
-    if (envelope.schemaVersion !== PAYMENT_COMMAND_SCHEMA_VERSION) throw new PoisonMessageError(`unsupported schema version ${envelope.schemaVersion} of ${envelope.type}`);
-    if (!Object.values(PAYMENT_COMMAND_TYPES).includes(envelope.type as PaymentCommandType)) throw new PoisonMessageError(`unknown command type ${envelope.type}`);
-    await assertValidPayload(envelope);
+    await assertValidCommand(envelope);
     // The inbox claim, the command and the reply share one transaction, so a version conflict
     // (another writer appended to the order first; rare, as one order's commands share a
     // partition) runs all of it again, re-reading the order.
     await retryOnConflict(DEFAULT_CONFLICT_RETRY_POLICY, () => this.dataSource.transaction((manager) => this.handleInTransaction(manager, envelope)));
-    if (this.settings.crashAfterCommitOf === envelope.type) {
-      this.logger.warn(`fault injection: crashing after committing ${envelope.type} ${envelope.id}, before its reply is published`);
-      process.kill(process.pid, 'SIGKILL');
-    }
+    this.crashIfInjected([envelope]);
+  }
+
+  /**
+   * Consecutive commands of one partition in one transaction, in order: one commit, and one
+   * relay pass for all their events and replies, instead of one each. Business rejections are
+   * replies like any outcome, so they stay in the batch. Anything else (a malformed command, a
+   * version conflict, an outage) rolls the whole batch back and throws; the messaging port then
+   * hands the same commands to `handle` one at a time, where each meets the error policy alone.
+   */
+  async handleAll(envelopes: MessageEnvelope[]): Promise<void> {
+    if (envelopes.length === 1) return this.handle(envelopes[0]);
+    for (const envelope of envelopes) await assertValidCommand(envelope);
+    await this.dataSource.transaction(async (manager) => {
+      for (const envelope of envelopes) await this.handleInTransaction(manager, envelope);
+    });
+    this.crashIfInjected(envelopes);
+  }
+
+  private crashIfInjected(committed: MessageEnvelope[]): void {
+    const envelope = committed.find((candidate) => candidate.type === this.settings.crashAfterCommitOf);
+    if (!envelope) return;
+    this.logger.warn(`fault injection: crashing after committing ${envelope.type} ${envelope.id}, before its reply is published`);
+    process.kill(process.pid, 'SIGKILL');
   }
 
   private async handleInTransaction(manager: EntityManager, envelope: MessageEnvelope): Promise<void> {
@@ -178,8 +196,10 @@ export class PaymentCommandHandler {
 
 const payloadPipe = new RequestPipe();
 
-/** A payload that fails its request class can never succeed: it is poison, not a business rejection. */
-async function assertValidPayload(envelope: MessageEnvelope): Promise<void> {
+/** A command of an unknown type or version, or whose payload fails its request class, can never succeed: it is poison, not a business rejection. */
+async function assertValidCommand(envelope: MessageEnvelope): Promise<void> {
+  if (envelope.schemaVersion !== PAYMENT_COMMAND_SCHEMA_VERSION) throw new PoisonMessageError(`unsupported schema version ${envelope.schemaVersion} of ${envelope.type}`);
+  if (!Object.values(PAYMENT_COMMAND_TYPES).includes(envelope.type as PaymentCommandType)) throw new PoisonMessageError(`unknown command type ${envelope.type}`);
   try {
     await payloadPipe.validateAs(PAYMENT_COMMAND_PAYLOADS[envelope.type as PaymentCommandType], envelope.data);
   } catch (error) {

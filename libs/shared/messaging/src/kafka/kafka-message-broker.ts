@@ -1,4 +1,4 @@
-import { Kafka, logLevel, Partitioners, type Consumer, type EachMessagePayload, type Producer } from 'kafkajs';
+import { Kafka, logLevel, Partitioners, type Consumer, type EachBatchPayload, type EachMessagePayload, type Producer } from 'kafkajs';
 import { parseEnvelope } from '../envelope';
 import { classifyError } from '../error-classification';
 import { kafkaLogLine, type BrokerLogLevel } from './kafka-log';
@@ -10,6 +10,7 @@ import {
   type DeadLetterQueue,
   type MessageBroker,
   type OutgoingMessage,
+  type ReceivedMessage,
   type Subscription,
   type SubscriptionRequest,
   type TopicSpec,
@@ -31,6 +32,12 @@ interface QueuedPublish {
   resolve: () => void;
   reject: (error: unknown) => void;
 }
+
+/**
+ * Messages given to a batch handler at once: enough to share a transaction under load, few
+ * enough that a chunk ends (and heartbeats) well within the 10 s session timeout.
+ */
+const BATCH_HANDLER_MESSAGES_MAX = 50;
 
 /** A cap on one coalesced produce request; one call's own messages are never split. */
 const PUBLISH_BATCH_MESSAGES_MAX = 500;
@@ -218,11 +225,14 @@ export class KafkaMessageBroker implements MessageBroker {
 
     await consumer.connect();
     await consumer.subscribe({ topics: request.topics.map((topic) => this.topicName(topic)), fromBeginning: request.startFrom === 'earliest' });
+    const batchTopics = new Set((request.batch?.topics ?? []).map((topic) => this.topicName(topic)));
     await consumer.run({
       autoCommit: true,
       autoCommitInterval: 1_000,
       partitionsConsumedConcurrently: 1,
-      eachMessage: (payload) => this.handleWithPolicy(payload, request, policy, () => stopping),
+      ...(batchTopics.size === 0
+        ? { eachMessage: (payload: EachMessagePayload) => this.handleWithPolicy(payload, request, policy, () => stopping) }
+        : { eachBatchAutoResolve: false, eachBatch: (payload: EachBatchPayload) => this.handleBatch(payload, batchTopics, request, policy, () => stopping) }),
     });
     return {
       ready,
@@ -232,6 +242,53 @@ export class KafkaMessageBroker implements MessageBroker {
         this.consumers.delete(consumer);
       },
     };
+  }
+
+  /**
+   * A fetched batch of one partition, in chunks of up to BATCH_HANDLER_MESSAGES_MAX: each chunk
+   * of more than one message goes to the batch handler as a whole when its topic has one;
+   * otherwise, or when the batch handler throws, message by message through the error policy,
+   * exactly as without batching. A heartbeat follows every chunk.
+   */
+  private async handleBatch(payload: EachBatchPayload, batchTopics: Set<string>, request: SubscriptionRequest, policy: ConsumerErrorPolicy, isStopping: () => boolean): Promise<void> {
+    const { batch, resolveOffset, heartbeat, pause, isRunning, isStale } = payload;
+    const batchHandler = request.batch && batchTopics.has(batch.topic) ? request.batch : null;
+    for (let start = 0; start < batch.messages.length; start += BATCH_HANDLER_MESSAGES_MAX) {
+      if (!isRunning() || isStale()) return;
+      const chunk = batch.messages.slice(start, start + BATCH_HANDLER_MESSAGES_MAX);
+      const whole = batchHandler && chunk.length > 1 ? this.receivedMessages(batch.topic, batch.partition, chunk) : null;
+      if (batchHandler && whole) {
+        try {
+          await batchHandler.handle(whole);
+          chunk.forEach((message) => resolveOffset(message.offset));
+          await heartbeat();
+          continue;
+        } catch (error) {
+          this.log('warn', `batch of ${whole.length} on ${batch.topic}[${batch.partition}] failed as a whole, handling its messages one by one: ${String(error)}`);
+        }
+      }
+      for (const message of chunk) {
+        if (!isRunning() || isStale()) return;
+        await this.handleWithPolicy({ topic: batch.topic, partition: batch.partition, message, heartbeat, pause }, request, policy, isStopping);
+        resolveOffset(message.offset);
+        await heartbeat();
+      }
+    }
+  }
+
+  /** Messages as handlers see them; null if any is unparseable (the policy deals with it alone). */
+  private receivedMessages(topic: string, partition: number, messages: EachBatchPayload['batch']['messages']): ReceivedMessage[] | null {
+    try {
+      return messages.map((message) => ({
+        topic: this.logicalTopic(topic),
+        partition,
+        offset: message.offset,
+        key: message.key?.toString('utf8') ?? null,
+        envelope: parseEnvelope(message.value),
+      }));
+    } catch {
+      return null;
+    }
   }
 
   /**

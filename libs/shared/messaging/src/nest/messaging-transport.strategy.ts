@@ -40,6 +40,18 @@ export function ConsumeTopic(topic: string): MethodDecorator {
   return applyDecorators(EventPattern(topic), UseFilters(PassErrorsToMessagingPort));
 }
 
+const BATCH_EXTRA = 'messagingBatch';
+
+/**
+ * Like `ConsumeTopic`, for a handler that takes several consecutive messages of one partition
+ * at once: its `@Payload()` is a `ReceivedMessage[]` (one element when the messages come
+ * singly). Resolving means all of them are done with; throwing makes the port hand the same
+ * messages to this handler again one at a time, each under the error policy.
+ */
+export function ConsumeTopicInBatches(topic: string): MethodDecorator {
+  return applyDecorators(EventPattern(topic, { [BATCH_EXTRA]: true }), UseFilters(PassErrorsToMessagingPort));
+}
+
 /**
  * A Nest microservice transport over the messaging port, so services declare consumers with
  * `@EventPattern` / `@ConsumeTopic` on controllers and connect them with
@@ -69,12 +81,14 @@ export class MessagingTransportStrategy extends Server implements CustomTranspor
       if (topics.length === 0) throw new Error(`consumer group ${this.options.groupId} has no @EventPattern handlers`);
       const unsupported = topics.filter((topic) => !this.messageHandlers.get(topic)?.isEventHandler);
       if (unsupported.length > 0) throw new Error(`@MessagePattern (request-reply) is not supported on this transport: ${unsupported.join(', ')}`);
+      const batchTopics = topics.filter((topic) => this.takesBatches(topic));
       this.subscription = await this.broker.subscribe({
         groupId: this.options.groupId,
         topics,
         startFrom: this.options.startFrom,
         errorPolicy: this.options.errorPolicy,
-        handler: (message) => this.dispatch(message),
+        handler: (message) => (this.takesBatches(message.topic) ? this.dispatchBatch([message]) : this.dispatch(message)),
+        ...(batchTopics.length > 0 ? { batch: { topics: batchTopics, handle: (messages) => this.dispatchBatch(messages) } } : {}),
       });
       await this.subscription.ready;
       this.logger.log(`group ${this.options.groupId} consuming ${topics.join(', ')}`);
@@ -89,6 +103,20 @@ export class MessagingTransportStrategy extends Server implements CustomTranspor
     // Cannot happen for a topic subscribed above; a message nobody handles must not pass silently.
     if (!handler) throw new PoisonMessageError(`no handler for topic ${message.topic}`);
     const result = await handler(message, new MessagingContext([message]));
+    await lastValueFrom(this.transformToObservable(result), { defaultValue: undefined });
+  }
+
+  private takesBatches(topic: string): boolean {
+    return this.messageHandlers.get(topic)?.extras?.[BATCH_EXTRA] === true;
+  }
+
+  /** Messages of one topic and partition, to a `ConsumeTopicInBatches` handler. */
+  private async dispatchBatch(messages: ReceivedMessage[]): Promise<void> {
+    const [first] = messages;
+    if (!first) return;
+    const handler = this.getHandlerByPattern(first.topic);
+    if (!handler) throw new PoisonMessageError(`no handler for topic ${first.topic}`);
+    const result = await handler(messages, new MessagingContext([first]));
     await lastValueFrom(this.transformToObservable(result), { defaultValue: undefined });
   }
 
