@@ -12,9 +12,8 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import pg from 'pg';
-import { ensureDatabases } from '../deploy/local/infra.mjs';
+import { ensureDatabases, freePorts } from '../deploy/local/infra.mjs';
 
 const separator = process.argv.indexOf('--');
 if (separator < 0 || !process.env.KAFKA_BROKERS || !process.env.TEST_PG_ADMIN_URL) {
@@ -29,16 +28,8 @@ const database = new URL(process.env.TEST_PG_ADMIN_URL);
 database.pathname = `/${runId}_ledger`;
 await ensureDatabases(process.env.TEST_PG_ADMIN_URL, [`${runId}_ledger`]);
 
-const freePort = () =>
-  new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-
 async function once() {
-  const port = await freePort();
+  const [port] = await freePorts(1);
   const startedAt = process.hrtime.bigint();
   const child = spawn(command, args, {
     stdio: 'ignore',

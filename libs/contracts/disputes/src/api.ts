@@ -1,9 +1,8 @@
 import { Type } from 'class-transformer';
 import { IsOptional, IsString, ValidateNested } from 'class-validator';
 import {
-
+  CreationPeriodAndCursorFilters,
   FieldRule,
-  IsIsoDateTime,
   IsOneOf,
   IsOrderId,
   IsPlainText,
@@ -11,7 +10,6 @@ import {
   JsonNumberLiteral,
   MatchesPattern,
   MERCHANT_ID_PATTERN,
-  NotAfter,
   RECEIPT_ID_PATTERN,
   RequestMessages,
   Trim,
@@ -64,7 +62,6 @@ export const DISPUTES_INTERNAL_PATHS = {
   testClock: '/internal/test/clock',
 } as const;
 
-const CURSOR_PATTERN = /^[A-Za-z0-9_-]{1,200}$/;
 const BASE64_PATTERN = /^[A-Za-z0-9+/]*={0,2}$/;
 
 export class DisputeReceiptDto {
@@ -125,23 +122,10 @@ export class OpenDisputeCommandDto {
 }
 
 /** decisions.md "Lists": endpoint 15's filters, all optional (the gateway takes `limit` as a JSON number, the service as a query string). */
-export class DisputeListFilterFieldsDto {
+export class DisputeListFilterFieldsDto extends CreationPeriodAndCursorFilters {
   @IsOptional()
   @IsOneOf(DISPUTE_STATUSES)
   status?: DisputeStatus;
-
-  @IsOptional()
-  @IsIsoDateTime()
-  @NotAfter('created_to', 'must not be after created_to')
-  created_from?: string;
-
-  @IsOptional()
-  @IsIsoDateTime()
-  created_to?: string;
-
-  @IsOptional()
-  @MatchesPattern(CURSOR_PATTERN, 'is not a cursor this API returned')
-  cursor?: string;
 }
 
 @RequestMessages({ invalid: 'The list filters are not valid', unknownField: 'is not a filter; use status, created_from, created_to, limit, cursor' })

@@ -1,4 +1,4 @@
-export { GATEWAY_REPLIES_TOPIC, isGatewayReplyTopic, PAYMENTS_TOPICS, paymentOrderKey } from './topics';
+export { GATEWAY_REPLIES_TOPIC, gatewayReplyTopicOf, isGatewayReplyTopic, PAYMENTS_TOPICS, paymentOrderKey } from './topics';
 export {
   PAYMENT_ORDER_STATUSES,
   type AgentOrderView,

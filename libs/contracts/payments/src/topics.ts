@@ -16,6 +16,11 @@ export const PAYMENTS_TOPICS = {
  */
 export const GATEWAY_REPLIES_TOPIC = 'gateway.replies';
 
+/** The reply topic of the gateway replica with this instance id. */
+export function gatewayReplyTopicOf(instanceId: string): string {
+  return `${GATEWAY_REPLIES_TOPIC}.${instanceId}`;
+}
+
 /** A gateway replica's reply topic; an outbox may drop replies to one that no longer exists. */
 export function isGatewayReplyTopic(topic: string): boolean {
   return topic.startsWith(`${GATEWAY_REPLIES_TOPIC}.`);

@@ -5,6 +5,7 @@ export {
   PLATFORM_ACCOUNTS,
   POSTING_CODES,
   sumPostings,
+  zeroBalances,
   type AccountBalances,
   type LedgerAccount,
   type MerchantAccount,

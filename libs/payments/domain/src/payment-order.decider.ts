@@ -412,6 +412,11 @@ function declinePaymentOrder(command: DeclinePaymentOrder, order: ExistingPaymen
   return [{ type: 'PaymentOrderFailed', data: { ...eventFields(order, command.metadata.now), agentId: command.data.agentId, reason: command.data.reason } }];
 }
 
+/** A pay-in the payer reports as paid, or a payout an agent has taken: only the agent may end it now. */
+function moneyMayBeMoving(order: ExistingPaymentOrder): boolean {
+  return order.direction === 'incoming' ? order.payerMarkedPaidAt !== null : order.agentId !== null;
+}
+
 /**
  * Merchants cancel unfinished orders, except where money may already be moving: a pay-in the
  * payer reports as paid (the agent must confirm or decline it) and a payout an agent has taken.
@@ -420,8 +425,7 @@ function declinePaymentOrder(command: DeclinePaymentOrder, order: ExistingPaymen
  * the outcome from the error, and a replayed cancel request is never a silent success.
  */
 function cancelPaymentOrder(command: CancelPaymentOrder, order: ExistingPaymentOrder): PaymentOrderEvent[] {
-  const moneyMayBeMoving = order.direction === 'incoming' ? order.payerMarkedPaidAt !== null : order.agentId !== null;
-  if (isFinished(order) || moneyMayBeMoving) {
+  if (isFinished(order) || moneyMayBeMoving(order)) {
     const why = isFinished(order) ? `it is ${order.status}` : order.direction === 'incoming' ? 'the payer reported paying it' : 'an agent is paying it out';
     throw new DomainError('ORDER_NOT_CANCELLABLE', `Order ${order.orderId} cannot be cancelled: ${why}`, [{ field: 'status', issue: order.status }]);
   }
@@ -431,8 +435,7 @@ function cancelPaymentOrder(command: CancelPaymentOrder, order: ExistingPaymentO
 /** Expiry follows the same rule as cancelling: an order whose money may be moving waits for its agent. */
 function expirePaymentOrder(command: ExpirePaymentOrder, order: ExistingPaymentOrder): PaymentOrderEvent[] {
   if (order.status !== 'PENDING' || command.metadata.now.getTime() < Date.parse(order.expiresAt)) return [];
-  const moneyMayBeMoving = order.direction === 'incoming' ? order.payerMarkedPaidAt !== null : order.agentId !== null;
-  if (moneyMayBeMoving) return [];
+  if (moneyMayBeMoving(order)) return [];
   return [{ type: 'PaymentOrderExpired', data: eventFields(order, command.metadata.now) }];
 }
 

@@ -2,19 +2,6 @@ import { createEnvelope, type MessageEnvelope } from './envelope';
 import type { OutgoingMessage } from './messaging-port';
 
 /**
- * Each sender replica reads replies on a topic of its own, `<base>.<instance id>`, so a
- * replica receives only its own replies however many replicas there are.
- */
-export function replyTopicOf(base: string, instanceId: string): string {
-  return `${base}.${instanceId}`;
-}
-
-/** Whether `topic` is some replica's reply topic under `base`: transient, see OutboxRelayOptions.isTransientTopic. */
-export function isReplyTopicOf(base: string, topic: string): boolean {
-  return topic.startsWith(`${base}.`);
-}
-
-/**
  * The reply to a command, for the outbox in the command's own transaction: on the command's
  * `replyTo` topic, keyed and correlated by its correlation id, caused by the command (the
  * gateway matches replies by causation id). Null when the sender asked for no reply.

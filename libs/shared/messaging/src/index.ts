@@ -25,4 +25,4 @@ export { OutboxRelay, type OutboxRelayOptions } from './postgres/outbox-relay';
 export { MessagingModule, type MessagingModuleOptions } from './nest/messaging.module';
 export { OUTBOX_RELAY_OPTIONS, OutboxRelayService, type OutboxRelaySettings } from './nest/outbox-relay.service';
 export { ConsumeTopic, ConsumeTopicInBatches, MessagingContext, MessagingTransportStrategy, type MessagingTransportOptions } from './nest/messaging-transport.strategy';
-export { commandReplyMessage, isReplyTopicOf, replyTopicOf } from './command-reply';
+export { commandReplyMessage } from './command-reply';

@@ -8,7 +8,7 @@ import { DomainError } from '@mp/shared-util-errors';
 import type { EntityManager } from 'typeorm';
 import { disputeView, saveDisputeProjection } from '../persistence/dispute.projection';
 
-export const disputeEvents = eventCodec(DISPUTE_EVENT_SCHEMAS);
+const disputeEvents = eventCodec(DISPUTE_EVENT_SCHEMAS);
 
 /** A reopen is an open for everyone outside: the order is disputed again. */
 const EXTERNAL_TYPE_OF: Record<DisputeEvent['type'], DisputeExternalEventType> = {

@@ -2,14 +2,14 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import { DISPUTE_COMMAND_SCHEMA_VERSION, DISPUTES_TOPICS } from '@mp/contracts-disputes';
 import {
   COMMAND_REPLY_TYPE,
-  GATEWAY_REPLIES_TOPIC,
+  gatewayReplyTopicOf,
   PAYMENT_COMMAND_SCHEMA_VERSION,
   PAYMENTS_TOPICS,
   type CommandReplyData,
   type PaymentCommandType,
 } from '@mp/contracts-payments';
 import { WITHDRAWAL_COMMAND_SCHEMA_VERSION, WITHDRAWALS_TOPICS } from '@mp/contracts-withdrawals';
-import { createEnvelope, MESSAGE_BROKER, replyTopicOf, type MessageBroker, type ReceivedMessage, type Subscription } from '@mp/shared-messaging';
+import { createEnvelope, MESSAGE_BROKER, type MessageBroker, type ReceivedMessage, type Subscription } from '@mp/shared-messaging';
 import { DomainError } from '@mp/shared-util-errors';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
 
@@ -55,7 +55,7 @@ export class PaymentCommandBus implements OnApplicationBootstrap, OnApplicationS
     @Inject(MESSAGE_BROKER) private readonly broker: MessageBroker,
     @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
   ) {
-    this.replyTopic = replyTopicOf(GATEWAY_REPLIES_TOPIC, settings.instanceId);
+    this.replyTopic = gatewayReplyTopicOf(settings.instanceId);
   }
 
   async onApplicationBootstrap(): Promise<void> {

@@ -1,4 +1,4 @@
-import { foldLedger, LEDGER_ACCOUNTS, MERCHANT_ACCOUNTS, sumPostings, type LedgerAccount, type LedgerState, type Posting } from '@mp/ledger-domain';
+import { foldLedger, LEDGER_ACCOUNTS, MERCHANT_ACCOUNTS, sumPostings, zeroBalances, type LedgerAccount, type LedgerState, type Posting } from '@mp/ledger-domain';
 import { auditConversions } from './conversion-audit';
 import type { MessageEnvelope } from '@mp/shared-messaging';
 import { ledgerEvents } from '../commands/ledger.handling';
@@ -30,7 +30,7 @@ interface LedgerFacts {
   fromEvents?: { state: LedgerState; version: number; postings: Map<string, Posting> } | { error: string };
 }
 
-const zero = (): Balances => ({ settlement_available: 0n, settlement_frozen: 0n, deposit: 0n, fee_revenue: 0n, clearing: 0n, fx: 0n });
+const zero = (): Balances => zeroBalances();
 const keyOf = (merchantId: string, currency: string) => JSON.stringify([merchantId, currency]);
 
 /**

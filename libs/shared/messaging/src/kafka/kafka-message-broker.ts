@@ -1,4 +1,4 @@
-import { Kafka, logLevel, Partitioners, type Consumer, type EachBatchPayload, type EachMessagePayload, type Producer } from 'kafkajs';
+import { Kafka, logLevel, Partitioners, type Admin, type Consumer, type EachBatchPayload, type EachMessagePayload, type Producer } from 'kafkajs';
 import { parseEnvelope } from '../envelope';
 import { classifyError } from '../error-classification';
 import { kafkaLogLine, type BrokerLogLevel } from './kafka-log';
@@ -96,41 +96,44 @@ export class KafkaMessageBroker implements MessageBroker {
     return new KafkaDeadLetterQueue(this.kafka, (topic) => this.topicName(topic), (topic) => this.logicalTopic(topic));
   }
 
-  async ensureTopics(topics: TopicSpec[]): Promise<void> {
+  /** Runs `work` on a short-lived admin client (topic administration is rare: start-up, a miss). */
+  private async withAdmin<T>(work: (admin: Admin) => Promise<T>): Promise<T> {
     const admin = this.kafka.admin();
     await admin.connect();
     try {
-      const existing = new Set(await admin.listTopics());
-      const wanted = topics.flatMap((spec) => [spec, { topic: deadLetterTopicOf(spec.topic), partitions: 1 }]);
-      const missing = wanted.filter((spec) => !existing.has(this.topicName(spec.topic)));
-      if (missing.length === 0) return;
-      await admin.createTopics({
-        waitForLeaders: true,
-        topics: missing.map((spec) => ({
-          topic: this.topicName(spec.topic),
-          numPartitions: spec.partitions,
-          replicationFactor: -1,
-          ...('retentionMs' in spec && spec.retentionMs !== undefined ? { configEntries: [{ name: 'retention.ms', value: String(spec.retentionMs) }] } : {}),
-        })),
-      });
-    } catch (error) {
-      // Another replica creating the same topic at the same moment is fine.
-      if ((error as { type?: string }).type !== 'TOPIC_ALREADY_EXISTS') throw error;
+      return await work(admin);
     } finally {
       await admin.disconnect();
     }
   }
 
+  async ensureTopics(topics: TopicSpec[]): Promise<void> {
+    await this.withAdmin(async (admin) => {
+      const existing = new Set(await admin.listTopics());
+      const wanted = topics.flatMap((spec): TopicSpec[] => [spec, { topic: deadLetterTopicOf(spec.topic), partitions: 1 }]);
+      const missing = wanted.filter((spec) => !existing.has(this.topicName(spec.topic)));
+      if (missing.length === 0) return;
+      await admin
+        .createTopics({
+          waitForLeaders: true,
+          topics: missing.map((spec) => ({
+            topic: this.topicName(spec.topic),
+            numPartitions: spec.partitions,
+            replicationFactor: -1,
+            ...(spec.retentionMs !== undefined ? { configEntries: [{ name: 'retention.ms', value: String(spec.retentionMs) }] } : {}),
+          })),
+        })
+        .catch((error: unknown) => {
+          // Another replica creating the same topic at the same moment is fine.
+          if ((error as { type?: string }).type !== 'TOPIC_ALREADY_EXISTS') throw error;
+        });
+    });
+  }
+
   async existingTopics(topics: string[]): Promise<Set<string>> {
     if (topics.length === 0) return new Set();
-    const admin = this.kafka.admin();
-    await admin.connect();
-    try {
-      const existing = new Set(await admin.listTopics());
-      return new Set(topics.filter((topic) => existing.has(this.topicName(topic))));
-    } finally {
-      await admin.disconnect();
-    }
+    const existing = new Set(await this.withAdmin((admin) => admin.listTopics()));
+    return new Set(topics.filter((topic) => existing.has(this.topicName(topic))));
   }
 
   /**

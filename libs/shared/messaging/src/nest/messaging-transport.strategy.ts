@@ -98,12 +98,8 @@ export class MessagingTransportStrategy extends Server implements CustomTranspor
     }
   }
 
-  private async dispatch(message: ReceivedMessage): Promise<void> {
-    const handler = this.getHandlerByPattern(message.topic);
-    // Cannot happen for a topic subscribed above; a message nobody handles must not pass silently.
-    if (!handler) throw new PoisonMessageError(`no handler for topic ${message.topic}`);
-    const result = await handler(message, new MessagingContext([message]));
-    await lastValueFrom(this.transformToObservable(result), { defaultValue: undefined });
+  private dispatch(message: ReceivedMessage): Promise<void> {
+    return this.invoke(message.topic, message, message);
   }
 
   private takesBatches(topic: string): boolean {
@@ -113,10 +109,15 @@ export class MessagingTransportStrategy extends Server implements CustomTranspor
   /** Messages of one topic and partition, to a `ConsumeTopicInBatches` handler. */
   private async dispatchBatch(messages: ReceivedMessage[]): Promise<void> {
     const [first] = messages;
-    if (!first) return;
-    const handler = this.getHandlerByPattern(first.topic);
-    if (!handler) throw new PoisonMessageError(`no handler for topic ${first.topic}`);
-    const result = await handler(messages, new MessagingContext([first]));
+    if (first) await this.invoke(first.topic, messages, first);
+  }
+
+  /** Calls the topic's handler with `payload` and waits for its outcome, errors included. */
+  private async invoke(topic: string, payload: ReceivedMessage | ReceivedMessage[], contextMessage: ReceivedMessage): Promise<void> {
+    const handler = this.getHandlerByPattern(topic);
+    // Cannot happen for a topic subscribed above; a message nobody handles must not pass silently.
+    if (!handler) throw new PoisonMessageError(`no handler for topic ${topic}`);
+    const result = await handler(payload, new MessagingContext([contextMessage]));
     await lastValueFrom(this.transformToObservable(result), { defaultValue: undefined });
   }
 

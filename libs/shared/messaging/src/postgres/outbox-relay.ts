@@ -68,7 +68,7 @@ export class OutboxRelay {
       );
       if (rows.length === 0) return 0;
       const gone = await this.goneTransientTopics(rows.map((row) => row.topic));
-      const deliverable = gone.size === 0 ? rows : rows.filter((row) => !gone.has(row.topic));
+      const deliverable = rows.filter((row) => !gone.has(row.topic));
       if (gone.size > 0) this.options.log('warn', `dropping ${rows.length - deliverable.length} message(s) to topics that no longer exist: ${[...gone].join(', ')}`);
       try {
         await this.broker.publish(deliverable.map((row) => ({ topic: row.topic, key: row.message_key, envelope: row.envelope })));

@@ -3,7 +3,7 @@ import { COMMAND_REPLY_TYPE } from '@mp/contracts-payments';
 import { WITHDRAWAL_COMMAND_SCHEMA_VERSION, WITHDRAWAL_COMMAND_TYPES, type WithdrawalCommandDataByType, type WithdrawalCommandReplyData, type WithdrawalCommandType } from '@mp/contracts-withdrawals';
 import type { LedgerHolds } from '@mp/contracts-ledger';
 import { DEFAULT_CONFLICT_RETRY_POLICY, retryOnConflict } from '@mp/shared-command-handling';
-import { claimInboxMessage, createEnvelope, enqueueOutbox, PoisonMessageError, type MessageEnvelope } from '@mp/shared-messaging';
+import { claimInboxMessage, commandReplyMessage, enqueueOutbox, PoisonMessageError, type MessageEnvelope } from '@mp/shared-messaging';
 import { RequestPipe } from '@mp/shared-nest-http';
 import { DomainError } from '@mp/shared-util-errors';
 import type { WithdrawalCommand } from '@mp/withdrawals-domain';
@@ -55,14 +55,8 @@ export class WithdrawalCommandHandler {
       if (!(error instanceof DomainError)) throw error;
       reply = { outcome: 'rejected', error: error.toDescription() };
     }
-    if (!envelope.replyTo) return;
-    await enqueueOutbox(manager, [
-      {
-        topic: envelope.replyTo,
-        key: envelope.correlationId,
-        envelope: createEnvelope({ type: COMMAND_REPLY_TYPE, schemaVersion: 1, source: 'withdrawals', subject: envelope.subject, data: reply, correlationId: envelope.correlationId, causationId: envelope.id }),
-      },
-    ]);
+    const replyMessage = commandReplyMessage(envelope, { type: COMMAND_REPLY_TYPE, source: 'withdrawals', data: reply });
+    if (replyMessage) await enqueueOutbox(manager, [replyMessage]);
   }
 
   /** Turns a validated wire command into the domain command. */

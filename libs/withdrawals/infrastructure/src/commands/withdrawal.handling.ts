@@ -1,6 +1,6 @@
 import type { LedgerHolds } from '@mp/contracts-ledger';
 import { WITHDRAWAL_EXTERNAL_EVENT_SCHEMA_VERSION, WITHDRAWALS_TOPICS, withdrawalHoldId, withdrawalKey, type WithdrawalExternalEventData } from '@mp/contracts-withdrawals';
-import { aggregateStream, handleCommand, type AggregatedStream, type AppendedEvents, type Causation, type CommandResult, type DecidedEvents, type HandleCommandOptions } from '@mp/shared-command-handling';
+import { handleCommand, type AppendedEvents, type Causation, type CommandResult, type DecidedEvents, type HandleCommandOptions } from '@mp/shared-command-handling';
 import { eventCodec } from '@mp/shared-decider';
 import { createEnvelope, enqueueOutbox } from '@mp/shared-messaging';
 import { DomainError } from '@mp/shared-util-errors';
@@ -23,15 +23,11 @@ export const LEDGER_HOLDS = Symbol('LEDGER_HOLDS');
  * rules (requested, a few send attempts, one outcome), so its state is folded from the whole
  * stream.
  */
-export const withdrawalEvents = eventCodec(WITHDRAWAL_EVENT_SCHEMAS);
+const withdrawalEvents = eventCodec(WITHDRAWAL_EVENT_SCHEMAS);
 
 const SOURCE = 'withdrawals';
 /** Internal events stay in this service's event store; these are published, mapped to the contract. */
 const PUBLISHED: ReadonlySet<WithdrawalEvent['type']> = new Set(['WithdrawalRequested', 'WithdrawalCompleted', 'WithdrawalFailed']);
-
-export function loadWithdrawal(manager: EntityManager, merchantId: string, orderId: string): Promise<AggregatedStream<Withdrawal>> {
-  return aggregateStream(manager, withdrawalDecider, toWithdrawalStreamId(merchantId, orderId), { codec: withdrawalEvents });
-}
 
 export interface WithdrawalCommandResult extends CommandResult<Withdrawal, WithdrawalEvent> {
   withdrawal: ExistingWithdrawal;
