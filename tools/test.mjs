@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 if (!existsSync(join(root, 'node_modules/.bin/tsc'))) {
   // A fresh clone: say what to do instead of failing on a missing binary.
-  console.error('[test] dependencies are not installed: run `npm install` first');
+  console.error('[test] dependencies are not installed: run `npm ci` first');
   process.exit(1);
 }
 const jestArgs = process.argv.slice(2);

@@ -54,7 +54,7 @@ const SERVICES = [
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 if (!existsSync(join(root, 'node_modules/.bin/tsc'))) {
   // A fresh clone: say what to do instead of failing on a missing binary.
-  console.error('[start] dependencies are not installed: run `npm install` first');
+  console.error('[start] dependencies are not installed: run `npm ci` first');
   process.exit(1);
 }
 const mode = parseMode(process.argv.slice(2));
@@ -310,7 +310,8 @@ function demoAgent(system, operator, merchant) {
 
 function banner(system, { merchant, operator, agent, seconds }) {
   const gatewayUrl = system.urlOf('gateway');
-  const internal = SERVICES.filter(({ name }) => name !== 'gateway').map(({ name }) => `   ${`${name} internal`.padEnd(19)}${system.urlOf(name)}`);
+  // Labels are padded to the URL column (19), and always keep at least one space before the URL.
+  const internal = SERVICES.filter(({ name }) => name !== 'gateway').map(({ name }) => `   ${`${name} internal`.padEnd(18)} ${system.urlOf(name)}`);
   const orderId = `demo-${Date.now().toString(36)}`;
   const state = shown(stateDir);
   return `

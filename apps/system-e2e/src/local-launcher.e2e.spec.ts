@@ -131,6 +131,10 @@ describe('npm start: the local launcher', () => {
     const banner = launcher.stdout.slice(bannerLine).join('\n');
     expect(banner).toContain('Local development credentials');
     expect(banner).toContain(`logs (JSON lines)  ${join(stateDir, 'logs')}/`);
+    // Every label in the URL block stands apart from its URL (it once read "withdrawals internalhttp://").
+    for (const service of SERVICES.filter((name) => name !== 'gateway')) {
+      expect(banner).toMatch(new RegExp(`^   ${service} internal +http://127\\.0\\.0\\.1:\\d+$`, 'm'));
+    }
 
     for (const service of SERVICES) {
       const lines = readFileSync(join(stateDir, 'logs', `${service}.log`), 'utf8').trim().split('\n');
