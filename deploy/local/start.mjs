@@ -396,7 +396,7 @@ try {
   writeEndpoints(system);
   await startServices(system);
   if (!stopping) {
-    const merchant = await savedCommandOutput('demo-merchant.json', 'apps/gateway/src/create-merchant.ts', ['--name', 'Demo shop'], system);
+    const merchant = await savedCommandOutput('demo-merchant.json', 'apps/gateway/src/create-merchant.ts', ['--name', 'Demo shop', '--callback-url', 'https://shop.example/callbacks'], system);
     const operator = await savedCommandOutput('operator.json', 'apps/gateway/src/create-operator.ts', ['--name', 'Demo operator'], system);
     const agent = await demoAgent(system, operator, merchant);
     console.log(banner(system, { merchant, operator, agent, seconds: ((Date.now() - startedAt) / 1000).toFixed(1) }));

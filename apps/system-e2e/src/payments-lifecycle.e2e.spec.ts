@@ -6,7 +6,7 @@
  * payments service and Kafka, an operator and an agent created the way an operator would,
  * and the payments service's clock moved through its test-only endpoint.
  */
-import { BackofficeClient, createOperator, registerAgent, SignedClient, SystemUnderTest, type RegisteredAgent } from '@mp/shared-testing';
+import { BackofficeClient, createOperator, registerAgent, SignedClient, SystemUnderTest, TEST_MERCHANT_DEFAULT_CALLBACK_URL, type RegisteredAgent } from '@mp/shared-testing';
 import { incomingPayment, newOrderId } from './fixtures';
 
 describe('payment lifecycle', () => {
@@ -265,7 +265,7 @@ describe('payment lifecycle', () => {
   describe('merchant information', () => {
     it('shows the profile without secrets and the methods with their fees', async () => {
       const profile = await merchant.get('/v2/merchant');
-      expect(profile.body).toEqual({ merchant_id: merchant.credentials.merchantId, name: 'Lifecycle shop', status: 'active', default_callback_url: null, default_callback_url_disabled: false, created_at: expect.any(String) });
+      expect(profile.body).toEqual({ merchant_id: merchant.credentials.merchantId, name: 'Lifecycle shop', status: 'active', default_callback_url: TEST_MERCHANT_DEFAULT_CALLBACK_URL, default_callback_url_disabled: false, created_at: expect.any(String) });
       expect(profile.text).not.toContain(merchant.credentials.apiSecret);
       const methods = await merchant.get('/v2/merchant/methods');
       expect(methods.body.data).toContainEqual({ method: 'bank_card', direction: 'incoming', country: 'RU', currency: 'RUB', fee: { percent: 2.5, fixed: 0 }, min_amount: 100, max_amount: 500000 });

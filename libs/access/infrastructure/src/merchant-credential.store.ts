@@ -74,6 +74,21 @@ export class MerchantCredentialStore {
     return row ? { ...row, created_at: row.created_at.toISOString() } : null;
   }
 
+  /**
+   * Sets where the merchant's withdrawal and dispute outcomes go. A URL only, never back to none:
+   * a withdrawal or dispute accepted while the merchant had one must still have somewhere to
+   * report its outcome. Null when the merchant does not exist.
+   */
+  async setDefaultCallbackUrl(merchantId: string, defaultCallbackUrl: string): Promise<MerchantProfile | null> {
+    // TypeORM answers an UPDATE ... RETURNING with [rows, affectedCount].
+    const [rows]: [Array<{ merchant_id: string; name: string; status: 'active' | 'suspended'; default_callback_url: string | null; created_at: Date }>, number] = await this.dataSource.query(
+      `UPDATE merchants SET default_callback_url = $2 WHERE merchant_id = $1 RETURNING merchant_id, name, status, default_callback_url, created_at`,
+      [merchantId, defaultCallbackUrl],
+    );
+    const row = rows[0];
+    return row ? { ...row, created_at: row.created_at.toISOString() } : null;
+  }
+
   async findCredentials(merchantId: string, nowMs = Date.now()): Promise<MerchantCredentials | null> {
     const cached = this.cache.get(merchantId);
     if (cached && cached.expiresAtMs > nowMs) return cached.credentials;

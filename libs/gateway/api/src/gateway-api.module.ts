@@ -23,6 +23,7 @@ import { PaymentsReadClient } from './payments/payments-read.client';
 import { WithdrawalsOperatorController } from './backoffice/withdrawals-operator.controller';
 import { WithdrawalsController } from './withdrawals/withdrawals.controller';
 import { WithdrawalsReadClient } from './withdrawals/withdrawals-read.client';
+import { OutcomeCallbackDestination } from './merchant/outcome-destination';
 
 /** Migrations of the gateway database (merchant identities and credentials). */
 export const GATEWAY_MIGRATIONS = [AccessSchema1700000002000, AccessWebhookSecretRotation1700000004500];
@@ -66,6 +67,7 @@ export class GatewayApiModule {
         DisputesClient,
         LedgerReadClient,
         WithdrawalsReadClient,
+        OutcomeCallbackDestination,
         { provide: APP_FILTER, useClass: ErrorResponseFilter },
       ],
     };

@@ -6,7 +6,7 @@ export interface MerchantCredentialsForTest {
 }
 
 export interface SignedRequest {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** The path as sent on the wire, percent-encoding included. */
   path: string;
   /** Sent byte for byte. An object is serialized with JSON.stringify first. */

@@ -6,6 +6,9 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { SignedClient, type MerchantCredentialsForTest } from './signed-client';
 import { workspaceRoot } from './workspace-root';
+
+/** The default callback URL of test merchants: `.invalid` never resolves (RFC 2606). */
+export const TEST_MERCHANT_DEFAULT_CALLBACK_URL = 'https://merchant.invalid/callbacks';
 const logDirectory = join(workspaceRoot, '.local/test-logs');
 
 /**
@@ -208,15 +211,20 @@ export class SystemUnderTest {
     await Promise.all(stopping);
   }
 
-  /** Creates a merchant with the operator command, exactly as an operator would. */
-  async createMerchant(name = 'Test merchant'): Promise<MerchantCredentialsForTest> {
-    const output = await runCommand(process.execPath, [builtEntryPoint('apps/gateway/src/create-merchant.ts'), '--name', name, '--json'], this.environmentOf('gateway'));
+  /**
+   * Creates a merchant with the operator command, exactly as an operator would. Like a merchant
+   * in production it has a default callback URL (withdrawals and disputes are refused without
+   * one); the default names a host that never resolves, so its deliveries simply fail.
+   */
+  async createMerchant(name = 'Test merchant', { defaultCallbackUrl = TEST_MERCHANT_DEFAULT_CALLBACK_URL }: { defaultCallbackUrl?: string | null } = {}): Promise<MerchantCredentialsForTest> {
+    const callbackArguments = defaultCallbackUrl ? ['--callback-url', defaultCallbackUrl] : [];
+    const output = await runCommand(process.execPath, [builtEntryPoint('apps/gateway/src/create-merchant.ts'), '--name', name, ...callbackArguments, '--json'], this.environmentOf('gateway'));
     const created = JSON.parse(output.trim().split('\n').pop() ?? '{}') as { merchant_id: string; api_secret: string };
     return { merchantId: created.merchant_id, apiSecret: created.api_secret };
   }
 
-  async createClient(name?: string): Promise<SignedClient> {
-    return new SignedClient(this.gatewayUrl, await this.createMerchant(name));
+  async createClient(name?: string, options?: { defaultCallbackUrl?: string | null }): Promise<SignedClient> {
+    return new SignedClient(this.gatewayUrl, await this.createMerchant(name, options));
   }
 
   /** A query against a service's own database, for checks no API exposes (e.g. counting events). */

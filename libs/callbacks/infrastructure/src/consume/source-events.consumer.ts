@@ -1,4 +1,4 @@
-import { Controller, Inject, Injectable, Logger, type INestApplication, type OnApplicationBootstrap } from '@nestjs/common';
+import { Controller, Inject, Injectable, type INestApplication, type OnApplicationBootstrap } from '@nestjs/common';
 import type { CustomStrategy } from '@nestjs/microservices';
 import { Payload } from '@nestjs/microservices';
 import { callbackBodyOf, routeEvent, topicsOf, webhookIdOf, type CallbackRoute } from '@mp/callbacks-domain';
@@ -56,7 +56,6 @@ export class CallbackTopics implements OnApplicationBootstrap {
  */
 @Controller()
 export class SourceEventsConsumer {
-  private readonly logger = new Logger(SourceEventsConsumer.name);
 
   constructor(
     @Inject(CALLBACK_ROUTES_TOKEN) private readonly routes: readonly CallbackRoute[],
@@ -89,11 +88,15 @@ export class SourceEventsConsumer {
     const { intent } = routed;
     let targetUrl: string | null = intent.target.kind === 'url' ? intent.target.url : null;
     if (intent.target.kind === 'merchant_default') {
-      // Withdrawal-style callbacks go to the merchant's default URL as it is when the event arrives.
-      targetUrl = (await this.profiles.find(intent.merchantId))?.default_callback_url ?? null;
+      // Withdrawal-style callbacks go to the merchant's default URL as it is when the event
+      // arrives, read past the cache so that a URL the merchant has just set is the one used.
+      targetUrl = (await this.profiles.find(intent.merchantId, { fresh: true }))?.default_callback_url ?? null;
       if (!targetUrl) {
-        this.logger.warn(`${envelope.type} ${envelope.id}: merchant ${intent.merchantId} has no default callback URL; no callback`);
-        return;
+        // The gateway refuses withdrawals and disputes while the merchant has no default URL, and
+        // a set URL cannot be removed, so this is an outcome accepted before that rule: it goes to
+        // the dead letters (npm run dlq), where an operator sees it and can replay it once the
+        // merchant has set a URL, instead of being dropped.
+        throw new PoisonMessageError(`${envelope.type} ${envelope.id}: merchant ${intent.merchantId} has no default callback URL to report this outcome to`);
       }
     }
     const deliveryId = webhookIdOf(envelope.id);

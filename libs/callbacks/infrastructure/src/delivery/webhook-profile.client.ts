@@ -3,8 +3,11 @@ import { Webhook } from 'standardwebhooks';
 
 /** Where the dispatcher gets a merchant's webhook secrets and default callback URL. */
 export interface WebhookProfiles {
-  /** Null when the merchant does not exist; throws when the source cannot answer (retried later). */
-  find(merchantId: string): Promise<MerchantWebhookProfile | null>;
+  /**
+   * Null when the merchant does not exist; throws when the source cannot answer (retried later).
+   * `fresh` skips the cache: routing to the default URL must see a URL the merchant just set.
+   */
+  find(merchantId: string, options?: { fresh?: boolean }): Promise<MerchantWebhookProfile | null>;
 }
 
 /**
@@ -22,9 +25,9 @@ export class GatewayWebhookProfiles implements WebhookProfiles {
     private readonly timeoutMs = 3_000,
   ) {}
 
-  async find(merchantId: string): Promise<MerchantWebhookProfile | null> {
+  async find(merchantId: string, { fresh = false }: { fresh?: boolean } = {}): Promise<MerchantWebhookProfile | null> {
     const cached = this.cache.get(merchantId);
-    if (cached && cached.expiresAtMs > Date.now()) return cached.profile;
+    if (!fresh && cached && cached.expiresAtMs > Date.now()) return cached.profile;
     const response = await fetch(`${this.baseUrl}${merchantWebhookProfilePath(merchantId)}`, {
       headers: { [INTERNAL_SERVICE_TOKEN_HEADER]: this.serviceToken },
       signal: AbortSignal.timeout(this.timeoutMs),

@@ -19,6 +19,7 @@ import { CurrentMerchant, MerchantSignatureGuard, type AuthenticatedMerchant, ty
 import { stringifyResponse } from '../http/json-body';
 import { DISPUTES_COMMAND_ROUTE, PaymentCommandBus } from '../payments/payment-command.bus';
 import { DisputesClient } from './disputes.client';
+import { OutcomeCallbackDestination } from '../merchant/outcome-destination';
 
 const bodyPipe = new RequestPipe();
 /** A malformed dispute id is answered like an unknown one. */
@@ -47,12 +48,14 @@ export class DisputesController {
   constructor(
     private readonly commandBus: PaymentCommandBus,
     private readonly disputes: DisputesClient,
+    private readonly outcomeDestination: OutcomeCallbackDestination,
   ) {}
 
   /** Endpoint 14: 201 with the dispute's state object (a reopened dispute keeps its dispute_id). */
   @Post()
   async open(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body(bodyPipe) body: OpenDisputeRequestDto, @Req() request: GatewayRequest, @Res() reply: FastifyReply): Promise<void> {
     const merchantId = merchant.merchantId;
+    await this.outcomeDestination.require(merchantId, 'dispute');
     let receiptId: string | null = null;
     if (body.receipt) {
       const content = Buffer.from(body.receipt.content_base64, 'base64');

@@ -40,7 +40,7 @@ function callbackUrlIssue(value: unknown, allowHttp: boolean): string | null {
 }
 
 /** An absolute https:// URL, or http:// too when the gateway allows it (the pipe picks the group). */
-function IsCallbackUrl(): PropertyDecorator {
+export function IsCallbackUrl(): PropertyDecorator {
   const httpsOnly = FieldRule('isCallbackUrl', (value) => callbackUrlIssue(value, false), { groups: [CALLBACK_URLS_HTTPS_ONLY] });
   const httpAllowed = FieldRule('isCallbackUrl', (value) => callbackUrlIssue(value, true), { groups: [CALLBACK_URLS_HTTP_ALLOWED] });
   return (target, property) => {
@@ -49,7 +49,7 @@ function IsCallbackUrl(): PropertyDecorator {
   };
 }
 
-/** The request pipe of merchant create bodies, with the gateway's callback URL policy. */
+/** The request pipe of merchant bodies that carry a callback URL, with the gateway's callback URL policy. */
 @Injectable()
 export class MerchantBodyPipe extends RequestPipe {
   constructor(@Inject(GATEWAY_SETTINGS) settings: GatewaySettings) {

@@ -9,6 +9,7 @@ import { CurrentMerchant, MerchantSignatureGuard, type AuthenticatedMerchant, ty
 import { stringifyResponse } from '../http/json-body';
 import { toListFilters } from '../payments/list-filters.request';
 import { PaymentCommandBus } from '../payments/payment-command.bus';
+import { OutcomeCallbackDestination } from '../merchant/outcome-destination';
 import { CreateWithdrawalBody, toRequestWithdrawalData } from './create-withdrawal.request';
 import { runWithdrawalCommand } from './run-withdrawal-command';
 import { WithdrawalsReadClient } from './withdrawals-read.client';
@@ -40,11 +41,13 @@ export class WithdrawalsController {
   constructor(
     private readonly commandBus: PaymentCommandBus,
     private readonly reads: WithdrawalsReadClient,
+    private readonly outcomeDestination: OutcomeCallbackDestination,
   ) {}
 
   /** Endpoint 11: 201 PENDING, the same answer for every retry with the same order_id and request. */
   @Post()
   async create(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body(bodyPipe) body: CreateWithdrawalBody, @Req() request: GatewayRequest, @Res() reply: FastifyReply): Promise<void> {
+    await this.outcomeDestination.require(merchant.merchantId, 'withdrawal');
     const data = toRequestWithdrawalData(merchant.merchantId, body);
     await send(reply, 201, await runWithdrawalCommand(this.commandBus, WITHDRAWAL_COMMAND_TYPES.requestWithdrawal, data, request));
   }
