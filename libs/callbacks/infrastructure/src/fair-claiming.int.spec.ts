@@ -26,15 +26,18 @@ describe('fair claiming and the circuit breaker per origin', () => {
     await receivers.stopAll();
   });
 
-  it('sends a first attempt to a live endpoint within 2 s while 5,000 callbacks of the same merchant to a dead host are due for retry', async () => {
-    const merchant = service.gateway.addMerchant();
+  /**
+   * 5,000 deliveries of one merchant that already failed once against a host that does not
+   * resolve, all due and older than anything new; then one fresh callback of the same merchant
+   * to a live receiver. Returns how long after publishing it arrived.
+   */
+  async function freshCallbackBehindDeadHostRetries(dispatcher: CallbacksTestService): Promise<number> {
+    const merchant = dispatcher.gateway.addMerchant();
     const live = await receiver();
     // Warm-up: the consumer has joined its group and the merchant's secrets path works.
-    await service.publish([externalPaymentEvent('PaymentOrderSucceeded', { merchantId: merchant.merchantId, orderId: newOrderId('warm-up'), callbackUrl: live.url() })]);
+    await dispatcher.publish([externalPaymentEvent('PaymentOrderSucceeded', { merchantId: merchant.merchantId, orderId: newOrderId('warm-up'), callbackUrl: live.url() })]);
     await eventually(() => live.received.length, (count) => count === 1, 30_000, 'the warm-up callback');
-
-    // 5,000 deliveries that already failed once and are due again, all older than anything new.
-    await service.query(
+    await dispatcher.query(
       `INSERT INTO callback_deliveries (delivery_id, source_event_id, source_event_type, source_topic, merchant_id, subject_kind, subject_id, callback_type,
                                         state_version, target_url, body, status, attempt_count, next_attempt_at, created_at)
        SELECT 'msg_dead' || n, gen_random_uuid(), 'PaymentOrderSucceeded', 'payments.order.events', $1, 'payment_order', 'dead-' || n, 'payment.succeeded',
@@ -44,17 +47,22 @@ describe('fair claiming and the circuit breaker per origin', () => {
     );
     // Under load: the dispatcher is already working through the dead host's retries.
     await eventually(
-      () => service.query<{ failed: number }>(`SELECT count(*)::int AS failed FROM callback_attempts WHERE delivery_id LIKE 'msg_dead%' AND outcome = 'network_error'`),
+      () => dispatcher.query<{ failed: number }>(`SELECT count(*)::int AS failed FROM callback_attempts WHERE delivery_id LIKE 'msg_dead%' AND outcome = 'network_error'`),
       ([row]) => (row?.failed ?? 0) >= 3,
       20_000,
       'attempts to the dead host',
     );
-
     const publishedAt = Date.now();
-    await service.publish([externalPaymentEvent('PaymentOrderSucceeded', { merchantId: merchant.merchantId, orderId: newOrderId('fresh'), callbackUrl: live.url() })]);
+    await dispatcher.publish([externalPaymentEvent('PaymentOrderSucceeded', { merchantId: merchant.merchantId, orderId: newOrderId('fresh'), callbackUrl: live.url() })]);
     const [, fresh] = await eventually(() => live.received, (received) => received.length === 2, 20_000, 'the fresh callback');
-    expect(fresh?.receivedAtMs).toBeLessThanOrEqual(publishedAt + 2_000);
+    return (fresh?.receivedAtMs ?? Number.POSITIVE_INFINITY) - publishedAt;
+  }
 
+  const deadHostAttempts = async (dispatcher: CallbacksTestService) =>
+    (await dispatcher.query<{ attempts: number }>(`SELECT count(*)::int AS attempts FROM callback_attempts WHERE delivery_id LIKE 'msg_dead%'`))[0]?.attempts ?? 0;
+
+  it('sends a first attempt to a live endpoint within 2 s while 5,000 callbacks of the same merchant to a dead host are due for retry', async () => {
+    expect(await freshCallbackBehindDeadHostRetries(service)).toBeLessThanOrEqual(2_000);
     // The breaker opened after 3 consecutive failures: the dead host is no longer hammered.
     const [circuit] = await service.query<{ consecutive_failures: number; open: boolean }>(
       `SELECT consecutive_failures, open_until > now() AS open FROM callback_origin_circuits WHERE origin = $1`,
@@ -62,8 +70,20 @@ describe('fair claiming and the circuit breaker per origin', () => {
     );
     expect(circuit).toEqual({ consecutive_failures: expect.any(Number), open: true });
     expect(circuit?.consecutive_failures).toBeGreaterThanOrEqual(3);
-    const [{ attempts }] = await service.query<{ attempts: number }>(`SELECT count(*)::int AS attempts FROM callback_attempts WHERE delivery_id LIKE 'msg_dead%'`);
-    expect(attempts).toBeLessThan(20);
+    expect(await deadHostAttempts(service)).toBeLessThan(20);
+  });
+
+  it('is fair without the breaker too: the dead host keeps its 4 slots busy, the fresh callback still goes first', async () => {
+    const unbroken = await CallbacksTestService.start({ lookup: mappedLookup({ [DEAD_HOST]: null }), settings: { circuitFailureThreshold: 1_000_000 } });
+    try {
+      expect(await freshCallbackBehindDeadHostRetries(unbroken)).toBeLessThanOrEqual(2_000);
+      // More than one round of its 4 slots, and never paused by the breaker.
+      expect(await deadHostAttempts(unbroken)).toBeGreaterThan(4);
+      const [circuit] = await unbroken.query<{ open_until: Date | null }>(`SELECT open_until FROM callback_origin_circuits WHERE origin = $1`, [`http://${DEAD_HOST}:8080`]);
+      expect(circuit).toEqual({ open_until: null });
+    } finally {
+      await unbroken.stop();
+    }
   });
 
   it('opens after consecutive failures, lets one probe through after the cool-down, and closes when it succeeds', async () => {
