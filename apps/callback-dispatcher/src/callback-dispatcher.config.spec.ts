@@ -9,7 +9,9 @@ describe('callback dispatcher config', () => {
     expect(config).toMatchObject({
       httpPort: 3005,
       attemptTimeoutMs: 15_000,
-      perMerchantConcurrency: 4,
+      perOriginConcurrency: 4,
+      circuitFailureThreshold: 5,
+      circuitCooldownMs: 30_000,
       totalConcurrency: 64,
       pollIntervalMs: 1_000,
       leaseMs: 60_000,

@@ -37,7 +37,9 @@ export function loadCallbackDispatcherConfig(environment: Environment): Callback
     instanceId: reader.string('CALLBACKS_INSTANCE_ID', { default: `cb-${randomBytes(6).toString('hex')}`, pattern: /^[A-Za-z0-9._-]{1,100}$/ }),
     retrySchedule,
     attemptTimeoutMs,
-    perMerchantConcurrency: reader.integer('CALLBACK_PER_MERCHANT_CONCURRENCY', { default: 4, min: 1, max: 100 }),
+    perOriginConcurrency: reader.integer('CALLBACK_PER_ORIGIN_CONCURRENCY', { default: 4, min: 1, max: 100 }),
+    circuitFailureThreshold: reader.integer('CALLBACK_CIRCUIT_FAILURE_THRESHOLD', { default: 5, min: 1, max: 1_000 }),
+    circuitCooldownMs: reader.integer('CALLBACK_CIRCUIT_COOLDOWN_MS', { default: 30_000, min: 100, max: 3_600_000 }),
     totalConcurrency: reader.integer('CALLBACK_TOTAL_CONCURRENCY', { default: 64, min: 1, max: 1_000 }),
     pollIntervalMs: reader.integer('CALLBACK_POLL_INTERVAL_MS', { default: 1_000, min: 50, max: 60_000 }),
     // Longer than any attempt can take, so a live replica never loses a claim mid-attempt.

@@ -1,6 +1,8 @@
 // The contracts' request classes (class-validator decorators) load with the routing table's topic names.
 import 'reflect-metadata';
 import { judgeAttempt } from './attempt-outcome';
+import { originHealthOf } from './origin-circuit';
+import { STORED_ANSWER_MAX_CHARS, storableAnswerText } from './stored-answer';
 import { CALLBACK_ROUTES, callbackBodyOf, routeEvent, webhookIdOf } from './callback-routing';
 import { cumulativeDelaysMs, DEFAULT_RETRY_SCHEDULE, nextRetryDelayMs, parseRetrySchedule } from './retry-schedule';
 
@@ -115,5 +117,31 @@ describe('routing', () => {
   it('calls an outcome without snapshot or version malformed (the internal, pre-external event shape)', () => {
     const routed = routeEvent(CALLBACK_ROUTES, 'payments.order.events', event('PaymentOrderSucceeded', { merchantId: 'mch_1', orderId: 'A-1', status: 'SUCCEEDED' }));
     expect(routed.kind).toBe('malformed');
+  });
+});
+
+describe('stored answers', () => {
+  it('replaces NUL and lone surrogates (PostgreSQL text holds neither) and bounds the length without splitting a pair', () => {
+    expect(storableAnswerText('ok\u0000done')).toBe('ok\uFFFDdone');
+    expect(storableAnswerText('a\uD800b\uDC00')).toBe('a\uFFFDb\uFFFD');
+    expect(storableAnswerText('\u0000'.repeat(2_000))).toBe('\uFFFD'.repeat(STORED_ANSWER_MAX_CHARS));
+    expect(storableAnswerText(`${'x'.repeat(STORED_ANSWER_MAX_CHARS - 1)}😀`)).toBe(`${'x'.repeat(STORED_ANSWER_MAX_CHARS - 1)}\uFFFD`);
+    expect(storableAnswerText('😀 fine')).toBe('😀 fine');
+    expect(storableAnswerText(null)).toBeNull();
+  });
+});
+
+describe('origin health for the circuit breaker', () => {
+  it.each([
+    [{ kind: 'response', status: 200 }, 'up'],
+    [{ kind: 'response', status: 404 }, 'up'],
+    [{ kind: 'response', status: 302 }, 'up'],
+    [{ kind: 'response', status: 429 }, 'down'],
+    [{ kind: 'response', status: 503 }, 'down'],
+    [{ kind: 'timeout' }, 'down'],
+    [{ kind: 'network_error' }, 'down'],
+    [{ kind: 'refused_destination' }, null],
+  ] as const)('%j counts as %s', (result, health) => {
+    expect(originHealthOf(result)).toBe(health);
   });
 });

@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import type { CallbackDeliveryView } from '@mp/contracts-callbacks';
-import { CallbacksTestService, eventually, externalPaymentEvent, newOrderId, newTestWebhookSecret, TestReceiver } from './testing/callbacks-test-kit';
+import { CallbacksTestService, eventually, externalPaymentEvent, newOrderId, newTestWebhookSecret, receiverPool } from './testing/callbacks-test-kit';
 
 /**
  * The dispatcher on real Kafka and PostgreSQL, delivering to real HTTP receivers on 127.0.0.1
@@ -8,12 +8,8 @@ import { CallbacksTestService, eventually, externalPaymentEvent, newOrderId, new
  */
 describe('callback delivery', () => {
   let service: CallbacksTestService;
-  const receivers: TestReceiver[] = [];
-  const receiver = async (answer?: ConstructorParameters<typeof TestReceiver>[0]) => {
-    const started = await TestReceiver.start(answer);
-    receivers.push(started);
-    return started;
-  };
+  const receivers = receiverPool();
+  const receiver = receivers.start;
   const deliveriesOf = async (merchantId: string, orderId: string): Promise<CallbackDeliveryView[]> =>
     (await service.request('GET', `/internal/deliveries?merchant_id=${merchantId}&order_id=${orderId}`)).body.data;
   const settle = (ms = 600) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -24,7 +20,7 @@ describe('callback delivery', () => {
 
   afterAll(async () => {
     await service?.stop();
-    await Promise.all(receivers.map((started) => started.stop()));
+    await receivers.stopAll();
   });
 
   // First in the file: Standard Webhooks receivers reject timestamps more than 5 minutes from
@@ -202,7 +198,7 @@ describe('callback delivery', () => {
     expect((await service.request('GET', '/internal/deliveries?merchant_id=x')).status).toBe(400);
   });
 
-  it('bounds concurrency per merchant, so a slow receiver does not hold back another merchant', async () => {
+  it('bounds concurrency per destination origin, so a slow receiver does not hold back another endpoint', async () => {
     const slowMerchant = service.gateway.addMerchant();
     const quickMerchant = service.gateway.addMerchant();
     const slow = await receiver(() => ({ status: 200, delayMs: 1_000 }));
@@ -249,5 +245,22 @@ describe('callback delivery', () => {
     expect(new Set(target.received.map((callback) => callback.headers['webhook-id']))).toEqual(new Set([delivery?.delivery_id]));
     const timestamps = target.received.map((callback) => Number(callback.headers['webhook-timestamp']));
     expect(new Set(timestamps).size).toBe(4);
+  });
+
+  it('stores an answer body holding NUL and invalid UTF-8 sanitised and bounded, and succeeds on its 2xx status alone (no redelivery)', async () => {
+    const merchant = service.gateway.addMerchant();
+    const hostile = Buffer.concat([Buffer.from('ok\u0000nul'), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from('\u0000'.repeat(600))]);
+    const target = await receiver(() => ({ status: 200, body: hostile }));
+    const orderId = newOrderId('nul');
+    await service.publish([externalPaymentEvent('PaymentOrderSucceeded', { merchantId: merchant.merchantId, orderId, callbackUrl: target.url() })]);
+    const [delivery] = await eventually(() => deliveriesOf(merchant.merchantId, orderId), (list) => list[0]?.status === 'succeeded', 10_000, 'the delivery succeeded');
+    const excerpt = delivery?.attempts[0]?.response_excerpt ?? '';
+    expect(delivery?.attempts.map((attempt) => [attempt.outcome, attempt.response_status])).toEqual([['succeeded', 200]]);
+    expect(excerpt.startsWith('ok\uFFFDnul\uFFFD')).toBe(true);
+    expect(excerpt).not.toContain('\u0000');
+    expect(excerpt.length).toBeLessThanOrEqual(512);
+    await service.advanceClock(120);
+    await settle(1_000);
+    expect(target.received).toHaveLength(1);
   });
 });

@@ -8,8 +8,15 @@ export interface CallbacksSettings {
   retrySchedule: RetrySchedule;
   /** Every attempt is abandoned after this long (connect + answer). */
   attemptTimeoutMs: number;
-  /** Attempts in flight per merchant in this replica, so a slow receiver holds back only its own callbacks. */
-  perMerchantConcurrency: number;
+  /**
+   * Attempts in flight per destination origin (scheme, host, port) across all replicas, so a slow
+   * or dead receiver holds back only the callbacks to it.
+   */
+  perOriginConcurrency: number;
+  /** Consecutive failures (timeouts, network errors, 429, 5xx) of an origin that open its circuit. */
+  circuitFailureThreshold: number;
+  /** How long an open circuit sends nothing to its origin before one probe is let through. */
+  circuitCooldownMs: number;
   /** Attempts in flight in this replica. */
   totalConcurrency: number;
   pollIntervalMs: number;

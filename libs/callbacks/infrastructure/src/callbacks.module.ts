@@ -11,9 +11,10 @@ import { DestinationGuard, type Lookup } from './delivery/ssrf-guard';
 import { GatewayWebhookProfiles } from './delivery/webhook-profile.client';
 import { InternalCallbacksController } from './http/internal-callbacks.controller';
 import { CallbacksSchema1700000004000 } from './persistence/callbacks-schema.migration';
+import { CallbacksFairClaiming1700000005000 } from './persistence/fair-claiming.migration';
 
 /** Migrations of the dispatcher's database, in order. */
-export const CALLBACKS_MIGRATIONS = [CallbacksSchema1700000004000];
+export const CALLBACKS_MIGRATIONS = [CallbacksSchema1700000004000, CallbacksFairClaiming1700000005000];
 
 /**
  * The callbacks bounded context. Needs a TypeORM DataSource and the messaging port from its

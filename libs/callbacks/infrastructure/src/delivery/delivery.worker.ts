@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { judgeAttempt, nextRetryDelayMs } from '@mp/callbacks-domain';
+import { judgeAttempt, nextRetryDelayMs, originHealthOf } from '@mp/callbacks-domain';
 import { DataSource } from 'typeorm';
 import { CALLBACKS_SETTINGS, CLOCK, type CallbacksSettings, type Clock } from '../callbacks-settings';
-import { claimDueDeliveries, disableEndpoint, recordAttempt, releaseClaim, type ClaimedDelivery } from '../persistence/delivery.store';
+import { claimDueDeliveries, disableEndpoint, recordAttempt, recordOriginHealth, releaseClaim, type ClaimedDelivery } from '../persistence/delivery.store';
 import { CallbackSender } from './callback-sender';
 import { signedHeaders, type WebhookProfiles } from './webhook-profile.client';
 
@@ -12,13 +12,13 @@ const PROFILE_UNAVAILABLE_DELAY_MS = 5_000;
 
 /**
  * Sends due callbacks. Every poll (and every nudge from the consumer) claims due rows from the
- * database, so retries survive restarts and are shared by every replica; the in-memory state
- * is only what is in flight here, bounded per merchant and in total.
+ * database, so retries survive restarts and are shared by every replica. Fairness between
+ * destination origins and their circuit breakers live in the database too (claimDueDeliveries),
+ * so every replica sees them; the in-memory state is only what is in flight here, bounded in total.
  */
 @Injectable()
 export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(DeliveryWorker.name);
-  private readonly inFlightByMerchant = new Map<string, number>();
   private readonly inFlight = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | null = null;
   private claiming: Promise<void> | null = null;
@@ -66,27 +66,20 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
   private async claimAndSend(): Promise<void> {
     const free = this.settings.totalConcurrency - this.inFlight.size;
     if (free <= 0) return;
-    const perMerchant = this.settings.perMerchantConcurrency;
-    const busyMerchants = [...this.inFlightByMerchant].filter(([, count]) => count >= perMerchant).map(([merchantId]) => merchantId);
     const claimed = await this.dataSource.transaction((manager) =>
       claimDueDeliveries(manager, {
         owner: this.settings.instanceId,
         now: this.clock.now(),
         leaseMs: this.settings.leaseMs,
         limit: free,
-        busyMerchants,
-        capacityOf: (merchantId) => perMerchant - (this.inFlightByMerchant.get(merchantId) ?? 0),
+        perOriginConcurrency: this.settings.perOriginConcurrency,
       }),
     );
     for (const delivery of claimed) {
-      this.inFlightByMerchant.set(delivery.merchantId, (this.inFlightByMerchant.get(delivery.merchantId) ?? 0) + 1);
       const running: Promise<void> = this.attempt(delivery)
         .catch((error: unknown) => this.logger.error(`callback ${delivery.deliveryId} attempt ${delivery.attemptNumber} could not be recorded: ${String(error)}`))
         .finally(() => {
           this.inFlight.delete(running);
-          const left = (this.inFlightByMerchant.get(delivery.merchantId) ?? 1) - 1;
-          if (left > 0) this.inFlightByMerchant.set(delivery.merchantId, left);
-          else this.inFlightByMerchant.delete(delivery.merchantId);
           this.nudge();
         });
       this.inFlight.add(running);
@@ -124,7 +117,10 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
       webhookTimestamp,
     };
     const finishedAt = this.clock.now();
+    const originHealth = originHealthOf(sent.transport);
+    const circuitBreaker = { failureThreshold: this.settings.circuitFailureThreshold, cooldownMs: this.settings.circuitCooldownMs };
     await this.dataSource.transaction(async (manager) => {
+      if (originHealth) await recordOriginHealth(manager, delivery.targetOrigin, originHealth, circuitBreaker, finishedAt);
       if (verdict.next === 'done') return recordAttempt(manager, delivery, record, { status: 'succeeded', at: finishedAt });
       if (verdict.next === 'disable_endpoint') {
         // Operators see it in the disabled-endpoints list; this log line is the alert hook.

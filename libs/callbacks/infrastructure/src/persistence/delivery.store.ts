@@ -1,4 +1,4 @@
-import type { CallbackIntent } from '@mp/callbacks-domain';
+import { storableAnswerText, type CallbackIntent, type CircuitBreakerPolicy } from '@mp/callbacks-domain';
 import type { CallbackAttemptView, CallbackDeliveryView, CallbackEndpointView } from '@mp/contracts-callbacks';
 import type { EntityManager } from 'typeorm';
 
@@ -49,47 +49,73 @@ export interface ClaimedDelivery {
   deliveryId: string;
   merchantId: string;
   targetUrl: string;
+  /** scheme://host[:port] of targetUrl: what concurrency and the circuit breaker are counted by. */
+  targetOrigin: string;
   body: string;
   attemptNumber: number;
 }
 
+/** Any fixed key: every replica's claim takes this one transaction-scoped advisory lock. */
+const CLAIM_LOCK_KEY = 7_361_004_000;
+
 /**
- * Claims due deliveries for one attempt each, in one transaction: `FOR UPDATE SKIP LOCKED`
- * so two replicas never pick the same row, and a lease so a replica that dies mid-attempt
- * leaves the row to be claimed again once the lease runs out (at least once: the receiver
- * may get that attempt twice, with the same webhook-id). Each merchant gets at most
- * `capacityOf(merchant)` rows; merchants already at their limit are skipped in SQL, so one
- * slow receiver never fills the batch.
+ * Claims due deliveries for one attempt each, in one transaction, fairly between destination
+ * origins (scheme + host + port):
+ * - each origin gets at most `perOriginConcurrency` attempts in flight across every replica
+ *   (counted from the leases in the table), one while its circuit is half-open, none while open;
+ * - each origin's oldest due rows are taken, so thousands of retries to one dead endpoint only
+ *   ever fill that endpoint's slots;
+ * - the batch prefers first attempts, then the longest waiting, so a new callback is never
+ *   queued behind another endpoint's retries.
+ * Claims are serialised between replicas by an advisory lock (a claim takes milliseconds), which
+ * keeps the per-origin counts and the single half-open probe exact; `FOR UPDATE SKIP LOCKED`
+ * still keeps a row an operator is redelivering out of the batch. A lease lets a replica that
+ * dies mid-attempt leave the row to be claimed again once it runs out (at least once: the
+ * receiver may get that attempt twice, with the same webhook-id).
  */
 export async function claimDueDeliveries(
   manager: EntityManager,
-  options: { owner: string; now: Date; leaseMs: number; limit: number; busyMerchants: string[]; capacityOf: (merchantId: string) => number },
+  options: { owner: string; now: Date; leaseMs: number; limit: number; perOriginConcurrency: number },
 ): Promise<ClaimedDelivery[]> {
-  const candidates: Array<{ delivery_id: string; merchant_id: string }> = await manager.query(
-    `SELECT delivery_id, merchant_id FROM callback_deliveries d
-      WHERE status = 'pending' AND next_attempt_at <= $1 AND (lease_expires_at IS NULL OR lease_expires_at <= $1) AND NOT (merchant_id = ANY($2::text[]))
-        AND NOT EXISTS (SELECT 1 FROM callback_disabled_endpoints e WHERE e.merchant_id = d.merchant_id AND e.url = d.target_url)
-      ORDER BY next_attempt_at
-      LIMIT $3
-      FOR UPDATE SKIP LOCKED`,
-    [options.now, options.busyMerchants, options.limit * 4],
+  await manager.query(`SELECT pg_advisory_xact_lock($1)`, [CLAIM_LOCK_KEY]);
+  // Origins with pending rows by a loose index scan (one index probe per origin, however many
+  // rows each has), their free slots, and each one's oldest due rows within those slots.
+  const candidates: Array<{ delivery_id: string }> = await manager.query(
+    `WITH RECURSIVE origins (origin) AS (
+       (SELECT target_origin FROM callback_deliveries WHERE status = 'pending' ORDER BY target_origin LIMIT 1)
+       UNION ALL
+       SELECT (SELECT d.target_origin FROM callback_deliveries d WHERE d.status = 'pending' AND d.target_origin > o.origin ORDER BY d.target_origin LIMIT 1)
+         FROM origins o WHERE o.origin IS NOT NULL
+     ), slots AS (
+       SELECT o.origin,
+              CASE WHEN c.open_until IS NULL THEN $3::int WHEN c.open_until > $1 THEN 0 ELSE 1 END
+              - (SELECT count(*)::int FROM callback_deliveries l WHERE l.target_origin = o.origin AND l.lease_expires_at > $1) AS free
+         FROM origins o LEFT JOIN callback_origin_circuits c ON c.origin = o.origin
+        WHERE o.origin IS NOT NULL
+     )
+     SELECT due.delivery_id
+       FROM slots s
+      CROSS JOIN LATERAL (
+        SELECT d.delivery_id, d.attempt_count, d.next_attempt_at FROM callback_deliveries d
+         WHERE d.target_origin = s.origin AND d.status = 'pending' AND d.next_attempt_at <= $1 AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= $1)
+           AND NOT EXISTS (SELECT 1 FROM callback_disabled_endpoints e WHERE e.merchant_id = d.merchant_id AND e.url = d.target_url)
+         ORDER BY d.next_attempt_at
+         LIMIT GREATEST(s.free, 0)
+      ) due
+      ORDER BY due.attempt_count > 0, due.next_attempt_at
+      LIMIT $2`,
+    [options.now, options.limit, options.perOriginConcurrency],
   );
-  const taken = new Map<string, number>();
-  const chosen: string[] = [];
-  for (const candidate of candidates) {
-    const count = taken.get(candidate.merchant_id) ?? 0;
-    if (chosen.length >= options.limit || count >= options.capacityOf(candidate.merchant_id)) continue;
-    taken.set(candidate.merchant_id, count + 1);
-    chosen.push(candidate.delivery_id);
-  }
-  if (chosen.length === 0) return [];
-  const claimed = await returning<{ delivery_id: string; merchant_id: string; target_url: string; body: string; attempt_count: number }>(
+  if (candidates.length === 0) return [];
+  const claimed = await returning<{ delivery_id: string; merchant_id: string; target_url: string; target_origin: string; body: string; attempt_count: number }>(
     manager,
     `UPDATE callback_deliveries
         SET lease_owner = $1, lease_expires_at = $2::timestamptz + make_interval(secs => $3::double precision / 1000), attempt_count = attempt_count + 1
-      WHERE delivery_id = ANY($4::text[])
-      RETURNING delivery_id, merchant_id, target_url, body, attempt_count`,
-    [options.owner, options.now, options.leaseMs, chosen],
+      WHERE delivery_id IN (SELECT delivery_id FROM callback_deliveries
+                             WHERE delivery_id = ANY($4::text[]) AND status = 'pending' AND (lease_expires_at IS NULL OR lease_expires_at <= $2)
+                             FOR UPDATE SKIP LOCKED)
+      RETURNING delivery_id, merchant_id, target_url, target_origin, body, attempt_count`,
+    [options.owner, options.now, options.leaseMs, candidates.map((candidate) => candidate.delivery_id)],
   );
   for (const row of claimed) {
     await manager.query(
@@ -97,7 +123,35 @@ export async function claimDueDeliveries(
       [row.delivery_id, row.attempt_count, options.now, options.owner, Math.floor(options.now.getTime() / 1_000)],
     );
   }
-  return claimed.map((row) => ({ deliveryId: row.delivery_id, merchantId: row.merchant_id, targetUrl: row.target_url, body: row.body, attemptNumber: row.attempt_count }));
+  return claimed.map((row) => ({
+    deliveryId: row.delivery_id,
+    merchantId: row.merchant_id,
+    targetUrl: row.target_url,
+    targetOrigin: row.target_origin,
+    body: row.body,
+    attemptNumber: row.attempt_count,
+  }));
+}
+
+/**
+ * Moves an origin's circuit breaker on after an attempt: `up` closes it; `down` counts a
+ * consecutive failure and, from the threshold on, (re)opens it for the cool-down, so a failed
+ * half-open probe opens it again.
+ */
+export async function recordOriginHealth(manager: EntityManager, origin: string, health: 'up' | 'down', policy: CircuitBreakerPolicy, now: Date): Promise<void> {
+  if (health === 'up') {
+    await manager.query(`UPDATE callback_origin_circuits SET consecutive_failures = 0, open_until = NULL WHERE origin = $1 AND (consecutive_failures > 0 OR open_until IS NOT NULL)`, [origin]);
+    return;
+  }
+  await manager.query(
+    `INSERT INTO callback_origin_circuits AS c (origin, consecutive_failures, open_until, last_failure_at)
+     VALUES ($1, 1, CASE WHEN 1 >= $2 THEN $3::timestamptz + make_interval(secs => $4::double precision / 1000) END, $3)
+     ON CONFLICT (origin) DO UPDATE
+        SET consecutive_failures = c.consecutive_failures + 1,
+            open_until = CASE WHEN c.consecutive_failures + 1 >= $2 THEN $3::timestamptz + make_interval(secs => $4::double precision / 1000) ELSE c.open_until END,
+            last_failure_at = $3`,
+    [origin, policy.failureThreshold, now, policy.cooldownMs],
+  );
 }
 
 export interface AttemptRecord {
@@ -109,7 +163,11 @@ export interface AttemptRecord {
   webhookTimestamp: number;
 }
 
-/** Completes an attempt and moves the delivery on: done, retry at `nextAttemptAt`, failed, or parked. */
+/**
+ * Completes an attempt and moves the delivery on: done, retry at `nextAttemptAt`, failed, or
+ * parked. What the receiver sent is stored sanitised and bounded (storableAnswerText): a write
+ * that failed on it would leave the delivery leased and send it again, forever.
+ */
 export async function recordAttempt(
   manager: EntityManager,
   delivery: ClaimedDelivery,
@@ -119,7 +177,10 @@ export async function recordAttempt(
   await manager.query(
     `UPDATE callback_attempts SET outcome = $3, response_status = $4, latency_ms = $5, response_excerpt = $6, error = $7, webhook_timestamp = $8
       WHERE delivery_id = $1 AND attempt_number = $2`,
-    [delivery.deliveryId, delivery.attemptNumber, attempt.outcome, attempt.responseStatus, attempt.latencyMs, attempt.excerpt, attempt.error, attempt.webhookTimestamp],
+    [
+      delivery.deliveryId, delivery.attemptNumber, attempt.outcome, attempt.responseStatus, attempt.latencyMs,
+      storableAnswerText(attempt.excerpt), storableAnswerText(attempt.error), attempt.webhookTimestamp,
+    ],
   );
   // A late answer never undoes a success another replica recorded after this lease ran out.
   await manager.query(

@@ -30,12 +30,17 @@ import type { Lookup } from '../delivery/ssrf-guard';
 const workspaceRoot = join(__dirname, '../../../../..');
 export const TEST_SERVICE_TOKEN = `svc_${randomBytes(24).toString('hex')}`;
 
-/** Test-only DNS: names in the map resolve as given, everything else through the system resolver. */
-export function mappedLookup(names: Record<string, string | (() => string)>): Lookup {
+/**
+ * Test-only DNS: names in the map resolve as given, everything else through the system resolver.
+ * A name mapped to null (or to a function answering null) does not exist: ENOTFOUND, as a
+ * merchant's dead domain gives.
+ */
+export function mappedLookup(names: Record<string, string | null | (() => string | null)>): Lookup {
   const lookup = (hostname: string, options: object, callback: (error: Error | null, address: unknown, family?: number) => void) => {
     const mapped = names[hostname];
     if (mapped === undefined) return (dnsLookup as unknown as (h: string, o: object, c: typeof callback) => void)(hostname, options, callback);
     const address = typeof mapped === 'function' ? mapped() : mapped;
+    if (address === null) return callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND', hostname }), undefined);
     const family = address.includes(':') ? 6 : 4;
     if ((options as { all?: boolean }).all) callback(null, [{ address, family }]);
     else callback(null, address, family);
@@ -49,7 +54,7 @@ export interface ReceivedCallback {
   receivedAtMs: number;
 }
 
-export type ReceiverAnswer = { status: number; delayMs?: number; headers?: Record<string, string>; body?: string };
+export type ReceiverAnswer = { status: number; delayMs?: number; headers?: Record<string, string>; body?: string | Buffer };
 
 /** A merchant's callback receiver on 127.0.0.1: answers per request number (1-based) and records every request. */
 export class TestReceiver {
@@ -100,6 +105,21 @@ export class TestReceiver {
     this.server?.closeAllConnections();
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
   }
+}
+
+/** The receivers one spec file starts, stopped together in its afterAll. */
+export function receiverPool(): { start: (answer?: ConstructorParameters<typeof TestReceiver>[0]) => Promise<TestReceiver>; stopAll: () => Promise<void> } {
+  const started: TestReceiver[] = [];
+  return {
+    start: async (answer) => {
+      const receiver = await TestReceiver.start(answer);
+      started.push(receiver);
+      return receiver;
+    },
+    stopAll: async () => {
+      await Promise.all(started.map((receiver) => receiver.stop()));
+    },
+  };
 }
 
 /**
@@ -198,7 +218,9 @@ export function testCallbacksSettings(gatewayInternalUrl: string, overrides: Par
     topicPartitions: 3,
     retrySchedule: parseRetrySchedule(DEFAULT_RETRY_SCHEDULE),
     attemptTimeoutMs: 1_500,
-    perMerchantConcurrency: 4,
+    perOriginConcurrency: 4,
+    circuitFailureThreshold: 5,
+    circuitCooldownMs: 30_000,
     totalConcurrency: 32,
     pollIntervalMs: 100,
     leaseMs: 10_000,
