@@ -8,7 +8,9 @@
  * - the receipt: reviewers (the order's agent, operators) download it, each download is logged
  *   (who, when, which); another agent gets 404;
  * - receipts live only with accepted opens: 100 rejected opens leave no file, a reopen removes
- *   the receipt it replaces, and the periodic sweep collects files no open ever claimed.
+ *   the receipt it replaces, and the periodic sweep collects files no open ever claimed;
+ * - with payments down, an open answers 503, never a 201 the order contradicts; once payments is
+ *   back the order reads PENDING and a retry names the dispute that was opened.
  * Method: real gateway, payments, disputes, ledger and Kafka (SystemUnderTest); the reads follow
  * each answer at once, so any lag between the services' projections would show.
  */
@@ -36,7 +38,7 @@ describe('dispute consistency, amount cap and receipts', () => {
 
   beforeAll(async () => {
     system = await SystemUnderTest.start({
-      env: { disputes: { DISPUTES_RECEIPT_SWEEP_INTERVAL_MS: '500', DISPUTES_RECEIPT_ORPHAN_GRACE_MS: '600000' }, gateway: { GATEWAY_COMMAND_TIMEOUT_MS: '30000' } },
+      env: { disputes: { DISPUTES_RECEIPT_SWEEP_INTERVAL_MS: '500', DISPUTES_RECEIPT_ORPHAN_GRACE_MS: '600000' }, gateway: { GATEWAY_COMMAND_TIMEOUT_MS: '8000' } },
     });
     operator = await createOperator(system);
     agent = await registerAgent(system, operator, [{ method: 'bank_card', country: 'RU', currency: 'RUB' }]);
@@ -194,5 +196,21 @@ describe('dispute consistency, amount cap and receipts', () => {
     await eventually(receiptCount, (count) => count === before, 'the orphan receipt to be swept', 20_000);
     const kept = await fetch(`${system.gatewayUrl}/backoffice/v1/disputes/${merchantId()}/${first.body.dispute_id}/receipt`, { headers: { authorization: `Bearer ${operator.token}` } });
     expect(kept.status).toBe(200);
+  });
+
+  it('answers 503 while payments is down, never a 201 the order would contradict; afterwards the order is PENDING and a retry names the dispute', async () => {
+    const [orderId] = await payIns(1, 600, true);
+    await system.kill('payments');
+    try {
+      expect(rejection(await open({ order_id: orderId }))).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE' });
+    } finally {
+      await system.restart('payments');
+    }
+    await eventually(() => statusOf(orderId), (status) => status === 'PENDING', `${orderId} to be PENDING`, 20_000);
+    const listed = (await merchant.post('/v2/disputes/list', { status: 'OPEN', limit: 100 })).body.data.find((dispute: { order_id: string }) => dispute.order_id === orderId);
+    expect(listed).toMatchObject({ status: 'OPEN', dispute_id: expect.stringMatching(/^dsp_/) });
+    const retry = await open({ order_id: orderId });
+    expect(rejection(retry)).toEqual({ status: 400, code: 'PAYMENT_REJECTED', details: [{ field: 'order_id', issue: 'dispute_already_open' }] });
+    expect(retry.body.dispute_id).toBe(listed.dispute_id);
   });
 });
