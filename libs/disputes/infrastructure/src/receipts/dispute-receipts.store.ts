@@ -55,13 +55,14 @@ export async function discardUnclaimedReceipt(manager: EntityManager, merchantId
 
 /** Receipts no open claimed within the grace period; returns how many were deleted. */
 export async function deleteOrphanReceipts(manager: EntityManager, graceMs: number, batch: number): Promise<number> {
-  const rows: unknown[] = await manager.query(
+  // TypeORM answers a DELETE with [rows, affected row count].
+  const [, deleted]: [unknown[], number] = await manager.query(
     `DELETE FROM dispute_receipts WHERE receipt_id IN (
        SELECT receipt_id FROM dispute_receipts WHERE dispute_id IS NULL AND stored_at < now() - make_interval(secs => $1::double precision / 1000) LIMIT $2
-     ) AND dispute_id IS NULL RETURNING receipt_id`,
+     ) AND dispute_id IS NULL`,
     [graceMs, batch],
   );
-  return rows.length;
+  return deleted;
 }
 
 /**
