@@ -28,6 +28,8 @@
  *   npm run backoffice -- withdrawals fail <merchant_id> <order_id> "<reason>"
  *   npm run backoffice -- withdrawals complete <merchant_id> <order_id> <transaction_hash> "<reason>"
  *   npm run backoffice -- disputes accept|reject <merchant_id> <dispute_id> ["<reason>"]
+ *   npm run backoffice -- disputes receipt <merchant_id> <dispute_id> [out_file]   (the merchant's receipt; logged)
+ *   npm run backoffice -- disputes downloads [merchant_id] [dispute_id]   (who downloaded which receipt, when)
  * Agent (--as-agent):
  *   npm run backoffice -- --as-agent orders [available]
  *   npm run backoffice -- --as-agent take|confirm <merchant_id> <order_id>
@@ -35,8 +37,9 @@
  *   npm run backoffice -- --as-agent account-number <merchant_id> <order_id>   (a payout you took; recorded)
  *   npm run backoffice -- --as-agent complete <merchant_id> <order_id> <receipt.pdf|png|jpg>
  *   npm run backoffice -- --as-agent disputes accept|reject <merchant_id> <dispute_id> ["<reason>"]   (disputes on your orders)
+ *   npm run backoffice -- --as-agent disputes receipt <merchant_id> <dispute_id> [out_file]   (logged)
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -80,6 +83,19 @@ async function call(method, path, body, headers = {}) {
   return parsed;
 }
 
+/** A file answer (a dispute receipt): saved under its own name, or `out_file`; errors as in `call`. */
+async function download(path, outFile) {
+  const response = await fetch(`${baseUrl}/backoffice/v1${path}`, { headers: { authorization: `Bearer ${token}` } });
+  if (!response.ok) {
+    console.error(`HTTP ${response.status}`, await response.text());
+    process.exit(1);
+  }
+  const named = /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '')?.[1];
+  const file = outFile ?? basename(named ?? 'receipt');
+  writeFileSync(file, Buffer.from(await response.arrayBuffer()));
+  return { saved: file, content_type: response.headers.get('content-type') };
+}
+
 const print = (value) => console.log(JSON.stringify(value, null, 2));
 const [command, sub, ...rest] = args;
 const order = (merchantId, orderId) => `/agent/orders/${encodeURIComponent(merchantId)}/${encodeURIComponent(orderId)}`;
@@ -88,9 +104,14 @@ const order = (merchantId, orderId) => `/agent/orders/${encodeURIComponent(merch
 const reviewDispute = (prefix, decision) => () =>
   call('POST', `${prefix}/disputes/${encodeURIComponent(rest[0] ?? '')}/${encodeURIComponent(rest[1] ?? '')}/review`, { decision, ...(rest[2] ? { reason: rest[2] } : {}) });
 
+/** Every download is recorded for operators (who, when, which dispute and receipt). */
+const disputeReceipt = (prefix) => () => download(`${prefix}/disputes/${encodeURIComponent(rest[0] ?? '')}/${encodeURIComponent(rest[1] ?? '')}/receipt`, rest[2]);
+
 const operatorCommands = {
   'disputes accept': reviewDispute('', 'ACCEPTED'),
   'disputes reject': reviewDispute('', 'REJECTED'),
+  'disputes receipt': disputeReceipt(''),
+  'disputes downloads': () => call('GET', `/disputes/receipt-downloads?${new URLSearchParams({ ...(rest[0] ? { merchant_id: rest[0] } : {}), ...(rest[1] ? { dispute_id: rest[1] } : {}) })}`),
   'merchants create': () => call('POST', '/merchants', { name: rest[0], ...(rest[1] ? { default_callback_url: rest[1] } : {}) }),
   'merchants get': () => call('GET', `/merchants/${encodeURIComponent(rest[0])}`),
   'callbacks event': () => call('GET', `/callbacks/deliveries?event_id=${encodeURIComponent(rest[0])}`),
@@ -131,6 +152,7 @@ const operatorCommands = {
 const agentCommands = {
   'disputes accept': reviewDispute('/agent', 'ACCEPTED'),
   'disputes reject': reviewDispute('/agent', 'REJECTED'),
+  'disputes receipt': disputeReceipt('/agent'),
   orders: () => call('GET', `/agent/orders${sub === 'available' ? '?scope=available' : ''}`),
   take: () => call('POST', `${order(sub, rest[0])}/take`, {}),
   confirm: () => call('POST', `${order(sub, rest[0])}/confirm`, {}),

@@ -19,6 +19,8 @@ export class AppModule {
         DisputesModule.forRoot({
           commandPartitions: config.commandPartitions,
           testClockEnabled: config.testClockEnabled,
+          receiptOrphanGraceMs: config.receiptOrphanGraceMs,
+          receiptSweepIntervalMs: config.receiptSweepIntervalMs,
           outbox: { connectionString: config.databaseUrl, batchSize: 100, pollIntervalMs: 1_000 },
         }),
       ],

@@ -11,6 +11,8 @@ describe('disputes config', () => {
       databaseUrl: 'postgres://disputes@127.0.0.1:5432/disputes',
       databasePoolMax: 10,
       testClockEnabled: false,
+      receiptOrphanGraceMs: 3_600_000,
+      receiptSweepIntervalMs: 60_000,
       kafkaBrokers: ['127.0.0.1:9092'],
       commandPartitions: 6,
     });

@@ -7,6 +7,8 @@ export interface DisputesConfig extends KafkaConnectionConfig {
   databaseUrl: string;
   databasePoolMax: number;
   testClockEnabled: boolean;
+  receiptOrphanGraceMs: number;
+  receiptSweepIntervalMs: number;
 }
 
 /** Reads and validates the disputes service's environment once, at boot. */
@@ -19,6 +21,9 @@ export function loadDisputesConfig(environment: Environment): DisputesConfig {
     databaseUrl: reader.url('DISPUTES_DATABASE_URL', { protocols: ['postgres:', 'postgresql:'] }),
     databasePoolMax: reader.integer('DISPUTES_DATABASE_POOL_MAX', { default: 10, min: 1, max: 200 }),
     testClockEnabled: reader.boolean('TEST_CLOCK_ENABLED', false),
+    // At least a minute: well past the gateway's longest wait for an open (GATEWAY_COMMAND_TIMEOUT_MS, at most 60 s).
+    receiptOrphanGraceMs: reader.integer('DISPUTES_RECEIPT_ORPHAN_GRACE_MS', { default: 3_600_000, min: 60_000, max: 7 * 24 * 3_600_000 }),
+    receiptSweepIntervalMs: reader.integer('DISPUTES_RECEIPT_SWEEP_INTERVAL_MS', { default: 60_000, min: 100, max: 3_600_000 }),
     ...readKafkaConnectionConfig(reader),
   };
   reader.assertValid();

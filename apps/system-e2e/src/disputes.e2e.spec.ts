@@ -203,7 +203,7 @@ describe('disputes', () => {
     );
     const availableBefore = await availableRub();
 
-    const opened = await open({ order_id: orderId, amount: 600 });
+    const opened = await open({ order_id: orderId, amount: 400 });
     expect(opened.status).toBe(201);
     await eventuallyStatus(orderId, 'PENDING');
     expect((await review('agent', opened.body.dispute_id, 'ACCEPTED')).status).toBe(200);

@@ -1,3 +1,3 @@
 import { projectJestConfig } from '../../../jest.preset';
 
-export default projectJestConfig('disputes-infrastructure', __dirname);
+export default projectJestConfig('disputes-infrastructure', __dirname, { needsInfrastructure: true });

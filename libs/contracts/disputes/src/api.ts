@@ -59,6 +59,10 @@ export const DISPUTES_INTERNAL_PATHS = {
   one: (merchantId: string, disputeId: string) => `/internal/merchants/${encodeURIComponent(merchantId)}/disputes/${encodeURIComponent(disputeId)}`,
   review: (disputeId: string) => `/internal/disputes/${encodeURIComponent(disputeId)}/review`,
   receipts: (merchantId: string) => `/internal/merchants/${encodeURIComponent(merchantId)}/dispute-receipts`,
+  /** GET, `?reviewer_role=&reviewer_id=`: the current receipt's bytes for a reviewer; every download is logged. */
+  receiptContent: (merchantId: string, disputeId: string) => `/internal/merchants/${encodeURIComponent(merchantId)}/disputes/${encodeURIComponent(disputeId)}/receipt`,
+  /** GET, `?merchant_id=&dispute_id=&reviewer_id=&limit=`: the download log, newest first. */
+  receiptDownloads: '/internal/dispute-receipt-downloads',
   testClock: '/internal/test/clock',
 } as const;
 
@@ -132,6 +136,48 @@ export class DisputeListFilterFieldsDto extends CreationPeriodAndCursorFilters {
 export class DisputeListQueryDto extends DisputeListFilterFieldsDto {
   @IsOptional()
   @IsWholeNumberBetween(1, 100, 'query')
+  limit?: string;
+}
+
+/** Who downloaded which dispute's receipt, and when (operators read this log). */
+export interface DisputeReceiptDownloadView {
+  download_id: string;
+  merchant_id: string;
+  dispute_id: string;
+  order_id: string;
+  receipt_id: string;
+  file_name: string;
+  reviewer_role: 'agent' | 'operator';
+  reviewer_id: string;
+  downloaded_at: string;
+}
+
+/** The reviewer a receipt download is for (the gateway has checked the role; disputes checks the agent's order). */
+export class ReceiptDownloaderQueryDto {
+  @IsOneOf(['agent', 'operator'], 'must be agent or operator')
+  reviewer_role!: 'agent' | 'operator';
+
+  @MatchesPattern(/^[A-Za-z0-9_.:-]{1,100}$/, 'must be an id')
+  reviewer_id!: string;
+}
+
+/** Filters of the receipt download log, all optional. */
+@RequestMessages({ invalid: 'The filters are not valid', unknownField: 'is not a filter; use merchant_id, dispute_id, reviewer_id, limit' })
+export class ReceiptDownloadLogQueryDto {
+  @IsOptional()
+  @MatchesPattern(MERCHANT_ID_PATTERN, 'must be a merchant id')
+  merchant_id?: string;
+
+  @IsOptional()
+  @MatchesPattern(/^dsp_[0-9a-f]{24}$/, 'must be a dispute id')
+  dispute_id?: string;
+
+  @IsOptional()
+  @MatchesPattern(/^[A-Za-z0-9_.:-]{1,100}$/, 'must be an id')
+  reviewer_id?: string;
+
+  @IsOptional()
+  @IsWholeNumberBetween(1, 500, 'query')
   limit?: string;
 }
 

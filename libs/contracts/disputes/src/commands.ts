@@ -14,7 +14,12 @@ export const DISPUTES_TOPICS = {
 
 export const DISPUTE_COMMAND_SCHEMA_VERSION = 1;
 
-export const DISPUTE_COMMAND_TYPES = { open: 'OpenDispute' } as const;
+export const DISPUTE_COMMAND_TYPES = {
+  /** From the gateway (endpoint 14). */
+  open: 'OpenDispute',
+  /** From payments, once it has applied a review's outcome to the order (see DisputeOutcomeAppliedData). */
+  outcomeApplied: 'RecordDisputeOutcomeApplied',
+} as const;
 
 /** The merchant's open request as it travels on Kafka: no receipt bytes, only the stored receipt's reference. */
 export interface OpenDisputeCommandData {
@@ -26,5 +31,24 @@ export interface OpenDisputeCommandData {
   receiptId: string | null;
 }
 
+/**
+ * Payments has applied a review's outcome (DisputeAccepted or DisputeRejected at `version` of the
+ * dispute's stream) to the order: the order is SUCCEEDED or back in its own state. Only then do
+ * the dispute's state object and lists show that outcome, so a merchant who sees it and reads
+ * the order finds the order agreeing (spec 4.9 rule 4).
+ */
+export interface DisputeOutcomeAppliedData {
+  merchantId: string;
+  orderId: string;
+  disputeId: string;
+  version: number;
+}
+
+/**
+ * The answer to an open, on the sending gateway replica's `gateway.replies.<instance>` (the
+ * reply path of payments). A refusal comes from disputes; an accepted open comes from payments,
+ * once it has applied the PENDING overlay (see DisputeExternalEventData), so a 201 is never
+ * followed by a read of the order's old state.
+ */
 /** Replies on the sending gateway replica's `gateway.replies.<instance>` (the same reply path as payments). */
 export type DisputeCommandReplyData = { outcome: 'accepted'; dispute: DisputeView } | { outcome: 'rejected'; error: ErrorDescription };

@@ -46,6 +46,14 @@ describe('dispute decider', () => {
       expect(refused([], open({ now: at('2026-02-28T10:00:00.001Z') }), 'PAYMENT_REJECTED')).toMatchObject({ code: 'PAYMENT_REJECTED', details: [{ issue: 'opened_too_late' }] });
     });
 
+    it('caps the disputed amount at the order amount: equal is fine, one minor unit more is a VALIDATION_ERROR on amount', () => {
+      expect(then([], open({ amountMinor: 150_000n }))).toHaveLength(1);
+      expect(refused([], open({ amountMinor: 150_001n }), 'VALIDATION_ERROR')).toMatchObject({
+        code: 'VALIDATION_ERROR',
+        details: [{ field: 'amount', issue: 'must be at most 1500.00 RUB: the order amount less what accepted disputes on it settled' }],
+      });
+    });
+
     it('refuses an order no agent was assigned to', () => {
       expect(refused([], open({ order: { ...order, agentId: null } }), 'PAYMENT_REJECTED')).toMatchObject({ code: 'PAYMENT_REJECTED', details: [{ issue: 'no_agent_assigned' }] });
     });
@@ -80,6 +88,10 @@ describe('dispute decider', () => {
       expect(state.status !== 'NotOpened' && state.earlierEvidence).toEqual([expect.objectContaining({ amountMinor: 140_000n, comment: 'paid 1400' })]);
     });
 
+    it('the retry is capped like the first open', () => {
+      expect(refused(rejected, open({ amountMinor: 150_001n }), 'VALIDATION_ERROR')).toMatchObject({ details: [{ field: 'amount' }] });
+    });
+
     it('the retry still obeys the one-month window', () => {
       expect(refused(rejected, open({ now: at('2026-03-01T00:00:00.000Z') }), 'PAYMENT_REJECTED').code).toBe('PAYMENT_REJECTED');
     });
@@ -90,6 +102,12 @@ describe('dispute decider', () => {
 
     it('refuses another open', () => {
       expect(refused(accepted, open(), 'PAYMENT_REJECTED')).toMatchObject({ code: 'PAYMENT_REJECTED', details: [{ issue: 'dispute_already_accepted' }] });
+    });
+
+    it('never settles more than the order, even for a dispute opened before the cap existed', () => {
+      const uncapped: DisputeEvent[] = [{ ...opened[0], data: { ...(opened[0].data as object), amountMinor: '999999' } } as DisputeEvent];
+      expect(refused(uncapped, review('ACCEPTED'), 'VALIDATION_ERROR')).toMatchObject({ details: [{ field: 'amount' }] });
+      expect(then(uncapped, review('REJECTED'))).toHaveLength(1);
     });
 
     it('a repeated accept changes nothing; a reject is a conflict', () => {

@@ -1,5 +1,6 @@
 import type { Decider, EventSchemas } from '@mp/shared-decider';
 import { DomainError } from '@mp/shared-util-errors';
+import { formatAmountMinor } from '@mp/shared-util-money';
 import { disputeDeadline, isWithinDisputeWindow } from './dispute-window';
 
 /**
@@ -143,6 +144,8 @@ function openDispute(command: OpenDispute, state: Dispute): DisputeEvent[] {
   if (state.status === 'OPEN' || state.status === 'ACCEPTED') {
     throw rejected(state.status === 'OPEN' ? 'dispute_already_open' : 'dispute_already_accepted', `The order already has an ${state.status} dispute ${state.disputeId}`, state.disputeId);
   }
+  // After the rules: a merchant whose order already has an accepted dispute learns that, not the cap.
+  if (data.amountMinor !== null) assertWithinCap(data.amountMinor, order.amountMinor, state, order.currency);
   if (state.status === 'REJECTED') return [{ type: 'DisputeReopened', data: { ...evidence, disputeId: state.disputeId, occurredAt } }];
   return [
     {
@@ -176,7 +179,29 @@ function reviewDispute(command: ReviewDispute, state: Dispute): DisputeEvent[] {
   }
   // decisions.md: accepted settles the order for the disputed amount, or the order amount when none was given.
   const settledAmountMinor = state.evidence.amountMinor ?? state.orderAmountMinor;
+  // Opens are capped since issue 17; a dispute opened before that with a larger amount must be
+  // rejected (the merchant may reopen within the cap), never settled for more than the order.
+  assertWithinCap(settledAmountMinor, state.orderAmountMinor, state, state.currency);
   return [{ type: 'DisputeAccepted', data: { disputeId: state.disputeId, reviewer: data.reviewer, reason: data.reason, settledAmountMinor: settledAmountMinor.toString(), occurredAt } }];
+}
+
+/**
+ * What a dispute may still claim on its order: the order's amount less what accepted disputes on
+ * it already settled. One stream per order and no open after an accepted dispute make the second
+ * term zero today; it is spelled out so that a rule change cannot let two disputes settle more
+ * than the order together.
+ */
+export function disputableAmountMinor(orderAmountMinor: bigint, state: Dispute): bigint {
+  const alreadySettled = state.status === 'ACCEPTED' ? (state.review?.settledAmountMinor ?? 0n) : 0n;
+  return orderAmountMinor > alreadySettled ? orderAmountMinor - alreadySettled : 0n;
+}
+
+function assertWithinCap(amountMinor: bigint, orderAmountMinor: bigint, state: Dispute, currency: string): void {
+  const cap = disputableAmountMinor(orderAmountMinor, state);
+  if (amountMinor <= cap) return;
+  throw new DomainError('VALIDATION_ERROR', 'The dispute is not valid', [
+    { field: 'amount', issue: `must be at most ${formatAmountMinor(cap, currency)} ${currency}: the order amount less what accepted disputes on it settled` },
+  ]);
 }
 
 function rejected(reason: string, message: string, disputeId?: string): DomainError {

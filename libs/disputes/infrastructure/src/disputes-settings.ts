@@ -5,6 +5,13 @@ export interface DisputesSettings {
   commandPartitions: number;
   /** Tests only: lets POST /internal/test/clock move the service's clock forward. */
   testClockEnabled: boolean;
+  /**
+   * How long a stored receipt may wait for the open that names it before the sweep deletes it.
+   * Far longer than the gateway waits for an open (GATEWAY_COMMAND_TIMEOUT_MS): an open that
+   * arrives later still finds its receipt unless disputes was down for longer than this.
+   */
+  receiptOrphanGraceMs: number;
+  receiptSweepIntervalMs: number;
 }
 
 export const DISPUTES_SETTINGS = Symbol('DISPUTES_SETTINGS');

@@ -8,10 +8,12 @@ import { DisputeCommandHandler } from './commands/dispute-command.handler';
 import { DisputeCommandConsumer, DisputesTopics, OrderEventsConsumer } from './commands/dispute-consumers';
 import { DISPUTES_CLOCK, DISPUTES_SETTINGS, OffsetClock, type DisputesSettings } from './disputes-settings';
 import { InternalDisputesController } from './http/internal-disputes.controller';
+import { DisputeReceiptsLifecycle1700000013000 } from './persistence/dispute-receipts-lifecycle.migration';
 import { DisputesSchema1700000010000 } from './persistence/disputes-schema.migration';
+import { OrphanReceiptSweeper } from './receipts/orphan-receipt.sweeper';
 
 /** Migrations of the disputes database, in order. */
-export const DISPUTES_MIGRATIONS = [MessagingSchema1700000000000, DisputesSchema1700000010000];
+export const DISPUTES_MIGRATIONS = [MessagingSchema1700000000000, DisputesSchema1700000010000, DisputeReceiptsLifecycle1700000013000];
 
 /** The disputes bounded context. Needs a TypeORM DataSource and the messaging port from its app. */
 @Module({})
@@ -28,6 +30,7 @@ export class DisputesModule {
         { provide: APP_FILTER, useClass: InternalErrorFilter },
         DisputeCommandHandler,
         DisputesTopics,
+        OrphanReceiptSweeper,
         OutboxRelayService,
       ],
     };

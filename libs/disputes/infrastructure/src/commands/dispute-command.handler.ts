@@ -1,6 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { DISPUTE_COMMAND_SCHEMA_VERSION, DISPUTE_COMMAND_TYPES, OpenDisputeCommandDto, type DisputeCommandReplyData, type OpenDisputeCommandData } from '@mp/contracts-disputes';
+import {
+  DISPUTE_COMMAND_SCHEMA_VERSION,
+  DISPUTE_COMMAND_TYPES,
+  OpenDisputeCommandDto,
+  type DisputeCommandReplyData,
+  type DisputeOutcomeAppliedData,
+  type OpenDisputeCommandData,
+} from '@mp/contracts-disputes';
 import { COMMAND_REPLY_TYPE } from '@mp/contracts-payments';
 import type { DisputeReceiptRef, DisputeReviewer } from '@mp/disputes-domain';
 import { DEFAULT_CONFLICT_RETRY_POLICY, retryOnConflict, type Causation } from '@mp/shared-command-handling';
@@ -11,9 +18,9 @@ import { parseAmountLiteral } from '@mp/shared-util-money';
 import { DataSource, type EntityManager } from 'typeorm';
 import { DISPUTES_CLOCK, type Clock } from '../disputes-settings';
 import { findOrderFacts } from '../orders/dispute-orders.store';
-import { disputeView, findDisputeOrder } from '../persistence/dispute.projection';
-import { findDisputeReceipt } from '../receipts/dispute-receipts.store';
-import { handleDisputeCommand } from './dispute.handling';
+import { findDisputeOrder } from '../persistence/dispute.projection';
+import { claimDisputeReceipt, discardUnclaimedReceipt } from '../receipts/dispute-receipts.store';
+import { handleDisputeCommand, recordOutcomeApplied } from './dispute.handling';
 
 const INBOX_CONSUMER = 'disputes.commands';
 const payloadPipe = new RequestPipe();
@@ -34,6 +41,14 @@ export class DisputeCommandHandler {
 
   async handle(envelope: MessageEnvelope): Promise<void> {
     if (envelope.schemaVersion !== DISPUTE_COMMAND_SCHEMA_VERSION) throw new PoisonMessageError(`unsupported schema version ${envelope.schemaVersion} of ${envelope.type}`);
+    if (envelope.type === DISPUTE_COMMAND_TYPES.outcomeApplied) {
+      const data = envelope.data as DisputeOutcomeAppliedData;
+      if (typeof data?.merchantId !== 'string' || typeof data.orderId !== 'string' || !Number.isInteger(data.version)) throw new PoisonMessageError(`malformed ${envelope.type} payload`);
+      await this.dataSource.transaction(async (manager) => {
+        if (await claimInboxMessage(manager, INBOX_CONSUMER, envelope.id)) await recordOutcomeApplied(manager, data.merchantId, data.orderId, data.version);
+      });
+      return;
+    }
     if (envelope.type !== DISPUTE_COMMAND_TYPES.open) throw new PoisonMessageError(`unknown command type ${envelope.type}`);
     try {
       await payloadPipe.validateAs(OpenDisputeCommandDto, envelope.data);
@@ -44,10 +59,14 @@ export class DisputeCommandHandler {
     await retryOnConflict(DEFAULT_CONFLICT_RETRY_POLICY, () => this.dataSource.transaction((manager) => this.openInTransaction(manager, envelope)));
   }
 
+  /**
+   * An accepted open is answered by payments, after it has applied the PENDING overlay (the
+   * DisputeOpened event carries this command's `replyTo`); a refused one is answered here. Either
+   * way the receipt follows the outcome in this transaction: attached to the dispute, or deleted.
+   */
   private async openInTransaction(manager: EntityManager, envelope: MessageEnvelope): Promise<void> {
     if (!(await claimInboxMessage(manager, INBOX_CONSUMER, envelope.id))) return;
     const data = envelope.data as OpenDisputeCommandData;
-    let reply: DisputeCommandReplyData;
     try {
       const order = await findOrderFacts(manager, data.merchantId, data.orderId);
       // Amount and receipt are looked at only for an incoming order, so an outgoing or unknown
@@ -55,20 +74,21 @@ export class DisputeCommandHandler {
       const incoming = order?.direction === 'incoming';
       const amountMinor = incoming && data.amount !== null ? amountInCurrency(data.amount, order.currency) : null;
       const receipt = incoming && data.receiptId !== null ? await this.receipt(manager, data.merchantId, data.receiptId) : null;
-      const { dispute } = await handleDisputeCommand(
+      await handleDisputeCommand(
         manager,
         data.merchantId,
         data.orderId,
         { type: 'OpenDispute', data: { merchantId: data.merchantId, orderId: data.orderId, amountMinor, comment: data.comment, receipt }, metadata: { now: this.clock.now(), order, newDisputeId: newDisputeId() } },
         causationOf(envelope),
+        envelope.replyTo,
       );
-      reply = { outcome: 'accepted', dispute: disputeView(dispute) };
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
-      reply = { outcome: 'rejected', error: error.toDescription() };
+      if (data.receiptId !== null) await discardUnclaimedReceipt(manager, data.merchantId, data.receiptId);
+      const reply: DisputeCommandReplyData = { outcome: 'rejected', error: error.toDescription() };
+      const replyMessage = commandReplyMessage(envelope, { type: COMMAND_REPLY_TYPE, source: 'disputes', data: reply });
+      if (replyMessage) await enqueueOutbox(manager, [replyMessage]);
     }
-    const replyMessage = commandReplyMessage(envelope, { type: COMMAND_REPLY_TYPE, source: 'disputes', data: reply });
-    if (replyMessage) await enqueueOutbox(manager, [replyMessage]);
   }
 
   /** A back-office review: the order's agent or an operator; anyone else is told the dispute does not exist. */
@@ -84,7 +104,7 @@ export class DisputeCommandHandler {
   }
 
   private async receipt(manager: EntityManager, merchantId: string, receiptId: string): Promise<DisputeReceiptRef> {
-    const receipt = await findDisputeReceipt(manager, merchantId, receiptId);
+    const receipt = await claimDisputeReceipt(manager, merchantId, receiptId);
     if (!receipt) throw new DomainError('VALIDATION_ERROR', 'The receipt was not stored for this merchant', [{ field: 'receipt', issue: 'unknown receipt' }]);
     return receipt;
   }

@@ -1,12 +1,13 @@
 import { DISPUTE_EXTERNAL_EVENT_SCHEMA_VERSION, DISPUTE_EXTERNAL_EVENT_TYPES, DISPUTES_TOPICS, type DisputeExternalEventType } from '@mp/contracts-disputes';
 import { paymentOrderKey } from '@mp/contracts-payments';
 import { DISPUTE_EVENT_SCHEMAS, disputeDecider, toDisputeStreamId, type Dispute, type DisputeCommand, type DisputeEvent, type ExistingDispute } from '@mp/disputes-domain';
-import { handleCommand, type AppendedEvents, type Causation, type CommandResult } from '@mp/shared-command-handling';
+import { aggregateStream, handleCommand, type AppendedEvents, type Causation, type CommandResult } from '@mp/shared-command-handling';
 import { eventCodec } from '@mp/shared-decider';
 import { createEnvelope, enqueueOutbox } from '@mp/shared-messaging';
 import { DomainError } from '@mp/shared-util-errors';
 import type { EntityManager } from 'typeorm';
 import { disputeView, saveDisputeProjection } from '../persistence/dispute.projection';
+import { attachDisputeReceipt, deleteDisputeReceipt } from '../receipts/dispute-receipts.store';
 
 const disputeEvents = eventCodec(DISPUTE_EVENT_SCHEMAS);
 
@@ -18,23 +19,60 @@ const EXTERNAL_TYPE_OF: Record<DisputeEvent['type'], DisputeExternalEventType> =
   DisputeRejected: DISPUTE_EXTERNAL_EVENT_TYPES.rejected,
 };
 
+/** Events whose state merchants see only once payments has applied them to the order (see below). */
+const AWAITS_PAYMENTS: ReadonlySet<DisputeEvent['type']> = new Set(['DisputeAccepted', 'DisputeRejected']);
+
 /**
  * One command on one disputed order's stream, on the shared command core. The stream is short
  * by the rules (an open, then a review, a reopen per rejected round), so the state is folded
  * from it. Two opens racing on one order meet on this stream: the event store's unique
  * (stream, version) lets one append, the other is retried and sees the open dispute.
+ *
+ * Spec 4.9 rule 4, read-your-writes: what merchants read of a dispute never runs ahead of its
+ * order. An open or reopen is projected at once (the merchant's 201 waits for payments anyway:
+ * `awaitingReply` goes on the DisputeOpened event, and payments answers the gateway after it has
+ * applied the PENDING overlay). A review's outcome is projected only when payments says it has
+ * applied it (`recordOutcomeApplied`), so a merchant who sees ACCEPTED reads the order SUCCEEDED.
  */
-export async function handleDisputeCommand(manager: EntityManager, merchantId: string, orderId: string, command: DisputeCommand, causation: Causation): Promise<CommandResult<Dispute, DisputeEvent> & { dispute: ExistingDispute }> {
+export async function handleDisputeCommand(
+  manager: EntityManager,
+  merchantId: string,
+  orderId: string,
+  command: DisputeCommand,
+  causation: Causation,
+  awaitingReply?: string,
+): Promise<CommandResult<Dispute, DisputeEvent> & { dispute: ExistingDispute }> {
   const result = await handleCommand(disputeDecider, toDisputeStreamId(merchantId, orderId), command, {
     transaction: { manager },
     codec: disputeEvents,
     envelope: { source: 'disputes', subject: `merchant:${merchantId}/order:${orderId}`, causation },
     afterAppend: async (innerManager, appended) => {
-      await saveDisputeProjection(innerManager, existing(appended.state), appended.version);
-      await publishDisputeEvents(innerManager, appended);
+      const dispute = existing(appended.state);
+      if (!appended.events.some((event) => AWAITS_PAYMENTS.has(event.type))) await saveDisputeProjection(innerManager, dispute, appended.version);
+      await keepOnlyCurrentReceipt(innerManager, appended.stateBefore, dispute);
+      await publishDisputeEvents(innerManager, appended, awaitingReply);
     },
   });
   return { ...result, dispute: existing(result.state) };
+}
+
+/**
+ * Payments has applied the review's outcome at `version`: merchants may see it now. A stream that
+ * moved on since (a reopen, projected at once) has nothing to catch up; an older or repeated
+ * acknowledgement changes nothing (the projection keeps the highest version).
+ */
+export async function recordOutcomeApplied(manager: EntityManager, merchantId: string, orderId: string, version: number): Promise<void> {
+  const current = await aggregateStream(manager, disputeDecider, toDisputeStreamId(merchantId, orderId), { codec: disputeEvents });
+  if (current.version !== version || current.state.status === 'NotOpened') return;
+  await saveDisputeProjection(manager, current.state, current.version);
+}
+
+/** The evidence's receipt is kept with its dispute; the one a reopen replaced is deleted (issue 17). */
+async function keepOnlyCurrentReceipt(manager: EntityManager, before: Dispute, after: ExistingDispute): Promise<void> {
+  const previous = before.status === 'NotOpened' ? null : before.evidence.receipt;
+  const current = after.evidence.receipt;
+  if (current && current.receiptId !== previous?.receiptId) await attachDisputeReceipt(manager, after.merchantId, current.receiptId, after.disputeId);
+  if (previous && previous.receiptId !== current?.receiptId) await deleteDisputeReceipt(manager, after.merchantId, previous.receiptId);
 }
 
 function existing(state: Dispute): ExistingDispute {
@@ -43,7 +81,7 @@ function existing(state: Dispute): ExistingDispute {
 }
 
 /** External events (no receipt content, the state object after each event) to the outbox, in the command's transaction. */
-async function publishDisputeEvents(manager: EntityManager, appended: AppendedEvents<Dispute, DisputeEvent>): Promise<void> {
+async function publishDisputeEvents(manager: EntityManager, appended: AppendedEvents<Dispute, DisputeEvent>, awaitingReply: string | undefined): Promise<void> {
   let state = appended.stateBefore;
   const messages = appended.events.map((event, index) => {
     state = disputeDecider.evolve(state, event);
@@ -67,7 +105,9 @@ async function publishDisputeEvents(manager: EntityManager, appended: AppendedEv
           dispute: disputeView(dispute),
         },
         correlationId: envelope.correlationId,
+        // The open command's id: the gateway matches the reply payments sends on its behalf by it.
         causationId: envelope.causationId ?? envelope.id,
+        replyTo: EXTERNAL_TYPE_OF[event.type] === DISPUTE_EXTERNAL_EVENT_TYPES.opened ? awaitingReply : undefined,
       }),
     };
   });

@@ -1,16 +1,24 @@
 import { randomUUID } from 'node:crypto';
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req } from '@nestjs/common';
-import { DisputeListQueryDto, InternalReviewDisputeDto, type DisputeList, type DisputeView } from '@mp/contracts-disputes';
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
+import {
+  DisputeListQueryDto,
+  InternalReviewDisputeDto,
+  ReceiptDownloaderQueryDto,
+  ReceiptDownloadLogQueryDto,
+  type DisputeList,
+  type DisputeReceiptDownloadView,
+  type DisputeView,
+} from '@mp/contracts-disputes';
 import { AdvanceClockRequestDto } from '@mp/contracts-payments-api';
 import type { DisputeReceiptRef } from '@mp/disputes-domain';
 import { MerchantIdParam, PathIdPipe, RequestPipe } from '@mp/shared-nest-http';
 import { DomainError } from '@mp/shared-util-errors';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DataSource } from 'typeorm';
 import { DisputeCommandHandler } from '../commands/dispute-command.handler';
 import { DISPUTES_CLOCK, DISPUTES_SETTINGS, OffsetClock, type Clock, type DisputesSettings } from '../disputes-settings';
 import { disputeView, findDisputeView, listDisputes } from '../persistence/dispute.projection';
-import { storeDisputeReceipt } from '../receipts/dispute-receipts.store';
+import { downloadDisputeReceipt, listReceiptDownloads, storeDisputeReceipt } from '../receipts/dispute-receipts.store';
 
 const requestPipe = new RequestPipe();
 /** A malformed dispute id is answered like an unknown one. */
@@ -51,6 +59,26 @@ export class InternalDisputesController {
   storeReceipt(@Param('merchantId', MerchantIdParam) merchantId: string, @Req() request: FastifyRequest): Promise<DisputeReceiptRef> {
     const content = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
     return storeDisputeReceipt(this.dataSource.manager, merchantId, fileNameOf(request.headers['x-file-name']), content);
+  }
+
+  /** A reviewer's download of the dispute's current receipt; recorded with who and when before a byte is sent. */
+  @Get('merchants/:merchantId/disputes/:disputeId/receipt')
+  async downloadReceipt(
+    @Param('merchantId', MerchantIdParam) merchantId: string,
+    @Param('disputeId', DisputeIdParam) disputeId: string,
+    @Query(requestPipe) query: ReceiptDownloaderQueryDto,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const file = await downloadDisputeReceipt(this.dataSource.manager, merchantId, disputeId, { role: query.reviewer_role, id: query.reviewer_id });
+    // The name was made safe when stored (safeReceiptFileName): no quotes, no control characters.
+    await reply.type(file.contentType).header('content-disposition', `attachment; filename="${file.fileName}"`).send(file.content);
+  }
+
+  /** Who downloaded which receipt, newest first: `?merchant_id=&dispute_id=&reviewer_id=&limit=` (1 to 500, default 100). */
+  @Get('dispute-receipt-downloads')
+  async receiptDownloads(@Query(requestPipe) query: ReceiptDownloadLogQueryDto): Promise<{ data: DisputeReceiptDownloadView[] }> {
+    const data = await listReceiptDownloads(this.dataSource.manager, { merchantId: query.merchant_id, disputeId: query.dispute_id, reviewerId: query.reviewer_id, limit: query.limit === undefined ? 100 : Number(query.limit) });
+    return { data };
   }
 
   @Post('disputes/:disputeId/review')

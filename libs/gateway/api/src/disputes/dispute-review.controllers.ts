@@ -1,7 +1,7 @@
-import { Body, Controller, Param, Post, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type { BackofficePrincipal } from '@mp/access-infrastructure';
-import { ReviewDisputeRequestDto } from '@mp/contracts-disputes';
+import { ReceiptDownloadLogQueryDto, ReviewDisputeRequestDto } from '@mp/contracts-disputes';
 import { MerchantIdParam, RequestPipe } from '@mp/shared-nest-http';
 import { DomainError } from '@mp/shared-util-errors';
 import type { FastifyReply } from 'fastify';
@@ -23,6 +23,12 @@ class ReviewBody extends ReviewDisputeRequestDto {
 /** The disputes service decides who may review (the order's agent, any operator) and answers the dispute. */
 function forwardReview(disputes: DisputesClient, reviewer: { role: 'agent' | 'operator'; id: string }, merchantId: string, disputeId: string, body: ReviewBody) {
   return disputes.review(disputeId, { merchant_id: merchantId, decision: body.decision, reason: body.reason, reviewer_role: reviewer.role, reviewer_id: reviewer.id });
+}
+
+/** The reviewer's download of the dispute's receipt, as the disputes service sends it (it logs who, when, which). */
+async function sendReceipt(disputes: DisputesClient, reviewer: { role: 'agent' | 'operator'; id: string }, merchantId: string, disputeId: string, reply: FastifyReply): Promise<void> {
+  const file = await disputes.downloadReceipt(merchantId, disputeId, reviewer);
+  await reply.status(200).header('content-type', file.contentType).header('content-disposition', file.disposition ?? 'attachment').send(file.content);
 }
 
 /**
@@ -47,6 +53,13 @@ export class AgentDisputesController {
     if (!agent.agentId) throw new DomainError('DISPUTE_NOT_FOUND', `No dispute ${disputeId}`);
     await json(reply, 200, await forwardReview(this.disputes, { role: 'agent', id: agent.agentId }, merchantId, disputeId, body));
   }
+
+  /** The receipt of a dispute on one of this agent's orders; any other dispute is not found. Every download is logged. */
+  @Get(':merchantId/:disputeId/receipt')
+  async receipt(@CurrentPrincipal() agent: BackofficePrincipal, @Param('merchantId', MerchantIdParam) merchantId: string, @Param('disputeId', DisputeIdParam) disputeId: string, @Res() reply: FastifyReply): Promise<void> {
+    if (!agent.agentId) throw new DomainError('DISPUTE_NOT_FOUND', `No dispute ${disputeId}`);
+    await sendReceipt(this.disputes, { role: 'agent', id: agent.agentId }, merchantId, disputeId, reply);
+  }
 }
 
 /** Operators review any dispute. */
@@ -65,5 +78,17 @@ export class OperatorDisputesController {
     @Res() reply: FastifyReply,
   ): Promise<void> {
     await json(reply, 200, await forwardReview(this.disputes, { role: 'operator', id: operator.credentialId }, merchantId, disputeId, body));
+  }
+
+  /** Any dispute's receipt; the download is logged with the operator's credential. */
+  @Get(':merchantId/:disputeId/receipt')
+  async receipt(@CurrentPrincipal() operator: BackofficePrincipal, @Param('merchantId', MerchantIdParam) merchantId: string, @Param('disputeId', DisputeIdParam) disputeId: string, @Res() reply: FastifyReply): Promise<void> {
+    await sendReceipt(this.disputes, { role: 'operator', id: operator.credentialId }, merchantId, disputeId, reply);
+  }
+
+  /** Who downloaded which dispute receipt, and when, newest first: `?merchant_id=&dispute_id=&reviewer_id=&limit=` (1 to 500, default 100). */
+  @Get('receipt-downloads')
+  async receiptDownloads(@Query(requestPipe) query: ReceiptDownloadLogQueryDto, @Res() reply: FastifyReply): Promise<void> {
+    await json(reply, 200, await this.disputes.listReceiptDownloads({ merchant_id: query.merchant_id, dispute_id: query.dispute_id, reviewer_id: query.reviewer_id, limit: query.limit }));
   }
 }

@@ -51,7 +51,12 @@ export class DisputesController {
     private readonly outcomeDestination: OutcomeCallbackDestination,
   ) {}
 
-  /** Endpoint 14: 201 with the dispute's state object (a reopened dispute keeps its dispute_id). */
+  /**
+   * Endpoint 14: 201 with the dispute's state object (a reopened dispute keeps its dispute_id).
+   * The accepted outcome comes from payments once the order reads PENDING (refusals from
+   * disputes), so no read after the 201 finds the order's old state (README, "Disputes
+   * read-your-writes").
+   */
   @Post()
   async open(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body(bodyPipe) body: OpenDisputeRequestDto, @Req() request: GatewayRequest, @Res() reply: FastifyReply): Promise<void> {
     const merchantId = merchant.merchantId;

@@ -1,7 +1,16 @@
 import { Controller, Inject } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import { DISPUTE_EXTERNAL_EVENT_TYPES, DISPUTES_TOPICS, type DisputeExternalEventData } from '@mp/contracts-disputes';
-import { claimInboxMessage, ConsumeTopic, PoisonMessageError, type ReceivedMessage } from '@mp/shared-messaging';
+import {
+  DISPUTE_COMMAND_SCHEMA_VERSION,
+  DISPUTE_COMMAND_TYPES,
+  DISPUTE_EXTERNAL_EVENT_TYPES,
+  DISPUTES_TOPICS,
+  type DisputeCommandReplyData,
+  type DisputeExternalEventData,
+  type DisputeOutcomeAppliedData,
+} from '@mp/contracts-disputes';
+import { COMMAND_REPLY_TYPE, paymentOrderKey } from '@mp/contracts-payments';
+import { claimInboxMessage, ConsumeTopic, createEnvelope, enqueueOutbox, PoisonMessageError, type MessageEnvelope, type OutgoingMessage, type ReceivedMessage } from '@mp/shared-messaging';
 import { DEFAULT_CONFLICT_RETRY_POLICY, retryOnConflict } from '@mp/shared-command-handling';
 import { DomainError } from '@mp/shared-util-errors';
 import { DataSource, type EntityManager } from 'typeorm';
@@ -24,6 +33,23 @@ const INBOX_CONSUMER = 'payments.dispute-events';
  * the order projection only, one row per order and one query per list page, so the overlay
  * costs no second round trip per order. The inbox makes a redelivery change nothing, the
  * dispute version makes an older event change nothing; all of it in one transaction.
+ *
+ * Read-your-writes (spec 4.9 rule 4): in that same transaction payments tells the others that
+ * the order now shows the dispute, through its outbox, so each message leaves exactly when the
+ * change is committed, and once:
+ * - to the merchant's waiting gateway replica (the DisputeOpened envelope's `replyTo`): the 201
+ *   of endpoint 14, so no read after it can find the order's old state;
+ * - to disputes (`RecordDisputeOutcomeApplied` on disputes.commands) after a review's outcome:
+ *   only then does the dispute show ACCEPTED or REJECTED, so the order already agrees.
+ * Why this and not the alternatives: a synchronous HTTP call from disputes (as the ledger's
+ * payout holds) would set the overlay outside the dispute's transaction, so a rolled-back open
+ * would leave an order PENDING for a dispute that does not exist, and a settlement for a review
+ * that never happened, with a sweep to undo it; the gateway polling payments' projection costs
+ * reads per open and a bound chosen by guesswork. Here each effect stays in one transaction
+ * with its cause. When payments is slow or down, the merchant gets 503 after the gateway's
+ * command timeout (the dispute is open; a retry names it in PAYMENT_REJECTED
+ * `dispute_already_open`) and the dispute keeps showing OPEN (the order PENDING) until payments
+ * catches up from Kafka.
  */
 @Controller()
 export class DisputeEventsConsumer {
@@ -45,6 +71,8 @@ export class DisputeEventsConsumer {
         // Settle first: its projection write must not be undone by the flag's version check.
         if (envelope.type === DISPUTE_EXTERNAL_EVENT_TYPES.accepted) await this.settle(manager, data, { id: envelope.id, correlationId: envelope.correlationId });
         await setOpenDispute(manager, data.merchantId, data.orderId, open, data.version);
+        const told = open ? answerWaitingOpen(envelope) : outcomeApplied(envelope);
+        if (told) await enqueueOutbox(manager, [told]);
       }),
     );
   }
@@ -67,4 +95,39 @@ export class DisputeEventsConsumer {
       throw error;
     }
   }
+}
+
+/**
+ * The 201 of the open that caused this DisputeOpened, on the replica that waits for it (matched
+ * by the open command's id, the event's causation id). An event no one waits for (no `replyTo`)
+ * needs no answer.
+ */
+function answerWaitingOpen(event: MessageEnvelope): OutgoingMessage | null {
+  if (!event.replyTo || !event.causationId) return null;
+  const data = event.data as DisputeExternalEventData;
+  const reply: DisputeCommandReplyData = { outcome: 'accepted', dispute: data.dispute };
+  return {
+    topic: event.replyTo,
+    key: event.correlationId,
+    envelope: createEnvelope({ type: COMMAND_REPLY_TYPE, schemaVersion: 1, source: 'payments', subject: event.subject, data: reply, correlationId: event.correlationId, causationId: event.causationId }),
+  };
+}
+
+/** Tells disputes the review's outcome is on the order now, so the dispute may show it. */
+function outcomeApplied(event: MessageEnvelope): OutgoingMessage {
+  const data = event.data as DisputeExternalEventData;
+  const applied: DisputeOutcomeAppliedData = { merchantId: data.merchantId, orderId: data.orderId, disputeId: data.disputeId, version: data.version };
+  return {
+    topic: DISPUTES_TOPICS.commands,
+    key: paymentOrderKey(data.merchantId, data.orderId),
+    envelope: createEnvelope({
+      type: DISPUTE_COMMAND_TYPES.outcomeApplied,
+      schemaVersion: DISPUTE_COMMAND_SCHEMA_VERSION,
+      source: 'payments',
+      subject: event.subject,
+      data: applied,
+      correlationId: event.correlationId,
+      causationId: event.id,
+    }),
+  };
 }

@@ -38,6 +38,8 @@ export class PaymentsTopics implements OnApplicationBootstrap {
       { topic: PAYMENTS_TOPICS.orderEvents, partitions: this.settings.commandPartitions },
       // payments reads the disputes' external events (the PENDING overlay, settlement by dispute)
       { topic: DISPUTES_TOPICS.events, partitions: this.settings.commandPartitions },
+      // and tells disputes when a review's outcome is applied to the order (RecordDisputeOutcomeApplied)
+      { topic: DISPUTES_TOPICS.commands, partitions: this.settings.commandPartitions },
     ]);
   }
 }
