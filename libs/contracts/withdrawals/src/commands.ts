@@ -15,7 +15,10 @@ export interface RequestWithdrawalData {
   address: string;
 }
 
-/** An operator resolves a stuck withdrawal; it goes through the same decider as the sender. */
+/**
+ * An operator resolves a stuck withdrawal; it goes through the same decider as the sender.
+ * `failed` only while the withdrawal is queued (nothing can have been sent).
+ */
 export interface ResolveWithdrawalData {
   merchantId: string;
   orderId: string;
