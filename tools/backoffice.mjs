@@ -25,8 +25,9 @@
  *   npm run backoffice -- convert <merchant_id> <conversion_id> <from_currency> <to_currency> <amount> <rate> "<reason>"
  *   npm run backoffice -- withdrawals stuck [older_than_seconds]
  *   npm run backoffice -- withdrawals get <merchant_id> <order_id>
- *   npm run backoffice -- withdrawals fail <merchant_id> <order_id> "<reason>"
+ *   npm run backoffice -- withdrawals fail <merchant_id> <order_id> "<reason>"   (only a queued one: nothing sent yet)
  *   npm run backoffice -- withdrawals complete <merchant_id> <order_id> <transaction_hash> "<reason>"
+ *   npm run backoffice -- withdrawals reconcile <merchant_id> <order_id>   (a stuck "sending" one: the network's answer decides)
  *   npm run backoffice -- disputes accept|reject <merchant_id> <dispute_id> ["<reason>"]
  *   npm run backoffice -- disputes receipt <merchant_id> <dispute_id> [out_file]   (the merchant's receipt; logged)
  *   npm run backoffice -- disputes downloads [merchant_id] [dispute_id]   (who downloaded which receipt, when)
@@ -147,6 +148,7 @@ const operatorCommands = {
   'withdrawals get': () => call('GET', `/withdrawals/${rest[0]}/${encodeURIComponent(rest[1])}`),
   'withdrawals fail': () => call('POST', `/withdrawals/${rest[0]}/${encodeURIComponent(rest[1])}/resolve`, { outcome: 'failed', reason: rest[2] ?? '' }),
   'withdrawals complete': () => call('POST', `/withdrawals/${rest[0]}/${encodeURIComponent(rest[1])}/resolve`, { outcome: 'completed', transaction_hash: rest[2], reason: rest[3] ?? '' }),
+  'withdrawals reconcile': () => call('POST', `/withdrawals/${rest[0]}/${encodeURIComponent(rest[1])}/reconcile`, {}),
 };
 
 const agentCommands = {

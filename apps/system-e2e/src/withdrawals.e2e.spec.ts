@@ -70,6 +70,15 @@ describe('withdrawals', () => {
     return state;
   }
 
+  /** A 30.00 USDT-TRC20 withdrawal whose service is SIGKILLed after the network accepted the send, before the outcome was recorded; the service stays down. */
+  async function withdrawal30CrashedAfterTheNetworkSent(merchant: SignedClient, prefix: string): Promise<string> {
+    await system.restart('withdrawals', { FAULT_CRASH_AFTER_NETWORK_SEND: 'true' });
+    const orderId = newOrderId(prefix);
+    expect((await merchant.post('/v2/merchant/withdrawals', { order_id: orderId, amount: 30, currency: 'USDT-TRC20', address: TRON_ADDRESS })).status).toBe(201);
+    await system.waitForExit('withdrawals');
+    return orderId;
+  }
+
   const expectedHash = (merchantId: string, orderId: string) => createHash('sha256').update(`withdrawal:${merchantId}:${orderId}`).digest('hex');
 
   it('lists the asset table in the methods endpoint', async () => {
@@ -187,11 +196,7 @@ describe('withdrawals', () => {
   it('resumes a send interrupted by a crash and sends exactly once', async () => {
     const merchant = await merchantWith1000Usdt('Crash shop');
     const merchantId = merchant.credentials.merchantId;
-    await system.restart('withdrawals', { FAULT_CRASH_AFTER_NETWORK_SEND: 'true' });
-    const orderId = newOrderId('crash');
-    expect((await merchant.post('/v2/merchant/withdrawals', { order_id: orderId, amount: 30, currency: 'USDT-TRC20', address: TRON_ADDRESS })).status).toBe(201);
-    // SIGKILL after the network accepted the send, before the outcome was recorded.
-    await system.waitForExit('withdrawals');
+    const orderId = await withdrawal30CrashedAfterTheNetworkSent(merchant, 'crash');
     expect((await system.query('withdrawals', `SELECT send_progress FROM withdrawals WHERE order_id = $1`, [orderId]))[0]).toEqual({ send_progress: 'sending' });
     await system.startService('withdrawals');
     const state = await finalState(merchant, orderId);
@@ -223,6 +228,107 @@ describe('withdrawals', () => {
     expect(again.status).toBe(409);
     await eventually(async () => (await balance(merchant, 'USDT')).frozen === 0);
     expect(await balance(merchant, 'USDT')).toEqual({ available: 1000, frozen: 0 });
+    await system.restart('withdrawals');
+  });
+
+  /** Waits until the sender has recorded "sending" (the network has the request, or may have). */
+  async function untilSending(orderId: string): Promise<void> {
+    await eventually(async () => (await system.query<{ send_progress: string }>('withdrawals', `SELECT send_progress FROM withdrawals WHERE order_id = $1`, [orderId]))[0]?.send_progress === 'sending');
+  }
+
+  const networkSends = (merchantId: string, orderId: string) =>
+    system.query<{ outcome: string; requests: number }>('withdrawals', `SELECT outcome, requests FROM simulated_network_sends WHERE idempotency_key = $1`, [`withdrawal:${merchantId}:${orderId}`]);
+
+  describe('an operator failing a withdrawal the network may have sent (race)', () => {
+    // A slow network: each send stays "sending" for 4 s, long enough for the operator to act in the middle.
+    beforeAll(async () => system.restart('withdrawals', { WITHDRAWALS_SIMULATOR_DELAY_MS: '4000' }));
+    afterAll(async () => system.restart('withdrawals'));
+
+    it('operator first: failing a "sending" withdrawal is refused, the network success lands, and the merchant is debited once, never refunded', async () => {
+      const merchant = await merchantWith1000Usdt('Race fail-first shop');
+      const merchantId = merchant.credentials.merchantId;
+      const orderId = newOrderId('race-op-first');
+      expect((await merchant.post('/v2/merchant/withdrawals', { order_id: orderId, amount: 40, currency: 'USDT-TRC20', address: TRON_ADDRESS })).status).toBe(201);
+      await untilSending(orderId);
+      const refused = await operator.request('POST', `/backoffice/v1/withdrawals/${merchantId}/${orderId}/resolve`, { outcome: 'failed', reason: 'looks stuck, refunding' });
+      expect(refused.status).toBe(409);
+      expect(refused.body.error).toMatchObject({ code: 'ORDER_STATE_CONFLICT', details: [expect.objectContaining({ field: 'send_progress', issue: expect.stringContaining('reconcile') })] });
+      const state = await finalState(merchant, orderId);
+      expect(state).toMatchObject({ status: 'COMPLETED', transaction_hash: expectedHash(merchantId, orderId) });
+      expect(await networkSends(merchantId, orderId)).toEqual([{ outcome: 'completed', requests: 1 }]);
+      await eventually(async () => (await balance(merchant, 'USDT')).frozen === 0);
+      expect(await balance(merchant, 'USDT')).toEqual({ available: 960, frozen: 0 });
+    });
+
+    it("network first: the success is recorded, the operator's fail that comes after is refused, and the money stays debited once", async () => {
+      const merchant = await merchantWith1000Usdt('Race network-first shop');
+      const merchantId = merchant.credentials.merchantId;
+      const orderId = newOrderId('race-net-first');
+      expect((await merchant.post('/v2/merchant/withdrawals', { order_id: orderId, amount: 40, currency: 'USDT-TRC20', address: TRON_ADDRESS })).status).toBe(201);
+      expect(await finalState(merchant, orderId)).toMatchObject({ status: 'COMPLETED' });
+      const refused = await operator.request('POST', `/backoffice/v1/withdrawals/${merchantId}/${orderId}/resolve`, { outcome: 'failed', reason: 'looks stuck, refunding' });
+      expect(refused.status).toBe(409);
+      expect(refused.body.error.code).toBe('ORDER_STATE_CONFLICT');
+      expect((await merchant.get(`/v2/merchant/withdrawals/${orderId}`)).body.status).toBe('COMPLETED');
+      await eventually(async () => (await balance(merchant, 'USDT')).frozen === 0);
+      expect(await balance(merchant, 'USDT')).toEqual({ available: 960, frozen: 0 });
+      const entries = await operator.request('GET', `/backoffice/v1/merchants/${merchantId}/ledger/entries?currency=USDT`);
+      const codes = entries.body.data.filter((entry: { reference: { id: string } }) => entry.reference.id === orderId).map((entry: { code: string }) => entry.code).sort();
+      // USDT-TRC20 has no network fee in this suite: no HOLD_FEE line.
+      expect(codes).toEqual(['HOLD_PLACED', 'HOLD_POSTED']);
+    });
+
+    it('reconcile in the middle of a send: the network drops the key, the withdrawal fails with the evidence, and the late answer is a dead letter, not a transfer', async () => {
+      const merchant = await merchantWith1000Usdt('Reconcile in-flight shop');
+      const merchantId = merchant.credentials.merchantId;
+      const orderId = newOrderId('reconcile-drop');
+      expect((await merchant.post('/v2/merchant/withdrawals', { order_id: orderId, amount: 40, currency: 'USDT-TRC20', address: TRON_ADDRESS })).status).toBe(201);
+      await untilSending(orderId);
+      const reconciled = await operator.request('POST', `/backoffice/v1/withdrawals/${merchantId}/${orderId}/reconcile`, {});
+      expect(reconciled.status).toBe(200);
+      expect(reconciled.body).toMatchObject({
+        status: 'FAILED',
+        reconciliation: { asked_by: expect.stringMatching(/^\S+$/), idempotency_key: `withdrawal:${merchantId}:${orderId}`, network_answer: { status: 'dropped' }, asked_at: expect.any(String) },
+      });
+      // The send that was in flight reaches the network after the key was dropped: no transfer, and its answer is kept.
+      await eventually(async () => (await system.query('withdrawals', `SELECT 1 FROM withdrawal_late_network_results WHERE order_id = $1`, [orderId])).length === 1);
+      expect(await networkSends(merchantId, orderId)).toEqual([{ outcome: 'dropped', requests: 2 }]);
+      const [late] = await system.query('withdrawals', `SELECT status_at_arrival, outcome, contradicts FROM withdrawal_late_network_results WHERE order_id = $1`, [orderId]);
+      expect(late).toEqual({ status_at_arrival: 'FAILED', outcome: 'failed', contradicts: false });
+      const [counter] = await system.query<{ value: string }>('withdrawals', `SELECT value::text FROM withdrawal_metric_counters WHERE metric = 'withdrawal_late_network_results_total' AND labels = 'outcome="failed",contradicts="false"'`);
+      expect(Number(counter.value)).toBeGreaterThanOrEqual(1);
+      expect(system.outputOf('withdrawals').some((line) => line.includes('late network result') && line.includes(orderId))).toBe(true);
+      await eventually(async () => (await balance(merchant, 'USDT')).frozen === 0);
+      expect(await balance(merchant, 'USDT')).toEqual({ available: 1000, frozen: 0 });
+    });
+  });
+
+  it('reconciles a withdrawal left in "sending" by a crash: the network says it went out, so it completes and the merchant is not refunded', async () => {
+    const merchant = await merchantWith1000Usdt('Reconcile crash shop');
+    const merchantId = merchant.credentials.merchantId;
+    const orderId = await withdrawal30CrashedAfterTheNetworkSent(merchant, 'reconcile-crash');
+    // Back up without a sender: the withdrawal stays "sending" until an operator looks.
+    await system.startService('withdrawals', { WITHDRAWALS_SEND_INTERVAL_MS: '3600000' });
+    const failing = await operator.request('POST', `/backoffice/v1/withdrawals/${merchantId}/${orderId}/resolve`, { outcome: 'failed', reason: 'stuck, refunding' });
+    expect(failing.status).toBe(409);
+    const missing = await operator.request('POST', `/backoffice/v1/withdrawals/${merchantId}/wd-no-such-order/reconcile`, {});
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.code).toBe('WITHDRAWAL_NOT_FOUND');
+    const reconciled = await operator.request('POST', `/backoffice/v1/withdrawals/${merchantId}/${orderId}/reconcile`, {});
+    expect(reconciled.status).toBe(200);
+    expect(reconciled.body).toMatchObject({
+      status: 'COMPLETED',
+      transaction_hash: expectedHash(merchantId, orderId),
+      reconciliation: { asked_by: expect.stringMatching(/^\S+$/), network_answer: { status: 'completed', transaction_hash: expectedHash(merchantId, orderId) } },
+    });
+    const seen = await operator.request('GET', `/backoffice/v1/withdrawals/${merchantId}/${orderId}`);
+    expect(seen.body).toMatchObject({ status: 'COMPLETED', send_progress: 'finished', reconciliation: reconciled.body.reconciliation });
+    const again = await operator.request('POST', `/backoffice/v1/withdrawals/${merchantId}/${orderId}/reconcile`, {});
+    expect(again.status).toBe(200);
+    expect(again.body.status).toBe('COMPLETED');
+    expect(await networkSends(merchantId, orderId)).toEqual([{ outcome: 'completed', requests: 1 }]);
+    await eventually(async () => (await balance(merchant, 'USDT')).frozen === 0);
+    expect(await balance(merchant, 'USDT')).toEqual({ available: 970, frozen: 0 });
     await system.restart('withdrawals');
   });
 

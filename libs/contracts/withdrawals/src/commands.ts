@@ -1,5 +1,5 @@
 import type { ErrorDescription } from '@mp/shared-util-errors';
-import type { WithdrawalView } from './withdrawal-view';
+import type { ReconciliationView, WithdrawalView } from './withdrawal-view';
 
 /**
  * Commands to the withdrawals service on `withdrawals.commands`, answered on the command's
@@ -15,7 +15,10 @@ export interface RequestWithdrawalData {
   address: string;
 }
 
-/** An operator resolves a stuck withdrawal; it goes through the same decider as the sender. */
+/**
+ * An operator resolves a stuck withdrawal; it goes through the same decider as the sender.
+ * `failed` only while the withdrawal is queued (nothing can have been sent).
+ */
 export interface ResolveWithdrawalData {
   merchantId: string;
   orderId: string;
@@ -26,9 +29,21 @@ export interface ResolveWithdrawalData {
   transactionHash?: string;
 }
 
+/**
+ * An operator reconciles a withdrawal stuck in "sending": the withdrawals service asks the
+ * network adapter about the withdrawal's idempotency key, and the answer decides COMPLETED or
+ * FAILED (refused while the network has not decided).
+ */
+export interface ReconcileWithdrawalData {
+  merchantId: string;
+  orderId: string;
+  operatorId: string;
+}
+
 export const WITHDRAWAL_COMMAND_TYPES = {
   requestWithdrawal: 'RequestWithdrawal',
   resolveWithdrawal: 'ResolveWithdrawal',
+  reconcileWithdrawal: 'ReconcileWithdrawal',
 } as const;
 
 export type WithdrawalCommandType = (typeof WITHDRAWAL_COMMAND_TYPES)[keyof typeof WITHDRAWAL_COMMAND_TYPES];
@@ -36,9 +51,13 @@ export type WithdrawalCommandType = (typeof WITHDRAWAL_COMMAND_TYPES)[keyof type
 export interface WithdrawalCommandDataByType {
   RequestWithdrawal: RequestWithdrawalData;
   ResolveWithdrawal: ResolveWithdrawalData;
+  ReconcileWithdrawal: ReconcileWithdrawalData;
 }
 
 export const WITHDRAWAL_COMMAND_SCHEMA_VERSION = 1;
 
-/** The outcome of a withdrawal command (same `CommandReply` envelope type as payments' replies). */
-export type WithdrawalCommandReplyData = { outcome: 'accepted'; withdrawal: WithdrawalView } | { outcome: 'rejected'; error: ErrorDescription };
+/**
+ * The outcome of a withdrawal command (same `CommandReply` envelope type as payments' replies).
+ * A reconciliation's reply also carries its evidence.
+ */
+export type WithdrawalCommandReplyData = { outcome: 'accepted'; withdrawal: WithdrawalView; reconciliation?: ReconciliationView | null } | { outcome: 'rejected'; error: ErrorDescription };

@@ -1,8 +1,9 @@
 export { WITHDRAWALS_TOPICS, withdrawalHoldId, withdrawalKey } from './topics';
-export { WITHDRAWAL_ASSET_BALANCES, WITHDRAWAL_STATUSES, type BackofficeWithdrawalView, type WithdrawalAssetView, type WithdrawalStatusView, type WithdrawalView } from './withdrawal-view';
+export { WITHDRAWAL_ASSET_BALANCES, WITHDRAWAL_STATUSES, type BackofficeWithdrawalView, type ReconciliationView, type WithdrawalAssetView, type WithdrawalStatusView, type WithdrawalView } from './withdrawal-view';
 export {
   WITHDRAWAL_COMMAND_SCHEMA_VERSION,
   WITHDRAWAL_COMMAND_TYPES,
+  type ReconcileWithdrawalData,
   type RequestWithdrawalData,
   type ResolveWithdrawalData,
   type WithdrawalCommandDataByType,

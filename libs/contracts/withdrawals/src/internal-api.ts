@@ -8,7 +8,9 @@ import type { BackofficeWithdrawalView, WithdrawalAssetView, WithdrawalView } fr
  *   → `WithdrawalListPage`, newest first;
  * - `GET /internal/withdrawal-assets` → `{ data: WithdrawalAssetView[] }`;
  * - `GET /internal/withdrawals/stuck?older_than_seconds=` → `{ data: BackofficeWithdrawalView[] }`
- *   (operators: PENDING for longer than that).
+ *   (operators: PENDING for longer than that);
+ * - `GET /internal/withdrawals/:merchantId/:orderId` → `BackofficeWithdrawalView` (operators:
+ *   send progress and the reconciliation's evidence), 404 `WITHDRAWAL_NOT_FOUND`.
  */
 export interface WithdrawalListPage {
   data: WithdrawalView[];

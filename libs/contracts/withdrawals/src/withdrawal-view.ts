@@ -22,11 +22,24 @@ export interface WithdrawalView {
   updated_at: string;
 }
 
-/** What operators see: the state object plus the merchant and where the sender stands. */
+/** What operators see: the state object plus the merchant, where the sender stands and any reconciliation. */
 export interface BackofficeWithdrawalView extends WithdrawalView {
   merchant_id: string;
   send_progress: 'queued' | 'sending' | 'finished';
   send_attempts: number;
+  reconciliation: ReconciliationView | null;
+}
+
+/**
+ * The evidence of an operator's reconciliation: what the network adapter said about the
+ * withdrawal's idempotency key, when, and which operator asked. `dropped`: the network never
+ * sent under the key and now refuses it; `pending`: it has not decided yet.
+ */
+export interface ReconciliationView {
+  asked_by: string;
+  asked_at: string;
+  idempotency_key: string;
+  network_answer: { status: 'completed'; transaction_hash: string } | { status: 'failed' | 'dropped'; reason: string } | { status: 'pending' };
 }
 
 /** A withdrawal asset as the methods endpoint lists it (decisions.md "Crypto assets and withdrawals"). */

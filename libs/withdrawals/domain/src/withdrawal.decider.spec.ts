@@ -1,6 +1,6 @@
 import { DeciderSpecification } from '@mp/shared-decider';
 import { DEFAULT_WITHDRAWAL_ASSETS } from './assets';
-import { withdrawalDecider, type WithdrawalCommand } from './withdrawal.decider';
+import { withdrawalDecider, type NetworkAnswer, type WithdrawalCommand } from './withdrawal.decider';
 
 const now = new Date('2026-11-23T10:00:00.000Z');
 const TRON_ADDRESS = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
@@ -15,6 +15,7 @@ const startSending: WithdrawalCommand = { type: 'StartSendingWithdrawal', metada
 
 const spec = DeciderSpecification.for(withdrawalDecider);
 const notRequested = spec.given([]);
+const pending = () => spec.givenCommands(request());
 
 describe('withdrawal decider', () => {
   describe('When not requested', () => {
@@ -72,8 +73,8 @@ describe('withdrawal decider', () => {
       const { state } = pending.when(complete).outcome();
       expect(state).toMatchObject({ status: 'COMPLETED', transactionHash: 'abc', sendProgress: 'finished' });
       const completed = spec.givenCommands(request(), complete);
-      completed.when(complete).thenNothingHappens();
-      completed.when({ type: 'FailWithdrawal', data: { reason: 'late', resolvedBy: 'network' }, metadata: { now } }).thenThrows('ORDER_STATE_CONFLICT');
+      completed.when({ ...complete, data: { ...complete.data, resolvedBy: 'operator' } }).thenNothingHappens();
+      completed.when({ type: 'FailWithdrawal', data: { reason: 'late', resolvedBy: 'operator' }, metadata: { now } }).thenThrows('ORDER_STATE_CONFLICT');
     });
 
     it('fails with a reason, once, and cannot be completed afterwards', () => {
@@ -83,6 +84,59 @@ describe('withdrawal decider', () => {
       failed.when({ type: 'FailWithdrawal', data: { reason: 'again', resolvedBy: 'operator' }, metadata: { now } }).thenNothingHappens();
       failed.when(startSending).thenNothingHappens();
       failed.when({ type: 'CompleteWithdrawal', data: { transactionHash: 'x', resolvedBy: 'operator' }, metadata: { now } }).thenThrows('ORDER_STATE_CONFLICT');
+    });
+  });
+
+  describe('When the network may have it ("sending")', () => {
+    const sending = spec.givenCommands(request(), startSending);
+    const operatorFail: WithdrawalCommand = { type: 'FailWithdrawal', data: { reason: 'looks stuck', resolvedBy: 'operator' }, metadata: { now } };
+    const evidence = (answer: NetworkAnswer) => ({ operatorId: 'op-1', idempotencyKey: 'withdrawal:m-1:W-1', askedAt: now.toISOString(), answer });
+    const reconcile = (answer: NetworkAnswer): WithdrawalCommand => ({ type: 'ReconcileWithdrawal', data: { evidence: evidence(answer) }, metadata: { now } });
+
+    it('an operator may fail a withdrawal only while it is queued: no broadcast can have happened', () => {
+      expect(pending().when(operatorFail).outcome().state).toMatchObject({ status: 'FAILED' });
+      const error = sending.when(operatorFail).thenThrows('ORDER_STATE_CONFLICT');
+      expect(error.details).toEqual([{ field: 'send_progress', issue: expect.stringContaining('reconcile') }]);
+    });
+
+    it('reconciling with the network saying "completed" completes it with the hash, and records what the network said, when and who asked', () => {
+      const { events, state } = sending.when(reconcile({ status: 'completed', transactionHash: 'abc' })).outcome();
+      expect(events).toEqual([
+        { type: 'WithdrawalReconciled', data: { ...evidence({ status: 'completed', transactionHash: 'abc' }), occurredAt: now.toISOString() } },
+        { type: 'WithdrawalCompleted', data: { transactionHash: 'abc', resolvedBy: 'reconciliation', reason: expect.stringContaining('op-1'), occurredAt: now.toISOString() } },
+      ]);
+      expect(state).toMatchObject({ status: 'COMPLETED', transactionHash: 'abc', reconciliation: evidence({ status: 'completed', transactionHash: 'abc' }) });
+    });
+
+    it.each<[string, Extract<NetworkAnswer, { reason: string }>]>([
+      ['failed', { status: 'failed', reason: 'out of gas' }],
+      ['dropped', { status: 'dropped', reason: 'never broadcast; the key is now refused' }],
+    ])('reconciling with the network saying "%s" fails it, which returns the money', (_name, answer) => {
+      const { events, state } = sending.when(reconcile(answer)).outcome();
+      expect(events.map((event) => event.type)).toEqual(['WithdrawalReconciled', 'WithdrawalFailed']);
+      expect(state).toMatchObject({ status: 'FAILED', failureReason: expect.stringContaining(answer.reason), reconciliation: evidence(answer) });
+    });
+
+    it('a network that has not decided yet leaves it "sending": reconcile again later', () => {
+      sending.when(reconcile({ status: 'pending' })).thenThrows('ORDER_STATE_CONFLICT', 'network');
+    });
+
+    it('reconciling a finished withdrawal changes nothing when the network agrees, and is a conflict when it does not', () => {
+      const completed = spec.givenCommands(request(), startSending, { type: 'CompleteWithdrawal', data: { transactionHash: 'abc', resolvedBy: 'network' }, metadata: { now } });
+      completed.when(reconcile({ status: 'completed', transactionHash: 'abc' })).thenNothingHappens();
+      completed.when(reconcile({ status: 'failed', reason: 'x' })).thenThrows('ORDER_STATE_CONFLICT');
+    });
+
+    it('a network result after the withdrawal finished is recorded as a late result, never dropped, and changes nothing else', () => {
+      const failed = spec.givenCommands(request(), startSending, reconcile({ status: 'dropped', reason: 'dropped' }));
+      const late: WithdrawalCommand = { type: 'CompleteWithdrawal', data: { transactionHash: 'abc', resolvedBy: 'network' }, metadata: { now } };
+      const { events, state } = failed.when(late).outcome();
+      expect(events).toEqual([
+        { type: 'LateNetworkResultRecorded', data: { outcome: 'completed', transactionHash: 'abc', reason: null, statusAtArrival: 'FAILED', contradicts: true, occurredAt: now.toISOString() } },
+      ]);
+      expect(state).toMatchObject({ status: 'FAILED', transactionHash: null });
+      const agreeing = failed.when({ type: 'FailWithdrawal', data: { reason: 'dropped', resolvedBy: 'network' }, metadata: { now } }).outcome();
+      expect(agreeing.events).toEqual([expect.objectContaining({ type: 'LateNetworkResultRecorded', data: expect.objectContaining({ outcome: 'failed', contradicts: false }) })]);
     });
   });
 

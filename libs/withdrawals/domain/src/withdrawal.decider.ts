@@ -10,6 +10,13 @@ import { checkWalletAddress } from './wallet-address';
  * withdrawal exists; the sender moves it along in the background through a persisted state
  * machine (queued → sending → COMPLETED/FAILED), so a crash between "about to send" and "sent"
  * is resumed, and the network adapter is always called with the same idempotency key.
+ *
+ * The money rule: once sending started the transfer may be on the network, so nothing but the
+ * network's own word may fail it (a refund while the transfer lands pays twice). An operator
+ * fails only a queued withdrawal; a stuck "sending" one is reconciled: the network adapter is
+ * asked about the idempotency key, and its answer, when and who asked are recorded with the
+ * outcome. A network result that arrives after the withdrawal finished is recorded as a late
+ * result (a dead letter), never dropped.
  */
 
 ////////// State
@@ -34,6 +41,8 @@ export interface ExistingWithdrawal {
   failureReason: string | null;
   /** How many times sending was started; the adapter's idempotency key stays the withdrawal id. */
   sendAttempts: number;
+  /** What the network said when an operator reconciled the withdrawal, if one did. */
+  reconciliation: ReconciliationEvidence | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -41,6 +50,28 @@ export interface ExistingWithdrawal {
 export type Withdrawal = { status: 'NotRequested' } | ExistingWithdrawal;
 
 export const initialWithdrawal = (): Withdrawal => ({ status: 'NotRequested' });
+
+/**
+ * What the network (adapter) says about an idempotency key when asked. `dropped`: it never
+ * sent under this key and never will (the adapter refuses the key from now on), so failing
+ * the withdrawal cannot pay twice. `pending`: it has the transfer and has not decided yet.
+ */
+export type NetworkAnswer =
+  | { status: 'completed'; transactionHash: string }
+  | { status: 'failed'; reason: string }
+  | { status: 'dropped'; reason: string }
+  | { status: 'pending' };
+
+/** A reconciliation's evidence: the network's answer, when it was asked and by which operator. */
+export interface ReconciliationEvidence {
+  operatorId: string;
+  idempotencyKey: string;
+  askedAt: string;
+  answer: NetworkAnswer;
+}
+
+/** Who decided an outcome: the sender's network call, an operator's word, or a reconciliation's network answer. */
+export type ResolvedBy = 'network' | 'operator' | 'reconciliation';
 
 ////////// Commands
 
@@ -65,13 +96,20 @@ export interface CompleteWithdrawal {
   metadata: CommandMetadata;
 }
 
+/** An operator asked the network about a stuck withdrawal; the answer decides. */
+export interface ReconcileWithdrawal {
+  type: 'ReconcileWithdrawal';
+  data: { evidence: ReconciliationEvidence };
+  metadata: CommandMetadata;
+}
+
 export interface FailWithdrawal {
   type: 'FailWithdrawal';
   data: { reason: string; resolvedBy: 'network' | 'operator' };
   metadata: CommandMetadata;
 }
 
-export type WithdrawalCommand = RequestWithdrawal | StartSendingWithdrawal | CompleteWithdrawal | FailWithdrawal;
+export type WithdrawalCommand = RequestWithdrawal | StartSendingWithdrawal | CompleteWithdrawal | FailWithdrawal | ReconcileWithdrawal;
 
 ////////// Events
 
@@ -97,15 +135,31 @@ export interface WithdrawalSendingStarted {
 
 export interface WithdrawalCompleted {
   type: 'WithdrawalCompleted';
-  data: { transactionHash: string; resolvedBy: 'network' | 'operator'; reason: string | null; occurredAt: string };
+  data: { transactionHash: string; resolvedBy: ResolvedBy; reason: string | null; occurredAt: string };
 }
 
 export interface WithdrawalFailed {
   type: 'WithdrawalFailed';
-  data: { reason: string; resolvedBy: 'network' | 'operator'; occurredAt: string };
+  data: { reason: string; resolvedBy: ResolvedBy; occurredAt: string };
 }
 
-export type WithdrawalEvent = WithdrawalRequested | WithdrawalSendingStarted | WithdrawalCompleted | WithdrawalFailed;
+/** The evidence of a reconciliation; the outcome it decided follows it in the same append. */
+export interface WithdrawalReconciled {
+  type: 'WithdrawalReconciled';
+  data: ReconciliationEvidence & { occurredAt: string };
+}
+
+/**
+ * The sender's network call answered after the withdrawal had finished. It changes nothing
+ * (the money already moved one way); it is kept so an operator sees it, above all when it
+ * `contradicts` the outcome (a transfer that landed on a refunded withdrawal).
+ */
+export interface LateNetworkResultRecorded {
+  type: 'LateNetworkResultRecorded';
+  data: { outcome: 'completed' | 'failed'; transactionHash: string | null; reason: string | null; statusAtArrival: 'COMPLETED' | 'FAILED'; contradicts: boolean; occurredAt: string };
+}
+
+export type WithdrawalEvent = WithdrawalRequested | WithdrawalSendingStarted | WithdrawalCompleted | WithdrawalFailed | WithdrawalReconciled | LateNetworkResultRecorded;
 
 ////////// Decide
 
@@ -120,6 +174,7 @@ export function decideWithdrawal(command: WithdrawalCommand, state: Withdrawal):
     }
     case 'CompleteWithdrawal': {
       const withdrawal = existing(state);
+      if (command.data.resolvedBy === 'network' && withdrawal.status !== 'PENDING') return [lateNetworkResult(withdrawal, { outcome: 'completed', transactionHash: command.data.transactionHash }, command.metadata.now)];
       if (withdrawal.status === 'COMPLETED' && withdrawal.transactionHash === command.data.transactionHash) return [];
       assertPending(withdrawal);
       const occurredAt = command.metadata.now.toISOString();
@@ -127,10 +182,18 @@ export function decideWithdrawal(command: WithdrawalCommand, state: Withdrawal):
     }
     case 'FailWithdrawal': {
       const withdrawal = existing(state);
+      if (command.data.resolvedBy === 'network' && withdrawal.status !== 'PENDING') return [lateNetworkResult(withdrawal, { outcome: 'failed', reason: command.data.reason }, command.metadata.now)];
       if (withdrawal.status === 'FAILED') return [];
       assertPending(withdrawal);
+      if (command.data.resolvedBy === 'operator' && withdrawal.sendProgress !== 'queued') {
+        throw new DomainError('ORDER_STATE_CONFLICT', 'The withdrawal may already be on the network: failing it could refund a transfer that lands. Reconcile it instead', [
+          { field: 'send_progress', issue: `${withdrawal.sendProgress}: only the network's answer may fail it; use reconcile` },
+        ]);
+      }
       return [{ type: 'WithdrawalFailed', data: { reason: command.data.reason, resolvedBy: command.data.resolvedBy, occurredAt: command.metadata.now.toISOString() } }];
     }
+    case 'ReconcileWithdrawal':
+      return reconcileWithdrawal(command, existing(state));
     default: {
       const unknown: never = command;
       throw new Error(`unknown withdrawal command ${JSON.stringify(unknown)}`);
@@ -179,6 +242,47 @@ function requestWithdrawal(command: RequestWithdrawal, state: Withdrawal): Withd
   ];
 }
 
+function reconcileWithdrawal(command: ReconcileWithdrawal, withdrawal: ExistingWithdrawal): WithdrawalEvent[] {
+  const { evidence } = command.data;
+  const { answer } = evidence;
+  if (answer.status === 'pending') {
+    throw new DomainError('ORDER_STATE_CONFLICT', 'The network has the transfer and has not decided yet; reconcile again later', [{ field: 'network', issue: 'pending' }]);
+  }
+  if (withdrawal.status !== 'PENDING') {
+    // Asked again after it finished (a retried request, or the sender was quicker): fine when the network agrees.
+    const agrees = answer.status === 'completed' ? withdrawal.status === 'COMPLETED' && withdrawal.transactionHash === answer.transactionHash : withdrawal.status === 'FAILED';
+    if (agrees) return [];
+    throw new DomainError('ORDER_STATE_CONFLICT', `The withdrawal is already ${withdrawal.status}, but the network says ${answer.status}`, [{ field: 'status', issue: withdrawal.status }]);
+  }
+  const occurredAt = command.metadata.now.toISOString();
+  const reconciled: WithdrawalReconciled = { type: 'WithdrawalReconciled', data: { ...evidence, occurredAt } };
+  const by = `reconciled by operator ${evidence.operatorId}`;
+  if (answer.status === 'completed') {
+    return [reconciled, { type: 'WithdrawalCompleted', data: { transactionHash: answer.transactionHash, resolvedBy: 'reconciliation', reason: `${by}: the network reports the transfer completed`, occurredAt } }];
+  }
+  return [reconciled, { type: 'WithdrawalFailed', data: { reason: `${answer.reason} (${by}: the network reports it ${answer.status})`, resolvedBy: 'reconciliation', occurredAt } }];
+}
+
+function lateNetworkResult(
+  withdrawal: ExistingWithdrawal,
+  result: { outcome: 'completed'; transactionHash: string } | { outcome: 'failed'; reason: string },
+  now: Date,
+): LateNetworkResultRecorded {
+  const statusAtArrival = withdrawal.status === 'FAILED' ? 'FAILED' : 'COMPLETED';
+  const contradicts = result.outcome === 'completed' ? statusAtArrival === 'FAILED' || withdrawal.transactionHash !== result.transactionHash : statusAtArrival === 'COMPLETED';
+  return {
+    type: 'LateNetworkResultRecorded',
+    data: {
+      outcome: result.outcome,
+      transactionHash: result.outcome === 'completed' ? result.transactionHash : null,
+      reason: result.outcome === 'failed' ? result.reason : null,
+      statusAtArrival,
+      contradicts,
+      occurredAt: now.toISOString(),
+    },
+  };
+}
+
 function existing(state: Withdrawal): ExistingWithdrawal {
   if (state.status === 'NotRequested') throw new DomainError('WITHDRAWAL_NOT_FOUND', 'No such withdrawal');
   return state;
@@ -210,6 +314,7 @@ export function evolveWithdrawal(state: Withdrawal, event: WithdrawalEvent): Wit
         transactionHash: null,
         failureReason: null,
         sendAttempts: 0,
+        reconciliation: null,
         createdAt: data.occurredAt,
         updatedAt: data.occurredAt,
       };
@@ -220,6 +325,13 @@ export function evolveWithdrawal(state: Withdrawal, event: WithdrawalEvent): Wit
       return { ...existingForEvolve(state), status: 'COMPLETED', sendProgress: 'finished', transactionHash: event.data.transactionHash, updatedAt: event.data.occurredAt };
     case 'WithdrawalFailed':
       return { ...existingForEvolve(state), status: 'FAILED', sendProgress: 'finished', failureReason: event.data.reason, updatedAt: event.data.occurredAt };
+    case 'WithdrawalReconciled': {
+      const { occurredAt: _occurredAt, ...evidence } = event.data;
+      return { ...existingForEvolve(state), reconciliation: evidence };
+    }
+    case 'LateNetworkResultRecorded':
+      // Recorded, not applied: the outcome stands (see the event).
+      return existingForEvolve(state);
     default: {
       const unknown: never = event;
       throw new Error(`unknown withdrawal event ${JSON.stringify(unknown)}`);
@@ -242,6 +354,8 @@ export const WITHDRAWAL_EVENT_SCHEMAS: EventSchemas<WithdrawalEvent> = {
   WithdrawalSendingStarted: { version: 1 },
   WithdrawalCompleted: { version: 1 },
   WithdrawalFailed: { version: 1 },
+  WithdrawalReconciled: { version: 1 },
+  LateNetworkResultRecorded: { version: 1 },
 };
 
 /** Deterministic stream id: retries of one order_id always land on the same stream. */

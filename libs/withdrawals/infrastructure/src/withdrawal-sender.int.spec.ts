@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import type { HoldView, LedgerHolds, PlaceHoldRequest } from '@mp/contracts-ledger';
 import { DomainError } from '@mp/shared-util-errors';
-import { DEFAULT_WITHDRAWAL_ASSETS, toWithdrawalStreamId } from '@mp/withdrawals-domain';
+import { DEFAULT_WITHDRAWAL_ASSETS, toWithdrawalStreamId, type NetworkAnswer, type WithdrawalCommand } from '@mp/withdrawals-domain';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { handleWithdrawalCommand } from './commands/withdrawal.handling';
@@ -37,6 +37,31 @@ class CountingAdapter implements NetworkAdapter {
   send(request: NetworkSendRequest): Promise<NetworkSendResult> {
     this.calls.push(request.idempotencyKey);
     return this.inner.send(request);
+  }
+  lookup(idempotencyKey: string): Promise<NetworkAnswer> {
+    return this.inner.lookup(idempotencyKey);
+  }
+}
+
+/** Holds each send's answer until the test lets it go, so the test can act while the transfer is "on the network". */
+class GatedAdapter implements NetworkAdapter {
+  private release: () => void = () => undefined;
+  private readonly gate = new Promise<void>((resolve) => (this.release = resolve));
+  readonly reached: Promise<void>;
+  private arrived: () => void = () => undefined;
+  constructor(private readonly inner: NetworkAdapter) {
+    this.reached = new Promise<void>((resolve) => (this.arrived = resolve));
+  }
+  async send(request: NetworkSendRequest): Promise<NetworkSendResult> {
+    this.arrived();
+    await this.gate;
+    return this.inner.send(request);
+  }
+  lookup(idempotencyKey: string): Promise<NetworkAnswer> {
+    return this.inner.lookup(idempotencyKey);
+  }
+  open(): void {
+    this.release();
   }
 }
 
@@ -134,6 +159,59 @@ describe('withdrawal sender', () => {
     const written = await dataSource.query(`SELECT count(*)::int AS events FROM event_store WHERE stream_id IN ($1, $2)`, [toWithdrawalStreamId(MERCHANT, 'NO-FUNDS'), toWithdrawalStreamId(MERCHANT, 'ORPHANED')]);
     expect(written).toEqual([{ events: 0 }]);
     expect(await findWithdrawal(dataSource.manager, MERCHANT, 'NO-FUNDS')).toBeNull();
+  });
+
+  const runCommand = (orderId: string, command: WithdrawalCommand) =>
+    dataSource.transaction((manager) => handleWithdrawalCommand(ledger, { manager }, MERCHANT, orderId, command, { id: `op-${orderId}-${command.type}`, correlationId: `op-${orderId}` }));
+  const lateResults = (orderId: string) =>
+    dataSource.query(`SELECT status_at_arrival, outcome, transaction_hash, contradicts FROM withdrawal_late_network_results WHERE merchant_id = $1 AND order_id = $2`, [MERCHANT, orderId]);
+  const counter = async (labels: string): Promise<number> =>
+    Number((await dataSource.query(`SELECT value::text FROM withdrawal_metric_counters WHERE metric = 'withdrawal_late_network_results_total' AND labels = $1`, [labels]))[0]?.value ?? 0);
+
+  it('keeps a network result that arrives after the withdrawal finished: a dead letter, a counter and an error log, and the outcome stands', async () => {
+    await request('LATE-1');
+    const gated = new GatedAdapter(new SimulatedNetworkAdapter(dataSource, { ...settings, simulator: { ...settings.simulator, failAddressPattern: /^TR7NH/ } }));
+    const sender = new WithdrawalSender(dataSource, ledger, gated, settings);
+    const errors: string[] = [];
+    jest.spyOn((sender as unknown as { logger: { error: (message: string) => void } }).logger, 'error').mockImplementation((message: string) => void errors.push(message));
+    const round = sender.sendDue();
+    await gated.reached;
+    // An operator found the transfer on the network meanwhile (completing needs no network word to stay safe: nothing is refunded).
+    await runCommand('LATE-1', { type: 'CompleteWithdrawal', data: { transactionHash: 'b'.repeat(64), resolvedBy: 'operator', reason: 'seen on the explorer' }, metadata: { now: new Date() } });
+    const before = await counter('outcome="failed",contradicts="true"');
+    gated.open();
+    expect(await round).toBe(0);
+    expect(await findWithdrawal(dataSource.manager, MERCHANT, 'LATE-1')).toMatchObject({ status: 'COMPLETED', transaction_hash: 'b'.repeat(64) });
+    expect(await lateResults('LATE-1')).toEqual([{ status_at_arrival: 'COMPLETED', outcome: 'failed', transaction_hash: null, contradicts: true }]);
+    expect(await counter('outcome="failed",contradicts="true"')).toBe(before + 1);
+    expect(errors).toEqual([expect.stringMatching(/late network result .*LATE-1.*CONTRADICTS/)]);
+    // Nothing was published for it: the outbox has the request and the completion only.
+    const published = await dataSource.query(`SELECT envelope->>'type' AS type FROM outbox WHERE envelope->>'subject' = $1 ORDER BY position`, [`merchant:${MERCHANT}/withdrawal:LATE-1`]);
+    expect(published.map((row: { type: string }) => row.type)).toEqual(['WithdrawalRequested', 'WithdrawalCompleted']);
+  });
+
+  it('reconciles through the simulator: a key not yet sent is dropped, and the send still in flight is refused, not made', async () => {
+    await request('DROP-1');
+    const network = new SimulatedNetworkAdapter(dataSource, settings);
+    const gated = new GatedAdapter(network);
+    const sender = new WithdrawalSender(dataSource, ledger, gated, settings);
+    const round = sender.sendDue();
+    await gated.reached;
+    const key = toWithdrawalStreamId(MERCHANT, 'DROP-1');
+    const answer = await network.lookup(key);
+    expect(answer).toEqual({ status: 'dropped', reason: expect.stringContaining('never sent') });
+    const evidence = { operatorId: 'op-1', idempotencyKey: key, askedAt: new Date().toISOString(), answer };
+    const reconciled = await runCommand('DROP-1', { type: 'ReconcileWithdrawal', data: { evidence }, metadata: { now: new Date() } });
+    expect(reconciled.withdrawal).toMatchObject({ status: 'FAILED', reconciliation: evidence });
+    gated.open();
+    expect(await round).toBe(0);
+    expect(await dataSource.query(`SELECT outcome, requests FROM simulated_network_sends WHERE idempotency_key = $1`, [key])).toEqual([{ outcome: 'dropped', requests: 2 }]);
+    expect(await lateResults('DROP-1')).toEqual([{ status_at_arrival: 'FAILED', outcome: 'failed', transaction_hash: null, contradicts: false }]);
+    expect((await findWithdrawal(dataSource.manager, MERCHANT, 'DROP-1'))?.reconciliation).toEqual(evidence);
+    // A key that was sent answers with the send: asking never changes it.
+    await request('SENT-1');
+    await new WithdrawalSender(dataSource, ledger, network, settings).sendDue();
+    expect(await network.lookup(toWithdrawalStreamId(MERCHANT, 'SENT-1'))).toEqual({ status: 'completed', transactionHash: expect.stringMatching(/^[0-9a-f]{64}$/) });
   });
 
   it('fails sends to addresses the simulator is told to fail, with a reason', async () => {

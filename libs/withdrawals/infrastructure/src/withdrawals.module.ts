@@ -9,6 +9,7 @@ import { WithdrawalCommandConsumer, WithdrawalsTopics } from './commands/withdra
 import { WithdrawalCommandHandler } from './commands/withdrawal-command.handler';
 import { LEDGER_HOLDS } from './commands/withdrawal.handling';
 import { InternalWithdrawalsController } from './http/internal-withdrawals.controller';
+import { WithdrawalReconciliation1700000005100 } from './persistence/withdrawal-reconciliation.migration';
 import { WithdrawalsSchema1700000005000 } from './persistence/withdrawals-schema.migration';
 import { NETWORK_ADAPTER } from './sending/network-adapter.port';
 import { SimulatedNetworkAdapter } from './sending/simulated-network.adapter';
@@ -16,7 +17,7 @@ import { WithdrawalSender } from './sending/withdrawal-sender';
 import { WITHDRAWALS_SETTINGS, type WithdrawalsSettings } from './withdrawals-settings';
 
 /** Migrations of the withdrawals database, in order. */
-export const WITHDRAWALS_MIGRATIONS = [MessagingSchema1700000000000, WithdrawalsSchema1700000005000];
+export const WITHDRAWALS_MIGRATIONS = [MessagingSchema1700000000000, WithdrawalsSchema1700000005000, WithdrawalReconciliation1700000005100];
 
 /** The withdrawals bounded context. Needs a TypeORM DataSource and the messaging port from its app. */
 @Module({})

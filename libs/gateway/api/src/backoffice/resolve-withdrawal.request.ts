@@ -11,7 +11,10 @@ const IsHashOfOutcome = () =>
     return typeof value === 'string' && /^(0x)?[0-9A-Fa-f]{64}$/.test(value) ? null : 'must be a 64-digit hexadecimal transaction hash';
   });
 
-/** An operator resolves a stuck withdrawal: `failed` returns the money, `completed` needs the hash found on the network. */
+/**
+ * An operator resolves a stuck withdrawal: `failed` returns the money and is refused once
+ * sending started (the transfer may land: reconcile instead); `completed` needs the hash found on the network.
+ */
 @RequestMessages({ invalid: 'The resolution is not valid' })
 export class ResolveWithdrawalBody {
   @ApiProperty({ enum: ['completed', 'failed'] })

@@ -7,7 +7,7 @@ import type { FastifyReply } from 'fastify';
 import type { GatewayRequest } from '../auth/merchant-signature.guard';
 import { LedgerReadClient } from '../merchant/ledger-read.client';
 import { PaymentCommandBus } from '../payments/payment-command.bus';
-import { runWithdrawalCommand } from '../withdrawals/run-withdrawal-command';
+import { runWithdrawalCommand, sendWithdrawalCommand } from '../withdrawals/run-withdrawal-command';
 import { WithdrawalsReadClient } from '../withdrawals/withdrawals-read.client';
 import { BackofficeGuard, CurrentPrincipal, Roles } from './backoffice.guard';
 import { ConversionBody, toConversionRequest } from './conversion.request';
@@ -43,12 +43,16 @@ export class WithdrawalsOperatorController {
     await json(reply, 200, await this.withdrawals.listStuck(query.older_than_seconds === undefined ? 900 : Number(query.older_than_seconds)));
   }
 
+  /** The withdrawal as operators see it: send progress, attempts and any reconciliation's evidence. */
   @Get('withdrawals/:merchantId/:orderId')
   async get(@Param('merchantId', OrderMerchantIdParam) merchantId: string, @Param('orderId', OrderIdParam) orderId: string, @Res() reply: FastifyReply): Promise<void> {
-    await json(reply, 200, await this.withdrawals.getWithdrawal(merchantId, orderId));
+    await json(reply, 200, await this.withdrawals.getForOperator(merchantId, orderId));
   }
 
-  /** Resolves a stuck withdrawal through the same decider as the sender: only a PENDING one, once. */
+  /**
+   * Resolves a stuck withdrawal through the same decider as the sender: only a PENDING one, once.
+   * `failed` only while it is queued (nothing can have been sent); a "sending" one is reconciled.
+   */
   @Post('withdrawals/:merchantId/:orderId/resolve')
   async resolve(
     @CurrentPrincipal() operator: BackofficePrincipal,
@@ -60,6 +64,25 @@ export class WithdrawalsOperatorController {
   ): Promise<void> {
     const data = toResolveWithdrawalData(merchantId, orderId, operator.credentialId, body);
     await json(reply, 200, await runWithdrawalCommand(this.commandBus, WITHDRAWAL_COMMAND_TYPES.resolveWithdrawal, data, request));
+  }
+
+  /**
+   * Asks the network about a withdrawal's idempotency key and lets its answer decide: COMPLETED
+   * with the hash, or FAILED (the money returns) when the network failed or dropped the transfer.
+   * Answers the withdrawal with the evidence (`reconciliation`); 409 while the network has not decided.
+   * Takes no body, like the agents' actions: the network's answer is the only input.
+   */
+  @Post('withdrawals/:merchantId/:orderId/reconcile')
+  async reconcile(
+    @CurrentPrincipal() operator: BackofficePrincipal,
+    @Param('merchantId', OrderMerchantIdParam) merchantId: string,
+    @Param('orderId', OrderIdParam) orderId: string,
+    @Req() request: GatewayRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const data = { merchantId, orderId, operatorId: operator.credentialId };
+    const { withdrawal, reconciliation } = await sendWithdrawalCommand(this.commandBus, WITHDRAWAL_COMMAND_TYPES.reconcileWithdrawal, data, request);
+    await json(reply, 200, { ...withdrawal, reconciliation: reconciliation ?? null });
   }
 
   private async requireMerchant(merchantId: string): Promise<void> {

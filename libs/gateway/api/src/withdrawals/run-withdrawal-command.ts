@@ -3,6 +3,8 @@ import { DomainError } from '@mp/shared-util-errors';
 import type { GatewayRequest } from '../auth/merchant-signature.guard';
 import { WITHDRAWALS_COMMAND_ROUTE, type PaymentCommandBus } from '../payments/payment-command.bus';
 
+type AcceptedWithdrawalCommand = Extract<WithdrawalCommandReplyData, { outcome: 'accepted' }>;
+
 /** Sends a command to the withdrawals service keyed by its withdrawal and answers with the withdrawal, or throws the refusal. */
 export async function runWithdrawalCommand<T extends WithdrawalCommandType>(
   commandBus: PaymentCommandBus,
@@ -10,11 +12,21 @@ export async function runWithdrawalCommand<T extends WithdrawalCommandType>(
   data: WithdrawalCommandDataByType[T],
   request: GatewayRequest,
 ): Promise<WithdrawalView> {
+  return (await sendWithdrawalCommand(commandBus, type, data, request)).withdrawal;
+}
+
+/** The same, answering with the whole accepted reply (a reconciliation's carries its evidence). */
+export async function sendWithdrawalCommand<T extends WithdrawalCommandType>(
+  commandBus: PaymentCommandBus,
+  type: T,
+  data: WithdrawalCommandDataByType[T],
+  request: GatewayRequest,
+): Promise<AcceptedWithdrawalCommand> {
   const outcome = await commandBus.send<WithdrawalCommandReplyData>(WITHDRAWALS_COMMAND_ROUTE, type, data, {
     key: withdrawalKey(data.merchantId, data.orderId),
     subject: `merchant:${data.merchantId}/withdrawal:${data.orderId}`,
     correlationId: request.requestId ?? 'unknown',
   });
   if (outcome.outcome === 'rejected') throw DomainError.fromDescription(outcome.error);
-  return outcome.withdrawal;
+  return outcome;
 }

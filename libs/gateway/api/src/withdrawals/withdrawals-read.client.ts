@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { StuckWithdrawalsView, WithdrawalAssetView, WithdrawalListPage, WithdrawalStatusView, WithdrawalView } from '@mp/contracts-withdrawals';
+import type { BackofficeWithdrawalView, StuckWithdrawalsView, WithdrawalAssetView, WithdrawalListPage, WithdrawalStatusView, WithdrawalView } from '@mp/contracts-withdrawals';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
 import { InternalClient } from '../http/internal-client';
 import { toQueryString, type ListFilters } from '../payments/list-filters.request';
@@ -20,6 +20,11 @@ export class WithdrawalsReadClient {
 
   getWithdrawal(merchantId: string, orderId: string): Promise<WithdrawalView> {
     return this.client.request('GET', `/internal/merchants/${segment(merchantId)}/withdrawals/${segment(orderId)}`);
+  }
+
+  /** The operators' view: the withdrawal plus send progress and reconciliation evidence. */
+  getForOperator(merchantId: string, orderId: string): Promise<BackofficeWithdrawalView> {
+    return this.client.request('GET', `/internal/withdrawals/${segment(merchantId)}/${segment(orderId)}`);
   }
 
   listWithdrawals(merchantId: string, filters: Omit<ListFilters, 'status'> & { status?: WithdrawalStatusView }): Promise<WithdrawalListPage> {

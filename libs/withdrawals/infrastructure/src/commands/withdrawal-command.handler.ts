@@ -6,9 +6,10 @@ import { DEFAULT_CONFLICT_RETRY_POLICY, retryOnConflict } from '@mp/shared-comma
 import { claimInboxMessage, commandReplyMessage, enqueueOutbox, PoisonMessageError, type MessageEnvelope } from '@mp/shared-messaging';
 import { RequestPipe } from '@mp/shared-nest-http';
 import { DomainError } from '@mp/shared-util-errors';
-import type { WithdrawalCommand } from '@mp/withdrawals-domain';
+import { toWithdrawalStreamId, type NetworkAnswer, type WithdrawalCommand } from '@mp/withdrawals-domain';
 import { DataSource, type EntityManager } from 'typeorm';
-import { withdrawalToView } from '../persistence/withdrawal.projection';
+import { findWithdrawal, reconciliationToView, withdrawalToView } from '../persistence/withdrawal.projection';
+import { NETWORK_ADAPTER, type NetworkAdapter } from '../sending/network-adapter.port';
 import { WITHDRAWALS_SETTINGS, type WithdrawalsSettings } from '../withdrawals-settings';
 import { WITHDRAWAL_COMMAND_PAYLOADS } from './withdrawal-command.payloads';
 import { handleWithdrawalCommand, LEDGER_HOLDS } from './withdrawal.handling';
@@ -33,24 +34,31 @@ export class WithdrawalCommandHandler {
     private readonly dataSource: DataSource,
     @Inject(LEDGER_HOLDS) private readonly ledger: LedgerHolds,
     @Inject(WITHDRAWALS_SETTINGS) private readonly settings: WithdrawalsSettings,
+    @Inject(NETWORK_ADAPTER) private readonly network: NetworkAdapter,
   ) {}
 
   async handle(envelope: MessageEnvelope): Promise<void> {
     if (envelope.schemaVersion !== WITHDRAWAL_COMMAND_SCHEMA_VERSION) throw new PoisonMessageError(`unsupported schema version ${envelope.schemaVersion} of ${envelope.type}`);
     if (!Object.values(WITHDRAWAL_COMMAND_TYPES).includes(envelope.type as WithdrawalCommandType)) throw new PoisonMessageError(`unknown command type ${envelope.type}`);
     await assertValidPayload(envelope);
-    const resolved = this.resolve(envelope);
+    // A refusal found while resolving (a reconciliation the network cannot answer) is the reply.
+    const resolved = await this.resolve(envelope).catch((error: unknown) => {
+      if (error instanceof DomainError) return error;
+      throw error;
+    });
     // A version conflict (the sender or an operator appended to the withdrawal first) runs the
     // whole transaction again, re-reading the withdrawal.
     await retryOnConflict(DEFAULT_CONFLICT_RETRY_POLICY, () => this.dataSource.transaction((manager) => this.handleInTransaction(manager, envelope, resolved)));
   }
 
-  private async handleInTransaction(manager: EntityManager, envelope: MessageEnvelope, resolved: Resolved): Promise<void> {
+  private async handleInTransaction(manager: EntityManager, envelope: MessageEnvelope, resolved: Resolved | DomainError): Promise<void> {
     if (!(await claimInboxMessage(manager, INBOX_CONSUMER, envelope.id))) return;
     let reply: WithdrawalCommandReplyData;
     try {
+      if (resolved instanceof DomainError) throw resolved;
       const result = await handleWithdrawalCommand(this.ledger, { manager }, resolved.merchantId, resolved.orderId, resolved.command, { id: envelope.id, correlationId: envelope.correlationId });
-      reply = { outcome: 'accepted', withdrawal: withdrawalToView(result.withdrawal) };
+      const reconciliation = resolved.command.type === 'ReconcileWithdrawal' ? { reconciliation: reconciliationToView(result.withdrawal.reconciliation) } : {};
+      reply = { outcome: 'accepted', withdrawal: withdrawalToView(result.withdrawal), ...reconciliation };
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
       reply = { outcome: 'rejected', error: error.toDescription() };
@@ -59,8 +67,8 @@ export class WithdrawalCommandHandler {
     if (replyMessage) await enqueueOutbox(manager, [replyMessage]);
   }
 
-  /** Turns a validated wire command into the domain command. */
-  private resolve(envelope: MessageEnvelope): Resolved {
+  /** Turns a validated wire command into the domain command (a reconciliation asks the network first). */
+  private async resolve(envelope: MessageEnvelope): Promise<Resolved> {
     const now = new Date();
     const type = envelope.type as WithdrawalCommandType;
     switch (type) {
@@ -76,10 +84,28 @@ export class WithdrawalCommandHandler {
         if (transactionHash === undefined) throw new PoisonMessageError(`malformed ${envelope.type} payload: a completed resolution needs transactionHash`);
         return { merchantId, orderId, command: { type: 'CompleteWithdrawal', data: { transactionHash, resolvedBy: 'operator', reason }, metadata: { now } } };
       }
+      case 'ReconcileWithdrawal': {
+        const { merchantId, orderId, operatorId } = envelope.data as WithdrawalCommandDataByType['ReconcileWithdrawal'];
+        // Never ask the network about a key no withdrawal owns (the simulator would claim it as dropped).
+        if (!(await findWithdrawal(this.dataSource.manager, merchantId, orderId))) throw new DomainError('WITHDRAWAL_NOT_FOUND', `No withdrawal ${orderId}`);
+        const idempotencyKey = toWithdrawalStreamId(merchantId, orderId);
+        const askedAt = new Date();
+        const answer = await this.askNetwork(idempotencyKey);
+        return { merchantId, orderId, command: { type: 'ReconcileWithdrawal', data: { evidence: { operatorId, idempotencyKey, askedAt: askedAt.toISOString(), answer } }, metadata: { now: askedAt } } };
+      }
       default: {
         const unknownType: never = type;
         throw new PoisonMessageError(`unknown command type ${String(unknownType)}`);
       }
+    }
+  }
+
+  /** The network's answer; not knowing is a retryable refusal, never a guess. */
+  private async askNetwork(idempotencyKey: string): Promise<NetworkAnswer> {
+    try {
+      return await this.network.lookup(idempotencyKey);
+    } catch (error) {
+      throw new DomainError('SERVICE_UNAVAILABLE', `The network did not answer about ${idempotencyKey} (${String(error)}); reconcile again later`);
     }
   }
 }

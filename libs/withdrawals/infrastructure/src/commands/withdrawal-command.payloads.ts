@@ -1,4 +1,4 @@
-import type { RequestWithdrawalData, ResolveWithdrawalData, WithdrawalCommandType } from '@mp/contracts-withdrawals';
+import type { ReconcileWithdrawalData, RequestWithdrawalData, ResolveWithdrawalData, WithdrawalCommandType } from '@mp/contracts-withdrawals';
 import { IsOptional } from 'class-validator';
 import { FieldRule, INTERNAL_ID_PATTERN, IsMinorUnits, IsOneOf, IsOrderId, IsPlainText, MatchesPattern, MERCHANT_ID_PATTERN } from '@mp/shared-util-validation';
 
@@ -29,10 +29,13 @@ export class RequestWithdrawalPayload extends WithdrawalCommandPayload implement
   address!: string;
 }
 
-export class ResolveWithdrawalPayload extends WithdrawalCommandPayload implements ResolveWithdrawalData {
+/** An operator's action on a withdrawal: who acted is recorded with what it decided. */
+export class ReconcileWithdrawalPayload extends WithdrawalCommandPayload implements ReconcileWithdrawalData {
   @MatchesPattern(INTERNAL_ID_PATTERN, 'must name the operator')
   operatorId!: string;
+}
 
+export class ResolveWithdrawalPayload extends ReconcileWithdrawalPayload implements ResolveWithdrawalData {
   @IsOneOf(['completed', 'failed'])
   outcome!: 'completed' | 'failed';
 
@@ -47,4 +50,5 @@ export class ResolveWithdrawalPayload extends WithdrawalCommandPayload implement
 export const WITHDRAWAL_COMMAND_PAYLOADS: Record<WithdrawalCommandType, new () => object> = {
   RequestWithdrawal: RequestWithdrawalPayload,
   ResolveWithdrawal: ResolveWithdrawalPayload,
+  ReconcileWithdrawal: ReconcileWithdrawalPayload,
 };

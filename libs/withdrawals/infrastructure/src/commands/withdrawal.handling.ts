@@ -14,6 +14,7 @@ import {
   type WithdrawalEvent,
 } from '@mp/withdrawals-domain';
 import type { EntityManager } from 'typeorm';
+import { recordLateNetworkResults } from '../persistence/late-network-results';
 import { saveWithdrawalProjection, withdrawalToView } from '../persistence/withdrawal.projection';
 
 export const LEDGER_HOLDS = Symbol('LEDGER_HOLDS');
@@ -53,6 +54,7 @@ export async function handleWithdrawalCommand(
     beforeAppend: (_manager, decided) => placeWithdrawalHold(ledger, orderId, decided),
     afterAppend: async (manager, appended) => {
       await saveWithdrawalProjection(manager, existingWithdrawal(appended.state, orderId), appended.version);
+      await recordLateNetworkResults(manager, appended);
       await publishWithdrawalEvents(manager, appended, causation);
     },
   });

@@ -1,5 +1,5 @@
 import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
-import { StuckWithdrawalsQueryDto, WithdrawalListQueryDto, type StuckWithdrawalsView, type WithdrawalAssetsView, type WithdrawalListPage, type WithdrawalView } from '@mp/contracts-withdrawals';
+import { StuckWithdrawalsQueryDto, WithdrawalListQueryDto, type BackofficeWithdrawalView, type StuckWithdrawalsView, type WithdrawalAssetsView, type WithdrawalListPage, type WithdrawalView } from '@mp/contracts-withdrawals';
 import { MerchantIdParam, PathIdPipe, RequestPipe } from '@mp/shared-nest-http';
 import { DomainError } from '@mp/shared-util-errors';
 import { MERCHANT_ID_PATTERN, ORDER_ID_PATTERN } from '@mp/shared-util-validation';
@@ -30,6 +30,14 @@ export class InternalWithdrawalsController {
     const row = await findWithdrawal(this.dataSource.manager, merchantId, orderId);
     if (!row) throw new DomainError('WITHDRAWAL_NOT_FOUND', `No withdrawal ${orderId}`);
     return rowToView(row);
+  }
+
+  /** Operators: the withdrawal with where the sender stands and any reconciliation's evidence. */
+  @Get('withdrawals/:merchantId/:orderId')
+  async getForOperator(@Param('merchantId', WithdrawalMerchantIdParam) merchantId: string, @Param('orderId', WithdrawalOrderIdParam) orderId: string): Promise<BackofficeWithdrawalView> {
+    const row = await findWithdrawal(this.dataSource.manager, merchantId, orderId);
+    if (!row) throw new DomainError('WITHDRAWAL_NOT_FOUND', `No withdrawal ${orderId}`);
+    return rowToBackofficeView(row);
   }
 
   /** Endpoint 12: newest first, cursor pages over the creation position (no gaps, no repeats). */

@@ -1,5 +1,5 @@
-import type { BackofficeWithdrawalView, WithdrawalView } from '@mp/contracts-withdrawals';
-import type { ExistingWithdrawal, SendProgress, WithdrawalStatus } from '@mp/withdrawals-domain';
+import type { BackofficeWithdrawalView, ReconciliationView, WithdrawalView } from '@mp/contracts-withdrawals';
+import type { ExistingWithdrawal, ReconciliationEvidence, SendProgress, WithdrawalStatus } from '@mp/withdrawals-domain';
 import { formatAmountMinor } from '@mp/shared-util-money';
 import type { EntityManager } from 'typeorm';
 
@@ -17,24 +17,25 @@ export interface WithdrawalRow {
   address: string;
   transaction_hash: string | null;
   failure_reason: string | null;
+  reconciliation: ReconciliationEvidence | null;
   created_at: Date;
   updated_at: Date;
   list_position: string;
 }
 
 export const WITHDRAWAL_COLUMNS = `merchant_id, order_id, status, send_progress, send_attempts, currency, network, balance_asset, amount_minor::text, network_fee_minor::text,
-  address, transaction_hash, failure_reason, created_at, updated_at, list_position::text`;
+  address, transaction_hash, failure_reason, reconciliation, created_at, updated_at, list_position::text`;
 
 /** Upserts the projection row of a withdrawal at `version`, in the command's transaction. */
 export async function saveWithdrawalProjection(manager: EntityManager, withdrawal: ExistingWithdrawal, version: number): Promise<void> {
   await manager.query(
     `INSERT INTO withdrawals (merchant_id, order_id, status, send_progress, send_attempts, currency, network, balance_asset, amount_minor, network_fee_minor, address,
-                              transaction_hash, failure_reason, created_at, updated_at, stream_version)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::numeric, $10::numeric, $11, $12, $13, $14, $15, $16)
+                              transaction_hash, failure_reason, created_at, updated_at, stream_version, reconciliation)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::numeric, $10::numeric, $11, $12, $13, $14, $15, $16, $17::jsonb)
      ON CONFLICT (merchant_id, order_id) DO UPDATE SET
        status = EXCLUDED.status, send_progress = EXCLUDED.send_progress, send_attempts = EXCLUDED.send_attempts,
        transaction_hash = EXCLUDED.transaction_hash, failure_reason = EXCLUDED.failure_reason,
-       updated_at = EXCLUDED.updated_at, stream_version = EXCLUDED.stream_version`,
+       updated_at = EXCLUDED.updated_at, stream_version = EXCLUDED.stream_version, reconciliation = EXCLUDED.reconciliation`,
     [
       withdrawal.merchantId,
       withdrawal.orderId,
@@ -52,6 +53,7 @@ export async function saveWithdrawalProjection(manager: EntityManager, withdrawa
       withdrawal.createdAt,
       withdrawal.updatedAt,
       version,
+      withdrawal.reconciliation === null ? null : JSON.stringify(withdrawal.reconciliation),
     ],
   );
 }
@@ -96,5 +98,14 @@ export function rowToView(row: WithdrawalRow): WithdrawalView {
 }
 
 export function rowToBackofficeView(row: WithdrawalRow): BackofficeWithdrawalView {
-  return { ...rowToView(row), merchant_id: row.merchant_id, send_progress: row.send_progress, send_attempts: row.send_attempts };
+  return { ...rowToView(row), merchant_id: row.merchant_id, send_progress: row.send_progress, send_attempts: row.send_attempts, reconciliation: reconciliationToView(row.reconciliation) };
+}
+
+/** A reconciliation's evidence as operators read it. */
+export function reconciliationToView(evidence: ReconciliationEvidence | null): ReconciliationView | null {
+  if (evidence === null) return null;
+  const { answer } = evidence;
+  const networkAnswer: ReconciliationView['network_answer'] =
+    answer.status === 'completed' ? { status: 'completed', transaction_hash: answer.transactionHash } : answer.status === 'pending' ? { status: 'pending' } : { status: answer.status, reason: answer.reason };
+  return { asked_by: evidence.operatorId, asked_at: evidence.askedAt, idempotency_key: evidence.idempotencyKey, network_answer: networkAnswer };
 }

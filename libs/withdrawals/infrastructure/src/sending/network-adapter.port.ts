@@ -1,3 +1,5 @@
+import type { NetworkAnswer } from '@mp/withdrawals-domain';
+
 /**
  * The port to a blockchain network (or a custodian that sends for us). The one rule every
  * adapter keeps: a send is keyed by `idempotencyKey` (the withdrawal's id), and presenting the
@@ -18,6 +20,13 @@ export type NetworkSendResult = { outcome: 'completed'; transactionHash: string 
 export interface NetworkAdapter {
   /** Throws on a transient problem (nothing known about the send): the sender tries again later with the same key. */
   send(request: NetworkSendRequest): Promise<NetworkSendResult>;
+  /**
+   * What the network knows about a key (an operator's reconciliation). The second rule: an
+   * adapter answers `dropped` only when no transfer under the key has gone out and none ever
+   * will (it cancels the key at the network or custodian first, so a send still in flight is
+   * refused); otherwise `completed`, `failed` or `pending`. Throws when it cannot tell.
+   */
+  lookup(idempotencyKey: string): Promise<NetworkAnswer>;
 }
 
 export const NETWORK_ADAPTER = Symbol('NETWORK_ADAPTER');

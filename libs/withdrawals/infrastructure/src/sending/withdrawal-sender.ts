@@ -2,8 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { LedgerHolds } from '@mp/contracts-ledger';
 import { PeriodicTask } from '@mp/shared-command-handling';
-import { StreamVersionConflictError } from '@mp/shared-messaging';
-import { DomainError } from '@mp/shared-util-errors';
 import { toWithdrawalStreamId, type WithdrawalCommand } from '@mp/withdrawals-domain';
 import { DataSource } from 'typeorm';
 import { handleWithdrawalCommand, LEDGER_HOLDS } from '../commands/withdrawal.handling';
@@ -24,7 +22,9 @@ interface Claimed {
  * 3. call the adapter keyed by the withdrawal id: a resumed send presents the same key and
  *    gets the first send's result back instead of a second transfer;
  * 4. persist the outcome (COMPLETED with the hash, or FAILED with the reason), which publishes
- *    the external event the ledger and the callback dispatcher consume.
+ *    the external event the ledger and the callback dispatcher consume. When the withdrawal
+ *    finished meanwhile (an operator's reconciliation), the decider records the answer as a
+ *    late network result (dead letter and counter) and this logs it as an error: never dropped.
  * Runs on the shared PeriodicTask: one round at a time per process, and shutdown waits for it.
  */
 @Injectable()
@@ -86,8 +86,8 @@ export class WithdrawalSender implements OnApplicationBootstrap, OnApplicationSh
   }
 
   private async sendOne(row: Claimed): Promise<boolean> {
-    const started = await this.run(row, { type: 'StartSendingWithdrawal', metadata: { now: new Date() } });
-    if (!started || started.status !== 'PENDING') return false;
+    const started = (await this.run(row, { type: 'StartSendingWithdrawal', metadata: { now: new Date() } })).withdrawal;
+    if (started.status !== 'PENDING') return false;
     const result = await this.network.send({
       idempotencyKey: toWithdrawalStreamId(row.merchant_id, row.order_id),
       network: started.network,
@@ -104,18 +104,24 @@ export class WithdrawalSender implements OnApplicationBootstrap, OnApplicationSh
       result.outcome === 'completed'
         ? { type: 'CompleteWithdrawal', data: { transactionHash: result.transactionHash, resolvedBy: 'network' }, metadata: { now } }
         : { type: 'FailWithdrawal', data: { reason: result.reason, resolvedBy: 'network' }, metadata: { now } };
-    return (await this.run(row, outcome)) !== null;
+    const recorded = await this.run(row, outcome);
+    const late = recorded.events.find((event) => event.type === 'LateNetworkResultRecorded');
+    if (late) {
+      this.logger.error(
+        `late network result for withdrawal ${row.merchant_id}/${row.order_id}: the network answered ${result.outcome} after it was ${late.data.statusAtArrival}` +
+          `${late.data.contradicts ? ' (CONTRADICTS the outcome: check the transfer and the merchant balance)' : ''}; recorded in withdrawal_late_network_results`,
+      );
+      return false;
+    }
+    return recorded.events.length > 0;
   }
 
-  /** Runs a command in its own transaction; another writer winning the race (an operator) is not an error. */
-  private async run(row: Claimed, command: WithdrawalCommand) {
-    try {
-      // Its own transaction; a conflict (an operator resolved it meanwhile) decides again on the new state.
-      const result = await handleWithdrawalCommand(this.ledger, { dataSource: this.dataSource }, row.merchant_id, row.order_id, command, { id: randomUUID(), correlationId: `withdrawal-sender:${row.order_id}` });
-      return result.withdrawal;
-    } catch (error) {
-      if (error instanceof StreamVersionConflictError || (error instanceof DomainError && error.code === 'ORDER_STATE_CONFLICT')) return null;
-      throw error;
-    }
+  /**
+   * Runs a command in its own transaction; a version conflict (an operator acted meanwhile)
+   * decides again on the new state. Anything else goes up: the round logs it and the lease
+   * hands the withdrawal to a later round, which asks the network again with the same key.
+   */
+  private run(row: Claimed, command: WithdrawalCommand) {
+    return handleWithdrawalCommand(this.ledger, { dataSource: this.dataSource }, row.merchant_id, row.order_id, command, { id: randomUUID(), correlationId: `withdrawal-sender:${row.order_id}` });
   }
 }
