@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type { BackofficePrincipal } from '@mp/access-infrastructure';
-import { PAYMENT_COMMAND_TYPES, paymentOrderKey, type AgentOrderActionData, type CommandReplyData, type PaymentCommandType } from '@mp/contracts-payments';
+import { agentViewOf, PAYMENT_COMMAND_TYPES, paymentOrderKey, type AgentOrderActionData, type CommandReplyData, type PaymentCommandType } from '@mp/contracts-payments';
 import { OrderIdParam, OrderMerchantIdParam, RequestPipe } from '@mp/shared-nest-http';
 import { DomainError } from '@mp/shared-util-errors';
 import { IsPlainText, MatchesPattern, RECEIPT_ID_PATTERN, RequestMessages, Trim } from '@mp/shared-util-validation';
@@ -86,7 +86,12 @@ export class AgentController {
    * shown; lists and order views show `•••• 1234`. Every reveal is recorded for operators.
    */
   @Post('orders/:merchantId/:orderId/account-number')
-  async revealAccountNumber(@CurrentPrincipal() agent: BackofficePrincipal, @Param('merchantId') merchantId: string, @Param('orderId') orderId: string, @Res() reply: FastifyReply): Promise<void> {
+  async revealAccountNumber(
+    @CurrentPrincipal() agent: BackofficePrincipal,
+    @Param('merchantId', OrderMerchantIdParam) merchantId: string,
+    @Param('orderId', OrderIdParam) orderId: string,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
     await json(reply, 200, await this.payments.revealAccountNumber(agentIdOf(agent), merchantId, orderId));
   }
 
@@ -119,7 +124,8 @@ export class AgentController {
       correlationId: request.requestId ?? 'unknown',
     });
     if (outcome.outcome === 'rejected') throw DomainError.fromDescription(outcome.error);
-    await json(reply, 200, await this.payments.getOrderForBackoffice(data.merchantId, data.orderId));
+    // The order as the agent may see it: after a decline it is no longer the agent's, so not its own read.
+    await json(reply, 200, agentViewOf(await this.payments.getOrderForBackoffice(data.merchantId, data.orderId)));
   }
 }
 

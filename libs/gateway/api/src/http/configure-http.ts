@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import type { GatewayRequest } from '../auth/merchant-signature.guard';
-import { DISPUTE_REQUEST_BODY_BYTES_MAX, REQUEST_BODY_BYTES_MAX } from '../gateway-settings';
+import { BODY_BYTES_MAX_BY_ROUTE, REQUEST_BODY_BYTES_MAX } from '../gateway-settings';
 import { newRequestId, REQUEST_ID_HEADER } from './request-id';
 import { securityHeadersFor, TransportSecurityRule } from './transport-security';
 
@@ -15,10 +15,13 @@ export function configureGatewayHttp(fastify: FastifyInstance, options: GatewayH
   const transportSecurity = new TransportSecurityRule(options.trustedProxies);
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: REQUEST_BODY_BYTES_MAX }, (_request, body, done) => done(null, body));
-  // A route's own bodyLimit wins over the parser's: only opening a dispute (a receipt inline as
-  // base64) may send more. Registered before Nest adds its routes (at init).
+  // A route's own bodyLimit wins over the parser's: only the routes that carry a receipt may send
+  // more. Fastify counts the bytes as they arrive and stops reading at the limit, so no route
+  // holds more than its limit in memory. Registered before Nest adds its routes (at init).
   fastify.addHook('onRoute', (route) => {
-    if (route.url === DISPUTE_ROUTE && (route.method === 'POST' || (Array.isArray(route.method) && route.method.includes('POST')))) route.bodyLimit = DISPUTE_REQUEST_BODY_BYTES_MAX;
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const limit = methods.map((method) => BODY_BYTES_MAX_BY_ROUTE.get(`${method} ${route.url}`)).find((bytes) => bytes !== undefined);
+    if (limit !== undefined) route.bodyLimit = limit;
   });
   // Set before routing, so every answer carries them: successes, guard and filter errors, 404s
   // for unknown routes, and 413/415 from the body parser (errors keep headers already set).
@@ -28,8 +31,6 @@ export function configureGatewayHttp(fastify: FastifyInstance, options: GatewayH
     void reply.header(REQUEST_ID_HEADER, requestId).headers(securityHeadersFor(transportSecurity.cameOverTls(request.raw)));
   });
 }
-
-const DISPUTE_ROUTE = '/v2/disputes';
 
 export interface GatewayHttpOptions {
   /**
@@ -54,11 +55,18 @@ export function gatewayFastifyOptions(options: GatewayHttpOptions = {}): Fastify
     exposeHeadRoutes: false,
     frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
       const requestId = newRequestId();
-      const body = {
-        error: { code: 'VALIDATION_ERROR', message: 'The request path is not valid percent-encoded UTF-8', details: [{ field: 'path', issue: error.message }] },
-        request_id: requestId,
-      };
-      void reply.header(REQUEST_ID_HEADER, requestId).headers(securityHeadersFor(transportSecurity.cameOverTls(request.raw))).status(400).type('application/json').send(JSON.stringify(body));
+      // A path segment longer than any route parameter may be (maxParamLength) names nothing, as a
+      // malformed id does for the path-id pipes: not found, not "invalid encoding".
+      const tooLong = error.code === 'FST_ERR_MAX_PARAM_LENGTH';
+      const body = tooLong
+        ? { error: { code: 'NOT_FOUND', message: 'No such resource: a path segment is longer than any identifier', details: [] }, request_id: requestId }
+        : { error: { code: 'VALIDATION_ERROR', message: 'The request path is not valid percent-encoded UTF-8', details: [{ field: 'path', issue: error.message }] }, request_id: requestId };
+      void reply
+        .header(REQUEST_ID_HEADER, requestId)
+        .headers(securityHeadersFor(transportSecurity.cameOverTls(request.raw)))
+        .status(tooLong ? 404 : 400)
+        .type('application/json')
+        .send(JSON.stringify(body));
     },
   };
 }

@@ -34,6 +34,8 @@ export class InternalClient {
     private readonly service: string,
     private readonly baseUrl: string,
     private readonly timeoutMs: number,
+    /** Rewrites a path for the log: paths that carry a credential (the payer-page token) must not reach a log line. */
+    private readonly loggablePath: (path: string) => string = (path) => path,
   ) {
     this.logger = new Logger(`${service}Client`);
   }
@@ -78,7 +80,7 @@ export class InternalClient {
         bodyTimeout: this.timeoutMs,
       });
     } catch (error) {
-      this.logger.warn(`${method} ${path} failed: ${String(error)}`);
+      this.logger.warn(`${method} ${this.loggablePath(path)} failed: ${String(error)}`);
       throw new DomainError('SERVICE_UNAVAILABLE', `The ${this.service} service is not reachable; retry shortly`);
     }
   }
@@ -87,7 +89,7 @@ export class InternalClient {
     if (status < 500 && isErrorCode(payload?.code)) {
       return new DomainError(payload.code, String(payload.message ?? payload.code), Array.isArray(payload.details) ? payload.details : []);
     }
-    this.logger.warn(`${method} ${path} answered ${status}`);
+    this.logger.warn(`${method} ${this.loggablePath(path)} answered ${status}`);
     return new DomainError('SERVICE_UNAVAILABLE', `The ${this.service} service could not answer; retry shortly`);
   }
 

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { AgentOrderView, PaymentOrderView } from '@mp/contracts-payments';
+import type { AgentOrderView, BackofficeOrderView, PaymentOrderView } from '@mp/contracts-payments';
 import {
   PAYMENTS_INTERNAL_PATHS,
   type AccountNumberRevealView,
@@ -29,7 +29,7 @@ export class PaymentsReadClient {
   private readonly client: InternalClient;
 
   constructor(@Inject(GATEWAY_SETTINGS) settings: GatewaySettings) {
-    this.client = new InternalClient('payments', settings.paymentsInternalUrl, settings.paymentsReadTimeoutMs);
+    this.client = new InternalClient('payments', settings.paymentsInternalUrl, settings.paymentsReadTimeoutMs, withoutPayerPageToken);
   }
 
   getOrder(merchantId: string, orderId: string): Promise<PaymentOrderView> {
@@ -71,7 +71,7 @@ export class PaymentsReadClient {
   }
 
   /** Back office: any order with its merchant, agent and receipts. */
-  getOrderForBackoffice(merchantId: string, orderId: string): Promise<AgentOrderView> {
+  getOrderForBackoffice(merchantId: string, orderId: string): Promise<BackofficeOrderView> {
     return this.client.request('GET', paths.backofficeOrder(merchantId, orderId));
   }
 
@@ -98,4 +98,9 @@ export class PaymentsReadClient {
       'x-file-name': fileName.replace(/[^\x20-\x7e]/g, '_'),
     });
   }
+}
+
+/** The payer-page token is the payer's only credential: a log line shows that a page was read, never which. */
+function withoutPayerPageToken(path: string): string {
+  return path.replace(/\/payer-pages\/[^/?]+/, '/payer-pages/[token]');
 }
