@@ -3,6 +3,7 @@
  * with a VALIDATION_ERROR body naming the field, never a 5xx, and create nothing. Method:
  * correctly signed requests whose bodies break one rule each.
  */
+import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { createOperator, registerAgent, SignedClient, SystemUnderTest, type RegisteredAgent } from '@mp/shared-testing';
 import { incomingPayment, newOrderId } from './fixtures';
@@ -230,17 +231,57 @@ describe('bad input across the API (issue 17 item 6)', () => {
     }
   });
 
-  it('takes a 5 MB receipt from an agent and refuses a larger one with 413 naming the limit', async () => {
-    const orderId = newOrderId('receipt');
+  /** A payout the agent has taken, and the back-office path of it. */
+  async function takenPayout(prefix: string): Promise<{ orderId: string; base: string }> {
+    const orderId = newOrderId(prefix);
     expect((await merchant.post('/v2/payments/outgoing', payout(orderId))).status).toBe(201);
     const base = `/backoffice/v1/agent/orders/${merchant.credentials.merchantId}/${orderId}`;
     expect((await agent.client.request('POST', `${base}/take`, {})).status).toBe(200);
-    const fiveMegabytes = Buffer.concat([PNG_HEADER, Buffer.alloc(5 * 1024 * 1024 - PNG_HEADER.length, 0x41)]);
+    return { orderId, base };
+  }
+
+  /** A PNG of exactly 5 MiB, the largest receipt there is. */
+  const fiveMebibytePng = (filler: number) => Buffer.concat([PNG_HEADER, Buffer.alloc(5 * 1024 * 1024 - PNG_HEADER.length, filler)]);
+
+  it('takes a 5 MB receipt from an agent and refuses a larger one with 413 naming the limit', async () => {
+    const { base } = await takenPayout('receipt');
+    const fiveMegabytes = fiveMebibytePng(0x41);
     const upload = await agent.client.request('POST', `${base}/receipts`, fiveMegabytes, { 'x-file-name': 'big.png' });
     expect([upload.status, upload.body.size_bytes]).toEqual([201, 5 * 1024 * 1024]);
     const tooLarge = await agent.client.request('POST', `${base}/receipts`, Buffer.concat([fiveMegabytes, Buffer.from('x')]), { 'x-file-name': 'bigger.png' });
     expect([tooLarge.status, tooLarge.body.error?.code]).toEqual([413, 'PAYLOAD_TOO_LARGE']);
     expect(tooLarge.body.error.message).toContain(String(5 * 1024 * 1024));
+  });
+
+  /** An upload in 64 KiB chunks with no Content-Length (chunked), so only counting the bytes as they pass can enforce the limit. */
+  function uploadChunked(path: string, content: Buffer): Promise<{ status: number; body: any }> {
+    const url = new URL(system.gatewayUrl);
+    return new Promise((resolve, reject) => {
+      const outgoing = httpRequest({ host: url.hostname, port: url.port, method: 'POST', path, headers: { authorization: `Bearer ${agent.client.token}`, 'content-type': 'application/octet-stream', 'x-file-name': 'chunked.png' } }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
+      });
+      outgoing.on('error', reject);
+      for (let offset = 0; offset < content.length; offset += 64 * 1024) outgoing.write(content.subarray(offset, offset + 64 * 1024));
+      outgoing.end();
+    });
+  }
+
+  it('streams a receipt sent without Content-Length, and refuses one that grows past 5 MiB with 413 naming the limit', async () => {
+    const { orderId, base } = await takenPayout('chunked');
+    const fiveMegabytes = fiveMebibytePng(0x42);
+    const upload = await uploadChunked(`${base}/receipts`, fiveMegabytes);
+    expect([upload.status, upload.body.size_bytes]).toEqual([201, 5 * 1024 * 1024]);
+    const tooLarge = await uploadChunked(`${base}/receipts`, Buffer.concat([fiveMegabytes, Buffer.alloc(100 * 1024, 0x43)]));
+    expect([tooLarge.status, tooLarge.body.error?.code]).toEqual([413, 'PAYLOAD_TOO_LARGE']);
+    expect(tooLarge.body.error.message).toContain(String(5 * 1024 * 1024));
+    // Only the receipt route takes a file: a file type sent elsewhere is 415, never parsed as JSON.
+    const fileElsewhere = await agent.client.request('POST', `${base}/decline`, Buffer.from('%PDF-1.4'));
+    expect([fileElsewhere.status, fileElsewhere.body.error?.code]).toEqual([415, 'UNSUPPORTED_MEDIA_TYPE']);
+    // Nothing of the refused upload was stored: only the first file is.
+    const stored = await system.query<{ size_bytes: number }>('payments', `SELECT size_bytes FROM payout_receipts WHERE order_id = $1`, [orderId]);
+    expect(stored).toEqual([{ size_bytes: 5 * 1024 * 1024 }]);
   });
 
   it('answers a method a known path does not have with 405 and Allow', async () => {

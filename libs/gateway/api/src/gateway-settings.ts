@@ -37,8 +37,11 @@ export const DISPUTE_REQUEST_BODY_BYTES_MAX = Math.ceil(RECEIPT_BYTES_MAX / 3) *
  */
 export const RECEIPT_UPLOAD_BODY_BYTES_MAX = RECEIPT_BYTES_MAX;
 
+/** An agent's payout receipt upload, as `METHOD url` of its route: its body is streamed on, not parsed. */
+export const RECEIPT_UPLOAD_ROUTE = 'POST /backoffice/v1/agent/orders/:merchantId/:orderId/receipts';
+
 /** The routes whose body limit is not REQUEST_BODY_BYTES_MAX (docs/api/endpoints.md lists every limit). */
 export const BODY_BYTES_MAX_BY_ROUTE: ReadonlyMap<string, number> = new Map([
   ['POST /v2/disputes', DISPUTE_REQUEST_BODY_BYTES_MAX],
-  ['POST /backoffice/v1/agent/orders/:merchantId/:orderId/receipts', RECEIPT_UPLOAD_BODY_BYTES_MAX],
+  [RECEIPT_UPLOAD_ROUTE, RECEIPT_UPLOAD_BODY_BYTES_MAX],
 ]);

@@ -7,7 +7,10 @@ import { DomainError } from '@mp/shared-util-errors';
 import { IsPlainText, MatchesPattern, RECEIPT_ID_PATTERN, RequestMessages, Trim } from '@mp/shared-util-validation';
 import { IsOptional } from 'class-validator';
 import type { FastifyReply } from 'fastify';
+import { Readable } from 'node:stream';
 import type { GatewayRequest } from '../auth/merchant-signature.guard';
+import { RECEIPT_UPLOAD_BODY_BYTES_MAX } from '../gateway-settings';
+import { streamWithinLimit } from '../http/refused-body';
 import { AgentOrdersQuery, toListFilters } from '../payments/list-filters.request';
 import { PaymentCommandBus } from '../payments/payment-command.bus';
 import { PaymentsReadClient } from '../payments/payments-read.client';
@@ -95,12 +98,17 @@ export class AgentController {
     await json(reply, 200, await this.payments.revealAccountNumber(agentIdOf(agent), merchantId, orderId));
   }
 
-  /** The raw file is the body (PDF, PNG or JPEG, at most 5 MB, checked by its bytes); name in x-file-name. */
+  /**
+   * The raw file is the body (PDF, PNG or JPEG, at most RECEIPT_UPLOAD_BODY_BYTES_MAX, checked by
+   * its bytes by payments); name in x-file-name. Sent as a file type, the body is streamed on to
+   * payments as it arrives; any other content type is read whole within the same limit.
+   */
   @Post('orders/:merchantId/:orderId/receipts')
   async uploadReceipt(@CurrentPrincipal() agent: BackofficePrincipal, @Param('merchantId', OrderMerchantIdParam) merchantId: string, @Param('orderId', OrderIdParam) orderId: string, @Req() request: GatewayRequest, @Res() reply: FastifyReply): Promise<void> {
     const order = await this.payments.getAgentOrder(agentIdOf(agent), merchantId, orderId);
     if (order.direction !== 'outgoing') throw new DomainError('ORDER_NOT_FOUND', 'Receipts belong to payouts; this order is a pay-in');
-    const content = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+    // Read only once the order is known to be the agent's: a refused upload leaves the body unread, for Node to discard.
+    const content = request.body instanceof Readable ? streamWithinLimit(request.raw, request.body, RECEIPT_UPLOAD_BODY_BYTES_MAX) : Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
     const fileName = typeof request.headers['x-file-name'] === 'string' ? request.headers['x-file-name'] : 'receipt';
     await json(reply, 201, await this.payments.uploadReceipt(agentIdOf(agent), merchantId, orderId, fileName, content));
   }

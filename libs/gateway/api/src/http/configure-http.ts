@@ -1,6 +1,6 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
+import { errorCodes, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { GatewayRequest } from '../auth/merchant-signature.guard';
-import { BODY_BYTES_MAX_BY_ROUTE, REQUEST_BODY_BYTES_MAX } from '../gateway-settings';
+import { BODY_BYTES_MAX_BY_ROUTE, RECEIPT_UPLOAD_ROUTE, REQUEST_BODY_BYTES_MAX } from '../gateway-settings';
 import { newRequestId, REQUEST_ID_HEADER } from './request-id';
 import { securityHeadersFor, TransportSecurityRule } from './transport-security';
 
@@ -15,6 +15,13 @@ export function configureGatewayHttp(fastify: FastifyInstance, options: GatewayH
   const transportSecurity = new TransportSecurityRule(options.trustedProxies);
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: REQUEST_BODY_BYTES_MAX }, (_request, body, done) => done(null, body));
+  // A receipt upload's file is handed to its handler as the request stream, which passes it on
+  // to payments within the route's limit (streamWithinLimit): a 5 MiB file is never held whole.
+  // Nothing else takes a file, so these types elsewhere are 415.
+  fastify.addContentTypeParser(RECEIPT_UPLOAD_CONTENT_TYPES, (request, payload, done) => {
+    if (`${request.method} ${request.routeOptions.url}` === RECEIPT_UPLOAD_ROUTE) done(null, payload);
+    else done(new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(String(request.headers['content-type'])), undefined);
+  });
   // A route's own bodyLimit wins over the parser's: only the routes that carry a receipt may send
   // more. Fastify counts the bytes as they arrive and stops reading at the limit, so no route
   // holds more than its limit in memory. Registered before Nest adds its routes (at init).
@@ -31,6 +38,9 @@ export function configureGatewayHttp(fastify: FastifyInstance, options: GatewayH
     void reply.header(REQUEST_ID_HEADER, requestId).headers(securityHeadersFor(transportSecurity.cameOverTls(request.raw)));
   });
 }
+
+/** What a receipt file may be sent as (tools/backoffice.mjs sends application/octet-stream). */
+const RECEIPT_UPLOAD_CONTENT_TYPES = ['application/octet-stream', 'application/pdf', 'image/png', 'image/jpeg'];
 
 export interface GatewayHttpOptions {
   /**

@@ -1,7 +1,7 @@
 import { Catch, HttpException, Logger, NotFoundException, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import { DomainError, httpStatusOf, isErrorCode, type ErrorCode, type ErrorDetail } from '@mp/shared-util-errors';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { keepReadingRefusedBody } from './refused-body';
+import { bodyLimitExceededMessage, keepReadingRefusedBody } from './refused-body';
 import { newRequestId, REQUEST_ID_HEADER } from './request-id';
 
 /** Fastify's own errors for things the client sent, in the decisions.md vocabulary. */
@@ -11,6 +11,13 @@ const FASTIFY_ERROR_CODES: ReadonlyMap<string, ErrorCode> = new Map<string, Erro
   ['FST_ERR_CTP_INVALID_CONTENT_LENGTH', 'VALIDATION_ERROR'],
   ['FST_ERR_CTP_EMPTY_JSON_BODY', 'VALIDATION_ERROR'],
   ['FST_ERR_CTP_INVALID_JSON_BODY', 'VALIDATION_ERROR'],
+]);
+
+const HTTP_EXCEPTION_CODES: ReadonlyMap<number, ErrorCode> = new Map<number, ErrorCode>([
+  [404, 'NOT_FOUND'],
+  [405, 'METHOD_NOT_ALLOWED'],
+  [413, 'PAYLOAD_TOO_LARGE'],
+  [415, 'UNSUPPORTED_MEDIA_TYPE'],
 ]);
 
 /** The methods routes are declared with; a path that has some of them answers the others with 405. */
@@ -42,7 +49,7 @@ export class ErrorResponseFilter implements ExceptionFilter {
     const retryAfter = RETRY_AFTER_SECONDS_BY_CODE[body.error.code];
     if (retryAfter !== undefined) void reply.header('retry-after', String(retryAfter));
     if (allow) void reply.header('allow', allow);
-    if (body.error.code === 'PAYLOAD_TOO_LARGE') keepReadingRefusedBody(request.raw, reply);
+    if (body.error.code === 'PAYLOAD_TOO_LARGE' || body.error.code === 'UNSUPPORTED_MEDIA_TYPE') keepReadingRefusedBody(request.raw, reply);
     void reply.header(REQUEST_ID_HEADER, requestId).status(status).type('application/json').send(JSON.stringify(body));
   }
 
@@ -62,7 +69,8 @@ export class ErrorResponseFilter implements ExceptionFilter {
     }
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
-      const code: ErrorCode = status === 404 ? 'NOT_FOUND' : status === 405 ? 'METHOD_NOT_ALLOWED' : status === 413 ? 'PAYLOAD_TOO_LARGE' : status < 500 ? 'VALIDATION_ERROR' : 'INTERNAL_ERROR';
+      // Nest hands Fastify's body-parser errors (413, 415) over as HttpExceptions of their status.
+      const code: ErrorCode = HTTP_EXCEPTION_CODES.get(status) ?? (status < 500 ? 'VALIDATION_ERROR' : 'INTERNAL_ERROR');
       const response = exception.getResponse() as { code?: unknown; message?: unknown };
       const knownCode = isErrorCode(response?.code) ? response.code : code;
       const message =
@@ -82,6 +90,5 @@ function allowedMethodsOf(request: FastifyRequest): string[] {
 
 /** The route's own limit, so a client learns what it may send (receipts and disputes have larger ones). */
 function bodyLimitMessage(request: FastifyRequest): string {
-  const limit = request.routeOptions.bodyLimit;
-  return `The request body is larger than this route's limit of ${limit} bytes (${(limit / 1024 / 1024).toFixed(2)} MiB)`;
+  return bodyLimitExceededMessage(request.routeOptions.bodyLimit);
 }

@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { Logger } from '@nestjs/common';
 import { DomainError, isErrorCode } from '@mp/shared-util-errors';
 import { Agent, request, type Dispatcher } from 'undici';
@@ -70,16 +70,20 @@ export class InternalClient {
    */
   private async send(method: 'GET' | 'POST' | 'PUT', path: string, body: unknown, headers: Record<string, string>): Promise<InternalResponse> {
     try {
-      const isRaw = Buffer.isBuffer(body);
+      // Bytes and streams (a receipt on its way) go as they are; anything else as JSON.
+      const isRaw = Buffer.isBuffer(body) || body instanceof Readable;
       return await request(`${this.baseUrl}${path}`, {
         dispatcher: this.dispatcher,
         method,
         headers: { ...(body !== undefined && !isRaw ? { 'content-type': 'application/json' } : {}), ...headers },
-        body: body === undefined ? undefined : isRaw ? (body as Buffer) : JSON.stringify(body),
+        body: body === undefined ? undefined : isRaw ? (body as Buffer | Readable) : JSON.stringify(body),
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
       });
     } catch (error) {
+      // A body streamed through a limit fails with the client's error (413), not the service's.
+      const clientError = [error, (error as { cause?: unknown })?.cause].find((candidate) => candidate instanceof DomainError);
+      if (clientError) throw clientError;
       this.logger.warn(`${method} ${this.loggablePath(path)} failed: ${String(error)}`);
       throw new DomainError('SERVICE_UNAVAILABLE', `The ${this.service} service is not reachable; retry shortly`);
     }

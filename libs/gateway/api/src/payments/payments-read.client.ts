@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import { Inject, Injectable } from '@nestjs/common';
 import type { AgentOrderView, BackofficeOrderView, PaymentOrderView } from '@mp/contracts-payments';
 import {
@@ -92,7 +93,7 @@ export class PaymentsReadClient {
     return this.client.request('PUT', paths.agent(agentId), agent);
   }
 
-  uploadReceipt(agentId: string, merchantId: string, orderId: string, fileName: string, content: Buffer): Promise<StoredReceiptView> {
+  uploadReceipt(agentId: string, merchantId: string, orderId: string, fileName: string, content: Buffer | Readable): Promise<StoredReceiptView> {
     return this.client.request('POST', paths.agentReceiptUpload(agentId, merchantId, orderId), content, {
       'content-type': 'application/octet-stream',
       'x-file-name': fileName.replace(/[^\x20-\x7e]/g, '_'),
