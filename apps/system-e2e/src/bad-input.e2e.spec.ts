@@ -5,7 +5,7 @@
  */
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
-import { createOperator, registerAgent, SignedClient, SystemUnderTest, type RegisteredAgent } from '@mp/shared-testing';
+import { createOperator, registerAgent, SignedClient, SystemUnderTest, type BackofficeClient, type RegisteredAgent } from '@mp/shared-testing';
 import { incomingPayment, newOrderId } from './fixtures';
 
 describe('bad input on POST /v2/payments/incoming', () => {
@@ -131,13 +131,14 @@ describe('bad input across the API (issue 17 item 6)', () => {
   let system: SystemUnderTest;
   let merchant: SignedClient;
   let agent: RegisteredAgent;
+  let operator: BackofficeClient;
 
   const PNG_HEADER = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
   const payout = (orderId: string, accountNumber = '4111 1111 1111 1111') => ({ ...incomingPayment(orderId, { amount: 200 }), method: 'bank_card', account_number: accountNumber });
 
   beforeAll(async () => {
     system = await SystemUnderTest.start({ env: { gateway: { GATEWAY_COMMAND_TIMEOUT_MS: '30000' } } });
-    const operator = await createOperator(system);
+    operator = await createOperator(system);
     agent = await registerAgent(system, operator, [{ method: 'bank_card', country: 'RU', currency: 'RUB' }]);
     merchant = await system.createClient('Prototype shop');
     const common = { country: 'RU', currency: 'RUB', fee_rate_basis_points: 0, fee_fixed_minor: '0', min_amount_minor: '100', max_amount_minor: '100000000', expiry_minutes: 30 };
@@ -205,6 +206,20 @@ describe('bad input across the API (issue 17 item 6)', () => {
     }
     const badMerchant = await agent.client.request('POST', `/backoffice/v1/agent/orders/mch_%00/${newOrderId()}/account-number`);
     expect([badMerchant.status, badMerchant.body.error?.code]).toEqual([404, 'ORDER_NOT_FOUND']);
+  });
+
+  it.each([
+    ['order_id=order%001', 'order_id'],
+    [`order_id=${'a'.repeat(65)}`, 'order_id'],
+    ['merchant_id=mch_%00', 'merchant_id'],
+    ['agent_id=x', 'agent_id'],
+    ['order_id=A&order_id=B', 'order_id'],
+    ['limit=0', 'limit'],
+    ['__proto__=1', '__proto__'],
+  ])('refuses the account-number reveal log filter %s as a VALIDATION_ERROR', async (query, field) => {
+    const response = await operator.request('GET', `/backoffice/v1/account-number-reveals?${query}`);
+    expect([response.status, response.body.error?.code]).toEqual([400, 'VALIDATION_ERROR']);
+    expect(fieldsOf(response.body)).toEqual([field]);
   });
 
   it('refuses a payout retried with the same order_id and another account number as DUPLICATE_ORDER', async () => {
