@@ -1,7 +1,9 @@
 export { GATEWAY_REPLIES_TOPIC, gatewayReplyTopicOf, isGatewayReplyTopic, PAYMENTS_TOPICS, paymentOrderKey } from './topics';
 export {
+  agentViewOf,
   PAYMENT_ORDER_STATUSES,
   type AgentOrderView,
+  type BackofficeOrderView,
   type PaymentDirection,
   type PaymentOrderStatus,
   type PaymentOrderSubStatus,

@@ -33,11 +33,23 @@ export interface PaymentOrderView {
   updated_at: string;
 }
 
-/** What an agent sees of an order assigned to it (operators see the same for any order). */
-export interface AgentOrderView extends PaymentOrderView {
+/** What operators see of any order: the merchant's view with the merchant, the agent and the receipts. */
+export interface BackofficeOrderView extends PaymentOrderView {
   merchant_id: string;
   agent_id: string | null;
   receipts: ReceiptView[];
+}
+
+/**
+ * What an agent sees of an order: what it needs to pay or be paid, nothing of the merchant's
+ * integration. No `callback_url` (the merchant's endpoint) and no `redirect_url` (it carries
+ * the payer's token: whoever holds it can act as the payer).
+ */
+export type AgentOrderView = Omit<BackofficeOrderView, 'callback_url' | 'redirect_url'>;
+
+export function agentViewOf(view: BackofficeOrderView): AgentOrderView {
+  const { callback_url: _callbackUrl, redirect_url: _redirectUrl, ...agentView } = view;
+  return agentView;
 }
 
 /** Endpoint 7 entries: a transfer confirmation the agent uploaded for a payout. */

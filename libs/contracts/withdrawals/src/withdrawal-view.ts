@@ -65,3 +65,11 @@ export const WITHDRAWAL_ASSET_BALANCES: Readonly<Record<string, string>> = {
   ETH: 'ETH',
   TRX: 'TRX',
 };
+
+/**
+ * The balance asset of a withdrawal asset code, or undefined for any other string. Own keys
+ * only: a merchant's `currency` of "constructor" or "__proto__" must not find Object.prototype.
+ */
+export function withdrawalBalanceAssetOf(assetCode: string): string | undefined {
+  return Object.hasOwn(WITHDRAWAL_ASSET_BALANCES, assetCode) ? WITHDRAWAL_ASSET_BALANCES[assetCode] : undefined;
+}

@@ -1,3 +1,5 @@
+import { RECEIPT_BYTES_MAX } from '@mp/shared-util-validation';
+
 /** What the gateway's feature module needs from the app's validated config. */
 export interface GatewaySettings {
   /** Unique per running replica: names its reply subscription. */
@@ -27,4 +29,19 @@ export const REQUEST_BODY_BYTES_MAX = 64 * 1024;
  * Endpoint 14 only: a 5 MB receipt as base64 (4 bytes per 3) plus the rest of the body. Still
  * read as raw bytes and signed as sent; every other route keeps REQUEST_BODY_BYTES_MAX.
  */
-export const DISPUTE_REQUEST_BODY_BYTES_MAX = Math.ceil((5 * 1024 * 1024) / 3) * 4 + REQUEST_BODY_BYTES_MAX;
+export const DISPUTE_REQUEST_BODY_BYTES_MAX = Math.ceil(RECEIPT_BYTES_MAX / 3) * 4 + REQUEST_BODY_BYTES_MAX;
+
+/**
+ * An agent's payout receipt upload: the raw file is the body, so the limit is the receipt's own
+ * (5 MiB), not the JSON routes'.
+ */
+export const RECEIPT_UPLOAD_BODY_BYTES_MAX = RECEIPT_BYTES_MAX;
+
+/** An agent's payout receipt upload, as `METHOD url` of its route: its body is streamed on, not parsed. */
+export const RECEIPT_UPLOAD_ROUTE = 'POST /backoffice/v1/agent/orders/:merchantId/:orderId/receipts';
+
+/** The routes whose body limit is not REQUEST_BODY_BYTES_MAX (docs/api/endpoints.md lists every limit). */
+export const BODY_BYTES_MAX_BY_ROUTE: ReadonlyMap<string, number> = new Map([
+  ['POST /v2/disputes', DISPUTE_REQUEST_BODY_BYTES_MAX],
+  [RECEIPT_UPLOAD_ROUTE, RECEIPT_UPLOAD_BODY_BYTES_MAX],
+]);

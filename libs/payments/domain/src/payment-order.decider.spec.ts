@@ -90,6 +90,14 @@ describe('payment order decider', () => {
       spec.givenCommands(createIncoming()).when(createIncoming({ currency: 'INR', country: 'IN' })).thenThrows('DUPLICATE_ORDER');
     });
 
+    it('rejects a payout retried to another recipient account as DUPLICATE_ORDER, naming the field and not the number', () => {
+      const toAnotherAccount = createOutgoing({ recipientAccount: { reference: 'acct_other', last4: '0004' } });
+      const error = spec.givenCommands(createOutgoing()).when({ ...toAnotherAccount, metadata: { ...toAnotherAccount.metadata, sameRecipientAccount: false } }).thenThrows('DUPLICATE_ORDER');
+      expect(error.details.map((detail) => detail.field)).toEqual(['account_number']);
+      const toTheSameAccount = createOutgoing({ recipientAccount: { reference: 'acct_copy', last4: '1111' } });
+      spec.givenCommands(createOutgoing()).when({ ...toTheSameAccount, metadata: { ...toTheSameAccount.metadata, sameRecipientAccount: true } }).thenNothingHappens();
+    });
+
     it('rejects the same order_id in the other direction as DUPLICATE_ORDER', () => {
       const outgoingWithSameId = createOutgoing({ orderId: 'A-1', amountMinor: 150_000n });
       spec.givenCommands(createIncoming()).when(outgoingWithSameId).thenThrows('DUPLICATE_ORDER');

@@ -75,7 +75,12 @@ export interface CreateIncomingPayment {
 export interface CreateOutgoingPayment {
   type: 'CreateOutgoingPayment';
   data: { merchantId: string; orderId: string; amountMinor: bigint; currency: string; country: string; method: string; callbackUrl: string; recipientAccount: RecipientAccountRef };
-  metadata: CommandMetadata & { methodCatalog: readonly MethodEntry[] };
+  /**
+   * `sameRecipientAccount`: for a retry of an existing payout, whether its account number is the
+   * one the payout was created with (the vault compares the two stored numbers; the decider
+   * never sees a full number). Absent when no payout has this order_id.
+   */
+  metadata: CommandMetadata & { methodCatalog: readonly MethodEntry[]; sameRecipientAccount?: boolean };
 }
 
 /** The payer asked the payer page for payment details (pay-in) or an agent took the order (payout). */
@@ -313,6 +318,12 @@ function createOutgoingPayment(command: CreateOutgoingPayment, state: PaymentOrd
   const { data, metadata } = command;
   if (state.status !== 'NotCreated') {
     assertSameOrderOrThrow(state, 'outgoing', data);
+    // A payout is also its recipient: a retry to another account must not answer with a payout to the first.
+    if (metadata.sameRecipientAccount === false) {
+      throw new DomainError('DUPLICATE_ORDER', `order_id ${data.orderId} is already used by a payout to a different account`, [
+        { field: 'account_number', issue: `differs from the account the payout was created with (ending ${state.recipientAccount?.last4 ?? '?'})` },
+      ]);
+    }
     return [];
   }
   const method = outgoingMethodFor(metadata.methodCatalog, data.method, data.country, data.currency);

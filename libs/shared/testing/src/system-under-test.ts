@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { createWriteStream, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -236,6 +236,15 @@ export class SystemUnderTest {
     } finally {
       await client.end();
     }
+  }
+
+  /**
+   * Everything every process of this run wrote, by log file name (`<runId>-<instance>.log` in
+   * .local/test-logs), e.g. to check that no secret ever reaches a log line.
+   */
+  serviceLogs(): Map<string, string> {
+    const files = readdirSync(logDirectory).filter((name) => name.startsWith(`${this.runId}-`));
+    return new Map(files.map((name) => [name, readFileSync(join(logDirectory, name), 'utf8')]));
   }
 
   outputOf(instance: InstanceName): string[] {

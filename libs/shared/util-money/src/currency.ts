@@ -15,14 +15,12 @@ const SCALE_BY_CURRENCY: Readonly<Record<string, number>> = {
 export type CurrencyCode = string;
 
 export function isKnownCurrency(currency: string): boolean {
-  return Object.prototype.hasOwnProperty.call(SCALE_BY_CURRENCY, currency);
+  return Object.hasOwn(SCALE_BY_CURRENCY, currency);
 }
 
 /** Number of decimal places of the currency's minor unit; throws for an unknown currency. */
 export function currencyScale(currency: CurrencyCode): number {
-  const scale = SCALE_BY_CURRENCY[currency];
-  if (scale === undefined || !isKnownCurrency(currency)) {
-    throw new Error(`unknown currency ${currency}`);
-  }
-  return scale;
+  // Own keys only: "constructor" must not find Object.prototype's.
+  if (!isKnownCurrency(currency)) throw new Error(`unknown currency ${currency}`);
+  return SCALE_BY_CURRENCY[currency] as number;
 }

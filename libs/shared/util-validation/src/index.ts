@@ -35,6 +35,6 @@ export {
   RECEIPT_ID_PATTERN,
 } from './ids';
 export { JsonNumberLiteral, parseJsonObjectBody, requireJsonObject, stringifyMerchantJson, withPlainNumbers } from './lossless-json';
-export { REQUEST_VALIDATOR_OPTIONS, RequestMessages, validationErrorFrom } from './validation-error';
+export { objectPrototypeFieldsError, REQUEST_VALIDATOR_OPTIONS, RequestMessages, validationErrorFrom } from './validation-error';
 export { CreationPeriodAndCursorFilters } from './list-filters';
 export { checkReceiptFile, detectReceiptType, RECEIPT_BYTES_MAX, safeReceiptFileName, type ReceiptContentType } from './receipt-file';

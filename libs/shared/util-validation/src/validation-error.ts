@@ -1,5 +1,6 @@
 import { DomainError, type ErrorDetail } from '@mp/shared-util-errors';
 import type { ValidationError, ValidatorOptions } from 'class-validator';
+import { JsonNumberLiteral } from './lossless-json';
 
 /** What a request class says about its own errors: the top-level message and the issue for an unknown field. */
 export interface RequestMessages {
@@ -59,6 +60,37 @@ export function validationErrorFrom(errors: ValidationError[]): DomainError {
   };
   for (const error of errors) visit(error, '', false);
   return new DomainError('VALIDATION_ERROR', messages.invalid, details);
+}
+
+/** Names every plain object answers without declaring them: `__proto__`, `constructor`, `toString`, … */
+const OBJECT_PROTOTYPE_NAMES: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype));
+
+/**
+ * Fields named like a member of Object.prototype, at any depth, as the VALIDATION_ERROR an
+ * unknown field gets. class-validator's whitelist looks field names up on a plain object, where
+ * `constructor` or `__proto__` find Object.prototype's members and pass as declared; no
+ * request class declares such a field, so each is refused here, by name, before that lookup.
+ */
+export function objectPrototypeFieldsError(type: (new () => unknown) | undefined, value: unknown): DomainError | null {
+  const messages = messagesOf(type?.prototype as object | undefined);
+  const details: ErrorDetail[] = [];
+  const visit = (item: unknown, path: string) => {
+    if (Array.isArray(item)) item.forEach((element, index) => visit(element, `${path}[${index}]`));
+    else if (isPlainRecord(item)) {
+      for (const [key, child] of Object.entries(item)) {
+        const field = path === '' ? key : `${path}.${key}`;
+        if (OBJECT_PROTOTYPE_NAMES.has(key)) details.push({ field, issue: messages.unknownField });
+        else visit(child, field);
+      }
+    }
+  };
+  visit(value, '');
+  return details.length > 0 ? new DomainError('VALIDATION_ERROR', messages.invalid, details) : null;
+}
+
+/** A parsed body or query: an object literal, or one without Object.prototype (Fastify's query strings). Not a number literal or a Buffer. */
+function isPlainRecord(item: unknown): item is Record<string, unknown> {
+  return item !== null && typeof item === 'object' && !Array.isArray(item) && !(item instanceof JsonNumberLiteral) && !Buffer.isBuffer(item);
 }
 
 function escapeRegExp(text: string): string {

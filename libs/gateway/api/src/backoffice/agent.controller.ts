@@ -1,13 +1,16 @@
 import { Body, Controller, Get, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type { BackofficePrincipal } from '@mp/access-infrastructure';
-import { PAYMENT_COMMAND_TYPES, paymentOrderKey, type AgentOrderActionData, type CommandReplyData, type PaymentCommandType } from '@mp/contracts-payments';
+import { agentViewOf, PAYMENT_COMMAND_TYPES, paymentOrderKey, type AgentOrderActionData, type CommandReplyData, type PaymentCommandType } from '@mp/contracts-payments';
 import { OrderIdParam, OrderMerchantIdParam, RequestPipe } from '@mp/shared-nest-http';
 import { DomainError } from '@mp/shared-util-errors';
 import { IsPlainText, MatchesPattern, RECEIPT_ID_PATTERN, RequestMessages, Trim } from '@mp/shared-util-validation';
 import { IsOptional } from 'class-validator';
 import type { FastifyReply } from 'fastify';
+import { Readable } from 'node:stream';
 import type { GatewayRequest } from '../auth/merchant-signature.guard';
+import { RECEIPT_UPLOAD_BODY_BYTES_MAX } from '../gateway-settings';
+import { streamWithinLimit } from '../http/refused-body';
 import { AgentOrdersQuery, toListFilters } from '../payments/list-filters.request';
 import { PaymentCommandBus } from '../payments/payment-command.bus';
 import { PaymentsReadClient } from '../payments/payments-read.client';
@@ -86,16 +89,26 @@ export class AgentController {
    * shown; lists and order views show `•••• 1234`. Every reveal is recorded for operators.
    */
   @Post('orders/:merchantId/:orderId/account-number')
-  async revealAccountNumber(@CurrentPrincipal() agent: BackofficePrincipal, @Param('merchantId') merchantId: string, @Param('orderId') orderId: string, @Res() reply: FastifyReply): Promise<void> {
+  async revealAccountNumber(
+    @CurrentPrincipal() agent: BackofficePrincipal,
+    @Param('merchantId', OrderMerchantIdParam) merchantId: string,
+    @Param('orderId', OrderIdParam) orderId: string,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
     await json(reply, 200, await this.payments.revealAccountNumber(agentIdOf(agent), merchantId, orderId));
   }
 
-  /** The raw file is the body (PDF, PNG or JPEG, at most 5 MB, checked by its bytes); name in x-file-name. */
+  /**
+   * The raw file is the body (PDF, PNG or JPEG, at most RECEIPT_UPLOAD_BODY_BYTES_MAX, checked by
+   * its bytes by payments); name in x-file-name. Sent as a file type, the body is streamed on to
+   * payments as it arrives; any other content type is read whole within the same limit.
+   */
   @Post('orders/:merchantId/:orderId/receipts')
   async uploadReceipt(@CurrentPrincipal() agent: BackofficePrincipal, @Param('merchantId', OrderMerchantIdParam) merchantId: string, @Param('orderId', OrderIdParam) orderId: string, @Req() request: GatewayRequest, @Res() reply: FastifyReply): Promise<void> {
     const order = await this.payments.getAgentOrder(agentIdOf(agent), merchantId, orderId);
     if (order.direction !== 'outgoing') throw new DomainError('ORDER_NOT_FOUND', 'Receipts belong to payouts; this order is a pay-in');
-    const content = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+    // Read only once the order is known to be the agent's: a refused upload leaves the body unread, for Node to discard.
+    const content = request.body instanceof Readable ? streamWithinLimit(request.raw, request.body, RECEIPT_UPLOAD_BODY_BYTES_MAX) : Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
     const fileName = typeof request.headers['x-file-name'] === 'string' ? request.headers['x-file-name'] : 'receipt';
     await json(reply, 201, await this.payments.uploadReceipt(agentIdOf(agent), merchantId, orderId, fileName, content));
   }
@@ -119,7 +132,8 @@ export class AgentController {
       correlationId: request.requestId ?? 'unknown',
     });
     if (outcome.outcome === 'rejected') throw DomainError.fromDescription(outcome.error);
-    await json(reply, 200, await this.payments.getOrderForBackoffice(data.merchantId, data.orderId));
+    // The order as the agent may see it: after a decline it is no longer the agent's, so not its own read.
+    await json(reply, 200, agentViewOf(await this.payments.getOrderForBackoffice(data.merchantId, data.orderId)));
   }
 }
 

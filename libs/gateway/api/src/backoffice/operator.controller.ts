@@ -5,7 +5,20 @@ import { BackofficeCredentialStore, MerchantCredentialStore, type BackofficePrin
 import { AgentServiceAreaDto, PutAgentRequestDto, PutMethodsRequestDto, StoredMethodEntryDto, type PutAgentRequest, type StoredMethodEntry } from '@mp/contracts-payments-api';
 import { AgentIdParam, MerchantIdParam, OrderIdParam, OrderMerchantIdParam, RequestPipe } from '@mp/shared-nest-http';
 import { DomainError } from '@mp/shared-util-errors';
-import { decimalAmountToMinor, IsDecimalAmount, IsKnownCurrency, IsPlainText, JsonNumberLiteral, MatchesPattern, RequestMessages, Trim } from '@mp/shared-util-validation';
+import {
+  AGENT_ID_PATTERN,
+  decimalAmountToMinor,
+  IsDecimalAmount,
+  IsKnownCurrency,
+  IsOrderId,
+  IsPlainText,
+  IsWholeNumberBetween,
+  JsonNumberLiteral,
+  MatchesPattern,
+  MERCHANT_ID_PATTERN,
+  RequestMessages,
+  Trim,
+} from '@mp/shared-util-validation';
 import { IsOptional, IsString } from 'class-validator';
 import type { FastifyReply } from 'fastify';
 import { stringifyResponse } from '../http/json-body';
@@ -93,6 +106,30 @@ class LedgerEntriesQuery extends ReconciliationQuery {
   @ApiPropertyOptional() @IsOptional() @IsString({ message: 'must be given once' }) cursor?: string;
 }
 
+/** The filters of the account-number reveal log; ids are checked like every id, so a made-up one never reaches a query. */
+@RequestMessages({ invalid: 'The filters are not valid', unknownField: 'is not a filter; use merchant_id, order_id, agent_id, limit' })
+class AccountNumberRevealsQuery {
+  @ApiPropertyOptional({ pattern: MERCHANT_ID_PATTERN.source })
+  @IsOptional()
+  @MatchesPattern(MERCHANT_ID_PATTERN, 'must be a merchant id (mch_ and 24 hex digits)')
+  merchant_id?: string;
+
+  @ApiPropertyOptional({ description: 'An order_id (1 to 64 characters from A-Z a-z 0-9 . _ - : /)' })
+  @IsOptional()
+  @IsOrderId()
+  order_id?: string;
+
+  @ApiPropertyOptional({ pattern: AGENT_ID_PATTERN.source })
+  @IsOptional()
+  @MatchesPattern(AGENT_ID_PATTERN, 'must be an agent id (agt_ and 24 hex digits)')
+  agent_id?: string;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 500, default: 100 })
+  @IsOptional()
+  @IsWholeNumberBetween(1, 500, 'query')
+  limit?: string;
+}
+
 /** What operators do: merchants, methods and fees, agents, any order, deposit. */
 @Controller('backoffice/v1')
 @UseGuards(BackofficeGuard)
@@ -159,11 +196,9 @@ export class OperatorController {
    * `merchant_id`, `order_id`, `agent_id`, `limit` (1 to 500, default 100).
    */
   @Get('account-number-reveals')
-  async listAccountNumberReveals(@Query() query: Record<string, string>, @Res() reply: FastifyReply): Promise<void> {
-    const known = ['merchant_id', 'order_id', 'agent_id', 'limit'];
-    const unknown = Object.keys(query).filter((name) => !known.includes(name));
-    if (unknown.length > 0) throw new DomainError('VALIDATION_ERROR', 'Unknown filters', unknown.map((field) => ({ field, issue: 'is not a known filter' })));
-    await json(reply, 200, await this.payments.listAccountNumberReveals(query));
+  async listAccountNumberReveals(@Query(requestPipe) query: AccountNumberRevealsQuery, @Res() reply: FastifyReply): Promise<void> {
+    const filters = Object.fromEntries(Object.entries(query).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+    await json(reply, 200, await this.payments.listAccountNumberReveals(filters));
   }
 
   @Get('merchants/:merchantId/balances')

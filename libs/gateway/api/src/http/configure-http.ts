@@ -1,6 +1,6 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
+import { errorCodes, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { GatewayRequest } from '../auth/merchant-signature.guard';
-import { DISPUTE_REQUEST_BODY_BYTES_MAX, REQUEST_BODY_BYTES_MAX } from '../gateway-settings';
+import { BODY_BYTES_MAX_BY_ROUTE, RECEIPT_UPLOAD_ROUTE, REQUEST_BODY_BYTES_MAX } from '../gateway-settings';
 import { newRequestId, REQUEST_ID_HEADER } from './request-id';
 import { securityHeadersFor, TransportSecurityRule } from './transport-security';
 
@@ -15,10 +15,20 @@ export function configureGatewayHttp(fastify: FastifyInstance, options: GatewayH
   const transportSecurity = new TransportSecurityRule(options.trustedProxies);
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: REQUEST_BODY_BYTES_MAX }, (_request, body, done) => done(null, body));
-  // A route's own bodyLimit wins over the parser's: only opening a dispute (a receipt inline as
-  // base64) may send more. Registered before Nest adds its routes (at init).
+  // A receipt upload's file is handed to its handler as the request stream, which passes it on
+  // to payments within the route's limit (streamWithinLimit): a 5 MiB file is never held whole.
+  // Nothing else takes a file, so these types elsewhere are 415.
+  fastify.addContentTypeParser(RECEIPT_UPLOAD_CONTENT_TYPES, (request, payload, done) => {
+    if (`${request.method} ${request.routeOptions.url}` === RECEIPT_UPLOAD_ROUTE) done(null, payload);
+    else done(new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(String(request.headers['content-type'])), undefined);
+  });
+  // A route's own bodyLimit wins over the parser's: only the routes that carry a receipt may send
+  // more. Fastify counts the bytes as they arrive and stops reading at the limit, so no route
+  // holds more than its limit in memory. Registered before Nest adds its routes (at init).
   fastify.addHook('onRoute', (route) => {
-    if (route.url === DISPUTE_ROUTE && (route.method === 'POST' || (Array.isArray(route.method) && route.method.includes('POST')))) route.bodyLimit = DISPUTE_REQUEST_BODY_BYTES_MAX;
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const limit = methods.map((method) => BODY_BYTES_MAX_BY_ROUTE.get(`${method} ${route.url}`)).find((bytes) => bytes !== undefined);
+    if (limit !== undefined) route.bodyLimit = limit;
   });
   // Set before routing, so every answer carries them: successes, guard and filter errors, 404s
   // for unknown routes, and 413/415 from the body parser (errors keep headers already set).
@@ -29,7 +39,8 @@ export function configureGatewayHttp(fastify: FastifyInstance, options: GatewayH
   });
 }
 
-const DISPUTE_ROUTE = '/v2/disputes';
+/** What a receipt file may be sent as (tools/backoffice.mjs sends application/octet-stream). */
+const RECEIPT_UPLOAD_CONTENT_TYPES = ['application/octet-stream', 'application/pdf', 'image/png', 'image/jpeg'];
 
 export interface GatewayHttpOptions {
   /**
@@ -54,11 +65,18 @@ export function gatewayFastifyOptions(options: GatewayHttpOptions = {}): Fastify
     exposeHeadRoutes: false,
     frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
       const requestId = newRequestId();
-      const body = {
-        error: { code: 'VALIDATION_ERROR', message: 'The request path is not valid percent-encoded UTF-8', details: [{ field: 'path', issue: error.message }] },
-        request_id: requestId,
-      };
-      void reply.header(REQUEST_ID_HEADER, requestId).headers(securityHeadersFor(transportSecurity.cameOverTls(request.raw))).status(400).type('application/json').send(JSON.stringify(body));
+      // A path segment longer than any route parameter may be (maxParamLength) names nothing, as a
+      // malformed id does for the path-id pipes: not found, not "invalid encoding".
+      const tooLong = error.code === 'FST_ERR_MAX_PARAM_LENGTH';
+      const body = tooLong
+        ? { error: { code: 'NOT_FOUND', message: 'No such resource: a path segment is longer than any identifier', details: [] }, request_id: requestId }
+        : { error: { code: 'VALIDATION_ERROR', message: 'The request path is not valid percent-encoded UTF-8', details: [{ field: 'path', issue: error.message }] }, request_id: requestId };
+      void reply
+        .header(REQUEST_ID_HEADER, requestId)
+        .headers(securityHeadersFor(transportSecurity.cameOverTls(request.raw)))
+        .status(tooLong ? 404 : 400)
+        .type('application/json')
+        .send(JSON.stringify(body));
     },
   };
 }

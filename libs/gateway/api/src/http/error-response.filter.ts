@@ -1,16 +1,27 @@
-import { Catch, HttpException, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
+import { Catch, HttpException, Logger, NotFoundException, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import { DomainError, httpStatusOf, isErrorCode, type ErrorCode, type ErrorDetail } from '@mp/shared-util-errors';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { bodyLimitExceededMessage, keepReadingRefusedBody } from './refused-body';
 import { newRequestId, REQUEST_ID_HEADER } from './request-id';
 
 /** Fastify's own errors for things the client sent, in the decisions.md vocabulary. */
-const FASTIFY_ERROR_CODES: Record<string, ErrorCode> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'VALIDATION_ERROR',
-  FST_ERR_CTP_EMPTY_JSON_BODY: 'VALIDATION_ERROR',
-  FST_ERR_CTP_INVALID_JSON_BODY: 'VALIDATION_ERROR',
-};
+const FASTIFY_ERROR_CODES: ReadonlyMap<string, ErrorCode> = new Map<string, ErrorCode>([
+  ['FST_ERR_CTP_BODY_TOO_LARGE', 'PAYLOAD_TOO_LARGE'],
+  ['FST_ERR_CTP_INVALID_MEDIA_TYPE', 'UNSUPPORTED_MEDIA_TYPE'],
+  ['FST_ERR_CTP_INVALID_CONTENT_LENGTH', 'VALIDATION_ERROR'],
+  ['FST_ERR_CTP_EMPTY_JSON_BODY', 'VALIDATION_ERROR'],
+  ['FST_ERR_CTP_INVALID_JSON_BODY', 'VALIDATION_ERROR'],
+]);
+
+const HTTP_EXCEPTION_CODES: ReadonlyMap<number, ErrorCode> = new Map<number, ErrorCode>([
+  [404, 'NOT_FOUND'],
+  [405, 'METHOD_NOT_ALLOWED'],
+  [413, 'PAYLOAD_TOO_LARGE'],
+  [415, 'UNSUPPORTED_MEDIA_TYPE'],
+]);
+
+/** The methods routes are declared with; a path that has some of them answers the others with 405. */
+const ROUTE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 const RETRY_AFTER_SECONDS_BY_CODE: Partial<Record<ErrorCode, number>> = { SERVICE_UNAVAILABLE: 1, RATE_LIMITED: 1 };
 
@@ -34,30 +45,50 @@ export class ErrorResponseFilter implements ExceptionFilter {
     const reply = http.getResponse<FastifyReply>();
     const request = http.getRequest<FastifyRequest & { requestId?: string }>();
     const requestId = request.requestId ?? newRequestId();
-    const { status, body } = this.describe(exception, requestId, request);
+    const { status, body, allow } = this.describe(exception, requestId, request);
     const retryAfter = RETRY_AFTER_SECONDS_BY_CODE[body.error.code];
     if (retryAfter !== undefined) void reply.header('retry-after', String(retryAfter));
+    if (allow) void reply.header('allow', allow);
+    if (body.error.code === 'PAYLOAD_TOO_LARGE' || body.error.code === 'UNSUPPORTED_MEDIA_TYPE') keepReadingRefusedBody(request.raw, reply);
     void reply.header(REQUEST_ID_HEADER, requestId).status(status).type('application/json').send(JSON.stringify(body));
   }
 
-  private describe(exception: unknown, requestId: string, request: FastifyRequest): { status: number; body: ErrorBody } {
+  private describe(exception: unknown, requestId: string, request: FastifyRequest): { status: number; body: ErrorBody; allow?: string } {
     if (exception instanceof DomainError) {
       return { status: httpStatusOf(exception.code), body: { error: { code: exception.code, message: exception.message, details: exception.details }, request_id: requestId, ...exception.extra } };
     }
-    const fastifyCode = (exception as { code?: string })?.code;
-    if (fastifyCode && FASTIFY_ERROR_CODES[fastifyCode]) {
-      const code = FASTIFY_ERROR_CODES[fastifyCode];
-      return { status: httpStatusOf(code), body: { error: { code, message: (exception as Error).message, details: [] }, request_id: requestId } };
+    const fastifyCode = FASTIFY_ERROR_CODES.get(String((exception as { code?: unknown })?.code));
+    if (fastifyCode) {
+      const message = fastifyCode === 'PAYLOAD_TOO_LARGE' ? bodyLimitMessage(request) : (exception as Error).message;
+      return { status: httpStatusOf(fastifyCode), body: { error: { code: fastifyCode, message, details: [] }, request_id: requestId } };
+    }
+    const allowed = exception instanceof NotFoundException && request.is404 ? allowedMethodsOf(request) : [];
+    if (allowed.length > 0) {
+      const message = `${request.method} is not allowed on ${request.url.split('?')[0]}; allowed: ${allowed.join(', ')}`;
+      return { status: 405, body: { error: { code: 'METHOD_NOT_ALLOWED', message, details: [] }, request_id: requestId }, allow: allowed.join(', ') };
     }
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
-      const code: ErrorCode = status === 404 ? 'NOT_FOUND' : status === 405 ? 'METHOD_NOT_ALLOWED' : status === 413 ? 'PAYLOAD_TOO_LARGE' : status < 500 ? 'VALIDATION_ERROR' : 'INTERNAL_ERROR';
+      // Nest hands Fastify's body-parser errors (413, 415) over as HttpExceptions of their status.
+      const code: ErrorCode = HTTP_EXCEPTION_CODES.get(status) ?? (status < 500 ? 'VALIDATION_ERROR' : 'INTERNAL_ERROR');
       const response = exception.getResponse() as { code?: unknown; message?: unknown };
       const knownCode = isErrorCode(response?.code) ? response.code : code;
-      const message = status === 404 && knownCode === 'NOT_FOUND' ? `No route ${request.method} ${request.url.split('?')[0]}` : String(response?.message ?? exception.message);
+      const message =
+        status === 404 && knownCode === 'NOT_FOUND' ? `No route ${request.method} ${request.url.split('?')[0]}` : knownCode === 'PAYLOAD_TOO_LARGE' ? bodyLimitMessage(request) : String(response?.message ?? exception.message);
       return { status: httpStatusOf(knownCode), body: { error: { code: knownCode, message, details: [] }, request_id: requestId } };
     }
     this.logger.error(`request ${requestId} failed: ${exception instanceof Error ? exception.stack : String(exception)}`);
     return { status: 500, body: { error: { code: 'INTERNAL_ERROR', message: 'An internal error occurred; it has been logged', details: [] }, request_id: requestId } };
   }
+}
+
+/** The methods declared for the request's path, when its own method is not one of them (an unknown path has none). */
+function allowedMethodsOf(request: FastifyRequest): string[] {
+  const url = request.url.split('?')[0] ?? '';
+  return ROUTE_METHODS.filter((method) => request.server.findRoute({ method, url }) !== null);
+}
+
+/** The route's own limit, so a client learns what it may send (receipts and disputes have larger ones). */
+function bodyLimitMessage(request: FastifyRequest): string {
+  return bodyLimitExceededMessage(request.routeOptions.bodyLimit);
 }

@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { Logger } from '@nestjs/common';
 import { DomainError, isErrorCode } from '@mp/shared-util-errors';
 import { Agent, request, type Dispatcher } from 'undici';
@@ -34,6 +34,8 @@ export class InternalClient {
     private readonly service: string,
     private readonly baseUrl: string,
     private readonly timeoutMs: number,
+    /** Rewrites a path for the log: paths that carry a credential (the payer-page token) must not reach a log line. */
+    private readonly loggablePath: (path: string) => string = (path) => path,
   ) {
     this.logger = new Logger(`${service}Client`);
   }
@@ -68,17 +70,21 @@ export class InternalClient {
    */
   private async send(method: 'GET' | 'POST' | 'PUT', path: string, body: unknown, headers: Record<string, string>): Promise<InternalResponse> {
     try {
-      const isRaw = Buffer.isBuffer(body);
+      // Bytes and streams (a receipt on its way) go as they are; anything else as JSON.
+      const isRaw = Buffer.isBuffer(body) || body instanceof Readable;
       return await request(`${this.baseUrl}${path}`, {
         dispatcher: this.dispatcher,
         method,
         headers: { ...(body !== undefined && !isRaw ? { 'content-type': 'application/json' } : {}), ...headers },
-        body: body === undefined ? undefined : isRaw ? (body as Buffer) : JSON.stringify(body),
+        body: body === undefined ? undefined : isRaw ? (body as Buffer | Readable) : JSON.stringify(body),
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
       });
     } catch (error) {
-      this.logger.warn(`${method} ${path} failed: ${String(error)}`);
+      // A body streamed through a limit fails with the client's error (413), not the service's.
+      const clientError = [error, (error as { cause?: unknown })?.cause].find((candidate) => candidate instanceof DomainError);
+      if (clientError) throw clientError;
+      this.logger.warn(`${method} ${this.loggablePath(path)} failed: ${String(error)}`);
       throw new DomainError('SERVICE_UNAVAILABLE', `The ${this.service} service is not reachable; retry shortly`);
     }
   }
@@ -87,7 +93,7 @@ export class InternalClient {
     if (status < 500 && isErrorCode(payload?.code)) {
       return new DomainError(payload.code, String(payload.message ?? payload.code), Array.isArray(payload.details) ? payload.details : []);
     }
-    this.logger.warn(`${method} ${path} answered ${status}`);
+    this.logger.warn(`${method} ${this.loggablePath(path)} answered ${status}`);
     return new DomainError('SERVICE_UNAVAILABLE', `The ${this.service} service could not answer; retry shortly`);
   }
 

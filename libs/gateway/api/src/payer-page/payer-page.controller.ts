@@ -1,6 +1,8 @@
 import { Controller, Get, Logger, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { PAYMENT_COMMAND_TYPES, payerPageTokenHash, type CommandReplyData, type MarkPaidByPayerData, type OpenPayerPageData, type PaymentCommandType } from '@mp/contracts-payments';
+import { PayerPageTokenParam } from '@mp/shared-nest-http';
 import { DomainError, type ErrorCode } from '@mp/shared-util-errors';
+import { PAYER_PAGE_TOKEN_PATTERN } from '@mp/shared-util-validation';
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import type { GatewayRequest } from '../auth/merchant-signature.guard';
@@ -10,8 +12,6 @@ import { payerPageContentSecurityPolicy, payerPagePath } from './payer-page.html
 import { renderPayerErrorPage, renderPayerPage, type PayerErrorPageKind } from './payer-page.template';
 import type { PayerPageView } from './payer-page.view';
 
-/** Tokens are base64url (payments service); anything else is not a page and never reaches a service. */
-const TOKEN_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
 const NOT_FOUND_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['NOT_FOUND', 'ORDER_NOT_FOUND']);
 
 /** The query flag the page is redirected to when the payer asked for details and no agent was free. */
@@ -83,8 +83,7 @@ export class PayerPageController {
 
   /** Polled by the page script; JSON errors here are fine, only the script reads them. */
   @Get(':token/status')
-  async status(@Param('token') token: string, @Res() reply: FastifyReply): Promise<void> {
-    if (!TOKEN_PATTERN.test(token)) throw new DomainError('NOT_FOUND', 'No such payment page');
+  async status(@Param('token', PayerPageTokenParam) token: string, @Res() reply: FastifyReply): Promise<void> {
     const { order } = await this.reads.getPayerPage(token);
     await reply
       .status(200)
@@ -125,7 +124,9 @@ export class PayerPageController {
   private async answerWithHtml(reply: FastifyReply, token: string, answer: (nonce: string) => Promise<void>): Promise<void> {
     const nonce = randomBytes(16).toString('base64');
     const errorPage = (kind: PayerErrorPageKind, status: number) => sendHtml(reply, status, nonce, renderPayerErrorPage(kind, { nonce, token }));
-    if (!TOKEN_PATTERN.test(token)) return errorPage('not_found', 404);
+    // The HTML routes check the token here, against the pattern PayerPageTokenParam uses: a pipe's
+    // refusal would be the JSON error body, and a payer must get a page.
+    if (!PAYER_PAGE_TOKEN_PATTERN.test(token)) return errorPage('not_found', 404);
     try {
       await answer(nonce);
     } catch (error) {

@@ -1,5 +1,6 @@
+import type { Readable } from 'node:stream';
 import { Inject, Injectable } from '@nestjs/common';
-import type { AgentOrderView, PaymentOrderView } from '@mp/contracts-payments';
+import type { AgentOrderView, BackofficeOrderView, PaymentOrderView } from '@mp/contracts-payments';
 import {
   PAYMENTS_INTERNAL_PATHS,
   type AccountNumberRevealView,
@@ -29,7 +30,7 @@ export class PaymentsReadClient {
   private readonly client: InternalClient;
 
   constructor(@Inject(GATEWAY_SETTINGS) settings: GatewaySettings) {
-    this.client = new InternalClient('payments', settings.paymentsInternalUrl, settings.paymentsReadTimeoutMs);
+    this.client = new InternalClient('payments', settings.paymentsInternalUrl, settings.paymentsReadTimeoutMs, withoutPayerPageToken);
   }
 
   getOrder(merchantId: string, orderId: string): Promise<PaymentOrderView> {
@@ -71,7 +72,7 @@ export class PaymentsReadClient {
   }
 
   /** Back office: any order with its merchant, agent and receipts. */
-  getOrderForBackoffice(merchantId: string, orderId: string): Promise<AgentOrderView> {
+  getOrderForBackoffice(merchantId: string, orderId: string): Promise<BackofficeOrderView> {
     return this.client.request('GET', paths.backofficeOrder(merchantId, orderId));
   }
 
@@ -92,10 +93,15 @@ export class PaymentsReadClient {
     return this.client.request('PUT', paths.agent(agentId), agent);
   }
 
-  uploadReceipt(agentId: string, merchantId: string, orderId: string, fileName: string, content: Buffer): Promise<StoredReceiptView> {
+  uploadReceipt(agentId: string, merchantId: string, orderId: string, fileName: string, content: Buffer | Readable): Promise<StoredReceiptView> {
     return this.client.request('POST', paths.agentReceiptUpload(agentId, merchantId, orderId), content, {
       'content-type': 'application/octet-stream',
       'x-file-name': fileName.replace(/[^\x20-\x7e]/g, '_'),
     });
   }
+}
+
+/** The payer-page token is the payer's only credential: a log line shows that a page was read, never which. */
+function withoutPayerPageToken(path: string): string {
+  return path.replace(/\/payer-pages\/[^/?]+/, '/payer-pages/[token]');
 }

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { WITHDRAWAL_ASSET_BALANCES, type RequestWithdrawalData } from '@mp/contracts-withdrawals';
+import { WITHDRAWAL_ASSET_BALANCES, withdrawalBalanceAssetOf, type RequestWithdrawalData } from '@mp/contracts-withdrawals';
 import { decimalAmountToMinor, FieldRule, IsOneOf, IsOrderId, JsonNumberLiteral, ORDER_ID_PATTERN, RequestMessages } from '@mp/shared-util-validation';
 
 const ASSET_CODES = Object.keys(WITHDRAWAL_ASSET_BALANCES);
@@ -14,7 +14,7 @@ const AMOUNT_ISSUES = {
 const IsAssetAmount = () =>
   FieldRule('isAssetAmount', (value, args) => {
     if (!(value instanceof JsonNumberLiteral)) return AMOUNT_ISSUES.not_a_number;
-    const balanceAsset = WITHDRAWAL_ASSET_BALANCES[String((args.object as { currency?: unknown }).currency)];
+    const balanceAsset = withdrawalBalanceAssetOf(String((args.object as { currency?: unknown }).currency));
     if (balanceAsset === undefined) return null;
     const parsed = decimalAmountToMinor(value, balanceAsset);
     return parsed.ok ? null : AMOUNT_ISSUES[parsed.reason];
@@ -46,7 +46,9 @@ export class CreateWithdrawalBody {
 
 /** Endpoint 11's validated body as the command data, the amount in minor units of the balance asset. */
 export function toRequestWithdrawalData(merchantId: string, body: CreateWithdrawalBody): RequestWithdrawalData {
-  const amount = decimalAmountToMinor(body.amount, WITHDRAWAL_ASSET_BALANCES[body.currency]);
+  const balanceAsset = withdrawalBalanceAssetOf(body.currency);
+  if (balanceAsset === undefined) throw new Error(`invariant: a validated currency is an asset code (${body.currency})`);
+  const amount = decimalAmountToMinor(body.amount, balanceAsset);
   if (!amount.ok) throw new Error(`invariant: a validated amount converts (${amount.reason})`);
   return { merchantId, orderId: body.order_id, amountMinor: amount.amountMinor.toString(), currency: body.currency, address: body.address };
 }

@@ -131,7 +131,12 @@ export class PaymentCommandHandler {
         const recipientAccount = await this.recipientAccounts.find(manager, data.merchantId, recipientAccountRef);
         if (!recipientAccount) throw new DomainError('VALIDATION_ERROR', 'The recipient account was not stored for this merchant', [{ field: 'account_number', issue: 'unknown recipient account reference' }]);
         const methodCatalog = await loadMethodCatalog(manager, data.merchantId);
-        return { merchantId: data.merchantId, orderId: data.orderId, command: { type, data: { ...data, amountMinor: BigInt(data.amountMinor), recipientAccount }, metadata: { now, methodCatalog } } };
+        const sameRecipientAccount = await this.recipientAccounts.sameAsPayoutAccount(manager, data.merchantId, data.orderId, recipientAccountRef);
+        return {
+          merchantId: data.merchantId,
+          orderId: data.orderId,
+          command: { type, data: { ...data, amountMinor: BigInt(data.amountMinor), recipientAccount }, metadata: { now, methodCatalog, ...(sameRecipientAccount === undefined ? {} : { sameRecipientAccount }) } },
+        };
       }
       case 'CancelPaymentOrder': {
         const data = envelope.data as PaymentCommandDataByType['CancelPaymentOrder'];

@@ -1,4 +1,4 @@
-import type { AgentOrderView, PaymentOrderStatus, PaymentOrderView } from '@mp/contracts-payments';
+import type { BackofficeOrderView, PaymentOrderStatus, PaymentOrderView } from '@mp/contracts-payments';
 import { maskAccountNumber, subStatusOf, type ExistingPaymentOrder } from '@mp/payments-domain';
 import { formatAmountMinor } from '@mp/shared-util-money';
 import type { EntityManager } from 'typeorm';
@@ -101,7 +101,7 @@ export async function setOpenDispute(manager: EntityManager, merchantId: string,
 }
 
 /** The same order for agents and operators, with who owns and works it and its receipts. */
-export function rowToAgentView(row: PaymentOrderRow, payerPageUrlOf: PayerPageUrlOf, receipts: AgentOrderView['receipts']): AgentOrderView {
+export function rowToBackofficeView(row: PaymentOrderRow, payerPageUrlOf: PayerPageUrlOf, receipts: BackofficeOrderView['receipts']): BackofficeOrderView {
   return { ...rowToView(row, payerPageUrlOf), merchant_id: row.merchant_id, agent_id: row.agent_id, receipts };
 }
 

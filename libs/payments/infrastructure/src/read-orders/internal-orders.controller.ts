@@ -1,19 +1,17 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
-import { payerPageTokenHash, type AgentOrderView, type PaymentOrderView, type ReceiptView } from '@mp/contracts-payments';
+import { agentViewOf, payerPageTokenHash, type AgentOrderView, type BackofficeOrderView, type PaymentOrderView, type ReceiptView } from '@mp/contracts-payments';
 import { AgentOrderListQueryDto, MerchantOrderListQueryDto, type AgentOrderListPage, type OrderListFilterFieldsDto, type OrderListPage, type PayerPageData, type ReceiptsView } from '@mp/contracts-payments-api';
 import { agentOrderNotFound } from '@mp/payments-domain';
-import { AgentIdParam, MerchantIdParam, OrderIdParam, OrderMerchantIdParam, PathIdPipe, RequestPipe } from '@mp/shared-nest-http';
+import { AgentIdParam, MerchantIdParam, OrderIdParam, OrderMerchantIdParam, PayerPageTokenParam, RequestPipe } from '@mp/shared-nest-http';
 import { DomainError } from '@mp/shared-util-errors';
-import { PAYER_PAGE_TOKEN_PATTERN } from '@mp/shared-util-validation';
 import { DataSource } from 'typeorm';
 import { loadPaymentOrder } from '../commands/payment-order.handling';
 import { PayerPageLinks } from '../payer-pages/payer-page-links';
-import { findOrder, findOrderByPayerPageTokenHash, rowToAgentView, rowToView, type PayerPageUrlOf, type PaymentOrderRow } from '../persistence/payment-order.projection';
+import { findOrder, findOrderByPayerPageTokenHash, rowToBackofficeView, rowToView, type PayerPageUrlOf, type PaymentOrderRow } from '../persistence/payment-order.projection';
 import { findAgent } from '../reference-data/payment-agents.store';
 import { listOrders, type OrderListFilter } from './order-list.query';
 
 const queryPipe = new RequestPipe();
-const PayerPageTokenParam = new PathIdPipe(PAYER_PAGE_TOKEN_PATTERN, 'NOT_FOUND', () => 'No such payment page');
 
 /**
  * Reads for the gateway, served from the projection. Internal only: this port is not exposed
@@ -50,11 +48,11 @@ export class InternalOrdersController {
     return { data: await this.receiptsOf(merchantId, orderId) };
   }
 
-  /** Operators look at any order; agents at the ones assigned to them (the gateway checks which). */
+  /** Operators look at any order (the gateway shows agents only its agent view of it). */
   @Get('orders/:merchantId/:orderId')
-  async getOrderForBackoffice(@Param('merchantId', OrderMerchantIdParam) merchantId: string, @Param('orderId', OrderIdParam) orderId: string): Promise<AgentOrderView> {
+  async getOrderForBackoffice(@Param('merchantId', OrderMerchantIdParam) merchantId: string, @Param('orderId', OrderIdParam) orderId: string): Promise<BackofficeOrderView> {
     const row = await this.requireOrder(merchantId, orderId);
-    return rowToAgentView(row, this.payerPageUrlOf, await this.receiptsOf(merchantId, orderId));
+    return rowToBackofficeView(row, this.payerPageUrlOf, await this.receiptsOf(merchantId, orderId));
   }
 
   /** An agent's own order. Any other, existing or not, is the same not-found: agents cannot probe order ids. */
@@ -62,7 +60,7 @@ export class InternalOrdersController {
   async getAgentOrder(@Param('agentId', AgentIdParam) agentId: string, @Param('merchantId', OrderMerchantIdParam) merchantId: string, @Param('orderId', OrderIdParam) orderId: string): Promise<AgentOrderView> {
     const row = await findOrder(this.dataSource.manager, merchantId, orderId);
     if (!row || row.agent_id !== agentId) throw agentOrderNotFound();
-    return rowToAgentView(row, this.payerPageUrlOf, await this.receiptsOf(merchantId, orderId));
+    return agentViewOf(rowToBackofficeView(row, this.payerPageUrlOf, await this.receiptsOf(merchantId, orderId)));
   }
 
   /** `scope=assigned` (default): the agent's orders; `scope=available`: unassigned payouts it serves. */
@@ -75,7 +73,7 @@ export class InternalOrdersController {
       filter.availableFor = agent.serves;
     } else filter.agentId = agentId;
     const page = await listOrders(this.dataSource.manager, filter);
-    return { data: page.rows.map((row) => rowToAgentView(row, this.payerPageUrlOf, [])), has_more: page.hasMore, next_cursor: page.nextCursor };
+    return { data: page.rows.map((row) => agentViewOf(rowToBackofficeView(row, this.payerPageUrlOf, []))), has_more: page.hasMore, next_cursor: page.nextCursor };
   }
 
   @Get('payer-pages/:token')

@@ -1,5 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import type { RecipientAccountRef } from '@mp/payments-domain';
+import { AgentIdParam, MerchantIdParam, OrderIdParam, OrderMerchantIdParam } from '@mp/shared-nest-http';
 import { DomainError } from '@mp/shared-util-errors';
 import { DataSource } from 'typeorm';
 import { RecipientAccountVault, type AccountNumberReveal } from './recipient-account.vault';
@@ -18,7 +19,7 @@ export class InternalRecipientAccountsController {
 
   @Post('merchants/:merchantId/payout-recipient-accounts')
   @HttpCode(201)
-  async store(@Param('merchantId') merchantId: string, @Body() body: { account_number?: unknown } | undefined): Promise<RecipientAccountRef> {
+  async store(@Param('merchantId', MerchantIdParam) merchantId: string, @Body() body: { account_number?: unknown } | undefined): Promise<RecipientAccountRef> {
     const accountNumber = body?.account_number;
     if (typeof accountNumber !== 'string' || accountNumber.length < 1 || accountNumber.length > 64) {
       throw new DomainError('VALIDATION_ERROR', 'account_number is required', [{ field: 'account_number', issue: 'must be 1 to 64 characters' }]);
@@ -28,7 +29,7 @@ export class InternalRecipientAccountsController {
 
   @Post('agents/:agentId/orders/:merchantId/:orderId/account-number-reveals')
   @HttpCode(200)
-  reveal(@Param('agentId') agentId: string, @Param('merchantId') merchantId: string, @Param('orderId') orderId: string): Promise<{ account_number: string; revealed_at: string }> {
+  reveal(@Param('agentId', AgentIdParam) agentId: string, @Param('merchantId', OrderMerchantIdParam) merchantId: string, @Param('orderId', OrderIdParam) orderId: string): Promise<{ account_number: string; revealed_at: string }> {
     return this.vault.reveal(this.dataSource.manager, agentId, merchantId, orderId);
   }
 

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { lastFourOf, type RecipientAccountRef } from '@mp/payments-domain';
 import { DomainError } from '@mp/shared-util-errors';
@@ -76,6 +76,27 @@ export class RecipientAccountVault {
       );
       return { account_number: accountNumber, revealed_at: recorded.revealed_at.toISOString() };
     });
+  }
+
+  /**
+   * For a retry of a payout: whether the account stored under `reference` is the one the
+   * merchant's existing payout `orderId` was created with; undefined when there is no such
+   * payout. Both numbers are opened only to compare them (in constant time) and never leave here.
+   */
+  async sameAsPayoutAccount(manager: EntityManager, merchantId: string, orderId: string, reference: string): Promise<boolean | undefined> {
+    const rows: Array<{ reference: string; iv: Buffer; auth_tag: Buffer; ciphertext: Buffer; key_version: number; is_order_account: boolean }> = await manager.query(
+      `SELECT a.reference, a.iv, a.auth_tag, a.ciphertext, a.key_version, a.reference = o.recipient_account_ref AS is_order_account
+         FROM payment_orders o JOIN payout_recipient_accounts a ON a.merchant_id = o.merchant_id AND a.reference IN (o.recipient_account_ref, $3)
+        WHERE o.merchant_id = $1 AND o.order_id = $2 AND o.direction = 'outgoing'`,
+      [merchantId, orderId, reference],
+    );
+    const orderAccount = rows.find((row) => row.is_order_account);
+    const retryAccount = rows.find((row) => row.reference === reference);
+    if (!orderAccount || !retryAccount) return undefined;
+    if (orderAccount === retryAccount) return true;
+    const open = (row: (typeof rows)[number]) => Buffer.from(this.box.open({ keyVersion: row.key_version, iv: row.iv, authTag: row.auth_tag, ciphertext: row.ciphertext }, associatedData(merchantId, row.reference)), 'utf8');
+    const [ordered, retried] = [open(orderAccount), open(retryAccount)];
+    return ordered.length === retried.length && timingSafeEqual(ordered, retried);
   }
 
   /** Reveals for operators, newest first. */

@@ -84,6 +84,15 @@ describe('RequestPipe', () => {
     await expect(pipe.validateAs(Sample, { order_id: 'A', amount: new JsonNumberLiteral('1'), currency: 'RUB' })).resolves.toBeInstanceOf(Sample);
   });
 
+  it('refuses fields named like members of Object.prototype as unknown, at any depth', async () => {
+    const valid = '"order_id": "A-1", "amount": 10, "currency": "RUB"';
+    for (const name of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
+      const error = await rejection(`{${valid}, ${JSON.stringify(name)}: 1}`);
+      expect([error.message, error.details]).toEqual(['The sample is not valid', [{ field: name, issue: 'is not a sample field' }]]);
+      expect((await rejection(`{${valid}, "lines": [{"code": "a", ${JSON.stringify(name)}: {}}]}`)).details.map((detail) => detail.field)).toEqual([`lines[0].${name}`]);
+    }
+  });
+
   it('answers a malformed path id like an unknown one', () => {
     expect(() => OrderIdParam.transform('a\u0000b')).toThrow(expect.objectContaining({ code: 'ORDER_NOT_FOUND' }));
     expect(OrderIdParam.transform('A-1')).toBe('A-1');

@@ -1,5 +1,5 @@
 import { Injectable, ValidationPipe, type ArgumentMetadata, type PipeTransform } from '@nestjs/common';
-import { parseJsonObjectBody, REQUEST_VALIDATOR_OPTIONS, requireJsonObject, validationErrorFrom, withPlainNumbers } from '@mp/shared-util-validation';
+import { objectPrototypeFieldsError, parseJsonObjectBody, REQUEST_VALIDATOR_OPTIONS, requireJsonObject, validationErrorFrom, withPlainNumbers } from '@mp/shared-util-validation';
 import { DomainError, type ErrorCode } from '@mp/shared-util-errors';
 
 export interface RequestPipeOptions {
@@ -20,6 +20,8 @@ export interface RequestPipeOptions {
  *   losslessly: numbers keep their literal text, a key given twice with different values is
  *   refused, the top level must be an object;
  * - an already parsed value (internal APIs, query strings, Kafka payloads) must be an object;
+ * - a field named like a member of Object.prototype (`__proto__`, `constructor`) is refused as
+ *   unknown before anything looks it up;
  * - class-transformer turns it into the request class, class-validator checks it with unknown
  *   fields forbidden, and every problem becomes one VALIDATION_ERROR naming each bad field.
  * The request class comes from the parameter's type, or from `expectedType` outside HTTP.
@@ -46,6 +48,8 @@ export class RequestPipe extends ValidationPipe {
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     const body = this.toObject(value);
+    const prototypeFields = objectPrototypeFieldsError(metadata.metatype as (new () => unknown) | undefined, body);
+    if (prototypeFields) throw prototypeFields;
     return super.transform(this.plainNumbers ? withPlainNumbers(body) : body, metadata);
   }
 
