@@ -301,7 +301,7 @@ describe('bad input across the API (issue 17 item 6)', () => {
 
   it('answers a method a known path does not have with 405 and Allow', async () => {
     const response = await merchant.request({ method: 'PUT', path: '/v2/merchant', body: {} });
-    expect([response.status, response.body.error?.code, response.headers.get('allow')]).toEqual([405, 'METHOD_NOT_ALLOWED', 'GET']);
+    expect([response.status, response.body.error?.code, response.headers.get('allow')]).toEqual([405, 'METHOD_NOT_ALLOWED', 'GET, PATCH']);
     expect(response.body.request_id).toEqual(expect.any(String));
     const list = await merchant.request({ method: 'GET', path: '/v2/payments/incoming/list' });
     expect([list.status, list.headers.get('allow')]).toEqual([405, 'POST']);
