@@ -9,7 +9,7 @@ const BATCH = 500;
 /**
  * Deletes receipts no open ever claimed (the gateway stored one and then gave up, or the command
  * never arrived), once older than the grace period, so failed opens cannot fill the disk.
- * On the services' PeriodicTask rather than `@nestjs/schedule`'s @Interval (installed): the
+ * On the services' PeriodicTask rather than an interval of `@nestjs/schedule`: the
  * sweepers share it because it skips a run while one is in progress and waits for that run on
  * shutdown. Replicas may sweep at once: a row is deleted by one of them, an open's lock on its
  * receipt makes the sweep wait for that open, which attaches or deletes it.
