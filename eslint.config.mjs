@@ -12,7 +12,7 @@ const frameworkPackages = ['@nestjs/*', 'typeorm', 'kafkajs', 'pg', '@nestjs/typ
 export default [
   ...nx.configs['flat/base'],
   ...nx.configs['flat/typescript'],
-  { ignores: ['**/node_modules', '**/dist', '.local', '.nx', 'deploy/local/**/*.mjs', '**/jest.config.ts', 'jest.preset.ts'] },
+  { ignores: ['**/node_modules', '**/dist', '.local', '.nx', '**/jest.config.ts', 'jest.preset.ts'] },
   {
     files: ['**/*.ts'],
     rules: {
@@ -37,6 +37,10 @@ export default [
             { sourceTag: 'scope:e2e', onlyDependOnLibsWithTags: ['scope:contracts', 'scope:shared', 'scope:access'] },
             // The benchmark (bench/) drives the whole system and seeds the ledger through its own write path.
             { sourceTag: 'scope:bench', onlyDependOnLibsWithTags: ['scope:shared', 'scope:contracts', 'scope:access', 'scope:payments', 'scope:ledger'] },
+            // deploy/ (launcher, service catalog and its drift check against every context) and tools/.
+            { sourceTag: 'scope:deploy', onlyDependOnLibsWithTags: ['*'] },
+            { sourceTag: 'scope:tools', onlyDependOnLibsWithTags: ['*'] },
+            { sourceTag: 'type:tooling', onlyDependOnLibsWithTags: ['*'] },
             { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:feature', 'type:infrastructure', 'type:domain', 'type:contract', 'type:util'] },
             { sourceTag: 'type:feature', onlyDependOnLibsWithTags: ['type:feature', 'type:infrastructure', 'type:domain', 'type:contract', 'type:util'] },
             { sourceTag: 'type:infrastructure', onlyDependOnLibsWithTags: ['type:infrastructure', 'type:domain', 'type:contract', 'type:util'] },

@@ -2,7 +2,7 @@ import type { Config } from 'jest';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** Every Nx project that has a jest config: apps/<app>, libs/<context>/<lib> and bench. */
+/** Every Nx project that has a jest config: apps/<app>, libs/<context>/<lib>, bench, deploy and tools. */
 function projectConfigs(): string[] {
   const candidates: string[] = [];
   for (const app of readdirSync(join(__dirname, 'apps'))) candidates.push(join('apps', app));
@@ -11,6 +11,8 @@ function projectConfigs(): string[] {
   }
   // The benchmark harness (bench/) has unit tests of its own; the benchmark itself is `npm run bench`.
   candidates.push('bench');
+  // deploy/ checks the service catalog against the code (deploy/catalog/catalog.spec.ts).
+  candidates.push('deploy', 'tools');
   return candidates.map((dir) => join(__dirname, dir, 'jest.config.ts')).filter((file) => existsSync(file));
 }
 

@@ -47,7 +47,7 @@ try {
   const bin = (name) => join(root, 'node_modules/.bin', name);
   if (jestArgs.length === 0) {
     await staticCheck('typecheck (tsc)', bin('tsc'), ['-p', 'tsconfig.json']);
-    await staticCheck('lint with module boundaries (nx graph + eslint)', 'sh', ['-c', `"${bin('nx')}" show projects > /dev/null && "${bin('eslint')}" apps libs bench --max-warnings 0`]);
+    await staticCheck('lint with module boundaries (nx graph + eslint)', 'sh', ['-c', `"${bin('nx')}" show projects > /dev/null && "${bin('eslint')}" apps libs bench tools deploy --max-warnings 0`]);
   }
 
   // Services and tools run from dist/: built once here, before any test spawns one.

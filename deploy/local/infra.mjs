@@ -577,7 +577,7 @@ async function fetchKafkaJars({ log, verbose }) {
 
 /** Logs a child's output line without colour codes; blank lines are dropped. */
 function passThrough(log, prefix, line) {
-  // eslint-disable-next-line no-control-regex -- ANSI colour codes start with ESC.
+  // ANSI colour codes start with ESC.
   const plain = line.replace(/\u001b\[[0-9;]*m/g, '').trimEnd();
   if (plain.trim()) log(`${prefix}: ${plain}`);
 }

@@ -30,26 +30,24 @@ import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, builtEntry } from '../../tools/build-workspace.mjs';
+import { catalogServices } from '../catalog/catalog.mjs';
 import { ensureDatabases, freePorts, startInfra, startKafka, startPostgres } from './infra.mjs';
 import { ServiceSupervisor } from './supervisor.mjs';
 
 /**
- * The services, in start order: the ledger first (payments places payout holds on it, the
- * gateway reads balances from it). Adding a service is one line here, and one in
- * libs/shared/testing/src/system-under-test.ts. By convention a service serves GET /health on
+ * The services, in start order, come from the service catalog (deploy/catalog/services.json):
+ * adding a service is one entry there. By convention a service serves GET /health on
  * <NAME>_HTTP_PORT, keeps its data in <NAME>_DATABASE_URL (a database named after it), and gets
- * every other service's <NAME>_INTERNAL_URL; `env` adds what only it needs.
+ * every other service's <NAME>_INTERNAL_URL; EXTRA_ENV adds what only one service needs.
  */
-const SERVICES = [
-  { name: 'ledger', entry: 'apps/ledger/src/main.ts', devPort: 3002 },
-  { name: 'disputes', entry: 'apps/disputes/src/main.ts', devPort: 3004 },
-  { name: 'payments', entry: 'apps/payments/src/main.ts', devPort: 3001, env: () => ({ PAYMENTS_SECRETS_MASTER_KEY: masterKey('PAYMENTS_SECRETS_MASTER_KEY', 'payments-master.key') }) },
-  { name: 'withdrawals', entry: 'apps/withdrawals/src/main.ts', devPort: 3003 },
+const EXTRA_ENV = {
+  payments: () => ({ PAYMENTS_SECRETS_MASTER_KEY: masterKey('PAYMENTS_SECRETS_MASTER_KEY', 'payments-master.key') }),
   // GATEWAY_INSTANCE_ID is fixed so every start reuses one reply topic (gateway.replies.gateway-local).
-  { name: 'gateway', entry: 'apps/gateway/src/main.ts', devPort: 3000, env: ({ masterKey, serviceToken, gatewayInternalPort }) => ({ MERCHANT_SECRETS_MASTER_KEY: masterKey, INTERNAL_SERVICE_TOKEN: serviceToken, GATEWAY_INTERNAL_HTTP_PORT: String(gatewayInternalPort), GATEWAY_INSTANCE_ID: 'gateway-local' }) },
+  gateway: ({ masterKey, serviceToken, gatewayInternalPort }) => ({ MERCHANT_SECRETS_MASTER_KEY: masterKey, INTERNAL_SERVICE_TOKEN: serviceToken, GATEWAY_INTERNAL_HTTP_PORT: String(gatewayInternalPort), GATEWAY_INSTANCE_ID: 'gateway-local' }),
   // Webhook secrets come from the gateway's internal-only listener, not the public port the convention's GATEWAY_INTERNAL_URL names.
-  { name: 'callbacks', entry: 'apps/callback-dispatcher/src/main.ts', devPort: 3005, env: ({ serviceToken, gatewayInternalPort }) => ({ INTERNAL_SERVICE_TOKEN: serviceToken, GATEWAY_INTERNAL_URL: `http://127.0.0.1:${gatewayInternalPort}` }) },
-];
+  callbacks: ({ serviceToken, gatewayInternalPort }) => ({ INTERNAL_SERVICE_TOKEN: serviceToken, GATEWAY_INTERNAL_URL: `http://127.0.0.1:${gatewayInternalPort}` }),
+};
+const SERVICES = catalogServices.map(({ name, entry, devPort }) => ({ name, entry, devPort, env: EXTRA_ENV[name] }));
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 if (!existsSync(join(root, 'node_modules/.bin/tsc'))) {

@@ -11,23 +11,35 @@ import { workspaceRoot } from './workspace-root';
 export const TEST_MERCHANT_DEFAULT_CALLBACK_URL = 'https://merchant.invalid/callbacks';
 const logDirectory = join(workspaceRoot, '.local/test-logs');
 
-/**
- * The services, in start order: the ledger first (payments places payout holds on it, the
- * gateway reads balances from it). Adding a service is one line here; by convention it gets
- * <NAME>_HTTP_PORT and <NAME>_DATABASE_URL (its own database), and every service gets every
- * other's <NAME>_INTERNAL_URL (see environmentOf). `env` adds what only that service needs.
- * deploy/local/start.mjs keeps the same list for `npm start`.
- */
-const SERVICES = [
-  { name: 'ledger', entry: 'apps/ledger/src/main.ts' },
-  { name: 'disputes', entry: 'apps/disputes/src/main.ts' },
-  { name: 'payments', entry: 'apps/payments/src/main.ts', env: (system: SystemUnderTest) => ({ PAYMENTS_SECRETS_MASTER_KEY: system.paymentsMasterKey }) },
-  { name: 'withdrawals', entry: 'apps/withdrawals/src/main.ts' },
-  { name: 'gateway', entry: 'apps/gateway/src/main.ts', env: (system: SystemUnderTest, instance: string) => ({ MERCHANT_SECRETS_MASTER_KEY: system.masterKey, ...system.internalListenerEnv(instance) }) },
-  { name: 'callbacks', entry: 'apps/callback-dispatcher/src/main.ts', env: (system: SystemUnderTest) => system.dispatcherEnv() },
-] as const;
+/** Every service of the catalog, as tests name them; the catalog's list must be exactly this. */
+export type ServiceName = 'ledger' | 'disputes' | 'payments' | 'withdrawals' | 'gateway' | 'callbacks';
+/** What only one service needs on top of the convention (see environmentOf). */
+const EXTRA_ENV: Partial<Record<ServiceName, (system: SystemUnderTest, instance: string) => Record<string, string>>> = {
+  payments: (system) => ({ PAYMENTS_SECRETS_MASTER_KEY: system.paymentsMasterKey }),
+  gateway: (system, instance) => ({ MERCHANT_SECRETS_MASTER_KEY: system.masterKey, ...system.internalListenerEnv(instance) }),
+  callbacks: (system) => system.dispatcherEnv(),
+};
+/** A type-level list of the names, so the catalog check below cannot miss one. */
+const SERVICE_NAMES: Record<ServiceName, true> = { ledger: true, disputes: true, payments: true, withdrawals: true, gateway: true, callbacks: true };
 
-export type ServiceName = (typeof SERVICES)[number]['name'];
+/**
+ * The services, in start order, from the service catalog (deploy/catalog/services.json), the
+ * list `npm start` uses too: the ledger first (payments places payout holds on it, the gateway
+ * reads balances from it). By convention a service gets <NAME>_HTTP_PORT and
+ * <NAME>_DATABASE_URL (its own database), and every service gets every other's
+ * <NAME>_INTERNAL_URL (see environmentOf).
+ */
+const SERVICES = readCatalogServices();
+
+function readCatalogServices(): Array<{ name: ServiceName; entry: string }> {
+  const catalog = JSON.parse(readFileSync(join(workspaceRoot, 'deploy/catalog/services.json'), 'utf8')) as { services: Array<{ name: string; entry: string }> };
+  const names = catalog.services.map(({ name }) => name);
+  if ([...names].sort().join() !== Object.keys(SERVICE_NAMES).sort().join()) {
+    throw new Error(`deploy/catalog/services.json lists ${names.join(', ')}; the test harness knows ${Object.keys(SERVICE_NAMES).join(', ')}: update ServiceName`);
+  }
+  return catalog.services.map(({ name, entry }) => ({ name: name as ServiceName, entry }));
+}
+
 /** A running process: a service's first instance is named after it; more replicas get their own names. */
 export type InstanceName = ServiceName | `${ServiceName}-${string}`;
 
@@ -145,7 +157,7 @@ export class SystemUnderTest {
     const own = {
       [`${envPrefix(service.name)}_HTTP_PORT`]: String(this.ports.get(instance) ?? 0),
       [`${envPrefix(service.name)}_DATABASE_URL`]: this.databaseUrl(service.name),
-      ...('env' in service ? service.env(this, instance) : {}),
+      ...(EXTRA_ENV[service.name]?.(this, instance) ?? {}),
     };
     return { ...common, ...own, ...(this.options.env?.[service.name] ?? {}), ...extra };
   }
