@@ -43,11 +43,23 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseCommandLine } from './cli-arguments.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-let args = process.argv.slice(2);
-const asAgent = args.includes('--as-agent');
-args = args.filter((arg) => arg !== '--as-agent');
+const { asAgent, args } = parseArguments(process.argv.slice(2));
+
+/**
+ * `--as-agent` anywhere, the rest positional. A negative amount (a debit deposit adjustment,
+ * `-500`) would look like a short flag to parseArgs, so such numbers are set aside before it
+ * runs and put back in their place after.
+ */
+function parseArguments(argv) {
+  const negativeNumber = /^-\d+(\.\d+)?$/;
+  const standIn = (index) => `\u0000${index}`;
+  const masked = argv.map((arg, index) => (negativeNumber.test(arg) ? standIn(index) : arg));
+  const { values, positionals } = parseCommandLine({ args: masked, options: { 'as-agent': { type: 'boolean', default: false } }, allowPositionals: true }, 'usage: npm run backoffice -- [--as-agent] <command> … (see tools/backoffice.mjs)');
+  return { asAgent: values['as-agent'], args: positionals.map((arg) => (arg.startsWith('\u0000') ? argv[Number(arg.slice(1))] : arg)) };
+}
 
 function demoCredential(file) {
   const path = join(root, '.local/dev', file);

@@ -14,15 +14,17 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { ensureDatabases, freePorts } from '../deploy/local/infra.mjs';
+import { parseCommandLine } from './cli-arguments.mjs';
 
-const separator = process.argv.indexOf('--');
-if (separator < 0 || !process.env.KAFKA_BROKERS || !process.env.TEST_PG_ADMIN_URL) {
-  console.error('usage: KAFKA_BROKERS=… TEST_PG_ADMIN_URL=… node tools/measure-startup.mjs [--runs N] -- <command…>');
+const USAGE = 'usage: KAFKA_BROKERS=… TEST_PG_ADMIN_URL=… node tools/measure-startup.mjs [--runs N] -- <command…>';
+const { values, positionals } = parseCommandLine({ options: { runs: { type: 'string', default: '5' } }, allowPositionals: true }, USAGE);
+const runs = Number(values.runs);
+// The command comes after `--`, so its own flags are not ours.
+if (!process.argv.includes('--') || positionals.length === 0 || !Number.isInteger(runs) || runs < 1 || !process.env.KAFKA_BROKERS || !process.env.TEST_PG_ADMIN_URL) {
+  console.error(USAGE);
   process.exit(2);
 }
-const runsIndex = process.argv.indexOf('--runs');
-const runs = runsIndex > 0 && runsIndex < separator ? Number(process.argv[runsIndex + 1]) : 5;
-const [command, ...args] = process.argv.slice(separator + 1);
+const [command, ...args] = positionals;
 const runId = `startup${randomBytes(3).toString('hex')}`;
 const database = new URL(process.env.TEST_PG_ADMIN_URL);
 database.pathname = `/${runId}_ledger`;

@@ -8,6 +8,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, freemem, loadavg, release, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from 'pg';
+import { ConfigError, parseCommandLine } from '@mp/shared-util-config';
 import { createOperator, registerAgent, SystemUnderTest, workspaceRoot, type BackofficeClient } from '@mp/shared-testing';
 import { pgbenchDrive, startYardstick, type RunningYardstick } from './contenders';
 import { confirmedPayIn, measureLedgerLag, seedLedgerHistory, timeHolds, type HoldTimings, type LagResult } from './history';
@@ -38,11 +39,23 @@ interface Options {
   cpuProfileDirectory: string | null;
 }
 
-function parseOptions(args: string[]): Options {
-  const quick = args.includes('--quick');
-  const value = (name: string, fallback: number) => {
-    const index = args.indexOf(`--${name}`);
-    return index >= 0 ? Number(args[index + 1]) : fallback;
+/** The numeric flags, each `--name N`, and what --quick or a full run uses when it is absent. */
+const NUMERIC_FLAGS = ['rounds', 'warm-seconds', 'seconds', 'connections', 'pgbench-clients', 'history-events', 'history-budget-seconds', 'lag-seconds', 'lag-rate', 'time-limit-minutes'] as const;
+const DEFAULT_PROFILE_DIRECTORY = 'bench/results/profiles';
+
+function parseOptions(argv: string[]): Options {
+  const { values } = parseCommandLine({
+    // `--cpu-prof` takes an optional DIR, which parseArgs cannot express: a bare one gets the default first.
+    args: argv.map((arg, index) => (arg === '--cpu-prof' && (argv[index + 1] === undefined || argv[index + 1].startsWith('--')) ? `--cpu-prof=${DEFAULT_PROFILE_DIRECTORY}` : arg)),
+    options: { quick: { type: 'boolean', default: false }, 'cpu-prof': { type: 'string' }, ...Object.fromEntries(NUMERIC_FLAGS.map((name) => [name, { type: 'string' as const }])) },
+  });
+  const quick = values.quick;
+  const value = (name: (typeof NUMERIC_FLAGS)[number], fallback: number) => {
+    const given = (values as Record<string, string | boolean | undefined>)[name];
+    if (given === undefined) return fallback;
+    const number = Number(given);
+    if (!Number.isFinite(number) || number <= 0) throw new ConfigError([`--${name} must be a positive number, got ${JSON.stringify(given)}`]);
+    return number;
   };
   return {
     quick,
@@ -62,16 +75,8 @@ function parseOptions(args: string[]): Options {
     lagMs: value('lag-seconds', quick ? 3 : 10) * 1000,
     lagChainsPerSecond: value('lag-rate', quick ? 3 : 10),
     timeLimitMs: value('time-limit-minutes', quick ? 10 : 40) * 60_000,
-    cpuProfileDirectory: cpuProfileDirectoryOf(args),
+    cpuProfileDirectory: values['cpu-prof'] === undefined ? null : resolve(values['cpu-prof']),
   };
-}
-
-/** `--cpu-prof [DIR]`: profile the services into DIR (default bench/results/profiles). */
-function cpuProfileDirectoryOf(args: string[]): string | null {
-  const index = args.indexOf('--cpu-prof');
-  if (index < 0) return null;
-  const next = args[index + 1];
-  return resolve(next && !next.startsWith('--') ? next : 'bench/results/profiles');
 }
 
 const log = (line: string) => console.log(`[bench] ${line}`);
@@ -428,7 +433,7 @@ function requiredPid(pid: number | null | undefined, what: string): number {
 }
 
 main().catch(async (error) => {
-  console.error(`[bench] failed: ${error instanceof Error ? error.stack : error}`);
+  console.error(`[bench] failed: ${error instanceof ConfigError ? error.message : error instanceof Error ? error.stack : error}`);
   await cleanUp();
   process.exit(1);
 });

@@ -30,6 +30,7 @@ import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, builtEntry } from '../../tools/build-workspace.mjs';
+import { parseCommandLine } from '../../tools/cli-arguments.mjs';
 import { catalogServices } from '../catalog/catalog.mjs';
 import { ensureDatabases, freePorts, startInfra, startKafka, startPostgres } from './infra.mjs';
 import { ServiceSupervisor } from './supervisor.mjs';
@@ -55,7 +56,7 @@ if (!existsSync(join(root, 'node_modules/.bin/tsc'))) {
   console.error('[start] dependencies are not installed: run `npm ci` first');
   process.exit(1);
 }
-const mode = parseMode(process.argv.slice(2));
+const mode = parseMode();
 const stateDir = mode === 'dev' ? join(root, '.local/dev') : resolve(process.env.MP_LOCAL_DIR ?? mkdtempSync(join(tmpdir(), 'mp-start-')));
 const logDir = join(stateDir, 'logs');
 const envPrefix = (service) => service.toUpperCase().replaceAll('-', '_');
@@ -72,14 +73,14 @@ const supervisors = [];
 let infraStarting = null;
 let stopping = null;
 
-function parseMode(args) {
-  const index = args.indexOf('--mode');
-  const value = index >= 0 ? args[index + 1] : 'dev';
-  if (value !== 'dev' && value !== 'test') {
-    console.error('usage: node deploy/local/start.mjs [--mode dev|test]');
+function parseMode() {
+  const usage = 'usage: node deploy/local/start.mjs [--mode dev|test]';
+  const { values } = parseCommandLine({ options: { mode: { type: 'string', default: 'dev' } } }, usage);
+  if (values.mode !== 'dev' && values.mode !== 'test') {
+    console.error(usage);
     process.exit(2);
   }
-  return value;
+  return values.mode;
 }
 
 ////////// State files: credentials are readable by their owner only

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { SecretBox } from '@mp/access-domain';
 import { MerchantCredentialStore } from '@mp/access-infrastructure';
 import { GATEWAY_MIGRATIONS } from '@mp/gateway-api';
-import { ConfigError, ConfigReader } from '@mp/shared-util-config';
+import { ConfigError, ConfigReader, parseCommandLine } from '@mp/shared-util-config';
 import { DataSource } from 'typeorm';
 import { loadGatewayStorageConfig } from './gateway.config';
 
@@ -13,7 +13,7 @@ import { loadGatewayStorageConfig } from './gateway.config';
  *   npm run merchant:create -- --name "Demo shop" [--callback-url URL] [--json]
  */
 async function main(): Promise<void> {
-  const args = parseArguments(process.argv.slice(2));
+  const { values: args } = parseCommandLine({ options: { name: { type: 'string' }, 'callback-url': { type: 'string' }, json: { type: 'boolean', default: false } } });
   const reader = new ConfigReader(process.env);
   const storage = loadGatewayStorageConfig(reader);
   if (!args.name) reader.problem('--name is required');
@@ -24,7 +24,7 @@ async function main(): Promise<void> {
   try {
     await dataSource.runMigrations();
     const store = new MerchantCredentialStore(dataSource, new SecretBox(storage.secretsMasterKey), 0);
-    const merchant = await store.createMerchant(args.name ?? '', args.callbackUrl ?? null);
+    const merchant = await store.createMerchant(args.name ?? '', args['callback-url'] ?? null);
     if (args.json) {
       console.log(JSON.stringify({ merchant_id: merchant.merchantId, name: merchant.name, api_secret: merchant.apiSecret, webhook_secret: merchant.webhookSecret }));
     } else {
@@ -37,18 +37,6 @@ async function main(): Promise<void> {
   } finally {
     await dataSource.destroy();
   }
-}
-
-function parseArguments(argv: string[]): { name?: string; callbackUrl?: string; json: boolean } {
-  const result: { name?: string; callbackUrl?: string; json: boolean } = { json: false };
-  for (let index = 0; index < argv.length; index += 1) {
-    const argument = argv[index];
-    if (argument === '--name') result.name = argv[++index];
-    else if (argument === '--callback-url') result.callbackUrl = argv[++index];
-    else if (argument === '--json') result.json = true;
-    else throw new ConfigError([`unknown argument ${argument}`]);
-  }
-  return result;
 }
 
 main().catch((error: unknown) => {

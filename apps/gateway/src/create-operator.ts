@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { BackofficeCredentialStore } from '@mp/access-infrastructure';
 import { GATEWAY_MIGRATIONS } from '@mp/gateway-api';
-import { ConfigError, ConfigReader } from '@mp/shared-util-config';
+import { ConfigError, ConfigReader, parseCommandLine } from '@mp/shared-util-config';
 import { DataSource } from 'typeorm';
 
 /**
@@ -11,9 +11,8 @@ import { DataSource } from 'typeorm';
  *   npm run operator:create -- --name "Alice" [--json]
  */
 async function main(): Promise<void> {
-  const argv = process.argv.slice(2);
-  const nameIndex = argv.indexOf('--name');
-  const name = nameIndex >= 0 ? argv[nameIndex + 1] : undefined;
+  const { values } = parseCommandLine({ options: { name: { type: 'string' }, json: { type: 'boolean', default: false } } });
+  const name = values.name;
   const reader = new ConfigReader(process.env);
   const databaseUrl = reader.url('GATEWAY_DATABASE_URL', { protocols: ['postgres:', 'postgresql:'] });
   if (!name) reader.problem('--name is required');
@@ -24,7 +23,7 @@ async function main(): Promise<void> {
   try {
     await dataSource.runMigrations();
     const operator = await new BackofficeCredentialStore(dataSource).create('operator', name as string);
-    if (argv.includes('--json')) console.log(JSON.stringify({ credential_id: operator.credentialId, name: operator.name, token: operator.token }));
+    if (values.json) console.log(JSON.stringify({ credential_id: operator.credentialId, name: operator.name, token: operator.token }));
     else console.log(`Operator ${operator.name} (${operator.credentialId})\n  token: ${operator.token}\nUse it as "Authorization: Bearer <token>" on /backoffice/v1. It is never shown again.`);
   } finally {
     await dataSource.destroy();

@@ -4,17 +4,18 @@
  * there is a discrepancy, 2 when the audit could not run. Read-only; safe on a live database.
  */
 import { auditLedger, formatAuditReport } from '@mp/ledger-infrastructure';
-import { ConfigError } from '@mp/shared-util-config';
+import { ConfigError, parseCommandLine } from '@mp/shared-util-config';
 import { Client } from 'pg';
 import { loadLedgerAuditConfig } from './ledger.config';
 
 async function main(): Promise<number> {
+  const { values } = parseCommandLine({ options: { json: { type: 'boolean', default: false } } });
   const { databaseUrl } = loadLedgerAuditConfig(process.env);
   const client = new Client({ connectionString: databaseUrl, application_name: 'ledger-audit' });
   await client.connect();
   try {
     const report = await auditLedger(client);
-    console.log(process.argv.includes('--json') ? JSON.stringify(report) : formatAuditReport(report));
+    console.log(values.json ? JSON.stringify(report) : formatAuditReport(report));
     return report.ok ? 0 : 1;
   } finally {
     await client.end();

@@ -10,15 +10,15 @@
  * skips a message it already applied.
  */
 import { KafkaMessageBroker } from '@mp/shared-messaging';
-import { ConfigError, ConfigReader, readKafkaConnectionConfig } from '@mp/shared-util-config';
+import { ConfigError, ConfigReader, parseCommandLine, readKafkaConnectionConfig } from '@mp/shared-util-config';
 
 const USAGE = 'usage: npm run dlq -- list|replay <topic> [--json]   (e.g. payments.order.events, payments.commands)';
 
 async function main(): Promise<number> {
-  const argv = process.argv.slice(2);
-  const json = argv.includes('--json');
-  const [action, topic] = argv.filter((arg) => arg !== '--json');
-  if ((action !== 'list' && action !== 'replay') || !topic) {
+  const { values, positionals } = parseCommandLine({ options: { json: { type: 'boolean', default: false } }, allowPositionals: true });
+  const json = values.json;
+  const [action, topic] = positionals;
+  if ((action !== 'list' && action !== 'replay') || !topic || positionals.length > 2) {
     console.error(USAGE);
     return 2;
   }
