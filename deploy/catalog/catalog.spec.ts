@@ -116,4 +116,11 @@ describe('service catalog (deploy/catalog/services.json)', () => {
       for (const { entry } of catalog.services) expect({ launcher, entry, listed: source.includes(entry) }).toEqual({ launcher, entry, listed: false });
     }
   });
+
+  it.each(catalog.services.map((service) => [service.name, service] as const))('%s: has a scaling page, linked from docs/README.md, that names its consumer groups', (name, service) => {
+    const page = `docs/operations/${name}.md`;
+    expect(read('docs/README.md')).toContain(`](operations/${name}.md)`);
+    const text = read(page);
+    for (const { id } of service.consumerGroups) expect({ page, group: id, named: text.includes(`\`${id}\``) }).toEqual({ page, group: id, named: true });
+  });
 });
