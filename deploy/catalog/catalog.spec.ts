@@ -78,6 +78,21 @@ describe('service catalog (deploy/catalog/services.json)', () => {
     expect(Number(reader?.[1])).toBe(catalog.kafka.defaultPartitions);
   });
 
+  it('has the partition counts the code creates topics with', () => {
+    const kafka = catalog.kafka as Catalog['kafka'] & { deadLetterPartitions: number; replyTopicPartitions: number };
+    expect(read('libs/shared/messaging/src/kafka/kafka-message-broker.ts')).toContain(`{ topic: deadLetterTopicOf(spec.topic), partitions: ${kafka.deadLetterPartitions} }`);
+    expect(read('libs/gateway/api/src/payments/payment-command.bus.ts')).toContain(`{ topic: this.replyTopic, partitions: ${kafka.replyTopicPartitions},`);
+    // Every other topic is created with the configured count (KAFKA_TOPIC_PARTITIONS), wherever it is created.
+    const creations = ['payments', 'withdrawals', 'disputes', 'ledger', 'callbacks', 'gateway']
+      .flatMap((context) => sourceFilesUnder(join(repositoryRoot, 'libs', context)))
+      .flatMap((file) => [...readFileSync(file, 'utf8').matchAll(/\{ topic: ([A-Z_]+\.[A-Za-z]+), partitions: ([^,}]+?) \}/g)].map((match) => ({ topic: topicConstants[match[1]], partitions: match[2] })));
+    expect(creations.length).toBeGreaterThan(0);
+    for (const { topic, partitions } of creations) {
+      expect({ topic, catalogued: catalog.topics.find(({ name }) => name === topic)?.partitions }).toEqual({ topic, catalogued: 'default' });
+      expect({ topic, partitions }).toEqual({ topic, partitions: 'this.settings.commandPartitions' });
+    }
+  });
+
   it('names the consumer group ids the code joins', () => {
     const groups = Object.fromEntries(catalog.services.map(({ name, consumerGroups }) => [name, consumerGroups.map(({ id }) => id)]));
     expect(groups).toEqual({
@@ -114,6 +129,12 @@ describe('service catalog (deploy/catalog/services.json)', () => {
       const source = read(launcher);
       expect({ launcher, readsCatalog: source.includes('deploy/catalog/services.json') || source.includes('../catalog/catalog.mjs') }).toEqual({ launcher, readsCatalog: true });
       for (const { entry } of catalog.services) expect({ launcher, entry, listed: source.includes(entry) }).toEqual({ launcher, entry, listed: false });
+    }
+  });
+
+  it('is where the launchers take the health path they wait for', () => {
+    for (const launcher of ['deploy/local/supervisor.mjs', 'libs/shared/testing/src/system-under-test.ts']) {
+      expect({ launcher, hardCodedHealthPath: /\}\/health/.test(read(launcher)) }).toEqual({ launcher, hardCodedHealthPath: false });
     }
   });
 

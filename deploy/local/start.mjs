@@ -9,8 +9,8 @@
  * 2. Kafka and PostgreSQL from deploy/local/infra.mjs, unless KAFKA_BROKERS / DATABASE_URL (or
  *    every <SERVICE>_DATABASE_URL) point at running ones, in which case those are not started.
  * 3. The services of SERVICES, one process each from its built JavaScript, in that order, each
- *    started when the one before answers GET /health. Their output goes to JSON-lines log files
- *    (LOG_FORMAT=json unless set); the terminal gets one line per service. A service that
+ *    started when the one before answers its health path (the catalog's health.current). Their
+ *    output goes to JSON-lines log files (LOG_FORMAT=json unless set); the terminal gets one line per service. A service that
  *    crashes is reported in one line and restarted with backoff (deploy/local/supervisor.mjs).
  * 4. A demo merchant, operator and agent (made once per database, kept with mode 600 in the
  *    state directory), printed with the URLs and a first walk-through.
@@ -37,7 +37,7 @@ import { ServiceSupervisor } from './supervisor.mjs';
 
 /**
  * The services, in start order, come from the service catalog (deploy/catalog/services.json):
- * adding a service is one entry there. By convention a service serves GET /health on
+ * adding a service is one entry there. By convention a service serves its health path on
  * <NAME>_HTTP_PORT, keeps its data in <NAME>_DATABASE_URL (a database named after it), and gets
  * every other service's <NAME>_INTERNAL_URL; EXTRA_ENV adds what only one service needs.
  */
@@ -48,7 +48,7 @@ const EXTRA_ENV = {
   // Webhook secrets come from the gateway's internal-only listener, not the public port the convention's GATEWAY_INTERNAL_URL names.
   callbacks: ({ serviceToken, gatewayInternalPort }) => ({ INTERNAL_SERVICE_TOKEN: serviceToken, GATEWAY_INTERNAL_URL: `http://127.0.0.1:${gatewayInternalPort}` }),
 };
-const SERVICES = catalogServices.map(({ name, entry, devPort }) => ({ name, entry, devPort, env: EXTRA_ENV[name] }));
+const SERVICES = catalogServices.map(({ name, entry, devPort, health }) => ({ name, entry, devPort, healthPath: health.current, env: EXTRA_ENV[name] }));
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 if (!existsSync(join(root, 'node_modules/.bin/tsc'))) {
@@ -242,6 +242,7 @@ async function startServices(system) {
       script: builtEntry(service.entry),
       env: serviceEnvironment(service, system),
       port: system.ports.get(service.name),
+      healthPath: service.healthPath,
       logFile,
       logLabel: shown(logFile),
       say,

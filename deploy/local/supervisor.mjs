@@ -1,7 +1,7 @@
 /**
  * Runs one service for the local launcher (start.mjs): a process of its built JavaScript with
- * stdout and stderr in a log file, ready when GET /health answers, restarted with backoff when
- * it crashes, stopped on request.
+ * stdout and stderr in a log file, ready when its health path (from the service catalog)
+ * answers, restarted with backoff when it crashes, stopped on request.
  *
  * Restart policy, hand-written because it is a supervisor's and not a retry's (the
  * exponential-backoff package retries one call until it succeeds; it has no notion of a process
@@ -36,7 +36,8 @@ export class ServiceSupervisor {
    * @param {string} options.name        service name, e.g. payments
    * @param {string} options.script      built entry point (dist/…/main.js)
    * @param {Record<string,string>} options.env  the process's whole environment
-   * @param {number} options.port        where GET /health answers
+   * @param {number} options.port        where the service listens
+   * @param {string} options.healthPath  what answers 2xx once it is ready (the catalog's health.current)
    * @param {string} options.logFile     stdout and stderr, appended
    * @param {string} options.logLabel    how the log is named in messages (a relative path)
    * @param {(line: string) => void} options.say       one line for the terminal
@@ -93,7 +94,7 @@ export class ServiceSupervisor {
     let exit = null;
     this.exited.then((value) => (exit = value));
     while (!exit && !this.stopping) {
-      const healthy = await fetch(`${this.url}/health`, { signal: AbortSignal.timeout(1_000) }).then((response) => response.ok, () => false);
+      const healthy = await fetch(`${this.url}${this.options.healthPath}`, { signal: AbortSignal.timeout(1_000) }).then((response) => response.ok, () => false);
       if (healthy) return;
       if (Date.now() > deadline) {
         const message = `${this.name} was not healthy within ${this.options.policy.healthyWithinMs / 1000} s; killing it`;

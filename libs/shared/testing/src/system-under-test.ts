@@ -31,13 +31,13 @@ const SERVICE_NAMES: Record<ServiceName, true> = { ledger: true, disputes: true,
  */
 const SERVICES = readCatalogServices();
 
-function readCatalogServices(): Array<{ name: ServiceName; entry: string }> {
-  const catalog = JSON.parse(readFileSync(join(workspaceRoot, 'deploy/catalog/services.json'), 'utf8')) as { services: Array<{ name: string; entry: string }> };
+function readCatalogServices(): Array<{ name: ServiceName; entry: string; healthPath: string }> {
+  const catalog = JSON.parse(readFileSync(join(workspaceRoot, 'deploy/catalog/services.json'), 'utf8')) as { services: Array<{ name: string; entry: string; health: { current: string } }> };
   const names = catalog.services.map(({ name }) => name);
   if ([...names].sort().join() !== Object.keys(SERVICE_NAMES).sort().join()) {
     throw new Error(`deploy/catalog/services.json lists ${names.join(', ')}; the test harness knows ${Object.keys(SERVICE_NAMES).join(', ')}: update ServiceName`);
   }
-  return catalog.services.map(({ name, entry }) => ({ name: name as ServiceName, entry }));
+  return catalog.services.map(({ name, entry, health }) => ({ name: name as ServiceName, entry, healthPath: health.current }));
 }
 
 /** A running process: a service's first instance is named after it; more replicas get their own names. */
@@ -283,7 +283,7 @@ export class SystemUnderTest {
   }
 
   private async waitUntilHealthy(service: InstanceName, running: RunningService): Promise<void> {
-    const url = `${this.urlOf(service)}/health`;
+    const url = `${this.urlOf(service)}${serviceDefinition(service).healthPath}`;
     const deadline = Date.now() + 90_000;
     let exitCode: number | null | 'running' = 'running';
     void running.exited.then((code) => (exitCode = code));
