@@ -10,7 +10,9 @@ export function parseCommandLine<const T extends Omit<ParseArgsConfig, 'strict'>
   try {
     return parseArgs({ ...config, strict: true as const });
   } catch (error) {
-    if (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS')) throw new ConfigError([error.message]);
+    // By its code, not `instanceof TypeError`: the error may come from another realm (a jest VM context).
+    const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+    if (String(code).startsWith('ERR_PARSE_ARGS')) throw new ConfigError([String(message)]);
     throw error;
   }
 }
