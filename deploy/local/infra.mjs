@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Local infrastructure for the merchant payments platform: a single-node Kafka 3.9.1 broker (KRaft,
-// jars from Maven Central, see /work/shared/references/kafka-local.md) and a private PostgreSQL
+// jars from Maven Central, see deploy/local/README.md) and a private PostgreSQL
 // cluster, both without Docker. Used by the test runner, the start script and by hand:
 //
 //   node deploy/local/infra.mjs up [--mode dev|test] [--verbose]   start both, stay in the foreground
