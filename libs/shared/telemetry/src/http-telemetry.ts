@@ -27,6 +27,9 @@ type InstrumentedRequest = FastifyRequest & { [TELEMETRY]?: RequestTelemetry };
 
 const INCOMING_REQUEST_ID = /^[\w.:-]{1,128}$/;
 
+/** Probes and scrapes come every few seconds and say nothing about payments: no access line for them. */
+const UNLOGGED_ROUTES = /^\/(health|metrics)(\/|$)/;
+
 /**
  * A span and a telemetry context for every HTTP request, and one access line when it is
  * answered (method, route pattern, status, duration; the raw URL is never logged, payer-page
@@ -62,9 +65,11 @@ export function instrumentHttp(fastify: FastifyInstance, options: HttpTelemetryO
       if (status >= 500) telemetry.span.setStatus({ code: SpanStatusCode.ERROR });
       telemetry.span.end();
       const durationMs = Number(process.hrtime.bigint() - telemetry.startedAt) / 1e6;
-      enterSpan(telemetry.parent, telemetry.span, telemetry.fields, () =>
-        logger.log({ message: 'request completed', method: request.method, route: request.routeOptions.url ?? 'unmatched', status_code: status, duration_ms: Math.round(durationMs * 10) / 10 }),
-      );
+      const route = request.routeOptions.url ?? 'unmatched';
+      if (!UNLOGGED_ROUTES.test(route))
+        enterSpan(telemetry.parent, telemetry.span, telemetry.fields, () =>
+          logger.log({ message: 'request completed', method: request.method, route, status_code: status, duration_ms: Math.round(durationMs * 10) / 10 }),
+        );
     }
     done();
   });

@@ -4,3 +4,4 @@ export { currentTelemetryContext, runInTelemetryContext, telemetryLogFields, typ
 export { currentTraceparent, enterSpan, runInSpan, startSpan, startTracing, type TraceHeaders } from './tracing';
 export { CORRELATION_ID_HEADER, handleInMessageContext, messageTelemetryHeaders, TRACEPARENT_HEADER, type TracedMessage } from './message-telemetry';
 export { instrumentHttp, type HttpTelemetryOptions } from './http-telemetry';
+export { startServiceTelemetry } from './service-telemetry';

@@ -49,6 +49,6 @@ describe('service logger', () => {
     const written: string[] = [];
     const logger = createPinoLogger({ service: 'ledger', format: 'pretty', destination: new PrettyLines({ write: (text: string) => written.push(text) }) });
     runInTelemetryContext({ correlationId: 'req_9' }, () => logger.warn({ context: 'Kafka' }, 'retrying'));
-    expect(written).toEqual([expect.stringMatching(/^\S+ WARN  \[Kafka\] retrying correlation_id=req_9\n$/)]);
+    expect(written).toEqual([expect.stringMatching(/^\S+ WARN {2}\[Kafka\] retrying correlation_id=req_9\n$/)]);
   });
 });
