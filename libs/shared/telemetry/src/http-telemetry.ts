@@ -35,8 +35,8 @@ const UNLOGGED_ROUTES = /^\/(health|metrics)(\/|$)/;
  * answered (method, route pattern, status, duration; the raw URL is never logged, payer-page
  * paths carry tokens). Fastify hooks rather than a Nest middleware or pino-http: they see every
  * request, 404s and body-parser errors included. The context is entered again after the body
- * is parsed, because a body read from the socket continues outside the onRequest hook's
- * async context (the same reason @fastify/request-context recommends preValidation).
+ * is parsed, in case a content parser continues outside the onRequest hook's async context (the
+ * reason @fastify/request-context advises preValidation; Fastify 5's own parsers keep it).
  */
 export function instrumentHttp(fastify: FastifyInstance, options: HttpTelemetryOptions = {}): void {
   const logger = new Logger('HTTP');
