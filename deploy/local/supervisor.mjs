@@ -73,7 +73,7 @@ export class ServiceSupervisor {
   /** Starts the process and resolves once it is healthy; rejects with the end of its log if it is not. */
   async start() {
     const { script, env, logFile } = this.options;
-    this.note('log', `starting ${this.name}`);
+    this.note('info', `starting ${this.name}`);
     const logFd = openSync(logFile, 'a', 0o600);
     // Its own process group: a Ctrl-C in the terminal reaches only the launcher, which stops the
     // services itself (one signal each, so Nest shuts down once and in order).
@@ -148,11 +148,11 @@ export class ServiceSupervisor {
     }
   }
 
-  /** A line of the launcher's own in the service's log, a JSON object like Nest's (level, epoch ms, context). */
+  /** A line of the launcher's own in the service's log, a JSON object like the services' pino lines (level, ISO time, context, message). */
   note(level, message) {
     const fd = openSync(this.options.logFile, 'a', 0o600);
     try {
-      writeSync(fd, `${JSON.stringify({ level, timestamp: Date.now(), context: 'launcher', message })}\n`);
+      writeSync(fd, `${JSON.stringify({ level, time: new Date().toISOString(), context: 'launcher', message })}\n`);
     } finally {
       closeSync(fd);
     }

@@ -3,13 +3,14 @@ import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { connectCallbackConsumers } from '@mp/callbacks-infrastructure';
-import { exitOnStartupFailure, serviceLogger } from '@mp/shared-nest-http';
+import { exitOnStartupFailure, instrumentHttp, startServiceTelemetry } from '@mp/shared-telemetry';
 import { AppModule } from './app.module';
 import { loadCallbackDispatcherConfig } from './callback-dispatcher.config';
 
 async function bootstrap(): Promise<void> {
   const config = loadCallbackDispatcherConfig(process.env);
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), new FastifyAdapter(), { logger: serviceLogger(config.logFormat) });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), new FastifyAdapter(), { logger: startServiceTelemetry('callback-dispatcher', config.logFormat) });
+  instrumentHttp(app.getHttpAdapter().getInstance());
   app.enableShutdownHooks();
   // Consumers are @ConsumeTopic handlers on controllers, served over the messaging port.
   connectCallbackConsumers(app);

@@ -5,16 +5,17 @@ import type { CustomStrategy } from '@nestjs/microservices';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DISPUTES_CONSUMERS } from '@mp/disputes-infrastructure';
 import { MESSAGE_BROKER, MessagingTransportStrategy } from '@mp/shared-messaging';
-import { exitOnStartupFailure, serviceLogger } from '@mp/shared-nest-http';
 import { RECEIPT_BYTES_MAX } from '@mp/shared-util-validation';
+import { exitOnStartupFailure, instrumentHttp, startServiceTelemetry } from '@mp/shared-telemetry';
 import { AppModule } from './app.module';
 import { loadDisputesConfig } from './disputes.config';
 
 async function bootstrap(): Promise<void> {
   const config = loadDisputesConfig(process.env);
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), new FastifyAdapter(), {
-    logger: serviceLogger(config.logFormat),
+    logger: startServiceTelemetry('disputes', config.logFormat),
   });
+  instrumentHttp(app.getHttpAdapter().getInstance());
   // Dispute receipts arrive from the gateway as raw file bytes; JSON stays with Nest's parser.
   app.getHttpAdapter().getInstance().addContentTypeParser('application/octet-stream', { parseAs: 'buffer', bodyLimit: RECEIPT_BYTES_MAX + 1024 }, (_request, body, done) => done(null, body));
   app.enableShutdownHooks();

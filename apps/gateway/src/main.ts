@@ -4,7 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { WebhookSecretStore } from '@mp/access-infrastructure';
 import { configureGatewayHttp, gatewayFastifyOptions, startInternalListener } from '@mp/gateway-api';
-import { exitOnStartupFailure, serviceLogger } from '@mp/shared-nest-http';
+import { exitOnStartupFailure, instrumentHttp, startServiceTelemetry } from '@mp/shared-telemetry';
 import { AppModule } from './app.module';
 import { loadGatewayConfig } from './gateway.config';
 
@@ -12,8 +12,10 @@ async function bootstrap(): Promise<void> {
   const config = loadGatewayConfig(process.env);
   const adapter = new FastifyAdapter(gatewayFastifyOptions({ trustedProxies: config.trustedProxies }));
   // Nest's own JSON parser is off: the gateway verifies signatures over the raw bytes first.
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, { bodyParser: false, logger: serviceLogger(config.logFormat) });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, { bodyParser: false, logger: startServiceTelemetry('gateway', config.logFormat) });
   configureGatewayHttp(app.getHttpAdapter().getInstance(), { trustedProxies: config.trustedProxies });
+  // After configureGatewayHttp: its hook gives the request id, which becomes the correlation id of the commands the request sends.
+  instrumentHttp(app.getHttpAdapter().getInstance(), { requestIdOf: (request) => (request as { requestId?: string }).requestId, requestIdIsCorrelationId: true });
   app.enableShutdownHooks();
   await app.listen(config.httpPort, config.httpHost);
   const logger = new Logger('Bootstrap');

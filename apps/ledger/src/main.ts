@@ -5,15 +5,16 @@ import type { CustomStrategy } from '@nestjs/microservices';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { LEDGER_CONSUMERS } from '@mp/ledger-infrastructure';
 import { MESSAGE_BROKER, MessagingTransportStrategy } from '@mp/shared-messaging';
-import { exitOnStartupFailure, serviceLogger } from '@mp/shared-nest-http';
+import { exitOnStartupFailure, instrumentHttp, startServiceTelemetry } from '@mp/shared-telemetry';
 import { AppModule } from './app.module';
 import { loadLedgerConfig } from './ledger.config';
 
 async function bootstrap(): Promise<void> {
   const config = loadLedgerConfig(process.env);
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), new FastifyAdapter(), {
-    logger: serviceLogger(config.logFormat),
+    logger: startServiceTelemetry('ledger', config.logFormat),
   });
+  instrumentHttp(app.getHttpAdapter().getInstance());
   app.enableShutdownHooks();
   // Consumers are @EventPattern handlers on controllers, served over the messaging port.
   app.connectMicroservice<CustomStrategy>({ strategy: new MessagingTransportStrategy(app.get(MESSAGE_BROKER), LEDGER_CONSUMERS) });

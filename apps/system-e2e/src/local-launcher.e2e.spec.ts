@@ -139,8 +139,10 @@ describe('npm start: the local launcher', () => {
     for (const service of SERVICES) {
       const lines = readFileSync(join(stateDir, 'logs', `${service}.log`), 'utf8').trim().split('\n');
       expect(lines.length).toBeGreaterThan(3);
-      const records = lines.map((line) => JSON.parse(line) as { level: string; message: unknown });
-      for (const record of records) expect(['log', 'warn', 'error']).toContain(record.level);
+      // pino's lines: a level label, an ISO time and a message, with the service's name.
+      const records = lines.map((line) => JSON.parse(line) as { level: string; time: string; message: unknown; service?: string });
+      for (const record of records) expect(['info', 'warn', 'error']).toContain(record.level);
+      for (const record of records) expect(record.time).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/);
       expect(records.filter((record) => record.level === 'error')).toEqual([]);
       expect(records.some((record) => String(record.message).startsWith(`${service} ready`))).toBe(true);
     }

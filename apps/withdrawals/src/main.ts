@@ -4,16 +4,17 @@ import { NestFactory } from '@nestjs/core';
 import type { CustomStrategy } from '@nestjs/microservices';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { MESSAGE_BROKER, MessagingTransportStrategy } from '@mp/shared-messaging';
-import { exitOnStartupFailure, serviceLogger } from '@mp/shared-nest-http';
 import { WITHDRAWALS_CONSUMERS } from '@mp/withdrawals-infrastructure';
+import { exitOnStartupFailure, instrumentHttp, startServiceTelemetry } from '@mp/shared-telemetry';
 import { AppModule } from './app.module';
 import { loadWithdrawalsConfig } from './withdrawals.config';
 
 async function bootstrap(): Promise<void> {
   const config = loadWithdrawalsConfig(process.env);
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), new FastifyAdapter(), {
-    logger: serviceLogger(config.logFormat),
+    logger: startServiceTelemetry('withdrawals', config.logFormat),
   });
+  instrumentHttp(app.getHttpAdapter().getInstance());
   app.enableShutdownHooks();
   // Consumers are @EventPattern handlers on controllers, served over the messaging port.
   app.connectMicroservice<CustomStrategy>({ strategy: new MessagingTransportStrategy(app.get(MESSAGE_BROKER), WITHDRAWALS_CONSUMERS) });

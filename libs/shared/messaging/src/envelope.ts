@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { currentTraceparent } from '@mp/shared-telemetry';
 
 /**
  * The one envelope every message on the broker travels in (CloudEvents attributes plus
@@ -21,6 +22,12 @@ export interface MessageEnvelope<TType extends string = string, TData = unknown>
   readonly causationId: string | null;
   /** Commands only: the topic the outcome goes to. */
   readonly replyTo?: string;
+  /**
+   * The W3C trace context of the work that made the message (request or message handling), so
+   * the trace continues in its consumers even when the message waits in an outbox first. Optional
+   * and ignored by the payload schemas: adding it needed no new schema version nor upcaster.
+   */
+  readonly traceparent?: string;
   readonly data: TData;
 }
 
@@ -35,6 +42,8 @@ export interface NewEnvelope<TType extends string, TData> {
   replyTo?: string;
   id?: string;
   time?: Date;
+  /** Defaults to the trace context running now (none outside a traced request or message). */
+  traceparent?: string;
 }
 
 export function createEnvelope<TType extends string, TData>(fields: NewEnvelope<TType, TData>): MessageEnvelope<TType, TData> {
@@ -48,9 +57,12 @@ export function createEnvelope<TType extends string, TData>(fields: NewEnvelope<
     correlationId: fields.correlationId,
     causationId: fields.causationId ?? null,
     ...(fields.replyTo ? { replyTo: fields.replyTo } : {}),
+    ...withTraceparent(fields.traceparent ?? currentTraceparent()),
     data: fields.data,
   };
 }
+
+const withTraceparent = (traceparent: string | undefined): { traceparent?: string } => (traceparent ? { traceparent } : {});
 
 /** A message that can never be processed, whatever the number of attempts: it goes to the dead-letter topic at once. */
 export class PoisonMessageError extends Error {

@@ -1,4 +1,3 @@
 export { InternalErrorFilter } from './internal-error.filter';
 export { PathIdPipe, RequestPipe, type RequestPipeOptions } from './validation/request.pipe';
 export { AgentIdParam, MerchantIdParam, OrderIdParam, OrderMerchantIdParam, PayerPageTokenParam, ReceiptIdParam } from './validation/path-ids';
-export { exitOnStartupFailure, serviceLogger } from './service-logger';

@@ -1,4 +1,6 @@
-import { Kafka, logLevel, Partitioners, type Admin, type Consumer, type EachBatchPayload, type EachMessagePayload, type Producer } from 'kafkajs';
+import { Kafka, logLevel, Partitioners, type Admin, type Consumer, type EachBatchPayload, type EachMessagePayload, type IHeaders, type Producer } from 'kafkajs';
+import { handleInMessageContext, messageTelemetryHeaders, runInSpan, runInTelemetryContext, TRACEPARENT_HEADER } from '@mp/shared-telemetry';
+import { SpanKind } from '@opentelemetry/api';
 import { parseEnvelope } from '../envelope';
 import { classifyError } from '../error-classification';
 import { kafkaLogLine, type BrokerLogLevel } from './kafka-log';
@@ -41,6 +43,13 @@ const BATCH_HANDLER_MESSAGES_MAX = 50;
 
 /** A cap on one coalesced produce request; one call's own messages are never split. */
 const PUBLISH_BATCH_MESSAGES_MAX = 500;
+
+/** A header's value as text (kafkajs gives Buffers); the first value of a repeated header. */
+function headerText(headers: IHeaders | undefined, name: string): string | undefined {
+  const value = headers?.[name];
+  const first = Array.isArray(value) ? value[0] : value;
+  return first === undefined ? undefined : first.toString();
+}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -194,7 +203,7 @@ export class KafkaMessageBroker implements MessageBroker {
         messages: list.map((message) => ({
           key: message.key,
           value: JSON.stringify(message.envelope),
-          headers: { 'message-id': message.envelope.id, 'message-type': message.envelope.type },
+          headers: { 'message-id': message.envelope.id, 'message-type': message.envelope.type, ...messageTelemetryHeaders(message.envelope) },
         })),
       })),
     });
@@ -262,7 +271,7 @@ export class KafkaMessageBroker implements MessageBroker {
       const whole = batchHandler && chunk.length > 1 ? this.receivedMessages(batch.topic, batch.partition, chunk) : null;
       if (batchHandler && whole) {
         try {
-          await batchHandler.handle(whole);
+          await this.handleBatchTraced(whole, chunk[0].headers, batchHandler.handle);
           chunk.forEach((message) => resolveOffset(message.offset));
           await heartbeat();
           continue;
@@ -277,6 +286,32 @@ export class KafkaMessageBroker implements MessageBroker {
         await heartbeat();
       }
     }
+  }
+
+  /**
+   * A batch handled in one consumer span continuing the first message's trace, with the
+   * correlation id in the context when the batch shares one; each message still gets its own
+   * "handled" line under its own correlation id.
+   */
+  private async handleBatchTraced(messages: ReceivedMessage[], firstHeaders: IHeaders | undefined, handle: (messages: ReceivedMessage[]) => Promise<void>): Promise<void> {
+    const [first] = messages;
+    const correlationIds = new Set(messages.map((message) => message.envelope.correlationId));
+    const startedAt = performance.now();
+    await runInSpan(
+      `${first.topic} process`,
+      SpanKind.CONSUMER,
+      { [TRACEPARENT_HEADER]: headerText(firstHeaders, TRACEPARENT_HEADER) ?? first.envelope.traceparent },
+      correlationIds.size === 1 ? { correlationId: first.envelope.correlationId } : {},
+      { 'messaging.system': 'kafka', 'messaging.operation.type': 'process', 'messaging.destination.name': first.topic, 'messaging.batch.message_count': messages.length },
+      () => handle(messages),
+    );
+    const durationMs = performance.now() - startedAt;
+    for (const message of messages) runInTelemetryContext({ correlationId: message.envelope.correlationId }, () => this.logHandled(message, durationMs));
+  }
+
+  /** One line per handled message, like an HTTP access line: what, where, how long (the batch's time for a batch). */
+  private logHandled(message: ReceivedMessage, durationMs: number): void {
+    this.log('info', `handled ${message.envelope.type} ${message.topic}[${message.partition}]@${message.offset} in ${durationMs.toFixed(1)} ms`);
   }
 
   /** Messages as handlers see them; null if any is unparseable (the policy deals with it alone). */
@@ -312,7 +347,12 @@ export class KafkaMessageBroker implements MessageBroker {
     for (let attempt = 1; ; attempt += 1) {
       try {
         const envelope = parseEnvelope(message.value);
-        await request.handler({ topic: this.logicalTopic(topic), partition, offset: message.offset, key: message.key?.toString('utf8') ?? null, envelope });
+        const received: ReceivedMessage = { topic: this.logicalTopic(topic), partition, offset: message.offset, key: message.key?.toString('utf8') ?? null, envelope };
+        const startedAt = performance.now();
+        await handleInMessageContext(received, headerText(message.headers, TRACEPARENT_HEADER), async () => {
+          await request.handler(received);
+          this.logHandled(received, performance.now() - startedAt);
+        });
         return;
       } catch (error) {
         const kind = classifyError(error);

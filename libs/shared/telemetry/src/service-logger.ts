@@ -1,0 +1,79 @@
+import type { LoggerService } from '@nestjs/common';
+import { Logger as NestPinoLogger, PinoLogger } from 'nestjs-pino';
+import pino, { type DestinationStream } from 'pino';
+import { ConfigError, type LogFormat } from '@mp/shared-util-config';
+import { REDACTED_LOG_PATHS } from './redaction';
+import { telemetryLogFields } from './telemetry-context';
+
+export interface ServiceLogOptions {
+  /** The app, e.g. `payments`: every line says which service wrote it. */
+  service?: string;
+  format: LogFormat;
+  /** Where lines go; standard output unless given (tests capture lines here). */
+  destination?: DestinationStream;
+}
+
+/**
+ * The one log format of every service: pino, one JSON object per line —
+ * `{"level":"info","time":"…","service":"payments","context":"Bootstrap","message":"…"}` plus
+ * `request_id` / `correlation_id` / `trace_id` whenever the line is written while handling an
+ * HTTP request or a message (read from the telemetry context by pino's mixin, so no call site
+ * passes them), with secrets redacted by path (REDACTED_LOG_PATHS).
+ */
+export function createPinoLogger(options: ServiceLogOptions): pino.Logger {
+  return pino(
+    {
+      level: 'info',
+      base: options.service ? { service: options.service } : {},
+      messageKey: 'message',
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      mixin: telemetryLogFields,
+      redact: { paths: REDACTED_LOG_PATHS },
+    },
+    // Synchronous writes, as Nest's ConsoleLogger did: a line written just before a crash or
+    // process.exit is never lost in a buffer.
+    options.destination ?? (options.format === 'pretty' ? new PrettyLines(process.stdout) : pino.destination({ dest: 1, sync: true })),
+  );
+}
+
+/**
+ * The logger a service hands to Nest (NestFactory.create's `logger`), and through Nest's
+ * Logger to everything else in the process, the Kafka client included (see MessagingModule).
+ * nestjs-pino adapts Nest's logger calls (message, context, error stacks) to pino; its HTTP
+ * middleware is not used, the telemetry context is set by instrumentHttp instead (Fastify hooks,
+ * which also start the request's span).
+ */
+export function serviceLogger(format: LogFormat, service?: string): LoggerService {
+  return new NestPinoLogger(new PinoLogger({ pinoHttp: { logger: createPinoLogger({ service, format }) } }), {});
+}
+
+/**
+ * Reports why a service could not start and exits 1. Called before a validated configuration
+ * exists (the configuration may be what failed), so LOG_FORMAT is read as given: anything but
+ * `json` prints readable lines.
+ */
+export function exitOnStartupFailure(error: unknown): never {
+  const format: LogFormat = process.env['LOG_FORMAT']?.trim() === 'json' ? 'json' : 'pretty';
+  const message = error instanceof ConfigError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
+  createPinoLogger({ format }).error({ context: 'Bootstrap' }, message);
+  process.exit(1);
+}
+
+const LEVEL_LABELS: Record<string, string> = { trace: 'TRACE', debug: 'DEBUG', info: 'LOG', warn: 'WARN', error: 'ERROR', fatal: 'FATAL' };
+
+/**
+ * LOG_FORMAT=pretty: each JSON line as one readable line, `time LEVEL [context] message
+ * key=value…`, an error's stack below it. pino-pretty is not installed and would run in a
+ * worker thread as a transport; for a developer's terminal these few lines do.
+ */
+export class PrettyLines implements DestinationStream {
+  constructor(private readonly out: { write(text: string): unknown }) {}
+
+  write(line: string): void {
+    const { time, level, context, message, service: _service, err, ...fields } = JSON.parse(line) as Record<string, unknown>;
+    const extra = Object.entries(fields).map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`);
+    const stack = err && typeof err === 'object' && 'stack' in err ? `\n${String(err.stack)}` : '';
+    this.out.write(`${String(time)} ${(LEVEL_LABELS[String(level)] ?? String(level)).padEnd(5)} ${context ? `[${String(context)}] ` : ''}${String(message ?? '')}${extra.length ? ` ${extra.join(' ')}` : ''}${stack}\n`);
+  }
+}
