@@ -3,6 +3,7 @@ import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { connectCallbackConsumers } from '@mp/callbacks-infrastructure';
+import { exitGracefullyOnSignals } from '@mp/shared-health';
 import { exitOnStartupFailure, serviceLogger } from '@mp/shared-nest-http';
 import { AppModule } from './app.module';
 import { loadCallbackDispatcherConfig } from './callback-dispatcher.config';
@@ -10,7 +11,7 @@ import { loadCallbackDispatcherConfig } from './callback-dispatcher.config';
 async function bootstrap(): Promise<void> {
   const config = loadCallbackDispatcherConfig(process.env);
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), new FastifyAdapter(), { logger: serviceLogger(config.logFormat) });
-  app.enableShutdownHooks();
+  exitGracefullyOnSignals(app, config);
   // Consumers are @ConsumeTopic handlers on controllers, served over the messaging port.
   connectCallbackConsumers(app);
   // Initialised first so the topics exist (onApplicationBootstrap) before the group joins them.

@@ -4,6 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { WebhookSecretStore } from '@mp/access-infrastructure';
 import { configureGatewayHttp, gatewayFastifyOptions, startInternalListener } from '@mp/gateway-api';
+import { exitGracefullyOnSignals } from '@mp/shared-health';
 import { exitOnStartupFailure, serviceLogger } from '@mp/shared-nest-http';
 import { AppModule } from './app.module';
 import { loadGatewayConfig } from './gateway.config';
@@ -14,7 +15,7 @@ async function bootstrap(): Promise<void> {
   // Nest's own JSON parser is off: the gateway verifies signatures over the raw bytes first.
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, { bodyParser: false, logger: serviceLogger(config.logFormat) });
   configureGatewayHttp(app.getHttpAdapter().getInstance(), { trustedProxies: config.trustedProxies });
-  app.enableShutdownHooks();
+  exitGracefullyOnSignals(app, config);
   await app.listen(config.httpPort, config.httpHost);
   const logger = new Logger('Bootstrap');
   logger.log(`gateway ready: http://${config.httpHost}:${config.httpPort} (instance ${config.instanceId})`);

@@ -4,6 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import type { CustomStrategy } from '@nestjs/microservices';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { MESSAGE_BROKER, MessagingTransportStrategy } from '@mp/shared-messaging';
+import { exitGracefullyOnSignals } from '@mp/shared-health';
 import { exitOnStartupFailure, serviceLogger } from '@mp/shared-nest-http';
 import { WITHDRAWALS_CONSUMERS } from '@mp/withdrawals-infrastructure';
 import { AppModule } from './app.module';
@@ -14,7 +15,7 @@ async function bootstrap(): Promise<void> {
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), new FastifyAdapter(), {
     logger: serviceLogger(config.logFormat),
   });
-  app.enableShutdownHooks();
+  exitGracefullyOnSignals(app, config);
   // Consumers are @EventPattern handlers on controllers, served over the messaging port.
   app.connectMicroservice<CustomStrategy>({ strategy: new MessagingTransportStrategy(app.get(MESSAGE_BROKER), WITHDRAWALS_CONSUMERS) });
   // Initialised first so the topics exist (onApplicationBootstrap) before the group joins them.

@@ -187,6 +187,14 @@ export class SystemUnderTest {
     await running.exited;
   }
 
+  /** SIGTERM, as an orchestrator stops a replica: resolves with the exit code once it has exited. */
+  async terminate(instance: InstanceName, timeoutMs = 30_000): Promise<number | null> {
+    const running = this.services.get(instance);
+    if (!running) return null;
+    running.process.kill('SIGTERM');
+    return withTimeout(running.exited, timeoutMs, `${instance} did not exit within ${timeoutMs} ms of SIGTERM`);
+  }
+
   /** Resolves when the service exits by itself (e.g. an injected crash). */
   async waitForExit(instance: InstanceName, timeoutMs = 30_000): Promise<number | null> {
     const running = this.services.get(instance);
