@@ -25,7 +25,7 @@ interface CatalogService {
   config: string;
   devPort: number;
   database: string;
-  health: { live: string; ready: string; current: string };
+  health: { live: string; ready: string };
   consumerGroups: Array<{ id: string; topics: string[] }>;
 }
 interface Catalog {

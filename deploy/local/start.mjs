@@ -9,7 +9,7 @@
  * 2. Kafka and PostgreSQL from deploy/local/infra.mjs, unless KAFKA_BROKERS / DATABASE_URL (or
  *    every <SERVICE>_DATABASE_URL) point at running ones, in which case those are not started.
  * 3. The services of SERVICES, one process each from its built JavaScript, in that order, each
- *    started when the one before answers its health path (the catalog's health.current). Their
+ *    started when the one before answers its health path (the catalog's health.ready). Their
  *    output goes to JSON-lines log files (LOG_FORMAT=json unless set); the terminal gets one line per service. A service that
  *    crashes is reported in one line and restarted with backoff (deploy/local/supervisor.mjs).
  * 4. A demo merchant, operator and agent (made once per database, kept with mode 600 in the
@@ -48,7 +48,7 @@ const EXTRA_ENV = {
   // Webhook secrets come from the gateway's internal-only listener, not the public port the convention's GATEWAY_INTERNAL_URL names.
   callbacks: ({ serviceToken, gatewayInternalPort }) => ({ INTERNAL_SERVICE_TOKEN: serviceToken, GATEWAY_INTERNAL_URL: `http://127.0.0.1:${gatewayInternalPort}` }),
 };
-const SERVICES = catalogServices.map(({ name, entry, devPort, health }) => ({ name, entry, devPort, healthPath: health.current, env: EXTRA_ENV[name] }));
+const SERVICES = catalogServices.map(({ name, entry, devPort, health }) => ({ name, entry, devPort, healthPath: health.ready, env: EXTRA_ENV[name] }));
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 if (!existsSync(join(root, 'node_modules/.bin/tsc'))) {

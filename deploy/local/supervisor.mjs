@@ -37,7 +37,7 @@ export class ServiceSupervisor {
    * @param {string} options.script      built entry point (dist/…/main.js)
    * @param {Record<string,string>} options.env  the process's whole environment
    * @param {number} options.port        where the service listens
-   * @param {string} options.healthPath  what answers 2xx once it is ready (the catalog's health.current)
+   * @param {string} options.healthPath  what answers 2xx once it is ready (the catalog's health.ready)
    * @param {string} options.logFile     stdout and stderr, appended
    * @param {string} options.logLabel    how the log is named in messages (a relative path)
    * @param {(line: string) => void} options.say       one line for the terminal

@@ -2,6 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { CALLBACKS_MIGRATIONS, CallbacksModule } from '@mp/callbacks-infrastructure';
 import { serviceDatabaseOptions } from '@mp/shared-data-access-postgres';
+import { HealthModule } from '@mp/shared-health';
 import { MessagingModule } from '@mp/shared-messaging';
 import type { CallbackDispatcherConfig } from './callback-dispatcher.config';
 
@@ -12,6 +13,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         TypeOrmModule.forRoot(serviceDatabaseOptions({ url: config.databaseUrl, poolMax: config.databasePoolMax, migrations: CALLBACKS_MIGRATIONS })),
+        HealthModule.forRoot({ consumerLagMax: config.consumerLagMax, healthCheckTimeoutMs: config.healthCheckTimeoutMs }),
         MessagingModule.forRootAsync({ inject: [], useFactory: () => ({ clientId: `callbacks-${config.instanceId}`, brokers: config.kafkaBrokers, namespace: config.kafkaNamespace }) }),
         CallbacksModule.forRoot({ ...config, topicPartitions: config.commandPartitions }),
       ],

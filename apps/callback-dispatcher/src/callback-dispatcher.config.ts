@@ -2,9 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from '@mp/callbacks-domain';
 import { DestinationGuard, type CallbacksSettings } from '@mp/callbacks-infrastructure';
 import { ConfigReader, readKafkaConnectionConfig, readLogFormat, type Environment, type KafkaConnectionConfig, type LogFormat } from '@mp/shared-util-config';
+import { readHealthConfig, type HealthConfig } from '@mp/shared-health';
 
 /** The callbacks module's settings (topic partitions come from the Kafka config) plus the app's own. */
-export interface CallbackDispatcherConfig extends KafkaConnectionConfig, Omit<CallbacksSettings, 'topicPartitions'> {
+export interface CallbackDispatcherConfig extends KafkaConnectionConfig, HealthConfig, Omit<CallbacksSettings, 'topicPartitions'> {
   httpHost: string;
   httpPort: number;
   databaseUrl: string;
@@ -51,6 +52,7 @@ export function loadCallbackDispatcherConfig(environment: Environment): Callback
     testClockEnabled: reader.boolean('TEST_CLOCK_ENABLED', false),
     logFormat: readLogFormat(reader),
     ...readKafkaConnectionConfig(reader),
+    ...readHealthConfig(reader),
   };
   reader.assertValid();
   return config;

@@ -1,6 +1,7 @@
 import { ConfigReader, readKafkaConnectionConfig, readLogFormat, type Environment, type KafkaConnectionConfig, type LogFormat } from '@mp/shared-util-config';
+import { readHealthConfig, type HealthConfig } from '@mp/shared-health';
 
-export interface DisputesConfig extends KafkaConnectionConfig {
+export interface DisputesConfig extends KafkaConnectionConfig, HealthConfig {
   logFormat: LogFormat;
   httpHost: string;
   httpPort: number;
@@ -25,6 +26,7 @@ export function loadDisputesConfig(environment: Environment): DisputesConfig {
     receiptOrphanGraceMs: reader.integer('DISPUTES_RECEIPT_ORPHAN_GRACE_MS', { default: 3_600_000, min: 60_000, max: 7 * 24 * 3_600_000 }),
     receiptSweepIntervalMs: reader.integer('DISPUTES_RECEIPT_SWEEP_INTERVAL_MS', { default: 60_000, min: 100, max: 3_600_000 }),
     ...readKafkaConnectionConfig(reader),
+    ...readHealthConfig(reader),
   };
   reader.assertValid();
   return config;

@@ -2,6 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { GATEWAY_MIGRATIONS, GatewayApiModule } from '@mp/gateway-api';
 import { serviceDatabaseOptions } from '@mp/shared-data-access-postgres';
+import { HealthModule } from '@mp/shared-health';
 import { MessagingModule } from '@mp/shared-messaging';
 import type { GatewayConfig } from './gateway.config';
 
@@ -12,6 +13,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         TypeOrmModule.forRoot(serviceDatabaseOptions({ url: config.databaseUrl, poolMax: config.databasePoolMax, migrations: GATEWAY_MIGRATIONS })),
+        HealthModule.forRoot({ consumerLagMax: config.consumerLagMax, healthCheckTimeoutMs: config.healthCheckTimeoutMs }),
         MessagingModule.forRootAsync({
           inject: [],
           useFactory: () => ({ clientId: `gateway-${config.instanceId}`, brokers: config.kafkaBrokers, namespace: config.kafkaNamespace }),

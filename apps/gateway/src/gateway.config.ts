@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { MASTER_KEY_BYTES } from '@mp/access-domain';
 import { isTrustedProxyEntry } from '@mp/gateway-api';
 import { ConfigReader, readKafkaConnectionConfig, readLogFormat, type Environment, type KafkaConnectionConfig, type LogFormat } from '@mp/shared-util-config';
+import { readHealthConfig, type HealthConfig } from '@mp/shared-health';
 
-export interface GatewayConfig extends KafkaConnectionConfig {
+export interface GatewayConfig extends KafkaConnectionConfig, HealthConfig {
   logFormat: LogFormat;
   httpHost: string;
   httpPort: number;
@@ -48,6 +49,7 @@ export function loadGatewayConfig(environment: Environment): GatewayConfig {
     httpPort: reader.integer('GATEWAY_HTTP_PORT', { default: 3000, min: 0, max: 65535 }),
     ...loadGatewayStorageConfig(reader),
     ...readKafkaConnectionConfig(reader),
+    ...readHealthConfig(reader),
     instanceId: reader.string('GATEWAY_INSTANCE_ID', { default: `gw-${randomBytes(6).toString('hex')}`, pattern: /^[A-Za-z0-9._-]{1,100}$/ }),
     commandTimeoutMs: reader.integer('GATEWAY_COMMAND_TIMEOUT_MS', { default: 10_000, min: 100, max: 60_000 }),
     paymentsInternalUrl: reader.url('PAYMENTS_INTERNAL_URL', { default: 'http://127.0.0.1:3001' }),

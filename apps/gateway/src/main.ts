@@ -5,6 +5,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { WebhookSecretStore } from '@mp/access-infrastructure';
 import { configureGatewayHttp, gatewayFastifyOptions, startInternalListener } from '@mp/gateway-api';
 import { exitOnStartupFailure, instrumentHttp, startServiceTelemetry } from '@mp/shared-telemetry';
+import { exitGracefullyOnSignals } from '@mp/shared-health';
 import { AppModule } from './app.module';
 import { loadGatewayConfig } from './gateway.config';
 
@@ -16,7 +17,7 @@ async function bootstrap(): Promise<void> {
   configureGatewayHttp(app.getHttpAdapter().getInstance(), { trustedProxies: config.trustedProxies });
   // After configureGatewayHttp: its hook gives the request id, which becomes the correlation id of the commands the request sends.
   instrumentHttp(app.getHttpAdapter().getInstance(), { requestIdOf: (request) => (request as { requestId?: string }).requestId, requestIdIsCorrelationId: true });
-  app.enableShutdownHooks();
+  exitGracefullyOnSignals(app, config);
   await app.listen(config.httpPort, config.httpHost);
   const logger = new Logger('Bootstrap');
   logger.log(`gateway ready: http://${config.httpHost}:${config.httpPort} (instance ${config.instanceId})`);

@@ -19,6 +19,9 @@ describe('ledger config', () => {
       kafkaNamespace: '',
       logFormat: 'pretty',
       commandPartitions: 6,
+      shutdownGraceMs: 10_000,
+      consumerLagMax: 10_000,
+      healthCheckTimeoutMs: 2_000,
     });
   });
 

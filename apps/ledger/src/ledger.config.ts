@@ -1,6 +1,7 @@
 import { ConfigReader, readKafkaConnectionConfig, readLogFormat, type Environment, type KafkaConnectionConfig, type LogFormat } from '@mp/shared-util-config';
+import { readHealthConfig, type HealthConfig } from '@mp/shared-health';
 
-export interface LedgerConfig extends KafkaConnectionConfig {
+export interface LedgerConfig extends KafkaConnectionConfig, HealthConfig {
   logFormat: LogFormat;
   httpHost: string;
   httpPort: number;
@@ -29,6 +30,7 @@ export function loadLedgerConfig(environment: Environment): LedgerConfig {
     withdrawalsInternalUrl: reader.url('WITHDRAWALS_INTERNAL_URL', { default: 'http://127.0.0.1:3003', protocols: ['http:', 'https:'] }),
     conversionFeeBasisPoints: reader.integer('LEDGER_CONVERSION_FEE_BASIS_POINTS', { default: 100, min: 0, max: 9_999 }),
     ...readKafkaConnectionConfig(reader),
+    ...readHealthConfig(reader),
   };
   reader.assertValid();
   return config;

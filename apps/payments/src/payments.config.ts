@@ -1,7 +1,8 @@
 import { ConfigReader, readKafkaConnectionConfig, readLogFormat, type Environment, type KafkaConnectionConfig, type LogFormat } from '@mp/shared-util-config';
+import { readHealthConfig, type HealthConfig } from '@mp/shared-health';
 import { MASTER_KEY_BYTES } from '@mp/shared-util-secret-box';
 
-export interface PaymentsConfig extends KafkaConnectionConfig {
+export interface PaymentsConfig extends KafkaConnectionConfig, HealthConfig {
   logFormat: LogFormat;
   httpHost: string;
   httpPort: number;
@@ -27,6 +28,7 @@ export function loadPaymentsConfig(environment: Environment): PaymentsConfig {
     databaseUrl: reader.url('PAYMENTS_DATABASE_URL', { protocols: ['postgres:', 'postgresql:'] }),
     databasePoolMax: reader.integer('PAYMENTS_DATABASE_POOL_MAX', { default: 10, min: 1, max: 200 }),
     ...readKafkaConnectionConfig(reader),
+    ...readHealthConfig(reader),
     publicBaseUrl: reader.url('PUBLIC_BASE_URL', { default: 'http://127.0.0.1:3000' }),
     secretsMasterKey: reader.base64Key('PAYMENTS_SECRETS_MASTER_KEY', MASTER_KEY_BYTES),
     crashAfterCommitOf: reader.optionalString('FAULT_CRASH_AFTER_COMMIT_OF') ?? null,

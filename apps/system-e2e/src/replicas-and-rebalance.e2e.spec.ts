@@ -15,7 +15,7 @@ describe('replies across gateway replicas and payments rebalances', () => {
   let viaSecondGateway: SignedClient;
 
   beforeAll(async () => {
-    // Long enough to ride out a rebalance after a SIGKILL (10 s session timeout plus the rejoin).
+    // Long enough to ride out a rebalance after a SIGKILL (6 s session timeout plus the rejoin).
     system = await SystemUnderTest.start({ env: { gateway: { GATEWAY_COMMAND_TIMEOUT_MS: '40000', GATEWAY_INSTANCE_ID: 'first' } } });
     viaFirstGateway = await system.createClient('Replicated shop');
     await system.startService('gateway-2', { GATEWAY_INSTANCE_ID: 'second' });

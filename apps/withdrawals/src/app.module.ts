@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { serviceDatabaseOptions } from '@mp/shared-data-access-postgres';
+import { HealthModule } from '@mp/shared-health';
 import { MessagingModule } from '@mp/shared-messaging';
 import { WITHDRAWALS_MIGRATIONS, WithdrawalsModule } from '@mp/withdrawals-infrastructure';
 import type { WithdrawalsConfig } from './withdrawals.config';
@@ -12,6 +13,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         TypeOrmModule.forRoot(serviceDatabaseOptions({ url: config.databaseUrl, poolMax: config.databasePoolMax, migrations: WITHDRAWALS_MIGRATIONS })),
+        HealthModule.forRoot({ consumerLagMax: config.consumerLagMax, healthCheckTimeoutMs: config.healthCheckTimeoutMs }),
         MessagingModule.forRootAsync({
           inject: [],
           useFactory: () => ({ clientId: 'withdrawals', brokers: config.kafkaBrokers, namespace: config.kafkaNamespace }),

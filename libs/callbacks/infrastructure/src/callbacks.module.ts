@@ -1,7 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { CALLBACK_ROUTES, type CallbackRoute } from '@mp/callbacks-domain';
-import { DatabaseHealthController } from '@mp/shared-data-access-postgres';
 import { InternalErrorFilter } from '@mp/shared-nest-http';
 import { CALLBACKS_SETTINGS, CLOCK, OffsetClock, type CallbacksSettings } from './callbacks-settings';
 import { CALLBACK_ROUTES_TOKEN, CallbackTopics, SourceEventsConsumer } from './consume/source-events.consumer';
@@ -26,7 +25,7 @@ export class CallbacksModule {
   static forRoot(settings: CallbacksSettings, options: { routes?: readonly CallbackRoute[]; lookup?: Lookup } = {}): DynamicModule {
     return {
       module: CallbacksModule,
-      controllers: [InternalCallbacksController, DatabaseHealthController, SourceEventsConsumer],
+      controllers: [InternalCallbacksController, SourceEventsConsumer],
       providers: [
         { provide: CALLBACKS_SETTINGS, useValue: settings },
         { provide: CLOCK, useValue: new OffsetClock() },

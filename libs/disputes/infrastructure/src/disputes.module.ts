@@ -1,7 +1,6 @@
 import { isGatewayReplyTopic } from '@mp/contracts-payments';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
-import { DatabaseHealthController } from '@mp/shared-data-access-postgres';
 import { MessagingSchema1700000000000, OUTBOX_RELAY_OPTIONS, OutboxRelayService, type OutboxRelaySettings } from '@mp/shared-messaging';
 import { InternalErrorFilter } from '@mp/shared-nest-http';
 import { DisputeCommandHandler } from './commands/dispute-command.handler';
@@ -21,7 +20,7 @@ export class DisputesModule {
   static forRoot(settings: DisputesSettings & { outbox: OutboxRelaySettings }): DynamicModule {
     return {
       module: DisputesModule,
-      controllers: [DisputeCommandConsumer, OrderEventsConsumer, InternalDisputesController, DatabaseHealthController],
+      controllers: [DisputeCommandConsumer, OrderEventsConsumer, InternalDisputesController],
       providers: [
         { provide: DISPUTES_SETTINGS, useValue: settings },
         { provide: DISPUTES_CLOCK, useValue: new OffsetClock() },

@@ -1,4 +1,4 @@
-import { Controller, Get, Module, type DynamicModule } from '@nestjs/common';
+import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { SecretBox } from '@mp/access-domain';
 import { AccessSchema1700000002000, AccessWebhookSecretRotation1700000004500, BackofficeCredentialStore, MerchantCredentialStore, WebhookSecretStore } from '@mp/access-infrastructure';
@@ -28,24 +28,13 @@ import { OutcomeCallbackDestination } from './merchant/outcome-destination';
 /** Migrations of the gateway database (merchant identities and credentials). */
 export const GATEWAY_MIGRATIONS = [AccessSchema1700000002000, AccessWebhookSecretRotation1700000004500];
 
-@Controller()
-class GatewayHealthController {
-  constructor(private readonly dataSource: DataSource) {}
-
-  @Get('health')
-  async health(): Promise<{ status: 'ok' }> {
-    await this.dataSource.query('SELECT 1');
-    return { status: 'ok' };
-  }
-}
-
 /** The merchant-facing /v2 API and the payer page. Needs a TypeORM DataSource and the messaging port. */
 @Module({})
 export class GatewayApiModule {
   static forRoot(settings: GatewaySettings & { secretsMasterKey: Buffer; credentialCacheTtlMs: number }): DynamicModule {
     return {
       module: GatewayApiModule,
-      controllers: [PaymentsController, DisputesController, MerchantController, PayerPageController, OperatorController, CallbacksBackofficeController, AgentController, AgentDisputesController, OperatorDisputesController, GatewayHealthController, WithdrawalsController, WithdrawalsOperatorController],
+      controllers: [PaymentsController, DisputesController, MerchantController, PayerPageController, OperatorController, CallbacksBackofficeController, AgentController, AgentDisputesController, OperatorDisputesController, WithdrawalsController, WithdrawalsOperatorController],
       providers: [
         { provide: GATEWAY_SETTINGS, useValue: settings },
         {

@@ -1,7 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { InternalErrorFilter } from '@mp/shared-nest-http';
-import { DatabaseHealthController } from '@mp/shared-data-access-postgres';
 import { MessagingSchema1700000000000 } from '@mp/shared-messaging';
 import { LedgerTopics, PaymentEventsConsumer } from './commands/payment-events.consumer';
 import { InternalHoldsController } from './http/internal-holds.controller';
@@ -35,7 +34,7 @@ export class LedgerModule {
   static forRoot(settings: LedgerSettings): DynamicModule {
     return {
       module: LedgerModule,
-      controllers: [PaymentEventsConsumer, WithdrawalEventsConsumer, InternalHoldsController, InternalMerchantLedgerController, InternalConversionsController, DatabaseHealthController],
+      controllers: [PaymentEventsConsumer, WithdrawalEventsConsumer, InternalHoldsController, InternalMerchantLedgerController, InternalConversionsController],
       providers: [
         { provide: LEDGER_SETTINGS, useValue: settings },
         { provide: APP_FILTER, useClass: InternalErrorFilter },

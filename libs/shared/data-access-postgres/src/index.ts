@@ -28,4 +28,3 @@ export function serviceDatabaseOptions(settings: ServiceDatabaseSettings): TypeO
     retryDelay: 1_000,
   };
 }
-export { DatabaseHealthController } from './database-health.controller';

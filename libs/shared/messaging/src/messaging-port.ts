@@ -71,8 +71,23 @@ export interface TopicSpec {
   retentionMs?: number;
 }
 
+/** Where a consumer group of this process stands, as the readiness probe reports it. */
+export type ConsumerGroupState = 'joining' | 'stable' | 'rebalancing' | 'crashed' | 'stopped';
+
+export interface ConsumerGroupHealth {
+  groupId: string;
+  state: ConsumerGroupState;
+  /** Messages on the group's partitions not yet committed by the group (all replicas together). */
+  lag: number;
+}
+
+/** The broker as this process sees it: reachable or not (and why), and its consumer groups. */
+export type BrokerHealth = { reachable: true; groups: ConsumerGroupHealth[] } | { reachable: false; error: string; groups: ConsumerGroupHealth[] };
+
 export interface MessageBroker {
   connect(): Promise<void>;
+  /** One metadata and offsets read, answered within `timeoutMs` (unreachable otherwise). */
+  health(timeoutMs: number): Promise<BrokerHealth>;
   ensureTopics(topics: TopicSpec[]): Promise<void>;
   /** Which of these topics exist now (a metadata read; for deciding what is still deliverable). */
   existingTopics(topics: string[]): Promise<Set<string>>;

@@ -32,12 +32,12 @@ const SERVICE_NAMES: Record<ServiceName, true> = { ledger: true, disputes: true,
 const SERVICES = readCatalogServices();
 
 function readCatalogServices(): Array<{ name: ServiceName; entry: string; healthPath: string }> {
-  const catalog = JSON.parse(readFileSync(join(workspaceRoot, 'deploy/catalog/services.json'), 'utf8')) as { services: Array<{ name: string; entry: string; health: { current: string } }> };
+  const catalog = JSON.parse(readFileSync(join(workspaceRoot, 'deploy/catalog/services.json'), 'utf8')) as { services: Array<{ name: string; entry: string; health: { ready: string } }> };
   const names = catalog.services.map(({ name }) => name);
   if ([...names].sort().join() !== Object.keys(SERVICE_NAMES).sort().join()) {
     throw new Error(`deploy/catalog/services.json lists ${names.join(', ')}; the test harness knows ${Object.keys(SERVICE_NAMES).join(', ')}: update ServiceName`);
   }
-  return catalog.services.map(({ name, entry, health }) => ({ name: name as ServiceName, entry, healthPath: health.current }));
+  return catalog.services.map(({ name, entry, health }) => ({ name: name as ServiceName, entry, healthPath: health.ready }));
 }
 
 /** A running process: a service's first instance is named after it; more replicas get their own names. */
@@ -197,6 +197,14 @@ export class SystemUnderTest {
     if (!running) return;
     running.process.kill('SIGKILL');
     await running.exited;
+  }
+
+  /** SIGTERM, as an orchestrator stops a replica: resolves with the exit code once it has exited. */
+  async terminate(instance: InstanceName, timeoutMs = 30_000): Promise<number | null> {
+    const running = this.services.get(instance);
+    if (!running) return null;
+    running.process.kill('SIGTERM');
+    return withTimeout(running.exited, timeoutMs, `${instance} did not exit within ${timeoutMs} ms of SIGTERM`);
   }
 
   /** Resolves when the service exits by itself (e.g. an injected crash). */

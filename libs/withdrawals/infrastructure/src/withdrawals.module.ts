@@ -2,7 +2,6 @@ import { isGatewayReplyTopic } from '@mp/contracts-payments';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { HttpLedgerHolds } from '@mp/contracts-ledger';
-import { DatabaseHealthController } from '@mp/shared-data-access-postgres';
 import { MessagingSchema1700000000000, OUTBOX_RELAY_OPTIONS, OutboxRelayService, type OutboxRelaySettings } from '@mp/shared-messaging';
 import { InternalErrorFilter } from '@mp/shared-nest-http';
 import { WithdrawalCommandConsumer, WithdrawalsTopics } from './commands/withdrawal-command.consumer';
@@ -25,7 +24,7 @@ export class WithdrawalsModule {
   static forRoot(settings: WithdrawalsSettings & { outbox: OutboxRelaySettings }): DynamicModule {
     return {
       module: WithdrawalsModule,
-      controllers: [WithdrawalCommandConsumer, InternalWithdrawalsController, DatabaseHealthController],
+      controllers: [WithdrawalCommandConsumer, InternalWithdrawalsController],
       providers: [
         { provide: WITHDRAWALS_SETTINGS, useValue: settings },
         // Replies to a gateway replica that is gone are dropped, not retried forever in front of every event.

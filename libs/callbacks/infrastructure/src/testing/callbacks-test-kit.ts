@@ -20,6 +20,7 @@ import {
   type PaymentOrderStatus,
 } from '@mp/contracts-payments';
 import { serviceDatabaseOptions } from '@mp/shared-data-access-postgres';
+import { HealthModule } from '@mp/shared-health';
 import { createEnvelope, KafkaMessageBroker, MessagingModule, type MessageEnvelope } from '@mp/shared-messaging';
 import { Client } from 'pg';
 import { CALLBACKS_MIGRATIONS, CallbacksModule } from '../callbacks.module';
@@ -253,6 +254,7 @@ class CallbacksTestAppModule {
       module: CallbacksTestAppModule,
       imports: [
         TypeOrmModule.forRoot(serviceDatabaseOptions({ url: databaseUrl, poolMax: 5, migrations: CALLBACKS_MIGRATIONS })),
+        HealthModule.forRoot({ consumerLagMax: 0, healthCheckTimeoutMs: 2_000 }),
         MessagingModule.forRootAsync({ inject: [], useFactory: () => ({ clientId: 'callbacks-test', brokers: kafkaBrokers(), namespace }) }),
         CallbacksModule.forRoot(settings, { lookup }),
       ],

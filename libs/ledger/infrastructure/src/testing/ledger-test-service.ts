@@ -16,6 +16,7 @@ import {
 } from '@mp/contracts-payments';
 import type { BalancesView } from '@mp/contracts-ledger';
 import { serviceDatabaseOptions } from '@mp/shared-data-access-postgres';
+import { HealthModule } from '@mp/shared-health';
 import { createEnvelope, KafkaMessageBroker, MESSAGE_BROKER, MessagingModule, MessagingTransportStrategy, type MessageEnvelope } from '@mp/shared-messaging';
 import type { CustomStrategy } from '@nestjs/microservices';
 import { Client } from 'pg';
@@ -92,6 +93,7 @@ class LedgerTestAppModule {
       module: LedgerTestAppModule,
       imports: [
         TypeOrmModule.forRoot(serviceDatabaseOptions({ url: databaseUrl, poolMax, migrations: LEDGER_MIGRATIONS })),
+        HealthModule.forRoot({ consumerLagMax: 0, healthCheckTimeoutMs: 2_000 }),
         MessagingModule.forRootAsync({ inject: [], useFactory: () => ({ clientId: 'ledger-test', brokers: kafkaBrokers(), namespace }) }),
         LedgerModule.forRoot(TEST_LEDGER_SETTINGS),
       ],

@@ -8,7 +8,10 @@ import { KafkaDeadLetterQueue } from './kafka-dead-letters';
 import {
   DEFAULT_CONSUMER_ERROR_POLICY,
   deadLetterTopicOf,
+  type BrokerHealth,
   type ConsumerErrorPolicy,
+  type ConsumerGroupHealth,
+  type ConsumerGroupState,
   type DeadLetterQueue,
   type MessageBroker,
   type OutgoingMessage,
@@ -25,6 +28,9 @@ export interface KafkaBrokerOptions {
   namespace: string;
   connectionTimeoutMs?: number;
   requestTimeoutMs?: number;
+  /** Consumer group session and heartbeat; the defaults are CONSUMER_SESSION_TIMEOUT_MS and CONSUMER_HEARTBEAT_INTERVAL_MS. */
+  sessionTimeoutMs?: number;
+  heartbeatIntervalMs?: number;
   /** Where this adapter's and the kafkajs client's own lines go (default: the console). */
   log?: (level: BrokerLogLevel, message: string) => void;
 }
@@ -37,9 +43,30 @@ interface QueuedPublish {
 
 /**
  * Messages given to a batch handler at once: enough to share a transaction under load, few
- * enough that a chunk ends (and heartbeats) well within the 10 s session timeout.
+ * enough that a chunk ends (and heartbeats) well within the session timeout.
  */
 const BATCH_HANDLER_MESSAGES_MAX = 50;
+
+/**
+ * How long a crashed consumer keeps its partitions: the broker's smallest allowed session
+ * (group.min.session.timeout.ms, 6 s by default), so a survivor takes over within about 7 s of
+ * a SIGKILL (measured: bench/takeover.mjs). It was 10 s, which made takeover take about 11 s.
+ */
+export const CONSUMER_SESSION_TIMEOUT_MS = 6_000;
+
+/**
+ * How often a member heartbeats, and so how soon it hears of a rebalance (another member left,
+ * died or joined) and rejoins: it bounds takeover after a graceful stop, about 1 s with 500 ms.
+ * kafkajs heartbeats from its fetch loop, which maxWaitTimeInMs (500 ms) keeps turning.
+ */
+export const CONSUMER_HEARTBEAT_INTERVAL_MS = 500;
+
+interface TrackedGroup {
+  groupId: string;
+  topics: string[];
+  startFrom: SubscriptionRequest['startFrom'];
+  state: ConsumerGroupState;
+}
 
 /** A cap on one coalesced produce request; one call's own messages are never split. */
 const PUBLISH_BATCH_MESSAGES_MAX = 500;
@@ -58,6 +85,9 @@ export class KafkaMessageBroker implements MessageBroker {
   private readonly kafka: Kafka;
   private readonly producer: Producer;
   private readonly consumers = new Set<Consumer>();
+  private readonly groups = new Set<TrackedGroup>();
+  /** Kept connected for the readiness probe, which asks every few seconds; made on first use. */
+  private healthAdmin: Admin | null = null;
   private readonly publishQueue: QueuedPublish[] = [];
   private publishing = false;
   private readonly log: NonNullable<KafkaBrokerOptions['log']>;
@@ -213,27 +243,34 @@ export class KafkaMessageBroker implements MessageBroker {
     const policy = request.errorPolicy ?? DEFAULT_CONSUMER_ERROR_POLICY;
     const consumer = this.kafka.consumer({
       groupId: this.topicName(request.groupId),
-      // A crashed consumer keeps its partitions until its session expires; 10 s bounds how long
-      // a partition waits after a SIGKILL, and stays above the broker's 6 s minimum.
-      sessionTimeout: 10_000,
-      heartbeatInterval: 2_000,
+      sessionTimeout: this.options.sessionTimeoutMs ?? CONSUMER_SESSION_TIMEOUT_MS,
+      heartbeatInterval: this.options.heartbeatIntervalMs ?? CONSUMER_HEARTBEAT_INTERVAL_MS,
       rebalanceTimeout: 30_000,
       maxWaitTimeInMs: 500,
       allowAutoTopicCreation: false,
       retry: { initialRetryTime: 200, retries: 10, maxRetryTime: 5_000 },
     });
     this.consumers.add(consumer);
+    const group: TrackedGroup = { groupId: request.groupId, topics: request.topics.map((topic) => this.topicName(topic)), startFrom: request.startFrom, state: 'joining' };
+    this.groups.add(group);
+    consumer.on(consumer.events.REBALANCING, () => (group.state = 'rebalancing'));
+    consumer.on(consumer.events.STOP, () => (group.state = 'stopped'));
     let stopping = false;
     let markReady: () => void = () => undefined;
     const ready = new Promise<void>((resolve) => (markReady = resolve));
     // Ready after the first fetch that follows joining: by then the group's starting offsets
     // are resolved, so a "latest" subscriber cannot miss a message published after ready.
     let joined = false;
-    consumer.on(consumer.events.GROUP_JOIN, () => (joined = true));
+    consumer.on(consumer.events.GROUP_JOIN, () => {
+      joined = true;
+      group.state = 'stable';
+    });
     consumer.on(consumer.events.FETCH, () => joined && markReady());
-    consumer.on(consumer.events.CRASH, (event) =>
-      this.log('error', `consumer ${request.groupId} crashed: ${String(event.payload.error)} (restart: ${event.payload.restart})`),
-    );
+    consumer.on(consumer.events.CRASH, (event) => {
+      // kafkajs restarts the consumer itself when it can (it then joins again).
+      group.state = event.payload.restart ? 'joining' : 'crashed';
+      this.log('error', `consumer ${request.groupId} crashed: ${String(event.payload.error)} (restart: ${event.payload.restart})`);
+    });
 
     await consumer.connect();
     await consumer.subscribe({ topics: request.topics.map((topic) => this.topicName(topic)), fromBeginning: request.startFrom === 'earliest' });
@@ -250,8 +287,11 @@ export class KafkaMessageBroker implements MessageBroker {
       ready,
       stop: async () => {
         stopping = true;
+        // Waits for the batch in hand, commits its offsets and leaves the group, so the
+        // partitions move to another replica at once instead of after the session timeout.
         await consumer.disconnect();
         this.consumers.delete(consumer);
+        this.groups.delete(group);
       },
     };
   }
@@ -393,9 +433,57 @@ export class KafkaMessageBroker implements MessageBroker {
     });
   }
 
+  async health(timeoutMs: number): Promise<BrokerHealth> {
+    const groups = [...this.groups];
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer from the broker within ${timeoutMs} ms`)), timeoutMs)));
+    try {
+      const lags = await Promise.race([this.readLags(groups), timeout]);
+      return { reachable: true, groups: groups.map((group, index) => ({ groupId: group.groupId, state: group.state, lag: lags[index] })) };
+    } catch (error) {
+      return { reachable: false, error: error instanceof Error ? error.message : String(error), groups: groups.map((group): ConsumerGroupHealth => ({ groupId: group.groupId, state: group.state, lag: 0 })) };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Each group's lag: end offsets minus committed offsets, over its topics' partitions. */
+  private async readLags(groups: TrackedGroup[]): Promise<number[]> {
+    if (!this.healthAdmin) {
+      // No retries: a probe wants the broker's state now, and asks again in a few seconds.
+      const admin = this.kafka.admin({ retry: { retries: 0 } });
+      await admin.connect();
+      this.healthAdmin = admin;
+    }
+    const admin = this.healthAdmin;
+    const topics = [...new Set(groups.flatMap((group) => group.topics))];
+    // Also the reachability check when this process consumes nothing (the gateway publishes).
+    if (topics.length === 0) await admin.describeCluster();
+    const ends = new Map<string, Array<{ partition: number; high: string; low: string }>>(await Promise.all(topics.map(async (topic) => [topic, await admin.fetchTopicOffsets(topic)] as const)));
+    return Promise.all(
+      groups.map(async (group) => {
+        const committed = await admin.fetchOffsets({ groupId: this.topicName(group.groupId), topics: group.topics });
+        let lag = 0;
+        for (const { topic, partitions } of committed) {
+          for (const { partition, offset } of partitions) {
+            const end = ends.get(topic)?.find((candidate) => candidate.partition === partition);
+            if (!end) continue;
+            // No commit yet: the group starts from the log's start, or from its end.
+            const from = Number(offset) >= 0 ? Number(offset) : group.startFrom === 'earliest' ? Number(end.low) : Number(end.high);
+            lag += Math.max(0, Number(end.high) - from);
+          }
+        }
+        return lag;
+      }),
+    );
+  }
+
   async disconnect(): Promise<void> {
     await Promise.allSettled([...this.consumers].map((consumer) => consumer.disconnect()));
     this.consumers.clear();
+    this.groups.clear();
+    await this.healthAdmin?.disconnect().catch(() => undefined);
+    this.healthAdmin = null;
     await this.producer.disconnect();
   }
 }

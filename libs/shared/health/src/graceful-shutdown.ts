@@ -1,0 +1,42 @@
+import { Logger, type INestApplication } from '@nestjs/common';
+import { Readiness } from './readiness';
+
+const SHUTDOWN_SIGNALS = ['SIGTERM', 'SIGINT'] as const;
+
+/**
+ * Instead of `app.enableShutdownHooks()`, which closes the app and then kills the process with
+ * the same signal again (exit status 143, which an orchestrator reads as a failure). On SIGTERM
+ * or SIGINT: readiness goes false at once; then Nest's close runs in its order: the HTTP server
+ * stops taking connections and finishes the requests in hand, each consumer finishes the batch
+ * in hand, commits its offsets and leaves its group, then the shutdown hooks close the
+ * producer, the outbox relay, workers and the database pool. Exits 0 when that is done, 1 when
+ * it takes longer than `shutdownGraceMs` (whatever is unfinished is redelivered: the inbox
+ * absorbs a message handled twice).
+ */
+export function exitGracefullyOnSignals(app: INestApplication, options: { shutdownGraceMs: number; logger?: Logger }): void {
+  const logger = options.logger ?? new Logger('Shutdown');
+  let started = false;
+  const shutDown = (signal: string) => {
+    if (started) return;
+    started = true;
+    const startedAt = Date.now();
+    app.get(Readiness).markShuttingDown();
+    logger.log(`${signal}: not ready any more, finishing work in hand (at most ${options.shutdownGraceMs} ms)`);
+    const deadline = setTimeout(() => {
+      logger.error(`shutdown took longer than ${options.shutdownGraceMs} ms: exiting with work unfinished`);
+      process.exit(1);
+    }, options.shutdownGraceMs);
+    deadline.unref();
+    app.close().then(
+      () => {
+        logger.log(`stopped cleanly in ${Date.now() - startedAt} ms`);
+        process.exit(0);
+      },
+      (error: unknown) => {
+        logger.error(`shutdown failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+        process.exit(1);
+      },
+    );
+  };
+  for (const signal of SHUTDOWN_SIGNALS) process.once(signal, () => shutDown(signal));
+}

@@ -1,0 +1,5 @@
+export { readHealthConfig, type HealthConfig } from './health.config';
+export { HealthModule } from './health.module';
+export { HEALTH_SETTINGS, type HealthSettings } from './health-settings';
+export { Readiness } from './readiness';
+export { exitGracefullyOnSignals } from './graceful-shutdown';
