@@ -1,8 +1,9 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { CALLBACKS_MIGRATIONS, CallbacksModule } from '@mp/callbacks-infrastructure';
+import { CALLBACKS_MIGRATIONS, CallbacksModule, registerCallbackMetrics } from '@mp/callbacks-infrastructure';
 import { serviceDatabaseOptions } from '@mp/shared-data-access-postgres';
 import { MessagingModule } from '@mp/shared-messaging';
+import { MetricsModule } from '@mp/shared-metrics';
 import type { CallbackDispatcherConfig } from './callback-dispatcher.config';
 
 @Module({})
@@ -14,6 +15,7 @@ export class AppModule {
         TypeOrmModule.forRoot(serviceDatabaseOptions({ url: config.databaseUrl, poolMax: config.databasePoolMax, migrations: CALLBACKS_MIGRATIONS })),
         MessagingModule.forRootAsync({ inject: [], useFactory: () => ({ clientId: `callbacks-${config.instanceId}`, brokers: config.kafkaBrokers, namespace: config.kafkaNamespace }) }),
         CallbacksModule.forRoot({ ...config, topicPartitions: config.commandPartitions }),
+        MetricsModule.forRoot({ service: 'callback-dispatcher', outbox: false, serveOnAppPort: true, domainMetrics: registerCallbackMetrics }),
       ],
     };
   }

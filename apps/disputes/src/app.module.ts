@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { DISPUTES_MIGRATIONS, DisputesModule } from '@mp/disputes-infrastructure';
 import { serviceDatabaseOptions } from '@mp/shared-data-access-postgres';
 import { MessagingModule } from '@mp/shared-messaging';
+import { MetricsModule } from '@mp/shared-metrics';
 import type { DisputesConfig } from './disputes.config';
 
 @Module({})
@@ -23,6 +24,7 @@ export class AppModule {
           receiptSweepIntervalMs: config.receiptSweepIntervalMs,
           outbox: { connectionString: config.databaseUrl, batchSize: 100, pollIntervalMs: 1_000 },
         }),
+        MetricsModule.forRoot({ service: 'disputes', outbox: true, serveOnAppPort: true }),
       ],
     };
   }

@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { GATEWAY_MIGRATIONS, GatewayApiModule } from '@mp/gateway-api';
 import { serviceDatabaseOptions } from '@mp/shared-data-access-postgres';
 import { MessagingModule } from '@mp/shared-messaging';
+import { MetricsModule } from '@mp/shared-metrics';
 import type { GatewayConfig } from './gateway.config';
 
 @Module({})
@@ -31,6 +32,7 @@ export class AppModule {
           callbacksInternalUrl: config.callbacksInternalUrl,
           webhookSecretOverlapHours: config.webhookSecretOverlapHours,
         }),
+        MetricsModule.forRoot({ service: 'gateway', outbox: false, serveOnAppPort: false }),
       ],
     };
   }

@@ -1,8 +1,9 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { LEDGER_MIGRATIONS, LedgerModule } from '@mp/ledger-infrastructure';
+import { LEDGER_MIGRATIONS, LedgerModule, registerLedgerMetrics } from '@mp/ledger-infrastructure';
 import { serviceDatabaseOptions } from '@mp/shared-data-access-postgres';
 import { MessagingModule } from '@mp/shared-messaging';
+import { MetricsModule } from '@mp/shared-metrics';
 import type { LedgerConfig } from './ledger.config';
 
 @Module({})
@@ -24,6 +25,7 @@ export class AppModule {
           withdrawalsInternalUrl: config.withdrawalsInternalUrl,
           conversionFeeBasisPoints: config.conversionFeeBasisPoints,
         }),
+        MetricsModule.forRoot({ service: 'ledger', outbox: true, serveOnAppPort: true, domainMetrics: registerLedgerMetrics }),
       ],
     };
   }

@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { PAYMENTS_MIGRATIONS, PaymentsModule } from '@mp/payments-infrastructure';
 import { serviceDatabaseOptions } from '@mp/shared-data-access-postgres';
 import { MessagingModule } from '@mp/shared-messaging';
+import { MetricsModule } from '@mp/shared-metrics';
 import type { PaymentsConfig } from './payments.config';
 
 @Module({})
@@ -27,6 +28,7 @@ export class AppModule {
           ledgerTimeoutMs: config.ledgerTimeoutMs,
           outbox: { connectionString: config.databaseUrl, batchSize: 100, pollIntervalMs: 1_000 },
         }),
+        MetricsModule.forRoot({ service: 'payments', outbox: true, serveOnAppPort: true }),
       ],
     };
   }

@@ -2,7 +2,8 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { serviceDatabaseOptions } from '@mp/shared-data-access-postgres';
 import { MessagingModule } from '@mp/shared-messaging';
-import { WITHDRAWALS_MIGRATIONS, WithdrawalsModule } from '@mp/withdrawals-infrastructure';
+import { MetricsModule } from '@mp/shared-metrics';
+import { WITHDRAWALS_MIGRATIONS, WithdrawalsModule, registerWithdrawalMetrics } from '@mp/withdrawals-infrastructure';
 import type { WithdrawalsConfig } from './withdrawals.config';
 
 @Module({})
@@ -28,6 +29,7 @@ export class AppModule {
           crashAfterNetworkSend: config.crashAfterNetworkSend,
           outbox: { connectionString: config.databaseUrl, batchSize: 100, pollIntervalMs: 1_000 },
         }),
+        MetricsModule.forRoot({ service: 'withdrawals', outbox: true, serveOnAppPort: true, domainMetrics: registerWithdrawalMetrics }),
       ],
     };
   }

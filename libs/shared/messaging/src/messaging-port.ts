@@ -71,6 +71,24 @@ export interface TopicSpec {
   retentionMs?: number;
 }
 
+/** How far one consumer group is behind on one partition, as of its last fetched batch. */
+export interface ConsumerLag {
+  /** The logical group id (namespace stripped). */
+  groupId: string;
+  topic: string;
+  partition: number;
+  /** Messages between the group's position and the partition's end when the batch was fetched. */
+  messages: number;
+}
+
+/** What the broker adapter saw in this process, for metrics: cheap, in memory, no broker round trip. */
+export interface MessagingStats {
+  /** One entry per partition assigned to this process's consumers. */
+  consumerLag: ConsumerLag[];
+  /** Messages this process sent to a dead-letter topic, by their logical source topic. */
+  deadLettered: Array<{ topic: string; messages: number }>;
+}
+
 export interface MessageBroker {
   connect(): Promise<void>;
   ensureTopics(topics: TopicSpec[]): Promise<void>;
@@ -78,6 +96,8 @@ export interface MessageBroker {
   existingTopics(topics: string[]): Promise<Set<string>>;
   publish(messages: OutgoingMessage[]): Promise<void>;
   subscribe(request: SubscriptionRequest): Promise<Subscription>;
+  /** Consumer lag and dead-lettering seen by this process (see MessagingStats). */
+  stats(): MessagingStats;
   disconnect(): Promise<void>;
 }
 

@@ -7,8 +7,10 @@ import {
   DEFAULT_CONSUMER_ERROR_POLICY,
   deadLetterTopicOf,
   type ConsumerErrorPolicy,
+  type ConsumerLag,
   type DeadLetterQueue,
   type MessageBroker,
+  type MessagingStats,
   type OutgoingMessage,
   type ReceivedMessage,
   type Subscription,
@@ -52,6 +54,10 @@ export class KafkaMessageBroker implements MessageBroker {
   private readonly publishQueue: QueuedPublish[] = [];
   private publishing = false;
   private readonly log: NonNullable<KafkaBrokerOptions['log']>;
+  /** By `group topic partition`: the lag of each partition this process's consumers own. */
+  private readonly consumerLag = new Map<string, ConsumerLag>();
+  /** Messages dead-lettered by this process, by logical source topic. */
+  private readonly deadLettered = new Map<string, number>();
 
   constructor(private readonly options: KafkaBrokerOptions) {
     this.log = options.log ?? ((level, message) => console[level === 'info' ? 'log' : level](`[kafka] ${message}`));
@@ -222,6 +228,20 @@ export class KafkaMessageBroker implements MessageBroker {
     let joined = false;
     consumer.on(consumer.events.GROUP_JOIN, () => (joined = true));
     consumer.on(consumer.events.FETCH, () => joined && markReady());
+    // Lag as kafkajs computes it for every processed batch (no extra broker request); a
+    // rebalance forgets partitions this process no longer owns.
+    consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => {
+      const topic = this.logicalTopic(payload.topic);
+      this.consumerLag.set(`${request.groupId} ${topic} ${payload.partition}`, { groupId: request.groupId, topic, partition: payload.partition, messages: Math.max(0, Number(payload.offsetLag)) });
+    });
+    consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
+      const assigned = new Set(Object.entries(payload.memberAssignment).flatMap(([topic, partitions]) => partitions.map((partition) => `${request.groupId} ${this.logicalTopic(topic)} ${partition}`)));
+      for (const [key, lag] of this.consumerLag) if (lag.groupId === request.groupId && !assigned.has(key)) this.consumerLag.delete(key);
+      for (const key of assigned) {
+        const [, topic, partition] = key.split(' ');
+        if (!this.consumerLag.has(key)) this.consumerLag.set(key, { groupId: request.groupId, topic, partition: Number(partition), messages: 0 });
+      }
+    });
     consumer.on(consumer.events.CRASH, (event) =>
       this.log('error', `consumer ${request.groupId} crashed: ${String(event.payload.error)} (restart: ${event.payload.restart})`),
     );
@@ -243,6 +263,7 @@ export class KafkaMessageBroker implements MessageBroker {
         stopping = true;
         await consumer.disconnect();
         this.consumers.delete(consumer);
+        for (const [key, lag] of this.consumerLag) if (lag.groupId === request.groupId) this.consumerLag.delete(key);
       },
     };
   }
@@ -351,6 +372,15 @@ export class KafkaMessageBroker implements MessageBroker {
         },
       ],
     });
+    const sourceTopic = this.logicalTopic(topic);
+    this.deadLettered.set(sourceTopic, (this.deadLettered.get(sourceTopic) ?? 0) + 1);
+  }
+
+  stats(): MessagingStats {
+    return {
+      consumerLag: [...this.consumerLag.values()].map((lag) => ({ ...lag })),
+      deadLettered: [...this.deadLettered].map(([topic, messages]) => ({ topic, messages })),
+    };
   }
 
   async disconnect(): Promise<void> {
