@@ -11,6 +11,7 @@
 import { createOperator, registerAgent, SignedClient, SystemUnderTest, type InstanceName } from '@mp/shared-testing';
 import { eventually, VerifyingReceiver } from './callback-receiver';
 import { incomingPayment, newOrderId } from './fixtures';
+import { alertExpressions, dashboardExpressions, metricNamesIn } from './observability-references';
 import { balance, CONVERSION_FEE_BASIS_POINTS, confirmedPayIn, ERC20_ADDRESS, fundWith1000Usdt } from './usdt-funding';
 
 interface Sample {
@@ -150,5 +151,20 @@ describe('Prometheus metrics of every service', () => {
     expect(withdrawals.samples.filter((sample) => sample.name === 'withdrawals_in_progress').map((sample) => [sample.labels.state, sample.value])).toEqual([['queued', 0], ['sending', 0]]);
     expect(valueOf(withdrawals.samples, 'withdrawals_in_progress_oldest_age_seconds')).toBe(0);
     expect(withdrawals.types.get('withdrawal_late_network_results_total')).toBe('counter');
+  });
+
+  it('exports every metric the alert rules and the Grafana dashboard read (deploy/observability cannot drift from the code)', async () => {
+    const exported = new Map<string, string>();
+    for (const instance of Object.keys(SERVICE_LABEL) as InstanceName[]) for (const [name, type] of (await scrape(instance)).types) exported.set(name, type);
+    // `up` is Prometheus's own series about each scrape; a histogram is read through its suffixed series.
+    const isExported = (name: string) => {
+      if (name === 'up' || exported.has(name)) return true;
+      const histogram = /^(.*)_(bucket|count|sum)$/.exec(name);
+      return histogram !== null && ['histogram', 'summary'].includes(exported.get(histogram[1]) ?? '');
+    };
+    const referenced = [...alertExpressions().map((rule) => ({ where: `alert ${rule.alert}`, expr: rule.expr })), ...dashboardExpressions().map((query) => ({ where: `panel ${query.panel}`, expr: query.expr }))];
+    const unknown = referenced.flatMap(({ where, expr }) => metricNamesIn(expr).filter((name) => !isExported(name)).map((name) => `${where}: ${name}`));
+    expect(unknown).toEqual([]);
+    expect(referenced.length).toBeGreaterThan(20);
   });
 });
