@@ -311,6 +311,39 @@ describe('messaging foundation on real Postgres and Kafka', () => {
     });
   });
 
+  describe('consumer lag', () => {
+    it('shows the messages a consumer stuck on one of them has not handled, and none once it catches up', async () => {
+      const topic = 'lag.test';
+      await broker.ensureTopics([{ topic, partitions: 1 }]);
+      let release: () => void = () => undefined;
+      const stuck = new Promise<void>((resolve) => (release = resolve));
+      const handled: number[] = [];
+      const subscription = await broker.subscribe({
+        groupId: 'lag-consumer',
+        topics: [topic],
+        startFrom: 'earliest',
+        handler: async (message) => {
+          const n = (message.envelope.data as { n: number }).n;
+          if (n === 1) await stuck;
+          handled.push(n);
+        },
+      });
+      await subscription.ready;
+      const lagOf = () => broker.stats().consumerLag.find((lag) => lag.groupId === 'lag-consumer' && lag.topic === topic)?.messages;
+      try {
+        await broker.publish([1, 2, 3].map((n) => ({ topic, key: 'k', envelope: event('lag', { n }) })));
+        // Stuck on the first: the whole batch it is in is still behind.
+        await eventually(() => ((lagOf() ?? 0) >= 3 ? true : undefined));
+        expect(handled).toEqual([]);
+        release();
+        await eventually(() => (handled.length === 3 && lagOf() === 0 ? true : undefined));
+      } finally {
+        release();
+        await subscription.stop();
+      }
+    });
+  });
+
   describe('dead letters for operators', () => {
     it('lists dead letters with their cause, and replays each once to its source topic after the fix', async () => {
       const topic = 'replay.test';

@@ -228,12 +228,16 @@ export class KafkaMessageBroker implements MessageBroker {
     let joined = false;
     consumer.on(consumer.events.GROUP_JOIN, () => (joined = true));
     consumer.on(consumer.events.FETCH, () => joined && markReady());
-    // Lag as kafkajs computes it for every processed batch (no extra broker request); a
-    // rebalance forgets partitions this process no longer owns.
-    consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => {
+    // Lag as kafkajs computes it for every fetched batch (no extra broker request): at its start,
+    // everything from its first message to the partition's end, so a consumer stuck on a message
+    // keeps showing the batch it is stuck in; at its end, what is left behind it. A rebalance
+    // forgets partitions this process no longer owns.
+    const recordLag = (payload: { topic: string; partition: number }, behind: number) => {
       const topic = this.logicalTopic(payload.topic);
-      this.consumerLag.set(`${request.groupId} ${topic} ${payload.partition}`, { groupId: request.groupId, topic, partition: payload.partition, messages: Math.max(0, Number(payload.offsetLag)) });
-    });
+      this.consumerLag.set(`${request.groupId} ${topic} ${payload.partition}`, { groupId: request.groupId, topic, partition: payload.partition, messages: Math.max(0, behind) });
+    };
+    consumer.on(consumer.events.START_BATCH_PROCESS, ({ payload }) => recordLag(payload, payload.batchSize === 0 ? Number(payload.offsetLag) : Number(payload.offsetLagLow) + 1));
+    consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => recordLag(payload, Number(payload.offsetLag)));
     consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
       const assigned = new Set(Object.entries(payload.memberAssignment).flatMap(([topic, partitions]) => partitions.map((partition) => `${request.groupId} ${this.logicalTopic(topic)} ${partition}`)));
       for (const [key, lag] of this.consumerLag) if (lag.groupId === request.groupId && !assigned.has(key)) this.consumerLag.delete(key);
