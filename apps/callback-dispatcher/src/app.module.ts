@@ -1,9 +1,10 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { CALLBACKS_MIGRATIONS, CallbacksModule } from '@mp/callbacks-infrastructure';
+import { CALLBACKS_MIGRATIONS, CallbacksModule, registerCallbackMetrics } from '@mp/callbacks-infrastructure';
 import { serviceDatabaseOptions } from '@mp/shared-data-access-postgres';
 import { HealthModule } from '@mp/shared-health';
 import { MessagingModule } from '@mp/shared-messaging';
+import { MetricsModule } from '@mp/shared-metrics';
 import type { CallbackDispatcherConfig } from './callback-dispatcher.config';
 
 @Module({})
@@ -16,6 +17,7 @@ export class AppModule {
         HealthModule.forRoot({ consumerLagMax: config.consumerLagMax, healthCheckTimeoutMs: config.healthCheckTimeoutMs }),
         MessagingModule.forRootAsync({ inject: [], useFactory: () => ({ clientId: `callbacks-${config.instanceId}`, brokers: config.kafkaBrokers, namespace: config.kafkaNamespace }) }),
         CallbacksModule.forRoot({ ...config, topicPartitions: config.commandPartitions }),
+        MetricsModule.forRoot({ service: 'callback-dispatcher', outbox: false, serveOnAppPort: true, domainMetrics: registerCallbackMetrics }),
       ],
     };
   }

@@ -4,6 +4,7 @@ import { DISPUTES_MIGRATIONS, DisputesModule } from '@mp/disputes-infrastructure
 import { serviceDatabaseOptions } from '@mp/shared-data-access-postgres';
 import { HealthModule } from '@mp/shared-health';
 import { MessagingModule } from '@mp/shared-messaging';
+import { MetricsModule } from '@mp/shared-metrics';
 import type { DisputesConfig } from './disputes.config';
 
 @Module({})
@@ -25,6 +26,7 @@ export class AppModule {
           receiptSweepIntervalMs: config.receiptSweepIntervalMs,
           outbox: { connectionString: config.databaseUrl, batchSize: 100, pollIntervalMs: 1_000 },
         }),
+        MetricsModule.forRoot({ service: 'disputes', outbox: true, serveOnAppPort: true }),
       ],
     };
   }

@@ -4,6 +4,7 @@ import { GATEWAY_MIGRATIONS, GatewayApiModule } from '@mp/gateway-api';
 import { serviceDatabaseOptions } from '@mp/shared-data-access-postgres';
 import { HealthModule } from '@mp/shared-health';
 import { MessagingModule } from '@mp/shared-messaging';
+import { MetricsModule } from '@mp/shared-metrics';
 import type { GatewayConfig } from './gateway.config';
 
 @Module({})
@@ -33,6 +34,7 @@ export class AppModule {
           callbacksInternalUrl: config.callbacksInternalUrl,
           webhookSecretOverlapHours: config.webhookSecretOverlapHours,
         }),
+        MetricsModule.forRoot({ service: 'gateway', outbox: false, serveOnAppPort: false }),
       ],
     };
   }

@@ -6,6 +6,7 @@ import { WebhookSecretStore } from '@mp/access-infrastructure';
 import { configureGatewayHttp, gatewayFastifyOptions, startInternalListener } from '@mp/gateway-api';
 import { exitOnStartupFailure, instrumentHttp, startServiceTelemetry } from '@mp/shared-telemetry';
 import { exitGracefullyOnSignals } from '@mp/shared-health';
+import { MetricsRegistry } from '@mp/shared-metrics';
 import { AppModule } from './app.module';
 import { loadGatewayConfig } from './gateway.config';
 
@@ -22,10 +23,10 @@ async function bootstrap(): Promise<void> {
   const logger = new Logger('Bootstrap');
   logger.log(`gateway ready: http://${config.httpHost}:${config.httpPort} (instance ${config.instanceId})`);
   if (config.internalServiceToken) {
-    const internal = await startInternalListener(app.get(WebhookSecretStore), { host: config.internalHttpHost, port: config.internalHttpPort, serviceToken: config.internalServiceToken });
+    const internal = await startInternalListener(app.get(WebhookSecretStore), { host: config.internalHttpHost, port: config.internalHttpPort, serviceToken: config.internalServiceToken, metrics: app.get(MetricsRegistry) });
     // Nest's shutdown hooks end the process on SIGTERM; this listener must not keep it alive.
     internal.server.unref();
-    logger.log(`gateway internal listener: http://${config.internalHttpHost}:${config.internalHttpPort} (callback dispatcher only)`);
+    logger.log(`gateway internal listener: http://${config.internalHttpHost}:${config.internalHttpPort} (callback dispatcher, Prometheus /metrics)`);
   } else {
     logger.warn('INTERNAL_SERVICE_TOKEN is not set: no internal listener, so the callback dispatcher cannot sign callbacks');
   }

@@ -1,9 +1,10 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { LEDGER_MIGRATIONS, LedgerModule } from '@mp/ledger-infrastructure';
+import { LEDGER_MIGRATIONS, LedgerModule, registerLedgerMetrics } from '@mp/ledger-infrastructure';
 import { serviceDatabaseOptions } from '@mp/shared-data-access-postgres';
 import { HealthModule } from '@mp/shared-health';
 import { MessagingModule } from '@mp/shared-messaging';
+import { MetricsModule } from '@mp/shared-metrics';
 import type { LedgerConfig } from './ledger.config';
 
 @Module({})
@@ -26,6 +27,7 @@ export class AppModule {
           withdrawalsInternalUrl: config.withdrawalsInternalUrl,
           conversionFeeBasisPoints: config.conversionFeeBasisPoints,
         }),
+        MetricsModule.forRoot({ service: 'ledger', outbox: true, serveOnAppPort: true, domainMetrics: registerLedgerMetrics }),
       ],
     };
   }

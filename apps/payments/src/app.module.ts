@@ -4,6 +4,7 @@ import { PAYMENTS_MIGRATIONS, PaymentsModule } from '@mp/payments-infrastructure
 import { serviceDatabaseOptions } from '@mp/shared-data-access-postgres';
 import { HealthModule } from '@mp/shared-health';
 import { MessagingModule } from '@mp/shared-messaging';
+import { MetricsModule } from '@mp/shared-metrics';
 import type { PaymentsConfig } from './payments.config';
 
 @Module({})
@@ -29,6 +30,7 @@ export class AppModule {
           ledgerTimeoutMs: config.ledgerTimeoutMs,
           outbox: { connectionString: config.databaseUrl, batchSize: 100, pollIntervalMs: 1_000 },
         }),
+        MetricsModule.forRoot({ service: 'payments', outbox: true, serveOnAppPort: true }),
       ],
     };
   }

@@ -28,12 +28,7 @@ export async function fundWith1000Usdt(operator: BackofficeClient, agent: Regist
   const merchantId = merchant.credentials.merchantId;
   const common = { country: 'RU', currency: 'RUB', fee_rate_basis_points: 0, fee_fixed_minor: '0', min_amount_minor: '100', max_amount_minor: '100000000', expiry_minutes: 30 };
   expect((await operator.request('PUT', `/backoffice/v1/merchants/${merchantId}/methods`, { entries: [{ method: 'bank_card', direction: 'incoming', ...common }] })).status).toBe(200);
-  const orderId = newOrderId('funding');
-  const created = await merchant.post('/v2/payments/incoming', incomingPayment(orderId, { amount: 101010.1 }));
-  expect(created.status).toBe(201);
-  // The payer asks for the payment details (a form post): that assigns the agent.
-  expect((await fetch(`${created.body.redirect_url}/details`, { method: 'POST', redirect: 'manual' })).status).toBe(303);
-  expect((await agent.client.request('POST', `/backoffice/v1/agent/orders/${merchantId}/${orderId}/confirm`, {})).status).toBe(200);
+  const orderId = await confirmedPayIn(agent, merchant, { amount: 101010.1 });
   await eventually(() => balance(merchant, 'RUB'), (rub) => rub.available === 101010.1, 'the funding credit');
 
   const conversion = { conversion_id: `CV-${orderId}`, from_currency: 'RUB', to_currency: 'USDT', amount: 101010.1, rate: '0.01', reason: 'merchant asked to withdraw in USDT' };
@@ -44,4 +39,18 @@ export async function fundWith1000Usdt(operator: BackofficeClient, agent: Regist
   expect((await operator.request('POST', `/backoffice/v1/merchants/${merchantId}/conversions`, conversion)).status).toBe(200);
   expect(await balance(merchant, 'USDT')).toEqual({ available: 1000, frozen: 0 });
   expect(await balance(merchant, 'RUB')).toEqual({ available: 0, frozen: 0 });
+}
+
+/**
+ * A RUB pay-in (incomingPayment with `overrides`) the payer opens and the agent confirms, as a
+ * real one goes; returns its order id. The merchant's methods must include incoming bank_card.
+ */
+export async function confirmedPayIn(agent: RegisteredAgent, merchant: SignedClient, overrides: Record<string, unknown>): Promise<string> {
+  const orderId = newOrderId('pay-in');
+  const created = await merchant.post('/v2/payments/incoming', incomingPayment(orderId, overrides));
+  expect(created.status).toBe(201);
+  // The payer asks for the payment details (a form post): that assigns the agent.
+  expect((await fetch(`${created.body.redirect_url}/details`, { method: 'POST', redirect: 'manual' })).status).toBe(303);
+  expect((await agent.client.request('POST', `/backoffice/v1/agent/orders/${merchant.credentials.merchantId}/${orderId}/confirm`, {})).status).toBe(200);
+  return orderId;
 }

@@ -3,7 +3,8 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { serviceDatabaseOptions } from '@mp/shared-data-access-postgres';
 import { HealthModule } from '@mp/shared-health';
 import { MessagingModule } from '@mp/shared-messaging';
-import { WITHDRAWALS_MIGRATIONS, WithdrawalsModule } from '@mp/withdrawals-infrastructure';
+import { MetricsModule } from '@mp/shared-metrics';
+import { WITHDRAWALS_MIGRATIONS, WithdrawalsModule, registerWithdrawalMetrics } from '@mp/withdrawals-infrastructure';
 import type { WithdrawalsConfig } from './withdrawals.config';
 
 @Module({})
@@ -30,6 +31,7 @@ export class AppModule {
           crashAfterNetworkSend: config.crashAfterNetworkSend,
           outbox: { connectionString: config.databaseUrl, batchSize: 100, pollIntervalMs: 1_000 },
         }),
+        MetricsModule.forRoot({ service: 'withdrawals', outbox: true, serveOnAppPort: true, domainMetrics: registerWithdrawalMetrics }),
       ],
     };
   }

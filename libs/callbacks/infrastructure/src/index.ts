@@ -4,3 +4,4 @@ export { CallbackSender, type SentAttempt } from './delivery/callback-sender';
 export { DestinationGuard, RefusedDestinationError, type Lookup } from './delivery/ssrf-guard';
 export { GatewayWebhookProfiles, signedHeaders, type WebhookProfiles } from './delivery/webhook-profile.client';
 export { CALLBACK_CONSUMERS, CALLBACKS_CONSUMER_GROUP, connectCallbackConsumers } from './consume/source-events.consumer';
+export { CALLBACK_ATTEMPTS_METRIC, registerCallbackMetrics } from './callback-metrics';

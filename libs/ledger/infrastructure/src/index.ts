@@ -5,3 +5,4 @@ export { LEDGER_CONSUMERS, LEDGER_PAYMENT_EVENTS_GROUP, LEDGER_PAYMENT_EVENTS_IN
 export { ledgerCommandFor } from './commands/payment-event.mapping';
 export { auditLedger, formatAuditReport, type AuditConnection, type LedgerAuditReport } from './audit/ledger-audit';
 export { RECONCILIATION_COLUMNS } from './reads/reconciliation-csv';
+export { LEDGER_POSTINGS_METRIC, registerLedgerMetrics } from './ledger-metrics';

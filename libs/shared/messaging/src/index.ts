@@ -8,9 +8,11 @@ export {
   type ConsumerErrorPolicy,
   type ConsumerGroupHealth,
   type ConsumerGroupState,
+  type ConsumerLag,
   type DeadLetter,
   type DeadLetterQueue,
   type MessageBroker,
+  type MessagingStats,
   type BatchHandler,
   type MessageHandler,
   type OutgoingMessage,
@@ -22,7 +24,7 @@ export {
 export { KafkaMessageBroker, type KafkaBrokerOptions } from './kafka/kafka-message-broker';
 export { MessagingSchema1700000000000 } from './postgres/messaging-schema.migration';
 export { appendToStream, readStream, StreamVersionConflictError, type StoredStream } from './postgres/event-store';
-export { enqueueOutbox, OUTBOX_NOTIFY_CHANNEL } from './postgres/outbox';
+export { enqueueOutbox, OUTBOX_NOTIFY_CHANNEL, readOutboxBacklog, type OutboxBacklog } from './postgres/outbox';
 export { claimInboxMessage } from './postgres/inbox';
 export { OutboxRelay, type OutboxRelayOptions } from './postgres/outbox-relay';
 export { MessagingModule, type MessagingModuleOptions } from './nest/messaging.module';

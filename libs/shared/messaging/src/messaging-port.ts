@@ -84,6 +84,24 @@ export interface ConsumerGroupHealth {
 /** The broker as this process sees it: reachable or not (and why), and its consumer groups. */
 export type BrokerHealth = { reachable: true; groups: ConsumerGroupHealth[] } | { reachable: false; error: string; groups: ConsumerGroupHealth[] };
 
+/** How far one consumer group is behind on one partition, as of its last fetched batch. */
+export interface ConsumerLag {
+  /** The logical group id (namespace stripped). */
+  groupId: string;
+  topic: string;
+  partition: number;
+  /** Messages between the group's position and the partition's end when the batch was fetched. */
+  messages: number;
+}
+
+/** What the broker adapter saw in this process, for metrics: cheap, in memory, no broker round trip. */
+export interface MessagingStats {
+  /** One entry per partition assigned to this process's consumers. */
+  consumerLag: ConsumerLag[];
+  /** Messages this process sent to a dead-letter topic, by their logical source topic. */
+  deadLettered: Array<{ topic: string; messages: number }>;
+}
+
 export interface MessageBroker {
   connect(): Promise<void>;
   /** One metadata and offsets read, answered within `timeoutMs` (unreachable otherwise). */
@@ -93,6 +111,8 @@ export interface MessageBroker {
   existingTopics(topics: string[]): Promise<Set<string>>;
   publish(messages: OutgoingMessage[]): Promise<void>;
   subscribe(request: SubscriptionRequest): Promise<Subscription>;
+  /** Consumer lag and dead-lettering seen by this process (see MessagingStats). */
+  stats(): MessagingStats;
   disconnect(): Promise<void>;
 }
 

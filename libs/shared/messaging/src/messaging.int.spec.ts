@@ -16,7 +16,7 @@ import type { ReceivedMessage } from './messaging-port';
 import { appendToStream, readStream, StreamVersionConflictError } from './postgres/event-store';
 import { claimInboxMessage } from './postgres/inbox';
 import { MessagingSchema1700000000000 } from './postgres/messaging-schema.migration';
-import { enqueueOutbox } from './postgres/outbox';
+import { enqueueOutbox, readOutboxBacklog } from './postgres/outbox';
 import { OutboxRelay } from './postgres/outbox-relay';
 
 const runId = `m${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
@@ -116,14 +116,21 @@ describe('messaging foundation on real Postgres and Kafka', () => {
         }),
       ).rejects.toThrow('business failure');
 
+      // What the metrics report (README "Metrics and alerts"): the backlog before the relay runs...
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      const waiting = await readOutboxBacklog(dataSource.manager);
+      expect(waiting.unpublished).toBe(3);
+      expect(waiting.oldestAgeSeconds).toBeGreaterThanOrEqual(1);
+      expect(waiting.oldestAgeSeconds).toBeLessThan(60);
+
       const relay = new OutboxRelay(dataSource, broker, { connectionString: databaseUrl(), batchSize: 2, pollIntervalMs: 200, log: quietLog });
       await relay.start();
       try {
         await eventually(() => (received.length >= 3 ? received : undefined));
         await new Promise((resolve) => setTimeout(resolve, 500));
         expect(received.map((envelope) => envelope.data)).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
-        const [{ unpublished }] = await dataSource.query(`SELECT count(*)::int AS unpublished FROM outbox WHERE published_at IS NULL`);
-        expect(unpublished).toBe(0);
+        // ...and none after.
+        expect(await readOutboxBacklog(dataSource.manager)).toEqual({ unpublished: 0, oldestAgeSeconds: 0 });
       } finally {
         await relay.stop();
         await subscription.stop();
@@ -285,7 +292,12 @@ describe('messaging foundation on real Postgres and Kafka', () => {
       await broker.publish([{ topic, key: 'k', envelope: event('policy', { kind: 'after-the-bad-ones' }) }]);
 
       await eventually(() => (processed.includes('after-the-bad-ones') && deadLetters.length >= 2 ? true : undefined));
+      // The stats metrics read: dead letters by logical source topic, and the group caught up.
+      expect(broker.stats().deadLettered).toContainEqual({ topic, messages: 2 });
+      await eventually(() => (broker.stats().consumerLag.some((lag) => lag.groupId === 'policy-consumer' && lag.messages === 0) ? true : undefined));
+      expect(broker.stats().consumerLag.filter((lag) => lag.groupId === 'policy-consumer')).toEqual([{ groupId: 'policy-consumer', topic, partition: 0, messages: 0 }]);
       await subscription.stop();
+      expect(broker.stats().consumerLag.filter((lag) => lag.groupId === 'policy-consumer')).toEqual([]);
 
       expect(processed).toEqual(['flaky-database', 'after-the-bad-ones']);
       expect(attempts.get('flaky-database')).toBe(3);
@@ -296,6 +308,39 @@ describe('messaging foundation on real Postgres and Kafka', () => {
       ]);
       expect(deadLetters[1].value).toBe('this is not an envelope');
       expect(deadLetters[0].headers['dlq-source-topic']).toBe(`${runId}.${topic}`);
+    });
+  });
+
+  describe('consumer lag', () => {
+    it('shows the messages a consumer stuck on one of them has not handled, and none once it catches up', async () => {
+      const topic = 'lag.test';
+      await broker.ensureTopics([{ topic, partitions: 1 }]);
+      let release: () => void = () => undefined;
+      const stuck = new Promise<void>((resolve) => (release = resolve));
+      const handled: number[] = [];
+      const subscription = await broker.subscribe({
+        groupId: 'lag-consumer',
+        topics: [topic],
+        startFrom: 'earliest',
+        handler: async (message) => {
+          const n = (message.envelope.data as { n: number }).n;
+          if (n === 1) await stuck;
+          handled.push(n);
+        },
+      });
+      await subscription.ready;
+      const lagOf = () => broker.stats().consumerLag.find((lag) => lag.groupId === 'lag-consumer' && lag.topic === topic)?.messages;
+      try {
+        await broker.publish([1, 2, 3].map((n) => ({ topic, key: 'k', envelope: event('lag', { n }) })));
+        // Stuck on the first: the whole batch it is in is still behind.
+        await eventually(() => ((lagOf() ?? 0) >= 3 ? true : undefined));
+        expect(handled).toEqual([]);
+        release();
+        await eventually(() => (handled.length === 3 && lagOf() === 0 ? true : undefined));
+      } finally {
+        release();
+        await subscription.stop();
+      }
     });
   });
 

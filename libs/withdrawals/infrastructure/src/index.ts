@@ -2,3 +2,4 @@ export { WITHDRAWALS_MIGRATIONS, WithdrawalsModule } from './withdrawals.module'
 export type { SimulatorSettings, WithdrawalsSettings } from './withdrawals-settings';
 export type { NetworkAdapter, NetworkSendRequest, NetworkSendResult } from './sending/network-adapter.port';
 export { WITHDRAWALS_CONSUMERS } from './commands/withdrawal-command.consumer';
+export { registerWithdrawalMetrics } from './withdrawal-metrics';

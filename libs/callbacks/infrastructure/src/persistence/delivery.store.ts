@@ -1,6 +1,8 @@
 import { storableAnswerText, type CallbackIntent, type CircuitBreakerPolicy } from '@mp/callbacks-domain';
 import type { CallbackAttemptView, CallbackDeliveryView, CallbackEndpointView } from '@mp/contracts-callbacks';
+import { countAfterCommit } from '@mp/shared-metrics';
 import type { EntityManager } from 'typeorm';
+import { CALLBACK_ATTEMPTS_METRIC } from '../callback-metrics';
 
 /**
  * TypeORM's postgres driver answers UPDATE and DELETE with `[rows, affectedCount]` but INSERT
@@ -182,6 +184,7 @@ export async function recordAttempt(
       storableAnswerText(attempt.excerpt), storableAnswerText(attempt.error), attempt.webhookTimestamp,
     ],
   );
+  countAfterCommit(manager, CALLBACK_ATTEMPTS_METRIC, { outcome: attempt.outcome });
   // A late answer never undoes a success another replica recorded after this lease ran out.
   await manager.query(
     `UPDATE callback_deliveries d

@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { WebhookSecretStore } from '@mp/access-infrastructure';
 import { INTERNAL_SERVICE_TOKEN_HEADER } from '@mp/contracts-callbacks';
+import { serveMetrics, type MetricsRegistry } from '@mp/shared-metrics';
 import { MERCHANT_ID_PATTERN } from '@mp/shared-util-validation';
 import Fastify, { type FastifyInstance } from 'fastify';
 
@@ -8,6 +9,12 @@ export interface InternalListenerSettings {
   host: string;
   port: number;
   serviceToken: string;
+  /**
+   * The gateway's Prometheus registry, served as GET /metrics here: the public port never
+   * serves metrics. No service token: metrics carry no merchant data or secret (ids never
+   * become label values), and the port is reachable from the cluster only.
+   */
+  metrics?: MetricsRegistry;
 }
 
 const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
@@ -22,6 +29,7 @@ export async function startInternalListener(store: WebhookSecretStore, settings:
   const expected = digest(settings.serviceToken);
   const server = Fastify({ bodyLimit: 1_024 });
   server.get('/health', async () => ({ status: 'ok' }));
+  if (settings.metrics) serveMetrics(server, settings.metrics);
   server.get<{ Params: { merchantId: string } }>('/internal/merchants/:merchantId/webhook-profile', async (request, reply) => {
     const presented = request.headers[INTERNAL_SERVICE_TOKEN_HEADER];
     // Compared as digests: equal lengths for timingSafeEqual, and no timing hint of the token.

@@ -16,7 +16,9 @@ import {
 } from '@mp/ledger-domain';
 import type { AppendedEvents } from '@mp/shared-command-handling';
 import type { MessageEnvelope } from '@mp/shared-messaging';
+import { countAfterCommit } from '@mp/shared-metrics';
 import type { EntityManager } from 'typeorm';
+import { LEDGER_POSTINGS_METRIC } from '../ledger-metrics';
 import { conversionMemo, findConversionLeg, projectConversion } from './conversion.projection';
 
 export interface LedgerBalancesRow {
@@ -184,6 +186,7 @@ async function insertPostings(manager: EntityManager, merchantId: string, curren
   });
   // A plain INSERT: a repeated posting id violates the primary key and rolls everything back.
   await insertRows(manager, 'ledger_postings', ['merchant_id', 'currency', 'posting_id', 'debit_account', 'credit_account', 'amount_minor', 'code', 'reference_kind', 'reference_id', 'event_id', 'memo', 'recorded_at'], rows);
+  for (const event of events) for (const posting of event.data.postings as Posting[]) countAfterCommit(manager, LEDGER_POSTINGS_METRIC, { code: posting.code });
 }
 
 /** The idempotency record of each credit; a second credit of an order violates the primary key. */

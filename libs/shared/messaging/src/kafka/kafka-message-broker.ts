@@ -12,8 +12,10 @@ import {
   type ConsumerErrorPolicy,
   type ConsumerGroupHealth,
   type ConsumerGroupState,
+  type ConsumerLag,
   type DeadLetterQueue,
   type MessageBroker,
+  type MessagingStats,
   type OutgoingMessage,
   type ReceivedMessage,
   type Subscription,
@@ -91,6 +93,10 @@ export class KafkaMessageBroker implements MessageBroker {
   private readonly publishQueue: QueuedPublish[] = [];
   private publishing = false;
   private readonly log: NonNullable<KafkaBrokerOptions['log']>;
+  /** By `group topic partition`: the lag of each partition this process's consumers own. */
+  private readonly consumerLag = new Map<string, ConsumerLag>();
+  /** Messages dead-lettered by this process, by logical source topic. */
+  private readonly deadLettered = new Map<string, number>();
 
   constructor(private readonly options: KafkaBrokerOptions) {
     this.log = options.log ?? ((level, message) => console[level === 'info' ? 'log' : level](`[kafka] ${message}`));
@@ -266,6 +272,24 @@ export class KafkaMessageBroker implements MessageBroker {
       group.state = 'stable';
     });
     consumer.on(consumer.events.FETCH, () => joined && markReady());
+    // Lag as kafkajs computes it for every fetched batch (no extra broker request): at its start,
+    // everything from its first message to the partition's end, so a consumer stuck on a message
+    // keeps showing the batch it is stuck in; at its end, what is left behind it. A rebalance
+    // forgets partitions this process no longer owns.
+    const recordLag = (payload: { topic: string; partition: number }, behind: number) => {
+      const topic = this.logicalTopic(payload.topic);
+      this.consumerLag.set(`${request.groupId} ${topic} ${payload.partition}`, { groupId: request.groupId, topic, partition: payload.partition, messages: Math.max(0, behind) });
+    };
+    consumer.on(consumer.events.START_BATCH_PROCESS, ({ payload }) => recordLag(payload, payload.batchSize === 0 ? Number(payload.offsetLag) : Number(payload.offsetLagLow) + 1));
+    consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => recordLag(payload, Number(payload.offsetLag)));
+    consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
+      const assigned = new Set(Object.entries(payload.memberAssignment).flatMap(([topic, partitions]) => partitions.map((partition) => `${request.groupId} ${this.logicalTopic(topic)} ${partition}`)));
+      for (const [key, lag] of this.consumerLag) if (lag.groupId === request.groupId && !assigned.has(key)) this.consumerLag.delete(key);
+      for (const key of assigned) {
+        const [, topic, partition] = key.split(' ');
+        if (!this.consumerLag.has(key)) this.consumerLag.set(key, { groupId: request.groupId, topic, partition: Number(partition), messages: 0 });
+      }
+    });
     consumer.on(consumer.events.CRASH, (event) => {
       // kafkajs restarts the consumer itself when it can (it then joins again).
       group.state = event.payload.restart ? 'joining' : 'crashed';
@@ -292,6 +316,7 @@ export class KafkaMessageBroker implements MessageBroker {
         await consumer.disconnect();
         this.consumers.delete(consumer);
         this.groups.delete(group);
+        for (const [key, lag] of this.consumerLag) if (lag.groupId === request.groupId) this.consumerLag.delete(key);
       },
     };
   }
@@ -431,6 +456,15 @@ export class KafkaMessageBroker implements MessageBroker {
         },
       ],
     });
+    const sourceTopic = this.logicalTopic(topic);
+    this.deadLettered.set(sourceTopic, (this.deadLettered.get(sourceTopic) ?? 0) + 1);
+  }
+
+  stats(): MessagingStats {
+    return {
+      consumerLag: [...this.consumerLag.values()].map((lag) => ({ ...lag })),
+      deadLettered: [...this.deadLettered].map(([topic, messages]) => ({ topic, messages })),
+    };
   }
 
   async health(timeoutMs: number): Promise<BrokerHealth> {

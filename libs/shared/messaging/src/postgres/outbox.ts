@@ -24,3 +24,26 @@ export async function enqueueOutbox(manager: EntityManager, messages: OutgoingMe
     values,
   );
 }
+
+/** What the relay has not published yet: how many rows (counted up to a cap) and the oldest one's age. */
+export interface OutboxBacklog {
+  /** Unpublished rows, counted up to OUTBOX_BACKLOG_COUNT_MAX: a huge backlog is reported as the cap. */
+  unpublished: number;
+  /** Seconds since the oldest unpublished row was written; 0 when there is none. */
+  oldestAgeSeconds: number;
+}
+
+/** Bounds a scrape's cost when the relay is far behind; alerting needs "a lot", not the exact figure. */
+export const OUTBOX_BACKLOG_COUNT_MAX = 100_000;
+
+/**
+ * The outbox backlog, for metrics. Both reads walk the partial index of unpublished rows
+ * (outbox_unpublished), so a scrape costs little while the relay keeps up.
+ */
+export async function readOutboxBacklog(manager: Pick<EntityManager, 'query'>): Promise<OutboxBacklog> {
+  const [row]: Array<{ unpublished: string; oldest_age_seconds: string | null }> = await manager.query(
+    `SELECT (SELECT count(*) FROM (SELECT 1 FROM outbox WHERE published_at IS NULL LIMIT ${OUTBOX_BACKLOG_COUNT_MAX}) AS capped) AS unpublished,
+            (SELECT extract(epoch FROM now() - created_at) FROM outbox WHERE published_at IS NULL ORDER BY position LIMIT 1) AS oldest_age_seconds`,
+  );
+  return { unpublished: Number(row.unpublished), oldestAgeSeconds: Math.max(0, Number(row.oldest_age_seconds ?? 0)) };
+}

@@ -2,7 +2,7 @@ import type { AppendedEvents } from '@mp/shared-command-handling';
 import type { LateNetworkResultRecorded, Withdrawal, WithdrawalEvent } from '@mp/withdrawals-domain';
 import type { EntityManager } from 'typeorm';
 
-/** The counter a Prometheus exporter will publish, with `outcome` and `contradicts` labels. */
+/** The counter the withdrawals service exports (withdrawal-metrics.ts), with `outcome` and `contradicts` labels. */
 export const LATE_NETWORK_RESULTS_METRIC = 'withdrawal_late_network_results_total';
 
 /** Prometheus label text of a late result (the counter table's `labels`). */
