@@ -3,7 +3,7 @@ import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { connectCallbackConsumers } from '@mp/callbacks-infrastructure';
-import { exitOnStartupFailure, instrumentHttp, startServiceTelemetry } from '@mp/shared-telemetry';
+import { exitOnStartupFailure, flushTraces, instrumentHttp, startServiceTelemetry } from '@mp/shared-telemetry';
 import { exitGracefullyOnSignals } from '@mp/shared-health';
 import { AppModule } from './app.module';
 import { loadCallbackDispatcherConfig } from './callback-dispatcher.config';
@@ -12,7 +12,7 @@ async function bootstrap(): Promise<void> {
   const config = loadCallbackDispatcherConfig(process.env);
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), new FastifyAdapter(), { logger: startServiceTelemetry('callback-dispatcher', config.logFormat) });
   instrumentHttp(app.getHttpAdapter().getInstance());
-  exitGracefullyOnSignals(app, config);
+  exitGracefullyOnSignals(app, { ...config, afterClose: flushTraces });
   // Consumers are @ConsumeTopic handlers on controllers, served over the messaging port.
   connectCallbackConsumers(app);
   // Initialised first so the topics exist (onApplicationBootstrap) before the group joins them.

@@ -7,7 +7,7 @@ import { DISPUTES_CONSUMERS } from '@mp/disputes-infrastructure';
 import { MESSAGE_BROKER, MessagingTransportStrategy } from '@mp/shared-messaging';
 import { exitGracefullyOnSignals } from '@mp/shared-health';
 import { RECEIPT_BYTES_MAX } from '@mp/shared-util-validation';
-import { exitOnStartupFailure, instrumentHttp, startServiceTelemetry } from '@mp/shared-telemetry';
+import { exitOnStartupFailure, flushTraces, instrumentHttp, startServiceTelemetry } from '@mp/shared-telemetry';
 import { AppModule } from './app.module';
 import { loadDisputesConfig } from './disputes.config';
 
@@ -19,7 +19,7 @@ async function bootstrap(): Promise<void> {
   instrumentHttp(app.getHttpAdapter().getInstance());
   // Dispute receipts arrive from the gateway as raw file bytes; JSON stays with Nest's parser.
   app.getHttpAdapter().getInstance().addContentTypeParser('application/octet-stream', { parseAs: 'buffer', bodyLimit: RECEIPT_BYTES_MAX + 1024 }, (_request, body, done) => done(null, body));
-  exitGracefullyOnSignals(app, config);
+  exitGracefullyOnSignals(app, { ...config, afterClose: flushTraces });
   app.connectMicroservice<CustomStrategy>({ strategy: new MessagingTransportStrategy(app.get(MESSAGE_BROKER), DISPUTES_CONSUMERS) });
   // Initialised first so the topics exist (onApplicationBootstrap) before the group joins them.
   await app.init();

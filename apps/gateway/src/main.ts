@@ -4,7 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { WebhookSecretStore } from '@mp/access-infrastructure';
 import { configureGatewayHttp, gatewayFastifyOptions, startInternalListener } from '@mp/gateway-api';
-import { exitOnStartupFailure, instrumentHttp, startServiceTelemetry } from '@mp/shared-telemetry';
+import { exitOnStartupFailure, flushTraces, instrumentHttp, startServiceTelemetry } from '@mp/shared-telemetry';
 import { exitGracefullyOnSignals } from '@mp/shared-health';
 import { MetricsRegistry } from '@mp/shared-metrics';
 import { AppModule } from './app.module';
@@ -18,7 +18,7 @@ async function bootstrap(): Promise<void> {
   configureGatewayHttp(app.getHttpAdapter().getInstance(), { trustedProxies: config.trustedProxies });
   // After configureGatewayHttp: its hook gives the request id, which becomes the correlation id of the commands the request sends.
   instrumentHttp(app.getHttpAdapter().getInstance(), { requestIdOf: (request) => (request as { requestId?: string }).requestId, requestIdIsCorrelationId: true });
-  exitGracefullyOnSignals(app, config);
+  exitGracefullyOnSignals(app, { ...config, afterClose: flushTraces });
   await app.listen(config.httpPort, config.httpHost);
   const logger = new Logger('Bootstrap');
   logger.log(`gateway ready: http://${config.httpHost}:${config.httpPort} (instance ${config.instanceId})`);

@@ -5,7 +5,7 @@ import type { CustomStrategy } from '@nestjs/microservices';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { LEDGER_CONSUMERS } from '@mp/ledger-infrastructure';
 import { MESSAGE_BROKER, MessagingTransportStrategy } from '@mp/shared-messaging';
-import { exitOnStartupFailure, instrumentHttp, startServiceTelemetry } from '@mp/shared-telemetry';
+import { exitOnStartupFailure, flushTraces, instrumentHttp, startServiceTelemetry } from '@mp/shared-telemetry';
 import { exitGracefullyOnSignals } from '@mp/shared-health';
 import { AppModule } from './app.module';
 import { loadLedgerConfig } from './ledger.config';
@@ -16,7 +16,7 @@ async function bootstrap(): Promise<void> {
     logger: startServiceTelemetry('ledger', config.logFormat),
   });
   instrumentHttp(app.getHttpAdapter().getInstance());
-  exitGracefullyOnSignals(app, config);
+  exitGracefullyOnSignals(app, { ...config, afterClose: flushTraces });
   // Consumers are @EventPattern handlers on controllers, served over the messaging port.
   app.connectMicroservice<CustomStrategy>({ strategy: new MessagingTransportStrategy(app.get(MESSAGE_BROKER), LEDGER_CONSUMERS) });
   // Initialised first so the topics exist (onApplicationBootstrap) before the group joins them.

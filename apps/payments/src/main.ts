@@ -5,7 +5,7 @@ import type { CustomStrategy } from '@nestjs/microservices';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { PAYMENTS_CONSUMERS, RECEIPT_BYTES_MAX } from '@mp/payments-infrastructure';
 import { MESSAGE_BROKER, MessagingTransportStrategy } from '@mp/shared-messaging';
-import { exitOnStartupFailure, instrumentHttp, startServiceTelemetry } from '@mp/shared-telemetry';
+import { exitOnStartupFailure, flushTraces, instrumentHttp, startServiceTelemetry } from '@mp/shared-telemetry';
 import { exitGracefullyOnSignals } from '@mp/shared-health';
 import { AppModule } from './app.module';
 import { loadPaymentsConfig } from './payments.config';
@@ -18,7 +18,7 @@ async function bootstrap(): Promise<void> {
   instrumentHttp(app.getHttpAdapter().getInstance());
   // Receipt uploads arrive as raw file bytes; JSON stays with Nest's parser.
   app.getHttpAdapter().getInstance().addContentTypeParser(['application/octet-stream', 'application/pdf', 'image/png', 'image/jpeg'], { parseAs: 'buffer', bodyLimit: RECEIPT_BYTES_MAX + 1024 }, (_request, body, done) => done(null, body));
-  exitGracefullyOnSignals(app, config);
+  exitGracefullyOnSignals(app, { ...config, afterClose: flushTraces });
   // Consumers are @EventPattern handlers on controllers, served over the messaging port.
   app.connectMicroservice<CustomStrategy>({ strategy: new MessagingTransportStrategy(app.get(MESSAGE_BROKER), PAYMENTS_CONSUMERS) });
   // Initialised first so the topics exist (onApplicationBootstrap) before the group joins them.

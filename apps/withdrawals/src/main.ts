@@ -6,7 +6,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { MESSAGE_BROKER, MessagingTransportStrategy } from '@mp/shared-messaging';
 import { exitGracefullyOnSignals } from '@mp/shared-health';
 import { WITHDRAWALS_CONSUMERS } from '@mp/withdrawals-infrastructure';
-import { exitOnStartupFailure, instrumentHttp, startServiceTelemetry } from '@mp/shared-telemetry';
+import { exitOnStartupFailure, flushTraces, instrumentHttp, startServiceTelemetry } from '@mp/shared-telemetry';
 import { AppModule } from './app.module';
 import { loadWithdrawalsConfig } from './withdrawals.config';
 
@@ -16,7 +16,7 @@ async function bootstrap(): Promise<void> {
     logger: startServiceTelemetry('withdrawals', config.logFormat),
   });
   instrumentHttp(app.getHttpAdapter().getInstance());
-  exitGracefullyOnSignals(app, config);
+  exitGracefullyOnSignals(app, { ...config, afterClose: flushTraces });
   // Consumers are @EventPattern handlers on controllers, served over the messaging port.
   app.connectMicroservice<CustomStrategy>({ strategy: new MessagingTransportStrategy(app.get(MESSAGE_BROKER), WITHDRAWALS_CONSUMERS) });
   // Initialised first so the topics exist (onApplicationBootstrap) before the group joins them.

@@ -13,7 +13,7 @@ const SHUTDOWN_SIGNALS = ['SIGTERM', 'SIGINT'] as const;
  * it takes longer than `shutdownGraceMs` (whatever is unfinished is redelivered: the inbox
  * absorbs a message handled twice).
  */
-export function exitGracefullyOnSignals(app: INestApplication, options: { shutdownGraceMs: number; logger?: Logger }): void {
+export function exitGracefullyOnSignals(app: INestApplication, options: { shutdownGraceMs: number; logger?: Logger; afterClose?: () => Promise<void> }): void {
   const logger = options.logger ?? new Logger('Shutdown');
   let started = false;
   const shutDown = (signal: string) => {
@@ -27,7 +27,8 @@ export function exitGracefullyOnSignals(app: INestApplication, options: { shutdo
       process.exit(1);
     }, options.shutdownGraceMs);
     deadline.unref();
-    app.close().then(
+    // afterClose (e.g. sending the last spans) runs once the app is closed, inside the same bound.
+    app.close().then(async () => options.afterClose?.()).then(
       () => {
         logger.log(`stopped cleanly in ${Date.now() - startedAt} ms`);
         process.exit(0);

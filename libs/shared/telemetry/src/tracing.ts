@@ -28,7 +28,20 @@ export function startTracing(service: string, env: NodeJS.ProcessEnv = process.e
     spanProcessors: [...(exporter === 'otlp' ? [new BatchSpanProcessor(new OTLPTraceExporter())] : []), ...processors],
   });
   provider.register({ propagator: new W3CTraceContextPropagator() });
+  activeProvider = provider;
   return provider;
+}
+
+let activeProvider: NodeTracerProvider | null = null;
+
+/**
+ * Sends the spans still waiting in the batch processor and stops tracing: the last thing a
+ * service does on a graceful stop, so the spans of the work it finished are not lost with it.
+ */
+export async function flushTraces(): Promise<void> {
+  const provider = activeProvider;
+  activeProvider = null;
+  await provider?.shutdown();
 }
 
 const tracer = (): Tracer => trace.getTracer('@mp/shared-telemetry');
