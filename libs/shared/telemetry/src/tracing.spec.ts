@@ -7,7 +7,7 @@
 import { SpanKind, trace } from '@opentelemetry/api';
 import { ExportResultCode } from '@opentelemetry/core';
 import { BatchSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
-import { flushTraces, startTracing } from './tracing';
+import { flushTraces, outgoingTraceHeaders, runInSpan, startTracing } from './tracing';
 
 describe('flushTraces', () => {
   it('sends the spans still waiting in the batch processor', async () => {
@@ -27,5 +27,18 @@ describe('flushTraces', () => {
     expect(exported.map((span) => span.name)).toEqual(['finished work']);
     // A second call (a second signal) has nothing left to do and does not throw.
     await expect(flushTraces()).resolves.toBeUndefined();
+  });
+});
+
+describe('outgoingTraceHeaders', () => {
+  it('carries the running span to an internal HTTP call, and nothing outside any span', async () => {
+    startTracing('tracing-spec', {});
+    expect(outgoingTraceHeaders()).toEqual({});
+    const parent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    const headers = await runInSpan('GET /internal', SpanKind.SERVER, { traceparent: parent }, { requestId: 'req-1' }, {}, async () => outgoingTraceHeaders());
+    // The same trace as the incoming request, a span of its own.
+    expect(headers.traceparent).toMatch(/^00-0af7651916cd43dd8448eb211c80319c-[0-9a-f]{16}-01$/);
+    expect(headers.traceparent).not.toBe(parent);
+    await flushTraces();
   });
 });

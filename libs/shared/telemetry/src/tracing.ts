@@ -46,6 +46,16 @@ export async function flushTraces(): Promise<void> {
 
 const tracer = (): Tracer => trace.getTracer('@mp/shared-telemetry');
 
+/**
+ * Headers for an internal HTTP call made while handling a request or a message: the current
+ * `traceparent`, so the callee's server span (instrumentHttp) continues the caller's trace.
+ * Empty outside any span. No auto-instrumentation package is installed, so clients add these.
+ */
+export function outgoingTraceHeaders(): Record<string, string> {
+  const traceparent = currentTraceparent();
+  return traceparent ? { traceparent } : {};
+}
+
 /** Header carrier for the propagator: lowercase names, string values. */
 export type TraceHeaders = Record<string, string | undefined>;
 

@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import { Logger } from '@nestjs/common';
+import { outgoingTraceHeaders } from '@mp/shared-telemetry';
 import { DomainError, isErrorCode } from '@mp/shared-util-errors';
 import { Agent, request, type Dispatcher } from 'undici';
 
@@ -75,7 +76,7 @@ export class InternalClient {
       return await request(`${this.baseUrl}${path}`, {
         dispatcher: this.dispatcher,
         method,
-        headers: { ...(body !== undefined && !isRaw ? { 'content-type': 'application/json' } : {}), ...headers },
+        headers: { ...(body !== undefined && !isRaw ? { 'content-type': 'application/json' } : {}), ...outgoingTraceHeaders(), ...headers },
         body: body === undefined ? undefined : isRaw ? (body as Buffer | Readable) : JSON.stringify(body),
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
