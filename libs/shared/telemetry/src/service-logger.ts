@@ -31,10 +31,22 @@ export function createPinoLogger(options: ServiceLogOptions): pino.Logger {
       mixin: telemetryLogFields,
       redact: { paths: REDACTED_LOG_PATHS },
     },
-    // Synchronous writes, as Nest's ConsoleLogger did: a line written just before a crash or
-    // process.exit is never lost in a buffer.
-    options.destination ?? (options.format === 'pretty' ? new PrettyLines(process.stdout) : pino.destination({ dest: 1, sync: true })),
+    // Buffered writes (up to 4 KiB, or 100 ms): one write(2) for many lines instead of one per
+    // line, which was a tenth of a busy service's CPU. pino flushes the buffer synchronously on
+    // process exit, so a graceful stop, a startup failure or process.exit loses nothing; a
+    // SIGKILL loses at most the last 100 ms of lines.
+    options.destination ?? (options.format === 'pretty' ? new PrettyLines(process.stdout) : bufferedStandardOutput()),
   );
+}
+
+const LOG_BUFFER_BYTES = 4_096;
+const LOG_FLUSH_INTERVAL_MS = 100;
+
+function bufferedStandardOutput(): DestinationStream {
+  const destination = pino.destination({ dest: 1, sync: false, minLength: LOG_BUFFER_BYTES });
+  // A quiet service's last lines still reach the log within the interval.
+  setInterval(() => destination.flush(), LOG_FLUSH_INTERVAL_MS).unref();
+  return destination;
 }
 
 /**
