@@ -1,4 +1,5 @@
 import { SpanKind } from '@opentelemetry/api';
+import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { runInSpan, startTracing } from '@mp/shared-telemetry';
 import { createEnvelope, parseEnvelope, PoisonMessageError } from './envelope';
 import { classifyError } from './error-classification';
@@ -7,9 +8,9 @@ describe('envelope', () => {
   const valid = createEnvelope({ type: 'Thing', schemaVersion: 1, source: 'test', subject: 'thing:1', data: { a: 1 }, correlationId: 'req_1' });
 
   it('records the trace context it is made in (an optional field, no schema version change), and none outside a span', async () => {
-    const provider = startTracing('envelope-test', {});
+    const provider = startTracing('envelope-test', {}, [new SimpleSpanProcessor(new InMemorySpanExporter())]);
     const traced = await runInSpan('handle', SpanKind.CONSUMER, {}, {}, {}, async () => createEnvelope({ type: 'Thing', schemaVersion: 1, source: 'test', subject: 'thing:1', data: {}, correlationId: 'req_1' }));
-    await provider.shutdown();
+    await provider?.shutdown();
     expect(traced.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
     expect(traced.schemaVersion).toBe(1);
     expect(parseEnvelope(JSON.stringify(traced)).traceparent).toBe(traced.traceparent);

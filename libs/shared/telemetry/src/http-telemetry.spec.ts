@@ -26,7 +26,7 @@ describe('instrumentHttp', () => {
   });
   afterAll(async () => {
     await app.close();
-    await provider.shutdown();
+    await provider?.shutdown();
     Logger.overrideLogger(serviceLogger('json'));
   });
 

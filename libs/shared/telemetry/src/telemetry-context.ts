@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Span } from '@opentelemetry/api';
+import { isSpanContextValid, type Span } from '@opentelemetry/api';
 
 /**
  * What the code running now is doing, for every log line it writes and every message it
@@ -33,7 +33,8 @@ export function telemetryLogFields(): Record<string, string> {
   const fields: Record<string, string> = {};
   if (context.requestId) fields['request_id'] = context.requestId;
   if (context.correlationId) fields['correlation_id'] = context.correlationId;
+  // Only a real trace: without an exporter and without a caller's traceparent, spans are no-ops.
   const span = context.span?.spanContext();
-  if (span) fields['trace_id'] = span.traceId;
+  if (span && isSpanContextValid(span)) fields['trace_id'] = span.traceId;
   return fields;
 }

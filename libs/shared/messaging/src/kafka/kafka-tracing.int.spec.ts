@@ -66,7 +66,7 @@ describe('trace context and correlation id across Kafka', () => {
   afterAll(async () => {
     await broker?.disconnect();
     await dataSource?.destroy();
-    await provider.shutdown();
+    await provider?.shutdown();
   });
 
   const consumerSpanOf = (messageId: string) => spans.getFinishedSpans().find((span) => span.kind === SpanKind.CONSUMER && span.attributes['messaging.message.id'] === messageId);
