@@ -38,6 +38,10 @@ interface CacheEntry {
   expiresAtMs: number;
 }
 
+const PROFILE_COLUMNS = 'merchant_id, name, status, default_callback_url, created_at';
+type MerchantProfileRow = Omit<MerchantProfile, 'created_at'> & { created_at: Date };
+const profileOf = (row: MerchantProfileRow | undefined): MerchantProfile | null => (row ? { ...row, created_at: row.created_at.toISOString() } : null);
+
 /**
  * Creates merchants and serves their API secrets to the signature check. Decrypted secrets are
  * cached briefly so a request costs no database round trip; unknown ids are cached too, so a
@@ -66,12 +70,8 @@ export class MerchantCredentialStore {
   }
 
   async findProfile(merchantId: string): Promise<MerchantProfile | null> {
-    const rows: Array<{ merchant_id: string; name: string; status: 'active' | 'suspended'; default_callback_url: string | null; created_at: Date }> = await this.dataSource.query(
-      `SELECT merchant_id, name, status, default_callback_url, created_at FROM merchants WHERE merchant_id = $1`,
-      [merchantId],
-    );
-    const row = rows[0];
-    return row ? { ...row, created_at: row.created_at.toISOString() } : null;
+    const rows: MerchantProfileRow[] = await this.dataSource.query(`SELECT ${PROFILE_COLUMNS} FROM merchants WHERE merchant_id = $1`, [merchantId]);
+    return profileOf(rows[0]);
   }
 
   /**
@@ -81,12 +81,11 @@ export class MerchantCredentialStore {
    */
   async setDefaultCallbackUrl(merchantId: string, defaultCallbackUrl: string): Promise<MerchantProfile | null> {
     // TypeORM answers an UPDATE ... RETURNING with [rows, affectedCount].
-    const [rows]: [Array<{ merchant_id: string; name: string; status: 'active' | 'suspended'; default_callback_url: string | null; created_at: Date }>, number] = await this.dataSource.query(
-      `UPDATE merchants SET default_callback_url = $2 WHERE merchant_id = $1 RETURNING merchant_id, name, status, default_callback_url, created_at`,
+    const [rows]: [MerchantProfileRow[], number] = await this.dataSource.query(
+      `UPDATE merchants SET default_callback_url = $2 WHERE merchant_id = $1 RETURNING ${PROFILE_COLUMNS}`,
       [merchantId, defaultCallbackUrl],
     );
-    const row = rows[0];
-    return row ? { ...row, created_at: row.created_at.toISOString() } : null;
+    return profileOf(rows[0]);
   }
 
   async findCredentials(merchantId: string, nowMs = Date.now()): Promise<MerchantCredentials | null> {

@@ -16,8 +16,8 @@ const TRACES_EXPORTERS = ['none', 'otlp'] as const;
  * unless asked for: with OTEL_TRACES_EXPORTER=otlp spans are recorded and sent in batches to
  * OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT), read by the exporter.
  * Without an exporter no tracer provider is registered at all: recording spans nobody reads,
- * and a second context store beside the telemetry context, cost a tenth of a busy service's
- * CPU in the benchmark. The propagator is still registered, so a `traceparent` a caller sends is
+ * and a second context store beside the telemetry context, cost the quick bench's pay-in
+ * 17.7 CPU-ms instead of 15.2. The propagator is still registered, so a `traceparent` a caller sends is
  * passed on to the messages and calls it causes, and the caller's trace stays whole.
  * `processors` adds span processors and records spans whatever the exporter (tests).
  * Returns the provider, or null when spans are not recorded.

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Patch, Res, UseGuards } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
-import { MerchantCredentialStore } from '@mp/access-infrastructure';
+import { MerchantCredentialStore, type MerchantProfile } from '@mp/access-infrastructure';
 import { DomainError } from '@mp/shared-util-errors';
 import { formatAmountMinor } from '@mp/shared-util-money';
 import type { FastifyReply } from 'fastify';
@@ -36,10 +36,7 @@ export class MerchantController {
   /** Endpoint 8, plus whether the default callback URL was disabled by a 410 (null: cannot tell right now). */
   @Get()
   async profile(@CurrentMerchant() merchant: AuthenticatedMerchant, @Res() reply: FastifyReply): Promise<void> {
-    const profile = await this.merchants.findProfile(merchant.merchantId);
-    if (!profile) throw new DomainError('NOT_FOUND', 'No such merchant');
-    const disabled = await this.callbacks.isDisabled(merchant.merchantId, profile.default_callback_url);
-    await reply.status(200).type('application/json').send(stringifyResponse({ ...profile, default_callback_url_disabled: disabled }));
+    await this.sendProfile(await this.merchants.findProfile(merchant.merchantId), reply);
   }
 
   /**
@@ -49,9 +46,13 @@ export class MerchantController {
    */
   @Patch()
   async updateProfile(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body(MerchantBodyPipe) body: UpdateMerchantBody, @Res() reply: FastifyReply): Promise<void> {
-    const profile = await this.merchants.setDefaultCallbackUrl(merchant.merchantId, body.default_callback_url);
+    await this.sendProfile(await this.merchants.setDefaultCallbackUrl(merchant.merchantId, body.default_callback_url), reply);
+  }
+
+  /** Endpoint 8's answer (also PATCH's): the profile and whether its default URL was disabled by a 410. */
+  private async sendProfile(profile: MerchantProfile | null, reply: FastifyReply): Promise<void> {
     if (!profile) throw new DomainError('NOT_FOUND', 'No such merchant');
-    const disabled = await this.callbacks.isDisabled(merchant.merchantId, profile.default_callback_url);
+    const disabled = await this.callbacks.isDisabled(profile.merchant_id, profile.default_callback_url);
     await reply.status(200).type('application/json').send(stringifyResponse({ ...profile, default_callback_url_disabled: disabled }));
   }
 
