@@ -33,7 +33,8 @@ export default [
             { sourceTag: 'scope:ledger', onlyDependOnLibsWithTags: ['scope:ledger', 'scope:contracts', 'scope:shared'] },
             { sourceTag: 'scope:gateway', onlyDependOnLibsWithTags: ['scope:gateway', 'scope:access', 'scope:contracts', 'scope:shared'] },
             { sourceTag: 'scope:callbacks', onlyDependOnLibsWithTags: ['scope:callbacks', 'scope:contracts', 'scope:shared'] },
-            { sourceTag: 'scope:ops', onlyDependOnLibsWithTags: ['scope:contracts', 'scope:shared'] },
+            // Operators' one-shot commands (init: every service's migrations; demo; rekey) reach into each context's infrastructure.
+            { sourceTag: 'scope:ops', onlyDependOnLibsWithTags: ['scope:contracts', 'scope:shared', 'scope:access', 'scope:gateway', 'scope:payments', 'scope:ledger', 'scope:disputes', 'scope:withdrawals', 'scope:callbacks'] },
             { sourceTag: 'scope:e2e', onlyDependOnLibsWithTags: ['scope:contracts', 'scope:shared', 'scope:access'] },
             // The benchmark (bench/) drives the whole system and seeds the ledger through its own write path.
             { sourceTag: 'scope:bench', onlyDependOnLibsWithTags: ['scope:shared', 'scope:contracts', 'scope:access', 'scope:payments', 'scope:ledger'] },

@@ -3,10 +3,11 @@
  * The test command (npm test): runs the static checks (types, lint with module boundaries),
  * builds dist/ once (services and tools run from it), starts a fresh local Kafka broker and
  * PostgreSQL server (unless KAFKA_BROKERS and TEST_PG_ADMIN_URL point at running ones), runs
- * every jest project against the real infrastructure, stops
- * what it started, and ends with the line `tests: N passed, N failed`.
+ * every jest project against the real infrastructure, stops what it started, then (in a full
+ * run) the deployment checks: the compose smoke test and the Kubernetes overlays' validation.
+ * It ends with the line `tests: N passed, N failed`.
  *
- *   npm test                      everything
+ *   npm test                      everything (the deployment checks need Docker, or root to install it)
  *   npm test -- <jest args>       e.g. npm test -- --selectProjects system-e2e -t idempotency
  */
 import { spawn } from 'node:child_process';
@@ -40,6 +41,11 @@ async function staticCheck(name, command, args) {
     console.log(`[test] ${name} FAILED`);
   }
 }
+
+/** Run by a full `npm test` after jest: each one command of its own, counted as one test. */
+const DEPLOY_CHECKS = [
+  ['compose smoke test (npm run compose:smoke: images, stack, walk-through, replicas killed under load, audit)', process.execPath, [join(root, 'deploy/compose/smoke.mjs')]],
+];
 
 let infra = null;
 let exitCode = 1;
@@ -95,6 +101,22 @@ try {
     failed += 1;
   }
   if (jestCode !== 0 && failed === 0) failed += 1;
+
+  // The deployment checks run the containers and manifests of issue 19 (docs/operations/): after
+  // jest, with this run's Kafka and PostgreSQL stopped, so the compose stack has the machine.
+  if (jestArgs.length === 0) {
+    if (infra) await infra.stop().catch((error) => console.error(`[test] stopping infrastructure: ${error.message}`));
+    infra = null;
+    const deployChecks = { passed: 0, failed: 0 };
+    for (const [name, command, args] of DEPLOY_CHECKS) {
+      console.log(`\n[test] ${name}`);
+      const code = await run(command, args);
+      deployChecks[code === 0 ? 'passed' : 'failed'] += 1;
+      if (code !== 0) console.log(`[test] ${name} FAILED`);
+    }
+    passed += deployChecks.passed;
+    failed += deployChecks.failed;
+  }
   console.log(`\n[test] finished in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
   console.log(`tests: ${passed} passed, ${failed} failed`);
   exitCode = failed === 0 ? 0 : 1;

@@ -1,3 +1,4 @@
+import { backOff } from 'exponential-backoff';
 import { Kafka, logLevel, Partitioners, type Admin, type Consumer, type EachBatchPayload, type EachMessagePayload, type IHeaders, type Producer } from 'kafkajs';
 import { handleInMessageContext, messageTelemetryHeaders, runInSpan, runInTelemetryContext, TRACEPARENT_HEADER } from '@mp/shared-telemetry';
 import { SpanKind } from '@opentelemetry/api';
@@ -160,7 +161,10 @@ export class KafkaMessageBroker implements MessageBroker {
       if (missing.length === 0) return;
       await admin
         .createTopics({
-          waitForLeaders: true,
+          // kafkajs's own wait gives up when the broker answers UNKNOWN_TOPIC_OR_PARTITION for a
+          // topic it created a moment ago, which a broker with auto-creation off (compose,
+          // Kubernetes, managed Kafka) does: the service then crashed at boot. Waited for below.
+          waitForLeaders: false,
           topics: missing.map((spec) => ({
             topic: this.topicName(spec.topic),
             numPartitions: spec.partitions,
@@ -172,6 +176,7 @@ export class KafkaMessageBroker implements MessageBroker {
           // Another replica creating the same topic at the same moment is fine.
           if ((error as { type?: string }).type !== 'TOPIC_ALREADY_EXISTS') throw error;
         });
+      await waitForLeaders(admin, missing.map((spec) => this.topicName(spec.topic)));
     });
   }
 
@@ -520,4 +525,19 @@ export class KafkaMessageBroker implements MessageBroker {
     this.healthAdmin = null;
     await this.producer.disconnect();
   }
+}
+
+/**
+ * Resolves once every partition of `topics` has a leader; retries with backoff (for up to about
+ * 30 s) while the broker does not know a new topic yet or has not elected its leaders.
+ */
+async function waitForLeaders(admin: Admin, topics: string[]): Promise<void> {
+  await backOff(
+    async () => {
+      const metadata = await admin.fetchTopicMetadata({ topics });
+      const leaderless = metadata.topics.filter(({ partitions }) => partitions.length === 0 || partitions.some(({ leader }) => leader < 0));
+      if (leaderless.length > 0) throw new Error(`no leader yet for ${leaderless.map(({ name }) => name).join(', ')}`);
+    },
+    { numOfAttempts: 25, startingDelay: 50, maxDelay: 2_000, timeMultiple: 2 },
+  );
 }

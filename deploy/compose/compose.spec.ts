@@ -1,0 +1,118 @@
+/**
+ * Goal: docker-compose.yml runs what the service catalog (deploy/catalog/services.json) says,
+ * works with docker-compose 1.29 as well as `docker compose` v2, and publishes nothing but the
+ * gateway. The smoke test (npm run compose:smoke) runs the file; this checks what a run cannot
+ * show: the keys 1.29 rejects, the ports and health paths against the catalog, what is published.
+ */
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parse } from 'yaml';
+
+interface CatalogService {
+  name: string;
+  entry: string;
+  devPort: number;
+  health: { live: string; ready: string };
+}
+interface ComposeService {
+  image?: string;
+  build?: { context: string; target?: string; args?: Record<string, string> };
+  command?: string[];
+  ports?: string[];
+  environment?: Record<string, string | number>;
+  depends_on?: Record<string, { condition: string }>;
+  restart?: string;
+  healthcheck?: { test: string[] };
+  init?: boolean;
+  volumes?: string[];
+  [key: string]: unknown;
+}
+
+const repositoryRoot = resolve(__dirname, '../..');
+const read = (path: string) => readFileSync(join(repositoryRoot, path), 'utf8');
+const catalog = JSON.parse(read('deploy/catalog/services.json')) as { services: CatalogService[] };
+const composeText = read('docker-compose.yml');
+// merge: true resolves the `<<: *anchor` keys the way compose does.
+const compose = parse(composeText, { merge: true }) as { services: Record<string, ComposeService>; volumes: Record<string, unknown>; [key: string]: unknown };
+const envPrefix = (name: string) => name.toUpperCase().replaceAll('-', '_');
+const INFRASTRUCTURE = ['postgres', 'kafka'];
+const ONE_SHOTS = ['init', 'demo'];
+
+describe('docker-compose.yml and the service catalog', () => {
+  it('runs exactly the catalog services, the infrastructure and the two one-shots', () => {
+    expect(Object.keys(compose.services).sort()).toEqual([...catalog.services.map(({ name }) => name), ...INFRASTRUCTURE, ...ONE_SHOTS].sort());
+  });
+
+  it.each(catalog.services.map((service) => [service.name, service] as const))('%s: its image, its catalog port on every interface, and its health checked', (name, service) => {
+    const app = compose.services[name];
+    expect(app.build).toEqual({ context: '.', args: { SERVICE: name } });
+    expect(app.image).toBe(`merchant-payments/${name}:\${IMAGE_TAG:-latest}`);
+    expect(app.environment?.[`${envPrefix(name)}_HTTP_PORT`]).toBe(service.devPort);
+    expect(app.environment?.[`${envPrefix(name)}_HTTP_HOST`]).toBe('0.0.0.0');
+    expect(app.environment?.[`${envPrefix(name)}_DATABASE_URL`]).toMatch(new RegExp(`^postgres://${name}:\\$\\{${envPrefix(name)}_DB_PASSWORD:\\?[^}]+\\}@postgres:5432/${name}$`));
+    // The image's HEALTHCHECK (generated from the catalog's health.live) is the check: no override.
+    expect(app.healthcheck).toBeUndefined();
+    expect(app.restart).toBe('unless-stopped');
+    expect(app.init).toBe(true);
+    expect(app.depends_on?.init).toEqual({ condition: 'service_completed_successfully' });
+    expect(app.depends_on?.kafka).toEqual({ condition: 'service_healthy' });
+    expect(app.depends_on?.postgres).toEqual({ condition: 'service_healthy' });
+  });
+
+  it("every service's internal URL names the service and its catalog port", () => {
+    const environment = compose.services.gateway.environment ?? {};
+    for (const service of catalog.services.filter(({ name }) => name !== 'gateway')) {
+      expect(environment[`${envPrefix(service.name)}_INTERNAL_URL`]).toBe(`http://${service.name}:${service.devPort}`);
+    }
+    expect(compose.services.callbacks.environment?.GATEWAY_INTERNAL_URL).toBe(`http://gateway:${compose.services.gateway.environment?.GATEWAY_INTERNAL_HTTP_PORT}`);
+  });
+
+  it('the image health check probes each catalog service on its health.live path and port', () => {
+    const stage = read('tools/docker/stage-images.mjs');
+    expect(stage).toContain('${health.live}');
+    expect(stage).toContain('_HTTP_PORT');
+    expect(read('Dockerfile')).toMatch(/HEALTHCHECK [^\n]*CMD \["node", "healthcheck\.js"\]/);
+  });
+
+  it('publishes only the gateway, on 127.0.0.1 unless configured otherwise', () => {
+    const published = Object.entries(compose.services).filter(([, service]) => service.ports?.length);
+    expect(published.map(([name]) => name)).toEqual(['gateway']);
+    expect(compose.services.gateway.ports).toEqual(['${GATEWAY_PUBLISH_ADDRESS:-127.0.0.1}:${GATEWAY_PUBLISH_PORT:-3000}:3000']);
+    expect(read('.env.example')).toMatch(/^GATEWAY_PUBLISH_ADDRESS=127\.0\.0\.1$/m);
+  });
+
+  it('lets consumers scale: no fixed container names, no host ports', () => {
+    for (const service of catalog.services.filter(({ name }) => name !== 'gateway')) {
+      expect(compose.services[service.name].container_name).toBeUndefined();
+      expect(compose.services[service.name].ports).toBeUndefined();
+    }
+  });
+
+  it('gives Kafka and PostgreSQL a health check and a named volume each', () => {
+    for (const name of INFRASTRUCTURE) {
+      expect(compose.services[name].healthcheck?.test.length).toBeGreaterThan(1);
+      const [volume] = compose.services[name].volumes ?? [];
+      expect(Object.keys(compose.volumes)).toContain(volume.split(':')[0]);
+    }
+    expect(compose.services.kafka.image).toBe('apache/kafka:3.9.1');
+    expect(compose.services.kafka.environment?.KAFKA_PROCESS_ROLES).toBe('broker,controller');
+    expect(compose.services.postgres.image).toBe('postgres:15');
+  });
+
+  it('uses none of the keys docker-compose 1.29 rejects, so v2 and 1.29 both run it', () => {
+    expect(Object.keys(compose).sort()).toEqual(['services', 'volumes', 'x-app', 'x-app-environment', 'x-database-urls']);
+    for (const [name, service] of Object.entries(compose.services)) {
+      const keys = Object.keys(service);
+      expect({ name, rejected: keys.filter((key) => ['develop', 'pull_policy', 'env_file'].includes(key)) }).toEqual({ name, rejected: [] });
+      expect({ name, startInterval: (service.healthcheck as Record<string, unknown> | undefined)?.start_interval }).toEqual({ name, startInterval: undefined });
+      for (const [dependency, condition] of Object.entries(service.depends_on ?? {})) expect({ name, dependency, keys: Object.keys(condition) }).toEqual({ name, dependency, keys: ['condition'] });
+      expect({ name, additionalContexts: service.build && 'additional_contexts' in service.build }).toEqual({ name, additionalContexts: service.build ? false : undefined });
+    }
+  });
+
+  it('documents every variable the file reads in .env.example', () => {
+    const variables = new Set([...composeText.matchAll(/\$\{([A-Z0-9_]+)[:}]/g)].map(([, variable]) => variable));
+    const documented = new Set([...read('.env.example').matchAll(/^([A-Z0-9_]+)=/gm)].map(([, variable]) => variable));
+    expect([...variables].filter((variable) => !documented.has(variable) && variable !== 'KAFKA_CLUSTER_ID')).toEqual([]);
+  });
+});

@@ -1,0 +1,472 @@
+#!/usr/bin/env node
+/**
+ * The compose smoke test (npm run compose:smoke): the root docker-compose.yml, built and run as
+ * an operator would, then proven to lose and duplicate nothing while replicas are killed.
+ *
+ *   1. Docker: uses the running engine. When there is none, or the public base images are missing
+ *      and cannot be pulled (a machine without a registry), runs the base-image script named by
+ *      OFFLINE_BASE_IMAGES_SCRIPT (default ../shared/tools/offline-base-images.sh next to the
+ *      repository, when it exists), which installs and starts the engine and bakes the images.
+ *   2. Builds the images, brings the stack up under its own project name with fresh random
+ *      secrets, and waits for every service to be healthy and for `init` and `demo` to succeed.
+ *   3. Walk-through: the demo merchant, a pay-in, the agent's confirm, a callback verified with
+ *      the merchant's webhook secret (Standard Webhooks), and the balance.
+ *   4. Scales payments and ledger to 2 replicas each and, under a steady pay-in load, kills one
+ *      replica of each with `docker kill` (SIGKILL).
+ *   5. Checks that nothing was lost or duplicated: every acknowledged pay-in is completed exactly
+ *      once, the balance moved by exactly their net amounts, each has its callback, and the
+ *      ledger audit passes.
+ *   6. Tears the stack down with its volumes (also on failure), and stops the engine if it
+ *      started it. Prints the timings of each step and the takeover figures.
+ *
+ * Exit code 0 when every check passed. Set COMPOSE_SMOKE_KEEP=1 to leave the stack up on failure.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { createHmac, randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Webhook } from 'standardwebhooks';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
+const PROJECT = process.env.COMPOSE_SMOKE_PROJECT ?? 'mp-smoke';
+const BASE_IMAGES = ['node:20-bookworm-slim', 'postgres:15', 'apache/kafka:3.9.1'];
+const LONG_RUNNING = ['postgres', 'kafka', 'gateway', 'payments', 'ledger', 'withdrawals', 'disputes', 'callbacks'];
+const LOAD_SECONDS = Number(process.env.COMPOSE_SMOKE_LOAD_SECONDS ?? 30);
+const LOAD_RATE = Number(process.env.COMPOSE_SMOKE_RATE ?? 10);
+const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
+const timings = [];
+const say = (line) => console.log(`[compose:smoke] ${line}`);
+
+class SmokeFailure extends Error {}
+function check(condition, message) {
+  if (!condition) throw new SmokeFailure(message);
+}
+
+async function timed(step, work) {
+  const startedAt = Date.now();
+  say(`${step} ...`);
+  const result = await work();
+  const seconds = (Date.now() - startedAt) / 1000;
+  timings.push([step, seconds]);
+  say(`${step}: done in ${seconds.toFixed(1)} s`);
+  return result;
+}
+
+////////// Processes
+
+function run(command, args, { env = process.env, quiet = false, allowFailure = false } = {}) {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(command, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+      if (!quiet) process.stdout.write(chunk);
+    });
+    child.stderr.on('data', (chunk) => {
+      output += chunk;
+      if (!quiet) process.stderr.write(chunk);
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      if (code === 0 || allowFailure) resolvePromise({ code, output });
+      else reject(new SmokeFailure(`${command} ${args.join(' ')} exited with ${code}\n${quiet ? output.split('\n').slice(-40).join('\n') : ''}`));
+    });
+  });
+}
+
+const dockerWorks = () => spawnSync('docker', ['info'], { stdio: 'ignore' }).status === 0;
+const imagePresent = (image) => spawnSync('docker', ['image', 'inspect', image], { stdio: 'ignore' }).status === 0;
+
+/** `docker compose` (v2) where the CLI has it, else Debian's docker-compose 1.29. */
+function composeCommand() {
+  if (spawnSync('docker', ['compose', 'version'], { stdio: 'ignore' }).status === 0) return ['docker', ['compose']];
+  if (spawnSync('docker-compose', ['version'], { stdio: 'ignore' }).status === 0) return ['docker-compose', []];
+  throw new SmokeFailure('neither `docker compose` nor `docker-compose` is installed');
+}
+
+////////// Step 1: the engine and the base images
+
+function baseImageScript() {
+  const script = resolve(process.env.OFFLINE_BASE_IMAGES_SCRIPT ?? join(root, '../shared/tools/offline-base-images.sh'));
+  return existsSync(script) ? script : null;
+}
+
+async function prepareDocker() {
+  const engineWasRunning = dockerWorks();
+  const missing = engineWasRunning ? BASE_IMAGES.filter((image) => !imagePresent(image)) : BASE_IMAGES;
+  if (engineWasRunning && missing.length === 0) return { startedEngine: false, script: baseImageScript() };
+  const script = baseImageScript();
+  if (!script) {
+    check(engineWasRunning, 'no Docker engine is running, and there is no base-image script to start one (OFFLINE_BASE_IMAGES_SCRIPT)');
+    say(`base images missing (${missing.join(', ')}): compose will pull them`);
+    return { startedEngine: false, script: null };
+  }
+  await run('bash', [script], { quiet: true });
+  check(dockerWorks(), `the Docker engine is not running after ${script}`);
+  return { startedEngine: !engineWasRunning, script };
+}
+
+////////// Step 2: the stack
+
+function secretsEnvFile(directory, gatewayPort, sinkCidr) {
+  const hex = () => randomBytes(24).toString('hex');
+  const key = () => randomBytes(32).toString('base64');
+  const values = {
+    POSTGRES_PASSWORD: hex(),
+    GATEWAY_DB_PASSWORD: hex(),
+    PAYMENTS_DB_PASSWORD: hex(),
+    LEDGER_DB_PASSWORD: hex(),
+    DISPUTES_DB_PASSWORD: hex(),
+    WITHDRAWALS_DB_PASSWORD: hex(),
+    CALLBACKS_DB_PASSWORD: hex(),
+    MERCHANT_SECRETS_MASTER_KEY: key(),
+    PAYMENTS_SECRETS_MASTER_KEY: key(),
+    INTERNAL_SERVICE_TOKEN: hex(),
+    GATEWAY_PUBLISH_ADDRESS: '127.0.0.1',
+    GATEWAY_PUBLISH_PORT: String(gatewayPort),
+    PUBLIC_BASE_URL: `http://127.0.0.1:${gatewayPort}`,
+    // The callback sink runs on the Docker host: http, and its private address allowed.
+    ALLOW_HTTP_CALLBACK_URLS: 'true',
+    CALLBACK_ALLOWED_DESTINATIONS: sinkCidr,
+    KAFKA_HEAP_OPTS: '-Xms384m -Xmx384m',
+  };
+  const file = join(directory, 'smoke.env');
+  writeFileSync(file, Object.entries(values).map(([name, value]) => `${name}=${value}`).join('\n') + '\n', { mode: 0o600 });
+  return file;
+}
+
+function compose(envFile) {
+  const [command, prefix] = composeCommand();
+  const base = [...prefix, '-p', PROJECT, '-f', join(root, 'docker-compose.yml'), '--project-directory', root, '--env-file', envFile];
+  return {
+    run: (args, options) => run(command, [...base, ...args], options),
+    containers: async (service) => (await run(command, [...base, 'ps', '-q', service], { quiet: true })).output.split('\n').filter((id) => /^[0-9a-f]{12,}$/.test(id.trim())).map((id) => id.trim()),
+  };
+}
+
+function inspect(container, format) {
+  return spawnSync('docker', ['inspect', '-f', format, container], { encoding: 'utf8' }).stdout.trim();
+}
+
+/** Waits until every container of `services` is healthy, and every one-shot of `oneShots` exited 0. */
+async function waitHealthy(stack, services, oneShots = [], timeoutMs = 300_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const pending = [];
+    for (const service of services) {
+      const ids = await stack.containers(service);
+      if (ids.length === 0) pending.push(`${service} (no container)`);
+      for (const id of ids) {
+        const health = inspect(id, '{{if .State.Health}}{{.State.Health.Status}}{{else}}{{.State.Status}}{{end}}');
+        if (health !== 'healthy') pending.push(`${service} ${id.slice(0, 12)} ${health}`);
+      }
+    }
+    for (const service of oneShots) {
+      for (const id of await stack.containers(service)) {
+        const [status, exitCode] = inspect(id, '{{.State.Status}} {{.State.ExitCode}}').split(' ');
+        if (status === 'exited' && exitCode !== '0') throw new SmokeFailure(`${service} exited with ${exitCode}`);
+        if (status !== 'exited') pending.push(`${service} ${status}`);
+      }
+    }
+    if (pending.length === 0) return;
+    if (Date.now() > deadline) throw new SmokeFailure(`not healthy after ${timeoutMs / 1000} s: ${pending.join(', ')}`);
+    await sleep(1000);
+  }
+}
+
+////////// The merchant's view: signed requests and a verifying callback sink
+
+function merchantClient(baseUrl, merchant) {
+  return async (method, path, body) => {
+    const raw = body === undefined ? '' : JSON.stringify(body);
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    // Spec section 5: HMAC-SHA256 over "{timestamp}.{path}.{raw body}" (these paths have no escapes).
+    const signature = createHmac('sha256', merchant.api_secret).update(`${timestamp}.${path}.${raw}`).digest('hex');
+    const startedAt = Date.now();
+    try {
+      const response = await fetch(`${baseUrl}${path}`, {
+        method,
+        headers: { 'x-api-key': merchant.merchant_id, 'x-timestamp': timestamp, 'x-signature': signature, ...(raw ? { 'content-type': 'application/json' } : {}) },
+        body: raw || undefined,
+        signal: AbortSignal.timeout(30_000),
+      });
+      const text = await response.text();
+      return { status: response.status, body: text ? JSON.parse(text) : null, ms: Date.now() - startedAt };
+    } catch (error) {
+      return { status: 0, body: { error: String(error) }, ms: Date.now() - startedAt };
+    }
+  };
+}
+
+async function backofficeCall(baseUrl, token, method, path, body) {
+  const response = await fetch(`${baseUrl}/backoffice/v1${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+    signal: AbortSignal.timeout(30_000),
+  });
+  return { status: response.status, body: await response.json().catch(() => null) };
+}
+
+/** The merchant's callback endpoint on the Docker host: keeps each callback that verifies. */
+async function startSink(host, webhookSecret) {
+  const verified = [];
+  let rejected = 0;
+  const server = createServer((request, response) => {
+    const chunks = [];
+    request.on('data', (chunk) => chunks.push(chunk));
+    request.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      try {
+        new Webhook(webhookSecret).verify(body, request.headers);
+        verified.push({ id: request.headers['webhook-id'], body: JSON.parse(body) });
+        response.writeHead(200).end();
+      } catch {
+        rejected += 1;
+        response.writeHead(400).end();
+      }
+    });
+  });
+  await new Promise((done) => server.listen(0, host, done));
+  return { verified, rejected: () => rejected, port: server.address().port, stop: () => new Promise((done) => server.close(done)) };
+}
+
+/** The Docker host's address on the default bridge: what host.docker.internal (host-gateway) resolves to. */
+function dockerHostAddress() {
+  const gateway = spawnSync('docker', ['network', 'inspect', 'bridge', '-f', '{{range .IPAM.Config}}{{.Gateway}}{{end}}'], { encoding: 'utf8' }).stdout.trim();
+  return gateway || '172.17.0.1';
+}
+
+const toMinor = (decimal) => {
+  const [whole, fraction = ''] = String(decimal).split('.');
+  return BigInt(whole) * 100n + BigInt((fraction + '00').slice(0, 2)) * (String(decimal).startsWith('-') ? -1n : 1n);
+};
+
+/** The settlement balance's available amount of `currency`, in minor units (GET /v2/merchant/balances). */
+function availableMinor(balances, currency) {
+  const entry = balances?.settlement?.find((candidate) => candidate.currency === currency);
+  return entry ? toMinor(entry.available) : 0n;
+}
+
+////////// Steps 3 to 5
+
+/** The payer opens the payment details (which assigns the agent), then the agent confirms the money arrived. */
+async function payAndConfirm(baseUrl, demo, orderId, redirectUrl) {
+  const detailsUrl = `${redirectUrl.replace(/^https?:\/\/[^/]+/, baseUrl)}/details`;
+  const path = `/agent/orders/${encodeURIComponent(demo.merchant_id)}/${encodeURIComponent(orderId)}/confirm`;
+  let last = null;
+  for (let attempt = 0; attempt < 60; attempt += 1) {
+    try {
+      const details = await fetch(detailsUrl, { method: 'POST', redirect: 'manual', signal: AbortSignal.timeout(30_000) });
+      last = `payer details: HTTP ${details.status}`;
+      if (details.status === 303) {
+        const confirmed = await backofficeCall(baseUrl, demo.agent_token, 'POST', path, {});
+        last = `agent confirm: HTTP ${confirmed.status} ${JSON.stringify(confirmed.body)}`;
+        if (confirmed.status === 200) return;
+      }
+    } catch (error) {
+      last = String(error);
+    }
+    // The order's event is still on its way to the agent's queue, or a replica is taking over.
+    await sleep(500);
+  }
+  throw new SmokeFailure(`${orderId} could not be paid and confirmed (${last})`);
+}
+
+async function waitForStatus(request, orderId, wanted, timeoutMs = 120_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const read = await request('GET', `/v2/payments/status/${orderId}`);
+    if (read.status === 200 && read.body.status === wanted) return read.body;
+    if (Date.now() > deadline) throw new SmokeFailure(`${orderId} is ${read.status === 200 ? read.body.status : `HTTP ${read.status}`}, not ${wanted}, after ${timeoutMs / 1000} s`);
+    await sleep(500);
+  }
+}
+
+async function waitFor(condition, what, timeoutMs = 120_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new SmokeFailure(`timed out waiting for ${what}`);
+    await sleep(500);
+  }
+}
+
+async function walkThrough({ baseUrl, demo, sink, sinkUrl }) {
+  const request = merchantClient(baseUrl, demo);
+  const before = await request('GET', '/v2/merchant/balances');
+  check(before.status === 200, `balances: HTTP ${before.status} ${JSON.stringify(before.body)}`);
+  const orderId = `smoke-walk-${Date.now().toString(36)}`;
+  const created = await request('POST', '/v2/payments/incoming', { order_id: orderId, amount: 1500.5, currency: 'RUB', country: 'RU', callback_url: sinkUrl });
+  check(created.status === 201 && created.body.redirect_url, `pay-in: HTTP ${created.status} ${JSON.stringify(created.body)}`);
+  const payerPage = await fetch(created.body.redirect_url.replace(/^https?:\/\/[^/]+/, baseUrl));
+  check(payerPage.status === 200, `payer page ${created.body.redirect_url}: HTTP ${payerPage.status}`);
+  await payAndConfirm(baseUrl, demo, orderId, created.body.redirect_url);
+  const order = await waitForStatus(request, orderId, 'COMPLETED');
+  await waitFor(() => sink.verified.some((callback) => JSON.stringify(callback.body).includes(orderId) && JSON.stringify(callback.body).includes('COMPLETED')), `the verified COMPLETED callback of ${orderId}`, 60_000);
+  const after = await request('GET', '/v2/merchant/balances');
+  const moved = availableMinor(after.body, 'RUB') - availableMinor(before.body, 'RUB');
+  check(moved === toMinor(order.amount) - toMinor(order.fee), `the balance moved by ${moved}, expected ${toMinor(order.amount) - toMinor(order.fee)} (amount ${order.amount}, fee ${order.fee})`);
+  say(`walk-through: pay-in ${orderId} completed, callback verified, balance +${moved} minor units (RUB)`);
+}
+
+/** Steady pay-ins with confirms while one replica of payments and one of ledger are killed. */
+async function killUnderLoad({ stack, baseUrl, demo, sinkUrl }) {
+  const request = merchantClient(baseUrl, demo);
+  const balancesBefore = (await request('GET', '/v2/merchant/balances')).body;
+  const outcomes = [];
+  const kills = [];
+  const startedAt = Date.now();
+  const victims = [
+    { service: 'payments', atMs: LOAD_SECONDS * 250 },
+    { service: 'ledger', atMs: LOAD_SECONDS * 600 },
+  ];
+  const killer = (async () => {
+    for (const victim of victims) {
+      await sleep(Math.max(0, startedAt + victim.atMs - Date.now()));
+      const [container] = await stack.containers(victim.service);
+      await run('docker', ['kill', container], { quiet: true });
+      kills.push({ ...victim, container, killedAtMs: Date.now() - startedAt });
+      say(`killed ${victim.service} replica ${container.slice(0, 12)} (SIGKILL) at ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
+    }
+  })();
+  const inFlight = [];
+  for (let index = 0; Date.now() - startedAt < LOAD_SECONDS * 1000; index += 1) {
+    const orderId = `smoke-load-${startedAt.toString(36)}-${index}`;
+    const sentAtMs = Date.now() - startedAt;
+    inFlight.push(
+      (async () => {
+        const created = await request('POST', '/v2/payments/incoming', { order_id: orderId, amount: 100 + (index % 50), currency: 'RUB', country: 'RU', callback_url: sinkUrl });
+        const outcome = { orderId, sentAtMs, status: created.status, ms: created.ms };
+        outcomes.push(outcome);
+        if (created.status === 201) {
+          await payAndConfirm(baseUrl, demo, orderId, created.body.redirect_url);
+          outcome.confirmed = true;
+        }
+      })(),
+    );
+    await sleep(Math.max(0, startedAt + ((index + 1) * 1000) / LOAD_RATE - Date.now()));
+  }
+  await Promise.all(inFlight);
+  await killer;
+  return { outcomes, kills, balancesBefore };
+}
+
+async function verifyNothingLost({ stack, baseUrl, demo, sink, load }) {
+  const request = merchantClient(baseUrl, demo);
+  // A create that timed out may still have made its order: a status read settles it.
+  for (const outcome of load.outcomes.filter(({ status }) => status !== 201)) {
+    const read = await request('GET', `/v2/payments/status/${outcome.orderId}`);
+    outcome.settled = read.status === 200 ? 'exists' : read.status === 404 ? 'absent' : `HTTP ${read.status}`;
+    check(outcome.settled !== 'exists' || outcome.status === 0 || outcome.status >= 500, `${outcome.orderId} was refused with ${outcome.status} yet exists`);
+    if (outcome.settled === 'exists') {
+      check(read.body.redirect_url, `${outcome.orderId}: its status has no redirect_url`);
+      await payAndConfirm(baseUrl, demo, outcome.orderId, read.body.redirect_url);
+      outcome.confirmed = true;
+    }
+  }
+  const confirmed = load.outcomes.filter((outcome) => outcome.confirmed);
+  let expected = 0n;
+  for (const outcome of confirmed) {
+    const order = await waitForStatus(request, outcome.orderId, 'COMPLETED');
+    expected += toMinor(order.amount) - toMinor(order.fee);
+  }
+  let moved = 0n;
+  await waitFor(async () => {
+    moved = availableMinor((await request('GET', '/v2/merchant/balances')).body, 'RUB') - availableMinor(load.balancesBefore, 'RUB');
+    return moved === expected;
+  }, 'the balance to move by the completed pay-ins', 120_000).catch(() => {
+    throw new SmokeFailure(`the balance moved by ${moved} minor units; the ${confirmed.length} completed pay-ins add up to ${expected}: money was ${moved > expected ? 'created' : 'lost'}`);
+  });
+  const completedCallback = (orderId) => sink.verified.some(({ body }) => body?.data?.order_id === orderId && JSON.stringify(body).includes('COMPLETED'));
+  await waitFor(() => confirmed.every(({ orderId }) => completedCallback(orderId)), 'a verified COMPLETED callback for every completed pay-in', 120_000);
+  const [ledger] = await stack.containers('ledger');
+  const audit = await run('docker', ['exec', ledger, 'node', 'dist/apps/ledger/src/audit.js'], { quiet: true, allowFailure: true });
+  check(audit.code === 0, `the ledger audit found discrepancies:\n${audit.output}`);
+  return { confirmed: confirmed.length, expected, audit: audit.output.trim().split('\n').pop() };
+}
+
+function takeoverFigures(load) {
+  const lines = [];
+  for (const kill of load.kills) {
+    const window = load.outcomes.filter(({ sentAtMs }) => sentAtMs >= kill.killedAtMs && sentAtMs < kill.killedAtMs + 15_000);
+    const slowest = Math.max(0, ...window.map(({ ms }) => ms));
+    const failed = window.filter(({ status }) => status !== 201).length;
+    lines.push(`${kill.service} replica killed at ${(kill.killedAtMs / 1000).toFixed(1)} s: ${window.length} pay-ins sent in the next 15 s, ${failed} not acknowledged, slowest answer ${(slowest / 1000).toFixed(1)} s`);
+  }
+  const latencies = load.outcomes.map(({ ms }) => ms).sort((a, b) => a - b);
+  const percentile = (p) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? 0;
+  lines.push(`all ${load.outcomes.length} pay-ins: ${load.outcomes.filter(({ status }) => status === 201).length} acknowledged; create latency p50 ${percentile(50)} ms, p99 ${percentile(99)} ms, max ${percentile(100)} ms`);
+  return lines;
+}
+
+////////// Main
+
+async function main() {
+  const startedAt = Date.now();
+  const docker = await timed('Docker engine and base images', prepareDocker);
+  const workDir = mkdtempSync(join(tmpdir(), 'compose-smoke-'));
+  const hostAddress = dockerHostAddress();
+  let sink = null;
+  let stack = null;
+  let failure = null;
+  try {
+    const gatewayPort = await new Promise((done) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address();
+        probe.close(() => done(port));
+      });
+    });
+    stack = compose(secretsEnvFile(workDir, gatewayPort, `${hostAddress}/32`));
+    await stack.run(['down', '-v', '--remove-orphans'], { quiet: true, allowFailure: true });
+    await timed('build the images (compose build)', () => stack.run(['build'], { quiet: true }));
+    await timed('compose up to healthy', async () => {
+      await stack.run(['up', '-d'], { quiet: true });
+      await waitHealthy(stack, LONG_RUNNING, ['init', 'demo']);
+    });
+    const banner = (await stack.run(['logs', '--no-color', 'demo'], { quiet: true })).output;
+    check(banner.includes('merchant x-api-key') && banner.includes('agent token'), `the demo service printed no credentials:\n${banner}`);
+    const demo = JSON.parse((await stack.run(['run', '--rm', '--no-deps', 'demo', 'node', 'dist/apps/ops/src/demo.js', '--json'], { quiet: true })).output.trim().split('\n').pop());
+    const baseUrl = `http://127.0.0.1:${gatewayPort}`;
+    // Bound to the Docker host's bridge address only: reachable from the containers, not beyond this machine.
+    sink = await startSink(hostAddress, demo.webhook_secret);
+    const sinkUrl = `http://host.docker.internal:${sink.port}/callbacks`;
+    await timed('walk-through (pay-in, confirm, verified callback, balance)', () => walkThrough({ baseUrl, demo, sink, sinkUrl }));
+    await timed('scale payments and ledger to 2 replicas', async () => {
+      await stack.run(['up', '-d', '--no-recreate', '--scale', 'payments=2', '--scale', 'ledger=2'], { quiet: true });
+      await waitHealthy(stack, ['payments', 'ledger']);
+      check((await stack.containers('payments')).length === 2 && (await stack.containers('ledger')).length === 2, 'payments and ledger did not scale to 2 replicas');
+    });
+    const load = await timed(`${LOAD_SECONDS} s of pay-ins at ${LOAD_RATE}/s, killing a payments and a ledger replica`, () => killUnderLoad({ stack, baseUrl, demo, sinkUrl }));
+    const proof = await timed('verify nothing lost or duplicated (status reads, balance, callbacks, ledger audit)', () => verifyNothingLost({ stack, baseUrl, demo, sink, load }));
+    check(sink.rejected() === 0, `${sink.rejected()} callbacks failed signature verification`);
+    say(`${proof.confirmed} pay-ins completed, balance +${proof.expected} minor units as expected, ${sink.verified.length} callbacks verified, ledger audit: ${proof.audit}`);
+    for (const line of takeoverFigures(load)) say(`takeover: ${line}`);
+    await timed('killed replicas restarted and healthy', () => waitHealthy(stack, ['payments', 'ledger'], [], 120_000));
+  } catch (error) {
+    failure = error;
+    if (stack) {
+      const logs = await stack.run(['logs', '--no-color', '--tail', '30'], { quiet: true, allowFailure: true });
+      console.error(logs.output);
+    }
+  } finally {
+    await sink?.stop();
+    if (stack && !(failure && process.env.COMPOSE_SMOKE_KEEP === '1')) await timed('compose down -v', () => stack.run(['down', '-v', '--remove-orphans'], { quiet: true, allowFailure: true }));
+    rmSync(workDir, { recursive: true, force: true });
+    if (docker.startedEngine && docker.script) await run('bash', [docker.script, '--stop'], { quiet: true, allowFailure: true });
+  }
+  say('timings:');
+  for (const [step, seconds] of timings) say(`  ${step.padEnd(90)} ${seconds.toFixed(1)} s`);
+  say(`total ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
+  if (failure) {
+    say(`FAILED: ${failure instanceof Error ? failure.message : failure}`);
+    if (!(failure instanceof SmokeFailure)) console.error(failure);
+    return 1;
+  }
+  say('passed');
+  return 0;
+}
+
+process.exit(await main());
