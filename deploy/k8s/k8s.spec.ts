@@ -121,6 +121,16 @@ function calledServices(service: CatalogService): string[] {
 const GATEWAY_INTERNAL_PORT = 3010;
 const internalPort = (name: string) => (name === 'gateway' ? GATEWAY_INTERNAL_PORT : catalogPort(name));
 
+/**
+ * The keys of the Secrets a pod takes whole (envFrom), by name without the hash: prod commits no
+ * Secret, so the keys are those of dev's example Secrets, which a prod Secret must also have.
+ */
+const secretKeysByName = new Map(
+  render('dev')
+    .filter((resource) => resource.kind === 'Secret')
+    .map((secret) => [baseName(secret.metadata.name), Object.keys(secret.data ?? {})]),
+);
+
 describe.each(['dev', 'prod'])('the %s overlay', (overlay) => {
   const resources = render(overlay);
   const ofKind = (kind: string) => resources.filter((resource) => resource.kind === kind);
@@ -156,12 +166,12 @@ describe.each(['dev', 'prod'])('the %s overlay', (overlay) => {
 
   it.each(services.map((service) => [service.name, service] as const))('gives %s every variable its config requires', (_name, service) => {
     const container = containerOf(service.name);
-    const configMapKeys = (container.envFrom ?? []).flatMap((source) => {
-      const configMapName = source.configMapRef?.name;
-      const configMap = ofKind('ConfigMap').find((candidate) => candidate.metadata.name === configMapName);
-      return configMap ? Object.keys(configMap.data ?? {}) : [];
+    const wholeSourceKeys = (container.envFrom ?? []).flatMap((source) => {
+      if (source.secretRef) return secretKeysByName.get(baseName(source.secretRef.name)) ?? [];
+      const configMap = ofKind('ConfigMap').find((candidate) => candidate.metadata.name === source.configMapRef?.name);
+      return Object.keys(configMap?.data ?? {});
     });
-    const provided = new Set([...(container.env ?? []).map((variable) => variable.name), ...configMapKeys]);
+    const provided = new Set([...(container.env ?? []).map((variable) => variable.name), ...wholeSourceKeys]);
     const required = [...configVariables(service.config)].filter(([, { required }]) => required).map(([name]) => name);
     expect(required.filter((name) => !provided.has(name))).toEqual([]);
   });
@@ -260,7 +270,11 @@ describe.each(['dev', 'prod'])('the %s overlay', (overlay) => {
 
   it(overlay === 'dev' ? 'generates every Secret key it references' : 'commits no Secret: every one it references comes from the secret store', () => {
     const referenced = [...deployments, ...jobs, ...ofKind('StatefulSet')].flatMap((workload) =>
-      podOf(workload).containers.flatMap((container) => (container.env ?? []).flatMap((variable) => (variable.valueFrom?.secretKeyRef ? [variable.valueFrom.secretKeyRef] : []))),
+      podOf(workload).containers.flatMap((container) => [
+        ...(container.env ?? []).flatMap((variable) => (variable.valueFrom?.secretKeyRef ? [variable.valueFrom.secretKeyRef] : [])),
+        // A Secret taken whole needs only to exist.
+        ...(container.envFrom ?? []).flatMap((source) => (source.secretRef ? [{ name: source.secretRef.name, key: undefined }] : [])),
+      ]),
     );
     expect(referenced.length).toBeGreaterThan(0);
     const secrets = ofKind('Secret');
@@ -268,7 +282,7 @@ describe.each(['dev', 'prod'])('the %s overlay', (overlay) => {
       expect(secrets).toEqual([]);
       return;
     }
-    const missing = referenced.filter(({ name, key }) => !secrets.some((secret) => secret.metadata.name === name && secret.data?.[key] !== undefined));
+    const missing = referenced.filter(({ name, key }) => !secrets.some((secret) => secret.metadata.name === name && (key === undefined || secret.data?.[key] !== undefined)));
     expect(missing).toEqual([]);
   });
 });
