@@ -16,6 +16,8 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { REQUEST_BODY_BYTES_MAX } from '@mp/gateway-api';
+import { RECEIPT_BYTES_MAX } from '@mp/shared-util-validation';
 import YAML from 'yaml';
 
 interface CatalogService {
@@ -49,7 +51,7 @@ interface PodSpec {
 interface Resource {
   apiVersion: string;
   kind: string;
-  metadata: { name: string; labels?: Record<string, string> };
+  metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> };
   // The fields read below differ by kind; each check casts to what its kind has.
   spec?: Record<string, unknown> & { template?: { spec: PodSpec } };
   data?: Record<string, string>;
@@ -214,6 +216,17 @@ describe.each(['dev', 'prod'])('the %s overlay', (overlay) => {
     expect(gatewayPorts.find((port) => port.name === 'http')?.port).toBe(catalogPort('gateway'));
   });
 
+  it("lets the gateway's largest request through every Ingress, so that the gateway, not the controller, refuses a larger one", () => {
+    // A dispute (endpoint 14) with a receipt as base64, as DISPUTE_REQUEST_BODY_BYTES_MAX in libs/gateway/api/src/gateway-settings.ts.
+    const largestRequestBytes = Math.ceil(RECEIPT_BYTES_MAX / 3) * 4 + REQUEST_BODY_BYTES_MAX;
+    const units: Record<string, number> = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 };
+    for (const ingress of ofKind('Ingress')) {
+      const limit = /^(\d+)([kmg]?)$/i.exec(ingress.metadata.annotations?.['nginx.ingress.kubernetes.io/proxy-body-size'] ?? '');
+      const limitBytes = limit ? Number(limit[1]) * units[limit[2].toLowerCase()] : 0;
+      expect({ ingress: ingress.metadata.name, enough: limitBytes >= largestRequestBytes }).toEqual({ ingress: ingress.metadata.name, enough: true });
+    }
+  });
+
   it('runs every container of the services and Jobs non-root, read-only, without privileges, with requests and limits', () => {
     const findings = [...deployments, ...jobs].flatMap((workload) => {
       const pod = podOf(workload);
@@ -239,6 +252,21 @@ describe.each(['dev', 'prod'])('the %s overlay', (overlay) => {
         dropped: ['ALL'],
         requests: ['cpu', 'memory'],
         limits: ['cpu', 'memory'],
+      });
+    }
+  });
+
+  it('runs Kafka and PostgreSQL as StatefulSets in dev only, non-root and without privileges', () => {
+    const statefulSets = ofKind('StatefulSet');
+    expect(statefulSets.map((statefulSet) => statefulSet.metadata.name).sort()).toEqual(overlay === 'dev' ? ['kafka', 'postgres'] : []);
+    for (const statefulSet of statefulSets) {
+      const pod = podOf(statefulSet);
+      const container = pod.containers[0];
+      expect({ name: statefulSet.metadata.name, runAsNonRoot: pod.securityContext?.runAsNonRoot, escalation: container.securityContext?.allowPrivilegeEscalation, dropped: container.securityContext?.capabilities?.drop }).toEqual({
+        name: statefulSet.metadata.name,
+        runAsNonRoot: true,
+        escalation: false,
+        dropped: ['ALL'],
       });
     }
   });
