@@ -86,7 +86,13 @@ const catalogPort = (name: string) => present(services.find((service) => service
 
 /** The overlay as `kubectl kustomize` renders it, one object per resource. */
 function render(overlay: string): Resource[] {
-  const text = execFileSync('kubectl', ['kustomize', join(repositoryRoot, 'deploy/k8s/overlays', overlay)], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
+  let text: string;
+  try {
+    text = execFileSync('kubectl', ['kustomize', join(repositoryRoot, 'deploy/k8s/overlays', overlay)], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new Error('deploy/k8s/k8s.spec.ts renders the overlays with kubectl (its built-in kustomize): install kubectl');
+    throw error;
+  }
   return YAML.parseAllDocuments(text)
     .map((document) => document.toJSON() as Resource | null)
     .filter((resource): resource is Resource => resource !== null);
