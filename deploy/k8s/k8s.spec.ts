@@ -1,0 +1,322 @@
+/**
+ * Goal: the Kubernetes manifests (deploy/k8s) and the service catalog (deploy/catalog/services.json)
+ * cannot drift apart, and neither overlay loses the platform's safety settings. For both
+ * overlays, as `kubectl kustomize` renders them: every catalog service has exactly one
+ * Deployment and one Service on the catalog's port, probed on the catalog's health paths, and
+ * no Deployment exists that the catalog lacks; public Ingresses route only /v2 and /pay to the
+ * gateway and internal ones only /backoffice; every container runs non-root with a read-only
+ * root filesystem and has requests and limits; each service's configuration finds every
+ * variable it requires; each internal port admits exactly the services whose configuration
+ * names its URL; consumers never scale past the partition count; the stop sequence fits in the
+ * grace period; dev generates every Secret it references, prod none.
+ * Method: the rendered YAML is parsed; the facts that only exist as source text (which
+ * variables a config reads, with or without a default) are read from the files the catalog names.
+ * Needs kubectl (its built-in kustomize). deploy/k8s/validate.sh checks the schemas.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { REQUEST_BODY_BYTES_MAX } from '@mp/gateway-api';
+import { RECEIPT_BYTES_MAX } from '@mp/shared-util-validation';
+import YAML from 'yaml';
+
+interface CatalogService {
+  name: string;
+  config: string;
+  devPort: number;
+  health: { live: string; ready: string };
+}
+
+interface Probe {
+  httpGet?: { path: string; port: number | string };
+}
+interface Container {
+  name: string;
+  image: string;
+  ports?: Array<{ name?: string; containerPort: number }>;
+  env?: Array<{ name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string }; configMapKeyRef?: { name: string; key: string } } }>;
+  envFrom?: Array<{ configMapRef?: { name: string }; secretRef?: { name: string } }>;
+  startupProbe?: Probe;
+  livenessProbe?: Probe;
+  readinessProbe?: Probe;
+  lifecycle?: { preStop?: { exec?: { command: string[] } } };
+  resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
+  securityContext?: { allowPrivilegeEscalation?: boolean; readOnlyRootFilesystem?: boolean; capabilities?: { drop?: string[] } };
+}
+interface PodSpec {
+  containers: Container[];
+  terminationGracePeriodSeconds?: number;
+  securityContext?: { runAsNonRoot?: boolean; runAsUser?: number; seccompProfile?: { type: string } };
+}
+interface Resource {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  // The fields read below differ by kind; each check casts to what its kind has.
+  spec?: Record<string, unknown> & { template?: { spec: PodSpec } };
+  data?: Record<string, string>;
+}
+interface IngressPath {
+  path: string;
+  backend: { service: { name: string; port: { name?: string; number?: number } } };
+}
+interface PolicyPeer {
+  podSelector?: { matchLabels?: Record<string, string> };
+  namespaceSelector?: { matchLabels?: Record<string, string> };
+}
+interface PolicyRule {
+  ports?: Array<{ port: number }>;
+  from?: PolicyPeer[];
+}
+
+const repositoryRoot = resolve(__dirname, '../..');
+const read = (path: string) => readFileSync(join(repositoryRoot, path), 'utf8');
+const services = (JSON.parse(read('deploy/catalog/services.json')) as { services: CatalogService[] }).services;
+const envPrefix = (name: string) => name.toUpperCase().replaceAll('-', '_');
+const NAME_LABEL = 'app.kubernetes.io/name';
+
+/** The value, or a failing test that names what is missing. */
+function present<T>(value: T | null | undefined, what: string): T {
+  if (value === null || value === undefined) throw new Error(`${what} is missing`);
+  return value;
+}
+const specOf = (resource: Resource) => present(resource.spec, `the spec of ${resource.kind}/${resource.metadata.name}`);
+const podOf = (workload: Resource) => present(workload.spec?.template, `the pod template of ${workload.kind}/${workload.metadata.name}`).spec;
+const catalogPort = (name: string) => present(services.find((service) => service.name === name), `the catalog service ${name}`).devPort;
+
+/** The overlay as `kubectl kustomize` renders it, one object per resource. */
+function render(overlay: string): Resource[] {
+  let text: string;
+  try {
+    text = execFileSync('kubectl', ['kustomize', join(repositoryRoot, 'deploy/k8s/overlays', overlay)], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new Error('deploy/k8s/k8s.spec.ts renders the overlays with kubectl (its built-in kustomize): install kubectl');
+    throw error;
+  }
+  return YAML.parseAllDocuments(text)
+    .map((document) => document.toJSON() as Resource | null)
+    .filter((resource): resource is Resource => resource !== null);
+}
+
+/** Generated names carry a content hash (platform-4h7mh56k5m): the name without it. */
+const baseName = (generatedName: string) => generatedName.replace(/-[a-z0-9]{10}$/, '');
+
+/**
+ * The variables a service's config file reads, each with whether it has a default. A reader
+ * call with no `default` (and no boolean default) stops the service at boot when the variable is
+ * missing. KAFKA_BROKERS is read by the shared Kafka config (readKafkaConnectionConfig) and required.
+ */
+function configVariables(configFile: string): Map<string, { required: boolean }> {
+  const source = read(configFile);
+  const variables = new Map<string, { required: boolean }>();
+  for (const match of source.matchAll(/reader\.(string|url|base64Key|list|integer|oneOf|boolean|optionalString)\('([A-Z0-9_]+)'([^\n]*)/g)) {
+    const [, method, name, rest] = match;
+    const required = method !== 'optionalString' && method !== 'boolean' && method !== 'oneOf' && !/\bdefault\b/.test(rest);
+    variables.set(name, { required });
+  }
+  if (source.includes('readKafkaConnectionConfig(reader)')) variables.set('KAFKA_BROKERS', { required: true });
+  return variables;
+}
+
+/** Which services a service calls: the <NAME>_INTERNAL_URL its config reads (GATEWAY_INTERNAL_URL is the gateway's internal listener). */
+function calledServices(service: CatalogService): string[] {
+  return [...configVariables(service.config).keys()]
+    .filter((name) => name.endsWith('_INTERNAL_URL'))
+    .map((name) => name.slice(0, -'_INTERNAL_URL'.length).toLowerCase());
+}
+
+/** The port a caller reaches a service on: the gateway's internal listener for the gateway, the catalog port otherwise. */
+const GATEWAY_INTERNAL_PORT = 3010;
+const internalPort = (name: string) => (name === 'gateway' ? GATEWAY_INTERNAL_PORT : catalogPort(name));
+
+/**
+ * The keys of the Secrets a pod takes whole (envFrom), by name without the hash: prod commits no
+ * Secret, so the keys are those of dev's example Secrets, which a prod Secret must also have.
+ */
+const secretKeysByName = new Map(
+  render('dev')
+    .filter((resource) => resource.kind === 'Secret')
+    .map((secret) => [baseName(secret.metadata.name), Object.keys(secret.data ?? {})]),
+);
+
+describe.each(['dev', 'prod'])('the %s overlay', (overlay) => {
+  const resources = render(overlay);
+  const ofKind = (kind: string) => resources.filter((resource) => resource.kind === kind);
+  const deployments = ofKind('Deployment');
+  const jobs = ofKind('Job');
+  const named = (kind: string, name: string) => ofKind(kind).filter((resource) => resource.metadata.name === name);
+  const containerOf = (name: string) => podOf(named('Deployment', name)[0]).containers[0];
+  const platformConfig = present(ofKind('ConfigMap').find((configMap) => baseName(configMap.metadata.name) === 'platform')?.data, 'the platform ConfigMap');
+
+  it('has exactly the catalog services as Deployments (the ops Jobs aside)', () => {
+    expect(deployments.map((deployment) => deployment.metadata.name).sort()).toEqual(services.map((service) => service.name).sort());
+  });
+
+  it.each(services.map((service) => [service.name, service] as const))('runs %s on its catalog port, probed on its catalog health paths', (_name, service) => {
+    expect(named('Deployment', service.name)).toHaveLength(1);
+    const serviceResources = named('Service', service.name);
+    expect(serviceResources).toHaveLength(1);
+    const servicePorts = (specOf(serviceResources[0]).ports as Array<{ port: number; targetPort: number | string }>).map((port) => port.port);
+    expect(servicePorts).toEqual([service.devPort]);
+
+    const container = containerOf(service.name);
+    const portNumber = (port: number | string) => (typeof port === 'number' ? port : (container.ports ?? []).find((candidate) => candidate.name === port)?.containerPort);
+    expect(container.env).toContainEqual({ name: `${envPrefix(service.name)}_HTTP_PORT`, value: String(service.devPort) });
+    expect(container.env).toContainEqual({ name: `${envPrefix(service.name)}_HTTP_HOST`, value: '0.0.0.0' });
+    const probes = { startup: container.startupProbe, liveness: container.livenessProbe, readiness: container.readinessProbe };
+    const probed = Object.fromEntries(Object.entries(probes).map(([kind, probe]) => [kind, probe?.httpGet && { path: probe.httpGet.path, port: portNumber(probe.httpGet.port) }]));
+    expect(probed).toEqual({
+      startup: { path: service.health.live, port: service.devPort },
+      liveness: { path: service.health.live, port: service.devPort },
+      readiness: { path: service.health.ready, port: service.devPort },
+    });
+  });
+
+  it.each(services.map((service) => [service.name, service] as const))('gives %s every variable its config requires', (_name, service) => {
+    const container = containerOf(service.name);
+    const wholeSourceKeys = (container.envFrom ?? []).flatMap((source) => {
+      if (source.secretRef) return secretKeysByName.get(baseName(source.secretRef.name)) ?? [];
+      const configMap = ofKind('ConfigMap').find((candidate) => candidate.metadata.name === source.configMapRef?.name);
+      return Object.keys(configMap?.data ?? {});
+    });
+    const provided = new Set([...(container.env ?? []).map((variable) => variable.name), ...wholeSourceKeys]);
+    const required = [...configVariables(service.config)].filter(([, { required }]) => required).map(([name]) => name);
+    expect(required.filter((name) => !provided.has(name))).toEqual([]);
+  });
+
+  it('points every *_INTERNAL_URL at the called service and admits exactly those callers on its internal port', () => {
+    const policies = ofKind('NetworkPolicy');
+    const admittedCallers = (name: string, port: number) =>
+      policies
+        .filter((policy) => (specOf(policy).podSelector as { matchLabels?: Record<string, string> }).matchLabels?.[NAME_LABEL] === name)
+        .flatMap((policy) => (specOf(policy).ingress as PolicyRule[] | undefined) ?? [])
+        .filter((rule) => rule.ports?.some((candidate) => candidate.port === port))
+        .flatMap((rule) => rule.from ?? [])
+        .map((peer) => peer.podSelector?.matchLabels?.[NAME_LABEL])
+        .filter((caller): caller is string => caller !== undefined && services.some((service) => service.name === caller));
+    const expectedCallers = new Map<string, string[]>();
+    for (const caller of services) {
+      for (const called of calledServices(caller)) {
+        const url = containerOf(caller.name).env?.find((variable) => variable.name === `${envPrefix(called)}_INTERNAL_URL`)?.value;
+        expect({ caller: caller.name, url }).toEqual({ caller: caller.name, url: `http://${called === 'gateway' ? 'gateway-internal' : called}:${internalPort(called)}` });
+        expectedCallers.set(called, [...(expectedCallers.get(called) ?? []), caller.name]);
+      }
+    }
+    const admitted = Object.fromEntries(services.map((service) => [service.name, admittedCallers(service.name, internalPort(service.name)).sort()]));
+    const expected = Object.fromEntries(services.map((service) => [service.name, (expectedCallers.get(service.name) ?? []).sort()]));
+    expect(admitted).toEqual(expected);
+    expect(policies.find((policy) => policy.metadata.name === 'default-deny-ingress')?.spec).toEqual({ podSelector: {}, policyTypes: ['Ingress'] });
+  });
+
+  it('routes only /v2 and /pay through public Ingresses, and only /backoffice through internal ones, all to the gateway', () => {
+    const ingresses = ofKind('Ingress');
+    const routes = (exposure: string) =>
+      ingresses
+        .filter((ingress) => ingress.metadata.labels?.['merchant-payments/exposure'] === exposure)
+        .flatMap((ingress) => (specOf(ingress).rules as Array<{ http: { paths: IngressPath[] } }>).flatMap((rule) => rule.http.paths))
+        .map((path) => `${path.path} -> ${path.backend.service.name}:${path.backend.service.port.name ?? path.backend.service.port.number}`);
+    expect(ingresses.filter((ingress) => !['public', 'internal'].includes(ingress.metadata.labels?.['merchant-payments/exposure'] ?? ''))).toEqual([]);
+    expect(routes('public').sort()).toEqual(['/pay -> gateway:http', '/v2 -> gateway:http']);
+    expect(routes('internal').every((route) => route === '/backoffice -> gateway:http')).toBe(true);
+    const gatewayPorts = specOf(named('Service', 'gateway')[0]).ports as Array<{ name: string; port: number }>;
+    expect(gatewayPorts.find((port) => port.name === 'http')?.port).toBe(catalogPort('gateway'));
+  });
+
+  it("lets the gateway's largest request through every Ingress, so that the gateway, not the controller, refuses a larger one", () => {
+    // A dispute (endpoint 14) with a receipt as base64, as DISPUTE_REQUEST_BODY_BYTES_MAX in libs/gateway/api/src/gateway-settings.ts.
+    const largestRequestBytes = Math.ceil(RECEIPT_BYTES_MAX / 3) * 4 + REQUEST_BODY_BYTES_MAX;
+    const units: Record<string, number> = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 };
+    for (const ingress of ofKind('Ingress')) {
+      const limit = /^(\d+)([kmg]?)$/i.exec(ingress.metadata.annotations?.['nginx.ingress.kubernetes.io/proxy-body-size'] ?? '');
+      const limitBytes = limit ? Number(limit[1]) * units[limit[2].toLowerCase()] : 0;
+      expect({ ingress: ingress.metadata.name, enough: limitBytes >= largestRequestBytes }).toEqual({ ingress: ingress.metadata.name, enough: true });
+    }
+  });
+
+  it('runs every container of the services and Jobs non-root, read-only, without privileges, with requests and limits', () => {
+    const findings = [...deployments, ...jobs].flatMap((workload) => {
+      const pod = podOf(workload);
+      return pod.containers.map((container) => ({
+        workload: `${workload.kind}/${workload.metadata.name}`,
+        runAsNonRoot: pod.securityContext?.runAsNonRoot === true && pod.securityContext.runAsUser !== 0,
+        seccomp: pod.securityContext?.seccompProfile?.type,
+        allowPrivilegeEscalation: container.securityContext?.allowPrivilegeEscalation,
+        readOnlyRootFilesystem: container.securityContext?.readOnlyRootFilesystem,
+        dropped: container.securityContext?.capabilities?.drop,
+        requests: Object.keys(container.resources?.requests ?? {}).sort(),
+        limits: Object.keys(container.resources?.limits ?? {}).sort(),
+      }));
+    });
+    expect(findings.length).toBeGreaterThanOrEqual(services.length + 2);
+    for (const finding of findings) {
+      expect(finding).toEqual({
+        workload: finding.workload,
+        runAsNonRoot: true,
+        seccomp: 'RuntimeDefault',
+        allowPrivilegeEscalation: false,
+        readOnlyRootFilesystem: true,
+        dropped: ['ALL'],
+        requests: ['cpu', 'memory'],
+        limits: ['cpu', 'memory'],
+      });
+    }
+  });
+
+  it('runs Kafka and PostgreSQL as StatefulSets in dev only, non-root and without privileges', () => {
+    const statefulSets = ofKind('StatefulSet');
+    expect(statefulSets.map((statefulSet) => statefulSet.metadata.name).sort()).toEqual(overlay === 'dev' ? ['kafka', 'postgres'] : []);
+    for (const statefulSet of statefulSets) {
+      const pod = podOf(statefulSet);
+      const container = pod.containers[0];
+      expect({ name: statefulSet.metadata.name, runAsNonRoot: pod.securityContext?.runAsNonRoot, escalation: container.securityContext?.allowPrivilegeEscalation, dropped: container.securityContext?.capabilities?.drop }).toEqual({
+        name: statefulSet.metadata.name,
+        runAsNonRoot: true,
+        escalation: false,
+        dropped: ['ALL'],
+      });
+    }
+  });
+
+  it('gives every service time to stop: the preStop pause plus SHUTDOWN_GRACE_MS fits in the grace period', () => {
+    const shutdownGraceSeconds = Number(platformConfig['SHUTDOWN_GRACE_MS']) / 1000;
+    for (const deployment of deployments) {
+      const pod = podOf(deployment);
+      const pause = Number(pod.containers[0].lifecycle?.preStop?.exec?.command.at(-1) ?? 0);
+      expect({ deployment: deployment.metadata.name, fits: pause + shutdownGraceSeconds < (pod.terminationGracePeriodSeconds ?? 30) }).toEqual({ deployment: deployment.metadata.name, fits: true });
+    }
+  });
+
+  it('never scales a consumer past the partition count, where more replicas would sit idle', () => {
+    const partitions = Number(platformConfig['KAFKA_TOPIC_PARTITIONS']);
+    const consumers = services.filter((service) => service.name !== 'gateway').map((service) => service.name);
+    const autoscalers = ofKind('HorizontalPodAutoscaler');
+    for (const autoscaler of autoscalers.filter((candidate) => consumers.includes(candidate.metadata.name))) {
+      const maxReplicas = Number(specOf(autoscaler).maxReplicas);
+      expect({ consumer: autoscaler.metadata.name, maxReplicas }).toEqual({ consumer: autoscaler.metadata.name, maxReplicas: Math.min(maxReplicas, partitions) });
+    }
+    if (overlay === 'dev') {
+      expect(autoscalers).toEqual([]);
+      expect(deployments.map((deployment) => specOf(deployment).replicas)).toEqual(deployments.map(() => 1));
+    } else {
+      expect(autoscalers.map((autoscaler) => autoscaler.metadata.name).sort()).toEqual(services.map((service) => service.name).sort());
+    }
+  });
+
+  it(overlay === 'dev' ? 'generates every Secret key it references' : 'commits no Secret: every one it references comes from the secret store', () => {
+    const referenced = [...deployments, ...jobs, ...ofKind('StatefulSet')].flatMap((workload) =>
+      podOf(workload).containers.flatMap((container) => [
+        ...(container.env ?? []).flatMap((variable) => (variable.valueFrom?.secretKeyRef ? [variable.valueFrom.secretKeyRef] : [])),
+        // A Secret taken whole needs only to exist.
+        ...(container.envFrom ?? []).flatMap((source) => (source.secretRef ? [{ name: source.secretRef.name, key: undefined }] : [])),
+      ]),
+    );
+    expect(referenced.length).toBeGreaterThan(0);
+    const secrets = ofKind('Secret');
+    if (overlay === 'prod') {
+      expect(secrets).toEqual([]);
+      return;
+    }
+    const missing = referenced.filter(({ name, key }) => !secrets.some((secret) => secret.metadata.name === name && (key === undefined || secret.data?.[key] !== undefined)));
+    expect(missing).toEqual([]);
+  });
+});
