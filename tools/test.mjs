@@ -44,6 +44,7 @@ async function staticCheck(name, command, args) {
 
 /** Run by a full `npm test` after jest: each one command of its own, counted as one test. */
 const DEPLOY_CHECKS = [
+  ['Kubernetes overlays render and validate offline (npm run k8s:validate)', 'bash', [join(root, 'deploy/k8s/validate.sh')]],
   ['compose smoke test (npm run compose:smoke: images, stack, walk-through, replicas killed under load, audit)', process.execPath, [join(root, 'deploy/compose/smoke.mjs')]],
 ];
 

@@ -304,8 +304,8 @@ async function walkThrough({ baseUrl, demo, sink, sinkUrl }) {
   const payerPage = await fetch(created.body.redirect_url.replace(/^https?:\/\/[^/]+/, baseUrl));
   check(payerPage.status === 200, `payer page ${created.body.redirect_url}: HTTP ${payerPage.status}`);
   await payAndConfirm(baseUrl, demo, orderId, created.body.redirect_url);
-  const order = await waitForStatus(request, orderId, 'COMPLETED');
-  await waitFor(() => sink.verified.some((callback) => JSON.stringify(callback.body).includes(orderId) && JSON.stringify(callback.body).includes('COMPLETED')), `the verified COMPLETED callback of ${orderId}`, 60_000);
+  const order = await waitForStatus(request, orderId, 'SUCCEEDED');
+  await waitFor(() => sink.verified.some((callback) => JSON.stringify(callback.body).includes(orderId) && JSON.stringify(callback.body).includes('SUCCEEDED')), `the verified SUCCEEDED callback of ${orderId}`, 60_000);
   const after = await request('GET', '/v2/merchant/balances');
   const moved = availableMinor(after.body, 'RUB') - availableMinor(before.body, 'RUB');
   check(moved === toMinor(order.amount) - toMinor(order.fee), `the balance moved by ${moved}, expected ${toMinor(order.amount) - toMinor(order.fee)} (amount ${order.amount}, fee ${order.fee})`);
@@ -370,7 +370,7 @@ async function verifyNothingLost({ stack, baseUrl, demo, sink, load }) {
   const confirmed = load.outcomes.filter((outcome) => outcome.confirmed);
   let expected = 0n;
   for (const outcome of confirmed) {
-    const order = await waitForStatus(request, outcome.orderId, 'COMPLETED');
+    const order = await waitForStatus(request, outcome.orderId, 'SUCCEEDED');
     expected += toMinor(order.amount) - toMinor(order.fee);
   }
   let moved = 0n;
@@ -380,8 +380,8 @@ async function verifyNothingLost({ stack, baseUrl, demo, sink, load }) {
   }, 'the balance to move by the completed pay-ins', 120_000).catch(() => {
     throw new SmokeFailure(`the balance moved by ${moved} minor units; the ${confirmed.length} completed pay-ins add up to ${expected}: money was ${moved > expected ? 'created' : 'lost'}`);
   });
-  const completedCallback = (orderId) => sink.verified.some(({ body }) => body?.data?.order_id === orderId && JSON.stringify(body).includes('COMPLETED'));
-  await waitFor(() => confirmed.every(({ orderId }) => completedCallback(orderId)), 'a verified COMPLETED callback for every completed pay-in', 120_000);
+  const completedCallback = (orderId) => sink.verified.some(({ body }) => body?.data?.order_id === orderId && JSON.stringify(body).includes('SUCCEEDED'));
+  await waitFor(() => confirmed.every(({ orderId }) => completedCallback(orderId)), 'a verified SUCCEEDED callback for every completed pay-in', 120_000);
   const [ledger] = await stack.containers('ledger');
   const audit = await run('docker', ['exec', ledger, 'node', 'dist/apps/ledger/src/audit.js'], { quiet: true, allowFailure: true });
   check(audit.code === 0, `the ledger audit found discrepancies:\n${audit.output}`);
