@@ -27,8 +27,11 @@ export class UnknownKeyVersionError extends Error {
   constructor(
     readonly keyVersion: number,
     knownVersions: readonly number[],
+    where?: string,
   ) {
-    super(`secret sealed with key version ${keyVersion}, which is not in the keyring (has ${knownVersions.join(', ')}): configure that version's key among the retired keys`);
+    super(
+      `secret sealed with key version ${keyVersion}, which is not in the keyring (has ${knownVersions.join(', ')}): configure that version's key among the retired keys${where ? ` (${where})` : ''}`,
+    );
     this.name = 'UnknownKeyVersionError';
   }
 }
