@@ -75,7 +75,7 @@ function describe(report: ResealReport, retiredVersions: number[]): string {
   return [
     `${report.store}: current key version ${report.currentVersion}, retired ${retiredVersions.length === 0 ? 'none' : retiredVersions.map((version) => `v${version}`).join(', ')}`,
     `  before:     ${counts(report.before)}`,
-    `  re-sealed:  ${report.resealed}${report.dryRun ? ' (dry run: would be; nothing was written)' : ''}`,
+    report.dryRun ? `  would re-seal: ${report.resealed} (dry run: nothing was written)` : `  re-sealed:  ${report.resealed}`,
     ...(report.changedMeanwhile > 0 ? [`  changed by a running service meanwhile, left as written: ${report.changedMeanwhile}`] : []),
     `  remaining under a retired key: ${remaining === 0 ? 'none' : counts(report.remaining)}`,
     remaining === 0 ? 'Nothing is sealed under a retired key: the retired keys can be removed.' : report.dryRun ? 'Run without --dry-run to re-seal.' : 'Run again: values remain under a retired key.',
