@@ -33,6 +33,7 @@ import { build, builtEntry } from '../../tools/build-workspace.mjs';
 import { parseCommandLine } from '../../tools/cli-arguments.mjs';
 import { catalogServices } from '../catalog/catalog.mjs';
 import { ensureDatabases, freePorts, startInfra, startKafka, startPostgres } from './infra.mjs';
+import { MASTER_KEY_FILES, masterKeyringEnvironment } from './master-keyring.mjs';
 import { ServiceSupervisor } from './supervisor.mjs';
 
 /**
@@ -42,9 +43,9 @@ import { ServiceSupervisor } from './supervisor.mjs';
  * every other service's <NAME>_INTERNAL_URL; EXTRA_ENV adds what only one service needs.
  */
 const EXTRA_ENV = {
-  payments: () => ({ PAYMENTS_SECRETS_MASTER_KEY: masterKey('PAYMENTS_SECRETS_MASTER_KEY', 'payments-master.key') }),
+  payments: () => masterKeyring('PAYMENTS_SECRETS'),
   // GATEWAY_INSTANCE_ID is fixed so every start reuses one reply topic (gateway.replies.gateway-local).
-  gateway: ({ masterKey, serviceToken, gatewayInternalPort }) => ({ MERCHANT_SECRETS_MASTER_KEY: masterKey, INTERNAL_SERVICE_TOKEN: serviceToken, GATEWAY_INTERNAL_HTTP_PORT: String(gatewayInternalPort), GATEWAY_INSTANCE_ID: 'gateway-local' }),
+  gateway: ({ serviceToken, gatewayInternalPort }) => ({ ...masterKeyring('MERCHANT_SECRETS'), INTERNAL_SERVICE_TOKEN: serviceToken, GATEWAY_INTERNAL_HTTP_PORT: String(gatewayInternalPort), GATEWAY_INSTANCE_ID: 'gateway-local' }),
   // Webhook secrets come from the gateway's internal-only listener, not the public port the convention's GATEWAY_INTERNAL_URL names.
   callbacks: ({ serviceToken, gatewayInternalPort }) => ({ INTERNAL_SERVICE_TOKEN: serviceToken, GATEWAY_INTERNAL_URL: `http://127.0.0.1:${gatewayInternalPort}` }),
 };
@@ -191,12 +192,11 @@ function postmasterPid(dataDir) {
   }
 }
 
-/** A service's master key (the gateway's for merchant secrets, payments' for recipient accounts), generated once for this machine's dev state. */
-function masterKey(variable = 'MERCHANT_SECRETS_MASTER_KEY', fileName = 'master.key') {
-  if (process.env[variable]) return process.env[variable];
-  const file = join(stateDir, fileName);
-  if (!existsSync(file)) writePrivate(file, randomBytes(32).toString('base64'));
-  return readFileSync(file, 'utf8').trim();
+/** A service's master keyring (see master-keyring.mjs); its first key is generated once for this machine's dev state. */
+function masterKeyring(prefix) {
+  const keyFile = join(stateDir, MASTER_KEY_FILES[prefix]);
+  if (!process.env[`${prefix}_MASTER_KEY`] && !existsSync(keyFile)) writePrivate(keyFile, randomBytes(32).toString('base64'));
+  return masterKeyringEnvironment(stateDir, prefix);
 }
 
 ////////// Services
@@ -392,7 +392,7 @@ try {
   const { ports, gatewayInternalPort } = await servicePorts();
   // The gateway's internal listener and the callback dispatcher share it; a new one per start.
   const serviceToken = randomBytes(24).toString('hex');
-  const system = { ...infra, ports, gatewayInternalPort, serviceToken, masterKey: masterKey(), urlOf: (name) => `http://127.0.0.1:${ports.get(name)}` };
+  const system = { ...infra, ports, gatewayInternalPort, serviceToken, urlOf: (name) => `http://127.0.0.1:${ports.get(name)}` };
   writeEndpoints(system);
   await startServices(system);
   if (!stopping) {

@@ -29,7 +29,7 @@ export class AppModule {
           paymentsReadTimeoutMs: config.paymentsReadTimeoutMs,
           allowHttpCallbackUrls: config.allowHttpCallbackUrls,
           commandPartitions: config.commandPartitions,
-          secretsMasterKey: config.secretsMasterKey,
+          secretsKeyring: config.secretsKeyring,
           credentialCacheTtlMs: config.credentialCacheTtlMs,
           callbacksInternalUrl: config.callbacksInternalUrl,
           webhookSecretOverlapHours: config.webhookSecretOverlapHours,

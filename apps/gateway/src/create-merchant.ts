@@ -23,7 +23,7 @@ async function main(): Promise<void> {
   await dataSource.initialize();
   try {
     await dataSource.runMigrations();
-    const store = new MerchantCredentialStore(dataSource, new SecretBox(storage.secretsMasterKey), 0);
+    const store = new MerchantCredentialStore(dataSource, new SecretBox(storage.secretsKeyring), 0);
     const merchant = await store.createMerchant(args.name ?? '', args['callback-url'] ?? null);
     if (args.json) {
       console.log(JSON.stringify({ merchant_id: merchant.merchantId, name: merchant.name, api_secret: merchant.apiSecret, webhook_secret: merchant.webhookSecret }));

@@ -60,3 +60,22 @@ describe('gateway config: callbacks', () => {
     }
   });
 });
+
+describe('gateway config: master keyring', () => {
+  const current = randomBytes(32);
+  const retired = randomBytes(32);
+  const minimal = { GATEWAY_DATABASE_URL: 'postgres://gw@127.0.0.1:5432/gateway', KAFKA_BROKERS: '127.0.0.1:9092', MERCHANT_SECRETS_MASTER_KEY: current.toString('base64') };
+
+  it('reads MERCHANT_SECRETS_MASTER_KEY alone as key version 1, and a rotated keyring with its retired keys', () => {
+    expect(loadGatewayConfig(minimal).secretsKeyring.versions).toEqual([1]);
+    const keyring = loadGatewayConfig({ ...minimal, MERCHANT_SECRETS_MASTER_KEY_VERSION: '2', MERCHANT_SECRETS_RETIRED_KEYS: `1:${retired.toString('base64')}` }).secretsKeyring;
+    expect(keyring.currentVersion).toBe(2);
+    expect(keyring.keyFor(1).equals(retired)).toBe(true);
+  });
+
+  it('refuses a retired key list that repeats a version, naming the variable', () => {
+    expect(() => loadGatewayConfig({ ...minimal, MERCHANT_SECRETS_MASTER_KEY_VERSION: '3', MERCHANT_SECRETS_RETIRED_KEYS: `1:${retired.toString('base64')},1:${randomBytes(32).toString('base64')}` })).toThrow(
+      /MERCHANT_SECRETS_RETIRED_KEYS lists version 1 twice/,
+    );
+  });
+});

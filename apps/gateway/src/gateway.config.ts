@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { MASTER_KEY_BYTES } from '@mp/access-domain';
 import { isTrustedProxyEntry } from '@mp/gateway-api';
 import { ConfigReader, readKafkaConnectionConfig, readLogFormat, type Environment, type KafkaConnectionConfig, type LogFormat } from '@mp/shared-util-config';
 import { readHealthConfig, type HealthConfig } from '@mp/shared-health';
+import { readMasterKeyring, type SecretKeyring } from '@mp/shared-util-secret-box';
 
 export interface GatewayConfig extends KafkaConnectionConfig, HealthConfig {
   logFormat: LogFormat;
@@ -18,7 +18,8 @@ export interface GatewayConfig extends KafkaConnectionConfig, HealthConfig {
   disputesInternalUrl: string;
   paymentsReadTimeoutMs: number;
   allowHttpCallbackUrls: boolean;
-  secretsMasterKey: Buffer;
+  /** MERCHANT_SECRETS_MASTER_KEY (current) and MERCHANT_SECRETS_RETIRED_KEYS: seals and opens merchant API and webhook secrets. */
+  secretsKeyring: SecretKeyring;
   credentialCacheTtlMs: number;
   callbacksInternalUrl: string;
   webhookSecretOverlapHours: number;
@@ -31,12 +32,12 @@ export interface GatewayConfig extends KafkaConnectionConfig, HealthConfig {
 }
 
 /** The database and master-key part, shared by the server and the operator command. */
-export function loadGatewayStorageConfig(reader: ConfigReader): Pick<GatewayConfig, 'databaseUrl' | 'databasePoolMax' | 'secretsMasterKey'> {
-  const secretsMasterKey = reader.base64Key('MERCHANT_SECRETS_MASTER_KEY', MASTER_KEY_BYTES);
+export function loadGatewayStorageConfig(reader: ConfigReader): Pick<GatewayConfig, 'databaseUrl' | 'databasePoolMax' | 'secretsKeyring'> {
+  const secretsKeyring = readMasterKeyring(reader, 'MERCHANT_SECRETS');
   return {
     databaseUrl: reader.url('GATEWAY_DATABASE_URL', { protocols: ['postgres:', 'postgresql:'] }),
     databasePoolMax: reader.integer('GATEWAY_DATABASE_POOL_MAX', { default: 10, min: 1, max: 200 }),
-    secretsMasterKey,
+    secretsKeyring,
   };
 }
 

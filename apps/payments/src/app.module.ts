@@ -21,7 +21,7 @@ export class AppModule {
         }),
         PaymentsModule.forRoot({
           payerPageBaseUrl: config.publicBaseUrl,
-          secretsMasterKey: config.secretsMasterKey,
+          secretsKeyring: config.secretsKeyring,
           crashAfterCommitOf: config.crashAfterCommitOf,
           commandPartitions: config.commandPartitions,
           expirySweepIntervalMs: config.expirySweepIntervalMs,

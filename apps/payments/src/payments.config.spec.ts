@@ -16,8 +16,19 @@ describe('payments config', () => {
     throw new Error('expected a ConfigError');
   }
 
-  it('reads the secrets master key', () => {
-    expect(loadPaymentsConfig(minimal).secretsMasterKey.equals(key)).toBe(true);
+  it('reads the secrets master key as key version 1 when no version is given', () => {
+    const keyring = loadPaymentsConfig(minimal).secretsKeyring;
+    expect(keyring.currentVersion).toBe(1);
+    expect(keyring.keyFor(1).equals(key)).toBe(true);
+  });
+
+  it('reads a rotated keyring: the current key with its version, the retired ones by version', () => {
+    const next = randomBytes(32);
+    const keyring = loadPaymentsConfig({ ...minimal, PAYMENTS_SECRETS_MASTER_KEY: next.toString('base64'), PAYMENTS_SECRETS_MASTER_KEY_VERSION: '2', PAYMENTS_SECRETS_RETIRED_KEYS: `1:${key.toString('base64')}` }).secretsKeyring;
+    expect(keyring.currentVersion).toBe(2);
+    expect(keyring.retiredVersions).toEqual([1]);
+    expect(keyring.keyFor(1).equals(key)).toBe(true);
+    expect(problemsOf({ ...minimal, PAYMENTS_SECRETS_RETIRED_KEYS: `1:${next.toString('base64')}` })).toMatch(/PAYMENTS_SECRETS_RETIRED_KEYS lists version 1, the current PAYMENTS_SECRETS_MASTER_KEY_VERSION/);
   });
 
   it('refuses to start without the secrets master key, or with one of the wrong size', () => {

@@ -1,6 +1,6 @@
 import { ConfigReader, readKafkaConnectionConfig, readLogFormat, type Environment, type KafkaConnectionConfig, type LogFormat } from '@mp/shared-util-config';
 import { readHealthConfig, type HealthConfig } from '@mp/shared-health';
-import { MASTER_KEY_BYTES } from '@mp/shared-util-secret-box';
+import { readMasterKeyring, type SecretKeyring } from '@mp/shared-util-secret-box';
 
 export interface PaymentsConfig extends KafkaConnectionConfig, HealthConfig {
   logFormat: LogFormat;
@@ -9,8 +9,8 @@ export interface PaymentsConfig extends KafkaConnectionConfig, HealthConfig {
   databaseUrl: string;
   databasePoolMax: number;
   publicBaseUrl: string;
-  /** Encrypts recipient account numbers and keys payer-page tokens (a key per purpose is derived from it). */
-  secretsMasterKey: Buffer;
+  /** PAYMENTS_SECRETS_MASTER_KEY (current) and PAYMENTS_SECRETS_RETIRED_KEYS: encrypt recipient account numbers and key payer-page tokens (a key per purpose is derived from each). */
+  secretsKeyring: SecretKeyring;
   crashAfterCommitOf: string | null;
   ledgerInternalUrl: string;
   ledgerTimeoutMs: number;
@@ -30,7 +30,7 @@ export function loadPaymentsConfig(environment: Environment): PaymentsConfig {
     ...readKafkaConnectionConfig(reader),
     ...readHealthConfig(reader),
     publicBaseUrl: reader.url('PUBLIC_BASE_URL', { default: 'http://127.0.0.1:3000' }),
-    secretsMasterKey: reader.base64Key('PAYMENTS_SECRETS_MASTER_KEY', MASTER_KEY_BYTES),
+    secretsKeyring: readMasterKeyring(reader, 'PAYMENTS_SECRETS'),
     crashAfterCommitOf: reader.optionalString('FAULT_CRASH_AFTER_COMMIT_OF') ?? null,
     ledgerInternalUrl: reader.url('LEDGER_INTERNAL_URL', { default: 'http://127.0.0.1:3002' }),
     ledgerTimeoutMs: reader.integer('LEDGER_TIMEOUT_MS', { default: 3_000, min: 100, max: 60_000 }),

@@ -1,3 +1,3 @@
 import { projectJestConfig } from '../../../jest.preset';
 
-export default projectJestConfig('access-infrastructure', __dirname);
+export default projectJestConfig('access-infrastructure', __dirname, { needsInfrastructure: true });

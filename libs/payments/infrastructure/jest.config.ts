@@ -1,3 +1,3 @@
 import { projectJestConfig } from '../../../jest.preset';
 
-export default projectJestConfig('payments-infrastructure', __dirname);
+export default projectJestConfig('payments-infrastructure', __dirname, { needsInfrastructure: true });

@@ -10,7 +10,7 @@ export {
   type TimestampCheck,
 } from './request-signature';
 // The secret box is shared with payments (recipient accounts); access keeps exporting it.
-export { MASTER_KEY_BYTES, SecretBox, type SealedSecret } from '@mp/shared-util-secret-box';
+export { LEGACY_KEY_VERSION, MASTER_KEY_BYTES, SecretBox, SecretKeyring, type SealedSecret } from '@mp/shared-util-secret-box';
 export {
   MERCHANT_ID_PATTERN,
   apiSecretAssociatedData,

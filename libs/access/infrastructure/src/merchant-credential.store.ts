@@ -1,4 +1,5 @@
 import {
+  LEGACY_KEY_VERSION,
   apiSecretAssociatedData,
   newApiSecret,
   newMerchantId,
@@ -156,7 +157,7 @@ export class WebhookSecretStore {
       { secret: this.secretBox.open({ keyVersion: row.key_version, iv: row.iv, authTag: row.auth_tag, ciphertext: row.ciphertext }, associatedData), role: 'current', valid_until: null },
     ];
     if (row.previous_ciphertext && row.previous_iv && row.previous_auth_tag && row.previous_valid_until && row.previous_valid_until > now) {
-      const sealed = { keyVersion: row.previous_key_version ?? this.secretBox.keyVersion, iv: row.previous_iv, authTag: row.previous_auth_tag, ciphertext: row.previous_ciphertext };
+      const sealed = { keyVersion: row.previous_key_version ?? LEGACY_KEY_VERSION, iv: row.previous_iv, authTag: row.previous_auth_tag, ciphertext: row.previous_ciphertext };
       secrets.push({ secret: this.secretBox.open(sealed, associatedData), role: 'previous', valid_until: row.previous_valid_until.toISOString() });
     }
     return { merchant_id: merchantId, status: row.status, default_callback_url: row.default_callback_url, webhook_secrets: secrets };

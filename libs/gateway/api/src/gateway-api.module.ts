@@ -1,6 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
-import { SecretBox } from '@mp/access-domain';
+import { SecretBox, type SecretKeyring } from '@mp/access-domain';
 import { AccessSchema1700000002000, AccessWebhookSecretRotation1700000004500, BackofficeCredentialStore, MerchantCredentialStore, WebhookSecretStore } from '@mp/access-infrastructure';
 import { DataSource } from 'typeorm';
 import { MerchantSignatureGuard } from './auth/merchant-signature.guard';
@@ -31,7 +31,7 @@ export const GATEWAY_MIGRATIONS = [AccessSchema1700000002000, AccessWebhookSecre
 /** The merchant-facing /v2 API and the payer page. Needs a TypeORM DataSource and the messaging port. */
 @Module({})
 export class GatewayApiModule {
-  static forRoot(settings: GatewaySettings & { secretsMasterKey: Buffer; credentialCacheTtlMs: number }): DynamicModule {
+  static forRoot(settings: GatewaySettings & { secretsKeyring: SecretKeyring; credentialCacheTtlMs: number }): DynamicModule {
     return {
       module: GatewayApiModule,
       controllers: [PaymentsController, DisputesController, MerchantController, PayerPageController, OperatorController, CallbacksBackofficeController, AgentController, AgentDisputesController, OperatorDisputesController, WithdrawalsController, WithdrawalsOperatorController],
@@ -40,12 +40,12 @@ export class GatewayApiModule {
         {
           provide: MerchantCredentialStore,
           inject: [DataSource],
-          useFactory: (dataSource: DataSource) => new MerchantCredentialStore(dataSource, new SecretBox(settings.secretsMasterKey), settings.credentialCacheTtlMs),
+          useFactory: (dataSource: DataSource) => new MerchantCredentialStore(dataSource, new SecretBox(settings.secretsKeyring), settings.credentialCacheTtlMs),
         },
         {
           provide: WebhookSecretStore,
           inject: [DataSource],
-          useFactory: (dataSource: DataSource) => new WebhookSecretStore(dataSource, new SecretBox(settings.secretsMasterKey)),
+          useFactory: (dataSource: DataSource) => new WebhookSecretStore(dataSource, new SecretBox(settings.secretsKeyring)),
         },
         CallbacksClient,
         { provide: BackofficeCredentialStore, inject: [DataSource], useFactory: (dataSource: DataSource) => new BackofficeCredentialStore(dataSource) },

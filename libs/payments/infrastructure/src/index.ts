@@ -2,3 +2,5 @@ export { PAYMENTS_MIGRATIONS, PaymentsModule } from './payments.module';
 export { CLOCK, OffsetClock, PAYMENTS_SETTINGS, type Clock, type PaymentsSettings } from './payments-settings';
 export { RECEIPT_BYTES_MAX } from './receipts/payout-receipts.store';
 export { PAYMENTS_CONSUMERS } from './commands/payment-command.consumer';
+export { RECIPIENT_ACCOUNT_KEY_PURPOSE } from './recipient-accounts/recipient-account.vault';
+export { RecipientAccountsResealStore } from './recipient-accounts/recipient-accounts.reseal';

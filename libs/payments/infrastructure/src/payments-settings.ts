@@ -1,11 +1,12 @@
 import { OffsetClock, type Clock } from '@mp/shared-util-clock';
+import type { SecretKeyring } from '@mp/shared-util-secret-box';
 
 /** What the payments module needs from its app's validated config. */
 export interface PaymentsSettings {
   /** Public base URL of the payer page (the gateway), used in `redirect_url`. */
   payerPageBaseUrl: string;
-  /** 32 bytes; keys of their own are derived from it for recipient accounts and payer-page tokens. */
-  secretsMasterKey: Buffer;
+  /** The master keys by version; keys of their own are derived from each for recipient accounts and payer-page tokens. */
+  secretsKeyring: SecretKeyring;
   /** Test-only fault injection: SIGKILL the process right after this command type commits, before its reply is published. */
   crashAfterCommitOf: string | null;
   commandPartitions: number;

@@ -28,3 +28,4 @@ export function serviceDatabaseOptions(settings: ServiceDatabaseSettings): TypeO
     retryDelay: 1_000,
   };
 }
+export { migratedPrivateDatabase } from './private-test-database';

@@ -20,6 +20,7 @@ const SECRET_FIELDS = [
   'serviceToken',
   'internalServiceToken',
   'secretsMasterKey',
+  'secretsKeyring',
   'accountNumber',
   'account_number',
   'iban',

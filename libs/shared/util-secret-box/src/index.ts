@@ -1,1 +1,3 @@
-export { deriveKey, MASTER_KEY_BYTES, SecretBox, type SealedSecret } from './secret-box';
+export { deriveKey, LEGACY_KEY_VERSION, MASTER_KEY_BYTES, readMasterKeyring, SecretKeyring, UnknownKeyVersionError } from './keyring';
+export { SecretBox, type SealedSecret } from './secret-box';
+export { nothingRemains, resealRetiredValues, type ResealableStore, type ResealReport, type SealedValue } from './reseal';

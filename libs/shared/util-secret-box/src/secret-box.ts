@@ -1,10 +1,14 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { LEGACY_KEY_VERSION, SecretKeyring } from './keyring';
+
+export { deriveKey, MASTER_KEY_BYTES } from './keyring';
 
 /**
  * AES-256-GCM encryption of secrets at rest (merchant API secrets, payout recipient accounts).
  * They must be recoverable (the server recomputes a MAC; an agent pays to the account), so they
  * are encrypted, not hashed. The owner and purpose are bound as associated data: a ciphertext
- * copied to another row does not decrypt.
+ * copied to another row does not decrypt. Each sealed value records the version of the key that
+ * sealed it, so a keyring can open values of several versions while a master key is rotated.
  */
 export interface SealedSecret {
   keyVersion: number;
@@ -14,39 +18,41 @@ export interface SealedSecret {
 }
 
 const IV_BYTES = 12;
-export const MASTER_KEY_BYTES = 32;
 
 export class SecretBox {
-  constructor(
-    private readonly masterKey: Buffer,
-    readonly keyVersion = 1,
-  ) {
-    if (masterKey.length !== MASTER_KEY_BYTES) throw new Error(`master key must be ${MASTER_KEY_BYTES} bytes`);
+  readonly keyring: SecretKeyring;
+
+  /** A keyring, or one key (as version `keyVersion`) where nothing is ever rotated (benchmarks, tests). */
+  constructor(keys: SecretKeyring | Buffer, keyVersion = LEGACY_KEY_VERSION) {
+    this.keyring = keys instanceof SecretKeyring ? keys : SecretKeyring.single(keys, keyVersion);
   }
 
+  /** The version new values are sealed with. */
+  get keyVersion(): number {
+    return this.keyring.currentVersion;
+  }
+
+  /** Always with the current key. */
   seal(plaintext: string, associatedData: string): SealedSecret {
     const iv = randomBytes(IV_BYTES);
-    const cipher = createCipheriv('aes-256-gcm', this.masterKey, iv);
+    const cipher = createCipheriv('aes-256-gcm', this.keyring.currentKey, iv);
     cipher.setAAD(Buffer.from(associatedData, 'utf8'));
     const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-    return { keyVersion: this.keyVersion, iv, authTag: cipher.getAuthTag(), ciphertext };
+    return { keyVersion: this.keyring.currentVersion, iv, authTag: cipher.getAuthTag(), ciphertext };
   }
 
+  /** With the key of the value's own version; an unknown version throws UnknownKeyVersionError. */
   open(sealed: SealedSecret, associatedData: string): string {
-    if (sealed.keyVersion !== this.keyVersion) throw new Error(`secret sealed with key version ${sealed.keyVersion}, have ${this.keyVersion}`);
-    const decipher = createDecipheriv('aes-256-gcm', this.masterKey, sealed.iv);
+    const decipher = createDecipheriv('aes-256-gcm', this.keyring.keyFor(sealed.keyVersion), sealed.iv);
     decipher.setAAD(Buffer.from(associatedData, 'utf8'));
     decipher.setAuthTag(sealed.authTag);
-    return Buffer.concat([decipher.update(sealed.ciphertext), decipher.final()]).toString('utf8');
+    try {
+      return Buffer.concat([decipher.update(sealed.ciphertext), decipher.final()]).toString('utf8');
+    } catch {
+      // GCM's own message ("unable to authenticate data") does not say where to look.
+      throw new Error(
+        `secret does not open with key version ${sealed.keyVersion}: the key configured for that version is not the one that sealed it, or the value or its owner changed`,
+      );
+    }
   }
-}
-
-/**
- * A key of its own for one purpose, derived from a service's master key (HKDF-SHA256, RFC 5869),
- * so one master key per service serves several purposes and a key for one purpose never
- * decrypts or authenticates another's data.
- */
-export function deriveKey(masterKey: Buffer, purpose: string): Buffer {
-  if (masterKey.length !== MASTER_KEY_BYTES) throw new Error(`master key must be ${MASTER_KEY_BYTES} bytes`);
-  return Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), `mp:${purpose}`, MASTER_KEY_BYTES));
 }

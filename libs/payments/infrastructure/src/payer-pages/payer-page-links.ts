@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { deriveKey } from '@mp/shared-util-secret-box';
+import { payerPageTokenHash } from '@mp/contracts-payments';
+import type { SecretKeyring } from '@mp/shared-util-secret-box';
 import { PAYMENTS_SETTINGS, type PaymentsSettings } from '../payments-settings';
 
 const TOKEN_BYTES = 18;
@@ -12,22 +13,40 @@ const TOKEN_BYTES = 18;
  * shown, and only its SHA-256 (`payerPageTokenHash` in contracts) is kept to find the order.
  * Events, the outbox, the projection and Kafka therefore never hold it; the link reaches the
  * merchant over the internal HTTP API only.
+ *
+ * New orders get tokens under the current master key. An order keeps the token it was created
+ * with (its hash is in its events), so while its master key is retired but still configured,
+ * its link is derived with that key: a master-key rotation does not change a live link.
  */
 @Injectable()
 export class PayerPageLinks {
-  private readonly key: Buffer;
+  private readonly keys: SecretKeyring;
   private readonly baseUrl: string;
 
   constructor(@Inject(PAYMENTS_SETTINGS) settings: PaymentsSettings) {
-    this.key = deriveKey(settings.secretsMasterKey, 'payer-page-token');
+    this.keys = settings.secretsKeyring.derive('payer-page-token');
     this.baseUrl = settings.payerPageBaseUrl;
   }
 
+  /** The token of a new order, under the current key. */
   tokenFor(merchantId: string, orderId: string): string {
-    return createHmac('sha256', this.key).update(`${merchantId}/${orderId}`).digest().subarray(0, TOKEN_BYTES).toString('base64url');
+    return this.tokenUnder(this.keys.currentVersion, merchantId, orderId);
   }
 
-  urlFor(merchantId: string, orderId: string): string {
-    return `${this.baseUrl}/pay/${this.tokenFor(merchantId, orderId)}`;
+  /**
+   * The link of an existing order: the token whose hash the order stored, under whichever
+   * configured key version gives it. With that version removed, the current key's link (which
+   * does not open the page) is all that can be shown; the rotation guide says to keep a retired
+   * payments key until pay-ins created before the rotation have ended.
+   */
+  urlFor(merchantId: string, orderId: string, storedTokenHash: string | null): string {
+    const versions = [this.keys.currentVersion, ...this.keys.retiredVersions.reverse()];
+    const tokens = versions.map((version) => this.tokenUnder(version, merchantId, orderId));
+    const token = tokens.find((candidate) => payerPageTokenHash(candidate) === storedTokenHash) ?? tokens[0];
+    return `${this.baseUrl}/pay/${token}`;
+  }
+
+  private tokenUnder(version: number, merchantId: string, orderId: string): string {
+    return createHmac('sha256', this.keys.keyFor(version)).update(`${merchantId}/${orderId}`).digest().subarray(0, TOKEN_BYTES).toString('base64url');
   }
 }

@@ -59,7 +59,7 @@ export async function findOrderByPayerPageTokenHash(manager: EntityManager, toke
 }
 
 /** Where an incoming order's payer is sent; null where the link must not go (anything sent through Kafka). */
-export type PayerPageUrlOf = ((merchantId: string, orderId: string) => string) | null;
+export type PayerPageUrlOf = ((merchantId: string, orderId: string, storedTokenHash: string | null) => string) | null;
 
 /**
  * The state object merchants see. The recipient account is masked (`•••• 1234`); the full
@@ -78,7 +78,7 @@ export function rowToView(row: PaymentOrderRow, payerPageUrlOf: PayerPageUrlOf):
     country: row.country,
     method: row.method,
     callback_url: row.callback_url,
-    ...(row.direction === 'incoming' && payerPageUrlOf ? { redirect_url: payerPageUrlOf(row.merchant_id, row.order_id) } : {}),
+    ...(row.direction === 'incoming' && payerPageUrlOf ? { redirect_url: payerPageUrlOf(row.merchant_id, row.order_id, row.payer_page_token_hash) } : {}),
     ...(row.direction === 'outgoing' && row.account_number_last4 !== null ? { account_number: maskAccountNumber(row.account_number_last4) } : {}),
     failure_reason: row.failure_reason,
     expires_at: row.expires_at.toISOString(),

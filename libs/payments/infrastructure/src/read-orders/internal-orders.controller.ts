@@ -26,7 +26,7 @@ export class InternalOrdersController {
     private readonly dataSource: DataSource,
     payerPageLinks: PayerPageLinks,
   ) {
-    this.payerPageUrlOf = (merchantId, orderId) => payerPageLinks.urlFor(merchantId, orderId);
+    this.payerPageUrlOf = (merchantId, orderId, storedTokenHash) => payerPageLinks.urlFor(merchantId, orderId, storedTokenHash);
   }
 
   @Get('merchants/:merchantId/orders/:orderId')

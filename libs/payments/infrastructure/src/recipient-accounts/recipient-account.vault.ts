@@ -2,7 +2,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { lastFourOf, type RecipientAccountRef } from '@mp/payments-domain';
 import { DomainError } from '@mp/shared-util-errors';
-import { deriveKey, SecretBox } from '@mp/shared-util-secret-box';
+import { SecretBox } from '@mp/shared-util-secret-box';
 import type { EntityManager } from 'typeorm';
 import { PAYMENTS_SETTINGS, type PaymentsSettings } from '../payments-settings';
 
@@ -21,7 +21,10 @@ export interface RevealFilter {
   limit: number;
 }
 
-const associatedData = (merchantId: string, reference: string) => `payout-recipient-account:${merchantId}:${reference}`;
+/** The purpose whose key (derived from each payments master key) seals recipient accounts. */
+export const RECIPIENT_ACCOUNT_KEY_PURPOSE = 'payout-recipient-account';
+
+export const recipientAccountAssociatedData = (merchantId: string, reference: string) => `payout-recipient-account:${merchantId}:${reference}`;
 
 /**
  * Payout recipients' full account numbers, encrypted at rest. Everything else in payments (the
@@ -34,14 +37,14 @@ export class RecipientAccountVault {
   private readonly box: SecretBox;
 
   constructor(@Inject(PAYMENTS_SETTINGS) settings: PaymentsSettings) {
-    this.box = new SecretBox(deriveKey(settings.secretsMasterKey, 'payout-recipient-account'));
+    this.box = new SecretBox(settings.secretsKeyring.derive(RECIPIENT_ACCOUNT_KEY_PURPOSE));
   }
 
   /** Stores an account before its payout command is sent; retries store new copies, the order keeps the one it was created with. */
   async store(manager: EntityManager, merchantId: string, accountNumber: string): Promise<RecipientAccountRef> {
     const reference = `acct_${randomBytes(12).toString('hex')}`;
     const last4 = lastFourOf(accountNumber);
-    const sealed = this.box.seal(accountNumber, associatedData(merchantId, reference));
+    const sealed = this.box.seal(accountNumber, recipientAccountAssociatedData(merchantId, reference));
     await manager.query(`INSERT INTO payout_recipient_accounts (reference, merchant_id, last4, key_version, iv, auth_tag, ciphertext) VALUES ($1, $2, $3, $4, $5, $6, $7)`, [
       reference, merchantId, last4, sealed.keyVersion, sealed.iv, sealed.authTag, sealed.ciphertext,
     ]);
@@ -69,7 +72,7 @@ export class RecipientAccountVault {
       );
       const row = rows[0];
       if (!row) throw new DomainError('ORDER_NOT_FOUND', 'No such payout among those assigned to this agent');
-      const accountNumber = this.box.open({ keyVersion: row.key_version, iv: row.iv, authTag: row.auth_tag, ciphertext: row.ciphertext }, associatedData(merchantId, row.recipient_account_ref));
+      const accountNumber = this.box.open({ keyVersion: row.key_version, iv: row.iv, authTag: row.auth_tag, ciphertext: row.ciphertext }, recipientAccountAssociatedData(merchantId, row.recipient_account_ref));
       const [recorded]: Array<{ revealed_at: Date }> = await transaction.query(
         `INSERT INTO account_number_reveals (agent_id, merchant_id, order_id, recipient_account_ref) VALUES ($1, $2, $3, $4) RETURNING revealed_at`,
         [agentId, merchantId, orderId, row.recipient_account_ref],
@@ -94,7 +97,7 @@ export class RecipientAccountVault {
     const retryAccount = rows.find((row) => row.reference === reference);
     if (!orderAccount || !retryAccount) return undefined;
     if (orderAccount === retryAccount) return true;
-    const open = (row: (typeof rows)[number]) => Buffer.from(this.box.open({ keyVersion: row.key_version, iv: row.iv, authTag: row.auth_tag, ciphertext: row.ciphertext }, associatedData(merchantId, row.reference)), 'utf8');
+    const open = (row: (typeof rows)[number]) => Buffer.from(this.box.open({ keyVersion: row.key_version, iv: row.iv, authTag: row.auth_tag, ciphertext: row.ciphertext }, recipientAccountAssociatedData(merchantId, row.reference)), 'utf8');
     const [ordered, retried] = [open(orderAccount), open(retryAccount)];
     return ordered.length === retried.length && timingSafeEqual(ordered, retried);
   }

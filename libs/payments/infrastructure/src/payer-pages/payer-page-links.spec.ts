@@ -1,0 +1,25 @@
+import { randomBytes } from 'node:crypto';
+import { payerPageTokenHash } from '@mp/contracts-payments';
+import { SecretKeyring } from '@mp/shared-util-secret-box';
+import type { PaymentsSettings } from '../payments-settings';
+import { PayerPageLinks } from './payer-page-links';
+
+const linksWith = (secretsKeyring: SecretKeyring) => new PayerPageLinks({ secretsKeyring, payerPageBaseUrl: 'https://pay.example' } as PaymentsSettings);
+
+describe('payer-page links across a payments master-key rotation', () => {
+  const keyV1 = randomBytes(32);
+  const keyV2 = randomBytes(32);
+
+  it('keeps showing the link an order was created with while its key version is in the keyring', () => {
+    const before = linksWith(SecretKeyring.single(keyV1));
+    const createdWith = before.tokenFor('mch_1', 'A-1');
+    const storedHash = payerPageTokenHash(createdWith);
+
+    const rotated = linksWith(new SecretKeyring(2, new Map([[2, keyV2], [1, keyV1]])));
+    expect(rotated.urlFor('mch_1', 'A-1', storedHash)).toBe(`https://pay.example/pay/${createdWith}`);
+    // New orders get tokens under the current key.
+    expect(rotated.tokenFor('mch_1', 'A-2')).not.toBe(before.tokenFor('mch_1', 'A-2'));
+    const newHash = payerPageTokenHash(rotated.tokenFor('mch_1', 'A-2'));
+    expect(rotated.urlFor('mch_1', 'A-2', newHash)).toBe(`https://pay.example/pay/${rotated.tokenFor('mch_1', 'A-2')}`);
+  });
+});
