@@ -4,7 +4,8 @@
 #   docker build --build-arg SERVICE=payments -t merchant-payments/payments .
 #   docker build --target ops -t merchant-payments/ops .
 #
-# Stages: `dependencies` (npm ci, rebuilt only when the lockfile changes), `production-dependencies`
+# Stages: `manifests` (package.json without its scripts), `dependencies` (npm ci, rebuilt only
+# when the dependencies or the lockfile change), `production-dependencies`
 # (the same tree without dev dependencies), `build` (Nx builds the JavaScript once for every image
 # and stages each image's files), then a small runtime per image. Every image builds the same
 # `build` stage, so after the first image the others reuse its layers. The runtime images carry
@@ -13,10 +14,17 @@
 
 ARG NODE_IMAGE=node:20-bookworm-slim
 
+# package.json reduced to what `npm ci` reads, so that editing a script or the description does
+# not invalidate the dependency layers below: they are rebuilt only when the dependencies change.
+FROM ${NODE_IMAGE} AS manifests
+WORKDIR /workspace
+COPY package.json package-lock.json ./
+RUN node -e "const p = require('./package.json'); const keep = ['name', 'version', 'private', 'engines', 'dependencies', 'devDependencies', 'optionalDependencies', 'overrides']; require('fs').writeFileSync('package.json', JSON.stringify(Object.fromEntries(keep.filter((key) => key in p).map((key) => [key, p[key]])), null, 2))"
+
 FROM ${NODE_IMAGE} AS dependencies
 WORKDIR /workspace
 ENV NX_DAEMON=false NX_NO_CLOUD=true NX_TUI=false npm_config_update_notifier=false
-COPY package.json package-lock.json ./
+COPY --from=manifests /workspace/package.json /workspace/package-lock.json ./
 RUN npm ci --no-audit --no-fund
 
 FROM dependencies AS production-dependencies

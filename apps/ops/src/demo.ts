@@ -6,7 +6,8 @@
  *
  *   node dist/apps/ops/src/demo.js
  *
- * GATEWAY_DATABASE_URL and MERCHANT_SECRETS_MASTER_KEY: where the merchant and operator are
+ * GATEWAY_DATABASE_URL and MERCHANT_SECRETS_MASTER_KEY (with _VERSION and _RETIRED_KEYS after a
+ * rotation): where the merchant and operator are
  * stored (as `npm run merchant:create` does). GATEWAY_URL: the gateway as this container reaches
  * it. PUBLIC_BASE_URL: the gateway as the reader of the banner reaches it. DEMO_STATE_FILE
  * (mode 600): the credentials, made once and shown again on every later run, so a restarted
@@ -18,6 +19,7 @@ import { SecretBox } from '@mp/access-domain';
 import { BackofficeCredentialStore, MerchantCredentialStore } from '@mp/access-infrastructure';
 import { GATEWAY_MIGRATIONS } from '@mp/gateway-api';
 import { ConfigError, ConfigReader, parseCommandLine } from '@mp/shared-util-config';
+import { readMasterKeyring, type SecretKeyring } from '@mp/shared-util-secret-box';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DataSource } from 'typeorm';
@@ -33,7 +35,8 @@ interface DemoCredentials {
 
 interface DemoConfig {
   databaseUrl: string;
-  masterKey: Buffer;
+  /** MERCHANT_SECRETS_MASTER_KEY with its version (and retired keys): seals as the gateway does. */
+  keyring: SecretKeyring;
   gatewayUrl: string;
   publicBaseUrl: string;
   stateFile: string;
@@ -44,7 +47,7 @@ function readDemoConfig(): DemoConfig {
   const reader = new ConfigReader(process.env);
   const config = {
     databaseUrl: reader.url('GATEWAY_DATABASE_URL', { protocols: ['postgres:', 'postgresql:'] }),
-    masterKey: reader.base64Key('MERCHANT_SECRETS_MASTER_KEY', 32),
+    keyring: readMasterKeyring(reader, 'MERCHANT_SECRETS'),
     gatewayUrl: reader.url('GATEWAY_URL', { default: 'http://gateway:3000' }),
     publicBaseUrl: reader.url('PUBLIC_BASE_URL', { default: 'http://127.0.0.1:3000' }),
     stateFile: reader.string('DEMO_STATE_FILE', { default: '/var/lib/merchant-payments-demo/demo.json' }),
@@ -72,7 +75,7 @@ async function createDemo(config: DemoConfig): Promise<DemoCredentials> {
   let operator;
   try {
     await dataSource.runMigrations();
-    merchant = await new MerchantCredentialStore(dataSource, new SecretBox(config.masterKey), 0).createMerchant('Demo shop', config.callbackUrl);
+    merchant = await new MerchantCredentialStore(dataSource, new SecretBox(config.keyring), 0).createMerchant('Demo shop', config.callbackUrl);
     operator = await new BackofficeCredentialStore(dataSource).create('operator', 'Demo operator');
   } finally {
     await dataSource.destroy();
