@@ -18,7 +18,8 @@
  *      ledger audit passes.
  *   6. Starts the killed replicas again (`docker kill` is an operator's stop, which the restart
  *      policy respects) and waits for them to be healthy.
- *   7. Tears the stack down with its volumes (also on failure), and stops the engine if it
+ *   7. Stops the services (SIGTERM, as `docker compose stop` does) and checks that each exits 0.
+ *   8. Tears the stack down with its volumes (also on failure), and stops the engine if it
  *      started it. Prints the timings of each step and the takeover figures.
  *
  * Exit code 0 when every check passed. Set COMPOSE_SMOKE_KEEP=1 to leave the stack up on failure.
@@ -457,6 +458,13 @@ async function main() {
     await timed('killed replicas started again and healthy', async () => {
       await stack.run(['up', '-d', '--no-recreate', '--scale', 'payments=2', '--scale', 'ledger=2'], { quiet: true });
       await waitHealthy(stack, ['payments', 'ledger'], [], 120_000);
+    });
+    await timed('graceful stop: every service exits 0 on SIGTERM (compose stop)', async () => {
+      const services = LONG_RUNNING.filter((service) => !['postgres', 'kafka'].includes(service));
+      const containers = (await Promise.all(services.map(async (service) => (await stack.containers(service)).map((id) => ({ service, id }))))).flat();
+      await stack.run(['stop', '-t', '30', ...services], { quiet: true });
+      const unclean = containers.map(({ service, id }) => ({ service, id, exitCode: inspect(id, '{{.State.ExitCode}}') })).filter(({ exitCode }) => exitCode !== '0');
+      check(unclean.length === 0, `not a clean exit on SIGTERM: ${unclean.map(({ service, id, exitCode }) => `${service} ${id.slice(0, 12)} exit ${exitCode}`).join(', ')}`);
     });
   } catch (error) {
     failure = error;
