@@ -22,4 +22,4 @@ export {
 } from './merchant-credential.store';
 export { MerchantSecretsResealStore, type MerchantSecretPosition } from './merchant-secrets.reseal';
 export { AccessTrustBoundaries1700000006200 } from './trust-boundaries.migration';
-export { BackofficeAuditStore, type BackofficeAuditEntry, type BackofficeAuditFilter } from './backoffice-audit.store';
+export { BackofficeAuditStore, type BackofficeAuditEntry, type BackofficeAuditFilter, type BackofficeAuditRecord } from './backoffice-audit.store';
