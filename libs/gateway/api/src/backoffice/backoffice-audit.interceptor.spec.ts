@@ -2,7 +2,7 @@ import type { CallHandler, ExecutionContext } from '@nestjs/common';
 import type { BackofficeAuditRecord, BackofficeAuditStore } from '@mp/access-infrastructure';
 import { OffsetClock } from '@mp/shared-util-clock';
 import { DomainError } from '@mp/shared-util-errors';
-import { lastValueFrom, of, throwError } from 'rxjs';
+import { lastValueFrom, of, throwError, type Observable } from 'rxjs';
 import { BackofficeAuditInterceptor } from './backoffice-audit.interceptor';
 
 const operator = { credentialId: 'cred_0123456789abcdef01234567', role: 'operator' as const, agentId: null, name: 'Alice' };
@@ -14,7 +14,7 @@ function setup(request: Record<string, unknown>, statusCode = 200) {
   return { recorded, interceptor: new BackofficeAuditInterceptor(store, new OffsetClock()), context };
 }
 
-const handler = (result: ReturnType<typeof of> | ReturnType<typeof throwError>): CallHandler => ({ handle: () => result });
+const handler = (result: Observable<unknown>): CallHandler => ({ handle: () => result });
 
 const suspendRequest = (body: unknown) => ({
   principal: operator,
