@@ -21,6 +21,12 @@
  *   npm run backoffice -- callbacks disabled [merchant_id]     (endpoints a 410 disabled)
  *   npm run backoffice -- callbacks enable <merchant_id> <url>
  *   npm run backoffice -- webhook-secret rotate <merchant_id> [overlap_hours]   (new secret shown once)
+ *   npm run backoffice -- api-secret rotate <merchant_id> [overlap_hours]   (new secret shown once; 0 ends a running overlap now)
+ *   npm run backoffice -- merchants suspend|reinstate <merchant_id> "<reason>"
+ *   npm run backoffice -- operators list                      (every operator credential: expiry, revocation; never a token)
+ *   npm run backoffice -- operators create "<name>" [lifetime_days]   (token shown once)
+ *   npm run backoffice -- operators revoke <credential_id>
+ *   npm run backoffice -- audit [actor_credential_id] [merchant_id]   (the back-office audit trail, newest first)
  *   npm run backoffice -- reveals [merchant_id] [order_id]   (who saw which full account number, when)
  *   npm run backoffice -- convert <merchant_id> <conversion_id> <from_currency> <to_currency> <amount> <rate> "<reason>"
  *   npm run backoffice -- withdrawals stuck [older_than_seconds]
@@ -120,6 +126,9 @@ const reviewDispute = (prefix, decision) => () =>
 /** Every download is recorded for operators (who, when, which dispute and receipt). */
 const disputeReceipt = (prefix) => () => download(`${prefix}/disputes/${encodeURIComponent(rest[0] ?? '')}/${encodeURIComponent(rest[1] ?? '')}/receipt`, rest[2]);
 
+/** The overlap as a JSON number (the API reads number literals); none: the configured default. */
+const overlapBody = (hours) => (hours ? JSON.parse(`{"overlap_hours": ${Number(hours)}}`) : {});
+
 const operatorCommands = {
   'disputes accept': reviewDispute('', 'ACCEPTED'),
   'disputes reject': reviewDispute('', 'REJECTED'),
@@ -132,7 +141,14 @@ const operatorCommands = {
   'callbacks disabled': () => call('GET', `/callbacks/endpoints/disabled${rest[0] ? `?merchant_id=${encodeURIComponent(rest[0])}` : ''}`),
   'callbacks enable': () => call('POST', `/merchants/${encodeURIComponent(rest[0])}/callback-endpoints/enable`, { url: rest[1] }),
   callbacks: () => call('GET', `/callbacks/deliveries?merchant_id=${encodeURIComponent(sub)}&order_id=${encodeURIComponent(rest[0] ?? '')}`),
-  'webhook-secret rotate': () => call('POST', `/merchants/${encodeURIComponent(rest[0])}/webhook-secret/rotate`, rest[1] ? JSON.parse(`{"overlap_hours": ${Number(rest[1])}}`) : {}),
+  'webhook-secret rotate': () => call('POST', `/merchants/${encodeURIComponent(rest[0])}/webhook-secret/rotate`, overlapBody(rest[1])),
+  'api-secret rotate': () => call('POST', `/merchants/${encodeURIComponent(rest[0])}/api-secret/rotate`, overlapBody(rest[1])),
+  'merchants suspend': () => call('POST', `/merchants/${encodeURIComponent(rest[0])}/suspend`, { reason: rest[1] ?? '' }),
+  'merchants reinstate': () => call('POST', `/merchants/${encodeURIComponent(rest[0])}/reinstate`, { reason: rest[1] ?? '' }),
+  'operators list': () => call('GET', '/operator-credentials'),
+  'operators create': () => call('POST', '/operator-credentials', rest[1] ? JSON.parse(`{"name": ${JSON.stringify(rest[0] ?? '')}, "lifetime_days": ${Number(rest[1])}}`) : { name: rest[0] }),
+  'operators revoke': () => call('POST', `/operator-credentials/${encodeURIComponent(rest[0] ?? '')}/revoke`),
+  audit: () => call('GET', `/audit?${new URLSearchParams({ ...(sub ? { actor_credential_id: sub } : {}), ...(rest[0] ? { merchant_id: rest[0] } : {}) })}`),
   'methods get': () => call('GET', `/merchants/${rest[0]}/methods`),
   'methods set': () => call('PUT', `/merchants/${rest[0]}/methods`, { entries: JSON.parse(readFileSync(rest[1], 'utf8')) }),
   'agents create': () =>

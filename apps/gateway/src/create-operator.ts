@@ -1,20 +1,25 @@
 import 'reflect-metadata';
+import { credentialExpiry } from '@mp/access-domain';
 import { BackofficeCredentialStore } from '@mp/access-infrastructure';
 import { GATEWAY_MIGRATIONS } from '@mp/gateway-api';
 import { ConfigError, ConfigReader, parseCommandLine } from '@mp/shared-util-config';
 import { DataSource } from 'typeorm';
+import { readOperatorCredentialLifetime } from './gateway.config';
 
 /**
  * Bootstrap command: creates an operator credential for the back-office API and prints its
  * bearer token once. Operators then create merchants and agents through the API.
  *
  *   npm run operator:create -- --name "Alice" [--json]
+ *
+ * The token expires after OPERATOR_CREDENTIAL_LIFETIME_DAYS (default 90).
  */
 async function main(): Promise<void> {
   const { values } = parseCommandLine({ options: { name: { type: 'string' }, json: { type: 'boolean', default: false } } });
   const name = values.name;
   const reader = new ConfigReader(process.env);
   const databaseUrl = reader.url('GATEWAY_DATABASE_URL', { protocols: ['postgres:', 'postgresql:'] });
+  const { operatorCredentialLifetimeDays } = readOperatorCredentialLifetime(reader);
   if (!name) reader.problem('--name is required');
   reader.assertValid();
 
@@ -22,9 +27,9 @@ async function main(): Promise<void> {
   await dataSource.initialize();
   try {
     await dataSource.runMigrations();
-    const operator = await new BackofficeCredentialStore(dataSource).create('operator', name as string);
-    if (values.json) console.log(JSON.stringify({ credential_id: operator.credentialId, name: operator.name, token: operator.token }));
-    else console.log(`Operator ${operator.name} (${operator.credentialId})\n  token: ${operator.token}\nUse it as "Authorization: Bearer <token>" on /backoffice/v1. It is never shown again.`);
+    const operator = await new BackofficeCredentialStore(dataSource).create('operator', name as string, { expiresAt: credentialExpiry(new Date(), operatorCredentialLifetimeDays) });
+    if (values.json) console.log(JSON.stringify({ credential_id: operator.credentialId, name: operator.name, expires_at: operator.expiresAt?.toISOString() ?? null, token: operator.token }));
+    else console.log(`Operator ${operator.name} (${operator.credentialId})\n  token: ${operator.token}\n  expires: ${operator.expiresAt?.toISOString()}\nUse it as "Authorization: Bearer <token>" on /backoffice/v1. It is never shown again.`);
   } finally {
     await dataSource.destroy();
   }

@@ -79,3 +79,27 @@ describe('gateway config: master keyring', () => {
     );
   });
 });
+
+describe('gateway config: secret overlaps and operator credentials', () => {
+  const minimal = {
+    GATEWAY_DATABASE_URL: 'postgres://gw@127.0.0.1:5432/gateway',
+    KAFKA_BROKERS: '127.0.0.1:9092',
+    MERCHANT_SECRETS_MASTER_KEY: randomBytes(32).toString('base64'),
+  };
+
+  it('defaults to a 24-hour API-secret overlap, 90-day operator credentials and no test clock', () => {
+    expect(loadGatewayConfig(minimal)).toMatchObject({ apiSecretOverlapHours: 24, operatorCredentialLifetimeDays: 90, testClockEnabled: false });
+  });
+
+  it('reads them', () => {
+    expect(loadGatewayConfig({ ...minimal, API_SECRET_OVERLAP_HOURS: '2', OPERATOR_CREDENTIAL_LIFETIME_DAYS: '30' })).toMatchObject({ apiSecretOverlapHours: 2, operatorCredentialLifetimeDays: 30 });
+  });
+
+  it.each([
+    ['API_SECRET_OVERLAP_HOURS', '169'],
+    ['OPERATOR_CREDENTIAL_LIFETIME_DAYS', '0'],
+    ['OPERATOR_CREDENTIAL_LIFETIME_DAYS', '367'],
+  ])('refuses %s=%s', (name, value) => {
+    expect(() => loadGatewayConfig({ ...minimal, [name]: value })).toThrow(new RegExp(name));
+  });
+});

@@ -23,6 +23,10 @@ export interface GatewayConfig extends KafkaConnectionConfig, HealthConfig {
   credentialCacheTtlMs: number;
   callbacksInternalUrl: string;
   webhookSecretOverlapHours: number;
+  apiSecretOverlapHours: number;
+  operatorCredentialLifetimeDays: number;
+  /** Tests only: the internal listener takes POST /internal/test/clock to move the gateway's clock forward. */
+  testClockEnabled: boolean;
   /** The internal-only listener for the callback dispatcher; not started without a service token. */
   internalHttpHost: string;
   internalHttpPort: number;
@@ -39,6 +43,11 @@ export function loadGatewayStorageConfig(reader: ConfigReader): Pick<GatewayConf
     databasePoolMax: reader.integer('GATEWAY_DATABASE_POOL_MAX', { default: 10, min: 1, max: 200 }),
     secretsKeyring,
   };
+}
+
+/** How long a new operator credential works; shared by the server and the operator command. */
+export function readOperatorCredentialLifetime(reader: ConfigReader): Pick<GatewayConfig, 'operatorCredentialLifetimeDays'> {
+  return { operatorCredentialLifetimeDays: reader.integer('OPERATOR_CREDENTIAL_LIFETIME_DAYS', { default: 90, min: 1, max: 366 }) };
 }
 
 /** Reads and validates the gateway's environment once, at boot. */
@@ -62,6 +71,9 @@ export function loadGatewayConfig(environment: Environment): GatewayConfig {
     credentialCacheTtlMs: reader.integer('CREDENTIAL_CACHE_TTL_MS', { default: 30_000, min: 0, max: 3_600_000 }),
     callbacksInternalUrl: reader.url('CALLBACKS_INTERNAL_URL', { default: 'http://127.0.0.1:3005' }),
     webhookSecretOverlapHours: reader.integer('WEBHOOK_SECRET_OVERLAP_HOURS', { default: 24, min: 0, max: 168 }),
+    apiSecretOverlapHours: reader.integer('API_SECRET_OVERLAP_HOURS', { default: 24, min: 0, max: 168 }),
+    ...readOperatorCredentialLifetime(reader),
+    testClockEnabled: reader.boolean('TEST_CLOCK_ENABLED', false),
     internalHttpHost: reader.string('GATEWAY_INTERNAL_HTTP_HOST', { default: '127.0.0.1' }),
     internalHttpPort: reader.integer('GATEWAY_INTERNAL_HTTP_PORT', { default: 3010, min: 0, max: 65535 }),
     internalServiceToken: reader.string('INTERNAL_SERVICE_TOKEN', { default: '', pattern: /^(\S{24,200})?$/, description: '24 to 200 characters shared with the callback dispatcher' }),

@@ -3,7 +3,7 @@ import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { WebhookSecretStore } from '@mp/access-infrastructure';
-import { configureGatewayHttp, gatewayFastifyOptions, startInternalListener } from '@mp/gateway-api';
+import { configureGatewayHttp, GATEWAY_CLOCK, gatewayFastifyOptions, startInternalListener } from '@mp/gateway-api';
 import { exitOnStartupFailure, flushTraces, instrumentHttp, startServiceTelemetry } from '@mp/shared-telemetry';
 import { exitGracefullyOnSignals } from '@mp/shared-health';
 import { MetricsRegistry } from '@mp/shared-metrics';
@@ -23,7 +23,7 @@ async function bootstrap(): Promise<void> {
   const logger = new Logger('Bootstrap');
   logger.log(`gateway ready: http://${config.httpHost}:${config.httpPort} (instance ${config.instanceId})`);
   if (config.internalServiceToken) {
-    const internal = await startInternalListener(app.get(WebhookSecretStore), { host: config.internalHttpHost, port: config.internalHttpPort, serviceToken: config.internalServiceToken, metrics: app.get(MetricsRegistry) });
+    const internal = await startInternalListener(app.get(WebhookSecretStore), { host: config.internalHttpHost, port: config.internalHttpPort, serviceToken: config.internalServiceToken, metrics: app.get(MetricsRegistry), testClock: config.testClockEnabled ? app.get(GATEWAY_CLOCK) : undefined });
     // Nest's shutdown hooks end the process on SIGTERM; this listener must not keep it alive.
     internal.server.unref();
     logger.log(`gateway internal listener: http://${config.internalHttpHost}:${config.internalHttpPort} (callback dispatcher, Prometheus /metrics)`);

@@ -19,3 +19,21 @@ export {
   newWebhookSecret,
   webhookSecretAssociatedData,
 } from './merchant-identity';
+export {
+  decideApiSecretRotation,
+  secretsValidAt,
+  type ApiSecretRotationDecision,
+  type ApiSecretRotationState,
+  type VerifyingSecret,
+} from './secret-rotation';
+export {
+  DAY_MS,
+  DEFAULT_OPERATOR_CREDENTIAL_LIFETIME_DAYS,
+  checkBackofficeCredential,
+  credentialExpiry,
+  decideMerchantStatus,
+  type BackofficeCredentialCheck,
+  type BackofficeCredentialState,
+  type MerchantStatus,
+  type MerchantStatusDecision,
+} from './operator-credential';

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { checkBackofficeCredential, credentialExpiry, DEFAULT_OPERATOR_CREDENTIAL_LIFETIME_DAYS } from '@mp/access-domain';
 import type { DataSource } from 'typeorm';
 
 export type BackofficeRole = 'operator' | 'agent';
@@ -14,36 +15,115 @@ export interface BackofficePrincipal {
 export interface CreatedBackofficeCredential extends BackofficePrincipal {
   /** Shown once at creation, never again. */
   token: string;
+  /** Operators only: when the token stops working. */
+  expiresAt: Date | null;
 }
 
+/** A credential as operators list it: never its token, nor the token's hash. */
+export interface BackofficeCredentialView {
+  credential_id: string;
+  role: BackofficeRole;
+  name: string;
+  agent_id: string | null;
+  created_at: string;
+  created_by: string | null;
+  expires_at: string | null;
+  revoked_at: string | null;
+  revoked_by: string | null;
+  state: 'active' | 'expired' | 'revoked';
+}
+
+export type BackofficeAuthentication = { ok: true; principal: BackofficePrincipal } | { ok: false; code: 'INVALID_API_KEY' | 'CREDENTIAL_EXPIRED' | 'CREDENTIAL_REVOKED' };
+
+export type RevokeResult = { kind: 'revoked'; credential: BackofficeCredentialView } | { kind: 'already_revoked'; credential: BackofficeCredentialView } | { kind: 'not_found' };
+
 const TOKEN_PATTERN = /^bo_[A-Za-z0-9_-]{43}$/;
+export const BACKOFFICE_CREDENTIAL_ID_PATTERN = /^cred_[0-9a-f]{24}$/;
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+interface CredentialRow {
+  credential_id: string;
+  role: BackofficeRole;
+  agent_id: string | null;
+  name: string;
+  active: boolean;
+  created_at: Date;
+  created_by: string | null;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+  revoked_by: string | null;
+}
+
+const VIEW_COLUMNS = 'credential_id, role, agent_id, name, active, created_at, created_by, expires_at, revoked_at, revoked_by';
+
+function viewOf(row: CredentialRow, now: Date): BackofficeCredentialView {
+  const check = checkBackofficeCredential({ expiresAt: row.expires_at, revokedAt: row.revoked_at }, now);
+  return {
+    credential_id: row.credential_id,
+    role: row.role,
+    name: row.name,
+    agent_id: row.agent_id,
+    created_at: row.created_at.toISOString(),
+    created_by: row.created_by,
+    expires_at: row.expires_at?.toISOString() ?? null,
+    revoked_at: row.revoked_at?.toISOString() ?? null,
+    revoked_by: row.revoked_by,
+    state: check.ok ? 'active' : check.code === 'CREDENTIAL_REVOKED' ? 'revoked' : 'expired',
+  };
+}
 
 /** Credentials of operators and payment agents: a role and a bearer token stored as its hash. */
 export class BackofficeCredentialStore {
   constructor(private readonly dataSource: DataSource) {}
 
-  async create(role: BackofficeRole, name: string): Promise<CreatedBackofficeCredential> {
+  /** Operators expire (by default DEFAULT_OPERATOR_CREDENTIAL_LIFETIME_DAYS from now); agents end with their profile. */
+  async create(role: BackofficeRole, name: string, options: { expiresAt?: Date | null; createdBy?: string | null } = {}): Promise<CreatedBackofficeCredential> {
     const credentialId = `cred_${randomBytes(12).toString('hex')}`;
     const agentId = role === 'agent' ? `agt_${randomBytes(12).toString('hex')}` : null;
     const token = `bo_${randomBytes(32).toString('base64url')}`;
+    const expiresAt = role === 'operator' ? (options.expiresAt ?? credentialExpiry(new Date(), DEFAULT_OPERATOR_CREDENTIAL_LIFETIME_DAYS)) : null;
     await this.dataSource.query(
-      `INSERT INTO backoffice_credentials (credential_id, role, agent_id, name, token_sha256) VALUES ($1, $2, $3, $4, $5)`,
-      [credentialId, role, agentId, name, sha256(token)],
+      `INSERT INTO backoffice_credentials (credential_id, role, agent_id, name, token_sha256, expires_at, created_by) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      [credentialId, role, agentId, name, sha256(token), expiresAt, options.createdBy ?? null],
     );
-    return { credentialId, role, agentId, name, token };
+    return { credentialId, role, agentId, name, token, expiresAt };
   }
 
-  /** The active principal a bearer token belongs to, or null. */
-  async authenticate(token: string): Promise<BackofficePrincipal | null> {
-    if (!TOKEN_PATTERN.test(token)) return null;
-    const rows: Array<{ credential_id: string; role: BackofficeRole; agent_id: string | null; name: string }> = await this.dataSource.query(
-      `SELECT credential_id, role, agent_id, name FROM backoffice_credentials WHERE token_sha256 = $1 AND active`,
-      [sha256(token)],
-    );
+  /**
+   * Who a bearer token belongs to, or why it no longer works. An expired or revoked token is
+   * named as such (its holder knows the token, so this tells them nothing new); an unknown or
+   * deactivated one is INVALID_API_KEY.
+   */
+  async authenticate(token: string, now = new Date()): Promise<BackofficeAuthentication> {
+    if (!TOKEN_PATTERN.test(token)) return { ok: false, code: 'INVALID_API_KEY' };
+    const rows: CredentialRow[] = await this.dataSource.query(`SELECT ${VIEW_COLUMNS} FROM backoffice_credentials WHERE token_sha256 = $1`, [sha256(token)]);
     const row = rows[0];
-    return row ? { credentialId: row.credential_id, role: row.role, agentId: row.agent_id, name: row.name } : null;
+    if (!row || (!row.active && row.revoked_at === null)) return { ok: false, code: 'INVALID_API_KEY' };
+    const check = checkBackofficeCredential({ expiresAt: row.expires_at, revokedAt: row.revoked_at }, now);
+    if (!check.ok) return check;
+    return { ok: true, principal: { credentialId: row.credential_id, role: row.role, agentId: row.agent_id, name: row.name } };
+  }
+
+  /** Every credential of a role, newest first; never a token. */
+  async list(role: BackofficeRole, now = new Date()): Promise<BackofficeCredentialView[]> {
+    const rows: CredentialRow[] = await this.dataSource.query(`SELECT ${VIEW_COLUMNS} FROM backoffice_credentials WHERE role = $1 ORDER BY created_at DESC, credential_id`, [role]);
+    return rows.map((row) => viewOf(row, now));
+  }
+
+  /** Revokes at once and for good; revoking again changes nothing and says so. */
+  async revoke(credentialId: string, revokedBy: string, now = new Date()): Promise<RevokeResult> {
+    return this.dataSource.transaction(async (manager): Promise<RevokeResult> => {
+      const rows: CredentialRow[] = await manager.query(`SELECT ${VIEW_COLUMNS} FROM backoffice_credentials WHERE credential_id = $1 FOR UPDATE`, [credentialId]);
+      const row = rows[0];
+      if (!row) return { kind: 'not_found' };
+      if (row.revoked_at !== null) return { kind: 'already_revoked', credential: viewOf(row, now) };
+      const [updated]: [CredentialRow[], number] = await manager.query(
+        `UPDATE backoffice_credentials SET active = false, revoked_at = $2, revoked_by = $3 WHERE credential_id = $1 RETURNING ${VIEW_COLUMNS}`,
+        [credentialId, now, revokedBy],
+      );
+      return { kind: 'revoked', credential: viewOf(updated[0] as CredentialRow, now) };
+    });
   }
 
   async deactivateAgent(agentId: string): Promise<void> {

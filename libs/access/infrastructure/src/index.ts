@@ -1,10 +1,25 @@
 export { AccessSchema1700000002000 } from './access-schema.migration';
 export {
+  BACKOFFICE_CREDENTIAL_ID_PATTERN,
   BackofficeCredentialStore,
+  type BackofficeAuthentication,
+  type BackofficeCredentialView,
   type BackofficePrincipal,
+  type RevokeResult,
   type BackofficeRole,
   type CreatedBackofficeCredential,
 } from './backoffice-credential.store';
 export { AccessWebhookSecretRotation1700000004500 } from './webhook-secret-rotation.migration';
-export { MerchantCredentialStore, WebhookSecretStore, type CreatedMerchant, type MerchantCredentials, type MerchantProfile } from './merchant-credential.store';
+export {
+  MerchantCredentialStore,
+  WebhookSecretStore,
+  type ApiSecretRotationResult,
+  type CreatedMerchant,
+  type MerchantAccessRecord,
+  type MerchantCredentials,
+  type MerchantProfile,
+  type MerchantStatusResult,
+} from './merchant-credential.store';
 export { MerchantSecretsResealStore, type MerchantSecretPosition } from './merchant-secrets.reseal';
+export { AccessTrustBoundaries1700000006200 } from './trust-boundaries.migration';
+export { BackofficeAuditStore, type BackofficeAuditEntry, type BackofficeAuditFilter, type BackofficeAuditRecord } from './backoffice-audit.store';

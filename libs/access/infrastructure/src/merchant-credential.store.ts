@@ -1,6 +1,10 @@
 import {
   LEGACY_KEY_VERSION,
   apiSecretAssociatedData,
+  decideApiSecretRotation,
+  decideMerchantStatus,
+  type MerchantStatus,
+  type VerifyingSecret,
   newApiSecret,
   newMerchantId,
   newWebhookSecret,
@@ -32,11 +36,49 @@ export interface MerchantCredentials {
   merchantId: string;
   status: 'active' | 'suspended';
   apiSecret: Buffer;
+  /** The secret a rotation replaced, with the end of its overlap; checked against the clock on every request. */
+  previousApiSecret: VerifyingSecret | null;
 }
+
+/** What operators see beside the profile: the last status change and the rotation overlaps. */
+export interface MerchantAccessRecord {
+  status_changed_at: string | null;
+  status_changed_by: string | null;
+  status_reason: string | null;
+  api_secret_previous_valid_until: string | null;
+  webhook_secret_previous_valid_until: string | null;
+}
+
+export type ApiSecretRotationResult =
+  | { kind: 'rotated'; apiSecret: string; previousValidUntil: string }
+  | { kind: 'refused'; code: 'SECRET_ROTATION_IN_PROGRESS'; previousValidUntil: string }
+  | { kind: 'not_found' };
+
+export type MerchantStatusResult = { kind: 'changed'; profile: MerchantProfile } | { kind: 'refused'; code: 'MERCHANT_STATUS_CONFLICT'; status: MerchantStatus } | { kind: 'not_found' };
 
 interface CacheEntry {
   credentials: MerchantCredentials | null;
+  loadedAtMs: number;
   expiresAtMs: number;
+}
+
+/**
+ * A signature that does not match a cached secret may be the new secret of a rotation made on
+ * another replica: the secrets are read again, but at most this often per merchant, so a flood
+ * of bad signatures cannot turn into a flood of queries.
+ */
+const REFRESH_ON_MISMATCH_INTERVAL_MS = 1_000;
+
+interface SealedColumns {
+  key_version: number;
+  iv: Buffer;
+  auth_tag: Buffer;
+  ciphertext: Buffer;
+  previous_key_version: number | null;
+  previous_iv: Buffer | null;
+  previous_auth_tag: Buffer | null;
+  previous_ciphertext: Buffer | null;
+  previous_valid_until: Date | null;
 }
 
 const PROFILE_COLUMNS = 'merchant_id, name, status, default_callback_url, created_at';
@@ -89,47 +131,126 @@ export class MerchantCredentialStore {
     return profileOf(rows[0]);
   }
 
-  async findCredentials(merchantId: string, nowMs = Date.now()): Promise<MerchantCredentials | null> {
+  /**
+   * The merchant's API secrets for the signature check, from the cache when fresh. `refresh`
+   * asks for a re-read after a mismatch (see REFRESH_ON_MISMATCH_INTERVAL_MS); null when the
+   * entry was read too recently to read again, so the caller keeps its answer.
+   */
+  async findCredentials(merchantId: string, nowMs = Date.now(), options: { refresh?: boolean } = {}): Promise<MerchantCredentials | null> {
     const cached = this.cache.get(merchantId);
-    if (cached && cached.expiresAtMs > nowMs) return cached.credentials;
+    if (options.refresh) {
+      if (cached && nowMs - cached.loadedAtMs < REFRESH_ON_MISMATCH_INTERVAL_MS) return null;
+    } else if (cached && cached.expiresAtMs > nowMs) {
+      return cached.credentials;
+    }
 
-    const rows: Array<{ status: 'active' | 'suspended'; key_version: number; iv: Buffer; auth_tag: Buffer; ciphertext: Buffer }> = await this.dataSource.query(
-      `SELECT m.status, s.key_version, s.iv, s.auth_tag, s.ciphertext
+    const rows: Array<SealedColumns & { status: 'active' | 'suspended' }> = await this.dataSource.query(
+      `SELECT m.status, s.key_version, s.iv, s.auth_tag, s.ciphertext,
+              s.previous_key_version, s.previous_iv, s.previous_auth_tag, s.previous_ciphertext, s.previous_valid_until
          FROM merchants m JOIN merchant_secrets s ON s.merchant_id = m.merchant_id AND s.purpose = 'api'
         WHERE m.merchant_id = $1`,
       [merchantId],
     );
     const row = rows[0];
+    const associatedData = apiSecretAssociatedData(merchantId);
     const credentials: MerchantCredentials | null = row
       ? {
           merchantId,
           status: row.status,
-          apiSecret: Buffer.from(
-            this.secretBox.open({ keyVersion: row.key_version, iv: row.iv, authTag: row.auth_tag, ciphertext: row.ciphertext }, apiSecretAssociatedData(merchantId)),
-            'utf8',
-          ),
+          apiSecret: Buffer.from(this.secretBox.open(currentSealed(row), associatedData), 'utf8'),
+          previousApiSecret: openPrevious(this.secretBox, row, associatedData),
         }
       : null;
     if (this.cache.size >= this.cacheEntriesMax) this.cache.clear();
     // A miss is remembered only briefly: a merchant created a moment ago must not stay "unknown".
     const ttlMs = credentials ? this.cacheTtlMs : Math.min(this.cacheTtlMs, 2_000);
-    this.cache.set(merchantId, { credentials, expiresAtMs: nowMs + ttlMs });
+    this.cache.set(merchantId, { credentials, loadedAtMs: nowMs, expiresAtMs: nowMs + ttlMs });
     return credentials;
+  }
+
+  /**
+   * A new API secret, shown once; the current one keeps verifying until `overlapMs` from `now`.
+   * Refused while a previous overlap runs (decideApiSecretRotation says why), unless an
+   * operator ends it with a zero overlap. Other replicas learn the new secret on their first
+   * mismatch; a retired one is checked against its end on every request, whatever the cache.
+   */
+  async rotateApiSecret(merchantId: string, overlapMs: number, now: Date, options: { endOverlapNow?: boolean } = {}): Promise<ApiSecretRotationResult> {
+    const result = await this.dataSource.transaction(async (manager): Promise<ApiSecretRotationResult> => {
+      const rows: Array<{ previous_valid_until: Date | null }> = await manager.query(
+        `SELECT previous_valid_until FROM merchant_secrets WHERE merchant_id = $1 AND purpose = 'api' FOR UPDATE`,
+        [merchantId],
+      );
+      if (!rows[0]) return { kind: 'not_found' };
+      const decision = decideApiSecretRotation({ previousValidUntil: rows[0].previous_valid_until }, overlapMs, now, options);
+      if (decision.kind === 'refuse') return { kind: 'refused', code: decision.code, previousValidUntil: decision.previousValidUntil.toISOString() };
+      const apiSecret = newApiSecret();
+      const sealed = this.secretBox.seal(apiSecret, apiSecretAssociatedData(merchantId));
+      await manager.query(
+        `UPDATE merchant_secrets
+            SET previous_key_version = key_version, previous_iv = iv, previous_auth_tag = auth_tag, previous_ciphertext = ciphertext, previous_valid_until = $6,
+                key_version = $2, iv = $3, auth_tag = $4, ciphertext = $5, created_at = $7
+          WHERE merchant_id = $1 AND purpose = 'api'`,
+        [merchantId, sealed.keyVersion, sealed.iv, sealed.authTag, sealed.ciphertext, decision.previousValidUntil, now],
+      );
+      return { kind: 'rotated', apiSecret, previousValidUntil: decision.previousValidUntil.toISOString() };
+    });
+    if (result.kind === 'rotated') this.cache.delete(merchantId);
+    return result;
+  }
+
+  /** Suspends or reinstates, recording who, when and why. This replica forgets the cached status at once; others within CREDENTIAL_CACHE_TTL_MS. */
+  async changeStatus(merchantId: string, action: 'suspend' | 'reinstate', change: { actor: string; reason: string; now: Date }): Promise<MerchantStatusResult> {
+    const result = await this.dataSource.transaction(async (manager): Promise<MerchantStatusResult> => {
+      const rows: Array<{ status: MerchantStatus }> = await manager.query(`SELECT status FROM merchants WHERE merchant_id = $1 FOR UPDATE`, [merchantId]);
+      if (!rows[0]) return { kind: 'not_found' };
+      const decision = decideMerchantStatus(rows[0].status, action);
+      if (decision.kind === 'refuse') return { kind: 'refused', code: decision.code, status: decision.status };
+      const [updated]: [MerchantProfileRow[], number] = await manager.query(
+        `UPDATE merchants SET status = $2, status_changed_at = $3, status_changed_by = $4, status_reason = $5 WHERE merchant_id = $1 RETURNING ${PROFILE_COLUMNS}`,
+        [merchantId, decision.status, change.now, change.actor, change.reason],
+      );
+      return { kind: 'changed', profile: profileOf(updated[0]) as MerchantProfile };
+    });
+    this.cache.delete(merchantId);
+    return result;
+  }
+
+  /** The operator's view beside the profile; null when the merchant does not exist. */
+  async findAccessRecord(merchantId: string): Promise<MerchantAccessRecord | null> {
+    const rows: Array<{ status_changed_at: Date | null; status_changed_by: string | null; status_reason: string | null; api_until: Date | null; webhook_until: Date | null }> =
+      await this.dataSource.query(
+        `SELECT m.status_changed_at, m.status_changed_by, m.status_reason,
+                (SELECT previous_valid_until FROM merchant_secrets WHERE merchant_id = m.merchant_id AND purpose = 'api') AS api_until,
+                (SELECT previous_valid_until FROM merchant_secrets WHERE merchant_id = m.merchant_id AND purpose = 'webhook') AS webhook_until
+           FROM merchants m WHERE m.merchant_id = $1`,
+        [merchantId],
+      );
+    const row = rows[0];
+    if (!row) return null;
+    const now = new Date();
+    const running = (until: Date | null) => (until && until > now ? until.toISOString() : null);
+    return {
+      status_changed_at: row.status_changed_at?.toISOString() ?? null,
+      status_changed_by: row.status_changed_by,
+      status_reason: row.status_reason,
+      api_secret_previous_valid_until: running(row.api_until),
+      webhook_secret_previous_valid_until: running(row.webhook_until),
+    };
   }
 }
 
-interface WebhookSecretRow {
+const currentSealed = (row: SealedColumns): SealedSecret => ({ keyVersion: row.key_version, iv: row.iv, authTag: row.auth_tag, ciphertext: row.ciphertext });
+
+/** The previous secret of a rotation, whatever its end: callers compare the end with their clock. */
+function openPrevious(secretBox: SecretBox, row: SealedColumns, associatedData: string): VerifyingSecret | null {
+  if (!row.previous_ciphertext || !row.previous_iv || !row.previous_auth_tag || !row.previous_valid_until) return null;
+  const sealed = { keyVersion: row.previous_key_version ?? LEGACY_KEY_VERSION, iv: row.previous_iv, authTag: row.previous_auth_tag, ciphertext: row.previous_ciphertext };
+  return { secret: Buffer.from(secretBox.open(sealed, associatedData), 'utf8'), validUntil: row.previous_valid_until };
+}
+
+interface WebhookSecretRow extends SealedColumns {
   status: 'active' | 'suspended';
   default_callback_url: string | null;
-  key_version: number;
-  iv: Buffer;
-  auth_tag: Buffer;
-  ciphertext: Buffer;
-  previous_key_version: number | null;
-  previous_iv: Buffer | null;
-  previous_auth_tag: Buffer | null;
-  previous_ciphertext: Buffer | null;
-  previous_valid_until: Date | null;
 }
 
 /**
@@ -153,12 +274,10 @@ export class WebhookSecretStore {
     const row = rows[0];
     if (!row) return null;
     const associatedData = webhookSecretAssociatedData(merchantId);
-    const secrets: MerchantWebhookProfile['webhook_secrets'] = [
-      { secret: this.secretBox.open({ keyVersion: row.key_version, iv: row.iv, authTag: row.auth_tag, ciphertext: row.ciphertext }, associatedData), role: 'current', valid_until: null },
-    ];
-    if (row.previous_ciphertext && row.previous_iv && row.previous_auth_tag && row.previous_valid_until && row.previous_valid_until > now) {
-      const sealed = { keyVersion: row.previous_key_version ?? LEGACY_KEY_VERSION, iv: row.previous_iv, authTag: row.previous_auth_tag, ciphertext: row.previous_ciphertext };
-      secrets.push({ secret: this.secretBox.open(sealed, associatedData), role: 'previous', valid_until: row.previous_valid_until.toISOString() });
+    const secrets: MerchantWebhookProfile['webhook_secrets'] = [{ secret: this.secretBox.open(currentSealed(row), associatedData), role: 'current', valid_until: null }];
+    const previous = openPrevious(this.secretBox, row, associatedData);
+    if (previous?.validUntil && previous.validUntil > now) {
+      secrets.push({ secret: previous.secret.toString('utf8'), role: 'previous', valid_until: previous.validUntil.toISOString() });
     }
     return { merchant_id: merchantId, status: row.status, default_callback_url: row.default_callback_url, webhook_secrets: secrets };
   }

@@ -2,7 +2,7 @@ import { apiSecretAssociatedData, LEGACY_KEY_VERSION, webhookSecretAssociatedDat
 import type { ResealableStore, SealedValue } from '@mp/shared-util-secret-box';
 import type { DataSource } from 'typeorm';
 
-/** A sealed value in merchant_secrets: a merchant's API or webhook secret, and for webhook secrets the previous one kept for the rotation overlap. */
+/** A sealed value in merchant_secrets: a merchant's API or webhook secret, and the previous one kept for a rotation overlap. */
 export interface MerchantSecretPosition {
   merchantId: string;
   purpose: 'api' | 'webhook';
@@ -19,8 +19,8 @@ interface SealedRow {
   ciphertext: Buffer;
 }
 
-// Every sealed value of the table, one row each: the current secret, and the previous webhook
-// secret while one is kept (rows written before key versions were recorded for it are version 1).
+// Every sealed value of the table, one row each: the current secret, and the previous (API or
+// webhook) secret while one is kept (rows written before key versions were recorded for it are version 1).
 const SEALED_VALUES = `
   SELECT merchant_id, purpose, 'current' AS slot, key_version, iv, auth_tag, ciphertext FROM merchant_secrets
   UNION ALL
@@ -29,7 +29,7 @@ const SEALED_VALUES = `
 
 /**
  * The gateway's merchant secrets for the master-key re-seal (apps/ops rekey). Each write is
- * guarded by the version and IV that were read: a webhook secret rotated meanwhile is not
+ * guarded by the version and IV that were read: a secret rotated meanwhile is not
  * overwritten, and whatever the rotation moved to the previous slot is found by the next run.
  */
 export class MerchantSecretsResealStore implements ResealableStore<MerchantSecretPosition> {

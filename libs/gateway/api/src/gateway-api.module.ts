@@ -1,21 +1,33 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { APP_FILTER } from '@nestjs/core';
+import { APP_FILTER, APP_INTERCEPTOR } from '@nestjs/core';
 import { SecretBox, type SecretKeyring } from '@mp/access-domain';
-import { AccessSchema1700000002000, AccessWebhookSecretRotation1700000004500, BackofficeCredentialStore, MerchantCredentialStore, WebhookSecretStore } from '@mp/access-infrastructure';
+import {
+  AccessSchema1700000002000,
+  AccessTrustBoundaries1700000006200,
+  AccessWebhookSecretRotation1700000004500,
+  BackofficeAuditStore,
+  BackofficeCredentialStore,
+  MerchantCredentialStore,
+  WebhookSecretStore,
+} from '@mp/access-infrastructure';
+import { OffsetClock } from '@mp/shared-util-clock';
 import { DataSource } from 'typeorm';
 import { MerchantSignatureGuard } from './auth/merchant-signature.guard';
+import { AccessOperatorController } from './backoffice/access-operator.controller';
 import { AgentController } from './backoffice/agent.controller';
+import { BackofficeAuditInterceptor } from './backoffice/backoffice-audit.interceptor';
 import { BackofficeGuard } from './backoffice/backoffice.guard';
 import { OperatorController } from './backoffice/operator.controller';
 import { AgentDisputesController, OperatorDisputesController } from './disputes/dispute-review.controllers';
 import { DisputesClient } from './disputes/disputes.client';
 import { DisputesController } from './disputes/disputes.controller';
-import { GATEWAY_SETTINGS, type GatewaySettings } from './gateway-settings';
+import { GATEWAY_CLOCK, GATEWAY_SETTINGS, type GatewaySettings } from './gateway-settings';
 import { CallbacksBackofficeController } from './callbacks/callbacks-backoffice.controller';
 import { CallbacksClient } from './callbacks/callbacks.client';
 import { ErrorResponseFilter } from './http/error-response.filter';
 import { LedgerReadClient } from './merchant/ledger-read.client';
 import { MerchantController } from './merchant/merchant.controller';
+import { MerchantSecretsController } from './merchant/merchant-secrets.controller';
 import { PayerPageController } from './payer-page/payer-page.controller';
 import { PaymentCommandBus } from './payments/payment-command.bus';
 import { PaymentsController } from './payments/payments.controller';
@@ -26,7 +38,7 @@ import { WithdrawalsReadClient } from './withdrawals/withdrawals-read.client';
 import { OutcomeCallbackDestination } from './merchant/outcome-destination';
 
 /** Migrations of the gateway database (merchant identities and credentials). */
-export const GATEWAY_MIGRATIONS = [AccessSchema1700000002000, AccessWebhookSecretRotation1700000004500];
+export const GATEWAY_MIGRATIONS = [AccessSchema1700000002000, AccessWebhookSecretRotation1700000004500, AccessTrustBoundaries1700000006200];
 
 /** The merchant-facing /v2 API and the payer page. Needs a TypeORM DataSource and the messaging port. */
 @Module({})
@@ -34,9 +46,13 @@ export class GatewayApiModule {
   static forRoot(settings: GatewaySettings & { secretsKeyring: SecretKeyring; credentialCacheTtlMs: number }): DynamicModule {
     return {
       module: GatewayApiModule,
-      controllers: [PaymentsController, DisputesController, MerchantController, PayerPageController, OperatorController, CallbacksBackofficeController, AgentController, AgentDisputesController, OperatorDisputesController, WithdrawalsController, WithdrawalsOperatorController],
+      controllers: [PaymentsController, DisputesController, MerchantController, PayerPageController, OperatorController, CallbacksBackofficeController, AgentController, AgentDisputesController, OperatorDisputesController, WithdrawalsController, WithdrawalsOperatorController, MerchantSecretsController, AccessOperatorController],
       providers: [
         { provide: GATEWAY_SETTINGS, useValue: settings },
+        // Only tests move it (TEST_CLOCK_ENABLED, on the internal listener); otherwise it is the system clock.
+        { provide: GATEWAY_CLOCK, useValue: new OffsetClock() },
+        { provide: BackofficeAuditStore, inject: [DataSource], useFactory: (dataSource: DataSource) => new BackofficeAuditStore(dataSource) },
+        { provide: APP_INTERCEPTOR, useClass: BackofficeAuditInterceptor },
         {
           provide: MerchantCredentialStore,
           inject: [DataSource],

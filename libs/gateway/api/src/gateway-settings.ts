@@ -18,9 +18,18 @@ export interface GatewaySettings {
   callbacksInternalUrl: string;
   /** How long a rotated-out webhook secret keeps signing callbacks, unless the operator says otherwise. */
   webhookSecretOverlapHours: number;
+  /** How long a rotated-out API secret still verifies, unless the operator says otherwise. */
+  apiSecretOverlapHours: number;
+  /** How long an operator credential works from its creation. */
+  operatorCredentialLifetimeDays: number;
+  /** Tests only: the gateway's clock (secret overlaps, credential expiry) can be moved forward. */
+  testClockEnabled: boolean;
 }
 
 export const GATEWAY_SETTINGS = Symbol('GATEWAY_SETTINGS');
+
+/** The gateway's clock port: an OffsetClock when TEST_CLOCK_ENABLED, else the system clock. */
+export const GATEWAY_CLOCK = Symbol('GATEWAY_CLOCK');
 
 /** The maximum request body, enforced by the HTTP server before any signature work. */
 export const REQUEST_BODY_BYTES_MAX = 64 * 1024;

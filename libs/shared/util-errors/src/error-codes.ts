@@ -11,8 +11,13 @@ export const HTTP_STATUS_BY_ERROR_CODE = {
   INVALID_API_KEY: 401,
   TIMESTAMP_OUT_OF_RANGE: 401,
   MISSING_AUTH_HEADER: 401,
+  /** Back-office API only: the bearer token's lifetime has ended, or an operator revoked it. */
+  CREDENTIAL_EXPIRED: 401,
+  CREDENTIAL_REVOKED: 401,
   /** Operator and agent API only: the credential's role may not do this. */
   FORBIDDEN: 403,
+  /** The merchant's signature is valid but an operator suspended the account. */
+  MERCHANT_SUSPENDED: 403,
   ORDER_NOT_FOUND: 404,
   DISPUTE_NOT_FOUND: 404,
   WITHDRAWAL_NOT_FOUND: 404,
@@ -22,6 +27,10 @@ export const HTTP_STATUS_BY_ERROR_CODE = {
   ORDER_NOT_CANCELLABLE: 409,
   /** Operator and agent API only: the order is not in a state that allows the action. */
   ORDER_STATE_CONFLICT: 409,
+  /** A secret rotation while the previous rotation's overlap still runs. */
+  SECRET_ROTATION_IN_PROGRESS: 409,
+  /** Operator API only: suspending a suspended merchant, or reinstating an active one. */
+  MERCHANT_STATUS_CONFLICT: 409,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   RATE_LIMITED: 429,

@@ -1,8 +1,10 @@
 import { createParamDecorator, Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
-import { AUTH_HEADERS, canonicalSignedPath, checkTimestamp, computeSignature, MalformedPathError, MERCHANT_ID_PATTERN, signaturesMatch } from '@mp/access-domain';
-import { MerchantCredentialStore } from '@mp/access-infrastructure';
+import { AUTH_HEADERS, canonicalSignedPath, checkTimestamp, computeSignature, MalformedPathError, MERCHANT_ID_PATTERN, secretsValidAt, signaturesMatch } from '@mp/access-domain';
+import { MerchantCredentialStore, type MerchantCredentials } from '@mp/access-infrastructure';
+import type { Clock } from '@mp/shared-util-clock';
 import { DomainError } from '@mp/shared-util-errors';
 import type { FastifyRequest } from 'fastify';
+import { GATEWAY_CLOCK } from '../gateway-settings';
 
 export interface AuthenticatedMerchant {
   merchantId: string;
@@ -21,7 +23,10 @@ const JSON_MEDIA_TYPE = /^application\/json\s*(;|$)/i;
  */
 @Injectable()
 export class MerchantSignatureGuard implements CanActivate {
-  constructor(@Inject(MerchantCredentialStore) private readonly credentials: MerchantCredentialStore) {}
+  constructor(
+    @Inject(MerchantCredentialStore) private readonly credentials: MerchantCredentialStore,
+    @Inject(GATEWAY_CLOCK) private readonly clock: Clock,
+  ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<GatewayRequest>();
@@ -51,18 +56,42 @@ export class MerchantSignatureGuard implements CanActivate {
       throw error;
     }
 
-    const credentials = MERCHANT_ID_PATTERN.test(apiKey) ? await this.credentials.findCredentials(apiKey) : null;
-    const expected = computeSignature(credentials?.apiSecret ?? UNKNOWN_KEY_SECRET, timestamp, signedPath, rawBody);
-    if (!credentials || credentials.status !== 'active') {
-      throw new DomainError('INVALID_API_KEY', 'The x-api-key is not an active merchant id', [{ field: AUTH_HEADERS.apiKey, issue: 'unknown or inactive' }]);
+    let credentials = MERCHANT_ID_PATTERN.test(apiKey) ? await this.credentials.findCredentials(apiKey) : null;
+    if (!credentials) {
+      // The same HMAC work as for a known key, so key ids cannot be told apart by timing.
+      signaturesMatch(computeSignature(UNKNOWN_KEY_SECRET, timestamp, signedPath, rawBody), signature);
+      throw new DomainError('INVALID_API_KEY', 'The x-api-key is not a merchant id', [{ field: AUTH_HEADERS.apiKey, issue: 'unknown' }]);
     }
-    if (!signaturesMatch(expected, signature)) {
+    let matched = this.matches(credentials, timestamp, signedPath, rawBody, signature);
+    if (!matched) {
+      // Perhaps a secret rotated on another replica after this one cached the old ones.
+      const fresh = await this.credentials.findCredentials(credentials.merchantId, Date.now(), { refresh: true });
+      if (fresh && this.matches(fresh, timestamp, signedPath, rawBody, signature)) {
+        matched = true;
+        credentials = fresh;
+      }
+    }
+    if (!matched) {
       throw new DomainError('INVALID_SIGNATURE', 'The signature does not match: sign "{x-timestamp}.{decoded path}.{raw body}" with HMAC-SHA256 in lower-case hex', [
         { field: AUTH_HEADERS.signature, issue: 'does not match' },
       ]);
     }
+    // Told only to whoever holds a valid secret: the merchant learns why, nobody else learns the status.
+    if (credentials.status === 'suspended') {
+      throw new DomainError('MERCHANT_SUSPENDED', 'An operator suspended this merchant account; payments already under way still settle', [{ field: AUTH_HEADERS.apiKey, issue: 'suspended' }]);
+    }
     request.merchant = { merchantId: credentials.merchantId };
     return true;
+  }
+
+  /**
+   * Checks the current secret and, while its overlap lasts by the gateway's clock, the one a
+   * rotation replaced. The end is compared here on every request, never cached.
+   */
+  private matches(credentials: MerchantCredentials, timestamp: string, signedPath: string, rawBody: Buffer, signature: string): boolean {
+    const candidates = secretsValidAt([{ secret: credentials.apiSecret, validUntil: null }, ...(credentials.previousApiSecret ? [credentials.previousApiSecret] : [])], this.clock.now());
+    // Every candidate is computed, without stopping at the first match, so timing does not tell which secret signed.
+    return candidates.map((candidate) => signaturesMatch(computeSignature(candidate.secret, timestamp, signedPath, rawBody), signature)).includes(true);
   }
 }
 

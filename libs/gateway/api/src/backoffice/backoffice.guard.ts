@@ -2,14 +2,23 @@ import { createParamDecorator, Inject, Injectable, SetMetadata, type CanActivate
 import { Reflector } from '@nestjs/core';
 import { BackofficeCredentialStore, type BackofficePrincipal, type BackofficeRole } from '@mp/access-infrastructure';
 import { DomainError } from '@mp/shared-util-errors';
+import type { Clock } from '@mp/shared-util-clock';
 import type { GatewayRequest } from '../auth/merchant-signature.guard';
+import { GATEWAY_CLOCK } from '../gateway-settings';
 
 const ROLES_KEY = 'backoffice-roles';
 
 /** The roles allowed on a back-office route. */
 export const Roles = (...roles: BackofficeRole[]) => SetMetadata(ROLES_KEY, roles);
 
-type BackofficeRequest = GatewayRequest & { principal?: BackofficePrincipal };
+export type BackofficeRequest = GatewayRequest & { principal?: BackofficePrincipal };
+
+const REFUSAL_MESSAGES = {
+  INVALID_API_KEY: 'The bearer token is not an active operator or agent credential',
+  CREDENTIAL_EXPIRED: 'The bearer token has expired: ask an operator for a new credential',
+  CREDENTIAL_REVOKED: 'The bearer token was revoked: ask an operator for a new credential',
+} as const;
+const REFUSAL_ISSUES = { INVALID_API_KEY: 'unknown or inactive', CREDENTIAL_EXPIRED: 'expired', CREDENTIAL_REVOKED: 'revoked' } as const;
 
 /**
  * Authenticates operators and agents by bearer token and checks the route's roles. Merchant
@@ -21,6 +30,7 @@ export class BackofficeGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     @Inject(BackofficeCredentialStore) private readonly credentials: BackofficeCredentialStore,
+    @Inject(GATEWAY_CLOCK) private readonly clock: Clock,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -28,8 +38,9 @@ export class BackofficeGuard implements CanActivate {
     const header = request.headers['authorization'];
     const token = typeof header === 'string' && header.startsWith('Bearer ') ? header.slice('Bearer '.length).trim() : '';
     if (!token) throw new DomainError('MISSING_AUTH_HEADER', 'The back-office API needs Authorization: Bearer <token>', [{ field: 'authorization', issue: 'is required' }]);
-    const principal = await this.credentials.authenticate(token);
-    if (!principal) throw new DomainError('INVALID_API_KEY', 'The bearer token is not an active operator or agent credential', [{ field: 'authorization', issue: 'unknown or inactive' }]);
+    const authentication = await this.credentials.authenticate(token, this.clock.now());
+    if (!authentication.ok) throw new DomainError(authentication.code, REFUSAL_MESSAGES[authentication.code], [{ field: 'authorization', issue: REFUSAL_ISSUES[authentication.code] }]);
+    const principal = authentication.principal;
     const roles = this.reflector.getAllAndOverride<BackofficeRole[] | undefined>(ROLES_KEY, [context.getHandler(), context.getClass()]) ?? [];
     if (!roles.includes(principal.role)) throw new DomainError('FORBIDDEN', `This action needs the ${roles.join(' or ')} role`);
     request.principal = principal;

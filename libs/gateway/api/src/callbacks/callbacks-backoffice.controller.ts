@@ -1,20 +1,18 @@
 import { Body, Controller, Get, Inject, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty } from '@nestjs/swagger';
 import { MerchantCredentialStore, WebhookSecretStore } from '@mp/access-infrastructure';
 import { CALLBACK_DELIVERY_ID_PATTERN, CallbackDeliveriesQueryDto, DisabledEndpointsQueryDto, EnableCallbackEndpointBodyDto } from '@mp/contracts-callbacks';
 import { MerchantIdParam, PathIdPipe, RequestPipe } from '@mp/shared-nest-http';
 import { DomainError } from '@mp/shared-util-errors';
-import { IsWholeNumberBetween, type JsonNumberLiteral, RequestMessages } from '@mp/shared-util-validation';
-import { IsOptional } from 'class-validator';
 import type { FastifyReply } from 'fastify';
 import { BackofficeGuard, Roles } from '../backoffice/backoffice.guard';
 import { json } from '../backoffice/operator.controller';
-import { GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
+import { GATEWAY_CLOCK, GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
+import { optionalRotationBodyPipe, overlapMsOf, rotateWebhookSecret, RotateSecretBody } from '../merchant/secret-rotation';
+import type { Clock } from '@mp/shared-util-clock';
 import { CallbacksClient } from './callbacks.client';
 
 const requestPipe = new RequestPipe();
-/** The rotation's body is optional: no body rotates with the configured overlap. */
-const optionalBodyPipe = new RequestPipe({ emptyBodyIsEmptyObject: true });
 /** A malformed callback id names no callback: answered like an unknown one. */
 const DeliveryIdParam = new PathIdPipe(CALLBACK_DELIVERY_ID_PATTERN, 'NOT_FOUND', (id) => `No callback ${id}`);
 
@@ -22,16 +20,6 @@ class EnableEndpointBody extends EnableCallbackEndpointBodyDto {
   @ApiProperty({ description: 'The endpoint as the delivery log shows it', example: 'https://shop.example/callbacks' })
   override url!: string;
 }
-
-@RequestMessages({ invalid: 'The rotation is not valid' })
-class RotateWebhookSecretBody {
-  @ApiPropertyOptional({ minimum: 0, maximum: 168, description: 'How long the previous secret still signs callbacks (default WEBHOOK_SECRET_OVERLAP_HOURS)' })
-  @IsOptional()
-  @IsWholeNumberBetween(0, 168, 'json')
-  overlap_hours?: JsonNumberLiteral;
-}
-
-const HOUR_MS = 3_600_000;
 
 /** Operators' callback tools: the delivery log, redelivery, disabled endpoints, webhook secret rotation. */
 @Controller('backoffice/v1')
@@ -43,13 +31,14 @@ export class CallbacksBackofficeController {
     @Inject(WebhookSecretStore) private readonly webhookSecrets: WebhookSecretStore,
     private readonly callbacks: CallbacksClient,
     @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
+    @Inject(GATEWAY_CLOCK) private readonly clock: Clock,
   ) {}
 
   /** The merchant as operators see it: the profile plus its callback endpoint state. */
   @Get('merchants/:merchantId')
   async merchant(@Param('merchantId', MerchantIdParam) merchantId: string, @Res() reply: FastifyReply): Promise<void> {
-    const profile = await this.merchants.findProfile(merchantId);
-    if (!profile) throw new DomainError('NOT_FOUND', `No merchant ${merchantId}`);
+    const [profile, access] = await Promise.all([this.merchants.findProfile(merchantId), this.merchants.findAccessRecord(merchantId)]);
+    if (!profile || !access) throw new DomainError('NOT_FOUND', `No merchant ${merchantId}`);
     const disabled = await this.callbacks.disabledEndpoints(merchantId).then(
       (page) => page.data,
       () => null,
@@ -58,6 +47,8 @@ export class CallbacksBackofficeController {
       ...profile,
       default_callback_url_disabled: profile.default_callback_url ? (disabled === null ? null : disabled.some((endpoint) => endpoint.url === profile.default_callback_url)) : false,
       disabled_callback_endpoints: disabled,
+      // Who suspended or reinstated it last, when and why; and the secret overlaps still running.
+      ...access,
     });
   }
 
@@ -90,11 +81,7 @@ export class CallbacksBackofficeController {
    * signature) for `overlap_hours` (default WEBHOOK_SECRET_OVERLAP_HOURS, at most 168).
    */
   @Post('merchants/:merchantId/webhook-secret/rotate')
-  async rotateWebhookSecret(@Param('merchantId', MerchantIdParam) merchantId: string, @Body(optionalBodyPipe) body: RotateWebhookSecretBody, @Res() reply: FastifyReply): Promise<void> {
-    // IsWholeNumberBetween checked the literal: a whole number from 0 to 168.
-    const overlapHours = body.overlap_hours === undefined ? this.settings.webhookSecretOverlapHours : Number(body.overlap_hours.literal);
-    const rotated = await this.webhookSecrets.rotateWebhookSecret(merchantId, overlapHours * HOUR_MS);
-    if (!rotated) throw new DomainError('NOT_FOUND', `No merchant ${merchantId}`);
-    await json(reply, 201, { merchant_id: merchantId, webhook_secret: rotated.webhookSecret, previous_secret_valid_until: rotated.previousValidUntil });
+  async rotateWebhookSecret(@Param('merchantId', MerchantIdParam) merchantId: string, @Body(optionalRotationBodyPipe) body: RotateSecretBody, @Res() reply: FastifyReply): Promise<void> {
+    await json(reply, 201, await rotateWebhookSecret(this.webhookSecrets, merchantId, overlapMsOf(body, this.settings.webhookSecretOverlapHours), this.clock.now()));
   }
 }

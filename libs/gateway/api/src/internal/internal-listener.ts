@@ -3,6 +3,7 @@ import type { WebhookSecretStore } from '@mp/access-infrastructure';
 import { INTERNAL_SERVICE_TOKEN_HEADER } from '@mp/contracts-callbacks';
 import { serveMetrics, type MetricsRegistry } from '@mp/shared-metrics';
 import { MERCHANT_ID_PATTERN } from '@mp/shared-util-validation';
+import type { OffsetClock } from '@mp/shared-util-clock';
 import Fastify, { type FastifyInstance } from 'fastify';
 
 export interface InternalListenerSettings {
@@ -15,6 +16,8 @@ export interface InternalListenerSettings {
    * become label values), and the port is reachable from the cluster only.
    */
   metrics?: MetricsRegistry;
+  /** Tests only (TEST_CLOCK_ENABLED): POST /internal/test/clock {"advance_seconds"} moves this clock forward. */
+  testClock?: OffsetClock;
 }
 
 const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
@@ -30,18 +33,27 @@ export async function startInternalListener(store: WebhookSecretStore, settings:
   const server = Fastify({ bodyLimit: 1_024 });
   server.get('/health', async () => ({ status: 'ok' }));
   if (settings.metrics) serveMetrics(server, settings.metrics);
+  // Compared as digests: equal lengths for timingSafeEqual, and no timing hint of the token.
+  const authorised = (presented: unknown) => typeof presented === 'string' && timingSafeEqual(digest(presented), expected);
+  const refusal = { code: 'INVALID_API_KEY', message: 'a valid service token is required', details: [] };
   server.get<{ Params: { merchantId: string } }>('/internal/merchants/:merchantId/webhook-profile', async (request, reply) => {
-    const presented = request.headers[INTERNAL_SERVICE_TOKEN_HEADER];
-    // Compared as digests: equal lengths for timingSafeEqual, and no timing hint of the token.
-    if (typeof presented !== 'string' || !timingSafeEqual(digest(presented), expected)) {
-      return reply.status(401).send({ code: 'INVALID_API_KEY', message: 'a valid service token is required', details: [] });
-    }
+    if (!authorised(request.headers[INTERNAL_SERVICE_TOKEN_HEADER])) return reply.status(401).send(refusal);
     // As the path-id pipes do (MerchantIdParam): a malformed id names no merchant and never reaches the database.
     const { merchantId } = request.params;
     const profile = MERCHANT_ID_PATTERN.test(merchantId) ? await store.findWebhookProfile(merchantId) : null;
     if (!profile) return reply.status(404).send({ code: 'NOT_FOUND', message: 'No such merchant', details: [] });
     return reply.header('cache-control', 'no-store').send(profile);
   });
+  const testClock = settings.testClock;
+  if (testClock) {
+    server.post<{ Body: { advance_seconds?: unknown } }>('/internal/test/clock', async (request, reply) => {
+      if (!authorised(request.headers[INTERNAL_SERVICE_TOKEN_HEADER])) return reply.status(401).send(refusal);
+      const seconds = request.body?.advance_seconds;
+      if (typeof seconds !== 'number' || !Number.isSafeInteger(seconds) || seconds < 0) return reply.status(400).send({ code: 'VALIDATION_ERROR', message: 'advance_seconds must be a whole number of seconds, 0 or more', details: [] });
+      testClock.advance(seconds * 1_000);
+      return { now: testClock.now().toISOString() };
+    });
+  }
   await server.listen({ host: settings.host, port: settings.port });
   return server;
 }

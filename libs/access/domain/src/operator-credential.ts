@@ -1,0 +1,36 @@
+/** Lifetimes and states of back-office credentials (operators expire; agents end with their profile). */
+
+export const DAY_MS = 86_400_000;
+
+/** OPERATOR_CREDENTIAL_LIFETIME_DAYS unless configured: a quarter, so a forgotten token does not live for ever. */
+export const DEFAULT_OPERATOR_CREDENTIAL_LIFETIME_DAYS = 90;
+
+export interface BackofficeCredentialState {
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+}
+
+export type BackofficeCredentialCheck = { ok: true } | { ok: false; code: 'CREDENTIAL_REVOKED' | 'CREDENTIAL_EXPIRED' };
+
+/** Revocation wins over expiry: it is the operator's deliberate act, and the clearer answer. */
+export function checkBackofficeCredential(state: BackofficeCredentialState, now: Date): BackofficeCredentialCheck {
+  if (state.revokedAt !== null && state.revokedAt <= now) return { ok: false, code: 'CREDENTIAL_REVOKED' };
+  if (state.expiresAt !== null && state.expiresAt <= now) return { ok: false, code: 'CREDENTIAL_EXPIRED' };
+  return { ok: true };
+}
+
+/** When a credential created at `now` with a lifetime of `lifetimeDays` stops working. */
+export function credentialExpiry(now: Date, lifetimeDays: number): Date {
+  if (!Number.isSafeInteger(lifetimeDays) || lifetimeDays < 1) throw new Error(`invariant: a credential lives at least one whole day, not ${lifetimeDays}`);
+  return new Date(now.getTime() + lifetimeDays * DAY_MS);
+}
+
+export type MerchantStatus = 'active' | 'suspended';
+
+export type MerchantStatusDecision = { kind: 'change'; status: MerchantStatus } | { kind: 'refuse'; code: 'MERCHANT_STATUS_CONFLICT'; status: MerchantStatus };
+
+/** Suspending a suspended merchant (or reinstating an active one) is refused, so the audit trail never shows a change that did not happen. */
+export function decideMerchantStatus(current: MerchantStatus, action: 'suspend' | 'reinstate'): MerchantStatusDecision {
+  const target: MerchantStatus = action === 'suspend' ? 'suspended' : 'active';
+  return current === target ? { kind: 'refuse', code: 'MERCHANT_STATUS_CONFLICT', status: current } : { kind: 'change', status: target };
+}

@@ -1,0 +1,137 @@
+import { Body, Controller, Get, Inject, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { credentialExpiry } from '@mp/access-domain';
+import { BACKOFFICE_CREDENTIAL_ID_PATTERN, BackofficeAuditStore, BackofficeCredentialStore, MerchantCredentialStore, type BackofficePrincipal } from '@mp/access-infrastructure';
+import { MerchantIdParam, PathIdPipe, RequestPipe } from '@mp/shared-nest-http';
+import type { Clock } from '@mp/shared-util-clock';
+import { DomainError } from '@mp/shared-util-errors';
+import { IsPlainText, IsWholeNumberBetween, type JsonNumberLiteral, MatchesPattern, MERCHANT_ID_PATTERN, RequestMessages, Trim } from '@mp/shared-util-validation';
+import { IsOptional } from 'class-validator';
+import type { FastifyReply } from 'fastify';
+import { GATEWAY_CLOCK, GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
+import { optionalRotationBodyPipe, overlapMsOf, rotateApiSecret, RotateSecretBody } from '../merchant/secret-rotation';
+import { BackofficeGuard, CurrentPrincipal, Roles } from './backoffice.guard';
+import { json } from './operator.controller';
+
+const requestPipe = new RequestPipe();
+const CredentialIdParam = new PathIdPipe(BACKOFFICE_CREDENTIAL_ID_PATTERN, 'NOT_FOUND', (id) => `No credential ${id}`);
+const AUDIT_PAGE_MAX = 500;
+const CREDENTIAL_LIFETIME_DAYS_MAX = 366;
+
+@RequestMessages({ invalid: 'The status change is not valid' })
+class StatusChangeBody {
+  @ApiProperty({ description: 'Why, for the audit trail and the operators who come next', minLength: 3, maxLength: 1000 })
+  @Trim()
+  @IsPlainText(1000)
+  @MatchesPattern(/^[^]{3,}$/, 'must explain the change')
+  reason!: string;
+}
+
+@RequestMessages({ invalid: 'The operator credential is not valid' })
+class CreateOperatorCredentialBody {
+  @ApiProperty({ maxLength: 200, example: 'Alice' })
+  @Trim()
+  @IsPlainText(200)
+  name!: string;
+
+  @ApiPropertyOptional({ minimum: 1, maximum: CREDENTIAL_LIFETIME_DAYS_MAX, description: 'Days until the token stops working (default OPERATOR_CREDENTIAL_LIFETIME_DAYS)' })
+  @IsOptional()
+  @IsWholeNumberBetween(1, CREDENTIAL_LIFETIME_DAYS_MAX, 'json')
+  lifetime_days?: JsonNumberLiteral;
+}
+
+@RequestMessages({ invalid: 'The filters are not valid', unknownField: 'is not a filter; use actor_credential_id, merchant_id, before, limit' })
+class AuditQuery {
+  @ApiPropertyOptional({ pattern: BACKOFFICE_CREDENTIAL_ID_PATTERN.source })
+  @IsOptional()
+  @MatchesPattern(BACKOFFICE_CREDENTIAL_ID_PATTERN, 'must be a credential id (cred_ and 24 hex digits)')
+  actor_credential_id?: string;
+
+  @ApiPropertyOptional({ pattern: MERCHANT_ID_PATTERN.source })
+  @IsOptional()
+  @MatchesPattern(MERCHANT_ID_PATTERN, 'must be a merchant id (mch_ and 24 hex digits)')
+  merchant_id?: string;
+
+  @ApiPropertyOptional({ description: 'Entries older than this audit_id: the last audit_id of the previous page' })
+  @IsOptional()
+  @MatchesPattern(/^[1-9]\d{0,17}$/, 'must be an audit_id')
+  before?: string;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: AUDIT_PAGE_MAX, default: 100 })
+  @IsOptional()
+  @IsWholeNumberBetween(1, AUDIT_PAGE_MAX, 'query')
+  limit?: string;
+}
+
+/** Operators' powers over access: merchant API secrets, suspension, operator credentials, the audit trail. */
+@Controller('backoffice/v1')
+@UseGuards(BackofficeGuard)
+@Roles('operator')
+export class AccessOperatorController {
+  constructor(
+    private readonly merchants: MerchantCredentialStore,
+    @Inject(BackofficeCredentialStore) private readonly credentials: BackofficeCredentialStore,
+    @Inject(BackofficeAuditStore) private readonly audit: BackofficeAuditStore,
+    @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
+    @Inject(GATEWAY_CLOCK) private readonly clock: Clock,
+  ) {}
+
+  /**
+   * A new API secret, shown once; the previous one verifies for `overlap_hours` (default
+   * API_SECRET_OVERLAP_HOURS). During a running overlap only `overlap_hours: 0` is accepted: it
+   * ends both older secrets now (a leaked secret), anything else is 409.
+   */
+  @Post('merchants/:merchantId/api-secret/rotate')
+  async rotateApiSecret(@Param('merchantId', MerchantIdParam) merchantId: string, @Body(optionalRotationBodyPipe) body: RotateSecretBody, @Res() reply: FastifyReply): Promise<void> {
+    const overlapMs = overlapMsOf(body, this.settings.apiSecretOverlapHours);
+    await json(reply, 201, await rotateApiSecret(this.merchants, merchantId, overlapMs, this.clock.now(), { endOverlapNow: true }));
+  }
+
+  /** The merchant's signed requests get 403 MERCHANT_SUSPENDED; payments already under way still settle and report. */
+  @Post('merchants/:merchantId/suspend')
+  async suspend(@CurrentPrincipal() operator: BackofficePrincipal, @Param('merchantId', MerchantIdParam) merchantId: string, @Body(requestPipe) body: StatusChangeBody, @Res() reply: FastifyReply): Promise<void> {
+    await this.changeStatus(operator, merchantId, 'suspend', body.reason, reply);
+  }
+
+  @Post('merchants/:merchantId/reinstate')
+  async reinstate(@CurrentPrincipal() operator: BackofficePrincipal, @Param('merchantId', MerchantIdParam) merchantId: string, @Body(requestPipe) body: StatusChangeBody, @Res() reply: FastifyReply): Promise<void> {
+    await this.changeStatus(operator, merchantId, 'reinstate', body.reason, reply);
+  }
+
+  /** Every operator credential, newest first, with its expiry and revocation; never a token. */
+  @Get('operator-credentials')
+  async listOperatorCredentials(@Res() reply: FastifyReply): Promise<void> {
+    await json(reply, 200, { data: await this.credentials.list('operator', this.clock.now()) });
+  }
+
+  /** A new operator; the token is in this answer only. */
+  @Post('operator-credentials')
+  async createOperatorCredential(@CurrentPrincipal() operator: BackofficePrincipal, @Body(requestPipe) body: CreateOperatorCredentialBody, @Res() reply: FastifyReply): Promise<void> {
+    const lifetimeDays = body.lifetime_days === undefined ? this.settings.operatorCredentialLifetimeDays : Number(body.lifetime_days.literal);
+    const created = await this.credentials.create('operator', body.name, { expiresAt: credentialExpiry(this.clock.now(), lifetimeDays), createdBy: operator.credentialId });
+    await json(reply, 201, { credential_id: created.credentialId, role: created.role, name: created.name, expires_at: created.expiresAt?.toISOString() ?? null, token: created.token });
+  }
+
+  /** Ends a credential (operator or agent) at once; its token gets 401 CREDENTIAL_REVOKED from then on. */
+  @Post('operator-credentials/:credentialId/revoke')
+  async revoke(@CurrentPrincipal() operator: BackofficePrincipal, @Param('credentialId', CredentialIdParam) credentialId: string, @Res() reply: FastifyReply): Promise<void> {
+    const result = await this.credentials.revoke(credentialId, operator.credentialId, this.clock.now());
+    if (result.kind === 'not_found') throw new DomainError('NOT_FOUND', `No credential ${credentialId}`);
+    await json(reply, 200, result.credential);
+  }
+
+  /** The back-office audit trail, newest first: `?actor_credential_id=&merchant_id=&before=&limit=`. */
+  @Get('audit')
+  async listAudit(@Query(requestPipe) query: AuditQuery, @Res() reply: FastifyReply): Promise<void> {
+    const limit = query.limit === undefined ? 100 : Number(query.limit);
+    const data = await this.audit.list({ actorCredentialId: query.actor_credential_id, merchantId: query.merchant_id, beforeAuditId: query.before, limit });
+    await json(reply, 200, { data, next_before: data.length === limit ? (data[data.length - 1]?.audit_id ?? null) : null });
+  }
+
+  private async changeStatus(operator: BackofficePrincipal, merchantId: string, action: 'suspend' | 'reinstate', reason: string, reply: FastifyReply): Promise<void> {
+    const result = await this.merchants.changeStatus(merchantId, action, { actor: operator.credentialId, reason, now: this.clock.now() });
+    if (result.kind === 'not_found') throw new DomainError('NOT_FOUND', `No merchant ${merchantId}`);
+    if (result.kind === 'refused') throw new DomainError(result.code, `The merchant is already ${result.status}`, [{ field: 'status', issue: `is already ${result.status}` }]);
+    await json(reply, 200, result.profile);
+  }
+}
