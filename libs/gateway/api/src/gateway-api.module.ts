@@ -21,6 +21,7 @@ import { PaymentCommandBus } from './payments/payment-command.bus';
 import { PaymentsController } from './payments/payments.controller';
 import { PaymentsReadClient } from './payments/payments-read.client';
 import { WithdrawalsOperatorController } from './backoffice/withdrawals-operator.controller';
+import { ApprovalsOperatorController } from './backoffice/approvals-operator.controller';
 import { WithdrawalsController } from './withdrawals/withdrawals.controller';
 import { WithdrawalsReadClient } from './withdrawals/withdrawals-read.client';
 import { OutcomeCallbackDestination } from './merchant/outcome-destination';
@@ -34,7 +35,7 @@ export class GatewayApiModule {
   static forRoot(settings: GatewaySettings & { secretsKeyring: SecretKeyring; credentialCacheTtlMs: number }): DynamicModule {
     return {
       module: GatewayApiModule,
-      controllers: [PaymentsController, DisputesController, MerchantController, PayerPageController, OperatorController, CallbacksBackofficeController, AgentController, AgentDisputesController, OperatorDisputesController, WithdrawalsController, WithdrawalsOperatorController],
+      controllers: [PaymentsController, DisputesController, MerchantController, PayerPageController, OperatorController, CallbacksBackofficeController, AgentController, AgentDisputesController, OperatorDisputesController, WithdrawalsController, WithdrawalsOperatorController, ApprovalsOperatorController],
       providers: [
         { provide: GATEWAY_SETTINGS, useValue: settings },
         {

@@ -1,5 +1,5 @@
 import { DomainError } from '@mp/shared-util-errors';
-import { approvalStatusAt, decideApproval, evolveApproval, type OperatorApproval } from './operator-approval';
+import { approvalStatusAt, decideApproval, evolveApproval, type ApprovalEvent, type OperatorApproval } from './operator-approval';
 import { assertConversionWithinLimits, needsSecondOperator, parseCurrencyTable, parsePairTable, parsePositiveRate, parseMinorUnits, type OperatorMoneyLimits } from './operator-limits';
 
 const limits: OperatorMoneyLimits = {
@@ -9,6 +9,11 @@ const limits: OperatorMoneyLimits = {
   approvalThresholdsMinor: parseCurrencyTable('RUB:1000000,USDT:0').table,
   approvalTtlMs: 60_000,
 };
+
+function onlyEvent(events: ApprovalEvent[]): ApprovalEvent {
+  if (events.length !== 1 || !events[0]) throw new Error(`expected one event, got ${events.length}`);
+  return events[0];
+}
 
 function refusal(action: () => unknown): { code: string; fields: string[] } {
   try {
@@ -63,7 +68,7 @@ describe('operator approval decider', () => {
   const requestedAt = new Date('2026-01-01T00:00:00Z');
   const expiresAt = new Date('2026-01-02T00:00:00Z');
   const request = { approvalId: 'ap_1', kind: 'deposit_adjustment' as const, merchantId: 'm_1', subjectId: 'ADJ-1', terms: { currency: 'RUB', amount_minor: '5000000', reason: 'wire' }, requestedBy: 'op_a', expiresAt };
-  const pending = evolveApproval(null, decideApproval({ type: 'RequestApproval', data: request, metadata: { now: requestedAt } }, null)[0]!) as OperatorApproval;
+  const pending = evolveApproval(null, onlyEvent(decideApproval({ type: 'RequestApproval', data: request, metadata: { now: requestedAt } }, null))) as OperatorApproval;
   const later = { now: new Date('2026-01-01T01:00:00Z') };
 
   it('records a request once; a retry with the same terms adds nothing, other terms are refused', () => {
@@ -77,16 +82,16 @@ describe('operator approval decider', () => {
   });
 
   it('is approved once by a second operator; a retry is no new event; it can no longer be rejected', () => {
-    const [granted] = decideApproval({ type: 'ApproveRequest', data: { operatorId: 'op_b' }, metadata: later }, pending);
+    const granted = onlyEvent(decideApproval({ type: 'ApproveRequest', data: { operatorId: 'op_b' }, metadata: later }, pending));
     expect(granted).toEqual({ type: 'ApprovalGranted', data: { operatorId: 'op_b', at: later.now } });
-    const approved = evolveApproval(pending, granted!) as OperatorApproval;
+    const approved = evolveApproval(pending, granted) as OperatorApproval;
     expect(decideApproval({ type: 'ApproveRequest', data: { operatorId: 'op_b' }, metadata: later }, approved)).toEqual([]);
     expect(refusal(() => decideApproval({ type: 'RejectRequest', data: { operatorId: 'op_c', reason: 'no' }, metadata: later }, approved))).toEqual({ code: 'VALIDATION_ERROR', fields: ['approval_id'] });
   });
 
   it('is rejected with a reason, after which it cannot be approved', () => {
     expect(refusal(() => decideApproval({ type: 'RejectRequest', data: { operatorId: 'op_b', reason: ' ' }, metadata: later }, pending))).toEqual({ code: 'VALIDATION_ERROR', fields: ['reason'] });
-    const rejected = evolveApproval(pending, decideApproval({ type: 'RejectRequest', data: { operatorId: 'op_b', reason: 'no contract' }, metadata: later }, pending)[0]!) as OperatorApproval;
+    const rejected = evolveApproval(pending, onlyEvent(decideApproval({ type: 'RejectRequest', data: { operatorId: 'op_b', reason: 'no contract' }, metadata: later }, pending))) as OperatorApproval;
     expect(rejected).toMatchObject({ status: 'rejected', decidedBy: 'op_b', decisionReason: 'no contract' });
     expect(refusal(() => decideApproval({ type: 'ApproveRequest', data: { operatorId: 'op_c' }, metadata: later }, rejected))).toEqual({ code: 'VALIDATION_ERROR', fields: ['approval_id'] });
   });
