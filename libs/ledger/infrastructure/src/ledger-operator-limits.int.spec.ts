@@ -52,8 +52,9 @@ describe('ledger: limits on operator money actions', () => {
   });
 
   it('holds a large deposit adjustment until a second operator approves it, then books it exactly once', async () => {
-    const requested = await adjust({ adjustment_id: 'ADJ-BIG', amount_minor: '500000000' });
-    expect(requested.status).toBe(202);
+    // The same request twice at once (a double click, a retry racing the first) makes one request.
+    const [requested, concurrent] = await Promise.all([adjust({ adjustment_id: 'ADJ-BIG', amount_minor: '500000000' }), adjust({ adjustment_id: 'ADJ-BIG', amount_minor: '500000000' })]);
+    expect([requested.status, concurrent.status, concurrent.body.approval_id]).toEqual([202, 202, requested.body.approval_id]);
     expect(requested.body).toMatchObject({ kind: 'deposit_adjustment', subject_id: 'ADJ-BIG', status: 'pending', requested_by: 'op_alice', decided_by: null, terms: { currency: 'RUB', amount_minor: '500000000' } });
     const approvalId: string = requested.body.approval_id;
     // A retry of the request finds the same one waiting; other terms under the id are refused.

@@ -24,7 +24,13 @@ export async function lockApproval(manager: EntityManager, approvalId: string): 
   return rows[0] ? fromRow(rows[0]) : null;
 }
 
+/**
+ * The request for a conversion or adjustment id, if any, with the id itself locked: a
+ * transaction-scoped advisory lock on the id queues two identical requests arriving at once,
+ * so the second finds the first's row instead of failing on the unique key (a 500).
+ */
 export async function lockApprovalOf(manager: EntityManager, merchantId: string, kind: ApprovalKind, subjectId: string): Promise<OperatorApproval | null> {
+  await manager.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`ledger_operator_approvals:${merchantId}:${kind}:${subjectId}`]);
   const rows: ApprovalRow[] = await manager.query(`SELECT ${COLUMNS} FROM ledger_operator_approvals WHERE merchant_id = $1 AND kind = $2 AND subject_id = $3 FOR UPDATE`, [merchantId, kind, subjectId]);
   return rows[0] ? fromRow(rows[0]) : null;
 }

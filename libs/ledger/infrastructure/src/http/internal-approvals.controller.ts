@@ -1,7 +1,6 @@
 import { Body, Controller, Get, Headers, Param, Post, Query } from '@nestjs/common';
 import type { OperatorApprovalView } from '@mp/contracts-ledger';
 import { RequestPipe } from '@mp/shared-nest-http';
-import { DomainError } from '@mp/shared-util-errors';
 import { OperatorMoneyActions } from '../approvals/operator-money.service';
 import { actingOperatorOf } from './acting-operator';
 import { requestCausation } from './causation';
@@ -33,7 +32,7 @@ export class InternalApprovalsController {
 
   @Post(':approvalId/reject')
   reject(@Param('approvalId', ApprovalIdParam) approvalId: string, @Body(requestPipe) body: ApprovalDecisionRequestDto): Promise<OperatorApprovalView> {
-    if (body.reason === undefined || body.reason.trim() === '') throw new DomainError('VALIDATION_ERROR', 'The rejection is not valid', [{ field: 'reason', issue: 'must say why the request is rejected' }]);
-    return this.actions.reject(approvalId, actingOperatorOf({ body }), body.reason);
+    // The decider requires the reason (VALIDATION_ERROR naming it), like every rule of the decision.
+    return this.actions.reject(approvalId, actingOperatorOf({ body }), body.reason ?? '');
   }
 }
