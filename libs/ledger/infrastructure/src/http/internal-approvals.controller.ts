@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Headers, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query } from '@nestjs/common';
 import type { OperatorApprovalView } from '@mp/contracts-ledger';
 import { RequestPipe } from '@mp/shared-nest-http';
 import { OperatorMoneyActions } from '../approvals/operator-money.service';
@@ -26,11 +26,13 @@ export class InternalApprovalsController {
 
   /** 200 with the approved request; a retry by the approver answers the same and books nothing more. */
   @Post(':approvalId/approve')
+  @HttpCode(200)
   approve(@Param('approvalId', ApprovalIdParam) approvalId: string, @Body(requestPipe) body: ApprovalDecisionRequestDto, @Headers() headers: Record<string, string | undefined>): Promise<OperatorApprovalView> {
     return this.actions.approve(approvalId, actingOperatorOf({ body }), requestCausation(headers));
   }
 
   @Post(':approvalId/reject')
+  @HttpCode(200)
   reject(@Param('approvalId', ApprovalIdParam) approvalId: string, @Body(requestPipe) body: ApprovalDecisionRequestDto): Promise<OperatorApprovalView> {
     // The decider requires the reason (VALIDATION_ERROR naming it), like every rule of the decision.
     return this.actions.reject(approvalId, actingOperatorOf({ body }), body.reason ?? '');
