@@ -29,6 +29,9 @@
  *   npm run backoffice -- audit [actor_credential_id] [merchant_id]   (the back-office audit trail, newest first)
  *   npm run backoffice -- reveals [merchant_id] [order_id]   (who saw which full account number, when)
  *   npm run backoffice -- convert <merchant_id> <conversion_id> <from_currency> <to_currency> <amount> <rate> "<reason>"
+ *   npm run backoffice -- approvals pending|approved|rejected|expired [merchant_id]   (conversions and deposit moves above the threshold)
+ *   npm run backoffice -- approvals approve <approval_id>   (a second operator: the money moves now, once)
+ *   npm run backoffice -- approvals reject <approval_id> "<reason>"
  *   npm run backoffice -- withdrawals stuck [older_than_seconds]
  *   npm run backoffice -- withdrawals get <merchant_id> <order_id>
  *   npm run backoffice -- withdrawals fail <merchant_id> <order_id> "<reason>"   (only a queued one: nothing sent yet)
@@ -172,6 +175,11 @@ const operatorCommands = {
     if (!/^\d+(\.\d+)?$/.test(amount ?? '')) throw new Error('amount must be a decimal number, e.g. 101010.10');
     return call('POST', `/merchants/${sub}/conversions`, JSON.parse(`{"conversion_id": ${JSON.stringify(conversionId)}, "from_currency": ${JSON.stringify(fromCurrency)}, "to_currency": ${JSON.stringify(toCurrency)}, "amount": ${amount}, "rate": ${JSON.stringify(rate)}, "reason": ${JSON.stringify(reason ?? '')}}`));
   },
+  ...Object.fromEntries(
+    ['pending', 'approved', 'rejected', 'expired'].map((status) => [`approvals ${status}`, () => call('GET', `/approvals?${new URLSearchParams({ status, ...(rest[0] ? { merchant_id: rest[0] } : {}) })}`)]),
+  ),
+  'approvals approve': () => call('POST', `/approvals/${encodeURIComponent(rest[0] ?? '')}/approve`, {}),
+  'approvals reject': () => call('POST', `/approvals/${encodeURIComponent(rest[0] ?? '')}/reject`, { reason: rest[1] ?? '' }),
   'withdrawals stuck': () => call('GET', `/withdrawals/stuck${rest[0] ? `?older_than_seconds=${encodeURIComponent(rest[0])}` : ''}`),
   'withdrawals get': () => call('GET', `/withdrawals/${rest[0]}/${encodeURIComponent(rest[1])}`),
   'withdrawals fail': () => call('POST', `/withdrawals/${rest[0]}/${encodeURIComponent(rest[1])}/resolve`, { outcome: 'failed', reason: rest[2] ?? '' }),

@@ -48,6 +48,12 @@ const EXTRA_ENV = {
   gateway: ({ serviceToken, gatewayInternalPort }) => ({ ...masterKeyring('MERCHANT_SECRETS'), INTERNAL_SERVICE_TOKEN: serviceToken, GATEWAY_INTERNAL_HTTP_PORT: String(gatewayInternalPort), GATEWAY_INSTANCE_ID: 'gateway-local' }),
   // Webhook secrets come from the gateway's internal-only listener, not the public port the convention's GATEWAY_INTERNAL_URL names.
   callbacks: ({ serviceToken, gatewayInternalPort }) => ({ INTERNAL_SERVICE_TOKEN: serviceToken, GATEWAY_INTERNAL_URL: `http://127.0.0.1:${gatewayInternalPort}` }),
+  // Operator limits for trying the back office (docs/operations/ledger.md); the environment's own values win.
+  ledger: () => ({
+    LEDGER_CONVERSION_REFERENCE_RATES: process.env.LEDGER_CONVERSION_REFERENCE_RATES ?? 'RUB/USDT:0.0108',
+    LEDGER_CONVERSION_MAX_AMOUNTS: process.env.LEDGER_CONVERSION_MAX_AMOUNTS ?? 'RUB/USDT:1000000000',
+    LEDGER_APPROVAL_THRESHOLDS: process.env.LEDGER_APPROVAL_THRESHOLDS ?? 'RUB:100000000,USDT:1000000000',
+  }),
 };
 const SERVICES = catalogServices.map(({ name, entry, devPort, health }) => ({ name, entry, devPort, healthPath: health.ready, env: EXTRA_ENV[name] }));
 

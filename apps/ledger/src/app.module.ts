@@ -26,6 +26,7 @@ export class AppModule {
           orphanHoldSweepIntervalMs: config.orphanHoldSweepIntervalMs,
           withdrawalsInternalUrl: config.withdrawalsInternalUrl,
           conversionFeeBasisPoints: config.conversionFeeBasisPoints,
+          operatorLimits: config.operatorLimits,
         }),
         MetricsModule.forRoot({ service: 'ledger', outbox: true, serveOnAppPort: true, domainMetrics: registerLedgerMetrics }),
       ],

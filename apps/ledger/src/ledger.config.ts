@@ -1,5 +1,6 @@
 import { ConfigReader, readKafkaConnectionConfig, readLogFormat, type Environment, type KafkaConnectionConfig, type LogFormat } from '@mp/shared-util-config';
 import { readHealthConfig, type HealthConfig } from '@mp/shared-health';
+import { parseCurrencyTable, parseMinorUnits, parsePairTable, parsePositiveRate, type OperatorMoneyLimits } from '@mp/ledger-domain';
 
 export interface LedgerConfig extends KafkaConnectionConfig, HealthConfig {
   logFormat: LogFormat;
@@ -12,6 +13,7 @@ export interface LedgerConfig extends KafkaConnectionConfig, HealthConfig {
   orphanHoldSweepIntervalMs: number;
   withdrawalsInternalUrl: string;
   conversionFeeBasisPoints: number;
+  operatorLimits: OperatorMoneyLimits;
 }
 
 /** Reads and validates the ledger service's environment once, at boot. */
@@ -29,11 +31,35 @@ export function loadLedgerConfig(environment: Environment): LedgerConfig {
     orphanHoldSweepIntervalMs: reader.integer('LEDGER_ORPHAN_HOLD_SWEEP_INTERVAL_MS', { default: 60_000, min: 100, max: 3_600_000 }),
     withdrawalsInternalUrl: reader.url('WITHDRAWALS_INTERNAL_URL', { default: 'http://127.0.0.1:3003', protocols: ['http:', 'https:'] }),
     conversionFeeBasisPoints: reader.integer('LEDGER_CONVERSION_FEE_BASIS_POINTS', { default: 100, min: 0, max: 9_999 }),
+    operatorLimits: readOperatorLimits(reader),
     ...readKafkaConnectionConfig(reader),
     ...readHealthConfig(reader),
   };
   reader.assertValid();
   return config;
+}
+
+/**
+ * Limits on operators' money actions (libs/ledger/domain operator-limits.ts). The defaults are
+ * the safe ones: no pair configured means no conversion, and a currency without a threshold
+ * needs a second operator for every adjustment; deployments set their tables.
+ */
+function readOperatorLimits(reader: ConfigReader): OperatorMoneyLimits {
+  const table = <Key extends string, Value>(name: string, parsed: { table: Map<Key, Value>; problems: string[] }) => {
+    for (const problem of parsed.problems) reader.problem(`${name}: ${problem}`);
+    return parsed.table;
+  };
+  const referenceRates = table('LEDGER_CONVERSION_REFERENCE_RATES', parsePairTable(reader.string('LEDGER_CONVERSION_REFERENCE_RATES', { default: '' }), parsePositiveRate, 'a positive decimal rate, e.g. 0.0105'));
+  const conversionCapsMinor = table('LEDGER_CONVERSION_MAX_AMOUNTS', parsePairTable(reader.string('LEDGER_CONVERSION_MAX_AMOUNTS', { default: '' }), parseMinorUnits, 'a whole number of minor units of the source currency'));
+  for (const pair of referenceRates.keys()) if (!conversionCapsMinor.has(pair)) reader.problem(`LEDGER_CONVERSION_MAX_AMOUNTS: ${pair} has a reference rate but no cap`);
+  for (const pair of conversionCapsMinor.keys()) if (!referenceRates.has(pair)) reader.problem(`LEDGER_CONVERSION_REFERENCE_RATES: ${pair} has a cap but no reference rate`);
+  return {
+    referenceRates,
+    rateBandBasisPoints: reader.integer('LEDGER_CONVERSION_RATE_BAND_BPS', { default: 200, min: 0, max: 5_000 }),
+    conversionCapsMinor,
+    approvalThresholdsMinor: table('LEDGER_APPROVAL_THRESHOLDS', parseCurrencyTable(reader.string('LEDGER_APPROVAL_THRESHOLDS', { default: '' }))),
+    approvalTtlMs: reader.integer('LEDGER_APPROVAL_TTL_SECONDS', { default: 86_400, min: 60, max: 30 * 86_400 }) * 1_000,
+  };
 }
 
 /** The auditor needs only the database. */

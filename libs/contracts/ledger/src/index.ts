@@ -111,3 +111,30 @@ export interface ConversionView {
   recorded_at: string;
 }
 export { HttpLedgerHolds, type LedgerHolds } from './holds-client';
+
+/**
+ * A conversion or deposit adjustment above its currency's approval threshold: POST of either
+ * answers 202 with this instead of booking, and nothing moves until a second operator approves
+ * (POST /internal/approvals/:approvalId/approve). `terms` is the request as the ledger took it.
+ */
+export interface OperatorApprovalView {
+  approval_id: string;
+  kind: 'conversion' | 'deposit_adjustment';
+  merchant_id: string;
+  /** The conversion_id or adjustment_id that is booked on approval. */
+  subject_id: string;
+  status: 'pending' | 'approved' | 'rejected' | 'expired';
+  terms: Record<string, string>;
+  requested_by: string;
+  requested_at: string;
+  expires_at: string;
+  decided_by: string | null;
+  decided_at: string | null;
+  decision_reason: string | null;
+}
+
+/** POST /internal/approvals/:approvalId/approve and /reject; `reason` is required to reject. */
+export interface ApprovalDecisionRequest {
+  operator_id: string;
+  reason?: string;
+}

@@ -33,6 +33,7 @@ import { PaymentCommandBus } from './payments/payment-command.bus';
 import { PaymentsController } from './payments/payments.controller';
 import { PaymentsReadClient } from './payments/payments-read.client';
 import { WithdrawalsOperatorController } from './backoffice/withdrawals-operator.controller';
+import { ApprovalsOperatorController } from './backoffice/approvals-operator.controller';
 import { WithdrawalsController } from './withdrawals/withdrawals.controller';
 import { WithdrawalsReadClient } from './withdrawals/withdrawals-read.client';
 import { OutcomeCallbackDestination } from './merchant/outcome-destination';
@@ -46,7 +47,7 @@ export class GatewayApiModule {
   static forRoot(settings: GatewaySettings & { secretsKeyring: SecretKeyring; credentialCacheTtlMs: number }): DynamicModule {
     return {
       module: GatewayApiModule,
-      controllers: [PaymentsController, DisputesController, MerchantController, PayerPageController, OperatorController, CallbacksBackofficeController, AgentController, AgentDisputesController, OperatorDisputesController, WithdrawalsController, WithdrawalsOperatorController, MerchantSecretsController, AccessOperatorController],
+      controllers: [PaymentsController, DisputesController, MerchantController, PayerPageController, OperatorController, CallbacksBackofficeController, AgentController, AgentDisputesController, OperatorDisputesController, WithdrawalsController, WithdrawalsOperatorController, MerchantSecretsController, AccessOperatorController, ApprovalsOperatorController],
       providers: [
         { provide: GATEWAY_SETTINGS, useValue: settings },
         // Only tests move it (TEST_CLOCK_ENABLED, on the internal listener); otherwise it is the system clock.

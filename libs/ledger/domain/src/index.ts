@@ -59,3 +59,26 @@ export {
   type CreditConversion,
   type DebitConversion,
 } from './ledger-conversions';
+export {
+  assertConversionWithinLimits,
+  needsSecondOperator,
+  pairOf,
+  parseCurrencyTable,
+  parseMinorUnits,
+  parsePairTable,
+  parsePositiveRate,
+  type CurrencyPair,
+  type ExactDecimal,
+  type OperatorMoneyLimits,
+} from './operator-limits';
+export {
+  approvalDecider,
+  approvalStatusAt,
+  decideApproval,
+  evolveApproval,
+  type ApprovalCommand,
+  type ApprovalEvent,
+  type ApprovalKind,
+  type ApprovalStatus,
+  type OperatorApproval,
+} from './operator-approval';

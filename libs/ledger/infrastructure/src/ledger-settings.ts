@@ -1,3 +1,5 @@
+import type { OperatorMoneyLimits } from '@mp/ledger-domain';
+
 /** What the ledger module needs from its app's validated config. */
 export interface LedgerSettings {
   /** Partitions of `payments.order.events` when the ledger is the first to create it. */
@@ -11,6 +13,8 @@ export interface LedgerSettings {
   withdrawalsInternalUrl: string;
   /** The platform's conversion fee, taken in the source currency (basis points, rounded down). */
   conversionFeeBasisPoints: number;
+  /** Rate bands, caps and four-eyes thresholds on operators' conversions and deposit adjustments. */
+  operatorLimits: OperatorMoneyLimits;
 }
 
 export const LEDGER_SETTINGS = Symbol('LEDGER_SETTINGS');

@@ -14,6 +14,9 @@ import { HttpPaymentOrderDirectory, PAYMENT_ORDER_DIRECTORY, WITHDRAWAL_DIRECTOR
 import { InternalConversionsController } from './http/internal-conversions.controller';
 import { WithdrawalEventsConsumer } from './commands/withdrawal-events.consumer';
 import { LedgerConversions1700000005000 } from './persistence/conversions.migration';
+import { LedgerOperatorApprovals1700000006000 } from './persistence/operator-approvals.migration';
+import { OperatorMoneyActions } from './approvals/operator-money.service';
+import { InternalApprovalsController } from './http/internal-approvals.controller';
 
 /** Migrations of the ledger database, in order. */
 export const LEDGER_MIGRATIONS = [
@@ -22,6 +25,7 @@ export const LEDGER_MIGRATIONS = [
   LedgerOrphanHolds1700000003000,
   LedgerRunningBalances1700000004000,
   LedgerConversions1700000005000,
+  LedgerOperatorApprovals1700000006000,
 ];
 
 /**
@@ -34,7 +38,7 @@ export class LedgerModule {
   static forRoot(settings: LedgerSettings): DynamicModule {
     return {
       module: LedgerModule,
-      controllers: [PaymentEventsConsumer, WithdrawalEventsConsumer, InternalHoldsController, InternalMerchantLedgerController, InternalConversionsController],
+      controllers: [PaymentEventsConsumer, WithdrawalEventsConsumer, InternalHoldsController, InternalMerchantLedgerController, InternalConversionsController, InternalApprovalsController],
       providers: [
         { provide: LEDGER_SETTINGS, useValue: settings },
         { provide: APP_FILTER, useClass: InternalErrorFilter },
@@ -42,6 +46,7 @@ export class LedgerModule {
         { provide: WITHDRAWAL_DIRECTORY, useValue: new HttpPaymentOrderDirectory(settings.withdrawalsInternalUrl, 3_000, 'withdrawals') },
         LedgerTopics,
         OrphanHoldSweeper,
+        OperatorMoneyActions,
       ],
     };
   }

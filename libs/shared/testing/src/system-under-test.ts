@@ -18,6 +18,12 @@ const EXTRA_ENV: Partial<Record<ServiceName, (system: SystemUnderTest, instance:
   payments: (system) => ({ PAYMENTS_SECRETS_MASTER_KEY: system.paymentsMasterKey }),
   gateway: (system, instance) => ({ MERCHANT_SECRETS_MASTER_KEY: system.masterKey, ...system.internalListenerEnv(instance) }),
   callbacks: (system) => system.dispatcherEnv(),
+  // Operator limits (issue 20) the flows of the other specs fit in: RUB→USDT around 0.01, one operator alone up to 1,000,000 RUB or USD and 10,000 USDT.
+  ledger: () => ({
+    LEDGER_CONVERSION_REFERENCE_RATES: 'RUB/USDT:0.01',
+    LEDGER_CONVERSION_MAX_AMOUNTS: 'RUB/USDT:1000000000',
+    LEDGER_APPROVAL_THRESHOLDS: 'RUB:100000000,USD:100000000,USDT:10000000000',
+  }),
 };
 /** A type-level list of the names, so the catalog check below cannot miss one. */
 const SERVICE_NAMES: Record<ServiceName, true> = { ledger: true, disputes: true, payments: true, withdrawals: true, gateway: true, callbacks: true };

@@ -1,21 +1,19 @@
-import { randomUUID } from 'node:crypto';
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty } from '@nestjs/swagger';
 import type { ConversionRequest } from '@mp/contracts-ledger';
 import { decimalAmountToMinor, IsDecimalAmount, IsKnownCurrency, IsPlainText, JsonNumberLiteral, MatchesPattern, RequestMessages, Trim } from '@mp/shared-util-validation';
-import { IsOptional } from 'class-validator';
 
 /**
  * An operator's conversion (decisions.md "Crypto assets and withdrawals"): `amount` of
  * `from_currency` settlement into `to_currency` at `rate` (a decimal string: units of the target
- * per unit of the source), less the platform's conversion fee. `conversion_id` makes it
- * idempotent; without one a new id is made (so a retry must pass the id it got back).
+ * per unit of the source), less the platform's conversion fee. `conversion_id` is required:
+ * it makes a retry safe, and it names the conversion a second operator approves when the
+ * amount is above the approval threshold.
  */
 @RequestMessages({ invalid: 'The conversion is not valid' })
 export class ConversionBody {
-  @ApiPropertyOptional({ description: 'Makes a retry safe: the same id books once', pattern: '^[A-Za-z0-9._:-]{1,64}$' })
-  @IsOptional()
-  @MatchesPattern(/^[A-Za-z0-9._:-]{1,64}$/, 'must be 1 to 64 characters from A-Z a-z 0-9 . _ : -')
-  conversion_id?: string;
+  @ApiProperty({ description: 'Required; makes a retry safe: the same id books once', pattern: '^[A-Za-z0-9._:-]{1,64}$' })
+  @MatchesPattern(/^[A-Za-z0-9._:-]{1,64}$/, 'is required: 1 to 64 characters from A-Z a-z 0-9 . _ : -')
+  conversion_id!: string;
 
   @ApiProperty({ example: 'RUB' })
   @IsKnownCurrency('must be a supported currency')
@@ -45,7 +43,7 @@ export function toConversionRequest(body: ConversionBody, operatorId: string): C
   const amount = decimalAmountToMinor(body.amount, body.from_currency);
   if (!amount.ok) throw new Error(`invariant: a validated amount converts (${amount.reason})`);
   return {
-    conversion_id: body.conversion_id ?? randomUUID(),
+    conversion_id: body.conversion_id,
     from_currency: body.from_currency,
     to_currency: body.to_currency,
     amount_minor: amount.amountMinor.toString(),

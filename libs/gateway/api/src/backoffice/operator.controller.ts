@@ -24,6 +24,7 @@ import type { FastifyReply } from 'fastify';
 import { stringifyResponse } from '../http/json-body';
 import { LedgerReadClient } from '../merchant/ledger-read.client';
 import { PaymentsReadClient } from '../payments/payments-read.client';
+import { actingOperatorId } from './acting-operator';
 import { BackofficeGuard, CurrentPrincipal, Roles } from './backoffice.guard';
 
 const requestPipe = new RequestPipe();
@@ -206,7 +207,10 @@ export class OperatorController {
     await json(reply, 200, await this.ledger.getBalances(merchantId));
   }
 
-  /** Deposit moves only here: a top-up (positive) or an adjustment (negative), with a reason, audited. */
+  /**
+   * Deposit moves only here: a top-up (positive) or an adjustment (negative), with a reason,
+   * audited; above the currency's approval threshold 202 with a request a second operator approves.
+   */
   @Post('merchants/:merchantId/deposit-adjustments')
   async adjustDeposit(
     @CurrentPrincipal() operator: BackofficePrincipal,
@@ -217,7 +221,7 @@ export class OperatorController {
     await this.requireMerchant(merchantId);
     const amount = decimalAmountToMinor(body.amount, body.currency, true);
     if (!amount.ok) throw new Error(`invariant: a validated amount converts (${amount.reason})`);
-    const adjustment = { adjustment_id: body.adjustment_id ?? randomUUID(), currency: body.currency, amount_minor: amount.amountMinor.toString(), reason: body.reason, operator_id: operator.credentialId };
+    const adjustment = { adjustment_id: body.adjustment_id ?? randomUUID(), currency: body.currency, amount_minor: amount.amountMinor.toString(), reason: body.reason, operator_id: actingOperatorId(operator) };
     const result = await this.ledger.adjustDeposit(merchantId, adjustment);
     await json(reply, result.status, result.body);
   }

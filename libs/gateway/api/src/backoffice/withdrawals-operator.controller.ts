@@ -9,6 +9,7 @@ import { LedgerReadClient } from '../merchant/ledger-read.client';
 import { PaymentCommandBus } from '../payments/payment-command.bus';
 import { runWithdrawalCommand, sendWithdrawalCommand } from '../withdrawals/run-withdrawal-command';
 import { WithdrawalsReadClient } from '../withdrawals/withdrawals-read.client';
+import { actingOperatorId } from './acting-operator';
 import { BackofficeGuard, CurrentPrincipal, Roles } from './backoffice.guard';
 import { ConversionBody, toConversionRequest } from './conversion.request';
 import { json } from './operator.controller';
@@ -28,11 +29,14 @@ export class WithdrawalsOperatorController {
     private readonly commandBus: PaymentCommandBus,
   ) {}
 
-  /** 201 booked now, 200 the same conversion_id again (the original comes back); audited in the ledger. */
+  /**
+   * 201 booked now, 200 the same conversion_id again (the original comes back), 202 above the
+   * approval threshold (a request a second operator approves at /approvals); audited in the ledger.
+   */
   @Post('merchants/:merchantId/conversions')
   async convert(@CurrentPrincipal() operator: BackofficePrincipal, @Param('merchantId', MerchantIdParam) merchantId: string, @Body(requestPipe) body: ConversionBody, @Res() reply: FastifyReply): Promise<void> {
     await this.requireMerchant(merchantId);
-    const conversion = toConversionRequest(body, operator.credentialId);
+    const conversion = toConversionRequest(body, actingOperatorId(operator));
     const result = await this.ledger.convert(merchantId, conversion);
     await json(reply, result.status, result.body);
   }

@@ -1,12 +1,13 @@
 import { Readable } from 'node:stream';
 import { Body, Controller, Get, Headers, Param, Post, Query, Res } from '@nestjs/common';
-import type { BalancesView, DepositAdjustmentView, LedgerEntriesPage } from '@mp/contracts-ledger';
+import type { BalancesView, DepositAdjustmentView, LedgerEntriesPage, OperatorApprovalView } from '@mp/contracts-ledger';
 import { RequestPipe } from '@mp/shared-nest-http';
 import { formatAmountMinor } from '@mp/shared-util-money';
 import type { FastifyReply } from 'fastify';
 import { DataSource } from 'typeorm';
-import { handleLedgerCommand } from '../commands/ledger.handling';
-import { findDepositAdjustment, findMerchantBalances, type DepositAdjustmentRow } from '../persistence/ledger.projection';
+import { OperatorMoneyActions } from '../approvals/operator-money.service';
+import { findMerchantBalances } from '../persistence/ledger.projection';
+import { actingOperatorOf } from './acting-operator';
 import { listEntries, postingsOfPeriod } from '../reads/ledger-entries.query';
 import { reconciliationHeader, reconciliationRecord } from '../reads/reconciliation-csv';
 import { requestCausation } from './causation';
@@ -20,7 +21,10 @@ const requestPipe = new RequestPipe();
  */
 @Controller('internal/merchants/:merchantId')
 export class InternalMerchantLedgerController {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly actions: OperatorMoneyActions,
+  ) {}
 
   /** Endpoint 9's body: one entry per currency the merchant holds, amounts in the currency's scale. */
   @Get('balances')
@@ -37,7 +41,9 @@ export class InternalMerchantLedgerController {
   /**
    * The only way the deposit moves: an operator's top-up (positive) or deduction (negative),
    * with a reason, idempotent by adjustment_id. 201 when booked now, 200 for a repeat (the
-   * original booking is returned); 400 INSUFFICIENT_FUNDS when a deduction exceeds the deposit.
+   * original booking is returned), 202 with a request for a second operator when the amount is
+   * above the currency's approval threshold; 400 INSUFFICIENT_FUNDS when a deduction exceeds
+   * the deposit.
    */
   @Post('deposit-adjustments')
   async adjustDeposit(
@@ -45,21 +51,11 @@ export class InternalMerchantLedgerController {
     @Body(requestPipe) body: DepositAdjustmentRequestDto,
     @Headers() headers: Record<string, string | undefined>,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<DepositAdjustmentView> {
-    const request = { adjustmentId: body.adjustment_id, currency: body.currency, amountMinor: BigInt(body.amount_minor), reason: body.reason, operatorId: body.operator_id };
-    const { booked, row } = await this.dataSource.transaction(async (manager) => {
-      const result = await handleLedgerCommand(
-        { manager },
-        merchantId,
-        request.currency,
-        { type: 'AdjustDeposit', data: { adjustmentId: request.adjustmentId, amountMinor: request.amountMinor, reason: request.reason, operatorId: request.operatorId }, metadata: { now: new Date() } },
-        requestCausation(headers),
-      );
-      return { booked: result.events.length > 0, row: await findDepositAdjustment(manager, merchantId, request.currency, request.adjustmentId) };
-    });
-    if (!row) throw new Error(`deposit adjustment ${request.adjustmentId} missing after it was booked`);
-    void reply.status(booked ? 201 : 200);
-    return toAdjustmentView(row);
+  ): Promise<DepositAdjustmentView | OperatorApprovalView> {
+    const request = { adjustmentId: body.adjustment_id, currency: body.currency, amountMinor: BigInt(body.amount_minor), reason: body.reason, operatorId: actingOperatorOf({ body }) };
+    const answer = await this.actions.adjustDeposit(merchantId, request, requestCausation(headers));
+    void reply.status(answer.status);
+    return answer.body;
   }
 
   /** The merchant's postings, newest first, each with the order, withdrawal or adjustment it belongs to. */
@@ -94,19 +90,4 @@ export class InternalMerchantLedgerController {
       .header('content-disposition', `attachment; filename="${fileName}"`)
       .send(Readable.from(csv()));
   }
-}
-
-function toAdjustmentView(row: DepositAdjustmentRow): DepositAdjustmentView {
-  return {
-    adjustment_id: row.adjustment_id,
-    merchant_id: row.merchant_id,
-    currency: row.currency,
-    amount_minor: row.amount_minor,
-    amount: formatAmountMinor(BigInt(row.amount_minor), row.currency),
-    reason: row.reason,
-    operator_id: row.operator_id,
-    event_id: row.event_id,
-    recorded_at: new Date(row.recorded_at).toISOString(),
-    deposit: { currency: row.currency, available: formatAmountMinor(BigInt(row.deposit_after), row.currency) },
-  };
 }

@@ -1,4 +1,4 @@
-import type { ConversionRequest, DepositAdjustmentRequest, PlaceHoldRequest } from '@mp/contracts-ledger';
+import type { ApprovalDecisionRequest, ConversionRequest, DepositAdjustmentRequest, PlaceHoldRequest } from '@mp/contracts-ledger';
 import {
   FieldRule,
   INTERNAL_ID_PATTERN,
@@ -103,6 +103,17 @@ export class ConversionRequestDto implements ConversionRequest {
   operator_id!: string;
 }
 
+/** A second operator's decision on a request awaiting approval; a rejection says why. */
+@RequestMessages({ invalid: 'The decision is not valid' })
+export class ApprovalDecisionRequestDto implements ApprovalDecisionRequest {
+  @MatchesPattern(INTERNAL_ID_PATTERN, ID_ISSUE)
+  operator_id!: string;
+
+  @IsOptional()
+  @IsPlainText(1_000)
+  reason?: string;
+}
+
 /** An empty query parameter (`?currency=`) is the same as an absent one. */
 const EmptyIsAbsent = () => Transform(({ value }) => (value === '' ? undefined : value)) as PropertyDecorator;
 
@@ -159,6 +170,28 @@ export class ReconciliationQueryDto extends CurrencyFilter {
   @AfterFrom()
   to!: string;
 }
+
+/** Requests awaiting (or past) approval, oldest first. */
+@RequestMessages({ invalid: 'The approvals query is not valid' })
+export class ApprovalsQueryDto {
+  @EmptyIsAbsent()
+  @IsOptional()
+  @IsOneOf(['pending', 'approved', 'rejected', 'expired'], 'must be pending, approved, rejected or expired')
+  status?: 'pending' | 'approved' | 'rejected' | 'expired';
+
+  @EmptyIsAbsent()
+  @IsOptional()
+  @MatchesPattern(INTERNAL_ID_PATTERN, ID_ISSUE)
+  merchant_id?: string;
+
+  @EmptyIsAbsent()
+  @IsOptional()
+  @IsWholeNumberBetween(1, 200, 'query')
+  limit?: string;
+}
+
+/** An approval id in a path; one that cannot be an id is not found. */
+export const ApprovalIdParam = new PathIdPipe(INTERNAL_ID_PATTERN, 'NOT_FOUND', (id) => `No approval request ${id}`);
 
 /** A merchant id in a path; one that cannot be an id has no ledger (404). */
 export const LedgerMerchantIdParam = new PathIdPipe(INTERNAL_ID_PATTERN, 'NOT_FOUND', (id) => `No merchant ${id}`);

@@ -15,6 +15,7 @@ import {
   type PaymentOrderStatus,
 } from '@mp/contracts-payments';
 import type { BalancesView } from '@mp/contracts-ledger';
+import { parseCurrencyTable, parseMinorUnits, parsePairTable, parsePositiveRate, type OperatorMoneyLimits } from '@mp/ledger-domain';
 import { serviceDatabaseOptions } from '@mp/shared-data-access-postgres';
 import { HealthModule } from '@mp/shared-health';
 import { createEnvelope, KafkaMessageBroker, MESSAGE_BROKER, MessagingModule, MessagingTransportStrategy, type MessageEnvelope } from '@mp/shared-messaging';
@@ -83,19 +84,39 @@ export function paymentOrderEvent(type: PaymentEventType, order: OrderFacts, id?
   });
 }
 
+/**
+ * Operator limits wide enough for the specs that are not about them: RUB→USDT around 0.01, up
+ * to 10,000,000 RUB at once; one operator alone up to 1,000,000 RUB or USD and 10,000 USDT.
+ */
+export const TEST_OPERATOR_LIMITS: OperatorMoneyLimits = {
+  referenceRates: parsePairTable('RUB/USDT:0.01', parsePositiveRate, 'a rate').table,
+  rateBandBasisPoints: 200,
+  conversionCapsMinor: parsePairTable('RUB/USDT:1000000000', parseMinorUnits, 'minor units').table,
+  approvalThresholdsMinor: parseCurrencyTable('RUB:100000000,USD:100000000,USDT:10000000000').table,
+  approvalTtlMs: 86_400_000,
+};
+
 /** No payments service here: the orphan-hold sweep is driven by its own tests, not by the timer. */
-const TEST_LEDGER_SETTINGS: LedgerSettings = { commandPartitions: 3, paymentsInternalUrl: 'http://127.0.0.1:9', orphanHoldGraceMs: 15 * 60_000, orphanHoldSweepIntervalMs: 3_600_000, withdrawalsInternalUrl: 'http://127.0.0.1:9', conversionFeeBasisPoints: 100 };
+const TEST_LEDGER_SETTINGS: LedgerSettings = {
+  commandPartitions: 3,
+  paymentsInternalUrl: 'http://127.0.0.1:9',
+  orphanHoldGraceMs: 15 * 60_000,
+  orphanHoldSweepIntervalMs: 3_600_000,
+  withdrawalsInternalUrl: 'http://127.0.0.1:9',
+  conversionFeeBasisPoints: 100,
+  operatorLimits: TEST_OPERATOR_LIMITS,
+};
 
 @Module({})
 class LedgerTestAppModule {
-  static forRoot(databaseUrl: string, namespace: string, poolMax: number): DynamicModule {
+  static forRoot(databaseUrl: string, namespace: string, poolMax: number, settings: LedgerSettings): DynamicModule {
     return {
       module: LedgerTestAppModule,
       imports: [
         TypeOrmModule.forRoot(serviceDatabaseOptions({ url: databaseUrl, poolMax, migrations: LEDGER_MIGRATIONS })),
         HealthModule.forRoot({ consumerLagMax: 0, healthCheckTimeoutMs: 2_000 }),
         MessagingModule.forRootAsync({ inject: [], useFactory: () => ({ clientId: 'ledger-test', brokers: kafkaBrokers(), namespace }) }),
-        LedgerModule.forRoot(TEST_LEDGER_SETTINGS),
+        LedgerModule.forRoot(settings),
       ],
     };
   }
@@ -113,13 +134,13 @@ export class LedgerTestService {
   private app: NestFastifyApplication | null = null;
   private publisher: KafkaMessageBroker | null = null;
 
-  static async start(options: { poolMax?: number } = {}): Promise<LedgerTestService> {
+  static async start(options: { poolMax?: number; operatorLimits?: Partial<OperatorMoneyLimits> } = {}): Promise<LedgerTestService> {
     const service = new LedgerTestService();
     const admin = new Client({ connectionString: requiredEnv('TEST_PG_ADMIN_URL') });
     await admin.connect();
     await admin.query(`CREATE DATABASE "${service.runId}"`);
     await admin.end();
-    service.app = await NestFactory.create<NestFastifyApplication>(LedgerTestAppModule.forRoot(service.databaseUrl, service.runId, options.poolMax ?? 10), new FastifyAdapter(), { logger: ['warn', 'error'] });
+    service.app = await NestFactory.create<NestFastifyApplication>(LedgerTestAppModule.forRoot(service.databaseUrl, service.runId, options.poolMax ?? 10, { ...TEST_LEDGER_SETTINGS, operatorLimits: { ...TEST_OPERATOR_LIMITS, ...options.operatorLimits } }), new FastifyAdapter(), { logger: ['warn', 'error'] });
     service.app.connectMicroservice<CustomStrategy>({ strategy: new MessagingTransportStrategy(service.app.get(MESSAGE_BROKER), LEDGER_CONSUMERS) });
     await service.app.init();
     await service.app.startAllMicroservices();

@@ -1,0 +1,79 @@
+import { Body, Controller, Get, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import type { BackofficePrincipal } from '@mp/access-infrastructure';
+import { RequestPipe } from '@mp/shared-nest-http';
+import { IsOneOf, IsPlainText, IsWholeNumberBetween, MatchesPattern, RequestMessages, Trim } from '@mp/shared-util-validation';
+import { DomainError } from '@mp/shared-util-errors';
+import { IsOptional } from 'class-validator';
+import type { FastifyReply } from 'fastify';
+import { LedgerReadClient } from '../merchant/ledger-read.client';
+import { actingOperatorId } from './acting-operator';
+import { BackofficeGuard, CurrentPrincipal, Roles } from './backoffice.guard';
+import { json } from './operator.controller';
+
+const requestPipe = new RequestPipe();
+const APPROVAL_ID_PATTERN = /^apr_[0-9a-f-]{36}$/;
+
+@RequestMessages({ invalid: 'The query is not valid', unknownField: 'is not a filter here; use status, merchant_id, limit' })
+class ApprovalsQuery {
+  @ApiPropertyOptional({ enum: ['pending', 'approved', 'rejected', 'expired'], default: 'pending' })
+  @IsOptional()
+  @IsOneOf(['pending', 'approved', 'rejected', 'expired'], 'must be pending, approved, rejected or expired')
+  status?: string;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @MatchesPattern(/^[A-Za-z0-9._:-]{1,64}$/, 'must be a merchant id')
+  merchant_id?: string;
+
+  @ApiPropertyOptional({ default: 100, minimum: 1, maximum: 200 })
+  @IsOptional()
+  @IsWholeNumberBetween(1, 200, 'query')
+  limit?: string;
+}
+
+@RequestMessages({ invalid: 'The decision is not valid' })
+class RejectionBody {
+  @ApiPropertyOptional({ description: 'Why, for the audit trail', minLength: 3, maxLength: 1000 })
+  @Trim()
+  @IsPlainText(1000)
+  @MatchesPattern(/^[^]{3,}$/, 'must explain the rejection')
+  reason!: string;
+}
+
+/**
+ * Four eyes on large operator money actions: a conversion or deposit adjustment above its
+ * currency's threshold answers 202 with a request, which a second operator approves here (the
+ * money moves then, once) or rejects. The requester cannot approve their own: 403 FORBIDDEN.
+ */
+@Controller('backoffice/v1/approvals')
+@UseGuards(BackofficeGuard)
+@Roles('operator')
+export class ApprovalsOperatorController {
+  constructor(private readonly ledger: LedgerReadClient) {}
+
+  /** Requests oldest first; `?status=` defaults to pending. */
+  @Get()
+  async list(@Query(requestPipe) query: ApprovalsQuery, @Res() reply: FastifyReply): Promise<void> {
+    const params = new URLSearchParams({ status: query.status ?? 'pending' });
+    if (query.merchant_id !== undefined) params.set('merchant_id', query.merchant_id);
+    if (query.limit !== undefined) params.set('limit', query.limit);
+    await json(reply, 200, await this.ledger.listApprovals(params));
+  }
+
+  @Post(':approvalId/approve')
+  async approve(@CurrentPrincipal() operator: BackofficePrincipal, @Param('approvalId') approvalId: string, @Res() reply: FastifyReply): Promise<void> {
+    await json(reply, 200, await this.ledger.decideApproval(approvalIdOf(approvalId), 'approve', { operator_id: actingOperatorId(operator) }));
+  }
+
+  @Post(':approvalId/reject')
+  async reject(@CurrentPrincipal() operator: BackofficePrincipal, @Param('approvalId') approvalId: string, @Body(requestPipe) body: RejectionBody, @Res() reply: FastifyReply): Promise<void> {
+    await json(reply, 200, await this.ledger.decideApproval(approvalIdOf(approvalId), 'reject', { operator_id: actingOperatorId(operator), reason: body.reason }));
+  }
+}
+
+/** An id the ledger never issued is answered here: 404, like any unknown approval. */
+function approvalIdOf(approvalId: string): string {
+  if (!APPROVAL_ID_PATTERN.test(approvalId)) throw new DomainError('NOT_FOUND', `No approval request ${approvalId}`);
+  return approvalId;
+}
