@@ -1,6 +1,6 @@
 import { CallbackSender } from './delivery/callback-sender';
 import { DestinationGuard } from './delivery/ssrf-guard';
-import { mappedLookup, TestReceiver } from './testing/callbacks-test-kit';
+import { mappedLookup, TEST_DESTINATION_RULES, TestReceiver } from './testing/callbacks-test-kit';
 
 /**
  * The `callback_url` list of reliability.md's bad-input lists, sent through the real sender
@@ -30,7 +30,7 @@ describe('SSRF guard at connection time', () => {
     await redirector.stop();
   });
 
-  const sender = (allowList: string[] = []) => new CallbackSender(new DestinationGuard(allowList), 2_000, lookup);
+  const sender = (allowList: string[] = []) => new CallbackSender(new DestinationGuard(allowList), 2_000, TEST_DESTINATION_RULES, lookup);
 
   it.each([
     ['loopback literal', () => `http://127.0.0.1:${loopback.port}/`],

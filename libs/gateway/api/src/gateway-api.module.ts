@@ -1,5 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { APP_FILTER } from '@nestjs/core';
+import { APP_FILTER, APP_INTERCEPTOR } from '@nestjs/core';
 import { SecretBox, type SecretKeyring } from '@mp/access-domain';
 import { AccessSchema1700000002000, AccessWebhookSecretRotation1700000004500, BackofficeCredentialStore, MerchantCredentialStore, WebhookSecretStore } from '@mp/access-infrastructure';
 import { DataSource } from 'typeorm';
@@ -24,9 +24,14 @@ import { WithdrawalsOperatorController } from './backoffice/withdrawals-operator
 import { WithdrawalsController } from './withdrawals/withdrawals.controller';
 import { WithdrawalsReadClient } from './withdrawals/withdrawals-read.client';
 import { OutcomeCallbackDestination } from './merchant/outcome-destination';
+import { CallbackAllowListController } from './callback-destinations/callback-allow-list.controller';
+import { GatewayCallbackAllowLists1700000020100 } from './callback-destinations/callback-allow-list.migration';
+import { CallbackDestinationPolicy } from './callback-destinations/callback-destination.policy';
+import { GatewayRateLimitBuckets1700000020000 } from './rate-limit/rate-limit.migration';
+import { MerchantRateLimitInterceptor, RateLimiter } from './rate-limit/rate-limiter';
 
 /** Migrations of the gateway database (merchant identities and credentials). */
-export const GATEWAY_MIGRATIONS = [AccessSchema1700000002000, AccessWebhookSecretRotation1700000004500];
+export const GATEWAY_MIGRATIONS = [AccessSchema1700000002000, AccessWebhookSecretRotation1700000004500, GatewayRateLimitBuckets1700000020000, GatewayCallbackAllowLists1700000020100];
 
 /** The merchant-facing /v2 API and the payer page. Needs a TypeORM DataSource and the messaging port. */
 @Module({})
@@ -34,7 +39,7 @@ export class GatewayApiModule {
   static forRoot(settings: GatewaySettings & { secretsKeyring: SecretKeyring; credentialCacheTtlMs: number }): DynamicModule {
     return {
       module: GatewayApiModule,
-      controllers: [PaymentsController, DisputesController, MerchantController, PayerPageController, OperatorController, CallbacksBackofficeController, AgentController, AgentDisputesController, OperatorDisputesController, WithdrawalsController, WithdrawalsOperatorController],
+      controllers: [PaymentsController, DisputesController, MerchantController, PayerPageController, OperatorController, CallbacksBackofficeController, AgentController, AgentDisputesController, OperatorDisputesController, WithdrawalsController, WithdrawalsOperatorController, CallbackAllowListController],
       providers: [
         { provide: GATEWAY_SETTINGS, useValue: settings },
         {
@@ -58,6 +63,9 @@ export class GatewayApiModule {
         WithdrawalsReadClient,
         OutcomeCallbackDestination,
         { provide: APP_FILTER, useClass: ErrorResponseFilter },
+        RateLimiter,
+        CallbackDestinationPolicy,
+        { provide: APP_INTERCEPTOR, useClass: MerchantRateLimitInterceptor },
       ],
     };
   }

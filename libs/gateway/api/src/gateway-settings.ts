@@ -1,4 +1,5 @@
 import { RECEIPT_BYTES_MAX } from '@mp/shared-util-validation';
+import type { RateLimitSettings } from './rate-limit/token-bucket';
 
 /** What the gateway's feature module needs from the app's validated config. */
 export interface GatewaySettings {
@@ -13,11 +14,17 @@ export interface GatewaySettings {
   paymentsReadTimeoutMs: number;
   /** Development only: accept http:// callback URLs. */
   allowHttpCallbackUrls: boolean;
+  /** CALLBACK_ALLOWED_PORTS: the ports a callback URL may name (ranges, inclusive). */
+  callbackAllowedPorts: ReadonlyArray<readonly [number, number]>;
   commandPartitions: number;
   /** The callback dispatcher's internal API (delivery log, redelivery, disabled endpoints). */
   callbacksInternalUrl: string;
   /** How long a rotated-out webhook secret keeps signing callbacks, unless the operator says otherwise. */
   webhookSecretOverlapHours: number;
+  /** Token buckets per merchant and per client address (GATEWAY_RATE_LIMIT_*). */
+  rateLimits: RateLimitSettings;
+  /** GATEWAY_TRUSTED_PROXIES: whose X-Forwarded-For names the client address. */
+  trustedProxies: readonly string[];
 }
 
 export const GATEWAY_SETTINGS = Symbol('GATEWAY_SETTINGS');

@@ -15,6 +15,8 @@ export interface InternalListenerSettings {
    * become label values), and the port is reachable from the cluster only.
    */
   metrics?: MetricsRegistry;
+  /** Operators' per-merchant callback allow-lists, served with the profile so the dispatcher checks them before each attempt. */
+  callbackAllowLists?: { allowListOf(merchantId: string): Promise<{ entries: string[] }> };
 }
 
 const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
@@ -40,7 +42,8 @@ export async function startInternalListener(store: WebhookSecretStore, settings:
     const { merchantId } = request.params;
     const profile = MERCHANT_ID_PATTERN.test(merchantId) ? await store.findWebhookProfile(merchantId) : null;
     if (!profile) return reply.status(404).send({ code: 'NOT_FOUND', message: 'No such merchant', details: [] });
-    return reply.header('cache-control', 'no-store').send(profile);
+    const allowed = settings.callbackAllowLists ? (await settings.callbackAllowLists.allowListOf(merchantId)).entries : [];
+    return reply.header('cache-control', 'no-store').send({ ...profile, allowed_callback_destinations: allowed });
   });
   await server.listen({ host: settings.host, port: settings.port });
   return server;

@@ -1,0 +1,27 @@
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+
+/**
+ * Token buckets shared by every gateway replica: one row per bucket (a merchant, a client
+ * address, an address's authentication failures). A request takes a token with one
+ * INSERT ... ON CONFLICT DO UPDATE that refills from the elapsed time under the row lock, so
+ * replicas never read-modify-write the same bucket. Unlogged: a bucket is worth nothing after a
+ * crash (it refills within seconds), and the table is written on every request, so it skips the
+ * WAL and is not replicated.
+ */
+export class GatewayRateLimitBuckets1700000020000 implements MigrationInterface {
+  name = 'GatewayRateLimitBuckets1700000020000';
+
+  async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
+      CREATE UNLOGGED TABLE gateway_rate_limit_buckets (
+        bucket_key TEXT PRIMARY KEY,
+        tokens DOUBLE PRECISION NOT NULL,
+        refilled_at TIMESTAMPTZ NOT NULL,
+        last_taken BOOLEAN NOT NULL
+      )`);
+  }
+
+  async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query('DROP TABLE gateway_rate_limit_buckets');
+  }
+}

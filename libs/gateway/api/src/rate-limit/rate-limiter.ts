@@ -1,0 +1,91 @@
+import { Inject, Injectable, type CallHandler, type ExecutionContext, type NestInterceptor, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { DomainError } from '@mp/shared-util-errors';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Observable } from 'rxjs';
+import { DataSource } from 'typeorm';
+import type { GatewayRequest } from '../auth/merchant-signature.guard';
+import { GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
+import { TransportSecurityRule } from '../http/transport-security';
+import { clientAddressOf } from './client-address';
+import { RateLimitStore } from './rate-limit.store';
+import { idleSecondsUntilFull, rateLimitHeaders, type BucketAnswer, type BucketPolicy } from './token-bucket';
+
+const SWEEP_INTERVAL_MS = 60_000;
+
+/** Routes whose callers carry a credential: limited per merchant after the signature, and per address on failures. */
+const CREDENTIAL_ROUTE_PREFIXES = ['/v2/', '/backoffice/'];
+
+/** The gateway's rate limits (docs/api/errors.md "Rate limits"); one bucket row per merchant or address. */
+@Injectable()
+export class RateLimiter implements OnModuleInit, OnModuleDestroy {
+  private readonly store: RateLimitStore;
+  private readonly proxies: TransportSecurityRule;
+  private sweep?: NodeJS.Timeout;
+
+  constructor(@Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings, @Inject(DataSource) dataSource: DataSource) {
+    this.store = new RateLimitStore(dataSource);
+    this.proxies = new TransportSecurityRule(settings.trustedProxies);
+  }
+
+  onModuleInit(): void {
+    const { merchant, address, authFailures } = this.settings.rateLimits;
+    const idleSeconds = idleSecondsUntilFull([merchant, address, authFailures]) + 1;
+    this.sweep = setInterval(() => void this.store.sweepIdle(idleSeconds), SWEEP_INTERVAL_MS);
+    this.sweep.unref();
+  }
+
+  onModuleDestroy(): void {
+    clearInterval(this.sweep);
+  }
+
+  /** Per merchant; called once the signature is verified, so a forged flood never drains a merchant's bucket. */
+  async chargeMerchant(merchantId: string, reply: FastifyReply): Promise<void> {
+    const policy = this.settings.rateLimits.merchant;
+    refuseWhenEmpty(await this.store.take(`merchant:${merchantId}`, policy), policy, reply, 'this merchant');
+  }
+
+  /**
+   * Per client address, before the body is read: every route without a credential takes a token;
+   * on /v2 and /backoffice/v1 an address whose authentication failures emptied its bucket is
+   * refused, and each 401 takes a token afterwards (onResponse). Registered on the Fastify
+   * instance, like configureGatewayHttp's hooks, before Nest adds its routes.
+   */
+  registerAddressLimits(fastify: FastifyInstance): void {
+    const { address, authFailures } = this.settings.rateLimits;
+    fastify.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+      const client = clientAddressOf(request.raw, this.proxies);
+      if (carriesCredential(request)) refuseWhenEmpty(await this.store.peek(`auth-failures:${client}`, authFailures), authFailures, reply, 'this address after repeated authentication failures');
+      else refuseWhenEmpty(await this.store.take(`address:${client}`, address), address, reply, 'this address');
+    });
+    fastify.addHook('onResponse', async (request: FastifyRequest, reply: FastifyReply) => {
+      if (reply.statusCode === 401 && carriesCredential(request)) await this.store.take(`auth-failures:${clientAddressOf(request.raw, this.proxies)}`, authFailures);
+    });
+  }
+}
+
+/** Runs after the guards: charges the merchant the signature guard authenticated; other routes pass. */
+@Injectable()
+export class MerchantRateLimitInterceptor implements NestInterceptor {
+  constructor(@Inject(RateLimiter) private readonly limiter: RateLimiter) {}
+
+  async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
+    const merchant = context.switchToHttp().getRequest<GatewayRequest>().merchant;
+    if (merchant) await this.limiter.chargeMerchant(merchant.merchantId, context.switchToHttp().getResponse<FastifyReply>());
+    return next.handle();
+  }
+}
+
+function carriesCredential(request: FastifyRequest): boolean {
+  const route = request.routeOptions.url;
+  return route !== undefined && CREDENTIAL_ROUTE_PREFIXES.some((prefix) => route.startsWith(prefix));
+}
+
+/** Sets the RateLimit-* headers (on successes too) and refuses with 429 RATE_LIMITED when the bucket had no token. */
+function refuseWhenEmpty(answer: BucketAnswer, policy: BucketPolicy, reply: FastifyReply, whose: string): void {
+  const headers = rateLimitHeaders(policy, answer);
+  void reply.headers(headers);
+  if (answer.allowed) return;
+  throw new DomainError('RATE_LIMITED', `Too many requests from ${whose}: retry after ${headers['retry-after']} s`, [], {
+    limit: { burst: policy.burst, rate_per_second: policy.ratePerSecond },
+  });
+}
