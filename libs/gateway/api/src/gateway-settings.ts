@@ -47,8 +47,16 @@ export const RECEIPT_UPLOAD_BODY_BYTES_MAX = RECEIPT_BYTES_MAX;
 /** An agent's payout receipt upload, as `METHOD url` of its route: its body is streamed on, not parsed. */
 export const RECEIPT_UPLOAD_ROUTE = 'POST /backoffice/v1/agent/orders/:merchantId/:orderId/receipts';
 
+/**
+ * The payer page's form posts carry no fields (the token is in the path): anyone holding a link
+ * may post, so what they may send is capped far below the signed routes' limit.
+ */
+export const PAYER_PAGE_BODY_BYTES_MAX = 1024;
+
 /** The routes whose body limit is not REQUEST_BODY_BYTES_MAX (docs/api/endpoints.md lists every limit). */
 export const BODY_BYTES_MAX_BY_ROUTE: ReadonlyMap<string, number> = new Map([
   ['POST /v2/disputes', DISPUTE_REQUEST_BODY_BYTES_MAX],
   [RECEIPT_UPLOAD_ROUTE, RECEIPT_UPLOAD_BODY_BYTES_MAX],
+  ['POST /pay/:token/details', PAYER_PAGE_BODY_BYTES_MAX],
+  ['POST /pay/:token/paid', PAYER_PAGE_BODY_BYTES_MAX],
 ]);

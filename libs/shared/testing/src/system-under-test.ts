@@ -16,9 +16,11 @@ export type ServiceName = 'ledger' | 'disputes' | 'payments' | 'withdrawals' | '
 /** What only one service needs on top of the convention (see environmentOf). */
 /** Test receivers listen on ephemeral ports; production allows 443 and 8443 (CALLBACK_ALLOWED_PORTS). */
 const TEST_CALLBACK_ALLOWED_PORTS = '1-65535';
+/** Every payer, operator and agent of a test is 127.0.0.1: far more than one client's share (rate-limits.e2e tests the defaults' kind). */
+const TEST_ADDRESS_RATE_LIMIT = { GATEWAY_RATE_LIMIT_ADDRESS_PER_SECOND: '1000', GATEWAY_RATE_LIMIT_ADDRESS_BURST: '2000', GATEWAY_RATE_LIMIT_AUTH_FAILURES_BURST: '1000' };
 const EXTRA_ENV: Partial<Record<ServiceName, (system: SystemUnderTest, instance: string) => Record<string, string>>> = {
   payments: (system) => ({ PAYMENTS_SECRETS_MASTER_KEY: system.paymentsMasterKey }),
-  gateway: (system, instance) => ({ MERCHANT_SECRETS_MASTER_KEY: system.masterKey, CALLBACK_ALLOWED_PORTS: TEST_CALLBACK_ALLOWED_PORTS, ...system.internalListenerEnv(instance) }),
+  gateway: (system, instance) => ({ MERCHANT_SECRETS_MASTER_KEY: system.masterKey, CALLBACK_ALLOWED_PORTS: TEST_CALLBACK_ALLOWED_PORTS, ...TEST_ADDRESS_RATE_LIMIT, ...system.internalListenerEnv(instance) }),
   callbacks: (system) => system.dispatcherEnv(),
 };
 /** A type-level list of the names, so the catalog check below cannot miss one. */
