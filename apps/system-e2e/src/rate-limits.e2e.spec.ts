@@ -83,6 +83,32 @@ describe('rate limits and callback destinations', () => {
     expect(genuine.headers.get('ratelimit-remaining')).toBe(String(MERCHANT_BURST - 1));
   });
 
+  it("applies an operator's per-merchant override on every replica at once, and falls back to the global figures when it is removed", async () => {
+    const merchant = await system.createClient('Override shop');
+    const { merchantId } = merchant.credentials;
+    const path = `/backoffice/v1/merchants/${merchantId}/rate-limit`;
+    expect((await operator.request('GET', path)).body).toMatchObject({ rate_per_second: MERCHANT_RATE, burst: MERCHANT_BURST, source: 'default' });
+    const invalid = await operator.request('PUT', path, { rate_per_second: 0, burst: 2.5 });
+    expect(invalid.status).toBe(400);
+    expect(invalid.body.error.details.map((detail: { field: string }) => detail.field).sort()).toEqual(['burst', 'rate_per_second']);
+    const set = await operator.request('PUT', path, { rate_per_second: 1, burst: 3 });
+    expect(set.body).toMatchObject({ rate_per_second: 1, burst: 3, source: 'override', updated_by: expect.any(String) });
+
+    const second = new SignedClient(system.urlOf('gateway-2'), merchant.credentials);
+    const started = performance.now();
+    const responses = await Promise.all(Array.from({ length: 8 }, (_, index) => (index % 2 === 0 ? merchant : second).get('/v2/merchant/balances')));
+    const seconds = (performance.now() - started) / 1000;
+    const admitted = responses.filter((response) => response.status === 200);
+    expect(admitted.length).toBeGreaterThanOrEqual(3);
+    expect(admitted.length).toBeLessThanOrEqual(Math.floor(1 * seconds + 3));
+    for (const response of responses.filter((candidate) => candidate.status !== 200)) expectRateLimited(response, 3);
+
+    expect((await operator.request('DELETE', path)).body).toMatchObject({ burst: MERCHANT_BURST, source: 'default', updated_by: null });
+    await pause(1_100);
+    const after = await merchant.get('/v2/merchant/balances');
+    expect(after.headers.get('ratelimit-limit')).toBe(String(MERCHANT_BURST));
+  });
+
   it('refuses an oversized body on the payer page before reading it (413), with the route limit in the message', async () => {
     // Announces 10 MB, sends 1 KB, and waits: the answer comes while the body is still unsent.
     const announced = await new Promise<{ status: number; body: string }>((resolve, reject) => {

@@ -28,6 +28,7 @@ import { CallbackAllowListController } from './callback-destinations/callback-al
 import { GatewayCallbackAllowLists1700000020100 } from './callback-destinations/callback-allow-list.migration';
 import { CallbackDestinationPolicy } from './callback-destinations/callback-destination.policy';
 import { GatewayRateLimitBuckets1700000020000 } from './rate-limit/rate-limit.migration';
+import { MerchantRateLimitController } from './rate-limit/merchant-rate-limit.controller';
 import { MerchantRateLimitInterceptor, RateLimiter } from './rate-limit/rate-limiter';
 
 /** Migrations of the gateway database (merchant identities and credentials). */
@@ -39,7 +40,7 @@ export class GatewayApiModule {
   static forRoot(settings: GatewaySettings & { secretsKeyring: SecretKeyring; credentialCacheTtlMs: number }): DynamicModule {
     return {
       module: GatewayApiModule,
-      controllers: [PaymentsController, DisputesController, MerchantController, PayerPageController, OperatorController, CallbacksBackofficeController, AgentController, AgentDisputesController, OperatorDisputesController, WithdrawalsController, WithdrawalsOperatorController, CallbackAllowListController],
+      controllers: [PaymentsController, DisputesController, MerchantController, PayerPageController, OperatorController, CallbacksBackofficeController, AgentController, AgentDisputesController, OperatorDisputesController, WithdrawalsController, WithdrawalsOperatorController, CallbackAllowListController, MerchantRateLimitController],
       providers: [
         { provide: GATEWAY_SETTINGS, useValue: settings },
         {

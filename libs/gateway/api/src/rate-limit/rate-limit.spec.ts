@@ -1,6 +1,6 @@
 import { TransportSecurityRule } from '../http/transport-security';
 import { clientAddressOf } from './client-address';
-import { idleSecondsUntilFull, rateLimitHeaders } from './token-bucket';
+import { rateLimitHeaders } from './token-bucket';
 
 describe('rate-limit headers', () => {
   const policy = { ratePerSecond: 10, burst: 50 };
@@ -13,10 +13,6 @@ describe('rate-limit headers', () => {
     expect(rateLimitHeaders(policy, { allowed: false, tokens: 0.2 })).toMatchObject({ 'ratelimit-remaining': '0', 'retry-after': '1', 'ratelimit-reset': '5' });
     expect(rateLimitHeaders({ ratePerSecond: 1, burst: 5 }, { allowed: false, tokens: 0 })).toMatchObject({ 'retry-after': '1' });
     expect(rateLimitHeaders({ ratePerSecond: 1, burst: 5 }, { allowed: false, tokens: -0.5 })).toMatchObject({ 'retry-after': '1', 'ratelimit-reset': '5' });
-  });
-
-  it('sweeps a bucket only once it would be full anyway', () => {
-    expect(idleSecondsUntilFull([policy, { ratePerSecond: 2, burst: 60 }])).toBe(30);
   });
 });
 

@@ -8,7 +8,7 @@ import { GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
 import { TransportSecurityRule } from '../http/transport-security';
 import { clientAddressOf } from './client-address';
 import { RateLimitStore } from './rate-limit.store';
-import { idleSecondsUntilFull, rateLimitHeaders, type BucketAnswer, type BucketPolicy } from './token-bucket';
+import { rateLimitHeaders, type BucketAnswer, type BucketPolicy } from './token-bucket';
 
 const SWEEP_INTERVAL_MS = 60_000;
 
@@ -28,9 +28,7 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
   }
 
   onModuleInit(): void {
-    const { merchant, address, authFailures } = this.settings.rateLimits;
-    const idleSeconds = idleSecondsUntilFull([merchant, address, authFailures]) + 1;
-    this.sweep = setInterval(() => void this.store.sweepIdle(idleSeconds), SWEEP_INTERVAL_MS);
+    this.sweep = setInterval(() => void this.store.sweepIdle(), SWEEP_INTERVAL_MS);
     this.sweep.unref();
   }
 
@@ -40,8 +38,28 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
 
   /** Per merchant; called once the signature is verified, so a forged flood never drains a merchant's bucket. */
   async chargeMerchant(merchantId: string, reply: FastifyReply): Promise<void> {
-    const policy = this.settings.rateLimits.merchant;
-    refuseWhenEmpty(await this.store.take(`merchant:${merchantId}`, policy), policy, reply, 'this merchant');
+    const answer = await this.store.take(merchantBucket(merchantId), this.settings.rateLimits.merchant);
+    refuseWhenEmpty(answer, answer.policy, reply, 'this merchant');
+  }
+
+  /** The merchant's figures: an operator's override, or the global ones. */
+  async merchantPolicy(merchantId: string): Promise<MerchantRateLimitView> {
+    const override = await this.store.overrideOf(merchantBucket(merchantId));
+    const policy = override ?? this.settings.rateLimits.merchant;
+    return {
+      merchant_id: merchantId,
+      rate_per_second: policy.ratePerSecond,
+      burst: policy.burst,
+      source: override ? 'override' : 'default',
+      updated_at: override ? override.updatedAt.toISOString() : null,
+      updated_by: override?.updatedBy ?? null,
+    };
+  }
+
+  /** Sets an operator's override for one merchant (null: back to the global figures), shared by every replica at once. */
+  async setMerchantPolicy(merchantId: string, policy: BucketPolicy | null, actor: string): Promise<MerchantRateLimitView> {
+    await this.store.setOverride(merchantBucket(merchantId), policy, actor);
+    return this.merchantPolicy(merchantId);
   }
 
   /**
@@ -74,6 +92,17 @@ export class MerchantRateLimitInterceptor implements NestInterceptor {
     return next.handle();
   }
 }
+
+export interface MerchantRateLimitView {
+  merchant_id: string;
+  rate_per_second: number;
+  burst: number;
+  source: 'default' | 'override';
+  updated_at: string | null;
+  updated_by: string | null;
+}
+
+const merchantBucket = (merchantId: string) => `merchant:${merchantId}`;
 
 function carriesCredential(request: FastifyRequest): boolean {
   const route = request.routeOptions.url;

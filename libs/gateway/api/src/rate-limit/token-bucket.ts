@@ -45,11 +45,3 @@ export function rateLimitHeaders(policy: BucketPolicy, answer: BucketAnswer): Re
   if (!answer.allowed) headers['retry-after'] = String(Math.max(1, Math.ceil((1 - tokens) / policy.ratePerSecond)));
   return headers;
 }
-
-/**
- * How long an untouched bucket takes to be full again: a row idle for longer than this is
- * equivalent to no row, so the sweep may delete it.
- */
-export function idleSecondsUntilFull(policies: readonly BucketPolicy[]): number {
-  return Math.max(...policies.map((policy) => Math.ceil(policy.burst / policy.ratePerSecond)));
-}
