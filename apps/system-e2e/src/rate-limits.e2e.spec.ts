@@ -14,6 +14,7 @@ const MERCHANT_RATE = 5;
 const MERCHANT_BURST = 10;
 const ADDRESS_RATE = 2;
 const ADDRESS_BURST = 6;
+const AUTH_FAILURES_BURST = 20;
 
 describe('rate limits and callback destinations', () => {
   let system: SystemUnderTest;
@@ -25,6 +26,8 @@ describe('rate limits and callback destinations', () => {
       GATEWAY_RATE_LIMIT_MERCHANT_BURST: String(MERCHANT_BURST),
       GATEWAY_RATE_LIMIT_ADDRESS_PER_SECOND: String(ADDRESS_RATE),
       GATEWAY_RATE_LIMIT_ADDRESS_BURST: String(ADDRESS_BURST),
+      GATEWAY_RATE_LIMIT_AUTH_FAILURES_PER_SECOND: '1',
+      GATEWAY_RATE_LIMIT_AUTH_FAILURES_BURST: String(AUTH_FAILURES_BURST),
       // The production port list, not the harness's (its receivers use ephemeral ports).
       CALLBACK_ALLOWED_PORTS: '443,8443',
     };
@@ -72,15 +75,26 @@ describe('rate limits and callback destinations', () => {
     expect((await ordersIn(first.credentials.merchantId, orderIds)).sort()).toEqual([...admitted].sort());
   });
 
-  it('charges the merchant only after the signature is verified: a forged flood leaves its bucket full', async () => {
+  it('charges the merchant only after the signature is verified: a forged flood leaves its bucket full and gets its address refused', async () => {
     const merchant = await system.createClient('Forged flood shop');
-    const forged = await Promise.all(
-      Array.from({ length: 25 }, () => merchant.request({ method: 'GET', path: '/v2/merchant/balances', headers: { 'x-signature': '0'.repeat(64) } })),
-    );
-    expect(forged.map((response) => response.status)).toEqual(Array(25).fill(401));
-    const genuine = await merchant.get('/v2/merchant/balances');
+    const statuses: number[] = [];
+    const refusals: TestResponse[] = [];
+    for (let index = 0; index < AUTH_FAILURES_BURST + 10; index += 1) {
+      const forged = await merchant.request({ method: 'GET', path: '/v2/merchant/balances', headers: { 'x-signature': '0'.repeat(64) } });
+      statuses.push(forged.status);
+      if (forged.status === 429) refusals.push(forged);
+    }
+    // Every failure up to the burst is answered 401; once one finds the bucket empty, the replica refuses the address.
+    expect(statuses.slice(0, AUTH_FAILURES_BURST)).toEqual(Array(AUTH_FAILURES_BURST).fill(401));
+    expect(refusals.length).toBeGreaterThanOrEqual(3);
+    for (const refusal of refusals) expectRateLimited(refusal, AUTH_FAILURES_BURST);
+
+    // The other replica has seen no failure from this address: the genuine request passes, and
+    // the merchant's bucket lost one token to it, none to the forgeries.
+    const genuine = await new SignedClient(system.urlOf('gateway-2'), merchant.credentials).get('/v2/merchant/balances');
     expect(genuine.status).toBe(200);
     expect(genuine.headers.get('ratelimit-remaining')).toBe(String(MERCHANT_BURST - 1));
+    await pause(2_000);
   });
 
   it("applies an operator's per-merchant override on every replica at once, and falls back to the global figures when it is removed", async () => {

@@ -25,11 +25,6 @@ const TAKE = `
     burst = EXCLUDED.burst
   RETURNING tokens, last_taken, rate_per_second, burst`;
 
-/** Reads a bucket's level without taking anything (authentication failures are charged afterwards); no overrides apply. */
-const PEEK = `
-  SELECT LEAST($3::float8, tokens + GREATEST(0, EXTRACT(EPOCH FROM clock_timestamp() - refilled_at)) * $2::float8) AS tokens
-  FROM gateway_rate_limit_buckets WHERE bucket_key = $1`;
-
 /**
  * Token buckets in the gateway's PostgreSQL, shared by all replicas (there is no Redis in the
  * stack, and process memory would give each replica its own limit). Hand-written rather than
@@ -81,17 +76,6 @@ export class RateLimitStore {
        ON CONFLICT (bucket_key) DO UPDATE SET rate_per_second = EXCLUDED.rate_per_second, burst = EXCLUDED.burst, updated_at = EXCLUDED.updated_at, updated_by = EXCLUDED.updated_by`,
       [key, policy.ratePerSecond, policy.burst, actor],
     );
-  }
-
-  async peek(key: string, policy: BucketPolicy): Promise<BucketAnswer> {
-    try {
-      const rows = (await this.dataSource.query(PEEK, [key, policy.ratePerSecond, policy.burst])) as Array<{ tokens: number }>;
-      const tokens = rows.length === 0 ? policy.burst : Number(rows[0].tokens);
-      return { allowed: tokens >= 1, tokens };
-    } catch (error) {
-      this.logFailure(error);
-      return { allowed: true, tokens: policy.burst };
-    }
   }
 
   /** Deletes buckets idle long enough to be full (by their own figures): they are equivalent to no row. */

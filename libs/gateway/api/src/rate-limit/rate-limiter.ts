@@ -11,6 +11,7 @@ import { RateLimitStore } from './rate-limit.store';
 import { rateLimitHeaders, type BucketAnswer, type BucketPolicy } from './token-bucket';
 
 const SWEEP_INTERVAL_MS = 60_000;
+const FAILING_ADDRESSES_MAX = 100_000;
 
 /** Routes whose callers carry a credential: limited per merchant after the signature, and per address on failures. */
 const CREDENTIAL_ROUTE_PREFIXES = ['/v2/', '/backoffice/'];
@@ -21,6 +22,8 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
   private readonly store: RateLimitStore;
   private readonly proxies: TransportSecurityRule;
   private sweep?: NodeJS.Timeout;
+  /** Addresses whose authentication-failure bucket was found empty, until a token is back (ms since the epoch). */
+  private readonly failingAddresses = new Map<string, number>();
 
   constructor(@Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings, @Inject(DataSource) dataSource: DataSource) {
     this.store = new RateLimitStore(dataSource);
@@ -63,21 +66,40 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * Per client address, before the body is read: every route without a credential takes a token;
-   * on /v2 and /backoffice/v1 an address whose authentication failures emptied its bucket is
-   * refused, and each 401 takes a token afterwards (onResponse). Registered on the Fastify
-   * instance, like configureGatewayHttp's hooks, before Nest adds its routes.
+   * Per client address, before the body is read: every route without a credential takes a token.
+   * On /v2 and /backoffice/v1 nothing is read from the database before the credential check
+   * (a signed request costs the merchant's statement only): each 401 takes a token from the
+   * address's failure bucket afterwards (onResponse), and when that finds the bucket empty, this
+   * replica refuses the address there until a token is back. Another replica learns it at the
+   * address's next failure there, so each replica lets at most one failure more through.
+   * Registered on the Fastify instance, like configureGatewayHttp's hooks, before Nest adds its routes.
    */
   registerAddressLimits(fastify: FastifyInstance): void {
     const { address, authFailures } = this.settings.rateLimits;
     fastify.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
       const client = clientAddressOf(request.raw, this.proxies);
-      if (carriesCredential(request)) refuseWhenEmpty(await this.store.peek(`auth-failures:${client}`, authFailures), authFailures, reply, 'this address after repeated authentication failures');
-      else refuseWhenEmpty(await this.store.take(`address:${client}`, address), address, reply, 'this address');
+      if (!carriesCredential(request)) return refuseWhenEmpty(await this.store.take(`address:${client}`, address), address, reply, 'this address');
+      const blockedForMs = (this.failingAddresses.get(client) ?? 0) - Date.now();
+      if (blockedForMs > 0) refuseWhenEmpty({ allowed: false, tokens: 1 - (blockedForMs / 1000) * authFailures.ratePerSecond }, authFailures, reply, 'this address after repeated authentication failures');
     });
     fastify.addHook('onResponse', async (request: FastifyRequest, reply: FastifyReply) => {
-      if (reply.statusCode === 401 && carriesCredential(request)) await this.store.take(`auth-failures:${clientAddressOf(request.raw, this.proxies)}`, authFailures);
+      if (reply.statusCode !== 401 || !carriesCredential(request)) return;
+      const client = clientAddressOf(request.raw, this.proxies);
+      const answer = await this.store.take(`auth-failures:${client}`, authFailures);
+      if (!answer.allowed) this.blockAddress(client, ((1 - answer.tokens) / answer.policy.ratePerSecond) * 1000);
     });
+  }
+
+  /** Remembered in this replica only, bounded: expired entries go first, and past the bound the oldest. */
+  private blockAddress(client: string, forMs: number): void {
+    const now = Date.now();
+    if (this.failingAddresses.size >= FAILING_ADDRESSES_MAX) {
+      for (const [address, until] of this.failingAddresses) if (until <= now) this.failingAddresses.delete(address);
+      const oldest = this.failingAddresses.keys().next();
+      if (this.failingAddresses.size >= FAILING_ADDRESSES_MAX && !oldest.done) this.failingAddresses.delete(oldest.value);
+    }
+    this.failingAddresses.delete(client);
+    this.failingAddresses.set(client, now + forMs);
   }
 }
 
