@@ -31,6 +31,7 @@ export class CallbackAllowListController {
 
   @Get()
   async get(@Param('merchantId', MerchantIdParam) merchantId: string, @Res() reply: FastifyReply): Promise<void> {
+    await this.destinations.requireMerchant(merchantId);
     await reply.status(200).type('application/json').send(stringifyResponse(await this.destinations.allowListOf(merchantId)));
   }
 

@@ -42,10 +42,15 @@ export class CallbackDestinationPolicy {
     return { merchant_id: merchantId, entries: row?.entries ?? [], updated_at: row ? row.updated_at.toISOString() : null, updated_by: row?.updated_by ?? null };
   }
 
-  /** Replaces the list; an empty one lifts the restriction. Refused (404) for an unknown merchant by the foreign key. */
-  async setAllowList(merchantId: string, entries: string[], actor: string): Promise<CallbackAllowList> {
+  /** 404 NOT_FOUND for an id that names no merchant (operators' routes). */
+  async requireMerchant(merchantId: string): Promise<void> {
     const exists = (await this.dataSource.query('SELECT 1 FROM merchants WHERE merchant_id = $1', [merchantId])) as unknown[];
     if (exists.length === 0) throw new DomainError('NOT_FOUND', 'No such merchant');
+  }
+
+  /** Replaces the list; an empty one lifts the restriction; 404 for an unknown merchant. */
+  async setAllowList(merchantId: string, entries: string[], actor: string): Promise<CallbackAllowList> {
+    await this.requireMerchant(merchantId);
     await this.dataSource.query(
       `INSERT INTO merchant_callback_allow_lists (merchant_id, entries, updated_at, updated_by) VALUES ($1, $2, now(), $3)
        ON CONFLICT (merchant_id) DO UPDATE SET entries = EXCLUDED.entries, updated_at = EXCLUDED.updated_at, updated_by = EXCLUDED.updated_by`,

@@ -1,12 +1,11 @@
 import { Body, Controller, Delete, Get, Inject, Param, Put, Res, UseGuards } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 import type { BackofficePrincipal } from '@mp/access-infrastructure';
-import { MerchantCredentialStore } from '@mp/access-infrastructure';
 import { MerchantIdParam, RequestPipe } from '@mp/shared-nest-http';
-import { DomainError } from '@mp/shared-util-errors';
 import { IsWholeNumberBetween, JsonNumberLiteral, RequestMessages } from '@mp/shared-util-validation';
 import type { FastifyReply } from 'fastify';
 import { BackofficeGuard, CurrentPrincipal, Roles } from '../backoffice/backoffice.guard';
+import { CallbackDestinationPolicy } from '../callback-destinations/callback-destination.policy';
 import { stringifyResponse } from '../http/json-body';
 import { RateLimiter } from './rate-limiter';
 
@@ -30,18 +29,18 @@ class PutMerchantRateLimitBody {
 export class MerchantRateLimitController {
   constructor(
     @Inject(RateLimiter) private readonly limiter: RateLimiter,
-    private readonly merchants: MerchantCredentialStore,
+    @Inject(CallbackDestinationPolicy) private readonly destinations: CallbackDestinationPolicy,
   ) {}
 
   @Get()
   async get(@Param('merchantId', MerchantIdParam) merchantId: string, @Res() reply: FastifyReply): Promise<void> {
-    await this.requireMerchant(merchantId);
+    await this.destinations.requireMerchant(merchantId);
     await send(reply, await this.limiter.merchantPolicy(merchantId));
   }
 
   @Put()
   async put(@CurrentPrincipal() operator: BackofficePrincipal, @Param('merchantId', MerchantIdParam) merchantId: string, @Body(new RequestPipe()) body: PutMerchantRateLimitBody, @Res() reply: FastifyReply): Promise<void> {
-    await this.requireMerchant(merchantId);
+    await this.destinations.requireMerchant(merchantId);
     const policy = { ratePerSecond: Number(body.rate_per_second.literal), burst: Number(body.burst.literal) };
     await send(reply, await this.limiter.setMerchantPolicy(merchantId, policy, operator.credentialId));
   }
@@ -49,12 +48,8 @@ export class MerchantRateLimitController {
   /** Back to the global figures. */
   @Delete()
   async remove(@CurrentPrincipal() operator: BackofficePrincipal, @Param('merchantId', MerchantIdParam) merchantId: string, @Res() reply: FastifyReply): Promise<void> {
-    await this.requireMerchant(merchantId);
+    await this.destinations.requireMerchant(merchantId);
     await send(reply, await this.limiter.setMerchantPolicy(merchantId, null, operator.credentialId));
-  }
-
-  private async requireMerchant(merchantId: string): Promise<void> {
-    if (!(await this.merchants.findProfile(merchantId))) throw new DomainError('NOT_FOUND', 'No such merchant');
   }
 }
 
