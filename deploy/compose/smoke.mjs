@@ -134,6 +134,11 @@ function secretsEnvFile(directory, gatewayPort, sinkCidr) {
     // The callback sink runs on the Docker host: http, and its private address allowed.
     ALLOW_HTTP_CALLBACK_URLS: 'true',
     CALLBACK_ALLOWED_DESTINATIONS: sinkCidr,
+    // The sink listens on an ephemeral port.
+    CALLBACK_ALLOWED_PORTS: '1-65535',
+    // Every payer page of the load phase comes from this one host: more than one payer's share.
+    GATEWAY_RATE_LIMIT_ADDRESS_PER_SECOND: '1000',
+    GATEWAY_RATE_LIMIT_ADDRESS_BURST: '1000',
     KAFKA_HEAP_OPTS: '-Xms384m -Xmx384m',
   };
   const file = join(directory, 'smoke.env');

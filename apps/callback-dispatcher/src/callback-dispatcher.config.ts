@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from '@mp/callbacks-domain';
 import { DestinationGuard, type CallbacksSettings } from '@mp/callbacks-infrastructure';
+import { readCallbackAllowedPorts } from '@mp/contracts-callbacks';
 import { ConfigReader, readKafkaConnectionConfig, readLogFormat, type Environment, type KafkaConnectionConfig, type LogFormat } from '@mp/shared-util-config';
 import { readHealthConfig, type HealthConfig } from '@mp/shared-health';
 
@@ -46,6 +47,7 @@ export function loadCallbackDispatcherConfig(environment: Environment): Callback
     // Longer than any attempt can take, so a live replica never loses a claim mid-attempt.
     leaseMs: reader.integer('CALLBACK_LEASE_MS', { default: Math.max(60_000, attemptTimeoutMs * 4), min: attemptTimeoutMs * 2, max: 3_600_000 }),
     allowedDestinations,
+    destinationRules: { allowHttp: reader.boolean('ALLOW_HTTP_CALLBACK_URLS', false), allowedPorts: readCallbackAllowedPorts(reader) },
     gatewayInternalUrl: reader.url('GATEWAY_INTERNAL_URL', { default: 'http://127.0.0.1:3010' }),
     internalServiceToken: reader.string('INTERNAL_SERVICE_TOKEN', { pattern: /^\S{24,200}$/, description: '24 to 200 characters shared with the gateway, e.g. openssl rand -hex 24' }),
     profileCacheTtlMs: reader.integer('CALLBACK_PROFILE_CACHE_TTL_MS', { default: 30_000, min: 0, max: 3_600_000 }),

@@ -103,3 +103,34 @@ describe('gateway config: secret overlaps and operator credentials', () => {
     expect(() => loadGatewayConfig({ ...minimal, [name]: value })).toThrow(new RegExp(name));
   });
 });
+
+describe('gateway config: rate limits and callback ports', () => {
+  const minimal = {
+    GATEWAY_DATABASE_URL: 'postgres://gw@127.0.0.1:5432/gateway',
+    KAFKA_BROKERS: '127.0.0.1:9092',
+    MERCHANT_SECRETS_MASTER_KEY: randomBytes(32).toString('base64'),
+  };
+  const problemsOf = (environment: Record<string, string>): string[] => {
+    try {
+      loadGatewayConfig(environment);
+      return [];
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      return error.problems;
+    }
+  };
+
+  it('has the documented defaults', () => {
+    const config = loadGatewayConfig(minimal);
+    expect(config.rateLimits).toEqual({ merchant: { ratePerSecond: 100, burst: 200 }, address: { ratePerSecond: 20, burst: 100 }, authFailures: { ratePerSecond: 2, burst: 60 } });
+    expect(config.callbackAllowedPorts).toEqual([
+      [443, 443],
+      [8443, 8443],
+    ]);
+  });
+
+  it('refuses a zero rate or burst and a port list that is not one, naming them', () => {
+    const problems = problemsOf({ ...minimal, GATEWAY_RATE_LIMIT_MERCHANT_BURST: '0', GATEWAY_RATE_LIMIT_ADDRESS_PER_SECOND: 'fast', CALLBACK_ALLOWED_PORTS: '443,70000' }).join('\n');
+    for (const name of ['GATEWAY_RATE_LIMIT_MERCHANT_BURST', 'GATEWAY_RATE_LIMIT_ADDRESS_PER_SECOND', 'CALLBACK_ALLOWED_PORTS: "70000"']) expect(problems).toContain(name);
+  });
+});

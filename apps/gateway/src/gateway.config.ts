@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { isTrustedProxyEntry } from '@mp/gateway-api';
+import { DEFAULT_RATE_LIMITS, isTrustedProxyEntry, type RateLimitSettings } from '@mp/gateway-api';
+import { readCallbackAllowedPorts } from '@mp/contracts-callbacks';
 import { ConfigReader, readKafkaConnectionConfig, readLogFormat, type Environment, type KafkaConnectionConfig, type LogFormat } from '@mp/shared-util-config';
 import { readHealthConfig, type HealthConfig } from '@mp/shared-health';
 import { readMasterKeyring, type SecretKeyring } from '@mp/shared-util-secret-box';
@@ -18,6 +19,8 @@ export interface GatewayConfig extends KafkaConnectionConfig, HealthConfig {
   disputesInternalUrl: string;
   paymentsReadTimeoutMs: number;
   allowHttpCallbackUrls: boolean;
+  /** CALLBACK_ALLOWED_PORTS (default 443,8443): ports callback URLs may name, checked again by the dispatcher. */
+  callbackAllowedPorts: Array<[number, number]>;
   /** MERCHANT_SECRETS_MASTER_KEY (current) and MERCHANT_SECRETS_RETIRED_KEYS: seals and opens merchant API and webhook secrets. */
   secretsKeyring: SecretKeyring;
   credentialCacheTtlMs: number;
@@ -33,6 +36,8 @@ export interface GatewayConfig extends KafkaConnectionConfig, HealthConfig {
   internalServiceToken: string;
   /** Reverse proxies whose X-Forwarded-Proto is believed (HSTS is sent when it says https). */
   trustedProxies: string[];
+  /** GATEWAY_RATE_LIMIT_{MERCHANT,ADDRESS,AUTH_FAILURES}_{PER_SECOND,BURST}: token buckets shared by all replicas. */
+  rateLimits: RateLimitSettings;
 }
 
 /** The database and master-key part, shared by the server and the operator command. */
@@ -68,6 +73,7 @@ export function loadGatewayConfig(environment: Environment): GatewayConfig {
     disputesInternalUrl: reader.url('DISPUTES_INTERNAL_URL', { default: 'http://127.0.0.1:3004' }),
     paymentsReadTimeoutMs: reader.integer('PAYMENTS_READ_TIMEOUT_MS', { default: 3_000, min: 100, max: 60_000 }),
     allowHttpCallbackUrls: reader.boolean('ALLOW_HTTP_CALLBACK_URLS', false),
+    callbackAllowedPorts: readCallbackAllowedPorts(reader),
     credentialCacheTtlMs: reader.integer('CREDENTIAL_CACHE_TTL_MS', { default: 30_000, min: 0, max: 3_600_000 }),
     callbacksInternalUrl: reader.url('CALLBACKS_INTERNAL_URL', { default: 'http://127.0.0.1:3005' }),
     webhookSecretOverlapHours: reader.integer('WEBHOOK_SECRET_OVERLAP_HOURS', { default: 24, min: 0, max: 168 }),
@@ -78,6 +84,11 @@ export function loadGatewayConfig(environment: Environment): GatewayConfig {
     internalHttpPort: reader.integer('GATEWAY_INTERNAL_HTTP_PORT', { default: 3010, min: 0, max: 65535 }),
     internalServiceToken: reader.string('INTERNAL_SERVICE_TOKEN', { default: '', pattern: /^(\S{24,200})?$/, description: '24 to 200 characters shared with the callback dispatcher' }),
     trustedProxies: reader.list('GATEWAY_TRUSTED_PROXIES', { default: '' }),
+    rateLimits: {
+      merchant: readBucketPolicy(reader, 'MERCHANT', DEFAULT_RATE_LIMITS.merchant),
+      address: readBucketPolicy(reader, 'ADDRESS', DEFAULT_RATE_LIMITS.address),
+      authFailures: readBucketPolicy(reader, 'AUTH_FAILURES', DEFAULT_RATE_LIMITS.authFailures),
+    },
   };
   if (config.internalHttpPort !== 0 && config.internalHttpPort === config.httpPort) reader.problem('GATEWAY_INTERNAL_HTTP_PORT must differ from GATEWAY_HTTP_PORT: the internal listener is never the public one');
   for (const entry of config.trustedProxies.filter((candidate) => !isTrustedProxyEntry(candidate))) {
@@ -85,4 +96,12 @@ export function loadGatewayConfig(environment: Environment): GatewayConfig {
   }
   reader.assertValid();
   return config;
+}
+
+/** One token bucket's settings: whole requests per second and a burst of at least one request. */
+function readBucketPolicy(reader: ConfigReader, name: string, defaults: RateLimitSettings['merchant']): RateLimitSettings['merchant'] {
+  return {
+    ratePerSecond: reader.integer(`GATEWAY_RATE_LIMIT_${name}_PER_SECOND`, { default: defaults.ratePerSecond, min: 1, max: 1_000_000 }),
+    burst: reader.integer(`GATEWAY_RATE_LIMIT_${name}_BURST`, { default: defaults.burst, min: 1, max: 1_000_000 }),
+  };
 }

@@ -3,7 +3,7 @@ import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { WebhookSecretStore } from '@mp/access-infrastructure';
-import { configureGatewayHttp, GATEWAY_CLOCK, gatewayFastifyOptions, startInternalListener } from '@mp/gateway-api';
+import { CallbackDestinationPolicy, configureGatewayHttp, GATEWAY_CLOCK, gatewayFastifyOptions, RateLimiter, startInternalListener } from '@mp/gateway-api';
 import { exitOnStartupFailure, flushTraces, instrumentHttp, startServiceTelemetry } from '@mp/shared-telemetry';
 import { exitGracefullyOnSignals } from '@mp/shared-health';
 import { MetricsRegistry } from '@mp/shared-metrics';
@@ -16,6 +16,8 @@ async function bootstrap(): Promise<void> {
   // Nest's own JSON parser is off: the gateway verifies signatures over the raw bytes first.
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, { bodyParser: false, logger: startServiceTelemetry('gateway', config.logFormat) });
   configureGatewayHttp(app.getHttpAdapter().getInstance(), { trustedProxies: config.trustedProxies });
+  // After configureGatewayHttp: a refused request still gets its request id and security headers.
+  app.get(RateLimiter).registerAddressLimits(app.getHttpAdapter().getInstance());
   // After configureGatewayHttp: its hook gives the request id, which becomes the correlation id of the commands the request sends.
   instrumentHttp(app.getHttpAdapter().getInstance(), { requestIdOf: (request) => (request as { requestId?: string }).requestId, requestIdIsCorrelationId: true });
   exitGracefullyOnSignals(app, { ...config, afterClose: flushTraces });
@@ -23,7 +25,7 @@ async function bootstrap(): Promise<void> {
   const logger = new Logger('Bootstrap');
   logger.log(`gateway ready: http://${config.httpHost}:${config.httpPort} (instance ${config.instanceId})`);
   if (config.internalServiceToken) {
-    const internal = await startInternalListener(app.get(WebhookSecretStore), { host: config.internalHttpHost, port: config.internalHttpPort, serviceToken: config.internalServiceToken, metrics: app.get(MetricsRegistry), testClock: config.testClockEnabled ? app.get(GATEWAY_CLOCK) : undefined });
+    const internal = await startInternalListener(app.get(WebhookSecretStore), { host: config.internalHttpHost, port: config.internalHttpPort, serviceToken: config.internalServiceToken, metrics: app.get(MetricsRegistry), testClock: config.testClockEnabled ? app.get(GATEWAY_CLOCK) : undefined, callbackAllowLists: app.get(CallbackDestinationPolicy) });
     // Nest's shutdown hooks end the process on SIGTERM; this listener must not keep it alive.
     internal.server.unref();
     logger.log(`gateway internal listener: http://${config.internalHttpHost}:${config.internalHttpPort} (callback dispatcher, Prometheus /metrics)`);

@@ -263,4 +263,17 @@ describe('callback delivery', () => {
     await settle(1_000);
     expect(target.received).toHaveLength(1);
   });
+
+  it("refuses at delivery a callback to a host off the merchant's allow-list, read with the webhook profile", async () => {
+    const merchant = service.gateway.addMerchant();
+    const profile = service.gateway.profiles.get(merchant.merchantId);
+    if (!profile) throw new Error('no profile');
+    profile.allowed_callback_destinations = ['shop.example'];
+    const target = await receiver();
+    const orderId = newOrderId('allow-list');
+    await service.publish([externalPaymentEvent('PaymentOrderSucceeded', { merchantId: merchant.merchantId, orderId, callbackUrl: target.url() })]);
+    const [delivery] = await eventually(() => deliveriesOf(merchant.merchantId, orderId), (list) => list[0]?.attempts[0]?.outcome === 'refused_destination', 20_000, 'a refused attempt');
+    expect(delivery.attempts[0].error).toBe("host 127.0.0.1 is not on this merchant's callback allow-list");
+    expect(target.received).toHaveLength(0);
+  });
 });

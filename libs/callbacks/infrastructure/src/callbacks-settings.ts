@@ -1,4 +1,5 @@
 import type { RetrySchedule } from '@mp/callbacks-domain';
+import type { CallbackDestinationRules } from '@mp/contracts-callbacks';
 
 /** What the callbacks module needs from its app's validated config. */
 export interface CallbacksSettings {
@@ -24,6 +25,8 @@ export interface CallbacksSettings {
   leaseMs: number;
   /** IPs or CIDRs the SSRF guard lets through although private (operators' allow-list). */
   allowedDestinations: string[];
+  /** ALLOW_HTTP_CALLBACK_URLS (development and tests only) and CALLBACK_ALLOWED_PORTS, as the gateway applies them. */
+  destinationRules: CallbackDestinationRules;
   gatewayInternalUrl: string;
   internalServiceToken: string;
   /** How long a merchant's webhook profile (secrets) is cached. */

@@ -31,7 +31,7 @@ export class CallbacksModule {
         { provide: CLOCK, useValue: new OffsetClock() },
         { provide: CALLBACK_ROUTES_TOKEN, useValue: options.routes ?? CALLBACK_ROUTES },
         { provide: WEBHOOK_PROFILES, useValue: new GatewayWebhookProfiles(settings.gatewayInternalUrl, settings.internalServiceToken, settings.profileCacheTtlMs) },
-        { provide: CallbackSender, useValue: new CallbackSender(new DestinationGuard(settings.allowedDestinations), settings.attemptTimeoutMs, options.lookup) },
+        { provide: CallbackSender, useValue: new CallbackSender(new DestinationGuard(settings.allowedDestinations), settings.attemptTimeoutMs, settings.destinationRules, options.lookup) },
         { provide: APP_FILTER, useClass: InternalErrorFilter },
         DeliveryWorker,
         CallbackTopics,

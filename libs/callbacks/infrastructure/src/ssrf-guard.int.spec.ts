@@ -1,6 +1,6 @@
 import { CallbackSender } from './delivery/callback-sender';
 import { DestinationGuard } from './delivery/ssrf-guard';
-import { mappedLookup, TestReceiver } from './testing/callbacks-test-kit';
+import { mappedLookup, TEST_DESTINATION_RULES, TestReceiver } from './testing/callbacks-test-kit';
 
 /**
  * The `callback_url` list of reliability.md's bad-input lists, sent through the real sender
@@ -30,7 +30,7 @@ describe('SSRF guard at connection time', () => {
     await redirector.stop();
   });
 
-  const sender = (allowList: string[] = []) => new CallbackSender(new DestinationGuard(allowList), 2_000, lookup);
+  const sender = (allowList: string[] = []) => new CallbackSender(new DestinationGuard(allowList), 2_000, TEST_DESTINATION_RULES, lookup);
 
   it.each([
     ['loopback literal', () => `http://127.0.0.1:${loopback.port}/`],
@@ -89,5 +89,23 @@ describe('SSRF guard at connection time', () => {
     expect(other.transport).toEqual({ kind: 'refused_destination' });
     const cidr = await sender(['127.0.0.0/8']).send(`http://[::ffff:127.0.0.1]:${loopback.port}/`, {}, '{}');
     expect(cidr.transport).toEqual({ kind: 'refused_destination' });
+  });
+
+  it('applies the gateway destination rules before connecting: https only in production, allowed ports, the merchant allow-list', async () => {
+    const production = new CallbackSender(new DestinationGuard(['127.0.0.1']), 2_000, { allowHttp: false, allowedPorts: [[443, 443], [8443, 8443]] }, lookup);
+    const development = new CallbackSender(new DestinationGuard(['127.0.0.1']), 2_000, { allowHttp: true, allowedPorts: [[loopback.port, loopback.port]] }, lookup);
+    const before = loopback.connections;
+    const cases = [
+      { sent: await production.send(`http://loopback.test:${loopback.port}/`, {}, '{}'), error: 'must use https://' },
+      { sent: await production.send(`https://loopback.test:${loopback.port}/`, {}, '{}'), error: `port ${loopback.port} is not allowed for callbacks (allowed: 443, 8443)` },
+      { sent: await development.send(`http://loopback.test:${loopback.port}/`, {}, '{}', ['shop.example']), error: "host loopback.test is not on this merchant's callback allow-list" },
+    ];
+    for (const { sent, error } of cases) {
+      expect(sent.transport).toEqual({ kind: 'refused_destination' });
+      expect(sent.error).toBe(error);
+    }
+    expect(loopback.connections).toBe(before);
+    // The same URL on the merchant's list and an allowed port goes out.
+    expect((await development.send(`http://loopback.test:${loopback.port}/`, {}, '{}', ['*.test'])).transport).toEqual({ kind: 'response', status: 200 });
   });
 });

@@ -47,6 +47,8 @@ export interface MerchantWebhookProfile {
   status: 'active' | 'suspended';
   default_callback_url: string | null;
   webhook_secrets: Array<{ secret: string; role: 'current' | 'previous'; valid_until: string | null }>;
+  /** The operator's allow-list of callback hosts for this merchant (empty: any host the global rules allow). */
+  allowed_callback_destinations?: string[];
 }
 
 export function merchantWebhookProfilePath(merchantId: string): string {
@@ -114,3 +116,12 @@ export {
   EnableCallbackEndpointBodyDto,
   EnableCallbackEndpointRequestDto,
 } from './requests';
+
+export {
+  callbackDestinationIssue,
+  DEFAULT_CALLBACK_ALLOWED_PORTS,
+  isAllowListEntry,
+  parseAllowedPorts,
+  readCallbackAllowedPorts,
+  type CallbackDestinationRules,
+} from './destination-policy';

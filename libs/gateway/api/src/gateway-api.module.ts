@@ -37,9 +37,15 @@ import { ApprovalsOperatorController } from './backoffice/approvals-operator.con
 import { WithdrawalsController } from './withdrawals/withdrawals.controller';
 import { WithdrawalsReadClient } from './withdrawals/withdrawals-read.client';
 import { OutcomeCallbackDestination } from './merchant/outcome-destination';
+import { CallbackAllowListController } from './callback-destinations/callback-allow-list.controller';
+import { GatewayCallbackAllowLists1700000020100 } from './callback-destinations/callback-allow-list.migration';
+import { CallbackDestinationPolicy } from './callback-destinations/callback-destination.policy';
+import { GatewayRateLimitBuckets1700000020000 } from './rate-limit/rate-limit.migration';
+import { MerchantRateLimitController } from './rate-limit/merchant-rate-limit.controller';
+import { MerchantRateLimitInterceptor, RateLimiter } from './rate-limit/rate-limiter';
 
 /** Migrations of the gateway database (merchant identities and credentials). */
-export const GATEWAY_MIGRATIONS = [AccessSchema1700000002000, AccessWebhookSecretRotation1700000004500, AccessTrustBoundaries1700000006200];
+export const GATEWAY_MIGRATIONS = [AccessSchema1700000002000, AccessWebhookSecretRotation1700000004500, AccessTrustBoundaries1700000006200, GatewayRateLimitBuckets1700000020000, GatewayCallbackAllowLists1700000020100];
 
 /** The merchant-facing /v2 API and the payer page. Needs a TypeORM DataSource and the messaging port. */
 @Module({})
@@ -47,7 +53,7 @@ export class GatewayApiModule {
   static forRoot(settings: GatewaySettings & { secretsKeyring: SecretKeyring; credentialCacheTtlMs: number }): DynamicModule {
     return {
       module: GatewayApiModule,
-      controllers: [PaymentsController, DisputesController, MerchantController, PayerPageController, OperatorController, CallbacksBackofficeController, AgentController, AgentDisputesController, OperatorDisputesController, WithdrawalsController, WithdrawalsOperatorController, MerchantSecretsController, AccessOperatorController, ApprovalsOperatorController],
+      controllers: [PaymentsController, DisputesController, MerchantController, PayerPageController, OperatorController, CallbacksBackofficeController, AgentController, AgentDisputesController, OperatorDisputesController, WithdrawalsController, WithdrawalsOperatorController, MerchantSecretsController, AccessOperatorController, ApprovalsOperatorController, CallbackAllowListController, MerchantRateLimitController],
       providers: [
         { provide: GATEWAY_SETTINGS, useValue: settings },
         // Only tests move it (TEST_CLOCK_ENABLED, on the internal listener); otherwise it is the system clock.
@@ -75,6 +81,9 @@ export class GatewayApiModule {
         WithdrawalsReadClient,
         OutcomeCallbackDestination,
         { provide: APP_FILTER, useClass: ErrorResponseFilter },
+        RateLimiter,
+        CallbackDestinationPolicy,
+        { provide: APP_INTERCEPTOR, useClass: MerchantRateLimitInterceptor },
       ],
     };
   }

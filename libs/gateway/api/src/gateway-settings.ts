@@ -1,4 +1,5 @@
 import { RECEIPT_BYTES_MAX } from '@mp/shared-util-validation';
+import type { RateLimitSettings } from './rate-limit/token-bucket';
 
 /** What the gateway's feature module needs from the app's validated config. */
 export interface GatewaySettings {
@@ -13,6 +14,8 @@ export interface GatewaySettings {
   paymentsReadTimeoutMs: number;
   /** Development only: accept http:// callback URLs. */
   allowHttpCallbackUrls: boolean;
+  /** CALLBACK_ALLOWED_PORTS: the ports a callback URL may name (ranges, inclusive). */
+  callbackAllowedPorts: ReadonlyArray<readonly [number, number]>;
   commandPartitions: number;
   /** The callback dispatcher's internal API (delivery log, redelivery, disabled endpoints). */
   callbacksInternalUrl: string;
@@ -24,6 +27,10 @@ export interface GatewaySettings {
   operatorCredentialLifetimeDays: number;
   /** Tests only: the gateway's clock (secret overlaps, credential expiry) can be moved forward. */
   testClockEnabled: boolean;
+  /** Token buckets per merchant and per client address (GATEWAY_RATE_LIMIT_*). */
+  rateLimits: RateLimitSettings;
+  /** GATEWAY_TRUSTED_PROXIES: whose X-Forwarded-For names the client address. */
+  trustedProxies: readonly string[];
 }
 
 export const GATEWAY_SETTINGS = Symbol('GATEWAY_SETTINGS');
@@ -49,8 +56,16 @@ export const RECEIPT_UPLOAD_BODY_BYTES_MAX = RECEIPT_BYTES_MAX;
 /** An agent's payout receipt upload, as `METHOD url` of its route: its body is streamed on, not parsed. */
 export const RECEIPT_UPLOAD_ROUTE = 'POST /backoffice/v1/agent/orders/:merchantId/:orderId/receipts';
 
+/**
+ * The payer page's form posts carry no fields (the token is in the path): anyone holding a link
+ * may post, so what they may send is capped far below the signed routes' limit.
+ */
+export const PAYER_PAGE_BODY_BYTES_MAX = 1024;
+
 /** The routes whose body limit is not REQUEST_BODY_BYTES_MAX (docs/api/endpoints.md lists every limit). */
 export const BODY_BYTES_MAX_BY_ROUTE: ReadonlyMap<string, number> = new Map([
   ['POST /v2/disputes', DISPUTE_REQUEST_BODY_BYTES_MAX],
   [RECEIPT_UPLOAD_ROUTE, RECEIPT_UPLOAD_BODY_BYTES_MAX],
+  ['POST /pay/:token/details', PAYER_PAGE_BODY_BYTES_MAX],
+  ['POST /pay/:token/paid', PAYER_PAGE_BODY_BYTES_MAX],
 ]);

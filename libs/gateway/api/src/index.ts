@@ -3,3 +3,6 @@ export { GATEWAY_CLOCK, GATEWAY_SETTINGS, REQUEST_BODY_BYTES_MAX, type GatewaySe
 export { configureGatewayHttp, gatewayFastifyOptions } from './http/configure-http';
 export { startInternalListener, type InternalListenerSettings } from './internal/internal-listener';
 export { isTrustedProxyEntry } from './http/transport-security';
+export { RateLimiter } from './rate-limit/rate-limiter';
+export { DEFAULT_RATE_LIMITS, type RateLimitSettings } from './rate-limit/token-bucket';
+export { CallbackDestinationPolicy } from './callback-destinations/callback-destination.policy';

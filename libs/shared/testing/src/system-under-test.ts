@@ -14,9 +14,13 @@ const logDirectory = join(workspaceRoot, '.local/test-logs');
 /** Every service of the catalog, as tests name them; the catalog's list must be exactly this. */
 export type ServiceName = 'ledger' | 'disputes' | 'payments' | 'withdrawals' | 'gateway' | 'callbacks';
 /** What only one service needs on top of the convention (see environmentOf). */
+/** Test receivers listen on ephemeral ports; production allows 443 and 8443 (CALLBACK_ALLOWED_PORTS). */
+const TEST_CALLBACK_ALLOWED_PORTS = '1-65535';
+/** Every payer, operator and agent of a test is 127.0.0.1: far more than one client's share (rate-limits.e2e tests the defaults' kind). */
+const TEST_ADDRESS_RATE_LIMIT = { GATEWAY_RATE_LIMIT_ADDRESS_PER_SECOND: '1000', GATEWAY_RATE_LIMIT_ADDRESS_BURST: '2000', GATEWAY_RATE_LIMIT_AUTH_FAILURES_BURST: '1000' };
 const EXTRA_ENV: Partial<Record<ServiceName, (system: SystemUnderTest, instance: string) => Record<string, string>>> = {
   payments: (system) => ({ PAYMENTS_SECRETS_MASTER_KEY: system.paymentsMasterKey }),
-  gateway: (system, instance) => ({ MERCHANT_SECRETS_MASTER_KEY: system.masterKey, ...system.internalListenerEnv(instance) }),
+  gateway: (system, instance) => ({ MERCHANT_SECRETS_MASTER_KEY: system.masterKey, CALLBACK_ALLOWED_PORTS: TEST_CALLBACK_ALLOWED_PORTS, ...TEST_ADDRESS_RATE_LIMIT, ...system.internalListenerEnv(instance) }),
   callbacks: (system) => system.dispatcherEnv(),
   // Operator limits (issue 20) the flows of the other specs fit in: RUB→USDT around 0.01, one operator alone up to 1,000,000 RUB or USD and 10,000 USDT.
   ledger: () => ({
@@ -133,6 +137,8 @@ export class SystemUnderTest {
       GATEWAY_INTERNAL_URL: `http://127.0.0.1:${this.gatewayInternalPort}`,
       INTERNAL_SERVICE_TOKEN: this.serviceToken,
       CALLBACK_ALLOWED_DESTINATIONS: '127.0.0.1',
+      ALLOW_HTTP_CALLBACK_URLS: 'true',
+      CALLBACK_ALLOWED_PORTS: TEST_CALLBACK_ALLOWED_PORTS,
       CALLBACK_POLL_INTERVAL_MS: '200',
       CALLBACK_ATTEMPT_TIMEOUT_MS: '2000',
       TEST_CLOCK_ENABLED: 'true',

@@ -1,6 +1,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { TransportResult } from '@mp/callbacks-domain';
+import { callbackDestinationIssue, type CallbackDestinationRules } from '@mp/contracts-callbacks';
 import { DestinationGuard, RefusedDestinationError, type Lookup } from './ssrf-guard';
 
 export interface SentAttempt {
@@ -23,14 +24,19 @@ export class CallbackSender {
   constructor(
     private readonly guard: DestinationGuard,
     private readonly timeoutMs: number,
+    /** The gateway's acceptance rule again (https only in production, CALLBACK_ALLOWED_PORTS), for URLs accepted before it changed. */
+    private readonly rules: CallbackDestinationRules,
     private readonly lookup?: Lookup,
   ) {}
 
-  async send(url: string, headers: Record<string, string>, body: string): Promise<SentAttempt> {
+  /** `allowList`: the merchant's callback allow-list (empty: no restriction beyond the global rules). */
+  async send(url: string, headers: Record<string, string>, body: string, allowList: readonly string[] = []): Promise<SentAttempt> {
     const started = performance.now();
     const finish = (transport: TransportResult, excerpt: string | null, error: string | null): SentAttempt => ({ transport, latencyMs: Math.round(performance.now() - started), excerpt, error });
     const target = parseTarget(url);
     if (typeof target === 'string') return finish({ kind: 'refused_destination' }, null, target);
+    const ruleIssue = callbackDestinationIssue(url, this.rules, allowList);
+    if (ruleIssue) return finish({ kind: 'refused_destination' }, null, ruleIssue);
     const literal = target.hostname.replace(/^\[|\]$/g, '');
     const literalRefusal = /^[\d.]+$|:/.test(literal) ? this.guard.refusalOf(literal) : null;
     if (literalRefusal) return finish({ kind: 'refused_destination' }, null, literalRefusal);

@@ -88,9 +88,11 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
 
   private async attempt(delivery: ClaimedDelivery): Promise<void> {
     let secrets: string[];
+    let allowList: string[];
     try {
       const profile = await this.profiles.find(delivery.merchantId);
       secrets = profile?.webhook_secrets.map((entry) => entry.secret) ?? [];
+      allowList = profile?.allowed_callback_destinations ?? [];
     } catch (error) {
       this.logger.warn(`webhook secrets of ${delivery.merchantId} unavailable, callback ${delivery.deliveryId} waits: ${String(error)}`);
       await this.dataSource.transaction((manager) => releaseClaim(manager, delivery, new Date(this.clock.now().getTime() + PROFILE_UNAVAILABLE_DELAY_MS)));
@@ -106,7 +108,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
       );
       return;
     }
-    const sent = await this.sender.send(delivery.targetUrl, signedHeaders(delivery.deliveryId, attemptTime, delivery.body, secrets), delivery.body);
+    const sent = await this.sender.send(delivery.targetUrl, signedHeaders(delivery.deliveryId, attemptTime, delivery.body, secrets), delivery.body, allowList);
     const verdict = judgeAttempt(sent.transport);
     const record = {
       outcome: verdict.outcome,

@@ -10,7 +10,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from '@mp/callbacks-domain';
-import { INTERNAL_SERVICE_TOKEN_HEADER, merchantWebhookProfilePath, type MerchantWebhookProfile } from '@mp/contracts-callbacks';
+import { INTERNAL_SERVICE_TOKEN_HEADER, merchantWebhookProfilePath, type CallbackDestinationRules, type MerchantWebhookProfile } from '@mp/contracts-callbacks';
 import {
   PAYMENT_ORDER_EXTERNAL_EVENT_SCHEMA_VERSION,
   PAYMENTS_TOPICS,
@@ -212,6 +212,9 @@ export function externalPaymentEvent(
   });
 }
 
+/** Test receivers' destination rules: http, any port (production: https, CALLBACK_ALLOWED_PORTS). */
+export const TEST_DESTINATION_RULES: CallbackDestinationRules = { allowHttp: true, allowedPorts: [[1, 65535]] };
+
 /** Test settings: loopback allowed explicitly (receivers listen on 127.0.0.1), short polls and timeouts. */
 export function testCallbacksSettings(gatewayInternalUrl: string, overrides: Partial<CallbacksSettings> = {}): CallbacksSettings {
   return {
@@ -226,6 +229,8 @@ export function testCallbacksSettings(gatewayInternalUrl: string, overrides: Par
     pollIntervalMs: 100,
     leaseMs: 10_000,
     allowedDestinations: ['127.0.0.1'],
+    // Receivers are plain http on ephemeral ports: the test settings allow both, as ALLOW_HTTP_CALLBACK_URLS and CALLBACK_ALLOWED_PORTS do below.
+    destinationRules: TEST_DESTINATION_RULES,
     gatewayInternalUrl,
     internalServiceToken: TEST_SERVICE_TOKEN,
     profileCacheTtlMs: 0,
@@ -322,6 +327,8 @@ export class CallbacksTestService {
         GATEWAY_INTERNAL_URL: this.gateway.url,
         INTERNAL_SERVICE_TOKEN: TEST_SERVICE_TOKEN,
         CALLBACK_ALLOWED_DESTINATIONS: '127.0.0.1',
+        ALLOW_HTTP_CALLBACK_URLS: 'true',
+        CALLBACK_ALLOWED_PORTS: '1-65535',
         CALLBACK_POLL_INTERVAL_MS: '100',
         CALLBACK_ATTEMPT_TIMEOUT_MS: '2000',
         CALLBACK_LEASE_MS: '4000',

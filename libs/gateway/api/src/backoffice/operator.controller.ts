@@ -26,6 +26,7 @@ import { LedgerReadClient } from '../merchant/ledger-read.client';
 import { PaymentsReadClient } from '../payments/payments-read.client';
 import { actingOperatorId } from './acting-operator';
 import { BackofficeGuard, CurrentPrincipal, Roles } from './backoffice.guard';
+import { CallbackDestinationPolicy } from '../callback-destinations/callback-destination.policy';
 
 const requestPipe = new RequestPipe();
 /** Method entries carry small integers (basis points, minutes) that go on to payments as JSON numbers. */
@@ -141,11 +142,13 @@ export class OperatorController {
     @Inject(BackofficeCredentialStore) private readonly credentials: BackofficeCredentialStore,
     private readonly payments: PaymentsReadClient,
     private readonly ledger: LedgerReadClient,
+    private readonly destinations: CallbackDestinationPolicy,
   ) {}
 
   /** Secrets are in this answer only; they are stored encrypted and never shown again. */
   @Post('merchants')
   async createMerchant(@Body(requestPipe) body: CreateMerchantBody, @Res() reply: FastifyReply): Promise<void> {
+    await this.destinations.assertAcceptable(null, body.default_callback_url, 'default_callback_url');
     const merchant = await this.merchants.createMerchant(body.name, body.default_callback_url ?? null);
     await json(reply, 201, { merchant_id: merchant.merchantId, name: merchant.name, api_secret: merchant.apiSecret, webhook_secret: merchant.webhookSecret });
   }

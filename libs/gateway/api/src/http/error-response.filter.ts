@@ -47,7 +47,8 @@ export class ErrorResponseFilter implements ExceptionFilter {
     const requestId = request.requestId ?? newRequestId();
     const { status, body, allow } = this.describe(exception, requestId, request);
     const retryAfter = RETRY_AFTER_SECONDS_BY_CODE[body.error.code];
-    if (retryAfter !== undefined) void reply.header('retry-after', String(retryAfter));
+    // A rate limit sets its own Retry-After (the seconds until a token is back).
+    if (retryAfter !== undefined && !reply.hasHeader('retry-after')) void reply.header('retry-after', String(retryAfter));
     if (allow) void reply.header('allow', allow);
     if (body.error.code === 'PAYLOAD_TOO_LARGE' || body.error.code === 'UNSUPPORTED_MEDIA_TYPE') keepReadingRefusedBody(request.raw, reply);
     void reply.header(REQUEST_ID_HEADER, requestId).status(status).type('application/json').send(JSON.stringify(body));

@@ -69,7 +69,8 @@ export class TransportSecurityRule {
     return values[values.length - 1].trim().toLowerCase() === 'https';
   }
 
-  private isTrustedPeer(remoteAddress: string | undefined): boolean {
+  /** Whether `remoteAddress` is one of GATEWAY_TRUSTED_PROXIES (also used to read X-Forwarded-For). */
+  isTrustedPeer(remoteAddress: string | undefined): boolean {
     if (!remoteAddress) return false;
     // An IPv4 peer on a dual-stack socket shows as ::ffff:a.b.c.d; IPv4 entries must match it.
     const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(remoteAddress);

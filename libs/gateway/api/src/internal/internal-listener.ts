@@ -18,6 +18,8 @@ export interface InternalListenerSettings {
   metrics?: MetricsRegistry;
   /** Tests only (TEST_CLOCK_ENABLED): POST /internal/test/clock {"advance_seconds"} moves this clock forward. */
   testClock?: OffsetClock;
+  /** Operators' per-merchant callback allow-lists, served with the profile so the dispatcher checks them before each attempt. */
+  callbackAllowLists?: { allowListOf(merchantId: string): Promise<{ entries: string[] }> };
 }
 
 const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
@@ -42,7 +44,8 @@ export async function startInternalListener(store: WebhookSecretStore, settings:
     const { merchantId } = request.params;
     const profile = MERCHANT_ID_PATTERN.test(merchantId) ? await store.findWebhookProfile(merchantId) : null;
     if (!profile) return reply.status(404).send({ code: 'NOT_FOUND', message: 'No such merchant', details: [] });
-    return reply.header('cache-control', 'no-store').send(profile);
+    const allowed = settings.callbackAllowLists ? (await settings.callbackAllowLists.allowListOf(merchantId)).entries : [];
+    return reply.header('cache-control', 'no-store').send({ ...profile, allowed_callback_destinations: allowed });
   });
   const testClock = settings.testClock;
   if (testClock) {

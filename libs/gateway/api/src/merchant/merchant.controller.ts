@@ -12,6 +12,7 @@ import { CallbacksClient } from '../callbacks/callbacks.client';
 import { PaymentsReadClient } from '../payments/payments-read.client';
 import { WithdrawalsReadClient } from '../withdrawals/withdrawals-read.client';
 import { LedgerReadClient } from './ledger-read.client';
+import { CallbackDestinationPolicy } from '../callback-destinations/callback-destination.policy';
 
 /** The body of PATCH /v2/merchant: the settings a merchant may change itself. Unknown fields are refused. */
 @RequestMessages({ invalid: 'The merchant settings are not valid' })
@@ -31,6 +32,7 @@ export class MerchantController {
     private readonly ledger: LedgerReadClient,
     private readonly withdrawals: WithdrawalsReadClient,
     private readonly callbacks: CallbacksClient,
+    private readonly destinations: CallbackDestinationPolicy,
   ) {}
 
   /** Endpoint 8, plus whether the default callback URL was disabled by a 410 (null: cannot tell right now). */
@@ -46,6 +48,7 @@ export class MerchantController {
    */
   @Patch()
   async updateProfile(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body(MerchantBodyPipe) body: UpdateMerchantBody, @Res() reply: FastifyReply): Promise<void> {
+    await this.destinations.assertAcceptable(merchant.merchantId, body.default_callback_url, 'default_callback_url');
     await this.sendProfile(await this.merchants.setDefaultCallbackUrl(merchant.merchantId, body.default_callback_url), reply);
   }
 

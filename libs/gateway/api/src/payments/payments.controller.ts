@@ -12,6 +12,7 @@ import { CreateIncomingPaymentBody, CreateOutgoingPaymentBody, MerchantBodyPipe,
 import { ListFiltersBody, toListFilters } from './list-filters.request';
 import { PaymentCommandBus } from './payment-command.bus';
 import { PaymentsReadClient } from './payments-read.client';
+import { CallbackDestinationPolicy } from '../callback-destinations/callback-destination.policy';
 
 const bodyPipe = new RequestPipe();
 
@@ -31,11 +32,13 @@ export class PaymentsController {
   constructor(
     private readonly commandBus: PaymentCommandBus,
     private readonly reads: PaymentsReadClient,
+    private readonly destinations: CallbackDestinationPolicy,
   ) {}
 
   /** Endpoint 1. Every answer for one order_id is the same 201 with the same order (spec 4.3). */
   @Post('incoming')
   async createIncoming(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body(MerchantBodyPipe) body: CreateIncomingPaymentBody, @Req() request: GatewayRequest, @Res() reply: FastifyReply): Promise<void> {
+    await this.destinations.assertAcceptable(merchant.merchantId, body.callback_url, 'callback_url');
     const data = toCreateIncomingPaymentData(merchant.merchantId, body);
     await send(reply, 201, await this.runOrderCommand(PAYMENT_COMMAND_TYPES.createIncomingPayment, data, request));
   }
@@ -43,6 +46,7 @@ export class PaymentsController {
   /** Endpoint 2. The amount plus fee is frozen before the order exists; without it, 400 INSUFFICIENT_FUNDS and no order. */
   @Post('outgoing')
   async createOutgoing(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body(MerchantBodyPipe) body: CreateOutgoingPaymentBody, @Req() request: GatewayRequest, @Res() reply: FastifyReply): Promise<void> {
+    await this.destinations.assertAcceptable(merchant.merchantId, body.callback_url, 'callback_url');
     const { accountNumber, ...data } = toCreateOutgoingPaymentData(merchant.merchantId, body);
     // The full account number goes to payments' encrypted store over HTTP, never onto Kafka.
     const { reference } = await this.reads.storeRecipientAccount(merchant.merchantId, accountNumber);

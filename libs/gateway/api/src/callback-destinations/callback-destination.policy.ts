@@ -1,0 +1,61 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { callbackDestinationIssue, type CallbackDestinationRules } from '@mp/contracts-callbacks';
+import { DomainError } from '@mp/shared-util-errors';
+import { DataSource } from 'typeorm';
+import { GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
+
+export interface CallbackAllowList {
+  merchant_id: string;
+  entries: string[];
+  updated_at: string | null;
+  updated_by: string | null;
+}
+
+/**
+ * Where a merchant's callbacks may go, checked when the gateway accepts a callback URL (an
+ * order's `callback_url`, the merchant's `default_callback_url`): https only unless
+ * ALLOW_HTTP_CALLBACK_URLS, a port of CALLBACK_ALLOWED_PORTS, and a host on the merchant's
+ * allow-list when the operator set one. The dispatcher applies the same rule before each attempt.
+ */
+@Injectable()
+export class CallbackDestinationPolicy {
+  private readonly rules: CallbackDestinationRules;
+
+  constructor(
+    @Inject(GATEWAY_SETTINGS) settings: GatewaySettings,
+    @Inject(DataSource) private readonly dataSource: DataSource,
+  ) {
+    this.rules = { allowHttp: settings.allowHttpCallbackUrls, allowedPorts: settings.callbackAllowedPorts };
+  }
+
+  /** 400 VALIDATION_ERROR on `field` when `url` may not receive this merchant's callbacks. */
+  async assertAcceptable(merchantId: string | null, url: string | null | undefined, field: string): Promise<void> {
+    if (url === null || url === undefined) return;
+    const allowList = merchantId === null ? [] : (await this.allowListOf(merchantId)).entries;
+    const issue = callbackDestinationIssue(url, this.rules, allowList);
+    if (issue) throw new DomainError('VALIDATION_ERROR', `The ${field} is not an allowed callback destination: ${issue}`, [{ field, issue }]);
+  }
+
+  async allowListOf(merchantId: string): Promise<CallbackAllowList> {
+    const rows = (await this.dataSource.query(`SELECT entries, updated_at, updated_by FROM merchant_callback_allow_lists WHERE merchant_id = $1`, [merchantId])) as Array<{ entries: string[]; updated_at: Date; updated_by: string }>;
+    const row = rows[0];
+    return { merchant_id: merchantId, entries: row?.entries ?? [], updated_at: row ? row.updated_at.toISOString() : null, updated_by: row?.updated_by ?? null };
+  }
+
+  /** 404 NOT_FOUND for an id that names no merchant (operators' routes). */
+  async requireMerchant(merchantId: string): Promise<void> {
+    const exists = (await this.dataSource.query('SELECT 1 FROM merchants WHERE merchant_id = $1', [merchantId])) as unknown[];
+    if (exists.length === 0) throw new DomainError('NOT_FOUND', 'No such merchant');
+  }
+
+  /** Replaces the list; an empty one lifts the restriction; 404 for an unknown merchant. */
+  async setAllowList(merchantId: string, entries: string[], actor: string): Promise<CallbackAllowList> {
+    await this.requireMerchant(merchantId);
+    await this.dataSource.query(
+      `INSERT INTO merchant_callback_allow_lists (merchant_id, entries, updated_at, updated_by) VALUES ($1, $2, now(), $3)
+       ON CONFLICT (merchant_id) DO UPDATE SET entries = EXCLUDED.entries, updated_at = EXCLUDED.updated_at, updated_by = EXCLUDED.updated_by`,
+      [merchantId, entries, actor],
+    );
+    return this.allowListOf(merchantId);
+  }
+}

@@ -1,0 +1,142 @@
+import { Inject, Injectable, type CallHandler, type ExecutionContext, type NestInterceptor, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { DomainError } from '@mp/shared-util-errors';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Observable } from 'rxjs';
+import { DataSource } from 'typeorm';
+import type { GatewayRequest } from '../auth/merchant-signature.guard';
+import { GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
+import { TransportSecurityRule } from '../http/transport-security';
+import { clientAddressOf } from './client-address';
+import { RateLimitStore } from './rate-limit.store';
+import { rateLimitHeaders, type BucketAnswer, type BucketPolicy } from './token-bucket';
+
+const SWEEP_INTERVAL_MS = 60_000;
+const FAILING_ADDRESSES_MAX = 100_000;
+
+/** Routes whose callers carry a credential: limited per merchant after the signature, and per address on failures. */
+const CREDENTIAL_ROUTE_PREFIXES = ['/v2/', '/backoffice/'];
+
+/** The gateway's rate limits (docs/api/errors.md "Rate limits"); one bucket row per merchant or address. */
+@Injectable()
+export class RateLimiter implements OnModuleInit, OnModuleDestroy {
+  private readonly store: RateLimitStore;
+  private readonly proxies: TransportSecurityRule;
+  private sweep?: NodeJS.Timeout;
+  /** Addresses whose authentication-failure bucket was found empty, until a token is back (ms since the epoch). */
+  private readonly failingAddresses = new Map<string, number>();
+
+  constructor(@Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings, @Inject(DataSource) dataSource: DataSource) {
+    this.store = new RateLimitStore(dataSource);
+    this.proxies = new TransportSecurityRule(settings.trustedProxies);
+  }
+
+  onModuleInit(): void {
+    this.sweep = setInterval(() => void this.store.sweepIdle(), SWEEP_INTERVAL_MS);
+    this.sweep.unref();
+  }
+
+  onModuleDestroy(): void {
+    clearInterval(this.sweep);
+  }
+
+  /** Per merchant; called once the signature is verified, so a forged flood never drains a merchant's bucket. */
+  async chargeMerchant(merchantId: string, reply: FastifyReply): Promise<void> {
+    const answer = await this.store.take(merchantBucket(merchantId), this.settings.rateLimits.merchant);
+    refuseWhenEmpty(answer, answer.policy, reply, 'this merchant');
+  }
+
+  /** The merchant's figures: an operator's override, or the global ones. */
+  async merchantPolicy(merchantId: string): Promise<MerchantRateLimitView> {
+    const override = await this.store.overrideOf(merchantBucket(merchantId));
+    const policy = override ?? this.settings.rateLimits.merchant;
+    return {
+      merchant_id: merchantId,
+      rate_per_second: policy.ratePerSecond,
+      burst: policy.burst,
+      source: override ? 'override' : 'default',
+      updated_at: override ? override.updatedAt.toISOString() : null,
+      updated_by: override?.updatedBy ?? null,
+    };
+  }
+
+  /** Sets an operator's override for one merchant (null: back to the global figures), shared by every replica at once. */
+  async setMerchantPolicy(merchantId: string, policy: BucketPolicy | null, actor: string): Promise<MerchantRateLimitView> {
+    await this.store.setOverride(merchantBucket(merchantId), policy, actor);
+    return this.merchantPolicy(merchantId);
+  }
+
+  /**
+   * Per client address, before the body is read: every route without a credential takes a token.
+   * On /v2 and /backoffice/v1 nothing is read from the database before the credential check
+   * (a signed request costs the merchant's statement only): each 401 takes a token from the
+   * address's failure bucket afterwards (onResponse), and when that finds the bucket empty, this
+   * replica refuses the address there until a token is back. Another replica learns it at the
+   * address's next failure there, so each replica lets at most one failure more through.
+   * Registered on the Fastify instance, like configureGatewayHttp's hooks, before Nest adds its routes.
+   */
+  registerAddressLimits(fastify: FastifyInstance): void {
+    const { address, authFailures } = this.settings.rateLimits;
+    fastify.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+      const client = clientAddressOf(request.raw, this.proxies);
+      if (!carriesCredential(request)) return refuseWhenEmpty(await this.store.take(`address:${client}`, address), address, reply, 'this address');
+      const blockedForMs = (this.failingAddresses.get(client) ?? 0) - Date.now();
+      if (blockedForMs > 0) refuseWhenEmpty({ allowed: false, tokens: 1 - (blockedForMs / 1000) * authFailures.ratePerSecond }, authFailures, reply, 'this address after repeated authentication failures');
+    });
+    fastify.addHook('onResponse', async (request: FastifyRequest, reply: FastifyReply) => {
+      if (reply.statusCode !== 401 || !carriesCredential(request)) return;
+      const client = clientAddressOf(request.raw, this.proxies);
+      const answer = await this.store.take(`auth-failures:${client}`, authFailures);
+      if (!answer.allowed) this.blockAddress(client, ((1 - answer.tokens) / answer.policy.ratePerSecond) * 1000);
+    });
+  }
+
+  /** Remembered in this replica only, bounded: expired entries go first, and past the bound the oldest. */
+  private blockAddress(client: string, forMs: number): void {
+    const now = Date.now();
+    if (this.failingAddresses.size >= FAILING_ADDRESSES_MAX) {
+      for (const [address, until] of this.failingAddresses) if (until <= now) this.failingAddresses.delete(address);
+      const oldest = this.failingAddresses.keys().next();
+      if (this.failingAddresses.size >= FAILING_ADDRESSES_MAX && !oldest.done) this.failingAddresses.delete(oldest.value);
+    }
+    this.failingAddresses.delete(client);
+    this.failingAddresses.set(client, now + forMs);
+  }
+}
+
+/** Runs after the guards: charges the merchant the signature guard authenticated; other routes pass. */
+@Injectable()
+export class MerchantRateLimitInterceptor implements NestInterceptor {
+  constructor(@Inject(RateLimiter) private readonly limiter: RateLimiter) {}
+
+  async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
+    const merchant = context.switchToHttp().getRequest<GatewayRequest>().merchant;
+    if (merchant) await this.limiter.chargeMerchant(merchant.merchantId, context.switchToHttp().getResponse<FastifyReply>());
+    return next.handle();
+  }
+}
+
+export interface MerchantRateLimitView {
+  merchant_id: string;
+  rate_per_second: number;
+  burst: number;
+  source: 'default' | 'override';
+  updated_at: string | null;
+  updated_by: string | null;
+}
+
+const merchantBucket = (merchantId: string) => `merchant:${merchantId}`;
+
+function carriesCredential(request: FastifyRequest): boolean {
+  const route = request.routeOptions.url;
+  return route !== undefined && CREDENTIAL_ROUTE_PREFIXES.some((prefix) => route.startsWith(prefix));
+}
+
+/** Sets the RateLimit-* headers (on successes too) and refuses with 429 RATE_LIMITED when the bucket had no token. */
+function refuseWhenEmpty(answer: BucketAnswer, policy: BucketPolicy, reply: FastifyReply, whose: string): void {
+  const headers = rateLimitHeaders(policy, answer);
+  void reply.headers(headers);
+  if (answer.allowed) return;
+  throw new DomainError('RATE_LIMITED', `Too many requests from ${whose}: retry after ${headers['retry-after']} s`, [], {
+    limit: { burst: policy.burst, rate_per_second: policy.ratePerSecond },
+  });
+}
