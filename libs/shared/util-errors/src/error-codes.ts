@@ -11,6 +11,8 @@ export const HTTP_STATUS_BY_ERROR_CODE = {
   INVALID_API_KEY: 401,
   TIMESTAMP_OUT_OF_RANGE: 401,
   MISSING_AUTH_HEADER: 401,
+  /** Internal APIs only: no valid service token (missing, forged, expired or for another service). */
+  UNAUTHENTICATED: 401,
   /** Operator and agent API only: the credential's role may not do this. */
   FORBIDDEN: 403,
   ORDER_NOT_FOUND: 404,
