@@ -1,10 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { isTrustedProxyEntry } from '@mp/gateway-api';
+import { readServiceAuthConfig, type ServiceAuthConfig, type ServiceName } from '@mp/shared-service-auth';
+import { isTrustedProxyEntry, GATEWAY_INTERNAL_ACCESS } from '@mp/gateway-api';
 import { ConfigReader, readKafkaConnectionConfig, readLogFormat, type Environment, type KafkaConnectionConfig, type LogFormat } from '@mp/shared-util-config';
 import { readHealthConfig, type HealthConfig } from '@mp/shared-health';
 import { readMasterKeyring, type SecretKeyring } from '@mp/shared-util-secret-box';
 
 export interface GatewayConfig extends KafkaConnectionConfig, HealthConfig {
+  /** This service's signing key and its callers' public keys (service-to-service authentication, always on). */
+  serviceAuth: ServiceAuthConfig;
   logFormat: LogFormat;
   httpHost: string;
   httpPort: number;
@@ -23,10 +26,9 @@ export interface GatewayConfig extends KafkaConnectionConfig, HealthConfig {
   credentialCacheTtlMs: number;
   callbacksInternalUrl: string;
   webhookSecretOverlapHours: number;
-  /** The internal-only listener for the callback dispatcher; not started without a service token. */
+  /** The internal-only listener for the callback dispatcher (and /metrics); callers authenticate with their service tokens. */
   internalHttpHost: string;
   internalHttpPort: number;
-  internalServiceToken: string;
   /** Reverse proxies whose X-Forwarded-Proto is believed (HSTS is sent when it says https). */
   trustedProxies: string[];
 }
@@ -51,6 +53,7 @@ export function loadGatewayConfig(environment: Environment): GatewayConfig {
     ...loadGatewayStorageConfig(reader),
     ...readKafkaConnectionConfig(reader),
     ...readHealthConfig(reader),
+    serviceAuth: readServiceAuthConfig(reader, 'gateway', Object.keys(GATEWAY_INTERNAL_ACCESS) as ServiceName[]),
     instanceId: reader.string('GATEWAY_INSTANCE_ID', { default: `gw-${randomBytes(6).toString('hex')}`, pattern: /^[A-Za-z0-9._-]{1,100}$/ }),
     commandTimeoutMs: reader.integer('GATEWAY_COMMAND_TIMEOUT_MS', { default: 10_000, min: 100, max: 60_000 }),
     paymentsInternalUrl: reader.url('PAYMENTS_INTERNAL_URL', { default: 'http://127.0.0.1:3001' }),
@@ -64,7 +67,6 @@ export function loadGatewayConfig(environment: Environment): GatewayConfig {
     webhookSecretOverlapHours: reader.integer('WEBHOOK_SECRET_OVERLAP_HOURS', { default: 24, min: 0, max: 168 }),
     internalHttpHost: reader.string('GATEWAY_INTERNAL_HTTP_HOST', { default: '127.0.0.1' }),
     internalHttpPort: reader.integer('GATEWAY_INTERNAL_HTTP_PORT', { default: 3010, min: 0, max: 65535 }),
-    internalServiceToken: reader.string('INTERNAL_SERVICE_TOKEN', { default: '', pattern: /^(\S{24,200})?$/, description: '24 to 200 characters shared with the callback dispatcher' }),
     trustedProxies: reader.list('GATEWAY_TRUSTED_PROXIES', { default: '' }),
   };
   if (config.internalHttpPort !== 0 && config.internalHttpPort === config.httpPort) reader.problem('GATEWAY_INTERNAL_HTTP_PORT must differ from GATEWAY_HTTP_PORT: the internal listener is never the public one');

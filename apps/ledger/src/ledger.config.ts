@@ -1,7 +1,11 @@
+import { readServiceAuthConfig, type ServiceAuthConfig, type ServiceName } from '@mp/shared-service-auth';
+import { LEDGER_INTERNAL_ACCESS } from '@mp/ledger-infrastructure';
 import { ConfigReader, readKafkaConnectionConfig, readLogFormat, type Environment, type KafkaConnectionConfig, type LogFormat } from '@mp/shared-util-config';
 import { readHealthConfig, type HealthConfig } from '@mp/shared-health';
 
 export interface LedgerConfig extends KafkaConnectionConfig, HealthConfig {
+  /** This service's signing key and its callers' public keys (service-to-service authentication, always on). */
+  serviceAuth: ServiceAuthConfig;
   logFormat: LogFormat;
   httpHost: string;
   httpPort: number;
@@ -31,6 +35,7 @@ export function loadLedgerConfig(environment: Environment): LedgerConfig {
     conversionFeeBasisPoints: reader.integer('LEDGER_CONVERSION_FEE_BASIS_POINTS', { default: 100, min: 0, max: 9_999 }),
     ...readKafkaConnectionConfig(reader),
     ...readHealthConfig(reader),
+    serviceAuth: readServiceAuthConfig(reader, 'ledger', Object.keys(LEDGER_INTERNAL_ACCESS) as ServiceName[]),
   };
   reader.assertValid();
   return config;

@@ -24,8 +24,8 @@ export interface CallbacksSettings {
   leaseMs: number;
   /** IPs or CIDRs the SSRF guard lets through although private (operators' allow-list). */
   allowedDestinations: string[];
+  /** The gateway's internal listener; the dispatcher authenticates with its own service token (SERVICE_TOKEN_PRIVATE_KEY). */
   gatewayInternalUrl: string;
-  internalServiceToken: string;
   /** How long a merchant's webhook profile (secrets) is cached. */
   profileCacheTtlMs: number;
   testClockEnabled: boolean;

@@ -3,3 +3,4 @@ export { GATEWAY_SETTINGS, REQUEST_BODY_BYTES_MAX, type GatewaySettings } from '
 export { configureGatewayHttp, gatewayFastifyOptions } from './http/configure-http';
 export { startInternalListener, type InternalListenerSettings } from './internal/internal-listener';
 export { isTrustedProxyEntry } from './http/transport-security';
+export { GATEWAY_INTERNAL_ACCESS } from './internal/internal-access';

@@ -1,7 +1,7 @@
 export { CompiledAccessPolicy, type AccessDecision, type ServiceAccessPolicy } from './access-policy';
 export { readServiceAuthConfig, type ServiceAuthConfig } from './service-auth.config';
 export { isInternalRoute, requireActor, ServiceAuthenticator } from './service-authenticator';
-export { authorizationFor, SERVICE_AUTHENTICATOR, SERVICE_TOKEN_ISSUER, ServiceAuthGuard, ServiceAuthModule, ServiceCaller, type ServiceAuthorization } from './service-auth.module';
+export { authorizationFor, SERVICE_AUTHENTICATOR, SERVICE_TOKEN_ISSUER, ServiceAuthGuard, ServiceAuthModule, ServiceCaller, ServiceTokenIssuerModule, type ServiceAuthorization } from './service-auth.module';
 export {
   formatPublicKeys,
   generateServiceKeyPair,
@@ -17,3 +17,4 @@ export {
   type ServiceName,
   type VerifiedCaller,
 } from './service-token';
+export { ServiceKeyring } from './service-keyring';

@@ -59,3 +59,11 @@ export function authorizationFor(issuer: ServiceTokenIssuer | null | undefined, 
   if (!issuer) return () => Promise.reject(new Error(`no service token issuer: import ServiceAuthModule to call ${audience}`));
   return (actor) => issuer.authorization(audience, actor ?? null);
 }
+
+/** Only the issuer, for a module tested without the app around it (its own calls still carry a token). */
+@Module({})
+export class ServiceTokenIssuerModule {
+  static forRoot(issuer: ServiceTokenIssuer): DynamicModule {
+    return { module: ServiceTokenIssuerModule, global: true, providers: [{ provide: SERVICE_TOKEN_ISSUER, useValue: issuer }], exports: [SERVICE_TOKEN_ISSUER] };
+  }
+}

@@ -5,6 +5,7 @@ import { formatAmountMinor } from '@mp/shared-util-money';
 import type { FastifyReply } from 'fastify';
 import { DataSource } from 'typeorm';
 import { RequestPipe } from '@mp/shared-nest-http';
+import { requireActor, ServiceCaller, type VerifiedCaller } from '@mp/shared-service-auth';
 import { handleLedgerCommand } from '../commands/ledger.handling';
 import { LEDGER_SETTINGS, type LedgerSettings } from '../ledger-settings';
 import { findConversion, type ConversionRow } from '../persistence/conversion.projection';
@@ -18,8 +19,8 @@ const bodyPipe = new RequestPipe();
  * Operators' conversions from one settlement currency into another (decisions.md "Crypto
  * assets and withdrawals"). Both legs commit in one transaction, so a conversion is either
  * wholly booked or not at all; the two ledgers are locked in currency order, so two
- * conversions in opposite directions cannot deadlock. Internal only: the gateway checked the
- * operator.
+ * conversions in opposite directions cannot deadlock. Internal only: the operator is the one
+ * the gateway's service token names (operator_id in the body must agree).
  */
 @Controller('internal/merchants/:merchantId/conversions')
 export class InternalConversionsController {
@@ -34,7 +35,9 @@ export class InternalConversionsController {
     @Body(bodyPipe) body: ConversionRequestDto,
     @Headers() headers: Record<string, string | undefined>,
     @Res({ passthrough: true }) reply: FastifyReply,
+    @ServiceCaller() caller?: VerifiedCaller,
   ): Promise<ConversionView> {
+    const operator = requireActor(caller, ['operator'], { id: body.operator_id });
     const request = {
       conversionId: body.conversion_id,
       fromCurrency: body.from_currency,
@@ -42,7 +45,7 @@ export class InternalConversionsController {
       amountMinor: BigInt(body.amount_minor),
       rate: body.rate,
       reason: body.reason,
-      operatorId: body.operator_id,
+      operatorId: operator.id,
     };
     const { booked, row } = await this.dataSource.transaction(async (manager) => {
       const earlier = await findConversion(manager, merchantId, request.conversionId);
