@@ -18,3 +18,4 @@ export {
   type VerifiedCaller,
 } from './service-token';
 export { ServiceKeyring } from './service-keyring';
+export { accessPolicyGaps, declaredRoutes } from './declared-routes';

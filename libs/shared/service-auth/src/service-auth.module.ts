@@ -21,8 +21,8 @@ export class ServiceAuthGuard implements CanActivate {
     if (context.getType() !== 'http') return true;
     const request = context.switchToHttp().getRequest<CallerRequest>();
     const route = request.routeOptions.url;
-    if (!isInternalRoute(route)) return true;
-    request.serviceCaller = await this.authenticator.authorize(request.method, route!, request.headers.authorization);
+    if (route === undefined || !isInternalRoute(route)) return true;
+    request.serviceCaller = await this.authenticator.authorize(request.method, route, request.headers.authorization);
     return true;
   }
 }

@@ -5,7 +5,7 @@ import type { ServiceAuthConfig } from './service-auth.config';
 import { ServiceTokenRefusal, ServiceTokenVerifier, type ServiceActor, type VerifiedCaller } from './service-token';
 
 /** Internal routes are under /internal/; everything else a service serves (health, metrics) carries no money and stays open. */
-export const isInternalRoute = (route: string | undefined): boolean => route !== undefined && route.startsWith('/internal/');
+export const isInternalRoute = (route: string): boolean => route.startsWith('/internal/');
 
 /**
  * A callee's check of one request: the token (401 UNAUTHENTICATED when missing, forged,
@@ -40,6 +40,8 @@ export class ServiceAuthenticator {
   }
 }
 
+const actorLogger = new Logger('ServiceAuth');
+
 /**
  * The actor of an operator's or agent's action, from the verified token, never from the body.
  * `claimed` is what the body or query still says (older callers send it): when present it must
@@ -48,9 +50,15 @@ export class ServiceAuthenticator {
 export function requireActor(caller: VerifiedCaller | undefined, types: readonly ServiceActor['type'][], claimed?: { id?: unknown; type?: unknown }): ServiceActor {
   if (!caller) throw new DomainError('UNAUTHENTICATED', 'A valid service token is required');
   const actor = caller.actor;
-  if (!actor || !types.includes(actor.type)) throw new DomainError('FORBIDDEN', `This action needs the ${types.join(' or ')} the gateway authenticated`);
+  if (!actor || !types.includes(actor.type)) {
+    actorLogger.warn(`internal call refused 403: caller=${caller.service} reason="the token names no ${types.join(' or ')}"`);
+    throw new DomainError('FORBIDDEN', `This action needs the ${types.join(' or ')} the gateway authenticated`);
+  }
   const idDisagrees = claimed?.id !== undefined && claimed.id !== null && claimed.id !== '' && claimed.id !== actor.id;
   const typeDisagrees = claimed?.type !== undefined && claimed.type !== null && claimed.type !== actor.type;
-  if (idDisagrees || typeDisagrees) throw new DomainError('FORBIDDEN', 'The request names another actor than the one the gateway authenticated', [{ field: 'actor', issue: 'does not match the authenticated actor' }]);
+  if (idDisagrees || typeDisagrees) {
+    actorLogger.warn(`internal call refused 403: caller=${caller.service} actor=${actor.type}:${actor.id} reason="the request names another actor"`);
+    throw new DomainError('FORBIDDEN', 'The request names another actor than the one the gateway authenticated', [{ field: 'actor', issue: 'does not match the authenticated actor' }]);
+  }
   return actor;
 }

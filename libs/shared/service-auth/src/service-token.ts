@@ -129,9 +129,8 @@ export class ServiceTokenVerifier {
 
   async verify(authorization: string | undefined): Promise<VerifiedCaller> {
     if (!authorization) throw new ServiceTokenRefusal('no service token');
-    const match = /^Bearer ([A-Za-z0-9_.-]{1,4096})$/.exec(authorization);
-    if (!match) throw new ServiceTokenRefusal('not a bearer token');
-    const token = match[1]!;
+    const token = /^Bearer ([A-Za-z0-9_.-]{1,4096})$/.exec(authorization)?.[1];
+    if (token === undefined) throw new ServiceTokenRefusal('not a bearer token');
     const nowMs = this.now();
     const known = this.verified.get(token);
     if (known) {
@@ -166,7 +165,8 @@ export class ServiceTokenVerifier {
         clockTolerance: CLOCK_TOLERANCE_SECONDS,
         currentDate: new Date(nowMs),
       });
-      return { caller: { service: issuer, actor: actorOf(payload['act']) }, expiresAtMs: payload.exp! * 1000 };
+      // requiredClaims made sure exp is there.
+      return { caller: { service: issuer, actor: actorOf(payload['act']) }, expiresAtMs: Number(payload.exp) * 1000 };
     } catch (error) {
       if (error instanceof ServiceTokenRefusal) throw error;
       if (error instanceof joseErrors.JWTExpired) throw new ServiceTokenRefusal(error.claim === 'exp' ? 'token expired' : `token older than ${MAX_TOKEN_AGE_SECONDS} s (iat)`);

@@ -27,9 +27,10 @@ export interface InternalListenerSettings {
 export async function startInternalListener(store: WebhookSecretStore, settings: InternalListenerSettings): Promise<FastifyInstance> {
   const server = Fastify({ bodyLimit: 1_024 });
   server.addHook('preHandler', async (request, reply) => {
-    if (!isInternalRoute(request.routeOptions.url)) return;
+    const route = request.routeOptions.url;
+    if (route === undefined || !isInternalRoute(route)) return;
     try {
-      await settings.authenticator.authorize(request.method, request.routeOptions.url!, request.headers.authorization);
+      await settings.authenticator.authorize(request.method, route, request.headers.authorization);
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
       return reply.status(httpStatusOf(error.code)).send(error.toDescription());
