@@ -22,7 +22,9 @@ export function projectJestConfig(displayName: string, projectDir: string, optio
     rootDir: projectDir,
     testEnvironment: 'node',
     testMatch: ['<rootDir>/src/**/*.spec.ts'],
-    transform: { '^.+\\.ts$': ['@swc/jest', { ...swcOptions, swcrc: false }] },
+    // jose ships ECMAScript modules only (Node's require loads them; jest's runtime does not): compiled like our sources.
+    transform: { '^.+\\.ts$': ['@swc/jest', { ...swcOptions, swcrc: false }], '/node_modules/jose/.+\\.js$': ['@swc/jest', { ...swcOptions, swcrc: false }] },
+    transformIgnorePatterns: ['/node_modules/(?!jose/)'],
     moduleNameMapper,
     moduleFileExtensions: ['ts', 'js', 'json'],
     ...(options.needsInfrastructure

@@ -65,10 +65,10 @@ export interface HoldTimings {
 
 /**
  * Places payout holds one after the other on the ledger's internal API (what payments calls
- * before a payout exists), timing each: the ledger's own cost, without payments' timeout.
+ * before a payout exists, with payments' service token), timing each: the ledger's own cost, without payments' timeout.
  * Stops after `samples` holds or when `budgetMs` is spent.
  */
-export async function timeHolds(ledgerUrl: string, merchantId: string, events: number, ids: OrderIds, samples: number, budgetMs: number, timeoutMs: number): Promise<HoldTimings> {
+export async function timeHolds(ledgerUrl: string, authorization: () => Promise<string>, merchantId: string, events: number, ids: OrderIds, samples: number, budgetMs: number, timeoutMs: number): Promise<HoldTimings> {
   const client = new LoadClient(ledgerUrl, 1);
   const deadline = Date.now() + budgetMs;
   const result: HoldTimings = { events, samplesMs: [], failures: [] };
@@ -78,8 +78,9 @@ export async function timeHolds(ledgerUrl: string, merchantId: string, events: n
       const body = Buffer.from(
         JSON.stringify({ hold_id: `payout:${merchantId}:${orderId}`, merchant_id: merchantId, currency: 'RUB', amount_minor: '100000', fee_minor: '6500', reference: { kind: 'payment_order', id: orderId } }),
       );
+      const token = await authorization();
       const started = performance.now();
-      const answer = await client.send('POST', '/internal/holds', { 'content-type': 'application/json', 'x-request-id': `bench-${orderId}` }, body, timeoutMs);
+      const answer = await client.send('POST', '/internal/holds', { 'content-type': 'application/json', 'x-request-id': `bench-${orderId}`, authorization: token }, body, timeoutMs);
       const elapsed = performance.now() - started;
       if (answer.status === 201) result.samplesMs.push(elapsed);
       else result.failures.push(`${answer.status === 0 ? `no answer within ${timeoutMs} ms` : `HTTP ${answer.status}`} after ${elapsed.toFixed(0)} ms`);

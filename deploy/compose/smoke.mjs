@@ -25,7 +25,7 @@
  * Exit code 0 when every check passed. Set COMPOSE_SMOKE_KEEP=1 to leave the stack up on failure.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -127,7 +127,7 @@ function secretsEnvFile(directory, gatewayPort, sinkCidr) {
     CALLBACKS_DB_PASSWORD: hex(),
     MERCHANT_SECRETS_MASTER_KEY: key(),
     PAYMENTS_SECRETS_MASTER_KEY: key(),
-    INTERNAL_SERVICE_TOKEN: hex(),
+    ...serviceTokenKeys(),
     GATEWAY_PUBLISH_ADDRESS: '127.0.0.1',
     GATEWAY_PUBLISH_PORT: String(gatewayPort),
     PUBLIC_BASE_URL: `http://127.0.0.1:${gatewayPort}`,
@@ -496,3 +496,15 @@ async function main() {
 }
 
 process.exit(await main());
+
+/** A fresh Ed25519 key pair per service, as .env.example documents: <SERVICE>_SERVICE_TOKEN_PRIVATE_KEY and SERVICE_TOKEN_PUBLIC_KEYS. */
+function serviceTokenKeys() {
+  const values = {};
+  const publicKeys = [];
+  for (const service of ['gateway', 'payments', 'ledger', 'withdrawals', 'disputes', 'callbacks']) {
+    const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+    values[`${service.toUpperCase()}_SERVICE_TOKEN_PRIVATE_KEY`] = privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64');
+    publicKeys.push(`${service}:${publicKey.export({ format: 'der', type: 'spki' }).toString('base64')}`);
+  }
+  return { ...values, SERVICE_TOKEN_PUBLIC_KEYS: publicKeys.join(',') };
+}

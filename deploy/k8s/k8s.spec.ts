@@ -302,6 +302,19 @@ describe.each(['dev', 'prod'])('the %s overlay', (overlay) => {
     }
   });
 
+  it('gives every service its own service-token key and everyone’s public keys, from Secrets (no switch to turn the check off)', () => {
+    for (const deployment of deployments) {
+      const env = podOf(deployment).containers[0].env ?? [];
+      // dev's generated Secrets carry a content hash after the name.
+      const secretOf = (name: string) => env.find((variable) => variable.name === name)?.valueFrom?.secretKeyRef?.name.replace(/-[a-z0-9]{10}$/, '');
+      expect({ deployment: deployment.metadata.name, privateKey: secretOf('SERVICE_TOKEN_PRIVATE_KEY'), publicKeys: secretOf('SERVICE_TOKEN_PUBLIC_KEYS') }).toEqual({
+        deployment: deployment.metadata.name,
+        privateKey: `${deployment.metadata.name}-service-token`,
+        publicKeys: 'service-token-public-keys',
+      });
+    }
+  });
+
   it(overlay === 'dev' ? 'generates every Secret key it references' : 'commits no Secret: every one it references comes from the secret store', () => {
     const referenced = [...deployments, ...jobs, ...ofKind('StatefulSet')].flatMap((workload) =>
       podOf(workload).containers.flatMap((container) => [

@@ -34,6 +34,7 @@ import { parseCommandLine } from '../../tools/cli-arguments.mjs';
 import { catalogServices } from '../catalog/catalog.mjs';
 import { ensureDatabases, freePorts, startInfra, startKafka, startPostgres } from './infra.mjs';
 import { MASTER_KEY_FILES, masterKeyringEnvironment } from './master-keyring.mjs';
+import { serviceKeyEnvironment } from './service-keys.mjs';
 import { ServiceSupervisor } from './supervisor.mjs';
 
 /**
@@ -45,9 +46,9 @@ import { ServiceSupervisor } from './supervisor.mjs';
 const EXTRA_ENV = {
   payments: () => masterKeyring('PAYMENTS_SECRETS'),
   // GATEWAY_INSTANCE_ID is fixed so every start reuses one reply topic (gateway.replies.gateway-local).
-  gateway: ({ serviceToken, gatewayInternalPort }) => ({ ...masterKeyring('MERCHANT_SECRETS'), INTERNAL_SERVICE_TOKEN: serviceToken, GATEWAY_INTERNAL_HTTP_PORT: String(gatewayInternalPort), GATEWAY_INSTANCE_ID: 'gateway-local' }),
+  gateway: ({ gatewayInternalPort }) => ({ ...masterKeyring('MERCHANT_SECRETS'), GATEWAY_INTERNAL_HTTP_PORT: String(gatewayInternalPort), GATEWAY_INSTANCE_ID: 'gateway-local' }),
   // Webhook secrets come from the gateway's internal-only listener, not the public port the convention's GATEWAY_INTERNAL_URL names.
-  callbacks: ({ serviceToken, gatewayInternalPort }) => ({ INTERNAL_SERVICE_TOKEN: serviceToken, GATEWAY_INTERNAL_URL: `http://127.0.0.1:${gatewayInternalPort}` }),
+  callbacks: ({ gatewayInternalPort }) => ({ GATEWAY_INTERNAL_URL: `http://127.0.0.1:${gatewayInternalPort}` }),
   // Operator limits for trying the back office (docs/operations/ledger.md); the environment's own values win.
   ledger: () => ({
     LEDGER_CONVERSION_REFERENCE_RATES: process.env.LEDGER_CONVERSION_REFERENCE_RATES ?? 'RUB/USDT:0.0108',
@@ -234,6 +235,7 @@ function serviceEnvironment(service, system) {
     ...internalUrls,
     [`${envPrefix(service.name)}_HTTP_PORT`]: String(system.ports.get(service.name)),
     [`${envPrefix(service.name)}_DATABASE_URL`]: system.databaseUrls[service.name],
+    ...system.serviceKeys(service.name),
     ...(service.env?.(system) ?? {}),
   };
 }
@@ -396,9 +398,9 @@ try {
   infraStarting = infrastructure();
   const infra = await infraStarting;
   const { ports, gatewayInternalPort } = await servicePorts();
-  // The gateway's internal listener and the callback dispatcher share it; a new one per start.
-  const serviceToken = randomBytes(24).toString('hex');
-  const system = { ...infra, ports, gatewayInternalPort, serviceToken, urlOf: (name) => `http://127.0.0.1:${ports.get(name)}` };
+  // Service-to-service tokens: each service signs with its own key (generated once, mode 600).
+  const serviceKeys = serviceKeyEnvironment(stateDir, SERVICES.map(({ name }) => name));
+  const system = { ...infra, ports, gatewayInternalPort, serviceKeys, urlOf: (name) => `http://127.0.0.1:${ports.get(name)}` };
   writeEndpoints(system);
   await startServices(system);
   if (!stopping) {

@@ -1,8 +1,12 @@
 import { ConfigError } from '@mp/shared-util-config';
+import { ServiceKeyring } from '@mp/shared-service-auth';
 import { loadCallbackDispatcherConfig } from './callback-dispatcher.config';
 
+/** Service-token keys: every service refuses to boot without its own. */
+const SERVICE_KEYS = new ServiceKeyring();
+
 describe('callback dispatcher config', () => {
-  const minimal = { CALLBACKS_DATABASE_URL: 'postgres://cb@127.0.0.1:5432/callbacks', KAFKA_BROKERS: '127.0.0.1:9092', INTERNAL_SERVICE_TOKEN: 'x'.repeat(32) };
+  const minimal = { CALLBACKS_DATABASE_URL: 'postgres://cb@127.0.0.1:5432/callbacks', KAFKA_BROKERS: '127.0.0.1:9092', ...SERVICE_KEYS.environmentOf('callbacks') };
 
   it('has the documented defaults', () => {
     const config = loadCallbackDispatcherConfig(minimal);
@@ -24,12 +28,12 @@ describe('callback dispatcher config', () => {
 
   it('names every problem at once', () => {
     try {
-      loadCallbackDispatcherConfig({ CALLBACK_RETRY_SCHEDULE: '5s,later', CALLBACK_ALLOWED_DESTINATIONS: 'not-an-ip', INTERNAL_SERVICE_TOKEN: 'short' });
+      loadCallbackDispatcherConfig({ CALLBACK_RETRY_SCHEDULE: '5s,later', CALLBACK_ALLOWED_DESTINATIONS: 'not-an-ip', SERVICE_TOKEN_PRIVATE_KEY: 'not-a-key' });
       throw new Error('accepted');
     } catch (error) {
       expect(error).toBeInstanceOf(ConfigError);
       const problems = (error as ConfigError).problems.join('\n');
-      for (const name of ['CALLBACK_RETRY_SCHEDULE', 'CALLBACK_ALLOWED_DESTINATIONS', 'INTERNAL_SERVICE_TOKEN', 'CALLBACKS_DATABASE_URL', 'KAFKA_BROKERS']) expect(problems).toMatch(name);
+      for (const name of ['CALLBACK_RETRY_SCHEDULE', 'CALLBACK_ALLOWED_DESTINATIONS', 'SERVICE_TOKEN_PRIVATE_KEY is not a usable key', 'SERVICE_TOKEN_PUBLIC_KEYS is required', 'CALLBACKS_DATABASE_URL', 'KAFKA_BROKERS']) expect(problems).toMatch(name);
     }
   });
 });

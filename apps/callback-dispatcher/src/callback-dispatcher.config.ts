@@ -1,12 +1,15 @@
 import { randomBytes } from 'node:crypto';
+import { readServiceAuthConfig, type ServiceAuthConfig, type ServiceName } from '@mp/shared-service-auth';
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from '@mp/callbacks-domain';
-import { DestinationGuard, type CallbacksSettings } from '@mp/callbacks-infrastructure';
+import { DestinationGuard, type CallbacksSettings, CALLBACKS_INTERNAL_ACCESS } from '@mp/callbacks-infrastructure';
 import { readCallbackAllowedPorts } from '@mp/contracts-callbacks';
 import { ConfigReader, readKafkaConnectionConfig, readLogFormat, type Environment, type KafkaConnectionConfig, type LogFormat } from '@mp/shared-util-config';
 import { readHealthConfig, type HealthConfig } from '@mp/shared-health';
 
 /** The callbacks module's settings (topic partitions come from the Kafka config) plus the app's own. */
 export interface CallbackDispatcherConfig extends KafkaConnectionConfig, HealthConfig, Omit<CallbacksSettings, 'topicPartitions'> {
+  /** This service's signing key and its callers' public keys (service-to-service authentication, always on). */
+  serviceAuth: ServiceAuthConfig;
   httpHost: string;
   httpPort: number;
   databaseUrl: string;
@@ -49,12 +52,12 @@ export function loadCallbackDispatcherConfig(environment: Environment): Callback
     allowedDestinations,
     destinationRules: { allowHttp: reader.boolean('ALLOW_HTTP_CALLBACK_URLS', false), allowedPorts: readCallbackAllowedPorts(reader) },
     gatewayInternalUrl: reader.url('GATEWAY_INTERNAL_URL', { default: 'http://127.0.0.1:3010' }),
-    internalServiceToken: reader.string('INTERNAL_SERVICE_TOKEN', { pattern: /^\S{24,200}$/, description: '24 to 200 characters shared with the gateway, e.g. openssl rand -hex 24' }),
     profileCacheTtlMs: reader.integer('CALLBACK_PROFILE_CACHE_TTL_MS', { default: 30_000, min: 0, max: 3_600_000 }),
     testClockEnabled: reader.boolean('TEST_CLOCK_ENABLED', false),
     logFormat: readLogFormat(reader),
     ...readKafkaConnectionConfig(reader),
     ...readHealthConfig(reader),
+    serviceAuth: readServiceAuthConfig(reader, 'callbacks', Object.keys(CALLBACKS_INTERNAL_ACCESS) as ServiceName[]),
   };
   reader.assertValid();
   return config;

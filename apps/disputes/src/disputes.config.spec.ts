@@ -1,8 +1,12 @@
 import { ConfigError } from '@mp/shared-util-config';
+import { ServiceKeyring } from '@mp/shared-service-auth';
 import { loadDisputesConfig } from './disputes.config';
 
+/** Service-token keys: every service refuses to boot without its own. */
+const SERVICE_KEYS = new ServiceKeyring();
+
 describe('disputes config', () => {
-  const minimal = { DISPUTES_DATABASE_URL: 'postgres://disputes@127.0.0.1:5432/disputes', KAFKA_BROKERS: '127.0.0.1:9092' };
+  const minimal = { DISPUTES_DATABASE_URL: 'postgres://disputes@127.0.0.1:5432/disputes', KAFKA_BROKERS: '127.0.0.1:9092', ...SERVICE_KEYS.environmentOf('disputes') };
 
   it('has the documented defaults, the test clock off', () => {
     expect(loadDisputesConfig(minimal)).toMatchObject({

@@ -1,7 +1,11 @@
+import { readServiceAuthConfig, type ServiceAuthConfig, type ServiceName } from '@mp/shared-service-auth';
+import { DISPUTES_INTERNAL_ACCESS } from '@mp/disputes-infrastructure';
 import { ConfigReader, readKafkaConnectionConfig, readLogFormat, type Environment, type KafkaConnectionConfig, type LogFormat } from '@mp/shared-util-config';
 import { readHealthConfig, type HealthConfig } from '@mp/shared-health';
 
 export interface DisputesConfig extends KafkaConnectionConfig, HealthConfig {
+  /** This service's signing key and its callers' public keys (service-to-service authentication, always on). */
+  serviceAuth: ServiceAuthConfig;
   logFormat: LogFormat;
   httpHost: string;
   httpPort: number;
@@ -27,6 +31,7 @@ export function loadDisputesConfig(environment: Environment): DisputesConfig {
     receiptSweepIntervalMs: reader.integer('DISPUTES_RECEIPT_SWEEP_INTERVAL_MS', { default: 60_000, min: 100, max: 3_600_000 }),
     ...readKafkaConnectionConfig(reader),
     ...readHealthConfig(reader),
+    serviceAuth: readServiceAuthConfig(reader, 'disputes', Object.keys(DISPUTES_INTERNAL_ACCESS) as ServiceName[]),
   };
   reader.assertValid();
   return config;

@@ -1,12 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { ConfigError } from '@mp/shared-util-config';
+import { ServiceKeyring } from '@mp/shared-service-auth';
 import { loadGatewayConfig } from './gateway.config';
+
+/** Service-token keys: every service refuses to boot without its own. */
+const SERVICE_KEYS = new ServiceKeyring();
 
 describe('gateway config: trusted proxies', () => {
   const minimal = {
     GATEWAY_DATABASE_URL: 'postgres://gateway@127.0.0.1:5432/gateway',
     KAFKA_BROKERS: '127.0.0.1:9092',
     MERCHANT_SECRETS_MASTER_KEY: Buffer.alloc(32, 7).toString('base64'),
+    ...SERVICE_KEYS.environmentOf('gateway'),
   };
 
   it('trusts no proxy by default', () => {
@@ -37,26 +42,24 @@ describe('gateway config: callbacks', () => {
     GATEWAY_DATABASE_URL: 'postgres://gw@127.0.0.1:5432/gateway',
     KAFKA_BROKERS: '127.0.0.1:9092',
     MERCHANT_SECRETS_MASTER_KEY: randomBytes(32).toString('base64'),
+    ...SERVICE_KEYS.environmentOf('gateway'),
   };
 
-  it('has the documented defaults: no internal listener without a service token', () => {
-    expect(loadGatewayConfig(minimal)).toMatchObject({
-      callbacksInternalUrl: 'http://127.0.0.1:3005',
-      webhookSecretOverlapHours: 24,
-      internalHttpHost: '127.0.0.1',
-      internalHttpPort: 3010,
-      internalServiceToken: '',
-    });
+  it('has the documented defaults, and the dispatcher’s public key for its internal listener', () => {
+    const config = loadGatewayConfig(minimal);
+    expect(config).toMatchObject({ callbacksInternalUrl: 'http://127.0.0.1:3005', webhookSecretOverlapHours: 24, internalHttpHost: '127.0.0.1', internalHttpPort: 3010 });
+    expect(config.serviceAuth.service).toBe('gateway');
+    expect(config.serviceAuth.publicKeys.has('callbacks')).toBe(true);
   });
 
-  it('refuses a short service token, an overlap above 7 days and the internal listener on the public port', () => {
+  it('refuses to boot without its service-token keys, with an overlap above 7 days or the internal listener on the public port', () => {
     try {
-      loadGatewayConfig({ ...minimal, INTERNAL_SERVICE_TOKEN: 'short', WEBHOOK_SECRET_OVERLAP_HOURS: '200', GATEWAY_HTTP_PORT: '4000', GATEWAY_INTERNAL_HTTP_PORT: '4000' });
+      loadGatewayConfig({ ...minimal, SERVICE_TOKEN_PRIVATE_KEY: '', SERVICE_TOKEN_PUBLIC_KEYS: `ledger:${SERVICE_KEYS.keys.ledger.publicKey}`, WEBHOOK_SECRET_OVERLAP_HOURS: '200', GATEWAY_HTTP_PORT: '4000', GATEWAY_INTERNAL_HTTP_PORT: '4000' });
       throw new Error('accepted');
     } catch (error) {
       expect(error).toBeInstanceOf(ConfigError);
       const problems = (error as ConfigError).problems.join('\n');
-      for (const name of ['INTERNAL_SERVICE_TOKEN', 'WEBHOOK_SECRET_OVERLAP_HOURS', 'GATEWAY_INTERNAL_HTTP_PORT']) expect(problems).toMatch(name);
+      for (const problem of ['SERVICE_TOKEN_PRIVATE_KEY is required', 'SERVICE_TOKEN_PUBLIC_KEYS lacks the public key of callbacks', 'WEBHOOK_SECRET_OVERLAP_HOURS', 'GATEWAY_INTERNAL_HTTP_PORT']) expect(problems).toMatch(problem);
     }
   });
 });
@@ -64,7 +67,7 @@ describe('gateway config: callbacks', () => {
 describe('gateway config: master keyring', () => {
   const current = randomBytes(32);
   const retired = randomBytes(32);
-  const minimal = { GATEWAY_DATABASE_URL: 'postgres://gw@127.0.0.1:5432/gateway', KAFKA_BROKERS: '127.0.0.1:9092', MERCHANT_SECRETS_MASTER_KEY: current.toString('base64') };
+  const minimal = { GATEWAY_DATABASE_URL: 'postgres://gw@127.0.0.1:5432/gateway', KAFKA_BROKERS: '127.0.0.1:9092', MERCHANT_SECRETS_MASTER_KEY: current.toString('base64'), ...SERVICE_KEYS.environmentOf('gateway') };
 
   it('reads MERCHANT_SECRETS_MASTER_KEY alone as key version 1, and a rotated keyring with its retired keys', () => {
     expect(loadGatewayConfig(minimal).secretsKeyring.versions).toEqual([1]);

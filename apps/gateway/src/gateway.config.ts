@@ -1,11 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { DEFAULT_RATE_LIMITS, isTrustedProxyEntry, type RateLimitSettings } from '@mp/gateway-api';
+import { readServiceAuthConfig, type ServiceAuthConfig, type ServiceName } from '@mp/shared-service-auth';
+import { DEFAULT_RATE_LIMITS, GATEWAY_INTERNAL_ACCESS, isTrustedProxyEntry, type RateLimitSettings } from '@mp/gateway-api';
 import { readCallbackAllowedPorts } from '@mp/contracts-callbacks';
 import { ConfigReader, readKafkaConnectionConfig, readLogFormat, type Environment, type KafkaConnectionConfig, type LogFormat } from '@mp/shared-util-config';
 import { readHealthConfig, type HealthConfig } from '@mp/shared-health';
 import { readMasterKeyring, type SecretKeyring } from '@mp/shared-util-secret-box';
 
 export interface GatewayConfig extends KafkaConnectionConfig, HealthConfig {
+  /** This service's signing key and its callers' public keys (service-to-service authentication, always on). */
+  serviceAuth: ServiceAuthConfig;
   logFormat: LogFormat;
   httpHost: string;
   httpPort: number;
@@ -30,10 +33,9 @@ export interface GatewayConfig extends KafkaConnectionConfig, HealthConfig {
   operatorCredentialLifetimeDays: number;
   /** Tests only: the internal listener takes POST /internal/test/clock to move the gateway's clock forward. */
   testClockEnabled: boolean;
-  /** The internal-only listener for the callback dispatcher; not started without a service token. */
+  /** The internal-only listener for the callback dispatcher (and /metrics); callers authenticate with their service tokens. */
   internalHttpHost: string;
   internalHttpPort: number;
-  internalServiceToken: string;
   /** Reverse proxies whose X-Forwarded-Proto is believed (HSTS is sent when it says https). */
   trustedProxies: string[];
   /** GATEWAY_RATE_LIMIT_{MERCHANT,ADDRESS,AUTH_FAILURES}_{PER_SECOND,BURST}: token buckets shared by all replicas. */
@@ -65,6 +67,7 @@ export function loadGatewayConfig(environment: Environment): GatewayConfig {
     ...loadGatewayStorageConfig(reader),
     ...readKafkaConnectionConfig(reader),
     ...readHealthConfig(reader),
+    serviceAuth: readServiceAuthConfig(reader, 'gateway', Object.keys(GATEWAY_INTERNAL_ACCESS) as ServiceName[]),
     instanceId: reader.string('GATEWAY_INSTANCE_ID', { default: `gw-${randomBytes(6).toString('hex')}`, pattern: /^[A-Za-z0-9._-]{1,100}$/ }),
     commandTimeoutMs: reader.integer('GATEWAY_COMMAND_TIMEOUT_MS', { default: 10_000, min: 100, max: 60_000 }),
     paymentsInternalUrl: reader.url('PAYMENTS_INTERNAL_URL', { default: 'http://127.0.0.1:3001' }),
@@ -82,7 +85,6 @@ export function loadGatewayConfig(environment: Environment): GatewayConfig {
     testClockEnabled: reader.boolean('TEST_CLOCK_ENABLED', false),
     internalHttpHost: reader.string('GATEWAY_INTERNAL_HTTP_HOST', { default: '127.0.0.1' }),
     internalHttpPort: reader.integer('GATEWAY_INTERNAL_HTTP_PORT', { default: 3010, min: 0, max: 65535 }),
-    internalServiceToken: reader.string('INTERNAL_SERVICE_TOKEN', { default: '', pattern: /^(\S{24,200})?$/, description: '24 to 200 characters shared with the callback dispatcher' }),
     trustedProxies: reader.list('GATEWAY_TRUSTED_PROXIES', { default: '' }),
     rateLimits: {
       merchant: readBucketPolicy(reader, 'MERCHANT', DEFAULT_RATE_LIMITS.merchant),

@@ -7,6 +7,7 @@ import { CallbackDestinationPolicy, configureGatewayHttp, GATEWAY_CLOCK, gateway
 import { exitOnStartupFailure, flushTraces, instrumentHttp, startServiceTelemetry } from '@mp/shared-telemetry';
 import { exitGracefullyOnSignals } from '@mp/shared-health';
 import { MetricsRegistry } from '@mp/shared-metrics';
+import { SERVICE_AUTHENTICATOR } from '@mp/shared-service-auth';
 import { AppModule } from './app.module';
 import { loadGatewayConfig } from './gateway.config';
 
@@ -24,14 +25,10 @@ async function bootstrap(): Promise<void> {
   await app.listen(config.httpPort, config.httpHost);
   const logger = new Logger('Bootstrap');
   logger.log(`gateway ready: http://${config.httpHost}:${config.httpPort} (instance ${config.instanceId})`);
-  if (config.internalServiceToken) {
-    const internal = await startInternalListener(app.get(WebhookSecretStore), { host: config.internalHttpHost, port: config.internalHttpPort, serviceToken: config.internalServiceToken, metrics: app.get(MetricsRegistry), testClock: config.testClockEnabled ? app.get(GATEWAY_CLOCK) : undefined, callbackAllowLists: app.get(CallbackDestinationPolicy) });
-    // Nest's shutdown hooks end the process on SIGTERM; this listener must not keep it alive.
-    internal.server.unref();
-    logger.log(`gateway internal listener: http://${config.internalHttpHost}:${config.internalHttpPort} (callback dispatcher, Prometheus /metrics)`);
-  } else {
-    logger.warn('INTERNAL_SERVICE_TOKEN is not set: no internal listener, so the callback dispatcher cannot sign callbacks');
-  }
+  const internal = await startInternalListener(app.get(WebhookSecretStore), { host: config.internalHttpHost, port: config.internalHttpPort, authenticator: app.get(SERVICE_AUTHENTICATOR), metrics: app.get(MetricsRegistry), testClock: config.testClockEnabled ? app.get(GATEWAY_CLOCK) : undefined, callbackAllowLists: app.get(CallbackDestinationPolicy) });
+  // Nest's shutdown hooks end the process on SIGTERM; this listener must not keep it alive.
+  internal.server.unref();
+  logger.log(`gateway internal listener: http://${config.internalHttpHost}:${config.internalHttpPort} (callback dispatcher, Prometheus /metrics)`);
 }
 
 bootstrap().catch(exitOnStartupFailure);

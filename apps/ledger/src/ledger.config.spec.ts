@@ -1,8 +1,12 @@
 import { ConfigError } from '@mp/shared-util-config';
+import { ServiceKeyring } from '@mp/shared-service-auth';
 import { loadLedgerAuditConfig, loadLedgerConfig } from './ledger.config';
 
+/** Service-token keys: every service refuses to boot without its own. */
+const SERVICE_KEYS = new ServiceKeyring();
+
 describe('ledger config', () => {
-  const minimal = { LEDGER_DATABASE_URL: 'postgres://ledger@127.0.0.1:5432/ledger', KAFKA_BROKERS: '127.0.0.1:9092' };
+  const minimal = { LEDGER_DATABASE_URL: 'postgres://ledger@127.0.0.1:5432/ledger', KAFKA_BROKERS: '127.0.0.1:9092', ...SERVICE_KEYS.environmentOf('ledger') };
 
   it('has the documented defaults', () => {
     expect(loadLedgerConfig(minimal)).toEqual({
@@ -24,6 +28,7 @@ describe('ledger config', () => {
       shutdownGraceMs: 10_000,
       consumerLagMax: 10_000,
       healthCheckTimeoutMs: 2_000,
+      serviceAuth: expect.objectContaining({ service: 'ledger' }),
     });
   });
 

@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { PAYMENTS_MIGRATIONS, PaymentsModule } from '@mp/payments-infrastructure';
+import { PAYMENTS_MIGRATIONS, PaymentsModule, PAYMENTS_INTERNAL_ACCESS } from '@mp/payments-infrastructure';
+import { ServiceAuthModule } from '@mp/shared-service-auth';
 import { serviceDatabaseOptions } from '@mp/shared-data-access-postgres';
 import { HealthModule } from '@mp/shared-health';
 import { MessagingModule } from '@mp/shared-messaging';
@@ -13,6 +14,8 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
+        // Every internal route checks the caller's service token and allow-list; the issuer signs this service's own calls.
+        ServiceAuthModule.forRoot(config.serviceAuth, PAYMENTS_INTERNAL_ACCESS),
         TypeOrmModule.forRoot(serviceDatabaseOptions({ url: config.databaseUrl, poolMax: config.databasePoolMax, migrations: PAYMENTS_MIGRATIONS })),
         HealthModule.forRoot({ consumerLagMax: config.consumerLagMax, healthCheckTimeoutMs: config.healthCheckTimeoutMs }),
         MessagingModule.forRootAsync({

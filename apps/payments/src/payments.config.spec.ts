@@ -1,10 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { ConfigError } from '@mp/shared-util-config';
+import { ServiceKeyring } from '@mp/shared-service-auth';
 import { loadPaymentsConfig } from './payments.config';
+
+/** Service-token keys: every service refuses to boot without its own. */
+const SERVICE_KEYS = new ServiceKeyring();
 
 describe('payments config', () => {
   const key = randomBytes(32);
-  const minimal = { PAYMENTS_DATABASE_URL: 'postgres://payments@127.0.0.1:5432/payments', KAFKA_BROKERS: '127.0.0.1:9092', PAYMENTS_SECRETS_MASTER_KEY: key.toString('base64') };
+  const minimal = { PAYMENTS_DATABASE_URL: 'postgres://payments@127.0.0.1:5432/payments', KAFKA_BROKERS: '127.0.0.1:9092', PAYMENTS_SECRETS_MASTER_KEY: key.toString('base64'), ...SERVICE_KEYS.environmentOf('payments') };
 
   function problemsOf(environment: Record<string, string>): string {
     try {

@@ -6,7 +6,6 @@
  * The gateway's clock is moved forward through its test-clock route (TEST_CLOCK_ENABLED).
  */
 import { BackofficeClient, createOperator, registerAgent, SignedClient, SystemUnderTest, type RegisteredAgent } from '@mp/shared-testing';
-import { INTERNAL_SERVICE_TOKEN_HEADER } from '@mp/contracts-callbacks';
 import { eventually, VerifyingReceiver } from './callback-receiver';
 import { incomingPayment, newOrderId } from './fixtures';
 
@@ -29,7 +28,7 @@ describe('access: secret rotation, suspension, operator credentials, audit', () 
   const advanceGatewayClock = async (seconds: number) => {
     const moved = await fetch(`http://127.0.0.1:${system.gatewayInternalPort}/internal/test/clock`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', [INTERNAL_SERVICE_TOKEN_HEADER]: system.serviceToken },
+      headers: { 'content-type': 'application/json', ...(await system.internalHeaders('gateway', { as: 'test-harness' })) },
       body: JSON.stringify({ advance_seconds: seconds }),
     });
     expect(moved.status).toBe(200);

@@ -8,7 +8,7 @@
  * (libs/contracts/payments/src/external-events.ts on payments.order.events).
  */
 import { randomUUID } from 'node:crypto';
-import { INTERNAL_SERVICE_TOKEN_HEADER, merchantWebhookProfilePath, type MerchantWebhookProfile } from '@mp/contracts-callbacks';
+import { merchantWebhookProfilePath, type MerchantWebhookProfile } from '@mp/contracts-callbacks';
 import { PAYMENT_ORDER_EXTERNAL_EVENT_SCHEMA_VERSION, PAYMENTS_TOPICS, paymentOrderKey } from '@mp/contracts-payments';
 import { BackofficeClient, createOperator, registerAgent, SignedClient, SystemUnderTest, type RegisteredAgent } from '@mp/shared-testing';
 import { Kafka, logLevel } from 'kafkajs';
@@ -62,20 +62,25 @@ describe('callbacks', () => {
     return id;
   }
 
-  it('serves webhook secrets only on the internal port with the service token, and signs with both secrets during a rotation overlap', async () => {
+  it('serves webhook secrets only on the internal port to the dispatcher’s service token, and signs with both secrets during a rotation overlap', async () => {
     const { client, webhookSecret: oldSecret } = await createMerchant('Rotating shop');
     const merchantId = client.credentials.merchantId;
-    const internal = (token?: string) => fetch(`http://127.0.0.1:${system.gatewayInternalPort}${merchantWebhookProfilePath(merchantId)}`, { headers: token ? { [INTERNAL_SERVICE_TOKEN_HEADER]: token } : {} });
-    expect((await internal()).status).toBe(401);
-    expect((await internal('x'.repeat(48))).status).toBe(401);
-    expect((await fetch(`${system.gatewayUrl}${merchantWebhookProfilePath(merchantId)}`, { headers: { [INTERNAL_SERVICE_TOKEN_HEADER]: system.serviceToken } })).status).toBe(404);
+    const internal = (headers: Record<string, string> = {}) => fetch(`http://127.0.0.1:${system.gatewayInternalPort}${merchantWebhookProfilePath(merchantId)}`, { headers });
+    const dispatcher = await system.internalHeaders('gateway', { as: 'callbacks' });
+    const noToken = await internal();
+    expect([noToken.status, ((await noToken.json()) as { code: string }).code]).toEqual([401, 'UNAUTHENTICATED']);
+    expect((await internal({ authorization: `Bearer ${'x'.repeat(48)}` })).status).toBe(401);
+    // Another service's valid token: not on the gateway's allow-list for this route.
+    const payments = await internal(await system.internalHeaders('gateway', { as: 'payments' }));
+    expect([payments.status, ((await payments.json()) as { code: string }).code]).toEqual([403, 'FORBIDDEN']);
+    expect((await fetch(`${system.gatewayUrl}${merchantWebhookProfilePath(merchantId)}`, { headers: dispatcher })).status).toBe(404);
 
     const rotated = await operator.request('POST', `/backoffice/v1/merchants/${merchantId}/webhook-secret/rotate`, { overlap_hours: 2 });
     expect(rotated.status).toBe(201);
     const newSecret = rotated.body.webhook_secret as string;
     expect(newSecret).toMatch(/^whsec_/);
     expect(Date.parse(rotated.body.previous_secret_valid_until) - Date.now()).toBeGreaterThan(7_100_000);
-    const profile = (await (await internal(system.serviceToken)).json()) as MerchantWebhookProfile;
+    const profile = (await (await internal(dispatcher)).json()) as MerchantWebhookProfile;
     expect(profile.webhook_secrets.map((entry) => [entry.role, entry.secret])).toEqual([['current', newSecret], ['previous', oldSecret]]);
     const invalid = await operator.request('POST', `/backoffice/v1/merchants/${merchantId}/webhook-secret/rotate`, { overlap_hours: 500 });
     expect([invalid.status, invalid.body.error.details[0].field]).toEqual([400, 'overlap_hours']);
@@ -150,7 +155,7 @@ describe('callbacks', () => {
       expect((await merchant.post(`/v2/payments/${cancelled}/cancel`, {})).status).toBe(200);
       const expired = newOrderId('in-expired');
       expect((await merchant.post('/v2/payments/incoming', incomingPayment(expired, { callback_url: target.url() }))).status).toBe(201);
-      const clock = await fetch(`${system.paymentsUrl}/internal/test/clock`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ advance_seconds: 31 * 60 }) });
+      const clock = await fetch(`${system.paymentsUrl}/internal/test/clock`, { method: 'POST', headers: { 'content-type': 'application/json', ...(await system.internalHeaders('payments', { as: 'test-harness' })) }, body: JSON.stringify({ advance_seconds: 31 * 60 }) });
       expect(clock.status).toBe(200);
 
       await eventually(async () => (await merchant.get('/v2/merchant/balances')).body.settlement.find((entry: { currency: string }) => entry.currency === 'RUB')?.available ?? 0, (available) => available > 2_200, 'the funded balance');

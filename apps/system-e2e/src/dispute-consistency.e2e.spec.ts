@@ -189,7 +189,7 @@ describe('dispute consistency, amount cap and receipts', () => {
     expect(Buffer.from(await downloaded.arrayBuffer())).toEqual(OTHER_PNG);
 
     // A file stored for an open that never came (the gateway gave up): swept once older than the grace period.
-    const stored = await fetch(`${system.urlOf('disputes')}/internal/merchants/${merchantId()}/dispute-receipts`, { method: 'POST', headers: { 'content-type': 'application/octet-stream', 'x-file-name': 'lost.png' }, body: PNG });
+    const stored = await fetch(`${system.urlOf('disputes')}/internal/merchants/${merchantId()}/dispute-receipts`, { method: 'POST', headers: { 'content-type': 'application/octet-stream', 'x-file-name': 'lost.png', ...(await system.internalHeaders('disputes')) }, body: PNG });
     expect(stored.status).toBe(201);
     expect(await receiptCount()).toBe(before + 1);
     await system.query('disputes', `UPDATE dispute_receipts SET stored_at = now() - interval '1 hour' WHERE merchant_id = $1`, [merchantId()]);

@@ -260,7 +260,7 @@ describe('disputes', () => {
     const outside = await payInWithAgent(300);
     const createdAt = async (orderId: string) => new Date((await status(orderId)).created_at);
     const moveDisputesClock = async (seconds: number): Promise<Date> => {
-      const response = await fetch(`${system.urlOf('disputes')}/internal/test/clock`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ advance_seconds: seconds }) });
+      const response = await fetch(`${system.urlOf('disputes')}/internal/test/clock`, { method: 'POST', headers: { 'content-type': 'application/json', ...(await system.internalHeaders('disputes', { as: 'test-harness' })) }, body: JSON.stringify({ advance_seconds: seconds }) });
       expect(response.status).toBe(200);
       return new Date(((await response.json()) as { now: string }).now);
     };

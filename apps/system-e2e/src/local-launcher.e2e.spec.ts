@@ -150,8 +150,12 @@ describe('npm start: the local launcher', () => {
 
   it('keeps the credential files readable by their owner only (mode 600), an older one included', () => {
     const files = readdirSync(stateDir).filter((name) => name.endsWith('.json') || name === 'master.key');
-    expect(files.sort()).toEqual(['agent.json', 'demo-merchant.json', 'endpoints.json', 'master.key', 'operator.json']);
+    expect(files.sort()).toEqual(['agent.json', 'demo-merchant.json', 'endpoints.json', 'master.key', 'operator.json', 'service-keys.json']);
     for (const name of files) expect({ name, mode: (statSync(join(stateDir, name)).mode & 0o777).toString(8) }).toEqual({ name, mode: '600' });
+    // One service-token key pair per service, generated once and handed to each service.
+    const serviceKeys = JSON.parse(readFileSync(join(stateDir, 'service-keys.json'), 'utf8')) as Record<string, { private_key: string; public_key: string }>;
+    expect(Object.keys(serviceKeys).sort()).toEqual(['callbacks', 'disputes', 'gateway', 'ledger', 'payments', 'withdrawals']);
+    for (const pair of Object.values(serviceKeys)) expect([pair.private_key, pair.public_key]).toEqual([expect.stringMatching(/^MC4CAQAwBQYDK2Vw/), expect.stringMatching(/^MCowBQYDK2VwAyEA/)]);
     const operator = JSON.parse(readFileSync(join(stateDir, 'operator.json'), 'utf8'));
     expect(operator.token).not.toBe('bo_old');
   });

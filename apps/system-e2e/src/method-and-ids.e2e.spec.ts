@@ -38,8 +38,12 @@ describe('method on pay-ins and malformed ids', () => {
     if (field) expect(response.body.details.map((detail: { field: string }) => detail.field)).toContain(field);
   }
 
-  const internal = (baseUrl: string, method: string, path: string, body?: object) =>
-    rawRequest(baseUrl, method, path, body ? { 'content-type': 'application/json' } : {}, Buffer.from(body ? JSON.stringify(body) : ''));
+  /** As the service's real callers do: with a service token (the gateway's, or payments' for holds), the operator's for a deposit adjustment. */
+  const internal = async (baseUrl: string, method: string, path: string, body?: object) => {
+    const callee = baseUrl === system.ledgerUrl ? 'ledger' : 'payments';
+    const auth = await system.internalHeaders(callee, path === '/internal/holds' ? { as: 'payments' } : { actor: { type: 'operator', id: 'op_1' } });
+    return rawRequest(baseUrl, method, path, { ...(body ? { 'content-type': 'application/json' } : {}), ...auth }, Buffer.from(body ? JSON.stringify(body) : ''));
+  };
 
   describe('method on POST /v2/payments/incoming', () => {
     it('takes sbp over the default bank_card for RUB; the order has its method and fee', async () => {

@@ -55,7 +55,7 @@ describe('payment lifecycle', () => {
     expect(available).toBe(expected);
   };
   const advanceClock = async (seconds: number) => {
-    const response = await fetch(`${system.paymentsUrl}/internal/test/clock`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ advance_seconds: seconds }) });
+    const response = await fetch(`${system.paymentsUrl}/internal/test/clock`, { method: 'POST', headers: { 'content-type': 'application/json', ...(await system.internalHeaders('payments', { as: 'test-harness' })) }, body: JSON.stringify({ advance_seconds: seconds }) });
     expect(response.status).toBe(200);
     return response.json();
   };

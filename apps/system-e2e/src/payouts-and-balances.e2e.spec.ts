@@ -209,7 +209,7 @@ describe('payouts and balances', () => {
     const abandonedId = newOrderId('abandoned');
     const orphan = await fetch(`${system.ledgerUrl}/internal/holds`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...(await system.internalHeaders('ledger', { as: 'payments' })) },
       body: JSON.stringify({ hold_id: payoutHoldId(merchantId, abandonedId), merchant_id: merchantId, currency: 'RUB', amount_minor: '30000', fee_minor: '0', reference: { kind: 'payment_order', id: abandonedId } }),
     });
     expect(orphan.status).toBe(201);

@@ -69,6 +69,7 @@ describe('secrets in service logs', () => {
       'payer-page token': payerToken,
       'account number': ACCOUNT_NUMBER,
       'account number without spaces': ACCOUNT_NUMBER.replaceAll(' ', ''),
+      ...Object.fromEntries(Object.entries(system.serviceKeys.keys).map(([service, pair]) => [`${service}'s service-token key`, pair.privateKey])),
     };
     const logs = system.serviceLogs();
     expect(logs.size).toBeGreaterThanOrEqual(6);

@@ -4,7 +4,8 @@ import { serviceDatabaseOptions } from '@mp/shared-data-access-postgres';
 import { HealthModule } from '@mp/shared-health';
 import { MessagingModule } from '@mp/shared-messaging';
 import { MetricsModule } from '@mp/shared-metrics';
-import { WITHDRAWALS_MIGRATIONS, WithdrawalsModule, registerWithdrawalMetrics } from '@mp/withdrawals-infrastructure';
+import { WITHDRAWALS_MIGRATIONS, WithdrawalsModule, registerWithdrawalMetrics, WITHDRAWALS_INTERNAL_ACCESS } from '@mp/withdrawals-infrastructure';
+import { ServiceAuthModule } from '@mp/shared-service-auth';
 import type { WithdrawalsConfig } from './withdrawals.config';
 
 @Module({})
@@ -13,6 +14,8 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
+        // Every internal route checks the caller's service token and allow-list; the issuer signs this service's own calls.
+        ServiceAuthModule.forRoot(config.serviceAuth, WITHDRAWALS_INTERNAL_ACCESS),
         TypeOrmModule.forRoot(serviceDatabaseOptions({ url: config.databaseUrl, poolMax: config.databasePoolMax, migrations: WITHDRAWALS_MIGRATIONS })),
         HealthModule.forRoot({ consumerLagMax: config.consumerLagMax, healthCheckTimeoutMs: config.healthCheckTimeoutMs }),
         MessagingModule.forRootAsync({

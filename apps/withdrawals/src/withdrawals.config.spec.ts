@@ -1,7 +1,11 @@
 import { ConfigError } from '@mp/shared-util-config';
+import { ServiceKeyring } from '@mp/shared-service-auth';
 import { loadWithdrawalsConfig } from './withdrawals.config';
 
-const base = { WITHDRAWALS_DATABASE_URL: 'postgres://u:p@127.0.0.1:5432/w', KAFKA_BROKERS: '127.0.0.1:9092' };
+/** Service-token keys: every service refuses to boot without its own. */
+const SERVICE_KEYS = new ServiceKeyring();
+
+const base = { WITHDRAWALS_DATABASE_URL: 'postgres://u:p@127.0.0.1:5432/w', KAFKA_BROKERS: '127.0.0.1:9092', ...SERVICE_KEYS.environmentOf('withdrawals') };
 
 describe('withdrawals config', () => {
   it('ships the asset table and lets an operator replace network fees', () => {

@@ -27,8 +27,8 @@ export interface CallbacksSettings {
   allowedDestinations: string[];
   /** ALLOW_HTTP_CALLBACK_URLS (development and tests only) and CALLBACK_ALLOWED_PORTS, as the gateway applies them. */
   destinationRules: CallbackDestinationRules;
+  /** The gateway's internal listener; the dispatcher authenticates with its own service token (SERVICE_TOKEN_PRIVATE_KEY). */
   gatewayInternalUrl: string;
-  internalServiceToken: string;
   /** How long a merchant's webhook profile (secrets) is cached. */
   profileCacheTtlMs: number;
   testClockEnabled: boolean;

@@ -1,3 +1,4 @@
+import { authorizationFor, SERVICE_TOKEN_ISSUER, type ServiceTokenIssuer } from '@mp/shared-service-auth';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { CALLBACK_ROUTES, type CallbackRoute } from '@mp/callbacks-domain';
@@ -30,7 +31,11 @@ export class CallbacksModule {
         { provide: CALLBACKS_SETTINGS, useValue: settings },
         { provide: CLOCK, useValue: new OffsetClock() },
         { provide: CALLBACK_ROUTES_TOKEN, useValue: options.routes ?? CALLBACK_ROUTES },
-        { provide: WEBHOOK_PROFILES, useValue: new GatewayWebhookProfiles(settings.gatewayInternalUrl, settings.internalServiceToken, settings.profileCacheTtlMs) },
+        {
+          provide: WEBHOOK_PROFILES,
+          inject: [{ token: SERVICE_TOKEN_ISSUER, optional: true }],
+          useFactory: (issuer?: ServiceTokenIssuer) => new GatewayWebhookProfiles(settings.gatewayInternalUrl, authorizationFor(issuer, 'gateway'), settings.profileCacheTtlMs),
+        },
         { provide: CallbackSender, useValue: new CallbackSender(new DestinationGuard(settings.allowedDestinations), settings.attemptTimeoutMs, settings.destinationRules, options.lookup) },
         { provide: APP_FILTER, useClass: InternalErrorFilter },
         DeliveryWorker,

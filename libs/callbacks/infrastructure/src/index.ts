@@ -5,3 +5,4 @@ export { DestinationGuard, RefusedDestinationError, type Lookup } from './delive
 export { GatewayWebhookProfiles, signedHeaders, type WebhookProfiles } from './delivery/webhook-profile.client';
 export { CALLBACK_CONSUMERS, CALLBACKS_CONSUMER_GROUP, connectCallbackConsumers } from './consume/source-events.consumer';
 export { CALLBACK_ATTEMPTS_METRIC, registerCallbackMetrics } from './callback-metrics';
+export { CALLBACKS_INTERNAL_ACCESS } from './internal-access';

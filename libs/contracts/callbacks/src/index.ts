@@ -34,9 +34,6 @@ export interface CallbackBody<TData = Record<string, unknown>> {
   data: TData & { version: number };
 }
 
-/** The service-token header of internal-only listeners (gateway internal port). */
-export const INTERNAL_SERVICE_TOKEN_HEADER = 'x-internal-service-token';
-
 /**
  * `GET /internal/merchants/{merchantId}/webhook-profile` on the gateway's internal port.
  * `webhook_secrets` lists the current secret first and, during a rotation overlap, the previous

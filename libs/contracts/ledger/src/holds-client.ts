@@ -16,12 +16,14 @@ export class HttpLedgerHolds implements LedgerHolds {
   constructor(
     private readonly ledgerUrl: string,
     private readonly timeoutMs: number,
+    /** The caller's service token for the ledger (`Bearer …`); a refused token (401/403) is an ordinary Error, so the command is retried. */
+    private readonly authorization: () => Promise<string>,
   ) {}
 
   async placeHold(request: PlaceHoldRequest): Promise<HoldView> {
     const response = await fetch(`${this.ledgerUrl}/internal/holds`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', authorization: await this.authorization() },
       body: JSON.stringify(request),
       signal: AbortSignal.timeout(this.timeoutMs),
     });

@@ -1,3 +1,4 @@
 export { DISPUTES_MIGRATIONS, DisputesModule } from './disputes.module';
 export { DISPUTES_CONSUMERS } from './commands/dispute-consumers';
 export type { DisputesSettings } from './disputes-settings';
+export { DISPUTES_INTERNAL_ACCESS } from './internal-access';

@@ -6,3 +6,4 @@ export { isTrustedProxyEntry } from './http/transport-security';
 export { RateLimiter } from './rate-limit/rate-limiter';
 export { DEFAULT_RATE_LIMITS, type RateLimitSettings } from './rate-limit/token-bucket';
 export { CallbackDestinationPolicy } from './callback-destinations/callback-destination.policy';
+export { GATEWAY_INTERNAL_ACCESS } from './internal/internal-access';

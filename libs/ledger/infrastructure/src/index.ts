@@ -6,3 +6,4 @@ export { ledgerCommandFor } from './commands/payment-event.mapping';
 export { auditLedger, formatAuditReport, type AuditConnection, type LedgerAuditReport } from './audit/ledger-audit';
 export { RECONCILIATION_COLUMNS } from './reads/reconciliation-csv';
 export { LEDGER_POSTINGS_METRIC, registerLedgerMetrics } from './ledger-metrics';
+export { LEDGER_INTERNAL_ACCESS } from './internal-access';

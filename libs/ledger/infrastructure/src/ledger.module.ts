@@ -1,3 +1,4 @@
+import { authorizationFor, SERVICE_TOKEN_ISSUER, type ServiceTokenIssuer } from '@mp/shared-service-auth';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { InternalErrorFilter } from '@mp/shared-nest-http';
@@ -42,8 +43,16 @@ export class LedgerModule {
       providers: [
         { provide: LEDGER_SETTINGS, useValue: settings },
         { provide: APP_FILTER, useClass: InternalErrorFilter },
-        { provide: PAYMENT_ORDER_DIRECTORY, useValue: new HttpPaymentOrderDirectory(settings.paymentsInternalUrl, 3_000) },
-        { provide: WITHDRAWAL_DIRECTORY, useValue: new HttpPaymentOrderDirectory(settings.withdrawalsInternalUrl, 3_000, 'withdrawals') },
+        {
+          provide: PAYMENT_ORDER_DIRECTORY,
+          inject: [{ token: SERVICE_TOKEN_ISSUER, optional: true }],
+          useFactory: (issuer?: ServiceTokenIssuer) => new HttpPaymentOrderDirectory(settings.paymentsInternalUrl, 3_000, authorizationFor(issuer, 'payments')),
+        },
+        {
+          provide: WITHDRAWAL_DIRECTORY,
+          inject: [{ token: SERVICE_TOKEN_ISSUER, optional: true }],
+          useFactory: (issuer?: ServiceTokenIssuer) => new HttpPaymentOrderDirectory(settings.withdrawalsInternalUrl, 3_000, authorizationFor(issuer, 'withdrawals'), 'withdrawals'),
+        },
         LedgerTopics,
         OrphanHoldSweeper,
         OperatorMoneyActions,

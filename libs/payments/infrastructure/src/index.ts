@@ -4,3 +4,4 @@ export { RECEIPT_BYTES_MAX } from './receipts/payout-receipts.store';
 export { PAYMENTS_CONSUMERS } from './commands/payment-command.consumer';
 export { RECIPIENT_ACCOUNT_KEY_PURPOSE } from './recipient-accounts/recipient-account.vault';
 export { RecipientAccountsResealStore } from './recipient-accounts/recipient-accounts.reseal';
+export { PAYMENTS_INTERNAL_ACCESS } from './internal-access';

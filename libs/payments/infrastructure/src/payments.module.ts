@@ -1,3 +1,4 @@
+import { authorizationFor, SERVICE_TOKEN_ISSUER, type ServiceTokenIssuer } from '@mp/shared-service-auth';
 import { isGatewayReplyTopic } from '@mp/contracts-payments';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
@@ -33,7 +34,11 @@ export class PaymentsModule {
         { provide: CLOCK, useValue: new OffsetClock() },
         // Replies to a gateway replica that is gone are dropped, not retried forever in front of every event.
         { provide: OUTBOX_RELAY_OPTIONS, useValue: { ...settings.outbox, isTransientTopic: isGatewayReplyTopic } },
-        { provide: LEDGER_HOLDS, useValue: new HttpLedgerHolds(settings.ledgerInternalUrl, settings.ledgerTimeoutMs) },
+        {
+          provide: LEDGER_HOLDS,
+          inject: [{ token: SERVICE_TOKEN_ISSUER, optional: true }],
+          useFactory: (issuer?: ServiceTokenIssuer) => new HttpLedgerHolds(settings.ledgerInternalUrl, settings.ledgerTimeoutMs, authorizationFor(issuer, 'ledger')),
+        },
         { provide: APP_FILTER, useClass: InternalErrorFilter },
         PayerPageLinks,
         RecipientAccountVault,

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { ServiceKeyring, type ServiceActor } from '@mp/shared-service-auth';
 import { Client } from 'pg';
 import { SignedClient, type MerchantCredentialsForTest } from './signed-client';
 import { workspaceRoot } from './workspace-root';
@@ -74,8 +75,8 @@ interface RunningService {
 export class SystemUnderTest {
   readonly runId = `t${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
   readonly masterKey = randomBytes(32).toString('base64');
-  /** Shared by the gateway's internal listener and the callback dispatcher. */
-  readonly serviceToken = randomBytes(24).toString('hex');
+  /** A service-token key pair per service (and one for the tests' own calls); each service gets its private key and everyone's public keys. */
+  readonly serviceKeys = new ServiceKeyring();
   gatewayInternalPort = 0;
   /** Payments' own master key (recipient accounts, payer-page tokens), distinct from the gateway's. */
   readonly paymentsMasterKey = randomBytes(32).toString('base64');
@@ -124,7 +125,7 @@ export class SystemUnderTest {
 
   /** Only the first gateway serves the dispatcher; replicas' internal listeners take any free port. */
   internalListenerEnv(instance: string): Record<string, string> {
-    return { INTERNAL_SERVICE_TOKEN: this.serviceToken, GATEWAY_INTERNAL_HTTP_PORT: instance === 'gateway' ? String(this.gatewayInternalPort) : '0' };
+    return { GATEWAY_INTERNAL_HTTP_PORT: instance === 'gateway' ? String(this.gatewayInternalPort) : '0' };
   }
 
   /**
@@ -135,7 +136,6 @@ export class SystemUnderTest {
   dispatcherEnv(): Record<string, string> {
     return {
       GATEWAY_INTERNAL_URL: `http://127.0.0.1:${this.gatewayInternalPort}`,
-      INTERNAL_SERVICE_TOKEN: this.serviceToken,
       CALLBACK_ALLOWED_DESTINATIONS: '127.0.0.1',
       ALLOW_HTTP_CALLBACK_URLS: 'true',
       CALLBACK_ALLOWED_PORTS: TEST_CALLBACK_ALLOWED_PORTS,
@@ -143,6 +143,14 @@ export class SystemUnderTest {
       CALLBACK_ATTEMPT_TIMEOUT_MS: '2000',
       TEST_CLOCK_ENABLED: 'true',
     };
+  }
+
+  /**
+   * The `authorization` header of an internal call to `callee` as `caller` would make it (the
+   * gateway by default, on behalf of `actor`); the test clock is called as `test-harness`.
+   */
+  internalHeaders(callee: ServiceName, options: { as?: ServiceName | 'test-harness'; actor?: ServiceActor } = {}): Promise<{ authorization: string }> {
+    return this.serviceKeys.headers(callee, options.as ?? 'gateway', options.actor ?? null);
   }
 
   urlOf(instance: InstanceName): string {
@@ -169,6 +177,7 @@ export class SystemUnderTest {
     const own = {
       [`${envPrefix(service.name)}_HTTP_PORT`]: String(this.ports.get(instance) ?? 0),
       [`${envPrefix(service.name)}_DATABASE_URL`]: this.databaseUrl(service.name),
+      ...this.serviceKeys.environmentOf(service.name),
       ...(EXTRA_ENV[service.name]?.(this, instance) ?? {}),
     };
     return { ...common, ...own, ...(this.options.env?.[service.name] ?? {}), ...extra };

@@ -14,6 +14,8 @@ export const HTTP_STATUS_BY_ERROR_CODE = {
   /** Back-office API only: the bearer token's lifetime has ended, or an operator revoked it. */
   CREDENTIAL_EXPIRED: 401,
   CREDENTIAL_REVOKED: 401,
+  /** Internal APIs only: no valid service token (missing, forged, expired or for another service). */
+  UNAUTHENTICATED: 401,
   /** Operator and agent API only: the credential's role may not do this. */
   FORBIDDEN: 403,
   /** The merchant's signature is valid but an operator suspended the account. */

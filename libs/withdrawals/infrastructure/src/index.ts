@@ -3,3 +3,4 @@ export type { SimulatorSettings, WithdrawalsSettings } from './withdrawals-setti
 export type { NetworkAdapter, NetworkSendRequest, NetworkSendResult } from './sending/network-adapter.port';
 export { WITHDRAWALS_CONSUMERS } from './commands/withdrawal-command.consumer';
 export { registerWithdrawalMetrics } from './withdrawal-metrics';
+export { WITHDRAWALS_INTERNAL_ACCESS } from './internal-access';

@@ -1,4 +1,5 @@
-import { INTERNAL_SERVICE_TOKEN_HEADER, merchantWebhookProfilePath, type MerchantWebhookProfile } from '@mp/contracts-callbacks';
+import { merchantWebhookProfilePath, type MerchantWebhookProfile } from '@mp/contracts-callbacks';
+import type { ServiceAuthorization } from '@mp/shared-service-auth';
 import { Webhook } from 'standardwebhooks';
 
 /** Where the dispatcher gets a merchant's webhook secrets and default callback URL. */
@@ -11,7 +12,7 @@ export interface WebhookProfiles {
 }
 
 /**
- * The gateway's internal-only listener (its own port, a service token), cached briefly so a
+ * The gateway's internal-only listener (its own port, the dispatcher's service token), cached briefly so a
  * burst of callbacks costs one request per merchant. Secrets stay in this process's memory
  * only; they are never written to the dispatcher's database or to a topic.
  */
@@ -20,7 +21,7 @@ export class GatewayWebhookProfiles implements WebhookProfiles {
 
   constructor(
     private readonly baseUrl: string,
-    private readonly serviceToken: string,
+    private readonly authorization: ServiceAuthorization,
     private readonly cacheTtlMs: number,
     private readonly timeoutMs = 3_000,
   ) {}
@@ -29,7 +30,7 @@ export class GatewayWebhookProfiles implements WebhookProfiles {
     const cached = this.cache.get(merchantId);
     if (!fresh && cached && cached.expiresAtMs > Date.now()) return cached.profile;
     const response = await fetch(`${this.baseUrl}${merchantWebhookProfilePath(merchantId)}`, {
-      headers: { [INTERNAL_SERVICE_TOKEN_HEADER]: this.serviceToken },
+      headers: { authorization: await this.authorization() },
       signal: AbortSignal.timeout(this.timeoutMs),
     });
     if (response.status !== 200 && response.status !== 404) throw new Error(`the gateway's webhook profile answered ${response.status}`);

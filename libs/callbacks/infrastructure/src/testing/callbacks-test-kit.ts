@@ -10,7 +10,9 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from '@mp/callbacks-domain';
-import { INTERNAL_SERVICE_TOKEN_HEADER, merchantWebhookProfilePath, type CallbackDestinationRules, type MerchantWebhookProfile } from '@mp/contracts-callbacks';
+import { merchantWebhookProfilePath, type CallbackDestinationRules, type MerchantWebhookProfile } from '@mp/contracts-callbacks';
+import { ServiceAuthModule, ServiceKeyring, ServiceTokenVerifier, parsePublicKey, readServiceAuthConfig } from '@mp/shared-service-auth';
+import { ConfigReader } from '@mp/shared-util-config';
 import {
   PAYMENT_ORDER_EXTERNAL_EVENT_SCHEMA_VERSION,
   PAYMENTS_TOPICS,
@@ -24,12 +26,14 @@ import { HealthModule } from '@mp/shared-health';
 import { createEnvelope, KafkaMessageBroker, MessagingModule, type MessageEnvelope } from '@mp/shared-messaging';
 import { Client } from 'pg';
 import { CALLBACKS_MIGRATIONS, CallbacksModule } from '../callbacks.module';
+import { CALLBACKS_INTERNAL_ACCESS } from '../internal-access';
 import { connectCallbackConsumers } from '../consume/source-events.consumer';
 import type { CallbacksSettings } from '../callbacks-settings';
 import type { Lookup } from '../delivery/ssrf-guard';
 
 const workspaceRoot = join(__dirname, '../../../../..');
-export const TEST_SERVICE_TOKEN = `svc_${randomBytes(24).toString('hex')}`;
+/** The service keys of every dispatcher this process starts and of the fake gateway and the tests that call it. */
+export const TEST_SERVICE_KEYS = new ServiceKeyring();
 
 /**
  * Test-only DNS: names in the map resolve as given, everything else through the system resolver.
@@ -124,8 +128,8 @@ export function receiverPool(): { start: (answer?: ConstructorParameters<typeof 
 }
 
 /**
- * Stands in for the gateway's internal listener over real HTTP (same path, same token header,
- * same contract), so the dispatcher's tests need no gateway process.
+ * Stands in for the gateway's internal listener over real HTTP (same path, same service-token
+ * check, same contract), so the dispatcher's tests need no gateway process.
  */
 export class FakeGatewayInternal {
   readonly profiles = new Map<string, MerchantWebhookProfile>();
@@ -134,9 +138,10 @@ export class FakeGatewayInternal {
 
   static async start(): Promise<FakeGatewayInternal> {
     const fake = new FakeGatewayInternal();
-    fake.server = createServer((request, response) => {
+    const verifier = new ServiceTokenVerifier('gateway', new Map([['callbacks', parsePublicKey(TEST_SERVICE_KEYS.keys.callbacks.publicKey)]]));
+    fake.server = createServer(async (request, response) => {
       fake.requests += 1;
-      if (request.headers[INTERNAL_SERVICE_TOKEN_HEADER] !== TEST_SERVICE_TOKEN) return void response.writeHead(401).end();
+      if (!(await verifier.verify(request.headers.authorization).then(() => true, () => false))) return void response.writeHead(401).end();
       const profile = [...fake.profiles.values()].find((candidate) => merchantWebhookProfilePath(candidate.merchant_id) === request.url);
       if (!profile) return void response.writeHead(404, { 'content-type': 'application/json' }).end('{"code":"NOT_FOUND"}');
       response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(profile));
@@ -232,7 +237,6 @@ export function testCallbacksSettings(gatewayInternalUrl: string, overrides: Par
     // Receivers are plain http on ephemeral ports: the test settings allow both, as ALLOW_HTTP_CALLBACK_URLS and CALLBACK_ALLOWED_PORTS do below.
     destinationRules: TEST_DESTINATION_RULES,
     gatewayInternalUrl,
-    internalServiceToken: TEST_SERVICE_TOKEN,
     profileCacheTtlMs: 0,
     testClockEnabled: true,
     ...overrides,
@@ -252,12 +256,21 @@ async function startDispatcherApp(module: DynamicModule): Promise<NestFastifyApp
   return app;
 }
 
+/** As the app reads it: the same keys as a dispatcher process of this test run. */
+function testServiceAuthConfig() {
+  const reader = new ConfigReader(TEST_SERVICE_KEYS.environmentOf('callbacks'));
+  const config = readServiceAuthConfig(reader, 'callbacks', ['gateway', 'test-harness']);
+  reader.assertValid();
+  return config;
+}
+
 @Module({})
 class CallbacksTestAppModule {
   static forRoot(databaseUrl: string, namespace: string, settings: CallbacksSettings, lookup?: Lookup): DynamicModule {
     return {
       module: CallbacksTestAppModule,
       imports: [
+        ServiceAuthModule.forRoot(testServiceAuthConfig(), CALLBACKS_INTERNAL_ACCESS),
         TypeOrmModule.forRoot(serviceDatabaseOptions({ url: databaseUrl, poolMax: 5, migrations: CALLBACKS_MIGRATIONS })),
         HealthModule.forRoot({ consumerLagMax: 0, healthCheckTimeoutMs: 2_000 }),
         MessagingModule.forRootAsync({ inject: [], useFactory: () => ({ clientId: 'callbacks-test', brokers: kafkaBrokers(), namespace }) }),
@@ -325,7 +338,7 @@ export class CallbacksTestService {
         CALLBACKS_HTTP_PORT: String(listenPort),
         CALLBACKS_DATABASE_URL: this.databaseUrl,
         GATEWAY_INTERNAL_URL: this.gateway.url,
-        INTERNAL_SERVICE_TOKEN: TEST_SERVICE_TOKEN,
+        ...TEST_SERVICE_KEYS.environmentOf('callbacks'),
         CALLBACK_ALLOWED_DESTINATIONS: '127.0.0.1',
         ALLOW_HTTP_CALLBACK_URLS: 'true',
         CALLBACK_ALLOWED_PORTS: '1-65535',
@@ -392,7 +405,10 @@ export class CallbacksTestService {
   }
 
   async request(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: any }> {
-    const response = await fetch(`${this.url}${path}`, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    // As the gateway calls it, except what only tests call (CALLBACKS_INTERNAL_ACCESS).
+    const caller = path === '/internal/test/clock' || /^\/internal\/deliveries\/[^/?]+$/.test(path) ? 'test-harness' : 'gateway';
+    const headers = { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(await TEST_SERVICE_KEYS.headers('callbacks', caller)) };
+    const response = await fetch(`${this.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     const text = await response.text();
     return { status: response.status, body: text ? JSON.parse(text) : null };
   }

@@ -12,6 +12,7 @@ import {
 import { AdvanceClockRequestDto } from '@mp/contracts-payments-api';
 import type { DisputeReceiptRef } from '@mp/disputes-domain';
 import { MerchantIdParam, PathIdPipe, RequestPipe } from '@mp/shared-nest-http';
+import { requireActor, ServiceCaller, type VerifiedCaller } from '@mp/shared-service-auth';
 import { DomainError } from '@mp/shared-util-errors';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DataSource } from 'typeorm';
@@ -68,8 +69,11 @@ export class InternalDisputesController {
     @Param('disputeId', DisputeIdParam) disputeId: string,
     @Query(requestPipe) query: ReceiptDownloaderQueryDto,
     @Res() reply: FastifyReply,
+    @ServiceCaller() caller?: VerifiedCaller,
   ): Promise<void> {
-    const file = await downloadDisputeReceipt(this.dataSource.manager, merchantId, disputeId, { role: query.reviewer_role, id: query.reviewer_id });
+    // Recorded under the reviewer the gateway's service token names; a query naming another is refused.
+    const reviewer = requireActor(caller, ['operator', 'agent'], { type: query.reviewer_role, id: query.reviewer_id });
+    const file = await downloadDisputeReceipt(this.dataSource.manager, merchantId, disputeId, { role: reviewer.type, id: reviewer.id });
     // The name was made safe when stored (safeReceiptFileName): no quotes, no control characters.
     await reply.type(file.contentType).header('content-disposition', `attachment; filename="${file.fileName}"`).send(file.content);
   }
@@ -83,8 +87,10 @@ export class InternalDisputesController {
 
   @Post('disputes/:disputeId/review')
   @HttpCode(200)
-  async review(@Param('disputeId', DisputeIdParam) disputeId: string, @Body(requestPipe) body: InternalReviewDisputeDto): Promise<DisputeView> {
-    const dispute = await this.handler.review(disputeId, body.merchant_id, body.decision, { role: body.reviewer_role, id: body.reviewer_id }, body.reason ?? null, { id: randomUUID(), correlationId: randomUUID() });
+  async review(@Param('disputeId', DisputeIdParam) disputeId: string, @Body(requestPipe) body: InternalReviewDisputeDto, @ServiceCaller() caller?: VerifiedCaller): Promise<DisputeView> {
+    // The reviewer is the one the gateway's service token names; reviewer_role/reviewer_id in the body must agree.
+    const reviewer = requireActor(caller, ['operator', 'agent'], { type: body.reviewer_role, id: body.reviewer_id });
+    const dispute = await this.handler.review(disputeId, body.merchant_id, body.decision, { role: reviewer.type, id: reviewer.id }, body.reason ?? null, { id: randomUUID(), correlationId: randomUUID() });
     return disputeView(dispute);
   }
 

@@ -1,4 +1,5 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { authorizationFor, SERVICE_TOKEN_ISSUER, type ServiceTokenIssuer } from '@mp/shared-service-auth';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { CALLBACKS_INTERNAL_PATHS, type CallbackDeliveryView, type CallbackEndpointView } from '@mp/contracts-callbacks';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
 import { InternalClient } from '../http/internal-client';
@@ -8,8 +9,8 @@ import { InternalClient } from '../http/internal-client';
 export class CallbacksClient {
   private readonly client: InternalClient;
 
-  constructor(@Inject(GATEWAY_SETTINGS) settings: GatewaySettings) {
-    this.client = new InternalClient('callback dispatcher', settings.callbacksInternalUrl, settings.paymentsReadTimeoutMs);
+  constructor(@Inject(GATEWAY_SETTINGS) settings: GatewaySettings, @Optional() @Inject(SERVICE_TOKEN_ISSUER) issuer?: ServiceTokenIssuer) {
+    this.client = new InternalClient('callback dispatcher', settings.callbacksInternalUrl, settings.paymentsReadTimeoutMs, authorizationFor(issuer, 'callbacks'));
   }
 
   listDeliveries(query: { merchant_id: string; order_id: string } | { event_id: string }): Promise<{ data: CallbackDeliveryView[] }> {

@@ -1,4 +1,5 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { authorizationFor, SERVICE_TOKEN_ISSUER, type ServiceTokenIssuer } from '@mp/shared-service-auth';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { Readable } from 'node:stream';
 import { DISPUTES_INTERNAL_PATHS, type DisputeList, type DisputeReceiptDownloadView, type DisputeView, type StoredDisputeReceipt } from '@mp/contracts-disputes';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
@@ -12,8 +13,8 @@ const paths = DISPUTES_INTERNAL_PATHS;
 export class DisputesClient {
   private readonly client: InternalClient;
 
-  constructor(@Inject(GATEWAY_SETTINGS) settings: GatewaySettings) {
-    this.client = new InternalClient('disputes', settings.disputesInternalUrl, settings.paymentsReadTimeoutMs);
+  constructor(@Inject(GATEWAY_SETTINGS) settings: GatewaySettings, @Optional() @Inject(SERVICE_TOKEN_ISSUER) issuer?: ServiceTokenIssuer) {
+    this.client = new InternalClient('disputes', settings.disputesInternalUrl, settings.paymentsReadTimeoutMs, authorizationFor(issuer, 'disputes'));
   }
 
   get(merchantId: string, disputeId: string): Promise<DisputeView> {
@@ -31,7 +32,7 @@ export class DisputesClient {
 
   /** The dispute's receipt for a reviewer; the disputes service logs the download (who, when, which). */
   downloadReceipt(merchantId: string, disputeId: string, reviewer: { role: 'agent' | 'operator'; id: string }): Promise<{ contentType: string; disposition: string | null; content: Readable }> {
-    return this.client.stream(`${paths.receiptContent(merchantId, disputeId)}${toQueryString({ reviewer_role: reviewer.role, reviewer_id: reviewer.id })}`);
+    return this.client.stream(`${paths.receiptContent(merchantId, disputeId)}${toQueryString({ reviewer_role: reviewer.role, reviewer_id: reviewer.id })}`, { type: reviewer.role, id: reviewer.id });
   }
 
   listReceiptDownloads(filters: Record<string, string | undefined>): Promise<{ data: DisputeReceiptDownloadView[] }> {
@@ -39,6 +40,6 @@ export class DisputesClient {
   }
 
   review(disputeId: string, body: { merchant_id: string; decision: 'ACCEPTED' | 'REJECTED'; reason?: string; reviewer_role: 'agent' | 'operator'; reviewer_id: string }): Promise<DisputeView> {
-    return this.client.request('POST', paths.review(disputeId), body);
+    return this.client.request('POST', paths.review(disputeId), body, {}, { type: body.reviewer_role, id: body.reviewer_id });
   }
 }

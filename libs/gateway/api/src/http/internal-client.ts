@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import { Logger } from '@nestjs/common';
+import type { ServiceActor, ServiceAuthorization } from '@mp/shared-service-auth';
 import { outgoingTraceHeaders } from '@mp/shared-telemetry';
 import { DomainError, isErrorCode } from '@mp/shared-util-errors';
 import { Agent, request, type Dispatcher } from 'undici';
@@ -20,7 +21,9 @@ const jsonOrNull = async (response: InternalResponse): Promise<ErrorPayload> => 
 /**
  * A service's internal HTTP API as the gateway calls it. 4xx answers with a known error code
  * come back as that DomainError; anything else (timeouts, 5xx, refused connections) is 503,
- * which merchants may retry.
+ * which merchants may retry. Every call carries the gateway's service token for that service,
+ * naming the operator or agent when the call is their action; a refusal of the token itself
+ * (401) is the platform's misconfiguration, never the client's: 503 and a warning.
  */
 export class InternalClient {
   private readonly logger: Logger;
@@ -35,27 +38,28 @@ export class InternalClient {
     private readonly service: string,
     private readonly baseUrl: string,
     private readonly timeoutMs: number,
+    private readonly authorization: ServiceAuthorization,
     /** Rewrites a path for the log: paths that carry a credential (the payer-page token) must not reach a log line. */
     private readonly loggablePath: (path: string) => string = (path) => path,
   ) {
     this.logger = new Logger(`${service}Client`);
   }
 
-  async request<T>(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
-    return (await this.exchange<T>(method, path, body, headers)).body;
+  async request<T>(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown, headers: Record<string, string> = {}, actor: ServiceActor | null = null): Promise<T> {
+    return (await this.exchange<T>(method, path, body, headers, actor)).body;
   }
 
   /** Like `request`, keeping the success status: some answers differ only by it (201 booked now, 200 a repeat). */
-  async exchange<T>(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: T }> {
-    const response = await this.send(method, path, body, headers);
+  async exchange<T>(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown, headers: Record<string, string> = {}, actor: ServiceActor | null = null): Promise<{ status: number; body: T }> {
+    const response = await this.send(method, path, body, headers, actor);
     const payload = await jsonOrNull(response);
     if (ok(response)) return { status: response.statusCode, body: payload as T };
     throw this.failure(method, path, response.statusCode, payload);
   }
 
   /** A long answer (an export) as a stream, so the gateway never holds it whole; errors as in `request`. */
-  async stream(path: string): Promise<{ contentType: string; disposition: string | null; content: Readable }> {
-    const response = await this.send('GET', path, undefined, {});
+  async stream(path: string, actor: ServiceActor | null = null): Promise<{ contentType: string; disposition: string | null; content: Readable }> {
+    const response = await this.send('GET', path, undefined, {}, actor);
     if (!ok(response)) throw this.failure('GET', path, response.statusCode, await jsonOrNull(response));
     return {
       contentType: headerOf(response, 'content-type') ?? 'application/octet-stream',
@@ -69,14 +73,15 @@ export class InternalClient {
    * export streams for as long as it has rows, but a service that stops answering is
    * unavailable either way.
    */
-  private async send(method: 'GET' | 'POST' | 'PUT', path: string, body: unknown, headers: Record<string, string>): Promise<InternalResponse> {
+  private async send(method: 'GET' | 'POST' | 'PUT', path: string, body: unknown, headers: Record<string, string>, actor: ServiceActor | null): Promise<InternalResponse> {
     try {
+      const authorization = await this.authorization(actor);
       // Bytes and streams (a receipt on its way) go as they are; anything else as JSON.
       const isRaw = Buffer.isBuffer(body) || body instanceof Readable;
       return await request(`${this.baseUrl}${path}`, {
         dispatcher: this.dispatcher,
         method,
-        headers: { ...(body !== undefined && !isRaw ? { 'content-type': 'application/json' } : {}), ...outgoingTraceHeaders(), ...headers },
+        headers: { ...(body !== undefined && !isRaw ? { 'content-type': 'application/json' } : {}), ...outgoingTraceHeaders(), ...headers, authorization },
         body: body === undefined ? undefined : isRaw ? (body as Buffer | Readable) : JSON.stringify(body),
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
@@ -91,7 +96,7 @@ export class InternalClient {
   }
 
   private failure(method: string, path: string, status: number, payload: ErrorPayload): DomainError {
-    if (status < 500 && isErrorCode(payload?.code)) {
+    if (status < 500 && status !== 401 && isErrorCode(payload?.code)) {
       return new DomainError(payload.code, String(payload.message ?? payload.code), Array.isArray(payload.details) ? payload.details : []);
     }
     this.logger.warn(`${method} ${this.loggablePath(path)} answered ${status}`);
@@ -100,7 +105,7 @@ export class InternalClient {
 
   /** Raw bytes, e.g. a receipt file, with its content type. */
   async download(path: string): Promise<{ contentType: string; disposition: string | null; content: Buffer }> {
-    const response = await this.send('GET', path, undefined, {});
+    const response = await this.send('GET', path, undefined, {}, null);
     if (response.statusCode === 404) {
       await response.body.dump();
       throw new DomainError('NOT_FOUND', 'No such file');

@@ -1,7 +1,7 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { WebhookSecretStore } from '@mp/access-infrastructure';
-import { INTERNAL_SERVICE_TOKEN_HEADER } from '@mp/contracts-callbacks';
 import { serveMetrics, type MetricsRegistry } from '@mp/shared-metrics';
+import { isInternalRoute, type ServiceAuthenticator } from '@mp/shared-service-auth';
+import { DomainError, httpStatusOf } from '@mp/shared-util-errors';
 import { MERCHANT_ID_PATTERN } from '@mp/shared-util-validation';
 import type { OffsetClock } from '@mp/shared-util-clock';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -9,7 +9,8 @@ import Fastify, { type FastifyInstance } from 'fastify';
 export interface InternalListenerSettings {
   host: string;
   port: number;
-  serviceToken: string;
+  /** Checks the caller's service token and the gateway's allow-list (GATEWAY_INTERNAL_ACCESS) on every /internal/ route. */
+  authenticator: ServiceAuthenticator;
   /**
    * The gateway's Prometheus registry, served as GET /metrics here: the public port never
    * serves metrics. No service token: metrics carry no merchant data or secret (ids never
@@ -22,24 +23,27 @@ export interface InternalListenerSettings {
   callbackAllowLists?: { allowListOf(merchantId: string): Promise<{ entries: string[] }> };
 }
 
-const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
-
 /**
- * The gateway's internal-only listener, on its own port (never the public one) and behind a
- * service token: it serves the callback dispatcher the merchant's webhook secrets, so secrets
+ * The gateway's internal-only listener, on its own port (never the public one) and behind
+ * service tokens (the callback dispatcher's, checked like every service's internal API): it serves the callback dispatcher the merchant's webhook secrets, so secrets
  * never travel on a shared topic. A plain Fastify instance rather than a route of the Nest app,
  * so no public route, guard or filter can ever expose it by mistake.
  */
 export async function startInternalListener(store: WebhookSecretStore, settings: InternalListenerSettings): Promise<FastifyInstance> {
-  const expected = digest(settings.serviceToken);
   const server = Fastify({ bodyLimit: 1_024 });
+  server.addHook('preHandler', async (request, reply) => {
+    const route = request.routeOptions.url;
+    if (route === undefined || !isInternalRoute(route)) return;
+    try {
+      await settings.authenticator.authorize(request.method, route, request.headers.authorization);
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      return reply.status(httpStatusOf(error.code)).send(error.toDescription());
+    }
+  });
   server.get('/health', async () => ({ status: 'ok' }));
   if (settings.metrics) serveMetrics(server, settings.metrics);
-  // Compared as digests: equal lengths for timingSafeEqual, and no timing hint of the token.
-  const authorised = (presented: unknown) => typeof presented === 'string' && timingSafeEqual(digest(presented), expected);
-  const refusal = { code: 'INVALID_API_KEY', message: 'a valid service token is required', details: [] };
   server.get<{ Params: { merchantId: string } }>('/internal/merchants/:merchantId/webhook-profile', async (request, reply) => {
-    if (!authorised(request.headers[INTERNAL_SERVICE_TOKEN_HEADER])) return reply.status(401).send(refusal);
     // As the path-id pipes do (MerchantIdParam): a malformed id names no merchant and never reaches the database.
     const { merchantId } = request.params;
     const profile = MERCHANT_ID_PATTERN.test(merchantId) ? await store.findWebhookProfile(merchantId) : null;
@@ -50,7 +54,6 @@ export async function startInternalListener(store: WebhookSecretStore, settings:
   const testClock = settings.testClock;
   if (testClock) {
     server.post<{ Body: { advance_seconds?: unknown } }>('/internal/test/clock', async (request, reply) => {
-      if (!authorised(request.headers[INTERNAL_SERVICE_TOKEN_HEADER])) return reply.status(401).send(refusal);
       const seconds = request.body?.advance_seconds;
       if (typeof seconds !== 'number' || !Number.isSafeInteger(seconds) || seconds < 0) return reply.status(400).send({ code: 'VALIDATION_ERROR', message: 'advance_seconds must be a whole number of seconds, 0 or more', details: [] });
       testClock.advance(seconds * 1_000);

@@ -1,4 +1,5 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { authorizationFor, SERVICE_TOKEN_ISSUER, type ServiceTokenIssuer } from '@mp/shared-service-auth';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { Readable } from 'node:stream';
 import type { ApprovalDecisionRequest, BalancesView, ConversionRequest, ConversionView, DepositAdjustmentRequest, DepositAdjustmentView, LedgerEntriesPage, OperatorApprovalView } from '@mp/contracts-ledger';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
@@ -8,22 +9,22 @@ import { InternalClient } from '../http/internal-client';
 export class LedgerReadClient {
   private readonly client: InternalClient;
 
-  constructor(@Inject(GATEWAY_SETTINGS) settings: GatewaySettings) {
-    this.client = new InternalClient('ledger', settings.ledgerInternalUrl, settings.paymentsReadTimeoutMs);
+  constructor(@Inject(GATEWAY_SETTINGS) settings: GatewaySettings, @Optional() @Inject(SERVICE_TOKEN_ISSUER) issuer?: ServiceTokenIssuer) {
+    this.client = new InternalClient('ledger', settings.ledgerInternalUrl, settings.paymentsReadTimeoutMs, authorizationFor(issuer, 'ledger'));
   }
 
   getBalances(merchantId: string): Promise<BalancesView> {
     return this.client.request('GET', `/internal/merchants/${encodeURIComponent(merchantId)}/balances`);
   }
 
-  /** 201 when booked now, 200 when the adjustment_id was booked before (the original comes back), 202 awaiting a second operator. */
+  /** The operator goes in the service token (the ledger books under it). 201 when booked now, 200 when the adjustment_id was booked before (the original comes back), 202 awaiting a second operator. */
   adjustDeposit(merchantId: string, adjustment: DepositAdjustmentRequest): Promise<{ status: number; body: DepositAdjustmentView | OperatorApprovalView }> {
-    return this.client.exchange('POST', `/internal/merchants/${encodeURIComponent(merchantId)}/deposit-adjustments`, adjustment);
+    return this.client.exchange('POST', `/internal/merchants/${encodeURIComponent(merchantId)}/deposit-adjustments`, adjustment, {}, { type: 'operator', id: adjustment.operator_id });
   }
 
   /** 201 when booked now, 200 when the conversion_id was booked before (the original comes back), 202 awaiting a second operator. */
   convert(merchantId: string, conversion: ConversionRequest): Promise<{ status: number; body: ConversionView | OperatorApprovalView }> {
-    return this.client.exchange('POST', `/internal/merchants/${encodeURIComponent(merchantId)}/conversions`, conversion);
+    return this.client.exchange('POST', `/internal/merchants/${encodeURIComponent(merchantId)}/conversions`, conversion, {}, { type: 'operator', id: conversion.operator_id });
   }
 
   listApprovals(query: URLSearchParams): Promise<{ data: OperatorApprovalView[] }> {
@@ -31,7 +32,7 @@ export class LedgerReadClient {
   }
 
   decideApproval(approvalId: string, decision: 'approve' | 'reject', body: ApprovalDecisionRequest): Promise<OperatorApprovalView> {
-    return this.client.request('POST', `/internal/approvals/${encodeURIComponent(approvalId)}/${decision}`, body);
+    return this.client.request('POST', `/internal/approvals/${encodeURIComponent(approvalId)}/${decision}`, body, {}, { type: 'operator', id: body.operator_id });
   }
 
   /** The ledger validates the query (currency, from, to, limit, cursor); the gateway passes it through. */

@@ -1,5 +1,6 @@
+import { authorizationFor, SERVICE_TOKEN_ISSUER, type ServiceTokenIssuer } from '@mp/shared-service-auth';
 import type { Readable } from 'node:stream';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { AgentOrderView, BackofficeOrderView, PaymentOrderView } from '@mp/contracts-payments';
 import {
   PAYMENTS_INTERNAL_PATHS,
@@ -29,8 +30,8 @@ const paths = PAYMENTS_INTERNAL_PATHS;
 export class PaymentsReadClient {
   private readonly client: InternalClient;
 
-  constructor(@Inject(GATEWAY_SETTINGS) settings: GatewaySettings) {
-    this.client = new InternalClient('payments', settings.paymentsInternalUrl, settings.paymentsReadTimeoutMs, withoutPayerPageToken);
+  constructor(@Inject(GATEWAY_SETTINGS) settings: GatewaySettings, @Optional() @Inject(SERVICE_TOKEN_ISSUER) issuer?: ServiceTokenIssuer) {
+    this.client = new InternalClient('payments', settings.paymentsInternalUrl, settings.paymentsReadTimeoutMs, authorizationFor(issuer, 'payments'), withoutPayerPageToken);
   }
 
   getOrder(merchantId: string, orderId: string): Promise<PaymentOrderView> {
@@ -60,7 +61,7 @@ export class PaymentsReadClient {
 
   /** The full account number of a payout assigned to this agent; payments records the reveal. */
   revealAccountNumber(agentId: string, merchantId: string, orderId: string): Promise<RevealedAccountNumber> {
-    return this.client.request('POST', paths.accountNumberReveals(agentId, merchantId, orderId));
+    return this.client.request('POST', paths.accountNumberReveals(agentId, merchantId, orderId), undefined, {}, { type: 'agent', id: agentId });
   }
 
   listAccountNumberReveals(filters: Record<string, string>): Promise<{ data: AccountNumberRevealView[] }> {
@@ -97,7 +98,7 @@ export class PaymentsReadClient {
     return this.client.request('POST', paths.agentReceiptUpload(agentId, merchantId, orderId), content, {
       'content-type': 'application/octet-stream',
       'x-file-name': fileName.replace(/[^\x20-\x7e]/g, '_'),
-    });
+    }, { type: 'agent', id: agentId });
   }
 }
 

@@ -1,4 +1,5 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { authorizationFor, SERVICE_TOKEN_ISSUER, type ServiceTokenIssuer } from '@mp/shared-service-auth';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { BackofficeWithdrawalView, StuckWithdrawalsView, WithdrawalAssetView, WithdrawalListPage, WithdrawalStatusView, WithdrawalView } from '@mp/contracts-withdrawals';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
 import { InternalClient } from '../http/internal-client';
@@ -14,8 +15,8 @@ export class WithdrawalsReadClient {
   private readonly client: InternalClient;
   private assets: { at: number; data: WithdrawalAssetView[] } | null = null;
 
-  constructor(@Inject(GATEWAY_SETTINGS) settings: GatewaySettings) {
-    this.client = new InternalClient('withdrawals', settings.withdrawalsInternalUrl, settings.paymentsReadTimeoutMs);
+  constructor(@Inject(GATEWAY_SETTINGS) settings: GatewaySettings, @Optional() @Inject(SERVICE_TOKEN_ISSUER) issuer?: ServiceTokenIssuer) {
+    this.client = new InternalClient('withdrawals', settings.withdrawalsInternalUrl, settings.paymentsReadTimeoutMs, authorizationFor(issuer, 'withdrawals'));
   }
 
   getWithdrawal(merchantId: string, orderId: string): Promise<WithdrawalView> {

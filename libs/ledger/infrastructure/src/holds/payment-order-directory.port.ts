@@ -1,3 +1,5 @@
+import type { ServiceAuthorization } from '@mp/shared-service-auth';
+
 /** Whether the payments service has an order: the one question the orphan-hold sweeper asks it. */
 export interface PaymentOrderDirectory {
   /** 'unknown' when payments cannot answer now: the sweeper then leaves the hold alone. */
@@ -17,12 +19,14 @@ export class HttpPaymentOrderDirectory implements PaymentOrderDirectory {
   constructor(
     private readonly serviceUrl: string,
     private readonly timeoutMs: number,
+    private readonly authorization: ServiceAuthorization,
     private readonly collection: 'orders' | 'withdrawals' = 'orders',
   ) {}
 
   async orderExists(merchantId: string, orderId: string): Promise<boolean | 'unknown'> {
     try {
       const response = await fetch(`${this.serviceUrl}/internal/merchants/${encodeURIComponent(merchantId)}/${this.collection}/${encodeURIComponent(orderId)}`, {
+        headers: { authorization: await this.authorization() },
         signal: AbortSignal.timeout(this.timeoutMs),
       });
       await response.body?.cancel();

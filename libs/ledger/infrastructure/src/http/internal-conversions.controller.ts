@@ -2,6 +2,7 @@ import { Body, Controller, Headers, Param, Post, Res } from '@nestjs/common';
 import type { ConversionView, OperatorApprovalView } from '@mp/contracts-ledger';
 import type { FastifyReply } from 'fastify';
 import { RequestPipe } from '@mp/shared-nest-http';
+import { ServiceCaller, type VerifiedCaller } from '@mp/shared-service-auth';
 import { OperatorMoneyActions } from '../approvals/operator-money.service';
 import { actingOperatorOf } from './acting-operator';
 import { requestCausation } from './causation';
@@ -27,6 +28,7 @@ export class InternalConversionsController {
     @Body(bodyPipe) body: ConversionRequestDto,
     @Headers() headers: Record<string, string | undefined>,
     @Res({ passthrough: true }) reply: FastifyReply,
+    @ServiceCaller() caller?: VerifiedCaller,
   ): Promise<ConversionView | OperatorApprovalView> {
     const request = {
       conversionId: body.conversion_id,
@@ -35,7 +37,7 @@ export class InternalConversionsController {
       amountMinor: BigInt(body.amount_minor),
       rate: body.rate,
       reason: body.reason,
-      operatorId: actingOperatorOf({ body }),
+      operatorId: actingOperatorOf({ caller, body }),
     };
     const answer = await this.actions.convert(merchantId, request, requestCausation(headers));
     void reply.status(answer.status);

@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { Body, Controller, Get, Headers, Param, Post, Query, Res } from '@nestjs/common';
 import type { BalancesView, DepositAdjustmentView, LedgerEntriesPage, OperatorApprovalView } from '@mp/contracts-ledger';
 import { RequestPipe } from '@mp/shared-nest-http';
+import { ServiceCaller, type VerifiedCaller } from '@mp/shared-service-auth';
 import { formatAmountMinor } from '@mp/shared-util-money';
 import type { FastifyReply } from 'fastify';
 import { DataSource } from 'typeorm';
@@ -17,7 +18,7 @@ const requestPipe = new RequestPipe();
 
 /**
  * A merchant's money, for the gateway (balances for the merchant, adjustments, statements and
- * exports for operators). Internal only: the gateway authenticates and authorises the caller.
+ * exports for operators). Internal only: service tokens and LEDGER_INTERNAL_ACCESS decide who calls.
  */
 @Controller('internal/merchants/:merchantId')
 export class InternalMerchantLedgerController {
@@ -51,8 +52,9 @@ export class InternalMerchantLedgerController {
     @Body(requestPipe) body: DepositAdjustmentRequestDto,
     @Headers() headers: Record<string, string | undefined>,
     @Res({ passthrough: true }) reply: FastifyReply,
+    @ServiceCaller() caller?: VerifiedCaller,
   ): Promise<DepositAdjustmentView | OperatorApprovalView> {
-    const request = { adjustmentId: body.adjustment_id, currency: body.currency, amountMinor: BigInt(body.amount_minor), reason: body.reason, operatorId: actingOperatorOf({ body }) };
+    const request = { adjustmentId: body.adjustment_id, currency: body.currency, amountMinor: BigInt(body.amount_minor), reason: body.reason, operatorId: actingOperatorOf({ caller, body }) };
     const answer = await this.actions.adjustDeposit(merchantId, request, requestCausation(headers));
     void reply.status(answer.status);
     return answer.body;

@@ -20,9 +20,12 @@ import { serviceDatabaseOptions } from '@mp/shared-data-access-postgres';
 import { HealthModule } from '@mp/shared-health';
 import { createEnvelope, KafkaMessageBroker, MESSAGE_BROKER, MessagingModule, MessagingTransportStrategy, type MessageEnvelope } from '@mp/shared-messaging';
 import type { CustomStrategy } from '@nestjs/microservices';
+import { ServiceAuthModule, ServiceKeyring, readServiceAuthConfig, type ServiceName } from '@mp/shared-service-auth';
+import { ConfigReader } from '@mp/shared-util-config';
 import { Client } from 'pg';
 import { auditLedger, type LedgerAuditReport } from '../audit/ledger-audit';
 import { LEDGER_MIGRATIONS, LedgerModule } from '../ledger.module';
+import { LEDGER_INTERNAL_ACCESS } from '../internal-access';
 import type { LedgerSettings } from '../ledger-settings';
 import { LEDGER_CONSUMERS } from '../commands/payment-events.consumer';
 import { OrphanHoldSweeper } from '../holds/orphan-hold.sweeper';
@@ -107,12 +110,23 @@ const TEST_LEDGER_SETTINGS: LedgerSettings = {
   operatorLimits: TEST_OPERATOR_LIMITS,
 };
 
+/** Service keys for this process's ledgers and the tests that call them as payments or the gateway would. */
+const TEST_SERVICE_KEYS = new ServiceKeyring();
+
+function testServiceAuthConfig() {
+  const reader = new ConfigReader(TEST_SERVICE_KEYS.environmentOf('ledger'));
+  const config = readServiceAuthConfig(reader, 'ledger', Object.keys(LEDGER_INTERNAL_ACCESS) as ServiceName[]);
+  reader.assertValid();
+  return config;
+}
+
 @Module({})
 class LedgerTestAppModule {
   static forRoot(databaseUrl: string, namespace: string, poolMax: number, settings: LedgerSettings): DynamicModule {
     return {
       module: LedgerTestAppModule,
       imports: [
+        ServiceAuthModule.forRoot(testServiceAuthConfig(), LEDGER_INTERNAL_ACCESS),
         TypeOrmModule.forRoot(serviceDatabaseOptions({ url: databaseUrl, poolMax, migrations: LEDGER_MIGRATIONS })),
         HealthModule.forRoot({ consumerLagMax: 0, healthCheckTimeoutMs: 2_000 }),
         MessagingModule.forRootAsync({ inject: [], useFactory: () => ({ clientId: 'ledger-test', brokers: kafkaBrokers(), namespace }) }),
@@ -181,10 +195,17 @@ export class LedgerTestService {
     return this.withClient(async (client) => (await client.query(sql, parameters)).rows as T[]);
   }
 
+  /**
+   * As the ledger's real callers call it: holds as payments, everything else as the gateway,
+   * on behalf of the operator the body names (op_1 when it names none).
+   */
   async request(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: any; text: string; headers: Headers }> {
+    const namedOperator = (body as { operator_id?: unknown } | undefined)?.operator_id;
+    const operator = typeof namedOperator === 'string' && namedOperator !== '' ? namedOperator : 'op_1';
+    const auth = path === '/internal/holds' ? await TEST_SERVICE_KEYS.headers('ledger', 'payments') : await TEST_SERVICE_KEYS.headers('ledger', 'gateway', { type: 'operator', id: operator });
     const response = await fetch(`${this.url}${path}`, {
       method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...auth },
       body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
     });
     const text = await response.text();

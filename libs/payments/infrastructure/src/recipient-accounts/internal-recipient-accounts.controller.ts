@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import type { RecipientAccountRef } from '@mp/payments-domain';
 import { AgentIdParam, MerchantIdParam, OrderIdParam, OrderMerchantIdParam } from '@mp/shared-nest-http';
+import { requireActor, ServiceCaller, type VerifiedCaller } from '@mp/shared-service-auth';
 import { DomainError } from '@mp/shared-util-errors';
 import { DataSource } from 'typeorm';
 import { RecipientAccountVault, type AccountNumberReveal } from './recipient-account.vault';
@@ -8,7 +9,8 @@ import { RecipientAccountVault, type AccountNumberReveal } from './recipient-acc
 /**
  * Recipient accounts for the gateway: stored before a payout command is sent (the command then
  * carries only the reference), revealed to the agent a payout is assigned to, and the reveals
- * listed for operators. The gateway has already authenticated the caller and its role.
+ * listed for operators. The gateway authenticated the caller and its role; a reveal also carries
+ * the agent in the gateway's service token.
  */
 @Controller('internal')
 export class InternalRecipientAccountsController {
@@ -29,7 +31,14 @@ export class InternalRecipientAccountsController {
 
   @Post('agents/:agentId/orders/:merchantId/:orderId/account-number-reveals')
   @HttpCode(200)
-  reveal(@Param('agentId', AgentIdParam) agentId: string, @Param('merchantId', OrderMerchantIdParam) merchantId: string, @Param('orderId', OrderIdParam) orderId: string): Promise<{ account_number: string; revealed_at: string }> {
+  reveal(
+    @Param('agentId', AgentIdParam) agentId: string,
+    @Param('merchantId', OrderMerchantIdParam) merchantId: string,
+    @Param('orderId', OrderIdParam) orderId: string,
+    @ServiceCaller() caller?: VerifiedCaller,
+  ): Promise<{ account_number: string; revealed_at: string }> {
+    // Only the agent the gateway's service token names reveals, and only as itself.
+    requireActor(caller, ['agent'], { id: agentId });
     return this.vault.reveal(this.dataSource.manager, agentId, merchantId, orderId);
   }
 

@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put, Req, Res } from '@nestjs/common';
 import { AdvanceClockRequestDto, PutAgentRequestDto, PutMethodsRequestDto, type AdvanceClockResult, type AgentProfileView, type MethodCatalogView } from '@mp/contracts-payments-api';
 import { AgentIdParam, MerchantIdParam, OrderIdParam, OrderMerchantIdParam, ReceiptIdParam, RequestPipe } from '@mp/shared-nest-http';
+import { requireActor, ServiceCaller, type VerifiedCaller } from '@mp/shared-service-auth';
 import { DomainError } from '@mp/shared-util-errors';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DataSource } from 'typeorm';
@@ -49,7 +50,10 @@ export class InternalReferenceDataController {
     @Param('merchantId', OrderMerchantIdParam) merchantId: string,
     @Param('orderId', OrderIdParam) orderId: string,
     @Req() request: FastifyRequest,
+    @ServiceCaller() caller?: VerifiedCaller,
   ): Promise<PayoutReceiptRow> {
+    // An agent uploads as itself: the agent the gateway's service token names.
+    requireActor(caller, ['agent'], { id: agentId });
     const content = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
     const fileName = String(request.headers['x-file-name'] ?? 'receipt');
     return storeReceipt(this.dataSource.manager, { merchantId, orderId, agentId, fileName, content });

@@ -1,0 +1,8 @@
+import type { ServiceAccessPolicy } from '@mp/shared-service-auth';
+
+/** Who may call which route of the callback dispatcher's internal API (derived from the callers' code). */
+export const CALLBACKS_INTERNAL_ACCESS: ServiceAccessPolicy = {
+  gateway: ['GET /internal/deliveries', 'POST /internal/deliveries/:deliveryId/redeliver', 'GET /internal/endpoints/disabled', 'POST /internal/endpoints/enable'],
+  // One delivery by id is read by tests only; no service calls it.
+  'test-harness': ['GET /internal/deliveries/:deliveryId', 'POST /internal/test/clock'],
+};

@@ -1,0 +1,48 @@
+import type { KeyObject } from 'node:crypto';
+import type { ConfigReader } from '@mp/shared-util-config';
+import { isServiceName, parsePrivateKey, parsePublicKey, type ServiceName } from './service-token';
+
+export interface ServiceAuthConfig {
+  service: ServiceName;
+  privateKey: KeyObject;
+  publicKeys: ReadonlyMap<ServiceName, KeyObject>;
+}
+
+const GENERATE_HINT = 'base64 of an Ed25519 PKCS#8 DER key, e.g. openssl genpkey -algorithm ed25519 -outform DER | base64 -w0';
+
+/**
+ * SERVICE_TOKEN_PRIVATE_KEY (this service's own key, which only it holds) and
+ * SERVICE_TOKEN_PUBLIC_KEYS (`caller:<base64 SPKI DER>,…`, the services that call this one).
+ * Both are required: there is no way to run a service without service authentication.
+ * `callers` are the services this one's allow-list names: each needs its public key here.
+ */
+export function readServiceAuthConfig(reader: ConfigReader, service: ServiceName, callers: readonly ServiceName[]): ServiceAuthConfig {
+  const privateBase64 = reader.string('SERVICE_TOKEN_PRIVATE_KEY', { description: GENERATE_HINT });
+  let privateKey = undefined as unknown as KeyObject;
+  if (privateBase64 !== '') {
+    try {
+      privateKey = parsePrivateKey(privateBase64);
+    } catch (error) {
+      reader.problem(`SERVICE_TOKEN_PRIVATE_KEY is not a usable key: ${(error as Error).message} (${GENERATE_HINT})`);
+    }
+  }
+  const publicKeys = new Map<ServiceName, KeyObject>();
+  const required = callers.filter((caller) => caller !== 'test-harness');
+  const entries = reader.list('SERVICE_TOKEN_PUBLIC_KEYS');
+  for (const entry of entries) {
+    const separator = entry.indexOf(':');
+    const name = entry.slice(0, Math.max(separator, 0));
+    if (!isServiceName(name)) {
+      reader.problem(`SERVICE_TOKEN_PUBLIC_KEYS: "${name || entry.slice(0, 20)}" is not a service name (expected service:<base64 SPKI DER key>, comma separated)`);
+      continue;
+    }
+    try {
+      publicKeys.set(name, parsePublicKey(entry.slice(separator + 1)));
+    } catch (error) {
+      reader.problem(`SERVICE_TOKEN_PUBLIC_KEYS: the key of ${name} is not a usable public key: ${(error as Error).message}`);
+    }
+  }
+  const missing = required.filter((caller) => !publicKeys.has(caller));
+  if (entries.length > 0 && missing.length > 0) reader.problem(`SERVICE_TOKEN_PUBLIC_KEYS lacks the public key of ${missing.join(', ')}, which call this service`);
+  return { service, privateKey, publicKeys };
+}
