@@ -13,6 +13,10 @@ describe('kafkaLogLine', () => {
     expect(kafkaLogLine(entry(logLevel.ERROR, { message: '[Connection] Response Heartbeat(key: 12, version: 3)', error: 'The group is rebalancing, so a rejoin is needed' })).level).toBe('info');
   });
 
+  it('logs a request to a partition whose leadership is still moving (a topic just created) at info', () => {
+    expect(kafkaLogLine(entry(logLevel.ERROR, { message: '[Connection] Response Produce(key: 0, version: 7)', error: 'This server is not the leader for that topic-partition' })).level).toBe('info');
+  });
+
   it('keeps every other error an error, with its fields', () => {
     expect(kafkaLogLine(entry(logLevel.ERROR, { message: 'Crash: KafkaJSNumberOfRetriesExceeded: The group coordinator is not available', groupId: 'g' }))).toEqual({
       level: 'error',

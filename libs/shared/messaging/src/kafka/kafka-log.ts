@@ -16,6 +16,7 @@ const SETTLING_BROKER_ANSWERS = [
   "The coordinator is loading and hence can't process requests for this group",
   'There is no leader for this topic-partition as we are in the middle of a leadership election',
   'This server does not host this topic-partition',
+  'This server is not the leader for that topic-partition',
 ];
 
 /** One kafkajs log entry as a level and one line: the message, then its fields as compact JSON. */
