@@ -88,6 +88,7 @@ describe('gateway config: secret overlaps and operator credentials', () => {
     GATEWAY_DATABASE_URL: 'postgres://gw@127.0.0.1:5432/gateway',
     KAFKA_BROKERS: '127.0.0.1:9092',
     MERCHANT_SECRETS_MASTER_KEY: randomBytes(32).toString('base64'),
+    ...SERVICE_KEYS.environmentOf('gateway'),
   };
 
   it('defaults to a 24-hour API-secret overlap, 90-day operator credentials and no test clock', () => {
@@ -112,6 +113,7 @@ describe('gateway config: rate limits and callback ports', () => {
     GATEWAY_DATABASE_URL: 'postgres://gw@127.0.0.1:5432/gateway',
     KAFKA_BROKERS: '127.0.0.1:9092',
     MERCHANT_SECRETS_MASTER_KEY: randomBytes(32).toString('base64'),
+    ...SERVICE_KEYS.environmentOf('gateway'),
   };
   const problemsOf = (environment: Record<string, string>): string[] => {
     try {

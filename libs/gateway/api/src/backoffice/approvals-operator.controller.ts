@@ -1,8 +1,8 @@
 import { Body, Controller, Get, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import type { BackofficePrincipal } from '@mp/access-infrastructure';
-import { RequestPipe } from '@mp/shared-nest-http';
-import { IsOneOf, IsPlainText, IsWholeNumberBetween, MatchesPattern, RequestMessages, Trim } from '@mp/shared-util-validation';
+import { PathIdPipe, RequestPipe } from '@mp/shared-nest-http';
+import { INTERNAL_ID_PATTERN, IsOneOf, IsPlainText, IsWholeNumberBetween, MatchesPattern, RequestMessages, Trim } from '@mp/shared-util-validation';
 import { DomainError } from '@mp/shared-util-errors';
 import { IsOptional } from 'class-validator';
 import type { FastifyReply } from 'fastify';
@@ -41,6 +41,9 @@ class RejectionBody {
   reason!: string;
 }
 
+/** An approval id in a path; one that cannot be an id is not found (404), never sent on to the ledger. */
+const ApprovalIdParam = new PathIdPipe(INTERNAL_ID_PATTERN, 'NOT_FOUND', (id) => `No approval request ${id}`);
+
 /**
  * Four eyes on large operator money actions: a conversion or deposit adjustment above its
  * currency's threshold answers 202 with a request, which a second operator approves here (the
@@ -62,12 +65,12 @@ export class ApprovalsOperatorController {
   }
 
   @Post(':approvalId/approve')
-  async approve(@CurrentPrincipal() operator: BackofficePrincipal, @Param('approvalId') approvalId: string, @Res() reply: FastifyReply): Promise<void> {
+  async approve(@CurrentPrincipal() operator: BackofficePrincipal, @Param('approvalId', ApprovalIdParam) approvalId: string, @Res() reply: FastifyReply): Promise<void> {
     await json(reply, 200, await this.ledger.decideApproval(approvalIdOf(approvalId), 'approve', { operator_id: actingOperatorId(operator) }));
   }
 
   @Post(':approvalId/reject')
-  async reject(@CurrentPrincipal() operator: BackofficePrincipal, @Param('approvalId') approvalId: string, @Body(requestPipe) body: RejectionBody, @Res() reply: FastifyReply): Promise<void> {
+  async reject(@CurrentPrincipal() operator: BackofficePrincipal, @Param('approvalId', ApprovalIdParam) approvalId: string, @Body(requestPipe) body: RejectionBody, @Res() reply: FastifyReply): Promise<void> {
     await json(reply, 200, await this.ledger.decideApproval(approvalIdOf(approvalId), 'reject', { operator_id: actingOperatorId(operator), reason: body.reason }));
   }
 }
