@@ -432,7 +432,11 @@ async function main() {
     stack = compose(secretsEnvFile(workDir, gatewayPort, `${hostAddress}/32`));
     await stack.run(['down', '-v', '--remove-orphans'], { quiet: true, allowFailure: true });
     // The file as compose itself reads it (1.29 here, v2 elsewhere): with this run's secrets, and with the documented example.
-    await timed('docker-compose config -q (this run\'s .env, and .env.example)', async () => {
+    await timed('docker-compose config -q (no .env, this run\'s .env, and .env.example)', async () => {
+      // An empty file, not the .env a developer may keep next to docker-compose.yml: the file as cloned.
+      const noVariables = join(workDir, 'empty.env');
+      writeFileSync(noVariables, '');
+      await compose(noVariables).run(['config', '-q'], { quiet: true });
       await stack.run(['config', '-q'], { quiet: true });
       await compose(join(root, '.env.example')).run(['config', '-q'], { quiet: true });
     });

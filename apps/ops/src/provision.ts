@@ -57,6 +57,9 @@ export function readProvisioningConfig(reader: ConfigReader, { needsAdmin }: { n
     const parsed = url ? new URL(url) : null;
     const database = decodeURIComponent(parsed?.pathname.slice(1) ?? '');
     if (parsed && (!parsed.username || !database)) reader.problem(`${variable} must name a user and a database (postgres://user:password@host:5432/database)`);
+    // A role without a password cannot log in over the network (scram-sha-256): refused here, before any service waits on it.
+    // Under compose an empty one means <SERVICE>_DB_PASSWORD is missing from .env.
+    if (parsed && !parsed.password) reader.problem(`${variable} has no password (with docker compose: set ${envPrefix(service)}_DB_PASSWORD in .env, see .env.example)`);
     return { service, url, role: decodeURIComponent(parsed?.username ?? ''), password: decodeURIComponent(parsed?.password ?? ''), database };
   });
   return { adminUrl, services };
