@@ -83,8 +83,14 @@ function run(command, args, { env = process.env, quiet = false, allowFailure = f
 const dockerWorks = () => spawnSync('docker', ['info'], { stdio: 'ignore' }).status === 0;
 const imagePresent = (image) => spawnSync('docker', ['image', 'inspect', image], { stdio: 'ignore' }).status === 0;
 
-/** `docker compose` (v2) where the CLI has it, else Debian's docker-compose 1.29. */
+/** `docker compose` (v2) where the CLI has it, else Debian's docker-compose 1.29; probed once. */
+let composeCommandFound = null;
 function composeCommand() {
+  composeCommandFound ??= findComposeCommand();
+  return composeCommandFound;
+}
+
+function findComposeCommand() {
   if (spawnSync('docker', ['compose', 'version'], { stdio: 'ignore' }).status === 0) return ['docker', ['compose']];
   if (spawnSync('docker-compose', ['version'], { stdio: 'ignore' }).status === 0) return ['docker-compose', []];
   throw new SmokeFailure('neither `docker compose` nor `docker-compose` is installed');
