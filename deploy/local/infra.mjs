@@ -5,6 +5,9 @@
 //
 //   node deploy/local/infra.mjs up [--mode dev|test] [--verbose]   start both, stay in the foreground
 //   node deploy/local/infra.mjs down                               stop dev processes left running
+//   node deploy/local/infra.mjs secured-kafka --users a,b           a test broker in the secured configuration
+//                                                                  (SASL_SSL, SCRAM users, ACLs); prints KAFKA_BROKERS and
+//                                                                  KAFKA_SECURITY (JSON: CA file, passwords), stops on a signal
 //
 // dev mode:  persistent state in <repo>/.local/dev/{kafka,pg}, fixed ports (Kafka 127.0.0.1:19092,
 //            controller 19093, Postgres 127.0.0.1:55432), superuser payments / payments-local.
@@ -16,6 +19,7 @@
 // The parts, by concern, are in deploy/local/infra/: constants, util (commands, files), processes,
 // ports, run-dirs, watchdog, kafka and postgres; this file is the API and the CLI.
 
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
@@ -82,7 +86,7 @@ export async function startInfra(options = {}) {
 
 ////////// CLI
 
-const USAGE = `usage: ${CLI_NAME} up [--mode dev|test] [--verbose]\n       ${CLI_NAME} down`;
+const USAGE = `usage: ${CLI_NAME} up [--mode dev|test] [--verbose]\n       ${CLI_NAME} down\n       ${CLI_NAME} secured-kafka --users NAME[,NAME…]`;
 
 function parseUpArguments(args) {
   const { values } = parseCommandLine({ args, options: { mode: { type: 'string', default: 'dev' }, verbose: { type: 'boolean', default: false } } }, USAGE);
@@ -126,6 +130,26 @@ async function cliUp(args) {
   return reason.startsWith('received') ? 0 : 1;
 }
 
+/**
+ * A test-mode broker in the secured configuration, for the suites that prove the Kafka boundary
+ * (a jest test cannot import this ES module, so it runs this as a child). Each user gets a random
+ * password; they and the admin's are printed for the test, which is their only reader.
+ */
+async function cliSecuredKafka(args) {
+  const { values } = parseCommandLine({ args, options: { users: { type: 'string', default: '' } } }, USAGE);
+  const users = values.users.split(',').map((user) => user.trim()).filter(Boolean);
+  const password = () => crypto.randomBytes(18).toString('hex');
+  const signals = shutdownSignal();
+  const kafka = await startKafka({ mode: 'test', kafkaSecurity: { adminPassword: password(), users: Object.fromEntries(users.map((user) => [user, password()])) } });
+  console.log(`KAFKA_BROKERS=${kafka.brokers}`);
+  console.log(`KAFKA_SECURITY=${JSON.stringify(kafka.security)}`);
+  const keepAlive = setInterval(() => {}, 1 << 30);
+  const reason = await Promise.race([signals.wait().then((name) => `received ${name}`), kafka.exited.then(() => 'the Kafka broker exited')]);
+  clearInterval(keepAlive);
+  await kafka.stop();
+  return reason.startsWith('received') ? 0 : 1;
+}
+
 /** Stops dev processes left running, and anything orphaned by crashed test runs. */
 async function cliDown() {
   const log = defaultLog;
@@ -150,6 +174,7 @@ async function cliDown() {
 async function main(argv) {
   const [command, ...args] = argv;
   if (command === 'up') return cliUp(args);
+  if (command === 'secured-kafka') return cliSecuredKafka(args);
   if (command === 'down') {
     parseCommandLine({ args, options: {} }, USAGE);
     return cliDown();

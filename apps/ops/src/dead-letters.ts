@@ -25,7 +25,7 @@ async function main(): Promise<number> {
   const reader = new ConfigReader(process.env);
   const kafka = readKafkaConnectionConfig(reader);
   reader.assertValid();
-  const broker = new KafkaMessageBroker({ clientId: 'ops-dead-letters', brokers: kafka.kafkaBrokers, namespace: kafka.kafkaNamespace, log: () => undefined });
+  const broker = new KafkaMessageBroker({ clientId: 'ops-dead-letters', brokers: kafka.kafkaBrokers, namespace: kafka.kafkaNamespace, security: kafka.kafkaSecurity, log: () => undefined });
   const queue = broker.deadLetters();
   try {
     if (action === 'replay') {

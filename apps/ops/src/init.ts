@@ -1,7 +1,7 @@
 /**
  * One-shot provisioning of a deployment (the compose `init` service, the Kubernetes Jobs):
  *
- *   node dist/apps/ops/src/init.js [--steps databases,migrations,topics]
+ *   node dist/apps/ops/src/init.js [--steps databases,migrations,topics,kafka-access]
  *
  * - databases: per service, a login role and a database it owns, both named by that service's
  *   <NAME>_DATABASE_URL (user, password, database), created through POSTGRES_ADMIN_URL. The
@@ -14,12 +14,17 @@
  * - topics: the command and event topics of the service catalog (deploy/catalog/services.json),
  *   with KAFKA_TOPIC_PARTITIONS partitions and their dead-letter topics. Gateway reply topics are
  *   per replica and made by each gateway at boot.
+ * - kafka-access: on a secured broker (KAFKA_SECURITY_PROTOCOL=SASL_SSL, run as the admin
+ *   principal), each service principal's ACLs, exactly those of apps/ops/src/kafka-access.ts:
+ *   missing ones are added and ones no longer granted are removed. The principals' SCRAM
+ *   credentials are the broker's to make (deploy/kafka/README.md). Skipped on a PLAINTEXT broker.
  *
  * Every step is idempotent: rerunning it changes nothing that is already in place. Exit code 0
  * when every step succeeded, 1 when one failed, 2 for a configuration error.
  */
 import 'reflect-metadata';
 import { ConfigError, ConfigReader, parseCommandLine, readKafkaConnectionConfig, type KafkaConnectionConfig } from '@mp/shared-util-config';
+import { grantServiceKafkaAccess } from './kafka-access';
 import { ensureServiceDatabases, INIT_STEPS, readProvisioningConfig, runServiceMigrations, ensureCatalogTopics, type InitStep } from './provision';
 
 const USAGE = `usage: init [--steps ${INIT_STEPS.join(',')}]`;
@@ -32,13 +37,14 @@ async function main(): Promise<number> {
   const wanted = new Set(steps as InitStep[]);
   // Each step reads only its own settings: a topics-only Job has no database URLs.
   const config = wanted.has('databases') || wanted.has('migrations') ? readProvisioningConfig(reader, { needsAdmin: wanted.has('databases') }) : { adminUrl: null, services: [] };
-  const kafka = wanted.has('topics') ? readKafkaConnectionConfig(reader) : null;
+  const kafka = wanted.has('topics') || wanted.has('kafka-access') ? readKafkaConnectionConfig(reader) : null;
   reader.assertValid();
 
   const run: Record<InitStep, () => Promise<string>> = {
     databases: () => ensureServiceDatabases(config),
     migrations: () => runServiceMigrations(config),
     topics: () => ensureCatalogTopics(kafka as KafkaConnectionConfig),
+    'kafka-access': () => grantServiceKafkaAccess(kafka as KafkaConnectionConfig),
   };
   for (const step of INIT_STEPS.filter((candidate) => wanted.has(candidate))) {
     const startedAt = Date.now();

@@ -12,7 +12,7 @@ import { WITHDRAWALS_MIGRATIONS } from '@mp/withdrawals-infrastructure';
 import { Client } from 'pg';
 import { DataSource, type MigrationInterface } from 'typeorm';
 
-export const INIT_STEPS = ['databases', 'migrations', 'topics'] as const;
+export const INIT_STEPS = ['databases', 'migrations', 'topics', 'kafka-access'] as const;
 export type InitStep = (typeof INIT_STEPS)[number];
 
 /**
@@ -117,7 +117,7 @@ export async function runServiceMigrations(config: ProvisioningConfig): Promise<
 
 /** The catalog's topics with their dead-letter topics; existing ones are left as they are. */
 export async function ensureCatalogTopics(kafka: KafkaConnectionConfig): Promise<string> {
-  const broker = new KafkaMessageBroker({ clientId: 'ops-init', brokers: kafka.kafkaBrokers, namespace: kafka.kafkaNamespace, log: () => undefined });
+  const broker = new KafkaMessageBroker({ clientId: 'ops-init', brokers: kafka.kafkaBrokers, namespace: kafka.kafkaNamespace, security: kafka.kafkaSecurity, log: () => undefined });
   const before = await broker.existingTopics(CATALOG_TOPICS);
   await broker.ensureTopics(CATALOG_TOPICS.map((topic) => ({ topic, partitions: kafka.commandPartitions })));
   const made = CATALOG_TOPICS.filter((topic) => !before.has(topic));

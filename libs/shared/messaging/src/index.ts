@@ -21,7 +21,8 @@ export {
   type SubscriptionRequest,
   type TopicSpec,
 } from './messaging-port';
-export { KafkaMessageBroker, type KafkaBrokerOptions } from './kafka/kafka-message-broker';
+export { KafkaMessageBroker, type KafkaBrokerOptions, type KafkaClientSecurity } from './kafka/kafka-message-broker';
+export { aclsOf, type KafkaAccess, type KafkaAclBinding } from './kafka/kafka-access';
 export { MessagingSchema1700000000000 } from './postgres/messaging-schema.migration';
 export { appendToStream, readStream, StreamVersionConflictError, type StoredStream } from './postgres/event-store';
 export { enqueueOutbox, OUTBOX_NOTIFY_CHANNEL, readOutboxBacklog, type OutboxBacklog } from './postgres/outbox';

@@ -3,3 +3,4 @@ export { rawRequest, signRequest, SignedClient, specSignedPath, type MerchantCre
 export { builtEntryPoint, freePort, SystemUnderTest, TEST_MERCHANT_DEFAULT_CALLBACK_URL, type InstanceName, type ServiceName, type SystemOptions } from './system-under-test';
 export { workspaceRoot } from './workspace-root';
 export { BackofficeClient, createOperator, registerAgent, type RegisteredAgent } from './backoffice-client';
+export { SecuredKafka } from './secured-kafka';

@@ -7,3 +7,15 @@ export interface StartedInfra {
 
 export declare function startInfra(options: { mode: 'dev' | 'test'; log?: (line: string) => void }): Promise<StartedInfra>;
 export declare function ensureDatabases(adminUrl: string, names: string[]): Promise<void>;
+
+
+/** What a client of the secured broker (deploy/local/infra.mjs secured-kafka) needs besides its address. */
+export interface SecuredKafkaClientInfo {
+  protocol: 'SASL_SSL';
+  mechanism: 'SCRAM-SHA-512';
+  caFile: string;
+  adminUser: string;
+  adminPassword: string;
+  users: Record<string, string>;
+}
+

@@ -59,6 +59,8 @@ export interface SystemOptions {
   env?: Partial<Record<ServiceName, Record<string, string>>>;
   /** Extra Node.js flags for every service process, e.g. `--cpu-prof` for the benchmark's profiles. */
   nodeArguments?: string[];
+  /** Runs once the databases exist and before any service starts, e.g. provisioning a secured broker for this run's namespace. */
+  beforeServices?: (system: SystemUnderTest) => Promise<void>;
 }
 
 interface RunningService {
@@ -90,6 +92,7 @@ export class SystemUnderTest {
   static async start(options: SystemOptions = {}): Promise<SystemUnderTest> {
     const system = new SystemUnderTest(options);
     await system.createDatabases();
+    await options.beforeServices?.(system);
     for (const { name } of SERVICES) system.ports.set(name, await freePort());
     system.gatewayInternalPort = await freePort();
     try {

@@ -114,15 +114,47 @@ export interface KafkaConnectionConfig {
   kafkaBrokers: string[];
   kafkaNamespace: string;
   commandPartitions: number;
+  /** SASL over TLS with this service's own principal; null on a loopback PLAINTEXT broker (npm start, tests). */
+  kafkaSecurity: KafkaSecurityConfig | null;
 }
 
+export const KAFKA_SECURITY_PROTOCOLS = ['PLAINTEXT', 'SASL_SSL'] as const;
+export const KAFKA_SASL_MECHANISMS = ['SCRAM-SHA-512', 'SCRAM-SHA-256'] as const;
+
+export interface KafkaSecurityConfig {
+  mechanism: (typeof KAFKA_SASL_MECHANISMS)[number];
+  username: string;
+  password: string;
+  /** The CA file (PEM) the broker's certificate chains to; null trusts the system's CAs (a managed Kafka). */
+  caFile: string | null;
+}
+
+/** 127.0.0.0/8, ::1 and localhost: a broker only this machine can reach. */
+const isLoopbackBroker = (broker: string): boolean => /^(localhost|127(\.\d{1,3}){3}|\[::1\]|::1)(:\d+)?$/i.test(broker);
+
 export function readKafkaConnectionConfig(reader: ConfigReader): KafkaConnectionConfig {
+  const kafkaBrokers = reader.list('KAFKA_BROKERS');
+  const protocol = reader.oneOf('KAFKA_SECURITY_PROTOCOL', KAFKA_SECURITY_PROTOCOLS, 'PLAINTEXT');
   const config = {
-    kafkaBrokers: reader.list('KAFKA_BROKERS'),
+    kafkaBrokers,
     kafkaNamespace: reader.string('KAFKA_NAMESPACE', { default: '', pattern: /^[a-z0-9._-]*$/ }),
     commandPartitions: reader.integer('KAFKA_TOPIC_PARTITIONS', { default: 6, min: 1, max: 1000 }),
+    kafkaSecurity:
+      protocol === 'SASL_SSL'
+        ? {
+            mechanism: reader.oneOf('KAFKA_SASL_MECHANISM', KAFKA_SASL_MECHANISMS, 'SCRAM-SHA-512'),
+            username: reader.string('KAFKA_SASL_USERNAME', { description: "this service's Kafka principal" }),
+            password: reader.string('KAFKA_SASL_PASSWORD', { description: "the password of this service's Kafka principal" }),
+            caFile: reader.optionalString('KAFKA_SSL_CA_FILE') ?? null,
+          }
+        : null,
   };
-  if (config.kafkaBrokers.length === 0) reader.problem('KAFKA_BROKERS must list at least one host:port');
+  if (kafkaBrokers.length === 0) reader.problem('KAFKA_BROKERS must list at least one host:port');
+  // There is no switch to run unauthenticated on a network: only a broker on loopback may be PLAINTEXT.
+  const remote = kafkaBrokers.filter((broker) => !isLoopbackBroker(broker));
+  if (protocol === 'PLAINTEXT' && remote.length > 0) {
+    reader.problem(`KAFKA_SECURITY_PROTOCOL must be SASL_SSL for a broker off this machine (${remote.join(', ')}); PLAINTEXT is for a loopback broker only`);
+  }
   return config;
 }
 

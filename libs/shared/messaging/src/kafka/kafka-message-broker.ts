@@ -1,11 +1,13 @@
 import { backOff } from 'exponential-backoff';
-import { Kafka, logLevel, Partitioners, type Admin, type Consumer, type EachBatchPayload, type EachMessagePayload, type IHeaders, type Producer } from 'kafkajs';
+import { readFileSync } from 'node:fs';
+import { Kafka, logLevel, Partitioners, type Admin, type KafkaConfig, type Consumer, type EachBatchPayload, type EachMessagePayload, type IHeaders, type Producer } from 'kafkajs';
 import { handleInMessageContext, messageTelemetryHeaders, runInSpan, runInTelemetryContext, TRACEPARENT_HEADER } from '@mp/shared-telemetry';
 import { SpanKind } from '@opentelemetry/api';
 import { parseEnvelope } from '../envelope';
 import { classifyError } from '../error-classification';
 import { kafkaLogLine, type BrokerLogLevel } from './kafka-log';
 import { KafkaDeadLetterQueue } from './kafka-dead-letters';
+import { aclsOf, reconcileAcls, type KafkaAccess } from './kafka-access';
 import {
   DEFAULT_CONSUMER_ERROR_POLICY,
   deadLetterTopicOf,
@@ -36,6 +38,33 @@ export interface KafkaBrokerOptions {
   heartbeatIntervalMs?: number;
   /** Where this adapter's and the kafkajs client's own lines go (default: the console). */
   log?: (level: BrokerLogLevel, message: string) => void;
+  /** SASL over TLS as this principal; absent or null: PLAINTEXT (a loopback broker). */
+  security?: KafkaClientSecurity | null;
+}
+
+/** The same shape as the services' KafkaSecurityConfig (@mp/shared-util-config). */
+export interface KafkaClientSecurity {
+  mechanism: 'SCRAM-SHA-512' | 'SCRAM-SHA-256';
+  username: string;
+  password: string;
+  /** PEM file of the CA the broker's certificate chains to; null: the system's CAs. */
+  caFile: string | null;
+}
+
+/** kafkajs's `ssl` and `sasl` for a principal; the CA file is read once, at boot, so a bad path stops the service there. */
+function kafkajsSecurity(security: KafkaClientSecurity | null | undefined): Pick<KafkaConfig, 'ssl' | 'sasl'> {
+  if (!security) return {};
+  let ca: string | undefined;
+  if (security.caFile) {
+    try {
+      ca = readFileSync(security.caFile, 'utf8');
+    } catch (error) {
+      throw new Error(`KAFKA_SSL_CA_FILE ${security.caFile} cannot be read: ${(error as Error).message}`);
+    }
+  }
+  const { username, password } = security;
+  const sasl = security.mechanism === 'SCRAM-SHA-256' ? { mechanism: 'scram-sha-256' as const, username, password } : { mechanism: 'scram-sha-512' as const, username, password };
+  return { ssl: ca ? { ca: [ca] } : true, sasl };
 }
 
 interface QueuedPublish {
@@ -104,6 +133,7 @@ export class KafkaMessageBroker implements MessageBroker {
     this.kafka = new Kafka({
       clientId: options.clientId,
       brokers: options.brokers,
+      ...kafkajsSecurity(options.security),
       connectionTimeout: options.connectionTimeoutMs ?? 3_000,
       requestTimeout: options.requestTimeoutMs ?? 10_000,
       retry: { initialRetryTime: 100, retries: 8, maxRetryTime: 5_000 },
@@ -178,6 +208,15 @@ export class KafkaMessageBroker implements MessageBroker {
         });
       await waitForLeaders(admin, missing.map((spec) => this.topicName(spec.topic)));
     });
+  }
+
+  /**
+   * Makes the broker's ACLs for these principals exactly what `accesses` grant in this broker's
+   * namespace (provisioning, as an admin principal): see kafka-access.ts.
+   */
+  async reconcileAccess(accesses: KafkaAccess[]): Promise<{ created: number; deleted: number }> {
+    const wanted = accesses.flatMap((access) => aclsOf(access, this.options.namespace, deadLetterTopicOf));
+    return this.withAdmin((admin) => reconcileAcls(admin, accesses.map((access) => access.principal), wanted));
   }
 
   async existingTopics(topics: string[]): Promise<Set<string>> {

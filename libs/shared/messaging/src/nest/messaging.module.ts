@@ -1,11 +1,13 @@
 import { Inject, Injectable, Logger, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
-import { KafkaMessageBroker } from '../kafka/kafka-message-broker';
+import { KafkaMessageBroker, type KafkaClientSecurity } from '../kafka/kafka-message-broker';
 import { MESSAGE_BROKER, type MessageBroker } from '../messaging-port';
 
 export interface MessagingModuleOptions {
   clientId: string;
   brokers: string[];
   namespace: string;
+  /** The service's own principal (SASL over TLS); null on a loopback PLAINTEXT broker. */
+  security?: KafkaClientSecurity | null;
 }
 
 @Injectable()
@@ -35,6 +37,7 @@ export class MessagingModule {
               clientId: settings.clientId,
               brokers: settings.brokers,
               namespace: settings.namespace,
+              security: settings.security,
               log: (level, message) => (level === 'info' ? logger.log(message) : logger[level](message)),
             });
             await broker.connect();

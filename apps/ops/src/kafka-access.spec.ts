@@ -1,0 +1,61 @@
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { aclsOf, deadLetterTopicOf, type KafkaAccess } from '@mp/shared-messaging';
+import { SERVICE_KAFKA_ACCESS } from './kafka-access';
+
+interface CatalogService {
+  name: string;
+  consumerGroups: Array<{ id: string; topics: string[] }>;
+  produces: string[];
+}
+const catalog = JSON.parse(readFileSync(join(resolve(__dirname, '../../..'), 'deploy/catalog/services.json'), 'utf8')) as { services: CatalogService[] };
+const PER_REPLICA = '<instance>';
+const accessOf = (principal: string): KafkaAccess => {
+  const access = SERVICE_KAFKA_ACCESS.find((candidate) => candidate.principal === principal);
+  if (!access) throw new Error(`no Kafka access for ${principal}`);
+  return access;
+};
+
+describe('Kafka access of each service principal', () => {
+  it('has one principal per catalog service, named after it', () => {
+    expect(SERVICE_KAFKA_ACCESS.map(({ principal }) => principal).sort()).toEqual(catalog.services.map(({ name }) => name).sort());
+  });
+
+  it.each(catalog.services.map((service) => [service.name, service] as const))('%s: reads, groups and writes are the catalog’s', (_name, service) => {
+    const access: KafkaAccess | undefined = SERVICE_KAFKA_ACCESS.find((candidate) => candidate.principal === service.name);
+    const owned = (name: string) => name.endsWith(PER_REPLICA) && (access?.ownedPrefixes ?? []).includes(name.slice(0, -PER_REPLICA.length));
+    expect({
+      reads: [...(access?.reads ?? [])].sort(),
+      groups: [...(access?.groups ?? [])].sort(),
+      writes: [...(access?.writes ?? []), ...(access?.writePrefixes ?? []).map((prefix) => `${prefix}${PER_REPLICA}`)].sort(),
+    }).toEqual({
+      reads: service.consumerGroups.flatMap(({ topics }) => topics).filter((topic) => !owned(topic)).sort(),
+      groups: service.consumerGroups.map(({ id }) => id).filter((id) => !owned(id)).sort(),
+      writes: [...service.produces].sort(),
+    });
+  });
+
+  it('lets the gateway alone write the command topics', () => {
+    const commandTopics = ['payments.commands', 'withdrawals.commands', 'disputes.commands'];
+    const writers = (topic: string) =>
+      SERVICE_KAFKA_ACCESS.flatMap((access) => aclsOf(access, 'ns', deadLetterTopicOf))
+        .filter(({ operation, name, pattern }) => operation === 'write' && (pattern === 'literal' ? name === `ns.${topic}` : `ns.${topic}`.startsWith(name)))
+        .map(({ principal }) => principal);
+    expect(Object.fromEntries(commandTopics.map((topic) => [topic, writers(topic)]))).toEqual(Object.fromEntries(commandTopics.map((topic) => [topic, ['User:gateway']])));
+  });
+
+  it('makes the ACLs in the namespace: read with the dead-letter write, the group, describe on the namespace only', () => {
+    const ledger = aclsOf(accessOf('ledger'), 'prod', deadLetterTopicOf);
+    expect(ledger).toEqual(
+      expect.arrayContaining([
+        { principal: 'User:ledger', resource: 'topic', name: 'prod.', pattern: 'prefixed', operation: 'describe' },
+        { principal: 'User:ledger', resource: 'topic', name: 'prod.payments.order.events', pattern: 'literal', operation: 'read' },
+        { principal: 'User:ledger', resource: 'topic', name: 'prod.payments.order.events.dlq', pattern: 'literal', operation: 'write' },
+        { principal: 'User:ledger', resource: 'group', name: 'prod.ledger.payment-events', pattern: 'literal', operation: 'read' },
+      ]),
+    );
+    expect(ledger.filter(({ operation }) => operation === 'write').map(({ name }) => name).sort()).toEqual(['prod.payments.order.events.dlq', 'prod.withdrawals.events.dlq']);
+    // Without a namespace, describe is on every topic (the literal '*'); nothing else widens.
+    expect(aclsOf(accessOf('ledger'), '', deadLetterTopicOf).filter(({ name }) => name === '*')).toEqual([{ principal: 'User:ledger', resource: 'topic', name: '*', pattern: 'literal', operation: 'describe' }]);
+  });
+});

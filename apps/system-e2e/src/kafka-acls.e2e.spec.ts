@@ -1,0 +1,119 @@
+/**
+ * Goal: issue 20's Kafka boundary, with the secured configuration compose and Kubernetes run.
+ * A broker of its own with SASL_SSL (SCRAM-SHA-512) and ACLs; the ops image's init makes the
+ * topics and each service principal's ACLs (apps/ops/src/kafka-access.ts); the whole system runs
+ * on it, each service as its own principal. Then the attacks: a forged `RequestWithdrawal` on
+ * the commands topic from another service's principal, a produce to every command topic from
+ * every principal but the gateway's, a client with no credentials and one with a wrong password.
+ * Each is refused by the broker, and the refusal leaves no trace in the money.
+ */
+import { DISPUTES_TOPICS } from '@mp/contracts-disputes';
+import { PAYMENTS_TOPICS } from '@mp/contracts-payments';
+import { WITHDRAWAL_COMMAND_SCHEMA_VERSION, WITHDRAWAL_COMMAND_TYPES, WITHDRAWALS_TOPICS, type RequestWithdrawalData } from '@mp/contracts-withdrawals';
+import { randomUUID } from 'node:crypto';
+import { SecuredKafka, SignedClient, SystemUnderTest } from '@mp/shared-testing';
+import { readFileSync } from 'node:fs';
+import { Kafka, logLevel, type SASLOptions } from 'kafkajs';
+import { incomingPayment, newOrderId } from './fixtures';
+
+const COMMAND_TOPICS = [PAYMENTS_TOPICS.commands, WITHDRAWALS_TOPICS.commands, DISPUTES_TOPICS.commands];
+const NOT_THE_GATEWAY = ['payments', 'withdrawals', 'disputes', 'ledger', 'callbacks'];
+
+describe('Kafka with authentication and ACLs (the secured configuration)', () => {
+  let kafka: SecuredKafka;
+  let system: SystemUnderTest;
+  let merchant: SignedClient;
+  let provisioned = '';
+
+  /** A kafkajs client of the secured broker, as `username` (or with no SASL at all). */
+  const clientAs = (sasl: SASLOptions | null) =>
+    new Kafka({
+      clientId: `attacker-${sasl?.mechanism ?? 'anonymous'}`,
+      brokers: [kafka.brokers],
+      ssl: { ca: [readFileSync(kafka.security.caFile, 'utf8')] },
+      ...(sasl ? { sasl } : {}),
+      connectionTimeout: 3_000,
+      retry: { retries: 0 },
+      logLevel: logLevel.NOTHING,
+    });
+  const principal = (username: string, password = kafka.security.users[username]): SASLOptions => ({ mechanism: 'scram-sha-512', username, password: password ?? '' });
+  const topic = (name: string) => `${system.runId}.${name}`;
+
+  /** Sends one message as `sasl` and returns the broker's refusal (its error type), or 'accepted'. */
+  const produceAs = async (sasl: SASLOptions | null, topicName: string, value: string): Promise<string> => {
+    const producer = clientAs(sasl).producer({ allowAutoTopicCreation: false });
+    try {
+      await producer.connect();
+      await producer.send({ topic: topicName, messages: [{ key: 'forged', value }] });
+      return 'accepted';
+    } catch (error) {
+      return refusalOf(error);
+    } finally {
+      await producer.disconnect().catch(() => undefined);
+    }
+  };
+
+  beforeAll(async () => {
+    kafka = await SecuredKafka.start();
+    system = await SystemUnderTest.start({
+      env: kafka.systemEnv(),
+      beforeServices: async (started) => {
+        provisioned = await kafka.provision(started.runId);
+      },
+    });
+    merchant = new SignedClient(system.gatewayUrl, await system.createMerchant('ACL shop'));
+  });
+
+  afterAll(async () => {
+    await system?.stop();
+    await kafka?.stop();
+  });
+
+  it('runs the whole system with one principal per service: init made the topics and the ACLs, a pay-in goes through', async () => {
+    expect(provisioned).toMatch(/kafka-access: 6 principals: \d+ ACLs created, 0 deleted/);
+    const orderId = newOrderId('acl');
+    const created = await merchant.post('/v2/payments/incoming', incomingPayment(orderId));
+    expect(created.status).toBe(201);
+    const read = await merchant.get(`/v2/payments/status/${orderId}`);
+    expect([read.status, read.body.order_id]).toEqual([200, orderId]);
+  });
+
+  it('provisions idempotently: a second init changes no ACL', async () => {
+    expect(await kafka.provision(system.runId)).toMatch(/kafka-access: 6 principals: 0 ACLs created, 0 deleted/);
+  });
+
+  it('refuses a forged RequestWithdrawal on the commands topic from another service’s principal, and no withdrawal exists', async () => {
+    const orderId = newOrderId('forged');
+    const data: RequestWithdrawalData = { merchantId: merchant.credentials.merchantId, orderId, amountMinor: '100000000', currency: 'USDT-TRC20', address: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7' };
+    // Written by hand, as an attacker would: the envelope's fields (libs/shared/messaging/src/envelope.ts), claiming to be the gateway.
+    const forged = { id: randomUUID(), type: WITHDRAWAL_COMMAND_TYPES.requestWithdrawal, schemaVersion: WITHDRAWAL_COMMAND_SCHEMA_VERSION, source: 'gateway', subject: `${data.merchantId}/${orderId}`, time: new Date().toISOString(), correlationId: orderId, causationId: null, data };
+    expect(await produceAs(principal('payments'), topic(WITHDRAWALS_TOPICS.commands), JSON.stringify(forged))).toBe('TOPIC_AUTHORIZATION_FAILED');
+    expect((await merchant.get(`/v2/merchant/withdrawals/${orderId}`)).status).toBe(404);
+  });
+
+  it('lets no principal but the gateway’s write a command topic', async () => {
+    const refusals: Record<string, string> = {};
+    for (const username of NOT_THE_GATEWAY) {
+      for (const name of COMMAND_TOPICS) refusals[`${username} → ${name}`] = await produceAs(principal(username), topic(name), '{}');
+    }
+    expect(refusals).toEqual(Object.fromEntries(Object.keys(refusals).map((attempt) => [attempt, 'TOPIC_AUTHORIZATION_FAILED'])));
+  });
+
+  it('refuses a client without credentials and one with a wrong password', async () => {
+    expect(await produceAs(null, topic(PAYMENTS_TOPICS.commands), '{}')).toMatch(/^(CONNECTION_CLOSED|SASL_REQUIRED|KafkaJSConnectionClosedError|KafkaJSConnectionError|KafkaJSRequestTimeoutError|ILLEGAL_SASL_STATE|KafkaJSProtocolError)$/);
+    expect(await produceAs(principal('gateway', 'not-the-password'), topic(PAYMENTS_TOPICS.commands), '{}')).toBe('SASL_AUTHENTICATION_FAILED');
+  });
+});
+
+/** The broker's error type behind kafkajs's wrappers (retries give up with the original as the cause). */
+function refusalOf(error: unknown): string {
+  let current = error as { type?: string; name?: string; cause?: unknown; originalError?: unknown; errors?: unknown[] } | undefined;
+  for (let depth = 0; current && depth < 5; depth += 1) {
+    if (current.type && current.type !== 'UNKNOWN') return current.type;
+    if (/SASL.*[Aa]uthentication failed/.test(String((current as Error).message))) return 'SASL_AUTHENTICATION_FAILED';
+    const next = current.cause ?? current.originalError ?? current.errors?.[0];
+    if (!next) return current.name ?? String(current);
+    current = next as typeof current;
+  }
+  return String(error);
+}
