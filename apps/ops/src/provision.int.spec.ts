@@ -263,6 +263,14 @@ describe('init: databases, migrations and topics', () => {
     }
   });
 
+  it("refuses, before changing anything, a service whose role is the admin's (a superuser sees every database)", async () => {
+    const adminRole = decodeURIComponent(new URL(adminUrl).username);
+    const env = { ...environment(), LEDGER_DATABASE_URL: roleUrl(adminRole, `${prefix}_asadmin`), LEDGER_MIGRATION_DATABASE_URL: roleUrl(`${prefix}_asadmin_migrator`, `${prefix}_asadmin`) };
+    await expect(ensureServiceDatabases(config(1, env))).rejects.toThrow(`LEDGER_DATABASE_URL names ${adminRole}, the role of POSTGRES_ADMIN_URL: give the service a role of its own`);
+    const made = await asAdmin((admin) => admin.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [`${prefix}_asadmin_migrator`]));
+    expect(made.rowCount).toBe(0);
+  });
+
   it('refuses service URLs without a user or a database, a missing migration URL, one for another database or the same role, naming the variable', () => {
     const problems = (overrides: Record<string, string>) => {
       const reader = new ConfigReader({ ...environment(), ...overrides });

@@ -9,7 +9,7 @@ import { PAYMENTS_MIGRATIONS } from '@mp/payments-infrastructure';
 import { KafkaMessageBroker } from '@mp/shared-messaging';
 import type { ConfigReader, KafkaConnectionConfig } from '@mp/shared-util-config';
 import { WITHDRAWALS_MIGRATIONS } from '@mp/withdrawals-infrastructure';
-import { Client } from 'pg';
+import { Client, escapeIdentifier } from 'pg';
 import { DataSource, type MigrationInterface } from 'typeorm';
 
 export const INIT_STEPS = ['databases', 'migrations', 'topics'] as const;
@@ -107,9 +107,10 @@ export async function ensureServiceDatabases(config: ProvisioningConfig): Promis
   const made: string[] = [];
   try {
     const adminRole = (await admin.query<{ role: string }>('SELECT current_user AS role')).rows[0].role;
+    // The admin is a superuser: a service running as it would see every database. Checked before anything changes.
+    const asAdmin = config.services.find(({ role }) => role === adminRole);
+    if (asAdmin) throw new Error(`${envPrefix(asAdmin.service)}_DATABASE_URL names ${adminRole}, the role of POSTGRES_ADMIN_URL: give the service a role of its own`);
     for (const { role, password, database, migration } of config.services) {
-      // The admin is a superuser: a service running as it would see every database.
-      if (role === adminRole) throw new Error(`${database}: the service's role ${role} is the role of POSTGRES_ADMIN_URL; give the service a role of its own`);
       // A migration role that is the admin's (a DBA who wants to own everything) keeps its password.
       if (migration.role !== adminRole && (await ensureLoginRole(admin, migration))) made.push(`role ${migration.role}`);
       if (await ensureLoginRole(admin, { role, password })) made.push(`role ${role}`);
@@ -158,8 +159,8 @@ async function handOverOwnedObjects(adminUrl: string, database: string, from: st
  * else. TRUNCATE is not granted: no service code empties a table. The migrations table is read
  * only: typeorm reads it when a service starts, and the service must not mark a migration as run.
  */
-function runtimePrivilegeStatements(database: string, role: string, owner: string, quote: (identifier: string) => string): string[] {
-  const [db, runtime, migrator] = [quote(database), quote(role), quote(owner)];
+function runtimePrivilegeStatements(database: string, role: string, owner: string): string[] {
+  const [db, runtime, migrator] = [escapeIdentifier(database), escapeIdentifier(role), escapeIdentifier(owner)];
   return [
     `REVOKE ALL ON DATABASE ${db} FROM PUBLIC`,
     `REVOKE CREATE, TEMPORARY ON DATABASE ${db} FROM ${runtime}`,
@@ -189,20 +190,20 @@ export async function runServiceMigrations(config: ProvisioningConfig): Promise<
     await dataSource.initialize();
     try {
       const foreign = await dataSource.query<Array<{ relation: string; owner: string }>>(
+        // Tables, sequences and views of the service's schema that its migration role cannot alter.
         "SELECT c.relname AS relation, pg_get_userbyid(c.relowner) AS owner FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p', 'S', 'v', 'm') AND c.relowner <> (SELECT oid FROM pg_roles WHERE rolname = current_user) ORDER BY 1",
       );
       if (foreign.length > 0) {
         const owners = [...new Set(foreign.map(({ owner }) => owner))];
         throw new Error(
-          `${service}: ${foreign.length} tables of ${database} are owned by ${owners.join(', ')}, not by ${migration.role} (a deployment from before the migration role): ` +
-            `run init's databases step, or as a superuser in ${database}: ${owners.map((owner) => `REASSIGN OWNED BY "${owner}" TO "${migration.role}";`).join(' ')}`,
+          `${service}: ${foreign.length} tables and sequences of ${database} (${foreign[0].relation}, ...) are owned by ${owners.join(', ')}, not by ${migration.role} (a deployment from before the migration role): ` +
+            `run init's databases step, or as a superuser in ${database}: ${owners.map((owner) => `REASSIGN OWNED BY ${escapeIdentifier(owner)} TO ${escapeIdentifier(migration.role)};`).join(' ')}`,
         );
       }
       const migrations = await dataSource.runMigrations();
       if (migrations.length > 0) applied.push(`${service} ${migrations.length}`);
-      const quote = (identifier: string) => `"${identifier.replaceAll('"', '""')}"`;
       await dataSource.transaction(async (manager) => {
-        for (const statement of runtimePrivilegeStatements(database, role, migration.role, quote)) await manager.query(statement);
+        for (const statement of runtimePrivilegeStatements(database, role, migration.role)) await manager.query(statement);
       });
     } finally {
       await dataSource.destroy();
