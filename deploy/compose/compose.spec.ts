@@ -110,6 +110,14 @@ describe('docker-compose.yml and the service catalog', () => {
     }
   });
 
+  it("gives init each database's migration role, which owns it, and no service that role's password", () => {
+    for (const { name } of catalog.services) {
+      expect(compose.services.init.environment?.[`${envPrefix(name)}_MIGRATION_DATABASE_URL`]).toBe(`postgres://${name}_migrator:\${${envPrefix(name)}_MIGRATION_DB_PASSWORD:-}@postgres:5432/${name}`);
+    }
+    const holders = Object.entries(compose.services).filter(([name, service]) => name !== 'init' && JSON.stringify(service.environment ?? {}).includes('_MIGRATION_'));
+    expect(holders.map(([name]) => name)).toEqual([]);
+  });
+
   it('needs no .env to be read (docker-compose config -q on a fresh clone): no ${VAR:?…} that stops interpolation', () => {
     expect(composeText.match(/\$\{[A-Z0-9_]+:\?/g)).toBeNull();
   });

@@ -332,4 +332,27 @@ describe.each(['dev', 'prod'])('the %s overlay', (overlay) => {
     const missing = referenced.filter(({ name, key }) => !secrets.some((secret) => secret.metadata.name === name && (key === undefined || secret.data?.[key] !== undefined)));
     expect(missing).toEqual([]);
   });
+  it("runs the migrations as each database's migration role, whose Secret no service holds", () => {
+    const migrationsJob = podOf(named('Job', 'migrations')[0]).containers[0];
+    const secretOf = (container: Container, variable: string) => baseName(container.env?.find(({ name }) => name === variable)?.valueFrom?.secretKeyRef?.name ?? '');
+    for (const { name } of services) {
+      expect({ name, migration: secretOf(migrationsJob, `${envPrefix(name)}_MIGRATION_DATABASE_URL`), service: secretOf(migrationsJob, `${envPrefix(name)}_DATABASE_URL`) }).toEqual({ name, migration: `${name}-migration-database`, service: `${name}-database` });
+    }
+    const holders = deployments.filter((deployment) => JSON.stringify(podOf(deployment)).includes('-migration-database'));
+    expect(holders.map((deployment) => deployment.metadata.name)).toEqual([]);
+    if (overlay === 'dev') {
+      const urlOf = (secretName: string) => Buffer.from(present(ofKind('Secret').find((secret) => baseName(secret.metadata.name) === secretName)?.data?.DATABASE_URL, `${secretName}'s DATABASE_URL`), 'base64').toString();
+      for (const { name } of services) expect(new URL(urlOf(`${name}-migration-database`)).username).toBe(`${name}_migrator`);
+      return;
+    }
+    // prod: CloudNativePG makes both roles from their Secrets and gives each database to its migration role.
+    const cluster = present(ofKind('Cluster')[0], 'the CloudNativePG Cluster');
+    const roles = (specOf(cluster).managed as { roles: Array<{ name: string; login: boolean; passwordSecret: { name: string } }> }).roles;
+    for (const { name } of services) {
+      expect(roles).toContainEqual(expect.objectContaining({ name, login: true, passwordSecret: { name: `${name}-database` } }));
+      expect(roles).toContainEqual(expect.objectContaining({ name: `${name}_migrator`, login: true, passwordSecret: { name: `${name}-migration-database` } }));
+      const database = ofKind('Database').find((candidate) => specOf(candidate).name === name);
+      expect({ name, owner: database && specOf(database).owner }).toEqual({ name, owner: `${name}_migrator` });
+    }
+  });
 });

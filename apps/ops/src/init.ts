@@ -3,14 +3,15 @@
  *
  *   node dist/apps/ops/src/init.js [--steps databases,migrations,topics,kafka-access]
  *
- * - databases: per service, a login role and a database it owns, both named by that service's
- *   <NAME>_DATABASE_URL (user, password, database), created through POSTGRES_ADMIN_URL. The
- *   role's password is set to the URL's every time, so changing it in the configuration and
- *   rerunning the step rotates it. Where an operator (CloudNativePG) owns roles and databases,
- *   this step is not run.
- * - migrations: every service's migrations, as that service's role (so it owns its tables), one
- *   transaction each. Services also run them at boot; running them here first means replicas
- *   that start together never race to create the same table.
+ * - databases: per service, two login roles and a database, created through POSTGRES_ADMIN_URL:
+ *   the migration role of <NAME>_MIGRATION_DATABASE_URL owns the database; the service's own
+ *   role of <NAME>_DATABASE_URL may only connect to it. Both passwords are set to the URLs' every
+ *   time, so changing one in the configuration and rerunning the step rotates it. Where an
+ *   operator (CloudNativePG) owns roles and databases, this step is not run.
+ * - migrations: every service's migrations, as its migration role (so it owns the tables), one
+ *   transaction each; then the service's role gets read and write on the tables and nothing
+ *   else, no DDL. Services also check for migrations at boot, as their own role, which can run
+ *   none: this step must run before a release's services start.
  * - topics: the command and event topics of the service catalog (deploy/catalog/services.json),
  *   with KAFKA_TOPIC_PARTITIONS partitions and their dead-letter topics. Gateway reply topics are
  *   per replica and made by each gateway at boot.
