@@ -18,6 +18,7 @@ interface ComposeService {
   image?: string;
   build?: { context: string; target?: string; args?: Record<string, string> };
   command?: string[];
+  entrypoint?: string[];
   ports?: string[];
   environment?: Record<string, string | number>;
   depends_on?: Record<string, { condition: string }>;
@@ -36,10 +37,10 @@ const composeText = read('docker-compose.yml');
 const compose = parse(composeText, { merge: true }) as { services: Record<string, ComposeService>; volumes: Record<string, unknown>; [key: string]: unknown };
 const envPrefix = (name: string) => name.toUpperCase().replaceAll('-', '_');
 const INFRASTRUCTURE = ['postgres', 'kafka'];
-const ONE_SHOTS = ['init', 'demo'];
+const ONE_SHOTS = ['kafka-tls', 'kafka-users', 'init', 'demo'];
 
 describe('docker-compose.yml and the service catalog', () => {
-  it('runs exactly the catalog services, the infrastructure and the two one-shots', () => {
+  it('runs exactly the catalog services, the infrastructure and the one-shots', () => {
     expect(Object.keys(compose.services).sort()).toEqual([...catalog.services.map(({ name }) => name), ...INFRASTRUCTURE, ...ONE_SHOTS].sort());
   });
 
@@ -91,12 +92,37 @@ describe('docker-compose.yml and the service catalog', () => {
   it('gives Kafka and PostgreSQL a health check and a named volume each', () => {
     for (const name of INFRASTRUCTURE) {
       expect(compose.services[name].healthcheck?.test.length).toBeGreaterThan(1);
-      const [volume] = compose.services[name].volumes ?? [];
-      expect(Object.keys(compose.volumes)).toContain(volume.split(':')[0]);
+      const volumes = (compose.services[name].volumes ?? []).map((volume) => volume.split(':')[0]).filter((source) => !source.startsWith('.'));
+      expect(Object.keys(compose.volumes)).toEqual(expect.arrayContaining(volumes));
+      expect(volumes).toContain(`${name}-data`);
     }
     expect(compose.services.kafka.image).toBe('apache/kafka:3.9.1');
-    expect(compose.services.kafka.environment?.KAFKA_PROCESS_ROLES).toBe('broker,controller');
+    expect(compose.services.kafka.command).toEqual(['bash', '/opt/merchant-payments/kafka/start-secured-broker.sh']);
     expect(compose.services.postgres.image).toBe('postgres:15');
+  });
+
+  it('runs Kafka secured: every service is its own SASL_SSL principal, init grants the ACLs as the admin, no one else holds the admin password', () => {
+    for (const { name } of catalog.services) {
+      const environment = compose.services[name].environment ?? {};
+      expect({ name, protocol: environment.KAFKA_SECURITY_PROTOCOL, user: environment.KAFKA_SASL_USERNAME, password: environment.KAFKA_SASL_PASSWORD, ca: environment.KAFKA_SSL_CA_FILE }).toEqual({
+        name,
+        protocol: 'SASL_SSL',
+        user: name,
+        password: `\${${envPrefix(name)}_KAFKA_PASSWORD:-}`,
+        ca: '/etc/merchant-payments/kafka-tls/ca.pem',
+      });
+      expect(compose.services[name].volumes).toEqual(['kafka-tls-trust:/etc/merchant-payments/kafka-tls:ro']);
+    }
+    expect(compose.services.init.command).toContain('databases,migrations,topics,kafka-access');
+    expect(compose.services.init.environment?.KAFKA_SASL_USERNAME).toBe('admin');
+    expect(compose.services['kafka-users'].entrypoint?.slice(3).sort()).toEqual(catalog.services.map(({ name }) => name).sort());
+    const holdsAdminPassword = Object.entries(compose.services)
+      .filter(([, service]) => JSON.stringify(service.environment ?? {}).includes('KAFKA_ADMIN_PASSWORD'))
+      .map(([name]) => name);
+    expect(holdsAdminPassword.sort()).toEqual(['init', 'kafka', 'kafka-users']);
+    // The CA's private key is mounted by the job that signs with it, nowhere else.
+    const mountsCaKey = Object.entries(compose.services).filter(([, service]) => (service.volumes ?? []).some((volume) => volume.startsWith('kafka-tls-ca:'))).map(([name]) => name);
+    expect(mountsCaKey).toEqual(['kafka-tls']);
   });
 
   it('uses none of the keys docker-compose 1.29 rejects, so v2 and 1.29 both run it', () => {
