@@ -8,7 +8,9 @@
  * root filesystem and has requests and limits; each service's configuration finds every
  * variable it requires; each internal port admits exactly the services whose configuration
  * names its URL; consumers never scale past the partition count; the stop sequence fits in the
- * grace period; dev generates every Secret it references, prod none.
+ * grace period; the gateway trusts the ingress controllers' X-Forwarded-For (private ranges
+ * only, and only the ingress controllers reach its public port); dev generates every Secret it
+ * references, prod none.
  * Method: the rendered YAML is parsed; the facts that only exist as source text (which
  * variables a config reads, with or without a default) are read from the files the catalog names.
  * Needs kubectl (its built-in kustomize). deploy/k8s/validate.sh checks the schemas.
@@ -16,8 +18,9 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { REQUEST_BODY_BYTES_MAX } from '@mp/gateway-api';
+import { isTrustedProxyEntry, REQUEST_BODY_BYTES_MAX } from '@mp/gateway-api';
 import { RECEIPT_BYTES_MAX } from '@mp/shared-util-validation';
+import ipaddr from 'ipaddr.js';
 import YAML from 'yaml';
 
 interface CatalogService {
@@ -96,6 +99,21 @@ function render(overlay: string): Resource[] {
   return YAML.parseAllDocuments(text)
     .map((document) => document.toJSON() as Resource | null)
     .filter((resource): resource is Resource => resource !== null);
+}
+
+/**
+ * Whether a GATEWAY_TRUSTED_PROXIES entry lies wholly in private address space (RFC 1918, CGNAT,
+ * IPv6 unique-local), where pod networks are: trusting a public address would let a client on
+ * the Internet name its own address, and so its own rate-limit bucket.
+ */
+function isPrivateRange(entry: string): boolean {
+  const [address, prefix] = entry.includes('/') ? ipaddr.parseCIDR(entry) : [ipaddr.parse(entry), entry.includes(':') ? 128 : 32];
+  if (address.kind() === 'ipv4') {
+    const [first, last] = [ipaddr.IPv4.networkAddressFromCIDR(`${address.toString()}/${prefix}`), ipaddr.IPv4.broadcastAddressFromCIDR(`${address.toString()}/${prefix}`)];
+    return [first, last].every((bound) => ['private', 'carrierGradeNat'].includes(bound.range()));
+  }
+  // fc00::/7: the whole unique-local block or a part of it.
+  return address.range() === 'uniqueLocal' && prefix >= 7;
 }
 
 /** Generated names carry a content hash (platform-4h7mh56k5m): the name without it. */
@@ -300,6 +318,20 @@ describe.each(['dev', 'prod'])('the %s overlay', (overlay) => {
     } else {
       expect(autoscalers.map((autoscaler) => autoscaler.metadata.name).sort()).toEqual(services.map((service) => service.name).sort());
     }
+  });
+
+  it("believes X-Forwarded-For from the ingress controllers only: GATEWAY_TRUSTED_PROXIES names private ranges, and only the controllers reach the public port", () => {
+    const source = present(containerOf('gateway').env?.find((variable) => variable.name === 'GATEWAY_TRUSTED_PROXIES')?.valueFrom?.configMapKeyRef, "the gateway's GATEWAY_TRUSTED_PROXIES");
+    const configMap = present(ofKind('ConfigMap').find((candidate) => candidate.metadata.name === source.name)?.data, `the ConfigMap ${source.name}`);
+    const entries = (configMap[source.key] ?? '')
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter(Boolean);
+    // Empty, every payer behind the ingress would share the controller's address: one bucket for all of them.
+    expect(entries.length).toBeGreaterThan(0);
+    expect(entries.filter((entry) => !isTrustedProxyEntry(entry) || !isPrivateRange(entry))).toEqual([]);
+    const publicPort = named('NetworkPolicy', 'gateway-http').flatMap((policy) => (specOf(policy).ingress as PolicyRule[]).flatMap((rule) => rule.from ?? []));
+    expect(publicPort).toEqual([{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } }]);
   });
 
   it('gives every service its own service-token key and everyone’s public keys, from Secrets (no switch to turn the check off)', () => {

@@ -1,8 +1,8 @@
 /**
  * Goal: `npm start` and `npm run rekey` read a service's master keyring from the local dev
  * state the way docs/operations/master-key-rotation.md says: the current key from its file,
- * its version and the retired keys from the files beside it, the environment winning over the
- * files. Method: the module both use, run by node on a temporary state directory.
+ * its version, the retired keys and the next key from the files beside it, the environment
+ * winning over the files. Method: the module both use, run by node on a temporary state directory.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -34,5 +34,13 @@ describe('local master keyring (npm start, npm run rekey)', () => {
       MERCHANT_SECRETS_MASTER_KEY_VERSION: '4',
       MERCHANT_SECRETS_RETIRED_KEYS: '3:bmV3',
     });
+  });
+
+  it('adds the next key of a rotation from <file>.next; the environment wins', () => {
+    const stateDir = mkdtempSync(join(tmpdir(), 'mp-keyring-'));
+    writeFileSync(join(stateDir, 'master.key'), 'b25l\n');
+    writeFileSync(join(stateDir, 'master.key.next'), '2:bmV3\n');
+    expect(keyringEnvironment(stateDir)).toEqual({ MERCHANT_SECRETS_MASTER_KEY: 'b25l', MERCHANT_SECRETS_NEXT_KEY: '2:bmV3' });
+    expect(keyringEnvironment(stateDir, { MERCHANT_SECRETS_NEXT_KEY: '3:dHdv' })).toEqual({ MERCHANT_SECRETS_MASTER_KEY: 'b25l', MERCHANT_SECRETS_NEXT_KEY: '3:dHdv' });
   });
 });

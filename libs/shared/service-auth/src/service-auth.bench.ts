@@ -30,7 +30,7 @@ async function time(label: string, iterations: number, run: (index: number) => P
 async function main(): Promise<void> {
   const keyring = new ServiceKeyring();
   const privateKey = parsePrivateKey(keyring.keys.gateway.privateKey);
-  const publicKeys = new Map<ServiceName, ReturnType<typeof parsePublicKey>>([['gateway', parsePublicKey(keyring.keys.gateway.publicKey)]]);
+  const publicKeys = new Map<ServiceName, Array<ReturnType<typeof parsePublicKey>>>([['gateway', [parsePublicKey(keyring.keys.gateway.publicKey)]]]);
   const cached = new ServiceTokenIssuer('gateway', privateKey);
   const authenticator = new ServiceAuthenticator({ service: 'ledger', publicKeys }, { gateway: [`GET ${ROUTE}`] });
   const header = await cached.authorization('ledger');

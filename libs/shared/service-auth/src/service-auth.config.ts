@@ -5,14 +5,19 @@ import { isServiceName, parsePrivateKey, parsePublicKey, type ServiceName } from
 export interface ServiceAuthConfig {
   service: ServiceName;
   privateKey: KeyObject;
-  publicKeys: ReadonlyMap<ServiceName, KeyObject>;
+  /** Each caller's public keys: one, or two while that caller's key is being rotated (current and next). */
+  publicKeys: ReadonlyMap<ServiceName, readonly KeyObject[]>;
 }
+
+/** A caller's key rotation needs the key in use and the next one; a third would be a key nobody retired. */
+const MAX_KEYS_PER_CALLER = 2;
 
 const GENERATE_HINT = 'base64 of an Ed25519 PKCS#8 DER key, e.g. openssl genpkey -algorithm ed25519 -outform DER | base64 -w0';
 
 /**
  * SERVICE_TOKEN_PRIVATE_KEY (this service's own key, which only it holds) and
- * SERVICE_TOKEN_PUBLIC_KEYS (`caller:<base64 SPKI DER>,…`, the services that call this one).
+ * SERVICE_TOKEN_PUBLIC_KEYS (`caller:<base64 SPKI DER>,…`, the services that call this one; a
+ * caller listed twice has two keys, both accepted, while its key is rotated: docs/operations/service-keys.md).
  * Both are required: there is no way to run a service without service authentication.
  * `callers` are the services this one's allow-list names: each needs its public key here.
  */
@@ -26,7 +31,7 @@ export function readServiceAuthConfig(reader: ConfigReader, service: ServiceName
       reader.problem(`SERVICE_TOKEN_PRIVATE_KEY is not a usable key: ${(error as Error).message} (${GENERATE_HINT})`);
     }
   }
-  const publicKeys = new Map<ServiceName, KeyObject>();
+  const publicKeys = new Map<ServiceName, KeyObject[]>();
   const required = callers.filter((caller) => caller !== 'test-harness');
   const entries = reader.list('SERVICE_TOKEN_PUBLIC_KEYS');
   for (const entry of entries) {
@@ -37,10 +42,13 @@ export function readServiceAuthConfig(reader: ConfigReader, service: ServiceName
       continue;
     }
     try {
-      publicKeys.set(name, parsePublicKey(entry.slice(separator + 1)));
+      publicKeys.set(name, [...(publicKeys.get(name) ?? []), parsePublicKey(entry.slice(separator + 1))]);
     } catch (error) {
       reader.problem(`SERVICE_TOKEN_PUBLIC_KEYS: the key of ${name} is not a usable public key: ${(error as Error).message}`);
     }
+  }
+  for (const [caller, keys] of publicKeys) {
+    if (keys.length > MAX_KEYS_PER_CALLER) reader.problem(`SERVICE_TOKEN_PUBLIC_KEYS lists ${keys.length} keys for ${caller}: at most ${MAX_KEYS_PER_CALLER}, its current and its next key during a rotation`);
   }
   const missing = required.filter((caller) => !publicKeys.has(caller));
   if (entries.length > 0 && missing.length > 0) reader.problem(`SERVICE_TOKEN_PUBLIC_KEYS lacks the public key of ${missing.join(', ')}, which call this service`);

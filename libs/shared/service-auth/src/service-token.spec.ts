@@ -7,9 +7,9 @@ import { formatPublicKeys, generateServiceKeyPair, parsePrivateKey, parsePublicK
 
 const gatewayKeys = generateServiceKeyPair();
 const paymentsKeys = generateServiceKeyPair();
-const publicKeys = new Map<ServiceName, ReturnType<typeof parsePublicKey>>([
-  ['gateway', parsePublicKey(gatewayKeys.publicKey)],
-  ['payments', parsePublicKey(paymentsKeys.publicKey)],
+const publicKeys = new Map<ServiceName, Array<ReturnType<typeof parsePublicKey>>>([
+  ['gateway', [parsePublicKey(gatewayKeys.publicKey)]],
+  ['payments', [parsePublicKey(paymentsKeys.publicKey)]],
 ]);
 const T0 = Date.parse('2026-01-01T00:00:00Z');
 
@@ -132,6 +132,40 @@ describe('configuration', () => {
     expect(() => read({})).toThrow(/SERVICE_TOKEN_PRIVATE_KEY is required[\s\S]*SERVICE_TOKEN_PUBLIC_KEYS is required/);
     expect(() => read({ SERVICE_TOKEN_PRIVATE_KEY: 'bm90IGEga2V5', SERVICE_TOKEN_PUBLIC_KEYS: `gateway:${gatewayKeys.publicKey},bank:xyz` })).toThrow(
       /SERVICE_TOKEN_PRIVATE_KEY is not a usable key[\s\S]*"bank" is not a service name[\s\S]*lacks the public key of payments/,
+    );
+  });
+});
+
+describe("rotating a caller's key", () => {
+  const configured = (publicKeys: string) => {
+    const reader = new ConfigReader({ SERVICE_TOKEN_PRIVATE_KEY: generateServiceKeyPair().privateKey, SERVICE_TOKEN_PUBLIC_KEYS: publicKeys });
+    const config = readServiceAuthConfig(reader, 'ledger', ['gateway', 'payments']);
+    reader.assertValid();
+    return new ServiceTokenVerifier('ledger', config.publicKeys, () => T0);
+  };
+  const nextGatewayKeys = generateServiceKeyPair();
+  const signedWithOldKey = () => new ServiceTokenIssuer('gateway', parsePrivateKey(gatewayKeys.privateKey), () => T0).authorization('ledger');
+  const signedWithNewKey = () => new ServiceTokenIssuer('gateway', parsePrivateKey(nextGatewayKeys.privateKey), () => T0).authorization('ledger');
+
+  it('accepts tokens of the old and the new key while the callee lists both, so no call is refused during the rollout', async () => {
+    const overlap = configured(`gateway:${gatewayKeys.publicKey},gateway:${nextGatewayKeys.publicKey},payments:${paymentsKeys.publicKey}`);
+    await expect(overlap.verify(await signedWithOldKey())).resolves.toEqual({ service: 'gateway', actor: null });
+    await expect(overlap.verify(await signedWithNewKey())).resolves.toEqual({ service: 'gateway', actor: null });
+  });
+
+  it('refuses the old key once it is removed, and still refuses a key of another caller', async () => {
+    const rotated = configured(`gateway:${nextGatewayKeys.publicKey},payments:${paymentsKeys.publicKey}`);
+    await expect(rotated.verify(await signedWithOldKey())).rejects.toMatchObject({ reason: 'bad signature for gateway' });
+    await expect(rotated.verify(await signedWithNewKey())).resolves.toEqual({ service: 'gateway', actor: null });
+    const overlap = configured(`gateway:${gatewayKeys.publicKey},gateway:${nextGatewayKeys.publicKey},payments:${paymentsKeys.publicKey}`);
+    const paymentsPosingAsGateway = new ServiceTokenIssuer('gateway', parsePrivateKey(paymentsKeys.privateKey), () => T0);
+    await expect(overlap.verify(await paymentsPosingAsGateway.authorization('ledger'))).rejects.toMatchObject({ reason: 'bad signature for gateway' });
+  });
+
+  it('refuses more than two keys for one caller: a rotation needs the current and the next one only', () => {
+    const third = generateServiceKeyPair().publicKey;
+    expect(() => configured(`gateway:${gatewayKeys.publicKey},gateway:${nextGatewayKeys.publicKey},gateway:${third},payments:${paymentsKeys.publicKey}`)).toThrow(
+      /SERVICE_TOKEN_PUBLIC_KEYS lists 3 keys for gateway/,
     );
   });
 });

@@ -106,6 +106,8 @@ export class ServiceTokenIssuer {
   }
 }
 
+const badSignature = (issuer: ServiceName) => `bad signature for ${issuer}`;
+
 const actorOf = (claim: unknown): ServiceActor | null => {
   if (claim === undefined) return null;
   const act = claim as { type?: unknown; id?: unknown } | null;
@@ -117,13 +119,16 @@ const actorOf = (claim: unknown): ServiceActor | null => {
  * The callee's side: checks the signature with the issuer's public key (kid names the issuer,
  * and must equal iss), the audience (this service), the lifetime and the expiry. A token that
  * verified is remembered until it expires, so a caller's repeated token costs a map lookup.
+ * While a caller's key is rotated the callee has two keys for it, and a token signed with either
+ * verifies: the callee tries them in order, so a token of the second key costs one more
+ * signature check, once per token.
  */
 export class ServiceTokenVerifier {
   private readonly verified = new Map<string, { caller: VerifiedCaller; expiresAtMs: number }>();
 
   constructor(
     readonly service: ServiceName,
-    private readonly publicKeys: ReadonlyMap<ServiceName, KeyObject>,
+    private readonly publicKeys: ReadonlyMap<ServiceName, readonly KeyObject[]>,
     private readonly now: Clock = Date.now,
   ) {}
 
@@ -153,8 +158,20 @@ export class ServiceTokenVerifier {
     } catch (error) {
       throw error instanceof ServiceTokenRefusal ? error : new ServiceTokenRefusal('malformed token');
     }
-    const key = this.publicKeys.get(issuer);
-    if (!key) throw new ServiceTokenRefusal(`no public key configured for ${issuer}`);
+    const keys = this.publicKeys.get(issuer) ?? [];
+    if (keys.length === 0) throw new ServiceTokenRefusal(`no public key configured for ${issuer}`);
+    for (const key of keys.slice(0, -1)) {
+      try {
+        return await this.verifyWith(token, key, issuer, nowMs);
+      } catch (error) {
+        // The issuer's other key may have signed it; any other refusal would be the same with every key.
+        if (!(error instanceof ServiceTokenRefusal && error.reason === badSignature(issuer))) throw error;
+      }
+    }
+    return this.verifyWith(token, keys[keys.length - 1], issuer, nowMs);
+  }
+
+  private async verifyWith(token: string, key: KeyObject, issuer: ServiceName, nowMs: number): Promise<{ caller: VerifiedCaller; expiresAtMs: number }> {
     try {
       const { payload } = await jwtVerify(token, key, {
         algorithms: [ALGORITHM],
@@ -171,7 +188,7 @@ export class ServiceTokenVerifier {
       if (error instanceof ServiceTokenRefusal) throw error;
       if (error instanceof joseErrors.JWTExpired) throw new ServiceTokenRefusal(error.claim === 'exp' ? 'token expired' : `token older than ${MAX_TOKEN_AGE_SECONDS} s (iat)`);
       if (error instanceof joseErrors.JWTClaimValidationFailed) throw new ServiceTokenRefusal(`claim ${error.claim} ${error.reason}`);
-      if (error instanceof joseErrors.JWSSignatureVerificationFailed) throw new ServiceTokenRefusal(`bad signature for ${issuer}`);
+      if (error instanceof joseErrors.JWSSignatureVerificationFailed) throw new ServiceTokenRefusal(badSignature(issuer));
       throw new ServiceTokenRefusal('malformed token');
     }
   }

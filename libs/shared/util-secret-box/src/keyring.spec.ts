@@ -94,6 +94,27 @@ describe('master keyring', () => {
     ).toMatch(/MERCHANT_SECRETS_RETIRED_KEYS version 1 holds the same key as MERCHANT_SECRETS_MASTER_KEY: a rotation needs a new key/);
   });
 
+  it('reads the next key before it seals with it, so replicas still on this step open what promoted replicas sealed', () => {
+    const withNext = keyringFrom({ MERCHANT_SECRETS_MASTER_KEY: keyV1.toString('base64'), MERCHANT_SECRETS_NEXT_KEY: `2:${keyV2.toString('base64')}` });
+    expect(withNext.currentVersion).toBe(1);
+    expect(new SecretBox(withNext).seal('still under the current key', 'owner:a').keyVersion).toBe(1);
+    const promoted = new SecretBox(keyringFrom({ MERCHANT_SECRETS_MASTER_KEY: keyV2.toString('base64'), MERCHANT_SECRETS_MASTER_KEY_VERSION: '2', MERCHANT_SECRETS_RETIRED_KEYS: `1:${keyV1.toString('base64')}` }));
+    const sealedByPromoted = promoted.seal('sealed by a promoted replica', 'owner:a');
+    expect(new SecretBox(withNext).open(sealedByPromoted, 'owner:a')).toBe('sealed by a promoted replica');
+  });
+
+  it('refuses a next key that is malformed, not above the current version, retired already, or a key in use', () => {
+    const current = { MERCHANT_SECRETS_MASTER_KEY: keyV2.toString('base64'), MERCHANT_SECRETS_MASTER_KEY_VERSION: '2', MERCHANT_SECRETS_RETIRED_KEYS: `3:${keyV1.toString('base64')}` };
+    expect(problemsOf({ ...current, MERCHANT_SECRETS_NEXT_KEY: randomBytes(32).toString('base64') })).toMatch(/MERCHANT_SECRETS_NEXT_KEY must be <version>:<base64 key>/);
+    expect(problemsOf({ ...current, MERCHANT_SECRETS_NEXT_KEY: `2:${randomBytes(32).toString('base64')}` })).toMatch(
+      /MERCHANT_SECRETS_NEXT_KEY has version 2: the next key's version must be above MERCHANT_SECRETS_MASTER_KEY_VERSION \(2\)/,
+    );
+    expect(problemsOf({ ...current, MERCHANT_SECRETS_NEXT_KEY: `3:${randomBytes(32).toString('base64')}` })).toMatch(/MERCHANT_SECRETS_NEXT_KEY has version 3, which MERCHANT_SECRETS_RETIRED_KEYS lists too/);
+    expect(problemsOf({ ...current, MERCHANT_SECRETS_NEXT_KEY: `4:${keyV2.toString('base64')}` })).toMatch(/MERCHANT_SECRETS_NEXT_KEY holds a key already in use: a rotation needs a new key/);
+    expect(problemsOf({ ...current, MERCHANT_SECRETS_NEXT_KEY: `4:${keyV1.toString('base64')}` })).toMatch(/MERCHANT_SECRETS_NEXT_KEY holds a key already in use/);
+    expect(problemsOf({ ...current, MERCHANT_SECRETS_NEXT_KEY: `4:${keyV1.toString('base64')},5:${randomBytes(32).toString('base64')}` })).toMatch(/MERCHANT_SECRETS_NEXT_KEY must be one <version>:<base64 key>/);
+  });
+
   it('refuses to be built without its current key', () => {
     expect(() => new SecretKeyring(2, new Map([[1, keyV1]]))).toThrow(/current key version 2/);
     expect(() => new SecretKeyring(1, new Map([[1, randomBytes(16)]]))).toThrow(/32 bytes/);

@@ -30,7 +30,7 @@ export class UnknownKeyVersionError extends Error {
     where?: string,
   ) {
     super(
-      `secret sealed with key version ${keyVersion}, which is not in the keyring (has ${knownVersions.join(', ')}): configure that version's key among the retired keys${where ? ` (${where})` : ''}`,
+      `secret sealed with key version ${keyVersion}, which is not in the keyring (has ${knownVersions.join(', ')}): configure that version's key as a retired or the next key${where ? ` (${where})` : ''}`,
     );
     this.name = 'UnknownKeyVersionError';
   }
@@ -62,7 +62,10 @@ export class SecretKeyring {
     return this.keyFor(this.currentVersion);
   }
 
-  /** Versions still readable but no longer used to seal, ascending. */
+  /**
+   * Versions read but never used to seal, ascending: retired keys, and the next key while a
+   * rotation's first step runs. The re-seal moves whatever is under them to the current key.
+   */
   get retiredVersions(): number[] {
     return [...this.keys.keys()].filter((version) => version !== this.currentVersion).sort((a, b) => a - b);
   }
@@ -93,13 +96,19 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
  *   <PREFIX>_MASTER_KEY          the current key, base64 of 32 bytes (required)
  *   <PREFIX>_MASTER_KEY_VERSION  its version, default 1
  *   <PREFIX>_RETIRED_KEYS        "<version>:<base64 key>,..." still readable, default none
+ *   <PREFIX>_NEXT_KEY            "<version>:<base64 key>", readable before it becomes current, default none
  *
+ * The next key is the first step of a rotation with more than one replica: every replica must be
+ * able to read the new key before any replica seals with it, or a replica not yet rolled could
+ * not open what a rolled one wrote (docs/operations/master-key-rotation.md). Like a retired key
+ * it opens values and never seals; its version must be above the current one.
  * Messages name variables, entries and versions, never key material.
  */
 export function readMasterKeyring(reader: ConfigReader, prefix: string): SecretKeyring {
   const currentName = `${prefix}_MASTER_KEY`;
   const versionName = `${prefix}_MASTER_KEY_VERSION`;
   const retiredName = `${prefix}_RETIRED_KEYS`;
+  const nextName = `${prefix}_NEXT_KEY`;
   const currentText = reader.string(currentName, { description: `base64 of ${MASTER_KEY_BYTES} random bytes, e.g. openssl rand -base64 ${MASTER_KEY_BYTES}` });
   const currentVersion = reader.integer(versionName, { default: LEGACY_KEY_VERSION, min: 1, max: MAX_KEY_VERSION });
   const currentKey = currentText === '' ? null : decodeKey(reader, currentName, currentText);
@@ -107,24 +116,44 @@ export function readMasterKeyring(reader: ConfigReader, prefix: string): SecretK
   const keys = new Map<number, Buffer>();
   const entries = reader.list(retiredName, { default: '' });
   entries.forEach((entry, index) => {
-    const where = `${retiredName} entry ${index + 1}`;
-    const separator = entry.indexOf(':');
-    if (separator < 0) return reader.problem(`${where} must be <version>:<base64 key>`);
-    const versionText = entry.slice(0, separator).trim();
-    const version = Number(versionText);
-    if (!/^\d+$/.test(versionText) || !Number.isSafeInteger(version) || version < 1 || version > MAX_KEY_VERSION) {
-      return reader.problem(`${where} has version "${versionText}", which is not a whole number from 1 to ${MAX_KEY_VERSION}`);
-    }
-    const key = decodeKey(reader, `${where} (version ${version})`, entry.slice(separator + 1).trim());
+    const parsed = parseVersionedKey(reader, `${retiredName} entry ${index + 1}`, entry);
+    if (!parsed) return;
+    const { version, key } = parsed;
     if (keys.has(version)) return reader.problem(`${retiredName} lists version ${version} twice`);
     if (version === currentVersion) return reader.problem(`${retiredName} lists version ${version}, the current ${versionName}: a key is either current or retired`);
     if (key && currentKey?.equals(key)) return reader.problem(`${retiredName} version ${version} holds the same key as ${currentName}: a rotation needs a new key`);
     if (key) keys.set(version, key);
   });
+
+  const nextEntries = reader.list(nextName, { default: '' });
+  if (nextEntries.length > 1) reader.problem(`${nextName} must be one <version>:<base64 key>: a rotation brings in one new key at a time`);
+  const next = nextEntries.length === 1 ? parseVersionedKey(reader, nextName, nextEntries[0]) : null;
+  if (next) {
+    if (next.version <= currentVersion) reader.problem(`${nextName} has version ${next.version}: the next key's version must be above ${versionName} (${currentVersion})`);
+    else if (keys.has(next.version)) reader.problem(`${nextName} has version ${next.version}, which ${retiredName} lists too`);
+    else if (next.key && [currentKey, ...keys.values()].some((key) => key?.equals(next.key as Buffer))) reader.problem(`${nextName} holds a key already in use: a rotation needs a new key`);
+    else if (next.key) keys.set(next.version, next.key);
+  }
   // On any problem the caller's assertValid() throws; this keyring is never used then.
   if (!currentKey) return SecretKeyring.single(Buffer.alloc(MASTER_KEY_BYTES), currentVersion);
   keys.set(currentVersion, currentKey);
   return new SecretKeyring(currentVersion, keys);
+}
+
+/** "<version>:<base64 key>"; null (with the problem recorded) when the entry is not that. The key is null when only the key is bad. */
+function parseVersionedKey(reader: ConfigReader, where: string, entry: string): { version: number; key: Buffer | null } | null {
+  const separator = entry.indexOf(':');
+  if (separator < 0) {
+    reader.problem(`${where} must be <version>:<base64 key>`);
+    return null;
+  }
+  const versionText = entry.slice(0, separator).trim();
+  const version = Number(versionText);
+  if (!/^\d+$/.test(versionText) || !Number.isSafeInteger(version) || version < 1 || version > MAX_KEY_VERSION) {
+    reader.problem(`${where} has version "${versionText}", which is not a whole number from 1 to ${MAX_KEY_VERSION}`);
+    return null;
+  }
+  return { version, key: decodeKey(reader, `${where} (version ${version})`, entry.slice(separator + 1).trim()) };
 }
 
 function decodeKey(reader: ConfigReader, name: string, text: string): Buffer | null {

@@ -138,7 +138,7 @@ export class FakeGatewayInternal {
 
   static async start(): Promise<FakeGatewayInternal> {
     const fake = new FakeGatewayInternal();
-    const verifier = new ServiceTokenVerifier('gateway', new Map([['callbacks', parsePublicKey(TEST_SERVICE_KEYS.keys.callbacks.publicKey)]]));
+    const verifier = new ServiceTokenVerifier('gateway', new Map([['callbacks', [parsePublicKey(TEST_SERVICE_KEYS.keys.callbacks.publicKey)]]]));
     fake.server = createServer(async (request, response) => {
       fake.requests += 1;
       if (!(await verifier.verify(request.headers.authorization).then(() => true, () => false))) return void response.writeHead(401).end();
