@@ -19,6 +19,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { isTrustedProxyEntry, REQUEST_BODY_BYTES_MAX } from '@mp/gateway-api';
+import { aclsOf, deadLetterTopicOf, type KafkaAccess, type KafkaAclBinding } from '@mp/shared-messaging';
 import { RECEIPT_BYTES_MAX } from '@mp/shared-util-validation';
 import ipaddr from 'ipaddr.js';
 import YAML from 'yaml';
@@ -28,6 +29,8 @@ interface CatalogService {
   config: string;
   devPort: number;
   health: { live: string; ready: string };
+  consumerGroups: Array<{ id: string; topics: string[] }>;
+  produces: string[];
 }
 
 interface Probe {
@@ -36,6 +39,8 @@ interface Probe {
 interface Container {
   name: string;
   image: string;
+  command?: string[];
+  args?: string[];
   ports?: Array<{ name?: string; containerPort: number }>;
   env?: Array<{ name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string }; configMapKeyRef?: { name: string; key: string } } }>;
   envFrom?: Array<{ configMapRef?: { name: string }; secretRef?: { name: string } }>;
@@ -45,9 +50,14 @@ interface Container {
   lifecycle?: { preStop?: { exec?: { command: string[] } } };
   resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
   securityContext?: { allowPrivilegeEscalation?: boolean; readOnlyRootFilesystem?: boolean; capabilities?: { drop?: string[] } };
+  volumeMounts?: Array<{ name: string; mountPath: string; readOnly?: boolean; subPath?: string }>;
+}
+interface VolumeItems {
+  items?: Array<{ key: string; path: string }>;
 }
 interface PodSpec {
   containers: Container[];
+  volumes?: Array<{ name: string; secret?: VolumeItems & { secretName: string }; configMap?: VolumeItems & { name: string } }>;
   terminationGracePeriodSeconds?: number;
   securityContext?: { runAsNonRoot?: boolean; runAsUser?: number; seccompProfile?: { type: string } };
 }
@@ -74,7 +84,8 @@ interface PolicyRule {
 
 const repositoryRoot = resolve(__dirname, '../..');
 const read = (path: string) => readFileSync(join(repositoryRoot, path), 'utf8');
-const services = (JSON.parse(read('deploy/catalog/services.json')) as { services: CatalogService[] }).services;
+const catalog = JSON.parse(read('deploy/catalog/services.json')) as { services: CatalogService[]; topics: Array<{ name: string }> };
+const services = catalog.services;
 const envPrefix = (name: string) => name.toUpperCase().replaceAll('-', '_');
 const NAME_LABEL = 'app.kubernetes.io/name';
 
@@ -87,10 +98,18 @@ const specOf = (resource: Resource) => present(resource.spec, `the spec of ${res
 const podOf = (workload: Resource) => present(workload.spec?.template, `the pod template of ${workload.kind}/${workload.metadata.name}`).spec;
 const catalogPort = (name: string) => present(services.find((service) => service.name === name), `the catalog service ${name}`).devPort;
 
-/** The overlay as `kubectl kustomize` renders it, one object per resource. */
+/** The overlay as `kubectl kustomize` renders it, one object per resource (rendered once per run). */
+const renderedOverlays = new Map<string, Resource[]>();
 function render(overlay: string): Resource[] {
+  const rendered = renderedOverlays.get(overlay) ?? renderOnce(overlay);
+  renderedOverlays.set(overlay, rendered);
+  return rendered;
+}
+function renderOnce(overlay: string): Resource[] {
   let text: string;
   try {
+    // dev's Kafka TLS Secrets are generated from files made on this machine (git-ignored): made when missing.
+    if (overlay === 'dev') execFileSync('bash', [join(repositoryRoot, 'deploy/k8s/dev-kafka-tls.sh')], { stdio: 'ignore' });
     text = execFileSync('kubectl', ['kustomize', join(repositoryRoot, 'deploy/k8s/overlays', overlay)], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new Error('deploy/k8s/k8s.spec.ts renders the overlays with kubectl (its built-in kustomize): install kubectl');
@@ -348,13 +367,15 @@ describe.each(['dev', 'prod'])('the %s overlay', (overlay) => {
   });
 
   it(overlay === 'dev' ? 'generates every Secret key it references' : 'commits no Secret: every one it references comes from the secret store', () => {
-    const referenced = [...deployments, ...jobs, ...ofKind('StatefulSet')].flatMap((workload) =>
-      podOf(workload).containers.flatMap((container) => [
+    const referenced = [...deployments, ...jobs, ...ofKind('StatefulSet')].flatMap((workload) => [
+      ...podOf(workload).containers.flatMap((container) => [
         ...(container.env ?? []).flatMap((variable) => (variable.valueFrom?.secretKeyRef ? [variable.valueFrom.secretKeyRef] : [])),
         // A Secret taken whole needs only to exist.
         ...(container.envFrom ?? []).flatMap((source) => (source.secretRef ? [{ name: source.secretRef.name, key: undefined }] : [])),
       ]),
-    );
+      // A Secret mounted as files: the keys it lists, or the whole Secret.
+      ...(podOf(workload).volumes ?? []).flatMap(({ secret }) => (secret ? (secret.items ?? [{ key: undefined }]).map(({ key }) => ({ name: secret.secretName, key })) : [])),
+    ]);
     expect(referenced.length).toBeGreaterThan(0);
     const secrets = ofKind('Secret');
     if (overlay === 'prod') {
@@ -385,6 +406,240 @@ describe.each(['dev', 'prod'])('the %s overlay', (overlay) => {
       expect(roles).toContainEqual(expect.objectContaining({ name: `${name}_migrator`, login: true, passwordSecret: { name: `${name}-migration-database` } }));
       const database = ofKind('Database').find((candidate) => specOf(candidate).name === name);
       expect({ name, owner: database && specOf(database).owner }).toEqual({ name, owner: `${name}_migrator` });
+    }
+  });
+});
+
+/** Where a container's variable comes from: a literal value, or a Secret (name without the hash) and key. */
+function variableSource(container: Container, name: string): { value: string } | { secret: string; key: string } | undefined {
+  const variable = container.env?.find((candidate) => candidate.name === name);
+  if (!variable) return undefined;
+  const secretRef = variable.valueFrom?.secretKeyRef;
+  return secretRef ? { secret: baseName(secretRef.name), key: secretRef.key } : { value: variable.value ?? '' };
+}
+
+/** Which Secret or ConfigMap key a file seen by the container comes from (a volume mounted on a directory of it). */
+function fileSource(pod: PodSpec, container: Container, file: string): { from: string; key: string; readOnly: boolean } | undefined {
+  const mount = (container.volumeMounts ?? []).find((candidate) => !candidate.subPath && file.startsWith(`${candidate.mountPath.replace(/\/$/, '')}/`));
+  const volume = mount && (pod.volumes ?? []).find((candidate) => candidate.name === mount.name);
+  if (!mount || !volume) return undefined;
+  const relativePath = file.slice(mount.mountPath.replace(/\/$/, '').length + 1);
+  const source = volume.secret ? { from: `Secret/${baseName(volume.secret.secretName)}`, items: volume.secret.items } : volume.configMap ? { from: `ConfigMap/${baseName(volume.configMap.name)}`, items: volume.configMap.items } : undefined;
+  const key = source?.items ? source.items.find((item) => item.path === relativePath)?.key : relativePath;
+  return source && key ? { from: source.from, key, readOnly: mount.readOnly === true } : undefined;
+}
+
+/** The names of every Secret a workload reads, without the hash. */
+const secretsReadBy = (workload: Resource) => {
+  const pod = podOf(workload);
+  return [
+    ...pod.containers.flatMap((container) => [
+      ...(container.env ?? []).flatMap((variable) => (variable.valueFrom?.secretKeyRef ? [variable.valueFrom.secretKeyRef.name] : [])),
+      ...(container.envFrom ?? []).flatMap((source) => (source.secretRef ? [source.secretRef.name] : [])),
+    ]),
+    ...(pod.volumes ?? []).flatMap((volume) => (volume.secret ? [volume.secret.secretName] : [])),
+  ].map(baseName);
+};
+
+/** A catalog name ending so exists once per gateway replica (gateway.replies.<instance>): its ACLs are on the prefix. */
+const PER_REPLICA = '<instance>';
+const perReplicaPrefix = (name: string) => (name.endsWith(PER_REPLICA) ? name.slice(0, -PER_REPLICA.length) : null);
+const isPrefix = (prefix: string | null): prefix is string => prefix !== null;
+
+/**
+ * What a service's Kafka principal may do, from the catalog alone (as apps/ops/src/kafka-access.spec.ts
+ * reads it): a per-replica topic it consumes is its own (it makes it and reads it in a group of
+ * the same name); one it only produces to is written by prefix.
+ */
+function catalogKafkaAccess(service: CatalogService): KafkaAccess {
+  const consumed = service.consumerGroups.flatMap(({ topics }) => topics);
+  const ownedPrefixes = [...new Set(consumed.map(perReplicaPrefix).filter(isPrefix))];
+  const owned = (name: string) => ownedPrefixes.includes(perReplicaPrefix(name) ?? '');
+  return {
+    principal: service.name,
+    reads: consumed.filter((topic) => !owned(topic)),
+    groups: service.consumerGroups.map(({ id }) => id).filter((id) => !owned(id)),
+    writes: service.produces.filter((topic) => perReplicaPrefix(topic) === null),
+    ownedPrefixes,
+    writePrefixes: service.produces.map(perReplicaPrefix).filter(isPrefix).filter((prefix) => !ownedPrefixes.includes(prefix)),
+  };
+}
+
+interface StrimziAcl {
+  resource: { type: string; name?: string; patternType?: string };
+  operations?: string[];
+  operation?: string;
+  host?: string;
+  type?: string;
+}
+/** A KafkaUser's ACLs as bindings of aclsOf's shape; a deny or a host rule shows as an extra field, so it never compares equal. */
+function bindingsOfKafkaUser(user: Resource): Array<KafkaAclBinding & { type?: string; host?: string }> {
+  const authorization = present(specOf(user).authorization as { type: string; acls?: StrimziAcl[] } | undefined, `the authorization of KafkaUser ${user.metadata.name}`);
+  return (authorization.acls ?? []).flatMap((acl) =>
+    (acl.operations ?? [acl.operation ?? '']).map((operation) => ({
+      principal: `User:${user.metadata.name}`,
+      resource: acl.resource.type as KafkaAclBinding['resource'],
+      name: acl.resource.name ?? '',
+      pattern: acl.resource.patternType === 'prefix' ? 'prefixed' : 'literal',
+      operation: operation.toLowerCase() as KafkaAclBinding['operation'],
+      ...(acl.type !== undefined && acl.type !== 'allow' ? { type: acl.type } : {}),
+      ...(acl.host !== undefined && acl.host !== '*' ? { host: acl.host } : {}),
+    })),
+  );
+}
+const canonical = (bindings: object[]) => bindings.map((binding) => JSON.stringify(binding, Object.keys(binding).sort())).sort();
+const grantsWrite = (binding: KafkaAclBinding, topic: string) =>
+  binding.resource === 'topic' && ['write', 'all'].includes(binding.operation) && (binding.pattern === 'prefixed' ? topic.startsWith(binding.name) : binding.name === topic || binding.name === '*');
+
+/** The broker's own principal (dev), the topics Job's (prod), and one per service: no service may hold another's password. */
+const KAFKA_ADMIN_SECRET = 'kafka-admin';
+const PROVISIONING_PRINCIPAL = 'provisioning';
+const kafkaPasswordSecrets = [KAFKA_ADMIN_SECRET, PROVISIONING_PRINCIPAL, ...services.map(({ name }) => name)];
+
+describe.each(['dev', 'prod'])('Kafka clients of the %s overlay', (overlay) => {
+  const resources = render(overlay);
+  const workload = (kind: string, name: string) => present(resources.find((resource) => resource.kind === kind && resource.metadata.name === name), `${kind}/${name}`);
+  const platformConfig = present(resources.find((resource) => resource.kind === 'ConfigMap' && baseName(resource.metadata.name) === 'platform')?.data, 'the platform ConfigMap');
+  const kafkaCluster = resources.find((resource) => resource.kind === 'Kafka');
+  // dev's CA Secret is generated under this name; Strimzi names its cluster CA `<cluster>-cluster-ca-cert`.
+  const caSecret = overlay === 'dev' ? 'kafka-cluster-ca-cert' : `${present(kafkaCluster, 'the Strimzi Kafka').metadata.name}-cluster-ca-cert`;
+  const caFile = platformConfig['KAFKA_SSL_CA_FILE'];
+
+  it('connects to the broker over SASL_SSL (SCRAM-SHA-512), trusting the broker CA from its file', () => {
+    expect({ protocol: platformConfig['KAFKA_SECURITY_PROTOCOL'], mechanism: platformConfig['KAFKA_SASL_MECHANISM'] ?? 'SCRAM-SHA-512', caFile: /^\/etc\/.+\.crt$/.test(caFile ?? '') }).toEqual({ protocol: 'SASL_SSL', mechanism: 'SCRAM-SHA-512', caFile: true });
+    const tlsListener = kafkaCluster && (specOf(kafkaCluster).kafka as { listeners: Array<{ name: string; port: number }> }).listeners.find(({ name }) => name === 'tls');
+    expect(platformConfig['KAFKA_BROKERS']).toBe(overlay === 'dev' ? 'kafka:9092' : `${kafkaCluster?.metadata.name}-kafka-bootstrap:${tlsListener?.port}`);
+  });
+
+  it.each(services.map(({ name }) => [name]))('runs %s as its own principal: username the service name, password and CA from Secrets, mounted read-only', (name) => {
+    const deployment = workload('Deployment', name);
+    const container = podOf(deployment).containers[0];
+    expect({
+      username: variableSource(container, 'KAFKA_SASL_USERNAME'),
+      password: variableSource(container, 'KAFKA_SASL_PASSWORD'),
+      ca: fileSource(podOf(deployment), container, caFile),
+      otherKafkaPasswords: secretsReadBy(deployment).filter((secret) => secret !== name && kafkaPasswordSecrets.includes(secret)),
+    }).toEqual({
+      username: { value: name },
+      // The Secret Strimzi's User Operator makes for the KafkaUser of that name (prod), generated in dev.
+      password: { secret: name, key: 'password' },
+      ca: { from: `Secret/${caSecret}`, key: 'ca.crt', readOnly: true },
+      otherKafkaPasswords: [],
+    });
+  });
+
+  it(
+    overlay === 'dev' ? 'runs the topics Job as the admin, making the topics and the ACLs' : 'runs the topics Job as the provisioning KafkaUser, topics only: the User Operator owns the ACLs',
+    () => {
+      const job = workload('Job', 'topics');
+      const container = podOf(job).containers[0];
+      const principal = overlay === 'dev' ? { username: 'admin', secret: KAFKA_ADMIN_SECRET } : { username: PROVISIONING_PRINCIPAL, secret: PROVISIONING_PRINCIPAL };
+      expect({ args: container.args, username: variableSource(container, 'KAFKA_SASL_USERNAME'), password: variableSource(container, 'KAFKA_SASL_PASSWORD'), ca: fileSource(podOf(job), container, caFile) }).toEqual({
+        args: ['--steps', overlay === 'dev' ? 'topics,kafka-access' : 'topics'],
+        username: { value: principal.username },
+        password: { secret: principal.secret, key: 'password' },
+        ca: { from: `Secret/${caSecret}`, key: 'ca.crt', readOnly: true },
+      });
+    },
+  );
+});
+
+describe('Kafka in the prod overlay: Strimzi, a KafkaUser per service with its ACLs', () => {
+  const resources = render('prod');
+  const kafkaCluster = present(resources.find((resource) => resource.kind === 'Kafka'), 'the Strimzi Kafka');
+  const kafkaUsers = resources.filter((resource) => resource.kind === 'KafkaUser');
+  const namespace = present(resources.find((resource) => resource.kind === 'ConfigMap' && baseName(resource.metadata.name) === 'platform')?.data, 'the platform ConfigMap')['KAFKA_NAMESPACE'] ?? '';
+  const userNamed = (name: string) => present(kafkaUsers.find((user) => user.metadata.name === name), `KafkaUser ${name}`);
+  const inNamespace = (topic: string) => (namespace ? `${namespace}.${topic}` : topic);
+
+  it('listens only with TLS and SCRAM-SHA-512, enforces ACLs, and runs the User Operator', () => {
+    const kafka = specOf(kafkaCluster).kafka as { listeners: Array<{ name: string; port: number; tls: boolean; authentication?: { type: string } }>; authorization?: { type: string } };
+    expect(kafka.listeners.map(({ name, port, tls, authentication }) => ({ name, port, tls, authentication: authentication?.type }))).toEqual([{ name: 'tls', port: 9093, tls: true, authentication: 'scram-sha-512' }]);
+    expect(kafka.authorization?.type).toBe('simple');
+    expect((specOf(kafkaCluster).entityOperator as { userOperator?: object } | undefined)?.userOperator).toBeDefined();
+  });
+
+  it('has one KafkaUser per catalog service and one for the topics Job, all SCRAM-SHA-512 users of this cluster', () => {
+    expect(kafkaUsers.map((user) => user.metadata.name).sort()).toEqual([...services.map(({ name }) => name), PROVISIONING_PRINCIPAL].sort());
+    for (const user of kafkaUsers) {
+      expect({ user: user.metadata.name, cluster: user.metadata.labels?.['strimzi.io/cluster'], authentication: (specOf(user).authentication as { type: string }).type }).toEqual({
+        user: user.metadata.name,
+        cluster: kafkaCluster.metadata.name,
+        authentication: 'scram-sha-512',
+      });
+    }
+  });
+
+  it.each(services.map((service) => [service.name, service] as const))("grants %s exactly the ACLs init's kafka-access step makes (aclsOf the catalog's access)", (name, service) => {
+    expect(canonical(bindingsOfKafkaUser(userNamed(name)))).toEqual(canonical(aclsOf(catalogKafkaAccess(service), namespace, deadLetterTopicOf)));
+  });
+
+  it('lets the topics Job create and describe the topics, nothing more', () => {
+    const everyTopic = namespace ? { name: `${namespace}.`, pattern: 'prefixed' } : { name: '*', pattern: 'literal' };
+    const expected = (['create', 'describe'] as const).map((operation) => ({ principal: `User:${PROVISIONING_PRINCIPAL}`, resource: 'topic', ...everyTopic, operation }));
+    expect(canonical(bindingsOfKafkaUser(userNamed(PROVISIONING_PRINCIPAL)))).toEqual(canonical(expected));
+  });
+
+  it("lets only the gateway's principal write the command topics", () => {
+    const commandTopics = catalog.topics.map(({ name }) => name).filter((name) => name.endsWith('.commands'));
+    expect(commandTopics.length).toBeGreaterThan(0);
+    const writers = (topic: string) => kafkaUsers.filter((user) => bindingsOfKafkaUser(user).some((binding) => grantsWrite(binding, inNamespace(topic)))).map((user) => user.metadata.name);
+    expect(Object.fromEntries(commandTopics.map((topic) => [topic, writers(topic)]))).toEqual(Object.fromEntries(commandTopics.map((topic) => [topic, ['gateway']])));
+  });
+});
+
+describe('Kafka in the dev overlay: the secured broker and users of compose', () => {
+  const resources = render('dev');
+  const workload = (kind: string, name: string) => present(resources.find((resource) => resource.kind === kind && resource.metadata.name === name), `${kind}/${name}`);
+  const scripts = () => present(resources.find((resource) => resource.kind === 'ConfigMap' && baseName(resource.metadata.name) === 'kafka-scripts')?.data, 'the kafka-scripts ConfigMap');
+  /** The script a container runs as `bash <script>`, and whether it is deploy/kafka's, byte for byte. */
+  const scriptRun = (pod: PodSpec, container: Container) => {
+    const [shell, script] = [...(container.command ?? []), ...(container.args ?? [])];
+    const source = fileSource(pod, container, script ?? '');
+    const sameAsRepository = source?.from === 'ConfigMap/kafka-scripts' && scripts()[source.key] === read(`deploy/kafka/${source.key}`);
+    return { shell, script: source?.key, sameAsRepository };
+  };
+
+  it('runs the broker with deploy/kafka/start-secured-broker.sh, its keystore and the CA where the script reads them', () => {
+    const broker = workload('StatefulSet', 'kafka');
+    const pod = podOf(broker);
+    const container = pod.containers[0];
+    expect({
+      runs: scriptRun(pod, container),
+      adminPassword: variableSource(container, 'KAFKA_ADMIN_PASSWORD'),
+      advertisedHost: variableSource(container, 'KAFKA_ADVERTISED_HOST'),
+      keystore: fileSource(pod, container, '/etc/kafka/tls/broker/broker.p12'),
+      keystorePassword: fileSource(pod, container, '/etc/kafka/tls/broker/broker.password'),
+      trust: fileSource(pod, container, '/etc/kafka/tls/trust/ca.pem'),
+      // The admin client settings the script writes: the probe authenticates like every client.
+      readiness: (container.readinessProbe as { exec?: { command: string[] } } | undefined)?.exec?.command.slice(-2),
+    }).toEqual({
+      runs: { shell: 'bash', script: 'start-secured-broker.sh', sameAsRepository: true },
+      adminPassword: { secret: KAFKA_ADMIN_SECRET, key: 'password' },
+      advertisedHost: { value: 'kafka' },
+      keystore: { from: 'Secret/kafka-broker-tls', key: 'broker.p12', readOnly: true },
+      keystorePassword: { from: 'Secret/kafka-broker-tls', key: 'broker.password', readOnly: true },
+      trust: { from: 'Secret/kafka-cluster-ca-cert', key: 'ca.crt', readOnly: true },
+      readiness: ['--command-config', '/tmp/admin-client.properties'],
+    });
+  });
+
+  it("sets every service's SCRAM credential with deploy/kafka/set-service-users.sh, from the Secret the service reads", () => {
+    const job = workload('Job', 'kafka-users');
+    const pod = podOf(job);
+    const container = pod.containers[0];
+    const [, , bootstrap, ...users] = [...(container.command ?? []), ...(container.args ?? [])];
+    expect({ runs: scriptRun(pod, container), bootstrap, users: [...users].sort() }).toEqual({
+      runs: { shell: 'bash', script: 'set-service-users.sh', sameAsRepository: true },
+      bootstrap: 'kafka:9092',
+      users: services.map(({ name }) => name).sort(),
+    });
+    expect({ admin: variableSource(container, 'KAFKA_ADMIN_PASSWORD'), ca: fileSource(pod, container, (variableSource(container, 'KAFKA_CA_FILE') as { value?: string } | undefined)?.value ?? '') }).toEqual({
+      admin: { secret: KAFKA_ADMIN_SECRET, key: 'password' },
+      ca: { from: 'Secret/kafka-cluster-ca-cert', key: 'ca.crt', readOnly: true },
+    });
+    for (const { name } of services) {
+      expect({ name, password: variableSource(container, `${envPrefix(name)}_KAFKA_PASSWORD`) }).toEqual({ name, password: { secret: name, key: 'password' } });
     }
   });
 });

@@ -7,7 +7,9 @@
 #   bash deploy/k8s/validate.sh
 #
 # Idempotent: the first run makes a Python venv with kubernetes-validate under .local/ (about
-# 10 s, from PyPI); later runs reuse it. Needs kubectl (for its kustomize), python3 and node.
+# 10 s, from PyPI); later runs reuse it. The dev overlay's Kafka TLS Secrets are generated from
+# files made on this machine: made first when missing (deploy/k8s/dev-kafka-tls.sh, needs keytool).
+# Needs kubectl (for its kustomize), python3 and node.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -20,6 +22,8 @@ if [ "$("$VALIDATOR" --version 2>/dev/null || true)" != "$VALIDATOR_VERSION" ]; 
   python3 -m venv "$VENV"
   "$VENV/bin/pip" install --quiet --disable-pip-version-check "kubernetes-validate==$VALIDATOR_VERSION"
 fi
+
+bash deploy/k8s/dev-kafka-tls.sh >/dev/null
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
