@@ -5,8 +5,9 @@
  * retried command upstream). The balances, events and postings are those of one delivery,
  * and the auditor agrees. Events that can never apply go to the dead-letter topic without
  * blocking the ones behind them; an event the ledger has no business with (payments'
- * acknowledgement of a dispute review) is neither applied nor dead-lettered. Method: the real ledger service on real PostgreSQL and
- * Kafka; events published to payments.order.events as the payments outbox publishes them.
+ * acknowledgement of a dispute review) is neither applied nor dead-lettered. Method: the real
+ * ledger service on real PostgreSQL and Kafka; events published to payments.order.events as the
+ * payments outbox publishes them.
  */
 import { createEnvelope, deadLetterTopicOf, KafkaMessageBroker, type MessageEnvelope } from '@mp/shared-messaging';
 import { PAYMENT_ORDER_DISPUTE_EVENT_SCHEMA_VERSION, PAYMENT_ORDER_DISPUTE_EVENT_TYPES, PAYMENTS_TOPICS } from '@mp/contracts-payments';
