@@ -190,9 +190,10 @@ describe('withdrawal and dispute callbacks', () => {
     // Payments' own event, once per review, the accepted one after the order's settlement on the same partition.
     const orderEvents = (await envelopesOnTopic(system.runId, PAYMENTS_TOPICS.orderEvents)).filter((envelope) => envelope.subject === subject);
     const acknowledged = orderEvents.filter((envelope) => envelope.type === PAYMENT_ORDER_DISPUTE_EVENT_TYPES.disputeOutcomeApplied);
-    expect(acknowledged.map((envelope) => [envelope.source, (envelope.data as PaymentOrderDisputeOutcomeAppliedData).outcome])).toEqual([
-      ['payments', 'REJECTED'],
-      ['payments', 'ACCEPTED'],
+    // The dispute's stream: opened 1, rejected 2, reopened 3, accepted 4.
+    expect(acknowledged.map((envelope) => [envelope.source, (envelope.data as PaymentOrderDisputeOutcomeAppliedData).disputeVersion])).toEqual([
+      ['payments', 2],
+      ['payments', 4],
     ]);
     expect(orderEvents.map((envelope) => envelope.type).slice(-2)).toEqual([PAYMENT_ORDER_EXTERNAL_EVENT_TYPES.succeeded, PAYMENT_ORDER_DISPUTE_EVENT_TYPES.disputeOutcomeApplied]);
 

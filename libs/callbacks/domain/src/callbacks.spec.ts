@@ -92,7 +92,7 @@ describe('routing', () => {
   });
 
   it('ignores payments’ acknowledgement of a dispute review: the merchant hears of it as dispute.accepted/rejected and payment.succeeded', () => {
-    const applied = event(PAYMENT_ORDER_DISPUTE_EVENT_TYPES.disputeOutcomeApplied, { merchantId: 'mch_1', orderId: 'A-1', disputeId: 'dsp_1', outcome: 'ACCEPTED', disputeVersion: 2, occurredAt: '2026-01-01T00:05:00.000Z' });
+    const applied = event(PAYMENT_ORDER_DISPUTE_EVENT_TYPES.disputeOutcomeApplied, { merchantId: 'mch_1', orderId: 'A-1', disputeId: 'dsp_1', disputeVersion: 2, occurredAt: '2026-01-01T00:05:00.000Z' });
     expect(routeEvent(CALLBACK_ROUTES, PAYMENTS_TOPICS.orderEvents, applied)).toEqual({ kind: 'ignored' });
   });
 

@@ -99,12 +99,14 @@ export const PAYMENT_ORDER_DISPUTE_EVENT_TYPES = {
 /** Bumped only on a breaking change, independently of the order events' version; consumers upcast older versions. */
 export const PAYMENT_ORDER_DISPUTE_EVENT_SCHEMA_VERSION = 1;
 
+/**
+ * Which outcome it was is the dispute's own at `disputeVersion` (its DisputeAccepted or
+ * DisputeRejected on `disputes.events`), not repeated here: one fact, one owner.
+ */
 export interface PaymentOrderDisputeOutcomeAppliedData {
   merchantId: string;
   orderId: string;
   disputeId: string;
-  /** The review's outcome as payments applied it. */
-  outcome: 'ACCEPTED' | 'REJECTED';
   /**
    * Position of the dispute's stream (not the order's) at the DisputeAccepted or DisputeRejected
    * payments applied: disputes shows the outcome only if its stream is still there.

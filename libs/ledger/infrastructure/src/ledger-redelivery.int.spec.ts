@@ -106,7 +106,7 @@ describe('ledger: redelivered payment-order events', () => {
         schemaVersion: PAYMENT_ORDER_DISPUTE_EVENT_SCHEMA_VERSION,
         source: 'payments',
         subject: `merchant:${merchantId}/order:A-1`,
-        data: { merchantId, orderId: 'A-1', disputeId: 'dsp_1', outcome: 'ACCEPTED', disputeVersion: 2, occurredAt: new Date().toISOString() },
+        data: { merchantId, orderId: 'A-1', disputeId: 'dsp_1', disputeVersion: 2, occurredAt: new Date().toISOString() },
         correlationId: 'req_dispute',
       });
       const after = paymentOrderEvent('PaymentOrderSucceeded', { merchantId, orderId: 'A-1', direction: 'incoming', amountMinor: '10000', feeMinor: '0', currency: 'RUB' });

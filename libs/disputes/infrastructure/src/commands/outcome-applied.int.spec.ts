@@ -61,7 +61,7 @@ describe('disputes showing a review once payments has applied it, on real Postgr
       schemaVersion,
       source: 'payments',
       subject: `merchant:${MERCHANT}/order:${orderId}`,
-      data: { merchantId: MERCHANT, orderId, disputeId, outcome: 'ACCEPTED', disputeVersion, occurredAt: NOW.toISOString() },
+      data: { merchantId: MERCHANT, orderId, disputeId, disputeVersion, occurredAt: NOW.toISOString() },
       correlationId: 'req_test',
     });
   const onOrderEvents = (envelope: MessageEnvelope) => orderEvents.consume({ topic: PAYMENTS_TOPICS.orderEvents, partition: 0, offset: '0', key: `${MERCHANT}/x`, envelope });

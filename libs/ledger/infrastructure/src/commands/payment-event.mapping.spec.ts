@@ -37,7 +37,7 @@ describe('external payment-order events → ledger commands', () => {
   });
 
   it('ignores payments’ acknowledgement of a dispute review: an accepted dispute is credited through its PaymentOrderSucceeded only', () => {
-    const applied = event(PAYMENT_ORDER_DISPUTE_EVENT_TYPES.disputeOutcomeApplied, { merchantId: 'mch_1', orderId: 'A-1', disputeId: 'dsp_1', outcome: 'ACCEPTED', disputeVersion: 2, occurredAt: now.toISOString() });
+    const applied = event(PAYMENT_ORDER_DISPUTE_EVENT_TYPES.disputeOutcomeApplied, { merchantId: 'mch_1', orderId: 'A-1', disputeId: 'dsp_1', disputeVersion: 2, occurredAt: now.toISOString() });
     expect(ledgerCommandFor(applied, now)).toBeNull();
     expect(payoutHoldAttachedBy(applied)).toBeNull();
   });

@@ -122,7 +122,6 @@ function outcomeApplied(event: MessageEnvelope, now: Date): OutgoingMessage {
     merchantId: data.merchantId,
     orderId: data.orderId,
     disputeId: data.disputeId,
-    outcome: event.type === DISPUTE_EXTERNAL_EVENT_TYPES.accepted ? 'ACCEPTED' : 'REJECTED',
     disputeVersion: data.version,
     occurredAt: now.toISOString(),
   };

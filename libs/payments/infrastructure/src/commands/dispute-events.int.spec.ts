@@ -3,7 +3,9 @@
  * (issue 20: only the gateway's Kafka principal writes command topics): a DisputeRejected ends
  * the order's PENDING overlay and, in that transaction, puts a PaymentOrderDisputeOutcomeApplied
  * on `payments.order.events` (keyed by the order) in the outbox, and nothing for
- * `disputes.commands`; a redelivery adds nothing. Method: payments' migrations on a private real
+ * `disputes.commands`; a redelivery adds nothing. On upgrade, a legacy RecordDisputeOutcomeApplied
+ * still waiting in the outbox becomes that event, so payments' relay never needs to write
+ * `disputes.commands` again. Method: payments' migrations on a private real
  * PostgreSQL, the consumer class the service runs, the outbox rows its relay would publish.
  */
 import { randomUUID } from 'node:crypto';
@@ -14,6 +16,7 @@ import { createEnvelope, type MessageEnvelope } from '@mp/shared-messaging';
 import type { DataSource } from 'typeorm';
 import type { LedgerHolds } from '../ledger/ledger-holds.port';
 import { PAYMENTS_MIGRATIONS } from '../payments.module';
+import { PaymentsDisputeOutcomeAsEvent1700000021000 } from '../persistence/dispute-outcome-event.migration';
 import { DisputeEventsConsumer } from './dispute-events.consumer';
 
 const MERCHANT = 'mch_outcome';
@@ -71,7 +74,55 @@ describe('payments applying a dispute review, on real Postgres', () => {
       source: 'payments',
       correlationId: 'req_review',
       causationId: rejected.id,
-      data: { merchantId: MERCHANT, orderId, disputeId: 'dsp_000000000000000000000042', outcome: 'REJECTED', disputeVersion: 2, occurredAt: NOW.toISOString() },
+      data: { merchantId: MERCHANT, orderId, disputeId: 'dsp_000000000000000000000042', disputeVersion: 2, occurredAt: NOW.toISOString() },
     });
+  });
+
+  it('on upgrade, turns a RecordDisputeOutcomeApplied still waiting in the outbox into the event, and leaves published ones alone', async () => {
+    const legacy = (orderId: string) =>
+      createEnvelope({
+        type: 'RecordDisputeOutcomeApplied',
+        schemaVersion: 1,
+        source: 'payments',
+        subject: `merchant:${MERCHANT}/order:${orderId}`,
+        data: { merchantId: MERCHANT, orderId, disputeId: 'dsp_000000000000000000000043', version: 4 },
+        correlationId: 'req_legacy',
+        causationId: '5d0c3c39-0b7e-4d0b-9a38-1c1f1c8f0c01',
+        traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+      });
+    const waiting = legacy('A-waiting');
+    const published = legacy('A-published');
+    const insert = (topic: string, envelope: MessageEnvelope, publishedAt: string | null) =>
+      dataSource.query(`INSERT INTO outbox (message_id, topic, message_key, envelope, created_at, published_at) VALUES ($1, $2, $3, $4, $5, $6)`, [
+        envelope.id,
+        topic,
+        `${MERCHANT}/${(envelope.data as { orderId: string }).orderId}`,
+        JSON.stringify(envelope),
+        '2026-02-01T09:00:00.000Z',
+        publishedAt,
+      ]);
+    await insert(DISPUTES_TOPICS.commands, waiting, null);
+    await insert(DISPUTES_TOPICS.commands, published, '2026-02-01T09:00:01.000Z');
+
+    await new PaymentsDisputeOutcomeAsEvent1700000021000().up(dataSource.createQueryRunner());
+
+    const rows = await dataSource.query<Array<{ topic: string; message_key: string; envelope: MessageEnvelope }>>(`SELECT topic, message_key, envelope FROM outbox WHERE message_id = ANY($1::uuid[]) ORDER BY position`, [[waiting.id, published.id]]);
+    expect(rows[0]).toEqual({
+      topic: PAYMENTS_TOPICS.orderEvents,
+      message_key: `${MERCHANT}/A-waiting`,
+      envelope: {
+        id: waiting.id,
+        type: PAYMENT_ORDER_DISPUTE_EVENT_TYPES.disputeOutcomeApplied,
+        schemaVersion: PAYMENT_ORDER_DISPUTE_EVENT_SCHEMA_VERSION,
+        source: 'payments',
+        subject: waiting.subject,
+        time: waiting.time,
+        correlationId: 'req_legacy',
+        causationId: waiting.causationId,
+        traceparent: waiting.traceparent,
+        data: { merchantId: MERCHANT, orderId: 'A-waiting', disputeId: 'dsp_000000000000000000000043', disputeVersion: 4, occurredAt: '2026-02-01T09:00:00.000Z' },
+      },
+    });
+    expect(rows[1]).toEqual({ topic: DISPUTES_TOPICS.commands, message_key: `${MERCHANT}/A-published`, envelope: published });
   });
 });
