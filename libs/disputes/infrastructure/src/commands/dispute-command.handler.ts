@@ -26,10 +26,10 @@ const INBOX_CONSUMER = 'disputes.commands';
 const payloadPipe = new RequestPipe();
 
 /**
- * Opens disputes (endpoint 14, from `disputes.commands`, which only the gateway writes) and reviews them (back office, over
- * the internal HTTP API). Each runs in one transaction: inbox claim (for Kafka commands), the
- * decider, the append, the projection, the external events and the reply in the outbox. A
- * version conflict (ten opens of one order at once) reruns the whole transaction, which then
+ * Opens disputes (endpoint 14, from `disputes.commands`, which only the gateway writes) and
+ * reviews them (back office, over the internal HTTP API). Each runs in one transaction: inbox
+ * claim (for Kafka commands), the decider, the append, the projection, the external events and
+ * the reply in the outbox. A version conflict (ten opens of one order at once) reruns the whole transaction, which then
  * decides on the dispute the winner opened.
  */
 @Injectable()
