@@ -26,7 +26,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { createHmac, generateKeyPairSync, randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -416,6 +416,31 @@ async function verifyNothingLost({ stack, baseUrl, demo, sink, load }) {
   return { confirmed: confirmed.length, expected, audit: audit.output.trim().split('\n').pop() };
 }
 
+/**
+ * Kafka's own console producer, in the broker's container, tries what a compromised pod would:
+ * a RequestWithdrawal on withdrawals.commands as the payments principal (ACLs allow only the
+ * gateway's), and a write with a wrong password. The walk-through before this is the positive
+ * side: the gateway's principal wrote the commands it made.
+ */
+async function forgedProduces({ stack, envFile }) {
+  const secrets = Object.fromEntries(readFileSync(envFile, 'utf8').split('\n').filter(Boolean).map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
+  const [kafka] = await stack.containers('kafka');
+  const produceAs = async (user, password) => {
+    const script = [
+      'set -e',
+      'client=$(mktemp)',
+      'printf "security.protocol=SASL_SSL\\nsasl.mechanism=SCRAM-SHA-512\\nssl.truststore.type=PEM\\nssl.truststore.location=/etc/kafka/tls/trust/ca.pem\\n" > "$client"',
+      'echo "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username=\\"$MP_USER\\" password=\\"$MP_PASSWORD\\";" >> "$client"',
+      `echo 'forged|{"type":"RequestWithdrawal","data":{"merchantId":"any","amountMinor":"100000000"}}' | KAFKA_HEAP_OPTS=-Xmx128m /opt/kafka/bin/kafka-console-producer.sh --bootstrap-server localhost:9092 --producer.config "$client" --topic withdrawals.commands --property parse.key=true --property key.separator='|' --producer-property max.block.ms=15000 2>&1 || true`,
+    ].join('\n');
+    return (await run('docker', ['exec', '-e', `MP_USER=${user}`, '-e', `MP_PASSWORD=${password}`, kafka, 'bash', '-c', script], { quiet: true, allowFailure: true })).output;
+  };
+  const asPayments = await produceAs('payments', secrets.PAYMENTS_KAFKA_PASSWORD);
+  check(/TopicAuthorizationException|Not authorized to access topics/.test(asPayments), `the payments principal wrote withdrawals.commands, or failed otherwise:\n${asPayments.slice(-1500)}`);
+  const wrongPassword = await produceAs('gateway', 'not-the-password');
+  check(/SaslAuthenticationException|Authentication failed/.test(wrongPassword), `a wrong password was not refused as such:\n${wrongPassword.slice(-1500)}`);
+}
+
 function takeoverFigures(load) {
   const lines = [];
   for (const kill of load.kills) {
@@ -448,7 +473,8 @@ async function main() {
         probe.close(() => done(port));
       });
     });
-    stack = compose(secretsEnvFile(workDir, gatewayPort, `${hostAddress}/32`));
+    const envFile = secretsEnvFile(workDir, gatewayPort, `${hostAddress}/32`);
+    stack = compose(envFile);
     await stack.run(['down', '-v', '--remove-orphans'], { quiet: true, allowFailure: true });
     // The file as compose itself reads it (1.29 here, v2 elsewhere): with this run's secrets, and with the documented example.
     await timed('docker-compose config -q (no .env, this run\'s .env, and .env.example)', async () => {
@@ -472,6 +498,7 @@ async function main() {
     sink = await startSink(hostAddress, demo.webhook_secret);
     const sinkUrl = `http://host.docker.internal:${sink.port}/callbacks`;
     await timed('walk-through (pay-in, confirm, verified callback, balance)', () => walkThrough({ baseUrl, demo, sink, sinkUrl }));
+    await timed('Kafka ACLs: a forged RequestWithdrawal as the payments principal is refused, a wrong password too', () => forgedProduces({ stack, envFile }));
     await timed('scale payments and ledger to 2 replicas', async () => {
       await stack.run(['up', '-d', '--no-recreate', '--scale', 'payments=2', '--scale', 'ledger=2'], { quiet: true });
       await waitHealthy(stack, ['payments', 'ledger']);

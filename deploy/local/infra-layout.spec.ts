@@ -24,7 +24,7 @@ describe('deploy/local/infra.mjs split by concern', () => {
     const result = spawnSync(process.execPath, [join(localDir, 'infra.mjs'), 'sideways'], { encoding: 'utf8' });
     expect({ status: result.status, stderr: result.stderr }).toEqual({
       status: 2,
-      stderr: 'usage: node deploy/local/infra.mjs up [--mode dev|test] [--verbose]\n       node deploy/local/infra.mjs down\n',
+      stderr: 'usage: node deploy/local/infra.mjs up [--mode dev|test] [--verbose]\n       node deploy/local/infra.mjs down\n       node deploy/local/infra.mjs secured-kafka --users NAME[,NAME…]\n',
     });
   });
 

@@ -23,6 +23,7 @@ describe('ledger config', () => {
       operatorLimits: { referenceRates: new Map(), rateBandBasisPoints: 200, conversionCapsMinor: new Map(), approvalThresholdsMinor: new Map(), approvalTtlMs: 86_400_000 },
       kafkaBrokers: ['127.0.0.1:9092'],
       kafkaNamespace: '',
+      kafkaSecurity: null,
       logFormat: 'pretty',
       commandPartitions: 6,
       shutdownGraceMs: 10_000,

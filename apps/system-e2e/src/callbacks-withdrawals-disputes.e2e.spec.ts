@@ -4,15 +4,19 @@
  * `GET /v2/merchant/withdrawals/{order_id}` returns, and `dispute.opened`, `.rejected`,
  * `.opened` (the retry), `.accepted` with the object `GET /v2/disputes/{id}` returns, each plus
  * its `version`, every one signed so the `standardwebhooks` package verifies it with the
- * merchant's webhook secret.
+ * merchant's webhook secret. Payments acknowledges each review on its own payments.order.events,
+ * never on the gateway's disputes.commands, and nothing else acts on that acknowledgement.
  * Method: real gateway, payments, ledger, withdrawals, disputes and callback dispatcher
  * processes on real Kafka and PostgreSQL; the merchant is created by the operator API with a
  * default callback URL pointing at a verifying receiver on 127.0.0.1.
  */
+import { DISPUTE_COMMAND_TYPES, DISPUTES_TOPICS } from '@mp/contracts-disputes';
+import { PAYMENT_ORDER_DISPUTE_EVENT_TYPES, PAYMENT_ORDER_EXTERNAL_EVENT_TYPES, PAYMENTS_TOPICS, type PaymentOrderDisputeOutcomeAppliedData } from '@mp/contracts-payments';
 import { BackofficeClient, createOperator, registerAgent, SignedClient, SystemUnderTest, type RegisteredAgent } from '@mp/shared-testing';
 import { eventually, VerifyingReceiver } from './callback-receiver';
 import { disputesKnow } from './disputable-orders';
 import { incomingPayment, newOrderId } from './fixtures';
+import { envelopesOnTopic } from './topic-envelopes';
 import { balance, CONVERSION_FEE_BASIS_POINTS, ERC20_ADDRESS, FAILING_ERC20_ADDRESS, fundWith1000Usdt } from './usdt-funding';
 
 type WithdrawalData = { order_id: string; status: string };
@@ -24,6 +28,8 @@ describe('withdrawal and dispute callbacks', () => {
   let agent: RegisteredAgent;
   let receiver: VerifyingReceiver;
   let merchant: SignedClient;
+  /** The pay-in the dispute test disputes twice (rejected, then accepted on the retry). */
+  let disputedOrderId: string | undefined;
 
   beforeAll(async () => {
     system = await SystemUnderTest.start({
@@ -129,6 +135,7 @@ describe('withdrawal and dispute callbacks', () => {
     expect((await fetch(`${created.body.redirect_url}/details`, { method: 'POST', redirect: 'manual' })).status).toBe(303);
     expect((await agent.client.request('POST', `/backoffice/v1/agent/orders/${merchant.credentials.merchantId}/${orderId}/decline`, { reason: 'no money arrived' })).status).toBe(200);
     await disputesKnow(system, merchant, orderId, true);
+    disputedOrderId = orderId;
 
     const disputeCallbacks = () => receiver.bodies<DisputeData>().filter((body) => body.type.startsWith('dispute.'));
     const review = (disputeId: string, decision: 'ACCEPTED' | 'REJECTED', reason?: string) =>
@@ -169,5 +176,33 @@ describe('withdrawal and dispute callbacks', () => {
     // The last one exactly: the state object plus its version.
     expect(bodies[3]?.data).toEqual({ ...states[3], version: versions[3] });
     expectAllVerified();
+  });
+
+  it('leaves disputes.commands to the gateway: payments acknowledges each review on payments.order.events, which the ledger and the dispatcher pass over', async () => {
+    if (!disputedOrderId) throw new Error('runs after the dispute callbacks test, on its order');
+    const subject = `merchant:${merchant.credentials.merchantId}/order:${disputedOrderId}`;
+
+    // Only the gateway's opens are on the command topic: payments writes none (issue 20, Kafka ACLs).
+    const commands = await envelopesOnTopic(system.runId, DISPUTES_TOPICS.commands);
+    expect(commands.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(commands.map((envelope) => `${envelope.source} ${envelope.type}`))).toEqual(new Set([`gateway ${DISPUTE_COMMAND_TYPES.open}`]));
+
+    // Payments' own event, once per review, the accepted one after the order's settlement on the same partition.
+    const orderEvents = (await envelopesOnTopic(system.runId, PAYMENTS_TOPICS.orderEvents)).filter((envelope) => envelope.subject === subject);
+    const acknowledged = orderEvents.filter((envelope) => envelope.type === PAYMENT_ORDER_DISPUTE_EVENT_TYPES.disputeOutcomeApplied);
+    // The dispute's stream: opened 1, rejected 2, reopened 3, accepted 4.
+    expect(acknowledged.map((envelope) => [envelope.source, (envelope.data as PaymentOrderDisputeOutcomeAppliedData).disputeVersion])).toEqual([
+      ['payments', 2],
+      ['payments', 4],
+    ]);
+    expect(orderEvents.map((envelope) => envelope.type).slice(-2)).toEqual([PAYMENT_ORDER_EXTERNAL_EVENT_TYPES.succeeded, PAYMENT_ORDER_DISPUTE_EVENT_TYPES.disputeOutcomeApplied]);
+
+    // Nobody dead-lettered anything of payments' topic; the order's callbacks are its two outcomes only; the ledger credited once.
+    expect(await envelopesOnTopic(system.runId, `${PAYMENTS_TOPICS.orderEvents}.dlq`)).toEqual([]);
+    const orderCallbacks = () => receiver.bodies().filter((body) => body.data.order_id === disputedOrderId && body.type.startsWith('payment.'));
+    await eventually(orderCallbacks, (bodies) => bodies.length >= 2, 'the order’s payment callbacks', 30_000);
+    expect(orderCallbacks().map((body) => body.type)).toEqual(['payment.failed', 'payment.succeeded']);
+    const bookings = await system.query<{ event_id: string }>('ledger', `SELECT DISTINCT event_id FROM ledger_postings WHERE reference_kind = 'payment_order' AND reference_id = $1`, [disputedOrderId]);
+    expect(bookings).toHaveLength(1);
   });
 });

@@ -11,9 +11,11 @@ import { DISPUTES_TOPICS } from '@mp/contracts-disputes';
 import { PAYMENTS_TOPICS } from '@mp/contracts-payments';
 import { WITHDRAWAL_COMMAND_SCHEMA_VERSION, WITHDRAWAL_COMMAND_TYPES, WITHDRAWALS_TOPICS, type RequestWithdrawalData } from '@mp/contracts-withdrawals';
 import { randomUUID } from 'node:crypto';
-import { SecuredKafka, SignedClient, SystemUnderTest } from '@mp/shared-testing';
+import { createOperator, registerAgent, SecuredKafka, SignedClient, SystemUnderTest } from '@mp/shared-testing';
 import { readFileSync } from 'node:fs';
 import { Kafka, logLevel, type SASLOptions } from 'kafkajs';
+import { eventually } from './callback-receiver';
+import { disputesKnow } from './disputable-orders';
 import { incomingPayment, newOrderId } from './fixtures';
 
 const COMMAND_TOPICS = [PAYMENTS_TOPICS.commands, WITHDRAWALS_TOPICS.commands, DISPUTES_TOPICS.commands];
@@ -76,6 +78,29 @@ describe('Kafka with authentication and ACLs (the secured configuration)', () =>
     expect(created.status).toBe(201);
     const read = await merchant.get(`/v2/payments/status/${orderId}`);
     expect([read.status, read.body.order_id]).toEqual([200, orderId]);
+  });
+
+  it('takes a declined pay-in through an accepted dispute: gateway, payments, disputes and ledger each write only their own topics', async () => {
+    const operator = await createOperator(system, 'ACL operator');
+    const agent = await registerAgent(system, operator, [{ method: 'bank_card', country: 'RU', currency: 'RUB' }]);
+    const merchantId = merchant.credentials.merchantId;
+    const orderId = newOrderId('acl-dispute');
+    const created = await merchant.post('/v2/payments/incoming', incomingPayment(orderId, { amount: 1000 }));
+    expect(created.status).toBe(201);
+    expect((await fetch(`${created.body.redirect_url}/details`, { method: 'POST', redirect: 'manual' })).status).toBe(303);
+    await disputesKnow(system, merchant, orderId, true);
+    expect((await agent.client.request('POST', `/backoffice/v1/agent/orders/${merchantId}/${orderId}/decline`, { reason: 'no money arrived' })).status).toBe(200);
+    const statusOf = async () => (await merchant.get(`/v2/payments/status/${orderId}`)).body as { status: string; amount: number };
+    await eventually(statusOf, (order) => order.status === 'FAILED', `${orderId} FAILED`, 20_000);
+
+    const opened = await merchant.post('/v2/disputes', { order_id: orderId, amount: 900, comment: 'The payer sent 900.00' });
+    expect(opened.status).toBe(201);
+    const reviewed = await agent.client.request('POST', `/backoffice/v1/agent/disputes/${merchantId}/${opened.body.dispute_id}/review`, { decision: 'ACCEPTED' });
+    expect(reviewed.status).toBe(200);
+    // Payments settles the order and tells disputes on its own topic (PaymentOrderDisputeOutcomeApplied).
+    expect(await eventually(statusOf, (order) => order.status === 'SUCCEEDED', `${orderId} SUCCEEDED`, 20_000)).toMatchObject({ status: 'SUCCEEDED', amount: 900 });
+    const dispute = await eventually(async () => (await merchant.get(`/v2/disputes/${opened.body.dispute_id}`)).body as { status: string }, (body) => body.status === 'ACCEPTED', 'the dispute ACCEPTED', 20_000);
+    expect(dispute.status).toBe('ACCEPTED');
   });
 
   it('provisions idempotently: a second init changes no ACL', async () => {

@@ -3,6 +3,7 @@ import 'reflect-metadata';
 import { judgeAttempt } from './attempt-outcome';
 import { originHealthOf } from './origin-circuit';
 import { STORED_ANSWER_MAX_CHARS, storableAnswerText } from './stored-answer';
+import { PAYMENT_ORDER_DISPUTE_EVENT_TYPES, PAYMENTS_TOPICS } from '@mp/contracts-payments';
 import { CALLBACK_ROUTES, callbackBodyOf, routeEvent, webhookIdOf } from './callback-routing';
 import { cumulativeDelaysMs, DEFAULT_RETRY_SCHEDULE, nextRetryDelayMs, parseRetrySchedule } from './retry-schedule';
 
@@ -88,6 +89,11 @@ describe('routing', () => {
   it('ignores events that are not outcomes and other topics', () => {
     expect(routeEvent(CALLBACK_ROUTES, 'payments.order.events', event('PaymentOrderCreated'))).toEqual({ kind: 'ignored' });
     expect(routeEvent(CALLBACK_ROUTES, 'other.topic', event('PaymentOrderSucceeded'))).toEqual({ kind: 'ignored' });
+  });
+
+  it('ignores payments’ acknowledgement of a dispute review: the merchant hears of it as dispute.accepted/rejected and payment.succeeded', () => {
+    const applied = event(PAYMENT_ORDER_DISPUTE_EVENT_TYPES.disputeOutcomeApplied, { merchantId: 'mch_1', orderId: 'A-1', disputeId: 'dsp_1', disputeVersion: 2, occurredAt: '2026-01-01T00:05:00.000Z' });
+    expect(routeEvent(CALLBACK_ROUTES, PAYMENTS_TOPICS.orderEvents, applied)).toEqual({ kind: 'ignored' });
   });
 
   const withdrawal = { order_id: 'W-1', status: 'COMPLETED', amount: '15.000000', network_fee: '1.000000', currency: 'USDT-TRC20', network: 'TRON', address: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t', transaction_hash: 'ab12', failure_reason: null, created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:05:00.000Z' };

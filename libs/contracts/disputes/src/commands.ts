@@ -6,7 +6,7 @@ import type { DisputeView } from './api';
  * order), so the opens of one order stay in one partition; dispute events are keyed the same way.
  */
 export const DISPUTES_TOPICS = {
-  /** Commands from the gateway to the disputes service (endpoint 14). */
+  /** Commands from the gateway to the disputes service (endpoint 14); the gateway alone writes them. */
   commands: 'disputes.commands',
   /** External events of disputes: what payments (the order overlay, settlement) and callbacks rely on. */
   events: 'disputes.events',
@@ -17,8 +17,15 @@ export const DISPUTE_COMMAND_SCHEMA_VERSION = 1;
 export const DISPUTE_COMMAND_TYPES = {
   /** From the gateway (endpoint 14). */
   open: 'OpenDispute',
-  /** From payments, once it has applied a review's outcome to the order (see DisputeOutcomeAppliedData). */
-  outcomeApplied: 'RecordDisputeOutcomeApplied',
+  /**
+   * Legacy, accepted for one release after issue 20 and then removed: payments used to send this
+   * once it had applied a review's outcome to the order. It now publishes
+   * PaymentOrderDisputeOutcomeApplied on its own `payments.order.events` instead (only the
+   * gateway may write command topics), and sends this no more. Disputes still applies one that
+   * was on `disputes.commands` (or in payments' outbox) before the upgrade, the same way and
+   * only once, so no review is left waiting.
+   */
+  legacyOutcomeApplied: 'RecordDisputeOutcomeApplied',
 } as const;
 
 /** The merchant's open request as it travels on Kafka: no receipt bytes, only the stored receipt's reference. */
@@ -32,12 +39,11 @@ export interface OpenDisputeCommandData {
 }
 
 /**
- * Payments has applied a review's outcome (DisputeAccepted or DisputeRejected at `version` of the
- * dispute's stream) to the order: the order is SUCCEEDED or back in its own state. Only then do
- * the dispute's state object and lists show that outcome, so a merchant who sees it and reads
- * the order finds the order agreeing (spec 4.9 rule 4).
+ * The legacy `RecordDisputeOutcomeApplied` (see DISPUTE_COMMAND_TYPES): payments had applied a
+ * review's outcome (DisputeAccepted or DisputeRejected at `version` of the dispute's stream) to
+ * the order. Its successor is PaymentOrderDisputeOutcomeAppliedData in the payments contract.
  */
-export interface DisputeOutcomeAppliedData {
+export interface LegacyDisputeOutcomeAppliedData {
   merchantId: string;
   orderId: string;
   disputeId: string;

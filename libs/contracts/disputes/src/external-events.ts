@@ -11,8 +11,8 @@ import type { DisputeView } from './api';
  * causation id). Payments, which owns the order's reported status, answers the gateway there
  * with `{outcome: 'accepted', dispute}` in the transaction that applies the PENDING overlay, so
  * the merchant's 201 leaves only once every read of the order says PENDING. Likewise payments
- * sends `RecordDisputeOutcomeApplied` (disputes.commands) once it has applied a review's outcome,
- * and only then do the dispute's reads show it.
+ * publishes `PaymentOrderDisputeOutcomeApplied` (payments.order.events) once it has applied a
+ * review's outcome, and only then do the dispute's reads show it.
  */
 export const DISPUTE_EXTERNAL_EVENT_TYPES = {
   opened: 'DisputeOpened',

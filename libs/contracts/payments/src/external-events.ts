@@ -76,3 +76,41 @@ export interface PaymentOrderExternalEvent {
   type: PaymentOrderExternalEventType;
   data: PaymentOrderExternalEventData;
 }
+
+/**
+ * Not a change of the order's state but a receipt of another context's decision, published on
+ * the same topic and key (`<merchantId>/<orderId>`): payments has applied a dispute review's
+ * outcome to the order (DisputeAccepted: the order settled by the dispute, whose
+ * PaymentOrderSucceeded precedes this event on the partition; DisputeRejected: the PENDING
+ * overlay ended). Disputes shows the review's outcome only once this arrives, so a merchant who
+ * sees it and reads the order finds the order agreeing (spec 4.9 rule 4).
+ *
+ * Why an event of payments and not a command to disputes (it was `RecordDisputeOutcomeApplied`
+ * on `disputes.commands` before issue 20): Kafka ACLs let only the gateway's principal write
+ * command topics, and payments reports a fact about its own order, on its own topic, in the
+ * transaction that applied it. Its own type list (not PAYMENT_ORDER_EXTERNAL_EVENT_TYPES) because
+ * it carries no order snapshot: the ledger and the callback dispatcher, which act on named order
+ * types only, ignore it.
+ */
+export const PAYMENT_ORDER_DISPUTE_EVENT_TYPES = {
+  disputeOutcomeApplied: 'PaymentOrderDisputeOutcomeApplied',
+} as const;
+
+/** Bumped only on a breaking change, independently of the order events' version; consumers upcast older versions. */
+export const PAYMENT_ORDER_DISPUTE_EVENT_SCHEMA_VERSION = 1;
+
+/**
+ * Which outcome it was is the dispute's own at `disputeVersion` (its DisputeAccepted or
+ * DisputeRejected on `disputes.events`), not repeated here: one fact, one owner.
+ */
+export interface PaymentOrderDisputeOutcomeAppliedData {
+  merchantId: string;
+  orderId: string;
+  disputeId: string;
+  /**
+   * Position of the dispute's stream (not the order's) at the DisputeAccepted or DisputeRejected
+   * payments applied: disputes shows the outcome only if its stream is still there.
+   */
+  disputeVersion: number;
+  occurredAt: string;
+}

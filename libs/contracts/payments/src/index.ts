@@ -29,8 +29,11 @@ export {
 } from './commands';
 export { payoutHoldId } from './events';
 export {
+  PAYMENT_ORDER_DISPUTE_EVENT_SCHEMA_VERSION,
+  PAYMENT_ORDER_DISPUTE_EVENT_TYPES,
   PAYMENT_ORDER_EXTERNAL_EVENT_SCHEMA_VERSION,
   PAYMENT_ORDER_EXTERNAL_EVENT_TYPES,
+  type PaymentOrderDisputeOutcomeAppliedData,
   type PaymentOrderExternalEvent,
   type PaymentOrderExternalEventData,
   type PaymentOrderExternalEventType,

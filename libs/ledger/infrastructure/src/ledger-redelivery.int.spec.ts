@@ -4,11 +4,13 @@
  * (the outbox republishing after a crash) and a copy with a new id for the same order (a
  * retried command upstream). The balances, events and postings are those of one delivery,
  * and the auditor agrees. Events that can never apply go to the dead-letter topic without
- * blocking the ones behind them. Method: the real ledger service on real PostgreSQL and
- * Kafka; events published to payments.order.events as the payments outbox publishes them.
+ * blocking the ones behind them; an event the ledger has no business with (payments'
+ * acknowledgement of a dispute review) is neither applied nor dead-lettered. Method: the real
+ * ledger service on real PostgreSQL and Kafka; events published to payments.order.events as the
+ * payments outbox publishes them.
  */
-import { deadLetterTopicOf, KafkaMessageBroker, type MessageEnvelope } from '@mp/shared-messaging';
-import { PAYMENTS_TOPICS } from '@mp/contracts-payments';
+import { createEnvelope, deadLetterTopicOf, KafkaMessageBroker, type MessageEnvelope } from '@mp/shared-messaging';
+import { PAYMENT_ORDER_DISPUTE_EVENT_SCHEMA_VERSION, PAYMENT_ORDER_DISPUTE_EVENT_TYPES, PAYMENTS_TOPICS } from '@mp/contracts-payments';
 import { LedgerTestService, newMerchantId, paymentOrderEvent, type OrderFacts, type PaymentEventType } from './testing/ledger-test-service';
 
 /** The original, a redelivery (same id) and a copy with a new id, in that order. */
@@ -98,8 +100,17 @@ describe('ledger: redelivered payment-order events', () => {
       const holdless = paymentOrderEvent('PaymentOrderSucceeded', { merchantId, orderId: 'P-9', direction: 'outgoing', amountMinor: '100', feeMinor: '0', currency: 'RUB' });
       // Malformed: the fee exceeds the amount.
       const malformed = paymentOrderEvent('PaymentOrderSucceeded', { merchantId, orderId: 'A-2', direction: 'incoming', amountMinor: '100', feeMinor: '101', currency: 'RUB' });
+      // Not the ledger's business, and no poison either: payments' acknowledgement of a dispute review.
+      const disputeOutcomeApplied = createEnvelope({
+        type: PAYMENT_ORDER_DISPUTE_EVENT_TYPES.disputeOutcomeApplied,
+        schemaVersion: PAYMENT_ORDER_DISPUTE_EVENT_SCHEMA_VERSION,
+        source: 'payments',
+        subject: `merchant:${merchantId}/order:A-1`,
+        data: { merchantId, orderId: 'A-1', disputeId: 'dsp_1', disputeVersion: 2, occurredAt: new Date().toISOString() },
+        correlationId: 'req_dispute',
+      });
       const after = paymentOrderEvent('PaymentOrderSucceeded', { merchantId, orderId: 'A-1', direction: 'incoming', amountMinor: '10000', feeMinor: '0', currency: 'RUB' });
-      await ledger.publish([credited, conflicting, holdless, malformed, after]);
+      await ledger.publish([credited, conflicting, holdless, malformed, disputeOutcomeApplied, after]);
       await ledger.eventuallyConsumed([credited.id, after.id]);
 
       const deadline = Date.now() + 20_000;

@@ -11,6 +11,7 @@ import { PaymentCommandHandler } from './commands/payment-command.handler';
 import { HttpLedgerHolds, LEDGER_HOLDS } from './ledger/ledger-holds.port';
 import { PayerPageLinks } from './payer-pages/payer-page-links';
 import { PaymentsSchema1700000001000 } from './persistence/payments-schema.migration';
+import { PaymentsDisputeOutcomeAsEvent1700000021000 } from './persistence/dispute-outcome-event.migration';
 import { PaymentOrderOpenDisputes1700000011000 } from './persistence/open-disputes.migration';
 import { PayoutRecipientAccounts1700000008000 } from './persistence/recipient-accounts.migration';
 import { InternalRecipientAccountsController } from './recipient-accounts/internal-recipient-accounts.controller';
@@ -20,7 +21,13 @@ import { InternalOrdersController } from './read-orders/internal-orders.controll
 import { InternalReferenceDataController } from './reference-data/internal-reference-data.controller';
 
 /** Migrations of the payments database, in order. */
-export const PAYMENTS_MIGRATIONS = [MessagingSchema1700000000000, PaymentsSchema1700000001000, PayoutRecipientAccounts1700000008000, PaymentOrderOpenDisputes1700000011000];
+export const PAYMENTS_MIGRATIONS = [
+  MessagingSchema1700000000000,
+  PaymentsSchema1700000001000,
+  PayoutRecipientAccounts1700000008000,
+  PaymentOrderOpenDisputes1700000011000,
+  PaymentsDisputeOutcomeAsEvent1700000021000,
+];
 
 /** The payments bounded context. Needs a TypeORM DataSource and the messaging port from its app. */
 @Module({})

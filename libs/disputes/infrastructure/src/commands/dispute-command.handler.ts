@@ -5,7 +5,6 @@ import {
   DISPUTE_COMMAND_TYPES,
   OpenDisputeCommandDto,
   type DisputeCommandReplyData,
-  type DisputeOutcomeAppliedData,
   type OpenDisputeCommandData,
 } from '@mp/contracts-disputes';
 import { COMMAND_REPLY_TYPE } from '@mp/contracts-payments';
@@ -20,16 +19,17 @@ import { DISPUTES_CLOCK, type Clock } from '../disputes-settings';
 import { findOrderFacts } from '../orders/dispute-orders.store';
 import { findDisputeOrder } from '../persistence/dispute.projection';
 import { claimDisputeReceipt, discardUnclaimedReceipt } from '../receipts/dispute-receipts.store';
-import { handleDisputeCommand, recordOutcomeApplied } from './dispute.handling';
+import { handleDisputeCommand } from './dispute.handling';
+import { applyOutcomeAppliedToOrder, isLegacyOutcomeAppliedCommand, outcomeAppliedOfLegacyCommand } from './outcome-applied';
 
 const INBOX_CONSUMER = 'disputes.commands';
 const payloadPipe = new RequestPipe();
 
 /**
- * Opens disputes (endpoint 14, from `disputes.commands`) and reviews them (back office, over
- * the internal HTTP API). Each runs in one transaction: inbox claim (for Kafka commands), the
- * decider, the append, the projection, the external events and the reply in the outbox. A
- * version conflict (ten opens of one order at once) reruns the whole transaction, which then
+ * Opens disputes (endpoint 14, from `disputes.commands`, which only the gateway writes) and
+ * reviews them (back office, over the internal HTTP API). Each runs in one transaction: inbox
+ * claim (for Kafka commands), the decider, the append, the projection, the external events and
+ * the reply in the outbox. A version conflict (ten opens of one order at once) reruns the whole transaction, which then
  * decides on the dispute the winner opened.
  */
 @Injectable()
@@ -41,12 +41,10 @@ export class DisputeCommandHandler {
 
   async handle(envelope: MessageEnvelope): Promise<void> {
     if (envelope.schemaVersion !== DISPUTE_COMMAND_SCHEMA_VERSION) throw new PoisonMessageError(`unsupported schema version ${envelope.schemaVersion} of ${envelope.type}`);
-    if (envelope.type === DISPUTE_COMMAND_TYPES.outcomeApplied) {
-      const data = envelope.data as DisputeOutcomeAppliedData;
-      if (typeof data?.merchantId !== 'string' || typeof data.orderId !== 'string' || !Number.isInteger(data.version)) throw new PoisonMessageError(`malformed ${envelope.type} payload`);
-      await this.dataSource.transaction(async (manager) => {
-        if (await claimInboxMessage(manager, INBOX_CONSUMER, envelope.id)) await recordOutcomeApplied(manager, data.merchantId, data.orderId, data.version);
-      });
+    if (isLegacyOutcomeAppliedCommand(envelope)) {
+      // Kept for one release after issue 20: one that payments sent before its upgrade is applied
+      // as its successor on payments.order.events is (OrderEventsConsumer), then this goes.
+      await applyOutcomeAppliedToOrder(this.dataSource, INBOX_CONSUMER, envelope, outcomeAppliedOfLegacyCommand(envelope));
       return;
     }
     if (envelope.type !== DISPUTE_COMMAND_TYPES.open) throw new PoisonMessageError(`unknown command type ${envelope.type}`);

@@ -7,6 +7,7 @@ import { DataSource } from 'typeorm';
 import { DISPUTES_SETTINGS, type DisputesSettings } from '../disputes-settings';
 import { saveOrderFacts } from '../orders/dispute-orders.store';
 import { DisputeCommandHandler } from './dispute-command.handler';
+import { applyOutcomeAppliedToOrder, isOutcomeAppliedEvent, outcomeAppliedOfEvent } from './outcome-applied';
 
 /** Every disputes replica joins one group, for commands and for order events. */
 export const DISPUTES_CONSUMERS: MessagingTransportOptions = { groupId: 'disputes.handler', startFrom: 'earliest' };
@@ -26,9 +27,14 @@ export class DisputeCommandConsumer {
 }
 
 /**
- * What disputes know of orders: the facts the rules need (direction, creation time, agent,
- * amount, currency, status), from payments' external events. A redelivery is skipped by the
- * inbox, an event older than the row by its version.
+ * What disputes learn from payments' external events:
+ * - the facts of orders the rules need (direction, creation time, agent, amount, currency,
+ *   status), from the order events;
+ * - that payments has applied a review's outcome to the order (PaymentOrderDisputeOutcomeApplied),
+ *   after which the dispute shows it. It arrives on the order's key after the order's own
+ *   PaymentOrderSucceeded of an accepted dispute, so the facts here agree by then too.
+ * A redelivery is skipped by the inbox, an event older than the row by its version; any other
+ * type on the topic is not disputes' business and is skipped.
  */
 @Controller()
 export class OrderEventsConsumer {
@@ -37,6 +43,7 @@ export class OrderEventsConsumer {
   @ConsumeTopic(PAYMENTS_TOPICS.orderEvents)
   async consume(@Payload() message: ReceivedMessage): Promise<void> {
     const { envelope } = message;
+    if (isOutcomeAppliedEvent(envelope)) return applyOutcomeAppliedToOrder(this.dataSource, ORDER_EVENTS_INBOX, envelope, outcomeAppliedOfEvent(envelope));
     if (!ORDER_EVENT_TYPES.includes(envelope.type)) return;
     await this.dataSource.transaction(async (manager) => {
       if (!(await claimInboxMessage(manager, ORDER_EVENTS_INBOX, envelope.id))) return;

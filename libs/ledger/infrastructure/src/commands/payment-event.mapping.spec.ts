@@ -1,5 +1,5 @@
 import { createEnvelope, PoisonMessageError } from '@mp/shared-messaging';
-import { payoutHoldId } from '@mp/contracts-payments';
+import { PAYMENT_ORDER_DISPUTE_EVENT_TYPES, payoutHoldId } from '@mp/contracts-payments';
 import { ledgerCommandFor, payoutHoldAttachedBy } from './payment-event.mapping';
 
 const now = new Date('2026-11-22T10:00:00.000Z');
@@ -34,6 +34,12 @@ describe('external payment-order events → ledger commands', () => {
     }
     expect(ledgerCommandFor(event('PaymentOrderCreated', { nothing: 'checked' }), now)).toBeNull();
     expect(ledgerCommandFor(event('SomethingNew', {}, 7), now)).toBeNull();
+  });
+
+  it('ignores payments’ acknowledgement of a dispute review: an accepted dispute is credited through its PaymentOrderSucceeded only', () => {
+    const applied = event(PAYMENT_ORDER_DISPUTE_EVENT_TYPES.disputeOutcomeApplied, { merchantId: 'mch_1', orderId: 'A-1', disputeId: 'dsp_1', disputeVersion: 2, occurredAt: now.toISOString() });
+    expect(ledgerCommandFor(applied, now)).toBeNull();
+    expect(payoutHoldAttachedBy(applied)).toBeNull();
   });
 
   it('treats a malformed event that matters as poison', () => {

@@ -1,15 +1,14 @@
 import { Controller, Inject } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
+import { DISPUTE_EXTERNAL_EVENT_TYPES, DISPUTES_TOPICS, type DisputeCommandReplyData, type DisputeExternalEventData } from '@mp/contracts-disputes';
 import {
-  DISPUTE_COMMAND_SCHEMA_VERSION,
-  DISPUTE_COMMAND_TYPES,
-  DISPUTE_EXTERNAL_EVENT_TYPES,
-  DISPUTES_TOPICS,
-  type DisputeCommandReplyData,
-  type DisputeExternalEventData,
-  type DisputeOutcomeAppliedData,
-} from '@mp/contracts-disputes';
-import { COMMAND_REPLY_TYPE, paymentOrderKey } from '@mp/contracts-payments';
+  COMMAND_REPLY_TYPE,
+  PAYMENT_ORDER_DISPUTE_EVENT_SCHEMA_VERSION,
+  PAYMENT_ORDER_DISPUTE_EVENT_TYPES,
+  PAYMENTS_TOPICS,
+  paymentOrderKey,
+  type PaymentOrderDisputeOutcomeAppliedData,
+} from '@mp/contracts-payments';
 import { claimInboxMessage, ConsumeTopic, createEnvelope, enqueueOutbox, PoisonMessageError, type MessageEnvelope, type OutgoingMessage, type ReceivedMessage } from '@mp/shared-messaging';
 import { DEFAULT_CONFLICT_RETRY_POLICY, retryOnConflict } from '@mp/shared-command-handling';
 import { DomainError } from '@mp/shared-util-errors';
@@ -39,8 +38,11 @@ const INBOX_CONSUMER = 'payments.dispute-events';
  * change is committed, and once:
  * - to the merchant's waiting gateway replica (the DisputeOpened envelope's `replyTo`): the 201
  *   of endpoint 14, so no read after it can find the order's old state;
- * - to disputes (`RecordDisputeOutcomeApplied` on disputes.commands) after a review's outcome:
- *   only then does the dispute show ACCEPTED or REJECTED, so the order already agrees.
+ * - to disputes after a review's outcome, as payments' own event PaymentOrderDisputeOutcomeApplied
+ *   on `payments.order.events`, keyed by the order (after an accepted dispute's
+ *   PaymentOrderSucceeded): only then does the dispute show ACCEPTED or REJECTED, so the order
+ *   already agrees. An event on payments' topic, not a command on `disputes.commands` (as it was
+ *   before issue 20): only the gateway's Kafka principal may write command topics.
  * Why this and not the alternatives: a synchronous HTTP call from disputes (as the ledger's
  * payout holds) would set the overlay outside the dispute's transaction, so a rolled-back open
  * would leave an order PENDING for a dispute that does not exist, and a settlement for a review
@@ -71,7 +73,7 @@ export class DisputeEventsConsumer {
         // Settle first: its projection write must not be undone by the flag's version check.
         if (envelope.type === DISPUTE_EXTERNAL_EVENT_TYPES.accepted) await this.settle(manager, data, { id: envelope.id, correlationId: envelope.correlationId });
         await setOpenDispute(manager, data.merchantId, data.orderId, open, data.version);
-        const told = open ? answerWaitingOpen(envelope) : outcomeApplied(envelope);
+        const told = open ? answerWaitingOpen(envelope) : outcomeApplied(envelope, this.clock.now());
         if (told) await enqueueOutbox(manager, [told]);
       }),
     );
@@ -113,16 +115,22 @@ function answerWaitingOpen(event: MessageEnvelope): OutgoingMessage | null {
   };
 }
 
-/** Tells disputes the review's outcome is on the order now, so the dispute may show it. */
-function outcomeApplied(event: MessageEnvelope): OutgoingMessage {
+/** Tells disputes (and anyone else who cares) that the review's outcome is on the order now, so the dispute may show it. */
+function outcomeApplied(event: MessageEnvelope, now: Date): OutgoingMessage {
   const data = event.data as DisputeExternalEventData;
-  const applied: DisputeOutcomeAppliedData = { merchantId: data.merchantId, orderId: data.orderId, disputeId: data.disputeId, version: data.version };
+  const applied: PaymentOrderDisputeOutcomeAppliedData = {
+    merchantId: data.merchantId,
+    orderId: data.orderId,
+    disputeId: data.disputeId,
+    disputeVersion: data.version,
+    occurredAt: now.toISOString(),
+  };
   return {
-    topic: DISPUTES_TOPICS.commands,
+    topic: PAYMENTS_TOPICS.orderEvents,
     key: paymentOrderKey(data.merchantId, data.orderId),
     envelope: createEnvelope({
-      type: DISPUTE_COMMAND_TYPES.outcomeApplied,
-      schemaVersion: DISPUTE_COMMAND_SCHEMA_VERSION,
+      type: PAYMENT_ORDER_DISPUTE_EVENT_TYPES.disputeOutcomeApplied,
+      schemaVersion: PAYMENT_ORDER_DISPUTE_EVENT_SCHEMA_VERSION,
       source: 'payments',
       subject: event.subject,
       data: applied,

@@ -36,10 +36,9 @@ export class PaymentsTopics implements OnApplicationBootstrap {
     await this.broker.ensureTopics([
       { topic: PAYMENTS_TOPICS.commands, partitions: this.settings.commandPartitions },
       { topic: PAYMENTS_TOPICS.orderEvents, partitions: this.settings.commandPartitions },
-      // payments reads the disputes' external events (the PENDING overlay, settlement by dispute)
+      // payments reads the disputes' external events (the PENDING overlay, settlement by dispute);
+      // it answers them on its own payments.order.events and writes no topic of disputes'
       { topic: DISPUTES_TOPICS.events, partitions: this.settings.commandPartitions },
-      // and tells disputes when a review's outcome is applied to the order (RecordDisputeOutcomeApplied)
-      { topic: DISPUTES_TOPICS.commands, partitions: this.settings.commandPartitions },
     ]);
   }
 }

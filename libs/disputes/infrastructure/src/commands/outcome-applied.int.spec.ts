@@ -1,0 +1,117 @@
+/**
+ * Goal: a reviewed dispute shows its outcome once payments says the order carries it (spec 4.9
+ * rule 4), now that payments says so with its own event PaymentOrderDisputeOutcomeApplied on
+ * `payments.order.events` instead of a command on `disputes.commands` (issue 20: only the
+ * gateway writes command topics). The event is applied once (the inbox), an acknowledgement of a
+ * version the dispute has moved past changes nothing, a malformed one is poison; the legacy
+ * `RecordDisputeOutcomeApplied` command, still accepted for one release, has the same effect.
+ * Method: the disputes migrations on a private real PostgreSQL, disputes opened and reviewed
+ * through the command core the service runs, messages handed to the service's own consumers.
+ */
+import { randomUUID } from 'node:crypto';
+import { DISPUTE_COMMAND_SCHEMA_VERSION, DISPUTE_COMMAND_TYPES } from '@mp/contracts-disputes';
+import { PAYMENT_ORDER_DISPUTE_EVENT_SCHEMA_VERSION, PAYMENT_ORDER_DISPUTE_EVENT_TYPES, PAYMENTS_TOPICS } from '@mp/contracts-payments';
+import { migratedPrivateDatabase } from '@mp/shared-data-access-postgres';
+import { createEnvelope, PoisonMessageError, type MessageEnvelope } from '@mp/shared-messaging';
+import type { DataSource } from 'typeorm';
+import { DISPUTES_MIGRATIONS } from '../disputes.module';
+import { findDisputeView } from '../persistence/dispute.projection';
+import { DisputeCommandHandler } from './dispute-command.handler';
+import { OrderEventsConsumer } from './dispute-consumers';
+import { handleDisputeCommand } from './dispute.handling';
+
+const MERCHANT = 'mch_ack';
+const NOW = new Date();
+const clock = { now: () => NOW };
+
+describe('disputes showing a review once payments has applied it, on real Postgres', () => {
+  let dataSource: DataSource;
+  let orderEvents: OrderEventsConsumer;
+  let commands: DisputeCommandHandler;
+
+  beforeAll(async () => {
+    dataSource = await migratedPrivateDatabase('doa', DISPUTES_MIGRATIONS);
+    orderEvents = new OrderEventsConsumer(dataSource);
+    commands = new DisputeCommandHandler(dataSource, clock);
+  });
+
+  afterAll(async () => {
+    await dataSource?.destroy();
+  });
+
+  /** Opens a dispute on an incoming order and reviews it: version 2 of its stream, shown as OPEN until payments answers. */
+  async function reviewed(orderId: string, decision: 'ACCEPTED' | 'REJECTED'): Promise<string> {
+    const disputeId = `dsp_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
+    const order = { direction: 'incoming' as const, createdAt: NOW.toISOString(), agentId: 'agt_1', amountMinor: 100000n, currency: 'RUB' };
+    const causation = { id: randomUUID(), correlationId: 'req_test' };
+    await dataSource.transaction((manager) =>
+      handleDisputeCommand(manager, MERCHANT, orderId, { type: 'OpenDispute', data: { merchantId: MERCHANT, orderId, amountMinor: null, comment: 'paid', receipt: null }, metadata: { now: NOW, order, newDisputeId: disputeId } }, causation),
+    );
+    await dataSource.transaction((manager) =>
+      handleDisputeCommand(manager, MERCHANT, orderId, { type: 'ReviewDispute', data: { decision, reviewer: { role: 'operator', id: 'op_1' }, reason: null }, metadata: { now: NOW } }, causation),
+    );
+    expect(await statusOf(disputeId)).toBe('OPEN');
+    return disputeId;
+  }
+
+  const statusOf = async (disputeId: string) => (await findDisputeView(dataSource.manager, MERCHANT, disputeId)).status;
+  const outcomeApplied = (orderId: string, disputeId: string, disputeVersion: unknown, schemaVersion = PAYMENT_ORDER_DISPUTE_EVENT_SCHEMA_VERSION): MessageEnvelope =>
+    createEnvelope({
+      type: PAYMENT_ORDER_DISPUTE_EVENT_TYPES.disputeOutcomeApplied,
+      schemaVersion,
+      source: 'payments',
+      subject: `merchant:${MERCHANT}/order:${orderId}`,
+      data: { merchantId: MERCHANT, orderId, disputeId, disputeVersion, occurredAt: NOW.toISOString() },
+      correlationId: 'req_test',
+    });
+  const onOrderEvents = (envelope: MessageEnvelope) => orderEvents.consume({ topic: PAYMENTS_TOPICS.orderEvents, partition: 0, offset: '0', key: `${MERCHANT}/x`, envelope });
+  const inboxRows = async (consumer: string) => Number((await dataSource.query(`SELECT count(*) AS count FROM inbox WHERE consumer = $1`, [consumer]))[0].count);
+
+  it('shows the outcome once PaymentOrderDisputeOutcomeApplied arrives on payments.order.events, and a redelivery changes nothing', async () => {
+    const accepted = await reviewed('A-accepted', 'ACCEPTED');
+    const rejected = await reviewed('A-rejected', 'REJECTED');
+    const acceptedApplied = outcomeApplied('A-accepted', accepted, 2);
+    const before = await inboxRows('disputes.order-events');
+
+    await onOrderEvents(acceptedApplied);
+    await onOrderEvents(acceptedApplied);
+    await onOrderEvents(outcomeApplied('A-rejected', rejected, 2));
+
+    expect([await statusOf(accepted), await statusOf(rejected)]).toEqual(['ACCEPTED', 'REJECTED']);
+    expect((await inboxRows('disputes.order-events')) - before).toBe(2);
+    // Not an order's facts: nothing of it lands where the rules read orders.
+    expect(await dataSource.query(`SELECT * FROM dispute_orders WHERE merchant_id = $1`, [MERCHANT])).toEqual([]);
+  });
+
+  it('changes nothing for an acknowledgement of a version the dispute has moved past', async () => {
+    const disputeId = await reviewed('A-stale', 'ACCEPTED');
+    await onOrderEvents(outcomeApplied('A-stale', disputeId, 1));
+    expect(await statusOf(disputeId)).toBe('OPEN');
+  });
+
+  it('dead-letters a malformed one or an unknown schema version, and writes nothing of it', async () => {
+    const disputeId = await reviewed('A-malformed', 'ACCEPTED');
+    const before = await inboxRows('disputes.order-events');
+    await expect(onOrderEvents(outcomeApplied('A-malformed', disputeId, 'two'))).rejects.toThrow(PoisonMessageError);
+    await expect(onOrderEvents(outcomeApplied('A-malformed', disputeId, 2, 2))).rejects.toThrow(/unsupported schema version 2/);
+    expect(await statusOf(disputeId)).toBe('OPEN');
+    expect(await inboxRows('disputes.order-events')).toBe(before);
+  });
+
+  it('still applies the legacy RecordDisputeOutcomeApplied from disputes.commands, the same way and once', async () => {
+    const disputeId = await reviewed('A-legacy', 'REJECTED');
+    const legacy = createEnvelope({
+      type: DISPUTE_COMMAND_TYPES.legacyOutcomeApplied,
+      schemaVersion: DISPUTE_COMMAND_SCHEMA_VERSION,
+      source: 'payments',
+      subject: `merchant:${MERCHANT}/order:A-legacy`,
+      data: { merchantId: MERCHANT, orderId: 'A-legacy', disputeId, version: 2 },
+      correlationId: 'req_test',
+    });
+    const before = await inboxRows('disputes.commands');
+    await commands.handle(legacy);
+    await commands.handle(legacy);
+    expect(await statusOf(disputeId)).toBe('REJECTED');
+    expect((await inboxRows('disputes.commands')) - before).toBe(1);
+  });
+});

@@ -1,0 +1,51 @@
+import { DISPUTE_COMMAND_TYPES, type LegacyDisputeOutcomeAppliedData } from '@mp/contracts-disputes';
+import { PAYMENT_ORDER_DISPUTE_EVENT_SCHEMA_VERSION, PAYMENT_ORDER_DISPUTE_EVENT_TYPES, type PaymentOrderDisputeOutcomeAppliedData } from '@mp/contracts-payments';
+import { claimInboxMessage, PoisonMessageError, type MessageEnvelope } from '@mp/shared-messaging';
+import type { DataSource } from 'typeorm';
+import { recordOutcomeApplied } from './dispute.handling';
+
+/** What disputes needs of payments' word that a review's outcome is on the order. */
+export interface OutcomeAppliedToOrder {
+  merchantId: string;
+  orderId: string;
+  /** The dispute stream's version at the review payments applied. */
+  disputeVersion: number;
+}
+
+/**
+ * Payments' PaymentOrderDisputeOutcomeApplied (payments.order.events) as disputes reads it.
+ * Schema version 1 is the only one so far; an unknown one is poison (dead-lettered for an
+ * operator) rather than guessed at, as for every other message disputes reads.
+ */
+export function outcomeAppliedOfEvent(envelope: MessageEnvelope): OutcomeAppliedToOrder {
+  if (envelope.schemaVersion !== PAYMENT_ORDER_DISPUTE_EVENT_SCHEMA_VERSION) throw new PoisonMessageError(`unsupported schema version ${envelope.schemaVersion} of ${envelope.type}`);
+  const data = envelope.data as Partial<PaymentOrderDisputeOutcomeAppliedData> | null;
+  return checked(envelope, data?.merchantId, data?.orderId, data?.disputeVersion);
+}
+
+/** The legacy `RecordDisputeOutcomeApplied` command (see DISPUTE_COMMAND_TYPES.legacyOutcomeApplied): the same fact, `version` named so. */
+export function outcomeAppliedOfLegacyCommand(envelope: MessageEnvelope): OutcomeAppliedToOrder {
+  const data = envelope.data as Partial<LegacyDisputeOutcomeAppliedData> | null;
+  return checked(envelope, data?.merchantId, data?.orderId, data?.version);
+}
+
+export const isOutcomeAppliedEvent = (envelope: MessageEnvelope): boolean => envelope.type === PAYMENT_ORDER_DISPUTE_EVENT_TYPES.disputeOutcomeApplied;
+export const isLegacyOutcomeAppliedCommand = (envelope: MessageEnvelope): boolean => envelope.type === DISPUTE_COMMAND_TYPES.legacyOutcomeApplied;
+
+function checked(envelope: MessageEnvelope, merchantId: unknown, orderId: unknown, disputeVersion: unknown): OutcomeAppliedToOrder {
+  if (typeof merchantId !== 'string' || typeof orderId !== 'string' || !Number.isInteger(disputeVersion) || (disputeVersion as number) < 1) {
+    throw new PoisonMessageError(`malformed ${envelope.type} payload`);
+  }
+  return { merchantId, orderId, disputeVersion: disputeVersion as number };
+}
+
+/**
+ * Shows the review's outcome, once per message: the inbox claim and the projection in one
+ * transaction, so a redelivery changes nothing; an acknowledgement of a version the stream has
+ * moved past changes nothing either (see recordOutcomeApplied).
+ */
+export async function applyOutcomeAppliedToOrder(dataSource: DataSource, inboxConsumer: string, envelope: MessageEnvelope, applied: OutcomeAppliedToOrder): Promise<void> {
+  await dataSource.transaction(async (manager) => {
+    if (await claimInboxMessage(manager, inboxConsumer, envelope.id)) await recordOutcomeApplied(manager, applied.merchantId, applied.orderId, applied.disputeVersion);
+  });
+}
