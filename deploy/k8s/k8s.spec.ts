@@ -10,10 +10,14 @@
  * names its URL; consumers never scale past the partition count; the stop sequence fits in the
  * grace period; the gateway trusts the ingress controllers' X-Forwarded-For (private ranges
  * only, and only the ingress controllers reach its public port); dev generates every Secret it
- * references, prod none.
+ * references, prod none. Kafka: every service connects over SASL_SSL as its own principal, with
+ * its own Secret and the broker CA; prod's KafkaUsers grant exactly the ACLs init's kafka-access
+ * step makes (aclsOf), and only the gateway's writes a command topic; dev's broker and users Job
+ * run deploy/kafka's scripts, the ones compose runs.
  * Method: the rendered YAML is parsed; the facts that only exist as source text (which
  * variables a config reads, with or without a default) are read from the files the catalog names.
- * Needs kubectl (its built-in kustomize). deploy/k8s/validate.sh checks the schemas.
+ * Needs kubectl (its built-in kustomize), and keytool the first time (dev's Kafka TLS material,
+ * deploy/k8s/dev-kafka-tls.sh). deploy/k8s/validate.sh checks the schemas.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
