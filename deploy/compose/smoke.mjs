@@ -431,7 +431,10 @@ async function forgedProduces({ stack, envFile }) {
       'client=$(mktemp)',
       'printf "security.protocol=SASL_SSL\\nsasl.mechanism=SCRAM-SHA-512\\nssl.truststore.type=PEM\\nssl.truststore.location=/etc/kafka/tls/trust/ca.pem\\n" > "$client"',
       'echo "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username=\\"$MP_USER\\" password=\\"$MP_PASSWORD\\";" >> "$client"',
-      `echo 'forged|{"type":"RequestWithdrawal","data":{"merchantId":"any","amountMinor":"100000000"}}' | KAFKA_HEAP_OPTS=-Xmx128m /opt/kafka/bin/kafka-console-producer.sh --bootstrap-server localhost:9092 --producer.config "$client" --topic withdrawals.commands --property parse.key=true --property key.separator='|' --producer-property max.block.ms=15000 2>&1 || true`,
+      // The tool's refusals are log lines: a log4j file of our own, since an image need not ship one.
+      'log4j=$(mktemp)',
+      'printf "log4j.rootLogger=WARN, stderr\\nlog4j.appender.stderr=org.apache.log4j.ConsoleAppender\\nlog4j.appender.stderr.Target=System.err\\nlog4j.appender.stderr.layout=org.apache.log4j.PatternLayout\\nlog4j.appender.stderr.layout.ConversionPattern=%%p %%m%%n\\n" > "$log4j"',
+      `echo 'forged|{"type":"RequestWithdrawal","data":{"merchantId":"any","amountMinor":"100000000"}}' | KAFKA_LOG4J_OPTS="-Dlog4j.configuration=file:$log4j" KAFKA_HEAP_OPTS=-Xmx128m /opt/kafka/bin/kafka-console-producer.sh --bootstrap-server localhost:9092 --producer.config "$client" --topic withdrawals.commands --property parse.key=true --property key.separator='|' --producer-property max.block.ms=15000 2>&1 || true`,
     ].join('\n');
     return (await run('docker', ['exec', '-e', `MP_USER=${user}`, '-e', `MP_PASSWORD=${password}`, kafka, 'bash', '-c', script], { quiet: true, allowFailure: true })).output;
   };
