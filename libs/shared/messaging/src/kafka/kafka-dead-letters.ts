@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { backOff } from 'exponential-backoff';
 import type { Admin, Consumer, IHeaders, Kafka, KafkaMessage } from 'kafkajs';
 import { deadLetterTopicOf, type DeadLetter, type DeadLetterQueue } from '../messaging-port';
 
@@ -133,10 +134,21 @@ export class KafkaDeadLetterQueue implements DeadLetterQueue {
   }
 }
 
+/** Broker answers that mean "not settled yet", not "wrong". */
+const SETTLING_ANSWERS = new Set(['NOT_LEADER_FOR_PARTITION', 'LEADER_NOT_AVAILABLE', 'UNKNOWN_TOPIC_OR_PARTITION']);
+
 async function endOffsets(admin: Admin, topic: string): Promise<Map<number, { low: bigint; high: bigint }>> {
   // Asked first: fetching offsets of a missing topic retries for many seconds before failing.
   if (!(await admin.listTopics()).includes(topic)) throw new Error(`there is no dead-letter topic ${topic}: is the topic name right, and has the service that consumes it started?`);
-  const offsets = await admin.fetchTopicOffsets(topic);
+  // A dead-letter topic made a moment ago (its first poison message) may not have a leader yet:
+  // the broker answers NOT_LEADER / LEADER_NOT_AVAILABLE until it settles, which kafkajs's own
+  // retry of ListOffsets does not wait out. Retried here, briefly.
+  const offsets = await backOff(() => admin.fetchTopicOffsets(topic), {
+    numOfAttempts: 10,
+    startingDelay: 100,
+    maxDelay: 2_000,
+    retry: (error: { type?: string }) => SETTLING_ANSWERS.has(error.type ?? ''),
+  });
   return new Map(offsets.map((entry) => [entry.partition, { low: BigInt(entry.low), high: BigInt(entry.high) }]));
 }
 
