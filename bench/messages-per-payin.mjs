@@ -85,7 +85,8 @@ async function snapshot() {
     const text = await (await fetch(`${base}/metrics`)).text();
     for (const [, labels, value] of text.matchAll(/^messaging_consumed_messages_total\{([^}]*)\} (\d+)$/gm)) {
       const label = (name) => new RegExp(`${name}="([^"]*)"`).exec(labels)?.[1];
-      const key = `${service} ${label('group')} ${label('topic').replace(/^gateway\.replies\..*/, 'gateway.replies.*')}`;
+      const replies = (name) => name.replace(/^gateway\.replies\..*/, 'gateway.replies.*');
+      const key = `${service} ${replies(label('group'))} ${replies(label('topic'))}`;
       consumed[key] ??= { handled: 0, skipped_undecoded: 0, skipped_decoded: 0 };
       consumed[key][label('outcome')] += Number(value);
     }

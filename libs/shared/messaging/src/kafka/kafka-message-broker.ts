@@ -403,7 +403,8 @@ export class KafkaMessageBroker implements MessageBroker {
    * A fetched batch of one partition, in chunks of up to BATCH_HANDLER_MESSAGES_MAX: each chunk
    * of more than one message goes to the batch handler as a whole when its topic has one;
    * otherwise, or when the batch handler throws, message by message through the error policy,
-   * exactly as without batching. A heartbeat follows every chunk.
+   * exactly as without batching. A heartbeat follows every chunk. Messages of a type the
+   * subscription does not accept are passed over (their offsets resolved) before any decoding.
    */
   private async handleBatch(payload: EachBatchPayload, run: ConsumerRun): Promise<void> {
     const { batch, resolveOffset, heartbeat, pause, isRunning, isStale } = payload;
@@ -418,7 +419,8 @@ export class KafkaMessageBroker implements MessageBroker {
       if (batchHandler && decoded) {
         const accepted = decoded.filter((message) => this.accepts(run, batch.topic, message.envelope.type));
         try {
-          if (accepted.length > 0) await this.handleBatchTraced(accepted, wanted[0].headers, batchHandler.handle);
+          const firstHeaders = wanted.find((message) => message.offset === accepted[0]?.offset)?.headers;
+          if (accepted.length > 0) await this.handleBatchTraced(accepted, firstHeaders, batchHandler.handle);
           this.countConsumed(run, batch.topic, 'handled', accepted.length);
           this.countConsumed(run, batch.topic, 'skippedDecoded', decoded.length - accepted.length);
           chunk.forEach((message) => resolveOffset(message.offset));
