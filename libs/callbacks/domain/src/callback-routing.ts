@@ -129,6 +129,11 @@ export function topicsOf(routes: readonly CallbackRoute[]): string[] {
   return [...new Set(routes.map((route) => route.topic))];
 }
 
+/** The event types of `topic` that routes turn into callbacks: the only ones the dispatcher decodes. */
+export function eventTypesOf(routes: readonly CallbackRoute[], topic: string): string[] {
+  return [...new Set(routes.filter((route) => route.topic === topic).map((route) => route.eventType))];
+}
+
 export type RoutingResult = { kind: 'ignored' } | { kind: 'malformed'; reason: string } | { kind: 'callback'; intent: CallbackIntent };
 
 /** The callback an event causes, if any. Events no route names (creation, progress) cause none. */

@@ -9,6 +9,7 @@ export {
   type ConsumerGroupHealth,
   type ConsumerGroupState,
   type ConsumerLag,
+  type ConsumedMessages,
   type DeadLetter,
   type DeadLetterQueue,
   type MessageBroker,
@@ -21,7 +22,7 @@ export {
   type SubscriptionRequest,
   type TopicSpec,
 } from './messaging-port';
-export { KafkaMessageBroker, type KafkaBrokerOptions, type KafkaClientSecurity } from './kafka/kafka-message-broker';
+export { KafkaMessageBroker, MESSAGE_SCHEMA_VERSION_HEADER, MESSAGE_TYPE_HEADER, type KafkaBrokerOptions, type KafkaClientSecurity } from './kafka/kafka-message-broker';
 export { aclsOf, type KafkaAccess, type KafkaAclBinding } from './kafka/kafka-access';
 export { MessagingSchema1700000000000 } from './postgres/messaging-schema.migration';
 export { appendToStream, readStream, StreamVersionConflictError, type StoredStream } from './postgres/event-store';
@@ -30,5 +31,5 @@ export { claimInboxMessage } from './postgres/inbox';
 export { OutboxRelay, type OutboxRelayOptions } from './postgres/outbox-relay';
 export { MessagingModule, type MessagingModuleOptions } from './nest/messaging.module';
 export { OUTBOX_RELAY_OPTIONS, OutboxRelayService, type OutboxRelaySettings } from './nest/outbox-relay.service';
-export { ConsumeTopic, ConsumeTopicInBatches, MessagingContext, MessagingTransportStrategy, type MessagingTransportOptions } from './nest/messaging-transport.strategy';
+export { ConsumeTopic, ConsumeTopicInBatches, MessagingContext, MessagingTransportStrategy, type ConsumeTopicOptions, type MessagingTransportOptions } from './nest/messaging-transport.strategy';
 export { commandReplyMessage } from './command-reply';

@@ -56,6 +56,14 @@ export interface SubscriptionRequest {
   /** For these topics, several messages fetched together go to `batch.handle` first. */
   batch?: BatchHandler;
   errorPolicy?: ConsumerErrorPolicy;
+  /**
+   * By topic, the envelope types the handlers act on; a topic not named here gets every type.
+   * Any other type is passed over: its offset is committed, its value never decoded, no handler,
+   * inbox or transaction sees it. The adapter reads the type from the message's metadata (a Kafka
+   * header) and decodes only a message without it (published before the header existed), then
+   * decides from the envelope's own `type`.
+   */
+  acceptedTypes?: Readonly<Record<string, readonly string[]>>;
 }
 
 export interface Subscription {
@@ -94,12 +102,28 @@ export interface ConsumerLag {
   messages: number;
 }
 
+export interface ConsumedMessages {
+  /** The logical group id (namespace stripped). */
+  groupId: string;
+  topic: string;
+  handled: number;
+  skippedUndecoded: number;
+  skippedDecoded: number;
+}
+
 /** What the broker adapter saw in this process, for metrics: cheap, in memory, no broker round trip. */
 export interface MessagingStats {
   /** One entry per partition assigned to this process's consumers. */
   consumerLag: ConsumerLag[];
   /** Messages this process sent to a dead-letter topic, by their logical source topic. */
   deadLettered: Array<{ topic: string; messages: number }>;
+  /**
+   * Messages this process's consumers took from the broker, by group and logical topic: handled
+   * (a handler was done with them), skipped on their metadata alone (a type the subscription does
+   * not accept, never decoded) and skipped after decoding (no type in the metadata: published
+   * before the header existed).
+   */
+  consumed: ConsumedMessages[];
 }
 
 export interface MessageBroker {

@@ -25,6 +25,21 @@ export function registerMessagingMetrics(metrics: MetricsRegistry, broker: Messa
       setCounterTotals(this, broker.stats().deadLettered.map((entry) => ({ labels: { topic: entry.topic }, value: entry.messages })));
     },
   });
+  metrics.counter({
+    name: 'messaging_consumed_messages_total',
+    help: 'Messages a consumer group of this process took from a topic: handled, or skipped as a type it has no work for (skipped_undecoded on the type header alone, skipped_decoded after parsing a message without one)',
+    labelNames: ['group', 'topic', 'outcome'],
+    collect() {
+      setCounterTotals(
+        this,
+        broker.stats().consumed.flatMap(({ groupId, topic, handled, skippedUndecoded, skippedDecoded }) => [
+          { labels: { group: groupId, topic, outcome: 'handled' }, value: handled },
+          { labels: { group: groupId, topic, outcome: 'skipped_undecoded' }, value: skippedUndecoded },
+          { labels: { group: groupId, topic, outcome: 'skipped_decoded' }, value: skippedDecoded },
+        ]),
+      );
+    },
+  });
 }
 
 /** Outbox depth and the age of its oldest unpublished row, read from the service's database at scrape time. */

@@ -1,6 +1,6 @@
 import { Controller, Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import { PAYMENTS_TOPICS } from '@mp/contracts-payments';
+import { PAYMENTS_TOPICS, PAYMENT_ORDER_EXTERNAL_EVENT_TYPES } from '@mp/contracts-payments';
 import { WITHDRAWALS_TOPICS } from '@mp/contracts-withdrawals';
 import { claimInboxMessage, ConsumeTopic, MESSAGE_BROKER, PoisonMessageError, type MessageBroker, type MessageEnvelope, type MessagingTransportOptions, type ReceivedMessage } from '@mp/shared-messaging';
 import { DomainError } from '@mp/shared-util-errors';
@@ -14,6 +14,19 @@ import { ledgerCommandFor, payoutHoldAttachedBy } from './payment-event.mapping'
 export const LEDGER_PAYMENT_EVENTS_GROUP = 'ledger.payment-events';
 /** The inbox name of this consumer: a redelivered envelope id changes nothing. */
 export const LEDGER_PAYMENT_EVENTS_INBOX = 'ledger.payment-events';
+
+/**
+ * The order events that move money or attach a payout's hold (payment-event.mapping): creation
+ * and the four outcomes. Assignment, the payer's report and payments' dispute acknowledgements
+ * are passed over by the port before they are decoded.
+ */
+const LEDGER_PAYMENT_EVENT_TYPES: readonly string[] = [
+  PAYMENT_ORDER_EXTERNAL_EVENT_TYPES.created,
+  PAYMENT_ORDER_EXTERNAL_EVENT_TYPES.succeeded,
+  PAYMENT_ORDER_EXTERNAL_EVENT_TYPES.failed,
+  PAYMENT_ORDER_EXTERNAL_EVENT_TYPES.cancelled,
+  PAYMENT_ORDER_EXTERNAL_EVENT_TYPES.expired,
+];
 
 /** How the ledger app connects its consumers (`app.connectMicroservice`). */
 export const LEDGER_CONSUMERS: MessagingTransportOptions = { groupId: LEDGER_PAYMENT_EVENTS_GROUP, startFrom: 'earliest' };
@@ -46,7 +59,7 @@ export class PaymentEventsConsumer {
     private readonly dataSource: DataSource,
   ) {}
 
-  @ConsumeTopic(PAYMENTS_TOPICS.orderEvents)
+  @ConsumeTopic(PAYMENTS_TOPICS.orderEvents, { types: LEDGER_PAYMENT_EVENT_TYPES })
   consume(@Payload() message: ReceivedMessage): Promise<void> {
     return this.handle(message.envelope);
   }

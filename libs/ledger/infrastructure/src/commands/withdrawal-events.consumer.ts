@@ -22,7 +22,7 @@ export const LEDGER_WITHDRAWAL_EVENTS_INBOX = 'ledger.withdrawal-events';
 export class WithdrawalEventsConsumer {
   constructor(private readonly dataSource: DataSource) {}
 
-  @ConsumeTopic(WITHDRAWALS_TOPICS.events)
+  @ConsumeTopic(WITHDRAWALS_TOPICS.events, { types: Object.values(WITHDRAWAL_EXTERNAL_EVENT_TYPES) })
   consume(@Payload() message: ReceivedMessage): Promise<void> {
     return this.handle(message.envelope);
   }

@@ -61,7 +61,7 @@ export class DisputeEventsConsumer {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  @ConsumeTopic(DISPUTES_TOPICS.events)
+  @ConsumeTopic(DISPUTES_TOPICS.events, { types: Object.values(DISPUTE_EXTERNAL_EVENT_TYPES) })
   async consume(@Payload() message: ReceivedMessage): Promise<void> {
     const { envelope } = message;
     const data = envelope.data as DisputeExternalEventData;

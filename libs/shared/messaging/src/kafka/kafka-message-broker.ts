@@ -16,6 +16,7 @@ import {
   type ConsumerGroupHealth,
   type ConsumerGroupState,
   type ConsumerLag,
+  type ConsumedMessages,
   type DeadLetterQueue,
   type MessageBroker,
   type MessagingStats,
@@ -100,6 +101,26 @@ interface TrackedGroup {
   state: ConsumerGroupState;
 }
 
+/**
+ * Headers every published message carries next to its JSON envelope, copied from it: a consumer
+ * passes over a type it has no work for on these alone, without decoding the value.
+ */
+export const MESSAGE_TYPE_HEADER = 'message-type';
+export const MESSAGE_SCHEMA_VERSION_HEADER = 'message-schema-version';
+
+/** One subscription's consumer, as its handling steps need it. */
+interface ConsumerRun {
+  request: SubscriptionRequest;
+  policy: ConsumerErrorPolicy;
+  isStopping: () => boolean;
+  /** Physical topics whose messages go to the batch handler. */
+  batchTopics: Set<string>;
+  /** By physical topic: the envelope types the subscription accepts (every type on a topic not here). */
+  acceptedTypes: Map<string, ReadonlySet<string>>;
+}
+
+type KafkaMessage = EachMessagePayload['message'];
+
 /** A cap on one coalesced produce request; one call's own messages are never split. */
 const PUBLISH_BATCH_MESSAGES_MAX = 500;
 
@@ -127,6 +148,8 @@ export class KafkaMessageBroker implements MessageBroker {
   private readonly consumerLag = new Map<string, ConsumerLag>();
   /** Messages dead-lettered by this process, by logical source topic. */
   private readonly deadLettered = new Map<string, number>();
+  /** By `group topic`: what this process's consumers did with the messages they took. */
+  private readonly consumed = new Map<string, ConsumedMessages>();
 
   constructor(private readonly options: KafkaBrokerOptions) {
     this.log = options.log ?? ((level, message) => console[level === 'info' ? 'log' : level](`[kafka] ${message}`));
@@ -283,7 +306,12 @@ export class KafkaMessageBroker implements MessageBroker {
         messages: list.map((message) => ({
           key: message.key,
           value: JSON.stringify(message.envelope),
-          headers: { 'message-id': message.envelope.id, 'message-type': message.envelope.type, ...messageTelemetryHeaders(message.envelope) },
+          headers: {
+            'message-id': message.envelope.id,
+            [MESSAGE_TYPE_HEADER]: message.envelope.type,
+            [MESSAGE_SCHEMA_VERSION_HEADER]: String(message.envelope.schemaVersion),
+            ...messageTelemetryHeaders(message.envelope),
+          },
         })),
       })),
     });
@@ -342,14 +370,20 @@ export class KafkaMessageBroker implements MessageBroker {
 
     await consumer.connect();
     await consumer.subscribe({ topics: request.topics.map((topic) => this.topicName(topic)), fromBeginning: request.startFrom === 'earliest' });
-    const batchTopics = new Set((request.batch?.topics ?? []).map((topic) => this.topicName(topic)));
+    const run: ConsumerRun = {
+      request,
+      policy,
+      isStopping: () => stopping,
+      batchTopics: new Set((request.batch?.topics ?? []).map((topic) => this.topicName(topic))),
+      acceptedTypes: new Map(Object.entries(request.acceptedTypes ?? {}).map(([topic, types]) => [this.topicName(topic), new Set(types)])),
+    };
     await consumer.run({
       autoCommit: true,
       autoCommitInterval: 1_000,
       partitionsConsumedConcurrently: 1,
-      ...(batchTopics.size === 0
-        ? { eachMessage: (payload: EachMessagePayload) => this.handleWithPolicy(payload, request, policy, () => stopping) }
-        : { eachBatchAutoResolve: false, eachBatch: (payload: EachBatchPayload) => this.handleBatch(payload, batchTopics, request, policy, () => stopping) }),
+      ...(run.batchTopics.size === 0
+        ? { eachMessage: (payload: EachMessagePayload) => this.handleOne(payload, run) }
+        : { eachBatchAutoResolve: false, eachBatch: (payload: EachBatchPayload) => this.handleBatch(payload, run) }),
     });
     return {
       ready,
@@ -369,32 +403,66 @@ export class KafkaMessageBroker implements MessageBroker {
    * A fetched batch of one partition, in chunks of up to BATCH_HANDLER_MESSAGES_MAX: each chunk
    * of more than one message goes to the batch handler as a whole when its topic has one;
    * otherwise, or when the batch handler throws, message by message through the error policy,
-   * exactly as without batching. A heartbeat follows every chunk.
+   * exactly as without batching. A heartbeat follows every chunk. Messages of a type the
+   * subscription does not accept are passed over (their offsets resolved) before any decoding.
    */
-  private async handleBatch(payload: EachBatchPayload, batchTopics: Set<string>, request: SubscriptionRequest, policy: ConsumerErrorPolicy, isStopping: () => boolean): Promise<void> {
+  private async handleBatch(payload: EachBatchPayload, run: ConsumerRun): Promise<void> {
     const { batch, resolveOffset, heartbeat, pause, isRunning, isStale } = payload;
-    const batchHandler = request.batch && batchTopics.has(batch.topic) ? request.batch : null;
+    const batchHandler = run.request.batch && run.batchTopics.has(batch.topic) ? run.request.batch : null;
     for (let start = 0; start < batch.messages.length; start += BATCH_HANDLER_MESSAGES_MAX) {
       if (!isRunning() || isStale()) return;
       const chunk = batch.messages.slice(start, start + BATCH_HANDLER_MESSAGES_MAX);
-      const whole = batchHandler && chunk.length > 1 ? this.receivedMessages(batch.topic, batch.partition, chunk) : null;
-      if (batchHandler && whole) {
+      const passedOver = new Set(chunk.filter((message) => this.passedOverByHeader(run, batch.topic, message)));
+      this.countConsumed(run, batch.topic, 'skippedUndecoded', passedOver.size);
+      const wanted = chunk.filter((message) => !passedOver.has(message));
+      const decoded = batchHandler && wanted.length > 1 ? this.receivedMessages(batch.topic, batch.partition, wanted) : null;
+      if (batchHandler && decoded) {
+        const accepted = decoded.filter((message) => this.accepts(run, batch.topic, message.envelope.type));
         try {
-          await this.handleBatchTraced(whole, chunk[0].headers, batchHandler.handle);
+          const firstHeaders = wanted.find((message) => message.offset === accepted[0]?.offset)?.headers;
+          if (accepted.length > 0) await this.handleBatchTraced(accepted, firstHeaders, batchHandler.handle);
+          this.countConsumed(run, batch.topic, 'handled', accepted.length);
+          this.countConsumed(run, batch.topic, 'skippedDecoded', decoded.length - accepted.length);
           chunk.forEach((message) => resolveOffset(message.offset));
           await heartbeat();
           continue;
         } catch (error) {
-          this.log('warn', `batch of ${whole.length} on ${batch.topic}[${batch.partition}] failed as a whole, handling its messages one by one: ${String(error)}`);
+          this.log('warn', `batch of ${accepted.length} on ${batch.topic}[${batch.partition}] failed as a whole, handling its messages one by one: ${String(error)}`);
         }
       }
       for (const message of chunk) {
         if (!isRunning() || isStale()) return;
-        await this.handleWithPolicy({ topic: batch.topic, partition: batch.partition, message, heartbeat, pause }, request, policy, isStopping);
+        if (!passedOver.has(message)) await this.handleWithPolicy({ topic: batch.topic, partition: batch.partition, message, heartbeat, pause }, run);
         resolveOffset(message.offset);
         await heartbeat();
       }
     }
+  }
+
+  /**
+   * Whether the message's type header names a type its topic's subscription does not accept. A
+   * message without the header (published before it existed) is decoded and judged by its
+   * envelope instead.
+   */
+  private passedOverByHeader(run: ConsumerRun, topic: string, message: KafkaMessage): boolean {
+    const accepted = run.acceptedTypes.get(topic);
+    if (!accepted) return false;
+    const type = headerText(message.headers, MESSAGE_TYPE_HEADER);
+    return type !== undefined && !accepted.has(type);
+  }
+
+  private accepts(run: ConsumerRun, topic: string, type: string): boolean {
+    return run.acceptedTypes.get(topic)?.has(type) ?? true;
+  }
+
+  private countConsumed(run: ConsumerRun, topic: string, outcome: 'handled' | 'skippedUndecoded' | 'skippedDecoded', messages = 1): void {
+    if (messages === 0) return;
+    const { groupId } = run.request;
+    const logical = this.logicalTopic(topic);
+    const key = `${groupId} ${logical}`;
+    const counts = this.consumed.get(key) ?? { groupId, topic: logical, handled: 0, skippedUndecoded: 0, skippedDecoded: 0 };
+    counts[outcome] += messages;
+    this.consumed.set(key, counts);
   }
 
   /**
@@ -424,7 +492,7 @@ export class KafkaMessageBroker implements MessageBroker {
   }
 
   /** Messages as handlers see them; null if any is unparseable (the policy deals with it alone). */
-  private receivedMessages(topic: string, partition: number, messages: EachBatchPayload['batch']['messages']): ReceivedMessage[] | null {
+  private receivedMessages(topic: string, partition: number, messages: KafkaMessage[]): ReceivedMessage[] | null {
     try {
       return messages.map((message) => ({
         topic: this.logicalTopic(topic),
@@ -438,6 +506,15 @@ export class KafkaMessageBroker implements MessageBroker {
     }
   }
 
+  /** One message outside a batch: passed over on its type header, or handled under the error policy. */
+  private async handleOne(payload: EachMessagePayload, run: ConsumerRun): Promise<void> {
+    if (this.passedOverByHeader(run, payload.topic, payload.message)) {
+      this.countConsumed(run, payload.topic, 'skippedUndecoded');
+      return;
+    }
+    await this.handleWithPolicy(payload, run);
+  }
+
   /**
    * The consumer error policy, in one place:
    * - poison (unparseable, schema-invalid): dead-letter at once, then commit;
@@ -446,22 +523,23 @@ export class KafkaMessageBroker implements MessageBroker {
    * - anything else: retry up to `attemptsMax` times, then dead-letter and commit, so one
    *   bad message cannot block its partition forever (nestjs/nest#14664).
    */
-  private async handleWithPolicy(
-    payload: EachMessagePayload,
-    request: SubscriptionRequest,
-    policy: ConsumerErrorPolicy,
-    isStopping: () => boolean,
-  ): Promise<void> {
+  private async handleWithPolicy(payload: EachMessagePayload, run: ConsumerRun): Promise<void> {
     const { topic, partition, message, heartbeat } = payload;
+    const { request, policy, isStopping } = run;
     for (let attempt = 1; ; attempt += 1) {
       try {
         const envelope = parseEnvelope(message.value);
+        if (!this.accepts(run, topic, envelope.type)) {
+          this.countConsumed(run, topic, 'skippedDecoded');
+          return;
+        }
         const received: ReceivedMessage = { topic: this.logicalTopic(topic), partition, offset: message.offset, key: message.key?.toString('utf8') ?? null, envelope };
         const startedAt = performance.now();
         await handleInMessageContext(received, headerText(message.headers, TRACEPARENT_HEADER), async () => {
           await request.handler(received);
           this.logHandled(received, performance.now() - startedAt);
         });
+        this.countConsumed(run, topic, 'handled');
         return;
       } catch (error) {
         const kind = classifyError(error);
@@ -508,6 +586,7 @@ export class KafkaMessageBroker implements MessageBroker {
     return {
       consumerLag: [...this.consumerLag.values()].map((lag) => ({ ...lag })),
       deadLettered: [...this.deadLettered].map(([topic, messages]) => ({ topic, messages })),
+      consumed: [...this.consumed.values()].map((counts) => ({ ...counts })),
     };
   }
 

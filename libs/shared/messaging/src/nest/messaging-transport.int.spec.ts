@@ -17,6 +17,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { createEnvelope, PoisonMessageError } from '../envelope';
 import { KafkaMessageBroker } from '../kafka/kafka-message-broker';
 import type { ReceivedMessage } from '../messaging-port';
+import { eventually } from '../testing/eventually';
 import { ConsumeTopic, MessagingContext, MessagingTransportStrategy } from './messaging-transport.strategy';
 
 const runId = `t${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
@@ -41,14 +42,6 @@ class ThingsConsumer {
 
 @Module({ controllers: [ThingsConsumer] })
 class ThingsModule {}
-
-async function eventually(probe: () => boolean, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!probe()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe('consumers declared with @EventPattern over the messaging port (real Kafka)', () => {
   let broker: KafkaMessageBroker;

@@ -1,5 +1,5 @@
 import { applyDecorators, Catch, UseFilters, type ArgumentsHost, type RpcExceptionFilter } from '@nestjs/common';
-import { BaseRpcContext, EventPattern, Server, type CustomTransportStrategy } from '@nestjs/microservices';
+import { BaseRpcContext, EventPattern, Server, type CustomTransportStrategy, type MessageHandler } from '@nestjs/microservices';
 import { lastValueFrom, throwError, type Observable } from 'rxjs';
 import { PoisonMessageError } from '../envelope';
 import type { ConsumerErrorPolicy, MessageBroker, ReceivedMessage, Subscription } from '../messaging-port';
@@ -31,16 +31,33 @@ export class PassErrorsToMessagingPort implements RpcExceptionFilter<unknown> {
   }
 }
 
-/**
- * Declares a handler of every message on `topic` (a logical topic name, as in the contracts).
- * The handler receives the `ReceivedMessage` as `@Payload()`; resolving means the message is
- * done with, throwing hands the error to the port's policy.
- */
-export function ConsumeTopic(topic: string): MethodDecorator {
-  return applyDecorators(EventPattern(topic), UseFilters(PassErrorsToMessagingPort));
+export interface ConsumeTopicOptions {
+  /**
+   * The envelope types the handler acts on. Any other type on the topic is passed over by the
+   * port before it is decoded (no handler call, inbox claim nor transaction; its offset is
+   * committed). Absent: every type. A service that has no work for most of a topic's messages
+   * declares this, so it does not pay for them.
+   */
+  types?: readonly string[];
 }
 
 const BATCH_EXTRA = 'messagingBatch';
+const TYPES_EXTRA = 'messagingTypes';
+
+function handlerExtras(topic: string, options: ConsumeTopicOptions): Record<string, unknown> {
+  if (options.types === undefined) return {};
+  if (options.types.length === 0) throw new Error(`@ConsumeTopic(${topic}) declares no types: a handler that acts on nothing should not exist`);
+  return { [TYPES_EXTRA]: [...options.types] };
+}
+
+/**
+ * Declares a handler of the messages on `topic` (a logical topic name, as in the contracts): all
+ * of them, or only `options.types`. The handler receives the `ReceivedMessage` as `@Payload()`;
+ * resolving means the message is done with, throwing hands the error to the port's policy.
+ */
+export function ConsumeTopic(topic: string, options: ConsumeTopicOptions = {}): MethodDecorator {
+  return applyDecorators(EventPattern(topic, handlerExtras(topic, options)), UseFilters(PassErrorsToMessagingPort));
+}
 
 /**
  * Like `ConsumeTopic`, for a handler that takes several consecutive messages of one partition
@@ -48,8 +65,8 @@ const BATCH_EXTRA = 'messagingBatch';
  * singly). Resolving means all of them are done with; throwing makes the port hand the same
  * messages to this handler again one at a time, each under the error policy.
  */
-export function ConsumeTopicInBatches(topic: string): MethodDecorator {
-  return applyDecorators(EventPattern(topic, { [BATCH_EXTRA]: true }), UseFilters(PassErrorsToMessagingPort));
+export function ConsumeTopicInBatches(topic: string, options: ConsumeTopicOptions = {}): MethodDecorator {
+  return applyDecorators(EventPattern(topic, { ...handlerExtras(topic, options), [BATCH_EXTRA]: true }), UseFilters(PassErrorsToMessagingPort));
 }
 
 /**
@@ -88,6 +105,7 @@ export class MessagingTransportStrategy extends Server implements CustomTranspor
         startFrom: this.options.startFrom,
         errorPolicy: this.options.errorPolicy,
         handler: (message) => (this.takesBatches(message.topic) ? this.dispatchBatch([message]) : this.dispatch(message)),
+        acceptedTypes: this.acceptedTypes(topics),
         ...(batchTopics.length > 0 ? { batch: { topics: batchTopics, handle: (messages) => this.dispatchBatch(messages) } } : {}),
       });
       await this.subscription.ready;
@@ -100,6 +118,25 @@ export class MessagingTransportStrategy extends Server implements CustomTranspor
 
   private dispatch(message: ReceivedMessage): Promise<void> {
     return this.invoke(message.topic, message, message);
+  }
+
+  /**
+   * By topic, the types its handlers declare. Nest chains several handlers of one topic; the topic
+   * is filtered only when every one of them declares its types, and then by all of them together.
+   */
+  private acceptedTypes(topics: string[]): Record<string, readonly string[]> {
+    const accepted: Record<string, readonly string[]> = {};
+    for (const topic of topics) {
+      const declared: string[] = [];
+      let everyType = false;
+      for (let handler = this.messageHandlers.get(topic); handler; handler = handler.next as MessageHandler | undefined) {
+        const types = handler.extras?.[TYPES_EXTRA] as string[] | undefined;
+        if (types) declared.push(...types);
+        else everyType = true;
+      }
+      if (!everyType) accepted[topic] = [...new Set(declared)];
+    }
+    return accepted;
   }
 
   private takesBatches(topic: string): boolean {
