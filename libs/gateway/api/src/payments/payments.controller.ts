@@ -1,8 +1,9 @@
-import { Body, Controller, Get, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, Logger, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { PAYMENT_COMMAND_TYPES, paymentOrderKey, type CommandReplyData, type PaymentCommandDataByType, type PaymentCommandType } from '@mp/contracts-payments';
+import { PAYMENT_COMMAND_TYPES, payerLinkContext, paymentOrderKey, type CommandReplyData, type PaymentCommandDataByType, type PaymentCommandType } from '@mp/contracts-payments';
 import { OrderIdParam, ReceiptIdParam, RequestPipe } from '@mp/shared-nest-http';
 import { DomainError } from '@mp/shared-util-errors';
+import { ProcessSealer } from '@mp/shared-util-secret-box';
 import { IsPlainText, RequestMessages } from '@mp/shared-util-validation';
 import { IsOptional } from 'class-validator';
 import type { FastifyReply } from 'fastify';
@@ -29,6 +30,10 @@ class CancelBody {
 @Controller('v2/payments')
 @UseGuards(MerchantSignatureGuard)
 export class PaymentsController {
+  private readonly logger = new Logger(PaymentsController.name);
+  /** This process's key pair: payments seals each pay-in's link in the command reply for it alone. */
+  private readonly payerLinks = new ProcessSealer();
+
   constructor(
     private readonly commandBus: PaymentCommandBus,
     private readonly reads: PaymentsReadClient,
@@ -103,16 +108,21 @@ export class PaymentsController {
   }
 
   private async runOrderCommand<T extends PaymentCommandType>(type: T, data: PaymentCommandDataByType[T] & { merchantId: string; orderId: string }, request: GatewayRequest) {
-    const outcome: CommandReplyData = await this.commandBus.execute(type, data, {
-      key: paymentOrderKey(data.merchantId, data.orderId),
-      subject: `merchant:${data.merchantId}/order:${data.orderId}`,
+    const { merchantId, orderId } = data;
+    const command = type === PAYMENT_COMMAND_TYPES.createOutgoingPayment ? data : { ...data, payerLinkKey: this.payerLinks.publicKey };
+    const outcome: CommandReplyData = await this.commandBus.execute(type, command, {
+      key: paymentOrderKey(merchantId, orderId),
+      subject: `merchant:${merchantId}/order:${orderId}`,
       correlationId: request.requestId ?? 'unknown',
     });
     if (outcome.outcome === 'rejected') throw DomainError.fromDescription(outcome.error);
     if (outcome.order.direction !== 'incoming') return outcome.order;
-    // Replies come through Kafka, which never carries the payer-page link (it is the payer's
-    // credential): the link is read over the internal API.
-    const { redirect_url } = await this.reads.getOrder(data.merchantId, data.orderId);
+    // Kafka never carries the payer-page link in the clear (it is the payer's credential):
+    // payments seals it for this process (see PayerPageLinks.sealedUrlFor). A reply without
+    // it (a payments release before sealed links) falls back to the internal API's read.
+    const sealed = outcome.sealedPayerLink ? this.payerLinks.open(outcome.sealedPayerLink, payerLinkContext(merchantId, orderId)) : null;
+    if (outcome.sealedPayerLink && sealed === null) this.logger.warn(`the sealed payer link of ${type} (request ${request.requestId}) did not open; reading it instead`);
+    const redirect_url = sealed ?? (await this.reads.getOrder(merchantId, orderId)).redirect_url;
     return { ...outcome.order, redirect_url };
   }
 }
