@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Logger, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { PAYMENT_COMMAND_TYPES, payerLinkContext, paymentOrderKey, type CommandReplyData, type PaymentCommandDataByType, type PaymentCommandType } from '@mp/contracts-payments';
-import { OrderIdParam, ReceiptIdParam, RequestPipe } from '@mp/shared-nest-http';
+import { OrderIdParam, ReceiptIdParam } from '@mp/shared-nest-http';
 import { DomainError } from '@mp/shared-util-errors';
 import { ProcessSealer } from '@mp/shared-util-secret-box';
 import { IsPlainText, RequestMessages } from '@mp/shared-util-validation';
@@ -9,13 +9,11 @@ import { IsOptional } from 'class-validator';
 import type { FastifyReply } from 'fastify';
 import { CurrentMerchant, MerchantSignatureGuard, type AuthenticatedMerchant, type GatewayRequest } from '../auth/merchant-signature.guard';
 import { stringifyResponse } from '../http/json-body';
-import { CreateIncomingPaymentBody, CreateOutgoingPaymentBody, MerchantBodyPipe, toCreateIncomingPaymentData, toCreateOutgoingPaymentData } from './create-payment.request';
+import { CreateIncomingPaymentBody, CreateOutgoingPaymentBody, toCreateIncomingPaymentData, toCreateOutgoingPaymentData } from './create-payment.request';
 import { ListFiltersBody, toListFilters } from './list-filters.request';
 import { PaymentCommandBus } from './payment-command.bus';
 import { PaymentsReadClient } from './payments-read.client';
 import { CallbackDestinationPolicy } from '../callback-destinations/callback-destination.policy';
-
-const bodyPipe = new RequestPipe();
 
 /** Endpoint 6's body: `{}`, or an optional reason. */
 @RequestMessages({ invalid: 'The cancel body takes only an optional reason' })
@@ -42,7 +40,7 @@ export class PaymentsController {
 
   /** Endpoint 1. Every answer for one order_id is the same 201 with the same order (spec 4.3). */
   @Post('incoming')
-  async createIncoming(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body(MerchantBodyPipe) body: CreateIncomingPaymentBody, @Req() request: GatewayRequest, @Res() reply: FastifyReply): Promise<void> {
+  async createIncoming(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() body: CreateIncomingPaymentBody, @Req() request: GatewayRequest, @Res() reply: FastifyReply): Promise<void> {
     await this.destinations.assertAcceptable(merchant.merchantId, body.callback_url, 'callback_url');
     const data = toCreateIncomingPaymentData(merchant.merchantId, body);
     await send(reply, 201, await this.runOrderCommand(PAYMENT_COMMAND_TYPES.createIncomingPayment, data, request));
@@ -50,7 +48,7 @@ export class PaymentsController {
 
   /** Endpoint 2. The amount plus fee is frozen before the order exists; without it, 400 INSUFFICIENT_FUNDS and no order. */
   @Post('outgoing')
-  async createOutgoing(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body(MerchantBodyPipe) body: CreateOutgoingPaymentBody, @Req() request: GatewayRequest, @Res() reply: FastifyReply): Promise<void> {
+  async createOutgoing(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() body: CreateOutgoingPaymentBody, @Req() request: GatewayRequest, @Res() reply: FastifyReply): Promise<void> {
     await this.destinations.assertAcceptable(merchant.merchantId, body.callback_url, 'callback_url');
     const { accountNumber, ...data } = toCreateOutgoingPaymentData(merchant.merchantId, body);
     // The full account number goes to payments' encrypted store over HTTP, never onto Kafka.
@@ -66,12 +64,12 @@ export class PaymentsController {
 
   /** Endpoints 4 and 5: newest first, cursor pages, list items equal state objects. */
   @Post('incoming/list')
-  async listIncoming(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body(bodyPipe) filters: ListFiltersBody, @Res() reply: FastifyReply): Promise<void> {
+  async listIncoming(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() filters: ListFiltersBody, @Res() reply: FastifyReply): Promise<void> {
     await send(reply, 200, await this.reads.listOrders(merchant.merchantId, 'incoming', toListFilters(filters)));
   }
 
   @Post('outgoing/list')
-  async listOutgoing(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body(bodyPipe) filters: ListFiltersBody, @Res() reply: FastifyReply): Promise<void> {
+  async listOutgoing(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() filters: ListFiltersBody, @Res() reply: FastifyReply): Promise<void> {
     await send(reply, 200, await this.reads.listOrders(merchant.merchantId, 'outgoing', toListFilters(filters)));
   }
 
@@ -80,7 +78,7 @@ export class PaymentsController {
    * and an optional `reason` is the only field. A finished order is 409 ORDER_NOT_CANCELLABLE.
    */
   @Post(':orderId/cancel')
-  async cancel(@CurrentMerchant() merchant: AuthenticatedMerchant, @Param('orderId', OrderIdParam) orderId: string, @Body(bodyPipe) _body: CancelBody, @Req() request: GatewayRequest, @Res() reply: FastifyReply): Promise<void> {
+  async cancel(@CurrentMerchant() merchant: AuthenticatedMerchant, @Param('orderId', OrderIdParam) orderId: string, @Body() _body: CancelBody, @Req() request: GatewayRequest, @Res() reply: FastifyReply): Promise<void> {
     const data = { merchantId: merchant.merchantId, orderId };
     await send(reply, 200, await this.runOrderCommand(PAYMENT_COMMAND_TYPES.cancelPaymentOrder, data, request));
   }
