@@ -112,6 +112,31 @@ describe('payment lifecycle', () => {
     });
   });
 
+  describe('the payer link', () => {
+    /** How many times payments answered the internal order read (the status read's route), from its own metrics. */
+    const orderReadsServed = async (): Promise<number> => {
+      const exposition = await (await fetch(`${system.paymentsUrl}/metrics`)).text();
+      const line = exposition.split('\n').find((candidate) => candidate.startsWith('http_server_request_duration_seconds_count{') && candidate.includes('route="/internal/merchants/:merchantId/orders/:orderId"') && candidate.includes('method="GET"'));
+      return line ? Number(line.split(' ').pop()) : 0;
+    };
+
+    it('comes back with a create, its replay and a cancel without an order read from payments, and equals the status read\'s', async () => {
+      const orderId = newOrderId('link');
+      const readsBefore = await orderReadsServed();
+      const created = await merchant.post('/v2/payments/incoming', incomingPayment(orderId));
+      const replayed = await merchant.post('/v2/payments/incoming', incomingPayment(orderId));
+      const cancelled = await cancel(orderId);
+      expect([created.status, replayed.status, cancelled.status]).toEqual([201, 201, 200]);
+      expect(created.body.redirect_url).toMatch(new RegExp(`^${system.gatewayUrl}/pay/[A-Za-z0-9_-]{20,}$`));
+      expect(replayed.text).toBe(created.text);
+      expect(cancelled.body.redirect_url).toBe(created.body.redirect_url);
+      expect(await orderReadsServed()).toBe(readsBefore);
+
+      expect((await status(orderId)).redirect_url).toBe(created.body.redirect_url);
+      expect(await orderReadsServed()).toBe(readsBefore + 1);
+    });
+  });
+
   describe('cancel (endpoint 6)', () => {
     it('cancels a pending pay-in, with or without an agent, and refuses a repeated cancel naming the status', async () => {
       const waiting = await createPayIn();

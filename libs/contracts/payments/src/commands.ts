@@ -16,7 +16,18 @@ interface CreatePaymentData {
   callbackUrl: string;
 }
 
-export interface CreateIncomingPaymentData extends CreatePaymentData {
+/**
+ * The payer link (`redirect_url`) is the payer's credential, so it never travels on Kafka in
+ * the clear. A command whose accepted reply should carry it names the asking gateway process's
+ * public key (`ProcessSealer` in util-secret-box, made at start, in memory only); payments
+ * seals the link for that process (`sealedPayerLink` in the reply) and the gateway opens it,
+ * instead of reading the order over HTTP after every create. Absent: no link in the reply.
+ */
+export interface PayerLinkRequest {
+  payerLinkKey?: string;
+}
+
+export interface CreateIncomingPaymentData extends CreatePaymentData, PayerLinkRequest {
   /** One of the merchant's incoming methods for the country and currency; absent: the default (see the decider). */
   method?: string;
 }
@@ -32,7 +43,7 @@ export interface CreateOutgoingPaymentData extends CreatePaymentData {
 }
 
 /** Merchant cancels (endpoint 6): both directions. */
-export interface CancelPaymentOrderData {
+export interface CancelPaymentOrderData extends PayerLinkRequest {
   merchantId: string;
   orderId: string;
 }
@@ -103,7 +114,17 @@ export const PAYMENT_COMMAND_SCHEMA_VERSION = 1;
 
 /** The outcome of a command, sent to the command's `replyTo` topic with `causationId` = command id. */
 export type CommandReplyData =
-  | { outcome: 'accepted'; order: PaymentOrderView }
+  | {
+      outcome: 'accepted';
+      order: PaymentOrderView;
+      /** A pay-in's `redirect_url`, sealed for the process named by the command's `payerLinkKey`, bound to `payerLinkContext`. */
+      sealedPayerLink?: string;
+    }
   | { outcome: 'rejected'; error: ErrorDescription };
 
 export const COMMAND_REPLY_TYPE = 'CommandReply';
+
+/** What a sealed payer link is bound to: it opens only in the reply about this order. */
+export function payerLinkContext(merchantId: string, orderId: string): string {
+  return `payer-link:${merchantId}/${orderId}`;
+}

@@ -1,5 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { APP_FILTER, APP_INTERCEPTOR } from '@nestjs/core';
+import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { SecretBox, type SecretKeyring } from '@mp/access-domain';
 import {
   AccessSchema1700000002000,
@@ -25,6 +25,7 @@ import { GATEWAY_CLOCK, GATEWAY_SETTINGS, type GatewaySettings } from './gateway
 import { CallbacksBackofficeController } from './callbacks/callbacks-backoffice.controller';
 import { CallbacksClient } from './callbacks/callbacks.client';
 import { ErrorResponseFilter } from './http/error-response.filter';
+import { GatewayRequestPipe } from './http/gateway-request.pipe';
 import { LedgerReadClient } from './merchant/ledger-read.client';
 import { MerchantController } from './merchant/merchant.controller';
 import { MerchantSecretsController } from './merchant/merchant-secrets.controller';
@@ -60,6 +61,8 @@ export class GatewayApiModule {
         { provide: GATEWAY_CLOCK, useValue: new OffsetClock() },
         { provide: BackofficeAuditStore, inject: [DataSource], useFactory: (dataSource: DataSource) => new BackofficeAuditStore(dataSource) },
         { provide: APP_INTERCEPTOR, useClass: BackofficeAuditInterceptor },
+        // Every request body and query is read and validated here, once for all routes.
+        { provide: APP_PIPE, useClass: GatewayRequestPipe },
         {
           provide: MerchantCredentialStore,
           inject: [DataSource],

@@ -1,3 +1,3 @@
 export { InternalErrorFilter } from './internal-error.filter';
-export { PathIdPipe, RequestPipe, type RequestPipeOptions } from './validation/request.pipe';
+export { PathIdPipe, RequestOptions, RequestPipe, type RequestPipeOptions, type RequestShapeOptions } from './validation/request.pipe';
 export { AgentIdParam, MerchantIdParam, OrderIdParam, OrderMerchantIdParam, PayerPageTokenParam, ReceiptIdParam } from './validation/path-ids';

@@ -2,18 +2,17 @@ import { Body, Controller, Get, Inject, Param, Post, Query, Res, UseGuards } fro
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { credentialExpiry } from '@mp/access-domain';
 import { BACKOFFICE_CREDENTIAL_ID_PATTERN, BackofficeAuditStore, BackofficeCredentialStore, MerchantCredentialStore, type BackofficePrincipal } from '@mp/access-infrastructure';
-import { MerchantIdParam, PathIdPipe, RequestPipe } from '@mp/shared-nest-http';
+import { MerchantIdParam, PathIdPipe } from '@mp/shared-nest-http';
 import type { Clock } from '@mp/shared-util-clock';
 import { DomainError } from '@mp/shared-util-errors';
 import { IsPlainText, IsWholeNumberBetween, type JsonNumberLiteral, MatchesPattern, MERCHANT_ID_PATTERN, RequestMessages, Trim } from '@mp/shared-util-validation';
 import { IsOptional } from 'class-validator';
 import type { FastifyReply } from 'fastify';
 import { GATEWAY_CLOCK, GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
-import { optionalRotationBodyPipe, overlapMsOf, rotateApiSecret, RotateSecretBody } from '../merchant/secret-rotation';
+import { overlapMsOf, rotateApiSecret, RotateSecretBody } from '../merchant/secret-rotation';
 import { BackofficeGuard, CurrentPrincipal, Roles } from './backoffice.guard';
 import { json } from './operator.controller';
 
-const requestPipe = new RequestPipe();
 const CredentialIdParam = new PathIdPipe(BACKOFFICE_CREDENTIAL_ID_PATTERN, 'NOT_FOUND', (id) => `No credential ${id}`);
 const AUDIT_PAGE_MAX = 500;
 const CREDENTIAL_LIFETIME_DAYS_MAX = 366;
@@ -82,19 +81,19 @@ export class AccessOperatorController {
    * ends both older secrets now (a leaked secret), anything else is 409.
    */
   @Post('merchants/:merchantId/api-secret/rotate')
-  async rotateApiSecret(@Param('merchantId', MerchantIdParam) merchantId: string, @Body(optionalRotationBodyPipe) body: RotateSecretBody, @Res() reply: FastifyReply): Promise<void> {
+  async rotateApiSecret(@Param('merchantId', MerchantIdParam) merchantId: string, @Body() body: RotateSecretBody, @Res() reply: FastifyReply): Promise<void> {
     const overlapMs = overlapMsOf(body, this.settings.apiSecretOverlapHours);
     await json(reply, 201, await rotateApiSecret(this.merchants, merchantId, overlapMs, this.clock.now(), { endOverlapNow: true }));
   }
 
   /** The merchant's signed requests get 403 MERCHANT_SUSPENDED; payments already under way still settle and report. */
   @Post('merchants/:merchantId/suspend')
-  async suspend(@CurrentPrincipal() operator: BackofficePrincipal, @Param('merchantId', MerchantIdParam) merchantId: string, @Body(requestPipe) body: StatusChangeBody, @Res() reply: FastifyReply): Promise<void> {
+  async suspend(@CurrentPrincipal() operator: BackofficePrincipal, @Param('merchantId', MerchantIdParam) merchantId: string, @Body() body: StatusChangeBody, @Res() reply: FastifyReply): Promise<void> {
     await this.changeStatus(operator, merchantId, 'suspend', body.reason, reply);
   }
 
   @Post('merchants/:merchantId/reinstate')
-  async reinstate(@CurrentPrincipal() operator: BackofficePrincipal, @Param('merchantId', MerchantIdParam) merchantId: string, @Body(requestPipe) body: StatusChangeBody, @Res() reply: FastifyReply): Promise<void> {
+  async reinstate(@CurrentPrincipal() operator: BackofficePrincipal, @Param('merchantId', MerchantIdParam) merchantId: string, @Body() body: StatusChangeBody, @Res() reply: FastifyReply): Promise<void> {
     await this.changeStatus(operator, merchantId, 'reinstate', body.reason, reply);
   }
 
@@ -106,7 +105,7 @@ export class AccessOperatorController {
 
   /** A new operator; the token is in this answer only. */
   @Post('operator-credentials')
-  async createOperatorCredential(@CurrentPrincipal() operator: BackofficePrincipal, @Body(requestPipe) body: CreateOperatorCredentialBody, @Res() reply: FastifyReply): Promise<void> {
+  async createOperatorCredential(@CurrentPrincipal() operator: BackofficePrincipal, @Body() body: CreateOperatorCredentialBody, @Res() reply: FastifyReply): Promise<void> {
     const lifetimeDays = body.lifetime_days === undefined ? this.settings.operatorCredentialLifetimeDays : Number(body.lifetime_days.literal);
     const created = await this.credentials.create('operator', body.name, { expiresAt: credentialExpiry(this.clock.now(), lifetimeDays), createdBy: operator.credentialId });
     await json(reply, 201, { credential_id: created.credentialId, role: created.role, name: created.name, expires_at: created.expiresAt?.toISOString() ?? null, token: created.token });
@@ -122,7 +121,7 @@ export class AccessOperatorController {
 
   /** The back-office audit trail, newest first: `?actor_credential_id=&merchant_id=&before=&limit=`. */
   @Get('audit')
-  async listAudit(@Query(requestPipe) query: AuditQuery, @Res() reply: FastifyReply): Promise<void> {
+  async listAudit(@Query() query: AuditQuery, @Res() reply: FastifyReply): Promise<void> {
     const limit = query.limit === undefined ? 100 : Number(query.limit);
     const data = await this.audit.list({ actorCredentialId: query.actor_credential_id, merchantId: query.merchant_id, beforeAuditId: query.before, limit });
     await json(reply, 200, { data, next_before: data.length === limit ? (data[data.length - 1]?.audit_id ?? null) : null });

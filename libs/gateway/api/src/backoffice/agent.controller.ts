@@ -2,7 +2,7 @@ import { Body, Controller, Get, Param, Post, Query, Req, Res, UseGuards } from '
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type { BackofficePrincipal } from '@mp/access-infrastructure';
 import { agentViewOf, PAYMENT_COMMAND_TYPES, paymentOrderKey, type AgentOrderActionData, type CommandReplyData, type PaymentCommandType } from '@mp/contracts-payments';
-import { OrderIdParam, OrderMerchantIdParam, RequestPipe } from '@mp/shared-nest-http';
+import { OrderIdParam, OrderMerchantIdParam, RequestOptions } from '@mp/shared-nest-http';
 import { DomainError } from '@mp/shared-util-errors';
 import { IsPlainText, MatchesPattern, RECEIPT_ID_PATTERN, RequestMessages, Trim } from '@mp/shared-util-validation';
 import { IsOptional } from 'class-validator';
@@ -17,9 +17,8 @@ import { PaymentsReadClient } from '../payments/payments-read.client';
 import { BackofficeGuard, CurrentPrincipal, Roles } from './backoffice.guard';
 import { json } from './operator.controller';
 
-const requestPipe = new RequestPipe();
-const optionalBodyPipe = new RequestPipe({ emptyBodyIsEmptyObject: true });
-
+/** Optional: no body declines with the default reason. */
+@RequestOptions({ emptyBodyIsEmptyObject: true })
 @RequestMessages({ invalid: 'The decline reason is not valid' })
 class DeclineBody {
   @ApiPropertyOptional({ maxLength: 500, default: 'declined by agent' })
@@ -52,7 +51,7 @@ export class AgentController {
 
   /** `?scope=assigned` (default) or `available`, plus the list filters as query parameters. */
   @Get('orders')
-  async list(@CurrentPrincipal() agent: BackofficePrincipal, @Query(requestPipe) query: AgentOrdersQuery, @Res() reply: FastifyReply): Promise<void> {
+  async list(@CurrentPrincipal() agent: BackofficePrincipal, @Query() query: AgentOrdersQuery, @Res() reply: FastifyReply): Promise<void> {
     await json(reply, 200, await this.payments.listAgentOrders(agentIdOf(agent), query.scope ?? 'assigned', toListFilters(query)));
   }
 
@@ -77,7 +76,7 @@ export class AgentController {
     @CurrentPrincipal() agent: BackofficePrincipal,
     @Param('merchantId', OrderMerchantIdParam) merchantId: string,
     @Param('orderId', OrderIdParam) orderId: string,
-    @Body(optionalBodyPipe) body: DeclineBody,
+    @Body() body: DeclineBody,
     @Req() request: GatewayRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
@@ -118,7 +117,7 @@ export class AgentController {
     @CurrentPrincipal() agent: BackofficePrincipal,
     @Param('merchantId', OrderMerchantIdParam) merchantId: string,
     @Param('orderId', OrderIdParam) orderId: string,
-    @Body(requestPipe) body: CompletePayoutBody,
+    @Body() body: CompletePayoutBody,
     @Req() request: GatewayRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import type { BackofficePrincipal } from '@mp/access-infrastructure';
-import { PathIdPipe, RequestPipe } from '@mp/shared-nest-http';
+import { PathIdPipe } from '@mp/shared-nest-http';
 import { INTERNAL_ID_PATTERN, IsOneOf, IsPlainText, IsWholeNumberBetween, MatchesPattern, RequestMessages, Trim } from '@mp/shared-util-validation';
 import { DomainError } from '@mp/shared-util-errors';
 import { IsOptional } from 'class-validator';
@@ -11,7 +11,6 @@ import { actingOperatorId } from './acting-operator';
 import { BackofficeGuard, CurrentPrincipal, Roles } from './backoffice.guard';
 import { json } from './operator.controller';
 
-const requestPipe = new RequestPipe();
 const APPROVAL_ID_PATTERN = /^apr_[0-9a-f-]{36}$/;
 
 @RequestMessages({ invalid: 'The query is not valid', unknownField: 'is not a filter here; use status, merchant_id, limit' })
@@ -57,7 +56,7 @@ export class ApprovalsOperatorController {
 
   /** Requests oldest first; `?status=` defaults to pending. */
   @Get()
-  async list(@Query(requestPipe) query: ApprovalsQuery, @Res() reply: FastifyReply): Promise<void> {
+  async list(@Query() query: ApprovalsQuery, @Res() reply: FastifyReply): Promise<void> {
     const params = new URLSearchParams({ status: query.status ?? 'pending' });
     if (query.merchant_id !== undefined) params.set('merchant_id', query.merchant_id);
     if (query.limit !== undefined) params.set('limit', query.limit);
@@ -70,7 +69,7 @@ export class ApprovalsOperatorController {
   }
 
   @Post(':approvalId/reject')
-  async reject(@CurrentPrincipal() operator: BackofficePrincipal, @Param('approvalId', ApprovalIdParam) approvalId: string, @Body(requestPipe) body: RejectionBody, @Res() reply: FastifyReply): Promise<void> {
+  async reject(@CurrentPrincipal() operator: BackofficePrincipal, @Param('approvalId', ApprovalIdParam) approvalId: string, @Body() body: RejectionBody, @Res() reply: FastifyReply): Promise<void> {
     await json(reply, 200, await this.ledger.decideApproval(approvalIdOf(approvalId), 'reject', { operator_id: actingOperatorId(operator), reason: body.reason }));
   }
 }

@@ -3,7 +3,7 @@ import { Body, Controller, Get, Inject, Param, Post, Put, Query, Res, UseGuards 
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { BackofficeCredentialStore, MerchantCredentialStore, type BackofficePrincipal } from '@mp/access-infrastructure';
 import { AgentServiceAreaDto, PutAgentRequestDto, PutMethodsRequestDto, StoredMethodEntryDto, type PutAgentRequest, type StoredMethodEntry } from '@mp/contracts-payments-api';
-import { AgentIdParam, MerchantIdParam, OrderIdParam, OrderMerchantIdParam, RequestPipe } from '@mp/shared-nest-http';
+import { AgentIdParam, MerchantIdParam, OrderIdParam, OrderMerchantIdParam, RequestOptions } from '@mp/shared-nest-http';
 import { DomainError } from '@mp/shared-util-errors';
 import {
   AGENT_ID_PATTERN,
@@ -28,10 +28,6 @@ import { actingOperatorId } from './acting-operator';
 import { BackofficeGuard, CurrentPrincipal, Roles } from './backoffice.guard';
 import { CallbackDestinationPolicy } from '../callback-destinations/callback-destination.policy';
 
-const requestPipe = new RequestPipe();
-/** Method entries carry small integers (basis points, minutes) that go on to payments as JSON numbers. */
-const plainNumbersPipe = new RequestPipe({ numbers: 'plain' });
-
 @RequestMessages({ invalid: 'The merchant is not valid' })
 class CreateMerchantBody {
   @ApiProperty({ maxLength: 200, example: 'Shop' })
@@ -45,7 +41,12 @@ class CreateMerchantBody {
   default_callback_url?: string;
 }
 
-/** PUT merchants/:merchantId/methods: checked here with the payments service's own rules, then sent on. */
+/**
+ * PUT merchants/:merchantId/methods: checked here with the payments service's own rules, then
+ * sent on. Its entries carry small integers (basis points, minutes) that go on to payments as
+ * JSON numbers, so they are read as plain numbers.
+ */
+@RequestOptions({ numbers: 'plain' })
 class PutMethodsBody extends PutMethodsRequestDto {
   @ApiProperty({ description: 'The whole catalog: method, direction, country, currency, fee_rate_basis_points, fee_fixed_minor, min_amount_minor, max_amount_minor, expiry_minutes' })
   override entries!: StoredMethodEntryDto[];
@@ -147,7 +148,7 @@ export class OperatorController {
 
   /** Secrets are in this answer only; they are stored encrypted and never shown again. */
   @Post('merchants')
-  async createMerchant(@Body(requestPipe) body: CreateMerchantBody, @Res() reply: FastifyReply): Promise<void> {
+  async createMerchant(@Body() body: CreateMerchantBody, @Res() reply: FastifyReply): Promise<void> {
     await this.destinations.assertAcceptable(null, body.default_callback_url, 'default_callback_url');
     const merchant = await this.merchants.createMerchant(body.name, body.default_callback_url ?? null);
     await json(reply, 201, { merchant_id: merchant.merchantId, name: merchant.name, api_secret: merchant.apiSecret, webhook_secret: merchant.webhookSecret });
@@ -160,14 +161,14 @@ export class OperatorController {
   }
 
   @Put('merchants/:merchantId/methods')
-  async putMethods(@Param('merchantId', MerchantIdParam) merchantId: string, @Body(plainNumbersPipe) body: PutMethodsBody, @Res() reply: FastifyReply): Promise<void> {
+  async putMethods(@Param('merchantId', MerchantIdParam) merchantId: string, @Body() body: PutMethodsBody, @Res() reply: FastifyReply): Promise<void> {
     await this.requireMerchant(merchantId);
     await json(reply, 200, await this.payments.putMethods(merchantId, body.entries.map((entry): StoredMethodEntry => ({ ...entry }))));
   }
 
   /** Registers an agent for methods, countries and currencies; its token is in this answer only. */
   @Post('agents')
-  async createAgent(@Body(requestPipe) body: AgentProfileBody, @Res() reply: FastifyReply): Promise<void> {
+  async createAgent(@Body() body: AgentProfileBody, @Res() reply: FastifyReply): Promise<void> {
     const profile = toAgentProfile(body);
     const name = body.name ?? profile.display_name;
     const credential = await this.credentials.create('agent', name);
@@ -183,7 +184,7 @@ export class OperatorController {
   }
 
   @Put('agents/:agentId')
-  async updateAgent(@Param('agentId', AgentIdParam) agentId: string, @Body(requestPipe) body: AgentProfileBody, @Res() reply: FastifyReply): Promise<void> {
+  async updateAgent(@Param('agentId', AgentIdParam) agentId: string, @Body() body: AgentProfileBody, @Res() reply: FastifyReply): Promise<void> {
     const profile = toAgentProfile(body);
     await this.payments.putAgent(agentId, profile);
     if (!profile.active) await this.credentials.deactivateAgent(agentId);
@@ -200,7 +201,7 @@ export class OperatorController {
    * `merchant_id`, `order_id`, `agent_id`, `limit` (1 to 500, default 100).
    */
   @Get('account-number-reveals')
-  async listAccountNumberReveals(@Query(requestPipe) query: AccountNumberRevealsQuery, @Res() reply: FastifyReply): Promise<void> {
+  async listAccountNumberReveals(@Query() query: AccountNumberRevealsQuery, @Res() reply: FastifyReply): Promise<void> {
     const filters = Object.fromEntries(Object.entries(query).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
     await json(reply, 200, await this.payments.listAccountNumberReveals(filters));
   }
@@ -218,7 +219,7 @@ export class OperatorController {
   async adjustDeposit(
     @CurrentPrincipal() operator: BackofficePrincipal,
     @Param('merchantId', MerchantIdParam) merchantId: string,
-    @Body(requestPipe) body: DepositAdjustmentBody,
+    @Body() body: DepositAdjustmentBody,
     @Res() reply: FastifyReply,
   ): Promise<void> {
     await this.requireMerchant(merchantId);
@@ -231,14 +232,14 @@ export class OperatorController {
 
   /** The merchant's ledger entries, newest first: `?currency=&from=&to=&limit=&cursor=` (ISO 8601 times, `to` exclusive). */
   @Get('merchants/:merchantId/ledger/entries')
-  async ledgerEntries(@Param('merchantId', MerchantIdParam) merchantId: string, @Query(requestPipe) query: LedgerEntriesQuery, @Res() reply: FastifyReply): Promise<void> {
+  async ledgerEntries(@Param('merchantId', MerchantIdParam) merchantId: string, @Query() query: LedgerEntriesQuery, @Res() reply: FastifyReply): Promise<void> {
     await this.requireMerchant(merchantId);
     await json(reply, 200, await this.ledger.listEntries(merchantId, ledgerQuery(query)));
   }
 
   /** Reconciliation export: every entry of the period `?from=&to=` (required) with its order or withdrawal, as CSV. */
   @Get('merchants/:merchantId/ledger/reconciliation.csv')
-  async reconciliationCsv(@Param('merchantId', MerchantIdParam) merchantId: string, @Query(requestPipe) query: ReconciliationQuery, @Res() reply: FastifyReply): Promise<void> {
+  async reconciliationCsv(@Param('merchantId', MerchantIdParam) merchantId: string, @Query() query: ReconciliationQuery, @Res() reply: FastifyReply): Promise<void> {
     await this.requireMerchant(merchantId);
     const file = await this.ledger.reconciliationCsv(merchantId, ledgerQuery(query));
     await reply.status(200).header('content-type', file.contentType).header('content-disposition', file.disposition ?? 'attachment').send(file.content);

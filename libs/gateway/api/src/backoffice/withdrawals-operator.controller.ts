@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
 import { MerchantCredentialStore, type BackofficePrincipal } from '@mp/access-infrastructure';
 import { StuckWithdrawalsQueryDto, WITHDRAWAL_COMMAND_TYPES } from '@mp/contracts-withdrawals';
-import { MerchantIdParam, OrderIdParam, OrderMerchantIdParam, RequestPipe } from '@mp/shared-nest-http';
+import { MerchantIdParam, OrderIdParam, OrderMerchantIdParam } from '@mp/shared-nest-http';
 import { DomainError } from '@mp/shared-util-errors';
 import type { FastifyReply } from 'fastify';
 import type { GatewayRequest } from '../auth/merchant-signature.guard';
@@ -14,8 +14,6 @@ import { BackofficeGuard, CurrentPrincipal, Roles } from './backoffice.guard';
 import { ConversionBody, toConversionRequest } from './conversion.request';
 import { json } from './operator.controller';
 import { ResolveWithdrawalBody, toResolveWithdrawalData } from './resolve-withdrawal.request';
-
-const requestPipe = new RequestPipe();
 
 /** Operators' side of crypto: conversions into assets, stuck withdrawals and their resolution. */
 @Controller('backoffice/v1')
@@ -34,7 +32,7 @@ export class WithdrawalsOperatorController {
    * approval threshold (a request a second operator approves at /approvals); audited in the ledger.
    */
   @Post('merchants/:merchantId/conversions')
-  async convert(@CurrentPrincipal() operator: BackofficePrincipal, @Param('merchantId', MerchantIdParam) merchantId: string, @Body(requestPipe) body: ConversionBody, @Res() reply: FastifyReply): Promise<void> {
+  async convert(@CurrentPrincipal() operator: BackofficePrincipal, @Param('merchantId', MerchantIdParam) merchantId: string, @Body() body: ConversionBody, @Res() reply: FastifyReply): Promise<void> {
     await this.requireMerchant(merchantId);
     const conversion = toConversionRequest(body, actingOperatorId(operator));
     const result = await this.ledger.convert(merchantId, conversion);
@@ -43,7 +41,7 @@ export class WithdrawalsOperatorController {
 
   /** Withdrawals PENDING for longer than `older_than_seconds` (default 900), oldest first. */
   @Get('withdrawals/stuck')
-  async stuck(@Query(requestPipe) query: StuckWithdrawalsQueryDto, @Res() reply: FastifyReply): Promise<void> {
+  async stuck(@Query() query: StuckWithdrawalsQueryDto, @Res() reply: FastifyReply): Promise<void> {
     await json(reply, 200, await this.withdrawals.listStuck(query.older_than_seconds === undefined ? 900 : Number(query.older_than_seconds)));
   }
 
@@ -62,7 +60,7 @@ export class WithdrawalsOperatorController {
     @CurrentPrincipal() operator: BackofficePrincipal,
     @Param('merchantId', OrderMerchantIdParam) merchantId: string,
     @Param('orderId', OrderIdParam) orderId: string,
-    @Body(requestPipe) body: ResolveWithdrawalBody,
+    @Body() body: ResolveWithdrawalBody,
     @Req() request: GatewayRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {

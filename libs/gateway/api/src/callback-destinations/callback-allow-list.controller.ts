@@ -2,7 +2,7 @@ import { Body, Controller, Get, Inject, Param, Put, Res, UseGuards } from '@nest
 import { ApiProperty } from '@nestjs/swagger';
 import type { BackofficePrincipal } from '@mp/access-infrastructure';
 import { isAllowListEntry } from '@mp/contracts-callbacks';
-import { MerchantIdParam, RequestPipe } from '@mp/shared-nest-http';
+import { MerchantIdParam } from '@mp/shared-nest-http';
 import { FieldRule, RequestMessages } from '@mp/shared-util-validation';
 import type { FastifyReply } from 'fastify';
 import { BackofficeGuard, CurrentPrincipal, Roles } from '../backoffice/backoffice.guard';
@@ -37,7 +37,7 @@ export class CallbackAllowListController {
 
   /** Replaces the list. Callbacks already accepted for hosts now off the list are refused at delivery. */
   @Put()
-  async put(@CurrentPrincipal() operator: BackofficePrincipal, @Param('merchantId', MerchantIdParam) merchantId: string, @Body(new RequestPipe()) body: PutCallbackAllowListBody, @Res() reply: FastifyReply): Promise<void> {
+  async put(@CurrentPrincipal() operator: BackofficePrincipal, @Param('merchantId', MerchantIdParam) merchantId: string, @Body() body: PutCallbackAllowListBody, @Res() reply: FastifyReply): Promise<void> {
     const entries = [...new Set(body.entries)];
     await reply.status(200).type('application/json').send(stringifyResponse(await this.destinations.setAllowList(merchantId, entries, operator.credentialId)));
   }

@@ -2,17 +2,16 @@ import { Body, Controller, Get, Inject, Param, Post, Query, Res, UseGuards } fro
 import { ApiProperty } from '@nestjs/swagger';
 import { MerchantCredentialStore, WebhookSecretStore } from '@mp/access-infrastructure';
 import { CALLBACK_DELIVERY_ID_PATTERN, CallbackDeliveriesQueryDto, DisabledEndpointsQueryDto, EnableCallbackEndpointBodyDto } from '@mp/contracts-callbacks';
-import { MerchantIdParam, PathIdPipe, RequestPipe } from '@mp/shared-nest-http';
+import { MerchantIdParam, PathIdPipe } from '@mp/shared-nest-http';
 import { DomainError } from '@mp/shared-util-errors';
 import type { FastifyReply } from 'fastify';
 import { BackofficeGuard, Roles } from '../backoffice/backoffice.guard';
 import { json } from '../backoffice/operator.controller';
 import { GATEWAY_CLOCK, GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
-import { optionalRotationBodyPipe, overlapMsOf, rotateWebhookSecret, RotateSecretBody } from '../merchant/secret-rotation';
+import { overlapMsOf, rotateWebhookSecret, RotateSecretBody } from '../merchant/secret-rotation';
 import type { Clock } from '@mp/shared-util-clock';
 import { CallbacksClient } from './callbacks.client';
 
-const requestPipe = new RequestPipe();
 /** A malformed callback id names no callback: answered like an unknown one. */
 const DeliveryIdParam = new PathIdPipe(CALLBACK_DELIVERY_ID_PATTERN, 'NOT_FOUND', (id) => `No callback ${id}`);
 
@@ -54,7 +53,7 @@ export class CallbacksBackofficeController {
 
   /** `?merchant_id=&order_id=` or `?event_id=`: every callback with every attempt. */
   @Get('callbacks/deliveries')
-  async deliveries(@Query(requestPipe) query: CallbackDeliveriesQueryDto, @Res() reply: FastifyReply): Promise<void> {
+  async deliveries(@Query() query: CallbackDeliveriesQueryDto, @Res() reply: FastifyReply): Promise<void> {
     const filter = query.event_id !== undefined ? { event_id: query.event_id } : { merchant_id: query.merchant_id as string, order_id: query.order_id as string };
     await json(reply, 200, await this.callbacks.listDeliveries(filter));
   }
@@ -66,13 +65,13 @@ export class CallbacksBackofficeController {
 
   /** Endpoints a 410 disabled, every merchant's (or `?merchant_id=`). */
   @Get('callbacks/endpoints/disabled')
-  async disabledEndpoints(@Query(requestPipe) query: DisabledEndpointsQueryDto, @Res() reply: FastifyReply): Promise<void> {
+  async disabledEndpoints(@Query() query: DisabledEndpointsQueryDto, @Res() reply: FastifyReply): Promise<void> {
     await json(reply, 200, await this.callbacks.disabledEndpoints(query.merchant_id));
   }
 
   /** Body `{"url": ...}`: sends to it again, starting with the callbacks parked while it was disabled. */
   @Post('merchants/:merchantId/callback-endpoints/enable')
-  async enableEndpoint(@Param('merchantId', MerchantIdParam) merchantId: string, @Body(requestPipe) body: EnableEndpointBody, @Res() reply: FastifyReply): Promise<void> {
+  async enableEndpoint(@Param('merchantId', MerchantIdParam) merchantId: string, @Body() body: EnableEndpointBody, @Res() reply: FastifyReply): Promise<void> {
     await json(reply, 200, await this.callbacks.enableEndpoint(merchantId, body.url));
   }
 
@@ -81,7 +80,7 @@ export class CallbacksBackofficeController {
    * signature) for `overlap_hours` (default WEBHOOK_SECRET_OVERLAP_HOURS, at most 168).
    */
   @Post('merchants/:merchantId/webhook-secret/rotate')
-  async rotateWebhookSecret(@Param('merchantId', MerchantIdParam) merchantId: string, @Body(optionalRotationBodyPipe) body: RotateSecretBody, @Res() reply: FastifyReply): Promise<void> {
+  async rotateWebhookSecret(@Param('merchantId', MerchantIdParam) merchantId: string, @Body() body: RotateSecretBody, @Res() reply: FastifyReply): Promise<void> {
     await json(reply, 201, await rotateWebhookSecret(this.webhookSecrets, merchantId, overlapMsOf(body, this.settings.webhookSecretOverlapHours), this.clock.now()));
   }
 }

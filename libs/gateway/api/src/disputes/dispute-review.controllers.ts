@@ -2,15 +2,13 @@ import { Body, Controller, Get, Param, Post, Query, Res, UseGuards } from '@nest
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type { BackofficePrincipal } from '@mp/access-infrastructure';
 import { ReceiptDownloadLogQueryDto, ReviewDisputeRequestDto } from '@mp/contracts-disputes';
-import { MerchantIdParam, RequestPipe } from '@mp/shared-nest-http';
+import { MerchantIdParam } from '@mp/shared-nest-http';
 import { DomainError } from '@mp/shared-util-errors';
 import type { FastifyReply } from 'fastify';
 import { BackofficeGuard, CurrentPrincipal, Roles } from '../backoffice/backoffice.guard';
 import { json } from '../backoffice/operator.controller';
 import { DisputesClient } from './disputes.client';
 import { DisputeIdParam } from './disputes.controller';
-
-const requestPipe = new RequestPipe();
 
 class ReviewBody extends ReviewDisputeRequestDto {
   @ApiProperty({ enum: ['ACCEPTED', 'REJECTED'] })
@@ -47,7 +45,7 @@ export class AgentDisputesController {
     @CurrentPrincipal() agent: BackofficePrincipal,
     @Param('merchantId', MerchantIdParam) merchantId: string,
     @Param('disputeId', DisputeIdParam) disputeId: string,
-    @Body(requestPipe) body: ReviewBody,
+    @Body() body: ReviewBody,
     @Res() reply: FastifyReply,
   ): Promise<void> {
     if (!agent.agentId) throw new DomainError('DISPUTE_NOT_FOUND', `No dispute ${disputeId}`);
@@ -74,7 +72,7 @@ export class OperatorDisputesController {
     @CurrentPrincipal() operator: BackofficePrincipal,
     @Param('merchantId', MerchantIdParam) merchantId: string,
     @Param('disputeId', DisputeIdParam) disputeId: string,
-    @Body(requestPipe) body: ReviewBody,
+    @Body() body: ReviewBody,
     @Res() reply: FastifyReply,
   ): Promise<void> {
     await json(reply, 200, await forwardReview(this.disputes, { role: 'operator', id: operator.credentialId }, merchantId, disputeId, body));
@@ -88,7 +86,7 @@ export class OperatorDisputesController {
 
   /** Who downloaded which dispute receipt, and when, newest first: `?merchant_id=&dispute_id=&reviewer_id=&limit=` (1 to 500, default 100). */
   @Get('receipt-downloads')
-  async receiptDownloads(@Query(requestPipe) query: ReceiptDownloadLogQueryDto, @Res() reply: FastifyReply): Promise<void> {
+  async receiptDownloads(@Query() query: ReceiptDownloadLogQueryDto, @Res() reply: FastifyReply): Promise<void> {
     await json(reply, 200, await this.disputes.listReceiptDownloads({ merchant_id: query.merchant_id, dispute_id: query.dispute_id, reviewer_id: query.reviewer_id, limit: query.limit }));
   }
 }

@@ -10,7 +10,7 @@ import {
   type OpenDisputeCommandData,
 } from '@mp/contracts-disputes';
 import { paymentOrderKey } from '@mp/contracts-payments';
-import { PathIdPipe, RequestPipe } from '@mp/shared-nest-http';
+import { PathIdPipe } from '@mp/shared-nest-http';
 import { DomainError } from '@mp/shared-util-errors';
 import { checkReceiptFile, IsWholeNumberBetween, JsonNumberLiteral, RequestMessages } from '@mp/shared-util-validation';
 import { IsOptional } from 'class-validator';
@@ -21,7 +21,6 @@ import { DISPUTES_COMMAND_ROUTE, PaymentCommandBus } from '../payments/payment-c
 import { DisputesClient } from './disputes.client';
 import { OutcomeCallbackDestination } from '../merchant/outcome-destination';
 
-const bodyPipe = new RequestPipe();
 /** A malformed dispute id is answered like an unknown one. */
 export const DisputeIdParam = new PathIdPipe(/^dsp_[0-9a-f]{24}$/, 'DISPUTE_NOT_FOUND', (id) => `No dispute ${id}`);
 
@@ -58,7 +57,7 @@ export class DisputesController {
    * read-your-writes").
    */
   @Post()
-  async open(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body(bodyPipe) body: OpenDisputeRequestDto, @Req() request: GatewayRequest, @Res() reply: FastifyReply): Promise<void> {
+  async open(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() body: OpenDisputeRequestDto, @Req() request: GatewayRequest, @Res() reply: FastifyReply): Promise<void> {
     const merchantId = merchant.merchantId;
     await this.outcomeDestination.require(merchantId, 'dispute');
     let receiptId: string | null = null;
@@ -82,7 +81,7 @@ export class DisputesController {
 
   /** Endpoint 15: newest first, cursor pages; list items equal state objects. */
   @Post('list')
-  async list(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body(bodyPipe) filters: DisputeListBody, @Res() reply: FastifyReply): Promise<void> {
+  async list(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() filters: DisputeListBody, @Res() reply: FastifyReply): Promise<void> {
     await send(
       reply,
       200,

@@ -5,8 +5,7 @@ import type { FastifyReply } from 'fastify';
 import { CurrentMerchant, MerchantSignatureGuard, type AuthenticatedMerchant } from '../auth/merchant-signature.guard';
 import { json } from '../backoffice/operator.controller';
 import { GATEWAY_CLOCK, GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
-import { optionalRotationBodyPipe, overlapMsOf, rotateApiSecret, rotateWebhookSecret, RotateSecretBody } from './secret-rotation';
-
+import { overlapMsOf, rotateApiSecret, rotateWebhookSecret, RotateSecretBody } from './secret-rotation';
 
 /**
  * A merchant rotates its own secrets, signed with a secret that verifies now. The new secret
@@ -25,13 +24,13 @@ export class MerchantSecretsController {
 
   /** 201 with the new API secret; 409 SECRET_ROTATION_IN_PROGRESS while the previous rotation's overlap runs. */
   @Post('api-secret/rotate')
-  async rotateApiSecret(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body(optionalRotationBodyPipe) body: RotateSecretBody, @Res() reply: FastifyReply): Promise<void> {
+  async rotateApiSecret(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() body: RotateSecretBody, @Res() reply: FastifyReply): Promise<void> {
     await json(reply, 201, await rotateApiSecret(this.merchants, merchant.merchantId, overlapMsOf(body, this.settings.apiSecretOverlapHours), this.clock.now()));
   }
 
   /** 201 with the new webhook secret; callbacks carry both signatures until the overlap ends. */
   @Post('webhook-secret/rotate')
-  async rotateWebhookSecret(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body(optionalRotationBodyPipe) body: RotateSecretBody, @Res() reply: FastifyReply): Promise<void> {
+  async rotateWebhookSecret(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() body: RotateSecretBody, @Res() reply: FastifyReply): Promise<void> {
     await json(reply, 201, await rotateWebhookSecret(this.webhookSecrets, merchant.merchantId, overlapMsOf(body, this.settings.webhookSecretOverlapHours), this.clock.now()));
   }
 }

@@ -6,7 +6,7 @@ import { formatAmountMinor } from '@mp/shared-util-money';
 import type { FastifyReply } from 'fastify';
 import { CurrentMerchant, MerchantSignatureGuard, type AuthenticatedMerchant } from '../auth/merchant-signature.guard';
 import { stringifyResponse } from '../http/json-body';
-import { CALLBACK_URL_LENGTH_MAX, IsCallbackUrl, MerchantBodyPipe } from '../payments/create-payment.request';
+import { CALLBACK_URL_LENGTH_MAX, IsCallbackUrl } from '../payments/create-payment.request';
 import { RequestMessages } from '@mp/shared-util-validation';
 import { CallbacksClient } from '../callbacks/callbacks.client';
 import { PaymentsReadClient } from '../payments/payments-read.client';
@@ -47,7 +47,7 @@ export class MerchantController {
    * those still pending, are reported there.
    */
   @Patch()
-  async updateProfile(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body(MerchantBodyPipe) body: UpdateMerchantBody, @Res() reply: FastifyReply): Promise<void> {
+  async updateProfile(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() body: UpdateMerchantBody, @Res() reply: FastifyReply): Promise<void> {
     await this.destinations.assertAcceptable(merchant.merchantId, body.default_callback_url, 'default_callback_url');
     await this.sendProfile(await this.merchants.setDefaultCallbackUrl(merchant.merchantId, body.default_callback_url), reply);
   }

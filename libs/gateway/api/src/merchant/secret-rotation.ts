@@ -3,15 +3,14 @@ import type { MerchantCredentialStore, WebhookSecretStore } from '@mp/access-inf
 import { DomainError } from '@mp/shared-util-errors';
 import { IsWholeNumberBetween, type JsonNumberLiteral, RequestMessages } from '@mp/shared-util-validation';
 import { IsOptional } from 'class-validator';
-import { RequestPipe } from '@mp/shared-nest-http';
+import { RequestOptions } from '@mp/shared-nest-http';
 
 const HOUR_MS = 3_600_000;
 
-/** The rotation's body is optional: no body (or `{}`) rotates with the configured overlap. */
-export const optionalRotationBodyPipe = new RequestPipe({ emptyBodyIsEmptyObject: true });
 export const SECRET_OVERLAP_HOURS_MAX = 168;
 
-/** The body of every secret rotation, merchant's or operator's; no body rotates with the configured overlap. */
+/** The body of every secret rotation, merchant's or operator's; optional: no body (or `{}`) rotates with the configured overlap. */
+@RequestOptions({ emptyBodyIsEmptyObject: true })
 @RequestMessages({ invalid: 'The rotation is not valid' })
 export class RotateSecretBody {
   @ApiPropertyOptional({ minimum: 0, maximum: SECRET_OVERLAP_HOURS_MAX, description: 'How long the previous secret stays valid (default: the configured overlap)' })

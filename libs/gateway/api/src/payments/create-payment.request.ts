@@ -1,7 +1,5 @@
-import { Inject, Injectable } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type { CreateIncomingPaymentData, CreateOutgoingPaymentData } from '@mp/contracts-payments';
-import { RequestPipe } from '@mp/shared-nest-http';
 import {
   ACCOUNT_NUMBER_PATTERN,
   ACCOUNT_NUMBER_RULE,
@@ -17,7 +15,6 @@ import {
   ORDER_ID_PATTERN,
 } from '@mp/shared-util-validation';
 import { IsOptional } from 'class-validator';
-import { GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
 
 export const CALLBACK_URL_LENGTH_MAX = 2048;
 
@@ -49,12 +46,9 @@ export function IsCallbackUrl(): PropertyDecorator {
   };
 }
 
-/** The request pipe of merchant bodies that carry a callback URL, with the gateway's callback URL policy. */
-@Injectable()
-export class MerchantBodyPipe extends RequestPipe {
-  constructor(@Inject(GATEWAY_SETTINGS) settings: GatewaySettings) {
-    super({ groups: [settings.allowHttpCallbackUrls ? CALLBACK_URLS_HTTP_ALLOWED : CALLBACK_URLS_HTTPS_ONLY] });
-  }
+/** The validation group of `IsCallbackUrl` under the gateway's callback URL policy; the gateway's request pipe applies it. */
+export function callbackUrlGroup(allowHttpCallbackUrls: boolean): string {
+  return allowHttpCallbackUrls ? CALLBACK_URLS_HTTP_ALLOWED : CALLBACK_URLS_HTTPS_ONLY;
 }
 
 /** What both create bodies have (spec 2.1 and 2.2). Unknown fields are refused so a typo is not silently ignored. */

@@ -1,20 +1,19 @@
-import { Body, Controller, Get, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, Logger, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { PAYMENT_COMMAND_TYPES, paymentOrderKey, type CommandReplyData, type PaymentCommandDataByType, type PaymentCommandType } from '@mp/contracts-payments';
-import { OrderIdParam, ReceiptIdParam, RequestPipe } from '@mp/shared-nest-http';
+import { PAYMENT_COMMAND_TYPES, payerLinkContext, paymentOrderKey, type CommandReplyData, type PaymentCommandDataByType, type PaymentCommandType } from '@mp/contracts-payments';
+import { OrderIdParam, ReceiptIdParam } from '@mp/shared-nest-http';
 import { DomainError } from '@mp/shared-util-errors';
+import { ProcessSealer } from '@mp/shared-util-secret-box';
 import { IsPlainText, RequestMessages } from '@mp/shared-util-validation';
 import { IsOptional } from 'class-validator';
 import type { FastifyReply } from 'fastify';
 import { CurrentMerchant, MerchantSignatureGuard, type AuthenticatedMerchant, type GatewayRequest } from '../auth/merchant-signature.guard';
 import { stringifyResponse } from '../http/json-body';
-import { CreateIncomingPaymentBody, CreateOutgoingPaymentBody, MerchantBodyPipe, toCreateIncomingPaymentData, toCreateOutgoingPaymentData } from './create-payment.request';
+import { CreateIncomingPaymentBody, CreateOutgoingPaymentBody, toCreateIncomingPaymentData, toCreateOutgoingPaymentData } from './create-payment.request';
 import { ListFiltersBody, toListFilters } from './list-filters.request';
 import { PaymentCommandBus } from './payment-command.bus';
 import { PaymentsReadClient } from './payments-read.client';
 import { CallbackDestinationPolicy } from '../callback-destinations/callback-destination.policy';
-
-const bodyPipe = new RequestPipe();
 
 /** Endpoint 6's body: `{}`, or an optional reason. */
 @RequestMessages({ invalid: 'The cancel body takes only an optional reason' })
@@ -29,6 +28,10 @@ class CancelBody {
 @Controller('v2/payments')
 @UseGuards(MerchantSignatureGuard)
 export class PaymentsController {
+  private readonly logger = new Logger(PaymentsController.name);
+  /** This process's key pair: payments seals each pay-in's link in the command reply for it alone. */
+  private readonly payerLinks = new ProcessSealer();
+
   constructor(
     private readonly commandBus: PaymentCommandBus,
     private readonly reads: PaymentsReadClient,
@@ -37,7 +40,7 @@ export class PaymentsController {
 
   /** Endpoint 1. Every answer for one order_id is the same 201 with the same order (spec 4.3). */
   @Post('incoming')
-  async createIncoming(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body(MerchantBodyPipe) body: CreateIncomingPaymentBody, @Req() request: GatewayRequest, @Res() reply: FastifyReply): Promise<void> {
+  async createIncoming(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() body: CreateIncomingPaymentBody, @Req() request: GatewayRequest, @Res() reply: FastifyReply): Promise<void> {
     await this.destinations.assertAcceptable(merchant.merchantId, body.callback_url, 'callback_url');
     const data = toCreateIncomingPaymentData(merchant.merchantId, body);
     await send(reply, 201, await this.runOrderCommand(PAYMENT_COMMAND_TYPES.createIncomingPayment, data, request));
@@ -45,7 +48,7 @@ export class PaymentsController {
 
   /** Endpoint 2. The amount plus fee is frozen before the order exists; without it, 400 INSUFFICIENT_FUNDS and no order. */
   @Post('outgoing')
-  async createOutgoing(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body(MerchantBodyPipe) body: CreateOutgoingPaymentBody, @Req() request: GatewayRequest, @Res() reply: FastifyReply): Promise<void> {
+  async createOutgoing(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() body: CreateOutgoingPaymentBody, @Req() request: GatewayRequest, @Res() reply: FastifyReply): Promise<void> {
     await this.destinations.assertAcceptable(merchant.merchantId, body.callback_url, 'callback_url');
     const { accountNumber, ...data } = toCreateOutgoingPaymentData(merchant.merchantId, body);
     // The full account number goes to payments' encrypted store over HTTP, never onto Kafka.
@@ -61,12 +64,12 @@ export class PaymentsController {
 
   /** Endpoints 4 and 5: newest first, cursor pages, list items equal state objects. */
   @Post('incoming/list')
-  async listIncoming(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body(bodyPipe) filters: ListFiltersBody, @Res() reply: FastifyReply): Promise<void> {
+  async listIncoming(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() filters: ListFiltersBody, @Res() reply: FastifyReply): Promise<void> {
     await send(reply, 200, await this.reads.listOrders(merchant.merchantId, 'incoming', toListFilters(filters)));
   }
 
   @Post('outgoing/list')
-  async listOutgoing(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body(bodyPipe) filters: ListFiltersBody, @Res() reply: FastifyReply): Promise<void> {
+  async listOutgoing(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() filters: ListFiltersBody, @Res() reply: FastifyReply): Promise<void> {
     await send(reply, 200, await this.reads.listOrders(merchant.merchantId, 'outgoing', toListFilters(filters)));
   }
 
@@ -75,7 +78,7 @@ export class PaymentsController {
    * and an optional `reason` is the only field. A finished order is 409 ORDER_NOT_CANCELLABLE.
    */
   @Post(':orderId/cancel')
-  async cancel(@CurrentMerchant() merchant: AuthenticatedMerchant, @Param('orderId', OrderIdParam) orderId: string, @Body(bodyPipe) _body: CancelBody, @Req() request: GatewayRequest, @Res() reply: FastifyReply): Promise<void> {
+  async cancel(@CurrentMerchant() merchant: AuthenticatedMerchant, @Param('orderId', OrderIdParam) orderId: string, @Body() _body: CancelBody, @Req() request: GatewayRequest, @Res() reply: FastifyReply): Promise<void> {
     const data = { merchantId: merchant.merchantId, orderId };
     await send(reply, 200, await this.runOrderCommand(PAYMENT_COMMAND_TYPES.cancelPaymentOrder, data, request));
   }
@@ -103,16 +106,21 @@ export class PaymentsController {
   }
 
   private async runOrderCommand<T extends PaymentCommandType>(type: T, data: PaymentCommandDataByType[T] & { merchantId: string; orderId: string }, request: GatewayRequest) {
-    const outcome: CommandReplyData = await this.commandBus.execute(type, data, {
-      key: paymentOrderKey(data.merchantId, data.orderId),
-      subject: `merchant:${data.merchantId}/order:${data.orderId}`,
+    const { merchantId, orderId } = data;
+    const command = type === PAYMENT_COMMAND_TYPES.createOutgoingPayment ? data : { ...data, payerLinkKey: this.payerLinks.publicKey };
+    const outcome: CommandReplyData = await this.commandBus.execute(type, command, {
+      key: paymentOrderKey(merchantId, orderId),
+      subject: `merchant:${merchantId}/order:${orderId}`,
       correlationId: request.requestId ?? 'unknown',
     });
     if (outcome.outcome === 'rejected') throw DomainError.fromDescription(outcome.error);
     if (outcome.order.direction !== 'incoming') return outcome.order;
-    // Replies come through Kafka, which never carries the payer-page link (it is the payer's
-    // credential): the link is read over the internal API.
-    const { redirect_url } = await this.reads.getOrder(data.merchantId, data.orderId);
+    // Kafka never carries the payer-page link in the clear (it is the payer's credential):
+    // payments seals it for this process (see PayerPageLinks.sealedUrlFor). A reply without
+    // it (a payments release before sealed links) falls back to the internal API's read.
+    const sealed = outcome.sealedPayerLink ? this.payerLinks.open(outcome.sealedPayerLink, payerLinkContext(merchantId, orderId)) : null;
+    if (outcome.sealedPayerLink && sealed === null) this.logger.warn(`the sealed payer link of ${type} (request ${request.requestId}) did not open; reading it instead`);
+    const redirect_url = sealed ?? (await this.reads.getOrder(merchantId, orderId)).redirect_url;
     return { ...outcome.order, redirect_url };
   }
 }

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { WITHDRAWAL_COMMAND_TYPES, WITHDRAWAL_STATUSES, WithdrawalListFilterFieldsDto, type WithdrawalStatusView, type WithdrawalView } from '@mp/contracts-withdrawals';
-import { PathIdPipe, RequestPipe } from '@mp/shared-nest-http';
+import { PathIdPipe } from '@mp/shared-nest-http';
 import { IsWholeNumberBetween, JsonNumberLiteral, ORDER_ID_PATTERN, RequestMessages } from '@mp/shared-util-validation';
 import { IsOptional } from 'class-validator';
 import type { FastifyReply } from 'fastify';
@@ -14,7 +14,6 @@ import { CreateWithdrawalBody, toRequestWithdrawalData } from './create-withdraw
 import { runWithdrawalCommand } from './run-withdrawal-command';
 import { WithdrawalsReadClient } from './withdrawals-read.client';
 
-const bodyPipe = new RequestPipe();
 /** An id that cannot be an order id names no withdrawal: the same 404 as a missing one. */
 const WithdrawalIdParam = new PathIdPipe(ORDER_ID_PATTERN, 'WITHDRAWAL_NOT_FOUND', (id) => `No withdrawal ${id}`);
 
@@ -46,7 +45,7 @@ export class WithdrawalsController {
 
   /** Endpoint 11: 201 PENDING, the same answer for every retry with the same order_id and request. */
   @Post()
-  async create(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body(bodyPipe) body: CreateWithdrawalBody, @Req() request: GatewayRequest, @Res() reply: FastifyReply): Promise<void> {
+  async create(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() body: CreateWithdrawalBody, @Req() request: GatewayRequest, @Res() reply: FastifyReply): Promise<void> {
     await this.outcomeDestination.require(merchant.merchantId, 'withdrawal');
     const data = toRequestWithdrawalData(merchant.merchantId, body);
     await send(reply, 201, await runWithdrawalCommand(this.commandBus, WITHDRAWAL_COMMAND_TYPES.requestWithdrawal, data, request));
@@ -54,7 +53,7 @@ export class WithdrawalsController {
 
   /** Endpoint 12: filters status, created_from, created_to, limit, cursor; newest first. */
   @Post('list')
-  async list(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body(bodyPipe) filters: WithdrawalListBody, @Res() reply: FastifyReply): Promise<void> {
+  async list(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() filters: WithdrawalListBody, @Res() reply: FastifyReply): Promise<void> {
     await send(reply, 200, await this.reads.listWithdrawals(merchant.merchantId, toListFilters(filters)));
   }
 

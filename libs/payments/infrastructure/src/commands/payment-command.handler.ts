@@ -5,6 +5,7 @@ import {
   PAYMENT_COMMAND_TYPES,
   payerPageTokenHash,
   type CommandReplyData,
+  type PayerLinkRequest,
   type PaymentCommandDataByType,
   type PaymentCommandType,
 } from '@mp/contracts-payments';
@@ -15,7 +16,7 @@ import { RequestPipe } from '@mp/shared-nest-http';
 import { DomainError } from '@mp/shared-util-errors';
 import { DataSource, type EntityManager } from 'typeorm';
 import { PayerPageLinks } from '../payer-pages/payer-page-links';
-import { findOrder, findOrderByPayerPageTokenHash, orderToRow, rowToView } from '../persistence/payment-order.projection';
+import { findOrder, findOrderByPayerPageTokenHash, orderToRow, rowToView, type PaymentOrderRow } from '../persistence/payment-order.projection';
 import { RecipientAccountVault } from '../recipient-accounts/recipient-account.vault';
 import { CLOCK, PAYMENTS_SETTINGS, type Clock, type PaymentsSettings } from '../payments-settings';
 import { loadMethodCatalog } from '../reference-data/method-catalog.store';
@@ -93,16 +94,33 @@ export class PaymentCommandHandler {
       const result = resolved.command
         ? await handlePaymentOrderCommand(this.ledger, { manager }, resolved.merchantId, resolved.orderId, resolved.command, causation)
         : { order: await this.currentOrder(manager, resolved.merchantId, resolved.orderId) };
-      // No redirect_url: replies travel through the outbox and Kafka, and the link holds the payer's credential.
+      // No redirect_url in the clear: replies travel through the outbox and Kafka, and the link
+      // holds the payer's credential. It goes sealed for the asking gateway process instead.
       // The projection row (written in this transaction) carries the open-dispute overlay.
-      const row = await findOrder(manager, resolved.merchantId, resolved.orderId);
-      reply = { outcome: 'accepted', order: rowToView(row ?? orderToRow(result.order), null) };
+      const row = (await findOrder(manager, resolved.merchantId, resolved.orderId)) ?? orderToRow(result.order);
+      reply = { outcome: 'accepted', order: rowToView(row, null), ...this.sealedPayerLink(envelope, row) };
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
       reply = { outcome: 'rejected', error: error.toDescription() };
     }
     const replyMessage = commandReplyMessage(envelope, { type: COMMAND_REPLY_TYPE, source: 'payments', data: reply });
     if (replyMessage) await enqueueOutbox(manager, [replyMessage]);
+  }
+
+  /**
+   * The pay-in's link sealed for the gateway process that asked (`payerLinkKey`), so the
+   * gateway answers a create or cancel without reading the order back over HTTP. A key that
+   * does not seal leaves the link out; the gateway then reads it as before.
+   */
+  private sealedPayerLink(envelope: MessageEnvelope, row: PaymentOrderRow): { sealedPayerLink?: string } {
+    const { payerLinkKey } = envelope.data as PayerLinkRequest;
+    if (!payerLinkKey || row.direction !== 'incoming') return {};
+    try {
+      return { sealedPayerLink: this.payerPageLinks.sealedUrlFor(payerLinkKey, row.merchant_id, row.order_id, row.payer_page_token_hash) };
+    } catch (error) {
+      this.logger.warn(`payer link not sealed for ${envelope.type} ${envelope.id}: ${(error as Error).message}`);
+      return {};
+    }
   }
 
   private async currentOrder(manager: EntityManager, merchantId: string, orderId: string) {
@@ -117,7 +135,8 @@ export class PaymentCommandHandler {
     const type = envelope.type as PaymentCommandType;
     switch (type) {
       case 'CreateIncomingPayment': {
-        const data = envelope.data as PaymentCommandDataByType['CreateIncomingPayment'];
+        // The link key names the asking gateway process, not the order: it stays out of the decider.
+        const { payerLinkKey: _payerLinkKey, ...data } = envelope.data as PaymentCommandDataByType['CreateIncomingPayment'];
         const methodCatalog = await loadMethodCatalog(manager, data.merchantId);
         const tokenHash = payerPageTokenHash(this.payerPageLinks.tokenFor(data.merchantId, data.orderId));
         return {

@@ -6,8 +6,10 @@ import type {
   CreateIncomingPaymentData,
   CreateOutgoingPaymentData,
   OpenPayerPageData,
+  PayerLinkRequest,
   PaymentCommandType,
 } from '@mp/contracts-payments';
+import { PROCESS_PUBLIC_KEY_PATTERN } from '@mp/shared-util-secret-box';
 import { IsOptional } from 'class-validator';
 import {
   AGENT_ID_PATTERN,
@@ -56,6 +58,10 @@ export class CreateIncomingPaymentPayload extends CreatePaymentPayload implement
   @IsOptional()
   @MatchesPattern(METHOD_PATTERN, 'must be a method, e.g. sbp')
   method?: string;
+
+  @IsOptional()
+  @MatchesPattern(PROCESS_PUBLIC_KEY_PATTERN, 'must be an X25519 public key')
+  payerLinkKey?: string;
 }
 
 export class CreateOutgoingPaymentPayload extends CreatePaymentPayload implements CreateOutgoingPaymentData {
@@ -66,7 +72,11 @@ export class CreateOutgoingPaymentPayload extends CreatePaymentPayload implement
   recipientAccountRef!: string;
 }
 
-export class CancelPaymentOrderPayload extends OrderCommandPayload {}
+export class CancelPaymentOrderPayload extends OrderCommandPayload implements PayerLinkRequest {
+  @IsOptional()
+  @MatchesPattern(PROCESS_PUBLIC_KEY_PATTERN, 'must be an X25519 public key')
+  payerLinkKey?: string;
+}
 
 export class PayerPagePayload implements OpenPayerPageData {
   @MatchesPattern(PAYER_PAGE_TOKEN_HASH_PATTERN, 'must be a payer-page token hash')

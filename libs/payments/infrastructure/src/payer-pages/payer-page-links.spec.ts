@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { payerPageTokenHash } from '@mp/contracts-payments';
-import { SecretKeyring } from '@mp/shared-util-secret-box';
+import { payerLinkContext, payerPageTokenHash } from '@mp/contracts-payments';
+import { ProcessSealer, SecretKeyring } from '@mp/shared-util-secret-box';
 import type { PaymentsSettings } from '../payments-settings';
 import { PayerPageLinks } from './payer-page-links';
 
@@ -30,5 +30,16 @@ describe('payer-page links across a payments master-key rotation', () => {
     expect(notYetPromoted.urlFor('mch_1', 'B-1', payerPageTokenHash(createdWith))).toBe(`https://pay.example/pay/${createdWith}`);
     // Without the next key it could only show a link that does not open the page.
     expect(linksWith(SecretKeyring.single(keyV1)).urlFor('mch_1', 'B-1', payerPageTokenHash(createdWith))).not.toBe(`https://pay.example/pay/${createdWith}`);
+  });
+
+  it('seals the link for the gateway process that asked: only it opens it, only for that order, and it is the link reads show', () => {
+    const links = linksWith(SecretKeyring.single(keyV1));
+    const gateway = new ProcessSealer();
+    const storedHash = payerPageTokenHash(links.tokenFor('mch_1', 'C-1'));
+    const sealed = links.sealedUrlFor(gateway.publicKey, 'mch_1', 'C-1', storedHash);
+    expect(sealed).not.toContain(links.tokenFor('mch_1', 'C-1'));
+    expect(gateway.open(sealed, payerLinkContext('mch_1', 'C-1'))).toBe(links.urlFor('mch_1', 'C-1', storedHash));
+    expect(gateway.open(sealed, payerLinkContext('mch_1', 'C-2'))).toBeNull();
+    expect(new ProcessSealer().open(sealed, payerLinkContext('mch_1', 'C-1'))).toBeNull();
   });
 });

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { payerPageTokenHash } from '@mp/contracts-payments';
-import type { SecretKeyring } from '@mp/shared-util-secret-box';
+import { payerLinkContext, payerPageTokenHash } from '@mp/contracts-payments';
+import { ProcessSealer, type SecretKeyring } from '@mp/shared-util-secret-box';
 import { PAYMENTS_SETTINGS, type PaymentsSettings } from '../payments-settings';
 
 const TOKEN_BYTES = 18;
@@ -12,7 +12,8 @@ const TOKEN_BYTES = 18;
  * (HMAC-SHA256 under the payments master key's `payer-page-token` purpose) whenever a link is
  * shown, and only its SHA-256 (`payerPageTokenHash` in contracts) is kept to find the order.
  * Events, the outbox, the projection and Kafka therefore never hold it; the link reaches the
- * merchant over the internal HTTP API only.
+ * merchant over the internal HTTP API, or sealed for the asking gateway process in a command's
+ * reply (`sealedUrlFor`): only ciphertext that process alone opens passes the outbox and Kafka.
  *
  * New orders get tokens under the current master key. An order keeps the token it was created
  * with (its hash is in its events), so while its master key is retired but still configured,
@@ -22,6 +23,8 @@ const TOKEN_BYTES = 18;
 export class PayerPageLinks {
   private readonly keys: SecretKeyring;
   private readonly baseUrl: string;
+  /** This process's key pair for sealing links to gateway processes. */
+  private readonly sealer = new ProcessSealer();
 
   constructor(@Inject(PAYMENTS_SETTINGS) settings: PaymentsSettings) {
     this.keys = settings.secretsKeyring.derive('payer-page-token');
@@ -44,6 +47,18 @@ export class PayerPageLinks {
     const tokens = versions.map((version) => this.tokenUnder(version, merchantId, orderId));
     const token = tokens.find((candidate) => payerPageTokenHash(candidate) === storedTokenHash) ?? tokens[0];
     return `${this.baseUrl}/pay/${token}`;
+  }
+
+  /**
+   * `urlFor`, sealed for the gateway process whose public key the command named. Why not the
+   * link in the clear: the reply rests in the outbox and on the gateway's reply topic, which
+   * must not hold a credential. Why not a key in the gateway that derives links: the gateway
+   * could then make the link of any order, and payments' master key also guards payout account
+   * numbers. Sealed this way the gateway learns the links of the orders it asked about, as
+   * it did with the HTTP read, and nothing more.
+   */
+  sealedUrlFor(gatewayPublicKey: string, merchantId: string, orderId: string, storedTokenHash: string | null): string {
+    return this.sealer.seal(gatewayPublicKey, this.urlFor(merchantId, orderId, storedTokenHash), payerLinkContext(merchantId, orderId));
   }
 
   private tokenUnder(version: number, merchantId: string, orderId: string): string {

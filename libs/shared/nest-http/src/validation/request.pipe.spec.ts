@@ -2,7 +2,7 @@ import { DomainError } from '@mp/shared-util-errors';
 import { IsDecimalAmount, IsKnownCurrency, IsOrderId, IsPlainText, JsonNumberLiteral, MatchesPattern, RequestMessages } from '@mp/shared-util-validation';
 import { Type } from 'class-transformer';
 import { IsOptional, ValidateNested } from 'class-validator';
-import { OrderIdParam, RequestPipe } from '../index';
+import { OrderIdParam, RequestOptions, RequestPipe } from '../index';
 
 class Line {
   @MatchesPattern(/^[a-z]+$/, 'must be lower-case letters')
@@ -91,6 +91,24 @@ describe('RequestPipe', () => {
       expect([error.message, error.details]).toEqual(['The sample is not valid', [{ field: name, issue: 'is not a sample field' }]]);
       expect((await rejection(`{${valid}, "lines": [{"code": "a", ${JSON.stringify(name)}: {}}]}`)).details.map((detail) => detail.field)).toEqual([`lines[0].${name}`]);
     }
+  });
+
+  it('passes a value a pipe before it already read (a global pipe) unchanged, instead of reading it twice', async () => {
+    const read = await asSample('{"order_id": "A-1", "amount": 10, "currency": "RUB"}');
+    expect(read).toBeInstanceOf(Sample);
+    expect(await pipe.transform(read, { type: 'body', metatype: Sample })).toBe(read);
+  });
+
+  it("follows a class's own @RequestOptions over the pipe's", async () => {
+    @RequestOptions({ emptyBodyIsEmptyObject: true, numbers: 'plain' })
+    class OptionalPlain {
+      @IsOptional()
+      count?: number;
+    }
+    class Optional extends OptionalPlain {}
+    expect(await pipe.transform(Buffer.alloc(0), { type: 'body', metatype: Optional })).toEqual({});
+    expect((await pipe.transform(Buffer.from('{"count": 3}'), { type: 'body', metatype: Optional })) as Optional).toEqual({ count: 3 });
+    await expect(pipe.transform(Buffer.alloc(0), { type: 'body', metatype: Sample })).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
   });
 
   it('answers a malformed path id like an unknown one', () => {

@@ -2,9 +2,8 @@ import { Injectable, ValidationPipe, type ArgumentMetadata, type PipeTransform }
 import { objectPrototypeFieldsError, parseJsonObjectBody, REQUEST_VALIDATOR_OPTIONS, requireJsonObject, validationErrorFrom, withPlainNumbers } from '@mp/shared-util-validation';
 import { DomainError, type ErrorCode } from '@mp/shared-util-errors';
 
-export interface RequestPipeOptions {
-  /** class-validator groups to apply besides the ungrouped rules (e.g. a configured policy). */
-  groups?: string[];
+/** How a request class is read: set on the class with `@RequestOptions`, or for every class a pipe reads. */
+export interface RequestShapeOptions {
   /** An empty body counts as `{}` (routes whose body is optional). */
   emptyBodyIsEmptyObject?: boolean;
   /**
@@ -12,6 +11,32 @@ export interface RequestPipeOptions {
    * JavaScript numbers (small integers such as basis points, passed on as JSON).
    */
   numbers?: 'literal' | 'plain';
+}
+
+export interface RequestPipeOptions extends RequestShapeOptions {
+  /** class-validator groups to apply besides the ungrouped rules (e.g. a configured policy). */
+  groups?: string[];
+}
+
+const shapeByClass = new WeakMap<object, RequestShapeOptions>();
+
+/**
+ * A request class's own reading options, so one pipe (the gateway's global one) serves every
+ * route: how a request is read depends on what it is (an optional body, a catalog of small
+ * numbers), which its class says, not on where a pipe was attached.
+ */
+export function RequestOptions(options: RequestShapeOptions): ClassDecorator {
+  return (target) => {
+    shapeByClass.set(target, options);
+  };
+}
+
+function shapeOf(type: unknown): RequestShapeOptions {
+  for (let candidate = type; typeof candidate === 'function' && candidate !== Object; candidate = Object.getPrototypeOf(candidate)) {
+    const shape = shapeByClass.get(candidate);
+    if (shape) return shape;
+  }
+  return {};
 }
 
 /**
@@ -24,7 +49,9 @@ export interface RequestPipeOptions {
  *   unknown before anything looks it up;
  * - class-transformer turns it into the request class, class-validator checks it with unknown
  *   fields forbidden, and every problem becomes one VALIDATION_ERROR naming each bad field.
- * The request class comes from the parameter's type, or from `expectedType` outside HTTP.
+ * The request class comes from the parameter's type, or from `expectedType` outside HTTP; its
+ * `@RequestOptions` win over the pipe's. A value that already is an instance of the class was
+ * read by a pipe before (a global one) and passes unchanged.
  */
 @Injectable()
 export class RequestPipe extends ValidationPipe {
@@ -47,10 +74,13 @@ export class RequestPipe extends ValidationPipe {
   }
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
-    const body = this.toObject(value);
+    if (typeof metadata.metatype === 'function' && value instanceof metadata.metatype) return value;
+    const shape = shapeOf(metadata.metatype);
+    const body = this.toObject(value, shape.emptyBodyIsEmptyObject ?? this.emptyBodyIsEmptyObject);
     const prototypeFields = objectPrototypeFieldsError(metadata.metatype as (new () => unknown) | undefined, body);
     if (prototypeFields) throw prototypeFields;
-    return super.transform(this.plainNumbers ? withPlainNumbers(body) : body, metadata);
+    const plainNumbers = shape.numbers ? shape.numbers === 'plain' : this.plainNumbers;
+    return super.transform(plainNumbers ? withPlainNumbers(body) : body, metadata);
   }
 
   /** Validates a value outside HTTP (e.g. a Kafka payload) as `type`; throws the same VALIDATION_ERROR. */
@@ -58,9 +88,9 @@ export class RequestPipe extends ValidationPipe {
     return (await this.transform(value, { type: 'body', metatype: type })) as T;
   }
 
-  private toObject(value: unknown): Record<string, unknown> {
+  private toObject(value: unknown, emptyBodyIsEmptyObject: boolean): Record<string, unknown> {
     const isEmpty = value === undefined || value === null || (Buffer.isBuffer(value) && value.length === 0);
-    if (isEmpty && this.emptyBodyIsEmptyObject) return {};
+    if (isEmpty && emptyBodyIsEmptyObject) return {};
     if (Buffer.isBuffer(value) || value === undefined) return parseJsonObjectBody(value as Buffer | undefined);
     return requireJsonObject(value);
   }
