@@ -57,7 +57,7 @@ function sourceFilesUnder(dir: string): string[] {
 function consumedTopicsOf(context: string): string[] {
   const topics = new Set<string>();
   for (const file of sourceFilesUnder(join(repositoryRoot, 'libs', context, 'infrastructure/src'))) {
-    for (const match of readFileSync(file, 'utf8').matchAll(/@ConsumeTopic(?:InBatches)?\(([A-Z_]+\.[A-Za-z]+)\)/g)) {
+    for (const match of readFileSync(file, 'utf8').matchAll(/@ConsumeTopic(?:InBatches)?\(([A-Z_]+\.[A-Za-z]+)[,)]/g)) {
       const topic = topicConstants[match[1]];
       if (!topic) throw new Error(`${file} consumes ${match[1]}, which is no contracts topic`);
       topics.add(topic);
