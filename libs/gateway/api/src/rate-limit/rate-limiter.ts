@@ -6,6 +6,7 @@ import { DataSource } from 'typeorm';
 import type { GatewayRequest } from '../auth/merchant-signature.guard';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
 import { TransportSecurityRule } from '../http/transport-security';
+import { BucketLeases } from './bucket-lease';
 import { clientAddressOf } from './client-address';
 import { RateLimitStore } from './rate-limit.store';
 import { rateLimitHeaders, type BucketAnswer, type BucketPolicy } from './token-bucket';
@@ -20,6 +21,8 @@ const CREDENTIAL_ROUTE_PREFIXES = ['/v2/', '/backoffice/'];
 @Injectable()
 export class RateLimiter implements OnModuleInit, OnModuleDestroy {
   private readonly store: RateLimitStore;
+  /** This replica's leases on the shared buckets: one statement per lease, not per request (bucket-lease.ts states the bound). */
+  private readonly leases: BucketLeases;
   private readonly proxies: TransportSecurityRule;
   private sweep?: NodeJS.Timeout;
   /** Addresses whose authentication-failure bucket was found empty, until a token is back (ms since the epoch). */
@@ -27,11 +30,15 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
 
   constructor(@Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings, @Inject(DataSource) dataSource: DataSource) {
     this.store = new RateLimitStore(dataSource);
+    this.leases = new BucketLeases(this.store);
     this.proxies = new TransportSecurityRule(settings.trustedProxies);
   }
 
   onModuleInit(): void {
-    this.sweep = setInterval(() => void this.store.sweepIdle(), SWEEP_INTERVAL_MS);
+    this.sweep = setInterval(() => {
+      this.leases.forgetExpired();
+      void this.store.sweepIdle();
+    }, SWEEP_INTERVAL_MS);
     this.sweep.unref();
   }
 
@@ -41,7 +48,7 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
 
   /** Per merchant; called once the signature is verified, so a forged flood never drains a merchant's bucket. */
   async chargeMerchant(merchantId: string, reply: FastifyReply): Promise<void> {
-    const answer = await this.store.take(merchantBucket(merchantId), this.settings.rateLimits.merchant);
+    const answer = await this.leases.take(merchantBucket(merchantId), this.settings.rateLimits.merchant);
     refuseWhenEmpty(answer, answer.policy, reply, 'this merchant');
   }
 
@@ -78,14 +85,14 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
     const { address, authFailures } = this.settings.rateLimits;
     fastify.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
       const client = clientAddressOf(request.raw, this.proxies);
-      if (!carriesCredential(request)) return refuseWhenEmpty(await this.store.take(`address:${client}`, address), address, reply, 'this address');
+      if (!carriesCredential(request)) return refuseWhenEmpty(await this.leases.take(`address:${client}`, address), address, reply, 'this address');
       const blockedForMs = (this.failingAddresses.get(client) ?? 0) - Date.now();
       if (blockedForMs > 0) refuseWhenEmpty({ allowed: false, tokens: 1 - (blockedForMs / 1000) * authFailures.ratePerSecond }, authFailures, reply, 'this address after repeated authentication failures');
     });
     fastify.addHook('onResponse', async (request: FastifyRequest, reply: FastifyReply) => {
       if (reply.statusCode !== 401 || !carriesCredential(request)) return;
       const client = clientAddressOf(request.raw, this.proxies);
-      const answer = await this.store.take(`auth-failures:${client}`, authFailures);
+      const answer = await this.leases.take(`auth-failures:${client}`, authFailures);
       if (!answer.allowed) this.blockAddress(client, ((1 - answer.tokens) / answer.policy.ratePerSecond) * 1000);
     });
   }
