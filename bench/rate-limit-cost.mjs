@@ -7,9 +7,10 @@
  * gateway's share: the lease bookkeeping, building the query, the driver, parsing the answer),
  * the PostgreSQL backend's CPU-ms (read from /proc, so only when the server runs on this
  * machine), the statements sent (each one a write transaction) and the wall time. Each case runs
- * twice in one process: with a statement per request for one token (issue 20's cost) and with the gateway's lease sizing (issue 21). First one request at a time spread over
- * merchants at the default figures (100/s, burst 200: a lease of 10), then 8 requests of one hot
- * merchant at once (they queue on the bucket's row lock) under a large override (a lease of 100).
+ * twice in one process: a statement per request for one token (issue 20's cost), then the
+ * gateway's leases (issue 21). First one request at a time spread over merchants at the default
+ * figures (100/s, burst 200: a lease of 10), then 8 requests of one hot merchant at once (they
+ * queue on the bucket's row lock) under a large override (a lease of 100).
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';

@@ -17,7 +17,11 @@ const FAILING_ADDRESSES_MAX = 100_000;
 /** Routes whose callers carry a credential: limited per merchant after the signature, and per address on failures. */
 const CREDENTIAL_ROUTE_PREFIXES = ['/v2/', '/backoffice/'];
 
-/** The gateway's rate limits (docs/api/errors.md "Rate limits"); one bucket row per merchant or address. */
+/**
+ * The gateway's rate limits (docs/api/errors.md "Rate limits", docs/operations/gateway.md): one
+ * shared bucket row per merchant or address, from which this replica leases tokens in blocks
+ * (bucket-lease.ts: the bound it keeps and why).
+ */
 @Injectable()
 export class RateLimiter implements OnModuleInit, OnModuleDestroy {
   private readonly store: RateLimitStore;
@@ -75,7 +79,7 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
   /**
    * Per client address, before the body is read: every route without a credential takes a token.
    * On /v2 and /backoffice/v1 nothing is read from the database before the credential check
-   * (a signed request costs the merchant's statement only): each 401 takes a token from the
+   * (a signed request costs at most the merchant's lease statement): each 401 takes a token from the
    * address's failure bucket afterwards (onResponse), and when that finds the bucket empty, this
    * replica refuses the address there until a token is back. Another replica learns it at the
    * address's next failure there, so each replica lets at most one failure more through.
