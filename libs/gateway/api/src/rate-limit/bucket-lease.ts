@@ -39,6 +39,11 @@ export const LEASE_LIFETIME_MS = 1_000;
 /** Buckets remembered at once (merchants and client addresses); past it, expired ones go first, then the oldest. */
 const LEASED_BUCKETS_MAX = 100_000;
 
+/**
+ * The lease size of a bucket's figures. The lease statement computes the same in SQL from the
+ * figures in force there (an operator's override is only known in that statement); this names
+ * the rule for the specs and the benchmark.
+ */
 export function leaseSizeOf(policy: BucketPolicy, sizing: LeaseSizing = LEASE_SIZING): number {
   return Math.max(1, Math.min(sizing.max, Math.floor(Math.min(policy.ratePerSecond, policy.burst) * sizing.fraction)));
 }
