@@ -1,3 +1,4 @@
 import { projectJestConfig } from '../../../jest.preset';
 
-export default projectJestConfig('gateway-api', __dirname);
+// Integration specs (*.int.spec.ts: the rate limit's leases) need the real PostgreSQL.
+export default projectJestConfig('gateway-api', __dirname, { needsInfrastructure: true });

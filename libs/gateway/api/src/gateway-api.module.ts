@@ -42,11 +42,12 @@ import { CallbackAllowListController } from './callback-destinations/callback-al
 import { GatewayCallbackAllowLists1700000020100 } from './callback-destinations/callback-allow-list.migration';
 import { CallbackDestinationPolicy } from './callback-destinations/callback-destination.policy';
 import { GatewayRateLimitBuckets1700000020000 } from './rate-limit/rate-limit.migration';
+import { GatewayRateLimitLeases1700000021000 } from './rate-limit/rate-limit-lease.migration';
 import { MerchantRateLimitController } from './rate-limit/merchant-rate-limit.controller';
 import { MerchantRateLimitInterceptor, RateLimiter } from './rate-limit/rate-limiter';
 
 /** Migrations of the gateway database (merchant identities and credentials). */
-export const GATEWAY_MIGRATIONS = [AccessSchema1700000002000, AccessWebhookSecretRotation1700000004500, AccessTrustBoundaries1700000006200, GatewayRateLimitBuckets1700000020000, GatewayCallbackAllowLists1700000020100];
+export const GATEWAY_MIGRATIONS = [AccessSchema1700000002000, AccessWebhookSecretRotation1700000004500, AccessTrustBoundaries1700000006200, GatewayRateLimitBuckets1700000020000, GatewayCallbackAllowLists1700000020100, GatewayRateLimitLeases1700000021000];
 
 /** The merchant-facing /v2 API and the payer page. Needs a TypeORM DataSource and the messaging port. */
 @Module({})

@@ -1,36 +1,61 @@
 import { Logger } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
-import type { BucketAnswer, BucketPolicy } from './token-bucket';
+import type { BucketPolicy } from './token-bucket';
 
 /**
- * The refill, computed by PostgreSQL under the row lock: the tokens left plus the elapsed time's
- * refill, capped at the burst. clock_timestamp() (not now()) so a request that waited for the
- * lock refills up to the moment it holds it; GREATEST keeps the clock from running backwards
- * when a request that started earlier commits later. `policy` is the operator's override of the
- * bucket when there is one, else the global figures ($2, $3): read in the same statement.
+ * The bucket's level at this statement's moment: the tokens left plus the elapsed time's refill,
+ * capped at the burst. The moment is EXCLUDED.refilled_at, the clock_timestamp() read once when
+ * the row to insert was built, so every use of it in the statement agrees (clock_timestamp() is
+ * volatile: written out three times it would be read three times). A request that then waited
+ * for the row lock refills up to a moment a little before it holds it, which only refills less;
+ * GREATEST keeps the clock from running backwards when a request that started earlier commits
+ * later. `policy` is the operator's override of the bucket when there is one, else the global
+ * figures ($2, $3): read in the same statement.
  */
-const LEVEL = `LEAST(EXCLUDED.burst, bucket.tokens + GREATEST(0, EXTRACT(EPOCH FROM clock_timestamp() - bucket.refilled_at)) * EXCLUDED.rate_per_second)`;
+const LEVEL = `LEAST(EXCLUDED.burst, bucket.tokens + GREATEST(0, EXTRACT(EPOCH FROM EXCLUDED.refilled_at - bucket.refilled_at)) * EXCLUDED.rate_per_second)`;
 
-/** Takes one token: one statement, no read-modify-write, atomic per row across replicas. */
-const TAKE = `
-  INSERT INTO gateway_rate_limit_buckets AS bucket (bucket_key, tokens, refilled_at, last_taken, rate_per_second, burst)
-  SELECT $1, policy.burst - 1, clock_timestamp(), true, policy.rate_per_second, policy.burst
+/** The whole tokens granted: as many as asked (EXCLUDED.last_granted carries the ask), at most the whole tokens the bucket holds. */
+const GRANTED = `LEAST(EXCLUDED.last_granted, FLOOR(${LEVEL}))::int`;
+
+/**
+ * Leases up to `ask` tokens: one statement, no read-modify-write, atomic per row across
+ * replicas. The ask is max($4, the lease size of the figures in force), the lease size being a
+ * fraction ($5) of the smaller of rate and burst, at least 1 and at most $6 (bucket-lease.ts), so
+ * an override changes the lease size in the same statement that reads it.
+ */
+const LEASE = `
+  INSERT INTO gateway_rate_limit_buckets AS bucket (bucket_key, tokens, refilled_at, last_taken, last_granted, rate_per_second, burst)
+  SELECT $1, policy.burst - ask.tokens, clock_timestamp(), true, ask.tokens, policy.rate_per_second, policy.burst
   FROM (SELECT COALESCE(o.rate_per_second, $2::float8) AS rate_per_second, COALESCE(o.burst, $3::float8) AS burst
-        FROM (SELECT 1) AS global LEFT JOIN gateway_rate_limit_overrides AS o ON o.bucket_key = $1) AS policy
+        FROM (SELECT 1) AS global LEFT JOIN gateway_rate_limit_overrides AS o ON o.bucket_key = $1) AS policy,
+  LATERAL (SELECT LEAST(FLOOR(policy.burst), GREATEST($4::int, 1, LEAST($6::int, FLOOR(LEAST(policy.rate_per_second, policy.burst) * $5::float8))))::int AS tokens) AS ask
   ON CONFLICT (bucket_key) DO UPDATE SET
-    tokens = CASE WHEN ${LEVEL} >= 1 THEN ${LEVEL} - 1 ELSE ${LEVEL} END,
-    refilled_at = GREATEST(bucket.refilled_at, clock_timestamp()),
-    last_taken = ${LEVEL} >= 1,
+    tokens = ${LEVEL} - ${GRANTED},
+    refilled_at = GREATEST(bucket.refilled_at, EXCLUDED.refilled_at),
+    last_taken = ${GRANTED} >= 1,
+    last_granted = ${GRANTED},
     rate_per_second = EXCLUDED.rate_per_second,
     burst = EXCLUDED.burst
-  RETURNING tokens, last_taken, rate_per_second, burst`;
+  RETURNING tokens, last_granted, rate_per_second, burst`;
+
+/** How big a lease is: `fraction` of min(rate, burst) tokens, at least 1 and at most `max` (bucket-lease.ts says why). */
+export interface LeaseSizing {
+  fraction: number;
+  max: number;
+}
+
+/** What one lease statement answered: the tokens granted (0: the bucket is empty), the bucket's level after, and the figures in force. */
+export interface LeaseGrant {
+  granted: number;
+  tokens: number;
+  policy: BucketPolicy;
+}
 
 /**
  * Token buckets in the gateway's PostgreSQL, shared by all replicas (there is no Redis in the
  * stack, and process memory would give each replica its own limit). Hand-written rather than
  * @fastify/rate-limit: that plugin counts fixed windows in memory or Redis, neither of which
- * fits. One statement per request; no local allowance, because tokens handed out in advance to a
- * replica would let N replicas admit up to N allowances more than the limit.
+ * fits. Replicas lease tokens in blocks through it (bucket-lease.ts), one statement per lease.
  *
  * A store failure lets the request through (logged, at most once a minute): the limit protects
  * capacity, and refusing every request while the database hiccups would be the outage it guards
@@ -42,15 +67,19 @@ export class RateLimitStore {
 
   constructor(private readonly dataSource: DataSource) {}
 
-  /** Takes a token from `key`'s bucket: `policy` unless an operator set an override for the key. */
-  async take(key: string, policy: BucketPolicy): Promise<BucketAnswer & { policy: BucketPolicy }> {
+  /**
+   * Takes up to max(`ask`, the lease size) tokens from `key`'s bucket: `policy` unless an
+   * operator set an override for the key. When the store fails, grants `ask` (and no more) so
+   * the requests pass, and the next ones ask again.
+   */
+  async lease(key: string, policy: BucketPolicy, ask: number, sizing: LeaseSizing): Promise<LeaseGrant> {
     try {
-      const rows = (await this.dataSource.query(TAKE, [key, policy.ratePerSecond, policy.burst])) as Array<{ tokens: number; last_taken: boolean; rate_per_second: number; burst: number }>;
+      const rows = (await this.dataSource.query(LEASE, [key, policy.ratePerSecond, policy.burst, ask, sizing.fraction, sizing.max])) as Array<{ tokens: number; last_granted: number; rate_per_second: number; burst: number }>;
       const [row] = rows;
-      return { allowed: row.last_taken, tokens: Number(row.tokens), policy: { ratePerSecond: Number(row.rate_per_second), burst: Number(row.burst) } };
+      return { granted: Number(row.last_granted), tokens: Number(row.tokens), policy: { ratePerSecond: Number(row.rate_per_second), burst: Number(row.burst) } };
     } catch (error) {
       this.logFailure(error);
-      return { allowed: true, tokens: policy.burst, policy };
+      return { granted: ask, tokens: policy.burst, policy };
     }
   }
 

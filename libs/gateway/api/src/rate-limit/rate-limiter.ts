@@ -6,6 +6,7 @@ import { DataSource } from 'typeorm';
 import type { GatewayRequest } from '../auth/merchant-signature.guard';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
 import { TransportSecurityRule } from '../http/transport-security';
+import { BucketLeases } from './bucket-lease';
 import { clientAddressOf } from './client-address';
 import { RateLimitStore } from './rate-limit.store';
 import { rateLimitHeaders, type BucketAnswer, type BucketPolicy } from './token-bucket';
@@ -16,10 +17,16 @@ const FAILING_ADDRESSES_MAX = 100_000;
 /** Routes whose callers carry a credential: limited per merchant after the signature, and per address on failures. */
 const CREDENTIAL_ROUTE_PREFIXES = ['/v2/', '/backoffice/'];
 
-/** The gateway's rate limits (docs/api/errors.md "Rate limits"); one bucket row per merchant or address. */
+/**
+ * The gateway's rate limits (docs/api/errors.md "Rate limits", docs/operations/gateway.md): one
+ * shared bucket row per merchant or address, from which this replica leases tokens in blocks
+ * (bucket-lease.ts: the bound it keeps and why).
+ */
 @Injectable()
 export class RateLimiter implements OnModuleInit, OnModuleDestroy {
   private readonly store: RateLimitStore;
+  /** This replica's leases on the shared buckets: one statement per lease, not per request (bucket-lease.ts states the bound). */
+  private readonly leases: BucketLeases;
   private readonly proxies: TransportSecurityRule;
   private sweep?: NodeJS.Timeout;
   /** Addresses whose authentication-failure bucket was found empty, until a token is back (ms since the epoch). */
@@ -27,11 +34,15 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
 
   constructor(@Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings, @Inject(DataSource) dataSource: DataSource) {
     this.store = new RateLimitStore(dataSource);
+    this.leases = new BucketLeases(this.store);
     this.proxies = new TransportSecurityRule(settings.trustedProxies);
   }
 
   onModuleInit(): void {
-    this.sweep = setInterval(() => void this.store.sweepIdle(), SWEEP_INTERVAL_MS);
+    this.sweep = setInterval(() => {
+      this.leases.forgetExpired();
+      void this.store.sweepIdle();
+    }, SWEEP_INTERVAL_MS);
     this.sweep.unref();
   }
 
@@ -41,7 +52,7 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
 
   /** Per merchant; called once the signature is verified, so a forged flood never drains a merchant's bucket. */
   async chargeMerchant(merchantId: string, reply: FastifyReply): Promise<void> {
-    const answer = await this.store.take(merchantBucket(merchantId), this.settings.rateLimits.merchant);
+    const answer = await this.leases.take(merchantBucket(merchantId), this.settings.rateLimits.merchant);
     refuseWhenEmpty(answer, answer.policy, reply, 'this merchant');
   }
 
@@ -68,7 +79,7 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
   /**
    * Per client address, before the body is read: every route without a credential takes a token.
    * On /v2 and /backoffice/v1 nothing is read from the database before the credential check
-   * (a signed request costs the merchant's statement only): each 401 takes a token from the
+   * (a signed request costs at most the merchant's lease statement): each 401 takes a token from the
    * address's failure bucket afterwards (onResponse), and when that finds the bucket empty, this
    * replica refuses the address there until a token is back. Another replica learns it at the
    * address's next failure there, so each replica lets at most one failure more through.
@@ -78,14 +89,14 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
     const { address, authFailures } = this.settings.rateLimits;
     fastify.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
       const client = clientAddressOf(request.raw, this.proxies);
-      if (!carriesCredential(request)) return refuseWhenEmpty(await this.store.take(`address:${client}`, address), address, reply, 'this address');
+      if (!carriesCredential(request)) return refuseWhenEmpty(await this.leases.take(`address:${client}`, address), address, reply, 'this address');
       const blockedForMs = (this.failingAddresses.get(client) ?? 0) - Date.now();
       if (blockedForMs > 0) refuseWhenEmpty({ allowed: false, tokens: 1 - (blockedForMs / 1000) * authFailures.ratePerSecond }, authFailures, reply, 'this address after repeated authentication failures');
     });
     fastify.addHook('onResponse', async (request: FastifyRequest, reply: FastifyReply) => {
       if (reply.statusCode !== 401 || !carriesCredential(request)) return;
       const client = clientAddressOf(request.raw, this.proxies);
-      const answer = await this.store.take(`auth-failures:${client}`, authFailures);
+      const answer = await this.leases.take(`auth-failures:${client}`, authFailures);
       if (!answer.allowed) this.blockAddress(client, ((1 - answer.tokens) / answer.policy.ratePerSecond) * 1000);
     });
   }
