@@ -35,7 +35,6 @@ export {
   type HoldStatus,
   type HoldVoided,
   type LedgerCommand,
-  type LedgerCommandMetadata,
   type LedgerEntryKeys,
   type LedgerEvent,
   type LedgerHold,
@@ -47,6 +46,7 @@ export {
   type PostHold,
   type VoidHold,
 } from './ledger.decider';
+export type { LedgerCommandMetadata } from './ledger-command-metadata';
 export {
   quoteConversion,
   type ConversionCommand,

@@ -1,7 +1,7 @@
 import { DomainError } from '@mp/shared-util-errors';
 import { calculateFeeMinor, currencyScale, formatAmountMinor } from '@mp/shared-util-money';
-import type { Posting, PostingReference } from './ledger-postings';
-import type { LedgerCommandMetadata, LedgerState } from './ledger.decider';
+import type { LedgerCommandMetadata } from './ledger-command-metadata';
+import type { AccountBalances, Posting, PostingReference } from './ledger-postings';
 
 /**
  * Conversions (decisions.md "Crypto assets and withdrawals"): an operator moves a merchant's
@@ -110,9 +110,20 @@ export type ConversionEvent = ConversionDebited | ConversionCredited;
 
 export type ConversionLeg = ConversionTerms & { leg: 'debit' | 'credit' };
 
+/**
+ * What a conversion leg reads of its ledger. The decider's LedgerState satisfies it, so this
+ * file imports nothing from ledger.decider.ts: the decider runs conversions, not the reverse.
+ */
+export interface ConversionLedgerView {
+  merchantId: string;
+  currency: string;
+  balances: Readonly<Pick<AccountBalances, 'settlement_available'>>;
+  conversions: ReadonlyMap<string, ConversionLeg>;
+}
+
 ////////// Decide
 
-export function decideConversion(command: ConversionCommand, state: LedgerState): ConversionEvent[] {
+export function decideConversion(command: ConversionCommand, state: ConversionLedgerView): ConversionEvent[] {
   const terms = command.data;
   const leg = command.type === 'DebitConversion' ? 'debit' : 'credit';
   assertTerms(terms, leg === 'debit' ? terms.fromCurrency : terms.toCurrency, state.currency);

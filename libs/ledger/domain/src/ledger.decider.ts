@@ -11,6 +11,7 @@ import {
   type PostingCode,
   type PostingReference,
 } from './ledger-postings';
+import type { LedgerCommandMetadata } from './ledger-command-metadata';
 import { conversionLegOf, decideConversion, type ConversionCommand, type ConversionEvent, type ConversionLeg } from './ledger-conversions';
 
 /**
@@ -88,11 +89,6 @@ export function balancesOf(state: LedgerState): MerchantBalances {
 }
 
 ////////// Commands
-
-/** Everything from outside the decider, so replaying a command gives the same events. */
-export interface LedgerCommandMetadata {
-  now: Date;
-}
 
 /** A pay-in that succeeded, or a dispute accepted on it: settlement gets amount − fee, once per order. */
 export interface CreditPayIn {
