@@ -27,10 +27,12 @@ export default [
             { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
             { sourceTag: 'scope:contracts', onlyDependOnLibsWithTags: ['scope:contracts', 'scope:shared'] },
             { sourceTag: 'scope:access', onlyDependOnLibsWithTags: ['scope:access', 'scope:contracts', 'scope:shared'] },
-            { sourceTag: 'scope:payments', onlyDependOnLibsWithTags: ['scope:payments', 'scope:contracts', 'scope:shared'] },
+            { sourceTag: 'scope:payments', onlyDependOnLibsWithTags: ['scope:payments', 'scope:ledger-client', 'scope:contracts', 'scope:shared'] },
             { sourceTag: 'scope:disputes', onlyDependOnLibsWithTags: ['scope:disputes', 'scope:contracts', 'scope:shared'] },
-            { sourceTag: 'scope:withdrawals', onlyDependOnLibsWithTags: ['scope:withdrawals', 'scope:contracts', 'scope:shared'] },
+            { sourceTag: 'scope:withdrawals', onlyDependOnLibsWithTags: ['scope:withdrawals', 'scope:ledger-client', 'scope:contracts', 'scope:shared'] },
             { sourceTag: 'scope:ledger', onlyDependOnLibsWithTags: ['scope:ledger', 'scope:contracts', 'scope:shared'] },
+            // The ledger's HTTP client (libs/ledger/client), for the services that place holds: a caller's implementation, so not a contract.
+            { sourceTag: 'scope:ledger-client', onlyDependOnLibsWithTags: ['scope:contracts', 'scope:shared'] },
             { sourceTag: 'scope:gateway', onlyDependOnLibsWithTags: ['scope:gateway', 'scope:access', 'scope:contracts', 'scope:shared'] },
             { sourceTag: 'scope:callbacks', onlyDependOnLibsWithTags: ['scope:callbacks', 'scope:contracts', 'scope:shared'] },
             // Operators' one-shot commands (init: every service's migrations; demo; rekey) reach into each context's infrastructure.

@@ -110,7 +110,6 @@ export interface ConversionView {
   operator_id: string;
   recorded_at: string;
 }
-export { HttpLedgerHolds, type LedgerHolds } from './holds-client';
 
 /**
  * A conversion or deposit adjustment above its currency's approval threshold: POST of either

@@ -1,5 +1,5 @@
 import { DomainError, isErrorCode } from '@mp/shared-util-errors';
-import type { HoldView, PlaceHoldRequest } from './index';
+import type { HoldView, PlaceHoldRequest } from '@mp/contracts-ledger';
 
 /** What a service that freezes funds before its object exists (payouts, withdrawals) needs from the ledger. */
 export interface LedgerHolds {

@@ -7,7 +7,8 @@
  * ledger's hold answer is the one thing given by the test (the e2e suite uses the real ledger).
  */
 import { randomBytes } from 'node:crypto';
-import type { HoldView, LedgerHolds, PlaceHoldRequest } from '@mp/contracts-ledger';
+import type { HoldView, PlaceHoldRequest } from '@mp/contracts-ledger';
+import type { LedgerHolds } from '@mp/ledger-client';
 import { DomainError } from '@mp/shared-util-errors';
 import { DEFAULT_WITHDRAWAL_ASSETS, toWithdrawalStreamId, type NetworkAnswer, type WithdrawalCommand } from '@mp/withdrawals-domain';
 import { Client } from 'pg';

@@ -2,7 +2,7 @@ import { authorizationFor, SERVICE_TOKEN_ISSUER, type ServiceTokenIssuer } from 
 import { isGatewayReplyTopic } from '@mp/contracts-payments';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
-import { HttpLedgerHolds } from '@mp/contracts-ledger';
+import { HttpLedgerHolds } from '@mp/ledger-client';
 import { MessagingSchema1700000000000, OUTBOX_RELAY_OPTIONS, OutboxRelayService, type OutboxRelaySettings } from '@mp/shared-messaging';
 import { InternalErrorFilter } from '@mp/shared-nest-http';
 import { WithdrawalCommandConsumer, WithdrawalsTopics } from './commands/withdrawal-command.consumer';

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { COMMAND_REPLY_TYPE } from '@mp/contracts-payments';
 import { WITHDRAWAL_COMMAND_SCHEMA_VERSION, WITHDRAWAL_COMMAND_TYPES, type WithdrawalCommandDataByType, type WithdrawalCommandReplyData, type WithdrawalCommandType } from '@mp/contracts-withdrawals';
-import type { LedgerHolds } from '@mp/contracts-ledger';
+import type { LedgerHolds } from '@mp/ledger-client';
 import { DEFAULT_CONFLICT_RETRY_POLICY, retryOnConflict } from '@mp/shared-command-handling';
 import { claimInboxMessage, commandReplyMessage, enqueueOutbox, PoisonMessageError, type MessageEnvelope } from '@mp/shared-messaging';
 import { RequestPipe } from '@mp/shared-nest-http';

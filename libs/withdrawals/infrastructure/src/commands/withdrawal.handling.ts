@@ -1,4 +1,4 @@
-import type { LedgerHolds } from '@mp/contracts-ledger';
+import type { LedgerHolds } from '@mp/ledger-client';
 import { WITHDRAWAL_EXTERNAL_EVENT_SCHEMA_VERSION, WITHDRAWALS_TOPICS, withdrawalHoldId, withdrawalKey, type WithdrawalExternalEventData } from '@mp/contracts-withdrawals';
 import { handleCommand, type AppendedEvents, type Causation, type CommandResult, type DecidedEvents, type HandleCommandOptions } from '@mp/shared-command-handling';
 import { eventCodec } from '@mp/shared-decider';

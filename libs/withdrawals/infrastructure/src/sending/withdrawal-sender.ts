@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import type { LedgerHolds } from '@mp/contracts-ledger';
+import type { LedgerHolds } from '@mp/ledger-client';
 import { PeriodicTask } from '@mp/shared-command-handling';
 import { toWithdrawalStreamId, type WithdrawalCommand } from '@mp/withdrawals-domain';
 import { DataSource } from 'typeorm';

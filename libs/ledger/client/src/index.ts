@@ -1,0 +1,1 @@
+export { HttpLedgerHolds, type LedgerHolds } from './holds-client';
