@@ -1,3 +1,4 @@
+import { pageFilterOf } from '@mp/shared-data-access-postgres';
 import { randomUUID } from 'node:crypto';
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import {
@@ -40,14 +41,7 @@ export class InternalDisputesController {
 
   @Get('merchants/:merchantId/disputes')
   list(@Param('merchantId', MerchantIdParam) merchantId: string, @Query(requestPipe) query: DisputeListQueryDto): Promise<DisputeList> {
-    return listDisputes(this.dataSource.manager, {
-      merchantId,
-      status: query.status,
-      createdFrom: query.created_from === undefined ? undefined : new Date(query.created_from),
-      createdTo: query.created_to === undefined ? undefined : new Date(query.created_to),
-      limit: query.limit === undefined ? 50 : Number(query.limit),
-      cursor: query.cursor,
-    });
+    return listDisputes(this.dataSource.manager, { merchantId, status: query.status, ...pageFilterOf(query) });
   }
 
   @Get('merchants/:merchantId/disputes/:disputeId')

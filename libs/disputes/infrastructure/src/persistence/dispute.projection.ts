@@ -1,6 +1,7 @@
 import type { DisputeStatus, DisputeView } from '@mp/contracts-disputes';
 import type { ExistingDispute } from '@mp/disputes-domain';
 import { DomainError } from '@mp/shared-util-errors';
+import { fetchNewestFirstPage, PositionCursor, SqlConditions } from '@mp/shared-data-access-postgres';
 import { formatAmountMinor } from '@mp/shared-util-money';
 import type { EntityManager } from 'typeorm';
 
@@ -98,27 +99,14 @@ export interface DisputeListFilter {
   cursor?: string;
 }
 
+const DISPUTE_LIST_CURSOR = new PositionCursor('d');
+
 /** Newest first, paged by an opaque cursor over the row's creation position (as the order lists). */
 export async function listDisputes(manager: EntityManager, filter: DisputeListFilter): Promise<{ data: DisputeView[]; has_more: boolean; next_cursor: string | null }> {
-  const conditions = ['merchant_id = $1'];
-  const values: unknown[] = [filter.merchantId];
-  const add = (sql: string, value: unknown) => {
-    values.push(value);
-    conditions.push(sql.replace('?', `$${values.length}`));
-  };
-  if (filter.status !== undefined) add('status = ?', filter.status);
-  if (filter.createdFrom !== undefined) add('created_at >= ?', filter.createdFrom);
-  if (filter.createdTo !== undefined) add('created_at <= ?', filter.createdTo);
-  if (filter.cursor !== undefined) add('list_position < ?', decodeCursor(filter.cursor));
-  values.push(filter.limit + 1);
-  const rows: DisputeRow[] = await manager.query(`SELECT * FROM disputes WHERE ${conditions.join(' AND ')} ORDER BY list_position DESC LIMIT $${values.length}`, values);
-  const hasMore = rows.length > filter.limit;
-  const page = rows.slice(0, filter.limit);
-  return { data: page.map(rowToView), has_more: hasMore, next_cursor: hasMore ? Buffer.from(`d:${page[page.length - 1].list_position}`, 'utf8').toString('base64url') : null };
-}
-
-function decodeCursor(cursor: string): string {
-  const match = /^d:(\d{1,18})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!match) throw new DomainError('VALIDATION_ERROR', 'The cursor is not one this API returned', [{ field: 'cursor', issue: 'is not valid' }]);
-  return match[1];
+  const where = new SqlConditions().add('merchant_id = ?', filter.merchantId);
+  if (filter.status !== undefined) where.add('status = ?', filter.status);
+  if (filter.createdFrom !== undefined) where.add('created_at >= ?', filter.createdFrom);
+  if (filter.createdTo !== undefined) where.add('created_at <= ?', filter.createdTo);
+  const page = await fetchNewestFirstPage<DisputeRow>(manager, { select: 'SELECT * FROM disputes', where, positionColumn: 'list_position', positionOf: (row) => row.list_position, cursor: DISPUTE_LIST_CURSOR, after: filter.cursor, limit: filter.limit });
+  return { data: page.rows.map(rowToView), has_more: page.hasMore, next_cursor: page.nextCursor };
 }

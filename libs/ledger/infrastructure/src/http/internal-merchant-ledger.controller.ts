@@ -1,3 +1,4 @@
+import { DEFAULT_PAGE_LIMIT } from '@mp/shared-data-access-postgres';
 import { Readable } from 'node:stream';
 import { Body, Controller, Get, Headers, Param, Post, Query, Res } from '@nestjs/common';
 import type { BalancesView, DepositAdjustmentView, LedgerEntriesPage, OperatorApprovalView } from '@mp/contracts-ledger';
@@ -68,7 +69,7 @@ export class InternalMerchantLedgerController {
       currency: query.currency,
       from: query.from === undefined ? undefined : new Date(query.from),
       to: query.to === undefined ? undefined : new Date(query.to),
-      limit: query.limit === undefined ? 50 : Number(query.limit),
+      limit: query.limit === undefined ? DEFAULT_PAGE_LIMIT : Number(query.limit),
       cursor: query.cursor,
     });
   }

@@ -1,5 +1,5 @@
 import { formatAmountMinor } from '@mp/shared-util-money';
-import { DomainError } from '@mp/shared-util-errors';
+import { fetchNewestFirstPage, PositionCursor, SqlConditions } from '@mp/shared-data-access-postgres';
 import type { LedgerEntriesPage, LedgerEntryView } from '@mp/contracts-ledger';
 import type { EntityManager } from 'typeorm';
 
@@ -33,21 +33,23 @@ export interface EntriesFilter {
 // `position` is also an output column (as text): ORDER BY names the table's column, which sorts as a number.
 const COLUMNS = `merchant_id, currency, posting_id, debit_account, credit_account, amount_minor::text, code, reference_kind, reference_id, event_id, memo, recorded_at, position::text`;
 
+const ENTRIES_CURSOR = new PositionCursor('l');
+
 /**
  * A merchant's postings, newest first, paged by an opaque cursor over the insertion position:
  * entries booked while a client pages appear before its first page, never inside later pages.
  */
 export async function listEntries(manager: EntityManager, filter: EntriesFilter): Promise<LedgerEntriesPage> {
-  const { conditions, values } = periodConditions(filter);
-  if (filter.cursor !== undefined) {
-    values.push(decodeCursor(filter.cursor));
-    conditions.push(`position < $${values.length}`);
-  }
-  values.push(filter.limit + 1);
-  const rows: PostingRow[] = await manager.query(`SELECT ${COLUMNS} FROM ledger_postings WHERE ${conditions.join(' AND ')} ORDER BY ledger_postings.position DESC LIMIT $${values.length}`, values);
-  const hasMore = rows.length > filter.limit;
-  const page = rows.slice(0, filter.limit);
-  return { data: page.map(toEntryView), has_more: hasMore, next_cursor: hasMore ? encodeCursor(page[page.length - 1].position) : null };
+  const page = await fetchNewestFirstPage<PostingRow>(manager, {
+    select: `SELECT ${COLUMNS} FROM ledger_postings`,
+    where: periodConditions(filter),
+    positionColumn: 'ledger_postings.position',
+    positionOf: (row) => row.position,
+    cursor: ENTRIES_CURSOR,
+    after: filter.cursor,
+    limit: filter.limit,
+  });
+  return { data: page.rows.map(toEntryView), has_more: page.hasMore, next_cursor: page.nextCursor };
 }
 
 /**
@@ -59,27 +61,21 @@ export async function* postingsOfPeriod(manager: EntityManager, filter: Omit<Ent
   if (last === null) return;
   let after = '0';
   for (;;) {
-    const { conditions, values } = periodConditions(filter);
-    values.push(after, last, batchSize);
-    conditions.push(`position > $${values.length - 2}`, `position <= $${values.length - 1}`);
-    const rows: PostingRow[] = await manager.query(`SELECT ${COLUMNS} FROM ledger_postings WHERE ${conditions.join(' AND ')} ORDER BY ledger_postings.position LIMIT $${values.length}`, values);
+    const where = periodConditions(filter).add('ledger_postings.position > ?', after).add('ledger_postings.position <= ?', last);
+    const limit = where.parameter(batchSize);
+    const rows: PostingRow[] = await manager.query(`SELECT ${COLUMNS} FROM ledger_postings${where.whereClause()} ORDER BY ledger_postings.position LIMIT ${limit}`, where.values);
     yield* rows;
     if (rows.length < batchSize) return;
     after = rows[rows.length - 1].position;
   }
 }
 
-function periodConditions(filter: Omit<EntriesFilter, 'limit' | 'cursor'>): { conditions: string[]; values: unknown[] } {
-  const values: unknown[] = [filter.merchantId];
-  const conditions = ['merchant_id = $1'];
-  const add = (sql: string, value: unknown) => {
-    values.push(value);
-    conditions.push(sql.replace('?', `$${values.length}`));
-  };
-  if (filter.currency !== undefined) add('currency = ?', filter.currency);
-  if (filter.from !== undefined) add('recorded_at >= ?', filter.from);
-  if (filter.to !== undefined) add('recorded_at < ?', filter.to);
-  return { conditions, values };
+function periodConditions(filter: Omit<EntriesFilter, 'limit' | 'cursor'>): SqlConditions {
+  const where = new SqlConditions().add('merchant_id = ?', filter.merchantId);
+  if (filter.currency !== undefined) where.add('currency = ?', filter.currency);
+  if (filter.from !== undefined) where.add('recorded_at >= ?', filter.from);
+  if (filter.to !== undefined) where.add('recorded_at < ?', filter.to);
+  return where;
 }
 
 export function toEntryView(row: PostingRow): LedgerEntryView {
@@ -96,14 +92,4 @@ export function toEntryView(row: PostingRow): LedgerEntryView {
     memo: row.memo,
     recorded_at: new Date(row.recorded_at).toISOString(),
   };
-}
-
-function encodeCursor(position: string): string {
-  return Buffer.from(`l:${position}`, 'utf8').toString('base64url');
-}
-
-function decodeCursor(cursor: string): string {
-  const match = /^l:(\d{1,18})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!match) throw new DomainError('VALIDATION_ERROR', 'The cursor is not one this API returned', [{ field: 'cursor', issue: 'is not valid' }]);
-  return match[1];
 }

@@ -1,3 +1,4 @@
+import { pageFilterOf } from '@mp/shared-data-access-postgres';
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { agentViewOf, payerPageTokenHash, type AgentOrderView, type BackofficeOrderView, type PaymentOrderView, type ReceiptView } from '@mp/contracts-payments';
 import { AgentOrderListQueryDto, MerchantOrderListQueryDto, type AgentOrderListPage, type OrderListFilterFieldsDto, type OrderListPage, type PayerPageData, type ReceiptsView } from '@mp/contracts-payments-api';
@@ -99,11 +100,5 @@ export class InternalOrdersController {
 }
 
 function toListFilter(query: OrderListFilterFieldsDto & { limit?: string }): OrderListFilter {
-  return {
-    limit: query.limit === undefined ? 50 : Number(query.limit),
-    status: query.status,
-    createdFrom: query.created_from ? new Date(query.created_from) : undefined,
-    createdTo: query.created_to ? new Date(query.created_to) : undefined,
-    cursor: query.cursor,
-  };
+  return { status: query.status, ...pageFilterOf(query) };
 }

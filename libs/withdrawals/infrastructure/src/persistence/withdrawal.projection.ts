@@ -1,5 +1,7 @@
 import type { BackofficeWithdrawalView, ReconciliationView, WithdrawalView } from '@mp/contracts-withdrawals';
 import type { ExistingWithdrawal, ReconciliationEvidence, SendProgress, WithdrawalStatus } from '@mp/withdrawals-domain';
+import { fetchNewestFirstPage, PositionCursor, SqlConditions, type NewestFirstPage } from '@mp/shared-data-access-postgres';
+import { DomainError } from '@mp/shared-util-errors';
 import { formatAmountMinor } from '@mp/shared-util-money';
 import type { EntityManager } from 'typeorm';
 
@@ -64,6 +66,32 @@ export async function findWithdrawal(manager: EntityManager, merchantId: string,
 }
 
 /** The merchant-facing state object, from the aggregate (command replies, events). */
+export interface WithdrawalListFilter {
+  merchantId: string;
+  status?: WithdrawalStatus;
+  createdFrom?: Date;
+  createdTo?: Date;
+  limit: number;
+  cursor?: string;
+}
+
+// This list always refused a foreign cursor with these words; clients may match on them.
+const WITHDRAWAL_LIST_CURSOR = new PositionCursor('w', () => new DomainError('VALIDATION_ERROR', 'The list filters are not valid', [{ field: 'cursor', issue: 'is not a cursor this API returned' }]));
+
+/** Endpoint 12: newest first, cursor pages over the creation position (no gaps, no repeats). */
+export function listWithdrawals(manager: EntityManager, filter: WithdrawalListFilter): Promise<NewestFirstPage<WithdrawalRow>> {
+  const where = new SqlConditions().add('merchant_id = ?', filter.merchantId);
+  if (filter.status !== undefined) where.add('status = ?', filter.status);
+  if (filter.createdFrom !== undefined) where.add('created_at >= ?', filter.createdFrom);
+  if (filter.createdTo !== undefined) where.add('created_at <= ?', filter.createdTo);
+  return fetchNewestFirstPage<WithdrawalRow>(manager, { select: `SELECT ${WITHDRAWAL_COLUMNS} FROM withdrawals`, where, positionColumn: 'list_position', positionOf: (row) => row.list_position, cursor: WITHDRAWAL_LIST_CURSOR, after: filter.cursor, limit: filter.limit });
+}
+
+/** Operators: withdrawals PENDING for longer than `olderThanSeconds`, oldest first (at most 500). */
+export function listStuckWithdrawals(manager: EntityManager, olderThanSeconds: number): Promise<WithdrawalRow[]> {
+  return manager.query(`SELECT ${WITHDRAWAL_COLUMNS} FROM withdrawals WHERE status = 'PENDING' AND created_at < now() - make_interval(secs => $1) ORDER BY list_position LIMIT 500`, [olderThanSeconds]);
+}
+
 export function withdrawalToView(withdrawal: ExistingWithdrawal): WithdrawalView {
   return {
     order_id: withdrawal.orderId,
