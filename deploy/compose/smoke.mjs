@@ -26,7 +26,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { createHmac, generateKeyPairSync, randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -162,7 +162,7 @@ function secretsEnvFile(directory, gatewayPort, sinkCidr) {
   };
   const file = join(directory, 'smoke.env');
   writeFileSync(file, Object.entries(values).map(([name, value]) => `${name}=${value}`).join('\n') + '\n', { mode: 0o600 });
-  return file;
+  return { file, values };
 }
 
 function compose(envFile) {
@@ -422,8 +422,7 @@ async function verifyNothingLost({ stack, baseUrl, demo, sink, load }) {
  * gateway's), and a write with a wrong password. The walk-through before this is the positive
  * side: the gateway's principal wrote the commands it made.
  */
-async function forgedProduces({ stack, envFile }) {
-  const secrets = Object.fromEntries(readFileSync(envFile, 'utf8').split('\n').filter(Boolean).map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
+async function forgedProduces({ stack, secrets }) {
   const [kafka] = await stack.containers('kafka');
   const produceAs = async (user, password) => {
     const script = [
@@ -476,8 +475,8 @@ async function main() {
         probe.close(() => done(port));
       });
     });
-    const envFile = secretsEnvFile(workDir, gatewayPort, `${hostAddress}/32`);
-    stack = compose(envFile);
+    const secrets = secretsEnvFile(workDir, gatewayPort, `${hostAddress}/32`);
+    stack = compose(secrets.file);
     await stack.run(['down', '-v', '--remove-orphans'], { quiet: true, allowFailure: true });
     // The file as compose itself reads it (1.29 here, v2 elsewhere): with this run's secrets, and with the documented example.
     await timed('docker-compose config -q (no .env, this run\'s .env, and .env.example)', async () => {
@@ -501,7 +500,7 @@ async function main() {
     sink = await startSink(hostAddress, demo.webhook_secret);
     const sinkUrl = `http://host.docker.internal:${sink.port}/callbacks`;
     await timed('walk-through (pay-in, confirm, verified callback, balance)', () => walkThrough({ baseUrl, demo, sink, sinkUrl }));
-    await timed('Kafka ACLs: a forged RequestWithdrawal as the payments principal is refused, a wrong password too', () => forgedProduces({ stack, envFile }));
+    await timed('Kafka ACLs: a forged RequestWithdrawal as the payments principal is refused, a wrong password too', () => forgedProduces({ stack, secrets: secrets.values }));
     await timed('scale payments and ledger to 2 replicas', async () => {
       await stack.run(['up', '-d', '--no-recreate', '--scale', 'payments=2', '--scale', 'ledger=2'], { quiet: true });
       await waitHealthy(stack, ['payments', 'ledger']);

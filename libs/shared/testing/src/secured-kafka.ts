@@ -3,10 +3,9 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import type { SecuredKafkaClientInfo } from './infra-launcher';
-import { builtEntryPoint, type ServiceName } from './system-under-test';
+import { builtEntryPoint, CATALOG_SERVICE_NAMES, type ServiceName } from './system-under-test';
 import { workspaceRoot } from './workspace-root';
 
-const SERVICES: ServiceName[] = ['ledger', 'disputes', 'payments', 'withdrawals', 'gateway', 'callbacks'];
 const START_TIMEOUT_MS = 90_000;
 
 /**
@@ -25,7 +24,7 @@ export class SecuredKafka {
   ) {}
 
   static async start(): Promise<SecuredKafka> {
-    const launcher = spawn(process.execPath, [join(workspaceRoot, 'deploy/local/infra.mjs'), 'secured-kafka', '--users', SERVICES.join(',')], { cwd: workspaceRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    const launcher = spawn(process.execPath, [join(workspaceRoot, 'deploy/local/infra.mjs'), 'secured-kafka', '--users', CATALOG_SERVICE_NAMES.join(',')], { cwd: workspaceRoot, stdio: ['ignore', 'pipe', 'pipe'] });
     const { stdout } = launcher;
     const exited = new Promise((resolve) => launcher.once('exit', resolve));
     const log: string[] = [];
@@ -64,7 +63,7 @@ export class SecuredKafka {
 
   /** Every service's settings, for SystemUnderTest's `env`. */
   systemEnv(): Partial<Record<ServiceName, Record<string, string>>> {
-    return Object.fromEntries(SERVICES.map((service) => [service, this.serviceEnv(service)]));
+    return Object.fromEntries(CATALOG_SERVICE_NAMES.map((service) => [service, this.serviceEnv(service)]));
   }
 
   /** The catalog's topics and every principal's ACLs in `namespace`, made by the ops image's init, as the admin. */

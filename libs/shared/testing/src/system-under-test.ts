@@ -41,6 +41,8 @@ const SERVICE_NAMES: Record<ServiceName, true> = { ledger: true, disputes: true,
  * <NAME>_INTERNAL_URL (see environmentOf).
  */
 const SERVICES = readCatalogServices();
+/** The catalog's service names, in start order. */
+export const CATALOG_SERVICE_NAMES: readonly ServiceName[] = SERVICES.map(({ name }) => name);
 
 function readCatalogServices(): Array<{ name: ServiceName; entry: string; healthPath: string }> {
   const catalog = JSON.parse(readFileSync(join(workspaceRoot, 'deploy/catalog/services.json'), 'utf8')) as { services: Array<{ name: string; entry: string; health: { ready: string } }> };
