@@ -52,7 +52,7 @@ export const GATEWAY_MIGRATIONS = [AccessSchema1700000002000, AccessWebhookSecre
 /** The merchant-facing /v2 API and the payer page. Needs a TypeORM DataSource and the messaging port. */
 @Module({})
 export class GatewayApiModule {
-  static forRoot(settings: GatewaySettings & { secretsKeyring: SecretKeyring; credentialCacheTtlMs: number }): DynamicModule {
+  static forRoot(settings: GatewaySettings & { secretsKeyring: SecretKeyring }): DynamicModule {
     return {
       module: GatewayApiModule,
       controllers: [PaymentsController, DisputesController, MerchantController, PayerPageController, OperatorController, CallbacksBackofficeController, AgentController, AgentDisputesController, OperatorDisputesController, WithdrawalsController, WithdrawalsOperatorController, MerchantSecretsController, AccessOperatorController, ApprovalsOperatorController, CallbackAllowListController, MerchantRateLimitController],

@@ -31,6 +31,8 @@ export interface GatewaySettings {
   rateLimits: RateLimitSettings;
   /** GATEWAY_TRUSTED_PROXIES: whose X-Forwarded-For names the client address. */
   trustedProxies: readonly string[];
+  /** CREDENTIAL_CACHE_TTL_MS: how long a replica trusts what it read of a merchant (secrets, callback allow-list). */
+  credentialCacheTtlMs: number;
 }
 
 export const GATEWAY_SETTINGS = Symbol('GATEWAY_SETTINGS');
