@@ -20,7 +20,7 @@ import { MixedState, mixedWorkload, prepareMixedPools } from './mixed-workload';
 import { checkWithdrawalMoney, convertRubToUsdt } from './money-checks';
 import { runClosedLoop, runOpenLoop, type SendRequest } from './open-loop';
 import { pidListeningOn, readProcStat } from './proc-stats';
-import { chartPoints, cpuBreakdownTable, formatNumber, markdownTable, TABLE_LOAD_SHARE, type StepResult } from './report';
+import { chartPoints, cpuBreakdownTable, smokeProblems, formatNumber, markdownTable, TABLE_LOAD_SHARE, type StepResult } from './report';
 import { describeVisibility, measureVisibility, type VisibilityResult } from './visibility';
 import { AcceptedWithdrawals, createPayInWorkload, OrderIds, PAYOUT_HOLD_RUB, payoutWorkload, statusWorkload, withdrawalWorkload, WORKLOADS, type CreatedOrder } from './workloads';
 
@@ -102,7 +102,9 @@ function parseOptions(argv: string[]): Options {
   };
 }
 
-const log = (line: string) => console.log(`[bench] ${line}`);
+const benchStartedAt = performance.now();
+/** Each line with the seconds since the benchmark started: where the smoke run's CI budget goes. */
+const log = (line: string) => console.log(`[bench ${((performance.now() - benchStartedAt) / 1000).toFixed(1).padStart(5)} s] ${line}`);
 const cleanups: Array<() => Promise<unknown>> = [];
 
 async function main(): Promise<void> {
@@ -285,8 +287,10 @@ async function main(): Promise<void> {
     ...(await checkWithdrawalMoney(gateway, [...withdrawalMerchants, ...mixedMerchants], fundedUsdt, accepted)),
     ...(await assertLedgerAudited(system.databaseUrl('ledger')).then(() => [], (error: Error) => [error.message])),
     ...(sink.unsigned > 0 ? [`${sink.unsigned} callbacks arrived without a signature`] : []),
-    ...steps.filter((step) => step.errors > 0).map((step) => `${step.contender} ${step.workload} r${step.round} ${step.mode}: ${step.errors} answers the workload did not expect (statuses ${JSON.stringify((step as { statuses?: unknown }).statuses)})`),
+    ...smokeProblems(steps),
     ...(visibility.confirmFailures > 0 ? [`${visibility.confirmFailures} agent confirmations of the latency chains failed`] : []),
+    ...(visibility.balance.seen < visibility.balance.calls ? [`${visibility.balance.calls - visibility.balance.seen} confirmed pay-ins never showed in the balance within 30 s`] : []),
+    ...(visibility.callback.seen < visibility.callback.calls ? [`${visibility.callback.calls - visibility.callback.seen} confirmed pay-ins had no payment.succeeded callback within 30 s`] : []),
   ];
   log(problems.length === 0 ? 'checks passed' : `checks FAILED:\n  ${problems.join('\n  ')}`);
   log(sink.describe());

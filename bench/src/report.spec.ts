@@ -1,4 +1,4 @@
-import { chartPoints, formatNumber, formatRange, markdownTable, ratio, tableRows, type StepResult } from './report';
+import { chartPoints, smokeProblems, formatNumber, formatRange, markdownTable, ratio, tableRows, type StepResult } from './report';
 
 function step(overrides: Partial<StepResult>): StepResult {
   return {
@@ -102,5 +102,14 @@ describe('the latency-versus-load points', () => {
       { offeredPerSecond: 90, p50Ms: 60, p99Ms: 300 },
     ]);
     expect(chartPoints(steps, 'W1 create pay-in', 'B1')).toEqual([]);
+  });
+});
+
+describe('the smoke verdict', () => {
+  it('names every step with an answer its workload did not expect, and nothing for a clean run, however slow', () => {
+    const slow = step({ latency: { p50: 900, p90: 2000, p99: 9000, p999: 9000, max: 9000 }, achievedPerSecond: 1 });
+    expect(smokeProblems([slow, step({ mode: 'open', ratePerSecond: 50 })])).toEqual([]);
+    const broken = { ...step({ workload: 'W4 withdrawal', mode: 'open', ratePerSecond: 15, errors: 2 }), statuses: { '201': 28, '500': 2 } };
+    expect(smokeProblems([slow, broken])).toEqual(['system W4 withdrawal r1 open at 15 req/s: 2 answers the workload did not expect (HTTP statuses {"201":28,"500":2})']);
   });
 });

@@ -106,6 +106,20 @@ export function tableRows(steps: readonly StepResult[]): TableRow[] {
   return rows;
 }
 
+/**
+ * Why a smoke run (CI's `npm run bench -- --quick`) failed as far as the steps tell: each step
+ * with an answer its workload did not expect (a wrong status, no answer). Never a figure: a busy
+ * machine makes any run slow, and a slow run is not a broken one.
+ */
+export function smokeProblems(steps: ReadonlyArray<StepResult & { statuses?: Record<string, number> }>): string[] {
+  return steps
+    .filter((step) => step.errors > 0)
+    .map((step) => {
+      const load = step.mode === 'closed' ? `${step.connections} connections` : `${Math.round(step.ratePerSecond ?? 0)} req/s`;
+      return `${step.contender} ${step.workload} r${step.round} ${step.mode} at ${load}: ${step.errors} answers the workload did not expect (HTTP statuses ${JSON.stringify(step.statuses ?? {})})`;
+    });
+}
+
 /** Significant figures that suit the magnitude: 1,234 · 123 · 12.3 · 1.23 · 0.123. */
 export function formatNumber(value: number): string {
   if (!Number.isFinite(value)) return '—';
