@@ -95,7 +95,7 @@ function parseOptions(argv: string[]): Options {
     // Each chain in flight reads its balance every balancePollMs: faster polling is load of its own, which would slow what it measures.
     visibilityRate: 10,
     balancePollMs: 10,
-    fundingPerWithdrawalMerchant: quick ? 1 : 4,
+    fundingPerWithdrawalMerchant: quick ? 1 : 6,
     disputablePool: quick ? 30 : 300,
     cancellablePool: 20,
     cpuProfileDirectory: values['cpu-prof'] === undefined ? null : resolve(values['cpu-prof']),
