@@ -4,7 +4,8 @@
  * builds dist/ once (services and tools run from it), starts a fresh local Kafka broker and
  * PostgreSQL server (unless KAFKA_BROKERS and TEST_PG_ADMIN_URL point at running ones), runs
  * every jest project against the real infrastructure, stops what it started, then (in a full
- * run) the deployment checks: the compose smoke test and the Kubernetes overlays' validation.
+ * run) the deployment checks: the compose smoke test and the Kubernetes overlays' validation,
+ * and the benchmark's smoke run (`npm run bench -- --quick`, its figures printed into the log).
  * It ends with the line `tests: N passed, N failed`.
  *
  *   npm test                      everything (the deployment checks need Docker, or root to install it)
@@ -42,10 +43,21 @@ async function staticCheck(name, command, args) {
   }
 }
 
+/** The environment without this run's Kafka and PostgreSQL: the benchmark starts its own, with durable commits. */
+function withoutSharedInfra() {
+  const env = { ...process.env };
+  delete env.KAFKA_BROKERS;
+  delete env.TEST_PG_ADMIN_URL;
+  return env;
+}
+
 /** Run by a full `npm test` after jest: each one command of its own, counted as one test. */
 const DEPLOY_CHECKS = [
   ['Kubernetes overlays render and validate offline (npm run k8s:validate)', 'bash', [join(root, 'deploy/k8s/validate.sh')]],
   ['compose smoke test (npm run compose:smoke: images, stack, walk-through, replicas killed under load, audit)', process.execPath, [join(root, 'deploy/compose/smoke.mjs')]],
+  // A smoke run, not a timed test: it fails when the benchmark breaks (a crash, an answer a
+  // workload did not expect, a money check), never on a figure, which a busy machine moves.
+  ['benchmark smoke run (npm run bench -- --quick: W1–W5, end-to-end latencies, money checks; figures below)', process.execPath, [join(root, 'bench/run.mjs'), '--quick'], withoutSharedInfra],
 ];
 
 let infra = null;
@@ -109,11 +121,12 @@ try {
     if (infra) await infra.stop().catch((error) => console.error(`[test] stopping infrastructure: ${error.message}`));
     infra = null;
     const deployChecks = { passed: 0, failed: 0 };
-    for (const [name, command, args] of DEPLOY_CHECKS) {
+    for (const [name, command, args, env] of DEPLOY_CHECKS) {
       console.log(`\n[test] ${name}`);
-      const code = await run(command, args);
+      const checkStartedAt = Date.now();
+      const code = await run(command, args, env ? env() : process.env);
       deployChecks[code === 0 ? 'passed' : 'failed'] += 1;
-      if (code !== 0) console.log(`[test] ${name} FAILED`);
+      console.log(`[test] ${name} ${code === 0 ? 'passed' : 'FAILED'} in ${((Date.now() - checkStartedAt) / 1000).toFixed(1)} s`);
     }
     passed += deployChecks.passed;
     failed += deployChecks.failed;

@@ -3,7 +3,7 @@ import { auditLedger, formatAuditReport, handleLedgerCommand } from '@mp/ledger-
 import { DataSource } from 'typeorm';
 import { Client } from 'pg';
 import { newHistogram } from './measure';
-import { LoadClient, jsonOf, type MerchantCredentials } from './http-client';
+import { LoadClient, jsonOf, type HttpAnswer, type MerchantCredentials } from './http-client';
 import { runOpenLoop, type SendRequest } from './open-loop';
 import { payInBody, type OrderIds } from './workloads';
 
@@ -46,7 +46,7 @@ export async function seedLedgerHistory(ledgerDatabaseUrl: string, merchantId: s
 }
 
 /** Runs the ledger's auditor (a full replay of the event store against balances and postings) and throws on any discrepancy. */
-async function assertLedgerAudited(ledgerDatabaseUrl: string): Promise<void> {
+export async function assertLedgerAudited(ledgerDatabaseUrl: string): Promise<void> {
   const connection = new Client({ connectionString: ledgerDatabaseUrl });
   await connection.connect();
   try {
@@ -100,24 +100,27 @@ export interface PayInChain {
 }
 
 /**
- * Creates a pay-in, asks for its payment details on the payer page (the form post that assigns
- * the agent; a redirect that says no agent was free counts as a failure) and confirms it as
- * the agent. Resolves with the confirmation time, or null.
+ * Creates a pay-in and asks for its payment details on the payer page (the form post that
+ * assigns the agent); false when either did not work (a redirect saying no agent was free counts).
  */
-export async function confirmedPayIn(chain: PayInChain, merchant: MerchantCredentials, orderId: string, amount: number): Promise<number | null> {
-  const created = await chain.gateway.sendSigned(merchant, 'POST', '/v2/payments/incoming', payInBody(orderId, amount));
-  if (created.status !== 201) return null;
+export async function payInWithAgent(gateway: LoadClient, merchant: MerchantCredentials, orderId: string, amount: number, callbackUrl?: string): Promise<boolean> {
+  const created = await gateway.sendSigned(merchant, 'POST', '/v2/payments/incoming', payInBody(orderId, amount, callbackUrl));
+  if (created.status !== 201) return false;
   const redirectUrl = jsonOf<{ redirect_url: string }>(created)?.redirect_url;
-  if (!redirectUrl) return null;
-  const details = await chain.gateway.send('POST', `${new URL(redirectUrl).pathname}/details`, { accept: 'text/html' });
-  if (details.status !== 303 || details.location?.includes('no_agent_yet') !== false) return null;
-  const confirmed = await chain.gateway.send(
-    'POST',
-    `/backoffice/v1/agent/orders/${merchant.merchantId}/${orderId}/confirm`,
-    { authorization: `Bearer ${chain.agentToken}`, 'content-type': 'application/json' },
-    Buffer.from('{}'),
-  );
-  return confirmed.status === 200 ? Date.now() : null;
+  if (!redirectUrl) return false;
+  const details = await gateway.send('POST', `${new URL(redirectUrl).pathname}/details`, { accept: 'text/html' });
+  return details.status === 303 && details.location?.includes('no_agent_yet') === false;
+}
+
+/** The agent's confirmation that the payer paid: the order succeeds and the merchant is credited. */
+export function agentConfirms(chain: PayInChain, merchant: MerchantCredentials, orderId: string): Promise<HttpAnswer> {
+  return chain.gateway.send('POST', `/backoffice/v1/agent/orders/${merchant.merchantId}/${orderId}/confirm`, { authorization: `Bearer ${chain.agentToken}`, 'content-type': 'application/json' }, Buffer.from('{}'));
+}
+
+/** A pay-in with its agent (payInWithAgent), confirmed by the agent. Resolves with the confirmation time, or null. */
+export async function confirmedPayIn(chain: PayInChain, merchant: MerchantCredentials, orderId: string, amount: number): Promise<number | null> {
+  if (!(await payInWithAgent(chain.gateway, merchant, orderId, amount))) return null;
+  return (await agentConfirms(chain, merchant, orderId)).status === 200 ? Date.now() : null;
 }
 
 export interface LagResult {

@@ -43,6 +43,23 @@ describe('open-loop schedule', () => {
     expect(samples.map((sample) => sample.latencyMicros).sort((a, b) => b - a)).toEqual([100_000, 90_000, 80_000, 70_000, 60_000]);
   });
 
+  it('hands each request its intended send time, so an effect seen later can be timed from it too', async () => {
+    let clock = 0;
+    const intended: number[] = [];
+    await runOpenLoop({
+      ratePerSecond: 100,
+      durationMs: 30,
+      now: () => (clock += 4),
+      send: async (_index, intendedAtMs) => {
+        intended.push(intendedAtMs);
+        return { status: 200, ok: true };
+      },
+      record: () => undefined,
+    });
+    // Started at 4 + 2 ms, one every 10 ms, whenever the loop actually got to them.
+    expect(intended).toEqual([6, 16, 26]);
+  });
+
   it('counts requests it could not send as failures with their latency so far', async () => {
     let clock = 0;
     const samples: LoopSample[] = [];

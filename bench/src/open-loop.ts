@@ -30,8 +30,12 @@ export interface Outcome {
   ok: boolean;
 }
 
-/** Sends request `index`; resolves when its answer is complete. */
-export type SendRequest = (index: number) => Promise<Outcome>;
+/**
+ * Sends request `index`; resolves when its answer is complete. `intendedAtMs` (on the loop's
+ * clock, performance.now() by default) is when the open loop meant to send it (the actual send
+ * time in a closed loop): what an effect seen later (a balance, a callback) is timed from.
+ */
+export type SendRequest = (index: number, intendedAtMs: number) => Promise<Outcome>;
 
 export interface LoopSample {
   /** Latency in microseconds (from the intended send time in open loop). */
@@ -80,7 +84,7 @@ export async function runOpenLoop(options: OpenLoopOptions): Promise<LoopSummary
       }
       inFlight += 1;
       pending.push(
-        options.send(next).then((outcome) => {
+        options.send(next, intended).then((outcome) => {
           inFlight -= 1;
           completed += 1;
           options.record({ latencyMicros: Math.max(1, Math.round((now() - intended) * 1000)), outcome });
@@ -117,7 +121,7 @@ export async function runClosedLoop(options: ClosedLoopOptions): Promise<LoopSum
   const worker = async () => {
     while (now() < endMs) {
       const sentAt = now();
-      const outcome = await options.send(index++);
+      const outcome = await options.send(index++, sentAt);
       completed += 1;
       options.record({ latencyMicros: Math.max(1, Math.round((now() - sentAt) * 1000)), outcome });
     }

@@ -1,4 +1,4 @@
-import { formatNumber, formatRange, markdownTable, ratio, tableRows, type StepResult } from './report';
+import { chartPoints, smokeProblems, formatNumber, formatRange, markdownTable, ratio, tableRows, type StepResult } from './report';
 
 function step(overrides: Partial<StepResult>): StepResult {
   return {
@@ -73,5 +73,43 @@ describe('the workload × contender table', () => {
     expect(table).toContain('\\* fell behind its schedule');
     expect(table).toContain('| W1 create pay-in | 0.118 | 4.39 | 8.13 |');
     expect(table).not.toMatch(/\| W3 payout \| [0-9—.]+ \| [0-9—.]+ \| [0-9—.]+ \|$/m);
+  });
+});
+
+describe('the latency-versus-load points', () => {
+  const open = (round: number, loadShare: number, rate: number, p50: number, p99: number) =>
+    step({ round, mode: 'open', loadShare, ratePerSecond: rate, achievedPerSecond: rate, latency: { p50, p90: p99, p99, p999: p99, max: p99 } });
+  const steps: StepResult[] = [
+    step({ round: 1, achievedPerSecond: 120 }),
+    open(1, 0.5, 60, 20, 100),
+    open(1, 0.25, 30, 10, 40),
+    open(1, 0.75, 90, 60, 300),
+    step({ round: 2, achievedPerSecond: 140 }),
+    open(2, 0.5, 70, 24, 120),
+    open(2, 0.25, 35, 12, 50),
+    step({ contender: 'B2', mode: 'open', loadShare: 0.5, ratePerSecond: 800 }),
+  ];
+
+  it('keeps the table at half saturation: the chart steps at other shares do not enter it', () => {
+    const [system] = tableRows(steps);
+    expect(system).toMatchObject({ contender: 'system', p50: [20, 24], p99: [100, 120] });
+  });
+
+  it('gives one point per load share of one contender, the median over the rounds, sorted by offered load', () => {
+    expect(chartPoints(steps, 'W1 create pay-in', 'system')).toEqual([
+      { offeredPerSecond: 32.5, p50Ms: 11, p99Ms: 45 },
+      { offeredPerSecond: 65, p50Ms: 22, p99Ms: 110 },
+      { offeredPerSecond: 90, p50Ms: 60, p99Ms: 300 },
+    ]);
+    expect(chartPoints(steps, 'W1 create pay-in', 'B1')).toEqual([]);
+  });
+});
+
+describe('the smoke verdict', () => {
+  it('names every step with an answer its workload did not expect, and nothing for a clean run, however slow', () => {
+    const slow = step({ latency: { p50: 900, p90: 2000, p99: 9000, p999: 9000, max: 9000 }, achievedPerSecond: 1 });
+    expect(smokeProblems([slow, step({ mode: 'open', ratePerSecond: 50 })])).toEqual([]);
+    const broken = { ...step({ workload: 'W4 withdrawal', mode: 'open', ratePerSecond: 15, errors: 2 }), statuses: { '201': 28, '500': 2 } };
+    expect(smokeProblems([slow, broken])).toEqual(['system W4 withdrawal r1 open at 15 req/s: 2 answers the workload did not expect (HTTP statuses {"201":28,"500":2})']);
   });
 });

@@ -3,6 +3,8 @@
  * the closed loop and latency from the open loop at half of each contender's own saturation.
  * Pure functions, unit-tested.
  */
+import type { LoadPoint } from './latency-chart';
+
 export type Contender = 'system' | 'B2' | 'B1' | 'pgbench';
 export type LoopMode = 'closed' | 'open';
 
@@ -22,6 +24,8 @@ export interface StepShape {
   /** Closed loop: connections; open loop: the scheduled rate. */
   connections?: number;
   ratePerSecond?: number;
+  /** Open loop: the share of the contender's own saturation offered (the table's is ½; the chart adds others). */
+  loadShare?: number;
   durationMs: number;
 }
 
@@ -71,6 +75,9 @@ export function fellBehind(open: StepResult, closed: StepResult | undefined): bo
   return closed !== undefined && open.latency.p50 > closed.latency.p50;
 }
 
+/** The open-loop load of the table's latency columns: half of the contender's own saturation. */
+export const TABLE_LOAD_SHARE = 0.5;
+
 export const CONTENDER_ORDER: readonly Contender[] = ['system', 'B2', 'B1', 'pgbench'];
 
 /** One row per (workload, contender) that has results, workloads in first-seen order. */
@@ -82,7 +89,7 @@ export function tableRows(steps: readonly StepResult[]): TableRow[] {
       const mine = steps.filter((step) => step.workload === workload && step.contender === contender);
       if (mine.length === 0) continue;
       const closed = mine.filter((step) => step.mode === 'closed');
-      const open = mine.filter((step) => step.mode === 'open');
+      const open = mine.filter((step) => step.mode === 'open' && (step.loadShare ?? TABLE_LOAD_SHARE) === TABLE_LOAD_SHARE);
       rows.push({
         workload,
         contender,
@@ -97,6 +104,20 @@ export function tableRows(steps: readonly StepResult[]): TableRow[] {
     }
   }
   return rows;
+}
+
+/**
+ * Why a smoke run (CI's `npm run bench -- --quick`) failed as far as the steps tell: each step
+ * with an answer its workload did not expect (a wrong status, no answer). Never a figure: a busy
+ * machine makes any run slow, and a slow run is not a broken one.
+ */
+export function smokeProblems(steps: ReadonlyArray<StepResult & { statuses?: Record<string, number> }>): string[] {
+  return steps
+    .filter((step) => step.errors > 0)
+    .map((step) => {
+      const load = step.mode === 'closed' ? `${step.connections} connections` : `${Math.round(step.ratePerSecond ?? 0)} req/s`;
+      return `${step.contender} ${step.workload} r${step.round} ${step.mode} at ${load}: ${step.errors} answers the workload did not expect (HTTP statuses ${JSON.stringify(step.statuses ?? {})})`;
+    });
 }
 
 /** Significant figures that suit the magnitude: 1,234 · 123 · 12.3 · 1.23 · 0.123. */
@@ -124,6 +145,22 @@ const median = (values: readonly number[]) => {
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 };
+
+/** The latency-versus-load chart's points of one contender: per load share, the medians over the rounds, by offered load. */
+export function chartPoints(steps: readonly StepResult[], workload: string, contender: Contender): LoadPoint[] {
+  const open = steps.filter((step) => step.workload === workload && step.contender === contender && step.mode === 'open' && step.ratePerSecond !== undefined);
+  const shares = [...new Set(open.map((step) => step.loadShare ?? TABLE_LOAD_SHARE))];
+  return shares
+    .map((share) => {
+      const atShare = open.filter((step) => (step.loadShare ?? TABLE_LOAD_SHARE) === share);
+      return {
+        offeredPerSecond: median(atShare.map((step) => step.ratePerSecond as number)),
+        p50Ms: median(atShare.map((step) => step.latency.p50)),
+        p99Ms: median(atShare.map((step) => step.latency.p99)),
+      };
+    })
+    .sort((a, b) => a.offeredPerSecond - b.offeredPerSecond);
+}
 
 /** system ÷ yardstick of the medians, e.g. "0.12"; "—" when either side is missing. */
 export function ratio(numerator: readonly number[], denominator: readonly number[]): string {

@@ -11,6 +11,8 @@ export const WORKLOADS = {
   status: 'W2 status read',
   payout: 'W3 payout + hold, 8 merchants',
   payoutHot: 'W3 payout + hold, 1 hot merchant',
+  withdrawal: 'W4 withdrawal',
+  mixed: 'W5 mixed',
 } as const;
 
 export interface CreatedOrder {
@@ -25,23 +27,24 @@ export const EXACT_RETRY_SHARE = 0.05;
 export const MISMATCH_SHARE = 0.01;
 export const UNKNOWN_STATUS_SHARE = 0.02;
 
-const pick = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * items.length)];
+export const pick = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * items.length)];
 
 /** An amount in RUB with kopecks, inside the default catalog's pay-in limits (100.00 to 500,000.00). */
 export function randomPayInAmount(): number {
   return Math.round(10_000 + Math.random() * 490_000) / 100;
 }
 
-export function payInBody(orderId: string, amount: number): Record<string, unknown> {
-  return { order_id: orderId, amount, currency: 'RUB', country: 'RU', callback_url: CALLBACK_URL };
+/** `callbackUrl`: W1–W3 keep a host nobody serves (their orders have no outcome); W5 and the latency chains point at the generator's sink. */
+export function payInBody(orderId: string, amount: number, callbackUrl = CALLBACK_URL): Record<string, unknown> {
+  return { order_id: orderId, amount, currency: 'RUB', country: 'RU', callback_url: callbackUrl };
 }
 
 const PAYOUT_ACCOUNT = '4111 1111 1111 1111';
 /** How merchants see the recipient's account in every answer: only its last four digits. */
 export const MASKED_PAYOUT_ACCOUNT = `•••• ${PAYOUT_ACCOUNT.slice(-4)}`;
 
-export function payoutBody(orderId: string, amount: number): Record<string, unknown> {
-  return { ...payInBody(orderId, amount), method: 'bank_card', account_number: PAYOUT_ACCOUNT };
+export function payoutBody(orderId: string, amount: number, callbackUrl = CALLBACK_URL): Record<string, unknown> {
+  return { ...payInBody(orderId, amount, callbackUrl), method: 'bank_card', account_number: PAYOUT_ACCOUNT };
 }
 
 /** Unique across contenders, rounds and runs: a run tag, the step and a counter. */
@@ -96,12 +99,44 @@ export const PAYOUT_AMOUNT = 1000;
 export const PAYOUT_HOLD_RUB = 1065;
 
 /** W3: payouts, each placing a ledger hold before the order exists (201). */
-export function payoutWorkload(client: LoadClient, merchants: readonly MerchantCredentials[], ids: OrderIds, counts: { insufficientFunds: number }): SendRequest {
+export function payoutWorkload(client: LoadClient, merchants: readonly MerchantCredentials[], ids: OrderIds, counts: { insufficientFunds: number }, callbackUrl?: string): SendRequest {
   return async (): Promise<Outcome> => {
     const merchant = pick(merchants);
-    const answer = await client.sendSigned(merchant, 'POST', '/v2/payments/outgoing', payoutBody(ids.next('w3'), PAYOUT_AMOUNT));
+    const answer = await client.sendSigned(merchant, 'POST', '/v2/payments/outgoing', payoutBody(ids.next('w3'), PAYOUT_AMOUNT, callbackUrl));
     if (answer.status === 400 && answer.body.includes('INSUFFICIENT_FUNDS')) counts.insufficientFunds += 1;
     // A created payout answers the recipient's account masked; the full number in an answer is an error, not a success.
     return { status: answer.status, ok: answer.status === 201 && jsonOf<{ account_number?: string }>(answer)?.account_number === MASKED_PAYOUT_ACCOUNT };
   };
+}
+
+/** A valid TRON address (the withdrawals e2e tests' own); the simulated network accepts every send to it. */
+export const TRON_ADDRESS = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
+/** The smallest USDT-TRC20 withdrawal of the shipped asset table, and what it takes from the USDT balance with its 1.00 network fee. */
+export const WITHDRAWAL_AMOUNT_USDT = 10;
+export const WITHDRAWAL_DEBIT_USDT = 11;
+
+/** The withdrawals each merchant had accepted (201), for the money check after the run. */
+export class AcceptedWithdrawals {
+  readonly byMerchant = new Map<string, Set<string>>();
+  insufficientFunds = 0;
+  add(merchant: MerchantCredentials, orderId: string): void {
+    const mine = this.byMerchant.get(merchant.merchantId) ?? new Set<string>();
+    mine.add(orderId);
+    this.byMerchant.set(merchant.merchantId, mine);
+  }
+}
+
+/** One withdrawal of 10.00 USDT-TRC20 by one of `merchants`: 201 PENDING, the amount and fee frozen within the request. */
+export async function sendWithdrawal(client: LoadClient, merchant: MerchantCredentials, ids: OrderIds, accepted: AcceptedWithdrawals): Promise<Outcome> {
+  const orderId = ids.next('w4');
+  const answer = await client.sendSigned(merchant, 'POST', '/v2/merchant/withdrawals', { order_id: orderId, amount: WITHDRAWAL_AMOUNT_USDT, currency: 'USDT-TRC20', address: TRON_ADDRESS });
+  if (answer.status === 400 && answer.body.includes('INSUFFICIENT_FUNDS')) accepted.insufficientFunds += 1;
+  const ok = answer.status === 201 && jsonOf<{ status?: string }>(answer)?.status === 'PENDING';
+  if (ok) accepted.add(merchant, orderId);
+  return { status: answer.status, ok };
+}
+
+/** W4: withdrawals spread over `merchants` (funded with USDT first). */
+export function withdrawalWorkload(client: LoadClient, merchants: readonly MerchantCredentials[], ids: OrderIds, accepted: AcceptedWithdrawals): SendRequest {
+  return () => sendWithdrawal(client, pick(merchants), ids, accepted);
 }
