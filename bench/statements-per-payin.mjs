@@ -21,6 +21,7 @@ import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
 import { build, builtEntry } from '../tools/build-workspace.mjs';
+import { payInSteps } from './payin-steps.mjs';
 
 const require = createRequire(import.meta.url);
 const { values: options } = parseArgs({ options: { payins: { type: 'string', default: '100' }, top: { type: 'string', default: '8' } } });
@@ -57,23 +58,7 @@ try {
   const merchant = await system.createClient('Statements per pay-in shop');
   const operator = await createOperator(system);
   const agent = await registerAgent(system, operator, [{ method: 'bank_card', country: 'RU', currency: 'RUB' }]);
-  let sequence = 0;
-  const createPayIn = async () => {
-    sequence += 1;
-    const orderId = `spp-${Date.now().toString(36)}-${sequence}`;
-    const response = await merchant.post('/v2/payments/incoming', { order_id: orderId, amount: 1000, currency: 'RUB', country: 'RU', callback_url: callbackUrl });
-    if (response.status !== 201) throw new Error(`create ${orderId}: ${response.status} ${JSON.stringify(response.body)}`);
-    return { orderId, token: String(response.body.redirect_url).split('/pay/')[1] };
-  };
-  const lifecycle = async () => {
-    const { orderId, token } = await createPayIn();
-    for (const step of ['details', 'paid']) {
-      const answer = await fetch(`${system.gatewayUrl}/pay/${token}/${step}`, { method: 'POST', redirect: 'manual' });
-      if (answer.status !== 303) throw new Error(`payer page ${step} of ${orderId}: ${answer.status}`);
-    }
-    const confirmed = await agent.client.request('POST', `/backoffice/v1/agent/orders/${merchant.credentials.merchantId}/${orderId}/confirm`, {});
-    if (confirmed.status !== 200) throw new Error(`confirm ${orderId}: ${confirmed.status}`);
-  };
+  const { createPayIn, lifecycle } = payInSteps({ system, merchant, agent, orderIdPrefix: 'spp', callbackUrl: callbackUrl });
 
   console.log(`statements and WAL per pay-in, ${PAYINS} pay-ins one at a time, by service database (PostgreSQL ${(await admin.query('SHOW server_version')).rows[0].server_version}, full_page_writes ${(await admin.query('SHOW full_page_writes')).rows[0].full_page_writes})`);
   for (const [label, run] of [
