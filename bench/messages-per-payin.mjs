@@ -17,6 +17,7 @@ import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
 import { Kafka, logLevel } from 'kafkajs';
 import { build, builtEntry } from '../tools/build-workspace.mjs';
+import { payInSteps } from './payin-steps.mjs';
 
 const require = createRequire(import.meta.url);
 const { values: options } = parseArgs({ options: { payins: { type: 'string', default: '20' } } });
@@ -37,23 +38,7 @@ try {
   const merchant = await system.createClient('Messages per pay-in shop');
   const operator = await createOperator(system);
   const agent = await registerAgent(system, operator, [{ method: 'bank_card', country: 'RU', currency: 'RUB' }]);
-  let sequence = 0;
-  const createPayIn = async () => {
-    sequence += 1;
-    const orderId = `mpp-${Date.now().toString(36)}-${sequence}`;
-    const response = await merchant.post('/v2/payments/incoming', { order_id: orderId, amount: 1000, currency: 'RUB', country: 'RU', callback_url: 'https://shop.example/callbacks' });
-    if (response.status !== 201) throw new Error(`create ${orderId}: ${response.status} ${JSON.stringify(response.body)}`);
-    return { orderId, token: String(response.body.redirect_url).split('/pay/')[1] };
-  };
-  const lifecycle = async () => {
-    const { orderId, token } = await createPayIn();
-    for (const step of ['details', 'paid']) {
-      const answer = await fetch(`${system.gatewayUrl}/pay/${token}/${step}`, { method: 'POST', redirect: 'manual' });
-      if (answer.status !== 303) throw new Error(`payer page ${step} of ${orderId}: ${answer.status}`);
-    }
-    const confirmed = await agent.client.request('POST', `/backoffice/v1/agent/orders/${merchant.credentials.merchantId}/${orderId}/confirm`, {});
-    if (confirmed.status !== 200) throw new Error(`confirm ${orderId}: ${confirmed.status}`);
-  };
+  const { createPayIn, lifecycle } = payInSteps({ system, merchant, agent, orderIdPrefix: 'mpp', callbackUrl: 'https://shop.example/callbacks' });
 
   for (const [label, run] of [
     ['W1: create a pay-in', createPayIn],

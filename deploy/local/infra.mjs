@@ -40,6 +40,7 @@ export async function startKafka(options = {}) {
   return startWithContext(options, startKafkaIn);
 }
 
+/** `statementStats: true` (test mode) preloads pg_stat_statements, for a benchmark that counts statements. */
 export async function startPostgres(options = {}) {
   return startWithContext(options, startPostgresIn);
 }

@@ -142,6 +142,11 @@ function pgInfraConf(ctx, { port, socketDir }) {
     // Throwaway data: trade crash safety for speed.
     lines.push('fsync = off', 'synchronous_commit = off', 'full_page_writes = off');
   }
+  if (ctx.statementStats) {
+    // Asked for by a benchmark counting statements (bench/statements-per-payin.mjs), never by the
+    // tests: top-level statements only, kept in memory, nothing written at shutdown.
+    lines.push("shared_preload_libraries = 'pg_stat_statements'", 'pg_stat_statements.track = top', 'pg_stat_statements.save = off');
+  }
   return `${lines.join('\n')}\n`;
 }
 

@@ -27,7 +27,7 @@ export function registerCallbackMetrics(metrics: MetricsRegistry, dataSource: Da
     name: 'callback_deliveries_pending',
     help: 'Callbacks waiting for their first or next attempt',
     async collect() {
-      // The partial index callback_deliveries_due covers exactly these rows.
+      // The partial index callback_deliveries_pending_by_origin covers exactly these rows.
       const [row]: Array<{ pending: number }> = await dataSource.query(`SELECT count(*)::int AS pending FROM callback_deliveries WHERE status = 'pending'`);
       this.set(row.pending);
     },

@@ -12,9 +12,10 @@ import { GatewayWebhookProfiles } from './delivery/webhook-profile.client';
 import { InternalCallbacksController } from './http/internal-callbacks.controller';
 import { CallbacksSchema1700000004000 } from './persistence/callbacks-schema.migration';
 import { CallbacksFairClaiming1700000005000 } from './persistence/fair-claiming.migration';
+import { CallbacksUnreadIndexes1700000030100 } from './persistence/unread-indexes.migration';
 
 /** Migrations of the dispatcher's database, in order. */
-export const CALLBACKS_MIGRATIONS = [CallbacksSchema1700000004000, CallbacksFairClaiming1700000005000];
+export const CALLBACKS_MIGRATIONS = [CallbacksSchema1700000004000, CallbacksFairClaiming1700000005000, CallbacksUnreadIndexes1700000030100];
 
 /**
  * The callbacks bounded context. Needs a TypeORM DataSource and the messaging port from its

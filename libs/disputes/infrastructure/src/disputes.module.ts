@@ -1,7 +1,7 @@
 import { isGatewayReplyTopic } from '@mp/contracts-payments';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
-import { MessagingSchema1700000000000, OUTBOX_RELAY_OPTIONS, OutboxRelayService, type OutboxRelaySettings } from '@mp/shared-messaging';
+import { MessagingSchema1700000000000, MessagingUnreadIndexes1700000030000, OUTBOX_RELAY_OPTIONS, OutboxRelayService, type OutboxRelaySettings } from '@mp/shared-messaging';
 import { InternalErrorFilter } from '@mp/shared-nest-http';
 import { DisputeCommandHandler } from './commands/dispute-command.handler';
 import { DisputeCommandConsumer, DisputesTopics, OrderEventsConsumer } from './commands/dispute-consumers';
@@ -12,7 +12,7 @@ import { DisputesSchema1700000010000 } from './persistence/disputes-schema.migra
 import { OrphanReceiptSweeper } from './receipts/orphan-receipt.sweeper';
 
 /** Migrations of the disputes database, in order. */
-export const DISPUTES_MIGRATIONS = [MessagingSchema1700000000000, DisputesSchema1700000010000, DisputeReceiptsLifecycle1700000013000];
+export const DISPUTES_MIGRATIONS = [MessagingSchema1700000000000, DisputesSchema1700000010000, DisputeReceiptsLifecycle1700000013000, MessagingUnreadIndexes1700000030000];
 
 /** The disputes bounded context. Needs a TypeORM DataSource and the messaging port from its app. */
 @Module({})

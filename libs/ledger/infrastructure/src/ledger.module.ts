@@ -2,7 +2,7 @@ import { authorizationFor, SERVICE_TOKEN_ISSUER, type ServiceTokenIssuer } from 
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { InternalErrorFilter } from '@mp/shared-nest-http';
-import { MessagingSchema1700000000000 } from '@mp/shared-messaging';
+import { MessagingSchema1700000000000, MessagingUnreadIndexes1700000030000 } from '@mp/shared-messaging';
 import { LedgerTopics, PaymentEventsConsumer } from './commands/payment-events.consumer';
 import { InternalHoldsController } from './http/internal-holds.controller';
 import { InternalMerchantLedgerController } from './http/internal-merchant-ledger.controller';
@@ -10,6 +10,7 @@ import { LEDGER_SETTINGS, type LedgerSettings } from './ledger-settings';
 import { LedgerSchema1700000002000 } from './persistence/ledger-schema.migration';
 import { LedgerOrphanHolds1700000003000 } from './persistence/orphan-holds.migration';
 import { LedgerRunningBalances1700000004000 } from './persistence/running-balances.migration';
+import { LedgerUnreadIndexes1700000030200 } from './persistence/unread-indexes.migration';
 import { OrphanHoldSweeper } from './holds/orphan-hold.sweeper';
 import { HttpPaymentOrderDirectory, PAYMENT_ORDER_DIRECTORY, WITHDRAWAL_DIRECTORY } from './holds/payment-order-directory.port';
 import { InternalConversionsController } from './http/internal-conversions.controller';
@@ -27,6 +28,8 @@ export const LEDGER_MIGRATIONS = [
   LedgerRunningBalances1700000004000,
   LedgerConversions1700000005000,
   LedgerOperatorApprovals1700000006000,
+  MessagingUnreadIndexes1700000030000,
+  LedgerUnreadIndexes1700000030200,
 ];
 
 /**

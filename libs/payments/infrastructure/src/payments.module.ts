@@ -3,7 +3,7 @@ import { isGatewayReplyTopic } from '@mp/contracts-payments';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { InternalErrorFilter } from '@mp/shared-nest-http';
-import { MessagingSchema1700000000000, OUTBOX_RELAY_OPTIONS, OutboxRelayService, type OutboxRelaySettings } from '@mp/shared-messaging';
+import { MessagingSchema1700000000000, MessagingUnreadIndexes1700000030000, OUTBOX_RELAY_OPTIONS, OutboxRelayService, type OutboxRelaySettings } from '@mp/shared-messaging';
 import { DisputeEventsConsumer } from './commands/dispute-events.consumer';
 import { ExpirySweeper } from './commands/expiry-sweeper';
 import { PaymentCommandConsumer, PaymentsTopics } from './commands/payment-command.consumer';
@@ -27,6 +27,7 @@ export const PAYMENTS_MIGRATIONS = [
   PayoutRecipientAccounts1700000008000,
   PaymentOrderOpenDisputes1700000011000,
   PaymentsDisputeOutcomeAsEvent1700000021000,
+  MessagingUnreadIndexes1700000030000,
 ];
 
 /** The payments bounded context. Needs a TypeORM DataSource and the messaging port from its app. */

@@ -134,4 +134,27 @@ describe('handleCommand on real Postgres', () => {
     const ahead = aggregateStream(dataSource.manager, counter, streamId, { codec, loadState: async () => ({ state: { total: 31, closed: false }, version: 31 }) });
     await expect(ahead).rejects.toThrow('version 31, which the event store does not have');
   });
+
+  it('from a row that is the stream head (current), reads no event and checks the row against the store in the append itself', async () => {
+    const streamId = 'counter:current-row';
+    for (let index = 0; index < 3; index += 1) await handleCommand(counter, streamId, { type: 'Increment', by: 1, limit: 100 }, { transaction: { dataSource }, codec, envelope });
+    const statements: string[] = [];
+    const counted = (manager: import('typeorm').EntityManager) =>
+      new Proxy(manager, { get: (target, name) => (name === 'query' ? (sql: string, parameters?: unknown[]) => (statements.push(sql), target.query(sql, parameters)) : Reflect.get(target, name)) });
+    const fromCurrentRow = (total: number, version: number) =>
+      dataSource.transaction((manager) =>
+        handleCommand(counter, streamId, { type: 'Increment', by: 1, limit: 100 }, { transaction: { manager: counted(manager) }, codec, envelope, loadState: async () => ({ state: { total, closed: false }, version, current: true }) }),
+      );
+    const result = await fromCurrentRow(3, 3);
+    expect([result.state.total, result.version, result.eventsRead]).toEqual([4, 4, 0]);
+    // One statement: the append, with its check that version 3 is in the store.
+    expect(statements).toHaveLength(1);
+    expect(statements[0]).toMatch(/^INSERT INTO event_store/);
+    expect((await readStream(dataSource.manager, streamId)).version).toBe(4);
+
+    // A row ahead of the store is refused and nothing is appended; one behind it conflicts.
+    await expect(fromCurrentRow(9, 9)).rejects.toThrow('version 9, which the event store does not have');
+    await expect(fromCurrentRow(3, 3)).rejects.toBeInstanceOf(StreamVersionConflictError);
+    expect((await readStream(dataSource.manager, streamId)).version).toBe(4);
+  });
 });

@@ -1,5 +1,5 @@
 import type { Decider, DomainEvent, EventCodec } from '@mp/shared-decider';
-import { appendToStream, createEnvelope, readStream, type MessageEnvelope } from '@mp/shared-messaging';
+import { appendToStream, createEnvelope, readStream, StreamVersionMissingError, type MessageEnvelope } from '@mp/shared-messaging';
 import type { DataSource, EntityManager } from 'typeorm';
 import { DEFAULT_CONFLICT_RETRY_POLICY, retryOnConflict, type ConflictRetryPolicy } from './conflict-retry';
 
@@ -13,6 +13,13 @@ export interface Causation {
 export interface LoadedState<State> {
   state: State;
   version: number;
+  /**
+   * The state is the stream's head: a row locked for the command and written in the transaction
+   * of every append to its stream, so no event can follow `version`. Nothing is read from the
+   * event store then; the append checks in the same statement that the store has `version` (a
+   * row ahead of its events is refused), and a row behind it makes the append conflict.
+   */
+  current?: boolean;
 }
 
 export interface StreamReadOptions<State, Event extends DomainEvent> {
@@ -39,7 +46,8 @@ export async function aggregateStream<State, Command, Event extends DomainEvent>
   streamId: string,
   options: StreamReadOptions<State, Event>,
 ): Promise<AggregatedStream<State>> {
-  const start = options.loadState ? await options.loadState(manager) : { state: decider.initialState(), version: 0 };
+  const start: LoadedState<State> = options.loadState ? await options.loadState(manager) : { state: decider.initialState(), version: 0 };
+  if (start.current === true && start.version > 0) return { state: start.state, version: start.version, current: true, eventsRead: 0 };
   if (start.version === 0) {
     const stream = await readStream(manager, streamId);
     return { state: fold(decider, options.codec, start.state, stream.events), version: stream.version, eventsRead: stream.events.length };
@@ -49,9 +57,7 @@ export async function aggregateStream<State, Command, Event extends DomainEvent>
   // gap in the stream at the next append.
   const stream = await readStream(manager, streamId, start.version - 1);
   const [anchor, ...tail] = stream.events;
-  if (!anchor || stream.version - stream.events.length + 1 !== start.version) {
-    throw new Error(`${streamId}: the loaded state is at version ${start.version}, which the event store does not have; the snapshot or projection is ahead of the events`);
-  }
+  if (!anchor || stream.version - stream.events.length + 1 !== start.version) throw new StreamVersionMissingError(streamId, start.version);
   return { state: fold(decider, options.codec, start.state, tail), version: stream.version, eventsRead: stream.events.length };
 }
 
@@ -137,7 +143,7 @@ async function handleInTransaction<State, Command, Event extends DomainEvent>(
   const envelopes = events.map((event) =>
     createEnvelope({ type: event.type, schemaVersion: options.codec.versionOf(event.type), source, subject, data: event.data, correlationId: causation.correlationId, causationId: causation.id }),
   );
-  const version = await appendToStream(manager, streamId, loaded.version, envelopes);
+  const version = await appendToStream(manager, streamId, loaded.version, envelopes, { requireExpectedVersion: loaded.current === true });
   await options.afterAppend?.(manager, { ...decided, streamId, envelopes, versionBefore: loaded.version, version });
   return { state: decided.state, events, envelopes, version, eventsRead: loaded.eventsRead };
 }

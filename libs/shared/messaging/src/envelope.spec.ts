@@ -43,6 +43,13 @@ describe('classifyError', () => {
     [Object.assign(new Error('admin shutdown'), { code: '57P01' }), 'transient'],
     [{ driverError: { code: '08006' } }, 'transient'],
     [new Error('Connection terminated unexpectedly'), 'transient'],
+    [Object.assign(new Error('deadlock detected'), { code: '40P01' }), 'transient'],
+    [{ message: 'could not serialize access', driverError: { code: '40001' } }, 'transient'],
+    [Object.assign(new Error('canceling statement due to lock timeout'), { code: '55P03' }), 'transient'],
+    [new Error('Client has encountered a connection error and is not queryable'), 'transient'],
+    [new Error('Connection terminated due to connection timeout', { cause: Object.assign(new Error('connect'), { code: 'ETIMEDOUT' }) }), 'transient'],
+    [new Error('query failed', { cause: Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }) }), 'transient'],
+    [Object.assign(new Error('connect ECONNREFUSED'), { errors: [Object.assign(new Error('connect'), { code: 'ECONNREFUSED' })] }), 'transient'],
     [Object.assign(new Error('unique violation'), { code: '23505' }), 'unknown'],
     [new TypeError('bug'), 'unknown'],
   ])('classifies %s as %s', (error, kind) => expect(classifyError(error)).toBe(kind));

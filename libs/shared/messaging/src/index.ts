@@ -24,8 +24,8 @@ export {
 } from './messaging-port';
 export { KafkaMessageBroker, MESSAGE_SCHEMA_VERSION_HEADER, MESSAGE_TYPE_HEADER, type KafkaBrokerOptions, type KafkaClientSecurity } from './kafka/kafka-message-broker';
 export { aclsOf, type KafkaAccess, type KafkaAclBinding } from './kafka/kafka-access';
-export { MessagingSchema1700000000000 } from './postgres/messaging-schema.migration';
-export { appendToStream, readStream, StreamVersionConflictError, type StoredStream } from './postgres/event-store';
+export { MessagingSchema1700000000000, MessagingUnreadIndexes1700000030000 } from './postgres/messaging-schema.migration';
+export { appendToStream, readStream, StreamVersionConflictError, StreamVersionMissingError, type AppendOptions, type StoredStream } from './postgres/event-store';
 export { enqueueOutbox, OUTBOX_NOTIFY_CHANNEL, readOutboxBacklog, type OutboxBacklog } from './postgres/outbox';
 export { claimInboxMessage } from './postgres/inbox';
 export { OutboxRelay, type OutboxRelayOptions } from './postgres/outbox-relay';

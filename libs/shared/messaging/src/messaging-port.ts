@@ -124,6 +124,25 @@ export interface MessagingStats {
    * before the header existed).
    */
   consumed: ConsumedMessages[];
+  /**
+   * Partitions paused on a message that failed and waits for its next attempt (transient or not
+   * yet dead-lettered): nothing more is fetched from them until it is retried.
+   */
+  retrying: RetryingPartition[];
+  /** By group and logical topic: the most messages one fetched batch of one partition held. */
+  largestFetchedBatches: Array<{ groupId: string; topic: string; messages: number }>;
+}
+
+export interface RetryingPartition {
+  /** The logical group id (namespace stripped). */
+  groupId: string;
+  topic: string;
+  partition: number;
+  /** The message the partition waits on: nothing behind it is handled before it. */
+  offset: string;
+  /** Failed attempts so far. */
+  attempts: number;
+  kind: 'transient' | 'unknown';
 }
 
 export interface MessageBroker {

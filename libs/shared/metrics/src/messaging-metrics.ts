@@ -17,6 +17,15 @@ export function registerMessagingMetrics(metrics: MetricsRegistry, broker: Messa
       for (const lag of broker.stats().consumerLag) this.set({ group: lag.groupId, topic: lag.topic, partition: String(lag.partition) }, lag.messages);
     },
   });
+  metrics.gauge({
+    name: 'messaging_consumer_retry_attempts',
+    help: 'Failed attempts so far of the message a partition waits on, paused for its next attempt (a database or network outage, or an error not yet dead-lettered); absent when nothing waits',
+    labelNames: ['group', 'topic', 'partition'],
+    collect() {
+      this.reset();
+      for (const waiting of broker.stats().retrying) this.set({ group: waiting.groupId, topic: waiting.topic, partition: String(waiting.partition) }, waiting.attempts);
+    },
+  });
   metrics.counter({
     name: 'messaging_dead_letters_total',
     help: 'Messages this process gave up on and sent to the dead-letter topic of their source topic',

@@ -14,7 +14,7 @@ import {
   type PayInCreditReason,
   type Posting,
 } from '@mp/ledger-domain';
-import type { AppendedEvents } from '@mp/shared-command-handling';
+import type { AppendedEvents, LoadedState } from '@mp/shared-command-handling';
 import type { MessageEnvelope } from '@mp/shared-messaging';
 import { countAfterCommit } from '@mp/shared-metrics';
 import type { EntityManager } from 'typeorm';
@@ -45,8 +45,13 @@ const BALANCE_COLUMNS = `merchant_id, currency, settlement_available::text, sett
  * locked row and every later statement takes a fresh snapshot). Returns the locked row.
  */
 export async function lockLedger(manager: EntityManager, merchantId: string, currency: string): Promise<LedgerBalancesRow> {
+  const lock = (): Promise<LedgerBalancesRow[]> => manager.query(`SELECT ${BALANCE_COLUMNS} FROM ledger_balances WHERE merchant_id = $1 AND currency = $2 FOR UPDATE`, [merchantId, currency]);
+  // The row exists for every ledger but a merchant's first in a currency: one round trip, the
+  // insert only when the lock found nothing.
+  const [existing] = await lock();
+  if (existing) return existing;
   await manager.query(`INSERT INTO ledger_balances (merchant_id, currency) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [merchantId, currency]);
-  const rows: LedgerBalancesRow[] = await manager.query(`SELECT ${BALANCE_COLUMNS} FROM ledger_balances WHERE merchant_id = $1 AND currency = $2 FOR UPDATE`, [merchantId, currency]);
+  const rows = await lock();
   if (rows.length !== 1) throw new Error(`ledger ${merchantId}/${currency} has no balances row after creating it`);
   return rows[0];
 }
@@ -58,7 +63,7 @@ export async function lockLedger(manager: EntityManager, merchantId: string, cur
  * the state reflects; the command core appends after it, so a row that fell behind the event
  * store makes the append or the balance update fail instead of deciding on stale money.
  */
-export async function loadLedgerState(manager: EntityManager, merchantId: string, currency: string, command: LedgerCommand): Promise<{ state: LedgerState; version: number }> {
+export async function loadLedgerState(manager: EntityManager, merchantId: string, currency: string, command: LedgerCommand): Promise<LoadedState<LedgerState>> {
   const row = await lockLedger(manager, merchantId, currency);
   const keys = entriesReadBy(command);
   const balances: AccountBalances = {
@@ -99,7 +104,8 @@ export async function loadLedgerState(manager: EntityManager, merchantId: string
     const leg = await findConversionLeg(manager, merchantId, currency, keys.conversionId);
     if (leg) conversions.set(keys.conversionId, leg);
   }
-  return { state: { merchantId, currency, balances, holds, creditedOrders, adjustments, conversions }, version: row.stream_version };
+  // Current: the row is locked and every append to the stream updates it in its transaction.
+  return { state: { merchantId, currency, balances, holds, creditedOrders, adjustments, conversions }, version: row.stream_version, current: true };
 }
 
 /**

@@ -22,6 +22,7 @@ import {
   type MessagingStats,
   type OutgoingMessage,
   type ReceivedMessage,
+  type RetryingPartition,
   type Subscription,
   type SubscriptionRequest,
   type TopicSpec,
@@ -94,6 +95,19 @@ export const CONSUMER_SESSION_TIMEOUT_MS = 6_000;
  */
 export const CONSUMER_HEARTBEAT_INTERVAL_MS = 500;
 
+/**
+ * What one fetch may bring of one partition (kafkajs's maxBytesPerPartition, 1 MB by default):
+ * about 80 of our 1-2 KB envelopes, more than a batch handler's chunk of
+ * BATCH_HANDLER_MESSAGES_MAX, so batching loses nothing at saturation. kafkajs fetches again only
+ * once a fetch's batches are handled, so this and CONSUMER_FETCH_BYTES_MAX bound what a consumer
+ * holds in memory, whatever the backlog in Kafka (the broker may exceed either by one record
+ * batch, so a message larger than the limit still gets through).
+ */
+export const CONSUMER_PARTITION_FETCH_BYTES_MAX = 128 * 1024;
+
+/** What one fetch may bring in all (kafkajs's maxBytes, 10 MB by default): eight full partitions' worth. */
+export const CONSUMER_FETCH_BYTES_MAX = 1024 * 1024;
+
 interface TrackedGroup {
   groupId: string;
   topics: string[];
@@ -117,6 +131,24 @@ interface ConsumerRun {
   batchTopics: Set<string>;
   /** By physical topic: the envelope types the subscription accepts (every type on a topic not here). */
   acceptedTypes: Map<string, ReadonlySet<string>>;
+  /** Timers that resume a partition paused for a retry; cleared when the subscription stops. */
+  resumeTimers: Set<NodeJS.Timeout>;
+}
+
+/**
+ * What handling one message under the error policy came to: done with (handled, passed over or
+ * dead-lettered, so its offset may be committed), or waiting for another attempt (its partition
+ * is paused; neither it nor anything behind it is committed).
+ */
+type PolicyOutcome = 'done' | 'retryLater';
+
+/** A message of a fetched batch, with what the error policy needs to pause its partition. */
+interface Delivery {
+  topic: string;
+  partition: number;
+  message: KafkaMessage;
+  /** Stops fetching the partition; the function it returns resumes it. */
+  pause: () => () => void;
 }
 
 type KafkaMessage = EachMessagePayload['message'];
@@ -130,8 +162,6 @@ function headerText(headers: IHeaders | undefined, name: string): string | undef
   const first = Array.isArray(value) ? value[0] : value;
   return first === undefined ? undefined : first.toString();
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** kafkajs behind the messaging port. Every library default that matters is set here explicitly. */
 export class KafkaMessageBroker implements MessageBroker {
@@ -150,6 +180,10 @@ export class KafkaMessageBroker implements MessageBroker {
   private readonly deadLettered = new Map<string, number>();
   /** By `group topic`: what this process's consumers did with the messages they took. */
   private readonly consumed = new Map<string, ConsumedMessages>();
+  /** By `group topic partition`: the message a paused partition waits to retry. */
+  private readonly retrying = new Map<string, RetryingPartition>();
+  /** By `group topic`: the most messages one fetched batch of one partition held. */
+  private readonly largestFetchedBatches = new Map<string, { groupId: string; topic: string; messages: number }>();
 
   constructor(private readonly options: KafkaBrokerOptions) {
     this.log = options.log ?? ((level, message) => console[level === 'info' ? 'log' : level](`[kafka] ${message}`));
@@ -325,6 +359,8 @@ export class KafkaMessageBroker implements MessageBroker {
       heartbeatInterval: this.options.heartbeatIntervalMs ?? CONSUMER_HEARTBEAT_INTERVAL_MS,
       rebalanceTimeout: 30_000,
       maxWaitTimeInMs: 500,
+      maxBytesPerPartition: CONSUMER_PARTITION_FETCH_BYTES_MAX,
+      maxBytes: CONSUMER_FETCH_BYTES_MAX,
       allowAutoTopicCreation: false,
       retry: { initialRetryTime: 200, retries: 10, maxRetryTime: 5_000 },
     });
@@ -352,11 +388,17 @@ export class KafkaMessageBroker implements MessageBroker {
       const topic = this.logicalTopic(payload.topic);
       this.consumerLag.set(`${request.groupId} ${topic} ${payload.partition}`, { groupId: request.groupId, topic, partition: payload.partition, messages: Math.max(0, behind) });
     };
-    consumer.on(consumer.events.START_BATCH_PROCESS, ({ payload }) => recordLag(payload, payload.batchSize === 0 ? Number(payload.offsetLag) : Number(payload.offsetLagLow) + 1));
+    consumer.on(consumer.events.START_BATCH_PROCESS, ({ payload }) => {
+      recordLag(payload, payload.batchSize === 0 ? Number(payload.offsetLag) : Number(payload.offsetLagLow) + 1);
+      const topic = this.logicalTopic(payload.topic);
+      const key = `${request.groupId} ${topic}`;
+      if ((this.largestFetchedBatches.get(key)?.messages ?? 0) < payload.batchSize) this.largestFetchedBatches.set(key, { groupId: request.groupId, topic, messages: payload.batchSize });
+    });
     consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => recordLag(payload, Number(payload.offsetLag)));
     consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
       const assigned = new Set(Object.entries(payload.memberAssignment).flatMap(([topic, partitions]) => partitions.map((partition) => `${request.groupId} ${this.logicalTopic(topic)} ${partition}`)));
       for (const [key, lag] of this.consumerLag) if (lag.groupId === request.groupId && !assigned.has(key)) this.consumerLag.delete(key);
+      for (const key of this.retrying.keys()) if (key.startsWith(`${request.groupId} `) && !assigned.has(key)) this.retrying.delete(key);
       for (const key of assigned) {
         const [, topic, partition] = key.split(' ');
         if (!this.consumerLag.has(key)) this.consumerLag.set(key, { groupId: request.groupId, topic, partition: Number(partition), messages: 0 });
@@ -376,25 +418,30 @@ export class KafkaMessageBroker implements MessageBroker {
       isStopping: () => stopping,
       batchTopics: new Set((request.batch?.topics ?? []).map((topic) => this.topicName(topic))),
       acceptedTypes: new Map(Object.entries(request.acceptedTypes ?? {}).map(([topic, types]) => [this.topicName(topic), new Set(types)])),
+      resumeTimers: new Set(),
     };
     await consumer.run({
       autoCommit: true,
       autoCommitInterval: 1_000,
       partitionsConsumedConcurrently: 1,
-      ...(run.batchTopics.size === 0
-        ? { eachMessage: (payload: EachMessagePayload) => this.handleOne(payload, run) }
-        : { eachBatchAutoResolve: false, eachBatch: (payload: EachBatchPayload) => this.handleBatch(payload, run) }),
+      // Batches even without a batch handler: kafkajs's eachMessage commits a message once its
+      // handler returns, so a partition could not wait paused on a message that failed.
+      eachBatchAutoResolve: false,
+      eachBatch: (payload: EachBatchPayload) => this.handleBatch(payload, run),
     });
     return {
       ready,
       stop: async () => {
         stopping = true;
+        for (const timer of run.resumeTimers) clearTimeout(timer);
+        run.resumeTimers.clear();
         // Waits for the batch in hand, commits its offsets and leaves the group, so the
         // partitions move to another replica at once instead of after the session timeout.
         await consumer.disconnect();
         this.consumers.delete(consumer);
         this.groups.delete(group);
         for (const [key, lag] of this.consumerLag) if (lag.groupId === request.groupId) this.consumerLag.delete(key);
+        for (const [key, entry] of this.retrying) if (entry.groupId === request.groupId) this.retrying.delete(key);
       },
     };
   }
@@ -405,6 +452,9 @@ export class KafkaMessageBroker implements MessageBroker {
    * otherwise, or when the batch handler throws, message by message through the error policy,
    * exactly as without batching. A heartbeat follows every chunk. Messages of a type the
    * subscription does not accept are passed over (their offsets resolved) before any decoding.
+   * A message the policy will try again ends the batch unresolved: the partition is paused, and
+   * once resumed kafkajs fetches it again from that message, so nothing behind it is handled
+   * first and nothing of it stays in memory meanwhile.
    */
   private async handleBatch(payload: EachBatchPayload, run: ConsumerRun): Promise<void> {
     const { batch, resolveOffset, heartbeat, pause, isRunning, isStale } = payload;
@@ -432,7 +482,7 @@ export class KafkaMessageBroker implements MessageBroker {
       }
       for (const message of chunk) {
         if (!isRunning() || isStale()) return;
-        if (!passedOver.has(message)) await this.handleWithPolicy({ topic: batch.topic, partition: batch.partition, message, heartbeat, pause }, run);
+        if (!passedOver.has(message) && (await this.handleWithPolicy({ topic: batch.topic, partition: batch.partition, message, pause }, run)) === 'retryLater') return;
         resolveOffset(message.offset);
         await heartbeat();
       }
@@ -506,15 +556,6 @@ export class KafkaMessageBroker implements MessageBroker {
     }
   }
 
-  /** One message outside a batch: passed over on its type header, or handled under the error policy. */
-  private async handleOne(payload: EachMessagePayload, run: ConsumerRun): Promise<void> {
-    if (this.passedOverByHeader(run, payload.topic, payload.message)) {
-      this.countConsumed(run, payload.topic, 'skippedUndecoded');
-      return;
-    }
-    await this.handleWithPolicy(payload, run);
-  }
-
   /**
    * The consumer error policy, in one place:
    * - poison (unparseable, schema-invalid): dead-letter at once, then commit;
@@ -522,44 +563,66 @@ export class KafkaMessageBroker implements MessageBroker {
    *   keeping the partition's order; nothing is dead-lettered for an outage;
    * - anything else: retry up to `attemptsMax` times, then dead-letter and commit, so one
    *   bad message cannot block its partition forever (nestjs/nest#14664).
+   * A retry does not wait in place: the partition is paused for the backoff, so the consumer
+   * holds nothing of it meanwhile and its other partitions keep moving; the attempt count lives
+   * in `retrying`, by partition and offset, until the message is done with. No attempt is cut
+   * short by a timeout: a handler cannot be cancelled, and a second attempt started beside a
+   * first one still running would break the partition's order.
    */
-  private async handleWithPolicy(payload: EachMessagePayload, run: ConsumerRun): Promise<void> {
-    const { topic, partition, message, heartbeat } = payload;
-    const { request, policy, isStopping } = run;
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        const envelope = parseEnvelope(message.value);
-        if (!this.accepts(run, topic, envelope.type)) {
-          this.countConsumed(run, topic, 'skippedDecoded');
-          return;
-        }
-        const received: ReceivedMessage = { topic: this.logicalTopic(topic), partition, offset: message.offset, key: message.key?.toString('utf8') ?? null, envelope };
+  private async handleWithPolicy(delivery: Delivery, run: ConsumerRun): Promise<PolicyOutcome> {
+    const { topic, partition, message } = delivery;
+    const { request, policy } = run;
+    const logical = this.logicalTopic(topic);
+    const retryKey = `${request.groupId} ${logical} ${partition}`;
+    const previous = this.retrying.get(retryKey);
+    const attempt = previous?.offset === message.offset ? previous.attempts + 1 : 1;
+    try {
+      const envelope = parseEnvelope(message.value);
+      if (!this.accepts(run, topic, envelope.type)) {
+        this.countConsumed(run, topic, 'skippedDecoded');
+      } else {
+        const received: ReceivedMessage = { topic: logical, partition, offset: message.offset, key: message.key?.toString('utf8') ?? null, envelope };
         const startedAt = performance.now();
         await handleInMessageContext(received, headerText(message.headers, TRACEPARENT_HEADER), async () => {
           await request.handler(received);
           this.logHandled(received, performance.now() - startedAt);
         });
         this.countConsumed(run, topic, 'handled');
-        return;
-      } catch (error) {
-        const kind = classifyError(error);
-        if (kind === 'poison' || (kind === 'unknown' && attempt >= policy.attemptsMax)) {
-          this.log('error', `dead-lettering ${topic}[${partition}]@${message.offset} after ${attempt} attempt(s): ${String(error)}`);
-          await this.deadLetter(payload, error, attempt);
-          return;
-        }
-        // Leaving the offset uncommitted hands the message to whoever owns the partition next.
-        if (isStopping()) throw error;
-        const delayMs = Math.min(policy.retryDelayInitialMs * 2 ** (attempt - 1), policy.retryDelayMaxMs);
-        this.log('warn', `retrying ${topic}[${partition}]@${message.offset} in ${delayMs} ms (attempt ${attempt}, ${kind}): ${String(error)}`);
-        await sleep(delayMs);
-        await heartbeat();
+      }
+    } catch (error) {
+      const kind = classifyError(error);
+      if (kind === 'poison' || (kind === 'unknown' && attempt >= policy.attemptsMax)) {
+        this.log('error', `dead-lettering ${topic}[${partition}]@${message.offset} after ${attempt} attempt(s): ${String(error)}`);
+        await this.deadLetter(delivery, error, attempt);
+      } else {
+        this.retryLater(delivery, run, { groupId: request.groupId, topic: logical, partition, offset: message.offset, attempts: attempt, kind }, error);
+        return 'retryLater';
       }
     }
+    this.retrying.delete(retryKey);
+    return 'done';
   }
 
-  private async deadLetter(payload: EachMessagePayload, error: unknown, attempts: number): Promise<void> {
-    const { topic, partition, message } = payload;
+  /**
+   * Pauses the partition for the backoff and resumes it after. While the subscription stops it
+   * only leaves the message uncommitted, which hands it to whoever owns the partition next.
+   */
+  private retryLater(delivery: Delivery, run: ConsumerRun, waiting: RetryingPartition, error: unknown): void {
+    if (run.isStopping()) return;
+    const { policy } = run;
+    const delayMs = Math.min(policy.retryDelayInitialMs * 2 ** (waiting.attempts - 1), policy.retryDelayMaxMs);
+    this.log('warn', `retrying ${delivery.topic}[${delivery.partition}]@${waiting.offset} in ${delayMs} ms, its partition paused (attempt ${waiting.attempts}, ${waiting.kind}): ${String(error)}`);
+    this.retrying.set(`${waiting.groupId} ${waiting.topic} ${waiting.partition}`, waiting);
+    const resume = delivery.pause();
+    const timer = setTimeout(() => {
+      run.resumeTimers.delete(timer);
+      resume();
+    }, delayMs);
+    run.resumeTimers.add(timer);
+  }
+
+  private async deadLetter(delivery: Delivery, error: unknown, attempts: number): Promise<void> {
+    const { topic, partition, message } = delivery;
     await this.producer.send({
       topic: deadLetterTopicOf(topic),
       acks: -1,
@@ -587,6 +650,8 @@ export class KafkaMessageBroker implements MessageBroker {
       consumerLag: [...this.consumerLag.values()].map((lag) => ({ ...lag })),
       deadLettered: [...this.deadLettered].map(([topic, messages]) => ({ topic, messages })),
       consumed: [...this.consumed.values()].map((counts) => ({ ...counts })),
+      retrying: [...this.retrying.values()].map((entry) => ({ ...entry })),
+      largestFetchedBatches: [...this.largestFetchedBatches.values()].map((entry) => ({ ...entry })),
     };
   }
 

@@ -27,30 +27,59 @@ export async function readStream(manager: EntityManager, streamId: string, after
   return { version: rows.length === 0 ? afterVersion : rows[rows.length - 1].stream_version, events: rows.map((row) => row.envelope) };
 }
 
-/** Appends events after `expectedVersion`; the unique (stream_id, stream_version) constraint decides races. */
+/** Raised when a stream's state was loaded at a version the event store does not have (a snapshot or projection ahead of its events). */
+export class StreamVersionMissingError extends Error {
+  constructor(readonly streamId: string, readonly version: number) {
+    super(`${streamId}: the loaded state is at version ${version}, which the event store does not have; the snapshot or projection is ahead of the events`);
+    this.name = 'StreamVersionMissingError';
+  }
+}
+
+export interface AppendOptions {
+  /**
+   * Check in the same statement that the stream has `expectedVersion` (nothing is appended and
+   * StreamVersionMissingError is raised otherwise): for a state loaded from a row without
+   * reading the stream, one round trip instead of a read and an append.
+   */
+  requireExpectedVersion?: boolean;
+}
+
+/**
+ * Appends events after `expectedVersion` in one statement; the unique (stream_id,
+ * stream_version) constraint decides races.
+ */
 export async function appendToStream(
   manager: EntityManager,
   streamId: string,
   expectedVersion: number,
   events: MessageEnvelope[],
+  options: AppendOptions = {},
 ): Promise<number> {
   if (events.length === 0) return expectedVersion;
-  const values: unknown[] = [];
+  const values: unknown[] = [streamId];
   const rows = events.map((event, index) => {
-    values.push(streamId, expectedVersion + index + 1, event.id, event.type, event.schemaVersion, JSON.stringify(event));
-    const base = index * 6;
-    return `($${base + 1}, $${base + 2}, $${base + 3}, $${base + 4}, $${base + 5}, $${base + 6})`;
+    values.push(expectedVersion + index + 1, event.id, event.type, event.schemaVersion, JSON.stringify(event));
+    const base = 1 + index * 5;
+    // Typed: the rows are a VALUES list under a SELECT when the expected version is checked.
+    return `($1, $${base + 1}::integer, $${base + 2}::uuid, $${base + 3}::text, $${base + 4}::integer, $${base + 5}::jsonb)`;
   });
+  const checked = options.requireExpectedVersion === true && expectedVersion > 0;
+  if (checked) values.push(expectedVersion);
+  const sql = checked
+    ? `INSERT INTO event_store (stream_id, stream_version, event_id, event_type, schema_version, envelope)
+       SELECT * FROM (VALUES ${rows.join(', ')}) AS appended
+        WHERE EXISTS (SELECT 1 FROM event_store WHERE stream_id = $1 AND stream_version = $${values.length})
+       RETURNING stream_version`
+    : `INSERT INTO event_store (stream_id, stream_version, event_id, event_type, schema_version, envelope) VALUES ${rows.join(', ')} RETURNING stream_version`;
+  let inserted: unknown[];
   try {
-    await manager.query(
-      `INSERT INTO event_store (stream_id, stream_version, event_id, event_type, schema_version, envelope) VALUES ${rows.join(', ')}`,
-      values,
-    );
+    inserted = await manager.query(sql, values);
   } catch (error) {
     const driverError = error as { code?: string; constraint?: string; driverError?: { code?: string; constraint?: string } };
     const constraint = driverError.constraint ?? driverError.driverError?.constraint;
     if (constraint === 'event_store_stream_version_unique') throw new StreamVersionConflictError(streamId, expectedVersion);
     throw error;
   }
+  if (inserted.length !== events.length) throw new StreamVersionMissingError(streamId, expectedVersion);
   return expectedVersion + events.length;
 }

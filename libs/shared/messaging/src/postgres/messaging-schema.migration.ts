@@ -60,3 +60,23 @@ export class MessagingSchema1700000000000 implements MigrationInterface {
     await queryRunner.query(`DROP FUNCTION event_store_is_append_only`);
   }
 }
+
+/**
+ * Drops the unique indexes on event and message ids: no query reads by them (events are read by
+ * stream and version, outbox rows by position), the ids are random UUIDs made once per
+ * envelope, and each index cost every append and every outbox write (and the relay's update of
+ * each row) a random-position index insert in the WAL. Inboxes key on message ids themselves.
+ */
+export class MessagingUnreadIndexes1700000030000 implements MigrationInterface {
+  name = 'MessagingUnreadIndexes1700000030000';
+
+  async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`ALTER TABLE event_store DROP CONSTRAINT IF EXISTS event_store_event_id_key`);
+    await queryRunner.query(`ALTER TABLE outbox DROP CONSTRAINT IF EXISTS outbox_message_id_key`);
+  }
+
+  async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`ALTER TABLE outbox ADD CONSTRAINT outbox_message_id_key UNIQUE (message_id)`);
+    await queryRunner.query(`ALTER TABLE event_store ADD CONSTRAINT event_store_event_id_key UNIQUE (event_id)`);
+  }
+}
