@@ -64,6 +64,13 @@ export interface SubscriptionRequest {
    * decides from the envelope's own `type`.
    */
   acceptedTypes?: Readonly<Record<string, readonly string[]>>;
+  /**
+   * How long the broker may hold a fetch to gather more messages before answering (0 or absent:
+   * it answers as soon as one message is there). A consumer off the request path (a ledger
+   * credit, a callback) trades these milliseconds of latency for fewer, fuller fetches and
+   * batches under load: each fetch costs a request and a wake-up on both sides.
+   */
+  fetchLingerMs?: number;
 }
 
 export interface Subscription {

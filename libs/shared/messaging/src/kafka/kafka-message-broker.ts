@@ -108,6 +108,16 @@ export const CONSUMER_PARTITION_FETCH_BYTES_MAX = 128 * 1024;
 /** What one fetch may bring in all (kafkajs's maxBytes, 10 MB by default): eight full partitions' worth. */
 export const CONSUMER_FETCH_BYTES_MAX = 1024 * 1024;
 
+/**
+ * With a fetch linger, the broker answers once this much is there or the linger is over: about
+ * a batch handler's chunk (BATCH_HANDLER_MESSAGES_MAX) of our 1-2 KB envelopes, so under load a
+ * fetch is answered full and early, and at low load after the linger.
+ */
+export const CONSUMER_LINGER_FETCH_BYTES_MIN = 64 * 1024;
+
+/** How long a fetch waits on the broker for a first message when no linger is asked for. */
+const CONSUMER_FETCH_WAIT_MS = 500;
+
 interface TrackedGroup {
   groupId: string;
   topics: string[];
@@ -358,7 +368,7 @@ export class KafkaMessageBroker implements MessageBroker {
       sessionTimeout: this.options.sessionTimeoutMs ?? CONSUMER_SESSION_TIMEOUT_MS,
       heartbeatInterval: this.options.heartbeatIntervalMs ?? CONSUMER_HEARTBEAT_INTERVAL_MS,
       rebalanceTimeout: 30_000,
-      maxWaitTimeInMs: 500,
+      ...(request.fetchLingerMs ? { minBytes: CONSUMER_LINGER_FETCH_BYTES_MIN, maxWaitTimeInMs: request.fetchLingerMs } : { maxWaitTimeInMs: CONSUMER_FETCH_WAIT_MS }),
       maxBytesPerPartition: CONSUMER_PARTITION_FETCH_BYTES_MAX,
       maxBytes: CONSUMER_FETCH_BYTES_MAX,
       allowAutoTopicCreation: false,

@@ -9,6 +9,8 @@ export interface MessagingTransportOptions {
   groupId: string;
   startFrom: 'earliest' | 'latest';
   errorPolicy?: ConsumerErrorPolicy;
+  /** See SubscriptionRequest.fetchLingerMs: only for groups whose latency budget allows it. */
+  fetchLingerMs?: number;
 }
 
 /** What a handler gets besides the message: where it came from (`@Ctx()`). */
@@ -104,6 +106,7 @@ export class MessagingTransportStrategy extends Server implements CustomTranspor
         topics,
         startFrom: this.options.startFrom,
         errorPolicy: this.options.errorPolicy,
+        fetchLingerMs: this.options.fetchLingerMs,
         handler: (message) => (this.takesBatches(message.topic) ? this.dispatchBatch([message]) : this.dispatch(message)),
         acceptedTypes: this.acceptedTypes(topics),
         ...(batchTopics.length > 0 ? { batch: { topics: batchTopics, handle: (messages) => this.dispatchBatch(messages) } } : {}),
