@@ -48,6 +48,12 @@ export interface MessageIntakeDefinition<Item> {
   refusedBy?: string;
   /** After the commit, with the messages it covered (metrics, nudging a worker, fault injection). */
   afterCommit?: (messages: ReadonlyArray<ReadMessage<Item>>) => void;
+  /**
+   * Only with `inbox: null`: `apply` sends one statement, atomic by itself, so no transaction is
+   * opened around it (its BEGIN and COMMIT would be two more round trips). Nothing in it may
+   * write to the outbox.
+   */
+  singleStatement?: boolean;
 }
 
 export class MessageIntake<Item> {
@@ -60,7 +66,7 @@ export class MessageIntake<Item> {
   async handle(envelope: MessageEnvelope): Promise<void> {
     const read = await this.readAll([envelope]);
     if (read.length === 0) return;
-    const committed = await retryOnConflict(DEFAULT_CONFLICT_RETRY_POLICY, () => this.dataSource.transaction((manager) => this.applyInTransaction(manager, read, true)));
+    const committed = await retryOnConflict(DEFAULT_CONFLICT_RETRY_POLICY, () => this.inTransaction((manager) => this.applyInTransaction(manager, read, true)));
     this.definition.afterCommit?.(committed);
   }
 
@@ -69,8 +75,15 @@ export class MessageIntake<Item> {
     if (envelopes.length === 1) return this.handle(envelopes[0]);
     const read = await this.readAll(envelopes);
     if (read.length === 0) return;
-    const committed = await this.dataSource.transaction((manager) => this.applyInTransaction(manager, read, false));
+    const committed = await this.inTransaction((manager) => this.applyInTransaction(manager, read, false));
     this.definition.afterCommit?.(committed);
+  }
+
+  private inTransaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    const { inbox, singleStatement } = this.definition;
+    if (!singleStatement) return this.dataSource.transaction(work);
+    if (inbox !== null) throw new Error(`intake ${inbox}: an inbox claim and an effect are two statements, they need a transaction`);
+    return work(this.dataSource.manager);
   }
 
   private async readAll(envelopes: readonly MessageEnvelope[]): Promise<Array<ReadMessage<Item>>> {
@@ -90,7 +103,8 @@ export class MessageIntake<Item> {
     if (fresh.length === 0) return fresh;
     const ordered = lockKeyOf ? stableSortBy(fresh, ({ item }) => lockKeyOf(item)) : fresh;
     try {
-      await withOneOutboxWrite(manager, () => this.definition.apply(manager, ordered));
+      if (this.definition.singleStatement) await this.definition.apply(manager, ordered);
+      else await withOneOutboxWrite(manager, () => this.definition.apply(manager, ordered));
     } catch (error) {
       if (single && refusedBy !== undefined && error instanceof DomainError) {
         const { envelope } = ordered[0];
@@ -191,7 +205,7 @@ export class CommandIntake<Type extends string, Prepared = undefined> {
       const reply = data && commandReplyMessage(envelope, { ...definition.reply, data });
       if (reply) await enqueueOutbox(manager, [reply]);
     };
-    this.intake = new MessageIntake(dataSource, {
+    this.intake = new MessageIntake<ReadCommand<Prepared>>(dataSource, {
       inbox: definition.inbox,
       read: async (envelope) => {
         const type = await assertValidCommand(envelope, definition.contract);
