@@ -32,11 +32,12 @@ class StatementLog implements Logger {
   logQuery(query: string): void {
     this.statements.push(query.replace(/\s+/g, ' ').trim());
   }
-  logQueryError(): void {}
-  logQuerySlow(): void {}
-  logSchemaBuild(): void {}
-  logMigration(): void {}
-  log(): void {}
+  // Nothing else is of interest here.
+  logQueryError = () => undefined;
+  logQuerySlow = () => undefined;
+  logSchemaBuild = () => undefined;
+  logMigration = () => undefined;
+  log = () => undefined;
   count(pattern: RegExp): number {
     return this.statements.filter((statement) => pattern.test(statement)).length;
   }
@@ -188,6 +189,21 @@ describe('message intake on real Postgres', () => {
     // In a batch the refusal rolls back and reaches the port as it is; one by one it is poison.
     await expect(events.handleAll([event('y', 1), refused])).rejects.toBeInstanceOf(DomainError);
     expect(await dataSource.query(`SELECT count(*)::int AS n FROM inbox WHERE message_id = $1`, [refused.id])).toEqual([{ n: 0 }]);
+  });
+
+  it('sends a one-statement effect without an inbox as that one statement, no transaction around it', async () => {
+    const recorded = new MessageIntake<string>(dataSource, {
+      inbox: null,
+      singleStatement: true,
+      read: (envelope) => (envelope.data as { name: string }).name,
+      apply: async (manager, messages) => {
+        await manager.query(`INSERT INTO things (name, size) SELECT unnest($1::text[]), 1 ON CONFLICT DO NOTHING`, [messages.map(({ item }) => item)]);
+      },
+    });
+    await recorded.handleAll([command('a', 1), command('b', 1)]);
+    await recorded.handle(command('a', 1));
+    expect(await dataSource.query(`SELECT name FROM things ORDER BY position`)).toEqual([{ name: 'a' }, { name: 'b' }]);
+    expect(log.statements.filter((statement) => !statement.startsWith('SELECT name FROM things'))).toEqual([expect.stringContaining('INSERT INTO things'), expect.stringContaining('INSERT INTO things')]);
   });
 
   it('claims ids case-insensitively, as the envelope allows either case', async () => {
