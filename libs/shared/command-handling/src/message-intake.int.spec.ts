@@ -5,15 +5,15 @@
  * failure that is not a business rejection rolls the whole batch back and reaches the caller (so
  * the port falls back to one by one); a malformed envelope is poison; a single message is retried
  * on a version conflict; events are applied in lock-key order, keeping each key's order.
- * Method: a toy `things` table on a private database, the messaging schema, and a TypeORM logger
- * that records every statement the intake sends.
+ * Method: a toy `things` table on a private database, the messaging schema, and every statement
+ * the intake sends recorded (recordStatements).
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
+import { migratedPrivateDatabase, recordStatements } from '@mp/shared-data-access-postgres';
 import { createEnvelope, MessagingSchema1700000000000, PoisonMessageError, StreamVersionConflictError, type MessageEnvelope } from '@mp/shared-messaging';
 import { DomainError } from '@mp/shared-util-errors';
 import { IsInt, IsString } from 'class-validator';
-import { Client } from 'pg';
-import { DataSource, type EntityManager, type Logger } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { CommandIntake, MessageIntake, type CommandContract } from './message-intake';
 
 class AddThingDto {
@@ -25,25 +25,6 @@ class AddThingDto {
 }
 
 const contract: CommandContract<'AddThing'> = { schemaVersion: 1, payloads: { AddThing: AddThingDto } };
-
-/** Every statement sent, so the tests can count round trips. */
-class StatementLog implements Logger {
-  statements: string[] = [];
-  logQuery(query: string): void {
-    this.statements.push(query.replace(/\s+/g, ' ').trim());
-  }
-  // Nothing else is of interest here.
-  logQueryError = () => undefined;
-  logQuerySlow = () => undefined;
-  logSchemaBuild = () => undefined;
-  logMigration = () => undefined;
-  log = () => undefined;
-  count(pattern: RegExp): number {
-    return this.statements.filter((statement) => pattern.test(statement)).length;
-  }
-}
-
-const runId = `i${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
 
 function command(name: string, size: number, fields: { id?: string; schemaVersion?: number; type?: string } = {}): MessageEnvelope {
   return createEnvelope({
@@ -60,7 +41,8 @@ function command(name: string, size: number, fields: { id?: string; schemaVersio
 
 describe('message intake on real Postgres', () => {
   let dataSource: DataSource;
-  const log = new StatementLog();
+  let statements: string[] = [];
+  const count = (pattern: RegExp) => statements.filter((statement) => pattern.test(statement)).length;
   let failOn: string | null = null;
   let conflictsLeft = 0;
 
@@ -82,15 +64,8 @@ describe('message intake on real Postgres', () => {
     dataSource.query(`SELECT envelope->>'causationId' AS causation_id, envelope->'data' AS data FROM outbox ORDER BY position`);
 
   beforeAll(async () => {
-    const admin = new Client({ connectionString: process.env['TEST_PG_ADMIN_URL'] });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE "${runId}"`);
-    await admin.end();
-    const url = new URL(process.env['TEST_PG_ADMIN_URL'] ?? '');
-    url.pathname = `/${runId}`;
-    dataSource = new DataSource({ type: 'postgres', url: url.toString(), migrations: [MessagingSchema1700000000000], logger: log });
-    await dataSource.initialize();
-    await dataSource.runMigrations();
+    dataSource = await migratedPrivateDatabase('intake', [MessagingSchema1700000000000]);
+    statements = recordStatements(dataSource);
     await dataSource.query(`CREATE TABLE things (position BIGSERIAL PRIMARY KEY, name TEXT NOT NULL UNIQUE, size INTEGER NOT NULL)`);
   });
 
@@ -102,7 +77,7 @@ describe('message intake on real Postgres', () => {
     failOn = null;
     conflictsLeft = 0;
     await dataSource.query(`TRUNCATE things, inbox, outbox`);
-    log.statements = [];
+    statements.length = 0;
   });
 
   it('commits a batch of mixed outcomes once: one inbox statement, one outbox statement, a reply for each command in order', async () => {
@@ -114,10 +89,10 @@ describe('message intake on real Postgres', () => {
     expect(written.map(({ causation_id }) => causation_id)).toEqual(batch.map(({ id }) => id));
     expect(written.map(({ data }) => data.outcome)).toEqual(['accepted', 'rejected', 'accepted', 'accepted']);
     expect(written[1].data).toMatchObject({ error: { code: 'VALIDATION_ERROR' } });
-    expect(log.count(/^START TRANSACTION/)).toBe(1);
-    expect(log.count(/^COMMIT/)).toBe(1);
-    expect(log.count(/INSERT INTO inbox/)).toBe(1);
-    expect(log.count(/INSERT INTO outbox/)).toBe(1);
+    expect(count(/^START TRANSACTION/)).toBe(1);
+    expect(count(/^COMMIT/)).toBe(1);
+    expect(count(/INSERT INTO inbox/)).toBe(1);
+    expect(count(/INSERT INTO outbox/)).toBe(1);
   });
 
   it('skips a redelivered id, and an id that sits twice in one batch runs once', async () => {
@@ -182,7 +157,7 @@ describe('message intake on real Postgres', () => {
     });
     await events.handleAll([event('m', 1), event('b', 1), event('m', 2), event('a', 1), event('b', 2)]);
     expect(applied).toEqual(['a1', 'b1', 'b2', 'm1', 'm2']);
-    expect(log.count(/INSERT INTO inbox/)).toBe(1);
+    expect(count(/INSERT INTO inbox/)).toBe(1);
 
     const refused = event('z', -1);
     await expect(events.handle(refused)).rejects.toThrow(new PoisonMessageError(`ThingSeen ${refused.id} refused by the things: ORDER_NOT_FOUND no such thing`));
@@ -203,7 +178,7 @@ describe('message intake on real Postgres', () => {
     await recorded.handleAll([command('a', 1), command('b', 1)]);
     await recorded.handle(command('a', 1));
     expect(await dataSource.query(`SELECT name FROM things ORDER BY position`)).toEqual([{ name: 'a' }, { name: 'b' }]);
-    expect(log.statements.filter((statement) => !statement.startsWith('SELECT name FROM things'))).toEqual([expect.stringContaining('INSERT INTO things'), expect.stringContaining('INSERT INTO things')]);
+    expect(statements.filter((statement) => !statement.startsWith('SELECT name FROM things'))).toEqual([expect.stringContaining('INSERT INTO things'), expect.stringContaining('INSERT INTO things')]);
   });
 
   it('claims ids case-insensitively, as the envelope allows either case', async () => {

@@ -7,9 +7,10 @@
  *   KAFKA_BROKERS=... TEST_PG_ADMIN_URL=... node tools/run-built.mjs libs/ledger/infrastructure/src/testing/ledger-statements.bench.ts
  *
  * The ledger runs in this process as apps/ledger wires it (LedgerTestService); every statement
- * its DataSource sends is counted through its TypeORM logger, so HTTP reads and the test's own
+ * its DataSource sends is counted (recordStatements), so HTTP reads and the test's own
  * SQL (on a separate client) are not.
  */
+import { recordStatements } from '@mp/shared-data-access-postgres';
 import { LedgerTestService, newMerchantId, paymentOrderEvent } from './ledger-test-service';
 
 const EVENTS = 200;
@@ -17,14 +18,8 @@ const MERCHANTS = 10;
 
 async function main(): Promise<void> {
   const ledger = await LedgerTestService.start();
-  const counted = { statements: 0, transactions: 0 };
-  const logger = ledger.dataSource.logger;
-  const logQuery = logger.logQuery.bind(logger);
-  logger.logQuery = (query, parameters, queryRunner) => {
-    counted.statements += 1;
-    if (query === 'START TRANSACTION') counted.transactions += 1;
-    return logQuery(query, parameters, queryRunner);
-  };
+  const statements = recordStatements(ledger.dataSource);
+  const counted = () => ({ statements: statements.length, transactions: statements.filter((statement) => statement === 'START TRANSACTION').length });
   try {
     const merchants = Array.from({ length: MERCHANTS }, (_, index) => newMerchantId(`stmt${index}`));
     const credit = (wave: string, index: number) =>
@@ -34,12 +29,12 @@ async function main(): Promise<void> {
       return n;
     };
     const measure = async (label: string, wave: string, publish: () => Promise<void>) => {
-      const before = { ...counted };
+      const before = counted();
       await publish();
       while ((await applied(wave)) < EVENTS) await new Promise((resolve) => setTimeout(resolve, 100));
-      const statements = (counted.statements - before.statements) / EVENTS;
-      const transactions = (counted.transactions - before.transactions) / EVENTS;
-      console.log(`${label}: ${statements.toFixed(2)} statements and ${transactions.toFixed(2)} transactions per credited pay-in (${EVENTS} events, ${MERCHANTS} merchants)`);
+      const after = counted();
+      const perEvent = (field: 'statements' | 'transactions') => ((after[field] - before[field]) / EVENTS).toFixed(2);
+      console.log(`${label}: ${perEvent('statements')} statements and ${perEvent('transactions')} transactions per credited pay-in (${EVENTS} events, ${MERCHANTS} merchants)`);
     };
     await measure('one at a time', 'single', async () => {
       for (let index = 0; index < EVENTS; index += 1) {
