@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import { DISPUTE_COMMAND_SCHEMA_VERSION, DISPUTE_COMMAND_TYPES } from '@mp/contracts-disputes';
 import { PAYMENT_ORDER_DISPUTE_EVENT_SCHEMA_VERSION, PAYMENT_ORDER_DISPUTE_EVENT_TYPES, PAYMENTS_TOPICS } from '@mp/contracts-payments';
-import { migratedPrivateDatabase } from '@mp/shared-data-access-postgres';
+import { migratedPrivateDatabase, recordStatements } from '@mp/shared-data-access-postgres';
 import { createEnvelope, PoisonMessageError, type MessageEnvelope } from '@mp/shared-messaging';
 import type { DataSource } from 'typeorm';
 import { DISPUTES_MIGRATIONS } from '../disputes.module';
@@ -28,9 +28,11 @@ describe('disputes showing a review once payments has applied it, on real Postgr
   let dataSource: DataSource;
   let orderEvents: OrderEventsConsumer;
   let commands: DisputeCommandHandler;
+  let statements: string[];
 
   beforeAll(async () => {
     dataSource = await migratedPrivateDatabase('doa', DISPUTES_MIGRATIONS);
+    statements = recordStatements(dataSource);
     orderEvents = new OrderEventsConsumer(dataSource);
     commands = new DisputeCommandHandler(dataSource, clock);
   });
@@ -97,7 +99,14 @@ describe('disputes showing a review once payments has applied it, on real Postgr
       });
     const created = fact('B-1', 1, 'PENDING');
     await onOrderEvents(created);
+    statements.length = 0;
     await onOrderEvents(created, fact('B-1', 3, 'SUCCEEDED'), fact('B-2', 1, 'PENDING'), fact('B-1', 2, 'PENDING'), outcomeApplied('A-batch', disputeId, 2));
+    // One transaction, one inbox statement, the facts of all four events in one statement.
+    expect(statements.filter((statement) => /^START TRANSACTION|INSERT INTO inbox|INSERT INTO dispute_orders/.test(statement)).map((statement) => statement.slice(0, 25))).toEqual([
+      'START TRANSACTION',
+      'INSERT INTO inbox (consum',
+      'INSERT INTO dispute_order',
+    ]);
 
     expect(await dataSource.query(`SELECT order_id, status, order_version FROM dispute_orders WHERE merchant_id = $1 ORDER BY order_id`, [MERCHANT])).toEqual([
       { order_id: 'B-1', status: 'SUCCEEDED', order_version: 3 },
