@@ -28,5 +28,6 @@ export function serviceDatabaseOptions(settings: ServiceDatabaseSettings): TypeO
     retryDelay: 1_000,
   };
 }
-export { migratedPrivateDatabase, recordStatements } from './private-test-database';
+export { migratedPrivateDatabase } from './private-test-database';
 export { fetchNewestFirstPage, PositionCursor, SqlConditions, type NewestFirstPage, type NewestFirstQuery, type SqlRunner, DEFAULT_PAGE_LIMIT, pageFilterOf, type PageQueryFields } from './newest-first-page';
+export { recordStatements } from './private-test-database';

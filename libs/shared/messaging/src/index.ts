@@ -26,10 +26,13 @@ export { KafkaMessageBroker, MESSAGE_SCHEMA_VERSION_HEADER, MESSAGE_TYPE_HEADER,
 export { aclsOf, type KafkaAccess, type KafkaAclBinding } from './kafka/kafka-access';
 export { MessagingSchema1700000000000 } from './postgres/messaging-schema.migration';
 export { appendToStream, readStream, StreamVersionConflictError, type StoredStream } from './postgres/event-store';
-export { enqueueOutbox, OUTBOX_NOTIFY_CHANNEL, readOutboxBacklog, withOneOutboxWrite, type OutboxBacklog } from './postgres/outbox';
-export { claimInboxMessage, claimInboxMessages } from './postgres/inbox';
+export { enqueueOutbox, OUTBOX_NOTIFY_CHANNEL, readOutboxBacklog, type OutboxBacklog } from './postgres/outbox';
+export { claimInboxMessage } from './postgres/inbox';
 export { OutboxRelay, type OutboxRelayOptions } from './postgres/outbox-relay';
 export { MessagingModule, type MessagingModuleOptions } from './nest/messaging.module';
 export { OUTBOX_RELAY_OPTIONS, OutboxRelayService, type OutboxRelaySettings } from './nest/outbox-relay.service';
 export { ConsumeTopic, ConsumeTopicInBatches, MessagingContext, MessagingTransportStrategy, type ConsumeTopicOptions, type MessagingTransportOptions } from './nest/messaging-transport.strategy';
 export { commandReplyMessage } from './command-reply';
+// The batch side of the inbox and outbox (the one intake in libs/shared/command-handling uses them).
+export { claimInboxMessages } from './postgres/inbox';
+export { withOneOutboxWrite } from './postgres/outbox';
