@@ -116,11 +116,10 @@ export class MessageIntake<Item> {
   }
 }
 
+/** Array.prototype.sort is stable (ES2019), so equal keys keep their order. */
 function stableSortBy<T>(values: readonly T[], keyOf: (value: T) => string): T[] {
-  return values
-    .map((value, index) => ({ value, index, key: keyOf(value) }))
-    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.index - b.index))
-    .map(({ value }) => value);
+  const keyed = values.map((value) => ({ value, key: keyOf(value) }));
+  return keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)).map(({ value }) => value);
 }
 
 /** The request class (class-validator) a command type's payload must satisfy; null when `prepare` checks it by hand. */
