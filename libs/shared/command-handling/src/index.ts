@@ -12,3 +12,14 @@ export {
   type StreamReadOptions,
 } from './handle-command';
 export { PeriodicTask } from './periodic-task';
+export {
+  assertValidCommand,
+  CommandIntake,
+  MessageIntake,
+  type CommandContract,
+  type CommandIntakeDefinition,
+  type MessageIntakeDefinition,
+  type PayloadClass,
+  type ReadCommand,
+  type ReadMessage,
+} from './message-intake';

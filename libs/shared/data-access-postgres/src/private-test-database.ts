@@ -24,3 +24,18 @@ export async function migratedPrivateDatabase(namePrefix: string, migrations: Ar
   await dataSource.runMigrations();
   return dataSource;
 }
+
+/**
+ * For specs and benchmarks that count round trips: every statement `dataSource` sends from now
+ * on (whitespace folded) is pushed onto the returned array, which the caller may empty at will.
+ */
+export function recordStatements(dataSource: DataSource): string[] {
+  const statements: string[] = [];
+  const logger = dataSource.logger;
+  const logQuery = logger.logQuery.bind(logger);
+  logger.logQuery = (query, parameters, queryRunner) => {
+    statements.push(query.replace(/\s+/g, ' ').trim());
+    return logQuery(query, parameters, queryRunner);
+  };
+  return statements;
+}

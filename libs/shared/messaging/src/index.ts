@@ -33,3 +33,6 @@ export { MessagingModule, type MessagingModuleOptions } from './nest/messaging.m
 export { OUTBOX_RELAY_OPTIONS, OutboxRelayService, type OutboxRelaySettings } from './nest/outbox-relay.service';
 export { ConsumeTopic, ConsumeTopicInBatches, MessagingContext, MessagingTransportStrategy, type ConsumeTopicOptions, type MessagingTransportOptions } from './nest/messaging-transport.strategy';
 export { commandReplyMessage } from './command-reply';
+// The batch side of the inbox and outbox (the one intake in libs/shared/command-handling uses them).
+export { claimInboxMessages } from './postgres/inbox';
+export { withOneOutboxWrite } from './postgres/outbox';

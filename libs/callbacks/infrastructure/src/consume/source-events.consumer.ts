@@ -5,12 +5,13 @@ import { CALLBACK_ROUTES, callbackBodyOf, eventTypesOf, routeEvent, webhookIdOf,
 import { PAYMENTS_TOPICS } from '@mp/contracts-payments';
 import { DISPUTES_TOPICS } from '@mp/contracts-disputes';
 import { WITHDRAWALS_TOPICS } from '@mp/contracts-withdrawals';
-import { ConsumeTopic, MESSAGE_BROKER, MessagingTransportStrategy, PoisonMessageError, type MessageBroker, type MessagingTransportOptions, type ReceivedMessage } from '@mp/shared-messaging';
+import { MessageIntake } from '@mp/shared-command-handling';
+import { ConsumeTopicInBatches, MESSAGE_BROKER, MessagingTransportStrategy, PoisonMessageError, type MessageBroker, type MessageEnvelope, type MessagingTransportOptions, type ReceivedMessage } from '@mp/shared-messaging';
 import { DataSource } from 'typeorm';
 import { CALLBACKS_SETTINGS, CLOCK, type CallbacksSettings, type Clock } from '../callbacks-settings';
 import { DeliveryWorker, WEBHOOK_PROFILES } from '../delivery/delivery.worker';
 import type { WebhookProfiles } from '../delivery/webhook-profile.client';
-import { insertDelivery } from '../persistence/delivery.store';
+import { insertDeliveries, type NewDelivery } from '../persistence/delivery.store';
 
 /** Every dispatcher replica joins one group: each event is recorded by one replica at a time. */
 export const CALLBACKS_CONSUMER_GROUP = 'callbacks.dispatcher';
@@ -59,60 +60,82 @@ export class CallbackTopics implements OnApplicationBootstrap {
 
 /**
  * Turns the services' outcome events into delivery records (before any attempt), then nudges
- * the worker. The routing table decides which events matter; the delivery's unique keys make
- * a redelivered event a no-op. Every topic the routing table names has a handler here.
+ * the worker. The routing table decides which events matter. Events fetched together are
+ * recorded in one statement through the shared intake (MessageIntake, no inbox: the delivery's
+ * unique keys make a redelivered event a no-op, so one statement is the whole effect). A
+ * malformed event, or one with nowhere to go, is poison: in a batch it sends the port to one by
+ * one, and alone it is dead-lettered. Every topic the routing table names has a handler here.
  */
 @Controller()
 export class SourceEventsConsumer {
+  /** By topic: a batch is one partition of one topic, and the routing reads the topic. */
+  private readonly intakes: ReadonlyMap<string, MessageIntake<NewDelivery>>;
 
   constructor(
     @Inject(CALLBACK_ROUTES_TOKEN) private readonly routes: readonly CallbackRoute[],
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(WEBHOOK_PROFILES) private readonly profiles: WebhookProfiles,
-    private readonly dataSource: DataSource,
-    private readonly worker: DeliveryWorker,
-  ) {}
-
-  @ConsumeTopic(PAYMENTS_TOPICS.orderEvents, routedTypes(PAYMENTS_TOPICS.orderEvents))
-  consumePaymentOrderEvent(@Payload() message: ReceivedMessage): Promise<void> {
-    return this.handle(message);
+    dataSource: DataSource,
+    worker: DeliveryWorker,
+  ) {
+    const intakeOf = (topic: string) =>
+      new MessageIntake<NewDelivery>(dataSource, {
+        inbox: null,
+        singleStatement: true,
+        read: (envelope) => this.deliveryFor(topic, envelope),
+        apply: async (manager, deliveries) => {
+          if ((await insertDeliveries(manager, deliveries.map(({ item }) => item), this.clock.now())) > 0) worker.nudge();
+        },
+      });
+    this.intakes = new Map(CONSUMED_TOPICS.map((topic) => [topic, intakeOf(topic)]));
   }
 
-  @ConsumeTopic(WITHDRAWALS_TOPICS.events, routedTypes(WITHDRAWALS_TOPICS.events))
-  consumeWithdrawalEvent(@Payload() message: ReceivedMessage): Promise<void> {
-    return this.handle(message);
+  @ConsumeTopicInBatches(PAYMENTS_TOPICS.orderEvents, routedTypes(PAYMENTS_TOPICS.orderEvents))
+  consumePaymentOrderEvent(@Payload() messages: ReceivedMessage[]): Promise<void> {
+    return this.handleAll(messages);
   }
 
-  @ConsumeTopic(DISPUTES_TOPICS.events, routedTypes(DISPUTES_TOPICS.events))
-  consumeDisputeEvent(@Payload() message: ReceivedMessage): Promise<void> {
-    return this.handle(message);
+  @ConsumeTopicInBatches(WITHDRAWALS_TOPICS.events, routedTypes(WITHDRAWALS_TOPICS.events))
+  consumeWithdrawalEvent(@Payload() messages: ReceivedMessage[]): Promise<void> {
+    return this.handleAll(messages);
   }
 
-  async handle(message: ReceivedMessage): Promise<void> {
-    const { envelope } = message;
-    const routed = routeEvent(this.routes, message.topic, envelope);
-    if (routed.kind === 'ignored') return;
+  @ConsumeTopicInBatches(DISPUTES_TOPICS.events, routedTypes(DISPUTES_TOPICS.events))
+  consumeDisputeEvent(@Payload() messages: ReceivedMessage[]): Promise<void> {
+    return this.handleAll(messages);
+  }
+
+  /** Messages of one topic (and partition), as the port hands them over. */
+  async handleAll(messages: readonly ReceivedMessage[]): Promise<void> {
+    const [first] = messages;
+    if (!first) return;
+    const intake = this.intakes.get(first.topic);
+    if (!intake) throw new PoisonMessageError(`no callback routes read topic ${first.topic}`);
+    await intake.handleAll(messages.map((message) => message.envelope));
+  }
+
+  /** The delivery an event makes, or null when the routing table makes none of it. */
+  private async deliveryFor(topic: string, envelope: MessageEnvelope): Promise<NewDelivery | null> {
+    const routed = routeEvent(this.routes, topic, envelope);
+    if (routed.kind === 'ignored') return null;
     if (routed.kind === 'malformed') throw new PoisonMessageError(routed.reason);
     const { intent } = routed;
-    let targetUrl: string | null = intent.target.kind === 'url' ? intent.target.url : null;
-    if (intent.target.kind === 'merchant_default') {
-      // Withdrawal-style callbacks go to the merchant's default URL as it is when the event
-      // arrives, read past the cache so that a URL the merchant has just set is the one used.
-      targetUrl = (await this.profiles.find(intent.merchantId, { fresh: true }))?.default_callback_url ?? null;
-      if (!targetUrl) {
-        // The gateway refuses withdrawals and disputes while the merchant has no default URL, and
-        // a set URL cannot be removed, so this is an outcome accepted before that rule: it goes to
-        // the dead letters (npm run dlq), where an operator sees it and can replay it once the
-        // merchant has set a URL, instead of being dropped.
-        throw new PoisonMessageError(`${envelope.type} ${envelope.id}: merchant ${intent.merchantId} has no default callback URL to report this outcome to`);
-      }
-    }
+    const targetUrl = intent.target.kind === 'url' ? intent.target.url : await this.merchantDefaultUrl(envelope, intent.merchantId);
     const deliveryId = webhookIdOf(envelope.id);
-    const created = await insertDelivery(
-      this.dataSource.manager,
-      { deliveryId, sourceEvent: { id: envelope.id, type: envelope.type, topic: message.topic }, intent, targetUrl: targetUrl as string, body: callbackBodyOf(deliveryId, intent) },
-      this.clock.now(),
-    );
-    if (created) this.worker.nudge();
+    return { deliveryId, sourceEvent: { id: envelope.id, type: envelope.type, topic }, intent, targetUrl, body: callbackBodyOf(deliveryId, intent) };
+  }
+
+  /**
+   * Withdrawal-style callbacks go to the merchant's default URL as it is when the event arrives,
+   * read past the cache so that a URL the merchant has just set is the one used.
+   */
+  private async merchantDefaultUrl(envelope: MessageEnvelope, merchantId: string): Promise<string> {
+    const url = (await this.profiles.find(merchantId, { fresh: true }))?.default_callback_url;
+    if (url) return url;
+    // The gateway refuses withdrawals and disputes while the merchant has no default URL, and a
+    // set URL cannot be removed, so this is an outcome accepted before that rule: it goes to the
+    // dead letters (npm run dlq), where an operator sees it and can replay it once the merchant
+    // has set a URL, instead of being dropped.
+    throw new PoisonMessageError(`${envelope.type} ${envelope.id}: merchant ${merchantId} has no default callback URL to report this outcome to`);
   }
 }

@@ -23,28 +23,43 @@ export interface NewDelivery {
 }
 
 /**
- * Records a delivery before its first attempt. Returns false when the event (or the same fact
- * under another envelope id) already has one: a redelivered event sends nothing twice.
- * A delivery to a disabled endpoint is parked straight away.
+ * Records deliveries before their first attempt, for a batch of events in one statement, in the
+ * order given. Returns how many are new: an event (or the same fact under another envelope id)
+ * that already has one adds nothing, so a redelivered event sends nothing twice. A delivery to a
+ * disabled endpoint is parked straight away.
  */
-export async function insertDelivery(manager: EntityManager, delivery: NewDelivery, now: Date): Promise<boolean> {
-  const { intent } = delivery;
+export async function insertDeliveries(manager: EntityManager, deliveries: readonly NewDelivery[], now: Date): Promise<number> {
+  if (deliveries.length === 0) return 0;
+  const column = <T>(pick: (delivery: NewDelivery) => T) => deliveries.map(pick);
   const rows: unknown[] = await manager.query(
     `INSERT INTO callback_deliveries (delivery_id, source_event_id, source_event_type, source_topic, merchant_id, subject_kind, subject_id, callback_type,
                                       state_version, target_url, body, status, next_attempt_at, created_at)
-     SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,
+     SELECT given.delivery_id, given.source_event_id, given.source_event_type, given.source_topic, given.merchant_id, given.subject_kind, given.subject_id,
+            given.callback_type, given.state_version, given.target_url, given.body,
             CASE WHEN disabled.url IS NULL THEN 'pending' ELSE 'endpoint_disabled' END,
             CASE WHEN disabled.url IS NULL THEN $12::timestamptz END, $12::timestamptz
-       FROM (SELECT 1) AS one
-       LEFT JOIN callback_disabled_endpoints disabled ON disabled.merchant_id = $5 AND disabled.url = $10
+       FROM unnest($1::text[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::int[], $10::text[], $11::text[]) WITH ORDINALITY
+            AS given (delivery_id, source_event_id, source_event_type, source_topic, merchant_id, subject_kind, subject_id, callback_type, state_version, target_url, body, position)
+       LEFT JOIN callback_disabled_endpoints disabled ON disabled.merchant_id = given.merchant_id AND disabled.url = given.target_url
+      ORDER BY given.position
      ON CONFLICT DO NOTHING
      RETURNING delivery_id`,
     [
-      delivery.deliveryId, delivery.sourceEvent.id, delivery.sourceEvent.type, delivery.sourceEvent.topic, intent.merchantId, intent.subject.kind, intent.subject.id,
-      intent.callbackType, intent.stateVersion, delivery.targetUrl, delivery.body, now,
+      column((delivery) => delivery.deliveryId),
+      column((delivery) => delivery.sourceEvent.id),
+      column((delivery) => delivery.sourceEvent.type),
+      column((delivery) => delivery.sourceEvent.topic),
+      column((delivery) => delivery.intent.merchantId),
+      column((delivery) => delivery.intent.subject.kind),
+      column((delivery) => delivery.intent.subject.id),
+      column((delivery) => delivery.intent.callbackType),
+      column((delivery) => delivery.intent.stateVersion),
+      column((delivery) => delivery.targetUrl),
+      column((delivery) => delivery.body),
+      now,
     ],
   );
-  return rows.length === 1;
+  return rows.length;
 }
 
 export interface ClaimedDelivery {

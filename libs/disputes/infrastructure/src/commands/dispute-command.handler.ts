@@ -4,14 +4,12 @@ import {
   DISPUTE_COMMAND_SCHEMA_VERSION,
   DISPUTE_COMMAND_TYPES,
   OpenDisputeCommandDto,
-  type DisputeCommandReplyData,
   type OpenDisputeCommandData,
 } from '@mp/contracts-disputes';
 import { COMMAND_REPLY_TYPE } from '@mp/contracts-payments';
 import type { DisputeReceiptRef, DisputeReviewer } from '@mp/disputes-domain';
-import { DEFAULT_CONFLICT_RETRY_POLICY, retryOnConflict, type Causation } from '@mp/shared-command-handling';
-import { claimInboxMessage, commandReplyMessage, enqueueOutbox, PoisonMessageError, type MessageEnvelope } from '@mp/shared-messaging';
-import { RequestPipe } from '@mp/shared-nest-http';
+import { CommandIntake, DEFAULT_CONFLICT_RETRY_POLICY, retryOnConflict, type Causation, type CommandContract } from '@mp/shared-command-handling';
+import type { MessageEnvelope } from '@mp/shared-messaging';
 import { DomainError } from '@mp/shared-util-errors';
 import { parseAmountLiteral } from '@mp/shared-util-money';
 import { DataSource, type EntityManager } from 'typeorm';
@@ -19,74 +17,87 @@ import { DISPUTES_CLOCK, type Clock } from '../disputes-settings';
 import { findOrderFacts } from '../orders/dispute-orders.store';
 import { findDisputeOrder } from '../persistence/dispute.projection';
 import { claimDisputeReceipt, discardUnclaimedReceipt } from '../receipts/dispute-receipts.store';
-import { handleDisputeCommand } from './dispute.handling';
-import { applyOutcomeAppliedToOrder, isLegacyOutcomeAppliedCommand, outcomeAppliedOfLegacyCommand } from './outcome-applied';
+import { handleDisputeCommand, recordOutcomeApplied } from './dispute.handling';
+import { outcomeAppliedOfLegacyCommand, type OutcomeAppliedToOrder } from './outcome-applied';
 
 const INBOX_CONSUMER = 'disputes.commands';
-const payloadPipe = new RequestPipe();
+
+type DisputeCommandType = (typeof DISPUTE_COMMAND_TYPES)[keyof typeof DISPUTE_COMMAND_TYPES];
+
+/** OpenDispute's payload is checked by its request class; the legacy acknowledgement by hand (outcomeAppliedOfLegacyCommand). */
+const DISPUTE_COMMAND_CONTRACT = {
+  schemaVersion: DISPUTE_COMMAND_SCHEMA_VERSION,
+  payloads: { [DISPUTE_COMMAND_TYPES.open]: OpenDisputeCommandDto, [DISPUTE_COMMAND_TYPES.legacyOutcomeApplied]: null },
+} as const satisfies CommandContract<DisputeCommandType>;
 
 /**
  * Opens disputes (endpoint 14, from `disputes.commands`, which only the gateway writes) and
  * reviews them (back office, over the internal HTTP API). Each runs in one transaction: inbox
- * claim (for Kafka commands), the decider, the append, the projection, the external events and
- * the reply in the outbox. A version conflict (ten opens of one order at once) reruns the whole transaction, which then
- * decides on the dispute the winner opened.
+ * claim (for Kafka commands, through the shared CommandIntake), the decider, the append, the
+ * projection, the external events and the reply in the outbox. Consecutive commands of one
+ * partition share one transaction (`handleAll`). A version conflict (ten opens of one order at
+ * once) rolls a batch back; the port then hands its commands over one at a time, and a single
+ * command reruns its whole transaction, which then decides on the dispute the winner opened.
  */
 @Injectable()
 export class DisputeCommandHandler {
+  private readonly intake: CommandIntake<DisputeCommandType, OutcomeAppliedToOrder | null>;
+
   constructor(
     private readonly dataSource: DataSource,
     @Inject(DISPUTES_CLOCK) private readonly clock: Clock,
-  ) {}
+  ) {
+    this.intake = new CommandIntake(dataSource, {
+      inbox: INBOX_CONSUMER,
+      contract: DISPUTE_COMMAND_CONTRACT,
+      reply: { type: COMMAND_REPLY_TYPE, source: 'disputes' },
+      // Kept for one release after issue 20: a RecordDisputeOutcomeApplied payments sent before its
+      // upgrade is applied as its successor on payments.order.events is (OrderEventsConsumer), then this goes.
+      prepare: async (envelope, type) => (type === DISPUTE_COMMAND_TYPES.legacyOutcomeApplied ? outcomeAppliedOfLegacyCommand(envelope) : null),
+      run: async (manager, envelope, legacyOutcome) => {
+        if (legacyOutcome) await recordOutcomeApplied(manager, legacyOutcome.merchantId, legacyOutcome.orderId, legacyOutcome.disputeVersion);
+        else await this.open(manager, envelope);
+        // An accepted open is answered by payments (see `open`); the legacy acknowledgement answers nobody.
+        return null;
+      },
+      // The receipt follows a refused open: deleted in its transaction.
+      onRejected: async (manager, envelope) => {
+        const { merchantId, receiptId } = envelope.data as OpenDisputeCommandData;
+        if (receiptId !== null) await discardUnclaimedReceipt(manager, merchantId, receiptId);
+      },
+    });
+  }
 
-  async handle(envelope: MessageEnvelope): Promise<void> {
-    if (envelope.schemaVersion !== DISPUTE_COMMAND_SCHEMA_VERSION) throw new PoisonMessageError(`unsupported schema version ${envelope.schemaVersion} of ${envelope.type}`);
-    if (isLegacyOutcomeAppliedCommand(envelope)) {
-      // Kept for one release after issue 20: one that payments sent before its upgrade is applied
-      // as its successor on payments.order.events is (OrderEventsConsumer), then this goes.
-      await applyOutcomeAppliedToOrder(this.dataSource, INBOX_CONSUMER, envelope, outcomeAppliedOfLegacyCommand(envelope));
-      return;
-    }
-    if (envelope.type !== DISPUTE_COMMAND_TYPES.open) throw new PoisonMessageError(`unknown command type ${envelope.type}`);
-    try {
-      await payloadPipe.validateAs(OpenDisputeCommandDto, envelope.data);
-    } catch (error) {
-      if (!(error instanceof DomainError)) throw error;
-      throw new PoisonMessageError(`malformed ${envelope.type} payload: ${error.details.map((detail) => `${detail.field} ${detail.issue}`).join('; ')}`);
-    }
-    await retryOnConflict(DEFAULT_CONFLICT_RETRY_POLICY, () => this.dataSource.transaction((manager) => this.openInTransaction(manager, envelope)));
+  handle(envelope: MessageEnvelope): Promise<void> {
+    return this.intake.handle(envelope);
+  }
+
+  handleAll(envelopes: readonly MessageEnvelope[]): Promise<void> {
+    return this.intake.handleAll(envelopes);
   }
 
   /**
    * An accepted open is answered by payments, after it has applied the PENDING overlay (the
-   * DisputeOpened event carries this command's `replyTo`); a refused one is answered here. Either
-   * way the receipt follows the outcome in this transaction: attached to the dispute, or deleted.
+   * DisputeOpened event carries this command's `replyTo`); a refused one is answered by the
+   * intake. Either way the receipt follows the outcome in this transaction: attached to the
+   * dispute here, or deleted by `onRejected`.
    */
-  private async openInTransaction(manager: EntityManager, envelope: MessageEnvelope): Promise<void> {
-    if (!(await claimInboxMessage(manager, INBOX_CONSUMER, envelope.id))) return;
+  private async open(manager: EntityManager, envelope: MessageEnvelope): Promise<void> {
     const data = envelope.data as OpenDisputeCommandData;
-    try {
-      const order = await findOrderFacts(manager, data.merchantId, data.orderId);
-      // Amount and receipt are looked at only for an incoming order, so an outgoing or unknown
-      // order is answered by the decider's one ORDER_NOT_FOUND whatever else the body holds.
-      const incoming = order?.direction === 'incoming';
-      const amountMinor = incoming && data.amount !== null ? amountInCurrency(data.amount, order.currency) : null;
-      const receipt = incoming && data.receiptId !== null ? await this.receipt(manager, data.merchantId, data.receiptId) : null;
-      await handleDisputeCommand(
-        manager,
-        data.merchantId,
-        data.orderId,
-        { type: 'OpenDispute', data: { merchantId: data.merchantId, orderId: data.orderId, amountMinor, comment: data.comment, receipt }, metadata: { now: this.clock.now(), order, newDisputeId: newDisputeId() } },
-        causationOf(envelope),
-        envelope.replyTo,
-      );
-    } catch (error) {
-      if (!(error instanceof DomainError)) throw error;
-      if (data.receiptId !== null) await discardUnclaimedReceipt(manager, data.merchantId, data.receiptId);
-      const reply: DisputeCommandReplyData = { outcome: 'rejected', error: error.toDescription() };
-      const replyMessage = commandReplyMessage(envelope, { type: COMMAND_REPLY_TYPE, source: 'disputes', data: reply });
-      if (replyMessage) await enqueueOutbox(manager, [replyMessage]);
-    }
+    const order = await findOrderFacts(manager, data.merchantId, data.orderId);
+    // Amount and receipt are looked at only for an incoming order, so an outgoing or unknown
+    // order is answered by the decider's one ORDER_NOT_FOUND whatever else the body holds.
+    const incoming = order?.direction === 'incoming';
+    const amountMinor = incoming && data.amount !== null ? amountInCurrency(data.amount, order.currency) : null;
+    const receipt = incoming && data.receiptId !== null ? await this.receipt(manager, data.merchantId, data.receiptId) : null;
+    await handleDisputeCommand(
+      manager,
+      data.merchantId,
+      data.orderId,
+      { type: 'OpenDispute', data: { merchantId: data.merchantId, orderId: data.orderId, amountMinor, comment: data.comment, receipt }, metadata: { now: this.clock.now(), order, newDisputeId: newDisputeId() } },
+      causationOf(envelope),
+      envelope.replyTo,
+    );
   }
 
   /** A back-office review: the order's agent or an operator; anyone else is told the dispute does not exist. */

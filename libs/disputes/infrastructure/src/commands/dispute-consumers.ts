@@ -2,12 +2,14 @@ import { Controller, Inject, Injectable, type OnApplicationBootstrap } from '@ne
 import { Payload } from '@nestjs/microservices';
 import { DISPUTES_TOPICS } from '@mp/contracts-disputes';
 import { PAYMENTS_TOPICS, PAYMENT_ORDER_DISPUTE_EVENT_TYPES, PAYMENT_ORDER_EXTERNAL_EVENT_TYPES, type PaymentOrderExternalEventData } from '@mp/contracts-payments';
-import { claimInboxMessage, ConsumeTopic, MESSAGE_BROKER, type MessageBroker, type MessagingTransportOptions, type ReceivedMessage } from '@mp/shared-messaging';
+import { ConsumeTopicInBatches, MESSAGE_BROKER, type MessageBroker, type MessagingTransportOptions, type ReceivedMessage } from '@mp/shared-messaging';
+import { MessageIntake } from '@mp/shared-command-handling';
 import { DataSource } from 'typeorm';
 import { DISPUTES_SETTINGS, type DisputesSettings } from '../disputes-settings';
 import { saveOrderFacts } from '../orders/dispute-orders.store';
 import { DisputeCommandHandler } from './dispute-command.handler';
-import { applyOutcomeAppliedToOrder, isOutcomeAppliedEvent, outcomeAppliedOfEvent } from './outcome-applied';
+import { recordOutcomeApplied } from './dispute.handling';
+import { isOutcomeAppliedEvent, outcomeAppliedOfEvent, type OutcomeAppliedToOrder } from './outcome-applied';
 
 /** Every disputes replica joins one group, for commands and for order events. */
 export const DISPUTES_CONSUMERS: MessagingTransportOptions = { groupId: 'disputes.handler', startFrom: 'earliest' };
@@ -26,11 +28,15 @@ const ORDER_FACT_TYPES: readonly string[] = Object.values(PAYMENT_ORDER_EXTERNAL
 export class DisputeCommandConsumer {
   constructor(private readonly handler: DisputeCommandHandler) {}
 
-  @ConsumeTopic(DISPUTES_TOPICS.commands)
-  handle(@Payload() message: ReceivedMessage): Promise<void> {
-    return this.handler.handle(message.envelope);
+  /** Commands fetched together share one transaction (see DisputeCommandHandler). */
+  @ConsumeTopicInBatches(DISPUTES_TOPICS.commands)
+  handle(@Payload() messages: ReceivedMessage[]): Promise<void> {
+    return this.handler.handleAll(messages.map((message) => message.envelope));
   }
 }
+
+/** What an order event asks of disputes: its facts, or a review's outcome now on the order. */
+type OrderEventItem = { facts: PaymentOrderExternalEventData } | { outcomeApplied: OutcomeAppliedToOrder };
 
 /**
  * What disputes learn from payments' external events:
@@ -39,22 +45,35 @@ export class DisputeCommandConsumer {
  * - that payments has applied a review's outcome to the order (PaymentOrderDisputeOutcomeApplied),
  *   after which the dispute shows it. It arrives on the order's key after the order's own
  *   PaymentOrderSucceeded of an accepted dispute, so the facts here agree by then too.
- * A redelivery is skipped by the inbox, an event older than the row by its version; any other
- * type on the topic is not disputes' business: the port passes it over before decoding it.
+ * Events fetched together are applied in one transaction through the shared intake: one inbox
+ * statement, then the facts of all of them in one statement, then the outcomes in order (they
+ * read the dispute streams, never the facts). A redelivery is skipped by the inbox, an event
+ * older than the row by its version; any other type on the topic is not disputes' business:
+ * the port passes it over before decoding it.
  */
 @Controller()
 export class OrderEventsConsumer {
-  constructor(private readonly dataSource: DataSource) {}
+  private readonly intake: MessageIntake<OrderEventItem>;
 
-  @ConsumeTopic(PAYMENTS_TOPICS.orderEvents, { types: [...ORDER_FACT_TYPES, PAYMENT_ORDER_DISPUTE_EVENT_TYPES.disputeOutcomeApplied] })
-  async consume(@Payload() message: ReceivedMessage): Promise<void> {
-    const { envelope } = message;
-    if (isOutcomeAppliedEvent(envelope)) return applyOutcomeAppliedToOrder(this.dataSource, ORDER_EVENTS_INBOX, envelope, outcomeAppliedOfEvent(envelope));
-    if (!ORDER_FACT_TYPES.includes(envelope.type)) return;
-    await this.dataSource.transaction(async (manager) => {
-      if (!(await claimInboxMessage(manager, ORDER_EVENTS_INBOX, envelope.id))) return;
-      await saveOrderFacts(manager, envelope.data as PaymentOrderExternalEventData);
+  constructor(dataSource: DataSource) {
+    this.intake = new MessageIntake<OrderEventItem>(dataSource, {
+      inbox: ORDER_EVENTS_INBOX,
+      read: (envelope) => {
+        if (isOutcomeAppliedEvent(envelope)) return { outcomeApplied: outcomeAppliedOfEvent(envelope) };
+        return ORDER_FACT_TYPES.includes(envelope.type) ? { facts: envelope.data as PaymentOrderExternalEventData } : null;
+      },
+      apply: async (manager, events) => {
+        await saveOrderFacts(manager, events.flatMap(({ item }) => ('facts' in item ? [item.facts] : [])));
+        for (const { item } of events) {
+          if ('outcomeApplied' in item) await recordOutcomeApplied(manager, item.outcomeApplied.merchantId, item.outcomeApplied.orderId, item.outcomeApplied.disputeVersion);
+        }
+      },
     });
+  }
+
+  @ConsumeTopicInBatches(PAYMENTS_TOPICS.orderEvents, { types: [...ORDER_FACT_TYPES, PAYMENT_ORDER_DISPUTE_EVENT_TYPES.disputeOutcomeApplied] })
+  consume(@Payload() messages: ReceivedMessage[]): Promise<void> {
+    return this.intake.handleAll(messages.map((message) => message.envelope));
   }
 }
 

@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import { DISPUTE_COMMAND_SCHEMA_VERSION, DISPUTE_COMMAND_TYPES } from '@mp/contracts-disputes';
 import { PAYMENT_ORDER_DISPUTE_EVENT_SCHEMA_VERSION, PAYMENT_ORDER_DISPUTE_EVENT_TYPES, PAYMENTS_TOPICS } from '@mp/contracts-payments';
-import { migratedPrivateDatabase } from '@mp/shared-data-access-postgres';
+import { migratedPrivateDatabase, recordStatements } from '@mp/shared-data-access-postgres';
 import { createEnvelope, PoisonMessageError, type MessageEnvelope } from '@mp/shared-messaging';
 import type { DataSource } from 'typeorm';
 import { DISPUTES_MIGRATIONS } from '../disputes.module';
@@ -28,9 +28,11 @@ describe('disputes showing a review once payments has applied it, on real Postgr
   let dataSource: DataSource;
   let orderEvents: OrderEventsConsumer;
   let commands: DisputeCommandHandler;
+  let statements: string[];
 
   beforeAll(async () => {
     dataSource = await migratedPrivateDatabase('doa', DISPUTES_MIGRATIONS);
+    statements = recordStatements(dataSource);
     orderEvents = new OrderEventsConsumer(dataSource);
     commands = new DisputeCommandHandler(dataSource, clock);
   });
@@ -64,7 +66,8 @@ describe('disputes showing a review once payments has applied it, on real Postgr
       data: { merchantId: MERCHANT, orderId, disputeId, disputeVersion, occurredAt: NOW.toISOString() },
       correlationId: 'req_test',
     });
-  const onOrderEvents = (envelope: MessageEnvelope) => orderEvents.consume({ topic: PAYMENTS_TOPICS.orderEvents, partition: 0, offset: '0', key: `${MERCHANT}/x`, envelope });
+  const onOrderEvents = (...envelopes: MessageEnvelope[]) =>
+    orderEvents.consume(envelopes.map((envelope, offset) => ({ topic: PAYMENTS_TOPICS.orderEvents, partition: 0, offset: String(offset), key: `${MERCHANT}/x`, envelope })));
   const inboxRows = async (consumer: string) => Number((await dataSource.query(`SELECT count(*) AS count FROM inbox WHERE consumer = $1`, [consumer]))[0].count);
 
   it('shows the outcome once PaymentOrderDisputeOutcomeApplied arrives on payments.order.events, and a redelivery changes nothing', async () => {
@@ -81,6 +84,36 @@ describe('disputes showing a review once payments has applied it, on real Postgr
     expect((await inboxRows('disputes.order-events')) - before).toBe(2);
     // Not an order's facts: nothing of it lands where the rules read orders.
     expect(await dataSource.query(`SELECT * FROM dispute_orders WHERE merchant_id = $1`, [MERCHANT])).toEqual([]);
+  });
+
+  it('applies a batch of order events in one go: each order’s newest facts, the acknowledgement, a redelivered one skipped', async () => {
+    const disputeId = await reviewed('A-batch', 'ACCEPTED');
+    const fact = (orderId: string, version: number, status: string) =>
+      createEnvelope({
+        type: version === 1 ? 'PaymentOrderCreated' : 'PaymentOrderSucceeded',
+        schemaVersion: 1,
+        source: 'payments',
+        subject: `merchant:${MERCHANT}/order:${orderId}`,
+        data: { merchantId: MERCHANT, orderId, direction: 'incoming', status, amountMinor: '1500', currency: 'RUB', agentId: 'agt_1', version, order: { created_at: NOW.toISOString() } },
+        correlationId: 'req_test',
+      });
+    const created = fact('B-1', 1, 'PENDING');
+    await onOrderEvents(created);
+    statements.length = 0;
+    await onOrderEvents(created, fact('B-1', 3, 'SUCCEEDED'), fact('B-2', 1, 'PENDING'), fact('B-1', 2, 'PENDING'), outcomeApplied('A-batch', disputeId, 2));
+    // One transaction, one inbox statement, the facts of all four events in one statement.
+    expect(statements.filter((statement) => /^START TRANSACTION|INSERT INTO inbox|INSERT INTO dispute_orders/.test(statement)).map((statement) => statement.slice(0, 25))).toEqual([
+      'START TRANSACTION',
+      'INSERT INTO inbox (consum',
+      'INSERT INTO dispute_order',
+    ]);
+
+    expect(await dataSource.query(`SELECT order_id, status, order_version FROM dispute_orders WHERE merchant_id = $1 ORDER BY order_id`, [MERCHANT])).toEqual([
+      { order_id: 'B-1', status: 'SUCCEEDED', order_version: 3 },
+      { order_id: 'B-2', status: 'PENDING', order_version: 1 },
+    ]);
+    expect(await statusOf(disputeId)).toBe('ACCEPTED');
+    await dataSource.query(`DELETE FROM dispute_orders WHERE merchant_id = $1`, [MERCHANT]);
   });
 
   it('changes nothing for an acknowledgement of a version the dispute has moved past', async () => {

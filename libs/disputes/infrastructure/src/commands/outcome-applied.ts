@@ -1,8 +1,6 @@
-import { DISPUTE_COMMAND_TYPES, type LegacyDisputeOutcomeAppliedData } from '@mp/contracts-disputes';
+import type { LegacyDisputeOutcomeAppliedData } from '@mp/contracts-disputes';
 import { PAYMENT_ORDER_DISPUTE_EVENT_SCHEMA_VERSION, PAYMENT_ORDER_DISPUTE_EVENT_TYPES, type PaymentOrderDisputeOutcomeAppliedData } from '@mp/contracts-payments';
-import { claimInboxMessage, PoisonMessageError, type MessageEnvelope } from '@mp/shared-messaging';
-import type { DataSource } from 'typeorm';
-import { recordOutcomeApplied } from './dispute.handling';
+import { PoisonMessageError, type MessageEnvelope } from '@mp/shared-messaging';
 
 /** What disputes needs of payments' word that a review's outcome is on the order. */
 export interface OutcomeAppliedToOrder {
@@ -30,22 +28,10 @@ export function outcomeAppliedOfLegacyCommand(envelope: MessageEnvelope): Outcom
 }
 
 export const isOutcomeAppliedEvent = (envelope: MessageEnvelope): boolean => envelope.type === PAYMENT_ORDER_DISPUTE_EVENT_TYPES.disputeOutcomeApplied;
-export const isLegacyOutcomeAppliedCommand = (envelope: MessageEnvelope): boolean => envelope.type === DISPUTE_COMMAND_TYPES.legacyOutcomeApplied;
 
 function checked(envelope: MessageEnvelope, merchantId: unknown, orderId: unknown, disputeVersion: unknown): OutcomeAppliedToOrder {
   if (typeof merchantId !== 'string' || typeof orderId !== 'string' || !Number.isInteger(disputeVersion) || (disputeVersion as number) < 1) {
     throw new PoisonMessageError(`malformed ${envelope.type} payload`);
   }
   return { merchantId, orderId, disputeVersion: disputeVersion as number };
-}
-
-/**
- * Shows the review's outcome, once per message: the inbox claim and the projection in one
- * transaction, so a redelivery changes nothing; an acknowledgement of a version the stream has
- * moved past changes nothing either (see recordOutcomeApplied).
- */
-export async function applyOutcomeAppliedToOrder(dataSource: DataSource, inboxConsumer: string, envelope: MessageEnvelope, applied: OutcomeAppliedToOrder): Promise<void> {
-  await dataSource.transaction(async (manager) => {
-    if (await claimInboxMessage(manager, inboxConsumer, envelope.id)) await recordOutcomeApplied(manager, applied.merchantId, applied.orderId, applied.disputeVersion);
-  });
 }

@@ -2,15 +2,39 @@ import type { PaymentOrderExternalEventData } from '@mp/contracts-payments';
 import type { DisputedOrderFacts } from '@mp/disputes-domain';
 import type { EntityManager } from 'typeorm';
 
-/** Keeps the facts of an order the dispute rules need; an event older than the row changes nothing. */
-export async function saveOrderFacts(manager: EntityManager, data: PaymentOrderExternalEventData): Promise<void> {
+/**
+ * Keeps the facts of orders the dispute rules need, for a batch of order events in one
+ * statement; an event older than the row changes nothing. Only each order's newest event in
+ * the batch is written: the row keeps the highest version anyway, and one statement may not
+ * update one row twice.
+ */
+export async function saveOrderFacts(manager: EntityManager, events: readonly PaymentOrderExternalEventData[]): Promise<void> {
+  const newest = new Map<string, PaymentOrderExternalEventData>();
+  for (const data of events) {
+    const key = JSON.stringify([data.merchantId, data.orderId]);
+    const held = newest.get(key);
+    if (!held || held.version < data.version) newest.set(key, data);
+  }
+  if (newest.size === 0) return;
+  const rows = [...newest.values()];
+  const column = <T>(pick: (data: PaymentOrderExternalEventData) => T) => rows.map(pick);
   await manager.query(
     `INSERT INTO dispute_orders (merchant_id, order_id, direction, status, amount_minor, currency, agent_id, created_at, order_version)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[], $8::timestamptz[], $9::int[])
      ON CONFLICT (merchant_id, order_id) DO UPDATE SET
        status = EXCLUDED.status, amount_minor = EXCLUDED.amount_minor, agent_id = EXCLUDED.agent_id, order_version = EXCLUDED.order_version
      WHERE dispute_orders.order_version < EXCLUDED.order_version`,
-    [data.merchantId, data.orderId, data.direction, data.status, data.amountMinor, data.currency, data.agentId, data.order.created_at, data.version],
+    [
+      column((data) => data.merchantId),
+      column((data) => data.orderId),
+      column((data) => data.direction),
+      column((data) => data.status),
+      column((data) => data.amountMinor),
+      column((data) => data.currency),
+      column((data) => data.agentId),
+      column((data) => data.order.created_at),
+      column((data) => data.version),
+    ],
   );
 }
 

@@ -2,12 +2,10 @@ import { Controller, Inject, Injectable, type OnApplicationBootstrap } from '@ne
 import { Payload } from '@nestjs/microservices';
 import { PAYMENTS_TOPICS, PAYMENT_ORDER_EXTERNAL_EVENT_TYPES } from '@mp/contracts-payments';
 import { WITHDRAWALS_TOPICS } from '@mp/contracts-withdrawals';
-import { claimInboxMessage, ConsumeTopic, MESSAGE_BROKER, PoisonMessageError, type MessageBroker, type MessageEnvelope, type MessagingTransportOptions, type ReceivedMessage } from '@mp/shared-messaging';
-import { DomainError } from '@mp/shared-util-errors';
+import { ConsumeTopicInBatches, MESSAGE_BROKER, type MessageBroker, type MessageEnvelope, type MessagingTransportOptions, type ReceivedMessage } from '@mp/shared-messaging';
 import { DataSource } from 'typeorm';
 import { LEDGER_SETTINGS, type LedgerSettings } from '../ledger-settings';
-import { handleLedgerCommand } from './ledger.handling';
-import { markHoldAttached } from '../holds/hold-attachment';
+import { LedgerEventIntake, type LedgerEventMeaning } from './ledger-event-intake';
 import { ledgerCommandFor, payoutHoldAttachedBy } from './payment-event.mapping';
 
 /** Every ledger replica joins one group, so each order event is applied by one replica at a time. */
@@ -48,42 +46,31 @@ export class LedgerTopics implements OnApplicationBootstrap {
 }
 
 /**
- * Applies payment-order events to the ledger. One transaction claims the envelope in the
- * inbox and applies its effect, so a redelivery (same envelope id) is skipped; a copy with a
- * new id (a retried command upstream) is absorbed by the decider, which credits an order and
- * resolves a hold once.
+ * Applies payment-order events to the ledger through the ledger's one intake
+ * (LedgerEventIntake: inbox, batches, lock order, refusals): a payout's creation attaches its
+ * hold, an outcome credits a pay-in or posts or voids a payout's hold.
  */
 @Controller()
 export class PaymentEventsConsumer {
-  constructor(
-    private readonly dataSource: DataSource,
-  ) {}
+  private readonly intake: LedgerEventIntake;
 
-  @ConsumeTopic(PAYMENTS_TOPICS.orderEvents, { types: LEDGER_PAYMENT_EVENT_TYPES })
-  consume(@Payload() message: ReceivedMessage): Promise<void> {
-    return this.handle(message.envelope);
+  constructor(dataSource: DataSource) {
+    this.intake = new LedgerEventIntake(dataSource, LEDGER_PAYMENT_EVENTS_INBOX, paymentEventMeaning);
   }
 
-  async handle(envelope: MessageEnvelope): Promise<void> {
-    const attached = payoutHoldAttachedBy(envelope);
-    if (attached) {
-      // No money moves: the payout's hold now has its order, so the orphan sweep leaves it be.
-      await markHoldAttached(this.dataSource.manager, attached.merchantId, attached.currency, attached.holdId);
-      return;
-    }
-    const mapped = ledgerCommandFor(envelope, new Date());
-    if (!mapped) return;
-    await this.dataSource.transaction(async (manager) => {
-      if (!(await claimInboxMessage(manager, LEDGER_PAYMENT_EVENTS_INBOX, envelope.id))) return;
-      try {
-        await handleLedgerCommand({ manager }, mapped.merchantId, mapped.currency, mapped.command, { id: envelope.id, correlationId: envelope.correlationId });
-      } catch (error) {
-        // A business refusal of a fact that already happened (a payout's hold that does not
-        // exist, a pay-in redelivered with other amounts) will not change on retry: it goes to
-        // the dead-letter topic for an operator, and nothing of it is written.
-        if (error instanceof DomainError) throw new PoisonMessageError(`${envelope.type} ${envelope.id} refused by the ledger: ${error.code} ${error.message}`);
-        throw error;
-      }
-    });
+  @ConsumeTopicInBatches(PAYMENTS_TOPICS.orderEvents, { types: LEDGER_PAYMENT_EVENT_TYPES })
+  consume(@Payload() messages: ReceivedMessage[]): Promise<void> {
+    return this.handleAll(messages.map((message) => message.envelope));
   }
+
+  handleAll(envelopes: readonly MessageEnvelope[]): Promise<void> {
+    return this.intake.handleAll(envelopes);
+  }
+}
+
+function paymentEventMeaning(envelope: MessageEnvelope, now: Date): LedgerEventMeaning {
+  const attach = payoutHoldAttachedBy(envelope);
+  if (attach) return { attach };
+  const move = ledgerCommandFor(envelope, now);
+  return move && { move };
 }

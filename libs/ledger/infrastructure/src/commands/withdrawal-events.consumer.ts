@@ -2,48 +2,40 @@ import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
 import { WITHDRAWAL_EXTERNAL_EVENT_SCHEMA_VERSION, WITHDRAWAL_EXTERNAL_EVENT_TYPES, WITHDRAWALS_TOPICS, withdrawalHoldId, type WithdrawalExternalEventData } from '@mp/contracts-withdrawals';
 import type { LedgerCommand } from '@mp/ledger-domain';
-import { claimInboxMessage, ConsumeTopic, PoisonMessageError, type MessageEnvelope, type ReceivedMessage } from '@mp/shared-messaging';
-import { DomainError } from '@mp/shared-util-errors';
+import { ConsumeTopicInBatches, PoisonMessageError, type MessageEnvelope, type ReceivedMessage } from '@mp/shared-messaging';
 import { isKnownCurrency } from '@mp/shared-util-money';
 import { DataSource } from 'typeorm';
-import { markHoldAttached } from '../holds/hold-attachment';
-import { handleLedgerCommand } from './ledger.handling';
+import { LedgerEventIntake } from './ledger-event-intake';
 
 export const LEDGER_WITHDRAWAL_EVENTS_INBOX = 'ledger.withdrawal-events';
 
 /**
- * Applies withdrawals' external events to the ledger, like payment events: the withdrawal's
- * creation attaches its hold (the orphan sweep leaves it be), completion posts the hold (amount
- * and network fee leave), failure voids it (the money is available again). Inbox + the
- * decider's once-only hold resolution make redeliveries harmless. Served by the ledger's one
- * consumer group (LEDGER_CONSUMERS), which the app connects.
+ * Applies withdrawals' external events to the ledger through the ledger's one intake
+ * (LedgerEventIntake), like payment events: the withdrawal's creation attaches its hold (the
+ * orphan sweep leaves it be), completion posts the hold (amount and network fee leave), failure
+ * voids it (the money is available again). Served by the ledger's one consumer group
+ * (LEDGER_CONSUMERS), which the app connects.
  */
 @Controller()
 export class WithdrawalEventsConsumer {
-  constructor(private readonly dataSource: DataSource) {}
+  private readonly intake: LedgerEventIntake;
 
-  @ConsumeTopic(WITHDRAWALS_TOPICS.events, { types: Object.values(WITHDRAWAL_EXTERNAL_EVENT_TYPES) })
-  consume(@Payload() message: ReceivedMessage): Promise<void> {
-    return this.handle(message.envelope);
+  constructor(dataSource: DataSource) {
+    this.intake = new LedgerEventIntake(dataSource, LEDGER_WITHDRAWAL_EVENTS_INBOX, (envelope, now) => {
+      const mapped = withdrawalLedgerCommand(envelope, now);
+      if (!mapped) return null;
+      const { merchantId, currency, holdId, command } = mapped;
+      return command === 'attach' ? { attach: { merchantId, currency, holdId } } : { move: { merchantId, currency, command } };
+    });
   }
 
-  async handle(envelope: MessageEnvelope): Promise<void> {
-    const mapped = withdrawalLedgerCommand(envelope, new Date());
-    if (!mapped) return;
-    if (mapped.command === 'attach') {
-      await markHoldAttached(this.dataSource.manager, mapped.merchantId, mapped.currency, mapped.holdId);
-      return;
-    }
-    const command = mapped.command;
-    await this.dataSource.transaction(async (manager) => {
-      if (!(await claimInboxMessage(manager, LEDGER_WITHDRAWAL_EVENTS_INBOX, envelope.id))) return;
-      try {
-        await handleLedgerCommand({ manager }, mapped.merchantId, mapped.currency, command, { id: envelope.id, correlationId: envelope.correlationId });
-      } catch (error) {
-        if (error instanceof DomainError) throw new PoisonMessageError(`${envelope.type} ${envelope.id} refused by the ledger: ${error.code} ${error.message}`);
-        throw error;
-      }
-    });
+  @ConsumeTopicInBatches(WITHDRAWALS_TOPICS.events, { types: Object.values(WITHDRAWAL_EXTERNAL_EVENT_TYPES) })
+  consume(@Payload() messages: ReceivedMessage[]): Promise<void> {
+    return this.handleAll(messages.map((message) => message.envelope));
+  }
+
+  handleAll(envelopes: readonly MessageEnvelope[]): Promise<void> {
+    return this.intake.handleAll(envelopes);
   }
 }
 

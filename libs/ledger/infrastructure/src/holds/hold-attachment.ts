@@ -10,7 +10,18 @@ import type { EntityManager } from 'typeorm';
 
 /** The order behind the hold exists: never a candidate for the orphan sweep again. */
 export async function markHoldAttached(manager: EntityManager, merchantId: string, currency: string, holdId: string): Promise<void> {
-  await manager.query(`UPDATE ledger_holds SET attached_at = COALESCE(attached_at, now()) WHERE merchant_id = $1 AND currency = $2 AND hold_id = $3`, [merchantId, currency, holdId]);
+  await markHoldsAttached(manager, [{ merchantId, currency, holdId }]);
+}
+
+/** `markHoldAttached` for several holds in one statement (a batch of creation events). */
+export async function markHoldsAttached(manager: EntityManager, holds: ReadonlyArray<{ merchantId: string; currency: string; holdId: string }>): Promise<void> {
+  if (holds.length === 0) return;
+  await manager.query(
+    `UPDATE ledger_holds SET attached_at = COALESCE(attached_at, now())
+       FROM unnest($1::text[], $2::text[], $3::text[]) AS attached (merchant_id, currency, hold_id)
+      WHERE ledger_holds.merchant_id = attached.merchant_id AND ledger_holds.currency = attached.currency AND ledger_holds.hold_id = attached.hold_id`,
+    [holds.map((hold) => hold.merchantId), holds.map((hold) => hold.currency), holds.map((hold) => hold.holdId)],
+  );
 }
 
 /** A service asked for the hold again (a retry): its grace period starts over. */

@@ -9,9 +9,8 @@ import {
   paymentOrderKey,
   type PaymentOrderDisputeOutcomeAppliedData,
 } from '@mp/contracts-payments';
-import { claimInboxMessage, ConsumeTopic, createEnvelope, enqueueOutbox, PoisonMessageError, type MessageEnvelope, type OutgoingMessage, type ReceivedMessage } from '@mp/shared-messaging';
-import { DEFAULT_CONFLICT_RETRY_POLICY, retryOnConflict } from '@mp/shared-command-handling';
-import { DomainError } from '@mp/shared-util-errors';
+import { ConsumeTopicInBatches, createEnvelope, enqueueOutbox, PoisonMessageError, type MessageEnvelope, type OutgoingMessage, type ReceivedMessage } from '@mp/shared-messaging';
+import { MessageIntake } from '@mp/shared-command-handling';
 import { DataSource, type EntityManager } from 'typeorm';
 import { LEDGER_HOLDS, type LedgerHolds } from '../ledger/ledger-holds.port';
 import { setOpenDispute } from '../persistence/payment-order.projection';
@@ -20,6 +19,7 @@ import { loadMethodCatalog } from '../reference-data/method-catalog.store';
 import { handlePaymentOrderCommand } from './payment-order.handling';
 
 const INBOX_CONSUMER = 'payments.dispute-events';
+const DISPUTE_EVENT_TYPES: ReadonlySet<string> = new Set(Object.values(DISPUTE_EXTERNAL_EVENT_TYPES));
 
 /**
  * The disputes context's external events, as they touch orders:
@@ -55,47 +55,51 @@ const INBOX_CONSUMER = 'payments.dispute-events';
  */
 @Controller()
 export class DisputeEventsConsumer {
+  private readonly intake: MessageIntake<DisputeExternalEventData>;
+
   constructor(
-    private readonly dataSource: DataSource,
+    dataSource: DataSource,
     @Inject(LEDGER_HOLDS) private readonly ledger: LedgerHolds,
     @Inject(CLOCK) private readonly clock: Clock,
-  ) {}
+  ) {
+    // Events fetched together share one transaction (one inbox statement, one outbox write); a
+    // refused settlement alone is dead-lettered for an operator (it will not change on retry).
+    this.intake = new MessageIntake<DisputeExternalEventData>(dataSource, {
+      inbox: INBOX_CONSUMER,
+      read: (envelope) => (DISPUTE_EVENT_TYPES.has(envelope.type) ? (envelope.data as DisputeExternalEventData) : null),
+      refusedBy: 'payments',
+      apply: async (manager, events) => {
+        for (const { envelope, item } of events) await this.apply(manager, envelope, item);
+      },
+    });
+  }
 
-  @ConsumeTopic(DISPUTES_TOPICS.events, { types: Object.values(DISPUTE_EXTERNAL_EVENT_TYPES) })
-  async consume(@Payload() message: ReceivedMessage): Promise<void> {
-    const { envelope } = message;
-    const data = envelope.data as DisputeExternalEventData;
+  @ConsumeTopicInBatches(DISPUTES_TOPICS.events, { types: Object.values(DISPUTE_EXTERNAL_EVENT_TYPES) })
+  consume(@Payload() messages: ReceivedMessage[]): Promise<void> {
+    return this.intake.handleAll(messages.map((message) => message.envelope));
+  }
+
+  private async apply(manager: EntityManager, envelope: MessageEnvelope, data: DisputeExternalEventData): Promise<void> {
     const open = envelope.type === DISPUTE_EXTERNAL_EVENT_TYPES.opened;
-    if (!open && envelope.type !== DISPUTE_EXTERNAL_EVENT_TYPES.rejected && envelope.type !== DISPUTE_EXTERNAL_EVENT_TYPES.accepted) return;
-    await retryOnConflict(DEFAULT_CONFLICT_RETRY_POLICY, () =>
-      this.dataSource.transaction(async (manager) => {
-        if (!(await claimInboxMessage(manager, INBOX_CONSUMER, envelope.id))) return;
-        // Settle first: its projection write must not be undone by the flag's version check.
-        if (envelope.type === DISPUTE_EXTERNAL_EVENT_TYPES.accepted) await this.settle(manager, data, { id: envelope.id, correlationId: envelope.correlationId });
-        await setOpenDispute(manager, data.merchantId, data.orderId, open, data.version);
-        const told = open ? answerWaitingOpen(envelope) : outcomeApplied(envelope, this.clock.now());
-        if (told) await enqueueOutbox(manager, [told]);
-      }),
-    );
+    // Settle first: its projection write must not be undone by the flag's version check.
+    if (envelope.type === DISPUTE_EXTERNAL_EVENT_TYPES.accepted) await this.settle(manager, data, { id: envelope.id, correlationId: envelope.correlationId });
+    await setOpenDispute(manager, data.merchantId, data.orderId, open, data.version);
+    const told = open ? answerWaitingOpen(envelope) : outcomeApplied(envelope, this.clock.now());
+    if (told) await enqueueOutbox(manager, [told]);
   }
 
   private async settle(manager: EntityManager, data: DisputeExternalEventData, causation: { id: string; correlationId: string }): Promise<void> {
     if (data.settledAmountMinor === null || !/^[1-9]\d*$/.test(data.settledAmountMinor)) throw new PoisonMessageError(`DisputeAccepted ${data.disputeId} carries no settled amount`);
     const methodCatalog = await loadMethodCatalog(manager, data.merchantId);
-    try {
-      await handlePaymentOrderCommand(
-        this.ledger,
-        { manager },
-        data.merchantId,
-        data.orderId,
-        { type: 'SettleIncomingPaymentByDispute', data: { disputeId: data.disputeId, amountMinor: BigInt(data.settledAmountMinor) }, metadata: { now: this.clock.now(), methodCatalog } },
-        causation,
-      );
-    } catch (error) {
-      // A refusal (no such incoming order) will not change on retry: dead-letter it for an operator.
-      if (error instanceof DomainError) throw new PoisonMessageError(`DisputeAccepted ${data.disputeId} refused by payments: ${error.code} ${error.message}`);
-      throw error;
-    }
+    // A refusal (no such incoming order) becomes poison through the intake (`refusedBy`).
+    await handlePaymentOrderCommand(
+      this.ledger,
+      { manager },
+      data.merchantId,
+      data.orderId,
+      { type: 'SettleIncomingPaymentByDispute', data: { disputeId: data.disputeId, amountMinor: BigInt(data.settledAmountMinor) }, metadata: { now: this.clock.now(), methodCatalog } },
+      causation,
+    );
   }
 }
 

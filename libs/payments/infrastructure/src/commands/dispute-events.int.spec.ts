@@ -51,7 +51,8 @@ describe('payments applying a dispute review, on real Postgres', () => {
     const data: Partial<DisputeExternalEventData> = { merchantId: MERCHANT, orderId, disputeId: 'dsp_000000000000000000000042', version, settledAmountMinor: null, occurredAt: NOW.toISOString() };
     return createEnvelope({ type, schemaVersion: DISPUTE_EXTERNAL_EVENT_SCHEMA_VERSION, source: 'disputes', subject: `merchant:${MERCHANT}/order:${orderId}`, data, correlationId: 'req_review', causationId: randomUUID() });
   };
-  const consume = (envelope: MessageEnvelope) => consumer.consume({ topic: DISPUTES_TOPICS.events, partition: 0, offset: '0', key: `${MERCHANT}/x`, envelope });
+  const consume = (...envelopes: MessageEnvelope[]) =>
+    consumer.consume(envelopes.map((envelope, offset) => ({ topic: DISPUTES_TOPICS.events, partition: 0, offset: String(offset), key: `${MERCHANT}/x`, envelope })));
   const outboxOf = (orderId: string) =>
     dataSource.query<Array<{ topic: string; message_key: string; envelope: MessageEnvelope }>>(`SELECT topic, message_key, envelope FROM outbox WHERE envelope->>'subject' = $1 ORDER BY position`, [`merchant:${MERCHANT}/order:${orderId}`]);
 
@@ -76,6 +77,23 @@ describe('payments applying a dispute review, on real Postgres', () => {
       causationId: rejected.id,
       data: { merchantId: MERCHANT, orderId, disputeId: 'dsp_000000000000000000000042', disputeVersion: 2, occurredAt: NOW.toISOString() },
     });
+  });
+
+  it('applies a batch of review outcomes in one transaction, in order, each once', async () => {
+    await disputedOrder('B-1');
+    await disputedOrder('B-2');
+    const first = reviewEvent('B-1', DISPUTE_EXTERNAL_EVENT_TYPES.rejected, 2);
+    await consume(first);
+    await consume(first, reviewEvent('B-2', DISPUTE_EXTERNAL_EVENT_TYPES.rejected, 2), reviewEvent('B-1', DISPUTE_EXTERNAL_EVENT_TYPES.opened, 3));
+
+    const orders = await dataSource.query(`SELECT order_id, open_dispute, dispute_version FROM payment_orders WHERE merchant_id = $1 AND order_id LIKE 'B-%' ORDER BY order_id`, [MERCHANT]);
+    expect(orders).toEqual([
+      { order_id: 'B-1', open_dispute: true, dispute_version: 3 },
+      { order_id: 'B-2', open_dispute: false, dispute_version: 2 },
+    ]);
+    // One acknowledgement per applied rejection; the reopen has nobody waiting (no replyTo).
+    expect((await outboxOf('B-1')).map((row) => row.envelope.causationId)).toEqual([first.id]);
+    expect(await outboxOf('B-2')).toHaveLength(1);
   });
 
   it('on upgrade, turns a RecordDisputeOutcomeApplied still waiting in the outbox into the event, and leaves published ones alone', async () => {

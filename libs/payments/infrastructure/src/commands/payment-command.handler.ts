@@ -2,7 +2,6 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
   COMMAND_REPLY_TYPE,
   PAYMENT_COMMAND_SCHEMA_VERSION,
-  PAYMENT_COMMAND_TYPES,
   payerPageTokenHash,
   type CommandReplyData,
   type PayerLinkRequest,
@@ -10,9 +9,8 @@ import {
   type PaymentCommandType,
 } from '@mp/contracts-payments';
 import { agentOrderNotFound, type PaymentOrderCommand } from '@mp/payments-domain';
-import { DEFAULT_CONFLICT_RETRY_POLICY, retryOnConflict } from '@mp/shared-command-handling';
-import { claimInboxMessage, commandReplyMessage, enqueueOutbox, PoisonMessageError, type MessageEnvelope } from '@mp/shared-messaging';
-import { RequestPipe } from '@mp/shared-nest-http';
+import { CommandIntake } from '@mp/shared-command-handling';
+import { PoisonMessageError, type MessageEnvelope } from '@mp/shared-messaging';
 import { DomainError } from '@mp/shared-util-errors';
 import { DataSource, type EntityManager } from 'typeorm';
 import { PayerPageLinks } from '../payer-pages/payer-page-links';
@@ -36,46 +34,43 @@ interface Resolved {
 }
 
 /**
- * Handles one command from `payments.commands`: in a single transaction it claims the command
- * in the inbox, runs it on its order and writes the events and the reply to the outbox.
- * Either all of that commits or none of it does.
+ * Handles the commands of `payments.commands` through the shared intake (CommandIntake): the
+ * inbox claim, the command on its order, its events and its reply in one transaction, all of
+ * it or none. Consecutive commands of one partition share one transaction (`handleAll`): one
+ * commit, one inbox statement, one outbox write and one relay pass for all their events and
+ * replies. Business rejections are replies like any outcome, so they stay in the batch; anything
+ * else rolls the batch back and the messaging port hands the same commands to `handle` one at
+ * a time, where each meets the error policy alone (and a version conflict is retried).
  */
 @Injectable()
 export class PaymentCommandHandler {
   private readonly logger = new Logger(PaymentCommandHandler.name);
+  private readonly intake: CommandIntake<PaymentCommandType>;
 
   constructor(
-    private readonly dataSource: DataSource,
+    dataSource: DataSource,
     @Inject(LEDGER_HOLDS) private readonly ledger: LedgerHolds,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(PAYMENTS_SETTINGS) private readonly settings: PaymentsSettings,
     private readonly payerPageLinks: PayerPageLinks,
     private readonly recipientAccounts: RecipientAccountVault,
-  ) {}
-
-  async handle(envelope: MessageEnvelope): Promise<void> {
-    await assertValidCommand(envelope);
-    // The inbox claim, the command and the reply share one transaction, so a version conflict
-    // (another writer appended to the order first; rare, as one order's commands share a
-    // partition) runs all of it again, re-reading the order.
-    await retryOnConflict(DEFAULT_CONFLICT_RETRY_POLICY, () => this.dataSource.transaction((manager) => this.handleInTransaction(manager, envelope)));
-    this.crashIfInjected([envelope]);
+  ) {
+    this.intake = new CommandIntake(dataSource, {
+      inbox: INBOX_CONSUMER,
+      contract: { schemaVersion: PAYMENT_COMMAND_SCHEMA_VERSION, payloads: PAYMENT_COMMAND_PAYLOADS },
+      reply: { type: COMMAND_REPLY_TYPE, source: 'payments' },
+      run: (manager, envelope) => this.run(manager, envelope),
+      afterCommit: (committed) => this.crashIfInjected(committed),
+    });
   }
 
-  /**
-   * Consecutive commands of one partition in one transaction, in order: one commit, and one
-   * relay pass for all their events and replies, instead of one each. Business rejections are
-   * replies like any outcome, so they stay in the batch. Anything else (a malformed command, a
-   * version conflict, an outage) rolls the whole batch back and throws; the messaging port then
-   * hands the same commands to `handle` one at a time, where each meets the error policy alone.
-   */
-  async handleAll(envelopes: MessageEnvelope[]): Promise<void> {
-    if (envelopes.length === 1) return this.handle(envelopes[0]);
-    for (const envelope of envelopes) await assertValidCommand(envelope);
-    await this.dataSource.transaction(async (manager) => {
-      for (const envelope of envelopes) await this.handleInTransaction(manager, envelope);
-    });
-    this.crashIfInjected(envelopes);
+  handle(envelope: MessageEnvelope): Promise<void> {
+    return this.intake.handle(envelope);
+  }
+
+  /** Consecutive commands of one partition in one transaction, in order (see the class comment). */
+  handleAll(envelopes: readonly MessageEnvelope[]): Promise<void> {
+    return this.intake.handleAll(envelopes);
   }
 
   private crashIfInjected(committed: MessageEnvelope[]): void {
@@ -85,26 +80,18 @@ export class PaymentCommandHandler {
     process.kill(process.pid, 'SIGKILL');
   }
 
-  private async handleInTransaction(manager: EntityManager, envelope: MessageEnvelope): Promise<void> {
-    if (!(await claimInboxMessage(manager, INBOX_CONSUMER, envelope.id))) return;
-    let reply: CommandReplyData;
-    try {
-      const resolved = await this.resolve(manager, envelope);
-      const causation = { id: envelope.id, correlationId: envelope.correlationId };
-      const result = resolved.command
-        ? await handlePaymentOrderCommand(this.ledger, { manager }, resolved.merchantId, resolved.orderId, resolved.command, causation)
-        : { order: await this.currentOrder(manager, resolved.merchantId, resolved.orderId) };
-      // No redirect_url in the clear: replies travel through the outbox and Kafka, and the link
-      // holds the payer's credential. It goes sealed for the asking gateway process instead.
-      // The projection row (written in this transaction) carries the open-dispute overlay.
-      const row = (await findOrder(manager, resolved.merchantId, resolved.orderId)) ?? orderToRow(result.order);
-      reply = { outcome: 'accepted', order: rowToView(row, null), ...this.sealedPayerLink(envelope, row) };
-    } catch (error) {
-      if (!(error instanceof DomainError)) throw error;
-      reply = { outcome: 'rejected', error: error.toDescription() };
-    }
-    const replyMessage = commandReplyMessage(envelope, { type: COMMAND_REPLY_TYPE, source: 'payments', data: reply });
-    if (replyMessage) await enqueueOutbox(manager, [replyMessage]);
+  /** The command on its order; the accepted reply's fields. A DomainError is the rejection. */
+  private async run(manager: EntityManager, envelope: MessageEnvelope): Promise<Omit<Extract<CommandReplyData, { outcome: 'accepted' }>, 'outcome'>> {
+    const resolved = await this.resolve(manager, envelope);
+    const causation = { id: envelope.id, correlationId: envelope.correlationId };
+    const result = resolved.command
+      ? await handlePaymentOrderCommand(this.ledger, { manager }, resolved.merchantId, resolved.orderId, resolved.command, causation)
+      : { order: await this.currentOrder(manager, resolved.merchantId, resolved.orderId) };
+    // No redirect_url in the clear: replies travel through the outbox and Kafka, and the link
+    // holds the payer's credential. It goes sealed for the asking gateway process instead.
+    // The projection row (written in this transaction) carries the open-dispute overlay.
+    const row = (await findOrder(manager, resolved.merchantId, resolved.orderId)) ?? orderToRow(result.order);
+    return { order: rowToView(row, null), ...this.sealedPayerLink(envelope, row) };
   }
 
   /**
@@ -215,19 +202,5 @@ export class PaymentCommandHandler {
     const row = await findOrderByPayerPageTokenHash(manager, tokenHash);
     if (!row) throw new DomainError('NOT_FOUND', 'No such payment page');
     return row;
-  }
-}
-
-const payloadPipe = new RequestPipe();
-
-/** A command of an unknown type or version, or whose payload fails its request class, can never succeed: it is poison, not a business rejection. */
-async function assertValidCommand(envelope: MessageEnvelope): Promise<void> {
-  if (envelope.schemaVersion !== PAYMENT_COMMAND_SCHEMA_VERSION) throw new PoisonMessageError(`unsupported schema version ${envelope.schemaVersion} of ${envelope.type}`);
-  if (!Object.values(PAYMENT_COMMAND_TYPES).includes(envelope.type as PaymentCommandType)) throw new PoisonMessageError(`unknown command type ${envelope.type}`);
-  try {
-    await payloadPipe.validateAs(PAYMENT_COMMAND_PAYLOADS[envelope.type as PaymentCommandType], envelope.data);
-  } catch (error) {
-    if (!(error instanceof DomainError)) throw error;
-    throw new PoisonMessageError(`malformed ${envelope.type} payload: ${error.details.map((detail) => `${detail.field} ${detail.issue}`).join('; ')}`);
   }
 }

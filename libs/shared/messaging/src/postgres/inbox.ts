@@ -6,9 +6,22 @@ import type { EntityManager } from 'typeorm';
  * message changes nothing.
  */
 export async function claimInboxMessage(manager: EntityManager, consumer: string, messageId: string): Promise<boolean> {
-  const rows: unknown[] = await manager.query(
-    `INSERT INTO inbox (consumer, message_id) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING message_id`,
-    [consumer, messageId],
+  return (await claimInboxMessages(manager, consumer, [messageId])).has(messageId);
+}
+
+/**
+ * `claimInboxMessage` for a batch, in one statement (one round trip however many messages):
+ * returns the ids `consumer` had not processed before, each once (a message the relay
+ * published twice may sit twice in one batch). The caller runs the effect of each returned
+ * id once and skips the rest.
+ */
+export async function claimInboxMessages(manager: EntityManager, consumer: string, messageIds: readonly string[]): Promise<Set<string>> {
+  if (messageIds.length === 0) return new Set();
+  const rows: Array<{ message_id: string }> = await manager.query(
+    `INSERT INTO inbox (consumer, message_id) SELECT $1, id FROM unnest($2::uuid[]) AS id ON CONFLICT DO NOTHING RETURNING message_id`,
+    [consumer, [...new Set(messageIds)]],
   );
-  return rows.length === 1;
+  // PostgreSQL answers UUIDs in lower case; envelope ids may come in either.
+  const claimed = new Set(rows.map((row) => row.message_id));
+  return new Set(messageIds.filter((id) => claimed.has(id.toLowerCase())));
 }

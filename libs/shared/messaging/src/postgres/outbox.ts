@@ -10,6 +10,45 @@ export const OUTBOX_NOTIFY_CHANNEL = 'outbox_enqueued';
  */
 export async function enqueueOutbox(manager: EntityManager, messages: OutgoingMessage[]): Promise<void> {
   if (messages.length === 0) return;
+  const collected = collectedOutboxOf(manager);
+  if (collected) {
+    collected.push(...messages);
+    return;
+  }
+  await insertIntoOutbox(manager, messages);
+}
+
+/** Where `withOneOutboxWrite` keeps a transaction's messages: its query runner's own scratch space. */
+const COLLECTED_OUTBOX = 'mp.collectedOutbox';
+
+function collectedOutboxOf(manager: EntityManager): OutgoingMessage[] | undefined {
+  return manager.queryRunner?.data?.[COLLECTED_OUTBOX] as OutgoingMessage[] | undefined;
+}
+
+/**
+ * Runs `work` in the transaction of `manager` with every `enqueueOutbox` of it collected, then
+ * writes them all in one statement, in the order they were enqueued (so the relay publishes
+ * them in that order, as if each had been written at once). A batch of commands or events then
+ * costs one outbox round trip, not one per hook that enqueues. If `work` throws nothing is
+ * written, and the transaction rolls back anyway.
+ */
+export async function withOneOutboxWrite<T>(manager: EntityManager, work: () => Promise<T>): Promise<T> {
+  const data = manager.queryRunner?.data as Record<string, unknown> | undefined;
+  if (!data) throw new Error('withOneOutboxWrite needs the manager of a transaction');
+  if (data[COLLECTED_OUTBOX]) return work();
+  const collected: OutgoingMessage[] = [];
+  data[COLLECTED_OUTBOX] = collected;
+  try {
+    const result = await work();
+    delete data[COLLECTED_OUTBOX];
+    if (collected.length > 0) await insertIntoOutbox(manager, collected);
+    return result;
+  } finally {
+    delete data[COLLECTED_OUTBOX];
+  }
+}
+
+async function insertIntoOutbox(manager: EntityManager, messages: OutgoingMessage[]): Promise<void> {
   const values: unknown[] = [];
   const rows = messages.map((message, index) => {
     values.push(message.envelope.id, message.topic, message.key, JSON.stringify(message.envelope));

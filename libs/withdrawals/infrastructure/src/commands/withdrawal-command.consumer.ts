@@ -1,7 +1,7 @@
 import { Controller, Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
 import { WITHDRAWALS_TOPICS } from '@mp/contracts-withdrawals';
-import { ConsumeTopic, MESSAGE_BROKER, type MessageBroker, type MessagingTransportOptions, type ReceivedMessage } from '@mp/shared-messaging';
+import { ConsumeTopicInBatches, MESSAGE_BROKER, type MessageBroker, type MessagingTransportOptions, type ReceivedMessage } from '@mp/shared-messaging';
 import { WITHDRAWALS_SETTINGS, type WithdrawalsSettings } from '../withdrawals-settings';
 import { WithdrawalCommandHandler } from './withdrawal-command.handler';
 
@@ -16,9 +16,10 @@ export const WITHDRAWALS_CONSUMERS: MessagingTransportOptions = { groupId: WITHD
 export class WithdrawalCommandConsumer {
   constructor(private readonly handler: WithdrawalCommandHandler) {}
 
-  @ConsumeTopic(WITHDRAWALS_TOPICS.commands)
-  handle(@Payload() message: ReceivedMessage): Promise<void> {
-    return this.handler.handle(message.envelope);
+  /** Commands fetched together share one transaction (see WithdrawalCommandHandler). */
+  @ConsumeTopicInBatches(WITHDRAWALS_TOPICS.commands)
+  handle(@Payload() messages: ReceivedMessage[]): Promise<void> {
+    return this.handler.handleAll(messages.map((message) => message.envelope));
   }
 }
 

@@ -1,10 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { COMMAND_REPLY_TYPE } from '@mp/contracts-payments';
-import { WITHDRAWAL_COMMAND_SCHEMA_VERSION, WITHDRAWAL_COMMAND_TYPES, type WithdrawalCommandDataByType, type WithdrawalCommandReplyData, type WithdrawalCommandType } from '@mp/contracts-withdrawals';
+import { WITHDRAWAL_COMMAND_SCHEMA_VERSION, type WithdrawalCommandDataByType, type WithdrawalCommandReplyData, type WithdrawalCommandType } from '@mp/contracts-withdrawals';
 import type { LedgerHolds } from '@mp/ledger-client';
-import { DEFAULT_CONFLICT_RETRY_POLICY, retryOnConflict } from '@mp/shared-command-handling';
-import { claimInboxMessage, commandReplyMessage, enqueueOutbox, PoisonMessageError, type MessageEnvelope } from '@mp/shared-messaging';
-import { RequestPipe } from '@mp/shared-nest-http';
+import { CommandIntake } from '@mp/shared-command-handling';
+import { PoisonMessageError, type MessageEnvelope } from '@mp/shared-messaging';
 import { DomainError } from '@mp/shared-util-errors';
 import { toWithdrawalStreamId, type NetworkAnswer, type WithdrawalCommand } from '@mp/withdrawals-domain';
 import { DataSource, type EntityManager } from 'typeorm';
@@ -23,48 +22,45 @@ interface Resolved {
 }
 
 /**
- * Handles `withdrawals.commands` like payments handles its commands: one transaction claims
- * the command in the inbox, runs it on the shared command core (placing the hold first for a
- * new withdrawal) and writes the events and the reply to the outbox; all of it commits or none
- * of it does.
+ * Handles `withdrawals.commands` like payments handles its commands, through the shared intake
+ * (CommandIntake): one transaction claims the command in the inbox, runs it on the shared
+ * command core (placing the hold first for a new withdrawal) and writes the events and the
+ * reply to the outbox; all of it commits or none of it does. Consecutive commands of one
+ * partition share one transaction (`handleAll`). A reconciliation asks the network in `resolve`,
+ * before the transaction opens (never while holding it), so a batch's transaction stays short.
  */
 @Injectable()
 export class WithdrawalCommandHandler {
+  private readonly intake: CommandIntake<WithdrawalCommandType, Resolved>;
+
   constructor(
     private readonly dataSource: DataSource,
     @Inject(LEDGER_HOLDS) private readonly ledger: LedgerHolds,
     @Inject(WITHDRAWALS_SETTINGS) private readonly settings: WithdrawalsSettings,
     @Inject(NETWORK_ADAPTER) private readonly network: NetworkAdapter,
-  ) {}
-
-  async handle(envelope: MessageEnvelope): Promise<void> {
-    if (envelope.schemaVersion !== WITHDRAWAL_COMMAND_SCHEMA_VERSION) throw new PoisonMessageError(`unsupported schema version ${envelope.schemaVersion} of ${envelope.type}`);
-    if (!Object.values(WITHDRAWAL_COMMAND_TYPES).includes(envelope.type as WithdrawalCommandType)) throw new PoisonMessageError(`unknown command type ${envelope.type}`);
-    await assertValidPayload(envelope);
-    // A refusal found while resolving (a reconciliation the network cannot answer) is the reply.
-    const resolved = await this.resolve(envelope).catch((error: unknown) => {
-      if (error instanceof DomainError) return error;
-      throw error;
+  ) {
+    this.intake = new CommandIntake(dataSource, {
+      inbox: INBOX_CONSUMER,
+      contract: { schemaVersion: WITHDRAWAL_COMMAND_SCHEMA_VERSION, payloads: WITHDRAWAL_COMMAND_PAYLOADS },
+      reply: { type: COMMAND_REPLY_TYPE, source: 'withdrawals' },
+      // A refusal found while resolving (a reconciliation the network cannot answer) is the reply.
+      prepare: (envelope) => this.resolve(envelope),
+      run: (manager, envelope, resolved) => this.run(manager, envelope, resolved),
     });
-    // A version conflict (the sender or an operator appended to the withdrawal first) runs the
-    // whole transaction again, re-reading the withdrawal.
-    await retryOnConflict(DEFAULT_CONFLICT_RETRY_POLICY, () => this.dataSource.transaction((manager) => this.handleInTransaction(manager, envelope, resolved)));
   }
 
-  private async handleInTransaction(manager: EntityManager, envelope: MessageEnvelope, resolved: Resolved | DomainError): Promise<void> {
-    if (!(await claimInboxMessage(manager, INBOX_CONSUMER, envelope.id))) return;
-    let reply: WithdrawalCommandReplyData;
-    try {
-      if (resolved instanceof DomainError) throw resolved;
-      const result = await handleWithdrawalCommand(this.ledger, { manager }, resolved.merchantId, resolved.orderId, resolved.command, { id: envelope.id, correlationId: envelope.correlationId });
-      const reconciliation = resolved.command.type === 'ReconcileWithdrawal' ? { reconciliation: reconciliationToView(result.withdrawal.reconciliation) } : {};
-      reply = { outcome: 'accepted', withdrawal: withdrawalToView(result.withdrawal), ...reconciliation };
-    } catch (error) {
-      if (!(error instanceof DomainError)) throw error;
-      reply = { outcome: 'rejected', error: error.toDescription() };
-    }
-    const replyMessage = commandReplyMessage(envelope, { type: COMMAND_REPLY_TYPE, source: 'withdrawals', data: reply });
-    if (replyMessage) await enqueueOutbox(manager, [replyMessage]);
+  handle(envelope: MessageEnvelope): Promise<void> {
+    return this.intake.handle(envelope);
+  }
+
+  handleAll(envelopes: readonly MessageEnvelope[]): Promise<void> {
+    return this.intake.handleAll(envelopes);
+  }
+
+  private async run(manager: EntityManager, envelope: MessageEnvelope, resolved: Resolved): Promise<Omit<Extract<WithdrawalCommandReplyData, { outcome: 'accepted' }>, 'outcome'>> {
+    const result = await handleWithdrawalCommand(this.ledger, { manager }, resolved.merchantId, resolved.orderId, resolved.command, { id: envelope.id, correlationId: envelope.correlationId });
+    const reconciliation = resolved.command.type === 'ReconcileWithdrawal' ? { reconciliation: reconciliationToView(result.withdrawal.reconciliation) } : {};
+    return { withdrawal: withdrawalToView(result.withdrawal), ...reconciliation };
   }
 
   /** Turns a validated wire command into the domain command (a reconciliation asks the network first). */
@@ -107,17 +103,5 @@ export class WithdrawalCommandHandler {
     } catch (error) {
       throw new DomainError('SERVICE_UNAVAILABLE', `The network did not answer about ${idempotencyKey} (${String(error)}); reconcile again later`);
     }
-  }
-}
-
-const payloadPipe = new RequestPipe();
-
-/** A payload that fails its request class can never succeed: it is poison, not a business rejection. */
-async function assertValidPayload(envelope: MessageEnvelope): Promise<void> {
-  try {
-    await payloadPipe.validateAs(WITHDRAWAL_COMMAND_PAYLOADS[envelope.type as WithdrawalCommandType], envelope.data);
-  } catch (error) {
-    if (!(error instanceof DomainError)) throw error;
-    throw new PoisonMessageError(`malformed ${envelope.type} payload: ${error.details.map((detail) => `${detail.field} ${detail.issue}`).join('; ')}`);
   }
 }

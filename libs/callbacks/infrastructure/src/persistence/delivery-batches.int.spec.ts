@@ -1,0 +1,62 @@
+/**
+ * Goal: the dispatcher records a batch of events' deliveries in one statement with what one
+ * insert per event did: each new delivery pending and due, one to a disabled endpoint parked, an
+ * event (or the same fact under another id) that already has a delivery adding nothing, and the
+ * count of new ones returned so the worker is nudged only for them.
+ * Method: the callbacks migrations on a private real PostgreSQL, every statement recorded.
+ */
+import { randomUUID } from 'node:crypto';
+import type { CallbackIntent } from '@mp/callbacks-domain';
+import { migratedPrivateDatabase, recordStatements } from '@mp/shared-data-access-postgres';
+import type { DataSource } from 'typeorm';
+import { CALLBACKS_MIGRATIONS } from '../callbacks.module';
+import { insertDeliveries, type NewDelivery } from './delivery.store';
+
+const NOW = new Date('2026-03-01T10:00:00.000Z');
+
+function delivery(orderId: string, stateVersion: number, url = 'https://shop.example/cb'): NewDelivery {
+  const id = randomUUID();
+  const intent: CallbackIntent = {
+    merchantId: 'mch_1',
+    callbackType: 'payment.succeeded',
+    subject: { kind: 'payment_order', id: orderId },
+    stateVersion,
+    target: { kind: 'url', url },
+    state: {},
+    occurredAt: NOW.toISOString(),
+  };
+  return { deliveryId: `msg_${id}`, sourceEvent: { id, type: 'PaymentOrderSucceeded', topic: 'payments.order.events' }, intent, targetUrl: url, body: '{}' };
+}
+
+describe('callback deliveries recorded in batches, on real Postgres', () => {
+  let dataSource: DataSource;
+  let statements: string[];
+
+  beforeAll(async () => {
+    dataSource = await migratedPrivateDatabase('cbatch', CALLBACKS_MIGRATIONS);
+    statements = recordStatements(dataSource);
+    await dataSource.query(`INSERT INTO callback_disabled_endpoints (merchant_id, url, disabled_at, reason) VALUES ('mch_1', 'https://gone.example/cb', now(), 'answered 410')`);
+  });
+
+  afterAll(async () => {
+    await dataSource?.destroy();
+  });
+
+  it('records new deliveries in one statement, parks the disabled endpoint’s, and adds nothing for a fact already recorded', async () => {
+    const first = delivery('A-1', 3);
+    expect(await insertDeliveries(dataSource.manager, [first], NOW)).toBe(1);
+
+    statements.length = 0;
+    const sameFactNewId = { ...delivery('A-1', 3), body: '{"copy":true}' };
+    const created = await insertDeliveries(dataSource.manager, [first, delivery('A-2', 3), sameFactNewId, delivery('A-3', 4, 'https://gone.example/cb'), delivery('A-2', 3)], NOW);
+
+    expect(created).toBe(2);
+    expect(statements).toHaveLength(1);
+    const rows = await dataSource.query(`SELECT subject_id, status, next_attempt_at FROM callback_deliveries ORDER BY subject_id`);
+    expect(rows).toEqual([
+      { subject_id: 'A-1', status: 'pending', next_attempt_at: NOW },
+      { subject_id: 'A-2', status: 'pending', next_attempt_at: NOW },
+      { subject_id: 'A-3', status: 'endpoint_disabled', next_attempt_at: null },
+    ]);
+  });
+});

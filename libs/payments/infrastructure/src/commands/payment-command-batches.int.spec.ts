@@ -1,0 +1,85 @@
+/**
+ * Goal: payments' commands go through the one intake: a batch of pay-in commands commits once
+ * with one inbox statement and one outbox write for all their events and replies, and a single
+ * command writes its events and its reply in one outbox statement. Prints the SQL statements a
+ * pay-in's four commands cost (create, payer opens the page, payer says paid, agent confirms),
+ * one at a time and in batches of ten pay-ins.
+ * Method: payments' migrations on a private real PostgreSQL, the handler called as the
+ * messaging port calls it, every statement recorded.
+ */
+import { randomBytes } from 'node:crypto';
+import { COMMAND_REPLY_TYPE, payerPageTokenHash, PAYMENT_COMMAND_SCHEMA_VERSION, type PaymentCommandType } from '@mp/contracts-payments';
+import { migratedPrivateDatabase, recordStatements } from '@mp/shared-data-access-postgres';
+import { createEnvelope, type MessageEnvelope } from '@mp/shared-messaging';
+import { SecretKeyring } from '@mp/shared-util-secret-box';
+import type { DataSource } from 'typeorm';
+import type { LedgerHolds } from '../ledger/ledger-holds.port';
+import { PayerPageLinks } from '../payer-pages/payer-page-links';
+import type { PaymentsSettings } from '../payments-settings';
+import { PAYMENTS_MIGRATIONS } from '../payments.module';
+import { RecipientAccountVault } from '../recipient-accounts/recipient-account.vault';
+import { saveAgent } from '../reference-data/payment-agents.store';
+import { PaymentCommandHandler } from './payment-command.handler';
+
+const MERCHANT = `mch_${randomBytes(12).toString('hex')}`;
+const AGENT = `agt_${randomBytes(12).toString('hex')}`;
+const NO_LEDGER = new Proxy({}, { get: (_target, name) => () => Promise.reject(new Error(`unexpected ledger call ${String(name)}`)) }) as LedgerHolds;
+
+describe('payments commands through the one intake, on real Postgres', () => {
+  let dataSource: DataSource;
+  let statements: string[];
+  let handler: PaymentCommandHandler;
+  let links: PayerPageLinks;
+  const count = (pattern: RegExp) => statements.filter((statement) => pattern.test(statement)).length;
+
+  const command = (type: PaymentCommandType, data: object): MessageEnvelope =>
+    createEnvelope({ type, schemaVersion: PAYMENT_COMMAND_SCHEMA_VERSION, source: 'gateway', subject: 'test', data, correlationId: `req_${randomBytes(4).toString('hex')}`, replyTo: 'gateway.replies.test' });
+  /** The four commands of one pay-in, step by step. */
+  const payInSteps = (orderId: string): MessageEnvelope[] => {
+    const tokenHash = payerPageTokenHash(links.tokenFor(MERCHANT, orderId));
+    return [
+      command('CreateIncomingPayment', { merchantId: MERCHANT, orderId, amountMinor: '150000', currency: 'RUB', country: 'RU', callbackUrl: 'https://shop.example/cb', method: 'bank_card' }),
+      command('OpenPayerPage', { payerPageTokenHash: tokenHash }),
+      command('MarkPaidByPayer', { payerPageTokenHash: tokenHash }),
+      command('AgentConfirmPayIn', { merchantId: MERCHANT, orderId, agentId: AGENT }),
+    ];
+  };
+  const statusOf = async (orderId: string) => (await dataSource.query(`SELECT status FROM payment_orders WHERE merchant_id = $1 AND order_id = $2`, [MERCHANT, orderId]))[0]?.status;
+
+  beforeAll(async () => {
+    dataSource = await migratedPrivateDatabase('pcb', PAYMENTS_MIGRATIONS);
+    statements = recordStatements(dataSource);
+    const settings = { secretsKeyring: SecretKeyring.single(randomBytes(32)), payerPageBaseUrl: 'https://pay.example', crashAfterCommitOf: null } as unknown as PaymentsSettings;
+    links = new PayerPageLinks(settings);
+    handler = new PaymentCommandHandler(dataSource, NO_LEDGER, { now: () => new Date() }, settings, links, new RecipientAccountVault(settings));
+    await saveAgent(dataSource.manager, { agent_id: AGENT, display_name: 'Agent', payment_details: 'card 0000', serves: [{ method: 'bank_card', country: 'RU', currency: 'RUB' }], active: true });
+  });
+
+  afterAll(async () => {
+    await dataSource?.destroy();
+  });
+
+  it('handles a pay-in one command at a time, each writing its events and reply in one outbox statement', async () => {
+    statements.length = 0;
+    for (const step of payInSteps('A-single')) await handler.handle(step);
+    console.log(`payments, one command at a time: ${statements.length} statements per pay-in (4 commands)`);
+    expect(await statusOf('A-single')).toBe('SUCCEEDED');
+    expect(count(/^START TRANSACTION/)).toBe(4);
+    expect(count(/INSERT INTO inbox/)).toBe(4);
+    expect(count(/INSERT INTO outbox/)).toBe(4);
+  });
+
+  it('handles ten pay-ins step by step in batches: one transaction, one inbox and one outbox statement per batch', async () => {
+    const orders = Array.from({ length: 10 }, (_, index) => `A-batch-${index}`);
+    const steps = orders.map(payInSteps);
+    statements.length = 0;
+    for (let step = 0; step < 4; step += 1) await handler.handleAll(steps.map((commands) => commands[step]));
+    console.log(`payments, batches of 10: ${(statements.length / orders.length).toFixed(1)} statements per pay-in (4 commands)`);
+    expect(await Promise.all(orders.map(statusOf))).toEqual(orders.map(() => 'SUCCEEDED'));
+    expect(count(/^START TRANSACTION/)).toBe(4);
+    expect(count(/INSERT INTO inbox/)).toBe(4);
+    expect(count(/INSERT INTO outbox/)).toBe(4);
+    const replies = await dataSource.query(`SELECT count(*)::int AS n FROM outbox WHERE envelope->>'type' = $1 AND envelope->'data'->>'outcome' = 'accepted'`, [COMMAND_REPLY_TYPE]);
+    expect(replies).toEqual([{ n: 44 }]);
+  });
+});

@@ -1,0 +1,190 @@
+/**
+ * Goal: the one intake every consumer uses keeps its promises on a real PostgreSQL server: a
+ * batch of commands with mixed outcomes commits once, with one inbox statement and one outbox
+ * statement for all of it; a redelivered id is skipped (also when it sits twice in one batch); a
+ * failure that is not a business rejection rolls the whole batch back and reaches the caller (so
+ * the port falls back to one by one); a malformed envelope is poison; a single message is retried
+ * on a version conflict; events are applied in lock-key order, keeping each key's order.
+ * Method: a toy `things` table on a private database, the messaging schema, and every statement
+ * the intake sends recorded (recordStatements).
+ */
+import { randomUUID } from 'node:crypto';
+import { migratedPrivateDatabase, recordStatements } from '@mp/shared-data-access-postgres';
+import { createEnvelope, MessagingSchema1700000000000, PoisonMessageError, StreamVersionConflictError, type MessageEnvelope } from '@mp/shared-messaging';
+import { DomainError } from '@mp/shared-util-errors';
+import { IsInt, IsString } from 'class-validator';
+import type { DataSource, EntityManager } from 'typeorm';
+import { CommandIntake, MessageIntake, type CommandContract } from './message-intake';
+
+class AddThingDto {
+  @IsString()
+  name!: string;
+
+  @IsInt()
+  size!: number;
+}
+
+const contract: CommandContract<'AddThing'> = { schemaVersion: 1, payloads: { AddThing: AddThingDto } };
+
+function command(name: string, size: number, fields: { id?: string; schemaVersion?: number; type?: string } = {}): MessageEnvelope {
+  return createEnvelope({
+    id: fields.id,
+    type: fields.type ?? 'AddThing',
+    schemaVersion: fields.schemaVersion ?? 1,
+    source: 'test',
+    subject: name,
+    data: { name, size },
+    correlationId: `req_${name}`,
+    replyTo: 'replies.test',
+  });
+}
+
+describe('message intake on real Postgres', () => {
+  let dataSource: DataSource;
+  let statements: string[] = [];
+  const count = (pattern: RegExp) => statements.filter((statement) => pattern.test(statement)).length;
+  let failOn: string | null = null;
+  let conflictsLeft = 0;
+
+  const addThing = async (manager: EntityManager, envelope: MessageEnvelope) => {
+    const { name, size } = envelope.data as { name: string; size: number };
+    if (name === failOn) throw new Error('database went away');
+    if (conflictsLeft > 0) {
+      conflictsLeft -= 1;
+      throw new StreamVersionConflictError(`thing:${name}`, 0);
+    }
+    if (size > 10) throw new DomainError('VALIDATION_ERROR', `${name} is too big`);
+    await manager.query(`INSERT INTO things (name, size) VALUES ($1, $2)`, [name, size]);
+    return { thing: name };
+  };
+
+  const commands = () => new CommandIntake(dataSource, { inbox: 'things.commands', contract, reply: { type: 'CommandReply', source: 'test' }, run: addThing });
+
+  const replies = async (): Promise<Array<{ causation_id: string; data: { outcome: string } }>> =>
+    dataSource.query(`SELECT envelope->>'causationId' AS causation_id, envelope->'data' AS data FROM outbox ORDER BY position`);
+
+  beforeAll(async () => {
+    dataSource = await migratedPrivateDatabase('intake', [MessagingSchema1700000000000]);
+    statements = recordStatements(dataSource);
+    await dataSource.query(`CREATE TABLE things (position BIGSERIAL PRIMARY KEY, name TEXT NOT NULL UNIQUE, size INTEGER NOT NULL)`);
+  });
+
+  afterAll(async () => {
+    await dataSource?.destroy();
+  });
+
+  beforeEach(async () => {
+    failOn = null;
+    conflictsLeft = 0;
+    await dataSource.query(`TRUNCATE things, inbox, outbox`);
+    statements.length = 0;
+  });
+
+  it('commits a batch of mixed outcomes once: one inbox statement, one outbox statement, a reply for each command in order', async () => {
+    const batch = [command('a', 1), command('big', 99), command('b', 2), command('c', 3)];
+    await commands().handleAll(batch);
+
+    expect(await dataSource.query(`SELECT name FROM things ORDER BY position`)).toEqual([{ name: 'a' }, { name: 'b' }, { name: 'c' }]);
+    const written = await replies();
+    expect(written.map(({ causation_id }) => causation_id)).toEqual(batch.map(({ id }) => id));
+    expect(written.map(({ data }) => data.outcome)).toEqual(['accepted', 'rejected', 'accepted', 'accepted']);
+    expect(written[1].data).toMatchObject({ error: { code: 'VALIDATION_ERROR' } });
+    expect(count(/^START TRANSACTION/)).toBe(1);
+    expect(count(/^COMMIT/)).toBe(1);
+    expect(count(/INSERT INTO inbox/)).toBe(1);
+    expect(count(/INSERT INTO outbox/)).toBe(1);
+  });
+
+  it('skips a redelivered id, and an id that sits twice in one batch runs once', async () => {
+    const first = command('a', 1);
+    await commands().handle(first);
+    const again = command('b', 2);
+    await commands().handleAll([first, again, again, command('c', 3)]);
+
+    expect(await dataSource.query(`SELECT name FROM things ORDER BY position`)).toEqual([{ name: 'a' }, { name: 'b' }, { name: 'c' }]);
+    expect((await replies()).map(({ causation_id }) => causation_id)).toEqual([first.id, again.id, expect.any(String)]);
+  });
+
+  it('rolls the whole batch back on a failure that is not a business rejection, and throws it', async () => {
+    failOn = 'b';
+    await expect(commands().handleAll([command('a', 1), command('big', 99), command('b', 2)])).rejects.toThrow('database went away');
+
+    expect(await dataSource.query(`SELECT count(*)::int AS n FROM things`)).toEqual([{ n: 0 }]);
+    expect(await dataSource.query(`SELECT count(*)::int AS n FROM inbox`)).toEqual([{ n: 0 }]);
+    expect(await dataSource.query(`SELECT count(*)::int AS n FROM outbox`)).toEqual([{ n: 0 }]);
+  });
+
+  it('turns a malformed envelope into PoisonMessageError before anything is written', async () => {
+    const malformed = command('a', 1);
+    const cases = [
+      command('a', 1, { schemaVersion: 2 }),
+      command('a', 1, { type: 'RemoveThing' }),
+      command('a', 1, { type: 'toString' }),
+      { ...malformed, data: { name: 'a', size: 'large' } },
+    ];
+    for (const envelope of cases) {
+      await expect(commands().handle(envelope)).rejects.toBeInstanceOf(PoisonMessageError);
+      await expect(commands().handleAll([command('ok', 1), envelope])).rejects.toBeInstanceOf(PoisonMessageError);
+    }
+    await expect(commands().handle({ ...malformed, data: { name: 'a', size: 'large' } })).rejects.toThrow('malformed AddThing payload: size');
+    expect(await dataSource.query(`SELECT count(*)::int AS n FROM inbox`)).toEqual([{ n: 0 }]);
+  });
+
+  it('retries a single message on a version conflict, but lets a batch’s conflict reach the caller', async () => {
+    conflictsLeft = 2;
+    await commands().handle(command('a', 1));
+    expect(await dataSource.query(`SELECT name FROM things`)).toEqual([{ name: 'a' }]);
+
+    conflictsLeft = 1;
+    await expect(commands().handleAll([command('b', 1), command('c', 1)])).rejects.toBeInstanceOf(StreamVersionConflictError);
+    expect(await dataSource.query(`SELECT name FROM things`)).toEqual([{ name: 'a' }]);
+  });
+
+  it('applies events in lock-key order keeping each key’s order, and makes a refused fact poison when it comes alone', async () => {
+    const applied: string[] = [];
+    const event = (key: string, sequence: number) => createEnvelope({ type: 'ThingSeen', schemaVersion: 1, source: 'test', subject: key, data: { key, sequence }, correlationId: 'c' });
+    const events = new MessageIntake<{ key: string; sequence: number }>(dataSource, {
+      inbox: 'things.events',
+      read: (envelope) => envelope.data as { key: string; sequence: number },
+      lockKeyOf: ({ key }) => key,
+      refusedBy: 'the things',
+      apply: async (_manager, messages) => {
+        for (const { item } of messages) {
+          if (item.sequence < 0) throw new DomainError('ORDER_NOT_FOUND', 'no such thing');
+          applied.push(`${item.key}${item.sequence}`);
+        }
+      },
+    });
+    await events.handleAll([event('m', 1), event('b', 1), event('m', 2), event('a', 1), event('b', 2)]);
+    expect(applied).toEqual(['a1', 'b1', 'b2', 'm1', 'm2']);
+    expect(count(/INSERT INTO inbox/)).toBe(1);
+
+    const refused = event('z', -1);
+    await expect(events.handle(refused)).rejects.toThrow(new PoisonMessageError(`ThingSeen ${refused.id} refused by the things: ORDER_NOT_FOUND no such thing`));
+    // In a batch the refusal rolls back and reaches the port as it is; one by one it is poison.
+    await expect(events.handleAll([event('y', 1), refused])).rejects.toBeInstanceOf(DomainError);
+    expect(await dataSource.query(`SELECT count(*)::int AS n FROM inbox WHERE message_id = $1`, [refused.id])).toEqual([{ n: 0 }]);
+  });
+
+  it('sends a one-statement effect without an inbox as that one statement, no transaction around it', async () => {
+    const recorded = new MessageIntake<string>(dataSource, {
+      inbox: null,
+      singleStatement: true,
+      read: (envelope) => (envelope.data as { name: string }).name,
+      apply: async (manager, messages) => {
+        await manager.query(`INSERT INTO things (name, size) SELECT unnest($1::text[]), 1 ON CONFLICT DO NOTHING`, [messages.map(({ item }) => item)]);
+      },
+    });
+    await recorded.handleAll([command('a', 1), command('b', 1)]);
+    await recorded.handle(command('a', 1));
+    expect(await dataSource.query(`SELECT name FROM things ORDER BY position`)).toEqual([{ name: 'a' }, { name: 'b' }]);
+    expect(statements.filter((statement) => !statement.startsWith('SELECT name FROM things'))).toEqual([expect.stringContaining('INSERT INTO things'), expect.stringContaining('INSERT INTO things')]);
+  });
+
+  it('claims ids case-insensitively, as the envelope allows either case', async () => {
+    const id = randomUUID().toUpperCase();
+    await commands().handle(command('a', 1, { id }));
+    await commands().handleAll([command('a', 1, { id: id.toLowerCase() }), command('b', 1)]);
+    expect(await dataSource.query(`SELECT name FROM things ORDER BY position`)).toEqual([{ name: 'a' }, { name: 'b' }]);
+  });
+});

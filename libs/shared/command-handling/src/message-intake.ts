@@ -1,0 +1,233 @@
+import { claimInboxMessages, commandReplyMessage, enqueueOutbox, PoisonMessageError, withOneOutboxWrite, type MessageEnvelope } from '@mp/shared-messaging';
+import { RequestPipe } from '@mp/shared-nest-http';
+import { DomainError } from '@mp/shared-util-errors';
+import type { DataSource, EntityManager } from 'typeorm';
+import { DEFAULT_CONFLICT_RETRY_POLICY, retryOnConflict } from './conflict-retry';
+
+/**
+ * The one way a service takes in what Kafka delivers (commands and events alike):
+ *   read each envelope (outside any transaction: a malformed one is poison, a network question
+ *   is asked here) → one transaction: one inbox statement claims the whole batch, each claimed
+ *   message's effect in order, the outbox written once → commit.
+ * A single message (what the port hands over one at a time, and every message of a batch that
+ * failed) is retried on a stream version conflict; a batch is not: anything that escapes it (a
+ * conflict, an outage, a refusal of a fact) rolls the whole batch back and throws, and the
+ * messaging port then hands the same messages over one at a time, each under its error policy
+ * (libs/shared/messaging, `ConsumeTopicInBatches`), so one bad message fails alone.
+ */
+
+/** A consumed message together with what the consumer read of it. */
+export interface ReadMessage<Item> {
+  envelope: MessageEnvelope;
+  item: Item;
+}
+
+export interface MessageIntakeDefinition<Item> {
+  /** The inbox consumer name: a message id it claimed before is skipped. Null when the effect is idempotent by itself (unique keys) and needs no inbox. */
+  inbox: string | null;
+  /**
+   * What the message asks of this consumer, outside any transaction; null when nothing. Throws
+   * PoisonMessageError for a message that can never succeed. Runs again when a failed batch is
+   * retried message by message, so it must only read.
+   */
+  read: (envelope: MessageEnvelope) => Item | null | Promise<Item | null>;
+  /** The effect of the claimed messages, in the transaction, in the order given. */
+  apply: (manager: EntityManager, messages: ReadonlyArray<ReadMessage<Item>>) => Promise<void>;
+  /**
+   * Row-lock order: when given, the claimed messages are applied sorted by this key (stably, so
+   * messages of one key keep their order). Concurrent batches then take their locks in one global
+   * order and cannot deadlock each other.
+   */
+  lockKeyOf?: (item: Item) => string;
+  /**
+   * Names who refuses a fact: a DomainError out of `apply` for a single message becomes a
+   * PoisonMessageError naming it (a refusal of something that already happened does not change
+   * on retry; it goes to the dead letters, nothing of it written). Absent: a DomainError is
+   * treated like any other error.
+   */
+  refusedBy?: string;
+  /** After the commit, with the messages it covered (metrics, nudging a worker, fault injection). */
+  afterCommit?: (messages: ReadonlyArray<ReadMessage<Item>>) => void;
+  /**
+   * Only with `inbox: null`: `apply` sends one statement, atomic by itself, so no transaction is
+   * opened around it (its BEGIN and COMMIT would be two more round trips). Nothing in it may
+   * write to the outbox.
+   */
+  singleStatement?: boolean;
+}
+
+export class MessageIntake<Item> {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly definition: MessageIntakeDefinition<Item>,
+  ) {}
+
+  /** One message: retried as a whole on a version conflict. */
+  async handle(envelope: MessageEnvelope): Promise<void> {
+    const read = await this.readAll([envelope]);
+    if (read.length === 0) return;
+    const committed = await retryOnConflict(DEFAULT_CONFLICT_RETRY_POLICY, () => this.inTransaction((manager) => this.applyInTransaction(manager, read, true)));
+    this.definition.afterCommit?.(committed);
+  }
+
+  /** Consecutive messages of one partition in one transaction; see the module comment for what a failure does. */
+  async handleAll(envelopes: readonly MessageEnvelope[]): Promise<void> {
+    if (envelopes.length === 1) return this.handle(envelopes[0]);
+    const read = await this.readAll(envelopes);
+    if (read.length === 0) return;
+    const committed = await this.inTransaction((manager) => this.applyInTransaction(manager, read, false));
+    this.definition.afterCommit?.(committed);
+  }
+
+  private inTransaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    const { inbox, singleStatement } = this.definition;
+    if (!singleStatement) return this.dataSource.transaction(work);
+    if (inbox !== null) throw new Error(`intake ${inbox}: an inbox claim and an effect are two statements, they need a transaction`);
+    return work(this.dataSource.manager);
+  }
+
+  private async readAll(envelopes: readonly MessageEnvelope[]): Promise<Array<ReadMessage<Item>>> {
+    const read: Array<ReadMessage<Item>> = [];
+    for (const envelope of envelopes) {
+      const item = await this.definition.read(envelope);
+      if (item !== null) read.push({ envelope, item });
+    }
+    return read;
+  }
+
+  private async applyInTransaction(manager: EntityManager, read: ReadonlyArray<ReadMessage<Item>>, single: boolean): Promise<ReadonlyArray<ReadMessage<Item>>> {
+    const { inbox, lockKeyOf, refusedBy } = this.definition;
+    const claimed = inbox === null ? null : await claimInboxMessages(manager, inbox, read.map(({ envelope }) => envelope.id));
+    // Each claimed id once: a message the relay published twice may sit twice in one batch.
+    const fresh = claimed === null ? read : read.filter(({ envelope }) => claimed.delete(envelope.id));
+    if (fresh.length === 0) return fresh;
+    const ordered = lockKeyOf ? stableSortBy(fresh, ({ item }) => lockKeyOf(item)) : fresh;
+    try {
+      if (this.definition.singleStatement) await this.definition.apply(manager, ordered);
+      else await withOneOutboxWrite(manager, () => this.definition.apply(manager, ordered));
+    } catch (error) {
+      if (single && refusedBy !== undefined && error instanceof DomainError) {
+        const { envelope } = ordered[0];
+        throw new PoisonMessageError(`${envelope.type} ${envelope.id} refused by ${refusedBy}: ${error.code} ${error.message}`);
+      }
+      throw error;
+    }
+    return fresh;
+  }
+}
+
+/** Array.prototype.sort is stable (ES2019), so equal keys keep their order. */
+function stableSortBy<T>(values: readonly T[], keyOf: (value: T) => string): T[] {
+  const keyed = values.map((value) => ({ value, key: keyOf(value) }));
+  return keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)).map(({ value }) => value);
+}
+
+/** The request class (class-validator) a command type's payload must satisfy; null when `prepare` checks it by hand. */
+export type PayloadClass = (new () => object) | null;
+
+/** What a command topic accepts: one schema version and, by type, the payload's class. */
+export interface CommandContract<Type extends string> {
+  schemaVersion: number;
+  payloads: Readonly<Record<Type, PayloadClass>>;
+}
+
+const payloadPipe = new RequestPipe();
+
+/**
+ * A command of an unknown type or version, or whose payload fails its request class, can never
+ * succeed: it is poison (dead-lettered at once), not a business rejection.
+ */
+export async function assertValidCommand<Type extends string>(envelope: MessageEnvelope, contract: CommandContract<Type>): Promise<Type> {
+  if (envelope.schemaVersion !== contract.schemaVersion) throw new PoisonMessageError(`unsupported schema version ${envelope.schemaVersion} of ${envelope.type}`);
+  if (!Object.hasOwn(contract.payloads, envelope.type)) throw new PoisonMessageError(`unknown command type ${envelope.type}`);
+  const type = envelope.type as Type;
+  const payloadClass = contract.payloads[type];
+  if (!payloadClass) return type;
+  try {
+    await payloadPipe.validateAs(payloadClass, envelope.data);
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error;
+    throw new PoisonMessageError(`malformed ${envelope.type} payload: ${error.details.map((detail) => `${detail.field} ${detail.issue}`).join('; ')}`);
+  }
+  return type;
+}
+
+/** A command as the intake hands it to `run`: validated, and prepared (or refused while preparing). */
+export interface ReadCommand<Prepared> {
+  prepared: Prepared | DomainError;
+}
+
+export interface CommandIntakeDefinition<Type extends string, Prepared> {
+  /** The inbox consumer name. */
+  inbox: string;
+  contract: CommandContract<Type>;
+  /** The replies' envelope type and source. */
+  reply: { type: string; source: string };
+  /**
+   * Outside any transaction, before it: what must not hold a transaction open (a question to the
+   * network). A DomainError thrown here is the command's rejection. Runs again when a failed batch
+   * is retried one by one, so it must not change anything that matters.
+   */
+  prepare?: (envelope: MessageEnvelope, type: Type) => Promise<Prepared>;
+  /**
+   * Runs the command in the transaction. Returns the accepted reply's fields (`outcome:
+   * 'accepted'` is added), or null when this command answers nobody here. A DomainError is a
+   * business rejection: it becomes a `rejected` reply, in the same transaction, batch or not.
+   */
+  run: (manager: EntityManager, envelope: MessageEnvelope, prepared: Prepared) => Promise<object | null>;
+  /** In the transaction after a rejection, before its reply (e.g. deleting what the command brought along). */
+  onRejected?: (manager: EntityManager, envelope: MessageEnvelope, error: DomainError) => Promise<void>;
+  /** After the commit, with the commands it covered (fault injection). */
+  afterCommit?: (envelopes: MessageEnvelope[]) => void;
+}
+
+/**
+ * The command side of the intake: validate the envelope (poison otherwise), claim it, run it,
+ * reply through the outbox. A business rejection is a reply like any outcome and stays in the
+ * batch; anything else rolls the batch back (see MessageIntake).
+ */
+export class CommandIntake<Type extends string, Prepared = undefined> {
+  private readonly intake: MessageIntake<ReadCommand<Prepared>>;
+
+  constructor(dataSource: DataSource, definition: CommandIntakeDefinition<Type, Prepared>) {
+    const replyTo = async (manager: EntityManager, envelope: MessageEnvelope, prepared: Prepared | DomainError): Promise<void> => {
+      let data: object | null;
+      try {
+        if (prepared instanceof DomainError) throw prepared;
+        const accepted = await definition.run(manager, envelope, prepared);
+        data = accepted && { outcome: 'accepted', ...accepted };
+      } catch (error) {
+        if (!(error instanceof DomainError)) throw error;
+        await definition.onRejected?.(manager, envelope, error);
+        data = { outcome: 'rejected', error: error.toDescription() };
+      }
+      const reply = data && commandReplyMessage(envelope, { ...definition.reply, data });
+      if (reply) await enqueueOutbox(manager, [reply]);
+    };
+    this.intake = new MessageIntake<ReadCommand<Prepared>>(dataSource, {
+      inbox: definition.inbox,
+      read: async (envelope) => {
+        const type = await assertValidCommand(envelope, definition.contract);
+        if (!definition.prepare) return { prepared: undefined as Prepared };
+        try {
+          return { prepared: await definition.prepare(envelope, type) };
+        } catch (error) {
+          if (error instanceof DomainError) return { prepared: error };
+          throw error;
+        }
+      },
+      apply: async (manager, commands) => {
+        for (const { envelope, item } of commands) await replyTo(manager, envelope, item.prepared);
+      },
+      afterCommit: definition.afterCommit && ((commands) => definition.afterCommit?.(commands.map(({ envelope }) => envelope))),
+    });
+  }
+
+  handle(envelope: MessageEnvelope): Promise<void> {
+    return this.intake.handle(envelope);
+  }
+
+  handleAll(envelopes: readonly MessageEnvelope[]): Promise<void> {
+    return this.intake.handleAll(envelopes);
+  }
+}
