@@ -17,8 +17,12 @@ import { insertDeliveries, type NewDelivery } from '../persistence/delivery.stor
 export const CALLBACKS_CONSUMER_GROUP = 'callbacks.dispatcher';
 export const CALLBACK_ROUTES_TOKEN = Symbol('CALLBACK_ROUTES');
 
-/** How the dispatcher connects its consumers (`app.connectMicroservice`). */
-export const CALLBACK_CONSUMERS: MessagingTransportOptions = { groupId: CALLBACKS_CONSUMER_GROUP, startFrom: 'earliest' };
+/**
+ * How the dispatcher connects its consumers (`app.connectMicroservice`). Most order events it is
+ * handed are not its to deliver (a new pay-in, an assignment): a 20 ms fetch linger keeps it to
+ * about 50 fetches a second under load, well inside a callback's 150 ms budget.
+ */
+export const CALLBACK_CONSUMERS: MessagingTransportOptions = { groupId: CALLBACKS_CONSUMER_GROUP, startFrom: 'earliest', fetchLingerMs: 20 };
 
 /** The topics this service has @ConsumeTopic handlers for; a route on any other would never be read. */
 const CONSUMED_TOPICS: readonly string[] = [PAYMENTS_TOPICS.orderEvents, WITHDRAWALS_TOPICS.events, DISPUTES_TOPICS.events];

@@ -11,8 +11,12 @@ import { DisputeCommandHandler } from './dispute-command.handler';
 import { recordOutcomeApplied } from './dispute.handling';
 import { isOutcomeAppliedEvent, outcomeAppliedOfEvent, type OutcomeAppliedToOrder } from './outcome-applied';
 
-/** Every disputes replica joins one group, for commands and for order events. */
-export const DISPUTES_CONSUMERS: MessagingTransportOptions = { groupId: 'disputes.handler', startFrom: 'earliest' };
+/**
+ * Every disputes replica joins one group, for commands and for order events. It reads every
+ * order's facts, mostly new pay-ins nobody disputes: a 10 ms fetch linger gathers them into
+ * fuller batches, and a dispute open (2 % of merchant traffic) waits at most that much longer.
+ */
+export const DISPUTES_CONSUMERS: MessagingTransportOptions = { groupId: 'disputes.handler', startFrom: 'earliest', fetchLingerMs: 10 };
 
 const ORDER_EVENTS_INBOX = 'disputes.order-events';
 /**
