@@ -67,7 +67,10 @@ export interface NewestFirstQuery<Row> {
   select: string;
   /** The list's filters; the cursor's condition is added to them. */
   where: SqlConditions;
-  /** A bigint column that only grows (qualify it when an output column shares its name). */
+  /**
+   * A bigint column that only grows, qualified by its table (`orders.list_position`): ORDER BY
+   * takes a bare name for an output column first, and one cast to text would sort "9" after "25".
+   */
   positionColumn: string;
   positionOf(row: Row): string;
   cursor: PositionCursor;
@@ -89,6 +92,7 @@ export interface NewestFirstPage<Row> {
  */
 export async function fetchNewestFirstPage<Row>(runner: SqlRunner, query: NewestFirstQuery<Row>): Promise<NewestFirstPage<Row>> {
   const { where } = query;
+  if (!/^\w+\.\w+$/.test(query.positionColumn)) throw new Error(`the position column must be qualified by its table (table.column), got ${query.positionColumn}`);
   if (query.after !== undefined) where.add(`${query.positionColumn} < ?`, query.cursor.decode(query.after));
   const limit = where.parameter(query.limit + 1);
   const rows = (await runner.query(`${query.select}${where.whereClause()} ORDER BY ${query.positionColumn} DESC LIMIT ${limit}`, where.values)) as Row[];

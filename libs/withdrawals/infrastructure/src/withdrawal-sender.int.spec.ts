@@ -2,7 +2,7 @@
  * Goal: the sender never sends a withdrawal twice, whether two replicas poll at the same time
  * or a send is resumed after a crash, and every claimed withdrawal reaches its outcome: the
  * simulated network's own table counts the sends (rows) and the requests (repeats answered
- * from memory). Method: the real command handling (shared core), sender and simulator on a private real PostgreSQL
+ * from memory). Also: a merchant's list pages each withdrawal once, newest first. Method: the real command handling (shared core), sender and simulator on a private real PostgreSQL
  * database with the service's migrations; two sender instances stand for two replicas. The
  * ledger's hold answer is the one thing given by the test (the e2e suite uses the real ledger).
  */
@@ -14,7 +14,7 @@ import { DEFAULT_WITHDRAWAL_ASSETS, toWithdrawalStreamId, type NetworkAnswer, ty
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { handleWithdrawalCommand } from './commands/withdrawal.handling';
-import { findWithdrawal } from './persistence/withdrawal.projection';
+import { findWithdrawal, listWithdrawals } from './persistence/withdrawal.projection';
 import type { NetworkAdapter, NetworkSendRequest, NetworkSendResult } from './sending/network-adapter.port';
 import { SimulatedNetworkAdapter } from './sending/simulated-network.adapter';
 import { WithdrawalSender } from './sending/withdrawal-sender';
@@ -96,14 +96,14 @@ describe('withdrawal sender', () => {
   });
   afterAll(async () => dataSource?.destroy());
 
-  async function request(orderId: string): Promise<void> {
+  async function request(orderId: string, merchantId = MERCHANT): Promise<void> {
     await dataSource.transaction((manager) =>
       handleWithdrawalCommand(
         ledger,
         { manager },
-        MERCHANT,
+        merchantId,
         orderId,
-        { type: 'RequestWithdrawal', data: { merchantId: MERCHANT, orderId, currency: 'USDT-TRC20', amountMinor: 15_000_000n, address: TRON_ADDRESS }, metadata: { now: new Date(), assets: DEFAULT_WITHDRAWAL_ASSETS } },
+        { type: 'RequestWithdrawal', data: { merchantId, orderId, currency: 'USDT-TRC20', amountMinor: 15_000_000n, address: TRON_ADDRESS }, metadata: { now: new Date(), assets: DEFAULT_WITHDRAWAL_ASSETS } },
         { id: `req-${orderId}`, correlationId: `req-${orderId}` },
       ),
     );
@@ -220,5 +220,22 @@ describe('withdrawal sender', () => {
     const sender = new WithdrawalSender(dataSource, ledger, new SimulatedNetworkAdapter(dataSource, { ...settings, simulator: { ...settings.simulator, failAddressPattern: /^TR7NH/ } }), settings);
     expect(await sender.sendDue()).toBe(1);
     expect(await findWithdrawal(dataSource.manager, MERCHANT, 'FAIL-1')).toMatchObject({ status: 'FAILED', transaction_hash: null, failure_reason: 'the simulated network rejected the transfer' });
+  });
+
+  it('pages a merchant\'s withdrawals newest first, each once, across positions of different digit counts', async () => {
+    // Last in this file: these 25 stay PENDING. Positions of 1 and 2 digits: "9" sorts after "25" as text, so a list
+    // ordered by the position's text form repeats and skips withdrawals from page to page.
+    const merchant = 'mch_paging_test';
+    const orderIds = Array.from({ length: 25 }, (_, index) => `PAGE-${String(index).padStart(2, '0')}`);
+    for (const orderId of orderIds) await request(orderId, merchant);
+    const listed: string[] = [];
+    let cursor: string | undefined;
+    for (let pages = 0; pages < 10; pages += 1) {
+      const page = await listWithdrawals(dataSource.manager, { merchantId: merchant, limit: 10, cursor });
+      listed.push(...page.rows.map((row) => row.order_id));
+      if (!page.nextCursor) break;
+      cursor = page.nextCursor;
+    }
+    expect(listed).toEqual([...orderIds].reverse());
   });
 });

@@ -107,6 +107,6 @@ export async function listDisputes(manager: EntityManager, filter: DisputeListFi
   if (filter.status !== undefined) where.add('status = ?', filter.status);
   if (filter.createdFrom !== undefined) where.add('created_at >= ?', filter.createdFrom);
   if (filter.createdTo !== undefined) where.add('created_at <= ?', filter.createdTo);
-  const page = await fetchNewestFirstPage<DisputeRow>(manager, { select: 'SELECT * FROM disputes', where, positionColumn: 'list_position', positionOf: (row) => row.list_position, cursor: DISPUTE_LIST_CURSOR, after: filter.cursor, limit: filter.limit });
+  const page = await fetchNewestFirstPage<DisputeRow>(manager, { select: 'SELECT * FROM disputes', where, positionColumn: 'disputes.list_position', positionOf: (row) => row.list_position, cursor: DISPUTE_LIST_CURSOR, after: filter.cursor, limit: filter.limit });
   return { data: page.rows.map(rowToView), has_more: page.hasMore, next_cursor: page.nextCursor };
 }

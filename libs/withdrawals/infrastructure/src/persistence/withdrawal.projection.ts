@@ -84,7 +84,9 @@ export function listWithdrawals(manager: EntityManager, filter: WithdrawalListFi
   if (filter.status !== undefined) where.add('status = ?', filter.status);
   if (filter.createdFrom !== undefined) where.add('created_at >= ?', filter.createdFrom);
   if (filter.createdTo !== undefined) where.add('created_at <= ?', filter.createdTo);
-  return fetchNewestFirstPage<WithdrawalRow>(manager, { select: `SELECT ${WITHDRAWAL_COLUMNS} FROM withdrawals`, where, positionColumn: 'list_position', positionOf: (row) => row.list_position, cursor: WITHDRAWAL_LIST_CURSOR, after: filter.cursor, limit: filter.limit });
+  // Qualified: WITHDRAWAL_COLUMNS outputs `list_position::text AS list_position`, and ORDER BY on
+  // the bare name would sort by that text ("9" after "25"), repeating and skipping rows.
+  return fetchNewestFirstPage<WithdrawalRow>(manager, { select: `SELECT ${WITHDRAWAL_COLUMNS} FROM withdrawals`, where, positionColumn: 'withdrawals.list_position', positionOf: (row) => row.list_position, cursor: WITHDRAWAL_LIST_CURSOR, after: filter.cursor, limit: filter.limit });
 }
 
 /** Operators: withdrawals PENDING for longer than `olderThanSeconds`, oldest first (at most 500). */
