@@ -371,7 +371,25 @@ async function withTimeout<T>(promise: Promise<T>, timeoutMs: number, message: s
   }
 }
 
-export function freePort(): Promise<number> {
+/**
+ * Ports this process has handed out. The kernel may give the same free port to two `listen(0)`
+ * calls in a row once the first probe has closed, and a system asks for seven before any
+ * service binds: two services then got one port, the second failed with EADDRINUSE, and the
+ * first answered health checks and requests meant for it.
+ */
+const handedOutPorts = new Set<number>();
+
+/** A loopback port free now and not handed out before by this process. */
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = await probeFreePort();
+    if (handedOutPorts.has(port)) continue;
+    handedOutPorts.add(port);
+    return port;
+  }
+}
+
+function probeFreePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.unref();
