@@ -65,10 +65,11 @@ export interface SubscriptionRequest {
    */
   acceptedTypes?: Readonly<Record<string, readonly string[]>>;
   /**
-   * How long the broker may hold a fetch to gather more messages before answering (0 or absent:
-   * it answers as soon as one message is there). A consumer off the request path (a ledger
-   * credit, a callback) trades these milliseconds of latency for fewer, fuller fetches and
-   * batches under load: each fetch costs a request and a wake-up on both sides.
+   * After a fetch that brought messages, how long to wait before the next one (0 or absent: at
+   * once). Under load, a consumer off the request path (a ledger credit, a callback) trades up to
+   * these milliseconds of latency for fewer, fuller fetches and batches: each fetch costs a
+   * request and a wake-up on both sides. An idle consumer is not affected: it long-polls, and a
+   * lone message is handled as soon as it arrives.
    */
   fetchLingerMs?: number;
 }

@@ -1,7 +1,8 @@
 /**
- * Goal: a consumer off the request path can ask the broker to hold a fetch for a few
- * milliseconds (`fetchLingerMs`), so that messages arriving one by one reach it in fewer, fuller
- * batches: one fetch and one transaction for many, instead of one each.
+ * Goal: a consumer off the request path can wait a few milliseconds after a fetch that brought
+ * messages before the next one (`fetchLingerMs`), so that messages arriving one by one reach it
+ * in fewer, fuller batches: one fetch and one transaction for many, instead of one each. An idle
+ * consumer still handles a lone message as soon as it arrives.
  * Method: the real Kafka adapter on a private namespace of the shared test broker; messages are
  * published one per produce request, 15 ms apart, while the consumer waits.
  */
@@ -66,5 +67,23 @@ describe('fetch linger, on a real Kafka broker', () => {
     expect(order).toEqual([1, 2, 3, 4, 5, 6]);
     // Each message is fetched alone, unless the consumer was late for one (a busy machine).
     expect(sizes.length).toBeGreaterThanOrEqual(3);
+  });
+
+  it('handles a lone message on an idle consumer at once, not after the linger', async () => {
+    const topic = 'linger.idle';
+    await broker.ensureTopics([{ topic, partitions: 1 }]);
+    let handledAt = 0;
+    const subscription = await broker.subscribe({ groupId: 'linger-idle', topics: [topic], startFrom: 'earliest', fetchLingerMs: 5_000, handler: async () => void (handledAt = Date.now()) });
+    try {
+      await subscription.ready;
+      await pause(1_000);
+      const publishedAt = Date.now();
+      await broker.publish([{ topic, key: 'k', envelope: createEnvelope({ type: 'ThingHappened', schemaVersion: 1, source: 'test', subject: 'thing', data: { n: 1 }, correlationId: 'req_test' }) }]);
+      await eventually(() => handledAt > 0);
+      // The broker answers the waiting fetch with it; a linger held on the broker would take 5 s.
+      expect(handledAt - publishedAt).toBeLessThan(2_500);
+    } finally {
+      await subscription.stop();
+    }
   });
 });

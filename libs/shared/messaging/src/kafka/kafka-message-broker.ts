@@ -1,5 +1,6 @@
 import { backOff } from 'exponential-backoff';
 import { readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Kafka, logLevel, Partitioners, type Admin, type KafkaConfig, type Consumer, type EachBatchPayload, type EachMessagePayload, type IHeaders, type Producer } from 'kafkajs';
 import { handleInMessageContext, messageTelemetryHeaders, runInSpan, runInTelemetryContext, TRACEPARENT_HEADER } from '@mp/shared-telemetry';
 import { SpanKind } from '@opentelemetry/api';
@@ -108,14 +109,7 @@ export const CONSUMER_PARTITION_FETCH_BYTES_MAX = 128 * 1024;
 /** What one fetch may bring in all (kafkajs's maxBytes, 10 MB by default): eight full partitions' worth. */
 export const CONSUMER_FETCH_BYTES_MAX = 1024 * 1024;
 
-/**
- * With a fetch linger, the broker answers once this much is there or the linger is over: about
- * a batch handler's chunk (BATCH_HANDLER_MESSAGES_MAX) of our 1-2 KB envelopes, so under load a
- * fetch is answered full and early, and at low load after the linger.
- */
-export const CONSUMER_LINGER_FETCH_BYTES_MIN = 64 * 1024;
-
-/** How long a fetch waits on the broker for a first message when no linger is asked for. */
+/** How long a fetch waits on the broker for a first message before it answers empty. */
 const CONSUMER_FETCH_WAIT_MS = 500;
 
 interface TrackedGroup {
@@ -143,6 +137,10 @@ interface ConsumerRun {
   acceptedTypes: Map<string, ReadonlySet<string>>;
   /** Timers that resume a partition paused for a retry; cleared when the subscription stops. */
   resumeTimers: Set<NodeJS.Timeout>;
+  /** When the consumer's latest fetch came back (kafkajs's FETCH event), for the fetch linger. */
+  lastFetchAtMs: number;
+  /** Aborted when the subscription stops, so a linger does not hold up leaving the group. */
+  stopped: AbortController;
 }
 
 /**
@@ -368,7 +366,7 @@ export class KafkaMessageBroker implements MessageBroker {
       sessionTimeout: this.options.sessionTimeoutMs ?? CONSUMER_SESSION_TIMEOUT_MS,
       heartbeatInterval: this.options.heartbeatIntervalMs ?? CONSUMER_HEARTBEAT_INTERVAL_MS,
       rebalanceTimeout: 30_000,
-      ...(request.fetchLingerMs ? { minBytes: CONSUMER_LINGER_FETCH_BYTES_MIN, maxWaitTimeInMs: request.fetchLingerMs } : { maxWaitTimeInMs: CONSUMER_FETCH_WAIT_MS }),
+      maxWaitTimeInMs: CONSUMER_FETCH_WAIT_MS,
       maxBytesPerPartition: CONSUMER_PARTITION_FETCH_BYTES_MAX,
       maxBytes: CONSUMER_FETCH_BYTES_MAX,
       allowAutoTopicCreation: false,
@@ -429,7 +427,10 @@ export class KafkaMessageBroker implements MessageBroker {
       batchTopics: new Set((request.batch?.topics ?? []).map((topic) => this.topicName(topic))),
       acceptedTypes: new Map(Object.entries(request.acceptedTypes ?? {}).map(([topic, types]) => [this.topicName(topic), new Set(types)])),
       resumeTimers: new Set(),
+      lastFetchAtMs: 0,
+      stopped: new AbortController(),
     };
+    consumer.on(consumer.events.FETCH, () => (run.lastFetchAtMs = Date.now()));
     await consumer.run({
       autoCommit: true,
       autoCommitInterval: 1_000,
@@ -443,6 +444,7 @@ export class KafkaMessageBroker implements MessageBroker {
       ready,
       stop: async () => {
         stopping = true;
+        run.stopped.abort();
         for (const timer of run.resumeTimers) clearTimeout(timer);
         run.resumeTimers.clear();
         // Waits for the batch in hand, commits its offsets and leaves the group, so the
@@ -467,6 +469,30 @@ export class KafkaMessageBroker implements MessageBroker {
    * first and nothing of it stays in memory meanwhile.
    */
   private async handleBatch(payload: EachBatchPayload, run: ConsumerRun): Promise<void> {
+    await this.handleBatchMessages(payload, run);
+    await this.lingerBeforeNextFetch(payload, run);
+  }
+
+  /**
+   * The fetch linger (`fetchLingerMs`): after a fetch that brought messages, the next one starts
+   * no sooner than the linger after it, so messages arriving meanwhile come in one fetch and one
+   * batch instead of one each. kafkajs fetches again only once every batch of a fetch is handled,
+   * so waiting at the end of a batch delays that next fetch; the batches of one fetch share its
+   * time, so only the first of them waits. A fetch that comes back empty is not handed to us, and
+   * an idle consumer keeps long-polling the broker (CONSUMER_FETCH_WAIT_MS): a lone message is
+   * handled at once, and nothing polls faster when there is no traffic. kafkajs has no linger of
+   * its own on the consumer side (its minBytes/maxWaitTime would poll every linger while idle).
+   */
+  private async lingerBeforeNextFetch(payload: EachBatchPayload, run: ConsumerRun): Promise<void> {
+    const lingerMs = run.request.fetchLingerMs ?? 0;
+    if (lingerMs <= 0 || payload.batch.messages.length === 0) return;
+    const waitMs = run.lastFetchAtMs + lingerMs - Date.now();
+    if (waitMs <= 0 || !payload.isRunning() || run.isStopping()) return;
+    const lingered = await sleep(waitMs, true, { signal: run.stopped.signal }).catch(() => false);
+    if (lingered) await payload.heartbeat();
+  }
+
+  private async handleBatchMessages(payload: EachBatchPayload, run: ConsumerRun): Promise<void> {
     const { batch, resolveOffset, heartbeat, pause, isRunning, isStale } = payload;
     const batchHandler = run.request.batch && run.batchTopics.has(batch.topic) ? run.request.batch : null;
     for (let start = 0; start < batch.messages.length; start += BATCH_HANDLER_MESSAGES_MAX) {
