@@ -139,7 +139,7 @@ interface ConsumerRun {
   resumeTimers: Set<NodeJS.Timeout>;
   /** When the consumer's latest fetch came back (kafkajs's FETCH event), for the fetch linger. */
   lastFetchAtMs: number;
-  /** Aborted when the subscription stops, so a linger does not hold up leaving the group. */
+  /** Aborted when the subscription stops (isStopping reads it), so a linger does not hold up leaving the group. */
   stopped: AbortController;
 }
 
@@ -377,7 +377,6 @@ export class KafkaMessageBroker implements MessageBroker {
     this.groups.add(group);
     consumer.on(consumer.events.REBALANCING, () => (group.state = 'rebalancing'));
     consumer.on(consumer.events.STOP, () => (group.state = 'stopped'));
-    let stopping = false;
     let markReady: () => void = () => undefined;
     const ready = new Promise<void>((resolve) => (markReady = resolve));
     // Ready after the first fetch that follows joining: by then the group's starting offsets
@@ -420,15 +419,16 @@ export class KafkaMessageBroker implements MessageBroker {
 
     await consumer.connect();
     await consumer.subscribe({ topics: request.topics.map((topic) => this.topicName(topic)), fromBeginning: request.startFrom === 'earliest' });
+    const stopped = new AbortController();
     const run: ConsumerRun = {
       request,
       policy,
-      isStopping: () => stopping,
+      isStopping: () => stopped.signal.aborted,
       batchTopics: new Set((request.batch?.topics ?? []).map((topic) => this.topicName(topic))),
       acceptedTypes: new Map(Object.entries(request.acceptedTypes ?? {}).map(([topic, types]) => [this.topicName(topic), new Set(types)])),
       resumeTimers: new Set(),
       lastFetchAtMs: 0,
-      stopped: new AbortController(),
+      stopped,
     };
     consumer.on(consumer.events.FETCH, () => (run.lastFetchAtMs = Date.now()));
     await consumer.run({
@@ -443,8 +443,7 @@ export class KafkaMessageBroker implements MessageBroker {
     return {
       ready,
       stop: async () => {
-        stopping = true;
-        run.stopped.abort();
+        stopped.abort();
         for (const timer of run.resumeTimers) clearTimeout(timer);
         run.resumeTimers.clear();
         // Waits for the batch in hand, commits its offsets and leaves the group, so the
