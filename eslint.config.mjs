@@ -37,7 +37,9 @@ export default [
             { sourceTag: 'scope:callbacks', onlyDependOnLibsWithTags: ['scope:callbacks', 'scope:contracts', 'scope:shared'] },
             // Operators' one-shot commands (init: every service's migrations; demo; rekey) reach into each context's infrastructure.
             { sourceTag: 'scope:ops', onlyDependOnLibsWithTags: ['scope:contracts', 'scope:shared', 'scope:access', 'scope:gateway', 'scope:payments', 'scope:ledger', 'scope:disputes', 'scope:withdrawals', 'scope:callbacks'] },
-            { sourceTag: 'scope:e2e', onlyDependOnLibsWithTags: ['scope:contracts', 'scope:shared', 'scope:access'] },
+            // The merchant SDK (libs/sdk) is published on its own: it depends on no library of the workspace.
+            { sourceTag: 'scope:sdk', onlyDependOnLibsWithTags: [] },
+            { sourceTag: 'scope:e2e', onlyDependOnLibsWithTags: ['scope:contracts', 'scope:shared', 'scope:access', 'scope:sdk'] },
             // The benchmark (bench/) drives the whole system and seeds the ledger through its own write path.
             { sourceTag: 'scope:bench', onlyDependOnLibsWithTags: ['scope:shared', 'scope:contracts', 'scope:access', 'scope:payments', 'scope:ledger'] },
             // deploy/ (launcher, service catalog and its drift check against every context) and tools/.

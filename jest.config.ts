@@ -7,6 +7,8 @@ function projectConfigs(): string[] {
   const candidates: string[] = [];
   for (const app of readdirSync(join(__dirname, 'apps'))) candidates.push(join('apps', app));
   for (const context of readdirSync(join(__dirname, 'libs'))) {
+    // A library that is a context of its own (libs/sdk, the publishable merchant SDK).
+    candidates.push(join('libs', context));
     for (const lib of readdirSync(join(__dirname, 'libs', context))) candidates.push(join('libs', context, lib));
   }
   // The benchmark harness (bench/) has unit tests of its own; the benchmark itself is `npm run bench`.
