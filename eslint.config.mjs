@@ -37,8 +37,8 @@ export default [
             { sourceTag: 'scope:callbacks', onlyDependOnLibsWithTags: ['scope:callbacks', 'scope:contracts', 'scope:shared'] },
             // Operators' one-shot commands (init: every service's migrations; demo; rekey) reach into each context's infrastructure.
             { sourceTag: 'scope:ops', onlyDependOnLibsWithTags: ['scope:contracts', 'scope:shared', 'scope:access', 'scope:gateway', 'scope:payments', 'scope:ledger', 'scope:disputes', 'scope:withdrawals', 'scope:callbacks'] },
-            // The merchant SDK (libs/sdk) is published on its own: it depends on no library of the workspace.
-            { sourceTag: 'scope:sdk', onlyDependOnLibsWithTags: [] },
+            // The merchant SDK (libs/sdk) is published on its own: it and its examples (libs/sdk/examples) depend on no other library of the workspace.
+            { sourceTag: 'scope:sdk', onlyDependOnLibsWithTags: ['scope:sdk'] },
             { sourceTag: 'scope:e2e', onlyDependOnLibsWithTags: ['scope:contracts', 'scope:shared', 'scope:access', 'scope:sdk'] },
             // The benchmark (bench/) drives the whole system and seeds the ledger through its own write path.
             { sourceTag: 'scope:bench', onlyDependOnLibsWithTags: ['scope:shared', 'scope:contracts', 'scope:access', 'scope:payments', 'scope:ledger'] },

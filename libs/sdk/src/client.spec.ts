@@ -108,6 +108,15 @@ describe('MerchantClient against a real local HTTP server', () => {
     expect(received).toHaveLength(1);
   });
 
+  it('returns a non-JSON answer (a CSV report) as text, and signs the path without its query string', async () => {
+    const csv = 'order_id,amount\nA-1,1500.50\n';
+    const { client, received } = await start((_request, response) => response.writeHead(200, { 'content-type': 'text/csv; charset=utf-8' }).end(csv));
+    await expect(client.request<string>('GET', '/v2/merchant/reconciliation?date=2026-01-01&currency=RUB')).resolves.toBe(csv);
+    expect(received[0].url).toBe('/v2/merchant/reconciliation?date=2026-01-01&currency=RUB');
+    expect(signedCorrectly(received[0])).toBe(true);
+    expect(signRequest({ secret: SECRET, timestamp: String(received[0].headers['x-timestamp']), wirePath: '/v2/merchant/reconciliation', body: '' }).signature).toBe(received[0].headers['x-signature']);
+  });
+
   it('iterates every page of a list, sending the same filters with each next_cursor', async () => {
     const pages = [
       { data: [{ order_id: 'A-3' }, { order_id: 'A-2' }], has_more: true, next_cursor: 'c1' },

@@ -131,14 +131,16 @@ export class MerchantClient {
 
   /**
    * Sends any request, signed, with the retries its safety allows, and returns the answer's
-   * JSON; a non-2xx answer throws MerchantApiError. The body is serialized once: every
-   * attempt sends the same bytes (only the timestamp and signature are new).
+   * JSON (or its text when it is not JSON, such as a CSV report); a non-2xx answer throws
+   * MerchantApiError. The body is serialized once: every attempt sends the same bytes (only
+   * the timestamp and signature are new). A query string is sent but, as the API defines, not signed.
    */
   async request<T>(method: string, wirePath: string, body?: unknown, safety: RetrySafety = 'idempotent'): Promise<T> {
     const bytes = body === undefined || Buffer.isBuffer(body) || typeof body === 'string' ? body : Buffer.from(JSON.stringify(body), 'utf8');
     const response = await this.send(method, wirePath, bytes, safety);
     const text = await response.text();
-    return (text === '' ? undefined : JSON.parse(text)) as T;
+    if (text === '') return undefined as T;
+    return (/\bjson\b/i.test(response.headers.get('content-type') ?? '') ? JSON.parse(text) : text) as T;
   }
 
   private json<T>(method: string, wirePath: string, body?: unknown, safety: RetrySafety = 'idempotent'): Promise<T> {
