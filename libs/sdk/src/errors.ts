@@ -64,12 +64,21 @@ export class MerchantApiError extends Error {
     }
     const body = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
     const error = typeof body['error'] === 'object' && body['error'] !== null ? (body['error'] as Record<string, unknown>) : null;
-    const code = isMerchantErrorCode(error?.['code']) ? error['code'] : status >= 500 ? (status === 503 ? 'SERVICE_UNAVAILABLE' : 'INTERNAL_ERROR') : status === 429 ? 'RATE_LIMITED' : 'NOT_FOUND';
+    const code = isMerchantErrorCode(error?.['code']) ? error['code'] : codeForStatus(status);
     const message = typeof error?.['message'] === 'string' ? error['message'] : `HTTP ${status}: ${text.slice(0, 200)}`;
     const details = Array.isArray(error?.['details']) ? (error['details'] as MerchantErrorDetail[]) : [];
     const { error: _error, request_id: requestId, ...extra } = body;
     return new MerchantApiError(code, status, message, details, typeof requestId === 'string' ? requestId : requestIdHeader, extra);
   }
+}
+
+/**
+ * For an answer without the error model (a proxy's page): the code the API uses for that
+ * status where there is only one; any other 4xx reads as a refusal of the request.
+ */
+function codeForStatus(status: number): MerchantErrorCode {
+  const byStatus: Record<number, MerchantErrorCode> = { 404: 'NOT_FOUND', 405: 'METHOD_NOT_ALLOWED', 413: 'PAYLOAD_TOO_LARGE', 415: 'UNSUPPORTED_MEDIA_TYPE', 429: 'RATE_LIMITED', 503: 'SERVICE_UNAVAILABLE' };
+  return byStatus[status] ?? (status >= 500 ? 'INTERNAL_ERROR' : 'VALIDATION_ERROR');
 }
 
 export function isMerchantErrorCode(value: unknown): value is MerchantErrorCode {
