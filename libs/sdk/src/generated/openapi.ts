@@ -12,6 +12,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Open a dispute on an incoming order
+         * @description With an optional amount, comment and receipt (PDF, PNG or JPEG, base64). A rejected dispute is reopened by opening it again within the dispute window; it keeps its dispute_id. Outcomes are callbacks to the default_callback_url of the merchant profile, which must be set.
+         */
         post: operations["openDispute"];
         delete?: never;
         options?: never;
@@ -26,6 +30,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Dispute state */
         get: operations["getDispute"];
         put?: never;
         post?: never;
@@ -44,6 +49,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** List disputes, newest first */
         post: operations["listDisputes"];
         delete?: never;
         options?: never;
@@ -58,12 +64,14 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Merchant profile */
         get: operations["getMerchant"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
+        /** Change the merchant's own settings (the default callback URL) */
         patch: operations["updateMerchant"];
         trace?: never;
     };
@@ -76,6 +84,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Rotate the API secret
+         * @description The new secret is in this answer only. The previous one keeps verifying until previous_secret_valid_until.
+         */
         post: operations["rotateApiSecret"];
         delete?: never;
         options?: never;
@@ -90,6 +102,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Settlement and deposit balances per currency */
         get: operations["getBalances"];
         put?: never;
         post?: never;
@@ -106,7 +119,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: operations["getMethods"];
+        /** Available pay-in, payout and withdrawal methods, with the platform fee */
+        get: operations["listMethods"];
         put?: never;
         post?: never;
         delete?: never;
@@ -124,6 +138,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Rotate the webhook secret
+         * @description The new secret is in this answer only. Callbacks carry signatures with both secrets until previous_secret_valid_until.
+         */
         post: operations["rotateWebhookSecret"];
         delete?: never;
         options?: never;
@@ -140,6 +158,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Withdraw funds to a crypto wallet
+         * @description Freezes amount plus network fee of the settlement balance; answers PENDING. Idempotent by order_id. The outcome is a callback to the default_callback_url of the merchant profile, which must be set.
+         */
         post: operations["createWithdrawal"];
         delete?: never;
         options?: never;
@@ -154,6 +176,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Withdrawal state */
         get: operations["getWithdrawal"];
         put?: never;
         post?: never;
@@ -172,6 +195,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** List withdrawals, newest first */
         post: operations["listWithdrawals"];
         delete?: never;
         options?: never;
@@ -188,6 +212,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Cancel an order
+         * @description The body is required (`{}` is fine) and signed with the path, so a signature for cancelling one order is not valid for another.
+         */
         post: operations["cancelPayment"];
         delete?: never;
         options?: never;
@@ -202,6 +230,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Payout receipts (outgoing orders only) */
         get: operations["listPayoutReceipts"];
         put?: never;
         post?: never;
@@ -218,6 +247,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Download one payout receipt file */
         get: operations["downloadPayoutReceipt"];
         put?: never;
         post?: never;
@@ -236,6 +266,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Create an incoming payment (pay-in)
+         * @description Idempotent by order_id: a retry with the same amount and currency answers the same 201 with the same order; another amount or currency is 409 DUPLICATE_ORDER. Send the payer to `redirect_url`.
+         */
         post: operations["createIncomingPayment"];
         delete?: never;
         options?: never;
@@ -252,6 +286,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** List incoming payments, newest first */
         post: operations["listIncomingPayments"];
         delete?: never;
         options?: never;
@@ -268,6 +303,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Create an outgoing payment (payout)
+         * @description Freezes amount plus fee of the settlement balance before the order exists (400 INSUFFICIENT_FUNDS otherwise, and no order). Idempotent by order_id like pay-ins.
+         */
         post: operations["createOutgoingPayment"];
         delete?: never;
         options?: never;
@@ -284,6 +323,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** List outgoing payments, newest first */
         post: operations["listOutgoingPayments"];
         delete?: never;
         options?: never;
@@ -298,6 +338,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Order state (searches incoming and outgoing) */
         get: operations["getPaymentStatus"];
         put?: never;
         post?: never;
@@ -311,82 +352,829 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        Dispute: {
-            amount: number | null;
-            comment: string | null;
-            created_at: string;
+        ApiSecretRotationResponse: {
+            /**
+             * @description The new API secret: shown once, stored only encrypted
+             * @example sk_…
+             */
+            api_secret: string;
+            /** @example mer_0123456789abcdef01234567 */
+            merchant_id: string;
+            /**
+             * Format: date-time
+             * @description Until when the previous secret still verifies
+             * @example 2026-01-02T12:00:00.000Z
+             */
+            previous_secret_valid_until: string;
+        };
+        BalancesResponse: {
+            deposit: components["schemas"]["DepositBalanceResponse"][];
+            settlement: components["schemas"]["SettlementBalanceResponse"][];
+        };
+        CancelBody: {
+            reason?: string;
+        };
+        CreateIncomingPaymentBody: {
+            /**
+             * @description A JSON number, read exactly; at most the currency's decimals, greater than 0, at most 10^12
+             * @example 1500.5
+             */
+            amount: number;
+            /**
+             * @description Where status callbacks go: an absolute https:// URL
+             * @example https://shop.example/callbacks
+             */
+            callback_url: string;
+            /**
+             * @description A country of GET /v2/merchant/methods
+             * @example RU
+             */
+            country: string;
+            /**
+             * @description A currency of GET /v2/merchant/methods
+             * @example RUB
+             */
             currency: string;
-            dispute_id: string;
+            /**
+             * @description One of the merchant's incoming methods for this country and currency (GET /v2/merchant/methods). Without it, the first incoming method in the merchant's catalog for the country and currency whose limits admit the amount.
+             * @example sbp
+             */
+            method?: string;
+            /**
+             * @description Your id of the order, unique across both directions: 1 to 64 characters from A-Z a-z 0-9 . _ - : /
+             * @example A-1001
+             */
             order_id: string;
-            receipt: {
-                content_type: string;
-                file_name: string;
-                size_bytes: number;
-            } | null;
-            review: {
-                decision: string;
-                reason: string | null;
-                reviewed_at: string;
-                settled_amount: number | null;
-            } | null;
-            /** @enum {string} */
+        };
+        CreateOutgoingPaymentBody: {
+            /**
+             * @description The recipient account
+             * @example 4111 1111 1111 1111
+             */
+            account_number: string;
+            /**
+             * @description A JSON number, read exactly; at most the currency's decimals, greater than 0, at most 10^12
+             * @example 1500.5
+             */
+            amount: number;
+            /**
+             * @description Where status callbacks go: an absolute https:// URL
+             * @example https://shop.example/callbacks
+             */
+            callback_url: string;
+            /**
+             * @description A country of GET /v2/merchant/methods
+             * @example RU
+             */
+            country: string;
+            /**
+             * @description A currency of GET /v2/merchant/methods
+             * @example RUB
+             */
+            currency: string;
+            /**
+             * @description One of the merchant's outgoing methods for this country and currency
+             * @example bank_card
+             */
+            method: string;
+            /**
+             * @description Your id of the order, unique across both directions: 1 to 64 characters from A-Z a-z 0-9 . _ - : /
+             * @example A-1001
+             */
+            order_id: string;
+        };
+        CreateWithdrawalBody: {
+            /**
+             * @description A wallet address on the asset's network
+             * @example TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t
+             */
+            address: string;
+            /**
+             * @description A JSON number, read exactly; at most the balance asset's decimals, greater than 0
+             * @example 15
+             */
+            amount: number;
+            /**
+             * @description An asset code of GET /v2/merchant/methods (direction "withdrawal")
+             * @example USDT-TRC20
+             * @enum {string}
+             */
+            currency: "USDT-TRC20" | "USDT-ERC20" | "BTC" | "ETH" | "TRX";
+            /**
+             * @description Your id of the withdrawal: 1 to 64 characters from A-Z a-z 0-9 . _ - : /
+             * @example W-1001
+             */
+            order_id: string;
+        };
+        DepositBalanceResponse: {
+            /**
+             * @description The security deposit an operator keeps for the merchant
+             * @example 1500.5
+             */
+            available: number;
+            /** @example RUB */
+            currency: string;
+        };
+        DisputeCallback: {
+            /**
+             * Format: date-time
+             * @description When it happened, not when this attempt was made
+             * @example 2026-01-01T00:07:12.340Z
+             */
+            created_at: string;
+            data: components["schemas"]["DisputeCallbackDispute"];
+            /**
+             * @description `msg_` and the event id: the same as the webhook-id header, the same on every retry
+             * @example msg_2f0a6c1e9b7d4e3f8a5c0b1d2e3f4a5b
+             */
+            id: string;
+            /**
+             * @example dispute.opened
+             * @enum {string}
+             */
+            type: "dispute.opened" | "dispute.accepted" | "dispute.rejected";
+        };
+        DisputeCallbackDispute: {
+            /**
+             * @description The amount the payer says was paid; null for the order amount
+             * @example 1500.5
+             */
+            amount: number | null;
+            /** @example The payer paid, the order expired */
+            comment: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            created_at: string;
+            /** @example RUB */
+            currency: string;
+            /** @example dsp_0123456789abcdef01234567 */
+            dispute_id: string;
+            /**
+             * @description The disputed incoming order
+             * @example A-1
+             */
+            order_id: string;
+            receipt: components["schemas"]["ReceiptFileResponse"] | null;
+            /** @description Null while OPEN */
+            review: components["schemas"]["DisputeReviewResponse"] | null;
+            /**
+             * Format: date-time
+             * @description When the review must be finished; null once reviewed
+             * @example 2026-01-03T12:00:00.000Z
+             */
+            review_deadline?: string | null;
+            /**
+             * @example OPEN
+             * @enum {string}
+             */
             status: "OPEN" | "ACCEPTED" | "REJECTED";
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
             updated_at: string;
+            /**
+             * @description This object's version after the event; keep the highest per object and ignore lower ones
+             * @example 4
+             */
+            version: number;
+        };
+        DisputeListBody: {
+            /** @default 50 */
+            limit?: number;
+            /** @enum {string} */
+            status?: "OPEN" | "ACCEPTED" | "REJECTED";
+        };
+        DisputeListResponse: {
+            data: components["schemas"]["DisputeResponse"][];
+            /**
+             * @description Whether another page follows; fetch it with `cursor: next_cursor`
+             * @example false
+             */
+            has_more: boolean;
+            /**
+             * @description Opaque cursor of the next page; null on the last page
+             * @example null
+             */
+            next_cursor: string | null;
+        };
+        DisputeResponse: {
+            /**
+             * @description The amount the payer says was paid; null for the order amount
+             * @example 1500.5
+             */
+            amount: number | null;
+            /** @example The payer paid, the order expired */
+            comment: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            created_at: string;
+            /** @example RUB */
+            currency: string;
+            /** @example dsp_0123456789abcdef01234567 */
+            dispute_id: string;
+            /**
+             * @description The disputed incoming order
+             * @example A-1
+             */
+            order_id: string;
+            receipt: components["schemas"]["ReceiptFileResponse"] | null;
+            /** @description Null while OPEN */
+            review: components["schemas"]["DisputeReviewResponse"] | null;
+            /**
+             * Format: date-time
+             * @description When the review must be finished; null once reviewed
+             * @example 2026-01-03T12:00:00.000Z
+             */
+            review_deadline?: string | null;
+            /**
+             * @example OPEN
+             * @enum {string}
+             */
+            status: "OPEN" | "ACCEPTED" | "REJECTED";
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            updated_at: string;
+        };
+        DisputeReviewResponse: {
+            /**
+             * @example ACCEPTED
+             * @enum {string}
+             */
+            decision: "ACCEPTED" | "REJECTED";
+            /** @example null */
+            reason: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T13:00:00.000Z
+             */
+            reviewed_at: string;
+            /**
+             * @description What the order settled for when accepted; null when rejected
+             * @example 1500.5
+             */
+            settled_amount: number | null;
+        };
+        ErrorBodyResponse: {
+            /**
+             * @description Stable: branch on this, never on the message
+             * @example VALIDATION_ERROR
+             */
+            code: components["schemas"]["ErrorCode"];
+            details: components["schemas"]["ErrorDetailResponse"][];
+            /**
+             * @description What went wrong, in words; may change between releases
+             * @example The payment is not valid
+             */
+            message: string;
+        };
+        /**
+         * @description Stable: branch on this, never on the message
+         * @enum {string}
+         */
+        ErrorCode: "VALIDATION_ERROR" | "PAYMENT_REJECTED" | "INSUFFICIENT_FUNDS" | "INVALID_ADDRESS" | "INVALID_SIGNATURE" | "INVALID_API_KEY" | "TIMESTAMP_OUT_OF_RANGE" | "MISSING_AUTH_HEADER" | "CREDENTIAL_EXPIRED" | "CREDENTIAL_REVOKED" | "UNAUTHENTICATED" | "FORBIDDEN" | "MERCHANT_SUSPENDED" | "ORDER_NOT_FOUND" | "DISPUTE_NOT_FOUND" | "WITHDRAWAL_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "DUPLICATE_ORDER" | "ORDER_NOT_CANCELLABLE" | "ORDER_STATE_CONFLICT" | "SECRET_ROTATION_IN_PROGRESS" | "MERCHANT_STATUS_CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+        ErrorDetailResponse: {
+            /**
+             * @description The field at fault (a dotted path), or `body` / `path` / a header name
+             * @example amount
+             */
+            field: string;
+            /**
+             * @description What is wrong with it, for a developer to read
+             * @example must be a positive JSON number
+             */
+            issue: string;
         };
         ErrorResponse: {
-            error: {
-                /** @enum {string} */
-                code: "VALIDATION_ERROR" | "PAYMENT_REJECTED" | "INSUFFICIENT_FUNDS" | "INVALID_ADDRESS" | "INVALID_SIGNATURE" | "INVALID_API_KEY" | "TIMESTAMP_OUT_OF_RANGE" | "MISSING_AUTH_HEADER" | "MERCHANT_SUSPENDED" | "ORDER_NOT_FOUND" | "DISPUTE_NOT_FOUND" | "WITHDRAWAL_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "DUPLICATE_ORDER" | "ORDER_NOT_CANCELLABLE" | "SECRET_ROTATION_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
-                details?: {
-                    field: string;
-                    issue: string;
-                }[];
-                message: string;
-            };
+            error: components["schemas"]["ErrorBodyResponse"];
+            /**
+             * @description The same as the x-request-id header; quote it to support
+             * @example req_01J9Z8Q4W5
+             */
             request_id: string;
         };
-        Merchant: {
-            created_at: string;
-            default_callback_url: string | null;
-            default_callback_url_disabled: boolean | null;
-            merchant_id: string;
-            name: string;
+        ListFiltersBody: {
+            /**
+             * @description ISO 8601 date or date-time, inclusive
+             * @example 2026-01-31T00:00:00Z
+             */
+            created_from?: string;
+            /**
+             * @description ISO 8601 date or date-time, inclusive
+             * @example 2026-02-01T00:00:00Z
+             */
+            created_to?: string;
+            /** @description next_cursor of the previous page */
+            cursor?: string;
+            /** @default 50 */
+            limit?: number;
             /** @enum {string} */
+            status?: "PENDING" | "SUCCEEDED" | "FAILED" | "CANCELLED" | "EXPIRED";
+        };
+        MerchantProfileResponse: {
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description Where withdrawal and dispute outcomes are reported; null until set
+             * @example https://shop.example/callbacks
+             */
+            default_callback_url: string | null;
+            /**
+             * @description Whether callbacks to the default URL stopped after it answered 410 Gone; null when the callback service cannot tell right now
+             * @example false
+             */
+            default_callback_url_disabled: boolean | null;
+            /** @example mer_0123456789abcdef01234567 */
+            merchant_id: string;
+            /** @example Shop */
+            name: string;
+            /**
+             * @example active
+             * @enum {string}
+             */
             status: "active" | "suspended";
         };
-        PaymentOrder: {
-            account_number?: string;
-            amount: number;
-            callback_url: string;
-            country: string;
-            created_at: string;
+        MethodEntryResponse: {
+            /**
+             * @description Withdrawals only: the settlement balance the asset draws on
+             * @example USDT
+             */
+            balance_currency?: string;
+            /**
+             * @description ISO 3166-1 alpha-2; null for withdrawals (a wallet has no country)
+             * @example RU
+             */
+            country: string | null;
+            /**
+             * @description ISO 4217 code, or the withdrawal asset code
+             * @example RUB
+             */
             currency: string;
-            /** @enum {string} */
-            direction: "incoming" | "outgoing";
-            expires_at: string;
-            failure_reason: string | null;
-            fee: number;
+            /**
+             * @example incoming
+             * @enum {string}
+             */
+            direction: "incoming" | "outgoing" | "withdrawal";
+            fee: components["schemas"]["MethodFeeResponse"];
+            /**
+             * @description Amount in the currency's major units, written with exactly its decimal digits
+             * @example 300000
+             */
+            max_amount: number;
+            /**
+             * @description The method, or the network of a withdrawal asset
+             * @example card
+             */
             method: string;
+            /**
+             * @description Amount in the currency's major units, written with exactly its decimal digits
+             * @example 100
+             */
+            min_amount: number;
+        };
+        MethodFeeResponse: {
+            /**
+             * @description Fixed part, in the entry's currency
+             * @example 10
+             */
+            fixed: number;
+            /**
+             * @description Percent of the amount
+             * @example 2.5
+             */
+            percent: number;
+        };
+        MethodsResponse: {
+            data: components["schemas"]["MethodEntryResponse"][];
+        };
+        OpenDisputeRequestDto: Record<string, never>;
+        PaymentCallback: {
+            /**
+             * Format: date-time
+             * @description When it happened, not when this attempt was made
+             * @example 2026-01-01T00:07:12.340Z
+             */
+            created_at: string;
+            data: components["schemas"]["PaymentCallbackOrder"];
+            /**
+             * @description `msg_` and the event id: the same as the webhook-id header, the same on every retry
+             * @example msg_2f0a6c1e9b7d4e3f8a5c0b1d2e3f4a5b
+             */
+            id: string;
+            /**
+             * @example payment.succeeded
+             * @enum {string}
+             */
+            type: "payment.succeeded" | "payment.failed" | "payment.cancelled" | "payment.expired";
+        };
+        PaymentCallbackOrder: {
+            /**
+             * @description Outgoing orders only: the recipient account, masked to its last four characters
+             * @example •••• 1234
+             */
+            account_number?: string;
+            /**
+             * @description Amount in the currency's major units, written with exactly its decimal digits
+             * @example 1500.5
+             */
+            amount: number;
+            /**
+             * @description Where the order's callbacks go
+             * @example https://shop.example/cb
+             */
+            callback_url: string;
+            /**
+             * @description ISO 3166-1 alpha-2 code
+             * @example RU
+             */
+            country: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description ISO 4217 code
+             * @example RUB
+             */
+            currency: string;
+            /**
+             * @description incoming: a pay-in; outgoing: a payout
+             * @example incoming
+             * @enum {string}
+             */
+            direction: "incoming" | "outgoing";
+            /**
+             * Format: date-time
+             * @description When a PENDING order expires
+             * @example 2026-01-01T12:30:00.000Z
+             */
+            expires_at: string;
+            /**
+             * @description Why the order failed; null unless FAILED
+             * @example null
+             */
+            failure_reason: string | null;
+            /**
+             * @description The platform fee in the order's currency
+             * @example 37.51
+             */
+            fee: number;
+            /**
+             * @description The payment method
+             * @example card
+             */
+            method: string;
+            /**
+             * @description The merchant's own order id
+             * @example A-1
+             */
             order_id: string;
-            redirect_url?: string;
-            /** @enum {string} */
+            /**
+             * @description PENDING until one of the four final states
+             * @example PENDING
+             * @enum {string}
+             */
             status: "PENDING" | "SUCCEEDED" | "FAILED" | "CANCELLED" | "EXPIRED";
-            /** @enum {string|null} */
+            /**
+             * @description Progress of a PENDING order; null once it is final
+             * @example awaiting_agent
+             * @enum {string|null}
+             */
             sub_status: "awaiting_agent" | "agent_assigned" | "payer_reported_paid" | null;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            updated_at: string;
+            /**
+             * @description This object's version after the event; keep the highest per object and ignore lower ones
+             * @example 4
+             */
+            version: number;
+        };
+        PaymentOrderListResponse: {
+            data: components["schemas"]["PaymentOrderResponse"][];
+            /**
+             * @description Whether another page follows; fetch it with `cursor: next_cursor`
+             * @example false
+             */
+            has_more: boolean;
+            /**
+             * @description Opaque cursor of the next page; null on the last page
+             * @example null
+             */
+            next_cursor: string | null;
+        };
+        PaymentOrderResponse: {
+            /**
+             * @description Outgoing orders only: the recipient account, masked to its last four characters
+             * @example •••• 1234
+             */
+            account_number?: string;
+            /**
+             * @description Amount in the currency's major units, written with exactly its decimal digits
+             * @example 1500.5
+             */
+            amount: number;
+            /**
+             * @description Where the order's callbacks go
+             * @example https://shop.example/cb
+             */
+            callback_url: string;
+            /**
+             * @description ISO 3166-1 alpha-2 code
+             * @example RU
+             */
+            country: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description ISO 4217 code
+             * @example RUB
+             */
+            currency: string;
+            /**
+             * @description incoming: a pay-in; outgoing: a payout
+             * @example incoming
+             * @enum {string}
+             */
+            direction: "incoming" | "outgoing";
+            /**
+             * Format: date-time
+             * @description When a PENDING order expires
+             * @example 2026-01-01T12:30:00.000Z
+             */
+            expires_at: string;
+            /**
+             * @description Why the order failed; null unless FAILED
+             * @example null
+             */
+            failure_reason: string | null;
+            /**
+             * @description The platform fee in the order's currency
+             * @example 37.51
+             */
+            fee: number;
+            /**
+             * @description The payment method
+             * @example card
+             */
+            method: string;
+            /**
+             * @description The merchant's own order id
+             * @example A-1
+             */
+            order_id: string;
+            /**
+             * @description Incoming orders only: where to send the payer
+             * @example https://pay.example/pay/3f9c…
+             */
+            redirect_url?: string;
+            /**
+             * @description PENDING until one of the four final states
+             * @example PENDING
+             * @enum {string}
+             */
+            status: "PENDING" | "SUCCEEDED" | "FAILED" | "CANCELLED" | "EXPIRED";
+            /**
+             * @description Progress of a PENDING order; null once it is final
+             * @example awaiting_agent
+             * @enum {string|null}
+             */
+            sub_status: "awaiting_agent" | "agent_assigned" | "payer_reported_paid" | null;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
             updated_at: string;
         };
-        Withdrawal: {
-            address: string;
-            amount: number;
-            created_at: string;
+        PayoutReceiptListResponse: {
+            data: components["schemas"]["PayoutReceiptResponse"][];
+        };
+        PayoutReceiptResponse: {
+            /**
+             * @example application/pdf
+             * @enum {string}
+             */
+            content_type: "application/pdf" | "image/png" | "image/jpeg";
+            /**
+             * @description Signed GET of this path downloads the file
+             * @example /v2/payments/B-1/receipts/rcp_0123456789abcdef01234567
+             */
+            download_path: string;
+            /** @example transfer.pdf */
+            file_name: string;
+            /** @example rcp_0123456789abcdef01234567 */
+            receipt_id: string;
+            /** @example 48213 */
+            size_bytes: number;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:10:00.000Z
+             */
+            uploaded_at: string;
+        };
+        ReceiptFileResponse: {
+            /**
+             * @example application/pdf
+             * @enum {string}
+             */
+            content_type: "application/pdf" | "image/png" | "image/jpeg";
+            /** @example transfer.pdf */
+            file_name: string;
+            /** @example 48213 */
+            size_bytes: number;
+        };
+        RotateSecretBody: {
+            /** @description How long the previous secret stays valid (default: the configured overlap) */
+            overlap_hours?: Record<string, never>;
+        };
+        SettlementBalanceResponse: {
+            /**
+             * @description Spendable on payouts and withdrawals
+             * @example 1500.5
+             */
+            available: number;
+            /** @example RUB */
             currency: string;
+            /**
+             * @description Held for payouts and withdrawals still in flight
+             * @example 0
+             */
+            frozen: number;
+        };
+        UpdateMerchantBody: {
+            /**
+             * @description Where withdrawal and dispute outcomes are reported: an absolute https:// URL
+             * @example https://shop.example/callbacks
+             */
+            default_callback_url: string;
+        };
+        WebhookSecretRotationResponse: {
+            /** @example mer_0123456789abcdef01234567 */
+            merchant_id: string;
+            /**
+             * Format: date-time
+             * @description Until when callbacks also carry a signature with the previous secret
+             * @example 2026-01-02T12:00:00.000Z
+             */
+            previous_secret_valid_until: string;
+            /**
+             * @description The new webhook secret: shown once, stored only encrypted
+             * @example whsec_…
+             */
+            webhook_secret: string;
+        };
+        WithdrawalCallback: {
+            /**
+             * Format: date-time
+             * @description When it happened, not when this attempt was made
+             * @example 2026-01-01T00:07:12.340Z
+             */
+            created_at: string;
+            data: components["schemas"]["WithdrawalCallbackWithdrawal"];
+            /**
+             * @description `msg_` and the event id: the same as the webhook-id header, the same on every retry
+             * @example msg_2f0a6c1e9b7d4e3f8a5c0b1d2e3f4a5b
+             */
+            id: string;
+            /**
+             * @example withdrawal.completed
+             * @enum {string}
+             */
+            type: "withdrawal.completed" | "withdrawal.failed";
+        };
+        WithdrawalCallbackWithdrawal: {
+            /** @example TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE */
+            address: string;
+            /**
+             * @description In the balance asset's scale
+             * @example 25
+             */
+            amount: number;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description The asset code sent
+             * @example USDT-TRC20
+             */
+            currency: string;
+            /**
+             * @description Why it failed; null unless FAILED
+             * @example null
+             */
             failure_reason: string | null;
+            /** @example TRC20 */
             network: string;
+            /**
+             * @description The network fee, frozen with the amount
+             * @example 1
+             */
             network_fee: number;
+            /** @example W-1 */
             order_id: string;
-            /** @enum {string} */
+            /**
+             * @example PENDING
+             * @enum {string}
+             */
             status: "PENDING" | "COMPLETED" | "FAILED";
+            /**
+             * @description Set once the network sent it
+             * @example null
+             */
             transaction_hash: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            updated_at: string;
+            /**
+             * @description This object's version after the event; keep the highest per object and ignore lower ones
+             * @example 4
+             */
+            version: number;
+        };
+        WithdrawalListBody: {
+            /** @default 50 */
+            limit?: number;
+            /** @enum {string} */
+            status?: "PENDING" | "COMPLETED" | "FAILED";
+        };
+        WithdrawalListResponse: {
+            data: components["schemas"]["WithdrawalResponse"][];
+            /**
+             * @description Whether another page follows; fetch it with `cursor: next_cursor`
+             * @example false
+             */
+            has_more: boolean;
+            /**
+             * @description Opaque cursor of the next page; null on the last page
+             * @example null
+             */
+            next_cursor: string | null;
+        };
+        WithdrawalResponse: {
+            /** @example TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE */
+            address: string;
+            /**
+             * @description In the balance asset's scale
+             * @example 25
+             */
+            amount: number;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description The asset code sent
+             * @example USDT-TRC20
+             */
+            currency: string;
+            /**
+             * @description Why it failed; null unless FAILED
+             * @example null
+             */
+            failure_reason: string | null;
+            /** @example TRC20 */
+            network: string;
+            /**
+             * @description The network fee, frozen with the amount
+             * @example 1
+             */
+            network_fee: number;
+            /** @example W-1 */
+            order_id: string;
+            /**
+             * @example PENDING
+             * @enum {string}
+             */
+            status: "PENDING" | "COMPLETED" | "FAILED";
+            /**
+             * @description Set once the network sent it
+             * @example null
+             */
+            transaction_hash: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T12:00:00.000Z
+             */
             updated_at: string;
         };
     };
@@ -407,31 +1195,240 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    amount?: number;
-                    comment?: string;
-                    order_id: string;
-                    receipt?: {
-                        content_base64: string;
-                        content_type: string;
-                        file_name: string;
-                    };
-                };
+                "application/json": components["schemas"]["OpenDisputeRequestDto"];
             };
         };
         responses: {
-            /** @description ok */
+            /** @description The dispute, OPEN */
             201: {
                 headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Dispute"];
+                    "application/json": components["schemas"]["DisputeResponse"];
                 };
             };
-            /** @description error */
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "details": [],
+                     *         "message": "The payment is not valid"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description MISSING_AUTH_HEADER, INVALID_API_KEY, INVALID_SIGNATURE, TIMESTAMP_OUT_OF_RANGE */
+            401: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "MISSING_AUTH_HEADER",
+                     *         "details": [],
+                     *         "message": "The x-signature header is required"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description MERCHANT_SUSPENDED */
+            403: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "MERCHANT_SUSPENDED",
+                     *         "details": [],
+                     *         "message": "The merchant account is suspended"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ORDER_NOT_FOUND */
+            404: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ORDER_NOT_FOUND",
+                     *         "details": [],
+                     *         "message": "No order A-1"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "METHOD_NOT_ALLOWED",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "details": [],
+                     *         "message": "The body is larger than this route accepts"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "details": [],
+                     *         "message": "Too many requests; retry after the Retry-After seconds"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL_ERROR",
+                     *         "details": [],
+                     *         "message": "An internal error occurred; it has been logged"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "details": [],
+                     *         "message": "The payments service did not answer in time; retrying with the same order_id is safe and never creates a second order"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same body */
             default: {
                 headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -451,18 +1448,235 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description ok */
             200: {
                 headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Dispute"];
+                    "application/json": components["schemas"]["DisputeResponse"];
                 };
             };
-            /** @description error */
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "details": [],
+                     *         "message": "The payment is not valid"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description MISSING_AUTH_HEADER, INVALID_API_KEY, INVALID_SIGNATURE, TIMESTAMP_OUT_OF_RANGE */
+            401: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "MISSING_AUTH_HEADER",
+                     *         "details": [],
+                     *         "message": "The x-signature header is required"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description MERCHANT_SUSPENDED */
+            403: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "MERCHANT_SUSPENDED",
+                     *         "details": [],
+                     *         "message": "The merchant account is suspended"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description DISPUTE_NOT_FOUND */
+            404: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "DISPUTE_NOT_FOUND",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "METHOD_NOT_ALLOWED",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "details": [],
+                     *         "message": "The body is larger than this route accepts"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "details": [],
+                     *         "message": "Too many requests; retry after the Retry-After seconds"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL_ERROR",
+                     *         "details": [],
+                     *         "message": "An internal error occurred; it has been logged"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "details": [],
+                     *         "message": "The payments service did not answer in time; retrying with the same order_id is safe and never creates a second order"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same body */
             default: {
                 headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -480,33 +1694,218 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    created_from?: string;
-                    created_to?: string;
-                    cursor?: string;
-                    limit?: number;
-                    /** @enum {string} */
-                    status?: "OPEN" | "ACCEPTED" | "REJECTED";
-                };
+                "application/json": components["schemas"]["DisputeListBody"];
             };
         };
         responses: {
-            /** @description ok */
             200: {
                 headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Dispute"][];
-                        has_more: boolean;
-                        next_cursor: string | null;
-                    };
+                    "application/json": components["schemas"]["DisputeListResponse"];
                 };
             };
-            /** @description error */
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "details": [],
+                     *         "message": "The payment is not valid"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description MISSING_AUTH_HEADER, INVALID_API_KEY, INVALID_SIGNATURE, TIMESTAMP_OUT_OF_RANGE */
+            401: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "MISSING_AUTH_HEADER",
+                     *         "details": [],
+                     *         "message": "The x-signature header is required"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description MERCHANT_SUSPENDED */
+            403: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "MERCHANT_SUSPENDED",
+                     *         "details": [],
+                     *         "message": "The merchant account is suspended"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "METHOD_NOT_ALLOWED",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "details": [],
+                     *         "message": "The body is larger than this route accepts"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "details": [],
+                     *         "message": "Too many requests; retry after the Retry-After seconds"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL_ERROR",
+                     *         "details": [],
+                     *         "message": "An internal error occurred; it has been logged"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "details": [],
+                     *         "message": "The payments service did not answer in time; retrying with the same order_id is safe and never creates a second order"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same body */
             default: {
                 headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -524,18 +1923,235 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description ok */
             200: {
                 headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Merchant"];
+                    "application/json": components["schemas"]["MerchantProfileResponse"];
                 };
             };
-            /** @description error */
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "details": [],
+                     *         "message": "The payment is not valid"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description MISSING_AUTH_HEADER, INVALID_API_KEY, INVALID_SIGNATURE, TIMESTAMP_OUT_OF_RANGE */
+            401: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "MISSING_AUTH_HEADER",
+                     *         "details": [],
+                     *         "message": "The x-signature header is required"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description MERCHANT_SUSPENDED */
+            403: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "MERCHANT_SUSPENDED",
+                     *         "details": [],
+                     *         "message": "The merchant account is suspended"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "METHOD_NOT_ALLOWED",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "details": [],
+                     *         "message": "The body is larger than this route accepts"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "details": [],
+                     *         "message": "Too many requests; retry after the Retry-After seconds"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL_ERROR",
+                     *         "details": [],
+                     *         "message": "An internal error occurred; it has been logged"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "details": [],
+                     *         "message": "The payments service did not answer in time; retrying with the same order_id is safe and never creates a second order"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same body */
             default: {
                 headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -553,24 +2169,239 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    default_callback_url: string;
-                };
+                "application/json": components["schemas"]["UpdateMerchantBody"];
             };
         };
         responses: {
-            /** @description ok */
             200: {
                 headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Merchant"];
+                    "application/json": components["schemas"]["MerchantProfileResponse"];
                 };
             };
-            /** @description error */
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "details": [],
+                     *         "message": "The payment is not valid"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description MISSING_AUTH_HEADER, INVALID_API_KEY, INVALID_SIGNATURE, TIMESTAMP_OUT_OF_RANGE */
+            401: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "MISSING_AUTH_HEADER",
+                     *         "details": [],
+                     *         "message": "The x-signature header is required"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description MERCHANT_SUSPENDED */
+            403: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "MERCHANT_SUSPENDED",
+                     *         "details": [],
+                     *         "message": "The merchant account is suspended"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "METHOD_NOT_ALLOWED",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "details": [],
+                     *         "message": "The body is larger than this route accepts"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "details": [],
+                     *         "message": "Too many requests; retry after the Retry-After seconds"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL_ERROR",
+                     *         "details": [],
+                     *         "message": "An internal error occurred; it has been logged"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "details": [],
+                     *         "message": "The payments service did not answer in time; retrying with the same order_id is safe and never creates a second order"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same body */
             default: {
                 headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -588,28 +2419,260 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    overlap_hours?: number;
-                };
+                "application/json": components["schemas"]["RotateSecretBody"];
             };
         };
         responses: {
-            /** @description ok */
             201: {
                 headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        api_secret: string;
-                        merchant_id: string;
-                        previous_secret_valid_until: string;
-                    };
+                    "application/json": components["schemas"]["ApiSecretRotationResponse"];
                 };
             };
-            /** @description error */
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "details": [],
+                     *         "message": "The payment is not valid"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description MISSING_AUTH_HEADER, INVALID_API_KEY, INVALID_SIGNATURE, TIMESTAMP_OUT_OF_RANGE */
+            401: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "MISSING_AUTH_HEADER",
+                     *         "details": [],
+                     *         "message": "The x-signature header is required"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description MERCHANT_SUSPENDED */
+            403: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "MERCHANT_SUSPENDED",
+                     *         "details": [],
+                     *         "message": "The merchant account is suspended"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "METHOD_NOT_ALLOWED",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description SECRET_ROTATION_IN_PROGRESS */
+            409: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SECRET_ROTATION_IN_PROGRESS",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "details": [],
+                     *         "message": "The body is larger than this route accepts"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "details": [],
+                     *         "message": "Too many requests; retry after the Retry-After seconds"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL_ERROR",
+                     *         "details": [],
+                     *         "message": "An internal error occurred; it has been logged"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "details": [],
+                     *         "message": "The payments service did not answer in time; retrying with the same order_id is safe and never creates a second order"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same body */
             default: {
                 headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -627,28 +2690,214 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description ok */
             200: {
                 headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        deposit: {
-                            available: number;
-                            currency: string;
-                        }[];
-                        settlement: {
-                            available: number;
-                            currency: string;
-                            frozen: number;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["BalancesResponse"];
                 };
             };
-            /** @description error */
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "details": [],
+                     *         "message": "The payment is not valid"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description MISSING_AUTH_HEADER, INVALID_API_KEY, INVALID_SIGNATURE, TIMESTAMP_OUT_OF_RANGE */
+            401: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "MISSING_AUTH_HEADER",
+                     *         "details": [],
+                     *         "message": "The x-signature header is required"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description MERCHANT_SUSPENDED */
+            403: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "MERCHANT_SUSPENDED",
+                     *         "details": [],
+                     *         "message": "The merchant account is suspended"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "METHOD_NOT_ALLOWED",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "details": [],
+                     *         "message": "The body is larger than this route accepts"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "details": [],
+                     *         "message": "Too many requests; retry after the Retry-After seconds"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL_ERROR",
+                     *         "details": [],
+                     *         "message": "An internal error occurred; it has been logged"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "details": [],
+                     *         "message": "The payments service did not answer in time; retrying with the same order_id is safe and never creates a second order"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same body */
             default: {
                 headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -657,7 +2906,7 @@ export interface operations {
             };
         };
     };
-    getMethods: {
+    listMethods: {
         parameters: {
             query?: never;
             header?: never;
@@ -666,33 +2915,214 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description ok */
             200: {
                 headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            balance_currency?: string;
-                            country: string | null;
-                            currency: string;
-                            /** @enum {string} */
-                            direction: "incoming" | "outgoing" | "withdrawal";
-                            fee: {
-                                fixed: number;
-                                percent: number;
-                            };
-                            max_amount: number;
-                            method: string;
-                            min_amount: number;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["MethodsResponse"];
                 };
             };
-            /** @description error */
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "details": [],
+                     *         "message": "The payment is not valid"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description MISSING_AUTH_HEADER, INVALID_API_KEY, INVALID_SIGNATURE, TIMESTAMP_OUT_OF_RANGE */
+            401: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "MISSING_AUTH_HEADER",
+                     *         "details": [],
+                     *         "message": "The x-signature header is required"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description MERCHANT_SUSPENDED */
+            403: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "MERCHANT_SUSPENDED",
+                     *         "details": [],
+                     *         "message": "The merchant account is suspended"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "METHOD_NOT_ALLOWED",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "details": [],
+                     *         "message": "The body is larger than this route accepts"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "details": [],
+                     *         "message": "Too many requests; retry after the Retry-After seconds"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL_ERROR",
+                     *         "details": [],
+                     *         "message": "An internal error occurred; it has been logged"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "details": [],
+                     *         "message": "The payments service did not answer in time; retrying with the same order_id is safe and never creates a second order"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same body */
             default: {
                 headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -710,28 +3140,239 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    overlap_hours?: number;
-                };
+                "application/json": components["schemas"]["RotateSecretBody"];
             };
         };
         responses: {
-            /** @description ok */
             201: {
                 headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        merchant_id: string;
-                        previous_secret_valid_until: string;
-                        webhook_secret: string;
-                    };
+                    "application/json": components["schemas"]["WebhookSecretRotationResponse"];
                 };
             };
-            /** @description error */
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "details": [],
+                     *         "message": "The payment is not valid"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description MISSING_AUTH_HEADER, INVALID_API_KEY, INVALID_SIGNATURE, TIMESTAMP_OUT_OF_RANGE */
+            401: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "MISSING_AUTH_HEADER",
+                     *         "details": [],
+                     *         "message": "The x-signature header is required"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description MERCHANT_SUSPENDED */
+            403: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "MERCHANT_SUSPENDED",
+                     *         "details": [],
+                     *         "message": "The merchant account is suspended"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "METHOD_NOT_ALLOWED",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "details": [],
+                     *         "message": "The body is larger than this route accepts"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "details": [],
+                     *         "message": "Too many requests; retry after the Retry-After seconds"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL_ERROR",
+                     *         "details": [],
+                     *         "message": "An internal error occurred; it has been logged"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "details": [],
+                     *         "message": "The payments service did not answer in time; retrying with the same order_id is safe and never creates a second order"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same body */
             default: {
                 headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -749,27 +3390,240 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    address: string;
-                    amount: number;
-                    currency: string;
-                    order_id: string;
-                };
+                "application/json": components["schemas"]["CreateWithdrawalBody"];
             };
         };
         responses: {
-            /** @description ok */
+            /** @description The withdrawal, PENDING (or as it is now, for a retry) */
             201: {
                 headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Withdrawal"];
+                    "application/json": components["schemas"]["WithdrawalResponse"];
                 };
             };
-            /** @description error */
+            /** @description VALIDATION_ERROR, INSUFFICIENT_FUNDS, INVALID_ADDRESS */
+            400: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "details": [],
+                     *         "message": "The payment is not valid"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description MISSING_AUTH_HEADER, INVALID_API_KEY, INVALID_SIGNATURE, TIMESTAMP_OUT_OF_RANGE */
+            401: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "MISSING_AUTH_HEADER",
+                     *         "details": [],
+                     *         "message": "The x-signature header is required"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description MERCHANT_SUSPENDED */
+            403: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "MERCHANT_SUSPENDED",
+                     *         "details": [],
+                     *         "message": "The merchant account is suspended"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "METHOD_NOT_ALLOWED",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description DUPLICATE_ORDER */
+            409: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "DUPLICATE_ORDER",
+                     *         "details": [],
+                     *         "message": "Order A-1 exists with another amount or currency"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "details": [],
+                     *         "message": "The body is larger than this route accepts"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "details": [],
+                     *         "message": "Too many requests; retry after the Retry-After seconds"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL_ERROR",
+                     *         "details": [],
+                     *         "message": "An internal error occurred; it has been logged"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "details": [],
+                     *         "message": "The payments service did not answer in time; retrying with the same order_id is safe and never creates a second order"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same body */
             default: {
                 headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -789,18 +3643,235 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description ok */
             200: {
                 headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Withdrawal"];
+                    "application/json": components["schemas"]["WithdrawalResponse"];
                 };
             };
-            /** @description error */
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "details": [],
+                     *         "message": "The payment is not valid"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description MISSING_AUTH_HEADER, INVALID_API_KEY, INVALID_SIGNATURE, TIMESTAMP_OUT_OF_RANGE */
+            401: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "MISSING_AUTH_HEADER",
+                     *         "details": [],
+                     *         "message": "The x-signature header is required"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description MERCHANT_SUSPENDED */
+            403: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "MERCHANT_SUSPENDED",
+                     *         "details": [],
+                     *         "message": "The merchant account is suspended"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description WITHDRAWAL_NOT_FOUND */
+            404: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "WITHDRAWAL_NOT_FOUND",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "METHOD_NOT_ALLOWED",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "details": [],
+                     *         "message": "The body is larger than this route accepts"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "details": [],
+                     *         "message": "Too many requests; retry after the Retry-After seconds"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL_ERROR",
+                     *         "details": [],
+                     *         "message": "An internal error occurred; it has been logged"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "details": [],
+                     *         "message": "The payments service did not answer in time; retrying with the same order_id is safe and never creates a second order"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same body */
             default: {
                 headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -818,33 +3889,218 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    created_from?: string;
-                    created_to?: string;
-                    cursor?: string;
-                    limit?: number;
-                    /** @enum {string} */
-                    status?: "PENDING" | "COMPLETED" | "FAILED";
-                };
+                "application/json": components["schemas"]["WithdrawalListBody"];
             };
         };
         responses: {
-            /** @description ok */
             200: {
                 headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Withdrawal"][];
-                        has_more: boolean;
-                        next_cursor: string | null;
-                    };
+                    "application/json": components["schemas"]["WithdrawalListResponse"];
                 };
             };
-            /** @description error */
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "details": [],
+                     *         "message": "The payment is not valid"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description MISSING_AUTH_HEADER, INVALID_API_KEY, INVALID_SIGNATURE, TIMESTAMP_OUT_OF_RANGE */
+            401: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "MISSING_AUTH_HEADER",
+                     *         "details": [],
+                     *         "message": "The x-signature header is required"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description MERCHANT_SUSPENDED */
+            403: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "MERCHANT_SUSPENDED",
+                     *         "details": [],
+                     *         "message": "The merchant account is suspended"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "METHOD_NOT_ALLOWED",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "details": [],
+                     *         "message": "The body is larger than this route accepts"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "details": [],
+                     *         "message": "Too many requests; retry after the Retry-After seconds"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL_ERROR",
+                     *         "details": [],
+                     *         "message": "An internal error occurred; it has been logged"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "details": [],
+                     *         "message": "The payments service did not answer in time; retrying with the same order_id is safe and never creates a second order"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same body */
             default: {
                 headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -864,24 +4120,261 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    reason?: string;
-                };
+                "application/json": components["schemas"]["CancelBody"];
             };
         };
         responses: {
-            /** @description ok */
+            /** @description The order, CANCELLED */
             200: {
                 headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PaymentOrder"];
+                    "application/json": components["schemas"]["PaymentOrderResponse"];
                 };
             };
-            /** @description error */
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "details": [],
+                     *         "message": "The payment is not valid"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description MISSING_AUTH_HEADER, INVALID_API_KEY, INVALID_SIGNATURE, TIMESTAMP_OUT_OF_RANGE */
+            401: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "MISSING_AUTH_HEADER",
+                     *         "details": [],
+                     *         "message": "The x-signature header is required"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description MERCHANT_SUSPENDED */
+            403: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "MERCHANT_SUSPENDED",
+                     *         "details": [],
+                     *         "message": "The merchant account is suspended"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ORDER_NOT_FOUND */
+            404: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ORDER_NOT_FOUND",
+                     *         "details": [],
+                     *         "message": "No order A-1"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "METHOD_NOT_ALLOWED",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ORDER_NOT_CANCELLABLE */
+            409: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ORDER_NOT_CANCELLABLE",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "details": [],
+                     *         "message": "The body is larger than this route accepts"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "details": [],
+                     *         "message": "Too many requests; retry after the Retry-After seconds"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL_ERROR",
+                     *         "details": [],
+                     *         "message": "An internal error occurred; it has been logged"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "details": [],
+                     *         "message": "The payments service did not answer in time; retrying with the same order_id is safe and never creates a second order"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same body */
             default: {
                 headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -901,27 +4394,235 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description ok */
             200: {
                 headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            content_type: string;
-                            download_path: string;
-                            file_name: string;
-                            receipt_id: string;
-                            size_bytes: number;
-                            uploaded_at: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["PayoutReceiptListResponse"];
                 };
             };
-            /** @description error */
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "details": [],
+                     *         "message": "The payment is not valid"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description MISSING_AUTH_HEADER, INVALID_API_KEY, INVALID_SIGNATURE, TIMESTAMP_OUT_OF_RANGE */
+            401: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "MISSING_AUTH_HEADER",
+                     *         "details": [],
+                     *         "message": "The x-signature header is required"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description MERCHANT_SUSPENDED */
+            403: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "MERCHANT_SUSPENDED",
+                     *         "details": [],
+                     *         "message": "The merchant account is suspended"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ORDER_NOT_FOUND */
+            404: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ORDER_NOT_FOUND",
+                     *         "details": [],
+                     *         "message": "No order A-1"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "METHOD_NOT_ALLOWED",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "details": [],
+                     *         "message": "The body is larger than this route accepts"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "details": [],
+                     *         "message": "Too many requests; retry after the Retry-After seconds"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL_ERROR",
+                     *         "details": [],
+                     *         "message": "An internal error occurred; it has been logged"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "details": [],
+                     *         "message": "The payments service did not answer in time; retrying with the same order_id is safe and never creates a second order"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same body */
             default: {
                 headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -942,9 +4643,11 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the file */
+            /** @description The file, as the agent uploaded it */
             200: {
                 headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -953,9 +4656,225 @@ export interface operations {
                     "image/png": string;
                 };
             };
-            /** @description error */
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "details": [],
+                     *         "message": "The payment is not valid"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description MISSING_AUTH_HEADER, INVALID_API_KEY, INVALID_SIGNATURE, TIMESTAMP_OUT_OF_RANGE */
+            401: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "MISSING_AUTH_HEADER",
+                     *         "details": [],
+                     *         "message": "The x-signature header is required"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description MERCHANT_SUSPENDED */
+            403: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "MERCHANT_SUSPENDED",
+                     *         "details": [],
+                     *         "message": "The merchant account is suspended"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ORDER_NOT_FOUND, NOT_FOUND */
+            404: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ORDER_NOT_FOUND",
+                     *         "details": [],
+                     *         "message": "No order A-1"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "METHOD_NOT_ALLOWED",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "details": [],
+                     *         "message": "The body is larger than this route accepts"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "details": [],
+                     *         "message": "Too many requests; retry after the Retry-After seconds"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL_ERROR",
+                     *         "details": [],
+                     *         "message": "An internal error occurred; it has been logged"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "details": [],
+                     *         "message": "The payments service did not answer in time; retrying with the same order_id is safe and never creates a second order"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same body */
             default: {
                 headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -973,29 +4892,242 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    amount: number;
-                    callback_url: string;
-                    country: string;
-                    currency: string;
-                    method?: string;
-                    order_id: string;
-                };
+                "application/json": components["schemas"]["CreateIncomingPaymentBody"];
             };
         };
         responses: {
-            /** @description ok */
+            /** @description The order, new or the one this order_id already names */
             201: {
                 headers: {
+                    /** @description `true` when this order_id already named this order and nothing new was created */
+                    "Idempotent-Replayed"?: string;
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PaymentOrder"];
+                    "application/json": components["schemas"]["PaymentOrderResponse"];
                 };
             };
-            /** @description error */
+            /** @description VALIDATION_ERROR, PAYMENT_REJECTED */
+            400: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "details": [],
+                     *         "message": "The payment is not valid"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description MISSING_AUTH_HEADER, INVALID_API_KEY, INVALID_SIGNATURE, TIMESTAMP_OUT_OF_RANGE */
+            401: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "MISSING_AUTH_HEADER",
+                     *         "details": [],
+                     *         "message": "The x-signature header is required"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description MERCHANT_SUSPENDED */
+            403: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "MERCHANT_SUSPENDED",
+                     *         "details": [],
+                     *         "message": "The merchant account is suspended"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "METHOD_NOT_ALLOWED",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description DUPLICATE_ORDER */
+            409: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "DUPLICATE_ORDER",
+                     *         "details": [],
+                     *         "message": "Order A-1 exists with another amount or currency"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "details": [],
+                     *         "message": "The body is larger than this route accepts"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "details": [],
+                     *         "message": "Too many requests; retry after the Retry-After seconds"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL_ERROR",
+                     *         "details": [],
+                     *         "message": "An internal error occurred; it has been logged"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "details": [],
+                     *         "message": "The payments service did not answer in time; retrying with the same order_id is safe and never creates a second order"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same body */
             default: {
                 headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1013,33 +5145,218 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    created_from?: string;
-                    created_to?: string;
-                    cursor?: string;
-                    limit?: number;
-                    /** @enum {string} */
-                    status?: "PENDING" | "SUCCEEDED" | "FAILED" | "CANCELLED" | "EXPIRED";
-                };
+                "application/json": components["schemas"]["ListFiltersBody"];
             };
         };
         responses: {
-            /** @description ok */
             200: {
                 headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["PaymentOrder"][];
-                        has_more: boolean;
-                        next_cursor: string | null;
-                    };
+                    "application/json": components["schemas"]["PaymentOrderListResponse"];
                 };
             };
-            /** @description error */
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "details": [],
+                     *         "message": "The payment is not valid"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description MISSING_AUTH_HEADER, INVALID_API_KEY, INVALID_SIGNATURE, TIMESTAMP_OUT_OF_RANGE */
+            401: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "MISSING_AUTH_HEADER",
+                     *         "details": [],
+                     *         "message": "The x-signature header is required"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description MERCHANT_SUSPENDED */
+            403: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "MERCHANT_SUSPENDED",
+                     *         "details": [],
+                     *         "message": "The merchant account is suspended"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "METHOD_NOT_ALLOWED",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "details": [],
+                     *         "message": "The body is larger than this route accepts"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "details": [],
+                     *         "message": "Too many requests; retry after the Retry-After seconds"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL_ERROR",
+                     *         "details": [],
+                     *         "message": "An internal error occurred; it has been logged"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "details": [],
+                     *         "message": "The payments service did not answer in time; retrying with the same order_id is safe and never creates a second order"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same body */
             default: {
                 headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1057,30 +5374,242 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    account_number: string;
-                    amount: number;
-                    callback_url: string;
-                    country: string;
-                    currency: string;
-                    method: string;
-                    order_id: string;
-                };
+                "application/json": components["schemas"]["CreateOutgoingPaymentBody"];
             };
         };
         responses: {
-            /** @description ok */
+            /** @description The order, new or the one this order_id already names */
             201: {
                 headers: {
+                    /** @description `true` when this order_id already named this order and nothing new was created */
+                    "Idempotent-Replayed"?: string;
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PaymentOrder"];
+                    "application/json": components["schemas"]["PaymentOrderResponse"];
                 };
             };
-            /** @description error */
+            /** @description VALIDATION_ERROR, PAYMENT_REJECTED, INSUFFICIENT_FUNDS */
+            400: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "details": [],
+                     *         "message": "The payment is not valid"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description MISSING_AUTH_HEADER, INVALID_API_KEY, INVALID_SIGNATURE, TIMESTAMP_OUT_OF_RANGE */
+            401: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "MISSING_AUTH_HEADER",
+                     *         "details": [],
+                     *         "message": "The x-signature header is required"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description MERCHANT_SUSPENDED */
+            403: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "MERCHANT_SUSPENDED",
+                     *         "details": [],
+                     *         "message": "The merchant account is suspended"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "METHOD_NOT_ALLOWED",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description DUPLICATE_ORDER */
+            409: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "DUPLICATE_ORDER",
+                     *         "details": [],
+                     *         "message": "Order A-1 exists with another amount or currency"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "details": [],
+                     *         "message": "The body is larger than this route accepts"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "details": [],
+                     *         "message": "Too many requests; retry after the Retry-After seconds"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL_ERROR",
+                     *         "details": [],
+                     *         "message": "An internal error occurred; it has been logged"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "details": [],
+                     *         "message": "The payments service did not answer in time; retrying with the same order_id is safe and never creates a second order"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same body */
             default: {
                 headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1098,33 +5627,218 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    created_from?: string;
-                    created_to?: string;
-                    cursor?: string;
-                    limit?: number;
-                    /** @enum {string} */
-                    status?: "PENDING" | "SUCCEEDED" | "FAILED" | "CANCELLED" | "EXPIRED";
-                };
+                "application/json": components["schemas"]["ListFiltersBody"];
             };
         };
         responses: {
-            /** @description ok */
             200: {
                 headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["PaymentOrder"][];
-                        has_more: boolean;
-                        next_cursor: string | null;
-                    };
+                    "application/json": components["schemas"]["PaymentOrderListResponse"];
                 };
             };
-            /** @description error */
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "details": [],
+                     *         "message": "The payment is not valid"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description MISSING_AUTH_HEADER, INVALID_API_KEY, INVALID_SIGNATURE, TIMESTAMP_OUT_OF_RANGE */
+            401: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "MISSING_AUTH_HEADER",
+                     *         "details": [],
+                     *         "message": "The x-signature header is required"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description MERCHANT_SUSPENDED */
+            403: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "MERCHANT_SUSPENDED",
+                     *         "details": [],
+                     *         "message": "The merchant account is suspended"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "METHOD_NOT_ALLOWED",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "details": [],
+                     *         "message": "The body is larger than this route accepts"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "details": [],
+                     *         "message": "Too many requests; retry after the Retry-After seconds"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL_ERROR",
+                     *         "details": [],
+                     *         "message": "An internal error occurred; it has been logged"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "details": [],
+                     *         "message": "The payments service did not answer in time; retrying with the same order_id is safe and never creates a second order"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same body */
             default: {
                 headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1144,18 +5858,235 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description ok */
             200: {
                 headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PaymentOrder"];
+                    "application/json": components["schemas"]["PaymentOrderResponse"];
                 };
             };
-            /** @description error */
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "details": [],
+                     *         "message": "The payment is not valid"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description MISSING_AUTH_HEADER, INVALID_API_KEY, INVALID_SIGNATURE, TIMESTAMP_OUT_OF_RANGE */
+            401: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "MISSING_AUTH_HEADER",
+                     *         "details": [],
+                     *         "message": "The x-signature header is required"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description MERCHANT_SUSPENDED */
+            403: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "MERCHANT_SUSPENDED",
+                     *         "details": [],
+                     *         "message": "The merchant account is suspended"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description ORDER_NOT_FOUND */
+            404: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ORDER_NOT_FOUND",
+                     *         "details": [],
+                     *         "message": "No order A-1"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "METHOD_NOT_ALLOWED",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "details": [],
+                     *         "message": "The body is larger than this route accepts"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "details": [],
+                     *         "message": "Too many requests; retry after the Retry-After seconds"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL_ERROR",
+                     *         "details": [],
+                     *         "message": "An internal error occurred; it has been logged"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "details": [],
+                     *         "message": "The payments service did not answer in time; retrying with the same order_id is safe and never creates a second order"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same body */
             default: {
                 headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
