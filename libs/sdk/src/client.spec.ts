@@ -85,6 +85,16 @@ describe('MerchantClient against a real local HTTP server', () => {
     expect(rotation.received).toHaveLength(1);
   });
 
+  it('retries a read whose answer does not come within timeoutMs', async () => {
+    const silent = () => undefined;
+    const started = await scriptedServer(silent, answer(200, order));
+    servers.push(started.server);
+    const impatient = new MerchantClient({ baseUrl: started.url, merchantId: MERCHANT_ID, apiSecret: SECRET, timeoutMs: 300, retry: { attempts: 2, initialDelayMs: 1 } });
+    await expect(impatient.payments.status('shop/2026:17')).resolves.toEqual(order);
+    expect(started.received).toHaveLength(2);
+    started.server.closeAllConnections();
+  });
+
   it('gives up after the configured attempts with the typed error of the last answer', async () => {
     const { client, received } = await start(unavailable);
     const failure = await client.payments.status('A-1').catch((error: unknown) => error);
