@@ -98,6 +98,9 @@ describe('payouts and balances', () => {
     // The recipient account is masked for merchants (README, API behaviour worth knowing).
     expect(created.body).toMatchObject({ status: 'PENDING', direction: 'outgoing', fee: 7, account_number: '•••• 1111' });
     expect(await balance(merchant)).toEqual({ available: 778, frozen: 207 });
+    const retried = await merchant.post('/v2/payments/outgoing', payout(orderId, 200));
+    expect([created.headers.get('idempotent-replayed'), retried.status, retried.headers.get('idempotent-replayed')]).toEqual([null, 201, 'true']);
+    expect(await balance(merchant)).toEqual({ available: 778, frozen: 207 });
 
     const available = await agent.client.request('GET', '/backoffice/v1/agent/orders?scope=available');
     expect(available.body.data.map((order: { order_id: string }) => order.order_id)).toContain(orderId);
