@@ -55,6 +55,8 @@ const EXTRA_ENV = {
     LEDGER_CONVERSION_MAX_AMOUNTS: process.env.LEDGER_CONVERSION_MAX_AMOUNTS ?? 'RUB/USDT:1000000000',
     LEDGER_APPROVAL_THRESHOLDS: process.env.LEDGER_APPROVAL_THRESHOLDS ?? 'RUB:100000000,USDT:1000000000',
   }),
+  // How long after an open a dispute's review is due (its review_deadline); the environment's own value wins.
+  disputes: () => ({ DISPUTE_REVIEW_WINDOW_HOURS: process.env.DISPUTE_REVIEW_WINDOW_HOURS ?? '72' }),
 };
 const SERVICES = catalogServices.map(({ name, entry, devPort, health }) => ({ name, entry, devPort, healthPath: health.ready, env: EXTRA_ENV[name] }));
 
