@@ -18,6 +18,7 @@ import { AgentController } from './backoffice/agent.controller';
 import { BackofficeAuditInterceptor } from './backoffice/backoffice-audit.interceptor';
 import { BackofficeGuard } from './backoffice/backoffice.guard';
 import { OperatorController } from './backoffice/operator.controller';
+import { ReconciliationController } from './reconciliation/reconciliation.controller';
 import { AgentDisputesController, OperatorDisputesController } from './disputes/dispute-review.controllers';
 import { DisputesClient } from './disputes/disputes.client';
 import { DisputesController } from './disputes/disputes.controller';
@@ -55,7 +56,7 @@ export class GatewayApiModule {
   static forRoot(settings: GatewaySettings & { secretsKeyring: SecretKeyring }): DynamicModule {
     return {
       module: GatewayApiModule,
-      controllers: [PaymentsController, DisputesController, MerchantController, PayerPageController, OperatorController, CallbacksBackofficeController, AgentController, AgentDisputesController, OperatorDisputesController, WithdrawalsController, WithdrawalsOperatorController, MerchantSecretsController, AccessOperatorController, ApprovalsOperatorController, CallbackAllowListController, MerchantRateLimitController],
+      controllers: [PaymentsController, DisputesController, MerchantController, PayerPageController, OperatorController, CallbacksBackofficeController, AgentController, AgentDisputesController, OperatorDisputesController, WithdrawalsController, WithdrawalsOperatorController, MerchantSecretsController, AccessOperatorController, ApprovalsOperatorController, CallbackAllowListController, MerchantRateLimitController, ReconciliationController],
       providers: [
         { provide: GATEWAY_SETTINGS, useValue: settings },
         // Only tests move it (TEST_CLOCK_ENABLED, on the internal listener); otherwise it is the system clock.
