@@ -48,13 +48,20 @@ const EXTRA_ENV = {
   // GATEWAY_INSTANCE_ID is fixed so every start reuses one reply topic (gateway.replies.gateway-local).
   gateway: ({ gatewayInternalPort }) => ({ ...masterKeyring('MERCHANT_SECRETS'), GATEWAY_INTERNAL_HTTP_PORT: String(gatewayInternalPort), GATEWAY_INSTANCE_ID: 'gateway-local' }),
   // Webhook secrets come from the gateway's internal-only listener, not the public port the convention's GATEWAY_INTERNAL_URL names.
-  callbacks: ({ gatewayInternalPort }) => ({ GATEWAY_INTERNAL_URL: `http://127.0.0.1:${gatewayInternalPort}` }),
+  // An endpoint that keeps failing is disabled like one that answered 410 (docs/operations/callbacks.md); the environment's own values win.
+  callbacks: ({ gatewayInternalPort }) => ({
+    GATEWAY_INTERNAL_URL: `http://127.0.0.1:${gatewayInternalPort}`,
+    CALLBACK_ENDPOINT_DISABLE_AFTER_FAILURES: process.env.CALLBACK_ENDPOINT_DISABLE_AFTER_FAILURES ?? '20',
+    CALLBACK_ENDPOINT_DISABLE_AFTER_MINUTES: process.env.CALLBACK_ENDPOINT_DISABLE_AFTER_MINUTES ?? '1440',
+  }),
   // Operator limits for trying the back office (docs/operations/ledger.md); the environment's own values win.
   ledger: () => ({
     LEDGER_CONVERSION_REFERENCE_RATES: process.env.LEDGER_CONVERSION_REFERENCE_RATES ?? 'RUB/USDT:0.0108',
     LEDGER_CONVERSION_MAX_AMOUNTS: process.env.LEDGER_CONVERSION_MAX_AMOUNTS ?? 'RUB/USDT:1000000000',
     LEDGER_APPROVAL_THRESHOLDS: process.env.LEDGER_APPROVAL_THRESHOLDS ?? 'RUB:100000000,USDT:1000000000',
   }),
+  // How long after an open a dispute's review is due (its review_deadline); the environment's own value wins.
+  disputes: () => ({ DISPUTE_REVIEW_WINDOW_HOURS: process.env.DISPUTE_REVIEW_WINDOW_HOURS ?? '72' }),
 };
 const SERVICES = catalogServices.map(({ name, entry, devPort, health }) => ({ name, entry, devPort, healthPath: health.ready, env: EXTRA_ENV[name] }));
 

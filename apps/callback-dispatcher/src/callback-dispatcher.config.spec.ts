@@ -22,18 +22,19 @@ describe('callback dispatcher config', () => {
       allowedDestinations: [],
       gatewayInternalUrl: 'http://127.0.0.1:3010',
       testClockEnabled: false,
+      endpointDisabling: { failureThreshold: 20, minimumDurationMs: 86_400_000 },
     });
     expect(config.retrySchedule.delaysMs).toEqual([0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 50_400_000, 72_000_000, 86_400_000]);
   });
 
   it('names every problem at once', () => {
     try {
-      loadCallbackDispatcherConfig({ CALLBACK_RETRY_SCHEDULE: '5s,later', CALLBACK_ALLOWED_DESTINATIONS: 'not-an-ip', SERVICE_TOKEN_PRIVATE_KEY: 'not-a-key' });
+      loadCallbackDispatcherConfig({ CALLBACK_RETRY_SCHEDULE: '5s,later', CALLBACK_ENDPOINT_DISABLE_AFTER_FAILURES: '0', CALLBACK_ENDPOINT_DISABLE_AFTER_MINUTES: 'soon', CALLBACK_ALLOWED_DESTINATIONS: 'not-an-ip', SERVICE_TOKEN_PRIVATE_KEY: 'not-a-key' });
       throw new Error('accepted');
     } catch (error) {
       expect(error).toBeInstanceOf(ConfigError);
       const problems = (error as ConfigError).problems.join('\n');
-      for (const name of ['CALLBACK_RETRY_SCHEDULE', 'CALLBACK_ALLOWED_DESTINATIONS', 'SERVICE_TOKEN_PRIVATE_KEY is not a usable key', 'SERVICE_TOKEN_PUBLIC_KEYS is required', 'CALLBACKS_DATABASE_URL', 'KAFKA_BROKERS']) expect(problems).toMatch(name);
+      for (const name of ['CALLBACK_RETRY_SCHEDULE', 'CALLBACK_ENDPOINT_DISABLE_AFTER_FAILURES', 'CALLBACK_ENDPOINT_DISABLE_AFTER_MINUTES', 'CALLBACK_ALLOWED_DESTINATIONS', 'SERVICE_TOKEN_PRIVATE_KEY is not a usable key', 'SERVICE_TOKEN_PUBLIC_KEYS is required', 'CALLBACKS_DATABASE_URL', 'KAFKA_BROKERS']) expect(problems).toMatch(name);
     }
   });
 });

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { readServiceAuthConfig, type ServiceAuthConfig, type ServiceName } from '@mp/shared-service-auth';
-import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from '@mp/callbacks-domain';
+import { DEFAULT_ENDPOINT_DISABLING, DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from '@mp/callbacks-domain';
 import { DestinationGuard, type CallbacksSettings, CALLBACKS_INTERNAL_ACCESS } from '@mp/callbacks-infrastructure';
 import { readCallbackAllowedPorts } from '@mp/contracts-callbacks';
 import { ConfigReader, readKafkaConnectionConfig, readLogFormat, type Environment, type KafkaConnectionConfig, type LogFormat } from '@mp/shared-util-config';
@@ -45,6 +45,10 @@ export function loadCallbackDispatcherConfig(environment: Environment): Callback
     perOriginConcurrency: reader.integer('CALLBACK_PER_ORIGIN_CONCURRENCY', { default: 4, min: 1, max: 100 }),
     circuitFailureThreshold: reader.integer('CALLBACK_CIRCUIT_FAILURE_THRESHOLD', { default: 5, min: 1, max: 1_000 }),
     circuitCooldownMs: reader.integer('CALLBACK_CIRCUIT_COOLDOWN_MS', { default: 30_000, min: 100, max: 3_600_000 }),
+    endpointDisabling: {
+      failureThreshold: reader.integer('CALLBACK_ENDPOINT_DISABLE_AFTER_FAILURES', { default: DEFAULT_ENDPOINT_DISABLING.failureThreshold, min: 1, max: 100_000 }),
+      minimumDurationMs: reader.integer('CALLBACK_ENDPOINT_DISABLE_AFTER_MINUTES', { default: DEFAULT_ENDPOINT_DISABLING.minimumDurationMinutes, min: 0, max: 43_200 }) * 60_000,
+    },
     totalConcurrency: reader.integer('CALLBACK_TOTAL_CONCURRENCY', { default: 64, min: 1, max: 1_000 }),
     pollIntervalMs: reader.integer('CALLBACK_POLL_INTERVAL_MS', { default: 1_000, min: 50, max: 60_000 }),
     // Longer than any attempt can take, so a live replica never loses a claim mid-attempt.

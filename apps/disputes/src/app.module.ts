@@ -27,6 +27,7 @@ export class AppModule {
           testClockEnabled: config.testClockEnabled,
           receiptOrphanGraceMs: config.receiptOrphanGraceMs,
           receiptSweepIntervalMs: config.receiptSweepIntervalMs,
+          reviewWindowHours: config.reviewWindowHours,
           outbox: { connectionString: config.databaseUrl, batchSize: 100, pollIntervalMs: 1_000 },
         }),
         MetricsModule.forRoot({ service: 'disputes', outbox: true, serveOnAppPort: true }),

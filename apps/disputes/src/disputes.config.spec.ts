@@ -17,6 +17,7 @@ describe('disputes config', () => {
       testClockEnabled: false,
       receiptOrphanGraceMs: 3_600_000,
       receiptSweepIntervalMs: 60_000,
+      reviewWindowHours: 72,
       kafkaBrokers: ['127.0.0.1:9092'],
       commandPartitions: 6,
     });

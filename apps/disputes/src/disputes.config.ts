@@ -1,4 +1,5 @@
 import { readServiceAuthConfig, type ServiceAuthConfig, type ServiceName } from '@mp/shared-service-auth';
+import { DEFAULT_REVIEW_WINDOW_HOURS } from '@mp/disputes-domain';
 import { DISPUTES_INTERNAL_ACCESS } from '@mp/disputes-infrastructure';
 import { ConfigReader, readKafkaConnectionConfig, readLogFormat, type Environment, type KafkaConnectionConfig, type LogFormat } from '@mp/shared-util-config';
 import { readHealthConfig, type HealthConfig } from '@mp/shared-health';
@@ -14,6 +15,7 @@ export interface DisputesConfig extends KafkaConnectionConfig, HealthConfig {
   testClockEnabled: boolean;
   receiptOrphanGraceMs: number;
   receiptSweepIntervalMs: number;
+  reviewWindowHours: number;
 }
 
 /** Reads and validates the disputes service's environment once, at boot. */
@@ -29,6 +31,8 @@ export function loadDisputesConfig(environment: Environment): DisputesConfig {
     // At least a minute: well past the gateway's longest wait for an open (GATEWAY_COMMAND_TIMEOUT_MS, at most 60 s).
     receiptOrphanGraceMs: reader.integer('DISPUTES_RECEIPT_ORPHAN_GRACE_MS', { default: 3_600_000, min: 60_000, max: 7 * 24 * 3_600_000 }),
     receiptSweepIntervalMs: reader.integer('DISPUTES_RECEIPT_SWEEP_INTERVAL_MS', { default: 60_000, min: 100, max: 3_600_000 }),
+    // Up to 30 days: a dispute may be opened until a month after its order, and reviewed within this.
+    reviewWindowHours: reader.integer('DISPUTE_REVIEW_WINDOW_HOURS', { default: DEFAULT_REVIEW_WINDOW_HOURS, min: 1, max: 720 }),
     ...readKafkaConnectionConfig(reader),
     ...readHealthConfig(reader),
     serviceAuth: readServiceAuthConfig(reader, 'disputes', Object.keys(DISPUTES_INTERNAL_ACCESS) as ServiceName[]),

@@ -34,7 +34,12 @@ describe('callbacks', () => {
 
   beforeAll(async () => {
     system = await SystemUnderTest.start({
-      env: { gateway: { ALLOW_HTTP_CALLBACK_URLS: 'true' }, payments: { TEST_CLOCK_ENABLED: 'true', PAYMENTS_EXPIRY_SWEEP_INTERVAL_MS: '3600000' } },
+      env: {
+        gateway: { ALLOW_HTTP_CALLBACK_URLS: 'true' },
+        payments: { TEST_CLOCK_ENABLED: 'true', PAYMENTS_EXPIRY_SWEEP_INTERVAL_MS: '3600000' },
+        // Retries a second apart, and an endpoint disabled after three failed attempts in a row, whenever they happen.
+        callbacks: { CALLBACK_RETRY_SCHEDULE: '0s,1s,1s,1s,1s,1s', CALLBACK_ENDPOINT_DISABLE_AFTER_FAILURES: '3', CALLBACK_ENDPOINT_DISABLE_AFTER_MINUTES: '0' },
+      },
     });
     operator = await createOperator(system);
     agent = await registerAgent(system, operator, [{ method: 'bank_card', country: 'RU', currency: 'RUB' }]);
@@ -131,6 +136,82 @@ describe('callbacks', () => {
     await eventually(() => target.received.length, (count) => count === 3, 'the redelivery');
     expect(new Set(target.received.map((callback) => callback.headers['webhook-id']))).toEqual(new Set([deliveryId]));
     expect(target.received.every((callback) => callback.verifiedWith.length === 1)).toBe(true);
+  });
+
+  it("gives merchants their own delivery log, disabled endpoints, re-enabling, redelivery and a signed test callback; another merchant's are 404", async () => {
+    const target = await receiver([]);
+    const { client, webhookSecret } = await createMerchant('Self-service shop', target.url());
+    target.secrets.push(webhookSecret);
+    target.status = 500;
+    const orderId = newOrderId('self');
+    const eventId = await publishExternalEvent(client.credentials.merchantId, orderId, target.url());
+
+    const endpoints = await eventually(() => client.get('/v2/webhooks/endpoints'), (response) => response.body.data?.length === 1, 'the endpoint disabled after three failed attempts');
+    expect(endpoints.body.data).toEqual([{ url: target.url(), disabled_at: expect.any(String), cause: 'consecutive_failures', reason: expect.stringMatching(/^3 consecutive failed attempts since /), parked_deliveries: 1 }]);
+    expect(target.received).toHaveLength(3);
+    const log = await client.get(`/v2/webhooks/deliveries?order_id=${orderId}`);
+    // Charged to the merchant's rate limit like every signed /v2 route.
+    expect([log.status, log.headers.get('ratelimit-remaining')]).toEqual([200, expect.stringMatching(/^\d+$/)]);
+    expect(log.body).toEqual({
+      data: [
+        {
+          delivery_id: expect.stringMatching(/^msg_/), event_id: eventId, event_type: 'payment.succeeded', order_id: orderId, url: target.url(), status: 'endpoint_disabled',
+          attempt_count: 3, last_attempt_at: expect.any(String), last_response_code: 500, next_attempt_at: null, created_at: expect.any(String),
+        },
+      ],
+      has_more: false,
+      next_cursor: null,
+    });
+    const deliveryId = log.body.data[0].delivery_id as string;
+    const detail = await client.get(`/v2/webhooks/deliveries/${deliveryId}`);
+    expect(detail.body.attempts.map((attempt: { attempt_number: number; response_code: number; outcome: string; duration_ms: number }) => [attempt.attempt_number, attempt.response_code, attempt.outcome, typeof attempt.duration_ms])).toEqual([
+      [1, 500, 'http_error', 'number'], [2, 500, 'http_error', 'number'], [3, 500, 'http_error', 'number'],
+    ]);
+    expect(JSON.stringify(detail.body)).not.toMatch(/whsec_|v1,|"body"|signature/);
+    const whileDisabled = await client.post(`/v2/webhooks/deliveries/${deliveryId}/redeliver`, {});
+    expect([whileDisabled.status, whileDisabled.body.error.code]).toEqual([409, 'WEBHOOK_ENDPOINT_DISABLED']);
+
+    const { client: other } = await createMerchant('Other shop');
+    for (const response of [await other.get(`/v2/webhooks/deliveries/${deliveryId}`), await other.post(`/v2/webhooks/deliveries/${deliveryId}/redeliver`, {}), await other.post('/v2/webhooks/endpoints/enable', { url: target.url() })]) {
+      expect([response.status, response.body.error.code]).toEqual([404, 'NOT_FOUND']);
+    }
+    expect([(await other.get('/v2/webhooks/deliveries')).body.data, (await other.get('/v2/webhooks/endpoints')).body.data]).toEqual([[], []]);
+
+    target.status = 200;
+    const enabled = await client.post('/v2/webhooks/endpoints/enable', { url: target.url() });
+    expect([enabled.status, enabled.body]).toEqual([200, { url: target.url(), resumed_deliveries: 1 }]);
+    await eventually(() => target.received.length, (count) => count === 4, 'the resumed callback');
+    const redelivered = await client.post(`/v2/webhooks/deliveries/${deliveryId}/redeliver`, {});
+    expect([redelivered.status, redelivered.body.delivery_id]).toEqual([202, deliveryId]);
+    await eventually(() => target.received.length, (count) => count === 5, 'the redelivery');
+    const [resumed, again] = target.received.slice(3);
+    expect([resumed?.verifiedWith, again?.verifiedWith, again?.headers['webhook-id'], again?.body]).toEqual([[webhookSecret], [webhookSecret], deliveryId, resumed?.body]);
+    await eventually(() => client.get(`/v2/webhooks/deliveries/${deliveryId}`), (response) => response.body.status === 'succeeded' && response.body.attempt_count === 5, 'the redelivery recorded');
+    expect((await client.get('/v2/webhooks/endpoints')).body.data).toEqual([]);
+
+    const tested = await client.post('/v2/webhooks/test', {});
+    expect([tested.status, tested.body.event_type, tested.body.url, tested.body.order_id]).toEqual([202, 'webhook.test', target.url(), null]);
+    await eventually(() => target.received.length, (count) => count === 6, 'the test callback');
+    expect(target.received[5]?.verifiedWith).toEqual([webhookSecret]);
+    expect(JSON.parse(target.received[5]?.body ?? '{}')).toEqual({ id: tested.body.delivery_id, type: 'webhook.test', created_at: expect.any(String), data: { test: true, message: expect.any(String), version: 1 } });
+    const newest = await client.get('/v2/webhooks/deliveries?limit=1');
+    expect([newest.body.data.map((delivery: { delivery_id: string }) => delivery.delivery_id), newest.body.has_more]).toEqual([[tested.body.delivery_id], true]);
+    const older = await client.get(`/v2/webhooks/deliveries?limit=1&cursor=${newest.body.next_cursor}`);
+    expect([older.body.data.map((delivery: { delivery_id: string }) => delivery.delivery_id), older.body.has_more, older.body.next_cursor]).toEqual([[deliveryId], false, null]);
+    expect((await client.get('/v2/webhooks/deliveries?event_type=webhook.test&status=succeeded')).body.data).toHaveLength(1);
+
+    const refusals = [
+      await client.get('/v2/webhooks/deliveries?status=lost&limit=500'),
+      await client.get('/v2/webhooks/deliveries?cursor=bm90LWEtY3Vyc29y'),
+      await client.get('/v2/webhooks/deliveries?colour=red'),
+      await client.post('/v2/webhooks/test', { url: 'ftp://shop.example/callbacks' }),
+      await other.post('/v2/webhooks/test', { event_type: 'payment.succeeded' }),
+    ];
+    expect(refusals.map((response) => [response.status, response.body.error.code])).toEqual(Array(5).fill([400, 'VALIDATION_ERROR']));
+    expect(refusals[0]?.body.error.details.map((detail: { field: string }) => detail.field).sort()).toEqual(['limit', 'status']);
+    expect(refusals[3]?.body.error.details[0].field).toBe('url');
+    const unknown = await client.get(`/v2/webhooks/deliveries/msg_${'0'.repeat(32)}`);
+    expect([unknown.status, unknown.body.error.code]).toEqual([404, 'NOT_FOUND']);
   });
 
   describe('outcomes through the gateway', () => {

@@ -34,6 +34,9 @@ const METHODS = {
   })),
 };
 
+/** Not the default (72), so the answers show the setting is read. */
+const REVIEW_WINDOW_HOURS = 48;
+
 describe('disputes', () => {
   let system: SystemUnderTest;
   let operator: BackofficeClient;
@@ -42,7 +45,7 @@ describe('disputes', () => {
   let otherMerchant: SignedClient;
 
   beforeAll(async () => {
-    system = await SystemUnderTest.start({ env: { disputes: { TEST_CLOCK_ENABLED: 'true' }, gateway: { GATEWAY_COMMAND_TIMEOUT_MS: '30000' } } });
+    system = await SystemUnderTest.start({ env: { disputes: { TEST_CLOCK_ENABLED: 'true', DISPUTE_REVIEW_WINDOW_HOURS: String(REVIEW_WINDOW_HOURS) }, gateway: { GATEWAY_COMMAND_TIMEOUT_MS: '30000' } } });
     operator = await createOperator(system);
     agent = await registerAgent(system, operator, [{ method: 'bank_card', country: 'RU', currency: 'RUB' }]);
     merchant = await system.createClient('Dispute shop');
@@ -145,6 +148,8 @@ describe('disputes', () => {
     const opened = await open({ order_id: orderId, amount: 900, comment: 'The payer sent 900.00, see the transfer', receipt: PNG_RECEIPT });
     expect(opened.status).toBe(201);
     const disputeId = opened.body.dispute_id;
+    const reviewDeadlineOf = (dispute: { updated_at: string }) => new Date(Date.parse(dispute.updated_at) + REVIEW_WINDOW_HOURS * 3_600_000).toISOString();
+    expect(opened.body.review_deadline).toBe(reviewDeadlineOf(opened.body));
     expect(opened.body).toMatchObject({ status: 'OPEN', amount: 900, currency: 'RUB', comment: 'The payer sent 900.00, see the transfer', receipt: { file_name: 'transfer.png', content_type: 'image/png', size_bytes: PNG.length } });
     await eventuallyStatus(orderId, 'PENDING');
     // Endpoint 4 reports it PENDING too, and its status filter follows what merchants see.
@@ -155,12 +160,15 @@ describe('disputes', () => {
 
     const rejected = await review('agent', disputeId, 'REJECTED', 'the transfer is not ours');
     expect(rejected.status).toBe(200);
-    expect(rejected.body).toMatchObject({ dispute_id: disputeId, status: 'REJECTED', review: { decision: 'REJECTED', reason: 'the transfer is not ours' } });
+    expect(rejected.body).toMatchObject({ dispute_id: disputeId, status: 'REJECTED', review: { decision: 'REJECTED', reason: 'the transfer is not ours' }, review_deadline: null });
     await eventuallyStatus(orderId, 'FAILED');
 
     const retried = await open({ order_id: orderId, amount: 950, comment: 'It was 950.00' });
     expect(retried.status).toBe(201);
     expect(retried.body).toMatchObject({ dispute_id: disputeId, status: 'OPEN', amount: 950, comment: 'It was 950.00', receipt: null, review: null });
+    // The reopen starts the review window again.
+    expect(retried.body.review_deadline).toBe(reviewDeadlineOf(retried.body));
+    expect(retried.body.review_deadline > opened.body.review_deadline).toBe(true);
     await eventuallyStatus(orderId, 'PENDING');
     const state = await merchant.get(`/v2/disputes/${disputeId}`);
     expect(state.status).toBe(200);
@@ -171,7 +179,7 @@ describe('disputes', () => {
 
     const accepted = await review('operator', disputeId, 'ACCEPTED');
     expect(accepted.status).toBe(200);
-    expect(accepted.body).toMatchObject({ status: 'ACCEPTED', review: { decision: 'ACCEPTED', settled_amount: 950 } });
+    expect(accepted.body).toMatchObject({ status: 'ACCEPTED', review: { decision: 'ACCEPTED', settled_amount: 950 }, review_deadline: null });
     const settled = await eventuallyStatus(orderId, 'SUCCEEDED');
     // 2 % of 950.00 plus 1.00: the fee of the order's method for the disputed amount.
     expect(settled).toMatchObject({ status: 'SUCCEEDED', amount: 950, fee: 20 });

@@ -29,6 +29,8 @@ describe('idempotency by order_id (spec 4.3)', () => {
     const responses = await Promise.all(Array.from({ length: 50 }, () => merchant.post('/v2/payments/incoming', body)));
     expect(responses.map((response) => response.status)).toEqual(Array(50).fill(201));
     expect(new Set(responses.map((response) => response.text)).size).toBe(1);
+    // Exactly one of them created the order; the others were answered with it and say so.
+    expect(responses.map((response) => response.headers.get('idempotent-replayed') ?? 'absent').sort()).toEqual(['absent', ...Array(49).fill('true')]);
     expect(responses[0].body).toMatchObject({ order_id: orderId, status: 'PENDING', amount: 1500.5, currency: 'RUB', direction: 'incoming' });
     expect(responses[0].body.redirect_url).toMatch(new RegExp(`^${system.gatewayUrl}/pay/[A-Za-z0-9_-]+$`));
     expect(await storedEvents(merchant.credentials.merchantId, orderId)).toBe(1);
@@ -53,8 +55,9 @@ describe('idempotency by order_id (spec 4.3)', () => {
     const retry = await merchant.post('/v2/payments/incoming', incomingPayment(orderId));
     expect(retry.status).toBe(201);
     expect(retry.text).toBe(first.text);
+    expect([first.headers.get('idempotent-replayed'), retry.headers.get('idempotent-replayed')]).toEqual([null, 'true']);
     const otherCurrency = await merchant.post('/v2/payments/incoming', incomingPayment(orderId, { currency: 'INR', country: 'IN' }));
-    expect([otherCurrency.status, otherCurrency.body.error.code]).toEqual([409, 'DUPLICATE_ORDER']);
+    expect([otherCurrency.status, otherCurrency.body.error.code, otherCurrency.headers.get('idempotent-replayed')]).toEqual([409, 'DUPLICATE_ORDER', null]);
     expect(await storedEvents(merchant.credentials.merchantId, orderId)).toBe(1);
   });
 

@@ -98,6 +98,9 @@ describe('payouts and balances', () => {
     // The recipient account is masked for merchants (README, API behaviour worth knowing).
     expect(created.body).toMatchObject({ status: 'PENDING', direction: 'outgoing', fee: 7, account_number: '•••• 1111' });
     expect(await balance(merchant)).toEqual({ available: 778, frozen: 207 });
+    const retried = await merchant.post('/v2/payments/outgoing', payout(orderId, 200));
+    expect([created.headers.get('idempotent-replayed'), retried.status, retried.headers.get('idempotent-replayed')]).toEqual([null, 201, 'true']);
+    expect(await balance(merchant)).toEqual({ available: 778, frozen: 207 });
 
     const available = await agent.client.request('GET', '/backoffice/v1/agent/orders?scope=available');
     expect(available.body.data.map((order: { order_id: string }) => order.order_id)).toContain(orderId);
@@ -199,6 +202,41 @@ describe('payouts and balances', () => {
     expect([unknownFilter.status, unknownFilter.body.error.details[0].field]).toEqual([400, 'status']);
     const noSuchMerchant = await operator.request('GET', '/backoffice/v1/merchants/mch_nobody/ledger/entries');
     expect(noSuchMerchant.status).toBe(404);
+  });
+
+  it("gives the merchant a day's reconciliation CSV: every entry with its order, fees that sum, changes that sum to the balance", async () => {
+    const merchant = await merchantWithMethods('Reconciled shop', 200, '100');
+    await fund(merchant, 1000.55, 979.54);
+    const payoutId = newOrderId('reconciled-payout');
+    expect((await merchant.post('/v2/payments/outgoing', payout(payoutId, 100))).status).toBe(201);
+    const today = new Date().toISOString().slice(0, 10);
+
+    const report = await merchant.get(`/v2/merchant/reconciliation?date=${today}&currency=RUB`);
+    expect([report.status, report.headers.get('content-type')]).toEqual([200, 'text/csv; charset=utf-8']);
+    const [header, ...records] = report.text.trimEnd().split('\r\n').map((line: string) => line.split(','));
+    const rows = records.map((values: string[]) => Object.fromEntries(header.map((column: string, index: number) => [column, values[index]])));
+    const payIn = rows.filter((row: Record<string, string>) => row.reference_kind === 'payment_order' && row.reference_id.startsWith('funding'));
+    // 1000.55 with 2 % + 1.00: 979.54 to the merchant, 21.01 fee, both entries tied to the order.
+    expect(payIn.map((row: Record<string, string>) => [row.entry_type, row.amount_minor, row.fee_minor, row.available_change_minor])).toEqual([
+      ['PAYIN_SETTLED', '97954', '0', '97954'],
+      ['PAYIN_FEE', '2101', '2101', '0'],
+    ]);
+    expect(payIn[0]).toMatchObject({ currency: 'RUB', currency_exponent: '2', order_direction: 'incoming', order_status: 'SUCCEEDED', order_amount_minor: '100055', order_fee_minor: '2101' });
+    const payoutRows = rows.filter((row: Record<string, string>) => row.reference_id === payoutId);
+    expect(payoutRows.map((row: Record<string, string>) => [row.entry_type, row.available_change_minor, row.frozen_change_minor, row.order_status])).toEqual([['HOLD_PLACED', '-10300', '10300', 'PENDING']]);
+
+    const sum = (column: string) => rows.reduce((total: bigint, row: Record<string, string>) => total + BigInt(row[column]), 0n);
+    const balanceNow = await balance(merchant);
+    // A new merchant: the day's changes are its whole balance.
+    expect([sum('available_change_minor'), sum('frozen_change_minor')]).toEqual([BigInt(Math.round(balanceNow.available * 100)), BigInt(Math.round(balanceNow.frozen * 100))]);
+    expect(sum('fee_minor')).toBe(2101n);
+
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+    expect((await merchant.get(`/v2/merchant/reconciliation?date=${yesterday}&currency=RUB`)).text).toBe(`${header.join(',')}\r\n`);
+    for (const query of ['date=2026-02-30&currency=RUB', 'date=yesterday&currency=RUB', `date=${today}&currency=XYZ`, `date=${today}`, 'date=2999-01-01&currency=RUB']) {
+      const refused = await merchant.get(`/v2/merchant/reconciliation?${query}`);
+      expect([query, refused.status, refused.body.error?.code]).toEqual([query, 400, 'VALIDATION_ERROR']);
+    }
   });
 
   it('releases a hold whose payout never came to exist, keeps the holds of real payouts, and refuses to reuse that order_id', async () => {

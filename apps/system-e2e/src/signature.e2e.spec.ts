@@ -3,7 +3,7 @@
  * against the real gateway, Kafka and payments service. Method: a test client that signs as
  * the spec describes (written independently of the server) and knobs that break one thing.
  */
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { rawRequest, SignedClient, signRequest, SystemUnderTest } from '@mp/shared-testing';
 import { incomingPayment, newOrderId } from './fixtures';
 
@@ -65,6 +65,39 @@ describe('request signatures (spec section 5)', () => {
       await createOrder(orderId);
       const response = await merchant.request({ method: 'GET', path: `/v2/payments/status/${orderId}?expand=none`, signedPath: `/v2/payments/status/${orderId}` });
       expect(response.status).toBe(200);
+    });
+
+    it('tells on a mismatch what the server signed: the decoded path, the timestamp, the body length and SHA-256, never a signature', async () => {
+      const orderId = newOrderId('colon:id');
+      const wirePath = `/v2/payments/status/${orderId.replace(':', '%3A')}`;
+      const timestampSeconds = nowSeconds();
+      const response = await merchant.request({ method: 'GET', path: wirePath, signedPath: wirePath, timestampSeconds });
+      expectError(response, 401, 'INVALID_SIGNATURE');
+      expect(response.body.server_signed).toEqual({
+        timestamp: String(timestampSeconds),
+        path: `/v2/payments/status/${orderId}`,
+        body_bytes: 0,
+        body_sha256: createHash('sha256').update(Buffer.alloc(0)).digest('hex'),
+        string_to_sign: expect.stringContaining(`"${timestampSeconds}./v2/payments/status/${orderId}." followed by the 0 raw body bytes`),
+      });
+      // The only 64-hex-digit value in the answer is the body's hash: no expected signature.
+      expect(new Set(JSON.stringify(response.body).match(/[0-9a-f]{64}/g))).toEqual(new Set([response.body.server_signed.body_sha256]));
+    });
+
+    it('gives the SHA-256 of the body bytes it received on a mismatch', async () => {
+      const body = JSON.stringify(incomingPayment(newOrderId()));
+      const response = await merchant.request({ method: 'POST', path: '/v2/payments/incoming', body, signedBody: `${body} ` });
+      expectError(response, 401, 'INVALID_SIGNATURE');
+      expect(response.body.server_signed).toMatchObject({ path: '/v2/payments/incoming', body_bytes: Buffer.byteLength(body), body_sha256: createHash('sha256').update(body).digest('hex') });
+    });
+
+    it('adds nothing about the signed string for an unknown key or a stale timestamp', async () => {
+      const stranger = new SignedClient(system.gatewayUrl, { merchantId: 'mch_000000000000000000000000', apiSecret: 'sk_guess' });
+      const unknown = await stranger.get('/v2/payments/status/x');
+      expectError(unknown, 401, 'INVALID_API_KEY');
+      const stale = await merchant.request({ method: 'GET', path: '/v2/payments/status/x', timestampSeconds: nowSeconds() - 1000 });
+      expectError(stale, 401, 'TIMESTAMP_OUT_OF_RANGE');
+      expect([unknown.body.server_signed, stale.body.server_signed]).toEqual([undefined, undefined]);
     });
 
     it('answers malformed percent-encoding with a 4xx, never a 5xx', async () => {

@@ -2,6 +2,7 @@
 import 'reflect-metadata';
 import { judgeAttempt } from './attempt-outcome';
 import { originHealthOf } from './origin-circuit';
+import { consecutiveFailuresReason, endpointHealthOf, shouldDisableEndpoint } from './endpoint-failures';
 import { STORED_ANSWER_MAX_CHARS, storableAnswerText } from './stored-answer';
 import { PAYMENT_ORDER_DISPUTE_EVENT_TYPES, PAYMENTS_TOPICS } from '@mp/contracts-payments';
 import { CALLBACK_ROUTES, callbackBodyOf, routeEvent, webhookIdOf } from './callback-routing';
@@ -149,5 +150,30 @@ describe('origin health for the circuit breaker', () => {
     [{ kind: 'refused_destination' }, null],
   ] as const)('%j counts as %s', (result, health) => {
     expect(originHealthOf(result)).toBe(health);
+  });
+});
+
+describe('disabling an endpoint that keeps failing', () => {
+  const policy = { failureThreshold: 3, minimumDurationMs: 60 * 60_000 };
+  const since = new Date('2026-01-01T00:00:00.000Z');
+  const at = (minutes: number) => new Date(since.getTime() + minutes * 60_000);
+
+  it('needs both the number of failures in a row and the time they span', () => {
+    expect(shouldDisableEndpoint({ consecutiveFailures: 2, failingSince: since }, policy, at(600))).toBe(false);
+    expect(shouldDisableEndpoint({ consecutiveFailures: 50, failingSince: since }, policy, at(59))).toBe(false);
+    expect(shouldDisableEndpoint({ consecutiveFailures: 3, failingSince: since }, policy, at(60))).toBe(true);
+    expect(shouldDisableEndpoint({ consecutiveFailures: 1, failingSince: since }, { failureThreshold: 1, minimumDurationMs: 0 }, since)).toBe(true);
+  });
+
+  it('counts every failed attempt, resets on a success and leaves a 410 to its own rule', () => {
+    expect(endpointHealthOf(judgeAttempt({ kind: 'response', status: 500 }))).toBe('down');
+    expect(endpointHealthOf(judgeAttempt({ kind: 'timeout' }))).toBe('down');
+    expect(endpointHealthOf(judgeAttempt({ kind: 'response', status: 302 }))).toBe('down');
+    expect(endpointHealthOf(judgeAttempt({ kind: 'response', status: 204 }))).toBe('up');
+    expect(endpointHealthOf(judgeAttempt({ kind: 'response', status: 410 }))).toBeNull();
+  });
+
+  it('says why', () => {
+    expect(consecutiveFailuresReason({ consecutiveFailures: 20, failingSince: since })).toBe('20 consecutive failed attempts since 2026-01-01T00:00:00.000Z');
   });
 });

@@ -3,3 +3,12 @@ export { CALLBACK_ROUTES, callbackBodyOf, eventTypesOf, routeEvent, topicsOf, we
 export { cumulativeDelaysMs, DEFAULT_RETRY_SCHEDULE, nextRetryDelayMs, parseRetrySchedule, RETRY_JITTER_RATIO, type RetrySchedule } from './retry-schedule';
 export { originHealthOf, type CircuitBreakerPolicy } from './origin-circuit';
 export { STORED_ANSWER_MAX_CHARS, storableAnswerText } from './stored-answer';
+export {
+  consecutiveFailuresReason,
+  DEFAULT_ENDPOINT_DISABLING,
+  endpointHealthOf,
+  shouldDisableEndpoint,
+  type EndpointDisablingPolicy,
+  type EndpointFailureRun,
+} from './endpoint-failures';
+export { TEST_CALLBACK_SUBJECT_KIND, testCallbackIntent } from './test-callback';

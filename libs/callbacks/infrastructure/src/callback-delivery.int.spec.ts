@@ -157,7 +157,7 @@ describe('callback delivery', () => {
     await service.publish([externalPaymentEvent('PaymentOrderSucceeded', { merchantId: merchant.merchantId, orderId: first, callbackUrl: target.url() })]);
     await eventually(() => deliveriesOf(merchant.merchantId, first), (list) => list[0]?.status === 'endpoint_disabled', 20_000, 'endpoint disabled');
     const disabled = await service.request('GET', `/internal/endpoints/disabled?merchant_id=${merchant.merchantId}`);
-    expect(disabled.body.data).toEqual([{ merchant_id: merchant.merchantId, url: target.url(), disabled_at: expect.any(String), reason: expect.stringContaining('410'), parked_deliveries: 1 }]);
+    expect(disabled.body.data).toEqual([{ merchant_id: merchant.merchantId, url: target.url(), disabled_at: expect.any(String), cause: 'gone', reason: expect.stringContaining('410'), parked_deliveries: 1 }]);
 
     // Another callback to the same URL is parked without an attempt; another URL of the merchant is not affected.
     await service.publish([

@@ -17,7 +17,7 @@ export function registerCallbackMetrics(metrics: MetricsRegistry, dataSource: Da
   for (const outcome of FINISHED_OUTCOMES) attempts.inc({ outcome }, 0);
   metrics.gauge({
     name: 'callback_endpoints_disabled',
-    help: 'Merchant callback URLs disabled after answering 410 Gone, until an operator re-enables them',
+    help: 'Merchant callback URLs disabled after answering 410 Gone or failing too long, until re-enabled',
     async collect() {
       const [row]: Array<{ disabled: number }> = await dataSource.query(`SELECT count(*)::int AS disabled FROM callback_disabled_endpoints`);
       this.set(row.disabled);

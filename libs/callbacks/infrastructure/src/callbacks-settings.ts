@@ -1,4 +1,4 @@
-import type { RetrySchedule } from '@mp/callbacks-domain';
+import type { EndpointDisablingPolicy, RetrySchedule } from '@mp/callbacks-domain';
 import type { CallbackDestinationRules } from '@mp/contracts-callbacks';
 
 /** What the callbacks module needs from its app's validated config. */
@@ -18,6 +18,11 @@ export interface CallbacksSettings {
   circuitFailureThreshold: number;
   /** How long an open circuit sends nothing to its origin before one probe is let through. */
   circuitCooldownMs: number;
+  /**
+   * When an endpoint that keeps failing is disabled like one that answered 410 (its callbacks
+   * parked until re-enabled): CALLBACK_ENDPOINT_DISABLE_AFTER_FAILURES and _MINUTES.
+   */
+  endpointDisabling: EndpointDisablingPolicy;
   /** Attempts in flight in this replica. */
   totalConcurrency: number;
   pollIntervalMs: number;

@@ -6,19 +6,8 @@
  * - the callback types and body merchants receive (decisions.md "Callbacks").
  */
 
-/** Callback types of decisions.md "Callbacks". */
-export const CALLBACK_TYPES = [
-  'payment.succeeded',
-  'payment.failed',
-  'payment.cancelled',
-  'payment.expired',
-  'dispute.opened',
-  'dispute.accepted',
-  'dispute.rejected',
-  'withdrawal.completed',
-  'withdrawal.failed',
-] as const;
-export type CallbackType = (typeof CALLBACK_TYPES)[number];
+export { CALLBACK_DELIVERY_STATUSES, CALLBACK_TYPES, TEST_CALLBACK_TYPE, type CallbackDeliveryStatus, type CallbackType } from './callback-types';
+import type { CallbackDeliveryStatus, CallbackType } from './callback-types';
 
 /**
  * What merchants receive. `data` is the state object at the version that caused the callback,
@@ -52,7 +41,6 @@ export function merchantWebhookProfilePath(merchantId: string): string {
   return `/internal/merchants/${encodeURIComponent(merchantId)}/webhook-profile`;
 }
 
-export type CallbackDeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'endpoint_disabled';
 export type CallbackAttemptOutcome = 'in_flight' | 'succeeded' | 'http_error' | 'redirect' | 'gone' | 'timeout' | 'network_error' | 'refused_destination';
 
 export interface CallbackAttemptView {
@@ -87,18 +75,64 @@ export interface CallbackDeliveryView {
   attempts: CallbackAttemptView[];
 }
 
-/** An endpoint (merchant × URL) that answered 410 Gone: nothing is sent to it until re-enabled. */
+/** Why an endpoint is disabled: it answered 410 Gone, or it failed too long (CALLBACK_ENDPOINT_DISABLE_AFTER_*). */
+export type EndpointDisabledCause = 'gone' | 'consecutive_failures';
+
+/** An endpoint (merchant × URL) disabled by a 410 or a long run of failures: nothing is sent to it until re-enabled. */
 export interface CallbackEndpointView {
   merchant_id: string;
   url: string;
   disabled_at: string;
+  cause: EndpointDisabledCause;
   reason: string;
   /** Deliveries parked until the endpoint is re-enabled. */
   parked_deliveries: number;
 }
 
-/** The dispatcher's internal API, called by the gateway's back office. */
+/** One callback in a merchant's delivery log (`GET /v2/webhooks/deliveries`): no body, secret or signature. */
+export interface MerchantWebhookDeliveryView {
+  delivery_id: string;
+  /** The platform event that caused it (a redelivery keeps it, and the `webhook-id`). */
+  event_id: string;
+  event_type: CallbackType;
+  /** The order it concerns (a dispute's disputed order); null for a test callback. */
+  order_id: string | null;
+  url: string;
+  status: CallbackDeliveryStatus;
+  attempt_count: number;
+  last_attempt_at: string | null;
+  /** The HTTP status of the latest attempt's answer; null before any, or when there was none (timeout, network error). */
+  last_response_code: number | null;
+  next_attempt_at: string | null;
+  created_at: string;
+}
+
+export interface MerchantWebhookAttemptView {
+  attempt_number: number;
+  started_at: string;
+  response_code: number | null;
+  duration_ms: number | null;
+  /** in_flight, succeeded, http_error, redirect, gone, timeout, network_error or refused_destination. */
+  outcome: CallbackAttemptOutcome;
+}
+
+/** One delivery with every attempt (`GET /v2/webhooks/deliveries/{deliveryId}`). */
+export interface MerchantWebhookDeliveryDetailView extends MerchantWebhookDeliveryView {
+  attempts: MerchantWebhookAttemptView[];
+}
+
+export interface MerchantWebhookDeliveryPage {
+  data: MerchantWebhookDeliveryView[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+/** The dispatcher's internal API, called by the gateway's back office and the merchants' webhook tools. */
 export const CALLBACKS_INTERNAL_PATHS = {
+  merchantDeliveries: (merchantId: string) => `/internal/merchants/${encodeURIComponent(merchantId)}/deliveries`,
+  merchantDelivery: (merchantId: string, deliveryId: string) => `/internal/merchants/${encodeURIComponent(merchantId)}/deliveries/${encodeURIComponent(deliveryId)}`,
+  merchantRedeliver: (merchantId: string, deliveryId: string) => `/internal/merchants/${encodeURIComponent(merchantId)}/deliveries/${encodeURIComponent(deliveryId)}/redeliver`,
+  merchantTestDelivery: (merchantId: string) => `/internal/merchants/${encodeURIComponent(merchantId)}/test-deliveries`,
   deliveries: '/internal/deliveries',
   redeliver: (deliveryId: string) => `/internal/deliveries/${encodeURIComponent(deliveryId)}/redeliver`,
   disabledEndpoints: '/internal/endpoints/disabled',
@@ -112,6 +146,9 @@ export {
   DisabledEndpointsQueryDto,
   EnableCallbackEndpointBodyDto,
   EnableCallbackEndpointRequestDto,
+  SendTestWebhookBodyDto,
+  TestDeliveryRequestDto,
+  WebhookDeliveriesQueryDto,
 } from './requests';
 
 export {

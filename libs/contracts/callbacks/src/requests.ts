@@ -1,5 +1,6 @@
 import { IsDefined, IsOptional, IsUUID, ValidateIf } from 'class-validator';
-import { FieldRule, IsOrderId, MatchesPattern, MERCHANT_ID_PATTERN, RequestMessages } from '@mp/shared-util-validation';
+import { CALLBACK_DELIVERY_STATUSES, CALLBACK_TYPES, TEST_CALLBACK_TYPE, type CallbackDeliveryStatus, type CallbackType } from './callback-types';
+import { CreationPeriodAndCursorFilters, FieldRule, IsOneOf, IsOrderId, IsWholeNumberBetween, MatchesPattern, MERCHANT_ID_PATTERN, RequestMessages } from '@mp/shared-util-validation';
 
 /**
  * The request classes of the dispatcher's internal API: the dispatcher validates what it
@@ -54,6 +55,48 @@ export class EnableCallbackEndpointBodyDto {
 export class EnableCallbackEndpointRequestDto extends EnableCallbackEndpointBodyDto {
   @MatchesPattern(MERCHANT_ID_PATTERN, MERCHANT_ID_RULE)
   merchant_id!: string;
+}
+
+/**
+ * `GET /v2/webhooks/deliveries` (and the dispatcher's merchant-scoped log): decisions.md "Lists"
+ * (creation period, `limit` 1 to 100, `cursor`) plus the callback's order, status and type.
+ */
+@RequestMessages({ invalid: 'The list filters are not valid', unknownField: 'is not a filter; use order_id, status, event_type, created_from, created_to, limit, cursor' })
+export class WebhookDeliveriesQueryDto extends CreationPeriodAndCursorFilters {
+  @IsOptional()
+  @IsOrderId()
+  order_id?: string;
+
+  @IsOptional()
+  @IsOneOf(CALLBACK_DELIVERY_STATUSES)
+  status?: CallbackDeliveryStatus;
+
+  @IsOptional()
+  @IsOneOf(CALLBACK_TYPES)
+  event_type?: CallbackType;
+
+  @IsOptional()
+  @IsWholeNumberBetween(1, 100, 'query')
+  limit?: string;
+}
+
+/** `POST /v2/webhooks/test`: where to send it (the merchant's default callback URL without `url`). */
+@RequestMessages({ invalid: 'The test callback request is not valid', unknownField: 'is not a field here; use url, event_type' })
+export class SendTestWebhookBodyDto {
+  @IsOptional()
+  @CallbackUrl()
+  url?: string;
+
+  @IsOptional()
+  @IsOneOf([TEST_CALLBACK_TYPE], `must be ${TEST_CALLBACK_TYPE}`)
+  event_type?: typeof TEST_CALLBACK_TYPE;
+}
+
+/** The dispatcher's body: the URL the gateway resolved and checked against the destination policy. */
+@RequestMessages({ invalid: 'Name the URL to send the test callback to' })
+export class TestDeliveryRequestDto {
+  @CallbackUrl()
+  url!: string;
 }
 
 /** Tests only: how far to move the dispatcher's clock. */

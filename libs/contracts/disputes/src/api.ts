@@ -35,6 +35,8 @@ export interface DisputeView {
   receipt: { file_name: string; content_type: string; size_bytes: number } | null;
   created_at: string;
   updated_at: string;
+  /** When the agent or operator is to have reviewed it by: the service's review window after the last open or reopen; null once reviewed. */
+  review_deadline: string | null;
   /** Null while OPEN. */
   review: { decision: 'ACCEPTED' | 'REJECTED'; reason: string | null; settled_amount: string | null; reviewed_at: string } | null;
 }

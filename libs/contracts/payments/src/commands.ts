@@ -119,6 +119,14 @@ export type CommandReplyData =
       order: PaymentOrderView;
       /** A pay-in's `redirect_url`, sealed for the process named by the command's `payerLinkKey`, bound to `payerLinkContext`. */
       sealedPayerLink?: string;
+      /**
+       * `true` when a create found its order already there (same order_id, amount, currency...)
+       * and changed nothing: the answer replays the existing order. Absent when the command
+       * created the order, on every other command, and in replies from payments releases
+       * before the flag existed (an optional member: no new schema version, old replies read as
+       * "not a replay", the safe side for a header that only informs).
+       */
+      replayed?: true;
     }
   | { outcome: 'rejected'; error: ErrorDescription };
 

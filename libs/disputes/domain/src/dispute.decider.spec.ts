@@ -1,6 +1,6 @@
-import { DeciderSpecification } from '@mp/shared-decider';
+import { DeciderSpecification, eventCodec } from '@mp/shared-decider';
 import type { ErrorCode } from '@mp/shared-util-errors';
-import { disputeDecider, type Dispute, type DisputeCommand, type DisputeEvent, type DisputedOrderFacts, type DisputeReviewer } from './dispute.decider';
+import { DISPUTE_EVENT_SCHEMAS, disputeDecider, type Dispute, type DisputeCommand, type DisputeEvent, type DisputedOrderFacts, type DisputeReviewer } from './dispute.decider';
 
 const created = '2026-01-31T10:00:00.000Z';
 const order: DisputedOrderFacts = { direction: 'incoming', createdAt: created, agentId: 'agent-1', amountMinor: 150_000n, currency: 'RUB' };
@@ -9,7 +9,7 @@ const at = (iso: string) => new Date(iso);
 const open = (overrides: { now?: Date; order?: DisputedOrderFacts | null; amountMinor?: bigint | null; comment?: string } = {}): DisputeCommand => ({
   type: 'OpenDispute',
   data: { merchantId: 'm-1', orderId: 'A-1', amountMinor: overrides.amountMinor === undefined ? 140_000n : overrides.amountMinor, comment: overrides.comment ?? 'paid 1400', receipt: null },
-  metadata: { now: overrides.now ?? at('2026-02-01T00:00:00.000Z'), order: overrides.order === undefined ? order : overrides.order, newDisputeId: 'dsp_1' },
+  metadata: { now: overrides.now ?? at('2026-02-01T00:00:00.000Z'), order: overrides.order === undefined ? order : overrides.order, newDisputeId: 'dsp_1', reviewWindowHours: 72 },
 });
 const review = (decision: 'ACCEPTED' | 'REJECTED', reviewer: DisputeReviewer = { role: 'agent', id: 'agent-1' }): DisputeCommand => ({
   type: 'ReviewDispute',
@@ -94,6 +94,28 @@ describe('dispute decider', () => {
 
     it('the retry still obeys the one-month window', () => {
       expect(refused(rejected, open({ now: at('2026-03-01T00:00:00.000Z') }), 'PAYMENT_REJECTED').code).toBe('PAYMENT_REJECTED');
+    });
+  });
+
+  describe('the review deadline', () => {
+    it('is the review window after the open, and goes once reviewed', () => {
+      expect(opened[0].data).toMatchObject({ reviewDeadline: '2026-02-04T00:00:00.000Z' });
+      expect(given(opened)).toMatchObject({ status: 'OPEN', reviewDeadline: '2026-02-04T00:00:00.000Z' });
+      expect(given(rejected)).toMatchObject({ status: 'REJECTED', reviewDeadline: null });
+    });
+
+    it('starts again from a reopen', () => {
+      const reopened = then(rejected, open({ now: at('2026-02-10T12:00:00.000Z') }));
+      expect(given([...rejected, ...reopened])).toMatchObject({ status: 'OPEN', reviewDeadline: '2026-02-13T12:00:00.000Z' });
+    });
+
+    it('is the default 72 hours after the open for events stored before it existed (schema version 1)', () => {
+      const codec = eventCodec(DISPUTE_EVENT_SCHEMAS);
+      const { reviewDeadline: _none, ...v1 } = opened[0].data as { reviewDeadline: string };
+      expect(codec.read({ type: 'DisputeOpened', schemaVersion: 1, data: v1 }).data).toMatchObject({ reviewDeadline: '2026-02-04T00:00:00.000Z' });
+      expect(codec.read({ type: 'DisputeReopened', schemaVersion: 1, data: { disputeId: 'dsp_1', amountMinor: null, comment: null, receipt: null, occurredAt: '2026-02-10T00:00:00.000Z' } }).data).toMatchObject({
+        reviewDeadline: '2026-02-13T00:00:00.000Z',
+      });
     });
   });
 

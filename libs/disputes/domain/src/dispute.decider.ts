@@ -55,6 +55,8 @@ export interface ExistingDispute {
   /** Evidence of earlier rounds, oldest first, for operators. */
   earlierEvidence: DisputeEvidence[];
   review: { decision: 'ACCEPTED' | 'REJECTED'; reviewer: DisputeReviewer; reason: string | null; settledAmountMinor: bigint | null; reviewedAt: string } | null;
+  /** When the agent or operator should have reviewed it by (ISO); null once reviewed. */
+  reviewDeadline: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -72,8 +74,12 @@ interface CommandMetadata {
 export interface OpenDispute {
   type: 'OpenDispute';
   data: { merchantId: string; orderId: string; amountMinor: bigint | null; comment: string | null; receipt: DisputeReceiptRef | null };
-  /** `order` is null when the merchant has no such order; `newDisputeId` is used only on a first open. */
-  metadata: CommandMetadata & { order: DisputedOrderFacts | null; newDisputeId: string };
+  /**
+   * `order` is null when the merchant has no such order; `newDisputeId` is used only on a first
+   * open. `reviewWindowHours` (the service's DISPUTE_REVIEW_WINDOW_HOURS) fixes the review
+   * deadline in the event, so a later change of the setting does not move open disputes.
+   */
+  metadata: CommandMetadata & { order: DisputedOrderFacts | null; newDisputeId: string; reviewWindowHours: number };
 }
 
 export interface ReviewDispute {
@@ -94,12 +100,12 @@ interface EvidenceData {
 
 export interface DisputeOpened {
   type: 'DisputeOpened';
-  data: EvidenceData & { disputeId: string; merchantId: string; orderId: string; currency: string; orderAmountMinor: string; orderAgentId: string | null; occurredAt: string };
+  data: EvidenceData & { disputeId: string; merchantId: string; orderId: string; currency: string; orderAmountMinor: string; orderAgentId: string | null; occurredAt: string; reviewDeadline: string };
 }
 
 export interface DisputeReopened {
   type: 'DisputeReopened';
-  data: EvidenceData & { disputeId: string; occurredAt: string };
+  data: EvidenceData & { disputeId: string; occurredAt: string; reviewDeadline: string };
 }
 
 export interface DisputeAccepted {
@@ -136,6 +142,7 @@ function openDispute(command: OpenDispute, state: Dispute): DisputeEvent[] {
   if (!order || order.direction !== 'incoming') throw new DomainError('ORDER_NOT_FOUND', 'No such incoming order');
   const evidence = { amountMinor: data.amountMinor?.toString() ?? null, comment: data.comment, receipt: data.receipt };
   const occurredAt = metadata.now.toISOString();
+  const reviewDeadline = reviewDeadlineAfter(occurredAt, metadata.reviewWindowHours);
 
   if (!isWithinDisputeWindow(new Date(order.createdAt), metadata.now)) {
     throw rejected('opened_too_late', `A dispute can be opened until ${disputeDeadline(new Date(order.createdAt)).toISOString()}, one calendar month (UTC) after the order was created`);
@@ -146,7 +153,7 @@ function openDispute(command: OpenDispute, state: Dispute): DisputeEvent[] {
   }
   // After the rules: a merchant whose order already has an accepted dispute learns that, not the cap.
   if (data.amountMinor !== null) assertWithinCap(data.amountMinor, order.amountMinor, state, order.currency);
-  if (state.status === 'REJECTED') return [{ type: 'DisputeReopened', data: { ...evidence, disputeId: state.disputeId, occurredAt } }];
+  if (state.status === 'REJECTED') return [{ type: 'DisputeReopened', data: { ...evidence, disputeId: state.disputeId, occurredAt, reviewDeadline } }];
   return [
     {
       type: 'DisputeOpened',
@@ -159,6 +166,7 @@ function openDispute(command: OpenDispute, state: Dispute): DisputeEvent[] {
         orderAmountMinor: order.amountMinor.toString(),
         orderAgentId: order.agentId,
         occurredAt,
+        reviewDeadline,
       },
     },
   ];
@@ -225,23 +233,24 @@ export function evolveDispute(state: Dispute, event: DisputeEvent): Dispute {
         evidence: toEvidence(data, data.occurredAt),
         earlierEvidence: [],
         review: null,
+        reviewDeadline: data.reviewDeadline,
         createdAt: data.occurredAt,
         updatedAt: data.occurredAt,
       };
     }
     case 'DisputeReopened': {
       const dispute = existingForEvolve(state);
-      return { ...dispute, status: 'OPEN', evidence: toEvidence(event.data, event.data.occurredAt), earlierEvidence: [...dispute.earlierEvidence, dispute.evidence], review: null, updatedAt: event.data.occurredAt };
+      return { ...dispute, status: 'OPEN', evidence: toEvidence(event.data, event.data.occurredAt), earlierEvidence: [...dispute.earlierEvidence, dispute.evidence], review: null, reviewDeadline: event.data.reviewDeadline, updatedAt: event.data.occurredAt };
     }
     case 'DisputeAccepted': {
       const { data } = event;
       const review = { decision: 'ACCEPTED' as const, reviewer: data.reviewer, reason: data.reason, settledAmountMinor: BigInt(data.settledAmountMinor), reviewedAt: data.occurredAt };
-      return { ...existingForEvolve(state), status: 'ACCEPTED', review, updatedAt: data.occurredAt };
+      return { ...existingForEvolve(state), status: 'ACCEPTED', review, reviewDeadline: null, updatedAt: data.occurredAt };
     }
     case 'DisputeRejected': {
       const { data } = event;
       const review = { decision: 'REJECTED' as const, reviewer: data.reviewer, reason: data.reason, settledAmountMinor: null, reviewedAt: data.occurredAt };
-      return { ...existingForEvolve(state), status: 'REJECTED', review, updatedAt: data.occurredAt };
+      return { ...existingForEvolve(state), status: 'REJECTED', review, reviewDeadline: null, updatedAt: data.occurredAt };
     }
     default: {
       const unknown: never = event;
@@ -262,8 +271,25 @@ function existingForEvolve(state: Dispute): ExistingDispute {
 /** The decider as a value, for the shared command core. */
 export const disputeDecider: Decider<Dispute, DisputeCommand, DisputeEvent> = { decide: decideDispute, evolve: evolveDispute, initialState: initialDispute };
 
-/** Stored schema versions of the dispute events (no upcasters yet). */
-export const DISPUTE_EVENT_SCHEMAS: EventSchemas<DisputeEvent> = { DisputeOpened: { version: 1 }, DisputeReopened: { version: 1 }, DisputeAccepted: { version: 1 }, DisputeRejected: { version: 1 } };
+/** The review window before DISPUTE_REVIEW_WINDOW_HOURS existed, and that setting's default. */
+export const DEFAULT_REVIEW_WINDOW_HOURS = 72;
+
+const HOUR_MS = 3_600_000;
+
+function reviewDeadlineAfter(openedAt: string, reviewWindowHours: number): string {
+  return new Date(Date.parse(openedAt) + reviewWindowHours * HOUR_MS).toISOString();
+}
+
+/** Version 1 of an open or reopen had no deadline: it gets the default window from its own time. */
+const withDefaultReviewDeadline = (data: { occurredAt: string }) => ({ ...data, reviewDeadline: reviewDeadlineAfter(data.occurredAt, DEFAULT_REVIEW_WINDOW_HOURS) });
+
+/** Stored schema versions of the dispute events. Version 2 of an open or reopen carries its review deadline. */
+export const DISPUTE_EVENT_SCHEMAS: EventSchemas<DisputeEvent> = {
+  DisputeOpened: { version: 2, upcasters: { 1: withDefaultReviewDeadline } },
+  DisputeReopened: { version: 2, upcasters: { 1: withDefaultReviewDeadline } },
+  DisputeAccepted: { version: 1 },
+  DisputeRejected: { version: 1 },
+};
 
 /** One stream per disputed order: concurrent opens on one order meet here. */
 export const toDisputeStreamId = (merchantId: string, orderId: string): string => `dispute:${merchantId}:${orderId}`;

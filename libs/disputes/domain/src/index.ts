@@ -1,6 +1,7 @@
 export { disputeDeadline, isWithinDisputeWindow } from './dispute-window';
 export {
   decideDispute,
+  DEFAULT_REVIEW_WINDOW_HOURS,
   DISPUTE_EVENT_SCHEMAS,
   disputeDecider,
   evolveDispute,

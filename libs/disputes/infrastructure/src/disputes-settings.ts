@@ -12,6 +12,8 @@ export interface DisputesSettings {
    */
   receiptOrphanGraceMs: number;
   receiptSweepIntervalMs: number;
+  /** DISPUTE_REVIEW_WINDOW_HOURS: how long after an open or reopen a review is due (the dispute's `review_deadline`). */
+  reviewWindowHours: number;
 }
 
 export const DISPUTES_SETTINGS = Symbol('DISPUTES_SETTINGS');

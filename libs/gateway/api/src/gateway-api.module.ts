@@ -18,6 +18,7 @@ import { AgentController } from './backoffice/agent.controller';
 import { BackofficeAuditInterceptor } from './backoffice/backoffice-audit.interceptor';
 import { BackofficeGuard } from './backoffice/backoffice.guard';
 import { OperatorController } from './backoffice/operator.controller';
+import { ReconciliationController } from './reconciliation/reconciliation.controller';
 import { AgentDisputesController, OperatorDisputesController } from './disputes/dispute-review.controllers';
 import { DisputesClient } from './disputes/disputes.client';
 import { DisputesController } from './disputes/disputes.controller';
@@ -44,6 +45,7 @@ import { CallbackDestinationPolicy } from './callback-destinations/callback-dest
 import { GatewayRateLimitBuckets1700000020000 } from './rate-limit/rate-limit.migration';
 import { GatewayRateLimitLeases1700000021000 } from './rate-limit/rate-limit-lease.migration';
 import { MerchantRateLimitController } from './rate-limit/merchant-rate-limit.controller';
+import { MerchantWebhooksController } from './callbacks/merchant-webhooks.controller';
 import { MerchantRateLimitInterceptor, RateLimiter } from './rate-limit/rate-limiter';
 
 /** Migrations of the gateway database (merchant identities and credentials). */
@@ -55,7 +57,26 @@ export class GatewayApiModule {
   static forRoot(settings: GatewaySettings & { secretsKeyring: SecretKeyring }): DynamicModule {
     return {
       module: GatewayApiModule,
-      controllers: [PaymentsController, DisputesController, MerchantController, PayerPageController, OperatorController, CallbacksBackofficeController, AgentController, AgentDisputesController, OperatorDisputesController, WithdrawalsController, WithdrawalsOperatorController, MerchantSecretsController, AccessOperatorController, ApprovalsOperatorController, CallbackAllowListController, MerchantRateLimitController],
+      controllers: [
+        PaymentsController,
+        DisputesController,
+        MerchantController,
+        PayerPageController,
+        OperatorController,
+        CallbacksBackofficeController,
+        AgentController,
+        AgentDisputesController,
+        OperatorDisputesController,
+        WithdrawalsController,
+        WithdrawalsOperatorController,
+        MerchantSecretsController,
+        AccessOperatorController,
+        ApprovalsOperatorController,
+        CallbackAllowListController,
+        MerchantRateLimitController,
+        ReconciliationController,
+        MerchantWebhooksController,
+      ],
       providers: [
         { provide: GATEWAY_SETTINGS, useValue: settings },
         // Only tests move it (TEST_CLOCK_ENABLED, on the internal listener); otherwise it is the system clock.

@@ -10,6 +10,7 @@ export const LEDGER_INTERNAL_ACCESS: ServiceAccessPolicy = {
     'GET /internal/merchants/:merchantId/balances',
     'POST /internal/merchants/:merchantId/deposit-adjustments',
     'GET /internal/merchants/:merchantId/entries',
+    'GET /internal/merchants/:merchantId/entries-of-day',
     'GET /internal/merchants/:merchantId/reconciliation.csv',
     'POST /internal/merchants/:merchantId/conversions',
     'GET /internal/approvals',

@@ -221,4 +221,33 @@ describe('ledger internal HTTP API', () => {
     expect(before).toHaveLength(1);
     expect((await ledger.audit()).discrepancies).toEqual([]);
   });
+
+  it("gives one UTC day's entries of one currency oldest first, paged, and refuses a day that does not exist", async () => {
+    const merchantId = newMerchantId('day');
+    const funding = paymentOrderEvent('PaymentOrderSucceeded', { merchantId, orderId: 'D-1', direction: 'incoming', amountMinor: '20000', feeMinor: '250', currency: 'RUB' });
+    await ledger.publish([funding]);
+    await ledger.eventuallyConsumed([funding.id]);
+    expect((await ledger.placeHold(merchantId, `payout:${merchantId}:D-2`, '5000', '100')).status).toBe(201);
+    expect((await ledger.request('POST', `/internal/merchants/${merchantId}/deposit-adjustments`, { adjustment_id: 'ADJ-D', currency: 'USD', amount_minor: '100', reason: 'top-up', operator_id: 'op_7' })).status).toBe(201);
+    const today = new Date().toISOString().slice(0, 10);
+    const path = `/internal/merchants/${merchantId}/entries-of-day`;
+
+    const paged: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { status: number; body: any } = await ledger.request('GET', `${path}?date=${today}&currency=RUB&limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(page.status).toBe(200);
+      paged.push(...page.body.data.map((entry: { code: string }) => entry.code));
+      cursor = page.body.next_cursor;
+    } while (cursor);
+    expect(paged).toEqual(['PAYIN_SETTLED', 'PAYIN_FEE', 'HOLD_PLACED']);
+    const usd = await ledger.request('GET', `${path}?date=${today}&currency=USD`);
+    expect(usd.body).toEqual({ data: [expect.objectContaining({ posting_id: 'deposit:ADJ-D', amount_minor: '100' })], has_more: false, next_cursor: null });
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+    expect((await ledger.request('GET', `${path}?date=${yesterday}&currency=RUB`)).body.data).toEqual([]);
+    for (const bad of ['date=2026-02-30&currency=RUB', `date=${today}&currency=ZZZ`, 'currency=RUB', `date=${today}T00:00:00Z&currency=RUB`, `date=${today}&currency=RUB&cursor=nope`]) {
+      const response = await ledger.request('GET', `${path}?${bad}`);
+      expect([bad, response.status, response.body.code]).toEqual([bad, 400, 'VALIDATION_ERROR']);
+    }
+  });
 });

@@ -33,6 +33,8 @@ export const HTTP_STATUS_BY_ERROR_CODE = {
   SECRET_ROTATION_IN_PROGRESS: 409,
   /** Operator API only: suspending a suspended merchant, or reinstating an active one. */
   MERCHANT_STATUS_CONFLICT: 409,
+  /** A merchant's redelivery or test callback to an endpoint that is disabled (410 Gone, or too many failures). */
+  WEBHOOK_ENDPOINT_DISABLED: 409,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   RATE_LIMITED: 429,

@@ -116,6 +116,18 @@ export function IsIsoDateTime(issue = 'must be an ISO 8601 date or date-time', o
   return FieldRule('isIsoDateTime', (value) => (typeof value === 'string' && ISO_8601.test(value) && !Number.isNaN(Date.parse(value)) ? null : issue), options);
 }
 
+const CALENDAR_DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** A calendar day as `YYYY-MM-DD` that exists (no 2026-02-30): Date.parse alone rolls such a day over. */
+export function IsCalendarDay(issue = 'must be a calendar day as YYYY-MM-DD, e.g. 2026-01-31', options?: ValidationOptions): PropertyDecorator {
+  return FieldRule('isCalendarDay', (value) => {
+    const match = typeof value === 'string' ? CALENDAR_DAY.exec(value) : null;
+    if (!match) return issue;
+    const day = new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])));
+    return day.toISOString().slice(0, 10) === value ? null : issue;
+  }, options);
+}
+
 /** This date is not after the one in `otherField` (checked only when both are valid dates). */
 export function NotAfter(otherField: string, issue: string, options?: ValidationOptions): PropertyDecorator {
   return FieldRule('notAfter', (value, args) => {

@@ -5,6 +5,7 @@ import 'reflect-metadata';
 export {
   decimalAmountToMinor,
   FieldRule,
+  IsCalendarDay,
   IsDecimalAmount,
   IsOneOf,
   IsIsoDateTime,

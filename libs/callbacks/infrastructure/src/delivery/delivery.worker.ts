@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { judgeAttempt, nextRetryDelayMs, originHealthOf } from '@mp/callbacks-domain';
+import { consecutiveFailuresReason, endpointHealthOf, judgeAttempt, nextRetryDelayMs, originHealthOf, shouldDisableEndpoint } from '@mp/callbacks-domain';
 import { DataSource } from 'typeorm';
 import { CALLBACKS_SETTINGS, CLOCK, type CallbacksSettings, type Clock } from '../callbacks-settings';
-import { claimDueDeliveries, disableEndpoint, recordAttempt, recordOriginHealth, releaseClaim, type ClaimedDelivery } from '../persistence/delivery.store';
+import { claimDueDeliveries, disableEndpoint, recordAttempt, recordEndpointHealth, recordOriginHealth, releaseClaim, type ClaimedDelivery } from '../persistence/delivery.store';
 import { CallbackSender } from './callback-sender';
 import { signedHeaders, type WebhookProfiles } from './webhook-profile.client';
 
@@ -121,13 +121,21 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
     const finishedAt = this.clock.now();
     const originHealth = originHealthOf(sent.transport);
     const circuitBreaker = { failureThreshold: this.settings.circuitFailureThreshold, cooldownMs: this.settings.circuitCooldownMs };
+    const endpointHealth = endpointHealthOf(verdict);
     await this.dataSource.transaction(async (manager) => {
       if (originHealth) await recordOriginHealth(manager, delivery.targetOrigin, originHealth, circuitBreaker, finishedAt);
+      const failureRun = endpointHealth ? await recordEndpointHealth(manager, delivery.merchantId, delivery.targetUrl, endpointHealth, finishedAt) : null;
       if (verdict.next === 'done') return recordAttempt(manager, delivery, record, { status: 'succeeded', at: finishedAt });
       if (verdict.next === 'disable_endpoint') {
-        // Operators see it in the disabled-endpoints list; this log line is the alert hook.
+        // Merchants and operators see it in the disabled-endpoints lists; this log line is the alert hook.
         this.logger.warn(`callback endpoint disabled: merchant ${delivery.merchantId} ${delivery.targetUrl} answered 410 Gone (callback ${delivery.deliveryId})`);
-        await disableEndpoint(manager, delivery.merchantId, delivery.targetUrl, `410 Gone to callback ${delivery.deliveryId}`, finishedAt);
+        await disableEndpoint(manager, delivery.merchantId, delivery.targetUrl, 'gone', `410 Gone to callback ${delivery.deliveryId}`, finishedAt);
+        return recordAttempt(manager, delivery, record, { status: 'endpoint_disabled' });
+      }
+      if (failureRun && shouldDisableEndpoint(failureRun, this.settings.endpointDisabling, finishedAt)) {
+        const reason = consecutiveFailuresReason(failureRun);
+        this.logger.warn(`callback endpoint disabled: merchant ${delivery.merchantId} ${delivery.targetUrl}: ${reason} (callback ${delivery.deliveryId})`);
+        await disableEndpoint(manager, delivery.merchantId, delivery.targetUrl, 'consecutive_failures', reason, finishedAt);
         return recordAttempt(manager, delivery, record, { status: 'endpoint_disabled' });
       }
       const delayMs = nextRetryDelayMs(this.settings.retrySchedule, delivery.attemptNumber);

@@ -5,21 +5,44 @@ import {
   CallbackDeliveriesQueryDto,
   DisabledEndpointsQueryDto,
   EnableCallbackEndpointRequestDto,
+  TestDeliveryRequestDto,
+  WebhookDeliveriesQueryDto,
   type CallbackDeliveryView,
   type CallbackEndpointView,
+  type MerchantWebhookDeliveryDetailView,
+  type MerchantWebhookDeliveryPage,
 } from '@mp/contracts-callbacks';
-import { PathIdPipe, RequestPipe } from '@mp/shared-nest-http';
+import { callbackBodyOf, testCallbackIntent, webhookIdOf } from '@mp/callbacks-domain';
+import { MerchantIdParam, PathIdPipe, RequestPipe } from '@mp/shared-nest-http';
+import { randomUUID } from 'node:crypto';
 import { DomainError } from '@mp/shared-util-errors';
 import { DataSource } from 'typeorm';
 import { CALLBACKS_SETTINGS, CLOCK, OffsetClock, type CallbacksSettings, type Clock } from '../callbacks-settings';
 import { DeliveryWorker } from '../delivery/delivery.worker';
-import { enableEndpoint, findDeliveries, listDisabledEndpoints, scheduleRedelivery } from '../persistence/delivery.store';
+import {
+  enableEndpoint,
+  findDeliveries,
+  findMerchantDelivery,
+  insertDeliveries,
+  isEndpointDisabled,
+  listDisabledEndpoints,
+  listMerchantDeliveries,
+  scheduleMerchantRedelivery,
+  scheduleRedelivery,
+} from '../persistence/delivery.store';
 
 const requestPipe = new RequestPipe();
 /** A malformed callback id names no callback: answered like an unknown one. */
 const DeliveryIdParam = new PathIdPipe(CALLBACK_DELIVERY_ID_PATTERN, 'NOT_FOUND', (id) => `No callback ${id}`);
 
-/** The dispatcher's internal API (back office through the gateway; never exposed to merchants). */
+const endpointDisabled = (url: string) =>
+  new DomainError('WEBHOOK_ENDPOINT_DISABLED', `The endpoint ${url} is disabled; re-enable it (POST /v2/webhooks/endpoints/enable), which sends its parked callbacks`, [{ field: 'url', issue: 'is disabled' }]);
+
+/**
+ * The dispatcher's internal API, called by the gateway only: the operators' back office, and the
+ * merchants' webhook tools under `merchants/{merchantId}/…`, where every query takes the merchant
+ * id, so one merchant's request never reads or moves another's callback.
+ */
 @Controller('internal')
 export class InternalCallbacksController {
   constructor(
@@ -57,7 +80,7 @@ export class InternalCallbacksController {
     return { data: await listDisabledEndpoints(this.dataSource.manager, query.merchant_id ?? null) };
   }
 
-  /** Re-enables an endpoint a 410 disabled; its parked callbacks are sent again. */
+  /** Re-enables an endpoint a 410 or a long run of failures disabled; its parked callbacks are sent again. */
   @Post('endpoints/enable')
   @HttpCode(200)
   async enable(@Body(requestPipe) body: EnableCallbackEndpointRequestDto): Promise<{ merchant_id: string; url: string; resumed_deliveries: number }> {
@@ -66,6 +89,55 @@ export class InternalCallbacksController {
     if (resumed === null) throw new DomainError('NOT_FOUND', `The endpoint ${url} of ${merchantId} is not disabled`);
     this.worker.nudge();
     return { merchant_id: merchantId, url, resumed_deliveries: resumed };
+  }
+
+  /** A merchant's delivery log, newest first (decisions.md "Lists"). */
+  @Get('merchants/:merchantId/deliveries')
+  merchantDeliveries(@Param('merchantId', MerchantIdParam) merchantId: string, @Query(requestPipe) query: WebhookDeliveriesQueryDto): Promise<MerchantWebhookDeliveryPage> {
+    return listMerchantDeliveries(this.dataSource.manager, merchantId, query);
+  }
+
+  @Get('merchants/:merchantId/deliveries/:deliveryId')
+  async merchantDelivery(@Param('merchantId', MerchantIdParam) merchantId: string, @Param('deliveryId', DeliveryIdParam) deliveryId: string): Promise<MerchantWebhookDeliveryDetailView> {
+    const found = await findMerchantDelivery(this.dataSource.manager, merchantId, deliveryId);
+    if (!found) throw new DomainError('NOT_FOUND', `No callback ${deliveryId}`);
+    return found;
+  }
+
+  /** The merchant's redelivery: 409 while its endpoint is disabled (re-enabling it sends it). */
+  @Post('merchants/:merchantId/deliveries/:deliveryId/redeliver')
+  @HttpCode(202)
+  async merchantRedeliver(@Param('merchantId', MerchantIdParam) merchantId: string, @Param('deliveryId', DeliveryIdParam) deliveryId: string): Promise<MerchantWebhookDeliveryDetailView> {
+    const outcome = await this.dataSource.transaction((manager) => scheduleMerchantRedelivery(manager, merchantId, deliveryId, this.clock.now()));
+    if (outcome === 'not_found') throw new DomainError('NOT_FOUND', `No callback ${deliveryId}`);
+    const delivery = await this.merchantDelivery(merchantId, deliveryId);
+    if (outcome === 'endpoint_disabled') throw endpointDisabled(delivery.url);
+    this.worker.nudge();
+    return delivery;
+  }
+
+  /**
+   * A `webhook.test` callback to a URL the gateway checked against the destination policy: a
+   * delivery like any other (signed per attempt, retried, listed). Refused for a disabled endpoint,
+   * where it would only be parked.
+   */
+  @Post('merchants/:merchantId/test-deliveries')
+  @HttpCode(202)
+  async merchantTestDelivery(@Param('merchantId', MerchantIdParam) merchantId: string, @Body(requestPipe) body: TestDeliveryRequestDto): Promise<MerchantWebhookDeliveryDetailView> {
+    const sourceEventId = randomUUID();
+    const deliveryId = webhookIdOf(sourceEventId);
+    const now = this.clock.now();
+    const intent = testCallbackIntent(merchantId, deliveryId, body.url, now);
+    await this.dataSource.transaction(async (manager) => {
+      if (await isEndpointDisabled(manager, merchantId, body.url)) throw endpointDisabled(body.url);
+      await insertDeliveries(
+        manager,
+        [{ deliveryId, sourceEvent: { id: sourceEventId, type: 'WebhookTestRequested', topic: 'merchant-request' }, intent, targetUrl: body.url, body: callbackBodyOf(deliveryId, intent) }],
+        now,
+      );
+    });
+    this.worker.nudge();
+    return this.merchantDelivery(merchantId, deliveryId);
   }
 
   /** Tests only (TEST_CLOCK_ENABLED): move the dispatcher's clock forward and look for due callbacks now. */

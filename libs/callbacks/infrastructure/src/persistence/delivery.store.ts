@@ -1,5 +1,16 @@
-import { storableAnswerText, type CallbackIntent, type CircuitBreakerPolicy } from '@mp/callbacks-domain';
-import type { CallbackAttemptView, CallbackDeliveryView, CallbackEndpointView } from '@mp/contracts-callbacks';
+import { storableAnswerText, type CallbackIntent, type CircuitBreakerPolicy, type EndpointFailureRun } from '@mp/callbacks-domain';
+import type {
+  CallbackAttemptView,
+  CallbackDeliveryView,
+  CallbackEndpointView,
+  EndpointDisabledCause,
+  MerchantWebhookAttemptView,
+  MerchantWebhookDeliveryDetailView,
+  MerchantWebhookDeliveryPage,
+  MerchantWebhookDeliveryView,
+  WebhookDeliveriesQueryDto,
+} from '@mp/contracts-callbacks';
+import { fetchNewestFirstPage, pageFilterOf, PositionCursor, SqlConditions } from '@mp/shared-data-access-postgres';
 import { countAfterCommit } from '@mp/shared-metrics';
 import type { EntityManager } from 'typeorm';
 import { CALLBACK_ATTEMPTS_METRIC } from '../callback-metrics';
@@ -211,11 +222,14 @@ export async function recordAttempt(
   );
 }
 
-/** 410 Gone: the merchant's endpoint (this URL) gets nothing until an operator re-enables it. */
-export async function disableEndpoint(manager: EntityManager, merchantId: string, url: string, reason: string, now: Date): Promise<void> {
+/**
+ * A 410 Gone, or a long run of failures: the merchant's endpoint (this URL) gets nothing until
+ * the merchant or an operator re-enables it; its pending callbacks are parked.
+ */
+export async function disableEndpoint(manager: EntityManager, merchantId: string, url: string, cause: EndpointDisabledCause, reason: string, now: Date): Promise<void> {
   await manager.query(
-    `INSERT INTO callback_disabled_endpoints (merchant_id, url, disabled_at, reason) VALUES ($1, $2, $3, $4) ON CONFLICT (merchant_id, url) DO NOTHING`,
-    [merchantId, url, now, reason],
+    `INSERT INTO callback_disabled_endpoints (merchant_id, url, disabled_at, cause, reason) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (merchant_id, url) DO NOTHING`,
+    [merchantId, url, now, cause, reason],
   );
   await manager.query(
     `UPDATE callback_deliveries SET status = 'endpoint_disabled', next_attempt_at = NULL WHERE merchant_id = $1 AND target_url = $2 AND status = 'pending'`,
@@ -223,10 +237,14 @@ export async function disableEndpoint(manager: EntityManager, merchantId: string
   );
 }
 
-/** Re-enables an endpoint; its parked deliveries are due again now. Returns how many, or null if it was not disabled. */
+/**
+ * Re-enables an endpoint; its parked deliveries are due again now and its run of failures starts
+ * over. Returns how many, or null if it was not disabled.
+ */
 export async function enableEndpoint(manager: EntityManager, merchantId: string, url: string, now: Date): Promise<number | null> {
   const removed = await returning(manager, `DELETE FROM callback_disabled_endpoints WHERE merchant_id = $1 AND url = $2 RETURNING url`, [merchantId, url]);
   if (removed.length === 0) return null;
+  await manager.query(`DELETE FROM callback_endpoint_failures WHERE merchant_id = $1 AND url = $2`, [merchantId, url]);
   const resumed = await returning(
     manager,
     `UPDATE callback_deliveries SET status = 'pending', next_attempt_at = $3 WHERE merchant_id = $1 AND target_url = $2 AND status = 'endpoint_disabled' RETURNING delivery_id`,
@@ -256,15 +274,15 @@ export async function scheduleRedelivery(manager: EntityManager, deliveryId: str
 }
 
 export async function listDisabledEndpoints(manager: EntityManager, merchantId: string | null): Promise<CallbackEndpointView[]> {
-  const rows: Array<{ merchant_id: string; url: string; disabled_at: Date; reason: string; parked: number }> = await manager.query(
-    `SELECT e.merchant_id, e.url, e.disabled_at, e.reason,
+  const rows: Array<{ merchant_id: string; url: string; disabled_at: Date; cause: EndpointDisabledCause; reason: string; parked: number }> = await manager.query(
+    `SELECT e.merchant_id, e.url, e.disabled_at, e.cause, e.reason,
             (SELECT count(*)::int FROM callback_deliveries d WHERE d.merchant_id = e.merchant_id AND d.target_url = e.url AND d.status = 'endpoint_disabled') AS parked
        FROM callback_disabled_endpoints e
       WHERE $1::text IS NULL OR e.merchant_id = $1
       ORDER BY e.disabled_at DESC`,
     [merchantId],
   );
-  return rows.map((row) => ({ merchant_id: row.merchant_id, url: row.url, disabled_at: row.disabled_at.toISOString(), reason: row.reason, parked_deliveries: row.parked }));
+  return rows.map((row) => ({ merchant_id: row.merchant_id, url: row.url, disabled_at: row.disabled_at.toISOString(), cause: row.cause, reason: row.reason, parked_deliveries: row.parked }));
 }
 
 interface DeliveryRow {
@@ -324,4 +342,120 @@ export async function releaseClaim(manager: EntityManager, delivery: ClaimedDeli
     `UPDATE callback_deliveries SET attempt_count = attempt_count - 1, next_attempt_at = $2, lease_owner = NULL, lease_expires_at = NULL WHERE delivery_id = $1 AND lease_owner IS NOT NULL`,
     [delivery.deliveryId, retryAt],
   );
+}
+
+/**
+ * Moves an endpoint's run of failed attempts on: `up` ends it, `down` extends it (starting it
+ * now if there was none) and returns it, for the disabling rule to judge.
+ */
+export async function recordEndpointHealth(manager: EntityManager, merchantId: string, url: string, health: 'up' | 'down', now: Date): Promise<EndpointFailureRun | null> {
+  if (health === 'up') {
+    await manager.query(`DELETE FROM callback_endpoint_failures WHERE merchant_id = $1 AND url = $2`, [merchantId, url]);
+    return null;
+  }
+  const [run] = await returning<{ consecutive_failures: number; failing_since: Date }>(
+    manager,
+    `INSERT INTO callback_endpoint_failures AS f (merchant_id, url, consecutive_failures, failing_since) VALUES ($1, $2, 1, $3)
+     ON CONFLICT (merchant_id, url) DO UPDATE SET consecutive_failures = f.consecutive_failures + 1
+     RETURNING consecutive_failures, failing_since`,
+    [merchantId, url, now],
+  );
+  return { consecutiveFailures: run.consecutive_failures, failingSince: run.failing_since };
+}
+
+/** Merchants' delivery-log cursors; the tag keeps another list's cursor out. */
+const DELIVERY_LOG_CURSOR = new PositionCursor('whd');
+
+interface MerchantDeliveryRow {
+  delivery_id: string;
+  source_event_id: string;
+  callback_type: MerchantWebhookDeliveryView['event_type'];
+  order_id: string | null;
+  target_url: string;
+  status: MerchantWebhookDeliveryView['status'];
+  attempt_count: number;
+  next_attempt_at: Date | null;
+  created_at: Date;
+  list_position: string;
+  last_attempt_at: Date | null;
+  last_response_code: number | null;
+}
+
+/** The row and its latest attempt: one index probe per listed delivery. */
+const MERCHANT_DELIVERY_SELECT = `SELECT d.delivery_id, d.source_event_id, d.callback_type, d.order_id, d.target_url, d.status, d.attempt_count, d.next_attempt_at,
+                                         d.created_at, d.list_position, latest.started_at AS last_attempt_at, latest.response_status AS last_response_code
+                                    FROM callback_deliveries d
+                                    LEFT JOIN LATERAL (SELECT a.started_at, a.response_status FROM callback_attempts a WHERE a.delivery_id = d.delivery_id
+                                                        ORDER BY a.attempt_number DESC LIMIT 1) latest ON true`;
+
+function merchantDeliveryOf(row: MerchantDeliveryRow): MerchantWebhookDeliveryView {
+  return {
+    delivery_id: row.delivery_id,
+    event_id: row.source_event_id,
+    event_type: row.callback_type,
+    order_id: row.order_id,
+    url: row.target_url,
+    status: row.status,
+    attempt_count: row.attempt_count,
+    last_attempt_at: row.last_attempt_at?.toISOString() ?? null,
+    last_response_code: row.last_response_code,
+    next_attempt_at: row.next_attempt_at?.toISOString() ?? null,
+    created_at: row.created_at.toISOString(),
+  };
+}
+
+/**
+ * One merchant's delivery log, newest first, by keyset on (merchant_id, list_position): a page
+ * reads the index from the cursor down, never the merchant's whole history.
+ */
+export async function listMerchantDeliveries(manager: EntityManager, merchantId: string, query: WebhookDeliveriesQueryDto): Promise<MerchantWebhookDeliveryPage> {
+  const { limit, cursor, createdFrom, createdTo } = pageFilterOf(query);
+  const where = new SqlConditions().add('d.merchant_id = ?', merchantId);
+  if (query.order_id !== undefined) where.add('d.order_id = ?', query.order_id);
+  if (query.status !== undefined) where.add('d.status = ?', query.status);
+  if (query.event_type !== undefined) where.add('d.callback_type = ?', query.event_type);
+  if (createdFrom) where.add('d.created_at >= ?', createdFrom);
+  if (createdTo) where.add('d.created_at <= ?', createdTo);
+  const page = await fetchNewestFirstPage<MerchantDeliveryRow>(manager, {
+    select: MERCHANT_DELIVERY_SELECT,
+    where,
+    positionColumn: 'd.list_position',
+    positionOf: (row) => String(row.list_position),
+    cursor: DELIVERY_LOG_CURSOR,
+    after: cursor,
+    limit,
+  });
+  return { data: page.rows.map(merchantDeliveryOf), has_more: page.hasMore, next_cursor: page.nextCursor };
+}
+
+/** One delivery of this merchant with every attempt; null for another merchant's, like a missing one. */
+export async function findMerchantDelivery(manager: EntityManager, merchantId: string, deliveryId: string): Promise<MerchantWebhookDeliveryDetailView | null> {
+  const [row] = (await manager.query(`${MERCHANT_DELIVERY_SELECT} WHERE d.delivery_id = $1 AND d.merchant_id = $2`, [deliveryId, merchantId])) as MerchantDeliveryRow[];
+  if (!row) return null;
+  const attempts: Array<{ attempt_number: number; started_at: Date; response_status: number | null; latency_ms: number | null; outcome: MerchantWebhookAttemptView['outcome'] }> = await manager.query(
+    `SELECT attempt_number, started_at, response_status, latency_ms, outcome FROM callback_attempts WHERE delivery_id = $1 ORDER BY attempt_number`,
+    [deliveryId],
+  );
+  return {
+    ...merchantDeliveryOf(row),
+    attempts: attempts.map((attempt) => ({
+      attempt_number: attempt.attempt_number,
+      started_at: attempt.started_at.toISOString(),
+      response_code: attempt.response_status,
+      duration_ms: attempt.latency_ms,
+      outcome: attempt.outcome,
+    })),
+  };
+}
+
+/**
+ * A merchant's redelivery: due now, with the same webhook-id and body. Refused while its
+ * endpoint is disabled (the merchant re-enables the endpoint instead, which sends it).
+ */
+export async function scheduleMerchantRedelivery(manager: EntityManager, merchantId: string, deliveryId: string, now: Date): Promise<'scheduled' | 'not_found' | 'endpoint_disabled'> {
+  const [found] = (await manager.query(`SELECT target_url FROM callback_deliveries WHERE delivery_id = $1 AND merchant_id = $2 FOR UPDATE`, [deliveryId, merchantId])) as Array<{ target_url: string }>;
+  if (!found) return 'not_found';
+  if (await isEndpointDisabled(manager, merchantId, found.target_url)) return 'endpoint_disabled';
+  await scheduleRedelivery(manager, deliveryId, now);
+  return 'scheduled';
 }

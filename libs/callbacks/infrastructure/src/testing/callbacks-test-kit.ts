@@ -9,7 +9,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from '@mp/callbacks-domain';
+import { DEFAULT_ENDPOINT_DISABLING, DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from '@mp/callbacks-domain';
 import { merchantWebhookProfilePath, type CallbackDestinationRules, type MerchantWebhookProfile } from '@mp/contracts-callbacks';
 import { ServiceAuthModule, ServiceKeyring, ServiceTokenVerifier, parsePublicKey, readServiceAuthConfig } from '@mp/shared-service-auth';
 import { ConfigReader } from '@mp/shared-util-config';
@@ -230,6 +230,7 @@ export function testCallbacksSettings(gatewayInternalUrl: string, overrides: Par
     perOriginConcurrency: 4,
     circuitFailureThreshold: 5,
     circuitCooldownMs: 30_000,
+    endpointDisabling: { failureThreshold: DEFAULT_ENDPOINT_DISABLING.failureThreshold, minimumDurationMs: DEFAULT_ENDPOINT_DISABLING.minimumDurationMinutes * 60_000 },
     totalConcurrency: 32,
     pollIntervalMs: 100,
     leaseMs: 10_000,

@@ -13,7 +13,7 @@ import type { MessageEnvelope } from '@mp/shared-messaging';
 import { DomainError } from '@mp/shared-util-errors';
 import { parseAmountLiteral } from '@mp/shared-util-money';
 import { DataSource, type EntityManager } from 'typeorm';
-import { DISPUTES_CLOCK, type Clock } from '../disputes-settings';
+import { DISPUTES_CLOCK, DISPUTES_SETTINGS, type Clock, type DisputesSettings } from '../disputes-settings';
 import { findOrderFacts } from '../orders/dispute-orders.store';
 import { findDisputeOrder } from '../persistence/dispute.projection';
 import { claimDisputeReceipt, discardUnclaimedReceipt } from '../receipts/dispute-receipts.store';
@@ -46,6 +46,7 @@ export class DisputeCommandHandler {
   constructor(
     private readonly dataSource: DataSource,
     @Inject(DISPUTES_CLOCK) private readonly clock: Clock,
+    @Inject(DISPUTES_SETTINGS) private readonly settings: DisputesSettings,
   ) {
     this.intake = new CommandIntake(dataSource, {
       inbox: INBOX_CONSUMER,
@@ -94,7 +95,7 @@ export class DisputeCommandHandler {
       manager,
       data.merchantId,
       data.orderId,
-      { type: 'OpenDispute', data: { merchantId: data.merchantId, orderId: data.orderId, amountMinor, comment: data.comment, receipt }, metadata: { now: this.clock.now(), order, newDisputeId: newDisputeId() } },
+      { type: 'OpenDispute', data: { merchantId: data.merchantId, orderId: data.orderId, amountMinor, comment: data.comment, receipt }, metadata: { now: this.clock.now(), order, newDisputeId: newDisputeId(), reviewWindowHours: this.settings.reviewWindowHours } },
       causationOf(envelope),
       envelope.replyTo,
     );

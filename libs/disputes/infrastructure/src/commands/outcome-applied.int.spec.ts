@@ -34,7 +34,7 @@ describe('disputes showing a review once payments has applied it, on real Postgr
     dataSource = await migratedPrivateDatabase('doa', DISPUTES_MIGRATIONS);
     statements = recordStatements(dataSource);
     orderEvents = new OrderEventsConsumer(dataSource);
-    commands = new DisputeCommandHandler(dataSource, clock);
+    commands = new DisputeCommandHandler(dataSource, clock, { commandPartitions: 1, testClockEnabled: false, receiptOrphanGraceMs: 60_000, receiptSweepIntervalMs: 60_000, reviewWindowHours: 72 });
   });
 
   afterAll(async () => {
@@ -47,7 +47,7 @@ describe('disputes showing a review once payments has applied it, on real Postgr
     const order = { direction: 'incoming' as const, createdAt: NOW.toISOString(), agentId: 'agt_1', amountMinor: 100000n, currency: 'RUB' };
     const causation = { id: randomUUID(), correlationId: 'req_test' };
     await dataSource.transaction((manager) =>
-      handleDisputeCommand(manager, MERCHANT, orderId, { type: 'OpenDispute', data: { merchantId: MERCHANT, orderId, amountMinor: null, comment: 'paid', receipt: null }, metadata: { now: NOW, order, newDisputeId: disputeId } }, causation),
+      handleDisputeCommand(manager, MERCHANT, orderId, { type: 'OpenDispute', data: { merchantId: MERCHANT, orderId, amountMinor: null, comment: 'paid', receipt: null }, metadata: { now: NOW, order, newDisputeId: disputeId, reviewWindowHours: 72 } }, causation),
     );
     await dataSource.transaction((manager) =>
       handleDisputeCommand(manager, MERCHANT, orderId, { type: 'ReviewDispute', data: { decision, reviewer: { role: 'operator', id: 'op_1' }, reason: null }, metadata: { now: NOW } }, causation),

@@ -15,6 +15,7 @@ interface DisputeRow {
   comment: string | null;
   receipt: DisputeView['receipt'];
   review: DisputeView['review'];
+  review_deadline: Date | null;
   created_at: Date;
   updated_at: Date;
   list_position: string;
@@ -33,6 +34,7 @@ export function disputeView(dispute: ExistingDispute): DisputeView {
     receipt: evidence.receipt ? { file_name: evidence.receipt.fileName, content_type: evidence.receipt.contentType, size_bytes: evidence.receipt.sizeBytes } : null,
     created_at: dispute.createdAt,
     updated_at: dispute.updatedAt,
+    review_deadline: dispute.reviewDeadline,
     review: review
       ? {
           decision: review.decision,
@@ -48,16 +50,16 @@ export function disputeView(dispute: ExistingDispute): DisputeView {
 export async function saveDisputeProjection(manager: EntityManager, dispute: ExistingDispute, streamVersion: number): Promise<void> {
   const view = disputeView(dispute);
   await manager.query(
-    `INSERT INTO disputes (dispute_id, merchant_id, order_id, status, amount_minor, currency, comment, receipt, review, created_at, updated_at, stream_version)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+    `INSERT INTO disputes (dispute_id, merchant_id, order_id, status, amount_minor, currency, comment, receipt, review, created_at, updated_at, stream_version, review_deadline)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
      ON CONFLICT (dispute_id) DO UPDATE SET
        status = EXCLUDED.status, amount_minor = EXCLUDED.amount_minor, comment = EXCLUDED.comment, receipt = EXCLUDED.receipt,
-       review = EXCLUDED.review, updated_at = EXCLUDED.updated_at, stream_version = EXCLUDED.stream_version
+       review = EXCLUDED.review, updated_at = EXCLUDED.updated_at, stream_version = EXCLUDED.stream_version, review_deadline = EXCLUDED.review_deadline
      WHERE disputes.stream_version < EXCLUDED.stream_version`,
     [
       dispute.disputeId, dispute.merchantId, dispute.orderId, dispute.status, dispute.evidence.amountMinor?.toString() ?? null, dispute.currency,
       dispute.evidence.comment, view.receipt === null ? null : JSON.stringify(view.receipt), view.review === null ? null : JSON.stringify(view.review),
-      dispute.createdAt, dispute.updatedAt, streamVersion,
+      dispute.createdAt, dispute.updatedAt, streamVersion, dispute.reviewDeadline,
     ],
   );
 }
@@ -73,6 +75,7 @@ function rowToView(row: DisputeRow): DisputeView {
     receipt: row.receipt,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
+    review_deadline: row.review_deadline?.toISOString() ?? null,
     review: row.review,
   };
 }

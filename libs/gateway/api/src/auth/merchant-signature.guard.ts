@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createParamDecorator, Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { AUTH_HEADERS, canonicalSignedPath, checkTimestamp, computeSignature, MalformedPathError, MERCHANT_ID_PATTERN, secretsValidAt, signaturesMatch } from '@mp/access-domain';
 import { MerchantCredentialStore, type MerchantCredentials } from '@mp/access-infrastructure';
@@ -72,9 +73,12 @@ export class MerchantSignatureGuard implements CanActivate {
       }
     }
     if (!matched) {
-      throw new DomainError('INVALID_SIGNATURE', 'The signature does not match: sign "{x-timestamp}.{decoded path}.{raw body}" with HMAC-SHA256 in lower-case hex', [
-        { field: AUTH_HEADERS.signature, issue: 'does not match' },
-      ]);
+      throw new DomainError(
+        'INVALID_SIGNATURE',
+        'The signature does not match: sign "{x-timestamp}.{decoded path}.{raw body}" with HMAC-SHA256 in lower-case hex',
+        [{ field: AUTH_HEADERS.signature, issue: 'does not match' }],
+        { server_signed: whatTheServerSigned(timestamp, signedPath, rawBody) },
+      );
     }
     // Told only to whoever holds a valid secret: the merchant learns why, nobody else learns the status.
     if (credentials.status === 'suspended') {
@@ -93,6 +97,24 @@ export class MerchantSignatureGuard implements CanActivate {
     // Every candidate is computed, without stopping at the first match, so timing does not tell which secret signed.
     return candidates.map((candidate) => signaturesMatch(computeSignature(candidate.secret, timestamp, signedPath, rawBody), signature)).includes(true);
   }
+}
+
+/**
+ * What this server signed for a mismatched request, so a merchant can compare it with what
+ * their client signed: the inputs as the server read them and the body's hash, never the
+ * signature it expected (that would be an oracle for forging one) nor anything of the secret.
+ * Only a known merchant's request gets here: an unknown key and a stale timestamp are refused
+ * earlier with their own answers, which say no more than before.
+ */
+function whatTheServerSigned(timestamp: string, signedPath: string, rawBody: Buffer) {
+  const bodySha256 = createHash('sha256').update(rawBody).digest('hex');
+  return {
+    timestamp,
+    path: signedPath,
+    body_bytes: rawBody.length,
+    body_sha256: bodySha256,
+    string_to_sign: `"${timestamp}.${signedPath}." followed by the ${rawBody.length} raw body bytes (SHA-256 ${bodySha256}), signed with HMAC-SHA256 and your API secret`,
+  };
 }
 
 function assertJsonMediaType(request: GatewayRequest, rawBody: Buffer): void {

@@ -1,10 +1,17 @@
 import { authorizationFor, SERVICE_TOKEN_ISSUER, type ServiceTokenIssuer } from '@mp/shared-service-auth';
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { CALLBACKS_INTERNAL_PATHS, type CallbackDeliveryView, type CallbackEndpointView } from '@mp/contracts-callbacks';
+import {
+  CALLBACKS_INTERNAL_PATHS,
+  type CallbackDeliveryView,
+  type CallbackEndpointView,
+  type MerchantWebhookDeliveryDetailView,
+  type MerchantWebhookDeliveryPage,
+  type WebhookDeliveriesQueryDto,
+} from '@mp/contracts-callbacks';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
 import { InternalClient } from '../http/internal-client';
 
-/** The callback dispatcher's internal API: the delivery log, redelivery, disabled endpoints. */
+/** The callback dispatcher's internal API: the delivery log, redelivery, disabled endpoints, for operators and (merchant-scoped) merchants. */
 @Injectable()
 export class CallbacksClient {
   private readonly client: InternalClient;
@@ -27,6 +34,25 @@ export class CallbacksClient {
 
   enableEndpoint(merchantId: string, url: string): Promise<{ merchant_id: string; url: string; resumed_deliveries: number }> {
     return this.client.request('POST', CALLBACKS_INTERNAL_PATHS.enableEndpoint, { merchant_id: merchantId, url });
+  }
+
+  /** The merchant's own delivery log: the dispatcher filters by the merchant, never the gateway. */
+  merchantDeliveries(merchantId: string, query: WebhookDeliveriesQueryDto): Promise<MerchantWebhookDeliveryPage> {
+    const filters = new URLSearchParams(Object.entries(query).filter((entry): entry is [string, string] => typeof entry[1] === 'string')).toString();
+    return this.client.request('GET', `${CALLBACKS_INTERNAL_PATHS.merchantDeliveries(merchantId)}${filters ? `?${filters}` : ''}`);
+  }
+
+  merchantDelivery(merchantId: string, deliveryId: string): Promise<MerchantWebhookDeliveryDetailView> {
+    return this.client.request('GET', CALLBACKS_INTERNAL_PATHS.merchantDelivery(merchantId, deliveryId));
+  }
+
+  merchantRedeliver(merchantId: string, deliveryId: string): Promise<MerchantWebhookDeliveryDetailView> {
+    return this.client.request('POST', CALLBACKS_INTERNAL_PATHS.merchantRedeliver(merchantId, deliveryId), {});
+  }
+
+  /** `url` has passed the gateway's callback destination policy. */
+  merchantTestDelivery(merchantId: string, url: string): Promise<MerchantWebhookDeliveryDetailView> {
+    return this.client.request('POST', CALLBACKS_INTERNAL_PATHS.merchantTestDelivery(merchantId), { url });
   }
 
   /**

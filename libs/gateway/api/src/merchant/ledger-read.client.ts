@@ -40,6 +40,11 @@ export class LedgerReadClient {
     return this.client.request('GET', `/internal/merchants/${encodeURIComponent(merchantId)}/entries${queryString(query)}`);
   }
 
+  /** One UTC day of one currency, oldest first, a page at a time (the merchant's reconciliation report). */
+  entriesOfDay(merchantId: string, query: { date: string; currency: string; cursor?: string }): Promise<LedgerEntriesPage> {
+    return this.client.request('GET', `/internal/merchants/${encodeURIComponent(merchantId)}/entries-of-day${queryString(new URLSearchParams(query))}`);
+  }
+
   reconciliationCsv(merchantId: string, query: URLSearchParams): Promise<{ contentType: string; disposition: string | null; content: Readable }> {
     return this.client.stream(`/internal/merchants/${encodeURIComponent(merchantId)}/reconciliation.csv${queryString(query)}`);
   }

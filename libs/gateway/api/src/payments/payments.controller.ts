@@ -15,6 +15,9 @@ import { PaymentCommandBus } from './payment-command.bus';
 import { PaymentsReadClient } from './payments-read.client';
 import { CallbackDestinationPolicy } from '../callback-destinations/callback-destination.policy';
 
+/** On a create answered with the order an earlier request with the same order_id created. */
+const IDEMPOTENT_REPLAYED_HEADER = 'idempotent-replayed';
+
 /** Endpoint 6's body: `{}`, or an optional reason. */
 @RequestMessages({ invalid: 'The cancel body takes only an optional reason' })
 class CancelBody {
@@ -43,7 +46,9 @@ export class PaymentsController {
   async createIncoming(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() body: CreateIncomingPaymentBody, @Req() request: GatewayRequest, @Res() reply: FastifyReply): Promise<void> {
     await this.destinations.assertAcceptable(merchant.merchantId, body.callback_url, 'callback_url');
     const data = toCreateIncomingPaymentData(merchant.merchantId, body);
-    await send(reply, 201, await this.runOrderCommand(PAYMENT_COMMAND_TYPES.createIncomingPayment, data, request));
+    const { order, replayed } = await this.runOrderCommand(PAYMENT_COMMAND_TYPES.createIncomingPayment, data, request);
+    if (replayed) reply.header(IDEMPOTENT_REPLAYED_HEADER, 'true');
+    await send(reply, 201, order);
   }
 
   /** Endpoint 2. The amount plus fee is frozen before the order exists; without it, 400 INSUFFICIENT_FUNDS and no order. */
@@ -53,7 +58,9 @@ export class PaymentsController {
     const { accountNumber, ...data } = toCreateOutgoingPaymentData(merchant.merchantId, body);
     // The full account number goes to payments' encrypted store over HTTP, never onto Kafka.
     const { reference } = await this.reads.storeRecipientAccount(merchant.merchantId, accountNumber);
-    await send(reply, 201, await this.runOrderCommand(PAYMENT_COMMAND_TYPES.createOutgoingPayment, { ...data, recipientAccountRef: reference }, request));
+    const { order, replayed } = await this.runOrderCommand(PAYMENT_COMMAND_TYPES.createOutgoingPayment, { ...data, recipientAccountRef: reference }, request);
+    if (replayed) reply.header(IDEMPOTENT_REPLAYED_HEADER, 'true');
+    await send(reply, 201, order);
   }
 
   /** Endpoint 3: searches both directions; another merchant's order is not found, like a missing one. */
@@ -80,7 +87,7 @@ export class PaymentsController {
   @Post(':orderId/cancel')
   async cancel(@CurrentMerchant() merchant: AuthenticatedMerchant, @Param('orderId', OrderIdParam) orderId: string, @Body() _body: CancelBody, @Req() request: GatewayRequest, @Res() reply: FastifyReply): Promise<void> {
     const data = { merchantId: merchant.merchantId, orderId };
-    await send(reply, 200, await this.runOrderCommand(PAYMENT_COMMAND_TYPES.cancelPaymentOrder, data, request));
+    await send(reply, 200, (await this.runOrderCommand(PAYMENT_COMMAND_TYPES.cancelPaymentOrder, data, request)).order);
   }
 
   /** Endpoint 7: outgoing orders only; each entry links to its file. */
@@ -114,14 +121,16 @@ export class PaymentsController {
       correlationId: request.requestId ?? 'unknown',
     });
     if (outcome.outcome === 'rejected') throw DomainError.fromDescription(outcome.error);
-    if (outcome.order.direction !== 'incoming') return outcome.order;
+    // Only on a replay, as Stripe does: a first create has no header at all (docs/api/endpoints.md).
+    const replayed = outcome.replayed === true;
+    if (outcome.order.direction !== 'incoming') return { order: outcome.order, replayed };
     // Kafka never carries the payer-page link in the clear (it is the payer's credential):
     // payments seals it for this process (see PayerPageLinks.sealedUrlFor). A reply without
     // it (a payments release before sealed links) falls back to the internal API's read.
     const sealed = outcome.sealedPayerLink ? this.payerLinks.open(outcome.sealedPayerLink, payerLinkContext(merchantId, orderId)) : null;
     if (outcome.sealedPayerLink && sealed === null) this.logger.warn(`the sealed payer link of ${type} (request ${request.requestId}) did not open; reading it instead`);
     const redirect_url = sealed ?? (await this.reads.getOrder(merchantId, orderId)).redirect_url;
-    return { ...outcome.order, redirect_url };
+    return { order: { ...outcome.order, redirect_url }, replayed };
   }
 }
 

@@ -10,12 +10,13 @@ import { DataSource } from 'typeorm';
 import { OperatorMoneyActions } from '../approvals/operator-money.service';
 import { findMerchantBalances } from '../persistence/ledger.projection';
 import { actingOperatorOf } from './acting-operator';
-import { listEntries, postingsOfPeriod } from '../reads/ledger-entries.query';
+import { entriesOfDay, listEntries, postingsOfPeriod } from '../reads/ledger-entries.query';
 import { reconciliationHeader, reconciliationRecord } from '../reads/reconciliation-csv';
 import { requestCausation } from './causation';
-import { DepositAdjustmentRequestDto, LedgerEntriesQueryDto, LedgerMerchantIdParam, ReconciliationQueryDto } from './ledger-requests';
+import { DayEntriesQueryDto, DepositAdjustmentRequestDto, LedgerEntriesQueryDto, LedgerMerchantIdParam, ReconciliationQueryDto } from './ledger-requests';
 
 const requestPipe = new RequestPipe();
+const DAY_ENTRIES_PAGE_LIMIT = 500;
 
 /**
  * A merchant's money, for the gateway (balances for the merchant, adjustments, statements and
@@ -72,6 +73,12 @@ export class InternalMerchantLedgerController {
       limit: query.limit === undefined ? DEFAULT_PAGE_LIMIT : Number(query.limit),
       cursor: query.cursor,
     });
+  }
+
+  /** One UTC day of one currency, oldest first, paged; what the merchant's reconciliation report is made of. */
+  @Get('entries-of-day')
+  async entriesOfDay(@Param('merchantId', LedgerMerchantIdParam) merchantId: string, @Query(requestPipe) query: DayEntriesQueryDto): Promise<LedgerEntriesPage> {
+    return entriesOfDay(this.dataSource.manager, { merchantId, currency: query.currency, day: query.date, limit: query.limit === undefined ? DAY_ENTRIES_PAGE_LIMIT : Number(query.limit), cursor: query.cursor });
   }
 
   /**

@@ -1,6 +1,7 @@
 import type { ApprovalDecisionRequest, ConversionRequest, DepositAdjustmentRequest, PlaceHoldRequest } from '@mp/contracts-ledger';
 import {
   FieldRule,
+  IsCalendarDay,
   INTERNAL_ID_PATTERN,
   IsIsoDateTime,
   IsKnownCurrency,
@@ -11,6 +12,7 @@ import {
   MatchesPattern,
   RequestMessages,
 } from '@mp/shared-util-validation';
+import { applyDecorators } from '@nestjs/common';
 import { PathIdPipe } from '@mp/shared-nest-http';
 import { Transform, Type } from 'class-transformer';
 import { IsObject, IsOptional, ValidateNested } from 'class-validator';
@@ -133,6 +135,16 @@ class CurrencyFilter {
   currency?: string;
 }
 
+/** A page size from 1 to `max` in a query string; absent or empty takes the route's default. */
+function OptionalPageLimit(max: number): PropertyDecorator {
+  return applyDecorators(EmptyIsAbsent(), IsOptional(), IsWholeNumberBetween(1, max, 'query'));
+}
+
+/** The opaque cursor a previous page returned; absent or empty starts at the beginning. */
+function OptionalPageCursor(): PropertyDecorator {
+  return applyDecorators(EmptyIsAbsent(), IsOptional(), MatchesPattern(/^[A-Za-z0-9_-]{1,200}$/, 'must be a cursor this API returned'));
+}
+
 /** A statement page: optionally a period [from, to), then by cursor. */
 @RequestMessages({ invalid: 'The entries query is not valid' })
 export class LedgerEntriesQueryDto extends CurrencyFilter {
@@ -147,14 +159,10 @@ export class LedgerEntriesQueryDto extends CurrencyFilter {
   @AfterFrom()
   to?: string;
 
-  @EmptyIsAbsent()
-  @IsOptional()
-  @IsWholeNumberBetween(1, 200, 'query')
+  @OptionalPageLimit(200)
   limit?: string;
 
-  @EmptyIsAbsent()
-  @IsOptional()
-  @MatchesPattern(/^[A-Za-z0-9_-]{1,200}$/, 'must be a cursor this API returned')
+  @OptionalPageCursor()
   cursor?: string;
 }
 
@@ -169,6 +177,22 @@ export class ReconciliationQueryDto extends CurrencyFilter {
   @IsIsoDateTime(TIMESTAMP_ISSUE)
   @AfterFrom()
   to!: string;
+}
+
+/** One UTC day of one currency's entries (the merchant's reconciliation report), paged. */
+@RequestMessages({ invalid: 'The day query is not valid' })
+export class DayEntriesQueryDto {
+  @IsCalendarDay()
+  date!: string;
+
+  @IsKnownCurrency(CURRENCY_ISSUE)
+  currency!: string;
+
+  @OptionalPageLimit(1_000)
+  limit?: string;
+
+  @OptionalPageCursor()
+  cursor?: string;
 }
 
 /** Requests awaiting (or past) approval, oldest first. */

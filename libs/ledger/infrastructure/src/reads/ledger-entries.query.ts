@@ -70,6 +70,41 @@ export async function* postingsOfPeriod(manager: EntityManager, filter: Omit<Ent
   }
 }
 
+const DAY_ENTRIES_CURSOR = new PositionCursor('day');
+const DAY_MS = 86_400_000;
+
+export interface DayEntriesFilter {
+  merchantId: string;
+  currency: string;
+  /** `YYYY-MM-DD`: the UTC day [00:00, 24:00). */
+  day: string;
+  limit: number;
+  cursor?: string;
+}
+
+/**
+ * One merchant's postings of one UTC day in one currency, oldest first, paged by an opaque
+ * cursor over the insertion position (the merchant's reconciliation report). The day's rows
+ * are found through `ledger_postings_period` (merchant, recorded_at, position) and only then
+ * ordered, so a page costs what that day holds, never what the merchant's history holds (an
+ * ORDER BY position alone could walk the statement index from the merchant's first posting).
+ */
+export async function entriesOfDay(manager: EntityManager, filter: DayEntriesFilter): Promise<LedgerEntriesPage> {
+  const from = new Date(`${filter.day}T00:00:00.000Z`);
+  const after = filter.cursor === undefined ? '0' : DAY_ENTRIES_CURSOR.decode(filter.cursor);
+  const rows: PostingRow[] = await manager.query(
+    `WITH day AS MATERIALIZED (
+       SELECT ${COLUMNS}, position AS sort_position FROM ledger_postings
+        WHERE merchant_id = $1 AND recorded_at >= $2 AND recorded_at < $3 AND currency = $4
+     )
+     SELECT * FROM day WHERE sort_position > $5 ORDER BY sort_position LIMIT $6`,
+    [filter.merchantId, from, new Date(from.getTime() + DAY_MS), filter.currency, after, filter.limit + 1],
+  );
+  const page = rows.slice(0, filter.limit);
+  const hasMore = rows.length > filter.limit;
+  return { data: page.map(toEntryView), has_more: hasMore, next_cursor: hasMore ? DAY_ENTRIES_CURSOR.encode(page[page.length - 1].position) : null };
+}
+
 function periodConditions(filter: Omit<EntriesFilter, 'limit' | 'cursor'>): SqlConditions {
   const where = new SqlConditions().add('merchant_id = ?', filter.merchantId);
   if (filter.currency !== undefined) where.add('currency = ?', filter.currency);

@@ -1,5 +1,9 @@
+import { csvRecord } from '@mp/shared-nest-http';
 import { formatAmountMinor } from '@mp/shared-util-money';
 import type { PostingRow } from './ledger-entries.query';
+
+// The escaping is shared with the gateway's merchant report; its tests live with this export.
+export { csvField, csvRecord } from '@mp/shared-nest-http';
 
 /** Columns of the reconciliation export, in order; the header row names them. */
 export const RECONCILIATION_COLUMNS = [
@@ -17,20 +21,6 @@ export const RECONCILIATION_COLUMNS = [
   'event_id',
   'memo',
 ] as const;
-
-/**
- * One field of RFC 4180: quoted when it contains a comma, a double quote, CR or LF, with
- * inner quotes doubled. Values are written exactly (no spreadsheet-formula escaping), since
- * a reconciliation must match the books to the character.
- */
-export function csvField(value: string): string {
-  return /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
-}
-
-/** One record, terminated by CRLF as RFC 4180 says. */
-export function csvRecord(values: readonly string[]): string {
-  return `${values.map(csvField).join(',')}\r\n`;
-}
 
 export function reconciliationHeader(): string {
   return csvRecord(RECONCILIATION_COLUMNS);

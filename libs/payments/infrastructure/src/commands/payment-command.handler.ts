@@ -91,7 +91,7 @@ export class PaymentCommandHandler {
     // holds the payer's credential. It goes sealed for the asking gateway process instead.
     // The projection row (written in this transaction) carries the open-dispute overlay.
     const row = (await findOrder(manager, resolved.merchantId, resolved.orderId)) ?? orderToRow(result.order);
-    return { order: rowToView(row, null), ...this.sealedPayerLink(envelope, row) };
+    return { order: rowToView(row, null), ...(createFoundItsOrder(resolved.command, 'events' in result ? result.events : []) ? { replayed: true } : {}), ...this.sealedPayerLink(envelope, row) };
   }
 
   /**
@@ -203,4 +203,13 @@ export class PaymentCommandHandler {
     if (!row) throw new DomainError('NOT_FOUND', 'No such payment page');
     return row;
   }
+}
+
+/**
+ * A create the decider answered with no event found its order already there with the same
+ * parameters (a different one is DUPLICATE_ORDER): the gateway says `Idempotent-Replayed`.
+ */
+function createFoundItsOrder(command: PaymentOrderCommand | null, decidedEvents: readonly unknown[]): boolean {
+  const isCreate = command?.type === 'CreateIncomingPayment' || command?.type === 'CreateOutgoingPayment';
+  return isCreate && decidedEvents.length === 0;
 }

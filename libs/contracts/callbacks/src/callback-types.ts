@@ -1,0 +1,21 @@
+/** Callback types of decisions.md "Callbacks", and the test callback merchants ask for. */
+export const TEST_CALLBACK_TYPE = 'webhook.test';
+
+export const CALLBACK_TYPES = [
+  'payment.succeeded',
+  'payment.failed',
+  'payment.cancelled',
+  'payment.expired',
+  'dispute.opened',
+  'dispute.accepted',
+  'dispute.rejected',
+  'withdrawal.completed',
+  'withdrawal.failed',
+  // Sent only when the merchant asks for it (POST /v2/webhooks/test), never by an event.
+  TEST_CALLBACK_TYPE,
+] as const;
+export type CallbackType = (typeof CALLBACK_TYPES)[number];
+
+/** A delivery's states in the dispatcher: being attempted or retried, done, given up, parked while its endpoint is disabled. */
+export const CALLBACK_DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'endpoint_disabled'] as const;
+export type CallbackDeliveryStatus = (typeof CALLBACK_DELIVERY_STATUSES)[number];

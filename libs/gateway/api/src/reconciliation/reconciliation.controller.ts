@@ -1,0 +1,61 @@
+import { Readable } from 'node:stream';
+import { Controller, Get, Inject, Query, Res, UseGuards } from '@nestjs/common';
+import { ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { Clock } from '@mp/shared-util-clock';
+import { validationError } from '@mp/shared-util-errors';
+import type { FastifyReply } from 'fastify';
+import { CurrentMerchant, MerchantSignatureGuard, type AuthenticatedMerchant } from '../auth/merchant-signature.guard';
+import { GATEWAY_CLOCK } from '../gateway-settings';
+import { LedgerReadClient } from '../merchant/ledger-read.client';
+import { PaymentsReadClient } from '../payments/payments-read.client';
+import { WithdrawalsReadClient } from '../withdrawals/withdrawals-read.client';
+import { absentOrNull, minorUnitsOf, reconciliationReport, type ReconciliationSources, type ReportOrder } from './reconciliation-report';
+import { ReconciliationQuery } from './reconciliation.request';
+
+/** The merchant's day of money movements as CSV (docs/api/endpoints.md, "Reconciliation report"). */
+@ApiTags('merchant')
+@Controller('v2/merchant')
+@UseGuards(MerchantSignatureGuard)
+export class ReconciliationController {
+  constructor(
+    private readonly ledger: LedgerReadClient,
+    private readonly payments: PaymentsReadClient,
+    private readonly withdrawals: WithdrawalsReadClient,
+    @Inject(GATEWAY_CLOCK) private readonly clock: Clock,
+  ) {}
+
+  @Get('reconciliation')
+  @ApiOperation({ operationId: 'getReconciliationReport', summary: "One UTC day's ledger entries in one currency, each with its order, as CSV" })
+  @ApiProduces('text/csv')
+  @ApiResponse({ status: 200, description: 'text/csv; charset=utf-8: a header row, then one row per ledger entry, oldest first', schema: { type: 'string' } })
+  @ApiResponse({ status: 400, description: 'VALIDATION_ERROR: date is not a calendar day YYYY-MM-DD or is after today (UTC); currency is not a currency code' })
+  async report(@CurrentMerchant() merchant: AuthenticatedMerchant, @Query() query: ReconciliationQuery, @Res() reply: FastifyReply): Promise<void> {
+    // A day still to come has no entries and never will today: refused, so a wrong date is not mistaken for a quiet one.
+    if (query.date > this.clock.now().toISOString().slice(0, 10)) throw validationError([{ field: 'date', issue: 'must not be after today (UTC)' }], 'The reconciliation query is not valid');
+    const sources = this.sourcesFor(merchant.merchantId, query);
+    const firstPage = await sources.entriesOfDay(undefined);
+    await reply
+      .status(200)
+      .header('content-type', 'text/csv; charset=utf-8')
+      .header('content-disposition', `attachment; filename="reconciliation-${query.date}-${query.currency}.csv"`)
+      .send(Readable.from(reconciliationReport(sources, firstPage)));
+  }
+
+  private sourcesFor(merchantId: string, { date, currency }: ReconciliationQuery): ReconciliationSources {
+    return {
+      entriesOfDay: (cursor) => this.ledger.entriesOfDay(merchantId, { date, currency, ...(cursor ? { cursor } : {}) }),
+      orderOf: async (reference): Promise<ReportOrder | null> => {
+        if (reference.kind === 'payment_order') {
+          const order = await this.payments.getOrder(merchantId, reference.id).catch((error: unknown) => absentOrNull(error, ['ORDER_NOT_FOUND']));
+          return order && { direction: order.direction, status: order.status, amountMinor: minorUnitsOf(order.amount, currency), feeMinor: minorUnitsOf(order.fee, currency) };
+        }
+        if (reference.kind === 'withdrawal') {
+          const withdrawal = await this.withdrawals.getWithdrawal(merchantId, reference.id).catch((error: unknown) => absentOrNull(error, ['WITHDRAWAL_NOT_FOUND']));
+          return withdrawal && { direction: 'withdrawal', status: withdrawal.status, amountMinor: minorUnitsOf(withdrawal.amount, currency), feeMinor: minorUnitsOf(withdrawal.network_fee, currency) };
+        }
+        // Deposit adjustments and conversions are the operators' bookings, not orders.
+        return null;
+      },
+    };
+  }
+}
