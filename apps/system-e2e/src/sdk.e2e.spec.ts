@@ -98,7 +98,7 @@ describe('merchant SDK and CLI against the system', () => {
       await payerPaysAndAgentConfirms(redirectUrl, orderId);
       paid.push(orderId);
     }
-    const succeeded = await eventually(() => events.filter((event) => event.type === 'payment.succeeded').map((event) => event.data.order_id), (ids) => ids.length === 3, 'three verified payment.succeeded callbacks');
+    const succeeded = await eventually(() => events.flatMap((event) => (event.type === 'payment.succeeded' ? [event.data.order_id] : [])), (ids) => ids.length === 3, 'three verified payment.succeeded callbacks');
     expect([...succeeded].sort()).toEqual([...paid].sort());
     expect(await currentStatus(client, paid[0])).toBe('SUCCEEDED');
 
@@ -110,7 +110,7 @@ describe('merchant SDK and CLI against the system', () => {
     expect(onePerPage).toEqual([...paid].reverse());
   });
 
-  it('merchant listen verifies a real callback (a cancelled pay-in) and reports a forged one as invalid', async () => {
+  it('merchant listen verifies real callbacks (a cancelled pay-in, a test callback and its redelivery), the webhook tools log them, and a forged one is invalid', async () => {
     const port = await freePort();
     const listener: ChildProcess = spawn(process.execPath, [CLI, 'listen', '--port', String(port), '--secret', credentials.webhookSecret], { stdio: ['ignore', 'pipe', 'pipe'] });
     stopAfterwards.push(() => listener.kill());
@@ -123,6 +123,21 @@ describe('merchant SDK and CLI against the system', () => {
     expect(await cancelUnpaid(client, orderId)).toMatchObject({ order_id: orderId, status: 'CANCELLED' });
     const verified = await eventually(() => output.split('\n').find((line) => line.startsWith('verified ') && line.includes(' payment.cancelled ')), Boolean, 'the listener to verify the callback');
     expect(JSON.parse(String(verified).split(' payment.cancelled ')[1])).toMatchObject({ order_id: orderId, status: 'CANCELLED' });
+
+    // The webhook tools: a test callback to the listener, the delivery log, one delivery, a redelivery.
+    const test = await client.webhooks.sendTest({ url: `http://127.0.0.1:${port}/callbacks` });
+    expect(test).toMatchObject({ event_type: 'webhook.test', order_id: null, url: `http://127.0.0.1:${port}/callbacks` });
+    await eventually(() => output, (text) => text.includes(`verified ${test.delivery_id} webhook.test`), 'the listener to verify the test callback');
+    const delivered = await eventually(() => client.webhooks.delivery(test.delivery_id), (delivery) => delivery.status === 'succeeded', 'the test callback to be logged as delivered');
+    expect(delivered.attempts).toEqual([expect.objectContaining({ attempt_number: 1, response_code: 204, outcome: 'succeeded' })]);
+    const logged: string[] = [];
+    for await (const delivery of client.webhooks.deliveries({ limit: 1 })) logged.push(`${delivery.event_type} ${delivery.order_id}`);
+    expect(logged).toEqual(expect.arrayContaining(['webhook.test null', `payment.cancelled ${orderId}`]));
+    expect(await client.webhooks.redeliver(test.delivery_id)).toMatchObject({ delivery_id: test.delivery_id });
+    await eventually(() => output.split(`verified ${test.delivery_id} webhook.test`).length - 1, (count) => count === 2, 'the redelivered test callback');
+    expect(await client.webhooks.disabledEndpoints()).toEqual({ data: [] });
+    const notDisabled = await client.webhooks.enableEndpoint(`http://127.0.0.1:${port}/callbacks`).catch((error: unknown) => error);
+    expect(isMerchantApiError(notDisabled, 'NOT_FOUND')).toBe(true);
 
     const forged = await fetch(`http://127.0.0.1:${port}/callbacks`, { method: 'POST', headers: { 'content-type': 'application/json', 'webhook-id': 'msg_forged', 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': 'v1,AAAA' }, body: '{}' });
     expect(forged.status).toBe(401);

@@ -18,7 +18,9 @@ interface CallbackOf<Type extends string, Data> {
 export type CallbackEvent =
   | CallbackOf<PaymentCallbackType, Omit<PaymentOrder, 'redirect_url'>>
   | CallbackOf<WithdrawalCallbackType, Withdrawal>
-  | CallbackOf<DisputeCallbackType, Dispute>;
+  | CallbackOf<DisputeCallbackType, Dispute>
+  /** One you asked for with `webhooks.sendTest()`: answer it 2xx and otherwise ignore it. */
+  | CallbackOf<'webhook.test', { test: true; message: string }>;
 
 export type CallbackVerification = { valid: true; event: CallbackEvent } | { valid: false; reason: string };
 

@@ -127,6 +127,22 @@ describe('MerchantClient against a real local HTTP server', () => {
     expect(signRequest({ secret: SECRET, timestamp: String(received[0].headers['x-timestamp']), wirePath: '/v2/merchant/reconciliation', body: '' }).signature).toBe(received[0].headers['x-signature']);
   });
 
+  it('pages the webhook delivery log through its query string, which is sent but not signed', async () => {
+    const pages = [
+      { data: [{ delivery_id: 'msg_2' }], has_more: true, next_cursor: 'c1' },
+      { data: [{ delivery_id: 'msg_1' }], has_more: false, next_cursor: null },
+    ];
+    const { client, received } = await start(...pages.map((page) => answer(200, page)));
+    const seen: string[] = [];
+    for await (const delivery of client.webhooks.deliveries({ status: 'succeeded', limit: 1 })) seen.push(delivery.delivery_id);
+    expect(seen).toEqual(['msg_2', 'msg_1']);
+    expect(received.map((request) => [request.method, request.url])).toEqual([
+      ['GET', '/v2/webhooks/deliveries?status=succeeded&limit=1'],
+      ['GET', '/v2/webhooks/deliveries?status=succeeded&limit=1&cursor=c1'],
+    ]);
+    expect(received.every(signedCorrectly)).toBe(true);
+  });
+
   it('iterates every page of a list, sending the same filters with each next_cursor', async () => {
     const pages = [
       { data: [{ order_id: 'A-3' }, { order_id: 'A-2' }], has_more: true, next_cursor: 'c1' },

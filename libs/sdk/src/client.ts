@@ -2,6 +2,7 @@ import { MerchantApiError } from './errors';
 import type { paths } from './generated/openapi';
 import { asNetworkError, retryAfterMs, withRetries, type RetryOptions, type RetrySafety } from './retry';
 import { pathSegment, signatureHeaders } from './signing';
+import { deliveriesQuery, type DisabledWebhookEndpoint, type SendTestWebhook, type WebhookDeliveryDetail, type WebhookDeliveryFilters, type WebhookDeliveryPage } from './webhooks';
 
 type JsonOf<T> = T extends { content: { 'application/json': infer Body } } ? Body : never;
 /** The JSON answer of one operation, looked up by path, so it fits whatever the description names its schemas. */
@@ -54,6 +55,8 @@ export interface MerchantClientOptions {
   /** How long one attempt may take before it counts as a network failure. Default 30 s. */
   timeoutMs?: number;
 }
+
+type ListPage = { data: unknown[]; has_more: boolean; next_cursor?: string | null };
 
 /** One signed request, as it goes on the wire. */
 export interface PreparedRequest {
@@ -115,6 +118,19 @@ export class MerchantClient {
     get: (disputeId: string) => this.json<Dispute>('GET', `/v2/disputes/${pathSegment(disputeId)}`),
     listPage: (filters: DisputeListFilters & { cursor?: string } = {}) => this.json<DisputePage>('POST', '/v2/disputes/list', filters),
     list: (filters: DisputeListFilters = {}) => this.everyItem<DisputePage>('/v2/disputes/list', filters),
+  };
+
+  /** Your callbacks' delivery log, redelivery, test callbacks and disabled endpoints (docs/api/callbacks.md#webhook-tools). */
+  readonly webhooks = {
+    deliveriesPage: (filters: WebhookDeliveryFilters & { cursor?: string } = {}) => this.json<WebhookDeliveryPage>('GET', `/v2/webhooks/deliveries${deliveriesQuery(filters)}`),
+    /** Every callback matching the filters, newest first, page after page. */
+    deliveries: (filters: WebhookDeliveryFilters = {}) => this.everyPage<WebhookDeliveryPage>((cursor) => this.webhooks.deliveriesPage(cursor === undefined ? filters : { ...filters, cursor })),
+    delivery: (deliveryId: string) => this.json<WebhookDeliveryDetail>('GET', `/v2/webhooks/deliveries/${pathSegment(deliveryId)}`),
+    // Each of these sends a callback or changes state: sent again only when the server certainly did nothing.
+    redeliver: (deliveryId: string) => this.json<WebhookDeliveryDetail>('POST', `/v2/webhooks/deliveries/${pathSegment(deliveryId)}/redeliver`, undefined, 'not-idempotent'),
+    sendTest: (body: SendTestWebhook = {}) => this.json<WebhookDeliveryDetail>('POST', '/v2/webhooks/test', body, 'not-idempotent'),
+    disabledEndpoints: () => this.json<{ data: DisabledWebhookEndpoint[] }>('GET', '/v2/webhooks/endpoints'),
+    enableEndpoint: (url: string) => this.json<{ url: string; resumed_deliveries: number }>('POST', '/v2/webhooks/endpoints/enable', { url }, 'not-idempotent'),
   };
 
   private readonly baseUrl: string;
@@ -184,11 +200,16 @@ export class MerchantClient {
     return this.options.retry === false ? attempt() : withRetries(attempt, safety, this.options.retry);
   }
 
-  /** Follows `next_cursor` with the same filters until `has_more` is false. */
-  private async *everyItem<Page extends { data: unknown[]; has_more: boolean; next_cursor?: string | null }>(wirePath: string, filters: object): AsyncGenerator<Page['data'][number], void, undefined> {
+  /** A list endpoint's items: the filters as the POST body, with `cursor` added for each next page. */
+  private everyItem<Page extends ListPage>(wirePath: string, filters: object): AsyncGenerator<Page['data'][number], void, undefined> {
+    return this.everyPage<Page>((cursor) => this.json<Page>('POST', wirePath, cursor === undefined ? filters : { ...filters, cursor }));
+  }
+
+  /** Follows `next_cursor` (with the same filters, which `readPage` keeps) until `has_more` is false. */
+  private async *everyPage<Page extends ListPage>(readPage: (cursor: string | undefined) => Promise<Page>): AsyncGenerator<Page['data'][number], void, undefined> {
     let cursor: string | undefined;
     do {
-      const page: { data: Array<Page['data'][number]>; has_more: boolean; next_cursor?: string | null } = await this.json<Page>('POST', wirePath, cursor === undefined ? filters : { ...filters, cursor });
+      const page: { data: Array<Page['data'][number]>; has_more: boolean; next_cursor?: string | null } = await readPage(cursor);
       yield* page.data;
       cursor = page.has_more && page.next_cursor ? page.next_cursor : undefined;
     } while (cursor !== undefined);
