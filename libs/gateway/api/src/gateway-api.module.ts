@@ -20,22 +20,17 @@ import { BackofficeGuard } from './backoffice/backoffice.guard';
 import { OperatorController } from './backoffice/operator.controller';
 import { AgentDisputesController, OperatorDisputesController } from './disputes/dispute-review.controllers';
 import { DisputesClient } from './disputes/disputes.client';
-import { DisputesController } from './disputes/disputes.controller';
 import { GATEWAY_CLOCK, GATEWAY_SETTINGS, type GatewaySettings } from './gateway-settings';
 import { CallbacksBackofficeController } from './callbacks/callbacks-backoffice.controller';
 import { CallbacksClient } from './callbacks/callbacks.client';
 import { ErrorResponseFilter } from './http/error-response.filter';
 import { GatewayRequestPipe } from './http/gateway-request.pipe';
 import { LedgerReadClient } from './merchant/ledger-read.client';
-import { MerchantController } from './merchant/merchant.controller';
-import { MerchantSecretsController } from './merchant/merchant-secrets.controller';
 import { PayerPageController } from './payer-page/payer-page.controller';
 import { PaymentCommandBus } from './payments/payment-command.bus';
-import { PaymentsController } from './payments/payments.controller';
 import { PaymentsReadClient } from './payments/payments-read.client';
 import { WithdrawalsOperatorController } from './backoffice/withdrawals-operator.controller';
 import { ApprovalsOperatorController } from './backoffice/approvals-operator.controller';
-import { WithdrawalsController } from './withdrawals/withdrawals.controller';
 import { WithdrawalsReadClient } from './withdrawals/withdrawals-read.client';
 import { OutcomeCallbackDestination } from './merchant/outcome-destination';
 import { CallbackAllowListController } from './callback-destinations/callback-allow-list.controller';
@@ -45,6 +40,7 @@ import { GatewayRateLimitBuckets1700000020000 } from './rate-limit/rate-limit.mi
 import { GatewayRateLimitLeases1700000021000 } from './rate-limit/rate-limit-lease.migration';
 import { MerchantRateLimitController } from './rate-limit/merchant-rate-limit.controller';
 import { MerchantRateLimitInterceptor, RateLimiter } from './rate-limit/rate-limiter';
+import { MERCHANT_API_CONTROLLERS } from './openapi/merchant-api.controllers';
 
 /** Migrations of the gateway database (merchant identities and credentials). */
 export const GATEWAY_MIGRATIONS = [AccessSchema1700000002000, AccessWebhookSecretRotation1700000004500, AccessTrustBoundaries1700000006200, GatewayRateLimitBuckets1700000020000, GatewayCallbackAllowLists1700000020100, GatewayRateLimitLeases1700000021000];
@@ -55,7 +51,20 @@ export class GatewayApiModule {
   static forRoot(settings: GatewaySettings & { secretsKeyring: SecretKeyring }): DynamicModule {
     return {
       module: GatewayApiModule,
-      controllers: [PaymentsController, DisputesController, MerchantController, PayerPageController, OperatorController, CallbacksBackofficeController, AgentController, AgentDisputesController, OperatorDisputesController, WithdrawalsController, WithdrawalsOperatorController, MerchantSecretsController, AccessOperatorController, ApprovalsOperatorController, CallbackAllowListController, MerchantRateLimitController],
+      controllers: [
+        ...MERCHANT_API_CONTROLLERS,
+        PayerPageController,
+        OperatorController,
+        CallbacksBackofficeController,
+        AgentController,
+        AgentDisputesController,
+        OperatorDisputesController,
+        WithdrawalsOperatorController,
+        AccessOperatorController,
+        ApprovalsOperatorController,
+        CallbackAllowListController,
+        MerchantRateLimitController,
+      ],
       providers: [
         { provide: GATEWAY_SETTINGS, useValue: settings },
         // Only tests move it (TEST_CLOCK_ENABLED, on the internal listener); otherwise it is the system clock.
