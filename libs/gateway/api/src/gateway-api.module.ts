@@ -41,6 +41,7 @@ import { GatewayRateLimitLeases1700000021000 } from './rate-limit/rate-limit-lea
 import { MerchantRateLimitController } from './rate-limit/merchant-rate-limit.controller';
 import { MerchantRateLimitInterceptor, RateLimiter } from './rate-limit/rate-limiter';
 import { MERCHANT_API_CONTROLLERS } from './openapi/merchant-api.controllers';
+import { MerchantApiDocsController } from './openapi/merchant-api-docs.controller';
 
 /** Migrations of the gateway database (merchant identities and credentials). */
 export const GATEWAY_MIGRATIONS = [AccessSchema1700000002000, AccessWebhookSecretRotation1700000004500, AccessTrustBoundaries1700000006200, GatewayRateLimitBuckets1700000020000, GatewayCallbackAllowLists1700000020100, GatewayRateLimitLeases1700000021000];
@@ -53,6 +54,7 @@ export class GatewayApiModule {
       module: GatewayApiModule,
       controllers: [
         ...MERCHANT_API_CONTROLLERS,
+        MerchantApiDocsController,
         PayerPageController,
         OperatorController,
         CallbacksBackofficeController,
