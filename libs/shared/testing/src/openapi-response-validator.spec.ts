@@ -50,6 +50,8 @@ describe('OpenApiResponseValidator', () => {
   it('refuses an undocumented content type and leaves other paths alone', () => {
     expect(() => validator.check(answer({ contentType: 'text/plain' }))).toThrow(/content-type text\/plain is not documented/);
     expect(() => validator.check(answer({ path: '/backoffice/v1/anything', status: 200, text: 'x' }))).not.toThrow();
+    expect(() => validator.check(answer({ status: 502, contentType: null, text: '' }))).not.toThrow();
+    expect(() => validator.check(answer({ status: 502, contentType: 'text/html', text: '<html>' }))).toThrow(/content-type text\/html is not documented/);
   });
 
   it('reads the checked-in openapi.json: an order without its amount disagrees', () => {

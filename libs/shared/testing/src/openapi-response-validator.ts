@@ -60,6 +60,9 @@ export class OpenApiResponseValidator {
   check(answer: AnswerToValidate): void {
     const path = answer.path.split('?')[0];
     if (!path.startsWith('/v2/') || DOCUMENTATION_PATHS.test(path)) return;
+    // An empty 502 or 504 is what a proxy in front says when no gateway answered (the tests'
+    // round-robin proxy while a replica is down): the gateway itself never sends either.
+    if ((answer.status === 502 || answer.status === 504) && answer.text === '') return;
     const method = answer.method.toLowerCase();
     const where = `${answer.method} ${path} answered ${answer.status}`;
     const template = this.templates.find(({ pattern }) => pattern.test(path))?.template;
