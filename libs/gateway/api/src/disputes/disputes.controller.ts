@@ -4,7 +4,6 @@ import {
   DISPUTE_COMMAND_TYPES,
   DISPUTE_STATUSES,
   DisputeListFilterFieldsDto,
-  OpenDisputeRequestDto,
   type DisputeCommandReplyData,
   type DisputeStatus,
   type DisputeView,
@@ -19,7 +18,9 @@ import { CurrentMerchant, type AuthenticatedMerchant, type GatewayRequest } from
 import { ApiErrorResponses } from '../openapi/error.response';
 import { MerchantApi } from '../openapi/merchant-api.decorator';
 import { DISPUTES_COMMAND_ROUTE, PaymentCommandBus } from '../payments/payment-command.bus';
+import { ApiCreationPeriodAndCursor } from '../payments/list-filters.request';
 import { DisputesClient } from './disputes.client';
+import { OpenDisputeBody } from './open-dispute.request';
 import { DisputeListResponse, DisputeResponse } from './dispute.response';
 import { OutcomeCallbackDestination } from '../merchant/outcome-destination';
 
@@ -27,6 +28,7 @@ import { OutcomeCallbackDestination } from '../merchant/outcome-destination';
 export const DisputeIdParam = new PathIdPipe(/^dsp_[0-9a-f]{24}$/, 'DISPUTE_NOT_FOUND', (id) => `No dispute ${id}`);
 
 @RequestMessages({ invalid: 'The list filters are not valid', unknownField: 'is not a filter; use status, created_from, created_to, limit, cursor' })
+@ApiCreationPeriodAndCursor()
 class DisputeListBody extends DisputeListFilterFieldsDto {
   @ApiPropertyOptional({ enum: DISPUTE_STATUSES })
   override status?: DisputeStatus;
@@ -62,7 +64,7 @@ export class DisputesController {
   @ApiOperation({ operationId: 'openDispute', summary: 'Open a dispute on an incoming order', description: 'With an optional amount, comment and receipt (PDF, PNG or JPEG, base64). A rejected dispute is reopened by opening it again within the dispute window; it keeps its dispute_id. Outcomes are callbacks to the default_callback_url of the merchant profile, which must be set.' })
   @ApiResponse({ status: 201, type: DisputeResponse, description: 'The dispute, OPEN' })
   @ApiErrorResponses('ORDER_NOT_FOUND')
-  async open(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() body: OpenDisputeRequestDto, @Req() request: GatewayRequest): Promise<DisputeView> {
+  async open(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() body: OpenDisputeBody, @Req() request: GatewayRequest): Promise<DisputeView> {
     const merchantId = merchant.merchantId;
     await this.outcomeDestination.require(merchantId, 'dispute');
     let receiptId: string | null = null;

@@ -7,7 +7,7 @@ import { IsOptional } from 'class-validator';
 import { CurrentMerchant, type AuthenticatedMerchant, type GatewayRequest } from '../auth/merchant-signature.guard';
 import { ApiErrorResponses } from '../openapi/error.response';
 import { MerchantApi } from '../openapi/merchant-api.decorator';
-import { toListFilters } from '../payments/list-filters.request';
+import { ApiCreationPeriodAndCursor, toListFilters } from '../payments/list-filters.request';
 import { PaymentCommandBus } from '../payments/payment-command.bus';
 import { OutcomeCallbackDestination } from '../merchant/outcome-destination';
 import { CreateWithdrawalBody, toRequestWithdrawalData } from './create-withdrawal.request';
@@ -20,6 +20,7 @@ const WithdrawalIdParam = new PathIdPipe(ORDER_ID_PATTERN, 'WITHDRAWAL_NOT_FOUND
 
 /** Endpoint 12's body (a signed JSON body): the list filters, unknown names refused. */
 @RequestMessages({ invalid: 'The list filters are not valid', unknownField: 'is not a filter; use status, created_from, created_to, limit, cursor' })
+@ApiCreationPeriodAndCursor()
 class WithdrawalListBody extends WithdrawalListFilterFieldsDto {
   @ApiPropertyOptional({ enum: WITHDRAWAL_STATUSES })
   override status?: WithdrawalStatusView;
