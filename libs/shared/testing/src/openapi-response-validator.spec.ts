@@ -16,7 +16,7 @@ const document = {
   },
 };
 
-const answer = (overrides: Partial<AnswerToValidate>): AnswerToValidate => ({ method: 'GET', path: '/v2/things/t1', status: 200, contentType: 'application/json; charset=utf-8', text: JSON.stringify({ id: 't1', note: null, at: '2026-01-01T00:00:00.000Z', child: null }), ...overrides });
+const answer = (overrides: Partial<AnswerToValidate>): AnswerToValidate => ({ method: 'GET', path: '/v2/things/t1', status: 200, contentType: 'application/json; charset=utf-8', requestId: 'req_1', text: JSON.stringify({ id: 't1', note: null, at: '2026-01-01T00:00:00.000Z', child: null }), ...overrides });
 
 describe('OpenApiResponseValidator', () => {
   const validator = new OpenApiResponseValidator(document);
@@ -47,10 +47,14 @@ describe('OpenApiResponseValidator', () => {
     expect(() => validator.check(answer({ method: 'DELETE', status: 405, text: '{"oops":true}' }))).toThrow(/disagrees/);
   });
 
+  it('refuses an answer without x-request-id', () => {
+    expect(() => validator.check(answer({ requestId: null }))).toThrow(/without the x-request-id header/);
+  });
+
   it('refuses an undocumented content type and leaves other paths alone', () => {
     expect(() => validator.check(answer({ contentType: 'text/plain' }))).toThrow(/content-type text\/plain is not documented/);
     expect(() => validator.check(answer({ path: '/backoffice/v1/anything', status: 200, text: 'x' }))).not.toThrow();
-    expect(() => validator.check(answer({ status: 502, contentType: null, text: '' }))).not.toThrow();
+    expect(() => validator.check(answer({ status: 502, contentType: null, requestId: null, text: '' }))).not.toThrow();
     expect(() => validator.check(answer({ status: 502, contentType: 'text/html', text: '<html>' }))).toThrow(/content-type text\/html is not documented/);
   });
 

@@ -22,6 +22,8 @@ export interface AnswerToValidate {
   path: string;
   status: number;
   contentType: string | null;
+  /** The x-request-id header, which the description promises on every answer. */
+  requestId: string | null;
   text: string;
 }
 
@@ -65,6 +67,7 @@ export class OpenApiResponseValidator {
     if ((answer.status === 502 || answer.status === 504) && answer.text === '') return;
     const method = answer.method.toLowerCase();
     const where = `${answer.method} ${path} answered ${answer.status}`;
+    if (!answer.requestId) throw new Error(`OpenAPI: ${where} without the x-request-id header every answer has`);
     const template = this.templates.find(({ pattern }) => pattern.test(path))?.template;
     const operation = template ? this.document.paths[template][method] : undefined;
     if (!template || !operation) {

@@ -122,7 +122,7 @@ export async function rawRequest<T = any>(baseUrl: string, method: string, path:
           for (const [name, value] of Object.entries(response.headers)) if (typeof value === 'string') responseHeaders.set(name, value);
           const status = response.statusCode ?? 0;
           try {
-            merchantApiValidator().check({ method, path, status, contentType: responseHeaders.get('content-type'), text });
+            merchantApiValidator().check({ method, path, status, contentType: responseHeaders.get('content-type'), requestId: responseHeaders.get('x-request-id'), text });
           } catch (error) {
             reject(error);
             return;
