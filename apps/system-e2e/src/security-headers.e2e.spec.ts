@@ -5,7 +5,9 @@
  * gateway started with the test client's address as its trusted proxy, so a request saying
  * `X-Forwarded-Proto: https` stands for one a TLS-terminating proxy forwarded.
  */
-import { createOperator, rawRequest, SignedClient, SystemUnderTest, type BackofficeClient, type TestResponse } from '@mp/shared-testing';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createOperator, rawRequest, SignedClient, SystemUnderTest, workspaceRoot, type BackofficeClient, type TestResponse } from '@mp/shared-testing';
 import { incomingPayment, newOrderId } from './fixtures';
 
 type Call = (extraHeaders: Record<string, string>) => Promise<TestResponse>;
@@ -38,6 +40,8 @@ describe('security headers on API answers', () => {
     ['200 an operator read', 200, (headers) => operator.request('GET', `/backoffice/v1/merchants/${merchant.credentials.merchantId}/methods`, undefined, headers)],
     ['401 a bad bearer token', 401, raw('GET', '/backoffice/v1/agent/orders', { authorization: 'Bearer not-a-token' })],
     ['404 an unknown back-office route', 404, (headers) => operator.request('GET', '/backoffice/v1/no-such-endpoint', undefined, headers)],
+    ['200 the OpenAPI description, unsigned', 200, raw('GET', '/v2/openapi.json', {})],
+    ['200 the API docs page, unsigned', 200, raw('GET', '/v2/docs', {})],
   ];
 
   it.each(calls)('puts no-store and nosniff on %s, with HSTS only when it came over TLS', async (_case, status, call) => {
@@ -48,5 +52,22 @@ describe('security headers on API answers', () => {
     const overTls = await call({ 'x-forwarded-proto': 'https' });
     expect(overTls.status).toBe(status);
     expect([overTls.headers.get('cache-control'), overTls.headers.get('x-content-type-options'), overTls.headers.get('strict-transport-security')]).toEqual(['no-store', 'nosniff', 'max-age=31536000']);
+  });
+
+  it('serves the checked-in OpenAPI description and a docs page whose scripts and styles all come from the gateway', async () => {
+    const description = await rawRequest(system.gatewayUrl, 'GET', '/v2/openapi.json', {}, Buffer.alloc(0));
+    expect(description.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(description.text).toBe(readFileSync(join(workspaceRoot, 'openapi.json'), 'utf8'));
+
+    const page = await rawRequest(system.gatewayUrl, 'GET', '/v2/docs', {}, Buffer.alloc(0));
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(page.text.match(/(?:src|href)="[^"]*"/g)).toEqual(['href="/v2/docs/swagger-ui.css"', 'src="/v2/docs/swagger-ui-bundle.js"', 'src="/v2/docs/init.js"']);
+    expect(page.text).not.toMatch(/https?:\/\//);
+    for (const [asset, type] of [['/v2/docs/swagger-ui.css', /^text\/css/], ['/v2/docs/swagger-ui-bundle.js', /^text\/javascript/], ['/v2/docs/init.js', /^text\/javascript/]] as const) {
+      const answer = await rawRequest(system.gatewayUrl, 'GET', asset, {}, Buffer.alloc(0));
+      expect([asset, answer.status, answer.headers.get('content-type')]).toEqual([asset, 200, expect.stringMatching(type)]);
+      expect(answer.text.length).toBeGreaterThan(20);
+    }
   });
 });

@@ -18,25 +18,19 @@ import { AgentController } from './backoffice/agent.controller';
 import { BackofficeAuditInterceptor } from './backoffice/backoffice-audit.interceptor';
 import { BackofficeGuard } from './backoffice/backoffice.guard';
 import { OperatorController } from './backoffice/operator.controller';
-import { ReconciliationController } from './reconciliation/reconciliation.controller';
 import { AgentDisputesController, OperatorDisputesController } from './disputes/dispute-review.controllers';
 import { DisputesClient } from './disputes/disputes.client';
-import { DisputesController } from './disputes/disputes.controller';
 import { GATEWAY_CLOCK, GATEWAY_SETTINGS, type GatewaySettings } from './gateway-settings';
 import { CallbacksBackofficeController } from './callbacks/callbacks-backoffice.controller';
 import { CallbacksClient } from './callbacks/callbacks.client';
 import { ErrorResponseFilter } from './http/error-response.filter';
 import { GatewayRequestPipe } from './http/gateway-request.pipe';
 import { LedgerReadClient } from './merchant/ledger-read.client';
-import { MerchantController } from './merchant/merchant.controller';
-import { MerchantSecretsController } from './merchant/merchant-secrets.controller';
 import { PayerPageController } from './payer-page/payer-page.controller';
 import { PaymentCommandBus } from './payments/payment-command.bus';
-import { PaymentsController } from './payments/payments.controller';
 import { PaymentsReadClient } from './payments/payments-read.client';
 import { WithdrawalsOperatorController } from './backoffice/withdrawals-operator.controller';
 import { ApprovalsOperatorController } from './backoffice/approvals-operator.controller';
-import { WithdrawalsController } from './withdrawals/withdrawals.controller';
 import { WithdrawalsReadClient } from './withdrawals/withdrawals-read.client';
 import { OutcomeCallbackDestination } from './merchant/outcome-destination';
 import { CallbackAllowListController } from './callback-destinations/callback-allow-list.controller';
@@ -45,8 +39,9 @@ import { CallbackDestinationPolicy } from './callback-destinations/callback-dest
 import { GatewayRateLimitBuckets1700000020000 } from './rate-limit/rate-limit.migration';
 import { GatewayRateLimitLeases1700000021000 } from './rate-limit/rate-limit-lease.migration';
 import { MerchantRateLimitController } from './rate-limit/merchant-rate-limit.controller';
-import { MerchantWebhooksController } from './callbacks/merchant-webhooks.controller';
 import { MerchantRateLimitInterceptor, RateLimiter } from './rate-limit/rate-limiter';
+import { MERCHANT_API_CONTROLLERS } from './openapi/merchant-api.controllers';
+import { MerchantApiDocsController } from './openapi/merchant-api-docs.controller';
 
 /** Migrations of the gateway database (merchant identities and credentials). */
 export const GATEWAY_MIGRATIONS = [AccessSchema1700000002000, AccessWebhookSecretRotation1700000004500, AccessTrustBoundaries1700000006200, GatewayRateLimitBuckets1700000020000, GatewayCallbackAllowLists1700000020100, GatewayRateLimitLeases1700000021000];
@@ -58,24 +53,19 @@ export class GatewayApiModule {
     return {
       module: GatewayApiModule,
       controllers: [
-        PaymentsController,
-        DisputesController,
-        MerchantController,
+        ...MERCHANT_API_CONTROLLERS,
+        MerchantApiDocsController,
         PayerPageController,
         OperatorController,
         CallbacksBackofficeController,
         AgentController,
         AgentDisputesController,
         OperatorDisputesController,
-        WithdrawalsController,
         WithdrawalsOperatorController,
-        MerchantSecretsController,
         AccessOperatorController,
         ApprovalsOperatorController,
         CallbackAllowListController,
         MerchantRateLimitController,
-        ReconciliationController,
-        MerchantWebhooksController,
       ],
       providers: [
         { provide: GATEWAY_SETTINGS, useValue: settings },

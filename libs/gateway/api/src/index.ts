@@ -7,3 +7,5 @@ export { RateLimiter } from './rate-limit/rate-limiter';
 export { DEFAULT_RATE_LIMITS, type RateLimitSettings } from './rate-limit/token-bucket';
 export { CallbackDestinationPolicy } from './callback-destinations/callback-destination.policy';
 export { GATEWAY_INTERNAL_ACCESS } from './internal/internal-access';
+export { buildMerchantApiDocument, serializeMerchantApiDocument, MERCHANT_API_VERSION } from './openapi/merchant-api.document';
+export { MERCHANT_API_DOCUMENT_FILE } from './openapi/merchant-api.file';

@@ -129,6 +129,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/merchant/reconciliation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One UTC day's ledger entries in one currency, each with its order, as CSV */
+        get: operations["getReconciliationReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/merchant/webhook-secret/rotate": {
         parameters: {
             query?: never;
@@ -348,6 +365,108 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/webhooks/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your callbacks, newest first */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/webhooks/deliveries/{deliveryId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One callback with every attempt */
+        get: operations["getWebhookDelivery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/webhooks/deliveries/{deliveryId}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a callback again now: the same webhook-id and body, freshly signed */
+        post: operations["redeliverWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/webhooks/endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your disabled callback endpoints, and why */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/webhooks/endpoints/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Re-enable a disabled endpoint and send its parked callbacks */
+        post: operations["enableWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/webhooks/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a signed webhook.test callback */
+        post: operations["sendTestWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -475,6 +594,34 @@ export interface components {
             /** @example RUB */
             currency: string;
         };
+        DisabledWebhookEndpointListResponse: {
+            data: components["schemas"]["DisabledWebhookEndpointResponse"][];
+        };
+        DisabledWebhookEndpointResponse: {
+            /**
+             * @description gone: it answered 410 Gone; consecutive_failures: it failed every attempt for too long
+             * @example gone
+             * @enum {string}
+             */
+            cause: "gone" | "consecutive_failures";
+            /**
+             * Format: date-time
+             * @example 2026-01-31T10:00:00.000Z
+             */
+            disabled_at: string;
+            /**
+             * @description Callbacks waiting for the endpoint to be re-enabled
+             * @example 1
+             */
+            parked_deliveries: number;
+            /**
+             * @description The same, in words
+             * @example 410 Gone to callback msg_0b7c6a4e5f7d4a519f3e2d7a9c1b0e11
+             */
+            reason: string;
+            /** @example https://shop.example/callbacks */
+            url: string;
+        };
         DisputeCallback: {
             /**
              * Format: date-time
@@ -542,6 +689,18 @@ export interface components {
             version: number;
         };
         DisputeListBody: {
+            /**
+             * @description ISO 8601 date or date-time, inclusive
+             * @example 2026-01-31T00:00:00Z
+             */
+            created_from?: string;
+            /**
+             * @description ISO 8601 date or date-time, inclusive
+             * @example 2026-02-01T00:00:00Z
+             */
+            created_to?: string;
+            /** @description next_cursor of the previous page */
+            cursor?: string;
             /** @default 50 */
             limit?: number;
             /** @enum {string} */
@@ -621,6 +780,22 @@ export interface components {
              */
             settled_amount: number | null;
         };
+        EnabledWebhookEndpointResponse: {
+            /**
+             * @description Parked callbacks sent again now
+             * @example 1
+             */
+            resumed_deliveries: number;
+            /** @example https://shop.example/callbacks */
+            url: string;
+        };
+        EnableWebhookEndpointBody: {
+            /**
+             * @description The endpoint as GET /v2/webhooks/endpoints lists it
+             * @example https://shop.example/callbacks
+             */
+            url: string;
+        };
         ErrorBodyResponse: {
             /**
              * @description Stable: branch on this, never on the message
@@ -638,7 +813,7 @@ export interface components {
          * @description Stable: branch on this, never on the message
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_ERROR" | "PAYMENT_REJECTED" | "INSUFFICIENT_FUNDS" | "INVALID_ADDRESS" | "INVALID_SIGNATURE" | "INVALID_API_KEY" | "TIMESTAMP_OUT_OF_RANGE" | "MISSING_AUTH_HEADER" | "CREDENTIAL_EXPIRED" | "CREDENTIAL_REVOKED" | "UNAUTHENTICATED" | "FORBIDDEN" | "MERCHANT_SUSPENDED" | "ORDER_NOT_FOUND" | "DISPUTE_NOT_FOUND" | "WITHDRAWAL_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "DUPLICATE_ORDER" | "ORDER_NOT_CANCELLABLE" | "ORDER_STATE_CONFLICT" | "SECRET_ROTATION_IN_PROGRESS" | "MERCHANT_STATUS_CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+        ErrorCode: "VALIDATION_ERROR" | "PAYMENT_REJECTED" | "INSUFFICIENT_FUNDS" | "INVALID_ADDRESS" | "INVALID_SIGNATURE" | "INVALID_API_KEY" | "TIMESTAMP_OUT_OF_RANGE" | "MISSING_AUTH_HEADER" | "CREDENTIAL_EXPIRED" | "CREDENTIAL_REVOKED" | "UNAUTHENTICATED" | "FORBIDDEN" | "MERCHANT_SUSPENDED" | "ORDER_NOT_FOUND" | "DISPUTE_NOT_FOUND" | "WITHDRAWAL_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "DUPLICATE_ORDER" | "ORDER_NOT_CANCELLABLE" | "ORDER_STATE_CONFLICT" | "SECRET_ROTATION_IN_PROGRESS" | "MERCHANT_STATUS_CONFLICT" | "WEBHOOK_ENDPOINT_DISABLED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
         ErrorDetailResponse: {
             /**
              * @description The field at fault (a dotted path), or `body` / `path` / a header name
@@ -658,6 +833,13 @@ export interface components {
              * @example req_01J9Z8Q4W5
              */
             request_id: string;
+            /** @description INVALID_SIGNATURE only */
+            server_signed?: components["schemas"]["ServerSignedResponse"];
+            /**
+             * @description TIMESTAMP_OUT_OF_RANGE only: the server clock, Unix seconds
+             * @example 1767225600
+             */
+            server_time?: number;
         };
         ListFiltersBody: {
             /**
@@ -756,7 +938,41 @@ export interface components {
         MethodsResponse: {
             data: components["schemas"]["MethodEntryResponse"][];
         };
-        OpenDisputeRequestDto: Record<string, never>;
+        OpenDisputeBody: {
+            /**
+             * @description What the payer paid, when not the order amount: a positive JSON number in the order's currency
+             * @example 1500.5
+             */
+            amount?: number;
+            /**
+             * @description Plain text for the reviewer
+             * @example The payer paid, the order expired
+             */
+            comment?: string;
+            /**
+             * @description The incoming order in dispute
+             * @example A-1001
+             */
+            order_id: string;
+            /** @description A transfer confirmation: PDF, PNG or JPEG */
+            receipt?: components["schemas"]["OpenDisputeReceiptBody"];
+        };
+        OpenDisputeReceiptBody: {
+            /**
+             * Format: byte
+             * @description The file as base64; at most 5 MB decoded
+             * @example JVBERi0xLjQK
+             */
+            content_base64: string;
+            /**
+             * @description Must be what the file is (checked by its first bytes)
+             * @example application/pdf
+             * @enum {string}
+             */
+            content_type: "application/pdf" | "image/png" | "image/jpeg";
+            /** @example transfer.pdf */
+            file_name: string;
+        };
         PaymentCallback: {
             /**
              * Format: date-time
@@ -1002,6 +1218,45 @@ export interface components {
             /** @description How long the previous secret stays valid (default: the configured overlap) */
             overlap_hours?: Record<string, never>;
         };
+        SendTestWebhookBody: {
+            /**
+             * @default webhook.test
+             * @enum {string}
+             */
+            event_type?: "webhook.test";
+            /**
+             * @description Where to send it; the merchant’s default_callback_url without it. The same destination rules as a callback_url.
+             * @example https://shop.example/callbacks
+             */
+            url?: string;
+        };
+        ServerSignedResponse: {
+            /**
+             * @description The length of the raw body the server received, in bytes
+             * @example 2
+             */
+            body_bytes: number;
+            /**
+             * @description SHA-256 of the raw body bytes, lower-case hex
+             * @example 44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a
+             */
+            body_sha256: string;
+            /**
+             * @description The path as the server signed it: percent-decoded, except %2F
+             * @example /v2/payments/A:1/cancel
+             */
+            path: string;
+            /**
+             * @description The signed string described in words
+             * @example "1767225600./v2/payments/A:1/cancel." followed by the 2 raw body bytes (SHA-256 44136fa3…), signed with HMAC-SHA256 and your API secret
+             */
+            string_to_sign: string;
+            /**
+             * @description The x-timestamp value the server used
+             * @example 1767225600
+             */
+            timestamp: string;
+        };
         SettlementBalanceResponse: {
             /**
              * @description Spendable on payouts and withdrawals
@@ -1022,6 +1277,169 @@ export interface components {
              * @example https://shop.example/callbacks
              */
             default_callback_url: string;
+        };
+        WebhookAttemptResponse: {
+            /** @example 1 */
+            attempt_number: number;
+            /**
+             * @description How long the attempt took; null while in flight
+             * @example 84
+             */
+            duration_ms: number | null;
+            /**
+             * @description What happened: succeeded (2xx), http_error (4xx, 5xx), redirect (3xx, never followed), gone (410), timeout, network_error, refused_destination (not an allowed destination), in_flight
+             * @example http_error
+             * @enum {string}
+             */
+            outcome: "in_flight" | "succeeded" | "http_error" | "redirect" | "gone" | "timeout" | "network_error" | "refused_destination";
+            /**
+             * @description The HTTP status answered; null without an answer
+             * @example 500
+             */
+            response_code: number | null;
+            /**
+             * Format: date-time
+             * @example 2026-01-31T10:00:01.000Z
+             */
+            started_at: string;
+        };
+        WebhookDeliveryDetailResponse: {
+            /**
+             * @description Attempts made so far
+             * @example 1
+             */
+            attempt_count: number;
+            /** @description Every attempt, first to last */
+            attempts: components["schemas"]["WebhookAttemptResponse"][];
+            /**
+             * Format: date-time
+             * @description When the callback was recorded
+             * @example 2026-01-31T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description The callback id, equal to its `webhook-id` header and body `id`
+             * @example msg_0b7c6a4e5f7d4a519f3e2d7a9c1b0e11
+             */
+            delivery_id: string;
+            /**
+             * Format: uuid
+             * @description The platform event that caused the callback; a redelivery keeps it
+             * @example 0b7c6a4e-5f7d-4a51-9f3e-2d7a9c1b0e11
+             */
+            event_id: string;
+            /**
+             * @description The callback type (`webhook.test` for a test callback)
+             * @example payment.succeeded
+             * @enum {string}
+             */
+            event_type: "payment.succeeded" | "payment.failed" | "payment.cancelled" | "payment.expired" | "dispute.opened" | "dispute.accepted" | "dispute.rejected" | "withdrawal.completed" | "withdrawal.failed" | "webhook.test";
+            /**
+             * Format: date-time
+             * @description When the latest attempt started; null before the first
+             * @example 2026-01-31T10:00:01.000Z
+             */
+            last_attempt_at: string | null;
+            /**
+             * @description The HTTP status your endpoint answered the latest attempt with; null before any, or without an answer (timeout, network error)
+             * @example 200
+             */
+            last_response_code: number | null;
+            /**
+             * Format: date-time
+             * @description When the next attempt is due; null when none is planned
+             * @example null
+             */
+            next_attempt_at: string | null;
+            /**
+             * @description The order it concerns (a dispute’s disputed order); null for a test callback
+             * @example A-1
+             */
+            order_id: string | null;
+            /**
+             * @description pending: being attempted or waiting for a retry; succeeded: a 2xx answer; failed: every retry used up; endpoint_disabled: parked until the endpoint is re-enabled
+             * @example succeeded
+             * @enum {string}
+             */
+            status: "pending" | "succeeded" | "failed" | "endpoint_disabled";
+            /**
+             * @description Where it is sent
+             * @example https://shop.example/callbacks
+             */
+            url: string;
+        };
+        WebhookDeliveryListResponse: {
+            data: components["schemas"]["WebhookDeliveryResponse"][];
+            /** @example false */
+            has_more: boolean;
+            /**
+             * @description Pass as `cursor` for the next page; null on the last
+             * @example null
+             */
+            next_cursor: string | null;
+        };
+        WebhookDeliveryResponse: {
+            /**
+             * @description Attempts made so far
+             * @example 1
+             */
+            attempt_count: number;
+            /**
+             * Format: date-time
+             * @description When the callback was recorded
+             * @example 2026-01-31T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description The callback id, equal to its `webhook-id` header and body `id`
+             * @example msg_0b7c6a4e5f7d4a519f3e2d7a9c1b0e11
+             */
+            delivery_id: string;
+            /**
+             * Format: uuid
+             * @description The platform event that caused the callback; a redelivery keeps it
+             * @example 0b7c6a4e-5f7d-4a51-9f3e-2d7a9c1b0e11
+             */
+            event_id: string;
+            /**
+             * @description The callback type (`webhook.test` for a test callback)
+             * @example payment.succeeded
+             * @enum {string}
+             */
+            event_type: "payment.succeeded" | "payment.failed" | "payment.cancelled" | "payment.expired" | "dispute.opened" | "dispute.accepted" | "dispute.rejected" | "withdrawal.completed" | "withdrawal.failed" | "webhook.test";
+            /**
+             * Format: date-time
+             * @description When the latest attempt started; null before the first
+             * @example 2026-01-31T10:00:01.000Z
+             */
+            last_attempt_at: string | null;
+            /**
+             * @description The HTTP status your endpoint answered the latest attempt with; null before any, or without an answer (timeout, network error)
+             * @example 200
+             */
+            last_response_code: number | null;
+            /**
+             * Format: date-time
+             * @description When the next attempt is due; null when none is planned
+             * @example null
+             */
+            next_attempt_at: string | null;
+            /**
+             * @description The order it concerns (a dispute’s disputed order); null for a test callback
+             * @example A-1
+             */
+            order_id: string | null;
+            /**
+             * @description pending: being attempted or waiting for a retry; succeeded: a 2xx answer; failed: every retry used up; endpoint_disabled: parked until the endpoint is re-enabled
+             * @example succeeded
+             * @enum {string}
+             */
+            status: "pending" | "succeeded" | "failed" | "endpoint_disabled";
+            /**
+             * @description Where it is sent
+             * @example https://shop.example/callbacks
+             */
+            url: string;
         };
         WebhookSecretRotationResponse: {
             /** @example mer_0123456789abcdef01234567 */
@@ -1111,6 +1529,18 @@ export interface components {
             version: number;
         };
         WithdrawalListBody: {
+            /**
+             * @description ISO 8601 date or date-time, inclusive
+             * @example 2026-01-31T00:00:00Z
+             */
+            created_from?: string;
+            /**
+             * @description ISO 8601 date or date-time, inclusive
+             * @example 2026-02-01T00:00:00Z
+             */
+            created_to?: string;
+            /** @description next_cursor of the previous page */
+            cursor?: string;
             /** @default 50 */
             limit?: number;
             /** @enum {string} */
@@ -1195,7 +1625,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["OpenDisputeRequestDto"];
+                "application/json": components["schemas"]["OpenDisputeBody"];
             };
         };
         responses: {
@@ -2923,6 +3353,237 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MethodsResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "details": [],
+                     *         "message": "The payment is not valid"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description MISSING_AUTH_HEADER, INVALID_API_KEY, INVALID_SIGNATURE, TIMESTAMP_OUT_OF_RANGE */
+            401: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "MISSING_AUTH_HEADER",
+                     *         "details": [],
+                     *         "message": "The x-signature header is required"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description MERCHANT_SUSPENDED */
+            403: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "MERCHANT_SUSPENDED",
+                     *         "details": [],
+                     *         "message": "The merchant account is suspended"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "METHOD_NOT_ALLOWED",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "details": [],
+                     *         "message": "The body is larger than this route accepts"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "details": [],
+                     *         "message": "Too many requests; retry after the Retry-After seconds"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL_ERROR",
+                     *         "details": [],
+                     *         "message": "An internal error occurred; it has been logged"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "details": [],
+                     *         "message": "The payments service did not answer in time; retrying with the same order_id is safe and never creates a second order"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same body */
+            default: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getReconciliationReport: {
+        parameters: {
+            query: {
+                /** @description The currency of the entries, e.g. RUB */
+                currency: string;
+                /** @description The UTC day, `YYYY-MM-DD`; today at the latest */
+                date: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A header row, then one row per ledger entry, oldest first. A date that is not a calendar day YYYY-MM-DD or is after today (UTC), or a currency that is not a currency code, is 400 VALIDATION_ERROR. */
+            200: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
                 };
             };
             /** @description VALIDATION_ERROR */
@@ -5964,6 +6625,1485 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "METHOD_NOT_ALLOWED",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "details": [],
+                     *         "message": "The body is larger than this route accepts"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "details": [],
+                     *         "message": "Too many requests; retry after the Retry-After seconds"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL_ERROR",
+                     *         "details": [],
+                     *         "message": "An internal error occurred; it has been logged"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "details": [],
+                     *         "message": "The payments service did not answer in time; retrying with the same order_id is safe and never creates a second order"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same body */
+            default: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description ISO 8601 date or date-time, inclusive */
+                created_from?: string;
+                /** @description ISO 8601 date or date-time, inclusive */
+                created_to?: string;
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+                event_type?: "payment.succeeded" | "payment.failed" | "payment.cancelled" | "payment.expired" | "dispute.opened" | "dispute.accepted" | "dispute.rejected" | "withdrawal.completed" | "withdrawal.failed" | "webhook.test";
+                limit?: number;
+                /** @description Only this order’s callbacks (a dispute’s callbacks count for its disputed order) */
+                order_id?: string;
+                status?: "pending" | "succeeded" | "failed" | "endpoint_disabled";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryListResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "details": [],
+                     *         "message": "The payment is not valid"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description MISSING_AUTH_HEADER, INVALID_API_KEY, INVALID_SIGNATURE, TIMESTAMP_OUT_OF_RANGE */
+            401: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "MISSING_AUTH_HEADER",
+                     *         "details": [],
+                     *         "message": "The x-signature header is required"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description MERCHANT_SUSPENDED */
+            403: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "MERCHANT_SUSPENDED",
+                     *         "details": [],
+                     *         "message": "The merchant account is suspended"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "METHOD_NOT_ALLOWED",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "details": [],
+                     *         "message": "The body is larger than this route accepts"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "details": [],
+                     *         "message": "Too many requests; retry after the Retry-After seconds"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL_ERROR",
+                     *         "details": [],
+                     *         "message": "An internal error occurred; it has been logged"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "details": [],
+                     *         "message": "The payments service did not answer in time; retrying with the same order_id is safe and never creates a second order"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same body */
+            default: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryDetailResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "details": [],
+                     *         "message": "The payment is not valid"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description MISSING_AUTH_HEADER, INVALID_API_KEY, INVALID_SIGNATURE, TIMESTAMP_OUT_OF_RANGE */
+            401: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "MISSING_AUTH_HEADER",
+                     *         "details": [],
+                     *         "message": "The x-signature header is required"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description MERCHANT_SUSPENDED */
+            403: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "MERCHANT_SUSPENDED",
+                     *         "details": [],
+                     *         "message": "The merchant account is suspended"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "METHOD_NOT_ALLOWED",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "details": [],
+                     *         "message": "The body is larger than this route accepts"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "details": [],
+                     *         "message": "Too many requests; retry after the Retry-After seconds"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL_ERROR",
+                     *         "details": [],
+                     *         "message": "An internal error occurred; it has been logged"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "details": [],
+                     *         "message": "The payments service did not answer in time; retrying with the same order_id is safe and never creates a second order"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same body */
+            default: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    redeliverWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            202: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryDetailResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "details": [],
+                     *         "message": "The payment is not valid"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description MISSING_AUTH_HEADER, INVALID_API_KEY, INVALID_SIGNATURE, TIMESTAMP_OUT_OF_RANGE */
+            401: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "MISSING_AUTH_HEADER",
+                     *         "details": [],
+                     *         "message": "The x-signature header is required"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description MERCHANT_SUSPENDED */
+            403: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "MERCHANT_SUSPENDED",
+                     *         "details": [],
+                     *         "message": "The merchant account is suspended"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "METHOD_NOT_ALLOWED",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description WEBHOOK_ENDPOINT_DISABLED */
+            409: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "WEBHOOK_ENDPOINT_DISABLED",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "details": [],
+                     *         "message": "The body is larger than this route accepts"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "details": [],
+                     *         "message": "Too many requests; retry after the Retry-After seconds"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL_ERROR",
+                     *         "details": [],
+                     *         "message": "An internal error occurred; it has been logged"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "details": [],
+                     *         "message": "The payments service did not answer in time; retrying with the same order_id is safe and never creates a second order"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same body */
+            default: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DisabledWebhookEndpointListResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "details": [],
+                     *         "message": "The payment is not valid"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description MISSING_AUTH_HEADER, INVALID_API_KEY, INVALID_SIGNATURE, TIMESTAMP_OUT_OF_RANGE */
+            401: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "MISSING_AUTH_HEADER",
+                     *         "details": [],
+                     *         "message": "The x-signature header is required"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description MERCHANT_SUSPENDED */
+            403: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "MERCHANT_SUSPENDED",
+                     *         "details": [],
+                     *         "message": "The merchant account is suspended"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "METHOD_NOT_ALLOWED",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "details": [],
+                     *         "message": "The body is larger than this route accepts"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "details": [],
+                     *         "message": "Too many requests; retry after the Retry-After seconds"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL_ERROR",
+                     *         "details": [],
+                     *         "message": "An internal error occurred; it has been logged"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "details": [],
+                     *         "message": "The payments service did not answer in time; retrying with the same order_id is safe and never creates a second order"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same body */
+            default: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    enableWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EnableWebhookEndpointBody"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnabledWebhookEndpointResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "details": [],
+                     *         "message": "The payment is not valid"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description MISSING_AUTH_HEADER, INVALID_API_KEY, INVALID_SIGNATURE, TIMESTAMP_OUT_OF_RANGE */
+            401: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "MISSING_AUTH_HEADER",
+                     *         "details": [],
+                     *         "message": "The x-signature header is required"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description MERCHANT_SUSPENDED */
+            403: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "MERCHANT_SUSPENDED",
+                     *         "details": [],
+                     *         "message": "The merchant account is suspended"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "METHOD_NOT_ALLOWED",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "details": [],
+                     *         "message": "The body is larger than this route accepts"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "RATE_LIMITED",
+                     *         "details": [],
+                     *         "message": "Too many requests; retry after the Retry-After seconds"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INTERNAL_ERROR",
+                     *         "details": [],
+                     *         "message": "An internal error occurred; it has been logged"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "SERVICE_UNAVAILABLE",
+                     *         "details": [],
+                     *         "message": "The payments service did not answer in time; retrying with the same order_id is safe and never creates a second order"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Any other error, in the same body */
+            default: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    sendTestWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SendTestWebhookBody"];
+            };
+        };
+        responses: {
+            202: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryDetailResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "details": [],
+                     *         "message": "The payment is not valid"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description MISSING_AUTH_HEADER, INVALID_API_KEY, INVALID_SIGNATURE, TIMESTAMP_OUT_OF_RANGE */
+            401: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "MISSING_AUTH_HEADER",
+                     *         "details": [],
+                     *         "message": "The x-signature header is required"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description MERCHANT_SUSPENDED */
+            403: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "MERCHANT_SUSPENDED",
+                     *         "details": [],
+                     *         "message": "The merchant account is suspended"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED */
+            405: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "METHOD_NOT_ALLOWED",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description WEBHOOK_ENDPOINT_DISABLED */
+            409: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "WEBHOOK_ENDPOINT_DISABLED",
                      *         "details": [],
                      *         "message": "See the code"
                      *       },

@@ -4,3 +4,4 @@ export { builtEntryPoint, freePort, SystemUnderTest, TEST_MERCHANT_DEFAULT_CALLB
 export { workspaceRoot } from './workspace-root';
 export { BackofficeClient, createOperator, registerAgent, type RegisteredAgent } from './backoffice-client';
 export { SecuredKafka } from './secured-kafka';
+export { merchantApiValidator, OpenApiResponseValidator, toJsonSchema, type AnswerToValidate, type OpenApiDocument } from './openapi-response-validator';

@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { merchantApiValidator } from './openapi-response-validator';
 
 export interface MerchantCredentialsForTest {
   merchantId: string;
@@ -95,7 +96,11 @@ function toBytes(body: SignedRequest['body']): Buffer {
   return Buffer.from(typeof body === 'string' ? body : JSON.stringify(body), 'utf8');
 }
 
-/** Sends a request without touching the path: fetch() would normalise `..` and encodings. */
+/**
+ * Sends a request without touching the path: fetch() would normalise `..` and encodings. Every
+ * answer to a /v2 path is checked against the checked-in openapi.json (an undocumented status,
+ * path or body shape fails the test that made the request).
+ */
 export async function rawRequest<T = any>(baseUrl: string, method: string, path: string, headers: Record<string, string>, body: Buffer): Promise<TestResponse<T>> {
   const { request } = await import('node:http');
   const url = new URL(baseUrl);
@@ -115,7 +120,14 @@ export async function rawRequest<T = any>(baseUrl: string, method: string, path:
           }
           const responseHeaders = new Headers();
           for (const [name, value] of Object.entries(response.headers)) if (typeof value === 'string') responseHeaders.set(name, value);
-          resolve({ status: response.statusCode ?? 0, headers: responseHeaders, text, body: parsed as T });
+          const status = response.statusCode ?? 0;
+          try {
+            merchantApiValidator().check({ method, path, status, contentType: responseHeaders.get('content-type'), requestId: responseHeaders.get('x-request-id'), text });
+          } catch (error) {
+            reject(error);
+            return;
+          }
+          resolve({ status, headers: responseHeaders, text, body: parsed as T });
         });
         response.on('error', reject);
       },

@@ -12,7 +12,7 @@ import type { GatewayRequest } from '../auth/merchant-signature.guard';
 import { RECEIPT_UPLOAD_BODY_BYTES_MAX } from '../gateway-settings';
 import { streamWithinLimit } from '../http/refused-body';
 import { AgentOrdersQuery, toListFilters } from '../payments/list-filters.request';
-import { PaymentCommandBus } from '../payments/payment-command.bus';
+import { PaymentCommandBus, PAYMENTS_COMMAND_ROUTE } from '../payments/payment-command.bus';
 import { PaymentsReadClient } from '../payments/payments-read.client';
 import { BackofficeGuard, CurrentPrincipal, Roles } from './backoffice.guard';
 import { json } from './operator.controller';
@@ -125,12 +125,11 @@ export class AgentController {
   }
 
   private async act(reply: FastifyReply, request: GatewayRequest, type: PaymentCommandType, data: AgentOrderActionData & Record<string, string>): Promise<void> {
-    const outcome: CommandReplyData = await this.commandBus.execute(type, data, {
+    await this.commandBus.run<CommandReplyData>(PAYMENTS_COMMAND_ROUTE, type, data, {
       key: paymentOrderKey(data.merchantId, data.orderId),
       subject: `merchant:${data.merchantId}/order:${data.orderId}`,
       correlationId: request.requestId ?? 'unknown',
     });
-    if (outcome.outcome === 'rejected') throw DomainError.fromDescription(outcome.error);
     // The order as the agent may see it: after a decline it is no longer the agent's, so not its own read.
     await json(reply, 200, agentViewOf(await this.payments.getOrderForBackoffice(data.merchantId, data.orderId)));
   }

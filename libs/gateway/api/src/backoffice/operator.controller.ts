@@ -4,7 +4,6 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { BackofficeCredentialStore, MerchantCredentialStore, type BackofficePrincipal } from '@mp/access-infrastructure';
 import { AgentServiceAreaDto, PutAgentRequestDto, PutMethodsRequestDto, StoredMethodEntryDto, type PutAgentRequest, type StoredMethodEntry } from '@mp/contracts-payments-api';
 import { AgentIdParam, MerchantIdParam, OrderIdParam, OrderMerchantIdParam, RequestOptions } from '@mp/shared-nest-http';
-import { DomainError } from '@mp/shared-util-errors';
 import {
   AGENT_ID_PATTERN,
   decimalAmountToMinor,
@@ -27,6 +26,7 @@ import { PaymentsReadClient } from '../payments/payments-read.client';
 import { actingOperatorId } from './acting-operator';
 import { BackofficeGuard, CurrentPrincipal, Roles } from './backoffice.guard';
 import { CallbackDestinationPolicy } from '../callback-destinations/callback-destination.policy';
+import { requireMerchant } from '../merchant/require-merchant';
 
 @RequestMessages({ invalid: 'The merchant is not valid' })
 class CreateMerchantBody {
@@ -156,13 +156,13 @@ export class OperatorController {
 
   @Get('merchants/:merchantId/methods')
   async getMethods(@Param('merchantId', MerchantIdParam) merchantId: string, @Res() reply: FastifyReply): Promise<void> {
-    await this.requireMerchant(merchantId);
+    await requireMerchant(this.merchants, merchantId);
     await json(reply, 200, await this.payments.getMethods(merchantId));
   }
 
   @Put('merchants/:merchantId/methods')
   async putMethods(@Param('merchantId', MerchantIdParam) merchantId: string, @Body() body: PutMethodsBody, @Res() reply: FastifyReply): Promise<void> {
-    await this.requireMerchant(merchantId);
+    await requireMerchant(this.merchants, merchantId);
     await json(reply, 200, await this.payments.putMethods(merchantId, body.entries.map((entry): StoredMethodEntry => ({ ...entry }))));
   }
 
@@ -222,7 +222,7 @@ export class OperatorController {
     @Body() body: DepositAdjustmentBody,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    await this.requireMerchant(merchantId);
+    await requireMerchant(this.merchants, merchantId);
     const amount = decimalAmountToMinor(body.amount, body.currency, true);
     if (!amount.ok) throw new Error(`invariant: a validated amount converts (${amount.reason})`);
     const adjustment = { adjustment_id: body.adjustment_id ?? randomUUID(), currency: body.currency, amount_minor: amount.amountMinor.toString(), reason: body.reason, operator_id: actingOperatorId(operator) };
@@ -233,20 +233,16 @@ export class OperatorController {
   /** The merchant's ledger entries, newest first: `?currency=&from=&to=&limit=&cursor=` (ISO 8601 times, `to` exclusive). */
   @Get('merchants/:merchantId/ledger/entries')
   async ledgerEntries(@Param('merchantId', MerchantIdParam) merchantId: string, @Query() query: LedgerEntriesQuery, @Res() reply: FastifyReply): Promise<void> {
-    await this.requireMerchant(merchantId);
+    await requireMerchant(this.merchants, merchantId);
     await json(reply, 200, await this.ledger.listEntries(merchantId, ledgerQuery(query)));
   }
 
   /** Reconciliation export: every entry of the period `?from=&to=` (required) with its order or withdrawal, as CSV. */
   @Get('merchants/:merchantId/ledger/reconciliation.csv')
   async reconciliationCsv(@Param('merchantId', MerchantIdParam) merchantId: string, @Query() query: ReconciliationQuery, @Res() reply: FastifyReply): Promise<void> {
-    await this.requireMerchant(merchantId);
+    await requireMerchant(this.merchants, merchantId);
     const file = await this.ledger.reconciliationCsv(merchantId, ledgerQuery(query));
     await reply.status(200).header('content-type', file.contentType).header('content-disposition', file.disposition ?? 'attachment').send(file.content);
-  }
-
-  private async requireMerchant(merchantId: string): Promise<void> {
-    if (!(await this.merchants.findProfile(merchantId))) throw new DomainError('NOT_FOUND', `No merchant ${merchantId}`);
   }
 }
 

@@ -2,7 +2,6 @@ import { Body, Controller, Get, Param, Post, Query, Req, Res, UseGuards } from '
 import { MerchantCredentialStore, type BackofficePrincipal } from '@mp/access-infrastructure';
 import { StuckWithdrawalsQueryDto, WITHDRAWAL_COMMAND_TYPES } from '@mp/contracts-withdrawals';
 import { MerchantIdParam, OrderIdParam, OrderMerchantIdParam } from '@mp/shared-nest-http';
-import { DomainError } from '@mp/shared-util-errors';
 import type { FastifyReply } from 'fastify';
 import type { GatewayRequest } from '../auth/merchant-signature.guard';
 import { LedgerReadClient } from '../merchant/ledger-read.client';
@@ -14,6 +13,7 @@ import { BackofficeGuard, CurrentPrincipal, Roles } from './backoffice.guard';
 import { ConversionBody, toConversionRequest } from './conversion.request';
 import { json } from './operator.controller';
 import { ResolveWithdrawalBody, toResolveWithdrawalData } from './resolve-withdrawal.request';
+import { requireMerchant } from '../merchant/require-merchant';
 
 /** Operators' side of crypto: conversions into assets, stuck withdrawals and their resolution. */
 @Controller('backoffice/v1')
@@ -33,7 +33,7 @@ export class WithdrawalsOperatorController {
    */
   @Post('merchants/:merchantId/conversions')
   async convert(@CurrentPrincipal() operator: BackofficePrincipal, @Param('merchantId', MerchantIdParam) merchantId: string, @Body() body: ConversionBody, @Res() reply: FastifyReply): Promise<void> {
-    await this.requireMerchant(merchantId);
+    await requireMerchant(this.merchants, merchantId);
     const conversion = toConversionRequest(body, actingOperatorId(operator));
     const result = await this.ledger.convert(merchantId, conversion);
     await json(reply, result.status, result.body);
@@ -85,9 +85,5 @@ export class WithdrawalsOperatorController {
     const data = { merchantId, orderId, operatorId: operator.credentialId };
     const { withdrawal, reconciliation } = await sendWithdrawalCommand(this.commandBus, WITHDRAWAL_COMMAND_TYPES.reconcileWithdrawal, data, request);
     await json(reply, 200, { ...withdrawal, reconciliation: reconciliation ?? null });
-  }
-
-  private async requireMerchant(merchantId: string): Promise<void> {
-    if (!(await this.merchants.findProfile(merchantId))) throw new DomainError('NOT_FOUND', `No merchant ${merchantId}`);
   }
 }

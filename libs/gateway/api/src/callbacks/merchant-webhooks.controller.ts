@@ -1,5 +1,5 @@
-import { Body, Controller, Get, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
-import { ApiOperation, ApiProperty, ApiPropertyOptional, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiOperation, ApiProperty, ApiPropertyOptional, ApiResponse } from '@nestjs/swagger';
 import { MerchantCredentialStore } from '@mp/access-infrastructure';
 import {
   CALLBACK_DELIVERY_ID_PATTERN,
@@ -14,10 +14,10 @@ import {
 } from '@mp/contracts-callbacks';
 import { PathIdPipe } from '@mp/shared-nest-http';
 import { DomainError } from '@mp/shared-util-errors';
-import type { FastifyReply } from 'fastify';
-import { CurrentMerchant, MerchantSignatureGuard, type AuthenticatedMerchant } from '../auth/merchant-signature.guard';
+import { CurrentMerchant, type AuthenticatedMerchant } from '../auth/merchant-signature.guard';
 import { CallbackDestinationPolicy } from '../callback-destinations/callback-destination.policy';
-import { stringifyResponse } from '../http/json-body';
+import { ApiErrorResponses } from '../openapi/error.response';
+import { MerchantApi } from '../openapi/merchant-api.decorator';
 import { CallbacksClient } from './callbacks.client';
 import {
   DisabledWebhookEndpointListResponse,
@@ -65,17 +65,14 @@ class EnableWebhookEndpointBody extends EnableCallbackEndpointBodyDto {
   override url!: string;
 }
 
-const send = (reply: FastifyReply, status: number, body: unknown) => reply.status(status).type('application/json').send(stringifyResponse(body));
-
 /**
  * Merchants' webhook tools: their own delivery log, redelivery, a test callback, and their
  * disabled endpoints. The dispatcher answers every query for the calling merchant only (the
  * merchant id is part of each internal path), so another merchant's callback is a 404. Like
  * every signed /v2 route, each call is charged to the merchant's rate limit (MerchantRateLimitInterceptor).
  */
-@ApiTags('Webhooks')
 @Controller('v2/webhooks')
-@UseGuards(MerchantSignatureGuard)
+@MerchantApi('Webhooks')
 export class MerchantWebhooksController {
   constructor(
     private readonly callbacks: CallbacksClient,
@@ -86,54 +83,56 @@ export class MerchantWebhooksController {
   @Get('deliveries')
   @ApiOperation({ operationId: 'listWebhookDeliveries', summary: 'Your callbacks, newest first' })
   @ApiResponse({ status: 200, type: WebhookDeliveryListResponse })
-  @ApiResponse({ status: 400, description: 'VALIDATION_ERROR: a filter, the limit or the cursor is not valid' })
-  async deliveries(@CurrentMerchant() merchant: AuthenticatedMerchant, @Query() query: WebhookDeliveriesQuery, @Res() reply: FastifyReply): Promise<void> {
-    await send(reply, 200, await this.callbacks.merchantDeliveries(merchant.merchantId, query));
+  @ApiErrorResponses()
+  async deliveries(@CurrentMerchant() merchant: AuthenticatedMerchant, @Query() query: WebhookDeliveriesQuery) {
+    return this.callbacks.merchantDeliveries(merchant.merchantId, query);
   }
 
   @Get('deliveries/:deliveryId')
   @ApiOperation({ operationId: 'getWebhookDelivery', summary: 'One callback with every attempt' })
   @ApiResponse({ status: 200, type: WebhookDeliveryDetailResponse })
-  @ApiResponse({ status: 404, description: 'NOT_FOUND: no callback of yours has this id' })
-  async delivery(@CurrentMerchant() merchant: AuthenticatedMerchant, @Param('deliveryId', DeliveryIdParam) deliveryId: string, @Res() reply: FastifyReply): Promise<void> {
-    await send(reply, 200, await this.callbacks.merchantDelivery(merchant.merchantId, deliveryId));
+  @ApiErrorResponses('NOT_FOUND')
+  async delivery(@CurrentMerchant() merchant: AuthenticatedMerchant, @Param('deliveryId', DeliveryIdParam) deliveryId: string) {
+    return this.callbacks.merchantDelivery(merchant.merchantId, deliveryId);
   }
 
   @Post('deliveries/:deliveryId/redeliver')
+  @HttpCode(202)
   @ApiOperation({ operationId: 'redeliverWebhook', summary: 'Send a callback again now: the same webhook-id and body, freshly signed' })
   @ApiResponse({ status: 202, type: WebhookDeliveryDetailResponse })
-  @ApiResponse({ status: 404, description: 'NOT_FOUND: no callback of yours has this id' })
-  @ApiResponse({ status: 409, description: 'WEBHOOK_ENDPOINT_DISABLED: its endpoint is disabled; re-enabling it sends its parked callbacks' })
-  async redeliver(@CurrentMerchant() merchant: AuthenticatedMerchant, @Param('deliveryId', DeliveryIdParam) deliveryId: string, @Res() reply: FastifyReply): Promise<void> {
-    await send(reply, 202, await this.callbacks.merchantRedeliver(merchant.merchantId, deliveryId));
+  @ApiErrorResponses('NOT_FOUND', 'WEBHOOK_ENDPOINT_DISABLED')
+  async redeliver(@CurrentMerchant() merchant: AuthenticatedMerchant, @Param('deliveryId', DeliveryIdParam) deliveryId: string) {
+    return this.callbacks.merchantRedeliver(merchant.merchantId, deliveryId);
   }
 
   @Post('test')
+  @HttpCode(202)
   @ApiOperation({ operationId: 'sendTestWebhook', summary: 'Send a signed webhook.test callback' })
   @ApiResponse({ status: 202, type: WebhookDeliveryDetailResponse })
-  @ApiResponse({ status: 400, description: 'VALIDATION_ERROR: the url is not an allowed callback destination, or there is no url and no default_callback_url' })
-  @ApiResponse({ status: 409, description: 'WEBHOOK_ENDPOINT_DISABLED: the endpoint is disabled; re-enable it first' })
-  async sendTest(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() body: SendTestWebhookBody, @Res() reply: FastifyReply): Promise<void> {
+  @ApiErrorResponses('WEBHOOK_ENDPOINT_DISABLED')
+  async sendTest(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() body: SendTestWebhookBody) {
     const url = body.url ?? (await this.merchants.findProfile(merchant.merchantId))?.default_callback_url ?? null;
     if (url === null) throw new DomainError('VALIDATION_ERROR', 'Name the url to send the test callback to: you have no default_callback_url', [{ field: 'url', issue: 'is required without a default_callback_url' }]);
     await this.destinations.assertAcceptable(merchant.merchantId, url, 'url');
-    await send(reply, 202, await this.callbacks.merchantTestDelivery(merchant.merchantId, url));
+    return this.callbacks.merchantTestDelivery(merchant.merchantId, url);
   }
 
   @Get('endpoints')
   @ApiOperation({ operationId: 'listWebhookEndpoints', summary: 'Your disabled callback endpoints, and why' })
   @ApiResponse({ status: 200, type: DisabledWebhookEndpointListResponse })
-  async endpoints(@CurrentMerchant() merchant: AuthenticatedMerchant, @Res() reply: FastifyReply): Promise<void> {
+  @ApiErrorResponses()
+  async endpoints(@CurrentMerchant() merchant: AuthenticatedMerchant) {
     const { data } = await this.callbacks.disabledEndpoints(merchant.merchantId);
-    await send(reply, 200, { data: data.map(({ url, disabled_at, cause, reason, parked_deliveries }) => ({ url, disabled_at, cause, reason, parked_deliveries })) });
+    return { data: data.map(({ url, disabled_at, cause, reason, parked_deliveries }) => ({ url, disabled_at, cause, reason, parked_deliveries })) };
   }
 
   @Post('endpoints/enable')
+  @HttpCode(200)
   @ApiOperation({ operationId: 'enableWebhookEndpoint', summary: 'Re-enable a disabled endpoint and send its parked callbacks' })
   @ApiResponse({ status: 200, type: EnabledWebhookEndpointResponse })
-  @ApiResponse({ status: 404, description: 'NOT_FOUND: this endpoint of yours is not disabled' })
-  async enable(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() body: EnableWebhookEndpointBody, @Res() reply: FastifyReply): Promise<void> {
+  @ApiErrorResponses('NOT_FOUND')
+  async enable(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() body: EnableWebhookEndpointBody) {
     const { url, resumed_deliveries } = await this.callbacks.enableEndpoint(merchant.merchantId, body.url);
-    await send(reply, 200, { url, resumed_deliveries });
+    return { url, resumed_deliveries };
   }
 }

@@ -1,12 +1,12 @@
-import { Body, Controller, Get, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import { Body, Controller, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
+import { ApiOperation, ApiPropertyOptional, ApiResponse } from '@nestjs/swagger';
 import {
   DISPUTE_COMMAND_TYPES,
   DISPUTE_STATUSES,
   DisputeListFilterFieldsDto,
-  OpenDisputeRequestDto,
   type DisputeCommandReplyData,
   type DisputeStatus,
+  type DisputeView,
   type OpenDisputeCommandData,
 } from '@mp/contracts-disputes';
 import { paymentOrderKey } from '@mp/contracts-payments';
@@ -14,17 +14,21 @@ import { PathIdPipe } from '@mp/shared-nest-http';
 import { DomainError } from '@mp/shared-util-errors';
 import { checkReceiptFile, IsWholeNumberBetween, JsonNumberLiteral, RequestMessages } from '@mp/shared-util-validation';
 import { IsOptional } from 'class-validator';
-import type { FastifyReply } from 'fastify';
-import { CurrentMerchant, MerchantSignatureGuard, type AuthenticatedMerchant, type GatewayRequest } from '../auth/merchant-signature.guard';
-import { stringifyResponse } from '../http/json-body';
+import { CurrentMerchant, type AuthenticatedMerchant, type GatewayRequest } from '../auth/merchant-signature.guard';
+import { ApiErrorResponses } from '../openapi/error.response';
+import { MerchantApi } from '../openapi/merchant-api.decorator';
 import { DISPUTES_COMMAND_ROUTE, PaymentCommandBus } from '../payments/payment-command.bus';
+import { ApiCreationPeriodAndCursor } from '../payments/list-filters.request';
 import { DisputesClient } from './disputes.client';
+import { OpenDisputeBody } from './open-dispute.request';
+import { DisputeListResponse, DisputeResponse } from './dispute.response';
 import { OutcomeCallbackDestination } from '../merchant/outcome-destination';
 
 /** A malformed dispute id is answered like an unknown one. */
 export const DisputeIdParam = new PathIdPipe(/^dsp_[0-9a-f]{24}$/, 'DISPUTE_NOT_FOUND', (id) => `No dispute ${id}`);
 
 @RequestMessages({ invalid: 'The list filters are not valid', unknownField: 'is not a filter; use status, created_from, created_to, limit, cursor' })
+@ApiCreationPeriodAndCursor()
 class DisputeListBody extends DisputeListFilterFieldsDto {
   @ApiPropertyOptional({ enum: DISPUTE_STATUSES })
   override status?: DisputeStatus;
@@ -42,7 +46,7 @@ class DisputeListBody extends DisputeListFilterFieldsDto {
  * the command carries only its reference.
  */
 @Controller('v2/disputes')
-@UseGuards(MerchantSignatureGuard)
+@MerchantApi('Disputes')
 export class DisputesController {
   constructor(
     private readonly commandBus: PaymentCommandBus,
@@ -57,7 +61,10 @@ export class DisputesController {
    * read-your-writes").
    */
   @Post()
-  async open(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() body: OpenDisputeRequestDto, @Req() request: GatewayRequest, @Res() reply: FastifyReply): Promise<void> {
+  @ApiOperation({ operationId: 'openDispute', summary: 'Open a dispute on an incoming order', description: 'With an optional amount, comment and receipt (PDF, PNG or JPEG, base64). A rejected dispute is reopened by opening it again within the dispute window; it keeps its dispute_id. Outcomes are callbacks to the default_callback_url of the merchant profile, which must be set.' })
+  @ApiResponse({ status: 201, type: DisputeResponse, description: 'The dispute, OPEN' })
+  @ApiErrorResponses('ORDER_NOT_FOUND')
+  async open(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() body: OpenDisputeBody, @Req() request: GatewayRequest): Promise<DisputeView> {
     const merchantId = merchant.merchantId;
     await this.outcomeDestination.require(merchantId, 'dispute');
     let receiptId: string | null = null;
@@ -70,38 +77,36 @@ export class DisputesController {
       receiptId = (await this.disputes.storeReceipt(merchantId, body.receipt.file_name, content)).receiptId;
     }
     const data: OpenDisputeCommandData = { merchantId, orderId: body.order_id, amount: body.amount?.literal ?? null, comment: body.comment ?? null, receiptId };
-    const outcome = await this.commandBus.send<DisputeCommandReplyData>(DISPUTES_COMMAND_ROUTE, DISPUTE_COMMAND_TYPES.open, data, {
+    const outcome = await this.commandBus.run<DisputeCommandReplyData>(DISPUTES_COMMAND_ROUTE, DISPUTE_COMMAND_TYPES.open, data, {
       key: paymentOrderKey(merchantId, body.order_id),
       subject: `merchant:${merchantId}/order:${body.order_id}`,
       correlationId: request.requestId ?? 'unknown',
     });
-    if (outcome.outcome === 'rejected') throw DomainError.fromDescription(outcome.error);
-    await send(reply, 201, outcome.dispute);
+    return outcome.dispute;
   }
 
   /** Endpoint 15: newest first, cursor pages; list items equal state objects. */
   @Post('list')
-  async list(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() filters: DisputeListBody, @Res() reply: FastifyReply): Promise<void> {
-    await send(
-      reply,
-      200,
-      await this.disputes.list(merchant.merchantId, {
-        status: filters.status,
-        created_from: filters.created_from == null ? undefined : new Date(filters.created_from).toISOString(),
-        created_to: filters.created_to == null ? undefined : new Date(filters.created_to).toISOString(),
-        limit: filters.limit?.literal,
-        cursor: filters.cursor,
-      }),
-    );
+  @HttpCode(200)
+  @ApiOperation({ operationId: 'listDisputes', summary: 'List disputes, newest first' })
+  @ApiResponse({ status: 200, type: DisputeListResponse })
+  @ApiErrorResponses()
+  async list(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() filters: DisputeListBody) {
+    return this.disputes.list(merchant.merchantId, {
+      status: filters.status,
+      created_from: filters.created_from == null ? undefined : new Date(filters.created_from).toISOString(),
+      created_to: filters.created_to == null ? undefined : new Date(filters.created_to).toISOString(),
+      limit: filters.limit?.literal,
+      cursor: filters.cursor,
+    });
   }
 
   /** Endpoint 16: another merchant's dispute is 404 DISPUTE_NOT_FOUND, like a missing one. */
   @Get(':disputeId')
-  async get(@CurrentMerchant() merchant: AuthenticatedMerchant, @Param('disputeId', DisputeIdParam) disputeId: string, @Res() reply: FastifyReply): Promise<void> {
-    await send(reply, 200, await this.disputes.get(merchant.merchantId, disputeId));
+  @ApiOperation({ operationId: 'getDispute', summary: 'Dispute state' })
+  @ApiResponse({ status: 200, type: DisputeResponse })
+  @ApiErrorResponses('DISPUTE_NOT_FOUND')
+  async get(@CurrentMerchant() merchant: AuthenticatedMerchant, @Param('disputeId', DisputeIdParam) disputeId: string): Promise<DisputeView> {
+    return this.disputes.get(merchant.merchantId, disputeId);
   }
-}
-
-async function send(reply: FastifyReply, status: number, body: unknown): Promise<void> {
-  await reply.status(status).type('application/json').send(stringifyResponse(body));
 }

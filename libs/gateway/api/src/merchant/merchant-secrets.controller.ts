@@ -1,9 +1,11 @@
-import { Body, Controller, Inject, Post, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Inject, Post } from '@nestjs/common';
+import { ApiOperation, ApiResponse } from '@nestjs/swagger';
 import { MerchantCredentialStore, WebhookSecretStore } from '@mp/access-infrastructure';
 import type { Clock } from '@mp/shared-util-clock';
-import type { FastifyReply } from 'fastify';
-import { CurrentMerchant, MerchantSignatureGuard, type AuthenticatedMerchant } from '../auth/merchant-signature.guard';
-import { json } from '../backoffice/operator.controller';
+import { CurrentMerchant, type AuthenticatedMerchant } from '../auth/merchant-signature.guard';
+import { ApiErrorResponses } from '../openapi/error.response';
+import { MerchantApi } from '../openapi/merchant-api.decorator';
+import { ApiSecretRotationResponse, WebhookSecretRotationResponse } from './merchant.response';
 import { GATEWAY_CLOCK, GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
 import { overlapMsOf, rotateApiSecret, rotateWebhookSecret, RotateSecretBody } from './secret-rotation';
 
@@ -13,7 +15,7 @@ import { overlapMsOf, rotateApiSecret, rotateWebhookSecret, RotateSecretBody } f
  * until `previous_secret_valid_until`.
  */
 @Controller('v2/merchant')
-@UseGuards(MerchantSignatureGuard)
+@MerchantApi('Merchant')
 export class MerchantSecretsController {
   constructor(
     private readonly merchants: MerchantCredentialStore,
@@ -24,13 +26,19 @@ export class MerchantSecretsController {
 
   /** 201 with the new API secret; 409 SECRET_ROTATION_IN_PROGRESS while the previous rotation's overlap runs. */
   @Post('api-secret/rotate')
-  async rotateApiSecret(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() body: RotateSecretBody, @Res() reply: FastifyReply): Promise<void> {
-    await json(reply, 201, await rotateApiSecret(this.merchants, merchant.merchantId, overlapMsOf(body, this.settings.apiSecretOverlapHours), this.clock.now()));
+  @ApiOperation({ operationId: 'rotateApiSecret', summary: 'Rotate the API secret', description: 'The new secret is in this answer only. The previous one keeps verifying until previous_secret_valid_until.' })
+  @ApiResponse({ status: 201, type: ApiSecretRotationResponse })
+  @ApiErrorResponses('SECRET_ROTATION_IN_PROGRESS', 'NOT_FOUND')
+  async rotateApiSecret(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() body: RotateSecretBody): Promise<ApiSecretRotationResponse> {
+    return rotateApiSecret(this.merchants, merchant.merchantId, overlapMsOf(body, this.settings.apiSecretOverlapHours), this.clock.now());
   }
 
   /** 201 with the new webhook secret; callbacks carry both signatures until the overlap ends. */
   @Post('webhook-secret/rotate')
-  async rotateWebhookSecret(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() body: RotateSecretBody, @Res() reply: FastifyReply): Promise<void> {
-    await json(reply, 201, await rotateWebhookSecret(this.webhookSecrets, merchant.merchantId, overlapMsOf(body, this.settings.webhookSecretOverlapHours), this.clock.now()));
+  @ApiOperation({ operationId: 'rotateWebhookSecret', summary: 'Rotate the webhook secret', description: 'The new secret is in this answer only. Callbacks carry signatures with both secrets until previous_secret_valid_until.' })
+  @ApiResponse({ status: 201, type: WebhookSecretRotationResponse })
+  @ApiErrorResponses('NOT_FOUND')
+  async rotateWebhookSecret(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() body: RotateSecretBody): Promise<WebhookSecretRotationResponse> {
+    return rotateWebhookSecret(this.webhookSecrets, merchant.merchantId, overlapMsOf(body, this.settings.webhookSecretOverlapHours), this.clock.now());
   }
 }

@@ -1,11 +1,12 @@
-import { Body, Controller, Get, Patch, Res, UseGuards } from '@nestjs/common';
-import { ApiProperty } from '@nestjs/swagger';
+import { Body, Controller, Get, Patch } from '@nestjs/common';
+import { ApiOperation, ApiProperty, ApiResponse } from '@nestjs/swagger';
 import { MerchantCredentialStore, type MerchantProfile } from '@mp/access-infrastructure';
 import { DomainError } from '@mp/shared-util-errors';
 import { formatAmountMinor } from '@mp/shared-util-money';
-import type { FastifyReply } from 'fastify';
-import { CurrentMerchant, MerchantSignatureGuard, type AuthenticatedMerchant } from '../auth/merchant-signature.guard';
-import { stringifyResponse } from '../http/json-body';
+import { CurrentMerchant, type AuthenticatedMerchant } from '../auth/merchant-signature.guard';
+import { ApiErrorResponses } from '../openapi/error.response';
+import { MerchantApi } from '../openapi/merchant-api.decorator';
+import { BalancesResponse, MerchantProfileResponse, MethodsResponse } from './merchant.response';
 import { CALLBACK_URL_LENGTH_MAX, IsCallbackUrl } from '../payments/create-payment.request';
 import { RequestMessages } from '@mp/shared-util-validation';
 import { CallbacksClient } from '../callbacks/callbacks.client';
@@ -24,7 +25,7 @@ class UpdateMerchantBody {
 
 /** Spec endpoints 8 to 10: merchant information; and PATCH, the merchant's own settings. */
 @Controller('v2/merchant')
-@UseGuards(MerchantSignatureGuard)
+@MerchantApi('Merchant')
 export class MerchantController {
   constructor(
     private readonly merchants: MerchantCredentialStore,
@@ -37,8 +38,11 @@ export class MerchantController {
 
   /** Endpoint 8, plus whether the default callback URL was disabled by a 410 (null: cannot tell right now). */
   @Get()
-  async profile(@CurrentMerchant() merchant: AuthenticatedMerchant, @Res() reply: FastifyReply): Promise<void> {
-    await this.sendProfile(await this.merchants.findProfile(merchant.merchantId), reply);
+  @ApiOperation({ operationId: 'getMerchant', summary: 'Merchant profile' })
+  @ApiResponse({ status: 200, type: MerchantProfileResponse })
+  @ApiErrorResponses('NOT_FOUND')
+  async profile(@CurrentMerchant() merchant: AuthenticatedMerchant): Promise<MerchantProfileResponse> {
+    return this.profileAnswer(await this.merchants.findProfile(merchant.merchantId));
   }
 
   /**
@@ -47,26 +51,35 @@ export class MerchantController {
    * those still pending, are reported there.
    */
   @Patch()
-  async updateProfile(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() body: UpdateMerchantBody, @Res() reply: FastifyReply): Promise<void> {
+  @ApiOperation({ operationId: 'updateMerchant', summary: 'Change the merchant\'s own settings (the default callback URL)' })
+  @ApiResponse({ status: 200, type: MerchantProfileResponse })
+  @ApiErrorResponses('NOT_FOUND')
+  async updateProfile(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() body: UpdateMerchantBody): Promise<MerchantProfileResponse> {
     await this.destinations.assertAcceptable(merchant.merchantId, body.default_callback_url, 'default_callback_url');
-    await this.sendProfile(await this.merchants.setDefaultCallbackUrl(merchant.merchantId, body.default_callback_url), reply);
+    return this.profileAnswer(await this.merchants.setDefaultCallbackUrl(merchant.merchantId, body.default_callback_url));
   }
 
   /** Endpoint 8's answer (also PATCH's): the profile and whether its default URL was disabled by a 410. */
-  private async sendProfile(profile: MerchantProfile | null, reply: FastifyReply): Promise<void> {
+  private async profileAnswer(profile: MerchantProfile | null): Promise<MerchantProfileResponse> {
     if (!profile) throw new DomainError('NOT_FOUND', 'No such merchant');
     const disabled = await this.callbacks.isDisabled(profile.merchant_id, profile.default_callback_url);
-    await reply.status(200).type('application/json').send(stringifyResponse({ ...profile, default_callback_url_disabled: disabled }));
+    return { ...profile, default_callback_url_disabled: disabled };
   }
 
   @Get('balances')
-  async balances(@CurrentMerchant() merchant: AuthenticatedMerchant, @Res() reply: FastifyReply): Promise<void> {
-    await reply.status(200).type('application/json').send(stringifyResponse(await this.ledger.getBalances(merchant.merchantId)));
+  @ApiOperation({ operationId: 'getBalances', summary: 'Settlement and deposit balances per currency' })
+  @ApiResponse({ status: 200, type: BalancesResponse })
+  @ApiErrorResponses()
+  async balances(@CurrentMerchant() merchant: AuthenticatedMerchant) {
+    return this.ledger.getBalances(merchant.merchantId);
   }
 
   /** decisions.md: each entry has method, direction, country, currency, fee {percent, fixed}, min_amount, max_amount. */
   @Get('methods')
-  async methods(@CurrentMerchant() merchant: AuthenticatedMerchant, @Res() reply: FastifyReply): Promise<void> {
+  @ApiOperation({ operationId: 'listMethods', summary: 'Available pay-in, payout and withdrawal methods, with the platform fee' })
+  @ApiResponse({ status: 200, type: MethodsResponse })
+  @ApiErrorResponses()
+  async methods(@CurrentMerchant() merchant: AuthenticatedMerchant) {
     const { data } = await this.payments.getMethods(merchant.merchantId);
     const entries = data.map((entry) => ({
       method: entry.method,
@@ -77,7 +90,7 @@ export class MerchantController {
       min_amount: formatAmountMinor(BigInt(entry.min_amount_minor), entry.currency),
       max_amount: formatAmountMinor(BigInt(entry.max_amount_minor), entry.currency),
     }));
-    await reply.status(200).type('application/json').send(stringifyResponse({ data: [...entries, ...(await this.withdrawalEntries())] }));
+    return { data: [...entries, ...(await this.withdrawalEntries())] };
   }
 
   /**

@@ -12,23 +12,27 @@ export type ListFilters = OrderListQuery;
  * filter rules. Unknown names are refused so a misspelt filter never silently returns everything.
  */
 @RequestMessages({ invalid: 'The list filters are not valid', unknownField: 'is not a filter; use status, created_from, created_to, limit, cursor' })
+@ApiCreationPeriodAndCursor()
 export class ListFiltersBody extends OrderListFilterFieldsDto {
   @ApiPropertyOptional({ enum: PAYMENT_ORDER_STATUSES })
   override status?: PaymentOrderStatus;
-
-  @ApiPropertyOptional({ description: 'ISO 8601 date or date-time, inclusive', example: '2026-01-31T00:00:00Z' })
-  override created_from?: string;
-
-  @ApiPropertyOptional({ description: 'ISO 8601 date or date-time, inclusive', example: '2026-02-01T00:00:00Z' })
-  override created_to?: string;
-
-  @ApiPropertyOptional({ description: 'next_cursor of the previous page' })
-  override cursor?: string;
 
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: 50 })
   @IsOptional()
   @IsWholeNumberBetween(1, 100, 'json')
   limit?: JsonNumberLiteral;
+}
+
+/**
+ * The OpenAPI description of the filters every merchant list body inherits from
+ * CreationPeriodAndCursorFilters (which holds their rules), added to the body class here.
+ */
+export function ApiCreationPeriodAndCursor(): ClassDecorator {
+  return (target) => {
+    ApiPropertyOptional({ type: 'string', description: 'ISO 8601 date or date-time, inclusive', example: '2026-01-31T00:00:00Z' })(target.prototype, 'created_from');
+    ApiPropertyOptional({ type: 'string', description: 'ISO 8601 date or date-time, inclusive', example: '2026-02-01T00:00:00Z' })(target.prototype, 'created_to');
+    ApiPropertyOptional({ type: 'string', description: 'next_cursor of the previous page' })(target.prototype, 'cursor');
+  };
 }
 
 /** An agent's list in the back office: the same filters as query parameters, and which orders (`scope`). */

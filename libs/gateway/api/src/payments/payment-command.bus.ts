@@ -10,7 +10,7 @@ import {
 } from '@mp/contracts-payments';
 import { WITHDRAWAL_COMMAND_SCHEMA_VERSION, WITHDRAWALS_TOPICS } from '@mp/contracts-withdrawals';
 import { createEnvelope, MESSAGE_BROKER, type MessageBroker, type ReceivedMessage, type Subscription } from '@mp/shared-messaging';
-import { DomainError } from '@mp/shared-util-errors';
+import { DomainError, type ErrorDescription } from '@mp/shared-util-errors';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
 
 interface PendingCommand {
@@ -83,8 +83,18 @@ export class PaymentCommandBus implements OnApplicationBootstrap, OnApplicationS
     return this.send<CommandReplyData>(PAYMENTS_COMMAND_ROUTE, type, data, options);
   }
 
+  /**
+   * Sends a command and answers with its accepted reply; a refusal becomes the DomainError it
+   * describes, which the error filter answers. Every command a request sends goes through here.
+   */
+  async run<TReply extends CommandOutcome>(route: CommandRoute, type: string, data: unknown, options: CommandOptions): Promise<Exclude<TReply, RejectedCommand>> {
+    const outcome = await this.send<TReply>(route, type, data, options);
+    if (isRejected(outcome)) throw DomainError.fromDescription(outcome.error);
+    return outcome as Exclude<TReply, RejectedCommand>;
+  }
+
   /** Any service's command; the reply's shape is the route's contract (`TReply`). */
-  async send<TReply>(route: CommandRoute, type: string, data: unknown, options: { key: string; subject: string; correlationId: string }): Promise<TReply> {
+  async send<TReply>(route: CommandRoute, type: string, data: unknown, options: CommandOptions): Promise<TReply> {
     const command = createEnvelope({
       type,
       schemaVersion: route.schemaVersion,
@@ -117,6 +127,21 @@ export class PaymentCommandBus implements OnApplicationBootstrap, OnApplicationS
     if (envelope.type !== COMMAND_REPLY_TYPE || envelope.causationId === null) return;
     this.pending.get(envelope.causationId)?.resolve(envelope.data);
   }
+}
+
+/** What every service's command reply is: accepted with its result, or rejected with the error to answer. */
+type RejectedCommand = { outcome: 'rejected'; error: ErrorDescription };
+type CommandOutcome = RejectedCommand | { outcome: 'accepted' };
+
+/** Partitioning key, log subject and the request's correlation id of one command. */
+export interface CommandOptions {
+  key: string;
+  subject: string;
+  correlationId: string;
+}
+
+function isRejected(outcome: CommandOutcome): outcome is RejectedCommand {
+  return outcome.outcome === 'rejected';
 }
 
 function unavailable(message: string): DomainError {

@@ -1,22 +1,24 @@
-import { Body, Controller, Get, Logger, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
-import { ApiPropertyOptional } from '@nestjs/swagger';
-import { PAYMENT_COMMAND_TYPES, payerLinkContext, paymentOrderKey, type CommandReplyData, type PaymentCommandDataByType, type PaymentCommandType } from '@mp/contracts-payments';
+import { Body, Controller, Get, HttpCode, Logger, Param, Post, Req, Res } from '@nestjs/common';
+import { ApiOperation, ApiProduces, ApiPropertyOptional, ApiResponse } from '@nestjs/swagger';
+import { PAYMENT_COMMAND_TYPES, payerLinkContext, paymentOrderKey, type CommandReplyData, type PaymentCommandDataByType, type PaymentCommandType, type PaymentOrderView } from '@mp/contracts-payments';
 import { OrderIdParam, ReceiptIdParam } from '@mp/shared-nest-http';
 import { DomainError } from '@mp/shared-util-errors';
 import { ProcessSealer } from '@mp/shared-util-secret-box';
 import { IsPlainText, RequestMessages } from '@mp/shared-util-validation';
 import { IsOptional } from 'class-validator';
 import type { FastifyReply } from 'fastify';
-import { CurrentMerchant, MerchantSignatureGuard, type AuthenticatedMerchant, type GatewayRequest } from '../auth/merchant-signature.guard';
-import { stringifyResponse } from '../http/json-body';
+import { CurrentMerchant, type AuthenticatedMerchant, type GatewayRequest } from '../auth/merchant-signature.guard';
+import { ApiErrorResponses } from '../openapi/error.response';
+import { MerchantApi } from '../openapi/merchant-api.decorator';
 import { CreateIncomingPaymentBody, CreateOutgoingPaymentBody, toCreateIncomingPaymentData, toCreateOutgoingPaymentData } from './create-payment.request';
 import { ListFiltersBody, toListFilters } from './list-filters.request';
-import { PaymentCommandBus } from './payment-command.bus';
+import { PaymentCommandBus, PAYMENTS_COMMAND_ROUTE } from './payment-command.bus';
+import { PaymentOrderListResponse, PaymentOrderResponse, PayoutReceiptListResponse } from './payment-order.response';
 import { PaymentsReadClient } from './payments-read.client';
 import { CallbackDestinationPolicy } from '../callback-destinations/callback-destination.policy';
 
 /** On a create answered with the order an earlier request with the same order_id created. */
-const IDEMPOTENT_REPLAYED_HEADER = 'idempotent-replayed';
+const IDEMPOTENT_REPLAYED = 'idempotent-replayed';
 
 /** Endpoint 6's body: `{}`, or an optional reason. */
 @RequestMessages({ invalid: 'The cancel body takes only an optional reason' })
@@ -27,9 +29,16 @@ class CancelBody {
   reason?: string;
 }
 
+/** Endpoints 1 and 2: a retry answered with the order an earlier request created says so. */
+const IDEMPOTENT_REPLAYED_HEADER_DOC = {
+  'Idempotent-Replayed': { description: '`true` when this order_id already named this order and nothing new was created', schema: { type: 'string', example: 'true' } },
+};
+
+const RECEIPT_FILE_CONTENT = Object.fromEntries(['application/pdf', 'image/png', 'image/jpeg'].map((type) => [type, { schema: { type: 'string', format: 'binary' } }]));
+
 /** Spec endpoints 1 to 7. Writes go to the payments service as commands; reads over its internal API. */
 @Controller('v2/payments')
-@UseGuards(MerchantSignatureGuard)
+@MerchantApi('Payments')
 export class PaymentsController {
   private readonly logger = new Logger(PaymentsController.name);
   /** This process's key pair: payments seals each pay-in's link in the command reply for it alone. */
@@ -43,41 +52,58 @@ export class PaymentsController {
 
   /** Endpoint 1. Every answer for one order_id is the same 201 with the same order (spec 4.3). */
   @Post('incoming')
-  async createIncoming(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() body: CreateIncomingPaymentBody, @Req() request: GatewayRequest, @Res() reply: FastifyReply): Promise<void> {
+  @ApiOperation({ operationId: 'createIncomingPayment', summary: 'Create an incoming payment (pay-in)', description: 'Idempotent by order_id: a retry with the same amount and currency answers the same 201 with the same order; another amount or currency is 409 DUPLICATE_ORDER. Send the payer to `redirect_url`.' })
+  @ApiResponse({ status: 201, type: PaymentOrderResponse, description: 'The order, new or the one this order_id already names', headers: IDEMPOTENT_REPLAYED_HEADER_DOC })
+  @ApiErrorResponses('PAYMENT_REJECTED', 'DUPLICATE_ORDER')
+  async createIncoming(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() body: CreateIncomingPaymentBody, @Req() request: GatewayRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<PaymentOrderView> {
     await this.destinations.assertAcceptable(merchant.merchantId, body.callback_url, 'callback_url');
     const data = toCreateIncomingPaymentData(merchant.merchantId, body);
     const { order, replayed } = await this.runOrderCommand(PAYMENT_COMMAND_TYPES.createIncomingPayment, data, request);
-    if (replayed) reply.header(IDEMPOTENT_REPLAYED_HEADER, 'true');
-    await send(reply, 201, order);
+    if (replayed) reply.header(IDEMPOTENT_REPLAYED, 'true');
+    return order;
   }
 
   /** Endpoint 2. The amount plus fee is frozen before the order exists; without it, 400 INSUFFICIENT_FUNDS and no order. */
   @Post('outgoing')
-  async createOutgoing(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() body: CreateOutgoingPaymentBody, @Req() request: GatewayRequest, @Res() reply: FastifyReply): Promise<void> {
+  @ApiOperation({ operationId: 'createOutgoingPayment', summary: 'Create an outgoing payment (payout)', description: 'Freezes amount plus fee of the settlement balance before the order exists (400 INSUFFICIENT_FUNDS otherwise, and no order). Idempotent by order_id like pay-ins.' })
+  @ApiResponse({ status: 201, type: PaymentOrderResponse, description: 'The order, new or the one this order_id already names', headers: IDEMPOTENT_REPLAYED_HEADER_DOC })
+  @ApiErrorResponses('PAYMENT_REJECTED', 'INSUFFICIENT_FUNDS', 'DUPLICATE_ORDER')
+  async createOutgoing(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() body: CreateOutgoingPaymentBody, @Req() request: GatewayRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<PaymentOrderView> {
     await this.destinations.assertAcceptable(merchant.merchantId, body.callback_url, 'callback_url');
     const { accountNumber, ...data } = toCreateOutgoingPaymentData(merchant.merchantId, body);
     // The full account number goes to payments' encrypted store over HTTP, never onto Kafka.
     const { reference } = await this.reads.storeRecipientAccount(merchant.merchantId, accountNumber);
     const { order, replayed } = await this.runOrderCommand(PAYMENT_COMMAND_TYPES.createOutgoingPayment, { ...data, recipientAccountRef: reference }, request);
-    if (replayed) reply.header(IDEMPOTENT_REPLAYED_HEADER, 'true');
-    await send(reply, 201, order);
+    if (replayed) reply.header(IDEMPOTENT_REPLAYED, 'true');
+    return order;
   }
 
   /** Endpoint 3: searches both directions; another merchant's order is not found, like a missing one. */
   @Get('status/:orderId')
-  async getStatus(@CurrentMerchant() merchant: AuthenticatedMerchant, @Param('orderId', OrderIdParam) orderId: string, @Res() reply: FastifyReply): Promise<void> {
-    await send(reply, 200, await this.reads.getOrder(merchant.merchantId, orderId));
+  @ApiOperation({ operationId: 'getPaymentStatus', summary: 'Order state (searches incoming and outgoing)' })
+  @ApiResponse({ status: 200, type: PaymentOrderResponse })
+  @ApiErrorResponses('ORDER_NOT_FOUND')
+  async getStatus(@CurrentMerchant() merchant: AuthenticatedMerchant, @Param('orderId', OrderIdParam) orderId: string): Promise<PaymentOrderView> {
+    return this.reads.getOrder(merchant.merchantId, orderId);
   }
 
   /** Endpoints 4 and 5: newest first, cursor pages, list items equal state objects. */
   @Post('incoming/list')
-  async listIncoming(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() filters: ListFiltersBody, @Res() reply: FastifyReply): Promise<void> {
-    await send(reply, 200, await this.reads.listOrders(merchant.merchantId, 'incoming', toListFilters(filters)));
+  @HttpCode(200)
+  @ApiOperation({ operationId: 'listIncomingPayments', summary: 'List incoming payments, newest first' })
+  @ApiResponse({ status: 200, type: PaymentOrderListResponse })
+  @ApiErrorResponses()
+  async listIncoming(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() filters: ListFiltersBody) {
+    return this.reads.listOrders(merchant.merchantId, 'incoming', toListFilters(filters));
   }
 
   @Post('outgoing/list')
-  async listOutgoing(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() filters: ListFiltersBody, @Res() reply: FastifyReply): Promise<void> {
-    await send(reply, 200, await this.reads.listOrders(merchant.merchantId, 'outgoing', toListFilters(filters)));
+  @HttpCode(200)
+  @ApiOperation({ operationId: 'listOutgoingPayments', summary: 'List outgoing payments, newest first' })
+  @ApiResponse({ status: 200, type: PaymentOrderListResponse })
+  @ApiErrorResponses()
+  async listOutgoing(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() filters: ListFiltersBody) {
+    return this.reads.listOrders(merchant.merchantId, 'outgoing', toListFilters(filters));
   }
 
   /**
@@ -85,21 +111,31 @@ export class PaymentsController {
    * and an optional `reason` is the only field. A finished order is 409 ORDER_NOT_CANCELLABLE.
    */
   @Post(':orderId/cancel')
-  async cancel(@CurrentMerchant() merchant: AuthenticatedMerchant, @Param('orderId', OrderIdParam) orderId: string, @Body() _body: CancelBody, @Req() request: GatewayRequest, @Res() reply: FastifyReply): Promise<void> {
+  @HttpCode(200)
+  @ApiOperation({ operationId: 'cancelPayment', summary: 'Cancel an order', description: 'The body is required (`{}` is fine) and signed with the path, so a signature for cancelling one order is not valid for another.' })
+  @ApiResponse({ status: 200, type: PaymentOrderResponse, description: 'The order, CANCELLED' })
+  @ApiErrorResponses('ORDER_NOT_FOUND', 'ORDER_NOT_CANCELLABLE')
+  async cancel(@CurrentMerchant() merchant: AuthenticatedMerchant, @Param('orderId', OrderIdParam) orderId: string, @Body() _body: CancelBody, @Req() request: GatewayRequest): Promise<PaymentOrderView> {
     const data = { merchantId: merchant.merchantId, orderId };
-    await send(reply, 200, (await this.runOrderCommand(PAYMENT_COMMAND_TYPES.cancelPaymentOrder, data, request)).order);
+    return (await this.runOrderCommand(PAYMENT_COMMAND_TYPES.cancelPaymentOrder, data, request)).order;
   }
 
   /** Endpoint 7: outgoing orders only; each entry links to its file. */
   @Get(':orderId/receipts')
-  async receipts(@CurrentMerchant() merchant: AuthenticatedMerchant, @Param('orderId', OrderIdParam) orderId: string, @Res() reply: FastifyReply): Promise<void> {
+  @ApiOperation({ operationId: 'listPayoutReceipts', summary: 'Payout receipts (outgoing orders only)' })
+  @ApiResponse({ status: 200, type: PayoutReceiptListResponse })
+  @ApiErrorResponses('ORDER_NOT_FOUND')
+  async receipts(@CurrentMerchant() merchant: AuthenticatedMerchant, @Param('orderId', OrderIdParam) orderId: string) {
     const { data } = await this.reads.getReceipts(merchant.merchantId, orderId);
-    const withLinks = data.map((receipt) => ({ ...receipt, download_path: `/v2/payments/${encodeURIComponent(orderId)}/receipts/${receipt.receipt_id}` }));
-    await send(reply, 200, { data: withLinks });
+    return { data: data.map((receipt) => ({ ...receipt, download_path: `/v2/payments/${encodeURIComponent(orderId)}/receipts/${receipt.receipt_id}` })) };
   }
 
   /** The receipt file itself, for the merchant who owns the payout. */
   @Get(':orderId/receipts/:receiptId')
+  @ApiOperation({ operationId: 'downloadPayoutReceipt', summary: 'Download one payout receipt file' })
+  @ApiProduces('application/pdf', 'image/png', 'image/jpeg')
+  @ApiResponse({ status: 200, description: 'The file, as the agent uploaded it', content: RECEIPT_FILE_CONTENT })
+  @ApiErrorResponses('ORDER_NOT_FOUND', 'NOT_FOUND')
   async receiptFile(
     @CurrentMerchant() merchant: AuthenticatedMerchant,
     @Param('orderId', OrderIdParam) orderId: string,
@@ -112,15 +148,14 @@ export class PaymentsController {
     await reply.status(200).type(file.contentType).header('content-disposition', file.disposition ?? 'attachment').send(file.content);
   }
 
-  private async runOrderCommand<T extends PaymentCommandType>(type: T, data: PaymentCommandDataByType[T] & { merchantId: string; orderId: string }, request: GatewayRequest) {
+  private async runOrderCommand<T extends PaymentCommandType>(type: T, data: PaymentCommandDataByType[T] & { merchantId: string; orderId: string }, request: GatewayRequest): Promise<{ order: PaymentOrderView; replayed: boolean }> {
     const { merchantId, orderId } = data;
     const command = type === PAYMENT_COMMAND_TYPES.createOutgoingPayment ? data : { ...data, payerLinkKey: this.payerLinks.publicKey };
-    const outcome: CommandReplyData = await this.commandBus.execute(type, command, {
+    const outcome = await this.commandBus.run<CommandReplyData>(PAYMENTS_COMMAND_ROUTE, type, command, {
       key: paymentOrderKey(merchantId, orderId),
       subject: `merchant:${merchantId}/order:${orderId}`,
       correlationId: request.requestId ?? 'unknown',
     });
-    if (outcome.outcome === 'rejected') throw DomainError.fromDescription(outcome.error);
     // Only on a replay, as Stripe does: a first create has no header at all (docs/api/endpoints.md).
     const replayed = outcome.replayed === true;
     if (outcome.order.direction !== 'incoming') return { order: outcome.order, replayed };
@@ -132,8 +167,4 @@ export class PaymentsController {
     const redirect_url = sealed ?? (await this.reads.getOrder(merchantId, orderId)).redirect_url;
     return { order: { ...outcome.order, redirect_url }, replayed };
   }
-}
-
-async function send(reply: FastifyReply, status: number, body: unknown): Promise<void> {
-  await reply.status(status).type('application/json').send(stringifyResponse(body));
 }

@@ -1,10 +1,12 @@
 import { Readable } from 'node:stream';
-import { Controller, Get, Inject, Query, Res, UseGuards } from '@nestjs/common';
-import { ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Controller, Get, Inject, Query, Res } from '@nestjs/common';
+import { ApiOperation, ApiProduces, ApiResponse } from '@nestjs/swagger';
 import type { Clock } from '@mp/shared-util-clock';
 import { validationError } from '@mp/shared-util-errors';
 import type { FastifyReply } from 'fastify';
-import { CurrentMerchant, MerchantSignatureGuard, type AuthenticatedMerchant } from '../auth/merchant-signature.guard';
+import { CurrentMerchant, type AuthenticatedMerchant } from '../auth/merchant-signature.guard';
+import { ApiErrorResponses } from '../openapi/error.response';
+import { MerchantApi } from '../openapi/merchant-api.decorator';
 import { GATEWAY_CLOCK } from '../gateway-settings';
 import { LedgerReadClient } from '../merchant/ledger-read.client';
 import { PaymentsReadClient } from '../payments/payments-read.client';
@@ -13,9 +15,8 @@ import { absentOrNull, minorUnitsOf, reconciliationReport, type ReconciliationSo
 import { ReconciliationQuery } from './reconciliation.request';
 
 /** The merchant's day of money movements as CSV (docs/api/endpoints.md, "Reconciliation report"). */
-@ApiTags('merchant')
 @Controller('v2/merchant')
-@UseGuards(MerchantSignatureGuard)
+@MerchantApi('Merchant')
 export class ReconciliationController {
   constructor(
     private readonly ledger: LedgerReadClient,
@@ -27,8 +28,8 @@ export class ReconciliationController {
   @Get('reconciliation')
   @ApiOperation({ operationId: 'getReconciliationReport', summary: "One UTC day's ledger entries in one currency, each with its order, as CSV" })
   @ApiProduces('text/csv')
-  @ApiResponse({ status: 200, description: 'text/csv; charset=utf-8: a header row, then one row per ledger entry, oldest first', schema: { type: 'string' } })
-  @ApiResponse({ status: 400, description: 'VALIDATION_ERROR: date is not a calendar day YYYY-MM-DD or is after today (UTC); currency is not a currency code' })
+  @ApiResponse({ status: 200, description: 'A header row, then one row per ledger entry, oldest first. A date that is not a calendar day YYYY-MM-DD or is after today (UTC), or a currency that is not a currency code, is 400 VALIDATION_ERROR.', content: { 'text/csv': { schema: { type: 'string' } } } })
+  @ApiErrorResponses()
   async report(@CurrentMerchant() merchant: AuthenticatedMerchant, @Query() query: ReconciliationQuery, @Res() reply: FastifyReply): Promise<void> {
     // A day still to come has no entries and never will today: refused, so a wrong date is not mistaken for a quiet one.
     if (query.date > this.clock.now().toISOString().slice(0, 10)) throw validationError([{ field: 'date', issue: 'must not be after today (UTC)' }], 'The reconciliation query is not valid');

@@ -1,5 +1,4 @@
 import { withdrawalKey, type WithdrawalCommandDataByType, type WithdrawalCommandReplyData, type WithdrawalCommandType, type WithdrawalView } from '@mp/contracts-withdrawals';
-import { DomainError } from '@mp/shared-util-errors';
 import type { GatewayRequest } from '../auth/merchant-signature.guard';
 import { WITHDRAWALS_COMMAND_ROUTE, type PaymentCommandBus } from '../payments/payment-command.bus';
 
@@ -22,11 +21,9 @@ export async function sendWithdrawalCommand<T extends WithdrawalCommandType>(
   data: WithdrawalCommandDataByType[T],
   request: GatewayRequest,
 ): Promise<AcceptedWithdrawalCommand> {
-  const outcome = await commandBus.send<WithdrawalCommandReplyData>(WITHDRAWALS_COMMAND_ROUTE, type, data, {
+  return commandBus.run<WithdrawalCommandReplyData>(WITHDRAWALS_COMMAND_ROUTE, type, data, {
     key: withdrawalKey(data.merchantId, data.orderId),
     subject: `merchant:${data.merchantId}/withdrawal:${data.orderId}`,
     correlationId: request.requestId ?? 'unknown',
   });
-  if (outcome.outcome === 'rejected') throw DomainError.fromDescription(outcome.error);
-  return outcome;
 }

@@ -1,0 +1,45 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { MERCHANT_API_DOCUMENT_FILE } from './merchant-api.file';
+import { buildMerchantApiDocument, serializeMerchantApiDocument } from './merchant-api.document';
+
+/** This spec sits at libs/gateway/api/src/openapi; the checked-in description is at the repository root. */
+const CHECKED_IN = join(__dirname, '..', '..', '..', '..', '..', MERCHANT_API_DOCUMENT_FILE);
+
+describe('the /v2 OpenAPI description', () => {
+  let generated: string;
+
+  beforeAll(async () => {
+    generated = serializeMerchantApiDocument(await buildMerchantApiDocument());
+  });
+
+  it('is the checked-in openapi.json (after changing the merchant API, run `npm run openapi` and commit openapi.json)', () => {
+    const checkedIn = readFileSync(CHECKED_IN, 'utf8');
+    if (checkedIn !== generated) {
+      const at = [...checkedIn].findIndex((character, index) => character !== generated[index]);
+      const line = checkedIn.slice(0, at).split('\n').length;
+      throw new Error(`openapi.json is out of date from line ${line} on: run \`npm run openapi\` and commit openapi.json`);
+    }
+  });
+
+  it('is OpenAPI 3.0.4 and documents only the signed /v2 merchant API', () => {
+    const document = JSON.parse(generated) as { openapi: string; paths: Record<string, Record<string, { operationId: string; security?: unknown }>> };
+    expect(document.openapi).toBe('3.0.4');
+    const operations = Object.entries(document.paths).flatMap(([path, item]) => Object.entries(item).map(([method, operation]) => ({ path, method, operation })));
+    expect(operations.filter(({ path }) => !path.startsWith('/v2/'))).toEqual([]);
+    expect(operations.filter(({ operation }) => !operation.security)).toEqual([]);
+    // Spec 4.1's sixteen endpoints, each once.
+    const ids = operations.map(({ operation }) => operation.operationId);
+    for (const id of ['createIncomingPayment', 'createOutgoingPayment', 'getPaymentStatus', 'listIncomingPayments', 'listOutgoingPayments', 'cancelPayment', 'listPayoutReceipts', 'getMerchant', 'getBalances', 'listMethods', 'createWithdrawal', 'listWithdrawals', 'getWithdrawal', 'openDispute', 'listDisputes', 'getDispute']) {
+      expect(ids.filter((operationId) => operationId === id)).toEqual([id]);
+    }
+  });
+
+  it('gives every error code the status of the error catalogue', () => {
+    const document = JSON.parse(generated) as { paths: Record<string, Record<string, { responses: Record<string, { description: string }> }>> };
+    const postIncoming = document.paths['/v2/payments/incoming'].post.responses;
+    expect(postIncoming['409'].description).toContain('DUPLICATE_ORDER');
+    expect(postIncoming['401'].description).toContain('INVALID_SIGNATURE');
+    expect(postIncoming['503'].description).toContain('SERVICE_UNAVAILABLE');
+  });
+});
