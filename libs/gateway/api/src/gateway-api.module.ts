@@ -4,6 +4,7 @@ import { SecretBox, type SecretKeyring } from '@mp/access-domain';
 import {
   AccessSchema1700000002000,
   AccessTrustBoundaries1700000006200,
+  AccessSandboxMerchants1700000032100,
   AccessWebhookSecretRotation1700000004500,
   BackofficeAuditStore,
   BackofficeCredentialStore,
@@ -18,6 +19,7 @@ import { AgentController } from './backoffice/agent.controller';
 import { BackofficeAuditInterceptor } from './backoffice/backoffice-audit.interceptor';
 import { BackofficeGuard } from './backoffice/backoffice.guard';
 import { OperatorController } from './backoffice/operator.controller';
+import { SandboxOperatorController } from './backoffice/sandbox-operator.controller';
 import { ReconciliationController } from './reconciliation/reconciliation.controller';
 import { AgentDisputesController, OperatorDisputesController } from './disputes/dispute-review.controllers';
 import { DisputesClient } from './disputes/disputes.client';
@@ -48,7 +50,7 @@ import { MerchantRateLimitController } from './rate-limit/merchant-rate-limit.co
 import { MerchantRateLimitInterceptor, RateLimiter } from './rate-limit/rate-limiter';
 
 /** Migrations of the gateway database (merchant identities and credentials). */
-export const GATEWAY_MIGRATIONS = [AccessSchema1700000002000, AccessWebhookSecretRotation1700000004500, AccessTrustBoundaries1700000006200, GatewayRateLimitBuckets1700000020000, GatewayCallbackAllowLists1700000020100, GatewayRateLimitLeases1700000021000];
+export const GATEWAY_MIGRATIONS = [AccessSchema1700000002000, AccessWebhookSecretRotation1700000004500, AccessTrustBoundaries1700000006200, GatewayRateLimitBuckets1700000020000, GatewayCallbackAllowLists1700000020100, GatewayRateLimitLeases1700000021000, AccessSandboxMerchants1700000032100];
 
 /** The merchant-facing /v2 API and the payer page. Needs a TypeORM DataSource and the messaging port. */
 @Module({})
@@ -56,7 +58,7 @@ export class GatewayApiModule {
   static forRoot(settings: GatewaySettings & { secretsKeyring: SecretKeyring }): DynamicModule {
     return {
       module: GatewayApiModule,
-      controllers: [PaymentsController, DisputesController, MerchantController, PayerPageController, OperatorController, CallbacksBackofficeController, AgentController, AgentDisputesController, OperatorDisputesController, WithdrawalsController, WithdrawalsOperatorController, MerchantSecretsController, AccessOperatorController, ApprovalsOperatorController, CallbackAllowListController, MerchantRateLimitController, ReconciliationController],
+      controllers: [PaymentsController, DisputesController, MerchantController, PayerPageController, OperatorController, CallbacksBackofficeController, AgentController, AgentDisputesController, OperatorDisputesController, WithdrawalsController, WithdrawalsOperatorController, MerchantSecretsController, AccessOperatorController, ApprovalsOperatorController, CallbackAllowListController, MerchantRateLimitController, ReconciliationController, SandboxOperatorController],
       providers: [
         { provide: GATEWAY_SETTINGS, useValue: settings },
         // Only tests move it (TEST_CLOCK_ENABLED, on the internal listener); otherwise it is the system clock.

@@ -33,6 +33,8 @@ export const HTTP_STATUS_BY_ERROR_CODE = {
   SECRET_ROTATION_IN_PROGRESS: 409,
   /** Operator API only: suspending a suspended merchant, or reinstating an active one. */
   MERCHANT_STATUS_CONFLICT: 409,
+  /** Operator API only: the merchant already has its sandbox merchant (its secrets rotate instead). */
+  TEST_CREDENTIALS_EXIST: 409,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   RATE_LIMITED: 429,
