@@ -168,6 +168,7 @@ describe('sandbox', () => {
     expect(created.status).toBe(201);
     // The payer asks for details: the sandbox agent shows them, not the live agent.
     expect((await fetch(`${created.body.redirect_url}/details`, { method: 'POST', redirect: 'manual' })).status).toBe(303);
+    expect(await (await fetch(created.body.redirect_url)).text()).toContain('no money moves');
     // Several sandbox passes later, both are still waiting.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect((await sandbox.get(`/v2/payments/status/${payoutId}`)).body.status).toBe('PENDING');

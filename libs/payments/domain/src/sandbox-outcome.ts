@@ -6,6 +6,12 @@
 
 export { SANDBOX_AGENT_ID } from '@mp/contracts-payments';
 
+/** What the payer page shows for a test order the sandbox agent took: there is nobody to pay. */
+export const SANDBOX_AGENT_PROFILE = {
+  display_name: 'Sandbox agent (test mode)',
+  payment_details: 'Test mode: no money moves and there is nothing to pay. The order settles by its amount (docs/api/sandbox.md).',
+} as const;
+
 export type SandboxOutcome = 'succeed' | 'decline' | 'timeout';
 
 /** Amounts ending in these two digits (minor units) are declined or left to expire; any other succeeds. */
