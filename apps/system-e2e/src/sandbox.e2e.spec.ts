@@ -140,7 +140,7 @@ describe('sandbox', () => {
     expect((await sandbox.get(`/v2/payments/status/${acceptedOrder}`)).body).toMatchObject({ status: 'SUCCEEDED', amount: 900 });
   });
 
-  it('sends a withdrawal through the network simulator', async () => {
+  it('sends withdrawals through the network simulator, failing a magic amount', async () => {
     const sandboxId = sandbox.credentials.merchantId;
     // Funded as a live merchant is: a pay-in that succeeds, converted by an operator.
     const fundingId = newOrderId('sbx-funding');
@@ -155,8 +155,14 @@ describe('sandbox', () => {
     const done = await eventually(() => sandbox.get(`/v2/merchant/withdrawals/${orderId}`), (state) => state.body.status === 'COMPLETED', 'the simulated send', 15_000);
     expect(done.body.transaction_hash).toMatch(/^[0-9a-f]{64}$/);
     await eventually(() => receiver.bodies<{ order_id: string }>().filter((body) => body.type === 'withdrawal.completed' && body.data.order_id === orderId), (bodies) => bodies.length === 1, 'withdrawal.completed');
-    // 1,000.00 less the withdrawal and its 5.00 network fee.
-    expect(await balance(sandbox, 'USDT')).toEqual({ available: 895, frozen: 0 });
+    // A magic amount (minor units ending in 01) is rejected by the simulated network; its hold is released.
+    const failedId = newOrderId('sbx-wd-fail');
+    expect((await sandbox.post('/v2/merchant/withdrawals', { order_id: failedId, amount: 20.000001, currency: 'USDT-ERC20', address: ERC20_ADDRESS })).status).toBe(201);
+    const failed = await eventually(() => sandbox.get(`/v2/merchant/withdrawals/${failedId}`), (state) => state.body.status === 'FAILED', 'the simulated rejection', 15_000);
+    expect(failed.body.failure_reason).toContain('ending in 01');
+    await eventually(() => receiver.bodies<{ order_id: string }>().filter((body) => body.type === 'withdrawal.failed' && body.data.order_id === failedId), (bodies) => bodies.length === 1, 'withdrawal.failed');
+    // 1,000.00 less the sent withdrawal and its 5.00 network fee.
+    await eventually(() => balance(sandbox, 'USDT'), (usdt) => usdt.available === 895 && usdt.frozen === 0, 'the released hold');
   });
 
   it('never shows a live agent a test order, and expires a timeout amount as an order nobody took', async () => {
