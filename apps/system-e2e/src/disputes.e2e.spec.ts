@@ -14,25 +14,11 @@
 import { spawnSync } from 'node:child_process';
 import { BackofficeClient, builtEntryPoint, createOperator, registerAgent, SignedClient, SystemUnderTest, type RegisteredAgent, type TestResponse } from '@mp/shared-testing';
 import { disputesKnow as disputesKnowOrder } from './disputable-orders';
-import { incomingPayment, newOrderId } from './fixtures';
+import { incomingPayment, newOrderId, RUB_BANK_CARD_METHODS as METHODS } from './fixtures';
 
 const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('dispute evidence')]);
 const PNG_RECEIPT = { file_name: 'transfer.png', content_type: 'image/png', content_base64: PNG.toString('base64') };
 
-/** 2 % + 1.00 on pay-ins and payouts in RUB via bank_card. */
-const METHODS = {
-  entries: ['incoming', 'outgoing'].map((direction) => ({
-    method: 'bank_card',
-    direction,
-    country: 'RU',
-    currency: 'RUB',
-    fee_rate_basis_points: 200,
-    fee_fixed_minor: '100',
-    min_amount_minor: '100',
-    max_amount_minor: '100000000',
-    expiry_minutes: 30,
-  })),
-};
 
 /** Not the default (72), so the answers show the setting is read. */
 const REVIEW_WINDOW_HOURS = 48;

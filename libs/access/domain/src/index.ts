@@ -13,6 +13,9 @@ export {
 export { LEGACY_KEY_VERSION, MASTER_KEY_BYTES, SecretBox, SecretKeyring, type SealedSecret } from '@mp/shared-util-secret-box';
 export {
   MERCHANT_ID_PATTERN,
+  TEST_MERCHANT_ID_PREFIX,
+  isTestMerchantId,
+  testMerchantIdFor,
   apiSecretAssociatedData,
   newApiSecret,
   newMerchantId,

@@ -15,7 +15,7 @@ export function newWebhookSecret(): string {
 }
 
 /** The pattern lives with the other ids every hop checks. */
-export { MERCHANT_ID_PATTERN } from '@mp/shared-util-validation';
+export { MERCHANT_ID_PATTERN, TEST_MERCHANT_ID_PREFIX, isTestMerchantId, testMerchantIdFor } from '@mp/shared-util-validation';
 
 export function apiSecretAssociatedData(merchantId: string): string {
   return `merchant:${merchantId}/api-secret`;

@@ -13,6 +13,7 @@ import { AccessSchema1700000002000 } from './access-schema.migration';
 import { BackofficeAuditStore } from './backoffice-audit.store';
 import { BackofficeCredentialStore } from './backoffice-credential.store';
 import { MerchantCredentialStore } from './merchant-credential.store';
+import { AccessSandboxMerchants1700000032100 } from './sandbox-merchants.migration';
 import { AccessTrustBoundaries1700000006200 } from './trust-boundaries.migration';
 import { AccessWebhookSecretRotation1700000004500 } from './webhook-secret-rotation.migration';
 
@@ -25,7 +26,7 @@ describe('access stores for rotation, suspension, operator credentials and audit
   let credentials: BackofficeCredentialStore;
 
   beforeAll(async () => {
-    dataSource = await migratedPrivateDatabase('acc', [AccessSchema1700000002000, AccessWebhookSecretRotation1700000004500, AccessTrustBoundaries1700000006200]);
+    dataSource = await migratedPrivateDatabase('acc', [AccessSchema1700000002000, AccessWebhookSecretRotation1700000004500, AccessTrustBoundaries1700000006200, AccessSandboxMerchants1700000032100]);
     merchants = new MerchantCredentialStore(dataSource, box, 60_000);
     credentials = new BackofficeCredentialStore(dataSource);
   });
@@ -50,6 +51,24 @@ describe('access stores for rotation, suspension, operator credentials and audit
     const afterEmergency = await merchants.findCredentials(merchant.merchantId);
     expect(afterEmergency?.previousApiSecret?.validUntil).toEqual(now);
     expect(await merchants.rotateApiSecret('mch_000000000000000000000000', HOUR_MS, now)).toEqual({ kind: 'not_found' });
+  });
+
+  it('creates one sandbox merchant per live merchant, test_ and its id, with secrets of its own', async () => {
+    const live = await merchants.createMerchant('Live shop', 'https://shop.example/cb');
+    const created = await merchants.createTestMerchant(live.merchantId);
+    if (created.kind !== 'created') throw new Error(`expected a sandbox merchant, got ${created.kind}`);
+    expect(created.merchant).toMatchObject({ merchantId: `test_${live.merchantId}`, name: 'Live shop (test)', mode: 'test' });
+    expect([created.merchant.apiSecret, created.merchant.webhookSecret]).not.toContain(live.apiSecret);
+    expect(created.merchant.webhookSecret).not.toBe(live.webhookSecret);
+    expect((await merchants.findCredentials(created.merchant.merchantId))?.apiSecret.toString('utf8')).toBe(created.merchant.apiSecret);
+    expect(await merchants.findProfile(created.merchant.merchantId)).toMatchObject({ default_callback_url: 'https://shop.example/cb' });
+    expect(await dataSource.query(`SELECT mode, live_merchant_id FROM merchants WHERE merchant_id = $1`, [created.merchant.merchantId])).toEqual([{ mode: 'test', live_merchant_id: live.merchantId }]);
+
+    expect(await merchants.createTestMerchant(live.merchantId)).toEqual({ kind: 'exists', merchantId: created.merchant.merchantId });
+    expect(await merchants.createTestMerchant(created.merchant.merchantId)).toEqual({ kind: 'not_live' });
+    expect(await merchants.createTestMerchant('mch_000000000000000000000000')).toEqual({ kind: 'not_found' });
+    // The table keeps the prefix, the mode and the link consistent whoever writes it.
+    await expect(dataSource.query(`INSERT INTO merchants (merchant_id, name, mode) VALUES ('test_mch_111111111111111111111111', 'x', 'live')`)).rejects.toThrow(/merchants_test_mode_linked/);
   });
 
   it('finds a secret rotated elsewhere only when asked to refresh, and not twice within a second', async () => {

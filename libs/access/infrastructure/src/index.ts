@@ -19,7 +19,9 @@ export {
   type MerchantCredentials,
   type MerchantProfile,
   type MerchantStatusResult,
+  type TestMerchantResult,
 } from './merchant-credential.store';
 export { MerchantSecretsResealStore, type MerchantSecretPosition } from './merchant-secrets.reseal';
 export { AccessTrustBoundaries1700000006200 } from './trust-boundaries.migration';
+export { AccessSandboxMerchants1700000032100 } from './sandbox-merchants.migration';
 export { BackofficeAuditStore, type BackofficeAuditEntry, type BackofficeAuditFilter, type BackofficeAuditRecord } from './backoffice-audit.store';

@@ -9,6 +9,7 @@ import {
   newMerchantId,
   newWebhookSecret,
   SecretBox,
+  testMerchantIdFor,
   webhookSecretAssociatedData,
   type SealedSecret,
 } from '@mp/access-domain';
@@ -18,6 +19,8 @@ import type { DataSource, EntityManager } from 'typeorm';
 export interface CreatedMerchant {
   merchantId: string;
   name: string;
+  /** `test`: a sandbox merchant (docs/api/sandbox.md). */
+  mode: 'live' | 'test';
   /** Shown once at creation, never again. */
   apiSecret: string;
   webhookSecret: string;
@@ -53,6 +56,8 @@ export type ApiSecretRotationResult =
   | { kind: 'rotated'; apiSecret: string; previousValidUntil: string }
   | { kind: 'refused'; code: 'SECRET_ROTATION_IN_PROGRESS'; previousValidUntil: string }
   | { kind: 'not_found' };
+
+export type TestMerchantResult = { kind: 'created'; merchant: CreatedMerchant } | { kind: 'exists'; merchantId: string } | { kind: 'not_live' } | { kind: 'not_found' };
 
 export type MerchantStatusResult = { kind: 'changed'; profile: MerchantProfile } | { kind: 'refused'; code: 'MERCHANT_STATUS_CONFLICT'; status: MerchantStatus } | { kind: 'not_found' };
 
@@ -102,14 +107,46 @@ export class MerchantCredentialStore {
 
   async createMerchant(name: string, defaultCallbackUrl: string | null): Promise<CreatedMerchant> {
     const merchantId = newMerchantId();
+    return this.dataSource.transaction((manager) => this.insertMerchant(manager, { merchantId, name, defaultCallbackUrl, liveMerchantId: null }));
+  }
+
+  /**
+   * The sandbox merchant of a live merchant: `test_` and its id, its own secrets (shown once),
+   * its name and default callback URL. One per live merchant: a second is refused (its secrets
+   * rotate like any merchant's), as is a test merchant's own.
+   */
+  async createTestMerchant(liveMerchantId: string): Promise<TestMerchantResult> {
+    return this.dataSource.transaction(async (manager): Promise<TestMerchantResult> => {
+      const rows: Array<{ name: string; mode: 'live' | 'test'; default_callback_url: string | null }> = await manager.query(
+        `SELECT name, mode, default_callback_url FROM merchants WHERE merchant_id = $1 FOR UPDATE`,
+        [liveMerchantId],
+      );
+      const live = rows[0];
+      if (!live) return { kind: 'not_found' };
+      if (live.mode === 'test') return { kind: 'not_live' };
+      const merchantId = testMerchantIdFor(liveMerchantId);
+      const existing: unknown[] = await manager.query(`SELECT 1 FROM merchants WHERE merchant_id = $1`, [merchantId]);
+      if (existing.length > 0) return { kind: 'exists', merchantId };
+      const name = `${live.name.slice(0, 193)} (test)`;
+      return { kind: 'created', merchant: await this.insertMerchant(manager, { merchantId, name, defaultCallbackUrl: live.default_callback_url, liveMerchantId }) };
+    });
+  }
+
+  private async insertMerchant(manager: EntityManager, merchant: { merchantId: string; name: string; defaultCallbackUrl: string | null; liveMerchantId: string | null }): Promise<CreatedMerchant> {
+    const { merchantId, name } = merchant;
+    const mode = merchant.liveMerchantId === null ? 'live' : 'test';
     const apiSecret = newApiSecret();
     const webhookSecret = newWebhookSecret();
-    await this.dataSource.transaction(async (manager) => {
-      await manager.query(`INSERT INTO merchants (merchant_id, name, default_callback_url) VALUES ($1, $2, $3)`, [merchantId, name, defaultCallbackUrl]);
-      await insertSecret(manager, merchantId, 'api', this.secretBox.seal(apiSecret, apiSecretAssociatedData(merchantId)));
-      await insertSecret(manager, merchantId, 'webhook', this.secretBox.seal(webhookSecret, webhookSecretAssociatedData(merchantId)));
-    });
-    return { merchantId, name, apiSecret, webhookSecret };
+    await manager.query(`INSERT INTO merchants (merchant_id, name, default_callback_url, mode, live_merchant_id) VALUES ($1, $2, $3, $4, $5)`, [
+      merchantId,
+      name,
+      merchant.defaultCallbackUrl,
+      mode,
+      merchant.liveMerchantId,
+    ]);
+    await insertSecret(manager, merchantId, 'api', this.secretBox.seal(apiSecret, apiSecretAssociatedData(merchantId)));
+    await insertSecret(manager, merchantId, 'webhook', this.secretBox.seal(webhookSecret, webhookSecretAssociatedData(merchantId)));
+    return { merchantId, name, mode, apiSecret, webhookSecret };
   }
 
   async findProfile(merchantId: string): Promise<MerchantProfile | null> {

@@ -14,6 +14,7 @@ import type { DataSource } from 'typeorm';
 import { AccessSchema1700000002000 } from './access-schema.migration';
 import { MerchantCredentialStore, WebhookSecretStore, type CreatedMerchant } from './merchant-credential.store';
 import { MerchantSecretsResealStore, type MerchantSecretPosition } from './merchant-secrets.reseal';
+import { AccessSandboxMerchants1700000032100 } from './sandbox-merchants.migration';
 import { AccessWebhookSecretRotation1700000004500 } from './webhook-secret-rotation.migration';
 
 const keyV1 = randomBytes(32);
@@ -27,7 +28,7 @@ describe('merchant secrets across a master-key rotation, on real Postgres', () =
   let dataSource: DataSource;
 
   beforeAll(async () => {
-    dataSource = await migratedPrivateDatabase('rk', [AccessSchema1700000002000, AccessWebhookSecretRotation1700000004500]);
+    dataSource = await migratedPrivateDatabase('rk', [AccessSchema1700000002000, AccessWebhookSecretRotation1700000004500, AccessSandboxMerchants1700000032100]);
   });
 
   afterAll(async () => {

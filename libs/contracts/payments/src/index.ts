@@ -41,3 +41,4 @@ export {
   type PaymentOrderExternalEventType,
   type PaymentOrderExternalView,
 } from './external-events';
+export { SANDBOX_AGENT_ID } from './sandbox';

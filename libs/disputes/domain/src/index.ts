@@ -17,3 +17,4 @@ export {
   type DisputedOrderFacts,
   type ExistingDispute,
 } from './dispute.decider';
+export { SANDBOX_ACCEPT_REASON, SANDBOX_REJECT_REASON, sandboxReviewOf } from './sandbox-review';

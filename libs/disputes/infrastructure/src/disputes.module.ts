@@ -5,15 +5,17 @@ import { MessagingSchema1700000000000, MessagingUnreadIndexes1700000030000, OUTB
 import { InternalErrorFilter } from '@mp/shared-nest-http';
 import { DisputeCommandHandler } from './commands/dispute-command.handler';
 import { DisputeCommandConsumer, DisputesTopics, OrderEventsConsumer } from './commands/dispute-consumers';
+import { SandboxReviewer } from './commands/sandbox-reviewer';
 import { DisputeReviewDeadline1700000032200 } from './persistence/dispute-review-deadline.migration';
 import { DISPUTES_CLOCK, DISPUTES_SETTINGS, OffsetClock, type DisputesSettings } from './disputes-settings';
 import { InternalDisputesController } from './http/internal-disputes.controller';
 import { DisputeReceiptsLifecycle1700000013000 } from './persistence/dispute-receipts-lifecycle.migration';
 import { DisputesSchema1700000010000 } from './persistence/disputes-schema.migration';
+import { SandboxDisputes1700000032300 } from './persistence/sandbox-disputes.migration';
 import { OrphanReceiptSweeper } from './receipts/orphan-receipt.sweeper';
 
 /** Migrations of the disputes database, in order. */
-export const DISPUTES_MIGRATIONS = [MessagingSchema1700000000000, DisputesSchema1700000010000, DisputeReceiptsLifecycle1700000013000, MessagingUnreadIndexes1700000030000, DisputeReviewDeadline1700000032200];
+export const DISPUTES_MIGRATIONS = [MessagingSchema1700000000000, DisputesSchema1700000010000, DisputeReceiptsLifecycle1700000013000, MessagingUnreadIndexes1700000030000, DisputeReviewDeadline1700000032200, SandboxDisputes1700000032300];
 
 /** The disputes bounded context. Needs a TypeORM DataSource and the messaging port from its app. */
 @Module({})
@@ -31,6 +33,7 @@ export class DisputesModule {
         DisputeCommandHandler,
         DisputesTopics,
         OrphanReceiptSweeper,
+        SandboxReviewer,
         OutboxRelayService,
       ],
     };

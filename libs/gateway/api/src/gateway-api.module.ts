@@ -4,6 +4,7 @@ import { SecretBox, type SecretKeyring } from '@mp/access-domain';
 import {
   AccessSchema1700000002000,
   AccessTrustBoundaries1700000006200,
+  AccessSandboxMerchants1700000032100,
   AccessWebhookSecretRotation1700000004500,
   BackofficeAuditStore,
   BackofficeCredentialStore,
@@ -18,6 +19,7 @@ import { AgentController } from './backoffice/agent.controller';
 import { BackofficeAuditInterceptor } from './backoffice/backoffice-audit.interceptor';
 import { BackofficeGuard } from './backoffice/backoffice.guard';
 import { OperatorController } from './backoffice/operator.controller';
+import { SandboxOperatorController } from './backoffice/sandbox-operator.controller';
 import { AgentDisputesController, OperatorDisputesController } from './disputes/dispute-review.controllers';
 import { DisputesClient } from './disputes/disputes.client';
 import { GATEWAY_CLOCK, GATEWAY_SETTINGS, type GatewaySettings } from './gateway-settings';
@@ -44,7 +46,7 @@ import { MERCHANT_API_CONTROLLERS } from './openapi/merchant-api.controllers';
 import { MerchantApiDocsController } from './openapi/merchant-api-docs.controller';
 
 /** Migrations of the gateway database (merchant identities and credentials). */
-export const GATEWAY_MIGRATIONS = [AccessSchema1700000002000, AccessWebhookSecretRotation1700000004500, AccessTrustBoundaries1700000006200, GatewayRateLimitBuckets1700000020000, GatewayCallbackAllowLists1700000020100, GatewayRateLimitLeases1700000021000];
+export const GATEWAY_MIGRATIONS = [AccessSchema1700000002000, AccessWebhookSecretRotation1700000004500, AccessTrustBoundaries1700000006200, GatewayRateLimitBuckets1700000020000, GatewayCallbackAllowLists1700000020100, GatewayRateLimitLeases1700000021000, AccessSandboxMerchants1700000032100];
 
 /** The merchant-facing /v2 API and the payer page. Needs a TypeORM DataSource and the messaging port. */
 @Module({})
@@ -66,6 +68,7 @@ export class GatewayApiModule {
         ApprovalsOperatorController,
         CallbackAllowListController,
         MerchantRateLimitController,
+        SandboxOperatorController,
       ],
       providers: [
         { provide: GATEWAY_SETTINGS, useValue: settings },

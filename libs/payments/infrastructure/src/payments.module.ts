@@ -6,6 +6,7 @@ import { InternalErrorFilter } from '@mp/shared-nest-http';
 import { MessagingSchema1700000000000, MessagingUnreadIndexes1700000030000, OUTBOX_RELAY_OPTIONS, OutboxRelayService, type OutboxRelaySettings } from '@mp/shared-messaging';
 import { DisputeEventsConsumer } from './commands/dispute-events.consumer';
 import { ExpirySweeper } from './commands/expiry-sweeper';
+import { SandboxAgent } from './commands/sandbox-agent';
 import { PaymentCommandConsumer, PaymentsTopics } from './commands/payment-command.consumer';
 import { PaymentCommandHandler } from './commands/payment-command.handler';
 import { HttpLedgerHolds, LEDGER_HOLDS } from './ledger/ledger-holds.port';
@@ -14,6 +15,7 @@ import { PaymentsSchema1700000001000 } from './persistence/payments-schema.migra
 import { PaymentsDisputeOutcomeAsEvent1700000021000 } from './persistence/dispute-outcome-event.migration';
 import { PaymentOrderOpenDisputes1700000011000 } from './persistence/open-disputes.migration';
 import { PayoutRecipientAccounts1700000008000 } from './persistence/recipient-accounts.migration';
+import { SandboxOrders1700000032000 } from './persistence/sandbox-orders.migration';
 import { InternalRecipientAccountsController } from './recipient-accounts/internal-recipient-accounts.controller';
 import { RecipientAccountVault } from './recipient-accounts/recipient-account.vault';
 import { CLOCK, OffsetClock, PAYMENTS_SETTINGS, type PaymentsSettings } from './payments-settings';
@@ -28,6 +30,7 @@ export const PAYMENTS_MIGRATIONS = [
   PaymentOrderOpenDisputes1700000011000,
   PaymentsDisputeOutcomeAsEvent1700000021000,
   MessagingUnreadIndexes1700000030000,
+  SandboxOrders1700000032000,
 ];
 
 /** The payments bounded context. Needs a TypeORM DataSource and the messaging port from its app. */
@@ -53,6 +56,7 @@ export class PaymentsModule {
         PaymentCommandHandler,
         PaymentsTopics,
         ExpirySweeper,
+        SandboxAgent,
         OutboxRelayService,
       ],
     };

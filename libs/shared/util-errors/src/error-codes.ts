@@ -35,6 +35,8 @@ export const HTTP_STATUS_BY_ERROR_CODE = {
   MERCHANT_STATUS_CONFLICT: 409,
   /** A merchant's redelivery or test callback to an endpoint that is disabled (410 Gone, or too many failures). */
   WEBHOOK_ENDPOINT_DISABLED: 409,
+  /** Operator API only: the merchant already has its sandbox merchant (its secrets rotate instead). */
+  TEST_CREDENTIALS_EXIST: 409,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   RATE_LIMITED: 429,

@@ -9,8 +9,25 @@
 export const ORDER_ID_PATTERN = /^[A-Za-z0-9._:/-]{1,64}$/;
 export const ORDER_ID_RULE = 'must be 1 to 64 characters from A-Z a-z 0-9 . _ - : /';
 
-/** Merchant ids are public (sent as x-api-key): `mch_` and 12 random bytes in hex. */
-export const MERCHANT_ID_PATTERN = /^mch_[0-9a-f]{24}$/;
+/**
+ * Merchant ids are public (sent as x-api-key): `mch_` and 12 random bytes in hex. A sandbox
+ * (test-mode) merchant is `test_` and the id of the live merchant it belongs to, so the mode is
+ * visible in every key, log line, topic key and ledger account, and cannot be forged: it is the
+ * authenticated identity itself.
+ */
+export const MERCHANT_ID_PATTERN = /^(test_)?mch_[0-9a-f]{24}$/;
+
+/** The visible prefix of a sandbox merchant's id (docs/api/sandbox.md). */
+export const TEST_MERCHANT_ID_PREFIX = 'test_';
+
+export function isTestMerchantId(merchantId: string): boolean {
+  return merchantId.startsWith(TEST_MERCHANT_ID_PREFIX);
+}
+
+/** The sandbox merchant of a live merchant. */
+export function testMerchantIdFor(liveMerchantId: string): string {
+  return `${TEST_MERCHANT_ID_PREFIX}${liveMerchantId}`;
+}
 
 /** Payment agents: `agt_` and 12 random bytes in hex. */
 export const AGENT_ID_PATTERN = /^agt_[0-9a-f]{24}$/;

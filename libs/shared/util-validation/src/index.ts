@@ -34,6 +34,9 @@ export {
   PAYER_PAGE_TOKEN_PATTERN,
   RECIPIENT_ACCOUNT_REF_PATTERN,
   RECEIPT_ID_PATTERN,
+  TEST_MERCHANT_ID_PREFIX,
+  isTestMerchantId,
+  testMerchantIdFor,
 } from './ids';
 export { JsonNumberLiteral, parseJsonObjectBody, requireJsonObject, stringifyMerchantJson, withPlainNumbers } from './lossless-json';
 export { objectPrototypeFieldsError, REQUEST_VALIDATOR_OPTIONS, RequestMessages, validationErrorFrom } from './validation-error';

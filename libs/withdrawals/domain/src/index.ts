@@ -17,3 +17,4 @@ export {
   type WithdrawalEvent,
   type WithdrawalStatus,
 } from './withdrawal.decider';
+export { SANDBOX_WITHDRAWAL_FAILURE_REASON, sandboxWithdrawalFails } from './sandbox-withdrawal';

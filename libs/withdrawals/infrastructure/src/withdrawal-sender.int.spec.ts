@@ -39,8 +39,8 @@ class CountingAdapter implements NetworkAdapter {
     this.calls.push(request.idempotencyKey);
     return this.inner.send(request);
   }
-  lookup(idempotencyKey: string): Promise<NetworkAnswer> {
-    return this.inner.lookup(idempotencyKey);
+  lookup(idempotencyKey: string, merchantId: string): Promise<NetworkAnswer> {
+    return this.inner.lookup(idempotencyKey, merchantId);
   }
 }
 
@@ -58,8 +58,8 @@ class GatedAdapter implements NetworkAdapter {
     await this.gate;
     return this.inner.send(request);
   }
-  lookup(idempotencyKey: string): Promise<NetworkAnswer> {
-    return this.inner.lookup(idempotencyKey);
+  lookup(idempotencyKey: string, merchantId: string): Promise<NetworkAnswer> {
+    return this.inner.lookup(idempotencyKey, merchantId);
   }
   open(): void {
     this.release();
@@ -129,7 +129,7 @@ describe('withdrawal sender', () => {
     const network = new SimulatedNetworkAdapter(dataSource, settings);
     // The crashed replica had recorded "sending" and the network had accepted the send.
     await dataSource.transaction((manager) => handleWithdrawalCommand(ledger, { manager }, MERCHANT, 'RESUME-1', { type: 'StartSendingWithdrawal', metadata: { now: new Date() } }, { id: 'crashed', correlationId: 'crashed' }));
-    const first = await network.send({ idempotencyKey: toWithdrawalStreamId(MERCHANT, 'RESUME-1'), network: 'TRON', address: TRON_ADDRESS, currency: 'USDT-TRC20', amountMinor: 15_000_000n });
+    const first = await network.send({ merchantId: MERCHANT, idempotencyKey: toWithdrawalStreamId(MERCHANT, 'RESUME-1'), network: 'TRON', address: TRON_ADDRESS, currency: 'USDT-TRC20', amountMinor: 15_000_000n });
     await dataSource.query(`UPDATE withdrawals SET lease_until = now() - interval '1 second' WHERE order_id = 'RESUME-1'`);
 
     // A replica fails everything now, yet the resumed send gets the first result back.

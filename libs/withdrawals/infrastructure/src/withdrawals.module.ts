@@ -12,6 +12,7 @@ import { InternalWithdrawalsController } from './http/internal-withdrawals.contr
 import { WithdrawalReconciliation1700000005100 } from './persistence/withdrawal-reconciliation.migration';
 import { WithdrawalsSchema1700000005000 } from './persistence/withdrawals-schema.migration';
 import { NETWORK_ADAPTER } from './sending/network-adapter.port';
+import { LIVE_NETWORK_ADAPTER, ModeRoutingNetworkAdapter } from './sending/mode-routing-network.adapter';
 import { SimulatedNetworkAdapter } from './sending/simulated-network.adapter';
 import { WithdrawalSender } from './sending/withdrawal-sender';
 import { WITHDRAWALS_SETTINGS, type WithdrawalsSettings } from './withdrawals-settings';
@@ -35,7 +36,10 @@ export class WithdrawalsModule {
           inject: [{ token: SERVICE_TOKEN_ISSUER, optional: true }],
           useFactory: (issuer?: ServiceTokenIssuer) => new HttpLedgerHolds(settings.ledgerInternalUrl, settings.ledgerTimeoutMs, authorizationFor(issuer, 'ledger')),
         },
-        { provide: NETWORK_ADAPTER, useClass: SimulatedNetworkAdapter },
+        SimulatedNetworkAdapter,
+        // No real network adapter yet: live withdrawals use the simulator too. Test-mode ones always do.
+        { provide: LIVE_NETWORK_ADAPTER, useExisting: SimulatedNetworkAdapter },
+        { provide: NETWORK_ADAPTER, useClass: ModeRoutingNetworkAdapter },
         { provide: APP_FILTER, useClass: InternalErrorFilter },
         WithdrawalsTopics,
         WithdrawalCommandHandler,

@@ -56,13 +56,18 @@ export async function handleDisputeCommand(
   return { ...result, dispute: existing(result.state) };
 }
 
+/** The dispute on an order as its stream says now. */
+export function loadDispute(manager: EntityManager, merchantId: string, orderId: string) {
+  return aggregateStream(manager, disputeDecider, toDisputeStreamId(merchantId, orderId), { codec: disputeEvents });
+}
+
 /**
  * Payments has applied the review's outcome at `version`: merchants may see it now. A stream that
  * moved on since (a reopen, projected at once) has nothing to catch up; an older or repeated
  * acknowledgement changes nothing (the projection keeps the highest version).
  */
 export async function recordOutcomeApplied(manager: EntityManager, merchantId: string, orderId: string, version: number): Promise<void> {
-  const current = await aggregateStream(manager, disputeDecider, toDisputeStreamId(merchantId, orderId), { codec: disputeEvents });
+  const current = await loadDispute(manager, merchantId, orderId);
   if (current.version !== version || current.state.status === 'NotOpened') return;
   await saveDisputeProjection(manager, current.state, current.version);
 }

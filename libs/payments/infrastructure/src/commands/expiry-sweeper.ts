@@ -5,6 +5,7 @@ import { DataSource } from 'typeorm';
 import { LEDGER_HOLDS, type LedgerHolds } from '../ledger/ledger-holds.port';
 import { CLOCK, PAYMENTS_SETTINGS, type Clock, type PaymentsSettings } from '../payments-settings';
 import { handlePaymentOrderCommand } from './payment-order.handling';
+import { SandboxAgent } from './sandbox-agent';
 
 const BATCH_SIZE = 100;
 
@@ -18,7 +19,12 @@ const BATCH_SIZE = 100;
 export class ExpirySweeper implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(ExpirySweeper.name);
   private readonly task = new PeriodicTask(
-    () => this.sweepOnce(),
+    async () => {
+      const expired = await this.sweepOnce();
+      // The sandbox's simulated agent shares this pass: one timer per replica for both.
+      await this.sandboxAgent.settleOnce();
+      return expired;
+    },
     (error) => this.logger.warn(`expiry sweep failed: ${String(error)}`),
   );
 
@@ -27,6 +33,7 @@ export class ExpirySweeper implements OnApplicationBootstrap, OnApplicationShutd
     @Inject(LEDGER_HOLDS) private readonly ledger: LedgerHolds,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(PAYMENTS_SETTINGS) private readonly settings: PaymentsSettings,
+    private readonly sandboxAgent: SandboxAgent,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -37,7 +44,7 @@ export class ExpirySweeper implements OnApplicationBootstrap, OnApplicationShutd
     await this.task.stop();
   }
 
-  /** Expires what is due now; returns how many orders expired. One sweep at a time per process. */
+  /** Expires what is due now (and lets the sandbox agent act); returns how many orders expired. One sweep at a time per process. */
   sweep(): Promise<number> {
     return this.task.runNow();
   }

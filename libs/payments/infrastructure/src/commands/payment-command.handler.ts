@@ -8,10 +8,11 @@ import {
   type PaymentCommandDataByType,
   type PaymentCommandType,
 } from '@mp/contracts-payments';
-import { agentOrderNotFound, type PaymentOrderCommand } from '@mp/payments-domain';
+import { agentOrderNotFound, SANDBOX_AGENT_ID, type PaymentOrderCommand } from '@mp/payments-domain';
 import { CommandIntake } from '@mp/shared-command-handling';
 import { PoisonMessageError, type MessageEnvelope } from '@mp/shared-messaging';
 import { DomainError } from '@mp/shared-util-errors';
+import { isTestMerchantId } from '@mp/shared-util-validation';
 import { DataSource, type EntityManager } from 'typeorm';
 import { PayerPageLinks } from '../payer-pages/payer-page-links';
 import { findOrder, findOrderByPayerPageTokenHash, orderToRow, rowToView, type PaymentOrderRow } from '../persistence/payment-order.projection';
@@ -19,7 +20,7 @@ import { RecipientAccountVault } from '../recipient-accounts/recipient-account.v
 import { CLOCK, PAYMENTS_SETTINGS, type Clock, type PaymentsSettings } from '../payments-settings';
 import { loadMethodCatalog } from '../reference-data/method-catalog.store';
 import { agentServes, findAgent, pickAgentFor } from '../reference-data/payment-agents.store';
-import { findReceipt } from '../receipts/payout-receipts.store';
+import { findReceipt, receiptRefOf } from '../receipts/payout-receipts.store';
 import { LEDGER_HOLDS, type LedgerHolds } from '../ledger/ledger-holds.port';
 import { PAYMENT_COMMAND_PAYLOADS } from './payment-command.payloads';
 import { handlePaymentOrderCommand, loadPaymentOrder } from './payment-order.handling';
@@ -152,7 +153,9 @@ export class PaymentCommandHandler {
         // Sent only when the payer presses "Show payment details", never for a page view.
         const row = await this.payerPageOrder(manager, (envelope.data as PaymentCommandDataByType['OpenPayerPage']).payerPageTokenHash);
         const needsAgent = row.status === 'PENDING' && row.agent_id === null;
-        const agentId = needsAgent ? await pickAgentFor(manager, { method: row.method, country: row.country, currency: row.currency }) : null;
+        // A test-mode order never reaches a live agent: the sandbox's simulated agent shows its details.
+        const agentFor = () => (isTestMerchantId(row.merchant_id) ? SANDBOX_AGENT_ID : pickAgentFor(manager, { method: row.method, country: row.country, currency: row.currency }));
+        const agentId = needsAgent ? await agentFor() : null;
         return { merchantId: row.merchant_id, orderId: row.order_id, command: agentId ? { type: 'AssignAgent', data: { agentId }, metadata: { now } } : null };
       }
       case 'MarkPaidByPayer': {
@@ -166,7 +169,10 @@ export class PaymentCommandHandler {
         // An agent may take a payout it serves that nobody has taken, or its own again. Anything
         // else (another agent's, a finished one, outside what it serves, none at all) is not
         // found in one identical answer, so nobody can probe which order ids exist.
-        const takeable = state.status !== 'NotCreated' && state.direction === 'outgoing' && !!agent && (state.agentId === data.agentId || (state.status === 'PENDING' && state.agentId === null && agentServes(agent, state)));
+        // A test-mode payout is the sandbox agent's alone (SandboxAgent), never a live agent's.
+        const takeable =
+          state.status !== 'NotCreated' && state.direction === 'outgoing' && !!agent && !isTestMerchantId(state.merchantId) &&
+          (state.agentId === data.agentId || (state.status === 'PENDING' && state.agentId === null && agentServes(agent, state)));
         if (!takeable) throw agentOrderNotFound();
         return { merchantId: data.merchantId, orderId: data.orderId, command: { type: 'AssignAgent', data: { agentId: data.agentId }, metadata: { now } } };
       }
@@ -188,8 +194,7 @@ export class PaymentCommandHandler {
         if (!receipt || receipt.merchant_id !== data.merchantId || receipt.order_id !== data.orderId || receipt.agent_id !== data.agentId) {
           throw new DomainError('VALIDATION_ERROR', 'The receipt was not uploaded by this agent for this order', [{ field: 'receipt_id', issue: 'unknown for this order' }]);
         }
-        const receiptRef = { receiptId: receipt.receipt_id, fileName: receipt.file_name, contentType: receipt.content_type, sizeBytes: receipt.size_bytes, uploadedAt: receipt.uploaded_at.toISOString() };
-        return { merchantId: data.merchantId, orderId: data.orderId, command: { type: 'CompleteOutgoingPayment', data: { agentId: data.agentId, receipt: receiptRef }, metadata: { now } } };
+        return { merchantId: data.merchantId, orderId: data.orderId, command: { type: 'CompleteOutgoingPayment', data: { agentId: data.agentId, receipt: receiptRefOf(receipt) }, metadata: { now } } };
       }
       default: {
         const unknownType: never = type;

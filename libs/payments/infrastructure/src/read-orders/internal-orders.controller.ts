@@ -2,7 +2,7 @@ import { pageFilterOf } from '@mp/shared-data-access-postgres';
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { agentViewOf, payerPageTokenHash, type AgentOrderView, type BackofficeOrderView, type PaymentOrderView, type ReceiptView } from '@mp/contracts-payments';
 import { AgentOrderListQueryDto, MerchantOrderListQueryDto, type AgentOrderListPage, type OrderListFilterFieldsDto, type OrderListPage, type PayerPageData, type ReceiptsView } from '@mp/contracts-payments-api';
-import { agentOrderNotFound } from '@mp/payments-domain';
+import { agentOrderNotFound, SANDBOX_AGENT_ID, SANDBOX_AGENT_PROFILE } from '@mp/payments-domain';
 import { AgentIdParam, MerchantIdParam, OrderIdParam, OrderMerchantIdParam, PayerPageTokenParam, RequestPipe } from '@mp/shared-nest-http';
 import { DomainError } from '@mp/shared-util-errors';
 import { DataSource } from 'typeorm';
@@ -81,6 +81,7 @@ export class InternalOrdersController {
   async getPayerPage(@Param('token', PayerPageTokenParam) token: string): Promise<PayerPageData> {
     const row = await findOrderByPayerPageTokenHash(this.dataSource.manager, payerPageTokenHash(token));
     if (!row) throw new DomainError('NOT_FOUND', 'No such payment page');
+    if (row.agent_id === SANDBOX_AGENT_ID) return { order: rowToView(row, this.payerPageUrlOf), agent: SANDBOX_AGENT_PROFILE };
     const agent = row.agent_id ? await findAgent(this.dataSource.manager, row.agent_id) : null;
     return { order: rowToView(row, this.payerPageUrlOf), agent: agent ? { display_name: agent.display_name, payment_details: agent.payment_details } : null };
   }

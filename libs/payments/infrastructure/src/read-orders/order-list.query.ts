@@ -31,7 +31,8 @@ export async function listOrders(manager: EntityManager, filter: OrderListFilter
   if (filter.direction !== undefined) where.add('direction = ?', filter.direction);
   if (filter.agentId !== undefined) where.add('agent_id = ?', filter.agentId);
   if (filter.availableFor !== undefined) {
-    where.addLiteral(`agent_id IS NULL AND direction = 'outgoing' AND status = 'PENDING'`);
+    // Test-mode payouts are the sandbox agent's (SandboxAgent): no live agent's queue lists them.
+    where.addLiteral(`agent_id IS NULL AND direction = 'outgoing' AND status = 'PENDING' AND merchant_id NOT LIKE 'test\\_%'`);
     where.add(
       `EXISTS (SELECT 1 FROM jsonb_array_elements(?::jsonb) area
                 WHERE area->>'method' = method AND area->>'country' = country AND area->>'currency' = currency)`,

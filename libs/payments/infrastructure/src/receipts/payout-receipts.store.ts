@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { StoredReceiptView } from '@mp/contracts-payments-api';
 import { checkReceiptFile, RECEIPT_BYTES_MAX, safeReceiptFileName } from '@mp/shared-util-validation';
+import type { PayoutReceipt } from '@mp/payments-domain';
 import type { EntityManager } from 'typeorm';
 
 export { RECEIPT_BYTES_MAX };
@@ -37,4 +38,9 @@ export async function findReceipt(manager: EntityManager, receiptId: string): Pr
 export async function readReceiptContent(manager: EntityManager, receiptId: string): Promise<Buffer | null> {
   const rows: Array<{ content: Buffer }> = await manager.query(`SELECT content FROM payout_receipts WHERE receipt_id = $1`, [receiptId]);
   return rows[0]?.content ?? null;
+}
+
+/** The receipt as the order's events carry it. */
+export function receiptRefOf(receipt: PayoutReceiptRow): PayoutReceipt {
+  return { receiptId: receipt.receipt_id, fileName: receipt.file_name, contentType: receipt.content_type, sizeBytes: receipt.size_bytes, uploadedAt: receipt.uploaded_at.toISOString() };
 }

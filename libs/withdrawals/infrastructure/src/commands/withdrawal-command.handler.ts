@@ -86,7 +86,7 @@ export class WithdrawalCommandHandler {
         if (!(await findWithdrawal(this.dataSource.manager, merchantId, orderId))) throw new DomainError('WITHDRAWAL_NOT_FOUND', `No withdrawal ${orderId}`);
         const idempotencyKey = toWithdrawalStreamId(merchantId, orderId);
         const askedAt = new Date();
-        const answer = await this.askNetwork(idempotencyKey);
+        const answer = await this.askNetwork(idempotencyKey, merchantId);
         return { merchantId, orderId, command: { type: 'ReconcileWithdrawal', data: { evidence: { operatorId, idempotencyKey, askedAt: askedAt.toISOString(), answer } }, metadata: { now: askedAt } } };
       }
       default: {
@@ -97,9 +97,9 @@ export class WithdrawalCommandHandler {
   }
 
   /** The network's answer; not knowing is a retryable refusal, never a guess. */
-  private async askNetwork(idempotencyKey: string): Promise<NetworkAnswer> {
+  private async askNetwork(idempotencyKey: string, merchantId: string): Promise<NetworkAnswer> {
     try {
-      return await this.network.lookup(idempotencyKey);
+      return await this.network.lookup(idempotencyKey, merchantId);
     } catch (error) {
       throw new DomainError('SERVICE_UNAVAILABLE', `The network did not answer about ${idempotencyKey} (${String(error)}); reconcile again later`);
     }

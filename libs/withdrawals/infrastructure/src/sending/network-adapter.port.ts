@@ -7,6 +7,8 @@ import type { NetworkAnswer } from '@mp/withdrawals-domain';
  * the sender resumable after a crash without ever paying twice.
  */
 export interface NetworkSendRequest {
+  /** Whose withdrawal: a test-mode merchant's (`test_…`) only ever reaches the simulator (ModeRoutingNetworkAdapter). */
+  merchantId: string;
   idempotencyKey: string;
   network: string;
   address: string;
@@ -26,7 +28,7 @@ export interface NetworkAdapter {
    * will (it cancels the key at the network or custodian first, so a send still in flight is
    * refused); otherwise `completed`, `failed` or `pending`. Throws when it cannot tell.
    */
-  lookup(idempotencyKey: string): Promise<NetworkAnswer>;
+  lookup(idempotencyKey: string, merchantId: string): Promise<NetworkAnswer>;
 }
 
 export const NETWORK_ADAPTER = Symbol('NETWORK_ADAPTER');

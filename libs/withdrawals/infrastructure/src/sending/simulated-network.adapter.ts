@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { WITHDRAWALS_SETTINGS, type WithdrawalsSettings } from '../withdrawals-settings';
-import type { NetworkAnswer } from '@mp/withdrawals-domain';
+import { isTestMerchantId } from '@mp/shared-util-validation';
+import { SANDBOX_WITHDRAWAL_FAILURE_REASON, sandboxWithdrawalFails, type NetworkAnswer } from '@mp/withdrawals-domain';
 import type { NetworkAdapter, NetworkSendRequest, NetworkSendResult } from './network-adapter.port';
 
 type SendRow = { outcome: 'completed' | 'failed' | 'dropped'; transaction_hash: string | null; failure_reason: string | null };
@@ -16,7 +17,8 @@ const DROPPED_REASON = 'the network dropped the transfer: it was never sent, and
  * has seen in its own table: a resend with a known key returns the first result and counts the
  * request, never a second send. A lookup of a key it has not seen claims the key as
  * `dropped` in the same table, so a send that was still on its way (the delay) finds the key
- * taken and is refused: the simulator's way of keeping the port's `dropped` promise.
+ * taken and is refused: the simulator's way of keeping the port's `dropped` promise. A test-mode
+ * merchant's withdrawal of a magic amount fails (sandboxWithdrawalFails, docs/api/sandbox.md).
  */
 @Injectable()
 export class SimulatedNetworkAdapter implements NetworkAdapter {
@@ -28,9 +30,10 @@ export class SimulatedNetworkAdapter implements NetworkAdapter {
   async send(request: NetworkSendRequest): Promise<NetworkSendResult> {
     const { delayMs, outcome, failAddressPattern } = this.settings.simulator;
     if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
-    const fails = outcome === 'fail' || (failAddressPattern !== null && failAddressPattern.test(request.address));
+    const sandboxFails = isTestMerchantId(request.merchantId) && sandboxWithdrawalFails(request.amountMinor);
+    const fails = sandboxFails || outcome === 'fail' || (failAddressPattern !== null && failAddressPattern.test(request.address));
     const transactionHash = fails ? null : createHash('sha256').update(request.idempotencyKey).digest('hex');
-    const reason = fails ? 'the simulated network rejected the transfer' : null;
+    const reason = sandboxFails ? SANDBOX_WITHDRAWAL_FAILURE_REASON : fails ? 'the simulated network rejected the transfer' : null;
     // ON CONFLICT keeps the first row's outcome: a resend with the same key is answered from memory.
     const [row]: SendRow[] = await this.dataSource.query(
       `INSERT INTO simulated_network_sends (idempotency_key, network, address, amount_minor, outcome, transaction_hash, failure_reason)

@@ -89,6 +89,7 @@ export class WithdrawalSender implements OnApplicationBootstrap, OnApplicationSh
     const started = (await this.run(row, { type: 'StartSendingWithdrawal', metadata: { now: new Date() } })).withdrawal;
     if (started.status !== 'PENDING') return false;
     const result = await this.network.send({
+      merchantId: row.merchant_id,
       idempotencyKey: toWithdrawalStreamId(row.merchant_id, row.order_id),
       network: started.network,
       address: started.address,
