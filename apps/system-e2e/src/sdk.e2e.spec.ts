@@ -191,6 +191,17 @@ describe('merchant SDK and CLI against the system', () => {
     expect(await client.merchant.update({ default_callback_url: 'https://shop.example/sdk-callbacks' })).toMatchObject({ default_callback_url: 'https://shop.example/sdk-callbacks' });
     const balances = await client.merchant.balances();
     expect(balances.settlement.find((entry) => entry.currency === 'RUB')).toMatchObject({ frozen: 0 });
+
+    // The day's reconciliation (this merchant's whole history is today): the funding pay-in and
+    // the payout are there, and the rows' available changes add up to the available balance.
+    const csv = await client.merchant.reconciliation({ date: new Date().toISOString().slice(0, 10), currency: 'RUB' });
+    const [header, ...rows] = csv.trimEnd().split('\r\n').map((line) => line.split(','));
+    const column = (name: string) => header.indexOf(name);
+    expect(column('reference_id')).toBeGreaterThanOrEqual(0);
+    const referenced = rows.map((row) => row[column('reference_id')]);
+    expect(referenced).toEqual(expect.arrayContaining([fundingId, orderId]));
+    const availableChange = rows.reduce((sum, row) => sum + Number(row[column('available_change_minor')]), 0);
+    expect(availableChange).toBe(Number(balances.settlement.find((entry) => entry.currency === 'RUB')?.available) * 100);
   });
 
   it('disputes: open one with a receipt, read it, and find it among the open ones', async () => {

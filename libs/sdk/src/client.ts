@@ -100,6 +100,9 @@ export class MerchantClient {
     update: (body: MerchantSettings) => this.json<Merchant>('PATCH', '/v2/merchant', body),
     balances: () => this.json<Balances>('GET', '/v2/merchant/balances'),
     methods: () => this.json<Methods>('GET', '/v2/merchant/methods'),
+    /** One UTC day's ledger entries in one currency, each with its order and fee, as CSV text (docs/api/endpoints.md, reconciliation report). */
+    reconciliation: (query: { date: string; currency: string }) =>
+      this.request<string>('GET', `/v2/merchant/reconciliation?${new URLSearchParams({ date: query.date, currency: query.currency }).toString()}`),
     // A rotation sent twice would replace the secret the first one returned: never retried blindly.
     rotateApiSecret: (body: SecretRotation = {}) => this.json<ApiSecretRotated>('POST', '/v2/merchant/api-secret/rotate', body, 'not-idempotent'),
     rotateWebhookSecret: (body: SecretRotation = {}) => this.json<WebhookSecretRotated>('POST', '/v2/merchant/webhook-secret/rotate', body, 'not-idempotent'),
