@@ -63,6 +63,11 @@ export function gatewayFastifyOptions(options: GatewayHttpOptions = {}): Fastify
     // No automatic HEAD twins of GET routes: every route is one that is declared. (Views of the
     // payer page change nothing either way; only its form posts do.)
     exposeHeadRoutes: false,
+    // A request that reaches a replica while it drains (on a connection it accepted before) is
+    // answered in full, with \`Connection: close\`: Fastify's fixed 503 would have no request id,
+    // no error-model body and no Retry-After, so a merchant could not tell it from a proxy's.
+    // The drain is bounded by SHUTDOWN_GRACE_MS either way (exitGracefullyOnSignals).
+    return503OnClosing: false,
     frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
       const requestId = newRequestId();
       // A path segment longer than any route parameter may be (maxParamLength) names nothing, as a
