@@ -35,8 +35,8 @@ export default [
             { sourceTag: 'scope:ledger-client', onlyDependOnLibsWithTags: ['scope:contracts', 'scope:shared'] },
             { sourceTag: 'scope:gateway', onlyDependOnLibsWithTags: ['scope:gateway', 'scope:access', 'scope:contracts', 'scope:shared'] },
             { sourceTag: 'scope:callbacks', onlyDependOnLibsWithTags: ['scope:callbacks', 'scope:contracts', 'scope:shared'] },
-            // Operators' one-shot commands (init: every service's migrations; demo; rekey) reach into each context's infrastructure.
-            { sourceTag: 'scope:ops', onlyDependOnLibsWithTags: ['scope:contracts', 'scope:shared', 'scope:access', 'scope:gateway', 'scope:payments', 'scope:ledger', 'scope:disputes', 'scope:withdrawals', 'scope:callbacks'] },
+            // Operators' one-shot commands (init: every service's migrations; demo; rekey; the money audit of libs/audit) reach into each context's infrastructure.
+            { sourceTag: 'scope:ops', onlyDependOnLibsWithTags: ['scope:ops', 'scope:contracts', 'scope:shared', 'scope:access', 'scope:gateway', 'scope:payments', 'scope:ledger', 'scope:disputes', 'scope:withdrawals', 'scope:callbacks'] },
             // The merchant SDK (libs/sdk) is published on its own: it and its examples (libs/sdk/examples) depend on no other library of the workspace.
             { sourceTag: 'scope:sdk', onlyDependOnLibsWithTags: ['scope:sdk'] },
             { sourceTag: 'scope:e2e', onlyDependOnLibsWithTags: ['scope:contracts', 'scope:shared', 'scope:access', 'scope:sdk'] },

@@ -25,6 +25,7 @@ const commands: Array<[string, string[]]> = [
   ['operator:create', [built('apps/gateway/src/create-operator.ts'), '--name', 'Alice', '--bogus']],
   ['dlq', [built('apps/ops/src/dead-letters.ts'), 'list', 'payments.commands', '--bogus']],
   ['ledger:audit', [built('apps/ledger/src/audit.ts'), '--bogus']],
+  ['audit', [built('apps/ops/src/audit.ts'), '--bogus']],
   ['bench', [built('bench/src/main.ts'), '--quick', '--bogus']],
 ];
 

@@ -9,7 +9,8 @@
  * Kafka and PostgreSQL; the sandbox agent runs on payments' expiry sweep, set short here, and
  * the timeout outcome is reached by moving payments' clock past the orders' expiry.
  */
-import { BackofficeClient, createOperator, registerAgent, SignedClient, SystemUnderTest, type RegisteredAgent } from '@mp/shared-testing';
+import { spawnSync } from 'node:child_process';
+import { BackofficeClient, builtEntryPoint, createOperator, registerAgent, SignedClient, SystemUnderTest, type RegisteredAgent } from '@mp/shared-testing';
 import { eventually, VerifyingReceiver } from './callback-receiver';
 import { disputesKnow } from './disputable-orders';
 import { incomingPayment, newOrderId, RUB_BANK_CARD_METHODS } from './fixtures';
@@ -204,5 +205,14 @@ describe('sandbox', () => {
     const liveIncoming = await live.post('/v2/payments/incoming/list', {});
     const liveOutgoing = await live.post('/v2/payments/outgoing/list', {});
     expect([liveIncoming.body.data.length, liveOutgoing.body.data.length]).toEqual([1, 0]);
+  });
+
+  it('passes the money audit (npm run audit) over every database, the sandbox merchant audited like the live one', () => {
+    const databases = ['ledger', 'payments', 'withdrawals', 'disputes', 'callbacks', 'gateway'] as const;
+    const env = { PATH: process.env['PATH'] ?? '', ...Object.fromEntries(databases.map((name) => [`${name.toUpperCase()}_DATABASE_URL`, system.databaseUrl(name)])) };
+    const audit = spawnSync(process.execPath, [builtEntryPoint('apps/ops/src/audit.ts'), '--json'], { env, encoding: 'utf8' });
+    const report = JSON.parse(audit.stdout) as { checks: Array<{ name: string; status: string; violations: unknown[]; sandboxViolations: unknown[] }> };
+    expect(report.checks.filter((check) => check.status !== 'passed')).toEqual([expect.objectContaining({ name: 'acknowledged-orders-exist', status: 'skipped' })]);
+    expect(audit.status).toBe(0);
   });
 });
