@@ -39,7 +39,7 @@ def after_call(context, case, response):
 # id to follow its links with. Half the bodies of these operations get them; the rest stay as
 # generated, so the refusals keep being fuzzed too.
 REALISTIC_FIELDS = {
-    "createIncomingPayment": {"currency": "RUB", "country": "RU", "callback_url": "https://shop.example/callbacks"},
+    "createIncomingPayment": {"currency": "RUB", "country": "RU", "method": "bank_card", "callback_url": "https://shop.example/callbacks"},
     "createOutgoingPayment": {"currency": "RUB", "country": "RU", "method": "bank_card", "account_number": "4111 1111 1111 1111", "callback_url": "https://shop.example/callbacks"},
 }
 
