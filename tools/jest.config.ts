@@ -1,4 +1,4 @@
 import { projectJestConfig } from '../jest.preset';
 
 /** The command-line tools' checks (tools/*.spec.ts); built entry points come from dist/ (npm test builds it). */
-export default { ...projectJestConfig('tools', __dirname), testMatch: ['<rootDir>/*.spec.ts'] };
+export default { ...projectJestConfig('tools', __dirname), testMatch: ['<rootDir>/*.spec.ts', '<rootDir>/fuzz/*.spec.ts'] };

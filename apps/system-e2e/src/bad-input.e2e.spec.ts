@@ -109,6 +109,14 @@ describe('bad input on POST /v2/payments/incoming', () => {
     });
   });
 
+  // Found by npm run fuzz (docs/operations/fuzzing.md): null reached overlapMsOf and answered 500.
+  it.each(['/v2/merchant/api-secret/rotate', '/v2/merchant/webhook-secret/rotate'])('takes overlap_hours null on %s as absent, as any null field', async (path) => {
+    const rotating = await system.createClient('Rotating shop');
+    const response = await rotating.post(path, '{"overlap_hours": null}');
+    expect(response.status).toBe(201);
+    expect(response.body.previous_secret_valid_until).toEqual(expect.any(String));
+  });
+
   it('created no order for any of the refused requests', async () => {
     const rows = await system.query<{ count: string }>('payments', `SELECT count(*) FROM payment_orders`);
     expect(Number(rows[0].count)).toBe(1);

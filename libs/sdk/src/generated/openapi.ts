@@ -1215,8 +1215,8 @@ export interface components {
             size_bytes: number;
         };
         RotateSecretBody: {
-            /** @description How long the previous secret stays valid (default: the configured overlap) */
-            overlap_hours?: Record<string, never>;
+            /** @description How long the previous secret stays valid, in hours (default, also for null: the configured overlap) */
+            overlap_hours?: number | null;
         };
         SendTestWebhookBody: {
             /**

@@ -45,7 +45,7 @@ class WebhookDeliveriesQuery extends WebhookDeliveriesQueryDto {
   @ApiPropertyOptional({ description: 'ISO 8601 date or date-time, inclusive', example: '2026-02-01T00:00:00Z' })
   override created_to?: string;
 
-  @ApiPropertyOptional({ description: 'next_cursor of the previous page' })
+  @ApiPropertyOptional({ minLength: 1, description: 'next_cursor of the previous page' })
   override cursor?: string;
 
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: 50 })

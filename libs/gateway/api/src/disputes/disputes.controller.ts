@@ -1,5 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
 import { ApiOperation, ApiPropertyOptional, ApiResponse } from '@nestjs/swagger';
+import { linksById } from '../openapi/response-links';
 import {
   DISPUTE_COMMAND_TYPES,
   DISPUTE_STATUSES,
@@ -62,7 +63,7 @@ export class DisputesController {
    */
   @Post()
   @ApiOperation({ operationId: 'openDispute', summary: 'Open a dispute on an incoming order', description: 'With an optional amount, comment and receipt (PDF, PNG or JPEG, base64). A rejected dispute is reopened by opening it again within the dispute window; it keeps its dispute_id. Outcomes are callbacks to the default_callback_url of the merchant profile, which must be set.' })
-  @ApiResponse({ status: 201, type: DisputeResponse, description: 'The dispute, OPEN' })
+  @ApiResponse({ status: 201, type: DisputeResponse, description: 'The dispute, OPEN', links: linksById('dispute_id', 'disputeId', ['getDispute']) })
   @ApiErrorResponses('ORDER_NOT_FOUND')
   async open(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() body: OpenDisputeBody, @Req() request: GatewayRequest): Promise<DisputeView> {
     const merchantId = merchant.merchantId;

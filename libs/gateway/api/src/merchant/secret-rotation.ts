@@ -13,15 +13,18 @@ export const SECRET_OVERLAP_HOURS_MAX = 168;
 @RequestOptions({ emptyBodyIsEmptyObject: true })
 @RequestMessages({ invalid: 'The rotation is not valid' })
 export class RotateSecretBody {
-  @ApiPropertyOptional({ minimum: 0, maximum: SECRET_OVERLAP_HOURS_MAX, description: 'How long the previous secret stays valid (default: the configured overlap)' })
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: SECRET_OVERLAP_HOURS_MAX, nullable: true, description: 'How long the previous secret stays valid, in hours (default, also for null: the configured overlap)' })
   @IsOptional()
   @IsWholeNumberBetween(0, SECRET_OVERLAP_HOURS_MAX, 'json')
-  overlap_hours?: JsonNumberLiteral;
+  overlap_hours?: JsonNumberLiteral | null;
 }
 
-/** The overlap a rotation asked for, in milliseconds; IsWholeNumberBetween already checked the literal. */
+/**
+ * The overlap a rotation asked for, in milliseconds; IsWholeNumberBetween already checked the
+ * literal. A null field counts as absent (docs/api/endpoints.md), and IsOptional lets null pass.
+ */
 export function overlapMsOf(body: RotateSecretBody, defaultHours: number): number {
-  return (body.overlap_hours === undefined ? defaultHours : Number(body.overlap_hours.literal)) * HOUR_MS;
+  return (body.overlap_hours === undefined || body.overlap_hours === null ? defaultHours : Number(body.overlap_hours.literal)) * HOUR_MS;
 }
 
 /** Rotates the API secret and answers as both rotation routes do, or raises the refusal. */

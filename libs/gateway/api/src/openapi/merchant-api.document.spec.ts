@@ -42,4 +42,29 @@ describe('the /v2 OpenAPI description', () => {
     expect(postIncoming['401'].description).toContain('INVALID_SIGNATURE');
     expect(postIncoming['503'].description).toContain('SERVICE_UNAVAILABLE');
   });
+
+  // What npm run fuzz found the description getting wrong (docs/operations/fuzzing.md, Findings).
+  it('describes overlap_hours as a whole number or null, every cursor as non-empty, and links created ids to their reads', () => {
+    type Schema = { type?: string; nullable?: boolean; minLength?: number; properties?: Record<string, Schema> };
+    type Operation = { parameters?: Array<{ name: string; schema: Schema }>; responses: Record<string, { links?: Record<string, { operationId: string }> }> };
+    const document = JSON.parse(generated) as { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, Schema> } };
+    expect(document.components.schemas['RotateSecretBody'].properties?.['overlap_hours']).toMatchObject({ type: 'integer', nullable: true });
+    const cursors = [
+      ...Object.values(document.components.schemas).flatMap((schema) => (schema.properties?.['cursor'] ? [schema.properties['cursor']] : [])),
+      ...Object.values(document.paths).flatMap((methods) => Object.values(methods).flatMap((operation) => (operation.parameters ?? []).filter(({ name }) => name === 'cursor').map(({ schema }) => schema))),
+    ];
+    expect(cursors.length).toBeGreaterThanOrEqual(4);
+    for (const cursor of cursors) expect(cursor.minLength).toBe(1);
+    const linked = (path: string) => Object.values(document.paths[path].post.responses['201'].links ?? {}).map(({ operationId }) => operationId);
+    expect(linked('/v2/payments/incoming').sort()).toEqual(['cancelPayment', 'getPaymentStatus']);
+    expect(linked('/v2/disputes')).toEqual(['getDispute']);
+  });
+
+  it('closes every request body to unknown fields, as the server refuses them (endpoints.md)', () => {
+    type Schema = { $ref?: string; additionalProperties?: boolean; properties?: Record<string, Schema> };
+    const document = JSON.parse(generated) as { paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: Schema }> } }>>; components: { schemas: Record<string, Schema> } };
+    const bodies = Object.values(document.paths).flatMap((methods) => Object.values(methods).flatMap((operation) => Object.values(operation.requestBody?.content ?? {}).map(({ schema }) => schema.$ref ?? '')));
+    expect(bodies.length).toBeGreaterThanOrEqual(10);
+    for (const ref of bodies) expect([ref, document.components.schemas[ref.replace('#/components/schemas/', '')]?.additionalProperties]).toEqual([ref, false]);
+  });
 });

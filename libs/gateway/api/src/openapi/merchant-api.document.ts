@@ -90,7 +90,7 @@ export async function buildMerchantApiDocument(): Promise<OpenAPIObject> {
       .addTag('Webhooks', 'Your callbacks: the delivery log, redelivery, a test callback, disabled endpoints')
       .build();
     const document = SwaggerModule.createDocument(app, config, { extraModels: [ErrorResponse, ...CALLBACK_MODELS] });
-    return sortedKeys(withCommonResponseParts(document)) as OpenAPIObject;
+    return sortedKeys(withClosedRequestBodies(withCommonResponseParts(document))) as OpenAPIObject;
   } finally {
     await app.close();
   }
@@ -109,6 +109,33 @@ function withCommonResponseParts(document: OpenAPIObject): OpenAPIObject {
       const callbacks = operation.operationId ? CALLBACKS_BY_OPERATION[operation.operationId] : undefined;
       if (callbacks) operation.callbacks = callbacks;
     }
+  }
+  return document;
+}
+
+/**
+ * The server refuses unknown fields (400 VALIDATION_ERROR naming each, docs/api/endpoints.md), so
+ * every request body's schema, and every object schema it references, says
+ * additionalProperties: false; without it clients and fuzzers take extra fields for allowed.
+ */
+function withClosedRequestBodies(document: OpenAPIObject): OpenAPIObject {
+  const schemas = (document.components?.schemas ?? {}) as Record<string, { type?: string; additionalProperties?: unknown }>;
+  const close = (schema: unknown, seen: Set<string>): void => {
+    if (!schema || typeof schema !== 'object') return;
+    const ref = (schema as { $ref?: string }).$ref;
+    if (ref) {
+      const name = ref.replace('#/components/schemas/', '');
+      if (seen.has(name) || !schemas[name]) return;
+      seen.add(name);
+      if (schemas[name].type === 'object') schemas[name].additionalProperties = false;
+      close(schemas[name], seen);
+      return;
+    }
+    for (const value of Object.values(schema)) close(value, seen);
+  };
+  const seen = new Set<string>();
+  for (const pathItem of Object.values(document.paths)) {
+    for (const operation of Object.values(pathItem) as Array<{ requestBody?: unknown }>) close(operation.requestBody, seen);
   }
   return document;
 }

@@ -31,7 +31,7 @@ export function ApiCreationPeriodAndCursor(): ClassDecorator {
   return (target) => {
     ApiPropertyOptional({ type: 'string', description: 'ISO 8601 date or date-time, inclusive', example: '2026-01-31T00:00:00Z' })(target.prototype, 'created_from');
     ApiPropertyOptional({ type: 'string', description: 'ISO 8601 date or date-time, inclusive', example: '2026-02-01T00:00:00Z' })(target.prototype, 'created_to');
-    ApiPropertyOptional({ type: 'string', description: 'next_cursor of the previous page' })(target.prototype, 'cursor');
+    ApiPropertyOptional({ type: 'string', minLength: 1, description: 'next_cursor of the previous page' })(target.prototype, 'cursor');
   };
 }
 

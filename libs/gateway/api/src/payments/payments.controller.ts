@@ -1,5 +1,6 @@
 import { Body, Controller, Get, HttpCode, Logger, Param, Post, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiProduces, ApiPropertyOptional, ApiResponse } from '@nestjs/swagger';
+import { linksById } from '../openapi/response-links';
 import { PAYMENT_COMMAND_TYPES, payerLinkContext, paymentOrderKey, type CommandReplyData, type PaymentCommandDataByType, type PaymentCommandType, type PaymentOrderView } from '@mp/contracts-payments';
 import { OrderIdParam, ReceiptIdParam } from '@mp/shared-nest-http';
 import { DomainError } from '@mp/shared-util-errors';
@@ -53,7 +54,7 @@ export class PaymentsController {
   /** Endpoint 1. Every answer for one order_id is the same 201 with the same order (spec 4.3). */
   @Post('incoming')
   @ApiOperation({ operationId: 'createIncomingPayment', summary: 'Create an incoming payment (pay-in)', description: 'Idempotent by order_id: a retry with the same amount and currency answers the same 201 with the same order; another amount or currency is 409 DUPLICATE_ORDER. Send the payer to `redirect_url`.' })
-  @ApiResponse({ status: 201, type: PaymentOrderResponse, description: 'The order, new or the one this order_id already names', headers: IDEMPOTENT_REPLAYED_HEADER_DOC })
+  @ApiResponse({ status: 201, type: PaymentOrderResponse, description: 'The order, new or the one this order_id already names', headers: IDEMPOTENT_REPLAYED_HEADER_DOC, links: linksById('order_id', 'orderId', ['getPaymentStatus', 'cancelPayment']) })
   @ApiErrorResponses('PAYMENT_REJECTED', 'DUPLICATE_ORDER')
   async createIncoming(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() body: CreateIncomingPaymentBody, @Req() request: GatewayRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<PaymentOrderView> {
     await this.destinations.assertAcceptable(merchant.merchantId, body.callback_url, 'callback_url');
@@ -66,7 +67,7 @@ export class PaymentsController {
   /** Endpoint 2. The amount plus fee is frozen before the order exists; without it, 400 INSUFFICIENT_FUNDS and no order. */
   @Post('outgoing')
   @ApiOperation({ operationId: 'createOutgoingPayment', summary: 'Create an outgoing payment (payout)', description: 'Freezes amount plus fee of the settlement balance before the order exists (400 INSUFFICIENT_FUNDS otherwise, and no order). Idempotent by order_id like pay-ins.' })
-  @ApiResponse({ status: 201, type: PaymentOrderResponse, description: 'The order, new or the one this order_id already names', headers: IDEMPOTENT_REPLAYED_HEADER_DOC })
+  @ApiResponse({ status: 201, type: PaymentOrderResponse, description: 'The order, new or the one this order_id already names', headers: IDEMPOTENT_REPLAYED_HEADER_DOC, links: linksById('order_id', 'orderId', ['getPaymentStatus', 'cancelPayment', 'listPayoutReceipts']) })
   @ApiErrorResponses('PAYMENT_REJECTED', 'INSUFFICIENT_FUNDS', 'DUPLICATE_ORDER')
   async createOutgoing(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() body: CreateOutgoingPaymentBody, @Req() request: GatewayRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<PaymentOrderView> {
     await this.destinations.assertAcceptable(merchant.merchantId, body.callback_url, 'callback_url');
