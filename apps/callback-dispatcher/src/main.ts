@@ -4,13 +4,13 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { connectCallbackConsumers } from '@mp/callbacks-infrastructure';
 import { exitOnStartupFailure, flushTraces, instrumentHttp, startServiceTelemetry } from '@mp/shared-telemetry';
-import { exitGracefullyOnSignals } from '@mp/shared-health';
+import { DRAINING_HTTP_OPTIONS, exitGracefullyOnSignals } from '@mp/shared-health';
 import { AppModule } from './app.module';
 import { loadCallbackDispatcherConfig } from './callback-dispatcher.config';
 
 async function bootstrap(): Promise<void> {
   const config = loadCallbackDispatcherConfig(process.env);
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), new FastifyAdapter(), { logger: startServiceTelemetry('callback-dispatcher', config.logFormat) });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), new FastifyAdapter(DRAINING_HTTP_OPTIONS), { logger: startServiceTelemetry('callback-dispatcher', config.logFormat) });
   instrumentHttp(app.getHttpAdapter().getInstance());
   exitGracefullyOnSignals(app, { ...config, afterClose: flushTraces });
   // Consumers are @ConsumeTopic handlers on controllers, served over the messaging port.

@@ -5,7 +5,7 @@ import type { CustomStrategy } from '@nestjs/microservices';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DISPUTES_CONSUMERS } from '@mp/disputes-infrastructure';
 import { MESSAGE_BROKER, MessagingTransportStrategy } from '@mp/shared-messaging';
-import { exitGracefullyOnSignals } from '@mp/shared-health';
+import { DRAINING_HTTP_OPTIONS, exitGracefullyOnSignals } from '@mp/shared-health';
 import { RECEIPT_BYTES_MAX } from '@mp/shared-util-validation';
 import { exitOnStartupFailure, flushTraces, instrumentHttp, startServiceTelemetry } from '@mp/shared-telemetry';
 import { AppModule } from './app.module';
@@ -13,7 +13,7 @@ import { loadDisputesConfig } from './disputes.config';
 
 async function bootstrap(): Promise<void> {
   const config = loadDisputesConfig(process.env);
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), new FastifyAdapter(), {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), new FastifyAdapter(DRAINING_HTTP_OPTIONS), {
     logger: startServiceTelemetry('disputes', config.logFormat),
   });
   instrumentHttp(app.getHttpAdapter().getInstance());

@@ -6,13 +6,13 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { PAYMENTS_CONSUMERS, RECEIPT_BYTES_MAX } from '@mp/payments-infrastructure';
 import { MESSAGE_BROKER, MessagingTransportStrategy } from '@mp/shared-messaging';
 import { exitOnStartupFailure, flushTraces, instrumentHttp, startServiceTelemetry } from '@mp/shared-telemetry';
-import { exitGracefullyOnSignals } from '@mp/shared-health';
+import { DRAINING_HTTP_OPTIONS, exitGracefullyOnSignals } from '@mp/shared-health';
 import { AppModule } from './app.module';
 import { loadPaymentsConfig } from './payments.config';
 
 async function bootstrap(): Promise<void> {
   const config = loadPaymentsConfig(process.env);
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), new FastifyAdapter(), {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), new FastifyAdapter(DRAINING_HTTP_OPTIONS), {
     logger: startServiceTelemetry('payments', config.logFormat),
   });
   instrumentHttp(app.getHttpAdapter().getInstance());

@@ -4,7 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import type { CustomStrategy } from '@nestjs/microservices';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { MESSAGE_BROKER, MessagingTransportStrategy } from '@mp/shared-messaging';
-import { exitGracefullyOnSignals } from '@mp/shared-health';
+import { DRAINING_HTTP_OPTIONS, exitGracefullyOnSignals } from '@mp/shared-health';
 import { WITHDRAWALS_CONSUMERS } from '@mp/withdrawals-infrastructure';
 import { exitOnStartupFailure, flushTraces, instrumentHttp, startServiceTelemetry } from '@mp/shared-telemetry';
 import { AppModule } from './app.module';
@@ -12,7 +12,7 @@ import { loadWithdrawalsConfig } from './withdrawals.config';
 
 async function bootstrap(): Promise<void> {
   const config = loadWithdrawalsConfig(process.env);
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), new FastifyAdapter(), {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), new FastifyAdapter(DRAINING_HTTP_OPTIONS), {
     logger: startServiceTelemetry('withdrawals', config.logFormat),
   });
   instrumentHttp(app.getHttpAdapter().getInstance());

@@ -4,6 +4,15 @@ import { Readiness } from './readiness';
 const SHUTDOWN_SIGNALS = ['SIGTERM', 'SIGINT'] as const;
 
 /**
+ * Fastify options for every service's HTTP server, so a drain is graceful for callers too. By
+ * default Fastify answers a request that arrives on an open connection while the server closes
+ * with a fixed 503 (no request id, not the error model's body), which a caller cannot tell from
+ * a failure; with this it is answered in full, with `Connection: close`, and the close waits for
+ * it (bounded by SHUTDOWN_GRACE_MS). The database pools close only after the HTTP server.
+ */
+export const DRAINING_HTTP_OPTIONS = { return503OnClosing: false } as const;
+
+/**
  * Instead of `app.enableShutdownHooks()`, which closes the app and then kills the process with
  * the same signal again (exit status 143, which an orchestrator reads as a failure). On SIGTERM
  * or SIGINT: readiness goes false at once; then Nest's close runs in its order: the HTTP server

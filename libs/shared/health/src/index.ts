@@ -2,4 +2,4 @@ export { readHealthConfig, type HealthConfig } from './health.config';
 export { HealthModule } from './health.module';
 export { HEALTH_SETTINGS, type HealthSettings } from './health-settings';
 export { Readiness } from './readiness';
-export { exitGracefullyOnSignals } from './graceful-shutdown';
+export { DRAINING_HTTP_OPTIONS, exitGracefullyOnSignals } from './graceful-shutdown';

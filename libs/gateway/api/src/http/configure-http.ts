@@ -1,3 +1,4 @@
+import { DRAINING_HTTP_OPTIONS } from '@mp/shared-health';
 import { errorCodes, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { GatewayRequest } from '../auth/merchant-signature.guard';
 import { BODY_BYTES_MAX_BY_ROUTE, RECEIPT_UPLOAD_ROUTE, REQUEST_BODY_BYTES_MAX } from '../gateway-settings';
@@ -63,11 +64,9 @@ export function gatewayFastifyOptions(options: GatewayHttpOptions = {}): Fastify
     // No automatic HEAD twins of GET routes: every route is one that is declared. (Views of the
     // payer page change nothing either way; only its form posts do.)
     exposeHeadRoutes: false,
-    // A request that reaches a replica while it drains (on a connection it accepted before) is
-    // answered in full, with \`Connection: close\`: Fastify's fixed 503 would have no request id,
-    // no error-model body and no Retry-After, so a merchant could not tell it from a proxy's.
-    // The drain is bounded by SHUTDOWN_GRACE_MS either way (exitGracefullyOnSignals).
-    return503OnClosing: false,
+    // A request that reaches a replica while it drains is answered in full (DRAINING_HTTP_OPTIONS):
+    // Fastify's fixed 503 would have no request id, no error-model body and no Retry-After.
+    ...DRAINING_HTTP_OPTIONS,
     frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
       const requestId = newRequestId();
       // A path segment longer than any route parameter may be (maxParamLength) names nothing, as a
