@@ -2,7 +2,6 @@ import { MerchantApiError } from './errors';
 import type { paths } from './generated/openapi';
 import { asNetworkError, retryAfterMs, withRetries, type RetryOptions, type RetrySafety } from './retry';
 import { pathSegment, signatureHeaders } from './signing';
-import { deliveriesQuery, type DisabledWebhookEndpoint, type SendTestWebhook, type WebhookDeliveryDetail, type WebhookDeliveryFilters, type WebhookDeliveryPage } from './webhooks';
 
 type JsonOf<T> = T extends { content: { 'application/json': infer Body } } ? Body : never;
 /** The JSON answer of one operation, looked up by path, so it fits whatever the description names its schemas. */
@@ -32,17 +31,21 @@ export type CreateWithdrawal = RequestBody<'/v2/merchant/withdrawals', 'post'>;
 export type WithdrawalListFilters = Omit<RequestBody<'/v2/merchant/withdrawals/list', 'post'>, 'cursor'>;
 export type WithdrawalPage = Answer<'/v2/merchant/withdrawals/list', 'post', 200>;
 export type Dispute = Answer<'/v2/disputes/{disputeId}', 'get', 200>;
-/** Endpoint 14's fields, for as long as the description leaves the body's schema open (the gateway validates it by hand). */
-interface OpenDisputeFields {
-  order_id: string;
-  amount?: number;
-  comment?: string;
-  receipt?: { file_name: string; /** `application/pdf`, `image/png` or `image/jpeg` */ content_type: string; content_base64: string };
-}
-type Described<T, Fallback> = [T] extends [Record<string, never>] ? Fallback : T;
-export type OpenDispute = Described<RequestBody<'/v2/disputes', 'post'>, OpenDisputeFields>;
+export type OpenDispute = RequestBody<'/v2/disputes', 'post'>;
 export type DisputeListFilters = Omit<RequestBody<'/v2/disputes/list', 'post'>, 'cursor'>;
 export type DisputePage = Answer<'/v2/disputes/list', 'post', 200>;
+/** The delivery log's filters travel in the query string (docs/api/callbacks.md#webhook-tools). */
+export type WebhookDeliveryFilters = Omit<NonNullable<paths['/v2/webhooks/deliveries']['get']['parameters']['query']>, 'cursor'>;
+export type WebhookDeliveryPage = Answer<'/v2/webhooks/deliveries', 'get', 200>;
+/** One callback in your delivery log: no body, secret or signature. */
+export type WebhookDelivery = WebhookDeliveryPage['data'][number];
+export type WebhookDeliveryStatus = WebhookDelivery['status'];
+export type WebhookEventType = WebhookDelivery['event_type'];
+export type WebhookDeliveryDetail = Answer<'/v2/webhooks/deliveries/{deliveryId}', 'get', 200>;
+export type WebhookAttempt = WebhookDeliveryDetail['attempts'][number];
+export type DisabledWebhookEndpoint = Answer<'/v2/webhooks/endpoints', 'get', 200>['data'][number];
+export type SendTestWebhook = RequestBody<'/v2/webhooks/test', 'post'>;
+type EnabledWebhookEndpoint = Answer<'/v2/webhooks/endpoints/enable', 'post', 200>;
 
 export interface MerchantClientOptions {
   /** e.g. `https://api.example.com` or `http://127.0.0.1:3000`; no trailing `/v2`. */
@@ -132,8 +135,8 @@ export class MerchantClient {
     // Each of these sends a callback or changes state: sent again only when the server certainly did nothing.
     redeliver: (deliveryId: string) => this.json<WebhookDeliveryDetail>('POST', `/v2/webhooks/deliveries/${pathSegment(deliveryId)}/redeliver`, undefined, 'not-idempotent'),
     sendTest: (body: SendTestWebhook = {}) => this.json<WebhookDeliveryDetail>('POST', '/v2/webhooks/test', body, 'not-idempotent'),
-    disabledEndpoints: () => this.json<{ data: DisabledWebhookEndpoint[] }>('GET', '/v2/webhooks/endpoints'),
-    enableEndpoint: (url: string) => this.json<{ url: string; resumed_deliveries: number }>('POST', '/v2/webhooks/endpoints/enable', { url }, 'not-idempotent'),
+    disabledEndpoints: () => this.json<Answer<'/v2/webhooks/endpoints', 'get', 200>>('GET', '/v2/webhooks/endpoints'),
+    enableEndpoint: (url: string) => this.json<EnabledWebhookEndpoint>('POST', '/v2/webhooks/endpoints/enable', { url }, 'not-idempotent'),
   };
 
   private readonly baseUrl: string;
@@ -217,4 +220,12 @@ export class MerchantClient {
       cursor = page.has_more && page.next_cursor ? page.next_cursor : undefined;
     } while (cursor !== undefined);
   }
+}
+
+/** The query string of a delivery-log page: the only endpoint whose filters travel in the URL (unsigned, as the API defines). */
+function deliveriesQuery(filters: WebhookDeliveryFilters & { cursor?: string }): string {
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(filters)) if (value !== undefined && value !== null) query.set(name, String(value));
+  const text = query.toString();
+  return text === '' ? '' : `?${text}`;
 }

@@ -4,4 +4,3 @@ export { isMerchantApiError, isMerchantErrorCode, MERCHANT_ERROR_CODES, Merchant
 export { MerchantNetworkError, type RetryOptions, type RetrySafety } from './retry';
 export { pathSegment, signatureHeaders, signedPath, signRequest, SIGNATURE_HEADERS, type RequestSignature, type SignatureInput } from './signing';
 export type { paths as MerchantApiPaths } from './generated/openapi';
-export type { DisabledWebhookEndpoint, SendTestWebhook, WebhookAttempt, WebhookDelivery, WebhookDeliveryDetail, WebhookDeliveryFilters, WebhookDeliveryPage, WebhookDeliveryStatus, WebhookEventType } from './webhooks';

@@ -18,6 +18,7 @@ import { CurrentMerchant, type AuthenticatedMerchant } from '../auth/merchant-si
 import { CallbackDestinationPolicy } from '../callback-destinations/callback-destination.policy';
 import { ApiErrorResponses } from '../openapi/error.response';
 import { MerchantApi } from '../openapi/merchant-api.decorator';
+import { ApiCreationPeriodAndCursor } from '../payments/list-filters.request';
 import { CallbacksClient } from './callbacks.client';
 import {
   DisabledWebhookEndpointListResponse,
@@ -29,6 +30,7 @@ import {
 /** Another merchant's callback is answered like a missing one, and so is a malformed id. */
 const DeliveryIdParam = new PathIdPipe(CALLBACK_DELIVERY_ID_PATTERN, 'NOT_FOUND', (id) => `No callback ${id}`);
 
+@ApiCreationPeriodAndCursor()
 class WebhookDeliveriesQuery extends WebhookDeliveriesQueryDto {
   @ApiPropertyOptional({ description: 'Only this order’s callbacks (a dispute’s callbacks count for its disputed order)', example: 'A-1' })
   override order_id?: string;
@@ -38,15 +40,6 @@ class WebhookDeliveriesQuery extends WebhookDeliveriesQueryDto {
 
   @ApiPropertyOptional({ enum: CALLBACK_TYPES })
   override event_type?: CallbackType;
-
-  @ApiPropertyOptional({ description: 'ISO 8601 date or date-time, inclusive', example: '2026-01-31T00:00:00Z' })
-  override created_from?: string;
-
-  @ApiPropertyOptional({ description: 'ISO 8601 date or date-time, inclusive', example: '2026-02-01T00:00:00Z' })
-  override created_to?: string;
-
-  @ApiPropertyOptional({ minLength: 1, description: 'next_cursor of the previous page' })
-  override cursor?: string;
 
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: 50 })
   override limit?: string;
