@@ -98,7 +98,11 @@ export class SystemUnderTest {
     for (const { name } of SERVICES) system.ports.set(name, await freePort());
     system.gatewayInternalPort = await freePort();
     try {
-      for (const { name } of SERVICES) await system.startService(name);
+      // All at once: a service's start waits mostly on Kafka and PostgreSQL, not on another
+      // service (none calls another while starting), so the six overlap: about 5 s instead of 11.
+      const starts = await Promise.allSettled(SERVICES.map(({ name }) => system.startService(name)));
+      const failed = starts.find((start): start is PromiseRejectedResult => start.status === 'rejected');
+      if (failed) throw failed.reason;
     } catch (error) {
       // The test never gets the system to stop: the services already started would outlive it
       // (and keep jest from exiting).
