@@ -59,7 +59,8 @@ const DEPLOY_CHECKS = [
   ['compose smoke test (npm run compose:smoke: images, stack, walk-through, replicas killed under load, audit)', process.execPath, [join(root, 'deploy/compose/smoke.mjs')]],
   // A smoke run, not a timed test: it fails when the benchmark breaks (a crash, an answer a
   // workload did not expect, a money check), never on a figure, which a busy machine moves.
-  ['benchmark smoke run (npm run bench -- --quick: W1–W5, end-to-end latencies, money checks; figures below)', process.execPath, [join(root, 'bench/run.mjs'), '--quick'], withoutSharedInfra],
+  // One-second steps (--seconds 1): enough requests per step to exercise every path and check the money; figures come from `npm run bench`.
+  ['benchmark smoke run (npm run bench -- --quick --seconds 1: W1–W5, end-to-end latencies, money checks; figures below)', process.execPath, [join(root, 'bench/run.mjs'), '--quick', '--seconds', '1'], withoutSharedInfra],
 ];
 
 let infra = null;
@@ -101,7 +102,18 @@ try {
   mkdirSync(dirname(resultsFile), { recursive: true });
   rmSync(resultsFile, { force: true });
   console.log('\n[test] jest (unit, integration and end-to-end)');
-  const jestCode = await run(process.execPath, [join(root, 'node_modules/jest/bin/jest.js'), '--runInBand', '--json', `--outputFile=${resultsFile}`, ...jestArgs]);
+  // Two test files at a time: an end-to-end file spends most of its time waiting on its system
+  // (the six services use about half a core between them), so two at once keep both cores busy.
+  // Each file has its own databases, topics and (see freePort) ports. MP_TEST_WORKERS=1 runs one at a time.
+  // A worker keeps what each file loaded (Nest, TypeORM, the compiled OpenAPI validators), and one
+  // reached V8's 4 GB heap limit after a dozen end-to-end files: a worker above 1 GB after a file
+  // is replaced by a fresh one (--workerIdleMemoryLimit).
+  const workers = process.env.MP_TEST_WORKERS ?? '2';
+  const jestCode = await run(
+    process.execPath,
+    [join(root, 'node_modules/jest/bin/jest.js'), `--maxWorkers=${workers}`, '--workerIdleMemoryLimit=1GB', '--json', `--outputFile=${resultsFile}`, ...jestArgs],
+    { ...process.env, MP_TEST_WORKERS: workers },
+  );
 
   let passed = checks.passed;
   let failed = checks.failed;

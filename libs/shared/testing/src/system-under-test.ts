@@ -383,11 +383,19 @@ async function withTimeout<T>(promise: Promise<T>, timeoutMs: number, message: s
  */
 const handedOutPorts = new Set<number>();
 
-/** A loopback port free now and not handed out before by this process. */
+/**
+ * Jest runs test files in MP_TEST_WORKERS processes at once (tools/test.mjs), and the set above
+ * knows only its own: each worker takes the ports of its own residue modulo the worker count,
+ * so two workers never hand out the same port.
+ */
+const PORT_SHARES = Math.max(1, Number(process.env['MP_TEST_WORKERS'] ?? 1) || 1);
+const OWN_PORT_SHARE = (Math.max(1, Number(process.env['JEST_WORKER_ID'] ?? 1) || 1) - 1) % PORT_SHARES;
+
+/** A loopback port free now and not handed out before by this process (or, under jest, by another worker). */
 export async function freePort(): Promise<number> {
   for (;;) {
     const port = await probeFreePort();
-    if (handedOutPorts.has(port)) continue;
+    if (handedOutPorts.has(port) || port % PORT_SHARES !== OWN_PORT_SHARE) continue;
     handedOutPorts.add(port);
     return port;
   }
