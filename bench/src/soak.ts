@@ -74,6 +74,8 @@ interface W5Fixture {
   fundedUsdt: Map<string, number>;
 }
 
+/** The most W5 req/s the probe's merchants are funded for (a closed loop on this system reaches about 100 on 2 cores). */
+const PROBE_SATURATION_CAP = 400;
 const FUNDING_PAY_IN_RUB = 500_000;
 const FUNDING_PAY_IN_NET_RUB = FUNDING_PAY_IN_RUB * 0.975; // the catalog's 2.5 % pay-in fee
 /** RUB per USDT bought by the operator's conversion (money-checks' 0.01 rate, less the ledger's 1 % fee), rounded up. */
@@ -182,11 +184,19 @@ async function main(): Promise<void> {
   const ids = new OrderIds();
   const context = { system, operator, gateway, agentToken: agent.client.token, sink, ids };
 
+  const loadMs = options.loadMinutes * 60_000;
+  const prepareSoak = (rate: number) =>
+    prepareW5(context, 'soak', options.merchants, w5FundingPerMerchant(rate, loadMs / 1000, options.merchants), Math.min(options.disputablePoolCap, Math.ceil(W5_SHARE.disputeOpen * rate * (loadMs / 1000))));
   let saturation: number | null = null;
   const fixtures: W5Fixture[] = [];
+  // Quick: the soak's merchants are funded for the most the probe could find, beside the probe's own, so CI waits for one funding instead of two.
+  let soak = options.quick && options.rate === null ? prepareSoak(PROBE_SATURATION_CAP / 2) : null;
+  // Awaited below; until then a failure must not count as unhandled (the probe's own failure ends the run first).
+  soak?.catch(() => undefined);
   if (options.rate === null) {
-    const probe = await prepareW5(context, 'probe', 4, w5FundingPerMerchant(400, options.probeSeconds + 1, 4), options.quick ? 10 : 30);
+    const probe = await prepareW5(context, 'probe', 4, w5FundingPerMerchant(PROBE_SATURATION_CAP, options.probeSeconds + 1, 4), options.quick ? 10 : 30);
     fixtures.push(probe);
+    await soak;
     const send = mixedWorkload(gateway, probe.merchants, ids, sink.url, probe.state);
     await runClosedLoop({ connections: options.connections, durationMs: 1_000, send, record: () => undefined });
     let errors = 0;
@@ -194,12 +204,13 @@ async function main(): Promise<void> {
     saturation = closed.completed / (closed.elapsedMs / 1000);
     log(`W5 saturation (closed loop, ${options.connections} connections, ${options.probeSeconds} s): ${formatNumber(saturation)} req/s, ${errors} unexpected answers`);
     if (errors > 0) throw new Error(`the saturation probe got ${errors} unexpected answers: ${probe.state.describe()}`);
+    if (saturation > PROBE_SATURATION_CAP) throw new Error(`W5 saturates above ${PROBE_SATURATION_CAP} req/s, more than the merchants are funded for: raise PROBE_SATURATION_CAP`);
   }
   const rate = options.rate ?? Math.max(1, (saturation as number) / 2);
-  const loadMs = options.loadMinutes * 60_000;
-  const disputable = Math.min(options.disputablePoolCap, Math.ceil(W5_SHARE.disputeOpen * rate * (loadMs / 1000)));
-  const soak = await prepareW5(context, 'soak', options.merchants, w5FundingPerMerchant(rate, loadMs / 1000, options.merchants), disputable);
-  fixtures.push(soak);
+  soak ??= prepareSoak(rate);
+  const soakFixture = await soak;
+  fixtures.push(soakFixture);
+  const disputable = soakFixture.state.disputable.length;
 
   const services: ServiceName[] = ['gateway', 'payments', 'ledger', 'disputes', 'withdrawals', 'callbacks'];
   const kafkaPid = Number(process.env['BENCH_KAFKA_PID']) || pidListeningOn(Number(brokers[0].split(':')[1]));
@@ -231,7 +242,7 @@ async function main(): Promise<void> {
   await takeSample();
   const timer = setInterval(() => void takeSample(), options.sampleEverySeconds * 1000);
   const progress = setInterval(() => log(`${samples.length} samples, ${recorder.errors} errors so far; ${describeLatest(samples)}`), 60_000);
-  const send: SendRequest = mixedWorkload(gateway, soak.merchants, ids, sink.url, soak.state);
+  const send: SendRequest = mixedWorkload(gateway, soakFixture.merchants, ids, sink.url, soakFixture.state);
   const loop = await runOpenLoop({ ratePerSecond: rate, durationMs: loadMs, send, record: recorder.record });
   clearInterval(timer);
   clearInterval(progress);
@@ -258,7 +269,7 @@ async function main(): Promise<void> {
   const finishedAt = new Date();
   const command = `npm run soak${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, load average ${loadAtStart} at start and ${loadavg().map((value) => value.toFixed(2)).join(' ')} at the end (a machine shared with other work shows in these); ${ownInfra ? 'private Kafka and PostgreSQL' : 'SHARED Kafka and PostgreSQL'}`;
-  const workload = `${soak.state.describe()}; ${sink.describe()}`;
+  const workload = `${soakFixture.state.describe()}; ${sink.describe()}`;
   const run = { startedAt, finishedAt, commit: gitCommit(), command, quick: options.quick, machine, saturationPerSecond: saturation, ratePerSecond: rate, loadMinutes: options.loadMinutes, sampleEverySeconds: options.sampleEverySeconds, minutes, summaries, workload, verdict };
   const markdown = renderSoakMarkdown(run);
   const reports = join(workspaceRoot, 'reports');
