@@ -24,6 +24,7 @@ function run(overrides: Partial<SoakRunSummary> = {}): SoakRunSummary {
     summaries,
     workload: 'W5 requests by operation: status 2160',
     verdict: soakVerdict({ quick: false, summaries, errors: 0, moneyProblems: [], samplingFailures: [] }),
+    charts: ['soak-x-rss.svg', 'soak-x-lag.svg'],
     ...overrides,
   };
 }
@@ -43,6 +44,10 @@ describe('the soak markdown summary', () => {
     expect(markdown).toContain('| pg backends payments | 4.00 | 10.0 | 4.00 | 10.0 | +0.000 | +0.000 % | flat |');
     expect(markdown).toMatch(/\| lag ledger\.payment-events \| 0 \| 1,200 \| 0 \| 1,200 \| \+280\.0 \| .* \| \*\*grows\*\* \(≥ 10\/min\) \|/);
     expect(markdown).toContain('| 1 | 90.0 | 5400 | 0 | 12.5 | 80.0 |');
+  });
+
+  it('shows the chart of each kind', () => {
+    expect(renderSoakMarkdown(run())).toContain('![soak-x-rss.svg](soak-x-rss.svg)\n![soak-x-lag.svg](soak-x-lag.svg)');
   });
 
   it('labels a quick run\'s slopes as not judged', () => {

@@ -20,6 +20,8 @@ export interface SoakRunSummary {
   /** The workload's own description (requests per operation, pools that ran dry). */
   workload: string;
   verdict: SoakVerdict;
+  /** The SVG chart of each kind of series, by file name next to the markdown. */
+  charts: readonly string[];
 }
 
 const KIND_TITLES: Record<SeriesKind, string> = {
@@ -53,6 +55,7 @@ export function renderSoakMarkdown(run: SoakRunSummary): string {
     lines.push(`${KIND_TITLES[kind]}:`, '', seriesTable(ofKind, run.verdict.slopesJudged), '');
   }
   lines.push(`${run.workload}.`, '');
+  if (run.charts.length > 0) lines.push(...run.charts.map((file) => `![${file}](${file})`), '');
   return lines.join('\n');
 }
 

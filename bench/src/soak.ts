@@ -19,7 +19,8 @@ import { availableBalance, checkWithdrawalMoney, convertRubToUsdt } from './mone
 import { runClosedLoop, runOpenLoop, type LoopSample, type SendRequest } from './open-loop';
 import { pidListeningOn } from './proc-stats';
 import { formatNumber } from './report';
-import { formatSlope, seriesOf, soakVerdict, summarizeSeries, w5FundingPerMerchant, W5_SHARE, type MinuteFigures, type SampleValues } from './soak-analysis';
+import { formatSlope, seriesOf, soakVerdict, summarizeSeries, w5FundingPerMerchant, WARM_UP_SHARE, W5_SHARE, type MinuteFigures, type SampleValues, type SeriesKind } from './soak-analysis';
+import { soakChartSvg } from './soak-chart';
 import { renderSoakMarkdown } from './soak-report';
 import { SoakSampler, type WatchedProcess } from './soak-sampler';
 import { AcceptedWithdrawals, OrderIds } from './workloads';
@@ -76,6 +77,7 @@ interface W5Fixture {
 
 /** The most W5 req/s the probe's merchants are funded for (a closed loop on this system reaches about 100 on 2 cores). */
 const PROBE_SATURATION_CAP = 400;
+const CHART_TITLES: Record<SeriesKind, string> = { rss: 'Memory per process (MB)', connections: 'Open sockets and PostgreSQL backends', lag: 'Consumer lag per group (messages)' };
 const FUNDING_PAY_IN_RUB = 500_000;
 const FUNDING_PAY_IN_NET_RUB = FUNDING_PAY_IN_RUB * 0.975; // the catalog's 2.5 % pay-in fee
 /** RUB per USDT bought by the operator's conversion (money-checks' 0.01 rate, less the ledger's 1 % fee), rounded up. */
@@ -250,7 +252,7 @@ async function main(): Promise<void> {
   await takeSample();
   const loadSamples = samples.length;
   const minutes = recorder.figures(loop.elapsedMs);
-  log(`load done: ${loop.completed} of ${loop.scheduled} requests answered, ${recorder.errors} unexpected, ${loop.skipped} never sent (too far behind)`);
+  log(`load done: ${loop.completed} of ${loop.scheduled} requests answered, ${recorder.errors} unexpected or unanswered (${loop.skipped} of them never sent: too far behind)`);
 
   log('draining the consumers, then the checks: every accepted withdrawal debited once, the ledger auditor, signed callbacks');
   // Drain samples are kept in the JSON report, not fitted: the slopes are the load's.
@@ -263,22 +265,31 @@ async function main(): Promise<void> {
     ...(await assertLedgerAudited(system.databaseUrl('ledger')).then(() => [], (error: Error) => [error.message])),
     ...(sink.unsigned > 0 ? [`${sink.unsigned} callbacks arrived without a signature`] : []),
   ];
-  const summaries = seriesOf(samples.slice(0, loadSamples), loadStartedAtMs).map((series) => summarizeSeries(series, options.loadMinutes));
-  const verdict = soakVerdict({ quick: options.quick, summaries, errors: recorder.errors + loop.skipped, moneyProblems, samplingFailures });
+  const series = seriesOf(samples.slice(0, loadSamples), loadStartedAtMs);
+  const summaries = series.map((one) => summarizeSeries(one, options.loadMinutes));
+  const verdict = soakVerdict({ quick: options.quick, summaries, errors: recorder.errors /* skipped requests are recorded as errors too */, moneyProblems, samplingFailures });
 
   const finishedAt = new Date();
   const command = `npm run soak${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, load average ${loadAtStart} at start and ${loadavg().map((value) => value.toFixed(2)).join(' ')} at the end (a machine shared with other work shows in these); ${ownInfra ? 'private Kafka and PostgreSQL' : 'SHARED Kafka and PostgreSQL'}`;
   const workload = `${soakFixture.state.describe()}; ${sink.describe()}`;
-  const run = { startedAt, finishedAt, commit: gitCommit(), command, quick: options.quick, machine, saturationPerSecond: saturation, ratePerSecond: rate, loadMinutes: options.loadMinutes, sampleEverySeconds: options.sampleEverySeconds, minutes, summaries, workload, verdict };
-  const markdown = renderSoakMarkdown(run);
   const reports = join(workspaceRoot, 'reports');
   mkdirSync(reports, { recursive: true });
-  const base = join(reports, `soak-${startedAt.toISOString().replace(/[:.]/g, '-')}${options.quick ? '-quick' : ''}`);
+  const name = `soak-${startedAt.toISOString().replace(/[:.]/g, '-')}${options.quick ? '-quick' : ''}`;
+  const base = join(reports, name);
+  const charts = (Object.keys(CHART_TITLES) as SeriesKind[]).flatMap((kind) => {
+    const ofKind = series.filter((one) => one.kind === kind);
+    if (ofKind.length === 0) return [];
+    const file = `${name}-${kind}.svg`;
+    writeFileSync(join(reports, file), soakChartSvg({ title: CHART_TITLES[kind], unit: ofKind[0].unit, series: ofKind, loadMinutes: options.loadMinutes, warmUpMinutes: options.loadMinutes * WARM_UP_SHARE }));
+    return [file];
+  });
+  const run = { startedAt, finishedAt, commit: gitCommit(), command, quick: options.quick, machine, saturationPerSecond: saturation, ratePerSecond: rate, loadMinutes: options.loadMinutes, sampleEverySeconds: options.sampleEverySeconds, minutes, summaries, workload, verdict, charts };
+  const markdown = renderSoakMarkdown(run);
   writeFileSync(`${base}.json`, JSON.stringify({ ...run, options, loop, moneyProblems, samplingFailures, samples }, null, 2));
   writeFileSync(`${base}.md`, markdown);
   console.log(`\n${markdown}`);
-  log(`report: ${base}.json and ${base}.md`);
+  log(`report: ${base}.json and ${base}.md, charts ${charts.join(', ')}`);
   clearTimeout(limit);
   await cleanUp();
   process.exitCode = verdict.passed ? 0 : 1;
