@@ -79,6 +79,12 @@ describe('the verdict', () => {
     expect(verdict.reasons).toEqual(['rss payments grows +3.00 MB/min after the warm-up (threshold 1)']);
   });
 
+  it("shows but does not judge the broker's and the database server's memory", () => {
+    const kafka = summarizeSeries({ name: 'rss kafka', kind: 'rss', unit: 'MB', points: line(3, 250, everyHalfMinute(30)) }, 30);
+    expect(kafka).toMatchObject({ flat: false, judged: false });
+    expect(soakVerdict({ quick: false, summaries: [flat, kafka], ...clean }).passed).toBe(true);
+  });
+
   it('fails a full run whose series has no steady samples to fit', () => {
     const short = summarizeSeries({ name: 'lag x', kind: 'lag', unit: 'messages', points: [{ minute: 0, value: 1 }] }, 30);
     expect(soakVerdict({ quick: false, summaries: [short], ...clean }).passed).toBe(false);

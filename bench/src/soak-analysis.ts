@@ -39,6 +39,16 @@ export interface Series {
  */
 export const FLAT_THRESHOLD_PER_MINUTE: Record<SeriesKind, number> = { rss: 1, connections: 0.5, lag: 10 };
 
+/**
+ * Series shown with their slope but not judged: the broker's and the database server's memory.
+ * Both are caches bounded by their own configuration that grow with the data a run writes
+ * (Kafka: a JVM heap that expands from -Xms toward -Xmx, and the memory-mapped index of every
+ * new log segment; PostgreSQL: shared_buffers filling with the growing tables), which the
+ * platform's code cannot leak into and a 30-minute run does not fill. What is judged is ours:
+ * the services' memory, every connection count and every consumer lag.
+ */
+export const UNJUDGED_SERIES: ReadonlySet<string> = new Set(['rss kafka', 'rss postgres']);
+
 /** The share of the load's duration cut off as warm-up (JIT, caches, pools and JVM heap filling up). */
 export const WARM_UP_SHARE = 0.2;
 
@@ -85,6 +95,8 @@ export interface SeriesSummary {
   percentPerHour: number | null;
   thresholdPerMinute: number;
   flat: boolean;
+  /** False for UNJUDGED_SERIES: reported, never failing the run. */
+  judged: boolean;
 }
 
 export function summarizeSeries(series: Series, loadMinutes: number): SeriesSummary {
@@ -108,6 +120,7 @@ export function summarizeSeries(series: Series, loadMinutes: number): SeriesSumm
     percentPerHour: mean === 0 ? null : (slopePerMinute * 60 * 100) / mean,
     thresholdPerMinute,
     flat: slopePerMinute < thresholdPerMinute,
+    judged: !UNJUDGED_SERIES.has(series.name),
   };
 }
 
@@ -130,7 +143,7 @@ export function soakVerdict(input: { quick: boolean; summaries: readonly SeriesS
   reasons.push(...input.moneyProblems.map((problem) => `money check: ${problem}`));
   reasons.push(...input.samplingFailures.map((failure) => `sampling: ${failure}`));
   if (!input.quick) {
-    for (const summary of input.summaries) {
+    for (const summary of input.summaries.filter((one) => one.judged)) {
       if (summary.steadySamples < 2) reasons.push(`${summary.name}: fewer than two samples after the warm-up, no slope`);
       else if (!summary.flat) reasons.push(`${summary.name} grows ${formatSlope(summary.slopePerMinute)} ${summary.unit}/min after the warm-up (threshold ${summary.thresholdPerMinute})`);
     }

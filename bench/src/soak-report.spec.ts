@@ -6,6 +6,7 @@ const points = (values: number[]): SeriesPoint[] => values.map((value, minute) =
 function run(overrides: Partial<SoakRunSummary> = {}): SoakRunSummary {
   const summaries = [
     summarizeSeries({ name: 'rss gateway', kind: 'rss', unit: 'MB', points: points([180, 200, 201, 200, 202, 201]) }, 5),
+    summarizeSeries({ name: 'rss kafka', kind: 'rss', unit: 'MB', points: points([250, 260, 270, 280, 290, 300]) }, 5),
     summarizeSeries({ name: 'pg backends payments', kind: 'connections', unit: 'connections', points: points([4, 10, 10, 10, 10, 10]) }, 5),
     summarizeSeries({ name: 'lag ledger.payment-events', kind: 'lag', unit: 'messages', points: points([0, 100, 300, 600, 900, 1200]) }, 5),
   ];
@@ -41,6 +42,7 @@ describe('the soak markdown summary', () => {
     const markdown = renderSoakMarkdown(run());
     expect(markdown).toContain('| series | start MB | end | min | max | slope MB/min | slope, % of mean per hour | verdict |');
     expect(markdown).toMatch(/\| rss gateway \| 180 \| 201 \| 180 \| 202 \| \+0\.\d{3} \| \+[\d.]+ % \| flat \|/);
+    expect(markdown).toContain('| rss kafka | 250 | 300 | 250 | 300 | +10.0 | +214.3 % | shown, not judged |');
     expect(markdown).toContain('| pg backends payments | 4.00 | 10.0 | 4.00 | 10.0 | +0.000 | +0.000 % | flat |');
     expect(markdown).toMatch(/\| lag ledger\.payment-events \| 0 \| 1,200 \| 0 \| 1,200 \| \+280\.0 \| .* \| \*\*grows\*\* \(≥ 10\/min\) \|/);
     expect(markdown).toContain('| 1 | 90.0 | 5400 | 0 | 12.5 | 80.0 |');

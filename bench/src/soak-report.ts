@@ -63,7 +63,7 @@ function seriesTable(summaries: readonly SeriesSummary[], judged: boolean): stri
   const unit = summaries[0].unit;
   const rows = summaries.map((summary) => {
     const perHour = summary.percentPerHour === null ? '—' : `${formatSlope(summary.percentPerHour)} %`;
-    const verdict = !judged ? 'not judged' : summary.flat ? 'flat' : `**grows** (≥ ${summary.thresholdPerMinute}/min)`;
+    const verdict = !judged ? 'not judged' : !summary.judged ? 'shown, not judged' : summary.flat ? 'flat' : `**grows** (≥ ${summary.thresholdPerMinute}/min)`;
     return `| ${summary.name} | ${formatNumber(summary.start)} | ${formatNumber(summary.end)} | ${formatNumber(summary.min)} | ${formatNumber(summary.max)} | ${formatSlope(summary.slopePerMinute)} | ${perHour} | ${verdict} |`;
   });
   return [`| series | start ${unit} | end | min | max | slope ${unit}/min | slope, % of mean per hour | verdict |`, '|---|---:|---:|---:|---:|---:|---:|---|', ...rows].join('\n');

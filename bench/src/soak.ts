@@ -286,7 +286,7 @@ async function main(): Promise<void> {
   });
   const run = { startedAt, finishedAt, commit: gitCommit(), command, quick: options.quick, machine, saturationPerSecond: saturation, ratePerSecond: rate, loadMinutes: options.loadMinutes, sampleEverySeconds: options.sampleEverySeconds, minutes, summaries, workload, verdict, charts };
   const markdown = renderSoakMarkdown(run);
-  writeFileSync(`${base}.json`, JSON.stringify({ ...run, options, loop, moneyProblems, samplingFailures, samples }, null, 2));
+  writeFileSync(`${base}.json`, JSON.stringify({ ...run, options, loop, moneyProblems, samplingFailures, loadStartedAtMs, loadSamples, samples }, null, 2));
   writeFileSync(`${base}.md`, markdown);
   console.log(`\n${markdown}`);
   log(`report: ${base}.json and ${base}.md, charts ${charts.join(', ')}`);
