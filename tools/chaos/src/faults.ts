@@ -150,6 +150,6 @@ export function postgresConnectionDropFault(): ChaosFault {
 
 /** Which faults a run injects, in order. */
 export function standardFaults(mode: 'quick' | 'full', instances: readonly InstanceName[]): ChaosFault[] {
-  if (mode === 'quick') return [sigkillFault('payments-2'), sigkillFault('ledger'), kafkaRestartFault(), postgresConnectionDropFault()];
+  if (mode === 'quick') return [sigkillFault('payments-2'), sigkillFault('ledger'), kafkaRestartFault(3_000), postgresConnectionDropFault()];
   return [...instances.map((instance) => sigkillFault(instance)), kafkaRestartFault(), postgresRestartFault(), postgresConnectionDropFault()];
 }

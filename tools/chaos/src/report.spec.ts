@@ -41,7 +41,10 @@ describe('the verdict', () => {
         phantom: ['withdrawal mrc_a/W'],
         forbiddenServerErrors: [{ operation: 'pay-in', status: 500, code: 'INTERNAL_ERROR' }],
         audit: { ok: false, failedChecks: ['ledger-replay'], text: '' },
-        faults: [{ kind: 'sigkill', name: 'sigkill payments-2', injectedAtMs: 0, healedAtMs: 1_000, recoveryMs: null, recoveryFrom: 'inject', boundMs: 30_000 }],
+        faults: [
+          { kind: 'sigkill', name: 'sigkill payments-2', injectedAtMs: 0, healedAtMs: 1_000, recoveryMs: null, recoveryFrom: 'inject', boundMs: 30_000 },
+          { kind: 'kafka-restart', name: 'kafka restart', injectedAtMs: 0, healedAtMs: 1_000, recoveryMs: 9_000, recoveryFrom: 'heal', boundMs: 45_000, crashed: ['gateway (exit 1: DomainError)'] },
+        ],
       }),
     );
     expect(failed.passed).toBe(false);
@@ -51,6 +54,7 @@ describe('the verdict', () => {
       expect.stringContaining('1 server errors other than 503 with Retry-After'),
       'the money audit failed: ledger-replay',
       'sigkill payments-2: the load did not recover within 30 s',
+      'kafka restart: crashed gateway (exit 1: DomainError)',
     ]);
   });
 

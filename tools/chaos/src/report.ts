@@ -16,6 +16,8 @@ export interface FaultResult {
   boundMs: number;
   /** Why inject or heal failed, when one did. */
   error?: string;
+  /** Instances found exited after the heal that the fault did not stop itself (restarted by the run, as an orchestrator would): each one fails the run. */
+  crashed?: string[];
 }
 
 export interface ChaosReport {
@@ -59,6 +61,7 @@ export function verdictOf(report: ChaosReport): Verdict {
   if (report.forbiddenServerErrors.length > 0) reasons.push(`${report.forbiddenServerErrors.length} server errors other than 503 with Retry-After (first: ${JSON.stringify(report.forbiddenServerErrors[0])})`);
   if (!report.audit.ok) reasons.push(`the money audit failed: ${report.audit.failedChecks.join(', ')}`);
   for (const fault of report.faults) {
+    if (fault.crashed?.length) reasons.push(`${fault.name}: crashed ${fault.crashed.join('; ')}`);
     if (fault.error) reasons.push(`${fault.name}: ${fault.error}`);
     else if (fault.recoveryMs === null) reasons.push(`${fault.name}: the load did not recover within ${fault.boundMs / 1000} s`);
   }
@@ -94,7 +97,10 @@ export function renderMarkdown(report: ChaosReport, verdict: Verdict): string {
     '',
     '| fault | recovery | measured from | bound |',
     '|---|---:|---|---:|',
-    ...report.faults.map((fault) => `| ${fault.name} | ${fault.error ? `failed: ${fault.error}` : seconds(fault.recoveryMs)} | ${fault.recoveryFrom === 'inject' ? 'the injection' : 'the heal'} | ${seconds(fault.boundMs)} |`),
+    ...report.faults.map((fault) => {
+      const crashed = fault.crashed?.length ? `; crashed: ${fault.crashed.join('; ')}` : '';
+      return `| ${fault.name} | ${fault.error ? `failed: ${fault.error}` : seconds(fault.recoveryMs)}${crashed} | ${fault.recoveryFrom === 'inject' ? 'the injection' : 'the heal'} | ${seconds(fault.boundMs)} |`;
+    }),
     '',
     '| operation | 2xx | 4xx | 5xx | timeouts |',
     '|---|---:|---:|---:|---:|',

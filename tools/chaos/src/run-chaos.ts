@@ -42,6 +42,8 @@ const RUN_ENVIRONMENT: ServiceEnvironment = {
 };
 /** Most operations in flight at once: past it the load waits, instead of piling up thousands of requests during an outage. */
 const MAX_IN_FLIGHT = 120;
+/** How long the settle reads may take in all: a few hundred reads on a healthy system take seconds. */
+const SETTLE_BUDGET_MS = { quick: 30_000, full: 120_000 } as const;
 /** How long the run waits for the load's last requests once it stops (they time out at 15 s). */
 const IN_FLIGHT_GRACE_MS = 20_000;
 
@@ -72,7 +74,7 @@ export async function runChaos(options: ChaosOptions, infra: ChaosInfra, faults:
     system = await SystemUnderTest.start({ env, beforeServices: async (started) => Promise.all(faults.map((fault) => fault.prepare?.(contextOf(started)))).then(() => undefined) });
     const running = system;
     const chaos = contextOf(running);
-    for (const replica of options.replicas) await running.startService(replica, replica.startsWith('gateway') ? { GATEWAY_INSTANCE_ID: replica } : {});
+    await Promise.all(options.replicas.map((replica) => running.startService(replica, replica.startsWith('gateway') ? { GATEWAY_INSTANCE_ID: replica } : {})));
     say(`system ready in ${seconds(Date.now() - startedAtMs)}; preparing ${options.merchants} merchants, an operator and an agent`);
     load = await MixedLoad.prepare(running, log, options.merchants);
     const mixed = load;
@@ -94,7 +96,7 @@ export async function runChaos(options: ChaosOptions, infra: ChaosInfra, faults:
     const results: FaultResult[] = [];
     for (const fault of faults) {
       if (abort.aborted || overTime()) break;
-      results.push(await runFault(fault, chaos, log, options, say));
+      results.push(await runFault(fault, chaos, log, options, abort, say));
       await sleep(options.gapMs);
     }
     loadRunning = false;
@@ -110,7 +112,7 @@ export async function runChaos(options: ChaosOptions, infra: ChaosInfra, faults:
     await sleep(options.drainMs);
 
     const outcomes = log.outcomes;
-    const settled = await settle(outcomes, mixed.merchants);
+    const settled = await settle(outcomes, mixed.merchants, Date.now() + SETTLE_BUDGET_MS[options.mode], abort);
     say(`settled ${settled.needed} timed-out or 5xx requests with a status read`);
     const held = await heldObjects(running, mixed.merchants.map((merchant) => merchant.merchantId));
     const reconciliation = reconcile(outcomes, held);
@@ -160,8 +162,23 @@ export async function runChaos(options: ChaosOptions, infra: ChaosInfra, faults:
   }
 }
 
+/**
+ * Instances that exited although no fault stopped them (checked after a heal): recorded, with
+ * the last line they wrote, and started again, as an orchestrator would, so the run goes on.
+ */
+async function reviveCrashed(context: ChaosContext, crashed: string[], say: Say): Promise<void> {
+  for (const instance of context.instances) {
+    if (context.system.isRunning(instance)) continue;
+    const lastLines = context.system.outputOf(instance).filter((line) => /error|exception|exit/i.test(line)).slice(-1);
+    const entry = `${instance}${lastLines[0] ? ` (${lastLines[0].slice(0, 200)})` : ''}`;
+    crashed.push(entry);
+    say(`  CRASHED: ${entry}; starting it again`);
+    await context.system.startService(instance, instance.startsWith('gateway-') ? { GATEWAY_INSTANCE_ID: instance } : {}).catch((error: unknown) => say(`  could not start ${instance} again: ${messageOf(error)}`));
+  }
+}
+
 /** Injects, holds, heals, then waits for the load to succeed again (outcomes.ts recoveryTime) within the fault's bound. */
-async function runFault(fault: ChaosFault, context: ChaosContext, log: OutcomeLog, options: ChaosOptions, say: Say): Promise<FaultResult> {
+async function runFault(fault: ChaosFault, context: ChaosContext, log: OutcomeLog, options: ChaosOptions, abort: AbortSignal, say: Say): Promise<FaultResult> {
   const boundMs = fault.recoveryBoundMs ?? DEFAULT_RECOVERY_BOUND_MS;
   const recoveryFrom = fault.recoveryFrom ?? 'heal';
   const result: FaultResult = { kind: fault.kind, name: fault.name, injectedAtMs: log.now(), healedAtMs: null, recoveryMs: null, recoveryFrom, boundMs };
@@ -180,7 +197,9 @@ async function runFault(fault: ChaosFault, context: ChaosContext, log: OutcomeLo
     return result;
   }
   const fromMs = recoveryFrom === 'inject' ? result.injectedAtMs : (result.healedAtMs ?? log.now());
-  while (log.now() - fromMs <= boundMs + options.stableMs) {
+  const crashed: string[] = [];
+  while (log.now() - fromMs <= boundMs + options.stableMs && !abort.aborted) {
+    await reviveCrashed(context, crashed, say);
     const recovery = recoveryTime(log.outcomes, fromMs, options.stableMs, log.now());
     if (recovery !== null) {
       result.recoveryMs = recovery <= boundMs ? recovery : null;
@@ -188,18 +207,22 @@ async function runFault(fault: ChaosFault, context: ChaosContext, log: OutcomeLo
     }
     await sleep(250);
   }
+  await reviveCrashed(context, crashed, say);
+  if (crashed.length > 0) result.crashed = crashed;
   say(`  healed in ${seconds((result.healedAtMs ?? 0) - result.injectedAtMs)}, recovered ${result.recoveryMs === null ? 'NOT within the bound' : `in ${seconds(result.recoveryMs)}`} (from the ${recoveryFrom})`);
   return result;
 }
 
 /** A status read after the drain for every create or order action that timed out or got a 5xx: did it happen? */
-async function settle(outcomes: RequestOutcome[], merchants: RunMerchant[]): Promise<ChaosReport['settled']> {
+async function settle(outcomes: RequestOutcome[], merchants: RunMerchant[], deadlineMs: number, abort: AbortSignal): Promise<ChaosReport['settled']> {
   const byId = new Map(merchants.map((merchant) => [merchant.merchantId, merchant]));
   const tally = { needed: 0, happened: 0, notHappened: 0, unknown: 0 };
   for (const outcome of outcomes.filter(needsSettling)) {
     tally.needed += 1;
     const merchant = byId.get(outcome.merchantId);
-    outcome.settled = merchant && outcome.orderId ? await settleOne(outcome, merchant, outcome.orderId) : 'unknown';
+    // Past the budget (a system that no longer answers) the rest stay unknown, which fails the run.
+    const canRead = merchant && outcome.orderId && Date.now() < deadlineMs && !abort.aborted;
+    outcome.settled = canRead ? await settleOne(outcome, merchant, outcome.orderId as string) : 'unknown';
     if (outcome.settled === 'happened') tally.happened += 1;
     else if (outcome.settled === 'not-happened') tally.notHappened += 1;
     else tally.unknown += 1;
@@ -222,7 +245,7 @@ async function settleOne(outcome: RequestOutcome, merchant: RunMerchant, orderId
 
 /** A read after the drain: retried a few times, since it is the last word on what happened. */
 async function statusRead(merchant: RunMerchant, path: string): Promise<{ status: number; body: { status?: string } | undefined } | null> {
-  for (let attempt = 0; attempt < 5; attempt += 1) {
+  for (let attempt = 0; attempt < 3; attempt += 1) {
     try {
       const prepared = merchant.sdk.prepare('GET', path);
       const response = await fetch(prepared.url, { headers: prepared.headers, signal: AbortSignal.timeout(10_000) });
