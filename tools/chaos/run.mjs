@@ -28,6 +28,14 @@ try {
   const buildLog = join(root, '.local/build.log');
   say(`building (Nx, cached; log in ${buildLog})`);
   await build({ logFile: buildLog });
+  const { chaosOptions, main } = createRequire(import.meta.url)(builtEntry('tools/chaos/src/main.ts'));
+  let options;
+  try {
+    options = chaosOptions(process.argv.slice(2));
+  } catch (error) {
+    console.error(`[chaos] ${error.message}\nusage: npm run chaos [-- --quick] [--rate N] [--merchants N]`);
+    process.exit(2);
+  }
   say('starting a private Kafka broker and PostgreSQL server');
   infra = await startInfra({ mode: 'test' });
   // The test harness (SystemUnderTest) reads these; the run's own servers, never the shared ones.
@@ -37,10 +45,7 @@ try {
     kafka: { brokers: infra.kafka.brokers, port: infra.kafka.port, pause: infra.kafka.pause, resume: infra.kafka.resume },
     postgres: { adminUrl: infra.postgres.adminUrl, host: infra.postgres.host, port: infra.postgres.port, pause: infra.postgres.pause, resume: infra.postgres.resume },
   };
-  if (!abort.signal.aborted) {
-    const { main } = createRequire(import.meta.url)(builtEntry('tools/chaos/src/main.ts'));
-    code = await main(process.argv.slice(2), chaosInfra, abort.signal);
-  } else code = 130;
+  code = abort.signal.aborted ? 130 : await main(options, chaosInfra, abort.signal);
 } catch (error) {
   console.error(`[chaos] ${error instanceof Error ? (error.stack ?? error.message) : error}`);
   code = 1;
