@@ -15,6 +15,8 @@ function projectConfigs(): string[] {
   candidates.push('bench');
   // deploy/ checks the service catalog against the code (deploy/catalog/catalog.spec.ts).
   candidates.push('deploy', 'tools');
+  // The chaos runner (tools/chaos/) has unit tests of its own; the run itself is `npm run chaos`.
+  candidates.push(join('tools', 'chaos'));
   return candidates.map((dir) => join(__dirname, dir, 'jest.config.ts')).filter((file) => existsSync(file));
 }
 

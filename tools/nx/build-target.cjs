@@ -22,8 +22,8 @@ const buildTarget = {
 module.exports = {
   name: 'merchant-payments-build',
   createNodes: [
-    // apps, libraries and the benchmark (bench/), which runs from its build like the services.
-    '{apps/**/project.json,libs/**/project.json,bench/project.json}',
+    // apps, libraries, the benchmark (bench/) and the chaos runner (tools/chaos/), which run from their builds like the services.
+    '{apps/**/project.json,libs/**/project.json,bench/project.json,tools/chaos/project.json}',
     (projectFiles) => projectFiles.map((file) => [file, { projects: { [dirname(file)]: { targets: { build: buildTarget } } } }]),
   ],
 };

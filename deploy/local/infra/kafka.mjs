@@ -263,6 +263,11 @@ async function launchKafka(ctx, { java, dir, ports }) {
   // Dev's log would grow forever; keep just the previous run's.
   if (!ctx.test) await fsp.rename(logFile, `${logFile}.prev`).catch(() => {});
   const startOffset = (await fsp.stat(logFile).catch(() => ({ size: 0 }))).size;
+  return runBroker({ java, dir, propertiesFile, logFile, startOffset, brokerPort: ports.brokerPort });
+}
+
+/** Starts the broker on a formatted log dir and waits until it is ready; kills it on failure. */
+async function runBroker({ java, dir, propertiesFile, logFile, startOffset, brokerPort }) {
   const child = spawnBroker({ java, dir, propertiesFile, logFile });
   let exit = null;
   child.once('exit', (code, sig) => (exit = sig ? `signal ${sig}` : `exit code ${code}`));
@@ -271,12 +276,12 @@ async function launchKafka(ctx, { java, dir, ports }) {
   try {
     await waitForLogLine(logFile, KAFKA_READY_LINE, { startOffset, timeoutMs: KAFKA_READY_TIMEOUT_MS, exitInfo: () => exit });
     // The log line means the listeners are up; a real connection proves it.
-    if (!(await waitForTcp(ports.brokerPort, 10_000))) throw await withLogTail(`the Kafka broker logged "${KAFKA_READY_LINE}" but 127.0.0.1:${ports.brokerPort} does not accept connections`, logFile);
+    if (!(await waitForTcp(brokerPort, 10_000))) throw await withLogTail(`the Kafka broker logged "${KAFKA_READY_LINE}" but 127.0.0.1:${brokerPort} does not accept connections`, logFile);
   } catch (error) {
     if (child.pid) await terminate(child.pid, { graceMs: 5_000, what: 'Kafka broker' });
     throw error;
   }
-  return { child, logFile, exitInfo: () => exit };
+  return { child, logFile, exitInfo: () => exit, restart: async () => runBroker({ java, dir, propertiesFile, logFile, startOffset: (await fsp.stat(logFile)).size, brokerPort }) };
 }
 
 /** Test mode retries on a port race (another process took a port between our probe and the bind). */
@@ -322,14 +327,22 @@ export async function assertDevKafkaStartable(dir) {
 
 function kafkaHandle(ctx, { dir, broker, brokerPort }) {
   let stopping = false;
-  const exited = new Promise((resolve) => broker.child.once('exit', (code, sig) => resolve({ code, signal: sig })));
-  exited.then(({ code, signal: sig }) => {
-    if (!stopping) ctx.log(`Kafka broker exited unexpectedly (${sig ?? `exit code ${code}`}); see ${relative(broker.logFile)}`);
-  });
+  let paused = false;
+  let current = broker;
+  // Resolves when a broker exits that nobody stopped or paused (the first one, or one started by resume).
+  let reportExit;
+  const exited = new Promise((resolve) => (reportExit = resolve));
+  const watch = (child) =>
+    child.once('exit', (code, sig) => {
+      if (stopping || paused) return;
+      ctx.log(`Kafka broker exited unexpectedly (${sig ?? `exit code ${code}`}); see ${relative(broker.logFile)}`);
+      reportExit({ code, signal: sig });
+    });
+  watch(broker.child);
   const stop = once(async () => {
     stopping = true;
     const startedMs = Date.now();
-    await terminate(broker.child.pid, { graceMs: KAFKA_STOP_GRACE_MS, log: ctx.log, what: 'Kafka broker' });
+    if (!paused) await terminate(current.child.pid, { graceMs: KAFKA_STOP_GRACE_MS, log: ctx.log, what: 'Kafka broker' });
     await fsp.rm(path.join(dir, 'broker.pid'), { force: true });
     if (ctx.test) {
       await removeComponentDir(dir);
@@ -337,7 +350,20 @@ function kafkaHandle(ctx, { dir, broker, brokerPort }) {
     }
     ctx.log(`Kafka stopped in ${seconds(startedMs)}`);
   });
+  // A broker restart (the chaos runner's fault, docs/operations/chaos.md): stopped like stop()
+  // does, but the log dir stays, and resume() starts it again on the same port and data.
+  const pause = async () => {
+    if (paused || stopping) return;
+    paused = true;
+    await terminate(current.child.pid, { graceMs: KAFKA_STOP_GRACE_MS, log: ctx.log, what: 'Kafka broker' });
+  };
+  const resume = async () => {
+    if (!paused || stopping) return;
+    current = await current.restart();
+    paused = false;
+    watch(current.child);
+  };
   // What a client of the secured broker needs besides the address (null on the PLAINTEXT one).
   const security = ctx.security ? { protocol: 'SASL_SSL', mechanism: KAFKA_SCRAM_MECHANISM, caFile: ctx.brokerCaFile, adminUser: KAFKA_ADMIN_USER, adminPassword: ctx.security.adminPassword, users: { ...ctx.security.users } } : null;
-  return { brokers: `127.0.0.1:${brokerPort}`, port: brokerPort, pid: broker.child.pid, logFile: broker.logFile, dir, exited, stop, security };
+  return { brokers: `127.0.0.1:${brokerPort}`, port: brokerPort, get pid() { return current.child.pid; }, logFile: broker.logFile, dir, exited, stop, pause, resume, security };
 }

@@ -329,8 +329,12 @@ function postgresHandle(ctx, pg, { port, password }) {
     }
     ctx.log(`PostgreSQL stopped in ${seconds(startedMs)}`);
   });
+  // A server restart (the chaos runner's fault, docs/operations/chaos.md): a fast shutdown that
+  // keeps the data directory, and a start on the same port.
+  const pause = () => pgStop(pg);
+  const resume = () => pgStart(ctx, { ...pg, port });
   const adminUrl = `postgres://${PG_SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
-  return { adminUrl, host: '127.0.0.1', port, user: PG_SUPERUSER, password, dataDir: pg.dataDir, logFile: pg.logFile, stop };
+  return { adminUrl, host: '127.0.0.1', port, user: PG_SUPERUSER, password, dataDir: pg.dataDir, logFile: pg.logFile, stop, pause, resume };
 }
 
 ////////// PostgreSQL: databases

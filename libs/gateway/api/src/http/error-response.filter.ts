@@ -1,4 +1,5 @@
 import { Catch, HttpException, Logger, NotFoundException, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
+import { classifyError } from '@mp/shared-messaging';
 import { DomainError, httpStatusOf, isErrorCode, type ErrorCode, type ErrorDetail } from '@mp/shared-util-errors';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { bodyLimitExceededMessage, keepReadingRefusedBody } from './refused-body';
@@ -33,8 +34,9 @@ interface ErrorBody {
 
 /**
  * The one place where errors become HTTP responses, in the single body shape of decisions.md:
- * `{"error": {"code", "message", "details"}, "request_id"}`. Anything unexpected is logged and
- * answered as a 500 without internals.
+ * `{"error": {"code", "message", "details"}, "request_id"}`. A dependency out of reach (the
+ * messaging port's transient errors: connection failures, PostgreSQL shutting down) is a 503 with
+ * Retry-After; anything else unexpected is logged and answered as a 500 without internals.
  */
 @Catch()
 export class ErrorResponseFilter implements ExceptionFilter {
@@ -77,6 +79,12 @@ export class ErrorResponseFilter implements ExceptionFilter {
       const message =
         status === 404 && knownCode === 'NOT_FOUND' ? `No route ${request.method} ${request.url.split('?')[0]}` : knownCode === 'PAYLOAD_TOO_LARGE' ? bodyLimitMessage(request) : String(response?.message ?? exception.message);
       return { status: httpStatusOf(knownCode), body: { error: { code: knownCode, message, details: [] }, request_id: requestId } };
+    }
+    if (classifyError(exception) === 'transient') {
+      // The gateway's own PostgreSQL out of reach (a restart, dropped connections, a pool that
+      // cannot connect in time): the request may be sent again, which is what 503 says.
+      this.logger.warn(`request ${requestId} found a dependency unavailable: ${exception instanceof Error ? exception.message : String(exception)}`);
+      return { status: 503, body: { error: { code: 'SERVICE_UNAVAILABLE', message: 'A service the platform needs is unavailable; retry shortly', details: [] }, request_id: requestId } };
     }
     this.logger.error(`request ${requestId} failed: ${exception instanceof Error ? exception.stack : String(exception)}`);
     return { status: 500, body: { error: { code: 'INTERNAL_ERROR', message: 'An internal error occurred; it has been logged', details: [] }, request_id: requestId } };

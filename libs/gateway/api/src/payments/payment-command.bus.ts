@@ -109,8 +109,15 @@ export class PaymentCommandBus implements OnApplicationBootstrap, OnApplicationS
       this.pending.set(command.id, { resolve: (value) => resolve(value as TReply) });
       timer = setTimeout(() => reject(unavailable(`The ${route.service} service did not answer in time`)), this.settings.commandTimeoutMs);
     });
+    const published = this.broker.publish([{ topic: route.topic, key: options.key, envelope: command }]);
+    // The timeout covers publishing too: with the broker down the producer retries for longer
+    // than it, and the caller gets its 503 at the timeout, not when the producer gives up.
+    // Whichever of the two settles last is left unawaited, so it gets a handler here: an
+    // unhandled rejection ends the process (a Kafka restart in the chaos run took the gateway down).
+    published.catch(() => undefined);
+    reply.catch(() => undefined);
     try {
-      await this.broker.publish([{ topic: route.topic, key: options.key, envelope: command }]);
+      await Promise.race([published, reply]);
       return await reply;
     } catch (error) {
       if (error instanceof DomainError) throw error;

@@ -82,4 +82,23 @@ describe('payments commands through the one intake, on real Postgres', () => {
     const replies = await dataSource.query(`SELECT count(*)::int AS n FROM outbox WHERE envelope->>'type' = $1 AND envelope->'data'->>'outcome' = 'accepted'`, [COMMAND_REPLY_TYPE]);
     expect(replies).toEqual([{ n: 44 }]);
   });
+
+  // Found by the chaos run (docs/operations/chaos.md): with the ledger's instance down, a payout's
+  // hold failed as an ordinary error, the batch rolled back and the payout was retried in place,
+  // so every pay-in behind it on its partition waited for the ledger and was answered 503.
+  it('refuses a payout whose hold the ledger cannot place with SERVICE_UNAVAILABLE, and the pay-ins beside it go through', async () => {
+    const ledgerDown = { placeHold: () => Promise.reject(new TypeError('fetch failed')) } as LedgerHolds;
+    const settings = { secretsKeyring: SecretKeyring.single(randomBytes(32)), payerPageBaseUrl: 'https://pay.example', crashAfterCommitOf: null } as unknown as PaymentsSettings;
+    const vault = new RecipientAccountVault(settings);
+    const withLedgerDown = new PaymentCommandHandler(dataSource, ledgerDown, { now: () => new Date() }, settings, new PayerPageLinks(settings), vault);
+    const account = await vault.store(dataSource.manager, MERCHANT, '40817810099910004312');
+    const payout = command('CreateOutgoingPayment', { merchantId: MERCHANT, orderId: 'P-ledger-down', amountMinor: '100000', currency: 'RUB', country: 'RU', callbackUrl: 'https://shop.example/cb', method: 'bank_card', recipientAccountRef: account.reference });
+    const [before, after] = [payInSteps('A-before-payout')[0], payInSteps('A-after-payout')[0]];
+
+    await withLedgerDown.handleAll([before, payout, after]);
+
+    expect([await statusOf('A-before-payout'), await statusOf('P-ledger-down'), await statusOf('A-after-payout')]).toEqual(['PENDING', undefined, 'PENDING']);
+    const [reply] = await dataSource.query(`SELECT envelope->'data' AS data FROM outbox WHERE envelope->>'type' = $1 AND envelope->>'causationId' = $2`, [COMMAND_REPLY_TYPE, payout.id]);
+    expect(reply.data).toMatchObject({ outcome: 'rejected', error: { code: 'SERVICE_UNAVAILABLE' } });
+  });
 });
