@@ -36,18 +36,26 @@ export interface ProxyFaultContext {
   log(line: string): void;
 }
 
-/** The runner's ChaosFault (tools/chaos/src/faults.ts), as these faults fill it in. */
-export interface ProxyChaosFault {
+/**
+ * The runner's ChaosFault (tools/chaos/src/faults.ts, built in parallel), field for field, over
+ * the part of ChaosContext a fault reads; once faults.ts is on main, ChaosFault replaces it.
+ */
+export interface NetworkChaosFault<Context> {
   kind: string;
   name: string;
-  prepare(context: ProxyFaultContext): Promise<void>;
-  inject(context: ProxyFaultContext): Promise<void>;
-  heal(context: ProxyFaultContext): Promise<void>;
-  dispose(context: ProxyFaultContext): Promise<void>;
+  prepare?(context: Context): Promise<void>;
+  inject(context: Context): Promise<void>;
+  heal(context: Context): Promise<void>;
+  dispose?(context: Context): Promise<void>;
+  /** How long the runner holds the fault between inject and heal. */
   holdMs?: number;
+  /** Recovery counts from the injection (a blip others ride over) or from the end of the heal (an outage held open). */
   recoveryFrom?: 'inject' | 'heal';
   recoveryBoundMs?: number;
 }
+
+/** A proxy fault: it routes the services in `prepare` and closes the proxies in `dispose`. */
+export type ProxyChaosFault = NetworkChaosFault<ProxyFaultContext> & Required<Pick<NetworkChaosFault<ProxyFaultContext>, 'prepare' | 'dispose'>>;
 
 /** The service whose internal HTTP the faults break: payments' payout holds, the gateway's balance reads and withdrawals' holds go to it. */
 const INTERNAL_HTTP_TARGET: ServiceName = 'ledger';
