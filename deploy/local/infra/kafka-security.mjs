@@ -17,19 +17,36 @@ export const KAFKA_ADMIN_USER = 'admin';
 const jaasQuoted = (value) => `"${String(value).replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`;
 
 /**
+ * The extra listener for clients behind a TCP fault proxy (`kafkaProxiedListener` of
+ * startKafka/startInfra: `{ advertisedPort, advertisedHost? }`): it listens on `port` (a free
+ * port the launcher picks) and advertises the proxy's host:port. Null without the option.
+ */
+export function proxiedListener(options, port) {
+  if (!options) return null;
+  const advertisedPort = Number(options.advertisedPort);
+  if (!Number.isInteger(advertisedPort) || advertisedPort < 1 || advertisedPort > 65535) throw new Error(`kafkaProxiedListener.advertisedPort must be a TCP port, got ${JSON.stringify(options.advertisedPort)}`);
+  return { port, advertised: `${options.advertisedHost ?? '127.0.0.1'}:${advertisedPort}` };
+}
+
+/**
  * The listeners: PLAINTEXT on loopback by default (npm start, most tests). With `security`
  * (the secured configuration that compose and Kubernetes run, see deploy/kafka/README.md):
  * clients reach SASL_SSL with SCRAM-SHA-512, the controller link is SASL PLAIN on loopback as the
  * admin principal, and the StandardAuthorizer refuses whatever no ACL allows.
  */
-export function listenerProperties({ brokerPort, controllerPort, security }) {
+export function listenerProperties({ brokerPort, controllerPort, security, proxied }) {
   if (!security) {
-    return `listeners=PLAINTEXT://127.0.0.1:${brokerPort},CONTROLLER://127.0.0.1:${controllerPort}
-advertised.listeners=PLAINTEXT://127.0.0.1:${brokerPort}
+    // PROXIED (the chaos runner's fault proxy, see proxiedListener): a second PLAINTEXT listener
+    // that advertises the proxy's address, so a client bootstrapped through the proxy keeps
+    // talking to the broker through it; the broker itself and direct clients use PLAINTEXT.
+    const extra = proxied ? { listener: `,PROXIED://127.0.0.1:${proxied.port}`, advertised: `,PROXIED://${proxied.advertised}`, protocol: ',PROXIED:PLAINTEXT' } : { listener: '', advertised: '', protocol: '' };
+    return `listeners=PLAINTEXT://127.0.0.1:${brokerPort}${extra.listener},CONTROLLER://127.0.0.1:${controllerPort}
+advertised.listeners=PLAINTEXT://127.0.0.1:${brokerPort}${extra.advertised}
 controller.listener.names=CONTROLLER
 inter.broker.listener.name=PLAINTEXT
-listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT`;
+listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT${extra.protocol}`;
   }
+  if (proxied) throw new Error('kafkaProxiedListener works with the PLAINTEXT broker only, not with kafkaSecurity');
   const admin = jaasQuoted(security.adminPassword);
   return `listeners=SASL_SSL://127.0.0.1:${brokerPort},CONTROLLER://127.0.0.1:${controllerPort}
 advertised.listeners=SASL_SSL://127.0.0.1:${brokerPort}

@@ -13,7 +13,7 @@ import { isOurProcess, readPid, terminate } from './processes.mjs';
 import { assertDevPortFree, freePorts, waitForTcp } from './ports.mjs';
 import { removeComponentDir } from './run-dirs.mjs';
 import { watchdogRegister, watchdogRelease } from './watchdog.mjs';
-import { escapeProperty, KAFKA_ADMIN_USER, KAFKA_SCRAM_MECHANISM, listenerProperties, makeBrokerTls, scramArguments } from './kafka-security.mjs';
+import { escapeProperty, KAFKA_ADMIN_USER, KAFKA_SCRAM_MECHANISM, listenerProperties, makeBrokerTls, proxiedListener, scramArguments } from './kafka-security.mjs';
 
 ////////// Kafka: Java and jars
 
@@ -118,12 +118,12 @@ async function installKafkaJars(tempDir) {
 ////////// Kafka: configuration and storage
 
 /** server.properties from kafka-local.md section 4, on the given ports and data dir. */
-function kafkaServerProperties({ brokerPort, controllerPort, dataDir, security }) {
+function kafkaServerProperties({ brokerPort, controllerPort, proxied, dataDir, security }) {
   return `# Written by deploy/local/infra.mjs on every start; edits are overwritten.
 process.roles=broker,controller
 node.id=1
 controller.quorum.voters=1@127.0.0.1:${controllerPort}
-${listenerProperties({ brokerPort, controllerPort, security })}
+${listenerProperties({ brokerPort, controllerPort, security, proxied })}
 log.dirs=${escapeProperty(dataDir)}
 num.partitions=1
 # One partition per internal topic: the first consumer group / transaction is ready in well under
@@ -298,9 +298,10 @@ export async function startKafkaIn(ctx) {
   for (let attempt = 1; ; attempt += 1) {
     const [brokerPort, controllerPort] = ctx.test ? await freePorts(2) : [DEV_PORTS.kafka, DEV_PORTS.kafkaController];
     try {
-      const broker = await launchKafka(ctx, { java, dir, ports: { brokerPort, controllerPort } });
+      const proxied = proxiedListener(ctx.kafkaProxiedListener, ctx.kafkaProxiedListener ? (await freePorts(1))[0] : null);
+      const broker = await launchKafka(ctx, { java, dir, ports: { brokerPort, controllerPort, proxied } });
       ctx.log(`Kafka ready at 127.0.0.1:${brokerPort} in ${seconds(startedMs)} (log: ${relative(broker.logFile)})`);
-      return kafkaHandle(ctx, { dir, broker, brokerPort });
+      return kafkaHandle(ctx, { dir, broker, brokerPort, proxied });
     } catch (error) {
       if (ctx.test && isBindError(error) && attempt < 3) {
         ctx.log(`Kafka port race on ${brokerPort}/${controllerPort}, retrying with new ports`);
@@ -325,7 +326,7 @@ export async function assertDevKafkaStartable(dir) {
   if (ourPid) throw new Error(`a Kafka broker from a previous dev run is still running (pid ${ourPid}). Stop it with: ${CLI_NAME} down`);
 }
 
-function kafkaHandle(ctx, { dir, broker, brokerPort }) {
+function kafkaHandle(ctx, { dir, broker, brokerPort, proxied }) {
   let stopping = false;
   let paused = false;
   let current = broker;
@@ -365,5 +366,6 @@ function kafkaHandle(ctx, { dir, broker, brokerPort }) {
   };
   // What a client of the secured broker needs besides the address (null on the PLAINTEXT one).
   const security = ctx.security ? { protocol: 'SASL_SSL', mechanism: KAFKA_SCRAM_MECHANISM, caFile: ctx.brokerCaFile, adminUser: KAFKA_ADMIN_USER, adminPassword: ctx.security.adminPassword, users: { ...ctx.security.users } } : null;
-  return { brokers: `127.0.0.1:${brokerPort}`, port: brokerPort, get pid() { return current.child.pid; }, logFile: broker.logFile, dir, exited, stop, pause, resume, security };
+  // proxiedListener: where the fault proxy forwards to (`{ port, advertised }`), null without kafkaProxiedListener.
+  return { brokers: `127.0.0.1:${brokerPort}`, port: brokerPort, proxiedListener: proxied, get pid() { return current.child.pid; }, logFile: broker.logFile, dir, exited, stop, pause, resume, security };
 }

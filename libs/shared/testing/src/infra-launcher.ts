@@ -1,11 +1,13 @@
 /** The shape of deploy/local/infra.mjs, for the TypeScript side. */
 export interface StartedInfra {
-  kafka: { brokers: string; stop: () => Promise<void> };
+  /** proxiedListener: with kafkaProxiedListener, the extra listener a fault proxy forwards to. */
+  kafka: { brokers: string; port: number; proxiedListener: { port: number; advertised: string } | null; stop: () => Promise<void> };
   postgres: { adminUrl: string; stop: () => Promise<void> };
   stop: () => Promise<void>;
 }
 
-export declare function startInfra(options: { mode: 'dev' | 'test'; log?: (line: string) => void }): Promise<StartedInfra>;
+/** kafkaProxiedListener: a second broker listener that advertises a TCP fault proxy's port (tools/chaos/src/fault-proxy.ts). */
+export declare function startInfra(options: { mode: 'dev' | 'test'; log?: (line: string) => void; kafkaProxiedListener?: { advertisedPort: number; advertisedHost?: string } }): Promise<StartedInfra>;
 export declare function ensureDatabases(adminUrl: string, names: string[]): Promise<void>;
 
 
