@@ -57,6 +57,10 @@ const DEPLOY_CHECKS = [
   // Schemathesis on openapi.json with signed requests and the cross-tenant check (docs/operations/fuzzing.md); its own system and infrastructure.
   ['fuzzing quick run (npm run fuzz -- --quick: every /v2 operation against openapi.json, cross-tenant 404s)', process.execPath, [join(root, 'tools/fuzz/run.mjs'), '--quick'], withoutSharedInfra],
   ['compose smoke test (npm run compose:smoke: images, stack, walk-through, replicas killed under load, audit)', process.execPath, [join(root, 'deploy/compose/smoke.mjs')]],
+  // The reliability proof's short versions (issue 23), each with its own infrastructure: faults under a mixed load, then the money audit (docs/operations/chaos.md) …
+  ['chaos quick run (npm run chaos -- --quick: SIGKILLs, a broker restart, connection drops and callback faults under a mixed load; nothing lost, duplicated or phantom; the money audit)', process.execPath, [join(root, 'tools/chaos/run.mjs'), '--quick'], withoutSharedInfra],
+  // … and 30 s of W5 with the soak's sampling (docs/operations/soak.md): it fails on errors, money checks or sampling, never on a 30 s slope.
+  ['soak quick run (npm run soak -- --quick --minutes 0.5: memory, sockets, backends and consumer lag sampled under W5; money checks)', process.execPath, [join(root, 'bench/soak.mjs'), '--quick', '--minutes', '0.5'], withoutSharedInfra],
   // A smoke run, not a timed test: it fails when the benchmark breaks (a crash, an answer a
   // workload did not expect, a money check), never on a figure, which a busy machine moves.
   // One-second steps (--seconds 1): enough requests per step to exercise every path and check the money; figures come from `npm run bench`.
