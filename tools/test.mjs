@@ -111,11 +111,11 @@ try {
   // Each file has its own databases, topics and (see freePort) ports. MP_TEST_WORKERS=1 runs one at a time.
   // A worker keeps what each file loaded (Nest, TypeORM, the compiled OpenAPI validators), and one
   // reached V8's 4 GB heap limit after a dozen end-to-end files: a worker above 1 GB after a file
-  // is replaced by a fresh one (--workerIdleMemoryLimit).
+  // is replaced by a fresh one (--workerIdleMemoryLimit); each file's heap is in the log (--logHeapUsage).
   const workers = process.env.MP_TEST_WORKERS ?? '2';
   const jestCode = await run(
     process.execPath,
-    [join(root, 'node_modules/jest/bin/jest.js'), `--maxWorkers=${workers}`, '--workerIdleMemoryLimit=1GB', '--json', `--outputFile=${resultsFile}`, ...jestArgs],
+    [join(root, 'node_modules/jest/bin/jest.js'), `--maxWorkers=${workers}`, '--workerIdleMemoryLimit=1GB', '--logHeapUsage', '--json', `--outputFile=${resultsFile}`, ...jestArgs],
     { ...process.env, MP_TEST_WORKERS: workers },
   );
 

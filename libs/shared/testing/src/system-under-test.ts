@@ -252,8 +252,9 @@ export class SystemUnderTest {
   async stop(): Promise<void> {
     const stopping = [...this.services.values()].map(async (running) => {
       running.process.kill('SIGTERM');
-      const code = await Promise.race([running.exited, sleep(10_000).then(() => 'timeout' as const)]);
-      if (code === 'timeout') {
+      // withTimeout clears its timer: a pending 10 s timer kept jest's worker from exiting.
+      const exitedInTime = await withTimeout(running.exited.then(() => true), 10_000, 'no exit').catch(() => false);
+      if (!exitedInTime) {
         running.process.kill('SIGKILL');
         await running.exited;
       }
