@@ -35,10 +35,10 @@ class CreateOperatorCredentialBody {
   @IsPlainText(200)
   name!: string;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: CREDENTIAL_LIFETIME_DAYS_MAX, description: 'Days until the token stops working (default OPERATOR_CREDENTIAL_LIFETIME_DAYS)' })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: CREDENTIAL_LIFETIME_DAYS_MAX, nullable: true, description: 'Days until the token stops working (default, also for null: OPERATOR_CREDENTIAL_LIFETIME_DAYS)' })
   @IsOptional()
   @IsWholeNumberBetween(1, CREDENTIAL_LIFETIME_DAYS_MAX, 'json')
-  lifetime_days?: JsonNumberLiteral;
+  lifetime_days?: JsonNumberLiteral | null;
 }
 
 @RequestMessages({ invalid: 'The filters are not valid', unknownField: 'is not a filter; use actor_credential_id, merchant_id, before, limit' })
@@ -122,7 +122,8 @@ export class AccessOperatorController {
   @ApiOperation({ operationId: 'createOperatorCredential', summary: 'Issue an operator credential (its token is in this answer only)' })
   @ApiResponse({ status: 201, description: 'The credential and its token' })
   async createOperatorCredential(@CurrentPrincipal() operator: BackofficePrincipal, @Body() body: CreateOperatorCredentialBody, @Res() reply: FastifyReply): Promise<void> {
-    const lifetimeDays = body.lifetime_days === undefined ? this.settings.operatorCredentialLifetimeDays : Number(body.lifetime_days.literal);
+    // A null field counts as absent (docs/api/endpoints.md), and IsOptional lets null through to here.
+    const lifetimeDays = body.lifetime_days == null ? this.settings.operatorCredentialLifetimeDays : Number(body.lifetime_days.literal);
     const created = await this.credentials.create('operator', body.name, { expiresAt: credentialExpiry(this.clock.now(), lifetimeDays), createdBy: operator.credentialId });
     await json(reply, 201, { credential_id: created.credentialId, role: created.role, name: created.name, expires_at: created.expiresAt?.toISOString() ?? null, token: created.token });
   }
