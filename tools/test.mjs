@@ -54,8 +54,8 @@ function withoutSharedInfra() {
 /** Run by a full `npm test` after jest: each one command of its own, counted as one test. */
 const DEPLOY_CHECKS = [
   ['Kubernetes overlays render and validate offline (npm run k8s:validate)', 'bash', [join(root, 'deploy/k8s/validate.sh')]],
-  // Schemathesis on openapi.json with signed requests and the cross-tenant check (docs/operations/fuzzing.md); its own system and infrastructure.
-  ['fuzzing quick run (npm run fuzz -- --quick: every /v2 operation against openapi.json, cross-tenant 404s)', process.execPath, [join(root, 'tools/fuzz/run.mjs'), '--quick'], withoutSharedInfra],
+  // Schemathesis on the merchant, agent and back-office descriptions with each one's credentials, the cross-tenant and cross-agent checks (docs/operations/fuzzing.md); its own system and infrastructure.
+  ['fuzzing quick run (npm run fuzz -- --quick: every operation of the merchant, agent and back-office APIs, cross-tenant and cross-agent 404s)', process.execPath, [join(root, 'tools/fuzz/run.mjs'), '--quick'], withoutSharedInfra],
   ['compose smoke test (npm run compose:smoke: images, stack, walk-through, replicas killed under load, audit)', process.execPath, [join(root, 'deploy/compose/smoke.mjs')]],
   // A smoke run, not a timed test: it fails when the benchmark breaks (a crash, an answer a
   // workload did not expect, a money check), never on a figure, which a busy machine moves.
