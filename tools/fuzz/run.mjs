@@ -53,7 +53,7 @@ const QUICK_BEARER_PHASES = 'examples,coverage';
  * its Schemathesis run.
  */
 const APIS = {
-  merchant: { document: 'openapi.json', hooks: 'hooks', check: 'cross_tenant.py', quickPhases: 'examples,coverage,fuzzing' },
+  merchant: { document: 'openapi.json', hooks: 'hooks', check: 'cross_tenant.py', quickPhases: 'examples,coverage,fuzzing', config: 'merchant-schemathesis.toml' },
   agent: { document: 'docs/api/agent-openapi.json', hooks: 'bearer_hooks', token: 'agent.json', check: 'cross_agent.py', quickPhases: QUICK_BEARER_PHASES },
   backoffice: { document: 'docs/api/backoffice-openapi.json', hooks: 'bearer_hooks', token: 'operator.json', quickPhases: QUICK_BEARER_PHASES },
 };
@@ -184,10 +184,10 @@ async function main() {
     };
     if (!options.quick) mkdirSync(join(root, 'reports'), { recursive: true });
     for (const api of apis) {
-      const { document, hooks, token: tokenFile, check, quickPhases } = APIS[api];
+      const { document, hooks, token: tokenFile, check, quickPhases, config } = APIS[api];
       const apiStartedAt = Date.now();
       const schemathesisArgs = [
-        '-m', 'schemathesis.cli', 'run', join(root, document),
+        '-m', 'schemathesis.cli', ...(config ? ['--config-file', join(root, 'tools/fuzz', config)] : []), 'run', join(root, document),
         '--url', merchant.base_url,
         '--seed', options.seed,
         '--max-examples', examples,
