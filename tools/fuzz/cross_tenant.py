@@ -17,53 +17,18 @@ import argparse
 import json
 import os
 import sys
-import time
 import uuid
 from urllib.parse import quote
 
 import requests
 
+from fuzz_http import CALLBACK_URL, PNG, Setup, backoffice, call, order_id
 from signing import MerchantSignature
 
-BASE = os.environ["FUZZ_BASE_URL"]
 A = MerchantSignature(os.environ["FUZZ_MERCHANT_ID"], os.environ["FUZZ_API_SECRET"])
 B = MerchantSignature(os.environ["FUZZ_OTHER_MERCHANT_ID"], os.environ["FUZZ_OTHER_API_SECRET"])
-CALLBACK_URL = "https://shop.example/callbacks"
-PNG = bytes([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) + b"\x00" * 64
-
-
-def call(merchant: MerchantSignature, method: str, path: str, body: dict | None = None) -> requests.Response:
-    data = json.dumps(body).encode() if body is not None else None
-    headers = {"content-type": "application/json"} if data is not None else {}
-    return requests.request(method, BASE + path, data=data, headers=headers, auth=merchant, timeout=30)
-
-
-def backoffice(token: str, method: str, path: str, body: dict | bytes | None = None, content_type: str = "application/json") -> requests.Response:
-    data = body if isinstance(body, bytes) else (json.dumps(body).encode() if body is not None else None)
-    headers = {"authorization": f"Bearer {token}", **({"content-type": content_type} if data is not None else {})}
-    if isinstance(body, bytes):
-        headers["x-file-name"] = "receipt.png"
-    return requests.request(method, f"{BASE}/backoffice/v1{path}", data=data, headers=headers, timeout=30)
-
-
-def expect(response: requests.Response, status: int, what: str) -> dict:
-    if response.status_code != status:
-        raise SystemExit(f"[cross-tenant] setup failed: {what} answered {response.status_code}, expected {status}: {response.text[:500]}")
-    return response.json() if response.content else {}
-
-
-def wait_for(what: str, probe, timeout: float = 30.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = probe()
-        if value:
-            return value
-        time.sleep(0.3)
-    raise SystemExit(f"[cross-tenant] setup failed: {what} did not happen within {timeout:.0f} s")
-
-
-def order_id(kind: str) -> str:
-    return f"fuzz-{kind}-{uuid.uuid4().hex[:12]}"
+setup = Setup("cross-tenant")
+expect, wait_for = setup.expect, setup.wait_for
 
 
 def create_resources(agent_token: str, operator_token: str) -> dict[str, str]:
@@ -129,10 +94,7 @@ LISTS = [("POST", "/v2/payments/incoming/list", {}), ("POST", "/v2/payments/outg
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--summary", help="write a markdown summary here (with the Schemathesis report's totals)")
-    parser.add_argument("--schemathesis-report")
-    parser.add_argument("--seed")
-    parser.add_argument("--examples")
+    parser.add_argument("--lines", help="write the result lines here, for the run's markdown summary")
     args = parser.parse_args()
 
     ids = create_resources(os.environ["FUZZ_AGENT_TOKEN"], os.environ["FUZZ_OPERATOR_TOKEN"])
@@ -155,25 +117,11 @@ def main() -> int:
         print(f"[cross-tenant] {line}")
     failed = sum(1 for *_, passed in results if not passed) + len(leaked)
     print(f"[cross-tenant] {len(results)} requests by B on A's ids and {len(LISTS)} of B's lists: {failed or 'no'} breach{'es' if failed != 1 else ''}")
-    if args.summary:
-        write_summary(args, ids, lines, failed)
+    if args.lines:
+        with open(args.lines, "w", encoding="utf-8") as handle:
+            resources = "A's resources: " + ", ".join(f"{kind} `{value}`" for kind, value in ids.items())
+            handle.write("\n".join(["## Cross-tenant", "", resources, "", "```", *lines, "```", "", f"Breaches: {failed}", ""]))
     return 1 if failed else 0
-
-
-def write_summary(args, ids: dict[str, str], lines: list[str], failed: int) -> None:
-    """The markdown summary of a full run: Schemathesis' totals and failures, then the cross-tenant table."""
-    out = [f"# Fuzzing run (seed {args.seed}, {args.examples} examples per operation)", ""]
-    try:
-        with open(args.schemathesis_report, encoding="utf-8") as handle:
-            report = json.load(handle)
-        out += ["## Schemathesis", "", "```json", json.dumps({key: report[key] for key in report if key not in ("operations", "failures")}, indent=2)[:4000], "```", ""]
-        failures = report.get("failures") or []
-        out += [f"Failures: {len(failures)}", ""] + [f"- {json.dumps(failure)[:400]}" for failure in failures[:50]] + [""]
-    except (OSError, ValueError, TypeError) as error:
-        out += [f"Schemathesis report unreadable: {error}", ""]
-    out += ["## Cross-tenant", "", "A's resources: " + ", ".join(f"{kind} `{value}`" for kind, value in ids.items()), "", "```", *lines, "```", "", f"Breaches: {failed}", ""]
-    with open(args.summary, "w", encoding="utf-8") as handle:
-        handle.write("\n".join(out))
 
 
 if __name__ == "__main__":

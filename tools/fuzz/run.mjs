@@ -1,12 +1,15 @@
 #!/usr/bin/env node
 /**
- * npm run fuzz: Schemathesis against the checked-in openapi.json, every request signed as a demo
- * merchant (hooks.py), then the cross-tenant check (cross_tenant.py) with a second merchant.
- * See docs/operations/fuzzing.md.
+ * npm run fuzz: Schemathesis against the checked-in OpenAPI descriptions, one API after another on
+ * one system: the merchant API (openapi.json, every request signed as the demo merchant by
+ * hooks.py, then the cross-tenant check with a second merchant), the agent API
+ * (docs/api/agent-openapi.json with the demo agent's token, then the cross-agent check) and the
+ * back-office API (docs/api/backoffice-openapi.json with the demo operator's token, last: it may
+ * suspend or rotate the demo merchant). See docs/operations/fuzzing.md.
  *
- *   npm run fuzz                        full: 200 examples per operation, stateful links, reports/fuzz-<timestamp>.{json,md}
+ *   npm run fuzz                        full: 200 examples per operation, stateful links, reports/fuzz-<timestamp>*.{json,md}
  *   npm run fuzz -- --quick             CI: 10 examples per operation, no reports
- *   npm run fuzz -- --seed 7 --max-examples 50 --operation getPaymentStatus
+ *   npm run fuzz -- --api agent --seed 7 --max-examples 50 --operation getAgentOrder
  *
  * The system: its own `npm start --mode test` (deploy/local/start.mjs) on free loopback ports.
  * With KAFKA_BROKERS and TEST_PG_ADMIN_URL set (as for the tests) it uses that Kafka and
@@ -37,9 +40,28 @@ const GENEROUS_RATE_LIMITS = {
   GATEWAY_RATE_LIMIT_AUTH_FAILURES_BURST: '100000',
 };
 
+/**
+ * The quick mode's phases for the agent and back-office APIs: the coverage phase (every
+ * boundary and invalid value of each constraint, which is where their findings came from) but
+ * not random fuzzing, so both add about 25 s to the quick run in CI, not a minute.
+ */
+const QUICK_BEARER_PHASES = 'examples,coverage';
+
+/**
+ * The APIs in the order they run: the back-office API last, as its operations may suspend the
+ * demo merchant or rotate its secret. `check` is the API's own cross-principal check, run after
+ * its Schemathesis run.
+ */
+const APIS = {
+  merchant: { document: 'openapi.json', hooks: 'hooks', check: 'cross_tenant.py', quickPhases: 'examples,coverage,fuzzing', config: 'merchant-schemathesis.toml' },
+  agent: { document: 'docs/api/agent-openapi.json', hooks: 'bearer_hooks', token: 'agent.json', check: 'cross_agent.py', quickPhases: QUICK_BEARER_PHASES },
+  backoffice: { document: 'docs/api/backoffice-openapi.json', hooks: 'bearer_hooks', token: 'operator.json', quickPhases: QUICK_BEARER_PHASES },
+};
+
 const { values: options } = parseCommandLine({
   options: {
     quick: { type: 'boolean', default: false },
+    api: { type: 'string', default: 'all' },
     seed: { type: 'string', default: '23' },
     'max-examples': { type: 'string' },
     operation: { type: 'string', multiple: true },
@@ -124,52 +146,85 @@ function runPython(args, env) {
   });
 }
 
+/** The APIs --api names (`all`, or one of APIS), narrowed to those holding an --operation when any is given. */
+function selectedApis() {
+  const names = options.api === 'all' ? Object.keys(APIS) : [options.api];
+  if (!names.every((name) => name in APIS)) throw new Error(`--api must be all or one of ${Object.keys(APIS).join(', ')}, not ${options.api}`);
+  if (!options.operation) return names;
+  return names.filter((name) => {
+    const document = JSON.parse(readFileSync(join(root, APIS[name].document), 'utf8'));
+    const ids = Object.values(document.paths).flatMap((item) => Object.values(item).map(({ operationId }) => operationId));
+    return options.operation.some((id) => ids.includes(id));
+  });
+}
+
 async function main() {
   const startedAt = Date.now();
+  const apis = selectedApis();
+  if (apis.length === 0) throw new Error(`no API of --api ${options.api} has the operation ${options.operation.join(', ')}`);
   ensureVirtualenv();
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const reportBase = join(root, 'reports', `fuzz-${stamp}`);
+  const sections = mkdtempSync(join(tmpdir(), 'mp-fuzz-sections-'));
   say('starting the system (deploy/local/start.mjs --mode test)');
   const system = await startSystem();
-  let exitCode = 1;
+  const failed = [];
   try {
     const merchant = JSON.parse(readFileSync(join(system.stateDir, 'demo-merchant.json'), 'utf8'));
-    const other = createOtherMerchant(system.stateDir);
-    say(`system ready in ${((Date.now() - startedAt) / 1000).toFixed(1)} s at ${merchant.base_url}; merchant A ${merchant.merchant_id}, merchant B ${other.merchant_id}`);
-    const examples = options['max-examples'] ?? String(options.quick ? QUICK_EXAMPLES : FULL_EXAMPLES);
-    const schemathesisArgs = [
-      '-m', 'schemathesis.cli', 'run', join(root, 'openapi.json'),
-      '--url', merchant.base_url,
-      '--seed', options.seed,
-      '--max-examples', examples,
-      '--checks', CHECKS.join(','),
-      '--workers', '1',
-      '--request-timeout', '15',
-      '--no-color',
-      ...(options.quick ? ['--phases', 'examples,coverage,fuzzing', '--no-shrink'] : ['--report', 'json', '--report-json-path', `${reportBase}.json`]),
-      ...(options.operation ?? []).flatMap((id) => ['--include-operation-id', id]),
-    ];
-    const credentials = { FUZZ_BASE_URL: merchant.base_url, FUZZ_MERCHANT_ID: merchant.merchant_id, FUZZ_API_SECRET: merchant.api_secret };
-    if (!options.quick) mkdirSync(join(root, 'reports'), { recursive: true });
-    say(`schemathesis, seed ${options.seed}, ${examples} examples per operation`);
-    const fuzzCode = await runPython(schemathesisArgs, { ...credentials, SCHEMATHESIS_HOOKS: 'hooks' });
-    say('cross-tenant check: merchant B on merchant A\'s resources');
-    const crossArgs = [join(root, 'tools/fuzz/cross_tenant.py'), ...(options.quick ? [] : ['--summary', `${reportBase}.md`, '--schemathesis-report', `${reportBase}.json`, '--seed', options.seed, '--examples', examples])];
     const token = (file) => JSON.parse(readFileSync(join(system.stateDir, file), 'utf8')).token;
-    const crossCode = await runPython(crossArgs, {
-      ...credentials,
-      FUZZ_OTHER_MERCHANT_ID: other.merchant_id,
-      FUZZ_OTHER_API_SECRET: other.api_secret,
+    say(`system ready in ${((Date.now() - startedAt) / 1000).toFixed(1)} s at ${merchant.base_url}; merchant A ${merchant.merchant_id}`);
+    const examples = options['max-examples'] ?? String(options.quick ? QUICK_EXAMPLES : FULL_EXAMPLES);
+    const credentials = {
+      FUZZ_BASE_URL: merchant.base_url,
+      FUZZ_MERCHANT_ID: merchant.merchant_id,
+      FUZZ_API_SECRET: merchant.api_secret,
       FUZZ_AGENT_TOKEN: token('agent.json'),
       FUZZ_OPERATOR_TOKEN: token('operator.json'),
-    });
-    exitCode = fuzzCode || crossCode;
-    if (!options.quick) say(`reports: ${reportBase}.json and ${reportBase}.md`);
+      FUZZ_OPERATOR_CREDENTIAL_ID: JSON.parse(readFileSync(join(system.stateDir, 'operator.json'), 'utf8')).credential_id,
+    };
+    if (!options.quick) mkdirSync(join(root, 'reports'), { recursive: true });
+    for (const api of apis) {
+      const { document, hooks, token: tokenFile, check, quickPhases, config } = APIS[api];
+      const apiStartedAt = Date.now();
+      const schemathesisArgs = [
+        '-m', 'schemathesis.cli', ...(config ? ['--config-file', join(root, 'tools/fuzz', config)] : []), 'run', join(root, document),
+        '--url', merchant.base_url,
+        '--seed', options.seed,
+        '--max-examples', examples,
+        '--checks', CHECKS.join(','),
+        '--workers', '1',
+        '--request-timeout', '15',
+        '--no-color',
+        ...(options.quick ? ['--phases', quickPhases, '--no-shrink'] : ['--report', 'json', '--report-json-path', `${reportBase}-${api}.json`]),
+        ...(options.operation ?? []).flatMap((id) => ['--include-operation-id', id]),
+      ];
+      say(`${api} API: schemathesis on ${document}, seed ${options.seed}, ${examples} examples per operation`);
+      if (tokenFile) schemathesisArgs.push('--header', `Authorization: Bearer ${token(tokenFile)}`);
+      const bearer = tokenFile ? { FUZZ_BEARER_TOKEN: token(tokenFile) } : {};
+      if ((await runPython(schemathesisArgs, { ...credentials, ...bearer, SCHEMATHESIS_HOOKS: hooks })) !== 0) failed.push(`${api} API (schemathesis)`);
+      if (check) {
+        say(`${api} API: ${check}`);
+        const checkEnv = api === 'merchant' ? { ...credentials, ...otherMerchantEnvironment(createOtherMerchant(system.stateDir)) } : credentials;
+        if ((await runPython([join(root, 'tools/fuzz', check), '--lines', join(sections, `${api}.md`)], checkEnv)) !== 0) failed.push(`${api} API (${check})`);
+      }
+      say(`${api} API done in ${((Date.now() - apiStartedAt) / 1000).toFixed(1)} s`);
+    }
+    if (!options.quick) {
+      const reports = apis.flatMap((api) => ['--report', `${api}=${reportBase}-${api}.json`]);
+      const checkSections = apis.filter((api) => APIS[api].check).flatMap((api) => ['--section', join(sections, `${api}.md`)]);
+      await runPython([join(root, 'tools/fuzz/summary.py'), '--out', `${reportBase}.md`, '--title', `Fuzzing run (seed ${options.seed}, ${examples} examples per operation; ${apis.join(', ')})`, ...reports, ...checkSections], {});
+      say(`reports: ${reportBase}-{${apis.join(',')}}.json and ${reportBase}.md`);
+    }
   } finally {
     await system.stop();
+    rmSync(sections, { recursive: true, force: true });
   }
-  say(`${exitCode === 0 ? 'passed' : 'FAILED'} in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
-  process.exit(exitCode);
+  say(`${failed.length === 0 ? 'passed' : `FAILED: ${failed.join(', ')}`} in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
+  process.exit(failed.length === 0 ? 0 : 1);
+}
+
+function otherMerchantEnvironment(other) {
+  return { FUZZ_OTHER_MERCHANT_ID: other.merchant_id, FUZZ_OTHER_API_SECRET: other.api_secret };
 }
 
 main().catch((error) => {

@@ -1,18 +1,34 @@
 import 'reflect-metadata';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildMerchantApiDocument, MERCHANT_API_DOCUMENT_FILE, serializeMerchantApiDocument } from '@mp/gateway-api';
+import {
+  AGENT_API_DOCUMENT_FILE,
+  BACKOFFICE_API_DOCUMENT_FILE,
+  buildAgentApiDocument,
+  buildBackofficeApiDocument,
+  buildMerchantApiDocument,
+  MERCHANT_API_DOCUMENT_FILE,
+  serializeApiDocument,
+} from '@mp/gateway-api';
 
 /**
- * `npm run openapi`: writes the /v2 OpenAPI description to openapi.json at the repository root,
- * from the controllers' decorators, with no Kafka or PostgreSQL. Run after changing the merchant
- * API; the drift test (libs/gateway/api/src/openapi/merchant-api.document.spec.ts) fails until you do.
+ * `npm run openapi`: writes the OpenAPI descriptions from the controllers' decorators, with no
+ * Kafka or PostgreSQL: the /v2 merchant API to openapi.json at the repository root, the agent and
+ * back-office APIs to docs/api/. Run after changing one of them; the drift tests
+ * (libs/gateway/api/src/openapi/*.document.spec.ts) fail until you do.
  */
 async function main(): Promise<void> {
   // Built to dist/apps/gateway/src/write-openapi.js; the repository root is four levels up.
-  const target = join(__dirname, '..', '..', '..', '..', MERCHANT_API_DOCUMENT_FILE);
-  writeFileSync(target, serializeMerchantApiDocument(await buildMerchantApiDocument()));
-  process.stdout.write(`wrote ${target}\n`);
+  const root = join(__dirname, '..', '..', '..', '..');
+  const documents = [
+    [MERCHANT_API_DOCUMENT_FILE, buildMerchantApiDocument],
+    [AGENT_API_DOCUMENT_FILE, buildAgentApiDocument],
+    [BACKOFFICE_API_DOCUMENT_FILE, buildBackofficeApiDocument],
+  ] as const;
+  for (const [file, build] of documents) {
+    writeFileSync(join(root, file), serializeApiDocument(await build()));
+    process.stdout.write(`wrote ${join(root, file)}\n`);
+  }
 }
 
 main().catch((error: unknown) => {

@@ -197,6 +197,12 @@ describe('bad input across the API (issue 17 item 6)', () => {
     }
   });
 
+  // Found by npm run fuzz on the back-office API (docs/operations/fuzzing.md, Findings).
+  it('takes lifetime_days null on POST /backoffice/v1/operator-credentials as absent, as any null field', async () => {
+    const response = await operator.request('POST', '/backoffice/v1/operator-credentials', { name: 'Null lifetime', lifetime_days: null });
+    expect([response.status, typeof response.body.token]).toEqual([201, 'string']);
+  });
+
   it('refuses __proto__ as a filter of an agent list in the query string', async () => {
     const response = await agent.client.request('GET', '/backoffice/v1/agent/orders?__proto__=1');
     expect([response.status, response.body.error?.code]).toEqual([400, 'VALIDATION_ERROR']);

@@ -9,3 +9,6 @@ export { CallbackDestinationPolicy } from './callback-destinations/callback-dest
 export { GATEWAY_INTERNAL_ACCESS } from './internal/internal-access';
 export { buildMerchantApiDocument, serializeMerchantApiDocument, MERCHANT_API_VERSION } from './openapi/merchant-api.document';
 export { MERCHANT_API_DOCUMENT_FILE } from './openapi/merchant-api.file';
+export { buildAgentApiDocument, buildBackofficeApiDocument } from './openapi/backoffice-api.document';
+export { AGENT_API_DOCUMENT_FILE, BACKOFFICE_API_DOCUMENT_FILE } from './openapi/backoffice-api.file';
+export { serializeApiDocument } from './openapi/api-document';

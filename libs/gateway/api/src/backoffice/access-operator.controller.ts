@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Inject, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiOperation, ApiProperty, ApiPropertyOptional, ApiResponse } from '@nestjs/swagger';
 import { credentialExpiry } from '@mp/access-domain';
 import { BACKOFFICE_CREDENTIAL_ID_PATTERN, BackofficeAuditStore, BackofficeCredentialStore, MerchantCredentialStore, type BackofficePrincipal } from '@mp/access-infrastructure';
 import { MerchantIdParam, PathIdPipe } from '@mp/shared-nest-http';
@@ -12,6 +12,8 @@ import { GATEWAY_CLOCK, GATEWAY_SETTINGS, type GatewaySettings } from '../gatewa
 import { overlapMsOf, rotateApiSecret, RotateSecretBody } from '../merchant/secret-rotation';
 import { BackofficeGuard, CurrentPrincipal, Roles } from './backoffice.guard';
 import { json } from './operator.controller';
+import { BackofficeApiDocs } from '../openapi/backoffice-api.decorator';
+import { BackofficeApiErrorResponses } from '../openapi/error.response';
 
 const CredentialIdParam = new PathIdPipe(BACKOFFICE_CREDENTIAL_ID_PATTERN, 'NOT_FOUND', (id) => `No credential ${id}`);
 const AUDIT_PAGE_MAX = 500;
@@ -33,10 +35,10 @@ class CreateOperatorCredentialBody {
   @IsPlainText(200)
   name!: string;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: CREDENTIAL_LIFETIME_DAYS_MAX, description: 'Days until the token stops working (default OPERATOR_CREDENTIAL_LIFETIME_DAYS)' })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: CREDENTIAL_LIFETIME_DAYS_MAX, nullable: true, description: 'Days until the token stops working (default, also for null: OPERATOR_CREDENTIAL_LIFETIME_DAYS)' })
   @IsOptional()
   @IsWholeNumberBetween(1, CREDENTIAL_LIFETIME_DAYS_MAX, 'json')
-  lifetime_days?: JsonNumberLiteral;
+  lifetime_days?: JsonNumberLiteral | null;
 }
 
 @RequestMessages({ invalid: 'The filters are not valid', unknownField: 'is not a filter; use actor_credential_id, merchant_id, before, limit' })
@@ -63,6 +65,7 @@ class AuditQuery {
 }
 
 /** Operators' powers over access: merchant API secrets, suspension, operator credentials, the audit trail. */
+@BackofficeApiDocs('Access')
 @Controller('backoffice/v1')
 @UseGuards(BackofficeGuard)
 @Roles('operator')
@@ -81,6 +84,9 @@ export class AccessOperatorController {
    * ends both older secrets now (a leaked secret), anything else is 409.
    */
   @Post('merchants/:merchantId/api-secret/rotate')
+  @ApiOperation({ operationId: 'rotateMerchantApiSecret', summary: 'Rotate a merchant\'s API secret' })
+  @ApiResponse({ status: 201, description: 'The new secret, shown once' })
+  @BackofficeApiErrorResponses('NOT_FOUND', 'SECRET_ROTATION_IN_PROGRESS')
   async rotateApiSecret(@Param('merchantId', MerchantIdParam) merchantId: string, @Body() body: RotateSecretBody, @Res() reply: FastifyReply): Promise<void> {
     const overlapMs = overlapMsOf(body, this.settings.apiSecretOverlapHours);
     await json(reply, 201, await rotateApiSecret(this.merchants, merchantId, overlapMs, this.clock.now(), { endOverlapNow: true }));
@@ -88,31 +94,45 @@ export class AccessOperatorController {
 
   /** The merchant's signed requests get 403 MERCHANT_SUSPENDED; payments already under way still settle and report. */
   @Post('merchants/:merchantId/suspend')
+  @ApiOperation({ operationId: 'suspendMerchant', summary: 'Suspend a merchant' })
+  @ApiResponse({ status: 200, description: 'The merchant, suspended' })
+  @BackofficeApiErrorResponses('NOT_FOUND', 'MERCHANT_STATUS_CONFLICT')
   async suspend(@CurrentPrincipal() operator: BackofficePrincipal, @Param('merchantId', MerchantIdParam) merchantId: string, @Body() body: StatusChangeBody, @Res() reply: FastifyReply): Promise<void> {
     await this.changeStatus(operator, merchantId, 'suspend', body.reason, reply);
   }
 
   @Post('merchants/:merchantId/reinstate')
+  @ApiOperation({ operationId: 'reinstateMerchant', summary: 'Reinstate a suspended merchant' })
+  @ApiResponse({ status: 200, description: 'The merchant, active' })
+  @BackofficeApiErrorResponses('NOT_FOUND', 'MERCHANT_STATUS_CONFLICT')
   async reinstate(@CurrentPrincipal() operator: BackofficePrincipal, @Param('merchantId', MerchantIdParam) merchantId: string, @Body() body: StatusChangeBody, @Res() reply: FastifyReply): Promise<void> {
     await this.changeStatus(operator, merchantId, 'reinstate', body.reason, reply);
   }
 
   /** Every operator credential, newest first, with its expiry and revocation; never a token. */
   @Get('operator-credentials')
+  @ApiOperation({ operationId: 'listOperatorCredentials', summary: 'List operator credentials' })
+  @ApiResponse({ status: 200, description: 'The credentials (never their tokens)' })
   async listOperatorCredentials(@Res() reply: FastifyReply): Promise<void> {
     await json(reply, 200, { data: await this.credentials.list('operator', this.clock.now()) });
   }
 
   /** A new operator; the token is in this answer only. */
   @Post('operator-credentials')
+  @ApiOperation({ operationId: 'createOperatorCredential', summary: 'Issue an operator credential (its token is in this answer only)' })
+  @ApiResponse({ status: 201, description: 'The credential and its token' })
   async createOperatorCredential(@CurrentPrincipal() operator: BackofficePrincipal, @Body() body: CreateOperatorCredentialBody, @Res() reply: FastifyReply): Promise<void> {
-    const lifetimeDays = body.lifetime_days === undefined ? this.settings.operatorCredentialLifetimeDays : Number(body.lifetime_days.literal);
+    // A null field counts as absent (docs/api/endpoints.md), and IsOptional lets null through to here.
+    const lifetimeDays = body.lifetime_days == null ? this.settings.operatorCredentialLifetimeDays : Number(body.lifetime_days.literal);
     const created = await this.credentials.create('operator', body.name, { expiresAt: credentialExpiry(this.clock.now(), lifetimeDays), createdBy: operator.credentialId });
     await json(reply, 201, { credential_id: created.credentialId, role: created.role, name: created.name, expires_at: created.expiresAt?.toISOString() ?? null, token: created.token });
   }
 
   /** Ends a credential (operator or agent) at once; its token gets 401 CREDENTIAL_REVOKED from then on. */
   @Post('operator-credentials/:credentialId/revoke')
+  @ApiOperation({ operationId: 'revokeOperatorCredential', summary: 'Revoke an operator credential' })
+  @ApiResponse({ status: 200, description: 'The credential, revoked' })
+  @BackofficeApiErrorResponses('NOT_FOUND')
   async revoke(@CurrentPrincipal() operator: BackofficePrincipal, @Param('credentialId', CredentialIdParam) credentialId: string, @Res() reply: FastifyReply): Promise<void> {
     const result = await this.credentials.revoke(credentialId, operator.credentialId, this.clock.now());
     if (result.kind === 'not_found') throw new DomainError('NOT_FOUND', `No credential ${credentialId}`);
@@ -121,6 +141,8 @@ export class AccessOperatorController {
 
   /** The back-office audit trail, newest first: `?actor_credential_id=&merchant_id=&before=&limit=`. */
   @Get('audit')
+  @ApiOperation({ operationId: 'listBackofficeAudit', summary: 'The back-office audit trail, newest first' })
+  @ApiResponse({ status: 200, description: 'A page of audit records' })
   async listAudit(@Query() query: AuditQuery, @Res() reply: FastifyReply): Promise<void> {
     const limit = query.limit === undefined ? 100 : Number(query.limit);
     const data = await this.audit.list({ actorCredentialId: query.actor_credential_id, merchantId: query.merchant_id, beforeAuditId: query.before, limit });

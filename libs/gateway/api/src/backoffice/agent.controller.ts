@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiOperation, ApiProperty, ApiPropertyOptional, ApiResponse } from '@nestjs/swagger';
 import type { BackofficePrincipal } from '@mp/access-infrastructure';
 import { agentViewOf, PAYMENT_COMMAND_TYPES, paymentOrderKey, type AgentOrderActionData, type CommandReplyData, type PaymentCommandType } from '@mp/contracts-payments';
 import { OrderIdParam, OrderMerchantIdParam, RequestOptions } from '@mp/shared-nest-http';
@@ -16,6 +16,8 @@ import { PaymentCommandBus, PAYMENTS_COMMAND_ROUTE } from '../payments/payment-c
 import { PaymentsReadClient } from '../payments/payments-read.client';
 import { BackofficeGuard, CurrentPrincipal, Roles } from './backoffice.guard';
 import { json } from './operator.controller';
+import { BackofficeApiDocs } from '../openapi/backoffice-api.decorator';
+import { BackofficeApiErrorResponses } from '../openapi/error.response';
 
 /** Optional: no body declines with the default reason. */
 @RequestOptions({ emptyBodyIsEmptyObject: true })
@@ -40,6 +42,7 @@ class CompletePayoutBody {
  * or decline a pay-in, complete a payout with a receipt or decline it. An agent never sees or
  * touches another agent's order: it is not found, in the very answer a missing order gets.
  */
+@BackofficeApiDocs('Agent orders')
 @Controller('backoffice/v1/agent')
 @UseGuards(BackofficeGuard)
 @Roles('agent')
@@ -51,27 +54,41 @@ export class AgentController {
 
   /** `?scope=assigned` (default) or `available`, plus the list filters as query parameters. */
   @Get('orders')
+  @ApiOperation({ operationId: 'listAgentOrders', summary: 'List the agent\'s orders, or the payouts it could take' })
+  @ApiResponse({ status: 200, description: 'A page of orders' })
   async list(@CurrentPrincipal() agent: BackofficePrincipal, @Query() query: AgentOrdersQuery, @Res() reply: FastifyReply): Promise<void> {
     await json(reply, 200, await this.payments.listAgentOrders(agentIdOf(agent), query.scope ?? 'assigned', toListFilters(query)));
   }
 
   @Get('orders/:merchantId/:orderId')
+  @ApiOperation({ operationId: 'getAgentOrder', summary: 'Get one of the agent\'s orders' })
+  @ApiResponse({ status: 200, description: 'The order as the agent sees it' })
+  @BackofficeApiErrorResponses('ORDER_NOT_FOUND')
   async get(@CurrentPrincipal() agent: BackofficePrincipal, @Param('merchantId', OrderMerchantIdParam) merchantId: string, @Param('orderId', OrderIdParam) orderId: string, @Res() reply: FastifyReply): Promise<void> {
     await json(reply, 200, await this.payments.getAgentOrder(agentIdOf(agent), merchantId, orderId));
   }
 
   @Post('orders/:merchantId/:orderId/take')
+  @ApiOperation({ operationId: 'takeOrder', summary: 'Take an available payout' })
+  @ApiResponse({ status: 200, description: 'The order, now the agent\'s' })
+  @BackofficeApiErrorResponses('ORDER_NOT_FOUND', 'ORDER_STATE_CONFLICT')
   async take(@CurrentPrincipal() agent: BackofficePrincipal, @Param('merchantId', OrderMerchantIdParam) merchantId: string, @Param('orderId', OrderIdParam) orderId: string, @Req() request: GatewayRequest, @Res() reply: FastifyReply): Promise<void> {
     await this.act(reply, request, PAYMENT_COMMAND_TYPES.agentTakeOrder, { agentId: agentIdOf(agent), merchantId, orderId });
   }
 
   @Post('orders/:merchantId/:orderId/confirm')
+  @ApiOperation({ operationId: 'confirmPayIn', summary: 'Confirm that a pay-in arrived' })
+  @ApiResponse({ status: 200, description: 'The order after the confirmation' })
+  @BackofficeApiErrorResponses('ORDER_NOT_FOUND', 'ORDER_STATE_CONFLICT')
   async confirm(@CurrentPrincipal() agent: BackofficePrincipal, @Param('merchantId', OrderMerchantIdParam) merchantId: string, @Param('orderId', OrderIdParam) orderId: string, @Req() request: GatewayRequest, @Res() reply: FastifyReply): Promise<void> {
     await this.act(reply, request, PAYMENT_COMMAND_TYPES.agentConfirmPayIn, { agentId: agentIdOf(agent), merchantId, orderId });
   }
 
   /** The body is optional: `{"reason": "..."}`. */
   @Post('orders/:merchantId/:orderId/decline')
+  @ApiOperation({ operationId: 'declineOrder', summary: 'Decline a pay-in or payout' })
+  @ApiResponse({ status: 200, description: 'The order after the decline' })
+  @BackofficeApiErrorResponses('ORDER_NOT_FOUND', 'ORDER_STATE_CONFLICT')
   async decline(
     @CurrentPrincipal() agent: BackofficePrincipal,
     @Param('merchantId', OrderMerchantIdParam) merchantId: string,
@@ -88,6 +105,9 @@ export class AgentController {
    * shown; lists and order views show `•••• 1234`. Every reveal is recorded for operators.
    */
   @Post('orders/:merchantId/:orderId/account-number')
+  @ApiOperation({ operationId: 'revealAccountNumber', summary: 'Show a taken payout\'s full recipient account number' })
+  @ApiResponse({ status: 200, description: 'The full account number; the reveal is recorded' })
+  @BackofficeApiErrorResponses('ORDER_NOT_FOUND', 'ORDER_STATE_CONFLICT')
   async revealAccountNumber(
     @CurrentPrincipal() agent: BackofficePrincipal,
     @Param('merchantId', OrderMerchantIdParam) merchantId: string,
@@ -103,6 +123,9 @@ export class AgentController {
    * payments as it arrives; any other content type is read whole within the same limit.
    */
   @Post('orders/:merchantId/:orderId/receipts')
+  @ApiOperation({ operationId: 'uploadPayoutReceipt', summary: 'Upload a payout\'s receipt (the raw PDF, PNG or JPEG is the body)' })
+  @ApiResponse({ status: 201, description: 'The stored receipt' })
+  @BackofficeApiErrorResponses('ORDER_NOT_FOUND', 'ORDER_STATE_CONFLICT')
   async uploadReceipt(@CurrentPrincipal() agent: BackofficePrincipal, @Param('merchantId', OrderMerchantIdParam) merchantId: string, @Param('orderId', OrderIdParam) orderId: string, @Req() request: GatewayRequest, @Res() reply: FastifyReply): Promise<void> {
     const order = await this.payments.getAgentOrder(agentIdOf(agent), merchantId, orderId);
     if (order.direction !== 'outgoing') throw new DomainError('ORDER_NOT_FOUND', 'Receipts belong to payouts; this order is a pay-in');
@@ -113,6 +136,9 @@ export class AgentController {
   }
 
   @Post('orders/:merchantId/:orderId/complete')
+  @ApiOperation({ operationId: 'completePayout', summary: 'Complete a payout with an uploaded receipt' })
+  @ApiResponse({ status: 200, description: 'The order after completion' })
+  @BackofficeApiErrorResponses('ORDER_NOT_FOUND', 'ORDER_STATE_CONFLICT')
   async complete(
     @CurrentPrincipal() agent: BackofficePrincipal,
     @Param('merchantId', OrderMerchantIdParam) merchantId: string,

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiOperation, ApiPropertyOptional, ApiResponse } from '@nestjs/swagger';
 import type { BackofficePrincipal } from '@mp/access-infrastructure';
 import { PathIdPipe } from '@mp/shared-nest-http';
 import { INTERNAL_ID_PATTERN, IsOneOf, IsPlainText, IsWholeNumberBetween, MatchesPattern, RequestMessages, Trim } from '@mp/shared-util-validation';
@@ -10,6 +10,8 @@ import { LedgerReadClient } from '../merchant/ledger-read.client';
 import { actingOperatorId } from './acting-operator';
 import { BackofficeGuard, CurrentPrincipal, Roles } from './backoffice.guard';
 import { json } from './operator.controller';
+import { BackofficeApiDocs } from '../openapi/backoffice-api.decorator';
+import { BackofficeApiErrorResponses } from '../openapi/error.response';
 
 const APPROVAL_ID_PATTERN = /^apr_[0-9a-f-]{36}$/;
 
@@ -48,6 +50,7 @@ const ApprovalIdParam = new PathIdPipe(INTERNAL_ID_PATTERN, 'NOT_FOUND', (id) =>
  * currency's threshold answers 202 with a request, which a second operator approves here (the
  * money moves then, once) or rejects. The requester cannot approve their own: 403 FORBIDDEN.
  */
+@BackofficeApiDocs('Approvals')
 @Controller('backoffice/v1/approvals')
 @UseGuards(BackofficeGuard)
 @Roles('operator')
@@ -56,6 +59,8 @@ export class ApprovalsOperatorController {
 
   /** Requests oldest first; `?status=` defaults to pending. */
   @Get()
+  @ApiOperation({ operationId: 'listApprovals', summary: 'List deposit-adjustment approval requests' })
+  @ApiResponse({ status: 200, description: 'The requests' })
   async list(@Query() query: ApprovalsQuery, @Res() reply: FastifyReply): Promise<void> {
     const params = new URLSearchParams({ status: query.status ?? 'pending' });
     if (query.merchant_id !== undefined) params.set('merchant_id', query.merchant_id);
@@ -64,11 +69,17 @@ export class ApprovalsOperatorController {
   }
 
   @Post(':approvalId/approve')
+  @ApiOperation({ operationId: 'approveAdjustment', summary: 'Approve a request (a second operator)' })
+  @ApiResponse({ status: 200, description: 'The request, approved and booked' })
+  @BackofficeApiErrorResponses('NOT_FOUND', 'FORBIDDEN', 'ORDER_STATE_CONFLICT')
   async approve(@CurrentPrincipal() operator: BackofficePrincipal, @Param('approvalId', ApprovalIdParam) approvalId: string, @Res() reply: FastifyReply): Promise<void> {
     await json(reply, 200, await this.ledger.decideApproval(approvalIdOf(approvalId), 'approve', { operator_id: actingOperatorId(operator) }));
   }
 
   @Post(':approvalId/reject')
+  @ApiOperation({ operationId: 'rejectAdjustment', summary: 'Reject a request' })
+  @ApiResponse({ status: 200, description: 'The request, rejected' })
+  @BackofficeApiErrorResponses('NOT_FOUND', 'ORDER_STATE_CONFLICT')
   async reject(@CurrentPrincipal() operator: BackofficePrincipal, @Param('approvalId', ApprovalIdParam) approvalId: string, @Body() body: RejectionBody, @Res() reply: FastifyReply): Promise<void> {
     await json(reply, 200, await this.ledger.decideApproval(approvalIdOf(approvalId), 'reject', { operator_id: actingOperatorId(operator), reason: body.reason }));
   }

@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { Body, Controller, Get, Inject, Param, Post, Put, Query, Res, UseGuards } from '@nestjs/common';
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiOperation, ApiProperty, ApiPropertyOptional, ApiResponse } from '@nestjs/swagger';
 import { BackofficeCredentialStore, MerchantCredentialStore, type BackofficePrincipal } from '@mp/access-infrastructure';
 import { AgentServiceAreaDto, PutAgentRequestDto, PutMethodsRequestDto, StoredMethodEntryDto, type PutAgentRequest, type StoredMethodEntry } from '@mp/contracts-payments-api';
 import { AgentIdParam, MerchantIdParam, OrderIdParam, OrderMerchantIdParam, RequestOptions } from '@mp/shared-nest-http';
 import {
   AGENT_ID_PATTERN,
+  COUNTRY_PATTERN,
+  CURRENCY_CODE_PATTERN,
   decimalAmountToMinor,
   IsDecimalAmount,
   IsKnownCurrency,
@@ -15,6 +17,7 @@ import {
   JsonNumberLiteral,
   MatchesPattern,
   MERCHANT_ID_PATTERN,
+  METHOD_PATTERN,
   RequestMessages,
   Trim,
 } from '@mp/shared-util-validation';
@@ -27,6 +30,8 @@ import { actingOperatorId } from './acting-operator';
 import { BackofficeGuard, CurrentPrincipal, Roles } from './backoffice.guard';
 import { CallbackDestinationPolicy } from '../callback-destinations/callback-destination.policy';
 import { requireMerchant } from '../merchant/require-merchant';
+import { BackofficeApiDocs } from '../openapi/backoffice-api.decorator';
+import { BackofficeApiErrorResponses } from '../openapi/error.response';
 
 @RequestMessages({ invalid: 'The merchant is not valid' })
 class CreateMerchantBody {
@@ -48,8 +53,28 @@ class CreateMerchantBody {
  */
 @RequestOptions({ numbers: 'plain' })
 class PutMethodsBody extends PutMethodsRequestDto {
-  @ApiProperty({ description: 'The whole catalog: method, direction, country, currency, fee_rate_basis_points, fee_fixed_minor, min_amount_minor, max_amount_minor, expiry_minutes' })
+  @ApiProperty({ type: () => [MethodEntryBody], minItems: 1, description: 'The whole catalog' })
   override entries!: StoredMethodEntryDto[];
+}
+
+/** The OpenAPI description of one catalog entry; the rules are the contract's (StoredMethodEntryDto), which carries no OpenAPI decorators. */
+class MethodEntryBody extends StoredMethodEntryDto {
+  @ApiProperty({ pattern: METHOD_PATTERN.source, example: 'bank_card' }) override method!: string;
+  @ApiProperty({ enum: ['incoming', 'outgoing'] }) override direction!: 'incoming' | 'outgoing';
+  @ApiProperty({ pattern: COUNTRY_PATTERN.source, example: 'RU' }) override country!: string;
+  @ApiProperty({ pattern: CURRENCY_CODE_PATTERN.source, example: 'RUB' }) override currency!: string;
+  @ApiProperty({ type: 'integer', minimum: 0, maximum: 10_000, example: 150 }) override fee_rate_basis_points!: number;
+  @ApiProperty({ pattern: '^\\d{1,30}$', description: 'Minor units', example: '0' }) override fee_fixed_minor!: string;
+  @ApiProperty({ pattern: '^\\d{1,30}$', description: 'Minor units, at most max_amount_minor', example: '10000' }) override min_amount_minor!: string;
+  @ApiProperty({ pattern: '^\\d{1,30}$', description: 'Minor units', example: '50000000' }) override max_amount_minor!: string;
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: 1_000_000, example: 30 }) override expiry_minutes!: number;
+}
+
+/** The OpenAPI description of one area an agent serves (the contract's AgentServiceAreaDto carries no OpenAPI decorators). */
+class AgentServiceAreaBody extends AgentServiceAreaDto {
+  @ApiProperty({ pattern: METHOD_PATTERN.source, example: 'sbp' }) override method!: string;
+  @ApiProperty({ pattern: COUNTRY_PATTERN.source, example: 'RU' }) override country!: string;
+  @ApiProperty({ pattern: CURRENCY_CODE_PATTERN.source, example: 'RUB' }) override currency!: string;
 }
 
 /** An agent's profile; `name` names its credential (the display name when absent). */
@@ -60,7 +85,7 @@ class AgentProfileBody extends PutAgentRequestDto {
   @ApiProperty({ maxLength: 500, description: 'Where payers send the money', example: 'Card 2200 1234 5678 9012, Ivan P.' })
   override payment_details!: string;
 
-  @ApiProperty({ description: 'The methods, countries and currencies the agent serves', example: [{ method: 'sbp', country: 'RU', currency: 'RUB' }] })
+  @ApiProperty({ type: () => [AgentServiceAreaBody], minItems: 1, description: 'The methods, countries and currencies the agent serves' })
   override serves!: AgentServiceAreaDto[];
 
   @ApiPropertyOptional({ default: true, description: 'false deactivates the agent and its token' })
@@ -134,6 +159,7 @@ class AccountNumberRevealsQuery {
 }
 
 /** What operators do: merchants, methods and fees, agents, any order, deposit. */
+@BackofficeApiDocs('Merchants')
 @Controller('backoffice/v1')
 @UseGuards(BackofficeGuard)
 @Roles('operator')
@@ -148,6 +174,8 @@ export class OperatorController {
 
   /** Secrets are in this answer only; they are stored encrypted and never shown again. */
   @Post('merchants')
+  @ApiOperation({ operationId: 'createMerchant', summary: 'Create a merchant (its secrets are in this answer only)' })
+  @ApiResponse({ status: 201, description: 'The merchant and its secrets' })
   async createMerchant(@Body() body: CreateMerchantBody, @Res() reply: FastifyReply): Promise<void> {
     await this.destinations.assertAcceptable(null, body.default_callback_url, 'default_callback_url');
     const merchant = await this.merchants.createMerchant(body.name, body.default_callback_url ?? null);
@@ -155,12 +183,18 @@ export class OperatorController {
   }
 
   @Get('merchants/:merchantId/methods')
+  @ApiOperation({ operationId: 'getMerchantMethods', summary: 'Get a merchant\'s method catalog' })
+  @ApiResponse({ status: 200, description: 'The catalog' })
+  @BackofficeApiErrorResponses('NOT_FOUND')
   async getMethods(@Param('merchantId', MerchantIdParam) merchantId: string, @Res() reply: FastifyReply): Promise<void> {
     await requireMerchant(this.merchants, merchantId);
     await json(reply, 200, await this.payments.getMethods(merchantId));
   }
 
   @Put('merchants/:merchantId/methods')
+  @ApiOperation({ operationId: 'putMerchantMethods', summary: 'Replace a merchant\'s method catalog' })
+  @ApiResponse({ status: 200, description: 'The stored catalog' })
+  @BackofficeApiErrorResponses('NOT_FOUND')
   async putMethods(@Param('merchantId', MerchantIdParam) merchantId: string, @Body() body: PutMethodsBody, @Res() reply: FastifyReply): Promise<void> {
     await requireMerchant(this.merchants, merchantId);
     await json(reply, 200, await this.payments.putMethods(merchantId, body.entries.map((entry): StoredMethodEntry => ({ ...entry }))));
@@ -168,6 +202,8 @@ export class OperatorController {
 
   /** Registers an agent for methods, countries and currencies; its token is in this answer only. */
   @Post('agents')
+  @ApiOperation({ operationId: 'createAgent', summary: 'Register an agent (its token is in this answer only)' })
+  @ApiResponse({ status: 201, description: 'The agent and its token' })
   async createAgent(@Body() body: AgentProfileBody, @Res() reply: FastifyReply): Promise<void> {
     const profile = toAgentProfile(body);
     const name = body.name ?? profile.display_name;
@@ -184,6 +220,9 @@ export class OperatorController {
   }
 
   @Put('agents/:agentId')
+  @ApiOperation({ operationId: 'updateAgent', summary: 'Replace an agent\'s profile, or deactivate it' })
+  @ApiResponse({ status: 200, description: 'The stored profile' })
+  @BackofficeApiErrorResponses('NOT_FOUND')
   async updateAgent(@Param('agentId', AgentIdParam) agentId: string, @Body() body: AgentProfileBody, @Res() reply: FastifyReply): Promise<void> {
     const profile = toAgentProfile(body);
     await this.payments.putAgent(agentId, profile);
@@ -192,6 +231,9 @@ export class OperatorController {
   }
 
   @Get('orders/:merchantId/:orderId')
+  @ApiOperation({ operationId: 'getOrder', summary: 'Get any order' })
+  @ApiResponse({ status: 200, description: 'The order' })
+  @BackofficeApiErrorResponses('ORDER_NOT_FOUND')
   async getOrder(@Param('merchantId', OrderMerchantIdParam) merchantId: string, @Param('orderId', OrderIdParam) orderId: string, @Res() reply: FastifyReply): Promise<void> {
     await json(reply, 200, await this.payments.getOrderForBackoffice(merchantId, orderId));
   }
@@ -201,12 +243,17 @@ export class OperatorController {
    * `merchant_id`, `order_id`, `agent_id`, `limit` (1 to 500, default 100).
    */
   @Get('account-number-reveals')
+  @ApiOperation({ operationId: 'listAccountNumberReveals', summary: 'Who saw which payout\'s full account number, newest first' })
+  @ApiResponse({ status: 200, description: 'The reveal log' })
   async listAccountNumberReveals(@Query() query: AccountNumberRevealsQuery, @Res() reply: FastifyReply): Promise<void> {
     const filters = Object.fromEntries(Object.entries(query).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
     await json(reply, 200, await this.payments.listAccountNumberReveals(filters));
   }
 
   @Get('merchants/:merchantId/balances')
+  @ApiOperation({ operationId: 'getMerchantBalances', summary: 'A merchant\'s balances' })
+  @ApiResponse({ status: 200, description: 'The balances' })
+  @BackofficeApiErrorResponses('NOT_FOUND')
   async balances(@Param('merchantId', MerchantIdParam) merchantId: string, @Res() reply: FastifyReply): Promise<void> {
     await json(reply, 200, await this.ledger.getBalances(merchantId));
   }
@@ -216,6 +263,10 @@ export class OperatorController {
    * audited; above the currency's approval threshold 202 with a request a second operator approves.
    */
   @Post('merchants/:merchantId/deposit-adjustments')
+  @ApiOperation({ operationId: 'adjustDeposit', summary: 'Top up or adjust a merchant\'s deposit' })
+  @ApiResponse({ status: 201, description: 'Booked' })
+  @ApiResponse({ status: 202, description: 'Above the approval threshold: an approval request a second operator decides' })
+  @BackofficeApiErrorResponses('NOT_FOUND', 'INSUFFICIENT_FUNDS')
   async adjustDeposit(
     @CurrentPrincipal() operator: BackofficePrincipal,
     @Param('merchantId', MerchantIdParam) merchantId: string,
@@ -232,6 +283,9 @@ export class OperatorController {
 
   /** The merchant's ledger entries, newest first: `?currency=&from=&to=&limit=&cursor=` (ISO 8601 times, `to` exclusive). */
   @Get('merchants/:merchantId/ledger/entries')
+  @ApiOperation({ operationId: 'listLedgerEntries', summary: 'A merchant\'s ledger entries, newest first' })
+  @ApiResponse({ status: 200, description: 'A page of entries' })
+  @BackofficeApiErrorResponses('NOT_FOUND')
   async ledgerEntries(@Param('merchantId', MerchantIdParam) merchantId: string, @Query() query: LedgerEntriesQuery, @Res() reply: FastifyReply): Promise<void> {
     await requireMerchant(this.merchants, merchantId);
     await json(reply, 200, await this.ledger.listEntries(merchantId, ledgerQuery(query)));
@@ -239,6 +293,9 @@ export class OperatorController {
 
   /** Reconciliation export: every entry of the period `?from=&to=` (required) with its order or withdrawal, as CSV. */
   @Get('merchants/:merchantId/ledger/reconciliation.csv')
+  @ApiOperation({ operationId: 'exportReconciliationCsv', summary: 'Every ledger entry of a period with its order or withdrawal, as CSV' })
+  @ApiResponse({ status: 200, description: 'The CSV file' })
+  @BackofficeApiErrorResponses('NOT_FOUND')
   async reconciliationCsv(@Param('merchantId', MerchantIdParam) merchantId: string, @Query() query: ReconciliationQuery, @Res() reply: FastifyReply): Promise<void> {
     await requireMerchant(this.merchants, merchantId);
     const file = await this.ledger.reconciliationCsv(merchantId, ledgerQuery(query));

@@ -1,5 +1,5 @@
 import { Controller, Param, Post, Res, UseGuards } from '@nestjs/common';
-import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiResponse } from '@nestjs/swagger';
 import { isTestMerchantId, testMerchantIdFor } from '@mp/access-domain';
 import { MerchantCredentialStore } from '@mp/access-infrastructure';
 import { MerchantIdParam } from '@mp/shared-nest-http';
@@ -9,9 +9,10 @@ import { PaymentsReadClient } from '../payments/payments-read.client';
 import { BackofficeGuard, Roles } from './backoffice.guard';
 import { json } from './operator.controller';
 import { TestCredentialsResponse } from './test-credentials.response';
+import { BackofficeApiDocs } from '../openapi/backoffice-api.decorator';
 
 /** Operators issue a merchant's sandbox (test-mode) credentials: docs/api/sandbox.md, docs/operations/sandbox.md. */
-@ApiTags('backoffice: sandbox')
+@BackofficeApiDocs('Sandbox')
 @Controller('backoffice/v1')
 @UseGuards(BackofficeGuard)
 @Roles('operator')

@@ -14,8 +14,12 @@ import { ConversionBody, toConversionRequest } from './conversion.request';
 import { json } from './operator.controller';
 import { ResolveWithdrawalBody, toResolveWithdrawalData } from './resolve-withdrawal.request';
 import { requireMerchant } from '../merchant/require-merchant';
+import { ApiOperation, ApiResponse } from '@nestjs/swagger';
+import { BackofficeApiDocs } from '../openapi/backoffice-api.decorator';
+import { BackofficeApiErrorResponses } from '../openapi/error.response';
 
 /** Operators' side of crypto: conversions into assets, stuck withdrawals and their resolution. */
+@BackofficeApiDocs('Withdrawals')
 @Controller('backoffice/v1')
 @UseGuards(BackofficeGuard)
 @Roles('operator')
@@ -32,6 +36,10 @@ export class WithdrawalsOperatorController {
    * approval threshold (a request a second operator approves at /approvals); audited in the ledger.
    */
   @Post('merchants/:merchantId/conversions')
+  @ApiOperation({ operationId: 'convertCurrency', summary: 'Convert between a merchant\'s currencies through the FX accounts' })
+  @ApiResponse({ status: 201, description: 'Booked' })
+  @ApiResponse({ status: 202, description: 'Above the approval threshold: an approval request a second operator decides' })
+  @BackofficeApiErrorResponses('NOT_FOUND', 'INSUFFICIENT_FUNDS')
   async convert(@CurrentPrincipal() operator: BackofficePrincipal, @Param('merchantId', MerchantIdParam) merchantId: string, @Body() body: ConversionBody, @Res() reply: FastifyReply): Promise<void> {
     await requireMerchant(this.merchants, merchantId);
     const conversion = toConversionRequest(body, actingOperatorId(operator));
@@ -41,12 +49,17 @@ export class WithdrawalsOperatorController {
 
   /** Withdrawals PENDING for longer than `older_than_seconds` (default 900), oldest first. */
   @Get('withdrawals/stuck')
+  @ApiOperation({ operationId: 'listStuckWithdrawals', summary: 'Withdrawals without an outcome for longer than a while' })
+  @ApiResponse({ status: 200, description: 'The stuck withdrawals' })
   async stuck(@Query() query: StuckWithdrawalsQueryDto, @Res() reply: FastifyReply): Promise<void> {
     await json(reply, 200, await this.withdrawals.listStuck(query.older_than_seconds === undefined ? 900 : Number(query.older_than_seconds)));
   }
 
   /** The withdrawal as operators see it: send progress, attempts and any reconciliation's evidence. */
   @Get('withdrawals/:merchantId/:orderId')
+  @ApiOperation({ operationId: 'getWithdrawalForOperator', summary: 'Get any withdrawal' })
+  @ApiResponse({ status: 200, description: 'The withdrawal' })
+  @BackofficeApiErrorResponses('WITHDRAWAL_NOT_FOUND')
   async get(@Param('merchantId', OrderMerchantIdParam) merchantId: string, @Param('orderId', OrderIdParam) orderId: string, @Res() reply: FastifyReply): Promise<void> {
     await json(reply, 200, await this.withdrawals.getForOperator(merchantId, orderId));
   }
@@ -56,6 +69,9 @@ export class WithdrawalsOperatorController {
    * `failed` only while it is queued (nothing can have been sent); a "sending" one is reconciled.
    */
   @Post('withdrawals/:merchantId/:orderId/resolve')
+  @ApiOperation({ operationId: 'resolveWithdrawal', summary: 'Resolve a stuck withdrawal by hand' })
+  @ApiResponse({ status: 200, description: 'The withdrawal after the resolution' })
+  @BackofficeApiErrorResponses('WITHDRAWAL_NOT_FOUND', 'ORDER_STATE_CONFLICT')
   async resolve(
     @CurrentPrincipal() operator: BackofficePrincipal,
     @Param('merchantId', OrderMerchantIdParam) merchantId: string,
@@ -75,6 +91,9 @@ export class WithdrawalsOperatorController {
    * Takes no body, like the agents' actions: the network's answer is the only input.
    */
   @Post('withdrawals/:merchantId/:orderId/reconcile')
+  @ApiOperation({ operationId: 'reconcileWithdrawal', summary: 'Ask the network about a withdrawal now' })
+  @ApiResponse({ status: 200, description: 'The withdrawal and what the network said' })
+  @BackofficeApiErrorResponses('WITHDRAWAL_NOT_FOUND')
   async reconcile(
     @CurrentPrincipal() operator: BackofficePrincipal,
     @Param('merchantId', OrderMerchantIdParam) merchantId: string,

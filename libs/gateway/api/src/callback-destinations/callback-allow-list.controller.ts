@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Inject, Param, Put, Res, UseGuards } from '@nestjs/common';
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiOperation, ApiProperty, ApiResponse } from '@nestjs/swagger';
 import type { BackofficePrincipal } from '@mp/access-infrastructure';
 import { isAllowListEntry } from '@mp/contracts-callbacks';
 import { MerchantIdParam } from '@mp/shared-nest-http';
@@ -8,6 +8,8 @@ import type { FastifyReply } from 'fastify';
 import { BackofficeGuard, CurrentPrincipal, Roles } from '../backoffice/backoffice.guard';
 import { stringifyResponse } from '../http/json-body';
 import { CallbackDestinationPolicy } from './callback-destination.policy';
+import { BackofficeApiDocs } from '../openapi/backoffice-api.decorator';
+import { BackofficeApiErrorResponses } from '../openapi/error.response';
 
 const ALLOW_LIST_ENTRIES_MAX = 50;
 
@@ -23,6 +25,7 @@ class PutCallbackAllowListBody {
 }
 
 /** An operator's allow-list of callback hosts per merchant, in addition to the global rules (docs/operations/gateway.md). */
+@BackofficeApiDocs('Callbacks')
 @Controller('backoffice/v1/merchants/:merchantId/callback-allow-list')
 @UseGuards(BackofficeGuard)
 @Roles('operator')
@@ -30,6 +33,9 @@ export class CallbackAllowListController {
   constructor(@Inject(CallbackDestinationPolicy) private readonly destinations: CallbackDestinationPolicy) {}
 
   @Get()
+  @ApiOperation({ operationId: 'getCallbackAllowList', summary: 'A merchant\'s callback destination allow-list' })
+  @ApiResponse({ status: 200, description: 'The allow-list' })
+  @BackofficeApiErrorResponses('NOT_FOUND')
   async get(@Param('merchantId', MerchantIdParam) merchantId: string, @Res() reply: FastifyReply): Promise<void> {
     await this.destinations.requireMerchant(merchantId);
     await reply.status(200).type('application/json').send(stringifyResponse(await this.destinations.allowListOf(merchantId)));
@@ -37,6 +43,9 @@ export class CallbackAllowListController {
 
   /** Replaces the list. Callbacks already accepted for hosts now off the list are refused at delivery. */
   @Put()
+  @ApiOperation({ operationId: 'putCallbackAllowList', summary: 'Replace a merchant\'s callback destination allow-list' })
+  @ApiResponse({ status: 200, description: 'The stored allow-list' })
+  @BackofficeApiErrorResponses('NOT_FOUND')
   async put(@CurrentPrincipal() operator: BackofficePrincipal, @Param('merchantId', MerchantIdParam) merchantId: string, @Body() body: PutCallbackAllowListBody, @Res() reply: FastifyReply): Promise<void> {
     const entries = [...new Set(body.entries)];
     await reply.status(200).type('application/json').send(stringifyResponse(await this.destinations.setAllowList(merchantId, entries, operator.credentialId)));

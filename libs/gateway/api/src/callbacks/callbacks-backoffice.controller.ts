@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Inject, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiOperation, ApiProperty, ApiResponse } from '@nestjs/swagger';
 import { MerchantCredentialStore, WebhookSecretStore } from '@mp/access-infrastructure';
 import { CALLBACK_DELIVERY_ID_PATTERN, CallbackDeliveriesQueryDto, DisabledEndpointsQueryDto, EnableCallbackEndpointBodyDto } from '@mp/contracts-callbacks';
 import { MerchantIdParam, PathIdPipe } from '@mp/shared-nest-http';
@@ -11,6 +11,8 @@ import { GATEWAY_CLOCK, GATEWAY_SETTINGS, type GatewaySettings } from '../gatewa
 import { overlapMsOf, rotateWebhookSecret, RotateSecretBody } from '../merchant/secret-rotation';
 import type { Clock } from '@mp/shared-util-clock';
 import { CallbacksClient } from './callbacks.client';
+import { BackofficeApiDocs } from '../openapi/backoffice-api.decorator';
+import { BackofficeApiErrorResponses } from '../openapi/error.response';
 
 /** A malformed callback id names no callback: answered like an unknown one. */
 const DeliveryIdParam = new PathIdPipe(CALLBACK_DELIVERY_ID_PATTERN, 'NOT_FOUND', (id) => `No callback ${id}`);
@@ -21,6 +23,7 @@ class EnableEndpointBody extends EnableCallbackEndpointBodyDto {
 }
 
 /** Operators' callback tools: the delivery log, redelivery, disabled endpoints, webhook secret rotation. */
+@BackofficeApiDocs('Callbacks')
 @Controller('backoffice/v1')
 @UseGuards(BackofficeGuard)
 @Roles('operator')
@@ -35,6 +38,9 @@ export class CallbacksBackofficeController {
 
   /** The merchant as operators see it: the profile plus its callback endpoint state. */
   @Get('merchants/:merchantId')
+  @ApiOperation({ operationId: 'getMerchantProfile', summary: 'A merchant\'s profile, access status and callback settings' })
+  @ApiResponse({ status: 200, description: 'The merchant' })
+  @BackofficeApiErrorResponses('NOT_FOUND')
   async merchant(@Param('merchantId', MerchantIdParam) merchantId: string, @Res() reply: FastifyReply): Promise<void> {
     const [profile, access] = await Promise.all([this.merchants.findProfile(merchantId), this.merchants.findAccessRecord(merchantId)]);
     if (!profile || !access) throw new DomainError('NOT_FOUND', `No merchant ${merchantId}`);
@@ -53,24 +59,34 @@ export class CallbacksBackofficeController {
 
   /** `?merchant_id=&order_id=` or `?event_id=`: every callback with every attempt. */
   @Get('callbacks/deliveries')
+  @ApiOperation({ operationId: 'listCallbackDeliveries', summary: 'The callback delivery log' })
+  @ApiResponse({ status: 200, description: 'A page of deliveries' })
   async deliveries(@Query() query: CallbackDeliveriesQueryDto, @Res() reply: FastifyReply): Promise<void> {
     const filter = query.event_id !== undefined ? { event_id: query.event_id } : { merchant_id: query.merchant_id as string, order_id: query.order_id as string };
     await json(reply, 200, await this.callbacks.listDeliveries(filter));
   }
 
   @Post('callbacks/deliveries/:deliveryId/redeliver')
+  @ApiOperation({ operationId: 'redeliverCallback', summary: 'Send a callback again' })
+  @ApiResponse({ status: 202, description: 'Queued' })
+  @BackofficeApiErrorResponses('NOT_FOUND', 'WEBHOOK_ENDPOINT_DISABLED')
   async redeliver(@Param('deliveryId', DeliveryIdParam) deliveryId: string, @Res() reply: FastifyReply): Promise<void> {
     await json(reply, 202, await this.callbacks.redeliver(deliveryId));
   }
 
   /** Endpoints a 410 disabled, every merchant's (or `?merchant_id=`). */
   @Get('callbacks/endpoints/disabled')
+  @ApiOperation({ operationId: 'listDisabledCallbackEndpoints', summary: 'Callback endpoints disabled after 410 or too many failures' })
+  @ApiResponse({ status: 200, description: 'The disabled endpoints' })
   async disabledEndpoints(@Query() query: DisabledEndpointsQueryDto, @Res() reply: FastifyReply): Promise<void> {
     await json(reply, 200, await this.callbacks.disabledEndpoints(query.merchant_id));
   }
 
   /** Body `{"url": ...}`: sends to it again, starting with the callbacks parked while it was disabled. */
   @Post('merchants/:merchantId/callback-endpoints/enable')
+  @ApiOperation({ operationId: 'enableCallbackEndpoint', summary: 'Enable a disabled callback endpoint' })
+  @ApiResponse({ status: 200, description: 'The endpoint, enabled' })
+  @BackofficeApiErrorResponses('NOT_FOUND')
   async enableEndpoint(@Param('merchantId', MerchantIdParam) merchantId: string, @Body() body: EnableEndpointBody, @Res() reply: FastifyReply): Promise<void> {
     await json(reply, 200, await this.callbacks.enableEndpoint(merchantId, body.url));
   }
@@ -80,6 +96,9 @@ export class CallbacksBackofficeController {
    * signature) for `overlap_hours` (default WEBHOOK_SECRET_OVERLAP_HOURS, at most 168).
    */
   @Post('merchants/:merchantId/webhook-secret/rotate')
+  @ApiOperation({ operationId: 'rotateMerchantWebhookSecret', summary: 'Rotate a merchant\'s webhook secret' })
+  @ApiResponse({ status: 201, description: 'The new secret, shown once' })
+  @BackofficeApiErrorResponses('NOT_FOUND', 'SECRET_ROTATION_IN_PROGRESS')
   async rotateWebhookSecret(@Param('merchantId', MerchantIdParam) merchantId: string, @Body() body: RotateSecretBody, @Res() reply: FastifyReply): Promise<void> {
     await json(reply, 201, await rotateWebhookSecret(this.webhookSecrets, merchantId, overlapMsOf(body, this.settings.webhookSecretOverlapHours), this.clock.now()));
   }

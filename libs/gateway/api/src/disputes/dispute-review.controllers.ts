@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiOperation, ApiProperty, ApiPropertyOptional, ApiResponse } from '@nestjs/swagger';
 import type { BackofficePrincipal } from '@mp/access-infrastructure';
 import { ReceiptDownloadLogQueryDto, ReviewDisputeRequestDto } from '@mp/contracts-disputes';
 import { MerchantIdParam } from '@mp/shared-nest-http';
@@ -9,6 +9,8 @@ import { BackofficeGuard, CurrentPrincipal, Roles } from '../backoffice/backoffi
 import { json } from '../backoffice/operator.controller';
 import { DisputesClient } from './disputes.client';
 import { DisputeIdParam } from './disputes.controller';
+import { BackofficeApiDocs } from '../openapi/backoffice-api.decorator';
+import { BackofficeApiErrorResponses } from '../openapi/error.response';
 
 class ReviewBody extends ReviewDisputeRequestDto {
   @ApiProperty({ enum: ['ACCEPTED', 'REJECTED'] })
@@ -34,6 +36,7 @@ async function sendReceipt(disputes: DisputesClient, reviewer: { role: 'agent' |
  * settles the order for the disputed amount, rejecting restores its own state. Another
  * agent's dispute is not found, in the answer a missing one gets.
  */
+@BackofficeApiDocs('Agent disputes')
 @Controller('backoffice/v1/agent/disputes')
 @UseGuards(BackofficeGuard)
 @Roles('agent')
@@ -41,6 +44,9 @@ export class AgentDisputesController {
   constructor(private readonly disputes: DisputesClient) {}
 
   @Post(':merchantId/:disputeId/review')
+  @ApiOperation({ operationId: 'reviewDisputeAsAgent', summary: 'Review a dispute on one of the agent\'s pay-ins' })
+  @ApiResponse({ status: 200, description: 'The dispute after the review' })
+  @BackofficeApiErrorResponses('DISPUTE_NOT_FOUND', 'ORDER_STATE_CONFLICT')
   async review(
     @CurrentPrincipal() agent: BackofficePrincipal,
     @Param('merchantId', MerchantIdParam) merchantId: string,
@@ -54,6 +60,9 @@ export class AgentDisputesController {
 
   /** The receipt of a dispute on one of this agent's orders; any other dispute is not found. Every download is logged. */
   @Get(':merchantId/:disputeId/receipt')
+  @ApiOperation({ operationId: 'getDisputeReceiptAsAgent', summary: 'Download a dispute\'s receipt file' })
+  @ApiResponse({ status: 200, description: 'The receipt file' })
+  @BackofficeApiErrorResponses('DISPUTE_NOT_FOUND')
   async receipt(@CurrentPrincipal() agent: BackofficePrincipal, @Param('merchantId', MerchantIdParam) merchantId: string, @Param('disputeId', DisputeIdParam) disputeId: string, @Res() reply: FastifyReply): Promise<void> {
     if (!agent.agentId) throw new DomainError('DISPUTE_NOT_FOUND', `No dispute ${disputeId}`);
     await sendReceipt(this.disputes, { role: 'agent', id: agent.agentId }, merchantId, disputeId, reply);
@@ -61,6 +70,7 @@ export class AgentDisputesController {
 }
 
 /** Operators review any dispute. */
+@BackofficeApiDocs('Disputes')
 @Controller('backoffice/v1/disputes')
 @UseGuards(BackofficeGuard)
 @Roles('operator')
@@ -68,6 +78,9 @@ export class OperatorDisputesController {
   constructor(private readonly disputes: DisputesClient) {}
 
   @Post(':merchantId/:disputeId/review')
+  @ApiOperation({ operationId: 'reviewDispute', summary: 'Review a dispute' })
+  @ApiResponse({ status: 200, description: 'The dispute after the review' })
+  @BackofficeApiErrorResponses('DISPUTE_NOT_FOUND', 'ORDER_STATE_CONFLICT')
   async review(
     @CurrentPrincipal() operator: BackofficePrincipal,
     @Param('merchantId', MerchantIdParam) merchantId: string,
@@ -80,12 +93,17 @@ export class OperatorDisputesController {
 
   /** Any dispute's receipt; the download is logged with the operator's credential. */
   @Get(':merchantId/:disputeId/receipt')
+  @ApiOperation({ operationId: 'getDisputeReceipt', summary: 'Download a dispute\'s receipt file' })
+  @ApiResponse({ status: 200, description: 'The receipt file' })
+  @BackofficeApiErrorResponses('DISPUTE_NOT_FOUND')
   async receipt(@CurrentPrincipal() operator: BackofficePrincipal, @Param('merchantId', MerchantIdParam) merchantId: string, @Param('disputeId', DisputeIdParam) disputeId: string, @Res() reply: FastifyReply): Promise<void> {
     await sendReceipt(this.disputes, { role: 'operator', id: operator.credentialId }, merchantId, disputeId, reply);
   }
 
   /** Who downloaded which dispute receipt, and when, newest first: `?merchant_id=&dispute_id=&reviewer_id=&limit=` (1 to 500, default 100). */
   @Get('receipt-downloads')
+  @ApiOperation({ operationId: 'listDisputeReceiptDownloads', summary: 'Who downloaded which dispute receipt, newest first' })
+  @ApiResponse({ status: 200, description: 'The download log' })
   async receiptDownloads(@Query() query: ReceiptDownloadLogQueryDto, @Res() reply: FastifyReply): Promise<void> {
     await json(reply, 200, await this.disputes.listReceiptDownloads({ merchant_id: query.merchant_id, dispute_id: query.dispute_id, reviewer_id: query.reviewer_id, limit: query.limit }));
   }

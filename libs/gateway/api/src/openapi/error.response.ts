@@ -59,32 +59,34 @@ export class ErrorResponse {
   server_time?: number;
 }
 
+/** What any request may be answered, whoever sends it: the HTTP edge's own refusals and outages. */
+const ANY_REQUEST_ERRORS: readonly ErrorCode[] = ['METHOD_NOT_ALLOWED', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'RATE_LIMITED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'];
+
 /** What any signed /v2 request may be answered, whatever the endpoint does. */
-export const SIGNED_REQUEST_ERRORS: readonly ErrorCode[] = [
-  'VALIDATION_ERROR',
-  'MISSING_AUTH_HEADER',
-  'INVALID_API_KEY',
-  'INVALID_SIGNATURE',
-  'TIMESTAMP_OUT_OF_RANGE',
-  'MERCHANT_SUSPENDED',
-  'METHOD_NOT_ALLOWED',
-  'PAYLOAD_TOO_LARGE',
-  'UNSUPPORTED_MEDIA_TYPE',
-  'RATE_LIMITED',
-  'INTERNAL_ERROR',
-  'SERVICE_UNAVAILABLE',
-];
+export const SIGNED_REQUEST_ERRORS: readonly ErrorCode[] = ['VALIDATION_ERROR', 'MISSING_AUTH_HEADER', 'INVALID_API_KEY', 'INVALID_SIGNATURE', 'TIMESTAMP_OUT_OF_RANGE', 'MERCHANT_SUSPENDED', ...ANY_REQUEST_ERRORS];
+
+/** What any back-office request (Bearer token of an operator or agent) may be answered, whatever the route does. */
+export const BEARER_REQUEST_ERRORS: readonly ErrorCode[] = ['VALIDATION_ERROR', 'MISSING_AUTH_HEADER', 'INVALID_API_KEY', 'CREDENTIAL_EXPIRED', 'CREDENTIAL_REVOKED', 'FORBIDDEN', ...ANY_REQUEST_ERRORS];
 
 /**
- * The error answers of one operation: the codes it raises itself plus those of every signed
- * request, grouped by the status the error catalogue gives each code (so a status in the
+ * The error answers of one signed /v2 operation: the codes it raises itself plus those of every
+ * signed request, grouped by the status the error catalogue gives each code (so a status in the
  * description can never drift from the one the server sends). Codes of one status share a
  * response whose description lists them. `default` covers what no status names (404 for a
  * path no route matches, decisions.md).
  */
 export function ApiErrorResponses(...codes: ErrorCode[]): MethodDecorator & ClassDecorator {
+  return errorResponses([...SIGNED_REQUEST_ERRORS, ...codes]);
+}
+
+/** The same for a back-office route (agent or operator): its own codes plus those of every Bearer-authenticated request. On a controller class it applies to each of its routes. */
+export function BackofficeApiErrorResponses(...codes: ErrorCode[]): MethodDecorator & ClassDecorator {
+  return errorResponses([...BEARER_REQUEST_ERRORS, ...codes]);
+}
+
+function errorResponses(codes: readonly ErrorCode[]): MethodDecorator & ClassDecorator {
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of new Set([...SIGNED_REQUEST_ERRORS, ...codes])) {
+  for (const code of new Set(codes)) {
     const status = HTTP_STATUS_BY_ERROR_CODE[code];
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }

@@ -1,10 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { assertCheckedIn } from './checked-in-document';
 import { MERCHANT_API_DOCUMENT_FILE } from './merchant-api.file';
 import { buildMerchantApiDocument, serializeMerchantApiDocument } from './merchant-api.document';
-
-/** This spec sits at libs/gateway/api/src/openapi; the checked-in description is at the repository root. */
-const CHECKED_IN = join(__dirname, '..', '..', '..', '..', '..', MERCHANT_API_DOCUMENT_FILE);
 
 describe('the /v2 OpenAPI description', () => {
   let generated: string;
@@ -14,12 +10,7 @@ describe('the /v2 OpenAPI description', () => {
   });
 
   it('is the checked-in openapi.json (after changing the merchant API, run `npm run openapi` and commit openapi.json)', () => {
-    const checkedIn = readFileSync(CHECKED_IN, 'utf8');
-    if (checkedIn !== generated) {
-      const at = [...checkedIn].findIndex((character, index) => character !== generated[index]);
-      const line = checkedIn.slice(0, at).split('\n').length;
-      throw new Error(`openapi.json is out of date from line ${line} on: run \`npm run openapi\` and commit openapi.json`);
-    }
+    assertCheckedIn(MERCHANT_API_DOCUMENT_FILE, generated);
   });
 
   it('is OpenAPI 3.0.4 and documents only the signed /v2 merchant API', () => {

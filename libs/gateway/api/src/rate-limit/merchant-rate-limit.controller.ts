@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, Inject, Param, Put, Res, UseGuards } from '@nestjs/common';
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiOperation, ApiProperty, ApiResponse } from '@nestjs/swagger';
 import type { BackofficePrincipal } from '@mp/access-infrastructure';
 import { MerchantIdParam, RequestPipe } from '@mp/shared-nest-http';
 import { IsWholeNumberBetween, JsonNumberLiteral, RequestMessages } from '@mp/shared-util-validation';
@@ -8,6 +8,8 @@ import { BackofficeGuard, CurrentPrincipal, Roles } from '../backoffice/backoffi
 import { CallbackDestinationPolicy } from '../callback-destinations/callback-destination.policy';
 import { stringifyResponse } from '../http/json-body';
 import { RateLimiter } from './rate-limiter';
+import { BackofficeApiDocs } from '../openapi/backoffice-api.decorator';
+import { BackofficeApiErrorResponses } from '../openapi/error.response';
 
 const FIGURE_MAX = 1_000_000;
 
@@ -23,6 +25,7 @@ class PutMerchantRateLimitBody {
 }
 
 /** Operators' per-merchant rate limit, replacing GATEWAY_RATE_LIMIT_MERCHANT_* for one merchant (docs/operations/gateway.md). */
+@BackofficeApiDocs('Rate limits')
 @Controller('backoffice/v1/merchants/:merchantId/rate-limit')
 @UseGuards(BackofficeGuard)
 @Roles('operator')
@@ -33,12 +36,18 @@ export class MerchantRateLimitController {
   ) {}
 
   @Get()
+  @ApiOperation({ operationId: 'getMerchantRateLimit', summary: 'A merchant\'s rate limit' })
+  @ApiResponse({ status: 200, description: 'The limit in force' })
+  @BackofficeApiErrorResponses('NOT_FOUND')
   async get(@Param('merchantId', MerchantIdParam) merchantId: string, @Res() reply: FastifyReply): Promise<void> {
     await this.destinations.requireMerchant(merchantId);
     await send(reply, await this.limiter.merchantPolicy(merchantId));
   }
 
   @Put()
+  @ApiOperation({ operationId: 'putMerchantRateLimit', summary: 'Set a merchant\'s own rate limit' })
+  @ApiResponse({ status: 200, description: 'The limit in force' })
+  @BackofficeApiErrorResponses('NOT_FOUND')
   async put(@CurrentPrincipal() operator: BackofficePrincipal, @Param('merchantId', MerchantIdParam) merchantId: string, @Body(new RequestPipe()) body: PutMerchantRateLimitBody, @Res() reply: FastifyReply): Promise<void> {
     await this.destinations.requireMerchant(merchantId);
     const policy = { ratePerSecond: Number(body.rate_per_second.literal), burst: Number(body.burst.literal) };
@@ -47,6 +56,9 @@ export class MerchantRateLimitController {
 
   /** Back to the global figures. */
   @Delete()
+  @ApiOperation({ operationId: 'deleteMerchantRateLimit', summary: 'Return a merchant to the default rate limit' })
+  @ApiResponse({ status: 200, description: 'The limit in force' })
+  @BackofficeApiErrorResponses('NOT_FOUND')
   async remove(@CurrentPrincipal() operator: BackofficePrincipal, @Param('merchantId', MerchantIdParam) merchantId: string, @Res() reply: FastifyReply): Promise<void> {
     await this.destinations.requireMerchant(merchantId);
     await send(reply, await this.limiter.setMerchantPolicy(merchantId, null, operator.credentialId));
