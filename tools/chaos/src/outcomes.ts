@@ -170,3 +170,34 @@ export function countOutcomes(outcomes: readonly RequestOutcome[]): { total: Rec
   }
   return { total, byOperation };
 }
+
+/** A row of the dispatcher's callback_deliveries, as the run reads it after the drain. */
+export interface DispatcherDelivery {
+  /** The webhook-id the receiver sees. */
+  deliveryId: string;
+  status: string;
+  merchantId: string;
+  subjectKind: string;
+  subjectId: string;
+  callbackType: string;
+}
+
+/** What a delivery in each status says about a callback the sink does not have. */
+const NOT_RECEIVED: Record<string, string> = {
+  succeeded: 'succeeded but never received',
+  failed: 'failed (retries exhausted)',
+  endpoint_disabled: 'endpoint_disabled (parked for an endpoint still disabled)',
+};
+
+/**
+ * The callbacks the merchants' endpoint (the run's sink) should have and does not: every
+ * delivery the dispatcher counts as succeeded must be one the sink acknowledged (`received`:
+ * webhook-ids); one given up on, or parked for an endpoint the gone fault's heal should have
+ * re-enabled, is a callback the merchant never gets. A pending one is still on its way (the
+ * auditor's terminal-objects-have-callbacks check makes sure every terminal object has one).
+ */
+export function callbacksNotReceived(deliveries: readonly DispatcherDelivery[], received: ReadonlySet<string>): string[] {
+  return deliveries
+    .filter((delivery) => delivery.status !== 'pending' && !(delivery.status === 'succeeded' && received.has(delivery.deliveryId)))
+    .map((delivery) => `${NOT_RECEIVED[delivery.status] ?? delivery.status}: ${delivery.merchantId} ${delivery.subjectKind} ${delivery.subjectId} ${delivery.callbackType} (${delivery.deliveryId})`);
+}
