@@ -201,3 +201,24 @@ export function callbacksNotReceived(deliveries: readonly DispatcherDelivery[], 
     .filter((delivery) => delivery.status !== 'pending' && !(delivery.status === 'succeeded' && received.has(delivery.deliveryId)))
     .map((delivery) => `${NOT_RECEIVED[delivery.status] ?? delivery.status}: ${delivery.merchantId} ${delivery.subjectKind} ${delivery.subjectId} ${delivery.callbackType} (${delivery.deliveryId})`);
 }
+
+/** How many of an operation's last requests must all fail before the verdict calls it stuck. */
+const STUCK_AFTER_REQUESTS = 3;
+
+/**
+ * Operations whose last requests of the run all timed out or got a 5xx: a flow that never got
+ * through again after some fault. Recovery is measured on pay-ins alone, so a consumer of
+ * another service that stopped for good (withdrawals after a broker restart, say) shows here
+ * and nowhere else. An operation sent fewer times than that is not judged.
+ */
+export function operationsStuckAtTheEnd(outcomes: readonly RequestOutcome[]): string[] {
+  const byOperation = new Map<string, RequestOutcome[]>();
+  for (const outcome of outcomes) byOperation.set(outcome.operation, [...(byOperation.get(outcome.operation) ?? []), outcome]);
+  const stuck: string[] = [];
+  for (const [operation, sent] of byOperation) {
+    const last = [...sent].sort((a, b) => a.sentAtMs - b.sentAtMs).slice(-STUCK_AFTER_REQUESTS);
+    if (last.length < STUCK_AFTER_REQUESTS || !last.every(failedLikeAnOutage)) continue;
+    stuck.push(`${operation}: its last ${last.length} requests (sent from ${((last[0] as RequestOutcome).sentAtMs / 1000).toFixed(1)} s) failed with a 5xx or no answer`);
+  }
+  return stuck;
+}

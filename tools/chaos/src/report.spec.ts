@@ -18,6 +18,7 @@ function report(fields: Partial<ChaosReport> = {}): ChaosReport {
     duplicated: [],
     phantom: [],
     undetermined: [],
+    stuckOperations: [],
     faults: [
       { kind: 'sigkill', name: 'sigkill ledger', injectedAtMs: 10_000, healedAtMs: 16_000, recoveryMs: 2_400, recoveryFrom: 'inject', boundMs: 30_000 },
       { kind: 'kafka-restart', name: 'kafka restart (4 s down)', injectedAtMs: 30_000, healedAtMs: 40_000, recoveryMs: 7_100, recoveryFrom: 'heal', boundMs: 45_000 },
@@ -64,6 +65,11 @@ describe('the verdict', () => {
       '1 callbacks neither received by the sink nor pending in the dispatcher: succeeded but never received: mrc_a payment_order A payment.succeeded (msg_1)',
       '2 callbacks failed signature verification',
     ]);
+  });
+
+  it('fails a run where some flow never got through again, though the pay-ins did', () => {
+    const stuck = ['withdrawal: its last 3 requests (sent from 40.0 s) failed with a 5xx or no answer'];
+    expect(verdictOf(report({ stuckOperations: stuck })).reasons).toEqual(['1 operations that never got through again: withdrawal: its last 3 requests (sent from 40.0 s) failed with a 5xx or no answer']);
   });
 
   it('fails a run that injected nothing: it proved nothing', () => {

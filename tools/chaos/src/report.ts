@@ -38,6 +38,8 @@ export interface ChaosReport {
   duplicated: string[];
   phantom: string[];
   undetermined: string[];
+  /** Operations whose last requests all failed like an outage (outcomes.ts operationsStuckAtTheEnd). */
+  stuckOperations: string[];
   faults: FaultResult[];
   /**
    * The run's callback sink: verified deliveries (by webhook-id) and those acknowledged, callbacks
@@ -62,6 +64,7 @@ export function verdictOf(report: ChaosReport): Verdict {
   none(report.duplicated, 'duplicated');
   none(report.phantom, 'phantom');
   none(report.undetermined, 'requests whose outcome the settle read could not tell');
+  none(report.stuckOperations, 'operations that never got through again');
   if (report.forbiddenServerErrors.length > 0) reasons.push(`${report.forbiddenServerErrors.length} server errors other than 503 with Retry-After (first: ${JSON.stringify(report.forbiddenServerErrors[0])})`);
   none(report.callbacks.notReceived, 'callbacks neither received by the sink nor pending in the dispatcher');
   if (report.callbacks.unverified > 0) reasons.push(`${report.callbacks.unverified} callbacks failed signature verification`);

@@ -13,7 +13,7 @@ import { CATALOG_SERVICE_NAMES, SystemUnderTest, workspaceRoot, type InstanceNam
 import { DEFAULT_RECOVERY_BOUND_MS, type ChaosContext, type ChaosFault, type ChaosInfra, type ServiceEnvironment } from './faults';
 import type { CallbackSink } from './callback-sink';
 import { MixedLoad, sleep } from './load';
-import { acknowledgedFileLines, callbacksNotReceived, countOutcomes, isForbiddenServerError, needsSettling, reconcile, recoveryTime, type DispatcherDelivery, type HeldObject, type RequestOutcome } from './outcomes';
+import { acknowledgedFileLines, callbacksNotReceived, countOutcomes, operationsStuckAtTheEnd, isForbiddenServerError, needsSettling, reconcile, recoveryTime, type DispatcherDelivery, type HeldObject, type RequestOutcome } from './outcomes';
 import { renderMarkdown, verdictOf, type ChaosReport, type FaultResult } from './report';
 import { OutcomeLog, type RunMerchant } from './requests';
 
@@ -141,6 +141,7 @@ export async function runChaos(options: ChaosOptions, infra: ChaosInfra, faults:
       forbiddenServerErrors: outcomes.filter(isForbiddenServerError).map((outcome) => ({ operation: outcome.operation, status: outcome.status, code: outcome.code, orderId: outcome.orderId })),
       settled,
       ...reconciliation,
+      stuckOperations: operationsStuckAtTheEnd(outcomes),
       faults: results,
       callbacks: { received: sinkCounts.deliveries, acknowledged: sinkCounts.acknowledged, unverified: sinkCounts.unverified, notReceived },
       audit: { ok: audit.ok, failedChecks: audit.checks.filter((check) => check.status === 'failed').map((check) => check.name), text: formatAudit(audit) },
