@@ -1,5 +1,5 @@
 /**
- * The chaos run's callback receiver (docs/operations/chaos-network-faults.md): a real HTTP
+ * The chaos run's callback receiver (docs/operations/chaos.md, "The callback sink"): a real HTTP
  * server on 127.0.0.1, one path per merchant, that verifies every callback's Standard Webhooks
  * signature with the merchant's webhook secret (the SDK's verifyCallback, on the
  * standardwebhooks package) and records each delivery by its webhook-id, attempt by attempt.
@@ -13,7 +13,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isMerchantApiError, verifyCallback, type MerchantClient } from '@mp/merchant-sdk';
-import type { NetworkChaosFault } from './proxy-faults';
+import type { ChaosFault } from './faults';
 
 export type CallbackSinkMode = { kind: 'normal' } | { kind: 'slow'; delayMs: number } | { kind: 'failing' } | { kind: 'gone' };
 
@@ -188,7 +188,7 @@ export interface CallbackSinkFaultContext {
   log(line: string): void;
 }
 
-export type CallbackSinkFault = NetworkChaosFault<CallbackSinkFaultContext>;
+export type CallbackSinkFault = ChaosFault<CallbackSinkFaultContext>;
 
 export interface CallbackSinkFaultOptions {
   /** How late a slow answer comes: more than the dispatcher's CALLBACK_ATTEMPT_TIMEOUT_MS (2 s in the test system, 15 s by default). */
@@ -230,6 +230,8 @@ export function callbackSinkFaults(sink: CallbackSink, options: CallbackSinkFaul
           resumed += reenabled.resumed;
         }
         context.log(`callback sink: re-enabled ${plural(endpoints, 'endpoint')}, ${plural(resumed, 'parked callback')} resumed`);
+        // Nothing disabled means the dispatcher never acted on a 410 (or no callback came while it was held): the fault proved nothing.
+        if (endpoints === 0) throw new Error('no endpoint was disabled by the 410s while the sink was gone');
       },
     },
   ];

@@ -1,5 +1,5 @@
 /**
- * A TCP fault proxy for the chaos runner (docs/operations/chaos-network-faults.md): one
+ * A TCP fault proxy for the chaos runner (docs/operations/chaos.md, "Network faults"): one
  * listener on loopback in front of one upstream (PostgreSQL, the Kafka broker, a service's
  * internal HTTP), forwarding bytes both ways, with faults switched on and off while the
  * connections live: added latency, every open connection dropped, new connections refused, and

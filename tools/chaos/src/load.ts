@@ -8,11 +8,10 @@
  * declined one gets a dispute that an operator reviews; a payout is taken, gets a receipt and
  * is completed. A step whose pool is empty sends a new pay-in instead.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
-import { MerchantClient, verifyCallback } from '@mp/merchant-sdk';
+import { MerchantClient } from '@mp/merchant-sdk';
 import { createOperator, registerAgent, type BackofficeClient, type RegisteredAgent, type SystemUnderTest } from '@mp/shared-testing';
+import type { CallbackSink } from './callback-sink';
 import type { Operation } from './outcomes';
 import { backofficeRequest, merchantRequest, payerAsksForDetails, type OutcomeLog, type RunMerchant } from './requests';
 
@@ -45,42 +44,16 @@ export const LOAD_MIX: ReadonlyArray<readonly [Operation, number]> = [
   ['status', 17],
 ];
 
+/** A merchant of the run, with its callback URL on the run's sink. */
+interface LoadMerchant extends RunMerchant {
+  callbackUrl: string;
+}
+
 interface PayIn {
-  merchant: RunMerchant;
+  merchant: LoadMerchant;
   orderId: string;
   body: Record<string, unknown>;
   redirectUrl: string;
-}
-
-/** A merchant's callbacks, verified with its webhook secret (the SDK's verifyCallback). */
-export class CallbackEndpoint {
-  private server: Server | null = null;
-  readonly secrets: string[] = [];
-  verified = 0;
-  unverified = 0;
-
-  async start(): Promise<this> {
-    this.server = createServer((request, response) => {
-      const chunks: Buffer[] = [];
-      request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', () => {
-        const check = verifyCallback(this.secrets, Buffer.concat(chunks), request.headers);
-        if (check.valid) this.verified += 1;
-        else this.unverified += 1;
-        response.writeHead(check.valid ? 204 : 400).end();
-      });
-    });
-    await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
-    return this;
-  }
-
-  url(): string {
-    return `http://127.0.0.1:${(this.server?.address() as AddressInfo).port}/callbacks`;
-  }
-
-  stop(): Promise<void> {
-    return new Promise((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
-  }
 }
 
 export class MixedLoad {
@@ -97,35 +70,39 @@ export class MixedLoad {
 
   private constructor(
     private readonly log: OutcomeLog,
-    readonly merchants: RunMerchant[],
+    readonly merchants: LoadMerchant[],
     private readonly operator: BackofficeClient,
     private readonly agent: RegisteredAgent,
-    readonly callbacks: CallbackEndpoint,
   ) {}
 
   /**
    * An operator, an agent serving RUB bank cards, `merchantCount` merchants whose callbacks come
-   * to the run's endpoint, each funded with a confirmed 500,000.00 RUB pay-in and part of it
+   * to the run's sink (its URL as default_callback_url and every order's callback_url), each funded with a confirmed 500,000.00 RUB pay-in and part of it
    * converted to USDT for withdrawals. Every request is recorded like the load's.
    */
-  static async prepare(system: SystemUnderTest, log: OutcomeLog, merchantCount: number): Promise<MixedLoad> {
+  static async prepare(system: SystemUnderTest, log: OutcomeLog, merchantCount: number, sink: CallbackSink): Promise<MixedLoad> {
     const operator = await createOperator(system, 'Chaos operator');
     const agent = await registerAgent(system, operator, [{ method: 'bank_card', country: 'RU', currency: 'RUB' }]);
-    const callbacks = await new CallbackEndpoint().start();
-    const merchants: RunMerchant[] = [];
+    const merchants: LoadMerchant[] = [];
     for (let index = 0; index < merchantCount; index += 1) {
-      const created = await operator.request('POST', '/backoffice/v1/merchants', { name: `Chaos shop ${index + 1}`, default_callback_url: callbacks.url() });
+      // The merchant's id names its path on the sink, so the merchant is created first and its default URL set after.
+      const created = await operator.request('POST', '/backoffice/v1/merchants', { name: `Chaos shop ${index + 1}` });
       if (created.status !== 201) throw new Error(`creating a merchant failed: ${created.status} ${created.text}`);
-      callbacks.secrets.push(created.body.webhook_secret as string);
       const merchantId = created.body.merchant_id as string;
-      merchants.push({ merchantId, sdk: new MerchantClient({ baseUrl: system.gatewayUrl, merchantId, apiSecret: created.body.api_secret as string, retry: false }) });
+      const apiSecret = created.body.api_secret as string;
+      const sdk = new MerchantClient({ baseUrl: system.gatewayUrl, merchantId, apiSecret, retry: false });
+      // The gone fault's heal re-enables endpoints with this client: retries there are welcome.
+      const client = new MerchantClient({ baseUrl: system.gatewayUrl, merchantId, apiSecret });
+      const callbackUrl = sink.register({ merchantId, webhookSecrets: [created.body.webhook_secret as string], client });
+      await client.merchant.update({ default_callback_url: callbackUrl });
+      merchants.push({ merchantId, sdk, callbackUrl });
     }
-    const load = new MixedLoad(log, merchants, operator, agent, callbacks);
+    const load = new MixedLoad(log, merchants, operator, agent);
     await Promise.all(merchants.map((merchant) => load.fund(merchant)));
     return load;
   }
 
-  private async fund(merchant: RunMerchant): Promise<void> {
+  private async fund(merchant: LoadMerchant): Promise<void> {
     const payIn = await this.createPayIn(merchant, FUNDING_RUB);
     if (!payIn) throw new Error(`funding ${merchant.merchantId}: the pay-in was not created`);
     const details = await payerAsksForDetails(this.log, merchant.merchantId, payIn.orderId, payIn.redirectUrl);
@@ -149,7 +126,7 @@ export class MixedLoad {
     return `chaos-${prefix}-${this.tag}-${this.counter.toString(36)}`;
   }
 
-  private merchant(): RunMerchant {
+  private merchant(): LoadMerchant {
     return pick(this.merchants);
   }
 
@@ -203,7 +180,7 @@ export class MixedLoad {
       case 'payout': {
         const merchant = this.merchant();
         const orderId = this.nextOrderId('payout');
-        const body = { order_id: orderId, amount: PAYOUT_RUB, currency: 'RUB', country: 'RU', method: 'bank_card', account_number: PAYOUT_ACCOUNT, callback_url: this.callbacks.url() };
+        const body = { order_id: orderId, amount: PAYOUT_RUB, currency: 'RUB', country: 'RU', method: 'bank_card', account_number: PAYOUT_ACCOUNT, callback_url: merchant.callbackUrl };
         const answer = await merchantRequest(this.log, merchant, { operation, orderId, creates: 'payment' }, 'POST', '/v2/payments/outgoing', body);
         if (answer.status === 201) this.payouts.push({ merchant, orderId });
         return true;
@@ -250,9 +227,9 @@ export class MixedLoad {
     }
   }
 
-  private async createPayIn(merchant: RunMerchant, amount: number): Promise<PayIn | null> {
+  private async createPayIn(merchant: LoadMerchant, amount: number): Promise<PayIn | null> {
     const orderId = this.nextOrderId('pay-in');
-    const body = { order_id: orderId, amount, currency: 'RUB', country: 'RU', callback_url: this.callbacks.url() };
+    const body = { order_id: orderId, amount, currency: 'RUB', country: 'RU', callback_url: merchant.callbackUrl };
     const answer = await merchantRequest<{ redirect_url?: string }>(this.log, merchant, { operation: 'pay-in', orderId, creates: 'payment' }, 'POST', '/v2/payments/incoming', body);
     if (answer.status !== 201 || !answer.body?.redirect_url) return null;
     const payIn = { merchant, orderId, body, redirectUrl: answer.body.redirect_url };

@@ -1,4 +1,4 @@
-import { acknowledgedFileLines, countOutcomes, isForbiddenServerError, reconcile, recoveryTime, type HeldObject, type RequestOutcome } from './outcomes';
+import { acknowledgedFileLines, callbacksNotReceived, countOutcomes, operationsStuckAtTheEnd, isForbiddenServerError, reconcile, recoveryTime, type HeldObject, type RequestOutcome } from './outcomes';
 
 let sequence = 0;
 function outcome(fields: Partial<RequestOutcome>): RequestOutcome {
@@ -83,5 +83,48 @@ describe('counts and server errors', () => {
     expect(isForbiddenServerError(outcome({ status: 503 }))).toBe(true);
     expect(isForbiddenServerError(outcome({ status: 500 }))).toBe(true);
     expect(isForbiddenServerError(outcome({ status: 0, timedOut: true }))).toBe(false);
+  });
+});
+
+describe('callbacksNotReceived: the dispatcher\'s record against the sink\'s', () => {
+  const delivery = (deliveryId: string, status: string) => ({ deliveryId, status, merchantId: 'mrc_a', subjectKind: 'payment_order', subjectId: `order-${deliveryId}`, callbackType: 'payment.succeeded' });
+
+  it('accepts a callback the sink acknowledged, and one still pending in the dispatcher', () => {
+    expect(callbacksNotReceived([delivery('msg_1', 'succeeded'), delivery('msg_2', 'pending')], new Set(['msg_1']))).toEqual([]);
+  });
+
+  it('names one the dispatcher counts as delivered that never reached the sink, one it gave up on, and one parked for an endpoint left disabled', () => {
+    expect(callbacksNotReceived([delivery('msg_1', 'succeeded'), delivery('msg_2', 'failed'), delivery('msg_3', 'endpoint_disabled')], new Set())).toEqual([
+      'succeeded but never received: mrc_a payment_order order-msg_1 payment.succeeded (msg_1)',
+      'failed (retries exhausted): mrc_a payment_order order-msg_2 payment.succeeded (msg_2)',
+      'endpoint_disabled (parked for an endpoint still disabled): mrc_a payment_order order-msg_3 payment.succeeded (msg_3)',
+    ]);
+  });
+});
+
+describe('operationsStuckAtTheEnd: a flow that never got through again', () => {
+  it('names an operation whose last three requests all failed like an outage, whatever the pay-ins did', () => {
+    const outcomes = [
+      outcome({ operation: 'withdrawal', sentAtMs: 1_000, status: 201 }),
+      outcome({ operation: 'withdrawal', sentAtMs: 40_000, status: 503 }),
+      outcome({ operation: 'withdrawal', sentAtMs: 50_000, status: 0, timedOut: true }),
+      outcome({ operation: 'withdrawal', sentAtMs: 60_000, status: 503 }),
+      outcome({ operation: 'pay-in', sentAtMs: 61_000, status: 201 }),
+    ];
+    expect(operationsStuckAtTheEnd(outcomes)).toEqual(['withdrawal: its last 3 requests (sent from 40.0 s) failed with a 5xx or no answer']);
+  });
+
+  it('passes over an operation that got through once more at the end, refusals included, and one sent too rarely to judge', () => {
+    const outcomes = [
+      outcome({ operation: 'withdrawal', sentAtMs: 40_000, status: 503 }),
+      outcome({ operation: 'withdrawal', sentAtMs: 50_000, status: 503 }),
+      outcome({ operation: 'withdrawal', sentAtMs: 60_000, status: 201 }),
+      outcome({ operation: 'pay-in-mismatched-duplicate', sentAtMs: 40_000, status: 503 }),
+      outcome({ operation: 'pay-in-mismatched-duplicate', sentAtMs: 50_000, status: 503 }),
+      outcome({ operation: 'pay-in-mismatched-duplicate', sentAtMs: 60_000, status: 409 }),
+      outcome({ operation: 'conversion', sentAtMs: 50_000, status: 503 }),
+      outcome({ operation: 'conversion', sentAtMs: 60_000, status: 503 }),
+    ];
+    expect(operationsStuckAtTheEnd(outcomes)).toEqual([]);
   });
 });

@@ -170,3 +170,55 @@ export function countOutcomes(outcomes: readonly RequestOutcome[]): { total: Rec
   }
   return { total, byOperation };
 }
+
+/** A row of the dispatcher's callback_deliveries, as the run reads it after the drain. */
+export interface DispatcherDelivery {
+  /** The webhook-id the receiver sees. */
+  deliveryId: string;
+  status: string;
+  merchantId: string;
+  subjectKind: string;
+  subjectId: string;
+  callbackType: string;
+}
+
+/** What a delivery in each status says about a callback the sink does not have. */
+const NOT_RECEIVED: Record<string, string> = {
+  succeeded: 'succeeded but never received',
+  failed: 'failed (retries exhausted)',
+  endpoint_disabled: 'endpoint_disabled (parked for an endpoint still disabled)',
+};
+
+/**
+ * The callbacks the merchants' endpoint (the run's sink) should have and does not: every
+ * delivery the dispatcher counts as succeeded must be one the sink acknowledged (`received`:
+ * webhook-ids); one given up on, or parked for an endpoint the gone fault's heal should have
+ * re-enabled, is a callback the merchant never gets. A pending one is still on its way (the
+ * auditor's terminal-objects-have-callbacks check makes sure every terminal object has one).
+ */
+export function callbacksNotReceived(deliveries: readonly DispatcherDelivery[], received: ReadonlySet<string>): string[] {
+  return deliveries
+    .filter((delivery) => delivery.status !== 'pending' && !(delivery.status === 'succeeded' && received.has(delivery.deliveryId)))
+    .map((delivery) => `${NOT_RECEIVED[delivery.status] ?? delivery.status}: ${delivery.merchantId} ${delivery.subjectKind} ${delivery.subjectId} ${delivery.callbackType} (${delivery.deliveryId})`);
+}
+
+/** How many of an operation's last requests must all fail before the verdict calls it stuck. */
+const STUCK_AFTER_REQUESTS = 3;
+
+/**
+ * Operations whose last requests of the run all timed out or got a 5xx: a flow that never got
+ * through again after some fault. Recovery is measured on pay-ins alone, so a consumer of
+ * another service that stopped for good (withdrawals after a broker restart, say) shows here
+ * and nowhere else. An operation sent fewer times than that is not judged.
+ */
+export function operationsStuckAtTheEnd(outcomes: readonly RequestOutcome[]): string[] {
+  const byOperation = new Map<string, RequestOutcome[]>();
+  for (const outcome of outcomes) byOperation.set(outcome.operation, [...(byOperation.get(outcome.operation) ?? []), outcome]);
+  const stuck: string[] = [];
+  for (const [operation, sent] of byOperation) {
+    const last = [...sent].sort((a, b) => a.sentAtMs - b.sentAtMs).slice(-STUCK_AFTER_REQUESTS);
+    if (last.length < STUCK_AFTER_REQUESTS || !last.every(failedLikeAnOutage)) continue;
+    stuck.push(`${operation}: its last ${last.length} requests (sent from ${((last[0] as RequestOutcome).sentAtMs / 1000).toFixed(1)} s) failed with a 5xx or no answer`);
+  }
+  return stuck;
+}

@@ -1,6 +1,6 @@
 /**
  * Network faults between the services and their dependencies, through TCP fault proxies
- * (fault-proxy.ts; docs/operations/chaos-network-faults.md): every service reaches PostgreSQL,
+ * (fault-proxy.ts; docs/operations/chaos.md, "Network faults"): every service reaches PostgreSQL,
  * the Kafka broker and the ledger's internal HTTP through a proxy of its own kind, and the
  * faults add latency there, drop the open connections, or refuse new ones for a while.
  *
@@ -16,6 +16,7 @@
  */
 import type { SystemUnderTest } from '@mp/shared-testing';
 import { FaultProxy, type ProxyMode, type ProxyUpstream } from './fault-proxy';
+import type { ChaosFault } from './faults';
 
 type ServiceName = Parameters<SystemUnderTest['databaseUrl']>[0];
 
@@ -36,26 +37,8 @@ export interface ProxyFaultContext {
   log(line: string): void;
 }
 
-/**
- * The runner's ChaosFault (tools/chaos/src/faults.ts, built in parallel), field for field, over
- * the part of ChaosContext a fault reads; once faults.ts is on main, ChaosFault replaces it.
- */
-export interface NetworkChaosFault<Context> {
-  kind: string;
-  name: string;
-  prepare?(context: Context): Promise<void>;
-  inject(context: Context): Promise<void>;
-  heal(context: Context): Promise<void>;
-  dispose?(context: Context): Promise<void>;
-  /** How long the runner holds the fault between inject and heal. */
-  holdMs?: number;
-  /** Recovery counts from the injection (a blip others ride over) or from the end of the heal (an outage held open). */
-  recoveryFrom?: 'inject' | 'heal';
-  recoveryBoundMs?: number;
-}
-
 /** A proxy fault: it routes the services in `prepare` and closes the proxies in `dispose`. */
-export type ProxyChaosFault = NetworkChaosFault<ProxyFaultContext> & Required<Pick<NetworkChaosFault<ProxyFaultContext>, 'prepare' | 'dispose'>>;
+export type ProxyChaosFault = ChaosFault<ProxyFaultContext> & Required<Pick<ChaosFault<ProxyFaultContext>, 'prepare' | 'dispose'>>;
 
 /** The service whose internal HTTP the faults break: payments' payout holds, the gateway's balance reads and withdrawals' holds go to it. */
 const INTERNAL_HTTP_TARGET: ServiceName = 'ledger';

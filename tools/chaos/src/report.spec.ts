@@ -18,11 +18,12 @@ function report(fields: Partial<ChaosReport> = {}): ChaosReport {
     duplicated: [],
     phantom: [],
     undetermined: [],
+    stuckOperations: [],
     faults: [
       { kind: 'sigkill', name: 'sigkill ledger', injectedAtMs: 10_000, healedAtMs: 16_000, recoveryMs: 2_400, recoveryFrom: 'inject', boundMs: 30_000 },
       { kind: 'kafka-restart', name: 'kafka restart (4 s down)', injectedAtMs: 30_000, healedAtMs: 40_000, recoveryMs: 7_100, recoveryFrom: 'heal', boundMs: 45_000 },
     ],
-    callbacksReceived: 420,
+    callbacks: { received: 420, acknowledged: 410, unverified: 0, notReceived: [] },
     audit: { ok: true, failedChecks: [], text: 'OK: 10 check(s) passed' },
     files: { outcomes: 'o.jsonl', acknowledged: 'a.jsonl' },
     ...fields,
@@ -58,6 +59,19 @@ describe('the verdict', () => {
     ]);
   });
 
+  it('fails a run whose dispatcher counts a callback the sink never had, or whose callbacks failed their signature', () => {
+    const callbacks = { received: 420, acknowledged: 410, unverified: 2, notReceived: ['succeeded but never received: mrc_a payment_order A payment.succeeded (msg_1)'] };
+    expect(verdictOf(report({ callbacks })).reasons).toEqual([
+      '1 callbacks neither received by the sink nor pending in the dispatcher: succeeded but never received: mrc_a payment_order A payment.succeeded (msg_1)',
+      '2 callbacks failed signature verification',
+    ]);
+  });
+
+  it('fails a run where some flow never got through again, though the pay-ins did', () => {
+    const stuck = ['withdrawal: its last 3 requests (sent from 40.0 s) failed with a 5xx or no answer'];
+    expect(verdictOf(report({ stuckOperations: stuck })).reasons).toEqual(['1 operations that never got through again: withdrawal: its last 3 requests (sent from 40.0 s) failed with a 5xx or no answer']);
+  });
+
   it('fails a run that injected nothing: it proved nothing', () => {
     expect(verdictOf(report({ faults: [] })).reasons).toEqual(['no fault was injected']);
   });
@@ -72,6 +86,7 @@ describe('the markdown summary', () => {
     expect(text).toContain('Faults per kind: sigkill 1, kafka-restart 1.');
     expect(text).toContain('| sigkill ledger | 2.4 s | the injection | 30.0 s |');
     expect(text).toContain('| kafka restart (4 s down) | 7.1 s | the heal | 45.0 s |');
+    expect(text).toContain('Callbacks: 420 received by the run’s sink, 410 acknowledged; every terminal object’s callback received or pending.');
     expect(text).toContain('Money audit: passed.');
   });
 

@@ -38,8 +38,14 @@ export interface ChaosReport {
   duplicated: string[];
   phantom: string[];
   undetermined: string[];
+  /** Operations whose last requests all failed like an outage (outcomes.ts operationsStuckAtTheEnd). */
+  stuckOperations: string[];
   faults: FaultResult[];
-  callbacksReceived: number;
+  /**
+   * The run's callback sink: verified deliveries (by webhook-id) and those acknowledged, callbacks
+   * whose signature failed, and what the dispatcher's record shows the sink should have and does not.
+   */
+  callbacks: { received: number; acknowledged: number; unverified: number; notReceived: string[] };
   audit: { ok: boolean; failedChecks: string[]; text: string };
   /** Files of the run: the outcomes (JSON lines) and the auditor's acknowledgement record. */
   files: { outcomes: string; acknowledged: string };
@@ -58,7 +64,10 @@ export function verdictOf(report: ChaosReport): Verdict {
   none(report.duplicated, 'duplicated');
   none(report.phantom, 'phantom');
   none(report.undetermined, 'requests whose outcome the settle read could not tell');
+  none(report.stuckOperations, 'operations that never got through again');
   if (report.forbiddenServerErrors.length > 0) reasons.push(`${report.forbiddenServerErrors.length} server errors other than 503 with Retry-After (first: ${JSON.stringify(report.forbiddenServerErrors[0])})`);
+  none(report.callbacks.notReceived, 'callbacks neither received by the sink nor pending in the dispatcher');
+  if (report.callbacks.unverified > 0) reasons.push(`${report.callbacks.unverified} callbacks failed signature verification`);
   if (!report.audit.ok) reasons.push(`the money audit failed: ${report.audit.failedChecks.join(', ')}`);
   for (const fault of report.faults) {
     if (fault.crashed?.length) reasons.push(`${fault.name}: crashed ${fault.crashed.join('; ')}`);
@@ -108,7 +117,9 @@ export function renderMarkdown(report: ChaosReport, verdict: Verdict): string {
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([operation, counts]) => `| ${operation} | ${counts['2xx']} | ${counts['4xx']} | ${counts['5xx']} | ${counts.timeout} |`),
     '',
-    `Callbacks received by the run's endpoint: ${report.callbacksReceived}.`,
+    `Callbacks: ${report.callbacks.received} received by the run’s sink, ${report.callbacks.acknowledged} acknowledged; ${
+      report.callbacks.notReceived.length === 0 ? 'every terminal object’s callback received or pending' : `${report.callbacks.notReceived.length} neither received nor pending`
+    }.`,
     '',
     `Money audit: ${report.audit.ok ? 'passed' : `FAILED (${report.audit.failedChecks.join(', ')})`}.`,
     '',
