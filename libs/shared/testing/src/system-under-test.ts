@@ -386,17 +386,20 @@ const handedOutPorts = new Set<number>();
 
 /**
  * Jest runs test files in MP_TEST_WORKERS processes at once (tools/test.mjs), and the set above
- * knows only its own: each worker takes the ports of its own residue modulo the worker count,
- * so two workers never hand out the same port.
+ * knows only its own: each worker takes its own share of the ports, so two workers never hand out
+ * the same one. The share is of port / 2, not of the port: Linux gives `listen(0)` odd ports only
+ * (even ones are left to `connect`), so by parity alone the first worker would never get a port.
  */
 const PORT_SHARES = Math.max(1, Number(process.env['MP_TEST_WORKERS'] ?? 1) || 1);
 const OWN_PORT_SHARE = (Math.max(1, Number(process.env['JEST_WORKER_ID'] ?? 1) || 1) - 1) % PORT_SHARES;
+
+const portShare = (port: number) => Math.floor(port / 2) % PORT_SHARES;
 
 /** A loopback port free now and not handed out before by this process (or, under jest, by another worker). */
 export async function freePort(): Promise<number> {
   for (;;) {
     const port = await probeFreePort();
-    if (handedOutPorts.has(port) || port % PORT_SHARES !== OWN_PORT_SHARE) continue;
+    if (handedOutPorts.has(port) || portShare(port) !== OWN_PORT_SHARE) continue;
     handedOutPorts.add(port);
     return port;
   }
