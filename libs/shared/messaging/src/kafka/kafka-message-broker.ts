@@ -7,6 +7,7 @@ import { SpanKind } from '@opentelemetry/api';
 import { parseEnvelope } from '../envelope';
 import { classifyError } from '../error-classification';
 import { kafkaLogLine, type BrokerLogLevel } from './kafka-log';
+import { restartAfterCrash } from './restart-after-crash';
 import { KafkaDeadLetterQueue } from './kafka-dead-letters';
 import { aclsOf, reconcileAcls, type KafkaAccess } from './kafka-access';
 import {
@@ -411,12 +412,6 @@ export class KafkaMessageBroker implements MessageBroker {
         if (!this.consumerLag.has(key)) this.consumerLag.set(key, { groupId: request.groupId, topic, partition: Number(partition), messages: 0 });
       }
     });
-    consumer.on(consumer.events.CRASH, (event) => {
-      // kafkajs restarts the consumer itself when it can (it then joins again).
-      group.state = event.payload.restart ? 'joining' : 'crashed';
-      this.log('error', `consumer ${request.groupId} crashed: ${String(event.payload.error)} (restart: ${event.payload.restart})`);
-    });
-
     await consumer.connect();
     await consumer.subscribe({ topics: request.topics.map((topic) => this.topicName(topic)), fromBeginning: request.startFrom === 'earliest' });
     const stopped = new AbortController();
@@ -431,15 +426,36 @@ export class KafkaMessageBroker implements MessageBroker {
       stopped,
     };
     consumer.on(consumer.events.FETCH, () => (run.lastFetchAtMs = Date.now()));
-    await consumer.run({
-      autoCommit: true,
-      autoCommitInterval: 1_000,
-      partitionsConsumedConcurrently: 1,
-      // Batches even without a batch handler: kafkajs's eachMessage commits a message once its
-      // handler returns, so a partition could not wait paused on a message that failed.
-      eachBatchAutoResolve: false,
-      eachBatch: (payload: EachBatchPayload) => this.handleBatch(payload, run),
+    const runConsumer = () =>
+      consumer.run({
+        autoCommit: true,
+        autoCommitInterval: 1_000,
+        partitionsConsumedConcurrently: 1,
+        // Batches even without a batch handler: kafkajs's eachMessage commits a message once its
+        // handler returns, so a partition could not wait paused on a message that failed.
+        eachBatchAutoResolve: false,
+        eachBatch: (payload: EachBatchPayload) => this.handleBatch(payload, run),
+      });
+    consumer.on(consumer.events.CRASH, (event) => {
+      // kafkajs restarts the consumer itself when it deems the error retriable (it then joins again);
+      // otherwise it has disconnected it for good, and restartAfterCrash starts it again.
+      group.state = event.payload.restart ? 'joining' : 'crashed';
+      this.log('error', `consumer ${request.groupId} crashed: ${String(event.payload.error)} (restart: ${event.payload.restart})`);
+      if (event.payload.restart || stopped.signal.aborted) return;
+      void restartAfterCrash({
+        signal: stopped.signal,
+        log: (line) => this.log('warn', `consumer ${request.groupId}: ${line}`),
+        start: async () => {
+          await consumer.connect();
+          await runConsumer();
+          // The subscription stopped while this attempt was under way: undo it.
+          if (stopped.signal.aborted) return void (await consumer.disconnect());
+          group.state = 'joining';
+          this.log('info', `consumer ${request.groupId} started again after its crash`);
+        },
+      });
     });
+    await runConsumer();
     return {
       ready,
       stop: async () => {
