@@ -193,6 +193,28 @@ describe('withdrawals', () => {
     await finalState(owner, orderId);
   });
 
+  it('refuses a withdrawal at once with 503 SERVICE_UNAVAILABLE while the ledger is down, writing nothing; the same order_id goes through once it is back', async () => {
+    const merchant = await merchantWith1000Usdt('Ledger down shop');
+    const orderId = newOrderId('ledger-down');
+    await system.kill('ledger');
+    try {
+      const startedAt = Date.now();
+      const refused = await merchant.post('/v2/merchant/withdrawals', { order_id: orderId, amount: 25, currency: 'USDT-TRC20', address: TRON_ADDRESS });
+      // Refused by the withdrawals service itself, long before the gateway's 30 s command timeout:
+      // a command retried in place would hold up every command behind it on its partition.
+      expect(refused.status).toBe(503);
+      expect(refused.body.error.code).toBe('SERVICE_UNAVAILABLE');
+      expect(Date.now() - startedAt).toBeLessThan(15_000);
+      expect((await merchant.get(`/v2/merchant/withdrawals/${orderId}`)).status).toBe(404);
+    } finally {
+      await system.startService('ledger');
+    }
+    expect((await merchant.post('/v2/merchant/withdrawals', { order_id: orderId, amount: 25, currency: 'USDT-TRC20', address: TRON_ADDRESS })).status).toBe(201);
+    expect(await finalState(merchant, orderId)).toMatchObject({ status: 'COMPLETED' });
+    await eventually(async () => (await balance(merchant, 'USDT')).frozen === 0);
+    expect(await balance(merchant, 'USDT')).toEqual({ available: 975, frozen: 0 });
+  });
+
   it('resumes a send interrupted by a crash and sends exactly once', async () => {
     const merchant = await merchantWith1000Usdt('Crash shop');
     const merchantId = merchant.credentials.merchantId;

@@ -117,9 +117,17 @@ async function placeWithdrawalHold(ledger: LedgerHolds, orderId: string, decided
     });
     if (hold.status === 'pending') return;
   } catch (error) {
+    // The ledger could not be reached or did not answer. Retrying the command in place would
+    // hold up every command behind it on its partition until the ledger is back (as payouts did
+    // in the chaos run); refused instead, nothing is written, and the merchant's retry with the
+    // same order_id finds the same hold by its id. A hold placed whose answer was lost, never
+    // retried, is voided by the ledger's orphan-hold sweep.
+    if (!(error instanceof DomainError)) {
+      throw new DomainError('SERVICE_UNAVAILABLE', "The withdrawal's funds could not be frozen just now; retrying with the same order_id is safe and never creates a second withdrawal");
+    }
     // The hold id is taken with other amounts: an earlier request with this order_id placed
-    // it and never came to exist. Anything else (INSUFFICIENT_FUNDS, outages) goes up as is.
-    const holdIdTaken = error instanceof DomainError && error.code === 'VALIDATION_ERROR' && error.details.some((detail) => detail.field === 'hold_id');
+    // it and never came to exist. Any other refusal (INSUFFICIENT_FUNDS) goes up as is.
+    const holdIdTaken = error.code === 'VALIDATION_ERROR' && error.details.some((detail) => detail.field === 'hold_id');
     if (!holdIdTaken) throw error;
   }
   // The hold was released as orphaned or belongs to another request: a withdrawal without
