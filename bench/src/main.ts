@@ -9,11 +9,12 @@ import { cpus, freemem, loadavg, release, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from 'pg';
 import { ConfigError, parseCommandLine } from '@mp/shared-util-config';
-import { createOperator, registerAgent, SystemUnderTest, workspaceRoot, type BackofficeClient } from '@mp/shared-testing';
+import { createOperator, registerAgent, SystemUnderTest, workspaceRoot } from '@mp/shared-testing';
 import { pgbenchDrive, startYardstick, type RunningYardstick } from './contenders';
 import { CallbackSink } from './callback-sink';
-import { assertLedgerAudited, confirmedPayIn, measureLedgerLag, seedLedgerHistory, timeHolds, type HoldTimings, type LagResult } from './history';
-import { LoadClient, jsonOf, type MerchantCredentials } from './http-client';
+import { assertLedgerAudited, measureLedgerLag, seedLedgerHistory, timeHolds, type HoldTimings, type LagResult } from './history';
+import { LoadClient } from './http-client';
+import { createMerchants, fundMerchants } from './funding';
 import { latencyChartSvg } from './latency-chart';
 import { closedLoop, describeStep, openLoop, runStep, type MeasuredContender, type StepExtras } from './measure';
 import { MixedState, mixedWorkload, prepareMixedPools } from './mixed-workload';
@@ -350,45 +351,6 @@ async function measurePgbench(contender: MeasuredContender, adminUrl: string, da
 }
 
 /** `count` merchants, created four at a time, in order; `defaultCallbackUrl` receives their withdrawal and dispute outcomes. */
-async function createMerchants(operator: BackofficeClient, count: number, name: string, defaultCallbackUrl?: string): Promise<MerchantCredentials[]> {
-  const merchants: MerchantCredentials[] = new Array(count);
-  let next = 0;
-  const worker = async () => {
-    for (let index = next++; index < count; index = next++) {
-      const response = await operator.request('POST', '/backoffice/v1/merchants', { name: `${name} ${index + 1}`, ...(defaultCallbackUrl ? { default_callback_url: defaultCallbackUrl } : {}) });
-      if (response.status !== 201) throw new Error(`creating a merchant failed: ${response.status} ${response.text}`);
-      merchants[index] = { merchantId: response.body.merchant_id, apiSecret: response.body.api_secret };
-    }
-  };
-  await Promise.all(Array.from({ length: 4 }, worker));
-  return merchants;
-}
-
-/** Confirmed pay-ins of 500,000.00 RUB (the catalog's maximum), then waits until the ledger shows them. Returns each merchant's available RUB. */
-async function fundMerchants(chain: { gateway: LoadClient; agentToken: string }, gateway: LoadClient, ids: OrderIds, plan: Array<{ merchant: MerchantCredentials; payIns: number }>): Promise<number[]> {
-  const jobs = plan.flatMap(({ merchant, payIns }) => Array.from({ length: payIns }, () => merchant));
-  const workers = Array.from({ length: 4 }, async () => {
-    for (let merchant = jobs.shift(); merchant; merchant = jobs.shift()) {
-      if ((await confirmedPayIn(chain, merchant, ids.next('funding'), 500_000)) === null) throw new Error('a funding pay-in could not be confirmed');
-    }
-  });
-  await Promise.all(workers);
-  const expected = 500_000 * 0.975; // the catalog's 2.5 % pay-in fee
-  const available: number[] = [];
-  for (const { merchant, payIns } of plan) {
-    const deadline = Date.now() + 60_000;
-    let rub = 0;
-    while (Date.now() < deadline) {
-      const balances = jsonOf<{ settlement: Array<{ currency: string; available: number }> }>(await gateway.sendSigned(merchant, 'GET', '/v2/merchant/balances'));
-      rub = balances?.settlement.find((entry) => entry.currency === 'RUB')?.available ?? 0;
-      if (rub >= expected * payIns - 0.005) break;
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-    available.push(rub);
-  }
-  return available;
-}
-
 /** Durability as production would have it: the test cluster starts with fsync off, so turn it on before anything runs. */
 async function requireDurableCommits(adminUrl: string): Promise<void> {
   const client = new Client({ connectionString: adminUrl });

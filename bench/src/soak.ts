@@ -11,11 +11,12 @@ import { execFileSync } from 'node:child_process';
 import { ConfigError, parseCommandLine } from '@mp/shared-util-config';
 import { createOperator, registerAgent, SystemUnderTest, workspaceRoot, type BackofficeClient, type ServiceName } from '@mp/shared-testing';
 import { CallbackSink } from './callback-sink';
-import { assertLedgerAudited, confirmedPayIn } from './history';
+import { createMerchants, fundMerchants, FUNDING_PAY_IN_NET_RUB, FUNDING_PAY_IN_RUB } from './funding';
+import { assertLedgerAudited } from './history';
 import { LoadClient, type MerchantCredentials } from './http-client';
 import { newHistogram } from './measure';
 import { MixedState, mixedWorkload, prepareMixedPools } from './mixed-workload';
-import { availableBalance, checkWithdrawalMoney, convertRubToUsdt } from './money-checks';
+import { checkWithdrawalMoney, convertRubToUsdt } from './money-checks';
 import { runClosedLoop, runOpenLoop, type LoopSample, type SendRequest } from './open-loop';
 import { pidListeningOn } from './proc-stats';
 import { formatNumber } from './report';
@@ -78,34 +79,20 @@ interface W5Fixture {
 /** The most W5 req/s the probe's merchants are funded for (a closed loop on this system reaches about 100 on 2 cores). */
 const PROBE_SATURATION_CAP = 400;
 const CHART_TITLES: Record<SeriesKind, string> = { rss: 'Memory per process (MB)', connections: 'Open sockets and PostgreSQL backends', lag: 'Consumer lag per group (messages)' };
-const FUNDING_PAY_IN_RUB = 500_000;
-const FUNDING_PAY_IN_NET_RUB = FUNDING_PAY_IN_RUB * 0.975; // the catalog's 2.5 % pay-in fee
 /** RUB per USDT bought by the operator's conversion (money-checks' 0.01 rate, less the ledger's 1 % fee), rounded up. */
 const RUB_PER_USDT = 101.02;
 
 async function prepareW5(context: { system: SystemUnderTest; operator: BackofficeClient; gateway: LoadClient; agentToken: string; sink: CallbackSink; ids: OrderIds }, label: string, count: number, funding: { payoutRub: number; usdt: number }, disputable: number): Promise<W5Fixture> {
   const { operator, gateway, ids, sink } = context;
-  const merchants: MerchantCredentials[] = [];
-  for (let index = 0; index < count; index += 1) {
-    const created = await operator.request('POST', '/backoffice/v1/merchants', { name: `Soak ${label} ${index + 1}`, default_callback_url: sink.url });
-    if (created.status !== 201) throw new Error(`creating a merchant answered ${created.status} ${created.text}`);
-    merchants.push({ merchantId: created.body.merchant_id, apiSecret: created.body.api_secret });
-  }
+  const merchants = await createMerchants(operator, count, `Soak ${label}`, sink.url);
   const rubForUsdt = Math.ceil(funding.usdt * RUB_PER_USDT);
   const payInsEach = Math.max(1, Math.ceil((funding.payoutRub + rubForUsdt) / FUNDING_PAY_IN_NET_RUB));
   log(`${label}: funding ${count} merchants with ${payInsEach} confirmed pay-ins of ${formatNumber(FUNDING_PAY_IN_RUB)} RUB each, ${formatNumber(rubForUsdt)} RUB of it converted to USDT`);
-  const jobs = merchants.flatMap((merchant) => Array<MerchantCredentials>(payInsEach).fill(merchant));
-  const chain = { gateway, agentToken: context.agentToken };
-  await Promise.all(
-    Array.from({ length: 4 }, async () => {
-      for (let merchant = jobs.shift(); merchant; merchant = jobs.shift()) {
-        if ((await confirmedPayIn(chain, merchant, ids.next('soak-funding'), FUNDING_PAY_IN_RUB)) === null) throw new Error('a funding pay-in could not be confirmed');
-      }
-    }),
-  );
+  const available = await fundMerchants({ gateway, agentToken: context.agentToken }, gateway, ids, merchants.map((merchant) => ({ merchant, payIns: payInsEach })), { idPrefix: 'soak-funding', creditTimeoutMs: 120_000 });
+  const short = merchants.filter((_, index) => available[index] < payInsEach * FUNDING_PAY_IN_NET_RUB - 0.005);
+  if (short.length > 0) throw new Error(`gave up waiting for the funding of ${short.map(({ merchantId }) => merchantId).join(', ')} to be credited after 120 s`);
   const fundedUsdt = new Map<string, number>();
   for (const merchant of merchants) {
-    await waitFor(`${merchant.merchantId}'s funding credited`, 120_000, async () => (await availableBalance(gateway, merchant, 'RUB')) >= payInsEach * FUNDING_PAY_IN_NET_RUB - 0.005);
     fundedUsdt.set(merchant.merchantId, await convertRubToUsdt(operator, gateway, merchant, rubForUsdt, ids.next('soak-conversion')));
   }
   const state = new MixedState(new AcceptedWithdrawals());

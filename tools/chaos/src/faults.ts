@@ -106,27 +106,18 @@ export function sigkillFault(instance: InstanceName): ChaosFault {
   };
 }
 
-/** The broker stopped and started again on the same port and data: every producer and consumer reconnects. */
-export function kafkaRestartFault(downMs = 4_000): ChaosFault {
+/**
+ * A dependency stopped and started again on the same port and data: the broker (every producer
+ * and consumer reconnects) or PostgreSQL (fast shutdown: every connection closed).
+ */
+export function dependencyRestartFault(dependency: 'kafka' | 'postgres', downMs: number): ChaosFault {
   return {
-    kind: 'kafka-restart',
-    name: `kafka restart (${downMs / 1000} s down)`,
+    kind: `${dependency}-restart`,
+    name: `${dependency} restart (${downMs / 1000} s down)`,
     holdMs: downMs,
     recoveryBoundMs: 45_000,
-    inject: async ({ infra }) => infra.kafka.pause(),
-    heal: async ({ infra }) => infra.kafka.resume(),
-  };
-}
-
-/** PostgreSQL stopped (fast shutdown: every connection closed) and started again on the same port and data. */
-export function postgresRestartFault(downMs = 3_000): ChaosFault {
-  return {
-    kind: 'postgres-restart',
-    name: `postgres restart (${downMs / 1000} s down)`,
-    holdMs: downMs,
-    recoveryBoundMs: 45_000,
-    inject: async ({ infra }) => infra.postgres.pause(),
-    heal: async ({ infra }) => infra.postgres.resume(),
+    inject: async ({ infra }) => infra[dependency].pause(),
+    heal: async ({ infra }) => infra[dependency].resume(),
   };
 }
 
@@ -164,6 +155,6 @@ export function postgresConnectionDropFault(): ChaosFault {
  * closes the same connections under the pools, and CI time is short.
  */
 export function standardFaults(mode: 'quick' | 'full', instances: readonly InstanceName[]): ChaosFault[] {
-  if (mode === 'quick') return [sigkillFault('payments-2'), sigkillFault('ledger'), kafkaRestartFault(3_000)];
-  return [...instances.map((instance) => sigkillFault(instance)), kafkaRestartFault(), postgresRestartFault(), postgresConnectionDropFault()];
+  if (mode === 'quick') return [sigkillFault('payments-2'), sigkillFault('ledger'), dependencyRestartFault('kafka', 3_000)];
+  return [...instances.map((instance) => sigkillFault(instance)), dependencyRestartFault('kafka', 4_000), dependencyRestartFault('postgres', 3_000), postgresConnectionDropFault()];
 }

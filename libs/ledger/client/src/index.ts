@@ -1,1 +1,1 @@
-export { HttpLedgerHolds, type LedgerHolds } from './holds-client';
+export { HttpLedgerHolds, placeHoldForNewObject, type LedgerHolds } from './holds-client';

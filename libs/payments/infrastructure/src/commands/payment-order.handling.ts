@@ -12,7 +12,7 @@ import { aggregateStream, handleCommand, type AggregatedStream, type Causation, 
 import { eventCodec } from '@mp/shared-decider';
 import { DomainError } from '@mp/shared-util-errors';
 import type { EntityManager } from 'typeorm';
-import type { LedgerHolds } from '../ledger/ledger-holds.port';
+import { placeHoldForNewObject, type LedgerHolds } from '../ledger/ledger-holds.port';
 import { saveOrderProjection } from '../persistence/payment-order.projection';
 import { publishOrderEvents } from './publish-order-events';
 
@@ -70,24 +70,18 @@ async function placePayoutHold(ledger: LedgerHolds, merchantId: string, orderId:
   const created = decided.events.some((event) => event.type === 'OutgoingPaymentCreated');
   if (!created) return;
   const order = existingOrder(decided.state, orderId);
-  const hold = await ledger
-    .placeHold({
+  const hold = await placeHoldForNewObject(
+    ledger,
+    {
       hold_id: payoutHoldId(merchantId, orderId),
       merchant_id: merchantId,
       currency: order.currency,
       amount_minor: order.amountMinor.toString(),
       fee_minor: order.feeMinor.toString(),
       reference: { kind: 'payment_order', id: orderId },
-    })
-    .catch((error: unknown) => {
-      if (error instanceof DomainError) throw error;
-      // The ledger could not be reached or did not answer. Retrying the command in place would
-      // hold up every order behind it on its partition until the ledger is back (the chaos run
-      // saw pay-ins answered 503 for a minute); refused instead, nothing is written and the
-      // merchant's retry with the same order_id finds the same hold by its id. A hold placed
-      // whose answer was lost, never retried, is voided by the ledger's orphan-hold sweep.
-      throw new DomainError('SERVICE_UNAVAILABLE', "The payout's funds could not be frozen just now; retrying with the same order_id is safe and never creates a second payout");
-    });
+    },
+    'payout',
+  );
   if (hold.status !== 'pending') {
     // An earlier attempt with this order_id placed the hold and never created the order; the
     // ledger has since released it as orphaned. A payout without frozen funds must not exist,

@@ -1,4 +1,4 @@
-import type { LedgerHolds } from '@mp/ledger-client';
+import { placeHoldForNewObject, type LedgerHolds } from '@mp/ledger-client';
 import { WITHDRAWAL_EXTERNAL_EVENT_SCHEMA_VERSION, WITHDRAWALS_TOPICS, withdrawalHoldId, withdrawalKey, type WithdrawalExternalEventData } from '@mp/contracts-withdrawals';
 import { handleCommand, type AppendedEvents, type Causation, type CommandResult, type DecidedEvents, type HandleCommandOptions } from '@mp/shared-command-handling';
 import { eventCodec } from '@mp/shared-decider';
@@ -107,27 +107,24 @@ async function placeWithdrawalHold(ledger: LedgerHolds, orderId: string, decided
   const withdrawal = existingWithdrawal(decided.state, orderId);
   const { merchantId } = withdrawal;
   try {
-    const hold = await ledger.placeHold({
-      hold_id: withdrawalHoldId(merchantId, orderId),
-      merchant_id: merchantId,
-      currency: withdrawal.balanceAsset,
-      amount_minor: withdrawal.amountMinor.toString(),
-      fee_minor: withdrawal.networkFeeMinor.toString(),
-      reference: { kind: 'withdrawal', id: orderId },
-    });
+    const hold = await placeHoldForNewObject(
+      ledger,
+      {
+        hold_id: withdrawalHoldId(merchantId, orderId),
+        merchant_id: merchantId,
+        currency: withdrawal.balanceAsset,
+        amount_minor: withdrawal.amountMinor.toString(),
+        fee_minor: withdrawal.networkFeeMinor.toString(),
+        reference: { kind: 'withdrawal', id: orderId },
+      },
+      'withdrawal',
+    );
     if (hold.status === 'pending') return;
   } catch (error) {
-    // The ledger could not be reached or did not answer. Retrying the command in place would
-    // hold up every command behind it on its partition until the ledger is back (as payouts did
-    // in the chaos run); refused instead, nothing is written, and the merchant's retry with the
-    // same order_id finds the same hold by its id. A hold placed whose answer was lost, never
-    // retried, is voided by the ledger's orphan-hold sweep.
-    if (!(error instanceof DomainError)) {
-      throw new DomainError('SERVICE_UNAVAILABLE', "The withdrawal's funds could not be frozen just now; retrying with the same order_id is safe and never creates a second withdrawal");
-    }
     // The hold id is taken with other amounts: an earlier request with this order_id placed
-    // it and never came to exist. Any other refusal (INSUFFICIENT_FUNDS) goes up as is.
-    const holdIdTaken = error.code === 'VALIDATION_ERROR' && error.details.some((detail) => detail.field === 'hold_id');
+    // it and never came to exist. Any other refusal (INSUFFICIENT_FUNDS, SERVICE_UNAVAILABLE
+    // when the ledger is out of reach) goes up as is.
+    const holdIdTaken = error instanceof DomainError && error.code === 'VALIDATION_ERROR' && error.details.some((detail) => detail.field === 'hold_id');
     if (!holdIdTaken) throw error;
   }
   // The hold was released as orphaned or belongs to another request: a withdrawal without
