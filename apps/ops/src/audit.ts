@@ -8,9 +8,8 @@
  * code 0 when every check passed (or was skipped), 1 on any violation, 2 when it could not run.
  */
 import { readFileSync } from 'node:fs';
-import { AUDITED_DATABASES, formatAudit, parseAcknowledgements, runAudit, type AuditConnections } from '@mp/audit';
+import { AUDITED_DATABASES, auditDatabases, formatAudit, parseAcknowledgements } from '@mp/audit';
 import { ConfigReader, parseCommandLine } from '@mp/shared-util-config';
-import { Client } from 'pg';
 
 async function main(): Promise<number> {
   const { values } = parseCommandLine({ options: { json: { type: 'boolean', default: false }, acknowledged: { type: 'string' } } });
@@ -19,19 +18,9 @@ async function main(): Promise<number> {
   reader.assertValid();
   const acknowledgements = values.acknowledged === undefined ? undefined : parseAcknowledgements(readFileSync(values.acknowledged, 'utf8'), values.acknowledged);
 
-  const clients = urls.map(([name, url]) => [name, new Client({ connectionString: url, application_name: 'audit' })] as const);
-  try {
-    for (const [, client] of clients) await client.connect();
-    // Read-only by the session, not by trust in the queries: a check can never write.
-    for (const [, client] of clients) await client.query('SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY');
-    const connections = {} as AuditConnections;
-    for (const [name, client] of clients) connections[name] = client;
-    const report = await runAudit({ connections, acknowledgements });
-    console.log(values.json ? JSON.stringify(report) : formatAudit(report));
-    return report.ok ? 0 : 1;
-  } finally {
-    await Promise.all(clients.map(([, client]) => client.end()));
-  }
+  const report = await auditDatabases(Object.fromEntries(urls) as Record<(typeof urls)[number][0], string>, { acknowledgements, applicationName: 'audit' });
+  console.log(values.json ? JSON.stringify(report) : formatAudit(report));
+  return report.ok ? 0 : 1;
 }
 
 main().then(

@@ -7,8 +7,7 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from 'pg';
-import { AUDITED_DATABASES, formatAudit, parseAcknowledgements, runAudit, type AuditConnections, type AuditReport } from '@mp/audit';
+import { AUDITED_DATABASES, auditDatabases, formatAudit, parseAcknowledgements, type AuditedDatabase, type AuditReport } from '@mp/audit';
 import { CATALOG_SERVICE_NAMES, SystemUnderTest, workspaceRoot, type InstanceName, type ServiceName } from '@mp/shared-testing';
 import { DEFAULT_RECOVERY_BOUND_MS, type ChaosContext, type ChaosFault, type ChaosInfra, type ServiceEnvironment } from './faults';
 import type { CallbackSink } from './callback-sink';
@@ -281,21 +280,15 @@ async function heldObjects(system: SystemUnderTest, merchantIds: string[]): Prom
   // A hold names its object by stream id (`withdrawal:<merchant>:<order_id>`) or by order id.
   const holdsOf = (kind: 'payment_order' | 'withdrawal', merchantId: string, orderId: string) =>
     holds.filter((hold) => hold.reference_kind === kind && hold.merchant_id === merchantId && (hold.reference_id === orderId || hold.reference_id.endsWith(`:${merchantId}:${orderId}`))).reduce((sum, hold) => sum + Number(hold.holds), 0);
-  const payments = (await creations('payments', ['IncomingPaymentCreated', 'OutgoingPaymentCreated'])).map((row) => ({
-    kind: 'payment' as const,
-    merchantId: row.merchant_id,
-    orderId: row.order_id,
-    creations: Number(row.creations),
-    debits: holdsOf('payment_order', row.merchant_id, row.order_id),
-  }));
-  const withdrawals = (await creations('withdrawals', ['WithdrawalRequested'])).map((row) => ({
-    kind: 'withdrawal' as const,
-    merchantId: row.merchant_id,
-    orderId: row.order_id,
-    creations: Number(row.creations),
-    debits: holdsOf('withdrawal', row.merchant_id, row.order_id),
-  }));
-  return [...payments, ...withdrawals];
+  const objects = async (kind: 'payment' | 'withdrawal', service: 'payments' | 'withdrawals', types: string[]): Promise<HeldObject[]> =>
+    (await creations(service, types)).map((row) => ({
+      kind,
+      merchantId: row.merchant_id,
+      orderId: row.order_id,
+      creations: Number(row.creations),
+      debits: holdsOf(kind === 'payment' ? 'payment_order' : 'withdrawal', row.merchant_id, row.order_id),
+    }));
+  return [...(await objects('payment', 'payments', ['IncomingPaymentCreated', 'OutgoingPaymentCreated'])), ...(await objects('withdrawal', 'withdrawals', ['WithdrawalRequested']))];
 }
 
 /** The dispatcher's record of the run's merchants' callbacks, to hold against the sink's. */
@@ -325,17 +318,8 @@ async function auditSettled(system: SystemUnderTest, acknowledgedFile: string, s
 /** `npm run audit`'s checks (libs/audit) over the run's databases, read-only, with the run's acknowledgements. */
 async function auditRun(system: SystemUnderTest, acknowledgedFile: string): Promise<AuditReport> {
   const acknowledgements = parseAcknowledgements(readFileSync(acknowledgedFile, 'utf8'), acknowledgedFile);
-  const clients = AUDITED_DATABASES.map((name) => [name, new Client({ connectionString: system.databaseUrl(name), application_name: 'chaos-audit' })] as const);
-  try {
-    for (const [, client] of clients) {
-      await client.connect();
-      await client.query('SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY');
-    }
-    const connections = Object.fromEntries(clients) as unknown as AuditConnections;
-    return await runAudit({ connections, acknowledgements });
-  } finally {
-    await Promise.allSettled(clients.map(([, client]) => client.end()));
-  }
+  const urls = Object.fromEntries(AUDITED_DATABASES.map((name) => [name, system.databaseUrl(name)])) as Record<AuditedDatabase, string>;
+  return auditDatabases(urls, { acknowledgements, applicationName: 'chaos-audit' });
 }
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
