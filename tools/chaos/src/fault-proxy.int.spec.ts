@@ -187,6 +187,9 @@ describe('FaultProxy in front of Kafka, with the broker advertising the proxy (k
     await consumer.run({ eachMessage: async ({ message }) => void received.push(String(message.value)) });
     await producer.connect();
     await producer.send({ topic, messages: [{ value: 'before the drop' }] });
+    // Counted once the consumer has fetched through the proxy: right after send() its own
+    // connections may still be opening (a CI run on a busy machine counted only the producer's).
+    await until(() => received.length >= 1, 30_000);
     expect(proxy.openConnections).toBeGreaterThanOrEqual(2);
 
     const dropped = proxy.dropConnections();
@@ -198,9 +201,13 @@ describe('FaultProxy in front of Kafka, with the broker advertising the proxy (k
     proxy.setMode({ kind: 'pass-through' });
     expect(slowSend.ms).toBeGreaterThanOrEqual(1_000 - 5); // A produce request and its answer, each delayed.
 
-    const deadline = Date.now() + 30_000;
-    while (received.length < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    await until(() => received.length >= 3, 30_000);
     expect(received).toEqual(['before the drop', 'after the drop', 'with latency']);
     expect(proxy.stats().accepted).toBeGreaterThan(dropped);
   });
 });
+
+async function until(condition: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+}
