@@ -30,7 +30,7 @@ const DECLARED: Record<string, Record<string, readonly string[]>> = {
   },
   'disputes.events': {
     'payments dispute-events': ['DisputeOpened', 'DisputeAccepted', 'DisputeRejected'],
-    'callbacks source-events': ['DisputeOpened', 'DisputeAccepted', 'DisputeRejected'],
+    'callbacks source-events': ['DisputeOpened', 'DisputeAcceptedVisible', 'DisputeRejectedVisible'],
   },
 };
 
@@ -38,7 +38,7 @@ const DECLARED: Record<string, Record<string, readonly string[]>> = {
 const SENT: Record<string, { types: string[]; last: string }> = {
   'payments.order.events': { types: ['PaymentOrderPayerReportedPaid', 'PaymentOrderAgentAssigned', 'PaymentOrderCreated', 'PaymentOrderDisputeOutcomeApplied', 'PaymentOrderSomethingNew'], last: 'PaymentOrderSucceeded' },
   'withdrawals.events': { types: ['WithdrawalRequested', 'WithdrawalSomethingNew'], last: 'WithdrawalFailed' },
-  'disputes.events': { types: ['DisputeEvidenceAdded'], last: 'DisputeRejected' },
+  'disputes.events': { types: ['DisputeEvidenceAdded', 'DisputeRejected', 'DisputeRejectedVisible'], last: 'DisputeOpened' },
 };
 
 const consumersDeclaring = (topic: string, type: string) => Object.keys(DECLARED[topic] ?? {}).filter((consumer) => DECLARED[topic]?.[consumer]?.includes(type));

@@ -1,5 +1,5 @@
 import type { CallbackBody, CallbackType } from '@mp/contracts-callbacks';
-import { DISPUTE_EXTERNAL_EVENT_TYPES, DISPUTES_TOPICS, type DisputeExternalEventData } from '@mp/contracts-disputes';
+import { DISPUTE_EXTERNAL_EVENT_TYPES, DISPUTE_OUTCOME_VISIBLE_EVENT_TYPES, DISPUTES_TOPICS, type DisputeExternalEventData } from '@mp/contracts-disputes';
 import { PAYMENT_ORDER_EXTERNAL_EVENT_TYPES, PAYMENTS_TOPICS, type PaymentOrderExternalEventData, type PaymentOrderExternalView } from '@mp/contracts-payments';
 import { WITHDRAWAL_EXTERNAL_EVENT_TYPES, WITHDRAWALS_TOPICS, type WithdrawalExternalEventData } from '@mp/contracts-withdrawals';
 import { stringifyMerchantJson } from '@mp/shared-util-validation';
@@ -121,8 +121,10 @@ export const CALLBACK_ROUTES: readonly CallbackRoute[] = [
   withdrawalOutcome(WITHDRAWAL_EXTERNAL_EVENT_TYPES.failed, 'withdrawal.failed'),
   // A retry reopening a rejected dispute is published as DisputeOpened too: merchants hear of it.
   disputeChange(DISPUTE_EXTERNAL_EVENT_TYPES.opened, 'dispute.opened'),
-  disputeChange(DISPUTE_EXTERNAL_EVENT_TYPES.accepted, 'dispute.accepted'),
-  disputeChange(DISPUTE_EXTERNAL_EVENT_TYPES.rejected, 'dispute.rejected'),
+  // A review's outcome once payments has applied it and the dispute's reads show it, not the
+  // review itself: a merchant who fetches the dispute on its callback reads what it was told.
+  disputeChange(DISPUTE_OUTCOME_VISIBLE_EVENT_TYPES.accepted, 'dispute.accepted'),
+  disputeChange(DISPUTE_OUTCOME_VISIBLE_EVENT_TYPES.rejected, 'dispute.rejected'),
 ];
 
 export function topicsOf(routes: readonly CallbackRoute[]): string[] {

@@ -104,8 +104,8 @@ describe('routing', () => {
     ['withdrawals.events', 'WithdrawalCompleted', 'withdrawal.completed', { merchantId: 'mch_1', orderId: 'W-1', version: 3, occurredAt: '2026-01-01T00:05:00.000Z', withdrawal }, { kind: 'withdrawal', id: 'W-1' }, withdrawal],
     ['withdrawals.events', 'WithdrawalFailed', 'withdrawal.failed', { merchantId: 'mch_1', orderId: 'W-1', version: 3, occurredAt: '2026-01-01T00:05:00.000Z', withdrawal }, { kind: 'withdrawal', id: 'W-1' }, withdrawal],
     ['disputes.events', 'DisputeOpened', 'dispute.opened', { merchantId: 'mch_1', orderId: 'A-1', disputeId: 'dsp_1', version: 1, occurredAt: '2026-01-01T00:05:00.000Z', dispute }, { kind: 'dispute', id: 'dsp_1' }, dispute],
-    ['disputes.events', 'DisputeAccepted', 'dispute.accepted', { merchantId: 'mch_1', orderId: 'A-1', disputeId: 'dsp_1', version: 2, occurredAt: '2026-01-01T00:05:00.000Z', dispute }, { kind: 'dispute', id: 'dsp_1' }, dispute],
-    ['disputes.events', 'DisputeRejected', 'dispute.rejected', { merchantId: 'mch_1', orderId: 'A-1', disputeId: 'dsp_1', version: 2, occurredAt: '2026-01-01T00:05:00.000Z', dispute }, { kind: 'dispute', id: 'dsp_1' }, dispute],
+    ['disputes.events', 'DisputeAcceptedVisible', 'dispute.accepted', { merchantId: 'mch_1', orderId: 'A-1', disputeId: 'dsp_1', version: 2, occurredAt: '2026-01-01T00:05:00.000Z', dispute }, { kind: 'dispute', id: 'dsp_1' }, dispute],
+    ['disputes.events', 'DisputeRejectedVisible', 'dispute.rejected', { merchantId: 'mch_1', orderId: 'A-1', disputeId: 'dsp_1', version: 2, occurredAt: '2026-01-01T00:05:00.000Z', dispute }, { kind: 'dispute', id: 'dsp_1' }, dispute],
   ])('%s %s becomes %s to the merchant default URL with its state object', (topic, type, callbackType, data, subject, state) => {
     const routed = routeEvent(CALLBACK_ROUTES, topic, event(type, data));
     expect(routed).toEqual({ kind: 'callback', intent: { merchantId: 'mch_1', callbackType, subject, stateVersion: (data as { version: number }).version, target: { kind: 'merchant_default' }, state, occurredAt: '2026-01-01T00:05:00.000Z' } });
@@ -118,7 +118,13 @@ describe('routing', () => {
 
   it('ignores a withdrawal request (no outcome yet) and calls an outcome without its snapshot malformed', () => {
     expect(routeEvent(CALLBACK_ROUTES, 'withdrawals.events', event('WithdrawalRequested', { merchantId: 'mch_1', orderId: 'W-1', version: 1, withdrawal }))).toEqual({ kind: 'ignored' });
-    expect(routeEvent(CALLBACK_ROUTES, 'disputes.events', event('DisputeAccepted', { merchantId: 'mch_1', disputeId: 'dsp_1', version: 2 })).kind).toBe('malformed');
+    expect(routeEvent(CALLBACK_ROUTES, 'disputes.events', event('DisputeAcceptedVisible', { merchantId: 'mch_1', disputeId: 'dsp_1', version: 2 })).kind).toBe('malformed');
+  });
+
+  it('leaves a review to payments: its callback waits for the outcome to be visible (DisputeAcceptedVisible, DisputeRejectedVisible)', () => {
+    for (const type of ['DisputeAccepted', 'DisputeRejected']) {
+      expect(routeEvent(CALLBACK_ROUTES, 'disputes.events', event(type, { merchantId: 'mch_1', orderId: 'A-1', disputeId: 'dsp_1', version: 2, dispute }))).toEqual({ kind: 'ignored' });
+    }
   });
 
   it('calls an outcome without snapshot or version malformed (the internal, pre-external event shape)', () => {

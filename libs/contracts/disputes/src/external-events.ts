@@ -3,7 +3,8 @@ import type { DisputeView } from './api';
 /**
  * External events of the disputes context, on `DISPUTES_TOPICS.events`. They carry no secret
  * (no receipt content, only its metadata) and the dispute's state object at that version, so
- * the callback dispatcher can send `dispute.opened/accepted/rejected` without a lookup.
+ * the callback dispatcher can send `dispute.opened` without a lookup (and `dispute.accepted/rejected`
+ * from DISPUTE_OUTCOME_VISIBLE_EVENT_TYPES below).
  * A retried (reopened) dispute publishes DisputeOpened again: for every consumer it is open.
  *
  * Read-your-writes for the merchant (spec 4.9 rule 4): a DisputeOpened caused by the gateway's
@@ -21,6 +22,23 @@ export const DISPUTE_EXTERNAL_EVENT_TYPES = {
 } as const;
 
 export type DisputeExternalEventType = (typeof DISPUTE_EXTERNAL_EVENT_TYPES)[keyof typeof DISPUTE_EXTERNAL_EVENT_TYPES];
+
+/**
+ * A review's outcome once merchants may read it: disputes publishes one, with the same data as
+ * the review's DisputeAccepted/DisputeRejected, in the transaction that records payments'
+ * acknowledgement (and projects the outcome when the stream has not moved on). The callback
+ * dispatcher sends `dispute.accepted/rejected` from these, not from the review itself, so a
+ * merchant who fetches the dispute on its callback reads the outcome it was told of. Payments
+ * acts on the review events above and never reads these. The event id is derived from the
+ * dispute stream and version, so a repeated acknowledgement makes the same event again and the
+ * dispatcher's webhook id dedupes it.
+ */
+export const DISPUTE_OUTCOME_VISIBLE_EVENT_TYPES = {
+  accepted: 'DisputeAcceptedVisible',
+  rejected: 'DisputeRejectedVisible',
+} as const;
+
+export type DisputeOutcomeVisibleEventType = (typeof DISPUTE_OUTCOME_VISIBLE_EVENT_TYPES)[keyof typeof DISPUTE_OUTCOME_VISIBLE_EVENT_TYPES];
 
 export const DISPUTE_EXTERNAL_EVENT_SCHEMA_VERSION = 1;
 

@@ -1,11 +1,19 @@
-import { DISPUTE_EXTERNAL_EVENT_SCHEMA_VERSION, DISPUTE_EXTERNAL_EVENT_TYPES, DISPUTES_TOPICS, type DisputeExternalEventType } from '@mp/contracts-disputes';
+import {
+  DISPUTE_EXTERNAL_EVENT_SCHEMA_VERSION,
+  DISPUTE_EXTERNAL_EVENT_TYPES,
+  DISPUTE_OUTCOME_VISIBLE_EVENT_TYPES,
+  DISPUTES_TOPICS,
+  type DisputeExternalEventData,
+  type DisputeExternalEventType,
+} from '@mp/contracts-disputes';
 import { paymentOrderKey } from '@mp/contracts-payments';
 import { DISPUTE_EVENT_SCHEMAS, disputeDecider, toDisputeStreamId, type Dispute, type DisputeCommand, type DisputeEvent, type ExistingDispute } from '@mp/disputes-domain';
 import { aggregateStream, handleCommand, type AppendedEvents, type Causation, type CommandResult } from '@mp/shared-command-handling';
 import { eventCodec } from '@mp/shared-decider';
-import { createEnvelope, enqueueOutbox } from '@mp/shared-messaging';
+import { createEnvelope, enqueueOutbox, readStream, type MessageEnvelope } from '@mp/shared-messaging';
 import { DomainError } from '@mp/shared-util-errors';
 import type { EntityManager } from 'typeorm';
+import { v5 as nameBasedUuid } from 'uuid';
 import { disputeView, saveDisputeProjection } from '../persistence/dispute.projection';
 import { attachDisputeReceipt, deleteDisputeReceipt } from '../receipts/dispute-receipts.store';
 
@@ -62,14 +70,56 @@ export function loadDispute(manager: EntityManager, merchantId: string, orderId:
 }
 
 /**
- * Payments has applied the review's outcome at `version`: merchants may see it now. A stream that
- * moved on since (a reopen, projected at once) has nothing to catch up; an older or repeated
- * acknowledgement changes nothing (the projection keeps the highest version).
+ * Payments has applied the review's outcome at `version`: merchants may see it now. The outcome
+ * is projected unless the stream moved on since (a reopen, projected at once); an older or
+ * repeated acknowledgement changes nothing there (the projection keeps the highest version).
+ * Either way the outcome's DisputeAcceptedVisible/DisputeRejectedVisible goes to the outbox in
+ * this transaction: the merchant's `dispute.accepted/rejected` callback is sent from it, so it
+ * never arrives before the dispute's reads show what it says. Dispute streams are short by
+ * their rules (an open, a review, a reopen per rejected round), so reading one whole is cheap.
  */
 export async function recordOutcomeApplied(manager: EntityManager, merchantId: string, orderId: string, version: number): Promise<void> {
-  const current = await loadDispute(manager, merchantId, orderId);
-  if (current.version !== version || current.state.status === 'NotOpened') return;
-  await saveDisputeProjection(manager, current.state, current.version);
+  const streamId = toDisputeStreamId(merchantId, orderId);
+  const stream = await readStream(manager, streamId);
+  const review = stream.events[version - 1];
+  if (!review || !AWAITS_PAYMENTS.has(review.type as DisputeEvent['type'])) return;
+  const reviewed = existing(stream.events.slice(0, version).reduce((state, envelope) => disputeDecider.evolve(state, disputeEvents.read(envelope)), disputeDecider.initialState()));
+  if (stream.version === version) await saveDisputeProjection(manager, reviewed, version);
+  const message = outcomeVisibleMessage(streamId, review, reviewed, version);
+  // The same acknowledgement twice (the legacy command and the event) makes the same message id:
+  // written once; the dispatcher's webhook id covers one published again after the outbox is pruned.
+  const written: unknown[] = await manager.query(`SELECT 1 FROM outbox WHERE message_id = $1`, [message.envelope.id]);
+  if (written.length === 0) await enqueueOutbox(manager, [message]);
+}
+
+/** Names the visible-outcome event of one review, so that a repeated acknowledgement makes the same id (see DISPUTE_OUTCOME_VISIBLE_EVENT_TYPES). */
+const OUTCOME_VISIBLE_NAMESPACE = '5b0c7a1e-3f0d-4b9e-9a53-2f4d3c1b8e67';
+
+function outcomeVisibleMessage(streamId: string, review: MessageEnvelope, dispute: ExistingDispute, version: number) {
+  const event = disputeEvents.read(review);
+  const data: DisputeExternalEventData = {
+    merchantId: dispute.merchantId,
+    orderId: dispute.orderId,
+    disputeId: dispute.disputeId,
+    version,
+    settledAmountMinor: event.type === 'DisputeAccepted' ? event.data.settledAmountMinor : null,
+    occurredAt: event.data.occurredAt,
+    dispute: disputeView(dispute),
+  };
+  return {
+    topic: DISPUTES_TOPICS.events,
+    key: paymentOrderKey(dispute.merchantId, dispute.orderId),
+    envelope: createEnvelope({
+      id: nameBasedUuid(`${streamId}@${version}`, OUTCOME_VISIBLE_NAMESPACE),
+      type: event.type === 'DisputeAccepted' ? DISPUTE_OUTCOME_VISIBLE_EVENT_TYPES.accepted : DISPUTE_OUTCOME_VISIBLE_EVENT_TYPES.rejected,
+      schemaVersion: DISPUTE_EXTERNAL_EVENT_SCHEMA_VERSION,
+      source: 'disputes',
+      subject: `merchant:${dispute.merchantId}/order:${dispute.orderId}`,
+      data,
+      correlationId: review.correlationId,
+      causationId: review.id,
+    }),
+  };
 }
 
 /** The evidence's receipt is kept with its dispute; the one a reopen replaced is deleted (issue 17). */

@@ -5,12 +5,13 @@
  * gateway writes command topics). The event is applied once (the inbox), an acknowledgement of a
  * version the dispute has moved past changes nothing, a malformed one is poison; the legacy
  * `RecordDisputeOutcomeApplied` command, still accepted for one release, has the same effect.
+ * The outcome merchants are called back about is published in the same transaction, once.
  * Method: the disputes migrations on a private real PostgreSQL, disputes opened and reviewed
  * through the command core the service runs, messages handed to the service's own consumers.
  */
 import { randomUUID } from 'node:crypto';
-import { DISPUTE_COMMAND_SCHEMA_VERSION, DISPUTE_COMMAND_TYPES } from '@mp/contracts-disputes';
-import { PAYMENT_ORDER_DISPUTE_EVENT_SCHEMA_VERSION, PAYMENT_ORDER_DISPUTE_EVENT_TYPES, PAYMENTS_TOPICS } from '@mp/contracts-payments';
+import { DISPUTE_COMMAND_SCHEMA_VERSION, DISPUTE_COMMAND_TYPES, DISPUTE_OUTCOME_VISIBLE_EVENT_TYPES, DISPUTES_TOPICS, type DisputeExternalEventData } from '@mp/contracts-disputes';
+import { PAYMENT_ORDER_DISPUTE_EVENT_SCHEMA_VERSION, PAYMENT_ORDER_DISPUTE_EVENT_TYPES, paymentOrderKey, PAYMENTS_TOPICS } from '@mp/contracts-payments';
 import { migratedPrivateDatabase, recordStatements } from '@mp/shared-data-access-postgres';
 import { createEnvelope, PoisonMessageError, type MessageEnvelope } from '@mp/shared-messaging';
 import type { DataSource } from 'typeorm';
@@ -116,10 +117,51 @@ describe('disputes showing a review once payments has applied it, on real Postgr
     await dataSource.query(`DELETE FROM dispute_orders WHERE merchant_id = $1`, [MERCHANT]);
   });
 
+  /** The visible-outcome events in the outbox for one order: what the callback dispatcher sends `dispute.accepted/rejected` from. */
+  const visibleOutcomes = async (orderId: string): Promise<Array<MessageEnvelope<string, DisputeExternalEventData>>> =>
+    (
+      await dataSource.query(`SELECT envelope FROM outbox WHERE topic = $1 AND message_key = $2 AND envelope->>'type' LIKE '%Visible' ORDER BY position`, [DISPUTES_TOPICS.events, paymentOrderKey(MERCHANT, orderId)])
+    ).map((row: { envelope: MessageEnvelope<string, DisputeExternalEventData> }) => row.envelope);
+
+  it('publishes the outcome for the callback in the transaction that shows it, once, with the dispute as it reads then', async () => {
+    const disputeId = await reviewed('A-visible', 'ACCEPTED');
+    // Reviewed but not yet applied by payments: nothing for merchants to hear of.
+    expect(await visibleOutcomes('A-visible')).toEqual([]);
+    await onOrderEvents(outcomeApplied('A-visible', disputeId, 2));
+    await commands.handle(
+      createEnvelope({
+        type: DISPUTE_COMMAND_TYPES.legacyOutcomeApplied,
+        schemaVersion: DISPUTE_COMMAND_SCHEMA_VERSION,
+        source: 'payments',
+        subject: `merchant:${MERCHANT}/order:A-visible`,
+        data: { merchantId: MERCHANT, orderId: 'A-visible', disputeId, version: 2 },
+        correlationId: 'req_test',
+      }),
+    );
+    const [visible, ...more] = await visibleOutcomes('A-visible');
+    expect(more).toEqual([]);
+    expect(visible?.type).toBe(DISPUTE_OUTCOME_VISIBLE_EVENT_TYPES.accepted);
+    expect(visible?.data).toMatchObject({ merchantId: MERCHANT, orderId: 'A-visible', disputeId, version: 2, settledAmountMinor: '100000' });
+    expect(visible?.data.dispute).toEqual(await findDisputeView(dataSource.manager, MERCHANT, disputeId));
+  });
+
+  it('still tells of a rejection the merchant reopened before payments applied it, without showing it over the reopen', async () => {
+    const disputeId = await reviewed('A-reopened', 'REJECTED');
+    const order = { direction: 'incoming' as const, createdAt: NOW.toISOString(), agentId: 'agt_1', amountMinor: 100000n, currency: 'RUB' };
+    await dataSource.transaction((manager) =>
+      handleDisputeCommand(manager, MERCHANT, 'A-reopened', { type: 'OpenDispute', data: { merchantId: MERCHANT, orderId: 'A-reopened', amountMinor: null, comment: 'again', receipt: null }, metadata: { now: NOW, order, newDisputeId: disputeId, reviewWindowHours: 72 } }, { id: randomUUID(), correlationId: 'req_test' }),
+    );
+    await onOrderEvents(outcomeApplied('A-reopened', disputeId, 2));
+    expect(await statusOf(disputeId)).toBe('OPEN');
+    const visible = await visibleOutcomes('A-reopened');
+    expect(visible.map((envelope) => [envelope.type, envelope.data.version, envelope.data.dispute.status])).toEqual([[DISPUTE_OUTCOME_VISIBLE_EVENT_TYPES.rejected, 2, 'REJECTED']]);
+  });
+
   it('changes nothing for an acknowledgement of a version the dispute has moved past', async () => {
     const disputeId = await reviewed('A-stale', 'ACCEPTED');
     await onOrderEvents(outcomeApplied('A-stale', disputeId, 1));
     expect(await statusOf(disputeId)).toBe('OPEN');
+    expect(await visibleOutcomes('A-stale')).toEqual([]);
   });
 
   it('dead-letters a malformed one or an unknown schema version, and writes nothing of it', async () => {
