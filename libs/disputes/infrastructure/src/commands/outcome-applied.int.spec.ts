@@ -67,6 +67,16 @@ describe('disputes showing a review once payments has applied it, on real Postgr
       data: { merchantId: MERCHANT, orderId, disputeId, disputeVersion, occurredAt: NOW.toISOString() },
       correlationId: 'req_test',
     });
+  /** The legacy `RecordDisputeOutcomeApplied` command an older payments sent for version 2. */
+  const legacyOutcomeApplied = (orderId: string, disputeId: string): MessageEnvelope =>
+    createEnvelope({
+      type: DISPUTE_COMMAND_TYPES.legacyOutcomeApplied,
+      schemaVersion: DISPUTE_COMMAND_SCHEMA_VERSION,
+      source: 'payments',
+      subject: `merchant:${MERCHANT}/order:${orderId}`,
+      data: { merchantId: MERCHANT, orderId, disputeId, version: 2 },
+      correlationId: 'req_test',
+    });
   const onOrderEvents = (...envelopes: MessageEnvelope[]) =>
     orderEvents.consume(envelopes.map((envelope, offset) => ({ topic: PAYMENTS_TOPICS.orderEvents, partition: 0, offset: String(offset), key: `${MERCHANT}/x`, envelope })));
   const inboxRows = async (consumer: string) => Number((await dataSource.query(`SELECT count(*) AS count FROM inbox WHERE consumer = $1`, [consumer]))[0].count);
@@ -128,16 +138,7 @@ describe('disputes showing a review once payments has applied it, on real Postgr
     // Reviewed but not yet applied by payments: nothing for merchants to hear of.
     expect(await visibleOutcomes('A-visible')).toEqual([]);
     await onOrderEvents(outcomeApplied('A-visible', disputeId, 2));
-    await commands.handle(
-      createEnvelope({
-        type: DISPUTE_COMMAND_TYPES.legacyOutcomeApplied,
-        schemaVersion: DISPUTE_COMMAND_SCHEMA_VERSION,
-        source: 'payments',
-        subject: `merchant:${MERCHANT}/order:A-visible`,
-        data: { merchantId: MERCHANT, orderId: 'A-visible', disputeId, version: 2 },
-        correlationId: 'req_test',
-      }),
-    );
+    await commands.handle(legacyOutcomeApplied('A-visible', disputeId));
     const [visible, ...more] = await visibleOutcomes('A-visible');
     expect(more).toEqual([]);
     expect(visible?.type).toBe(DISPUTE_OUTCOME_VISIBLE_EVENT_TYPES.accepted);
@@ -175,14 +176,7 @@ describe('disputes showing a review once payments has applied it, on real Postgr
 
   it('still applies the legacy RecordDisputeOutcomeApplied from disputes.commands, the same way and once', async () => {
     const disputeId = await reviewed('A-legacy', 'REJECTED');
-    const legacy = createEnvelope({
-      type: DISPUTE_COMMAND_TYPES.legacyOutcomeApplied,
-      schemaVersion: DISPUTE_COMMAND_SCHEMA_VERSION,
-      source: 'payments',
-      subject: `merchant:${MERCHANT}/order:A-legacy`,
-      data: { merchantId: MERCHANT, orderId: 'A-legacy', disputeId, version: 2 },
-      correlationId: 'req_test',
-    });
+    const legacy = legacyOutcomeApplied('A-legacy', disputeId);
     const before = await inboxRows('disputes.commands');
     await commands.handle(legacy);
     await commands.handle(legacy);
