@@ -217,6 +217,31 @@ describe('disputes', () => {
     expect(rejection(await merchant.post('/v2/disputes/list', { status: 'CLOSED' }))).toMatchObject({ status: 400, code: 'VALIDATION_ERROR' });
   });
 
+  it("gives operators one review queue across merchants, newest first with cursors, and each dispute with its merchant", async () => {
+    const mine = await open({ order_id: await payInWithAgent(310) });
+    const theirs = await open({ order_id: await payInWithAgent(320, otherMerchant) }, otherMerchant);
+    const queue = await operator.request('GET', '/backoffice/v1/disputes?status=OPEN&limit=1');
+    expect(queue.status).toBe(200);
+    expect([queue.body.data.map((dispute: { dispute_id: string; merchant_id: string }) => [dispute.dispute_id, dispute.merchant_id]), queue.body.has_more]).toEqual([
+      [[theirs.body.dispute_id, otherMerchant.credentials.merchantId]],
+      true,
+    ]);
+    const next = await operator.request('GET', `/backoffice/v1/disputes?status=OPEN&limit=1&cursor=${encodeURIComponent(queue.body.next_cursor)}`);
+    expect(next.body.data.map((dispute: { dispute_id: string; merchant_id: string }) => [dispute.dispute_id, dispute.merchant_id])).toEqual([[mine.body.dispute_id, merchantId()]]);
+    const onlyOne = await operator.request('GET', `/backoffice/v1/disputes?merchant_id=${otherMerchant.credentials.merchantId}`);
+    expect(new Set(onlyOne.body.data.map((dispute: { merchant_id: string }) => dispute.merchant_id))).toEqual(new Set([otherMerchant.credentials.merchantId]));
+    // One dispute as its merchant sees it, plus whose it is; the queue and endpoint 16 agree.
+    const one = await operator.request('GET', `/backoffice/v1/disputes/${merchantId()}/${mine.body.dispute_id}`);
+    expect(one.body).toEqual({ merchant_id: merchantId(), ...(await merchant.get(`/v2/disputes/${mine.body.dispute_id}`)).body });
+    expect((await operator.request('GET', `/backoffice/v1/disputes/${merchantId()}/${theirs.body.dispute_id}`)).status).toBe(404);
+    for (const bad of ['status=CLOSED', 'merchant_id=nobody', 'limit=0', 'sort=asc']) {
+      const refused = await operator.request('GET', `/backoffice/v1/disputes?${bad}`);
+      expect([bad, refused.status, refused.body.error.code]).toEqual([bad, 400, 'VALIDATION_ERROR']);
+    }
+    // Agents review their own orders' disputes from the agent API; the queue is the operators'.
+    expect((await agent.client.request('GET', '/backoffice/v1/disputes')).status).toBe(403);
+  });
+
   it("answers another merchant's dispute like a missing one: 404 DISPUTE_NOT_FOUND", async () => {
     const orderId = await payInWithAgent(600, otherMerchant);
     const theirs = await open({ order_id: orderId }, otherMerchant);

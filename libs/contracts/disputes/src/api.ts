@@ -55,9 +55,18 @@ export interface DisputeList {
   next_cursor: string | null;
 }
 
+/** The operators' queue across merchants: each dispute with the merchant it belongs to. */
+export interface OperatorDisputeList {
+  data: Array<DisputeView & { merchant_id: string }>;
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
 /** Internal HTTP API of the disputes service (reads, reviews, receipts; opens go through Kafka). */
 export const DISPUTES_INTERNAL_PATHS = {
   list: (merchantId: string) => `/internal/merchants/${encodeURIComponent(merchantId)}/disputes`,
+  /** GET, the list's filters plus `merchant_id`: every merchant's disputes, newest first (the operators' queue). */
+  queue: '/internal/disputes',
   one: (merchantId: string, disputeId: string) => `/internal/merchants/${encodeURIComponent(merchantId)}/disputes/${encodeURIComponent(disputeId)}`,
   review: (disputeId: string) => `/internal/disputes/${encodeURIComponent(disputeId)}/review`,
   receipts: (merchantId: string) => `/internal/merchants/${encodeURIComponent(merchantId)}/dispute-receipts`,
@@ -139,6 +148,14 @@ export class DisputeListQueryDto extends DisputeListFilterFieldsDto {
   @IsOptional()
   @IsWholeNumberBetween(1, 100, 'query')
   limit?: string;
+}
+
+/** The operators' queue: the list's filters, and optionally one merchant. */
+@RequestMessages({ invalid: 'The list filters are not valid', unknownField: 'is not a filter; use merchant_id, status, created_from, created_to, limit, cursor' })
+export class OperatorDisputeQueueQueryDto extends DisputeListQueryDto {
+  @IsOptional()
+  @MatchesPattern(MERCHANT_ID_PATTERN, 'must be a merchant id')
+  merchant_id?: string;
 }
 
 /** Who downloaded which dispute's receipt, and when (operators read this log). */

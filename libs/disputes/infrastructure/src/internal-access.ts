@@ -4,6 +4,7 @@ import type { ServiceAccessPolicy } from '@mp/shared-service-auth';
 export const DISPUTES_INTERNAL_ACCESS: ServiceAccessPolicy = {
   gateway: [
     'GET /internal/merchants/:merchantId/disputes',
+    'GET /internal/disputes',
     'GET /internal/merchants/:merchantId/disputes/:disputeId',
     'POST /internal/merchants/:merchantId/dispute-receipts',
     'GET /internal/merchants/:merchantId/disputes/:disputeId/receipt',

@@ -3,10 +3,12 @@ import { randomUUID } from 'node:crypto';
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import {
   DisputeListQueryDto,
+  OperatorDisputeQueueQueryDto,
   InternalReviewDisputeDto,
   ReceiptDownloaderQueryDto,
   ReceiptDownloadLogQueryDto,
   type DisputeList,
+  type OperatorDisputeList,
   type DisputeReceiptDownloadView,
   type DisputeView,
 } from '@mp/contracts-disputes';
@@ -19,7 +21,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DataSource } from 'typeorm';
 import { DisputeCommandHandler } from '../commands/dispute-command.handler';
 import { DISPUTES_CLOCK, DISPUTES_SETTINGS, OffsetClock, type Clock, type DisputesSettings } from '../disputes-settings';
-import { disputeView, findDisputeView, listDisputes } from '../persistence/dispute.projection';
+import { disputeView, findDisputeView, listDisputes, listDisputesAcrossMerchants } from '../persistence/dispute.projection';
 import { downloadDisputeReceipt, listReceiptDownloads, storeDisputeReceipt } from '../receipts/dispute-receipts.store';
 
 const requestPipe = new RequestPipe();
@@ -42,6 +44,12 @@ export class InternalDisputesController {
   @Get('merchants/:merchantId/disputes')
   list(@Param('merchantId', MerchantIdParam) merchantId: string, @Query(requestPipe) query: DisputeListQueryDto): Promise<DisputeList> {
     return listDisputes(this.dataSource.manager, { merchantId, status: query.status, ...pageFilterOf(query) });
+  }
+
+  /** The operators' queue (the gateway's `GET /backoffice/v1/disputes`): every merchant's disputes, newest first. */
+  @Get('disputes')
+  queue(@Query(requestPipe) query: OperatorDisputeQueueQueryDto): Promise<OperatorDisputeList> {
+    return listDisputesAcrossMerchants(this.dataSource.manager, { merchantId: query.merchant_id, status: query.status, ...pageFilterOf(query) });
   }
 
   @Get('merchants/:merchantId/disputes/:disputeId')

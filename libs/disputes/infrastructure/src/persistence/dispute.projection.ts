@@ -1,4 +1,4 @@
-import type { DisputeStatus, DisputeView } from '@mp/contracts-disputes';
+import type { DisputeList, DisputeStatus, DisputeView, OperatorDisputeList } from '@mp/contracts-disputes';
 import type { ExistingDispute } from '@mp/disputes-domain';
 import { DomainError } from '@mp/shared-util-errors';
 import { fetchNewestFirstPage, PositionCursor, SqlConditions } from '@mp/shared-data-access-postgres';
@@ -94,7 +94,8 @@ export async function findDisputeOrder(manager: EntityManager, disputeId: string
 }
 
 export interface DisputeListFilter {
-  merchantId: string;
+  /** One merchant's disputes (endpoint 15); every merchant's when absent (the operators' queue). */
+  merchantId?: string;
   status?: DisputeStatus;
   createdFrom?: Date;
   createdTo?: Date;
@@ -105,11 +106,21 @@ export interface DisputeListFilter {
 const DISPUTE_LIST_CURSOR = new PositionCursor('d');
 
 /** Newest first, paged by an opaque cursor over the row's creation position (as the order lists). */
-export async function listDisputes(manager: EntityManager, filter: DisputeListFilter): Promise<{ data: DisputeView[]; has_more: boolean; next_cursor: string | null }> {
-  const where = new SqlConditions().add('merchant_id = ?', filter.merchantId);
+export async function listDisputes(manager: EntityManager, filter: DisputeListFilter & { merchantId: string }): Promise<DisputeList> {
+  return listDisputeRows(manager, filter, rowToView);
+}
+
+/** The operators' queue: every merchant's disputes, newest first, each with its merchant. */
+export async function listDisputesAcrossMerchants(manager: EntityManager, filter: DisputeListFilter): Promise<OperatorDisputeList> {
+  return listDisputeRows(manager, filter, (row) => ({ merchant_id: row.merchant_id, ...rowToView(row) }));
+}
+
+async function listDisputeRows<View>(manager: EntityManager, filter: DisputeListFilter, view: (row: DisputeRow) => View): Promise<{ data: View[]; has_more: boolean; next_cursor: string | null }> {
+  const where = new SqlConditions();
+  if (filter.merchantId !== undefined) where.add('merchant_id = ?', filter.merchantId);
   if (filter.status !== undefined) where.add('status = ?', filter.status);
   if (filter.createdFrom !== undefined) where.add('created_at >= ?', filter.createdFrom);
   if (filter.createdTo !== undefined) where.add('created_at <= ?', filter.createdTo);
   const page = await fetchNewestFirstPage<DisputeRow>(manager, { select: 'SELECT * FROM disputes', where, positionColumn: 'disputes.list_position', positionOf: (row) => row.list_position, cursor: DISPUTE_LIST_CURSOR, after: filter.cursor, limit: filter.limit });
-  return { data: page.rows.map(rowToView), has_more: page.hasMore, next_cursor: page.nextCursor };
+  return { data: page.rows.map(view), has_more: page.hasMore, next_cursor: page.nextCursor };
 }

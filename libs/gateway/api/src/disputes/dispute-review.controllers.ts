@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
 import { ApiOperation, ApiProperty, ApiPropertyOptional, ApiResponse } from '@nestjs/swagger';
 import type { BackofficePrincipal } from '@mp/access-infrastructure';
-import { ReceiptDownloadLogQueryDto, ReviewDisputeRequestDto } from '@mp/contracts-disputes';
+import { OperatorDisputeQueueQueryDto, ReceiptDownloadLogQueryDto, ReviewDisputeRequestDto } from '@mp/contracts-disputes';
 import { MerchantIdParam } from '@mp/shared-nest-http';
 import { DomainError } from '@mp/shared-util-errors';
 import type { FastifyReply } from 'fastify';
@@ -76,6 +76,25 @@ export class AgentDisputesController {
 @Roles('operator')
 export class OperatorDisputesController {
   constructor(private readonly disputes: DisputesClient) {}
+
+  /** The review queue: every merchant's disputes, newest first, by status and merchant if given, with the API's cursors. */
+  @Get()
+  @ApiOperation({ operationId: 'listDisputes', summary: 'Disputes across merchants, newest first (the review queue)' })
+  @ApiResponse({ status: 200, description: '`{ data, has_more, next_cursor }`: each dispute object with its `merchant_id`' })
+  @BackofficeApiErrorResponses()
+  async queue(@Query() query: OperatorDisputeQueueQueryDto, @Res() reply: FastifyReply): Promise<void> {
+    const { merchant_id, status, created_from, created_to, limit, cursor } = query;
+    await json(reply, 200, await this.disputes.queue({ merchant_id, status, created_from, created_to, limit, cursor }));
+  }
+
+  /** One dispute as its merchant sees it (endpoint 16), for the reviewer. */
+  @Get(':merchantId/:disputeId')
+  @ApiOperation({ operationId: 'getDispute', summary: 'One dispute' })
+  @ApiResponse({ status: 200, description: 'The dispute object' })
+  @BackofficeApiErrorResponses('DISPUTE_NOT_FOUND')
+  async one(@Param('merchantId', MerchantIdParam) merchantId: string, @Param('disputeId', DisputeIdParam) disputeId: string, @Res() reply: FastifyReply): Promise<void> {
+    await json(reply, 200, { merchant_id: merchantId, ...(await this.disputes.get(merchantId, disputeId)) });
+  }
 
   @Post(':merchantId/:disputeId/review')
   @ApiOperation({ operationId: 'reviewDispute', summary: 'Review a dispute' })

@@ -1,7 +1,7 @@
 import { authorizationFor, SERVICE_TOKEN_ISSUER, type ServiceTokenIssuer } from '@mp/shared-service-auth';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { Readable } from 'node:stream';
-import { DISPUTES_INTERNAL_PATHS, type DisputeList, type DisputeReceiptDownloadView, type DisputeView, type StoredDisputeReceipt } from '@mp/contracts-disputes';
+import { DISPUTES_INTERNAL_PATHS, type DisputeList, type DisputeReceiptDownloadView, type OperatorDisputeList, type DisputeView, type StoredDisputeReceipt } from '@mp/contracts-disputes';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
 import { InternalClient } from '../http/internal-client';
 import { toQueryString } from '../payments/list-filters.request';
@@ -23,6 +23,11 @@ export class DisputesClient {
 
   list(merchantId: string, filters: Record<string, string | undefined>): Promise<DisputeList> {
     return this.client.request('GET', `${paths.list(merchantId)}${toQueryString(filters)}`);
+  }
+
+  /** The operators' queue: every merchant's disputes, newest first. */
+  queue(filters: Record<string, string | undefined>): Promise<OperatorDisputeList> {
+    return this.client.request('GET', `${paths.queue}${toQueryString(filters)}`);
   }
 
   /** The file bytes go to the disputes database over HTTP; the open command carries only the reference. */
