@@ -24,4 +24,5 @@ export {
 export { MerchantSecretsResealStore, type MerchantSecretPosition } from './merchant-secrets.reseal';
 export { AccessTrustBoundaries1700000006200 } from './trust-boundaries.migration';
 export { AccessSandboxMerchants1700000032100 } from './sandbox-merchants.migration';
+export { AccessMerchantList1700000033100 } from './merchant-list.migration';
 export { BackofficeAuditStore, type BackofficeAuditEntry, type BackofficeAuditFilter, type BackofficeAuditRecord } from './backoffice-audit.store';

@@ -14,6 +14,7 @@ import {
   type SealedSecret,
 } from '@mp/access-domain';
 import type { MerchantWebhookProfile } from '@mp/contracts-callbacks';
+import { fetchNewestFirstPage, PositionCursor, SqlConditions } from '@mp/shared-data-access-postgres';
 import type { DataSource, EntityManager } from 'typeorm';
 
 export interface CreatedMerchant {
@@ -89,6 +90,7 @@ interface SealedColumns {
 const PROFILE_COLUMNS = 'merchant_id, name, status, default_callback_url, created_at';
 type MerchantProfileRow = Omit<MerchantProfile, 'created_at'> & { created_at: Date };
 const profileOf = (row: MerchantProfileRow | undefined): MerchantProfile | null => (row ? { ...row, created_at: row.created_at.toISOString() } : null);
+const MERCHANT_LIST_CURSOR = new PositionCursor('m');
 
 /**
  * Creates merchants and serves their API secrets to the signature check. Decrypted secrets are
@@ -147,6 +149,23 @@ export class MerchantCredentialStore {
     await insertSecret(manager, merchantId, 'api', this.secretBox.seal(apiSecret, apiSecretAssociatedData(merchantId)));
     await insertSecret(manager, merchantId, 'webhook', this.secretBox.seal(webhookSecret, webhookSecretAssociatedData(merchantId)));
     return { merchantId, name, mode, apiSecret, webhookSecret };
+  }
+
+  /** Operators' list of merchants, newest first with the API's cursors; `mode` tells live from sandbox ones. */
+  async listMerchants(filter: { status?: 'active' | 'suspended'; limit: number; cursor?: string }): Promise<{ data: Array<MerchantProfile & { mode: 'live' | 'test' }>; has_more: boolean; next_cursor: string | null }> {
+    const where = new SqlConditions();
+    if (filter.status !== undefined) where.add('status = ?', filter.status);
+    const page = await fetchNewestFirstPage<MerchantProfileRow & { mode: 'live' | 'test'; list_position: string }>(this.dataSource, {
+      select: `SELECT ${PROFILE_COLUMNS}, mode, list_position FROM merchants`,
+      where,
+      positionColumn: 'merchants.list_position',
+      positionOf: (row) => row.list_position,
+      cursor: MERCHANT_LIST_CURSOR,
+      after: filter.cursor,
+      limit: filter.limit,
+    });
+    const data = page.rows.map(({ list_position: _position, mode, ...row }) => ({ ...(profileOf(row) as MerchantProfile), mode }));
+    return { data, has_more: page.hasMore, next_cursor: page.nextCursor };
   }
 
   async findProfile(merchantId: string): Promise<MerchantProfile | null> {

@@ -54,6 +54,12 @@ export interface AgentProfileView {
   active: boolean;
 }
 
+export interface AgentProfileList {
+  data: Array<AgentProfileView & { updated_at: string }>;
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
 /**
  * The list filters of GET /internal/merchants/:merchantId/orders (`direction` too) and
  * GET /internal/agents/:agentId/orders (`scope` too), as query parameters.
@@ -131,6 +137,8 @@ export const PAYMENTS_INTERNAL_PATHS = {
   merchantMethods: (merchantId: string) => `/internal/merchants/${segment(merchantId)}/methods`,
   backofficeOrder: (merchantId: string, orderId: string) => `/internal/orders/${segment(merchantId)}/${segment(orderId)}`,
   agent: (agentId: string) => `/internal/agents/${segment(agentId)}`,
+  /** GET `?active=&limit=&cursor=`: every agent's profile, newest first. */
+  agents: '/internal/agents',
   agentOrders: (agentId: string) => `/internal/agents/${segment(agentId)}/orders`,
   agentReceiptUpload: (agentId: string, merchantId: string, orderId: string) => `/internal/agents/${segment(agentId)}/orders/${segment(merchantId)}/${segment(orderId)}/receipts`,
   receiptContent: (receiptId: string) => `/internal/receipts/${segment(receiptId)}/content`,

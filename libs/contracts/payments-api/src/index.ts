@@ -9,6 +9,7 @@ export {
   type AgentOrderListPage,
   type AgentOrderListQuery,
   type AgentProfileView,
+  type AgentProfileList,
   type AgentServiceArea,
   type MerchantOrderListQuery,
   type MethodCatalogView,
@@ -23,6 +24,7 @@ export {
 } from './api';
 export {
   AdvanceClockRequestDto,
+  AgentListQueryDto,
   AgentOrderListQueryDto,
   AgentServiceAreaDto,
   MerchantOrderListQueryDto,

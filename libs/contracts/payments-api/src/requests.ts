@@ -5,6 +5,7 @@ import {
   COUNTRY_PATTERN,
   CreationPeriodAndCursorFilters,
   CURRENCY_CODE_PATTERN,
+  CURSOR_PATTERN,
   FieldRule,
   IsOneOf,
   IsPlainText,
@@ -86,6 +87,22 @@ export class AgentServiceAreaDto implements AgentServiceArea {
 const SERVES_ISSUE = 'must list {method, country, currency} entries';
 
 @RequestMessages({ invalid: 'The agent is not valid' })
+/** The operators' agent list (GET /internal/agents): newest first, with cursors. */
+@RequestMessages({ invalid: 'The query is not valid', unknownField: 'is not a filter here; use active, limit, cursor' })
+export class AgentListQueryDto {
+  @IsOptional()
+  @IsOneOf(['true', 'false'], 'must be true or false')
+  active?: 'true' | 'false';
+
+  @IsOptional()
+  @IsWholeNumberBetween(1, 100, 'query')
+  limit?: string;
+
+  @IsOptional()
+  @MatchesPattern(CURSOR_PATTERN, 'is not a cursor this API returned')
+  cursor?: string;
+}
+
 export class PutAgentRequestDto implements PutAgentRequest {
   @Trim()
   @IsPlainText(100)

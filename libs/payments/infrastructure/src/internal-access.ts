@@ -17,6 +17,7 @@ export const PAYMENTS_INTERNAL_ACCESS: ServiceAccessPolicy = {
     'GET /internal/merchants/:merchantId/methods',
     'PUT /internal/merchants/:merchantId/methods',
     'PUT /internal/agents/:agentId',
+    'GET /internal/agents',
     'POST /internal/agents/:agentId/orders/:merchantId/:orderId/receipts',
     'GET /internal/receipts/:receiptId/content',
     'POST /internal/merchants/:merchantId/payout-recipient-accounts',

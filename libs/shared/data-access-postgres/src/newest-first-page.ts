@@ -121,3 +121,18 @@ export function pageFilterOf(query: PageQueryFields): { limit: number; cursor?: 
     createdTo: query.created_to === undefined ? undefined : new Date(query.created_to),
   };
 }
+
+/**
+ * Gives an existing table the growing `list_position` a newest-first list pages by: numbered in
+ * `orderBy` order for the rows already there, from a sequence for every row after them, with a
+ * unique index for the keyset. For migrations; `table` and `orderBy` are the migration's own text.
+ */
+export async function addListPosition(runner: SqlRunner, table: string, orderBy: string): Promise<void> {
+  const sequence = `${table}_list_position_seq`;
+  await runner.query(`CREATE SEQUENCE ${sequence} AS BIGINT`, []);
+  await runner.query(`ALTER TABLE ${table} ADD COLUMN list_position BIGINT`, []);
+  await runner.query(`UPDATE ${table} SET list_position = numbered.position FROM (SELECT ctid AS row_id, nextval('${sequence}') AS position FROM (SELECT ctid FROM ${table} ORDER BY ${orderBy}) AS ordered) AS numbered WHERE ${table}.ctid = numbered.row_id`, []);
+  await runner.query(`ALTER TABLE ${table} ALTER COLUMN list_position SET DEFAULT nextval('${sequence}'), ALTER COLUMN list_position SET NOT NULL`, []);
+  await runner.query(`ALTER SEQUENCE ${sequence} OWNED BY ${table}.list_position`, []);
+  await runner.query(`CREATE UNIQUE INDEX ${table}_position ON ${table} (list_position DESC)`, []);
+}

@@ -40,5 +40,5 @@ export {
 } from './ids';
 export { JsonNumberLiteral, parseJsonObjectBody, requireJsonObject, stringifyMerchantJson, withPlainNumbers } from './lossless-json';
 export { objectPrototypeFieldsError, REQUEST_VALIDATOR_OPTIONS, RequestMessages, validationErrorFrom } from './validation-error';
-export { CreationPeriodAndCursorFilters } from './list-filters';
+export { CreationPeriodAndCursorFilters, CURSOR_PATTERN } from './list-filters';
 export { checkReceiptFile, detectReceiptType, RECEIPT_BYTES_MAX, safeReceiptFileName, type ReceiptContentType } from './receipt-file';

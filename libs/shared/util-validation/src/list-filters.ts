@@ -1,7 +1,8 @@
 import { IsOptional } from 'class-validator';
 import { IsIsoDateTime, MatchesPattern, NotAfter } from './decorators';
 
-const CURSOR_PATTERN = /^[A-Za-z0-9_-]{1,200}$/;
+/** What every list's `next_cursor` looks like; anything else is refused before it reaches a query. */
+export const CURSOR_PATTERN = /^[A-Za-z0-9_-]{1,200}$/;
 
 /**
  * The filters every list of the API shares besides `status` and `limit` (decisions.md "Lists"):

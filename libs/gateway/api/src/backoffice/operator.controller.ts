@@ -7,6 +7,8 @@ import { AgentIdParam, MerchantIdParam, OrderIdParam, OrderMerchantIdParam, Requ
 import {
   AGENT_ID_PATTERN,
   COUNTRY_PATTERN,
+  CURSOR_PATTERN,
+  IsOneOf,
   CURRENCY_CODE_PATTERN,
   decimalAmountToMinor,
   IsDecimalAmount,
@@ -23,6 +25,7 @@ import {
 } from '@mp/shared-util-validation';
 import { IsOptional, IsString } from 'class-validator';
 import type { FastifyReply } from 'fastify';
+import { DEFAULT_PAGE_LIMIT } from '@mp/shared-data-access-postgres';
 import { stringifyResponse } from '../http/json-body';
 import { LedgerReadClient } from '../merchant/ledger-read.client';
 import { PaymentsReadClient } from '../payments/payments-read.client';
@@ -134,6 +137,35 @@ class LedgerEntriesQuery extends ReconciliationQuery {
   @ApiPropertyOptional() @IsOptional() @IsString({ message: 'must be given once' }) cursor?: string;
 }
 
+/** A page of a back-office list: newest first, with the API's cursors. */
+class CursorPageQuery {
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: DEFAULT_PAGE_LIMIT })
+  @IsOptional()
+  @IsWholeNumberBetween(1, 100, 'query')
+  limit?: string;
+
+  @ApiPropertyOptional({ description: 'The next_cursor of the previous page' })
+  @IsOptional()
+  @MatchesPattern(CURSOR_PATTERN, 'is not a cursor this API returned')
+  cursor?: string;
+}
+
+@RequestMessages({ invalid: 'The query is not valid', unknownField: 'is not a filter here; use status, limit, cursor' })
+class MerchantListQuery extends CursorPageQuery {
+  @ApiPropertyOptional({ enum: ['active', 'suspended'] })
+  @IsOptional()
+  @IsOneOf(['active', 'suspended'], 'must be active or suspended')
+  status?: 'active' | 'suspended';
+}
+
+@RequestMessages({ invalid: 'The query is not valid', unknownField: 'is not a filter here; use active, limit, cursor' })
+class AgentListQuery extends CursorPageQuery {
+  @ApiPropertyOptional({ enum: ['true', 'false'] })
+  @IsOptional()
+  @IsOneOf(['true', 'false'], 'must be true or false')
+  active?: 'true' | 'false';
+}
+
 /** The filters of the account-number reveal log; ids are checked like every id, so a made-up one never reaches a query. */
 @RequestMessages({ invalid: 'The filters are not valid', unknownField: 'is not a filter; use merchant_id, order_id, agent_id, limit' })
 class AccountNumberRevealsQuery {
@@ -171,6 +203,15 @@ export class OperatorController {
     private readonly ledger: LedgerReadClient,
     private readonly destinations: CallbackDestinationPolicy,
   ) {}
+
+  /** Every merchant, live and sandbox, newest first. */
+  @Get('merchants')
+  @ApiOperation({ operationId: 'listMerchants', summary: 'Merchants, newest first' })
+  @ApiResponse({ status: 200, description: '`{ data, has_more, next_cursor }`, each merchant with its `mode` (live or test)' })
+  @BackofficeApiErrorResponses()
+  async listMerchants(@Query() query: MerchantListQuery, @Res() reply: FastifyReply): Promise<void> {
+    await json(reply, 200, await this.merchants.listMerchants({ status: query.status, limit: query.limit === undefined ? DEFAULT_PAGE_LIMIT : Number(query.limit), cursor: query.cursor }));
+  }
 
   /** Secrets are in this answer only; they are stored encrypted and never shown again. */
   @Post('merchants')
@@ -217,6 +258,15 @@ export class OperatorController {
       throw error;
     }
     await json(reply, 201, { agent_id: agentId, name, token: credential.token, ...profile });
+  }
+
+  /** Every registered agent's profile (what payers see, what it serves, whether it is active), newest first. */
+  @Get('agents')
+  @ApiOperation({ operationId: 'listAgents', summary: 'Agents, newest first' })
+  @ApiResponse({ status: 200, description: '`{ data, has_more, next_cursor }` of agent profiles' })
+  @BackofficeApiErrorResponses()
+  async listAgents(@Query() query: AgentListQuery, @Res() reply: FastifyReply): Promise<void> {
+    await json(reply, 200, await this.payments.listAgents({ active: query.active, limit: query.limit, cursor: query.cursor }));
   }
 
   @Put('agents/:agentId')

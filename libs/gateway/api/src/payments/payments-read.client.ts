@@ -9,6 +9,7 @@ import {
   type StoreRecipientAccountRequest,
   type StoredRecipientAccount,
   type AgentOrderListPage,
+  type AgentProfileList,
   type AgentProfileView,
   type MethodCatalogView,
   type OrderListPage,
@@ -88,6 +89,10 @@ export class PaymentsReadClient {
 
   putMethods(merchantId: string, entries: StoredMethodEntry[]): Promise<MethodCatalogView> {
     return this.client.request('PUT', paths.merchantMethods(merchantId), { entries });
+  }
+
+  listAgents(filters: Record<string, string | undefined>): Promise<AgentProfileList> {
+    return this.client.request('GET', `${paths.agents}${toQueryString(filters)}`);
   }
 
   putAgent(agentId: string, agent: PutAgentRequest): Promise<AgentProfileView> {

@@ -1,5 +1,6 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put, Req, Res } from '@nestjs/common';
-import { AdvanceClockRequestDto, PutAgentRequestDto, PutMethodsRequestDto, type AdvanceClockResult, type AgentProfileView, type MethodCatalogView } from '@mp/contracts-payments-api';
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
+import { DEFAULT_PAGE_LIMIT } from '@mp/shared-data-access-postgres';
+import { AdvanceClockRequestDto, AgentListQueryDto, PutAgentRequestDto, PutMethodsRequestDto, type AdvanceClockResult, type AgentProfileList, type AgentProfileView, type MethodCatalogView } from '@mp/contracts-payments-api';
 import { AgentIdParam, MerchantIdParam, OrderIdParam, OrderMerchantIdParam, ReceiptIdParam, RequestPipe } from '@mp/shared-nest-http';
 import { requireActor, ServiceCaller, type VerifiedCaller } from '@mp/shared-service-auth';
 import { DomainError } from '@mp/shared-util-errors';
@@ -9,7 +10,7 @@ import { OffsetClock, CLOCK, PAYMENTS_SETTINGS, type Clock, type PaymentsSetting
 import { ExpirySweeper } from '../commands/expiry-sweeper';
 import { findReceipt, readReceiptContent, storeReceipt, type PayoutReceiptRow } from '../receipts/payout-receipts.store';
 import { fromStoredEntry, loadMethodCatalog, saveMethodCatalog, toStoredEntry } from './method-catalog.store';
-import { saveAgent } from './payment-agents.store';
+import { listAgents, saveAgent } from './payment-agents.store';
 
 const bodyPipe = new RequestPipe();
 
@@ -33,6 +34,11 @@ export class InternalReferenceDataController {
     const entries = body.entries.map(fromStoredEntry);
     await saveMethodCatalog(this.dataSource.manager, merchantId, entries);
     return { data: entries.map(toStoredEntry) };
+  }
+
+  @Get('agents')
+  listAgents(@Query(bodyPipe) query: AgentListQueryDto): Promise<AgentProfileList> {
+    return listAgents(this.dataSource.manager, { active: query.active === undefined ? undefined : query.active === 'true', limit: query.limit === undefined ? DEFAULT_PAGE_LIMIT : Number(query.limit), cursor: query.cursor });
   }
 
   @Put('agents/:agentId')

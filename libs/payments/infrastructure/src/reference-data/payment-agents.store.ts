@@ -1,4 +1,5 @@
-import type { AgentServiceArea } from '@mp/contracts-payments-api';
+import type { AgentProfileList, AgentServiceArea } from '@mp/contracts-payments-api';
+import { fetchNewestFirstPage, PositionCursor, SqlConditions } from '@mp/shared-data-access-postgres';
 import type { EntityManager } from 'typeorm';
 
 export interface PaymentAgentRow {
@@ -16,6 +17,25 @@ export async function saveAgent(manager: EntityManager, agent: PaymentAgentRow):
        serves = EXCLUDED.serves, active = EXCLUDED.active, updated_at = now()`,
     [agent.agent_id, agent.display_name, agent.payment_details, JSON.stringify(agent.serves), agent.active],
   );
+}
+
+const AGENT_LIST_CURSOR = new PositionCursor('a');
+
+/** Operators' list of agents, newest first with the API's cursors. */
+export async function listAgents(manager: EntityManager, filter: { active?: boolean; limit: number; cursor?: string }): Promise<AgentProfileList> {
+  const where = new SqlConditions();
+  if (filter.active !== undefined) where.add('active = ?', filter.active);
+  const page = await fetchNewestFirstPage<PaymentAgentRow & { updated_at: Date; list_position: string }>(manager, {
+    select: 'SELECT agent_id, display_name, payment_details, serves, active, updated_at, list_position FROM payment_agents',
+    where,
+    positionColumn: 'payment_agents.list_position',
+    positionOf: (row) => row.list_position,
+    cursor: AGENT_LIST_CURSOR,
+    after: filter.cursor,
+    limit: filter.limit,
+  });
+  const data = page.rows.map(({ list_position: _position, updated_at, ...agent }) => ({ ...agent, updated_at: updated_at.toISOString() }));
+  return { data, has_more: page.hasMore, next_cursor: page.nextCursor };
 }
 
 export async function findAgent(manager: EntityManager, agentId: string): Promise<PaymentAgentRow | null> {
