@@ -7,7 +7,7 @@ import { agentRoutes } from '../views/agent';
 import { merchantRoutes } from '../views/merchant';
 import { operatorRoutes } from '../views/operator';
 import { ErrorAlert, Loading, toApiError, useAction } from './components';
-import { Link, navigate, usePath } from './router';
+import { Link, currentPath, navigate, usePath } from './router';
 import type { ApiError } from '../lib/errors';
 
 export interface RouteDefinition {
@@ -51,7 +51,12 @@ export function App() {
         </button>
       </main>
     );
-  if (sessionState.state === 'signed-out') return <LoginPage notice={sessionState.notice} onSignedIn={(session) => setSessionState({ state: 'signed-in', session })} />;
+  const signedIn = (session: Session) => {
+    // Back where the session ended, unless that was another role's page.
+    if (!currentPath().startsWith(`/${session.role}/`)) navigate('/', { replace: true });
+    setSessionState({ state: 'signed-in', session });
+  };
+  if (sessionState.state === 'signed-out') return <LoginPage notice={sessionState.notice} onSignedIn={signedIn} />;
   return <Shell session={sessionState.session} onSignedOut={() => setSessionState({ state: 'signed-out' })} />;
 }
 

@@ -88,16 +88,19 @@ export function DateTime({ iso }: { iso: string | null | undefined }) {
   return iso ? <time dateTime={iso}>{formatDateTime(iso)}</time> : <span>—</span>;
 }
 
-/** Cursor paging state for a list whose filters are `filterKey`: new filters start again at page 1. */
+/**
+ * Cursor paging state for a list whose filters are `filterKey`: new filters start again at page
+ * 1 in the same render (a cursor marks a position in one query, never valid for another).
+ */
 export function useCursorPages(filterKey: string) {
-  const [pages, setPages] = useState<PageState>(firstPage);
-  useEffect(() => setPages(firstPage()), [filterKey]);
+  const [pages, setPages] = useState<{ key: string; state: PageState }>(() => ({ key: filterKey, state: firstPage() }));
+  const state = pages.key === filterKey ? pages.state : firstPage();
   return {
-    cursor: currentCursor(pages),
-    pageNumber: pageNumber(pages),
-    hasPrevious: hasPreviousPage(pages),
-    next: (nextCursor: string | null) => setPages((state) => nextPage(state, nextCursor)),
-    previous: () => setPages(previousPage),
+    cursor: currentCursor(state),
+    pageNumber: pageNumber(state),
+    hasPrevious: hasPreviousPage(state),
+    next: (nextCursor: string | null) => setPages({ key: filterKey, state: nextPage(state, nextCursor) }),
+    previous: () => setPages({ key: filterKey, state: previousPage(state) }),
   };
 }
 

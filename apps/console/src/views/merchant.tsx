@@ -21,7 +21,7 @@ import {
 } from '../app/components';
 import { Link } from '../app/router';
 import { dailySettlementChange } from '../lib/csv';
-import { lastUtcDays } from '../lib/dates';
+import { formatDateTime, lastUtcDays } from '../lib/dates';
 import { pathFor } from '../lib/route-match';
 import { SettlementChart } from './settlement-chart';
 
@@ -204,7 +204,9 @@ function timelineOf(order: Order, deliveries: Delivery[], dispute: Dispute | nul
 
 function OrderView({ orderId }: { orderId: string }) {
   const loaded = useLoad(async () => {
-    const [order, deliveries, dispute] = await Promise.all([merchantApi.order(orderId), merchantApi.listDeliveries({ order_id: orderId, limit: 100 }), findDisputeOfOrder(orderId)]);
+    const [order, deliveries] = await Promise.all([merchantApi.order(orderId), merchantApi.listDeliveries({ order_id: orderId, limit: 100 })]);
+    // Disputes are opened on pay-ins only.
+    const dispute = order.direction === 'incoming' ? await findDisputeOfOrder(orderId) : null;
     return { order, deliveries: deliveries.data, dispute };
   }, [orderId]);
   return (
@@ -532,7 +534,7 @@ function CredentialsView() {
           title={rotated.kind === 'api' ? 'Your new API secret' : 'Your new webhook secret'}
           secrets={[
             { label: rotated.kind === 'api' ? 'API secret' : 'Webhook secret', value: (rotated.kind === 'api' ? rotated.answer.api_secret : rotated.answer.webhook_secret) ?? '' },
-            { label: 'Previous secret valid until', value: rotated.answer.previous_secret_valid_until },
+            { label: 'Previous secret valid until', value: formatDateTime(rotated.answer.previous_secret_valid_until) },
           ]}
           onClose={closeSecret}
         />

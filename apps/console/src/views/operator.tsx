@@ -366,6 +366,7 @@ function MoneyView() {
   const approvals = useLoad(() => operatorApi.approvals('pending'), []);
   const [topUp, setTopUp] = useState({ merchantId: '', currency: '', amount: '', reason: '' });
   const [conversion, setConversion] = useState({ merchantId: '', from: '', to: '', amount: '', rate: '', reason: '' });
+  const [booking, setBooking] = useState<'top-up' | 'conversion'>('top-up');
   const [rejecting, setRejecting] = useState<Approval | null>(null);
   const [rejectReason, setRejectReason] = useState('');
   const [notice, setNotice] = useState<string | null>(null);
@@ -407,29 +408,37 @@ function MoneyView() {
       <h1>Deposits and conversions</h1>
       {action.error && !rejecting && <ErrorAlert error={action.error} />}
       {notice && <p role="status">{notice}</p>}
-      <section aria-labelledby="top-up-heading">
-        <h2 id="top-up-heading">Book a top-up</h2>
-        <Form label="Book a top-up" onSubmit={submitTopUp}>
-          <TextField id="topup-merchant" label="Merchant ID" value={topUp.merchantId} onChange={(value) => setTopUp({ ...topUp, merchantId: value })} required />
-          <TextField id="topup-currency" label="Currency" value={topUp.currency} onChange={(value) => setTopUp({ ...topUp, currency: value.toUpperCase() })} required />
-          <TextField id="topup-amount" label="Amount" value={topUp.amount} onChange={(value) => setTopUp({ ...topUp, amount: value })} required />
-          <TextField id="topup-reason" label="Reason" value={topUp.reason} onChange={(value) => setTopUp({ ...topUp, reason: value })} required />
-          <p className="muted">A negative amount takes money away. Above the currency's threshold a second operator must approve.</p>
-          <button type="submit" disabled={action.busy}>Submit for approval</button>
-        </Form>
-      </section>
-      <section aria-labelledby="conversion-heading">
-        <h2 id="conversion-heading">Book a conversion</h2>
-        <Form label="Book a conversion" onSubmit={submitConversion}>
-          <TextField id="cnv-merchant" label="Merchant ID" value={conversion.merchantId} onChange={(value) => setConversion({ ...conversion, merchantId: value })} required />
-          <TextField id="cnv-from" label="From currency" value={conversion.from} onChange={(value) => setConversion({ ...conversion, from: value.toUpperCase() })} required />
-          <TextField id="cnv-to" label="To currency" value={conversion.to} onChange={(value) => setConversion({ ...conversion, to: value.toUpperCase() })} required />
-          <TextField id="cnv-amount" label="Amount to convert" value={conversion.amount} onChange={(value) => setConversion({ ...conversion, amount: value })} required />
-          <TextField id="cnv-rate" label="Rate (to per from)" value={conversion.rate} onChange={(value) => setConversion({ ...conversion, rate: value })} required />
-          <TextField id="cnv-reason" label="Reason" value={conversion.reason} onChange={(value) => setConversion({ ...conversion, reason: value })} required />
-          <button type="submit" disabled={action.busy}>Submit conversion</button>
-        </Form>
-      </section>
+      <div className="segmented" role="group" aria-label="What to book">
+        <button type="button" aria-pressed={booking === 'top-up'} onClick={() => setBooking('top-up')}>Top-up or adjustment</button>
+        <button type="button" aria-pressed={booking === 'conversion'} onClick={() => setBooking('conversion')}>Conversion</button>
+      </div>
+      {/* One form at a time: both have a "Merchant ID" and a "Reason", and a label names one field. */}
+      {booking === 'top-up' ? (
+        <section aria-labelledby="top-up-heading">
+          <h2 id="top-up-heading">Book a top-up</h2>
+          <Form label="Book a top-up" onSubmit={submitTopUp}>
+            <TextField id="topup-merchant" label="Merchant ID" value={topUp.merchantId} onChange={(value) => setTopUp({ ...topUp, merchantId: value })} required />
+            <TextField id="topup-currency" label="Currency" value={topUp.currency} onChange={(value) => setTopUp({ ...topUp, currency: value.toUpperCase() })} required />
+            <TextField id="topup-amount" label="Amount" value={topUp.amount} onChange={(value) => setTopUp({ ...topUp, amount: value })} required />
+            <TextField id="topup-reason" label="Reason" value={topUp.reason} onChange={(value) => setTopUp({ ...topUp, reason: value })} required />
+            <p className="muted">A negative amount takes money away. Above the currency's threshold a second operator must approve.</p>
+            <button type="submit" disabled={action.busy}>Submit for approval</button>
+          </Form>
+        </section>
+      ) : (
+        <section aria-labelledby="conversion-heading">
+          <h2 id="conversion-heading">Book a conversion</h2>
+          <Form label="Book a conversion" onSubmit={submitConversion}>
+            <TextField id="cnv-merchant" label="Merchant ID" value={conversion.merchantId} onChange={(value) => setConversion({ ...conversion, merchantId: value })} required />
+            <TextField id="cnv-from" label="From currency" value={conversion.from} onChange={(value) => setConversion({ ...conversion, from: value.toUpperCase() })} required />
+            <TextField id="cnv-to" label="To currency" value={conversion.to} onChange={(value) => setConversion({ ...conversion, to: value.toUpperCase() })} required />
+            <TextField id="cnv-amount" label="Amount to convert" value={conversion.amount} onChange={(value) => setConversion({ ...conversion, amount: value })} required />
+            <TextField id="cnv-rate" label="Rate (to per from)" value={conversion.rate} onChange={(value) => setConversion({ ...conversion, rate: value })} required />
+            <TextField id="cnv-reason" label="Reason" value={conversion.reason} onChange={(value) => setConversion({ ...conversion, reason: value })} required />
+            <button type="submit" disabled={action.busy}>Submit conversion</button>
+          </Form>
+        </section>
+      )}
       <LoadState loaded={approvals}>
         {(answer) => (
           <>
