@@ -1,6 +1,6 @@
 import { useCallback, useMemo, useState } from 'react';
 import { findDisputeOfOrder, merchantApi } from '../api/console-api';
-import { ORDER_STATUSES, type Delivery, type Direction, type Dispute, type Order, type RotatedSecret } from '../api/types';
+import { ORDER_STATUSES, type Delivery, type Direction, type Order, type RotatedSecret } from '../api/types';
 import type { RouteDefinition } from '../app/App';
 import {
   ConfirmDialog,
@@ -23,6 +23,7 @@ import { Link } from '../app/router';
 import { dailySettlementChange } from '../lib/csv';
 import { formatDateTime, lastUtcDays } from '../lib/dates';
 import { pathFor } from '../lib/route-match';
+import { orderTimeline } from '../lib/timeline';
 import { SettlementChart } from './settlement-chart';
 
 const ORDER_PAGE = '/merchant/orders/:orderId';
@@ -184,24 +185,6 @@ export function StatusBadge({ status }: { status: string }) {
   return <span className={`badge badge-${status.toLowerCase()}`}>{status}</span>;
 }
 
-interface TimelineEvent {
-  at: string;
-  what: string;
-  detail?: string;
-}
-
-/** What the APIs say happened to an order, in time order: its own timestamps, its callbacks, its dispute. */
-function timelineOf(order: Order, deliveries: Delivery[], dispute: Dispute | null): TimelineEvent[] {
-  const events: TimelineEvent[] = [{ at: order.created_at, what: `Order created (${order.direction === 'incoming' ? 'pay-in' : 'payout'})` }];
-  if (order.updated_at !== order.created_at) events.push({ at: order.updated_at, what: `Last change: ${order.status}${order.sub_status ? ` (${order.sub_status})` : ''}`, detail: order.failure_reason ?? undefined });
-  for (const delivery of deliveries) events.push({ at: delivery.created_at, what: `Callback ${delivery.event_type}`, detail: `${delivery.status}, ${delivery.attempt_count} attempt(s)` });
-  if (dispute) {
-    events.push({ at: dispute.created_at, what: `Dispute ${dispute.dispute_id} opened` });
-    if (dispute.review) events.push({ at: dispute.review.reviewed_at, what: `Dispute ${dispute.review.decision.toLowerCase()}`, detail: dispute.review.reason ?? undefined });
-  }
-  return events.sort((a, b) => a.at.localeCompare(b.at));
-}
-
 function OrderView({ orderId }: { orderId: string }) {
   const loaded = useLoad(async () => {
     const [order, deliveries] = await Promise.all([merchantApi.order(orderId), merchantApi.listDeliveries({ order_id: orderId, limit: 100 })]);
@@ -227,7 +210,7 @@ function OrderView({ orderId }: { orderId: string }) {
             <section aria-labelledby="timeline-heading">
               <h2 id="timeline-heading">Timeline</h2>
               <ol className="timeline">
-                {timelineOf(order, deliveries, dispute).map((event, index) => (
+                {orderTimeline(order, deliveries, dispute).map((event, index) => (
                   <li key={`${event.at}-${index}`}>
                     <DateTime iso={event.at} /> — {event.what}
                     {event.detail && <span className="muted"> ({event.detail})</span>}
