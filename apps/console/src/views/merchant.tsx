@@ -1,6 +1,6 @@
-import { useCallback, useMemo, useState } from 'react';
-import { findDisputeOfOrder, merchantApi } from '../api/console-api';
-import { ORDER_STATUSES, type Delivery, type Direction, type Order, type RotatedSecret } from '../api/types';
+import { useCallback, useMemo, useState, type ReactNode } from 'react';
+import { findDisputeOfOrder, merchantApi, type ListFilters } from '../api/console-api';
+import { ORDER_STATUSES, type Delivery, type Direction, type Dispute, type Order, type Page, type RotatedSecret, type Withdrawal } from '../api/types';
 import type { RouteDefinition } from '../app/App';
 import {
   ConfirmDialog,
@@ -347,38 +347,39 @@ function WebhooksView() {
   );
 }
 
-function DisputesView() {
+/**
+ * A merchant list with a status filter and cursor pages (endpoints 12 and 15): the view's title,
+ * the statuses, how to read a page and how to draw its rows.
+ */
+function StatusFilteredList<T>(props: {
+  title: string;
+  statuses: readonly string[];
+  load: (filters: ListFilters) => Promise<Page<T>>;
+  caption: string;
+  headings: string[];
+  row: (item: T) => ReactNode;
+  emptyText: string;
+}) {
   const [status, setStatus] = useState('');
   const pages = useCursorPages(status);
-  const disputes = useLoad(() => merchantApi.listDisputes({ status: status || undefined, cursor: pages.cursor, limit: 25 }), [status, pages.cursor]);
+  const list = useLoad(() => props.load({ status: status || undefined, cursor: pages.cursor, limit: 25 }), [status, pages.cursor]);
   return (
     <>
-      <h1>Disputes</h1>
-      <SelectField label="Status" value={status} onChange={setStatus} options={[{ value: '', label: 'Any status' }, { value: 'OPEN', label: 'OPEN' }, { value: 'ACCEPTED', label: 'ACCEPTED' }, { value: 'REJECTED', label: 'REJECTED' }]} />
-      <LoadState loaded={disputes}>
+      <h1>{props.title}</h1>
+      <SelectField label="Status" value={status} onChange={setStatus} options={[{ value: '', label: 'Any status' }, ...props.statuses.map((value) => ({ value, label: value }))]} />
+      <LoadState loaded={list}>
         {(page) => (
           <>
             <div className="table-scroll">
               <table>
-                <caption>Disputes, newest first</caption>
+                <caption>{props.caption}</caption>
                 <thead>
-                  <tr><th scope="col">Dispute</th><th scope="col">Order</th><th scope="col">Status</th><th scope="col">Amount</th><th scope="col">Review due</th><th scope="col">Opened</th></tr>
+                  <tr>{props.headings.map((heading) => <th scope="col" key={heading}>{heading}</th>)}</tr>
                 </thead>
-                <tbody>
-                  {page.data.map((dispute) => (
-                    <tr key={dispute.dispute_id}>
-                      <td>{dispute.dispute_id}</td>
-                      <td><Link to={pathFor(ORDER_PAGE, { orderId: dispute.order_id })}>{dispute.order_id}</Link></td>
-                      <td><StatusBadge status={dispute.status} /></td>
-                      <td>{dispute.amount === null ? 'order amount' : <Money amount={dispute.amount} currency={dispute.currency} />}</td>
-                      <td><DateTime iso={dispute.review_deadline} /></td>
-                      <td><DateTime iso={dispute.created_at} /></td>
-                    </tr>
-                  ))}
-                </tbody>
+                <tbody>{page.data.map(props.row)}</tbody>
               </table>
             </div>
-            {page.data.length === 0 && <Empty>No disputes.</Empty>}
+            {page.data.length === 0 && <Empty>{props.emptyText}</Empty>}
             <Pager pages={pages} hasMore={page.has_more} nextCursor={page.next_cursor} />
           </>
         )}
@@ -387,44 +388,50 @@ function DisputesView() {
   );
 }
 
-function WithdrawalsView() {
-  const [status, setStatus] = useState('');
-  const pages = useCursorPages(status);
-  const withdrawals = useLoad(() => merchantApi.listWithdrawals({ status: status || undefined, cursor: pages.cursor, limit: 25 }), [status, pages.cursor]);
+function DisputesView() {
   return (
-    <>
-      <h1>Withdrawals</h1>
-      <SelectField label="Status" value={status} onChange={setStatus} options={[{ value: '', label: 'Any status' }, { value: 'PENDING', label: 'PENDING' }, { value: 'COMPLETED', label: 'COMPLETED' }, { value: 'FAILED', label: 'FAILED' }]} />
-      <LoadState loaded={withdrawals}>
-        {(page) => (
-          <>
-            <div className="table-scroll">
-              <table>
-                <caption>Withdrawals, newest first</caption>
-                <thead>
-                  <tr><th scope="col">Order</th><th scope="col">Status</th><th scope="col">Amount</th><th scope="col">Network fee</th><th scope="col">Address</th><th scope="col">Transaction</th><th scope="col">Created</th></tr>
-                </thead>
-                <tbody>
-                  {page.data.map((withdrawal) => (
-                    <tr key={withdrawal.order_id}>
-                      <td>{withdrawal.order_id}</td>
-                      <td><StatusBadge status={withdrawal.status} />{withdrawal.failure_reason ? <span className="muted"> {withdrawal.failure_reason}</span> : null}</td>
-                      <td><Money amount={withdrawal.amount} currency={withdrawal.currency} /></td>
-                      <td><Money amount={withdrawal.network_fee} currency={withdrawal.currency} /></td>
-                      <td className="wrap"><code>{withdrawal.address}</code> ({withdrawal.network})</td>
-                      <td className="wrap">{withdrawal.transaction_hash ? <code>{withdrawal.transaction_hash}</code> : '—'}</td>
-                      <td><DateTime iso={withdrawal.created_at} /></td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-            {page.data.length === 0 && <Empty>No withdrawals.</Empty>}
-            <Pager pages={pages} hasMore={page.has_more} nextCursor={page.next_cursor} />
-          </>
-        )}
-      </LoadState>
-    </>
+    <StatusFilteredList<Dispute>
+      title="Disputes"
+      statuses={['OPEN', 'ACCEPTED', 'REJECTED']}
+      load={merchantApi.listDisputes}
+      caption="Disputes, newest first"
+      headings={['Dispute', 'Order', 'Status', 'Amount', 'Review due', 'Opened']}
+      emptyText="No disputes."
+      row={(dispute) => (
+        <tr key={dispute.dispute_id}>
+          <td>{dispute.dispute_id}</td>
+          <td><Link to={pathFor(ORDER_PAGE, { orderId: dispute.order_id })}>{dispute.order_id}</Link></td>
+          <td><StatusBadge status={dispute.status} /></td>
+          <td>{dispute.amount === null ? 'order amount' : <Money amount={dispute.amount} currency={dispute.currency} />}</td>
+          <td><DateTime iso={dispute.review_deadline} /></td>
+          <td><DateTime iso={dispute.created_at} /></td>
+        </tr>
+      )}
+    />
+  );
+}
+
+function WithdrawalsView() {
+  return (
+    <StatusFilteredList<Withdrawal>
+      title="Withdrawals"
+      statuses={['PENDING', 'COMPLETED', 'FAILED']}
+      load={merchantApi.listWithdrawals}
+      caption="Withdrawals, newest first"
+      headings={['Order', 'Status', 'Amount', 'Network fee', 'Address', 'Transaction', 'Created']}
+      emptyText="No withdrawals."
+      row={(withdrawal) => (
+        <tr key={withdrawal.order_id}>
+          <td>{withdrawal.order_id}</td>
+          <td><StatusBadge status={withdrawal.status} />{withdrawal.failure_reason ? <span className="muted"> {withdrawal.failure_reason}</span> : null}</td>
+          <td><Money amount={withdrawal.amount} currency={withdrawal.currency} /></td>
+          <td><Money amount={withdrawal.network_fee} currency={withdrawal.currency} /></td>
+          <td className="wrap"><code>{withdrawal.address}</code> ({withdrawal.network})</td>
+          <td className="wrap">{withdrawal.transaction_hash ? <code>{withdrawal.transaction_hash}</code> : '—'}</td>
+          <td><DateTime iso={withdrawal.created_at} /></td>
+        </tr>
+      )}
+    />
   );
 }
 
