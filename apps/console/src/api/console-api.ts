@@ -108,9 +108,14 @@ export const agentApi = {
   take: (order: AgentOrder) => apiJson<AgentOrder>('POST', agentOrderPath(order, 'take'), { json: {} }),
   confirm: (order: AgentOrder) => apiJson<AgentOrder>('POST', agentOrderPath(order, 'confirm'), { json: {} }),
   decline: (order: AgentOrder, reason: string) => apiJson<AgentOrder>('POST', agentOrderPath(order, 'decline'), { json: { reason } }),
-  /** The raw file is the body, its name in x-file-name (the back office's receipts endpoint). */
+  /**
+   * The raw file is the body, its name in x-file-name (the back office's receipts endpoint, which
+   * stores the header as it comes): a header holds ASCII only, so other characters become `_`.
+   */
   uploadReceipt: (order: AgentOrder, file: File) =>
-    apiJson<Receipt>('POST', agentOrderPath(order, 'receipts'), { raw: { body: file, contentType: file.type || 'application/octet-stream', headers: { 'x-file-name': encodeURIComponent(file.name) } } }),
+    apiJson<Receipt>('POST', agentOrderPath(order, 'receipts'), {
+      raw: { body: file, contentType: file.type || 'application/octet-stream', headers: { 'x-file-name': file.name.replace(/[^A-Za-z0-9._ -]/g, '_').slice(0, 200) || 'receipt' } },
+    }),
   complete: (order: AgentOrder, receiptId: string) => apiJson<AgentOrder>('POST', agentOrderPath(order, 'complete'), { json: { receipt_id: receiptId } }),
 };
 
