@@ -89,11 +89,13 @@ export interface RotatedSecret {
 
 export interface ConsoleKey {
   key_id: string;
+  /** In the issue answer only. */
   console_key?: string;
   merchant_id: string;
   created_at: string;
-  expires_at: string | null;
+  expires_at: string;
   revoked_at?: string | null;
+  state?: 'active' | 'expired' | 'revoked';
 }
 
 

@@ -4,6 +4,7 @@ import type { AgentProfile, Approval, ConsoleKey, Dispute, MethodEntry, StuckWit
 import type { RouteDefinition } from '../app/App';
 import { ConfirmDialog, DateTime, Dialog, Empty, ErrorAlert, Form, LoadState, Money, SecretDialog, SelectField, TextField, newIdempotencyId, useAction, useLoad } from '../app/components';
 import { Link, navigate } from '../app/router';
+import { formatDateTime } from '../lib/dates';
 import { formatMoney } from '../lib/money';
 import { pathFor } from '../lib/route-match';
 import { StatusBadge } from './merchant';
@@ -131,7 +132,7 @@ function ConsoleKeys({ merchantId, onIssued }: { merchantId: string; onIssued: (
   const issue = async () => {
     const key = await action.run(() => operatorApi.issueConsoleKey(merchantId));
     if (key) {
-      onIssued({ title: 'New console key', secrets: [{ label: 'Console key', value: key.console_key ?? '' }, { label: 'Expires', value: key.expires_at ?? 'never' }] });
+      onIssued({ title: 'New console key', secrets: [{ label: 'Console key', value: key.console_key ?? '' }, { label: 'Expires', value: formatDateTime(key.expires_at) }] });
       keys.reload();
     }
   };
@@ -150,15 +151,16 @@ function ConsoleKeys({ merchantId, onIssued }: { merchantId: string; onIssued: (
           ) : (
             <table>
               <caption>Console keys</caption>
-              <thead><tr><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col">Revoked</th><th scope="col">Action</th></tr></thead>
+              <thead><tr><th scope="col">Key</th><th scope="col">State</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col">Revoked</th><th scope="col">Action</th></tr></thead>
               <tbody>
                 {answer.data.map((key) => (
                   <tr key={key.key_id}>
                     <td><code>{key.key_id}</code></td>
+                    <td><StatusBadge status={key.state ?? (key.revoked_at ? 'revoked' : 'active')} /></td>
                     <td><DateTime iso={key.created_at} /></td>
                     <td><DateTime iso={key.expires_at} /></td>
                     <td><DateTime iso={key.revoked_at ?? null} /></td>
-                    <td>{!key.revoked_at && <button type="button" className="danger" onClick={() => revoke(key)} disabled={action.busy}>Revoke</button>}</td>
+                    <td>{(key.state ?? (key.revoked_at ? 'revoked' : 'active')) === 'active' && <button type="button" className="danger" onClick={() => revoke(key)} disabled={action.busy}>Revoke</button>}</td>
                   </tr>
                 ))}
               </tbody>
