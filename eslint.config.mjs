@@ -14,7 +14,7 @@ export default [
   ...nx.configs['flat/typescript'],
   { ignores: ['**/node_modules', '**/dist', '.local', '.nx', '**/jest.config.ts', 'jest.preset.ts'] },
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     rules: {
       '@typescript-eslint/no-explicit-any': 'off',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
@@ -39,6 +39,8 @@ export default [
             { sourceTag: 'scope:ops', onlyDependOnLibsWithTags: ['scope:ops', 'scope:contracts', 'scope:shared', 'scope:access', 'scope:gateway', 'scope:payments', 'scope:ledger', 'scope:disputes', 'scope:withdrawals', 'scope:callbacks'] },
             // The merchant SDK (libs/sdk) is published on its own: it and its examples (libs/sdk/examples) depend on no other library of the workspace.
             { sourceTag: 'scope:sdk', onlyDependOnLibsWithTags: ['scope:sdk'] },
+            // The console SPA (apps/console) runs in the browser: it reaches the platform only over HTTP, uses the shared currency table and the contracts' view types (type-only imports).
+            { sourceTag: 'scope:console', onlyDependOnLibsWithTags: ['scope:shared', 'scope:contracts'] },
             { sourceTag: 'scope:e2e', onlyDependOnLibsWithTags: ['scope:contracts', 'scope:shared', 'scope:access', 'scope:sdk'] },
             // The benchmark (bench/) drives the whole system and seeds the ledger through its own write path.
             { sourceTag: 'scope:bench', onlyDependOnLibsWithTags: ['scope:shared', 'scope:contracts', 'scope:access', 'scope:payments', 'scope:ledger'] },

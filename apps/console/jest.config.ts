@@ -1,0 +1,3 @@
+import { projectJestConfig } from '../../jest.preset';
+
+export default projectJestConfig('console', __dirname);
