@@ -14,6 +14,7 @@ import type {
   MethodEntry,
   Order,
   Page,
+  QueuedDispute,
   Receipt,
   Role,
   RotatedSecret,
@@ -123,6 +124,14 @@ export const agentApi = {
 const merchantPath = (merchantId: string, rest = '') => `/operator/merchants/${segment(merchantId)}${rest}`;
 
 export const operatorApi = {
+  listMerchants: (filters: ListFilters) => apiJson<Page<MerchantProfile & { mode: 'live' | 'test' }>>('GET', '/operator/merchants', { query: { status: filters.status, cursor: filters.cursor, limit: filters.limit } }),
+  /** The agent list's `active` filter, as the shared list's status: `active` or `inactive`. */
+  listAgents: (filters: ListFilters) =>
+    apiJson<Page<AgentProfile & { agent_id: string; updated_at: string }>>('GET', '/operator/agents', {
+      query: { active: filters.status === undefined ? undefined : String(filters.status === 'active'), cursor: filters.cursor, limit: filters.limit },
+    }),
+  disputeQueue: (filters: ListFilters) => apiJson<Page<QueuedDispute>>('GET', '/operator/disputes', { query: { status: filters.status, cursor: filters.cursor, limit: filters.limit } }),
+  dispute: (merchantId: string, disputeId: string) => apiJson<QueuedDispute>('GET', `/operator/disputes/${segment(merchantId)}/${segment(disputeId)}`),
   createMerchant: (name: string, defaultCallbackUrl?: string) =>
     apiJson<{ merchant_id: string; name: string; api_secret: string; webhook_secret: string }>('POST', '/operator/merchants', { json: defaultCallbackUrl ? { name, default_callback_url: defaultCallbackUrl } : { name } }),
   merchant: (merchantId: string) => apiJson<MerchantProfile & Record<string, unknown>>('GET', merchantPath(merchantId)),

@@ -99,6 +99,9 @@ export interface ConsoleKey {
 }
 
 
+/** A dispute in the operators' queue: the merchant's dispute object and whose it is. */
+export type QueuedDispute = DisputeView & { merchant_id: string };
+
 export interface AgentProfile {
   name?: string;
   display_name: string;

@@ -351,9 +351,11 @@ function WebhooksView() {
  * A merchant list with a status filter and cursor pages (endpoints 12 and 15): the view's title,
  * the statuses, how to read a page and how to draw its rows.
  */
-function StatusFilteredList<T>(props: {
+export function StatusFilteredList<T>(props: {
   title: string;
   statuses: readonly string[];
+  /** Shown between the heading and the list (a view's forms). */
+  children?: ReactNode;
   load: (filters: ListFilters) => Promise<Page<T>>;
   caption: string;
   headings: string[];
@@ -366,6 +368,7 @@ function StatusFilteredList<T>(props: {
   return (
     <>
       <h1>{props.title}</h1>
+      {props.children}
       <SelectField label="Status" value={status} onChange={setStatus} options={[{ value: '', label: 'Any status' }, ...props.statuses.map((value) => ({ value, label: value }))]} />
       <LoadState loaded={list}>
         {(page) => (

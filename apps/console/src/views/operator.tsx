@@ -1,13 +1,13 @@
 import { useCallback, useEffect, useState, type ReactNode } from 'react';
 import { operatorApi } from '../api/console-api';
-import type { AgentProfile, Approval, ConsoleKey, Dispute, MethodEntry, StuckWithdrawal } from '../api/types';
+import type { AgentProfile, Approval, ConsoleKey, Dispute, MerchantProfile, MethodEntry, QueuedDispute, StuckWithdrawal } from '../api/types';
 import type { RouteDefinition } from '../app/App';
 import { ConfirmDialog, DateTime, Dialog, Empty, ErrorAlert, Form, LoadState, Money, SecretDialog, SelectField, TextField, newIdempotencyId, useAction, useLoad } from '../app/components';
 import { Link, navigate } from '../app/router';
 import { formatDateTime } from '../lib/dates';
 import { formatMoney } from '../lib/money';
 import { pathFor } from '../lib/route-match';
-import { StatusBadge } from './merchant';
+import { StatusBadge, StatusFilteredList } from './merchant';
 
 const MERCHANT_PAGE = '/operator/merchants/:merchantId';
 const DISPUTE_PAGE = '/operator/disputes/:merchantId/:disputeId';
@@ -21,7 +21,7 @@ function useSecrets() {
   return { show: setSecrets, dialog };
 }
 
-/** The back office has no list of merchants: operators create one here or open one by its id. */
+/** Every merchant, newest first, with the forms to open one by its id and to create one. */
 function MerchantsView() {
   const [name, setName] = useState('');
   const [callbackUrl, setCallbackUrl] = useState('');
@@ -37,8 +37,23 @@ function MerchantsView() {
     }
   };
   return (
-    <>
-      <h1>Merchants</h1>
+    <StatusFilteredList<MerchantProfile & { mode: 'live' | 'test' }>
+      title="Merchants"
+      statuses={['active', 'suspended']}
+      load={operatorApi.listMerchants}
+      caption="Merchants, newest first"
+      headings={['Merchant', 'Name', 'Mode', 'Status', 'Created']}
+      emptyText="No merchants yet."
+      row={(merchant) => (
+        <tr key={merchant.merchant_id}>
+          <td><Link to={pathFor(MERCHANT_PAGE, { merchantId: merchant.merchant_id })}>{merchant.merchant_id}</Link></td>
+          <td>{merchant.name}</td>
+          <td>{merchant.mode === 'test' ? 'sandbox' : 'live'}</td>
+          <td><StatusBadge status={merchant.status.toUpperCase()} /></td>
+          <td><DateTime iso={merchant.created_at} /></td>
+        </tr>
+      )}
+    >
       <section aria-labelledby="open-merchant">
         <h2 id="open-merchant">Open a merchant</h2>
         <Form label="Open a merchant" onSubmit={() => lookup.trim() && navigate(pathFor(MERCHANT_PAGE, { merchantId: lookup.trim() }))}>
@@ -56,7 +71,8 @@ function MerchantsView() {
         </Form>
       </section>
       {secrets.dialog}
-    </>
+      <h2>All merchants</h2>
+    </StatusFilteredList>
   );
 }
 
@@ -243,17 +259,42 @@ function AgentsView() {
     setNotice(null);
     if (agentId.trim()) {
       const answer = await action.run(() => operatorApi.updateAgent(agentId.trim(), body()));
-      if (answer) setNotice(`Agent ${answer.agent_id ?? agentId} saved.`);
+      if (answer) setNotice(`Agent ${answer.agent_id ?? agentId} saved; the list shows it after a reload.`);
     } else {
       const answer = await action.run(() => operatorApi.createAgent(body()));
       if (answer) secrets.show({ title: `Agent ${answer.agent_id} registered`, secrets: [{ label: 'Agent ID', value: answer.agent_id }, { label: 'Back-office token', value: answer.token }] });
     }
   };
   const set = (field: keyof typeof profile) => (value: string) => setProfile({ ...profile, [field]: value });
+  /** Puts a listed agent in the form, to change its profile or deactivate it. */
+  const edit = (agent: AgentProfile & { agent_id: string }) => {
+    const [area] = agent.serves;
+    setNotice(null);
+    setAgentId(agent.agent_id);
+    setProfile({ name: '', display_name: agent.display_name, payment_details: agent.payment_details, method: area?.method ?? '', country: area?.country ?? '', currency: area?.currency ?? '', active: String(agent.active !== false) });
+    document.getElementById('agent-form-heading')?.focus();
+  };
   return (
-    <>
-      <h1>Agents</h1>
-      <p>Leave Agent ID empty to register a new agent; fill it in to replace that agent's profile (the back office has no list of agents).</p>
+    <StatusFilteredList<AgentProfile & { agent_id: string; updated_at: string }>
+      title="Agents"
+      statuses={['active', 'inactive']}
+      load={operatorApi.listAgents}
+      caption="Agents, newest first"
+      headings={['Agent', 'Display name', 'Serves', 'Status', 'Changed', 'Action']}
+      emptyText="No agents registered yet."
+      row={(agent) => (
+        <tr key={agent.agent_id}>
+          <td><code>{agent.agent_id}</code></td>
+          <td>{agent.display_name}</td>
+          <td>{agent.serves.map((area) => `${area.method} ${area.country} ${area.currency}`).join(', ')}</td>
+          <td><StatusBadge status={agent.active === false ? 'INACTIVE' : 'ACTIVE'} /></td>
+          <td><DateTime iso={agent.updated_at} /></td>
+          <td><button type="button" onClick={() => edit(agent)}>Edit {agent.display_name}</button></td>
+        </tr>
+      )}
+    >
+      <h2 id="agent-form-heading" tabIndex={-1}>{agentId ? `Edit agent ${agentId}` : 'Register an agent'}</h2>
+      <p>Leave Agent ID empty to register a new agent; fill it in (or press Edit on a listed agent) to replace that agent's profile.</p>
       <Form label="Agent profile" onSubmit={submit}>
         <TextField label="Agent ID" value={agentId} onChange={setAgentId} />
         <TextField label="Name" value={profile.name} onChange={set('name')} />
@@ -271,23 +312,42 @@ function AgentsView() {
         <button type="submit" disabled={action.busy}>{agentId ? 'Save agent' : 'Register agent'}</button>
       </Form>
       {secrets.dialog}
-    </>
+      <h2>All agents</h2>
+    </StatusFilteredList>
   );
 }
 
-/** Operators reach a dispute by its merchant and id (the callback or the merchant names it): the back office lists none. */
+/** The review queue across merchants (OPEN first by default), and a dispute found by its merchant and id. */
 function OperatorDisputesView() {
   const [merchantId, setMerchantId] = useState('');
   const [disputeId, setDisputeId] = useState('');
   return (
-    <>
-      <h1>Disputes</h1>
+    <StatusFilteredList<QueuedDispute>
+      title="Disputes"
+      statuses={['OPEN', 'ACCEPTED', 'REJECTED']}
+      load={operatorApi.disputeQueue}
+      caption="Disputes of every merchant, newest first"
+      headings={['Dispute', 'Merchant', 'Order', 'Status', 'Amount', 'Review due', 'Opened']}
+      emptyText="No disputes."
+      row={(dispute) => (
+        <tr key={`${dispute.merchant_id}/${dispute.dispute_id}`}>
+          <td><Link to={pathFor(DISPUTE_PAGE, { merchantId: dispute.merchant_id, disputeId: dispute.dispute_id })}>{dispute.dispute_id}</Link></td>
+          <td><code>{dispute.merchant_id}</code></td>
+          <td>{dispute.order_id}</td>
+          <td><StatusBadge status={dispute.status} /></td>
+          <td>{dispute.amount === null ? 'order amount' : <Money amount={dispute.amount} currency={dispute.currency} />}</td>
+          <td><DateTime iso={dispute.review_deadline} /></td>
+          <td><DateTime iso={dispute.created_at} /></td>
+        </tr>
+      )}
+    >
       <Form label="Find a dispute" onSubmit={() => merchantId.trim() && disputeId.trim() && navigate(pathFor(DISPUTE_PAGE, { merchantId: merchantId.trim(), disputeId: disputeId.trim() }))}>
         <TextField label="Merchant ID" value={merchantId} onChange={setMerchantId} required />
         <TextField label="Dispute ID" value={disputeId} onChange={setDisputeId} required />
         <button type="submit">Open dispute</button>
       </Form>
-    </>
+      <h2>Review queue</h2>
+    </StatusFilteredList>
   );
 }
 
@@ -329,6 +389,7 @@ function OperatorDisputeView({ merchantId, disputeId }: { merchantId: string; di
     <>
       <h1>Dispute {disputeId}</h1>
       <p><Link to="/operator/disputes">Back to disputes</Link> · Merchant <code>{merchantId}</code></p>
+      <DisputeFacts merchantId={merchantId} disputeId={disputeId} reviewed={reviewed} />
       <h2>Receipt</h2>
       <ReceiptPreview merchantId={merchantId} disputeId={disputeId} />
       <h2>Review</h2>
@@ -350,6 +411,25 @@ function OperatorDisputeView({ merchantId, disputeId }: { merchantId: string; di
         </Form>
       )}
     </>
+  );
+}
+
+/** What the merchant claims: the order, the amount and comment, the status and when the review is due. */
+function DisputeFacts({ merchantId, disputeId, reviewed }: { merchantId: string; disputeId: string; reviewed: Dispute | null }) {
+  const dispute = useLoad(() => operatorApi.dispute(merchantId, disputeId), [merchantId, disputeId, reviewed]);
+  return (
+    <LoadState loaded={dispute}>
+      {(facts) => (
+        <dl className="facts">
+          <dt>Status</dt><dd><StatusBadge status={facts.status} /></dd>
+          <dt>Order</dt><dd>{facts.order_id}</dd>
+          <dt>Amount claimed</dt><dd>{facts.amount === null ? 'the order amount' : <Money amount={facts.amount} currency={facts.currency} />}</dd>
+          <dt>Merchant's comment</dt><dd>{facts.comment ?? '—'}</dd>
+          <dt>Opened</dt><dd><DateTime iso={facts.created_at} /></dd>
+          <dt>Review due</dt><dd><DateTime iso={facts.review_deadline} /></dd>
+        </dl>
+      )}
+    </LoadState>
   );
 }
 
