@@ -2,12 +2,14 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { SecretBox, type SecretKeyring } from '@mp/access-domain';
 import {
+  AccessConsole1700000040000,
   AccessSchema1700000002000,
   AccessTrustBoundaries1700000006200,
   AccessSandboxMerchants1700000032100,
   AccessWebhookSecretRotation1700000004500,
   BackofficeAuditStore,
   BackofficeCredentialStore,
+  ConsoleKeyStore,
   MerchantCredentialStore,
   WebhookSecretStore,
 } from '@mp/access-infrastructure';
@@ -16,6 +18,7 @@ import { DataSource } from 'typeorm';
 import { MerchantSignatureGuard } from './auth/merchant-signature.guard';
 import { AccessOperatorController } from './backoffice/access-operator.controller';
 import { AgentController } from './backoffice/agent.controller';
+import { ConsoleKeysOperatorController } from './backoffice/console-keys-operator.controller';
 import { BackofficeAuditInterceptor } from './backoffice/backoffice-audit.interceptor';
 import { BackofficeGuard } from './backoffice/backoffice.guard';
 import { OperatorController } from './backoffice/operator.controller';
@@ -46,7 +49,7 @@ import { MERCHANT_API_CONTROLLERS } from './openapi/merchant-api.controllers';
 import { MerchantApiDocsController } from './openapi/merchant-api-docs.controller';
 
 /** Migrations of the gateway database (merchant identities and credentials). */
-export const GATEWAY_MIGRATIONS = [AccessSchema1700000002000, AccessWebhookSecretRotation1700000004500, AccessTrustBoundaries1700000006200, GatewayRateLimitBuckets1700000020000, GatewayCallbackAllowLists1700000020100, GatewayRateLimitLeases1700000021000, AccessSandboxMerchants1700000032100];
+export const GATEWAY_MIGRATIONS = [AccessSchema1700000002000, AccessWebhookSecretRotation1700000004500, AccessTrustBoundaries1700000006200, GatewayRateLimitBuckets1700000020000, GatewayCallbackAllowLists1700000020100, GatewayRateLimitLeases1700000021000, AccessSandboxMerchants1700000032100, AccessConsole1700000040000];
 
 /** The merchant-facing /v2 API and the payer page. Needs a TypeORM DataSource and the messaging port. */
 @Module({})
@@ -69,6 +72,7 @@ export class GatewayApiModule {
         CallbackAllowListController,
         MerchantRateLimitController,
         SandboxOperatorController,
+        ConsoleKeysOperatorController,
       ],
       providers: [
         { provide: GATEWAY_SETTINGS, useValue: settings },
@@ -90,6 +94,7 @@ export class GatewayApiModule {
         },
         CallbacksClient,
         { provide: BackofficeCredentialStore, inject: [DataSource], useFactory: (dataSource: DataSource) => new BackofficeCredentialStore(dataSource) },
+        { provide: ConsoleKeyStore, inject: [DataSource], useFactory: (dataSource: DataSource) => new ConsoleKeyStore(dataSource) },
         MerchantSignatureGuard,
         BackofficeGuard,
         PaymentCommandBus,
