@@ -246,8 +246,10 @@ export class ConsoleHttp {
     const indexFile = join(assetsDir, 'index.html');
     const bundled = existsSync(indexFile);
     if (bundled) {
-      // Vite names every asset by its content hash: a file never changes under its name.
-      void fastify.register(fastifyStatic, { root: join(assetsDir, 'assets'), prefix: '/console/assets/', decorateReply: false, index: false, maxAge: '365d', immutable: true });
+      // Vite names every asset by its content hash: a file never changes under its name. One route
+      // per file found at boot (wildcard: false): the bundle is fixed for the process's life, and
+      // any other asset path falls through to serveIndex's 404 in the error model.
+      void fastify.register(fastifyStatic, { root: join(assetsDir, 'assets'), prefix: '/console/assets/', decorateReply: false, index: false, wildcard: false, maxAge: '365d', immutable: true });
     } else {
       this.logger.warn(`console bundle not found at ${assetsDir} (nx run console:build builds it): /console answers 404`);
     }
