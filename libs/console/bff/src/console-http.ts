@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import fastifyStatic from '@fastify/static';
 import { Logger } from '@nestjs/common';
 import { AUTH_HEADERS, canonicalSignedPath, computeSignature } from '@mp/access-domain';
 import type { BackofficeAuditStore, BackofficeCredentialStore, ConsoleKeyStore, MerchantCredentialStore } from '@mp/access-infrastructure';
@@ -249,7 +248,9 @@ export class ConsoleHttp {
       // Vite names every asset by its content hash: a file never changes under its name. One route
       // per file found at boot (wildcard: false): the bundle is fixed for the process's life, and
       // any other asset path falls through to serveIndex's 404 in the error model.
-      void fastify.register(fastifyStatic, { root: join(assetsDir, 'assets'), prefix: '/console/assets/', decorateReply: false, index: false, wildcard: false, maxAge: '365d', immutable: true });
+      // Loaded when registered: the gateway's config (and its unit specs) import this library
+      // without loading @fastify/static, whose dependencies jest cannot load.
+      void fastify.register(import('@fastify/static'), { root: join(assetsDir, 'assets'), prefix: '/console/assets/', decorateReply: false, index: false, wildcard: false, maxAge: '365d', immutable: true });
     } else {
       this.logger.warn(`console bundle not found at ${assetsDir} (nx run console:build builds it): /console answers 404`);
     }
