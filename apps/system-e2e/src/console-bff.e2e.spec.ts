@@ -16,6 +16,7 @@ interface ConsoleAnswer {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
+  bytes: Buffer;
   body: any;
 }
 
@@ -48,14 +49,15 @@ describe('console BFF', () => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
         response.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
+          const bytes = Buffer.concat(chunks);
+          const text = bytes.toString('utf8');
           let body: unknown;
           try {
             body = text ? JSON.parse(text) : undefined;
           } catch {
             body = undefined;
           }
-          resolve({ status: response.statusCode ?? 0, headers: response.headers, text, body });
+          resolve({ status: response.statusCode ?? 0, headers: response.headers, text, bytes, body });
         });
       });
       outgoing.on('error', reject);
@@ -223,14 +225,30 @@ describe('console BFF', () => {
     }
   });
 
-  it('passes a receipt upload through to the agent route unread (not refused as a file type elsewhere)', async () => {
+  it('lets an agent confirm a pay-in and complete a payout with a receipt that arrives byte for byte', async () => {
     const { cookie, csrf } = await signIn('agent', agent.client.token);
-    const receipt = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 1, 2, 3]);
-    const path = `/orders/${merchantA.credentials.merchantId}/no-such-order/receipts`;
-    const direct = await agent.client.request('POST', `/backoffice/v1/agent${path}`, receipt, { 'content-type': 'image/png', 'x-file-name': 'receipt.png' });
-    const relayed = await send('POST', `/console/api/agent${path}`, { cookie, csrf, raw: receipt, headers: { 'content-type': 'image/png', 'x-file-name': 'receipt.png' } });
-    expect(relayed.status).not.toBe(415);
-    expect(errorOf(relayed)).toEqual([direct.status, direct.body?.error?.code]);
+    const merchantId = merchantA.credentials.merchantId;
+    const agentCall = (path: string, options: { body?: unknown; raw?: Buffer; headers?: Record<string, string> } = {}) => send('POST', `/console/api/agent/orders/${merchantId}/${path}`, { cookie, csrf, ...options });
+    const payIn = newOrderId('console-funding');
+    const created = await merchantA.post('/v2/payments/incoming', incomingPayment(payIn, { amount: 1000 }));
+    expect((await fetch(`${created.body.redirect_url}/details`, { method: 'POST', redirect: 'manual' })).status).toBe(303);
+    expect((await agentCall(`${payIn}/confirm`, { body: {} })).status).toBe(200);
+    await eventually(async () => (await merchantA.get('/v2/merchant/balances')).body.settlement as Array<{ currency: string; available: number }>, (rows) => rows.some((row) => row.currency === 'RUB' && row.available > 500), 'the pay-in credited', 20_000);
+
+    const payoutId = newOrderId('console-payout');
+    expect((await merchantA.post('/v2/payments/outgoing', { ...incomingPayment(payoutId, { amount: 100 }), method: 'bank_card', account_number: '4111 1111 1111 1111' })).status).toBe(201);
+    expect((await agentCall(`${payoutId}/take`, { body: {} })).status).toBe(200);
+    const receipt = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from([0, 0xff, 0x80, 0x7f]), Buffer.from('console-receipt')]);
+    const uploaded = await agentCall(`${payoutId}/receipts`, { raw: receipt, headers: { 'content-type': 'image/png', 'x-file-name': 'transfer.png' } });
+    expect(uploaded.status).toBe(201);
+    expect((await agentCall(`${payoutId}/complete`, { body: { receipt_id: uploaded.body.receipt_id } })).body.status).toBe('SUCCEEDED');
+
+    const session = await merchantSession(merchantA);
+    const receipts = await session.call('GET', `/v2/payments/${payoutId}/receipts`);
+    expect(receipts.body.data).toEqual([expect.objectContaining({ receipt_id: uploaded.body.receipt_id, file_name: 'transfer.png', size_bytes: receipt.length })]);
+    const file = await session.call('GET', receipts.body.data[0].download_path);
+    expect([file.status, file.headers['content-type']]).toEqual([200, 'image/png']);
+    expect(file.bytes.equals(receipt)).toBe(true);
   });
 
   it('answers system health to operators, one row per service', async () => {
