@@ -153,6 +153,19 @@ describe('console BFF', () => {
     await refused('operator', revokedOperator.token);
   });
 
+  it('answers bad console-key requests in the error model, never a 5xx', async () => {
+    const keys = `/backoffice/v1/merchants/${merchantA.credentials.merchantId}/console-keys`;
+    for (const body of [{ lifetime_days: 'soon' }, { lifetime_days: 0 }, { lifetime_days: 367 }, { lifetime_days: 1.5 }, { key: 'mine' }]) {
+      const answer = await operator.request('POST', keys, body);
+      expect([JSON.stringify(body), answer.status, answer.body?.error?.code]).toEqual([JSON.stringify(body), 400, 'VALIDATION_ERROR']);
+    }
+    expect((await operator.request('POST', keys, { lifetime_days: 1 })).status).toBe(201);
+    expect((await operator.request('POST', '/backoffice/v1/merchants/mch_000000000000000000000000/console-keys', {})).status).toBe(404);
+    expect((await operator.request('POST', `${keys}/ckey_000000000000000000000000/revoke`)).status).toBe(404);
+    expect((await operator.request('POST', `${keys}/not-a-key/revoke`)).status).toBe(404);
+    expect((await agent.client.request('GET', keys)).status).toBe(403);
+  });
+
   it('never lets a console key through the back office or /v2', async () => {
     const key = await consoleKeyFor(merchantA);
     for (const path of ['/backoffice/v1/operator-credentials', '/backoffice/v1/agent/orders', `/backoffice/v1/merchants/${merchantA.credentials.merchantId}/console-keys`]) {
