@@ -132,8 +132,8 @@ describe('npm start: the local launcher', () => {
     expect(banner).toContain('Local development credentials');
     expect(banner).toContain(`logs (JSON lines)  ${join(stateDir, 'logs')}/`);
     // The console: its URL and a console key for the demo merchant (issued through the back office).
-    expect(banner).toMatch(/^   console +http:\/\/127\.0\.0\.1:\d+\/console\/$/m);
-    expect(banner).toMatch(/^   console key +mck_[A-Za-z0-9_-]{43}$/m);
+    expect(banner).toMatch(/^ {3}console +http:\/\/127\.0\.0\.1:\d+\/console\/$/m);
+    expect(banner).toMatch(/^ {3}console key +mck_[A-Za-z0-9_-]{43}$/m);
     // Every label in the URL block stands apart from its URL (it once read "withdrawals internalhttp://").
     for (const service of SERVICES.filter((name) => name !== 'gateway')) {
       expect(banner).toMatch(new RegExp(`^   ${service} internal +http://127\\.0\\.0\\.1:\\d+$`, 'm'));
