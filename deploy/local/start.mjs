@@ -323,7 +323,15 @@ function demoAgent(system, operator, merchant) {
   });
 }
 
-function banner(system, { merchant, operator, agent, seconds }) {
+/** A console key for the demo merchant (what its staff type to sign in to the console), made once per dev database. */
+function demoConsoleKey(system, operator, merchant) {
+  return savedOnce('console-key.json', system, async () => {
+    const issued = await backoffice(system, operator, 'POST', `/merchants/${merchant.merchant_id}/console-keys`, {});
+    return { key_id: issued.key_id, console_key: issued.console_key, expires_at: issued.expires_at };
+  });
+}
+
+function banner(system, { merchant, operator, agent, consoleKey, seconds }) {
   const gatewayUrl = system.urlOf('gateway');
   // Labels are padded to the URL column (19), and always keep at least one space before the URL.
   const internal = SERVICES.filter(({ name }) => name !== 'gateway').map(({ name }) => `   ${`${name} internal`.padEnd(18)} ${system.urlOf(name)}`);
@@ -335,6 +343,7 @@ function banner(system, { merchant, operator, agent, seconds }) {
 
    API (/v2)          ${gatewayUrl}/v2
    back office        ${gatewayUrl}/backoffice/v1   (Authorization: Bearer <token>)
+   console            ${gatewayUrl}/console/
 ${internal.join('\n')}
    Kafka              ${system.kafkaBrokers}
    logs (JSON lines)  ${shown(logDir)}/
@@ -347,6 +356,11 @@ ${internal.join('\n')}
    webhook secret     ${merchant.webhook_secret}
    operator token     ${operator.token}
    agent token        ${agent.token}
+   console key        ${consoleKey.console_key}
+
+ The console (${gatewayUrl}/console/): choose a role and paste its credential
+   Merchant           the console key above (operators issue more in the back office)
+   Payment agent      the agent token        Operator   the operator token
 
  Try it (in another terminal): a pay-in, its payer page, the agent confirms, the balance moves
    npm run request -- POST /v2/payments/incoming '{"order_id":"${orderId}","amount":1500.50,"currency":"RUB","country":"RU","callback_url":"https://shop.example/callbacks"}'
@@ -414,7 +428,8 @@ try {
     const merchant = await savedCommandOutput('demo-merchant.json', 'apps/gateway/src/create-merchant.ts', ['--name', 'Demo shop', '--callback-url', 'https://shop.example/callbacks'], system);
     const operator = await savedCommandOutput('operator.json', 'apps/gateway/src/create-operator.ts', ['--name', 'Demo operator'], system);
     const agent = await demoAgent(system, operator, merchant);
-    console.log(banner(system, { merchant, operator, agent, seconds: ((Date.now() - startedAt) / 1000).toFixed(1) }));
+    const consoleKey = await demoConsoleKey(system, operator, merchant);
+    console.log(banner(system, { merchant, operator, agent, consoleKey, seconds: ((Date.now() - startedAt) / 1000).toFixed(1) }));
   }
   // Kafka's process handle is unref'd; this keeps the launcher (and its signal handlers) alive
   // even while no service process is running, e.g. between a crash and its restart.

@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { GATEWAY_MIGRATIONS, GatewayApiModule, GATEWAY_INTERNAL_ACCESS } from '@mp/gateway-api';
+import { ConsoleBffModule } from '@mp/console-bff';
 import { ServiceAuthModule } from '@mp/shared-service-auth';
 import { serviceDatabaseOptions } from '@mp/shared-data-access-postgres';
 import { HealthModule } from '@mp/shared-health';
@@ -44,6 +45,12 @@ export class AppModule {
           trustedProxies: config.trustedProxies,
         }),
         MetricsModule.forRoot({ service: 'gateway', outbox: false, serveOnAppPort: false }),
+        ConsoleBffModule.forRoot({
+          ...config.console,
+          secretsKeyring: config.secretsKeyring,
+          serviceUrls: { payments: config.paymentsInternalUrl, ledger: config.ledgerInternalUrl, disputes: config.disputesInternalUrl, withdrawals: config.withdrawalsInternalUrl, callbacks: config.callbacksInternalUrl },
+          healthCheckTimeoutMs: config.healthCheckTimeoutMs,
+        }),
       ],
     };
   }

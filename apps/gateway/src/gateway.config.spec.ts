@@ -139,3 +139,20 @@ describe('gateway config: rate limits and callback ports', () => {
     for (const name of ['GATEWAY_RATE_LIMIT_MERCHANT_BURST', 'GATEWAY_RATE_LIMIT_ADDRESS_PER_SECOND', 'CALLBACK_ALLOWED_PORTS: "70000"']) expect(problems).toContain(name);
   });
 });
+
+describe('gateway config: the console', () => {
+  const minimal = {
+    GATEWAY_DATABASE_URL: 'postgres://gateway@127.0.0.1:5432/gateway',
+    KAFKA_BROKERS: '127.0.0.1:9092',
+    MERCHANT_SECRETS_MASTER_KEY: Buffer.alloc(32, 7).toString('base64'),
+    ...SERVICE_KEYS.environmentOf('gateway'),
+  };
+
+  it('serves the built bundle with 30-minute idle and 12-hour sessions by default', () => {
+    expect(loadGatewayConfig(minimal).console).toEqual({ assetsDir: `${process.cwd()}/dist/apps/console/public`, sessionIdleMinutes: 30, sessionMaxHours: 12 });
+  });
+
+  it('refuses to start with a session that would idle longer than it lives', () => {
+    expect(() => loadGatewayConfig({ ...minimal, CONSOLE_SESSION_IDLE_MINUTES: '90', CONSOLE_SESSION_MAX_HOURS: '1' })).toThrow(/CONSOLE_SESSION_IDLE_MINUTES must not exceed CONSOLE_SESSION_MAX_HOURS/);
+  });
+});

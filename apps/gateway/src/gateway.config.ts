@@ -5,6 +5,7 @@ import { readCallbackAllowedPorts } from '@mp/contracts-callbacks';
 import { ConfigReader, readKafkaConnectionConfig, readLogFormat, type Environment, type KafkaConnectionConfig, type LogFormat } from '@mp/shared-util-config';
 import { readHealthConfig, type HealthConfig } from '@mp/shared-health';
 import { readMasterKeyring, type SecretKeyring } from '@mp/shared-util-secret-box';
+import { readConsoleConfig, type ConsoleConfig } from '@mp/console-bff';
 
 export interface GatewayConfig extends KafkaConnectionConfig, HealthConfig {
   /** This service's signing key and its callers' public keys (service-to-service authentication, always on). */
@@ -40,6 +41,8 @@ export interface GatewayConfig extends KafkaConnectionConfig, HealthConfig {
   trustedProxies: string[];
   /** GATEWAY_RATE_LIMIT_{MERCHANT,ADDRESS,AUTH_FAILURES}_{PER_SECOND,BURST}: token buckets shared by all replicas. */
   rateLimits: RateLimitSettings;
+  /** CONSOLE_ASSETS_DIR, CONSOLE_SESSION_IDLE_MINUTES, CONSOLE_SESSION_MAX_HOURS: the console served by this gateway. */
+  console: ConsoleConfig;
 }
 
 /** The database and master-key part, shared by the server and the operator command. */
@@ -91,6 +94,7 @@ export function loadGatewayConfig(environment: Environment): GatewayConfig {
       address: readBucketPolicy(reader, 'ADDRESS', DEFAULT_RATE_LIMITS.address),
       authFailures: readBucketPolicy(reader, 'AUTH_FAILURES', DEFAULT_RATE_LIMITS.authFailures),
     },
+    console: readConsoleConfig(reader),
   };
   if (config.internalHttpPort !== 0 && config.internalHttpPort === config.httpPort) reader.problem('GATEWAY_INTERNAL_HTTP_PORT must differ from GATEWAY_HTTP_PORT: the internal listener is never the public one');
   for (const entry of config.trustedProxies.filter((candidate) => !isTrustedProxyEntry(candidate))) {

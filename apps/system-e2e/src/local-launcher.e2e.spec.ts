@@ -131,6 +131,9 @@ describe('npm start: the local launcher', () => {
     const banner = launcher.stdout.slice(bannerLine).join('\n');
     expect(banner).toContain('Local development credentials');
     expect(banner).toContain(`logs (JSON lines)  ${join(stateDir, 'logs')}/`);
+    // The console: its URL and a console key for the demo merchant (issued through the back office).
+    expect(banner).toMatch(/^ {3}console +http:\/\/127\.0\.0\.1:\d+\/console\/$/m);
+    expect(banner).toMatch(/^ {3}console key +mck_[A-Za-z0-9_-]{43}$/m);
     // Every label in the URL block stands apart from its URL (it once read "withdrawals internalhttp://").
     for (const service of SERVICES.filter((name) => name !== 'gateway')) {
       expect(banner).toMatch(new RegExp(`^   ${service} internal +http://127\\.0\\.0\\.1:\\d+$`, 'm'));
@@ -150,7 +153,7 @@ describe('npm start: the local launcher', () => {
 
   it('keeps the credential files readable by their owner only (mode 600), an older one included', () => {
     const files = readdirSync(stateDir).filter((name) => name.endsWith('.json') || name === 'master.key');
-    expect(files.sort()).toEqual(['agent.json', 'demo-merchant.json', 'endpoints.json', 'master.key', 'operator.json', 'service-keys.json']);
+    expect(files.sort()).toEqual(['agent.json', 'console-key.json', 'demo-merchant.json', 'endpoints.json', 'master.key', 'operator.json', 'service-keys.json']);
     for (const name of files) expect({ name, mode: (statSync(join(stateDir, name)).mode & 0o777).toString(8) }).toEqual({ name, mode: '600' });
     // One service-token key pair per service, generated once and handed to each service.
     const serviceKeys = JSON.parse(readFileSync(join(stateDir, 'service-keys.json'), 'utf8')) as Record<string, { private_key: string; public_key: string }>;

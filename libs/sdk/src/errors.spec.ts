@@ -2,8 +2,8 @@
 import { HTTP_STATUS_BY_ERROR_CODE } from '@mp/shared-util-errors';
 import { MERCHANT_ERROR_CODES, MerchantApiError } from './errors';
 
-// The catalogue's codes that only the back-office and internal APIs answer with.
-const NOT_MERCHANT_FACING = ['CREDENTIAL_EXPIRED', 'CREDENTIAL_REVOKED', 'UNAUTHENTICATED', 'FORBIDDEN', 'ORDER_STATE_CONFLICT', 'MERCHANT_STATUS_CONFLICT', 'TEST_CREDENTIALS_EXIST'];
+// The catalogue's codes that only the back-office, console and internal APIs answer with.
+const NOT_MERCHANT_FACING = ['CREDENTIAL_EXPIRED', 'CREDENTIAL_REVOKED', 'UNAUTHENTICATED', 'FORBIDDEN', 'ORDER_STATE_CONFLICT', 'MERCHANT_STATUS_CONFLICT', 'TEST_CREDENTIALS_EXIST', 'CONSOLE_SESSION_REQUIRED', 'INVALID_CONSOLE_CREDENTIALS', 'CSRF_TOKEN_INVALID', 'CONSOLE_ROLE_FORBIDDEN'];
 
 describe('MerchantApiError codes', () => {
   it('are exactly the merchant-facing codes of the error catalogue', () => {

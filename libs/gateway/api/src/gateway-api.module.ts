@@ -2,6 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { SecretBox, type SecretKeyring } from '@mp/access-domain';
 import {
+  AccessConsole1700000040000,
   AccessSchema1700000002000,
   AccessTrustBoundaries1700000006200,
   AccessSandboxMerchants1700000032100,
@@ -9,6 +10,7 @@ import {
   AccessWebhookSecretRotation1700000004500,
   BackofficeAuditStore,
   BackofficeCredentialStore,
+  ConsoleKeyStore,
   MerchantCredentialStore,
   WebhookSecretStore,
 } from '@mp/access-infrastructure';
@@ -17,6 +19,7 @@ import { DataSource } from 'typeorm';
 import { MerchantSignatureGuard } from './auth/merchant-signature.guard';
 import { AccessOperatorController } from './backoffice/access-operator.controller';
 import { AgentController } from './backoffice/agent.controller';
+import { ConsoleKeysOperatorController } from './backoffice/console-keys-operator.controller';
 import { BackofficeAuditInterceptor } from './backoffice/backoffice-audit.interceptor';
 import { BackofficeGuard } from './backoffice/backoffice.guard';
 import { OperatorController } from './backoffice/operator.controller';
@@ -47,7 +50,7 @@ import { MERCHANT_API_CONTROLLERS } from './openapi/merchant-api.controllers';
 import { MerchantApiDocsController } from './openapi/merchant-api-docs.controller';
 
 /** Migrations of the gateway database (merchant identities and credentials). */
-export const GATEWAY_MIGRATIONS = [AccessSchema1700000002000, AccessWebhookSecretRotation1700000004500, AccessTrustBoundaries1700000006200, GatewayRateLimitBuckets1700000020000, GatewayCallbackAllowLists1700000020100, GatewayRateLimitLeases1700000021000, AccessSandboxMerchants1700000032100, AccessMerchantList1700000033100];
+export const GATEWAY_MIGRATIONS = [AccessSchema1700000002000, AccessWebhookSecretRotation1700000004500, AccessTrustBoundaries1700000006200, GatewayRateLimitBuckets1700000020000, GatewayCallbackAllowLists1700000020100, GatewayRateLimitLeases1700000021000, AccessSandboxMerchants1700000032100, AccessMerchantList1700000033100, AccessConsole1700000040000];
 
 /** The merchant-facing /v2 API and the payer page. Needs a TypeORM DataSource and the messaging port. */
 @Module({})
@@ -70,6 +73,7 @@ export class GatewayApiModule {
         CallbackAllowListController,
         MerchantRateLimitController,
         SandboxOperatorController,
+        ConsoleKeysOperatorController,
       ],
       providers: [
         { provide: GATEWAY_SETTINGS, useValue: settings },
@@ -91,6 +95,7 @@ export class GatewayApiModule {
         },
         CallbacksClient,
         { provide: BackofficeCredentialStore, inject: [DataSource], useFactory: (dataSource: DataSource) => new BackofficeCredentialStore(dataSource) },
+        { provide: ConsoleKeyStore, inject: [DataSource], useFactory: (dataSource: DataSource) => new ConsoleKeyStore(dataSource) },
         MerchantSignatureGuard,
         BackofficeGuard,
         PaymentCommandBus,

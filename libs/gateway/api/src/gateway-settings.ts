@@ -59,6 +59,15 @@ export const RECEIPT_UPLOAD_BODY_BYTES_MAX = RECEIPT_BYTES_MAX;
 export const RECEIPT_UPLOAD_ROUTE = 'POST /backoffice/v1/agent/orders/:merchantId/:orderId/receipts';
 
 /**
+ * The console's relay of agents' calls (libs/console/bff): a receipt upload through the console
+ * streams on to RECEIPT_UPLOAD_ROUTE, so it takes the same file types and limit.
+ */
+export const CONSOLE_AGENT_RELAY_ROUTE = 'POST /console/api/agent/*';
+
+/** The routes a receipt file may be sent to. */
+export const RECEIPT_FILE_ROUTES: ReadonlySet<string> = new Set([RECEIPT_UPLOAD_ROUTE, CONSOLE_AGENT_RELAY_ROUTE]);
+
+/**
  * The payer page's form posts carry no fields (the token is in the path): anyone holding a link
  * may post, so what they may send is capped far below the signed routes' limit.
  */
@@ -68,6 +77,7 @@ export const PAYER_PAGE_BODY_BYTES_MAX = 1024;
 export const BODY_BYTES_MAX_BY_ROUTE: ReadonlyMap<string, number> = new Map([
   ['POST /v2/disputes', DISPUTE_REQUEST_BODY_BYTES_MAX],
   [RECEIPT_UPLOAD_ROUTE, RECEIPT_UPLOAD_BODY_BYTES_MAX],
+  [CONSOLE_AGENT_RELAY_ROUTE, RECEIPT_UPLOAD_BODY_BYTES_MAX],
   ['POST /pay/:token/details', PAYER_PAGE_BODY_BYTES_MAX],
   ['POST /pay/:token/paid', PAYER_PAGE_BODY_BYTES_MAX],
 ]);

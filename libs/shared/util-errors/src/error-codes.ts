@@ -16,10 +16,18 @@ export const HTTP_STATUS_BY_ERROR_CODE = {
   CREDENTIAL_REVOKED: 401,
   /** Internal APIs only: no valid service token (missing, forged, expired or for another service). */
   UNAUTHENTICATED: 401,
+  /** Console only: no session, or it expired, was signed out or its credential was revoked. */
+  CONSOLE_SESSION_REQUIRED: 401,
+  /** Console only: sign-in with an unknown, revoked or expired credential, or one of another role (one answer for all). */
+  INVALID_CONSOLE_CREDENTIALS: 401,
   /** Operator and agent API only: the credential's role may not do this. */
   FORBIDDEN: 403,
   /** The merchant's signature is valid but an operator suspended the account. */
   MERCHANT_SUSPENDED: 403,
+  /** Console only: a request that changes something without the console's Origin or the session's x-csrf-token. */
+  CSRF_TOKEN_INVALID: 403,
+  /** Console only: the session's role may not use this part of the console. */
+  CONSOLE_ROLE_FORBIDDEN: 403,
   ORDER_NOT_FOUND: 404,
   DISPUTE_NOT_FOUND: 404,
   WITHDRAWAL_NOT_FOUND: 404,

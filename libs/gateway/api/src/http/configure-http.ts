@@ -1,7 +1,7 @@
 import { DRAINING_HTTP_OPTIONS } from '@mp/shared-health';
 import { errorCodes, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { GatewayRequest } from '../auth/merchant-signature.guard';
-import { BODY_BYTES_MAX_BY_ROUTE, RECEIPT_UPLOAD_ROUTE, REQUEST_BODY_BYTES_MAX } from '../gateway-settings';
+import { BODY_BYTES_MAX_BY_ROUTE, RECEIPT_FILE_ROUTES, REQUEST_BODY_BYTES_MAX } from '../gateway-settings';
 import { newRequestId, REQUEST_ID_HEADER } from './request-id';
 import { securityHeadersFor, TransportSecurityRule } from './transport-security';
 
@@ -18,9 +18,10 @@ export function configureGatewayHttp(fastify: FastifyInstance, options: GatewayH
   fastify.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: REQUEST_BODY_BYTES_MAX }, (_request, body, done) => done(null, body));
   // A receipt upload's file is handed to its handler as the request stream, which passes it on
   // to payments within the route's limit (streamWithinLimit): a 5 MiB file is never held whole.
-  // Nothing else takes a file, so these types elsewhere are 415.
+  // The console's agent relay passes such a file on to that route unread. Nothing else takes a
+  // file, so these types elsewhere are 415.
   fastify.addContentTypeParser(RECEIPT_UPLOAD_CONTENT_TYPES, (request, payload, done) => {
-    if (`${request.method} ${request.routeOptions.url}` === RECEIPT_UPLOAD_ROUTE) done(null, payload);
+    if (RECEIPT_FILE_ROUTES.has(`${request.method} ${request.routeOptions.url}`)) done(null, payload);
     else done(new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(String(request.headers['content-type'])), undefined);
   });
   // A route's own bodyLimit wins over the parser's: only the routes that carry a receipt may send

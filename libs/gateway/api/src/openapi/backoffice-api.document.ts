@@ -2,6 +2,7 @@ import { DocumentBuilder, type OpenAPIObject } from '@nestjs/swagger';
 import { AccessOperatorController } from '../backoffice/access-operator.controller';
 import { AgentController } from '../backoffice/agent.controller';
 import { ApprovalsOperatorController } from '../backoffice/approvals-operator.controller';
+import { ConsoleKeysOperatorController } from '../backoffice/console-keys-operator.controller';
 import { OperatorController } from '../backoffice/operator.controller';
 import { SandboxOperatorController } from '../backoffice/sandbox-operator.controller';
 import { WithdrawalsOperatorController } from '../backoffice/withdrawals-operator.controller';
@@ -26,6 +27,7 @@ export const BACKOFFICE_API_CONTROLLERS = [
   MerchantRateLimitController,
   OperatorDisputesController,
   SandboxOperatorController,
+  ConsoleKeysOperatorController,
 ];
 
 /** Not a merchant-facing contract: it changes with the platform, so it carries the platform's API generation, not a semantic version of its own. */

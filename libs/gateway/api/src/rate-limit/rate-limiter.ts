@@ -15,7 +15,8 @@ const SWEEP_INTERVAL_MS = 60_000;
 const FAILING_ADDRESSES_MAX = 100_000;
 
 /** Routes whose callers carry a credential: limited per merchant after the signature, and per address on failures. */
-const CREDENTIAL_ROUTE_PREFIXES = ['/v2/', '/backoffice/'];
+// The console's sign-in takes a credential too: its failures count like a bad signature or bearer.
+const CREDENTIAL_ROUTE_PREFIXES = ['/v2/', '/backoffice/', '/console/api/login'];
 
 /**
  * The gateway's rate limits (docs/api/errors.md "Rate limits", docs/operations/gateway.md): one
