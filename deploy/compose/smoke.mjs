@@ -10,7 +10,8 @@
  *   2. Builds the images, brings the stack up under its own project name with fresh random
  *      secrets, and waits for every service to be healthy and for `init` and `demo` to succeed.
  *   3. Walk-through: the demo merchant, a pay-in, the agent's confirm, a callback verified with
- *      the merchant's webhook secret (Standard Webhooks), and the balance.
+ *      the merchant's webhook secret (Standard Webhooks), and the balance; then the console the
+ *      gateway serves: its page and bundle under the console's CSP, and the demo agent signed in.
  *   4. Scales payments and ledger to 2 replicas each and, under a steady pay-in load, kills one
  *      replica of each with `docker kill` (SIGKILL).
  *   5. Checks that nothing was lost or duplicated: every acknowledged pay-in is completed exactly
@@ -340,6 +341,28 @@ async function walkThrough({ baseUrl, demo, sink, sinkUrl }) {
   say(`walk-through: pay-in ${orderId} completed, callback verified, balance +${moved} minor units (RUB)`);
 }
 
+/**
+ * The console the gateway image serves: the page and its bundle under the console's CSP, and a
+ * sign-in (the demo agent's token) whose session cookie reads the agent's queue through the relay.
+ */
+async function consoleSignIn({ baseUrl, demo }) {
+  const page = await fetch(`${baseUrl}/console/`);
+  const html = await page.text();
+  check(page.status === 200 && /script-src 'self'/.test(page.headers.get('content-security-policy') ?? ''), `/console/: HTTP ${page.status}, CSP ${page.headers.get('content-security-policy')}`);
+  const script = /<script[^>]+src="([^"]+)"/.exec(html)?.[1];
+  check(script !== undefined, `/console/ names no script: ${html.slice(0, 300)}`);
+  const bundle = await fetch(new URL(script, `${baseUrl}/console/`));
+  check(bundle.status === 200 && (await bundle.text()).length > 10_000, `the console's script ${script}: HTTP ${bundle.status}`);
+  const login = await fetch(`${baseUrl}/console/api/login`, { method: 'POST', headers: { 'content-type': 'application/json', origin: baseUrl }, body: JSON.stringify({ role: 'agent', credential: demo.agent_token }) });
+  const session = await login.json().catch(() => null);
+  const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0];
+  check(login.status === 200 && session?.role === 'agent' && cookie.startsWith('__Host-console_session='), `console sign-in: HTTP ${login.status} ${JSON.stringify(session)}`);
+  const queue = await fetch(`${baseUrl}/console/api/agent/orders`, { headers: { cookie } });
+  const orders = await queue.json().catch(() => null);
+  check(queue.status === 200 && Array.isArray(orders?.data), `the agent's queue through the console: HTTP ${queue.status} ${JSON.stringify(orders)}`);
+  say(`console: page and bundle served under its CSP; the demo agent signed in and read ${orders.data.length} order(s) of its queue`);
+}
+
 /** Steady pay-ins with confirms while one replica of payments and one of ledger are killed. */
 async function killUnderLoad({ stack, baseUrl, demo, sinkUrl }) {
   const request = merchantClient(baseUrl, demo);
@@ -501,6 +524,7 @@ async function main() {
     sink = await startSink(hostAddress, demo.webhook_secret);
     const sinkUrl = `http://host.docker.internal:${sink.port}/callbacks`;
     await timed('walk-through (pay-in, confirm, verified callback, balance)', () => walkThrough({ baseUrl, demo, sink, sinkUrl }));
+    await timed('console: the page, its bundle, an agent signed in reading its queue', () => consoleSignIn({ baseUrl, demo }));
     await timed('Kafka ACLs: a forged RequestWithdrawal as the payments principal is refused, a wrong password too', () => forgedProduces({ stack, secrets: secrets.values }));
     // A step of its own, after the stack is healthy: eight services starting at once on two cores
     // can take longer than the images' health start period.
