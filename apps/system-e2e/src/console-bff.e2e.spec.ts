@@ -4,6 +4,7 @@
  * merchant or carrying the bearer through the gateway's own routes, idle expiry, logout, and the
  * bundle (a fixture bundle here: the SPA is built by its own project). One system for all cases.
  */
+import { createHash } from 'node:crypto';
 import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -285,6 +286,34 @@ describe('console BFF', () => {
     const idle = await signIn('operator', operator.token);
     await advanceGatewayClock(31 * 60);
     expect(errorOf(await send('GET', '/console/api/session', { cookie: idle.cookie }))).toEqual([401, 'CONSOLE_SESSION_REQUIRED']);
+  });
+
+  it('ends a session whose credential is withdrawn (an agent deactivated mid-session), and one past its absolute lifetime however busy', async () => {
+    const leaving = await registerAgent(system, operator, [{ method: 'bank_card', country: 'RU', currency: 'RUB' }], { display_name: 'Leaving agent' });
+    const { cookie } = await signIn('agent', leaving.client.token);
+    expect((await send('GET', '/console/api/agent/orders', { cookie })).status).toBe(200);
+    const profile = { display_name: 'Leaving agent', payment_details: 'Card 2200 0000 0000 0002', serves: [{ method: 'bank_card', country: 'RU', currency: 'RUB' }], active: false };
+    expect((await operator.request('PUT', `/backoffice/v1/agents/${leaving.agentId}`, profile)).status).toBe(200);
+    expect(errorOf(await send('GET', '/console/api/agent/orders', { cookie }))).toEqual([401, 'CONSOLE_SESSION_REQUIRED']);
+    expect(errorOf(await send('GET', '/console/api/session', { cookie }))).toEqual([401, 'CONSOLE_SESSION_REQUIRED']);
+
+    // Used every 29 minutes, so never idle: still ended 12 hours after sign-in.
+    const busy = await signIn('operator', operator.token);
+    // Signed in and never used again: nobody brings its cookie back to end it.
+    const forgotten = await signIn('operator', operator.token);
+    let minutes = 0;
+    while (minutes + 29 < 12 * 60) {
+      await advanceGatewayClock(29 * 60);
+      minutes += 29;
+      expect([minutes, (await send('GET', '/console/api/session', { cookie: busy.cookie })).status]).toEqual([minutes, 200]);
+    }
+    await advanceGatewayClock(30 * 60);
+    expect(errorOf(await send('GET', '/console/api/session', { cookie: busy.cookie }))).toEqual([401, 'CONSOLE_SESSION_REQUIRED']);
+    // The forgotten session's row outlives it until the next sign-in deletes rows past their end.
+    const forgottenRows = async () => (await system.query('gateway', `SELECT 1 FROM console_sessions WHERE session_sha256 = $1`, [createHash('sha256').update(forgotten.cookie.split('=')[1] ?? '').digest('hex')])).length;
+    expect(await forgottenRows()).toBe(1);
+    await signIn('operator', operator.token);
+    expect(await forgottenRows()).toBe(0);
   });
 
   it('counts sign-ins, relayed calls and active sessions in the gateway\'s metrics', async () => {

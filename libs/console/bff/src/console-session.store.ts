@@ -55,6 +55,9 @@ const bearerAssociatedData = (sessionSha256: string) => `console-session-bearer:
  * Console sessions in the gateway database: only the SHA-256 of the cookie's value is kept, so
  * the table alone opens no session, and a bearer token only sealed with the gateway's key.
  */
+/** How many ended sessions one sign-in deletes: more than sign-ins create, so the backlog shrinks. */
+const EXPIRED_ROWS_PER_SIGN_IN = 100;
+
 export class ConsoleSessionStore {
   constructor(
     private readonly dataSource: DataSource,
@@ -69,6 +72,13 @@ export class ConsoleSessionStore {
     const csrfToken = randomBytes(32).toString('base64url');
     const sealed = session.bearerToken === null ? null : this.secretBox.seal(session.bearerToken, bearerAssociatedData(sessionSha256));
     const absoluteEnd = new Date(now.getTime() + this.lifetime.maxMs);
+    // Rows past their absolute end are of no use to anyone: each sign-in deletes up to a page of
+    // them (by the expiry index), so the table holds at most a lifetime's worth of sessions
+    // without a sweeper of its own, and no sign-in pays for more than that page.
+    await this.dataSource.query(
+      `DELETE FROM console_sessions WHERE session_sha256 IN (SELECT session_sha256 FROM console_sessions WHERE expires_at <= $1 ORDER BY expires_at LIMIT ${EXPIRED_ROWS_PER_SIGN_IN})`,
+      [now],
+    );
     await this.dataSource.query(
       `INSERT INTO console_sessions (session_sha256, role, subject_id, merchant_id, console_key_id, credential_id, display_name, csrf_token,
                                      bearer_key_version, bearer_iv, bearer_auth_tag, bearer_ciphertext, created_at, last_seen_at, expires_at)
