@@ -239,6 +239,33 @@ describe('console BFF', () => {
     }
   });
 
+  it('gives a merchant its sandbox in test mode (/console/api/merchant/test/v2), once an operator issued test credentials, apart from live', async () => {
+    const shop = await system.createClient('Console sandbox shop');
+    const session = await merchantSession(shop);
+    const noSandbox = await session.call('GET', '/test/v2/merchant');
+    expect([...errorOf(noSandbox), noSandbox.body.error.message]).toEqual([404, 'NOT_FOUND', expect.stringContaining('test-credentials')]);
+    // Still signed in: asking for a sandbox that is not there ends nothing.
+    expect((await session.call('GET', '/v2/merchant')).status).toBe(200);
+
+    const issued = await operator.request('POST', `/backoffice/v1/merchants/${shop.credentials.merchantId}/test-credentials`, {});
+    expect(issued.status).toBe(201);
+    const sandbox = new SignedClient(system.gatewayUrl, { merchantId: issued.body.merchant_id, apiSecret: issued.body.api_secret });
+    expect((await session.call('GET', '/test/v2/merchant')).body).toMatchObject({ merchant_id: `test_${shop.credentials.merchantId}` });
+    const orderId = newOrderId('console-sandbox');
+    const created = await session.call('POST', '/test/v2/payments/incoming', incomingPayment(orderId, { amount: 1000 }));
+    expect(created.status).toBe(201);
+    // The order is the sandbox merchant's: read with its own secret, unknown to the live merchant.
+    expect((await sandbox.get(`/v2/payments/status/${orderId}`)).status).toBe(200);
+    expect((await session.call('GET', `/v2/payments/status/${orderId}`)).status).toBe(404);
+    // Test credentials managed from the console: the sandbox's webhook secret rotates, the live one does not move.
+    const rotated = await session.call('POST', '/test/v2/merchant/webhook-secret/rotate', {});
+    expect([rotated.status, rotated.body.merchant_id]).toEqual([201, issued.body.merchant_id]);
+    expect(rotated.body.webhook_secret).not.toBe(issued.body.webhook_secret);
+    // A sandbox merchant's own console session has no sandbox of its own.
+    const sandboxSession = await merchantSession(sandbox);
+    expect(errorOf(await sandboxSession.call('GET', '/test/v2/merchant'))).toEqual([404, 'NOT_FOUND']);
+  });
+
   it('lets an agent confirm a pay-in and complete a payout with a receipt that arrives byte for byte', async () => {
     const { cookie, csrf } = await signIn('agent', agent.client.token);
     const merchantId = merchantA.credentials.merchantId;

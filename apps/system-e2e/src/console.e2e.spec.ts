@@ -93,7 +93,9 @@ describe('the console in a browser', () => {
   async function openView(page: Page, link: string, heading: string | RegExp): Promise<void> {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: link, exact: true }).click();
     await page.getByRole('heading', { level: 1, name: heading }).waitFor();
-    await page.getByRole('status').filter({ hasText: 'Loading…' }).waitFor({ state: 'detached' });
+    // Every part of the view loaded (a view may load several things at once).
+    // (Polled from here: a predicate evaluated in the page would be eval, which the console's CSP refuses.)
+    await eventually(() => page.getByRole('status').filter({ hasText: 'Loading…' }).count(), (loading) => loading === 0, `${heading} loaded`, UI_TIMEOUT_MS);
   }
 
   /** axe-core on the page as it is: no serious or critical violation; the screenshot saved either way. */
@@ -161,6 +163,15 @@ describe('the console in a browser', () => {
       await openView(page, link, heading);
       await checkView(page, name);
     }
+
+    // Test mode: once an operator issued test credentials, the same views show the sandbox merchant.
+    expect((await alice.request('POST', `/backoffice/v1/merchants/${shop.credentials.merchantId}/test-credentials`, {})).status).toBe(201);
+    await page.getByRole('group', { name: 'Mode' }).getByRole('button', { name: 'Test' }).click();
+    await page.getByRole('note').filter({ hasText: 'Test mode' }).waitFor();
+    await page.getByText(`test_${shop.credentials.merchantId}`).waitFor();
+    await checkView(page, 'merchant-test-mode');
+    await page.getByRole('group', { name: 'Mode' }).getByRole('button', { name: 'Live' }).click();
+    await page.getByText(shop.credentials.merchantId, { exact: true }).waitFor();
 
     // Its own orders only: another merchant's order is not found, and the session is its own.
     expect(await consoleStatus(page, `/console/api/merchant/v2/payments/status/${orderId}`)).toBe(200);
@@ -256,7 +267,7 @@ describe('the console in a browser', () => {
     }
     await second.getByRole('row', { name: /ledger/ }).waitFor();
     await openView(second, 'Merchants', 'Merchants');
-    await second.getByRole('link', { name: shop.credentials.merchantId }).waitFor();
+    await second.getByRole('link', { name: shop.credentials.merchantId, exact: true }).waitFor();
     await openView(second, 'Agents', 'Agents');
     await second.getByRole('row', { name: new RegExp(agent.agentId) }).waitFor();
     expect(await consoleStatus(second, '/console/api/merchant/v2/merchant')).toBe(403);

@@ -49,7 +49,16 @@ export async function logout(): Promise<void> {
 }
 
 // ---- Merchant (/v2 through the BFF) ----
-const V2 = '/merchant/v2';
+/**
+ * Live or test mode: the same calls, relayed as the merchant or as its sandbox merchant (the
+ * BFF's /console/api/merchant/test/v2). Chosen in the shell; a reload starts live.
+ */
+export type MerchantMode = 'live' | 'test';
+let merchantMode: MerchantMode = 'live';
+export function setMerchantMode(mode: MerchantMode): void {
+  merchantMode = mode;
+}
+const v2 = () => (merchantMode === 'test' ? '/merchant/test/v2' : '/merchant/v2');
 
 export interface ListFilters {
   status?: string;
@@ -65,21 +74,21 @@ function filterBody(filters: ListFilters): Record<string, unknown> {
 }
 
 export const merchantApi = {
-  balances: () => apiJson<Balances>('GET', `${V2}/merchant/balances`),
-  profile: () => apiJson<MerchantProfile>('GET', `${V2}/merchant`),
-  reconciliationCsv: (date: string, currency: string): Promise<DownloadedFile> => apiFile(`${V2}/merchant/reconciliation`, { date, currency }),
-  listOrders: (direction: Direction, filters: ListFilters) => apiJson<Page<Order>>('POST', `${V2}/payments/${direction}/list`, { json: filterBody(filters) }),
-  order: (orderId: string) => apiJson<Order>('GET', `${V2}/payments/status/${segment(orderId)}`),
-  payoutReceipts: (orderId: string) => apiJson<{ data: Receipt[] }>('GET', `${V2}/payments/${segment(orderId)}/receipts`),
-  listDisputes: (filters: ListFilters) => apiJson<Page<Dispute>>('POST', `${V2}/disputes/list`, { json: filterBody(filters) }),
-  listWithdrawals: (filters: ListFilters) => apiJson<Page<Withdrawal>>('POST', `${V2}/merchant/withdrawals/list`, { json: filterBody(filters) }),
-  listDeliveries: (query: { order_id?: string; status?: string; cursor?: string; limit?: number }) => apiJson<Page<Delivery>>('GET', `${V2}/webhooks/deliveries`, { query }),
-  redeliver: (deliveryId: string) => apiJson<Delivery>('POST', `${V2}/webhooks/deliveries/${segment(deliveryId)}/redeliver`, { json: {} }),
-  disabledEndpoints: () => apiJson<{ data: DisabledEndpoint[] }>('GET', `${V2}/webhooks/endpoints`),
-  enableEndpoint: (url: string) => apiJson<{ url: string; resumed_deliveries: number }>('POST', `${V2}/webhooks/endpoints/enable`, { json: { url } }),
-  sendTestWebhook: () => apiJson<{ id: string }>('POST', `${V2}/webhooks/test`, { json: {} }),
-  rotateApiSecret: () => apiJson<RotatedSecret>('POST', `${V2}/merchant/api-secret/rotate`, { json: {} }),
-  rotateWebhookSecret: () => apiJson<RotatedSecret>('POST', `${V2}/merchant/webhook-secret/rotate`, { json: {} }),
+  balances: () => apiJson<Balances>('GET', `${v2()}/merchant/balances`),
+  profile: () => apiJson<MerchantProfile>('GET', `${v2()}/merchant`),
+  reconciliationCsv: (date: string, currency: string): Promise<DownloadedFile> => apiFile(`${v2()}/merchant/reconciliation`, { date, currency }),
+  listOrders: (direction: Direction, filters: ListFilters) => apiJson<Page<Order>>('POST', `${v2()}/payments/${direction}/list`, { json: filterBody(filters) }),
+  order: (orderId: string) => apiJson<Order>('GET', `${v2()}/payments/status/${segment(orderId)}`),
+  payoutReceipts: (orderId: string) => apiJson<{ data: Receipt[] }>('GET', `${v2()}/payments/${segment(orderId)}/receipts`),
+  listDisputes: (filters: ListFilters) => apiJson<Page<Dispute>>('POST', `${v2()}/disputes/list`, { json: filterBody(filters) }),
+  listWithdrawals: (filters: ListFilters) => apiJson<Page<Withdrawal>>('POST', `${v2()}/merchant/withdrawals/list`, { json: filterBody(filters) }),
+  listDeliveries: (query: { order_id?: string; status?: string; cursor?: string; limit?: number }) => apiJson<Page<Delivery>>('GET', `${v2()}/webhooks/deliveries`, { query }),
+  redeliver: (deliveryId: string) => apiJson<Delivery>('POST', `${v2()}/webhooks/deliveries/${segment(deliveryId)}/redeliver`, { json: {} }),
+  disabledEndpoints: () => apiJson<{ data: DisabledEndpoint[] }>('GET', `${v2()}/webhooks/endpoints`),
+  enableEndpoint: (url: string) => apiJson<{ url: string; resumed_deliveries: number }>('POST', `${v2()}/webhooks/endpoints/enable`, { json: { url } }),
+  sendTestWebhook: () => apiJson<{ id: string }>('POST', `${v2()}/webhooks/test`, { json: {} }),
+  rotateApiSecret: () => apiJson<RotatedSecret>('POST', `${v2()}/merchant/api-secret/rotate`, { json: {} }),
+  rotateWebhookSecret: () => apiJson<RotatedSecret>('POST', `${v2()}/merchant/webhook-secret/rotate`, { json: {} }),
 };
 
 /**

@@ -1,5 +1,5 @@
-import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
-import { getSession, login, logout } from '../api/console-api';
+import { Fragment, useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
+import { getSession, login, logout, setMerchantMode, type MerchantMode } from '../api/console-api';
 import { onSessionEnded } from '../api/http';
 import type { Role, Session } from '../api/types';
 import { matchRoute } from '../lib/route-match';
@@ -126,6 +126,12 @@ function Shell({ session, onSignedOut }: { session: Session; onSignedOut: () => 
     await action.run(() => logout());
     onSignedOut();
   };
+  // Merchants look at live data or at their sandbox's; every view reloads on a switch.
+  const [mode, setMode] = useState<MerchantMode>('live');
+  const switchMode = (next: MerchantMode) => {
+    setMerchantMode(next);
+    setMode(next);
+  };
 
   return (
     <>
@@ -137,10 +143,21 @@ function Shell({ session, onSignedOut }: { session: Session; onSignedOut: () => 
         <span className="who">
           {session.display_name} <span className="muted">({roleLabel(session.role)})</span>
         </span>
+        {session.role === 'merchant' && (
+          <span className="segmented" role="group" aria-label="Mode">
+            <button type="button" aria-pressed={mode === 'live'} onClick={() => switchMode('live')}>Live</button>
+            <button type="button" aria-pressed={mode === 'test'} onClick={() => switchMode('test')}>Test</button>
+          </span>
+        )}
         <button type="button" onClick={signOut} disabled={action.busy}>
           Sign out
         </button>
       </header>
+      {mode === 'test' && (
+        <p className="test-mode" role="note">
+          Test mode: you are looking at your sandbox (test credentials, magic amounts); nothing here moves real money.
+        </p>
+      )}
       <nav aria-label="Main" className="mainnav">
         <ul>
           {routes
@@ -156,7 +173,7 @@ function Shell({ session, onSignedOut }: { session: Session; onSignedOut: () => 
       </nav>
       <main id="main" ref={mainRef} tabIndex={-1}>
         {action.error && <ErrorAlert error={action.error} />}
-        {matched && matched.params ? matched.route.render(matched.params) : path === '/' ? <Loading /> : <NotFound />}
+        <Fragment key={mode}>{matched && matched.params ? matched.route.render(matched.params) : path === '/' ? <Loading /> : <NotFound />}</Fragment>
       </main>
     </>
   );

@@ -510,8 +510,9 @@ function CredentialsView() {
       </div>
       <h2>Test credentials</h2>
       <p>
-        Sandbox credentials (a <code>test_</code> merchant with its own secrets and magic amounts) are issued by your operator in the back office.
-        Ask them for test credentials; they are shown once, to them, and passed on to you.
+        Sandbox credentials (a <code>test_</code> merchant with its own secrets and magic amounts) are issued once by your operator.
+        Then switch to <strong>Test</strong> mode at the top: every view shows your sandbox, and this page rotates its secrets (the new one shown to you once).
+        Until they are issued, test mode answers that there is no sandbox yet.
       </p>
       {confirming && (
         <ConfirmDialog

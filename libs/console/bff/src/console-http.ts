@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
-import { AUTH_HEADERS, canonicalSignedPath, computeSignature } from '@mp/access-domain';
+import { AUTH_HEADERS, canonicalSignedPath, computeSignature, isTestMerchantId, testMerchantIdFor } from '@mp/access-domain';
 import type { BackofficeAuditStore, BackofficeCredentialStore, ConsoleKeyStore, MerchantCredentialStore } from '@mp/access-infrastructure';
 import type { Clock } from '@mp/shared-util-clock';
 import type { FastifyInstance, FastifyReply, FastifyRequest, InjectOptions } from 'fastify';
@@ -21,8 +21,11 @@ export const CONSOLE_CONTENT_SECURITY_POLICY = "default-src 'self'; img-src 'sel
 export const CONSOLE_API_PREFIX = '/console/api';
 
 /** Where each console prefix is relayed to, and which role may use it. */
-const RELAYS: ReadonlyArray<{ route: string; prefix: string; target: string; role: ConsoleRole }> = [
+const RELAYS: ReadonlyArray<{ route: string; prefix: string; target: string; role: ConsoleRole; sandbox?: true }> = [
   { route: '/console/api/merchant/v2/*', prefix: '/console/api/merchant', target: '', role: 'merchant' },
+  // Test mode: the same /v2 calls signed as the merchant's sandbox merchant (`test_` and its id), the
+  // one an operator issued test credentials for; a merchant manages both from one sign-in.
+  { route: '/console/api/merchant/test/v2/*', prefix: '/console/api/merchant/test', target: '', role: 'merchant', sandbox: true },
   { route: '/console/api/agent/*', prefix: '/console/api/agent', target: '/backoffice/v1/agent', role: 'agent' },
   { route: '/console/api/operator/*', prefix: '/console/api/operator', target: '/backoffice/v1', role: 'operator' },
 ];
@@ -137,7 +140,8 @@ export class ConsoleHttp {
     }
     const body = request.body === undefined || request.body === null ? undefined : (request.body as Buffer | NodeJS.ReadableStream);
     if (session.role === 'merchant') {
-      const signed = await this.merchantSignature(session, url, Buffer.isBuffer(body) ? body : Buffer.alloc(0));
+      const signed = await this.merchantSignature(session, url, Buffer.isBuffer(body) ? body : Buffer.alloc(0), relay.sandbox === true);
+      if (signed === 'no_sandbox') return sendConsoleError(request, reply, 'NOT_FOUND', 'This merchant has no test credentials yet: an operator issues them (POST /backoffice/v1/merchants/{merchant_id}/test-credentials)');
       if (!signed) return this.endSession(request, reply, session, 'credential_revoked');
       Object.assign(headers, signed);
     } else {
@@ -163,15 +167,21 @@ export class ConsoleHttp {
     await reply.status(answer.statusCode).send(answer.rawPayload);
   }
 
-  /** The merchant's signature headers, made here with its current API secret; null when its console key no longer works. */
-  private async merchantSignature(session: ConsoleSession, url: string, body: Buffer): Promise<Record<string, string> | null> {
+  /**
+   * The merchant's signature headers, made here with its current API secret (its sandbox
+   * merchant's, in test mode); null when its console key no longer works, `no_sandbox` when test
+   * mode is asked of a merchant without test credentials (or of a sandbox merchant itself).
+   */
+  private async merchantSignature(session: ConsoleSession, url: string, body: Buffer, sandbox: boolean): Promise<Record<string, string> | 'no_sandbox' | null> {
     if (!session.merchantId || !session.consoleKeyId || !(await this.deps.consoleKeys.isActive(session.consoleKeyId, this.deps.clock.now()))) return null;
-    const credentials = await this.deps.merchants.findCredentials(session.merchantId);
-    if (!credentials) return null;
+    const merchantId = sandbox ? testMerchantIdFor(session.merchantId) : session.merchantId;
+    if (sandbox && isTestMerchantId(session.merchantId)) return 'no_sandbox';
+    const credentials = await this.deps.merchants.findCredentials(merchantId);
+    if (!credentials) return sandbox ? 'no_sandbox' : null;
     // Real time, as the signature guard reads it (the gateway's test clock moves credential lifetimes, not signatures).
     const timestamp = String(Math.floor(Date.now() / 1000));
     return {
-      [AUTH_HEADERS.apiKey]: session.merchantId,
+      [AUTH_HEADERS.apiKey]: merchantId,
       [AUTH_HEADERS.timestamp]: timestamp,
       [AUTH_HEADERS.signature]: computeSignature(credentials.apiSecret, timestamp, canonicalSignedPath(url), body),
     };
