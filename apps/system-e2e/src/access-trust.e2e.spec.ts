@@ -25,14 +25,7 @@ describe('access: secret rotation, suspension, operator credentials, audit', () 
     return { client: new SignedClient(system.gatewayUrl, { merchantId: created.body.merchant_id, apiSecret: created.body.api_secret }), webhookSecret: created.body.webhook_secret as string };
   };
   const withSecret = (client: SignedClient, apiSecret: string) => new SignedClient(system.gatewayUrl, { merchantId: client.credentials.merchantId, apiSecret });
-  const advanceGatewayClock = async (seconds: number) => {
-    const moved = await fetch(`http://127.0.0.1:${system.gatewayInternalPort}/internal/test/clock`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...(await system.internalHeaders('gateway', { as: 'test-harness' })) },
-      body: JSON.stringify({ advance_seconds: seconds }),
-    });
-    expect(moved.status).toBe(200);
-  };
+  const advanceGatewayClock = async (seconds: number) => expect(await system.advanceGatewayClock(seconds)).toBe(200);
   const errorOf = (response: { status: number; body: { error?: { code: string } } }) => [response.status, response.body.error?.code];
 
   beforeAll(async () => {

@@ -87,14 +87,7 @@ describe('console BFF', () => {
     };
     return { ...signed, call };
   };
-  const advanceGatewayClock = async (seconds: number) => {
-    const moved = await fetch(`http://127.0.0.1:${system.gatewayInternalPort}/internal/test/clock`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...(await system.internalHeaders('gateway', { as: 'test-harness' })) },
-      body: JSON.stringify({ advance_seconds: seconds }),
-    });
-    expect(moved.status).toBe(200);
-  };
+  const advanceGatewayClock = async (seconds: number) => expect(await system.advanceGatewayClock(seconds)).toBe(200);
 
   beforeAll(async () => {
     const bundle = mkdtempSync(join(tmpdir(), 'console-bundle-'));

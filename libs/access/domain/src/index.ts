@@ -34,9 +34,12 @@ export {
   DEFAULT_OPERATOR_CREDENTIAL_LIFETIME_DAYS,
   checkBackofficeCredential,
   credentialExpiry,
+  credentialState,
+  storedCredentialHash,
   decideMerchantStatus,
   type BackofficeCredentialCheck,
   type BackofficeCredentialState,
+  type CredentialState,
   type MerchantStatus,
   type MerchantStatusDecision,
 } from './operator-credential';

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 /** Lifetimes and states of back-office credentials (operators expire; agents end with their profile). */
 
 export const DAY_MS = 86_400_000;
@@ -17,6 +18,23 @@ export function checkBackofficeCredential(state: BackofficeCredentialState, now:
   if (state.revokedAt !== null && state.revokedAt <= now) return { ok: false, code: 'CREDENTIAL_REVOKED' };
   if (state.expiresAt !== null && state.expiresAt <= now) return { ok: false, code: 'CREDENTIAL_EXPIRED' };
   return { ok: true };
+}
+
+export type CredentialState = 'active' | 'expired' | 'revoked';
+
+/** What operators see of a credential or console key at `now` (the check above, as one word). */
+export function credentialState(state: BackofficeCredentialState, now: Date): CredentialState {
+  const check = checkBackofficeCredential(state, now);
+  return check.ok ? 'active' : check.code === 'CREDENTIAL_REVOKED' ? 'revoked' : 'expired';
+}
+
+/**
+ * How bearer credentials (back-office tokens, console keys, console session cookies) are kept:
+ * their SHA-256 in hex. Unlike HMAC secrets they never have to be recovered, so a copy of the
+ * table opens nothing.
+ */
+export function storedCredentialHash(credential: string): string {
+  return createHash('sha256').update(credential).digest('hex');
 }
 
 /** When a credential created at `now` with a lifetime of `lifetimeDays` stops working. */

@@ -1,5 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { checkBackofficeCredential, credentialExpiry, DEFAULT_OPERATOR_CREDENTIAL_LIFETIME_DAYS } from '@mp/access-domain';
+import { randomBytes } from 'node:crypto';
+import { checkBackofficeCredential, credentialExpiry, credentialState, type CredentialState, DEFAULT_OPERATOR_CREDENTIAL_LIFETIME_DAYS, storedCredentialHash as sha256 } from '@mp/access-domain';
 import type { DataSource } from 'typeorm';
 
 export type BackofficeRole = 'operator' | 'agent';
@@ -30,7 +30,7 @@ export interface BackofficeCredentialView {
   expires_at: string | null;
   revoked_at: string | null;
   revoked_by: string | null;
-  state: 'active' | 'expired' | 'revoked';
+  state: CredentialState;
 }
 
 export type BackofficeAuthentication = { ok: true; principal: BackofficePrincipal } | { ok: false; code: 'INVALID_API_KEY' | 'CREDENTIAL_EXPIRED' | 'CREDENTIAL_REVOKED' };
@@ -39,8 +39,6 @@ export type RevokeResult = { kind: 'revoked'; credential: BackofficeCredentialVi
 
 const TOKEN_PATTERN = /^bo_[A-Za-z0-9_-]{43}$/;
 export const BACKOFFICE_CREDENTIAL_ID_PATTERN = /^cred_[0-9a-f]{24}$/;
-
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 interface CredentialRow {
   credential_id: string;
@@ -58,7 +56,6 @@ interface CredentialRow {
 const VIEW_COLUMNS = 'credential_id, role, agent_id, name, active, created_at, created_by, expires_at, revoked_at, revoked_by';
 
 function viewOf(row: CredentialRow, now: Date): BackofficeCredentialView {
-  const check = checkBackofficeCredential({ expiresAt: row.expires_at, revokedAt: row.revoked_at }, now);
   return {
     credential_id: row.credential_id,
     role: row.role,
@@ -69,7 +66,7 @@ function viewOf(row: CredentialRow, now: Date): BackofficeCredentialView {
     expires_at: row.expires_at?.toISOString() ?? null,
     revoked_at: row.revoked_at?.toISOString() ?? null,
     revoked_by: row.revoked_by,
-    state: check.ok ? 'active' : check.code === 'CREDENTIAL_REVOKED' ? 'revoked' : 'expired',
+    state: credentialState({ expiresAt: row.expires_at, revokedAt: row.revoked_at }, now),
   };
 }
 

@@ -1,13 +1,11 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { checkBackofficeCredential, credentialExpiry } from '@mp/access-domain';
+import { randomBytes } from 'node:crypto';
+import { checkBackofficeCredential, credentialExpiry, credentialState, storedCredentialHash as sha256, type CredentialState } from '@mp/access-domain';
 import type { DataSource } from 'typeorm';
 
 /** How long a console key works unless the operator says otherwise. */
 export const CONSOLE_KEY_LIFETIME_DAYS_DEFAULT = 90;
 export const CONSOLE_KEY_ID_PATTERN = /^ckey_[0-9a-f]{24}$/;
 const CONSOLE_KEY_PATTERN = /^mck_[A-Za-z0-9_-]{43}$/;
-
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /** A console key as operators list it: never the key, nor its hash. */
 export interface ConsoleKeyView {
@@ -18,7 +16,7 @@ export interface ConsoleKeyView {
   expires_at: string;
   revoked_at: string | null;
   revoked_by: string | null;
-  state: 'active' | 'expired' | 'revoked';
+  state: CredentialState;
 }
 
 export interface CreatedConsoleKey {
@@ -46,7 +44,6 @@ interface KeyRow {
 const COLUMNS = 'key_id, merchant_id, created_at, created_by, expires_at, revoked_at, revoked_by';
 
 function viewOf(row: KeyRow, now: Date): ConsoleKeyView {
-  const check = checkBackofficeCredential({ expiresAt: row.expires_at, revokedAt: row.revoked_at }, now);
   return {
     key_id: row.key_id,
     merchant_id: row.merchant_id,
@@ -55,7 +52,7 @@ function viewOf(row: KeyRow, now: Date): ConsoleKeyView {
     expires_at: row.expires_at.toISOString(),
     revoked_at: row.revoked_at?.toISOString() ?? null,
     revoked_by: row.revoked_by,
-    state: check.ok ? 'active' : check.code === 'CREDENTIAL_REVOKED' ? 'revoked' : 'expired',
+    state: credentialState({ expiresAt: row.expires_at, revokedAt: row.revoked_at }, now),
   };
 }
 

@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { storedCredentialHash as sha256 } from '@mp/access-domain';
 import type { SecretBox } from '@mp/shared-util-secret-box';
 import type { DataSource } from 'typeorm';
 
@@ -46,7 +47,6 @@ interface SessionRow {
   expires_at: Date;
 }
 
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const COLUMNS = 'session_sha256, role, subject_id, merchant_id, console_key_id, credential_id, display_name, csrf_token, last_seen_at, expires_at';
 /** The sealed bearer is bound to its session row: copied to another row, it does not open. */
 const bearerAssociatedData = (sessionSha256: string) => `console-session-bearer:${sessionSha256}`;

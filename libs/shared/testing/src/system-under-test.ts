@@ -162,6 +162,16 @@ export class SystemUnderTest {
     return this.serviceKeys.headers(callee, options.as ?? 'gateway', options.actor ?? null);
   }
 
+  /** Moves the gateway's test clock forward (a system started with TEST_CLOCK_ENABLED); the answer's status. */
+  async advanceGatewayClock(seconds: number): Promise<number> {
+    const moved = await fetch(`http://127.0.0.1:${this.gatewayInternalPort}/internal/test/clock`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(await this.internalHeaders('gateway', { as: 'test-harness' })) },
+      body: JSON.stringify({ advance_seconds: seconds }),
+    });
+    return moved.status;
+  }
+
   urlOf(instance: InstanceName): string {
     return `http://127.0.0.1:${this.ports.get(instance)}`;
   }

@@ -5,12 +5,13 @@ import {
   DISPUTES_TOPICS,
   type DisputeExternalEventData,
   type DisputeExternalEventType,
+  type DisputeOutcomeVisibleEventType,
 } from '@mp/contracts-disputes';
 import { paymentOrderKey } from '@mp/contracts-payments';
 import { DISPUTE_EVENT_SCHEMAS, disputeDecider, toDisputeStreamId, type Dispute, type DisputeCommand, type DisputeEvent, type ExistingDispute } from '@mp/disputes-domain';
 import { aggregateStream, handleCommand, type AppendedEvents, type Causation, type CommandResult } from '@mp/shared-command-handling';
 import { eventCodec } from '@mp/shared-decider';
-import { createEnvelope, enqueueOutbox, readStream, type MessageEnvelope } from '@mp/shared-messaging';
+import { createEnvelope, enqueueOutbox, readStream, type OutgoingMessage } from '@mp/shared-messaging';
 import { DomainError } from '@mp/shared-util-errors';
 import type { EntityManager } from 'typeorm';
 import { v5 as nameBasedUuid } from 'uuid';
@@ -85,18 +86,31 @@ export async function recordOutcomeApplied(manager: EntityManager, merchantId: s
   if (!review || !AWAITS_PAYMENTS.has(review.type as DisputeEvent['type'])) return;
   const reviewed = existing(stream.events.slice(0, version).reduce((state, envelope) => disputeDecider.evolve(state, disputeEvents.read(envelope)), disputeDecider.initialState()));
   if (stream.version === version) await saveDisputeProjection(manager, reviewed, version);
-  const message = outcomeVisibleMessage(streamId, review, reviewed, version);
-  // The same acknowledgement twice (the legacy command and the event) makes the same message id:
-  // written once; the dispatcher's webhook id covers one published again after the outbox is pruned.
-  const written: unknown[] = await manager.query(`SELECT 1 FROM outbox WHERE message_id = $1`, [message.envelope.id]);
-  if (written.length === 0) await enqueueOutbox(manager, [message]);
+  // The same acknowledgement twice (the legacy command and the event) writes the message once:
+  // the dispute's row remembers the last version published (a keyed read, where the outbox
+  // would be a scan of everything ever sent), and the id derived from the stream and version
+  // lets the dispatcher's webhook id cover a copy published twice all the same.
+  const [claimed]: [unknown[], number] = await manager.query(
+    `UPDATE disputes SET outcome_published_version = $3 WHERE dispute_id = $1 AND merchant_id = $2 AND (outcome_published_version IS NULL OR outcome_published_version < $3) RETURNING 1`,
+    [reviewed.disputeId, reviewed.merchantId, version],
+  );
+  if (claimed.length === 0) return;
+  const messageId = nameBasedUuid(`${streamId}@${version}`, OUTCOME_VISIBLE_NAMESPACE);
+  const event = disputeEvents.read(review);
+  const type = event.type === 'DisputeAccepted' ? DISPUTE_OUTCOME_VISIBLE_EVENT_TYPES.accepted : DISPUTE_OUTCOME_VISIBLE_EVENT_TYPES.rejected;
+  await enqueueOutbox(manager, [disputesEventMessage(reviewed, event, version, { id: messageId, type, correlationId: review.correlationId, causationId: review.id })]);
 }
 
 /** Names the visible-outcome event of one review, so that a repeated acknowledgement makes the same id (see DISPUTE_OUTCOME_VISIBLE_EVENT_TYPES). */
 const OUTCOME_VISIBLE_NAMESPACE = '5b0c7a1e-3f0d-4b9e-9a53-2f4d3c1b8e67';
 
-function outcomeVisibleMessage(streamId: string, review: MessageEnvelope, dispute: ExistingDispute, version: number) {
-  const event = disputeEvents.read(review);
+/** One message of `disputes.events`: the dispute's state object after `event`, at `version` of its stream. */
+function disputesEventMessage(
+  dispute: ExistingDispute,
+  event: DisputeEvent,
+  version: number,
+  envelope: { id?: string; type: DisputeExternalEventType | DisputeOutcomeVisibleEventType; correlationId: string; causationId: string; replyTo?: string },
+): OutgoingMessage {
   const data: DisputeExternalEventData = {
     merchantId: dispute.merchantId,
     orderId: dispute.orderId,
@@ -109,16 +123,7 @@ function outcomeVisibleMessage(streamId: string, review: MessageEnvelope, disput
   return {
     topic: DISPUTES_TOPICS.events,
     key: paymentOrderKey(dispute.merchantId, dispute.orderId),
-    envelope: createEnvelope({
-      id: nameBasedUuid(`${streamId}@${version}`, OUTCOME_VISIBLE_NAMESPACE),
-      type: event.type === 'DisputeAccepted' ? DISPUTE_OUTCOME_VISIBLE_EVENT_TYPES.accepted : DISPUTE_OUTCOME_VISIBLE_EVENT_TYPES.rejected,
-      schemaVersion: DISPUTE_EXTERNAL_EVENT_SCHEMA_VERSION,
-      source: 'disputes',
-      subject: `merchant:${dispute.merchantId}/order:${dispute.orderId}`,
-      data,
-      correlationId: review.correlationId,
-      causationId: review.id,
-    }),
+    envelope: createEnvelope({ ...envelope, schemaVersion: DISPUTE_EXTERNAL_EVENT_SCHEMA_VERSION, source: 'disputes', subject: `merchant:${dispute.merchantId}/order:${dispute.orderId}`, data }),
   };
 }
 
@@ -140,31 +145,15 @@ async function publishDisputeEvents(manager: EntityManager, appended: AppendedEv
   let state = appended.stateBefore;
   const messages = appended.events.map((event, index) => {
     state = disputeDecider.evolve(state, event);
-    const dispute = existing(state);
     const envelope = appended.envelopes[index];
-    return {
-      topic: DISPUTES_TOPICS.events,
-      key: paymentOrderKey(dispute.merchantId, dispute.orderId),
-      envelope: createEnvelope({
-        type: EXTERNAL_TYPE_OF[event.type],
-        schemaVersion: DISPUTE_EXTERNAL_EVENT_SCHEMA_VERSION,
-        source: 'disputes',
-        subject: `merchant:${dispute.merchantId}/order:${dispute.orderId}`,
-        data: {
-          merchantId: dispute.merchantId,
-          orderId: dispute.orderId,
-          disputeId: dispute.disputeId,
-          version: appended.versionBefore + index + 1,
-          settledAmountMinor: event.type === 'DisputeAccepted' ? event.data.settledAmountMinor : null,
-          occurredAt: event.data.occurredAt,
-          dispute: disputeView(dispute),
-        },
-        correlationId: envelope.correlationId,
-        // The open command's id: the gateway matches the reply payments sends on its behalf by it.
-        causationId: envelope.causationId ?? envelope.id,
-        replyTo: EXTERNAL_TYPE_OF[event.type] === DISPUTE_EXTERNAL_EVENT_TYPES.opened ? awaitingReply : undefined,
-      }),
-    };
+    const type = EXTERNAL_TYPE_OF[event.type];
+    return disputesEventMessage(existing(state), event, appended.versionBefore + index + 1, {
+      type,
+      correlationId: envelope.correlationId,
+      // The open command's id: the gateway matches the reply payments sends on its behalf by it.
+      causationId: envelope.causationId ?? envelope.id,
+      replyTo: type === DISPUTE_EXTERNAL_EVENT_TYPES.opened ? awaitingReply : undefined,
+    });
   });
   await enqueueOutbox(manager, messages);
 }
