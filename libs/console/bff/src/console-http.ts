@@ -1,5 +1,4 @@
-import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
 import { AUTH_HEADERS, canonicalSignedPath, computeSignature, isTestMerchantId, testMerchantIdFor } from '@mp/access-domain';
@@ -215,7 +214,7 @@ export class ConsoleHttp {
     return false;
   }
 
-  private async endSession(request: ConsoleRequest, reply: FastifyReply, session: ConsoleSession, reason: 'credential_revoked' | 'expired'): Promise<void> {
+  private async endSession(request: ConsoleRequest, reply: FastifyReply, session: ConsoleSession, reason: 'credential_revoked'): Promise<void> {
     await this.deps.sessions.end(session.sessionSha256);
     this.deps.metrics.sessionEnded(reason);
     this.logger.log(`console session ended: role=${session.role} subject=${session.subjectId} reason=${reason}`);
@@ -253,7 +252,9 @@ export class ConsoleHttp {
   private registerBundle(fastify: FastifyInstance): void {
     const { assetsDir } = this.deps.settings;
     const indexFile = join(assetsDir, 'index.html');
-    const bundled = existsSync(indexFile);
+    // Read once: like the assets, index.html is fixed for the process's life.
+    const index = existsSync(indexFile) ? readFileSync(indexFile) : null;
+    const bundled = index !== null;
     if (bundled) {
       // Vite names every asset by its content hash: a file never changes under its name. One route
       // per file found at boot (wildcard: false): the bundle is fixed for the process's life, and
@@ -267,7 +268,7 @@ export class ConsoleHttp {
     const serveIndex = async (request: ConsoleRequest, reply: FastifyReply) => {
       const path = request.url.split('?')[0] ?? '';
       if (!bundled || path.startsWith('/console/assets/')) return sendConsoleError(request, reply, 'NOT_FOUND', bundled ? `No console asset ${path}` : 'The console is not built on this gateway');
-      await reply.status(200).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(await readFile(indexFile));
+      await reply.status(200).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(index);
     };
     fastify.get('/console', serveIndex);
     fastify.get('/console/*', serveIndex);

@@ -9,7 +9,8 @@ export const CONSOLE_METRIC_NAMES = {
 } as const;
 
 export type LoginOutcome = 'success' | 'invalid_credentials' | 'invalid_request';
-export type SessionEnd = 'logout' | 'expired' | 'credential_revoked';
+/** Why this replica ended a session (an expired one simply stops working: nothing ends it). */
+export type SessionEnd = 'logout' | 'credential_revoked';
 
 /** The console's series in the gateway's registry (GET /metrics on the internal listener). */
 export class ConsoleMetrics {
