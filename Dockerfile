@@ -12,20 +12,24 @@
 # the built JavaScript of their app and its libraries, and the production dependencies, and run
 # as the unprivileged `node` user. See docs/operations/compose.md.
 
-ARG NODE_IMAGE=node:20-bookworm-slim
+# Node 24 LTS, the project's one Node major (.nvmrc, package.json engines, tools/setup-node.sh).
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 # package.json reduced to what `npm ci` reads, so that editing a script or the description does
 # not invalidate the dependency layers below: they are rebuilt only when the dependencies change.
 FROM ${NODE_IMAGE} AS manifests
 WORKDIR /workspace
 COPY package.json package-lock.json ./
-RUN node -e "const p = require('./package.json'); const keep = ['name', 'version', 'private', 'engines', 'dependencies', 'devDependencies', 'optionalDependencies', 'overrides']; require('fs').writeFileSync('package.json', JSON.stringify(Object.fromEntries(keep.filter((key) => key in p).map((key) => [key, p[key]])), null, 2))"
+RUN node -e "const p = require('./package.json'); const keep = ['name', 'version', 'private', 'engines', 'dependencies', 'devDependencies', 'optionalDependencies', 'overrides', 'allowScripts']; require('fs').writeFileSync('package.json', JSON.stringify(Object.fromEntries(keep.filter((key) => key in p).map((key) => [key, p[key]])), null, 2))"
 
 FROM ${NODE_IMAGE} AS dependencies
 WORKDIR /workspace
 ENV NX_DAEMON=false NX_NO_CLOUD=true NX_TUI=false npm_config_update_notifier=false
 COPY --from=manifests /workspace/package.json /workspace/package-lock.json ./
-RUN npm ci --no-audit --no-fund
+# --ignore-scripts: every dependency's install script was reviewed and denied (package.json's
+# allowScripts, docs/decisions/install-scripts.md); an image's npm may predate allowScripts, so the
+# flag keeps the same decision there.
+RUN npm ci --ignore-scripts --no-audit --no-fund
 
 FROM dependencies AS production-dependencies
 RUN npm prune --omit=dev --no-audit --no-fund && npm cache clean --force

@@ -16,6 +16,9 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { requireSupportedNode } from './node-version.mjs';
+
+requireSupportedNode('test');
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 if (!existsSync(join(root, 'node_modules/.bin/tsc'))) {
   // A fresh clone: say what to do instead of failing on a missing binary.

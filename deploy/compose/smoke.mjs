@@ -32,10 +32,11 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Webhook } from 'standardwebhooks';
+import { KAFKA_VERSION } from '../local/infra/constants.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const PROJECT = process.env.COMPOSE_SMOKE_PROJECT ?? 'mp-smoke';
-const BASE_IMAGES = ['node:20-bookworm-slim', 'postgres:15', 'apache/kafka:3.9.1'];
+const BASE_IMAGES = ['node:24-bookworm-slim', 'postgres:15', `apache/kafka:${KAFKA_VERSION}`];
 const LONG_RUNNING = ['postgres', 'kafka', 'gateway', 'payments', 'ledger', 'withdrawals', 'disputes', 'callbacks'];
 const LOAD_SECONDS = Number(process.env.COMPOSE_SMOKE_LOAD_SECONDS ?? 30);
 /** Two replicas of each, one of which the load step kills: the other must take over its partitions. */
@@ -454,10 +455,10 @@ async function forgedProduces({ stack, secrets }) {
       'client=$(mktemp)',
       'printf "security.protocol=SASL_SSL\\nsasl.mechanism=SCRAM-SHA-512\\nssl.truststore.type=PEM\\nssl.truststore.location=/etc/kafka/tls/trust/ca.pem\\n" > "$client"',
       'echo "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username=\\"$MP_USER\\" password=\\"$MP_PASSWORD\\";" >> "$client"',
-      // The tool's refusals are log lines: a log4j file of our own, since an image need not ship one.
-      'log4j=$(mktemp)',
-      'printf "log4j.rootLogger=WARN, stderr\\nlog4j.appender.stderr=org.apache.log4j.ConsoleAppender\\nlog4j.appender.stderr.Target=System.err\\nlog4j.appender.stderr.layout=org.apache.log4j.PatternLayout\\nlog4j.appender.stderr.layout.ConversionPattern=%%p %%m%%n\\n" > "$log4j"',
-      `echo 'forged|{"type":"RequestWithdrawal","data":{"merchantId":"any","amountMinor":"100000000"}}' | KAFKA_LOG4J_OPTS="-Dlog4j.configuration=file:$log4j" KAFKA_HEAP_OPTS=-Xmx128m /opt/kafka/bin/kafka-console-producer.sh --bootstrap-server localhost:9092 --producer.config "$client" --topic withdrawals.commands --property parse.key=true --property key.separator='|' --producer-property max.block.ms=15000 2>&1 || true`,
+      // The tool's refusals are log lines: a log4j2 file of our own (Kafka 4.x logs through log4j2), since an image need not ship one.
+      'log4j2=/tmp/smoke-tools-log4j2-$$.properties',
+      'printf "appender.stderr.type = Console\\nappender.stderr.name = STDERR\\nappender.stderr.target = SYSTEM_ERR\\nappender.stderr.layout.type = PatternLayout\\nappender.stderr.layout.pattern = %%p %%m%%n\\nrootLogger.level = WARN\\nrootLogger.appenderRef.stderr.ref = STDERR\\n" > "$log4j2"',
+      `echo 'forged|{"type":"RequestWithdrawal","data":{"merchantId":"any","amountMinor":"100000000"}}' | KAFKA_LOG4J_OPTS="-Dlog4j2.configurationFile=$log4j2" KAFKA_HEAP_OPTS=-Xmx128m /opt/kafka/bin/kafka-console-producer.sh --bootstrap-server localhost:9092 --producer.config "$client" --topic withdrawals.commands --property parse.key=true --property key.separator='|' --producer-property max.block.ms=15000 2>&1 || true`,
     ].join('\n');
     return (await run('docker', ['exec', '-e', `MP_USER=${user}`, '-e', `MP_PASSWORD=${password}`, kafka, 'bash', '-c', script], { quiet: true, allowFailure: true })).output;
   };

@@ -48,6 +48,9 @@ transaction.state.log.replication.factor=1
 transaction.state.log.min.isr=1
 group.initial.rebalance.delay.ms=0
 auto.create.topics.enable=false
+# Share groups' state topic (Kafka 4.x) defaults to replication factor 3, which one broker cannot give.
+share.coordinator.state.topic.replication.factor=1
+share.coordinator.state.topic.min.isr=1
 PROPERTIES
 
 # The admin's client settings, for the health check and set-service-users.sh (same container).

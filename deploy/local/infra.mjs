@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Local infrastructure for the merchant payments platform: a single-node Kafka 3.9.1 broker (KRaft,
+// Local infrastructure for the merchant payments platform: a single-node Kafka 4.x broker (KRaft,
 // jars from Maven Central, see deploy/local/README.md) and a private PostgreSQL
 // cluster, both without Docker. Used by the test runner, the start script and by hand:
 //

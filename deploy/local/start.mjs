@@ -36,6 +36,9 @@ import { ensureDatabases, freePorts, startInfra, startKafka, startPostgres } fro
 import { MASTER_KEY_FILES, masterKeyringEnvironment } from './master-keyring.mjs';
 import { serviceKeyEnvironment } from './service-keys.mjs';
 import { ServiceSupervisor } from './supervisor.mjs';
+import { requireSupportedNode } from '../../tools/node-version.mjs';
+
+requireSupportedNode('start');
 
 /**
  * The services, in start order, come from the service catalog (deploy/catalog/services.json):

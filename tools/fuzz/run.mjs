@@ -18,9 +18,9 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { builtEntry, root } from '../build-workspace.mjs';
 import { parseCommandLine } from '../cli-arguments.mjs';
 import { ensureDatabases } from '../../deploy/local/infra.mjs';
@@ -139,10 +139,26 @@ function createOtherMerchant(stateDir) {
   return JSON.parse(result.stdout.trim().split('\n').pop());
 }
 
-function runPython(args, env) {
+/**
+ * Runs a Python tool of the fuzz run. With `logFile`, its output goes to that file and only its
+ * last lines are printed, and only when it fails: Schemathesis closes its console output with a
+ * pytest-style summary banner, and the test run's own closing line must be the last summary in
+ * the log that CI reads (docs/operations/fuzzing.md).
+ */
+function runPython(args, env, logFile) {
   return new Promise((resolvePromise) => {
-    const child = spawn(python, args, { cwd: root, env: { ...process.env, PYTHONPATH: join(root, 'tools/fuzz'), ...env }, stdio: 'inherit' });
-    child.on('exit', (code) => resolvePromise(code ?? 1));
+    const output = logFile ? openSync(logFile, 'w') : null;
+    const child = spawn(python, args, { cwd: root, env: { ...process.env, PYTHONPATH: join(root, 'tools/fuzz'), ...env }, stdio: output === null ? 'inherit' : ['ignore', output, output] });
+    child.on('exit', (code) => {
+      if (output === null) return resolvePromise(code ?? 1);
+      closeSync(output);
+      if (code !== 0) {
+        const tail = readFileSync(logFile, 'utf8').trimEnd().split('\n').slice(-60);
+        say(`the last ${tail.length} lines of ${relative(root, logFile)}:`);
+        for (const line of tail) console.log(`  ${line.replaceAll('=====', '-----')}`);
+      }
+      resolvePromise(code ?? 1);
+    });
   });
 }
 
@@ -166,6 +182,9 @@ async function main() {
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const reportBase = join(root, 'reports', `fuzz-${stamp}`);
   const sections = mkdtempSync(join(tmpdir(), 'mp-fuzz-sections-'));
+  // Schemathesis' console output, one file per API (full runs also write the JSON reports).
+  const logDirectory = options.quick ? join(root, '.local', 'fuzz') : join(root, 'reports');
+  mkdirSync(logDirectory, { recursive: true });
   say('starting the system (deploy/local/start.mjs --mode test)');
   const system = await startSystem();
   const failed = [];
@@ -201,7 +220,10 @@ async function main() {
       say(`${api} API: schemathesis on ${document}, seed ${options.seed}, ${examples} examples per operation`);
       if (tokenFile) schemathesisArgs.push('--header', `Authorization: Bearer ${token(tokenFile)}`);
       const bearer = tokenFile ? { FUZZ_BEARER_TOKEN: token(tokenFile) } : {};
-      if ((await runPython(schemathesisArgs, { ...credentials, ...bearer, SCHEMATHESIS_HOOKS: hooks })) !== 0) failed.push(`${api} API (schemathesis)`);
+      const logFile = join(logDirectory, `fuzz-${stamp}-${api}-schemathesis.log`);
+      const code = await runPython(schemathesisArgs, { ...credentials, ...bearer, SCHEMATHESIS_HOOKS: hooks }, logFile);
+      say(`${api} API: schemathesis ${code === 0 ? 'found no failure' : `FAILED (exit ${code})`}; its output: ${relative(root, logFile)}`);
+      if (code !== 0) failed.push(`${api} API (schemathesis)`);
       if (check) {
         say(`${api} API: ${check}`);
         const checkEnv = api === 'merchant' ? { ...credentials, ...otherMerchantEnvironment(createOtherMerchant(system.stateDir)) } : credentials;

@@ -1,6 +1,7 @@
 // Paths, versions, ports and timeouts of the local infrastructure, and the messages that say what to install.
 // Part of deploy/local/infra.mjs, which is the entry point (API and CLI).
 
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -14,15 +15,15 @@ const LOCAL_DIR = path.join(REPO_ROOT, '.local');
 export const DEV_DIR = path.join(LOCAL_DIR, 'dev');
 export const TEST_RUNS_DIR = path.join(LOCAL_DIR, 'test-runs');
 
-// Keep in step with <kafka.version> in kafka/pom.xml; it keys the "jars complete" marker.
-export const KAFKA_VERSION = '3.9.1';
 export const KAFKA_POM = path.join(DEPLOY_LOCAL_DIR, 'kafka', 'pom.xml');
+/** The project's one Kafka version, <kafka.version> of kafka/pom.xml; it also keys the "jars complete" marker. */
+export const KAFKA_VERSION = /<kafka\.version>([^<]+)<\/kafka\.version>/.exec(readFileSync(KAFKA_POM, 'utf8'))[1];
 export const KAFKA_LIBS_DIR = path.join(LOCAL_DIR, 'kafka-libs');
 export const KAFKA_LIBS_MARKER = path.join(KAFKA_LIBS_DIR, `.complete-kafka-${KAFKA_VERSION}.json`);
 export const KAFKA_READY_LINE = 'Kafka Server started';
 export const KAFKA_READY_TIMEOUT_MS = 60_000;
 export const KAFKA_STOP_GRACE_MS = 20_000;
-// Far fewer than this means Maven copied the wrong scope (the runtime closure is ~50-60 jars).
+// Far fewer than this means Maven copied the wrong scope (4.x's runtime closure is about 45 jars).
 export const KAFKA_MIN_JAR_COUNT = 30;
 
 export const DEV_PORTS = { kafka: 19092, kafkaController: 19093, postgres: 55432 };

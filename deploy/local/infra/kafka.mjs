@@ -6,7 +6,6 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { CLI_NAME, DEV_PORTS, KAFKA_LIBS_DIR, KAFKA_LIBS_MARKER, KAFKA_MIN_JAR_COUNT, KAFKA_POM, KAFKA_READY_LINE, KAFKA_READY_TIMEOUT_MS, KAFKA_STOP_GRACE_MS, KAFKA_VERSION, MESSAGES, REPO_ROOT } from './constants.mjs';
 import { exists, once, relative, run, runChecked, seconds, sleep, which, withLogTail } from './util.mjs';
 import { isOurProcess, readPid, terminate } from './processes.mjs';
@@ -140,23 +139,35 @@ num.network.threads=2
 num.io.threads=2
 num.recovery.threads.per.data.dir=1
 log.cleaner.dedupe.buffer.size=16777216
-# The share.coordinator.* settings of kafka-local.md are 4.x-only and only warned about on 3.9.
+# Share groups' state topic (Kafka 4.x) defaults to replication factor 3, which one broker cannot give.
+share.coordinator.state.topic.replication.factor=1
+share.coordinator.state.topic.min.isr=1
 `;
 }
 
-const KAFKA_LOG4J = `log4j.rootLogger=INFO, stdout
-log4j.appender.stdout=org.apache.log4j.ConsoleAppender
-log4j.appender.stdout.layout=org.apache.log4j.PatternLayout
-log4j.appender.stdout.layout.ConversionPattern=[%d] %p %m (%c)%n
-log4j.logger.kafka.request.logger=WARN
-log4j.logger.state.change.logger=WARN
+// Kafka 4.x logs through log4j2; its properties format needs no extra jar. The broker logs at INFO
+// (the readiness line is INFO), the storage tool at WARN to stderr, as the release's scripts do.
+const KAFKA_LOG4J2 = `status = warn
+appender.console.type = Console
+appender.console.name = STDOUT
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = [%d] %p %m (%c)%n
+rootLogger.level = INFO
+rootLogger.appenderRef.stdout.ref = STDOUT
+logger.request.name = kafka.request.logger
+logger.request.level = WARN
+logger.stateChange.name = state.change.logger
+logger.stateChange.level = WARN
 `;
 
-const KAFKA_TOOLS_LOG4J = `log4j.rootLogger=WARN, stderr
-log4j.appender.stderr=org.apache.log4j.ConsoleAppender
-log4j.appender.stderr.Target=System.err
-log4j.appender.stderr.layout=org.apache.log4j.PatternLayout
-log4j.appender.stderr.layout.ConversionPattern=[%d] %p %m (%c)%n
+const KAFKA_TOOLS_LOG4J2 = `status = warn
+appender.stderr.type = Console
+appender.stderr.name = STDERR
+appender.stderr.target = SYSTEM_ERR
+appender.stderr.layout.type = PatternLayout
+appender.stderr.layout.pattern = [%d] %p %m (%c)%n
+rootLogger.level = WARN
+rootLogger.appenderRef.stderr.ref = STDERR
 `;
 
 const kafkaClasspath = () => path.join(KAFKA_LIBS_DIR, '*'); // Expanded by the JVM, not a shell.
@@ -183,7 +194,7 @@ async function clusterIdFor(ctx, dir) {
 async function formatKafkaStorage(ctx, { java, dir, propertiesFile }) {
   const clusterId = await clusterIdFor(ctx, dir);
   const args = ['-Xmx128m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1',
-    `-Dlog4j.configuration=${pathToFileURL(path.join(dir, 'tools-log4j.properties')).href}`,
+    `-Dlog4j2.configurationFile=${path.join(dir, 'tools-log4j2.properties')}`,
     '-cp', kafkaClasspath(), 'kafka.tools.StorageTool',
     'format', '-t', clusterId, '-c', propertiesFile, ...scramArguments(ctx.security),
     // Dev reuses its log dir across runs; a fresh test dir never needs this.
@@ -198,8 +209,8 @@ async function writeKafkaConfig(ctx, { java, dir, ports }) {
   const security = ctx.security ? { ...ctx.security, ...(await makeBrokerTls(ctx, { java, dir })) } : null;
   ctx.brokerCaFile = security?.caFile ?? null;
   await fsp.writeFile(propertiesFile, kafkaServerProperties({ ...ports, dataDir, security }), { mode: 0o600 });
-  await fsp.writeFile(path.join(dir, 'log4j.properties'), KAFKA_LOG4J);
-  await fsp.writeFile(path.join(dir, 'tools-log4j.properties'), KAFKA_TOOLS_LOG4J);
+  await fsp.writeFile(path.join(dir, 'log4j2.properties'), KAFKA_LOG4J2);
+  await fsp.writeFile(path.join(dir, 'tools-log4j2.properties'), KAFKA_TOOLS_LOG4J2);
   return propertiesFile;
 }
 
@@ -241,7 +252,7 @@ async function readFrom(file, offset) {
 function spawnBroker({ java, dir, propertiesFile, logFile }) {
   const args = ['-Xms256m', '-Xmx512m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-XX:+ExitOnOutOfMemoryError',
     '-Djava.awt.headless=true',
-    `-Dlog4j.configuration=${pathToFileURL(path.join(dir, 'log4j.properties')).href}`,
+    `-Dlog4j2.configurationFile=${path.join(dir, 'log4j2.properties')}`,
     '-cp', kafkaClasspath(), 'kafka.Kafka', propertiesFile];
   // Output goes straight to the file (no pipe through us), so the log survives our exit.
   const logFd = fs.openSync(logFile, 'a');
