@@ -152,13 +152,15 @@ try {
     passed += deployChecks.passed;
     failed += deployChecks.failed;
   }
+  // Stopped before the closing line, so that nothing is printed after it.
+  if (infra) await infra.stop().catch((error) => console.error(`[test] stopping infrastructure: ${error.message}`));
+  infra = null;
   console.log(`\n[test] finished in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
   console.log(`tests: ${passed} passed, ${failed} failed`);
   exitCode = failed === 0 ? 0 : 1;
 } catch (error) {
   console.error(`[test] could not run the tests: ${error instanceof Error ? error.message : error}`);
+  if (infra) await infra.stop().catch((stopError) => console.error(`[test] stopping infrastructure: ${stopError.message}`));
   console.log('tests: 0 passed, 1 failed');
-} finally {
-  if (infra) await infra.stop().catch((error) => console.error(`[test] stopping infrastructure: ${error.message}`));
 }
 process.exit(exitCode);

@@ -4,7 +4,7 @@
  * (`-- --quick` for a short smoke run); bench/run.mjs provides the infrastructure.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, freemem, loadavg, release, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from 'pg';
@@ -146,6 +146,8 @@ async function main(): Promise<void> {
   const postgresPid = requiredPid(pidListeningOn(Number(new URL(adminUrl).port)), 'PostgreSQL');
   const kafkaPid = requiredPid(Number(process.env['BENCH_KAFKA_PID']) || pidListeningOn(Number(requiredEnv('KAFKA_BROKERS').split(',')[0].split(':')[1])), 'the Kafka broker');
   probe['kafkaJvm'] = jvmFlags(kafkaPid);
+  // The broker bench/run.mjs started is the project's one Kafka version (deploy/local/kafka/pom.xml).
+  probe['kafkaVersion'] = /<kafka\.version>([^<]+)<\/kafka\.version>/.exec(readFileSync(join(workspaceRoot, 'deploy/local/kafka/pom.xml'), 'utf8'))?.[1] ?? 'unknown';
   const systemContender: MeasuredContender = {
     name: 'system',
     adminUrl,
@@ -474,7 +476,7 @@ function renderMarkdown(run: {
     '',
     `\`${run.command}\` (${minutes} min). ${run.probe['cpus']} × ${run.probe['cpuModel']}, ${run.probe['memoryGiB']} GiB, Linux ${run.probe['kernel']}, Node ${run.probe['node']}, load average at start ${run.probe['loadAverage']}. ` +
       `PostgreSQL ${run.probe['postgres']['version']} (${run.ownInfra ? 'private cluster' : 'SHARED server'}): fsync=${run.probe['postgres']['fsync']}, synchronous_commit=${run.probe['postgres']['synchronous_commit']}, shared_buffers=${run.probe['postgres']['shared_buffers']}; ${run.probe['fdatasync']}. ` +
-      `Kafka 3.9.1, one broker, RF=1 (${run.probe['kafkaJvm']}). ${run.options.rounds} round(s), interleaved system → B2 → B1 → pgbench; per workload ${run.options.warmMs / 1000} s warm-up, ${run.options.stepMs / 1000} s closed loop (${run.options.connections} connections; pgbench ${run.options.pgbenchClients} clients), ${run.options.stepMs / 1000} s open loop at half of that contender's own saturation. ` +
+      `Kafka ${run.probe['kafkaVersion']}, one broker, RF=1 (${run.probe['kafkaJvm']}). ${run.options.rounds} round(s), interleaved system → B2 → B1 → pgbench; per workload ${run.options.warmMs / 1000} s warm-up, ${run.options.stepMs / 1000} s closed loop (${run.options.connections} connections; pgbench ${run.options.pgbenchClients} clients), ${run.options.stepMs / 1000} s open loop at half of that contender's own saturation. ` +
       `Whole machine busy ${formatNumber(Math.min(...machineLoad))}–${formatNumber(Math.max(...machineLoad))} cores during the steps (other work on the machine shows here).`,
     '',
     markdownTable(run.steps),

@@ -442,30 +442,32 @@ async function verifyNothingLost({ stack, baseUrl, demo, sink, load }) {
 }
 
 /**
- * Kafka's own console producer, in the broker's container, tries what a compromised pod would:
- * a RequestWithdrawal on withdrawals.commands as the payments principal (ACLs allow only the
- * gateway's), and a write with a wrong password. The walk-through before this is the positive
- * side: the gateway's principal wrote the commands it made.
+ * What a compromised pod would try, from inside the payments container with the Kafka client
+ * its image ships (kafkajs) and the CA it mounts: a RequestWithdrawal on withdrawals.commands as
+ * the payments principal (ACLs allow only the gateway's), and a connection with a wrong password.
+ * The walk-through before this is the positive side: the gateway's principal wrote the commands
+ * it made. (Kafka 4's console producer reports neither refusal: its idempotent producer drops
+ * the record with an INFO line, so it cannot be the probe.)
  */
 async function forgedProduces({ stack, secrets }) {
-  const [kafka] = await stack.containers('kafka');
+  const [payments] = await stack.containers('payments');
   const produceAs = async (user, password) => {
-    const script = [
-      'set -e',
-      'client=$(mktemp)',
-      'printf "security.protocol=SASL_SSL\\nsasl.mechanism=SCRAM-SHA-512\\nssl.truststore.type=PEM\\nssl.truststore.location=/etc/kafka/tls/trust/ca.pem\\n" > "$client"',
-      'echo "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username=\\"$MP_USER\\" password=\\"$MP_PASSWORD\\";" >> "$client"',
-      // The tool's refusals are log lines: a log4j2 file of our own (Kafka 4.x logs through log4j2), since an image need not ship one.
-      'log4j2=/tmp/smoke-tools-log4j2-$$.properties',
-      'printf "appender.stderr.type = Console\\nappender.stderr.name = STDERR\\nappender.stderr.target = SYSTEM_ERR\\nappender.stderr.layout.type = PatternLayout\\nappender.stderr.layout.pattern = %%p %%m%%n\\nrootLogger.level = WARN\\nrootLogger.appenderRef.stderr.ref = STDERR\\n" > "$log4j2"',
-      `echo 'forged|{"type":"RequestWithdrawal","data":{"merchantId":"any","amountMinor":"100000000"}}' | KAFKA_LOG4J_OPTS="-Dlog4j2.configurationFile=$log4j2" KAFKA_HEAP_OPTS=-Xmx128m /opt/kafka/bin/kafka-console-producer.sh --bootstrap-server localhost:9092 --producer.config "$client" --topic withdrawals.commands --property parse.key=true --property key.separator='|' --producer-property max.block.ms=15000 2>&1 || true`,
-    ].join('\n');
-    return (await run('docker', ['exec', '-e', `MP_USER=${user}`, '-e', `MP_PASSWORD=${password}`, kafka, 'bash', '-c', script], { quiet: true, allowFailure: true })).output;
+    const script = `
+      const { readFileSync } = require('node:fs');
+      const { Kafka, logLevel } = require('kafkajs');
+      const kafka = new Kafka({ clientId: 'smoke-forger', brokers: [process.env.KAFKA_BROKERS], logLevel: logLevel.NOTHING, retry: { retries: 1 },
+        ssl: { ca: [readFileSync(process.env.KAFKA_SSL_CA_FILE, 'utf8')] }, sasl: { mechanism: 'scram-sha-512', username: process.env.MP_USER, password: process.env.MP_PASSWORD } });
+      const producer = kafka.producer({ allowAutoTopicCreation: false });
+      producer.connect()
+        .then(() => producer.send({ topic: 'withdrawals.commands', acks: -1, messages: [{ key: 'forged', value: JSON.stringify({ type: 'RequestWithdrawal', data: { merchantId: 'any', amountMinor: '100000000' } }) }] }))
+        .then(() => console.log('WRITTEN'), (error) => console.log(error.name + ' ' + (error.type ?? '') + ' ' + error.message))
+        .finally(() => producer.disconnect().catch(() => {}));`;
+    return (await run('docker', ['exec', '-e', `MP_USER=${user}`, '-e', `MP_PASSWORD=${password}`, payments, 'node', '-e', script], { quiet: true, allowFailure: true })).output;
   };
   const asPayments = await produceAs('payments', secrets.PAYMENTS_KAFKA_PASSWORD);
-  check(/TopicAuthorizationException|Not authorized to access topics/.test(asPayments), `the payments principal wrote withdrawals.commands, or failed otherwise:\n${asPayments.slice(-1500)}`);
+  check(/TOPIC_AUTHORIZATION_FAILED/.test(asPayments) && !/WRITTEN/.test(asPayments), `the payments principal wrote withdrawals.commands, or failed otherwise:\n${asPayments.slice(-1500)}`);
   const wrongPassword = await produceAs('gateway', 'not-the-password');
-  check(/SaslAuthenticationException|Authentication failed/.test(wrongPassword), `a wrong password was not refused as such:\n${wrongPassword.slice(-1500)}`);
+  check(/SASL.*authentication failed/i.test(wrongPassword) && !/WRITTEN/.test(wrongPassword), `a wrong password was not refused as such:\n${wrongPassword.slice(-1500)}`);
 }
 
 function takeoverFigures(load) {

@@ -1,5 +1,5 @@
 /**
- * Goal: malformed requests (the bad-input lists of shared/references/reliability.md) get a 4xx
+ * Goal: malformed requests (wrong types, missing and unknown fields, oversized and malformed bodies) get a 4xx
  * with a VALIDATION_ERROR body naming the field, never a 5xx, and create nothing. Method:
  * correctly signed requests whose bodies break one rule each.
  */

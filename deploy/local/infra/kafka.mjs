@@ -342,8 +342,7 @@ function kafkaHandle(ctx, { dir, broker, brokerPort, proxied }) {
   let paused = false;
   let current = broker;
   // Resolves when a broker exits that nobody stopped or paused (the first one, or one started by resume).
-  let reportExit;
-  const exited = new Promise((resolve) => (reportExit = resolve));
+  const { promise: exited, resolve: reportExit } = Promise.withResolvers();
   const watch = (child) =>
     child.once('exit', (code, sig) => {
       if (stopping || paused) return;

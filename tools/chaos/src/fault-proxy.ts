@@ -97,8 +97,7 @@ export class FaultProxy {
     this.currentMode = mode;
     if (mode.kind === 'black-hole') {
       if (!this.hole) {
-        let release: () => void = () => undefined;
-        const opened = new Promise<void>((resolve) => (release = resolve));
+        const { promise: opened, resolve: release } = Promise.withResolvers<void>();
         this.hole = { opened, release };
       }
     } else if (this.hole) {

@@ -12,8 +12,7 @@ const closed = (socket: Socket) => new Promise<void>((resolve) => socket.on('clo
  */
 async function requestFinishedWhileClosing(server: FastifyInstance): Promise<string> {
   let closing: Promise<void> | undefined;
-  let closeStarted!: () => void;
-  const closeStartedPromise = new Promise<void>((resolve) => (closeStarted = resolve));
+  const { promise: closeStartedPromise, resolve: closeStarted } = Promise.withResolvers<void>();
   server.get('/close-now', async () => {
     closing = server.close();
     closeStarted();

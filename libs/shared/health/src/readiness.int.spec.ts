@@ -178,8 +178,7 @@ describe('readiness probe', () => {
   it('goes not ready when a consumer group lags more than the bound, and reports the lag', async () => {
     const { app, url } = await startApp(databaseUrl.toString(), String(process.env['KAFKA_BROKERS']), 3);
     const broker = app.get<MessageBroker>(MESSAGE_BROKER);
-    let release: () => void = () => undefined;
-    const blocked = new Promise<void>((resolve) => (release = resolve));
+    const { promise: blocked, resolve: release } = Promise.withResolvers<void>();
     try {
       await broker.ensureTopics([{ topic: 'lagging', partitions: 1 }]);
       const subscription = await broker.subscribe({ groupId: 'lagging-group', topics: ['lagging'], startFrom: 'earliest', handler: () => blocked });

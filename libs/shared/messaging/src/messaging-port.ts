@@ -2,7 +2,7 @@ import type { MessageEnvelope } from './envelope';
 
 /**
  * The small port every service talks to the broker through. The Kafka adapter is one
- * implementation; swapping kafkajs (unmaintained, see shared/references/reliability.md) for
+ * implementation; swapping kafkajs (unmaintained, see docs/decisions/kafka-client.md) for
  * another client means writing another adapter, not touching services.
  */
 export interface OutgoingMessage {

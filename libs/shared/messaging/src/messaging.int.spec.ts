@@ -323,8 +323,7 @@ describe('messaging foundation on real Postgres and Kafka', () => {
     it('shows the messages a consumer stuck on one of them has not handled, and none once it catches up', async () => {
       const topic = 'lag.test';
       await broker.ensureTopics([{ topic, partitions: 1 }]);
-      let release: () => void = () => undefined;
-      const stuck = new Promise<void>((resolve) => (release = resolve));
+      const { promise: stuck, resolve: release } = Promise.withResolvers<void>();
       const handled: number[] = [];
       const subscription = await broker.subscribe({
         groupId: 'lag-consumer',

@@ -5,3 +5,4 @@ export { currentTraceparent, enterSpan, flushTraces, outgoingTraceHeaders, runIn
 export { CORRELATION_ID_HEADER, handleInMessageContext, messageTelemetryHeaders, TRACEPARENT_HEADER, type TracedMessage } from './message-telemetry';
 export { instrumentHttp, type HttpTelemetryOptions } from './http-telemetry';
 export { startServiceTelemetry } from './service-telemetry';
+export { ignoreProcessWarnings, logProcessWarnings, printProcessWarningsFiltered, type WarningFilter } from './process-warnings';

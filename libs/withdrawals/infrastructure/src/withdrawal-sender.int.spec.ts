@@ -46,23 +46,20 @@ class CountingAdapter implements NetworkAdapter {
 
 /** Holds each send's answer until the test lets it go, so the test can act while the transfer is "on the network". */
 class GatedAdapter implements NetworkAdapter {
-  private release: () => void = () => undefined;
-  private readonly gate = new Promise<void>((resolve) => (this.release = resolve));
-  readonly reached: Promise<void>;
-  private arrived: () => void = () => undefined;
-  constructor(private readonly inner: NetworkAdapter) {
-    this.reached = new Promise<void>((resolve) => (this.arrived = resolve));
-  }
+  private readonly gate = Promise.withResolvers<void>();
+  private readonly arrival = Promise.withResolvers<void>();
+  readonly reached = this.arrival.promise;
+  constructor(private readonly inner: NetworkAdapter) {}
   async send(request: NetworkSendRequest): Promise<NetworkSendResult> {
-    this.arrived();
-    await this.gate;
+    this.arrival.resolve();
+    await this.gate.promise;
     return this.inner.send(request);
   }
   lookup(idempotencyKey: string, merchantId: string): Promise<NetworkAnswer> {
     return this.inner.lookup(idempotencyKey, merchantId);
   }
   open(): void {
-    this.release();
+    this.gate.resolve();
   }
 }
 

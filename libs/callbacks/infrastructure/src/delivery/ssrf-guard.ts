@@ -11,8 +11,8 @@ export type Lookup = typeof systemLookup;
  * public address when checked and to 127.0.0.1 when connecting) cannot get through.
  *
  * Only public unicast addresses pass. The range classification is ipaddr.js's (the classifier
- * request-filtering-agent uses; that package itself is ESM-only and cannot be loaded from this
- * CommonJS build on Node 20): loopback, private, link-local, CGNAT, multicast, unspecified,
+ * request-filtering-agent uses; that package is ESM-only, which this CommonJS build could not load
+ * before Node 24, see docs/decisions/node-24-platform.md): loopback, private, link-local, CGNAT, multicast, unspecified,
  * reserved, IPv4-mapped IPv6, 6to4, Teredo and unique-local all fail. Unusual IPv4 notations
  * (`2130706433`, `0177.0.0.1`, `0x7f000001`) are normalised to dotted quads by the WHATWG URL
  * parser before they get here, and then fail as loopback.

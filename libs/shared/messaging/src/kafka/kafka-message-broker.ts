@@ -2,11 +2,11 @@ import { backOff } from 'exponential-backoff';
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Kafka, logLevel, Partitioners, type Admin, type KafkaConfig, type Consumer, type EachBatchPayload, type EachMessagePayload, type IHeaders, type Producer } from 'kafkajs';
-import { handleInMessageContext, messageTelemetryHeaders, runInSpan, runInTelemetryContext, TRACEPARENT_HEADER } from '@mp/shared-telemetry';
+import { handleInMessageContext, ignoreProcessWarnings, messageTelemetryHeaders, printProcessWarningsFiltered, runInSpan, runInTelemetryContext, TRACEPARENT_HEADER } from '@mp/shared-telemetry';
 import { SpanKind } from '@opentelemetry/api';
 import { parseEnvelope } from '../envelope';
 import { classifyError } from '../error-classification';
-import { kafkaLogLine, type BrokerLogLevel } from './kafka-log';
+import { isKafkajsRequestQueueTimeoutWarning, kafkaLogLine, type BrokerLogLevel } from './kafka-log';
 import { restartAfterCrash } from './restart-after-crash';
 import { KafkaDeadLetterQueue } from './kafka-dead-letters';
 import { aclsOf, reconcileAcls, type KafkaAccess } from './kafka-access';
@@ -172,6 +172,8 @@ function headerText(headers: IHeaders | undefined, name: string): string | undef
   return first === undefined ? undefined : first.toString();
 }
 
+ignoreProcessWarnings(isKafkajsRequestQueueTimeoutWarning);
+
 /** kafkajs behind the messaging port. Every library default that matters is set here explicitly. */
 export class KafkaMessageBroker implements MessageBroker {
   private readonly kafka: Kafka;
@@ -195,6 +197,8 @@ export class KafkaMessageBroker implements MessageBroker {
   private readonly largestFetchedBatches = new Map<string, { groupId: string; topic: string; messages: number }>();
 
   constructor(private readonly options: KafkaBrokerOptions) {
+    // A service has routed its warnings to its logger already; an ops command or a tool has not.
+    printProcessWarningsFiltered();
     this.log = options.log ?? ((level, message) => console[level === 'info' ? 'log' : level](`[kafka] ${message}`));
     this.kafka = new Kafka({
       clientId: options.clientId,
@@ -378,8 +382,7 @@ export class KafkaMessageBroker implements MessageBroker {
     this.groups.add(group);
     consumer.on(consumer.events.REBALANCING, () => (group.state = 'rebalancing'));
     consumer.on(consumer.events.STOP, () => (group.state = 'stopped'));
-    let markReady: () => void = () => undefined;
-    const ready = new Promise<void>((resolve) => (markReady = resolve));
+    const { promise: ready, resolve: markReady } = Promise.withResolvers<void>();
     // Ready after the first fetch that follows joining: by then the group's starting offsets
     // are resolved, so a "latest" subscriber cannot miss a message published after ready.
     let joined = false;
