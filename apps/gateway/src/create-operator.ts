@@ -27,9 +27,13 @@ async function main(): Promise<void> {
   await dataSource.initialize();
   try {
     await dataSource.runMigrations();
-    const operator = await new BackofficeCredentialStore(dataSource).create('operator', name as string, { expiresAt: credentialExpiry(new Date(), operatorCredentialLifetimeDays) });
-    if (values.json) console.log(JSON.stringify({ credential_id: operator.credentialId, name: operator.name, expires_at: operator.expiresAt?.toISOString() ?? null, token: operator.token }));
-    else console.log(`Operator ${operator.name} (${operator.credentialId})\n  token: ${operator.token}\n  expires: ${operator.expiresAt?.toISOString()}\nUse it as "Authorization: Bearer <token>" on /backoffice/v1. It is never shown again.`);
+    const operator = await new BackofficeCredentialStore(dataSource).create('operator', name as string, {
+      expiresAt: credentialExpiry(new Date(), operatorCredentialLifetimeDays),
+      // The bootstrap operator: the first one, who issues the others (docs/operations/operators.md).
+      mayIssueOperators: true,
+    });
+    if (values.json) console.log(JSON.stringify({ credential_id: operator.credentialId, operator_id: operator.operatorId, name: operator.name, expires_at: operator.expiresAt?.toISOString() ?? null, token: operator.token }));
+    else console.log(`Operator ${operator.name} (${operator.operatorId}, credential ${operator.credentialId}; may issue operator credentials)\n  token: ${operator.token}\n  expires: ${operator.expiresAt?.toISOString()}\nUse it as "Authorization: Bearer <token>" on /backoffice/v1. It is never shown again.`);
   } finally {
     await dataSource.destroy();
   }

@@ -6,10 +6,11 @@
  *   npm run dlq -- replay payments.order.events     send the ones not replayed before back to the topic
  *
  * Topics are logical names (KAFKA_NAMESPACE is applied). Add --json for machine-readable output.
- * Exit code 0 when done, 2 when it could not run. Replays are safe: every consumer's inbox
- * skips a message it already applied.
+ * Exit code 0 when done, 1 when a replay refused a dead letter, 2 when it could not run. Replays
+ * are safe: every consumer's inbox skips a message it already applied, and a replay sends only to
+ * the topic named here, never to one a dead letter's headers name.
  */
-import { KafkaMessageBroker } from '@mp/shared-messaging';
+import { deadLetterTopicOf, KafkaMessageBroker } from '@mp/shared-messaging';
 import { ConfigError, ConfigReader, parseCommandLine, readKafkaConnectionConfig } from '@mp/shared-util-config';
 
 const USAGE = 'usage: npm run dlq -- list|replay <topic> [--json]   (e.g. payments.order.events, payments.commands)';
@@ -30,8 +31,13 @@ async function main(): Promise<number> {
   try {
     if (action === 'replay') {
       const result = await queue.replayDeadLetters(topic);
-      console.log(json ? JSON.stringify(result) : `replayed ${result.replayed} dead letter(s) of ${topic}`);
-      return 0;
+      if (json) console.log(JSON.stringify(result));
+      else {
+        console.log(`replayed ${result.replayed} dead letter(s) of ${topic}`);
+        for (const letter of result.refused) console.log(`refused ${deadLetterTopicOf(topic)}[${letter.partition}]@${letter.offset}: ${letter.reason}`);
+      }
+      // Exit 1 when a letter was refused: someone planted it, and an operator should look.
+      return result.refused.length === 0 ? 0 : 1;
     }
     const letters = await queue.listDeadLetters(topic);
     if (json) console.log(JSON.stringify(letters));

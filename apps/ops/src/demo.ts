@@ -76,7 +76,7 @@ async function createDemo(config: DemoConfig): Promise<DemoCredentials> {
   try {
     await dataSource.runMigrations();
     merchant = await new MerchantCredentialStore(dataSource, new SecretBox(config.keyring), 0).createMerchant('Demo shop', config.callbackUrl);
-    operator = await new BackofficeCredentialStore(dataSource).create('operator', 'Demo operator');
+    operator = await new BackofficeCredentialStore(dataSource).create('operator', 'Demo operator', { mayIssueOperators: true });
   } finally {
     await dataSource.destroy();
   }

@@ -4,10 +4,13 @@
  * around the reference is refused with nothing moved. A deposit adjustment above the threshold
  * waits for a second operator: the requester cannot approve it, another operator's approval
  * books it once, a rejection moves nothing; a small one books at once. The acting operator is
- * the back-office credential. Method: real gateway, ledger, payments and Kafka
- * with two operators made by the bootstrap command; balances read through the back office.
+ * a person, not a credential (issue 33): a second credential that an operator issues is a
+ * second person who can approve nothing of his issuer's, nor his issuer anything of his, and only
+ * an operator allowed to may issue credentials at all. Method: real gateway, ledger, payments and
+ * Kafka with two operators made by the bootstrap command; balances read through the back office;
+ * the ledger's auditor at the end.
  */
-import { BackofficeClient, createOperator, SystemUnderTest } from '@mp/shared-testing';
+import { BackofficeClient, createOperator, runLedgerAudit, SystemUnderTest } from '@mp/shared-testing';
 import { newOrderId } from './fixtures';
 
 describe('limits on operator money actions', () => {
@@ -70,5 +73,40 @@ describe('limits on operator money actions', () => {
     expect([rejected.status, rejected.body.status]).toEqual([200, 'rejected']);
     expect((await bob.request('POST', `/backoffice/v1/approvals/${requested.body.approval_id}/approve`)).status).toBe(400);
     expect(await deposit()).toEqual([{ currency: 'RUB', available: 5500 }]);
+  });
+
+  it('refuses an approval by a second credential the requester issued himself, in either direction; nothing moves', async () => {
+    const issued = await alice.request('POST', '/backoffice/v1/operator-credentials', { name: 'Alice, second token' });
+    expect([issued.status, issued.body.may_issue_operator_credentials]).toEqual([201, false]);
+    expect(issued.body.operator_id).toMatch(/^op_[0-9a-f]{24}$/);
+    const aliceTwo = new BackofficeClient(system.gatewayUrl, issued.body.token);
+    const before = await deposit();
+
+    const byAlice = await adjust(alice, 3000);
+    const approvedBySecondToken = await aliceTwo.request('POST', `/backoffice/v1/approvals/${byAlice.body.approval_id}/approve`);
+    expect([approvedBySecondToken.status, approvedBySecondToken.body.error.code, approvedBySecondToken.body.error.details[0].issue]).toEqual([403, 'FORBIDDEN', expect.stringMatching(/^ISSUANCE_RELATED/)]);
+    const bySecondToken = await adjust(aliceTwo, 4000);
+    const approvedByIssuer = await alice.request('POST', `/backoffice/v1/approvals/${bySecondToken.body.approval_id}/approve`);
+    expect([approvedByIssuer.status, approvedByIssuer.body.error.code]).toEqual([403, 'FORBIDDEN']);
+    expect(await deposit()).toEqual(before);
+
+    // An independent operator is a second pair of eyes for either.
+    expect((await bob.request('POST', `/backoffice/v1/approvals/${byAlice.body.approval_id}/approve`)).status).toBe(200);
+    expect(await deposit()).toEqual([{ currency: 'RUB', available: before[0].available + 3000 }]);
+  });
+
+  it('lets only an operator who may issue operator credentials issue one', async () => {
+    const issued = await alice.request('POST', '/backoffice/v1/operator-credentials', { name: 'Night shift' });
+    const nightShift = new BackofficeClient(system.gatewayUrl, issued.body.token);
+    const refused = await nightShift.request('POST', '/backoffice/v1/operator-credentials', { name: 'Night shift, second token' });
+    expect([refused.status, refused.body.error.code, refused.body.error.details[0].issue]).toEqual([403, 'FORBIDDEN', expect.stringMatching(/^ISSUING_NOT_ALLOWED/)]);
+    const listed = await alice.request('GET', '/backoffice/v1/operator-credentials');
+    expect(listed.body.data.map((credential: { name: string }) => credential.name)).not.toContain('Night shift, second token');
+  });
+
+  it('leaves books the ledger auditor agrees with', async () => {
+    const { code, output } = await runLedgerAudit(system);
+    expect(output).toContain('OK: every balance equals its postings');
+    expect(code).toBe(0);
   });
 });

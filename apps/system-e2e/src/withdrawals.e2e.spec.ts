@@ -10,10 +10,8 @@
  * PostgreSQL. Merchants get USDT the way decisions.md says: a confirmed RUB pay-in, then an
  * operator's conversion at an explicit rate with the platform's 1 % conversion fee.
  */
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { join } from 'node:path';
-import { BackofficeClient, builtEntryPoint, createOperator, registerAgent, SignedClient, SystemUnderTest, type RegisteredAgent } from '@mp/shared-testing';
+import { BackofficeClient, createOperator, registerAgent, runLedgerAudit, SignedClient, SystemUnderTest, type RegisteredAgent } from '@mp/shared-testing';
 import { newOrderId } from './fixtures';
 import { balance, CONVERSION_FEE_BASIS_POINTS, ERC20_ADDRESS, ERC20_FEE, FAILING_ERC20_ADDRESS, fundWith1000Usdt } from './usdt-funding';
 
@@ -355,17 +353,7 @@ describe('withdrawals', () => {
   });
 
   it('leaves books the ledger auditor agrees with', async () => {
-    const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve) => {
-      const child = spawn(process.execPath, [builtEntryPoint('apps/ledger/src/audit.ts')], {
-        cwd: join(__dirname, '../../..'),
-        env: { PATH: process.env['PATH'] ?? '', LEDGER_DATABASE_URL: system.databaseUrl('ledger') },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let text = '';
-      child.stdout.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
-      child.stderr.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
-      child.on('exit', (exitCode) => resolve({ code: exitCode, output: text }));
-    });
+    const { code, output } = await runLedgerAudit(system);
     expect(output).toContain('OK: every balance equals its postings');
     expect(code).toBe(0);
   });

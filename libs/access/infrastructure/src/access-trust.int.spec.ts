@@ -13,6 +13,7 @@ import { AccessSchema1700000002000 } from './access-schema.migration';
 import { BackofficeAuditStore } from './backoffice-audit.store';
 import { BackofficeCredentialStore } from './backoffice-credential.store';
 import { MerchantCredentialStore } from './merchant-credential.store';
+import { AccessOperatorIdentity1700000050000 } from './operator-identity.migration';
 import { AccessSandboxMerchants1700000032100 } from './sandbox-merchants.migration';
 import { AccessTrustBoundaries1700000006200 } from './trust-boundaries.migration';
 import { AccessWebhookSecretRotation1700000004500 } from './webhook-secret-rotation.migration';
@@ -26,7 +27,7 @@ describe('access stores for rotation, suspension, operator credentials and audit
   let credentials: BackofficeCredentialStore;
 
   beforeAll(async () => {
-    dataSource = await migratedPrivateDatabase('acc', [AccessSchema1700000002000, AccessWebhookSecretRotation1700000004500, AccessTrustBoundaries1700000006200, AccessSandboxMerchants1700000032100]);
+    dataSource = await migratedPrivateDatabase('acc', [AccessSchema1700000002000, AccessWebhookSecretRotation1700000004500, AccessTrustBoundaries1700000006200, AccessSandboxMerchants1700000032100, AccessOperatorIdentity1700000050000]);
     merchants = new MerchantCredentialStore(dataSource, box, 60_000);
     credentials = new BackofficeCredentialStore(dataSource);
   });

@@ -26,7 +26,8 @@ export interface BackofficeAuditFilter {
 }
 
 export interface BackofficeAuditRecord {
-  principal: BackofficePrincipal;
+  /** Who acted: the credential, its role and its holder's name (an operator's other fields are not audited here). */
+  principal: Pick<BackofficePrincipal, 'credentialId' | 'role' | 'name'>;
   action: string;
   path: string;
   merchantId: string | null;

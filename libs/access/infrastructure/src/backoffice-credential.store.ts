@@ -9,6 +9,15 @@ export interface BackofficePrincipal {
   role: BackofficeRole;
   /** Set for agents: the id the payments service knows them by. */
   agentId: string | null;
+  /**
+   * Set for operators: the person the credential belongs to (`op_…`). Every credential of one
+   * operator has the same id, and the four-eyes rule compares these, never credential ids.
+   */
+  operatorId: string | null;
+  /** Operators only: who issued this credential, then who issued theirs, oldest first (operator ids). */
+  issuerChain: string[];
+  /** Operators only: may issue operator credentials (the bootstrap operator, and whom it empowers). */
+  mayIssueOperators: boolean;
   name: string;
 }
 
@@ -23,6 +32,8 @@ export interface CreatedBackofficeCredential extends BackofficePrincipal {
 export interface BackofficeCredentialView {
   credential_id: string;
   role: BackofficeRole;
+  operator_id: string | null;
+  may_issue_operator_credentials: boolean;
   name: string;
   agent_id: string | null;
   created_at: string;
@@ -44,6 +55,9 @@ interface CredentialRow {
   credential_id: string;
   role: BackofficeRole;
   agent_id: string | null;
+  operator_id: string | null;
+  issuer_chain: string[];
+  may_issue_operators: boolean;
   name: string;
   active: boolean;
   created_at: Date;
@@ -53,12 +67,14 @@ interface CredentialRow {
   revoked_by: string | null;
 }
 
-const VIEW_COLUMNS = 'credential_id, role, agent_id, name, active, created_at, created_by, expires_at, revoked_at, revoked_by';
+const VIEW_COLUMNS = 'credential_id, role, agent_id, operator_id, issuer_chain, may_issue_operators, name, active, created_at, created_by, expires_at, revoked_at, revoked_by';
 
 function viewOf(row: CredentialRow, now: Date): BackofficeCredentialView {
   return {
     credential_id: row.credential_id,
     role: row.role,
+    operator_id: row.operator_id,
+    may_issue_operator_credentials: row.may_issue_operators,
     name: row.name,
     agent_id: row.agent_id,
     created_at: row.created_at.toISOString(),
@@ -70,21 +86,39 @@ function viewOf(row: CredentialRow, now: Date): BackofficeCredentialView {
   };
 }
 
+function principalOf(row: CredentialRow): BackofficePrincipal {
+  return { credentialId: row.credential_id, role: row.role, agentId: row.agent_id, operatorId: row.operator_id, issuerChain: row.issuer_chain ?? [], mayIssueOperators: row.may_issue_operators, name: row.name };
+}
+
 /** Credentials of operators and payment agents: a role and a bearer token stored as its hash. */
 export class BackofficeCredentialStore {
   constructor(private readonly dataSource: DataSource) {}
 
-  /** Operators expire (by default DEFAULT_OPERATOR_CREDENTIAL_LIFETIME_DAYS from now); agents end with their profile. */
-  async create(role: BackofficeRole, name: string, options: { expiresAt?: Date | null; createdBy?: string | null } = {}): Promise<CreatedBackofficeCredential> {
+  /**
+   * Operators expire (by default DEFAULT_OPERATOR_CREDENTIAL_LIFETIME_DAYS from now); agents end
+   * with their profile. A new operator credential is a new operator (`op_…`), whose issuer chain
+   * is the issuer's own chain and the issuer; without an issuer (the bootstrap command) the chain
+   * is empty. Only `mayIssueOperators` lets the new operator issue operator credentials in turn.
+   */
+  async create(
+    role: BackofficeRole,
+    name: string,
+    options: { expiresAt?: Date | null; issuer?: BackofficePrincipal | null; mayIssueOperators?: boolean } = {},
+  ): Promise<CreatedBackofficeCredential> {
     const credentialId = `cred_${randomBytes(12).toString('hex')}`;
     const agentId = role === 'agent' ? `agt_${randomBytes(12).toString('hex')}` : null;
+    const operatorId = role === 'operator' ? `op_${randomBytes(12).toString('hex')}` : null;
+    const issuer = options.issuer ?? null;
+    const issuerChain = role === 'operator' && issuer?.operatorId ? [...issuer.issuerChain, issuer.operatorId] : [];
+    const mayIssueOperators = role === 'operator' && (options.mayIssueOperators ?? false);
     const token = `bo_${randomBytes(32).toString('base64url')}`;
     const expiresAt = role === 'operator' ? (options.expiresAt ?? credentialExpiry(new Date(), DEFAULT_OPERATOR_CREDENTIAL_LIFETIME_DAYS)) : null;
     await this.dataSource.query(
-      `INSERT INTO backoffice_credentials (credential_id, role, agent_id, name, token_sha256, expires_at, created_by) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-      [credentialId, role, agentId, name, sha256(token), expiresAt, options.createdBy ?? null],
+      `INSERT INTO backoffice_credentials (credential_id, role, agent_id, operator_id, issuer_chain, may_issue_operators, name, token_sha256, expires_at, created_by)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+      [credentialId, role, agentId, operatorId, issuerChain, mayIssueOperators, name, sha256(token), expiresAt, issuer?.credentialId ?? null],
     );
-    return { credentialId, role, agentId, name, token, expiresAt };
+    return { credentialId, role, agentId, operatorId, issuerChain, mayIssueOperators, name, token, expiresAt };
   }
 
   /**
@@ -99,7 +133,21 @@ export class BackofficeCredentialStore {
     if (!row || (!row.active && row.revoked_at === null)) return { ok: false, code: 'INVALID_API_KEY' };
     const check = checkBackofficeCredential({ expiresAt: row.expires_at, revokedAt: row.revoked_at }, now);
     if (!check.ok) return check;
-    return { ok: true, principal: { credentialId: row.credential_id, role: row.role, agentId: row.agent_id, name: row.name } };
+    return { ok: true, principal: principalOf(row) };
+  }
+
+  /**
+   * The operators who are not a second pair of eyes for `operator`: those up the chain that issued
+   * his credential, and those whose credentials he (or anyone he issued) made. An approval by him
+   * of a request of theirs, or theirs of his, is refused (the ledger's four-eyes rule).
+   */
+  async relatedOperators(operator: BackofficePrincipal): Promise<string[]> {
+    if (operator.operatorId === null) return [];
+    const issued: Array<{ operator_id: string }> = await this.dataSource.query(
+      `SELECT DISTINCT operator_id FROM backoffice_credentials WHERE role = 'operator' AND $1 = ANY(issuer_chain) ORDER BY operator_id`,
+      [operator.operatorId],
+    );
+    return [...new Set([...operator.issuerChain, ...issued.map((row) => row.operator_id)])];
   }
 
   /** Every credential of a role, newest first; never a token. */

@@ -27,4 +27,5 @@ export { AccessSandboxMerchants1700000032100 } from './sandbox-merchants.migrati
 export { AccessMerchantList1700000033100 } from './merchant-list.migration';
 export { BackofficeAuditStore, type BackofficeAuditEntry, type BackofficeAuditFilter, type BackofficeAuditRecord } from './backoffice-audit.store';
 export { AccessConsole1700000040000 } from './console.migration';
+export { AccessOperatorIdentity1700000050000 } from './operator-identity.migration';
 export { CONSOLE_KEY_ID_PATTERN, CONSOLE_KEY_LIFETIME_DAYS_DEFAULT, ConsoleKeyStore, type ConsoleKeyAuthentication, type ConsoleKeyRevocation, type ConsoleKeyView, type CreatedConsoleKey } from './console-key.store';

@@ -234,7 +234,7 @@ export class ConsoleHttp {
   private async recordAudit(session: ConsoleSession, action: string, statusCode: number): Promise<void> {
     try {
       await this.deps.audit.record({
-        principal: { credentialId: session.credentialId ?? session.consoleKeyId ?? session.subjectId, role: session.role as 'operator', agentId: session.role === 'agent' ? session.subjectId : null, name: session.displayName },
+        principal: { credentialId: session.credentialId ?? session.consoleKeyId ?? session.subjectId, role: session.role as 'operator', name: session.displayName },
         action,
         path: action.split(' ')[1] ?? action,
         merchantId: session.merchantId,

@@ -136,4 +136,10 @@ export interface OperatorApprovalView {
 export interface ApprovalDecisionRequest {
   operator_id: string;
   reason?: string;
+  /**
+   * Approvals only: operators related to the approver by issuance (who issued his credential, up
+   * the chain, and whom he issued). A request of any of them is refused like his own. Absent from
+   * an older gateway: then only the requester himself is refused.
+   */
+  related_operator_ids?: string[];
 }

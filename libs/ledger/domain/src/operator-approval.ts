@@ -38,7 +38,12 @@ export interface RequestApproval {
 
 export interface ApproveRequest {
   type: 'ApproveRequest';
-  data: { operatorId: string };
+  /**
+   * `relatedOperatorIds`: the operators related to the approver by issuance (who issued his
+   * credential, up the chain, and whom he issued, the gateway's relatedOperators); none of them
+   * is a second pair of eyes for him.
+   */
+  data: { operatorId: string; relatedOperatorIds?: string[] };
   metadata: { now: Date };
 }
 
@@ -79,6 +84,11 @@ export function decideApproval(command: ApprovalCommand, state: OperatorApproval
     if (operatorId === state.requestedBy) {
       throw new DomainError('FORBIDDEN', 'The operator who requested this cannot approve it: a second operator must', [
         { field: 'operator', issue: 'SAME_OPERATOR: the approver must differ from the requester' },
+      ]);
+    }
+    if ((command.data.relatedOperatorIds ?? []).includes(state.requestedBy)) {
+      throw new DomainError('FORBIDDEN', 'An operator related to the requester by issuance cannot approve this: an independent operator must', [
+        { field: 'operator', issue: 'ISSUANCE_RELATED: the approver issued the requester, or was issued by the requester or his issuers' },
       ]);
     }
     return [{ type: 'ApprovalGranted', data: { operatorId, at: command.metadata.now } }];

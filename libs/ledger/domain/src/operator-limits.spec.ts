@@ -81,6 +81,12 @@ describe('operator approval decider', () => {
     expect(refusal(() => decideApproval({ type: 'ApproveRequest', data: { operatorId: 'op_a' }, metadata: later }, pending))).toEqual({ code: 'FORBIDDEN', fields: ['operator'] });
   });
 
+  it('refuses an approver related to the requester by issuance (one he issued, or one up his chain)', () => {
+    expect(refusal(() => decideApproval({ type: 'ApproveRequest', data: { operatorId: 'op_made_by_a', relatedOperatorIds: ['op_root', 'op_a'] }, metadata: later }, pending))).toEqual({ code: 'FORBIDDEN', fields: ['operator'] });
+    const granted = onlyEvent(decideApproval({ type: 'ApproveRequest', data: { operatorId: 'op_b', relatedOperatorIds: ['op_root'] }, metadata: later }, pending));
+    expect(granted).toEqual({ type: 'ApprovalGranted', data: { operatorId: 'op_b', at: later.now } });
+  });
+
   it('is approved once by a second operator; a retry is no new event; it can no longer be rejected', () => {
     const granted = onlyEvent(decideApproval({ type: 'ApproveRequest', data: { operatorId: 'op_b' }, metadata: later }, pending));
     expect(granted).toEqual({ type: 'ApprovalGranted', data: { operatorId: 'op_b', at: later.now } });

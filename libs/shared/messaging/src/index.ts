@@ -12,6 +12,7 @@ export {
   type ConsumedMessages,
   type DeadLetter,
   type DeadLetterQueue,
+  type DeadLetterReplay,
   type MessageBroker,
   type MessagingStats,
   type BatchHandler,
@@ -24,6 +25,7 @@ export {
 } from './messaging-port';
 export { KafkaMessageBroker, MESSAGE_SCHEMA_VERSION_HEADER, MESSAGE_TYPE_HEADER, type KafkaBrokerOptions, type KafkaClientSecurity } from './kafka/kafka-message-broker';
 export { aclsOf, type KafkaAccess, type KafkaAclBinding } from './kafka/kafka-access';
+export { replayRefusal } from './kafka/kafka-dead-letters';
 export { MessagingSchema1700000000000, MessagingUnreadIndexes1700000030000 } from './postgres/messaging-schema.migration';
 export { appendToStream, readStream, StreamVersionConflictError, StreamVersionMissingError, type AppendOptions, type StoredStream } from './postgres/event-store';
 export { enqueueOutbox, OUTBOX_NOTIFY_CHANNEL, readOutboxBacklog, type OutboxBacklog } from './postgres/outbox';

@@ -200,8 +200,16 @@ export interface DeadLetterQueue {
   /** Every dead letter of `topic` (the source topic's logical name), oldest first. */
   listDeadLetters(topic: string): Promise<DeadLetter[]>;
   /**
-   * Republishes the dead letters of `topic` not replayed before, unchanged, to their source
-   * topic. Each is replayed once: a message that fails again comes back as a new dead letter.
+   * Republishes the dead letters of `topic` not replayed before, unchanged, to `topic` itself.
+   * Each is replayed once: a message that fails again comes back as a new dead letter. A letter
+   * whose headers claim another source topic, or another message type than its envelope's, is
+   * refused (never sent anywhere) and reported.
    */
-  replayDeadLetters(topic: string): Promise<{ replayed: number }>;
+  replayDeadLetters(topic: string): Promise<DeadLetterReplay>;
+}
+
+export interface DeadLetterReplay {
+  replayed: number;
+  /** Letters passed over, with why: planted ones, whose headers disagree with the topic or the message. */
+  refused: Array<{ partition: number; offset: string; reason: string }>;
 }

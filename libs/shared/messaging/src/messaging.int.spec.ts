@@ -357,7 +357,7 @@ describe('messaging foundation on real Postgres and Kafka', () => {
       await broker.ensureTopics([{ topic, partitions: 2 }]);
       const queue = broker.deadLetters();
       expect(await queue.listDeadLetters(topic)).toEqual([]);
-      expect(await queue.replayDeadLetters(topic)).toEqual({ replayed: 0 });
+      expect(await queue.replayDeadLetters(topic)).toEqual({ replayed: 0, refused: [] });
       await expect(queue.listDeadLetters('no.such.topic')).rejects.toThrow(/no dead-letter topic .*no\.such\.topic\.dlq/);
 
       let bugFixed = false;
@@ -385,13 +385,47 @@ describe('messaging foundation on real Postgres and Kafka', () => {
       expect(processed).toEqual(['fine']);
 
       bugFixed = true;
-      expect(await queue.replayDeadLetters(topic)).toEqual({ replayed: 2 });
+      expect(await queue.replayDeadLetters(topic)).toEqual({ replayed: 2, refused: [] });
       await eventually(() => (processed.length === 3 ? true : undefined));
       expect(processed.slice(1).sort()).toEqual(['needs-fix-1', 'needs-fix-2']);
       // Replayed once: a second replay finds nothing new, and listing still shows the history.
-      expect(await queue.replayDeadLetters(topic)).toEqual({ replayed: 0 });
+      expect(await queue.replayDeadLetters(topic)).toEqual({ replayed: 0, refused: [] });
       expect(await queue.listDeadLetters(topic)).toHaveLength(2);
       await subscription.stop();
+    });
+
+    it('replays only to the topic it is asked for: a planted letter naming another topic, or another type than its envelope, is refused and sent nowhere', async () => {
+      const [topic, target] = ['planted.test', 'planted.target'];
+      await broker.ensureTopics([{ topic, partitions: 1 }, { topic: target, partitions: 1 }]);
+      const arrived: string[] = [];
+      const watcher = await broker.subscribe({ groupId: 'planted-watcher', topics: [topic, target], startFrom: 'earliest', handler: async (message) => void arrived.push(`${message.topic}:${message.envelope.type}`) });
+      await watcher.ready;
+      const forged = event('forged', { kind: 'forged' });
+      const honest = event('honest', { kind: 'honest' });
+      const letter = (envelope: MessageEnvelope, headers: Record<string, string>) => ({ key: 'k', value: JSON.stringify(envelope), headers: { 'message-id': envelope.id, 'message-type': envelope.type, 'dlq-error': 'Error: x', 'dlq-attempts': '1', ...headers } });
+      // What a principal allowed to write this dead-letter topic could plant, and one honest letter.
+      const producer = new Kafka({ clientId: 'planter', brokers, logLevel: logLevel.NOTHING }).producer();
+      await producer.connect();
+      await producer.send({
+        topic: `${runId}.${topic}.dlq`,
+        messages: [
+          letter(forged, { 'dlq-source-topic': `${runId}.${target}` }),
+          letter(forged, { 'dlq-source-topic': `${runId}.${topic}`, 'message-type': 'RequestWithdrawal' }),
+          letter(honest, { 'dlq-source-topic': `${runId}.${topic}` }),
+        ],
+      });
+      await producer.disconnect();
+
+      const result = await broker.deadLetters().replayDeadLetters(topic);
+      expect(result.replayed).toBe(1);
+      expect(result.refused.map(({ offset, reason }) => [offset, reason])).toEqual([
+        ['0', expect.stringContaining(`names "${runId}.${target}", not ${runId}.${topic}`)],
+        ['1', expect.stringContaining('message-type header says "RequestWithdrawal" but its envelope is "ThingHappened"')],
+      ]);
+      await eventually(() => (arrived.length === 1 ? true : undefined));
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(arrived).toEqual([`${topic}:ThingHappened`]);
+      await watcher.stop();
     });
   });
 });

@@ -437,3 +437,21 @@ function runCommand(command: string, args: string[], env: Record<string, string>
     child.on('exit', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`${args.join(' ')} exited with ${code}: ${stderr}`))));
   });
 }
+
+/**
+ * Runs the ledger's auditor (apps/ledger/src/audit.ts) over the system's ledger database: every
+ * balance recomputed from its postings. Resolves with its exit code and output.
+ */
+export function runLedgerAudit(system: SystemUnderTest): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [builtEntryPoint('apps/ledger/src/audit.ts')], {
+      cwd: workspaceRoot,
+      env: { PATH: process.env['PATH'] ?? '', LEDGER_DATABASE_URL: system.databaseUrl('ledger') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let text = '';
+    child.stdout?.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+    child.stderr?.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+    child.on('exit', (exitCode) => resolve({ code: exitCode, output: text }));
+  });
+}

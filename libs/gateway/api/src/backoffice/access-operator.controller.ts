@@ -6,7 +6,7 @@ import { MerchantIdParam, PathIdPipe } from '@mp/shared-nest-http';
 import type { Clock } from '@mp/shared-util-clock';
 import { DomainError } from '@mp/shared-util-errors';
 import { IsPlainText, IsWholeNumberBetween, type JsonNumberLiteral, MatchesPattern, MERCHANT_ID_PATTERN, RequestMessages, Trim } from '@mp/shared-util-validation';
-import { IsOptional } from 'class-validator';
+import { IsBoolean, IsOptional } from 'class-validator';
 import type { FastifyReply } from 'fastify';
 import { GATEWAY_CLOCK, GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
 import { overlapMsOf, rotateApiSecret, RotateSecretBody } from '../merchant/secret-rotation';
@@ -39,6 +39,11 @@ class CreateOperatorCredentialBody {
   @IsOptional()
   @IsWholeNumberBetween(1, CREDENTIAL_LIFETIME_DAYS_MAX, 'json')
   lifetime_days?: JsonNumberLiteral | null;
+
+  @ApiPropertyOptional({ type: 'boolean', default: false, description: 'Whether the new operator may issue operator credentials in turn' })
+  @IsOptional()
+  @IsBoolean({ message: 'must be true or false' })
+  may_issue_operator_credentials?: boolean;
 }
 
 @RequestMessages({ invalid: 'The filters are not valid', unknownField: 'is not a filter; use actor_credential_id, merchant_id, before, limit' })
@@ -117,15 +122,38 @@ export class AccessOperatorController {
     await json(reply, 200, { data: await this.credentials.list('operator', this.clock.now()) });
   }
 
-  /** A new operator; the token is in this answer only. */
+  /**
+   * A new operator (a person of their own, `operator_id`); the token is in this answer only.
+   * Only an operator who may issue operator credentials can (403 FORBIDDEN otherwise): a second
+   * identity is a second pair of eyes, so making one is a power of its own. The new operator
+   * can never approve a request of the issuer's, nor of anyone up the issuer's chain.
+   */
   @Post('operator-credentials')
   @ApiOperation({ operationId: 'createOperatorCredential', summary: 'Issue an operator credential (its token is in this answer only)' })
   @ApiResponse({ status: 201, description: 'The credential and its token' })
+  @BackofficeApiErrorResponses('FORBIDDEN')
   async createOperatorCredential(@CurrentPrincipal() operator: BackofficePrincipal, @Body() body: CreateOperatorCredentialBody, @Res() reply: FastifyReply): Promise<void> {
+    if (!operator.mayIssueOperators) {
+      throw new DomainError('FORBIDDEN', 'This operator may not issue operator credentials', [
+        { field: 'operator', issue: 'ISSUING_NOT_ALLOWED: ask an operator who may issue operator credentials' },
+      ]);
+    }
     // A null field counts as absent (docs/api/endpoints.md), and IsOptional lets null through to here.
     const lifetimeDays = body.lifetime_days == null ? this.settings.operatorCredentialLifetimeDays : Number(body.lifetime_days.literal);
-    const created = await this.credentials.create('operator', body.name, { expiresAt: credentialExpiry(this.clock.now(), lifetimeDays), createdBy: operator.credentialId });
-    await json(reply, 201, { credential_id: created.credentialId, role: created.role, name: created.name, expires_at: created.expiresAt?.toISOString() ?? null, token: created.token });
+    const created = await this.credentials.create('operator', body.name, {
+      expiresAt: credentialExpiry(this.clock.now(), lifetimeDays),
+      issuer: operator,
+      mayIssueOperators: body.may_issue_operator_credentials === true,
+    });
+    await json(reply, 201, {
+      credential_id: created.credentialId,
+      operator_id: created.operatorId,
+      role: created.role,
+      name: created.name,
+      may_issue_operator_credentials: created.mayIssueOperators,
+      expires_at: created.expiresAt?.toISOString() ?? null,
+      token: created.token,
+    });
   }
 
   /** Ends a credential (operator or agent) at once; its token gets 401 CREDENTIAL_REVOKED from then on. */

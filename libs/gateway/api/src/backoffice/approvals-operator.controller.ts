@@ -1,6 +1,6 @@
-import { Body, Controller, Get, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, Inject, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
 import { ApiOperation, ApiPropertyOptional, ApiResponse } from '@nestjs/swagger';
-import type { BackofficePrincipal } from '@mp/access-infrastructure';
+import { BackofficeCredentialStore, type BackofficePrincipal } from '@mp/access-infrastructure';
 import { PathIdPipe } from '@mp/shared-nest-http';
 import { INTERNAL_ID_PATTERN, IsOneOf, IsPlainText, IsWholeNumberBetween, MatchesPattern, RequestMessages, Trim } from '@mp/shared-util-validation';
 import { DomainError } from '@mp/shared-util-errors';
@@ -48,14 +48,18 @@ const ApprovalIdParam = new PathIdPipe(INTERNAL_ID_PATTERN, 'NOT_FOUND', (id) =>
 /**
  * Four eyes on large operator money actions: a conversion or deposit adjustment above its
  * currency's threshold answers 202 with a request, which a second operator approves here (the
- * money moves then, once) or rejects. The requester cannot approve their own: 403 FORBIDDEN.
+ * money moves then, once) or rejects. The requester cannot approve their own (403 FORBIDDEN),
+ * whichever of his credentials he uses, and neither can an operator he issued or who issued him.
  */
 @BackofficeApiDocs('Approvals')
 @Controller('backoffice/v1/approvals')
 @UseGuards(BackofficeGuard)
 @Roles('operator')
 export class ApprovalsOperatorController {
-  constructor(private readonly ledger: LedgerReadClient) {}
+  constructor(
+    private readonly ledger: LedgerReadClient,
+    @Inject(BackofficeCredentialStore) private readonly credentials: BackofficeCredentialStore,
+  ) {}
 
   /** Requests oldest first; `?status=` defaults to pending. */
   @Get()
@@ -73,7 +77,9 @@ export class ApprovalsOperatorController {
   @ApiResponse({ status: 200, description: 'The request, approved and booked' })
   @BackofficeApiErrorResponses('NOT_FOUND', 'FORBIDDEN', 'ORDER_STATE_CONFLICT')
   async approve(@CurrentPrincipal() operator: BackofficePrincipal, @Param('approvalId', ApprovalIdParam) approvalId: string, @Res() reply: FastifyReply): Promise<void> {
-    await json(reply, 200, await this.ledger.decideApproval(approvalIdOf(approvalId), 'approve', { operator_id: actingOperatorId(operator) }));
+    const id = approvalIdOf(approvalId);
+    // The ledger refuses the requester, and any operator related to the approver by issuance.
+    await json(reply, 200, await this.ledger.decideApproval(id, 'approve', { operator_id: actingOperatorId(operator), related_operator_ids: await this.credentials.relatedOperators(operator) }));
   }
 
   @Post(':approvalId/reject')

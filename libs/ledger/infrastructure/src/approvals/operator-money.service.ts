@@ -83,8 +83,8 @@ export class OperatorMoneyActions {
   }
 
   /** The second operator's approval: books the request's money command with the requester as its operator. */
-  approve(approvalId: string, operatorId: string, causation: Causation): Promise<OperatorApprovalView> {
-    return this.decide(approvalId, { type: 'ApproveRequest', data: { operatorId }, metadata: { now: new Date() } }, async (manager, approval) => {
+  approve(approvalId: string, approver: { operatorId: string; relatedOperatorIds: string[] }, causation: Causation): Promise<OperatorApprovalView> {
+    return this.decide(approvalId, { type: 'ApproveRequest', data: approver, metadata: { now: new Date() } }, async (manager, approval) => {
       const terms = approval.terms as Record<string, string>;
       if (approval.kind === 'conversion') {
         const request = conversionInputOf(approval.subjectId, terms, approval.requestedBy);

@@ -34,7 +34,7 @@ export class InternalApprovalsController {
     @Headers() headers: Record<string, string | undefined>,
     @ServiceCaller() caller?: VerifiedCaller,
   ): Promise<OperatorApprovalView> {
-    return this.actions.approve(approvalId, actingOperatorOf({ caller, body }), requestCausation(headers));
+    return this.actions.approve(approvalId, { operatorId: actingOperatorOf({ caller, body }), relatedOperatorIds: body.related_operator_ids ?? [] }, requestCausation(headers));
   }
 
   @Post(':approvalId/reject')

@@ -15,7 +15,7 @@ import {
 import { applyDecorators } from '@nestjs/common';
 import { PathIdPipe } from '@mp/shared-nest-http';
 import { Transform, Type } from 'class-transformer';
-import { IsObject, IsOptional, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsObject, IsOptional, ValidateNested } from 'class-validator';
 
 /**
  * The internal API's bodies and queries as request classes, validated by the shared request
@@ -114,6 +114,12 @@ export class ApprovalDecisionRequestDto implements ApprovalDecisionRequest {
   @IsOptional()
   @IsPlainText(1_000)
   reason?: string;
+
+  @IsOptional()
+  @IsArray({ message: 'must be a list of operator ids' })
+  @ArrayMaxSize(1_000, { message: 'must name at most 1000 operators' })
+  @MatchesPattern(INTERNAL_ID_PATTERN, ID_ISSUE, { each: true })
+  related_operator_ids?: string[];
 }
 
 /** An empty query parameter (`?currency=`) is the same as an absent one. */

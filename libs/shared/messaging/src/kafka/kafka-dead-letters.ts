@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { backOff } from 'exponential-backoff';
 import type { Admin, Consumer, IHeaders, Kafka, KafkaMessage } from 'kafkajs';
-import { deadLetterTopicOf, type DeadLetter, type DeadLetterQueue } from '../messaging-port';
+import { deadLetterTopicOf, type DeadLetter, type DeadLetterQueue, type DeadLetterReplay } from '../messaging-port';
 
 /** How long a listing or a replay may take to read up to the end of a dead-letter topic. */
 const READ_TIMEOUT_MS = 60_000;
@@ -29,13 +29,17 @@ export class KafkaDeadLetterQueue implements DeadLetterQueue {
     return letters.sort((a, b) => a.deadLetteredAt.localeCompare(b.deadLetteredAt));
   }
 
-  async replayDeadLetters(topic: string): Promise<{ replayed: number }> {
+  async replayDeadLetters(topic: string): Promise<DeadLetterReplay> {
     const dlq = this.topicName(deadLetterTopicOf(topic));
+    // Only ever to the topic the operator named: a dead letter's headers are written by whoever
+    // wrote the dead letter, so its source-topic header is a claim to check, never a destination.
+    const destination = this.topicName(topic);
     // One group per source topic remembers what was replayed, so a second replay sends only
     // newer dead letters. The end is fixed first: letters that fail again and come back during
     // this replay wait for the next one instead of looping.
     const groupId = this.topicName(`dlq-replay.${topic}`);
     let replayed = 0;
+    const refused: DeadLetterReplay['refused'] = [];
     const producer = this.kafka.producer({ allowAutoTopicCreation: false, idempotent: false });
     await producer.connect();
     try {
@@ -48,20 +52,25 @@ export class KafkaDeadLetterQueue implements DeadLetterQueue {
         }));
         await this.readUntil(dlq, groupId, starts, ends, async (partition, message, consumer) => {
           const headers = stringHeaders(message.headers);
-          const sourceTopic = headers['dlq-source-topic'];
-          if (!sourceTopic) throw new Error(`dead letter ${dlq}[${partition}]@${message.offset} names no source topic`);
-          const kept: IHeaders = {};
-          for (const [name, value] of Object.entries(headers)) if (!name.startsWith('dlq-')) kept[name] = value;
-          kept['dlq-replayed-from'] = `${dlq}[${partition}]@${message.offset}`;
-          await producer.send({ topic: sourceTopic, acks: -1, messages: [{ key: message.key, value: message.value, headers: kept }] });
+          const refusal = replayRefusal(headers, message.value, destination);
+          if (refusal === null) {
+            const kept: IHeaders = {};
+            for (const [name, value] of Object.entries(headers)) if (!name.startsWith('dlq-')) kept[name] = value;
+            kept['dlq-replayed-from'] = `${dlq}[${partition}]@${message.offset}`;
+            await producer.send({ topic: destination, acks: -1, messages: [{ key: message.key, value: message.value, headers: kept }] });
+            replayed += 1;
+          } else {
+            // Passed over for good (committed like a replayed one): it stays in the dead-letter
+            // topic for `list` and for whoever investigates how it got there.
+            refused.push({ partition, offset: message.offset, reason: refusal });
+          }
           await consumer.commitOffsets([{ topic: dlq, partition, offset: (BigInt(message.offset) + 1n).toString() }]);
-          replayed += 1;
         });
       });
     } finally {
       await producer.disconnect();
     }
-    return { replayed };
+    return { replayed, refused };
   }
 
   /**
@@ -164,4 +173,24 @@ function stringHeaders(headers: IHeaders | undefined): Record<string, string> {
     result[name] = Buffer.isBuffer(single) ? single.toString('utf8') : String(single);
   }
   return result;
+}
+
+/**
+ * Why a dead letter must not go back to `destination`, or null when it may: its source-topic
+ * header must name that very topic, and its message-type header must be the type its envelope
+ * carries. Either one disagreeing means the letter was not written by the consumer error policy
+ * from a message of that topic, but planted.
+ */
+export function replayRefusal(headers: Record<string, string>, value: Buffer | null, destination: string): string | null {
+  const source = headers['dlq-source-topic'];
+  if (source !== destination) return `its source-topic header names ${source === undefined ? 'no topic' : JSON.stringify(source)}, not ${destination}`;
+  const declared = headers['message-type'];
+  if (declared === undefined) return null; // published before the header existed: the consumer decides from the envelope
+  let envelopeType: unknown;
+  try {
+    envelopeType = (JSON.parse(value?.toString('utf8') ?? 'null') as { type?: unknown } | null)?.type;
+  } catch {
+    return `its message-type header says ${JSON.stringify(declared)} but its value is not an envelope`;
+  }
+  return envelopeType === declared ? null : `its message-type header says ${JSON.stringify(declared)} but its envelope is ${JSON.stringify(envelopeType ?? null)}`;
 }
