@@ -24,6 +24,7 @@ interface ComposeService {
   depends_on?: Record<string, { condition: string }>;
   restart?: string;
   healthcheck?: { test: string[] };
+  profiles?: string[];
   init?: boolean;
   volumes?: string[];
   [key: string]: unknown;
@@ -40,6 +41,11 @@ const INFRASTRUCTURE = ['postgres', 'kafka'];
 const ONE_SHOTS = ['kafka-tls', 'kafka-users', 'init', 'demo'];
 
 describe('docker-compose.yml and the service catalog', () => {
+  it('runs the demo job only under the demo profile: it prints credentials into its log', () => {
+    expect(compose.services.demo.profiles).toEqual(['demo']);
+    for (const [name, service] of Object.entries(compose.services)) if (name !== 'demo') expect({ name, profiles: service.profiles }).toEqual({ name, profiles: undefined });
+  });
+
   it('runs exactly the catalog services, the infrastructure and the one-shots', () => {
     expect(Object.keys(compose.services).sort()).toEqual([...catalog.services.map(({ name }) => name), ...INFRASTRUCTURE, ...ONE_SHOTS].sort());
   });

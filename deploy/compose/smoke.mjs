@@ -25,7 +25,7 @@
  * Exit code 0 when every check passed. Set COMPOSE_SMOKE_KEEP=1 to leave the stack up on failure.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { createHmac, generateKeyPairSync, randomBytes } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -33,6 +33,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Webhook } from 'standardwebhooks';
 import { KAFKA_VERSION } from '../local/infra/constants.mjs';
+import { composeSecrets } from '../../tools/generate-secrets.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const PROJECT = process.env.COMPOSE_SMOKE_PROJECT ?? 'mp-smoke';
@@ -124,32 +125,9 @@ async function prepareDocker() {
 ////////// Step 2: the stack
 
 function secretsEnvFile(directory, gatewayPort, sinkCidr) {
-  const hex = () => randomBytes(24).toString('hex');
-  const key = () => randomBytes(32).toString('base64');
   const values = {
-    POSTGRES_PASSWORD: hex(),
-    GATEWAY_DB_PASSWORD: hex(),
-    PAYMENTS_DB_PASSWORD: hex(),
-    LEDGER_DB_PASSWORD: hex(),
-    DISPUTES_DB_PASSWORD: hex(),
-    WITHDRAWALS_DB_PASSWORD: hex(),
-    CALLBACKS_DB_PASSWORD: hex(),
-    GATEWAY_MIGRATION_DB_PASSWORD: hex(),
-    PAYMENTS_MIGRATION_DB_PASSWORD: hex(),
-    LEDGER_MIGRATION_DB_PASSWORD: hex(),
-    DISPUTES_MIGRATION_DB_PASSWORD: hex(),
-    WITHDRAWALS_MIGRATION_DB_PASSWORD: hex(),
-    CALLBACKS_MIGRATION_DB_PASSWORD: hex(),
-    KAFKA_ADMIN_PASSWORD: hex(),
-    GATEWAY_KAFKA_PASSWORD: hex(),
-    PAYMENTS_KAFKA_PASSWORD: hex(),
-    LEDGER_KAFKA_PASSWORD: hex(),
-    DISPUTES_KAFKA_PASSWORD: hex(),
-    WITHDRAWALS_KAFKA_PASSWORD: hex(),
-    CALLBACKS_KAFKA_PASSWORD: hex(),
-    MERCHANT_SECRETS_MASTER_KEY: key(),
-    PAYMENTS_SECRETS_MASTER_KEY: key(),
-    ...serviceTokenKeys(),
+    // Fresh secrets, made as `npm run secrets:generate` makes them for a real .env.
+    ...composeSecrets(),
     GATEWAY_PUBLISH_ADDRESS: '127.0.0.1',
     GATEWAY_PUBLISH_PORT: String(gatewayPort),
     PUBLIC_BASE_URL: `http://127.0.0.1:${gatewayPort}`,
@@ -170,7 +148,8 @@ function secretsEnvFile(directory, gatewayPort, sinkCidr) {
 
 function compose(envFile) {
   const [command, prefix] = composeCommand();
-  const base = [...prefix, '-p', PROJECT, '-f', join(root, 'docker-compose.yml'), '--project-directory', root, '--env-file', envFile];
+  // The demo profile too: the smoke test signs in as the demo's operator and agent.
+  const base = [...prefix, '-p', PROJECT, '-f', join(root, 'docker-compose.yml'), '--project-directory', root, '--env-file', envFile, '--profile', 'demo'];
   return {
     run: (args, options) => run(command, [...base, ...args], options),
     containers: async (service) => (await run(command, [...base, 'ps', '-q', service], { quiet: true })).output.split('\n').filter((id) => /^[0-9a-f]{12,}$/.test(id.trim())).map((id) => id.trim()),
@@ -575,15 +554,3 @@ async function main() {
 }
 
 process.exit(await main());
-
-/** A fresh Ed25519 key pair per service, as .env.example documents: <SERVICE>_SERVICE_TOKEN_PRIVATE_KEY and SERVICE_TOKEN_PUBLIC_KEYS. */
-function serviceTokenKeys() {
-  const values = {};
-  const publicKeys = [];
-  for (const service of ['gateway', 'payments', 'ledger', 'withdrawals', 'disputes', 'callbacks']) {
-    const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-    values[`${service.toUpperCase()}_SERVICE_TOKEN_PRIVATE_KEY`] = privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64');
-    publicKeys.push(`${service}:${publicKey.export({ format: 'der', type: 'spki' }).toString('base64')}`);
-  }
-  return { ...values, SERVICE_TOKEN_PUBLIC_KEYS: publicKeys.join(',') };
-}

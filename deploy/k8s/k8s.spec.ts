@@ -113,7 +113,11 @@ function renderOnce(overlay: string): Resource[] {
   let text: string;
   try {
     // dev's Kafka TLS Secrets are generated from files made on this machine (git-ignored): made when missing.
-    if (overlay === 'dev') execFileSync('bash', [join(repositoryRoot, 'deploy/k8s/dev-kafka-tls.sh')], { stdio: 'ignore' });
+    if (overlay === 'dev') {
+      execFileSync('bash', [join(repositoryRoot, 'deploy/k8s/dev-kafka-tls.sh')], { stdio: 'ignore' });
+      // The dev overlay's passwords and keys, made on this machine (never committed).
+      execFileSync(process.execPath, [join(repositoryRoot, 'tools/generate-secrets.mjs'), '--k8s-dev'], { stdio: 'ignore' });
+    }
     text = execFileSync('kubectl', ['kustomize', join(repositoryRoot, 'deploy/k8s/overlays', overlay)], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new Error('deploy/k8s/k8s.spec.ts renders the overlays with kubectl (its built-in kustomize): install kubectl');

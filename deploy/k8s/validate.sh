@@ -24,6 +24,7 @@ if [ "$("$VALIDATOR" --version 2>/dev/null || true)" != "$VALIDATOR_VERSION" ]; 
 fi
 
 bash deploy/k8s/dev-kafka-tls.sh >/dev/null
+node tools/generate-secrets.mjs --k8s-dev >/dev/null
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

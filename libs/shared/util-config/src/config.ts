@@ -3,6 +3,8 @@
  * or malformed variable stops the process with one message listing every problem, so an
  * operator fixes the deployment in one go instead of one crash per variable.
  */
+import { settingsWithPublishedSecrets } from './published-secrets';
+
 export type Environment = Readonly<Record<string, string | undefined>>;
 
 export class ConfigError extends Error {
@@ -103,9 +105,17 @@ export class ConfigReader {
     this.problems.push(message);
   }
 
-  /** Throws a ConfigError naming every problem found so far. */
+  /**
+   * Throws a ConfigError naming every problem found so far, and every setting that holds a
+   * secret this repository published as an example (published-secrets.ts): a service refuses to
+   * boot on a key or password anyone can read.
+   */
   assertValid(): void {
-    if (this.problems.length > 0) throw new ConfigError([...this.problems]);
+    const published = settingsWithPublishedSecrets(this.environment).map(
+      (name) => `${name} holds an example value published in this repository, which protects nothing: generate your own (npm run secrets:generate, docs/operations/secrets.md)`,
+    );
+    const problems = [...this.problems, ...published];
+    if (problems.length > 0) throw new ConfigError(problems);
   }
 }
 
