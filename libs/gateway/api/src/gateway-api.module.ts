@@ -2,7 +2,9 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { SecretBox, type SecretKeyring } from '@mp/access-domain';
 import {
-  AccessConsole1700000040000, AccessOperatorIdentity1700000050000,
+  AccessConsole1700000040000,
+  AccessOperatorIdentity1700000050000,
+  AccessRequestSignatures1700000050100,
   AccessSchema1700000002000,
   AccessTrustBoundaries1700000006200,
   AccessSandboxMerchants1700000032100,
@@ -12,6 +14,7 @@ import {
   BackofficeCredentialStore,
   ConsoleKeyStore,
   MerchantCredentialStore,
+  RequestSignatureStore,
   WebhookSecretStore,
 } from '@mp/access-infrastructure';
 import { OffsetClock } from '@mp/shared-util-clock';
@@ -50,7 +53,7 @@ import { MERCHANT_API_CONTROLLERS } from './openapi/merchant-api.controllers';
 import { MerchantApiDocsController } from './openapi/merchant-api-docs.controller';
 
 /** Migrations of the gateway database (merchant identities and credentials). */
-export const GATEWAY_MIGRATIONS = [AccessSchema1700000002000, AccessWebhookSecretRotation1700000004500, AccessTrustBoundaries1700000006200, GatewayRateLimitBuckets1700000020000, GatewayCallbackAllowLists1700000020100, GatewayRateLimitLeases1700000021000, AccessSandboxMerchants1700000032100, AccessMerchantList1700000033100, AccessConsole1700000040000, AccessOperatorIdentity1700000050000];
+export const GATEWAY_MIGRATIONS = [AccessSchema1700000002000, AccessWebhookSecretRotation1700000004500, AccessTrustBoundaries1700000006200, GatewayRateLimitBuckets1700000020000, GatewayCallbackAllowLists1700000020100, GatewayRateLimitLeases1700000021000, AccessSandboxMerchants1700000032100, AccessMerchantList1700000033100, AccessConsole1700000040000, AccessOperatorIdentity1700000050000, AccessRequestSignatures1700000050100];
 
 /** The merchant-facing /v2 API and the payer page. Needs a TypeORM DataSource and the messaging port. */
 @Module({})
@@ -96,6 +99,7 @@ export class GatewayApiModule {
         CallbacksClient,
         { provide: BackofficeCredentialStore, inject: [DataSource], useFactory: (dataSource: DataSource) => new BackofficeCredentialStore(dataSource) },
         { provide: ConsoleKeyStore, inject: [DataSource], useFactory: (dataSource: DataSource) => new ConsoleKeyStore(dataSource) },
+        { provide: RequestSignatureStore, inject: [DataSource], useFactory: (dataSource: DataSource) => new RequestSignatureStore(dataSource) },
         MerchantSignatureGuard,
         BackofficeGuard,
         PaymentCommandBus,

@@ -813,7 +813,7 @@ export interface components {
          * @description Stable: branch on this, never on the message
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_ERROR" | "PAYMENT_REJECTED" | "INSUFFICIENT_FUNDS" | "INVALID_ADDRESS" | "INVALID_SIGNATURE" | "INVALID_API_KEY" | "TIMESTAMP_OUT_OF_RANGE" | "MISSING_AUTH_HEADER" | "CREDENTIAL_EXPIRED" | "CREDENTIAL_REVOKED" | "UNAUTHENTICATED" | "CONSOLE_SESSION_REQUIRED" | "INVALID_CONSOLE_CREDENTIALS" | "FORBIDDEN" | "MERCHANT_SUSPENDED" | "CSRF_TOKEN_INVALID" | "CONSOLE_ROLE_FORBIDDEN" | "ORDER_NOT_FOUND" | "DISPUTE_NOT_FOUND" | "WITHDRAWAL_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "DUPLICATE_ORDER" | "ORDER_NOT_CANCELLABLE" | "ORDER_STATE_CONFLICT" | "SECRET_ROTATION_IN_PROGRESS" | "MERCHANT_STATUS_CONFLICT" | "WEBHOOK_ENDPOINT_DISABLED" | "TEST_CREDENTIALS_EXIST" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+        ErrorCode: "VALIDATION_ERROR" | "PAYMENT_REJECTED" | "INSUFFICIENT_FUNDS" | "INVALID_ADDRESS" | "INVALID_SIGNATURE" | "INVALID_API_KEY" | "TIMESTAMP_OUT_OF_RANGE" | "MISSING_AUTH_HEADER" | "CREDENTIAL_EXPIRED" | "CREDENTIAL_REVOKED" | "UNAUTHENTICATED" | "CONSOLE_SESSION_REQUIRED" | "INVALID_CONSOLE_CREDENTIALS" | "FORBIDDEN" | "MERCHANT_SUSPENDED" | "CSRF_TOKEN_INVALID" | "CONSOLE_ROLE_FORBIDDEN" | "ORDER_NOT_FOUND" | "DISPUTE_NOT_FOUND" | "WITHDRAWAL_NOT_FOUND" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "DUPLICATE_ORDER" | "ORDER_NOT_CANCELLABLE" | "ORDER_STATE_CONFLICT" | "REQUEST_REPLAYED" | "SECRET_ROTATION_IN_PROGRESS" | "MERCHANT_STATUS_CONFLICT" | "WEBHOOK_ENDPOINT_DISABLED" | "TEST_CREDENTIALS_EXIST" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
         ErrorDetailResponse: {
             /**
              * @description The field at fault (a dotted path), or `body` / `path` / a header name
@@ -2718,6 +2718,27 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description REQUEST_REPLAYED */
+            409: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "REQUEST_REPLAYED",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -2968,7 +2989,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description SECRET_ROTATION_IN_PROGRESS */
+            /** @description SECRET_ROTATION_IN_PROGRESS, REQUEST_REPLAYED */
             409: {
                 headers: {
                     /** @description This request's id, also in error bodies: quote it to support */
@@ -3911,6 +3932,27 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "METHOD_NOT_ALLOWED",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description REQUEST_REPLAYED */
+            409: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "REQUEST_REPLAYED",
                      *         "details": [],
                      *         "message": "See the code"
                      *       },
@@ -7367,7 +7409,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WEBHOOK_ENDPOINT_DISABLED */
+            /** @description WEBHOOK_ENDPOINT_DISABLED, REQUEST_REPLAYED */
             409: {
                 headers: {
                     /** @description This request's id, also in error bodies: quote it to support */
@@ -7863,6 +7905,27 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description REQUEST_REPLAYED */
+            409: {
+                headers: {
+                    /** @description This request's id, also in error bodies: quote it to support */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "REQUEST_REPLAYED",
+                     *         "details": [],
+                     *         "message": "See the code"
+                     *       },
+                     *       "request_id": "req_01J9Z8Q4W5"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -8092,7 +8155,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description WEBHOOK_ENDPOINT_DISABLED */
+            /** @description WEBHOOK_ENDPOINT_DISABLED, REQUEST_REPLAYED */
             409: {
                 headers: {
                     /** @description This request's id, also in error bodies: quote it to support */

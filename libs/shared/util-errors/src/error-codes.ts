@@ -37,6 +37,12 @@ export const HTTP_STATUS_BY_ERROR_CODE = {
   ORDER_NOT_CANCELLABLE: 409,
   /** Operator and agent API only: the order is not in a state that allows the action. */
   ORDER_STATE_CONFLICT: 409,
+  /**
+   * A signed request that changes something (a secret rotation, a merchant setting, a webhook
+   * tool) sent a second time with the same signature: a captured request replayed. Re-sign to
+   * send it again.
+   */
+  REQUEST_REPLAYED: 409,
   /** A secret rotation while the previous rotation's overlap still runs. */
   SECRET_ROTATION_IN_PROGRESS: 409,
   /** Operator API only: suspending a suspended merchant, or reinstating an active one. */

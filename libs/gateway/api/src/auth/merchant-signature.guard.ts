@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { createParamDecorator, Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
-import { AUTH_HEADERS, canonicalSignedPath, checkTimestamp, computeSignature, MalformedPathError, MERCHANT_ID_PATTERN, secretsValidAt, signaturesMatch } from '@mp/access-domain';
-import { MerchantCredentialStore, type MerchantCredentials } from '@mp/access-infrastructure';
+import { createParamDecorator, Inject, Injectable, SetMetadata, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { AUTH_HEADERS, canonicalSignedPath, checkTimestamp, computeSignature, MalformedPathError, MERCHANT_ID_PATTERN, secretsValidAt, signaturesMatch, TIMESTAMP_TOLERANCE_SECONDS } from '@mp/access-domain';
+import { MerchantCredentialStore, RequestSignatureStore, type MerchantCredentials } from '@mp/access-infrastructure';
 import type { Clock } from '@mp/shared-util-clock';
 import { DomainError } from '@mp/shared-util-errors';
 import type { FastifyRequest } from 'fastify';
@@ -18,6 +19,16 @@ export type GatewayRequest = FastifyRequest & { requestId?: string; merchant?: A
 const UNKNOWN_KEY_SECRET = Buffer.alloc(32, 0);
 const JSON_MEDIA_TYPE = /^application\/json\s*(;|$)/i;
 
+const REFUSES_REPLAY = 'mp:refuses-replayed-signature';
+
+/**
+ * On a merchant route that changes something and is not idempotent by an order_id (a secret
+ * rotation, a merchant setting, a webhook tool): a second request with the same signature is a
+ * captured request replayed, and is refused with 409 REQUEST_REPLAYED (docs/api/authentication.md,
+ * "Replays"). Creates are left out: a retry with the same order_id answers as the first did.
+ */
+export const RefusesReplay = (): MethodDecorator => SetMetadata(REFUSES_REPLAY, true);
+
 /**
  * Authenticates a /v2 request exactly as spec section 5 describes. The body size limit has
  * already been enforced by the HTTP server, before any of this work.
@@ -27,6 +38,8 @@ export class MerchantSignatureGuard implements CanActivate {
   constructor(
     @Inject(MerchantCredentialStore) private readonly credentials: MerchantCredentialStore,
     @Inject(GATEWAY_CLOCK) private readonly clock: Clock,
+    @Inject(RequestSignatureStore) private readonly signatures: RequestSignatureStore,
+    private readonly reflector: Reflector,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -83,6 +96,15 @@ export class MerchantSignatureGuard implements CanActivate {
     // Told only to whoever holds a valid secret: the merchant learns why, nobody else learns the status.
     if (credentials.status === 'suspended') {
       throw new DomainError('MERCHANT_SUSPENDED', 'An operator suspended this merchant account; payments already under way still settle', [{ field: AUTH_HEADERS.apiKey, issue: 'suspended' }]);
+    }
+    if (this.reflector.get<boolean>(REFUSES_REPLAY, context.getHandler()) === true) {
+      // Kept until the signed timestamp leaves the window: no later request can carry it anyway.
+      const expiresAt = new Date((Number(timestamp) + TIMESTAMP_TOLERANCE_SECONDS) * 1000);
+      if (!(await this.signatures.firstUse(credentials.merchantId, signature, expiresAt))) {
+        throw new DomainError('REQUEST_REPLAYED', 'This signed request was already received: a request that changes something is accepted once. Sign it again with the current time to send it again', [
+          { field: AUTH_HEADERS.signature, issue: 'already used' },
+        ]);
+      }
     }
     request.merchant = { merchantId: credentials.merchantId };
     return true;

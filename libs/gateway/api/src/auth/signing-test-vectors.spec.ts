@@ -1,6 +1,7 @@
 import type { ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import { canonicalSignedPath, signedPayload } from '@mp/access-domain';
-import type { MerchantCredentialStore, MerchantCredentials } from '@mp/access-infrastructure';
+import type { MerchantCredentialStore, MerchantCredentials, RequestSignatureStore } from '@mp/access-infrastructure';
 import { DomainError } from '@mp/shared-util-errors';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -27,7 +28,9 @@ const MERCHANT_ID = 'mch_0123456789abcdef01234567';
 function authenticate(vector: SigningVector, signature: string): Promise<boolean> {
   const credentials: MerchantCredentials = { merchantId: MERCHANT_ID, status: 'active', apiSecret: Buffer.from(vector.secret, 'utf8'), previousApiSecret: null };
   const store = { findCredentials: async (merchantId: string) => (merchantId === MERCHANT_ID ? credentials : null) } as unknown as MerchantCredentialStore;
-  const guard = new MerchantSignatureGuard(store, { now: () => new Date(Number(vector.timestamp) * 1_000) });
+  // The vectors sign reads and creates, which the replay check leaves alone: it is never asked.
+  const signatures = { firstUse: async () => Promise.reject(new Error('not a route that refuses replays')) } as unknown as RequestSignatureStore;
+  const guard = new MerchantSignatureGuard(store, { now: () => new Date(Number(vector.timestamp) * 1_000) }, signatures, new Reflector());
   const body = Buffer.from(vector.body, 'utf8');
   const request = {
     method: vector.method,
@@ -41,7 +44,7 @@ function authenticate(vector: SigningVector, signature: string): Promise<boolean
       ...(body.length > 0 ? { 'content-type': 'application/json' } : {}),
     },
   } as unknown as GatewayRequest;
-  const context = { switchToHttp: () => ({ getRequest: () => request }) } as unknown as ExecutionContext;
+  const context = { switchToHttp: () => ({ getRequest: () => request }), getHandler: () => authenticate } as unknown as ExecutionContext;
   return guard.canActivate(context);
 }
 

@@ -14,7 +14,7 @@ import {
 } from '@mp/contracts-callbacks';
 import { PathIdPipe } from '@mp/shared-nest-http';
 import { DomainError } from '@mp/shared-util-errors';
-import { CurrentMerchant, type AuthenticatedMerchant } from '../auth/merchant-signature.guard';
+import { CurrentMerchant, RefusesReplay, type AuthenticatedMerchant } from '../auth/merchant-signature.guard';
 import { CallbackDestinationPolicy } from '../callback-destinations/callback-destination.policy';
 import { ApiErrorResponses } from '../openapi/error.response';
 import { MerchantApi } from '../openapi/merchant-api.decorator';
@@ -93,7 +93,8 @@ export class MerchantWebhooksController {
   @HttpCode(202)
   @ApiOperation({ operationId: 'redeliverWebhook', summary: 'Send a callback again now: the same webhook-id and body, freshly signed' })
   @ApiResponse({ status: 202, type: WebhookDeliveryDetailResponse })
-  @ApiErrorResponses('NOT_FOUND', 'WEBHOOK_ENDPOINT_DISABLED')
+  @ApiErrorResponses('NOT_FOUND', 'WEBHOOK_ENDPOINT_DISABLED', 'REQUEST_REPLAYED')
+  @RefusesReplay()
   async redeliver(@CurrentMerchant() merchant: AuthenticatedMerchant, @Param('deliveryId', DeliveryIdParam) deliveryId: string) {
     return this.callbacks.merchantRedeliver(merchant.merchantId, deliveryId);
   }
@@ -102,7 +103,8 @@ export class MerchantWebhooksController {
   @HttpCode(202)
   @ApiOperation({ operationId: 'sendTestWebhook', summary: 'Send a signed webhook.test callback' })
   @ApiResponse({ status: 202, type: WebhookDeliveryDetailResponse })
-  @ApiErrorResponses('WEBHOOK_ENDPOINT_DISABLED')
+  @ApiErrorResponses('WEBHOOK_ENDPOINT_DISABLED', 'REQUEST_REPLAYED')
+  @RefusesReplay()
   async sendTest(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() body: SendTestWebhookBody) {
     const url = body.url ?? (await this.merchants.findProfile(merchant.merchantId))?.default_callback_url ?? null;
     if (url === null) throw new DomainError('VALIDATION_ERROR', 'Name the url to send the test callback to: you have no default_callback_url', [{ field: 'url', issue: 'is required without a default_callback_url' }]);
@@ -123,7 +125,8 @@ export class MerchantWebhooksController {
   @HttpCode(200)
   @ApiOperation({ operationId: 'enableWebhookEndpoint', summary: 'Re-enable a disabled endpoint and send its parked callbacks' })
   @ApiResponse({ status: 200, type: EnabledWebhookEndpointResponse })
-  @ApiErrorResponses('NOT_FOUND')
+  @ApiErrorResponses('NOT_FOUND', 'REQUEST_REPLAYED')
+  @RefusesReplay()
   async enable(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() body: EnableWebhookEndpointBody) {
     const { url, resumed_deliveries } = await this.callbacks.enableEndpoint(merchant.merchantId, body.url);
     return { url, resumed_deliveries };

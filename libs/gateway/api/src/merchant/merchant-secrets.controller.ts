@@ -2,7 +2,7 @@ import { Body, Controller, Inject, Post } from '@nestjs/common';
 import { ApiOperation, ApiResponse } from '@nestjs/swagger';
 import { MerchantCredentialStore, WebhookSecretStore } from '@mp/access-infrastructure';
 import type { Clock } from '@mp/shared-util-clock';
-import { CurrentMerchant, type AuthenticatedMerchant } from '../auth/merchant-signature.guard';
+import { CurrentMerchant, RefusesReplay, type AuthenticatedMerchant } from '../auth/merchant-signature.guard';
 import { ApiErrorResponses } from '../openapi/error.response';
 import { MerchantApi } from '../openapi/merchant-api.decorator';
 import { ApiSecretRotationResponse, WebhookSecretRotationResponse } from './merchant.response';
@@ -28,7 +28,8 @@ export class MerchantSecretsController {
   @Post('api-secret/rotate')
   @ApiOperation({ operationId: 'rotateApiSecret', summary: 'Rotate the API secret', description: 'The new secret is in this answer only. The previous one keeps verifying until previous_secret_valid_until.' })
   @ApiResponse({ status: 201, type: ApiSecretRotationResponse })
-  @ApiErrorResponses('SECRET_ROTATION_IN_PROGRESS', 'NOT_FOUND')
+  @ApiErrorResponses('SECRET_ROTATION_IN_PROGRESS', 'NOT_FOUND', 'REQUEST_REPLAYED')
+  @RefusesReplay()
   async rotateApiSecret(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() body: RotateSecretBody): Promise<ApiSecretRotationResponse> {
     return rotateApiSecret(this.merchants, merchant.merchantId, overlapMsOf(body, this.settings.apiSecretOverlapHours), this.clock.now());
   }
@@ -37,7 +38,8 @@ export class MerchantSecretsController {
   @Post('webhook-secret/rotate')
   @ApiOperation({ operationId: 'rotateWebhookSecret', summary: 'Rotate the webhook secret', description: 'The new secret is in this answer only. Callbacks carry signatures with both secrets until previous_secret_valid_until.' })
   @ApiResponse({ status: 201, type: WebhookSecretRotationResponse })
-  @ApiErrorResponses('NOT_FOUND')
+  @ApiErrorResponses('NOT_FOUND', 'REQUEST_REPLAYED')
+  @RefusesReplay()
   async rotateWebhookSecret(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() body: RotateSecretBody): Promise<WebhookSecretRotationResponse> {
     return rotateWebhookSecret(this.webhookSecrets, merchant.merchantId, overlapMsOf(body, this.settings.webhookSecretOverlapHours), this.clock.now());
   }

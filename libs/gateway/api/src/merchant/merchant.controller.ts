@@ -3,7 +3,7 @@ import { ApiOperation, ApiProperty, ApiResponse } from '@nestjs/swagger';
 import { MerchantCredentialStore, type MerchantProfile } from '@mp/access-infrastructure';
 import { DomainError } from '@mp/shared-util-errors';
 import { formatAmountMinor } from '@mp/shared-util-money';
-import { CurrentMerchant, type AuthenticatedMerchant } from '../auth/merchant-signature.guard';
+import { CurrentMerchant, RefusesReplay, type AuthenticatedMerchant } from '../auth/merchant-signature.guard';
 import { ApiErrorResponses } from '../openapi/error.response';
 import { MerchantApi } from '../openapi/merchant-api.decorator';
 import { BalancesResponse, MerchantProfileResponse, MethodsResponse } from './merchant.response';
@@ -53,7 +53,8 @@ export class MerchantController {
   @Patch()
   @ApiOperation({ operationId: 'updateMerchant', summary: 'Change the merchant\'s own settings (the default callback URL)' })
   @ApiResponse({ status: 200, type: MerchantProfileResponse })
-  @ApiErrorResponses('NOT_FOUND')
+  @ApiErrorResponses('NOT_FOUND', 'REQUEST_REPLAYED')
+  @RefusesReplay()
   async updateProfile(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() body: UpdateMerchantBody): Promise<MerchantProfileResponse> {
     await this.destinations.assertAcceptable(merchant.merchantId, body.default_callback_url, 'default_callback_url');
     return this.profileAnswer(await this.merchants.setDefaultCallbackUrl(merchant.merchantId, body.default_callback_url));

@@ -1,0 +1,71 @@
+/**
+ * Goal: a captured signed request that changes something cannot be sent again within the
+ * timestamp window (issue 33): the replay of a secret rotation, a merchant setting or a webhook
+ * tool gets 409 REQUEST_REPLAYED and no secret, while the merchant's own re-signed request still
+ * works, and a create replayed answers as it always did (idempotent by order_id). Method: the
+ * real gateway with its shared database; the identical request (same timestamp, path and body,
+ * so the same signature) sent twice, and to a second gateway replica, as an attacker would.
+ */
+import { runLedgerAudit, SignedClient, SystemUnderTest } from '@mp/shared-testing';
+import { incomingPayment, newOrderId } from './fixtures';
+
+describe('replayed signed requests', () => {
+  let system: SystemUnderTest;
+  let merchant: SignedClient;
+
+  beforeAll(async () => {
+    system = await SystemUnderTest.start();
+    await system.startService('gateway-2');
+    merchant = await system.createClient('Replay target shop');
+  });
+  afterAll(async () => system?.stop());
+
+  const now = () => Math.floor(Date.now() / 1000);
+
+  it('refuses a replayed webhook-secret rotation: the replayer gets no secret', async () => {
+    const captured = { method: 'POST' as const, path: '/v2/merchant/webhook-secret/rotate', body: {}, timestampSeconds: now() };
+    const original = await merchant.request(captured);
+    expect(original.status).toBe(201);
+    expect(original.body.webhook_secret).toEqual(expect.any(String));
+    const replayed = await merchant.request(captured);
+    expect([replayed.status, replayed.body.error.code, replayed.body.error.details]).toEqual([409, 'REQUEST_REPLAYED', [{ field: 'x-signature', issue: 'already used' }]]);
+    expect(JSON.stringify(replayed.body)).not.toContain(original.body.webhook_secret);
+    expect(replayed.body.webhook_secret).toBeUndefined();
+  });
+
+  it('refuses a replayed API-secret rotation, on another gateway replica too', async () => {
+    const captured = { method: 'POST' as const, path: '/v2/merchant/api-secret/rotate', body: { overlap_hours: 1 }, timestampSeconds: now() };
+    const original = await merchant.request(captured);
+    expect(original.status).toBe(201);
+    const onTheOtherReplica = await new SignedClient(system.urlOf('gateway-2'), merchant.credentials).request(captured);
+    expect([onTheOtherReplica.status, onTheOtherReplica.body.error.code]).toEqual([409, 'REQUEST_REPLAYED']);
+    expect(onTheOtherReplica.body.api_secret).toBeUndefined();
+    // The merchant's own next request, signed anew, is not a replay.
+    const rotatedClient = new SignedClient(system.gatewayUrl, { ...merchant.credentials, apiSecret: original.body.api_secret });
+    expect((await rotatedClient.get('/v2/merchant')).status).toBe(200);
+    merchant = rotatedClient;
+  });
+
+  it('refuses a replayed settings change, and accepts the same change signed again a second later', async () => {
+    const body = { default_callback_url: 'https://shop.example/callbacks/replayed' };
+    const captured = { method: 'PATCH' as const, path: '/v2/merchant', body, timestampSeconds: now() - 1 };
+    expect((await merchant.request(captured)).status).toBe(200);
+    expect((await merchant.request(captured)).body.error.code).toBe('REQUEST_REPLAYED');
+    const resigned = await merchant.request({ ...captured, timestampSeconds: now() });
+    expect([resigned.status, resigned.body.default_callback_url]).toEqual([200, body.default_callback_url]);
+  });
+
+  it('answers a replayed create as before: the same order, created once', async () => {
+    const captured = { method: 'POST' as const, path: '/v2/payments/incoming', body: incomingPayment(newOrderId('replay')), timestampSeconds: now() };
+    const original = await merchant.request(captured);
+    const replayed = await merchant.request(captured);
+    expect([original.status, replayed.status]).toEqual([201, 201]);
+    expect(replayed.text).toBe(original.text);
+  });
+
+  it('leaves books the ledger auditor agrees with', async () => {
+    const { code, output } = await runLedgerAudit(system);
+    expect(output).toContain('OK: every balance equals its postings');
+    expect(code).toBe(0);
+  });
+});
