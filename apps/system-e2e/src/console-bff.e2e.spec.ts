@@ -34,7 +34,8 @@ describe('console BFF', () => {
   /** Every console answer of a merchant session, scanned for the API secret at the end. */
   const merchantAnswers: ConsoleAnswer[] = [];
 
-  const send = (method: string, path: string, options: { cookie?: string; csrf?: string; origin?: string | null; body?: unknown; raw?: Buffer; headers?: Record<string, string> } = {}) =>
+  // rawPath: the path goes on the wire exactly as written (no URL parsing, which would turn `\` into `/`).
+  const send = (method: string, path: string, options: { cookie?: string; csrf?: string; origin?: string | null; body?: unknown; raw?: Buffer; headers?: Record<string, string>; rawPath?: boolean } = {}) =>
     new Promise<ConsoleAnswer>((resolve, reject) => {
       const bytes = options.raw ?? (options.body === undefined ? undefined : Buffer.from(JSON.stringify(options.body)));
       const headers: Record<string, string> = {
@@ -46,7 +47,7 @@ describe('console BFF', () => {
         ...options.headers,
       };
       const url = new URL(path, system.gatewayUrl);
-      const outgoing = httpRequest({ host: url.hostname, port: url.port, method, path: `${url.pathname}${url.search}`, headers }, (response) => {
+      const outgoing = httpRequest({ host: url.hostname, port: url.port, method, path: options.rawPath ? path : `${url.pathname}${url.search}`, headers }, (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
         response.on('end', () => {
@@ -201,6 +202,10 @@ describe('console BFF', () => {
     const operatorSession = await signIn('operator', operator.token);
     expect(errorOf(await send('GET', '/console/api/agent/orders', { cookie: operatorSession.cookie }))).toEqual([403, 'CONSOLE_ROLE_FORBIDDEN']);
     expect(errorOf(await send('GET', '/console/api/operator/agent/orders', { cookie: operatorSession.cookie }))).toEqual([404, 'NOT_FOUND']);
+    // Paths that a parser behind the relay could read as another prefix are refused by the relay itself.
+    for (const path of ['/console/api/operator/%61gent/orders', '/console/api/operator/%2e%2e/agent/orders', '/console/api/operator/..%5Cagent/orders', '/console/api/operator/..\\agent/orders', '/console/api/operator/merchants/..\\..\\agent/orders']) {
+      expect({ path, answer: errorOf(await send('GET', path, { cookie: operatorSession.cookie, rawPath: true })) }).toEqual({ path, answer: [404, 'NOT_FOUND'] });
+    }
   });
 
   it('relays a merchant as itself: an order made through the console is the merchant\'s, and another merchant cannot read it', async () => {

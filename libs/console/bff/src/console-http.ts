@@ -13,6 +13,7 @@ import { checkCsrf } from './csrf';
 import { parseLoginBody } from './login-request';
 import { clearedSessionCookie, sessionCookie, sessionValueOf } from './session-cookie';
 import { checkSystemHealth } from './system-health';
+import { relayPathRefusal } from './relay-path';
 
 /** The contract's CSP for everything under /console: the bundle's own files only, no inline code. */
 export const CONSOLE_CONTENT_SECURITY_POLICY = "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
@@ -129,7 +130,7 @@ export class ConsoleHttp {
     if (session.role !== relay.role) return this.roleForbidden(request, reply, relay.role);
     const rawUrl = request.raw.url ?? request.url;
     const url = `${relay.target}${rawUrl.slice(relay.prefix.length)}`;
-    if (hasDotSegment(url) || (relay.role === 'operator' && /^\/backoffice\/v1\/agent(\/|\?|$)/.test(url))) {
+    if (relayPathRefusal(url) !== null || (relay.role === 'operator' && /^\/backoffice\/v1\/agent(\/|\?|$)/.test(url))) {
       return sendConsoleError(request, reply, 'NOT_FOUND', `No console route ${request.method} ${rawUrl.split('?')[0]}`);
     }
     const headers: Record<string, string> = {};
@@ -284,8 +285,3 @@ function header(request: FastifyRequest, name: string): string | undefined {
   return typeof value === 'string' ? value : Array.isArray(value) ? value.join(', ') : undefined;
 }
 
-/** `.` or `..` as a path segment (also percent-encoded): a relayed path never climbs out of its prefix. */
-function hasDotSegment(url: string): boolean {
-  const path = url.split('?')[0] ?? '';
-  return path.split('/').some((segment) => /^(\.|%2e){1,2}$/i.test(segment));
-}
