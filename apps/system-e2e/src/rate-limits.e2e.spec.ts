@@ -163,6 +163,19 @@ describe('rate limits and callback destinations', () => {
     expect(responses.find((response) => response.status !== 429)?.headers.get('ratelimit-limit')).toBe(String(ADDRESS_BURST));
   });
 
+  it('charges every IPv6 address of one /64 to one bucket: a flood from a /64 is refused, another /64 is not', async () => {
+    // A replica behind a proxy it trusts (the test's loopback), so X-Forwarded-For names the client.
+    await system.startService('gateway-proxied', { GATEWAY_TRUSTED_PROXIES: '127.0.0.1' });
+    const fromAddress = (address: string) => rawRequest(system.urlOf('gateway-proxied'), 'GET', '/pay/not-a-real-token', { 'x-forwarded-for': address }, Buffer.alloc(0));
+    const flood: TestResponse[] = [];
+    for (let index = 1; index <= ADDRESS_BURST + 4; index += 1) flood.push(await fromAddress(`2001:db8:64:1:${index.toString(16)}::${index}`));
+    const statuses = flood.map((response) => response.status);
+    expect(statuses.filter((status) => status === 429).length).toBeGreaterThanOrEqual(3);
+    for (const response of flood.filter((candidate) => candidate.status === 429)) expectRateLimited(response, ADDRESS_BURST);
+    expect((await fromAddress('2001:db8:64:2::1')).status).toBe(404);
+    await system.terminate('gateway-proxied');
+  });
+
   it('refuses a callback URL on a port not allowed or off the merchant allow-list with VALIDATION_ERROR, and creates no order', async () => {
     const merchant = await system.createClient('Allow-listed shop');
     const { merchantId } = merchant.credentials;

@@ -20,6 +20,14 @@ const UNKNOWN_KEY_SECRET = Buffer.alloc(32, 0);
 const JSON_MEDIA_TYPE = /^application\/json\s*(;|$)/i;
 
 const REFUSES_REPLAY = 'mp:refuses-replayed-signature';
+/**
+ * A signature that does not match re-reads the merchant's secrets (one may have rotated on
+ * another replica) at most this often per merchant: forged requests for a known merchant id
+ * cannot each cost a database read.
+ */
+const CREDENTIAL_REFRESH_INTERVAL_MS = 1_000;
+/** Merchants whose last refresh this replica remembers; past it, the oldest is forgotten. */
+const REFRESHED_MERCHANTS_MAX = 10_000;
 
 /**
  * On a merchant route that changes something and is not idempotent by an order_id (a secret
@@ -35,6 +43,9 @@ export const RefusesReplay = (): MethodDecorator => SetMetadata(REFUSES_REPLAY, 
  */
 @Injectable()
 export class MerchantSignatureGuard implements CanActivate {
+  /** By merchant id: when this replica last re-read its secrets after a mismatch (insertion order = age). */
+  private readonly lastRefreshAt = new Map<string, number>();
+
   constructor(
     @Inject(MerchantCredentialStore) private readonly credentials: MerchantCredentialStore,
     @Inject(GATEWAY_CLOCK) private readonly clock: Clock,
@@ -77,7 +88,7 @@ export class MerchantSignatureGuard implements CanActivate {
       throw new DomainError('INVALID_API_KEY', 'The x-api-key is not a merchant id', [{ field: AUTH_HEADERS.apiKey, issue: 'unknown' }]);
     }
     let matched = this.matches(credentials, timestamp, signedPath, rawBody, signature);
-    if (!matched) {
+    if (!matched && this.mayRefresh(credentials.merchantId)) {
       // Perhaps a secret rotated on another replica after this one cached the old ones.
       const fresh = await this.credentials.findCredentials(credentials.merchantId, Date.now(), { refresh: true });
       if (fresh && this.matches(fresh, timestamp, signedPath, rawBody, signature)) {
@@ -107,6 +118,17 @@ export class MerchantSignatureGuard implements CanActivate {
       }
     }
     request.merchant = { merchantId: credentials.merchantId };
+    return true;
+  }
+
+  /** At most one re-read per merchant per CREDENTIAL_REFRESH_INTERVAL_MS; remembered in a bounded map. */
+  private mayRefresh(merchantId: string): boolean {
+    const now = Date.now();
+    const last = this.lastRefreshAt.get(merchantId);
+    if (last !== undefined && now - last < CREDENTIAL_REFRESH_INTERVAL_MS) return false;
+    this.lastRefreshAt.delete(merchantId);
+    this.lastRefreshAt.set(merchantId, now);
+    if (this.lastRefreshAt.size > REFRESHED_MERCHANTS_MAX) this.lastRefreshAt.delete(this.lastRefreshAt.keys().next().value as string);
     return true;
   }
 

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import type { RawRequestLike, TransportSecurityRule } from '../http/transport-security';
 
 /**
@@ -27,4 +28,16 @@ export function clientAddressOf(request: RawRequestLike, proxies: TransportSecur
 function normalise(address: string): string {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
   return mapped ? mapped[1] : address;
+}
+
+/**
+ * The bucket a per-address limit charges for a client address: the address itself for IPv4, and
+ * its /64 network for IPv6. One IPv6 subscriber or host is routinely given a whole /64, so
+ * counting each address apart would give one client 2^64 buckets; a /64 is what one client holds.
+ */
+export function addressBucketOf(address: string): string {
+  if (isIP(address) !== 6) return address;
+  const parts = ipaddr.IPv6.parse(address).toByteArray().slice(0, 8);
+  const network = ipaddr.fromByteArray([...parts, 0, 0, 0, 0, 0, 0, 0, 0]);
+  return `${network.toString()}/64`;
 }

@@ -1,5 +1,5 @@
 import { TransportSecurityRule } from '../http/transport-security';
-import { clientAddressOf } from './client-address';
+import { addressBucketOf, clientAddressOf } from './client-address';
 import { rateLimitHeaders } from './token-bucket';
 
 describe('rate-limit headers', () => {
@@ -33,5 +33,19 @@ describe('client address', () => {
   it('stops at the hop that wrote an unparseable entry, and falls back to the proxy with no header', () => {
     expect(clientAddressOf(request('10.0.0.2', 'garbage, 10.0.0.5'), proxies)).toBe('10.0.0.5');
     expect(clientAddressOf(request('10.0.0.2'), proxies)).toBe('10.0.0.2');
+  });
+});
+
+describe('address bucket', () => {
+  it('charges an IPv4 client by its address', () => {
+    expect(addressBucketOf('203.0.113.7')).toBe('203.0.113.7');
+  });
+
+  it('charges every address of one IPv6 /64 to one bucket, and another /64 to another', () => {
+    const bucket = addressBucketOf('2001:db8:1:2::1');
+    expect(bucket).toBe('2001:db8:1:2::/64');
+    expect(addressBucketOf('2001:db8:1:2:ffff:ffff:ffff:fffe')).toBe(bucket);
+    expect(addressBucketOf('2001:0db8:0001:0002:abcd::9')).toBe(bucket);
+    expect(addressBucketOf('2001:db8:1:3::1')).not.toBe(bucket);
   });
 });

@@ -7,7 +7,7 @@ import type { GatewayRequest } from '../auth/merchant-signature.guard';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
 import { TransportSecurityRule } from '../http/transport-security';
 import { BucketLeases } from './bucket-lease';
-import { clientAddressOf } from './client-address';
+import { addressBucketOf, clientAddressOf } from './client-address';
 import { RateLimitStore } from './rate-limit.store';
 import { rateLimitHeaders, type BucketAnswer, type BucketPolicy } from './token-bucket';
 
@@ -78,7 +78,8 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * Per client address, before the body is read: every route without a credential takes a token.
+   * Per client address (an IPv6 client by its /64, addressBucketOf), before the body is read:
+   * every route without a credential takes a token.
    * On /v2 and /backoffice/v1 nothing is read from the database before the credential check
    * (a signed request costs at most the merchant's lease statement): each 401 takes a token from the
    * address's failure bucket afterwards (onResponse), and when that finds the bucket empty, this
@@ -89,14 +90,14 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
   registerAddressLimits(fastify: FastifyInstance): void {
     const { address, authFailures } = this.settings.rateLimits;
     fastify.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
-      const client = clientAddressOf(request.raw, this.proxies);
+      const client = addressBucketOf(clientAddressOf(request.raw, this.proxies));
       if (!carriesCredential(request)) return refuseWhenEmpty(await this.leases.take(`address:${client}`, address), address, reply, 'this address');
       const blockedForMs = (this.failingAddresses.get(client) ?? 0) - Date.now();
       if (blockedForMs > 0) refuseWhenEmpty({ allowed: false, tokens: 1 - (blockedForMs / 1000) * authFailures.ratePerSecond }, authFailures, reply, 'this address after repeated authentication failures');
     });
     fastify.addHook('onResponse', async (request: FastifyRequest, reply: FastifyReply) => {
       if (reply.statusCode !== 401 || !carriesCredential(request)) return;
-      const client = clientAddressOf(request.raw, this.proxies);
+      const client = addressBucketOf(clientAddressOf(request.raw, this.proxies));
       const answer = await this.leases.take(`auth-failures:${client}`, authFailures);
       if (!answer.allowed) this.blockAddress(client, ((1 - answer.tokens) / answer.policy.ratePerSecond) * 1000);
     });
