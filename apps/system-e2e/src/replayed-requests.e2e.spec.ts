@@ -2,7 +2,8 @@
  * Goal: a captured signed request that changes something cannot be sent again within the
  * timestamp window (issue 33): the replay of a secret rotation, a merchant setting or a webhook
  * tool gets 409 REQUEST_REPLAYED and no secret, while the merchant's own re-signed request still
- * works, and a create replayed answers as it always did (idempotent by order_id). Method: the
+ * works, and a create replayed answers as it always did (idempotent by order_id); rotations have
+ * a rate limit of their own. Method: the
  * real gateway with its shared database; the identical request (same timestamp, path and body,
  * so the same signature) sent twice, and to a second gateway replica, as an attacker would.
  */
@@ -61,6 +62,17 @@ describe('replayed signed requests', () => {
     const replayed = await merchant.request(captured);
     expect([original.status, replayed.status]).toEqual([201, 201]);
     expect(replayed.text).toBe(original.text);
+  });
+
+  it('limits secret rotations on a bucket of their own: five at once, then 429 with Retry-After', async () => {
+    // One webhook rotation was made above; each of these is signed anew (a different body).
+    const answers = [];
+    for (let hours = 1; hours <= 6; hours += 1) answers.push(await merchant.post('/v2/merchant/webhook-secret/rotate', { overlap_hours: hours }));
+    expect(answers.map((answer) => answer.status)).toEqual([201, 201, 201, 201, 429, 429]);
+    expect(answers[4]?.body.error.code).toBe('RATE_LIMITED');
+    expect(Number(answers[4]?.headers.get('retry-after'))).toBeGreaterThan(0);
+    // The merchant's other requests are not held back by it.
+    expect((await merchant.get('/v2/merchant')).status).toBe(200);
   });
 
   it('leaves books the ledger auditor agrees with', async () => {

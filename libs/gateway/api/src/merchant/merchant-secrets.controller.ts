@@ -1,7 +1,9 @@
-import { Body, Controller, Inject, Post } from '@nestjs/common';
+import { Body, Controller, Inject, Post, Res } from '@nestjs/common';
 import { ApiOperation, ApiResponse } from '@nestjs/swagger';
 import { MerchantCredentialStore, WebhookSecretStore } from '@mp/access-infrastructure';
 import type { Clock } from '@mp/shared-util-clock';
+import type { FastifyReply } from 'fastify';
+import { RateLimiter } from '../rate-limit/rate-limiter';
 import { CurrentMerchant, RefusesReplay, type AuthenticatedMerchant } from '../auth/merchant-signature.guard';
 import { ApiErrorResponses } from '../openapi/error.response';
 import { MerchantApi } from '../openapi/merchant-api.decorator';
@@ -12,7 +14,8 @@ import { overlapMsOf, rotateApiSecret, rotateWebhookSecret, RotateSecretBody } f
 /**
  * A merchant rotates its own secrets, signed with a secret that verifies now. The new secret
  * is in the answer only (stored encrypted, never shown again); the previous one stays valid
- * until `previous_secret_valid_until`.
+ * until `previous_secret_valid_until`. Each signed rotation is accepted once (a replay is 409
+ * REQUEST_REPLAYED), and rotations have a bucket of their own (SECRET_ROTATION_POLICY).
  */
 @Controller('v2/merchant')
 @MerchantApi('Merchant')
@@ -22,6 +25,7 @@ export class MerchantSecretsController {
     @Inject(WebhookSecretStore) private readonly webhookSecrets: WebhookSecretStore,
     @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
     @Inject(GATEWAY_CLOCK) private readonly clock: Clock,
+    @Inject(RateLimiter) private readonly limiter: RateLimiter,
   ) {}
 
   /** 201 with the new API secret; 409 SECRET_ROTATION_IN_PROGRESS while the previous rotation's overlap runs. */
@@ -30,7 +34,8 @@ export class MerchantSecretsController {
   @ApiResponse({ status: 201, type: ApiSecretRotationResponse })
   @ApiErrorResponses('SECRET_ROTATION_IN_PROGRESS', 'NOT_FOUND', 'REQUEST_REPLAYED')
   @RefusesReplay()
-  async rotateApiSecret(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() body: RotateSecretBody): Promise<ApiSecretRotationResponse> {
+  async rotateApiSecret(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() body: RotateSecretBody, @Res({ passthrough: true }) reply: FastifyReply): Promise<ApiSecretRotationResponse> {
+    await this.limiter.chargeSecretRotation(merchant.merchantId, 'api', reply);
     return rotateApiSecret(this.merchants, merchant.merchantId, overlapMsOf(body, this.settings.apiSecretOverlapHours), this.clock.now());
   }
 
@@ -40,7 +45,8 @@ export class MerchantSecretsController {
   @ApiResponse({ status: 201, type: WebhookSecretRotationResponse })
   @ApiErrorResponses('NOT_FOUND', 'REQUEST_REPLAYED')
   @RefusesReplay()
-  async rotateWebhookSecret(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() body: RotateSecretBody): Promise<WebhookSecretRotationResponse> {
+  async rotateWebhookSecret(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() body: RotateSecretBody, @Res({ passthrough: true }) reply: FastifyReply): Promise<WebhookSecretRotationResponse> {
+    await this.limiter.chargeSecretRotation(merchant.merchantId, 'webhook', reply);
     return rotateWebhookSecret(this.webhookSecrets, merchant.merchantId, overlapMsOf(body, this.settings.webhookSecretOverlapHours), this.clock.now());
   }
 }

@@ -12,6 +12,12 @@ import { RateLimitStore } from './rate-limit.store';
 import { rateLimitHeaders, type BucketAnswer, type BucketPolicy } from './token-bucket';
 
 const SWEEP_INTERVAL_MS = 60_000;
+/**
+ * A merchant's own secret rotations, per kind (API, webhook): five at once, then one each ten
+ * minutes. A merchant rotates now and then; a stream of rotations is a script gone wrong or
+ * someone trying captured requests, and each one mints a secret.
+ */
+export const SECRET_ROTATION_POLICY: BucketPolicy = { ratePerSecond: 1 / 600, burst: 5 };
 const FAILING_ADDRESSES_MAX = 100_000;
 
 /** Routes whose callers carry a credential: limited per merchant after the signature, and per address on failures. */
@@ -55,6 +61,16 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
   async chargeMerchant(merchantId: string, reply: FastifyReply): Promise<void> {
     const answer = await this.leases.take(merchantBucket(merchantId), this.settings.rateLimits.merchant);
     refuseWhenEmpty(answer, answer.policy, reply, 'this merchant');
+  }
+
+  /**
+   * One token of the merchant's bucket for this kind of secret rotation (SECRET_ROTATION_POLICY),
+   * on top of its request bucket; 429 RATE_LIMITED with Retry-After when empty. On success it sets
+   * no header: the RateLimit-* headers keep describing the merchant's request bucket.
+   */
+  async chargeSecretRotation(merchantId: string, kind: 'api' | 'webhook', reply: FastifyReply): Promise<void> {
+    const answer = await this.leases.take(`secret-rotation:${kind}:${merchantId}`, SECRET_ROTATION_POLICY);
+    if (!answer.allowed) refuseWhenEmpty(answer, SECRET_ROTATION_POLICY, reply, `this merchant's ${kind} secret rotations`);
   }
 
   /** The merchant's figures: an operator's override, or the global ones. */
