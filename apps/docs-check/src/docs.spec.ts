@@ -106,6 +106,20 @@ describe('documentation links', () => {
     expect(outside).toEqual([]);
   });
 
+  // What a merchant reads: the API docs, the docs index and the SDK's README. They state each rule
+  // themselves; a reader of this repository has no spec sections, decisions file or issue tracker.
+  const CITATION = /\bdecisions\.md\b|\bspec(?:'s)? (?:section |§ ?)?\d+(?:\.\d+)*|\bsection \d+(?:\.\d+)* rule \d+|\b[Ii]ssues? #?\d+\b/g;
+  const merchantDocuments = documents.filter((file) => nameOf(file).startsWith(join('docs', 'api')) || nameOf(file) === join('docs', 'README.md'));
+  it.each([...merchantDocuments, join(repositoryRoot, 'libs/sdk/README.md')].map((file) => [nameOf(file), file]))('%s cites no spec section, decisions file or issue number', (_name, file) => {
+    const citations = read(file).match(CITATION) ?? [];
+    expect(citations).toEqual([]);
+  });
+
+  it('tells a citation from ordinary text (the check above can fail)', () => {
+    expect('as spec 4.9 rule 2 says; see decisions.md; fixed in issue 21; section 1 rule 7'.match(CITATION)).toEqual(['spec 4.9', 'decisions.md', 'issue 21', 'section 1 rule 7']);
+    expect('endpoint 14 takes 5 MiB; the issuer of a card'.match(CITATION)).toBeNull();
+  });
+
   it('links README.md to the documentation index', () => {
     expect(linkTargets(read(join(repositoryRoot, 'README.md')))).toContain('docs/README.md');
   });

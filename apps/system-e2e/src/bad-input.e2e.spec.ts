@@ -323,13 +323,17 @@ describe('bad input across the API (issue 17 item 6)', () => {
     expect([unknown.status, unknown.body.error?.code]).toEqual([404, 'NOT_FOUND']);
   });
 
-  /** Writes the whole request at once, as a client without `Expect: 100-continue` does, and reads whatever answer arrives. */
-  function sendWholeRequest(path: string, body: Buffer): Promise<string> {
+  /**
+   * Writes the whole request at once, as a client without `Expect: 100-continue` does (Python's
+   * http.client, Node's fetch), and reads whatever answer arrives; `connectionClose` adds the
+   * `Connection: close` header such a client often sends.
+   */
+  function sendWholeRequest(path: string, body: Buffer, connectionClose = false): Promise<string> {
     const url = new URL(system.gatewayUrl);
     return new Promise((resolve) => {
       const chunks: Buffer[] = [];
       const socket = connect(Number(url.port), url.hostname, () => {
-        socket.write(`POST ${path} HTTP/1.1\r\nhost: ${url.host}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nx-api-key: ${merchant.credentials.merchantId}\r\n\r\n`);
+        socket.write(`POST ${path} HTTP/1.1\r\nhost: ${url.host}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nx-api-key: ${merchant.credentials.merchantId}\r\n${connectionClose ? 'connection: close\r\n' : ''}\r\n`);
         socket.write(body);
       });
       socket.on('data', (chunk: Buffer) => {
@@ -351,6 +355,20 @@ describe('bad input across the API (issue 17 item 6)', () => {
     for (let attempt = 0; attempt < 6; attempt += 1) {
       const answer = await sendWholeRequest('/v2/payments/incoming/list', body);
       expect([attempt, answer.split('\r\n')[0]]).toEqual([attempt, 'HTTP/1.1 413 Payload Too Large']);
+      expect(answer).toContain('PAYLOAD_TOO_LARGE');
+    }
+  });
+
+  it.each([
+    ['the merchant API', '/v2/payments/incoming/list'],
+    ['the payer page', '/pay/not-a-real-token/paid'],
+    ['the back office', '/backoffice/v1/merchants'],
+    ['the console', '/console/api/login'],
+  ])('answers a 5 MB body sent with Connection: close on %s with a 413 the client can read, every time', async (_surface, path) => {
+    const body = Buffer.from(`{"cursor": "${'a'.repeat(5 * 1024 * 1024)}"}`);
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const answer = await sendWholeRequest(path, body, true);
+      expect([path, attempt, answer.split('\r\n')[0]]).toEqual([path, attempt, 'HTTP/1.1 413 Payload Too Large']);
       expect(answer).toContain('PAYLOAD_TOO_LARGE');
     }
   });

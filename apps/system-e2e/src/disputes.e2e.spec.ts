@@ -217,6 +217,19 @@ describe('disputes', () => {
     expect(rejection(await merchant.post('/v2/disputes/list', { status: 'CLOSED' }))).toMatchObject({ status: 400, code: 'VALIDATION_ERROR' });
   });
 
+  it('finds the dispute of one pay-in with the order_id filter, and none for a pay-in without one or another merchant\'s', async () => {
+    const disputedOrder = await payInWithAgent(330);
+    const disputed = await open({ order_id: disputedOrder });
+    await open({ order_id: await payInWithAgent(340) });
+    const found = await merchant.post('/v2/disputes/list', { order_id: disputedOrder });
+    expect([found.status, found.body.data, found.body.has_more]).toEqual([200, [disputed.body], false]);
+    expect((await merchant.post('/v2/disputes/list', { order_id: await payInWithAgent(350) })).body.data).toEqual([]);
+    expect((await otherMerchant.post('/v2/disputes/list', { order_id: disputedOrder })).body.data).toEqual([]);
+    expect(rejection(await merchant.post('/v2/disputes/list', { order_id: 'not an order id!' }))).toMatchObject({ status: 400, code: 'VALIDATION_ERROR' });
+    const queue = await operator.request('GET', `/backoffice/v1/disputes?order_id=${encodeURIComponent(disputedOrder)}`);
+    expect(queue.body.data.map((dispute: { dispute_id: string }) => dispute.dispute_id)).toEqual([disputed.body.dispute_id]);
+  });
+
   it("gives operators one review queue across merchants, newest first with cursors, and each dispute with its merchant", async () => {
     const mine = await open({ order_id: await payInWithAgent(310) });
     const theirs = await open({ order_id: await payInWithAgent(320, otherMerchant) }, otherMerchant);

@@ -56,6 +56,16 @@ describe('replayed signed requests', () => {
     expect([resigned.status, resigned.body.default_callback_url]).toEqual([200, body.default_callback_url]);
   });
 
+  it('lets a refused request be sent again with the same signature: it changed nothing', async () => {
+    const captured = { method: 'POST' as const, path: '/v2/webhooks/deliveries/msg_00000000000000000000000000000000/redeliver', body: {}, timestampSeconds: now() };
+    const first = await merchant.request(captured);
+    expect([first.status, first.body.error.code]).toEqual([404, 'NOT_FOUND']);
+    // The claim is given back once the refusal is written; a client's retry comes later than this.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const again = await merchant.request(captured);
+    expect([again.status, again.body.error.code]).toEqual([404, 'NOT_FOUND']);
+  });
+
   it('answers a replayed create as before: the same order, created once', async () => {
     const captured = { method: 'POST' as const, path: '/v2/payments/incoming', body: incomingPayment(newOrderId('replay')), timestampSeconds: now() };
     const original = await merchant.request(captured);

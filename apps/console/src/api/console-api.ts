@@ -62,6 +62,8 @@ const v2 = () => (merchantMode === 'test' ? '/merchant/test/v2' : '/merchant/v2'
 
 export interface ListFilters {
   status?: string;
+  /** Disputes only: the dispute of one pay-in. */
+  order_id?: string;
   created_from?: string;
   created_to?: string;
   cursor?: string;
@@ -91,20 +93,10 @@ export const merchantApi = {
   rotateWebhookSecret: () => apiJson<RotatedSecret>('POST', `${v2()}/merchant/webhook-secret/rotate`, { json: {} }),
 };
 
-/**
- * The order's dispute: endpoint 15 has no order filter, so the disputes are read newest first,
- * a page of 100 at a time, until the order's is found (at most `maxPages` pages).
- */
-export async function findDisputeOfOrder(orderId: string, maxPages = 5): Promise<Dispute | null> {
-  let cursor: string | undefined;
-  for (let page = 0; page < maxPages; page += 1) {
-    const answer = await merchantApi.listDisputes({ limit: 100, cursor });
-    const found = answer.data.find((dispute) => dispute.order_id === orderId);
-    if (found) return found;
-    if (!answer.has_more || !answer.next_cursor) return null;
-    cursor = answer.next_cursor;
-  }
-  return null;
+/** The order's dispute, if it has one: endpoint 15 filtered by `order_id` (a pay-in has at most one). */
+export async function findDisputeOfOrder(orderId: string): Promise<Dispute | null> {
+  const answer = await merchantApi.listDisputes({ order_id: orderId, limit: 1 });
+  return answer.data[0] ?? null;
 }
 
 // ---- Agent (/backoffice/v1/agent through the BFF) ----

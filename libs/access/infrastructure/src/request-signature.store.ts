@@ -34,6 +34,15 @@ export class RequestSignatureStore {
     return rows.length === 1;
   }
 
+  /**
+   * Forgets a signature whose request was refused (4xx, 5xx): it changed nothing, so sending it
+   * again (the client fixed the cause, or retries a 503) is no replay of a change.
+   */
+  async release(merchantId: string, signature: string): Promise<void> {
+    const digest = createHash('sha256').update(signature.toLowerCase()).digest();
+    await this.dataSource.query(`DELETE FROM merchant_request_signatures WHERE merchant_id = $1 AND signature_sha256 = $2`, [merchantId, digest]);
+  }
+
   /** Deletes up to PRUNE_BATCH signatures whose timestamp left the window; how many it deleted. */
   async pruneExpired(now: Date): Promise<number> {
     const [, deleted]: [unknown[], number] = await this.dataSource.query(

@@ -136,14 +136,21 @@ export class OpenDisputeCommandDto {
   receiptId!: string | null;
 }
 
-/** decisions.md "Lists": endpoint 15's filters, all optional (the gateway takes `limit` as a JSON number, the service as a query string). */
+/**
+ * Endpoint 15's filters, all optional (the gateway takes `limit` as a JSON number, the service as
+ * a query string). `order_id` finds the dispute of one pay-in: a pay-in has at most one.
+ */
 export class DisputeListFilterFieldsDto extends CreationPeriodAndCursorFilters {
   @IsOptional()
   @IsOneOf(DISPUTE_STATUSES)
   status?: DisputeStatus;
+
+  @IsOptional()
+  @IsOrderId()
+  order_id?: string;
 }
 
-@RequestMessages({ invalid: 'The list filters are not valid', unknownField: 'is not a filter; use status, created_from, created_to, limit, cursor' })
+@RequestMessages({ invalid: 'The list filters are not valid', unknownField: 'is not a filter; use status, order_id, created_from, created_to, limit, cursor' })
 export class DisputeListQueryDto extends DisputeListFilterFieldsDto {
   @IsOptional()
   @IsWholeNumberBetween(1, 100, 'query')
@@ -151,7 +158,7 @@ export class DisputeListQueryDto extends DisputeListFilterFieldsDto {
 }
 
 /** The operators' queue: the list's filters, and optionally one merchant. */
-@RequestMessages({ invalid: 'The list filters are not valid', unknownField: 'is not a filter; use merchant_id, status, created_from, created_to, limit, cursor' })
+@RequestMessages({ invalid: 'The list filters are not valid', unknownField: 'is not a filter; use merchant_id, status, order_id, created_from, created_to, limit, cursor' })
 export class OperatorDisputeQueueQueryDto extends DisputeListQueryDto {
   @IsOptional()
   @MatchesPattern(MERCHANT_ID_PATTERN, 'must be a merchant id')

@@ -703,6 +703,11 @@ export interface components {
             cursor?: string;
             /** @default 50 */
             limit?: number;
+            /**
+             * @description Only the dispute of this pay-in (a pay-in has at most one)
+             * @example A-1001
+             */
+            order_id?: string;
             /** @enum {string} */
             status?: "OPEN" | "ACCEPTED" | "REJECTED";
         };

@@ -43,13 +43,13 @@ export class InternalDisputesController {
 
   @Get('merchants/:merchantId/disputes')
   list(@Param('merchantId', MerchantIdParam) merchantId: string, @Query(requestPipe) query: DisputeListQueryDto): Promise<DisputeList> {
-    return listDisputes(this.dataSource.manager, { merchantId, status: query.status, ...pageFilterOf(query) });
+    return listDisputes(this.dataSource.manager, { merchantId, status: query.status, orderId: query.order_id, ...pageFilterOf(query) });
   }
 
   /** The operators' queue (the gateway's `GET /backoffice/v1/disputes`): every merchant's disputes, newest first. */
   @Get('disputes')
   queue(@Query(requestPipe) query: OperatorDisputeQueueQueryDto): Promise<OperatorDisputeList> {
-    return listDisputesAcrossMerchants(this.dataSource.manager, { merchantId: query.merchant_id, status: query.status, ...pageFilterOf(query) });
+    return listDisputesAcrossMerchants(this.dataSource.manager, { merchantId: query.merchant_id, status: query.status, orderId: query.order_id, ...pageFilterOf(query) });
   }
 
   @Get('merchants/:merchantId/disputes/:disputeId')

@@ -97,6 +97,8 @@ export interface DisputeListFilter {
   /** One merchant's disputes (endpoint 15); every merchant's when absent (the operators' queue). */
   merchantId?: string;
   status?: DisputeStatus;
+  /** The dispute of one order (at most one: the table is unique by merchant and order). */
+  orderId?: string;
   createdFrom?: Date;
   createdTo?: Date;
   limit: number;
@@ -119,6 +121,7 @@ async function listDisputeRows<View>(manager: EntityManager, filter: DisputeList
   const where = new SqlConditions();
   if (filter.merchantId !== undefined) where.add('merchant_id = ?', filter.merchantId);
   if (filter.status !== undefined) where.add('status = ?', filter.status);
+  if (filter.orderId !== undefined) where.add('order_id = ?', filter.orderId);
   if (filter.createdFrom !== undefined) where.add('created_at >= ?', filter.createdFrom);
   if (filter.createdTo !== undefined) where.add('created_at <= ?', filter.createdTo);
   const page = await fetchNewestFirstPage<DisputeRow>(manager, { select: 'SELECT * FROM disputes', where, positionColumn: 'disputes.list_position', positionOf: (row) => row.list_position, cursor: DISPUTE_LIST_CURSOR, after: filter.cursor, limit: filter.limit });

@@ -5,7 +5,7 @@ import { AUTH_HEADERS, canonicalSignedPath, checkTimestamp, computeSignature, Ma
 import { MerchantCredentialStore, RequestSignatureStore, type MerchantCredentials } from '@mp/access-infrastructure';
 import type { Clock } from '@mp/shared-util-clock';
 import { DomainError } from '@mp/shared-util-errors';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GATEWAY_CLOCK } from '../gateway-settings';
 
 export interface AuthenticatedMerchant {
@@ -116,6 +116,13 @@ export class MerchantSignatureGuard implements CanActivate {
           { field: AUTH_HEADERS.signature, issue: 'already used' },
         ]);
       }
+      // Claimed before the work, so two copies sent at once cannot both pass; given back when the
+      // request was refused, since a refused request changed nothing and may be sent again.
+      const merchantId = credentials.merchantId;
+      const response = context.switchToHttp().getResponse<FastifyReply>().raw;
+      response.once('finish', () => {
+        if (response.statusCode >= 400) void this.signatures.release(merchantId, signature).catch(() => undefined);
+      });
     }
     request.merchant = { merchantId: credentials.merchantId };
     return true;

@@ -83,8 +83,8 @@ export class OperatorDisputesController {
   @ApiResponse({ status: 200, description: '`{ data, has_more, next_cursor }`: each dispute object with its `merchant_id`' })
   @BackofficeApiErrorResponses()
   async queue(@Query() query: OperatorDisputeQueueQueryDto, @Res() reply: FastifyReply): Promise<void> {
-    const { merchant_id, status, created_from, created_to, limit, cursor } = query;
-    await json(reply, 200, await this.disputes.queue({ merchant_id, status, created_from, created_to, limit, cursor }));
+    const { merchant_id, status, order_id, created_from, created_to, limit, cursor } = query;
+    await json(reply, 200, await this.disputes.queue({ merchant_id, status, order_id, created_from, created_to, limit, cursor }));
   }
 
   /** One dispute as its merchant sees it (endpoint 16), for the reviewer. */

@@ -13,7 +13,7 @@ import {
 import { paymentOrderKey } from '@mp/contracts-payments';
 import { PathIdPipe } from '@mp/shared-nest-http';
 import { DomainError } from '@mp/shared-util-errors';
-import { checkReceiptFile, IsWholeNumberBetween, JsonNumberLiteral, RequestMessages } from '@mp/shared-util-validation';
+import { checkReceiptFile, IsWholeNumberBetween, JsonNumberLiteral, ORDER_ID_PATTERN, RequestMessages } from '@mp/shared-util-validation';
 import { IsOptional } from 'class-validator';
 import { CurrentMerchant, type AuthenticatedMerchant, type GatewayRequest } from '../auth/merchant-signature.guard';
 import { ApiErrorResponses } from '../openapi/error.response';
@@ -28,11 +28,14 @@ import { OutcomeCallbackDestination } from '../merchant/outcome-destination';
 /** A malformed dispute id is answered like an unknown one. */
 export const DisputeIdParam = new PathIdPipe(/^dsp_[0-9a-f]{24}$/, 'DISPUTE_NOT_FOUND', (id) => `No dispute ${id}`);
 
-@RequestMessages({ invalid: 'The list filters are not valid', unknownField: 'is not a filter; use status, created_from, created_to, limit, cursor' })
+@RequestMessages({ invalid: 'The list filters are not valid', unknownField: 'is not a filter; use status, order_id, created_from, created_to, limit, cursor' })
 @ApiCreationPeriodAndCursor()
 class DisputeListBody extends DisputeListFilterFieldsDto {
   @ApiPropertyOptional({ enum: DISPUTE_STATUSES })
   override status?: DisputeStatus;
+
+  @ApiPropertyOptional({ description: 'Only the dispute of this pay-in (a pay-in has at most one)', pattern: ORDER_ID_PATTERN.source, example: 'A-1001' })
+  override order_id?: string;
 
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: 50 })
   @IsOptional()
@@ -95,6 +98,7 @@ export class DisputesController {
   async list(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() filters: DisputeListBody) {
     return this.disputes.list(merchant.merchantId, {
       status: filters.status,
+      order_id: filters.order_id,
       created_from: filters.created_from == null ? undefined : new Date(filters.created_from).toISOString(),
       created_to: filters.created_to == null ? undefined : new Date(filters.created_to).toISOString(),
       limit: filters.limit?.literal,

@@ -21,14 +21,19 @@ export function bodyLimitExceededMessage(limitBytes: number): string {
  * before it reads it (EPIPE or ECONNRESET instead of the 413). So the connection stays open
  * and the rest of the body is read and dropped, up to REFUSED_BODY_DRAIN_BYTES_MAX or
  * REFUSED_BODY_DRAIN_MS; beyond either bound (or a Content-Length announcing more) the socket
- * is closed as before. Hand-written: neither Fastify nor Node offer a bounded drain of a
- * refused request.
+ * is closed as before. The same holds when the client sent `Connection: close`. Hand-written:
+ * neither Fastify nor Node offer a bounded drain of a refused request.
  */
 export function keepReadingRefusedBody(request: IncomingMessage, reply: FastifyReply): void {
   if (request.complete) return;
   const announced = Number(request.headers['content-length']);
   if (Number.isFinite(announced) && announced > REFUSED_BODY_DRAIN_BYTES_MAX) return;
   void reply.removeHeader('connection');
+  // A client that sent `Connection: close` makes Node close the socket as soon as the answer is
+  // written, with the rest of the body unread: the same reset. So the answer does not close the
+  // connection; the client closes it once it read the answer (it asked to), and the drain below
+  // bounds how long and how much is read meanwhile: nginx's lingering close.
+  reply.raw.shouldKeepAlive = true;
   let drained = 0;
   const giveUp = setTimeout(() => request.socket.destroy(), REFUSED_BODY_DRAIN_MS);
   giveUp.unref();

@@ -43,3 +43,15 @@ describe('isKafkajsRequestQueueTimeoutWarning', () => {
     expect(isKafkajsRequestQueueTimeoutWarning(warning('DeprecationWarning', '/app/node_modules/kafkajs/src/network/requestQueue/index.js'))).toBe(false);
   });
 });
+
+describe('a consumer restarted after a settling answer', () => {
+  it("logs kafkajs's crash on a loading coordinator, and its restart line, as warnings", () => {
+    const crash = entry(logLevel.ERROR, { message: "Crash: KafkaJSProtocolError: The coordinator is loading and hence can't process requests for this group", groupId: 'ledger.payment-events' });
+    expect(kafkaLogLine(crash).level).toBe('warn');
+    expect(kafkaLogLine(entry(logLevel.ERROR, { message: 'Restarting the consumer in 200ms', retryTime: 200 })).level).toBe('warn');
+  });
+
+  it('keeps a crash on anything else an error', () => {
+    expect(kafkaLogLine(entry(logLevel.ERROR, { message: 'Crash: KafkaJSNonRetriableError: Topic authorization failed' })).level).toBe('error');
+  });
+});

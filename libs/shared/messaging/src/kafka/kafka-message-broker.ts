@@ -6,7 +6,7 @@ import { handleInMessageContext, ignoreProcessWarnings, messageTelemetryHeaders,
 import { SpanKind } from '@opentelemetry/api';
 import { parseEnvelope } from '../envelope';
 import { classifyError } from '../error-classification';
-import { isKafkajsRequestQueueTimeoutWarning, kafkaLogLine, type BrokerLogLevel } from './kafka-log';
+import { isKafkajsRequestQueueTimeoutWarning, isSettlingBrokerAnswer, kafkaLogLine, type BrokerLogLevel } from './kafka-log';
 import { restartAfterCrash } from './restart-after-crash';
 import { KafkaDeadLetterQueue } from './kafka-dead-letters';
 import { aclsOf, reconcileAcls, type KafkaAccess } from './kafka-access';
@@ -443,7 +443,9 @@ export class KafkaMessageBroker implements MessageBroker {
       // kafkajs restarts the consumer itself when it deems the error retriable (it then joins again);
       // otherwise it has disconnected it for good, and restartAfterCrash starts it again.
       group.state = event.payload.restart ? 'joining' : 'crashed';
-      this.log('error', `consumer ${request.groupId} crashed: ${String(event.payload.error)} (restart: ${event.payload.restart})`);
+      // One that kafkajs restarts on a settling answer (a fresh broker's coordinator still loading) is a warning.
+      const settling = event.payload.restart && event.payload.error.name === 'KafkaJSProtocolError' && isSettlingBrokerAnswer(String(event.payload.error));
+      this.log(settling ? 'warn' : 'error', `consumer ${request.groupId} crashed: ${String(event.payload.error)} (restart: ${event.payload.restart})`);
       if (event.payload.restart || stopped.signal.aborted) return;
       void restartAfterCrash({
         signal: stopped.signal,
