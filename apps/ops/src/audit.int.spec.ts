@@ -68,8 +68,9 @@ describe('npm run audit: every invariant over every service database', () => {
   });
   const delivery = (merchantId: string, kind: string, subjectId: string, callbackType: string, status: string) => ({
     sql: `INSERT INTO callback_deliveries (delivery_id, source_event_id, source_event_type, source_topic, merchant_id, subject_kind, subject_id, callback_type, state_version, target_url, body, status, created_at)
-          VALUES ($1, $2, 'x', 'x', $3, $4, $5, $6, 2, 'https://merchant.example/cb', '{}', $7, now())`,
-    values: [`whk_${randomUUID()}`, randomUUID(), merchantId, kind, subjectId, callbackType, status],
+          VALUES ($1, $2, 'x', 'x', $3, $4, $5, $6, 2, $8, '{}', $7, now())`,
+    // A delivery awaiting its merchant's first default URL has none yet.
+    values: [`whk_${randomUUID()}`, randomUUID(), merchantId, kind, subjectId, callbackType, status, status === 'awaiting_url' ? '' : 'https://merchant.example/cb'],
   });
   const paymentOrder = (merchantId: string, orderId: string, status: string) => ({
     sql: `INSERT INTO payment_orders (merchant_id, order_id, direction, status, amount_minor, fee_minor, currency, country, method, callback_url, expires_at, created_at, updated_at, stream_version)
@@ -130,6 +131,8 @@ describe('npm run audit: every invariant over every service database', () => {
         delivery(sandbox, 'payment_order', 'PAY-T', 'payment.expired', 'pending'),
         delivery(live, 'withdrawal', 'WD-1', 'withdrawal.completed', 'endpoint_disabled'),
         delivery(live, 'dispute', 'dsp_1', 'dispute.rejected', 'succeeded'),
+        // The merchant without a default URL: its outcome is kept until it sets one.
+        delivery(noDefaultUrl, 'withdrawal', 'WD-2', 'withdrawal.failed', 'awaiting_url'),
       ],
     } as Partial<Record<AuditedDatabase, Array<{ sql: string; values: unknown[] }>>>;
     for (const [service, list] of Object.entries(statements)) for (const { sql, values } of list) await db(service as AuditedDatabase).query(sql, values);

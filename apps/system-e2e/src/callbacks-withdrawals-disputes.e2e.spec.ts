@@ -17,7 +17,7 @@ import { eventually, VerifyingReceiver } from './callback-receiver';
 import { disputesKnow } from './disputable-orders';
 import { incomingPayment, newOrderId } from './fixtures';
 import { envelopesOnTopic } from './topic-envelopes';
-import { balance, CONVERSION_FEE_BASIS_POINTS, ERC20_ADDRESS, FAILING_ERC20_ADDRESS, fundWith1000Usdt } from './usdt-funding';
+import { CONVERSION_FEE_BASIS_POINTS, ERC20_ADDRESS, FAILING_ERC20_ADDRESS, fundWith1000Usdt } from './usdt-funding';
 
 type WithdrawalData = { order_id: string; status: string };
 type DisputeData = { dispute_id: string; status: string };
@@ -87,8 +87,8 @@ describe('withdrawal and dispute callbacks', () => {
     expectAllVerified();
   });
 
-  it('refuses a withdrawal or dispute while the merchant has no default callback URL, and reports to the one set with PATCH /v2/merchant', async () => {
-    // An operator may create a merchant without a default callback URL.
+  it('accepts a withdrawal and answers a dispute by the spec while the merchant has no default callback URL, keeps the outcome, and sends it to the URL set with PATCH /v2/merchant', async () => {
+    // An operator may create a merchant without a default callback URL: one that polls.
     const created = await operator.request('POST', '/backoffice/v1/merchants', { name: 'No callback shop' });
     expect(created.status).toBe(201);
     const lateReceiver = await new VerifyingReceiver([created.body.webhook_secret as string]).start();
@@ -97,15 +97,23 @@ describe('withdrawal and dispute callbacks', () => {
       expect((await shop.get('/v2/merchant')).body.default_callback_url).toBeNull();
       await fundWith1000Usdt(operator, agent, shop);
 
-      // Refused at once, before anything is frozen or recorded: the outcome would have nowhere to go.
-      const orderId = newOrderId('wd-nowhere');
-      const refused = await shop.post('/v2/merchant/withdrawals', { order_id: orderId, amount: 100, currency: 'USDT-ERC20', address: ERC20_ADDRESS });
-      expect([refused.status, refused.body.error.code]).toEqual([400, 'VALIDATION_ERROR']);
-      expect(refused.body.error.details).toEqual([{ field: 'default_callback_url', issue: expect.stringContaining('PATCH /v2/merchant') }]);
-      expect(await balance(shop, 'USDT')).toEqual({ available: 1000, frozen: 0 });
-      expect((await shop.get(`/v2/merchant/withdrawals/${orderId}`)).status).toBe(404);
+      // The spec's answers come first: a dispute on an order that does not exist is 404.
       const dispute = await shop.post('/v2/disputes', { order_id: newOrderId('no-such-order'), comment: 'paid' });
-      expect([dispute.status, dispute.body.error.code, dispute.body.error.details[0]?.field]).toEqual([400, 'VALIDATION_ERROR', 'default_callback_url']);
+      expect([dispute.status, dispute.body.error.code]).toEqual([404, 'ORDER_NOT_FOUND']);
+
+      // The withdrawal is accepted and completes; its callback waits in the delivery log for a URL.
+      const orderId = newOrderId('wd-later');
+      const accepted = await shop.post('/v2/merchant/withdrawals', { order_id: orderId, amount: 100, currency: 'USDT-ERC20', address: ERC20_ADDRESS });
+      expect(accepted.status).toBe(201);
+      await eventually(async () => (await shop.get(`/v2/merchant/withdrawals/${orderId}`)).body.status, (status) => status === 'COMPLETED', 'the withdrawal completed', 60_000);
+      const kept = await eventually(
+        async () => (await shop.get(`/v2/webhooks/deliveries?order_id=${encodeURIComponent(orderId)}`)).body.data as Array<{ status: string; url: string | null; event_type: string }>,
+        (rows) => rows.length === 1,
+        'the kept withdrawal callback',
+        30_000,
+      );
+      expect(kept.map(({ status, url, event_type }) => ({ status, url, event_type }))).toEqual([{ status: 'awaiting_url', url: null, event_type: 'withdrawal.completed' }]);
+      expect(lateReceiver.received).toEqual([]);
 
       // The settings endpoint checks what it is given, like every other body.
       for (const bad of [{}, { default_callback_url: null }, { default_callback_url: 'ftp://shop.example/cb' }, { default_callback_url: lateReceiver.url(), name: 'Renamed' }]) {
@@ -115,13 +123,13 @@ describe('withdrawal and dispute callbacks', () => {
       const updated = await shop.request({ method: 'PATCH', path: '/v2/merchant', body: { default_callback_url: lateReceiver.url() } });
       expect(updated.status).toBe(200);
       expect(updated.body).toMatchObject({ merchant_id: created.body.merchant_id, default_callback_url: lateReceiver.url(), default_callback_url_disabled: false });
-      expect((await shop.get('/v2/merchant')).body.default_callback_url).toBe(lateReceiver.url());
 
-      // Now the same withdrawal is accepted, and its outcome reaches the new URL, signed.
-      expect((await shop.post('/v2/merchant/withdrawals', { order_id: orderId, amount: 100, currency: 'USDT-ERC20', address: ERC20_ADDRESS })).status).toBe(201);
-      const bodies = await eventually(() => lateReceiver.bodies<WithdrawalData>(), (received) => received.some((body) => body.type === 'withdrawal.completed'), 'the withdrawal callback at the new URL', 60_000);
+      // The kept outcome reaches the new URL, signed, once.
+      const bodies = await eventually(() => lateReceiver.bodies<WithdrawalData>(), (received) => received.some((body) => body.type === 'withdrawal.completed'), 'the kept withdrawal callback at the new URL', 60_000);
       expect(bodies.filter((body) => body.data.order_id === orderId).map((body) => body.type)).toEqual(['withdrawal.completed']);
       expect(lateReceiver.received.every((callback) => callback.verifiedWith.length === 1)).toBe(true);
+      const sent = (await shop.get(`/v2/webhooks/deliveries?order_id=${encodeURIComponent(orderId)}`)).body.data as Array<{ status: string; url: string | null }>;
+      expect(sent.map(({ status, url }) => ({ status, url }))).toEqual([{ status: 'succeeded', url: lateReceiver.url() }]);
     } finally {
       await lateReceiver.stop();
     }

@@ -30,27 +30,23 @@ const UNACCOUNTED = `
   FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS owed (merchant_id, subject_kind, subject_id, callback_type)
   WHERE NOT EXISTS (SELECT 1 FROM callback_deliveries d
     WHERE d.merchant_id = owed.merchant_id AND d.subject_kind = owed.subject_kind AND d.subject_id = owed.subject_id AND d.callback_type = owed.callback_type
-      AND d.status IN ('succeeded', 'pending', 'endpoint_disabled'))`;
+      AND d.status IN ('succeeded', 'pending', 'endpoint_disabled', 'awaiting_url'))`;
 
 /**
- * One query per database: the terminal objects of payments, withdrawals and disputes, the
- * merchants with no default URL (gateway), then the ones no delivery accounts for (callbacks),
- * the keys passed as arrays. Memory grows with the number of terminal objects, not queries.
+ * One query per database: the terminal objects of payments, withdrawals and disputes, then the
+ * ones no delivery accounts for (callbacks), the keys passed as arrays. Memory grows with the
+ * number of terminal objects, not queries.
  */
 export const terminalObjectsHaveCallbacks: AuditCheck = {
   name: 'terminal-objects-have-callbacks',
   description:
-    'Every terminal payment order, withdrawal and dispute has its outcome callback delivered, pending retry, or held for a disabled endpoint. A withdrawal or dispute of a merchant with no default callback URL has no destination and owes none.',
-  reads: ['payments', 'withdrawals', 'disputes', 'gateway', 'callbacks'],
+    'Every terminal payment order, withdrawal and dispute has its outcome callback delivered, pending retry, held for a disabled endpoint, or kept until its merchant sets a default callback URL.',
+  reads: ['payments', 'withdrawals', 'disputes', 'callbacks'],
   async run({ connections }) {
-    const withoutDefaultUrl = new Set(
-      (await connections.gateway.query<{ merchant_id: string }>(`SELECT merchant_id FROM merchants WHERE default_callback_url IS NULL`)).rows.map((row) => row.merchant_id),
-    );
     const owed: TerminalObject[] = [
       ...(await connections.payments.query<TerminalObject>(TERMINAL_PAYMENT_ORDERS)).rows,
-      ...[...(await connections.withdrawals.query<TerminalObject>(TERMINAL_WITHDRAWALS)).rows, ...(await connections.disputes.query<TerminalObject>(TERMINAL_DISPUTES)).rows].filter(
-        (object) => !withoutDefaultUrl.has(object.merchant_id),
-      ),
+      ...(await connections.withdrawals.query<TerminalObject>(TERMINAL_WITHDRAWALS)).rows,
+      ...(await connections.disputes.query<TerminalObject>(TERMINAL_DISPUTES)).rows,
     ];
     const column = (name: keyof TerminalObject) => owed.map((object) => object[name]);
     const { rows } = await connections.callbacks.query<TerminalObject & { statuses: string | null }>(UNACCOUNTED, [

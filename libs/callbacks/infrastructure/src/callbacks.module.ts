@@ -10,13 +10,14 @@ import { DeliveryWorker, WEBHOOK_PROFILES } from './delivery/delivery.worker';
 import { DestinationGuard, type Lookup } from './delivery/ssrf-guard';
 import { GatewayWebhookProfiles } from './delivery/webhook-profile.client';
 import { InternalCallbacksController } from './http/internal-callbacks.controller';
+import { CallbacksAwaitingUrl1700000050000 } from './persistence/awaiting-url.migration';
 import { CallbacksSchema1700000004000 } from './persistence/callbacks-schema.migration';
 import { CallbacksFairClaiming1700000005000 } from './persistence/fair-claiming.migration';
 import { CallbacksMerchantWebhooks1700000032000 } from './persistence/merchant-webhooks.migration';
 import { CallbacksUnreadIndexes1700000030100 } from './persistence/unread-indexes.migration';
 
 /** Migrations of the dispatcher's database, in order. */
-export const CALLBACKS_MIGRATIONS = [CallbacksSchema1700000004000, CallbacksFairClaiming1700000005000, CallbacksUnreadIndexes1700000030100, CallbacksMerchantWebhooks1700000032000];
+export const CALLBACKS_MIGRATIONS = [CallbacksSchema1700000004000, CallbacksFairClaiming1700000005000, CallbacksUnreadIndexes1700000030100, CallbacksMerchantWebhooks1700000032000, CallbacksAwaitingUrl1700000050000];
 
 /**
  * The callbacks bounded context. Needs a TypeORM DataSource and the messaging port from its

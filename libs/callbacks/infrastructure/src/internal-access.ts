@@ -11,6 +11,7 @@ export const CALLBACKS_INTERNAL_ACCESS: ServiceAccessPolicy = {
     'GET /internal/merchants/:merchantId/deliveries/:deliveryId',
     'POST /internal/merchants/:merchantId/deliveries/:deliveryId/redeliver',
     'POST /internal/merchants/:merchantId/test-deliveries',
+    'POST /internal/merchants/:merchantId/default-callback-url',
   ],
   // One delivery by id is read by tests only; no service calls it.
   'test-harness': ['GET /internal/deliveries/:deliveryId', 'POST /internal/test/clock'],

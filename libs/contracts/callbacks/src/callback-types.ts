@@ -16,6 +16,10 @@ export const CALLBACK_TYPES = [
 ] as const;
 export type CallbackType = (typeof CALLBACK_TYPES)[number];
 
-/** A delivery's states in the dispatcher: being attempted or retried, done, given up, parked while its endpoint is disabled. */
-export const CALLBACK_DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'endpoint_disabled'] as const;
+/**
+ * A delivery's states in the dispatcher: being attempted or retried, done, given up, parked while
+ * its endpoint is disabled, or kept until the merchant sets a default callback URL (a withdrawal
+ * or dispute outcome of a merchant that has none).
+ */
+export const CALLBACK_DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'endpoint_disabled', 'awaiting_url'] as const;
 export type CallbackDeliveryStatus = (typeof CALLBACK_DELIVERY_STATUSES)[number];

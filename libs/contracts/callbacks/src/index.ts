@@ -65,7 +65,8 @@ export interface CallbackDeliveryView {
   subject: { kind: string; id: string };
   source_event: { id: string; type: string; topic: string };
   state_version: number;
-  target_url: string;
+  /** Null while the delivery awaits the merchant's first default callback URL (`awaiting_url`). */
+  target_url: string | null;
   status: CallbackDeliveryStatus;
   attempt_count: number;
   next_attempt_at: string | null;
@@ -97,7 +98,8 @@ export interface MerchantWebhookDeliveryView {
   event_type: CallbackType;
   /** The order it concerns (a dispute's disputed order); null for a test callback. */
   order_id: string | null;
-  url: string;
+  /** Null while the delivery awaits your first default callback URL (`awaiting_url`). */
+  url: string | null;
   status: CallbackDeliveryStatus;
   attempt_count: number;
   last_attempt_at: string | null;
@@ -137,12 +139,15 @@ export const CALLBACKS_INTERNAL_PATHS = {
   redeliver: (deliveryId: string) => `/internal/deliveries/${encodeURIComponent(deliveryId)}/redeliver`,
   disabledEndpoints: '/internal/endpoints/disabled',
   enableEndpoint: '/internal/endpoints/enable',
+  /** The merchant set its default callback URL: the outcomes awaiting one go there now. */
+  defaultUrlSet: (merchantId: string) => `/internal/merchants/${encodeURIComponent(merchantId)}/default-callback-url`,
 } as const;
 
 export {
   AdvanceCallbacksClockRequestDto,
   CALLBACK_DELIVERY_ID_PATTERN,
   CallbackDeliveriesQueryDto,
+  DefaultCallbackUrlSetRequestDto,
   DisabledEndpointsQueryDto,
   EnableCallbackEndpointBodyDto,
   EnableCallbackEndpointRequestDto,

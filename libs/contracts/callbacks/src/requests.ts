@@ -57,6 +57,10 @@ export class EnableCallbackEndpointRequestDto extends EnableCallbackEndpointBody
   merchant_id!: string;
 }
 
+/** The merchant's new default callback URL (the gateway checked it), for the outcomes awaiting one. */
+@RequestMessages({ invalid: 'Name the default callback URL that was set' })
+export class DefaultCallbackUrlSetRequestDto extends EnableCallbackEndpointBodyDto {}
+
 /**
  * `GET /v2/webhooks/deliveries` (and the dispatcher's merchant-scoped log): decisions.md "Lists"
  * (creation period, `limit` 1 to 100, `cursor`) plus the callback's order, status and type.

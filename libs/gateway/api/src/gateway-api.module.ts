@@ -41,7 +41,6 @@ import { PaymentsReadClient } from './payments/payments-read.client';
 import { WithdrawalsOperatorController } from './backoffice/withdrawals-operator.controller';
 import { ApprovalsOperatorController } from './backoffice/approvals-operator.controller';
 import { WithdrawalsReadClient } from './withdrawals/withdrawals-read.client';
-import { OutcomeCallbackDestination } from './merchant/outcome-destination';
 import { CallbackAllowListController } from './callback-destinations/callback-allow-list.controller';
 import { GatewayCallbackAllowLists1700000020100 } from './callback-destinations/callback-allow-list.migration';
 import { CallbackDestinationPolicy } from './callback-destinations/callback-destination.policy';
@@ -107,7 +106,6 @@ export class GatewayApiModule {
         DisputesClient,
         LedgerReadClient,
         WithdrawalsReadClient,
-        OutcomeCallbackDestination,
         { provide: APP_FILTER, useClass: ErrorResponseFilter },
         RateLimiter,
         CallbackDestinationPolicy,

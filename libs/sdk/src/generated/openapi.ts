@@ -14,7 +14,7 @@ export interface paths {
         put?: never;
         /**
          * Open a dispute on an incoming order
-         * @description With an optional amount, comment and receipt (PDF, PNG or JPEG, base64). A rejected dispute is reopened by opening it again within the dispute window; it keeps its dispute_id. Outcomes are callbacks to the default_callback_url of the merchant profile, which must be set.
+         * @description With an optional amount, comment and receipt (PDF, PNG or JPEG, base64). A rejected dispute is reopened by opening it again within the dispute window; it keeps its dispute_id. Outcomes are callbacks to the default_callback_url of the merchant profile; without one they are kept (awaiting_url in the delivery log) and sent once it is set.
          */
         post: operations["openDispute"];
         delete?: never;
@@ -177,7 +177,7 @@ export interface paths {
         put?: never;
         /**
          * Withdraw funds to a crypto wallet
-         * @description Freezes amount plus network fee of the settlement balance; answers PENDING. Idempotent by order_id. The outcome is a callback to the default_callback_url of the merchant profile, which must be set.
+         * @description Freezes amount plus network fee of the settlement balance; answers PENDING. Idempotent by order_id. The outcome is a callback to the default_callback_url of the merchant profile; without one it is kept (awaiting_url in the delivery log) and sent once it is set.
          */
         post: operations["createWithdrawal"];
         delete?: never;
@@ -1362,16 +1362,16 @@ export interface components {
              */
             order_id: string | null;
             /**
-             * @description pending: being attempted or waiting for a retry; succeeded: a 2xx answer; failed: every retry used up; endpoint_disabled: parked until the endpoint is re-enabled
+             * @description pending: being attempted or waiting for a retry; succeeded: a 2xx answer; failed: every retry used up; endpoint_disabled: parked until the endpoint is re-enabled; awaiting_url: a withdrawal or dispute outcome kept until you set a default callback URL (PATCH /v2/merchant), then sent
              * @example succeeded
              * @enum {string}
              */
-            status: "pending" | "succeeded" | "failed" | "endpoint_disabled";
+            status: "pending" | "succeeded" | "failed" | "endpoint_disabled" | "awaiting_url";
             /**
-             * @description Where it is sent
+             * @description Where it is sent; null while it awaits your first default callback URL
              * @example https://shop.example/callbacks
              */
-            url: string;
+            url: string | null;
         };
         WebhookDeliveryListResponse: {
             data: components["schemas"]["WebhookDeliveryResponse"][];
@@ -1435,16 +1435,16 @@ export interface components {
              */
             order_id: string | null;
             /**
-             * @description pending: being attempted or waiting for a retry; succeeded: a 2xx answer; failed: every retry used up; endpoint_disabled: parked until the endpoint is re-enabled
+             * @description pending: being attempted or waiting for a retry; succeeded: a 2xx answer; failed: every retry used up; endpoint_disabled: parked until the endpoint is re-enabled; awaiting_url: a withdrawal or dispute outcome kept until you set a default callback URL (PATCH /v2/merchant), then sent
              * @example succeeded
              * @enum {string}
              */
-            status: "pending" | "succeeded" | "failed" | "endpoint_disabled";
+            status: "pending" | "succeeded" | "failed" | "endpoint_disabled" | "awaiting_url";
             /**
-             * @description Where it is sent
+             * @description Where it is sent; null while it awaits your first default callback URL
              * @example https://shop.example/callbacks
              */
-            url: string;
+            url: string | null;
         };
         WebhookSecretRotationResponse: {
             /** @example mer_0123456789abcdef01234567 */
@@ -6816,7 +6816,7 @@ export interface operations {
                 limit?: number;
                 /** @description Only this order’s callbacks (a dispute’s callbacks count for its disputed order) */
                 order_id?: string;
-                status?: "pending" | "succeeded" | "failed" | "endpoint_disabled";
+                status?: "pending" | "succeeded" | "failed" | "endpoint_disabled" | "awaiting_url";
             };
             header?: never;
             path?: never;

@@ -124,22 +124,18 @@ export class SourceEventsConsumer {
     if (routed.kind === 'ignored') return null;
     if (routed.kind === 'malformed') throw new PoisonMessageError(routed.reason);
     const { intent } = routed;
-    const targetUrl = intent.target.kind === 'url' ? intent.target.url : await this.merchantDefaultUrl(envelope, intent.merchantId);
+    const targetUrl = intent.target.kind === 'url' ? intent.target.url : await this.merchantDefaultUrl(intent.merchantId);
     const deliveryId = webhookIdOf(envelope.id);
     return { deliveryId, sourceEvent: { id: envelope.id, type: envelope.type, topic }, intent, targetUrl, body: callbackBodyOf(deliveryId, intent) };
   }
 
   /**
    * Withdrawal-style callbacks go to the merchant's default URL as it is when the event arrives,
-   * read past the cache so that a URL the merchant has just set is the one used.
+   * read past the cache so that a URL the merchant has just set is the one used. A merchant with
+   * none (one that polls) gets the delivery kept with no target (''), `awaiting_url` in its
+   * delivery log, until it sets one (resumeAwaitingUrl).
    */
-  private async merchantDefaultUrl(envelope: MessageEnvelope, merchantId: string): Promise<string> {
-    const url = (await this.profiles.find(merchantId, { fresh: true }))?.default_callback_url;
-    if (url) return url;
-    // The gateway refuses withdrawals and disputes while the merchant has no default URL, and a
-    // set URL cannot be removed, so this is an outcome accepted before that rule: it goes to the
-    // dead letters (npm run dlq), where an operator sees it and can replay it once the merchant
-    // has set a URL, instead of being dropped.
-    throw new PoisonMessageError(`${envelope.type} ${envelope.id}: merchant ${merchantId} has no default callback URL to report this outcome to`);
+  private async merchantDefaultUrl(merchantId: string): Promise<string> {
+    return (await this.profiles.find(merchantId, { fresh: true }))?.default_callback_url ?? '';
   }
 }

@@ -3,6 +3,7 @@ import {
   AdvanceCallbacksClockRequestDto,
   CALLBACK_DELIVERY_ID_PATTERN,
   CallbackDeliveriesQueryDto,
+  DefaultCallbackUrlSetRequestDto,
   DisabledEndpointsQueryDto,
   EnableCallbackEndpointRequestDto,
   TestDeliveryRequestDto,
@@ -27,6 +28,7 @@ import {
   isEndpointDisabled,
   listDisabledEndpoints,
   listMerchantDeliveries,
+  resumeAwaitingUrl,
   scheduleMerchantRedelivery,
   scheduleRedelivery,
 } from '../persistence/delivery.store';
@@ -104,6 +106,18 @@ export class InternalCallbacksController {
     return found;
   }
 
+  /**
+   * The merchant set its default callback URL (PATCH /v2/merchant): the withdrawal and dispute
+   * outcomes kept `awaiting_url` go there now. Idempotent: a second call finds none left.
+   */
+  @Post('merchants/:merchantId/default-callback-url')
+  @HttpCode(200)
+  async defaultUrlSet(@Param('merchantId', MerchantIdParam) merchantId: string, @Body(requestPipe) body: DefaultCallbackUrlSetRequestDto): Promise<{ merchant_id: string; url: string; resumed_deliveries: number }> {
+    const resumed = await this.dataSource.transaction((manager) => resumeAwaitingUrl(manager, merchantId, body.url, this.clock.now()));
+    if (resumed > 0) this.worker.nudge();
+    return { merchant_id: merchantId, url: body.url, resumed_deliveries: resumed };
+  }
+
   /** The merchant's redelivery: 409 while its endpoint is disabled (re-enabling it sends it). */
   @Post('merchants/:merchantId/deliveries/:deliveryId/redeliver')
   @HttpCode(202)
@@ -111,7 +125,7 @@ export class InternalCallbacksController {
     const outcome = await this.dataSource.transaction((manager) => scheduleMerchantRedelivery(manager, merchantId, deliveryId, this.clock.now()));
     if (outcome === 'not_found') throw new DomainError('NOT_FOUND', `No callback ${deliveryId}`);
     const delivery = await this.merchantDelivery(merchantId, deliveryId);
-    if (outcome === 'endpoint_disabled') throw endpointDisabled(delivery.url);
+    if (outcome === 'endpoint_disabled') throw endpointDisabled(delivery.url ?? '');
     this.worker.nudge();
     return delivery;
   }

@@ -10,7 +10,7 @@ import type { CallbackIntent } from '@mp/callbacks-domain';
 import { migratedPrivateDatabase, recordStatements } from '@mp/shared-data-access-postgres';
 import type { DataSource } from 'typeorm';
 import { CALLBACKS_MIGRATIONS } from '../callbacks.module';
-import { insertDeliveries, type NewDelivery } from './delivery.store';
+import { insertDeliveries, resumeAwaitingUrl, scheduleRedelivery, type NewDelivery } from './delivery.store';
 
 const NOW = new Date('2026-03-01T10:00:00.000Z');
 
@@ -58,5 +58,34 @@ describe('callback deliveries recorded in batches, on real Postgres', () => {
       { subject_id: 'A-2', status: 'pending', next_attempt_at: NOW },
       { subject_id: 'A-3', status: 'endpoint_disabled', next_attempt_at: null },
     ]);
+  });
+
+  it('keeps a delivery with no target awaiting a URL, and sends it (or parks it) once the merchant sets one', async () => {
+    const kept = { ...delivery('W-1', 2, ''), intent: { ...delivery('W-1', 2).intent, merchantId: 'mch_2', subject: { kind: 'withdrawal', id: 'W-1' } } };
+    const keptToo = { ...delivery('W-2', 2, ''), intent: { ...delivery('W-2', 2).intent, merchantId: 'mch_2', subject: { kind: 'withdrawal', id: 'W-2' } } };
+    expect(await insertDeliveries(dataSource.manager, [kept, keptToo], NOW)).toBe(2);
+    const awaiting = async () => dataSource.query(`SELECT subject_id, target_url, status, next_attempt_at FROM callback_deliveries WHERE merchant_id = 'mch_2' ORDER BY subject_id`);
+    expect(await awaiting()).toEqual([
+      { subject_id: 'W-1', target_url: '', status: 'awaiting_url', next_attempt_at: null },
+      { subject_id: 'W-2', target_url: '', status: 'awaiting_url', next_attempt_at: null },
+    ]);
+    // A redelivery of a kept callback finds it, and leaves it waiting.
+    expect(await scheduleRedelivery(dataSource.manager, kept.deliveryId, NOW)).toBe(true);
+    expect((await awaiting())[0]).toMatchObject({ status: 'awaiting_url' });
+    // Another merchant's URL changes nothing here; this merchant's sends both, once.
+    expect(await resumeAwaitingUrl(dataSource.manager, 'mch_1', 'https://other.example/cb', NOW)).toBe(0);
+    expect(await resumeAwaitingUrl(dataSource.manager, 'mch_2', 'https://shop.example/late', NOW)).toBe(2);
+    expect(await awaiting()).toEqual([
+      { subject_id: 'W-1', target_url: 'https://shop.example/late', status: 'pending', next_attempt_at: NOW },
+      { subject_id: 'W-2', target_url: 'https://shop.example/late', status: 'pending', next_attempt_at: NOW },
+    ]);
+    expect(await resumeAwaitingUrl(dataSource.manager, 'mch_2', 'https://shop.example/late', NOW)).toBe(0);
+  });
+
+  it('parks a kept delivery when the URL the merchant sets is a disabled endpoint', async () => {
+    const kept = { ...delivery('W-3', 2, ''), intent: { ...delivery('W-3', 2).intent, subject: { kind: 'withdrawal', id: 'W-3' } } };
+    expect(await insertDeliveries(dataSource.manager, [kept], NOW)).toBe(1);
+    expect(await resumeAwaitingUrl(dataSource.manager, 'mch_1', 'https://gone.example/cb', NOW)).toBe(1);
+    expect(await dataSource.query(`SELECT status, next_attempt_at FROM callback_deliveries WHERE subject_id = 'W-3'`)).toEqual([{ status: 'endpoint_disabled', next_attempt_at: null }]);
   });
 });

@@ -37,7 +37,8 @@ export interface NewDelivery {
  * Records deliveries before their first attempt, for a batch of events in one statement, in the
  * order given. Returns how many are new: an event (or the same fact under another envelope id)
  * that already has one adds nothing, so a redelivered event sends nothing twice. A delivery to a
- * disabled endpoint is parked straight away.
+ * disabled endpoint is parked straight away, and one with no target yet (an empty `targetUrl`: the
+ * merchant has no default callback URL) waits for one (`awaiting_url`, resumeAwaitingUrl).
  */
 export async function insertDeliveries(manager: EntityManager, deliveries: readonly NewDelivery[], now: Date): Promise<number> {
   if (deliveries.length === 0) return 0;
@@ -47,8 +48,8 @@ export async function insertDeliveries(manager: EntityManager, deliveries: reado
                                       state_version, target_url, body, status, next_attempt_at, created_at)
      SELECT given.delivery_id, given.source_event_id, given.source_event_type, given.source_topic, given.merchant_id, given.subject_kind, given.subject_id,
             given.callback_type, given.state_version, given.target_url, given.body,
-            CASE WHEN disabled.url IS NULL THEN 'pending' ELSE 'endpoint_disabled' END,
-            CASE WHEN disabled.url IS NULL THEN $12::timestamptz END, $12::timestamptz
+            CASE WHEN given.target_url = '' THEN 'awaiting_url' WHEN disabled.url IS NULL THEN 'pending' ELSE 'endpoint_disabled' END,
+            CASE WHEN given.target_url <> '' AND disabled.url IS NULL THEN $12::timestamptz END, $12::timestamptz
        FROM unnest($1::text[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::int[], $10::text[], $11::text[]) WITH ORDINALITY
             AS given (delivery_id, source_event_id, source_event_type, source_topic, merchant_id, subject_kind, subject_id, callback_type, state_version, target_url, body, position)
        LEFT JOIN callback_disabled_endpoints disabled ON disabled.merchant_id = given.merchant_id AND disabled.url = given.target_url
@@ -266,11 +267,15 @@ export async function scheduleRedelivery(manager: EntityManager, deliveryId: str
         SET status = CASE WHEN disabled THEN 'endpoint_disabled' ELSE 'pending' END, next_attempt_at = CASE WHEN disabled THEN NULL ELSE $2::timestamptz END
        FROM (SELECT EXISTS (SELECT 1 FROM callback_disabled_endpoints e JOIN callback_deliveries x ON e.merchant_id = x.merchant_id AND e.url = x.target_url
                              WHERE x.delivery_id = $1) AS disabled) AS endpoint
-      WHERE d.delivery_id = $1
+      WHERE d.delivery_id = $1 AND d.status <> 'awaiting_url'
       RETURNING d.delivery_id`,
     [deliveryId, now],
   );
-  return rows.length === 1;
+  if (rows.length === 1) return true;
+  // One still awaiting its merchant's first URL has nowhere to go yet: it stays as it is, and goes
+  // when the URL is set (resumeAwaitingUrl). It exists, so this is no "not found".
+  const awaiting: unknown[] = await manager.query(`SELECT 1 FROM callback_deliveries WHERE delivery_id = $1 AND status = 'awaiting_url'`, [deliveryId]);
+  return awaiting.length === 1;
 }
 
 export async function listDisabledEndpoints(manager: EntityManager, merchantId: string | null): Promise<CallbackEndpointView[]> {
@@ -322,7 +327,8 @@ export async function findDeliveries(manager: EntityManager, filter: { merchantI
     subject: { kind: row.subject_kind, id: row.subject_id },
     source_event: { id: row.source_event_id, type: row.source_event_type, topic: row.source_topic },
     state_version: row.state_version,
-    target_url: row.target_url,
+    // Empty while the delivery awaits the merchant's first default callback URL.
+    target_url: row.target_url === '' ? null : row.target_url,
     status: row.status as CallbackDeliveryView['status'],
     attempt_count: row.attempt_count,
     next_attempt_at: row.next_attempt_at?.toISOString() ?? null,
@@ -394,7 +400,7 @@ function merchantDeliveryOf(row: MerchantDeliveryRow): MerchantWebhookDeliveryVi
     event_id: row.source_event_id,
     event_type: row.callback_type,
     order_id: row.order_id,
-    url: row.target_url,
+    url: row.target_url === '' ? null : row.target_url,
     status: row.status,
     attempt_count: row.attempt_count,
     last_attempt_at: row.last_attempt_at?.toISOString() ?? null,
@@ -455,7 +461,27 @@ export async function findMerchantDelivery(manager: EntityManager, merchantId: s
 export async function scheduleMerchantRedelivery(manager: EntityManager, merchantId: string, deliveryId: string, now: Date): Promise<'scheduled' | 'not_found' | 'endpoint_disabled'> {
   const [found] = (await manager.query(`SELECT target_url FROM callback_deliveries WHERE delivery_id = $1 AND merchant_id = $2 FOR UPDATE`, [deliveryId, merchantId])) as Array<{ target_url: string }>;
   if (!found) return 'not_found';
-  if (await isEndpointDisabled(manager, merchantId, found.target_url)) return 'endpoint_disabled';
+  if (found.target_url !== '' && (await isEndpointDisabled(manager, merchantId, found.target_url))) return 'endpoint_disabled';
   await scheduleRedelivery(manager, deliveryId, now);
   return 'scheduled';
+}
+
+/**
+ * The merchant set its default callback URL: its outcomes kept `awaiting_url` go there now, in
+ * the order they were recorded (parked instead when that URL is a disabled endpoint). How many.
+ */
+export async function resumeAwaitingUrl(manager: EntityManager, merchantId: string, url: string, now: Date): Promise<number> {
+  const rows = await returning(
+    manager,
+    `UPDATE callback_deliveries delivery
+        SET target_url = $2,
+            status = CASE WHEN disabled.url IS NULL THEN 'pending' ELSE 'endpoint_disabled' END,
+            next_attempt_at = CASE WHEN disabled.url IS NULL THEN $3::timestamptz END
+       FROM (SELECT $1::text AS merchant_id) AS merchant
+       LEFT JOIN callback_disabled_endpoints disabled ON disabled.merchant_id = merchant.merchant_id AND disabled.url = $2
+      WHERE delivery.merchant_id = $1 AND delivery.status = 'awaiting_url'
+      RETURNING delivery.delivery_id`,
+    [merchantId, url, now],
+  );
+  return rows.length;
 }

@@ -32,6 +32,11 @@ export class CallbacksClient {
     return this.client.request('GET', `${CALLBACKS_INTERNAL_PATHS.disabledEndpoints}${merchantId ? `?merchant_id=${encodeURIComponent(merchantId)}` : ''}`);
   }
 
+  /** The merchant set its default callback URL: the outcomes awaiting one are sent there now. */
+  defaultUrlSet(merchantId: string, url: string): Promise<{ merchant_id: string; url: string; resumed_deliveries: number }> {
+    return this.client.request('POST', CALLBACKS_INTERNAL_PATHS.defaultUrlSet(merchantId), { url });
+  }
+
   enableEndpoint(merchantId: string, url: string): Promise<{ merchant_id: string; url: string; resumed_deliveries: number }> {
     return this.client.request('POST', CALLBACKS_INTERNAL_PATHS.enableEndpoint, { merchant_id: merchantId, url });
   }

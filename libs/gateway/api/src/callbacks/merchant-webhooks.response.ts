@@ -29,11 +29,12 @@ export class WebhookDeliveryResponse implements MerchantWebhookDeliveryView {
   @ApiProperty({ description: 'The order it concerns (a dispute’s disputed order); null for a test callback', type: String, nullable: true, example: 'A-1' })
   order_id!: string | null;
 
-  @ApiProperty({ description: 'Where it is sent', example: 'https://shop.example/callbacks' })
-  url!: string;
+  @ApiProperty({ description: 'Where it is sent; null while it awaits your first default callback URL', type: String, nullable: true, example: 'https://shop.example/callbacks' })
+  url!: string | null;
 
   @ApiProperty({
-    description: 'pending: being attempted or waiting for a retry; succeeded: a 2xx answer; failed: every retry used up; endpoint_disabled: parked until the endpoint is re-enabled',
+    description:
+      'pending: being attempted or waiting for a retry; succeeded: a 2xx answer; failed: every retry used up; endpoint_disabled: parked until the endpoint is re-enabled; awaiting_url: a withdrawal or dispute outcome kept until you set a default callback URL (PATCH /v2/merchant), then sent',
     enum: CALLBACK_DELIVERY_STATUSES,
     example: 'succeeded',
   })

@@ -23,7 +23,6 @@ import { ApiCreationPeriodAndCursor } from '../payments/list-filters.request';
 import { DisputesClient } from './disputes.client';
 import { OpenDisputeBody } from './open-dispute.request';
 import { DisputeListResponse, DisputeResponse } from './dispute.response';
-import { OutcomeCallbackDestination } from '../merchant/outcome-destination';
 
 /** A malformed dispute id is answered like an unknown one. */
 export const DisputeIdParam = new PathIdPipe(/^dsp_[0-9a-f]{24}$/, 'DISPUTE_NOT_FOUND', (id) => `No dispute ${id}`);
@@ -55,7 +54,6 @@ export class DisputesController {
   constructor(
     private readonly commandBus: PaymentCommandBus,
     private readonly disputes: DisputesClient,
-    private readonly outcomeDestination: OutcomeCallbackDestination,
   ) {}
 
   /**
@@ -65,12 +63,11 @@ export class DisputesController {
    * read-your-writes").
    */
   @Post()
-  @ApiOperation({ operationId: 'openDispute', summary: 'Open a dispute on an incoming order', description: 'With an optional amount, comment and receipt (PDF, PNG or JPEG, base64). A rejected dispute is reopened by opening it again within the dispute window; it keeps its dispute_id. Outcomes are callbacks to the default_callback_url of the merchant profile, which must be set.' })
+  @ApiOperation({ operationId: 'openDispute', summary: 'Open a dispute on an incoming order', description: 'With an optional amount, comment and receipt (PDF, PNG or JPEG, base64). A rejected dispute is reopened by opening it again within the dispute window; it keeps its dispute_id. Outcomes are callbacks to the default_callback_url of the merchant profile; without one they are kept (awaiting_url in the delivery log) and sent once it is set.' })
   @ApiResponse({ status: 201, type: DisputeResponse, description: 'The dispute, OPEN', links: linksById('dispute_id', 'disputeId', ['getDispute']) })
   @ApiErrorResponses('ORDER_NOT_FOUND')
   async open(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() body: OpenDisputeBody, @Req() request: GatewayRequest): Promise<DisputeView> {
     const merchantId = merchant.merchantId;
-    await this.outcomeDestination.require(merchantId, 'dispute');
     let receiptId: string | null = null;
     if (body.receipt) {
       const content = Buffer.from(body.receipt.content_base64, 'base64');

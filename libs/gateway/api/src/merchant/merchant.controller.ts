@@ -47,8 +47,8 @@ export class MerchantController {
 
   /**
    * Sets the default callback URL (the only setting a merchant changes itself today). Answers
-   * the profile as endpoint 8 does. Withdrawal and dispute outcomes created from now on, and
-   * those still pending, are reported there.
+   * the profile as endpoint 8 does. Withdrawal and dispute outcomes created from now on, those
+   * still pending, and those kept while the merchant had no URL are reported there.
    */
   @Patch()
   @ApiOperation({ operationId: 'updateMerchant', summary: 'Change the merchant\'s own settings (the default callback URL)' })
@@ -57,7 +57,12 @@ export class MerchantController {
   @RefusesReplay()
   async updateProfile(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() body: UpdateMerchantBody): Promise<MerchantProfileResponse> {
     await this.destinations.assertAcceptable(merchant.merchantId, body.default_callback_url, 'default_callback_url');
-    return this.profileAnswer(await this.merchants.setDefaultCallbackUrl(merchant.merchantId, body.default_callback_url));
+    const profile = await this.merchants.setDefaultCallbackUrl(merchant.merchantId, body.default_callback_url);
+    // Withdrawal and dispute outcomes kept while the merchant had no URL go there now. Should the
+    // dispatcher be unreachable, the answer is 503 and the URL is set: the same PATCH again (signed
+    // anew) sends them, since it finds the outcomes still waiting.
+    await this.callbacks.defaultUrlSet(merchant.merchantId, body.default_callback_url);
+    return this.profileAnswer(profile);
   }
 
   /** Endpoint 8's answer (also PATCH's): the profile and whether its default URL was disabled by a 410. */

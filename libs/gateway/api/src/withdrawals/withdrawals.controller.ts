@@ -10,7 +10,6 @@ import { ApiErrorResponses } from '../openapi/error.response';
 import { MerchantApi } from '../openapi/merchant-api.decorator';
 import { ApiCreationPeriodAndCursor, toListFilters } from '../payments/list-filters.request';
 import { PaymentCommandBus } from '../payments/payment-command.bus';
-import { OutcomeCallbackDestination } from '../merchant/outcome-destination';
 import { CreateWithdrawalBody, toRequestWithdrawalData } from './create-withdrawal.request';
 import { runWithdrawalCommand } from './run-withdrawal-command';
 import { WithdrawalsReadClient } from './withdrawals-read.client';
@@ -43,16 +42,14 @@ export class WithdrawalsController {
   constructor(
     private readonly commandBus: PaymentCommandBus,
     private readonly reads: WithdrawalsReadClient,
-    private readonly outcomeDestination: OutcomeCallbackDestination,
   ) {}
 
   /** Endpoint 11: 201 PENDING, the same answer for every retry with the same order_id and request. */
   @Post()
-  @ApiOperation({ operationId: 'createWithdrawal', summary: 'Withdraw funds to a crypto wallet', description: 'Freezes amount plus network fee of the settlement balance; answers PENDING. Idempotent by order_id. The outcome is a callback to the default_callback_url of the merchant profile, which must be set.' })
+  @ApiOperation({ operationId: 'createWithdrawal', summary: 'Withdraw funds to a crypto wallet', description: 'Freezes amount plus network fee of the settlement balance; answers PENDING. Idempotent by order_id. The outcome is a callback to the default_callback_url of the merchant profile; without one it is kept (awaiting_url in the delivery log) and sent once it is set.' })
   @ApiResponse({ status: 201, type: WithdrawalResponse, description: 'The withdrawal, PENDING (or as it is now, for a retry)', links: linksById('order_id', 'orderId', ['getWithdrawal']) })
   @ApiErrorResponses('INSUFFICIENT_FUNDS', 'INVALID_ADDRESS', 'DUPLICATE_ORDER')
   async create(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() body: CreateWithdrawalBody, @Req() request: GatewayRequest): Promise<WithdrawalView> {
-    await this.outcomeDestination.require(merchant.merchantId, 'withdrawal');
     const data = toRequestWithdrawalData(merchant.merchantId, body);
     return runWithdrawalCommand(this.commandBus, WITHDRAWAL_COMMAND_TYPES.requestWithdrawal, data, request);
   }
