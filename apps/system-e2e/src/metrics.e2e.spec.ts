@@ -1,5 +1,5 @@
 /**
- * Goal: every service serves Prometheus metrics (README "Metrics and alerts"): process defaults
+ * Goal: every service serves Prometheus metrics (docs/operations/metrics.md): process defaults
  * and event-loop lag everywhere, HTTP latency by route pattern, consumer lag, dead letters, the
  * outbox backlog, callback attempts, ledger postings and holds, withdrawals in progress; with
  * sane values after real traffic, and no merchant or order id in any label. The gateway serves

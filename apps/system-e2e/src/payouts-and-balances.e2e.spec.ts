@@ -95,7 +95,7 @@ describe('payouts and balances', () => {
     await fund(merchant, 1000, 985);
     const orderId = newOrderId('payout');
     const created = await merchant.post('/v2/payments/outgoing', payout(orderId, 200));
-    // The recipient account is masked for merchants (README, API behaviour worth knowing).
+    // The recipient account is masked for merchants (docs/behaviour.md).
     expect(created.body).toMatchObject({ status: 'PENDING', direction: 'outgoing', fee: 7, account_number: '•••• 1111' });
     expect(await balance(merchant)).toEqual({ available: 778, frozen: 207 });
     const retried = await merchant.post('/v2/payments/outgoing', payout(orderId, 200));

@@ -26,7 +26,7 @@ export function parseRetrySchedule(text: string, jitterRatio = RETRY_JITTER_RATI
   return { delaysMs, jitterRatio };
 }
 
-/** Every attempt's nominal time from the first, for the README table and operators. */
+/** Every attempt's nominal time from the first, for the schedule table of docs/api/callbacks.md and operators. */
 export function cumulativeDelaysMs(schedule: RetrySchedule): number[] {
   let total = 0;
   return schedule.delaysMs.map((delay) => (total += delay));

@@ -121,7 +121,7 @@ describe('messaging foundation on real Postgres and Kafka', () => {
         }),
       ).rejects.toThrow('business failure');
 
-      // What the metrics report (README "Metrics and alerts"): the backlog before the relay runs...
+      // What the metrics report (docs/operations/metrics.md): the backlog before the relay runs...
       await new Promise((resolve) => setTimeout(resolve, 1_100));
       const waiting = await readOutboxBacklog(dataSource.manager);
       expect(waiting.unpublished).toBe(3);

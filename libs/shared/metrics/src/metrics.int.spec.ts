@@ -1,5 +1,5 @@
 /**
- * Goal: the pieces MetricsModule wires behave as the README's "Metrics and alerts" says: an
+ * Goal: the pieces MetricsModule wires behave as the docs/operations/metrics.md says: an
  * increment made in a transaction counts only when it commits; HTTP requests are labelled by
  * route pattern, never by raw URL; the exposition is Prometheus text with the service label.
  * Method: a real PostgreSQL database and a real Fastify server (requests through `inject`).

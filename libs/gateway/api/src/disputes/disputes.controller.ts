@@ -59,7 +59,7 @@ export class DisputesController {
   /**
    * Endpoint 14: 201 with the dispute's state object (a reopened dispute keeps its dispute_id).
    * The accepted outcome comes from payments once the order reads PENDING (refusals from
-   * disputes), so no read after the 201 finds the order's old state (README, "Disputes
+   * disputes), so no read after the 201 finds the order's old state (docs/architecture.md, "Disputes
    * read-your-writes").
    */
   @Post()

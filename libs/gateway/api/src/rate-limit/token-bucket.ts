@@ -14,7 +14,7 @@ export interface BucketAnswer {
   tokens: number;
 }
 
-/** The rate limits the gateway enforces (GATEWAY_RATE_LIMIT_*), documented in README and docs/api/errors.md. */
+/** The rate limits the gateway enforces (GATEWAY_RATE_LIMIT_*), documented in docs/operations/configuration.md and docs/api/errors.md. */
 export interface RateLimitSettings {
   /** Per merchant, charged after the signature is verified. */
   merchant: BucketPolicy;
