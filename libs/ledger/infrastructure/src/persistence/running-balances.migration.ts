@@ -1,8 +1,8 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * What the ledger decides from instead of replaying a merchant's stream (see docs/operations/ledger.md
- * ): running balances of every account on the locked `ledger_balances` row, and one row
+ * What the ledger decides from instead of replaying a merchant's stream (see
+ * docs/operations/ledger.md): running balances of every account on the locked `ledger_balances` row, and one row
  * per credited order, the idempotency record a CreditPayIn looks up. Holds and deposit
  * adjustments already have their rows. Both are filled from what is already booked: platform
  * balances from the postings, credited orders from the event store.
