@@ -13,6 +13,7 @@ import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, builtEntry } from '../tools/build-workspace.mjs';
+import { KAFKA_VERSION } from '../deploy/local/infra/constants.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -25,7 +26,8 @@ try {
   process.exit(1);
 }
 let infra = null;
-const env = { ...process.env };
+// The broker's version for the report's header: the project's one Kafka version (deploy/local/kafka/pom.xml).
+const env = { BENCH_KAFKA_VERSION: KAFKA_VERSION, ...process.env };
 if (!(env.KAFKA_BROKERS && env.TEST_PG_ADMIN_URL)) {
   const { startInfra } = await import('../deploy/local/infra.mjs');
   console.log('[bench] starting a private Kafka broker and PostgreSQL server');

@@ -2,10 +2,8 @@
 // commands a newcomer types first (npm start, npm test) so that an older Node gets one clear line
 // instead of a failure deep inside a dependency.
 import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+import { join } from 'node:path';
+import { root } from './build-workspace.mjs';
 
 /** The major of .nvmrc: the one the Dockerfile, engines and tools/setup-node.sh also name. */
 export const REQUIRED_NODE_MAJOR = Number(readFileSync(join(root, '.nvmrc'), 'utf8').trim());

@@ -72,6 +72,11 @@ const DEPLOY_CHECKS = [
 
 let infra = null;
 let exitCode = 1;
+/** Stops this run's Kafka and PostgreSQL, once, whichever path gets here first. */
+async function stopInfra() {
+  if (infra) await infra.stop().catch((error) => console.error(`[test] stopping infrastructure: ${error.message}`));
+  infra = null;
+}
 try {
   const bin = (name) => join(root, 'node_modules/.bin', name);
   if (jestArgs.length === 0) {
@@ -139,8 +144,7 @@ try {
   // The deployment checks run the containers and manifests of issue 19 (docs/operations/): after
   // jest, with this run's Kafka and PostgreSQL stopped, so the compose stack has the machine.
   if (jestArgs.length === 0) {
-    if (infra) await infra.stop().catch((error) => console.error(`[test] stopping infrastructure: ${error.message}`));
-    infra = null;
+    await stopInfra();
     const deployChecks = { passed: 0, failed: 0 };
     for (const [name, command, args, env] of DEPLOY_CHECKS) {
       console.log(`\n[test] ${name}`);
@@ -153,14 +157,13 @@ try {
     failed += deployChecks.failed;
   }
   // Stopped before the closing line, so that nothing is printed after it.
-  if (infra) await infra.stop().catch((error) => console.error(`[test] stopping infrastructure: ${error.message}`));
-  infra = null;
+  await stopInfra();
   console.log(`\n[test] finished in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
   console.log(`tests: ${passed} passed, ${failed} failed`);
   exitCode = failed === 0 ? 0 : 1;
 } catch (error) {
   console.error(`[test] could not run the tests: ${error instanceof Error ? error.message : error}`);
-  if (infra) await infra.stop().catch((stopError) => console.error(`[test] stopping infrastructure: ${stopError.message}`));
+  await stopInfra();
   console.log('tests: 0 passed, 1 failed');
 }
 process.exit(exitCode);

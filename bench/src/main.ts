@@ -4,7 +4,7 @@
  * (`-- --quick` for a short smoke run); bench/run.mjs provides the infrastructure.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, freemem, loadavg, release, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from 'pg';
@@ -146,8 +146,8 @@ async function main(): Promise<void> {
   const postgresPid = requiredPid(pidListeningOn(Number(new URL(adminUrl).port)), 'PostgreSQL');
   const kafkaPid = requiredPid(Number(process.env['BENCH_KAFKA_PID']) || pidListeningOn(Number(requiredEnv('KAFKA_BROKERS').split(',')[0].split(':')[1])), 'the Kafka broker');
   probe['kafkaJvm'] = jvmFlags(kafkaPid);
-  // The broker bench/run.mjs started is the project's one Kafka version (deploy/local/kafka/pom.xml).
-  probe['kafkaVersion'] = /<kafka\.version>([^<]+)<\/kafka\.version>/.exec(readFileSync(join(workspaceRoot, 'deploy/local/kafka/pom.xml'), 'utf8'))?.[1] ?? 'unknown';
+  // bench/run.mjs names the project's one Kafka version (deploy/local/kafka/pom.xml).
+  probe['kafkaVersion'] = process.env['BENCH_KAFKA_VERSION'] ?? 'unknown';
   const systemContender: MeasuredContender = {
     name: 'system',
     adminUrl,

@@ -146,29 +146,23 @@ share.coordinator.state.topic.min.isr=1
 }
 
 // Kafka 4.x logs through log4j2; its properties format needs no extra jar. The broker logs at INFO
-// (the readiness line is INFO), the storage tool at WARN to stderr, as the release's scripts do.
-const KAFKA_LOG4J2 = `status = warn
+// to stdout (the readiness line is INFO), the storage tool at WARN to stderr, as the release's
+// scripts do; request and state-change chatter stays out of the broker's log.
+function log4j2Properties({ level, target, quietLoggers = [] }) {
+  const quiet = quietLoggers.map((name, index) => `logger.quiet${index}.name = ${name}\nlogger.quiet${index}.level = WARN\n`).join('');
+  return `status = warn
 appender.console.type = Console
-appender.console.name = STDOUT
+appender.console.name = CONSOLE
+appender.console.target = ${target}
 appender.console.layout.type = PatternLayout
 appender.console.layout.pattern = [%d] %p %m (%c)%n
-rootLogger.level = INFO
-rootLogger.appenderRef.stdout.ref = STDOUT
-logger.request.name = kafka.request.logger
-logger.request.level = WARN
-logger.stateChange.name = state.change.logger
-logger.stateChange.level = WARN
-`;
+rootLogger.level = ${level}
+rootLogger.appenderRef.console.ref = CONSOLE
+${quiet}`;
+}
 
-const KAFKA_TOOLS_LOG4J2 = `status = warn
-appender.stderr.type = Console
-appender.stderr.name = STDERR
-appender.stderr.target = SYSTEM_ERR
-appender.stderr.layout.type = PatternLayout
-appender.stderr.layout.pattern = [%d] %p %m (%c)%n
-rootLogger.level = WARN
-rootLogger.appenderRef.stderr.ref = STDERR
-`;
+const KAFKA_LOG4J2 = log4j2Properties({ level: 'INFO', target: 'SYSTEM_OUT', quietLoggers: ['kafka.request.logger', 'state.change.logger'] });
+const KAFKA_TOOLS_LOG4J2 = log4j2Properties({ level: 'WARN', target: 'SYSTEM_ERR' });
 
 const kafkaClasspath = () => path.join(KAFKA_LIBS_DIR, '*'); // Expanded by the JVM, not a shell.
 

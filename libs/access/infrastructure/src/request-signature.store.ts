@@ -6,6 +6,9 @@ const PRUNE_BATCH = 500;
 /** One recorded signature in this many also prunes: the table holds about five minutes of them. */
 const PRUNE_EVERY = 64;
 
+/** What is kept of a signature: its SHA-256, never the signature itself. */
+const digestOf = (signature: string): Buffer => createHash('sha256').update(signature.toLowerCase()).digest();
+
 /**
  * The signatures already used for requests that change something, while their timestamp is in
  * the window (AccessRequestSignatures1700000050100). Why not a cache in each gateway: replicas
@@ -21,11 +24,10 @@ export class RequestSignatureStore {
    * statement: the primary key decides, so two replays racing on two replicas cannot both pass.
    */
   async firstUse(merchantId: string, signature: string, expiresAt: Date): Promise<boolean> {
-    const digest = createHash('sha256').update(signature.toLowerCase()).digest();
     const rows: unknown[] = await this.dataSource.query(
       `INSERT INTO merchant_request_signatures (merchant_id, signature_sha256, expires_at) VALUES ($1, $2, $3)
        ON CONFLICT (merchant_id, signature_sha256) DO NOTHING RETURNING 1`,
-      [merchantId, digest, expiresAt],
+      [merchantId, digestOf(signature), expiresAt],
     );
     this.recorded += 1;
     // Pruning rides along now and then, off the request's path: no timer, no extra process, and
@@ -39,8 +41,7 @@ export class RequestSignatureStore {
    * again (the client fixed the cause, or retries a 503) is no replay of a change.
    */
   async release(merchantId: string, signature: string): Promise<void> {
-    const digest = createHash('sha256').update(signature.toLowerCase()).digest();
-    await this.dataSource.query(`DELETE FROM merchant_request_signatures WHERE merchant_id = $1 AND signature_sha256 = $2`, [merchantId, digest]);
+    await this.dataSource.query(`DELETE FROM merchant_request_signatures WHERE merchant_id = $1 AND signature_sha256 = $2`, [merchantId, digestOf(signature)]);
   }
 
   /** Deletes up to PRUNE_BATCH signatures whose timestamp left the window; how many it deleted. */
