@@ -3,11 +3,11 @@ import { readServiceAuthConfig, type ServiceAuthConfig, type ServiceName } from 
 import { DEFAULT_ENDPOINT_DISABLING, DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from '@mp/callbacks-domain';
 import { DestinationGuard, type CallbacksSettings, CALLBACKS_INTERNAL_ACCESS } from '@mp/callbacks-infrastructure';
 import { readCallbackAllowedPorts } from '@mp/contracts-callbacks';
-import { ConfigReader, readKafkaConnectionConfig, readLogFormat, type Environment, type KafkaConnectionConfig, type LogFormat } from '@mp/shared-util-config';
+import { ConfigReader, readInternalTlsConfig, readKafkaConnectionConfig, readLogFormat, type Environment, type InternalTlsConfig, type KafkaConnectionConfig, type LogFormat } from '@mp/shared-util-config';
 import { readHealthConfig, type HealthConfig } from '@mp/shared-health';
 
 /** The callbacks module's settings (topic partitions come from the Kafka config) plus the app's own. */
-export interface CallbackDispatcherConfig extends KafkaConnectionConfig, HealthConfig, Omit<CallbacksSettings, 'topicPartitions'> {
+export interface CallbackDispatcherConfig extends KafkaConnectionConfig, HealthConfig, InternalTlsConfig, Omit<CallbacksSettings, 'topicPartitions'> {
   /** This service's signing key and its callers' public keys (service-to-service authentication, always on). */
   serviceAuth: ServiceAuthConfig;
   httpHost: string;
@@ -61,6 +61,7 @@ export function loadCallbackDispatcherConfig(environment: Environment): Callback
     logFormat: readLogFormat(reader),
     ...readKafkaConnectionConfig(reader),
     ...readHealthConfig(reader),
+    ...readInternalTlsConfig(reader),
     serviceAuth: readServiceAuthConfig(reader, 'callbacks', Object.keys(CALLBACKS_INTERNAL_ACCESS) as ServiceName[]),
   };
   reader.assertValid();

@@ -4,13 +4,13 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { connectCallbackConsumers } from '@mp/callbacks-infrastructure';
 import { exitOnStartupFailure, flushTraces, instrumentHttp, startServiceTelemetry } from '@mp/shared-telemetry';
-import { DRAINING_HTTP_OPTIONS, exitGracefullyOnSignals } from '@mp/shared-health';
+import { exitGracefullyOnSignals, internalListenerOptions, listenInternally } from '@mp/shared-health';
 import { AppModule } from './app.module';
 import { loadCallbackDispatcherConfig } from './callback-dispatcher.config';
 
 async function bootstrap(): Promise<void> {
   const config = loadCallbackDispatcherConfig(process.env);
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), new FastifyAdapter(DRAINING_HTTP_OPTIONS), { logger: startServiceTelemetry('callback-dispatcher', config.logFormat) });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), new FastifyAdapter(internalListenerOptions(config.internalTls)), { logger: startServiceTelemetry('callback-dispatcher', config.logFormat) });
   instrumentHttp(app.getHttpAdapter().getInstance());
   exitGracefullyOnSignals(app, { ...config, afterClose: flushTraces });
   // Consumers are @ConsumeTopic handlers on controllers, served over the messaging port.
@@ -18,9 +18,9 @@ async function bootstrap(): Promise<void> {
   // Initialised first so the topics exist (onApplicationBootstrap) before the group joins them.
   await app.init();
   await app.startAllMicroservices();
-  await app.listen(config.httpPort, config.httpHost);
+  const internalUrl = await listenInternally(app, config);
   // Starts with the service's name in the launcher's SERVICES, as every service's ready line does.
-  new Logger('Bootstrap').log(`callbacks ready: callback dispatcher, internal API on http://${config.httpHost}:${config.httpPort} (instance ${config.instanceId})`);
+  new Logger('Bootstrap').log(`callbacks ready: callback dispatcher, internal API on ${internalUrl} (instance ${config.instanceId})`);
 }
 
 bootstrap().catch(exitOnStartupFailure);

@@ -1,10 +1,10 @@
 import { readServiceAuthConfig, type ServiceAuthConfig, type ServiceName } from '@mp/shared-service-auth';
 import { DEFAULT_REVIEW_WINDOW_HOURS } from '@mp/disputes-domain';
 import { DISPUTES_INTERNAL_ACCESS } from '@mp/disputes-infrastructure';
-import { ConfigReader, readKafkaConnectionConfig, readLogFormat, type Environment, type KafkaConnectionConfig, type LogFormat } from '@mp/shared-util-config';
+import { ConfigReader, readInternalTlsConfig, readKafkaConnectionConfig, readLogFormat, type Environment, type InternalTlsConfig, type KafkaConnectionConfig, type LogFormat } from '@mp/shared-util-config';
 import { readHealthConfig, type HealthConfig } from '@mp/shared-health';
 
-export interface DisputesConfig extends KafkaConnectionConfig, HealthConfig {
+export interface DisputesConfig extends KafkaConnectionConfig, HealthConfig, InternalTlsConfig {
   /** This service's signing key and its callers' public keys (service-to-service authentication, always on). */
   serviceAuth: ServiceAuthConfig;
   logFormat: LogFormat;
@@ -35,6 +35,7 @@ export function loadDisputesConfig(environment: Environment): DisputesConfig {
     reviewWindowHours: reader.integer('DISPUTE_REVIEW_WINDOW_HOURS', { default: DEFAULT_REVIEW_WINDOW_HOURS, min: 1, max: 720 }),
     ...readKafkaConnectionConfig(reader),
     ...readHealthConfig(reader),
+    ...readInternalTlsConfig(reader),
     serviceAuth: readServiceAuthConfig(reader, 'disputes', Object.keys(DISPUTES_INTERNAL_ACCESS) as ServiceName[]),
   };
   reader.assertValid();

@@ -5,7 +5,7 @@ import type { CustomStrategy } from '@nestjs/microservices';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DISPUTES_CONSUMERS } from '@mp/disputes-infrastructure';
 import { MESSAGE_BROKER, MessagingTransportStrategy } from '@mp/shared-messaging';
-import { DRAINING_HTTP_OPTIONS, exitGracefullyOnSignals } from '@mp/shared-health';
+import { exitGracefullyOnSignals, internalListenerOptions, listenInternally } from '@mp/shared-health';
 import { RECEIPT_BYTES_MAX } from '@mp/shared-util-validation';
 import { exitOnStartupFailure, flushTraces, instrumentHttp, startServiceTelemetry } from '@mp/shared-telemetry';
 import { AppModule } from './app.module';
@@ -13,7 +13,7 @@ import { loadDisputesConfig } from './disputes.config';
 
 async function bootstrap(): Promise<void> {
   const config = loadDisputesConfig(process.env);
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), new FastifyAdapter(DRAINING_HTTP_OPTIONS), {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), new FastifyAdapter(internalListenerOptions(config.internalTls)), {
     logger: startServiceTelemetry('disputes', config.logFormat),
   });
   instrumentHttp(app.getHttpAdapter().getInstance());
@@ -24,8 +24,8 @@ async function bootstrap(): Promise<void> {
   // Initialised first so the topics exist (onApplicationBootstrap) before the group joins them.
   await app.init();
   await app.startAllMicroservices();
-  await app.listen(config.httpPort, config.httpHost);
-  new Logger('Bootstrap').log(`disputes ready: internal API on http://${config.httpHost}:${config.httpPort}`);
+  const internalUrl = await listenInternally(app, config);
+  new Logger('Bootstrap').log(`disputes ready: internal API on ${internalUrl}`);
 }
 
 bootstrap().catch(exitOnStartupFailure);

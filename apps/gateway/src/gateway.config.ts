@@ -2,12 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { readServiceAuthConfig, type ServiceAuthConfig, type ServiceName } from '@mp/shared-service-auth';
 import { DEFAULT_RATE_LIMITS, GATEWAY_INTERNAL_ACCESS, isTrustedProxyEntry, type RateLimitSettings } from '@mp/gateway-api';
 import { readCallbackAllowedPorts } from '@mp/contracts-callbacks';
-import { ConfigReader, readKafkaConnectionConfig, readLogFormat, type Environment, type KafkaConnectionConfig, type LogFormat } from '@mp/shared-util-config';
+import { ConfigReader, readInternalTlsConfig, readKafkaConnectionConfig, readLogFormat, type Environment, type InternalTlsConfig, type KafkaConnectionConfig, type LogFormat } from '@mp/shared-util-config';
 import { readHealthConfig, type HealthConfig } from '@mp/shared-health';
 import { readMasterKeyring, type SecretKeyring } from '@mp/shared-util-secret-box';
 import { readConsoleConfig, type ConsoleConfig } from '@mp/console-bff';
 
-export interface GatewayConfig extends KafkaConnectionConfig, HealthConfig {
+export interface GatewayConfig extends KafkaConnectionConfig, HealthConfig, InternalTlsConfig {
   /** This service's signing key and its callers' public keys (service-to-service authentication, always on). */
   serviceAuth: ServiceAuthConfig;
   logFormat: LogFormat;
@@ -70,6 +70,7 @@ export function loadGatewayConfig(environment: Environment): GatewayConfig {
     ...loadGatewayStorageConfig(reader),
     ...readKafkaConnectionConfig(reader),
     ...readHealthConfig(reader),
+    ...readInternalTlsConfig(reader),
     serviceAuth: readServiceAuthConfig(reader, 'gateway', Object.keys(GATEWAY_INTERNAL_ACCESS) as ServiceName[]),
     instanceId: reader.string('GATEWAY_INSTANCE_ID', { default: `gw-${randomBytes(6).toString('hex')}`, pattern: /^[A-Za-z0-9._-]{1,100}$/ }),
     commandTimeoutMs: reader.integer('GATEWAY_COMMAND_TIMEOUT_MS', { default: 10_000, min: 100, max: 60_000 }),

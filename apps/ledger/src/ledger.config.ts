@@ -1,10 +1,10 @@
 import { readServiceAuthConfig, type ServiceAuthConfig, type ServiceName } from '@mp/shared-service-auth';
 import { LEDGER_INTERNAL_ACCESS } from '@mp/ledger-infrastructure';
-import { ConfigReader, readKafkaConnectionConfig, readLogFormat, type Environment, type KafkaConnectionConfig, type LogFormat } from '@mp/shared-util-config';
+import { ConfigReader, readInternalTlsConfig, readKafkaConnectionConfig, readLogFormat, type Environment, type InternalTlsConfig, type KafkaConnectionConfig, type LogFormat } from '@mp/shared-util-config';
 import { readHealthConfig, type HealthConfig } from '@mp/shared-health';
 import { parseCurrencyTable, parseMinorUnits, parsePairTable, parsePositiveRate, type OperatorMoneyLimits } from '@mp/ledger-domain';
 
-export interface LedgerConfig extends KafkaConnectionConfig, HealthConfig {
+export interface LedgerConfig extends KafkaConnectionConfig, HealthConfig, InternalTlsConfig {
   /** This service's signing key and its callers' public keys (service-to-service authentication, always on). */
   serviceAuth: ServiceAuthConfig;
   logFormat: LogFormat;
@@ -38,6 +38,7 @@ export function loadLedgerConfig(environment: Environment): LedgerConfig {
     operatorLimits: readOperatorLimits(reader),
     ...readKafkaConnectionConfig(reader),
     ...readHealthConfig(reader),
+    ...readInternalTlsConfig(reader),
     serviceAuth: readServiceAuthConfig(reader, 'ledger', Object.keys(LEDGER_INTERNAL_ACCESS) as ServiceName[]),
   };
   reader.assertValid();

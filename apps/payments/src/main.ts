@@ -6,13 +6,13 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { PAYMENTS_CONSUMERS, RECEIPT_BYTES_MAX } from '@mp/payments-infrastructure';
 import { MESSAGE_BROKER, MessagingTransportStrategy } from '@mp/shared-messaging';
 import { exitOnStartupFailure, flushTraces, instrumentHttp, startServiceTelemetry } from '@mp/shared-telemetry';
-import { DRAINING_HTTP_OPTIONS, exitGracefullyOnSignals } from '@mp/shared-health';
+import { exitGracefullyOnSignals, internalListenerOptions, listenInternally } from '@mp/shared-health';
 import { AppModule } from './app.module';
 import { loadPaymentsConfig } from './payments.config';
 
 async function bootstrap(): Promise<void> {
   const config = loadPaymentsConfig(process.env);
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), new FastifyAdapter(DRAINING_HTTP_OPTIONS), {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), new FastifyAdapter(internalListenerOptions(config.internalTls)), {
     logger: startServiceTelemetry('payments', config.logFormat),
   });
   instrumentHttp(app.getHttpAdapter().getInstance());
@@ -24,8 +24,8 @@ async function bootstrap(): Promise<void> {
   // Initialised first so the topics exist (onApplicationBootstrap) before the group joins them.
   await app.init();
   await app.startAllMicroservices();
-  await app.listen(config.httpPort, config.httpHost);
-  new Logger('Bootstrap').log(`payments ready: internal API on http://${config.httpHost}:${config.httpPort}`);
+  const internalUrl = await listenInternally(app, config);
+  new Logger('Bootstrap').log(`payments ready: internal API on ${internalUrl}`);
 }
 
 bootstrap().catch(exitOnStartupFailure);

@@ -1,10 +1,10 @@
 import { readServiceAuthConfig, type ServiceAuthConfig, type ServiceName } from '@mp/shared-service-auth';
 import { PAYMENTS_INTERNAL_ACCESS } from '@mp/payments-infrastructure';
-import { ConfigReader, readKafkaConnectionConfig, readLogFormat, type Environment, type KafkaConnectionConfig, type LogFormat } from '@mp/shared-util-config';
+import { ConfigReader, readInternalTlsConfig, readKafkaConnectionConfig, readLogFormat, type Environment, type InternalTlsConfig, type KafkaConnectionConfig, type LogFormat } from '@mp/shared-util-config';
 import { readHealthConfig, type HealthConfig } from '@mp/shared-health';
 import { readMasterKeyring, type SecretKeyring } from '@mp/shared-util-secret-box';
 
-export interface PaymentsConfig extends KafkaConnectionConfig, HealthConfig {
+export interface PaymentsConfig extends KafkaConnectionConfig, HealthConfig, InternalTlsConfig {
   /** This service's signing key and its callers' public keys (service-to-service authentication, always on). */
   serviceAuth: ServiceAuthConfig;
   logFormat: LogFormat;
@@ -33,6 +33,7 @@ export function loadPaymentsConfig(environment: Environment): PaymentsConfig {
     databasePoolMax: reader.integer('PAYMENTS_DATABASE_POOL_MAX', { default: 10, min: 1, max: 200 }),
     ...readKafkaConnectionConfig(reader),
     ...readHealthConfig(reader),
+    ...readInternalTlsConfig(reader),
     serviceAuth: readServiceAuthConfig(reader, 'payments', Object.keys(PAYMENTS_INTERNAL_ACCESS) as ServiceName[]),
     publicBaseUrl: reader.url('PUBLIC_BASE_URL', { default: 'http://127.0.0.1:3000' }),
     secretsKeyring: readMasterKeyring(reader, 'PAYMENTS_SECRETS'),

@@ -4,7 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import type { CustomStrategy } from '@nestjs/microservices';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { MESSAGE_BROKER, MessagingTransportStrategy } from '@mp/shared-messaging';
-import { DRAINING_HTTP_OPTIONS, exitGracefullyOnSignals } from '@mp/shared-health';
+import { exitGracefullyOnSignals, internalListenerOptions, listenInternally } from '@mp/shared-health';
 import { WITHDRAWALS_CONSUMERS } from '@mp/withdrawals-infrastructure';
 import { exitOnStartupFailure, flushTraces, instrumentHttp, startServiceTelemetry } from '@mp/shared-telemetry';
 import { AppModule } from './app.module';
@@ -12,7 +12,7 @@ import { loadWithdrawalsConfig } from './withdrawals.config';
 
 async function bootstrap(): Promise<void> {
   const config = loadWithdrawalsConfig(process.env);
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), new FastifyAdapter(DRAINING_HTTP_OPTIONS), {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), new FastifyAdapter(internalListenerOptions(config.internalTls)), {
     logger: startServiceTelemetry('withdrawals', config.logFormat),
   });
   instrumentHttp(app.getHttpAdapter().getInstance());
@@ -22,8 +22,8 @@ async function bootstrap(): Promise<void> {
   // Initialised first so the topics exist (onApplicationBootstrap) before the group joins them.
   await app.init();
   await app.startAllMicroservices();
-  await app.listen(config.httpPort, config.httpHost);
-  new Logger('Bootstrap').log(`withdrawals ready: internal API on http://${config.httpHost}:${config.httpPort}`);
+  const internalUrl = await listenInternally(app, config);
+  new Logger('Bootstrap').log(`withdrawals ready: internal API on ${internalUrl}`);
 }
 
 bootstrap().catch(exitOnStartupFailure);

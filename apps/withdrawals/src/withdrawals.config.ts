@@ -1,11 +1,11 @@
 import { readServiceAuthConfig, type ServiceAuthConfig, type ServiceName } from '@mp/shared-service-auth';
 import { WITHDRAWALS_INTERNAL_ACCESS } from '@mp/withdrawals-infrastructure';
-import { ConfigReader, readKafkaConnectionConfig, readLogFormat, type Environment, type KafkaConnectionConfig, type LogFormat } from '@mp/shared-util-config';
+import { ConfigReader, readInternalTlsConfig, readKafkaConnectionConfig, readLogFormat, type Environment, type InternalTlsConfig, type KafkaConnectionConfig, type LogFormat } from '@mp/shared-util-config';
 import { readHealthConfig, type HealthConfig } from '@mp/shared-health';
 import { parseAmountLiteral } from '@mp/shared-util-money';
 import { DEFAULT_WITHDRAWAL_ASSETS, type WithdrawalAsset } from '@mp/withdrawals-domain';
 
-export interface WithdrawalsConfig extends KafkaConnectionConfig, HealthConfig {
+export interface WithdrawalsConfig extends KafkaConnectionConfig, HealthConfig, InternalTlsConfig {
   /** This service's signing key and its callers' public keys (service-to-service authentication, always on). */
   serviceAuth: ServiceAuthConfig;
   httpHost: string;
@@ -35,6 +35,7 @@ export function loadWithdrawalsConfig(environment: Environment): WithdrawalsConf
     databasePoolMax: reader.integer('WITHDRAWALS_DATABASE_POOL_MAX', { default: 10, min: 1, max: 200 }),
     ...readKafkaConnectionConfig(reader),
     ...readHealthConfig(reader),
+    ...readInternalTlsConfig(reader),
     serviceAuth: readServiceAuthConfig(reader, 'withdrawals', Object.keys(WITHDRAWALS_INTERNAL_ACCESS) as ServiceName[]),
     ledgerInternalUrl: reader.url('LEDGER_INTERNAL_URL', { default: 'http://127.0.0.1:3002' }),
     ledgerTimeoutMs: reader.integer('LEDGER_TIMEOUT_MS', { default: 3_000, min: 100, max: 60_000 }),

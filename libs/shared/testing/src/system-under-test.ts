@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { ServiceKeyring, type ServiceActor } from '@mp/shared-service-auth';
 import { Client } from 'pg';
+import { Agent, fetch as undiciFetch } from 'undici';
 import { SignedClient, type MerchantCredentialsForTest } from './signed-client';
 import { workspaceRoot } from './workspace-root';
 
@@ -63,6 +64,19 @@ export interface SystemOptions {
   nodeArguments?: string[];
   /** Runs once the databases exist and before any service starts, e.g. provisioning a secured broker for this run's namespace. */
   beforeServices?: (system: SystemUnderTest) => Promise<void>;
+  /**
+   * HTTPS on every internal listener (INTERNAL_TLS_*), with keystores made by the script compose
+   * runs (deploy/kafka/make-tls.sh, keytool from PATH) and the CA trusted through NODE_EXTRA_CA_CERTS.
+   */
+  internalTls?: boolean;
+}
+
+/** This run's internal TLS material: the CA certificate and each service's keystore. */
+interface InternalTlsMaterial {
+  caFile: string;
+  keystoreDirOf(service: ServiceName): string;
+  /** Trusts the CA in this (the test's) process, which NODE_EXTRA_CA_CERTS cannot reach once started. */
+  dispatcher: Agent;
 }
 
 interface RunningService {
@@ -88,12 +102,15 @@ export class SystemUnderTest {
   private readonly services = new Map<InstanceName, RunningService>();
   /** Output of each instance's latest process, kept after it exits so a test can read why. */
   private readonly lastOutput = new Map<InstanceName, string[]>();
+  /** Set when the system runs with options.internalTls. */
+  internalTls: InternalTlsMaterial | null = null;
 
   private constructor(private readonly options: SystemOptions) {}
 
   static async start(options: SystemOptions = {}): Promise<SystemUnderTest> {
     const system = new SystemUnderTest(options);
     await system.createDatabases();
+    if (options.internalTls) system.internalTls = await makeInternalTls(system.runId);
     await options.beforeServices?.(system);
     for (const { name } of SERVICES) system.ports.set(name, await freePort());
     system.gatewayInternalPort = await freePort();
@@ -144,7 +161,7 @@ export class SystemUnderTest {
    */
   dispatcherEnv(): Record<string, string> {
     return {
-      GATEWAY_INTERNAL_URL: `http://127.0.0.1:${this.gatewayInternalPort}`,
+      GATEWAY_INTERNAL_URL: this.gatewayInternalUrl,
       CALLBACK_ALLOWED_DESTINATIONS: '127.0.0.1',
       ALLOW_HTTP_CALLBACK_URLS: 'true',
       CALLBACK_ALLOWED_PORTS: TEST_CALLBACK_ALLOWED_PORTS,
@@ -162,9 +179,18 @@ export class SystemUnderTest {
     return this.serviceKeys.headers(callee, options.as ?? 'gateway', options.actor ?? null);
   }
 
+  /** The gateway's internal listener (webhook profiles, the test clock, /metrics). */
+  get gatewayInternalUrl(): string {
+    return `${this.internalTls ? 'https' : 'http'}://127.0.0.1:${this.gatewayInternalPort}`;
+  }
+
+  /** fetch for an internal listener: the same as the global one, trusting the run's CA when it has internal TLS. */
+  readonly fetchInternal = (url: string, init: RequestInit = {}): Promise<Response> =>
+    this.internalTls ? (undiciFetch(url, { ...(init as object), dispatcher: this.internalTls.dispatcher }) as unknown as Promise<Response>) : fetch(url, init);
+
   /** Moves the gateway's test clock forward (a system started with TEST_CLOCK_ENABLED); the answer's status. */
   async advanceGatewayClock(seconds: number): Promise<number> {
-    const moved = await fetch(`http://127.0.0.1:${this.gatewayInternalPort}/internal/test/clock`, {
+    const moved = await this.fetchInternal(`${this.gatewayInternalUrl}/internal/test/clock`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...(await this.internalHeaders('gateway', { as: 'test-harness' })) },
       body: JSON.stringify({ advance_seconds: seconds }),
@@ -172,8 +198,10 @@ export class SystemUnderTest {
     return moved.status;
   }
 
+  /** An instance's HTTP port: the gateway's public one, every other service's internal listener (HTTPS under internalTls). */
   urlOf(instance: InstanceName): string {
-    return `http://127.0.0.1:${this.ports.get(instance)}`;
+    const scheme = this.internalTls && serviceDefinition(instance).name !== 'gateway' ? 'https' : 'http';
+    return `${scheme}://127.0.0.1:${this.ports.get(instance)}`;
   }
 
   databaseUrl(service: ServiceName): string {
@@ -198,8 +226,19 @@ export class SystemUnderTest {
       [`${envPrefix(service.name)}_DATABASE_URL`]: this.databaseUrl(service.name),
       ...this.serviceKeys.environmentOf(service.name),
       ...(EXTRA_ENV[service.name]?.(this, instance) ?? {}),
+      ...this.internalTlsEnvironmentOf(service.name),
     };
     return { ...common, ...own, ...(this.options.env?.[service.name] ?? {}), ...extra };
+  }
+
+  private internalTlsEnvironmentOf(service: ServiceName): Record<string, string> {
+    if (!this.internalTls) return {};
+    const keystoreDir = this.internalTls.keystoreDirOf(service);
+    return {
+      NODE_EXTRA_CA_CERTS: this.internalTls.caFile,
+      INTERNAL_TLS_KEYSTORE_FILE: join(keystoreDir, 'keystore.p12'),
+      INTERNAL_TLS_KEYSTORE_PASSWORD_FILE: join(keystoreDir, 'keystore.password'),
+    };
   }
 
   async startService(instance: InstanceName, extraEnv: Record<string, string> = {}): Promise<void> {
@@ -339,7 +378,7 @@ export class SystemUnderTest {
     while (Date.now() < deadline) {
       if (exitCode !== 'running') throw new Error(`${service} exited with ${exitCode} while starting:\n${running.output.slice(-40).join('\n')}`);
       try {
-        const response = await fetch(url, { signal: AbortSignal.timeout(1_000) });
+        const response = await this.fetchInternal(url, { signal: AbortSignal.timeout(1_000) });
         if (response.ok) return;
       } catch {
         // not listening yet
@@ -425,6 +464,19 @@ function probeFreePort(): Promise<number> {
       server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
     });
   });
+}
+
+/**
+ * The run's internal TLS material, made by deploy/kafka/make-tls.sh as compose's init makes it.
+ * One keystore serves every service here: they all listen on 127.0.0.1, which is the name its
+ * certificate gives (compose makes one per service), and each keytool run starts a JVM.
+ */
+async function makeInternalTls(runId: string): Promise<InternalTlsMaterial> {
+  const dir = join(workspaceRoot, '.local/test-runs', runId, 'internal-tls');
+  const keystoreDir = join(dir, 'services');
+  await runCommand('bash', [join(workspaceRoot, 'deploy/kafka/make-tls.sh'), join(dir, 'ca'), join(dir, 'trust'), join(dir, 'broker'), 'dns:localhost', `${keystoreDir}=dns:localhost,ip:127.0.0.1`], { PATH: process.env['PATH'] ?? '' });
+  const caFile = join(dir, 'trust', 'ca.pem');
+  return { caFile, keystoreDirOf: () => keystoreDir, dispatcher: new Agent({ connect: { ca: readFileSync(caFile, 'utf8') } }) };
 }
 
 function runCommand(command: string, args: string[], env: Record<string, string>): Promise<string> {

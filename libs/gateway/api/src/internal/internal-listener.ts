@@ -1,9 +1,12 @@
 import type { WebhookSecretStore } from '@mp/access-infrastructure';
+import { reloadInternalTlsWhenRenewed } from '@mp/shared-health';
 import { serveMetrics, type MetricsRegistry } from '@mp/shared-metrics';
 import { isInternalRoute, type ServiceAuthenticator } from '@mp/shared-service-auth';
 import { DomainError, httpStatusOf } from '@mp/shared-util-errors';
 import { MERCHANT_ID_PATTERN } from '@mp/shared-util-validation';
 import type { OffsetClock } from '@mp/shared-util-clock';
+import { internalTlsOptions, type InternalTls } from '@mp/shared-util-config';
+import type { Server } from 'node:https';
 import Fastify, { type FastifyInstance } from 'fastify';
 
 export interface InternalListenerSettings {
@@ -19,6 +22,8 @@ export interface InternalListenerSettings {
   metrics?: MetricsRegistry;
   /** Tests only (TEST_CLOCK_ENABLED): POST /internal/test/clock {"advance_seconds"} moves this clock forward. */
   testClock?: OffsetClock;
+  /** HTTPS with this keystore (INTERNAL_TLS_*): webhook secrets and service tokens cross the pod network here. */
+  tls?: InternalTls | null;
   /** Operators' per-merchant callback allow-lists, served with the profile so the dispatcher checks them before each attempt. */
   callbackAllowLists?: { allowListOf(merchantId: string): Promise<{ entries: string[] }> };
 }
@@ -30,7 +35,8 @@ export interface InternalListenerSettings {
  * so no public route, guard or filter can ever expose it by mistake.
  */
 export async function startInternalListener(store: WebhookSecretStore, settings: InternalListenerSettings): Promise<FastifyInstance> {
-  const server = Fastify({ bodyLimit: 1_024 });
+  const tls = settings.tls ?? null;
+  const server = Fastify({ bodyLimit: 1_024, ...(tls ? { https: internalTlsOptions(tls) } : {}) });
   server.addHook('preHandler', async (request, reply) => {
     const route = request.routeOptions.url;
     if (route === undefined || !isInternalRoute(route)) return;
@@ -61,5 +67,7 @@ export async function startInternalListener(store: WebhookSecretStore, settings:
     });
   }
   await server.listen({ host: settings.host, port: settings.port });
+  const stopWatching = reloadInternalTlsWhenRenewed(server.server as Server, tls);
+  server.server.once('close', stopWatching);
   return server;
 }
