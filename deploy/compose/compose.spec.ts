@@ -66,12 +66,29 @@ describe('docker-compose.yml and the service catalog', () => {
     expect(app.depends_on?.postgres).toEqual({ condition: 'service_healthy' });
   });
 
-  it("every service's internal URL names the service and its catalog port", () => {
+  it("every service's internal URL is HTTPS, naming the service and its catalog port", () => {
     const environment = compose.services.gateway.environment ?? {};
     for (const service of catalog.services.filter(({ name }) => name !== 'gateway')) {
-      expect(environment[`${envPrefix(service.name)}_INTERNAL_URL`]).toBe(`http://${service.name}:${service.devPort}`);
+      expect(environment[`${envPrefix(service.name)}_INTERNAL_URL`]).toBe(`https://${service.name}:${service.devPort}`);
     }
-    expect(compose.services.callbacks.environment?.GATEWAY_INTERNAL_URL).toBe(`http://gateway:${compose.services.gateway.environment?.GATEWAY_INTERNAL_HTTP_PORT}`);
+    expect(compose.services.callbacks.environment?.GATEWAY_INTERNAL_URL).toBe(`https://gateway:${compose.services.gateway.environment?.GATEWAY_INTERNAL_HTTP_PORT}`);
+  });
+
+  it('every service serves its own internal listener keystore, made by kafka-tls for its name, and trusts the platform CA', () => {
+    const maker = compose.services['kafka-tls'];
+    const made = maker?.entrypoint ?? [];
+    for (const { name } of catalog.services) {
+      const app = compose.services[name];
+      const environment = app.environment ?? {};
+      const ownVolume = `internal-tls-${name}`;
+      // Its own keystore only: a compromised container holds no other service's key.
+      expect((app.volumes ?? []).filter((volume) => String(volume).startsWith('internal-tls-'))).toEqual([`${ownVolume}:/etc/merchant-payments/internal-tls:ro`]);
+      expect(environment['INTERNAL_TLS_KEYSTORE_FILE']).toBe('/etc/merchant-payments/internal-tls/keystore.p12');
+      expect(environment['INTERNAL_TLS_KEYSTORE_PASSWORD_FILE']).toBe('/etc/merchant-payments/internal-tls/keystore.password');
+      expect(environment['NODE_EXTRA_CA_CERTS']).toBe(environment['KAFKA_SSL_CA_FILE']);
+      expect(made).toContain(`/tls/internal/${name}=dns:${name},dns:localhost,ip:127.0.0.1`);
+      expect(maker?.volumes).toContain(`${ownVolume}:/tls/internal/${name}`);
+    }
   });
 
   it('the image health check probes each catalog service on its health.live path and port', () => {
@@ -117,7 +134,8 @@ describe('docker-compose.yml and the service catalog', () => {
         password: `\${${envPrefix(name)}_KAFKA_PASSWORD:-}`,
         ca: '/etc/merchant-payments/kafka-tls/ca.pem',
       });
-      expect(compose.services[name].volumes).toEqual(['kafka-tls-trust:/etc/merchant-payments/kafka-tls:ro']);
+      // The Kafka CA only, and the service's own listener keystore: no other TLS material.
+      expect(compose.services[name].volumes).toEqual(['kafka-tls-trust:/etc/merchant-payments/kafka-tls:ro', `internal-tls-${name}:/etc/merchant-payments/internal-tls:ro`]);
     }
     expect(compose.services.init.command).toContain('databases,migrations,topics,kafka-access');
     expect(compose.services.init.environment?.KAFKA_SASL_USERNAME).toBe('admin');

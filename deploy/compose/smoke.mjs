@@ -449,6 +449,24 @@ async function forgedProduces({ stack, secrets }) {
   check(/SASL.*authentication failed/i.test(wrongPassword) && !/WRITTEN/.test(wrongPassword), `a wrong password was not refused as such:\n${wrongPassword.slice(-1500)}`);
 }
 
+/**
+ * Internal HTTP is HTTPS (docs/operations/internal-tls.md): from the payments container, every
+ * other service's internal listener, and the gateway's, answers over TLS with a certificate the
+ * platform CA vouches for (NODE_EXTRA_CA_CERTS), and gives nothing to clear HTTP. The walk-through
+ * before this is the working side: its calls crossed these listeners.
+ */
+async function internalTlsOnly({ stack }) {
+  const [payments] = await stack.containers('payments');
+  const script = `
+    const listeners = ['ledger:3002', 'withdrawals:3003', 'disputes:3004', 'callbacks:3005', 'gateway:3010'];
+    const outcome = (url) => fetch(url, { signal: AbortSignal.timeout(5000) }).then((response) => String(response.status), (error) => 'refused ' + (error.cause?.code ?? error.message));
+    Promise.all(listeners.map(async (listener) => listener + ' https=' + (await outcome('https://' + listener + '/health')) + ' http=' + (await outcome('http://' + listener + '/health'))))
+      .then((lines) => console.log(lines.join('\\n')));`;
+  const output = (await run('docker', ['exec', payments, 'node', '-e', script], { quiet: true, allowFailure: true })).output;
+  const lines = output.trim().split('\n').filter((line) => line.includes(' https='));
+  check(lines.length === 5 && lines.every((line) => line.includes('https=200') && line.includes('http=refused')), `an internal listener is not HTTPS-only:\n${output.slice(-1500)}`);
+}
+
 function takeoverFigures(load) {
   const lines = [];
   for (const kill of load.kills) {
@@ -507,6 +525,7 @@ async function main() {
     const sinkUrl = `http://host.docker.internal:${sink.port}/callbacks`;
     await timed('walk-through (pay-in, confirm, verified callback, balance)', () => walkThrough({ baseUrl, demo, sink, sinkUrl }));
     await timed('console: the page, its bundle, an agent signed in reading its queue', () => consoleSignIn({ baseUrl, demo }));
+    await timed('internal HTTP: every internal listener answers HTTPS from the platform CA, and not clear HTTP', () => internalTlsOnly({ stack }));
     await timed('Kafka ACLs: a forged RequestWithdrawal as the payments principal is refused, a wrong password too', () => forgedProduces({ stack, secrets: secrets.values }));
     // A step of its own, after the stack is healthy: eight services starting at once on two cores
     // can take longer than the images' health start period.
