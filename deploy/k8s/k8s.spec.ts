@@ -4,7 +4,7 @@
  * overlays, as `kubectl kustomize` renders them: every catalog service has exactly one
  * Deployment and one Service on the catalog's port, probed on the catalog's health paths, and
  * no Deployment exists that the catalog lacks; public Ingresses route only /v2 and /pay to the
- * gateway and internal ones only /backoffice; every container runs non-root with a read-only
+ * gateway and internal ones only /backoffice and /console (prod routes both); every container runs non-root with a read-only
  * root filesystem and has requests and limits; each service's configuration finds every
  * variable it requires; each internal port admits exactly the services whose configuration
  * names its URL; consumers never scale past the partition count; the stop sequence fits in the
@@ -253,7 +253,7 @@ describe.each(['dev', 'prod'])('the %s overlay', (overlay) => {
     expect(policies.find((policy) => policy.metadata.name === 'default-deny-ingress')?.spec).toEqual({ podSelector: {}, policyTypes: ['Ingress'] });
   });
 
-  it('routes only /v2 and /pay through public Ingresses, and only /backoffice through internal ones, all to the gateway', () => {
+  it('routes only /v2 and /pay through public Ingresses, and only /backoffice and /console through internal ones, all to the gateway', () => {
     const ingresses = ofKind('Ingress');
     const routes = (exposure: string) =>
       ingresses
@@ -262,7 +262,9 @@ describe.each(['dev', 'prod'])('the %s overlay', (overlay) => {
         .map((path) => `${path.path} -> ${path.backend.service.name}:${path.backend.service.port.name ?? path.backend.service.port.number}`);
     expect(ingresses.filter((ingress) => !['public', 'internal'].includes(ingress.metadata.labels?.['merchant-payments/exposure'] ?? ''))).toEqual([]);
     expect(routes('public').sort()).toEqual(['/pay -> gateway:http', '/v2 -> gateway:http']);
-    expect(routes('internal').every((route) => route === '/backoffice -> gateway:http')).toBe(true);
+    // The console is served by the gateway (libs/console/bff), never publicly: prod's internal Ingress routes it.
+    expect(routes('internal').filter((route) => !['/backoffice -> gateway:http', '/console -> gateway:http'].includes(route))).toEqual([]);
+    expect(routes('internal').sort()).toEqual(overlay === 'prod' ? ['/backoffice -> gateway:http', '/console -> gateway:http'] : []);
     const gatewayPorts = specOf(named('Service', 'gateway')[0]).ports as Array<{ name: string; port: number }>;
     expect(gatewayPorts.find((port) => port.name === 'http')?.port).toBe(catalogPort('gateway'));
   });
