@@ -22,6 +22,9 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { DISPUTES_TOPICS } from '@mp/contracts-disputes';
+import { PAYMENTS_TOPICS } from '@mp/contracts-payments';
+import { WITHDRAWALS_TOPICS } from '@mp/contracts-withdrawals';
 import { isTrustedProxyEntry, REQUEST_BODY_BYTES_MAX } from '@mp/gateway-api';
 import { aclsOf, deadLetterTopicOf, type KafkaAccess, type KafkaAclBinding } from '@mp/shared-messaging';
 import { RECEIPT_BYTES_MAX } from '@mp/shared-util-validation';
@@ -88,7 +91,11 @@ interface PolicyRule {
 
 const repositoryRoot = resolve(__dirname, '../..');
 const read = (path: string) => readFileSync(join(repositoryRoot, path), 'utf8');
-const catalog = JSON.parse(read('deploy/catalog/services.json')) as { services: CatalogService[]; topics: Array<{ name: string }> };
+const catalog = JSON.parse(read('deploy/catalog/services.json')) as {
+  services: CatalogService[];
+  topics: Array<{ name: string }>;
+  kafka: { deadLetterPartitions: number; retentionMs: number; deadLetterRetentionMs: number };
+};
 const services = catalog.services;
 const envPrefix = (name: string) => name.toUpperCase().replaceAll('-', '_');
 const NAME_LABEL = 'app.kubernetes.io/name';
@@ -294,7 +301,8 @@ describe.each(['dev', 'prod'])('the %s overlay', (overlay) => {
         limits: Object.keys(container.resources?.limits ?? {}).sort(),
       }));
     });
-    expect(findings.length).toBeGreaterThanOrEqual(services.length + 2);
+    // The services and at least the migrations Job.
+    expect(findings.length).toBeGreaterThanOrEqual(services.length + 1);
     for (const finding of findings) {
       expect(finding).toEqual({
         workload: finding.workload,
@@ -538,20 +546,20 @@ describe.each(['dev', 'prod'])('Kafka clients of the %s overlay', (overlay) => {
     });
   });
 
-  it(
-    overlay === 'dev' ? 'runs the topics Job as the admin, making the topics and the ACLs' : 'runs the topics Job as the provisioning KafkaUser, topics only: the User Operator owns the ACLs',
-    () => {
-      const job = workload('Job', 'topics');
-      const container = podOf(job).containers[0];
-      const principal = overlay === 'dev' ? { username: 'admin', secret: KAFKA_ADMIN_SECRET } : { username: PROVISIONING_PRINCIPAL, secret: PROVISIONING_PRINCIPAL };
-      expect({ args: container.args, username: variableSource(container, 'KAFKA_SASL_USERNAME'), password: variableSource(container, 'KAFKA_SASL_PASSWORD'), ca: fileSource(podOf(job), container, caFile) }).toEqual({
-        args: ['--steps', overlay === 'dev' ? 'topics,kafka-access' : 'topics'],
-        username: { value: principal.username },
-        password: { secret: principal.secret, key: 'password' },
-        ca: { from: `Secret/${caSecret}`, key: 'ca.crt', readOnly: true },
-      });
-    },
-  );
+  it(overlay === 'dev' ? 'runs the topics Job as the admin, making the topics and the ACLs' : 'runs no topics Job, and no service creates a topic (KAFKA_CREATE_TOPICS=false): the Topic Operator makes them', () => {
+    if (overlay === 'prod') {
+      expect({ topicsJobs: resources.filter((resource) => resource.kind === 'Job' && resource.metadata.name === 'topics').length, createTopics: platformConfig['KAFKA_CREATE_TOPICS'] }).toEqual({ topicsJobs: 0, createTopics: 'false' });
+      return;
+    }
+    const job = workload('Job', 'topics');
+    const container = podOf(job).containers[0];
+    expect({ args: container.args, username: variableSource(container, 'KAFKA_SASL_USERNAME'), password: variableSource(container, 'KAFKA_SASL_PASSWORD'), ca: fileSource(podOf(job), container, caFile) }).toEqual({
+      args: ['--steps', 'topics,kafka-access'],
+      username: { value: 'admin' },
+      password: { secret: KAFKA_ADMIN_SECRET, key: 'password' },
+      ca: { from: `Secret/${caSecret}`, key: 'ca.crt', readOnly: true },
+    });
+  });
 });
 
 describe('Kafka in the prod overlay: Strimzi, a KafkaUser per service with its ACLs', () => {
@@ -569,8 +577,8 @@ describe('Kafka in the prod overlay: Strimzi, a KafkaUser per service with its A
     expect((specOf(kafkaCluster).entityOperator as { userOperator?: object } | undefined)?.userOperator).toBeDefined();
   });
 
-  it('has one KafkaUser per catalog service and one for the topics Job, all SCRAM-SHA-512 users of this cluster', () => {
-    expect(kafkaUsers.map((user) => user.metadata.name).sort()).toEqual([...services.map(({ name }) => name), PROVISIONING_PRINCIPAL].sort());
+  it('has one KafkaUser per catalog service, all SCRAM-SHA-512 users of this cluster', () => {
+    expect(kafkaUsers.map((user) => user.metadata.name).sort()).toEqual(services.map(({ name }) => name).sort());
     for (const user of kafkaUsers) {
       expect({ user: user.metadata.name, cluster: user.metadata.labels?.['strimzi.io/cluster'], authentication: (specOf(user).authentication as { type: string }).type }).toEqual({
         user: user.metadata.name,
@@ -584,10 +592,33 @@ describe('Kafka in the prod overlay: Strimzi, a KafkaUser per service with its A
     expect(canonical(bindingsOfKafkaUser(userNamed(name)))).toEqual(canonical(aclsOf(catalogKafkaAccess(service), namespace, deadLetterTopicOf)));
   });
 
-  it('lets the topics Job create and describe the topics, nothing more', () => {
-    const everyTopic = namespace ? { name: `${namespace}.`, pattern: 'prefixed' } : { name: '*', pattern: 'literal' };
-    const expected = (['create', 'describe'] as const).map((operation) => ({ principal: `User:${PROVISIONING_PRINCIPAL}`, resource: 'topic', ...everyTopic, operation }));
-    expect(canonical(bindingsOfKafkaUser(userNamed(PROVISIONING_PRINCIPAL)))).toEqual(canonical(expected));
+  it("lets no principal create a topic but the gateway its own reply topics: the Topic Operator makes the others", () => {
+    const creators = kafkaUsers.flatMap((user) => bindingsOfKafkaUser(user).filter((binding) => ['create', 'all'].includes(binding.operation) && ['topic', 'cluster'].includes(binding.resource)).map((binding) => `${user.metadata.name}: ${binding.resource} ${binding.name} ${binding.pattern}`));
+    expect(creators).toEqual([`gateway: topic ${inNamespace('gateway.replies.')} prefixed`]);
+  });
+
+  it("declares every topic of the code's catalog, and its dead-letter topic, as a KafkaTopic with the catalog's partitions and retention", () => {
+    // The topics the code names (what init's topics step makes: apps/ops/src/provision.ts, CATALOG_TOPICS), which the catalog lists too.
+    const codeTopics = [PAYMENTS_TOPICS, WITHDRAWALS_TOPICS, DISPUTES_TOPICS].flatMap((topics) => Object.values(topics) as string[]);
+    expect([...codeTopics].sort()).toEqual(catalog.topics.map(({ name }) => name).filter((name) => perReplicaPrefix(name) === null).sort());
+    const partitions = Number(present(resources.find((resource) => resource.kind === 'ConfigMap' && baseName(resource.metadata.name) === 'platform')?.data, 'the platform ConfigMap')['KAFKA_TOPIC_PARTITIONS']);
+    const brokerConfig = (specOf(kafkaCluster).kafka as { config: Record<string, unknown> }).config;
+    const declared = resources
+      .filter((resource) => resource.kind === 'KafkaTopic')
+      .map((topic) => {
+        const spec = specOf(topic) as { topicName?: string; partitions: number; replicas: number; config?: Record<string, unknown> };
+        return { topic: spec.topicName ?? topic.metadata.name, cluster: topic.metadata.labels?.['strimzi.io/cluster'], partitions: spec.partitions, replicas: spec.replicas, retentionMs: Number(spec.config?.['retention.ms']), minInSync: spec.config?.['min.insync.replicas'] };
+      })
+      .sort((left, right) => left.topic.localeCompare(right.topic));
+    const expected = codeTopics
+      .flatMap((topic) => [
+        { topic: inNamespace(topic), partitions, retentionMs: catalog.kafka.retentionMs },
+        { topic: inNamespace(deadLetterTopicOf(topic)), partitions: catalog.kafka.deadLetterPartitions, retentionMs: catalog.kafka.deadLetterRetentionMs },
+      ])
+      .map((topic) => ({ ...topic, cluster: kafkaCluster.metadata.name, replicas: brokerConfig['default.replication.factor'], minInSync: brokerConfig['min.insync.replicas'] }))
+      .sort((left, right) => left.topic.localeCompare(right.topic));
+    expect(declared).toEqual(expected);
+    expect((specOf(kafkaCluster).entityOperator as { topicOperator?: object } | undefined)?.topicOperator).toBeDefined();
   });
 
   it("lets only the gateway's principal write the command topics", () => {

@@ -20,7 +20,7 @@ export class AppModule {
         HealthModule.forRoot({ consumerLagMax: config.consumerLagMax, healthCheckTimeoutMs: config.healthCheckTimeoutMs }),
         MessagingModule.forRootAsync({
           inject: [],
-          useFactory: () => ({ clientId: 'disputes', brokers: config.kafkaBrokers, namespace: config.kafkaNamespace, security: config.kafkaSecurity }),
+          useFactory: () => ({ clientId: 'disputes', brokers: config.kafkaBrokers, namespace: config.kafkaNamespace, security: config.kafkaSecurity, createTopics: config.createTopics }),
         }),
         DisputesModule.forRoot({
           commandPartitions: config.commandPartitions,
