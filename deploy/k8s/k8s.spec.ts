@@ -428,6 +428,49 @@ describe.each(['dev', 'prod'])('the %s overlay', (overlay) => {
   });
 });
 
+describe('PostgreSQL in the prod overlay: CloudNativePG with a PgBouncer Pooler', () => {
+  const resources = render('prod');
+  const cluster = present(resources.find((resource) => resource.kind === 'Cluster'), 'the CloudNativePG Cluster');
+  const poolers = resources.filter((resource) => resource.kind === 'Pooler');
+
+  it('gives the PostgreSQL instances CPU and memory requests and a memory limit (never BestEffort)', () => {
+    const resourcesOf = specOf(cluster).resources as { requests?: Record<string, string>; limits?: Record<string, string> } | undefined;
+    expect({ requests: Object.keys(resourcesOf?.requests ?? {}).sort(), memoryLimit: resourcesOf?.limits?.memory !== undefined }).toEqual({ requests: ['cpu', 'memory'], memoryLimit: true });
+  });
+
+  it("puts one transaction-mode Pooler in front of the primary, whose server connections fit the cluster's max_connections", () => {
+    expect(poolers.map((pooler) => ({ cluster: (specOf(pooler).cluster as { name: string }).name, type: specOf(pooler).type, mode: (specOf(pooler).pgbouncer as { poolMode: string }).poolMode }))).toEqual([
+      { cluster: cluster.metadata.name, type: 'rw', mode: 'transaction' },
+    ]);
+    const parameters = (specOf(poolers[0]).pgbouncer as { parameters: Record<string, string> }).parameters;
+    const maxConnections = Number((specOf(cluster).postgresql as { parameters: Record<string, string> }).parameters['max_connections']);
+    // Every service's database and role may hold default_pool_size server connections; the outbox relays' LISTEN connections come on top.
+    const listeners = 3 * Number(platformPartitions());
+    expect(services.length * Number(parameters['default_pool_size']) + listeners).toBeLessThan(maxConnections);
+    // node-postgres sends the pool's idle_in_transaction_session_timeout at connect: PgBouncer refuses a connection whose startup parameter it does not ignore.
+    expect(parameters['ignore_startup_parameters']?.split(',')).toContain('idle_in_transaction_session_timeout');
+  });
+
+  it('sends every service through the Pooler, and the outbox relays\' LISTEN connection straight to the primary', () => {
+    const poolerName = poolers[0]?.metadata.name;
+    const listenVariables = services.flatMap((service) => [...configVariables(service.config).keys()].filter((name) => name.endsWith('_DATABASE_LISTEN_URL')).map((name) => ({ service: service.name, name })));
+    expect(listenVariables.map(({ service }) => service).sort()).toEqual(['disputes', 'payments', 'withdrawals']);
+    for (const { service, name } of listenVariables) {
+      const container = podOf(present(resources.find((resource) => resource.kind === 'Deployment' && resource.metadata.name === service), `Deployment/${service}`)).containers[0];
+      expect({ service, listen: variableSource(container, name), pooled: variableSource(container, `${envPrefix(service)}_DATABASE_URL`) }).toEqual({
+        service,
+        listen: { secret: `${service}-database`, key: 'LISTEN_DATABASE_URL' },
+        pooled: { secret: `${service}-database`, key: 'DATABASE_URL' },
+      });
+    }
+    expect(poolerName).toBe(`${cluster.metadata.name}-pooler-rw`);
+  });
+
+  function platformPartitions(): string {
+    return present(resources.find((resource) => resource.kind === 'ConfigMap' && baseName(resource.metadata.name) === 'platform')?.data, 'the platform ConfigMap')['KAFKA_TOPIC_PARTITIONS'] ?? '';
+  }
+});
+
 /** Where a container's variable comes from: a literal value, or a Secret (name without the hash) and key. */
 function variableSource(container: Container, name: string): { value: string } | { secret: string; key: string } | undefined {
   const variable = container.env?.find((candidate) => candidate.name === name);

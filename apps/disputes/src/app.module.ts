@@ -28,7 +28,7 @@ export class AppModule {
           receiptOrphanGraceMs: config.receiptOrphanGraceMs,
           receiptSweepIntervalMs: config.receiptSweepIntervalMs,
           reviewWindowHours: config.reviewWindowHours,
-          outbox: { connectionString: config.databaseUrl, batchSize: 100, pollIntervalMs: 1_000 },
+          outbox: { connectionString: config.databaseListenUrl, batchSize: 100, pollIntervalMs: 1_000 },
         }),
         MetricsModule.forRoot({ service: 'disputes', outbox: true, serveOnAppPort: true }),
       ],

@@ -31,7 +31,7 @@ export class AppModule {
           testClockEnabled: config.testClockEnabled,
           ledgerInternalUrl: config.ledgerInternalUrl,
           ledgerTimeoutMs: config.ledgerTimeoutMs,
-          outbox: { connectionString: config.databaseUrl, batchSize: 100, pollIntervalMs: 1_000 },
+          outbox: { connectionString: config.databaseListenUrl, batchSize: 100, pollIntervalMs: 1_000 },
         }),
         MetricsModule.forRoot({ service: 'payments', outbox: true, serveOnAppPort: true }),
       ],

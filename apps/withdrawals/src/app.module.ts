@@ -32,7 +32,7 @@ export class AppModule {
           sendConcurrency: config.sendConcurrency,
           simulator: config.simulator,
           crashAfterNetworkSend: config.crashAfterNetworkSend,
-          outbox: { connectionString: config.databaseUrl, batchSize: 100, pollIntervalMs: 1_000 },
+          outbox: { connectionString: config.databaseListenUrl, batchSize: 100, pollIntervalMs: 1_000 },
         }),
         MetricsModule.forRoot({ service: 'withdrawals', outbox: true, serveOnAppPort: true, domainMetrics: registerWithdrawalMetrics }),
       ],
