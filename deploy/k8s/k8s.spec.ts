@@ -89,6 +89,21 @@ interface PolicyRule {
   from?: PolicyPeer[];
 }
 
+interface LabelSelector {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: Array<{ key: string; operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist'; values?: string[] }>;
+}
+/** Whether a label selector (a NetworkPolicy's podSelector, a PodMonitor's selector) selects pods with these labels. */
+function selects(selector: LabelSelector, labels: Record<string, string>): boolean {
+  const matchesLabels = Object.entries(selector.matchLabels ?? {}).every(([key, value]) => labels[key] === value);
+  const matchesExpressions = (selector.matchExpressions ?? []).every(({ key, operator, values = [] }) => {
+    if (operator === 'In') return values.includes(labels[key] ?? '\u0000');
+    if (operator === 'NotIn') return !values.includes(labels[key] ?? '\u0000');
+    return operator === 'Exists' ? key in labels : !(key in labels);
+  });
+  return matchesLabels && matchesExpressions;
+}
+
 const repositoryRoot = resolve(__dirname, '../..');
 const read = (path: string) => readFileSync(join(repositoryRoot, path), 'utf8');
 const catalog = JSON.parse(read('deploy/catalog/services.json')) as {
@@ -403,6 +418,65 @@ describe.each(['dev', 'prod'])('the %s overlay', (overlay) => {
     const missing = referenced.filter(({ name, key }) => !secrets.some((secret) => secret.metadata.name === name && (key === undefined || secret.data?.[key] !== undefined)));
     expect(missing).toEqual([]);
   });
+  it('spreads every Deployment over nodes (hard) and zones (soft), counting only its own pods of one revision', () => {
+    for (const deployment of deployments) {
+      const name = deployment.metadata.name;
+      const constraints = (podOf(deployment) as PodSpec & { topologySpreadConstraints?: Array<{ topologyKey: string; whenUnsatisfiable: string; maxSkew: number; labelSelector?: { matchLabels?: Record<string, string> }; matchLabelKeys?: string[] }> }).topologySpreadConstraints ?? [];
+      const summary = constraints.map(({ topologyKey, whenUnsatisfiable, maxSkew, labelSelector, matchLabelKeys }) => ({ topologyKey, whenUnsatisfiable, maxSkew, selects: labelSelector?.matchLabels?.[NAME_LABEL], matchLabelKeys }));
+      expect({ name, summary }).toEqual({
+        name,
+        summary: [
+          { topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'DoNotSchedule', maxSkew: 1, selects: name, matchLabelKeys: ['pod-template-hash'] },
+          { topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'ScheduleAnyway', maxSkew: 1, selects: name, matchLabelKeys: ['pod-template-hash'] },
+        ],
+      });
+    }
+  });
+
+  it('denies every workload all egress but what a policy of its own allows, and only the callback dispatcher reaches the Internet', () => {
+    const policies = ofKind('NetworkPolicy');
+    const egressPolicies = policies.filter((policy) => ((specOf(policy).policyTypes as string[] | undefined) ?? []).includes('Egress'));
+    const workloads = [...deployments, ...jobs, ...ofKind('StatefulSet')];
+    expect(workloads.length).toBeGreaterThan(services.length);
+    const selecting = (labels: Record<string, string>) => egressPolicies.filter((policy) => selects(specOf(policy).podSelector as LabelSelector, labels)).map((policy) => policy.metadata.name);
+    for (const workload of workloads) {
+      const labels = present(workload.spec?.template as { metadata?: { labels?: Record<string, string> } } | undefined, `the pod template of ${workload.metadata.name}`).metadata?.labels ?? {};
+      const names = selecting(labels);
+      // The default deny, DNS, and at least one policy for what the workload itself connects to.
+      expect({ workload: `${workload.kind}/${workload.metadata.name}`, denied: names.includes('default-deny-egress'), dns: names.includes('dns-egress'), own: names.filter((name) => !['default-deny-egress', 'dns-egress'].includes(name)).length > 0 || workload.kind === 'StatefulSet' }).toEqual({
+        workload: `${workload.kind}/${workload.metadata.name}`,
+        denied: true,
+        dns: true,
+        own: true,
+      });
+    }
+    expect(specOf(named('NetworkPolicy', 'default-deny-egress')[0])).toEqual({ podSelector: { matchLabels: { 'app.kubernetes.io/part-of': 'merchant-payments' } }, policyTypes: ['Egress'] });
+    const internetReachers = egressPolicies.filter((policy) => ((specOf(policy).egress as Array<{ to?: Array<{ ipBlock?: { cidr: string } }> }> | undefined) ?? []).some((rule) => (rule.to ?? []).some((peer) => peer.ipBlock !== undefined) || rule.to === undefined));
+    expect(internetReachers.map((policy) => ({ name: policy.metadata.name, selects: (specOf(policy).podSelector as LabelSelector).matchLabels }))).toEqual([{ name: 'callbacks-egress', selects: { [NAME_LABEL]: 'callbacks' } }]);
+    for (const block of internetReachers.flatMap((policy) => (specOf(policy).egress as Array<{ to?: Array<{ ipBlock?: { cidr: string; except?: string[] } }> }>).flatMap((rule) => rule.to ?? []).flatMap((peer) => (peer.ipBlock ? [peer.ipBlock] : [])))) {
+      // The private ranges, link-local (the cloud's metadata endpoint) and loopback stay closed.
+      expect({ cidr: block.cidr, except: block.except }).toEqual({ cidr: block.cidr, except: expect.arrayContaining(block.cidr.includes(':') ? ['fc00::/7', 'fe80::/10'] : ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16']) });
+    }
+  });
+
+  it('allows each service to open exactly the internal connections its configuration names (*_INTERNAL_URL)', () => {
+    const egressTo = (name: string) =>
+      ofKind('NetworkPolicy')
+        .filter((policy) => (specOf(policy).podSelector as LabelSelector).matchLabels?.[NAME_LABEL] === name)
+        .flatMap((policy) => (specOf(policy).egress as Array<{ ports?: Array<{ port: number }>; to?: PolicyPeer[] }> | undefined) ?? [])
+        .flatMap((rule) => (rule.to ?? []).flatMap((peer) => (rule.ports ?? []).map((port) => `${peer.podSelector?.matchLabels?.[NAME_LABEL]}:${port.port}`)))
+        .filter((target) => services.some((service) => target.startsWith(`${service.name}:`)))
+        .sort();
+    const allowed = Object.fromEntries(services.map((service) => [service.name, egressTo(service.name)]));
+    const expected = Object.fromEntries(services.map((service) => [service.name, calledServices(service).map((called) => `${called}:${internalPort(called)}`).sort()]));
+    expect(allowed).toEqual(expected);
+  });
+
+  it('has no prometheus.io annotations: scraping is said by PodMonitors only', () => {
+    const annotated = resources.filter((resource) => JSON.stringify(resource).includes('prometheus.io/')).map((resource) => `${resource.kind}/${resource.metadata.name}`);
+    expect(annotated).toEqual([]);
+  });
+
   it("runs the migrations as each database's migration role, whose Secret no service holds", () => {
     const migrationsJob = podOf(named('Job', 'migrations')[0]).containers[0];
     const secretOf = (container: Container, variable: string) => baseName(container.env?.find(({ name }) => name === variable)?.valueFrom?.secretKeyRef?.name ?? '');
@@ -425,6 +499,48 @@ describe.each(['dev', 'prod'])('the %s overlay', (overlay) => {
       const database = ofKind('Database').find((candidate) => specOf(candidate).name === name);
       expect({ name, owner: database && specOf(database).owner }).toEqual({ name, owner: `${name}_migrator` });
     }
+  });
+});
+
+describe('The prod overlay: Pod Security, monitoring, Kafka metrics', () => {
+  const resources = render('prod');
+  const ofKind = (kind: string) => resources.filter((resource) => resource.kind === kind);
+  const kafkaSpec = () => specOf(present(ofKind('Kafka')[0], 'the Strimzi Kafka')) as { kafka: Record<string, unknown>; kafkaExporter?: object };
+
+  it('enforces the restricted Pod Security Standard on its namespace, not only warns', () => {
+    const namespaces = ofKind('Namespace');
+    expect(namespaces.map((namespace) => ({ name: namespace.metadata.name, enforce: namespace.metadata.labels?.['pod-security.kubernetes.io/enforce'] }))).toEqual([{ name: 'merchant-payments', enforce: 'restricted' }]);
+  });
+
+  it("scrapes every service on its metrics port (the gateway's internal listener) through a PodMonitor, with the job named after the service", () => {
+    const monitors = ofKind('PodMonitor');
+    for (const service of services) {
+      const deployment = present(ofKind('Deployment').find((candidate) => candidate.metadata.name === service.name), `Deployment/${service.name}`);
+      const labels = (deployment.spec?.template as { metadata: { labels: Record<string, string> } }).metadata.labels;
+      const ports = podOf(deployment).containers[0].ports ?? [];
+      const scraped = monitors
+        .filter((monitor) => selects(specOf(monitor).selector as LabelSelector, labels))
+        .flatMap((monitor) => (specOf(monitor).podMetricsEndpoints as Array<{ port: string; path?: string }>).map(({ port, path }) => ({ job: specOf(monitor).jobLabel, port: ports.find((candidate) => candidate.name === port)?.containerPort, path })));
+      expect({ service: service.name, scraped }).toEqual({ service: service.name, scraped: [{ job: NAME_LABEL, port: internalPort(service.name), path: '/metrics' }] });
+    }
+  });
+
+  it('holds the alert rules of deploy/observability/alerts.yml as a PrometheusRule, unchanged', () => {
+    const rules = ofKind('PrometheusRule');
+    expect(rules).toHaveLength(1);
+    expect(specOf(rules[0]).groups).toEqual((YAML.parse(read('deploy/observability/alerts.yml')) as { groups: unknown[] }).groups);
+  });
+
+  it("exports Kafka's metrics (a JMX exporter ConfigMap in the overlay, the Kafka Exporter) and places replicas by zone", () => {
+    const metricsConfig = kafkaSpec().kafka.metricsConfig as { type: string; valueFrom: { configMapKeyRef: { name: string; key: string } } };
+    const configMap = ofKind('ConfigMap').find((candidate) => candidate.metadata.name === metricsConfig.valueFrom.configMapKeyRef.name);
+    const exporterRules = YAML.parse(present(configMap?.data?.[metricsConfig.valueFrom.configMapKeyRef.key], 'the JMX exporter rules')) as { rules?: unknown[] };
+    expect({ type: metricsConfig.type, rules: (exporterRules.rules ?? []).length > 0, exporter: kafkaSpec().kafkaExporter !== undefined, rack: kafkaSpec().kafka.rack }).toEqual({
+      type: 'jmxPrometheusExporter',
+      rules: true,
+      exporter: true,
+      rack: { topologyKey: 'topology.kubernetes.io/zone' },
+    });
   });
 });
 
