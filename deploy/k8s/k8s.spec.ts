@@ -73,7 +73,7 @@ interface Resource {
   kind: string;
   metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> };
   // The fields read below differ by kind; each check casts to what its kind has.
-  spec?: Record<string, unknown> & { template?: { spec: PodSpec } };
+  spec?: Record<string, unknown> & { template?: { metadata?: { labels?: Record<string, string> }; spec: PodSpec } };
   data?: Record<string, string>;
 }
 interface IngressPath {
@@ -440,7 +440,7 @@ describe.each(['dev', 'prod'])('the %s overlay', (overlay) => {
     expect(workloads.length).toBeGreaterThan(services.length);
     const selecting = (labels: Record<string, string>) => egressPolicies.filter((policy) => selects(specOf(policy).podSelector as LabelSelector, labels)).map((policy) => policy.metadata.name);
     for (const workload of workloads) {
-      const labels = present(workload.spec?.template as { metadata?: { labels?: Record<string, string> } } | undefined, `the pod template of ${workload.metadata.name}`).metadata?.labels ?? {};
+      const labels = present(workload.spec?.template, `the pod template of ${workload.metadata.name}`).metadata?.labels ?? {};
       const names = selecting(labels);
       // The default deny, DNS, and at least one policy for what the workload itself connects to.
       expect({ workload: `${workload.kind}/${workload.metadata.name}`, denied: names.includes('default-deny-egress'), dns: names.includes('dns-egress'), own: names.filter((name) => !['default-deny-egress', 'dns-egress'].includes(name)).length > 0 || workload.kind === 'StatefulSet' }).toEqual({
@@ -516,7 +516,7 @@ describe('The prod overlay: Pod Security, monitoring, Kafka metrics', () => {
     const monitors = ofKind('PodMonitor');
     for (const service of services) {
       const deployment = present(ofKind('Deployment').find((candidate) => candidate.metadata.name === service.name), `Deployment/${service.name}`);
-      const labels = (deployment.spec?.template as { metadata: { labels: Record<string, string> } }).metadata.labels;
+      const labels = deployment.spec?.template?.metadata?.labels ?? {};
       const ports = podOf(deployment).containers[0].ports ?? [];
       const scraped = monitors
         .filter((monitor) => selects(specOf(monitor).selector as LabelSelector, labels))
