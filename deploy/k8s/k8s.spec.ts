@@ -477,8 +477,17 @@ describe.each(['dev', 'prod'])('the %s overlay', (overlay) => {
     expect(annotated).toEqual([]);
   });
 
+  it("names each ops Job after the ops image's tag, and lets it delete itself once finished, so an upgrade applies new Jobs and deletes none", () => {
+    const opsJobs = jobs.filter((job) => podOf(job).containers[0].image.includes('merchant-payments/ops'));
+    expect(opsJobs.length).toBeGreaterThan(0);
+    for (const job of opsJobs) {
+      const tag = podOf(job).containers[0].image.split(':').at(-1);
+      expect({ job: job.metadata.name, ttl: typeof specOf(job).ttlSecondsAfterFinished }).toEqual({ job: `${job.metadata.labels?.[NAME_LABEL]}-${tag}`, ttl: 'number' });
+    }
+  });
+
   it("runs the migrations as each database's migration role, whose Secret no service holds", () => {
-    const migrationsJob = podOf(named('Job', 'migrations')[0]).containers[0];
+    const migrationsJob = podOf(opsJob(resources, 'migrations')).containers[0];
     const secretOf = (container: Container, variable: string) => baseName(container.env?.find(({ name }) => name === variable)?.valueFrom?.secretKeyRef?.name ?? '');
     for (const { name } of services) {
       expect({ name, migration: secretOf(migrationsJob, `${envPrefix(name)}_MIGRATION_DATABASE_URL`), service: secretOf(migrationsJob, `${envPrefix(name)}_DATABASE_URL`) }).toEqual({ name, migration: `${name}-migration-database`, service: `${name}-database` });
@@ -586,6 +595,13 @@ describe('PostgreSQL in the prod overlay: CloudNativePG with a PgBouncer Pooler'
     return present(resources.find((resource) => resource.kind === 'ConfigMap' && baseName(resource.metadata.name) === 'platform')?.data, 'the platform ConfigMap')['KAFKA_TOPIC_PARTITIONS'] ?? '';
   }
 });
+
+/** An ops Job by its app.kubernetes.io/name: its name carries the ops image's tag (migrations-1.0.0). */
+function opsJob(resources: Resource[], name: string): Resource {
+  const jobs = resources.filter((resource) => resource.kind === 'Job' && resource.metadata.labels?.[NAME_LABEL] === name);
+  expect(jobs).toHaveLength(1);
+  return jobs[0];
+}
 
 /** Where a container's variable comes from: a literal value, or a Secret (name without the hash) and key. */
 function variableSource(container: Container, name: string): { value: string } | { secret: string; key: string } | undefined {
@@ -707,10 +723,10 @@ describe.each(['dev', 'prod'])('Kafka clients of the %s overlay', (overlay) => {
 
   it(overlay === 'dev' ? 'runs the topics Job as the admin, making the topics and the ACLs' : 'runs no topics Job, and no service creates a topic (KAFKA_CREATE_TOPICS=false): the Topic Operator makes them', () => {
     if (overlay === 'prod') {
-      expect({ topicsJobs: resources.filter((resource) => resource.kind === 'Job' && resource.metadata.name === 'topics').length, createTopics: platformConfig['KAFKA_CREATE_TOPICS'] }).toEqual({ topicsJobs: 0, createTopics: 'false' });
+      expect({ topicsJobs: resources.filter((resource) => resource.kind === 'Job' && resource.metadata.labels?.[NAME_LABEL] === 'topics').length, createTopics: platformConfig['KAFKA_CREATE_TOPICS'] }).toEqual({ topicsJobs: 0, createTopics: 'false' });
       return;
     }
-    const job = workload('Job', 'topics');
+    const job = opsJob(resources, 'topics');
     const container = podOf(job).containers[0];
     expect({ args: container.args, username: variableSource(container, 'KAFKA_SASL_USERNAME'), password: variableSource(container, 'KAFKA_SASL_PASSWORD'), ca: fileSource(podOf(job), container, caFile) }).toEqual({
       args: ['--steps', 'topics,kafka-access'],
