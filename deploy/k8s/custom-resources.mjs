@@ -14,6 +14,8 @@
  */
 import { readFileSync } from 'node:fs';
 import YAML from 'yaml';
+// Kubernetes' own groups, which validate.sh checks with kubernetes-validate instead.
+import { isBuiltInApiVersion } from './built-in-resources.mjs';
 
 /** The API versions whose schemas are here, each the module that holds its kinds. */
 const SCHEMA_MODULES = {
@@ -21,12 +23,6 @@ const SCHEMA_MODULES = {
   'postgresql.cnpg.io/v1': '@kubernetes-models/cloudnative-pg/postgresql.cnpg.io/v1',
   'monitoring.coreos.com/v1': '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1',
 };
-
-/** Kubernetes' own groups, which validate.sh checks with kubernetes-validate (as built-in-resources.mjs decides). */
-function isBuiltInApiVersion(apiVersion) {
-  const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.lastIndexOf('/')) : '';
-  return !group.includes('.') || group.endsWith('.k8s.io');
-}
 
 const [renderedFile] = process.argv.slice(2);
 if (!renderedFile) {

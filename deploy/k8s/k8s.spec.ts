@@ -165,6 +165,12 @@ function isPrivateRange(entry: string): boolean {
   return address.range() === 'uniqueLocal' && prefix >= 7;
 }
 
+/** Kubernetes' own API groups (as deploy/k8s/built-in-resources.mjs decides); any other is an operator's. */
+function isBuiltInApiVersion(apiVersion: string): boolean {
+  const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.lastIndexOf('/')) : '';
+  return !group.includes('.') || group.endsWith('.k8s.io');
+}
+
 /** Generated names carry a content hash (platform-4h7mh56k5m): the name without it. */
 const baseName = (generatedName: string) => generatedName.replace(/-[a-z0-9]{10}$/, '');
 
@@ -450,7 +456,13 @@ describe.each(['dev', 'prod'])('the %s overlay', (overlay) => {
         own: true,
       });
     }
-    expect(specOf(named('NetworkPolicy', 'default-deny-egress')[0])).toEqual({ podSelector: { matchLabels: { 'app.kubernetes.io/part-of': 'merchant-payments' } }, policyTypes: ['Egress'] });
+    expect(specOf(named('NetworkPolicy', 'default-deny-egress')[0])).toEqual({
+      podSelector: { matchLabels: { 'app.kubernetes.io/part-of': 'merchant-payments' }, matchExpressions: [{ key: 'app.kubernetes.io/component', operator: 'In', values: ['service', 'provisioning', 'infra'] }] },
+      policyTypes: ['Egress'],
+    });
+    // Strimzi copies the Kafka resource's labels onto its pods: none of the operators' resources may carry a component the default deny selects.
+    const operatorResources = resources.filter((resource) => !isBuiltInApiVersion(resource.apiVersion));
+    expect(operatorResources.filter((resource) => ['service', 'provisioning', 'infra'].includes(resource.metadata.labels?.['app.kubernetes.io/component'] ?? '')).map((resource) => resource.metadata.name)).toEqual([]);
     const internetReachers = egressPolicies.filter((policy) => ((specOf(policy).egress as Array<{ to?: Array<{ ipBlock?: { cidr: string } }> }> | undefined) ?? []).some((rule) => (rule.to ?? []).some((peer) => peer.ipBlock !== undefined) || rule.to === undefined));
     expect(internetReachers.map((policy) => ({ name: policy.metadata.name, selects: (specOf(policy).podSelector as LabelSelector).matchLabels }))).toEqual([{ name: 'callbacks-egress', selects: { [NAME_LABEL]: 'callbacks' } }]);
     for (const block of internetReachers.flatMap((policy) => (specOf(policy).egress as Array<{ to?: Array<{ ipBlock?: { cidr: string; except?: string[] } }> }>).flatMap((rule) => rule.to ?? []).flatMap((peer) => (peer.ipBlock ? [peer.ipBlock] : [])))) {
