@@ -4,7 +4,7 @@
  * overlays, as `kubectl kustomize` renders them: every catalog service has exactly one
  * Deployment and one Service on the catalog's port, probed on the catalog's health paths, and
  * no Deployment exists that the catalog lacks; public Ingresses route only /v2 and /pay to the
- * gateway and internal ones only /backoffice; every container runs non-root with a read-only
+ * gateway and internal ones only /backoffice and /console (prod routes both); every container runs non-root with a read-only
  * root filesystem and has requests and limits; each service's configuration finds every
  * variable it requires; each internal port admits exactly the services whose configuration
  * names its URL; consumers never scale past the partition count; the stop sequence fits in the
@@ -22,6 +22,9 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { DISPUTES_TOPICS } from '@mp/contracts-disputes';
+import { PAYMENTS_TOPICS } from '@mp/contracts-payments';
+import { WITHDRAWALS_TOPICS } from '@mp/contracts-withdrawals';
 import { isTrustedProxyEntry, REQUEST_BODY_BYTES_MAX } from '@mp/gateway-api';
 import { aclsOf, deadLetterTopicOf, type KafkaAccess, type KafkaAclBinding } from '@mp/shared-messaging';
 import { RECEIPT_BYTES_MAX } from '@mp/shared-util-validation';
@@ -70,7 +73,7 @@ interface Resource {
   kind: string;
   metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> };
   // The fields read below differ by kind; each check casts to what its kind has.
-  spec?: Record<string, unknown> & { template?: { spec: PodSpec } };
+  spec?: Record<string, unknown> & { template?: { metadata?: { labels?: Record<string, string> }; spec: PodSpec } };
   data?: Record<string, string>;
 }
 interface IngressPath {
@@ -86,9 +89,28 @@ interface PolicyRule {
   from?: PolicyPeer[];
 }
 
+interface LabelSelector {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: Array<{ key: string; operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist'; values?: string[] }>;
+}
+/** Whether a label selector (a NetworkPolicy's podSelector, a PodMonitor's selector) selects pods with these labels. */
+function selects(selector: LabelSelector, labels: Record<string, string>): boolean {
+  const matchesLabels = Object.entries(selector.matchLabels ?? {}).every(([key, value]) => labels[key] === value);
+  const matchesExpressions = (selector.matchExpressions ?? []).every(({ key, operator, values = [] }) => {
+    if (operator === 'In') return values.includes(labels[key] ?? '\u0000');
+    if (operator === 'NotIn') return !values.includes(labels[key] ?? '\u0000');
+    return operator === 'Exists' ? key in labels : !(key in labels);
+  });
+  return matchesLabels && matchesExpressions;
+}
+
 const repositoryRoot = resolve(__dirname, '../..');
 const read = (path: string) => readFileSync(join(repositoryRoot, path), 'utf8');
-const catalog = JSON.parse(read('deploy/catalog/services.json')) as { services: CatalogService[]; topics: Array<{ name: string }> };
+const catalog = JSON.parse(read('deploy/catalog/services.json')) as {
+  services: CatalogService[];
+  topics: Array<{ name: string }>;
+  kafka: { deadLetterPartitions: number; retentionMs: number; deadLetterRetentionMs: number };
+};
 const services = catalog.services;
 const envPrefix = (name: string) => name.toUpperCase().replaceAll('-', '_');
 const NAME_LABEL = 'app.kubernetes.io/name';
@@ -141,6 +163,12 @@ function isPrivateRange(entry: string): boolean {
   }
   // fc00::/7: the whole unique-local block or a part of it.
   return address.range() === 'uniqueLocal' && prefix >= 7;
+}
+
+/** Kubernetes' own API groups (as deploy/k8s/built-in-resources.mjs decides); any other is an operator's. */
+function isBuiltInApiVersion(apiVersion: string): boolean {
+  const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.lastIndexOf('/')) : '';
+  return !group.includes('.') || group.endsWith('.k8s.io');
 }
 
 /** Generated names carry a content hash (platform-4h7mh56k5m): the name without it. */
@@ -253,7 +281,7 @@ describe.each(['dev', 'prod'])('the %s overlay', (overlay) => {
     expect(policies.find((policy) => policy.metadata.name === 'default-deny-ingress')?.spec).toEqual({ podSelector: {}, policyTypes: ['Ingress'] });
   });
 
-  it('routes only /v2 and /pay through public Ingresses, and only /backoffice through internal ones, all to the gateway', () => {
+  it('routes only /v2 and /pay through public Ingresses, and only /backoffice and /console through internal ones, all to the gateway', () => {
     const ingresses = ofKind('Ingress');
     const routes = (exposure: string) =>
       ingresses
@@ -262,7 +290,9 @@ describe.each(['dev', 'prod'])('the %s overlay', (overlay) => {
         .map((path) => `${path.path} -> ${path.backend.service.name}:${path.backend.service.port.name ?? path.backend.service.port.number}`);
     expect(ingresses.filter((ingress) => !['public', 'internal'].includes(ingress.metadata.labels?.['merchant-payments/exposure'] ?? ''))).toEqual([]);
     expect(routes('public').sort()).toEqual(['/pay -> gateway:http', '/v2 -> gateway:http']);
-    expect(routes('internal').every((route) => route === '/backoffice -> gateway:http')).toBe(true);
+    // The console is served by the gateway (libs/console/bff), never publicly: prod's internal Ingress routes it.
+    expect(routes('internal').filter((route) => !['/backoffice -> gateway:http', '/console -> gateway:http'].includes(route))).toEqual([]);
+    expect(routes('internal').sort()).toEqual(overlay === 'prod' ? ['/backoffice -> gateway:http', '/console -> gateway:http'] : []);
     const gatewayPorts = specOf(named('Service', 'gateway')[0]).ports as Array<{ name: string; port: number }>;
     expect(gatewayPorts.find((port) => port.name === 'http')?.port).toBe(catalogPort('gateway'));
   });
@@ -292,7 +322,8 @@ describe.each(['dev', 'prod'])('the %s overlay', (overlay) => {
         limits: Object.keys(container.resources?.limits ?? {}).sort(),
       }));
     });
-    expect(findings.length).toBeGreaterThanOrEqual(services.length + 2);
+    // The services and at least the migrations Job.
+    expect(findings.length).toBeGreaterThanOrEqual(services.length + 1);
     for (const finding of findings) {
       expect(finding).toEqual({
         workload: finding.workload,
@@ -393,8 +424,82 @@ describe.each(['dev', 'prod'])('the %s overlay', (overlay) => {
     const missing = referenced.filter(({ name, key }) => !secrets.some((secret) => secret.metadata.name === name && (key === undefined || secret.data?.[key] !== undefined)));
     expect(missing).toEqual([]);
   });
+  it('spreads every Deployment over nodes (hard) and zones (soft), counting only its own pods of one revision', () => {
+    for (const deployment of deployments) {
+      const name = deployment.metadata.name;
+      const constraints = (podOf(deployment) as PodSpec & { topologySpreadConstraints?: Array<{ topologyKey: string; whenUnsatisfiable: string; maxSkew: number; labelSelector?: { matchLabels?: Record<string, string> }; matchLabelKeys?: string[] }> }).topologySpreadConstraints ?? [];
+      const summary = constraints.map(({ topologyKey, whenUnsatisfiable, maxSkew, labelSelector, matchLabelKeys }) => ({ topologyKey, whenUnsatisfiable, maxSkew, selects: labelSelector?.matchLabels?.[NAME_LABEL], matchLabelKeys }));
+      expect({ name, summary }).toEqual({
+        name,
+        summary: [
+          { topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'DoNotSchedule', maxSkew: 1, selects: name, matchLabelKeys: ['pod-template-hash'] },
+          { topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'ScheduleAnyway', maxSkew: 1, selects: name, matchLabelKeys: ['pod-template-hash'] },
+        ],
+      });
+    }
+  });
+
+  it('denies every workload all egress but what a policy of its own allows, and only the callback dispatcher reaches the Internet', () => {
+    const policies = ofKind('NetworkPolicy');
+    const egressPolicies = policies.filter((policy) => ((specOf(policy).policyTypes as string[] | undefined) ?? []).includes('Egress'));
+    const workloads = [...deployments, ...jobs, ...ofKind('StatefulSet')];
+    expect(workloads.length).toBeGreaterThan(services.length);
+    const selecting = (labels: Record<string, string>) => egressPolicies.filter((policy) => selects(specOf(policy).podSelector as LabelSelector, labels)).map((policy) => policy.metadata.name);
+    for (const workload of workloads) {
+      const labels = present(workload.spec?.template, `the pod template of ${workload.metadata.name}`).metadata?.labels ?? {};
+      const names = selecting(labels);
+      // The default deny, DNS, and at least one policy for what the workload itself connects to.
+      expect({ workload: `${workload.kind}/${workload.metadata.name}`, denied: names.includes('default-deny-egress'), dns: names.includes('dns-egress'), own: names.filter((name) => !['default-deny-egress', 'dns-egress'].includes(name)).length > 0 || workload.kind === 'StatefulSet' }).toEqual({
+        workload: `${workload.kind}/${workload.metadata.name}`,
+        denied: true,
+        dns: true,
+        own: true,
+      });
+    }
+    expect(specOf(named('NetworkPolicy', 'default-deny-egress')[0])).toEqual({
+      podSelector: { matchLabels: { 'app.kubernetes.io/part-of': 'merchant-payments' }, matchExpressions: [{ key: 'app.kubernetes.io/component', operator: 'In', values: ['service', 'provisioning', 'infra'] }] },
+      policyTypes: ['Egress'],
+    });
+    // Strimzi copies the Kafka resource's labels onto its pods: none of the operators' resources may carry a component the default deny selects.
+    const operatorResources = resources.filter((resource) => !isBuiltInApiVersion(resource.apiVersion));
+    expect(operatorResources.filter((resource) => ['service', 'provisioning', 'infra'].includes(resource.metadata.labels?.['app.kubernetes.io/component'] ?? '')).map((resource) => resource.metadata.name)).toEqual([]);
+    const internetReachers = egressPolicies.filter((policy) => ((specOf(policy).egress as Array<{ to?: Array<{ ipBlock?: { cidr: string } }> }> | undefined) ?? []).some((rule) => (rule.to ?? []).some((peer) => peer.ipBlock !== undefined) || rule.to === undefined));
+    expect(internetReachers.map((policy) => ({ name: policy.metadata.name, selects: (specOf(policy).podSelector as LabelSelector).matchLabels }))).toEqual([{ name: 'callbacks-egress', selects: { [NAME_LABEL]: 'callbacks' } }]);
+    for (const block of internetReachers.flatMap((policy) => (specOf(policy).egress as Array<{ to?: Array<{ ipBlock?: { cidr: string; except?: string[] } }> }>).flatMap((rule) => rule.to ?? []).flatMap((peer) => (peer.ipBlock ? [peer.ipBlock] : [])))) {
+      // The private ranges, link-local (the cloud's metadata endpoint) and loopback stay closed.
+      expect({ cidr: block.cidr, except: block.except }).toEqual({ cidr: block.cidr, except: expect.arrayContaining(block.cidr.includes(':') ? ['fc00::/7', 'fe80::/10'] : ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16']) });
+    }
+  });
+
+  it('allows each service to open exactly the internal connections its configuration names (*_INTERNAL_URL)', () => {
+    const egressTo = (name: string) =>
+      ofKind('NetworkPolicy')
+        .filter((policy) => (specOf(policy).podSelector as LabelSelector).matchLabels?.[NAME_LABEL] === name)
+        .flatMap((policy) => (specOf(policy).egress as Array<{ ports?: Array<{ port: number }>; to?: PolicyPeer[] }> | undefined) ?? [])
+        .flatMap((rule) => (rule.to ?? []).flatMap((peer) => (rule.ports ?? []).map((port) => `${peer.podSelector?.matchLabels?.[NAME_LABEL]}:${port.port}`)))
+        .filter((target) => services.some((service) => target.startsWith(`${service.name}:`)))
+        .sort();
+    const allowed = Object.fromEntries(services.map((service) => [service.name, egressTo(service.name)]));
+    const expected = Object.fromEntries(services.map((service) => [service.name, calledServices(service).map((called) => `${called}:${internalPort(called)}`).sort()]));
+    expect(allowed).toEqual(expected);
+  });
+
+  it('has no prometheus.io annotations: scraping is said by PodMonitors only', () => {
+    const annotated = resources.filter((resource) => JSON.stringify(resource).includes('prometheus.io/')).map((resource) => `${resource.kind}/${resource.metadata.name}`);
+    expect(annotated).toEqual([]);
+  });
+
+  it("names each ops Job after the ops image's tag, and lets it delete itself once finished, so an upgrade applies new Jobs and deletes none", () => {
+    const opsJobs = jobs.filter((job) => podOf(job).containers[0].image.includes('merchant-payments/ops'));
+    expect(opsJobs.length).toBeGreaterThan(0);
+    for (const job of opsJobs) {
+      const tag = podOf(job).containers[0].image.split(':').at(-1);
+      expect({ job: job.metadata.name, ttl: typeof specOf(job).ttlSecondsAfterFinished }).toEqual({ job: `${job.metadata.labels?.[NAME_LABEL]}-${tag}`, ttl: 'number' });
+    }
+  });
+
   it("runs the migrations as each database's migration role, whose Secret no service holds", () => {
-    const migrationsJob = podOf(named('Job', 'migrations')[0]).containers[0];
+    const migrationsJob = podOf(opsJob(resources, 'migrations')).containers[0];
     const secretOf = (container: Container, variable: string) => baseName(container.env?.find(({ name }) => name === variable)?.valueFrom?.secretKeyRef?.name ?? '');
     for (const { name } of services) {
       expect({ name, migration: secretOf(migrationsJob, `${envPrefix(name)}_MIGRATION_DATABASE_URL`), service: secretOf(migrationsJob, `${envPrefix(name)}_DATABASE_URL`) }).toEqual({ name, migration: `${name}-migration-database`, service: `${name}-database` });
@@ -417,6 +522,98 @@ describe.each(['dev', 'prod'])('the %s overlay', (overlay) => {
     }
   });
 });
+
+describe('The prod overlay: Pod Security, monitoring, Kafka metrics', () => {
+  const resources = render('prod');
+  const ofKind = (kind: string) => resources.filter((resource) => resource.kind === kind);
+  const kafkaSpec = () => specOf(present(ofKind('Kafka')[0], 'the Strimzi Kafka')) as { kafka: Record<string, unknown>; kafkaExporter?: object };
+
+  it('enforces the restricted Pod Security Standard on its namespace, not only warns', () => {
+    const namespaces = ofKind('Namespace');
+    expect(namespaces.map((namespace) => ({ name: namespace.metadata.name, enforce: namespace.metadata.labels?.['pod-security.kubernetes.io/enforce'] }))).toEqual([{ name: 'merchant-payments', enforce: 'restricted' }]);
+  });
+
+  it("scrapes every service on its metrics port (the gateway's internal listener) through a PodMonitor, with the job named after the service", () => {
+    const monitors = ofKind('PodMonitor');
+    for (const service of services) {
+      const deployment = present(ofKind('Deployment').find((candidate) => candidate.metadata.name === service.name), `Deployment/${service.name}`);
+      const labels = deployment.spec?.template?.metadata?.labels ?? {};
+      const ports = podOf(deployment).containers[0].ports ?? [];
+      const scraped = monitors
+        .filter((monitor) => selects(specOf(monitor).selector as LabelSelector, labels))
+        .flatMap((monitor) => (specOf(monitor).podMetricsEndpoints as Array<{ port: string; path?: string }>).map(({ port, path }) => ({ job: specOf(monitor).jobLabel, port: ports.find((candidate) => candidate.name === port)?.containerPort, path })));
+      expect({ service: service.name, scraped }).toEqual({ service: service.name, scraped: [{ job: NAME_LABEL, port: internalPort(service.name), path: '/metrics' }] });
+    }
+  });
+
+  it('holds the alert rules of deploy/observability/alerts.yml as a PrometheusRule, unchanged', () => {
+    const rules = ofKind('PrometheusRule');
+    expect(rules).toHaveLength(1);
+    expect(specOf(rules[0]).groups).toEqual((YAML.parse(read('deploy/observability/alerts.yml')) as { groups: unknown[] }).groups);
+  });
+
+  it("exports Kafka's metrics (a JMX exporter ConfigMap in the overlay, the Kafka Exporter) and places replicas by zone", () => {
+    const metricsConfig = kafkaSpec().kafka.metricsConfig as { type: string; valueFrom: { configMapKeyRef: { name: string; key: string } } };
+    const configMap = ofKind('ConfigMap').find((candidate) => candidate.metadata.name === metricsConfig.valueFrom.configMapKeyRef.name);
+    const exporterRules = YAML.parse(present(configMap?.data?.[metricsConfig.valueFrom.configMapKeyRef.key], 'the JMX exporter rules')) as { rules?: unknown[] };
+    expect({ type: metricsConfig.type, rules: (exporterRules.rules ?? []).length > 0, exporter: kafkaSpec().kafkaExporter !== undefined, rack: kafkaSpec().kafka.rack }).toEqual({
+      type: 'jmxPrometheusExporter',
+      rules: true,
+      exporter: true,
+      rack: { topologyKey: 'topology.kubernetes.io/zone' },
+    });
+  });
+});
+
+describe('PostgreSQL in the prod overlay: CloudNativePG with a PgBouncer Pooler', () => {
+  const resources = render('prod');
+  const cluster = present(resources.find((resource) => resource.kind === 'Cluster'), 'the CloudNativePG Cluster');
+  const poolers = resources.filter((resource) => resource.kind === 'Pooler');
+
+  it('gives the PostgreSQL instances CPU and memory requests and a memory limit (never BestEffort)', () => {
+    const resourcesOf = specOf(cluster).resources as { requests?: Record<string, string>; limits?: Record<string, string> } | undefined;
+    expect({ requests: Object.keys(resourcesOf?.requests ?? {}).sort(), memoryLimit: resourcesOf?.limits?.memory !== undefined }).toEqual({ requests: ['cpu', 'memory'], memoryLimit: true });
+  });
+
+  it("puts one transaction-mode Pooler in front of the primary, whose server connections fit the cluster's max_connections", () => {
+    expect(poolers.map((pooler) => ({ cluster: (specOf(pooler).cluster as { name: string }).name, type: specOf(pooler).type, mode: (specOf(pooler).pgbouncer as { poolMode: string }).poolMode }))).toEqual([
+      { cluster: cluster.metadata.name, type: 'rw', mode: 'transaction' },
+    ]);
+    const parameters = (specOf(poolers[0]).pgbouncer as { parameters: Record<string, string> }).parameters;
+    const maxConnections = Number((specOf(cluster).postgresql as { parameters: Record<string, string> }).parameters['max_connections']);
+    // Every service's database and role may hold default_pool_size server connections; the outbox relays' LISTEN connections come on top.
+    const listeners = 3 * Number(platformPartitions());
+    expect(services.length * Number(parameters['default_pool_size']) + listeners).toBeLessThan(maxConnections);
+    // node-postgres sends the pool's idle_in_transaction_session_timeout at connect: PgBouncer refuses a connection whose startup parameter it does not ignore.
+    expect(parameters['ignore_startup_parameters']?.split(',')).toContain('idle_in_transaction_session_timeout');
+  });
+
+  it('sends every service through the Pooler, and the outbox relays\' LISTEN connection straight to the primary', () => {
+    const poolerName = poolers[0]?.metadata.name;
+    const listenVariables = services.flatMap((service) => [...configVariables(service.config).keys()].filter((name) => name.endsWith('_DATABASE_LISTEN_URL')).map((name) => ({ service: service.name, name })));
+    expect(listenVariables.map(({ service }) => service).sort()).toEqual(['disputes', 'payments', 'withdrawals']);
+    for (const { service, name } of listenVariables) {
+      const container = podOf(present(resources.find((resource) => resource.kind === 'Deployment' && resource.metadata.name === service), `Deployment/${service}`)).containers[0];
+      expect({ service, listen: variableSource(container, name), pooled: variableSource(container, `${envPrefix(service)}_DATABASE_URL`) }).toEqual({
+        service,
+        listen: { secret: `${service}-database`, key: 'LISTEN_DATABASE_URL' },
+        pooled: { secret: `${service}-database`, key: 'DATABASE_URL' },
+      });
+    }
+    expect(poolerName).toBe(`${cluster.metadata.name}-pooler-rw`);
+  });
+
+  function platformPartitions(): string {
+    return present(resources.find((resource) => resource.kind === 'ConfigMap' && baseName(resource.metadata.name) === 'platform')?.data, 'the platform ConfigMap')['KAFKA_TOPIC_PARTITIONS'] ?? '';
+  }
+});
+
+/** An ops Job by its app.kubernetes.io/name: its name carries the ops image's tag (migrations-1.0.0). */
+function opsJob(resources: Resource[], name: string): Resource {
+  const jobs = resources.filter((resource) => resource.kind === 'Job' && resource.metadata.labels?.[NAME_LABEL] === name);
+  expect(jobs).toHaveLength(1);
+  return jobs[0];
+}
 
 /** Where a container's variable comes from: a literal value, or a Secret (name without the hash) and key. */
 function variableSource(container: Container, name: string): { value: string } | { secret: string; key: string } | undefined {
@@ -536,20 +733,20 @@ describe.each(['dev', 'prod'])('Kafka clients of the %s overlay', (overlay) => {
     });
   });
 
-  it(
-    overlay === 'dev' ? 'runs the topics Job as the admin, making the topics and the ACLs' : 'runs the topics Job as the provisioning KafkaUser, topics only: the User Operator owns the ACLs',
-    () => {
-      const job = workload('Job', 'topics');
-      const container = podOf(job).containers[0];
-      const principal = overlay === 'dev' ? { username: 'admin', secret: KAFKA_ADMIN_SECRET } : { username: PROVISIONING_PRINCIPAL, secret: PROVISIONING_PRINCIPAL };
-      expect({ args: container.args, username: variableSource(container, 'KAFKA_SASL_USERNAME'), password: variableSource(container, 'KAFKA_SASL_PASSWORD'), ca: fileSource(podOf(job), container, caFile) }).toEqual({
-        args: ['--steps', overlay === 'dev' ? 'topics,kafka-access' : 'topics'],
-        username: { value: principal.username },
-        password: { secret: principal.secret, key: 'password' },
-        ca: { from: `Secret/${caSecret}`, key: 'ca.crt', readOnly: true },
-      });
-    },
-  );
+  it(overlay === 'dev' ? 'runs the topics Job as the admin, making the topics and the ACLs' : 'runs no topics Job, and no service creates a topic (KAFKA_CREATE_TOPICS=false): the Topic Operator makes them', () => {
+    if (overlay === 'prod') {
+      expect({ topicsJobs: resources.filter((resource) => resource.kind === 'Job' && resource.metadata.labels?.[NAME_LABEL] === 'topics').length, createTopics: platformConfig['KAFKA_CREATE_TOPICS'] }).toEqual({ topicsJobs: 0, createTopics: 'false' });
+      return;
+    }
+    const job = opsJob(resources, 'topics');
+    const container = podOf(job).containers[0];
+    expect({ args: container.args, username: variableSource(container, 'KAFKA_SASL_USERNAME'), password: variableSource(container, 'KAFKA_SASL_PASSWORD'), ca: fileSource(podOf(job), container, caFile) }).toEqual({
+      args: ['--steps', 'topics,kafka-access'],
+      username: { value: 'admin' },
+      password: { secret: KAFKA_ADMIN_SECRET, key: 'password' },
+      ca: { from: `Secret/${caSecret}`, key: 'ca.crt', readOnly: true },
+    });
+  });
 });
 
 describe('Kafka in the prod overlay: Strimzi, a KafkaUser per service with its ACLs', () => {
@@ -567,8 +764,8 @@ describe('Kafka in the prod overlay: Strimzi, a KafkaUser per service with its A
     expect((specOf(kafkaCluster).entityOperator as { userOperator?: object } | undefined)?.userOperator).toBeDefined();
   });
 
-  it('has one KafkaUser per catalog service and one for the topics Job, all SCRAM-SHA-512 users of this cluster', () => {
-    expect(kafkaUsers.map((user) => user.metadata.name).sort()).toEqual([...services.map(({ name }) => name), PROVISIONING_PRINCIPAL].sort());
+  it('has one KafkaUser per catalog service, all SCRAM-SHA-512 users of this cluster', () => {
+    expect(kafkaUsers.map((user) => user.metadata.name).sort()).toEqual(services.map(({ name }) => name).sort());
     for (const user of kafkaUsers) {
       expect({ user: user.metadata.name, cluster: user.metadata.labels?.['strimzi.io/cluster'], authentication: (specOf(user).authentication as { type: string }).type }).toEqual({
         user: user.metadata.name,
@@ -582,10 +779,33 @@ describe('Kafka in the prod overlay: Strimzi, a KafkaUser per service with its A
     expect(canonical(bindingsOfKafkaUser(userNamed(name)))).toEqual(canonical(aclsOf(catalogKafkaAccess(service), namespace, deadLetterTopicOf)));
   });
 
-  it('lets the topics Job create and describe the topics, nothing more', () => {
-    const everyTopic = namespace ? { name: `${namespace}.`, pattern: 'prefixed' } : { name: '*', pattern: 'literal' };
-    const expected = (['create', 'describe'] as const).map((operation) => ({ principal: `User:${PROVISIONING_PRINCIPAL}`, resource: 'topic', ...everyTopic, operation }));
-    expect(canonical(bindingsOfKafkaUser(userNamed(PROVISIONING_PRINCIPAL)))).toEqual(canonical(expected));
+  it("lets no principal create a topic but the gateway its own reply topics: the Topic Operator makes the others", () => {
+    const creators = kafkaUsers.flatMap((user) => bindingsOfKafkaUser(user).filter((binding) => ['create', 'all'].includes(binding.operation) && ['topic', 'cluster'].includes(binding.resource)).map((binding) => `${user.metadata.name}: ${binding.resource} ${binding.name} ${binding.pattern}`));
+    expect(creators).toEqual([`gateway: topic ${inNamespace('gateway.replies.')} prefixed`]);
+  });
+
+  it("declares every topic of the code's catalog, and its dead-letter topic, as a KafkaTopic with the catalog's partitions and retention", () => {
+    // The topics the code names (what init's topics step makes: apps/ops/src/provision.ts, CATALOG_TOPICS), which the catalog lists too.
+    const codeTopics = [PAYMENTS_TOPICS, WITHDRAWALS_TOPICS, DISPUTES_TOPICS].flatMap((topics) => Object.values(topics) as string[]);
+    expect([...codeTopics].sort()).toEqual(catalog.topics.map(({ name }) => name).filter((name) => perReplicaPrefix(name) === null).sort());
+    const partitions = Number(present(resources.find((resource) => resource.kind === 'ConfigMap' && baseName(resource.metadata.name) === 'platform')?.data, 'the platform ConfigMap')['KAFKA_TOPIC_PARTITIONS']);
+    const brokerConfig = (specOf(kafkaCluster).kafka as { config: Record<string, unknown> }).config;
+    const declared = resources
+      .filter((resource) => resource.kind === 'KafkaTopic')
+      .map((topic) => {
+        const spec = specOf(topic) as { topicName?: string; partitions: number; replicas: number; config?: Record<string, unknown> };
+        return { topic: spec.topicName ?? topic.metadata.name, cluster: topic.metadata.labels?.['strimzi.io/cluster'], partitions: spec.partitions, replicas: spec.replicas, retentionMs: Number(spec.config?.['retention.ms']), minInSync: spec.config?.['min.insync.replicas'] };
+      })
+      .sort((left, right) => left.topic.localeCompare(right.topic));
+    const expected = codeTopics
+      .flatMap((topic) => [
+        { topic: inNamespace(topic), partitions, retentionMs: catalog.kafka.retentionMs },
+        { topic: inNamespace(deadLetterTopicOf(topic)), partitions: catalog.kafka.deadLetterPartitions, retentionMs: catalog.kafka.deadLetterRetentionMs },
+      ])
+      .map((topic) => ({ ...topic, cluster: kafkaCluster.metadata.name, replicas: brokerConfig['default.replication.factor'], minInSync: brokerConfig['min.insync.replicas'] }))
+      .sort((left, right) => left.topic.localeCompare(right.topic));
+    expect(declared).toEqual(expected);
+    expect((specOf(kafkaCluster).entityOperator as { topicOperator?: object } | undefined)?.topicOperator).toBeDefined();
   });
 
   it("lets only the gateway's principal write the command topics", () => {

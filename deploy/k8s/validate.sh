@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Renders both overlays (kubectl kustomize) and validates every built-in resource offline with
-# kubernetes-validate --strict (unknown fields are errors) against a pinned Kubernetes version.
-# The operators' custom resources have no schema offline: they are left out and named.
+# Renders both overlays (kubectl kustomize) and validates them offline: every built-in resource
+# with kubernetes-validate --strict (unknown fields are errors) against a pinned Kubernetes
+# version; the operators' custom resources (Strimzi, CloudNativePG, Prometheus Operator) against
+# their CRDs' schemas (deploy/k8s/custom-resources.mjs); a kind with no schema is named. Then
+# the alert rules with promtool (deploy/observability/alerts.yml, which the PrometheusRule holds).
 # Prints one line per overlay and exits non-zero when an overlay fails to render or validate.
 #
 #   bash deploy/k8s/validate.sh
@@ -9,7 +11,8 @@
 # Idempotent: the first run makes a Python venv with kubernetes-validate under .local/ (about
 # 10 s, from PyPI); later runs reuse it. The dev overlay's Kafka TLS Secrets are generated from
 # files made on this machine: made first when missing (deploy/k8s/dev-kafka-tls.sh, needs keytool).
-# Needs kubectl (for its kustomize), python3 and node.
+# Needs kubectl (for its kustomize), python3, node (with the workspace's node_modules) and
+# promtool (Debian's package prometheus).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -42,11 +45,23 @@ for overlay in dev prod; do
   skipped=$(node -e 'console.log(JSON.parse(process.argv[1]).skippedKinds.join(", ") || "none")' "$split")
   # --quiet prints only warnings and failures; its exit status is what counts.
   if report=$("$VALIDATOR" --strict --quiet -k "$KUBERNETES_VERSION" "$built_in" 2>&1); then
-    echo "$overlay: $count built-in resources valid against Kubernetes $KUBERNETES_VERSION (--strict); skipped (custom resources, no schema offline): $skipped"
+    echo "$overlay: $count built-in resources valid against Kubernetes $KUBERNETES_VERSION (--strict); custom resources, checked next: $skipped"
   else
     echo "$overlay: FAILED validation against Kubernetes $KUBERNETES_VERSION (--strict):"
     echo "$report" | sed "s|$work/||g"
     failed=1
   fi
+  if custom=$(node deploy/k8s/custom-resources.mjs "$rendered"); then
+    echo "$overlay: $(node -e 'const r = JSON.parse(process.argv[1]); console.log(`${r.valid} custom resources valid against their CRD schemas; no schema offline: ${r.noSchema.join(", ") || "none"}`)' "$custom")"
+  else
+    echo "$overlay: FAILED validation against the CRD schemas: $custom"
+    failed=1
+  fi
 done
+if ! rules=$(promtool check rules deploy/observability/alerts.yml 2>&1); then
+  echo "alert rules: FAILED: $rules"
+  failed=1
+else
+  echo "alert rules: $(echo "$rules" | grep -o 'SUCCESS.*')"
+fi
 exit "$failed"

@@ -20,7 +20,7 @@ export class AppModule {
         HealthModule.forRoot({ consumerLagMax: config.consumerLagMax, healthCheckTimeoutMs: config.healthCheckTimeoutMs }),
         MessagingModule.forRootAsync({
           inject: [],
-          useFactory: () => ({ clientId: 'disputes', brokers: config.kafkaBrokers, namespace: config.kafkaNamespace, security: config.kafkaSecurity }),
+          useFactory: () => ({ clientId: 'disputes', brokers: config.kafkaBrokers, namespace: config.kafkaNamespace, security: config.kafkaSecurity, createTopics: config.createTopics }),
         }),
         DisputesModule.forRoot({
           commandPartitions: config.commandPartitions,
@@ -28,7 +28,7 @@ export class AppModule {
           receiptOrphanGraceMs: config.receiptOrphanGraceMs,
           receiptSweepIntervalMs: config.receiptSweepIntervalMs,
           reviewWindowHours: config.reviewWindowHours,
-          outbox: { connectionString: config.databaseUrl, batchSize: 100, pollIntervalMs: 1_000 },
+          outbox: { connectionString: config.databaseListenUrl, batchSize: 100, pollIntervalMs: 1_000 },
         }),
         MetricsModule.forRoot({ service: 'disputes', outbox: true, serveOnAppPort: true }),
       ],

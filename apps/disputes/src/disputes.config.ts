@@ -11,6 +11,12 @@ export interface DisputesConfig extends KafkaConnectionConfig, HealthConfig, Int
   httpHost: string;
   httpPort: number;
   databaseUrl: string;
+  /**
+   * The outbox relay's LISTEN connection: a session of its own, which a transaction-mode pooler
+   * (PgBouncer) cannot give, so it may go straight to the server while databaseUrl goes through
+   * the pooler (docs/decisions/postgres-pooler.md). The databaseUrl when unset.
+   */
+  databaseListenUrl: string;
   databasePoolMax: number;
   testClockEnabled: boolean;
   receiptOrphanGraceMs: number;
@@ -21,11 +27,13 @@ export interface DisputesConfig extends KafkaConnectionConfig, HealthConfig, Int
 /** Reads and validates the disputes service's environment once, at boot. */
 export function loadDisputesConfig(environment: Environment): DisputesConfig {
   const reader = new ConfigReader(environment);
+  const databaseUrl = reader.url('DISPUTES_DATABASE_URL', { protocols: ['postgres:', 'postgresql:'] });
   const config: DisputesConfig = {
     logFormat: readLogFormat(reader),
     httpHost: reader.string('DISPUTES_HTTP_HOST', { default: '127.0.0.1' }),
     httpPort: reader.integer('DISPUTES_HTTP_PORT', { default: 3004, min: 0, max: 65535 }),
-    databaseUrl: reader.url('DISPUTES_DATABASE_URL', { protocols: ['postgres:', 'postgresql:'] }),
+    databaseUrl,
+    databaseListenUrl: reader.url('DISPUTES_DATABASE_LISTEN_URL', { default: databaseUrl, protocols: ['postgres:', 'postgresql:'] }),
     databasePoolMax: reader.integer('DISPUTES_DATABASE_POOL_MAX', { default: 10, min: 1, max: 200 }),
     testClockEnabled: reader.boolean('TEST_CLOCK_ENABLED', false),
     // At least a minute: well past the gateway's longest wait for an open (GATEWAY_COMMAND_TIMEOUT_MS, at most 60 s).

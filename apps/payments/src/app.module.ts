@@ -20,7 +20,7 @@ export class AppModule {
         HealthModule.forRoot({ consumerLagMax: config.consumerLagMax, healthCheckTimeoutMs: config.healthCheckTimeoutMs }),
         MessagingModule.forRootAsync({
           inject: [],
-          useFactory: () => ({ clientId: 'payments', brokers: config.kafkaBrokers, namespace: config.kafkaNamespace, security: config.kafkaSecurity }),
+          useFactory: () => ({ clientId: 'payments', brokers: config.kafkaBrokers, namespace: config.kafkaNamespace, security: config.kafkaSecurity, createTopics: config.createTopics }),
         }),
         PaymentsModule.forRoot({
           payerPageBaseUrl: config.publicBaseUrl,
@@ -31,7 +31,7 @@ export class AppModule {
           testClockEnabled: config.testClockEnabled,
           ledgerInternalUrl: config.ledgerInternalUrl,
           ledgerTimeoutMs: config.ledgerTimeoutMs,
-          outbox: { connectionString: config.databaseUrl, batchSize: 100, pollIntervalMs: 1_000 },
+          outbox: { connectionString: config.databaseListenUrl, batchSize: 100, pollIntervalMs: 1_000 },
         }),
         MetricsModule.forRoot({ service: 'payments', outbox: true, serveOnAppPort: true }),
       ],

@@ -20,6 +20,12 @@ describe('payments config', () => {
     throw new Error('expected a ConfigError');
   }
 
+  it("LISTENs for outbox notifications on PAYMENTS_DATABASE_LISTEN_URL (straight to the server, past a pooler), else on the pool's URL", () => {
+    expect(loadPaymentsConfig(minimal).databaseListenUrl).toBe(minimal.PAYMENTS_DATABASE_URL);
+    expect(loadPaymentsConfig({ ...minimal, PAYMENTS_DATABASE_LISTEN_URL: 'postgres://payments@primary:5432/payments' }).databaseListenUrl).toBe('postgres://payments@primary:5432/payments');
+    expect(problemsOf({ ...minimal, PAYMENTS_DATABASE_LISTEN_URL: 'http://primary/payments' })).toMatch(/PAYMENTS_DATABASE_LISTEN_URL must use postgres: or postgresql:/);
+  });
+
   it('reads the secrets master key as key version 1 when no version is given', () => {
     const keyring = loadPaymentsConfig(minimal).secretsKeyring;
     expect(keyring.currentVersion).toBe(1);

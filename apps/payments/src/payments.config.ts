@@ -11,6 +11,12 @@ export interface PaymentsConfig extends KafkaConnectionConfig, HealthConfig, Int
   httpHost: string;
   httpPort: number;
   databaseUrl: string;
+  /**
+   * The outbox relay's LISTEN connection: a session of its own, which a transaction-mode pooler
+   * (PgBouncer) cannot give, so it may go straight to the server while databaseUrl goes through
+   * the pooler (docs/decisions/postgres-pooler.md). The databaseUrl when unset.
+   */
+  databaseListenUrl: string;
   databasePoolMax: number;
   publicBaseUrl: string;
   /** PAYMENTS_SECRETS_MASTER_KEY (current) and PAYMENTS_SECRETS_RETIRED_KEYS: encrypt recipient account numbers and key payer-page tokens (a key per purpose is derived from each). */
@@ -25,11 +31,13 @@ export interface PaymentsConfig extends KafkaConnectionConfig, HealthConfig, Int
 /** Reads and validates the payments service's environment once, at boot. */
 export function loadPaymentsConfig(environment: Environment): PaymentsConfig {
   const reader = new ConfigReader(environment);
+  const databaseUrl = reader.url('PAYMENTS_DATABASE_URL', { protocols: ['postgres:', 'postgresql:'] });
   const config: PaymentsConfig = {
     logFormat: readLogFormat(reader),
     httpHost: reader.string('PAYMENTS_HTTP_HOST', { default: '127.0.0.1' }),
     httpPort: reader.integer('PAYMENTS_HTTP_PORT', { default: 3001, min: 0, max: 65535 }),
-    databaseUrl: reader.url('PAYMENTS_DATABASE_URL', { protocols: ['postgres:', 'postgresql:'] }),
+    databaseUrl,
+    databaseListenUrl: reader.url('PAYMENTS_DATABASE_LISTEN_URL', { default: databaseUrl, protocols: ['postgres:', 'postgresql:'] }),
     databasePoolMax: reader.integer('PAYMENTS_DATABASE_POOL_MAX', { default: 10, min: 1, max: 200 }),
     ...readKafkaConnectionConfig(reader),
     ...readHealthConfig(reader),

@@ -20,7 +20,7 @@ export class AppModule {
         HealthModule.forRoot({ consumerLagMax: config.consumerLagMax, healthCheckTimeoutMs: config.healthCheckTimeoutMs }),
         MessagingModule.forRootAsync({
           inject: [],
-          useFactory: () => ({ clientId: 'withdrawals', brokers: config.kafkaBrokers, namespace: config.kafkaNamespace, security: config.kafkaSecurity }),
+          useFactory: () => ({ clientId: 'withdrawals', brokers: config.kafkaBrokers, namespace: config.kafkaNamespace, security: config.kafkaSecurity, createTopics: config.createTopics }),
         }),
         WithdrawalsModule.forRoot({
           commandPartitions: config.commandPartitions,
@@ -32,7 +32,7 @@ export class AppModule {
           sendConcurrency: config.sendConcurrency,
           simulator: config.simulator,
           crashAfterNetworkSend: config.crashAfterNetworkSend,
-          outbox: { connectionString: config.databaseUrl, batchSize: 100, pollIntervalMs: 1_000 },
+          outbox: { connectionString: config.databaseListenUrl, batchSize: 100, pollIntervalMs: 1_000 },
         }),
         MetricsModule.forRoot({ service: 'withdrawals', outbox: true, serveOnAppPort: true, domainMetrics: registerWithdrawalMetrics }),
       ],

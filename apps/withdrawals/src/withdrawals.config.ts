@@ -12,6 +12,12 @@ export interface WithdrawalsConfig extends KafkaConnectionConfig, HealthConfig, 
   httpPort: number;
   logFormat: LogFormat;
   databaseUrl: string;
+  /**
+   * The outbox relay's LISTEN connection: a session of its own, which a transaction-mode pooler
+   * (PgBouncer) cannot give, so it may go straight to the server while databaseUrl goes through
+   * the pooler (docs/decisions/postgres-pooler.md). The databaseUrl when unset.
+   */
+  databaseListenUrl: string;
   databasePoolMax: number;
   ledgerInternalUrl: string;
   ledgerTimeoutMs: number;
@@ -26,12 +32,14 @@ export interface WithdrawalsConfig extends KafkaConnectionConfig, HealthConfig, 
 /** Reads and validates the withdrawals service's environment once, at boot. */
 export function loadWithdrawalsConfig(environment: Environment): WithdrawalsConfig {
   const reader = new ConfigReader(environment);
+  const databaseUrl = reader.url('WITHDRAWALS_DATABASE_URL', { protocols: ['postgres:', 'postgresql:'] });
   const failPattern = reader.optionalString('WITHDRAWALS_SIMULATOR_FAIL_ADDRESS_PATTERN');
   const config: WithdrawalsConfig = {
     httpHost: reader.string('WITHDRAWALS_HTTP_HOST', { default: '127.0.0.1' }),
     httpPort: reader.integer('WITHDRAWALS_HTTP_PORT', { default: 3003, min: 0, max: 65535 }),
     logFormat: readLogFormat(reader),
-    databaseUrl: reader.url('WITHDRAWALS_DATABASE_URL', { protocols: ['postgres:', 'postgresql:'] }),
+    databaseUrl,
+    databaseListenUrl: reader.url('WITHDRAWALS_DATABASE_LISTEN_URL', { default: databaseUrl, protocols: ['postgres:', 'postgresql:'] }),
     databasePoolMax: reader.integer('WITHDRAWALS_DATABASE_POOL_MAX', { default: 10, min: 1, max: 200 }),
     ...readKafkaConnectionConfig(reader),
     ...readHealthConfig(reader),

@@ -104,6 +104,23 @@ describe('messaging foundation on real Postgres and Kafka', () => {
     });
   });
 
+  describe('topics declared elsewhere (KAFKA_CREATE_TOPICS=false)', () => {
+    it('names the missing topic and its dead-letter topic and makes neither; passes once they exist', async () => {
+      const topic = 'declared.elsewhere';
+      const checking = new KafkaMessageBroker({ clientId: 'messaging-test-checking', brokers, namespace: runId, createTopics: false, log: quietLog });
+      await checking.connect();
+      try {
+        await expect(checking.ensureTopics([{ topic, partitions: 1 }])).rejects.toThrow(`topics missing: ${runId}.${topic}, ${runId}.${topic}.dlq;`);
+        expect(await broker.existingTopics([topic, `${topic}.dlq`])).toEqual(new Set());
+        // Made by someone else (here the creating broker; the Topic Operator in prod): now it passes.
+        await broker.ensureTopics([{ topic, partitions: 1 }]);
+        await expect(checking.ensureTopics([{ topic, partitions: 1 }])).resolves.toBeUndefined();
+      } finally {
+        await checking.disconnect();
+      }
+    });
+  });
+
   describe('outbox relay', () => {
     it('publishes committed messages in order and never those of a rolled-back transaction', async () => {
       const topic = 'outbox.test';

@@ -46,6 +46,12 @@ describe('ConfigReader', () => {
       }
     };
 
+    it('creates missing topics unless KAFKA_CREATE_TOPICS=false (topics declared elsewhere), and names a value that is neither', () => {
+      const createTopics = (value?: string) => readKafkaConnectionConfig(new ConfigReader({ KAFKA_BROKERS: '127.0.0.1:9092', ...(value === undefined ? {} : { KAFKA_CREATE_TOPICS: value }) })).createTopics;
+      expect([createTopics(), createTopics('true'), createTopics('false')]).toEqual([true, true, false]);
+      expect(problemsOf({ KAFKA_BROKERS: '127.0.0.1:9092', KAFKA_CREATE_TOPICS: 'never' })).toEqual(['KAFKA_CREATE_TOPICS must be true or false, got "never"']);
+    });
+
     it('lets a loopback broker run PLAINTEXT, with no credentials', () => {
       const reader = new ConfigReader({ KAFKA_BROKERS: '127.0.0.1:19092,localhost:9092' });
       expect(readKafkaConnectionConfig(reader).kafkaSecurity).toBeNull();

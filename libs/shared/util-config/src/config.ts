@@ -124,6 +124,13 @@ export interface KafkaConnectionConfig {
   kafkaBrokers: string[];
   kafkaNamespace: string;
   commandPartitions: number;
+  /**
+   * Whether a service makes the topics it uses when they are missing (KAFKA_CREATE_TOPICS, on by
+   * default: npm start, tests, compose). Off where topics are declared elsewhere (Strimzi
+   * KafkaTopic resources on Kubernetes): a missing topic then stops the service at boot, naming it,
+   * instead of being made with whatever settings the service knows.
+   */
+  createTopics: boolean;
   /** SASL over TLS with this service's own principal; null on a loopback PLAINTEXT broker (npm start, tests). */
   kafkaSecurity: KafkaSecurityConfig | null;
 }
@@ -149,6 +156,7 @@ export function readKafkaConnectionConfig(reader: ConfigReader): KafkaConnection
     kafkaBrokers,
     kafkaNamespace: reader.string('KAFKA_NAMESPACE', { default: '', pattern: /^[a-z0-9._-]*$/ }),
     commandPartitions: reader.integer('KAFKA_TOPIC_PARTITIONS', { default: 6, min: 1, max: 1000 }),
+    createTopics: reader.boolean('KAFKA_CREATE_TOPICS', true),
     kafkaSecurity:
       protocol === 'SASL_SSL'
         ? {

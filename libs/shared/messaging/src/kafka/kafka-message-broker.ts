@@ -44,6 +44,11 @@ export interface KafkaBrokerOptions {
   log?: (level: BrokerLogLevel, message: string) => void;
   /** SASL over TLS as this principal; absent or null: PLAINTEXT (a loopback broker). */
   security?: KafkaClientSecurity | null;
+  /**
+   * false: ensureTopics only checks that the topics and their dead-letter topics exist and fails
+   * naming the missing ones, never creating one (topics declared as Strimzi KafkaTopics). Default true.
+   */
+  createTopics?: boolean;
 }
 
 /** The same shape as the services' KafkaSecurityConfig (@mp/shared-util-config). */
@@ -259,6 +264,11 @@ export class KafkaMessageBroker implements MessageBroker {
       const wanted = topics.flatMap((spec): TopicSpec[] => [spec, { topic: deadLetterTopicOf(spec.topic), partitions: 1 }]);
       const missing = wanted.filter((spec) => !existing.has(this.topicName(spec.topic)));
       if (missing.length === 0) return;
+      if (this.options.createTopics === false) {
+        throw new Error(
+          `topics missing: ${missing.map((spec) => this.topicName(spec.topic)).join(', ')}; this service does not create topics (KAFKA_CREATE_TOPICS=false): declare them (deploy/k8s/overlays/prod/kafka-topics.yaml) and let the Topic Operator make them`,
+        );
+      }
       await admin
         .createTopics({
           // kafkajs's own wait gives up when the broker answers UNKNOWN_TOPIC_OR_PARTITION for a

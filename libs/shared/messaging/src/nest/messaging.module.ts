@@ -8,6 +8,8 @@ export interface MessagingModuleOptions {
   namespace: string;
   /** The service's own principal (SASL over TLS); null on a loopback PLAINTEXT broker. */
   security?: KafkaClientSecurity | null;
+  /** false: check at boot that the topics exist, never create one (KAFKA_CREATE_TOPICS). */
+  createTopics?: boolean;
 }
 
 @Injectable()
@@ -38,6 +40,7 @@ export class MessagingModule {
               brokers: settings.brokers,
               namespace: settings.namespace,
               security: settings.security,
+              createTopics: settings.createTopics,
               log: (level, message) => (level === 'info' ? logger.log(message) : logger[level](message)),
             });
             await broker.connect();
