@@ -31,6 +31,12 @@ const POOLER = 'mp-postgres-pooler-rw';
 const PUBLIC_KEYS = 'service-token-public-keys';
 /** Made once, never rotated by this tool (the re-sealing procedure owns that). */
 const MASTER_KEYS = { 'merchant-secrets-master-key': 'MERCHANT_SECRETS_MASTER_KEY', 'payments-secrets-master-key': 'PAYMENTS_SECRETS_MASTER_KEY' };
+/**
+ * The password of the internal listeners' keystores, which cert-manager writes with it
+ * (deploy/k8s/internal-tls). Made once: it only protects the keystore inside a Secret that holds
+ * the key anyway, and cert-manager writes every keystore anew at each renewal.
+ */
+const INTERNAL_TLS_KEYSTORE = 'internal-tls-keystore';
 /** Key of a service-token Secret holding the next private key between the steps of a rotation; no service reads it. */
 const NEXT_PRIVATE_KEY = 'SERVICE_TOKEN_NEXT_PRIVATE_KEY';
 
@@ -152,6 +158,9 @@ export function planSecrets(existing, rotate = []) {
     wanted.set(name, { type: 'Opaque', data: current?.[key] ? current : { [key]: newMasterKey() } });
     actions[name] = current?.[key] ? 'kept' : 'made';
   }
+  const keystorePassword = existing.get(INTERNAL_TLS_KEYSTORE)?.password;
+  wanted.set(INTERNAL_TLS_KEYSTORE, { type: 'Opaque', data: { password: keystorePassword ?? newPassword() } });
+  actions[INTERNAL_TLS_KEYSTORE] = keystorePassword ? 'kept' : 'made';
   return { secrets: wanted, actions, restarts: [...restarts], refused };
 }
 
@@ -184,7 +193,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   );
   const kubectl = (args, input) =>
     execFileSync('kubectl', [...(values.context ? ['--context', values.context] : []), '-n', values.namespace, ...args], { encoding: 'utf8', input, stdio: ['pipe', 'pipe', 'inherit'] });
-  const names = [...SERVICES.flatMap((service) => [`${service}-database`, `${service}-migration-database`, `${service}-service-token`]), PUBLIC_KEYS, ...Object.keys(MASTER_KEYS)];
+  const names = [...SERVICES.flatMap((service) => [`${service}-database`, `${service}-migration-database`, `${service}-service-token`]), PUBLIC_KEYS, ...Object.keys(MASTER_KEYS), INTERNAL_TLS_KEYSTORE];
   const existing = readExisting(kubectl, names);
   const { secrets, actions, restarts, refused } = planSecrets(existing, values.rotate);
   if (refused.length > 0) {

@@ -50,6 +50,9 @@ describe('npm run k8s:secrets: the prod Secrets from one generated set', () => {
     const resources = YAML.parseAllDocuments(execFileSync('kubectl', ['kustomize', join(repositoryRoot, 'deploy/k8s/overlays/prod')], { encoding: 'utf8' })).map((document) => document.toJSON() as Workload);
     // Made by Strimzi's User Operator (a KafkaUser's password) and cluster operator (its CA).
     const byStrimzi = new Set([...resources.filter((resource) => resource.kind === 'KafkaUser').map((user) => user.metadata.name), 'mp-kafka-cluster-ca-cert']);
+    // Made by cert-manager: each Certificate's Secret (the internal listeners' keystores, deploy/k8s/internal-tls).
+    const byCertManager = new Set(resources.filter((resource) => resource.kind === 'Certificate').map((certificate) => String(certificate.spec['secretName'])));
+    expect(byCertManager.size).toBe(7);
     const references = resources
       .flatMap((workload) => (workload.spec?.template?.spec ? [workload.spec.template.spec] : []))
       .flatMap((pod) => {
@@ -59,7 +62,7 @@ describe('npm run k8s:secrets: the prod Secrets from one generated set', () => {
           ...(pod.volumes ?? []).flatMap((volume) => (volume.secret ? [{ name: volume.secret.secretName, key: undefined }] : [])),
         ];
       })
-      .filter((reference) => !byStrimzi.has(reference.name));
+      .filter((reference) => !byStrimzi.has(reference.name) && !byCertManager.has(reference.name));
     const roles = resources.filter((resource) => resource.kind === 'Cluster').flatMap((cluster) => (cluster.spec.managed as { roles: Array<{ name: string; passwordSecret: { name: string } }> }).roles);
     expect(references.length).toBeGreaterThan(20);
     expect(references.filter(({ name, key }) => made[name] === undefined || (key !== undefined && made[name][key] === undefined))).toEqual([]);

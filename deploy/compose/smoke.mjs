@@ -458,9 +458,10 @@ async function forgedProduces({ stack, secrets }) {
 async function internalTlsOnly({ stack }) {
   const [payments] = await stack.containers('payments');
   const script = `
-    const listeners = ['ledger:3002', 'withdrawals:3003', 'disputes:3004', 'callbacks:3005', 'gateway:3010'];
+    // Liveness, not readiness: this is about the listener, not whether Kafka answers at this moment.
+    const listeners = ['ledger:3002/health/live', 'withdrawals:3003/health/live', 'disputes:3004/health/live', 'callbacks:3005/health/live', 'gateway:3010/health'];
     const outcome = (url) => fetch(url, { signal: AbortSignal.timeout(5000) }).then((response) => String(response.status), (error) => 'refused ' + (error.cause?.code ?? error.message));
-    Promise.all(listeners.map(async (listener) => listener + ' https=' + (await outcome('https://' + listener + '/health')) + ' http=' + (await outcome('http://' + listener + '/health'))))
+    Promise.all(listeners.map(async (listener) => listener + ' https=' + (await outcome('https://' + listener)) + ' http=' + (await outcome('http://' + listener))))
       .then((lines) => console.log(lines.join('\\n')));`;
   const output = (await run('docker', ['exec', payments, 'node', '-e', script], { quiet: true, allowFailure: true })).output;
   const lines = output.trim().split('\n').filter((line) => line.includes(' https='));

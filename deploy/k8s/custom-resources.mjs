@@ -3,7 +3,7 @@
  * deploy/k8s/validate.sh, against the schemas of their CRDs as the @kubernetes-models packages
  * ship them (generated from each operator's released CRDs; the versions are pinned in
  * package.json): Strimzi (kafka.strimzi.io), CloudNativePG (postgresql.cnpg.io) and the
- * Prometheus Operator (monitoring.coreos.com). Types, required fields, enums and patterns are
+ * Prometheus Operator (monitoring.coreos.com) and cert-manager (cert-manager.io). Types, required fields, enums and patterns are
  * checked; fields a CRD does not know are not (CRD schemas allow them, and the API server would
  * drop them). A kind with no schema here is named, never skipped silently.
  *
@@ -22,6 +22,7 @@ const SCHEMA_MODULES = {
   'kafka.strimzi.io/v1': '@kubernetes-models/strimzi-kafka-operator/kafka.strimzi.io/v1',
   'postgresql.cnpg.io/v1': '@kubernetes-models/cloudnative-pg/postgresql.cnpg.io/v1',
   'monitoring.coreos.com/v1': '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1',
+  'cert-manager.io/v1': '@kubernetes-models/cert-manager/cert-manager.io/v1',
 };
 
 const [renderedFile] = process.argv.slice(2);

@@ -271,7 +271,9 @@ describe.each(['dev', 'prod'])('the %s overlay', (overlay) => {
     for (const caller of services) {
       for (const called of calledServices(caller)) {
         const url = containerOf(caller.name).env?.find((variable) => variable.name === `${envPrefix(called)}_INTERNAL_URL`)?.value;
-        expect({ caller: caller.name, url }).toEqual({ caller: caller.name, url: `http://${called === 'gateway' ? 'gateway-internal' : called}:${internalPort(called)}` });
+        // prod runs internal HTTP over TLS (deploy/k8s/internal-tls); dev in clear text.
+        const scheme = overlay === 'prod' ? 'https' : 'http';
+        expect({ caller: caller.name, url }).toEqual({ caller: caller.name, url: `${scheme}://${called === 'gateway' ? 'gateway-internal' : called}:${internalPort(called)}` });
         expectedCallers.set(called, [...(expectedCallers.get(called) ?? []), caller.name]);
       }
     }
@@ -562,6 +564,50 @@ describe('The prod overlay: Pod Security, monitoring, Kafka metrics', () => {
       exporter: true,
       rack: { topologyKey: 'topology.kubernetes.io/zone' },
     });
+  });
+});
+
+describe('Internal TLS in the prod overlay (deploy/k8s/internal-tls)', () => {
+  const resources = render('prod');
+  const ofKind = (kind: string) => resources.filter((resource) => resource.kind === kind);
+  const certificates = ofKind('Certificate');
+  const serviceNameOf = (name: string) => (name === 'gateway' ? 'gateway-internal' : name);
+
+  it("serves each service's internal listener from its own certificate's keystore, naming the Service its callers dial, and probes it over HTTPS", () => {
+    for (const service of services) {
+      const deployment = present(ofKind('Deployment').find((candidate) => candidate.metadata.name === service.name), `Deployment/${service.name}`);
+      const pod = podOf(deployment);
+      const container = pod.containers[0];
+      const file = (variable: string) => {
+        const source = variableSource(container, variable);
+        return source && 'value' in source ? fileSource(pod, container, source.value) : undefined;
+      };
+      const certificate = present(certificates.find((candidate) => candidate.metadata.name === `${service.name}-internal-tls`), `Certificate/${service.name}-internal-tls`);
+      const certificateSpec = specOf(certificate) as { secretName: string; dnsNames: string[]; ipAddresses: string[]; issuerRef: { name: string }; keystores: { pkcs12: { create: boolean; profile: string; passwordSecretRef: { name: string; key: string } } } };
+      expect({ service: service.name, keystore: file('INTERNAL_TLS_KEYSTORE_FILE'), password: file('INTERNAL_TLS_KEYSTORE_PASSWORD_FILE'), ca: file('NODE_EXTRA_CA_CERTS') }).toEqual({
+        service: service.name,
+        keystore: { from: `Secret/${certificateSpec.secretName}`, key: 'keystore.p12', readOnly: true },
+        password: { from: `Secret/${certificateSpec.keystores.pkcs12.passwordSecretRef.name}`, key: certificateSpec.keystores.pkcs12.passwordSecretRef.key, readOnly: true },
+        ca: { from: `Secret/${certificateSpec.secretName}`, key: 'ca.crt', readOnly: true },
+      });
+      // Its own Secret only: no other service's key in its pod.
+      expect(secretsReadBy(deployment).filter((name) => name.endsWith('-internal-tls'))).toEqual([`${service.name}-internal-tls`]);
+      expect(certificateSpec.dnsNames).toContain(serviceNameOf(service.name));
+      // The image's health check and Prometheus (serverName localhost) check these names.
+      expect(certificateSpec).toMatchObject({ ipAddresses: ['127.0.0.1'], issuerRef: { name: 'internal-ca' }, keystores: { pkcs12: { create: true, profile: 'Modern2023' } } });
+      expect(certificateSpec.dnsNames).toContain('localhost');
+      // The gateway's probes are on its public port, whose TLS ends at the ingress.
+      const probeSchemes = (['startupProbe', 'livenessProbe', 'readinessProbe'] as const).map((probe) => (container[probe] as { httpGet?: { scheme?: string } } | undefined)?.httpGet?.scheme ?? 'HTTP');
+      expect({ service: service.name, probeSchemes }).toEqual({ service: service.name, probeSchemes: Array(3).fill(service.name === 'gateway' ? 'HTTP' : 'HTTPS') });
+    }
+  });
+
+  it('scrapes the services over HTTPS, trusting the internal CA', () => {
+    for (const monitor of ofKind('PodMonitor').filter((candidate) => ['services', 'gateway'].includes(candidate.metadata.name))) {
+      expect((specOf(monitor).podMetricsEndpoints as object[])[0]).toMatchObject({ scheme: 'https', tlsConfig: { ca: { secret: { name: 'internal-ca', key: 'ca.crt' } }, serverName: 'localhost' } });
+    }
+    const ca = present(certificates.find((candidate) => candidate.metadata.name === 'internal-ca'), 'Certificate/internal-ca');
+    expect(specOf(ca)).toMatchObject({ isCA: true, secretName: 'internal-ca' });
   });
 });
 
