@@ -45,6 +45,13 @@ export function IsKnownCurrency(issue = 'must be a currency code, e.g. RUB', opt
 }
 
 /**
+ * What IsPlainText takes, but its length, as one regular expression for the OpenAPI description:
+ * at least one character that is not white space, and no control character but tab and line breaks.
+ */
+// eslint-disable-next-line no-control-regex
+export const PLAIN_TEXT_PATTERN = /^[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f]*[^\s\x00-\x08\x0b\x0c\x0e-\x1f\x7f][^\x00-\x08\x0b\x0c\x0e-\x1f\x7f]*$/;
+
+/**
  * Text stored as is (names, reasons, payment details): not blank, at most `max` characters, and
  * no control characters other than tab and line breaks (PostgreSQL refuses NUL in text).
  */
@@ -109,11 +116,12 @@ export function IsMinorUnits(sign: MinorUnitsSign, currencyField?: string, optio
   }, options);
 }
 
-const ISO_8601 = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
+/** What IsIsoDateTime takes (before Date.parse): also the pattern of the OpenAPI description's date filters. */
+export const ISO_DATE_OR_DATE_TIME_PATTERN = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
 
 /** An ISO 8601 date or date-time (RFC 3339 when it has a time). */
 export function IsIsoDateTime(issue = 'must be an ISO 8601 date or date-time', options?: ValidationOptions): PropertyDecorator {
-  return FieldRule('isIsoDateTime', (value) => (typeof value === 'string' && ISO_8601.test(value) && !Number.isNaN(Date.parse(value)) ? null : issue), options);
+  return FieldRule('isIsoDateTime', (value) => (typeof value === 'string' && ISO_DATE_OR_DATE_TIME_PATTERN.test(value) && !Number.isNaN(Date.parse(value)) ? null : issue), options);
 }
 
 const CALENDAR_DAY = /^(\d{4})-(\d{2})-(\d{2})$/;

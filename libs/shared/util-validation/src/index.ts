@@ -9,6 +9,8 @@ export {
   IsDecimalAmount,
   IsOneOf,
   IsIsoDateTime,
+  ISO_DATE_OR_DATE_TIME_PATTERN,
+  PLAIN_TEXT_PATTERN,
   IsKnownCurrency,
   IsMinorUnits,
   IsOrderId,

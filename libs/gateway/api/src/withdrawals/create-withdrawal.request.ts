@@ -31,7 +31,14 @@ export class CreateWithdrawalBody {
   @IsOrderId()
   order_id!: string;
 
-  @ApiProperty({ type: 'number', description: "A JSON number, read exactly; at most the balance asset's decimals, greater than 0", example: 15 })
+  @ApiProperty({
+    type: 'number',
+    minimum: 0,
+    exclusiveMinimum: true,
+    maximum: 1_000_000_000_000,
+    description: "A JSON number, read exactly: greater than 0, with at most the balance asset's decimals (6 for USDT). Amount plus the network fee must be within the asset's balance (400 INSUFFICIENT_FUNDS otherwise), and the amount at least the asset's minimum.",
+    example: 15,
+  })
   @IsAssetAmount()
   amount!: JsonNumberLiteral;
 
@@ -39,7 +46,7 @@ export class CreateWithdrawalBody {
   @IsOneOf(ASSET_CODES, `must be an asset code from GET /v2/merchant/methods (direction "withdrawal"): ${ASSET_CODES.join(', ')}`)
   currency!: string;
 
-  @ApiProperty({ description: "A wallet address on the asset's network", maxLength: 128, example: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' })
+  @ApiProperty({ description: "A wallet address on the asset's network, with a valid checksum: TRON (T..., base58check) for USDT-TRC20 and TRX, Ethereum (0x...) for USDT-ERC20 and ETH, Bitcoin (bc1... or base58check) for BTC; at most 100 characters (400 INVALID_ADDRESS otherwise)", minLength: 1, maxLength: 100, example: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' })
   @FieldRule('isAddressText', (value) => (typeof value === 'string' && value.length <= 128 ? null : 'must be a string of at most 128 characters'))
   address!: string;
 }

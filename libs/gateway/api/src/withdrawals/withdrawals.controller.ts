@@ -8,6 +8,7 @@ import { IsOptional } from 'class-validator';
 import { CurrentMerchant, type AuthenticatedMerchant, type GatewayRequest } from '../auth/merchant-signature.guard';
 import { ApiErrorResponses } from '../openapi/error.response';
 import { MerchantApi } from '../openapi/merchant-api.decorator';
+import { ApiListFiltersBody } from '../openapi/request-schemas';
 import { ApiCreationPeriodAndCursor, toListFilters } from '../payments/list-filters.request';
 import { PaymentCommandBus } from '../payments/payment-command.bus';
 import { CreateWithdrawalBody, toRequestWithdrawalData } from './create-withdrawal.request';
@@ -57,6 +58,7 @@ export class WithdrawalsController {
   /** Endpoint 12: filters status, created_from, created_to, limit, cursor; newest first. */
   @Post('list')
   @HttpCode(200)
+  @ApiListFiltersBody(WithdrawalListBody, 'COMPLETED')
   @ApiOperation({ operationId: 'listWithdrawals', summary: 'List withdrawals, newest first' })
   @ApiResponse({ status: 200, type: WithdrawalListResponse })
   @ApiErrorResponses()
