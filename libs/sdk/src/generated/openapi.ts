@@ -4106,7 +4106,22 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["CreateWithdrawalBody"];
+                "application/json": components["schemas"]["CreateWithdrawalBody"] & ({
+                    /** @description TRON: T and 33 more base58 characters */
+                    address?: string;
+                    /** @enum {unknown} */
+                    currency?: "USDT-TRC20" | "TRX";
+                } | {
+                    /** @description Ethereum: 0x and 40 hex digits (mixed case must carry the EIP-55 checksum) */
+                    address?: string;
+                    /** @enum {unknown} */
+                    currency?: "USDT-ERC20" | "ETH";
+                } | {
+                    /** @description Bitcoin mainnet: bc1 bech32 (one case) or base58check starting 1 or 3 */
+                    address?: string;
+                    /** @enum {unknown} */
+                    currency?: "BTC";
+                });
             };
         };
         responses: {

@@ -116,12 +116,11 @@ export function IsMinorUnits(sign: MinorUnitsSign, currencyField?: string, optio
   }, options);
 }
 
-/** What IsIsoDateTime takes (before Date.parse): also the pattern of the OpenAPI description's date filters. */
-export const ISO_DATE_OR_DATE_TIME_PATTERN = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
 
 /** An ISO 8601 date or date-time (RFC 3339 when it has a time). */
 export function IsIsoDateTime(issue = 'must be an ISO 8601 date or date-time', options?: ValidationOptions): PropertyDecorator {
-  return FieldRule('isIsoDateTime', (value) => (typeof value === 'string' && ISO_DATE_OR_DATE_TIME_PATTERN.test(value) && !Number.isNaN(Date.parse(value)) ? null : issue), options);
+  return FieldRule('isIsoDateTime', (value) => (typeof value === 'string' && ISO_8601.test(value) && !Number.isNaN(Date.parse(value)) ? null : issue), options);
 }
 
 const CALENDAR_DAY = /^(\d{4})-(\d{2})-(\d{2})$/;

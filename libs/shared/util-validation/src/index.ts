@@ -9,7 +9,6 @@ export {
   IsDecimalAmount,
   IsOneOf,
   IsIsoDateTime,
-  ISO_DATE_OR_DATE_TIME_PATTERN,
   PLAIN_TEXT_PATTERN,
   IsKnownCurrency,
   IsMinorUnits,

@@ -1,5 +1,5 @@
 import { ApiBody } from '@nestjs/swagger';
-import { CURSOR_PATTERN, ISO_DATE_OR_DATE_TIME_PATTERN } from '@mp/shared-util-validation';
+import { CURSOR_PATTERN } from '@mp/shared-util-validation';
 
 /**
  * Schema parts of request fields the merchant API's description shares, so that what it allows is
@@ -28,8 +28,15 @@ export const CALLBACK_URL_SCHEMA = {
 export const CALLBACK_DESTINATION_RULES =
   `An absolute https:// URL of at most ${CALLBACK_URL_LENGTH_MAX} characters, on port 443 or 8443 unless the platform's operator allows others; when an operator gave the merchant a callback allow-list, its host must be on it (400 VALIDATION_ERROR otherwise).`;
 
-/** The creation-period filters of every merchant list: what IsIsoDateTime takes, and their order. */
-export const CREATION_PERIOD_SCHEMA = { type: 'string', pattern: ISO_DATE_OR_DATE_TIME_PATTERN.source } as const;
+/**
+ * The creation-period filters of every merchant list. IsIsoDateTime takes a string of
+ * ISO_DATE_OR_DATE_TIME_PATTERN's shape that Date.parse reads; this pattern is that shape with the
+ * field ranges a date has (month 01-12, hour 00-23, ...), so what it matches Date.parse reads too.
+ */
+export const CREATION_PERIOD_SCHEMA = {
+  type: 'string',
+  pattern: '^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])(T([01]\\d|2[0-3]):[0-5]\\d(:[0-5]\\d(\\.\\d{1,9})?)?(Z|[+-]([01]\\d|2[0-3]):[0-5]\\d))?$',
+} as const;
 
 /** A list cursor: only a next_cursor the same list returned (its shape is CURSOR_PATTERN; anything else is 400). */
 export const CURSOR_SCHEMA = { type: 'string', minLength: 1, pattern: CURSOR_PATTERN.source, description: 'next_cursor of the previous page of the same list, as it was returned (anything else is 400 VALIDATION_ERROR)' } as const;

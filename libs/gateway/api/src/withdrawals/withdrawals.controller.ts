@@ -11,7 +11,7 @@ import { MerchantApi } from '../openapi/merchant-api.decorator';
 import { ApiListFiltersBody } from '../openapi/request-schemas';
 import { ApiCreationPeriodAndCursor, toListFilters } from '../payments/list-filters.request';
 import { PaymentCommandBus } from '../payments/payment-command.bus';
-import { CreateWithdrawalBody, toRequestWithdrawalData } from './create-withdrawal.request';
+import { ApiCreateWithdrawalBody, CreateWithdrawalBody, toRequestWithdrawalData } from './create-withdrawal.request';
 import { runWithdrawalCommand } from './run-withdrawal-command';
 import { WithdrawalsReadClient } from './withdrawals-read.client';
 import { WithdrawalListResponse, WithdrawalResponse } from './withdrawal.response';
@@ -47,6 +47,7 @@ export class WithdrawalsController {
 
   /** Endpoint 11: 201 PENDING, the same answer for every retry with the same order_id and request. */
   @Post()
+  @ApiCreateWithdrawalBody()
   @ApiOperation({ operationId: 'createWithdrawal', summary: 'Withdraw funds to a crypto wallet', description: 'Freezes amount plus network fee of the settlement balance; answers PENDING. Idempotent by order_id. The outcome is a callback to the default_callback_url of the merchant profile; without one it is kept (awaiting_url in the delivery log) and sent once it is set.' })
   @ApiResponse({ status: 201, type: WithdrawalResponse, description: 'The withdrawal, PENDING (or as it is now, for a retry)', links: linksById('order_id', 'orderId', ['getWithdrawal']) })
   @ApiErrorResponses('INSUFFICIENT_FUNDS', 'INVALID_ADDRESS', 'DUPLICATE_ORDER')
