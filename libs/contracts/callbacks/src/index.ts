@@ -151,6 +151,7 @@ export {
   DisabledEndpointsQueryDto,
   EnableCallbackEndpointBodyDto,
   EnableCallbackEndpointRequestDto,
+  ENDPOINT_URL_PATTERN,
   SendTestWebhookBodyDto,
   TestDeliveryRequestDto,
   WebhookDeliveriesQueryDto,

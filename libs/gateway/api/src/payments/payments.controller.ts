@@ -5,12 +5,13 @@ import { PAYMENT_COMMAND_TYPES, payerLinkContext, paymentOrderKey, type CommandR
 import { OrderIdParam, ReceiptIdParam } from '@mp/shared-nest-http';
 import { DomainError } from '@mp/shared-util-errors';
 import { ProcessSealer } from '@mp/shared-util-secret-box';
-import { IsPlainText, RequestMessages } from '@mp/shared-util-validation';
+import { IsPlainText, PLAIN_TEXT_PATTERN, RequestMessages } from '@mp/shared-util-validation';
 import { IsOptional } from 'class-validator';
 import type { FastifyReply } from 'fastify';
 import { CurrentMerchant, type AuthenticatedMerchant, type GatewayRequest } from '../auth/merchant-signature.guard';
 import { ApiErrorResponses } from '../openapi/error.response';
 import { MerchantApi } from '../openapi/merchant-api.decorator';
+import { ApiListFiltersBody } from '../openapi/request-schemas';
 import { CreateIncomingPaymentBody, CreateOutgoingPaymentBody, toCreateIncomingPaymentData, toCreateOutgoingPaymentData } from './create-payment.request';
 import { ListFiltersBody, toListFilters } from './list-filters.request';
 import { PaymentCommandBus, PAYMENTS_COMMAND_ROUTE } from './payment-command.bus';
@@ -24,7 +25,7 @@ const IDEMPOTENT_REPLAYED = 'idempotent-replayed';
 /** Endpoint 6's body: `{}`, or an optional reason. */
 @RequestMessages({ invalid: 'The cancel body takes only an optional reason' })
 class CancelBody {
-  @ApiPropertyOptional({ maxLength: 500 })
+  @ApiPropertyOptional({ minLength: 1, maxLength: 500, pattern: PLAIN_TEXT_PATTERN.source, description: 'Plain text: not blank, no control characters but tab and line breaks' })
   @IsOptional()
   @IsPlainText(500)
   reason?: string;
@@ -91,6 +92,7 @@ export class PaymentsController {
   /** Endpoints 4 and 5: newest first, cursor pages, list items equal state objects. */
   @Post('incoming/list')
   @HttpCode(200)
+  @ApiListFiltersBody(ListFiltersBody, 'SUCCEEDED')
   @ApiOperation({ operationId: 'listIncomingPayments', summary: 'List incoming payments, newest first' })
   @ApiResponse({ status: 200, type: PaymentOrderListResponse })
   @ApiErrorResponses()
@@ -100,6 +102,7 @@ export class PaymentsController {
 
   @Post('outgoing/list')
   @HttpCode(200)
+  @ApiListFiltersBody(ListFiltersBody, 'SUCCEEDED')
   @ApiOperation({ operationId: 'listOutgoingPayments', summary: 'List outgoing payments, newest first' })
   @ApiResponse({ status: 200, type: PaymentOrderListResponse })
   @ApiErrorResponses()
