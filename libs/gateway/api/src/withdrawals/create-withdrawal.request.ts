@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiBody, ApiExtraModels, ApiProperty, getSchemaPath } from '@nestjs/swagger';
-import { WITHDRAWAL_ASSET_BALANCES, withdrawalBalanceAssetOf, type RequestWithdrawalData } from '@mp/contracts-withdrawals';
+import { WALLET_ADDRESS_MAX_LENGTH, WITHDRAWAL_ASSET_BALANCES, withdrawalBalanceAssetOf, type RequestWithdrawalData } from '@mp/contracts-withdrawals';
 import { decimalAmountToMinor, FieldRule, IsOneOf, IsOrderId, JsonNumberLiteral, ORDER_ID_PATTERN, RequestMessages } from '@mp/shared-util-validation';
 
 const ASSET_CODES = Object.keys(WITHDRAWAL_ASSET_BALANCES);
@@ -47,8 +47,8 @@ export class CreateWithdrawalBody {
   @IsOneOf(ASSET_CODES, `must be an asset code from GET /v2/merchant/methods (direction "withdrawal"): ${ASSET_CODES.join(', ')}`)
   currency!: string;
 
-  @ApiProperty({ description: "A wallet address on the asset's network, with a valid checksum: TRON (T..., base58check) for USDT-TRC20 and TRX, Ethereum (0x...) for USDT-ERC20 and ETH, Bitcoin (bc1... or base58check) for BTC; at most 100 characters (400 INVALID_ADDRESS otherwise)", minLength: 1, maxLength: 100, example: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' })
-  @FieldRule('isAddressText', (value) => (typeof value === 'string' && value.length <= 128 ? null : 'must be a string of at most 128 characters'))
+  @ApiProperty({ description: "A wallet address on the asset's network, with a valid checksum: TRON (T..., base58check) for USDT-TRC20 and TRX, Ethereum (0x...) for USDT-ERC20 and ETH, Bitcoin (bc1... or base58check) for BTC; at most 100 characters (400 INVALID_ADDRESS otherwise)", minLength: 1, maxLength: WALLET_ADDRESS_MAX_LENGTH, example: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' })
+  @FieldRule('isAddressText', (value) => (typeof value === 'string' && value.length <= WALLET_ADDRESS_MAX_LENGTH ? null : `must be a string of at most ${WALLET_ADDRESS_MAX_LENGTH} characters`))
   address!: string;
 }
 
