@@ -161,6 +161,7 @@ export {
   DEFAULT_CALLBACK_ALLOWED_PORTS,
   isAllowListEntry,
   parseAllowedPorts,
+  readAllowHttpCallbackUrls,
   readCallbackAllowedPorts,
   type CallbackDestinationRules,
 } from './destination-policy';
