@@ -12,8 +12,9 @@
 # the built JavaScript of their app and its libraries, and the production dependencies, and run
 # as the unprivileged `node` user. See docs/operations/compose.md.
 
-# Node 24 LTS, the project's one Node major (.nvmrc, package.json engines, tools/setup-node.sh).
-ARG NODE_IMAGE=node:24-bookworm-slim
+# Node 24 LTS, the project's one Node major (.nvmrc, package.json engines, tools/setup-node.sh),
+# pinned to the exact release tools/node-runtime installs, on Debian bookworm.
+ARG NODE_IMAGE=node:24.22.3-bookworm-slim
 
 # package.json reduced to what `npm ci` reads, so that editing a script or the description does
 # not invalidate the dependency layers below: they are rebuilt only when the dependencies change.
