@@ -63,8 +63,11 @@ FROM runtime AS service
 ARG SERVICE
 COPY --from=build /staged/${SERVICE}/ ./
 RUN test -f service.js || { echo "build with --build-arg SERVICE=<a service of deploy/catalog/services.json>, or --target ops" >&2; exit 1; }
-# Docker's own check, for `docker run` and compose; Kubernetes uses its probes instead.
-HEALTHCHECK --interval=10s --timeout=3s --start-period=60s --retries=3 CMD ["node", "healthcheck.js"]
+# Docker's own check, for `docker run` and compose; Kubernetes uses its probes instead. It asks for
+# readiness (its database and Kafka answer), so it allows what those checks may take on a loaded
+# host: 10 s an answer, and five misses in a row (50 s) before the container is unhealthy, since
+# compose's `up` gives up on a dependency the moment it is reported unhealthy.
+HEALTHCHECK --interval=10s --timeout=10s --start-period=120s --retries=5 CMD ["node", "healthcheck.js"]
 # The services stop gracefully on SIGTERM (drain, close consumers, flush logs) within SHUTDOWN_GRACE_MS.
 STOPSIGNAL SIGTERM
 CMD ["node", "--enable-source-maps", "service.js"]
