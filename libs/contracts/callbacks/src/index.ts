@@ -162,6 +162,7 @@ export {
   DEFAULT_CALLBACK_ALLOWED_PORTS,
   isAllowListEntry,
   parseAllowedPorts,
+  readAllowHttpCallbackUrls,
   readCallbackAllowedPorts,
   type CallbackDestinationRules,
 } from './destination-policy';
