@@ -111,6 +111,24 @@ function baseImageScript() {
   return existsSync(script) ? script : null;
 }
 
+/** The label the base-image script puts on the stand-ins it bakes: a real image from a registry has none. */
+const OFFLINE_STAND_IN_LABEL = 'offline-base-images.recipe';
+
+/**
+ * On a machine with no registry, the base-image script bakes stand-ins under major tags only
+ * (postgres:15-bookworm, node:24-bookworm-slim), while the files pin patch releases
+ * (postgres:15.20-bookworm, node:24.22.3-bookworm-slim) as a deployment should. The pinned name
+ * is given to the stand-in of its major, and only to a stand-in: a real image of the major tag is
+ * never passed off as the pinned release. Elsewhere compose pulls the pinned images as written.
+ */
+function aliasOfflineStandIn(pinned) {
+  const standIn = pinned.replace(/^([^:]+):(\d+)(?:\.\d+)+(-.+)?$/, '$1:$2$3');
+  if (standIn === pinned || !imagePresent(standIn)) return;
+  if (inspect(standIn, `{{index .Config.Labels "${OFFLINE_STAND_IN_LABEL}"}}`) === '') return;
+  spawnSync('docker', ['tag', standIn, pinned]);
+  say(`offline stand-in ${standIn} tagged as ${pinned} (no registry here)`);
+}
+
 async function prepareDocker() {
   const engineWasRunning = dockerWorks();
   const missing = engineWasRunning ? BASE_IMAGES.filter((image) => !imagePresent(image)) : BASE_IMAGES;
@@ -125,6 +143,7 @@ async function prepareDocker() {
   check(dockerWorks(), `the Docker engine is not running after ${script}`);
   // The script bakes major tags (postgres:15, node:24-bookworm-slim); a pinned patch tag it cannot
   // bake would make compose try a registry this machine may not reach: say so now, plainly.
+  for (const image of BASE_IMAGES.filter((candidate) => !imagePresent(candidate))) aliasOfflineStandIn(image);
   const stillMissing = BASE_IMAGES.filter((image) => !imagePresent(image));
   if (stillMissing.length > 0) say(`base images still missing after ${script} (${stillMissing.join(', ')}): compose will try to pull them`);
   return { startedEngine: !engineWasRunning, script };
