@@ -17,7 +17,7 @@ import { eventually } from './callback-receiver';
 import { disputesKnow } from './disputable-orders';
 import { incomingPayment, newOrderId } from './fixtures';
 
-/** Who consumes each event topic and which types each declares (the consumers' `@ConsumeTopic(topic, { types })`). */
+/** Who consumes each event topic and which types each declares (the consumers' `@ConsumeTopicInBatches(topic, { types })`). */
 const DECLARED: Record<string, Record<string, readonly string[]>> = {
   'payments.order.events': {
     'ledger payment-events': ['PaymentOrderCreated', 'PaymentOrderSucceeded', 'PaymentOrderFailed', 'PaymentOrderCancelled', 'PaymentOrderExpired'],
