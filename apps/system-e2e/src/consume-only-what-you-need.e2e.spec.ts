@@ -13,7 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
 import { createOperator, registerAgent, SystemUnderTest, type RegisteredAgent, type SignedClient } from '@mp/shared-testing';
-import { eventually } from './callback-receiver';
+import { eventually } from '@mp/shared-testing';
 import { disputesKnow } from './disputable-orders';
 import { incomingPayment, newOrderId } from './fixtures';
 

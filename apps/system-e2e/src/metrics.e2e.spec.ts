@@ -9,7 +9,8 @@
  * to a receiver on 127.0.0.1, then a scrape of each service's /metrics.
  */
 import { createOperator, registerAgent, SignedClient, SystemUnderTest, type InstanceName } from '@mp/shared-testing';
-import { eventually, VerifyingReceiver } from './callback-receiver';
+import { eventually } from '@mp/shared-testing';
+import { VerifyingReceiver } from './callback-receiver';
 import { incomingPayment, newOrderId } from './fixtures';
 import { alertExpressions, dashboardExpressions, metricNamesIn } from './observability-references';
 import { balance, CONVERSION_FEE_BASIS_POINTS, confirmedPayIn, ERC20_ADDRESS, fundWith1000Usdt } from './usdt-funding';

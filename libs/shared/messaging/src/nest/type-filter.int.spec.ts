@@ -17,7 +17,7 @@ import { Kafka, logLevel, type Message, type Producer } from 'kafkajs';
 import { createEnvelope, PoisonMessageError } from '../envelope';
 import { KafkaMessageBroker } from '../kafka/kafka-message-broker';
 import type { ReceivedMessage } from '../messaging-port';
-import { eventually } from '../testing/eventually';
+import { eventually } from '@mp/shared-testing';
 import { ConsumeTopicInBatches, MessagingTransportStrategy } from './messaging-transport.strategy';
 
 const runId = `t${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
