@@ -48,9 +48,10 @@ if (graphRun.status !== 0) throw new Error('nx graph failed');
 const { nodes, dependencies } = JSON.parse(readFileSync(graphFile, 'utf8')).graph;
 rmSync(graphFile);
 
-/** A project and every project it depends on, transitively (npm packages are not projects). */
+/** A project and every project it depends on, transitively (npm packages are not projects), but no testing library. */
 function closure(project, seen = new Set()) {
-  if (seen.has(project) || !nodes[project]) return seen;
+  // Test code (type:testing: libs/shared/testing, libs/<context>/testing) never goes into an image; only spec files reach it.
+  if (seen.has(project) || !nodes[project] || nodes[project].data.tags?.includes('type:testing')) return seen;
   seen.add(project);
   for (const { target } of dependencies[project] ?? []) closure(target, seen);
   return seen;

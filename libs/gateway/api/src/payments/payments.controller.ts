@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Logger, Param, Post, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiProduces, ApiPropertyOptional, ApiResponse } from '@nestjs/swagger';
 import { linksById } from '../openapi/response-links';
 import { PAYMENT_COMMAND_TYPES, payerLinkContext, paymentOrderKey, type CommandReplyData, type PaymentCommandDataByType, type PaymentCommandType, type PaymentOrderView } from '@mp/contracts-payments';
@@ -42,7 +42,6 @@ const RECEIPT_FILE_CONTENT = Object.fromEntries(['application/pdf', 'image/png',
 @Controller('v2/payments')
 @MerchantApi('Payments')
 export class PaymentsController {
-  private readonly logger = new Logger(PaymentsController.name);
   /** This process's key pair: payments seals each pay-in's link in the command reply for it alone. */
   private readonly payerLinks = new ProcessSealer();
 
@@ -164,11 +163,10 @@ export class PaymentsController {
     const replayed = outcome.replayed === true;
     if (outcome.order.direction !== 'incoming') return { order: outcome.order, replayed };
     // Kafka never carries the payer-page link in the clear (it is the payer's credential):
-    // payments seals it for this process (see PayerPageLinks.sealedUrlFor). A reply without
-    // it (a payments release before sealed links) falls back to the internal API's read.
-    const sealed = outcome.sealedPayerLink ? this.payerLinks.open(outcome.sealedPayerLink, payerLinkContext(merchantId, orderId)) : null;
-    if (outcome.sealedPayerLink && sealed === null) this.logger.warn(`the sealed payer link of ${type} (request ${request.requestId}) did not open; reading it instead`);
-    const redirect_url = sealed ?? (await this.reads.getOrder(merchantId, orderId)).redirect_url;
+    // payments seals it for this process (see PayerPageLinks.sealedUrlFor), on every reply to a
+    // command that names this process's key.
+    const redirect_url = outcome.sealedPayerLink ? this.payerLinks.open(outcome.sealedPayerLink, payerLinkContext(merchantId, orderId)) : null;
+    if (redirect_url === null) throw new Error(`the reply to ${type} (request ${request.requestId}) carries no payer link this process opens`);
     return { order: { ...outcome.order, redirect_url }, replayed };
   }
 }
