@@ -295,6 +295,34 @@ export class KafkaMessageBroker implements MessageBroker {
     return new Set(topics.filter((topic) => existing.has(this.topicName(topic))));
   }
 
+  async listTopics(prefix: string): Promise<string[]> {
+    const names = await this.withAdmin((admin) => admin.listTopics());
+    const inNamespace = new Set(names);
+    return names.map((name) => this.logicalTopic(name)).filter((topic) => topic.startsWith(prefix) && inNamespace.has(this.topicName(topic)));
+  }
+
+  async groupMemberCounts(groupIds: string[]): Promise<Map<string, number>> {
+    if (groupIds.length === 0) return new Map();
+    const { groups } = await this.withAdmin((admin) => admin.describeGroups(groupIds.map((groupId) => this.topicName(groupId))));
+    const members = new Map(groups.map((group) => [this.logicalTopic(group.groupId), group.members.length]));
+    return new Map(groupIds.map((groupId) => [groupId, members.get(groupId) ?? 0]));
+  }
+
+  async deleteTopicsAndGroups(request: { topics: string[]; groups: string[] }): Promise<void> {
+    await this.withAdmin(async (admin) => {
+      // Only the topics that exist: kafkajs fails the whole request on one unknown topic.
+      const existing = new Set(await admin.listTopics());
+      const topics = request.topics.map((topic) => this.topicName(topic)).filter((topic) => existing.has(topic));
+      if (topics.length > 0) await admin.deleteTopics({ topics, timeout: 10_000 });
+      if (request.groups.length === 0) return;
+      await admin.deleteGroups(request.groups.map((group) => this.topicName(group))).catch((error: unknown) => {
+        // A group that never committed an offset does not exist; one that is gone already is fine.
+        const failed = (error as { groups?: Array<{ error?: { type?: string } }> }).groups ?? [];
+        if (failed.length === 0 || failed.some(({ error: cause }) => cause?.type !== 'GROUP_ID_NOT_FOUND')) throw error;
+      });
+    });
+  }
+
   /**
    * Publishes with group commit: while one produce request is in flight, later calls queue up and
    * go out together in the next request, in call order. At low load a call is sent at once; under
