@@ -38,12 +38,13 @@ const composeText = read('docker-compose.yml');
 const compose = parse(composeText, { merge: true }) as { services: Record<string, ComposeService>; volumes: Record<string, unknown>; [key: string]: unknown };
 const envPrefix = (name: string) => name.toUpperCase().replaceAll('-', '_');
 const INFRASTRUCTURE = ['postgres', 'kafka'];
-const ONE_SHOTS = ['kafka-tls', 'kafka-users', 'init', 'demo'];
+const ONE_SHOTS = ['kafka-tls', 'kafka-users', 'init', 'demo', 'bootstrap-operator'];
 
 describe('docker-compose.yml and the service catalog', () => {
-  it('runs the demo job only under the demo profile: it prints credentials into its log', () => {
+  it('runs the demo job and the first operator\'s bootstrap only under their profiles: they print credentials', () => {
     expect(compose.services.demo.profiles).toEqual(['demo']);
-    for (const [name, service] of Object.entries(compose.services)) if (name !== 'demo') expect({ name, profiles: service.profiles }).toEqual({ name, profiles: undefined });
+    expect(compose.services['bootstrap-operator'].profiles).toEqual(['bootstrap']);
+    for (const [name, service] of Object.entries(compose.services)) if (!['demo', 'bootstrap-operator'].includes(name)) expect({ name, profiles: service.profiles }).toEqual({ name, profiles: undefined });
   });
 
   it('runs exactly the catalog services, the infrastructure and the one-shots', () => {

@@ -8,18 +8,22 @@
  *      OFFLINE_BASE_IMAGES_SCRIPT (default ../shared/tools/offline-base-images.sh next to the
  *      repository, when it exists), which installs and starts the engine and bakes the images.
  *   2. Builds the images, brings the stack up under its own project name with fresh random
- *      secrets, and waits for every service to be healthy and for `init` and `demo` to succeed.
+ *      secrets, and waits for every service to be healthy and for `init` to succeed. The first
+ *      operator is made with the shipped command (`run --rm bootstrap-operator`), which refuses
+ *      a second run, and signs in to the console and the back office; then `demo` runs.
  *   3. Walk-through: the demo merchant, a pay-in, the agent's confirm, a callback verified with
  *      the merchant's webhook secret (Standard Webhooks), and the balance; then the console the
  *      gateway serves: its page and bundle under the console's CSP, and the demo agent signed in.
- *   4. Scales payments and ledger to 2 replicas each and, under a steady pay-in load, kills one
+ *   4. Restarts the gateway three times (two clean stops, one SIGKILL) and counts its reply
+ *      topics on the broker after each: they must not grow with the restarts.
+ *   5. Scales payments and ledger to 2 replicas each and, under a steady pay-in load, kills one
  *      replica of each with `docker kill` (SIGKILL).
- *   5. Checks that nothing was lost or duplicated: every acknowledged pay-in is completed exactly
+ *   6. Checks that nothing was lost or duplicated: every acknowledged pay-in is completed exactly
  *      once, the balance moved by exactly their net amounts, each has its callback, and the
  *      money audit (npm run audit, every database) passes.
- *   6. Stops the services (SIGTERM, as `docker compose stop` does) and checks that each container
+ *   7. Stops the services (SIGTERM, as `docker compose stop` does) and checks that each container
  *      still running exits 0.
- *   7. Tears the stack down with its volumes (also on failure), and stops the engine if it
+ *   8. Tears the stack down with its volumes (also on failure), and stops the engine if it
  *      started it. Prints the timings of each step and the takeover figures.
  *
  * Exit code 0 when every check passed. Set COMPOSE_SMOKE_KEEP=1 to leave the stack up on failure.
@@ -167,6 +171,9 @@ function secretsEnvFile(directory, gatewayPort, sinkCidr) {
     GATEWAY_RATE_LIMIT_ADDRESS_PER_SECOND: '1000',
     GATEWAY_RATE_LIMIT_ADDRESS_BURST: '1000',
     KAFKA_HEAP_OPTS: '-Xms384m -Xmx384m',
+    // A crashed gateway's reply topic is swept within seconds here, not the default ten minutes.
+    GATEWAY_REPLY_TOPIC_GRACE_SECONDS: '5',
+    GATEWAY_REPLY_TOPIC_SWEEP_SECONDS: '2',
   };
   const file = join(directory, 'smoke.env');
   writeFileSync(file, Object.entries(values).map(([name, value]) => `${name}=${value}`).join('\n') + '\n', { mode: 0o600 });
@@ -175,11 +182,14 @@ function secretsEnvFile(directory, gatewayPort, sinkCidr) {
 
 function compose(envFile) {
   const [command, prefix] = composeCommand();
-  // The demo profile too: the smoke test signs in as the demo's operator and agent.
-  const base = [...prefix, '-p', PROJECT, '-f', join(root, 'docker-compose.yml'), '--project-directory', root, '--env-file', envFile, '--profile', 'demo'];
+  // No profile for `up`: the first operator must be the bootstrap command's, and the demo comes after it.
+  const base = [...prefix, '-p', PROJECT, '-f', join(root, 'docker-compose.yml'), '--project-directory', root, '--env-file', envFile];
+  const withProfiles = [...base, '--profile', 'demo', '--profile', 'bootstrap'];
   return {
     run: (args, options) => run(command, [...base, ...args], options),
-    containers: async (service) => (await run(command, [...base, 'ps', '-q', service], { quiet: true })).output.split('\n').filter((id) => /^[0-9a-f]{12,}$/.test(id.trim())).map((id) => id.trim()),
+    /** With the demo and bootstrap profiles, for commands that name their services. */
+    withProfiles: (args, options) => run(command, [...withProfiles, ...args], options),
+    containers: async (service) => (await run(command, [...withProfiles, 'ps', '-q', service], { quiet: true })).output.split('\n').filter((id) => /^[0-9a-f]{12,}$/.test(id.trim())).map((id) => id.trim()),
   };
 }
 
@@ -392,6 +402,88 @@ async function consoleSignIn({ baseUrl, demo }) {
   say(`console: page and bundle served under its CSP; the demo agent signed in and read ${orders.data.length} order(s) of its queue`);
 }
 
+/**
+ * The first operator, as a real deployment makes it (docs/operations/operators.md): the ops
+ * image's bootstrap command through `run --rm`, whose one output line holds the credential; a
+ * second run is refused with exit 3 and prints none. The credential then signs in to the console
+ * (role operator) and, through the console's back-office route, lists the operator credentials.
+ */
+async function bootstrapFirstOperator({ stack, baseUrl }) {
+  const bootstrap = (name) => stack.withProfiles(['run', '--rm', '-T', 'bootstrap-operator', '--name', name, '--json'], { quiet: true, allowFailure: true });
+  const first = await bootstrap('Smoke operator');
+  check(first.code === 0, `bootstrap-operator exited with ${first.code}:\n${first.output}`);
+  const operator = JSON.parse(first.output.trim().split('\n').pop());
+  check(/^bo_/.test(operator.token) && /^op_/.test(operator.operator_id), `bootstrap-operator printed no credential: ${first.output}`);
+  const second = await bootstrap('Second try');
+  check(second.code === 3 && /refused/.test(second.output) && !/bo_[A-Za-z0-9_-]{20}/.test(second.output), `a second bootstrap-operator was not refused (exit ${second.code}):\n${second.output}`);
+  const login = await fetch(`${baseUrl}/console/api/login`, { method: 'POST', headers: { 'content-type': 'application/json', origin: baseUrl }, body: JSON.stringify({ role: 'operator', credential: operator.token }) });
+  const session = await login.json().catch(() => null);
+  const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0];
+  check(login.status === 200 && session?.role === 'operator' && cookie.startsWith('__Host-console_session='), `console sign-in as the first operator: HTTP ${login.status} ${JSON.stringify(session)}`);
+  const credentials = await fetch(`${baseUrl}/console/api/operator/operator-credentials`, { headers: { cookie } });
+  const listed = await credentials.json().catch(() => null);
+  const own = listed?.data?.find?.((credential) => credential.credential_id === operator.credential_id);
+  check(credentials.status === 200 && own?.operator_id === operator.operator_id && own?.may_issue_operator_credentials === true, `the back office through the console as the first operator: HTTP ${credentials.status} ${JSON.stringify(listed)}`);
+  say(`first operator ${operator.operator_id} made by bootstrap-operator (a second run refused with exit 3), signed in to the console, listed ${listed.data.length} operator credential(s) through the back office`);
+}
+
+/**
+ * The gateway's reply topics and their dead-letter topics on the broker, listed by the payments
+ * container's own principal (every principal may describe every topic) with the kafkajs its image
+ * ships: a second, where the broker image's kafka-topics.sh takes minutes to start its JVM on a
+ * loaded machine.
+ */
+async function gatewayReplyTopics(stack) {
+  const [payments] = await stack.containers('payments');
+  const script = `
+    const { readFileSync } = require('node:fs');
+    const { Kafka, logLevel } = require('kafkajs');
+    const admin = new Kafka({ clientId: 'smoke-topics', brokers: [process.env.KAFKA_BROKERS], logLevel: logLevel.NOTHING,
+      ssl: { ca: [readFileSync(process.env.KAFKA_SSL_CA_FILE, 'utf8')] }, sasl: { mechanism: 'scram-sha-512', username: process.env.KAFKA_SASL_USERNAME, password: process.env.KAFKA_SASL_PASSWORD } }).admin();
+    admin.connect().then(() => admin.listTopics()).then((topics) => console.log('TOPICS ' + JSON.stringify(topics)), (error) => { console.error(error.message); process.exitCode = 1; }).finally(() => admin.disconnect());`;
+  const listed = await run('docker', ['exec', payments, 'node', '-e', script], { quiet: true });
+  // Marked: kafkajs's warnings on stderr may come after it in the output.
+  const line = listed.output.split('\n').find((entry) => entry.startsWith('TOPICS '));
+  check(line !== undefined, `could not list the topics:\n${listed.output}`);
+  return JSON.parse(line.slice('TOPICS '.length)).filter((topic) => topic.startsWith('gateway.replies.'));
+}
+
+/**
+ * Restarts the gateway three times, twice with SIGTERM (compose restart: the replica deletes its
+ * own reply topic) and once with SIGKILL (no shutdown hook: the restarted replica's sweep deletes
+ * the orphan after GATEWAY_REPLY_TOPIC_GRACE_SECONDS), and answers the count of reply topics after
+ * each. Every start has a new instance id, so without the cleanup each would leave a pair behind.
+ */
+async function restartGatewayCountingTopics({ stack, baseUrl, demo }) {
+  const counts = [(await gatewayReplyTopics(stack)).length];
+  check(counts[0] === 2, `before the restarts: ${counts[0]} gateway reply topics, expected one and its dead-letter topic`);
+  const healthyGateway = () => waitHealthy(stack, ['gateway'], [], 120_000);
+  for (const stop of ['SIGTERM', 'SIGTERM', 'SIGKILL']) {
+    const [gateway] = await stack.containers('gateway');
+    const before = await gatewayReplyTopics(stack);
+    if (stop === 'SIGTERM') await stack.run(['restart', '-t', '30', 'gateway'], { quiet: true });
+    else {
+      await run('docker', ['kill', gateway], { quiet: true });
+      // `docker kill` is an operator's stop, which the restart policy respects: started again by hand.
+      await run('docker', ['start', gateway], { quiet: true });
+    }
+    await healthyGateway();
+    // Settled once the old pair is gone and the new replica's pair exists: at once after a clean stop, after the grace after a crash.
+    await waitFor(async () => {
+      const now = await gatewayReplyTopics(stack);
+      return now.length === 2 && !now.some((topic) => before.includes(topic));
+    }, `the gateway's reply topics to settle at one pair after a ${stop} restart`, 120_000).catch(async (error) => {
+      throw new SmokeFailure(`${error.message}: ${(await gatewayReplyTopics(stack)).join(', ')}`);
+    });
+    counts.push((await gatewayReplyTopics(stack)).length);
+  }
+  // The restarted gateway still gets its replies.
+  const orderId = `smoke-restarted-${Date.now().toString(36)}`;
+  const created = await merchantClient(baseUrl, demo)('POST', '/v2/payments/incoming', { order_id: orderId, amount: 100, currency: 'RUB', country: 'RU', callback_url: 'https://shop.example/callbacks' });
+  check(created.status === 201, `a pay-in through the restarted gateway: HTTP ${created.status} ${JSON.stringify(created.body)}`);
+  return counts;
+}
+
 /** Steady pay-ins with confirms while one replica of payments and one of ledger are killed. */
 async function killUnderLoad({ stack, baseUrl, demo, sinkUrl }) {
   const request = merchantClient(baseUrl, demo);
@@ -551,7 +643,7 @@ async function main() {
     });
     const secrets = secretsEnvFile(workDir, gatewayPort, `${hostAddress}/32`);
     stack = compose(secrets.file);
-    await stack.run(['down', '-v', '--remove-orphans'], { quiet: true, allowFailure: true });
+    await stack.withProfiles(['down', '-v', '--remove-orphans'], { quiet: true, allowFailure: true });
     // The file as compose itself reads it (1.29 here, v2 elsewhere): with this run's secrets, and with the documented example.
     await timed('docker-compose config -q (no .env, this run\'s .env, and .env.example)', async () => {
       // An empty file, not the .env a developer may keep next to docker-compose.yml: the file as cloned.
@@ -564,14 +656,20 @@ async function main() {
     await timed('build the images (compose build)', () => stack.run(['build'], { quiet: true }));
     await timed('compose up to healthy', async () => {
       await stack.run(['up', '-d'], { quiet: true });
-      await waitHealthy(stack, LONG_RUNNING, ['init', 'demo']);
+      await waitHealthy(stack, LONG_RUNNING, ['init']);
     });
     const readiness = await timed('every healthy service answers /health/ready 200 (and runs read-only, no capabilities, memory-limited)', () => healthyMeansReady(stack));
     say(`readiness: ${readiness.join('; ')}`);
-    const banner = (await stack.run(['logs', '--no-color', 'demo'], { quiet: true })).output;
-    check(banner.includes('merchant x-api-key') && banner.includes('agent token'), `the demo service printed no credentials:\n${banner}`);
-    const demo = JSON.parse((await stack.run(['run', '--rm', '--no-deps', 'demo', 'node', 'dist/apps/ops/src/demo.js', '--json'], { quiet: true })).output.trim().split('\n').pop());
     const baseUrl = `http://127.0.0.1:${gatewayPort}`;
+    await timed('the first operator: bootstrap-operator once (a second run refused), signed in to the console and the back office', () => bootstrapFirstOperator({ stack, baseUrl }));
+    await timed('demo', async () => {
+      // --no-deps: what demo waits for is up and healthy already; without it compose 1.29 reruns the one-shots (kafka-users, init).
+      await stack.withProfiles(['up', '-d', '--no-deps', 'demo'], { quiet: true });
+      await waitHealthy(stack, [], ['demo']);
+    });
+    const banner = (await stack.withProfiles(['logs', '--no-color', 'demo'], { quiet: true })).output;
+    check(banner.includes('merchant x-api-key') && banner.includes('agent token'), `the demo service printed no credentials:\n${banner}`);
+    const demo = JSON.parse((await stack.withProfiles(['run', '--rm', '--no-deps', 'demo', 'node', 'dist/apps/ops/src/demo.js', '--json'], { quiet: true })).output.trim().split('\n').pop());
     // Bound to the Docker host's bridge address only: reachable from the containers, not beyond this machine.
     sink = await startSink(hostAddress, demo.webhook_secret);
     const sinkUrl = `http://host.docker.internal:${sink.port}/callbacks`;
@@ -579,6 +677,8 @@ async function main() {
     await timed('console: the page, its bundle, an agent signed in reading its queue', () => consoleSignIn({ baseUrl, demo }));
     await timed('internal HTTP: every internal listener answers HTTPS from the platform CA, and not clear HTTP', () => internalTlsOnly({ stack }));
     await timed('Kafka ACLs: a forged RequestWithdrawal as the payments principal is refused, a wrong password too', () => forgedProduces({ stack, secrets: secrets.values }));
+    const replyTopicCounts = await timed('gateway restarted three times (SIGTERM, SIGTERM, SIGKILL): its reply topics do not grow', () => restartGatewayCountingTopics({ stack, baseUrl, demo }));
+    say(`gateway reply topics (with their dead-letter topics) after each restart: ${replyTopicCounts.join(', ')}`);
     // A step of its own, after the stack is healthy: eight services starting at once on two cores
     // can take longer than the images' health start period.
     await timed('scale payments and ledger to 2 replicas', async () => {
@@ -608,7 +708,7 @@ async function main() {
     }
   } finally {
     await sink?.stop();
-    if (stack && !(failure && process.env.COMPOSE_SMOKE_KEEP === '1')) await timed('compose down -v', () => stack.run(['down', '-v', '--remove-orphans'], { quiet: true, allowFailure: true }));
+    if (stack && !(failure && process.env.COMPOSE_SMOKE_KEEP === '1')) await timed('compose down -v', () => stack.withProfiles(['down', '-v', '--remove-orphans'], { quiet: true, allowFailure: true }));
     rmSync(workDir, { recursive: true, force: true });
     if (docker.startedEngine && docker.script) await run('bash', [docker.script, '--stop'], { quiet: true, allowFailure: true });
   }

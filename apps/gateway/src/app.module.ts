@@ -26,6 +26,8 @@ export class AppModule {
         GatewayApiModule.forRoot({
           instanceId: config.instanceId,
           commandTimeoutMs: config.commandTimeoutMs,
+          replyTopicSweepIntervalMs: config.replyTopicSweepIntervalMs,
+          replyTopicGraceMs: config.replyTopicGraceMs,
           paymentsInternalUrl: config.paymentsInternalUrl,
           ledgerInternalUrl: config.ledgerInternalUrl,
           withdrawalsInternalUrl: config.withdrawalsInternalUrl,

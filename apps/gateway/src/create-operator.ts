@@ -1,10 +1,9 @@
 import 'reflect-metadata';
 import { credentialExpiry } from '@mp/access-domain';
 import { BackofficeCredentialStore } from '@mp/access-infrastructure';
-import { GATEWAY_MIGRATIONS } from '@mp/gateway-api';
+import { GATEWAY_MIGRATIONS, readOperatorCredentialLifetime } from '@mp/gateway-api';
 import { ConfigError, ConfigReader, parseCommandLine } from '@mp/shared-util-config';
 import { DataSource } from 'typeorm';
-import { readOperatorCredentialLifetime } from './gateway.config';
 
 /**
  * Bootstrap command: creates an operator credential for the back-office API and prints its

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { readServiceAuthConfig, type ServiceAuthConfig, type ServiceName } from '@mp/shared-service-auth';
-import { DEFAULT_RATE_LIMITS, GATEWAY_INTERNAL_ACCESS, isTrustedProxyEntry, type RateLimitSettings } from '@mp/gateway-api';
+import { DEFAULT_RATE_LIMITS, GATEWAY_INTERNAL_ACCESS, isTrustedProxyEntry, readOperatorCredentialLifetime, type RateLimitSettings } from '@mp/gateway-api';
 import { readAllowHttpCallbackUrls, readCallbackAllowedPorts } from '@mp/contracts-callbacks';
 import { ConfigReader, readInternalTlsConfig, readKafkaConnectionConfig, readLogFormat, readTestClockEnabled, type Environment, type InternalTlsConfig, type KafkaConnectionConfig, type LogFormat } from '@mp/shared-util-config';
 import { readHealthConfig, type HealthConfig } from '@mp/shared-health';
@@ -17,6 +17,8 @@ export interface GatewayConfig extends KafkaConnectionConfig, HealthConfig, Inte
   databasePoolMax: number;
   instanceId: string;
   commandTimeoutMs: number;
+  replyTopicSweepIntervalMs: number;
+  replyTopicGraceMs: number;
   paymentsInternalUrl: string;
   ledgerInternalUrl: string;
   withdrawalsInternalUrl: string;
@@ -56,9 +58,6 @@ export function loadGatewayStorageConfig(reader: ConfigReader): Pick<GatewayConf
 }
 
 /** How long a new operator credential works; shared by the server and the operator command. */
-export function readOperatorCredentialLifetime(reader: ConfigReader): Pick<GatewayConfig, 'operatorCredentialLifetimeDays'> {
-  return { operatorCredentialLifetimeDays: reader.integer('OPERATOR_CREDENTIAL_LIFETIME_DAYS', { default: 90, min: 1, max: 366, description: 'how long a new operator token works (1–366); `operator:create` reads it too' }) };
-}
 
 /** Reads and validates the gateway's environment once, at boot. */
 export function loadGatewayConfig(environment: Environment): GatewayConfig {
@@ -72,8 +71,11 @@ export function loadGatewayConfig(environment: Environment): GatewayConfig {
     ...readHealthConfig(reader),
     ...readInternalTlsConfig(reader),
     serviceAuth: readServiceAuthConfig(reader, 'gateway', Object.keys(GATEWAY_INTERNAL_ACCESS) as ServiceName[]),
-    instanceId: reader.string('GATEWAY_INSTANCE_ID', { default: `gw-${randomBytes(6).toString('hex')}`, pattern: /^[A-Za-z0-9._-]{1,100}$/, description: "names the replica's reply topic and group; give each replica a stable one (a StatefulSet ordinal, the compose service name) so restarts reuse its topic", defaultText: 'random (`gw-` and 12 hex digits)' }),
+    instanceId: reader.string('GATEWAY_INSTANCE_ID', { default: `gw-${randomBytes(6).toString('hex')}`, pattern: /^[A-Za-z0-9._-]{1,100}$/, description: "names the replica's reply topic and group; a replica deletes both when it stops cleanly, and the sweep those of a replica that crashed", defaultText: 'random (`gw-` and 12 hex digits)' }),
     commandTimeoutMs: reader.integer('GATEWAY_COMMAND_TIMEOUT_MS', { default: 10_000, min: 100, max: 60_000, description: "wait for a command's outcome before `503`" }),
+    // A sweep is two admin requests; a replica out of its group for ten minutes is not serving anyway.
+    replyTopicSweepIntervalMs: reader.integer('GATEWAY_REPLY_TOPIC_SWEEP_SECONDS', { default: 60, min: 1, max: 3600, description: 'how often each replica looks for reply topics left by replicas that crashed' }) * 1000,
+    replyTopicGraceMs: reader.integer('GATEWAY_REPLY_TOPIC_GRACE_SECONDS', { default: 600, min: 0, max: 7 * 86_400, description: "how long a reply topic's group may have no member before the sweep deletes the topic, its dead-letter topic and the group" }) * 1000,
     paymentsInternalUrl: reader.url('PAYMENTS_INTERNAL_URL', { default: 'http://127.0.0.1:3001', description: "the payments service's internal API, where the gateway's reads go" }),
     ledgerInternalUrl: reader.url('LEDGER_INTERNAL_URL', { default: 'http://127.0.0.1:3002', description: "the ledger's internal API (balances, statements, operator actions)" }),
     withdrawalsInternalUrl: reader.url('WITHDRAWALS_INTERNAL_URL', { default: 'http://127.0.0.1:3003', description: 'withdrawal reads and the asset table' }),

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { checkBackofficeCredential, credentialExpiry, credentialState, type CredentialState, DEFAULT_OPERATOR_CREDENTIAL_LIFETIME_DAYS, storedCredentialHash as sha256 } from '@mp/access-domain';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 
 export type BackofficeRole = 'operator' | 'agent';
 
@@ -47,6 +47,12 @@ export interface BackofficeCredentialView {
 export type BackofficeAuthentication = { ok: true; principal: BackofficePrincipal } | { ok: false; code: 'INVALID_API_KEY' | 'CREDENTIAL_EXPIRED' | 'CREDENTIAL_REVOKED' };
 
 export type RevokeResult = { kind: 'revoked'; credential: BackofficeCredentialView } | { kind: 'already_revoked'; credential: BackofficeCredentialView } | { kind: 'not_found' };
+
+/** What the bootstrap command did: made the first operator, or refused because operators exist. */
+export type BootstrapOperatorResult = { kind: 'created'; operator: CreatedBackofficeCredential; operatorsBefore: number } | { kind: 'refused'; operators: number };
+
+/** pg_advisory_xact_lock key of the bootstrap command (any constant no other code takes). */
+const BOOTSTRAP_OPERATOR_LOCK = 7_301_535_001;
 
 const TOKEN_PATTERN = /^bo_[A-Za-z0-9_-]{43}$/;
 export const BACKOFFICE_CREDENTIAL_ID_PATTERN = /^cred_[0-9a-f]{24}$/;
@@ -103,7 +109,7 @@ export class BackofficeCredentialStore {
   async create(
     role: BackofficeRole,
     name: string,
-    options: { expiresAt?: Date | null; issuer?: BackofficePrincipal | null; mayIssueOperators?: boolean } = {},
+    options: { expiresAt?: Date | null; issuer?: BackofficePrincipal | null; mayIssueOperators?: boolean; manager?: EntityManager } = {},
   ): Promise<CreatedBackofficeCredential> {
     const credentialId = `cred_${randomBytes(12).toString('hex')}`;
     const agentId = role === 'agent' ? `agt_${randomBytes(12).toString('hex')}` : null;
@@ -113,12 +119,34 @@ export class BackofficeCredentialStore {
     const mayIssueOperators = role === 'operator' && (options.mayIssueOperators ?? false);
     const token = `bo_${randomBytes(32).toString('base64url')}`;
     const expiresAt = role === 'operator' ? (options.expiresAt ?? credentialExpiry(new Date(), DEFAULT_OPERATOR_CREDENTIAL_LIFETIME_DAYS)) : null;
-    await this.dataSource.query(
+    await (options.manager ?? this.dataSource.manager).query(
       `INSERT INTO backoffice_credentials (credential_id, role, agent_id, operator_id, issuer_chain, may_issue_operators, name, token_sha256, expires_at, created_by)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
       [credentialId, role, agentId, operatorId, issuerChain, mayIssueOperators, name, sha256(token), expiresAt, issuer?.credentialId ?? null],
     );
     return { credentialId, role, agentId, operatorId, issuerChain, mayIssueOperators, name, token, expiresAt };
+  }
+
+  /**
+   * The deployment's first operator (docs/operations/operators.md), who may issue operator
+   * credentials: made only while no operator exists, unless `force` (every operator locked out).
+   * `deliver` hands the credential over (prints it, or writes it where the operator collects it)
+   * before the row is committed, so a credential that could not be delivered leaves no operator
+   * behind and a rerun is not refused. Two runs at once (a retried Job) take turns on an advisory
+   * lock, so only one of them sees an empty table.
+   */
+  async createBootstrapOperator(
+    name: string,
+    options: { expiresAt: Date; force: boolean; deliver: (operator: CreatedBackofficeCredential) => Promise<void> },
+  ): Promise<BootstrapOperatorResult> {
+    return this.dataSource.transaction(async (manager): Promise<BootstrapOperatorResult> => {
+      await manager.query('SELECT pg_advisory_xact_lock($1)', [BOOTSTRAP_OPERATOR_LOCK]);
+      const [{ operators }]: Array<{ operators: number }> = await manager.query(`SELECT count(DISTINCT operator_id)::int AS operators FROM backoffice_credentials WHERE role = 'operator'`);
+      if (operators > 0 && !options.force) return { kind: 'refused', operators };
+      const operator = await this.create('operator', name, { expiresAt: options.expiresAt, mayIssueOperators: true, manager });
+      await options.deliver(operator);
+      return { kind: 'created', operator, operatorsBefore: operators };
+    });
   }
 
   /**

@@ -3,6 +3,7 @@ export {
   BACKOFFICE_CREDENTIAL_ID_PATTERN,
   BackofficeCredentialStore,
   type BackofficeAuthentication,
+  type BootstrapOperatorResult,
   type BackofficeCredentialView,
   type BackofficePrincipal,
   type RevokeResult,

@@ -5,6 +5,10 @@ import type { RateLimitSettings } from './rate-limit/token-bucket';
 export interface GatewaySettings {
   /** Unique per running replica: names its reply subscription. */
   instanceId: string;
+  /** How often this replica sweeps the reply topics of replicas that are gone (ReplyTopicSweeper). */
+  replyTopicSweepIntervalMs: number;
+  /** How long a reply topic's group must be seen without members before it is deleted. */
+  replyTopicGraceMs: number;
   /** How long a create request waits for the payments service before answering 503. */
   commandTimeoutMs: number;
   paymentsInternalUrl: string;

@@ -162,6 +162,12 @@ export interface MessageBroker {
   existingTopics(topics: string[]): Promise<Set<string>>;
   publish(messages: OutgoingMessage[]): Promise<void>;
   subscribe(request: SubscriptionRequest): Promise<Subscription>;
+  /** The topics (logical names) whose name starts with `prefix`: for topics made per process, such as reply topics. */
+  listTopics(prefix: string): Promise<string[]>;
+  /** How many members each of these consumer groups has now; 0 for an empty, dead or unknown group. */
+  groupMemberCounts(groupIds: string[]): Promise<Map<string, number>>;
+  /** Deletes these topics and (empty) consumer groups; any already gone is not an error. */
+  deleteTopicsAndGroups(request: { topics: string[]; groups: string[] }): Promise<void>;
   /** Consumer lag and dead-lettering seen by this process (see MessagingStats). */
   stats(): MessagingStats;
   disconnect(): Promise<void>;

@@ -9,9 +9,10 @@ import {
   type PaymentCommandType,
 } from '@mp/contracts-payments';
 import { WITHDRAWAL_COMMAND_SCHEMA_VERSION, WITHDRAWALS_TOPICS } from '@mp/contracts-withdrawals';
-import { createEnvelope, MESSAGE_BROKER, type MessageBroker, type ReceivedMessage, type Subscription } from '@mp/shared-messaging';
+import { createEnvelope, deadLetterTopicOf, MESSAGE_BROKER, type MessageBroker, type ReceivedMessage, type Subscription } from '@mp/shared-messaging';
 import { DomainError, type ErrorDescription } from '@mp/shared-util-errors';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
+import { ReplyTopicSweeper } from './reply-topic-sweeper';
 
 interface PendingCommand {
   resolve: (reply: unknown) => void;
@@ -42,7 +43,9 @@ const REPLY_TOPIC_RETENTION_MS = 60 * 60 * 1000;
  * of its own: no rebalance of another replica can take its replies away, and reply traffic per
  * replica does not grow with the number of replicas. Replies are matched by causation id. A
  * reply that comes too late is dropped; the merchant got 503 and retries with the same
- * order_id, which the services answer idempotently.
+ * order_id, which the services answer idempotently. Topics do not pile up over restarts: a
+ * replica deletes its own on a clean stop, and sweeps those of crashed ones
+ * (docs/decisions/gateway-reply-topics.md).
  */
 @Injectable()
 export class PaymentCommandBus implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -50,12 +53,16 @@ export class PaymentCommandBus implements OnApplicationBootstrap, OnApplicationS
   private readonly pending = new Map<string, PendingCommand>();
   private subscription: Subscription | null = null;
   private readonly replyTopic: string;
+  private readonly sweeper: ReplyTopicSweeper;
+  private sweepTimer: NodeJS.Timeout | null = null;
+  private sweeping: Promise<void> | null = null;
 
   constructor(
     @Inject(MESSAGE_BROKER) private readonly broker: MessageBroker,
     @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
   ) {
     this.replyTopic = gatewayReplyTopicOf(settings.instanceId);
+    this.sweeper = new ReplyTopicSweeper(broker, this.replyTopic, settings.replyTopicGraceMs);
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -73,10 +80,46 @@ export class PaymentCommandBus implements OnApplicationBootstrap, OnApplicationS
     });
     await this.subscription.ready;
     this.logger.log(`waiting for replies on ${this.replyTopic}`);
+    this.sweepTimer = setInterval(() => void this.sweepOnce(), this.settings.replyTopicSweepIntervalMs);
+    this.sweepTimer.unref();
   }
 
+  /**
+   * A clean stop deletes this replica's reply topic (its dead-letter topic and group too): the
+   * next start has a new instance id and a new topic, so nothing else would. Replies still on
+   * their way are dropped by their senders' outbox (isGatewayReplyTopic); nobody would read
+   * them. A crashed replica cannot do this: the other replicas' sweeper does (ReplyTopicSweeper).
+   */
   async onApplicationShutdown(): Promise<void> {
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
+    await this.sweeping;
     await this.subscription?.stop();
+    if (!this.subscription) return;
+    await this.broker
+      .deleteTopicsAndGroups({ topics: [this.replyTopic, deadLetterTopicOf(this.replyTopic)], groups: [this.replyTopic] })
+      .then(() => this.logger.log(`deleted its reply topic ${this.replyTopic}`))
+      .catch((error: unknown) => this.logger.warn(`could not delete its reply topic ${this.replyTopic} (the other replicas' sweep will): ${String(error)}`));
+  }
+
+  /**
+   * One sweep of the reply topics of replicas that are gone; first this replica's own topic is
+   * made again if it went missing (a sweep that misjudged it, an operator's mistake), so a
+   * replica heals itself within one interval. A failed pass is retried on the next tick.
+   */
+  private async sweepOnce(): Promise<void> {
+    if (this.sweeping) return;
+    this.sweeping = (async () => {
+      try {
+        await this.broker.ensureTopics([{ topic: this.replyTopic, partitions: 1, retentionMs: REPLY_TOPIC_RETENTION_MS }]);
+        const deleted = await this.sweeper.sweep();
+        if (deleted.length > 0) this.logger.log(`deleted the reply topics of ${deleted.length} gateway replica(s) gone for longer than ${this.settings.replyTopicGraceMs} ms: ${deleted.join(', ')}`);
+      } catch (error) {
+        this.logger.warn(`reply topic sweep failed (retried in ${this.settings.replyTopicSweepIntervalMs} ms): ${String(error)}`);
+      } finally {
+        this.sweeping = null;
+      }
+    })();
+    await this.sweeping;
   }
 
   async execute(type: PaymentCommandType, data: unknown, options: { key: string; subject: string; correlationId: string }): Promise<CommandReplyData> {

@@ -13,8 +13,10 @@ export interface KafkaAccess {
   /** Topics it produces to (WRITE). */
   writes: string[];
   /**
-   * Name prefixes of topics and groups it makes and reads itself (the gateway's per-replica reply
-   * topics): CREATE, READ, WRITE and DESCRIBE on the topics, READ on the groups.
+   * Name prefixes of topics and groups it makes, reads and removes itself (the gateway's
+   * per-replica reply topics): CREATE, READ, WRITE, DESCRIBE and DELETE on the topics, READ,
+   * DESCRIBE and DELETE on the groups (a replica deletes its own on a clean stop, and sweeps
+   * those of crashed replicas, whose groups it describes to tell).
    */
   ownedPrefixes?: string[];
   /** Name prefixes of topics it writes without owning them (replies to the gateway). */
@@ -27,7 +29,7 @@ export interface KafkaAclBinding {
   /** A name, or a prefix when `pattern` is 'prefixed'; '*' (literal) is every name. */
   name: string;
   pattern: 'literal' | 'prefixed';
-  operation: 'read' | 'write' | 'describe' | 'create';
+  operation: 'read' | 'write' | 'describe' | 'create' | 'delete';
 }
 
 const key = (binding: KafkaAclBinding) => `${binding.principal} ${binding.resource} ${binding.pattern} ${binding.name} ${binding.operation}`;
@@ -49,15 +51,15 @@ export function aclsOf(access: KafkaAccess, namespace: string, deadLetterTopicOf
     ...access.writes.map((topic): KafkaAclBinding => ({ principal, resource: 'topic', name: name(topic), pattern: 'literal', operation: 'write' })),
     ...(access.writePrefixes ?? []).map((prefix): KafkaAclBinding => ({ principal, resource: 'topic', name: name(prefix), pattern: 'prefixed', operation: 'write' })),
     ...(access.ownedPrefixes ?? []).flatMap((prefix): KafkaAclBinding[] => [
-      ...(['create', 'read', 'write', 'describe'] as const).map((operation): KafkaAclBinding => ({ principal, resource: 'topic', name: name(prefix), pattern: 'prefixed', operation })),
-      { principal, resource: 'group', name: name(prefix), pattern: 'prefixed', operation: 'read' },
+      ...(['create', 'read', 'write', 'describe', 'delete'] as const).map((operation): KafkaAclBinding => ({ principal, resource: 'topic', name: name(prefix), pattern: 'prefixed', operation })),
+      ...(['read', 'describe', 'delete'] as const).map((operation): KafkaAclBinding => ({ principal, resource: 'group', name: name(prefix), pattern: 'prefixed', operation })),
     ]),
   ];
   const unique = new Map(bindings.map((binding) => [key(binding), binding]));
   return [...unique.values()];
 }
 
-const OPERATIONS = { read: AclOperationTypes.READ, write: AclOperationTypes.WRITE, describe: AclOperationTypes.DESCRIBE, create: AclOperationTypes.CREATE } as const;
+const OPERATIONS = { read: AclOperationTypes.READ, write: AclOperationTypes.WRITE, describe: AclOperationTypes.DESCRIBE, create: AclOperationTypes.CREATE, delete: AclOperationTypes.DELETE } as const;
 const RESOURCES = { topic: AclResourceTypes.TOPIC, group: AclResourceTypes.GROUP } as const;
 const PATTERNS = { literal: ResourcePatternTypes.LITERAL, prefixed: ResourcePatternTypes.PREFIXED } as const;
 

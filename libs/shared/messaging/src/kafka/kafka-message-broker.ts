@@ -170,6 +170,9 @@ type KafkaMessage = EachMessagePayload['message'];
 /** A cap on one coalesced produce request; one call's own messages are never split. */
 const PUBLISH_BATCH_MESSAGES_MAX = 500;
 
+/** How often the topics the producer wrote to are checked for deleted ones (forgetDeletedTopics); kafkajs refreshes their metadata every five minutes. */
+const PRODUCER_TOPICS_CHECK_MS = 60_000;
+
 /** A header's value as text (kafkajs gives Buffers); the first value of a repeated header. */
 function headerText(headers: IHeaders | undefined, name: string): string | undefined {
   const value = headers?.[name];
@@ -182,7 +185,10 @@ ignoreProcessWarnings(isKafkajsRequestQueueTimeoutWarning);
 /** kafkajs behind the messaging port. Every library default that matters is set here explicitly. */
 export class KafkaMessageBroker implements MessageBroker {
   private readonly kafka: Kafka;
-  private readonly producer: Producer;
+  private producer: Producer;
+  /** Topics (Kafka names) this producer has written to: kafkajs keeps asking for their metadata. */
+  private producerTopics = new Set<string>();
+  private producerTopicsCheckedAt = 0;
   private readonly consumers = new Set<Consumer>();
   private readonly groups = new Set<TrackedGroup>();
   /** Kept connected for the readiness probe, which asks every few seconds; made on first use. */
@@ -219,7 +225,11 @@ export class KafkaMessageBroker implements MessageBroker {
         this.log(line.level, line.message);
       },
     });
-    this.producer = this.kafka.producer({
+    this.producer = this.newProducer();
+  }
+
+  private newProducer(): Producer {
+    return this.kafka.producer({
       createPartitioner: Partitioners.DefaultPartitioner,
       allowAutoTopicCreation: false,
       // Duplicates are absorbed by every consumer's inbox, so the experimental idempotent
@@ -227,6 +237,37 @@ export class KafkaMessageBroker implements MessageBroker {
       idempotent: false,
       maxInFlightRequests: 5,
     });
+  }
+
+  /**
+   * kafkajs never forgets a topic its producer wrote to: every later metadata refresh (each
+   * new topic, and every five minutes) asks for all of them, and one deleted topic (a gateway
+   * replica's reply topic, deleted when the replica stopped) fails the refresh, so every send
+   * stalls through the client's retries and fails. So before a send to a topic this producer has
+   * not written to yet, and at least every PRODUCER_TOPICS_CHECK_MS (well within the five
+   * minutes), the topics it wrote to are checked; when one is gone the producer is replaced by a
+   * fresh one. Sends are serialized (drainPublishQueue), so none is in flight on the old one.
+   * kafkajs has no way to drop a topic from a producer's metadata, hence the replacement.
+   */
+  private async forgetDeletedTopics(topics: string[]): Promise<void> {
+    const fresh = topics.some((topic) => !this.producerTopics.has(topic));
+    if (this.producerTopics.size > 0 && (fresh || Date.now() - this.producerTopicsCheckedAt >= PRODUCER_TOPICS_CHECK_MS)) {
+      this.producerTopicsCheckedAt = Date.now();
+      const existing = await this.withAdmin((admin) => admin.listTopics()).then(
+        (names) => new Set(names),
+        () => null,
+      );
+      if (existing && [...this.producerTopics].some((topic) => !existing.has(topic))) {
+        const old = this.producer;
+        this.producer = this.newProducer();
+        await this.producer.connect();
+        // The fresh producer learns the remaining topics' metadata on its first send to each.
+        this.producerTopics.clear();
+        void old.disconnect().catch(() => undefined);
+        this.log('info', 'replaced the producer: a topic it had written to was deleted');
+      }
+    }
+    topics.forEach((topic) => this.producerTopics.add(topic));
   }
 
   private topicName(topic: string): string {
@@ -305,6 +346,34 @@ export class KafkaMessageBroker implements MessageBroker {
     return new Set(topics.filter((topic) => existing.has(this.topicName(topic))));
   }
 
+  async listTopics(prefix: string): Promise<string[]> {
+    const names = await this.withAdmin((admin) => admin.listTopics());
+    const inNamespace = new Set(names);
+    return names.map((name) => this.logicalTopic(name)).filter((topic) => topic.startsWith(prefix) && inNamespace.has(this.topicName(topic)));
+  }
+
+  async groupMemberCounts(groupIds: string[]): Promise<Map<string, number>> {
+    if (groupIds.length === 0) return new Map();
+    const { groups } = await this.withAdmin((admin) => admin.describeGroups(groupIds.map((groupId) => this.topicName(groupId))));
+    const members = new Map(groups.map((group) => [this.logicalTopic(group.groupId), group.members.length]));
+    return new Map(groupIds.map((groupId) => [groupId, members.get(groupId) ?? 0]));
+  }
+
+  async deleteTopicsAndGroups(request: { topics: string[]; groups: string[] }): Promise<void> {
+    await this.withAdmin(async (admin) => {
+      // Only the topics that exist: kafkajs fails the whole request on one unknown topic.
+      const existing = new Set(await admin.listTopics());
+      const topics = request.topics.map((topic) => this.topicName(topic)).filter((topic) => existing.has(topic));
+      if (topics.length > 0) await admin.deleteTopics({ topics, timeout: 10_000 });
+      if (request.groups.length === 0) return;
+      await admin.deleteGroups(request.groups.map((group) => this.topicName(group))).catch((error: unknown) => {
+        // A group that never committed an offset does not exist; one that is gone already is fine.
+        const failed = (error as { groups?: Array<{ error?: { type?: string } }> }).groups ?? [];
+        if (failed.length === 0 || failed.some(({ error: cause }) => cause?.type !== 'GROUP_ID_NOT_FOUND')) throw error;
+      });
+    });
+  }
+
   /**
    * Publishes with group commit: while one produce request is in flight, later calls queue up and
    * go out together in the next request, in call order. At low load a call is sent at once; under
@@ -355,6 +424,7 @@ export class KafkaMessageBroker implements MessageBroker {
       list.push(message);
       byTopic.set(message.topic, list);
     }
+    await this.forgetDeletedTopics([...byTopic.keys()].map((topic) => this.topicName(topic)));
     await this.producer.sendBatch({
       acks: -1,
       timeout: 10_000,
