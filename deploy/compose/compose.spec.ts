@@ -191,7 +191,7 @@ describe('docker-compose.yml and the service catalog', () => {
   });
 
   it('drops every capability everywhere but PostgreSQL, and runs read-only wherever nothing writes outside a volume', () => {
-    const readOnly = [...catalog.services.map(({ name }) => name), 'init', 'demo', 'kafka-tls'];
+    const readOnly = [...catalog.services.map(({ name }) => name), 'init', 'demo', 'bootstrap-operator', 'kafka-tls'];
     for (const [name, service] of Object.entries(compose.services)) {
       const expected = name === 'postgres' ? { capDrop: undefined, noNewPrivileges: false } : { capDrop: ['ALL'], noNewPrivileges: true };
       expect({ name, capDrop: service.cap_drop, noNewPrivileges: ((service.security_opt as string[] | undefined) ?? []).includes('no-new-privileges:true') }).toEqual({ name, ...expected });

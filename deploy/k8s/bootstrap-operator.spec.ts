@@ -64,7 +64,9 @@ describe('Kubernetes: the first operator (overlays/prod-bootstrap)', () => {
     const [container] = pod.spec.containers;
     expect([...container.command, ...container.args]).toEqual(['node', '--enable-source-maps', 'dist/apps/ops/src/bootstrap-operator.js', '--name', '$(BOOTSTRAP_OPERATOR_NAME)', '--secret', 'bootstrap-operator-credential']);
     expect(container.env).toContainEqual({ name: 'GATEWAY_DATABASE_URL', valueFrom: { secretKeyRef: { name: 'gateway-database', key: 'DATABASE_URL' } } });
-    expect(container.image).toBe((named(prod, 'Job', 'migrations') as Resource).spec.template.spec.containers[0].image);
+    // The ops Jobs are named after the ops image's tag (migrations-<tag>): found by their name label.
+    const migrations = prod.find((resource) => resource.kind === 'Job' && resource.metadata.labels?.['app.kubernetes.io/name'] === 'migrations') as Resource;
+    expect(container.image).toBe(migrations.spec.template.spec.containers[0].image);
     expect(job.spec.podFailurePolicy.rules).toEqual([{ action: 'FailJob', onExitCodes: { containerName: container.name, operator: 'In', values: [2, 3] } }]);
     expect(pod.spec.serviceAccountName).toBe('bootstrap-operator');
     expect(pod.spec.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000 });
