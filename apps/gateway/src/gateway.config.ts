@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { CREDENTIAL_LIFETIME_DAYS_LIMIT, DEFAULT_AGENT_CREDENTIAL_LIFETIME_DAYS, DEFAULT_OPERATOR_CREDENTIAL_LIFETIME_DAYS } from '@mp/access-domain';
 import { readServiceAuthConfig, type ServiceAuthConfig, type ServiceName } from '@mp/shared-service-auth';
 import { DEFAULT_RATE_LIMITS, GATEWAY_INTERNAL_ACCESS, isTrustedProxyEntry, type RateLimitSettings } from '@mp/gateway-api';
 import { readCallbackAllowedPorts } from '@mp/contracts-callbacks';
@@ -32,6 +33,9 @@ export interface GatewayConfig extends KafkaConnectionConfig, HealthConfig {
   webhookSecretOverlapHours: number;
   apiSecretOverlapHours: number;
   operatorCredentialLifetimeDays: number;
+  operatorCredentialLifetimeMaxDays: number;
+  operatorLiveCredentialsMax: number;
+  agentCredentialLifetimeDays: number;
   /** Tests only: the internal listener takes POST /internal/test/clock to move the gateway's clock forward. */
   testClockEnabled: boolean;
   /** The internal-only listener for the callback dispatcher (and /metrics); callers authenticate with their service tokens. */
@@ -55,9 +59,16 @@ export function loadGatewayStorageConfig(reader: ConfigReader): Pick<GatewayConf
   };
 }
 
-/** How long a new operator credential works; shared by the server and the operator command. */
-export function readOperatorCredentialLifetime(reader: ConfigReader): Pick<GatewayConfig, 'operatorCredentialLifetimeDays'> {
-  return { operatorCredentialLifetimeDays: reader.integer('OPERATOR_CREDENTIAL_LIFETIME_DAYS', { default: 90, min: 1, max: 366 }) };
+/**
+ * How long a new operator credential works, and the most an issuer may ask for; shared by the
+ * server and the operator command. The default may not exceed the maximum.
+ */
+export function readOperatorCredentialLifetime(reader: ConfigReader): Pick<GatewayConfig, 'operatorCredentialLifetimeDays' | 'operatorCredentialLifetimeMaxDays'> {
+  const limits = { min: 1, max: CREDENTIAL_LIFETIME_DAYS_LIMIT };
+  const operatorCredentialLifetimeMaxDays = reader.integer('OPERATOR_CREDENTIAL_LIFETIME_MAX_DAYS', { default: DEFAULT_OPERATOR_CREDENTIAL_LIFETIME_DAYS, ...limits });
+  const operatorCredentialLifetimeDays = reader.integer('OPERATOR_CREDENTIAL_LIFETIME_DAYS', { default: Math.min(DEFAULT_OPERATOR_CREDENTIAL_LIFETIME_DAYS, operatorCredentialLifetimeMaxDays), ...limits });
+  if (operatorCredentialLifetimeDays > operatorCredentialLifetimeMaxDays) reader.problem(`OPERATOR_CREDENTIAL_LIFETIME_DAYS (${operatorCredentialLifetimeDays}) may not exceed OPERATOR_CREDENTIAL_LIFETIME_MAX_DAYS (${operatorCredentialLifetimeMaxDays})`);
+  return { operatorCredentialLifetimeDays, operatorCredentialLifetimeMaxDays };
 }
 
 /** Reads and validates the gateway's environment once, at boot. */
@@ -85,6 +96,8 @@ export function loadGatewayConfig(environment: Environment): GatewayConfig {
     webhookSecretOverlapHours: reader.integer('WEBHOOK_SECRET_OVERLAP_HOURS', { default: 24, min: 0, max: 168 }),
     apiSecretOverlapHours: reader.integer('API_SECRET_OVERLAP_HOURS', { default: 24, min: 0, max: 168 }),
     ...readOperatorCredentialLifetime(reader),
+    operatorLiveCredentialsMax: reader.integer('OPERATOR_LIVE_CREDENTIALS_MAX', { default: 5, min: 1, max: 100 }),
+    agentCredentialLifetimeDays: reader.integer('AGENT_CREDENTIAL_LIFETIME_DAYS', { default: DEFAULT_AGENT_CREDENTIAL_LIFETIME_DAYS, min: 1, max: CREDENTIAL_LIFETIME_DAYS_LIMIT }),
     testClockEnabled: reader.boolean('TEST_CLOCK_ENABLED', false),
     internalHttpHost: reader.string('GATEWAY_INTERNAL_HTTP_HOST', { default: '127.0.0.1' }),
     internalHttpPort: reader.integer('GATEWAY_INTERNAL_HTTP_PORT', { default: 3010, min: 0, max: 65535 }),
