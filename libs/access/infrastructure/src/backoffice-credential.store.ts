@@ -61,7 +61,8 @@ export interface BackofficeCredentialView {
   expires_at: string | null;
   revoked_at: string | null;
   revoked_by: string | null;
-  state: CredentialState;
+  /** `deactivated`: an agent's credential ended with its profile (no revocation, no expiry). */
+  state: CredentialState | 'deactivated';
 }
 
 export type BackofficeAuthentication = { ok: true; principal: BackofficePrincipal } | { ok: false; code: 'INVALID_API_KEY' | 'CREDENTIAL_EXPIRED' | 'CREDENTIAL_REVOKED' };
@@ -102,7 +103,7 @@ function viewOf(row: CredentialRow, now: Date): BackofficeCredentialView {
     expires_at: row.expires_at?.toISOString() ?? null,
     revoked_at: row.revoked_at?.toISOString() ?? null,
     revoked_by: row.revoked_by,
-    state: credentialState({ expiresAt: row.expires_at, revokedAt: row.revoked_at }, now),
+    state: !row.active && row.revoked_at === null ? 'deactivated' : credentialState({ expiresAt: row.expires_at, revokedAt: row.revoked_at }, now),
   };
 }
 

@@ -63,6 +63,12 @@ describe('credential lifetimes migration (existing agent credentials) and the li
     ]);
     await credentials.revoke('cred_00000000000000000000000a', 'cred_operator', now);
     expect((await credentials.issueAgent('agt_00000000000000000000000a', 'Ivan, third', { liveMax: 2, now })).kind).toBe('issued');
+
+    // A deactivated agent's credentials say so, count as none live, and a renewal gives it a working one.
+    expect((await credentials.listForAgent('agt_00000000000000000000000b', now)).map((view) => view.state)).toEqual(['deactivated']);
+    const renewed = await credentials.issueAgent('agt_00000000000000000000000b', 'Back', { liveMax: 1, now });
+    expect(renewed.kind).toBe('issued');
+    if (renewed.kind === 'issued') expect((await credentials.authenticate(renewed.credential.token, now)).ok).toBe(true);
   });
 
   it('caps the live operator credentials one operator issued; an expired one frees a place', async () => {
