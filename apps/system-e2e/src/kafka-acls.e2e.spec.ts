@@ -145,14 +145,14 @@ describe('Kafka with authentication and ACLs (the secured configuration)', () =>
   it('replays dead letters as the topic’s replay principal, and refuses to replay as any other principal', async () => {
     const replayed = WITHDRAWALS_TOPICS.commands;
     // Two letters, as the admin: one the consumer error policy could have written (its source is this
-    // topic), one planted (its source header names another topic), which the replay refuses.
+    // topic, named as on the broker), one planted (its source header names another topic), which the replay refuses.
     const admin = clientAs(principal(kafka.security.adminUser, kafka.security.adminPassword)).producer({ allowAutoTopicCreation: false });
     await admin.connect();
     await admin.send({
       topic: topic(`${replayed}.dlq`),
       messages: [
-        { key: 'letter', value: '{}', headers: { 'dlq-source-topic': replayed } },
-        { key: 'planted', value: '{}', headers: { 'dlq-source-topic': PAYMENTS_TOPICS.commands } },
+        { key: 'letter', value: '{}', headers: { 'dlq-source-topic': topic(replayed) } },
+        { key: 'planted', value: '{}', headers: { 'dlq-source-topic': topic(PAYMENTS_TOPICS.commands) } },
       ],
     });
     await admin.disconnect();
