@@ -22,6 +22,15 @@ import { parseCommandLine } from './cli-arguments.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const SERVICES = ['gateway', 'payments', 'ledger', 'withdrawals', 'disputes', 'callbacks'];
+/**
+ * The dead-letter replay principals, one per catalog topic (replayPrincipalOf in
+ * libs/shared/messaging/src/kafka/kafka-access.ts): dlq-replay-payments-commands, …
+ */
+const REPLAY_USERS = JSON.parse(readFileSync(join(root, 'deploy/catalog/services.json'), 'utf8'))
+  .topics.map(({ name }) => name)
+  .filter((name) => !name.includes('<'))
+  .map((topic) => `dlq-replay-${topic.replaceAll('.', '-')}`);
+const kafkaPasswordVariable = (user) => `${user.toUpperCase().replaceAll('-', '_')}_KAFKA_PASSWORD`;
 
 export const newPassword = () => randomBytes(24).toString('hex');
 export const newMasterKey = () => randomBytes(32).toString('base64');
@@ -47,6 +56,7 @@ export function composeSecrets() {
       ...SERVICES.map((service) => `${service.toUpperCase()}_MIGRATION_DB_PASSWORD`),
       'KAFKA_ADMIN_PASSWORD',
       ...SERVICES.map((service) => `${service.toUpperCase()}_KAFKA_PASSWORD`),
+      ...REPLAY_USERS.map(kafkaPasswordVariable),
     ].map((name) => [name, newPassword()]),
   );
   return { ...passwords, MERCHANT_SECRETS_MASTER_KEY: newMasterKey(), PAYMENTS_SECRETS_MASTER_KEY: newMasterKey(), ...serviceTokenKeys() };
@@ -76,6 +86,7 @@ export function devOverlaySecrets() {
   files['payments-secrets-master-key'] = { PAYMENTS_SECRETS_MASTER_KEY: secrets.PAYMENTS_SECRETS_MASTER_KEY };
   files['service-token-public-keys'] = { SERVICE_TOKEN_PUBLIC_KEYS: secrets.SERVICE_TOKEN_PUBLIC_KEYS };
   files['kafka-admin'] = { password: secrets.KAFKA_ADMIN_PASSWORD };
+  for (const user of REPLAY_USERS) files[user] = { password: secrets[kafkaPasswordVariable(user)] };
   return files;
 }
 

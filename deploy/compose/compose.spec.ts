@@ -32,7 +32,7 @@ interface ComposeService {
 
 const repositoryRoot = resolve(__dirname, '../..');
 const read = (path: string) => readFileSync(join(repositoryRoot, path), 'utf8');
-const catalog = JSON.parse(read('deploy/catalog/services.json')) as { services: CatalogService[] };
+const catalog = JSON.parse(read('deploy/catalog/services.json')) as { services: CatalogService[]; topics: Array<{ name: string }> };
 const composeText = read('docker-compose.yml');
 // merge: true resolves the `<<: *anchor` keys the way compose does.
 const compose = parse(composeText, { merge: true }) as { services: Record<string, ComposeService>; volumes: Record<string, unknown>; [key: string]: unknown };
@@ -142,7 +142,16 @@ describe('docker-compose.yml and the service catalog', () => {
     }
     expect(compose.services.init.command).toContain('databases,migrations,topics,kafka-access');
     expect(compose.services.init.environment?.KAFKA_SASL_USERNAME).toBe('admin');
-    expect(compose.services['kafka-users'].entrypoint?.slice(3).sort()).toEqual(catalog.services.map(({ name }) => name).sort());
+    // The services' users, then (made only when their passwords are set) one replay principal per topic of the catalog.
+    const users = compose.services['kafka-users'].entrypoint?.slice(3) ?? [];
+    const optional = users.indexOf('--optional');
+    expect(users.slice(0, optional).sort()).toEqual(catalog.services.map(({ name }) => name).sort());
+    const catalogTopics = catalog.topics.map(({ name }) => name).filter((name) => !name.includes('<'));
+    expect(users.slice(optional + 1).sort()).toEqual(catalogTopics.map((topic) => `dlq-replay-${topic.replaceAll('.', '-')}`).sort());
+    for (const user of users.slice(optional + 1)) {
+      const variable = `${user.toUpperCase().replaceAll('-', '_')}_KAFKA_PASSWORD`;
+      expect(compose.services['kafka-users'].environment?.[variable]).toBe(`\${${variable}:-}`);
+    }
     const holdsAdminPassword = Object.entries(compose.services)
       .filter(([, service]) => JSON.stringify(service.environment ?? {}).includes('KAFKA_ADMIN_PASSWORD'))
       .map(([name]) => name);

@@ -26,7 +26,7 @@ import { DISPUTES_TOPICS } from '@mp/contracts-disputes';
 import { PAYMENTS_TOPICS } from '@mp/contracts-payments';
 import { WITHDRAWALS_TOPICS } from '@mp/contracts-withdrawals';
 import { isTrustedProxyEntry, REQUEST_BODY_BYTES_MAX } from '@mp/gateway-api';
-import { aclsOf, deadLetterTopicOf, type KafkaAccess, type KafkaAclBinding } from '@mp/shared-messaging';
+import { aclsOf, deadLetterTopicOf, replayPrincipalOf, type KafkaAccess, type KafkaAclBinding } from '@mp/shared-messaging';
 import { RECEIPT_BYTES_MAX } from '@mp/shared-util-validation';
 import ipaddr from 'ipaddr.js';
 import YAML from 'yaml';
@@ -745,7 +745,7 @@ const grantsWrite = (binding: KafkaAclBinding, topic: string) =>
 /** The broker's own principal (dev), the topics Job's (prod), and one per service: no service may hold another's password. */
 const KAFKA_ADMIN_SECRET = 'kafka-admin';
 const PROVISIONING_PRINCIPAL = 'provisioning';
-const kafkaPasswordSecrets = [KAFKA_ADMIN_SECRET, PROVISIONING_PRINCIPAL, ...services.map(({ name }) => name)];
+const kafkaPasswordSecrets = [KAFKA_ADMIN_SECRET, PROVISIONING_PRINCIPAL, ...services.map(({ name }) => name), ...catalog.topics.map(({ name }) => name).filter((name) => !name.includes('<')).map(replayPrincipalOf)];
 
 describe.each(['dev', 'prod'])('Kafka clients of the %s overlay', (overlay) => {
   const resources = render(overlay);
@@ -810,8 +810,10 @@ describe('Kafka in the prod overlay: Strimzi, a KafkaUser per service with its A
     expect((specOf(kafkaCluster).entityOperator as { userOperator?: object } | undefined)?.userOperator).toBeDefined();
   });
 
-  it('has one KafkaUser per catalog service, all SCRAM-SHA-512 users of this cluster', () => {
-    expect(kafkaUsers.map((user) => user.metadata.name).sort()).toEqual(services.map(({ name }) => name).sort());
+  const replayedTopics = catalog.topics.map(({ name }) => name).filter((name) => !name.includes('<'));
+
+  it('has one KafkaUser per catalog service and one replay principal per topic, all SCRAM-SHA-512 users of this cluster', () => {
+    expect(kafkaUsers.map((user) => user.metadata.name).sort()).toEqual([...services.map(({ name }) => name), ...replayedTopics.map(replayPrincipalOf)].sort());
     for (const user of kafkaUsers) {
       expect({ user: user.metadata.name, cluster: user.metadata.labels?.['strimzi.io/cluster'], authentication: (specOf(user).authentication as { type: string }).type }).toEqual({
         user: user.metadata.name,
@@ -854,11 +856,16 @@ describe('Kafka in the prod overlay: Strimzi, a KafkaUser per service with its A
     expect((specOf(kafkaCluster).entityOperator as { topicOperator?: object } | undefined)?.topicOperator).toBeDefined();
   });
 
-  it("lets only the gateway's principal write the command topics", () => {
+  it.each(replayedTopics.map((topic) => [replayPrincipalOf(topic), topic] as const))("grants the replay principal %s exactly the ACLs init's kafka-access step makes: its dead letters in, %s out", (name, topic) => {
+    const access: KafkaAccess = { principal: name, reads: [], groups: [], writes: [], replays: [topic] };
+    expect(canonical(bindingsOfKafkaUser(userNamed(name)))).toEqual(canonical(aclsOf(access, namespace, deadLetterTopicOf)));
+  });
+
+  it("lets only the gateway's principal write the command topics, and the topic's replay principal (an operator's, no pod's)", () => {
     const commandTopics = catalog.topics.map(({ name }) => name).filter((name) => name.endsWith('.commands'));
     expect(commandTopics.length).toBeGreaterThan(0);
-    const writers = (topic: string) => kafkaUsers.filter((user) => bindingsOfKafkaUser(user).some((binding) => grantsWrite(binding, inNamespace(topic)))).map((user) => user.metadata.name);
-    expect(Object.fromEntries(commandTopics.map((topic) => [topic, writers(topic)]))).toEqual(Object.fromEntries(commandTopics.map((topic) => [topic, ['gateway']])));
+    const writers = (topic: string) => kafkaUsers.filter((user) => bindingsOfKafkaUser(user).some((binding) => grantsWrite(binding, inNamespace(topic)))).map((user) => user.metadata.name).sort();
+    expect(Object.fromEntries(commandTopics.map((topic) => [topic, writers(topic)]))).toEqual(Object.fromEntries(commandTopics.map((topic) => [topic, [replayPrincipalOf(topic), 'gateway']])));
   });
 });
 
@@ -898,16 +905,22 @@ describe('Kafka in the dev overlay: the secured broker and users of compose', ()
     });
   });
 
-  it("sets every service's SCRAM credential with deploy/kafka/set-service-users.sh, from the Secret the service reads", () => {
+  it("sets every service's SCRAM credential with deploy/kafka/set-service-users.sh, from the Secret the service reads, then each replay principal's", () => {
     const job = workload('Job', 'kafka-users');
     const pod = podOf(job);
     const container = pod.containers[0];
-    const [, , bootstrap, ...users] = [...(container.command ?? []), ...(container.args ?? [])];
-    expect({ runs: scriptRun(pod, container), bootstrap, users: [...users].sort() }).toEqual({
+    const [, , bootstrap, ...arguments_] = [...(container.command ?? []), ...(container.args ?? [])];
+    const optional = arguments_.indexOf('--optional');
+    const replayPrincipals = catalog.topics.map(({ name }) => name).filter((name) => !name.includes('<')).map(replayPrincipalOf);
+    expect({ runs: scriptRun(pod, container), bootstrap, users: arguments_.slice(0, optional).sort(), replayUsers: arguments_.slice(optional + 1).sort() }).toEqual({
       runs: { shell: 'bash', script: 'set-service-users.sh', sameAsRepository: true },
       bootstrap: 'kafka:9092',
       users: services.map(({ name }) => name).sort(),
+      replayUsers: [...replayPrincipals].sort(),
     });
+    for (const name of replayPrincipals) {
+      expect({ name, password: variableSource(container, `${name.toUpperCase().replaceAll('-', '_')}_KAFKA_PASSWORD`) }).toEqual({ name, password: { secret: name, key: 'password' } });
+    }
     expect({ admin: variableSource(container, 'KAFKA_ADMIN_PASSWORD'), ca: fileSource(pod, container, (variableSource(container, 'KAFKA_CA_FILE') as { value?: string } | undefined)?.value ?? '') }).toEqual({
       admin: { secret: KAFKA_ADMIN_SECRET, key: 'password' },
       ca: { from: 'Secret/kafka-cluster-ca-cert', key: 'ca.crt', readOnly: true },

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { credentialExpiry } from '@mp/access-domain';
-import { BackofficeCredentialStore } from '@mp/access-infrastructure';
+import { BackofficeAuditStore, BackofficeCredentialStore, issuanceAuditDetails } from '@mp/access-infrastructure';
 import { GATEWAY_MIGRATIONS, readOperatorCredentialLifetime } from '@mp/gateway-api';
 import { ConfigError, ConfigReader, parseCommandLine } from '@mp/shared-util-config';
 import { DataSource } from 'typeorm';
@@ -11,7 +11,8 @@ import { DataSource } from 'typeorm';
  *
  *   npm run operator:create -- --name "Alice" [--json]
  *
- * The token expires after OPERATOR_CREDENTIAL_LIFETIME_DAYS (default 90).
+ * The token expires after OPERATOR_CREDENTIAL_LIFETIME_DAYS (default 90). The issuance is in
+ * the back-office audit trail like any other, its actor the command itself (no credential).
  */
 async function main(): Promise<void> {
   const { values } = parseCommandLine({ options: { name: { type: 'string' }, json: { type: 'boolean', default: false } } });
@@ -30,6 +31,18 @@ async function main(): Promise<void> {
       expiresAt: credentialExpiry(new Date(), operatorCredentialLifetimeDays),
       // The bootstrap operator: the first one, who issues the others (docs/operations/operators.md).
       mayIssueOperators: true,
+    });
+    const now = new Date();
+    await new BackofficeAuditStore(dataSource).record({
+      principal: { credentialId: 'command:operator:create', role: 'command', name: 'npm run operator:create' },
+      action: 'COMMAND operator:create',
+      path: 'operator:create',
+      merchantId: null,
+      statusCode: 201,
+      errorCode: null,
+      reason: null,
+      details: issuanceAuditDetails(operator, null),
+      occurredAt: now,
     });
     if (values.json) console.log(JSON.stringify({ credential_id: operator.credentialId, operator_id: operator.operatorId, name: operator.name, expires_at: operator.expiresAt?.toISOString() ?? null, token: operator.token }));
     else console.log(`Operator ${operator.name} (${operator.operatorId}, credential ${operator.credentialId}; may issue operator credentials)\n  token: ${operator.token}\n  expires: ${operator.expiresAt?.toISOString()}\nUse it as "Authorization: Bearer <token>" on /backoffice/v1. It is never shown again.`);

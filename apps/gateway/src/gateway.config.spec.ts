@@ -91,18 +91,36 @@ describe('gateway config: secret overlaps and operator credentials', () => {
     ...SERVICE_KEYS.environmentOf('gateway'),
   };
 
-  it('defaults to a 24-hour API-secret overlap, 90-day operator credentials and no test clock', () => {
-    expect(loadGatewayConfig(minimal)).toMatchObject({ apiSecretOverlapHours: 24, operatorCredentialLifetimeDays: 90, testClockEnabled: false });
+  it('defaults to a 24-hour API-secret overlap, 90-day operator and agent credentials (at most 90), five live issued per operator, and no test clock', () => {
+    expect(loadGatewayConfig(minimal)).toMatchObject({
+      apiSecretOverlapHours: 24,
+      operatorCredentialLifetimeDays: 90,
+      operatorCredentialLifetimeMaxDays: 90,
+      operatorLiveCredentialsMax: 5,
+      agentCredentialLifetimeDays: 90,
+      testClockEnabled: false,
+    });
   });
 
   it('reads them', () => {
-    expect(loadGatewayConfig({ ...minimal, API_SECRET_OVERLAP_HOURS: '2', OPERATOR_CREDENTIAL_LIFETIME_DAYS: '30' })).toMatchObject({ apiSecretOverlapHours: 2, operatorCredentialLifetimeDays: 30 });
+    expect(
+      loadGatewayConfig({ ...minimal, API_SECRET_OVERLAP_HOURS: '2', OPERATOR_CREDENTIAL_LIFETIME_DAYS: '30', OPERATOR_CREDENTIAL_LIFETIME_MAX_DAYS: '180', OPERATOR_LIVE_CREDENTIALS_MAX: '2', AGENT_CREDENTIAL_LIFETIME_DAYS: '30' }),
+    ).toMatchObject({ apiSecretOverlapHours: 2, operatorCredentialLifetimeDays: 30, operatorCredentialLifetimeMaxDays: 180, operatorLiveCredentialsMax: 2, agentCredentialLifetimeDays: 30 });
+  });
+
+  it('defaults the operator lifetime to a configured maximum below 90 days, and refuses a default above the maximum', () => {
+    expect(loadGatewayConfig({ ...minimal, OPERATOR_CREDENTIAL_LIFETIME_MAX_DAYS: '30' })).toMatchObject({ operatorCredentialLifetimeDays: 30, operatorCredentialLifetimeMaxDays: 30 });
+    expect(() => loadGatewayConfig({ ...minimal, OPERATOR_CREDENTIAL_LIFETIME_DAYS: '120' })).toThrow(/OPERATOR_CREDENTIAL_LIFETIME_DAYS \(120\) may not exceed OPERATOR_CREDENTIAL_LIFETIME_MAX_DAYS \(90\)/);
   });
 
   it.each([
     ['API_SECRET_OVERLAP_HOURS', '169'],
     ['OPERATOR_CREDENTIAL_LIFETIME_DAYS', '0'],
     ['OPERATOR_CREDENTIAL_LIFETIME_DAYS', '367'],
+    ['OPERATOR_CREDENTIAL_LIFETIME_MAX_DAYS', '367'],
+    ['OPERATOR_LIVE_CREDENTIALS_MAX', '0'],
+    ['AGENT_CREDENTIAL_LIFETIME_DAYS', '0'],
+    ['AGENT_CREDENTIAL_LIFETIME_DAYS', '367'],
   ])('refuses %s=%s', (name, value) => {
     expect(() => loadGatewayConfig({ ...minimal, [name]: value })).toThrow(new RegExp(name));
   });

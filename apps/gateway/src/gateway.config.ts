@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { CREDENTIAL_LIFETIME_DAYS_LIMIT, DEFAULT_AGENT_CREDENTIAL_LIFETIME_DAYS } from '@mp/access-domain';
 import { readServiceAuthConfig, type ServiceAuthConfig, type ServiceName } from '@mp/shared-service-auth';
 import { DEFAULT_RATE_LIMITS, GATEWAY_INTERNAL_ACCESS, isTrustedProxyEntry, readOperatorCredentialLifetime, type RateLimitSettings } from '@mp/gateway-api';
 import { readAllowHttpCallbackUrls, readCallbackAllowedPorts } from '@mp/contracts-callbacks';
@@ -34,6 +35,9 @@ export interface GatewayConfig extends KafkaConnectionConfig, HealthConfig, Inte
   webhookSecretOverlapHours: number;
   apiSecretOverlapHours: number;
   operatorCredentialLifetimeDays: number;
+  operatorCredentialLifetimeMaxDays: number;
+  operatorLiveCredentialsMax: number;
+  agentCredentialLifetimeDays: number;
   /** Tests only: the internal listener takes POST /internal/test/clock to move the gateway's clock forward. */
   testClockEnabled: boolean;
   /** The internal-only listener for the callback dispatcher (and /metrics); callers authenticate with their service tokens. */
@@ -57,7 +61,6 @@ export function loadGatewayStorageConfig(reader: ConfigReader): Pick<GatewayConf
   };
 }
 
-/** How long a new operator credential works; shared by the server and the operator command. */
 
 /** Reads and validates the gateway's environment once, at boot. */
 export function loadGatewayConfig(environment: Environment): GatewayConfig {
@@ -88,6 +91,8 @@ export function loadGatewayConfig(environment: Environment): GatewayConfig {
     webhookSecretOverlapHours: reader.integer('WEBHOOK_SECRET_OVERLAP_HOURS', { default: 24, min: 0, max: 168, description: 'how long a rotated-out webhook secret still signs callbacks (0–168)' }),
     apiSecretOverlapHours: reader.integer('API_SECRET_OVERLAP_HOURS', { default: 24, min: 0, max: 168, description: 'how long a rotated-out API secret still verifies requests (0–168), unless the rotation names its own' }),
     ...readOperatorCredentialLifetime(reader),
+    operatorLiveCredentialsMax: reader.integer('OPERATOR_LIVE_CREDENTIALS_MAX', { default: 5, min: 1, max: 100, description: 'how many live operator credentials one operator may have issued; one more is refused with `LIVE_CREDENTIAL_LIMIT`' }),
+    agentCredentialLifetimeDays: reader.integer('AGENT_CREDENTIAL_LIFETIME_DAYS', { default: DEFAULT_AGENT_CREDENTIAL_LIFETIME_DAYS, min: 1, max: CREDENTIAL_LIFETIME_DAYS_LIMIT, description: "how long an agent's credential works, new or renewed; renew before it ends (docs/operations/agents.md)" }),
     testClockEnabled: readTestClockEnabled(reader),
     internalHttpHost: reader.string('GATEWAY_INTERNAL_HTTP_HOST', { default: '127.0.0.1', description: 'internal-only listener serving webhook secrets to the dispatcher, and `/metrics`; never published' }),
     internalHttpPort: reader.integer('GATEWAY_INTERNAL_HTTP_PORT', { default: 3010, min: 0, max: 65535, description: "the internal listener's port; must differ from `GATEWAY_HTTP_PORT`" }),

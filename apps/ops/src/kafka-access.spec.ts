@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { aclsOf, deadLetterTopicOf, type KafkaAccess } from '@mp/shared-messaging';
-import { SERVICE_KAFKA_ACCESS } from './kafka-access';
+import { aclsOf, deadLetterTopicOf, replayPasswordVariableOf, type KafkaAccess } from '@mp/shared-messaging';
+import { REPLAY_KAFKA_ACCESS, SERVICE_KAFKA_ACCESS } from './kafka-access';
+import { CATALOG_TOPICS } from './provision';
 
 interface CatalogService {
   name: string;
@@ -57,5 +58,16 @@ describe('Kafka access of each service principal', () => {
     expect(ledger.filter(({ operation }) => operation === 'write').map(({ name }) => name).sort()).toEqual(['prod.payments.order.events.dlq', 'prod.withdrawals.events.dlq']);
     // Without a namespace, describe is on every topic (the literal '*'); nothing else widens.
     expect(aclsOf(accessOf('ledger'), '', deadLetterTopicOf).filter(({ name }) => name === '*')).toEqual([{ principal: 'User:ledger', resource: 'topic', name: '*', pattern: 'literal', operation: 'describe' }]);
+  });
+
+  it('has one replay principal per catalog topic, which reads its dead letters and writes that topic only', () => {
+    expect(REPLAY_KAFKA_ACCESS.map(({ principal, replays }) => [principal, replays])).toEqual(CATALOG_TOPICS.map((topic) => [`dlq-replay-${topic.replaceAll('.', '-')}`, [topic]]));
+    const replay = aclsOf(REPLAY_KAFKA_ACCESS.find(({ principal }) => principal === 'dlq-replay-payments-order-events') as KafkaAccess, 'prod', deadLetterTopicOf);
+    expect(replay.filter(({ operation }) => operation !== 'describe')).toEqual([
+      { principal: 'User:dlq-replay-payments-order-events', resource: 'topic', name: 'prod.payments.order.events.dlq', pattern: 'literal', operation: 'read' },
+      { principal: 'User:dlq-replay-payments-order-events', resource: 'group', name: 'prod.dlq-replay.payments.order.events', pattern: 'literal', operation: 'read' },
+      { principal: 'User:dlq-replay-payments-order-events', resource: 'topic', name: 'prod.payments.order.events', pattern: 'literal', operation: 'write' },
+    ]);
+    expect(replayPasswordVariableOf('payments.order.events')).toBe('DLQ_REPLAY_PAYMENTS_ORDER_EVENTS_KAFKA_PASSWORD');
   });
 });

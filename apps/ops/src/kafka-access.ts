@@ -5,9 +5,10 @@ import { WITHDRAWALS_TOPICS } from '@mp/contracts-withdrawals';
 import { DISPUTES_CONSUMERS } from '@mp/disputes-infrastructure';
 import { LEDGER_PAYMENT_EVENTS_GROUP } from '@mp/ledger-infrastructure';
 import { PAYMENTS_CONSUMERS } from '@mp/payments-infrastructure';
-import { KafkaMessageBroker, type KafkaAccess } from '@mp/shared-messaging';
+import { KafkaMessageBroker, replayPrincipalOf, type KafkaAccess } from '@mp/shared-messaging';
 import type { KafkaConnectionConfig } from '@mp/shared-util-config';
 import { WITHDRAWALS_CONSUMERS } from '@mp/withdrawals-infrastructure';
+import { CATALOG_TOPICS } from './provision';
 
 /** Every gateway replica reads its own `gateway.replies.<instance>` topic in a group of the same name. */
 const GATEWAY_REPLIES_PREFIX = `${GATEWAY_REPLIES_TOPIC}.`;
@@ -53,10 +54,18 @@ export const SERVICE_KAFKA_ACCESS: readonly KafkaAccess[] = [
   { principal: 'callbacks', reads: [PAYMENTS_TOPICS.orderEvents, WITHDRAWALS_TOPICS.events, DISPUTES_TOPICS.events], groups: [CALLBACKS_CONSUMER_GROUP], writes: [] },
 ];
 
-/** The services' ACLs on the broker, made exactly SERVICE_KAFKA_ACCESS (run as the admin principal). */
+/**
+ * One replay principal per catalog topic (`npm run dlq -- replay <topic>` runs as it): it reads
+ * the topic's dead letters and writes that one topic, so a replay can put nothing anywhere else,
+ * whatever a dead letter says. Its consumer groups are the replay's own, not a service's.
+ */
+export const REPLAY_KAFKA_ACCESS: readonly KafkaAccess[] = CATALOG_TOPICS.map((topic) => ({ principal: replayPrincipalOf(topic), reads: [], groups: [], writes: [], replays: [topic] }));
+
+/** Every principal's ACLs on the broker, made exactly SERVICE_KAFKA_ACCESS and REPLAY_KAFKA_ACCESS (run as the admin principal). */
 export async function grantServiceKafkaAccess(kafka: KafkaConnectionConfig): Promise<string> {
   if (!kafka.kafkaSecurity) return 'skipped: the broker is PLAINTEXT (loopback), it has no principals';
   const broker = new KafkaMessageBroker({ clientId: 'ops-init', brokers: kafka.kafkaBrokers, namespace: kafka.kafkaNamespace, security: kafka.kafkaSecurity, log: () => undefined });
-  const { created, deleted } = await broker.reconcileAccess([...SERVICE_KAFKA_ACCESS]);
-  return `${SERVICE_KAFKA_ACCESS.length} principals: ${created} ACLs created, ${deleted} deleted`;
+  const accesses = [...SERVICE_KAFKA_ACCESS, ...REPLAY_KAFKA_ACCESS];
+  const { created, deleted } = await broker.reconcileAccess(accesses);
+  return `${accesses.length} principals: ${created} ACLs created, ${deleted} deleted`;
 }

@@ -5,14 +5,19 @@
  * on it, each service as its own principal. Then the attacks: a forged `RequestWithdrawal` on
  * the commands topic from another service's principal, a produce to every command topic from
  * every principal but the gateway's, a client with no credentials and one with a wrong password.
- * Each is refused by the broker, and the refusal leaves no trace in the money.
+ * Each is refused by the broker, and the refusal leaves no trace in the money. A dead-letter
+ * replay runs as its topic's replay principal, which writes that topic and no other: the dlq
+ * command replays a letter with it, refuses to run as anyone else, and the principal's produce
+ * to any other topic is refused by the broker.
  */
 import { DISPUTES_TOPICS } from '@mp/contracts-disputes';
 import { PAYMENTS_TOPICS } from '@mp/contracts-payments';
 import { WITHDRAWAL_COMMAND_SCHEMA_VERSION, WITHDRAWAL_COMMAND_TYPES, WITHDRAWALS_TOPICS, type RequestWithdrawalData } from '@mp/contracts-withdrawals';
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createOperator, registerAgent, SecuredKafka, SignedClient, SystemUnderTest } from '@mp/shared-testing';
+import { builtEntryPoint, createOperator, registerAgent, SecuredKafka, SignedClient, SystemUnderTest, workspaceRoot } from '@mp/shared-testing';
 import { readFileSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { Kafka, logLevel, type SASLOptions } from 'kafkajs';
 import { eventually } from '@mp/shared-testing';
 import { disputesKnow } from './disputable-orders';
@@ -20,6 +25,9 @@ import { incomingPayment, newOrderId } from './fixtures';
 
 const COMMAND_TOPICS = [PAYMENTS_TOPICS.commands, WITHDRAWALS_TOPICS.commands, DISPUTES_TOPICS.commands];
 const NOT_THE_GATEWAY = ['payments', 'withdrawals', 'disputes', 'ledger', 'callbacks'];
+const CATALOG_TOPICS = [...COMMAND_TOPICS, PAYMENTS_TOPICS.orderEvents, WITHDRAWALS_TOPICS.events, DISPUTES_TOPICS.events];
+/** As replayPrincipalOf names them (libs/shared/messaging), written out so a renamed principal fails here. */
+const replayPrincipal = (topic: string) => `dlq-replay-${topic.replaceAll('.', '-')}`;
 
 describe('Kafka with authentication and ACLs (the secured configuration)', () => {
   let kafka: SecuredKafka;
@@ -56,7 +64,7 @@ describe('Kafka with authentication and ACLs (the secured configuration)', () =>
   };
 
   beforeAll(async () => {
-    kafka = await SecuredKafka.start();
+    kafka = await SecuredKafka.start({ extraUsers: CATALOG_TOPICS.map(replayPrincipal) });
     system = await SystemUnderTest.start({
       env: kafka.systemEnv(),
       beforeServices: async (started) => {
@@ -72,7 +80,7 @@ describe('Kafka with authentication and ACLs (the secured configuration)', () =>
   });
 
   it('runs the whole system with one principal per service: init made the topics and the ACLs, a pay-in goes through', async () => {
-    expect(provisioned).toMatch(/kafka-access: 6 principals: \d+ ACLs created, 0 deleted/);
+    expect(provisioned).toMatch(/kafka-access: 12 principals: \d+ ACLs created, 0 deleted/);
     const orderId = newOrderId('acl');
     const created = await merchant.post('/v2/payments/incoming', incomingPayment(orderId));
     expect(created.status).toBe(201);
@@ -104,7 +112,7 @@ describe('Kafka with authentication and ACLs (the secured configuration)', () =>
   });
 
   it('provisions idempotently: a second init changes no ACL', async () => {
-    expect(await kafka.provision(system.runId)).toMatch(/kafka-access: 6 principals: 0 ACLs created, 0 deleted/);
+    expect(await kafka.provision(system.runId)).toMatch(/kafka-access: 12 principals: 0 ACLs created, 0 deleted/);
   });
 
   it('refuses a forged RequestWithdrawal on the commands topic from another service’s principal, and no withdrawal exists', async () => {
@@ -122,6 +130,53 @@ describe('Kafka with authentication and ACLs (the secured configuration)', () =>
       for (const name of COMMAND_TOPICS) refusals[`${username} → ${name}`] = await produceAs(principal(username), topic(name), '{}');
     }
     expect(refusals).toEqual(Object.fromEntries(Object.keys(refusals).map((attempt) => [attempt, 'TOPIC_AUTHORIZATION_FAILED'])));
+  });
+
+  it('lets each replay principal write its own topic only: no other topic of the catalog, no dead-letter topic', async () => {
+    const refusals: Record<string, string> = {};
+    for (const own of CATALOG_TOPICS) {
+      for (const other of CATALOG_TOPICS.filter((name) => name !== own)) refusals[`${replayPrincipal(own)} → ${other}`] = await produceAs(principal(replayPrincipal(own)), topic(other), '{}');
+      refusals[`${replayPrincipal(own)} → ${own}.dlq`] = await produceAs(principal(replayPrincipal(own)), topic(`${own}.dlq`), '{}');
+    }
+    expect(Object.keys(refusals)).toHaveLength(36);
+    expect(refusals).toEqual(Object.fromEntries(Object.keys(refusals).map((attempt) => [attempt, 'TOPIC_AUTHORIZATION_FAILED'])));
+  });
+
+  it('replays dead letters as the topic’s replay principal, and refuses to replay as any other principal', async () => {
+    const replayed = WITHDRAWALS_TOPICS.commands;
+    // Two letters, as the admin: one the consumer error policy could have written (its source is this
+    // topic, named as on the broker), one planted (its source header names another topic), which the replay refuses.
+    const admin = clientAs(principal(kafka.security.adminUser, kafka.security.adminPassword)).producer({ allowAutoTopicCreation: false });
+    await admin.connect();
+    await admin.send({
+      topic: topic(`${replayed}.dlq`),
+      messages: [
+        { key: 'letter', value: '{}', headers: { 'dlq-source-topic': topic(replayed) } },
+        { key: 'planted', value: '{}', headers: { 'dlq-source-topic': topic(PAYMENTS_TOPICS.commands) } },
+      ],
+    });
+    await admin.disconnect();
+
+    const dlq = async (environment: Record<string, string>) => {
+      const env = { PATH: process.env['PATH'] ?? '', ...environment, KAFKA_NAMESPACE: system.runId };
+      try {
+        const { stdout } = await promisify(execFile)(process.execPath, [builtEntryPoint('apps/ops/src/dead-letters.ts'), 'replay', replayed, '--json'], { cwd: workspaceRoot, env });
+        return { code: 0, stdout, stderr: '' };
+      } catch (error) {
+        const failed = error as { code: number; stdout: string; stderr: string };
+        return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+      }
+    };
+    // As a service principal (which writes other topics) with no replay password: refused before it connects.
+    const asPayments = await dlq(kafka.serviceEnv('payments'));
+    expect([asPayments.code, asPayments.stderr]).toEqual([2, expect.stringContaining('DLQ_REPLAY_WITHDRAWALS_COMMANDS_KAFKA_PASSWORD is not set')]);
+
+    // The admin's settings and the replay principal's password: the replay runs as the replay principal.
+    const replay = await dlq({ ...kafka.serviceEnv(kafka.security.adminUser, kafka.security.adminPassword), DLQ_REPLAY_WITHDRAWALS_COMMANDS_KAFKA_PASSWORD: kafka.security.users[replayPrincipal(replayed)] ?? '' });
+    expect(replay.code).toBe(1);
+    expect(JSON.parse(replay.stdout)).toEqual({ replayed: 1, refused: [expect.objectContaining({ reason: expect.stringContaining(PAYMENTS_TOPICS.commands) })] });
+    const wrongPassword = await dlq({ ...kafka.serviceEnv(replayPrincipal(replayed), 'not-the-password') });
+    expect(wrongPassword.code).toBe(2);
   });
 
   it('refuses a client without credentials and one with a wrong password', async () => {

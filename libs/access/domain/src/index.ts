@@ -30,7 +30,10 @@ export {
   type VerifyingSecret,
 } from './secret-rotation';
 export {
+  AGENT_LIVE_CREDENTIALS_MAX,
+  CREDENTIAL_LIFETIME_DAYS_LIMIT,
   DAY_MS,
+  DEFAULT_AGENT_CREDENTIAL_LIFETIME_DAYS,
   DEFAULT_OPERATOR_CREDENTIAL_LIFETIME_DAYS,
   checkBackofficeCredential,
   credentialExpiry,

@@ -1,10 +1,22 @@
 import { createHash } from 'node:crypto';
-/** Lifetimes and states of back-office credentials (operators expire; agents end with their profile). */
+/** Lifetimes and states of back-office credentials (operators' and agents': every one expires). */
 
 export const DAY_MS = 86_400_000;
 
 /** OPERATOR_CREDENTIAL_LIFETIME_DAYS unless configured: a quarter, so a forgotten token does not live for ever. */
 export const DEFAULT_OPERATOR_CREDENTIAL_LIFETIME_DAYS = 90;
+
+/** AGENT_CREDENTIAL_LIFETIME_DAYS unless configured: the most an agent credential lives, and what it gets. */
+export const DEFAULT_AGENT_CREDENTIAL_LIFETIME_DAYS = 90;
+
+/** No configuration may let a back-office credential live longer than a year (and a leap day). */
+export const CREDENTIAL_LIFETIME_DAYS_LIMIT = 366;
+
+/**
+ * Live credentials one agent may hold: the one it uses and its successor. A renewal overlaps
+ * the old credential (docs/operations/agents.md); a third would be a credential nobody retires.
+ */
+export const AGENT_LIVE_CREDENTIALS_MAX = 2;
 
 export interface BackofficeCredentialState {
   expiresAt: Date | null;

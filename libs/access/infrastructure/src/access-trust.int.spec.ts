@@ -13,6 +13,7 @@ import { AccessSchema1700000002000 } from './access-schema.migration';
 import { BackofficeAuditStore } from './backoffice-audit.store';
 import { BackofficeCredentialStore } from './backoffice-credential.store';
 import { MerchantCredentialStore } from './merchant-credential.store';
+import { AccessCredentialLifetimes1700000050200 } from './credential-lifetimes.migration';
 import { AccessOperatorIdentity1700000050000 } from './operator-identity.migration';
 import { AccessSandboxMerchants1700000032100 } from './sandbox-merchants.migration';
 import { AccessTrustBoundaries1700000006200 } from './trust-boundaries.migration';
@@ -27,7 +28,7 @@ describe('access stores for rotation, suspension, operator credentials and audit
   let credentials: BackofficeCredentialStore;
 
   beforeAll(async () => {
-    dataSource = await migratedPrivateDatabase('acc', [AccessSchema1700000002000, AccessWebhookSecretRotation1700000004500, AccessTrustBoundaries1700000006200, AccessSandboxMerchants1700000032100, AccessOperatorIdentity1700000050000]);
+    dataSource = await migratedPrivateDatabase('acc', [AccessSchema1700000002000, AccessWebhookSecretRotation1700000004500, AccessTrustBoundaries1700000006200, AccessSandboxMerchants1700000032100, AccessOperatorIdentity1700000050000, AccessCredentialLifetimes1700000050200]);
     merchants = new MerchantCredentialStore(dataSource, box, 60_000);
     credentials = new BackofficeCredentialStore(dataSource);
   });
@@ -107,7 +108,7 @@ describe('access stores for rotation, suspension, operator credentials and audit
     expect(await credentials.authenticate(defaulted.token, now)).toEqual({ ok: false, code: 'CREDENTIAL_REVOKED' });
     expect((await credentials.revoke(defaulted.credentialId, 'cred_admin', now)).kind).toBe('already_revoked');
     expect(await credentials.authenticate(`bo_${'A'.repeat(43)}`, now)).toEqual({ ok: false, code: 'INVALID_API_KEY' });
-    await expect(dataSource.query(`INSERT INTO backoffice_credentials (credential_id, role, name, token_sha256) VALUES ('cred_x', 'operator', 'x', 'x')`)).rejects.toThrow(/backoffice_operator_expires/);
+    await expect(dataSource.query(`INSERT INTO backoffice_credentials (credential_id, role, name, token_sha256) VALUES ('cred_x', 'operator', 'x', 'x')`)).rejects.toThrow(/backoffice_credential_expires/);
 
     const listed = await credentials.list('operator', now);
     expect(listed.map((credential) => [credential.name, credential.state])).toEqual(expect.arrayContaining([['Short', 'active'], ['Default', 'revoked']]));

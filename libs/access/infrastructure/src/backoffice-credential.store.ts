@@ -1,5 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { checkBackofficeCredential, credentialExpiry, credentialState, type CredentialState, DEFAULT_OPERATOR_CREDENTIAL_LIFETIME_DAYS, storedCredentialHash as sha256 } from '@mp/access-domain';
+import {
+  checkBackofficeCredential,
+  credentialExpiry,
+  credentialState,
+  type CredentialState,
+  DEFAULT_AGENT_CREDENTIAL_LIFETIME_DAYS,
+  DEFAULT_OPERATOR_CREDENTIAL_LIFETIME_DAYS,
+  storedCredentialHash as sha256,
+} from '@mp/access-domain';
 import type { DataSource, EntityManager } from 'typeorm';
 
 export type BackofficeRole = 'operator' | 'agent';
@@ -19,14 +27,28 @@ export interface BackofficePrincipal {
   /** Operators only: may issue operator credentials (the bootstrap operator, and whom it empowers). */
   mayIssueOperators: boolean;
   name: string;
+  /** When the token stops working (every credential expires; rows from before agents expired may be null). */
+  expiresAt: Date | null;
 }
 
 export interface CreatedBackofficeCredential extends BackofficePrincipal {
   /** Shown once at creation, never again. */
   token: string;
-  /** Operators only: when the token stops working. */
-  expiresAt: Date | null;
 }
+
+export interface CreateCredentialOptions {
+  expiresAt?: Date | null;
+  issuer?: BackofficePrincipal | null;
+  mayIssueOperators?: boolean;
+  /** The transaction to write in (the bootstrap command's, under its lock); the data source's manager otherwise. */
+  manager?: EntityManager;
+}
+
+/**
+ * A credential issued within a cap on live ones: an operator's on the operator credentials he
+ * issued (OPERATOR_LIVE_CREDENTIALS_MAX), an agent's on its own (AGENT_LIVE_CREDENTIALS_MAX).
+ */
+export type IssueResult = { kind: 'issued'; credential: CreatedBackofficeCredential } | { kind: 'limit_reached'; live: number } | { kind: 'not_found' };
 
 /** A credential as operators list it: never its token, nor the token's hash. */
 export interface BackofficeCredentialView {
@@ -41,7 +63,8 @@ export interface BackofficeCredentialView {
   expires_at: string | null;
   revoked_at: string | null;
   revoked_by: string | null;
-  state: CredentialState;
+  /** `deactivated`: an agent's credential ended with its profile (no revocation, no expiry). */
+  state: CredentialState | 'deactivated';
 }
 
 export type BackofficeAuthentication = { ok: true; principal: BackofficePrincipal } | { ok: false; code: 'INVALID_API_KEY' | 'CREDENTIAL_EXPIRED' | 'CREDENTIAL_REVOKED' };
@@ -88,38 +111,98 @@ function viewOf(row: CredentialRow, now: Date): BackofficeCredentialView {
     expires_at: row.expires_at?.toISOString() ?? null,
     revoked_at: row.revoked_at?.toISOString() ?? null,
     revoked_by: row.revoked_by,
-    state: credentialState({ expiresAt: row.expires_at, revokedAt: row.revoked_at }, now),
+    state: !row.active && row.revoked_at === null ? 'deactivated' : credentialState({ expiresAt: row.expires_at, revokedAt: row.revoked_at }, now),
   };
 }
 
 function principalOf(row: CredentialRow): BackofficePrincipal {
-  return { credentialId: row.credential_id, role: row.role, agentId: row.agent_id, operatorId: row.operator_id, issuerChain: row.issuer_chain ?? [], mayIssueOperators: row.may_issue_operators, name: row.name };
+  return {
+    credentialId: row.credential_id,
+    role: row.role,
+    agentId: row.agent_id,
+    operatorId: row.operator_id,
+    issuerChain: row.issuer_chain ?? [],
+    mayIssueOperators: row.may_issue_operators,
+    name: row.name,
+    expiresAt: row.expires_at,
+  };
 }
+
+/** Live at `now`: neither deactivated, revoked nor expired (the SQL twin of checkBackofficeCredential). */
+const LIVE = `active AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $2)`;
 
 /** Credentials of operators and payment agents: a role and a bearer token stored as its hash. */
 export class BackofficeCredentialStore {
   constructor(private readonly dataSource: DataSource) {}
 
   /**
-   * Operators expire (by default DEFAULT_OPERATOR_CREDENTIAL_LIFETIME_DAYS from now); agents end
-   * with their profile. A new operator credential is a new operator (`op_…`), whose issuer chain
-   * is the issuer's own chain and the issuer; without an issuer (the bootstrap command) the chain
-   * is empty. Only `mayIssueOperators` lets the new operator issue operator credentials in turn.
+   * Every credential expires: operators by default DEFAULT_OPERATOR_CREDENTIAL_LIFETIME_DAYS from
+   * now, agents DEFAULT_AGENT_CREDENTIAL_LIFETIME_DAYS. A new operator credential is a new operator
+   * (`op_…`), whose issuer chain is the issuer's own chain and the issuer; without an issuer (the
+   * bootstrap command) the chain is empty. Only `mayIssueOperators` lets the new operator issue
+   * operator credentials in turn. No cap on live credentials: the bootstrap path and new agents.
    */
-  async create(
-    role: BackofficeRole,
-    name: string,
-    options: { expiresAt?: Date | null; issuer?: BackofficePrincipal | null; mayIssueOperators?: boolean; manager?: EntityManager } = {},
-  ): Promise<CreatedBackofficeCredential> {
+  async create(role: BackofficeRole, name: string, options: CreateCredentialOptions = {}): Promise<CreatedBackofficeCredential> {
+    return this.insert(options.manager ?? this.dataSource.manager, role, name, role === 'agent' ? `agt_${randomBytes(12).toString('hex')}` : null, options);
+  }
+
+  /**
+   * An operator credential issued by `options.issuer`, refused while he already has `liveMax`
+   * live ones he issued. Issuances by one operator are serialized (a transaction-scoped advisory
+   * lock on his operator id), so two at once cannot both pass the count.
+   */
+  async issueOperator(name: string, options: CreateCredentialOptions & { issuer: BackofficePrincipal; liveMax: number; now: Date }): Promise<IssueResult> {
+    const issuerId = options.issuer.operatorId;
+    if (issuerId === null) throw new Error('invariant: only an operator issues operator credentials');
+    return this.issueWithinCap(`issuer:${issuerId}`, options.liveMax, async (manager) => {
+      const [row]: Array<{ live: number }> = await manager.query(
+        `SELECT count(*)::int AS live FROM backoffice_credentials WHERE role = 'operator' AND issuer_chain[cardinality(issuer_chain)] = $1 AND ${LIVE}`,
+        [issuerId, options.now],
+      );
+      return row?.live ?? 0;
+    }, (manager) => this.insert(manager, 'operator', name, null, options));
+  }
+
+  /**
+   * A further credential for an existing agent (a renewal): its other credentials keep working
+   * until they expire or are revoked, so the agent switches over without a gap. Refused while the
+   * agent holds `liveMax` live ones; not found when no credential was ever issued to `agentId`.
+   */
+  async issueAgent(agentId: string, name: string, options: CreateCredentialOptions & { liveMax: number; now: Date }): Promise<IssueResult> {
+    return this.issueWithinCap(`agent:${agentId}`, options.liveMax, async (manager) => {
+      const [row]: Array<{ known: boolean; live: number }> = await manager.query(
+        `SELECT count(*) > 0 AS known, (count(*) FILTER (WHERE ${LIVE}))::int AS live FROM backoffice_credentials WHERE agent_id = $1`,
+        [agentId, options.now],
+      );
+      return row?.known ? row.live : null;
+    }, (manager) => this.insert(manager, 'agent', name, agentId, options));
+  }
+
+  private async issueWithinCap(
+    lockKey: string,
+    liveMax: number,
+    countLive: (manager: EntityManager) => Promise<number | null>,
+    insert: (manager: EntityManager) => Promise<CreatedBackofficeCredential>,
+  ): Promise<IssueResult> {
+    return this.dataSource.transaction(async (manager): Promise<IssueResult> => {
+      await manager.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`backoffice-credentials:${lockKey}`]);
+      const live = await countLive(manager);
+      if (live === null) return { kind: 'not_found' };
+      if (live >= liveMax) return { kind: 'limit_reached', live };
+      return { kind: 'issued', credential: await insert(manager) };
+    });
+  }
+
+  private async insert(manager: EntityManager, role: BackofficeRole, name: string, agentId: string | null, options: CreateCredentialOptions): Promise<CreatedBackofficeCredential> {
     const credentialId = `cred_${randomBytes(12).toString('hex')}`;
-    const agentId = role === 'agent' ? `agt_${randomBytes(12).toString('hex')}` : null;
     const operatorId = role === 'operator' ? `op_${randomBytes(12).toString('hex')}` : null;
     const issuer = options.issuer ?? null;
     const issuerChain = role === 'operator' && issuer?.operatorId ? [...issuer.issuerChain, issuer.operatorId] : [];
     const mayIssueOperators = role === 'operator' && (options.mayIssueOperators ?? false);
     const token = `bo_${randomBytes(32).toString('base64url')}`;
-    const expiresAt = role === 'operator' ? (options.expiresAt ?? credentialExpiry(new Date(), DEFAULT_OPERATOR_CREDENTIAL_LIFETIME_DAYS)) : null;
-    await (options.manager ?? this.dataSource.manager).query(
+    const defaultDays = role === 'operator' ? DEFAULT_OPERATOR_CREDENTIAL_LIFETIME_DAYS : DEFAULT_AGENT_CREDENTIAL_LIFETIME_DAYS;
+    const expiresAt = options.expiresAt ?? credentialExpiry(new Date(), defaultDays);
+    await manager.query(
       `INSERT INTO backoffice_credentials (credential_id, role, agent_id, operator_id, issuer_chain, may_issue_operators, name, token_sha256, expires_at, created_by)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
       [credentialId, role, agentId, operatorId, issuerChain, mayIssueOperators, name, sha256(token), expiresAt, issuer?.credentialId ?? null],
@@ -184,6 +267,12 @@ export class BackofficeCredentialStore {
     return rows.map((row) => viewOf(row, now));
   }
 
+  /** One agent's credentials, newest first, with their expiry and state; never a token. */
+  async listForAgent(agentId: string, now = new Date()): Promise<BackofficeCredentialView[]> {
+    const rows: CredentialRow[] = await this.dataSource.query(`SELECT ${VIEW_COLUMNS} FROM backoffice_credentials WHERE agent_id = $1 ORDER BY created_at DESC, credential_id`, [agentId]);
+    return rows.map((row) => viewOf(row, now));
+  }
+
   /** Revokes at once and for good; revoking again changes nothing and says so. */
   async revoke(credentialId: string, revokedBy: string, now = new Date()): Promise<RevokeResult> {
     return this.dataSource.transaction(async (manager): Promise<RevokeResult> => {
@@ -202,4 +291,16 @@ export class BackofficeCredentialStore {
   async deactivateAgent(agentId: string): Promise<void> {
     await this.dataSource.query(`UPDATE backoffice_credentials SET active = false WHERE agent_id = $1`, [agentId]);
   }
+}
+
+/** What the audit trail keeps of an issuance: what was issued, for whom, by which operator, until when. */
+export function issuanceAuditDetails(credential: CreatedBackofficeCredential, issuer: BackofficePrincipal | null): Record<string, unknown> {
+  return {
+    issued_credential_id: credential.credentialId,
+    role: credential.role,
+    operator_id: credential.operatorId,
+    agent_id: credential.agentId,
+    issued_by_operator_id: issuer?.operatorId ?? null,
+    expires_at: credential.expiresAt?.toISOString() ?? null,
+  };
 }

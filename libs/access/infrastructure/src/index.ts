@@ -2,6 +2,7 @@ export { AccessSchema1700000002000 } from './access-schema.migration';
 export {
   BACKOFFICE_CREDENTIAL_ID_PATTERN,
   BackofficeCredentialStore,
+  issuanceAuditDetails,
   type BackofficeAuthentication,
   type BootstrapOperatorResult,
   type BackofficeCredentialView,
@@ -9,7 +10,10 @@ export {
   type RevokeResult,
   type BackofficeRole,
   type CreatedBackofficeCredential,
+  type CreateCredentialOptions,
+  type IssueResult,
 } from './backoffice-credential.store';
+export { AccessCredentialLifetimes1700000050200 } from './credential-lifetimes.migration';
 export { AccessWebhookSecretRotation1700000004500 } from './webhook-secret-rotation.migration';
 export {
   MerchantCredentialStore,

@@ -3,6 +3,7 @@ import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { SecretBox, type SecretKeyring } from '@mp/access-domain';
 import {
   AccessConsole1700000040000,
+  AccessCredentialLifetimes1700000050200,
   AccessOperatorIdentity1700000050000,
   AccessRequestSignatures1700000050100,
   AccessSchema1700000002000,
@@ -22,6 +23,7 @@ import { DataSource } from 'typeorm';
 import { MerchantSignatureGuard } from './auth/merchant-signature.guard';
 import { AccessOperatorController } from './backoffice/access-operator.controller';
 import { AgentController } from './backoffice/agent.controller';
+import { AgentCredentialsOperatorController } from './backoffice/agent-credentials-operator.controller';
 import { ConsoleKeysOperatorController } from './backoffice/console-keys-operator.controller';
 import { BackofficeAuditInterceptor } from './backoffice/backoffice-audit.interceptor';
 import { BackofficeGuard } from './backoffice/backoffice.guard';
@@ -52,7 +54,7 @@ import { MERCHANT_API_CONTROLLERS } from './openapi/merchant-api.controllers';
 import { MerchantApiDocsController } from './openapi/merchant-api-docs.controller';
 
 /** Migrations of the gateway database (merchant identities and credentials). */
-export const GATEWAY_MIGRATIONS = [AccessSchema1700000002000, AccessWebhookSecretRotation1700000004500, AccessTrustBoundaries1700000006200, GatewayRateLimitBuckets1700000020000, GatewayCallbackAllowLists1700000020100, GatewayRateLimitLeases1700000021000, AccessSandboxMerchants1700000032100, AccessMerchantList1700000033100, AccessConsole1700000040000, AccessOperatorIdentity1700000050000, AccessRequestSignatures1700000050100];
+export const GATEWAY_MIGRATIONS = [AccessSchema1700000002000, AccessWebhookSecretRotation1700000004500, AccessTrustBoundaries1700000006200, GatewayRateLimitBuckets1700000020000, GatewayCallbackAllowLists1700000020100, GatewayRateLimitLeases1700000021000, AccessSandboxMerchants1700000032100, AccessMerchantList1700000033100, AccessConsole1700000040000, AccessOperatorIdentity1700000050000, AccessRequestSignatures1700000050100, AccessCredentialLifetimes1700000050200];
 
 /** The merchant-facing /v2 API and the payer page. Needs a TypeORM DataSource and the messaging port. */
 @Module({})
@@ -67,6 +69,7 @@ export class GatewayApiModule {
         OperatorController,
         CallbacksBackofficeController,
         AgentController,
+        AgentCredentialsOperatorController,
         AgentDisputesController,
         OperatorDisputesController,
         WithdrawalsOperatorController,

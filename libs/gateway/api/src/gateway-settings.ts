@@ -27,8 +27,14 @@ export interface GatewaySettings {
   webhookSecretOverlapHours: number;
   /** How long a rotated-out API secret still verifies, unless the operator says otherwise. */
   apiSecretOverlapHours: number;
-  /** How long an operator credential works from its creation. */
+  /** How long an operator credential works from its creation, unless the issuer asks for less. */
   operatorCredentialLifetimeDays: number;
+  /** OPERATOR_CREDENTIAL_LIFETIME_MAX_DAYS: the most an issuer may ask for. */
+  operatorCredentialLifetimeMaxDays: number;
+  /** OPERATOR_LIVE_CREDENTIALS_MAX: live operator credentials one operator may have issued. */
+  operatorLiveCredentialsMax: number;
+  /** AGENT_CREDENTIAL_LIFETIME_DAYS: how long an agent credential works, and the most an operator may ask for. */
+  agentCredentialLifetimeDays: number;
   /** Tests only: the gateway's clock (secret overlaps, credential expiry) can be moved forward. */
   testClockEnabled: boolean;
   /** Token buckets per merchant and per client address (GATEWAY_RATE_LIMIT_*). */

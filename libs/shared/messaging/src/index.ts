@@ -24,7 +24,7 @@ export {
   type TopicSpec,
 } from './messaging-port';
 export { KafkaMessageBroker, MESSAGE_SCHEMA_VERSION_HEADER, MESSAGE_TYPE_HEADER, type KafkaBrokerOptions, type KafkaClientSecurity } from './kafka/kafka-message-broker';
-export { aclsOf, type KafkaAccess, type KafkaAclBinding } from './kafka/kafka-access';
+export { aclsOf, replayGroupOf, replayPasswordVariableOf, replayPrincipalOf, type KafkaAccess, type KafkaAclBinding } from './kafka/kafka-access';
 export { replayRefusal } from './kafka/kafka-dead-letters';
 export { MessagingSchema1700000000000, MessagingUnreadIndexes1700000030000 } from './postgres/messaging-schema.migration';
 export { appendToStream, readStream, StreamVersionConflictError, StreamVersionMissingError, type AppendOptions, type StoredStream } from './postgres/event-store';

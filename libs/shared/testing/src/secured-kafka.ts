@@ -23,8 +23,10 @@ export class SecuredKafka {
     private readonly exited: Promise<unknown>,
   ) {}
 
-  static async start(): Promise<SecuredKafka> {
-    const launcher = spawn(process.execPath, [join(workspaceRoot, 'deploy/local/infra.mjs'), 'secured-kafka', '--users', CATALOG_SERVICE_NAMES.join(',')], { cwd: workspaceRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+  /** `extraUsers`: principals beside the services' (the dead-letter replay principals), each with a password of its own. */
+  static async start(options: { extraUsers?: string[] } = {}): Promise<SecuredKafka> {
+    const users = [...CATALOG_SERVICE_NAMES, ...(options.extraUsers ?? [])];
+    const launcher = spawn(process.execPath, [join(workspaceRoot, 'deploy/local/infra.mjs'), 'secured-kafka', '--users', users.join(',')], { cwd: workspaceRoot, stdio: ['ignore', 'pipe', 'pipe'] });
     const { stdout } = launcher;
     const exited = new Promise((resolve) => launcher.once('exit', resolve));
     const log: string[] = [];

@@ -1,6 +1,5 @@
-import { Body, Controller, Get, Inject, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, Inject, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiOperation, ApiProperty, ApiPropertyOptional, ApiResponse } from '@nestjs/swagger';
-import { credentialExpiry } from '@mp/access-domain';
 import { BACKOFFICE_CREDENTIAL_ID_PATTERN, BackofficeAuditStore, BackofficeCredentialStore, MerchantCredentialStore, type BackofficePrincipal } from '@mp/access-infrastructure';
 import { MerchantIdParam, PathIdPipe } from '@mp/shared-nest-http';
 import type { Clock } from '@mp/shared-util-clock';
@@ -10,14 +9,14 @@ import { IsBoolean, IsOptional } from 'class-validator';
 import type { FastifyReply } from 'fastify';
 import { GATEWAY_CLOCK, GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
 import { overlapMsOf, rotateApiSecret, RotateSecretBody } from '../merchant/secret-rotation';
-import { BackofficeGuard, CurrentPrincipal, Roles } from './backoffice.guard';
+import { BackofficeGuard, CurrentPrincipal, Roles, type BackofficeRequest } from './backoffice.guard';
+import { issuedOrRefused, lifetimeExpiry, REQUESTED_LIFETIME_DAYS_MAX } from './credential-issuance';
 import { json } from './operator.controller';
 import { BackofficeApiDocs } from '../openapi/backoffice-api.decorator';
 import { BackofficeApiErrorResponses } from '../openapi/error.response';
 
 const CredentialIdParam = new PathIdPipe(BACKOFFICE_CREDENTIAL_ID_PATTERN, 'NOT_FOUND', (id) => `No credential ${id}`);
 const AUDIT_PAGE_MAX = 500;
-const CREDENTIAL_LIFETIME_DAYS_MAX = 366;
 
 @RequestMessages({ invalid: 'The status change is not valid' })
 class StatusChangeBody {
@@ -35,9 +34,15 @@ class CreateOperatorCredentialBody {
   @IsPlainText(200)
   name!: string;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: CREDENTIAL_LIFETIME_DAYS_MAX, nullable: true, description: 'Days until the token stops working (default, also for null: OPERATOR_CREDENTIAL_LIFETIME_DAYS)' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    maximum: REQUESTED_LIFETIME_DAYS_MAX,
+    nullable: true,
+    description: 'Days until the token stops working (default, also for null: OPERATOR_CREDENTIAL_LIFETIME_DAYS; at most OPERATOR_CREDENTIAL_LIFETIME_MAX_DAYS)',
+  })
   @IsOptional()
-  @IsWholeNumberBetween(1, CREDENTIAL_LIFETIME_DAYS_MAX, 'json')
+  @IsWholeNumberBetween(1, REQUESTED_LIFETIME_DAYS_MAX, 'json')
   lifetime_days?: JsonNumberLiteral | null;
 
   @ApiPropertyOptional({ type: 'boolean', default: false, description: 'Whether the new operator may issue operator credentials in turn' })
@@ -126,25 +131,35 @@ export class AccessOperatorController {
    * A new operator (a person of their own, `operator_id`); the token is in this answer only.
    * Only an operator who may issue operator credentials can (403 FORBIDDEN otherwise): a second
    * identity is a second pair of eyes, so making one is a power of its own. The new operator
-   * can never approve a request of the issuer's, nor of anyone up the issuer's chain.
+   * can never approve a request of the issuer's, nor of anyone up the issuer's chain. It lives
+   * at most OPERATOR_CREDENTIAL_LIFETIME_MAX_DAYS, and an operator holds at most
+   * OPERATOR_LIVE_CREDENTIALS_MAX live credentials he issued (403 LIVE_CREDENTIAL_LIMIT beyond).
    */
   @Post('operator-credentials')
   @ApiOperation({ operationId: 'createOperatorCredential', summary: 'Issue an operator credential (its token is in this answer only)' })
   @ApiResponse({ status: 201, description: 'The credential and its token' })
   @BackofficeApiErrorResponses('FORBIDDEN')
-  async createOperatorCredential(@CurrentPrincipal() operator: BackofficePrincipal, @Body() body: CreateOperatorCredentialBody, @Res() reply: FastifyReply): Promise<void> {
+  async createOperatorCredential(
+    @CurrentPrincipal() operator: BackofficePrincipal,
+    @Body() body: CreateOperatorCredentialBody,
+    @Req() request: BackofficeRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
     if (!operator.mayIssueOperators) {
       throw new DomainError('FORBIDDEN', 'This operator may not issue operator credentials', [
         { field: 'operator', issue: 'ISSUING_NOT_ALLOWED: ask an operator who may issue operator credentials' },
       ]);
     }
-    // A null field counts as absent (docs/api/endpoints.md), and IsOptional lets null through to here.
-    const lifetimeDays = body.lifetime_days == null ? this.settings.operatorCredentialLifetimeDays : Number(body.lifetime_days.literal);
-    const created = await this.credentials.create('operator', body.name, {
-      expiresAt: credentialExpiry(this.clock.now(), lifetimeDays),
+    const now = this.clock.now();
+    const limits = { defaultDays: this.settings.operatorCredentialLifetimeDays, maxDays: this.settings.operatorCredentialLifetimeMaxDays, setting: 'OPERATOR_CREDENTIAL_LIFETIME_MAX_DAYS' };
+    const result = await this.credentials.issueOperator(body.name, {
+      expiresAt: lifetimeExpiry(body.lifetime_days, limits, now),
       issuer: operator,
       mayIssueOperators: body.may_issue_operator_credentials === true,
+      liveMax: this.settings.operatorLiveCredentialsMax,
+      now,
     });
+    const created = issuedOrRefused(result, request, operator, { limit: this.settings.operatorLiveCredentialsMax, holder: 'This operator' });
     await json(reply, 201, {
       credential_id: created.credentialId,
       operator_id: created.operatorId,

@@ -51,6 +51,7 @@ export class BackofficeAuditInterceptor implements NestInterceptor {
         statusCode,
         errorCode,
         reason: reasonOf(request.body),
+        details: request.auditDetails ?? null,
         occurredAt: this.clock.now(),
       });
     } catch (error) {

@@ -3,6 +3,7 @@ import { Reflector } from '@nestjs/core';
 import { BackofficeCredentialStore, type BackofficePrincipal, type BackofficeRole } from '@mp/access-infrastructure';
 import { DomainError } from '@mp/shared-util-errors';
 import type { Clock } from '@mp/shared-util-clock';
+import type { FastifyReply } from 'fastify';
 import type { GatewayRequest } from '../auth/merchant-signature.guard';
 import { GATEWAY_CLOCK } from '../gateway-settings';
 
@@ -11,7 +12,14 @@ const ROLES_KEY = 'backoffice-roles';
 /** The roles allowed on a back-office route. */
 export const Roles = (...roles: BackofficeRole[]) => SetMetadata(ROLES_KEY, roles);
 
-export type BackofficeRequest = GatewayRequest & { principal?: BackofficePrincipal };
+/** `auditDetails`: what a route made (an issued credential, its holder, its expiry), for the audit trail. */
+export type BackofficeRequest = GatewayRequest & { principal?: BackofficePrincipal; auditDetails?: Record<string, unknown> };
+
+/**
+ * On every authenticated back-office answer: when the caller's credential stops working, so a
+ * client can warn (or ask for a renewal) before it does rather than find out from a 401.
+ */
+export const CREDENTIAL_EXPIRES_HEADER = 'credential-expires-at';
 
 const REFUSAL_MESSAGES = {
   INVALID_API_KEY: 'The bearer token is not an active operator or agent credential',
@@ -44,6 +52,7 @@ export class BackofficeGuard implements CanActivate {
     const roles = this.reflector.getAllAndOverride<BackofficeRole[] | undefined>(ROLES_KEY, [context.getHandler(), context.getClass()]) ?? [];
     if (!roles.includes(principal.role)) throw new DomainError('FORBIDDEN', `This action needs the ${roles.join(' or ')} role`);
     request.principal = principal;
+    if (principal.expiresAt) context.switchToHttp().getResponse<FastifyReply>().header(CREDENTIAL_EXPIRES_HEADER, principal.expiresAt.toISOString());
     return true;
   }
 }

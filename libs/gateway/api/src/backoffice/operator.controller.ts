@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { Body, Controller, Get, Inject, Param, Post, Put, Query, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, Inject, Param, Post, Put, Query, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiOperation, ApiProperty, ApiPropertyOptional, ApiResponse } from '@nestjs/swagger';
-import { BackofficeCredentialStore, MerchantCredentialStore, type BackofficePrincipal } from '@mp/access-infrastructure';
+import { credentialExpiry } from '@mp/access-domain';
+import { BackofficeCredentialStore, issuanceAuditDetails, MerchantCredentialStore, type BackofficePrincipal } from '@mp/access-infrastructure';
+import type { Clock } from '@mp/shared-util-clock';
 import { AgentServiceAreaDto, PutAgentRequestDto, PutMethodsRequestDto, StoredMethodEntryDto, type PutAgentRequest, type StoredMethodEntry } from '@mp/contracts-payments-api';
 import { AgentIdParam, MerchantIdParam, OrderIdParam, OrderMerchantIdParam, RequestOptions } from '@mp/shared-nest-http';
 import {
@@ -31,7 +33,8 @@ import { stringifyResponse } from '../http/json-body';
 import { LedgerReadClient } from '../merchant/ledger-read.client';
 import { PaymentsReadClient } from '../payments/payments-read.client';
 import { actingOperatorId } from './acting-operator';
-import { BackofficeGuard, CurrentPrincipal, Roles } from './backoffice.guard';
+import { GATEWAY_CLOCK, GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
+import { BackofficeGuard, CurrentPrincipal, Roles, type BackofficeRequest } from './backoffice.guard';
 import { CallbackDestinationPolicy } from '../callback-destinations/callback-destination.policy';
 import { requireMerchant } from '../merchant/require-merchant';
 import { BackofficeApiDocs } from '../openapi/backoffice-api.decorator';
@@ -203,6 +206,8 @@ export class OperatorController {
     private readonly payments: PaymentsReadClient,
     private readonly ledger: LedgerReadClient,
     private readonly destinations: CallbackDestinationPolicy,
+    @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
+    @Inject(GATEWAY_CLOCK) private readonly clock: Clock,
   ) {}
 
   /** Every merchant, live and sandbox, newest first. */
@@ -242,14 +247,17 @@ export class OperatorController {
     await json(reply, 200, await this.payments.putMethods(merchantId, body.entries.map((entry): StoredMethodEntry => ({ ...entry }))));
   }
 
-  /** Registers an agent for methods, countries and currencies; its token is in this answer only. */
+  /**
+   * Registers an agent for methods, countries and currencies; its token is in this answer only
+   * and works AGENT_CREDENTIAL_LIFETIME_DAYS (renewed through agents/:agentId/credentials).
+   */
   @Post('agents')
   @ApiOperation({ operationId: 'createAgent', summary: 'Register an agent (its token is in this answer only)' })
-  @ApiResponse({ status: 201, description: 'The agent and its token' })
-  async createAgent(@Body() body: AgentProfileBody, @Res() reply: FastifyReply): Promise<void> {
+  @ApiResponse({ status: 201, description: 'The agent, its token and when the token expires' })
+  async createAgent(@CurrentPrincipal() operator: BackofficePrincipal, @Body() body: AgentProfileBody, @Req() request: BackofficeRequest, @Res() reply: FastifyReply): Promise<void> {
     const profile = toAgentProfile(body);
     const name = body.name ?? profile.display_name;
-    const credential = await this.credentials.create('agent', name);
+    const credential = await this.credentials.create('agent', name, { expiresAt: credentialExpiry(this.clock.now(), this.settings.agentCredentialLifetimeDays), issuer: operator });
     const agentId = credential.agentId as string;
     try {
       await this.payments.putAgent(agentId, profile);
@@ -258,7 +266,8 @@ export class OperatorController {
       await this.credentials.deactivateAgent(agentId);
       throw error;
     }
-    await json(reply, 201, { agent_id: agentId, name, token: credential.token, ...profile });
+    request.auditDetails = issuanceAuditDetails(credential, operator);
+    await json(reply, 201, { agent_id: agentId, name, token: credential.token, credential_id: credential.credentialId, expires_at: credential.expiresAt?.toISOString() ?? null, ...profile });
   }
 
   /** Every registered agent's profile (what payers see, what it serves, whether it is active), newest first. */

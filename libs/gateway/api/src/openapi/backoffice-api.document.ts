@@ -1,6 +1,7 @@
 import { DocumentBuilder, type OpenAPIObject } from '@nestjs/swagger';
 import { AccessOperatorController } from '../backoffice/access-operator.controller';
 import { AgentController } from '../backoffice/agent.controller';
+import { AgentCredentialsOperatorController } from '../backoffice/agent-credentials-operator.controller';
 import { ApprovalsOperatorController } from '../backoffice/approvals-operator.controller';
 import { ConsoleKeysOperatorController } from '../backoffice/console-keys-operator.controller';
 import { OperatorController } from '../backoffice/operator.controller';
@@ -19,6 +20,7 @@ export const AGENT_API_CONTROLLERS = [AgentController, AgentDisputesController];
 /** The controllers of the operator API (the rest of `/backoffice/v1`, role operator). A new one goes here and into the gateway module. */
 export const BACKOFFICE_API_CONTROLLERS = [
   OperatorController,
+  AgentCredentialsOperatorController,
   AccessOperatorController,
   ApprovalsOperatorController,
   WithdrawalsOperatorController,
@@ -37,6 +39,7 @@ const BEARER_AUTHENTICATION = `Every request carries \`Authorization: Bearer <to
 
 - No token: \`401 MISSING_AUTH_HEADER\`; an unknown or deactivated one \`401 INVALID_API_KEY\`; \`401 CREDENTIAL_EXPIRED\` and \`401 CREDENTIAL_REVOKED\` say why a known one stopped working.
 - A token of the other role: \`403 FORBIDDEN\`. Merchant signatures never work here, and these tokens never work on \`/v2\`.
+- Every authenticated answer carries \`credential-expires-at\`: when the caller's token stops working, so a client can ask for a renewal before it does.
 
 Errors have the body of the merchant API: \`{"error": {"code", "message", "details"}, "request_id"}\`, with the status the error catalogue gives each code.`;
 

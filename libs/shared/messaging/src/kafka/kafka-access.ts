@@ -21,6 +21,30 @@ export interface KafkaAccess {
   ownedPrefixes?: string[];
   /** Name prefixes of topics it writes without owning them (replies to the gateway). */
   writePrefixes?: string[];
+  /**
+   * Topics whose dead letters it sends back (a replay principal, `npm run dlq -- replay`): READ on
+   * `<topic>.dlq` and on the replay's group (replayGroupOf), WRITE on `<topic>` and nothing else.
+   * Unlike `reads`, no dead-letter topic of its own: a replay that fails is not dead-lettered again.
+   */
+  replays?: string[];
+}
+
+/** The consumer group a replay of `topic`'s dead letters keeps its place in (before the namespace). */
+export function replayGroupOf(topic: string): string {
+  return `dlq-replay.${topic}`;
+}
+
+/**
+ * The Kafka principal that replays `topic`'s dead letters, and may write that topic only:
+ * `dlq-replay-payments-commands` for payments.commands. Its password variable, as compose's .env
+ * and deploy/kafka/set-service-users.sh name it, is DLQ_REPLAY_PAYMENTS_COMMANDS_KAFKA_PASSWORD.
+ */
+export function replayPrincipalOf(topic: string): string {
+  return `dlq-replay-${topic.replaceAll('.', '-')}`;
+}
+
+export function replayPasswordVariableOf(topic: string): string {
+  return `${replayPrincipalOf(topic).toUpperCase().replaceAll('-', '_')}_KAFKA_PASSWORD`;
 }
 
 export interface KafkaAclBinding {
@@ -50,6 +74,11 @@ export function aclsOf(access: KafkaAccess, namespace: string, deadLetterTopicOf
     ...access.groups.map((group): KafkaAclBinding => ({ principal, resource: 'group', name: name(group), pattern: 'literal', operation: 'read' })),
     ...access.writes.map((topic): KafkaAclBinding => ({ principal, resource: 'topic', name: name(topic), pattern: 'literal', operation: 'write' })),
     ...(access.writePrefixes ?? []).map((prefix): KafkaAclBinding => ({ principal, resource: 'topic', name: name(prefix), pattern: 'prefixed', operation: 'write' })),
+    ...(access.replays ?? []).flatMap((topic): KafkaAclBinding[] => [
+      { principal, resource: 'topic', name: name(deadLetterTopicOf(topic)), pattern: 'literal', operation: 'read' },
+      { principal, resource: 'group', name: name(replayGroupOf(topic)), pattern: 'literal', operation: 'read' },
+      { principal, resource: 'topic', name: name(topic), pattern: 'literal', operation: 'write' },
+    ]),
     ...(access.ownedPrefixes ?? []).flatMap((prefix): KafkaAclBinding[] => [
       ...(['create', 'read', 'write', 'describe', 'delete'] as const).map((operation): KafkaAclBinding => ({ principal, resource: 'topic', name: name(prefix), pattern: 'prefixed', operation })),
       ...(['read', 'describe', 'delete'] as const).map((operation): KafkaAclBinding => ({ principal, resource: 'group', name: name(prefix), pattern: 'prefixed', operation })),

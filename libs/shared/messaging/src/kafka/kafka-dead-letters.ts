@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { backOff } from 'exponential-backoff';
 import type { Admin, Consumer, IHeaders, Kafka, KafkaMessage } from 'kafkajs';
 import { deadLetterTopicOf, type DeadLetter, type DeadLetterQueue, type DeadLetterReplay } from '../messaging-port';
+import { replayGroupOf } from './kafka-access';
 
 /** How long a listing or a replay may take to read up to the end of a dead-letter topic. */
 const READ_TIMEOUT_MS = 60_000;
@@ -37,7 +38,7 @@ export class KafkaDeadLetterQueue implements DeadLetterQueue {
     // One group per source topic remembers what was replayed, so a second replay sends only
     // newer dead letters. The end is fixed first: letters that fail again and come back during
     // this replay wait for the next one instead of looping.
-    const groupId = this.topicName(`dlq-replay.${topic}`);
+    const groupId = this.topicName(replayGroupOf(topic));
     let replayed = 0;
     const refused: DeadLetterReplay['refused'] = [];
     const producer = this.kafka.producer({ allowAutoTopicCreation: false, idempotent: false });
