@@ -12,15 +12,15 @@ export const PAYMENTS_COMMANDS_GROUP = 'payments.commands-handler';
 /** How the payments app connects its consumers (`app.connectMicroservice`). */
 export const PAYMENTS_CONSUMERS: MessagingTransportOptions = { groupId: PAYMENTS_COMMANDS_GROUP, startFrom: 'earliest' };
 
-/** Commands from the gateway. The inbox, ordering and error policy are the handler's and the port's. */
+/** Commands from the gateway. The inbox, ordering and error policy are the intake's and the port's. */
 @Controller()
 export class PaymentCommandConsumer {
-  constructor(private readonly handler: PaymentCommandIntake) {}
+  constructor(private readonly intake: PaymentCommandIntake) {}
 
   /** Commands fetched together share one transaction (see PaymentCommandIntake.handleAll). */
   @ConsumeTopicInBatches(PAYMENTS_TOPICS.commands)
   handle(@Payload() messages: ReceivedMessage[]): Promise<void> {
-    return this.handler.handleAll(messages.map((message) => message.envelope));
+    return this.intake.handleAll(messages.map((message) => message.envelope));
   }
 }
 

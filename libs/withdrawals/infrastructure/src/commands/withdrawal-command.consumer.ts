@@ -11,15 +11,15 @@ export const WITHDRAWALS_COMMANDS_GROUP = 'withdrawals.commands-handler';
 /** How the withdrawals app connects its consumers (`app.connectMicroservice`). */
 export const WITHDRAWALS_CONSUMERS: MessagingTransportOptions = { groupId: WITHDRAWALS_COMMANDS_GROUP, startFrom: 'earliest' };
 
-/** Commands from the gateway. The inbox, ordering and error policy are the handler's and the port's. */
+/** Commands from the gateway. The inbox, ordering and error policy are the intake's and the port's. */
 @Controller()
 export class WithdrawalCommandConsumer {
-  constructor(private readonly handler: WithdrawalCommandIntake) {}
+  constructor(private readonly intake: WithdrawalCommandIntake) {}
 
   /** Commands fetched together share one transaction (see WithdrawalCommandIntake). */
   @ConsumeTopicInBatches(WITHDRAWALS_TOPICS.commands)
   handle(@Payload() messages: ReceivedMessage[]): Promise<void> {
-    return this.handler.handleAll(messages.map((message) => message.envelope));
+    return this.intake.handleAll(messages.map((message) => message.envelope));
   }
 }
 
