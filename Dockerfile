@@ -12,8 +12,9 @@
 # the built JavaScript of their app and its libraries, and the production dependencies, and run
 # as the unprivileged `node` user. See docs/operations/compose.md.
 
-# Node 24 LTS, the project's one Node major (.nvmrc, package.json engines, tools/setup-node.sh).
-ARG NODE_IMAGE=node:24-bookworm-slim
+# Node 24 LTS, the project's one Node major (.nvmrc, package.json engines, tools/setup-node.sh),
+# pinned to the exact release tools/node-runtime installs, on Debian bookworm.
+ARG NODE_IMAGE=node:24.22.3-bookworm-slim
 
 # package.json reduced to what `npm ci` reads, so that editing a script or the description does
 # not invalidate the dependency layers below: they are rebuilt only when the dependencies change.
@@ -62,8 +63,11 @@ FROM runtime AS service
 ARG SERVICE
 COPY --from=build /staged/${SERVICE}/ ./
 RUN test -f service.js || { echo "build with --build-arg SERVICE=<a service of deploy/catalog/services.json>, or --target ops" >&2; exit 1; }
-# Docker's own check, for `docker run` and compose; Kubernetes uses its probes instead.
-HEALTHCHECK --interval=10s --timeout=3s --start-period=60s --retries=3 CMD ["node", "healthcheck.js"]
+# Docker's own check, for `docker run` and compose; Kubernetes uses its probes instead. It asks for
+# readiness (its database and Kafka answer), so it allows what those checks may take on a loaded
+# host: 10 s an answer, and five misses in a row (50 s) before the container is unhealthy, since
+# compose's `up` gives up on a dependency the moment it is reported unhealthy.
+HEALTHCHECK --interval=10s --timeout=10s --start-period=120s --retries=5 CMD ["node", "healthcheck.js"]
 # The services stop gracefully on SIGTERM (drain, close consumers, flush logs) within SHUTDOWN_GRACE_MS.
 STOPSIGNAL SIGTERM
 CMD ["node", "--enable-source-maps", "service.js"]

@@ -31,7 +31,7 @@ const intervalMs = Number(options['interval-ms']);
 const DEAD_HOST = 'dead-endpoint.bench';
 
 console.log(`[callback-fairness] building (Nx, cached; log in .local/build.log)`);
-await build({ projects: ['callbacks-infrastructure', 'callbacks-domain'], logFile: join(root, '.local/build.log') });
+await build({ projects: ['callbacks-testing', 'callbacks-domain'], logFile: join(root, '.local/build.log') });
 let infra = null;
 if (!(process.env.KAFKA_BROKERS && process.env.TEST_PG_ADMIN_URL)) {
   const { startInfra } = await import('../deploy/local/infra.mjs');
@@ -41,7 +41,7 @@ if (!(process.env.KAFKA_BROKERS && process.env.TEST_PG_ADMIN_URL)) {
 }
 const require = createRequire(import.meta.url);
 require('reflect-metadata');
-const kit = require(builtEntry('libs/callbacks/infrastructure/src/testing/callbacks-test-kit.ts'));
+const kit = require(builtEntry('libs/callbacks/testing/src/index.ts'));
 const { parseRetrySchedule } = require(builtEntry('libs/callbacks/domain/src/index.ts'));
 
 /** Production's defaults (apps/callback-dispatcher/src/callback-dispatcher.config.ts) where they shape the claim. */

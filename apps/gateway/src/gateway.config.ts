@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { readServiceAuthConfig, type ServiceAuthConfig, type ServiceName } from '@mp/shared-service-auth';
 import { DEFAULT_RATE_LIMITS, GATEWAY_INTERNAL_ACCESS, isTrustedProxyEntry, type RateLimitSettings } from '@mp/gateway-api';
-import { readCallbackAllowedPorts } from '@mp/contracts-callbacks';
-import { ConfigReader, readInternalTlsConfig, readKafkaConnectionConfig, readLogFormat, type Environment, type InternalTlsConfig, type KafkaConnectionConfig, type LogFormat } from '@mp/shared-util-config';
+import { readAllowHttpCallbackUrls, readCallbackAllowedPorts } from '@mp/contracts-callbacks';
+import { ConfigReader, readInternalTlsConfig, readKafkaConnectionConfig, readLogFormat, readTestClockEnabled, type Environment, type InternalTlsConfig, type KafkaConnectionConfig, type LogFormat } from '@mp/shared-util-config';
 import { readHealthConfig, type HealthConfig } from '@mp/shared-health';
 import { readMasterKeyring, type SecretKeyring } from '@mp/shared-util-secret-box';
 import { readConsoleConfig, type ConsoleConfig } from '@mp/console-bff';
@@ -47,17 +47,17 @@ export interface GatewayConfig extends KafkaConnectionConfig, HealthConfig, Inte
 
 /** The database and master-key part, shared by the server and the operator command. */
 export function loadGatewayStorageConfig(reader: ConfigReader): Pick<GatewayConfig, 'databaseUrl' | 'databasePoolMax' | 'secretsKeyring'> {
-  const secretsKeyring = readMasterKeyring(reader, 'MERCHANT_SECRETS');
+  const secretsKeyring = readMasterKeyring(reader, 'MERCHANT_SECRETS', "merchants' API and webhook secrets at rest");
   return {
-    databaseUrl: reader.url('GATEWAY_DATABASE_URL', { protocols: ['postgres:', 'postgresql:'] }),
-    databasePoolMax: reader.integer('GATEWAY_DATABASE_POOL_MAX', { default: 10, min: 1, max: 200 }),
+    databaseUrl: reader.url('GATEWAY_DATABASE_URL', { protocols: ['postgres:', 'postgresql:'], description: "the gateway's own database" }),
+    databasePoolMax: reader.integer('GATEWAY_DATABASE_POOL_MAX', { default: 10, min: 1, max: 200, description: 'connection pool size' }),
     secretsKeyring,
   };
 }
 
 /** How long a new operator credential works; shared by the server and the operator command. */
 export function readOperatorCredentialLifetime(reader: ConfigReader): Pick<GatewayConfig, 'operatorCredentialLifetimeDays'> {
-  return { operatorCredentialLifetimeDays: reader.integer('OPERATOR_CREDENTIAL_LIFETIME_DAYS', { default: 90, min: 1, max: 366 }) };
+  return { operatorCredentialLifetimeDays: reader.integer('OPERATOR_CREDENTIAL_LIFETIME_DAYS', { default: 90, min: 1, max: 366, description: 'how long a new operator token works (1–366); `operator:create` reads it too' }) };
 }
 
 /** Reads and validates the gateway's environment once, at boot. */
@@ -65,35 +65,35 @@ export function loadGatewayConfig(environment: Environment): GatewayConfig {
   const reader = new ConfigReader(environment);
   const config: GatewayConfig = {
     logFormat: readLogFormat(reader),
-    httpHost: reader.string('GATEWAY_HTTP_HOST', { default: '127.0.0.1' }),
-    httpPort: reader.integer('GATEWAY_HTTP_PORT', { default: 3000, min: 0, max: 65535 }),
+    httpHost: reader.string('GATEWAY_HTTP_HOST', { default: '127.0.0.1', description: 'listen address of the merchant API (`/v2`), payer pages and back office' }),
+    httpPort: reader.integer('GATEWAY_HTTP_PORT', { default: 3000, min: 0, max: 65535, description: 'port of the merchant API, payer pages and back office' }),
     ...loadGatewayStorageConfig(reader),
     ...readKafkaConnectionConfig(reader),
     ...readHealthConfig(reader),
     ...readInternalTlsConfig(reader),
     serviceAuth: readServiceAuthConfig(reader, 'gateway', Object.keys(GATEWAY_INTERNAL_ACCESS) as ServiceName[]),
-    instanceId: reader.string('GATEWAY_INSTANCE_ID', { default: `gw-${randomBytes(6).toString('hex')}`, pattern: /^[A-Za-z0-9._-]{1,100}$/ }),
-    commandTimeoutMs: reader.integer('GATEWAY_COMMAND_TIMEOUT_MS', { default: 10_000, min: 100, max: 60_000 }),
-    paymentsInternalUrl: reader.url('PAYMENTS_INTERNAL_URL', { default: 'http://127.0.0.1:3001' }),
-    ledgerInternalUrl: reader.url('LEDGER_INTERNAL_URL', { default: 'http://127.0.0.1:3002' }),
-    withdrawalsInternalUrl: reader.url('WITHDRAWALS_INTERNAL_URL', { default: 'http://127.0.0.1:3003' }),
-    disputesInternalUrl: reader.url('DISPUTES_INTERNAL_URL', { default: 'http://127.0.0.1:3004' }),
-    paymentsReadTimeoutMs: reader.integer('PAYMENTS_READ_TIMEOUT_MS', { default: 3_000, min: 100, max: 60_000 }),
-    allowHttpCallbackUrls: reader.boolean('ALLOW_HTTP_CALLBACK_URLS', false),
+    instanceId: reader.string('GATEWAY_INSTANCE_ID', { default: `gw-${randomBytes(6).toString('hex')}`, pattern: /^[A-Za-z0-9._-]{1,100}$/, description: "names the replica's reply topic and group; give each replica a stable one (a StatefulSet ordinal, the compose service name) so restarts reuse its topic", defaultText: 'random (`gw-` and 12 hex digits)' }),
+    commandTimeoutMs: reader.integer('GATEWAY_COMMAND_TIMEOUT_MS', { default: 10_000, min: 100, max: 60_000, description: "wait for a command's outcome before `503`" }),
+    paymentsInternalUrl: reader.url('PAYMENTS_INTERNAL_URL', { default: 'http://127.0.0.1:3001', description: "the payments service's internal API, where the gateway's reads go" }),
+    ledgerInternalUrl: reader.url('LEDGER_INTERNAL_URL', { default: 'http://127.0.0.1:3002', description: "the ledger's internal API (balances, statements, operator actions)" }),
+    withdrawalsInternalUrl: reader.url('WITHDRAWALS_INTERNAL_URL', { default: 'http://127.0.0.1:3003', description: 'withdrawal reads and the asset table' }),
+    disputesInternalUrl: reader.url('DISPUTES_INTERNAL_URL', { default: 'http://127.0.0.1:3004', description: "the disputes service's internal API (dispute reads, receipts, reviews)" }),
+    paymentsReadTimeoutMs: reader.integer('PAYMENTS_READ_TIMEOUT_MS', { default: 3_000, min: 100, max: 60_000, description: 'timeout of reads from the payments and ledger services' }),
+    allowHttpCallbackUrls: readAllowHttpCallbackUrls(reader),
     callbackAllowedPorts: readCallbackAllowedPorts(reader),
-    credentialCacheTtlMs: reader.integer('CREDENTIAL_CACHE_TTL_MS', { default: 30_000, min: 0, max: 3_600_000 }),
-    callbacksInternalUrl: reader.url('CALLBACKS_INTERNAL_URL', { default: 'http://127.0.0.1:3005' }),
-    webhookSecretOverlapHours: reader.integer('WEBHOOK_SECRET_OVERLAP_HOURS', { default: 24, min: 0, max: 168 }),
-    apiSecretOverlapHours: reader.integer('API_SECRET_OVERLAP_HOURS', { default: 24, min: 0, max: 168 }),
+    credentialCacheTtlMs: reader.integer('CREDENTIAL_CACHE_TTL_MS', { default: 30_000, min: 0, max: 3_600_000, description: 'how long decrypted API secrets and callback allow-lists are cached' }),
+    callbacksInternalUrl: reader.url('CALLBACKS_INTERNAL_URL', { default: 'http://127.0.0.1:3005', description: "the dispatcher's internal API (delivery log, profile's disabled flag)" }),
+    webhookSecretOverlapHours: reader.integer('WEBHOOK_SECRET_OVERLAP_HOURS', { default: 24, min: 0, max: 168, description: 'how long a rotated-out webhook secret still signs callbacks (0–168)' }),
+    apiSecretOverlapHours: reader.integer('API_SECRET_OVERLAP_HOURS', { default: 24, min: 0, max: 168, description: 'how long a rotated-out API secret still verifies requests (0–168), unless the rotation names its own' }),
     ...readOperatorCredentialLifetime(reader),
-    testClockEnabled: reader.boolean('TEST_CLOCK_ENABLED', false),
-    internalHttpHost: reader.string('GATEWAY_INTERNAL_HTTP_HOST', { default: '127.0.0.1' }),
-    internalHttpPort: reader.integer('GATEWAY_INTERNAL_HTTP_PORT', { default: 3010, min: 0, max: 65535 }),
-    trustedProxies: reader.list('GATEWAY_TRUSTED_PROXIES', { default: '' }),
+    testClockEnabled: readTestClockEnabled(reader),
+    internalHttpHost: reader.string('GATEWAY_INTERNAL_HTTP_HOST', { default: '127.0.0.1', description: 'internal-only listener serving webhook secrets to the dispatcher, and `/metrics`; never published' }),
+    internalHttpPort: reader.integer('GATEWAY_INTERNAL_HTTP_PORT', { default: 3010, min: 0, max: 65535, description: "the internal listener's port; must differ from `GATEWAY_HTTP_PORT`" }),
+    trustedProxies: reader.list('GATEWAY_TRUSTED_PROXIES', { default: '', description: 'comma-separated IP addresses or CIDR ranges of the reverse proxies in front of the gateway; only their `X-Forwarded-Proto` (HSTS is sent when the last value is `https`) and `X-Forwarded-For` (the client address of per-address rate limits) are believed', defaultText: 'empty (trust none)' }),
     rateLimits: {
-      merchant: readBucketPolicy(reader, 'MERCHANT', DEFAULT_RATE_LIMITS.merchant),
-      address: readBucketPolicy(reader, 'ADDRESS', DEFAULT_RATE_LIMITS.address),
-      authFailures: readBucketPolicy(reader, 'AUTH_FAILURES', DEFAULT_RATE_LIMITS.authFailures),
+      merchant: readBucketPolicy(reader, 'MERCHANT', DEFAULT_RATE_LIMITS.merchant, 'per-merchant token bucket, shared by all replicas, charged after the signature check; operators override it per merchant ([gateway](gateway.md#rate-limits))'),
+      address: readBucketPolicy(reader, 'ADDRESS', DEFAULT_RATE_LIMITS.address, 'per-client-address bucket of routes without a credential (payer page, health)'),
+      authFailures: readBucketPolicy(reader, 'AUTH_FAILURES', DEFAULT_RATE_LIMITS.authFailures, 'per-client-address bucket of `401`s on `/v2` and `/backoffice/v1`'),
     },
     console: readConsoleConfig(reader),
   };
@@ -106,9 +106,9 @@ export function loadGatewayConfig(environment: Environment): GatewayConfig {
 }
 
 /** One token bucket's settings: whole requests per second and a burst of at least one request. */
-function readBucketPolicy(reader: ConfigReader, name: string, defaults: RateLimitSettings['merchant']): RateLimitSettings['merchant'] {
+function readBucketPolicy(reader: ConfigReader, name: string, defaults: RateLimitSettings['merchant'], bucket: string): RateLimitSettings['merchant'] {
   return {
-    ratePerSecond: reader.integer(`GATEWAY_RATE_LIMIT_${name}_PER_SECOND`, { default: defaults.ratePerSecond, min: 1, max: 1_000_000 }),
-    burst: reader.integer(`GATEWAY_RATE_LIMIT_${name}_BURST`, { default: defaults.burst, min: 1, max: 1_000_000 }),
+    ratePerSecond: reader.integer(`GATEWAY_RATE_LIMIT_${name}_PER_SECOND`, { default: defaults.ratePerSecond, min: 1, max: 1_000_000, description: `requests per second refilling the ${bucket}` }),
+    burst: reader.integer(`GATEWAY_RATE_LIMIT_${name}_BURST`, { default: defaults.burst, min: 1, max: 1_000_000, description: `the largest burst of the ${bucket}` }),
   };
 }

@@ -31,7 +31,7 @@ export class AppModule {
           conversionFeeBasisPoints: config.conversionFeeBasisPoints,
           operatorLimits: config.operatorLimits,
         }),
-        MetricsModule.forRoot({ service: 'ledger', outbox: true, serveOnAppPort: true, domainMetrics: registerLedgerMetrics }),
+        MetricsModule.forRoot({ service: 'ledger', outbox: false, serveOnAppPort: true, domainMetrics: registerLedgerMetrics }),
       ],
     };
   }

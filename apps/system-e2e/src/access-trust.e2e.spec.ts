@@ -6,7 +6,8 @@
  * The gateway's clock is moved forward through its test-clock route (TEST_CLOCK_ENABLED).
  */
 import { BackofficeClient, createOperator, registerAgent, SignedClient, SystemUnderTest, type RegisteredAgent } from '@mp/shared-testing';
-import { eventually, VerifyingReceiver } from './callback-receiver';
+import { eventually } from '@mp/shared-testing';
+import { VerifyingReceiver } from './callback-receiver';
 import { incomingPayment, newOrderId } from './fixtures';
 
 const HOUR_SECONDS = 3_600;

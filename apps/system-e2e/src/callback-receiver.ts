@@ -59,14 +59,3 @@ export class VerifyingReceiver {
     await new Promise((resolve) => this.server.close(resolve));
   }
 }
-
-/** Polls `read` until `done` holds, failing with the last value after `timeoutMs`. */
-export async function eventually<T>(read: () => Promise<T> | T, done: (value: T) => boolean, what: string, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what} not reached within ${timeoutMs} ms; last: ${JSON.stringify(value)?.slice(0, 1_500)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}

@@ -13,7 +13,8 @@
 import { DISPUTE_COMMAND_TYPES, DISPUTES_TOPICS } from '@mp/contracts-disputes';
 import { PAYMENT_ORDER_DISPUTE_EVENT_TYPES, PAYMENT_ORDER_EXTERNAL_EVENT_TYPES, PAYMENTS_TOPICS, type PaymentOrderDisputeOutcomeAppliedData } from '@mp/contracts-payments';
 import { BackofficeClient, createOperator, registerAgent, SignedClient, SystemUnderTest, type RegisteredAgent } from '@mp/shared-testing';
-import { eventually, VerifyingReceiver } from './callback-receiver';
+import { eventually } from '@mp/shared-testing';
+import { VerifyingReceiver } from './callback-receiver';
 import { disputesKnow } from './disputable-orders';
 import { incomingPayment, newOrderId } from './fixtures';
 import { envelopesOnTopic } from './topic-envelopes';

@@ -14,7 +14,8 @@
 import { readFileSync } from 'node:fs';
 import { createOperator, launchBrowser, openPhonePage, registerAgent, saveScreenshot, SignedClient, SystemUnderTest, type BackofficeClient, type RegisteredAgent } from '@mp/shared-testing';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { eventually, VerifyingReceiver } from './callback-receiver';
+import { eventually } from '@mp/shared-testing';
+import { VerifyingReceiver } from './callback-receiver';
 import { disputesKnow } from './disputable-orders';
 import { incomingPayment, newOrderId } from './fixtures';
 

@@ -13,11 +13,11 @@
 import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
 import { createOperator, registerAgent, SystemUnderTest, type RegisteredAgent, type SignedClient } from '@mp/shared-testing';
-import { eventually } from './callback-receiver';
+import { eventually } from '@mp/shared-testing';
 import { disputesKnow } from './disputable-orders';
 import { incomingPayment, newOrderId } from './fixtures';
 
-/** Who consumes each event topic and which types each declares (the consumers' `@ConsumeTopic(topic, { types })`). */
+/** Who consumes each event topic and which types each declares (the consumers' `@ConsumeTopicInBatches(topic, { types })`). */
 const DECLARED: Record<string, Record<string, readonly string[]>> = {
   'payments.order.events': {
     'ledger payment-events': ['PaymentOrderCreated', 'PaymentOrderSucceeded', 'PaymentOrderFailed', 'PaymentOrderCancelled', 'PaymentOrderExpired'],

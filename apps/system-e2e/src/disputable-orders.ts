@@ -1,5 +1,5 @@
 import type { SignedClient, SystemUnderTest } from '@mp/shared-testing';
-import { eventually } from './callback-receiver';
+import { eventually } from '@mp/shared-testing';
 
 /**
  * The disputes service decides on its projection of payments' events: waits until it has this

@@ -15,7 +15,7 @@
  * each answer at once, so any lag between the services' projections would show.
  */
 import { BackofficeClient, createOperator, registerAgent, SignedClient, SystemUnderTest, type RegisteredAgent, type TestResponse } from '@mp/shared-testing';
-import { eventually } from './callback-receiver';
+import { eventually } from '@mp/shared-testing';
 import { disputesKnow } from './disputable-orders';
 import { incomingPayment, newOrderId } from './fixtures';
 

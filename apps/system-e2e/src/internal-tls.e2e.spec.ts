@@ -9,7 +9,8 @@ import { writeFileSync } from 'node:fs';
 import { connect } from 'node:tls';
 import { join } from 'node:path';
 import { BackofficeClient, CATALOG_SERVICE_NAMES, createOperator, registerAgent, runLedgerAudit, SignedClient, SystemUnderTest, type RegisteredAgent } from '@mp/shared-testing';
-import { eventually, VerifyingReceiver } from './callback-receiver';
+import { eventually } from '@mp/shared-testing';
+import { VerifyingReceiver } from './callback-receiver';
 import { incomingPayment, newOrderId } from './fixtures';
 
 /** The TLS handshake's verdict for a client that trusts only the public CAs: the error code, or 'trusted'. */

@@ -14,7 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { createOperator, registerAgent, SecuredKafka, SignedClient, SystemUnderTest } from '@mp/shared-testing';
 import { readFileSync } from 'node:fs';
 import { Kafka, logLevel, type SASLOptions } from 'kafkajs';
-import { eventually } from './callback-receiver';
+import { eventually } from '@mp/shared-testing';
 import { disputesKnow } from './disputable-orders';
 import { incomingPayment, newOrderId } from './fixtures';
 

@@ -11,7 +11,8 @@
  */
 import { spawnSync } from 'node:child_process';
 import { BackofficeClient, builtEntryPoint, createOperator, registerAgent, SignedClient, SystemUnderTest, type RegisteredAgent } from '@mp/shared-testing';
-import { eventually, VerifyingReceiver } from './callback-receiver';
+import { eventually } from '@mp/shared-testing';
+import { VerifyingReceiver } from './callback-receiver';
 import { disputesKnow } from './disputable-orders';
 import { incomingPayment, newOrderId, RUB_BANK_CARD_METHODS } from './fixtures';
 import { balance, confirmedPayIn, CONVERSION_FEE_BASIS_POINTS, ERC20_ADDRESS } from './usdt-funding';

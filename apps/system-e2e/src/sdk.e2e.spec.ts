@@ -26,7 +26,7 @@ import {
   withdrawUsdt,
 } from '@mp/merchant-sdk-examples';
 import { BackofficeClient, builtEntryPoint, createOperator, freePort, registerAgent, SignedClient, SystemUnderTest, TEST_MERCHANT_DEFAULT_CALLBACK_URL, type RegisteredAgent } from '@mp/shared-testing';
-import { eventually } from './callback-receiver';
+import { eventually } from '@mp/shared-testing';
 import { disputesKnow } from './disputable-orders';
 import { newOrderId } from './fixtures';
 import { CONVERSION_FEE_BASIS_POINTS, ERC20_ADDRESS, fundWith1000Usdt } from './usdt-funding';

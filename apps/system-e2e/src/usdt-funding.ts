@@ -1,5 +1,5 @@
 import type { BackofficeClient, RegisteredAgent, SignedClient } from '@mp/shared-testing';
-import { eventually } from './callback-receiver';
+import { eventually } from '@mp/shared-testing';
 import { incomingPayment, newOrderId } from './fixtures';
 
 export const ERC20_ADDRESS = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';

@@ -1,6 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import type { CallbackDeliveryView } from '@mp/contracts-callbacks';
-import { CallbacksTestService, eventually, externalPaymentEvent, newOrderId, newTestWebhookSecret, receiverPool } from './testing/callbacks-test-kit';
+import { CallbacksTestService, externalPaymentEvent, newOrderId, newTestWebhookSecret, receiverPool } from '@mp/callbacks-testing';
+import { eventually } from '@mp/shared-testing';
 
 /**
  * The dispatcher on real Kafka and PostgreSQL, delivering to real HTTP receivers on 127.0.0.1
@@ -43,7 +44,7 @@ describe('callback delivery', () => {
     const types = ['PaymentOrderSucceeded', 'PaymentOrderFailed', 'PaymentOrderCancelled', 'PaymentOrderExpired'] as const;
     const orderIds = types.map(() => newOrderId('sig'));
     await service.publish(types.map((type, index) => externalPaymentEvent(type, { merchantId: merchant.merchantId, orderId: orderIds[index] as string, callbackUrl: target.url(), version: index + 2 })));
-    await eventually(() => target.received.length, (count) => count >= 4, 20_000, 'four callbacks');
+    await eventually(() => target.received.length, (count) => count >= 4, 'four callbacks', 20_000);
     expect(verdicts).toEqual(['ok', 'ok', 'ok', 'ok']);
 
     const sample = target.received[0];
@@ -83,7 +84,7 @@ describe('callback delivery', () => {
     // Non-outcome events cause no callback.
     const created = externalPaymentEvent('PaymentOrderCreated', { merchantId: merchant.merchantId, orderId: newOrderId('created'), callbackUrl: target.url(), version: 1 });
     await service.publish([created, ...events]);
-    await eventually(() => target.received.length, (count) => count >= cases.length, 20_000, 'six callbacks');
+    await eventually(() => target.received.length, (count) => count >= cases.length, 'six callbacks', 20_000);
     await settle();
     expect(target.received).toHaveLength(cases.length);
     const bodies = target.received.map((callback) => JSON.parse(callback.body));
@@ -121,9 +122,9 @@ describe('callback delivery', () => {
     const target = await receiver((n) => (n === 1 ? { status: 200, delayMs: 4_000 } : { status: 200 }));
     const orderId = newOrderId('slow');
     await service.publish([externalPaymentEvent('PaymentOrderSucceeded', { merchantId: merchant.merchantId, orderId, callbackUrl: target.url() })]);
-    await eventually(() => deliveriesOf(merchant.merchantId, orderId), (list) => list[0]?.attempts[0]?.outcome === 'timeout', 20_000, 'a timed-out attempt');
+    await eventually(() => deliveriesOf(merchant.merchantId, orderId), (list) => list[0]?.attempts[0]?.outcome === 'timeout', 'a timed-out attempt', 20_000);
     await service.advanceClock(7);
-    const [delivery] = await eventually(() => deliveriesOf(merchant.merchantId, orderId), (list) => list[0]?.status === 'succeeded', 20_000, 'delivery');
+    const [delivery] = await eventually(() => deliveriesOf(merchant.merchantId, orderId), (list) => list[0]?.status === 'succeeded', 'delivery', 20_000);
     expect(delivery?.attempts.map((attempt) => attempt.outcome)).toEqual(['timeout', 'succeeded']);
     expect(delivery?.attempts[0]?.latency_ms).toBeGreaterThanOrEqual(1_400);
     // Cut at the 1.5 s deadline, not after the receiver's 4 s.
@@ -137,10 +138,10 @@ describe('callback delivery', () => {
     const target = await receiver((n) => (n === 1 ? { status: 302, headers: { location: inward.url('/admin') }, body: 'moved' } : { status: 200, body: 'thanks' }));
     const orderId = newOrderId('redirect');
     await service.publish([externalPaymentEvent('PaymentOrderFailed', { merchantId: merchant.merchantId, orderId, callbackUrl: target.url() })]);
-    await eventually(() => deliveriesOf(merchant.merchantId, orderId), (list) => list[0]?.attempts[0]?.outcome === 'redirect', 20_000, 'a redirected attempt');
+    await eventually(() => deliveriesOf(merchant.merchantId, orderId), (list) => list[0]?.attempts[0]?.outcome === 'redirect', 'a redirected attempt', 20_000);
     expect(inward.connections).toBe(0);
     await service.advanceClock(7);
-    const [delivery] = await eventually(() => deliveriesOf(merchant.merchantId, orderId), (list) => list[0]?.status === 'succeeded', 20_000, 'delivery');
+    const [delivery] = await eventually(() => deliveriesOf(merchant.merchantId, orderId), (list) => list[0]?.status === 'succeeded', 'delivery', 20_000);
     expect(delivery?.attempts.map((attempt) => [attempt.outcome, attempt.response_status, attempt.response_excerpt])).toEqual([
       ['redirect', 302, 'moved'],
       ['succeeded', 200, 'thanks'],
@@ -155,7 +156,7 @@ describe('callback delivery', () => {
     const other = await receiver();
     const [first, second, elsewhere] = [newOrderId('gone-1'), newOrderId('gone-2'), newOrderId('other')];
     await service.publish([externalPaymentEvent('PaymentOrderSucceeded', { merchantId: merchant.merchantId, orderId: first, callbackUrl: target.url() })]);
-    await eventually(() => deliveriesOf(merchant.merchantId, first), (list) => list[0]?.status === 'endpoint_disabled', 20_000, 'endpoint disabled');
+    await eventually(() => deliveriesOf(merchant.merchantId, first), (list) => list[0]?.status === 'endpoint_disabled', 'endpoint disabled', 20_000);
     const disabled = await service.request('GET', `/internal/endpoints/disabled?merchant_id=${merchant.merchantId}`);
     expect(disabled.body.data).toEqual([{ merchant_id: merchant.merchantId, url: target.url(), disabled_at: expect.any(String), cause: 'gone', reason: expect.stringContaining('410'), parked_deliveries: 1 }]);
 
@@ -164,7 +165,7 @@ describe('callback delivery', () => {
       externalPaymentEvent('PaymentOrderCancelled', { merchantId: merchant.merchantId, orderId: second, callbackUrl: target.url() }),
       externalPaymentEvent('PaymentOrderCancelled', { merchantId: merchant.merchantId, orderId: elsewhere, callbackUrl: other.url() }),
     ]);
-    await eventually(() => other.received.length, (count) => count === 1, 20_000, 'the other endpoint');
+    await eventually(() => other.received.length, (count) => count === 1, 'the other endpoint', 20_000);
     const [parked] = await eventually(() => deliveriesOf(merchant.merchantId, second), (list) => list.length === 1);
     expect(parked?.status).toBe('endpoint_disabled');
     expect(parked?.attempts).toEqual([]);
@@ -175,7 +176,7 @@ describe('callback delivery', () => {
     gone = false;
     const enabled = await service.request('POST', '/internal/endpoints/enable', { merchant_id: merchant.merchantId, url: target.url() });
     expect(enabled).toEqual({ status: 200, body: { merchant_id: merchant.merchantId, url: target.url(), resumed_deliveries: 2 } });
-    await eventually(() => target.received.length, (count) => count === 3, 20_000, 'the parked callbacks');
+    await eventually(() => target.received.length, (count) => count === 3, 'the parked callbacks', 20_000);
     expect((await service.request('GET', `/internal/endpoints/disabled?merchant_id=${merchant.merchantId}`)).body.data).toEqual([]);
     expect((await service.request('POST', '/internal/endpoints/enable', { merchant_id: merchant.merchantId, url: target.url() })).status).toBe(404);
   });
@@ -206,10 +207,10 @@ describe('callback delivery', () => {
     await service.publish(Array.from({ length: 24 }, (_, index) => externalPaymentEvent('PaymentOrderSucceeded', { merchantId: slowMerchant.merchantId, orderId: newOrderId(`slow-${index}`), callbackUrl: slow.url() })));
     await eventually(() => slow.received.length, (count) => count >= 1);
     await service.publish([externalPaymentEvent('PaymentOrderSucceeded', { merchantId: quickMerchant.merchantId, orderId: newOrderId('quick'), callbackUrl: quick.url() })]);
-    await eventually(() => quick.received.length, (count) => count === 1, 5_000, 'the quick merchant');
+    await eventually(() => quick.received.length, (count) => count === 1, 'the quick merchant', 5_000);
     // The quick merchant was served while the slow one still had callbacks waiting.
     expect(slow.received.length).toBeLessThan(24);
-    await eventually(() => slow.received.length, (count) => count === 24, 30_000, 'every slow callback');
+    await eventually(() => slow.received.length, (count) => count === 24, 'every slow callback', 30_000);
     expect(slow.maxConcurrent).toBe(4);
   });
 
@@ -226,7 +227,7 @@ describe('callback delivery', () => {
       await settle();
       expect(target.received).toHaveLength(attempts - 1);
       await service.advanceClock(nominalSeconds * 0.4 + 2);
-      await eventually(() => target.received.length, (count) => count === attempts, 10_000, `attempt ${attempts}`);
+      await eventually(() => target.received.length, (count) => count === attempts, `attempt ${attempts}`, 10_000);
     }
     const [delivery] = await eventually(() => deliveriesOf(merchant.merchantId, orderId), (list) => list[0]?.status === 'succeeded');
     expect(delivery?.attempts.map((attempt) => [attempt.outcome, attempt.response_status])).toEqual([
@@ -253,7 +254,7 @@ describe('callback delivery', () => {
     const target = await receiver(() => ({ status: 200, body: hostile }));
     const orderId = newOrderId('nul');
     await service.publish([externalPaymentEvent('PaymentOrderSucceeded', { merchantId: merchant.merchantId, orderId, callbackUrl: target.url() })]);
-    const [delivery] = await eventually(() => deliveriesOf(merchant.merchantId, orderId), (list) => list[0]?.status === 'succeeded', 10_000, 'the delivery succeeded');
+    const [delivery] = await eventually(() => deliveriesOf(merchant.merchantId, orderId), (list) => list[0]?.status === 'succeeded', 'the delivery succeeded', 10_000);
     const excerpt = delivery?.attempts[0]?.response_excerpt ?? '';
     expect(delivery?.attempts.map((attempt) => [attempt.outcome, attempt.response_status])).toEqual([['succeeded', 200]]);
     expect(excerpt.startsWith('ok\uFFFDnul\uFFFD')).toBe(true);
@@ -272,7 +273,7 @@ describe('callback delivery', () => {
     const target = await receiver();
     const orderId = newOrderId('allow-list');
     await service.publish([externalPaymentEvent('PaymentOrderSucceeded', { merchantId: merchant.merchantId, orderId, callbackUrl: target.url() })]);
-    const [delivery] = await eventually(() => deliveriesOf(merchant.merchantId, orderId), (list) => list[0]?.attempts[0]?.outcome === 'refused_destination', 20_000, 'a refused attempt');
+    const [delivery] = await eventually(() => deliveriesOf(merchant.merchantId, orderId), (list) => list[0]?.attempts[0]?.outcome === 'refused_destination', 'a refused attempt', 20_000);
     expect(delivery.attempts[0].error).toBe("host 127.0.0.1 is not on this merchant's callback allow-list");
     expect(target.received).toHaveLength(0);
   });

@@ -1,4 +1,5 @@
-import { CallbacksTestService, eventually, externalPaymentEvent, newOrderId, TestReceiver } from './testing/callbacks-test-kit';
+import { CallbacksTestService, externalPaymentEvent, newOrderId, TestReceiver } from '@mp/callbacks-testing';
+import { eventually } from '@mp/shared-testing';
 
 /**
  * apps/callback-dispatcher as a real process, SIGKILLed while callbacks are in flight (the
@@ -26,19 +27,19 @@ describe('dispatcher killed in the middle of deliveries', () => {
       return externalPaymentEvent(index % 3 === 0 ? 'PaymentOrderFailed' : 'PaymentOrderSucceeded', { merchantId: merchant.merchantId, orderId: newOrderId(`crash-${index}`), callbackUrl: receiver.url() });
     });
     await service.publish(events);
-    await eventually(() => receiver.received.length, (count) => count >= 3, 30_000, 'callbacks in flight');
+    await eventually(() => receiver.received.length, (count) => count >= 3, 'callbacks in flight', 30_000);
     await service.killProcess();
     const receivedAtKill = receiver.received.length;
     await service.startProcess();
 
     const expected = new Set(events.map((event) => `msg_${event.id.replace(/-/g, '')}`));
     const delivered = () => new Set(receiver.received.map((callback) => callback.headers['webhook-id'] as string));
-    await eventually(delivered, (ids) => [...expected].every((id) => ids.has(id)), 90_000, 'every event delivered');
+    await eventually(delivered, (ids) => [...expected].every((id) => ids.has(id)), 'every event delivered', 90_000);
     const rows = await eventually(
       () => service.query<{ status: string; count: number }>(`SELECT status, count(*)::int AS count FROM callback_deliveries GROUP BY status`),
       (statuses) => statuses.length === 1 && statuses[0]?.status === 'succeeded',
-      30_000,
       'every delivery recorded as succeeded',
+      30_000,
     );
     expect(rows).toEqual([{ status: 'succeeded', count: 20 }]);
     expect(delivered()).toEqual(expected);

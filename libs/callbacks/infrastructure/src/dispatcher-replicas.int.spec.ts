@@ -1,4 +1,5 @@
-import { CallbacksTestService, eventually, externalPaymentEvent, newOrderId, TestReceiver } from './testing/callbacks-test-kit';
+import { CallbacksTestService, externalPaymentEvent, newOrderId, TestReceiver } from '@mp/callbacks-testing';
+import { eventually } from '@mp/shared-testing';
 
 /**
  * Three replicas on one database, all polling often: rows are claimed with FOR UPDATE SKIP
@@ -40,13 +41,13 @@ describe('several dispatcher replicas', () => {
     await service.publish(events);
     const ids = events.map((event) => `msg_${event.id.replace(/-/g, '')}`);
     const retried = ids.filter((id) => id.charCodeAt(id.length - 1) % 2 === 0);
-    await eventually(() => receiver.received.length, (count) => count >= 40, 30_000, 'first attempts');
+    await eventually(() => receiver.received.length, (count) => count >= 40, 'first attempts', 30_000);
     await service.advanceClock(7);
     const rows = await eventually(
       () => service.query<{ delivery_id: string; attempt_count: number; status: string }>(`SELECT delivery_id, attempt_count, status FROM callback_deliveries`),
       (list) => list.length === 40 && list.every((row) => row.status === 'succeeded'),
-      30_000,
       'every delivery succeeded',
+      30_000,
     );
     await new Promise((resolve) => setTimeout(resolve, 500));
     const requestsPerId = new Map<string, number>();

@@ -1,4 +1,5 @@
-import { CallbacksTestService, eventually, externalPaymentEvent, mappedLookup, newOrderId, receiverPool } from './testing/callbacks-test-kit';
+import { CallbacksTestService, externalPaymentEvent, mappedLookup, newOrderId, receiverPool } from '@mp/callbacks-testing';
+import { eventually } from '@mp/shared-testing';
 
 /** The origin every delivery of the dead-endpoint scenario goes to: a name that does not resolve. */
 const DEAD_HOST = 'dead-endpoint.test';
@@ -36,7 +37,7 @@ describe('fair claiming and the circuit breaker per origin', () => {
     const live = await receiver();
     // Warm-up: the consumer has joined its group and the merchant's secrets path works.
     await dispatcher.publish([externalPaymentEvent('PaymentOrderSucceeded', { merchantId: merchant.merchantId, orderId: newOrderId('warm-up'), callbackUrl: live.url() })]);
-    await eventually(() => live.received.length, (count) => count === 1, 30_000, 'the warm-up callback');
+    await eventually(() => live.received.length, (count) => count === 1, 'the warm-up callback', 30_000);
     await dispatcher.query(
       `INSERT INTO callback_deliveries (delivery_id, source_event_id, source_event_type, source_topic, merchant_id, subject_kind, subject_id, callback_type,
                                         state_version, target_url, body, status, attempt_count, next_attempt_at, created_at)
@@ -49,12 +50,12 @@ describe('fair claiming and the circuit breaker per origin', () => {
     await eventually(
       () => dispatcher.query<{ failed: number }>(`SELECT count(*)::int AS failed FROM callback_attempts WHERE delivery_id LIKE 'msg_dead%' AND outcome = 'network_error'`),
       ([row]) => (row?.failed ?? 0) >= 3,
-      20_000,
       'attempts to the dead host',
+      20_000,
     );
     const publishedAt = Date.now();
     await dispatcher.publish([externalPaymentEvent('PaymentOrderSucceeded', { merchantId: merchant.merchantId, orderId: newOrderId('fresh'), callbackUrl: live.url() })]);
-    const [, fresh] = await eventually(() => live.received, (received) => received.length === 2, 20_000, 'the fresh callback');
+    const [, fresh] = await eventually(() => live.received, (received) => received.length === 2, 'the fresh callback', 20_000);
     return (fresh?.receivedAtMs ?? Number.POSITIVE_INFINITY) - publishedAt;
   }
 
@@ -95,8 +96,8 @@ describe('fair claiming and the circuit breaker per origin', () => {
     await eventually(
       () => service.query<{ open: boolean }>(`SELECT open_until > now() AS open FROM callback_origin_circuits WHERE origin = $1`, [origin]),
       ([row]) => row?.open === true,
-      20_000,
       'the circuit open',
+      20_000,
     );
     await new Promise((resolve) => setTimeout(resolve, 300));
     const attemptsWhileOpen = await service.query<{ delivery_id: string }>(
@@ -108,12 +109,12 @@ describe('fair claiming and the circuit breaker per origin', () => {
     expect(attemptsWhileOpen.length).toBeLessThanOrEqual(3 + 3);
 
     recovering = true;
-    await eventually(() => target.received.length, (count) => count >= 1, 10_000, 'the half-open probe');
+    await eventually(() => target.received.length, (count) => count >= 1, 'the half-open probe', 10_000);
     // The probe went alone: the next callback was sent only after its 2xx (answered 400 ms later).
-    await eventually(() => target.received.length, (count) => count >= 2, 10_000, 'the callbacks after the probe');
+    await eventually(() => target.received.length, (count) => count >= 2, 'the callbacks after the probe', 10_000);
     expect((target.received[1]?.receivedAtMs ?? 0) - (target.received[0]?.receivedAtMs ?? 0)).toBeGreaterThanOrEqual(350);
     await service.advanceClock(10);
-    await eventually(() => new Set(target.received.map((callback) => callback.headers['webhook-id'])).size, (count) => count === 10, 20_000, 'every callback');
+    await eventually(() => new Set(target.received.map((callback) => callback.headers['webhook-id'])).size, (count) => count === 10, 'every callback', 20_000);
     const [closed] = await service.query<{ consecutive_failures: number; open_until: Date | null }>(`SELECT consecutive_failures, open_until FROM callback_origin_circuits WHERE origin = $1`, [origin]);
     expect(closed).toEqual({ consecutive_failures: 0, open_until: null });
   });

@@ -1,6 +1,6 @@
 import { CallbackSender } from './delivery/callback-sender';
 import { DestinationGuard } from './delivery/ssrf-guard';
-import { mappedLookup, TEST_DESTINATION_RULES, TestReceiver } from './testing/callbacks-test-kit';
+import { mappedLookup, TEST_DESTINATION_RULES, TestReceiver } from '@mp/callbacks-testing';
 
 /**
  * The `callback_url` list of reliability.md's bad-input lists, sent through the real sender

@@ -80,10 +80,15 @@ function describePorts(ranges: CallbackDestinationRules['allowedPorts']): string
   return ranges.map(([low, high]) => (low === high ? String(low) : `${low}-${high}`)).join(', ');
 }
 
+/** ALLOW_HTTP_CALLBACK_URLS, read alike by the gateway (on acceptance) and the callback dispatcher (before each attempt). */
+export function readAllowHttpCallbackUrls(reader: ConfigReader): boolean {
+  return reader.boolean('ALLOW_HTTP_CALLBACK_URLS', false, { description: 'development and tests only: accept and send to `http://` callback URLs; unset in production' });
+}
+
 /** CALLBACK_ALLOWED_PORTS, read alike by the gateway and the callback dispatcher. */
 export function readCallbackAllowedPorts(reader: ConfigReader): Array<[number, number]> {
   try {
-    const ports = parseAllowedPorts(reader.string('CALLBACK_ALLOWED_PORTS', { default: DEFAULT_CALLBACK_ALLOWED_PORTS }));
+    const ports = parseAllowedPorts(reader.string('CALLBACK_ALLOWED_PORTS', { default: DEFAULT_CALLBACK_ALLOWED_PORTS, description: 'ports (and ranges, `8000-8100`) a callback URL may name; checked on acceptance and before each attempt' }));
     if (ports.length > 0) return ports;
     reader.problem('CALLBACK_ALLOWED_PORTS must list at least one port');
   } catch (error) {

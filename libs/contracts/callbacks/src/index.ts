@@ -151,6 +151,7 @@ export {
   DisabledEndpointsQueryDto,
   EnableCallbackEndpointBodyDto,
   EnableCallbackEndpointRequestDto,
+  ENDPOINT_URL_PATTERN,
   SendTestWebhookBodyDto,
   TestDeliveryRequestDto,
   WebhookDeliveriesQueryDto,
@@ -161,6 +162,7 @@ export {
   DEFAULT_CALLBACK_ALLOWED_PORTS,
   isAllowListEntry,
   parseAllowedPorts,
+  readAllowHttpCallbackUrls,
   readCallbackAllowedPorts,
   type CallbackDestinationRules,
 } from './destination-policy';

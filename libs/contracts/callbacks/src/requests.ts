@@ -41,7 +41,9 @@ export class DisabledEndpointsQueryDto {
 }
 
 /** The endpoint URL as the dispatcher recorded it when a 410 disabled it. */
-const CallbackUrl = () => MatchesPattern(/^https?:\/\/\S{1,2040}$/, 'must be the endpoint URL (http(s), at most 2048 characters)');
+/** A callback endpoint's URL as the dispatcher keeps it (the gateway's description shows the same pattern). */
+export const ENDPOINT_URL_PATTERN = /^https?:\/\/\S{1,2040}$/;
+const CallbackUrl = () => MatchesPattern(ENDPOINT_URL_PATTERN, 'must be the endpoint URL (http(s), at most 2048 characters)');
 
 /** The operator's body: the merchant comes from the path. */
 @RequestMessages({ invalid: 'Name the endpoint to re-enable' })

@@ -1,3 +1,6 @@
+/** The longest wallet address accepted, on every network: the gateway refuses a longer one before the withdrawals service reads it. */
+export const WALLET_ADDRESS_MAX_LENGTH = 100;
+
 /** decisions.md "States": PENDING (debited and frozen), then COMPLETED or FAILED. */
 export const WITHDRAWAL_STATUSES = ['PENDING', 'COMPLETED', 'FAILED'] as const;
 export type WithdrawalStatusView = (typeof WITHDRAWAL_STATUSES)[number];

@@ -7,3 +7,5 @@ export { auditLedger, formatAuditReport, type AuditConnection, type LedgerAuditR
 export { RECONCILIATION_COLUMNS } from './reads/reconciliation-csv';
 export { LEDGER_POSTINGS_METRIC, registerLedgerMetrics } from './ledger-metrics';
 export { LEDGER_INTERNAL_ACCESS } from './internal-access';
+export { OrphanHoldSweeper } from './holds/orphan-hold.sweeper';
+export type { PaymentOrderDirectory } from './holds/payment-order-directory.port';

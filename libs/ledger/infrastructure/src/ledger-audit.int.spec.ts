@@ -5,7 +5,7 @@
  * stream. Method: real books made through the service, then direct SQL, as a bad migration
  * or a careless operator would; the auditor runs as the real command.
  */
-import { LedgerTestService, newMerchantId, paymentOrderEvent } from './testing/ledger-test-service';
+import { LedgerTestService, newMerchantId, paymentOrderEvent } from '@mp/ledger-testing';
 
 describe('ledger auditor', () => {
   let ledger: LedgerTestService;

@@ -10,7 +10,7 @@
 import { WITHDRAWAL_EXTERNAL_EVENT_SCHEMA_VERSION, WITHDRAWALS_TOPICS, withdrawalHoldId, withdrawalKey } from '@mp/contracts-withdrawals';
 import { createEnvelope } from '@mp/shared-messaging';
 import type { PaymentOrderDirectory } from './holds/payment-order-directory.port';
-import { LedgerTestService, newMerchantId, paymentOrderEvent } from './testing/ledger-test-service';
+import { LedgerTestService, newMerchantId, paymentOrderEvent } from '@mp/ledger-testing';
 
 class ScriptedDirectory implements PaymentOrderDirectory {
   readonly asked: string[] = [];

@@ -6,7 +6,7 @@
  * first with each entry's order, withdrawal or adjustment; the reconciliation export is RFC
  * 4180 CSV of a period. Method: the real ledger service on real PostgreSQL and Kafka.
  */
-import { LedgerTestService, newMerchantId, paymentOrderEvent } from './testing/ledger-test-service';
+import { LedgerTestService, newMerchantId, paymentOrderEvent } from '@mp/ledger-testing';
 
 /** A small RFC 4180 reader, to check the export round-trips. */
 function parseCsv(text: string): string[][] {

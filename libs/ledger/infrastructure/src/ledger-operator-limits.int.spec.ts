@@ -6,7 +6,7 @@
  * expiry. Method: the real ledger service on real PostgreSQL and Kafka, funded by a real
  * payment event; balances read back through its API, the trail through SQL.
  */
-import { LedgerTestService, newMerchantId, paymentOrderEvent } from './testing/ledger-test-service';
+import { LedgerTestService, newMerchantId, paymentOrderEvent } from '@mp/ledger-testing';
 
 describe('ledger: limits on operator money actions', () => {
   let ledger: LedgerTestService;

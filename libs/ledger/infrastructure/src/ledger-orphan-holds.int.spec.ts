@@ -7,7 +7,7 @@
  * given by the test (the e2e suite runs the same sweep against the real payments service).
  */
 import type { PaymentOrderDirectory } from './holds/payment-order-directory.port';
-import { LedgerTestService, newMerchantId, paymentOrderEvent } from './testing/ledger-test-service';
+import { LedgerTestService, newMerchantId, paymentOrderEvent } from '@mp/ledger-testing';
 
 const GRACE_MS = 1_000;
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -6,7 +6,7 @@
  * (in process, default pool of 10 connections) on real PostgreSQL and Kafka; the money comes
  * in the way it does in production, as a published PaymentOrderSucceeded event.
  */
-import { LedgerTestService, newMerchantId, paymentOrderEvent } from './testing/ledger-test-service';
+import { LedgerTestService, newMerchantId, paymentOrderEvent } from '@mp/ledger-testing';
 
 describe('ledger: 100 concurrent payouts against one balance', () => {
   let ledger: LedgerTestService;

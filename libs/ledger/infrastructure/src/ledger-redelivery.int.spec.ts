@@ -11,7 +11,7 @@
  */
 import { createEnvelope, deadLetterTopicOf, KafkaMessageBroker, type MessageEnvelope } from '@mp/shared-messaging';
 import { PAYMENT_ORDER_DISPUTE_EVENT_SCHEMA_VERSION, PAYMENT_ORDER_DISPUTE_EVENT_TYPES, PAYMENTS_TOPICS } from '@mp/contracts-payments';
-import { LedgerTestService, newMerchantId, paymentOrderEvent, type OrderFacts, type PaymentEventType } from './testing/ledger-test-service';
+import { LedgerTestService, newMerchantId, paymentOrderEvent, type OrderFacts, type PaymentEventType } from '@mp/ledger-testing';
 
 /** The original, a redelivery (same id) and a copy with a new id, in that order. */
 function threeTimes(type: PaymentEventType, order: OrderFacts): { envelopes: MessageEnvelope[]; ids: string[] } {

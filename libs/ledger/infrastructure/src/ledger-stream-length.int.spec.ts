@@ -4,7 +4,7 @@ import { appendToStream, createEnvelope } from '@mp/shared-messaging';
 import { DomainError } from '@mp/shared-util-errors';
 import { handleLedgerCommand, ledgerEvents } from './commands/ledger.handling';
 import { loadLedgerState, projectLedgerEvents } from './persistence/ledger.projection';
-import { LedgerTestService, newMerchantId } from './testing/ledger-test-service';
+import { LedgerTestService, newMerchantId } from '@mp/ledger-testing';
 
 /*
  * Structural proof that a ledger command's cost does not grow with the merchant's history:

@@ -11,6 +11,7 @@ import { LedgerSchema1700000002000 } from './persistence/ledger-schema.migration
 import { LedgerOrphanHolds1700000003000 } from './persistence/orphan-holds.migration';
 import { LedgerRunningBalances1700000004000 } from './persistence/running-balances.migration';
 import { LedgerUnreadIndexes1700000030200 } from './persistence/unread-indexes.migration';
+import { LedgerUnusedOutbox1700000030300 } from './persistence/unused-outbox.migration';
 import { OrphanHoldSweeper } from './holds/orphan-hold.sweeper';
 import { HttpPaymentOrderDirectory, PAYMENT_ORDER_DIRECTORY, WITHDRAWAL_DIRECTORY } from './holds/payment-order-directory.port';
 import { InternalConversionsController } from './http/internal-conversions.controller';
@@ -30,12 +31,13 @@ export const LEDGER_MIGRATIONS = [
   LedgerOperatorApprovals1700000006000,
   MessagingUnreadIndexes1700000030000,
   LedgerUnreadIndexes1700000030200,
+  LedgerUnusedOutbox1700000030300,
 ];
 
 /**
  * The ledger bounded context. Needs a TypeORM DataSource and the messaging port from its app.
- * It publishes nothing yet, so it runs no outbox relay; the outbox table is ready for when a
- * consumer of ledger events appears.
+ * It publishes nothing: no outbox relay, and its database has no outbox table
+ * (LedgerUnusedOutbox1700000030300 drops the one the shared messaging schema creates).
  */
 @Module({})
 export class LedgerModule {

@@ -13,7 +13,6 @@ export {
   paymentOrderDecider,
   decide,
   evolve,
-  foldPaymentOrder,
   initialPaymentOrder,
   isFinished,
   toPaymentOrderStreamId,

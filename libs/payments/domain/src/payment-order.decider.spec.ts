@@ -1,6 +1,6 @@
 import { DeciderSpecification } from '@mp/shared-decider';
 import { DEFAULT_METHOD_CATALOG } from './method-catalog';
-import { foldPaymentOrder, paymentOrderDecider, type CreateIncomingPayment, type CreateOutgoingPayment, type PaymentOrderCommand } from './payment-order.decider';
+import { paymentOrderDecider, type CreateIncomingPayment, type CreateOutgoingPayment, type PaymentOrderCommand } from './payment-order.decider';
 
 const now = new Date('2026-11-22T10:00:00.000Z');
 const minutesLater = (minutes: number) => new Date(now.getTime() + minutes * 60_000);
@@ -47,7 +47,7 @@ describe('payment order decider', () => {
           },
         },
       ]);
-      expect(foldPaymentOrder(events)).toMatchObject({ status: 'PENDING', direction: 'incoming', amountMinor: 150_000n, feeMinor: 3_750n, agentId: null });
+      expect(events.reduce(paymentOrderDecider.evolve, paymentOrderDecider.initialState())).toMatchObject({ status: 'PENDING', direction: 'incoming', amountMinor: 150_000n, feeMinor: 3_750n, agentId: null });
     });
 
     it('creates a pending payout with its fee (1.5 % + 50.00 RUB) and a day to complete', () => {

@@ -526,10 +526,6 @@ function created(event: IncomingPaymentCreated | OutgoingPaymentCreated): Existi
   };
 }
 
-export function foldPaymentOrder(events: readonly PaymentOrderEvent[]): PaymentOrder {
-  return events.reduce(evolve, initialPaymentOrder());
-}
-
 /** Deterministic stream id: the merchant's order_id is the idempotency key (spec 4.3). */
 export function toPaymentOrderStreamId(merchantId: string, orderId: string): string {
   return `payment-order:${merchantId}:${orderId}`;

@@ -491,16 +491,18 @@ export interface components {
             settlement: components["schemas"]["SettlementBalanceResponse"][];
         };
         CancelBody: {
+            /** @description Plain text: not blank, no control characters but tab and line breaks */
             reason?: string;
         };
         CreateIncomingPaymentBody: {
             /**
-             * @description A JSON number, read exactly; at most the currency's decimals, greater than 0, at most 10^12
+             * @description A JSON number, read exactly: greater than 0, at most 10^12, with at most the currency's decimals (2 for RUB, 0 for JPY, 3 for KWD). It must also be within the chosen method's min and max of GET /v2/merchant/methods, which differ per merchant and method (400 PAYMENT_REJECTED otherwise).
              * @example 1500.5
              */
             amount: number;
             /**
-             * @description Where status callbacks go: an absolute https:// URL
+             * Format: uri
+             * @description Where status callbacks go. An absolute https:// URL of at most 2048 characters, on port 443 or 8443 unless the platform's operator allows others; when an operator gave the merchant a callback allow-list, its host must be on it (400 VALIDATION_ERROR otherwise).
              * @example https://shop.example/callbacks
              */
             callback_url: string;
@@ -510,10 +512,11 @@ export interface components {
              */
             country: string;
             /**
-             * @description A currency of GET /v2/merchant/methods
+             * @description A currency of GET /v2/merchant/methods: one the platform knows (this list), and one of the merchant's methods for the country (400 PAYMENT_REJECTED otherwise)
              * @example RUB
+             * @enum {string}
              */
-            currency: string;
+            currency: "USD" | "EUR" | "GBP" | "RUB" | "INR" | "BRL" | "KZT" | "UZS" | "TRY" | "UAH" | "AZN" | "MXN" | "ARS" | "COP" | "PEN" | "CLP" | "JPY" | "KRW" | "VND" | "IDR" | "THB" | "PHP" | "NGN" | "KES" | "EGP" | "BDT" | "PKR" | "AED" | "KWD" | "BHD" | "USDT" | "USDC" | "BTC" | "ETH" | "TRX";
             /**
              * @description One of the merchant's incoming methods for this country and currency (GET /v2/merchant/methods). Without it, the first incoming method in the merchant's catalog for the country and currency whose limits admit the amount.
              * @example sbp
@@ -532,12 +535,13 @@ export interface components {
              */
             account_number: string;
             /**
-             * @description A JSON number, read exactly; at most the currency's decimals, greater than 0, at most 10^12
+             * @description A JSON number, read exactly: greater than 0, at most 10^12, with at most the currency's decimals (2 for RUB, 0 for JPY, 3 for KWD). It must also be within the chosen method's min and max of GET /v2/merchant/methods, which differ per merchant and method (400 PAYMENT_REJECTED otherwise).
              * @example 1500.5
              */
             amount: number;
             /**
-             * @description Where status callbacks go: an absolute https:// URL
+             * Format: uri
+             * @description Where status callbacks go. An absolute https:// URL of at most 2048 characters, on port 443 or 8443 unless the platform's operator allows others; when an operator gave the merchant a callback allow-list, its host must be on it (400 VALIDATION_ERROR otherwise).
              * @example https://shop.example/callbacks
              */
             callback_url: string;
@@ -547,10 +551,11 @@ export interface components {
              */
             country: string;
             /**
-             * @description A currency of GET /v2/merchant/methods
+             * @description A currency of GET /v2/merchant/methods: one the platform knows (this list), and one of the merchant's methods for the country (400 PAYMENT_REJECTED otherwise)
              * @example RUB
+             * @enum {string}
              */
-            currency: string;
+            currency: "USD" | "EUR" | "GBP" | "RUB" | "INR" | "BRL" | "KZT" | "UZS" | "TRY" | "UAH" | "AZN" | "MXN" | "ARS" | "COP" | "PEN" | "CLP" | "JPY" | "KRW" | "VND" | "IDR" | "THB" | "PHP" | "NGN" | "KES" | "EGP" | "BDT" | "PKR" | "AED" | "KWD" | "BHD" | "USDT" | "USDC" | "BTC" | "ETH" | "TRX";
             /**
              * @description One of the merchant's outgoing methods for this country and currency
              * @example bank_card
@@ -558,18 +563,18 @@ export interface components {
             method: string;
             /**
              * @description Your id of the order, unique across both directions: 1 to 64 characters from A-Z a-z 0-9 . _ - : /
-             * @example A-1001
+             * @example P-1001
              */
             order_id: string;
         };
         CreateWithdrawalBody: {
             /**
-             * @description A wallet address on the asset's network
+             * @description A wallet address on the asset's network, with a valid checksum: TRON (T..., base58check) for USDT-TRC20 and TRX, Ethereum (0x...) for USDT-ERC20 and ETH, Bitcoin (bc1... or base58check) for BTC; at most 100 characters (400 INVALID_ADDRESS otherwise)
              * @example TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t
              */
             address: string;
             /**
-             * @description A JSON number, read exactly; at most the balance asset's decimals, greater than 0
+             * @description A JSON number, read exactly: greater than 0, with at most the balance asset's decimals (6 for USDT). Amount plus the network fee must be within the asset's balance (400 INSUFFICIENT_FUNDS otherwise), and the amount at least the asset's minimum.
              * @example 15
              */
             amount: number;
@@ -690,16 +695,16 @@ export interface components {
         };
         DisputeListBody: {
             /**
-             * @description ISO 8601 date or date-time, inclusive
+             * @description ISO 8601 date or date-time, inclusive; not after created_to (400 VALIDATION_ERROR otherwise)
              * @example 2026-01-31T00:00:00Z
              */
             created_from?: string;
             /**
-             * @description ISO 8601 date or date-time, inclusive
+             * @description ISO 8601 date or date-time, inclusive; not before created_from
              * @example 2026-02-01T00:00:00Z
              */
             created_to?: string;
-            /** @description next_cursor of the previous page */
+            /** @description next_cursor of the previous page of the same list, as it was returned (anything else is 400 VALIDATION_ERROR) */
             cursor?: string;
             /** @default 50 */
             limit?: number;
@@ -796,7 +801,8 @@ export interface components {
         };
         EnableWebhookEndpointBody: {
             /**
-             * @description The endpoint as GET /v2/webhooks/endpoints lists it
+             * Format: uri
+             * @description The endpoint as GET /v2/webhooks/endpoints lists it (404 when no disabled endpoint has this URL)
              * @example https://shop.example/callbacks
              */
             url: string;
@@ -848,16 +854,16 @@ export interface components {
         };
         ListFiltersBody: {
             /**
-             * @description ISO 8601 date or date-time, inclusive
+             * @description ISO 8601 date or date-time, inclusive; not after created_to (400 VALIDATION_ERROR otherwise)
              * @example 2026-01-31T00:00:00Z
              */
             created_from?: string;
             /**
-             * @description ISO 8601 date or date-time, inclusive
+             * @description ISO 8601 date or date-time, inclusive; not before created_from
              * @example 2026-02-01T00:00:00Z
              */
             created_to?: string;
-            /** @description next_cursor of the previous page */
+            /** @description next_cursor of the previous page of the same list, as it was returned (anything else is 400 VALIDATION_ERROR) */
             cursor?: string;
             /** @default 50 */
             limit?: number;
@@ -945,7 +951,7 @@ export interface components {
         };
         OpenDisputeBody: {
             /**
-             * @description What the payer paid, when not the order amount: a positive JSON number in the order's currency
+             * @description What the payer paid, when not the order amount: a positive JSON number in the order's currency, with at most its decimals
              * @example 1500.5
              */
             amount?: number;
@@ -955,7 +961,7 @@ export interface components {
              */
             comment?: string;
             /**
-             * @description The incoming order in dispute
+             * @description The incoming order in dispute: one a payment agent is already assigned to, created less than a month ago, without an open or accepted dispute (400 PAYMENT_REJECTED otherwise; 404 ORDER_NOT_FOUND for a payout or an unknown order)
              * @example A-1001
              */
             order_id: string;
@@ -1230,7 +1236,8 @@ export interface components {
              */
             event_type?: "webhook.test";
             /**
-             * @description Where to send it; the merchant’s default_callback_url without it. The same destination rules as a callback_url.
+             * Format: uri
+             * @description Where to send it; the merchant’s default_callback_url without it. An absolute https:// URL of at most 2048 characters, on port 443 or 8443 unless the platform's operator allows others; when an operator gave the merchant a callback allow-list, its host must be on it (400 VALIDATION_ERROR otherwise).
              * @example https://shop.example/callbacks
              */
             url?: string;
@@ -1278,7 +1285,8 @@ export interface components {
         };
         UpdateMerchantBody: {
             /**
-             * @description Where withdrawal and dispute outcomes are reported: an absolute https:// URL
+             * Format: uri
+             * @description Where withdrawal and dispute outcomes are reported. An absolute https:// URL of at most 2048 characters, on port 443 or 8443 unless the platform's operator allows others; when an operator gave the merchant a callback allow-list, its host must be on it (400 VALIDATION_ERROR otherwise).
              * @example https://shop.example/callbacks
              */
             default_callback_url: string;
@@ -1535,16 +1543,16 @@ export interface components {
         };
         WithdrawalListBody: {
             /**
-             * @description ISO 8601 date or date-time, inclusive
+             * @description ISO 8601 date or date-time, inclusive; not after created_to (400 VALIDATION_ERROR otherwise)
              * @example 2026-01-31T00:00:00Z
              */
             created_from?: string;
             /**
-             * @description ISO 8601 date or date-time, inclusive
+             * @description ISO 8601 date or date-time, inclusive; not before created_from
              * @example 2026-02-01T00:00:00Z
              */
             created_to?: string;
-            /** @description next_cursor of the previous page */
+            /** @description next_cursor of the previous page of the same list, as it was returned (anything else is 400 VALIDATION_ERROR) */
             cursor?: string;
             /** @default 50 */
             limit?: number;
@@ -4098,7 +4106,22 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["CreateWithdrawalBody"];
+                "application/json": components["schemas"]["CreateWithdrawalBody"] & ({
+                    /** @description TRON: T and 33 more base58 characters */
+                    address?: string;
+                    /** @enum {unknown} */
+                    currency?: "USDT-TRC20" | "TRX";
+                } | {
+                    /** @description Ethereum: 0x and 40 hex digits (mixed case must carry the EIP-55 checksum) */
+                    address?: string;
+                    /** @enum {unknown} */
+                    currency?: "USDT-ERC20" | "ETH";
+                } | {
+                    /** @description Bitcoin mainnet: bc1 bech32 (one case) or base58check starting 1 or 3 */
+                    address?: string;
+                    /** @enum {unknown} */
+                    currency?: "BTC";
+                });
             };
         };
         responses: {
@@ -6806,11 +6829,11 @@ export interface operations {
     listWebhookDeliveries: {
         parameters: {
             query?: {
-                /** @description ISO 8601 date or date-time, inclusive */
+                /** @description ISO 8601 date or date-time, inclusive; not after created_to (400 VALIDATION_ERROR otherwise) */
                 created_from?: string;
-                /** @description ISO 8601 date or date-time, inclusive */
+                /** @description ISO 8601 date or date-time, inclusive; not before created_from */
                 created_to?: string;
-                /** @description next_cursor of the previous page */
+                /** @description next_cursor of the previous page of the same list, as it was returned (anything else is 400 VALIDATION_ERROR) */
                 cursor?: string;
                 event_type?: "payment.succeeded" | "payment.failed" | "payment.cancelled" | "payment.expired" | "dispute.opened" | "dispute.accepted" | "dispute.rejected" | "withdrawal.completed" | "withdrawal.failed" | "webhook.test";
                 limit?: number;

@@ -33,7 +33,7 @@ export { claimInboxMessage } from './postgres/inbox';
 export { OutboxRelay, type OutboxRelayOptions } from './postgres/outbox-relay';
 export { MessagingModule, type MessagingModuleOptions } from './nest/messaging.module';
 export { OUTBOX_RELAY_OPTIONS, OutboxRelayService, type OutboxRelaySettings } from './nest/outbox-relay.service';
-export { ConsumeTopic, ConsumeTopicInBatches, MessagingContext, MessagingTransportStrategy, type ConsumeTopicOptions, type MessagingTransportOptions } from './nest/messaging-transport.strategy';
+export { ConsumeTopicInBatches, MessagingContext, MessagingTransportStrategy, type ConsumeTopicOptions, type MessagingTransportOptions } from './nest/messaging-transport.strategy';
 export { commandReplyMessage } from './command-reply';
 // The batch side of the inbox and outbox (the one intake in libs/shared/command-handling uses them).
 export { claimInboxMessages } from './postgres/inbox';

@@ -22,7 +22,11 @@ const GENERATE_HINT = 'base64 of an Ed25519 PKCS#8 DER key, e.g. openssl genpkey
  * `callers` are the services this one's allow-list names: each needs its public key here.
  */
 export function readServiceAuthConfig(reader: ConfigReader, service: ServiceName, callers: readonly ServiceName[]): ServiceAuthConfig {
-  const privateBase64 = reader.string('SERVICE_TOKEN_PRIVATE_KEY', { description: GENERATE_HINT });
+  const privateBase64 = reader.string('SERVICE_TOKEN_PRIVATE_KEY', {
+    hint: GENERATE_HINT,
+    defaultText: 'required (`npm start` generates one per service)',
+    description: "the service's own Ed25519 key, base64 of its PKCS#8 DER (`openssl genpkey -algorithm ed25519 -outform DER | base64 -w0`): signs its [service tokens](../architecture.md#service-authentication); no other service has it",
+  });
   let privateKey = undefined as unknown as KeyObject;
   if (privateBase64 !== '') {
     try {
@@ -33,7 +37,9 @@ export function readServiceAuthConfig(reader: ConfigReader, service: ServiceName
   }
   const publicKeys = new Map<ServiceName, KeyObject[]>();
   const required = callers.filter((caller) => caller !== 'test-harness');
-  const entries = reader.list('SERVICE_TOKEN_PUBLIC_KEYS');
+  const entries = reader.list('SERVICE_TOKEN_PUBLIC_KEYS', {
+    description: '`service:<base64 SPKI DER>,...`: the public keys of the services that call it (every one its allow-list names must be there); the same list can go to every service; a service listed twice has two keys, both accepted, while its key is [rotated](service-keys.md)',
+  });
   for (const entry of entries) {
     const separator = entry.indexOf(':');
     const name = entry.slice(0, Math.max(separator, 0));

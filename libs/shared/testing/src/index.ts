@@ -5,3 +5,4 @@ export { workspaceRoot } from './workspace-root';
 export { BackofficeClient, createOperator, registerAgent, type RegisteredAgent } from './backoffice-client';
 export { SecuredKafka } from './secured-kafka';
 export { merchantApiValidator, OpenApiResponseValidator, toJsonSchema, type AnswerToValidate, type OpenApiDocument } from './openapi-response-validator';
+export { eventually } from './eventually';

@@ -14,30 +14,88 @@ export class ConfigError extends Error {
   }
 }
 
+/**
+ * What a read says about its variable for the operator's reference (docs/operations/configuration.md,
+ * generated from the readers by `npm run config:docs`).
+ */
+export interface Documented {
+  /** One line for the operator: what the variable does, its format. */
+  description?: string;
+  /** The default as the table shows it, where the value itself is computed (random, derived from another setting) or is not the whole story. */
+  defaultText?: string;
+}
+
+/** One variable a service reads: its name, its default as the table shows it (Markdown; undefined: required) and its description. */
+export interface ConfigVariable {
+  name: string;
+  default?: string;
+  description?: string;
+}
+
+/** Code-unit order, the same on every machine (localeCompare follows the locale). */
+export const compareText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Where the readers made while describeConfiguration runs note what they read. */
+let activeRecorder: Map<string, ConfigVariable> | null = null;
+
+/**
+ * Every variable `load` reads, with its default and description: `load` runs once on an empty
+ * environment (its ConfigError is expected and dropped). A reader notes each variable as it reads
+ * it, so a setting added to a config reader is listed without being named anywhere else. Reads
+ * must therefore not depend on other settings' values (a read inside an `if` would be missed).
+ */
+export function describeConfiguration(load: (environment: Environment) => unknown): ConfigVariable[] {
+  const variables = new Map<string, ConfigVariable>();
+  const previous = activeRecorder;
+  activeRecorder = variables;
+  try {
+    load({});
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+  } finally {
+    activeRecorder = previous;
+  }
+  // Code-unit order, not the locale's: the same table on every machine.
+  return [...variables.values()].sort((a, b) => compareText(a.name, b.name));
+}
+
 export class ConfigReader {
   private readonly problems: string[] = [];
+  private readonly recorder = activeRecorder;
 
   constructor(private readonly environment: Environment) {}
 
-  string(name: string, options: { default?: string; pattern?: RegExp; description?: string } = {}): string {
+  /** Notes a read for describeConfiguration; a later read of the same name fills what an earlier one left out. */
+  private note(name: string, fallback: string | number | boolean | undefined, documented: Documented): void {
+    if (!this.recorder) return;
+    const known = this.recorder.get(name);
+    const shown = fallback === undefined ? known?.default : fallback === '' ? 'empty' : `\`${String(fallback)}\``;
+    this.recorder.set(name, { name, default: documented.defaultText ?? shown, description: documented.description ?? known?.description });
+  }
+
+  /** `hint` is added to this variable's error messages (e.g. how to generate a key); `description` is for the operator's table. */
+  string(name: string, options: { default?: string; pattern?: RegExp; hint?: string } & Documented = {}): string {
+    this.note(name, options.default, options);
     const raw = this.environment[name]?.trim();
     const value = raw === undefined || raw === '' ? options.default : raw;
     if (value === undefined) {
-      this.problems.push(`${name} is required${options.description ? ` (${options.description})` : ''}`);
+      this.problems.push(`${name} is required${options.hint ? ` (${options.hint})` : ''}`);
       return '';
     }
     if (options.pattern && !options.pattern.test(value)) {
-      this.problems.push(`${name} must match ${options.pattern}${options.description ? ` (${options.description})` : ''}`);
+      this.problems.push(`${name} must match ${options.pattern}${options.hint ? ` (${options.hint})` : ''}`);
     }
     return value;
   }
 
-  optionalString(name: string): string | undefined {
+  optionalString(name: string, documented: Documented = {}): string | undefined {
+    this.note(name, undefined, { defaultText: 'unset', ...documented });
     const raw = this.environment[name]?.trim();
     return raw === undefined || raw === '' ? undefined : raw;
   }
 
-  integer(name: string, options: { default?: number; min?: number; max?: number } = {}): number {
+  integer(name: string, options: { default?: number; min?: number; max?: number } & Documented = {}): number {
+    this.note(name, options.default, options);
     const raw = this.environment[name]?.trim();
     if (raw === undefined || raw === '') {
       if (options.default === undefined) this.problems.push(`${name} is required`);
@@ -53,7 +111,8 @@ export class ConfigReader {
     return value;
   }
 
-  boolean(name: string, defaultValue: boolean): boolean {
+  boolean(name: string, defaultValue: boolean, documented: Documented = {}): boolean {
+    this.note(name, defaultValue, documented);
     const raw = this.environment[name]?.trim().toLowerCase();
     if (raw === undefined || raw === '') return defaultValue;
     if (raw === 'true' || raw === '1') return true;
@@ -62,8 +121,8 @@ export class ConfigReader {
     return defaultValue;
   }
 
-  url(name: string, options: { default?: string; protocols?: string[] } = {}): string {
-    const value = this.string(name, { default: options.default });
+  url(name: string, options: { default?: string; protocols?: string[] } & Documented = {}): string {
+    const value = this.string(name, { default: options.default, description: options.description, defaultText: options.defaultText });
     if (value === '') return value;
     try {
       const parsed = new URL(value);
@@ -77,14 +136,15 @@ export class ConfigReader {
 
   /** A required secret key given as base64 (e.g. `openssl rand -base64 32`), exactly `bytes` long once decoded. */
   base64Key(name: string, bytes: number): Buffer {
-    const base64 = this.string(name, { description: `base64 of ${bytes} random bytes, e.g. openssl rand -base64 ${bytes}` });
+    const base64 = this.string(name, { hint: `base64 of ${bytes} random bytes, e.g. openssl rand -base64 ${bytes}` });
     const key = Buffer.from(base64, 'base64');
     if (base64 !== '' && key.length !== bytes) this.problems.push(`${name} must decode to ${bytes} bytes, got ${key.length}`);
     return key;
   }
 
   /** One of a fixed set of words, e.g. a format. */
-  oneOf<T extends string>(name: string, allowed: readonly T[], defaultValue: T): T {
+  oneOf<T extends string>(name: string, allowed: readonly T[], defaultValue: T, documented: Documented = {}): T {
+    this.note(name, defaultValue, documented);
     const raw = this.environment[name]?.trim();
     if (raw === undefined || raw === '') return defaultValue;
     if ((allowed as readonly string[]).includes(raw)) return raw as T;
@@ -93,7 +153,7 @@ export class ConfigReader {
   }
 
   /** A list separated by commas, e.g. Kafka brokers. */
-  list(name: string, options: { default?: string } = {}): string[] {
+  list(name: string, options: { default?: string } & Documented = {}): string[] {
     return this.string(name, options)
       .split(',')
       .map((item) => item.trim())
@@ -150,22 +210,24 @@ export interface KafkaSecurityConfig {
 const isLoopbackBroker = (broker: string): boolean => /^(localhost|127(\.\d{1,3}){3}|\[::1\]|::1)(:\d+)?$/i.test(broker);
 
 export function readKafkaConnectionConfig(reader: ConfigReader): KafkaConnectionConfig {
-  const kafkaBrokers = reader.list('KAFKA_BROKERS');
-  const protocol = reader.oneOf('KAFKA_SECURITY_PROTOCOL', KAFKA_SECURITY_PROTOCOLS, 'PLAINTEXT');
+  const kafkaBrokers = reader.list('KAFKA_BROKERS', { defaultText: 'required (`npm start` sets it)', description: '`host:port,...`; when set, `npm start` starts no broker' });
+  const protocol = reader.oneOf('KAFKA_SECURITY_PROTOCOL', KAFKA_SECURITY_PROTOCOLS, 'PLAINTEXT', {
+    description: '`SASL_SSL` (SCRAM over TLS) or `PLAINTEXT`; PLAINTEXT is refused at boot for a broker off loopback ([Kafka security](kafka-security.md))',
+  });
+  const sasl = protocol === 'SASL_SSL';
+  // Read whatever the protocol, so that describeConfiguration lists them; required only with SASL_SSL.
+  const saslSettings = {
+    mechanism: reader.oneOf('KAFKA_SASL_MECHANISM', KAFKA_SASL_MECHANISMS, 'SCRAM-SHA-512', { description: 'or `SCRAM-SHA-256`' }),
+    username: reader.string('KAFKA_SASL_USERNAME', { default: sasl ? undefined : '', hint: "this service's Kafka principal", defaultText: 'required with `SASL_SSL`', description: "the service's own Kafka principal (named after the service)" }),
+    password: reader.string('KAFKA_SASL_PASSWORD', { default: sasl ? undefined : '', hint: "the password of this service's Kafka principal", defaultText: 'required with `SASL_SSL`', description: "the password of the service's Kafka principal" }),
+    caFile: reader.optionalString('KAFKA_SSL_CA_FILE', { defaultText: "the system's CAs", description: "PEM file of the CA the broker's certificate chains to" }) ?? null,
+  };
   const config = {
     kafkaBrokers,
-    kafkaNamespace: reader.string('KAFKA_NAMESPACE', { default: '', pattern: /^[a-z0-9._-]*$/ }),
-    commandPartitions: reader.integer('KAFKA_TOPIC_PARTITIONS', { default: 6, min: 1, max: 1000 }),
-    createTopics: reader.boolean('KAFKA_CREATE_TOPICS', true),
-    kafkaSecurity:
-      protocol === 'SASL_SSL'
-        ? {
-            mechanism: reader.oneOf('KAFKA_SASL_MECHANISM', KAFKA_SASL_MECHANISMS, 'SCRAM-SHA-512'),
-            username: reader.string('KAFKA_SASL_USERNAME', { description: "this service's Kafka principal" }),
-            password: reader.string('KAFKA_SASL_PASSWORD', { description: "the password of this service's Kafka principal" }),
-            caFile: reader.optionalString('KAFKA_SSL_CA_FILE') ?? null,
-          }
-        : null,
+    kafkaNamespace: reader.string('KAFKA_NAMESPACE', { default: '', pattern: /^[a-z0-9._-]*$/, description: 'prefix of every topic and group, to share a cluster between environments' }),
+    commandPartitions: reader.integer('KAFKA_TOPIC_PARTITIONS', { default: 6, min: 1, max: 1000, description: 'partitions of command and event topics created at boot' }),
+    createTopics: reader.boolean('KAFKA_CREATE_TOPICS', true, { description: 'whether a service creates the topics it uses at boot; false where topics are declared elsewhere (Strimzi KafkaTopic resources), and a missing one then stops the boot' }),
+    kafkaSecurity: sasl ? saslSettings : null,
   };
   if (kafkaBrokers.length === 0) reader.problem('KAFKA_BROKERS must list at least one host:port');
   // There is no switch to run unauthenticated on a network: only a broker on loopback may be PLAINTEXT.
@@ -180,7 +242,17 @@ export const LOG_FORMATS = ['pretty', 'json'] as const;
 /** `json`: one JSON object per line, for log files and collectors (what `npm start` writes); `pretty`: Nest's readable lines. */
 export type LogFormat = (typeof LOG_FORMATS)[number];
 
+/** TEST_CLOCK_ENABLED, read alike by every service that has a test clock. */
+export function readTestClockEnabled(reader: ConfigReader): boolean {
+  return reader.boolean('TEST_CLOCK_ENABLED', false, {
+    description: "tests only: `POST /internal/test/clock` moves the service's clock (the gateway's on its internal listener, with the service token: secret overlaps and token expiry)",
+  });
+}
+
 /** LOG_FORMAT, which every service reads the same way. */
 export function readLogFormat(reader: ConfigReader): LogFormat {
-  return reader.oneOf('LOG_FORMAT', LOG_FORMATS, 'pretty');
+  return reader.oneOf('LOG_FORMAT', LOG_FORMATS, 'pretty', {
+    defaultText: '`pretty` (`json` under `npm start`)',
+    description: "`json`: pino's JSON lines (see [Logs and traces](logs-and-traces.md#logs-and-traces)), the Kafka client's lines included; `pretty`: the same lines readable, fields as `key=value`",
+  });
 }

@@ -14,6 +14,9 @@ const SCALE_BY_CURRENCY: Readonly<Record<string, number>> = {
 
 export type CurrencyCode = string;
 
+/** Every currency and asset the platform reads amounts in (the OpenAPI description lists them). */
+export const KNOWN_CURRENCIES: readonly string[] = Object.keys(SCALE_BY_CURRENCY);
+
 export function isKnownCurrency(currency: string): boolean {
   return Object.hasOwn(SCALE_BY_CURRENCY, currency);
 }

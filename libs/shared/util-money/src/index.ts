@@ -1,4 +1,4 @@
-export { currencyScale, isKnownCurrency, type CurrencyCode } from './currency';
+export { currencyScale, isKnownCurrency, KNOWN_CURRENCIES, type CurrencyCode } from './currency';
 export {
   AMOUNT_UNITS_MAX,
   formatAmountMinor,

@@ -104,17 +104,21 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
  * it opens values and never seals; its version must be above the current one.
  * Messages name variables, entries and versions, never key material.
  */
-export function readMasterKeyring(reader: ConfigReader, prefix: string): SecretKeyring {
+export function readMasterKeyring(reader: ConfigReader, prefix: string, purpose = 'secrets at rest'): SecretKeyring {
   const currentName = `${prefix}_MASTER_KEY`;
   const versionName = `${prefix}_MASTER_KEY_VERSION`;
   const retiredName = `${prefix}_RETIRED_KEYS`;
   const nextName = `${prefix}_NEXT_KEY`;
-  const currentText = reader.string(currentName, { description: `base64 of ${MASTER_KEY_BYTES} random bytes, e.g. openssl rand -base64 ${MASTER_KEY_BYTES}` });
-  const currentVersion = reader.integer(versionName, { default: LEGACY_KEY_VERSION, min: 1, max: MAX_KEY_VERSION });
+  const currentText = reader.string(currentName, {
+    hint: `base64 of ${MASTER_KEY_BYTES} random bytes, e.g. openssl rand -base64 ${MASTER_KEY_BYTES}`,
+    defaultText: 'required (`npm start` generates one)',
+    description: `base64 of ${MASTER_KEY_BYTES} bytes: the current key, which seals ${purpose}; \`rekey\` reads it too`,
+  });
+  const currentVersion = reader.integer(versionName, { default: LEGACY_KEY_VERSION, min: 1, max: MAX_KEY_VERSION, description: "the current key's version, recorded in every value it seals" });
   const currentKey = currentText === '' ? null : decodeKey(reader, currentName, currentText);
 
   const keys = new Map<number, Buffer>();
-  const entries = reader.list(retiredName, { default: '' });
+  const entries = reader.list(retiredName, { default: '', description: '`<version>:<base64 key>,...`: keys still read during a [rotation](master-key-rotation.md), never used to seal' });
   entries.forEach((entry, index) => {
     const parsed = parseVersionedKey(reader, `${retiredName} entry ${index + 1}`, entry);
     if (!parsed) return;
@@ -125,7 +129,7 @@ export function readMasterKeyring(reader: ConfigReader, prefix: string): SecretK
     if (key) keys.set(version, key);
   });
 
-  const nextEntries = reader.list(nextName, { default: '' });
+  const nextEntries = reader.list(nextName, { default: '', description: '`<version>:<base64 key>`: the new key of a [rotation](master-key-rotation.md), read by every replica before any seals with it; its version above the current one' });
   if (nextEntries.length > 1) reader.problem(`${nextName} must be one <version>:<base64 key>: a rotation brings in one new key at a time`);
   const next = nextEntries.length === 1 ? parseVersionedKey(reader, nextName, nextEntries[0]) : null;
   if (next) {

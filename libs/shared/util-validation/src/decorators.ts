@@ -45,6 +45,13 @@ export function IsKnownCurrency(issue = 'must be a currency code, e.g. RUB', opt
 }
 
 /**
+ * What IsPlainText takes, but its length, as one regular expression for the OpenAPI description:
+ * at least one character that is not white space, and no control character but tab and line breaks.
+ */
+// eslint-disable-next-line no-control-regex
+export const PLAIN_TEXT_PATTERN = /^[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f]*[^\s\x00-\x08\x0b\x0c\x0e-\x1f\x7f][^\x00-\x08\x0b\x0c\x0e-\x1f\x7f]*$/;
+
+/**
  * Text stored as is (names, reasons, payment details): not blank, at most `max` characters, and
  * no control characters other than tab and line breaks (PostgreSQL refuses NUL in text).
  */

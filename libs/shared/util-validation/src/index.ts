@@ -9,6 +9,7 @@ export {
   IsDecimalAmount,
   IsOneOf,
   IsIsoDateTime,
+  PLAIN_TEXT_PATTERN,
   IsKnownCurrency,
   IsMinorUnits,
   IsOrderId,

@@ -1,3 +1,4 @@
+import { WALLET_ADDRESS_MAX_LENGTH } from '@mp/contracts-withdrawals';
 import { sha256 } from '@noble/hashes/sha256';
 import { keccak_256 } from '@noble/hashes/sha3';
 import { base58, bech32, bech32m, createBase58check } from '@scure/base';
@@ -29,7 +30,6 @@ const BITCOIN_MAINNET_HRP = 'bc';
 const BITCOIN_TESTNET_HRPS = ['tb', 'bcrt'];
 // Base58check payloads here are a version byte + a 20-byte hash; the checksum adds 4 bytes.
 const BASE58_PAYLOAD_BYTES = 21;
-const ADDRESS_LENGTH_MAX = 100;
 
 const NETWORK_NAMES: Record<DetectedNetwork, string> = {
   TRON: 'a TRON',
@@ -75,7 +75,7 @@ const CHECKERS: Record<WalletNetwork, (address: string) => RuleResult> = {
  */
 function checkCharacters(address: string): string | null {
   if (address.length === 0) return 'is empty';
-  if (address.length > ADDRESS_LENGTH_MAX) return `is longer than ${ADDRESS_LENGTH_MAX} characters`;
+  if (address.length > WALLET_ADDRESS_MAX_LENGTH) return `is longer than ${WALLET_ADDRESS_MAX_LENGTH} characters`;
   if (/\s/u.test(address)) return 'contains whitespace';
   if (/[\p{Cf}\p{Cc}]/u.test(address)) return 'contains invisible or control characters';
   if (/[^\x20-\x7e]/u.test(address)) return 'contains non-ASCII characters (look-alike letters?)';
@@ -166,7 +166,7 @@ function checkBitcoinSegwit(address: string): RuleResult {
 function decodeSegwit(address: `${string}1${string}`): { prefix: string; words: number[]; encoding: 'bech32' | 'bech32m' } | null {
   for (const [encoding, coder] of [['bech32', bech32], ['bech32m', bech32m]] as const) {
     try {
-      const { prefix, words } = coder.decode(address, ADDRESS_LENGTH_MAX);
+      const { prefix, words } = coder.decode(address, WALLET_ADDRESS_MAX_LENGTH);
       return { prefix, words: Array.from(words), encoding };
     } catch {
       // Try the other checksum constant; neither matching means a typo.

@@ -27,6 +27,6 @@ describe('the callback dispatcher at boot', () => {
 
   it('refuses a route of an event type its handlers do not declare', async () => {
     const created: CallbackRoute = { topic: PAYMENTS_TOPICS.orderEvents, eventType: 'PaymentOrderCreated', callbackType: 'payment.succeeded', intentOf: () => null };
-    await expect(bootWith([...CALLBACK_ROUTES, created]).boot).rejects.toThrow('callback routes name events no @ConsumeTopic handler declares: payments.order.events PaymentOrderCreated');
+    await expect(bootWith([...CALLBACK_ROUTES, created]).boot).rejects.toThrow('callback routes name events no @ConsumeTopicInBatches handler declares: payments.order.events PaymentOrderCreated');
   });
 });

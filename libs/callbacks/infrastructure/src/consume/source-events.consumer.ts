@@ -24,7 +24,7 @@ export const CALLBACK_ROUTES_TOKEN = Symbol('CALLBACK_ROUTES');
  */
 export const CALLBACK_CONSUMERS: MessagingTransportOptions = { groupId: CALLBACKS_CONSUMER_GROUP, startFrom: 'earliest', fetchLingerMs: 20 };
 
-/** The topics this service has @ConsumeTopic handlers for; a route on any other would never be read. */
+/** The topics this service has @ConsumeTopicInBatches handlers for; a route on any other would never be read. */
 const CONSUMED_TOPICS: readonly string[] = [PAYMENTS_TOPICS.orderEvents, WITHDRAWALS_TOPICS.events, DISPUTES_TOPICS.events];
 
 /**
@@ -57,7 +57,7 @@ export class CallbackTopics implements OnApplicationBootstrap {
 
   async onApplicationBootstrap(): Promise<void> {
     const unconsumed = this.routes.filter((route) => !CONSUMED_TOPICS.includes(route.topic) || !eventTypesOf(CALLBACK_ROUTES, route.topic).includes(route.eventType));
-    if (unconsumed.length > 0) throw new Error(`callback routes name events no @ConsumeTopic handler declares: ${unconsumed.map((route) => `${route.topic} ${route.eventType}`).join(', ')}`);
+    if (unconsumed.length > 0) throw new Error(`callback routes name events no @ConsumeTopicInBatches handler declares: ${unconsumed.map((route) => `${route.topic} ${route.eventType}`).join(', ')}`);
     await this.broker.ensureTopics(CONSUMED_TOPICS.map((topic) => ({ topic, partitions: this.settings.topicPartitions })));
   }
 }

@@ -1,8 +1,8 @@
 import { Body, Controller, Get, Inject, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
-import { ApiOperation, ApiPropertyOptional, ApiResponse } from '@nestjs/swagger';
+import { ApiOperation, ApiProperty, ApiPropertyOptional, ApiResponse } from '@nestjs/swagger';
 import { BackofficeCredentialStore, type BackofficePrincipal } from '@mp/access-infrastructure';
 import { PathIdPipe } from '@mp/shared-nest-http';
-import { INTERNAL_ID_PATTERN, IsOneOf, IsPlainText, IsWholeNumberBetween, MatchesPattern, RequestMessages, Trim } from '@mp/shared-util-validation';
+import { INTERNAL_ID_PATTERN, IsOneOf, IsPlainText, IsWholeNumberBetween, MatchesPattern, PLAIN_TEXT_PATTERN, RequestMessages, Trim } from '@mp/shared-util-validation';
 import { DomainError } from '@mp/shared-util-errors';
 import { IsOptional } from 'class-validator';
 import type { FastifyReply } from 'fastify';
@@ -35,7 +35,7 @@ class ApprovalsQuery {
 
 @RequestMessages({ invalid: 'The decision is not valid' })
 class RejectionBody {
-  @ApiPropertyOptional({ description: 'Why, for the audit trail', minLength: 3, maxLength: 1000 })
+  @ApiProperty({ description: 'Why, for the audit trail: plain text of at least 3 characters besides leading and trailing white space', minLength: 3, maxLength: 1000, pattern: PLAIN_TEXT_PATTERN.source })
   @Trim()
   @IsPlainText(1000)
   @MatchesPattern(/^[^]{3,}$/, 'must explain the rejection')

@@ -20,6 +20,7 @@ import {
   MatchesPattern,
   MERCHANT_ID_PATTERN,
   METHOD_PATTERN,
+  PLAIN_TEXT_PATTERN,
   RequestMessages,
   Trim,
 } from '@mp/shared-util-validation';
@@ -82,10 +83,10 @@ class AgentServiceAreaBody extends AgentServiceAreaDto {
 
 /** An agent's profile; `name` names its credential (the display name when absent). */
 class AgentProfileBody extends PutAgentRequestDto {
-  @ApiProperty({ maxLength: 100, description: 'What the payer page shows as the recipient', example: 'Ivan P.' })
+  @ApiProperty({ minLength: 1, maxLength: 100, pattern: PLAIN_TEXT_PATTERN.source, description: 'What the payer page shows as the recipient: plain text, not blank', example: 'Ivan P.' })
   override display_name!: string;
 
-  @ApiProperty({ maxLength: 500, description: 'Where payers send the money', example: 'Card 2200 1234 5678 9012, Ivan P.' })
+  @ApiProperty({ minLength: 1, maxLength: 500, pattern: PLAIN_TEXT_PATTERN.source, description: 'Where payers send the money: plain text, not blank', example: 'Card 2200 1234 5678 9012, Ivan P.' })
   override payment_details!: string;
 
   @ApiProperty({ type: () => [AgentServiceAreaBody], minItems: 1, description: 'The methods, countries and currencies the agent serves' })
@@ -94,7 +95,7 @@ class AgentProfileBody extends PutAgentRequestDto {
   @ApiPropertyOptional({ default: true, description: 'false deactivates the agent and its token' })
   override active?: boolean;
 
-  @ApiPropertyOptional({ maxLength: 200 })
+  @ApiPropertyOptional({ minLength: 1, maxLength: 200, pattern: PLAIN_TEXT_PATTERN.source, description: 'Plain text, not blank', example: 'Ivan Petrov' })
   @IsOptional()
   @Trim()
   @IsPlainText(200)

@@ -1,9 +1,10 @@
 import { Body, Controller, Get, Inject, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
-import { ApiOperation, ApiProperty, ApiResponse } from '@nestjs/swagger';
+import { ApiOperation, ApiProperty, ApiQuery, ApiResponse } from '@nestjs/swagger';
 import { MerchantCredentialStore, WebhookSecretStore } from '@mp/access-infrastructure';
 import { CALLBACK_DELIVERY_ID_PATTERN, CallbackDeliveriesQueryDto, DisabledEndpointsQueryDto, EnableCallbackEndpointBodyDto } from '@mp/contracts-callbacks';
 import { MerchantIdParam, PathIdPipe } from '@mp/shared-nest-http';
 import { DomainError } from '@mp/shared-util-errors';
+import { MERCHANT_ID_PATTERN, ORDER_ID_PATTERN } from '@mp/shared-util-validation';
 import type { FastifyReply } from 'fastify';
 import { BackofficeGuard, Roles } from '../backoffice/backoffice.guard';
 import { json } from '../backoffice/operator.controller';
@@ -59,7 +60,15 @@ export class CallbacksBackofficeController {
 
   /** `?merchant_id=&order_id=` or `?event_id=`: every callback with every attempt. */
   @Get('callbacks/deliveries')
-  @ApiOperation({ operationId: 'listCallbackDeliveries', summary: 'The callback delivery log' })
+  @ApiOperation({
+    operationId: 'listCallbackDeliveries',
+    summary: 'The callback delivery log',
+    description:
+      "One order's callbacks (`merchant_id` and `order_id`), or one event's (`event_id`, with which the server needs neither of the other two). OpenAPI parameters cannot say either-or, so this description requires the pair; a request with `event_id` alone is also answered (400 VALIDATION_ERROR for a request with neither).",
+  })
+  @ApiQuery({ name: 'merchant_id', required: true, schema: { type: 'string', pattern: MERCHANT_ID_PATTERN.source, example: 'mch_0123456789abcdef01234567' } })
+  @ApiQuery({ name: 'order_id', required: true, schema: { type: 'string', pattern: ORDER_ID_PATTERN.source, example: 'A-1001' } })
+  @ApiQuery({ name: 'event_id', required: false, schema: { type: 'string', format: 'uuid' }, description: 'One event\'s callbacks, whatever merchant_id and order_id say' })
   @ApiResponse({ status: 200, description: 'A page of deliveries' })
   async deliveries(@Query() query: CallbackDeliveriesQueryDto, @Res() reply: FastifyReply): Promise<void> {
     const filter = query.event_id !== undefined ? { event_id: query.event_id } : { merchant_id: query.merchant_id as string, order_id: query.order_id as string };

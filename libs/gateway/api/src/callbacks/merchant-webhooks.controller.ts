@@ -6,6 +6,7 @@ import {
   CALLBACK_DELIVERY_STATUSES,
   CALLBACK_TYPES,
   EnableCallbackEndpointBodyDto,
+  ENDPOINT_URL_PATTERN,
   SendTestWebhookBodyDto,
   TEST_CALLBACK_TYPE,
   WebhookDeliveriesQueryDto,
@@ -18,6 +19,7 @@ import { CurrentMerchant, RefusesReplay, type AuthenticatedMerchant } from '../a
 import { CallbackDestinationPolicy } from '../callback-destinations/callback-destination.policy';
 import { ApiErrorResponses } from '../openapi/error.response';
 import { MerchantApi } from '../openapi/merchant-api.decorator';
+import { CALLBACK_DESTINATION_RULES, CALLBACK_URL_LENGTH_MAX, CALLBACK_URL_SCHEMA } from '../openapi/request-schemas';
 import { ApiCreationPeriodAndCursor } from '../payments/list-filters.request';
 import { CallbacksClient } from './callbacks.client';
 import {
@@ -46,7 +48,7 @@ class WebhookDeliveriesQuery extends WebhookDeliveriesQueryDto {
 }
 
 class SendTestWebhookBody extends SendTestWebhookBodyDto {
-  @ApiPropertyOptional({ description: 'Where to send it; the merchant’s default_callback_url without it. The same destination rules as a callback_url.', example: 'https://shop.example/callbacks' })
+  @ApiPropertyOptional({ ...CALLBACK_URL_SCHEMA, description: `Where to send it; the merchant’s default_callback_url without it. ${CALLBACK_DESTINATION_RULES}` })
   override url?: string;
 
   @ApiPropertyOptional({ enum: [TEST_CALLBACK_TYPE], default: TEST_CALLBACK_TYPE })
@@ -54,7 +56,7 @@ class SendTestWebhookBody extends SendTestWebhookBodyDto {
 }
 
 class EnableWebhookEndpointBody extends EnableCallbackEndpointBodyDto {
-  @ApiProperty({ description: 'The endpoint as GET /v2/webhooks/endpoints lists it', example: 'https://shop.example/callbacks' })
+  @ApiProperty({ type: 'string', format: 'uri', maxLength: CALLBACK_URL_LENGTH_MAX, pattern: ENDPOINT_URL_PATTERN.source, description: 'The endpoint as GET /v2/webhooks/endpoints lists it (404 when no disabled endpoint has this URL)', example: 'https://shop.example/callbacks' })
   override url!: string;
 }
 

@@ -18,6 +18,7 @@ import { IsOptional } from 'class-validator';
 import { CurrentMerchant, type AuthenticatedMerchant, type GatewayRequest } from '../auth/merchant-signature.guard';
 import { ApiErrorResponses } from '../openapi/error.response';
 import { MerchantApi } from '../openapi/merchant-api.decorator';
+import { ApiListFiltersBody } from '../openapi/request-schemas';
 import { DISPUTES_COMMAND_ROUTE, PaymentCommandBus } from '../payments/payment-command.bus';
 import { ApiCreationPeriodAndCursor } from '../payments/list-filters.request';
 import { DisputesClient } from './disputes.client';
@@ -89,6 +90,7 @@ export class DisputesController {
   /** Endpoint 15: newest first, cursor pages; list items equal state objects. */
   @Post('list')
   @HttpCode(200)
+  @ApiListFiltersBody(DisputeListBody, 'OPEN')
   @ApiOperation({ operationId: 'listDisputes', summary: 'List disputes, newest first' })
   @ApiResponse({ status: 200, type: DisputeListResponse })
   @ApiErrorResponses()

@@ -7,7 +7,8 @@ import { CurrentMerchant, RefusesReplay, type AuthenticatedMerchant } from '../a
 import { ApiErrorResponses } from '../openapi/error.response';
 import { MerchantApi } from '../openapi/merchant-api.decorator';
 import { BalancesResponse, MerchantProfileResponse, MethodsResponse } from './merchant.response';
-import { CALLBACK_URL_LENGTH_MAX, IsCallbackUrl } from '../payments/create-payment.request';
+import { IsCallbackUrl } from '../payments/create-payment.request';
+import { CALLBACK_DESTINATION_RULES, CALLBACK_URL_SCHEMA } from '../openapi/request-schemas';
 import { RequestMessages } from '@mp/shared-util-validation';
 import { CallbacksClient } from '../callbacks/callbacks.client';
 import { PaymentsReadClient } from '../payments/payments-read.client';
@@ -18,7 +19,7 @@ import { CallbackDestinationPolicy } from '../callback-destinations/callback-des
 /** The body of PATCH /v2/merchant: the settings a merchant may change itself. Unknown fields are refused. */
 @RequestMessages({ invalid: 'The merchant settings are not valid' })
 class UpdateMerchantBody {
-  @ApiProperty({ description: 'Where withdrawal and dispute outcomes are reported: an absolute https:// URL', maxLength: CALLBACK_URL_LENGTH_MAX, example: 'https://shop.example/callbacks' })
+  @ApiProperty({ ...CALLBACK_URL_SCHEMA, description: `Where withdrawal and dispute outcomes are reported. ${CALLBACK_DESTINATION_RULES}` })
   @IsCallbackUrl()
   default_callback_url!: string;
 }

@@ -15,8 +15,10 @@ import {
   ORDER_ID_PATTERN,
 } from '@mp/shared-util-validation';
 import { IsOptional } from 'class-validator';
+import { KNOWN_CURRENCIES } from '@mp/shared-util-money';
+import { CALLBACK_DESTINATION_RULES, CALLBACK_URL_LENGTH_MAX, CALLBACK_URL_SCHEMA } from '../openapi/request-schemas';
 
-export const CALLBACK_URL_LENGTH_MAX = 2048;
+export { CALLBACK_URL_LENGTH_MAX };
 
 /** class-validator groups of the callback URL policy (ALLOW_HTTP_CALLBACK_URLS, development only). */
 const CALLBACK_URLS_HTTPS_ONLY = 'callback-urls-https-only';
@@ -51,17 +53,27 @@ export function callbackUrlGroup(allowHttpCallbackUrls: boolean): string {
   return allowHttpCallbackUrls ? CALLBACK_URLS_HTTP_ALLOWED : CALLBACK_URLS_HTTPS_ONLY;
 }
 
+const ORDER_ID_DESCRIPTION = 'Your id of the order, unique across both directions: 1 to 64 characters from A-Z a-z 0-9 . _ - : /';
+
 /** What both create bodies have (spec 2.1 and 2.2). Unknown fields are refused so a typo is not silently ignored. */
 class CreatePaymentBody {
-  @ApiProperty({ description: 'Your id of the order, unique across both directions: 1 to 64 characters from A-Z a-z 0-9 . _ - : /', pattern: ORDER_ID_PATTERN.source, example: 'A-1001' })
+  @ApiProperty({ description: ORDER_ID_DESCRIPTION, pattern: ORDER_ID_PATTERN.source, example: 'A-1001' })
   @IsOrderId()
   order_id!: string;
 
-  @ApiProperty({ type: 'number', description: 'A JSON number, read exactly; at most the currency\'s decimals, greater than 0, at most 10^12', example: 1500.5 })
+  @ApiProperty({
+    type: 'number',
+    minimum: 0,
+    exclusiveMinimum: true,
+    maximum: 1_000_000_000_000,
+    description:
+      "A JSON number, read exactly: greater than 0, at most 10^12, with at most the currency's decimals (2 for RUB, 0 for JPY, 3 for KWD). It must also be within the chosen method's min and max of GET /v2/merchant/methods, which differ per merchant and method (400 PAYMENT_REJECTED otherwise).",
+    example: 1500.5,
+  })
   @IsDecimalAmount('currency')
   amount!: JsonNumberLiteral;
 
-  @ApiProperty({ description: 'A currency of GET /v2/merchant/methods', example: 'RUB' })
+  @ApiProperty({ description: "A currency of GET /v2/merchant/methods: one the platform knows (this list), and one of the merchant's methods for the country (400 PAYMENT_REJECTED otherwise)", enum: KNOWN_CURRENCIES, example: 'RUB' })
   @IsKnownCurrency('must be a currency code from GET /v2/merchant/methods, e.g. RUB')
   currency!: string;
 
@@ -69,7 +81,7 @@ class CreatePaymentBody {
   @MatchesPattern(COUNTRY_PATTERN, 'must be a two-letter country code from GET /v2/merchant/methods, e.g. RU')
   country!: string;
 
-  @ApiProperty({ description: 'Where status callbacks go: an absolute https:// URL', maxLength: CALLBACK_URL_LENGTH_MAX, example: 'https://shop.example/callbacks' })
+  @ApiProperty({ ...CALLBACK_URL_SCHEMA, description: `Where status callbacks go. ${CALLBACK_DESTINATION_RULES}` })
   @IsCallbackUrl()
   callback_url!: string;
 }
@@ -91,6 +103,10 @@ export class CreateIncomingPaymentBody extends CreatePaymentBody {
 
 /** Spec 2.2: the body of endpoint 2, with the payout method and recipient account. */
 export class CreateOutgoingPaymentBody extends CreatePaymentBody {
+  /** Its own example: the pay-in's would name an order of the other direction (409 DUPLICATE_ORDER). */
+  @ApiProperty({ description: ORDER_ID_DESCRIPTION, pattern: ORDER_ID_PATTERN.source, example: 'P-1001' })
+  declare order_id: string;
+
   @ApiProperty({ description: 'One of the merchant\'s outgoing methods for this country and currency', pattern: METHOD_PATTERN.source, example: 'bank_card' })
   @MatchesPattern(METHOD_PATTERN, METHOD_ISSUE)
   method!: string;

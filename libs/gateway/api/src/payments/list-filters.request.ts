@@ -3,6 +3,7 @@ import { PAYMENT_ORDER_STATUSES, type PaymentOrderStatus } from '@mp/contracts-p
 import { AgentOrderListQueryDto, OrderListFilterFieldsDto, type OrderListQuery } from '@mp/contracts-payments-api';
 import { IsWholeNumberBetween, JsonNumberLiteral, RequestMessages } from '@mp/shared-util-validation';
 import { IsOptional } from 'class-validator';
+import { CREATION_PERIOD_SCHEMA, CURSOR_SCHEMA } from '../openapi/request-schemas';
 
 /** decisions.md "Lists": the filters of endpoints 4, 5, 12 and 15, all optional, as the payments service takes them. */
 export type ListFilters = OrderListQuery;
@@ -29,9 +30,9 @@ export class ListFiltersBody extends OrderListFilterFieldsDto {
  */
 export function ApiCreationPeriodAndCursor(): ClassDecorator {
   return (target) => {
-    ApiPropertyOptional({ type: 'string', description: 'ISO 8601 date or date-time, inclusive', example: '2026-01-31T00:00:00Z' })(target.prototype, 'created_from');
-    ApiPropertyOptional({ type: 'string', description: 'ISO 8601 date or date-time, inclusive', example: '2026-02-01T00:00:00Z' })(target.prototype, 'created_to');
-    ApiPropertyOptional({ type: 'string', minLength: 1, description: 'next_cursor of the previous page' })(target.prototype, 'cursor');
+    ApiPropertyOptional({ ...CREATION_PERIOD_SCHEMA, description: 'ISO 8601 date or date-time, inclusive; not after created_to (400 VALIDATION_ERROR otherwise)', example: '2026-01-31T00:00:00Z' })(target.prototype, 'created_from');
+    ApiPropertyOptional({ ...CREATION_PERIOD_SCHEMA, description: 'ISO 8601 date or date-time, inclusive; not before created_from', example: '2026-02-01T00:00:00Z' })(target.prototype, 'created_to');
+    ApiPropertyOptional(CURSOR_SCHEMA)(target.prototype, 'cursor');
   };
 }
 

@@ -1,16 +1,17 @@
-import { Body, Controller, Get, HttpCode, Logger, Param, Post, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiProduces, ApiPropertyOptional, ApiResponse } from '@nestjs/swagger';
 import { linksById } from '../openapi/response-links';
 import { PAYMENT_COMMAND_TYPES, payerLinkContext, paymentOrderKey, type CommandReplyData, type PaymentCommandDataByType, type PaymentCommandType, type PaymentOrderView } from '@mp/contracts-payments';
 import { OrderIdParam, ReceiptIdParam } from '@mp/shared-nest-http';
 import { DomainError } from '@mp/shared-util-errors';
 import { ProcessSealer } from '@mp/shared-util-secret-box';
-import { IsPlainText, RequestMessages } from '@mp/shared-util-validation';
+import { IsPlainText, PLAIN_TEXT_PATTERN, RequestMessages } from '@mp/shared-util-validation';
 import { IsOptional } from 'class-validator';
 import type { FastifyReply } from 'fastify';
 import { CurrentMerchant, type AuthenticatedMerchant, type GatewayRequest } from '../auth/merchant-signature.guard';
 import { ApiErrorResponses } from '../openapi/error.response';
 import { MerchantApi } from '../openapi/merchant-api.decorator';
+import { ApiListFiltersBody } from '../openapi/request-schemas';
 import { CreateIncomingPaymentBody, CreateOutgoingPaymentBody, toCreateIncomingPaymentData, toCreateOutgoingPaymentData } from './create-payment.request';
 import { ListFiltersBody, toListFilters } from './list-filters.request';
 import { PaymentCommandBus, PAYMENTS_COMMAND_ROUTE } from './payment-command.bus';
@@ -24,7 +25,7 @@ const IDEMPOTENT_REPLAYED = 'idempotent-replayed';
 /** Endpoint 6's body: `{}`, or an optional reason. */
 @RequestMessages({ invalid: 'The cancel body takes only an optional reason' })
 class CancelBody {
-  @ApiPropertyOptional({ maxLength: 500 })
+  @ApiPropertyOptional({ minLength: 1, maxLength: 500, pattern: PLAIN_TEXT_PATTERN.source, description: 'Plain text: not blank, no control characters but tab and line breaks' })
   @IsOptional()
   @IsPlainText(500)
   reason?: string;
@@ -41,7 +42,6 @@ const RECEIPT_FILE_CONTENT = Object.fromEntries(['application/pdf', 'image/png',
 @Controller('v2/payments')
 @MerchantApi('Payments')
 export class PaymentsController {
-  private readonly logger = new Logger(PaymentsController.name);
   /** This process's key pair: payments seals each pay-in's link in the command reply for it alone. */
   private readonly payerLinks = new ProcessSealer();
 
@@ -91,6 +91,7 @@ export class PaymentsController {
   /** Endpoints 4 and 5: newest first, cursor pages, list items equal state objects. */
   @Post('incoming/list')
   @HttpCode(200)
+  @ApiListFiltersBody(ListFiltersBody, 'SUCCEEDED')
   @ApiOperation({ operationId: 'listIncomingPayments', summary: 'List incoming payments, newest first' })
   @ApiResponse({ status: 200, type: PaymentOrderListResponse })
   @ApiErrorResponses()
@@ -100,6 +101,7 @@ export class PaymentsController {
 
   @Post('outgoing/list')
   @HttpCode(200)
+  @ApiListFiltersBody(ListFiltersBody, 'SUCCEEDED')
   @ApiOperation({ operationId: 'listOutgoingPayments', summary: 'List outgoing payments, newest first' })
   @ApiResponse({ status: 200, type: PaymentOrderListResponse })
   @ApiErrorResponses()
@@ -161,11 +163,10 @@ export class PaymentsController {
     const replayed = outcome.replayed === true;
     if (outcome.order.direction !== 'incoming') return { order: outcome.order, replayed };
     // Kafka never carries the payer-page link in the clear (it is the payer's credential):
-    // payments seals it for this process (see PayerPageLinks.sealedUrlFor). A reply without
-    // it (a payments release before sealed links) falls back to the internal API's read.
-    const sealed = outcome.sealedPayerLink ? this.payerLinks.open(outcome.sealedPayerLink, payerLinkContext(merchantId, orderId)) : null;
-    if (outcome.sealedPayerLink && sealed === null) this.logger.warn(`the sealed payer link of ${type} (request ${request.requestId}) did not open; reading it instead`);
-    const redirect_url = sealed ?? (await this.reads.getOrder(merchantId, orderId)).redirect_url;
+    // payments seals it for this process (see PayerPageLinks.sealedUrlFor), on every reply to a
+    // command that names this process's key.
+    const redirect_url = outcome.sealedPayerLink ? this.payerLinks.open(outcome.sealedPayerLink, payerLinkContext(merchantId, orderId)) : null;
+    if (redirect_url === null) throw new Error(`the reply to ${type} (request ${request.requestId}) carries no payer link this process opens`);
     return { order: { ...outcome.order, redirect_url }, replayed };
   }
 }

@@ -34,4 +34,10 @@ describe('endpoint 11 body', () => {
     expect(await fieldsOf('{"order_id":"W-3","amount":1.1234567,"currency":"USDT-TRC20","address":"x"}')).toEqual(['amount']);
     expect(await fieldsOf('{"order_id":"W-4","amount":-5,"currency":"USDT-TRC20","address":"x"}')).toEqual(['amount']);
   });
+
+  it('refuses an address longer than any network has, as the description says, before the withdrawals service reads it', async () => {
+    const body = (address: string) => JSON.stringify({ order_id: 'W-5', amount: 15, currency: 'USDT-TRC20', address });
+    expect((await parse(body('T'.repeat(100)))).address).toHaveLength(100);
+    expect(await fieldsOf(body('T'.repeat(101)))).toEqual(['address']);
+  });
 });

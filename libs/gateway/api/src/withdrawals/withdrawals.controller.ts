@@ -8,9 +8,10 @@ import { IsOptional } from 'class-validator';
 import { CurrentMerchant, type AuthenticatedMerchant, type GatewayRequest } from '../auth/merchant-signature.guard';
 import { ApiErrorResponses } from '../openapi/error.response';
 import { MerchantApi } from '../openapi/merchant-api.decorator';
+import { ApiListFiltersBody } from '../openapi/request-schemas';
 import { ApiCreationPeriodAndCursor, toListFilters } from '../payments/list-filters.request';
 import { PaymentCommandBus } from '../payments/payment-command.bus';
-import { CreateWithdrawalBody, toRequestWithdrawalData } from './create-withdrawal.request';
+import { ApiCreateWithdrawalBody, CreateWithdrawalBody, toRequestWithdrawalData } from './create-withdrawal.request';
 import { runWithdrawalCommand } from './run-withdrawal-command';
 import { WithdrawalsReadClient } from './withdrawals-read.client';
 import { WithdrawalListResponse, WithdrawalResponse } from './withdrawal.response';
@@ -46,6 +47,7 @@ export class WithdrawalsController {
 
   /** Endpoint 11: 201 PENDING, the same answer for every retry with the same order_id and request. */
   @Post()
+  @ApiCreateWithdrawalBody()
   @ApiOperation({ operationId: 'createWithdrawal', summary: 'Withdraw funds to a crypto wallet', description: 'Freezes amount plus network fee of the settlement balance; answers PENDING. Idempotent by order_id. The outcome is a callback to the default_callback_url of the merchant profile; without one it is kept (awaiting_url in the delivery log) and sent once it is set.' })
   @ApiResponse({ status: 201, type: WithdrawalResponse, description: 'The withdrawal, PENDING (or as it is now, for a retry)', links: linksById('order_id', 'orderId', ['getWithdrawal']) })
   @ApiErrorResponses('INSUFFICIENT_FUNDS', 'INVALID_ADDRESS', 'DUPLICATE_ORDER')
@@ -57,6 +59,7 @@ export class WithdrawalsController {
   /** Endpoint 12: filters status, created_from, created_to, limit, cursor; newest first. */
   @Post('list')
   @HttpCode(200)
+  @ApiListFiltersBody(WithdrawalListBody, 'COMPLETED')
   @ApiOperation({ operationId: 'listWithdrawals', summary: 'List withdrawals, newest first' })
   @ApiResponse({ status: 200, type: WithdrawalListResponse })
   @ApiErrorResponses()

@@ -12,7 +12,7 @@ import { PoisonMessageError } from '@mp/shared-messaging';
 import { DomainError } from '@mp/shared-util-errors';
 import type { DataSource } from 'typeorm';
 import { LEDGER_MIGRATIONS } from '../ledger.module';
-import { paymentOrderEvent, type OrderFacts } from '../testing/ledger-test-service';
+import { paymentOrderEvent, type OrderFacts } from '@mp/ledger-testing';
 import { PaymentEventsConsumer } from './payment-events.consumer';
 
 describe('ledger event intake on real Postgres', () => {

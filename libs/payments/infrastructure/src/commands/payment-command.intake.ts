@@ -81,18 +81,12 @@ export class PaymentCommandIntake {
 
   /**
    * The pay-in's link sealed for the gateway process that asked (`payerLinkKey`), so the
-   * gateway answers a create or cancel without reading the order back over HTTP. A key that
-   * does not seal leaves the link out; the gateway then reads it as before.
+   * gateway answers a create or cancel without reading the order back over HTTP.
    */
   private sealedPayerLink(envelope: MessageEnvelope, row: PaymentOrderRow): { sealedPayerLink?: string } {
     const { payerLinkKey } = envelope.data as PayerLinkRequest;
     if (!payerLinkKey || row.direction !== 'incoming') return {};
-    try {
-      return { sealedPayerLink: this.payerPageLinks.sealedUrlFor(payerLinkKey, row.merchant_id, row.order_id, row.payer_page_token_hash) };
-    } catch (error) {
-      this.logger.warn(`payer link not sealed for ${envelope.type} ${envelope.id}: ${(error as Error).message}`);
-      return {};
-    }
+    return { sealedPayerLink: this.payerPageLinks.sealedUrlFor(payerLinkKey, row.merchant_id, row.order_id, row.payer_page_token_hash) };
   }
 
   private async currentOrder(manager: EntityManager, merchantId: string, orderId: string) {

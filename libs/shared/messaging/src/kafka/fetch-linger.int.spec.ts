@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createEnvelope } from '../envelope';
-import { eventually } from '../testing/eventually';
+import { eventually } from '@mp/shared-testing';
 import type { ReceivedMessage } from '../messaging-port';
 import { KafkaMessageBroker } from './kafka-message-broker';
 

@@ -1,6 +1,6 @@
 /**
- * Goal: a consumer declared the Nest way (a controller method with `@ConsumeTopic`, i.e.
- * `@EventPattern`, connected through `app.connectMicroservice({ strategy })`) keeps the messaging
+ * Goal: a consumer declared the Nest way (a controller method with `@ConsumeTopicInBatches`,
+ * i.e. `@EventPattern`, connected through `app.connectMicroservice({ strategy })`) keeps the messaging
  * port's promises on a real Kafka broker: messages of one key arrive in the order they were
  * published, a poison message goes to the dead-letter topic at once (its error reaches the port
  * unchanged, not Nest's generic RPC error) and does not block the messages behind it.
@@ -17,8 +17,8 @@ import { Kafka, logLevel } from 'kafkajs';
 import { createEnvelope, PoisonMessageError } from '../envelope';
 import { KafkaMessageBroker } from '../kafka/kafka-message-broker';
 import type { ReceivedMessage } from '../messaging-port';
-import { eventually } from '../testing/eventually';
-import { ConsumeTopic, MessagingContext, MessagingTransportStrategy } from './messaging-transport.strategy';
+import { eventually } from '@mp/shared-testing';
+import { ConsumeTopicInBatches, MessagingContext, MessagingTransportStrategy } from './messaging-transport.strategy';
 
 const runId = `t${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
 const brokers = (process.env['KAFKA_BROKERS'] ?? '').split(',');
@@ -30,13 +30,16 @@ const received: Array<{ key: string; sequence: number; partition: number }> = []
 
 @Controller()
 class ThingsConsumer {
-  @ConsumeTopic(TOPIC)
-  async handle(@Payload() message: ReceivedMessage, @Ctx() context: MessagingContext): Promise<void> {
-    const data = message.envelope.data as { sequence: number; poison?: boolean };
-    if (data.poison) throw new PoisonMessageError(`sequence ${data.sequence} is not a valid thing`);
-    // A little work per message, so a consumer that did not wait for it would reorder.
-    await new Promise((resolve) => setTimeout(resolve, Math.random() * 5));
-    received.push({ key: message.key ?? '', sequence: data.sequence, partition: context.message.partition });
+  @ConsumeTopicInBatches(TOPIC)
+  async handle(@Payload() messages: ReceivedMessage[], @Ctx() context: MessagingContext): Promise<void> {
+    // A batch with a poison message in it comes back one message at a time: the poison one alone fails then.
+    const poison = messages.find((message) => (message.envelope.data as { poison?: boolean }).poison);
+    if (poison) throw new PoisonMessageError(`sequence ${(poison.envelope.data as { sequence: number }).sequence} is not a valid thing`);
+    for (const message of messages) {
+      // A little work per message, so a consumer that did not wait for it would reorder.
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 5));
+      received.push({ key: message.key ?? '', sequence: (message.envelope.data as { sequence: number }).sequence, partition: context.message.partition });
+    }
   }
 }
 

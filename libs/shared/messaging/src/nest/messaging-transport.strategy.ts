@@ -48,23 +48,14 @@ const TYPES_EXTRA = 'messagingTypes';
 
 function handlerExtras(topic: string, options: ConsumeTopicOptions): Record<string, unknown> {
   if (options.types === undefined) return {};
-  if (options.types.length === 0) throw new Error(`@ConsumeTopic(${topic}) declares no types: a handler that acts on nothing should not exist`);
+  if (options.types.length === 0) throw new Error(`@ConsumeTopicInBatches(${topic}) declares no types: a handler that acts on nothing should not exist`);
   return { [TYPES_EXTRA]: [...options.types] };
 }
 
 /**
  * Declares a handler of the messages on `topic` (a logical topic name, as in the contracts): all
- * of them, or only `options.types`. The handler receives the `ReceivedMessage` as `@Payload()`;
- * resolving means the message is done with, throwing hands the error to the port's policy.
- */
-export function ConsumeTopic(topic: string, options: ConsumeTopicOptions = {}): MethodDecorator {
-  return applyDecorators(EventPattern(topic, handlerExtras(topic, options)), UseFilters(PassErrorsToMessagingPort));
-}
-
-/**
- * Like `ConsumeTopic`, for a handler that takes several consecutive messages of one partition
- * at once: its `@Payload()` is a `ReceivedMessage[]` (one element when the messages come
- * singly). Resolving means all of them are done with; throwing makes the port hand the same
+ * of them, or only `options.types`. It takes several consecutive messages of one partition at
+ * once: its `@Payload()` is a `ReceivedMessage[]` (one element when the messages come singly). Resolving means all of them are done with; throwing makes the port hand the same
  * messages to this handler again one at a time, each under the error policy.
  */
 export function ConsumeTopicInBatches(topic: string, options: ConsumeTopicOptions = {}): MethodDecorator {
@@ -73,7 +64,7 @@ export function ConsumeTopicInBatches(topic: string, options: ConsumeTopicOption
 
 /**
  * A Nest microservice transport over the messaging port, so services declare consumers with
- * `@EventPattern` / `@ConsumeTopic` on controllers and connect them with
+ * `@EventPattern` / `@ConsumeTopicInBatches` on controllers and connect them with
  * `app.connectMicroservice({ strategy })`. It subscribes one consumer group to every topic
  * a handler is declared for.
  *

@@ -1,12 +1,10 @@
 /**
- * Goal: a consumer that declares the types it acts on (`@ConsumeTopic(topic, { types })`,
- * `@ConsumeTopicInBatches(topic, { types })`) never pays for the others: a message whose type
+ * Goal: a consumer that declares the types it acts on (`@ConsumeTopicInBatches(topic, { types })`) never pays for the others: a message whose type
  * header names another type is passed over before its value is decoded (a body that is not even
  * JSON is not dead-lettered), one without the header (published before it existed) is decoded
  * and passed over on its envelope's type, and a declared type is handled as before (a poison one
  * still goes to the dead-letter topic). Published messages carry their type and schema version as
- * headers. Method: a private namespace on the real broker, a Nest app with one single-message and
- * one batch consumer, raw messages written with kafkajs next to the port's own publishes, and a
+ * headers. Method: a private namespace on the real broker, a Nest app with one batch consumer, raw messages written with kafkajs next to the port's own publishes, and a
  * plain kafkajs consumer reading the dead-letter topics.
  */
 import 'reflect-metadata';
@@ -19,12 +17,11 @@ import { Kafka, logLevel, type Message, type Producer } from 'kafkajs';
 import { createEnvelope, PoisonMessageError } from '../envelope';
 import { KafkaMessageBroker } from '../kafka/kafka-message-broker';
 import type { ReceivedMessage } from '../messaging-port';
-import { eventually } from '../testing/eventually';
-import { ConsumeTopic, ConsumeTopicInBatches, MessagingTransportStrategy } from './messaging-transport.strategy';
+import { eventually } from '@mp/shared-testing';
+import { ConsumeTopicInBatches, MessagingTransportStrategy } from './messaging-transport.strategy';
 
 const runId = `t${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
 const brokers = (process.env['KAFKA_BROKERS'] ?? '').split(',');
-const SINGLE_TOPIC = 'typefilter.single';
 const BATCH_TOPIC = 'typefilter.batch';
 const HANDLED = 'ThingHappened';
 const UNRELATED = 'SomethingElseHappened';
@@ -42,11 +39,6 @@ function handleThing(message: ReceivedMessage): void {
 
 @Controller()
 class ThingsConsumer {
-  @ConsumeTopic(SINGLE_TOPIC, { types: [HANDLED] })
-  async single(@Payload() message: ReceivedMessage): Promise<void> {
-    handleThing(message);
-  }
-
   @ConsumeTopicInBatches(BATCH_TOPIC, { types: [HANDLED] })
   async batch(@Payload() messages: ReceivedMessage[]): Promise<void> {
     batchSizes.push(messages.length);
@@ -73,10 +65,7 @@ describe('consumers that declare their types pass over the others without decodi
   beforeAll(async () => {
     broker = new KafkaMessageBroker({ clientId: 'typefilter-test', brokers, namespace: runId, log: () => undefined });
     await broker.connect();
-    await broker.ensureTopics([
-      { topic: SINGLE_TOPIC, partitions: 1 },
-      { topic: BATCH_TOPIC, partitions: 1 },
-    ]);
+    await broker.ensureTopics([{ topic: BATCH_TOPIC, partitions: 1 }]);
     app = await NestFactory.create<NestFastifyApplication>(ThingsModule, new FastifyAdapter(), { logger: ['error'] });
     app.connectMicroservice<CustomStrategy>({ strategy: new MessagingTransportStrategy(broker, { groupId: GROUP, startFrom: 'earliest', errorPolicy: { attemptsMax: 2, retryDelayInitialMs: 20, retryDelayMaxMs: 50 } }) });
     await app.init();
@@ -87,7 +76,7 @@ describe('consumers that declare their types pass over the others without decodi
     await rawProducer.connect();
     dlqConsumer = kafka.consumer({ groupId: `${runId}.dlq-reader` });
     await dlqConsumer.connect();
-    await dlqConsumer.subscribe({ topics: [`${runId}.${SINGLE_TOPIC}.dlq`, `${runId}.${BATCH_TOPIC}.dlq`], fromBeginning: true });
+    await dlqConsumer.subscribe({ topics: [`${runId}.${BATCH_TOPIC}.dlq`], fromBeginning: true });
     await dlqConsumer.run({
       eachMessage: async ({ topic, message }) => {
         deadLetters.push({ topic, headers: Object.fromEntries(Object.entries(message.headers ?? {}).map(([name, value]) => [name, String(value)])) });
@@ -102,7 +91,7 @@ describe('consumers that declare their types pass over the others without decodi
     await broker?.disconnect();
   });
 
-  it.each([SINGLE_TOPIC, BATCH_TOPIC])('on %s: passes over an undeclared type on its header alone, or on its envelope without the header; handles a declared one', async (topic) => {
+  it.each([BATCH_TOPIC])('on %s: passes over an undeclared type on its header alone, or on its envelope without the header; handles a declared one', async (topic) => {
     await publishRaw(topic, [
       // Not JSON at all: decoding it would dead-letter it.
       { value: 'not json {', headers: { 'message-type': UNRELATED } },

@@ -25,13 +25,9 @@ import { serviceDatabaseOptions } from '@mp/shared-data-access-postgres';
 import { HealthModule } from '@mp/shared-health';
 import { createEnvelope, KafkaMessageBroker, MessagingModule, type MessageEnvelope } from '@mp/shared-messaging';
 import { Client } from 'pg';
-import { CALLBACKS_MIGRATIONS, CallbacksModule } from '../callbacks.module';
-import { CALLBACKS_INTERNAL_ACCESS } from '../internal-access';
-import { connectCallbackConsumers } from '../consume/source-events.consumer';
-import type { CallbacksSettings } from '../callbacks-settings';
-import type { Lookup } from '../delivery/ssrf-guard';
+import { CALLBACKS_INTERNAL_ACCESS, CALLBACKS_MIGRATIONS, CallbacksModule, connectCallbackConsumers, type CallbacksSettings, type Lookup } from '@mp/callbacks-infrastructure';
+import { workspaceRoot } from '@mp/shared-testing';
 
-const workspaceRoot = join(__dirname, '../../../../..');
 /** The service keys of every dispatcher this process starts and of the fake gateway and the tests that call it. */
 export const TEST_SERVICE_KEYS = new ServiceKeyring();
 
@@ -417,16 +413,6 @@ export class CallbacksTestService {
   async advanceClock(seconds: number): Promise<void> {
     const moved = await this.request('POST', '/internal/test/clock', { advance_seconds: seconds });
     if (moved.status !== 200) throw new Error(`the test clock answered ${moved.status}`);
-  }
-}
-
-export async function eventually<T>(read: () => Promise<T> | T, done: (value: T) => boolean, timeoutMs = 20_000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what} not reached within ${timeoutMs} ms; last: ${JSON.stringify(value)?.slice(0, 2_000)}`);
-    await sleep(50);
   }
 }
 

@@ -4,14 +4,14 @@
  * the previous one: what every event cost before batches) and in bulk (the consumer takes them
  * in batches of up to 50 of one partition).
  *
- *   KAFKA_BROKERS=... TEST_PG_ADMIN_URL=... node tools/run-built.mjs libs/ledger/infrastructure/src/testing/ledger-statements.bench.ts
+ *   KAFKA_BROKERS=... TEST_PG_ADMIN_URL=... node tools/run-built.mjs bench/src/ledger-statements.bench.ts
  *
  * The ledger runs in this process as apps/ledger wires it (LedgerTestService); every statement
  * its DataSource sends is counted (recordStatements), so HTTP reads and the test's own
  * SQL (on a separate client) are not.
  */
 import { recordStatements } from '@mp/shared-data-access-postgres';
-import { LedgerTestService, newMerchantId, paymentOrderEvent } from './ledger-test-service';
+import { LedgerTestService, newMerchantId, paymentOrderEvent } from '@mp/ledger-testing';
 
 const EVENTS = 200;
 const MERCHANTS = 10;

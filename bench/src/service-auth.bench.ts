@@ -2,7 +2,7 @@
  * Benchmark (prints figures, asserts nothing): what service authentication costs per internal
  * request, in CPU time on one core.
  *
- *   node tools/run-built.mjs libs/shared/service-auth/src/service-auth.bench.ts
+ *   node tools/run-built.mjs bench/src/service-auth.bench.ts
  *
  * Four costs: signing a token (what a caller pays about once a minute per callee and actor),
  * a caller's cached header (what it pays per request), verifying a token the callee has not
@@ -10,9 +10,7 @@
  * allow-list (what it pays per request).
  */
 import { performance } from 'node:perf_hooks';
-import { ServiceAuthenticator } from './service-authenticator';
-import { parsePrivateKey, parsePublicKey, ServiceTokenIssuer, ServiceTokenVerifier, type ServiceName } from './service-token';
-import { ServiceKeyring } from './service-keyring';
+import { parsePrivateKey, parsePublicKey, ServiceAuthenticator, ServiceKeyring, ServiceTokenIssuer, ServiceTokenVerifier, type ServiceName } from '@mp/shared-service-auth';
 
 const ROUTE = '/internal/merchants/:merchantId/balances';
 

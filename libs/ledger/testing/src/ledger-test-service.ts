@@ -23,16 +23,20 @@ import type { CustomStrategy } from '@nestjs/microservices';
 import { ServiceAuthModule, ServiceKeyring, readServiceAuthConfig, type ServiceName } from '@mp/shared-service-auth';
 import { ConfigReader } from '@mp/shared-util-config';
 import { Client } from 'pg';
-import { auditLedger, type LedgerAuditReport } from '../audit/ledger-audit';
-import { LEDGER_MIGRATIONS, LedgerModule } from '../ledger.module';
-import { LEDGER_INTERNAL_ACCESS } from '../internal-access';
-import type { LedgerSettings } from '../ledger-settings';
-import { LEDGER_CONSUMERS } from '../commands/payment-events.consumer';
-import { OrphanHoldSweeper } from '../holds/orphan-hold.sweeper';
-import type { PaymentOrderDirectory } from '../holds/payment-order-directory.port';
+import {
+  auditLedger,
+  LEDGER_CONSUMERS,
+  LEDGER_INTERNAL_ACCESS,
+  LEDGER_MIGRATIONS,
+  LedgerModule,
+  OrphanHoldSweeper,
+  type LedgerAuditReport,
+  type LedgerSettings,
+  type PaymentOrderDirectory,
+} from '@mp/ledger-infrastructure';
+import { workspaceRoot } from '@mp/shared-testing';
 import { DataSource } from 'typeorm';
 
-const workspaceRoot = join(__dirname, '../../../../..');
 
 export type PaymentEventType = Exclude<PaymentOrderExternalEventType, 'PaymentOrderPayerReportedPaid'>;
 

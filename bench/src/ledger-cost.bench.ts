@@ -2,7 +2,7 @@
  * Benchmark (prints figures, asserts nothing): does a ledger command cost more as a merchant's
  * history grows, and does the ledger keep up with pay-ins as they succeed?
  *
- *   KAFKA_BROKERS=... TEST_PG_ADMIN_URL=... node tools/run-built.mjs libs/ledger/infrastructure/src/testing/ledger-cost.bench.ts
+ *   KAFKA_BROKERS=... TEST_PG_ADMIN_URL=... node tools/run-built.mjs bench/src/ledger-cost.bench.ts
  *
  * The ledger service runs in this process exactly as apps/ledger wires it (LedgerTestService),
  * on loopback, with a private database and Kafka namespace. One merchant is credited through
@@ -12,7 +12,7 @@
  * 50 payout holds are placed one after the other through the HTTP holds API and timed.
  */
 import { performance } from 'node:perf_hooks';
-import { LedgerTestService, newMerchantId, paymentOrderEvent } from './ledger-test-service';
+import { LedgerTestService, newMerchantId, paymentOrderEvent } from '@mp/ledger-testing';
 
 const HOLDS_PER_CHECKPOINT = 50;
 const PUBLISH_CHUNK = 500;

@@ -1,0 +1,1 @@
+export * from './ledger-test-service';

@@ -1,0 +1,14 @@
+/**
+ * The one way tests wait for a condition: polls `read` until `done` holds for its value (by
+ * default, until the value is truthy) and resolves with that value; after `timeoutMs` it fails
+ * naming `what` and the last value read.
+ */
+export async function eventually<T>(read: () => Promise<T> | T, done: (value: T) => boolean = Boolean, what = 'condition', timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`${what} not reached within ${timeoutMs} ms; last: ${JSON.stringify(value)?.slice(0, 1_500)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
