@@ -10,7 +10,6 @@ import {
   JsonNumberLiteral,
   MatchesPattern,
   MERCHANT_ID_PATTERN,
-  RECEIPT_ID_PATTERN,
   RequestMessages,
   Trim,
 } from '@mp/shared-util-validation';
@@ -113,27 +112,6 @@ export class OpenDisputeRequestDto {
   @ValidateNested()
   @Type(() => DisputeReceiptDto)
   receipt?: DisputeReceiptDto;
-}
-
-/** The OpenDispute command payload as the disputes service validates it. */
-export class OpenDisputeCommandDto {
-  @MatchesPattern(MERCHANT_ID_PATTERN, 'must be a merchant id')
-  merchantId!: string;
-
-  @IsOrderId()
-  orderId!: string;
-
-  @IsOptional()
-  @MatchesPattern(/^(0|[1-9]\d{0,17})(\.\d{1,8})?$/, 'must be a decimal amount')
-  amount!: string | null;
-
-  @IsOptional()
-  @IsPlainText(DISPUTE_COMMENT_MAX_LENGTH)
-  comment!: string | null;
-
-  @IsOptional()
-  @MatchesPattern(RECEIPT_ID_PATTERN, 'must be a receipt id')
-  receiptId!: string | null;
 }
 
 /**

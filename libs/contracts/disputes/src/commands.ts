@@ -17,16 +17,9 @@ export const DISPUTE_COMMAND_SCHEMA_VERSION = 1;
 export const DISPUTE_COMMAND_TYPES = {
   /** From the gateway (endpoint 14). */
   open: 'OpenDispute',
-  /**
-   * Legacy, accepted for one release after issue 20 and then removed: payments used to send this
-   * once it had applied a review's outcome to the order. It now publishes
-   * PaymentOrderDisputeOutcomeApplied on its own `payments.order.events` instead (only the
-   * gateway may write command topics), and sends this no more. Disputes still applies one that
-   * was on `disputes.commands` (or in payments' outbox) before the upgrade, the same way and
-   * only once, so no review is left waiting.
-   */
-  legacyOutcomeApplied: 'RecordDisputeOutcomeApplied',
 } as const;
+
+export type DisputeCommandType = (typeof DISPUTE_COMMAND_TYPES)[keyof typeof DISPUTE_COMMAND_TYPES];
 
 /** The merchant's open request as it travels on Kafka: no receipt bytes, only the stored receipt's reference. */
 export interface OpenDisputeCommandData {
@@ -36,18 +29,6 @@ export interface OpenDisputeCommandData {
   amount: string | null;
   comment: string | null;
   receiptId: string | null;
-}
-
-/**
- * The legacy `RecordDisputeOutcomeApplied` (see DISPUTE_COMMAND_TYPES): payments had applied a
- * review's outcome (DisputeAccepted or DisputeRejected at `version` of the dispute's stream) to
- * the order. Its successor is PaymentOrderDisputeOutcomeAppliedData in the payments contract.
- */
-export interface LegacyDisputeOutcomeAppliedData {
-  merchantId: string;
-  orderId: string;
-  disputeId: string;
-  version: number;
 }
 
 /**

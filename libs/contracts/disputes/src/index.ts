@@ -1,4 +1,4 @@
-export { DISPUTES_TOPICS, DISPUTE_COMMAND_SCHEMA_VERSION, DISPUTE_COMMAND_TYPES, type OpenDisputeCommandData, type DisputeCommandReplyData, type LegacyDisputeOutcomeAppliedData } from './commands';
+export { DISPUTES_TOPICS, DISPUTE_COMMAND_SCHEMA_VERSION, DISPUTE_COMMAND_TYPES, type DisputeCommandType, type OpenDisputeCommandData, type DisputeCommandReplyData } from './commands';
 export {
   DISPUTE_EXTERNAL_EVENT_SCHEMA_VERSION,
   DISPUTE_EXTERNAL_EVENT_TYPES,
@@ -16,7 +16,6 @@ export {
   DisputeListFilterFieldsDto,
   DisputeListQueryDto,
   OperatorDisputeQueueQueryDto,
-  OpenDisputeCommandDto,
   OpenDisputeRequestDto,
   DisputeReceiptDto,
   ReviewDisputeRequestDto,

@@ -3,8 +3,9 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { MessagingSchema1700000000000, MessagingUnreadIndexes1700000030000, OUTBOX_RELAY_OPTIONS, OutboxRelayService, type OutboxRelaySettings } from '@mp/shared-messaging';
 import { InternalErrorFilter } from '@mp/shared-nest-http';
-import { DisputeCommandHandler } from './commands/dispute-command.handler';
+import { DisputeCommandIntake } from './commands/dispute-command.intake';
 import { DisputeCommandConsumer, DisputesTopics, OrderEventsConsumer } from './commands/dispute-consumers';
+import { DisputeReviews } from './commands/review-dispute';
 import { SandboxReviewer } from './commands/sandbox-reviewer';
 import { DisputeReviewDeadline1700000032200 } from './persistence/dispute-review-deadline.migration';
 import { DISPUTES_CLOCK, DISPUTES_SETTINGS, OffsetClock, type DisputesSettings } from './disputes-settings';
@@ -32,7 +33,8 @@ export class DisputesModule {
         // Replies to a gateway replica that is gone are dropped, not retried forever in front of every event.
         { provide: OUTBOX_RELAY_OPTIONS, useValue: { ...settings.outbox, isTransientTopic: isGatewayReplyTopic } },
         { provide: APP_FILTER, useClass: InternalErrorFilter },
-        DisputeCommandHandler,
+        DisputeCommandIntake,
+        DisputeReviews,
         DisputesTopics,
         OrphanReceiptSweeper,
         SandboxReviewer,

@@ -8,7 +8,7 @@ import { DisputeEventsConsumer } from './commands/dispute-events.consumer';
 import { ExpirySweeper } from './commands/expiry-sweeper';
 import { SandboxAgent } from './commands/sandbox-agent';
 import { PaymentCommandConsumer, PaymentsTopics } from './commands/payment-command.consumer';
-import { PaymentCommandHandler } from './commands/payment-command.handler';
+import { PaymentCommandIntake } from './commands/payment-command.intake';
 import { HttpLedgerHolds, LEDGER_HOLDS } from './ledger/ledger-holds.port';
 import { PayerPageLinks } from './payer-pages/payer-page-links';
 import { PaymentsSchema1700000001000 } from './persistence/payments-schema.migration';
@@ -55,7 +55,7 @@ export class PaymentsModule {
         { provide: APP_FILTER, useClass: InternalErrorFilter },
         PayerPageLinks,
         RecipientAccountVault,
-        PaymentCommandHandler,
+        PaymentCommandIntake,
         PaymentsTopics,
         ExpirySweeper,
         SandboxAgent,

@@ -1,3 +1,4 @@
+export { commandRegistry, type CommandFiles, type CommandRegistry, type WireCommand } from './command-registry';
 export { DEFAULT_CONFLICT_RETRY_POLICY, retryOnConflict, type ConflictRetryPolicy } from './conflict-retry';
 export {
   aggregateStream,

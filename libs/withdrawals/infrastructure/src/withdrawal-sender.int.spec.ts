@@ -13,7 +13,7 @@ import { DomainError } from '@mp/shared-util-errors';
 import { DEFAULT_WITHDRAWAL_ASSETS, toWithdrawalStreamId, type NetworkAnswer, type WithdrawalCommand } from '@mp/withdrawals-domain';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { handleWithdrawalCommand } from './commands/withdrawal.handling';
+import { handleWithdrawalCommand } from './commands/withdrawal.stream';
 import { findWithdrawal, listWithdrawals } from './persistence/withdrawal.projection';
 import type { NetworkAdapter, NetworkSendRequest, NetworkSendResult } from './sending/network-adapter.port';
 import { SimulatedNetworkAdapter } from './sending/simulated-network.adapter';

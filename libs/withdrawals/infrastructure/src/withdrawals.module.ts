@@ -6,8 +6,8 @@ import { HttpLedgerHolds } from '@mp/ledger-client';
 import { MessagingSchema1700000000000, MessagingUnreadIndexes1700000030000, OUTBOX_RELAY_OPTIONS, OutboxRelayService, type OutboxRelaySettings } from '@mp/shared-messaging';
 import { InternalErrorFilter } from '@mp/shared-nest-http';
 import { WithdrawalCommandConsumer, WithdrawalsTopics } from './commands/withdrawal-command.consumer';
-import { WithdrawalCommandHandler } from './commands/withdrawal-command.handler';
-import { LEDGER_HOLDS } from './commands/withdrawal.handling';
+import { WithdrawalCommandIntake } from './commands/withdrawal-command.intake';
+import { LEDGER_HOLDS } from './commands/withdrawal.stream';
 import { InternalWithdrawalsController } from './http/internal-withdrawals.controller';
 import { WithdrawalReconciliation1700000005100 } from './persistence/withdrawal-reconciliation.migration';
 import { WithdrawalsSchema1700000005000 } from './persistence/withdrawals-schema.migration';
@@ -42,7 +42,7 @@ export class WithdrawalsModule {
         { provide: NETWORK_ADAPTER, useClass: ModeRoutingNetworkAdapter },
         { provide: APP_FILTER, useClass: InternalErrorFilter },
         WithdrawalsTopics,
-        WithdrawalCommandHandler,
+        WithdrawalCommandIntake,
         WithdrawalSender,
         OutboxRelayService,
       ],

@@ -7,8 +7,8 @@ import { MessageIntake } from '@mp/shared-command-handling';
 import { DataSource } from 'typeorm';
 import { DISPUTES_SETTINGS, type DisputesSettings } from '../disputes-settings';
 import { saveOrderFacts } from '../orders/dispute-orders.store';
-import { DisputeCommandHandler } from './dispute-command.handler';
-import { recordOutcomeApplied } from './dispute.handling';
+import { DisputeCommandIntake } from './dispute-command.intake';
+import { recordOutcomeApplied } from './dispute.stream';
 import { isOutcomeAppliedEvent, outcomeAppliedOfEvent, type OutcomeAppliedToOrder } from './outcome-applied';
 
 /**
@@ -30,12 +30,12 @@ const ORDER_FACT_TYPES: readonly string[] = Object.values(PAYMENT_ORDER_EXTERNAL
 /** Endpoint 14's commands from the gateway. */
 @Controller()
 export class DisputeCommandConsumer {
-  constructor(private readonly handler: DisputeCommandHandler) {}
+  constructor(private readonly intake: DisputeCommandIntake) {}
 
-  /** Commands fetched together share one transaction (see DisputeCommandHandler). */
+  /** Commands fetched together share one transaction (see DisputeCommandIntake). */
   @ConsumeTopicInBatches(DISPUTES_TOPICS.commands)
   handle(@Payload() messages: ReceivedMessage[]): Promise<void> {
-    return this.handler.handleAll(messages.map((message) => message.envelope));
+    return this.intake.handleAll(messages.map((message) => message.envelope));
   }
 }
 

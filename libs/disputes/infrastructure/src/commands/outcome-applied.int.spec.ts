@@ -3,23 +3,24 @@
  * rule 4), now that payments says so with its own event PaymentOrderDisputeOutcomeApplied on
  * `payments.order.events` instead of a command on `disputes.commands` (issue 20: only the
  * gateway writes command topics). The event is applied once (the inbox), an acknowledgement of a
- * version the dispute has moved past changes nothing, a malformed one is poison; the legacy
- * `RecordDisputeOutcomeApplied` command, still accepted for one release, has the same effect.
+ * version the dispute has moved past changes nothing, a malformed one is poison; the command
+ * `RecordDisputeOutcomeApplied` that payments sent on `disputes.commands` before that is no longer
+ * a command disputes knows.
  * The outcome merchants are called back about is published in the same transaction, once.
  * Method: the disputes migrations on a private real PostgreSQL, disputes opened and reviewed
  * through the command core the service runs, messages handed to the service's own consumers.
  */
 import { randomUUID } from 'node:crypto';
-import { DISPUTE_COMMAND_SCHEMA_VERSION, DISPUTE_COMMAND_TYPES, DISPUTE_OUTCOME_VISIBLE_EVENT_TYPES, DISPUTES_TOPICS, type DisputeExternalEventData } from '@mp/contracts-disputes';
+import { DISPUTE_COMMAND_SCHEMA_VERSION, DISPUTE_OUTCOME_VISIBLE_EVENT_TYPES, DISPUTES_TOPICS, type DisputeExternalEventData } from '@mp/contracts-disputes';
 import { PAYMENT_ORDER_DISPUTE_EVENT_SCHEMA_VERSION, PAYMENT_ORDER_DISPUTE_EVENT_TYPES, paymentOrderKey, PAYMENTS_TOPICS } from '@mp/contracts-payments';
 import { migratedPrivateDatabase, recordStatements } from '@mp/shared-data-access-postgres';
 import { createEnvelope, PoisonMessageError, type MessageEnvelope } from '@mp/shared-messaging';
 import type { DataSource } from 'typeorm';
 import { DISPUTES_MIGRATIONS } from '../disputes.module';
 import { findDisputeView } from '../persistence/dispute.projection';
-import { DisputeCommandHandler } from './dispute-command.handler';
+import { DisputeCommandIntake } from './dispute-command.intake';
 import { OrderEventsConsumer } from './dispute-consumers';
-import { handleDisputeCommand } from './dispute.handling';
+import { handleDisputeCommand } from './dispute.stream';
 
 const MERCHANT = 'mch_ack';
 const NOW = new Date();
@@ -28,14 +29,14 @@ const clock = { now: () => NOW };
 describe('disputes showing a review once payments has applied it, on real Postgres', () => {
   let dataSource: DataSource;
   let orderEvents: OrderEventsConsumer;
-  let commands: DisputeCommandHandler;
+  let commands: DisputeCommandIntake;
   let statements: string[];
 
   beforeAll(async () => {
     dataSource = await migratedPrivateDatabase('doa', DISPUTES_MIGRATIONS);
     statements = recordStatements(dataSource);
     orderEvents = new OrderEventsConsumer(dataSource);
-    commands = new DisputeCommandHandler(dataSource, clock, { commandPartitions: 1, testClockEnabled: false, receiptOrphanGraceMs: 60_000, receiptSweepIntervalMs: 60_000, reviewWindowHours: 72 });
+    commands = new DisputeCommandIntake(dataSource, clock, { commandPartitions: 1, testClockEnabled: false, receiptOrphanGraceMs: 60_000, receiptSweepIntervalMs: 60_000, reviewWindowHours: 72 });
   });
 
   afterAll(async () => {
@@ -65,16 +66,6 @@ describe('disputes showing a review once payments has applied it, on real Postgr
       source: 'payments',
       subject: `merchant:${MERCHANT}/order:${orderId}`,
       data: { merchantId: MERCHANT, orderId, disputeId, disputeVersion, occurredAt: NOW.toISOString() },
-      correlationId: 'req_test',
-    });
-  /** The legacy `RecordDisputeOutcomeApplied` command an older payments sent for version 2. */
-  const legacyOutcomeApplied = (orderId: string, disputeId: string): MessageEnvelope =>
-    createEnvelope({
-      type: DISPUTE_COMMAND_TYPES.legacyOutcomeApplied,
-      schemaVersion: DISPUTE_COMMAND_SCHEMA_VERSION,
-      source: 'payments',
-      subject: `merchant:${MERCHANT}/order:${orderId}`,
-      data: { merchantId: MERCHANT, orderId, disputeId, version: 2 },
       correlationId: 'req_test',
     });
   const onOrderEvents = (...envelopes: MessageEnvelope[]) =>
@@ -138,7 +129,8 @@ describe('disputes showing a review once payments has applied it, on real Postgr
     // Reviewed but not yet applied by payments: nothing for merchants to hear of.
     expect(await visibleOutcomes('A-visible')).toEqual([]);
     await onOrderEvents(outcomeApplied('A-visible', disputeId, 2));
-    await commands.handle(legacyOutcomeApplied('A-visible', disputeId));
+    // The same acknowledgement again under another message id (past the inbox): nothing more to tell.
+    await onOrderEvents(outcomeApplied('A-visible', disputeId, 2));
     const [visible, ...more] = await visibleOutcomes('A-visible');
     expect(more).toEqual([]);
     expect(visible?.type).toBe(DISPUTE_OUTCOME_VISIBLE_EVENT_TYPES.accepted);
@@ -174,13 +166,19 @@ describe('disputes showing a review once payments has applied it, on real Postgr
     expect(await inboxRows('disputes.order-events')).toBe(before);
   });
 
-  it('still applies the legacy RecordDisputeOutcomeApplied from disputes.commands, the same way and once', async () => {
-    const disputeId = await reviewed('A-legacy', 'REJECTED');
-    const legacy = legacyOutcomeApplied('A-legacy', disputeId);
+  it('dead-letters a RecordDisputeOutcomeApplied on disputes.commands as an unknown command, and writes nothing of it', async () => {
+    const disputeId = await reviewed('A-retired', 'REJECTED');
+    const retired = createEnvelope({
+      type: 'RecordDisputeOutcomeApplied',
+      schemaVersion: DISPUTE_COMMAND_SCHEMA_VERSION,
+      source: 'payments',
+      subject: `merchant:${MERCHANT}/order:A-retired`,
+      data: { merchantId: MERCHANT, orderId: 'A-retired', disputeId, version: 2 },
+      correlationId: 'req_test',
+    });
     const before = await inboxRows('disputes.commands');
-    await commands.handle(legacy);
-    await commands.handle(legacy);
-    expect(await statusOf(disputeId)).toBe('REJECTED');
-    expect((await inboxRows('disputes.commands')) - before).toBe(1);
+    await expect(commands.handle(retired)).rejects.toThrow(new PoisonMessageError('unknown command type RecordDisputeOutcomeApplied'));
+    expect(await statusOf(disputeId)).toBe('OPEN');
+    expect(await inboxRows('disputes.commands')).toBe(before);
   });
 });

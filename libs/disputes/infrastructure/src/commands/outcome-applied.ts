@@ -1,4 +1,3 @@
-import type { LegacyDisputeOutcomeAppliedData } from '@mp/contracts-disputes';
 import { PAYMENT_ORDER_DISPUTE_EVENT_SCHEMA_VERSION, PAYMENT_ORDER_DISPUTE_EVENT_TYPES, type PaymentOrderDisputeOutcomeAppliedData } from '@mp/contracts-payments';
 import { PoisonMessageError, type MessageEnvelope } from '@mp/shared-messaging';
 
@@ -18,20 +17,11 @@ export interface OutcomeAppliedToOrder {
 export function outcomeAppliedOfEvent(envelope: MessageEnvelope): OutcomeAppliedToOrder {
   if (envelope.schemaVersion !== PAYMENT_ORDER_DISPUTE_EVENT_SCHEMA_VERSION) throw new PoisonMessageError(`unsupported schema version ${envelope.schemaVersion} of ${envelope.type}`);
   const data = envelope.data as Partial<PaymentOrderDisputeOutcomeAppliedData> | null;
-  return checked(envelope, data?.merchantId, data?.orderId, data?.disputeVersion);
-}
-
-/** The legacy `RecordDisputeOutcomeApplied` command (see DISPUTE_COMMAND_TYPES.legacyOutcomeApplied): the same fact, `version` named so. */
-export function outcomeAppliedOfLegacyCommand(envelope: MessageEnvelope): OutcomeAppliedToOrder {
-  const data = envelope.data as Partial<LegacyDisputeOutcomeAppliedData> | null;
-  return checked(envelope, data?.merchantId, data?.orderId, data?.version);
-}
-
-export const isOutcomeAppliedEvent = (envelope: MessageEnvelope): boolean => envelope.type === PAYMENT_ORDER_DISPUTE_EVENT_TYPES.disputeOutcomeApplied;
-
-function checked(envelope: MessageEnvelope, merchantId: unknown, orderId: unknown, disputeVersion: unknown): OutcomeAppliedToOrder {
+  const { merchantId, orderId, disputeVersion } = data ?? {};
   if (typeof merchantId !== 'string' || typeof orderId !== 'string' || !Number.isInteger(disputeVersion) || (disputeVersion as number) < 1) {
     throw new PoisonMessageError(`malformed ${envelope.type} payload`);
   }
   return { merchantId, orderId, disputeVersion: disputeVersion as number };
 }
+
+export const isOutcomeAppliedEvent = (envelope: MessageEnvelope): boolean => envelope.type === PAYMENT_ORDER_DISPUTE_EVENT_TYPES.disputeOutcomeApplied;

@@ -5,7 +5,7 @@ import { sandboxReviewOf } from '@mp/disputes-domain';
 import { PeriodicTask } from '@mp/shared-command-handling';
 import { DataSource, type EntityManager } from 'typeorm';
 import { DISPUTES_CLOCK, type Clock } from '../disputes-settings';
-import { handleDisputeCommand, loadDispute } from './dispute.handling';
+import { handleDisputeCommand, loadDispute } from './dispute.stream';
 
 const BATCH_SIZE = 100;
 

@@ -19,7 +19,7 @@ import { requireActor, ServiceCaller, type VerifiedCaller } from '@mp/shared-ser
 import { DomainError } from '@mp/shared-util-errors';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DataSource } from 'typeorm';
-import { DisputeCommandHandler } from '../commands/dispute-command.handler';
+import { DisputeReviews } from '../commands/review-dispute';
 import { DISPUTES_CLOCK, DISPUTES_SETTINGS, OffsetClock, type Clock, type DisputesSettings } from '../disputes-settings';
 import { disputeView, findDisputeView, listDisputes, listDisputesAcrossMerchants } from '../persistence/dispute.projection';
 import { downloadDisputeReceipt, listReceiptDownloads, storeDisputeReceipt } from '../receipts/dispute-receipts.store';
@@ -36,7 +36,7 @@ const DisputeIdParam = new PathIdPipe(/^dsp_[0-9a-f]{24}$/, 'DISPUTE_NOT_FOUND',
 export class InternalDisputesController {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly handler: DisputeCommandHandler,
+    private readonly reviews: DisputeReviews,
     @Inject(DISPUTES_CLOCK) private readonly clock: Clock,
     @Inject(DISPUTES_SETTINGS) private readonly settings: DisputesSettings,
   ) {}
@@ -92,7 +92,7 @@ export class InternalDisputesController {
   async review(@Param('disputeId', DisputeIdParam) disputeId: string, @Body(requestPipe) body: InternalReviewDisputeDto, @ServiceCaller() caller?: VerifiedCaller): Promise<DisputeView> {
     // The reviewer is the one the gateway's service token names; reviewer_role/reviewer_id in the body must agree.
     const reviewer = requireActor(caller, ['operator', 'agent'], { type: body.reviewer_role, id: body.reviewer_id });
-    const dispute = await this.handler.review(disputeId, body.merchant_id, body.decision, { role: reviewer.type, id: reviewer.id }, body.reason ?? null, { id: randomUUID(), correlationId: randomUUID() });
+    const dispute = await this.reviews.review(disputeId, body.merchant_id, body.decision, { role: reviewer.type, id: reviewer.id }, body.reason ?? null, { id: randomUUID(), correlationId: randomUUID() });
     return disputeView(dispute);
   }
 

@@ -16,7 +16,7 @@ import { LEDGER_HOLDS, type LedgerHolds } from '../ledger/ledger-holds.port';
 import { setOpenDispute } from '../persistence/payment-order.projection';
 import { CLOCK, type Clock } from '../payments-settings';
 import { loadMethodCatalog } from '../reference-data/method-catalog.store';
-import { handlePaymentOrderCommand } from './payment-order.handling';
+import { handlePaymentOrderCommand } from './payment-order.stream';
 
 const INBOX_CONSUMER = 'payments.dispute-events';
 const DISPUTE_EVENT_TYPES: ReadonlySet<string> = new Set(Object.values(DISPUTE_EXTERNAL_EVENT_TYPES));

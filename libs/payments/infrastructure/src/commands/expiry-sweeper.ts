@@ -4,7 +4,7 @@ import { PeriodicTask } from '@mp/shared-command-handling';
 import { DataSource } from 'typeorm';
 import { LEDGER_HOLDS, type LedgerHolds } from '../ledger/ledger-holds.port';
 import { CLOCK, PAYMENTS_SETTINGS, type Clock, type PaymentsSettings } from '../payments-settings';
-import { handlePaymentOrderCommand } from './payment-order.handling';
+import { handlePaymentOrderCommand } from './payment-order.stream';
 import { SandboxAgent } from './sandbox-agent';
 
 const BATCH_SIZE = 100;

@@ -19,7 +19,7 @@ import type { PaymentsSettings } from '../payments-settings';
 import { PAYMENTS_MIGRATIONS } from '../payments.module';
 import { RecipientAccountVault } from '../recipient-accounts/recipient-account.vault';
 import { saveAgent } from '../reference-data/payment-agents.store';
-import { PaymentCommandHandler } from './payment-command.handler';
+import { PaymentCommandIntake } from './payment-command.intake';
 
 const MERCHANT = `mch_${randomBytes(12).toString('hex')}`;
 const AGENT = `agt_${randomBytes(12).toString('hex')}`;
@@ -28,7 +28,7 @@ const NO_LEDGER = new Proxy({}, { get: (_target, name) => () => Promise.reject(n
 describe('payments commands through the one intake, on real Postgres', () => {
   let dataSource: DataSource;
   let statements: string[];
-  let handler: PaymentCommandHandler;
+  let handler: PaymentCommandIntake;
   let links: PayerPageLinks;
   const count = (pattern: RegExp) => statements.filter((statement) => pattern.test(statement)).length;
 
@@ -51,7 +51,7 @@ describe('payments commands through the one intake, on real Postgres', () => {
     statements = recordStatements(dataSource);
     const settings = { secretsKeyring: SecretKeyring.single(randomBytes(32)), payerPageBaseUrl: 'https://pay.example', crashAfterCommitOf: null } as unknown as PaymentsSettings;
     links = new PayerPageLinks(settings);
-    handler = new PaymentCommandHandler(dataSource, NO_LEDGER, { now: () => new Date() }, settings, links, new RecipientAccountVault(settings));
+    handler = new PaymentCommandIntake(dataSource, NO_LEDGER, { now: () => new Date() }, settings, links, new RecipientAccountVault(settings));
     await saveAgent(dataSource.manager, { agent_id: AGENT, display_name: 'Agent', payment_details: 'card 0000', serves: [{ method: 'bank_card', country: 'RU', currency: 'RUB' }], active: true });
   });
 
@@ -90,7 +90,7 @@ describe('payments commands through the one intake, on real Postgres', () => {
     const ledgerDown = { placeHold: () => Promise.reject(new TypeError('fetch failed')) } as LedgerHolds;
     const settings = { secretsKeyring: SecretKeyring.single(randomBytes(32)), payerPageBaseUrl: 'https://pay.example', crashAfterCommitOf: null } as unknown as PaymentsSettings;
     const vault = new RecipientAccountVault(settings);
-    const withLedgerDown = new PaymentCommandHandler(dataSource, ledgerDown, { now: () => new Date() }, settings, new PayerPageLinks(settings), vault);
+    const withLedgerDown = new PaymentCommandIntake(dataSource, ledgerDown, { now: () => new Date() }, settings, new PayerPageLinks(settings), vault);
     const account = await vault.store(dataSource.manager, MERCHANT, '40817810099910004312');
     const payout = command('CreateOutgoingPayment', { merchantId: MERCHANT, orderId: 'P-ledger-down', amountMinor: '100000', currency: 'RUB', country: 'RU', callbackUrl: 'https://shop.example/cb', method: 'bank_card', recipientAccountRef: account.reference });
     const [before, after] = [payInSteps('A-before-payout')[0], payInSteps('A-after-payout')[0]];

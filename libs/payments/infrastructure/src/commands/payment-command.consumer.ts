@@ -4,7 +4,7 @@ import { DISPUTES_TOPICS } from '@mp/contracts-disputes';
 import { PAYMENTS_TOPICS } from '@mp/contracts-payments';
 import { ConsumeTopicInBatches, MESSAGE_BROKER, type MessageBroker, type MessagingTransportOptions, type ReceivedMessage } from '@mp/shared-messaging';
 import { PAYMENTS_SETTINGS, type PaymentsSettings } from '../payments-settings';
-import { PaymentCommandHandler } from './payment-command.handler';
+import { PaymentCommandIntake } from './payment-command.intake';
 
 /** Every payments replica joins one group, so each command is handled by one replica at a time. */
 export const PAYMENTS_COMMANDS_GROUP = 'payments.commands-handler';
@@ -12,15 +12,15 @@ export const PAYMENTS_COMMANDS_GROUP = 'payments.commands-handler';
 /** How the payments app connects its consumers (`app.connectMicroservice`). */
 export const PAYMENTS_CONSUMERS: MessagingTransportOptions = { groupId: PAYMENTS_COMMANDS_GROUP, startFrom: 'earliest' };
 
-/** Commands from the gateway. The inbox, ordering and error policy are the handler's and the port's. */
+/** Commands from the gateway. The inbox, ordering and error policy are the intake's and the port's. */
 @Controller()
 export class PaymentCommandConsumer {
-  constructor(private readonly handler: PaymentCommandHandler) {}
+  constructor(private readonly intake: PaymentCommandIntake) {}
 
-  /** Commands fetched together share one transaction (see PaymentCommandHandler.handleAll). */
+  /** Commands fetched together share one transaction (see PaymentCommandIntake.handleAll). */
   @ConsumeTopicInBatches(PAYMENTS_TOPICS.commands)
   handle(@Payload() messages: ReceivedMessage[]): Promise<void> {
-    return this.handler.handleAll(messages.map((message) => message.envelope));
+    return this.intake.handleAll(messages.map((message) => message.envelope));
   }
 }
 

@@ -6,7 +6,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { LEDGER_HOLDS, type LedgerHolds } from '../ledger/ledger-holds.port';
 import { CLOCK, type Clock } from '../payments-settings';
 import { receiptRefOf, storeReceipt } from '../receipts/payout-receipts.store';
-import { handlePaymentOrderCommand } from './payment-order.handling';
+import { handlePaymentOrderCommand } from './payment-order.stream';
 
 const BATCH_SIZE = 100;
 

@@ -6,7 +6,7 @@ import { agentOrderNotFound, SANDBOX_AGENT_ID, SANDBOX_AGENT_PROFILE } from '@mp
 import { AgentIdParam, MerchantIdParam, OrderIdParam, OrderMerchantIdParam, PayerPageTokenParam, RequestPipe } from '@mp/shared-nest-http';
 import { DomainError } from '@mp/shared-util-errors';
 import { DataSource } from 'typeorm';
-import { loadPaymentOrder } from '../commands/payment-order.handling';
+import { loadPaymentOrder } from '../commands/payment-order.stream';
 import { PayerPageLinks } from '../payer-pages/payer-page-links';
 import { findOrder, findOrderByPayerPageTokenHash, rowToBackofficeView, rowToView, type PayerPageUrlOf, type PaymentOrderRow } from '../persistence/payment-order.projection';
 import { findAgent } from '../reference-data/payment-agents.store';

@@ -3,7 +3,7 @@ import { Payload } from '@nestjs/microservices';
 import { WITHDRAWALS_TOPICS } from '@mp/contracts-withdrawals';
 import { ConsumeTopicInBatches, MESSAGE_BROKER, type MessageBroker, type MessagingTransportOptions, type ReceivedMessage } from '@mp/shared-messaging';
 import { WITHDRAWALS_SETTINGS, type WithdrawalsSettings } from '../withdrawals-settings';
-import { WithdrawalCommandHandler } from './withdrawal-command.handler';
+import { WithdrawalCommandIntake } from './withdrawal-command.intake';
 
 /** Every withdrawals replica joins one group, so each command is handled by one replica at a time. */
 export const WITHDRAWALS_COMMANDS_GROUP = 'withdrawals.commands-handler';
@@ -11,15 +11,15 @@ export const WITHDRAWALS_COMMANDS_GROUP = 'withdrawals.commands-handler';
 /** How the withdrawals app connects its consumers (`app.connectMicroservice`). */
 export const WITHDRAWALS_CONSUMERS: MessagingTransportOptions = { groupId: WITHDRAWALS_COMMANDS_GROUP, startFrom: 'earliest' };
 
-/** Commands from the gateway. The inbox, ordering and error policy are the handler's and the port's. */
+/** Commands from the gateway. The inbox, ordering and error policy are the intake's and the port's. */
 @Controller()
 export class WithdrawalCommandConsumer {
-  constructor(private readonly handler: WithdrawalCommandHandler) {}
+  constructor(private readonly intake: WithdrawalCommandIntake) {}
 
-  /** Commands fetched together share one transaction (see WithdrawalCommandHandler). */
+  /** Commands fetched together share one transaction (see WithdrawalCommandIntake). */
   @ConsumeTopicInBatches(WITHDRAWALS_TOPICS.commands)
   handle(@Payload() messages: ReceivedMessage[]): Promise<void> {
-    return this.handler.handleAll(messages.map((message) => message.envelope));
+    return this.intake.handleAll(messages.map((message) => message.envelope));
   }
 }
 

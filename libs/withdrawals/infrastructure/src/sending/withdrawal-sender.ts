@@ -4,7 +4,7 @@ import type { LedgerHolds } from '@mp/ledger-client';
 import { PeriodicTask } from '@mp/shared-command-handling';
 import { toWithdrawalStreamId, type WithdrawalCommand } from '@mp/withdrawals-domain';
 import { DataSource } from 'typeorm';
-import { handleWithdrawalCommand, LEDGER_HOLDS } from '../commands/withdrawal.handling';
+import { handleWithdrawalCommand, LEDGER_HOLDS } from '../commands/withdrawal.stream';
 import { WITHDRAWALS_SETTINGS, type WithdrawalsSettings } from '../withdrawals-settings';
 import { NETWORK_ADAPTER, type NetworkAdapter } from './network-adapter.port';
 

@@ -86,7 +86,7 @@ export async function recordOutcomeApplied(manager: EntityManager, merchantId: s
   if (!review || !AWAITS_PAYMENTS.has(review.type as DisputeEvent['type'])) return;
   const reviewed = existing(stream.events.slice(0, version).reduce((state, envelope) => disputeDecider.evolve(state, disputeEvents.read(envelope)), disputeDecider.initialState()));
   if (stream.version === version) await saveDisputeProjection(manager, reviewed, version);
-  // The same acknowledgement twice (the legacy command and the event) writes the message once:
+  // The same acknowledgement twice under two message ids (past the inbox) writes the message once:
   // the dispute's row remembers the last version published (a keyed read, where the outbox
   // would be a scan of everything ever sent), and the id derived from the stream and version
   // lets the dispatcher's webhook id cover a copy published twice all the same.
