@@ -1,5 +1,5 @@
 // Wire command RequestWithdrawal → domain command RequestWithdrawal (withdrawalDecider).
-import type { RequestWithdrawalData } from '@mp/contracts-withdrawals';
+import { WALLET_ADDRESS_MAX_LENGTH, type RequestWithdrawalData } from '@mp/contracts-withdrawals';
 import { FieldRule, IsMinorUnits, MatchesPattern } from '@mp/shared-util-validation';
 import { WithdrawalCommandPayload, type WithdrawalWireCommand } from './withdrawal-wire-command';
 
@@ -11,7 +11,7 @@ export class RequestWithdrawalPayload extends WithdrawalCommandPayload implement
   currency!: string;
 
   /** Any text: whether it is an address of the asset's network is the decider's INVALID_ADDRESS. */
-  @FieldRule('isAddressText', (value) => (typeof value === 'string' && value.length <= 128 ? null : 'must be a string of at most 128 characters'))
+  @FieldRule('isAddressText', (value) => (typeof value === 'string' && value.length <= WALLET_ADDRESS_MAX_LENGTH ? null : `must be a string of at most ${WALLET_ADDRESS_MAX_LENGTH} characters`))
   address!: string;
 }
 
