@@ -1,14 +1,17 @@
 /**
- * Goal: the libraries import in one direction. No source file of libs/ reaches itself through
- * its imports (type-only imports count: they tie the files together just the same), no library
- * reaches itself through other libraries, and a contract (libs/contracts) holds no
- * implementation of a call: no fetch, no HTTP client, only the types and checks both sides share.
- * Method: every `libs/<context>/<lib>/src` file's imports are read with TypeScript's own
- * pre-processor (`ts.preProcessFile`, which is what the compiler uses; no import-cycle lint
- * plugin is installed), `@mp/...` aliases resolved through tsconfig.base.json, and the graph is
- * searched for a cycle, once by file and once by library.
+ * Goal: the code imports in one direction. No source file of libs/ or apps/ (`.ts` and `.tsx`,
+ * the console's React views included) reaches itself through its imports (type-only imports
+ * count: they tie the files together just the same), no project reaches itself through other
+ * projects, and a contract (libs/contracts) holds no implementation of a call: no fetch, no HTTP
+ * client, only the types and checks both sides share.
+ * Method: every `libs/<context>/<lib>/src` and `apps/<app>/src` file's imports are read with
+ * TypeScript's own pre-processor (`ts.preProcessFile`, which is what the compiler uses; no
+ * import-cycle lint plugin is installed), `@mp/...` aliases resolved through tsconfig.base.json,
+ * and the graph is searched for a cycle, once by file and once by project. The search itself is
+ * shown to find a cycle, in a graph and in files written for the purpose.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import * as ts from 'typescript';
 
@@ -19,7 +22,7 @@ function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) return sourceFiles(path);
-    return name.endsWith('.ts') && !name.endsWith('.spec.ts') ? [path] : [];
+    return /\.tsx?$/.test(name) && !/\.spec\.tsx?$/.test(name) && !name.endsWith('.d.ts') ? [path] : [];
   });
 }
 
@@ -28,22 +31,23 @@ function resolveImport(from: string, specifier: string): string | undefined {
   if (target) return join(root, target);
   if (!specifier.startsWith('.')) return undefined;
   const base = resolve(dirname(from), specifier);
-  return [`${base}.ts`, join(base, 'index.ts')].find((candidate) => existsSync(candidate));
+  return [`${base}.ts`, `${base}.tsx`, join(base, 'index.ts'), join(base, 'index.tsx')].find((candidate) => existsSync(candidate));
 }
 
-/** Each libs source file (workspace-relative) with the workspace files it imports. */
-function importGraph(): Map<string, string[]> {
+/** The source folders of the workspace's projects: `libs/<context>/<lib>/src` and `apps/<app>/src`. */
+function projectSources(): string[] {
+  const libs = readdirSync(join(root, 'libs')).flatMap((context) => readdirSync(join(root, 'libs', context)).map((lib) => join(root, 'libs', context, lib, 'src')));
+  const apps = readdirSync(join(root, 'apps')).map((app) => join(root, 'apps', app, 'src'));
+  return [...libs, ...apps].filter((src) => existsSync(src));
+}
+
+/** Each source file under `sources` (relative to `base`) with the files it imports. */
+function importGraph(sources: string[], base = root): Map<string, string[]> {
   const graph = new Map<string, string[]>();
-  for (const context of readdirSync(join(root, 'libs'))) {
-    for (const lib of readdirSync(join(root, 'libs', context))) {
-      const src = join(root, 'libs', context, lib, 'src');
-      if (!existsSync(src)) continue;
-      for (const file of sourceFiles(src)) {
-        const imports = ts.preProcessFile(readFileSync(file, 'utf8'), true, true).importedFiles;
-        const targets = imports.map((entry) => resolveImport(file, entry.fileName)).filter((target): target is string => target !== undefined);
-        graph.set(relative(root, file), targets.map((target) => relative(root, target)));
-      }
-    }
+  for (const file of sources.flatMap(sourceFiles)) {
+    const imports = ts.preProcessFile(readFileSync(file, 'utf8'), true, true).importedFiles;
+    const targets = imports.map((entry) => resolveImport(file, entry.fileName)).filter((target): target is string => target !== undefined);
+    graph.set(relative(base, file), targets.map((target) => relative(base, target)));
   }
   return graph;
 }
@@ -69,27 +73,50 @@ function cyclesOf(graph: Map<string, string[]>): string[][] {
   return cycles;
 }
 
-const libraryOf = (file: string) => file.split('/').slice(0, 3).join('/');
+/** `libs/<context>/<lib>` or `apps/<app>`. */
+const projectOf = (file: string) => file.split('/').slice(0, file.startsWith('apps/') ? 2 : 3).join('/');
 
-describe('import direction in libs/', () => {
-  const graph = importGraph();
+describe('the cycle search', () => {
+  it('finds a cycle in a graph, and none in a graph without one', () => {
+    const cyclic = new Map([['a', ['b']], ['b', ['c']], ['c', ['a']], ['d', ['a']]]);
+    expect(cyclesOf(cyclic)).toEqual([['a', 'b', 'c', 'a']]);
+    expect(cyclesOf(new Map([['a', ['b']], ['b', ['c']], ['d', ['a', 'c']]]))).toEqual([]);
+  });
 
-  it('reads the libraries (the scan is not empty)', () => {
+  it('finds a cycle between .tsx files through a type-only import, as the console had (App.tsx <-> a view)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'import-cycles-'));
+    try {
+      writeFileSync(join(dir, 'App.tsx'), "import { routes } from './views';\nexport interface Route { path: string }\nexport const all = routes;\n");
+      writeFileSync(join(dir, 'views.tsx'), "import type { Route } from './App';\nexport const routes: Route[] = [];\n");
+      writeFileSync(join(dir, 'leaf.ts'), "export const leaf = 1;\n");
+      expect(cyclesOf(importGraph([dir], dir))).toEqual([['App.tsx', 'views.tsx', 'App.tsx']]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('import direction in libs/ and apps/', () => {
+  const graph = importGraph(projectSources());
+
+  it('reads the libraries and the apps, .ts and .tsx (the scan is not empty)', () => {
     expect(graph.get('libs/ledger/domain/src/ledger.decider.ts')).toContain('libs/ledger/domain/src/ledger-conversions.ts');
+    expect(graph.get('apps/console/src/main.tsx')).toContain('apps/console/src/app/App.tsx');
+    expect(graph.get('apps/gateway/src/main.ts')?.length).toBeGreaterThan(0);
   });
 
   it('has no file that imports itself through other files', () => {
     expect(cyclesOf(graph).map((cycle) => cycle.join(' -> '))).toEqual([]);
   });
 
-  it('has no library that depends on itself through other libraries', () => {
-    const libraries = new Map<string, string[]>();
+  it('has no project that depends on itself through other projects', () => {
+    const projects = new Map<string, string[]>();
     for (const [file, targets] of graph) {
-      const from = libraryOf(file);
-      const others = targets.map(libraryOf).filter((to) => to !== from);
-      libraries.set(from, [...new Set([...(libraries.get(from) ?? []), ...others])]);
+      const from = projectOf(file);
+      const others = targets.map(projectOf).filter((to) => to !== from);
+      projects.set(from, [...new Set([...(projects.get(from) ?? []), ...others])]);
     }
-    expect(cyclesOf(libraries).map((cycle) => cycle.join(' -> '))).toEqual([]);
+    expect(cyclesOf(projects).map((cycle) => cycle.join(' -> '))).toEqual([]);
   });
 
   it('keeps calls out of the contracts: no contract file fetches or imports an HTTP client', () => {

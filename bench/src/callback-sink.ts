@@ -1,13 +1,13 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { CallbackReceiver, type ReceivedCallback } from '@mp/shared-testing';
 
 /**
- * The merchants' callback receiver inside the generator (issue 21): an HTTP server on 127.0.0.1
- * that answers 200 at once and notes, per callback, when it first arrived (performance.now(),
- * the open loop's clock), so the time from an API call to its callback is measured on one
- * clock. The dispatcher reaches it because the benchmark's system allows http callback URLs on
- * loopback (ALLOW_HTTP_CALLBACK_URLS in the gateway, the test system's dispatcher allow-list).
- * Signatures are not verified here (the e2e tests do that); a callback without one is counted.
+ * The merchants' callback receiver inside the generator (issue 21): the tests' CallbackReceiver
+ * (libs/shared/testing) on 127.0.0.1, answering 200 at once, with the benchmark's reading of it:
+ * per callback, when it first arrived (performance.now(), the open loop's clock), so the time
+ * from an API call to its callback is measured on one clock. The dispatcher reaches it because
+ * the benchmark's system allows http callback URLs on loopback (ALLOW_HTTP_CALLBACK_URLS in the
+ * gateway, the test system's dispatcher allow-list). Signatures are not verified here (the e2e
+ * tests do that); a callback without one is counted.
  */
 export class CallbackSink {
   /** `type order-or-dispute-id` → first arrival. */
@@ -16,32 +16,21 @@ export class CallbackSink {
   duplicates = 0;
   unsigned = 0;
   unreadable = 0;
-  private server: Server | null = null;
+  private receiver: CallbackReceiver | null = null;
 
   async start(): Promise<this> {
-    this.server = createServer((request, response) => {
-      const chunks: Buffer[] = [];
-      request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', () => {
-        const arrivedAt = performance.now();
-        response.writeHead(200).end();
-        if (!request.headers['webhook-signature']) this.unsigned += 1;
-        const key = callbackKey(Buffer.concat(chunks).toString('utf8'));
-        if (key === null) {
-          this.unreadable += 1;
-          return;
-        }
-        this.countsByType.set(key.type, (this.countsByType.get(key.type) ?? 0) + 1);
-        if (this.firstArrival.has(key.key)) this.duplicates += 1;
-        else this.firstArrival.set(key.key, arrivedAt);
-      });
+    this.receiver = await CallbackReceiver.start({
+      keepReceived: false,
+      answer: (_n, callback) => {
+        this.note(callback, performance.now());
+        return { status: 200 };
+      },
     });
-    await new Promise<void>((resolve) => (this.server as Server).listen(0, '127.0.0.1', resolve));
     return this;
   }
 
   get url(): string {
-    return `http://127.0.0.1:${((this.server as Server).address() as AddressInfo).port}/callbacks`;
+    return (this.receiver as CallbackReceiver).url();
   }
 
   /** Resolves when every key has arrived or `timeoutMs` passed; returns when it stopped waiting. */
@@ -57,9 +46,19 @@ export class CallbackSink {
   }
 
   async stop(): Promise<void> {
-    if (!this.server) return;
-    this.server.closeAllConnections();
-    await new Promise((resolve) => (this.server as Server).close(resolve));
+    await this.receiver?.stop();
+  }
+
+  private note(callback: ReceivedCallback, arrivedAt: number): void {
+    if (!callback.headers['webhook-signature']) this.unsigned += 1;
+    const key = callbackKey(callback.body);
+    if (key === null) {
+      this.unreadable += 1;
+      return;
+    }
+    this.countsByType.set(key.type, (this.countsByType.get(key.type) ?? 0) + 1);
+    if (this.firstArrival.has(key.key)) this.duplicates += 1;
+    else this.firstArrival.set(key.key, arrivedAt);
   }
 }
 

@@ -279,7 +279,11 @@ async function backofficeCall(baseUrl, token, method, path, body) {
   return { status: response.status, body: await response.json().catch(() => null) };
 }
 
-/** The merchant's callback endpoint on the Docker host: keeps each callback that verifies. */
+/**
+ * The merchant's callback endpoint on the Docker host: keeps each callback that verifies. Not the
+ * tests' CallbackReceiver (libs/shared/testing): this script runs on plain Node, without the
+ * TypeScript loader and the @mp/* aliases that library needs (docs/decisions/one-callback-receiver.md).
+ */
 async function startSink(host, webhookSecret) {
   const verified = [];
   let rejected = 0;

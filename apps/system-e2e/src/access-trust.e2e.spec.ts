@@ -5,9 +5,8 @@
  * and can be revoked; every back-office action is in the audit trail with its actor.
  * The gateway's clock is moved forward through its test-clock route (TEST_CLOCK_ENABLED).
  */
-import { BackofficeClient, createOperator, registerAgent, SignedClient, SystemUnderTest, type RegisteredAgent } from '@mp/shared-testing';
+import { BackofficeClient, CallbackReceiver, createOperator, registerAgent, SignedClient, SystemUnderTest, type RegisteredAgent } from '@mp/shared-testing';
 import { eventually } from '@mp/shared-testing';
-import { VerifyingReceiver } from './callback-receiver';
 import { incomingPayment, newOrderId } from './fixtures';
 
 const HOUR_SECONDS = 3_600;
@@ -18,7 +17,7 @@ describe('access: secret rotation, suspension, operator credentials, audit', () 
   let operator: BackofficeClient;
   let operatorId: string;
   let agent: RegisteredAgent;
-  let receiver: VerifyingReceiver | undefined;
+  let receiver: CallbackReceiver | undefined;
 
   const createMerchant = async (name: string) => {
     const created = await operator.request('POST', '/backoffice/v1/merchants', { name });
@@ -88,7 +87,7 @@ describe('access: secret rotation, suspension, operator credentials, audit', () 
   it('refuses a suspended merchant with MERCHANT_SUSPENDED while its pay-in in flight settles and reports, and takes it back when reinstated', async () => {
     const { client: merchant, webhookSecret } = await createMerchant('Suspended shop');
     const merchantId = merchant.credentials.merchantId;
-    receiver = await new VerifyingReceiver([webhookSecret]).start();
+    receiver = await CallbackReceiver.start({ secrets: [webhookSecret] });
     const orderId = newOrderId('in-flight');
     const created = await merchant.post('/v2/payments/incoming', incomingPayment(orderId, { amount: 1500, callback_url: receiver.url() }));
     expect(created.status).toBe(201);

@@ -12,9 +12,8 @@
  */
 import { DISPUTE_COMMAND_TYPES, DISPUTES_TOPICS } from '@mp/contracts-disputes';
 import { PAYMENT_ORDER_DISPUTE_EVENT_TYPES, PAYMENT_ORDER_EXTERNAL_EVENT_TYPES, PAYMENTS_TOPICS, type PaymentOrderDisputeOutcomeAppliedData } from '@mp/contracts-payments';
-import { BackofficeClient, createOperator, registerAgent, SignedClient, SystemUnderTest, type RegisteredAgent } from '@mp/shared-testing';
+import { BackofficeClient, CallbackReceiver, createOperator, registerAgent, SignedClient, SystemUnderTest, type RegisteredAgent } from '@mp/shared-testing';
 import { eventually } from '@mp/shared-testing';
-import { VerifyingReceiver } from './callback-receiver';
 import { disputesKnow } from './disputable-orders';
 import { incomingPayment, newOrderId } from './fixtures';
 import { envelopesOnTopic } from './topic-envelopes';
@@ -27,7 +26,7 @@ describe('withdrawal and dispute callbacks', () => {
   let system: SystemUnderTest;
   let operator: BackofficeClient;
   let agent: RegisteredAgent;
-  let receiver: VerifyingReceiver;
+  let receiver: CallbackReceiver;
   let merchant: SignedClient;
   /** The pay-in the dispute test disputes twice (rejected, then accepted on the retry). */
   let disputedOrderId: string | undefined;
@@ -42,7 +41,7 @@ describe('withdrawal and dispute callbacks', () => {
     });
     operator = await createOperator(system);
     agent = await registerAgent(system, operator, [{ method: 'bank_card', country: 'RU', currency: 'RUB' }]);
-    receiver = await new VerifyingReceiver([]).start();
+    receiver = await CallbackReceiver.start({ secrets: [] });
     const created = await operator.request('POST', '/backoffice/v1/merchants', { name: 'Callback shop', default_callback_url: receiver.url() });
     expect(created.status).toBe(201);
     receiver.secrets.push(created.body.webhook_secret as string);
@@ -92,7 +91,7 @@ describe('withdrawal and dispute callbacks', () => {
     // An operator may create a merchant without a default callback URL: one that polls.
     const created = await operator.request('POST', '/backoffice/v1/merchants', { name: 'No callback shop' });
     expect(created.status).toBe(201);
-    const lateReceiver = await new VerifyingReceiver([created.body.webhook_secret as string]).start();
+    const lateReceiver = await CallbackReceiver.start({ secrets: [created.body.webhook_secret as string] });
     try {
       const shop = new SignedClient(system.gatewayUrl, { merchantId: created.body.merchant_id, apiSecret: created.body.api_secret });
       expect((await shop.get('/v2/merchant')).body.default_callback_url).toBeNull();

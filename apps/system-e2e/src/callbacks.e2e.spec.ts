@@ -10,17 +10,16 @@
 import { randomUUID } from 'node:crypto';
 import { merchantWebhookProfilePath, type MerchantWebhookProfile } from '@mp/contracts-callbacks';
 import { PAYMENT_ORDER_EXTERNAL_EVENT_SCHEMA_VERSION, PAYMENTS_TOPICS, paymentOrderKey } from '@mp/contracts-payments';
-import { BackofficeClient, createOperator, registerAgent, SignedClient, SystemUnderTest, type RegisteredAgent } from '@mp/shared-testing';
+import { BackofficeClient, CallbackReceiver, createOperator, registerAgent, SignedClient, SystemUnderTest, type RegisteredAgent } from '@mp/shared-testing';
 import { Kafka, logLevel } from 'kafkajs';
 import { eventually } from '@mp/shared-testing';
-import { VerifyingReceiver } from './callback-receiver';
 import { incomingPayment, newOrderId } from './fixtures';
 
 describe('callbacks', () => {
   let system: SystemUnderTest;
   let operator: BackofficeClient;
   let agent: RegisteredAgent;
-  const receivers: VerifyingReceiver[] = [];
+  const receivers: CallbackReceiver[] = [];
 
   const createMerchant = async (name: string, defaultCallbackUrl?: string) => {
     const created = await operator.request('POST', '/backoffice/v1/merchants', { name, ...(defaultCallbackUrl ? { default_callback_url: defaultCallbackUrl } : {}) });
@@ -28,7 +27,7 @@ describe('callbacks', () => {
     return { client: new SignedClient(system.gatewayUrl, { merchantId: created.body.merchant_id, apiSecret: created.body.api_secret }), webhookSecret: created.body.webhook_secret as string };
   };
   const receiver = async (secrets: string[]) => {
-    const started = await new VerifyingReceiver(secrets).start();
+    const started = await CallbackReceiver.start({ secrets });
     receivers.push(started);
     return started;
   };

@@ -12,10 +12,9 @@
  * outcome through the APIs, not only on the page.
  */
 import { readFileSync } from 'node:fs';
-import { createOperator, launchBrowser, openPhonePage, registerAgent, saveScreenshot, SignedClient, SystemUnderTest, type BackofficeClient, type RegisteredAgent } from '@mp/shared-testing';
+import { CallbackReceiver, createOperator, launchBrowser, openPhonePage, registerAgent, saveScreenshot, SignedClient, SystemUnderTest, type BackofficeClient, type RegisteredAgent } from '@mp/shared-testing';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { eventually } from '@mp/shared-testing';
-import { VerifyingReceiver } from './callback-receiver';
 import { disputesKnow } from './disputable-orders';
 import { incomingPayment, newOrderId } from './fixtures';
 
@@ -36,7 +35,7 @@ describe('the console in a browser', () => {
   let shop: SignedClient;
   let otherShop: SignedClient;
   let consoleKey: string;
-  let receiver: VerifyingReceiver;
+  let receiver: CallbackReceiver;
   let browser: Browser;
   const contexts: BrowserContext[] = [];
   const problems: string[] = [];
@@ -49,7 +48,7 @@ describe('the console in a browser', () => {
     const created = await alice.request('POST', '/backoffice/v1/merchants', { name: 'Console shop' });
     expect(created.status).toBe(201);
     shop = new SignedClient(system.gatewayUrl, { merchantId: created.body.merchant_id, apiSecret: created.body.api_secret });
-    receiver = await new VerifyingReceiver([created.body.webhook_secret]).start();
+    receiver = await CallbackReceiver.start({ secrets: [created.body.webhook_secret] });
     expect((await shop.request({ method: 'PATCH', path: '/v2/merchant', body: { default_callback_url: receiver.url('/default') } })).status).toBe(200);
     otherShop = await system.createClient('Someone else');
     const key = await alice.request('POST', `/backoffice/v1/merchants/${shop.credentials.merchantId}/console-keys`, {});

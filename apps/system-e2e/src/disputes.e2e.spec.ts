@@ -12,7 +12,7 @@
  * the order's agent before opening; the window is crossed by moving the disputes clock.
  */
 import { spawnSync } from 'node:child_process';
-import { BackofficeClient, builtEntryPoint, createOperator, registerAgent, SignedClient, SystemUnderTest, type RegisteredAgent, type TestResponse } from '@mp/shared-testing';
+import { BackofficeClient, builtEntryPoint, createOperator, eventually, registerAgent, SignedClient, SystemUnderTest, type RegisteredAgent, type TestResponse } from '@mp/shared-testing';
 import { disputesKnow as disputesKnowOrder } from './disputable-orders';
 import { incomingPayment, newOrderId, RUB_BANK_CARD_METHODS as METHODS } from './fixtures';
 
@@ -43,17 +43,6 @@ describe('disputes', () => {
   afterAll(async () => system?.stop());
 
   const merchantId = () => merchant.credentials.merchantId;
-
-  async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-    const deadline = Date.now() + 20_000;
-    let value = await read();
-    while (!done(value) && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 150));
-      value = await read();
-    }
-    if (!done(value)) throw new Error(`timed out waiting for ${what}: last ${JSON.stringify(value)}`);
-    return value;
-  }
 
   const disputesKnow = (orderId: string, agentAssigned: boolean, owner = merchant) => disputesKnowOrder(system, owner, orderId, agentAssigned);
 

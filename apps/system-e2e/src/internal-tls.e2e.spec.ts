@@ -8,9 +8,8 @@
 import { writeFileSync } from 'node:fs';
 import { connect } from 'node:tls';
 import { join } from 'node:path';
-import { BackofficeClient, CATALOG_SERVICE_NAMES, createOperator, registerAgent, runLedgerAudit, SignedClient, SystemUnderTest, type RegisteredAgent } from '@mp/shared-testing';
+import { BackofficeClient, CallbackReceiver, CATALOG_SERVICE_NAMES, createOperator, registerAgent, runLedgerAudit, SignedClient, SystemUnderTest, type RegisteredAgent } from '@mp/shared-testing';
 import { eventually } from '@mp/shared-testing';
-import { VerifyingReceiver } from './callback-receiver';
 import { incomingPayment, newOrderId } from './fixtures';
 
 /** The TLS handshake's verdict for a client that trusts only the public CAs: the error code, or 'trusted'. */
@@ -28,7 +27,7 @@ describe('internal TLS', () => {
   let system: SystemUnderTest;
   let operator: BackofficeClient;
   let agent: RegisteredAgent;
-  let receiver: VerifyingReceiver;
+  let receiver: CallbackReceiver;
 
   beforeAll(async () => {
     system = await SystemUnderTest.start({ internalTls: true, env: { gateway: { ALLOW_HTTP_CALLBACK_URLS: 'true' } } });
@@ -45,7 +44,7 @@ describe('internal TLS', () => {
     const created = await operator.request('POST', '/backoffice/v1/merchants', { name: 'TLS shop' });
     expect(created.status).toBe(201);
     const merchant = new SignedClient(system.gatewayUrl, { merchantId: created.body.merchant_id, apiSecret: created.body.api_secret });
-    receiver = await new VerifyingReceiver([created.body.webhook_secret]).start();
+    receiver = await CallbackReceiver.start({ secrets: [created.body.webhook_secret] });
 
     const orderId = newOrderId('tls');
     const payIn = await merchant.post('/v2/payments/incoming', incomingPayment(orderId, { amount: 1500.5, callback_url: receiver.url() }));

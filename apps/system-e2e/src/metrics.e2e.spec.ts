@@ -8,9 +8,8 @@
  * processes on real Kafka and PostgreSQL; a pay-in, a payout, a withdrawal and their callbacks
  * to a receiver on 127.0.0.1, then a scrape of each service's /metrics.
  */
-import { createOperator, registerAgent, SignedClient, SystemUnderTest, type InstanceName } from '@mp/shared-testing';
+import { CallbackReceiver, createOperator, registerAgent, SignedClient, SystemUnderTest, type InstanceName } from '@mp/shared-testing';
 import { eventually } from '@mp/shared-testing';
-import { VerifyingReceiver } from './callback-receiver';
 import { incomingPayment, newOrderId } from './fixtures';
 import { alertExpressions, dashboardExpressions, metricNamesIn } from './observability-references';
 import { balance, CONVERSION_FEE_BASIS_POINTS, confirmedPayIn, ERC20_ADDRESS, fundWith1000Usdt } from './usdt-funding';
@@ -40,7 +39,7 @@ const SERVICE_LABEL: Record<string, string> = { gateway: 'gateway', payments: 'p
 
 describe('Prometheus metrics of every service', () => {
   let system: SystemUnderTest;
-  let receiver: VerifyingReceiver;
+  let receiver: CallbackReceiver;
   let merchant: SignedClient;
   const orderIds: string[] = [];
 
@@ -64,7 +63,7 @@ describe('Prometheus metrics of every service', () => {
     });
     const operator = await createOperator(system);
     const agent = await registerAgent(system, operator, [{ method: 'bank_card', country: 'RU', currency: 'RUB' }]);
-    receiver = await new VerifyingReceiver([]).start();
+    receiver = await CallbackReceiver.start({ secrets: [] });
     const created = await operator.request('POST', '/backoffice/v1/merchants', { name: 'Metrics shop', default_callback_url: receiver.url() });
     expect(created.status).toBe(201);
     receiver.secrets.push(created.body.webhook_secret as string);

@@ -10,9 +10,8 @@
  * the timeout outcome is reached by moving payments' clock past the orders' expiry.
  */
 import { spawnSync } from 'node:child_process';
-import { BackofficeClient, builtEntryPoint, createOperator, registerAgent, SignedClient, SystemUnderTest, type RegisteredAgent } from '@mp/shared-testing';
+import { BackofficeClient, CallbackReceiver, builtEntryPoint, createOperator, registerAgent, SignedClient, SystemUnderTest, type RegisteredAgent } from '@mp/shared-testing';
 import { eventually } from '@mp/shared-testing';
-import { VerifyingReceiver } from './callback-receiver';
 import { disputesKnow } from './disputable-orders';
 import { incomingPayment, newOrderId, RUB_BANK_CARD_METHODS } from './fixtures';
 import { balance, confirmedPayIn, CONVERSION_FEE_BASIS_POINTS, ERC20_ADDRESS } from './usdt-funding';
@@ -23,7 +22,7 @@ describe('sandbox', () => {
   let system: SystemUnderTest;
   let operator: BackofficeClient;
   let agent: RegisteredAgent;
-  let receiver: VerifyingReceiver;
+  let receiver: CallbackReceiver;
   let live: SignedClient;
   let liveWebhookSecret: string;
   let sandbox: SignedClient;
@@ -43,7 +42,7 @@ describe('sandbox', () => {
     });
     operator = await createOperator(system);
     agent = await registerAgent(system, operator, [{ method: 'bank_card', country: 'RU', currency: 'RUB' }]);
-    receiver = await new VerifyingReceiver([]).start();
+    receiver = await CallbackReceiver.start({ secrets: [] });
     const created = await operator.request('POST', '/backoffice/v1/merchants', { name: 'Sandbox shop', default_callback_url: receiver.url() });
     expect(created.status).toBe(201);
     liveWebhookSecret = created.body.webhook_secret as string;

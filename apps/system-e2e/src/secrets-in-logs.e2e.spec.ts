@@ -6,7 +6,7 @@
  * (wrong credentials, payments down while a payer page is read), then every line every service
  * wrote in this run (SystemUnderTest.serviceLogs) is searched for each of them.
  */
-import { createOperator, registerAgent, SystemUnderTest } from '@mp/shared-testing';
+import { createOperator, eventually, registerAgent, SystemUnderTest } from '@mp/shared-testing';
 import { incomingPayment, newOrderId } from './fixtures';
 
 const ACCOUNT_NUMBER = '4111 2222 3333 4444';
@@ -84,10 +84,3 @@ describe('secrets in service logs', () => {
   });
 });
 
-async function eventually(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}

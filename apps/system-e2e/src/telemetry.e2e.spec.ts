@@ -7,7 +7,7 @@
  * of this run (SystemUnderTest.serviceLogs), and the pay-in's creation in the gateway's and
  * payments'.
  */
-import { createOperator, registerAgent, SystemUnderTest, type InstanceName } from '@mp/shared-testing';
+import { createOperator, eventually, registerAgent, SystemUnderTest, type InstanceName } from '@mp/shared-testing';
 import { incomingPayment, newOrderId } from './fixtures';
 
 describe('one correlation id across the services', () => {
@@ -49,10 +49,3 @@ describe('one correlation id across the services', () => {
   });
 });
 
-async function eventually(check: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}

@@ -7,12 +7,12 @@
  * dispatcher's attempt timeout), failing (500) and gone (410, which makes the dispatcher disable
  * the endpoint and park its callbacks until the merchant turns it back on).
  *
- * bench/src/callback-sink.ts times arrivals and verifies nothing; the e2e tests' receiver lives
- * in an app (apps/system-e2e), which a tool cannot import: neither has modes.
+ * The HTTP side is the tests' one CallbackReceiver (libs/shared/testing); this file adds what
+ * only the chaos run reads: routing by merchant, verification with the SDK a merchant uses,
+ * deliveries by webhook-id and the modes.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { isMerchantApiError, verifyCallback, type MerchantClient } from '@mp/merchant-sdk';
+import { CallbackReceiver, type ReceivedCallback, type ReceiverAnswer } from '@mp/shared-testing';
 import type { ChaosFault } from './faults';
 
 export type CallbackSinkMode = { kind: 'normal' } | { kind: 'slow'; delayMs: number } | { kind: 'failing' } | { kind: 'gone' };
@@ -53,21 +53,18 @@ export class CallbackSink {
   readonly deliveries = new Map<string, SinkDelivery>();
   private currentMode: CallbackSinkMode = { kind: 'normal' };
   private readonly merchants = new Map<string, SinkMerchant>();
-  private readonly slowAnswers = new Set<NodeJS.Timeout>();
   private readonly tally = { received: 0, unverified: 0, unroutable: 0, repeated: 0 };
-
-  private constructor(private readonly server: Server) {}
+  /** Set by start(), the one way to make a sink. */
+  private receiver!: CallbackReceiver;
 
   static async start(): Promise<CallbackSink> {
-    const server = createServer();
-    const sink = new CallbackSink(server);
-    server.on('request', (request: IncomingMessage, response: ServerResponse) => sink.receive(request, response));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const sink = new CallbackSink();
+    sink.receiver = await CallbackReceiver.start({ keepReceived: false, answer: (_n, callback) => sink.receive(callback) });
     return sink;
   }
 
   get baseUrl(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/callbacks/`;
+    return this.receiver.url('/callbacks/');
   }
 
   /** The merchant's callback URL on this sink (give it as default_callback_url and callback_url). */
@@ -121,52 +118,38 @@ export class CallbackSink {
     return { endpoints, resumed };
   }
 
+  /** Answers still held by the slow mode are never sent. */
   async stop(): Promise<void> {
-    for (const timer of this.slowAnswers) clearTimeout(timer);
-    this.slowAnswers.clear();
-    this.server.closeAllConnections();
-    await new Promise((resolve) => this.server.close(resolve));
+    await this.receiver.stop();
   }
 
-  private receive(request: IncomingMessage, response: ServerResponse): void {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      this.tally.received += 1;
-      const merchant = request.method === 'POST' ? this.merchantAt(request.url ?? '') : undefined;
-      if (!merchant) {
-        this.tally.unroutable += 1;
-        response.writeHead(404).end();
+  private receive(callback: ReceivedCallback): ReceiverAnswer {
+    this.tally.received += 1;
+    const merchant = callback.method === 'POST' ? this.merchantAt(callback.url) : undefined;
+    if (!merchant) {
+      this.tally.unroutable += 1;
+      return { status: 404 };
+    }
+    const verification = verifyCallback(merchant.webhookSecrets, Buffer.from(callback.body, 'utf8'), callback.headers);
+    if (!verification.valid) {
+      this.tally.unverified += 1;
+      return { status: 400, headers: { 'content-type': 'text/plain' }, body: verification.reason };
+    }
+    const { event } = verification;
+    const delivery = this.deliveries.get(event.id) ?? this.firstDelivery(event, merchant.merchantId);
+    const mode = this.currentMode;
+    const attempt: SinkAttempt = { at: Date.now(), status: STATUS_BY_MODE[mode.kind], abandoned: false };
+    delivery.attempts.push(attempt);
+    const sent = (delivered: boolean) => {
+      if (!delivered) {
+        attempt.abandoned = true;
         return;
       }
-      const verification = verifyCallback(merchant.webhookSecrets, Buffer.concat(chunks), request.headers);
-      if (!verification.valid) {
-        this.tally.unverified += 1;
-        response.writeHead(400, { 'content-type': 'text/plain' }).end(verification.reason);
-        return;
-      }
-      const { event } = verification;
-      const delivery = this.deliveries.get(event.id) ?? this.firstDelivery(event, merchant.merchantId);
-      const mode = this.currentMode;
-      const attempt: SinkAttempt = { at: Date.now(), status: STATUS_BY_MODE[mode.kind], abandoned: false };
-      delivery.attempts.push(attempt);
-      const answer = () => {
-        if (response.destroyed || !response.socket || response.socket.destroyed) {
-          attempt.abandoned = true;
-          return;
-        }
-        response.writeHead(attempt.status).end();
-        if (attempt.status >= 300) return;
-        if (delivery.acknowledged) this.tally.repeated += 1;
-        delivery.acknowledged = true;
-      };
-      if (mode.kind !== 'slow') return answer();
-      const timer = setTimeout(() => {
-        this.slowAnswers.delete(timer);
-        answer();
-      }, mode.delayMs);
-      this.slowAnswers.add(timer);
-    });
+      if (attempt.status >= 300) return;
+      if (delivery.acknowledged) this.tally.repeated += 1;
+      delivery.acknowledged = true;
+    };
+    return { status: attempt.status, delayMs: mode.kind === 'slow' ? mode.delayMs : undefined, sent };
   }
 
   private merchantAt(requestUrl: string): SinkMerchant | undefined {

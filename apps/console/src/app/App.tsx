@@ -1,4 +1,4 @@
-import { Fragment, useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
+import { Fragment, useCallback, useEffect, useRef, useState } from 'react';
 import { getSession, login, logout, setMerchantMode, type MerchantMode } from '../api/console-api';
 import { onSessionEnded } from '../api/http';
 import type { Role, Session } from '../api/types';
@@ -8,14 +8,8 @@ import { merchantRoutes } from '../views/merchant';
 import { operatorRoutes } from '../views/operator';
 import { ErrorAlert, Loading, toApiError, useAction } from './components';
 import { Link, currentPath, navigate, usePath } from './router';
+import type { RouteDefinition } from './routes';
 import type { ApiError } from '../lib/errors';
-
-export interface RouteDefinition {
-  pattern: string;
-  /** Shown in the main navigation when set. */
-  navLabel?: string;
-  render: (params: Record<string, string>) => ReactNode;
-}
 
 const ROUTES_BY_ROLE: Record<Role, RouteDefinition[]> = { merchant: merchantRoutes, agent: agentRoutes, operator: operatorRoutes };
 

@@ -1,11 +1,11 @@
 import { useCallback, useState } from 'react';
 import { agentApi } from '../api/console-api';
 import type { AgentOrder } from '../api/types';
-import type { RouteDefinition } from '../app/App';
+import type { RouteDefinition } from '../app/routes';
 import { DateTime, Dialog, Empty, ErrorAlert, LoadState, Money, Pager, useAction, useCursorPages, useLoad } from '../app/components';
 import { Link } from '../app/router';
 import { pathFor } from '../lib/route-match';
-import { StatusBadge } from './merchant';
+import { StatusBadge } from './status';
 
 const AGENT_ORDER_PAGE = '/agent/orders/:merchantId/:orderId';
 

@@ -1,5 +1,5 @@
-import { CallbacksTestService, externalPaymentEvent, newOrderId, TestReceiver } from '@mp/callbacks-testing';
-import { eventually } from '@mp/shared-testing';
+import { CallbacksTestService, externalPaymentEvent, newOrderId } from '@mp/callbacks-testing';
+import { CallbackReceiver, eventually } from '@mp/shared-testing';
 
 /**
  * apps/callback-dispatcher as a real process, SIGKILLed while callbacks are in flight (the
@@ -8,11 +8,11 @@ import { eventually } from '@mp/shared-testing';
  */
 describe('dispatcher killed in the middle of deliveries', () => {
   let service: CallbacksTestService;
-  let receiver: TestReceiver;
+  let receiver: CallbackReceiver;
 
   beforeAll(async () => {
     service = await CallbacksTestService.start({ asProcess: true });
-    receiver = await TestReceiver.start(() => ({ status: 200, delayMs: 1_500 }));
+    receiver = await CallbackReceiver.start({ answer: () => ({ status: 200, delayMs: 1_500 }) });
   });
 
   afterAll(async () => {

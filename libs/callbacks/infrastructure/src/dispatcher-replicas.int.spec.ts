@@ -1,5 +1,5 @@
-import { CallbacksTestService, externalPaymentEvent, newOrderId, TestReceiver } from '@mp/callbacks-testing';
-import { eventually } from '@mp/shared-testing';
+import { CallbacksTestService, externalPaymentEvent, newOrderId } from '@mp/callbacks-testing';
+import { CallbackReceiver, eventually } from '@mp/shared-testing';
 
 /**
  * Three replicas on one database, all polling often: rows are claimed with FOR UPDATE SKIP
@@ -8,7 +8,7 @@ import { eventually } from '@mp/shared-testing';
  */
 describe('several dispatcher replicas', () => {
   let service: CallbacksTestService;
-  let receiver: TestReceiver;
+  let receiver: CallbackReceiver;
 
   beforeAll(async () => {
     // Half the first attempts answer 503 on one origin: the circuit breaker (shared by the
@@ -20,11 +20,13 @@ describe('several dispatcher replicas', () => {
     // About half the callbacks fail once, so retries go through the claim too (they fall due on
     // the first replica's clock, the one the test moves).
     const seen = new Set<string>();
-    receiver = await TestReceiver.start((_n, callback) => {
-      const id = String(callback.headers['webhook-id']);
-      const first = !seen.has(id);
-      seen.add(id);
-      return first && id.charCodeAt(id.length - 1) % 2 === 0 ? { status: 503, delayMs: 50 } : { status: 200, delayMs: 50 };
+    receiver = await CallbackReceiver.start({
+      answer: (_n, callback) => {
+        const id = String(callback.headers['webhook-id']);
+        const first = !seen.has(id);
+        seen.add(id);
+        return first && id.charCodeAt(id.length - 1) % 2 === 0 ? { status: 503, delayMs: 50 } : { status: 200, delayMs: 50 };
+      },
     });
   });
 

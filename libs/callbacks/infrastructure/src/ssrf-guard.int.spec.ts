@@ -1,6 +1,7 @@
 import { CallbackSender } from './delivery/callback-sender';
 import { DestinationGuard } from './delivery/ssrf-guard';
-import { mappedLookup, TEST_DESTINATION_RULES, TestReceiver } from '@mp/callbacks-testing';
+import { mappedLookup, TEST_DESTINATION_RULES } from '@mp/callbacks-testing';
+import { CallbackReceiver } from '@mp/shared-testing';
 
 /**
  * The `callback_url` list of reliability.md's bad-input lists, sent through the real sender
@@ -8,8 +9,8 @@ import { mappedLookup, TEST_DESTINATION_RULES, TestReceiver } from '@mp/callback
  * 127.0.0.1 (where most of them point) sees no connection at all.
  */
 describe('SSRF guard at connection time', () => {
-  let loopback: TestReceiver;
-  let redirector: TestReceiver;
+  let loopback: CallbackReceiver;
+  let redirector: CallbackReceiver;
   let rebindLookups = 0;
   const lookup = mappedLookup({
     'loopback.test': '127.0.0.1',
@@ -21,8 +22,8 @@ describe('SSRF guard at connection time', () => {
   });
 
   beforeAll(async () => {
-    loopback = await TestReceiver.start(() => ({ status: 200 }));
-    redirector = await TestReceiver.start(() => ({ status: 302, headers: { location: loopback.url('/latest/meta-data/') } }), '127.0.0.2');
+    loopback = await CallbackReceiver.start({ answer: () => ({ status: 200 }) });
+    redirector = await CallbackReceiver.start({ answer: () => ({ status: 302, headers: { location: loopback.url('/latest/meta-data/') } }), host: '127.0.0.2' });
   });
 
   afterAll(async () => {

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { lookup as dnsLookup } from 'node:dns';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Module, type DynamicModule } from '@nestjs/common';
@@ -26,7 +26,7 @@ import { HealthModule } from '@mp/shared-health';
 import { createEnvelope, KafkaMessageBroker, MessagingModule, type MessageEnvelope } from '@mp/shared-messaging';
 import { Client } from 'pg';
 import { CALLBACKS_INTERNAL_ACCESS, CALLBACKS_MIGRATIONS, CallbacksModule, connectCallbackConsumers, type CallbacksSettings, type Lookup } from '@mp/callbacks-infrastructure';
-import { workspaceRoot } from '@mp/shared-testing';
+import { CallbackReceiver, workspaceRoot, type CallbackReceiverOptions } from '@mp/shared-testing';
 
 /** The service keys of every dispatcher this process starts and of the fake gateway and the tests that call it. */
 export const TEST_SERVICE_KEYS = new ServiceKeyring();
@@ -49,71 +49,12 @@ export function mappedLookup(names: Record<string, string | null | (() => string
   return lookup as unknown as Lookup;
 }
 
-export interface ReceivedCallback {
-  headers: IncomingHttpHeaders;
-  body: string;
-  receivedAtMs: number;
-}
-
-export type ReceiverAnswer = { status: number; delayMs?: number; headers?: Record<string, string>; body?: string | Buffer };
-
-/** A merchant's callback receiver on 127.0.0.1: answers per request number (1-based) and records every request. */
-export class TestReceiver {
-  readonly received: ReceivedCallback[] = [];
-  connections = 0;
-  /** Most requests this receiver had open at once. */
-  maxConcurrent = 0;
-  host = '127.0.0.1';
-  private open = 0;
-  private server: Server | null = null;
-
-  constructor(private readonly answer: (requestNumber: number, callback: ReceivedCallback) => ReceiverAnswer = () => ({ status: 204 })) {}
-
-  static async start(answer?: (requestNumber: number, callback: ReceivedCallback) => ReceiverAnswer, host = '127.0.0.1'): Promise<TestReceiver> {
-    const receiver = new TestReceiver(answer);
-    receiver.host = host;
-    receiver.server = createServer((request, response) => {
-      const chunks: Buffer[] = [];
-      receiver.open += 1;
-      receiver.maxConcurrent = Math.max(receiver.maxConcurrent, receiver.open);
-      response.on('close', () => (receiver.open -= 1));
-      request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', () => {
-        const callback = { headers: request.headers, body: Buffer.concat(chunks).toString('utf8'), receivedAtMs: Date.now() };
-        receiver.received.push(callback);
-        const answer = receiver.answer(receiver.received.length, callback);
-        const send = () => {
-          if (!response.destroyed) response.writeHead(answer.status, answer.headers ?? {}).end(answer.body ?? '');
-        };
-        if (answer.delayMs) setTimeout(send, answer.delayMs).unref();
-        else send();
-      });
-    });
-    receiver.server.on('connection', () => (receiver.connections += 1));
-    await new Promise<void>((resolve) => receiver.server?.listen(0, host, resolve));
-    return receiver;
-  }
-
-  get port(): number {
-    return (this.server?.address() as AddressInfo).port;
-  }
-
-  url(path = '/callbacks'): string {
-    return `http://${this.host}:${this.port}${path}`;
-  }
-
-  async stop(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
-  }
-}
-
-/** The receivers one spec file starts, stopped together in its afterAll. */
-export function receiverPool(): { start: (answer?: ConstructorParameters<typeof TestReceiver>[0]) => Promise<TestReceiver>; stopAll: () => Promise<void> } {
-  const started: TestReceiver[] = [];
+/** The receivers one spec file starts (answering 204 unless told otherwise), stopped together in its afterAll. */
+export function receiverPool(): { start: (answer?: CallbackReceiverOptions['answer']) => Promise<CallbackReceiver>; stopAll: () => Promise<void> } {
+  const started: CallbackReceiver[] = [];
   return {
-    start: async (answer) => {
-      const receiver = await TestReceiver.start(answer);
+    start: async (answer = () => ({ status: 204 })) => {
+      const receiver = await CallbackReceiver.start({ answer });
       started.push(receiver);
       return receiver;
     },

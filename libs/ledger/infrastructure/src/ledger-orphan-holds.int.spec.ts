@@ -8,17 +8,10 @@
  */
 import type { PaymentOrderDirectory } from './holds/payment-order-directory.port';
 import { LedgerTestService, newMerchantId, paymentOrderEvent } from '@mp/ledger-testing';
+import { eventually } from '@mp/shared-testing';
 
 const GRACE_MS = 1_000;
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function eventually(condition: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await pause(100);
-  }
-}
 
 /** Answers for the orders it was told about; counts the questions. */
 class ScriptedPayments implements PaymentOrderDirectory {

@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
+import { eventually } from '@mp/shared-testing';
 import { createEnvelope, PoisonMessageError, type MessageEnvelope } from './envelope';
 import { KafkaMessageBroker } from './kafka/kafka-message-broker';
 import type { ReceivedMessage } from './messaging-port';
@@ -31,16 +32,6 @@ function databaseUrl(): string {
 
 function event(subject: string, data: unknown = {}): MessageEnvelope {
   return createEnvelope({ type: 'ThingHappened', schemaVersion: 1, source: 'test', subject, data, correlationId: 'req_test' });
-}
-
-async function eventually<T>(probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 describe('messaging foundation on real Postgres and Kafka', () => {

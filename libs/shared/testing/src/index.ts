@@ -6,3 +6,4 @@ export { BackofficeClient, createOperator, registerAgent, type RegisteredAgent }
 export { SecuredKafka } from './secured-kafka';
 export { merchantApiValidator, OpenApiResponseValidator, toJsonSchema, type AnswerToValidate, type OpenApiDocument } from './openapi-response-validator';
 export { eventually } from './eventually';
+export { CallbackReceiver, type CallbackBodyShape, type CallbackReceiverOptions, type ReceivedCallback, type ReceiverAnswer } from './callback-receiver';

@@ -11,6 +11,7 @@ import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-tr
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { currentTelemetryContext, runInSpan, startTracing } from '@mp/shared-telemetry';
+import { eventually } from '@mp/shared-testing';
 import { createEnvelope } from '../envelope';
 import type { ReceivedMessage } from '../messaging-port';
 import { MessagingSchema1700000000000 } from '../postgres/messaging-schema.migration';
@@ -22,16 +23,6 @@ const runId = `t${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
 const brokers = (process.env['KAFKA_BROKERS'] ?? '').split(',');
 const spans = new InMemorySpanExporter();
 const provider = startTracing('tracing-test', {}, [new SimpleSpanProcessor(spans)]);
-
-async function eventually<T>(probe: () => T | undefined, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe('trace context and correlation id across Kafka', () => {
   let broker: KafkaMessageBroker;
