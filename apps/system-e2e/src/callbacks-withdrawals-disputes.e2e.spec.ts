@@ -210,7 +210,9 @@ describe('withdrawal and dispute callbacks', () => {
     const orderCallbacks = () => receiver.bodies().filter((body) => body.data.order_id === disputedOrderId && body.type.startsWith('payment.'));
     await eventually(orderCallbacks, (bodies) => bodies.length >= 2, 'the order’s payment callbacks', 30_000);
     expect(orderCallbacks().map((body) => body.type)).toEqual(['payment.failed', 'payment.succeeded']);
-    const bookings = await system.query<{ event_id: string }>('ledger', `SELECT DISTINCT event_id FROM ledger_postings WHERE reference_kind = 'payment_order' AND reference_id = $1`, [disputedOrderId]);
-    expect(bookings).toHaveLength(1);
+    // The ledger books from payments' events on its own time: read until the credit is there, then it must be the only one.
+    const bookingsOf = () => system.query<{ event_id: string }>('ledger', `SELECT DISTINCT event_id FROM ledger_postings WHERE reference_kind = 'payment_order' AND reference_id = $1`, [disputedOrderId]);
+    await eventually(bookingsOf, (bookings) => bookings.length >= 1, 'the ledger’s credit of the disputed order');
+    expect(await bookingsOf()).toHaveLength(1);
   });
 });

@@ -89,10 +89,13 @@ describe('sandbox', () => {
 
     expect((await operator.request('GET', `/backoffice/v1/merchants/test_${liveId}/methods`)).body).toEqual((await operator.request('GET', `/backoffice/v1/merchants/${liveId}/methods`)).body);
     expect((await sandbox.get('/v2/merchant')).body).toMatchObject({ merchant_id: `test_${liveId}`, default_callback_url: receiver.url() });
-    const audit = await operator.request('GET', `/backoffice/v1/audit?merchant_id=${liveId}`);
-    expect(audit.body.data.map((entry: { action: string; status_code: number }) => [entry.action, entry.status_code])).toEqual(
-      expect.arrayContaining([['POST /backoffice/v1/merchants/:merchantId/test-credentials', 201], ['POST /backoffice/v1/merchants/:merchantId/test-credentials', 409]]),
-    );
+    // The audit trail is written after the answer, so it is read until both entries are there.
+    const auditedIssuances = async () => {
+      const audit = await operator.request('GET', `/backoffice/v1/audit?merchant_id=${liveId}`);
+      return (audit.body.data as Array<{ action: string; status_code: number }>).filter((entry) => entry.action === 'POST /backoffice/v1/merchants/:merchantId/test-credentials').map((entry) => entry.status_code);
+    };
+    const statuses = await eventually(auditedIssuances, (codes) => codes.includes(201) && codes.includes(409), 'both test-credential issuances in the audit trail');
+    expect(statuses).toEqual(expect.arrayContaining([201, 409]));
   });
 
   it('settles each magic amount as documented, with the normal events, ledger and signed callbacks', async () => {
