@@ -101,6 +101,9 @@ async function dropDatabaseAndRoles(database: string, roles: string[]): Promise<
 // 42501: insufficient privilege; 28P01: invalid password.
 const INSUFFICIENT_PRIVILEGE = '42501';
 
+// Each case provisions six databases and their roles against the real server: far beyond jest's 5 s on a busy machine.
+jest.setTimeout(60_000);
+
 describe('init: databases, migrations and topics', () => {
   afterAll(async () => {
     for (const service of Object.keys(SERVICE_MIGRATIONS)) await dropDatabaseAndRoles(`${prefix}_${service}`, [runtimeRole(service), migrationRole(service)]);

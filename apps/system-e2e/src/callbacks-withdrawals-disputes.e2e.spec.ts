@@ -113,7 +113,8 @@ describe('withdrawal and dispute callbacks', () => {
         30_000,
       );
       expect(kept.map(({ status, url, event_type }) => ({ status, url, event_type }))).toEqual([{ status: 'awaiting_url', url: null, event_type: 'withdrawal.completed' }]);
-      expect(lateReceiver.received).toEqual([]);
+      // Callbacks only: on a busy machine another test's system may probe a port this receiver took over (its GETs are not callbacks).
+      expect(lateReceiver.received.filter((request) => request.method === 'POST')).toEqual([]);
 
       // The settings endpoint checks what it is given, like every other body.
       for (const bad of [{}, { default_callback_url: null }, { default_callback_url: 'ftp://shop.example/cb' }, { default_callback_url: lateReceiver.url(), name: 'Renamed' }]) {

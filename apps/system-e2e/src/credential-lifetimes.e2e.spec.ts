@@ -102,7 +102,10 @@ describe('credential lifetimes: agent renewal and expiry, operator caps, issuanc
   });
 
   it('audits every issuance with who issued what for whom and until when', async () => {
-    const trail = await operator.request('GET', `/backoffice/v1/audit?actor_credential_id=${operatorCredentialId}&limit=500`);
+    // The trail is written after each answer: read until the last issuance (the third operator credential) is there.
+    const issuedByOperatorApi = (response: { body: { data: Array<{ action: string; status_code: number }> } }) =>
+      response.body.data.filter((entry) => entry.action === 'POST /backoffice/v1/operator-credentials' && entry.status_code === 201).length;
+    const trail = await eventually(() => operator.request('GET', `/backoffice/v1/audit?actor_credential_id=${operatorCredentialId}&limit=500`), (response) => issuedByOperatorApi(response) >= 3, 'the third operator issuance in the audit trail');
     const issuances = trail.body.data.filter((entry: { status_code: number; details: unknown }) => entry.status_code === 201 && entry.details !== null);
     const operatorId = (await operator.request('GET', '/backoffice/v1/operator-credentials')).body.data.find((credential: { credential_id: string }) => credential.credential_id === operatorCredentialId).operator_id;
     const byAction = (action: string) => issuances.filter((entry: { action: string }) => entry.action === action).map((entry: { details: Record<string, unknown> }) => entry.details);
