@@ -191,7 +191,7 @@ async function main(): Promise<void> {
     ...mixedMerchants.map((merchant) => ({ merchant, payIns: 2 })),
   ]);
   log(`funded: ${funded.slice(0, systemMerchants.length + 1).map((rub) => formatNumber(rub)).join(', ')} RUB available (a payout holds ${PAYOUT_HOLD_RUB} RUB)`);
-  // Merchants get USDT the way decisions.md says: an operator's conversion of their RUB.
+  // Merchants get USDT the way docs/operations/ledger.md says: an operator's conversion of their RUB.
   const fundedUsdt = new Map<string, number>();
   for (const [index, merchant] of [...withdrawalMerchants, ...mixedMerchants].entries()) {
     const rub = index < withdrawalMerchants.length ? funded[systemMerchants.length + 1 + index] : 250_000;

@@ -13,7 +13,7 @@ export async function availableBalance(gateway: LoadClient, merchant: MerchantCr
   return jsonOf<{ settlement: Array<{ currency: string; available: number }> }>(answer)?.settlement.find((entry) => entry.currency === currency)?.available ?? 0;
 }
 
-/** Converts `rub` of the merchant's RUB into USDT as an operator (decisions.md: how merchants get USDT); returns the USDT available afterwards. */
+/** Converts `rub` of the merchant's RUB into USDT as an operator (docs/operations/ledger.md: how merchants get USDT); returns the USDT available afterwards. */
 export async function convertRubToUsdt(operator: BackofficeClient, gateway: LoadClient, merchant: MerchantCredentials, rub: number, conversionId: string): Promise<number> {
   const converted = await operator.request('POST', `/backoffice/v1/merchants/${merchant.merchantId}/conversions`, {
     conversion_id: conversionId,

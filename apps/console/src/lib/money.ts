@@ -88,7 +88,7 @@ const PLAIN_DECIMAL = /^-?\d+(\.\d+)?$/;
 
 /**
  * A JSON body whose amounts are JSON numbers with exactly the digits the person typed (the
- * back office reads `amount` exactly as a decimal, decisions.md): JSON.stringify would pass
+ * back office reads `amount` exactly as a decimal, docs/api): JSON.stringify would pass
  * them through a double. Only plain decimals are accepted, so the text cannot carry anything else.
  */
 export function jsonWithDecimals(fields: Record<string, unknown>, decimals: Record<string, string>): string {

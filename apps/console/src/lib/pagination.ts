@@ -1,5 +1,5 @@
 /**
- * Cursor pagination as the APIs define it (decisions.md "Lists"): a cursor marks a position, so
+ * Cursor pagination as the APIs define it (docs/api/states.md "Lists"): a cursor marks a position, so
  * "previous" is the cursor that produced the previous page. The state is the stack of cursors
  * that produced each page so far; the first page has none.
  */

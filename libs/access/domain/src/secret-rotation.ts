@@ -1,5 +1,5 @@
 /**
- * Rotation of a merchant's API secret with an overlap window (decisions.md: "both old and new
+ * Rotation of a merchant's API secret with an overlap window (docs/api/endpoints.md "8b. Rotate your secrets": "both old and new
  * valid for an overlap window"). Pure decisions; the store applies them in one UPDATE.
  */
 

@@ -75,7 +75,7 @@ function paymentOrderIntent(event: SourceEvent): Omit<CallbackIntent, 'callbackT
 
 /**
  * Events whose state object is the event's own snapshot (`withdrawal`, `dispute`): merchant,
- * version and time from the event, sent to the merchant's default callback URL. decisions.md
+ * version and time from the event, sent to the merchant's default callback URL. docs/api
  * sends withdrawal outcomes there; a dispute's review is sent there too, because the disputed
  * order's `callback_url` is the pay-in's and disputes do not carry it (documented in
  * docs/api/callbacks.md).
@@ -111,7 +111,7 @@ const disputeChange = (eventType: string, callbackType: CallbackType): CallbackR
   intentOf: snapshotIntent('dispute', (data) => data['disputeId']),
 });
 
-/** decisions.md "Callbacks": the outcomes merchants are told about, by source event. */
+/** docs/api/callbacks.md: the outcomes merchants are told about, by source event. */
 export const CALLBACK_ROUTES: readonly CallbackRoute[] = [
   paymentOutcome(PAYMENT_ORDER_EXTERNAL_EVENT_TYPES.succeeded, 'payment.succeeded'),
   paymentOutcome(PAYMENT_ORDER_EXTERNAL_EVENT_TYPES.failed, 'payment.failed'),

@@ -1,4 +1,4 @@
-/** Callback types of decisions.md "Callbacks", and the test callback merchants ask for. */
+/** Callback types of docs/api/callbacks.md, and the test callback merchants ask for. */
 export const TEST_CALLBACK_TYPE = 'webhook.test';
 
 export const CALLBACK_TYPES = [

@@ -3,7 +3,7 @@
  * - the gateway's internal webhook-profile endpoint, which the dispatcher reads the merchant's
  *   webhook secrets from (secrets never travel on a shared topic);
  * - the dispatcher's internal HTTP API, which the gateway's back office calls;
- * - the callback types and body merchants receive (decisions.md "Callbacks").
+ * - the callback types and body merchants receive (docs/api/callbacks.md).
  */
 
 export { CALLBACK_DELIVERY_STATUSES, CALLBACK_TYPES, TEST_CALLBACK_TYPE, type CallbackDeliveryStatus, type CallbackType } from './callback-types';

@@ -64,7 +64,7 @@ export class EnableCallbackEndpointRequestDto extends EnableCallbackEndpointBody
 export class DefaultCallbackUrlSetRequestDto extends EnableCallbackEndpointBodyDto {}
 
 /**
- * `GET /v2/webhooks/deliveries` (and the dispatcher's merchant-scoped log): decisions.md "Lists"
+ * `GET /v2/webhooks/deliveries` (and the dispatcher's merchant-scoped log): docs/api/states.md "Lists"
  * (creation period, `limit` 1 to 100, `cursor`) plus the callback's order, status and type.
  */
 @RequestMessages({ invalid: 'The list filters are not valid', unknownField: 'is not a filter; use order_id, status, event_type, created_from, created_to, limit, cursor' })

@@ -1,10 +1,10 @@
-/** Order states merchants see (decisions.md). Finished = the last four. */
+/** Order states merchants see (docs/api). Finished = the last four. */
 export const PAYMENT_ORDER_STATUSES = ['PENDING', 'SUCCEEDED', 'FAILED', 'CANCELLED', 'EXPIRED'] as const;
 export type PaymentOrderStatus = (typeof PAYMENT_ORDER_STATUSES)[number];
 
 export type PaymentDirection = 'incoming' | 'outgoing';
 
-/** Internal progress of an unfinished order, shown in an extra field (decisions.md "States"). */
+/** Internal progress of an unfinished order, shown in an extra field (docs/api/states.md). */
 export type PaymentOrderSubStatus = 'awaiting_agent' | 'agent_assigned' | 'payer_reported_paid' | null;
 
 /**

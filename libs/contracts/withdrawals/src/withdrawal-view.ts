@@ -1,7 +1,7 @@
 /** The longest wallet address accepted, on every network: the gateway refuses a longer one before the withdrawals service reads it. */
 export const WALLET_ADDRESS_MAX_LENGTH = 100;
 
-/** decisions.md "States": PENDING (debited and frozen), then COMPLETED or FAILED. */
+/** docs/api/states.md: PENDING (debited and frozen), then COMPLETED or FAILED. */
 export const WITHDRAWAL_STATUSES = ['PENDING', 'COMPLETED', 'FAILED'] as const;
 export type WithdrawalStatusView = (typeof WITHDRAWAL_STATUSES)[number];
 
@@ -45,7 +45,7 @@ export interface ReconciliationView {
   network_answer: { status: 'completed'; transaction_hash: string } | { status: 'failed' | 'dropped'; reason: string } | { status: 'pending' };
 }
 
-/** A withdrawal asset as the methods endpoint lists it (decisions.md "Crypto assets and withdrawals"). */
+/** A withdrawal asset as the methods endpoint lists it (docs/api/states.md "Withdrawals"). */
 export interface WithdrawalAssetView {
   code: string;
   network: string;
@@ -57,7 +57,7 @@ export interface WithdrawalAssetView {
 
 /**
  * The asset codes merchants may send as a withdrawal's `currency`, with the settlement balance
- * each draws on (decisions.md "Crypto assets and withdrawals"). Codes and balance assets are
+ * each draws on (docs/api/states.md "Withdrawals"). Codes and balance assets are
  * fixed once money moved (minimums and network fees are the withdrawals service's
  * configuration), so the gateway checks a request's form against this table without a call.
  */

@@ -4,7 +4,7 @@ import { formatAmountMinor } from '@mp/shared-util-money';
 import { disputeDeadline, isWithinDisputeWindow } from './dispute-window';
 
 /**
- * The dispute aggregate (spec 4.9, decisions.md "States"): OPEN → ACCEPTED | REJECTED, and a
+ * The dispute aggregate (spec 4.9, docs/api/states.md): OPEN → ACCEPTED | REJECTED, and a
  * REJECTED dispute reopened by the merchant's retry under the same `dispute_id`. One stream per
  * (merchant, incoming order), so concurrent opens on one order meet on one stream and optimistic
  * concurrency lets exactly one of them win.
@@ -185,7 +185,7 @@ function reviewDispute(command: ReviewDispute, state: Dispute): DisputeEvent[] {
   if (data.decision === 'REJECTED') {
     return [{ type: 'DisputeRejected', data: { disputeId: state.disputeId, reviewer: data.reviewer, reason: data.reason, occurredAt } }];
   }
-  // decisions.md: accepted settles the order for the disputed amount, or the order amount when none was given.
+  // docs/api/states.md: accepted settles the order for the disputed amount, or the order amount when none was given.
   const settledAmountMinor = state.evidence.amountMinor ?? state.orderAmountMinor;
   // Opens are capped since issue 17; a dispute opened before that with a larger amount must be
   // rejected (the merchant may reopen within the cap), never settled for more than the order.

@@ -38,7 +38,7 @@ export class HttpLedgerHolds implements LedgerHolds {
 }
 
 /**
- * The hold that must exist before a payout or withdrawal does (decisions.md). When the ledger
+ * The hold that must exist before a payout or withdrawal does (docs/api). When the ledger
  * cannot be reached or does not answer, the request is refused with SERVICE_UNAVAILABLE instead
  * of the command being retried in place, which would hold up every command behind it on its
  * partition until the ledger is back (the chaos run saw pay-ins answered 503 for a minute behind

@@ -4,7 +4,7 @@ import type { LedgerCommandMetadata } from './ledger-command-metadata';
 import type { AccountBalances, Posting, PostingReference } from './ledger-postings';
 
 /**
- * Conversions (decisions.md "Crypto assets and withdrawals"): an operator moves a merchant's
+ * Conversions (docs/operations/ledger.md, conversions): an operator moves a merchant's
  * money from one settlement currency into another (a fiat balance into a crypto asset) at an
  * explicit rate, with the platform's conversion fee. Each currency is its own ledger stream, so
  * a conversion is two legs, each balanced within its currency through the platform's `fx`

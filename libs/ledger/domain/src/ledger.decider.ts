@@ -48,7 +48,7 @@ export interface DepositAdjustment {
 
 /**
  * Maps, not records, are keyed by caller ids: `constructor` and `__proto__` are valid order
- * ids (decisions.md), and a plain object would answer for them through its prototype.
+ * ids (docs/api), and a plain object would answer for them through its prototype.
  */
 export interface LedgerState {
   merchantId: string;

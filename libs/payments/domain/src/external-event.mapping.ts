@@ -22,7 +22,7 @@ export function lastFourOf(accountNumber: string): string {
   return accountNumber.slice(-4);
 }
 
-/** Internal progress of an unfinished order, as merchants see it (decisions.md "States"). */
+/** Internal progress of an unfinished order, as merchants see it (docs/api/states.md). */
 export function subStatusOf(order: Pick<ExistingPaymentOrder, 'status' | 'agentId' | 'payerMarkedPaidAt'>): PaymentOrderSubStatus {
   if (order.status !== 'PENDING') return null;
   if (order.payerMarkedPaidAt) return 'payer_reported_paid';

@@ -1,7 +1,7 @@
 import type { PaymentDirection } from '@mp/contracts-payments';
 
 /**
- * One method a merchant may use (decisions.md "Methods, fees, balances"). Amounts are minor
+ * One method a merchant may use (docs/api/money-and-fees.md). Amounts are minor
  * units; the fee rate is in basis points (1 bp = 0.01 %) so no fraction is ever a float.
  */
 export interface MethodEntry {

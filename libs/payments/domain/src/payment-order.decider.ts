@@ -266,7 +266,7 @@ function existing(state: PaymentOrder): ExistingPaymentOrder {
 }
 
 /**
- * spec 4.3 and decisions.md: a retry with the same amount, currency and method returns the same
+ * spec 4.3 and docs/api: a retry with the same amount, currency and method returns the same
  * order; an order_id is unique per merchant across both directions. A retry that names no
  * method does not compare it: the method was either named by the first request or chosen by
  * the default rule, and re-running that rule against today's catalog could differ from the
@@ -432,7 +432,7 @@ function moneyMayBeMoving(order: ExistingPaymentOrder): boolean {
  * Merchants cancel unfinished orders, except where money may already be moving: a pay-in the
  * payer reports as paid (the agent must confirm or decline it) and a payout an agent has taken.
  * A finished order, one already CANCELLED included, is refused with its current status in the
- * details (spec 4.5, decisions.md "States"): a client retrying a cancel after a timeout learns
+ * details (spec 4.5, docs/api/states.md): a client retrying a cancel after a timeout learns
  * the outcome from the error, and a replayed cancel request is never a silent success.
  */
 function cancelPaymentOrder(command: CancelPaymentOrder, order: ExistingPaymentOrder): PaymentOrderEvent[] {
@@ -451,7 +451,7 @@ function expirePaymentOrder(command: ExpirePaymentOrder, order: ExistingPaymentO
 }
 
 /**
- * decisions.md "States": an accepted dispute settles the pay-in as SUCCEEDED for the disputed
+ * docs/api/states.md: an accepted dispute settles the pay-in as SUCCEEDED for the disputed
  * amount, whatever its state was (PENDING, FAILED after a decline, EXPIRED, CANCELLED), with
  * the fee of the order's method for that amount (the fixed part and rate of the method entry
  * the order was created under; if the merchant's catalog no longer has that entry, the fee

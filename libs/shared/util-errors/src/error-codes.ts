@@ -1,6 +1,6 @@
 /**
  * Every error code a client can see, with its HTTP status: the single mapping of the error
- * model in shared/spec/decisions.md. Services raise codes; only the HTTP edge reads statuses.
+ * model of docs/api/errors.md. Services raise codes; only the HTTP edge reads statuses.
  */
 export const HTTP_STATUS_BY_ERROR_CODE = {
   VALIDATION_ERROR: 400,

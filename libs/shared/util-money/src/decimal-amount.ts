@@ -1,6 +1,6 @@
 import { currencyScale } from './currency';
 
-/** The largest amount the platform accepts, in whole currency units (decisions.md: 10^12). */
+/** The largest amount the platform accepts, in whole currency units (docs/api/money-and-fees.md "Limits": 10^12). */
 export const AMOUNT_UNITS_MAX = 10n ** 12n;
 
 /** JSON number grammar (RFC 8259 section 6). */

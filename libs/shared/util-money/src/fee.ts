@@ -2,7 +2,7 @@
 export const BASIS_POINTS_PER_UNIT = 10_000;
 
 /**
- * The fee of a method entry (decisions.md "Methods, fees, balances") for an amount:
+ * The fee of a method entry (docs/api/money-and-fees.md) for an amount:
  * floor(amountMinor × feeRateBasisPoints / 10 000) + feeFixedMinor.
  *
  * The percentage part is rounded DOWN, in the merchant's favour: the platform never charges

@@ -5,7 +5,7 @@
  * that does not match is a VALIDATION_ERROR.
  */
 
-/** decisions.md: 1 to 64 characters from A-Z a-z 0-9 . _ - : / (case-sensitive). */
+/** docs/api/endpoints.md "Identifiers": 1 to 64 characters from A-Z a-z 0-9 . _ - : / (case-sensitive). */
 export const ORDER_ID_PATTERN = /^[A-Za-z0-9._:/-]{1,64}$/;
 export const ORDER_ID_RULE = 'must be 1 to 64 characters from A-Z a-z 0-9 . _ - : /';
 

@@ -5,7 +5,7 @@ import { IsIsoDateTime, MatchesPattern, NotAfter } from './decorators';
 export const CURSOR_PATTERN = /^[A-Za-z0-9_-]{1,200}$/;
 
 /**
- * The filters every list of the API shares besides `status` and `limit` (decisions.md "Lists"):
+ * The filters every list of the API shares besides `status` and `limit` (docs/api/states.md "Lists"):
  * a creation period and a cursor. Each list adds its own statuses, and `limit` per transport
  * (a JSON number in a body, digits in a query).
  */

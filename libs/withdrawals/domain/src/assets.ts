@@ -1,5 +1,5 @@
 /**
- * The crypto assets merchants can withdraw to (decisions.md, "Crypto assets and withdrawals").
+ * The crypto assets merchants can withdraw to (docs/api/states.md "Withdrawals").
  * A withdrawal's `currency` names an asset on a network; balances are kept per balance asset,
  * so `USDT-TRC20` and `USDT-ERC20` both draw on the merchant's `USDT` settlement balance.
  *

@@ -5,7 +5,7 @@ import { findWithdrawalAsset, type WalletNetwork, type WithdrawalAsset } from '.
 import { checkWalletAddress } from './wallet-address';
 
 /**
- * The withdrawal aggregate (decisions.md "States": PENDING → COMPLETED | FAILED). One stream per
+ * The withdrawal aggregate (docs/api/states.md: PENDING → COMPLETED | FAILED). One stream per
  * (merchant, withdrawal order_id). The funds are frozen by a ledger hold placed before the
  * withdrawal exists; the sender moves it along in the background through a persisted state
  * machine (queued → sending → COMPLETED/FAILED), so a crash between "about to send" and "sent"

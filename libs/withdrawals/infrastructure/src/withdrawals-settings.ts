@@ -3,7 +3,7 @@ import type { WithdrawalAsset } from '@mp/withdrawals-domain';
 /** What the withdrawals module needs from its app's validated config. */
 export interface WithdrawalsSettings {
   commandPartitions: number;
-  /** The asset table (decisions.md): codes, networks, minimums and network fees. */
+  /** The asset table (docs/api/states.md "Withdrawals"): codes, networks, minimums and network fees. */
   assets: readonly WithdrawalAsset[];
   ledgerInternalUrl: string;
   ledgerTimeoutMs: number;

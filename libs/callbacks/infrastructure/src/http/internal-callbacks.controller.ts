@@ -93,7 +93,7 @@ export class InternalCallbacksController {
     return { merchant_id: merchantId, url, resumed_deliveries: resumed };
   }
 
-  /** A merchant's delivery log, newest first (decisions.md "Lists"). */
+  /** A merchant's delivery log, newest first (docs/api/states.md "Lists"). */
   @Get('merchants/:merchantId/deliveries')
   merchantDeliveries(@Param('merchantId', MerchantIdParam) merchantId: string, @Query(requestPipe) query: WebhookDeliveriesQueryDto): Promise<MerchantWebhookDeliveryPage> {
     return listMerchantDeliveries(this.dataSource.manager, merchantId, query);

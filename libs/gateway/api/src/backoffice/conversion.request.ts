@@ -3,7 +3,7 @@ import type { ConversionRequest } from '@mp/contracts-ledger';
 import { decimalAmountToMinor, IsDecimalAmount, IsKnownCurrency, IsPlainText, JsonNumberLiteral, MatchesPattern, RequestMessages, Trim } from '@mp/shared-util-validation';
 
 /**
- * An operator's conversion (decisions.md "Crypto assets and withdrawals"): `amount` of
+ * An operator's conversion (docs/operations/ledger.md, conversions): `amount` of
  * `from_currency` settlement into `to_currency` at `rate` (a decimal string: units of the target
  * per unit of the source), less the platform's conversion fee. `conversion_id` is required:
  * it makes a retry safe, and it names the conversion a second operator approves when the

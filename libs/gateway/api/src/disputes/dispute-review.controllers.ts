@@ -32,7 +32,7 @@ async function sendReceipt(disputes: DisputesClient, reviewer: { role: 'agent' |
 }
 
 /**
- * The order's agent reviews a dispute (decisions.md "Who moves orders along"): accepting
+ * The order's agent reviews a dispute (docs/api/states.md "What moves an order"): accepting
  * settles the order for the disputed amount, rejecting restores its own state. Another
  * agent's dispute is not found, in the answer a missing one gets.
  */

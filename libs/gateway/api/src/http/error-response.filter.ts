@@ -5,7 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { bodyLimitExceededMessage, keepReadingRefusedBody } from './refused-body';
 import { newRequestId, REQUEST_ID_HEADER } from './request-id';
 
-/** Fastify's own errors for things the client sent, in the decisions.md vocabulary. */
+/** Fastify's own errors for things the client sent, in the vocabulary of docs/api/errors.md. */
 const FASTIFY_ERROR_CODES: ReadonlyMap<string, ErrorCode> = new Map<string, ErrorCode>([
   ['FST_ERR_CTP_BODY_TOO_LARGE', 'PAYLOAD_TOO_LARGE'],
   ['FST_ERR_CTP_INVALID_MEDIA_TYPE', 'UNSUPPORTED_MEDIA_TYPE'],
@@ -33,7 +33,7 @@ interface ErrorBody {
 }
 
 /**
- * The one place where errors become HTTP responses, in the single body shape of decisions.md:
+ * The one place where errors become HTTP responses, in the single body shape of docs/api/errors.md:
  * `{"error": {"code", "message", "details"}, "request_id"}`. A dependency out of reach (the
  * messaging port's transient errors: connection failures, PostgreSQL shutting down) is a 503 with
  * Retry-After; anything else unexpected is logged and answered as a 500 without internals.

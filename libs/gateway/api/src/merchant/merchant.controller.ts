@@ -81,7 +81,7 @@ export class MerchantController {
     return this.ledger.getBalances(merchant.merchantId);
   }
 
-  /** decisions.md: each entry has method, direction, country, currency, fee {percent, fixed}, min_amount, max_amount. */
+  /** docs/api/endpoints.md "10. Methods": each entry has method, direction, country, currency, fee {percent, fixed}, min_amount, max_amount. */
   @Get('methods')
   @ApiOperation({ operationId: 'listMethods', summary: 'Available pay-in, payout and withdrawal methods, with the platform fee' })
   @ApiResponse({ status: 200, type: MethodsResponse })
@@ -101,7 +101,7 @@ export class MerchantController {
   }
 
   /**
-   * decisions.md "Crypto assets and withdrawals": each asset as an entry with direction
+   * docs/api/states.md "Withdrawals": each asset as an entry with direction
    * "withdrawal", method = its network, currency = its code and the network fee as the fixed
    * fee. No country: a wallet has none. No maximum beyond the platform's 10^12 units.
    */

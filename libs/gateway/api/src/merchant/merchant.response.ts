@@ -63,7 +63,7 @@ export class MethodFeeResponse {
   fixed!: number;
 }
 
-/** One method a merchant may use (decisions.md "Methods"); withdrawal assets are entries too. */
+/** One method a merchant may use (docs/api/money-and-fees.md); withdrawal assets are entries too. */
 export class MethodEntryResponse {
   @ApiProperty({ description: 'The method, or the network of a withdrawal asset', example: 'card' })
   method!: string;

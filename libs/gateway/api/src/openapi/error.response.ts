@@ -42,7 +42,7 @@ export class ServerSignedResponse {
 }
 
 /**
- * Every error answer (decisions.md "Error model"). Some codes add members next to `error`,
+ * Every error answer (docs/api/errors.md). Some codes add members next to `error`,
  * e.g. `server_time` with TIMESTAMP_OUT_OF_RANGE, so other top-level members may appear.
  */
 export class ErrorResponse {
@@ -73,7 +73,7 @@ export const BEARER_REQUEST_ERRORS: readonly ErrorCode[] = ['VALIDATION_ERROR', 
  * signed request, grouped by the status the error catalogue gives each code (so a status in the
  * description can never drift from the one the server sends). Codes of one status share a
  * response whose description lists them. `default` covers what no status names (404 for a
- * path no route matches, decisions.md).
+ * path no route matches, docs/api).
  */
 export function ApiErrorResponses(...codes: ErrorCode[]): MethodDecorator & ClassDecorator {
   return errorResponses([...SIGNED_REQUEST_ERRORS, ...codes]);

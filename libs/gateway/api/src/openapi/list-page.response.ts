@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 
-/** The paging members every list answer shares (decisions.md "Lists"): items come in `data`. */
+/** The paging members every list answer shares (docs/api/states.md "Lists"): items come in `data`. */
 export abstract class ListPageResponse {
   @ApiProperty({ description: 'Whether another page follows; fetch it with `cursor: next_cursor`', example: false })
   has_more!: boolean;

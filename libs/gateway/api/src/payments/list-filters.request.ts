@@ -5,7 +5,7 @@ import { IsWholeNumberBetween, JsonNumberLiteral, RequestMessages } from '@mp/sh
 import { IsOptional } from 'class-validator';
 import { CREATION_PERIOD_SCHEMA, CURSOR_SCHEMA } from '../openapi/request-schemas';
 
-/** decisions.md "Lists": the filters of endpoints 4, 5, 12 and 15, all optional, as the payments service takes them. */
+/** docs/api/states.md "Lists": the filters of endpoints 4, 5, 12 and 15, all optional, as the payments service takes them. */
 export type ListFilters = OrderListQuery;
 
 /**

@@ -1,7 +1,7 @@
 import type { EntityManager } from 'typeorm';
 
 /**
- * Bookkeeping around payout holds that are placed before their order exists (decisions.md:
+ * Bookkeeping around payout holds that are placed before their order exists (docs/api:
  * no hold, no payout). The payments service places the hold, then commits the order; if it
  * dies in between and the command is never completed, the hold would freeze the merchant's
  * money for ever. These rows let the orphan-hold sweeper find such holds. None of this moves

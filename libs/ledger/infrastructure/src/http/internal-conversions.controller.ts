@@ -11,8 +11,7 @@ import { ConversionRequestDto, LedgerMerchantIdParam } from './ledger-requests';
 const bodyPipe = new RequestPipe();
 
 /**
- * Operators' conversions from one settlement currency into another (decisions.md "Crypto
- * assets and withdrawals"), under the operator limits: the rate within the band around the
+ * Operators' conversions from one settlement currency into another (docs/operations/ledger.md, conversions), under the operator limits: the rate within the band around the
  * pair's reference, the amount under the pair's cap (400 VALIDATION_ERROR otherwise), and above
  * the approval threshold 202 with a request for a second operator instead of a booking.
  * Both legs commit in one transaction, so a conversion is either wholly booked or not at all.

@@ -64,7 +64,7 @@ function existingOrder(order: PaymentOrder, orderId: string): ExistingPaymentOrd
 
 /**
  * The hold comes before the payout exists: without the funds frozen the payout must not exist
- * (decisions.md). It is idempotent by hold id, so a retry after a crash finds the same hold.
+ * (docs/api). It is idempotent by hold id, so a retry after a crash finds the same hold.
  */
 async function placePayoutHold(ledger: LedgerHolds, merchantId: string, orderId: string, decided: DecidedEvents<PaymentOrder, PaymentOrderEvent>): Promise<void> {
   const created = decided.events.some((event) => event.type === 'OutgoingPaymentCreated');

@@ -55,7 +55,7 @@ export class PaymentsSchema1700000001000 implements MigrationInterface {
     await queryRunner.query(`
       CREATE TABLE merchant_method_configs (
         merchant_id TEXT PRIMARY KEY,
-        -- The merchant's catalog (entries of decisions.md, amounts in minor units as strings).
+        -- The merchant's catalog (the entries docs/api/money-and-fees.md describes, amounts in minor units as strings).
         entries JSONB NOT NULL,
         updated_at TIMESTAMPTZ NOT NULL DEFAULT now()
       )`);

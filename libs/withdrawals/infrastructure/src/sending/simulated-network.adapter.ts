@@ -11,7 +11,7 @@ type SendRow = { outcome: 'completed' | 'failed' | 'dropped'; transaction_hash: 
 const DROPPED_REASON = 'the network dropped the transfer: it was never sent, and the key is refused from now on';
 
 /**
- * The default network adapter (decisions.md "Who moves orders along"): a simulated network
+ * The default network adapter (docs/api/states.md "What moves an order"): a simulated network
  * with a configurable delay and outcome, so the whole flow runs locally. The transaction hash
  * is deterministic (sha256 of the idempotency key), and the simulator remembers every key it
  * has seen in its own table: a resend with a known key returns the first result and counts the
