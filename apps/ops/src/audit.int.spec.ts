@@ -296,7 +296,8 @@ describe('npm run audit: every invariant over every service database', () => {
   function command(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
     const urls = Object.fromEntries(AUDITED_DATABASES.map((service) => [`${service.toUpperCase()}_DATABASE_URL`, urlOf(service)]));
     return new Promise((resolve) => {
-      const child = spawn(process.execPath, [join(workspaceRoot, 'dist/apps/ops/src/audit.js'), ...args], { cwd: workspaceRoot, env: { PATH: process.env['PATH'] ?? '', ...urls }, stdio: ['ignore', 'pipe', 'pipe'] });
+      // From source (as `npm run config:docs` runs its script): the integration tier needs no build.
+      const child = spawn(process.execPath, ['-r', 'ts-node/register', '-r', 'tsconfig-paths/register', join(workspaceRoot, 'apps/ops/src/audit.ts'), ...args], { cwd: workspaceRoot, env: { PATH: process.env['PATH'] ?? '', ...urls }, stdio: ['ignore', 'pipe', 'pipe'] });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
