@@ -12,7 +12,7 @@
  * the order's agent before opening; the window is crossed by moving the disputes clock.
  */
 import { spawnSync } from 'node:child_process';
-import { BackofficeClient, builtEntryPoint, createOperator, registerAgent, SignedClient, SystemUnderTest, type RegisteredAgent, type TestResponse } from '@mp/shared-testing';
+import { BackofficeClient, builtEntryPoint, createOperator, eventually, registerAgent, SignedClient, SystemUnderTest, type RegisteredAgent, type TestResponse } from '@mp/shared-testing';
 import { disputesKnow as disputesKnowOrder } from './disputable-orders';
 import { incomingPayment, newOrderId, RUB_BANK_CARD_METHODS as METHODS } from './fixtures';
 
@@ -43,17 +43,6 @@ describe('disputes', () => {
   afterAll(async () => system?.stop());
 
   const merchantId = () => merchant.credentials.merchantId;
-
-  async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-    const deadline = Date.now() + 20_000;
-    let value = await read();
-    while (!done(value) && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 150));
-      value = await read();
-    }
-    if (!done(value)) throw new Error(`timed out waiting for ${what}: last ${JSON.stringify(value)}`);
-    return value;
-  }
 
   const disputesKnow = (orderId: string, agentAssigned: boolean, owner = merchant) => disputesKnowOrder(system, owner, orderId, agentAssigned);
 
@@ -177,6 +166,7 @@ describe('disputes', () => {
     expect(listed.body.data.find((dispute: { dispute_id: string }) => dispute.dispute_id === disputeId)).toEqual(accepted.body);
     // Settled once: a second review changes nothing, and the credit is not repeated.
     expect((await review('operator', disputeId, 'ACCEPTED')).status).toBe(200);
+    // A fixed window, not a condition: a repeated credit would arrive within it (nothing to wait for).
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(Math.round((await availableRub()) * 100)).toBe(Math.round(availableBefore * 100) + 93_000);
 
@@ -203,6 +193,7 @@ describe('disputes', () => {
     expect((await review('agent', opened.body.dispute_id, 'ACCEPTED')).status).toBe(200);
     const after = await eventuallyStatus(orderId, 'SUCCEEDED');
     expect(after).toMatchObject({ amount: confirmed.amount, fee: confirmed.fee });
+    // A fixed window, not a condition: a wrong credit would arrive within it (nothing to wait for).
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(await availableRub()).toBe(availableBefore);
   });

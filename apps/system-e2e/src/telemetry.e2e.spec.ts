@@ -7,7 +7,7 @@
  * of this run (SystemUnderTest.serviceLogs), and the pay-in's creation in the gateway's and
  * payments'.
  */
-import { createOperator, registerAgent, SystemUnderTest, type InstanceName } from '@mp/shared-testing';
+import { createOperator, eventually, registerAgent, SystemUnderTest, type InstanceName } from '@mp/shared-testing';
 import { incomingPayment, newOrderId } from './fixtures';
 
 describe('one correlation id across the services', () => {
@@ -48,11 +48,3 @@ describe('one correlation id across the services', () => {
     expect(gatewayLog.split('\n').some((line) => line.includes('request completed') && line.includes(`request_id=${confirmation}`) && line.includes('status_code=200'))).toBe(true);
   });
 });
-
-async function eventually(check: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}

@@ -11,13 +11,11 @@
  * operator's conversion at an explicit rate with the platform's 1 % conversion fee.
  */
 import { createHash } from 'node:crypto';
-import { BackofficeClient, createOperator, registerAgent, runLedgerAudit, SignedClient, SystemUnderTest, type RegisteredAgent } from '@mp/shared-testing';
+import { BackofficeClient, createOperator, eventually, registerAgent, runLedgerAudit, SignedClient, SystemUnderTest, type RegisteredAgent } from '@mp/shared-testing';
 import { newOrderId } from './fixtures';
 import { balance, CONVERSION_FEE_BASIS_POINTS, ERC20_ADDRESS, ERC20_FEE, FAILING_ERC20_ADDRESS, fundWith1000Usdt } from './usdt-funding';
 
 const TRON_ADDRESS = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('withdrawals', () => {
   let system: SystemUnderTest;
@@ -51,13 +49,6 @@ describe('withdrawals', () => {
     return merchant;
   }
 
-  async function eventually(condition: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!(await condition())) {
-      if (Date.now() > deadline) throw new Error('condition not met in time');
-      await pause(200);
-    }
-  }
 
   async function finalState(merchant: SignedClient, orderId: string): Promise<any> {
     let state: any;
@@ -148,7 +139,7 @@ describe('withdrawals', () => {
     // Refused ones were never recorded.
     const refused = orderIds.filter((_, index) => statuses[index] !== 'accepted');
     expect((await merchant.get(`/v2/merchant/withdrawals/${refused[0]}`)).status).toBe(404);
-    await eventually(async () => (await balance(merchant, 'USDT')).frozen === 0, 60_000);
+    await eventually(async () => (await balance(merchant, 'USDT')).frozen === 0, Boolean, 'nothing frozen', 60_000);
     expect(await balance(merchant, 'USDT')).toEqual({ available: 10, frozen: 0 });
     const page = await merchant.post('/v2/merchant/withdrawals/list', { status: 'COMPLETED', limit: 100 });
     expect(page.body.data).toHaveLength(66);

@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
+import { eventually } from '@mp/shared-testing';
 import { createEnvelope, PoisonMessageError, type MessageEnvelope } from './envelope';
 import { KafkaMessageBroker } from './kafka/kafka-message-broker';
 import type { ReceivedMessage } from './messaging-port';
@@ -31,16 +32,6 @@ function databaseUrl(): string {
 
 function event(subject: string, data: unknown = {}): MessageEnvelope {
   return createEnvelope({ type: 'ThingHappened', schemaVersion: 1, source: 'test', subject, data, correlationId: 'req_test' });
-}
-
-async function eventually<T>(probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 describe('messaging foundation on real Postgres and Kafka', () => {
@@ -139,6 +130,7 @@ describe('messaging foundation on real Postgres and Kafka', () => {
       ).rejects.toThrow('business failure');
 
       // What the metrics report (docs/operations/metrics.md): the backlog before the relay runs...
+      // A fixed window, not a condition: the backlog's oldest row gets at least a second old.
       await new Promise((resolve) => setTimeout(resolve, 1_100));
       const waiting = await readOutboxBacklog(dataSource.manager);
       expect(waiting.unpublished).toBe(3);
@@ -149,6 +141,7 @@ describe('messaging foundation on real Postgres and Kafka', () => {
       await relay.start();
       try {
         await eventually(() => (received.length >= 3 ? received : undefined));
+        // A fixed window, not a condition: a fourth (rolled back) message would arrive within it.
         await new Promise((resolve) => setTimeout(resolve, 500));
         expect(received.map((envelope) => envelope.data)).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
         // ...and none after.
@@ -216,6 +209,7 @@ describe('messaging foundation on real Postgres and Kafka', () => {
       subscription = await subscribe();
       try {
         await eventually(() => (batches.length >= 2 ? batches : undefined));
+        // A fixed window, not a condition: a third batch (a redelivery) would arrive within it.
         await new Promise((resolve) => setTimeout(resolve, 300));
         expect(batches[1]).toEqual([{ n: 7 }, { n: 8 }, { n: 9 }]);
         expect(batches).toHaveLength(2);
@@ -393,10 +387,7 @@ describe('messaging foundation on real Postgres and Kafka', () => {
       await subscription.ready;
       const broken = [event('a', { kind: 'needs-fix-1' }), event('b', { kind: 'needs-fix-2' })];
       await broker.publish([...broken.map((envelope, index) => ({ topic, key: `k${index}`, envelope })), { topic, key: 'k9', envelope: event('c', { kind: 'fine' }) }]);
-      const letters = await eventually(async () => {
-        const listed = await queue.listDeadLetters(topic);
-        return listed.length === 2 ? listed : undefined;
-      });
+      const letters = await eventually(() => queue.listDeadLetters(topic), (listed) => listed.length === 2, 'two dead letters');
       expect(letters.map((letter) => letter.messageId).sort()).toEqual(broken.map((envelope) => envelope.id).sort());
       expect(letters[0]).toMatchObject({ sourceTopic: topic, attempts: 2, messageType: 'ThingHappened', error: expect.stringMatching(/^Error: handler bug on needs-fix-\d$/) });
       expect(processed).toEqual(['fine']);
@@ -440,6 +431,7 @@ describe('messaging foundation on real Postgres and Kafka', () => {
         ['1', expect.stringContaining('message-type header says "RequestWithdrawal" but its envelope is "ThingHappened"')],
       ]);
       await eventually(() => (arrived.length === 1 ? true : undefined));
+      // A fixed window, not a condition: a refused message replayed by mistake would arrive within it.
       await new Promise((resolve) => setTimeout(resolve, 500));
       expect(arrived).toEqual([`${topic}:ThingHappened`]);
       await watcher.stop();

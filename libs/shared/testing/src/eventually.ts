@@ -1,8 +1,11 @@
 /**
  * The one way tests wait for a condition: polls `read` until `done` holds for its value (by
  * default, until the value is truthy) and resolves with that value; after `timeoutMs` it fails
- * naming `what` and the last value read.
+ * naming `what` and the last value read. A `done` that is a type guard (`(span) => span !==
+ * undefined`) narrows the value it resolves with.
  */
+export function eventually<T, Done extends T>(read: () => Promise<T> | T, done: (value: T) => value is Done, what?: string, timeoutMs?: number): Promise<Done>;
+export function eventually<T>(read: () => Promise<T> | T, done?: (value: T) => boolean, what?: string, timeoutMs?: number): Promise<T>;
 export async function eventually<T>(read: () => Promise<T> | T, done: (value: T) => boolean = Boolean, what = 'condition', timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {

@@ -11,6 +11,7 @@ import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-tr
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { currentTelemetryContext, runInSpan, startTracing } from '@mp/shared-telemetry';
+import { eventually } from '@mp/shared-testing';
 import { createEnvelope } from '../envelope';
 import type { ReceivedMessage } from '../messaging-port';
 import { MessagingSchema1700000000000 } from '../postgres/messaging-schema.migration';
@@ -22,16 +23,6 @@ const runId = `t${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
 const brokers = (process.env['KAFKA_BROKERS'] ?? '').split(',');
 const spans = new InMemorySpanExporter();
 const provider = startTracing('tracing-test', {}, [new SimpleSpanProcessor(spans)]);
-
-async function eventually<T>(probe: () => T | undefined, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe('trace context and correlation id across Kafka', () => {
   let broker: KafkaMessageBroker;
@@ -77,7 +68,7 @@ describe('trace context and correlation id across Kafka', () => {
       await broker.publish([{ topic: 'things', key: 'thing:1', envelope: made }]);
       return { envelope: made, producer: currentTelemetryContext()?.span?.spanContext() };
     });
-    const consumer = await eventually(() => consumerSpanOf(envelope.id));
+    const consumer = await eventually(() => consumerSpanOf(envelope.id), (span) => span !== undefined, 'the consumer span');
     expect(producer?.traceId).toMatch(/^[0-9a-f]{32}$/);
     expect(consumer.spanContext().traceId).toBe(producer?.traceId);
     expect(consumer.parentSpanContext?.spanId).toBe(producer?.spanId);
@@ -96,7 +87,7 @@ describe('trace context and correlation id across Kafka', () => {
     const relay = new OutboxRelay(dataSource, broker, { connectionString: '', batchSize: 10, pollIntervalMs: 1_000, log: () => undefined });
     expect(currentTelemetryContext()).toBeUndefined();
     await relay.relayBatch();
-    const consumer = await eventually(() => consumerSpanOf(envelope.id));
+    const consumer = await eventually(() => consumerSpanOf(envelope.id), (span) => span !== undefined, 'the consumer span');
     expect(consumer.spanContext().traceId).toBe(producer?.traceId);
     expect(handled.get(envelope.id)?.correlationId).toBe('req_outbox');
   });
