@@ -113,9 +113,11 @@ async function ensureInfra() {
   process.env.TEST_PG_ADMIN_URL = infra.postgres.adminUrl;
 }
 
+let built = false;
 /** dist/ (services and tools run from it), built once, before the first tier that runs built code. */
 async function ensureBuilt() {
-  if (process.env.MP_BUILT === '1') return;
+  if (built) return;
+  built = true;
   const buildLog = join(root, '.local/build.log');
   console.log(`\n[test] build (dist/, unchanged projects come from the Nx cache; log ${relative(root, buildLog)})`);
   const { build } = await import('./build-workspace.mjs');
@@ -130,6 +132,7 @@ async function ensureBuilt() {
       console.log(`${tail}\n[test] build FAILED: ${error.message}`);
     },
   );
+  // What jest's global setup and the deployment checks read: built already.
   process.env.MP_BUILT = '1';
 }
 
