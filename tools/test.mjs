@@ -1,15 +1,20 @@
 #!/usr/bin/env node
 /**
- * The test command (npm test): runs the static checks (types, lint with module boundaries),
- * builds dist/ once (services and tools run from it), starts a fresh local Kafka broker and
- * PostgreSQL server (unless KAFKA_BROKERS and TEST_PG_ADMIN_URL point at running ones), runs
- * every jest project against the real infrastructure, stops what it started, then (in a full
- * run) the deployment checks: the compose smoke test and the Kubernetes overlays' validation,
- * and the benchmark's smoke run (`npm run bench -- --quick`, its figures printed into the log).
- * It ends with the line `tests: N passed, N failed`.
+ * The test command, in tiers (docs/testing.md). Each tier is a jest run over one file suffix
+ * (jest.preset.ts, MP_TEST_TIER) or the deployment checks, and each command ends with the line
+ * `tests: N passed, N failed`:
  *
- *   npm test                      everything (the deployment checks need Docker, or root to install it)
- *   npm test -- <jest args>       e.g. npm test -- --selectProjects system-e2e -t idempotency
+ *   npm run test:unit     the plain `*.spec.ts`: no build, no Kafka, no PostgreSQL
+ *   npm run test:int      the `*.int.spec.ts` on a fresh Kafka broker and PostgreSQL server (no build)
+ *   npm run test:e2e      the `*.e2e.spec.ts`: builds dist/ (services and tools run from it), then the same
+ *   npm run test:deploy   the deployment checks: k8s validation, fuzzing, compose smoke, chaos, soak, bench smoke
+ *   npm test              the static checks (types, lint with module boundaries), then every tier in
+ *                         that order, with ONE closing line summing them (what .ci/run runs)
+ *   npm test -- <jest args>           a subset of every jest tier, e.g. npm test -- --selectProjects system-e2e -t idempotency
+ *   npm run test:unit -- <jest args>  a subset of one tier (not test:deploy)
+ *
+ * Kafka and PostgreSQL are fresh for the run unless KAFKA_BROKERS and TEST_PG_ADMIN_URL point
+ * at running ones; the deployment checks need Docker, or root to install it.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
@@ -25,9 +30,29 @@ if (!existsSync(join(root, 'node_modules/.bin/tsc'))) {
   console.error('[test] dependencies are not installed: run `npm ci` first');
   process.exit(1);
 }
-const jestArgs = process.argv.slice(2);
+const JEST_TIERS = ['unit', 'int', 'e2e'];
+const TIERS = [...JEST_TIERS, 'deploy'];
+/** `--tier <name>` (or `--tier=<name>`) first; everything after it goes to jest. */
+function parseTier(args) {
+  const [first, second, ...rest] = args;
+  if (first === '--tier') return { tier: second, jestArgs: rest };
+  if (first?.startsWith('--tier=')) return { tier: first.slice('--tier='.length), jestArgs: [second, ...rest].filter((arg) => arg !== undefined) };
+  return { tier: undefined, jestArgs: args };
+}
+const { tier, jestArgs } = parseTier(process.argv.slice(2));
+if (tier !== undefined && !TIERS.includes(tier)) {
+  console.error(`[test] unknown tier ${tier}: expected one of ${TIERS.join(', ')}`);
+  process.exit(2);
+}
+if (tier === 'deploy' && jestArgs.length > 0) {
+  console.error(`[test] the deploy tier takes no arguments (got ${jestArgs.join(' ')})`);
+  process.exit(2);
+}
+/** A full run: static checks, then every tier. */
+const everything = tier === undefined && jestArgs.length === 0;
 const startedAt = Date.now();
-const checks = { passed: 0, failed: 0 };
+/** Every tier and check of this run adds its counts here: the closing line prints their sums. */
+const totals = { passed: 0, failed: 0 };
 
 function run(command, args, env = process.env) {
   return new Promise((resolve) => {
@@ -39,9 +64,9 @@ function run(command, args, env = process.env) {
 async function staticCheck(name, command, args) {
   console.log(`\n[test] ${name}`);
   const code = await run(command, args, { ...process.env, NX_DAEMON: 'false' });
-  if (code === 0) checks.passed += 1;
+  if (code === 0) totals.passed += 1;
   else {
-    checks.failed += 1;
+    totals.failed += 1;
     console.log(`[test] ${name} FAILED`);
   }
 }
@@ -54,12 +79,12 @@ function withoutSharedInfra() {
   return env;
 }
 
-/** Run by a full `npm test` after jest: each one command of its own, counted as one test. */
+/** The deploy tier (`npm run test:deploy`, and last in a full `npm test`): each one command of its own, counted as one test. */
 const DEPLOY_CHECKS = [
   ['Kubernetes overlays render and validate offline (npm run k8s:validate)', 'bash', [join(root, 'deploy/k8s/validate.sh')]],
   // Schemathesis on the merchant, agent and back-office descriptions with each one's credentials, the cross-tenant and cross-agent checks (docs/operations/fuzzing.md); its own system and infrastructure.
   ['fuzzing quick run (npm run fuzz -- --quick: every operation of the merchant, agent and back-office APIs, cross-tenant and cross-agent 404s)', process.execPath, [join(root, 'tools/fuzz/run.mjs'), '--quick'], withoutSharedInfra],
-  ['compose smoke test (npm run compose:smoke: images, stack, walk-through, replicas killed under load, audit)', process.execPath, [join(root, 'deploy/compose/smoke.mjs')]],
+  ['compose smoke test (npm run compose:smoke: images, stack, walk-through, replicas killed then a load on the survivors, audit)', process.execPath, [join(root, 'deploy/compose/smoke.mjs')]],
   // The reliability proof's short versions (issue 23), each with its own infrastructure: faults under a mixed load, then the money audit (docs/operations/chaos.md) …
   ['chaos quick run (npm run chaos -- --quick: SIGKILLs, a broker restart, connection drops and callback faults under a mixed load; nothing lost, duplicated or phantom; the money audit)', process.execPath, [join(root, 'tools/chaos/run.mjs'), '--quick'], withoutSharedInfra],
   // … and 30 s of W5 with the soak's sampling (docs/operations/soak.md): it fails on errors, money checks or sampling, never on a 30 s slope.
@@ -77,43 +102,51 @@ async function stopInfra() {
   if (infra) await infra.stop().catch((error) => console.error(`[test] stopping infrastructure: ${error.message}`));
   infra = null;
 }
-try {
-  const bin = (name) => join(root, 'node_modules/.bin', name);
-  if (jestArgs.length === 0) {
-    await staticCheck('typecheck (tsc)', bin('tsc'), ['-p', 'tsconfig.json']);
-    await staticCheck('lint with module boundaries (nx graph + eslint)', 'sh', ['-c', `"${bin('nx')}" show projects > /dev/null && "${bin('eslint')}" apps libs bench tools deploy --max-warnings 0`]);
-  }
 
-  // Services and tools run from dist/: built once here, before any test spawns one.
+/** This run's Kafka and PostgreSQL: started once, for the first tier that needs them. */
+async function ensureInfra() {
+  if (process.env.KAFKA_BROKERS && process.env.TEST_PG_ADMIN_URL) return;
+  console.log('\n[test] starting a fresh Kafka broker and PostgreSQL server for this run');
+  const { startInfra } = await import('../deploy/local/infra.mjs');
+  infra = await startInfra({ mode: 'test' });
+  process.env.KAFKA_BROKERS = infra.kafka.brokers;
+  process.env.TEST_PG_ADMIN_URL = infra.postgres.adminUrl;
+}
+
+let built = false;
+/** dist/ (services and tools run from it), built once, before the first tier that runs built code. */
+async function ensureBuilt() {
+  if (built) return;
+  built = true;
   const buildLog = join(root, '.local/build.log');
   console.log(`\n[test] build (dist/, unchanged projects come from the Nx cache; log ${relative(root, buildLog)})`);
   const { build } = await import('./build-workspace.mjs');
   await build({ logFile: buildLog }).then(
     ({ ms }) => {
-      checks.passed += 1;
+      totals.passed += 1;
       console.log(`[test] built in ${(ms / 1000).toFixed(1)} s`);
     },
     (error) => {
-      checks.failed += 1;
+      totals.failed += 1;
       const tail = existsSync(buildLog) ? readFileSync(buildLog, 'utf8').trimEnd().split('\n').slice(-30).join('\n') : '';
       console.log(`${tail}\n[test] build FAILED: ${error.message}`);
     },
   );
+  // What jest's global setup and the deployment checks read: built already.
   process.env.MP_BUILT = '1';
+}
 
-  if (!(process.env.KAFKA_BROKERS && process.env.TEST_PG_ADMIN_URL)) {
-    console.log('\n[test] starting a fresh Kafka broker and PostgreSQL server for this run');
-    const { startInfra } = await import('../deploy/local/infra.mjs');
-    infra = await startInfra({ mode: 'test' });
-    process.env.KAFKA_BROKERS = infra.kafka.brokers;
-    process.env.TEST_PG_ADMIN_URL = infra.postgres.adminUrl;
-  }
-
+/**
+ * One jest run: `jestTier` selects the file suffix (jest.preset.ts), none selects every tier.
+ * Adds its passed and failed tests to the totals.
+ */
+async function runJest(jestTier, args) {
+  const tierStartedAt = Date.now();
   // One file per run: two test runs on one machine must not read each other's results.
-  const resultsFile = join(root, `.local/jest-results-${process.pid}.json`);
+  const resultsFile = join(root, `.local/jest-results-${process.pid}-${jestTier ?? 'all'}.json`);
   mkdirSync(dirname(resultsFile), { recursive: true });
   rmSync(resultsFile, { force: true });
-  console.log('\n[test] jest (unit, integration and end-to-end)');
+  console.log(`\n[test] jest: ${jestTier ? `the ${jestTier} tier` : 'every tier'}${args.length > 0 ? ` (${args.join(' ')})` : ''}`);
   // Two test files at a time: an end-to-end file spends most of its time waiting on its system
   // (the six services use about half a core between them), so two at once keep both cores busy.
   // Each file has its own databases, topics and (see freePort) ports. MP_TEST_WORKERS=1 runs one at a time.
@@ -121,14 +154,13 @@ try {
   // reached V8's 4 GB heap limit after a dozen end-to-end files: a worker above 1 GB after a file
   // is replaced by a fresh one (--workerIdleMemoryLimit); each file's heap is in the log (--logHeapUsage).
   const workers = process.env.MP_TEST_WORKERS ?? '2';
-  const jestCode = await run(
-    process.execPath,
-    [join(root, 'node_modules/jest/bin/jest.js'), `--maxWorkers=${workers}`, '--workerIdleMemoryLimit=1GB', '--logHeapUsage', '--json', `--outputFile=${resultsFile}`, ...jestArgs],
-    { ...process.env, MP_TEST_WORKERS: workers },
-  );
+  const env = { ...process.env, MP_TEST_WORKERS: workers };
+  if (jestTier) env.MP_TEST_TIER = jestTier;
+  else delete env.MP_TEST_TIER;
+  const jestCode = await run(process.execPath, [join(root, 'node_modules/jest/bin/jest.js'), `--maxWorkers=${workers}`, '--workerIdleMemoryLimit=1GB', '--logHeapUsage', '--json', `--outputFile=${resultsFile}`, ...args], env);
 
-  let passed = checks.passed;
-  let failed = checks.failed;
+  let passed = 0;
+  let failed = 0;
   if (existsSync(resultsFile)) {
     const results = JSON.parse(readFileSync(resultsFile, 'utf8'));
     rmSync(resultsFile, { force: true });
@@ -140,27 +172,50 @@ try {
     failed += 1;
   }
   if (jestCode !== 0 && failed === 0) failed += 1;
+  totals.passed += passed;
+  totals.failed += failed;
+  console.log(`[test] jest ${jestTier ?? 'all tiers'}: ${passed} passed, ${failed} failed in ${((Date.now() - tierStartedAt) / 1000).toFixed(1)} s`);
+}
 
-  // The deployment checks run the containers and manifests of issue 19 (docs/operations/): after
-  // jest, with this run's Kafka and PostgreSQL stopped, so the compose stack has the machine.
-  if (jestArgs.length === 0) {
-    await stopInfra();
-    const deployChecks = { passed: 0, failed: 0 };
-    for (const [name, command, args, env] of DEPLOY_CHECKS) {
-      console.log(`\n[test] ${name}`);
-      const checkStartedAt = Date.now();
-      const code = await run(command, args, env ? env() : process.env);
-      deployChecks[code === 0 ? 'passed' : 'failed'] += 1;
-      console.log(`[test] ${name} ${code === 0 ? 'passed' : 'FAILED'} in ${((Date.now() - checkStartedAt) / 1000).toFixed(1)} s`);
+/** The deployment checks: each one command of its own, counted as one test. */
+async function runDeployChecks() {
+  // They run the containers and manifests of issue 19 (docs/operations/) with this run's Kafka
+  // and PostgreSQL stopped, so the compose stack has the machine.
+  await stopInfra();
+  for (const [name, command, args, env] of DEPLOY_CHECKS) {
+    console.log(`\n[test] ${name}`);
+    const checkStartedAt = Date.now();
+    const code = await run(command, args, env ? env() : process.env);
+    totals[code === 0 ? 'passed' : 'failed'] += 1;
+    console.log(`[test] ${name} ${code === 0 ? 'passed' : 'FAILED'} in ${((Date.now() - checkStartedAt) / 1000).toFixed(1)} s`);
+  }
+}
+
+try {
+  const bin = (name) => join(root, 'node_modules/.bin', name);
+  if (everything) {
+    await staticCheck('typecheck (tsc)', bin('tsc'), ['-p', 'tsconfig.json']);
+    await staticCheck('lint with module boundaries (nx graph + eslint)', 'sh', ['-c', `"${bin('nx')}" show projects > /dev/null && "${bin('eslint')}" apps libs bench tools deploy --max-warnings 0`]);
+  }
+  if (tier === undefined && !everything) {
+    // A subset (`npm test -- <jest args>`): its files may be of any tier.
+    await ensureBuilt();
+    await ensureInfra();
+    await runJest(undefined, jestArgs);
+  } else {
+    const tiers = everything ? TIERS : [tier];
+    for (const jestTier of tiers.filter((name) => JEST_TIERS.includes(name))) {
+      if (jestTier === 'e2e') await ensureBuilt();
+      if (jestTier !== 'unit') await ensureInfra();
+      await runJest(jestTier, jestArgs);
     }
-    passed += deployChecks.passed;
-    failed += deployChecks.failed;
+    if (tiers.includes('deploy')) await runDeployChecks();
   }
   // Stopped before the closing line, so that nothing is printed after it.
   await stopInfra();
   console.log(`\n[test] finished in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
-  console.log(`tests: ${passed} passed, ${failed} failed`);
-  exitCode = failed === 0 ? 0 : 1;
+  console.log(`tests: ${totals.passed} passed, ${totals.failed} failed`);
+  exitCode = totals.failed === 0 ? 0 : 1;
 } catch (error) {
   console.error(`[test] could not run the tests: ${error instanceof Error ? error.message : error}`);
   await stopInfra();

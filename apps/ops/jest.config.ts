@@ -1,3 +1,3 @@
 import { projectJestConfig } from '../../jest.preset';
 
-export default projectJestConfig('ops', __dirname);
+export default projectJestConfig('ops', __dirname, { needsInfrastructure: true });

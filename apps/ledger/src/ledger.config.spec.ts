@@ -12,6 +12,7 @@ describe('ledger config', () => {
     expect(loadLedgerConfig(minimal)).toEqual({
       httpHost: '127.0.0.1',
       httpPort: 3002,
+      internalTls: null,
       databaseUrl: 'postgres://ledger@127.0.0.1:5432/ledger',
       databasePoolMax: 10,
       paymentsInternalUrl: 'http://127.0.0.1:3001',
@@ -24,6 +25,7 @@ describe('ledger config', () => {
       kafkaBrokers: ['127.0.0.1:9092'],
       kafkaNamespace: '',
       kafkaSecurity: null,
+      createTopics: true,
       logFormat: 'pretty',
       commandPartitions: 6,
       shutdownGraceMs: 10_000,

@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { AUDITED_DATABASES, runAudit, type AcknowledgementRecord, type AuditConnections, type AuditedDatabase } from '@mp/audit';
 import { handleLedgerCommand } from '@mp/ledger-infrastructure';
+import { sourceEntryPoint } from '@mp/shared-testing';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { SERVICE_MIGRATIONS } from './provision';
@@ -296,7 +297,8 @@ describe('npm run audit: every invariant over every service database', () => {
   function command(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
     const urls = Object.fromEntries(AUDITED_DATABASES.map((service) => [`${service.toUpperCase()}_DATABASE_URL`, urlOf(service)]));
     return new Promise((resolve) => {
-      const child = spawn(process.execPath, [join(workspaceRoot, 'dist/apps/ops/src/audit.js'), ...args], { cwd: workspaceRoot, env: { PATH: process.env['PATH'] ?? '', ...urls }, stdio: ['ignore', 'pipe', 'pipe'] });
+      // From source: the integration tier builds nothing.
+      const child = spawn(process.execPath, [...sourceEntryPoint('apps/ops/src/audit.ts'), ...args], { cwd: workspaceRoot, env: { PATH: process.env['PATH'] ?? '', ...urls }, stdio: ['ignore', 'pipe', 'pipe'] });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));

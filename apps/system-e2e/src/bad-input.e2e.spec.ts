@@ -5,7 +5,7 @@
  */
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
-import { createOperator, registerAgent, SignedClient, SystemUnderTest, type BackofficeClient, type RegisteredAgent } from '@mp/shared-testing';
+import { createOperator, eventually, registerAgent, SignedClient, SystemUnderTest, type BackofficeClient, type RegisteredAgent } from '@mp/shared-testing';
 import { incomingPayment, newOrderId } from './fixtures';
 
 describe('bad input on POST /v2/payments/incoming', () => {
@@ -158,13 +158,12 @@ describe('bad input across the API (issue 17 item 6)', () => {
     const created = await merchant.post('/v2/payments/incoming', incomingPayment(fundingId, { amount: 10_000 }));
     expect((await fetch(`${created.body.redirect_url}/details`, { method: 'POST', redirect: 'manual' })).status).toBe(303);
     expect((await agent.client.request('POST', `/backoffice/v1/agent/orders/${merchant.credentials.merchantId}/${fundingId}/confirm`, {})).status).toBe(200);
-    const deadline = Date.now() + 20_000;
-    while (Date.now() < deadline) {
-      const balances = await merchant.get('/v2/merchant/balances');
-      if (balances.body.settlement.some((entry: { currency: string; available: number }) => entry.currency === 'RUB' && entry.available === 10_000)) return;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-    throw new Error('the funding pay-in was never credited');
+    await eventually(
+      async () => (await merchant.get('/v2/merchant/balances')).body.settlement,
+      (settlement: Array<{ currency: string; available: number }>) => settlement.some((entry) => entry.currency === 'RUB' && entry.available === 10_000),
+      'the funding pay-in credited',
+      20_000,
+    );
   });
   afterAll(async () => system?.stop());
 

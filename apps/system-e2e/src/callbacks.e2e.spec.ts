@@ -257,6 +257,7 @@ describe('callbacks', () => {
         [succeeded, 'payment.succeeded'], [failed, 'payment.failed'], [cancelled, 'payment.cancelled'], [expired, 'payment.expired'], [paidOut, 'payment.succeeded'], [payoutFailed, 'payment.failed'],
       ];
       await eventually(() => target.received.length, (count) => count >= expected.length, 'six callbacks', 60_000);
+      // A fixed window, not a condition: a seventh (duplicate) callback would arrive within it.
       await new Promise((resolve) => setTimeout(resolve, 1_000));
       const bodies = target.bodies();
       expect(bodies.map((body) => [body.data.order_id, body.type]).sort()).toEqual([...expected].sort());

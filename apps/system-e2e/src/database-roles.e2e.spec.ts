@@ -10,7 +10,7 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
-import { builtEntryPoint, createOperator, registerAgent, SystemUnderTest, workspaceRoot, type RegisteredAgent, type ServiceName, type SignedClient } from '@mp/shared-testing';
+import { builtEntryPoint, createOperator, eventually, registerAgent, SystemUnderTest, workspaceRoot, type RegisteredAgent, type ServiceName, type SignedClient } from '@mp/shared-testing';
 import { Client } from 'pg';
 import { incomingPayment, newOrderId } from './fixtures';
 
@@ -98,13 +98,7 @@ describe('services running as roles that cannot change their schema', () => {
     expect((await merchant.get(`/v2/payments/status/${orderId}`)).body).toMatchObject({ status: 'SUCCEEDED' });
 
     // 1500.50 RUB less the 2.5 % fee (37.51): the ledger consumed the order's events and wrote its postings as its own role.
-    const deadline = Date.now() + 20_000;
-    let available: number | undefined;
-    while (Date.now() < deadline && available !== 1462.99) {
-      const balances = await merchant.get('/v2/merchant/balances');
-      available = balances.body.settlement.find((entry: { currency: string }) => entry.currency === 'RUB')?.available;
-      if (available !== 1462.99) await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-    expect(available).toBe(1462.99);
+    const availableRub = async (): Promise<number | undefined> => (await merchant.get('/v2/merchant/balances')).body.settlement.find((entry: { currency: string }) => entry.currency === 'RUB')?.available;
+    expect(await eventually(availableRub, (available) => available === 1462.99, 'the RUB balance credited', 20_000)).toBe(1462.99);
   });
 });

@@ -166,6 +166,7 @@ describe('disputes', () => {
     expect(listed.body.data.find((dispute: { dispute_id: string }) => dispute.dispute_id === disputeId)).toEqual(accepted.body);
     // Settled once: a second review changes nothing, and the credit is not repeated.
     expect((await review('operator', disputeId, 'ACCEPTED')).status).toBe(200);
+    // A fixed window, not a condition: a repeated credit would arrive within it (nothing to wait for).
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(Math.round((await availableRub()) * 100)).toBe(Math.round(availableBefore * 100) + 93_000);
 
@@ -192,6 +193,7 @@ describe('disputes', () => {
     expect((await review('agent', opened.body.dispute_id, 'ACCEPTED')).status).toBe(200);
     const after = await eventuallyStatus(orderId, 'SUCCEEDED');
     expect(after).toMatchObject({ amount: confirmed.amount, fee: confirmed.fee });
+    // A fixed window, not a condition: a wrong credit would arrive within it (nothing to wait for).
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(await availableRub()).toBe(availableBefore);
   });

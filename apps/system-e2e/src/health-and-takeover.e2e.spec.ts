@@ -1,15 +1,15 @@
 /**
  * Goal: every service says whether it is alive and whether it is ready (and why not), and a
- * replica taking over from one that crashed (SIGKILL) or was stopped (SIGTERM) loses nothing
- * and duplicates nothing. Method: the real services, two replicas each of payments and ledger
- * under a steady stream of pay-ins (created, shown to the payer, confirmed by the agent); one of
- * each is killed, later one of each is stopped; every order must exist once, be credited once,
- * and the ledger audit must balance. The takeover is printed as the slowest create around the
- * event (a create waits while its command partition has no consumer); the precise figures come
- * from bench/takeover.mjs.
+ * replica taking over from one that was stopped (SIGTERM) loses nothing and duplicates nothing.
+ * Method: the real services, two replicas each of payments and ledger under a steady stream of
+ * pay-ins (created, shown to the payer, confirmed by the agent); one of each is stopped; every
+ * order must exist once, be credited once, and the ledger audit must balance. The takeover is
+ * printed as the slowest create around the stop (a create waits while its command partition has
+ * no consumer); the precise figures come from bench/takeover.mjs. A replica killed (SIGKILL)
+ * under load is the chaos run's proof, once per test run (docs/testing.md).
  */
 import { spawnSync } from 'node:child_process';
-import { BackofficeClient, builtEntryPoint, createOperator, registerAgent, SignedClient, SystemUnderTest, type RegisteredAgent } from '@mp/shared-testing';
+import { BackofficeClient, builtEntryPoint, createOperator, eventually, registerAgent, SignedClient, SystemUnderTest, type RegisteredAgent } from '@mp/shared-testing';
 import { incomingPayment, newOrderId } from './fixtures';
 
 const INSTANCES = ['gateway', 'payments', 'ledger', 'disputes', 'withdrawals', 'callbacks'] as const;
@@ -19,6 +19,7 @@ function feeFreeMethods() {
   return { entries: [{ method: 'bank_card', direction: 'incoming', ...common }] };
 }
 
+/** Paces the load and holds it running for a fixed time: windows, not conditions. */
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface PayIn {
@@ -113,33 +114,17 @@ describe('health, graceful shutdown and takeover', () => {
     expect(created.filter((row) => Number(row.created) !== 1)).toEqual([]);
     allPayIns.push(...payIns);
     const expectedMinor = allPayIns.reduce((sum, payIn) => sum + payIn.amount * 100, 0);
-    const deadline = Date.now() + 60_000;
-    let availableMinor = -1;
-    while (Date.now() < deadline) {
-      const response = await merchant.get('/v2/merchant/balances');
-      const rub = response.body.settlement?.find((entry: { currency: string }) => entry.currency === 'RUB');
-      availableMinor = Math.round((rub?.available ?? 0) * 100);
-      if (availableMinor >= expectedMinor) break;
-      await sleep(250);
-    }
+    const availableMinor = await eventually(
+      async () => Math.round(((await merchant.get('/v2/merchant/balances')).body.settlement?.find((entry: { currency: string }) => entry.currency === 'RUB')?.available ?? 0) * 100),
+      (available) => available >= expectedMinor,
+      'the pay-ins credited',
+      60_000,
+    );
     // Equal, not just reached: a pay-in credited twice would show as more.
     expect(availableMinor).toBe(expectedMinor);
     const audit = spawnSync(process.execPath, [builtEntryPoint('apps/ledger/src/audit.ts')], { env: { ...process.env, LEDGER_DATABASE_URL: system.databaseUrl('ledger') }, encoding: 'utf8' });
     expect({ status: audit.status, output: audit.stdout + audit.stderr }).toMatchObject({ status: 0 });
   }
-
-  it('loses and duplicates nothing when a payments and a ledger replica are killed (SIGKILL) under load', async () => {
-    const load = await secondReplicasUnderLoad();
-    const killedAt = Date.now();
-    await Promise.all([system.kill('payments-2'), system.kill('ledger-2')]);
-    await sleep(15_000);
-    const payIns = await load.stop();
-    const takeoverMs = slowestCreateAfter(payIns, killedAt, 10_000);
-    console.log(`[takeover] after SIGKILL: slowest create ${takeoverMs} ms (${payIns.length} pay-ins)`);
-    await expectEveryOrderOnceAndCreditedOnce(payIns);
-    // The issue's bound is 10 s; the margin absorbs a loaded test machine.
-    expect(takeoverMs).toBeLessThan(20_000);
-  });
 
   it('stops a replica cleanly on SIGTERM (exit 0) and loses and duplicates nothing under load', async () => {
     const load = await secondReplicasUnderLoad();

@@ -11,7 +11,7 @@ import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { SignedClient } from '@mp/shared-testing';
+import { eventually, SignedClient } from '@mp/shared-testing';
 import { incomingPayment, newOrderId } from './fixtures';
 
 const workspaceRoot = join(__dirname, '../../..');
@@ -68,13 +68,14 @@ class Launcher {
 
   /** The index of the first stdout line from `from` on that matches, waiting for it. */
   async waitForLine(pattern: RegExp, from = 0, timeoutMs = 240_000): Promise<number> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
+    const firstMatch = () => {
       const index = this.stdout.findIndex((line, position) => position >= from && pattern.test(line));
-      if (index >= 0) return index;
-      if (!this.running || Date.now() > deadline) throw new Error(`no line matching ${pattern} (${this.running ? 'timed out' : 'the launcher exited'}):\n${this.transcript()}`);
-      await sleep(200);
-    }
+      if (index < 0 && !this.running) throw new Error(`no line matching ${pattern} (the launcher exited):\n${this.transcript()}`);
+      return index;
+    };
+    return eventually(firstMatch, (index) => index >= 0, `a line matching ${pattern}`, timeoutMs).catch((error: Error) => {
+      throw this.running ? new Error(`${error.message}:\n${this.transcript()}`) : error;
+    });
   }
 
   transcript(): string {
@@ -182,7 +183,8 @@ describe('npm start: the local launcher', () => {
     expect(newPid).not.toBe(paymentsPid);
     expect(isAlive(newPid)).toBe(true);
 
-    // The merchant's retry, as the 503's Retry-After invites, until the restarted service answers.
+    // The merchant's retry, as the 503's Retry-After invites, until the restarted service answers:
+    // paced as a merchant would retry (a second apart), not polled.
     const deadline = Date.now() + 60_000;
     let retry = await merchant.post('/v2/payments/incoming', body);
     while (retry.status === 503 && Date.now() < deadline) {

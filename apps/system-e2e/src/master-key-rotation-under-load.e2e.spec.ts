@@ -16,7 +16,7 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
-import { BackofficeClient, builtEntryPoint, createOperator, registerAgent, SignedClient, SystemUnderTest, type InstanceName, type TestResponse } from '@mp/shared-testing';
+import { BackofficeClient, builtEntryPoint, createOperator, eventually, registerAgent, SignedClient, SystemUnderTest, type InstanceName, type TestResponse } from '@mp/shared-testing';
 import { incomingPayment, newOrderId } from './fixtures';
 import { RoundRobinProxy } from './round-robin-proxy';
 
@@ -71,8 +71,7 @@ describe('master-key rotation under load', () => {
     expect(funding.status).toBe(201);
     expect((await fetch(`${funding.body.redirect_url}/details`, { method: 'POST', redirect: 'manual' })).status).toBe(303);
     expect((await agent.request('POST', `/backoffice/v1/agent/orders/${merchant.credentials.merchantId}/${fundingId}/confirm`, {})).status).toBe(200);
-    const deadline = Date.now() + 30_000;
-    while ((await merchant.get('/v2/merchant/balances')).body.settlement?.[0]?.available !== 500_000 && Date.now() < deadline) await sleep(200);
+    await eventually(async () => (await merchant.get('/v2/merchant/balances')).body.settlement?.[0]?.available, (available) => available === 500_000, 'the funding credited');
   });
   afterAll(async () => {
     await system?.stop();

@@ -10,7 +10,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { BackofficeClient, builtEntryPoint, createOperator, registerAgent, SignedClient, SystemUnderTest, type RegisteredAgent } from '@mp/shared-testing';
+import { BackofficeClient, builtEntryPoint, createOperator, eventually, registerAgent, SignedClient, SystemUnderTest, type RegisteredAgent } from '@mp/shared-testing';
 import { incomingPayment, newOrderId } from './fixtures';
 
 const ACCOUNT_NUMBER = '40817810099910004312';
@@ -53,8 +53,7 @@ describe('master-key rotation on a running system', () => {
     // Funds for the payout: the payer reports the pay-in paid, the agent confirms, the ledger credits it.
     expect((await fetch(`${payIn.body.redirect_url}/details`, { method: 'POST', redirect: 'manual' })).status).toBe(303);
     expect((await agent.client.request('POST', `/backoffice/v1/agent/orders/${merchantId}/${payInId}/confirm`, {})).status).toBe(200);
-    const deadline = Date.now() + 30_000;
-    while ((await merchant.get('/v2/merchant/balances')).body.settlement?.[0]?.available !== 5000 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+    await eventually(async () => (await merchant.get('/v2/merchant/balances')).body.settlement?.[0]?.available, (available) => available === 5000, 'the pay-in credited');
     const payoutId = newOrderId('rot-payout');
     expect((await merchant.post('/v2/payments/outgoing', { ...incomingPayment(payoutId, { amount: 1000 }), method: 'bank_card', account_number: ACCOUNT_NUMBER })).status).toBe(201);
     const payoutPath = `/backoffice/v1/agent/orders/${merchantId}/${payoutId}`;

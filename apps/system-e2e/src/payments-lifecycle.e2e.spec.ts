@@ -6,7 +6,7 @@
  * payments service and Kafka, an operator and an agent created the way an operator would,
  * and the payments service's clock moved through its test-only endpoint.
  */
-import { BackofficeClient, createOperator, registerAgent, SignedClient, SystemUnderTest, TEST_MERCHANT_DEFAULT_CALLBACK_URL, type RegisteredAgent } from '@mp/shared-testing';
+import { BackofficeClient, createOperator, eventually, registerAgent, SignedClient, SystemUnderTest, TEST_MERCHANT_DEFAULT_CALLBACK_URL, type RegisteredAgent } from '@mp/shared-testing';
 import { incomingPayment, newOrderId } from './fixtures';
 
 describe('payment lifecycle', () => {
@@ -45,14 +45,7 @@ describe('payment lifecycle', () => {
   /** Waits for the ledger to show `startMinor + changeMinor` (minor units, so no float drift). */
   const eventuallyAvailable = async (startRub: number, changeMinor: number) => {
     const expected = (Math.round(startRub * 100) + changeMinor) / 100;
-    const deadline = Date.now() + 20_000;
-    let available: number | undefined;
-    while (Date.now() < deadline) {
-      available = await availableRub();
-      if (available === expected) return;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-    expect(available).toBe(expected);
+    await eventually(availableRub, (available) => available === expected, `${expected} RUB available`, 20_000);
   };
   const advanceClock = async (seconds: number) => {
     const response = await fetch(`${system.paymentsUrl}/internal/test/clock`, { method: 'POST', headers: { 'content-type': 'application/json', ...(await system.internalHeaders('payments', { as: 'test-harness' })) }, body: JSON.stringify({ advance_seconds: seconds }) });

@@ -8,7 +8,7 @@
  * balances are read through GET /v2/merchant/balances and polled while the ledger consumes.
  */
 import { payoutHoldId } from '@mp/contracts-payments';
-import { BackofficeClient, createOperator, registerAgent, SignedClient, SystemUnderTest, type RegisteredAgent } from '@mp/shared-testing';
+import { BackofficeClient, createOperator, eventually, registerAgent, SignedClient, SystemUnderTest, type RegisteredAgent } from '@mp/shared-testing';
 import { incomingPayment, newOrderId } from './fixtures';
 
 const ORPHAN_GRACE_MS = 3_000;
@@ -64,13 +64,7 @@ describe('payouts and balances', () => {
   }
 
   async function eventuallyBalance(merchant: SignedClient, expected: { available: number; frozen: number }): Promise<void> {
-    const deadline = Date.now() + 20_000;
-    let last = await balance(merchant);
-    while (Date.now() < deadline && (last.available !== expected.available || last.frozen !== expected.frozen)) {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      last = await balance(merchant);
-    }
-    expect(last).toEqual(expected);
+    await eventually(() => balance(merchant), (last) => last.available === expected.available && last.frozen === expected.frozen, `the balance ${JSON.stringify(expected)}`, 20_000);
   }
 
   const payout = (orderId: string, amount: number) => ({ ...incomingPayment(orderId, { amount }), method: 'bank_card', account_number: '4111 1111 1111 1111' });
@@ -256,6 +250,7 @@ describe('payouts and balances', () => {
     expect(await balance(merchant)).toEqual({ available: 600, frozen: 400 });
 
     await eventuallyBalance(merchant, { available: 900, frozen: 100 });
+    // A fixed window, not a condition: the orphan grace runs out within it, and the real hold must survive the sweep.
     await new Promise((resolve) => setTimeout(resolve, ORPHAN_GRACE_MS + 1_000));
     expect(await balance(merchant)).toEqual({ available: 900, frozen: 100 });
 

@@ -39,6 +39,7 @@ describe('rate limits and callback destinations', () => {
 
   const ordersIn = async (merchantId: string, orderIds: string[]) =>
     (await system.query<{ order_id: string }>('payments', 'SELECT order_id FROM payment_orders WHERE merchant_id = $1 AND order_id = ANY($2)', [merchantId, orderIds])).map((row) => row.order_id);
+  /** A fixed window, not a condition: the token buckets refill with time. */
   const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
   function expectRateLimited(response: TestResponse, burst: number): void {

@@ -13,7 +13,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
-import { BackofficeClient, createOperator, registerAgent, SignedClient, SystemUnderTest, type RegisteredAgent, type ServiceName } from '@mp/shared-testing';
+import { BackofficeClient, createOperator, eventually, registerAgent, SignedClient, SystemUnderTest, type RegisteredAgent, type ServiceName } from '@mp/shared-testing';
 import { incomingPayment, newOrderId } from './fixtures';
 
 const ACCOUNT_NUMBER = '40817810099910004312';
@@ -141,13 +141,8 @@ describe('secrets at rest and in transit', () => {
     expect((await merchant.post(`/v2/payments/${cancelledId}/cancel`, {})).body).toMatchObject({ status: 'CANCELLED', account_number: '•••• 1234' });
 
     // The ledger has consumed everything: 5000 in, 1000 out, the cancelled hold of 100 returned.
-    const deadline = Date.now() + 30_000;
-    let balances = await merchant.get('/v2/merchant/balances');
-    while (JSON.stringify(balances.body.settlement) !== JSON.stringify([{ currency: 'RUB', available: 4000, frozen: 0 }]) && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      balances = await merchant.get('/v2/merchant/balances');
-    }
-    expect(balances.body.settlement).toEqual([{ currency: 'RUB', available: 4000, frozen: 0 }]);
+    const settled = [{ currency: 'RUB', available: 4000, frozen: 0 }];
+    await eventually(async () => (await merchant.get('/v2/merchant/balances')).body.settlement, (settlement) => JSON.stringify(settlement) === JSON.stringify(settled), 'the RUB balance settled');
 
     const secrets = [ACCOUNT_NUMBER, CANCELLED_ACCOUNT_NUMBER, token];
     for (const service of SERVICES) {

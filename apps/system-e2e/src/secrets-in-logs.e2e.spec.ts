@@ -59,6 +59,7 @@ describe('secrets in service logs', () => {
     expect((await fetch(`${redirectUrl}/details`, { method: 'POST', redirect: 'manual' })).status).toBe(503);
     expect((await agent.client.request('POST', `/backoffice/v1/agent/orders/${merchantId}/${payoutId}/account-number`)).status).toBe(503);
     await system.startService('payments');
+    // A fixed window, not a condition: the restarted service's start-up lines reach its log, which is scanned below.
     await new Promise((resolve) => setTimeout(resolve, 500));
 
     const secrets: Record<string, string> = {

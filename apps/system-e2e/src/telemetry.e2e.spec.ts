@@ -43,9 +43,10 @@ describe('one correlation id across the services', () => {
     await eventually(() => ['gateway', 'payments', 'ledger', 'callbacks'].every((service) => servicesMentioning(confirmation).includes(service as InstanceName)));
     expect(servicesMentioning(confirmation)).toEqual(expect.arrayContaining(['gateway', 'payments', 'ledger', 'callbacks']));
     expect(servicesMentioning(creation)).toEqual(expect.arrayContaining(['gateway', 'payments']));
-    // The gateway's access line for the request carries the same id as its request id.
-    const gatewayLog = system.serviceLogs().get(`${system.runId}-gateway.log`) ?? '';
-    expect(gatewayLog.split('\n').some((line) => line.includes('request completed') && line.includes(`request_id=${confirmation}`) && line.includes('status_code=200'))).toBe(true);
+    // The gateway's access line for the request carries the same id as its request id (written
+    // once the answer is sent, so it may reach the log after the other services' lines).
+    const accessLine = () => (system.serviceLogs().get(`${system.runId}-gateway.log`) ?? '').split('\n').some((line) => line.includes('request completed') && line.includes(`request_id=${confirmation}`) && line.includes('status_code=200'));
+    expect(await eventually(accessLine, Boolean, 'the access line of the confirmation', 10_000)).toBe(true);
   });
 });
 

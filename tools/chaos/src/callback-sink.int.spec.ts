@@ -7,6 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
+import { eventually } from '@mp/shared-testing';
 import { CallbackSink, callbackSinkFaults, type CallbackSinkFault, type SinkMerchant } from './callback-sink';
 
 jest.setTimeout(30_000);
@@ -81,7 +82,8 @@ describe('CallbackSink modes', () => {
     expect(await deliver(url, 'msg_patient')).toBe(200);
     expect(performance.now() - startedAt).toBeGreaterThanOrEqual(600 - 5);
     await expect(deliver(url, 'msg_impatient', { timeoutMs: 150 })).rejects.toThrow(/aborted|timeout/i);
-    await new Promise((resolve) => setTimeout(resolve, 700));
+    // Recorded when the sink's late answer finds the sender gone.
+    await eventually(() => sink.deliveries.get('msg_impatient')?.attempts[0]?.abandoned, Boolean, 'the abandoned attempt recorded', 5_000);
     expect(sink.deliveries.get('msg_impatient')).toMatchObject({ acknowledged: false, attempts: [{ abandoned: true }] });
     expect(sink.acknowledgedIds()).toEqual(['msg_patient']);
   });

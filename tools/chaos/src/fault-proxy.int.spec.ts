@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Kafka, logLevel, type Consumer, type Producer } from 'kafkajs';
 import { Client } from 'pg';
-import { workspaceRoot } from '@mp/shared-testing';
+import { eventually, workspaceRoot } from '@mp/shared-testing';
 import { FaultProxy } from './fault-proxy';
 
 jest.setTimeout(120_000);
@@ -189,7 +189,7 @@ describe('FaultProxy in front of Kafka, with the broker advertising the proxy (k
     await producer.send({ topic, messages: [{ value: 'before the drop' }] });
     // Counted once the consumer has fetched through the proxy: right after send() its own
     // connections may still be opening (a CI run on a busy machine counted only the producer's).
-    await until(() => received.length >= 1, 30_000);
+    await eventually(() => received.length >= 1, Boolean, 'the first message received', 30_000);
     expect(proxy.openConnections).toBeGreaterThanOrEqual(2);
 
     const dropped = proxy.dropConnections();
@@ -201,13 +201,8 @@ describe('FaultProxy in front of Kafka, with the broker advertising the proxy (k
     proxy.setMode({ kind: 'pass-through' });
     expect(slowSend.ms).toBeGreaterThanOrEqual(1_000 - 5); // A produce request and its answer, each delayed.
 
-    await until(() => received.length >= 3, 30_000);
+    await eventually(() => received.length >= 3, Boolean, 'three messages received', 30_000);
     expect(received).toEqual(['before the drop', 'after the drop', 'with latency']);
     expect(proxy.stats().accepted).toBeGreaterThan(dropped);
   });
 });
-
-async function until(condition: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-}

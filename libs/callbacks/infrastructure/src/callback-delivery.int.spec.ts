@@ -13,6 +13,7 @@ describe('callback delivery', () => {
   const receiver = receivers.start;
   const deliveriesOf = async (merchantId: string, orderId: string): Promise<CallbackDeliveryView[]> =>
     (await service.request('GET', `/internal/deliveries?merchant_id=${merchantId}&order_id=${orderId}`)).body.data;
+  /** A fixed window, not a condition: a callback that must not be sent (a duplicate, one too early) would be sent within it. */
   const settle = (ms = 600) => new Promise((resolve) => setTimeout(resolve, ms));
 
   beforeAll(async () => {

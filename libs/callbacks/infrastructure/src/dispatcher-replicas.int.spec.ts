@@ -51,6 +51,7 @@ describe('several dispatcher replicas', () => {
       'every delivery succeeded',
       30_000,
     );
+    // A fixed window, not a condition: a second replica's duplicate request would arrive within it.
     await new Promise((resolve) => setTimeout(resolve, 500));
     const requestsPerId = new Map<string, number>();
     for (const callback of receiver.received) requestsPerId.set(String(callback.headers['webhook-id']), (requestsPerId.get(String(callback.headers['webhook-id'])) ?? 0) + 1);

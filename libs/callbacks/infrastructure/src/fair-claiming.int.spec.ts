@@ -99,6 +99,7 @@ describe('fair claiming and the circuit breaker per origin', () => {
       'the circuit open',
       20_000,
     );
+    // A fixed window, not a condition: attempts the open circuit must hold back would be made within it.
     await new Promise((resolve) => setTimeout(resolve, 300));
     const attemptsWhileOpen = await service.query<{ delivery_id: string }>(
       `SELECT a.delivery_id FROM callback_attempts a JOIN callback_deliveries d USING (delivery_id) WHERE d.merchant_id = $1`,

@@ -26,7 +26,7 @@ import { HealthModule } from '@mp/shared-health';
 import { createEnvelope, KafkaMessageBroker, MessagingModule, type MessageEnvelope } from '@mp/shared-messaging';
 import { Client } from 'pg';
 import { CALLBACKS_INTERNAL_ACCESS, CALLBACKS_MIGRATIONS, CallbacksModule, connectCallbackConsumers, type CallbacksSettings, type Lookup } from '@mp/callbacks-infrastructure';
-import { CallbackReceiver, workspaceRoot, type CallbackReceiverOptions } from '@mp/shared-testing';
+import { CallbackReceiver, eventually, workspaceRoot, type CallbackReceiverOptions } from '@mp/shared-testing';
 
 /** The service keys of every dispatcher this process starts and of the fake gateway and the tests that call it. */
 export const TEST_SERVICE_KEYS = new ServiceKeyring();
@@ -294,16 +294,15 @@ export class CallbacksTestService {
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     this.child = { process: child, exited, output };
     this.url = `http://127.0.0.1:${listenPort}`;
-    const deadline = Date.now() + 90_000;
     let exitCode: number | null | 'running' = 'running';
     void exited.then((code) => (exitCode = code));
-    for (;;) {
+    const healthy = async () => {
       if (exitCode !== 'running') throw new Error(`the dispatcher exited with ${exitCode}:\n${output.slice(-30).join('\n')}`);
-      const healthy = await fetch(`${this.url}/health`, { signal: AbortSignal.timeout(1_000) }).then((response) => response.ok, () => false);
-      if (healthy) return;
-      if (Date.now() > deadline) throw new Error(`the dispatcher did not start:\n${output.slice(-30).join('\n')}`);
-      await sleep(200);
-    }
+      return fetch(`${this.url}/health`, { signal: AbortSignal.timeout(1_000) }).then((response) => response.ok, () => false);
+    };
+    await eventually(healthy, Boolean, 'the dispatcher healthy', 90_000).catch((error: Error) => {
+      throw exitCode === 'running' ? new Error(`the dispatcher did not start:\n${output.slice(-30).join('\n')}`) : error;
+    });
   }
 
   /** SIGKILL: no shutdown hooks, leases left behind. */
@@ -359,7 +358,6 @@ export class CallbacksTestService {
 
 export const newOrderId = (label: string) => `${label}-${randomUUID().slice(0, 8)}`;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function freeLocalPort(): Promise<number> {
   return new Promise((resolve) => {

@@ -112,6 +112,7 @@ describe('ledger: conversions and withdrawal holds', () => {
 
   it('releases a withdrawal hold whose withdrawal never came to exist, asking the withdrawals service', async () => {
     expect((await placeWithdrawalHold('W-GONE', '10000000', '0')).status).toBe(201);
+    // A fixed window, not a condition: the sweeper's 1 s grace runs out (it reads the clock).
     await new Promise((resolve) => setTimeout(resolve, 1_200));
     const payments = new ScriptedDirectory({});
     const withdrawals = new ScriptedDirectory({ 'W-GONE': false });

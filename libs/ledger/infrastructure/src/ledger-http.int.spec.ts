@@ -7,6 +7,7 @@
  * 4180 CSV of a period. Method: the real ledger service on real PostgreSQL and Kafka.
  */
 import { LedgerTestService, newMerchantId, paymentOrderEvent } from '@mp/ledger-testing';
+import { eventually } from '@mp/shared-testing';
 
 /** A small RFC 4180 reader, to check the export round-trips. */
 function parseCsv(text: string): string[][] {
@@ -57,7 +58,8 @@ describe('ledger internal HTTP API', () => {
   });
 
   it('answers health and an empty ledger', async () => {
-    expect((await ledger.request('GET', '/health')).status).toBe(200);
+    // Healthy once the fresh broker has elected its partitions' leaders (a 503 until then).
+    await eventually(async () => (await ledger.request('GET', '/health')).status, (status) => status === 200, 'the ledger healthy');
     expect(await ledger.balances(newMerchantId('nobody'))).toEqual({ settlement: [], deposit: [] });
   });
 

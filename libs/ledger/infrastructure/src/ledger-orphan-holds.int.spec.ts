@@ -6,11 +6,12 @@
  * ledger service on real PostgreSQL and Kafka; the payments service's answer is the one thing
  * given by the test (the e2e suite runs the same sweep against the real payments service).
  */
+import { eventually } from '@mp/shared-testing';
 import type { PaymentOrderDirectory } from './holds/payment-order-directory.port';
 import { LedgerTestService, newMerchantId, paymentOrderEvent } from '@mp/ledger-testing';
-import { eventually } from '@mp/shared-testing';
 
 const GRACE_MS = 1_000;
+/** Lets the grace window run (a fixed time, not a condition: the sweeper reads the clock). */
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Answers for the orders it was told about; counts the questions. */

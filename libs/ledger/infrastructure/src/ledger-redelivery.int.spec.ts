@@ -12,6 +12,7 @@
 import { createEnvelope, deadLetterTopicOf, KafkaMessageBroker, type MessageEnvelope } from '@mp/shared-messaging';
 import { PAYMENT_ORDER_DISPUTE_EVENT_SCHEMA_VERSION, PAYMENT_ORDER_DISPUTE_EVENT_TYPES, PAYMENTS_TOPICS } from '@mp/contracts-payments';
 import { LedgerTestService, newMerchantId, paymentOrderEvent, type OrderFacts, type PaymentEventType } from '@mp/ledger-testing';
+import { eventually } from '@mp/shared-testing';
 
 /** The original, a redelivery (same id) and a copy with a new id, in that order. */
 function threeTimes(type: PaymentEventType, order: OrderFacts): { envelopes: MessageEnvelope[]; ids: string[] } {
@@ -113,8 +114,7 @@ describe('ledger: redelivered payment-order events', () => {
       await ledger.publish([credited, conflicting, holdless, malformed, disputeOutcomeApplied, after]);
       await ledger.eventuallyConsumed([credited.id, after.id]);
 
-      const deadline = Date.now() + 20_000;
-      while (dlq.length < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+      await eventually(() => dlq.length >= 3, Boolean, 'three dead letters', 20_000);
       expect(dlq.map((envelope) => envelope.id).sort()).toEqual([conflicting.id, holdless.id, malformed.id].sort());
       await ledger.eventuallyBalances(merchantId, { settlement: [{ currency: 'RUB', available: '100.00', frozen: '0.00' }], deposit: [] }, 1);
       expect((await ledger.audit()).discrepancies).toEqual([]);

@@ -1,7 +1,6 @@
 import 'reflect-metadata';
 import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Module, type DynamicModule } from '@nestjs/common';
@@ -34,7 +33,7 @@ import {
   type LedgerSettings,
   type PaymentOrderDirectory,
 } from '@mp/ledger-infrastructure';
-import { workspaceRoot } from '@mp/shared-testing';
+import { eventually, sourceEntryPoint, workspaceRoot } from '@mp/shared-testing';
 import { DataSource } from 'typeorm';
 
 
@@ -259,34 +258,25 @@ export class LedgerTestService {
 
   /** Polls the balances until they match, or fails with the last ones seen. */
   async eventuallyBalances(merchantId: string, expected: BalancesView, timeoutMs = 20_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    let last = await this.balances(merchantId);
-    while (JSON.stringify(last) !== JSON.stringify(expected) && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      last = await this.balances(merchantId);
-    }
+    // On a timeout, the balances read once more, for jest's diff against the expected ones.
+    const last = await eventually(() => this.balances(merchantId), (balances) => JSON.stringify(balances) === JSON.stringify(expected), `the balances of ${merchantId}`, timeoutMs).catch(() => this.balances(merchantId));
     expect(last).toEqual(expected);
   }
 
   /** Waits until the consumer's inbox has claimed every one of these envelope ids. */
   async eventuallyConsumed(envelopeIds: string[], timeoutMs = 20_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const [{ claimed }] = await this.query<{ claimed: number }>(`SELECT count(*)::int AS claimed FROM inbox WHERE consumer = 'ledger.payment-events' AND message_id = ANY($1::uuid[])`, [envelopeIds]);
-      if (claimed === new Set(envelopeIds).size) return;
-      if (Date.now() > deadline) throw new Error(`only ${claimed} of ${envelopeIds.length} events consumed`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    const claimed = async () => (await this.query<{ claimed: number }>(`SELECT count(*)::int AS claimed FROM inbox WHERE consumer = 'ledger.payment-events' AND message_id = ANY($1::uuid[])`, [envelopeIds]))[0].claimed;
+    await eventually(claimed, (count) => count === new Set(envelopeIds).size, `${envelopeIds.length} events consumed (claimed so far)`, timeoutMs);
   }
 
   audit(): Promise<LedgerAuditReport> {
     return this.withClient((client) => auditLedger(client));
   }
 
-  /** The real auditor command, as an operator runs it (npm run ledger:audit), from its build (dist/, built before the tests). */
+  /** The real auditor command, as an operator runs it (npm run ledger:audit), from its source: the integration tier builds nothing. */
   runAuditCommand(): Promise<{ code: number | null; stdout: string; stderr: string }> {
     return new Promise((resolve) => {
-      const child = spawn(process.execPath, [join(workspaceRoot, 'dist/apps/ledger/src/audit.js')], {
+      const child = spawn(process.execPath, sourceEntryPoint('apps/ledger/src/audit.ts'), {
         cwd: workspaceRoot,
         env: { PATH: process.env['PATH'] ?? '', LEDGER_DATABASE_URL: this.databaseUrl },
         stdio: ['ignore', 'pipe', 'pipe'],

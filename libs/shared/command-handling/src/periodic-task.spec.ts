@@ -30,6 +30,7 @@ describe('PeriodicTask', () => {
     }, (error) => errors.push(error));
     task.start(10);
     // Stop while the second run (after the failed first) is in progress.
+    // Polled every 5 ms, not with eventually's 50: the second run lasts 50 ms, and the stop must land inside it.
     while (calls < 2) await new Promise((resolve) => setTimeout(resolve, 5));
     await task.stop();
     expect(errors.map(String)).toEqual(['Error: database down']);

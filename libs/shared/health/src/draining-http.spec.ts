@@ -16,6 +16,7 @@ async function requestFinishedWhileClosing(server: FastifyInstance): Promise<str
   server.get('/close-now', async () => {
     closing = server.close();
     closeStarted();
+    // Held open for a fixed time, not a condition: the late request arrives while the server closes.
     await new Promise((resolve) => setTimeout(resolve, 200));
     return { closing: true };
   });

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'node:tls';
 import { ConfigError, ConfigReader, internalTlsOptions, readInternalTlsConfig, type InternalTls } from '@mp/shared-util-config';
+import { eventually } from '@mp/shared-testing';
 import { reloadInternalTlsWhenRenewed } from './internal-listener-tls';
 
 const workspaceRoot = join(__dirname, '../../../..');
@@ -81,15 +82,7 @@ describe('internal listener TLS', () => {
       await new Promise((resolve) => server.close(resolve));
     });
     const port = () => (server.address() as { port: number }).port;
-    const eventuallyServed = async (commonName: string) => {
-      const deadline = Date.now() + 5_000;
-      let served = await servedCommonName(port(), stores.caFile);
-      while (served !== commonName && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 25));
-        served = await servedCommonName(port(), stores.caFile);
-      }
-      return served;
-    };
+    const eventuallyServed = (commonName: string) => eventually(() => servedCommonName(port(), stores.caFile), (served) => served === commonName, `${commonName} served`, 5_000);
 
     it('is served to new connections without a restart', async () => {
       expect(await servedCommonName(port(), stores.caFile)).toBe('first');
@@ -101,9 +94,7 @@ describe('internal listener TLS', () => {
 
     it('keeps the current certificate when the new files cannot be opened', async () => {
       writeFileSync(live.keystorePasswordFile, 'not-the-password\n');
-      const deadline = Date.now() + 5_000;
-      while (!logged.some((line) => line.includes('kept its certificate')) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
-      expect(logged.some((line) => line.includes('kept its certificate'))).toBe(true);
+      await eventually(() => logged.some((line) => line.includes('kept its certificate')), Boolean, 'the certificate kept', 5_000);
       expect(await servedCommonName(port(), stores.caFile)).toBe('second');
     });
   });

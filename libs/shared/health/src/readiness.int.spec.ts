@@ -18,12 +18,12 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { Client } from 'pg';
 import { createEnvelope, MESSAGE_BROKER, MessagingModule, type MessageBroker } from '@mp/shared-messaging';
 import { serviceDatabaseOptions } from '@mp/shared-data-access-postgres';
+import { eventually } from '@mp/shared-testing';
 import { HealthModule } from './health.module';
 
 jest.setTimeout(180_000);
 
 const workspaceRoot = join(__dirname, '../../../..');
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A private broker (deploy/local/infra.mjs, test mode) in a child process, so the test can freeze it. */
 async function startPrivateBroker(): Promise<{ brokers: string; pid: number; stop: () => Promise<void> }> {
@@ -108,14 +108,8 @@ async function probe(url: string, path: string): Promise<{ status: number; body:
 }
 
 /** Polls readiness until it has the expected status (a pool or a client notices an outage after a moment). */
-async function eventuallyReady(url: string, status: number): Promise<{ status: number; body: any }> {
-  const deadline = Date.now() + 60_000;
-  let last = await probe(url, '/health/ready');
-  while (last.status !== status && Date.now() < deadline) {
-    await sleep(500);
-    last = await probe(url, '/health/ready');
-  }
-  return last;
+function eventuallyReady(url: string, status: number): Promise<{ status: number; body: any }> {
+  return eventually(() => probe(url, '/health/ready'), (last) => last.status === status, `readiness ${status}`, 60_000);
 }
 
 describe('readiness probe', () => {

@@ -130,6 +130,7 @@ describe('messaging foundation on real Postgres and Kafka', () => {
       ).rejects.toThrow('business failure');
 
       // What the metrics report (docs/operations/metrics.md): the backlog before the relay runs...
+      // A fixed window, not a condition: the backlog's oldest row gets at least a second old.
       await new Promise((resolve) => setTimeout(resolve, 1_100));
       const waiting = await readOutboxBacklog(dataSource.manager);
       expect(waiting.unpublished).toBe(3);
@@ -140,6 +141,7 @@ describe('messaging foundation on real Postgres and Kafka', () => {
       await relay.start();
       try {
         await eventually(() => (received.length >= 3 ? received : undefined));
+        // A fixed window, not a condition: a fourth (rolled back) message would arrive within it.
         await new Promise((resolve) => setTimeout(resolve, 500));
         expect(received.map((envelope) => envelope.data)).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
         // ...and none after.
@@ -207,6 +209,7 @@ describe('messaging foundation on real Postgres and Kafka', () => {
       subscription = await subscribe();
       try {
         await eventually(() => (batches.length >= 2 ? batches : undefined));
+        // A fixed window, not a condition: a third batch (a redelivery) would arrive within it.
         await new Promise((resolve) => setTimeout(resolve, 300));
         expect(batches[1]).toEqual([{ n: 7 }, { n: 8 }, { n: 9 }]);
         expect(batches).toHaveLength(2);
@@ -384,10 +387,7 @@ describe('messaging foundation on real Postgres and Kafka', () => {
       await subscription.ready;
       const broken = [event('a', { kind: 'needs-fix-1' }), event('b', { kind: 'needs-fix-2' })];
       await broker.publish([...broken.map((envelope, index) => ({ topic, key: `k${index}`, envelope })), { topic, key: 'k9', envelope: event('c', { kind: 'fine' }) }]);
-      const letters = await eventually(async () => {
-        const listed = await queue.listDeadLetters(topic);
-        return listed.length === 2 ? listed : undefined;
-      });
+      const letters = await eventually(() => queue.listDeadLetters(topic), (listed) => listed.length === 2, 'two dead letters');
       expect(letters.map((letter) => letter.messageId).sort()).toEqual(broken.map((envelope) => envelope.id).sort());
       expect(letters[0]).toMatchObject({ sourceTopic: topic, attempts: 2, messageType: 'ThingHappened', error: expect.stringMatching(/^Error: handler bug on needs-fix-\d$/) });
       expect(processed).toEqual(['fine']);
@@ -431,6 +431,7 @@ describe('messaging foundation on real Postgres and Kafka', () => {
         ['1', expect.stringContaining('message-type header says "RequestWithdrawal" but its envelope is "ThingHappened"')],
       ]);
       await eventually(() => (arrived.length === 1 ? true : undefined));
+      // A fixed window, not a condition: a refused message replayed by mistake would arrive within it.
       await new Promise((resolve) => setTimeout(resolve, 500));
       expect(arrived).toEqual([`${topic}:ThingHappened`]);
       await watcher.stop();

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 
 /**
- * Builds the services (ensureBuilt) and provides the real Kafka broker and PostgreSQL server to integration tests. When the test
+ * Builds the services when a tier needs them (ensureBuilt) and provides the real Kafka broker and PostgreSQL server to integration tests. When the test
  * runner (or an operator) already set KAFKA_BROKERS and TEST_PG_ADMIN_URL, those are used;
  * otherwise the project's own launcher starts a fresh pair, stopped in global teardown.
  */
@@ -24,11 +24,12 @@ function importModule<T>(workspacePath: string): Promise<T> {
 }
 
 /**
- * Tests run the services and tools from dist/. The test command builds once before jest and
- * says so in MP_BUILT; jest run directly builds here (a no-op when nothing changed).
+ * End-to-end tests run the services and tools from dist/. The test command builds once before
+ * jest and says so in MP_BUILT; jest run directly builds here (a no-op when nothing changed).
+ * The integration tier (MP_TEST_TIER=int) runs no built code: it does not build.
  */
 async function ensureBuilt(): Promise<void> {
-  if (process.env['MP_BUILT'] === '1') return;
+  if (process.env['MP_BUILT'] === '1' || process.env['MP_TEST_TIER'] === 'int') return;
   const { build } = await importModule<{ build: (options: { logFile: string }) => Promise<unknown> }>('tools/build-workspace.mjs');
   await build({ logFile: join(__dirname, '../../../../.local/build.log') });
   process.env['MP_BUILT'] = '1';

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { ServiceKeyring, type ServiceActor } from '@mp/shared-service-auth';
 import { Client } from 'pg';
 import { Agent, fetch as undiciFetch } from 'undici';
+import { eventually } from './eventually';
 import { SignedClient, type MerchantCredentialsForTest } from './signed-client';
 import { workspaceRoot } from './workspace-root';
 
@@ -372,20 +373,16 @@ export class SystemUnderTest {
 
   private async waitUntilHealthy(service: InstanceName, running: RunningService): Promise<void> {
     const url = `${this.urlOf(service)}${serviceDefinition(service).healthPath}`;
-    const deadline = Date.now() + 90_000;
     let exitCode: number | null | 'running' = 'running';
     void running.exited.then((code) => (exitCode = code));
-    while (Date.now() < deadline) {
+    const healthy = async () => {
       if (exitCode !== 'running') throw new Error(`${service} exited with ${exitCode} while starting:\n${running.output.slice(-40).join('\n')}`);
-      try {
-        const response = await this.fetchInternal(url, { signal: AbortSignal.timeout(1_000) });
-        if (response.ok) return;
-      } catch {
-        // not listening yet
-      }
-      await sleep(200);
-    }
-    throw new Error(`${service} did not become healthy within 90 s:\n${running.output.slice(-40).join('\n')}`);
+      // Not listening yet: a refused connection.
+      return this.fetchInternal(url, { signal: AbortSignal.timeout(1_000) }).then((response) => response.ok, () => false);
+    };
+    await eventually(healthy, Boolean, `${service} healthy`, 90_000).catch((error: Error) => {
+      throw exitCode === 'running' ? new Error(`${service} did not become healthy within 90 s:\n${running.output.slice(-40).join('\n')}`) : error;
+    });
   }
 }
 
@@ -408,13 +405,20 @@ export function builtEntryPoint(source: string): string {
   return join(workspaceRoot, 'dist', source.replace(/\.ts$/, '.js'));
 }
 
+/**
+ * Node's arguments that run an entry point from its TypeScript source (ts-node with SWC, the
+ * workspace's path aliases; as `npm run config:docs` runs its script): for the integration tier,
+ * which builds nothing. Slower to start than builtEntryPoint; for commands, not services.
+ */
+export function sourceEntryPoint(source: string): string[] {
+  return ['-r', 'ts-node/register', '-r', 'tsconfig-paths/register', join(workspaceRoot, source)];
+}
+
 function requiredEnv(name: string): string {
   const value = process.env[name];
   if (!value) throw new Error(`${name} is not set: run the tests through the test command (npm test) or jest with the global setup`);
   return value;
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function withTimeout<T>(promise: Promise<T>, timeoutMs: number, message: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;

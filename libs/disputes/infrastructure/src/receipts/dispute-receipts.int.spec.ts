@@ -76,6 +76,7 @@ describe('dispute receipts on real Postgres', () => {
     await runner.startTransaction();
     expect(await claimDisputeReceipt(runner.manager, 'mch_2', held.receiptId)).toMatchObject({ receiptId: held.receiptId });
     const sweep = deleteOrphanReceipts(manager, 3_600_000, 100);
+    // A fixed window, not a condition: the sweep gets to the held row's lock before the attach commits.
     await new Promise((resolve) => setTimeout(resolve, 200));
     await attachDisputeReceipt(runner.manager, 'mch_2', held.receiptId, 'dsp_000000000000000000000003');
     await runner.commitTransaction();

@@ -47,6 +47,7 @@ describe('CallbackDestinationPolicy allow-list cache', () => {
     await policy.assertAcceptable('mer_1', 'https://shop.example/cb', 'callback_url');
     lists.set('mer_1', ['hooks.example']);
     expect(await refusal(policy.assertAcceptable('mer_1', 'https://shop.example/cb', 'callback_url'))).toBeNull();
+    // A fixed window, not a condition: the 50 ms TTL runs out.
     await new Promise((resolve) => setTimeout(resolve, 80));
     expect(await refusal(policy.assertAcceptable('mer_1', 'https://shop.example/cb', 'callback_url'))).toBe('VALIDATION_ERROR');
   });

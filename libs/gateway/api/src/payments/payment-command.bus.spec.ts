@@ -37,6 +37,7 @@ describe('PaymentCommandBus while the broker is down', () => {
       expect(Date.now() - startedAt).toBeLessThan(1_000);
       // The producer gives up later: that failure must not end the process either.
       failPublish(new Error('KafkaJSNumberOfRetriesExceeded'));
+      // A fixed window, not a condition: an unhandled rejection would be reported within it.
       await new Promise((resolve) => setTimeout(resolve, 50));
       expect(unhandled).toEqual([]);
     } finally {

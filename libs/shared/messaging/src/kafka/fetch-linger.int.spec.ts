@@ -14,6 +14,7 @@ import { KafkaMessageBroker } from './kafka-message-broker';
 
 const runId = `r${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
 const brokers = (process.env['KAFKA_BROKERS'] ?? '').split(',');
+/** Spaces the messages and idles the consumer: fixed times, not conditions (what is measured is the linger). */
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('fetch linger, on a real Kafka broker', () => {

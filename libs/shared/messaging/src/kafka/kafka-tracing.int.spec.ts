@@ -68,7 +68,7 @@ describe('trace context and correlation id across Kafka', () => {
       await broker.publish([{ topic: 'things', key: 'thing:1', envelope: made }]);
       return { envelope: made, producer: currentTelemetryContext()?.span?.spanContext() };
     });
-    const consumer = await eventually(() => consumerSpanOf(envelope.id));
+    const consumer = await eventually(() => consumerSpanOf(envelope.id), (span) => span !== undefined, 'the consumer span');
     expect(producer?.traceId).toMatch(/^[0-9a-f]{32}$/);
     expect(consumer.spanContext().traceId).toBe(producer?.traceId);
     expect(consumer.parentSpanContext?.spanId).toBe(producer?.spanId);
@@ -87,7 +87,7 @@ describe('trace context and correlation id across Kafka', () => {
     const relay = new OutboxRelay(dataSource, broker, { connectionString: '', batchSize: 10, pollIntervalMs: 1_000, log: () => undefined });
     expect(currentTelemetryContext()).toBeUndefined();
     await relay.relayBatch();
-    const consumer = await eventually(() => consumerSpanOf(envelope.id));
+    const consumer = await eventually(() => consumerSpanOf(envelope.id), (span) => span !== undefined, 'the consumer span');
     expect(consumer.spanContext().traceId).toBe(producer?.traceId);
     expect(handled.get(envelope.id)?.correlationId).toBe('req_outbox');
   });

@@ -5,7 +5,7 @@
  * a positional, `--cpu-prof` with or without a directory are covered by their commands' use).
  * Method: each command is run as an operator runs it, with a flag it does not know, and with
  * no infrastructure in the environment, so nothing can start by mistake.
- * The TypeScript commands run from dist/ (npm test builds it).
+ * The TypeScript commands run from dist/, which is why this is an end-to-end file (the e2e tier builds it).
  */
 import { spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';

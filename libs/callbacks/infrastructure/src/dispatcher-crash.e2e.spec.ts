@@ -4,7 +4,8 @@ import { CallbackReceiver, eventually } from '@mp/shared-testing';
 /**
  * apps/callback-dispatcher as a real process, SIGKILLed while callbacks are in flight (the
  * receiver holds each request 1.5 s): after a restart every event is still delivered, and
- * duplicates (attempts whose answer the killed process never recorded) are counted.
+ * duplicates (attempts whose answer the killed process never recorded) are counted. An end-to-end
+ * file: the process runs from dist/, which the integration tier does not build.
  */
 describe('dispatcher killed in the middle of deliveries', () => {
   let service: CallbacksTestService;
