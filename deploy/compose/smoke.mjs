@@ -235,7 +235,9 @@ async function healthyMeansReady(stack) {
   for (const service of catalogServices) {
     for (const id of await stack.containers(service.name)) {
       const health = inspect(id, '{{if .State.Health}}{{.State.Health.Status}}{{end}}');
-      const probe = `fetch('http://127.0.0.1:${service.devPort}${service.health.ready}', { signal: AbortSignal.timeout(5000) }).then((r) => console.log(r.status), (e) => console.log('error ' + e.message))`;
+      // As the image's health check dials it: every port but the gateway's public one is an internal listener, HTTPS here.
+      const scheme = service.name === 'gateway' ? 'http' : 'https';
+      const probe = `fetch('${scheme}://127.0.0.1:${service.devPort}${service.health.ready}', { signal: AbortSignal.timeout(5000) }).then((r) => console.log(r.status), (e) => console.log('error ' + e.message))`;
       const status = (await run('docker', ['exec', id, 'node', '-e', probe], { quiet: true, allowFailure: true })).output.trim();
       answers.push(`${service.name} ${id.slice(0, 12)} ${health}: ${status}`);
       // The compose conventions reached the engine (1.29 and v2 both): read-only root, no capabilities, a memory limit.
