@@ -9,7 +9,7 @@
  * step, and a create through every replica still gets its reply at the end.
  */
 import { Kafka, logLevel } from 'kafkajs';
-import { SignedClient, SystemUnderTest } from '@mp/shared-testing';
+import { SignedClient, SystemUnderTest, testKafkaBrokers } from '@mp/shared-testing';
 import { incomingPayment, newOrderId } from './fixtures';
 
 const GRACE_SECONDS = 3;
@@ -17,7 +17,7 @@ const GRACE_SECONDS = 3;
 describe('gateway reply topics do not grow with restarts', () => {
   let system: SystemUnderTest;
   let merchant: SignedClient;
-  const admin = new Kafka({ clientId: 'reply-topics-count', brokers: String(process.env['KAFKA_BROKERS']).split(','), logLevel: logLevel.NOTHING }).admin();
+  const admin = new Kafka({ clientId: 'reply-topics-count', brokers: testKafkaBrokers(), logLevel: logLevel.NOTHING }).admin();
 
   beforeAll(async () => {
     system = await SystemUnderTest.start({ env: { gateway: { GATEWAY_REPLY_TOPIC_SWEEP_SECONDS: '1', GATEWAY_REPLY_TOPIC_GRACE_SECONDS: String(GRACE_SECONDS) } } });

@@ -26,7 +26,7 @@ import { HealthModule } from '@mp/shared-health';
 import { createEnvelope, KafkaMessageBroker, MessagingModule, type MessageEnvelope } from '@mp/shared-messaging';
 import { Client } from 'pg';
 import { CALLBACKS_INTERNAL_ACCESS, CALLBACKS_MIGRATIONS, CallbacksModule, connectCallbackConsumers, type CallbacksSettings, type Lookup } from '@mp/callbacks-infrastructure';
-import { CallbackReceiver, eventually, workspaceRoot, type CallbackReceiverOptions } from '@mp/shared-testing';
+import { CallbackReceiver, eventually, freePort, requiredEnv, testKafkaBrokers, workspaceRoot, type CallbackReceiverOptions } from '@mp/shared-testing';
 
 /** The service keys of every dispatcher this process starts and of the fake gateway and the tests that call it. */
 export const TEST_SERVICE_KEYS = new ServiceKeyring();
@@ -211,7 +211,7 @@ class CallbacksTestAppModule {
         ServiceAuthModule.forRoot(testServiceAuthConfig(), CALLBACKS_INTERNAL_ACCESS),
         TypeOrmModule.forRoot(serviceDatabaseOptions({ url: databaseUrl, poolMax: 5, migrations: CALLBACKS_MIGRATIONS })),
         HealthModule.forRoot({ consumerLagMax: 0, healthCheckTimeoutMs: 2_000 }),
-        MessagingModule.forRootAsync({ inject: [], useFactory: () => ({ clientId: 'callbacks-test', brokers: kafkaBrokers(), namespace }) }),
+        MessagingModule.forRootAsync({ inject: [], useFactory: () => ({ clientId: 'callbacks-test', brokers: testKafkaBrokers(), namespace }) }),
         CallbacksModule.forRoot(settings, { lookup }),
       ],
     };
@@ -239,7 +239,7 @@ export class CallbacksTestService {
     await admin.query(`CREATE DATABASE "${service.runId}"`);
     await admin.end();
     service.gateway = await FakeGatewayInternal.start();
-    service.publisher = new KafkaMessageBroker({ clientId: 'callbacks-test-publisher', brokers: kafkaBrokers(), namespace: service.runId, log: () => undefined });
+    service.publisher = new KafkaMessageBroker({ clientId: 'callbacks-test-publisher', brokers: testKafkaBrokers(), namespace: service.runId, log: () => undefined });
     await service.publisher.connect();
     if (options.asProcess) await service.startProcess();
     else {
@@ -264,7 +264,7 @@ export class CallbacksTestService {
 
   /** apps/callback-dispatcher as a real process (so it can be SIGKILLed), on a fixed port across restarts. */
   async startProcess(port?: number): Promise<void> {
-    const listenPort = port ?? (this.url ? Number(new URL(this.url).port) : await freeLocalPort());
+    const listenPort = port ?? (this.url ? Number(new URL(this.url).port) : await freePort());
     const output: string[] = [];
     const child = spawn(process.execPath, ['--enable-source-maps', DISPATCHER_BUILT_ENTRY], {
       cwd: workspaceRoot,
@@ -359,22 +359,3 @@ export class CallbacksTestService {
 export const newOrderId = (label: string) => `${label}-${randomUUID().slice(0, 8)}`;
 
 
-function freeLocalPort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-function kafkaBrokers(): string[] {
-  return requiredEnv('KAFKA_BROKERS').split(',');
-}
-
-function requiredEnv(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: run the tests through the test command (npm test) or jest with the global setup`);
-  return value;
-}

@@ -33,7 +33,7 @@ import {
   type LedgerSettings,
   type PaymentOrderDirectory,
 } from '@mp/ledger-infrastructure';
-import { eventually, sourceEntryPoint, workspaceRoot } from '@mp/shared-testing';
+import { eventually, requiredEnv, sourceEntryPoint, testKafkaBrokers, workspaceRoot } from '@mp/shared-testing';
 import { DataSource } from 'typeorm';
 
 
@@ -132,7 +132,7 @@ class LedgerTestAppModule {
         ServiceAuthModule.forRoot(testServiceAuthConfig(), LEDGER_INTERNAL_ACCESS),
         TypeOrmModule.forRoot(serviceDatabaseOptions({ url: databaseUrl, poolMax, migrations: LEDGER_MIGRATIONS })),
         HealthModule.forRoot({ consumerLagMax: 0, healthCheckTimeoutMs: 2_000 }),
-        MessagingModule.forRootAsync({ inject: [], useFactory: () => ({ clientId: 'ledger-test', brokers: kafkaBrokers(), namespace }) }),
+        MessagingModule.forRootAsync({ inject: [], useFactory: () => ({ clientId: 'ledger-test', brokers: testKafkaBrokers(), namespace }) }),
         LedgerModule.forRoot(settings),
       ],
     };
@@ -163,7 +163,7 @@ export class LedgerTestService {
     await service.app.startAllMicroservices();
     await service.app.listen(0, '127.0.0.1');
     service.url = await service.app.getUrl();
-    service.publisher = new KafkaMessageBroker({ clientId: 'ledger-test-publisher', brokers: kafkaBrokers(), namespace: service.runId, log: () => undefined });
+    service.publisher = new KafkaMessageBroker({ clientId: 'ledger-test-publisher', brokers: testKafkaBrokers(), namespace: service.runId, log: () => undefined });
     await service.publisher.connect();
     return service;
   }
@@ -302,14 +302,4 @@ export class LedgerTestService {
 
 export function newMerchantId(label: string): string {
   return `mch_${label}_${randomUUID().slice(0, 8)}`;
-}
-
-function kafkaBrokers(): string[] {
-  return requiredEnv('KAFKA_BROKERS').split(',');
-}
-
-function requiredEnv(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: run the tests through the test command (npm test) or jest with the global setup`);
-  return value;
 }

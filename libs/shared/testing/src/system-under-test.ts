@@ -414,7 +414,11 @@ export function sourceEntryPoint(source: string): string[] {
   return ['-r', 'ts-node/register', '-r', 'tsconfig-paths/register', join(workspaceRoot, source)];
 }
 
-function requiredEnv(name: string): string {
+/** The test run's Kafka brokers, as a client takes them. */
+export const testKafkaBrokers = (): string[] => requiredEnv('KAFKA_BROKERS').split(',');
+
+/** A setting of the test run's infrastructure (KAFKA_BROKERS, TEST_PG_ADMIN_URL), which the test command's global setup sets. */
+export function requiredEnv(name: string): string {
   const value = process.env[name];
   if (!value) throw new Error(`${name} is not set: run the tests through the test command (npm test) or jest with the global setup`);
   return value;
