@@ -133,6 +133,8 @@ async function main(): Promise<void> {
   });
   cleanups.push(() => system.stop());
   const operator = await createOperator(system, 'Bench operator');
+  // Conversions over one operator's limit wait for a second, unrelated operator, as in production.
+  const approver = await createOperator(system, 'Bench approver');
   const agent = await registerAgent(system, operator, [{ method: 'bank_card', country: 'RU', currency: 'RUB' }]);
   const systemMerchants = await createMerchants(operator, options.spreadMerchants, 'Bench shop');
   const [hotMerchant, historyMerchant, freshMerchant] = await createMerchants(operator, 3, 'Bench special');
@@ -195,7 +197,7 @@ async function main(): Promise<void> {
   const fundedUsdt = new Map<string, number>();
   for (const [index, merchant] of [...withdrawalMerchants, ...mixedMerchants].entries()) {
     const rub = index < withdrawalMerchants.length ? funded[systemMerchants.length + 1 + index] : 250_000;
-    fundedUsdt.set(merchant.merchantId, await convertRubToUsdt(operator, gateway, merchant, rub, ids.next('conversion')));
+    fundedUsdt.set(merchant.merchantId, await convertRubToUsdt(operator, approver, gateway, merchant, rub, ids.next('conversion')));
   }
   log(`converted to USDT: ${[...fundedUsdt.values()].map((usdt) => formatNumber(usdt)).join(', ')} USDT (a withdrawal takes 11.00)`);
   const accepted = new AcceptedWithdrawals();

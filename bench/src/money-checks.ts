@@ -13,8 +13,12 @@ export async function availableBalance(gateway: LoadClient, merchant: MerchantCr
   return jsonOf<{ settlement: Array<{ currency: string; available: number }> }>(answer)?.settlement.find((entry) => entry.currency === currency)?.available ?? 0;
 }
 
-/** Converts `rub` of the merchant's RUB into USDT as an operator (docs/operations/ledger.md: how merchants get USDT); returns the USDT available afterwards. */
-export async function convertRubToUsdt(operator: BackofficeClient, gateway: LoadClient, merchant: MerchantCredentials, rub: number, conversionId: string): Promise<number> {
+/**
+ * Converts `rub` of the merchant's RUB into USDT as an operator (docs/operations/ledger.md: how
+ * merchants get USDT); a conversion over the one-operator limit waits for `approver`, a second
+ * operator (docs/operations/operators.md), as in production. Returns the USDT available afterwards.
+ */
+export async function convertRubToUsdt(operator: BackofficeClient, approver: BackofficeClient, gateway: LoadClient, merchant: MerchantCredentials, rub: number, conversionId: string): Promise<number> {
   const converted = await operator.request('POST', `/backoffice/v1/merchants/${merchant.merchantId}/conversions`, {
     conversion_id: conversionId,
     from_currency: 'RUB',
@@ -23,7 +27,13 @@ export async function convertRubToUsdt(operator: BackofficeClient, gateway: Load
     rate: RUB_TO_USDT_RATE,
     reason: 'benchmark: funding withdrawals',
   });
-  if (converted.status !== 201) throw new Error(`converting ${rub} RUB to USDT for ${merchant.merchantId} answered ${converted.status} ${converted.text}`);
+  if (converted.status === 202) {
+    const approvalId = jsonOf<{ approval_id: string }>(converted)?.approval_id;
+    const approved = await approver.request('POST', `/backoffice/v1/approvals/${approvalId}/approve`);
+    if (approved.status !== 200) throw new Error(`approving conversion ${conversionId} for ${merchant.merchantId} answered ${approved.status} ${approved.text}`);
+  } else if (converted.status !== 201) {
+    throw new Error(`converting ${rub} RUB to USDT for ${merchant.merchantId} answered ${converted.status} ${converted.text}`);
+  }
   return availableBalance(gateway, merchant, 'USDT');
 }
 

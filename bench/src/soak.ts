@@ -82,8 +82,8 @@ const CHART_TITLES: Record<SeriesKind, string> = { rss: 'Memory per process (MB)
 /** RUB per USDT bought by the operator's conversion (money-checks' 0.01 rate, less the ledger's 1 % fee), rounded up. */
 const RUB_PER_USDT = 101.02;
 
-async function prepareW5(context: { system: SystemUnderTest; operator: BackofficeClient; gateway: LoadClient; agentToken: string; sink: CallbackSink; ids: OrderIds }, label: string, count: number, funding: { payoutRub: number; usdt: number }, disputable: number): Promise<W5Fixture> {
-  const { operator, gateway, ids, sink } = context;
+async function prepareW5(context: { system: SystemUnderTest; operator: BackofficeClient; approver: BackofficeClient; gateway: LoadClient; agentToken: string; sink: CallbackSink; ids: OrderIds }, label: string, count: number, funding: { payoutRub: number; usdt: number }, disputable: number): Promise<W5Fixture> {
+  const { operator, approver, gateway, ids, sink } = context;
   const merchants = await createMerchants(operator, count, `Soak ${label}`, sink.url);
   const rubForUsdt = Math.ceil(funding.usdt * RUB_PER_USDT);
   const payInsEach = Math.max(1, Math.ceil((funding.payoutRub + rubForUsdt) / FUNDING_PAY_IN_NET_RUB));
@@ -93,7 +93,7 @@ async function prepareW5(context: { system: SystemUnderTest; operator: Backoffic
   if (short.length > 0) throw new Error(`gave up waiting for the funding of ${short.map(({ merchantId }) => merchantId).join(', ')} to be credited after 120 s`);
   const fundedUsdt = new Map<string, number>();
   for (const merchant of merchants) {
-    fundedUsdt.set(merchant.merchantId, await convertRubToUsdt(operator, gateway, merchant, rubForUsdt, ids.next('soak-conversion')));
+    fundedUsdt.set(merchant.merchantId, await convertRubToUsdt(operator, approver, gateway, merchant, rubForUsdt, ids.next('soak-conversion')));
   }
   const state = new MixedState(new AcceptedWithdrawals());
   await prepareMixedPools(gateway, merchants, ids, sink.url, state, { disputable, cancellable: 20 });
@@ -169,9 +169,11 @@ async function main(): Promise<void> {
   const gateway = new LoadClient(system.gatewayUrl, 1024);
   cleanups.push(async () => gateway.close());
   const operator = await createOperator(system, 'Soak operator');
+  // Conversions over one operator's limit wait for a second, unrelated operator, as in production.
+  const approver = await createOperator(system, 'Soak approver');
   const agent = await registerAgent(system, operator, [{ method: 'bank_card', country: 'RU', currency: 'RUB' }]);
   const ids = new OrderIds();
-  const context = { system, operator, gateway, agentToken: agent.client.token, sink, ids };
+  const context = { system, operator, approver, gateway, agentToken: agent.client.token, sink, ids };
 
   const loadMs = options.loadMinutes * 60_000;
   const prepareSoak = (rate: number) =>

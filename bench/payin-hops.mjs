@@ -1,0 +1,144 @@
+#!/usr/bin/env node
+/**
+ * `npm run bench:hops -- [--rate 80] [--seconds 20]`: where one pay-in's latency goes, hop by
+ * hop, under an open-loop W1 load at `--rate` pay-ins a second (pick half of W1's saturation from
+ * the latest `npm run bench`). Starts its own Kafka broker and PostgreSQL server (or uses
+ * KAFKA_BROKERS and TEST_PG_ADMIN_URL when both are set), runs the real system from dist/ with
+ * tracing on (OTEL_TRACES_EXPORTER=otlp) pointed at a small OTLP/HTTP JSON receiver in this
+ * process, and joins each create's spans by trace id:
+ *
+ *   gateway   POST /v2/payments/incoming      (the merchant's request, server span)
+ *   payments  <commands topic> process        (the command's consumer span, per batch)
+ *   gateway   <replies topic> process         (the reply's consumer span, when it has one)
+ *
+ * Only traces that have the payments span are broken down: a batch's span continues the first
+ * message's trace, so the other messages of a batch have none (how many is printed). The hops:
+ * request → command handled (gateway work before the send, the produce, the broker, the fetch
+ * wait and any queue in front of payments), payments' batch, then payments' end → the answer
+ * (commit, the reply's produce and fetch, the gateway's answer). A benchmark that prints
+ * figures, never a test: the figures move with the machine.
+ */
+import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
+import { parseArgs } from 'node:util';
+import { build, builtEntry } from '../tools/build-workspace.mjs';
+import { payInSteps } from './payin-steps.mjs';
+
+const require = createRequire(import.meta.url);
+const { values: options } = parseArgs({ options: { rate: { type: 'string', default: '80' }, seconds: { type: 'string', default: '20' } } });
+const RATE = Number(options.rate);
+const SECONDS = Number(options.seconds);
+if (!(RATE > 0) || !(SECONDS > 0)) throw new Error(`--rate and --seconds must be positive numbers, got ${options.rate} and ${options.seconds}`);
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+await build({ logFile: '.local/build.log' });
+let infra = null;
+if (!process.env.KAFKA_BROKERS || !process.env.TEST_PG_ADMIN_URL) {
+  const { startInfra } = await import('../deploy/local/infra.mjs');
+  infra = await startInfra({ mode: 'test' });
+  Object.assign(process.env, { KAFKA_BROKERS: infra.kafka.brokers, TEST_PG_ADMIN_URL: infra.postgres.adminUrl });
+}
+const { SystemUnderTest, createOperator, registerAgent } = require(builtEntry('libs/shared/testing/src/index.ts'));
+
+/** Every span the services exported, as { service, name, traceId, start, end } in milliseconds. */
+const spans = [];
+const receiver = createServer((request, response) => {
+  const chunks = [];
+  request.on('data', (chunk) => chunks.push(chunk));
+  request.on('end', () => {
+    try {
+      collectSpans(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    } catch {
+      response.writeHead(400).end();
+    }
+  });
+});
+await new Promise((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+const tracesEndpoint = `http://127.0.0.1:${receiver.address().port}/v1/traces`;
+const callbackSink = createServer((request, response) => request.resume().on('end', () => response.writeHead(200).end()));
+await new Promise((resolve) => callbackSink.listen(0, '127.0.0.1', resolve));
+
+const tracing = { OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: tracesEndpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '500', OTEL_BSP_MAX_QUEUE_SIZE: '100000' };
+let system;
+try {
+  system = await SystemUnderTest.start({ env: { gateway: { ...tracing, ALLOW_HTTP_CALLBACK_URLS: 'true' }, payments: tracing, ledger: tracing } });
+  const merchant = await system.createClient('Hops shop');
+  const operator = await createOperator(system);
+  const agent = await registerAgent(system, operator, [{ method: 'bank_card', country: 'RU', currency: 'RUB' }]);
+  const { createPayIn } = payInSteps({ system, merchant, agent, orderIdPrefix: 'hop', callbackUrl: `http://127.0.0.1:${callbackSink.address().port}/callbacks` });
+  for (let index = 0; index < 20; index += 1) await createPayIn();
+  await sleep(2_000);
+  spans.length = 0;
+
+  // Open loop: each create fired at its scheduled time whether or not earlier ones answered.
+  const total = Math.floor(RATE * SECONDS);
+  const startedAt = performance.now();
+  const inFlight = [];
+  let failed = 0;
+  for (let index = 0; index < total; index += 1) {
+    const due = startedAt + (index * 1_000) / RATE;
+    const wait = due - performance.now();
+    if (wait > 1) await sleep(wait);
+    inFlight.push(createPayIn().catch(() => (failed += 1)));
+  }
+  await Promise.all(inFlight);
+  const achieved = total / ((performance.now() - startedAt) / 1_000);
+  await sleep(3_000);
+  await system.stop();
+  system = null;
+  report(total, failed, achieved);
+} finally {
+  await system?.stop();
+  receiver.close();
+  callbackSink.close();
+  await infra?.stop();
+}
+
+function collectSpans(body) {
+  for (const resourceSpans of body.resourceSpans ?? []) {
+    const service = resourceSpans.resource?.attributes?.find((attribute) => attribute.key === 'service.name')?.value?.stringValue ?? '?';
+    for (const scopeSpans of resourceSpans.scopeSpans ?? []) {
+      for (const span of scopeSpans.spans ?? []) {
+        spans.push({ service, name: span.name, traceId: span.traceId, start: Number(BigInt(span.startTimeUnixNano) / 1000n) / 1_000, end: Number(BigInt(span.endTimeUnixNano) / 1000n) / 1_000 });
+      }
+    }
+  }
+}
+
+function report(total, failed, achieved) {
+  const byTrace = new Map();
+  for (const span of spans) byTrace.set(span.traceId, [...(byTrace.get(span.traceId) ?? []), span]);
+  const hops = { 'request → payments starts the batch': [], 'payments: the batch (load, decide, append, outbox, commit)': [], 'payments ends → gateway takes the reply': [], 'reply taken → answer sent': [], 'payments ends → answer sent': [], 'whole request (gateway span)': [] };
+  let withoutPaymentsSpan = 0;
+  for (const trace of byTrace.values()) {
+    const request = trace.find((span) => span.service.startsWith('gateway') && span.name === 'POST /v2/payments/incoming');
+    if (!request) continue;
+    const command = trace.find((span) => span.service.startsWith('payments') && span.name.endsWith(' process'));
+    if (!command) {
+      withoutPaymentsSpan += 1;
+      continue;
+    }
+    const reply = trace.find((span) => span.service.startsWith('gateway') && span.name.endsWith(' process'));
+    hops['request → payments starts the batch'].push(command.start - request.start);
+    hops['payments: the batch (load, decide, append, outbox, commit)'].push(command.end - command.start);
+    hops['payments ends → answer sent'].push(request.end - command.end);
+    if (reply) {
+      hops['payments ends → gateway takes the reply'].push(reply.start - command.end);
+      hops['reply taken → answer sent'].push(request.end - reply.start);
+    }
+    hops['whole request (gateway span)'].push(request.end - request.start);
+  }
+  console.log(`W1 pay-in hops: ${total} creates at ${RATE}/s scheduled (${achieved.toFixed(1)}/s achieved), ${failed} failed; ${hops['whole request (gateway span)'].length} traces broken down, ${withoutPaymentsSpan} without a payments span of their own (later messages of a batch)\n`);
+  console.log('| hop | n | p50 ms | p90 ms | p99 ms | mean ms |');
+  console.log('|---|---:|---:|---:|---:|---:|');
+  for (const [hop, values] of Object.entries(hops)) {
+    if (values.length === 0) {
+      console.log(`| ${hop} | 0 | — | — | — | — |`);
+      continue;
+    }
+    const sorted = [...values].sort((a, b) => a - b);
+    const at = (quantile) => sorted[Math.min(sorted.length - 1, Math.floor(quantile * sorted.length))].toFixed(1);
+    console.log(`| ${hop} | ${sorted.length} | ${at(0.5)} | ${at(0.9)} | ${at(0.99)} | ${(sorted.reduce((sum, value) => sum + value, 0) / sorted.length).toFixed(1)} |`);
+  }
+}
