@@ -28,8 +28,7 @@ export async function convertRubToUsdt(operator: BackofficeClient, approver: Bac
     reason: 'benchmark: funding withdrawals',
   });
   if (converted.status === 202) {
-    const approvalId = jsonOf<{ approval_id: string }>(converted)?.approval_id;
-    const approved = await approver.request('POST', `/backoffice/v1/approvals/${approvalId}/approve`);
+    const approved = await approver.request('POST', `/backoffice/v1/approvals/${converted.body.approval_id}/approve`);
     if (approved.status !== 200) throw new Error(`approving conversion ${conversionId} for ${merchant.merchantId} answered ${approved.status} ${approved.text}`);
   } else if (converted.status !== 201) {
     throw new Error(`converting ${rub} RUB to USDT for ${merchant.merchantId} answered ${converted.status} ${converted.text}`);
