@@ -2,7 +2,7 @@ import { authorizationFor, SERVICE_TOKEN_ISSUER, type ServiceTokenIssuer } from 
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { InternalErrorFilter } from '@mp/shared-nest-http';
-import { MessagingSchema1700000000000, MessagingUnreadIndexes1700000030000 } from '@mp/shared-messaging';
+import { MessagingEventHashChain1700000060380, MessagingSchema1700000000000, MessagingUnreadIndexes1700000030000 } from '@mp/shared-messaging';
 import { LedgerTopics, PaymentEventsConsumer } from './commands/payment-events.consumer';
 import { InternalHoldsController } from './http/internal-holds.controller';
 import { InternalMerchantLedgerController } from './http/internal-merchant-ledger.controller';
@@ -32,6 +32,7 @@ export const LEDGER_MIGRATIONS = [
   MessagingUnreadIndexes1700000030000,
   LedgerUnreadIndexes1700000030200,
   LedgerUnusedOutbox1700000030300,
+  MessagingEventHashChain1700000060380,
 ];
 
 /**
