@@ -1,3 +1,4 @@
+import { EventStoreAnchoring, InternalEventAnchorsController } from '@mp/shared-command-handling';
 import { isGatewayReplyTopic } from '@mp/contracts-payments';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
@@ -26,8 +27,9 @@ export class DisputesModule {
   static forRoot(settings: DisputesSettings & { outbox: OutboxRelaySettings }): DynamicModule {
     return {
       module: DisputesModule,
-      controllers: [DisputeCommandConsumer, OrderEventsConsumer, InternalDisputesController],
+      controllers: [DisputeCommandConsumer, OrderEventsConsumer, InternalDisputesController, InternalEventAnchorsController],
       providers: [
+        EventStoreAnchoring,
         { provide: DISPUTES_SETTINGS, useValue: settings },
         { provide: DISPUTES_CLOCK, useValue: new OffsetClock() },
         // Replies to a gateway replica that is gone are dropped, not retried forever in front of every event.

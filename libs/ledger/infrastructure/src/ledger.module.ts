@@ -1,3 +1,4 @@
+import { EventStoreAnchoring, InternalEventAnchorsController } from '@mp/shared-command-handling';
 import { authorizationFor, SERVICE_TOKEN_ISSUER, type ServiceTokenIssuer } from '@mp/shared-service-auth';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
@@ -45,8 +46,9 @@ export class LedgerModule {
   static forRoot(settings: LedgerSettings): DynamicModule {
     return {
       module: LedgerModule,
-      controllers: [PaymentEventsConsumer, WithdrawalEventsConsumer, InternalHoldsController, InternalMerchantLedgerController, InternalConversionsController, InternalApprovalsController],
+      controllers: [PaymentEventsConsumer, WithdrawalEventsConsumer, InternalHoldsController, InternalMerchantLedgerController, InternalConversionsController, InternalApprovalsController, InternalEventAnchorsController],
       providers: [
+        EventStoreAnchoring,
         { provide: LEDGER_SETTINGS, useValue: settings },
         { provide: APP_FILTER, useClass: InternalErrorFilter },
         {

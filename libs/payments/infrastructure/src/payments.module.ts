@@ -1,3 +1,4 @@
+import { EventStoreAnchoring, InternalEventAnchorsController } from '@mp/shared-command-handling';
 import { authorizationFor, SERVICE_TOKEN_ISSUER, type ServiceTokenIssuer } from '@mp/shared-service-auth';
 import { isGatewayReplyTopic } from '@mp/contracts-payments';
 import { Module, type DynamicModule } from '@nestjs/common';
@@ -42,8 +43,9 @@ export class PaymentsModule {
   static forRoot(settings: PaymentsSettings & { outbox: OutboxRelaySettings; ledgerInternalUrl: string; ledgerTimeoutMs: number }): DynamicModule {
     return {
       module: PaymentsModule,
-      controllers: [PaymentCommandConsumer, DisputeEventsConsumer, InternalOrdersController, InternalReferenceDataController, InternalRecipientAccountsController],
+      controllers: [PaymentCommandConsumer, DisputeEventsConsumer, InternalOrdersController, InternalReferenceDataController, InternalRecipientAccountsController, InternalEventAnchorsController],
       providers: [
+        EventStoreAnchoring,
         { provide: PAYMENTS_SETTINGS, useValue: settings },
         { provide: CLOCK, useValue: new OffsetClock() },
         // Replies to a gateway replica that is gone are dropped, not retried forever in front of every event.

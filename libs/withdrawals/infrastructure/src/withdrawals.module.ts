@@ -1,3 +1,4 @@
+import { EventStoreAnchoring, InternalEventAnchorsController } from '@mp/shared-command-handling';
 import { authorizationFor, SERVICE_TOKEN_ISSUER, type ServiceTokenIssuer } from '@mp/shared-service-auth';
 import { isGatewayReplyTopic } from '@mp/contracts-payments';
 import { Module, type DynamicModule } from '@nestjs/common';
@@ -26,8 +27,9 @@ export class WithdrawalsModule {
   static forRoot(settings: WithdrawalsSettings & { outbox: OutboxRelaySettings }): DynamicModule {
     return {
       module: WithdrawalsModule,
-      controllers: [WithdrawalCommandConsumer, InternalWithdrawalsController],
+      controllers: [WithdrawalCommandConsumer, InternalWithdrawalsController, InternalEventAnchorsController],
       providers: [
+        EventStoreAnchoring,
         { provide: WITHDRAWALS_SETTINGS, useValue: settings },
         // Replies to a gateway replica that is gone are dropped, not retried forever in front of every event.
         { provide: OUTBOX_RELAY_OPTIONS, useValue: { ...settings.outbox, isTransientTopic: isGatewayReplyTopic } },

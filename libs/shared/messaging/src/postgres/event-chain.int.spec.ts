@@ -73,7 +73,7 @@ describe('event hash chain and anchors on real Postgres', () => {
     const { dataSource, client } = await privateDatabase('clean', ALL);
     await appendStreams(dataSource, { 'thing:a': 3, 'thing:b': 2 });
     const { rows } = await client.query<{ stream_version: number; envelope: unknown; hash: Buffer }>(`SELECT stream_version, envelope, hash FROM event_store WHERE stream_id = 'thing:a' ORDER BY stream_version`);
-    let previous = Buffer.alloc(0);
+    let previous: Buffer = Buffer.alloc(0);
     for (const row of rows) {
       previous = chainHash(previous, eventDigest('thing:a', row.stream_version, row.envelope));
       expect(row.hash.toString('hex')).toBe(previous.toString('hex'));
