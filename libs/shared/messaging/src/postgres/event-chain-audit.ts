@@ -67,9 +67,14 @@ export async function verifyEventChain(reader: ChainReader): Promise<ChainVerifi
   const { rows: headRows } = await reader.query<AnchorHeadRow>(`SELECT to_char(day, 'YYYY-MM-DD') AS day, stream_id, stream_version, hash FROM event_store_anchor_heads ORDER BY day`);
   const headsByDay = new Map<string, AnchoredHead[]>();
   const headsByStream = new Map<string, AnchorHeadRow[]>();
+  const listOf = <Key, Item>(map: Map<Key, Item[]>, key: Key): Item[] => {
+    const list = map.get(key) ?? [];
+    map.set(key, list);
+    return list;
+  };
   for (const row of headRows) {
-    headsByDay.set(row.day, [...(headsByDay.get(row.day) ?? []), { streamId: row.stream_id, streamVersion: row.stream_version, hash: row.hash }]);
-    headsByStream.set(row.stream_id, [...(headsByStream.get(row.stream_id) ?? []), row]);
+    listOf(headsByDay, row.day).push({ streamId: row.stream_id, streamVersion: row.stream_version, hash: row.hash });
+    listOf(headsByStream, row.stream_id).push(row);
   }
   let previousAnchor: Buffer | null = null;
   for (const anchor of anchors) {
