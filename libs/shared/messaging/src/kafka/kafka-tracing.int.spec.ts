@@ -14,7 +14,7 @@ import { currentTelemetryContext, runInSpan, startTracing } from '@mp/shared-tel
 import { eventually } from '@mp/shared-testing';
 import { createEnvelope } from '../envelope';
 import type { ReceivedMessage } from '../messaging-port';
-import { MessagingEventHashChain1700000060380, MessagingSchema1700000000000 } from '../postgres/messaging-schema.migration';
+import { MessagingSchema1700000000000 } from '../postgres/messaging-schema.migration';
 import { enqueueOutbox } from '../postgres/outbox';
 import { OutboxRelay } from '../postgres/outbox-relay';
 import { KafkaMessageBroker } from './kafka-message-broker';
@@ -36,7 +36,7 @@ describe('trace context and correlation id across Kafka', () => {
     await admin.end();
     const url = new URL(process.env['TEST_PG_ADMIN_URL'] ?? '');
     url.pathname = `/${runId}`;
-    dataSource = new DataSource({ type: 'postgres', url: url.toString(), migrations: [MessagingEventHashChain1700000060380, MessagingSchema1700000000000, MessagingEventHashChain1700000060380] });
+    dataSource = new DataSource({ type: 'postgres', url: url.toString(), migrations: [MessagingSchema1700000000000] });
     await dataSource.initialize();
     await dataSource.runMigrations();
     broker = new KafkaMessageBroker({ clientId: 'tracing-test', brokers, namespace: runId, log: () => undefined });
