@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { AUDITED_DATABASES, runAudit, type AcknowledgementRecord, type AuditConnections, type AuditedDatabase } from '@mp/audit';
 import { handleLedgerCommand } from '@mp/ledger-infrastructure';
+import { eventDigest } from '@mp/shared-messaging';
 import { sourceEntryPoint } from '@mp/shared-testing';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
@@ -63,10 +64,15 @@ describe('npm run audit: every invariant over every service database', () => {
     }
   }
 
-  const event = (streamId: string, version: number, type: string, data: Record<string, unknown>) => ({
-    sql: `INSERT INTO event_store (stream_id, stream_version, event_id, event_type, schema_version, envelope) VALUES ($1, $2, $3, $4, 1, $5)`,
-    values: [streamId, version, randomUUID(), type, JSON.stringify({ type, data })],
-  });
+  /** An event as appendToStream writes it: its hash chained to the stream's event before it (event_store_chain). */
+  const event = (streamId: string, version: number, type: string, data: Record<string, unknown>) => {
+    const envelope = { type, data };
+    return {
+      sql: `INSERT INTO event_store (stream_id, stream_version, event_id, event_type, schema_version, envelope, hash)
+            SELECT $1, $2, $3, $4, 1, $5, chain_hash FROM event_store_chain($1, $2 - 1, ARRAY[$6::bytea])`,
+      values: [streamId, version, randomUUID(), type, JSON.stringify(envelope), eventDigest(streamId, version, envelope)],
+    };
+  };
   const delivery = (merchantId: string, kind: string, subjectId: string, callbackType: string, status: string) => ({
     sql: `INSERT INTO callback_deliveries (delivery_id, source_event_id, source_event_type, source_topic, merchant_id, subject_kind, subject_id, callback_type, state_version, target_url, body, status, created_at)
           VALUES ($1, $2, 'x', 'x', $3, $4, $5, $6, 2, $8, '{}', $7, now())`,
@@ -212,6 +218,38 @@ describe('npm run audit: every invariant over every service database', () => {
     expect((await failing(acknowledged)).failed).toEqual([]);
   });
 
+  it('finds an altered, a deleted and two swapped events in an event store, and names each: store, stream, version, global position', async () => {
+    const streams = ['altered', 'deleted', 'swapped'].map((name) => `dispute:${live}:${name}`);
+    for (const stream of streams)
+      for (let version = 1; version <= 3; version += 1) {
+        const appended = event(stream, version, 'DisputeNoted', { merchantId: live, note: `note ${version}` });
+        await db('disputes').query(appended.sql, appended.values);
+      }
+    const position = async (stream: string, version: number) =>
+      (await db('disputes').query<{ global_position: string }>(`SELECT global_position FROM event_store WHERE stream_id = $1 AND stream_version = $2`, [stream, version])).rows[0].global_position;
+    const positions = [await position(streams[0], 2), await position(streams[1], 3), await position(streams[2], 1)];
+    await db('disputes').query(`ALTER TABLE event_store DISABLE TRIGGER event_store_append_only`);
+    try {
+      await db('disputes').query(`UPDATE event_store SET envelope = jsonb_set(envelope, '{data,note}', '"changed"') WHERE stream_id = $1 AND stream_version = 2`, [streams[0]]);
+      await db('disputes').query(`DELETE FROM event_store WHERE stream_id = $1 AND stream_version = 2`, [streams[1]]);
+      await db('disputes').query(
+        `UPDATE event_store e SET envelope = o.envelope FROM event_store o WHERE e.stream_id = $1 AND o.stream_id = $1 AND e.stream_version IN (1, 2) AND o.stream_version = 3 - e.stream_version`,
+        [streams[2]],
+      );
+      const result = await failing(acknowledged);
+      expect(result.failed).toEqual(['event-hash-chains']);
+      expect(result.messages).toEqual([
+        `disputes: altered: stream ${streams[0]} version 2 (global position ${positions[0]}): its stored event no longer gives its hash (changed after it was written)`,
+        `disputes: missing: stream ${streams[1]} version 2 missing (before global position ${positions[1]})`,
+        `disputes: reordered: stream ${streams[2]} version 1 (global position ${positions[2]}): holds the event written as version 2 and the other way round (swapped)`,
+      ]);
+      await db('disputes').query(`DELETE FROM event_store WHERE stream_id = ANY($1)`, [streams]);
+    } finally {
+      await db('disputes').query(`ALTER TABLE event_store ENABLE TRIGGER event_store_append_only`);
+    }
+    expect((await failing(acknowledged)).failed).toEqual([]);
+  });
+
   it('finds a lost acknowledged order and a phantom refused one', async () => {
     const records: AcknowledgementRecord[] = [...acknowledged, { merchant_id: live, order_id: 'PAY-LOST', kind: 'payment', acknowledged: true }, { merchant_id: live, order_id: 'PAY-OPEN', kind: 'payment', acknowledged: false }];
     const result = await failing(records);
@@ -271,7 +309,7 @@ describe('npm run audit: every invariant over every service database', () => {
     const passing = await command(['--acknowledged', file]);
     expect(passing.code).toBe(0);
     expect(passing.stdout).toMatch(/^PASSED {2}acknowledged-orders-exist$/m);
-    expect(passing.stdout).toMatch(/^OK: 10 check\(s\) passed$/m);
+    expect(passing.stdout).toMatch(/^OK: 11 check\(s\) passed$/m);
 
     await db('ledger').query(`UPDATE ledger_holds SET status = 'voided'`);
     try {

@@ -207,6 +207,8 @@ describe('payouts and balances', () => {
 
     const report = await merchant.get(`/v2/merchant/reconciliation?date=${today}&currency=RUB`);
     expect([report.status, report.headers.get('content-type')]).toEqual([200, 'text/csv; charset=utf-8']);
+    // The anchor of the merchant's own ledger entries: the version and hash of its stream's head (docs/api/endpoints.md).
+    expect(report.headers.get('x-ledger-anchor')).toMatch(/^version=\d+; sha256=[0-9a-f]{64}$/);
     const [header, ...records] = report.text.trimEnd().split('\r\n').map((line: string) => line.split(','));
     const rows = records.map((values: string[]) => Object.fromEntries(header.map((column: string, index: number) => [column, values[index]])));
     const payIn = rows.filter((row: Record<string, string>) => row.reference_kind === 'payment_order' && row.reference_id.startsWith('funding'));
@@ -226,11 +228,23 @@ describe('payouts and balances', () => {
     expect(sum('fee_minor')).toBe(2101n);
 
     const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
-    expect((await merchant.get(`/v2/merchant/reconciliation?date=${yesterday}&currency=RUB`)).text).toBe(`${header.join(',')}\r\n`);
+    const yesterdays = await merchant.get(`/v2/merchant/reconciliation?date=${yesterday}&currency=RUB`);
+    expect([yesterdays.text, yesterdays.headers.get('x-ledger-anchor')]).toEqual([`${header.join(',')}\r\n`, null]);
     for (const query of ['date=2026-02-30&currency=RUB', 'date=yesterday&currency=RUB', `date=${today}&currency=XYZ`, `date=${today}`, 'date=2999-01-01&currency=RUB']) {
       const refused = await merchant.get(`/v2/merchant/reconciliation?${query}`);
       expect([query, refused.status, refused.body.error?.code]).toEqual([query, 400, 'VALIDATION_ERROR']);
     }
+  });
+
+  it("lists each event store's daily anchors in the back office, through the store's internal API", async () => {
+    for (const store of ['ledger', 'payments', 'withdrawals', 'disputes']) {
+      const anchors = await operator.request('GET', `/backoffice/v1/event-anchors/${store}?limit=5`);
+      // A store made by this run has no closed day yet; the answer is its (empty) first page.
+      expect([store, anchors.status, anchors.body]).toEqual([store, 200, { data: [] }]);
+    }
+    expect((await operator.request('GET', '/backoffice/v1/event-anchors/callbacks')).status).toBe(404);
+    const badQuery = await operator.request('GET', '/backoffice/v1/event-anchors/ledger?before=yesterday');
+    expect([badQuery.status, badQuery.body.error.code]).toEqual([400, 'VALIDATION_ERROR']);
   });
 
   it('releases a hold whose payout never came to exist, keeps the holds of real payouts, and refuses to reuse that order_id', async () => {

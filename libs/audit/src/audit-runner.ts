@@ -1,5 +1,6 @@
 import { isSandboxMerchant, type AuditCheck, type AuditContext, type Violation } from './audit-check';
 import { terminalObjectsHaveCallbacks } from './callback-checks';
+import { eventHashChains } from './event-chain-checks';
 import { availableNotNegative, frozenEqualsOpenHolds, ledgerReplay, postingsBalancePerCurrency } from './ledger-checks';
 import { acknowledgedOrdersExist, onePaymentOrderPerOrderId, oneWithdrawalPerOrderId } from './order-checks';
 import { noRefundAfterBroadcast, withdrawalBroadcastOnce } from './withdrawal-checks';
@@ -16,6 +17,7 @@ export const AUDIT_CHECKS: readonly AuditCheck[] = [
   terminalObjectsHaveCallbacks,
   withdrawalBroadcastOnce,
   noRefundAfterBroadcast,
+  eventHashChains,
 ];
 
 export interface CheckResult {

@@ -71,6 +71,16 @@ export interface LedgerEntryView {
   recorded_at: string;
 }
 
+/**
+ * GET /internal/merchants/:merchantId/ledger-anchor?date&currency — the hash of the merchant's
+ * last ledger event in that currency recorded by the end of that UTC day (the head of its
+ * stream, chained over every earlier one; docs/decisions/event-hash-chain.md); null when there
+ * was none yet. Once the day is anchored, the ledger's anchor of that day lists this head.
+ */
+export interface LedgerAnchorView {
+  anchor: { stream_id: string; stream_version: number; hash: string } | null;
+}
+
 /** GET /internal/merchants/:merchantId/entries — a statement page, newest first. */
 export interface LedgerEntriesPage {
   data: LedgerEntryView[];

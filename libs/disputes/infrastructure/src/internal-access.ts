@@ -3,6 +3,7 @@ import type { ServiceAccessPolicy } from '@mp/shared-service-auth';
 /** Who may call which route of the disputes service's internal API (derived from the callers' code). */
 export const DISPUTES_INTERNAL_ACCESS: ServiceAccessPolicy = {
   gateway: [
+    'GET /internal/event-store/anchors',
     'GET /internal/merchants/:merchantId/disputes',
     'GET /internal/disputes',
     'GET /internal/merchants/:merchantId/disputes/:disputeId',

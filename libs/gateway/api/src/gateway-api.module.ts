@@ -42,6 +42,7 @@ import { PaymentCommandBus } from './payments/payment-command.bus';
 import { PaymentsReadClient } from './payments/payments-read.client';
 import { WithdrawalsOperatorController } from './backoffice/withdrawals-operator.controller';
 import { ApprovalsOperatorController } from './backoffice/approvals-operator.controller';
+import { EventAnchorsClient, EventAnchorsOperatorController } from './backoffice/event-anchors-operator.controller';
 import { WithdrawalsReadClient } from './withdrawals/withdrawals-read.client';
 import { CallbackAllowListController } from './callback-destinations/callback-allow-list.controller';
 import { GatewayCallbackAllowLists1700000020100 } from './callback-destinations/callback-allow-list.migration';
@@ -79,6 +80,7 @@ export class GatewayApiModule {
         MerchantRateLimitController,
         SandboxOperatorController,
         ConsoleKeysOperatorController,
+        EventAnchorsOperatorController,
       ],
       providers: [
         { provide: GATEWAY_SETTINGS, useValue: settings },
@@ -99,6 +101,7 @@ export class GatewayApiModule {
           useFactory: (dataSource: DataSource) => new WebhookSecretStore(dataSource, new SecretBox(settings.secretsKeyring)),
         },
         CallbacksClient,
+        EventAnchorsClient,
         { provide: BackofficeCredentialStore, inject: [DataSource], useFactory: (dataSource: DataSource) => new BackofficeCredentialStore(dataSource) },
         { provide: ConsoleKeyStore, inject: [DataSource], useFactory: (dataSource: DataSource) => new ConsoleKeyStore(dataSource) },
         { provide: RequestSignatureStore, inject: [DataSource], useFactory: (dataSource: DataSource) => new RequestSignatureStore(dataSource) },

@@ -7,10 +7,12 @@ import type { ServiceAccessPolicy } from '@mp/shared-service-auth';
  */
 export const LEDGER_INTERNAL_ACCESS: ServiceAccessPolicy = {
   gateway: [
+    'GET /internal/event-store/anchors',
     'GET /internal/merchants/:merchantId/balances',
     'POST /internal/merchants/:merchantId/deposit-adjustments',
     'GET /internal/merchants/:merchantId/entries',
     'GET /internal/merchants/:merchantId/entries-of-day',
+    'GET /internal/merchants/:merchantId/ledger-anchor',
     'GET /internal/merchants/:merchantId/reconciliation.csv',
     'POST /internal/merchants/:merchantId/conversions',
     'GET /internal/approvals',

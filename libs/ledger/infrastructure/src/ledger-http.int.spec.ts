@@ -251,5 +251,12 @@ describe('ledger internal HTTP API', () => {
       const response = await ledger.request('GET', `${path}?${bad}`);
       expect([bad, response.status, response.body.code]).toEqual([bad, 400, 'VALIDATION_ERROR']);
     }
+
+    // The reconciliation report's anchor: the head of the merchant's stream in the currency by the end of the day.
+    const anchorPath = `/internal/merchants/${merchantId}/ledger-anchor`;
+    const anchor = await ledger.request('GET', `${anchorPath}?date=${today}&currency=RUB`);
+    expect(anchor.body).toEqual({ anchor: { stream_id: `ledger:${merchantId}:RUB`, stream_version: expect.any(Number), hash: expect.stringMatching(/^[0-9a-f]{64}$/) } });
+    expect((await ledger.request('GET', `${anchorPath}?date=${yesterday}&currency=RUB`)).body).toEqual({ anchor: null });
+    expect((await ledger.request('GET', `${anchorPath}?date=${today}&currency=ZZZ`)).status).toBe(400);
   });
 });

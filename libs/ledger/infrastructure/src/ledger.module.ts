@@ -1,8 +1,9 @@
+import { EventStoreAnchoring, InternalEventAnchorsController } from '@mp/shared-command-handling';
 import { authorizationFor, SERVICE_TOKEN_ISSUER, type ServiceTokenIssuer } from '@mp/shared-service-auth';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { InternalErrorFilter } from '@mp/shared-nest-http';
-import { MessagingSchema1700000000000, MessagingUnreadIndexes1700000030000 } from '@mp/shared-messaging';
+import { MessagingEventHashChain1700000060380, MessagingSchema1700000000000, MessagingUnreadIndexes1700000030000 } from '@mp/shared-messaging';
 import { LedgerTopics, PaymentEventsConsumer } from './commands/payment-events.consumer';
 import { InternalHoldsController } from './http/internal-holds.controller';
 import { InternalMerchantLedgerController } from './http/internal-merchant-ledger.controller';
@@ -32,6 +33,7 @@ export const LEDGER_MIGRATIONS = [
   MessagingUnreadIndexes1700000030000,
   LedgerUnreadIndexes1700000030200,
   LedgerUnusedOutbox1700000030300,
+  MessagingEventHashChain1700000060380,
 ];
 
 /**
@@ -44,8 +46,9 @@ export class LedgerModule {
   static forRoot(settings: LedgerSettings): DynamicModule {
     return {
       module: LedgerModule,
-      controllers: [PaymentEventsConsumer, WithdrawalEventsConsumer, InternalHoldsController, InternalMerchantLedgerController, InternalConversionsController, InternalApprovalsController],
+      controllers: [PaymentEventsConsumer, WithdrawalEventsConsumer, InternalHoldsController, InternalMerchantLedgerController, InternalConversionsController, InternalApprovalsController, InternalEventAnchorsController],
       providers: [
+        EventStoreAnchoring,
         { provide: LEDGER_SETTINGS, useValue: settings },
         { provide: APP_FILTER, useClass: InternalErrorFilter },
         {

@@ -7,6 +7,7 @@ import type { ServiceAccessPolicy } from '@mp/shared-service-auth';
  */
 export const PAYMENTS_INTERNAL_ACCESS: ServiceAccessPolicy = {
   gateway: [
+    'GET /internal/event-store/anchors',
     'GET /internal/merchants/:merchantId/orders/:orderId',
     'GET /internal/merchants/:merchantId/orders',
     'GET /internal/merchants/:merchantId/orders/:orderId/receipts',

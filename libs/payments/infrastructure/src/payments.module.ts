@@ -1,9 +1,10 @@
+import { EventStoreAnchoring, InternalEventAnchorsController } from '@mp/shared-command-handling';
 import { authorizationFor, SERVICE_TOKEN_ISSUER, type ServiceTokenIssuer } from '@mp/shared-service-auth';
 import { isGatewayReplyTopic } from '@mp/contracts-payments';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { InternalErrorFilter } from '@mp/shared-nest-http';
-import { MessagingSchema1700000000000, MessagingUnreadIndexes1700000030000, OUTBOX_RELAY_OPTIONS, OutboxRelayService, type OutboxRelaySettings } from '@mp/shared-messaging';
+import { MessagingEventHashChain1700000060380, MessagingSchema1700000000000, MessagingUnreadIndexes1700000030000, OUTBOX_RELAY_OPTIONS, OutboxRelayService, type OutboxRelaySettings } from '@mp/shared-messaging';
 import { DisputeEventsConsumer } from './commands/dispute-events.consumer';
 import { ExpirySweeper } from './commands/expiry-sweeper';
 import { SandboxAgent } from './commands/sandbox-agent';
@@ -33,6 +34,7 @@ export const PAYMENTS_MIGRATIONS = [
   MessagingUnreadIndexes1700000030000,
   SandboxOrders1700000032000,
   PaymentAgentList1700000033200,
+  MessagingEventHashChain1700000060380,
 ];
 
 /** The payments bounded context. Needs a TypeORM DataSource and the messaging port from its app. */
@@ -41,8 +43,9 @@ export class PaymentsModule {
   static forRoot(settings: PaymentsSettings & { outbox: OutboxRelaySettings; ledgerInternalUrl: string; ledgerTimeoutMs: number }): DynamicModule {
     return {
       module: PaymentsModule,
-      controllers: [PaymentCommandConsumer, DisputeEventsConsumer, InternalOrdersController, InternalReferenceDataController, InternalRecipientAccountsController],
+      controllers: [PaymentCommandConsumer, DisputeEventsConsumer, InternalOrdersController, InternalReferenceDataController, InternalRecipientAccountsController, InternalEventAnchorsController],
       providers: [
+        EventStoreAnchoring,
         { provide: PAYMENTS_SETTINGS, useValue: settings },
         { provide: CLOCK, useValue: new OffsetClock() },
         // Replies to a gateway replica that is gone are dropped, not retried forever in front of every event.

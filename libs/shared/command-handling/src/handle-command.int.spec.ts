@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { eventCodec, type Decider } from '@mp/shared-decider';
-import { appendToStream, createEnvelope, MessagingSchema1700000000000, readStream, StreamVersionConflictError } from '@mp/shared-messaging';
+import { appendToStream, createEnvelope, MessagingEventHashChain1700000060380, MessagingSchema1700000000000, readStream, StreamVersionConflictError } from '@mp/shared-messaging';
 import { DomainError } from '@mp/shared-util-errors';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
@@ -45,7 +45,7 @@ describe('handleCommand on real Postgres', () => {
     await admin.end();
     const url = new URL(process.env['TEST_PG_ADMIN_URL'] ?? '');
     url.pathname = `/${runId}`;
-    dataSource = new DataSource({ type: 'postgres', url: url.toString(), migrations: [MessagingSchema1700000000000], extra: { max: 12 } });
+    dataSource = new DataSource({ type: 'postgres', url: url.toString(), migrations: [MessagingSchema1700000000000, MessagingEventHashChain1700000060380], extra: { max: 12 } });
     await dataSource.initialize();
     await dataSource.runMigrations();
   });

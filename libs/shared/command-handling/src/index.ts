@@ -24,3 +24,5 @@ export {
   type ReadCommand,
   type ReadMessage,
 } from './message-intake';
+export { EventStoreAnchoring } from './event-store-anchoring';
+export { InternalEventAnchorsController, type EventAnchorsPage } from './internal-event-anchors.controller';

@@ -10,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { migratedPrivateDatabase, recordStatements } from '@mp/shared-data-access-postgres';
-import { createEnvelope, MessagingSchema1700000000000, PoisonMessageError, StreamVersionConflictError, type MessageEnvelope } from '@mp/shared-messaging';
+import { createEnvelope, MessagingEventHashChain1700000060380, MessagingSchema1700000000000, PoisonMessageError, StreamVersionConflictError, type MessageEnvelope } from '@mp/shared-messaging';
 import { DomainError } from '@mp/shared-util-errors';
 import { IsInt, IsString } from 'class-validator';
 import type { DataSource, EntityManager } from 'typeorm';
@@ -64,7 +64,7 @@ describe('message intake on real Postgres', () => {
     dataSource.query(`SELECT envelope->>'causationId' AS causation_id, envelope->'data' AS data FROM outbox ORDER BY position`);
 
   beforeAll(async () => {
-    dataSource = await migratedPrivateDatabase('intake', [MessagingSchema1700000000000]);
+    dataSource = await migratedPrivateDatabase('intake', [MessagingSchema1700000000000, MessagingEventHashChain1700000060380]);
     statements = recordStatements(dataSource);
     await dataSource.query(`CREATE TABLE things (position BIGSERIAL PRIMARY KEY, name TEXT NOT NULL UNIQUE, size INTEGER NOT NULL)`);
   });

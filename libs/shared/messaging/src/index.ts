@@ -26,7 +26,10 @@ export {
 export { KafkaMessageBroker, MESSAGE_SCHEMA_VERSION_HEADER, MESSAGE_TYPE_HEADER, type KafkaBrokerOptions, type KafkaClientSecurity } from './kafka/kafka-message-broker';
 export { aclsOf, replayGroupOf, replayPasswordVariableOf, replayPrincipalOf, type KafkaAccess, type KafkaAclBinding } from './kafka/kafka-access';
 export { replayRefusal } from './kafka/kafka-dead-letters';
-export { MessagingSchema1700000000000, MessagingUnreadIndexes1700000030000 } from './postgres/messaging-schema.migration';
+export { MessagingEventHashChain1700000060380, MessagingSchema1700000000000, MessagingUnreadIndexes1700000030000 } from './postgres/messaging-schema.migration';
+export { anchorHash, canonicalJson, chainHash, eventDigest, CHAIN_GENESIS, type AnchoredHead } from './postgres/event-chain';
+export { anchorClosedDays, ANCHOR_SETTLE_MS, listAnchors, streamHeadBefore, type EventStoreAnchor } from './postgres/event-anchors';
+export { verifyEventChain, type ChainFinding, type ChainReader, type ChainVerification } from './postgres/event-chain-audit';
 export { appendToStream, readStream, StreamVersionConflictError, StreamVersionMissingError, type AppendOptions, type StoredStream } from './postgres/event-store';
 export { enqueueOutbox, OUTBOX_NOTIFY_CHANNEL, readOutboxBacklog, type OutboxBacklog } from './postgres/outbox';
 export { claimInboxMessage } from './postgres/inbox';

@@ -16,7 +16,7 @@ import { KafkaMessageBroker } from './kafka/kafka-message-broker';
 import type { ReceivedMessage } from './messaging-port';
 import { appendToStream, readStream, StreamVersionConflictError } from './postgres/event-store';
 import { claimInboxMessage } from './postgres/inbox';
-import { MessagingSchema1700000000000, MessagingUnreadIndexes1700000030000 } from './postgres/messaging-schema.migration';
+import { MessagingEventHashChain1700000060380, MessagingSchema1700000000000, MessagingUnreadIndexes1700000030000 } from './postgres/messaging-schema.migration';
 import { enqueueOutbox, readOutboxBacklog } from './postgres/outbox';
 import { OutboxRelay } from './postgres/outbox-relay';
 
@@ -43,7 +43,7 @@ describe('messaging foundation on real Postgres and Kafka', () => {
     await admin.connect();
     await admin.query(`CREATE DATABASE "${runId}"`);
     await admin.end();
-    dataSource = new DataSource({ type: 'postgres', url: databaseUrl(), migrations: [MessagingSchema1700000000000, MessagingUnreadIndexes1700000030000] });
+    dataSource = new DataSource({ type: 'postgres', url: databaseUrl(), migrations: [MessagingSchema1700000000000, MessagingUnreadIndexes1700000030000, MessagingEventHashChain1700000060380] });
     await dataSource.initialize();
     await dataSource.runMigrations();
     broker = new KafkaMessageBroker({ clientId: 'messaging-test', brokers, namespace: runId, log: quietLog });
@@ -77,7 +77,7 @@ describe('messaging foundation on real Postgres and Kafka', () => {
 
     it('keeps only the indexes something reads: by stream and version, the relay’s order, the inbox’s key', async () => {
       const indexes: Array<{ indexname: string }> = await dataSource.query(`SELECT indexname FROM pg_indexes WHERE tablename IN ('event_store', 'outbox', 'inbox') ORDER BY indexname`);
-      expect(indexes.map((index) => index.indexname)).toEqual(['event_store_pkey', 'event_store_stream_version_unique', 'inbox_pkey', 'outbox_pkey', 'outbox_unpublished']);
+      expect(indexes.map((index) => index.indexname)).toEqual(['event_store_pkey', 'event_store_recorded_at', 'event_store_stream_version_unique', 'inbox_pkey', 'outbox_pkey', 'outbox_unpublished']);
     });
 
     it('refuses to change or delete an event', async () => {

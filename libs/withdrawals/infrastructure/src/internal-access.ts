@@ -3,6 +3,7 @@ import type { ServiceAccessPolicy } from '@mp/shared-service-auth';
 /** Who may call which route of the withdrawals service's internal API (derived from the callers' code): reads only. */
 export const WITHDRAWALS_INTERNAL_ACCESS: ServiceAccessPolicy = {
   gateway: [
+    'GET /internal/event-store/anchors',
     'GET /internal/merchants/:merchantId/withdrawals/:orderId',
     'GET /internal/withdrawals/:merchantId/:orderId',
     'GET /internal/merchants/:merchantId/withdrawals',

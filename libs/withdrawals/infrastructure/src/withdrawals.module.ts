@@ -1,9 +1,10 @@
+import { EventStoreAnchoring, InternalEventAnchorsController } from '@mp/shared-command-handling';
 import { authorizationFor, SERVICE_TOKEN_ISSUER, type ServiceTokenIssuer } from '@mp/shared-service-auth';
 import { isGatewayReplyTopic } from '@mp/contracts-payments';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { HttpLedgerHolds } from '@mp/ledger-client';
-import { MessagingSchema1700000000000, MessagingUnreadIndexes1700000030000, OUTBOX_RELAY_OPTIONS, OutboxRelayService, type OutboxRelaySettings } from '@mp/shared-messaging';
+import { MessagingEventHashChain1700000060380, MessagingSchema1700000000000, MessagingUnreadIndexes1700000030000, OUTBOX_RELAY_OPTIONS, OutboxRelayService, type OutboxRelaySettings } from '@mp/shared-messaging';
 import { InternalErrorFilter } from '@mp/shared-nest-http';
 import { WithdrawalCommandConsumer, WithdrawalsTopics } from './commands/withdrawal-command.consumer';
 import { WithdrawalCommandIntake } from './commands/withdrawal-command.intake';
@@ -18,7 +19,7 @@ import { WithdrawalSender } from './sending/withdrawal-sender';
 import { WITHDRAWALS_SETTINGS, type WithdrawalsSettings } from './withdrawals-settings';
 
 /** Migrations of the withdrawals database, in order. */
-export const WITHDRAWALS_MIGRATIONS = [MessagingSchema1700000000000, WithdrawalsSchema1700000005000, WithdrawalReconciliation1700000005100, MessagingUnreadIndexes1700000030000];
+export const WITHDRAWALS_MIGRATIONS = [MessagingSchema1700000000000, WithdrawalsSchema1700000005000, WithdrawalReconciliation1700000005100, MessagingUnreadIndexes1700000030000, MessagingEventHashChain1700000060380];
 
 /** The withdrawals bounded context. Needs a TypeORM DataSource and the messaging port from its app. */
 @Module({})
@@ -26,8 +27,9 @@ export class WithdrawalsModule {
   static forRoot(settings: WithdrawalsSettings & { outbox: OutboxRelaySettings }): DynamicModule {
     return {
       module: WithdrawalsModule,
-      controllers: [WithdrawalCommandConsumer, InternalWithdrawalsController],
+      controllers: [WithdrawalCommandConsumer, InternalWithdrawalsController, InternalEventAnchorsController],
       providers: [
+        EventStoreAnchoring,
         { provide: WITHDRAWALS_SETTINGS, useValue: settings },
         // Replies to a gateway replica that is gone are dropped, not retried forever in front of every event.
         { provide: OUTBOX_RELAY_OPTIONS, useValue: { ...settings.outbox, isTransientTopic: isGatewayReplyTopic } },

@@ -7,7 +7,7 @@
  * write them.
  */
 import { randomBytes } from 'node:crypto';
-import { createEnvelope, MessagingSchema1700000000000, appendToStream } from '@mp/shared-messaging';
+import { createEnvelope, MessagingEventHashChain1700000060380, MessagingSchema1700000000000, appendToStream } from '@mp/shared-messaging';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { DisputeReceiptsLifecycle1700000013000 } from '../persistence/dispute-receipts-lifecycle.migration';
@@ -28,7 +28,7 @@ describe('dispute receipts on real Postgres', () => {
     const url = new URL(process.env['TEST_PG_ADMIN_URL'] ?? '');
     url.pathname = `/${runId}`;
     // Everything up to the lifecycle migration first, so its backfill meets rows as they were.
-    dataSource = new DataSource({ type: 'postgres', url: url.toString(), migrations: [MessagingSchema1700000000000, DisputesSchema1700000010000], extra: { max: 4 } });
+    dataSource = new DataSource({ type: 'postgres', url: url.toString(), migrations: [MessagingSchema1700000000000, DisputesSchema1700000010000, MessagingEventHashChain1700000060380], extra: { max: 4 } });
     await dataSource.initialize();
     await dataSource.runMigrations();
   });

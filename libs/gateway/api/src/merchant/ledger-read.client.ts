@@ -1,7 +1,7 @@
 import { authorizationFor, SERVICE_TOKEN_ISSUER, type ServiceTokenIssuer } from '@mp/shared-service-auth';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { Readable } from 'node:stream';
-import type { ApprovalDecisionRequest, BalancesView, ConversionRequest, ConversionView, DepositAdjustmentRequest, DepositAdjustmentView, LedgerEntriesPage, OperatorApprovalView } from '@mp/contracts-ledger';
+import type { ApprovalDecisionRequest, BalancesView, ConversionRequest, ConversionView, DepositAdjustmentRequest, DepositAdjustmentView, LedgerAnchorView, LedgerEntriesPage, OperatorApprovalView } from '@mp/contracts-ledger';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
 import { InternalClient } from '../http/internal-client';
 
@@ -43,6 +43,11 @@ export class LedgerReadClient {
   /** One UTC day of one currency, oldest first, a page at a time (the merchant's reconciliation report). */
   entriesOfDay(merchantId: string, query: { date: string; currency: string; cursor?: string }): Promise<LedgerEntriesPage> {
     return this.client.request('GET', `/internal/merchants/${encodeURIComponent(merchantId)}/entries-of-day${queryString(new URLSearchParams(query))}`);
+  }
+
+  /** The merchant's ledger anchor at the end of one UTC day in one currency (the reconciliation report's). */
+  ledgerAnchor(merchantId: string, query: { date: string; currency: string }): Promise<LedgerAnchorView> {
+    return this.client.request('GET', `/internal/merchants/${encodeURIComponent(merchantId)}/ledger-anchor${queryString(new URLSearchParams(query))}`);
   }
 
   reconciliationCsv(merchantId: string, query: URLSearchParams): Promise<{ contentType: string; disposition: string | null; content: Readable }> {

@@ -4,6 +4,7 @@ import { AgentController } from '../backoffice/agent.controller';
 import { AgentCredentialsOperatorController } from '../backoffice/agent-credentials-operator.controller';
 import { ApprovalsOperatorController } from '../backoffice/approvals-operator.controller';
 import { ConsoleKeysOperatorController } from '../backoffice/console-keys-operator.controller';
+import { EventAnchorsOperatorController } from '../backoffice/event-anchors-operator.controller';
 import { OperatorController } from '../backoffice/operator.controller';
 import { SandboxOperatorController } from '../backoffice/sandbox-operator.controller';
 import { WithdrawalsOperatorController } from '../backoffice/withdrawals-operator.controller';
@@ -30,6 +31,7 @@ export const BACKOFFICE_API_CONTROLLERS = [
   OperatorDisputesController,
   SandboxOperatorController,
   ConsoleKeysOperatorController,
+  EventAnchorsOperatorController,
 ];
 
 /** Not a merchant-facing contract: it changes with the platform, so it carries the platform's API generation, not a semantic version of its own. */
@@ -82,6 +84,7 @@ export async function buildBackofficeApiDocument(): Promise<OpenAPIObject> {
       ['Rate limits', "A merchant's own rate limit"],
       ['Disputes', 'Dispute reviews and receipt downloads'],
       ['Sandbox', "Merchants' sandbox credentials"],
+      ['Event anchors', "The daily anchors of each service's event store: what proves later that no event was changed"],
     ],
   );
   return buildApiDocument({ controllers: BACKOFFICE_API_CONTROLLERS, config });

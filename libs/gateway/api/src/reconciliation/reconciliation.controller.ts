@@ -14,6 +14,13 @@ import { WithdrawalsReadClient } from '../withdrawals/withdrawals-read.client';
 import { absentOrNull, minorUnitsOf, reconciliationReport, type ReconciliationSources, type ReportOrder } from './reconciliation-report';
 import { ReconciliationQuery } from './reconciliation.request';
 
+/**
+ * The anchor of the merchant's own ledger entries in the currency at the end of the day: the
+ * version and hash of the last one (each hash chained over every earlier entry's), absent when
+ * there is none yet. Once the day is closed the ledger's daily anchor of that day lists the same.
+ */
+export const LEDGER_ANCHOR_HEADER = 'x-ledger-anchor';
+
 /** The merchant's day of money movements as CSV (docs/api/endpoints.md, "Reconciliation report"). */
 @Controller('v2/merchant')
 @MerchantApi('Merchant')
@@ -28,13 +35,18 @@ export class ReconciliationController {
   @Get('reconciliation')
   @ApiOperation({ operationId: 'getReconciliationReport', summary: "One UTC day's ledger entries in one currency, each with its order, as CSV" })
   @ApiProduces('text/csv')
-  @ApiResponse({ status: 200, description: 'A header row, then one row per ledger entry, oldest first. A date that is not a calendar day YYYY-MM-DD or is after today (UTC), or a currency that is not a currency code, is 400 VALIDATION_ERROR.', content: { 'text/csv': { schema: { type: 'string' } } } })
+  @ApiResponse({
+    status: 200,
+    description: 'A header row, then one row per ledger entry, oldest first. A date that is not a calendar day YYYY-MM-DD or is after today (UTC), or a currency that is not a currency code, is 400 VALIDATION_ERROR.', content: { 'text/csv': { schema: { type: 'string' } } },
+    headers: { 'X-Ledger-Anchor': { description: 'The anchor of the merchant’s own ledger entries in the currency at the end of the day, `version=N; sha256=HEX`: the last entry’s event version and hash, chained over every earlier one. Absent when there are none yet.', schema: { type: 'string' } } },
+  })
   @ApiErrorResponses()
   async report(@CurrentMerchant() merchant: AuthenticatedMerchant, @Query() query: ReconciliationQuery, @Res() reply: FastifyReply): Promise<void> {
     // A day still to come has no entries and never will today: refused, so a wrong date is not mistaken for a quiet one.
     if (query.date > this.clock.now().toISOString().slice(0, 10)) throw validationError([{ field: 'date', issue: 'must not be after today (UTC)' }], 'The reconciliation query is not valid');
     const sources = this.sourcesFor(merchant.merchantId, query);
-    const firstPage = await sources.entriesOfDay(undefined);
+    const [firstPage, { anchor }] = await Promise.all([sources.entriesOfDay(undefined), this.ledger.ledgerAnchor(merchant.merchantId, query)]);
+    if (anchor) void reply.header(LEDGER_ANCHOR_HEADER, `version=${anchor.stream_version}; sha256=${anchor.hash}`);
     await reply
       .status(200)
       .header('content-type', 'text/csv; charset=utf-8')

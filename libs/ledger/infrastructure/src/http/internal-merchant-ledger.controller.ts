@@ -1,7 +1,9 @@
 import { DEFAULT_PAGE_LIMIT } from '@mp/shared-data-access-postgres';
 import { Readable } from 'node:stream';
 import { Body, Controller, Get, Headers, Param, Post, Query, Res } from '@nestjs/common';
-import type { BalancesView, DepositAdjustmentView, LedgerEntriesPage, OperatorApprovalView } from '@mp/contracts-ledger';
+import type { BalancesView, DepositAdjustmentView, LedgerAnchorView, LedgerEntriesPage, OperatorApprovalView } from '@mp/contracts-ledger';
+import { toLedgerStreamId } from '@mp/ledger-domain';
+import { streamHeadBefore } from '@mp/shared-messaging';
 import { RequestPipe } from '@mp/shared-nest-http';
 import { ServiceCaller, type VerifiedCaller } from '@mp/shared-service-auth';
 import { formatAmountMinor } from '@mp/shared-util-money';
@@ -13,7 +15,7 @@ import { actingOperatorOf } from './acting-operator';
 import { entriesOfDay, listEntries, postingsOfPeriod } from '../reads/ledger-entries.query';
 import { reconciliationHeader, reconciliationRecord } from '../reads/reconciliation-csv';
 import { requestCausation } from './causation';
-import { DayEntriesQueryDto, DepositAdjustmentRequestDto, LedgerEntriesQueryDto, LedgerMerchantIdParam, ReconciliationQueryDto } from './ledger-requests';
+import { DayEntriesQueryDto, DepositAdjustmentRequestDto, LedgerAnchorQueryDto, LedgerEntriesQueryDto, LedgerMerchantIdParam, ReconciliationQueryDto } from './ledger-requests';
 
 const requestPipe = new RequestPipe();
 const DAY_ENTRIES_PAGE_LIMIT = 500;
@@ -79,6 +81,14 @@ export class InternalMerchantLedgerController {
   @Get('entries-of-day')
   async entriesOfDay(@Param('merchantId', LedgerMerchantIdParam) merchantId: string, @Query(requestPipe) query: DayEntriesQueryDto): Promise<LedgerEntriesPage> {
     return entriesOfDay(this.dataSource.manager, { merchantId, currency: query.currency, day: query.date, limit: query.limit === undefined ? DAY_ENTRIES_PAGE_LIMIT : Number(query.limit), cursor: query.cursor });
+  }
+
+  /** The head of the merchant's ledger stream in the currency at the end of the UTC day: the reconciliation report's anchor. */
+  @Get('ledger-anchor')
+  async ledgerAnchor(@Param('merchantId', LedgerMerchantIdParam) merchantId: string, @Query(requestPipe) query: LedgerAnchorQueryDto): Promise<LedgerAnchorView> {
+    const streamId = toLedgerStreamId(merchantId, query.currency);
+    const head = await streamHeadBefore(this.dataSource.manager, streamId, new Date(Date.parse(`${query.date}T00:00:00Z`) + 86_400_000));
+    return { anchor: head && { stream_id: streamId, stream_version: head.streamVersion, hash: head.hash } };
   }
 
   /**

@@ -201,6 +201,16 @@ export class DayEntriesQueryDto {
   cursor?: string;
 }
 
+/** The merchant's ledger anchor at the end of one UTC day in one currency (the reconciliation report's). */
+@RequestMessages({ invalid: 'The anchor query is not valid' })
+export class LedgerAnchorQueryDto {
+  @IsCalendarDay()
+  date!: string;
+
+  @IsKnownCurrency(CURRENCY_ISSUE)
+  currency!: string;
+}
+
 /** Requests awaiting (or past) approval, oldest first. */
 @RequestMessages({ invalid: 'The approvals query is not valid' })
 export class ApprovalsQueryDto {

@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type { MessageEnvelope } from '../envelope';
+import { eventDigest } from './event-chain';
 
 /** Raised when another writer appended to the stream first; the caller re-reads and retries. */
 export class StreamVersionConflictError extends Error {
@@ -46,7 +47,13 @@ export interface AppendOptions {
 
 /**
  * Appends events after `expectedVersion` in one statement; the unique (stream_id,
- * stream_version) constraint decides races.
+ * stream_version) constraint decides races. The same statement chains each event's hash to the
+ * stream's event at `expectedVersion` (event_store_chain, docs/decisions/event-hash-chain.md):
+ * the event digests are computed here, the links in SQL, so appending stays one round trip and
+ * takes no lock beyond the stream's own. When the stream has no event at `expectedVersion`
+ * there is nothing to chain to, so nothing is appended and StreamVersionMissingError is raised
+ * (what `requireExpectedVersion` asks for; without it that is a snapshot or projection ahead of
+ * its events too).
  */
 export async function appendToStream(
   manager: EntityManager,
@@ -56,21 +63,25 @@ export async function appendToStream(
   options: AppendOptions = {},
 ): Promise<number> {
   if (events.length === 0) return expectedVersion;
-  const values: unknown[] = [streamId];
+  // Every append now checks the expected version (it chains to that event); the option stays
+  // for its callers, which state what they rely on.
+  void options.requireExpectedVersion;
+  const values: unknown[] = [streamId, expectedVersion];
+  const digests: Buffer[] = [];
   const rows = events.map((event, index) => {
-    values.push(expectedVersion + index + 1, event.id, event.type, event.schemaVersion, JSON.stringify(event));
-    const base = 1 + index * 5;
-    // Typed: the rows are a VALUES list under a SELECT when the expected version is checked.
-    return `($1, $${base + 1}::integer, $${base + 2}::uuid, $${base + 3}::text, $${base + 4}::integer, $${base + 5}::jsonb)`;
+    const json = JSON.stringify(event);
+    digests.push(eventDigest(streamId, expectedVersion + index + 1, JSON.parse(json)));
+    values.push(expectedVersion + index + 1, event.id, event.type, event.schemaVersion, json);
+    const base = 2 + index * 5;
+    // Typed: the rows are a VALUES list under a SELECT.
+    return `($${base + 1}::integer, $${base + 2}::uuid, $${base + 3}::text, $${base + 4}::integer, $${base + 5}::jsonb)`;
   });
-  const checked = options.requireExpectedVersion === true && expectedVersion > 0;
-  if (checked) values.push(expectedVersion);
-  const sql = checked
-    ? `INSERT INTO event_store (stream_id, stream_version, event_id, event_type, schema_version, envelope)
-       SELECT * FROM (VALUES ${rows.join(', ')}) AS appended
-        WHERE EXISTS (SELECT 1 FROM event_store WHERE stream_id = $1 AND stream_version = $${values.length})
-       RETURNING stream_version`
-    : `INSERT INTO event_store (stream_id, stream_version, event_id, event_type, schema_version, envelope) VALUES ${rows.join(', ')} RETURNING stream_version`;
+  values.push(digests);
+  const sql = `INSERT INTO event_store (stream_id, stream_version, event_id, event_type, schema_version, envelope, hash)
+       SELECT $1, appended.stream_version, appended.event_id, appended.event_type, appended.schema_version, appended.envelope, chain.chain_hash
+         FROM (VALUES ${rows.join(', ')}) AS appended (stream_version, event_id, event_type, schema_version, envelope)
+         JOIN event_store_chain($1, $2, $${values.length}::bytea[]) AS chain ON chain.chain_version = appended.stream_version
+       RETURNING stream_version`;
   let inserted: unknown[];
   try {
     inserted = await manager.query(sql, values);

@@ -1,4 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { CHAIN_GENESIS, chainHash, eventDigest } from './event-chain';
 
 /**
  * The tables every event-sourced service owns in its own database: the append-only event
@@ -78,5 +79,91 @@ export class MessagingUnreadIndexes1700000030000 implements MigrationInterface {
   async down(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`ALTER TABLE outbox ADD CONSTRAINT outbox_message_id_key UNIQUE (message_id)`);
     await queryRunner.query(`ALTER TABLE event_store ADD CONSTRAINT event_store_event_id_key UNIQUE (event_id)`);
+  }
+}
+
+const BACKFILL_BATCH = 5_000;
+
+/**
+ * The event store's hash chain and daily anchors (docs/decisions/event-hash-chain.md): a `hash`
+ * per event, chained per stream; event_store_chain, which appendToStream calls in its one
+ * statement to link the events it appends; the anchor tables the anchoring task fills once per
+ * closed UTC day; a BRIN index on recorded_at for that task's day scans (a few pages, and next
+ * to nothing per append since rows arrive in time order). Events already stored get their
+ * hashes here, stream by stream in version order, with the append-only trigger off for the
+ * backfill only (a migration runs as the table's owner).
+ */
+export class MessagingEventHashChain1700000060380 implements MigrationInterface {
+  name = 'MessagingEventHashChain1700000060380';
+
+  async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`ALTER TABLE event_store ADD COLUMN hash BYTEA`);
+    await queryRunner.query(`
+      CREATE FUNCTION event_store_chain(p_stream_id TEXT, p_expected_version INTEGER, p_digests BYTEA[])
+      RETURNS TABLE (chain_version INTEGER, chain_hash BYTEA) LANGUAGE plpgsql STABLE AS $$
+      DECLARE
+        previous BYTEA := ''::bytea;
+      BEGIN
+        IF p_expected_version > 0 THEN
+          SELECT e.hash INTO previous FROM event_store e WHERE e.stream_id = p_stream_id AND e.stream_version = p_expected_version;
+          -- No event to chain to: nothing is appended (the caller reports the missing version).
+          IF previous IS NULL THEN RETURN; END IF;
+        END IF;
+        FOR i IN 1 .. coalesce(array_length(p_digests, 1), 0) LOOP
+          previous := sha256(previous || p_digests[i]);
+          chain_version := p_expected_version + i;
+          chain_hash := previous;
+          RETURN NEXT;
+        END LOOP;
+      END $$`);
+    await this.backfill(queryRunner);
+    await queryRunner.query(`ALTER TABLE event_store ALTER COLUMN hash SET NOT NULL`);
+    await queryRunner.query(`CREATE INDEX event_store_recorded_at ON event_store USING brin (recorded_at)`);
+    await queryRunner.query(`
+      CREATE TABLE event_store_anchors (
+        day DATE PRIMARY KEY,
+        previous_hash BYTEA,
+        streams INTEGER NOT NULL,
+        hash BYTEA NOT NULL,
+        made_at TIMESTAMPTZ NOT NULL DEFAULT now()
+      )`);
+    await queryRunner.query(`
+      CREATE TABLE event_store_anchor_heads (
+        day DATE NOT NULL REFERENCES event_store_anchors (day),
+        stream_id TEXT NOT NULL,
+        stream_version INTEGER NOT NULL,
+        hash BYTEA NOT NULL,
+        PRIMARY KEY (day, stream_id)
+      )`);
+  }
+
+  private async backfill(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`ALTER TABLE event_store DISABLE TRIGGER event_store_append_only`);
+    let after: { streamId: string; version: number } = { streamId: '', version: 0 };
+    let previous = CHAIN_GENESIS;
+    for (;;) {
+      const rows: Array<{ global_position: string; stream_id: string; stream_version: number; envelope: unknown }> = await queryRunner.query(
+        `SELECT global_position, stream_id, stream_version, envelope FROM event_store WHERE (stream_id, stream_version) > ($1, $2) ORDER BY stream_id, stream_version LIMIT ${BACKFILL_BATCH}`,
+        [after.streamId, after.version],
+      );
+      if (rows.length === 0) break;
+      const hashes = rows.map((row, index) => {
+        const startsStream = index === 0 ? row.stream_id !== after.streamId : row.stream_id !== rows[index - 1].stream_id;
+        previous = chainHash(startsStream ? CHAIN_GENESIS : previous, eventDigest(row.stream_id, row.stream_version, row.envelope));
+        return previous;
+      });
+      await queryRunner.query(`UPDATE event_store e SET hash = v.hash FROM unnest($1::bigint[], $2::bytea[]) AS v (position, hash) WHERE e.global_position = v.position`, [rows.map((row) => row.global_position), hashes]);
+      const last = rows[rows.length - 1];
+      after = { streamId: last.stream_id, version: last.stream_version };
+    }
+    await queryRunner.query(`ALTER TABLE event_store ENABLE TRIGGER event_store_append_only`);
+  }
+
+  async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`DROP TABLE event_store_anchor_heads`);
+    await queryRunner.query(`DROP TABLE event_store_anchors`);
+    await queryRunner.query(`DROP INDEX event_store_recorded_at`);
+    await queryRunner.query(`DROP FUNCTION event_store_chain`);
+    await queryRunner.query(`ALTER TABLE event_store DROP COLUMN hash`);
   }
 }
