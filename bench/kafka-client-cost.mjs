@@ -2,8 +2,7 @@
 /**
  * `node bench/kafka-client-cost.mjs [--messages 20000] [--rounds 3] [--security plaintext,sasl-ssl]`:
  * the CPU one Kafka message costs in kafkajs and in @platformatic/kafka, on the produce and
- * consume paths the services use (issue 37, "the client itself costs"). A benchmark that prints
- * figures, not a timed test.
+ * consume paths the services use. A benchmark that prints figures, not a timed test.
  *
  * Each client produces `--messages` copies of a real envelope (a PaymentOrderCreated of about
  * 950 bytes, with the headers the adapter sets, a fresh id and order key each, so the keys spread
