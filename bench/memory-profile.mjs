@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
- * `node bench/memory-profile.mjs [--payins 200] [--concurrency 4] [--snapshots] [--node-options [SERVICE=]FLAGS]…`: where each
- * Node service's memory goes (issue 37, "Memory"). Runs the real system (SystemUnderTest from
+ * `node bench/memory-profile.mjs [--payins 200] [--concurrency 4] [--snapshots] [--node-options=[SERVICE=]FLAGS]…`: where each
+ * Node service's memory goes. Runs the real system (SystemUnderTest from
  * dist/) with bench/memory-preload.cjs in every service, samples each one idle (after start-up)
  * and after a light load (`--payins` pay-ins taken through to success, `--concurrency` at a
  * time), and prints per service:
@@ -11,8 +11,9 @@
  *   largest packages among them;
  * - with `--snapshots`: a heap snapshot per service after the load, summarized by node type and
  *   by the constructors holding the most bytes (self size);
- * - the CPU each service spent on the load (user + system, from /proc), to see what a heap
- *   setting costs in garbage collection.
+ * - the CPU each service spent on the load (user + system, from /proc), and of it the time in
+ *   garbage collection (prom-client's nodejs_gc_duration_seconds, from /metrics), to see what a
+ *   heap setting costs.
  * `--node-options` adds Node flags to every service's command line, or with `SERVICE=` to one
  * service's (repeatable), e.g. the heap limits of docker-compose.yml's NODE_OPTIONS.
  * Starts its own Kafka broker and PostgreSQL server (deploy/local/infra.mjs, test mode) unless
@@ -66,11 +67,12 @@ try {
   // Let start-up's garbage settle before the idle sample.
   await sleep(5_000);
   const idle = await sampleAll();
-  const cpuBefore = cpuSecondsAll();
+  const [cpuBefore, gcBefore] = [cpuSecondsAll(), await gcSecondsAll()];
   if (PAYINS > 0) await load();
-  const cpuAfter = cpuSecondsAll();
+  const [cpuAfter, gcAfter] = [cpuSecondsAll(), await gcSecondsAll()];
   const loaded = await sampleAll();
-  report(idle, loaded, Object.fromEntries(CATALOG_SERVICE_NAMES.map((name) => [name, cpuAfter[name] - cpuBefore[name]])));
+  const spent = (after, before) => Object.fromEntries(CATALOG_SERVICE_NAMES.map((name) => [name, after[name] - before[name]]));
+  report(idle, loaded, spent(cpuAfter, cpuBefore), spent(gcAfter, gcBefore));
   if (options.snapshots) {
     for (const name of CATALOG_SERVICE_NAMES) {
       const report = await sample(name, { snapshot: true });
@@ -142,12 +144,23 @@ function cpuSecondsAll() {
   );
 }
 
-function report(idle, loaded, cpuSeconds) {
+/** Seconds each service has spent in garbage collection so far, all kinds (its /metrics). */
+async function gcSecondsAll() {
+  const seconds = {};
+  for (const name of CATALOG_SERVICE_NAMES) {
+    const base = name === 'gateway' ? system.gatewayInternalUrl : system.urlOf(name);
+    const text = await (await fetch(`${base}/metrics`)).text();
+    seconds[name] = [...text.matchAll(/^nodejs_gc_duration_seconds_sum\{[^}]*\} ([\d.e+-]+)$/gm)].reduce((sum, [, value]) => sum + Number(value), 0);
+  }
+  return seconds;
+}
+
+function report(idle, loaded, cpuSeconds, gcSeconds) {
   const flags = CATALOG_SERVICE_NAMES.filter((name) => nodeOptions[name].length > 0).map((name) => `${name}: ${nodeOptions[name].join(' ')}`);
   console.log(`\n## Memory per service (MB): idle after start-up → after ${PAYINS} pay-ins through to success (${CONCURRENCY} at a time)\n`);
   console.log(`Node flags: ${flags.length > 0 ? flags.join('; ') : 'none (V8 defaults)'}\n`);
-  console.log('| service | RSS | peak RSS | heap total | heap used | external | array buffers | code + bytecode | modules (files, MB source) | CPU s on the load |');
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  console.log('| service | RSS | peak RSS | heap total | heap used | external | array buffers | code + bytecode | modules (files, MB source) | CPU s on the load | of it GC s |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const name of CATALOG_SERVICE_NAMES) {
     const [a, b] = [idle[name], loaded[name]];
     const pair = (pick) => `${mb(pick(a))} → ${mb(pick(b))}`;
@@ -155,7 +168,7 @@ function report(idle, loaded, cpuSeconds) {
     const files = Object.values(b.modules).reduce((sum, entry) => sum + entry.files, 0);
     const source = Object.values(b.modules).reduce((sum, entry) => sum + entry.sourceBytes, 0);
     console.log(
-      `| ${name} | ${pair((s) => s.status.rss)} | ${mb(b.status.peakRss)} | ${pair((s) => s.memoryUsage.heapTotal)} | ${pair((s) => s.memoryUsage.heapUsed)} | ${pair((s) => s.memoryUsage.external)} | ${pair((s) => s.memoryUsage.arrayBuffers)} | ${pair(code)} | ${files}, ${mb(source)} | ${cpuSeconds[name].toFixed(2)} |`,
+      `| ${name} | ${pair((s) => s.status.rss)} | ${mb(b.status.peakRss)} | ${pair((s) => s.memoryUsage.heapTotal)} | ${pair((s) => s.memoryUsage.heapUsed)} | ${pair((s) => s.memoryUsage.external)} | ${pair((s) => s.memoryUsage.arrayBuffers)} | ${pair(code)} | ${files}, ${mb(source)} | ${cpuSeconds[name].toFixed(2)} | ${gcSeconds[name].toFixed(2)} |`,
     );
   }
   console.log('\n## Heap spaces after the load (MB used of size)\n');
