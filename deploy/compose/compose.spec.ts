@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
+import { heapFlagsOf, memoryMiB, memoryNeededMb } from '../heap-limits';
 
 interface CatalogService {
   name: string;
@@ -197,6 +198,14 @@ describe('docker-compose.yml and the service catalog', () => {
       expect({ name, driver: logging?.driver, maxSize: logging?.options['max-size'], maxFile: logging?.options['max-file'] }).toEqual({ name, driver: 'json-file', maxSize: expect.any(String), maxFile: expect.any(String) });
       expect({ name, memory: limits?.memory, cpus: limits?.cpus }).toEqual({ name, memory: expect.stringMatching(/^\d+[MG]$/), cpus: expect.any(String) });
     }
+  });
+
+  it.each(catalog.services.map(({ name }) => [name]))('%s: runs under heap limits (NODE_OPTIONS) that its memory limit has room for', (name) => {
+    const service = compose.services[name];
+    const flags = heapFlagsOf(String(service.environment?.NODE_OPTIONS ?? ''));
+    const limit = (service.deploy as { resources?: { limits?: { memory?: string } } } | undefined)?.resources?.limits?.memory;
+    expect({ name, flags: flags !== null }).toEqual({ name, flags: true });
+    expect({ name, fits: flags !== null && limit !== undefined && memoryMiB(limit, 'compose') >= memoryNeededMb(flags) }).toEqual({ name, fits: true });
   });
 
   it('drops every capability everywhere but PostgreSQL, and runs read-only wherever nothing writes outside a volume', () => {

@@ -30,6 +30,7 @@ import { aclsOf, deadLetterTopicOf, replayPrincipalOf, type KafkaAccess, type Ka
 import { RECEIPT_BYTES_MAX } from '@mp/shared-util-validation';
 import ipaddr from 'ipaddr.js';
 import YAML from 'yaml';
+import { heapFlagsOf, memoryMiB, memoryNeededMb } from '../heap-limits';
 
 interface CatalogService {
   name: string;
@@ -338,6 +339,16 @@ describe.each(['dev', 'prod'])('the %s overlay', (overlay) => {
         limits: ['cpu', 'memory'],
       });
     }
+  });
+
+  it.each(services.map((service) => [service.name]))('runs %s under heap limits (NODE_OPTIONS) that its memory limit has room for, and requests no more than its limit', (name) => {
+    const container = containerOf(name);
+    const flags = heapFlagsOf(container.env?.find((variable) => variable.name === 'NODE_OPTIONS')?.value);
+    const { requests, limits } = container.resources ?? {};
+    expect({ name, flags: flags !== null }).toEqual({ name, flags: true });
+    const limitMiB = memoryMiB(present(limits?.memory, `${name}'s memory limit`), 'kubernetes');
+    expect({ name, fits: flags !== null && limitMiB >= memoryNeededMb(flags) }).toEqual({ name, fits: true });
+    expect({ name, requestWithinLimit: memoryMiB(present(requests?.memory, `${name}'s memory request`), 'kubernetes') <= limitMiB }).toEqual({ name, requestWithinLimit: true });
   });
 
   it('runs Kafka and PostgreSQL as StatefulSets in dev only, non-root and without privileges', () => {
