@@ -7,7 +7,7 @@ import { DomainError } from '@mp/shared-util-errors';
 import { IsPlainText, IsWholeNumberBetween, type JsonNumberLiteral, MatchesPattern, MERCHANT_ID_PATTERN, RequestMessages, Trim } from '@mp/shared-util-validation';
 import { IsBoolean, IsOptional } from 'class-validator';
 import type { FastifyReply } from 'fastify';
-import { GATEWAY_CLOCK, GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
+import { CLOCK, GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
 import { overlapMsOf, rotateApiSecret, RotateSecretBody } from '../merchant/secret-rotation';
 import { BackofficeGuard, CurrentPrincipal, Roles, type BackofficeRequest } from './backoffice.guard';
 import { issuedOrRefused, lifetimeExpiry, REQUESTED_LIFETIME_DAYS_MAX } from './credential-issuance';
@@ -85,7 +85,7 @@ export class AccessOperatorController {
     @Inject(BackofficeCredentialStore) private readonly credentials: BackofficeCredentialStore,
     @Inject(BackofficeAuditStore) private readonly audit: BackofficeAuditStore,
     @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
-    @Inject(GATEWAY_CLOCK) private readonly clock: Clock,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   /**

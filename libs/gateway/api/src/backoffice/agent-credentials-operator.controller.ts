@@ -8,7 +8,7 @@ import { DomainError } from '@mp/shared-util-errors';
 import { IsPlainText, IsWholeNumberBetween, type JsonNumberLiteral, RequestMessages, Trim } from '@mp/shared-util-validation';
 import { IsOptional } from 'class-validator';
 import type { FastifyReply } from 'fastify';
-import { GATEWAY_CLOCK, GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
+import { CLOCK, GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
 import { BackofficeApiDocs } from '../openapi/backoffice-api.decorator';
 import { BackofficeApiErrorResponses } from '../openapi/error.response';
 import { BackofficeGuard, CurrentPrincipal, Roles, type BackofficeRequest } from './backoffice.guard';
@@ -45,7 +45,7 @@ export class AgentCredentialsOperatorController {
   constructor(
     @Inject(BackofficeCredentialStore) private readonly credentials: BackofficeCredentialStore,
     @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
-    @Inject(GATEWAY_CLOCK) private readonly clock: Clock,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   @Get()

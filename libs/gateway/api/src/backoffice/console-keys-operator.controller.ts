@@ -7,7 +7,7 @@ import { DomainError } from '@mp/shared-util-errors';
 import { IsWholeNumberBetween, type JsonNumberLiteral, RequestMessages } from '@mp/shared-util-validation';
 import { IsOptional } from 'class-validator';
 import type { FastifyReply } from 'fastify';
-import { GATEWAY_CLOCK } from '../gateway-settings';
+import { CLOCK } from '../gateway-settings';
 import { BackofficeApiDocs } from '../openapi/backoffice-api.decorator';
 import { BackofficeApiErrorResponses } from '../openapi/error.response';
 import { BackofficeGuard, CurrentPrincipal, Roles } from './backoffice.guard';
@@ -72,7 +72,7 @@ export class ConsoleKeyListResponse {
 export class ConsoleKeysOperatorController {
   constructor(
     @Inject(ConsoleKeyStore) private readonly keys: ConsoleKeyStore,
-    @Inject(GATEWAY_CLOCK) private readonly clock: Clock,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   @Post()

@@ -33,7 +33,7 @@ import { stringifyResponse } from '../http/json-body';
 import { LedgerReadClient } from '../merchant/ledger-read.client';
 import { PaymentsReadClient } from '../payments/payments-read.client';
 import { actingOperatorId } from './acting-operator';
-import { GATEWAY_CLOCK, GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
+import { CLOCK, GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
 import { BackofficeGuard, CurrentPrincipal, Roles, type BackofficeRequest } from './backoffice.guard';
 import { CallbackDestinationPolicy } from '../callback-destinations/callback-destination.policy';
 import { requireMerchant } from '../merchant/require-merchant';
@@ -207,7 +207,7 @@ export class OperatorController {
     private readonly ledger: LedgerReadClient,
     private readonly destinations: CallbackDestinationPolicy,
     @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
-    @Inject(GATEWAY_CLOCK) private readonly clock: Clock,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   /** Every merchant, live and sandbox, newest first. */

@@ -8,7 +8,7 @@ import { MERCHANT_ID_PATTERN, ORDER_ID_PATTERN } from '@mp/shared-util-validatio
 import type { FastifyReply } from 'fastify';
 import { BackofficeGuard, Roles } from '../backoffice/backoffice.guard';
 import { json } from '../backoffice/operator.controller';
-import { GATEWAY_CLOCK, GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
+import { CLOCK, GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
 import { overlapMsOf, rotateWebhookSecret, RotateSecretBody } from '../merchant/secret-rotation';
 import type { Clock } from '@mp/shared-util-clock';
 import { CallbacksClient } from './callbacks.client';
@@ -34,7 +34,7 @@ export class CallbacksBackofficeController {
     @Inject(WebhookSecretStore) private readonly webhookSecrets: WebhookSecretStore,
     private readonly callbacks: CallbacksClient,
     @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
-    @Inject(GATEWAY_CLOCK) private readonly clock: Clock,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   /** The merchant as operators see it: the profile plus its callback endpoint state. */
