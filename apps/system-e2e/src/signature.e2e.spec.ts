@@ -1,5 +1,5 @@
 /**
- * Goal: every authentication rule of spec section 5, each with a passing and a failing case,
+ * Goal: every authentication rule of docs/api/authentication.md, each with a passing and a failing case,
  * against the real gateway, Kafka and payments service. Method: a test client that signs with
  * the merchant SDK's signer (held to docs/api/signing-test-vectors.json) and knobs that break one thing.
  */
@@ -8,7 +8,7 @@ import { signatureOf } from '@mp/merchant-sdk/signing';
 import { rawRequest, SignedClient, SystemUnderTest } from '@mp/shared-testing';
 import { incomingPayment, newOrderId } from './fixtures';
 
-describe('request signatures (spec section 5)', () => {
+describe('request signatures', () => {
   let system: SystemUnderTest;
   let merchant: SignedClient;
   let otherMerchant: SignedClient;
