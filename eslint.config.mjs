@@ -14,10 +14,16 @@ const frameworkPackages = ['@nestjs/*', 'typeorm', 'kafkajs', 'pg', '@nestjs/typ
  * production code may not import it, so it never reaches a build a service runs. Only spec files
  * may (testFileConstraints below).
  */
+/**
+ * The merchant SDK's request signer (libs/sdk/src/signing.ts, imported as @mp/merchant-sdk/signing)
+ * is the platform's one signing rule (docs/decisions/one-request-signer.md): the gateway's verifier
+ * (access), the test clients (shared testing) and the benchmark use it, so those scopes may depend on
+ * scope:sdk, which itself depends on nothing.
+ */
 const depConstraints = [
-  { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
+  { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared', 'scope:sdk'] },
   { sourceTag: 'scope:contracts', onlyDependOnLibsWithTags: ['scope:contracts', 'scope:shared'] },
-  { sourceTag: 'scope:access', onlyDependOnLibsWithTags: ['scope:access', 'scope:contracts', 'scope:shared'] },
+  { sourceTag: 'scope:access', onlyDependOnLibsWithTags: ['scope:access', 'scope:contracts', 'scope:shared', 'scope:sdk'] },
   { sourceTag: 'scope:payments', onlyDependOnLibsWithTags: ['scope:payments', 'scope:ledger-client', 'scope:contracts', 'scope:shared'] },
   { sourceTag: 'scope:disputes', onlyDependOnLibsWithTags: ['scope:disputes', 'scope:contracts', 'scope:shared'] },
   { sourceTag: 'scope:withdrawals', onlyDependOnLibsWithTags: ['scope:withdrawals', 'scope:ledger-client', 'scope:contracts', 'scope:shared'] },
@@ -34,7 +40,7 @@ const depConstraints = [
   { sourceTag: 'scope:console', onlyDependOnLibsWithTags: ['scope:shared', 'scope:contracts'] },
   { sourceTag: 'scope:e2e', onlyDependOnLibsWithTags: ['scope:contracts', 'scope:shared', 'scope:access', 'scope:sdk'] },
   // The benchmark (bench/) drives the whole system and seeds the ledger through its own write path.
-  { sourceTag: 'scope:bench', onlyDependOnLibsWithTags: ['scope:shared', 'scope:contracts', 'scope:access', 'scope:payments', 'scope:ledger'] },
+  { sourceTag: 'scope:bench', onlyDependOnLibsWithTags: ['scope:shared', 'scope:contracts', 'scope:access', 'scope:payments', 'scope:ledger', 'scope:sdk'] },
   // deploy/ (launcher, service catalog and its drift check against every context) and tools/.
   { sourceTag: 'scope:deploy', onlyDependOnLibsWithTags: ['*'] },
   { sourceTag: 'scope:tools', onlyDependOnLibsWithTags: ['*'] },

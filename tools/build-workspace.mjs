@@ -4,9 +4,9 @@
  * test (once, before any test spawns a service) and the tools that run a built entry point.
  */
 import { spawn } from 'node:child_process';
-import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -15,11 +15,13 @@ export function builtEntry(source) {
   return join(root, 'dist', source.replace(/\.ts$/, '.js'));
 }
 
-/** The Nx project a source file belongs to (the name in the project.json of its project root). */
+/** The Nx project a source file belongs to: the name in the nearest project.json above it. */
 export function projectOf(source) {
-  const [kind, ...rest] = source.split('/');
-  const projectRoot = kind === 'apps' ? [kind, rest[0]] : kind === 'libs' ? [kind, rest[0], rest[1]] : [kind];
-  return JSON.parse(readFileSync(join(root, ...projectRoot, 'project.json'), 'utf8')).name;
+  for (let dir = dirname(join(root, source)); dir.startsWith(root) && dir !== root; dir = dirname(dir)) {
+    const projectFile = join(dir, 'project.json');
+    if (existsSync(projectFile)) return JSON.parse(readFileSync(projectFile, 'utf8')).name;
+  }
+  throw new Error(`${source} is in no Nx project`);
 }
 
 /**
@@ -50,4 +52,15 @@ export function build({ projects, logFile } = {}) {
       else reject(new Error(`the build failed (${signal ?? `exit code ${code}`})${logFile ? `; see ${logFile}` : ''}`));
     });
   });
+}
+
+/**
+ * Builds the project of one TypeScript module (a no-op when nothing changed) and loads its built
+ * JavaScript: how a plain .mjs script uses workspace code, with no TypeScript loader
+ * (`const { signatureHeaders } = await importBuilt('libs/sdk/src/signing.ts')`).
+ */
+export async function importBuilt(source, { logFile = join(root, '.local/build.log') } = {}) {
+  await build({ projects: [projectOf(source)], logFile });
+  // The build is CommonJS: its exports are the module's default.
+  return (await import(pathToFileURL(builtEntry(source)).href)).default;
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
- * Sends one signed request to the /v2 API, signed exactly as spec section 5 describes:
- * HMAC-SHA256 over "{timestamp}.{path, percent-decoded except %2F}.{raw body}", lower-case hex.
+ * Sends one signed request to the /v2 API, signed by the merchant SDK's signer
+ * (libs/sdk/src/signing.ts, built first; docs/api/authentication.md describes the rule).
  *
  *   node tools/signed-request.mjs POST /v2/payments/incoming '{"order_id":"A-1","amount":1500.50,...}'
  *   node tools/signed-request.mjs GET /v2/payments/status/A-1
@@ -9,10 +9,10 @@
  * Credentials: MP_MERCHANT_ID and MP_API_SECRET, else the demo merchant that `npm start`
  * saved in .local/dev/demo-merchant.json. MP_BASE_URL defaults to http://127.0.0.1:3000.
  */
-import { createHmac } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { importBuilt } from './build-workspace.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const [method, path, body = ''] = process.argv.slice(2);
@@ -31,24 +31,12 @@ if (!merchantId || !secret) {
   process.exit(2);
 }
 
-/** Decode every percent-escape except an encoded slash, which is signed as sent. */
-function signedPath(wirePath) {
-  const pathOnly = wirePath.split('?')[0];
-  return pathOnly
-    .split(/(%2[fF])/)
-    .map((part) => (/^%2[fF]$/.test(part) ? part : decodeURIComponent(part)))
-    .join('');
-}
-
-const timestamp = String(Math.floor(Date.now() / 1000));
-const signature = createHmac('sha256', secret).update(`${timestamp}.${signedPath(path)}.${body}`).digest('hex');
+const { signatureHeaders } = await importBuilt('libs/sdk/src/signing.ts');
 const response = await fetch(`${baseUrl}${path}`, {
   method,
   headers: {
     accept: 'application/json',
-    'x-api-key': merchantId,
-    'x-timestamp': timestamp,
-    'x-signature': signature,
+    ...signatureHeaders(merchantId, secret, path, body),
     ...(body ? { 'content-type': 'application/json' } : {}),
   },
   body: body || undefined,

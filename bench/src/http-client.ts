@@ -1,5 +1,5 @@
 import { Agent, request } from 'node:http';
-import { signRequest, specSignedPath } from '@mp/shared-testing';
+import { signatureHeaders } from '@mp/merchant-sdk/signing';
 
 export interface MerchantCredentials {
   merchantId: string;
@@ -52,15 +52,12 @@ export class LoadClient {
     });
   }
 
-  /** A merchant request signed now, as spec section 5 says (the independent test signer). */
+  /** A merchant request signed now, with the merchant SDK's signer. */
   sendSigned(merchant: MerchantCredentials, method: 'GET' | 'POST', path: string, body?: object): Promise<HttpAnswer> {
     const bytes = body === undefined ? undefined : Buffer.from(JSON.stringify(body), 'utf8');
-    const timestamp = String(Math.floor(Date.now() / 1000));
     const headers: Record<string, string> = {
       accept: 'application/json',
-      'x-api-key': merchant.merchantId,
-      'x-timestamp': timestamp,
-      'x-signature': signRequest(merchant.apiSecret, timestamp, specSignedPath(path), bytes ?? Buffer.alloc(0)),
+      ...signatureHeaders(merchant.merchantId, merchant.apiSecret, path, bytes ?? Buffer.alloc(0)),
       ...(bytes ? { 'content-type': 'application/json' } : {}),
     };
     return this.send(method, path, headers, bytes);

@@ -14,6 +14,7 @@ import { CALLBACKS_CONSUMER_GROUP } from '@mp/callbacks-infrastructure';
 import { DISPUTES_TOPICS } from '@mp/contracts-disputes';
 import { GATEWAY_REPLIES_TOPIC, PAYMENTS_TOPICS } from '@mp/contracts-payments';
 import { WITHDRAWALS_TOPICS } from '@mp/contracts-withdrawals';
+import { CATALOG_TOPICS } from '@mp/contracts-topics';
 import { DISPUTES_CONSUMERS } from '@mp/disputes-infrastructure';
 import { LEDGER_PAYMENT_EVENTS_GROUP } from '@mp/ledger-infrastructure';
 import { PAYMENTS_CONSUMERS } from '@mp/payments-infrastructure';
@@ -82,15 +83,17 @@ describe('service catalog (deploy/catalog/services.json)', () => {
     const kafka = catalog.kafka as Catalog['kafka'] & { deadLetterPartitions: number; replyTopicPartitions: number };
     expect(read('libs/shared/messaging/src/kafka/kafka-message-broker.ts')).toContain(`{ topic: deadLetterTopicOf(spec.topic), partitions: ${kafka.deadLetterPartitions} }`);
     expect(read('libs/gateway/api/src/payments/payment-command.bus.ts')).toContain(`{ topic: this.replyTopic, partitions: ${kafka.replyTopicPartitions},`);
-    // Every other topic is created with the configured count (KAFKA_TOPIC_PARTITIONS), wherever it is created.
+    // Every other topic is made by the one function of the topic catalogue (libs/contracts/topics), with the configured count (KAFKA_TOPIC_PARTITIONS).
+    expect(read('libs/contracts/topics/src/index.ts')).toContain('topics.map((topic) => ({ topic, partitions }))');
     const creations = ['payments', 'withdrawals', 'disputes', 'ledger', 'callbacks', 'gateway']
       .flatMap((context) => sourceFilesUnder(join(repositoryRoot, 'libs', context)))
-      .flatMap((file) => [...readFileSync(file, 'utf8').matchAll(/\{ topic: ([A-Z_]+\.[A-Za-z]+), partitions: ([^,}]+?) \}/g)].map((match) => ({ topic: topicConstants[match[1]], partitions: match[2] })));
-    expect(creations.length).toBeGreaterThan(0);
-    for (const { topic, partitions } of creations) {
-      expect({ topic, catalogued: catalog.topics.find(({ name }) => name === topic)?.partitions }).toEqual({ topic, catalogued: 'default' });
-      expect({ topic, partitions }).toEqual({ topic, partitions: 'this.settings.commandPartitions' });
+      .flatMap((file) => [...readFileSync(file, 'utf8').matchAll(/ensureCatalogTopics\(this\.broker, '([a-z]+)', ([^,)]+)/g)].map((match) => ({ service: match[1], partitions: match[2] })));
+    expect(creations.map(({ service }) => service).sort()).toEqual(catalog.services.map(({ name }) => name).sort());
+    for (const { service, partitions } of creations) {
+      // The dispatcher names the same KAFKA_TOPIC_PARTITIONS setting topicPartitions.
+      expect({ service, partitions }).toEqual({ service, partitions: service === 'callbacks' ? 'this.settings.topicPartitions' : 'this.settings.commandPartitions' });
     }
+    for (const topic of CATALOG_TOPICS) expect({ topic, catalogued: catalog.topics.find(({ name }) => name === topic)?.partitions }).toEqual({ topic, catalogued: 'default' });
   });
 
   it('names the consumer group ids the code joins', () => {

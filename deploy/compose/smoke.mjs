@@ -31,7 +31,6 @@
  * Exit code 0 when every check passed. Set COMPOSE_SMOKE_KEEP=1 to leave the stack up on failure.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { createHmac } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -39,6 +38,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Webhook } from 'standardwebhooks';
 import { catalogServices } from '../catalog/catalog.mjs';
+import { importBuilt } from '../../tools/build-workspace.mjs';
 import { composeSecrets } from '../../tools/generate-secrets.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -56,6 +56,8 @@ const LOAD_RATE = Number(process.env.COMPOSE_SMOKE_RATE ?? 10);
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
 const timings = [];
 const say = (line) => console.log(`[compose:smoke] ${line}`);
+/** The merchant's requests are signed by the merchant SDK's signer (libs/sdk/src/signing.ts), built on this machine first. */
+const { signatureHeaders } = await importBuilt('libs/sdk/src/signing.ts');
 
 class SmokeFailure extends Error {}
 function check(condition, message) {
@@ -254,14 +256,11 @@ async function healthyMeansReady(stack) {
 function merchantClient(baseUrl, merchant) {
   return async (method, path, body) => {
     const raw = body === undefined ? '' : JSON.stringify(body);
-    const timestamp = String(Math.floor(Date.now() / 1000));
-    // Spec section 5: HMAC-SHA256 over "{timestamp}.{path}.{raw body}" (these paths have no escapes).
-    const signature = createHmac('sha256', merchant.api_secret).update(`${timestamp}.${path}.${raw}`).digest('hex');
     const startedAt = Date.now();
     try {
       const response = await fetch(`${baseUrl}${path}`, {
         method,
-        headers: { 'x-api-key': merchant.merchant_id, 'x-timestamp': timestamp, 'x-signature': signature, ...(raw ? { 'content-type': 'application/json' } : {}) },
+        headers: { ...signatureHeaders(merchant.merchant_id, merchant.api_secret, path, raw), ...(raw ? { 'content-type': 'application/json' } : {}) },
         body: raw || undefined,
         signal: AbortSignal.timeout(30_000),
       });

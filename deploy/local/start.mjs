@@ -12,8 +12,9 @@
  *    started when the one before answers its health path (the catalog's health.ready). Their
  *    output goes to JSON-lines log files (LOG_FORMAT=json unless set); the terminal gets one line per service. A service that
  *    crashes is reported in one line and restarted with backoff (deploy/local/supervisor.mjs).
- * 4. A demo merchant, operator and agent (made once per database, kept with mode 600 in the
- *    state directory), printed with the URLs and a first walk-through.
+ * 4. A demo merchant, operator, agent and console key, made by the ops demo command
+ *    (apps/ops/src/demo.ts) once per database and kept with mode 600 in the state directory,
+ *    printed with the URLs and a first walk-through.
  * Ctrl-C (SIGINT), SIGTERM and SIGHUP stop everything it started: services, Kafka, PostgreSQL.
  * (package.json runs it with `exec`, so a signal npm forwards reaches it rather than a shell.)
  *
@@ -275,7 +276,7 @@ async function startServices(system) {
   }
 }
 
-////////// Demo merchant, operator and agent
+////////// Demo merchant, operator, agent and console key
 
 function runCli(entry, args, env) {
   return new Promise((resolvePromise, reject) => {
@@ -288,50 +289,33 @@ function runCli(entry, args, env) {
   });
 }
 
-/** Credentials made once per dev database and saved; made again when the database changed. */
-async function savedOnce(fileName, system, create) {
-  const file = join(stateDir, fileName);
+/** The files npm start keeps the demo's credentials in, each with the fields of the demo command's answer it takes. */
+const DEMO_FILES = {
+  'demo-merchant.json': (demo) => ({ merchant_id: demo.merchant_id, name: demo.merchant_name, api_secret: demo.api_secret, webhook_secret: demo.webhook_secret }),
+  'operator.json': (demo) => ({ credential_id: demo.operator_credential_id, operator_id: demo.operator_id, name: 'Demo operator', expires_at: demo.operator_expires_at, token: demo.operator_token }),
+  'agent.json': (demo) => ({ agent_id: demo.agent_id, name: demo.agent_name, token: demo.agent_token }),
+  'console-key.json': (demo) => ({ key_id: demo.console_key_id, console_key: demo.console_key, expires_at: demo.console_key_expires_at }),
+};
+
+/**
+ * The demo merchant, operator, agent (serving every method the merchant has) and console key,
+ * made by the ops demo command (apps/ops/src/demo.ts, the one place demo data is made) once per
+ * dev database and saved, one file each; all made again when any of them is missing or was
+ * made for another database.
+ */
+async function demoCredentials(system) {
   const databaseUrl = system.databaseUrls.gateway;
-  const saved = readJson(file);
-  if (saved?.database_url === databaseUrl) return saved;
-  const made = { ...(await create()), base_url: system.urlOf('gateway'), database_url: databaseUrl };
-  writePrivate(file, JSON.stringify(made, null, 2));
-  return made;
-}
-
-/** A bootstrap command's JSON answer (its last line), made once per dev database. */
-function savedCommandOutput(fileName, entry, args, system) {
+  const saved = Object.fromEntries(Object.keys(DEMO_FILES).map((fileName) => [fileName, readJson(join(stateDir, fileName))]));
+  if (Object.values(saved).every((file) => file?.database_url === databaseUrl)) return saved;
   const gateway = SERVICES.find(({ name }) => name === 'gateway');
-  return savedOnce(fileName, system, async () => JSON.parse((await runCli(entry, [...args, '--json'], serviceEnvironment(gateway, system))).trim().split('\n').pop()));
-}
-
-async function backoffice(system, operator, method, path, body) {
-  const response = await fetch(`${system.urlOf('gateway')}/backoffice/v1${path}`, {
-    method,
-    headers: { authorization: `Bearer ${operator.token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const answer = await response.json();
-  if (!response.ok) throw new Error(`${method} ${path} failed: ${response.status} ${JSON.stringify(answer)}`);
-  return answer;
-}
-
-/** An agent serving every method the demo merchant has, so any demo order finds someone to take it. */
-function demoAgent(system, operator, merchant) {
-  return savedOnce('agent.json', system, async () => {
-    const methods = await backoffice(system, operator, 'GET', `/merchants/${merchant.merchant_id}/methods`);
-    const areas = new Map(methods.data.map(({ method, country, currency }) => [`${method}:${country}:${currency}`, { method, country, currency }]));
-    const agent = await backoffice(system, operator, 'POST', '/agents', { display_name: 'Demo agent', payment_details: 'Card 2200 0000 0000 0000, Demo Bank, holder I. Petrov', serves: [...areas.values()] });
-    return { agent_id: agent.agent_id, name: agent.name, token: agent.token };
-  });
-}
-
-/** A console key for the demo merchant (what its staff type to sign in to the console), made once per dev database. */
-function demoConsoleKey(system, operator, merchant) {
-  return savedOnce('console-key.json', system, async () => {
-    const issued = await backoffice(system, operator, 'POST', `/merchants/${merchant.merchant_id}/console-keys`, {});
-    return { key_id: issued.key_id, console_key: issued.console_key, expires_at: issued.expires_at };
-  });
+  const answer = await runCli('apps/ops/src/demo.ts', ['--json', '--no-save'], { ...serviceEnvironment(gateway, system), GATEWAY_URL: system.urlOf('gateway') });
+  const demo = JSON.parse(answer.trim().split('\n').pop());
+  const made = {};
+  for (const [fileName, fieldsOf] of Object.entries(DEMO_FILES)) {
+    made[fileName] = { ...fieldsOf(demo), base_url: system.urlOf('gateway'), database_url: databaseUrl };
+    writePrivate(join(stateDir, fileName), JSON.stringify(made[fileName], null, 2));
+  }
+  return made;
 }
 
 function banner(system, { merchant, operator, agent, consoleKey, seconds }) {
@@ -428,10 +412,8 @@ try {
   writeEndpoints(system);
   await startServices(system);
   if (!stopping) {
-    const merchant = await savedCommandOutput('demo-merchant.json', 'apps/gateway/src/create-merchant.ts', ['--name', 'Demo shop', '--callback-url', 'https://shop.example/callbacks'], system);
-    const operator = await savedCommandOutput('operator.json', 'apps/gateway/src/create-operator.ts', ['--name', 'Demo operator'], system);
-    const agent = await demoAgent(system, operator, merchant);
-    const consoleKey = await demoConsoleKey(system, operator, merchant);
+    const demo = await demoCredentials(system);
+    const [merchant, operator, agent, consoleKey] = Object.keys(DEMO_FILES).map((fileName) => demo[fileName]);
     console.log(banner(system, { merchant, operator, agent, consoleKey, seconds: ((Date.now() - startedAt) / 1000).toFixed(1) }));
   }
   // Kafka's process handle is unref'd; this keeps the launcher (and its signal handlers) alive

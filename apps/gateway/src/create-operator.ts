@@ -1,6 +1,5 @@
 import 'reflect-metadata';
-import { credentialExpiry } from '@mp/access-domain';
-import { BackofficeAuditStore, BackofficeCredentialStore, issuanceAuditDetails } from '@mp/access-infrastructure';
+import { createOperatorByCommand } from '@mp/access-infrastructure';
 import { GATEWAY_MIGRATIONS, readOperatorCredentialLifetime } from '@mp/gateway-api';
 import { ConfigError, ConfigReader, parseCommandLine } from '@mp/shared-util-config';
 import { DataSource } from 'typeorm';
@@ -27,23 +26,8 @@ async function main(): Promise<void> {
   await dataSource.initialize();
   try {
     await dataSource.runMigrations();
-    const operator = await new BackofficeCredentialStore(dataSource).create('operator', name as string, {
-      expiresAt: credentialExpiry(new Date(), operatorCredentialLifetimeDays),
-      // The bootstrap operator: the first one, who issues the others (docs/operations/operators.md).
-      mayIssueOperators: true,
-    });
-    const now = new Date();
-    await new BackofficeAuditStore(dataSource).record({
-      principal: { credentialId: 'command:operator:create', role: 'command', name: 'npm run operator:create' },
-      action: 'COMMAND operator:create',
-      path: 'operator:create',
-      merchantId: null,
-      statusCode: 201,
-      errorCode: null,
-      reason: null,
-      details: issuanceAuditDetails(operator, null),
-      occurredAt: now,
-    });
+    // The bootstrap operator: the first one, who issues the others (docs/operations/operators.md).
+    const operator = await createOperatorByCommand(dataSource, name as string, { lifetimeDays: operatorCredentialLifetimeDays, command: { id: 'operator:create', name: 'npm run operator:create' } });
     if (values.json) console.log(JSON.stringify({ credential_id: operator.credentialId, operator_id: operator.operatorId, name: operator.name, expires_at: operator.expiresAt?.toISOString() ?? null, token: operator.token }));
     else console.log(`Operator ${operator.name} (${operator.operatorId}, credential ${operator.credentialId}; may issue operator credentials)\n  token: ${operator.token}\n  expires: ${operator.expiresAt?.toISOString()}\nUse it as "Authorization: Bearer <token>" on /backoffice/v1. It is never shown again.`);
   } finally {

@@ -3,7 +3,8 @@ import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { WebhookSecretStore } from '@mp/access-infrastructure';
-import { CallbackDestinationPolicy, configureGatewayHttp, GATEWAY_CLOCK, gatewayFastifyOptions, RateLimiter, startInternalListener } from '@mp/gateway-api';
+import { CallbackDestinationPolicy, configureGatewayHttp, gatewayFastifyOptions, RateLimiter, startInternalListener } from '@mp/gateway-api';
+import { CLOCK } from '@mp/shared-util-clock';
 import { exitOnStartupFailure, flushTraces, instrumentHttp, startServiceTelemetry } from '@mp/shared-telemetry';
 import { exitGracefullyOnSignals, internalListenerScheme } from '@mp/shared-health';
 import { MetricsRegistry } from '@mp/shared-metrics';
@@ -25,7 +26,7 @@ async function bootstrap(): Promise<void> {
   await app.listen(config.httpPort, config.httpHost);
   const logger = new Logger('Bootstrap');
   logger.log(`gateway ready: http://${config.httpHost}:${config.httpPort} (instance ${config.instanceId})`);
-  const internal = await startInternalListener(app.get(WebhookSecretStore), { host: config.internalHttpHost, port: config.internalHttpPort, authenticator: app.get(SERVICE_AUTHENTICATOR), metrics: app.get(MetricsRegistry), testClock: config.testClockEnabled ? app.get(GATEWAY_CLOCK) : undefined, tls: config.internalTls, callbackAllowLists: app.get(CallbackDestinationPolicy) });
+  const internal = await startInternalListener(app.get(WebhookSecretStore), { host: config.internalHttpHost, port: config.internalHttpPort, authenticator: app.get(SERVICE_AUTHENTICATOR), metrics: app.get(MetricsRegistry), testClock: config.testClockEnabled ? app.get(CLOCK) : undefined, tls: config.internalTls, callbackAllowLists: app.get(CallbackDestinationPolicy) });
   // Nest's shutdown hooks end the process on SIGTERM; this listener must not keep it alive.
   internal.server.unref();
   logger.log(`gateway internal listener: ${internalListenerScheme(config.internalTls)}://${config.internalHttpHost}:${config.internalHttpPort} (callback dispatcher, Prometheus /metrics)`);

@@ -13,11 +13,14 @@
  * (mode 600): the credentials, made once and shown again on every later run, so a restarted
  * stack prints the same ones; `docker compose down -v` removes it with the databases.
  * `--json` prints the credentials as one JSON line instead (for scripts: the compose smoke test).
+ * `--no-save` makes fresh ones and keeps no state file: `npm start` (deploy/local/start.mjs) runs
+ * it that way and keeps them in its own files, per development database. This command is the one
+ * place demo data is made.
  */
 import 'reflect-metadata';
 import { SecretBox } from '@mp/access-domain';
-import { BackofficeCredentialStore, MerchantCredentialStore } from '@mp/access-infrastructure';
-import { GATEWAY_MIGRATIONS } from '@mp/gateway-api';
+import { createOperatorByCommand, MerchantCredentialStore } from '@mp/access-infrastructure';
+import { GATEWAY_MIGRATIONS, readOperatorCredentialLifetime } from '@mp/gateway-api';
 import { ConfigError, ConfigReader, parseCommandLine } from '@mp/shared-util-config';
 import { readMasterKeyring, type SecretKeyring } from '@mp/shared-util-secret-box';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -26,11 +29,20 @@ import { DataSource } from 'typeorm';
 
 interface DemoCredentials {
   merchant_id: string;
+  merchant_name: string;
   api_secret: string;
   webhook_secret: string;
   operator_token: string;
+  operator_credential_id: string;
+  operator_id: string | null;
+  operator_expires_at: string | null;
   agent_id: string;
+  agent_name: string;
   agent_token: string;
+  /** A console key for the merchant's staff (what they type to sign in to the console). */
+  console_key_id: string;
+  console_key: string;
+  console_key_expires_at: string;
 }
 
 interface DemoConfig {
@@ -41,6 +53,7 @@ interface DemoConfig {
   publicBaseUrl: string;
   stateFile: string;
   callbackUrl: string;
+  operatorCredentialLifetimeDays: number;
 }
 
 function readDemoConfig(): DemoConfig {
@@ -52,6 +65,7 @@ function readDemoConfig(): DemoConfig {
     publicBaseUrl: reader.url('PUBLIC_BASE_URL', { default: 'http://127.0.0.1:3000' }),
     stateFile: reader.string('DEMO_STATE_FILE', { default: '/var/lib/merchant-payments-demo/demo.json' }),
     callbackUrl: reader.url('DEMO_CALLBACK_URL', { default: 'https://shop.example/callbacks' }),
+    ...readOperatorCredentialLifetime(reader),
   };
   reader.assertValid();
   return config;
@@ -76,15 +90,31 @@ async function createDemo(config: DemoConfig): Promise<DemoCredentials> {
   try {
     await dataSource.runMigrations();
     merchant = await new MerchantCredentialStore(dataSource, new SecretBox(config.keyring), 0).createMerchant('Demo shop', config.callbackUrl);
-    operator = await new BackofficeCredentialStore(dataSource).create('operator', 'Demo operator', { mayIssueOperators: true });
+    operator = await createOperatorByCommand(dataSource, 'Demo operator', { lifetimeDays: config.operatorCredentialLifetimeDays, command: { id: 'demo', name: 'the demo command' } });
   } finally {
     await dataSource.destroy();
   }
   // An agent serving every method the merchant has, so any demo order finds someone to take it.
   const methods = await backoffice<{ data: Array<{ method: string; country: string; currency: string }> }>(config, operator.token, 'GET', `/merchants/${merchant.merchantId}/methods`);
   const areas = new Map(methods.data.map(({ method, country, currency }) => [`${method}:${country}:${currency}`, { method, country, currency }]));
-  const agent = await backoffice<{ agent_id: string; token: string }>(config, operator.token, 'POST', '/agents', { display_name: 'Demo agent', payment_details: 'Card 2200 0000 0000 0000, Demo Bank, holder I. Petrov', serves: [...areas.values()] });
-  return { merchant_id: merchant.merchantId, api_secret: merchant.apiSecret, webhook_secret: merchant.webhookSecret, operator_token: operator.token, agent_id: agent.agent_id, agent_token: agent.token };
+  const agent = await backoffice<{ agent_id: string; name: string; token: string }>(config, operator.token, 'POST', '/agents', { display_name: 'Demo agent', payment_details: 'Card 2200 0000 0000 0000, Demo Bank, holder I. Petrov', serves: [...areas.values()] });
+  const consoleKey = await backoffice<{ key_id: string; console_key: string; expires_at: string }>(config, operator.token, 'POST', `/merchants/${merchant.merchantId}/console-keys`, {});
+  return {
+    merchant_id: merchant.merchantId,
+    merchant_name: merchant.name,
+    api_secret: merchant.apiSecret,
+    webhook_secret: merchant.webhookSecret,
+    operator_token: operator.token,
+    operator_credential_id: operator.credentialId,
+    operator_id: operator.operatorId ?? null,
+    operator_expires_at: operator.expiresAt?.toISOString() ?? null,
+    agent_id: agent.agent_id,
+    agent_name: agent.name,
+    agent_token: agent.token,
+    console_key_id: consoleKey.key_id,
+    console_key: consoleKey.console_key,
+    console_key_expires_at: consoleKey.expires_at,
+  };
 }
 
 function banner(config: DemoConfig, demo: DemoCredentials): string {
@@ -117,10 +147,12 @@ function banner(config: DemoConfig, demo: DemoCredentials): string {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseCommandLine({ options: { json: { type: 'boolean', default: false } } });
+  const { values } = parseCommandLine({ options: { json: { type: 'boolean', default: false }, 'no-save': { type: 'boolean', default: false } } });
   const config = readDemoConfig();
   let demo: DemoCredentials;
-  if (existsSync(config.stateFile)) {
+  if (values['no-save']) {
+    demo = await createDemo(config);
+  } else if (existsSync(config.stateFile)) {
     demo = JSON.parse(readFileSync(config.stateFile, 'utf8')) as DemoCredentials;
   } else {
     demo = await createDemo(config);

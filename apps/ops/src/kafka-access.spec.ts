@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { aclsOf, deadLetterTopicOf, replayPasswordVariableOf, type KafkaAccess } from '@mp/shared-messaging';
 import { REPLAY_KAFKA_ACCESS, SERVICE_KAFKA_ACCESS } from './kafka-access';
-import { CATALOG_TOPICS } from './provision';
+import { CATALOG_TOPICS, topicsUsedBy, type TopicUser } from '@mp/contracts-topics';
 
 interface CatalogService {
   name: string;
@@ -58,6 +58,13 @@ describe('Kafka access of each service principal', () => {
     expect(ledger.filter(({ operation }) => operation === 'write').map(({ name }) => name).sort()).toEqual(['prod.payments.order.events.dlq', 'prod.withdrawals.events.dlq']);
     // Without a namespace, describe is on every topic (the literal '*'); nothing else widens.
     expect(aclsOf(accessOf('ledger'), '', deadLetterTopicOf).filter(({ name }) => name === '*')).toEqual([{ principal: 'User:ledger', resource: 'topic', name: '*', pattern: 'literal', operation: 'describe' }]);
+  });
+
+  it('makes at boot exactly the catalogue topics each service may read or write (libs/contracts/topics)', () => {
+    for (const access of SERVICE_KAFKA_ACCESS) {
+      const granted = [...access.reads, ...access.writes].filter((topic) => CATALOG_TOPICS.includes(topic));
+      expect([access.principal, topicsUsedBy(access.principal as TopicUser).sort()]).toEqual([access.principal, [...new Set(granted)].sort()]);
+    }
   });
 
   it('has one replay principal per catalog topic, which reads its dead letters and writes that topic only', () => {

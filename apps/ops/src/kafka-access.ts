@@ -8,7 +8,7 @@ import { PAYMENTS_CONSUMERS } from '@mp/payments-infrastructure';
 import { KafkaMessageBroker, replayPrincipalOf, type KafkaAccess } from '@mp/shared-messaging';
 import type { KafkaConnectionConfig } from '@mp/shared-util-config';
 import { WITHDRAWALS_CONSUMERS } from '@mp/withdrawals-infrastructure';
-import { CATALOG_TOPICS } from './provision';
+import { CATALOG_TOPICS } from '@mp/contracts-topics';
 
 /** Every gateway replica reads its own `gateway.replies.<instance>` topic in a group of the same name. */
 const GATEWAY_REPLIES_PREFIX = `${GATEWAY_REPLIES_TOPIC}.`;

@@ -15,7 +15,8 @@ import { deadLetterTopicOf, KafkaMessageBroker } from '@mp/shared-messaging';
 import { ConfigError, ConfigReader, readKafkaConnectionConfig } from '@mp/shared-util-config';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { CATALOG_TOPICS, ensureCatalogTopics, ensureServiceDatabases, readProvisioningConfig, runServiceMigrations, SERVICE_MIGRATIONS, type ProvisioningConfig } from './provision';
+import { CATALOG_TOPICS } from '@mp/contracts-topics';
+import { ensureCatalogTopics, ensureServiceDatabases, readProvisioningConfig, runServiceMigrations, SERVICE_MIGRATIONS, type ProvisioningConfig } from './provision';
 
 const adminUrl = process.env.TEST_PG_ADMIN_URL as string;
 const prefix = `prov_${randomBytes(3).toString('hex')}`;

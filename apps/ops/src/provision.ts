@@ -1,7 +1,5 @@
 import { CALLBACKS_MIGRATIONS } from '@mp/callbacks-infrastructure';
-import { DISPUTES_TOPICS } from '@mp/contracts-disputes';
-import { PAYMENTS_TOPICS } from '@mp/contracts-payments';
-import { WITHDRAWALS_TOPICS } from '@mp/contracts-withdrawals';
+import { CATALOG_TOPICS, ensureCatalogTopics as makeCatalogTopics } from '@mp/contracts-topics';
 import { DISPUTES_MIGRATIONS } from '@mp/disputes-infrastructure';
 import { GATEWAY_MIGRATIONS } from '@mp/gateway-api';
 import { LEDGER_MIGRATIONS } from '@mp/ledger-infrastructure';
@@ -29,8 +27,6 @@ export const SERVICE_MIGRATIONS: Record<string, Array<new () => MigrationInterfa
   callbacks: CALLBACKS_MIGRATIONS,
 };
 
-/** The command and event topics of the catalog; gateway reply topics are per replica and made at its boot. */
-export const CATALOG_TOPICS = [PAYMENTS_TOPICS.commands, PAYMENTS_TOPICS.orderEvents, WITHDRAWALS_TOPICS.commands, WITHDRAWALS_TOPICS.events, DISPUTES_TOPICS.commands, DISPUTES_TOPICS.events];
 
 /** A login role and its password, from a postgres:// URL. */
 export interface DatabaseLogin {
@@ -212,11 +208,11 @@ export async function runServiceMigrations(config: ProvisioningConfig): Promise<
   return applied.length === 0 ? 'every service is up to date' : `applied ${applied.join(', ')}`;
 }
 
-/** The catalog's topics with their dead-letter topics; existing ones are left as they are. */
+/** The catalogue's topics (libs/contracts/topics) with their dead-letter topics; existing ones are left as they are. Gateway reply topics are per replica and made at its boot. */
 export async function ensureCatalogTopics(kafka: KafkaConnectionConfig): Promise<string> {
   const broker = new KafkaMessageBroker({ clientId: 'ops-init', brokers: kafka.kafkaBrokers, namespace: kafka.kafkaNamespace, security: kafka.kafkaSecurity, log: () => undefined });
-  const before = await broker.existingTopics(CATALOG_TOPICS);
-  await broker.ensureTopics(CATALOG_TOPICS.map((topic) => ({ topic, partitions: kafka.commandPartitions })));
+  const before = await broker.existingTopics([...CATALOG_TOPICS]);
+  await makeCatalogTopics(broker, 'all', kafka.commandPartitions);
   const made = CATALOG_TOPICS.filter((topic) => !before.has(topic));
   return made.length === 0 ? `${CATALOG_TOPICS.length} topics already in place` : `made ${made.join(', ')} (${kafka.commandPartitions} partitions each)`;
 }

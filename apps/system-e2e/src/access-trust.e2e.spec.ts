@@ -1,5 +1,5 @@
 /**
- * Goal: issue 20's access boundaries, end to end with real processes. A merchant's API secret
+ * Goal: the platform's access boundaries (docs/operations/gateway.md), end to end with real processes. A merchant's API secret
  * rotates with an overlap (old and new verify, then only the new); a suspended merchant is
  * refused while its pay-in in flight still settles and reports; operator credentials expire
  * and can be revoked; every back-office action is in the audit trail with its actor.

@@ -129,13 +129,13 @@ describe('bad input on POST /v2/payments/incoming', () => {
 });
 
 /**
- * Goal: issue 17 item 6, bad input elsewhere than endpoint 1 gets the decisions' error, never
+ * Goal: bad input elsewhere than endpoint 1 gets the error of docs/api/errors.md, never
  * a 5xx or a wrong success: keys that are names of Object.prototype, malformed ids in every
  * path, a payout retried with another account, receipts up to their own limit, oversized
  * bodies answered to clients that send the whole body, and methods a path does not have.
  * Method: the real system; a merchant with fee-free RUB methods, funded by a confirmed pay-in.
  */
-describe('bad input across the API (issue 17 item 6)', () => {
+describe('bad input across the API', () => {
   let system: SystemUnderTest;
   let merchant: SignedClient;
   let agent: RegisteredAgent;

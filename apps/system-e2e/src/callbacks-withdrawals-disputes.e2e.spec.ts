@@ -87,7 +87,7 @@ describe('withdrawal and dispute callbacks', () => {
     expectAllVerified();
   });
 
-  it('accepts a withdrawal and answers a dispute by the spec while the merchant has no default callback URL, keeps the outcome, and sends it to the URL set with PATCH /v2/merchant', async () => {
+  it('accepts a withdrawal and answers a dispute as documented while the merchant has no default callback URL, keeps the outcome, and sends it to the URL set with PATCH /v2/merchant', async () => {
     // An operator may create a merchant without a default callback URL: one that polls.
     const created = await operator.request('POST', '/backoffice/v1/merchants', { name: 'No callback shop' });
     expect(created.status).toBe(201);
@@ -191,7 +191,7 @@ describe('withdrawal and dispute callbacks', () => {
     if (!disputedOrderId) throw new Error('runs after the dispute callbacks test, on its order');
     const subject = `merchant:${merchant.credentials.merchantId}/order:${disputedOrderId}`;
 
-    // Only the gateway's opens are on the command topic: payments writes none (issue 20, Kafka ACLs).
+    // Only the gateway's opens are on the command topic: payments writes none (docs/operations/kafka-security.md).
     const commands = await envelopesOnTopic(system.runId, DISPUTES_TOPICS.commands);
     expect(commands.length).toBeGreaterThanOrEqual(2);
     expect(new Set(commands.map((envelope) => `${envelope.source} ${envelope.type}`))).toEqual(new Set([`gateway ${DISPUTE_COMMAND_TYPES.open}`]));

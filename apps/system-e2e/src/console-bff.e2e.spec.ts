@@ -1,5 +1,5 @@
 /**
- * Goal: the console's backend-for-frontend (issue 24, CONSOLE-CONTRACT), end to end in the real
+ * Goal: the console's backend-for-frontend (docs/operations/console.md), end to end in the real
  * gateway: the session cookie, sign-in per role, CSRF, role isolation, the relays signing as the
  * merchant or carrying the bearer through the gateway's own routes, idle expiry, logout, and the
  * bundle (a fixture bundle here: the SPA is built by its own project). One system for all cases.

@@ -1,5 +1,5 @@
 /**
- * Goal: the console (issue 24) does for people what the APIs do for programs, in a real browser:
+ * Goal: the console (docs/operations/console.md) does for people what the APIs do for programs, in a real browser:
  * - a merchant signs in with a console key and finds an order, its timeline and its callbacks;
  * - a payment agent, on a phone, confirms a pay-in and completes a payout with a receipt file;
  * - an operator reviews a dispute with its receipt shown, and books a top-up that a second

@@ -1,5 +1,5 @@
 /**
- * Goal (issue 21, "consume only what you need"): each event consumer declares exactly the types
+ * Goal (consume only what you need): each event consumer declares exactly the types
  * it acts on, and passes over every other type on the message's type header, without decoding
  * it, without an inbox claim or a transaction, while the types it declares are handled as
  * before. Method: the real system; messages written straight to each event topic with kafkajs,

@@ -1,5 +1,5 @@
 /**
- * Goal: every back-office credential has a maximum life and every issuance is audited (issue 33).
+ * Goal: every back-office credential has a maximum life and every issuance is audited (docs/operations/operators.md).
  * An agent credential lives AGENT_CREDENTIAL_LIFETIME_DAYS; an operator renews it before it
  * expires with a second credential while the first still works (the overlap), and a third live
  * one is refused. Once the first expires its token is refused with CREDENTIAL_EXPIRED and a

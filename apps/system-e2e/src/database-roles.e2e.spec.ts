@@ -1,7 +1,7 @@
 /**
  * Goal: the services run as compose and Kubernetes run them, each as a database role that can
- * read and write its tables but owns none of them (issue 20: "one role per service, a separate
- * migration role"), and money still moves: a pay-in goes from the merchant through payments to
+ * read and write its tables but owns none of them (one role per service, a separate
+ * migration role: docs/operations/compose.md), and money still moves: a pay-in goes from the merchant through payments to
  * the agent's confirmation and the ledger's credit. Method: `init --steps databases,migrations`,
  * the built ops command, makes every service's two roles and database on the test server, as
  * compose's init does; the whole system then starts with each service's URL naming its own

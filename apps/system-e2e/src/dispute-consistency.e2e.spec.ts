@@ -1,6 +1,6 @@
 /**
  * Goal: what a merchant reads agrees with the dispute it was told about, and disputes keep only
- * the money and files they should (issue 17, items 1, 4, 5):
+ * the money and files they should (docs/api/endpoints.md, docs/operations/disputes.md):
  * - read-your-writes: once `POST /v2/disputes` answered 201, the order reads PENDING on every
  *   read (endpoint 3, endpoint 4, the agent's view), with no pause in between, 50 times; once
  *   `GET /v2/disputes/{id}` shows a review's outcome, the order's status agrees with it;

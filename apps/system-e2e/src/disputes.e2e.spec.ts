@@ -1,5 +1,5 @@
 /**
- * Goal: disputes on pay-ins behave as spec 4.9 and decisions.md say, through the whole system:
+ * Goal: disputes on pay-ins behave as docs/api/endpoints.md and docs/operations/disputes.md say, through the whole system:
  * the rules (incoming only with one 404 for outgoing and unknown orders, the one-month window,
  * an agent assigned, no open or accepted dispute) each pass and fail; ten concurrent opens give
  * one dispute; open → reject → retry (same id, evidence replaced) → accept moves the order

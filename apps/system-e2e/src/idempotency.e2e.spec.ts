@@ -1,12 +1,12 @@
 /**
- * Goal: spec 4.3 under concurrency and across tenants. Method: fire identical and conflicting
+ * Goal: idempotency by order_id (docs/api/endpoints.md) under concurrency and across tenants. Method: fire identical and conflicting
  * signed creates at the same moment through the real gateway and Kafka, then count what the
  * payments service's event store holds.
  */
 import { SignedClient, SystemUnderTest } from '@mp/shared-testing';
 import { incomingPayment, newOrderId } from './fixtures';
 
-describe('idempotency by order_id (spec 4.3)', () => {
+describe('idempotency by order_id', () => {
   let system: SystemUnderTest;
   let merchant: SignedClient;
   let otherMerchant: SignedClient;

@@ -1,5 +1,5 @@
 /**
- * Goal: issue 20's Kafka boundary, with the secured configuration compose and Kubernetes run.
+ * Goal: the Kafka boundary of docs/operations/kafka-security.md, with the secured configuration compose and Kubernetes run.
  * A broker of its own with SASL_SSL (SCRAM-SHA-512) and ACLs; the ops image's init makes the
  * topics and each service principal's ACLs (apps/ops/src/kafka-access.ts); the whole system runs
  * on it, each service as its own principal. Then the attacks: a forged `RequestWithdrawal` on

@@ -1,5 +1,5 @@
 /**
- * Goal: endpoints 4 and 5 (decisions.md "Lists"): newest first, every filter, cursor pages
+ * Goal: endpoints 4 and 5 (docs/api/endpoints.md): newest first, every filter, cursor pages
  * with no duplicates or gaps even while orders are being created, and list items that are
  * exactly the state objects. Method: a merchant with a known set of orders in known states.
  */

@@ -1,5 +1,5 @@
 /**
- * Goal: `npm start` is a launcher a newcomer can trust (issue 7, items 8-10). It prints one
+ * Goal: `npm start` is a launcher a newcomer can trust (docs/operations/local.md). It prints one
  * line per service and the banner, with the services' logs in JSON-lines files; the demo
  * credentials are readable by their owner only; a crashed service is reported and restarted,
  * and a create that failed meanwhile succeeds on retry; Ctrl-C leaves nothing running.

@@ -1,5 +1,5 @@
 /**
- * Goal: a pay-in may name its method (spec section 1 rule 7), and an id that does not match its
+ * Goal: a pay-in may name its method (docs/api/endpoints.md), and an id that does not match its
  * pattern (here a NUL byte) is a 4xx with the error body at every hop, never a 5xx. Method: the
  * real gateway, payments and ledger services; merchant and back-office requests through the
  * gateway, and the payments and ledger internal APIs called directly as another service would.

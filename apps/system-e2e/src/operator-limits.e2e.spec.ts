@@ -1,10 +1,10 @@
 /**
- * Goal: an operator's powers over money have limits (issue 20), through the back office as
+ * Goal: an operator's powers over money have limits (docs/operations/operators.md), through the back office as
  * operators use it. A conversion needs its conversion_id, and one at a rate outside the band
  * around the reference is refused with nothing moved. A deposit adjustment above the threshold
  * waits for a second operator: the requester cannot approve it, another operator's approval
  * books it once, a rejection moves nothing; a small one books at once. The acting operator is
- * a person, not a credential (issue 33): a second credential that an operator issues is a
+ * a person, not a credential: a second credential that an operator issues is a
  * second person who can approve nothing of his issuer's, nor his issuer anything of his, and only
  * an operator allowed to may issue credentials at all. Method: real gateway, ledger, payments and
  * Kafka with two operators made by the bootstrap command; balances read through the back office;

@@ -1,8 +1,8 @@
 /**
- * Goal: money moves exactly as decisions.md says, through the whole system: a confirmed pay-in
+ * Goal: money moves exactly as docs/api/money-and-fees.md says, through the whole system: a confirmed pay-in
  * credits settlement with amount − fee; a payout freezes amount + fee before it exists (or is
  * refused with INSUFFICIENT_FUNDS and never exists); completing it takes the hold, declining or
- * cancelling returns it; receipts reach the merchant. The race of issue 4 runs through the
+ * cancelling returns it; receipts reach the merchant. The race for one balance runs through the
  * signed API: 100 concurrent payouts of 15.00 against 1,000.00 give exactly 66 orders.
  * Method: real gateway, payments, ledger and Kafka; an operator configures fee-free methods;
  * balances are read through GET /v2/merchant/balances and polled while the ledger consumes.

@@ -1,5 +1,5 @@
 /**
- * Goal: no service boots on a secret this repository ever published as an example (issue 33):
+ * Goal: no service boots on a secret this repository ever published as an example (docs/operations/secrets.md):
  * each one refuses, names the setting and exits 1 before it connects to anything, and so does
  * the bootstrap command that makes the first operator. Method: every catalog service's built
  * entry point, and create-operator, started with a published master key, service-token key and

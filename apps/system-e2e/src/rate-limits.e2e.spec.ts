@@ -1,5 +1,5 @@
 /**
- * Goal: the gateway's rate limits hold across replicas and refuse cleanly (issue 20). Method: two
+ * Goal: the gateway's rate limits hold across replicas and refuse cleanly (docs/operations/gateway.md). Method: two
  * real gateway replicas share the merchant buckets in the gateway's PostgreSQL; small limits make
  * a burst exceed them. Refused requests must get 429 RATE_LIMITED with Retry-After and the
  * RateLimit-* headers and leave no order behind. Unauthenticated routes are limited per client

@@ -1,6 +1,6 @@
 /**
  * Goal: a captured signed request that changes something cannot be sent again within the
- * timestamp window (issue 33): the replay of a secret rotation, a merchant setting or a webhook
+ * timestamp window (docs/api/authentication.md): the replay of a secret rotation, a merchant setting or a webhook
  * tool gets 409 REQUEST_REPLAYED and no secret, while the merchant's own re-signed request still
  * works, and a create replayed answers as it always did (idempotent by order_id); rotations have
  * a rate limit of their own. Method: the

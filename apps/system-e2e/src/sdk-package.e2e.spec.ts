@@ -1,5 +1,5 @@
 /**
- * Goal: the merchant SDK is a package a merchant installs outside this repository (issue 34):
+ * Goal: the merchant SDK is a package a merchant installs outside this repository (libs/sdk/README.md):
  * `npm pack` gives a tarball with its own package.json, type declarations, README, licence and
  * changelog and no path alias, and, installed into an empty folder, it calls the running system.
  * Method: the SDK's package build (the `package` target's commands), `npm pack`, `npm install`

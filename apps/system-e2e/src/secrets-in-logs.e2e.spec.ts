@@ -1,5 +1,5 @@
 /**
- * Goal: no secret and no bearer credential ever reaches a log line (issue 17): API secrets,
+ * Goal: no secret and no bearer credential ever reaches a log line (docs/operations/logs-and-traces.md): API secrets,
  * webhook secrets, back-office tokens, payer-page tokens and full payout account numbers. The
  * gateway used to log the payer-page path, token included, when a read of it failed.
  * Method: a run of the real system that handles every one of them, on good days and bad ones

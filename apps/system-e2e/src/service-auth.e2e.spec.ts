@@ -1,7 +1,7 @@
 /**
  * Goal: the services' internal APIs answer only the services allowed to call each route, with a
  * valid service token, and book an operator's or reviewer's action under the actor the gateway
- * authenticated, never under one a request body names (issue 20). Method: the real services as
+ * authenticated, never under one a request body names (docs/operations/service-keys.md). Method: the real services as
  * processes; forged internal calls straight to the ledger, disputes and the gateway's internal
  * listener, as an attacker inside the network would make them; then the money is read back.
  */

@@ -1,5 +1,5 @@
 /**
- * Goal: withdrawals to crypto wallets work as issue 11 and decisions.md say, through the whole
+ * Goal: withdrawals to crypto wallets work as docs/api/endpoints.md and docs/api/money-and-fees.md say, through the whole
  * system: the amount + network fee leaves available and shows as frozen within the create
  * request; the simulated network sends in the background; COMPLETED carries the transaction
  * hash and the ledger takes the hold, FAILED returns the money; 100 concurrent withdrawals
@@ -7,7 +7,7 @@
  * with exactly one send; wrong addresses are refused before any money moves; other merchants'
  * withdrawals are not found; the ledger auditor agrees with the books afterwards.
  * Method: real gateway, payments, ledger and withdrawals processes on real Kafka and
- * PostgreSQL. Merchants get USDT the way decisions.md says: a confirmed RUB pay-in, then an
+ * PostgreSQL. Merchants get USDT the way docs/api/money-and-fees.md says: a confirmed RUB pay-in, then an
  * operator's conversion at an explicit rate with the platform's 1 % conversion fee.
  */
 import { createHash } from 'node:crypto';

@@ -44,11 +44,24 @@ export interface RequestSignature {
   signature: string;
 }
 
-/** Signs one request as the gateway verifies it: HMAC-SHA256 over the raw bytes, lower-case hex. */
+/** `{timestamp}.{signed path}.{body}` as bytes: what the HMAC runs over. An empty body keeps the trailing dot. */
+export function signedPayload(timestamp: string, path: string, body: Buffer | string): Buffer {
+  return Buffer.concat([Buffer.from(`${timestamp}.${path}.`, 'utf8'), typeof body === 'string' ? Buffer.from(body, 'utf8') : body]);
+}
+
+/** HMAC-SHA256 of the signed payload, keyed by the whole secret, as 64 lower-case hex digits. `path` is already the signed path. */
+export function signatureOf(secret: Buffer | string, timestamp: string, path: string, body: Buffer | string): string {
+  return createHmac('sha256', secret).update(signedPayload(timestamp, path, body)).digest('hex');
+}
+
+/**
+ * Signs one request as the gateway verifies it: HMAC-SHA256 over the raw bytes, lower-case hex.
+ * This module is the one signing rule of the platform: the gateway's verifier (libs/access/domain),
+ * the console, the test clients, the benchmark and the scripts in tools/ and deploy/ all use it.
+ */
 export function signRequest({ secret, timestamp, wirePath, body }: SignatureInput): RequestSignature {
   const path = signedPath(wirePath);
-  const bodyBytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
-  const payload = Buffer.concat([Buffer.from(`${timestamp}.${path}.`, 'utf8'), bodyBytes]);
+  const payload = signedPayload(timestamp, path, body);
   return { signedPath: path, signedString: payload.toString('utf8'), signature: createHmac('sha256', secret).update(payload).digest('hex') };
 }
 

@@ -1,11 +1,12 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { SIGNATURE_HEADERS, signatureOf, signedPath, signedPayload } from '@mp/merchant-sdk/signing';
+import { timingSafeEqual } from 'node:crypto';
 
 /** spec section 8: five minutes either side of the server's clock. */
 export const TIMESTAMP_TOLERANCE_SECONDS = 300;
 
-export const AUTH_HEADERS = { apiKey: 'x-api-key', timestamp: 'x-timestamp', signature: 'x-signature' } as const;
+/** The request headers that carry the signature: the merchant SDK's, since both sides must agree. */
+export const AUTH_HEADERS = SIGNATURE_HEADERS;
 
-const ENCODED_SLASH = /%2f/gi;
 const LOWER_HEX_SHA256 = /^[0-9a-f]{64}$/;
 // Integer Unix seconds: no sign, no fraction, no exponent, no leading zeros, at most 10 digits.
 const UNIX_SECONDS = /^(0|[1-9]\d{0,9})$/;
@@ -18,33 +19,24 @@ export class MalformedPathError extends Error {
 }
 
 /**
- * The path as it is signed (spec 5.2-5.3): no query string, every percent-encoded part
- * decoded except an encoded slash, which stays exactly as sent. `/v2/payments/status/A%3A1`
- * is signed as `/v2/payments/status/A:1`; `/v2/payments/status/A%2F1` as itself.
+ * The path as it is signed (docs/api/authentication.md), by the merchant SDK's rule
+ * (libs/sdk/src/signing.ts), so that the signer merchants use and this verifier cannot drift
+ * apart: no query string, every percent-escape decoded except an encoded slash. A path that is
+ * not valid percent-encoded UTF-8 is a MalformedPathError.
  */
 export function canonicalSignedPath(rawUrl: string): string {
-  const queryStart = rawUrl.indexOf('?');
-  const path = queryStart === -1 ? rawUrl : rawUrl.slice(0, queryStart);
   try {
-    // Split on encoded slashes so they survive decoding, then join them back unchanged.
-    const slashes = path.match(ENCODED_SLASH) ?? [];
-    return path
-      .split(ENCODED_SLASH)
-      .map((segment, index) => decodeURIComponent(segment) + (slashes[index] ?? ''))
-      .join('');
+    return signedPath(rawUrl);
   } catch {
-    throw new MalformedPathError(path);
+    throw new MalformedPathError(rawUrl.split('?')[0]);
   }
 }
 
-/** `{unix_timestamp}.{path}.{body}` over raw bytes; an empty body leaves the trailing dot (spec 5.5). */
-export function signedPayload(timestamp: string, path: string, rawBody: Buffer): Buffer {
-  return Buffer.concat([Buffer.from(`${timestamp}.${path}.`, 'utf8'), rawBody]);
-}
+/** `{unix_timestamp}.{path}.{body}` over raw bytes; an empty body leaves the trailing dot. */
+export { signedPayload };
 
-export function computeSignature(secret: Buffer | string, timestamp: string, path: string, rawBody: Buffer): string {
-  return createHmac('sha256', secret).update(signedPayload(timestamp, path, rawBody)).digest('hex');
-}
+/** HMAC-SHA256 of the signed payload, lower-case hex: the signature the request should carry. */
+export const computeSignature = signatureOf;
 
 /** Constant-time comparison of a presented lower-case hex signature with the expected one. */
 export function signaturesMatch(expectedHex: string, presented: string): boolean {

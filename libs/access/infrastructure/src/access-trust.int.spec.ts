@@ -1,5 +1,5 @@
 /**
- * Goal: the access stores keep issue 20's promises on a real PostgreSQL: an API-secret
+ * Goal: the access stores keep their promises on a real PostgreSQL: an API-secret
  * rotation keeps the previous secret sealed beside the new one and refuses a second rotation
  * during the overlap (an operator's zero overlap excepted), and a master-key re-seal still finds
  * the previous API secret; suspension records who, when and why and refuses a no-op; operator

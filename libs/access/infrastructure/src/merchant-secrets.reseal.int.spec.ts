@@ -1,5 +1,5 @@
 /**
- * Goal: the gateway's master key can be rotated on a running system (issue 19), on a real
+ * Goal: the gateway's master key can be rotated on a running system (docs/operations/master-key-rotation.md), on a real
  * PostgreSQL: secrets sealed with key v1 still open once v2 is current and v1 retired; the
  * re-seal moves every API secret, webhook secret and previous (overlap) webhook secret to v2, in
  * batches, idempotently, without overwriting a secret a running gateway rotates meanwhile; then

@@ -42,6 +42,4 @@ export interface CallbacksSettings {
 export const CALLBACKS_SETTINGS = Symbol('CALLBACKS_SETTINGS');
 
 /** The dispatcher's clock port: scheduling and signatures read it, so tests can move time. */
-export { OffsetClock, type Clock } from '@mp/shared-util-clock';
-
-export const CLOCK = Symbol('CALLBACKS_CLOCK');
+export { CLOCK, OffsetClock, type Clock } from '@mp/shared-util-clock';

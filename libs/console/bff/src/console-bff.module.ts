@@ -2,9 +2,8 @@ import { Inject, Module, type DynamicModule, type OnModuleInit } from '@nestjs/c
 import { HttpAdapterHost, ModuleRef } from '@nestjs/core';
 import { SecretBox } from '@mp/access-domain';
 import { BackofficeAuditStore, BackofficeCredentialStore, ConsoleKeyStore, MerchantCredentialStore } from '@mp/access-infrastructure';
-import { GATEWAY_CLOCK } from '@mp/gateway-api';
 import { MetricsRegistry } from '@mp/shared-metrics';
-import type { Clock } from '@mp/shared-util-clock';
+import { CLOCK, type Clock } from '@mp/shared-util-clock';
 import type { FastifyInstance } from 'fastify';
 import { DataSource } from 'typeorm';
 import { ConsoleHttp } from './console-http';
@@ -28,7 +27,7 @@ class ConsoleRoutes implements OnModuleInit {
     const secretBox = new SecretBox(this.settings.secretsKeyring);
     const sessions = new ConsoleSessionStore(this.dataSource, secretBox, { idleMs: this.settings.sessionIdleMinutes * MINUTE_MS, maxMs: this.settings.sessionMaxHours * 60 * MINUTE_MS });
     // The gateway's clock (tests move it forward to expire sessions), provided by the gateway's API module.
-    const clock = this.moduleRef.get<Clock>(GATEWAY_CLOCK, { strict: false });
+    const clock = this.moduleRef.get<Clock>(CLOCK, { strict: false });
     const http = new ConsoleHttp({
       settings: this.settings,
       sessions,

@@ -1,10 +1,7 @@
-import { httpStatusOf, type ErrorCode } from '@mp/shared-util-errors';
+import { httpStatusOf, publicErrorBody, type ErrorCode, type ErrorDetail } from '@mp/shared-util-errors';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
-export interface ErrorDetail {
-  field: string;
-  issue: string;
-}
+export type { ErrorDetail };
 
 /**
  * The console's own answers in the decisions' error model. Its routes are Fastify routes beside
@@ -13,5 +10,5 @@ export interface ErrorDetail {
  */
 export async function sendConsoleError(request: FastifyRequest, reply: FastifyReply, code: ErrorCode, message: string, details: ErrorDetail[] = []): Promise<void> {
   const requestId = (request as FastifyRequest & { requestId?: string }).requestId ?? null;
-  await reply.status(httpStatusOf(code)).type('application/json').send(JSON.stringify({ error: { code, message, details }, request_id: requestId }));
+  await reply.status(httpStatusOf(code)).type('application/json').send(JSON.stringify(publicErrorBody(code, message, requestId, details)));
 }

@@ -18,7 +18,6 @@ export interface DisputesSettings {
 
 export const DISPUTES_SETTINGS = Symbol('DISPUTES_SETTINGS');
 
-export const DISPUTES_CLOCK = Symbol('DISPUTES_CLOCK');
-
-/** The clock port and its test-movable implementation are shared by the services. */
+/** The clock port, its one token and its test-movable implementation are shared by the services. */
+export { CLOCK } from '@mp/shared-util-clock';
 export { OffsetClock, type Clock };

@@ -9,7 +9,7 @@ import { DisputeCommandConsumer, DisputesTopics, OrderEventsConsumer } from './c
 import { DisputeReviews } from './commands/review-dispute';
 import { SandboxReviewer } from './commands/sandbox-reviewer';
 import { DisputeReviewDeadline1700000032200 } from './persistence/dispute-review-deadline.migration';
-import { DISPUTES_CLOCK, DISPUTES_SETTINGS, OffsetClock, type DisputesSettings } from './disputes-settings';
+import { CLOCK, DISPUTES_SETTINGS, OffsetClock, type DisputesSettings } from './disputes-settings';
 import { InternalDisputesController } from './http/internal-disputes.controller';
 import { DisputeReceiptsLifecycle1700000013000 } from './persistence/dispute-receipts-lifecycle.migration';
 import { DisputesSchema1700000010000 } from './persistence/disputes-schema.migration';
@@ -31,7 +31,7 @@ export class DisputesModule {
       providers: [
         EventStoreAnchoring,
         { provide: DISPUTES_SETTINGS, useValue: settings },
-        { provide: DISPUTES_CLOCK, useValue: new OffsetClock() },
+        { provide: CLOCK, useValue: new OffsetClock() },
         // Replies to a gateway replica that is gone are dropped, not retried forever in front of every event.
         { provide: OUTBOX_RELAY_OPTIONS, useValue: { ...settings.outbox, isTransientTopic: isGatewayReplyTopic } },
         { provide: APP_FILTER, useClass: InternalErrorFilter },

@@ -31,7 +31,7 @@ import { OperatorController } from './backoffice/operator.controller';
 import { SandboxOperatorController } from './backoffice/sandbox-operator.controller';
 import { AgentDisputesController, OperatorDisputesController } from './disputes/dispute-review.controllers';
 import { DisputesClient } from './disputes/disputes.client';
-import { GATEWAY_CLOCK, GATEWAY_SETTINGS, type GatewaySettings } from './gateway-settings';
+import { CLOCK, GATEWAY_SETTINGS, type GatewaySettings } from './gateway-settings';
 import { CallbacksBackofficeController } from './callbacks/callbacks-backoffice.controller';
 import { CallbacksClient } from './callbacks/callbacks.client';
 import { ErrorResponseFilter } from './http/error-response.filter';
@@ -85,7 +85,7 @@ export class GatewayApiModule {
       providers: [
         { provide: GATEWAY_SETTINGS, useValue: settings },
         // Only tests move it (TEST_CLOCK_ENABLED, on the internal listener); otherwise it is the system clock.
-        { provide: GATEWAY_CLOCK, useValue: new OffsetClock() },
+        { provide: CLOCK, useValue: new OffsetClock() },
         { provide: BackofficeAuditStore, inject: [DataSource], useFactory: (dataSource: DataSource) => new BackofficeAuditStore(dataSource) },
         { provide: APP_INTERCEPTOR, useClass: BackofficeAuditInterceptor },
         // Every request body and query is read and validated here, once for all routes.

@@ -47,8 +47,8 @@ export interface GatewaySettings {
 
 export const GATEWAY_SETTINGS = Symbol('GATEWAY_SETTINGS');
 
-/** The gateway's clock port: an OffsetClock when TEST_CLOCK_ENABLED, else the system clock. */
-export const GATEWAY_CLOCK = Symbol('GATEWAY_CLOCK');
+/** The clock's one token, shared by the services (the gateway provides an OffsetClock under it). */
+export { CLOCK } from '@mp/shared-util-clock';
 
 /** The maximum request body, enforced by the HTTP server before any signature work. */
 export const REQUEST_BODY_BYTES_MAX = 64 * 1024;

@@ -1,5 +1,5 @@
 export { GATEWAY_MIGRATIONS, GatewayApiModule } from './gateway-api.module';
-export { GATEWAY_CLOCK, GATEWAY_SETTINGS, REQUEST_BODY_BYTES_MAX, type GatewaySettings } from './gateway-settings';
+export { GATEWAY_SETTINGS, REQUEST_BODY_BYTES_MAX, type GatewaySettings } from './gateway-settings';
 export { readOperatorCredentialLifetime } from './operator-credential-lifetime';
 export { configureGatewayHttp, gatewayFastifyOptions } from './http/configure-http';
 export { startInternalListener, type InternalListenerSettings } from './internal/internal-listener';

@@ -1,4 +1,5 @@
-import { DomainError, isErrorCode } from '@mp/shared-util-errors';
+import { InternalHttpClient } from '@mp/shared-service-auth';
+import { DomainError, readInternalErrorBody } from '@mp/shared-util-errors';
 import type { HoldView, PlaceHoldRequest } from '@mp/contracts-ledger';
 
 /** What a service that freezes funds before its object exists (payouts, withdrawals) needs from the ledger. */
@@ -14,26 +15,23 @@ export interface LedgerHolds {
  * placeHoldForNewObject turns into a refusal.
  */
 export class HttpLedgerHolds implements LedgerHolds {
+  private readonly ledger: InternalHttpClient;
+
   constructor(
-    private readonly ledgerUrl: string,
-    private readonly timeoutMs: number,
+    ledgerUrl: string,
+    timeoutMs: number,
     /** The caller's service token for the ledger (`Bearer …`); a refused token (401/403) is an ordinary Error, so the command is retried. */
-    private readonly authorization: () => Promise<string>,
-  ) {}
+    authorization: () => Promise<string>,
+  ) {
+    this.ledger = new InternalHttpClient({ service: 'ledger', baseUrl: ledgerUrl, timeoutMs, authorization });
+  }
 
   async placeHold(request: PlaceHoldRequest): Promise<HoldView> {
-    const response = await fetch(`${this.ledgerUrl}/internal/holds`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: await this.authorization() },
-      body: JSON.stringify(request),
-      signal: AbortSignal.timeout(this.timeoutMs),
-    });
-    const body = (await response.json().catch(() => null)) as (HoldView & { code?: unknown; message?: unknown; details?: unknown }) | null;
-    if (response.ok && body) return body;
-    if (response.status === 400 && body && isErrorCode(body.code)) {
-      throw new DomainError(body.code, String(body.message ?? 'The hold was refused'), Array.isArray(body.details) ? body.details : []);
-    }
-    throw new Error(`ledger answered ${response.status} to hold ${request.hold_id}`);
+    const answer = await this.ledger.call<HoldView>('POST', '/internal/holds', { body: request });
+    if (answer.status >= 200 && answer.status < 300 && answer.body) return answer.body;
+    const refusal = answer.status === 400 ? readInternalErrorBody(answer.body, 'The hold was refused') : null;
+    if (refusal) throw refusal;
+    throw new Error(`ledger answered ${answer.status} to hold ${request.hold_id}`);
   }
 }
 

@@ -1,5 +1,5 @@
 /**
- * Goal: the ledger's side of crypto (issue 11). Conversions move settlement money between
+ * Goal: the ledger's side of crypto (docs/api/money-and-fees.md). Conversions move settlement money between
  * currencies at the operator's rate less the platform fee, both legs or neither, idempotent by
  * conversion_id, visible in statements and the reconciliation export, and the auditor agrees.
  * Withdrawal events post or void the withdrawal's hold exactly once. A withdrawal hold whose

@@ -1,5 +1,5 @@
 /**
- * Goal: one operator cannot mint or move money at will (issue 20). A conversion at a rate
+ * Goal: one operator cannot mint or move money at will (docs/operations/operators.md). A conversion at a rate
  * outside the band around its pair's reference, or over the pair's cap, is refused and writes
  * nothing; a conversion or deposit adjustment above the currency's threshold waits for a second,
  * different operator, moves the money exactly once on approval, never on rejection or after

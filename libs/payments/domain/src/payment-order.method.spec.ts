@@ -2,7 +2,7 @@ import { DeciderSpecification } from '@mp/shared-decider';
 import { DEFAULT_METHOD_CATALOG, type MethodEntry } from './method-catalog';
 import { paymentOrderDecider, type CreateIncomingPayment } from './payment-order.decider';
 
-/** Spec section 1 rule 7 and decisions.md: a pay-in may name its method; without one, the documented default. */
+/** docs/api/endpoints.md: a pay-in may name its method; without one, the documented default. */
 const now = new Date('2026-11-22T10:00:00.000Z');
 const spec = DeciderSpecification.for(paymentOrderDecider);
 const noOrder = spec.givenCommands();

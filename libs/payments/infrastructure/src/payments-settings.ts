@@ -18,7 +18,6 @@ export interface PaymentsSettings {
 
 export const PAYMENTS_SETTINGS = Symbol('PAYMENTS_SETTINGS');
 
-export const CLOCK = Symbol('CLOCK');
-
-/** The clock port and its test-movable implementation are shared by the services. */
+/** The clock port, its one token and its test-movable implementation are shared by the services. */
+export { CLOCK } from '@mp/shared-util-clock';
 export { OffsetClock, type Clock };

@@ -1,5 +1,5 @@
 import { Catch, HttpException, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
-import { DomainError, httpStatusOf, isErrorCode } from '@mp/shared-util-errors';
+import { DomainError, httpStatusOf, internalErrorBody, isErrorCode } from '@mp/shared-util-errors';
 import type { FastifyReply } from 'fastify';
 
 /**
@@ -20,15 +20,15 @@ export class InternalErrorFilter implements ExceptionFilter {
     if (exception instanceof HttpException) {
       const response = exception.getResponse() as { code?: unknown; message?: unknown };
       const code = isErrorCode(response?.code) ? response.code : exception.getStatus() === 404 ? 'NOT_FOUND' : 'VALIDATION_ERROR';
-      void reply.status(exception.getStatus()).send({ code, message: String(response?.message ?? exception.message), details: [] });
+      void reply.status(exception.getStatus()).send(internalErrorBody(code, String(response?.message ?? exception.message)));
       return;
     }
     const fastifyStatus = (exception as { statusCode?: number })?.statusCode;
     if (fastifyStatus && fastifyStatus >= 400 && fastifyStatus < 500) {
-      void reply.status(fastifyStatus).send({ code: fastifyStatus === 413 ? 'PAYLOAD_TOO_LARGE' : 'VALIDATION_ERROR', message: (exception as Error).message, details: [] });
+      void reply.status(fastifyStatus).send(internalErrorBody(fastifyStatus === 413 ? 'PAYLOAD_TOO_LARGE' : 'VALIDATION_ERROR', (exception as Error).message));
       return;
     }
     this.logger.error(exception instanceof Error ? exception.stack : String(exception));
-    void reply.status(500).send({ code: 'INTERNAL_ERROR', message: 'internal error', details: [] });
+    void reply.status(500).send(internalErrorBody('INTERNAL_ERROR', 'internal error'));
   }
 }

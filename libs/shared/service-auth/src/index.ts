@@ -19,3 +19,4 @@ export {
 } from './service-token';
 export { ServiceKeyring } from './service-keyring';
 export { accessPolicyGaps, declaredRoutes } from './declared-routes';
+export { InternalCallFailed, InternalHttpClient, TtlCache, type CallOptions, type InternalAnswer, type InternalHttpClientOptions } from './internal-http-client';

@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { SIGNATURE_HEADERS, signatureOf, signedPath } from '@mp/merchant-sdk/signing';
 import { merchantApiValidator } from './openapi-response-validator';
 
 export interface MerchantCredentialsForTest {
@@ -27,35 +27,9 @@ export interface TestResponse<T = any> {
 }
 
 /**
- * The path as spec 5.3 says a client signs it, written independently of the server's code so
- * the tests check the server against the spec, not against itself.
+ * A merchant's HTTP client: signs every request with the merchant SDK's signer (the published
+ * vectors in docs/api/signing-test-vectors.json hold it to the documented rule), with knobs to break it.
  */
-export function specSignedPath(wirePath: string): string {
-  const path = wirePath.split('?')[0];
-  return path.replace(/(%[0-9A-Fa-f]{2})+/g, (run) => {
-    const parts = run.match(/%[0-9A-Fa-f]{2}/g) ?? [];
-    let result = '';
-    let pending: string[] = [];
-    const flush = () => {
-      if (pending.length) result += decodeURIComponent(pending.join(''));
-      pending = [];
-    };
-    for (const part of parts) {
-      if (part.toLowerCase() === '%2f') {
-        flush();
-        result += part;
-      } else pending.push(part);
-    }
-    flush();
-    return result;
-  });
-}
-
-export function signRequest(secret: string, timestamp: string, signedPath: string, body: Buffer): string {
-  return createHmac('sha256', secret).update(`${timestamp}.${signedPath}.`).update(body).digest('hex');
-}
-
-/** A merchant's HTTP client: signs every request as the spec describes, with knobs to break it. */
 export class SignedClient {
   constructor(
     private readonly baseUrl: string,
@@ -66,12 +40,12 @@ export class SignedClient {
     const bodyBytes = toBytes(request.body);
     const timestamp = String(request.timestampSeconds ?? Math.floor(Date.now() / 1000));
     const signedBody = request.signedBody === undefined ? bodyBytes : toBytes(request.signedBody);
-    const signature = signRequest(this.credentials.apiSecret, timestamp, request.signedPath ?? specSignedPath(request.path), signedBody);
+    const signature = signatureOf(this.credentials.apiSecret, timestamp, request.signedPath ?? signedPath(request.path), signedBody);
     const headers: Record<string, string> = {
       accept: 'application/json',
-      'x-api-key': this.credentials.merchantId,
-      'x-timestamp': timestamp,
-      'x-signature': signature,
+      [SIGNATURE_HEADERS.apiKey]: this.credentials.merchantId,
+      [SIGNATURE_HEADERS.timestamp]: timestamp,
+      [SIGNATURE_HEADERS.signature]: signature,
       ...(bodyBytes.length > 0 ? { 'content-type': 'application/json' } : {}),
     };
     for (const [name, value] of Object.entries(request.headers ?? {})) {

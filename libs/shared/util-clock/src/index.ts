@@ -16,3 +16,9 @@ export class OffsetClock implements Clock {
     this.offsetMs += milliseconds;
   }
 }
+
+/**
+ * The one injection token of a service's clock, in every service: its module provides an
+ * OffsetClock under it (moved only through the test-clock endpoint when TEST_CLOCK_ENABLED).
+ */
+export const CLOCK = Symbol('CLOCK');

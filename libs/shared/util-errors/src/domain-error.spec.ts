@@ -2,7 +2,7 @@ import { DomainError } from './domain-error';
 import { httpStatusOf, isErrorCode } from './error-codes';
 
 describe('error model', () => {
-  it('maps the decisions.md codes to their statuses', () => {
+  it('maps the codes of docs/api/errors.md to their statuses', () => {
     expect(httpStatusOf('DUPLICATE_ORDER')).toBe(409);
     expect(httpStatusOf('INVALID_SIGNATURE')).toBe(401);
     expect(httpStatusOf('VALIDATION_ERROR')).toBe(400);

@@ -12,6 +12,7 @@ import { CALLBACKS_SETTINGS, CLOCK, type CallbacksSettings, type Clock } from '.
 import { DeliveryWorker, WEBHOOK_PROFILES } from '../delivery/delivery.worker';
 import type { WebhookProfiles } from '../delivery/webhook-profile.client';
 import { insertDeliveries, type NewDelivery } from '../persistence/delivery.store';
+import { ensureCatalogTopics } from '@mp/contracts-topics';
 
 /** Every dispatcher replica joins one group: each event is recorded by one replica at a time. */
 export const CALLBACKS_CONSUMER_GROUP = 'callbacks.dispatcher';
@@ -58,7 +59,7 @@ export class CallbackTopics implements OnApplicationBootstrap {
   async onApplicationBootstrap(): Promise<void> {
     const unconsumed = this.routes.filter((route) => !CONSUMED_TOPICS.includes(route.topic) || !eventTypesOf(CALLBACK_ROUTES, route.topic).includes(route.eventType));
     if (unconsumed.length > 0) throw new Error(`callback routes name events no @ConsumeTopicInBatches handler declares: ${unconsumed.map((route) => `${route.topic} ${route.eventType}`).join(', ')}`);
-    await this.broker.ensureTopics(CONSUMED_TOPICS.map((topic) => ({ topic, partitions: this.settings.topicPartitions })));
+    await ensureCatalogTopics(this.broker, 'callbacks', this.settings.topicPartitions);
   }
 }
 

@@ -1,5 +1,5 @@
 import { merchantWebhookProfilePath, type MerchantWebhookProfile } from '@mp/contracts-callbacks';
-import type { ServiceAuthorization } from '@mp/shared-service-auth';
+import { InternalHttpClient, TtlCache, type ServiceAuthorization } from '@mp/shared-service-auth';
 import { Webhook } from 'standardwebhooks';
 
 /** Where the dispatcher gets a merchant's webhook secrets and default callback URL. */
@@ -17,27 +17,25 @@ export interface WebhookProfiles {
  * only; they are never written to the dispatcher's database or to a topic.
  */
 export class GatewayWebhookProfiles implements WebhookProfiles {
-  private readonly cache = new Map<string, { profile: MerchantWebhookProfile | null; expiresAtMs: number }>();
+  private readonly gateway: InternalHttpClient;
+  private readonly cache: TtlCache<MerchantWebhookProfile | null>;
 
-  constructor(
-    private readonly baseUrl: string,
-    private readonly authorization: ServiceAuthorization,
-    private readonly cacheTtlMs: number,
-    private readonly timeoutMs = 3_000,
-  ) {}
+  constructor(baseUrl: string, authorization: ServiceAuthorization, cacheTtlMs: number, timeoutMs = 3_000) {
+    this.gateway = new InternalHttpClient({ service: 'gateway', baseUrl, timeoutMs, authorization });
+    this.cache = new TtlCache(cacheTtlMs);
+  }
 
-  async find(merchantId: string, { fresh = false }: { fresh?: boolean } = {}): Promise<MerchantWebhookProfile | null> {
-    const cached = this.cache.get(merchantId);
-    if (!fresh && cached && cached.expiresAtMs > Date.now()) return cached.profile;
-    const response = await fetch(`${this.baseUrl}${merchantWebhookProfilePath(merchantId)}`, {
-      headers: { authorization: await this.authorization() },
-      signal: AbortSignal.timeout(this.timeoutMs),
-    });
-    if (response.status !== 200 && response.status !== 404) throw new Error(`the gateway's webhook profile answered ${response.status}`);
-    const profile = response.status === 404 ? null : ((await response.json()) as MerchantWebhookProfile);
-    if (this.cache.size > 10_000) this.cache.clear();
-    this.cache.set(merchantId, { profile, expiresAtMs: Date.now() + this.cacheTtlMs });
-    return profile;
+  find(merchantId: string, { fresh = false }: { fresh?: boolean } = {}): Promise<MerchantWebhookProfile | null> {
+    return this.cache.get(
+      merchantId,
+      async () => {
+        const answer = await this.gateway.call<MerchantWebhookProfile>('GET', merchantWebhookProfilePath(merchantId));
+        if (answer.status === 404) return null;
+        if (answer.status !== 200 || answer.body === null) throw new Error(`the gateway's webhook profile answered ${answer.status}`);
+        return answer.body;
+      },
+      { fresh },
+    );
   }
 }
 

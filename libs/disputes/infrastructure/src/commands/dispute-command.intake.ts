@@ -4,7 +4,7 @@ import { COMMAND_REPLY_TYPE } from '@mp/contracts-payments';
 import { CommandIntake } from '@mp/shared-command-handling';
 import type { MessageEnvelope } from '@mp/shared-messaging';
 import { DataSource, type EntityManager } from 'typeorm';
-import { DISPUTES_CLOCK, DISPUTES_SETTINGS, type Clock, type DisputesSettings } from '../disputes-settings';
+import { CLOCK, DISPUTES_SETTINGS, type Clock, type DisputesSettings } from '../disputes-settings';
 import { discardUnclaimedReceipt } from '../receipts/dispute-receipts.store';
 import { handleDisputeCommand } from './dispute.stream';
 import { DISPUTE_COMMANDS } from './wire/dispute-commands.registry';
@@ -33,7 +33,7 @@ export class DisputeCommandIntake {
 
   constructor(
     dataSource: DataSource,
-    @Inject(DISPUTES_CLOCK) private readonly clock: Clock,
+    @Inject(CLOCK) private readonly clock: Clock,
     @Inject(DISPUTES_SETTINGS) private readonly settings: DisputesSettings,
   ) {
     this.intake = new CommandIntake(dataSource, {

@@ -10,6 +10,7 @@ import { saveOrderFacts } from '../orders/dispute-orders.store';
 import { DisputeCommandIntake } from './dispute-command.intake';
 import { recordOutcomeApplied } from './dispute.stream';
 import { isOutcomeAppliedEvent, outcomeAppliedOfEvent, type OutcomeAppliedToOrder } from './outcome-applied';
+import { ensureCatalogTopics } from '@mp/contracts-topics';
 
 /**
  * Every disputes replica joins one group, for commands and for order events. It reads every
@@ -90,10 +91,6 @@ export class DisputesTopics implements OnApplicationBootstrap {
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    await this.broker.ensureTopics([
-      { topic: DISPUTES_TOPICS.commands, partitions: this.settings.commandPartitions },
-      { topic: DISPUTES_TOPICS.events, partitions: this.settings.commandPartitions },
-      { topic: PAYMENTS_TOPICS.orderEvents, partitions: this.settings.commandPartitions },
-    ]);
+    await ensureCatalogTopics(this.broker, 'disputes', this.settings.commandPartitions);
   }
 }

@@ -1,8 +1,8 @@
 /**
- * Goal: a reviewed dispute shows its outcome once payments says the order carries it (spec 4.9
- * rule 4), now that payments says so with its own event PaymentOrderDisputeOutcomeApplied on
- * `payments.order.events` instead of a command on `disputes.commands` (issue 20: only the
- * gateway writes command topics). The event is applied once (the inbox), an acknowledgement of a
+ * Goal: a reviewed dispute shows its outcome once payments says the order carries it
+ * (docs/api/endpoints.md), now that payments says so with its own event PaymentOrderDisputeOutcomeApplied on
+ * `payments.order.events` instead of a command on `disputes.commands` (only the
+ * gateway writes command topics: docs/operations/kafka-security.md). The event is applied once (the inbox), an acknowledgement of a
  * version the dispute has moved past changes nothing, a malformed one is poison; the command
  * `RecordDisputeOutcomeApplied` that payments sent on `disputes.commands` before that is no longer
  * a command disputes knows.

@@ -4,7 +4,7 @@ import type { DisputeReviewer } from '@mp/disputes-domain';
 import { DEFAULT_CONFLICT_RETRY_POLICY, retryOnConflict, type Causation } from '@mp/shared-command-handling';
 import { DomainError } from '@mp/shared-util-errors';
 import { DataSource } from 'typeorm';
-import { DISPUTES_CLOCK, type Clock } from '../disputes-settings';
+import { CLOCK, type Clock } from '../disputes-settings';
 import { findDisputeOrder } from '../persistence/dispute.projection';
 import { handleDisputeCommand } from './dispute.stream';
 
@@ -17,7 +17,7 @@ import { handleDisputeCommand } from './dispute.stream';
 export class DisputeReviews {
   constructor(
     private readonly dataSource: DataSource,
-    @Inject(DISPUTES_CLOCK) private readonly clock: Clock,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   review(disputeId: string, merchantId: string, decision: 'ACCEPTED' | 'REJECTED', reviewer: DisputeReviewer, reason: string | null, causation: Causation) {

@@ -4,7 +4,7 @@ import { SANDBOX_AGENT_ID } from '@mp/contracts-payments';
 import { sandboxReviewOf } from '@mp/disputes-domain';
 import { PeriodicTask } from '@mp/shared-command-handling';
 import { DataSource, type EntityManager } from 'typeorm';
-import { DISPUTES_CLOCK, type Clock } from '../disputes-settings';
+import { CLOCK, type Clock } from '../disputes-settings';
 import { handleDisputeCommand, loadDispute } from './dispute.stream';
 
 const BATCH_SIZE = 100;
@@ -33,7 +33,7 @@ export class SandboxReviewer implements OnApplicationBootstrap, OnApplicationShu
 
   constructor(
     private readonly dataSource: DataSource,
-    @Inject(DISPUTES_CLOCK) private readonly clock: Clock,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   onApplicationBootstrap(): void {

@@ -20,7 +20,7 @@ import { DomainError } from '@mp/shared-util-errors';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DataSource } from 'typeorm';
 import { DisputeReviews } from '../commands/review-dispute';
-import { DISPUTES_CLOCK, DISPUTES_SETTINGS, OffsetClock, type Clock, type DisputesSettings } from '../disputes-settings';
+import { CLOCK, DISPUTES_SETTINGS, OffsetClock, type Clock, type DisputesSettings } from '../disputes-settings';
 import { disputeView, findDisputeView, listDisputes, listDisputesAcrossMerchants } from '../persistence/dispute.projection';
 import { downloadDisputeReceipt, listReceiptDownloads, storeDisputeReceipt } from '../receipts/dispute-receipts.store';
 
@@ -37,7 +37,7 @@ export class InternalDisputesController {
   constructor(
     private readonly dataSource: DataSource,
     private readonly reviews: DisputeReviews,
-    @Inject(DISPUTES_CLOCK) private readonly clock: Clock,
+    @Inject(CLOCK) private readonly clock: Clock,
     @Inject(DISPUTES_SETTINGS) private readonly settings: DisputesSettings,
   ) {}
 

@@ -1,5 +1,5 @@
 /**
- * Goal: a dispute receipt outlives only as current evidence (issue 17), on a real PostgreSQL:
+ * Goal: a dispute receipt outlives only as current evidence (docs/operations/disputes.md), on a real PostgreSQL:
  * the migration attaches today's evidence and removes what earlier opens left behind; the sweep
  * deletes unclaimed receipts older than the grace period and never an attached one, nor one an
  * open has locked; a download is refused to an agent who is not the order's and logged for the

@@ -6,7 +6,7 @@ import { MerchantCredentialStore, RequestSignatureStore, type MerchantCredential
 import type { Clock } from '@mp/shared-util-clock';
 import { DomainError } from '@mp/shared-util-errors';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { GATEWAY_CLOCK } from '../gateway-settings';
+import { CLOCK } from '../gateway-settings';
 
 export interface AuthenticatedMerchant {
   merchantId: string;
@@ -48,7 +48,7 @@ export class MerchantSignatureGuard implements CanActivate {
 
   constructor(
     @Inject(MerchantCredentialStore) private readonly credentials: MerchantCredentialStore,
-    @Inject(GATEWAY_CLOCK) private readonly clock: Clock,
+    @Inject(CLOCK) private readonly clock: Clock,
     @Inject(RequestSignatureStore) private readonly signatures: RequestSignatureStore,
     private readonly reflector: Reflector,
   ) {}

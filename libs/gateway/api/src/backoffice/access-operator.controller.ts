@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Inject, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { ApiOperation, ApiProperty, ApiPropertyOptional, ApiResponse } from '@nestjs/swagger';
 import { BACKOFFICE_CREDENTIAL_ID_PATTERN, BackofficeAuditStore, BackofficeCredentialStore, MerchantCredentialStore, type BackofficePrincipal } from '@mp/access-infrastructure';
 import { MerchantIdParam, PathIdPipe } from '@mp/shared-nest-http';
@@ -6,12 +6,10 @@ import type { Clock } from '@mp/shared-util-clock';
 import { DomainError } from '@mp/shared-util-errors';
 import { IsPlainText, IsWholeNumberBetween, type JsonNumberLiteral, MatchesPattern, MERCHANT_ID_PATTERN, RequestMessages, Trim } from '@mp/shared-util-validation';
 import { IsBoolean, IsOptional } from 'class-validator';
-import type { FastifyReply } from 'fastify';
-import { GATEWAY_CLOCK, GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
+import { CLOCK, GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
 import { overlapMsOf, rotateApiSecret, RotateSecretBody } from '../merchant/secret-rotation';
 import { BackofficeGuard, CurrentPrincipal, Roles, type BackofficeRequest } from './backoffice.guard';
 import { issuedOrRefused, lifetimeExpiry, REQUESTED_LIFETIME_DAYS_MAX } from './credential-issuance';
-import { json } from './operator.controller';
 import { BackofficeApiDocs } from '../openapi/backoffice-api.decorator';
 import { BackofficeApiErrorResponses } from '../openapi/error.response';
 
@@ -85,7 +83,7 @@ export class AccessOperatorController {
     @Inject(BackofficeCredentialStore) private readonly credentials: BackofficeCredentialStore,
     @Inject(BackofficeAuditStore) private readonly audit: BackofficeAuditStore,
     @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
-    @Inject(GATEWAY_CLOCK) private readonly clock: Clock,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   /**
@@ -97,34 +95,36 @@ export class AccessOperatorController {
   @ApiOperation({ operationId: 'rotateMerchantApiSecret', summary: 'Rotate a merchant\'s API secret' })
   @ApiResponse({ status: 201, description: 'The new secret, shown once' })
   @BackofficeApiErrorResponses('NOT_FOUND', 'SECRET_ROTATION_IN_PROGRESS')
-  async rotateApiSecret(@Param('merchantId', MerchantIdParam) merchantId: string, @Body() body: RotateSecretBody, @Res() reply: FastifyReply): Promise<void> {
+  async rotateApiSecret(@Param('merchantId', MerchantIdParam) merchantId: string, @Body() body: RotateSecretBody): Promise<unknown> {
     const overlapMs = overlapMsOf(body, this.settings.apiSecretOverlapHours);
-    await json(reply, 201, await rotateApiSecret(this.merchants, merchantId, overlapMs, this.clock.now(), { endOverlapNow: true }));
+    return await rotateApiSecret(this.merchants, merchantId, overlapMs, this.clock.now(), { endOverlapNow: true });
   }
 
   /** The merchant's signed requests get 403 MERCHANT_SUSPENDED; payments already under way still settle and report. */
+  @HttpCode(200)
   @Post('merchants/:merchantId/suspend')
   @ApiOperation({ operationId: 'suspendMerchant', summary: 'Suspend a merchant' })
   @ApiResponse({ status: 200, description: 'The merchant, suspended' })
   @BackofficeApiErrorResponses('NOT_FOUND', 'MERCHANT_STATUS_CONFLICT')
-  async suspend(@CurrentPrincipal() operator: BackofficePrincipal, @Param('merchantId', MerchantIdParam) merchantId: string, @Body() body: StatusChangeBody, @Res() reply: FastifyReply): Promise<void> {
-    await this.changeStatus(operator, merchantId, 'suspend', body.reason, reply);
+  async suspend(@CurrentPrincipal() operator: BackofficePrincipal, @Param('merchantId', MerchantIdParam) merchantId: string, @Body() body: StatusChangeBody): Promise<unknown> {
+    return this.changeStatus(operator, merchantId, 'suspend', body.reason);
   }
 
+  @HttpCode(200)
   @Post('merchants/:merchantId/reinstate')
   @ApiOperation({ operationId: 'reinstateMerchant', summary: 'Reinstate a suspended merchant' })
   @ApiResponse({ status: 200, description: 'The merchant, active' })
   @BackofficeApiErrorResponses('NOT_FOUND', 'MERCHANT_STATUS_CONFLICT')
-  async reinstate(@CurrentPrincipal() operator: BackofficePrincipal, @Param('merchantId', MerchantIdParam) merchantId: string, @Body() body: StatusChangeBody, @Res() reply: FastifyReply): Promise<void> {
-    await this.changeStatus(operator, merchantId, 'reinstate', body.reason, reply);
+  async reinstate(@CurrentPrincipal() operator: BackofficePrincipal, @Param('merchantId', MerchantIdParam) merchantId: string, @Body() body: StatusChangeBody): Promise<unknown> {
+    return this.changeStatus(operator, merchantId, 'reinstate', body.reason);
   }
 
   /** Every operator credential, newest first, with its expiry and revocation; never a token. */
   @Get('operator-credentials')
   @ApiOperation({ operationId: 'listOperatorCredentials', summary: 'List operator credentials' })
   @ApiResponse({ status: 200, description: 'The credentials (never their tokens)' })
-  async listOperatorCredentials(@Res() reply: FastifyReply): Promise<void> {
-    await json(reply, 200, { data: await this.credentials.list('operator', this.clock.now()) });
+  async listOperatorCredentials(): Promise<unknown> {
+    return { data: await this.credentials.list('operator', this.clock.now()) };
   }
 
   /**
@@ -143,8 +143,7 @@ export class AccessOperatorController {
     @CurrentPrincipal() operator: BackofficePrincipal,
     @Body() body: CreateOperatorCredentialBody,
     @Req() request: BackofficeRequest,
-    @Res() reply: FastifyReply,
-  ): Promise<void> {
+  ): Promise<unknown> {
     if (!operator.mayIssueOperators) {
       throw new DomainError('FORBIDDEN', 'This operator may not issue operator credentials', [
         { field: 'operator', issue: 'ISSUING_NOT_ALLOWED: ask an operator who may issue operator credentials' },
@@ -160,7 +159,7 @@ export class AccessOperatorController {
       now,
     });
     const created = issuedOrRefused(result, request, operator, { limit: this.settings.operatorLiveCredentialsMax, holder: 'This operator' });
-    await json(reply, 201, {
+    return {
       credential_id: created.credentialId,
       operator_id: created.operatorId,
       role: created.role,
@@ -168,34 +167,35 @@ export class AccessOperatorController {
       may_issue_operator_credentials: created.mayIssueOperators,
       expires_at: created.expiresAt?.toISOString() ?? null,
       token: created.token,
-    });
+    };
   }
 
   /** Ends a credential (operator or agent) at once; its token gets 401 CREDENTIAL_REVOKED from then on. */
+  @HttpCode(200)
   @Post('operator-credentials/:credentialId/revoke')
   @ApiOperation({ operationId: 'revokeOperatorCredential', summary: 'Revoke an operator credential' })
   @ApiResponse({ status: 200, description: 'The credential, revoked' })
   @BackofficeApiErrorResponses('NOT_FOUND')
-  async revoke(@CurrentPrincipal() operator: BackofficePrincipal, @Param('credentialId', CredentialIdParam) credentialId: string, @Res() reply: FastifyReply): Promise<void> {
+  async revoke(@CurrentPrincipal() operator: BackofficePrincipal, @Param('credentialId', CredentialIdParam) credentialId: string): Promise<unknown> {
     const result = await this.credentials.revoke(credentialId, operator.credentialId, this.clock.now());
     if (result.kind === 'not_found') throw new DomainError('NOT_FOUND', `No credential ${credentialId}`);
-    await json(reply, 200, result.credential);
+    return result.credential;
   }
 
   /** The back-office audit trail, newest first: `?actor_credential_id=&merchant_id=&before=&limit=`. */
   @Get('audit')
   @ApiOperation({ operationId: 'listBackofficeAudit', summary: 'The back-office audit trail, newest first' })
   @ApiResponse({ status: 200, description: 'A page of audit records' })
-  async listAudit(@Query() query: AuditQuery, @Res() reply: FastifyReply): Promise<void> {
+  async listAudit(@Query() query: AuditQuery): Promise<unknown> {
     const limit = query.limit === undefined ? 100 : Number(query.limit);
     const data = await this.audit.list({ actorCredentialId: query.actor_credential_id, merchantId: query.merchant_id, beforeAuditId: query.before, limit });
-    await json(reply, 200, { data, next_before: data.length === limit ? (data[data.length - 1]?.audit_id ?? null) : null });
+    return { data, next_before: data.length === limit ? (data[data.length - 1]?.audit_id ?? null) : null };
   }
 
-  private async changeStatus(operator: BackofficePrincipal, merchantId: string, action: 'suspend' | 'reinstate', reason: string, reply: FastifyReply): Promise<void> {
+  private async changeStatus(operator: BackofficePrincipal, merchantId: string, action: 'suspend' | 'reinstate', reason: string): Promise<unknown> {
     const result = await this.merchants.changeStatus(merchantId, action, { actor: operator.credentialId, reason, now: this.clock.now() });
     if (result.kind === 'not_found') throw new DomainError('NOT_FOUND', `No merchant ${merchantId}`);
     if (result.kind === 'refused') throw new DomainError(result.code, `The merchant is already ${result.status}`, [{ field: 'status', issue: `is already ${result.status}` }]);
-    await json(reply, 200, result.profile);
+    return result.profile;
   }
 }

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Inject, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, Inject, Param, Post, Req, UseGuards } from '@nestjs/common';
 import { ApiOperation, ApiPropertyOptional, ApiResponse } from '@nestjs/swagger';
 import { AGENT_LIVE_CREDENTIALS_MAX } from '@mp/access-domain';
 import { BackofficeCredentialStore, type BackofficePrincipal } from '@mp/access-infrastructure';
@@ -7,13 +7,11 @@ import type { Clock } from '@mp/shared-util-clock';
 import { DomainError } from '@mp/shared-util-errors';
 import { IsPlainText, IsWholeNumberBetween, type JsonNumberLiteral, RequestMessages, Trim } from '@mp/shared-util-validation';
 import { IsOptional } from 'class-validator';
-import type { FastifyReply } from 'fastify';
-import { GATEWAY_CLOCK, GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
+import { CLOCK, GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
 import { BackofficeApiDocs } from '../openapi/backoffice-api.decorator';
 import { BackofficeApiErrorResponses } from '../openapi/error.response';
 import { BackofficeGuard, CurrentPrincipal, Roles, type BackofficeRequest } from './backoffice.guard';
 import { issuedOrRefused, lifetimeExpiry, REQUESTED_LIFETIME_DAYS_MAX } from './credential-issuance';
-import { json } from './operator.controller';
 
 /** Both fields optional: an empty body renews with the agent's name and the full lifetime. */
 @RequestOptions({ emptyBodyIsEmptyObject: true })
@@ -45,17 +43,17 @@ export class AgentCredentialsOperatorController {
   constructor(
     @Inject(BackofficeCredentialStore) private readonly credentials: BackofficeCredentialStore,
     @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
-    @Inject(GATEWAY_CLOCK) private readonly clock: Clock,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   @Get()
   @ApiOperation({ operationId: 'listAgentCredentials', summary: "An agent's credentials, newest first, with their expiry (never a token)" })
   @ApiResponse({ status: 200, description: '`{ data }` of credentials' })
   @BackofficeApiErrorResponses('NOT_FOUND')
-  async list(@Param('agentId', AgentIdParam) agentId: string, @Res() reply: FastifyReply): Promise<void> {
+  async list(@Param('agentId', AgentIdParam) agentId: string): Promise<unknown> {
     const data = await this.credentials.listForAgent(agentId, this.clock.now());
     if (data.length === 0) throw new DomainError('NOT_FOUND', `No agent ${agentId}`);
-    await json(reply, 200, { data });
+    return { data };
   }
 
   @Post()
@@ -67,14 +65,13 @@ export class AgentCredentialsOperatorController {
     @Param('agentId', AgentIdParam) agentId: string,
     @Body() body: RenewAgentCredentialBody,
     @Req() request: BackofficeRequest,
-    @Res() reply: FastifyReply,
-  ): Promise<void> {
+  ): Promise<unknown> {
     const now = this.clock.now();
     const lifetime = this.settings.agentCredentialLifetimeDays;
     const expiresAt = lifetimeExpiry(body.lifetime_days, { defaultDays: lifetime, maxDays: lifetime, setting: 'AGENT_CREDENTIAL_LIFETIME_DAYS' }, now);
     const name = body.name ?? (await this.credentials.listForAgent(agentId, now))[0]?.name ?? agentId;
     const result = await this.credentials.issueAgent(agentId, name, { expiresAt, issuer: operator, liveMax: AGENT_LIVE_CREDENTIALS_MAX, now });
     const created = issuedOrRefused(result, request, operator, { limit: AGENT_LIVE_CREDENTIALS_MAX, holder: `Agent ${agentId}`, notFound: `No agent ${agentId}` });
-    await json(reply, 201, { credential_id: created.credentialId, agent_id: created.agentId, name: created.name, expires_at: created.expiresAt?.toISOString() ?? null, token: created.token });
+    return { credential_id: created.credentialId, agent_id: created.agentId, name: created.name, expires_at: created.expiresAt?.toISOString() ?? null, token: created.token };
   }
 }

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { ApiOperation, ApiProperty, ApiPropertyOptional, ApiResponse } from '@nestjs/swagger';
 import type { BackofficePrincipal } from '@mp/access-infrastructure';
 import { agentViewOf, PAYMENT_COMMAND_TYPES, paymentOrderKey, type AgentOrderActionData, type CommandReplyData, type PaymentCommandType } from '@mp/contracts-payments';
@@ -6,7 +6,6 @@ import { OrderIdParam, OrderMerchantIdParam, RequestOptions } from '@mp/shared-n
 import { DomainError } from '@mp/shared-util-errors';
 import { IsPlainText, MatchesPattern, RECEIPT_ID_PATTERN, RequestMessages, Trim } from '@mp/shared-util-validation';
 import { IsOptional } from 'class-validator';
-import type { FastifyReply } from 'fastify';
 import { Readable } from 'node:stream';
 import type { GatewayRequest } from '../auth/merchant-signature.guard';
 import { RECEIPT_UPLOAD_BODY_BYTES_MAX } from '../gateway-settings';
@@ -15,7 +14,6 @@ import { AgentOrdersQuery, toListFilters } from '../payments/list-filters.reques
 import { PaymentCommandBus, PAYMENTS_COMMAND_ROUTE } from '../payments/payment-command.bus';
 import { PaymentsReadClient } from '../payments/payments-read.client';
 import { BackofficeGuard, CurrentPrincipal, Roles } from './backoffice.guard';
-import { json } from './operator.controller';
 import { BackofficeApiDocs } from '../openapi/backoffice-api.decorator';
 import { BackofficeApiErrorResponses } from '../openapi/error.response';
 
@@ -56,35 +54,38 @@ export class AgentController {
   @Get('orders')
   @ApiOperation({ operationId: 'listAgentOrders', summary: 'List the agent\'s orders, or the payouts it could take' })
   @ApiResponse({ status: 200, description: 'A page of orders' })
-  async list(@CurrentPrincipal() agent: BackofficePrincipal, @Query() query: AgentOrdersQuery, @Res() reply: FastifyReply): Promise<void> {
-    await json(reply, 200, await this.payments.listAgentOrders(agentIdOf(agent), query.scope ?? 'assigned', toListFilters(query)));
+  async list(@CurrentPrincipal() agent: BackofficePrincipal, @Query() query: AgentOrdersQuery): Promise<unknown> {
+    return await this.payments.listAgentOrders(agentIdOf(agent), query.scope ?? 'assigned', toListFilters(query));
   }
 
   @Get('orders/:merchantId/:orderId')
   @ApiOperation({ operationId: 'getAgentOrder', summary: 'Get one of the agent\'s orders' })
   @ApiResponse({ status: 200, description: 'The order as the agent sees it' })
   @BackofficeApiErrorResponses('ORDER_NOT_FOUND')
-  async get(@CurrentPrincipal() agent: BackofficePrincipal, @Param('merchantId', OrderMerchantIdParam) merchantId: string, @Param('orderId', OrderIdParam) orderId: string, @Res() reply: FastifyReply): Promise<void> {
-    await json(reply, 200, await this.payments.getAgentOrder(agentIdOf(agent), merchantId, orderId));
+  async get(@CurrentPrincipal() agent: BackofficePrincipal, @Param('merchantId', OrderMerchantIdParam) merchantId: string, @Param('orderId', OrderIdParam) orderId: string): Promise<unknown> {
+    return await this.payments.getAgentOrder(agentIdOf(agent), merchantId, orderId);
   }
 
+  @HttpCode(200)
   @Post('orders/:merchantId/:orderId/take')
   @ApiOperation({ operationId: 'takeOrder', summary: 'Take an available payout' })
   @ApiResponse({ status: 200, description: 'The order, now the agent\'s' })
   @BackofficeApiErrorResponses('ORDER_NOT_FOUND', 'ORDER_STATE_CONFLICT')
-  async take(@CurrentPrincipal() agent: BackofficePrincipal, @Param('merchantId', OrderMerchantIdParam) merchantId: string, @Param('orderId', OrderIdParam) orderId: string, @Req() request: GatewayRequest, @Res() reply: FastifyReply): Promise<void> {
-    await this.act(reply, request, PAYMENT_COMMAND_TYPES.agentTakeOrder, { agentId: agentIdOf(agent), merchantId, orderId });
+  async take(@CurrentPrincipal() agent: BackofficePrincipal, @Param('merchantId', OrderMerchantIdParam) merchantId: string, @Param('orderId', OrderIdParam) orderId: string, @Req() request: GatewayRequest): Promise<unknown> {
+    return this.act(request, PAYMENT_COMMAND_TYPES.agentTakeOrder, { agentId: agentIdOf(agent), merchantId, orderId });
   }
 
+  @HttpCode(200)
   @Post('orders/:merchantId/:orderId/confirm')
   @ApiOperation({ operationId: 'confirmPayIn', summary: 'Confirm that a pay-in arrived' })
   @ApiResponse({ status: 200, description: 'The order after the confirmation' })
   @BackofficeApiErrorResponses('ORDER_NOT_FOUND', 'ORDER_STATE_CONFLICT')
-  async confirm(@CurrentPrincipal() agent: BackofficePrincipal, @Param('merchantId', OrderMerchantIdParam) merchantId: string, @Param('orderId', OrderIdParam) orderId: string, @Req() request: GatewayRequest, @Res() reply: FastifyReply): Promise<void> {
-    await this.act(reply, request, PAYMENT_COMMAND_TYPES.agentConfirmPayIn, { agentId: agentIdOf(agent), merchantId, orderId });
+  async confirm(@CurrentPrincipal() agent: BackofficePrincipal, @Param('merchantId', OrderMerchantIdParam) merchantId: string, @Param('orderId', OrderIdParam) orderId: string, @Req() request: GatewayRequest): Promise<unknown> {
+    return this.act(request, PAYMENT_COMMAND_TYPES.agentConfirmPayIn, { agentId: agentIdOf(agent), merchantId, orderId });
   }
 
   /** The body is optional: `{"reason": "..."}`. */
+  @HttpCode(200)
   @Post('orders/:merchantId/:orderId/decline')
   @ApiOperation({ operationId: 'declineOrder', summary: 'Decline a pay-in or payout' })
   @ApiResponse({ status: 200, description: 'The order after the decline' })
@@ -95,15 +96,15 @@ export class AgentController {
     @Param('orderId', OrderIdParam) orderId: string,
     @Body() body: DeclineBody,
     @Req() request: GatewayRequest,
-    @Res() reply: FastifyReply,
-  ): Promise<void> {
-    await this.act(reply, request, PAYMENT_COMMAND_TYPES.agentDeclineOrder, { agentId: agentIdOf(agent), merchantId, orderId, reason: body.reason ?? 'declined by agent' });
+  ): Promise<unknown> {
+    return this.act(request, PAYMENT_COMMAND_TYPES.agentDeclineOrder, { agentId: agentIdOf(agent), merchantId, orderId, reason: body.reason ?? 'declined by agent' });
   }
 
   /**
    * The full recipient account number of a payout this agent has taken, the only place it is
    * shown; lists and order views show `•••• 1234`. Every reveal is recorded for operators.
    */
+  @HttpCode(200)
   @Post('orders/:merchantId/:orderId/account-number')
   @ApiOperation({ operationId: 'revealAccountNumber', summary: 'Show a taken payout\'s full recipient account number' })
   @ApiResponse({ status: 200, description: 'The full account number; the reveal is recorded' })
@@ -112,9 +113,8 @@ export class AgentController {
     @CurrentPrincipal() agent: BackofficePrincipal,
     @Param('merchantId', OrderMerchantIdParam) merchantId: string,
     @Param('orderId', OrderIdParam) orderId: string,
-    @Res() reply: FastifyReply,
-  ): Promise<void> {
-    await json(reply, 200, await this.payments.revealAccountNumber(agentIdOf(agent), merchantId, orderId));
+  ): Promise<unknown> {
+    return await this.payments.revealAccountNumber(agentIdOf(agent), merchantId, orderId);
   }
 
   /**
@@ -126,15 +126,16 @@ export class AgentController {
   @ApiOperation({ operationId: 'uploadPayoutReceipt', summary: 'Upload a payout\'s receipt (the raw PDF, PNG or JPEG is the body)' })
   @ApiResponse({ status: 201, description: 'The stored receipt' })
   @BackofficeApiErrorResponses('ORDER_NOT_FOUND', 'ORDER_STATE_CONFLICT')
-  async uploadReceipt(@CurrentPrincipal() agent: BackofficePrincipal, @Param('merchantId', OrderMerchantIdParam) merchantId: string, @Param('orderId', OrderIdParam) orderId: string, @Req() request: GatewayRequest, @Res() reply: FastifyReply): Promise<void> {
+  async uploadReceipt(@CurrentPrincipal() agent: BackofficePrincipal, @Param('merchantId', OrderMerchantIdParam) merchantId: string, @Param('orderId', OrderIdParam) orderId: string, @Req() request: GatewayRequest): Promise<unknown> {
     const order = await this.payments.getAgentOrder(agentIdOf(agent), merchantId, orderId);
     if (order.direction !== 'outgoing') throw new DomainError('ORDER_NOT_FOUND', 'Receipts belong to payouts; this order is a pay-in');
     // Read only once the order is known to be the agent's: a refused upload leaves the body unread, for Node to discard.
     const content = request.body instanceof Readable ? streamWithinLimit(request.raw, request.body, RECEIPT_UPLOAD_BODY_BYTES_MAX) : Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
     const fileName = typeof request.headers['x-file-name'] === 'string' ? request.headers['x-file-name'] : 'receipt';
-    await json(reply, 201, await this.payments.uploadReceipt(agentIdOf(agent), merchantId, orderId, fileName, content));
+    return await this.payments.uploadReceipt(agentIdOf(agent), merchantId, orderId, fileName, content);
   }
 
+  @HttpCode(200)
   @Post('orders/:merchantId/:orderId/complete')
   @ApiOperation({ operationId: 'completePayout', summary: 'Complete a payout with an uploaded receipt' })
   @ApiResponse({ status: 200, description: 'The order after completion' })
@@ -145,19 +146,18 @@ export class AgentController {
     @Param('orderId', OrderIdParam) orderId: string,
     @Body() body: CompletePayoutBody,
     @Req() request: GatewayRequest,
-    @Res() reply: FastifyReply,
-  ): Promise<void> {
-    await this.act(reply, request, PAYMENT_COMMAND_TYPES.agentCompletePayout, { agentId: agentIdOf(agent), merchantId, orderId, receiptId: body.receipt_id });
+  ): Promise<unknown> {
+    return this.act(request, PAYMENT_COMMAND_TYPES.agentCompletePayout, { agentId: agentIdOf(agent), merchantId, orderId, receiptId: body.receipt_id });
   }
 
-  private async act(reply: FastifyReply, request: GatewayRequest, type: PaymentCommandType, data: AgentOrderActionData & Record<string, string>): Promise<void> {
+  private async act(request: GatewayRequest, type: PaymentCommandType, data: AgentOrderActionData & Record<string, string>): Promise<unknown> {
     await this.commandBus.run<CommandReplyData>(PAYMENTS_COMMAND_ROUTE, type, data, {
       key: paymentOrderKey(data.merchantId, data.orderId),
       subject: `merchant:${data.merchantId}/order:${data.orderId}`,
       correlationId: request.requestId ?? 'unknown',
     });
     // The order as the agent may see it: after a decline it is no longer the agent's, so not its own read.
-    await json(reply, 200, agentViewOf(await this.payments.getOrderForBackoffice(data.merchantId, data.orderId)));
+    return agentViewOf(await this.payments.getOrderForBackoffice(data.merchantId, data.orderId));
   }
 }
 

@@ -1,15 +1,13 @@
-import { Body, Controller, Get, Inject, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiOperation, ApiProperty, ApiPropertyOptional, ApiResponse } from '@nestjs/swagger';
 import { BackofficeCredentialStore, type BackofficePrincipal } from '@mp/access-infrastructure';
 import { PathIdPipe } from '@mp/shared-nest-http';
 import { INTERNAL_ID_PATTERN, IsOneOf, IsPlainText, IsWholeNumberBetween, MatchesPattern, PLAIN_TEXT_PATTERN, RequestMessages, Trim } from '@mp/shared-util-validation';
 import { DomainError } from '@mp/shared-util-errors';
 import { IsOptional } from 'class-validator';
-import type { FastifyReply } from 'fastify';
 import { LedgerReadClient } from '../merchant/ledger-read.client';
 import { actingOperatorId } from './acting-operator';
 import { BackofficeGuard, CurrentPrincipal, Roles } from './backoffice.guard';
-import { json } from './operator.controller';
 import { BackofficeApiDocs } from '../openapi/backoffice-api.decorator';
 import { BackofficeApiErrorResponses } from '../openapi/error.response';
 
@@ -65,29 +63,31 @@ export class ApprovalsOperatorController {
   @Get()
   @ApiOperation({ operationId: 'listApprovals', summary: 'List deposit-adjustment approval requests' })
   @ApiResponse({ status: 200, description: 'The requests' })
-  async list(@Query() query: ApprovalsQuery, @Res() reply: FastifyReply): Promise<void> {
+  async list(@Query() query: ApprovalsQuery): Promise<unknown> {
     const params = new URLSearchParams({ status: query.status ?? 'pending' });
     if (query.merchant_id !== undefined) params.set('merchant_id', query.merchant_id);
     if (query.limit !== undefined) params.set('limit', query.limit);
-    await json(reply, 200, await this.ledger.listApprovals(params));
+    return await this.ledger.listApprovals(params);
   }
 
+  @HttpCode(200)
   @Post(':approvalId/approve')
   @ApiOperation({ operationId: 'approveAdjustment', summary: 'Approve a request (a second operator)' })
   @ApiResponse({ status: 200, description: 'The request, approved and booked' })
   @BackofficeApiErrorResponses('NOT_FOUND', 'FORBIDDEN', 'ORDER_STATE_CONFLICT')
-  async approve(@CurrentPrincipal() operator: BackofficePrincipal, @Param('approvalId', ApprovalIdParam) approvalId: string, @Res() reply: FastifyReply): Promise<void> {
+  async approve(@CurrentPrincipal() operator: BackofficePrincipal, @Param('approvalId', ApprovalIdParam) approvalId: string): Promise<unknown> {
     const id = approvalIdOf(approvalId);
     // The ledger refuses the requester, and any operator related to the approver by issuance.
-    await json(reply, 200, await this.ledger.decideApproval(id, 'approve', { operator_id: actingOperatorId(operator), related_operator_ids: await this.credentials.relatedOperators(operator) }));
+    return await this.ledger.decideApproval(id, 'approve', { operator_id: actingOperatorId(operator), related_operator_ids: await this.credentials.relatedOperators(operator) });
   }
 
+  @HttpCode(200)
   @Post(':approvalId/reject')
   @ApiOperation({ operationId: 'rejectAdjustment', summary: 'Reject a request' })
   @ApiResponse({ status: 200, description: 'The request, rejected' })
   @BackofficeApiErrorResponses('NOT_FOUND', 'ORDER_STATE_CONFLICT')
-  async reject(@CurrentPrincipal() operator: BackofficePrincipal, @Param('approvalId', ApprovalIdParam) approvalId: string, @Body() body: RejectionBody, @Res() reply: FastifyReply): Promise<void> {
-    await json(reply, 200, await this.ledger.decideApproval(approvalIdOf(approvalId), 'reject', { operator_id: actingOperatorId(operator), reason: body.reason }));
+  async reject(@CurrentPrincipal() operator: BackofficePrincipal, @Param('approvalId', ApprovalIdParam) approvalId: string, @Body() body: RejectionBody): Promise<unknown> {
+    return await this.ledger.decideApproval(approvalIdOf(approvalId), 'reject', { operator_id: actingOperatorId(operator), reason: body.reason });
   }
 }
 

@@ -4,7 +4,7 @@ import { DomainError, httpStatusOf } from '@mp/shared-util-errors';
 import type { Clock } from '@mp/shared-util-clock';
 import type { FastifyReply } from 'fastify';
 import { catchError, concatMap, from, type Observable } from 'rxjs';
-import { GATEWAY_CLOCK, REQUEST_BODY_BYTES_MAX } from '../gateway-settings';
+import { CLOCK, REQUEST_BODY_BYTES_MAX } from '../gateway-settings';
 import type { BackofficeRequest } from './backoffice.guard';
 
 /** Reads change nothing; every other method on the back-office API is an action and is audited. */
@@ -25,7 +25,7 @@ export class BackofficeAuditInterceptor implements NestInterceptor {
 
   constructor(
     @Inject(BackofficeAuditStore) private readonly audit: BackofficeAuditStore,
-    @Inject(GATEWAY_CLOCK) private readonly clock: Clock,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {

@@ -5,7 +5,7 @@ import { DomainError } from '@mp/shared-util-errors';
 import type { Clock } from '@mp/shared-util-clock';
 import type { FastifyReply } from 'fastify';
 import type { GatewayRequest } from '../auth/merchant-signature.guard';
-import { GATEWAY_CLOCK } from '../gateway-settings';
+import { CLOCK } from '../gateway-settings';
 
 const ROLES_KEY = 'backoffice-roles';
 
@@ -38,7 +38,7 @@ export class BackofficeGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     @Inject(BackofficeCredentialStore) private readonly credentials: BackofficeCredentialStore,
-    @Inject(GATEWAY_CLOCK) private readonly clock: Clock,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Inject, Param, Post, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, UseGuards } from '@nestjs/common';
 import { ApiOperation, ApiProperty, ApiPropertyOptional, ApiResponse } from '@nestjs/swagger';
 import { CONSOLE_KEY_ID_PATTERN, CONSOLE_KEY_LIFETIME_DAYS_DEFAULT, ConsoleKeyStore, type BackofficePrincipal } from '@mp/access-infrastructure';
 import { MerchantIdParam, PathIdPipe } from '@mp/shared-nest-http';
@@ -6,12 +6,10 @@ import type { Clock } from '@mp/shared-util-clock';
 import { DomainError } from '@mp/shared-util-errors';
 import { IsWholeNumberBetween, type JsonNumberLiteral, RequestMessages } from '@mp/shared-util-validation';
 import { IsOptional } from 'class-validator';
-import type { FastifyReply } from 'fastify';
-import { GATEWAY_CLOCK } from '../gateway-settings';
+import { CLOCK } from '../gateway-settings';
 import { BackofficeApiDocs } from '../openapi/backoffice-api.decorator';
 import { BackofficeApiErrorResponses } from '../openapi/error.response';
 import { BackofficeGuard, CurrentPrincipal, Roles } from './backoffice.guard';
-import { json } from './operator.controller';
 
 const ConsoleKeyIdParam = new PathIdPipe(CONSOLE_KEY_ID_PATTERN, 'NOT_FOUND', (id) => `No console key ${id}`);
 const CONSOLE_KEY_LIFETIME_DAYS_MAX = 366;
@@ -72,35 +70,36 @@ export class ConsoleKeyListResponse {
 export class ConsoleKeysOperatorController {
   constructor(
     @Inject(ConsoleKeyStore) private readonly keys: ConsoleKeyStore,
-    @Inject(GATEWAY_CLOCK) private readonly clock: Clock,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   @Post()
   @ApiOperation({ operationId: 'createConsoleKey', summary: 'Issue a merchant console key (the key is in this answer only)' })
   @ApiResponse({ status: 201, type: CreatedConsoleKeyResponse })
   @BackofficeApiErrorResponses('NOT_FOUND')
-  async create(@CurrentPrincipal() operator: BackofficePrincipal, @Param('merchantId', MerchantIdParam) merchantId: string, @Body() body: CreateConsoleKeyBody, @Res() reply: FastifyReply): Promise<void> {
+  async create(@CurrentPrincipal() operator: BackofficePrincipal, @Param('merchantId', MerchantIdParam) merchantId: string, @Body() body: CreateConsoleKeyBody): Promise<unknown> {
     const lifetimeDays = body.lifetime_days == null ? CONSOLE_KEY_LIFETIME_DAYS_DEFAULT : Number(body.lifetime_days.literal);
     const created = await this.keys.create(merchantId, { createdBy: operator.credentialId, now: this.clock.now(), lifetimeDays });
     if (!created) throw new DomainError('NOT_FOUND', `No merchant ${merchantId}`);
-    await json(reply, 201, created);
+    return created;
   }
 
   @Get()
   @ApiOperation({ operationId: 'listConsoleKeys', summary: 'List a merchant\'s console keys (never the keys themselves)' })
   @ApiResponse({ status: 200, type: ConsoleKeyListResponse })
-  async list(@Param('merchantId', MerchantIdParam) merchantId: string, @Res() reply: FastifyReply): Promise<void> {
-    await json(reply, 200, { data: await this.keys.list(merchantId, this.clock.now()) });
+  async list(@Param('merchantId', MerchantIdParam) merchantId: string): Promise<unknown> {
+    return { data: await this.keys.list(merchantId, this.clock.now()) };
   }
 
   /** Ends the key at once; the console sessions it opened end with it. */
+  @HttpCode(200)
   @Post(':keyId/revoke')
   @ApiOperation({ operationId: 'revokeConsoleKey', summary: 'Revoke a merchant console key' })
   @ApiResponse({ status: 200, type: ConsoleKeyResponse })
   @BackofficeApiErrorResponses('NOT_FOUND')
-  async revoke(@CurrentPrincipal() operator: BackofficePrincipal, @Param('merchantId', MerchantIdParam) merchantId: string, @Param('keyId', ConsoleKeyIdParam) keyId: string, @Res() reply: FastifyReply): Promise<void> {
+  async revoke(@CurrentPrincipal() operator: BackofficePrincipal, @Param('merchantId', MerchantIdParam) merchantId: string, @Param('keyId', ConsoleKeyIdParam) keyId: string): Promise<unknown> {
     const result = await this.keys.revoke(merchantId, keyId, operator.credentialId, this.clock.now());
     if (result.kind === 'not_found') throw new DomainError('NOT_FOUND', `No console key ${keyId} for merchant ${merchantId}`);
-    await json(reply, 200, result.key);
+    return result.key;
   }
 }

@@ -29,11 +29,10 @@ import {
 import { IsOptional, IsString } from 'class-validator';
 import type { FastifyReply } from 'fastify';
 import { DEFAULT_PAGE_LIMIT } from '@mp/shared-data-access-postgres';
-import { stringifyResponse } from '../http/json-body';
 import { LedgerReadClient } from '../merchant/ledger-read.client';
 import { PaymentsReadClient } from '../payments/payments-read.client';
 import { actingOperatorId } from './acting-operator';
-import { GATEWAY_CLOCK, GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
+import { CLOCK, GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
 import { BackofficeGuard, CurrentPrincipal, Roles, type BackofficeRequest } from './backoffice.guard';
 import { CallbackDestinationPolicy } from '../callback-destinations/callback-destination.policy';
 import { requireMerchant } from '../merchant/require-merchant';
@@ -207,7 +206,7 @@ export class OperatorController {
     private readonly ledger: LedgerReadClient,
     private readonly destinations: CallbackDestinationPolicy,
     @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
-    @Inject(GATEWAY_CLOCK) private readonly clock: Clock,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   /** Every merchant, live and sandbox, newest first. */
@@ -215,36 +214,36 @@ export class OperatorController {
   @ApiOperation({ operationId: 'listMerchants', summary: 'Merchants, newest first' })
   @ApiResponse({ status: 200, description: '`{ data, has_more, next_cursor }`, each merchant with its `mode` (live or test)' })
   @BackofficeApiErrorResponses()
-  async listMerchants(@Query() query: MerchantListQuery, @Res() reply: FastifyReply): Promise<void> {
-    await json(reply, 200, await this.merchants.listMerchants({ status: query.status, limit: query.limit === undefined ? DEFAULT_PAGE_LIMIT : Number(query.limit), cursor: query.cursor }));
+  async listMerchants(@Query() query: MerchantListQuery): Promise<unknown> {
+    return await this.merchants.listMerchants({ status: query.status, limit: query.limit === undefined ? DEFAULT_PAGE_LIMIT : Number(query.limit), cursor: query.cursor });
   }
 
   /** Secrets are in this answer only; they are stored encrypted and never shown again. */
   @Post('merchants')
   @ApiOperation({ operationId: 'createMerchant', summary: 'Create a merchant (its secrets are in this answer only)' })
   @ApiResponse({ status: 201, description: 'The merchant and its secrets' })
-  async createMerchant(@Body() body: CreateMerchantBody, @Res() reply: FastifyReply): Promise<void> {
+  async createMerchant(@Body() body: CreateMerchantBody): Promise<unknown> {
     await this.destinations.assertAcceptable(null, body.default_callback_url, 'default_callback_url');
     const merchant = await this.merchants.createMerchant(body.name, body.default_callback_url ?? null);
-    await json(reply, 201, { merchant_id: merchant.merchantId, name: merchant.name, api_secret: merchant.apiSecret, webhook_secret: merchant.webhookSecret });
+    return { merchant_id: merchant.merchantId, name: merchant.name, api_secret: merchant.apiSecret, webhook_secret: merchant.webhookSecret };
   }
 
   @Get('merchants/:merchantId/methods')
   @ApiOperation({ operationId: 'getMerchantMethods', summary: 'Get a merchant\'s method catalog' })
   @ApiResponse({ status: 200, description: 'The catalog' })
   @BackofficeApiErrorResponses('NOT_FOUND')
-  async getMethods(@Param('merchantId', MerchantIdParam) merchantId: string, @Res() reply: FastifyReply): Promise<void> {
+  async getMethods(@Param('merchantId', MerchantIdParam) merchantId: string): Promise<unknown> {
     await requireMerchant(this.merchants, merchantId);
-    await json(reply, 200, await this.payments.getMethods(merchantId));
+    return await this.payments.getMethods(merchantId);
   }
 
   @Put('merchants/:merchantId/methods')
   @ApiOperation({ operationId: 'putMerchantMethods', summary: 'Replace a merchant\'s method catalog' })
   @ApiResponse({ status: 200, description: 'The stored catalog' })
   @BackofficeApiErrorResponses('NOT_FOUND')
-  async putMethods(@Param('merchantId', MerchantIdParam) merchantId: string, @Body() body: PutMethodsBody, @Res() reply: FastifyReply): Promise<void> {
+  async putMethods(@Param('merchantId', MerchantIdParam) merchantId: string, @Body() body: PutMethodsBody): Promise<unknown> {
     await requireMerchant(this.merchants, merchantId);
-    await json(reply, 200, await this.payments.putMethods(merchantId, body.entries.map((entry): StoredMethodEntry => ({ ...entry }))));
+    return await this.payments.putMethods(merchantId, body.entries.map((entry): StoredMethodEntry => ({ ...entry })));
   }
 
   /**
@@ -254,7 +253,7 @@ export class OperatorController {
   @Post('agents')
   @ApiOperation({ operationId: 'createAgent', summary: 'Register an agent (its token is in this answer only)' })
   @ApiResponse({ status: 201, description: 'The agent, its token and when the token expires' })
-  async createAgent(@CurrentPrincipal() operator: BackofficePrincipal, @Body() body: AgentProfileBody, @Req() request: BackofficeRequest, @Res() reply: FastifyReply): Promise<void> {
+  async createAgent(@CurrentPrincipal() operator: BackofficePrincipal, @Body() body: AgentProfileBody, @Req() request: BackofficeRequest): Promise<unknown> {
     const profile = toAgentProfile(body);
     const name = body.name ?? profile.display_name;
     const credential = await this.credentials.create('agent', name, { expiresAt: credentialExpiry(this.clock.now(), this.settings.agentCredentialLifetimeDays), issuer: operator });
@@ -267,7 +266,7 @@ export class OperatorController {
       throw error;
     }
     request.auditDetails = issuanceAuditDetails(credential, operator);
-    await json(reply, 201, { agent_id: agentId, name, token: credential.token, credential_id: credential.credentialId, expires_at: credential.expiresAt?.toISOString() ?? null, ...profile });
+    return { agent_id: agentId, name, token: credential.token, credential_id: credential.credentialId, expires_at: credential.expiresAt?.toISOString() ?? null, ...profile };
   }
 
   /** Every registered agent's profile (what payers see, what it serves, whether it is active), newest first. */
@@ -275,27 +274,27 @@ export class OperatorController {
   @ApiOperation({ operationId: 'listAgents', summary: 'Agents, newest first' })
   @ApiResponse({ status: 200, description: '`{ data, has_more, next_cursor }` of agent profiles' })
   @BackofficeApiErrorResponses()
-  async listAgents(@Query() query: AgentListQuery, @Res() reply: FastifyReply): Promise<void> {
-    await json(reply, 200, await this.payments.listAgents({ active: query.active, limit: query.limit, cursor: query.cursor }));
+  async listAgents(@Query() query: AgentListQuery): Promise<unknown> {
+    return await this.payments.listAgents({ active: query.active, limit: query.limit, cursor: query.cursor });
   }
 
   @Put('agents/:agentId')
   @ApiOperation({ operationId: 'updateAgent', summary: 'Replace an agent\'s profile, or deactivate it' })
   @ApiResponse({ status: 200, description: 'The stored profile' })
   @BackofficeApiErrorResponses('NOT_FOUND')
-  async updateAgent(@Param('agentId', AgentIdParam) agentId: string, @Body() body: AgentProfileBody, @Res() reply: FastifyReply): Promise<void> {
+  async updateAgent(@Param('agentId', AgentIdParam) agentId: string, @Body() body: AgentProfileBody): Promise<unknown> {
     const profile = toAgentProfile(body);
     await this.payments.putAgent(agentId, profile);
     if (!profile.active) await this.credentials.deactivateAgent(agentId);
-    await json(reply, 200, { agent_id: agentId, ...profile });
+    return { agent_id: agentId, ...profile };
   }
 
   @Get('orders/:merchantId/:orderId')
   @ApiOperation({ operationId: 'getOrder', summary: 'Get any order' })
   @ApiResponse({ status: 200, description: 'The order' })
   @BackofficeApiErrorResponses('ORDER_NOT_FOUND')
-  async getOrder(@Param('merchantId', OrderMerchantIdParam) merchantId: string, @Param('orderId', OrderIdParam) orderId: string, @Res() reply: FastifyReply): Promise<void> {
-    await json(reply, 200, await this.payments.getOrderForBackoffice(merchantId, orderId));
+  async getOrder(@Param('merchantId', OrderMerchantIdParam) merchantId: string, @Param('orderId', OrderIdParam) orderId: string): Promise<unknown> {
+    return await this.payments.getOrderForBackoffice(merchantId, orderId);
   }
 
   /**
@@ -305,17 +304,17 @@ export class OperatorController {
   @Get('account-number-reveals')
   @ApiOperation({ operationId: 'listAccountNumberReveals', summary: 'Who saw which payout\'s full account number, newest first' })
   @ApiResponse({ status: 200, description: 'The reveal log' })
-  async listAccountNumberReveals(@Query() query: AccountNumberRevealsQuery, @Res() reply: FastifyReply): Promise<void> {
+  async listAccountNumberReveals(@Query() query: AccountNumberRevealsQuery): Promise<unknown> {
     const filters = Object.fromEntries(Object.entries(query).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
-    await json(reply, 200, await this.payments.listAccountNumberReveals(filters));
+    return await this.payments.listAccountNumberReveals(filters);
   }
 
   @Get('merchants/:merchantId/balances')
   @ApiOperation({ operationId: 'getMerchantBalances', summary: 'A merchant\'s balances' })
   @ApiResponse({ status: 200, description: 'The balances' })
   @BackofficeApiErrorResponses('NOT_FOUND')
-  async balances(@Param('merchantId', MerchantIdParam) merchantId: string, @Res() reply: FastifyReply): Promise<void> {
-    await json(reply, 200, await this.ledger.getBalances(merchantId));
+  async balances(@Param('merchantId', MerchantIdParam) merchantId: string): Promise<unknown> {
+    return await this.ledger.getBalances(merchantId);
   }
 
   /**
@@ -331,14 +330,16 @@ export class OperatorController {
     @CurrentPrincipal() operator: BackofficePrincipal,
     @Param('merchantId', MerchantIdParam) merchantId: string,
     @Body() body: DepositAdjustmentBody,
-    @Res() reply: FastifyReply,
-  ): Promise<void> {
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<unknown> {
     await requireMerchant(this.merchants, merchantId);
     const amount = decimalAmountToMinor(body.amount, body.currency, true);
     if (!amount.ok) throw new Error(`invariant: a validated amount converts (${amount.reason})`);
     const adjustment = { adjustment_id: body.adjustment_id ?? randomUUID(), currency: body.currency, amount_minor: amount.amountMinor.toString(), reason: body.reason, operator_id: actingOperatorId(operator) };
     const result = await this.ledger.adjustDeposit(merchantId, adjustment);
-    await json(reply, result.status, result.body);
+    // 201 booked, or 202 when a second operator must approve it: the status is the ledger's.
+    void reply.status(result.status);
+    return result.body;
   }
 
   /** The merchant's ledger entries, newest first: `?currency=&from=&to=&limit=&cursor=` (ISO 8601 times, `to` exclusive). */
@@ -346,9 +347,9 @@ export class OperatorController {
   @ApiOperation({ operationId: 'listLedgerEntries', summary: 'A merchant\'s ledger entries, newest first' })
   @ApiResponse({ status: 200, description: 'A page of entries' })
   @BackofficeApiErrorResponses('NOT_FOUND')
-  async ledgerEntries(@Param('merchantId', MerchantIdParam) merchantId: string, @Query() query: LedgerEntriesQuery, @Res() reply: FastifyReply): Promise<void> {
+  async ledgerEntries(@Param('merchantId', MerchantIdParam) merchantId: string, @Query() query: LedgerEntriesQuery): Promise<unknown> {
     await requireMerchant(this.merchants, merchantId);
-    await json(reply, 200, await this.ledger.listEntries(merchantId, ledgerQuery(query)));
+    return await this.ledger.listEntries(merchantId, ledgerQuery(query));
   }
 
   /** Reconciliation export: every entry of the period `?from=&to=` (required) with its order or withdrawal, as CSV. */
@@ -356,6 +357,7 @@ export class OperatorController {
   @ApiOperation({ operationId: 'exportReconciliationCsv', summary: 'Every ledger entry of a period with its order or withdrawal, as CSV' })
   @ApiResponse({ status: 200, description: 'The CSV file' })
   @BackofficeApiErrorResponses('NOT_FOUND')
+  // @Res(): the answer is a file with the ledger's content type and disposition, not JSON.
   async reconciliationCsv(@Param('merchantId', MerchantIdParam) merchantId: string, @Query() query: ReconciliationQuery, @Res() reply: FastifyReply): Promise<void> {
     await requireMerchant(this.merchants, merchantId);
     const file = await this.ledger.reconciliationCsv(merchantId, ledgerQuery(query));
@@ -370,10 +372,6 @@ function toAgentProfile(body: AgentProfileBody): Required<PutAgentRequest> {
     serves: body.serves.map(({ method, country, currency }) => ({ method, country, currency })),
     active: body.active !== false,
   };
-}
-
-export async function json(reply: FastifyReply, status: number, body: unknown): Promise<void> {
-  await reply.status(status).type('application/json').send(stringifyResponse(body));
 }
 
 /** The validated query, each parameter once, for the ledger. */

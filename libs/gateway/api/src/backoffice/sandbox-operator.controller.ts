@@ -1,13 +1,11 @@
-import { Controller, Param, Post, Res, UseGuards } from '@nestjs/common';
+import { Controller, Param, Post, UseGuards } from '@nestjs/common';
 import { ApiOperation, ApiResponse } from '@nestjs/swagger';
 import { isTestMerchantId, testMerchantIdFor } from '@mp/access-domain';
 import { MerchantCredentialStore } from '@mp/access-infrastructure';
 import { MerchantIdParam } from '@mp/shared-nest-http';
 import { DomainError } from '@mp/shared-util-errors';
-import type { FastifyReply } from 'fastify';
 import { PaymentsReadClient } from '../payments/payments-read.client';
 import { BackofficeGuard, Roles } from './backoffice.guard';
-import { json } from './operator.controller';
 import { TestCredentialsResponse } from './test-credentials.response';
 import { BackofficeApiDocs } from '../openapi/backoffice-api.decorator';
 
@@ -34,7 +32,7 @@ export class SandboxOperatorController {
   @ApiResponse({ status: 400, description: 'VALIDATION_ERROR: the merchant is itself a test merchant' })
   @ApiResponse({ status: 404, description: 'NOT_FOUND: no such merchant' })
   @ApiResponse({ status: 409, description: 'TEST_CREDENTIALS_EXIST: issued before; rotate its secrets instead' })
-  async issueTestCredentials(@Param('merchantId', MerchantIdParam) merchantId: string, @Res() reply: FastifyReply): Promise<void> {
+  async issueTestCredentials(@Param('merchantId', MerchantIdParam) merchantId: string): Promise<unknown> {
     if (isTestMerchantId(merchantId)) throw notLive(merchantId);
     if (!(await this.merchants.findProfile(merchantId))) throw new DomainError('NOT_FOUND', `No merchant ${merchantId}`);
     const testMerchantId = testMerchantIdFor(merchantId);
@@ -57,7 +55,7 @@ export class SandboxOperatorController {
       webhook_secret: merchant.webhookSecret,
       methods_copied: catalog.data.length,
     };
-    await json(reply, 201, body);
+    return body;
   }
 }
 

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
 import { MerchantCredentialStore, type BackofficePrincipal } from '@mp/access-infrastructure';
 import { StuckWithdrawalsQueryDto, WITHDRAWAL_COMMAND_TYPES } from '@mp/contracts-withdrawals';
 import { MerchantIdParam, OrderIdParam, OrderMerchantIdParam } from '@mp/shared-nest-http';
@@ -11,7 +11,6 @@ import { WithdrawalsReadClient } from '../withdrawals/withdrawals-read.client';
 import { actingOperatorId } from './acting-operator';
 import { BackofficeGuard, CurrentPrincipal, Roles } from './backoffice.guard';
 import { ConversionBody, toConversionRequest } from './conversion.request';
-import { json } from './operator.controller';
 import { ResolveWithdrawalBody, toResolveWithdrawalData } from './resolve-withdrawal.request';
 import { requireMerchant } from '../merchant/require-merchant';
 import { ApiOperation, ApiResponse } from '@nestjs/swagger';
@@ -40,19 +39,21 @@ export class WithdrawalsOperatorController {
   @ApiResponse({ status: 201, description: 'Booked' })
   @ApiResponse({ status: 202, description: 'Above the approval threshold: an approval request a second operator decides' })
   @BackofficeApiErrorResponses('NOT_FOUND', 'INSUFFICIENT_FUNDS')
-  async convert(@CurrentPrincipal() operator: BackofficePrincipal, @Param('merchantId', MerchantIdParam) merchantId: string, @Body() body: ConversionBody, @Res() reply: FastifyReply): Promise<void> {
+  async convert(@CurrentPrincipal() operator: BackofficePrincipal, @Param('merchantId', MerchantIdParam) merchantId: string, @Body() body: ConversionBody, @Res({ passthrough: true }) reply: FastifyReply): Promise<unknown> {
     await requireMerchant(this.merchants, merchantId);
     const conversion = toConversionRequest(body, actingOperatorId(operator));
     const result = await this.ledger.convert(merchantId, conversion);
-    await json(reply, result.status, result.body);
+    // 201 booked, or 202 when a second operator must approve it: the status is the ledger's.
+    void reply.status(result.status);
+    return result.body;
   }
 
   /** Withdrawals PENDING for longer than `older_than_seconds` (default 900), oldest first. */
   @Get('withdrawals/stuck')
   @ApiOperation({ operationId: 'listStuckWithdrawals', summary: 'Withdrawals without an outcome for longer than a while' })
   @ApiResponse({ status: 200, description: 'The stuck withdrawals' })
-  async stuck(@Query() query: StuckWithdrawalsQueryDto, @Res() reply: FastifyReply): Promise<void> {
-    await json(reply, 200, await this.withdrawals.listStuck(query.older_than_seconds === undefined ? 900 : Number(query.older_than_seconds)));
+  async stuck(@Query() query: StuckWithdrawalsQueryDto): Promise<unknown> {
+    return await this.withdrawals.listStuck(query.older_than_seconds === undefined ? 900 : Number(query.older_than_seconds));
   }
 
   /** The withdrawal as operators see it: send progress, attempts and any reconciliation's evidence. */
@@ -60,14 +61,15 @@ export class WithdrawalsOperatorController {
   @ApiOperation({ operationId: 'getWithdrawalForOperator', summary: 'Get any withdrawal' })
   @ApiResponse({ status: 200, description: 'The withdrawal' })
   @BackofficeApiErrorResponses('WITHDRAWAL_NOT_FOUND')
-  async get(@Param('merchantId', OrderMerchantIdParam) merchantId: string, @Param('orderId', OrderIdParam) orderId: string, @Res() reply: FastifyReply): Promise<void> {
-    await json(reply, 200, await this.withdrawals.getForOperator(merchantId, orderId));
+  async get(@Param('merchantId', OrderMerchantIdParam) merchantId: string, @Param('orderId', OrderIdParam) orderId: string): Promise<unknown> {
+    return await this.withdrawals.getForOperator(merchantId, orderId);
   }
 
   /**
    * Resolves a stuck withdrawal through the same decider as the sender: only a PENDING one, once.
    * `failed` only while it is queued (nothing can have been sent); a "sending" one is reconciled.
    */
+  @HttpCode(200)
   @Post('withdrawals/:merchantId/:orderId/resolve')
   @ApiOperation({ operationId: 'resolveWithdrawal', summary: 'Resolve a stuck withdrawal by hand' })
   @ApiResponse({ status: 200, description: 'The withdrawal after the resolution' })
@@ -78,10 +80,9 @@ export class WithdrawalsOperatorController {
     @Param('orderId', OrderIdParam) orderId: string,
     @Body() body: ResolveWithdrawalBody,
     @Req() request: GatewayRequest,
-    @Res() reply: FastifyReply,
-  ): Promise<void> {
+  ): Promise<unknown> {
     const data = toResolveWithdrawalData(merchantId, orderId, operator.credentialId, body);
-    await json(reply, 200, await runWithdrawalCommand(this.commandBus, WITHDRAWAL_COMMAND_TYPES.resolveWithdrawal, data, request));
+    return await runWithdrawalCommand(this.commandBus, WITHDRAWAL_COMMAND_TYPES.resolveWithdrawal, data, request);
   }
 
   /**
@@ -90,6 +91,7 @@ export class WithdrawalsOperatorController {
    * Answers the withdrawal with the evidence (`reconciliation`); 409 while the network has not decided.
    * Takes no body, like the agents' actions: the network's answer is the only input.
    */
+  @HttpCode(200)
   @Post('withdrawals/:merchantId/:orderId/reconcile')
   @ApiOperation({ operationId: 'reconcileWithdrawal', summary: 'Ask the network about a withdrawal now' })
   @ApiResponse({ status: 200, description: 'The withdrawal and what the network said' })
@@ -99,10 +101,9 @@ export class WithdrawalsOperatorController {
     @Param('merchantId', OrderMerchantIdParam) merchantId: string,
     @Param('orderId', OrderIdParam) orderId: string,
     @Req() request: GatewayRequest,
-    @Res() reply: FastifyReply,
-  ): Promise<void> {
+  ): Promise<unknown> {
     const data = { merchantId, orderId, operatorId: operator.credentialId };
     const { withdrawal, reconciliation } = await sendWithdrawalCommand(this.commandBus, WITHDRAWAL_COMMAND_TYPES.reconcileWithdrawal, data, request);
-    await json(reply, 200, { ...withdrawal, reconciliation: reconciliation ?? null });
+    return { ...withdrawal, reconciliation: reconciliation ?? null };
   }
 }

@@ -1,12 +1,10 @@
-import { Body, Controller, Get, Inject, Param, Put, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, Inject, Param, Put, UseGuards } from '@nestjs/common';
 import { ApiOperation, ApiProperty, ApiResponse } from '@nestjs/swagger';
 import type { BackofficePrincipal } from '@mp/access-infrastructure';
 import { isAllowListEntry } from '@mp/contracts-callbacks';
 import { MerchantIdParam } from '@mp/shared-nest-http';
 import { FieldRule, RequestMessages } from '@mp/shared-util-validation';
-import type { FastifyReply } from 'fastify';
 import { BackofficeGuard, CurrentPrincipal, Roles } from '../backoffice/backoffice.guard';
-import { stringifyResponse } from '../http/json-body';
 import { CallbackDestinationPolicy } from './callback-destination.policy';
 import { BackofficeApiDocs } from '../openapi/backoffice-api.decorator';
 import { BackofficeApiErrorResponses } from '../openapi/error.response';
@@ -36,9 +34,9 @@ export class CallbackAllowListController {
   @ApiOperation({ operationId: 'getCallbackAllowList', summary: 'A merchant\'s callback destination allow-list' })
   @ApiResponse({ status: 200, description: 'The allow-list' })
   @BackofficeApiErrorResponses('NOT_FOUND')
-  async get(@Param('merchantId', MerchantIdParam) merchantId: string, @Res() reply: FastifyReply): Promise<void> {
+  async get(@Param('merchantId', MerchantIdParam) merchantId: string): Promise<unknown> {
     await this.destinations.requireMerchant(merchantId);
-    await reply.status(200).type('application/json').send(stringifyResponse(await this.destinations.allowListOf(merchantId)));
+    return await this.destinations.allowListOf(merchantId);
   }
 
   /** Replaces the list. Callbacks already accepted for hosts now off the list are refused at delivery. */
@@ -46,8 +44,8 @@ export class CallbackAllowListController {
   @ApiOperation({ operationId: 'putCallbackAllowList', summary: 'Replace a merchant\'s callback destination allow-list' })
   @ApiResponse({ status: 200, description: 'The stored allow-list' })
   @BackofficeApiErrorResponses('NOT_FOUND')
-  async put(@CurrentPrincipal() operator: BackofficePrincipal, @Param('merchantId', MerchantIdParam) merchantId: string, @Body() body: PutCallbackAllowListBody, @Res() reply: FastifyReply): Promise<void> {
+  async put(@CurrentPrincipal() operator: BackofficePrincipal, @Param('merchantId', MerchantIdParam) merchantId: string, @Body() body: PutCallbackAllowListBody): Promise<unknown> {
     const entries = [...new Set(body.entries)];
-    await reply.status(200).type('application/json').send(stringifyResponse(await this.destinations.setAllowList(merchantId, entries, operator.credentialId)));
+    return await this.destinations.setAllowList(merchantId, entries, operator.credentialId);
   }
 }

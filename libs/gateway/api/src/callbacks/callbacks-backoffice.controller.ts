@@ -1,14 +1,12 @@
-import { Body, Controller, Get, Inject, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiOperation, ApiProperty, ApiQuery, ApiResponse } from '@nestjs/swagger';
 import { MerchantCredentialStore, WebhookSecretStore } from '@mp/access-infrastructure';
 import { CALLBACK_DELIVERY_ID_PATTERN, CallbackDeliveriesQueryDto, DisabledEndpointsQueryDto, EnableCallbackEndpointBodyDto } from '@mp/contracts-callbacks';
 import { MerchantIdParam, PathIdPipe } from '@mp/shared-nest-http';
 import { DomainError } from '@mp/shared-util-errors';
 import { MERCHANT_ID_PATTERN, ORDER_ID_PATTERN } from '@mp/shared-util-validation';
-import type { FastifyReply } from 'fastify';
 import { BackofficeGuard, Roles } from '../backoffice/backoffice.guard';
-import { json } from '../backoffice/operator.controller';
-import { GATEWAY_CLOCK, GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
+import { CLOCK, GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
 import { overlapMsOf, rotateWebhookSecret, RotateSecretBody } from '../merchant/secret-rotation';
 import type { Clock } from '@mp/shared-util-clock';
 import { CallbacksClient } from './callbacks.client';
@@ -34,7 +32,7 @@ export class CallbacksBackofficeController {
     @Inject(WebhookSecretStore) private readonly webhookSecrets: WebhookSecretStore,
     private readonly callbacks: CallbacksClient,
     @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
-    @Inject(GATEWAY_CLOCK) private readonly clock: Clock,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   /** The merchant as operators see it: the profile plus its callback endpoint state. */
@@ -42,20 +40,20 @@ export class CallbacksBackofficeController {
   @ApiOperation({ operationId: 'getMerchantProfile', summary: 'A merchant\'s profile, access status and callback settings' })
   @ApiResponse({ status: 200, description: 'The merchant' })
   @BackofficeApiErrorResponses('NOT_FOUND')
-  async merchant(@Param('merchantId', MerchantIdParam) merchantId: string, @Res() reply: FastifyReply): Promise<void> {
+  async merchant(@Param('merchantId', MerchantIdParam) merchantId: string): Promise<unknown> {
     const [profile, access] = await Promise.all([this.merchants.findProfile(merchantId), this.merchants.findAccessRecord(merchantId)]);
     if (!profile || !access) throw new DomainError('NOT_FOUND', `No merchant ${merchantId}`);
     const disabled = await this.callbacks.disabledEndpoints(merchantId).then(
       (page) => page.data,
       () => null,
     );
-    await json(reply, 200, {
+    return {
       ...profile,
       default_callback_url_disabled: profile.default_callback_url ? (disabled === null ? null : disabled.some((endpoint) => endpoint.url === profile.default_callback_url)) : false,
       disabled_callback_endpoints: disabled,
       // Who suspended or reinstated it last, when and why; and the secret overlaps still running.
       ...access,
-    });
+    };
   }
 
   /** `?merchant_id=&order_id=` or `?event_id=`: every callback with every attempt. */
@@ -70,34 +68,36 @@ export class CallbacksBackofficeController {
   @ApiQuery({ name: 'order_id', required: true, schema: { type: 'string', pattern: ORDER_ID_PATTERN.source, example: 'A-1001' } })
   @ApiQuery({ name: 'event_id', required: false, schema: { type: 'string', format: 'uuid' }, description: 'One event\'s callbacks, whatever merchant_id and order_id say' })
   @ApiResponse({ status: 200, description: 'A page of deliveries' })
-  async deliveries(@Query() query: CallbackDeliveriesQueryDto, @Res() reply: FastifyReply): Promise<void> {
+  async deliveries(@Query() query: CallbackDeliveriesQueryDto): Promise<unknown> {
     const filter = query.event_id !== undefined ? { event_id: query.event_id } : { merchant_id: query.merchant_id as string, order_id: query.order_id as string };
-    await json(reply, 200, await this.callbacks.listDeliveries(filter));
+    return await this.callbacks.listDeliveries(filter);
   }
 
+  @HttpCode(202)
   @Post('callbacks/deliveries/:deliveryId/redeliver')
   @ApiOperation({ operationId: 'redeliverCallback', summary: 'Send a callback again' })
   @ApiResponse({ status: 202, description: 'Queued' })
   @BackofficeApiErrorResponses('NOT_FOUND', 'WEBHOOK_ENDPOINT_DISABLED')
-  async redeliver(@Param('deliveryId', DeliveryIdParam) deliveryId: string, @Res() reply: FastifyReply): Promise<void> {
-    await json(reply, 202, await this.callbacks.redeliver(deliveryId));
+  async redeliver(@Param('deliveryId', DeliveryIdParam) deliveryId: string): Promise<unknown> {
+    return await this.callbacks.redeliver(deliveryId);
   }
 
   /** Endpoints a 410 disabled, every merchant's (or `?merchant_id=`). */
   @Get('callbacks/endpoints/disabled')
   @ApiOperation({ operationId: 'listDisabledCallbackEndpoints', summary: 'Callback endpoints disabled after 410 or too many failures' })
   @ApiResponse({ status: 200, description: 'The disabled endpoints' })
-  async disabledEndpoints(@Query() query: DisabledEndpointsQueryDto, @Res() reply: FastifyReply): Promise<void> {
-    await json(reply, 200, await this.callbacks.disabledEndpoints(query.merchant_id));
+  async disabledEndpoints(@Query() query: DisabledEndpointsQueryDto): Promise<unknown> {
+    return await this.callbacks.disabledEndpoints(query.merchant_id);
   }
 
   /** Body `{"url": ...}`: sends to it again, starting with the callbacks parked while it was disabled. */
+  @HttpCode(200)
   @Post('merchants/:merchantId/callback-endpoints/enable')
   @ApiOperation({ operationId: 'enableCallbackEndpoint', summary: 'Enable a disabled callback endpoint' })
   @ApiResponse({ status: 200, description: 'The endpoint, enabled' })
   @BackofficeApiErrorResponses('NOT_FOUND')
-  async enableEndpoint(@Param('merchantId', MerchantIdParam) merchantId: string, @Body() body: EnableEndpointBody, @Res() reply: FastifyReply): Promise<void> {
-    await json(reply, 200, await this.callbacks.enableEndpoint(merchantId, body.url));
+  async enableEndpoint(@Param('merchantId', MerchantIdParam) merchantId: string, @Body() body: EnableEndpointBody): Promise<unknown> {
+    return await this.callbacks.enableEndpoint(merchantId, body.url);
   }
 
   /**
@@ -108,7 +108,7 @@ export class CallbacksBackofficeController {
   @ApiOperation({ operationId: 'rotateMerchantWebhookSecret', summary: 'Rotate a merchant\'s webhook secret' })
   @ApiResponse({ status: 201, description: 'The new secret, shown once' })
   @BackofficeApiErrorResponses('NOT_FOUND', 'SECRET_ROTATION_IN_PROGRESS')
-  async rotateWebhookSecret(@Param('merchantId', MerchantIdParam) merchantId: string, @Body() body: RotateSecretBody, @Res() reply: FastifyReply): Promise<void> {
-    await json(reply, 201, await rotateWebhookSecret(this.webhookSecrets, merchantId, overlapMsOf(body, this.settings.webhookSecretOverlapHours), this.clock.now()));
+  async rotateWebhookSecret(@Param('merchantId', MerchantIdParam) merchantId: string, @Body() body: RotateSecretBody): Promise<unknown> {
+    return await rotateWebhookSecret(this.webhookSecrets, merchantId, overlapMsOf(body, this.settings.webhookSecretOverlapHours), this.clock.now());
   }
 }

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
 import { ApiOperation, ApiProperty, ApiPropertyOptional, ApiResponse } from '@nestjs/swagger';
 import type { BackofficePrincipal } from '@mp/access-infrastructure';
 import { OperatorDisputeQueueQueryDto, ReceiptDownloadLogQueryDto, ReviewDisputeRequestDto } from '@mp/contracts-disputes';
@@ -6,7 +6,6 @@ import { MerchantIdParam } from '@mp/shared-nest-http';
 import { DomainError } from '@mp/shared-util-errors';
 import type { FastifyReply } from 'fastify';
 import { BackofficeGuard, CurrentPrincipal, Roles } from '../backoffice/backoffice.guard';
-import { json } from '../backoffice/operator.controller';
 import { DisputesClient } from './disputes.client';
 import { DisputeIdParam } from './disputes.controller';
 import { BackofficeApiDocs } from '../openapi/backoffice-api.decorator';
@@ -25,7 +24,11 @@ function forwardReview(disputes: DisputesClient, reviewer: { role: 'agent' | 'op
   return disputes.review(disputeId, { merchant_id: merchantId, decision: body.decision, reason: body.reason, reviewer_role: reviewer.role, reviewer_id: reviewer.id });
 }
 
-/** The reviewer's download of the dispute's receipt, as the disputes service sends it (it logs who, when, which). */
+/**
+ * The reviewer's download of the dispute's receipt, as the disputes service sends it (it logs who,
+ * when, which). Its handlers keep @Res(): the answer is a file with its own content type and
+ * disposition, not JSON.
+ */
 async function sendReceipt(disputes: DisputesClient, reviewer: { role: 'agent' | 'operator'; id: string }, merchantId: string, disputeId: string, reply: FastifyReply): Promise<void> {
   const file = await disputes.downloadReceipt(merchantId, disputeId, reviewer);
   await reply.status(200).header('content-type', file.contentType).header('content-disposition', file.disposition ?? 'attachment').send(file.content);
@@ -43,6 +46,7 @@ async function sendReceipt(disputes: DisputesClient, reviewer: { role: 'agent' |
 export class AgentDisputesController {
   constructor(private readonly disputes: DisputesClient) {}
 
+  @HttpCode(200)
   @Post(':merchantId/:disputeId/review')
   @ApiOperation({ operationId: 'reviewDisputeAsAgent', summary: 'Review a dispute on one of the agent\'s pay-ins' })
   @ApiResponse({ status: 200, description: 'The dispute after the review' })
@@ -52,10 +56,9 @@ export class AgentDisputesController {
     @Param('merchantId', MerchantIdParam) merchantId: string,
     @Param('disputeId', DisputeIdParam) disputeId: string,
     @Body() body: ReviewBody,
-    @Res() reply: FastifyReply,
-  ): Promise<void> {
+  ): Promise<unknown> {
     if (!agent.agentId) throw new DomainError('DISPUTE_NOT_FOUND', `No dispute ${disputeId}`);
-    await json(reply, 200, await forwardReview(this.disputes, { role: 'agent', id: agent.agentId }, merchantId, disputeId, body));
+    return await forwardReview(this.disputes, { role: 'agent', id: agent.agentId }, merchantId, disputeId, body);
   }
 
   /** The receipt of a dispute on one of this agent's orders; any other dispute is not found. Every download is logged. */
@@ -82,9 +85,9 @@ export class OperatorDisputesController {
   @ApiOperation({ operationId: 'listDisputes', summary: 'Disputes across merchants, newest first (the review queue)' })
   @ApiResponse({ status: 200, description: '`{ data, has_more, next_cursor }`: each dispute object with its `merchant_id`' })
   @BackofficeApiErrorResponses()
-  async queue(@Query() query: OperatorDisputeQueueQueryDto, @Res() reply: FastifyReply): Promise<void> {
+  async queue(@Query() query: OperatorDisputeQueueQueryDto): Promise<unknown> {
     const { merchant_id, status, order_id, created_from, created_to, limit, cursor } = query;
-    await json(reply, 200, await this.disputes.queue({ merchant_id, status, order_id, created_from, created_to, limit, cursor }));
+    return await this.disputes.queue({ merchant_id, status, order_id, created_from, created_to, limit, cursor });
   }
 
   /** One dispute as its merchant sees it (endpoint 16), for the reviewer. */
@@ -92,10 +95,11 @@ export class OperatorDisputesController {
   @ApiOperation({ operationId: 'getDispute', summary: 'One dispute' })
   @ApiResponse({ status: 200, description: 'The dispute object' })
   @BackofficeApiErrorResponses('DISPUTE_NOT_FOUND')
-  async one(@Param('merchantId', MerchantIdParam) merchantId: string, @Param('disputeId', DisputeIdParam) disputeId: string, @Res() reply: FastifyReply): Promise<void> {
-    await json(reply, 200, { merchant_id: merchantId, ...(await this.disputes.get(merchantId, disputeId)) });
+  async one(@Param('merchantId', MerchantIdParam) merchantId: string, @Param('disputeId', DisputeIdParam) disputeId: string): Promise<unknown> {
+    return { merchant_id: merchantId, ...(await this.disputes.get(merchantId, disputeId)) };
   }
 
+  @HttpCode(200)
   @Post(':merchantId/:disputeId/review')
   @ApiOperation({ operationId: 'reviewDispute', summary: 'Review a dispute' })
   @ApiResponse({ status: 200, description: 'The dispute after the review' })
@@ -105,9 +109,8 @@ export class OperatorDisputesController {
     @Param('merchantId', MerchantIdParam) merchantId: string,
     @Param('disputeId', DisputeIdParam) disputeId: string,
     @Body() body: ReviewBody,
-    @Res() reply: FastifyReply,
-  ): Promise<void> {
-    await json(reply, 200, await forwardReview(this.disputes, { role: 'operator', id: operator.credentialId }, merchantId, disputeId, body));
+  ): Promise<unknown> {
+    return await forwardReview(this.disputes, { role: 'operator', id: operator.credentialId }, merchantId, disputeId, body);
   }
 
   /** Any dispute's receipt; the download is logged with the operator's credential. */
@@ -123,7 +126,7 @@ export class OperatorDisputesController {
   @Get('receipt-downloads')
   @ApiOperation({ operationId: 'listDisputeReceiptDownloads', summary: 'Who downloaded which dispute receipt, newest first' })
   @ApiResponse({ status: 200, description: 'The download log' })
-  async receiptDownloads(@Query() query: ReceiptDownloadLogQueryDto, @Res() reply: FastifyReply): Promise<void> {
-    await json(reply, 200, await this.disputes.listReceiptDownloads({ merchant_id: query.merchant_id, dispute_id: query.dispute_id, reviewer_id: query.reviewer_id, limit: query.limit }));
+  async receiptDownloads(@Query() query: ReceiptDownloadLogQueryDto): Promise<unknown> {
+    return await this.disputes.listReceiptDownloads({ merchant_id: query.merchant_id, dispute_id: query.dispute_id, reviewer_id: query.reviewer_id, limit: query.limit });
   }
 }

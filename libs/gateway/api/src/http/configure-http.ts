@@ -1,4 +1,5 @@
 import { DRAINING_HTTP_OPTIONS } from '@mp/shared-health';
+import { publicErrorBody } from '@mp/shared-util-errors';
 import { errorCodes, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { GatewayRequest } from '../auth/merchant-signature.guard';
 import { BODY_BYTES_MAX_BY_ROUTE, RECEIPT_FILE_ROUTES, REQUEST_BODY_BYTES_MAX } from '../gateway-settings';
@@ -74,8 +75,8 @@ export function gatewayFastifyOptions(options: GatewayHttpOptions = {}): Fastify
       // malformed id does for the path-id pipes: not found, not "invalid encoding".
       const tooLong = error.code === 'FST_ERR_MAX_PARAM_LENGTH';
       const body = tooLong
-        ? { error: { code: 'NOT_FOUND', message: 'No such resource: a path segment is longer than any identifier', details: [] }, request_id: requestId }
-        : { error: { code: 'VALIDATION_ERROR', message: 'The request path is not valid percent-encoded UTF-8', details: [{ field: 'path', issue: error.message }] }, request_id: requestId };
+        ? publicErrorBody('NOT_FOUND', 'No such resource: a path segment is longer than any identifier', requestId)
+        : publicErrorBody('VALIDATION_ERROR', 'The request path is not valid percent-encoded UTF-8', requestId, [{ field: 'path', issue: error.message }]);
       void reply
         .header(REQUEST_ID_HEADER, requestId)
         .headers(securityHeadersFor(transportSecurity.cameOverTls(request.raw)))

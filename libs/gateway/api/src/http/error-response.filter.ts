@@ -1,6 +1,6 @@
 import { Catch, HttpException, Logger, NotFoundException, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import { classifyError } from '@mp/shared-messaging';
-import { DomainError, httpStatusOf, isErrorCode, type ErrorCode, type ErrorDetail } from '@mp/shared-util-errors';
+import { DomainError, httpStatusOf, isErrorCode, publicErrorAnswer, publicErrorBody, type ErrorCode, type PublicErrorBody } from '@mp/shared-util-errors';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { bodyLimitExceededMessage, keepReadingRefusedBody } from './refused-body';
 import { newRequestId, REQUEST_ID_HEADER } from './request-id';
@@ -26,12 +26,6 @@ const ROUTE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 const RETRY_AFTER_SECONDS_BY_CODE: Partial<Record<ErrorCode, number>> = { SERVICE_UNAVAILABLE: 1, RATE_LIMITED: 1 };
 
-interface ErrorBody {
-  error: { code: ErrorCode; message: string; details: ErrorDetail[] };
-  request_id: string;
-  [extra: string]: unknown;
-}
-
 /**
  * The one place where errors become HTTP responses, in the single body shape of docs/api/errors.md:
  * `{"error": {"code", "message", "details"}, "request_id"}`. A dependency out of reach (the
@@ -56,19 +50,19 @@ export class ErrorResponseFilter implements ExceptionFilter {
     void reply.header(REQUEST_ID_HEADER, requestId).status(status).type('application/json').send(JSON.stringify(body));
   }
 
-  private describe(exception: unknown, requestId: string, request: FastifyRequest): { status: number; body: ErrorBody; allow?: string } {
+  private describe(exception: unknown, requestId: string, request: FastifyRequest): { status: number; body: PublicErrorBody; allow?: string } {
     if (exception instanceof DomainError) {
-      return { status: httpStatusOf(exception.code), body: { error: { code: exception.code, message: exception.message, details: exception.details }, request_id: requestId, ...exception.extra } };
+      return publicErrorAnswer(exception, requestId);
     }
     const fastifyCode = FASTIFY_ERROR_CODES.get(String((exception as { code?: unknown })?.code));
     if (fastifyCode) {
       const message = fastifyCode === 'PAYLOAD_TOO_LARGE' ? bodyLimitMessage(request) : (exception as Error).message;
-      return { status: httpStatusOf(fastifyCode), body: { error: { code: fastifyCode, message, details: [] }, request_id: requestId } };
+      return { status: httpStatusOf(fastifyCode), body: publicErrorBody(fastifyCode, message, requestId) };
     }
     const allowed = exception instanceof NotFoundException && request.is404 ? allowedMethodsOf(request) : [];
     if (allowed.length > 0) {
       const message = `${request.method} is not allowed on ${request.url.split('?')[0]}; allowed: ${allowed.join(', ')}`;
-      return { status: 405, body: { error: { code: 'METHOD_NOT_ALLOWED', message, details: [] }, request_id: requestId }, allow: allowed.join(', ') };
+      return { status: 405, body: publicErrorBody('METHOD_NOT_ALLOWED', message, requestId), allow: allowed.join(', ') };
     }
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
@@ -78,16 +72,16 @@ export class ErrorResponseFilter implements ExceptionFilter {
       const knownCode = isErrorCode(response?.code) ? response.code : code;
       const message =
         status === 404 && knownCode === 'NOT_FOUND' ? `No route ${request.method} ${request.url.split('?')[0]}` : knownCode === 'PAYLOAD_TOO_LARGE' ? bodyLimitMessage(request) : String(response?.message ?? exception.message);
-      return { status: httpStatusOf(knownCode), body: { error: { code: knownCode, message, details: [] }, request_id: requestId } };
+      return { status: httpStatusOf(knownCode), body: publicErrorBody(knownCode, message, requestId) };
     }
     if (classifyError(exception) === 'transient') {
       // The gateway's own PostgreSQL out of reach (a restart, dropped connections, a pool that
       // cannot connect in time): the request may be sent again, which is what 503 says.
       this.logger.warn(`request ${requestId} found a dependency unavailable: ${exception instanceof Error ? exception.message : String(exception)}`);
-      return { status: 503, body: { error: { code: 'SERVICE_UNAVAILABLE', message: 'A service the platform needs is unavailable; retry shortly', details: [] }, request_id: requestId } };
+      return { status: 503, body: publicErrorBody('SERVICE_UNAVAILABLE', 'A service the platform needs is unavailable; retry shortly', requestId) };
     }
     this.logger.error(`request ${requestId} failed: ${exception instanceof Error ? exception.stack : String(exception)}`);
-    return { status: 500, body: { error: { code: 'INTERNAL_ERROR', message: 'An internal error occurred; it has been logged', details: [] }, request_id: requestId } };
+    return { status: 500, body: publicErrorBody('INTERNAL_ERROR', 'An internal error occurred; it has been logged', requestId) };
   }
 }
 

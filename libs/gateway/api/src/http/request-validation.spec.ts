@@ -1,6 +1,6 @@
 /**
  * Goal: one validation pipe for the whole gateway (APP_PIPE) instead of a pipe on each body and
- * query parameter (issue 21: each pipe instance is work per request, and a route that forgets
+ * query parameter (each pipe instance is work per request, and a route that forgets
  * one takes its input unchecked). Method: the controllers' source names no pipe on a body or
  * query; a Nest app with the gateway's module wiring answers bodies and queries exactly as the
  * per-parameter pipes did, each DTO's own options (optional body, plain numbers) included.

@@ -2,7 +2,7 @@ import type { WebhookSecretStore } from '@mp/access-infrastructure';
 import { reloadInternalTlsWhenRenewed } from '@mp/shared-health';
 import { serveMetrics, type MetricsRegistry } from '@mp/shared-metrics';
 import { isInternalRoute, type ServiceAuthenticator } from '@mp/shared-service-auth';
-import { DomainError, httpStatusOf } from '@mp/shared-util-errors';
+import { DomainError, httpStatusOf, internalErrorBody } from '@mp/shared-util-errors';
 import { MERCHANT_ID_PATTERN } from '@mp/shared-util-validation';
 import type { OffsetClock } from '@mp/shared-util-clock';
 import { internalTlsOptions, type InternalTls } from '@mp/shared-util-config';
@@ -53,7 +53,7 @@ export async function startInternalListener(store: WebhookSecretStore, settings:
     // As the path-id pipes do (MerchantIdParam): a malformed id names no merchant and never reaches the database.
     const { merchantId } = request.params;
     const profile = MERCHANT_ID_PATTERN.test(merchantId) ? await store.findWebhookProfile(merchantId) : null;
-    if (!profile) return reply.status(404).send({ code: 'NOT_FOUND', message: 'No such merchant', details: [] });
+    if (!profile) return reply.status(404).send(internalErrorBody('NOT_FOUND', 'No such merchant'));
     const allowed = settings.callbackAllowLists ? (await settings.callbackAllowLists.allowListOf(merchantId)).entries : [];
     return reply.header('cache-control', 'no-store').send({ ...profile, allowed_callback_destinations: allowed });
   });
@@ -61,7 +61,7 @@ export async function startInternalListener(store: WebhookSecretStore, settings:
   if (testClock) {
     server.post<{ Body: { advance_seconds?: unknown } }>('/internal/test/clock', async (request, reply) => {
       const seconds = request.body?.advance_seconds;
-      if (typeof seconds !== 'number' || !Number.isSafeInteger(seconds) || seconds < 0) return reply.status(400).send({ code: 'VALIDATION_ERROR', message: 'advance_seconds must be a whole number of seconds, 0 or more', details: [] });
+      if (typeof seconds !== 'number' || !Number.isSafeInteger(seconds) || seconds < 0) return reply.status(400).send(internalErrorBody('VALIDATION_ERROR', 'advance_seconds must be a whole number of seconds, 0 or more'));
       testClock.advance(seconds * 1_000);
       return { now: testClock.now().toISOString() };
     });

@@ -8,7 +8,7 @@ import { CurrentMerchant, RefusesReplay, type AuthenticatedMerchant } from '../a
 import { ApiErrorResponses } from '../openapi/error.response';
 import { MerchantApi } from '../openapi/merchant-api.decorator';
 import { ApiSecretRotationResponse, WebhookSecretRotationResponse } from './merchant.response';
-import { GATEWAY_CLOCK, GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
+import { CLOCK, GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
 import { overlapMsOf, rotateApiSecret, rotateWebhookSecret, RotateSecretBody } from './secret-rotation';
 
 /**
@@ -24,7 +24,7 @@ export class MerchantSecretsController {
     private readonly merchants: MerchantCredentialStore,
     @Inject(WebhookSecretStore) private readonly webhookSecrets: WebhookSecretStore,
     @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
-    @Inject(GATEWAY_CLOCK) private readonly clock: Clock,
+    @Inject(CLOCK) private readonly clock: Clock,
     @Inject(RateLimiter) private readonly limiter: RateLimiter,
   ) {}
 

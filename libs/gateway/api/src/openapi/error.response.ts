@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiExtraModels, ApiProperty, ApiPropertyOptional, ApiResponse, getSchemaPath } from '@nestjs/swagger';
-import { HTTP_STATUS_BY_ERROR_CODE, type ErrorCode } from '@mp/shared-util-errors';
+import { HTTP_STATUS_BY_ERROR_CODE, publicErrorBody, type ErrorCode } from '@mp/shared-util-errors';
 
 const ERROR_CODES = Object.keys(HTTP_STATUS_BY_ERROR_CODE) as ErrorCode[];
 
@@ -103,7 +103,7 @@ function errorResponses(codes: readonly ErrorCode[]): MethodDecorator & ClassDec
 }
 
 function errorExample(code: ErrorCode) {
-  return { error: { code, message: ERROR_EXAMPLE_MESSAGES[code] ?? 'See the code', details: [] }, request_id: 'req_01J9Z8Q4W5' };
+  return publicErrorBody(code, ERROR_EXAMPLE_MESSAGES[code] ?? 'See the code', 'req_01J9Z8Q4W5');
 }
 
 const ERROR_EXAMPLE_MESSAGES: Partial<Record<ErrorCode, string>> = {

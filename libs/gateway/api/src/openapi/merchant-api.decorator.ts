@@ -1,7 +1,7 @@
 import { applyDecorators, UseGuards, UseInterceptors } from '@nestjs/common';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { MerchantSignatureGuard } from '../auth/merchant-signature.guard';
-import { MerchantJsonInterceptor } from '../http/merchant-json.interceptor';
+import { JsonAnswerInterceptor } from '../http/json-answer.interceptor';
 
 /** The security requirement of every signed /v2 operation: all three headers together (spec 5). */
 export const MERCHANT_SIGNATURE_SECURITY: Record<string, string[]> = { 'x-api-key': [], 'x-timestamp': [], 'x-signature': [] };
@@ -11,5 +11,5 @@ export const MERCHANT_SIGNATURE_SECURITY: Record<string, string[]> = { 'x-api-ke
  * merchant JSON serializer, and the OpenAPI description's tag and security requirement.
  */
 export function MerchantApi(tag: string): ClassDecorator {
-  return applyDecorators(UseGuards(MerchantSignatureGuard), UseInterceptors(MerchantJsonInterceptor), ApiTags(tag), ApiSecurity(MERCHANT_SIGNATURE_SECURITY));
+  return applyDecorators(UseGuards(MerchantSignatureGuard), UseInterceptors(JsonAnswerInterceptor), ApiTags(tag), ApiSecurity(MERCHANT_SIGNATURE_SECURITY));
 }

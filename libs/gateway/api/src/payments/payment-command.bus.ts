@@ -13,6 +13,7 @@ import { createEnvelope, deadLetterTopicOf, MESSAGE_BROKER, type MessageBroker, 
 import { DomainError, type ErrorDescription } from '@mp/shared-util-errors';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
 import { ReplyTopicSweeper } from './reply-topic-sweeper';
+import { ensureCatalogTopics } from '@mp/contracts-topics';
 
 interface PendingCommand {
   resolve: (reply: unknown) => void;
@@ -66,12 +67,7 @@ export class PaymentCommandBus implements OnApplicationBootstrap, OnApplicationS
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    await this.broker.ensureTopics([
-      { topic: PAYMENTS_TOPICS.commands, partitions: this.settings.commandPartitions },
-      { topic: WITHDRAWALS_TOPICS.commands, partitions: this.settings.commandPartitions },
-      { topic: DISPUTES_TOPICS.commands, partitions: this.settings.commandPartitions },
-      { topic: this.replyTopic, partitions: 1, retentionMs: REPLY_TOPIC_RETENTION_MS },
-    ]);
+    await ensureCatalogTopics(this.broker, 'gateway', this.settings.commandPartitions, [{ topic: this.replyTopic, partitions: 1, retentionMs: REPLY_TOPIC_RETENTION_MS }]);
     this.subscription = await this.broker.subscribe({
       groupId: this.replyTopic,
       topics: [this.replyTopic],

@@ -1,12 +1,10 @@
-import { Body, Controller, Delete, Get, Inject, Param, Put, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Inject, Param, Put, UseGuards } from '@nestjs/common';
 import { ApiOperation, ApiProperty, ApiResponse } from '@nestjs/swagger';
 import type { BackofficePrincipal } from '@mp/access-infrastructure';
 import { MerchantIdParam, RequestPipe } from '@mp/shared-nest-http';
 import { IsWholeNumberBetween, JsonNumberLiteral, RequestMessages } from '@mp/shared-util-validation';
-import type { FastifyReply } from 'fastify';
 import { BackofficeGuard, CurrentPrincipal, Roles } from '../backoffice/backoffice.guard';
 import { CallbackDestinationPolicy } from '../callback-destinations/callback-destination.policy';
-import { stringifyResponse } from '../http/json-body';
 import { RateLimiter } from './rate-limiter';
 import { BackofficeApiDocs } from '../openapi/backoffice-api.decorator';
 import { BackofficeApiErrorResponses } from '../openapi/error.response';
@@ -39,19 +37,19 @@ export class MerchantRateLimitController {
   @ApiOperation({ operationId: 'getMerchantRateLimit', summary: 'A merchant\'s rate limit' })
   @ApiResponse({ status: 200, description: 'The limit in force' })
   @BackofficeApiErrorResponses('NOT_FOUND')
-  async get(@Param('merchantId', MerchantIdParam) merchantId: string, @Res() reply: FastifyReply): Promise<void> {
+  async get(@Param('merchantId', MerchantIdParam) merchantId: string): Promise<unknown> {
     await this.destinations.requireMerchant(merchantId);
-    await send(reply, await this.limiter.merchantPolicy(merchantId));
+    return await this.limiter.merchantPolicy(merchantId);
   }
 
   @Put()
   @ApiOperation({ operationId: 'putMerchantRateLimit', summary: 'Set a merchant\'s own rate limit' })
   @ApiResponse({ status: 200, description: 'The limit in force' })
   @BackofficeApiErrorResponses('NOT_FOUND')
-  async put(@CurrentPrincipal() operator: BackofficePrincipal, @Param('merchantId', MerchantIdParam) merchantId: string, @Body(new RequestPipe()) body: PutMerchantRateLimitBody, @Res() reply: FastifyReply): Promise<void> {
+  async put(@CurrentPrincipal() operator: BackofficePrincipal, @Param('merchantId', MerchantIdParam) merchantId: string, @Body(new RequestPipe()) body: PutMerchantRateLimitBody): Promise<unknown> {
     await this.destinations.requireMerchant(merchantId);
     const policy = { ratePerSecond: Number(body.rate_per_second.literal), burst: Number(body.burst.literal) };
-    await send(reply, await this.limiter.setMerchantPolicy(merchantId, policy, operator.credentialId));
+    return await this.limiter.setMerchantPolicy(merchantId, policy, operator.credentialId);
   }
 
   /** Back to the global figures. */
@@ -59,12 +57,8 @@ export class MerchantRateLimitController {
   @ApiOperation({ operationId: 'deleteMerchantRateLimit', summary: 'Return a merchant to the default rate limit' })
   @ApiResponse({ status: 200, description: 'The limit in force' })
   @BackofficeApiErrorResponses('NOT_FOUND')
-  async remove(@CurrentPrincipal() operator: BackofficePrincipal, @Param('merchantId', MerchantIdParam) merchantId: string, @Res() reply: FastifyReply): Promise<void> {
+  async remove(@CurrentPrincipal() operator: BackofficePrincipal, @Param('merchantId', MerchantIdParam) merchantId: string): Promise<unknown> {
     await this.destinations.requireMerchant(merchantId);
-    await send(reply, await this.limiter.setMerchantPolicy(merchantId, null, operator.credentialId));
+    return await this.limiter.setMerchantPolicy(merchantId, null, operator.credentialId);
   }
-}
-
-async function send(reply: FastifyReply, body: unknown): Promise<void> {
-  await reply.status(200).type('application/json').send(stringifyResponse(body));
 }

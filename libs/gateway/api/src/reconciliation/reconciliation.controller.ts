@@ -7,7 +7,7 @@ import type { FastifyReply } from 'fastify';
 import { CurrentMerchant, type AuthenticatedMerchant } from '../auth/merchant-signature.guard';
 import { ApiErrorResponses } from '../openapi/error.response';
 import { MerchantApi } from '../openapi/merchant-api.decorator';
-import { GATEWAY_CLOCK } from '../gateway-settings';
+import { CLOCK } from '../gateway-settings';
 import { LedgerReadClient } from '../merchant/ledger-read.client';
 import { PaymentsReadClient } from '../payments/payments-read.client';
 import { WithdrawalsReadClient } from '../withdrawals/withdrawals-read.client';
@@ -29,7 +29,7 @@ export class ReconciliationController {
     private readonly ledger: LedgerReadClient,
     private readonly payments: PaymentsReadClient,
     private readonly withdrawals: WithdrawalsReadClient,
-    @Inject(GATEWAY_CLOCK) private readonly clock: Clock,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   @Get('reconciliation')

@@ -1,12 +1,12 @@
 import { Controller, Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
 import { PAYMENTS_TOPICS, PAYMENT_ORDER_EXTERNAL_EVENT_TYPES } from '@mp/contracts-payments';
-import { WITHDRAWALS_TOPICS } from '@mp/contracts-withdrawals';
 import { ConsumeTopicInBatches, MESSAGE_BROKER, type MessageBroker, type MessageEnvelope, type MessagingTransportOptions, type ReceivedMessage } from '@mp/shared-messaging';
 import { DataSource } from 'typeorm';
 import { LEDGER_SETTINGS, type LedgerSettings } from '../ledger-settings';
 import { LedgerEventIntake, type LedgerEventMeaning } from './ledger-event-intake';
 import { ledgerCommandFor, payoutHoldAttachedBy } from './payment-event.mapping';
+import { ensureCatalogTopics } from '@mp/contracts-topics';
 
 /** Every ledger replica joins one group, so each order event is applied by one replica at a time. */
 export const LEDGER_PAYMENT_EVENTS_GROUP = 'ledger.payment-events';
@@ -42,10 +42,7 @@ export class LedgerTopics implements OnApplicationBootstrap {
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    await this.broker.ensureTopics([
-      { topic: PAYMENTS_TOPICS.orderEvents, partitions: this.settings.commandPartitions },
-      { topic: WITHDRAWALS_TOPICS.events, partitions: this.settings.commandPartitions },
-    ]);
+    await ensureCatalogTopics(this.broker, 'ledger', this.settings.commandPartitions);
   }
 }
 

@@ -1,4 +1,4 @@
-import type { ServiceAuthorization } from '@mp/shared-service-auth';
+import { InternalHttpClient, type ServiceAuthorization } from '@mp/shared-service-auth';
 
 /** Whether the payments service has an order: the one question the orphan-hold sweeper asks it. */
 export interface PaymentOrderDirectory {
@@ -16,22 +16,22 @@ export const WITHDRAWAL_DIRECTORY = Symbol('WITHDRAWAL_DIRECTORY');
  * means "no such order".
  */
 export class HttpPaymentOrderDirectory implements PaymentOrderDirectory {
+  private readonly service: InternalHttpClient;
+
   constructor(
-    private readonly serviceUrl: string,
-    private readonly timeoutMs: number,
-    private readonly authorization: ServiceAuthorization,
+    serviceUrl: string,
+    timeoutMs: number,
+    authorization: ServiceAuthorization,
     private readonly collection: 'orders' | 'withdrawals' = 'orders',
-  ) {}
+  ) {
+    this.service = new InternalHttpClient({ service: collection === 'orders' ? 'payments' : 'withdrawals', baseUrl: serviceUrl, timeoutMs, authorization });
+  }
 
   async orderExists(merchantId: string, orderId: string): Promise<boolean | 'unknown'> {
     try {
-      const response = await fetch(`${this.serviceUrl}/internal/merchants/${encodeURIComponent(merchantId)}/${this.collection}/${encodeURIComponent(orderId)}`, {
-        headers: { authorization: await this.authorization() },
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
-      await response.body?.cancel();
-      if (response.status === 200) return true;
-      if (response.status === 404) return false;
+      const { status } = await this.service.call('GET', `/internal/merchants/${encodeURIComponent(merchantId)}/${this.collection}/${encodeURIComponent(orderId)}`);
+      if (status === 200) return true;
+      if (status === 404) return false;
       return 'unknown';
     } catch {
       return 'unknown';

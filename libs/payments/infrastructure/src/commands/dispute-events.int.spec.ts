@@ -1,6 +1,6 @@
 /**
  * Goal: payments tells disputes that a review's outcome is on the order through its own topic
- * (issue 20: only the gateway's Kafka principal writes command topics): a DisputeRejected ends
+ * (only the gateway's Kafka principal writes command topics: docs/operations/kafka-security.md): a DisputeRejected ends
  * the order's PENDING overlay and, in that transaction, puts a PaymentOrderDisputeOutcomeApplied
  * on `payments.order.events` (keyed by the order) in the outbox, and nothing for
  * `disputes.commands`; a redelivery adds nothing. On upgrade, a legacy RecordDisputeOutcomeApplied

@@ -1,10 +1,10 @@
 import { Controller, Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import { DISPUTES_TOPICS } from '@mp/contracts-disputes';
 import { PAYMENTS_TOPICS } from '@mp/contracts-payments';
 import { ConsumeTopicInBatches, MESSAGE_BROKER, type MessageBroker, type MessagingTransportOptions, type ReceivedMessage } from '@mp/shared-messaging';
 import { PAYMENTS_SETTINGS, type PaymentsSettings } from '../payments-settings';
 import { PaymentCommandIntake } from './payment-command.intake';
+import { ensureCatalogTopics } from '@mp/contracts-topics';
 
 /** Every payments replica joins one group, so each command is handled by one replica at a time. */
 export const PAYMENTS_COMMANDS_GROUP = 'payments.commands-handler';
@@ -33,12 +33,6 @@ export class PaymentsTopics implements OnApplicationBootstrap {
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    await this.broker.ensureTopics([
-      { topic: PAYMENTS_TOPICS.commands, partitions: this.settings.commandPartitions },
-      { topic: PAYMENTS_TOPICS.orderEvents, partitions: this.settings.commandPartitions },
-      // payments reads the disputes' external events (the PENDING overlay, settlement by dispute);
-      // it answers them on its own payments.order.events and writes no topic of disputes'
-      { topic: DISPUTES_TOPICS.events, partitions: this.settings.commandPartitions },
-    ]);
+    await ensureCatalogTopics(this.broker, 'payments', this.settings.commandPartitions);
   }
 }

@@ -1,5 +1,5 @@
 /**
- * Goal: the payments master key can be rotated on a running system (issue 19), on a real
+ * Goal: the payments master key can be rotated on a running system (docs/operations/master-key-rotation.md), on a real
  * PostgreSQL: recipient accounts sealed with key v1 still reveal once v2 is current and v1
  * retired; the re-seal moves them all to v2 in batches, idempotently; then they reveal with v1
  * removed, and an account under a version the keyring lacks fails clearly. Method: payments'

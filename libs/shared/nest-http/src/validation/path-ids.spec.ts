@@ -1,6 +1,6 @@
 /**
  * Goal: every route parameter of every service goes through one of the shared path-id pipes
- * (issue 17: the account-number reveal took its ids unchecked, and a NUL byte gave 500, then
+ * (the account-number reveal took its ids unchecked, and a NUL byte gave 500, then
  * 503). Method: reads the controllers' source and lists each `@Param` that names no pipe; the
  * payer page's HTML routes are the one exception, checked by hand against the same pattern.
  */

@@ -4,6 +4,7 @@ import { WITHDRAWALS_TOPICS } from '@mp/contracts-withdrawals';
 import { ConsumeTopicInBatches, MESSAGE_BROKER, type MessageBroker, type MessagingTransportOptions, type ReceivedMessage } from '@mp/shared-messaging';
 import { WITHDRAWALS_SETTINGS, type WithdrawalsSettings } from '../withdrawals-settings';
 import { WithdrawalCommandIntake } from './withdrawal-command.intake';
+import { ensureCatalogTopics } from '@mp/contracts-topics';
 
 /** Every withdrawals replica joins one group, so each command is handled by one replica at a time. */
 export const WITHDRAWALS_COMMANDS_GROUP = 'withdrawals.commands-handler';
@@ -32,9 +33,6 @@ export class WithdrawalsTopics implements OnApplicationBootstrap {
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    await this.broker.ensureTopics([
-      { topic: WITHDRAWALS_TOPICS.commands, partitions: this.settings.commandPartitions },
-      { topic: WITHDRAWALS_TOPICS.events, partitions: this.settings.commandPartitions },
-    ]);
+    await ensureCatalogTopics(this.broker, 'withdrawals', this.settings.commandPartitions);
   }
 }
