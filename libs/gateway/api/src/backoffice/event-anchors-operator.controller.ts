@@ -1,17 +1,15 @@
-import { Controller, Get, Inject, Injectable, Optional, Param, Query, Res, UseGuards } from '@nestjs/common';
+import { Controller, Get, Inject, Injectable, Optional, Param, Query, UseGuards } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiPropertyOptional, ApiResponse } from '@nestjs/swagger';
 import type { EventAnchorsPage } from '@mp/shared-command-handling';
 import { authorizationFor, SERVICE_TOKEN_ISSUER, type ServiceTokenIssuer } from '@mp/shared-service-auth';
 import { DomainError } from '@mp/shared-util-errors';
 import { IsCalendarDay, IsWholeNumberBetween, RequestMessages } from '@mp/shared-util-validation';
 import { IsOptional } from 'class-validator';
-import type { FastifyReply } from 'fastify';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
 import { InternalClient } from '../http/internal-client';
 import { BackofficeApiDocs } from '../openapi/backoffice-api.decorator';
 import { BackofficeApiErrorResponses } from '../openapi/error.response';
 import { BackofficeGuard, Roles } from './backoffice.guard';
-import { json } from './operator.controller';
 
 /** The services that keep an event store, each with its own daily anchors. */
 const STORES = ['ledger', 'payments', 'withdrawals', 'disputes'] as const;
@@ -69,8 +67,8 @@ export class EventAnchorsOperatorController {
   @ApiParam({ name: 'store', enum: STORES })
   @ApiResponse({ status: 200, description: '`data`: one anchor per closed UTC day (`day`, `hash`, `previous_hash`, `streams`, `made_at`), hashes in hex' })
   @BackofficeApiErrorResponses('NOT_FOUND')
-  async list(@Param('store') store: string, @Query() query: EventAnchorsQuery, @Res() reply: FastifyReply): Promise<void> {
+  async list(@Param('store') store: string, @Query() query: EventAnchorsQuery): Promise<EventAnchorsPage> {
     if (!(STORES as readonly string[]).includes(store)) throw new DomainError('NOT_FOUND', `No event store ${store}; one of ${STORES.join(', ')}`);
-    await json(reply, 200, await this.anchors.list(store as Store, query));
+    return await this.anchors.list(store as Store, query);
   }
 }
