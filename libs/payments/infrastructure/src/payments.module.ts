@@ -3,7 +3,7 @@ import { isGatewayReplyTopic } from '@mp/contracts-payments';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { InternalErrorFilter } from '@mp/shared-nest-http';
-import { MessagingSchema1700000000000, MessagingUnreadIndexes1700000030000, OUTBOX_RELAY_OPTIONS, OutboxRelayService, type OutboxRelaySettings } from '@mp/shared-messaging';
+import { MessagingOutboxDeletedOnPublish1700000037100, MessagingSchema1700000000000, MessagingUnreadIndexes1700000030000, OUTBOX_RELAY_OPTIONS, OutboxRelayService, type OutboxRelaySettings } from '@mp/shared-messaging';
 import { DisputeEventsConsumer } from './commands/dispute-events.consumer';
 import { ExpirySweeper } from './commands/expiry-sweeper';
 import { SandboxAgent } from './commands/sandbox-agent';
@@ -33,6 +33,7 @@ export const PAYMENTS_MIGRATIONS = [
   MessagingUnreadIndexes1700000030000,
   SandboxOrders1700000032000,
   PaymentAgentList1700000033200,
+  MessagingOutboxDeletedOnPublish1700000037100,
 ];
 
 /** The payments bounded context. Needs a TypeORM DataSource and the messaging port from its app. */

@@ -1,5 +1,5 @@
 import type { Decider, DomainEvent, EventCodec } from '@mp/shared-decider';
-import { appendToStream, createEnvelope, readStream, StreamVersionMissingError, type MessageEnvelope } from '@mp/shared-messaging';
+import { appendToStream, createEnvelope, readStream, StreamVersionMissingError, withOneWriteStatement, type MessageEnvelope } from '@mp/shared-messaging';
 import type { DataSource, EntityManager } from 'typeorm';
 import { DEFAULT_CONFLICT_RETRY_POLICY, retryOnConflict, type ConflictRetryPolicy } from './conflict-retry';
 
@@ -120,9 +120,10 @@ export async function handleCommand<State, Command, Event extends DomainEvent>(
   options: HandleCommandOptions<State, Event>,
 ): Promise<CommandResult<State, Event>> {
   const { transaction } = options;
-  if ('manager' in transaction) return handleInTransaction(transaction.manager, decider, streamId, command, options);
+  // The append, the projections and the outbox rows of the command go as one statement.
+  if ('manager' in transaction) return withOneWriteStatement(transaction.manager, () => handleInTransaction(transaction.manager, decider, streamId, command, options));
   return retryOnConflict(transaction.retry ?? DEFAULT_CONFLICT_RETRY_POLICY, () =>
-    transaction.dataSource.transaction((manager) => handleInTransaction(manager, decider, streamId, command, options)),
+    transaction.dataSource.transaction((manager) => withOneWriteStatement(manager, () => handleInTransaction(manager, decider, streamId, command, options))),
   );
 }
 

@@ -1,4 +1,4 @@
-import { claimInboxMessages, commandReplyMessage, enqueueOutbox, PoisonMessageError, withOneOutboxWrite, type MessageEnvelope } from '@mp/shared-messaging';
+import { claimInboxMessages, commandReplyMessage, enqueueOutbox, PoisonMessageError, withOneOutboxWrite, withOneWriteStatement, type MessageEnvelope } from '@mp/shared-messaging';
 import { RequestPipe } from '@mp/shared-nest-http';
 import { DomainError } from '@mp/shared-util-errors';
 import type { DataSource, EntityManager } from 'typeorm';
@@ -8,7 +8,8 @@ import { DEFAULT_CONFLICT_RETRY_POLICY, retryOnConflict } from './conflict-retry
  * The one way a service takes in what Kafka delivers (commands and events alike):
  *   read each envelope (outside any transaction: a malformed one is poison, a network question
  *   is asked here) → one transaction: one inbox statement claims the whole batch, each claimed
- *   message's effect in order, the outbox written once → commit.
+ *   message's effect in order, its writes (event appends, projections, the outbox) sent as one
+ *   statement where nothing reads between them (withOneWriteStatement) → commit.
  * A single message (what the port hands over one at a time, and every message of a batch that
  * failed) is retried on a stream version conflict; a batch is not: anything that escapes it (a
  * conflict, an outage, a refusal of a fact) rolls the whole batch back and throws, and the
@@ -104,7 +105,8 @@ export class MessageIntake<Item> {
     const ordered = lockKeyOf ? stableSortBy(fresh, ({ item }) => lockKeyOf(item)) : fresh;
     try {
       if (this.definition.singleStatement) await this.definition.apply(manager, ordered);
-      else await withOneOutboxWrite(manager, () => this.definition.apply(manager, ordered));
+      // The effects' event appends, projections and outbox rows go as one statement at the end.
+      else await withOneWriteStatement(manager, () => withOneOutboxWrite(manager, () => this.definition.apply(manager, ordered)));
     } catch (error) {
       if (single && refusedBy !== undefined && error instanceof DomainError) {
         const { envelope } = ordered[0];

@@ -26,7 +26,7 @@ export {
 export { KafkaMessageBroker, MESSAGE_SCHEMA_VERSION_HEADER, MESSAGE_TYPE_HEADER, type KafkaBrokerOptions, type KafkaClientSecurity } from './kafka/kafka-message-broker';
 export { aclsOf, replayGroupOf, replayPasswordVariableOf, replayPrincipalOf, type KafkaAccess, type KafkaAclBinding } from './kafka/kafka-access';
 export { replayRefusal } from './kafka/kafka-dead-letters';
-export { MessagingSchema1700000000000, MessagingUnreadIndexes1700000030000 } from './postgres/messaging-schema.migration';
+export { MessagingSchema1700000000000, MessagingUnreadIndexes1700000030000, MessagingOutboxDeletedOnPublish1700000037100 } from './postgres/messaging-schema.migration';
 export { appendToStream, readStream, StreamVersionConflictError, StreamVersionMissingError, type AppendOptions, type StoredStream } from './postgres/event-store';
 export { enqueueOutbox, OUTBOX_NOTIFY_CHANNEL, readOutboxBacklog, type OutboxBacklog } from './postgres/outbox';
 export { claimInboxMessage } from './postgres/inbox';
@@ -38,3 +38,5 @@ export { commandReplyMessage } from './command-reply';
 // The batch side of the inbox and outbox (the one intake in libs/shared/command-handling uses them).
 export { claimInboxMessages } from './postgres/inbox';
 export { withOneOutboxWrite } from './postgres/outbox';
+// One round trip for a command's writes (docs/decisions/one-round-trip-per-command.md).
+export { executeOrDefer, withOneWriteStatement, type WriteFragment } from './postgres/one-write-statement';

@@ -74,8 +74,10 @@ export class PaymentCommandIntake {
       : { order: await this.currentOrder(manager, resolved.merchantId, resolved.orderId) };
     // No redirect_url in the clear: replies travel through the outbox and Kafka, and the link
     // holds the payer's credential. It goes sealed for the asking gateway process instead.
-    // The projection row (written in this transaction) carries the open-dispute overlay.
-    const row = (await findOrder(manager, resolved.merchantId, resolved.orderId)) ?? orderToRow(result.order);
+    // The projection row (written in this transaction) carries the open-dispute overlay. An order
+    // this command created has none, and is exactly its state: nothing is read back.
+    const created = 'events' in result && result.events.length > 0 && result.version === result.events.length;
+    const row = (created ? null : await findOrder(manager, resolved.merchantId, resolved.orderId)) ?? orderToRow(result.order);
     return { order: rowToView(row, null), ...(createFoundItsOrder(resolved.command, 'events' in result ? result.events : []) ? { replayed: true } : {}), ...this.sealedPayerLink(envelope, row) };
   }
 

@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type { MessageEnvelope } from '../envelope';
+import { executeOrDefer, type WriteFragment } from './one-write-statement';
 
 /** Raised when another writer appended to the stream first; the caller re-reads and retries. */
 export class StreamVersionConflictError extends Error {
@@ -46,7 +47,8 @@ export interface AppendOptions {
 
 /**
  * Appends events after `expectedVersion` in one statement; the unique (stream_id,
- * stream_version) constraint decides races.
+ * stream_version) constraint decides races. Inside `withOneWriteStatement` the append joins the
+ * scope's one statement, and a conflict is raised when that is sent.
  */
 export async function appendToStream(
   manager: EntityManager,
@@ -56,6 +58,12 @@ export async function appendToStream(
   options: AppendOptions = {},
 ): Promise<number> {
   if (events.length === 0) return expectedVersion;
+  await executeOrDefer(manager, appendStatement(streamId, expectedVersion, events, options));
+  return expectedVersion + events.length;
+}
+
+/** The event store's insert, as a statement of its own or a part of a larger one; the only place it is written. */
+function appendStatement(streamId: string, expectedVersion: number, events: MessageEnvelope[], options: AppendOptions): WriteFragment {
   const values: unknown[] = [streamId];
   const rows = events.map((event, index) => {
     values.push(expectedVersion + index + 1, event.id, event.type, event.schemaVersion, JSON.stringify(event));
@@ -71,15 +79,16 @@ export async function appendToStream(
         WHERE EXISTS (SELECT 1 FROM event_store WHERE stream_id = $1 AND stream_version = $${values.length})
        RETURNING stream_version`
     : `INSERT INTO event_store (stream_id, stream_version, event_id, event_type, schema_version, envelope) VALUES ${rows.join(', ')} RETURNING stream_version`;
-  let inserted: unknown[];
-  try {
-    inserted = await manager.query(sql, values);
-  } catch (error) {
-    const driverError = error as { code?: string; constraint?: string; driverError?: { code?: string; constraint?: string } };
-    const constraint = driverError.constraint ?? driverError.driverError?.constraint;
-    if (constraint === 'event_store_stream_version_unique') throw new StreamVersionConflictError(streamId, expectedVersion);
-    throw error;
-  }
-  if (inserted.length !== events.length) throw new StreamVersionMissingError(streamId, expectedVersion);
-  return expectedVersion + events.length;
+  return {
+    sql,
+    params: values,
+    check: (inserted) => {
+      if (inserted !== events.length) throw new StreamVersionMissingError(streamId, expectedVersion);
+    },
+    translateError: (error) => {
+      const driverError = error as { code?: string; constraint?: string; driverError?: { code?: string; constraint?: string } };
+      const constraint = driverError.constraint ?? driverError.driverError?.constraint;
+      return constraint === 'event_store_stream_version_unique' ? new StreamVersionConflictError(streamId, expectedVersion) : undefined;
+    },
+  };
 }
