@@ -36,7 +36,7 @@ export { OUTBOX_RELAY_OPTIONS, OutboxRelayService, type OutboxRelaySettings } fr
 export { ConsumeTopicInBatches, MessagingContext, MessagingTransportStrategy, type ConsumeTopicOptions, type MessagingTransportOptions } from './nest/messaging-transport.strategy';
 export { commandReplyMessage } from './command-reply';
 // The batch side of the inbox and outbox (the one intake in libs/shared/command-handling uses them).
-export { claimInboxMessages } from './postgres/inbox';
+export { claimInboxMessages, claimInboxMessageWithWrites, isInboxMessageClaimed, MessageAlreadyClaimedError } from './postgres/inbox';
 export { withOneOutboxWrite } from './postgres/outbox';
 // One round trip for a command's writes (docs/decisions/one-round-trip-per-command.md).
-export { executeOrDefer, withOneWriteStatement, type WriteFragment } from './postgres/one-write-statement';
+export { executeOrDefer, transactionInFewTrips, withOneWriteStatement, type WriteFragment } from './postgres/one-write-statement';

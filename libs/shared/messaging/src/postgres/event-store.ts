@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type { MessageEnvelope } from '../envelope';
-import { executeOrDefer, type WriteFragment } from './one-write-statement';
+import { executeOrDefer, violatedConstraint, type WriteFragment } from './one-write-statement';
 
 /** Raised when another writer appended to the stream first; the caller re-reads and retries. */
 export class StreamVersionConflictError extends Error {
@@ -85,10 +85,6 @@ function appendStatement(streamId: string, expectedVersion: number, events: Mess
     check: (inserted) => {
       if (inserted !== events.length) throw new StreamVersionMissingError(streamId, expectedVersion);
     },
-    translateError: (error) => {
-      const driverError = error as { code?: string; constraint?: string; driverError?: { code?: string; constraint?: string } };
-      const constraint = driverError.constraint ?? driverError.driverError?.constraint;
-      return constraint === 'event_store_stream_version_unique' ? new StreamVersionConflictError(streamId, expectedVersion) : undefined;
-    },
+    translateError: (error) => (violatedConstraint(error) === 'event_store_stream_version_unique' ? new StreamVersionConflictError(streamId, expectedVersion) : undefined),
   };
 }

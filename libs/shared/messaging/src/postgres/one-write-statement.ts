@@ -1,4 +1,4 @@
-import type { EntityManager, QueryRunner } from 'typeorm';
+import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 
 /**
  * One data-modifying statement (INSERT, UPDATE or DELETE) with its own parameters, numbered
@@ -16,21 +16,16 @@ export interface WriteFragment {
   translateError?: (error: unknown) => Error | undefined;
 }
 
-/** Where `withOneWriteStatement` keeps a transaction's pending writes: its query runner's scratch space. */
+/** Where a transaction's pending writes are kept: its query runner's scratch space. */
 const PENDING_WRITES = 'mp.pendingWrites';
 
-interface PendingWrites {
-  fragments: WriteFragment[];
-  flush: () => Promise<void>;
-}
-
-function pendingWritesOf(manager: EntityManager): PendingWrites | undefined {
-  return manager.queryRunner?.data?.[PENDING_WRITES] as PendingWrites | undefined;
+function pendingWritesOf(manager: EntityManager): OneWriteStatement | undefined {
+  return manager.queryRunner?.data?.[PENDING_WRITES] as OneWriteStatement | undefined;
 }
 
 /**
- * Runs `write` now, or, inside `withOneWriteStatement`, adds it to the statement that scope
- * sends (its check and error then come with that statement).
+ * Runs `write` now, or, inside `withOneWriteStatement` or `transactionInFewTrips`, adds it to the
+ * statement that scope sends (its check and error then come with that statement).
  */
 export async function executeOrDefer(manager: EntityManager, write: WriteFragment): Promise<void> {
   const pending = pendingWritesOf(manager);
@@ -53,30 +48,103 @@ export async function executeOrDefer(manager: EntityManager, write: WriteFragmen
 export async function withOneWriteStatement<T>(manager: EntityManager, work: () => Promise<T>): Promise<T> {
   const queryRunner = manager.queryRunner;
   if (!queryRunner?.data || pendingWritesOf(manager)) return work();
-  const data = queryRunner.data as Record<string, unknown>;
-  const send = queryRunner.query.bind(queryRunner) as Send;
-  const pending: PendingWrites = {
-    fragments: [],
-    flush: async () => {
-      const fragments = pending.fragments.splice(0);
-      if (fragments.length > 0) await sendAsOne(send, fragments);
-    },
-  };
-  const sendAfterPending = (async (query: string, parameters?: unknown[], useStructuredResult?: boolean) => {
-    await pending.flush();
-    return send(query, parameters, useStructuredResult);
-  }) as QueryRunner['query'];
-  const ownQuery = Object.getOwnPropertyDescriptor(queryRunner, 'query');
-  data[PENDING_WRITES] = pending;
-  queryRunner.query = sendAfterPending;
+  const scope = new OneWriteStatement(queryRunner, false);
   try {
     const result = await work();
-    await pending.flush();
+    await scope.flush();
     return result;
   } finally {
-    delete data[PENDING_WRITES];
-    if (ownQuery) Object.defineProperty(queryRunner, 'query', ownQuery);
-    else delete (queryRunner as Partial<QueryRunner>).query;
+    scope.close();
+  }
+}
+
+/**
+ * A transaction of `dataSource` (like `dataSource.transaction`) in as few round trips as its work
+ * allows (docs/decisions/one-round-trip-per-command.md): the writes held back as in
+ * `withOneWriteStatement`, and BEGIN held back until something needs it — a write or locking
+ * read that is sent at once, or a read after held-back writes. Plain reads before that run on
+ * their own, as they would in the transaction (READ COMMITTED takes a snapshot per statement and
+ * a plain read locks no row). Work whose writes all come after its reads then costs its reads
+ * and one statement that writes everything, atomic by itself: no BEGIN and no COMMIT.
+ */
+export async function transactionInFewTrips<T>(dataSource: DataSource, work: (manager: EntityManager) => Promise<T>): Promise<T> {
+  const queryRunner = dataSource.createQueryRunner();
+  const scope = new OneWriteStatement(queryRunner, true);
+  try {
+    await queryRunner.startTransaction();
+    try {
+      const result = await work(queryRunner.manager);
+      await queryRunner.commitTransaction();
+      return result;
+    } catch (error) {
+      await queryRunner.rollbackTransaction().catch(() => undefined);
+      throw error;
+    }
+  } finally {
+    scope.close();
+    await queryRunner.release();
+  }
+}
+
+/**
+ * A read that takes no lock and changes nothing: it may run before the transaction begins.
+ * Locking reads and functions with effects (advisory locks, settings, sequences) may not.
+ */
+function isPlainRead(query: string): boolean {
+  return /^\s*SELECT\b/i.test(query) && !/\bFOR\s+(UPDATE|NO\s+KEY\s+UPDATE|SHARE|KEY\s+SHARE)\b/i.test(query) && !/\b(pg_\w*lock\w*|set_config|nextval|setval|pg_notify)\s*\(/i.test(query);
+}
+
+/** The pending writes of one query runner, and the stand-in for its `query` that sends them first. */
+class OneWriteStatement {
+  readonly fragments: WriteFragment[] = [];
+  private readonly send: Send;
+  private readonly ownQuery: PropertyDescriptor | undefined;
+  /** With a held-back BEGIN: 'held' until it is needed, 'sent' once it is, 'none' when the work never needed it. */
+  private begin: 'held' | 'sent' | 'none';
+
+  constructor(
+    private readonly queryRunner: QueryRunner,
+    lazyBegin: boolean,
+  ) {
+    this.begin = lazyBegin ? 'held' : 'sent';
+    this.send = queryRunner.query.bind(queryRunner) as Send;
+    this.ownQuery = Object.getOwnPropertyDescriptor(queryRunner, 'query');
+    (queryRunner.data as Record<string, unknown>)[PENDING_WRITES] = this;
+    queryRunner.query = ((query: string, parameters?: unknown[], useStructuredResult?: boolean) => this.query(query, parameters, useStructuredResult)) as QueryRunner['query'];
+  }
+
+  async flush(): Promise<void> {
+    const fragments = this.fragments.splice(0);
+    if (fragments.length > 0) await sendAsOne(this.send, fragments);
+  }
+
+  close(): void {
+    delete (this.queryRunner.data as Record<string, unknown>)[PENDING_WRITES];
+    if (this.ownQuery) Object.defineProperty(this.queryRunner, 'query', this.ownQuery);
+    else delete (this.queryRunner as Partial<QueryRunner>).query;
+  }
+
+  private async query(query: string, parameters?: unknown[], useStructuredResult?: boolean): Promise<unknown> {
+    if (this.begin !== 'sent') {
+      // TypeORM's own transaction statements, while BEGIN is held back or was never needed.
+      if (query === 'START TRANSACTION') return undefined;
+      if (query === 'ROLLBACK') {
+        this.fragments.splice(0);
+        return undefined;
+      }
+      if (query === 'COMMIT') {
+        // Nothing needed a transaction: the pending writes are one statement, atomic by itself.
+        this.begin = 'none';
+        await this.flush();
+        return undefined;
+      }
+      if (this.fragments.length > 0 || !isPlainRead(query)) {
+        this.begin = 'sent';
+        await this.send('START TRANSACTION');
+      }
+    }
+    await this.flush();
+    return this.send(query, parameters, useStructuredResult);
   }
 }
 
@@ -104,4 +172,10 @@ async function sendAsOne(send: Send, fragments: WriteFragment[]): Promise<void> 
     throw error;
   }
   fragments.forEach((fragment, index) => fragment.check?.(row[`w${index}`]));
+}
+
+/** The constraint a failed statement violated, from the driver's error or TypeORM's wrapper of it. */
+export function violatedConstraint(error: unknown): string | undefined {
+  const failed = error as { constraint?: string; driverError?: { constraint?: string } } | null;
+  return failed?.constraint ?? failed?.driverError?.constraint;
 }
