@@ -97,7 +97,9 @@ export class MessageIntake<Item> {
   private async isRepeat(envelope: MessageEnvelope, error: unknown): Promise<boolean> {
     const { inbox } = this.definition;
     if (inbox === null) return false;
-    return error instanceof MessageAlreadyClaimedError || isInboxMessageClaimed(this.dataSource.manager, inbox, envelope.id);
+    if (error instanceof MessageAlreadyClaimedError) return true;
+    // Unanswerable (the database is what failed): the error goes on as it is.
+    return isInboxMessageClaimed(this.dataSource.manager, inbox, envelope.id).catch(() => false);
   }
 
   /** Consecutive messages of one partition in one transaction; see the module comment for what a failure does. */
