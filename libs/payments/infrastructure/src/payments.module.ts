@@ -4,7 +4,7 @@ import { isGatewayReplyTopic } from '@mp/contracts-payments';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { InternalErrorFilter } from '@mp/shared-nest-http';
-import { MessagingEventHashChain1700000060380, MessagingSchema1700000000000, MessagingUnreadIndexes1700000030000, OUTBOX_RELAY_OPTIONS, OutboxRelayService, type OutboxRelaySettings } from '@mp/shared-messaging';
+import { MessagingEventHashChain1700000060380, MessagingOutboxDeletedOnPublish1700000037100, MessagingSchema1700000000000, MessagingUnreadIndexes1700000030000, OUTBOX_RELAY_OPTIONS, OutboxRelayService, type OutboxRelaySettings } from '@mp/shared-messaging';
 import { DisputeEventsConsumer } from './commands/dispute-events.consumer';
 import { ExpirySweeper } from './commands/expiry-sweeper';
 import { SandboxAgent } from './commands/sandbox-agent';
@@ -34,6 +34,7 @@ export const PAYMENTS_MIGRATIONS = [
   MessagingUnreadIndexes1700000030000,
   SandboxOrders1700000032000,
   PaymentAgentList1700000033200,
+  MessagingOutboxDeletedOnPublish1700000037100,
   MessagingEventHashChain1700000060380,
 ];
 

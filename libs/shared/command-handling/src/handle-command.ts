@@ -1,5 +1,5 @@
 import type { Decider, DomainEvent, EventCodec } from '@mp/shared-decider';
-import { appendToStream, createEnvelope, readStream, StreamVersionMissingError, type MessageEnvelope } from '@mp/shared-messaging';
+import { appendToStream, createEnvelope, readStream, StreamVersionMissingError, transactionInFewTrips, withOneWriteStatement, type MessageEnvelope } from '@mp/shared-messaging';
 import type { DataSource, EntityManager } from 'typeorm';
 import { DEFAULT_CONFLICT_RETRY_POLICY, retryOnConflict, type ConflictRetryPolicy } from './conflict-retry';
 
@@ -111,7 +111,8 @@ export interface CommandResult<State, Event> {
  * The one way a command is handled (emmett's `handleCommand`): load the state, decide, append
  * at the expected version (the event store's unique (stream, version) refuses a concurrent
  * writer), run the hooks in the same transaction. A DomainError from the decider or a hook
- * leaves nothing written.
+ * leaves nothing written. The append, the projections and the outbox rows are one statement
+ * (withOneWriteStatement; in a transaction of its own, transactionInFewTrips).
  */
 export async function handleCommand<State, Command, Event extends DomainEvent>(
   decider: Decider<State, Command, Event>,
@@ -120,9 +121,10 @@ export async function handleCommand<State, Command, Event extends DomainEvent>(
   options: HandleCommandOptions<State, Event>,
 ): Promise<CommandResult<State, Event>> {
   const { transaction } = options;
-  if ('manager' in transaction) return handleInTransaction(transaction.manager, decider, streamId, command, options);
+  // The append, the projections and the outbox rows of the command go as one statement.
+  if ('manager' in transaction) return withOneWriteStatement(transaction.manager, () => handleInTransaction(transaction.manager, decider, streamId, command, options));
   return retryOnConflict(transaction.retry ?? DEFAULT_CONFLICT_RETRY_POLICY, () =>
-    transaction.dataSource.transaction((manager) => handleInTransaction(manager, decider, streamId, command, options)),
+    transactionInFewTrips(transaction.dataSource, (manager) => handleInTransaction(manager, decider, streamId, command, options)),
   );
 }
 

@@ -4,13 +4,15 @@
  * statement for all of it; a redelivered id is skipped (also when it sits twice in one batch); a
  * failure that is not a business rejection rolls the whole batch back and reaches the caller (so
  * the port falls back to one by one); a malformed envelope is poison; a single message is retried
- * on a version conflict; events are applied in lock-key order, keeping each key's order.
+ * on a version conflict; events are applied in lock-key order, keeping each key's order; a
+ * single message is claimed with its effect's writes, and its repeat writes nothing and is never
+ * poison, even when its effect fails (refused, or a unique key it already wrote).
  * Method: a toy `things` table on a private database, the messaging schema, and every statement
  * the intake sends recorded (recordStatements).
  */
 import { randomUUID } from 'node:crypto';
 import { migratedPrivateDatabase, recordStatements } from '@mp/shared-data-access-postgres';
-import { createEnvelope, MessagingEventHashChain1700000060380, MessagingSchema1700000000000, PoisonMessageError, StreamVersionConflictError, type MessageEnvelope } from '@mp/shared-messaging';
+import { createEnvelope, executeOrDefer, MessagingEventHashChain1700000060380, MessagingSchema1700000000000, PoisonMessageError, StreamVersionConflictError, type MessageEnvelope } from '@mp/shared-messaging';
 import { DomainError } from '@mp/shared-util-errors';
 import { IsInt, IsString } from 'class-validator';
 import type { DataSource, EntityManager } from 'typeorm';
@@ -103,6 +105,47 @@ describe('message intake on real Postgres', () => {
 
     expect(await dataSource.query(`SELECT name FROM things ORDER BY position`)).toEqual([{ name: 'a' }, { name: 'b' }, { name: 'c' }]);
     expect((await replies()).map(({ causation_id }) => causation_id)).toEqual([first.id, again.id, expect.any(String)]);
+  });
+
+  it('claims a single message with its effect\'s writes: a repeat writes nothing, and its failing effect is no poison', async () => {
+    const first = command('a', 1);
+    await commands().handle(first);
+    // The repeat's effect runs and fails on the unique name it wrote the first time: a repeat, skipped.
+    await commands().handle(first);
+    expect(await dataSource.query(`SELECT name FROM things ORDER BY position`)).toEqual([{ name: 'a' }]);
+    expect((await replies()).map(({ causation_id }) => causation_id)).toEqual([first.id]);
+
+    // A consumer whose effect writes only through the one statement: the claim's conflict fails it.
+    const writesOnce = new CommandIntake(dataSource, {
+      inbox: 'things.commands',
+      contract,
+      reply: { type: 'CommandReply', source: 'test' },
+      run: async (manager, envelope) => {
+        await executeOrDefer(manager, { sql: `INSERT INTO things (name, size) VALUES ($1, 1) ON CONFLICT (name) DO UPDATE SET size = things.size + 1`, params: [(envelope.data as { name: string }).name] });
+        return {};
+      },
+    });
+    const second = command('b', 1);
+    await writesOnce.handle(second);
+    await writesOnce.handle(second);
+    expect(await dataSource.query(`SELECT name, size FROM things ORDER BY position`)).toEqual([{ name: 'a', size: 1 }, { name: 'b', size: 1 }]);
+
+    // A fact refused on its repeat (its consumer did it already) is skipped, not dead-lettered.
+    const seen = createEnvelope({ type: 'ThingSeen', schemaVersion: 1, source: 'test', subject: 'c', data: { name: 'c' }, correlationId: 'c' });
+    const events = new MessageIntake<string>(dataSource, {
+      inbox: 'things.events',
+      refusedBy: 'the things',
+      read: (envelope) => (envelope.data as { name: string }).name,
+      apply: async (manager, messages) => {
+        for (const { item } of messages) {
+          if ((await manager.query(`SELECT 1 FROM things WHERE name = $1`, [item])).length > 0) throw new DomainError('DUPLICATE_ORDER', `${item} is there already`);
+          await executeOrDefer(manager, { sql: `INSERT INTO things (name, size) VALUES ($1, 1)`, params: [item] });
+        }
+      },
+    });
+    await events.handle(seen);
+    await expect(events.handle(seen)).resolves.toBeUndefined();
+    expect(await dataSource.query(`SELECT count(*)::int AS n FROM things WHERE name = 'c'`)).toEqual([{ n: 1 }]);
   });
 
   it('rolls the whole batch back on a failure that is not a business rejection, and throws it', async () => {

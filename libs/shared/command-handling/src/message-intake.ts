@@ -1,4 +1,16 @@
-import { claimInboxMessages, commandReplyMessage, enqueueOutbox, PoisonMessageError, withOneOutboxWrite, type MessageEnvelope } from '@mp/shared-messaging';
+import {
+  claimInboxMessages,
+  claimInboxMessageWithWrites,
+  commandReplyMessage,
+  enqueueOutbox,
+  isInboxMessageClaimed,
+  MessageAlreadyClaimedError,
+  PoisonMessageError,
+  transactionInFewTrips,
+  withOneOutboxWrite,
+  withOneWriteStatement,
+  type MessageEnvelope,
+} from '@mp/shared-messaging';
 import { RequestPipe } from '@mp/shared-nest-http';
 import { DomainError } from '@mp/shared-util-errors';
 import type { DataSource, EntityManager } from 'typeorm';
@@ -8,7 +20,12 @@ import { DEFAULT_CONFLICT_RETRY_POLICY, retryOnConflict } from './conflict-retry
  * The one way a service takes in what Kafka delivers (commands and events alike):
  *   read each envelope (outside any transaction: a malformed one is poison, a network question
  *   is asked here) → one transaction: one inbox statement claims the whole batch, each claimed
- *   message's effect in order, the outbox written once → commit.
+ *   message's effect in order, its writes (event appends, projections, the outbox) sent as one
+ *   statement where nothing reads between them (withOneWriteStatement) → commit.
+ * A single message is claimed with its effect's writes instead, after the effect, and the
+ * transaction begins only when something needs it (transactionInFewTrips): a command that reads
+ * and then writes is its reads and one statement (docs/decisions/one-round-trip-per-command.md).
+ * A repeat then runs its effect and fails that statement, which writes nothing.
  * A single message (what the port hands over one at a time, and every message of a batch that
  * failed) is retried on a stream version conflict; a batch is not: anything that escapes it (a
  * conflict, an outage, a refusal of a fact) rolls the whole batch back and throws, and the
@@ -66,8 +83,23 @@ export class MessageIntake<Item> {
   async handle(envelope: MessageEnvelope): Promise<void> {
     const read = await this.readAll([envelope]);
     if (read.length === 0) return;
-    const committed = await retryOnConflict(DEFAULT_CONFLICT_RETRY_POLICY, () => this.inTransaction((manager) => this.applyInTransaction(manager, read, true)));
+    let committed: ReadonlyArray<ReadMessage<Item>>;
+    try {
+      committed = await retryOnConflict(DEFAULT_CONFLICT_RETRY_POLICY, () => this.inTransaction((manager) => this.applyInTransaction(manager, read, true)));
+    } catch (error) {
+      // A repeat's effect may fail before its claim does (a decider refusing what it already did).
+      if (!(await this.isRepeat(envelope, error))) throw error;
+      committed = [];
+    }
     this.definition.afterCommit?.(committed);
+  }
+
+  private async isRepeat(envelope: MessageEnvelope, error: unknown): Promise<boolean> {
+    const { inbox } = this.definition;
+    if (inbox === null) return false;
+    if (error instanceof MessageAlreadyClaimedError) return true;
+    // Unanswerable (the database is what failed): the error goes on as it is.
+    return isInboxMessageClaimed(this.dataSource.manager, inbox, envelope.id).catch(() => false);
   }
 
   /** Consecutive messages of one partition in one transaction; see the module comment for what a failure does. */
@@ -81,7 +113,7 @@ export class MessageIntake<Item> {
 
   private inTransaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     const { inbox, singleStatement } = this.definition;
-    if (!singleStatement) return this.dataSource.transaction(work);
+    if (!singleStatement) return transactionInFewTrips(this.dataSource, work);
     if (inbox !== null) throw new Error(`intake ${inbox}: an inbox claim and an effect are two statements, they need a transaction`);
     return work(this.dataSource.manager);
   }
@@ -97,14 +129,21 @@ export class MessageIntake<Item> {
 
   private async applyInTransaction(manager: EntityManager, read: ReadonlyArray<ReadMessage<Item>>, single: boolean): Promise<ReadonlyArray<ReadMessage<Item>>> {
     const { inbox, lockKeyOf, refusedBy } = this.definition;
-    const claimed = inbox === null ? null : await claimInboxMessages(manager, inbox, read.map(({ envelope }) => envelope.id));
+    // One message is claimed with its effect's writes; a batch first, in one statement, so each repeat in it is skipped alone.
+    const claimWithWrites = single && inbox !== null;
+    const claimed = inbox === null || claimWithWrites ? null : await claimInboxMessages(manager, inbox, read.map(({ envelope }) => envelope.id));
     // Each claimed id once: a message the relay published twice may sit twice in one batch.
     const fresh = claimed === null ? read : read.filter(({ envelope }) => claimed.delete(envelope.id));
     if (fresh.length === 0) return fresh;
     const ordered = lockKeyOf ? stableSortBy(fresh, ({ item }) => lockKeyOf(item)) : fresh;
     try {
       if (this.definition.singleStatement) await this.definition.apply(manager, ordered);
-      else await withOneOutboxWrite(manager, () => this.definition.apply(manager, ordered));
+      // The effects' event appends, projections and outbox rows go as one statement at the end.
+      else
+        await withOneWriteStatement(manager, async () => {
+          await withOneOutboxWrite(manager, () => this.definition.apply(manager, ordered));
+          if (claimWithWrites) await claimInboxMessageWithWrites(manager, inbox, ordered[0].envelope.id);
+        });
     } catch (error) {
       if (single && refusedBy !== undefined && error instanceof DomainError) {
         const { envelope } = ordered[0];

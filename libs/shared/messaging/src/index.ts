@@ -26,11 +26,11 @@ export {
 export { KafkaMessageBroker, MESSAGE_SCHEMA_VERSION_HEADER, MESSAGE_TYPE_HEADER, type KafkaBrokerOptions, type KafkaClientSecurity } from './kafka/kafka-message-broker';
 export { aclsOf, replayGroupOf, replayPasswordVariableOf, replayPrincipalOf, type KafkaAccess, type KafkaAclBinding } from './kafka/kafka-access';
 export { replayRefusal } from './kafka/kafka-dead-letters';
-export { MessagingEventHashChain1700000060380, MessagingSchema1700000000000, MessagingUnreadIndexes1700000030000 } from './postgres/messaging-schema.migration';
+export { MessagingEventHashChain1700000060380, MessagingSchema1700000000000, MessagingUnreadIndexes1700000030000, MessagingOutboxDeletedOnPublish1700000037100 } from './postgres/messaging-schema.migration';
 export { anchorHash, canonicalJson, chainHash, eventDigest, CHAIN_GENESIS, type AnchoredHead } from './postgres/event-chain';
 export { anchorClosedDays, ANCHOR_SETTLE_MS, listAnchors, streamHeadBefore, type EventStoreAnchor } from './postgres/event-anchors';
 export { verifyEventChain, type ChainFinding, type ChainReader, type ChainVerification } from './postgres/event-chain-audit';
-export { appendToStream, readStream, StreamVersionConflictError, StreamVersionMissingError, type AppendOptions, type StoredStream } from './postgres/event-store';
+export { appendToStream, readStream, StreamVersionConflictError, StreamVersionMissingError, type StoredStream } from './postgres/event-store';
 export { enqueueOutbox, OUTBOX_NOTIFY_CHANNEL, readOutboxBacklog, type OutboxBacklog } from './postgres/outbox';
 export { claimInboxMessage } from './postgres/inbox';
 export { OutboxRelay, type OutboxRelayOptions } from './postgres/outbox-relay';
@@ -39,5 +39,7 @@ export { OUTBOX_RELAY_OPTIONS, OutboxRelayService, type OutboxRelaySettings } fr
 export { ConsumeTopicInBatches, MessagingContext, MessagingTransportStrategy, type ConsumeTopicOptions, type MessagingTransportOptions } from './nest/messaging-transport.strategy';
 export { commandReplyMessage } from './command-reply';
 // The batch side of the inbox and outbox (the one intake in libs/shared/command-handling uses them).
-export { claimInboxMessages } from './postgres/inbox';
+export { claimInboxMessages, claimInboxMessageWithWrites, isInboxMessageClaimed, MessageAlreadyClaimedError } from './postgres/inbox';
 export { withOneOutboxWrite } from './postgres/outbox';
+// One round trip for a command's writes (docs/decisions/one-round-trip-per-command.md).
+export { executeOrDefer, transactionInFewTrips, withOneWriteStatement, type WriteFragment } from './postgres/one-write-statement';

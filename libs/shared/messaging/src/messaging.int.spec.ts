@@ -16,7 +16,7 @@ import { KafkaMessageBroker } from './kafka/kafka-message-broker';
 import type { ReceivedMessage } from './messaging-port';
 import { appendToStream, readStream, StreamVersionConflictError } from './postgres/event-store';
 import { claimInboxMessage } from './postgres/inbox';
-import { MessagingEventHashChain1700000060380, MessagingSchema1700000000000, MessagingUnreadIndexes1700000030000 } from './postgres/messaging-schema.migration';
+import { MessagingEventHashChain1700000060380, MessagingOutboxDeletedOnPublish1700000037100, MessagingSchema1700000000000, MessagingUnreadIndexes1700000030000 } from './postgres/messaging-schema.migration';
 import { enqueueOutbox, readOutboxBacklog } from './postgres/outbox';
 import { OutboxRelay } from './postgres/outbox-relay';
 
@@ -43,7 +43,7 @@ describe('messaging foundation on real Postgres and Kafka', () => {
     await admin.connect();
     await admin.query(`CREATE DATABASE "${runId}"`);
     await admin.end();
-    dataSource = new DataSource({ type: 'postgres', url: databaseUrl(), migrations: [MessagingSchema1700000000000, MessagingUnreadIndexes1700000030000, MessagingEventHashChain1700000060380] });
+    dataSource = new DataSource({ type: 'postgres', url: databaseUrl(), migrations: [MessagingSchema1700000000000, MessagingUnreadIndexes1700000030000, MessagingOutboxDeletedOnPublish1700000037100, MessagingEventHashChain1700000060380] });
     await dataSource.initialize();
     await dataSource.runMigrations();
     broker = new KafkaMessageBroker({ clientId: 'messaging-test', brokers, namespace: runId, log: quietLog });
@@ -77,7 +77,7 @@ describe('messaging foundation on real Postgres and Kafka', () => {
 
     it('keeps only the indexes something reads: by stream and version, the relay’s order, the inbox’s key', async () => {
       const indexes: Array<{ indexname: string }> = await dataSource.query(`SELECT indexname FROM pg_indexes WHERE tablename IN ('event_store', 'outbox', 'inbox') ORDER BY indexname`);
-      expect(indexes.map((index) => index.indexname)).toEqual(['event_store_pkey', 'event_store_recorded_at', 'event_store_stream_version_unique', 'inbox_pkey', 'outbox_pkey', 'outbox_unpublished']);
+      expect(indexes.map((index) => index.indexname)).toEqual(['event_store_pkey', 'event_store_recorded_at', 'event_store_stream_version_unique', 'inbox_pkey', 'outbox_pkey']);
     });
 
     it('refuses to change or delete an event', async () => {
@@ -137,7 +137,7 @@ describe('messaging foundation on real Postgres and Kafka', () => {
       expect(waiting.oldestAgeSeconds).toBeGreaterThanOrEqual(1);
       expect(waiting.oldestAgeSeconds).toBeLessThan(60);
 
-      const relay = new OutboxRelay(dataSource, broker, { connectionString: databaseUrl(), batchSize: 2, pollIntervalMs: 200, log: quietLog });
+      const relay = new OutboxRelay(broker, { connectionString: databaseUrl(), batchSize: 2, pollIntervalMs: 200, log: quietLog });
       await relay.start();
       try {
         await eventually(() => (received.length >= 3 ? received : undefined));
@@ -148,6 +148,52 @@ describe('messaging foundation on real Postgres and Kafka', () => {
         expect(await readOutboxBacklog(dataSource.manager)).toEqual({ unpublished: 0, oldestAgeSeconds: 0 });
       } finally {
         await relay.stop();
+        await subscription.stop();
+      }
+    });
+
+    it('loses and reorders nothing when the relay dies between the broker\'s acknowledgement and deleting the rows', async () => {
+      const topic = 'outbox.crash';
+      await broker.ensureTopics([{ topic, partitions: 1 }]);
+      await dataSource.query(`DELETE FROM outbox`);
+      const received: number[] = [];
+      const subscription = await broker.subscribe({ groupId: 'crash-reader', topics: [topic], startFrom: 'earliest', handler: async (message) => void received.push((message.envelope.data as { n: number }).n) });
+      await subscription.ready;
+      await dataSource.transaction((manager) => enqueueOutbox(manager, [1, 2, 3, 4, 5].map((n) => ({ topic, key: 'order:1', envelope: event('order:1', { n }) }))));
+
+      // The first relay publishes its second batch (3, 4) and dies before its next statement:
+      // its session ends (as a killed process's would, releasing the lock), and it never goes on.
+      let crashed!: () => void;
+      const crash = new Promise<void>((resolve) => (crashed = resolve));
+      let bury!: (error: Error) => void;
+      let batches = 0;
+      const dying: Pick<KafkaMessageBroker, 'publish' | 'existingTopics'> = {
+        existingTopics: (topics) => broker.existingTopics(topics),
+        publish: async (messages) => {
+          await broker.publish(messages);
+          batches += 1;
+          if (batches < 2) return;
+          await dataSource.query(`SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND objid = 7133001 AND granted`);
+          crashed();
+          await new Promise<never>((_resolve, reject) => (bury = reject));
+        },
+      };
+      const first = new OutboxRelay(dying, { connectionString: databaseUrl(), batchSize: 2, pollIntervalMs: 200, log: quietLog });
+      const second = new OutboxRelay(broker, { connectionString: databaseUrl(), batchSize: 2, pollIntervalMs: 200, log: quietLog });
+      await first.start();
+      try {
+        await crash;
+        await second.start();
+        await eventually(() => (received.length >= 7 ? received : undefined));
+        // A fixed window, not a condition: an eighth message (a further repeat) would arrive within it.
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        // The batch that was sent but not deleted goes again, in order, before what follows it.
+        expect(received).toEqual([1, 2, 3, 4, 3, 4, 5]);
+        await eventually(async () => ((await readOutboxBacklog(dataSource.manager)).unpublished === 0 ? true : undefined));
+      } finally {
+        bury?.(new Error('the dead relay is cleaned up'));
+        await first.stop();
+        await second.stop();
         await subscription.stop();
       }
     });
@@ -233,7 +279,7 @@ describe('messaging foundation on real Postgres and Kafka', () => {
         handler: async (message) => void received.push({ topic: message.topic, data: message.envelope.data }),
       });
       await subscription.ready;
-      await dataSource.query(`UPDATE outbox SET published_at = now() WHERE published_at IS NULL`);
+      await dataSource.query(`DELETE FROM outbox`);
       await dataSource.transaction((manager) =>
         enqueueOutbox(manager, [
           { topic: 'replies.gone', key: 'c1', envelope: event('reply', { n: 'to a replica that is gone' }) },
@@ -241,7 +287,7 @@ describe('messaging foundation on real Postgres and Kafka', () => {
           { topic, key: 'order:9', envelope: event('order:9', { n: 'behind the replies' }) },
         ]),
       );
-      const relay = new OutboxRelay(dataSource, broker, { connectionString: databaseUrl(), batchSize: 10, pollIntervalMs: 200, log: quietLog, isTransientTopic: (name) => name.startsWith('replies.') });
+      const relay = new OutboxRelay(broker, { connectionString: databaseUrl(), batchSize: 10, pollIntervalMs: 200, log: quietLog, isTransientTopic: (name) => name.startsWith('replies.') });
       await relay.start();
       try {
         await eventually(() => (received.length >= 2 ? received : undefined));
@@ -249,9 +295,9 @@ describe('messaging foundation on real Postgres and Kafka', () => {
           { topic, data: { n: 'behind the replies' } },
           { topic: liveReplies, data: { n: 'to a live replica' } },
         ]);
-        // The relay marks rows published after the broker has them, so a consumer can be first.
+        // The relay deletes rows after the broker has them, so a consumer can be first.
         await eventually(async () => {
-          const [{ unpublished }] = await dataSource.query(`SELECT count(*)::int AS unpublished FROM outbox WHERE published_at IS NULL`);
+          const [{ unpublished }] = await dataSource.query(`SELECT count(*)::int AS unpublished FROM outbox`);
           return unpublished === 0 ? true : undefined;
         });
         expect(await broker.existingTopics(['replies.gone', liveReplies])).toEqual(new Set([liveReplies]));

@@ -103,11 +103,11 @@ describe('disputes showing a review once payments has applied it, on real Postgr
     await onOrderEvents(created);
     statements.length = 0;
     await onOrderEvents(created, fact('B-1', 3, 'SUCCEEDED'), fact('B-2', 1, 'PENDING'), fact('B-1', 2, 'PENDING'), outcomeApplied('A-batch', disputeId, 2));
-    // One transaction, one inbox statement, the facts of all four events in one statement.
+    // One transaction, one inbox statement, the facts of all four events in one statement (a part of the intake's one write statement).
     expect(statements.filter((statement) => /^START TRANSACTION|INSERT INTO inbox|INSERT INTO dispute_orders/.test(statement)).map((statement) => statement.slice(0, 25))).toEqual([
       'START TRANSACTION',
       'INSERT INTO inbox (consum',
-      'INSERT INTO dispute_order',
+      'WITH w0 AS (INSERT INTO d',
     ]);
 
     expect(await dataSource.query(`SELECT order_id, status, order_version FROM dispute_orders WHERE merchant_id = $1 ORDER BY order_id`, [MERCHANT])).toEqual([

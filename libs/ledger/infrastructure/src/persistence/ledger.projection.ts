@@ -15,7 +15,7 @@ import {
   type Posting,
 } from '@mp/ledger-domain';
 import type { AppendedEvents, LoadedState } from '@mp/shared-command-handling';
-import type { MessageEnvelope } from '@mp/shared-messaging';
+import { executeOrDefer, type MessageEnvelope } from '@mp/shared-messaging';
 import { countAfterCommit } from '@mp/shared-metrics';
 import type { EntityManager } from 'typeorm';
 import { LEDGER_POSTINGS_METRIC } from '../ledger-metrics';
@@ -112,7 +112,8 @@ export async function loadLedgerState(manager: EntityManager, merchantId: string
  * Brings the projections up to date with events just appended, in the same transaction.
  * Balances move by the postings' net amounts (never overwritten), so the CHECK constraints
  * are a second, independent guard against an overdraft, and the auditor can compare the row
- * with a fold of the event store.
+ * with a fold of the event store. Every write here joins the command's one write statement when
+ * there is one (executeOrDefer): each touches a different row, and a command moves one hold.
  */
 export async function projectLedgerEvents(manager: EntityManager, appended: AppendedEvents<LedgerState, LedgerEvent>): Promise<void> {
   const { merchantId, currency } = appended.stateBefore;
@@ -120,9 +121,8 @@ export async function projectLedgerEvents(manager: EntityManager, appended: Appe
   const postings = events.flatMap((event) => event.data.postings);
   const net = sumPostings(postings);
   const touches = (account: string) => postings.some((posting) => posting.debitAccount === account || posting.creditAccount === account);
-  const [{ updated }]: Array<{ updated: number }> = await manager.query(
-    `WITH updated AS (
-       UPDATE ledger_balances
+  await executeOrDefer(manager, {
+    sql: `UPDATE ledger_balances
           SET settlement_available = settlement_available + $3::numeric,
               settlement_frozen = settlement_frozen + $4::numeric,
               deposit = deposit + $5::numeric,
@@ -134,9 +134,8 @@ export async function projectLedgerEvents(manager: EntityManager, appended: Appe
               stream_version = $10,
               updated_at = now()
         WHERE merchant_id = $1 AND currency = $2 AND stream_version = $11
-        RETURNING 1)
-     SELECT count(*)::int AS updated FROM updated`,
-    [
+        RETURNING 1`,
+    params: [
       merchantId,
       currency,
       net.settlement_available.toString(),
@@ -150,8 +149,10 @@ export async function projectLedgerEvents(manager: EntityManager, appended: Appe
       appended.versionBefore,
       net.fx.toString(),
     ],
-  );
-  if (updated !== 1) throw new Error(`ledger ${merchantId}/${currency}: ledger_balances is not at stream version ${appended.versionBefore}; run the ledger auditor`);
+    check: (updated) => {
+      if (updated !== 1) throw new Error(`ledger ${merchantId}/${currency}: ledger_balances is not at stream version ${appended.versionBefore}; run the ledger auditor`);
+    },
+  });
 
   await insertPostings(manager, merchantId, currency, events, envelopes);
   await insertCreditedOrders(manager, merchantId, currency, events, envelopes);
@@ -162,11 +163,11 @@ export async function projectLedgerEvents(manager: EntityManager, appended: Appe
     await projectConversion(manager, merchantId, currency, event, envelopes[index].id);
     if (event.type === 'DepositAdjusted') {
       const { adjustmentId, amountMinor, reason, operatorId, occurredAt } = event.data;
-      await manager.query(
-        `INSERT INTO ledger_deposit_adjustments (merchant_id, currency, adjustment_id, amount_minor, reason, operator_id, deposit_after, event_id, recorded_at)
-         VALUES ($1, $2, $3, $4::numeric, $5, $6, $7::numeric, $8, $9)`,
-        [merchantId, currency, adjustmentId, amountMinor, reason, operatorId, deposit.toString(), envelopes[index].id, occurredAt],
-      );
+      await executeOrDefer(manager, {
+        sql: `INSERT INTO ledger_deposit_adjustments (merchant_id, currency, adjustment_id, amount_minor, reason, operator_id, deposit_after, event_id, recorded_at)
+              VALUES ($1, $2, $3, $4::numeric, $5, $6, $7::numeric, $8, $9)`,
+        params: [merchantId, currency, adjustmentId, amountMinor, reason, operatorId, deposit.toString(), envelopes[index].id, occurredAt],
+      });
     }
   }
 }
@@ -179,7 +180,7 @@ async function insertRows(manager: EntityManager, table: string, columns: string
     const placeholders = row.map((value) => `$${values.push(value)}`);
     return `(${placeholders.join(', ')})`;
   });
-  await manager.query(`INSERT INTO ${table} (${columns.join(', ')}) VALUES ${tuples.join(', ')}`, values);
+  await executeOrDefer(manager, { sql: `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${tuples.join(', ')}`, params: values });
 }
 
 async function insertPostings(manager: EntityManager, merchantId: string, currency: string, events: LedgerEvent[], envelopes: MessageEnvelope[]): Promise<void> {
@@ -206,24 +207,24 @@ async function insertCreditedOrders(manager: EntityManager, merchantId: string, 
 async function projectHold(manager: EntityManager, merchantId: string, currency: string, event: LedgerEvent): Promise<void> {
   if (event.type === 'HoldPlaced') {
     const { holdId, amountMinor, feeMinor, reference, occurredAt } = event.data;
-    await manager.query(
-      `INSERT INTO ledger_holds (merchant_id, currency, hold_id, amount_minor, fee_minor, status, reference_kind, reference_id, created_at, updated_at)
-       VALUES ($1, $2, $3, $4::numeric, $5::numeric, 'pending', $6, $7, $8, $8)`,
-      [merchantId, currency, holdId, amountMinor, feeMinor, reference.kind, reference.id, occurredAt],
-    );
+    await executeOrDefer(manager, {
+      sql: `INSERT INTO ledger_holds (merchant_id, currency, hold_id, amount_minor, fee_minor, status, reference_kind, reference_id, created_at, updated_at)
+            VALUES ($1, $2, $3, $4::numeric, $5::numeric, 'pending', $6, $7, $8, $8)`,
+      params: [merchantId, currency, holdId, amountMinor, feeMinor, reference.kind, reference.id, occurredAt],
+    });
     return;
   }
   if (event.type !== 'HoldPosted' && event.type !== 'HoldVoided') return;
   const status = event.type === 'HoldPosted' ? 'posted' : 'voided';
-  const [{ updated }]: Array<{ updated: number }> = await manager.query(
-    `WITH updated AS (
-       UPDATE ledger_holds SET status = $4, updated_at = $5
-        WHERE merchant_id = $1 AND currency = $2 AND hold_id = $3 AND status = 'pending'
-        RETURNING 1)
-     SELECT count(*)::int AS updated FROM updated`,
-    [merchantId, currency, event.data.holdId, status, event.data.occurredAt],
-  );
-  if (updated !== 1) throw new Error(`hold ${event.data.holdId} of ${merchantId}/${currency} was not pending in the projection`);
+  await executeOrDefer(manager, {
+    sql: `UPDATE ledger_holds SET status = $4, updated_at = $5
+           WHERE merchant_id = $1 AND currency = $2 AND hold_id = $3 AND status = 'pending'
+          RETURNING 1`,
+    params: [merchantId, currency, event.data.holdId, status, event.data.occurredAt],
+    check: (updated) => {
+      if (updated !== 1) throw new Error(`hold ${event.data.holdId} of ${merchantId}/${currency} was not pending in the projection`);
+    },
+  });
 }
 
 /** Every ledger of the merchant, one row per currency, in currency order. */

@@ -69,13 +69,21 @@ export class PaymentCommandIntake {
   private async run(manager: EntityManager, envelope: MessageEnvelope): Promise<Omit<Extract<CommandReplyData, { outcome: 'accepted' }>, 'outcome'>> {
     const resolved = await this.resolve(manager, envelope);
     const causation = { id: envelope.id, correlationId: envelope.correlationId };
+    // The reply is the order as the command leaves it (the state its projection row is written
+    // from) with the row's open-dispute overlay, which no command changes. The overlay is read
+    // before the command, so nothing is read back after its writes and they go as one statement
+    // with no transaction around them (transactionInFewTrips). A create has no overlay to read
+    // unless its order was there already.
+    const isCreate = resolved.command?.type === 'CreateIncomingPayment' || resolved.command?.type === 'CreateOutgoingPayment';
+    const overlay = isCreate ? undefined : await findOrder(manager, resolved.merchantId, resolved.orderId);
     const result = resolved.command
       ? await handlePaymentOrderCommand(this.ledger, { manager }, resolved.merchantId, resolved.orderId, resolved.command, causation)
       : { order: await this.currentOrder(manager, resolved.merchantId, resolved.orderId) };
+    const created = 'events' in result && result.events.length > 0 && result.version === result.events.length;
+    const stored = overlay !== undefined ? overlay : created ? null : await findOrder(manager, resolved.merchantId, resolved.orderId);
     // No redirect_url in the clear: replies travel through the outbox and Kafka, and the link
     // holds the payer's credential. It goes sealed for the asking gateway process instead.
-    // The projection row (written in this transaction) carries the open-dispute overlay.
-    const row = (await findOrder(manager, resolved.merchantId, resolved.orderId)) ?? orderToRow(result.order);
+    const row: PaymentOrderRow = { ...orderToRow(result.order), open_dispute: stored?.open_dispute };
     return { order: rowToView(row, null), ...(createFoundItsOrder(resolved.command, 'events' in result ? result.events : []) ? { replayed: true } : {}), ...this.sealedPayerLink(envelope, row) };
   }
 

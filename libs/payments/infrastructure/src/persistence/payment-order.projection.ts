@@ -1,6 +1,7 @@
 import type { BackofficeOrderView, PaymentOrderStatus, PaymentOrderView } from '@mp/contracts-payments';
 import { maskAccountNumber, subStatusOf, type ExistingPaymentOrder } from '@mp/payments-domain';
 import { formatAmountMinor } from '@mp/shared-util-money';
+import { executeOrDefer } from '@mp/shared-messaging';
 import type { EntityManager } from 'typeorm';
 
 export interface PaymentOrderRow {
@@ -28,23 +29,27 @@ export interface PaymentOrderRow {
   open_dispute?: boolean;
 }
 
-/** Writes the order's current state; a row already at a later stream version is left alone. */
+/**
+ * Writes the order's current state; a row already at a later stream version is left alone. Part
+ * of the command's one write statement when there is one (executeOrDefer).
+ */
 export async function saveOrderProjection(manager: EntityManager, order: ExistingPaymentOrder, streamVersion: number): Promise<void> {
-  await manager.query(
-    `INSERT INTO payment_orders (merchant_id, order_id, direction, status, amount_minor, fee_minor, currency, country, method, callback_url,
+  await executeOrDefer(manager, {
+    sql: `INSERT INTO payment_orders (merchant_id, order_id, direction, status, amount_minor, fee_minor, currency, country, method, callback_url,
                                  recipient_account_ref, account_number_last4, payer_page_token_hash, agent_id, payer_marked_paid_at,
                                  failure_reason, expires_at, created_at, updated_at, stream_version)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
      ON CONFLICT (merchant_id, order_id) DO UPDATE SET
        status = EXCLUDED.status, amount_minor = EXCLUDED.amount_minor, fee_minor = EXCLUDED.fee_minor, agent_id = EXCLUDED.agent_id, payer_marked_paid_at = EXCLUDED.payer_marked_paid_at,
        failure_reason = EXCLUDED.failure_reason, updated_at = EXCLUDED.updated_at, stream_version = EXCLUDED.stream_version
-     WHERE payment_orders.stream_version < EXCLUDED.stream_version`,
-    [
+     WHERE payment_orders.stream_version < EXCLUDED.stream_version
+     RETURNING stream_version`,
+    params: [
       order.merchantId, order.orderId, order.direction, order.status, order.amountMinor.toString(), order.feeMinor.toString(), order.currency,
       order.country, order.method, order.callbackUrl, order.recipientAccount?.reference ?? null, order.recipientAccount?.last4 ?? null, order.payerPageTokenHash, order.agentId, order.payerMarkedPaidAt,
       order.failureReason, order.expiresAt, order.createdAt, order.updatedAt, streamVersion,
     ],
-  );
+  });
 }
 
 export async function findOrder(manager: EntityManager, merchantId: string, orderId: string): Promise<PaymentOrderRow | null> {

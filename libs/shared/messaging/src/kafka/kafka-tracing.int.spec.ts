@@ -27,6 +27,7 @@ const provider = startTracing('tracing-test', {}, [new SimpleSpanProcessor(spans
 describe('trace context and correlation id across Kafka', () => {
   let broker: KafkaMessageBroker;
   let dataSource: DataSource;
+  let databaseUrl: string;
   const handled = new Map<string, { correlationId?: string; traceId?: string }>();
 
   beforeAll(async () => {
@@ -36,7 +37,8 @@ describe('trace context and correlation id across Kafka', () => {
     await admin.end();
     const url = new URL(process.env['TEST_PG_ADMIN_URL'] ?? '');
     url.pathname = `/${runId}`;
-    dataSource = new DataSource({ type: 'postgres', url: url.toString(), migrations: [MessagingSchema1700000000000] });
+    databaseUrl = url.toString();
+    dataSource = new DataSource({ type: 'postgres', url: databaseUrl, migrations: [MessagingSchema1700000000000] });
     await dataSource.initialize();
     await dataSource.runMigrations();
     broker = new KafkaMessageBroker({ clientId: 'tracing-test', brokers, namespace: runId, log: () => undefined });
@@ -84,9 +86,13 @@ describe('trace context and correlation id across Kafka', () => {
         return { envelope: made, producer: currentTelemetryContext()?.span?.spanContext() };
       }),
     );
-    const relay = new OutboxRelay(dataSource, broker, { connectionString: '', batchSize: 10, pollIntervalMs: 1_000, log: () => undefined });
+    const relay = new OutboxRelay(broker, { connectionString: databaseUrl, batchSize: 10, pollIntervalMs: 1_000, log: () => undefined });
     expect(currentTelemetryContext()).toBeUndefined();
-    await relay.relayBatch();
+    try {
+      await relay.relayBatch();
+    } finally {
+      await relay.stop();
+    }
     const consumer = await eventually(() => consumerSpanOf(envelope.id), (span) => span !== undefined, 'the consumer span');
     expect(consumer.spanContext().traceId).toBe(producer?.traceId);
     expect(handled.get(envelope.id)?.correlationId).toBe('req_outbox');

@@ -1,5 +1,4 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { MESSAGE_BROKER, type MessageBroker } from '../messaging-port';
 import { OutboxRelay, type OutboxRelayOptions } from '../postgres/outbox-relay';
 
@@ -13,8 +12,8 @@ export class OutboxRelayService implements OnApplicationBootstrap, OnApplication
   private readonly logger = new Logger('OutboxRelay');
   private readonly relay: OutboxRelay;
 
-  constructor(dataSource: DataSource, @Inject(MESSAGE_BROKER) broker: MessageBroker, @Inject(OUTBOX_RELAY_OPTIONS) settings: OutboxRelaySettings) {
-    this.relay = new OutboxRelay(dataSource, broker, {
+  constructor(@Inject(MESSAGE_BROKER) broker: MessageBroker, @Inject(OUTBOX_RELAY_OPTIONS) settings: OutboxRelaySettings) {
+    this.relay = new OutboxRelay(broker, {
       ...settings,
       log: (level, message) => (level === 'info' ? this.logger.log(message) : this.logger[level](message)),
     });

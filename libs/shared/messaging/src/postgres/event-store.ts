@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import type { MessageEnvelope } from '../envelope';
 import { eventDigest } from './event-chain';
+import { executeOrDefer, violatedConstraint, type WriteFragment } from './one-write-statement';
 
 /** Raised when another writer appended to the stream first; the caller re-reads and retries. */
 export class StreamVersionConflictError extends Error {
@@ -36,36 +37,29 @@ export class StreamVersionMissingError extends Error {
   }
 }
 
-export interface AppendOptions {
-  /**
-   * Check in the same statement that the stream has `expectedVersion` (nothing is appended and
-   * StreamVersionMissingError is raised otherwise): for a state loaded from a row without
-   * reading the stream, one round trip instead of a read and an append.
-   */
-  requireExpectedVersion?: boolean;
-}
-
 /**
  * Appends events after `expectedVersion` in one statement; the unique (stream_id,
  * stream_version) constraint decides races. The same statement chains each event's hash to the
  * stream's event at `expectedVersion` (event_store_chain, docs/decisions/event-hash-chain.md):
  * the event digests are computed here, the links in SQL, so appending stays one round trip and
  * takes no lock beyond the stream's own. When the stream has no event at `expectedVersion`
- * there is nothing to chain to, so nothing is appended and StreamVersionMissingError is raised
- * (what `requireExpectedVersion` asks for; without it that is a snapshot or projection ahead of
- * its events too).
+ * there is nothing to chain to, so nothing is appended and StreamVersionMissingError is raised.
+ * Inside `withOneWriteStatement` the append joins the scope's one statement, and a conflict is
+ * raised when that is sent.
  */
 export async function appendToStream(
   manager: EntityManager,
   streamId: string,
   expectedVersion: number,
   events: MessageEnvelope[],
-  options: AppendOptions = {},
 ): Promise<number> {
   if (events.length === 0) return expectedVersion;
-  // Every append now checks the expected version (it chains to that event); the option stays
-  // for its callers, which state what they rely on.
-  void options.requireExpectedVersion;
+  await executeOrDefer(manager, appendStatement(streamId, expectedVersion, events));
+  return expectedVersion + events.length;
+}
+
+/** The event store's insert, as a statement of its own or a part of a larger one; the only place it is written. */
+function appendStatement(streamId: string, expectedVersion: number, events: MessageEnvelope[]): WriteFragment {
   const values: unknown[] = [streamId, expectedVersion];
   const digests: Buffer[] = [];
   const rows = events.map((event, index) => {
@@ -82,15 +76,12 @@ export async function appendToStream(
          FROM (VALUES ${rows.join(', ')}) AS appended (stream_version, event_id, event_type, schema_version, envelope)
          JOIN event_store_chain($1, $2, $${values.length}::bytea[]) AS chain ON chain.chain_version = appended.stream_version
        RETURNING stream_version`;
-  let inserted: unknown[];
-  try {
-    inserted = await manager.query(sql, values);
-  } catch (error) {
-    const driverError = error as { code?: string; constraint?: string; driverError?: { code?: string; constraint?: string } };
-    const constraint = driverError.constraint ?? driverError.driverError?.constraint;
-    if (constraint === 'event_store_stream_version_unique') throw new StreamVersionConflictError(streamId, expectedVersion);
-    throw error;
-  }
-  if (inserted.length !== events.length) throw new StreamVersionMissingError(streamId, expectedVersion);
-  return expectedVersion + events.length;
+  return {
+    sql,
+    params: values,
+    check: (inserted) => {
+      if (inserted !== events.length) throw new StreamVersionMissingError(streamId, expectedVersion);
+    },
+    translateError: (error) => (violatedConstraint(error) === 'event_store_stream_version_unique' ? new StreamVersionConflictError(streamId, expectedVersion) : undefined),
+  };
 }

@@ -167,3 +167,24 @@ export class MessagingEventHashChain1700000060380 implements MigrationInterface 
     await queryRunner.query(`ALTER TABLE event_store DROP COLUMN hash`);
   }
 }
+
+/**
+ * The relay deletes what it published instead of stamping `published_at` on it
+ * (docs/decisions/one-round-trip-per-command.md): an update wrote each row again, envelope and
+ * all, and its index entries; a delete writes a few bytes per row. Every row left in the outbox
+ * is unpublished, so the primary key is the relay's index and the partial one goes. Rows
+ * already published are deleted here. The column stays, unused, so a replica of the previous
+ * release still relays during a rolling deployment (both take the same advisory lock).
+ */
+export class MessagingOutboxDeletedOnPublish1700000037100 implements MigrationInterface {
+  name = 'MessagingOutboxDeletedOnPublish1700000037100';
+
+  async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`DELETE FROM outbox WHERE published_at IS NOT NULL`);
+    await queryRunner.query(`DROP INDEX IF EXISTS outbox_unpublished`);
+  }
+
+  async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`CREATE INDEX outbox_unpublished ON outbox (position) WHERE published_at IS NULL`);
+  }
+}

@@ -1,5 +1,4 @@
 import { Client } from 'pg';
-import type { DataSource } from 'typeorm';
 import type { MessageEnvelope } from '../envelope';
 import type { MessageBroker } from '../messaging-port';
 import { OUTBOX_NOTIFY_CHANNEL } from './outbox';
@@ -20,30 +19,49 @@ export interface OutboxRelayOptions {
 }
 
 // One relay per database publishes at a time, which keeps each key's messages in commit order
-// even with several replicas of a service. The number is arbitrary but fixed.
+// even with several replicas of a service. The number is arbitrary but fixed (the previous
+// release took it per transaction: a replica of each excludes the other during a rollout).
 const RELAY_ADVISORY_LOCK_ID = 7_133_001;
 
+interface OutboxRow {
+  position: string;
+  topic: string;
+  message_key: string;
+  envelope: MessageEnvelope;
+}
+
 /**
- * Moves committed outbox rows to the broker, at least once and in order. A crash between
- * publish and marking the rows published republishes them; every consumer's inbox absorbs that.
+ * Moves committed outbox rows to the broker, at least once and in order, on one dedicated
+ * connection that also listens for the outbox's wake-up. The replica whose connection holds the
+ * session advisory lock is the one that relays; the others try it again on each poll.
+ *
+ * A published row is deleted, not marked (docs/decisions/one-round-trip-per-command.md): the
+ * delete of one batch and the read of the next are one statement, sent only after the broker
+ * acknowledged the batch. A crash between publish and delete leaves the rows in place, and
+ * whoever relays next publishes them again, in position order; every consumer's inbox absorbs
+ * the repeat. Rows are deleted by their positions, never "up to a position": a transaction that
+ * took a lower position may commit after a higher one was published.
  */
 export class OutboxRelay {
   private running = false;
   private loop: Promise<void> | null = null;
-  private listener: Client | null = null;
+  private connection: Promise<Client> | null = null;
+  /** This relay's connection holds the advisory lock. */
+  private leading = false;
+  /** Positions the broker acknowledged and the outbox still holds: deleted by the next pass. */
+  private published: string[] = [];
   private wake: (() => void) | null = null;
   /** Transient topics seen to exist; asked again after any failed publish. */
   private readonly knownTransientTopics = new Set<string>();
 
   constructor(
-    private readonly dataSource: DataSource,
     private readonly broker: Pick<MessageBroker, 'publish' | 'existingTopics'>,
     private readonly options: OutboxRelayOptions,
   ) {}
 
   async start(): Promise<void> {
     this.running = true;
-    await this.listen();
+    await this.connect();
     this.loop = this.run();
   }
 
@@ -51,34 +69,48 @@ export class OutboxRelay {
     this.running = false;
     this.wake?.();
     await this.loop;
-    await this.listener?.end().catch(() => undefined);
-    this.listener = null;
+    // Publishing stopped: what was acknowledged is deleted, so a clean stop repeats nothing.
+    if (this.leading && this.published.length > 0) await this.relayBatch(0).catch(() => undefined);
+    const connection = this.connection;
+    this.connection = null;
+    this.leading = false;
+    // Ending the session releases the advisory lock for another replica.
+    await (await connection?.catch(() => null))?.end().catch(() => undefined);
   }
 
-  /** Publishes one batch; returns how many messages went out. */
-  async relayBatch(): Promise<number> {
-    return this.dataSource.transaction(async (manager) => {
-      // Marking rows published needs no synchronous commit: if a crash loses the mark, the rows
-      // are published again, which every consumer's inbox absorbs. This saves a WAL flush per batch.
-      const [{ locked }] = await manager.query(`SELECT set_config('synchronous_commit', 'off', true), pg_try_advisory_xact_lock($1) AS locked`, [RELAY_ADVISORY_LOCK_ID]);
+  /**
+   * One pass: deletes what the last pass published, then reads and publishes the next batch
+   * (at most `limit` rows); returns how many went out. Returns 0 while another replica relays.
+   */
+  async relayBatch(limit = this.options.batchSize): Promise<number> {
+    const client = await this.connect();
+    if (!this.leading) {
+      const { rows: [{ locked }] } = await client.query<{ locked: boolean }>(`SELECT pg_try_advisory_lock($1) AS locked`, [RELAY_ADVISORY_LOCK_ID]);
       if (!locked) return 0;
-      const rows: Array<{ position: string; topic: string; message_key: string; envelope: MessageEnvelope }> = await manager.query(
-        `SELECT position, topic, message_key, envelope FROM outbox WHERE published_at IS NULL ORDER BY position LIMIT $1`,
-        [this.options.batchSize],
-      );
-      if (rows.length === 0) return 0;
-      const gone = await this.goneTransientTopics(rows.map((row) => row.topic));
-      const deliverable = rows.filter((row) => !gone.has(row.topic));
-      if (gone.size > 0) this.options.log('warn', `dropping ${rows.length - deliverable.length} message(s) to topics that no longer exist: ${[...gone].join(', ')}`);
-      try {
-        await this.broker.publish(deliverable.map((row) => ({ topic: row.topic, key: row.message_key, envelope: row.envelope })));
-      } catch (error) {
-        this.knownTransientTopics.clear();
-        throw error;
-      }
-      await manager.query(`UPDATE outbox SET published_at = now() WHERE position = ANY($1::bigint[])`, [rows.map((row) => row.position)]);
-      return rows.length;
-    });
+      this.leading = true;
+      // Published by an earlier leader's pass or not, whatever is left in the outbox goes again.
+      this.published = [];
+    }
+    // One statement: the delete and the read share its snapshot, so the read leaves out the
+    // rows being deleted by itself.
+    const { rows } = await client.query<OutboxRow>(
+      `WITH deleted AS (DELETE FROM outbox WHERE position = ANY($1::bigint[]))
+       SELECT position, topic, message_key, envelope FROM outbox WHERE position <> ALL($1::bigint[]) ORDER BY position LIMIT $2`,
+      [this.published, limit],
+    );
+    this.published = [];
+    if (rows.length === 0) return 0;
+    const gone = await this.goneTransientTopics(rows.map((row) => row.topic));
+    const deliverable = rows.filter((row) => !gone.has(row.topic));
+    if (gone.size > 0) this.options.log('warn', `dropping ${rows.length - deliverable.length} message(s) to topics that no longer exist: ${[...gone].join(', ')}`);
+    try {
+      await this.broker.publish(deliverable.map((row) => ({ topic: row.topic, key: row.message_key, envelope: row.envelope })));
+    } catch (error) {
+      this.knownTransientTopics.clear();
+      throw error;
+    }
+    this.published = rows.map((row) => row.position);
+    return rows.length;
   }
 
   private async goneTransientTopics(topics: string[]): Promise<Set<string>> {
@@ -97,7 +129,8 @@ export class OutboxRelay {
       try {
         const published = await this.relayBatch();
         failures = 0;
-        if (published === this.options.batchSize) continue;
+        // Straight on after a batch: the next pass deletes it, and reads what came meanwhile.
+        if (published > 0) continue;
         await this.waitForWork(this.options.pollIntervalMs);
       } catch (error) {
         failures += 1;
@@ -120,17 +153,30 @@ export class OutboxRelay {
     });
   }
 
-  private async listen(): Promise<void> {
+  /** The relay's own connection (LISTEN, the lock, the outbox), made again after it was lost. */
+  private connect(): Promise<Client> {
+    this.connection ??= this.openConnection().catch((error: unknown) => {
+      this.connection = null;
+      throw error;
+    });
+    return this.connection;
+  }
+
+  private async openConnection(): Promise<Client> {
     const client = new Client({ connectionString: this.options.connectionString });
     client.on('notification', () => this.wake?.());
     client.on('error', (error) => {
-      // Polling keeps the relay working; the listener is re-established in the background.
-      this.options.log('warn', `outbox listener lost: ${String(error)}`);
-      this.listener = null;
-      setTimeout(() => this.running && this.listen().catch(() => undefined), 1_000);
+      // The session and its lock are gone: what was published and not deleted goes again.
+      this.options.log('warn', `outbox relay connection lost: ${String(error)}`);
+      this.connection = null;
+      this.leading = false;
+      this.published = [];
+      this.wake?.();
     });
     await client.connect();
-    await client.query(`LISTEN ${OUTBOX_NOTIFY_CHANNEL}`);
-    this.listener = client;
+    // Deleting published rows needs no synchronous commit: if a crash loses the delete, the rows
+    // are published again, which every consumer's inbox absorbs. This saves a WAL flush per pass.
+    await client.query(`SET synchronous_commit = off; LISTEN ${OUTBOX_NOTIFY_CHANNEL}`);
+    return client;
   }
 }

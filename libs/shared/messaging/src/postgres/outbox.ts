@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type { OutgoingMessage } from '../messaging-port';
+import { executeOrDefer } from './one-write-statement';
 
 /** The channel the relay listens on, so it publishes right after a commit instead of on its next poll. */
 export const OUTBOX_NOTIFY_CHANNEL = 'outbox_enqueued';
@@ -49,19 +50,18 @@ export async function withOneOutboxWrite<T>(manager: EntityManager, work: () => 
 }
 
 async function insertIntoOutbox(manager: EntityManager, messages: OutgoingMessage[]): Promise<void> {
-  const values: unknown[] = [];
+  const values: unknown[] = [OUTBOX_NOTIFY_CHANNEL];
   const rows = messages.map((message, index) => {
     values.push(message.envelope.id, message.topic, message.key, JSON.stringify(message.envelope));
-    const base = index * 4;
+    const base = 1 + index * 4;
     return `($${base + 1}, $${base + 2}, $${base + 3}, $${base + 4})`;
   });
-  values.push(OUTBOX_NOTIFY_CHANNEL);
-  // One statement, one round trip: the insert and the relay's wake-up (delivered at commit).
-  await manager.query(
-    `WITH enqueued AS (INSERT INTO outbox (message_id, topic, message_key, envelope) VALUES ${rows.join(', ')} RETURNING 1)
-     SELECT pg_notify($${values.length}, '') FROM (SELECT count(*) FROM enqueued) AS done`,
-    values,
-  );
+  // One statement, one round trip (or a part of the command's one statement): the insert and
+  // the relay's wake-up, delivered at commit (repeats of one notification in a transaction are one).
+  await executeOrDefer(manager, {
+    sql: `INSERT INTO outbox (message_id, topic, message_key, envelope) VALUES ${rows.join(', ')} RETURNING (SELECT 1 FROM pg_notify($1, '')) AS notified`,
+    params: values,
+  });
 }
 
 /** What the relay has not published yet: how many rows (counted up to a cap) and the oldest one's age. */
@@ -76,13 +76,13 @@ export interface OutboxBacklog {
 export const OUTBOX_BACKLOG_COUNT_MAX = 100_000;
 
 /**
- * The outbox backlog, for metrics. Both reads walk the partial index of unpublished rows
- * (outbox_unpublished), so a scrape costs little while the relay keeps up.
+ * The outbox backlog, for metrics. The relay deletes what it published, so every row is
+ * unpublished; both reads walk the primary key, so a scrape costs little while the relay keeps up.
  */
 export async function readOutboxBacklog(manager: Pick<EntityManager, 'query'>): Promise<OutboxBacklog> {
   const [row]: Array<{ unpublished: string; oldest_age_seconds: string | null }> = await manager.query(
-    `SELECT (SELECT count(*) FROM (SELECT 1 FROM outbox WHERE published_at IS NULL LIMIT ${OUTBOX_BACKLOG_COUNT_MAX}) AS capped) AS unpublished,
-            (SELECT extract(epoch FROM now() - created_at) FROM outbox WHERE published_at IS NULL ORDER BY position LIMIT 1) AS oldest_age_seconds`,
+    `SELECT (SELECT count(*) FROM (SELECT 1 FROM outbox LIMIT ${OUTBOX_BACKLOG_COUNT_MAX}) AS capped) AS unpublished,
+            (SELECT extract(epoch FROM now() - created_at) FROM outbox ORDER BY position LIMIT 1) AS oldest_age_seconds`,
   );
   return { unpublished: Number(row.unpublished), oldestAgeSeconds: Math.max(0, Number(row.oldest_age_seconds ?? 0)) };
 }
