@@ -113,6 +113,8 @@ export interface StoredReceiptView {
 
 /** GET /internal/payer-pages/:token — the pay-in behind a payer-page token and its agent's details. */
 export interface PayerPageData {
+  /** Whose order it is: the gateway reads the merchant's default return URL with it. */
+  merchant_id: string;
   order: PaymentOrderView;
   agent: { display_name: string; payment_details: string } | null;
 }

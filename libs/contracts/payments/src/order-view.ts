@@ -25,9 +25,13 @@ export interface PaymentOrderView {
   callback_url: string;
   /** Incoming orders: where the payer is sent. */
   redirect_url?: string;
+  /** Incoming orders: the order's own return URL (null: the merchant profile's `default_return_url` applies). */
+  return_url?: string | null;
   /** Outgoing orders: the recipient account. */
   account_number?: string;
   failure_reason: string | null;
+  /** The merchant's own reference data, as sent on create (`{}` when none). */
+  metadata: Record<string, string>;
   expires_at: string;
   created_at: string;
   updated_at: string;

@@ -56,6 +56,8 @@ export function externalViewOf(order: ExistingPaymentOrder): PaymentOrderExterna
     callback_url: order.callbackUrl,
     ...(order.recipientAccount ? { account_number_masked: maskAccountNumber(order.recipientAccount.last4) } : {}),
     failure_reason: order.failureReason,
+    ...(order.direction === 'incoming' ? { return_url: order.returnUrl } : {}),
+    metadata: order.metadata,
     expires_at: order.expiresAt,
     created_at: order.createdAt,
     updated_at: order.updatedAt,
