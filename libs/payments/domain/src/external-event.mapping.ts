@@ -54,9 +54,10 @@ export function externalViewOf(order: ExistingPaymentOrder): PaymentOrderExterna
     country: order.country,
     method: order.method,
     callback_url: order.callbackUrl,
+    // Where the status read has it: after callback_url (and its redirect_url, never in events).
+    ...(order.direction === 'incoming' ? { return_url: order.returnUrl } : {}),
     ...(order.recipientAccount ? { account_number_masked: maskAccountNumber(order.recipientAccount.last4) } : {}),
     failure_reason: order.failureReason,
-    ...(order.direction === 'incoming' ? { return_url: order.returnUrl } : {}),
     metadata: order.metadata,
     expires_at: order.expiresAt,
     created_at: order.createdAt,

@@ -2,6 +2,7 @@ import type { PaymentDirection, PaymentOrderStatus } from '@mp/contracts-payment
 import type { Decider, EventSchemas } from '@mp/shared-decider';
 import { DomainError, type ErrorDetail } from '@mp/shared-util-errors';
 import { calculateFeeMinor, formatAmountMinor } from '@mp/shared-util-money';
+import { sameMetadata } from '@mp/shared-util-validation';
 import { incomingMethodsFor, outgoingMethodFor, type MethodEntry } from './method-catalog';
 
 ////////// State
@@ -300,12 +301,6 @@ function assertSameMetadataOrThrow(stored: Record<string, string>, sent: Record<
   throw new DomainError('DUPLICATE_ORDER', `order_id ${orderId} is already used by an order with different metadata`, [
     { field: 'metadata', issue: 'differs from the metadata the order was created with; read it with GET /v2/payments/status/{order_id}' },
   ]);
-}
-
-/** The same keys with the same values, whatever their order. */
-export function sameMetadata(left: Record<string, string>, right: Record<string, string>): boolean {
-  const leftKeys = Object.keys(left);
-  return leftKeys.length === Object.keys(right).length && leftKeys.every((key) => Object.hasOwn(right, key) && right[key] === left[key]);
 }
 
 function createIncomingPayment(command: CreateIncomingPayment, state: PaymentOrder): PaymentOrderEvent[] {

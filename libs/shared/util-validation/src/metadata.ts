@@ -43,3 +43,9 @@ export function metadataIssue(value: unknown): string | null {
 export function IsMetadata(options?: ValidationOptions): PropertyDecorator {
   return FieldRule('isMetadata', metadataIssue, options);
 }
+
+/** Two metadata maps with the same keys and the same values, whatever their order: how a retry's is compared with the stored one. */
+export function sameMetadata(left: MerchantMetadata, right: MerchantMetadata): boolean {
+  const leftKeys = Object.keys(left);
+  return leftKeys.length === Object.keys(right).length && leftKeys.every((key) => Object.hasOwn(right, key) && right[key] === left[key]);
+}

@@ -1,5 +1,7 @@
-import { ApiBody } from '@nestjs/swagger';
-import { CURSOR_PATTERN, METADATA_KEYS_MAX, METADATA_RULE, METADATA_VALUE_LENGTH_MAX } from '@mp/shared-util-validation';
+import { applyDecorators } from '@nestjs/common';
+import { ApiBody, ApiPropertyOptional } from '@nestjs/swagger';
+import { CURSOR_PATTERN, IsMetadata, METADATA_KEYS_MAX, METADATA_RULE, METADATA_VALUE_LENGTH_MAX } from '@mp/shared-util-validation';
+import { IsOptional } from 'class-validator';
 
 /**
  * Schema parts of request fields the merchant API's description shares, so that what it allows is
@@ -48,7 +50,13 @@ export const METADATA_RETRY_RULE = 'A retry with the same order_id must send the
 /** A return URL is held to the callback destination policy: the same sentence. */
 export const RETURN_URL_DESCRIPTION = `Where the payer page links back to once the order is final, with order_id and outcome appended as query parameters (not authoritative: trust the callback or a status read). Without it, the merchant profile's default_return_url; without that, no link. ${CALLBACK_DESTINATION_RULES}`;
 
-export const METADATA_RESPONSE_DESCRIPTION = 'Your own reference data as sent on create; {} when none';
+/** The `metadata` of a state object (pay-ins, payouts, withdrawals, disputes). */
+export const METADATA_RESPONSE_PROPERTY = { ...METADATA_SCHEMA, description: 'Your own reference data as sent on create; {} when none' };
+
+/** An optional `metadata` field of a create body: its rule (IsMetadata) and its description. `retried`: the create is idempotent by order_id. */
+export function MetadataRequestField(retried: boolean): PropertyDecorator {
+  return applyDecorators(ApiPropertyOptional({ ...METADATA_SCHEMA, description: retried ? `${METADATA_REQUEST_DESCRIPTION} ${METADATA_RETRY_RULE}` : METADATA_REQUEST_DESCRIPTION }), IsOptional(), IsMetadata());
+}
 
 /**
  * The creation-period filters of every merchant list. IsIsoDateTime takes a string of

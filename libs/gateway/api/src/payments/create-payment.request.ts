@@ -8,7 +8,6 @@ import {
   FieldRule,
   IsDecimalAmount,
   IsKnownCurrency,
-  IsMetadata,
   IsOrderId,
   JsonNumberLiteral,
   MatchesPattern,
@@ -17,7 +16,7 @@ import {
 } from '@mp/shared-util-validation';
 import { IsOptional } from 'class-validator';
 import { KNOWN_CURRENCIES } from '@mp/shared-util-money';
-import { CALLBACK_DESTINATION_RULES, CALLBACK_URL_LENGTH_MAX, CALLBACK_URL_SCHEMA, METADATA_REQUEST_DESCRIPTION, METADATA_RETRY_RULE, METADATA_SCHEMA, RETURN_URL_DESCRIPTION } from '../openapi/request-schemas';
+import { CALLBACK_DESTINATION_RULES, CALLBACK_URL_LENGTH_MAX, CALLBACK_URL_SCHEMA, MetadataRequestField, RETURN_URL_DESCRIPTION } from '../openapi/request-schemas';
 
 export { CALLBACK_URL_LENGTH_MAX };
 
@@ -86,9 +85,7 @@ class CreatePaymentBody {
   @IsCallbackUrl()
   callback_url!: string;
 
-  @ApiPropertyOptional({ ...METADATA_SCHEMA, description: `${METADATA_REQUEST_DESCRIPTION} ${METADATA_RETRY_RULE}` })
-  @IsOptional()
-  @IsMetadata()
+  @MetadataRequestField(true)
   metadata?: Record<string, string>;
 }
 

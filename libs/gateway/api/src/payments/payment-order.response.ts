@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { PAYMENT_ORDER_STATUSES, type PaymentDirection, type PaymentOrderStatus, type PaymentOrderSubStatus } from '@mp/contracts-payments';
 import { AMOUNT_PROPERTY, ListPageResponse } from '../openapi/list-page.response';
 import { ReceiptFileResponse } from '../openapi/receipt-file.response';
-import { METADATA_RESPONSE_DESCRIPTION, METADATA_SCHEMA } from '../openapi/request-schemas';
+import { METADATA_RESPONSE_PROPERTY } from '../openapi/request-schemas';
 
 /** The order state object (endpoints 1 to 6, list items, payment callbacks): one shape everywhere. */
 export class PaymentOrderResponse {
@@ -54,7 +54,7 @@ export class PaymentOrderResponse {
   @ApiProperty({ type: 'string', nullable: true, description: 'Why the order failed; null unless FAILED', example: null })
   failure_reason!: string | null;
 
-  @ApiProperty({ ...METADATA_SCHEMA, description: METADATA_RESPONSE_DESCRIPTION })
+  @ApiProperty(METADATA_RESPONSE_PROPERTY)
   metadata!: Record<string, string>;
 
   @ApiProperty({ format: 'date-time', description: 'When a PENDING order expires', example: '2026-01-01T12:30:00.000Z' })
