@@ -82,7 +82,7 @@ export interface AgentOrderListQuery extends OrderListQuery {
 }
 
 /** A page of a list, newest first. */
-export interface OrderListPage<T extends Omit<PaymentOrderView, 'callback_url' | 'redirect_url'> = PaymentOrderView> {
+export interface OrderListPage<T extends Omit<PaymentOrderView, 'callback_url' | 'redirect_url' | 'return_url' | 'metadata'> = PaymentOrderView> {
   data: T[];
   has_more: boolean;
   next_cursor: string | null;

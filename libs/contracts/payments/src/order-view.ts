@@ -46,13 +46,14 @@ export interface BackofficeOrderView extends PaymentOrderView {
 
 /**
  * What an agent sees of an order: what it needs to pay or be paid, nothing of the merchant's
- * integration. No `callback_url` (the merchant's endpoint) and no `redirect_url` (it carries
- * the payer's token: whoever holds it can act as the payer).
+ * integration. No `callback_url` (the merchant's endpoint), no `redirect_url` (it carries
+ * the payer's token: whoever holds it can act as the payer), and neither the merchant's
+ * `return_url` nor its `metadata` (its own reference data, e.g. customer ids).
  */
-export type AgentOrderView = Omit<BackofficeOrderView, 'callback_url' | 'redirect_url'>;
+export type AgentOrderView = Omit<BackofficeOrderView, 'callback_url' | 'redirect_url' | 'return_url' | 'metadata'>;
 
 export function agentViewOf(view: BackofficeOrderView): AgentOrderView {
-  const { callback_url: _callbackUrl, redirect_url: _redirectUrl, ...agentView } = view;
+  const { callback_url: _callbackUrl, redirect_url: _redirectUrl, return_url: _returnUrl, metadata: _metadata, ...agentView } = view;
   return agentView;
 }
 
