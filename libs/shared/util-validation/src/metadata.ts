@@ -19,6 +19,10 @@ export const METADATA_RULE = `At most ${METADATA_KEYS_MAX} keys; each key 1 to $
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARACTER = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/;
 
+/** A value without those control characters, as one pattern for the OpenAPI description (keys cannot carry a pattern in OpenAPI 3.0). */
+// eslint-disable-next-line no-control-regex
+export const METADATA_VALUE_PATTERN = /^[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f]*$/;
+
 /**
  * What is wrong with a metadata map, naming the first bad key, or null when it is fine. Only own
  * keys count, and `__proto__` and friends never reach here: the request pipe refuses field names of

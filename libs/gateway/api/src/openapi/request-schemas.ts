@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiBody, ApiPropertyOptional } from '@nestjs/swagger';
-import { CURSOR_PATTERN, IsMetadata, METADATA_KEYS_MAX, METADATA_RULE, METADATA_VALUE_LENGTH_MAX } from '@mp/shared-util-validation';
+import { CURSOR_PATTERN, IsMetadata, METADATA_KEYS_MAX, METADATA_RULE, METADATA_VALUE_LENGTH_MAX, METADATA_VALUE_PATTERN } from '@mp/shared-util-validation';
 import { IsOptional } from 'class-validator';
 
 /**
@@ -37,7 +37,7 @@ export const CALLBACK_DESTINATION_RULES =
 export const METADATA_SCHEMA = {
   type: 'object',
   maxProperties: METADATA_KEYS_MAX,
-  additionalProperties: { type: 'string', maxLength: METADATA_VALUE_LENGTH_MAX },
+  additionalProperties: { type: 'string', maxLength: METADATA_VALUE_LENGTH_MAX, pattern: METADATA_VALUE_PATTERN.source },
   example: { cart_id: 'C-7731', customer_id: 'U-102' },
 } as const;
 
