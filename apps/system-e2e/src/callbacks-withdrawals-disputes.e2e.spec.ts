@@ -3,7 +3,7 @@
  * (docs/api/callbacks.md): `withdrawal.completed` / `withdrawal.failed` with the object
  * `GET /v2/merchant/withdrawals/{order_id}` returns, and `dispute.opened`, `.rejected`,
  * `.opened` (the retry), `.accepted` with the object `GET /v2/disputes/{id}` returns, each plus
- * its `version` and the merchant's `metadata` (issue 39), every one signed so the `standardwebhooks` package verifies it with the
+ * its `version` and the merchant's `metadata`, every one signed so the `standardwebhooks` package verifies it with the
  * merchant's webhook secret. Payments acknowledges each review on its own payments.order.events,
  * never on the gateway's disputes.commands, and nothing else acts on that acknowledgement.
  * Method: real gateway, payments, ledger, withdrawals, disputes and callback dispatcher

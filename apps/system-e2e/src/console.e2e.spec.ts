@@ -151,7 +151,7 @@ describe('the console in a browser', () => {
     await page.getByRole('heading', { name: 'Timeline' }).waitFor();
     const callbacks = page.locator('table', { has: page.locator('caption', { hasText: 'Callbacks' }) });
     await callbacks.getByText('payment.succeeded').waitFor();
-    // The merchant's metadata, key by key, as text (never markup).
+    // The merchant's metadata, key by key in alphabetical order, as text (never markup).
     const metadata = page.getByTestId('metadata');
     await metadata.getByText('C-console').waitFor();
     expect(await metadata.locator('dt').allTextContents()).toEqual(['cart_id', 'note']);

@@ -1,5 +1,5 @@
 /**
- * Goal (issue 39): a merchant gets its payer back and its own reference data everywhere. A pay-in
+ * Goal: a merchant gets its payer back and its own reference data everywhere. A pay-in
  * with `return_url` and `metadata`: the payer page, once the order is final, links back to the
  * return URL with the order id and the outcome added; the `payment.succeeded` callback's body,
  * verified with the `standardwebhooks` package and the merchant's webhook secret, carries the

@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Issue 39: where the payer page links back to when a pay-in names no `return_url` of its own,
+ * Where the payer page links back to when a pay-in names no `return_url` of its own,
  * set by the merchant (`PATCH /v2/merchant`). None until set.
  */
 export class AccessDefaultReturnUrl1700000050390 implements MigrationInterface {

@@ -292,7 +292,7 @@ const withDefaultReviewDeadline = (data: { occurredAt: string }) => ({ ...data, 
 
 /**
  * Stored schema versions of the dispute events. Version 2 of an open or reopen carries its review
- * deadline; version 3 the merchant's metadata (issue 39): none for an open before, and a reopen
+ * deadline; version 3 the merchant's metadata: none for an open before, and a reopen
  * before kept the dispute's.
  */
 export const DISPUTE_EVENT_SCHEMAS: EventSchemas<DisputeEvent> = {

@@ -573,7 +573,7 @@ export const paymentOrderDecider: Decider<PaymentOrder, PaymentOrderCommand, Pay
  * vault); a development database from before it is reset with `rm -rf .local/dev`.
  *
  * Version 3 of the two creation events: the merchant's `metadata` (both) and the pay-in's
- * `returnUrl` (issue 39). Orders created before had neither: the upcasters give them `{}` and null.
+ * `returnUrl`. Orders created before had neither: the upcasters give them `{}` and null.
  */
 export const PAYMENT_ORDER_EVENT_SCHEMAS: EventSchemas<PaymentOrderEvent> = {
   IncomingPaymentCreated: { version: 3, upcasters: { 2: (data: object) => ({ ...data, returnUrl: null, metadata: {} }) } },

@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * A migration adding the merchant's `metadata` (issue 39) to `table` of a service's database: a
+ * A migration adding the merchant's `metadata` to `table` of a service's database: a
  * JSON object of strings, `{}` for the rows already there. `name` is the migration's name with
  * its timestamp, as TypeORM records it; `table` is the migration's own text, never input.
  */

@@ -363,7 +363,7 @@ export const withdrawalDecider: Decider<Withdrawal, WithdrawalCommand, Withdrawa
 
 /** The stored version of each event type; a payload change adds a version and an upcaster. */
 export const WITHDRAWAL_EVENT_SCHEMAS: EventSchemas<WithdrawalEvent> = {
-  // Version 2 carries the merchant's metadata (issue 39); withdrawals requested before have none.
+  // Version 2 carries the merchant's metadata; withdrawals requested before have none.
   WithdrawalRequested: { version: 2, upcasters: { 1: (data: object) => ({ ...data, metadata: {} }) } },
   WithdrawalSendingStarted: { version: 1 },
   WithdrawalCompleted: { version: 1 },

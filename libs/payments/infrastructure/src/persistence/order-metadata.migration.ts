@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Issue 39: a pay-in's own return URL and every order's merchant metadata, shown by status
+ * A pay-in's own return URL and every order's merchant metadata, shown by status
  * reads and lists. Orders created before have none: null and `{}`, as their creation events
  * read through the upcasters.
  */
