@@ -3,7 +3,7 @@
  * (docs/api/callbacks.md): `withdrawal.completed` / `withdrawal.failed` with the object
  * `GET /v2/merchant/withdrawals/{order_id}` returns, and `dispute.opened`, `.rejected`,
  * `.opened` (the retry), `.accepted` with the object `GET /v2/disputes/{id}` returns, each plus
- * its `version`, every one signed so the `standardwebhooks` package verifies it with the
+ * its `version` and the merchant's `metadata`, every one signed so the `standardwebhooks` package verifies it with the
  * merchant's webhook secret. Payments acknowledges each review on its own payments.order.events,
  * never on the gateway's disputes.commands, and nothing else acts on that acknowledgement.
  * Method: real gateway, payments, ledger, withdrawals, disputes and callback dispatcher
@@ -66,7 +66,10 @@ describe('withdrawal and dispute callbacks', () => {
     await fundWith1000Usdt(operator, agent, merchant);
     const completedId = newOrderId('wd-ok');
     const failedId = newOrderId('wd-fail');
-    expect((await merchant.post('/v2/merchant/withdrawals', { order_id: completedId, amount: 100, currency: 'USDT-ERC20', address: ERC20_ADDRESS })).status).toBe(201);
+    const withdrawal = { order_id: completedId, amount: 100, currency: 'USDT-ERC20', address: ERC20_ADDRESS, metadata: { payout_batch: 'B-7' } };
+    expect((await merchant.post('/v2/merchant/withdrawals', withdrawal)).status).toBe(201);
+    const otherMetadata = await merchant.post('/v2/merchant/withdrawals', { ...withdrawal, metadata: { payout_batch: 'B-8' } });
+    expect([otherMetadata.status, otherMetadata.body.error.code, otherMetadata.body.error.details[0].field]).toEqual([409, 'DUPLICATE_ORDER', 'metadata']);
     expect((await merchant.post('/v2/merchant/withdrawals', { order_id: failedId, amount: 50, currency: 'USDT-ERC20', address: FAILING_ERC20_ADDRESS })).status).toBe(201);
 
     const withdrawalCallbacks = () => receiver.bodies<WithdrawalData>().filter((body) => body.type.startsWith('withdrawal.'));
@@ -75,14 +78,14 @@ describe('withdrawal and dispute callbacks', () => {
     const completed = withdrawalCallbacks().filter((body) => body.data.order_id === completedId);
     expect(completed.map((body) => body.type)).toEqual(['withdrawal.completed']);
     const completedState = await merchant.get(`/v2/merchant/withdrawals/${encodeURIComponent(completedId)}`);
-    expect(completedState.body).toMatchObject({ status: 'COMPLETED', transaction_hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(completedState.body).toMatchObject({ status: 'COMPLETED', transaction_hash: expect.stringMatching(/^[0-9a-f]{64}$/), metadata: { payout_batch: 'B-7' } });
     expect(completed[0]?.data).toEqual({ ...completedState.body, version: expect.any(Number) });
     expect(completed[0]?.data.version).toBeGreaterThan(1);
 
     const failed = withdrawalCallbacks().filter((body) => body.data.order_id === failedId);
     expect(failed.map((body) => body.type)).toEqual(['withdrawal.failed']);
     const failedState = await merchant.get(`/v2/merchant/withdrawals/${encodeURIComponent(failedId)}`);
-    expect(failedState.body).toMatchObject({ status: 'FAILED', transaction_hash: null });
+    expect(failedState.body).toMatchObject({ status: 'FAILED', transaction_hash: null, metadata: {} });
     expect(failed[0]?.data).toEqual({ ...failedState.body, version: expect.any(Number) });
     expectAllVerified();
   });
@@ -157,7 +160,7 @@ describe('withdrawal and dispute callbacks', () => {
       return state.body as Record<string, unknown>;
     };
 
-    const opened = await merchant.post('/v2/disputes', { order_id: orderId, amount: 900, comment: 'The payer sent 900.00' });
+    const opened = await merchant.post('/v2/disputes', { order_id: orderId, amount: 900, comment: 'The payer sent 900.00', metadata: { ticket: 'T-1' } });
     expect(opened.status).toBe(201);
     const disputeId = opened.body.dispute_id as string;
     const states = [await stateAfter(disputeId, 1, 'OPEN')];
@@ -182,6 +185,8 @@ describe('withdrawal and dispute callbacks', () => {
     expect(bodies[0]?.data).toMatchObject({ amount: 900, comment: 'The payer sent 900.00', review: null });
     expect(bodies[1]?.data).toMatchObject({ review: { decision: 'REJECTED', reason: 'the transfer is not ours' } });
     expect(bodies[2]?.data).toMatchObject({ amount: 950, comment: 'It was 950.00', review: null });
+    // The open's metadata on every callback: the retry sent none, so the dispute kept it.
+    expect(bodies.map((body) => body.data['metadata'])).toEqual([{ ticket: 'T-1' }, { ticket: 'T-1' }, { ticket: 'T-1' }, { ticket: 'T-1' }]);
     // The last one exactly: the state object plus its version.
     expect(bodies[3]?.data).toEqual({ ...states[3], version: versions[3] });
     expectAllVerified();

@@ -119,9 +119,9 @@ describe('the console in a browser', () => {
     })()`);
 
   /** A pay-in whose payer asked for the payment details (the agent is assigned) and reported paying. */
-  async function assignedPayIn(label: string, amount = 1000): Promise<string> {
+  async function assignedPayIn(label: string, amount = 1000, extra: Record<string, unknown> = {}): Promise<string> {
     const orderId = newOrderId(label);
-    const created = await shop.post('/v2/payments/incoming', incomingPayment(orderId, { amount, callback_url: receiver.url('/orders') }));
+    const created = await shop.post('/v2/payments/incoming', incomingPayment(orderId, { amount, callback_url: receiver.url('/orders'), ...extra }));
     expect(created.status).toBe(201);
     expect((await fetch(`${created.body.redirect_url}/details`, { method: 'POST', redirect: 'manual' })).status).toBe(303);
     expect((await fetch(`${created.body.redirect_url}/paid`, { method: 'POST', redirect: 'manual' })).status).toBe(303);
@@ -131,7 +131,7 @@ describe('the console in a browser', () => {
   const statusOf = async (orderId: string) => (await shop.get(`/v2/payments/status/${orderId}`)).body.status as string;
 
   it('lets a merchant find an order, its timeline and its callbacks, on its own data only', async () => {
-    const orderId = await assignedPayIn('console-order');
+    const orderId = await assignedPayIn('console-order', 1000, { metadata: { cart_id: 'C-console', note: '<b>not markup</b>' } });
     expect((await agent.client.request('POST', `/backoffice/v1/agent/orders/${shop.credentials.merchantId}/${orderId}/confirm`, {})).status).toBe(200);
     await eventually(() => receiver.bodies().filter((body) => body.data.order_id === orderId), (bodies) => bodies.length === 1, 'the pay-in callback', 30_000);
     const foreign = newOrderId('foreign');
@@ -151,6 +151,11 @@ describe('the console in a browser', () => {
     await page.getByRole('heading', { name: 'Timeline' }).waitFor();
     const callbacks = page.locator('table', { has: page.locator('caption', { hasText: 'Callbacks' }) });
     await callbacks.getByText('payment.succeeded').waitFor();
+    // The merchant's metadata, key by key in alphabetical order, as text (never markup).
+    const metadata = page.getByTestId('metadata');
+    await metadata.getByText('C-console').waitFor();
+    expect(await metadata.locator('dt').allTextContents()).toEqual(['cart_id', 'note']);
+    expect(await metadata.locator('dd').allTextContents()).toEqual(['C-console', '<b>not markup</b>']);
     await checkView(page, 'merchant-order');
 
     for (const [link, heading, name] of [

@@ -283,7 +283,7 @@ describe('payment lifecycle', () => {
   describe('merchant information', () => {
     it('shows the profile without secrets and the methods with their fees', async () => {
       const profile = await merchant.get('/v2/merchant');
-      expect(profile.body).toEqual({ merchant_id: merchant.credentials.merchantId, name: 'Lifecycle shop', status: 'active', default_callback_url: TEST_MERCHANT_DEFAULT_CALLBACK_URL, default_callback_url_disabled: false, created_at: expect.any(String) });
+      expect(profile.body).toEqual({ merchant_id: merchant.credentials.merchantId, name: 'Lifecycle shop', status: 'active', default_callback_url: TEST_MERCHANT_DEFAULT_CALLBACK_URL, default_callback_url_disabled: false, default_return_url: null, created_at: expect.any(String) });
       expect(profile.text).not.toContain(merchant.credentials.apiSecret);
       const methods = await merchant.get('/v2/merchant/methods');
       expect(methods.body.data).toContainEqual({ method: 'bank_card', direction: 'incoming', country: 'RU', currency: 'RUB', fee: { percent: 2.5, fixed: 0 }, min_amount: 100, max_amount: 500000 });

@@ -75,6 +75,7 @@ export interface MerchantProfile {
   name: string;
   status: string;
   default_callback_url: string | null;
+  default_return_url?: string | null;
   created_at: string;
   default_callback_url_disabled?: boolean | null;
 }

@@ -84,6 +84,27 @@ export function Money({ amount, currency }: { amount: string | number | null | u
   }
 }
 
+/**
+ * The merchant's own reference data (`metadata`) as a key/value list, keys in alphabetical order
+ * (a JSON object's keys have none, and the platform stores them as PostgreSQL's jsonb orders
+ * them); "none" when there is none. React escapes every key and value: they are the merchant's
+ * free text.
+ */
+export function Metadata({ metadata }: { metadata: Record<string, string> | null | undefined }) {
+  const entries = Object.entries(metadata ?? {}).sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0));
+  if (entries.length === 0) return <span className="muted" data-testid="metadata-none">none</span>;
+  return (
+    <dl className="facts metadata" data-testid="metadata">
+      {entries.map(([key, value]) => (
+        <div key={key} className="metadata-entry">
+          <dt>{key}</dt>
+          <dd>{value}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
 export function DateTime({ iso }: { iso: string | null | undefined }) {
   return iso ? <time dateTime={iso}>{formatDateTime(iso)}</time> : <span>—</span>;
 }

@@ -14,6 +14,7 @@ import { BackofficeAuditStore } from './backoffice-audit.store';
 import { BackofficeCredentialStore } from './backoffice-credential.store';
 import { MerchantCredentialStore } from './merchant-credential.store';
 import { AccessCredentialLifetimes1700000050200 } from './credential-lifetimes.migration';
+import { AccessDefaultReturnUrl1700000050390 } from './default-return-url.migration';
 import { AccessOperatorIdentity1700000050000 } from './operator-identity.migration';
 import { AccessSandboxMerchants1700000032100 } from './sandbox-merchants.migration';
 import { AccessTrustBoundaries1700000006200 } from './trust-boundaries.migration';
@@ -28,7 +29,7 @@ describe('access stores for rotation, suspension, operator credentials and audit
   let credentials: BackofficeCredentialStore;
 
   beforeAll(async () => {
-    dataSource = await migratedPrivateDatabase('acc', [AccessSchema1700000002000, AccessWebhookSecretRotation1700000004500, AccessTrustBoundaries1700000006200, AccessSandboxMerchants1700000032100, AccessOperatorIdentity1700000050000, AccessCredentialLifetimes1700000050200]);
+    dataSource = await migratedPrivateDatabase('acc', [AccessSchema1700000002000, AccessWebhookSecretRotation1700000004500, AccessTrustBoundaries1700000006200, AccessSandboxMerchants1700000032100, AccessOperatorIdentity1700000050000, AccessCredentialLifetimes1700000050200, AccessDefaultReturnUrl1700000050390]);
     merchants = new MerchantCredentialStore(dataSource, box, 60_000);
     credentials = new BackofficeCredentialStore(dataSource);
   });

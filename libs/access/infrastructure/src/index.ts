@@ -14,6 +14,7 @@ export {
   type IssueResult,
 } from './backoffice-credential.store';
 export { AccessCredentialLifetimes1700000050200 } from './credential-lifetimes.migration';
+export { AccessDefaultReturnUrl1700000050390 } from './default-return-url.migration';
 export { AccessWebhookSecretRotation1700000004500 } from './webhook-secret-rotation.migration';
 export {
   MerchantCredentialStore,

@@ -33,6 +33,8 @@ export interface MerchantProfile {
   name: string;
   status: 'active' | 'suspended';
   default_callback_url: string | null;
+  /** Where the payer page links back to for pay-ins without a `return_url` of their own; null until set. */
+  default_return_url: string | null;
   created_at: string;
 }
 
@@ -87,7 +89,7 @@ interface SealedColumns {
   previous_valid_until: Date | null;
 }
 
-const PROFILE_COLUMNS = 'merchant_id, name, status, default_callback_url, created_at';
+const PROFILE_COLUMNS = 'merchant_id, name, status, default_callback_url, default_return_url, created_at';
 type MerchantProfileRow = Omit<MerchantProfile, 'created_at'> & { created_at: Date };
 const profileOf = (row: MerchantProfileRow | undefined): MerchantProfile | null => (row ? { ...row, created_at: row.created_at.toISOString() } : null);
 const MERCHANT_LIST_CURSOR = new PositionCursor('m');
@@ -179,11 +181,21 @@ export class MerchantCredentialStore {
    * report its outcome. Null when the merchant does not exist.
    */
   async setDefaultCallbackUrl(merchantId: string, defaultCallbackUrl: string): Promise<MerchantProfile | null> {
-    // TypeORM answers an UPDATE ... RETURNING with [rows, affectedCount].
-    const [rows]: [MerchantProfileRow[], number] = await this.dataSource.query(
-      `UPDATE merchants SET default_callback_url = $2 WHERE merchant_id = $1 RETURNING ${PROFILE_COLUMNS}`,
-      [merchantId, defaultCallbackUrl],
-    );
+    return this.updateProfile(merchantId, { default_callback_url: defaultCallbackUrl });
+  }
+
+  /**
+   * Sets or clears (null) where the payer page links back to for pay-ins without a `return_url`
+   * of their own; it holds for every such pay-in's page from now on. Null when the merchant does not exist.
+   */
+  async setDefaultReturnUrl(merchantId: string, defaultReturnUrl: string | null): Promise<MerchantProfile | null> {
+    return this.updateProfile(merchantId, { default_return_url: defaultReturnUrl });
+  }
+
+  private async updateProfile(merchantId: string, change: { default_callback_url: string } | { default_return_url: string | null }): Promise<MerchantProfile | null> {
+    const [column, value] = Object.entries(change)[0];
+    // TypeORM answers an UPDATE ... RETURNING with [rows, affectedCount]. The column is one of the two above, never input.
+    const [rows]: [MerchantProfileRow[], number] = await this.dataSource.query(`UPDATE merchants SET ${column} = $2 WHERE merchant_id = $1 RETURNING ${PROFILE_COLUMNS}`, [merchantId, value]);
     return profileOf(rows[0]);
   }
 

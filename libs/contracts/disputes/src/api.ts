@@ -4,6 +4,7 @@ import {
   CreationPeriodAndCursorFilters,
   FieldRule,
   IsOneOf,
+  IsMetadata,
   IsOrderId,
   IsPlainText,
   IsWholeNumberBetween,
@@ -36,6 +37,8 @@ export interface DisputeView {
   updated_at: string;
   /** When the agent or operator is to have reviewed it by: the service's review window after the last open or reopen; null once reviewed. */
   review_deadline: string | null;
+  /** The merchant's own reference data, as sent on open (or on the reopen that last sent some); `{}` when none. */
+  metadata: Record<string, string>;
   /** Null while OPEN. */
   review: { decision: 'ACCEPTED' | 'REJECTED'; reason: string | null; settled_amount: string | null; reviewed_at: string } | null;
 }
@@ -112,6 +115,10 @@ export class OpenDisputeRequestDto {
   @ValidateNested()
   @Type(() => DisputeReceiptDto)
   receipt?: DisputeReceiptDto;
+
+  @IsOptional()
+  @IsMetadata()
+  metadata?: Record<string, string>;
 }
 
 /**

@@ -29,6 +29,8 @@ export interface OpenDisputeCommandData {
   amount: string | null;
   comment: string | null;
   receiptId: string | null;
+  /** The merchant's reference data, checked by the gateway; absent: none sent. Never read to decide anything. */
+  metadata?: Record<string, string>;
 }
 
 /**

@@ -82,7 +82,7 @@ export interface AgentOrderListQuery extends OrderListQuery {
 }
 
 /** A page of a list, newest first. */
-export interface OrderListPage<T extends Omit<PaymentOrderView, 'callback_url' | 'redirect_url'> = PaymentOrderView> {
+export interface OrderListPage<T extends Omit<PaymentOrderView, 'callback_url' | 'redirect_url' | 'return_url' | 'metadata'> = PaymentOrderView> {
   data: T[];
   has_more: boolean;
   next_cursor: string | null;
@@ -113,6 +113,8 @@ export interface StoredReceiptView {
 
 /** GET /internal/payer-pages/:token — the pay-in behind a payer-page token and its agent's details. */
 export interface PayerPageData {
+  /** Whose order it is: the gateway reads the merchant's default return URL with it. */
+  merchant_id: string;
   order: PaymentOrderView;
   agent: { display_name: string; payment_details: string } | null;
 }

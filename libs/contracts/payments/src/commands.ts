@@ -14,6 +14,8 @@ interface CreatePaymentData {
   currency: string;
   country: string;
   callbackUrl: string;
+  /** The merchant's own reference data, checked by the gateway; absent: none (`{}`). Never read to decide anything. */
+  metadata?: Record<string, string>;
 }
 
 /**
@@ -30,6 +32,8 @@ export interface PayerLinkRequest {
 export interface CreateIncomingPaymentData extends CreatePaymentData, PayerLinkRequest {
   /** One of the merchant's incoming methods for the country and currency; absent: the default (see the decider). */
   method?: string;
+  /** Where the payer page links back to once the order is final; absent: the merchant's default, if any. */
+  returnUrl?: string;
 }
 
 export interface CreateOutgoingPaymentData extends CreatePaymentData {

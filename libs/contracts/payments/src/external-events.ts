@@ -49,6 +49,13 @@ export interface PaymentOrderExternalView {
   /** Outgoing orders: e.g. `•••• 1234`. */
   account_number_masked?: string;
   failure_reason: string | null;
+  /**
+   * Incoming orders: the order's own return URL, null when it has none. Added after version 1
+   * as an optional member (no new schema version): events published before it lack it.
+   */
+  return_url?: string | null;
+  /** The merchant's reference data (`{}` when none); optional like `return_url`, for the same reason. */
+  metadata?: Record<string, string>;
   expires_at: string;
   created_at: string;
   updated_at: string;

@@ -25,9 +25,13 @@ export interface PaymentOrderView {
   callback_url: string;
   /** Incoming orders: where the payer is sent. */
   redirect_url?: string;
+  /** Incoming orders: the order's own return URL (null: the merchant profile's `default_return_url` applies). */
+  return_url?: string | null;
   /** Outgoing orders: the recipient account. */
   account_number?: string;
   failure_reason: string | null;
+  /** The merchant's own reference data, as sent on create (`{}` when none). */
+  metadata: Record<string, string>;
   expires_at: string;
   created_at: string;
   updated_at: string;
@@ -42,13 +46,14 @@ export interface BackofficeOrderView extends PaymentOrderView {
 
 /**
  * What an agent sees of an order: what it needs to pay or be paid, nothing of the merchant's
- * integration. No `callback_url` (the merchant's endpoint) and no `redirect_url` (it carries
- * the payer's token: whoever holds it can act as the payer).
+ * integration. No `callback_url` (the merchant's endpoint), no `redirect_url` (it carries
+ * the payer's token: whoever holds it can act as the payer), and neither the merchant's
+ * `return_url` nor its `metadata` (its own reference data, e.g. customer ids).
  */
-export type AgentOrderView = Omit<BackofficeOrderView, 'callback_url' | 'redirect_url'>;
+export type AgentOrderView = Omit<BackofficeOrderView, 'callback_url' | 'redirect_url' | 'return_url' | 'metadata'>;
 
 export function agentViewOf(view: BackofficeOrderView): AgentOrderView {
-  const { callback_url: _callbackUrl, redirect_url: _redirectUrl, ...agentView } = view;
+  const { callback_url: _callbackUrl, redirect_url: _redirectUrl, return_url: _returnUrl, metadata: _metadata, ...agentView } = view;
   return agentView;
 }
 

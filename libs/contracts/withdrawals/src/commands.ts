@@ -13,6 +13,8 @@ export interface RequestWithdrawalData {
   /** The asset code, e.g. `USDT-TRC20`. */
   currency: string;
   address: string;
+  /** The merchant's own reference data, checked by the gateway; absent: none (`{}`). Never read to decide anything. */
+  metadata?: Record<string, string>;
 }
 
 /**

@@ -21,6 +21,8 @@ export interface WithdrawalView {
   address: string;
   transaction_hash: string | null;
   failure_reason: string | null;
+  /** The merchant's own reference data, as sent on create (`{}` when none). */
+  metadata: Record<string, string>;
   created_at: string;
   updated_at: string;
 }

@@ -6,9 +6,9 @@ const created = '2026-01-31T10:00:00.000Z';
 const order: DisputedOrderFacts = { direction: 'incoming', createdAt: created, agentId: 'agent-1', amountMinor: 150_000n, currency: 'RUB' };
 const at = (iso: string) => new Date(iso);
 
-const open = (overrides: { now?: Date; order?: DisputedOrderFacts | null; amountMinor?: bigint | null; comment?: string } = {}): DisputeCommand => ({
+const open = (overrides: { now?: Date; order?: DisputedOrderFacts | null; amountMinor?: bigint | null; comment?: string; metadata?: Record<string, string> } = {}): DisputeCommand => ({
   type: 'OpenDispute',
-  data: { merchantId: 'm-1', orderId: 'A-1', amountMinor: overrides.amountMinor === undefined ? 140_000n : overrides.amountMinor, comment: overrides.comment ?? 'paid 1400', receipt: null },
+  data: { merchantId: 'm-1', orderId: 'A-1', amountMinor: overrides.amountMinor === undefined ? 140_000n : overrides.amountMinor, comment: overrides.comment ?? 'paid 1400', receipt: null, metadata: overrides.metadata ?? null },
   metadata: { now: overrides.now ?? at('2026-02-01T00:00:00.000Z'), order: overrides.order === undefined ? order : overrides.order, newDisputeId: 'dsp_1', reviewWindowHours: 72 },
 });
 const review = (decision: 'ACCEPTED' | 'REJECTED', reviewer: DisputeReviewer = { role: 'agent', id: 'agent-1' }): DisputeCommand => ({
@@ -88,6 +88,15 @@ describe('dispute decider', () => {
       expect(state.status !== 'NotOpened' && state.earlierEvidence).toEqual([expect.objectContaining({ amountMinor: 140_000n, comment: 'paid 1400' })]);
     });
 
+    it('a reopen keeps the dispute\'s metadata unless it sends some, which replaces it', () => {
+      const tagged = [...then([], open({ metadata: { ticket: 'T-1' } }))];
+      expect(tagged[0].data).toMatchObject({ metadata: { ticket: 'T-1' } });
+      expect(opened[0].data).toMatchObject({ metadata: {} });
+      const taggedRejected = [...tagged, ...then(tagged, review('REJECTED'))];
+      expect(given([...taggedRejected, ...then(taggedRejected, open())])).toMatchObject({ metadata: { ticket: 'T-1' } });
+      expect(given([...taggedRejected, ...then(taggedRejected, open({ metadata: { ticket: 'T-2' } }))])).toMatchObject({ metadata: { ticket: 'T-2' } });
+    });
+
     it('the retry is capped like the first open', () => {
       expect(refused(rejected, open({ amountMinor: 150_001n }), 'VALIDATION_ERROR')).toMatchObject({ details: [{ field: 'amount' }] });
     });
@@ -116,6 +125,14 @@ describe('dispute decider', () => {
       expect(codec.read({ type: 'DisputeReopened', schemaVersion: 1, data: { disputeId: 'dsp_1', amountMinor: null, comment: null, receipt: null, occurredAt: '2026-02-10T00:00:00.000Z' } }).data).toMatchObject({
         reviewDeadline: '2026-02-13T00:00:00.000Z',
       });
+    });
+
+    it('reads opens stored before metadata (version 2) as without any, and reopens as keeping the dispute\'s', () => {
+      const codec = eventCodec(DISPUTE_EVENT_SCHEMAS);
+      const { metadata: _none, ...v2 } = opened[0].data as { metadata: Record<string, string> };
+      expect(codec.read({ type: 'DisputeOpened', schemaVersion: 2, data: v2 }).data).toEqual({ ...v2, metadata: {} });
+      const reopenV2 = { disputeId: 'dsp_1', amountMinor: null, comment: null, receipt: null, occurredAt: '2026-02-10T00:00:00.000Z', reviewDeadline: '2026-02-13T00:00:00.000Z' };
+      expect(codec.read({ type: 'DisputeReopened', schemaVersion: 2, data: reopenV2 }).data).toEqual({ ...reopenV2, metadata: null });
     });
   });
 

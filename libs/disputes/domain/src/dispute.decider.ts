@@ -57,6 +57,8 @@ export interface ExistingDispute {
   review: { decision: 'ACCEPTED' | 'REJECTED'; reviewer: DisputeReviewer; reason: string | null; settledAmountMinor: bigint | null; reviewedAt: string } | null;
   /** When the agent or operator should have reviewed it by (ISO); null once reviewed. */
   reviewDeadline: string | null;
+  /** The merchant's reference data: set by the open, replaced by a reopen that sends some; never read to decide anything. */
+  metadata: Record<string, string>;
   createdAt: string;
   updatedAt: string;
 }
@@ -73,7 +75,8 @@ interface CommandMetadata {
 
 export interface OpenDispute {
   type: 'OpenDispute';
-  data: { merchantId: string; orderId: string; amountMinor: bigint | null; comment: string | null; receipt: DisputeReceiptRef | null };
+  /** `metadata` absent or null: none sent (an open stores `{}`, a reopen keeps the dispute's). */
+  data: { merchantId: string; orderId: string; amountMinor: bigint | null; comment: string | null; receipt: DisputeReceiptRef | null; metadata?: Record<string, string> | null };
   /**
    * `order` is null when the merchant has no such order; `newDisputeId` is used only on a first
    * open. `reviewWindowHours` (the service's DISPUTE_REVIEW_WINDOW_HOURS) fixes the review
@@ -100,12 +103,14 @@ interface EvidenceData {
 
 export interface DisputeOpened {
   type: 'DisputeOpened';
-  data: EvidenceData & { disputeId: string; merchantId: string; orderId: string; currency: string; orderAmountMinor: string; orderAgentId: string | null; occurredAt: string; reviewDeadline: string };
+  /** `metadata` since version 3 (`{}` for disputes opened before). */
+  data: EvidenceData & { disputeId: string; merchantId: string; orderId: string; currency: string; orderAmountMinor: string; orderAgentId: string | null; occurredAt: string; reviewDeadline: string; metadata: Record<string, string> };
 }
 
 export interface DisputeReopened {
   type: 'DisputeReopened';
-  data: EvidenceData & { disputeId: string; occurredAt: string; reviewDeadline: string };
+  /** `metadata` since version 3: what the reopen sent, null when it sent none (the dispute keeps its own). */
+  data: EvidenceData & { disputeId: string; occurredAt: string; reviewDeadline: string; metadata: Record<string, string> | null };
 }
 
 export interface DisputeAccepted {
@@ -153,7 +158,7 @@ function openDispute(command: OpenDispute, state: Dispute): DisputeEvent[] {
   }
   // After the rules: a merchant whose order already has an accepted dispute learns that, not the cap.
   if (data.amountMinor !== null) assertWithinCap(data.amountMinor, order.amountMinor, state, order.currency);
-  if (state.status === 'REJECTED') return [{ type: 'DisputeReopened', data: { ...evidence, disputeId: state.disputeId, occurredAt, reviewDeadline } }];
+  if (state.status === 'REJECTED') return [{ type: 'DisputeReopened', data: { ...evidence, disputeId: state.disputeId, occurredAt, reviewDeadline, metadata: data.metadata ?? null } }];
   return [
     {
       type: 'DisputeOpened',
@@ -167,6 +172,7 @@ function openDispute(command: OpenDispute, state: Dispute): DisputeEvent[] {
         orderAgentId: order.agentId,
         occurredAt,
         reviewDeadline,
+        metadata: data.metadata ?? {},
       },
     },
   ];
@@ -234,13 +240,14 @@ export function evolveDispute(state: Dispute, event: DisputeEvent): Dispute {
         earlierEvidence: [],
         review: null,
         reviewDeadline: data.reviewDeadline,
+        metadata: data.metadata,
         createdAt: data.occurredAt,
         updatedAt: data.occurredAt,
       };
     }
     case 'DisputeReopened': {
       const dispute = existingForEvolve(state);
-      return { ...dispute, status: 'OPEN', evidence: toEvidence(event.data, event.data.occurredAt), earlierEvidence: [...dispute.earlierEvidence, dispute.evidence], review: null, reviewDeadline: event.data.reviewDeadline, updatedAt: event.data.occurredAt };
+      return { ...dispute, status: 'OPEN', evidence: toEvidence(event.data, event.data.occurredAt), earlierEvidence: [...dispute.earlierEvidence, dispute.evidence], review: null, reviewDeadline: event.data.reviewDeadline, metadata: event.data.metadata ?? dispute.metadata, updatedAt: event.data.occurredAt };
     }
     case 'DisputeAccepted': {
       const { data } = event;
@@ -283,10 +290,14 @@ function reviewDeadlineAfter(openedAt: string, reviewWindowHours: number): strin
 /** Version 1 of an open or reopen had no deadline: it gets the default window from its own time. */
 const withDefaultReviewDeadline = (data: { occurredAt: string }) => ({ ...data, reviewDeadline: reviewDeadlineAfter(data.occurredAt, DEFAULT_REVIEW_WINDOW_HOURS) });
 
-/** Stored schema versions of the dispute events. Version 2 of an open or reopen carries its review deadline. */
+/**
+ * Stored schema versions of the dispute events. Version 2 of an open or reopen carries its review
+ * deadline; version 3 the merchant's metadata: none for an open before, and a reopen
+ * before kept the dispute's.
+ */
 export const DISPUTE_EVENT_SCHEMAS: EventSchemas<DisputeEvent> = {
-  DisputeOpened: { version: 2, upcasters: { 1: withDefaultReviewDeadline } },
-  DisputeReopened: { version: 2, upcasters: { 1: withDefaultReviewDeadline } },
+  DisputeOpened: { version: 3, upcasters: { 1: withDefaultReviewDeadline, 2: (data: object) => ({ ...data, metadata: {} }) } },
+  DisputeReopened: { version: 3, upcasters: { 1: withDefaultReviewDeadline, 2: (data: object) => ({ ...data, metadata: null }) } },
   DisputeAccepted: { version: 1 },
   DisputeRejected: { version: 1 },
 };

@@ -15,11 +15,12 @@ import { DisputeReceiptsLifecycle1700000013000 } from './persistence/dispute-rec
 import { DisputesSchema1700000010000 } from './persistence/disputes-schema.migration';
 import { OperatorDisputeQueue1700000033000 } from './persistence/operator-dispute-queue.migration';
 import { DisputeOutcomePublished1700000033300 } from './persistence/outcome-published.migration';
+import { DisputeMetadata1700000039200 } from './persistence/dispute-metadata.migration';
 import { SandboxDisputes1700000032300 } from './persistence/sandbox-disputes.migration';
 import { OrphanReceiptSweeper } from './receipts/orphan-receipt.sweeper';
 
 /** Migrations of the disputes database, in order. */
-export const DISPUTES_MIGRATIONS = [MessagingSchema1700000000000, DisputesSchema1700000010000, DisputeReceiptsLifecycle1700000013000, MessagingUnreadIndexes1700000030000, DisputeReviewDeadline1700000032200, SandboxDisputes1700000032300, OperatorDisputeQueue1700000033000, DisputeOutcomePublished1700000033300, MessagingOutboxDeletedOnPublish1700000037100, MessagingEventHashChain1700000060380];
+export const DISPUTES_MIGRATIONS = [MessagingSchema1700000000000, DisputesSchema1700000010000, DisputeReceiptsLifecycle1700000013000, MessagingUnreadIndexes1700000030000, DisputeReviewDeadline1700000032200, SandboxDisputes1700000032300, OperatorDisputeQueue1700000033000, DisputeOutcomePublished1700000033300, MessagingOutboxDeletedOnPublish1700000037100, DisputeMetadata1700000039200, MessagingEventHashChain1700000060380];
 
 /** The disputes bounded context. Needs a TypeORM DataSource and the messaging port from its app. */
 @Module({})

@@ -4,6 +4,7 @@ import { SecretBox, type SecretKeyring } from '@mp/access-domain';
 import {
   AccessConsole1700000040000,
   AccessCredentialLifetimes1700000050200,
+  AccessDefaultReturnUrl1700000050390,
   AccessOperatorIdentity1700000050000,
   AccessRequestSignatures1700000050100,
   AccessSchema1700000002000,
@@ -55,7 +56,7 @@ import { MERCHANT_API_CONTROLLERS } from './openapi/merchant-api.controllers';
 import { MerchantApiDocsController } from './openapi/merchant-api-docs.controller';
 
 /** Migrations of the gateway database (merchant identities and credentials). */
-export const GATEWAY_MIGRATIONS = [AccessSchema1700000002000, AccessWebhookSecretRotation1700000004500, AccessTrustBoundaries1700000006200, GatewayRateLimitBuckets1700000020000, GatewayCallbackAllowLists1700000020100, GatewayRateLimitLeases1700000021000, AccessSandboxMerchants1700000032100, AccessMerchantList1700000033100, AccessConsole1700000040000, AccessOperatorIdentity1700000050000, AccessRequestSignatures1700000050100, AccessCredentialLifetimes1700000050200];
+export const GATEWAY_MIGRATIONS = [AccessSchema1700000002000, AccessWebhookSecretRotation1700000004500, AccessTrustBoundaries1700000006200, GatewayRateLimitBuckets1700000020000, GatewayCallbackAllowLists1700000020100, GatewayRateLimitLeases1700000021000, AccessSandboxMerchants1700000032100, AccessMerchantList1700000033100, AccessConsole1700000040000, AccessOperatorIdentity1700000050000, AccessRequestSignatures1700000050100, AccessCredentialLifetimes1700000050200, AccessDefaultReturnUrl1700000050390];
 
 /** The merchant-facing /v2 API and the payer page. Needs a TypeORM DataSource and the messaging port. */
 @Module({})

@@ -71,6 +71,7 @@ describe('internal → external payment-order events', () => {
         callback_url: 'https://shop.example/cb',
         account_number_masked: '•••• 4312',
         failure_reason: null,
+        metadata: {},
         expires_at: later(1440).toISOString(),
         created_at: now.toISOString(),
         updated_at: now.toISOString(),

@@ -54,8 +54,11 @@ export function externalViewOf(order: ExistingPaymentOrder): PaymentOrderExterna
     country: order.country,
     method: order.method,
     callback_url: order.callbackUrl,
+    // Where the status read has it: after callback_url (and its redirect_url, never in events).
+    ...(order.direction === 'incoming' ? { return_url: order.returnUrl } : {}),
     ...(order.recipientAccount ? { account_number_masked: maskAccountNumber(order.recipientAccount.last4) } : {}),
     failure_reason: order.failureReason,
+    metadata: order.metadata,
     expires_at: order.expiresAt,
     created_at: order.createdAt,
     updated_at: order.updatedAt,

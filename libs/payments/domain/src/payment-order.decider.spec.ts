@@ -1,6 +1,6 @@
-import { DeciderSpecification } from '@mp/shared-decider';
+import { DeciderSpecification, eventCodec } from '@mp/shared-decider';
 import { DEFAULT_METHOD_CATALOG } from './method-catalog';
-import { paymentOrderDecider, type CreateIncomingPayment, type CreateOutgoingPayment, type PaymentOrderCommand } from './payment-order.decider';
+import { PAYMENT_ORDER_EVENT_SCHEMAS, paymentOrderDecider, type CreateIncomingPayment, type CreateOutgoingPayment, type PaymentOrderCommand } from './payment-order.decider';
 
 const now = new Date('2026-11-22T10:00:00.000Z');
 const minutesLater = (minutes: number) => new Date(now.getTime() + minutes * 60_000);
@@ -44,6 +44,7 @@ describe('payment order decider', () => {
           data: {
             merchantId: 'mch_1', orderId: 'A-1', amountMinor: '150000', currency: 'RUB', country: 'RU', method: 'bank_card',
             callbackUrl: 'https://shop.example/cb', feeMinor: '3750', expiresAt: minutesLater(30).toISOString(), createdAt: now.toISOString(), payerPageTokenHash: 'hash_1',
+            returnUrl: null, metadata: {},
           },
         },
       ]);
@@ -101,6 +102,18 @@ describe('payment order decider', () => {
     it('rejects the same order_id in the other direction as DUPLICATE_ORDER', () => {
       const outgoingWithSameId = createOutgoing({ orderId: 'A-1', amountMinor: 150_000n });
       spec.givenCommands(createIncoming()).when(outgoingWithSameId).thenThrows('DUPLICATE_ORDER');
+    });
+
+    it('keeps the metadata and return URL it was created with, and answers a retry with other metadata as DUPLICATE_ORDER naming the field', () => {
+      const withMetadata = createIncoming({ metadata: { cart_id: 'C-1', customer: 'U-2' }, returnUrl: 'https://shop.example/back' });
+      expect(spec.givenCommands(withMetadata).state()).toMatchObject({ metadata: { cart_id: 'C-1', customer: 'U-2' }, returnUrl: 'https://shop.example/back' });
+      spec.givenCommands(withMetadata).when(createIncoming({ metadata: { customer: 'U-2', cart_id: 'C-1' } })).thenNothingHappens();
+      for (const other of [{ cart_id: 'C-2', customer: 'U-2' }, { cart_id: 'C-1' }, undefined] as Array<Record<string, string> | undefined>) {
+        const error = spec.givenCommands(withMetadata).when(createIncoming({ metadata: other })).thenThrows('DUPLICATE_ORDER');
+        expect(error.details.map((detail) => detail.field)).toEqual(['metadata']);
+      }
+      spec.givenCommands(createOutgoing()).when(createOutgoing({ metadata: {} })).thenNothingHappens();
+      spec.givenCommands(createOutgoing()).when(createOutgoing({ metadata: { invoice: 'I-9' } })).thenThrows('DUPLICATE_ORDER');
     });
 
     it('does not consult the catalog for a retry, so a later catalog change cannot break it', () => {
@@ -215,6 +228,16 @@ describe('payment order decider', () => {
     it('answers a payout like a missing order', () => {
       spec.givenCommands(createOutgoing()).when(settle(100_000n)).thenThrows('ORDER_NOT_FOUND');
       noOrder.when(settle(100_000n)).thenThrows('ORDER_NOT_FOUND');
+    });
+  });
+
+  describe('Creation events stored before metadata (version 2)', () => {
+    it('read as orders without metadata or a return URL', () => {
+      const codec = eventCodec(PAYMENT_ORDER_EVENT_SCHEMAS);
+      const v2 = { merchantId: 'mch_1', orderId: 'A-1', amountMinor: '100', currency: 'RUB', country: 'RU', method: 'sbp', callbackUrl: 'https://shop.example/cb', feeMinor: '1', expiresAt: now.toISOString(), createdAt: now.toISOString() };
+      expect(codec.read({ type: 'IncomingPaymentCreated', schemaVersion: 2, data: { ...v2, payerPageTokenHash: 'h' } }).data).toEqual({ ...v2, payerPageTokenHash: 'h', returnUrl: null, metadata: {} });
+      const recipientAccount = { reference: 'acct_1', last4: '1111' };
+      expect(codec.read({ type: 'OutgoingPaymentCreated', schemaVersion: 2, data: { ...v2, recipientAccount } }).data).toEqual({ ...v2, recipientAccount, metadata: {} });
     });
   });
 });

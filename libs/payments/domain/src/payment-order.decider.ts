@@ -2,6 +2,7 @@ import type { PaymentDirection, PaymentOrderStatus } from '@mp/contracts-payment
 import type { Decider, EventSchemas } from '@mp/shared-decider';
 import { DomainError, type ErrorDetail } from '@mp/shared-util-errors';
 import { calculateFeeMinor, formatAmountMinor } from '@mp/shared-util-money';
+import { sameMetadata } from '@mp/shared-util-validation';
 import { incomingMethodsFor, outgoingMethodFor, type MethodEntry } from './method-catalog';
 
 ////////// State
@@ -35,6 +36,10 @@ export interface ExistingPaymentOrder {
   /** Incoming: the catalog entry chosen at creation (its fee applies); outgoing: as requested. */
   method: string;
   callbackUrl: string;
+  /** Incoming: where the payer page links back to at a final state; null: the merchant's default. */
+  returnUrl: string | null;
+  /** The merchant's reference data: stored and shown, never read to decide anything (only compared on a retry). */
+  metadata: Record<string, string>;
   recipientAccount: RecipientAccountRef | null;
   /** Fixed at creation from the merchant's method configuration then in force. */
   feeMinor: bigint;
@@ -68,13 +73,13 @@ interface CommandMetadata {
 export interface CreateIncomingPayment {
   type: 'CreateIncomingPayment';
   /** `method` absent: the default method (see `createIncomingPayment`). */
-  data: { merchantId: string; orderId: string; amountMinor: bigint; currency: string; country: string; callbackUrl: string; method?: string };
+  data: { merchantId: string; orderId: string; amountMinor: bigint; currency: string; country: string; callbackUrl: string; method?: string; returnUrl?: string; metadata?: Record<string, string> };
   metadata: CommandMetadata & { payerPageTokenHash: string; methodCatalog: readonly MethodEntry[] };
 }
 
 export interface CreateOutgoingPayment {
   type: 'CreateOutgoingPayment';
-  data: { merchantId: string; orderId: string; amountMinor: bigint; currency: string; country: string; method: string; callbackUrl: string; recipientAccount: RecipientAccountRef };
+  data: { merchantId: string; orderId: string; amountMinor: bigint; currency: string; country: string; method: string; callbackUrl: string; recipientAccount: RecipientAccountRef; metadata?: Record<string, string> };
   /**
    * `sameRecipientAccount`: for a retry of an existing payout, whether its account number is the
    * one the payout was created with (the vault compares the two stored numbers; the decider
@@ -159,11 +164,14 @@ interface OrderCreatedFields {
   feeMinor: string;
   expiresAt: string;
   createdAt: string;
+  /** Since version 3 (`{}` for orders created before). */
+  metadata: Record<string, string>;
 }
 
 export interface IncomingPaymentCreated {
   type: 'IncomingPaymentCreated';
-  data: OrderCreatedFields & { payerPageTokenHash: string };
+  /** `returnUrl` since version 3 (null for orders created before). */
+  data: OrderCreatedFields & { payerPageTokenHash: string; returnUrl: string | null };
 }
 
 export interface OutgoingPaymentCreated {
@@ -272,11 +280,26 @@ function existing(state: PaymentOrder): ExistingPaymentOrder {
  * the default rule, and re-running that rule against today's catalog could differ from the
  * order's (a catalog change must not break a retry), so "no method" means "the order's".
  */
-function assertSameOrderOrThrow(state: ExistingPaymentOrder, direction: PaymentDirection, data: { orderId: string; amountMinor: bigint; currency: string; method?: string }): void {
+function assertSameOrderOrThrow(state: ExistingPaymentOrder, direction: PaymentDirection, data: { orderId: string; amountMinor: bigint; currency: string; method?: string; metadata?: Record<string, string> }): void {
   const sameMethod = data.method === undefined || data.method === state.method;
-  if (state.direction === direction && state.amountMinor === data.amountMinor && state.currency === data.currency && sameMethod) return;
+  if (state.direction === direction && state.amountMinor === data.amountMinor && state.currency === data.currency && sameMethod) {
+    assertSameMetadataOrThrow(state.metadata, data.metadata, data.orderId);
+    return;
+  }
   throw new DomainError('DUPLICATE_ORDER', `order_id ${data.orderId} is already used by an ${state.direction} order with a different amount, currency or method`, [
     { field: 'order_id', issue: `already used for ${formatAmountMinor(state.amountMinor, state.currency)} ${state.currency} by ${state.method} (${state.direction})` },
+  ]);
+}
+
+/**
+ * A retry's metadata must be the order's, key for key (absent is `{}`): a retry is the same
+ * request again, and answering different reference data with an order that carries other data
+ * would leave the merchant's systems believing what is not stored (docs/decisions/merchant-metadata.md).
+ */
+function assertSameMetadataOrThrow(stored: Record<string, string>, sent: Record<string, string> | undefined, orderId: string): void {
+  if (sameMetadata(stored, sent ?? {})) return;
+  throw new DomainError('DUPLICATE_ORDER', `order_id ${orderId} is already used by an order with different metadata`, [
+    { field: 'metadata', issue: 'differs from the metadata the order was created with; read it with GET /v2/payments/status/{order_id}' },
   ]);
 }
 
@@ -309,7 +332,7 @@ function createIncomingPayment(command: CreateIncomingPayment, state: PaymentOrd
   return [
     {
       type: 'IncomingPaymentCreated',
-      data: { ...createdFields(data, method, metadata.now), payerPageTokenHash: metadata.payerPageTokenHash },
+      data: { ...createdFields(data, method, metadata.now), payerPageTokenHash: metadata.payerPageTokenHash, returnUrl: data.returnUrl ?? null },
     },
   ];
 }
@@ -334,7 +357,7 @@ function createOutgoingPayment(command: CreateOutgoingPayment, state: PaymentOrd
   return [{ type: 'OutgoingPaymentCreated', data: { ...createdFields(data, method, metadata.now), recipientAccount: data.recipientAccount } }];
 }
 
-function createdFields(data: { merchantId: string; orderId: string; amountMinor: bigint; currency: string; country: string; callbackUrl: string }, method: MethodEntry, now: Date): OrderCreatedFields {
+function createdFields(data: { merchantId: string; orderId: string; amountMinor: bigint; currency: string; country: string; callbackUrl: string; metadata?: Record<string, string> }, method: MethodEntry, now: Date): OrderCreatedFields {
   return {
     merchantId: data.merchantId,
     orderId: data.orderId,
@@ -346,6 +369,7 @@ function createdFields(data: { merchantId: string; orderId: string; amountMinor:
     feeMinor: calculateFeeMinor(data.amountMinor, method.feeRateBasisPoints, method.feeFixedMinor).toString(),
     expiresAt: new Date(now.getTime() + method.expiryMinutes * 60_000).toISOString(),
     createdAt: now.toISOString(),
+    metadata: data.metadata ?? {},
   };
 }
 
@@ -513,6 +537,8 @@ function created(event: IncomingPaymentCreated | OutgoingPaymentCreated): Existi
     country: data.country,
     method: data.method,
     callbackUrl: data.callbackUrl,
+    returnUrl: event.type === 'IncomingPaymentCreated' ? event.data.returnUrl : null,
+    metadata: data.metadata,
     recipientAccount: event.type === 'OutgoingPaymentCreated' ? event.data.recipientAccount : null,
     feeMinor: BigInt(data.feeMinor),
     payerPageTokenHash: event.type === 'IncomingPaymentCreated' ? event.data.payerPageTokenHash : null,
@@ -545,10 +571,13 @@ export const paymentOrderDecider: Decider<PaymentOrder, PaymentOrderCommand, Pay
  * number a vault reference with its last four characters. Version 1 carried those secrets in
  * plain text and was never released, so it has no upcaster (an upcaster cannot encrypt into the
  * vault); a development database from before it is reset with `rm -rf .local/dev`.
+ *
+ * Version 3 of the two creation events: the merchant's `metadata` (both) and the pay-in's
+ * `returnUrl`. Orders created before had neither: the upcasters give them `{}` and null.
  */
 export const PAYMENT_ORDER_EVENT_SCHEMAS: EventSchemas<PaymentOrderEvent> = {
-  IncomingPaymentCreated: { version: 2 },
-  OutgoingPaymentCreated: { version: 2 },
+  IncomingPaymentCreated: { version: 3, upcasters: { 2: (data: object) => ({ ...data, returnUrl: null, metadata: {} }) } },
+  OutgoingPaymentCreated: { version: 3, upcasters: { 2: (data: object) => ({ ...data, metadata: {} }) } },
   PaymentOrderAgentAssigned: { version: 1 },
   IncomingPaymentMarkedPaid: { version: 1 },
   PaymentOrderSucceeded: { version: 1 },

@@ -18,6 +18,7 @@ import { PaymentOrderOpenDisputes1700000011000 } from './persistence/open-disput
 import { PayoutRecipientAccounts1700000008000 } from './persistence/recipient-accounts.migration';
 import { SandboxOrders1700000032000 } from './persistence/sandbox-orders.migration';
 import { PaymentAgentList1700000033200 } from './persistence/agent-list.migration';
+import { PaymentOrderMetadata1700000039000 } from './persistence/order-metadata.migration';
 import { InternalRecipientAccountsController } from './recipient-accounts/internal-recipient-accounts.controller';
 import { RecipientAccountVault } from './recipient-accounts/recipient-account.vault';
 import { CLOCK, OffsetClock, PAYMENTS_SETTINGS, type PaymentsSettings } from './payments-settings';
@@ -35,6 +36,7 @@ export const PAYMENTS_MIGRATIONS = [
   SandboxOrders1700000032000,
   PaymentAgentList1700000033200,
   MessagingOutboxDeletedOnPublish1700000037100,
+  PaymentOrderMetadata1700000039000,
   MessagingEventHashChain1700000060380,
 ];
 

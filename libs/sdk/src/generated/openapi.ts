@@ -71,7 +71,7 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Change the merchant's own settings (the default callback URL) */
+        /** Change the merchant's own settings (the default callback and return URLs) */
         patch: operations["updateMerchant"];
         trace?: never;
     };
@@ -518,6 +518,16 @@ export interface components {
              */
             currency: "USD" | "EUR" | "GBP" | "RUB" | "INR" | "BRL" | "KZT" | "UZS" | "TRY" | "UAH" | "AZN" | "MXN" | "ARS" | "COP" | "PEN" | "CLP" | "JPY" | "KRW" | "VND" | "IDR" | "THB" | "PHP" | "NGN" | "KES" | "EGP" | "BDT" | "PKR" | "AED" | "KWD" | "BHD" | "USDT" | "USDC" | "BTC" | "ETH" | "TRX";
             /**
+             * @description Your own reference data (a cart id, a customer id, an invoice number), stored with the object and returned by reads, lists, callbacks and the reconciliation report; never used to decide anything. At most 20 keys; each key 1 to 40 characters, each value a string of at most 500 characters; no control characters but tab and line breaks (400 VALIDATION_ERROR naming the key otherwise). A retry with the same order_id must send the same metadata, absent meaning {} (409 DUPLICATE_ORDER otherwise).
+             * @example {
+             *       "cart_id": "C-7731",
+             *       "customer_id": "U-102"
+             *     }
+             */
+            metadata?: {
+                [key: string]: string;
+            };
+            /**
              * @description One of the merchant's incoming methods for this country and currency (GET /v2/merchant/methods). Without it, the first incoming method in the merchant's catalog for the country and currency whose limits admit the amount.
              * @example sbp
              */
@@ -527,6 +537,12 @@ export interface components {
              * @example A-1001
              */
             order_id: string;
+            /**
+             * Format: uri
+             * @description Where the payer page links back to once the order is final, with order_id and outcome appended as query parameters (not authoritative: trust the callback or a status read). Without it, the merchant profile's default_return_url; without that, no link. An absolute https:// URL of at most 2048 characters, on port 443 or 8443 unless the platform's operator allows others; when an operator gave the merchant a callback allow-list, its host must be on it (400 VALIDATION_ERROR otherwise).
+             * @example https://shop.example/orders/A-1001
+             */
+            return_url?: string;
         };
         CreateOutgoingPaymentBody: {
             /**
@@ -557,6 +573,16 @@ export interface components {
              */
             currency: "USD" | "EUR" | "GBP" | "RUB" | "INR" | "BRL" | "KZT" | "UZS" | "TRY" | "UAH" | "AZN" | "MXN" | "ARS" | "COP" | "PEN" | "CLP" | "JPY" | "KRW" | "VND" | "IDR" | "THB" | "PHP" | "NGN" | "KES" | "EGP" | "BDT" | "PKR" | "AED" | "KWD" | "BHD" | "USDT" | "USDC" | "BTC" | "ETH" | "TRX";
             /**
+             * @description Your own reference data (a cart id, a customer id, an invoice number), stored with the object and returned by reads, lists, callbacks and the reconciliation report; never used to decide anything. At most 20 keys; each key 1 to 40 characters, each value a string of at most 500 characters; no control characters but tab and line breaks (400 VALIDATION_ERROR naming the key otherwise). A retry with the same order_id must send the same metadata, absent meaning {} (409 DUPLICATE_ORDER otherwise).
+             * @example {
+             *       "cart_id": "C-7731",
+             *       "customer_id": "U-102"
+             *     }
+             */
+            metadata?: {
+                [key: string]: string;
+            };
+            /**
              * @description One of the merchant's outgoing methods for this country and currency
              * @example bank_card
              */
@@ -584,6 +610,16 @@ export interface components {
              * @enum {string}
              */
             currency: "USDT-TRC20" | "USDT-ERC20" | "BTC" | "ETH" | "TRX";
+            /**
+             * @description Your own reference data (a cart id, a customer id, an invoice number), stored with the object and returned by reads, lists, callbacks and the reconciliation report; never used to decide anything. At most 20 keys; each key 1 to 40 characters, each value a string of at most 500 characters; no control characters but tab and line breaks (400 VALIDATION_ERROR naming the key otherwise). A retry with the same order_id must send the same metadata, absent meaning {} (409 DUPLICATE_ORDER otherwise).
+             * @example {
+             *       "cart_id": "C-7731",
+             *       "customer_id": "U-102"
+             *     }
+             */
+            metadata?: {
+                [key: string]: string;
+            };
             /**
              * @description Your id of the withdrawal: 1 to 64 characters from A-Z a-z 0-9 . _ - : /
              * @example W-1001
@@ -663,6 +699,16 @@ export interface components {
             currency: string;
             /** @example dsp_0123456789abcdef01234567 */
             dispute_id: string;
+            /**
+             * @description Your own reference data as sent on open, or on the reopen that last sent some; {} when none
+             * @example {
+             *       "cart_id": "C-7731",
+             *       "customer_id": "U-102"
+             *     }
+             */
+            metadata: {
+                [key: string]: string;
+            };
             /**
              * @description The disputed incoming order
              * @example A-1
@@ -746,6 +792,16 @@ export interface components {
             currency: string;
             /** @example dsp_0123456789abcdef01234567 */
             dispute_id: string;
+            /**
+             * @description Your own reference data as sent on open, or on the reopen that last sent some; {} when none
+             * @example {
+             *       "cart_id": "C-7731",
+             *       "customer_id": "U-102"
+             *     }
+             */
+            metadata: {
+                [key: string]: string;
+            };
             /**
              * @description The disputed incoming order
              * @example A-1
@@ -886,6 +942,11 @@ export interface components {
              * @example false
              */
             default_callback_url_disabled: boolean | null;
+            /**
+             * @description Where the payer page links back to for pay-ins without a return_url of their own; null until set
+             * @example https://shop.example/orders
+             */
+            default_return_url: string | null;
             /** @example mer_0123456789abcdef01234567 */
             merchant_id: string;
             /** @example Shop */
@@ -960,6 +1021,16 @@ export interface components {
              * @example The payer paid, the order expired
              */
             comment?: string;
+            /**
+             * @description Your own reference data (a cart id, a customer id, an invoice number), stored with the object and returned by reads, lists, callbacks and the reconciliation report; never used to decide anything. At most 20 keys; each key 1 to 40 characters, each value a string of at most 500 characters; no control characters but tab and line breaks (400 VALIDATION_ERROR naming the key otherwise). A reopen that sends metadata replaces the dispute's; one that sends none keeps it.
+             * @example {
+             *       "cart_id": "C-7731",
+             *       "customer_id": "U-102"
+             *     }
+             */
+            metadata?: {
+                [key: string]: string;
+            };
             /**
              * @description The incoming order in dispute: one a payment agent is already assigned to, created less than a month ago, without an open or accepted dispute (400 PAYMENT_REJECTED otherwise; 404 ORDER_NOT_FOUND for a payout or an unknown order)
              * @example A-1001
@@ -1057,6 +1128,16 @@ export interface components {
              */
             fee: number;
             /**
+             * @description Your own reference data as sent on create; {} when none
+             * @example {
+             *       "cart_id": "C-7731",
+             *       "customer_id": "U-102"
+             *     }
+             */
+            metadata: {
+                [key: string]: string;
+            };
+            /**
              * @description The payment method
              * @example card
              */
@@ -1066,6 +1147,11 @@ export interface components {
              * @example A-1
              */
             order_id: string;
+            /**
+             * @description Incoming orders only: the order's return_url; null when it has none (the merchant profile's default_return_url applies)
+             * @example https://shop.example/orders/A-1
+             */
+            return_url?: string | null;
             /**
              * @description PENDING until one of the four final states
              * @example PENDING
@@ -1156,6 +1242,16 @@ export interface components {
              */
             fee: number;
             /**
+             * @description Your own reference data as sent on create; {} when none
+             * @example {
+             *       "cart_id": "C-7731",
+             *       "customer_id": "U-102"
+             *     }
+             */
+            metadata: {
+                [key: string]: string;
+            };
+            /**
              * @description The payment method
              * @example card
              */
@@ -1170,6 +1266,11 @@ export interface components {
              * @example https://pay.example/pay/3f9c…
              */
             redirect_url?: string;
+            /**
+             * @description Incoming orders only: the order's return_url; null when it has none (the merchant profile's default_return_url applies)
+             * @example https://shop.example/orders/A-1
+             */
+            return_url?: string | null;
             /**
              * @description PENDING until one of the four final states
              * @example PENDING
@@ -1286,10 +1387,16 @@ export interface components {
         UpdateMerchantBody: {
             /**
              * Format: uri
-             * @description Where withdrawal and dispute outcomes are reported. An absolute https:// URL of at most 2048 characters, on port 443 or 8443 unless the platform's operator allows others; when an operator gave the merchant a callback allow-list, its host must be on it (400 VALIDATION_ERROR otherwise).
+             * @description Where withdrawal and dispute outcomes are reported; once set it cannot be removed, only changed. An absolute https:// URL of at most 2048 characters, on port 443 or 8443 unless the platform's operator allows others; when an operator gave the merchant a callback allow-list, its host must be on it (400 VALIDATION_ERROR otherwise).
              * @example https://shop.example/callbacks
              */
-            default_callback_url: string;
+            default_callback_url?: string;
+            /**
+             * Format: uri
+             * @description Where the payer page links back to once a pay-in without a return_url of its own is final (null removes it). It applies to such pay-ins' pages from now on, those created before included. An absolute https:// URL of at most 2048 characters, on port 443 or 8443 unless the platform's operator allows others; when an operator gave the merchant a callback allow-list, its host must be on it (400 VALIDATION_ERROR otherwise).
+             * @example https://shop.example/orders
+             */
+            default_return_url?: string | null;
         };
         WebhookAttemptResponse: {
             /** @example 1 */
@@ -1511,6 +1618,16 @@ export interface components {
              * @example null
              */
             failure_reason: string | null;
+            /**
+             * @description Your own reference data as sent on create; {} when none
+             * @example {
+             *       "cart_id": "C-7731",
+             *       "customer_id": "U-102"
+             *     }
+             */
+            metadata: {
+                [key: string]: string;
+            };
             /** @example TRC20 */
             network: string;
             /**
@@ -1595,6 +1712,16 @@ export interface components {
              * @example null
              */
             failure_reason: string | null;
+            /**
+             * @description Your own reference data as sent on create; {} when none
+             * @example {
+             *       "cart_id": "C-7731",
+             *       "customer_id": "U-102"
+             *     }
+             */
+            metadata: {
+                [key: string]: string;
+            };
             /** @example TRC20 */
             network: string;
             /**

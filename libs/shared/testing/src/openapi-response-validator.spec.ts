@@ -59,9 +59,21 @@ describe('OpenApiResponseValidator', () => {
   });
 
   it('reads the checked-in openapi.json: an order without its amount disagrees', () => {
-    const order = { order_id: 'A-1', direction: 'incoming', status: 'PENDING', sub_status: 'awaiting_agent', fee: 1, currency: 'RUB', country: 'RU', method: 'card', callback_url: 'https://shop.example/cb', failure_reason: null, expires_at: '2026-01-01T00:30:00.000Z', created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z' };
+    const order = { order_id: 'A-1', direction: 'incoming', status: 'PENDING', sub_status: 'awaiting_agent', fee: 1, currency: 'RUB', country: 'RU', method: 'card', callback_url: 'https://shop.example/cb', failure_reason: null, metadata: { cart_id: 'C-1' }, expires_at: '2026-01-01T00:30:00.000Z', created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z' };
     const status = answer({ path: '/v2/payments/status/A-1' });
     expect(() => merchantApiValidator().check({ ...status, text: JSON.stringify({ ...order, amount: 15 }) })).not.toThrow();
     expect(() => merchantApiValidator().check({ ...status, text: JSON.stringify(order) })).toThrow(/getPaymentStatus.*must have required property 'amount'/);
+  });
+
+  it('reads the checked-in openapi.json: metadata is required, a map of strings, and a pay-in\'s return_url a string or null', () => {
+    const order = { order_id: 'A-1', direction: 'incoming', status: 'SUCCEEDED', sub_status: null, amount: 15, fee: 1, currency: 'RUB', country: 'RU', method: 'card', callback_url: 'https://shop.example/cb', return_url: 'https://shop.example/back', failure_reason: null, metadata: {}, expires_at: '2026-01-01T00:30:00.000Z', created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z' };
+    const check = (body: object) => () => merchantApiValidator().check({ ...answer({ path: '/v2/payments/status/A-1' }), text: JSON.stringify(body) });
+    expect(check(order)).not.toThrow();
+    expect(check({ ...order, return_url: null })).not.toThrow();
+    expect(check({ ...order, return_url: 7 })).toThrow(/return_url must be string/);
+    const { metadata: _metadata, ...withoutMetadata } = order;
+    expect(check(withoutMetadata)).toThrow(/must have required property 'metadata'/);
+    expect(check({ ...order, metadata: { count: 3 } })).toThrow(/metadata\/count must be string/);
+    expect(check({ ...order, metadata: Object.fromEntries(Array.from({ length: 21 }, (_, index) => [`k${index}`, 'v'])) })).toThrow(/metadata must NOT have more than 20 properties/);
   });
 });

@@ -1,6 +1,6 @@
-import { DeciderSpecification } from '@mp/shared-decider';
+import { DeciderSpecification, eventCodec } from '@mp/shared-decider';
 import { DEFAULT_WITHDRAWAL_ASSETS } from './assets';
-import { withdrawalDecider, type NetworkAnswer, type WithdrawalCommand } from './withdrawal.decider';
+import { WITHDRAWAL_EVENT_SCHEMAS, withdrawalDecider, type NetworkAnswer, type WithdrawalCommand } from './withdrawal.decider';
 
 const now = new Date('2026-11-23T10:00:00.000Z');
 const TRON_ADDRESS = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
@@ -23,7 +23,7 @@ describe('withdrawal decider', () => {
       const { state } = notRequested.when(request()).then([
         {
           type: 'WithdrawalRequested',
-          data: { merchantId: 'm-1', orderId: 'W-1', currency: 'USDT-TRC20', network: 'TRON', balanceAsset: 'USDT', amountMinor: '15000000', networkFeeMinor: '1000000', address: TRON_ADDRESS, occurredAt: now.toISOString() },
+          data: { merchantId: 'm-1', orderId: 'W-1', currency: 'USDT-TRC20', network: 'TRON', balanceAsset: 'USDT', amountMinor: '15000000', networkFeeMinor: '1000000', address: TRON_ADDRESS, occurredAt: now.toISOString(), metadata: {} },
         },
       ]);
       expect(state).toMatchObject({ status: 'PENDING', sendProgress: 'queued', amountMinor: 15_000_000n, networkFeeMinor: 1_000_000n });
@@ -53,6 +53,19 @@ describe('withdrawal decider', () => {
 
     it('a repeated identical request changes nothing', () => {
       pending.when(request()).thenNothingHappens();
+    });
+
+    it('keeps its metadata, and a retry with other metadata is DUPLICATE_ORDER naming the field', () => {
+      const tagged = spec.givenCommands(request({ metadata: { payout_batch: 'B-7' } }));
+      expect(tagged.state()).toMatchObject({ metadata: { payout_batch: 'B-7' } });
+      tagged.when(request({ metadata: { payout_batch: 'B-7' } })).thenNothingHappens();
+      expect(tagged.when(request({ metadata: { payout_batch: 'B-8' } })).thenThrows('DUPLICATE_ORDER').details).toEqual([expect.objectContaining({ field: 'metadata' })]);
+      expect(tagged.when(request()).thenThrows('DUPLICATE_ORDER').details).toEqual([expect.objectContaining({ field: 'metadata' })]);
+    });
+
+    it('reads a WithdrawalRequested stored before metadata (version 1) as one without', () => {
+      const v1 = { merchantId: 'm-1', orderId: 'W-1', currency: 'USDT-TRC20', network: 'TRON', balanceAsset: 'USDT', amountMinor: '1', networkFeeMinor: '1', address: TRON_ADDRESS, occurredAt: now.toISOString() };
+      expect(eventCodec(WITHDRAWAL_EVENT_SCHEMAS).read({ type: 'WithdrawalRequested', schemaVersion: 1, data: v1 }).data).toEqual({ ...v1, metadata: {} });
     });
 
     it.each([

@@ -1,6 +1,7 @@
 import type { Decider, EventSchemas } from '@mp/shared-decider';
 import { DomainError, validationError } from '@mp/shared-util-errors';
 import { formatAmountMinor } from '@mp/shared-util-money';
+import { sameMetadata } from '@mp/shared-util-validation';
 import { findWithdrawalAsset, type WalletNetwork, type WithdrawalAsset } from './assets';
 import { checkWalletAddress } from './wallet-address';
 
@@ -43,6 +44,8 @@ export interface ExistingWithdrawal {
   sendAttempts: number;
   /** What the network said when an operator reconciled the withdrawal, if one did. */
   reconciliation: ReconciliationEvidence | null;
+  /** The merchant's reference data: stored and shown, never read to decide anything (only compared on a retry). */
+  metadata: Record<string, string>;
   createdAt: string;
   updatedAt: string;
 }
@@ -81,7 +84,7 @@ interface CommandMetadata {
 
 export interface RequestWithdrawal {
   type: 'RequestWithdrawal';
-  data: { merchantId: string; orderId: string; currency: string; amountMinor: bigint; address: string };
+  data: { merchantId: string; orderId: string; currency: string; amountMinor: bigint; address: string; metadata?: Record<string, string> };
   metadata: CommandMetadata & { assets: readonly WithdrawalAsset[] };
 }
 
@@ -125,6 +128,8 @@ export interface WithdrawalRequested {
     networkFeeMinor: string;
     address: string;
     occurredAt: string;
+    /** Since version 2 (`{}` for withdrawals requested before). */
+    metadata: Record<string, string>;
   };
 }
 
@@ -207,9 +212,15 @@ function requestWithdrawal(command: RequestWithdrawal, state: Withdrawal): Withd
     // Idempotent by order_id: the same request returns the same withdrawal; anything else is a
     // different request under a used id, which must never be merged into the first.
     const same = state.currency === data.currency && state.amountMinor === data.amountMinor && state.address === data.address;
-    if (same) return [];
-    throw new DomainError('DUPLICATE_ORDER', `order_id ${data.orderId} is already used by another withdrawal`, [
-      { field: 'order_id', issue: 'already used with a different amount, currency or address' },
+    if (!same) {
+      throw new DomainError('DUPLICATE_ORDER', `order_id ${data.orderId} is already used by another withdrawal`, [
+        { field: 'order_id', issue: 'already used with a different amount, currency or address' },
+      ]);
+    }
+    // Metadata is compared as the payments orders compare it (docs/decisions/merchant-metadata.md).
+    if (sameMetadata(state.metadata, data.metadata ?? {})) return [];
+    throw new DomainError('DUPLICATE_ORDER', `order_id ${data.orderId} is already used by a withdrawal with different metadata`, [
+      { field: 'metadata', issue: 'differs from the metadata the withdrawal was created with; read it with GET /v2/withdrawals/{order_id}' },
     ]);
   }
   const asset = findWithdrawalAsset(metadata.assets, data.currency);
@@ -237,6 +248,7 @@ function requestWithdrawal(command: RequestWithdrawal, state: Withdrawal): Withd
         networkFeeMinor: asset.networkFeeMinor.toString(),
         address: data.address,
         occurredAt: metadata.now.toISOString(),
+        metadata: data.metadata ?? {},
       },
     },
   ];
@@ -315,6 +327,7 @@ export function evolveWithdrawal(state: Withdrawal, event: WithdrawalEvent): Wit
         failureReason: null,
         sendAttempts: 0,
         reconciliation: null,
+        metadata: data.metadata,
         createdAt: data.occurredAt,
         updatedAt: data.occurredAt,
       };
@@ -350,7 +363,8 @@ export const withdrawalDecider: Decider<Withdrawal, WithdrawalCommand, Withdrawa
 
 /** The stored version of each event type; a payload change adds a version and an upcaster. */
 export const WITHDRAWAL_EVENT_SCHEMAS: EventSchemas<WithdrawalEvent> = {
-  WithdrawalRequested: { version: 1 },
+  // Version 2 carries the merchant's metadata; withdrawals requested before have none.
+  WithdrawalRequested: { version: 2, upcasters: { 1: (data: object) => ({ ...data, metadata: {} }) } },
   WithdrawalSendingStarted: { version: 1 },
   WithdrawalCompleted: { version: 1 },
   WithdrawalFailed: { version: 1 },

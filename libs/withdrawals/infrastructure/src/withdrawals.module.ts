@@ -11,6 +11,7 @@ import { WithdrawalCommandIntake } from './commands/withdrawal-command.intake';
 import { LEDGER_HOLDS } from './commands/withdrawal.stream';
 import { InternalWithdrawalsController } from './http/internal-withdrawals.controller';
 import { WithdrawalReconciliation1700000005100 } from './persistence/withdrawal-reconciliation.migration';
+import { WithdrawalMetadata1700000039100 } from './persistence/withdrawal-metadata.migration';
 import { WithdrawalsSchema1700000005000 } from './persistence/withdrawals-schema.migration';
 import { NETWORK_ADAPTER } from './sending/network-adapter.port';
 import { LIVE_NETWORK_ADAPTER, ModeRoutingNetworkAdapter } from './sending/mode-routing-network.adapter';
@@ -19,7 +20,7 @@ import { WithdrawalSender } from './sending/withdrawal-sender';
 import { WITHDRAWALS_SETTINGS, type WithdrawalsSettings } from './withdrawals-settings';
 
 /** Migrations of the withdrawals database, in order. */
-export const WITHDRAWALS_MIGRATIONS = [MessagingSchema1700000000000, WithdrawalsSchema1700000005000, WithdrawalReconciliation1700000005100, MessagingUnreadIndexes1700000030000, MessagingOutboxDeletedOnPublish1700000037100, MessagingEventHashChain1700000060380];
+export const WITHDRAWALS_MIGRATIONS = [MessagingSchema1700000000000, WithdrawalsSchema1700000005000, WithdrawalReconciliation1700000005100, MessagingUnreadIndexes1700000030000, MessagingOutboxDeletedOnPublish1700000037100, WithdrawalMetadata1700000039100, MessagingEventHashChain1700000060380];
 
 /** The withdrawals bounded context. Needs a TypeORM DataSource and the messaging port from its app. */
 @Module({})

@@ -1,5 +1,5 @@
 import { findDisputeOfOrder, merchantApi } from '../../api/console-api';
-import { DateTime, Empty, LoadState, Money, useLoad } from '../../app/components';
+import { DateTime, Empty, LoadState, Metadata, Money, useLoad } from '../../app/components';
 import { Link } from '../../app/router';
 import { orderTimeline } from '../../lib/timeline';
 import { StatusBadge } from '../status';
@@ -26,6 +26,8 @@ export function OrderView({ orderId }: { orderId: string }) {
               <dt>Method</dt><dd>{order.method} ({order.country})</dd>
               <dt>Expires</dt><dd><DateTime iso={order.expires_at} /></dd>
               {order.failure_reason && (<><dt>Failure reason</dt><dd>{order.failure_reason}</dd></>)}
+              {order.return_url && (<><dt>Return URL</dt><dd>{order.return_url}</dd></>)}
+              <dt>Metadata</dt><dd><Metadata metadata={order.metadata} /></dd>
             </dl>
             <section aria-labelledby="timeline-heading">
               <h2 id="timeline-heading">Timeline</h2>

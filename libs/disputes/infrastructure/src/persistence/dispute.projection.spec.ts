@@ -23,6 +23,7 @@ describe('dispute view', () => {
       created_at: '2026-01-02T00:00:00.000Z',
       updated_at: '2026-01-02T00:00:00.000Z',
       review_deadline: '2026-01-05T00:00:00.000Z',
+      metadata: {},
       review: null,
     });
   });

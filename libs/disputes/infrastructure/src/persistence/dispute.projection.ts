@@ -16,6 +16,7 @@ interface DisputeRow {
   receipt: DisputeView['receipt'];
   review: DisputeView['review'];
   review_deadline: Date | null;
+  metadata: Record<string, string>;
   created_at: Date;
   updated_at: Date;
   list_position: string;
@@ -35,6 +36,7 @@ export function disputeView(dispute: ExistingDispute): DisputeView {
     created_at: dispute.createdAt,
     updated_at: dispute.updatedAt,
     review_deadline: dispute.reviewDeadline,
+    metadata: dispute.metadata,
     review: review
       ? {
           decision: review.decision,
@@ -50,16 +52,16 @@ export function disputeView(dispute: ExistingDispute): DisputeView {
 export async function saveDisputeProjection(manager: EntityManager, dispute: ExistingDispute, streamVersion: number): Promise<void> {
   const view = disputeView(dispute);
   await manager.query(
-    `INSERT INTO disputes (dispute_id, merchant_id, order_id, status, amount_minor, currency, comment, receipt, review, created_at, updated_at, stream_version, review_deadline)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+    `INSERT INTO disputes (dispute_id, merchant_id, order_id, status, amount_minor, currency, comment, receipt, review, created_at, updated_at, stream_version, review_deadline, metadata)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
      ON CONFLICT (dispute_id) DO UPDATE SET
-       status = EXCLUDED.status, amount_minor = EXCLUDED.amount_minor, comment = EXCLUDED.comment, receipt = EXCLUDED.receipt,
+       status = EXCLUDED.status, amount_minor = EXCLUDED.amount_minor, comment = EXCLUDED.comment, receipt = EXCLUDED.receipt, metadata = EXCLUDED.metadata,
        review = EXCLUDED.review, updated_at = EXCLUDED.updated_at, stream_version = EXCLUDED.stream_version, review_deadline = EXCLUDED.review_deadline
      WHERE disputes.stream_version < EXCLUDED.stream_version`,
     [
       dispute.disputeId, dispute.merchantId, dispute.orderId, dispute.status, dispute.evidence.amountMinor?.toString() ?? null, dispute.currency,
       dispute.evidence.comment, view.receipt === null ? null : JSON.stringify(view.receipt), view.review === null ? null : JSON.stringify(view.review),
-      dispute.createdAt, dispute.updatedAt, streamVersion, dispute.reviewDeadline,
+      dispute.createdAt, dispute.updatedAt, streamVersion, dispute.reviewDeadline, JSON.stringify(dispute.metadata),
     ],
   );
 }
@@ -76,6 +78,7 @@ function rowToView(row: DisputeRow): DisputeView {
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
     review_deadline: row.review_deadline?.toISOString() ?? null,
+    metadata: row.metadata,
     review: row.review,
   };
 }

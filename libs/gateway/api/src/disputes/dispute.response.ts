@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { DISPUTE_STATUSES, type DisputeStatus } from '@mp/contracts-disputes';
 import { ListPageResponse } from '../openapi/list-page.response';
 import { ReceiptFileResponse } from '../openapi/receipt-file.response';
+import { METADATA_RESPONSE_PROPERTY } from '../openapi/request-schemas';
 
 export class DisputeReviewResponse {
   @ApiProperty({ enum: ['ACCEPTED', 'REJECTED'], example: 'ACCEPTED' })
@@ -45,6 +46,9 @@ export class DisputeResponse {
 
   @ApiProperty({ format: 'date-time', example: '2026-01-01T12:00:00.000Z' })
   updated_at!: string;
+
+  @ApiProperty({ ...METADATA_RESPONSE_PROPERTY, description: 'Your own reference data as sent on open, or on the reopen that last sent some; {} when none' })
+  metadata!: Record<string, string>;
 
   @ApiProperty({ type: DisputeReviewResponse, nullable: true, description: 'Null while OPEN' })
   review!: DisputeReviewResponse | null;

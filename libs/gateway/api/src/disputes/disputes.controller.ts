@@ -20,6 +20,7 @@ import { ApiErrorResponses } from '../openapi/error.response';
 import { MerchantApi } from '../openapi/merchant-api.decorator';
 import { ApiListFiltersBody } from '../openapi/request-schemas';
 import { DISPUTES_COMMAND_ROUTE, PaymentCommandBus } from '../payments/payment-command.bus';
+import { metadataOf } from '../payments/create-payment.request';
 import { ApiCreationPeriodAndCursor } from '../payments/list-filters.request';
 import { DisputesClient } from './disputes.client';
 import { OpenDisputeBody } from './open-dispute.request';
@@ -78,7 +79,7 @@ export class DisputesController {
       }
       receiptId = (await this.disputes.storeReceipt(merchantId, body.receipt.file_name, content)).receiptId;
     }
-    const data: OpenDisputeCommandData = { merchantId, orderId: body.order_id, amount: body.amount?.literal ?? null, comment: body.comment ?? null, receiptId };
+    const data: OpenDisputeCommandData = { merchantId, orderId: body.order_id, amount: body.amount?.literal ?? null, comment: body.comment ?? null, receiptId, ...metadataOf(body) };
     const outcome = await this.commandBus.run<DisputeCommandReplyData>(DISPUTES_COMMAND_ROUTE, DISPUTE_COMMAND_TYPES.open, data, {
       key: paymentOrderKey(merchantId, body.order_id),
       subject: `merchant:${merchantId}/order:${body.order_id}`,

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { DISPUTE_COMMENT_MAX_LENGTH, DISPUTE_RECEIPT_BYTES_MAX, DisputeReceiptDto, OpenDisputeRequestDto } from '@mp/contracts-disputes';
 import { ORDER_ID_PATTERN, type JsonNumberLiteral } from '@mp/shared-util-validation';
+import { METADATA_REQUEST_DESCRIPTION, METADATA_SCHEMA } from '../openapi/request-schemas';
 
 /** The receipt of endpoint 14 as the OpenAPI description shows it; the rules are the contract's DisputeReceiptDto. */
 export class OpenDisputeReceiptBody extends DisputeReceiptDto {
@@ -27,4 +28,7 @@ export class OpenDisputeBody extends OpenDisputeRequestDto {
 
   @ApiPropertyOptional({ type: OpenDisputeReceiptBody, description: 'A transfer confirmation: PDF, PNG or JPEG' })
   override receipt?: OpenDisputeReceiptBody;
+
+  @ApiPropertyOptional({ ...METADATA_SCHEMA, description: `${METADATA_REQUEST_DESCRIPTION} A reopen that sends metadata replaces the dispute's; one that sends none keeps it.` })
+  override metadata?: Record<string, string>;
 }

@@ -1,7 +1,8 @@
 import { Body, Controller, Get, Patch } from '@nestjs/common';
-import { ApiOperation, ApiProperty, ApiResponse } from '@nestjs/swagger';
+import { ApiOperation, ApiPropertyOptional, ApiResponse } from '@nestjs/swagger';
+import { IsOptional, ValidateIf } from 'class-validator';
 import { MerchantCredentialStore, type MerchantProfile } from '@mp/access-infrastructure';
-import { DomainError } from '@mp/shared-util-errors';
+import { DomainError, validationError } from '@mp/shared-util-errors';
 import { formatAmountMinor } from '@mp/shared-util-money';
 import { CurrentMerchant, RefusesReplay, type AuthenticatedMerchant } from '../auth/merchant-signature.guard';
 import { ApiErrorResponses } from '../openapi/error.response';
@@ -9,6 +10,8 @@ import { MerchantApi } from '../openapi/merchant-api.decorator';
 import { BalancesResponse, MerchantProfileResponse, MethodsResponse } from './merchant.response';
 import { IsCallbackUrl } from '../payments/create-payment.request';
 import { CALLBACK_DESTINATION_RULES, CALLBACK_URL_SCHEMA } from '../openapi/request-schemas';
+
+const SETTINGS_INVALID = 'The merchant settings are not valid';
 import { RequestMessages } from '@mp/shared-util-validation';
 import { CallbacksClient } from '../callbacks/callbacks.client';
 import { PaymentsReadClient } from '../payments/payments-read.client';
@@ -16,12 +19,26 @@ import { WithdrawalsReadClient } from '../withdrawals/withdrawals-read.client';
 import { LedgerReadClient } from './ledger-read.client';
 import { CallbackDestinationPolicy } from '../callback-destinations/callback-destination.policy';
 
-/** The body of PATCH /v2/merchant: the settings a merchant may change itself. Unknown fields are refused. */
-@RequestMessages({ invalid: 'The merchant settings are not valid' })
+/**
+ * The body of PATCH /v2/merchant: the settings a merchant may change itself, each optional, at
+ * least one sent; a field not sent is left as it is. Unknown fields are refused.
+ */
+@RequestMessages({ invalid: SETTINGS_INVALID })
 class UpdateMerchantBody {
-  @ApiProperty({ ...CALLBACK_URL_SCHEMA, description: `Where withdrawal and dispute outcomes are reported. ${CALLBACK_DESTINATION_RULES}` })
+  @ApiPropertyOptional({ ...CALLBACK_URL_SCHEMA, description: `Where withdrawal and dispute outcomes are reported; once set it cannot be removed, only changed. ${CALLBACK_DESTINATION_RULES}` })
+  @ValidateIf((body: UpdateMerchantBody) => body.default_callback_url !== undefined)
   @IsCallbackUrl()
-  default_callback_url!: string;
+  default_callback_url?: string;
+
+  @ApiPropertyOptional({
+    ...CALLBACK_URL_SCHEMA,
+    nullable: true,
+    example: 'https://shop.example/orders',
+    description: `Where the payer page links back to once a pay-in without a return_url of its own is final (null removes it). It applies to such pay-ins' pages from now on, those created before included. ${CALLBACK_DESTINATION_RULES}`,
+  })
+  @IsOptional()
+  @IsCallbackUrl()
+  default_return_url?: string | null;
 }
 
 /** Spec endpoints 8 to 10: merchant information; and PATCH, the merchant's own settings. */
@@ -52,17 +69,26 @@ export class MerchantController {
    * still pending, and those kept while the merchant had no URL are reported there.
    */
   @Patch()
-  @ApiOperation({ operationId: 'updateMerchant', summary: 'Change the merchant\'s own settings (the default callback URL)' })
+  @ApiOperation({ operationId: 'updateMerchant', summary: 'Change the merchant\'s own settings (the default callback and return URLs)' })
   @ApiResponse({ status: 200, type: MerchantProfileResponse })
   @ApiErrorResponses('NOT_FOUND', 'REQUEST_REPLAYED')
   @RefusesReplay()
   async updateProfile(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() body: UpdateMerchantBody): Promise<MerchantProfileResponse> {
-    await this.destinations.assertAcceptable(merchant.merchantId, body.default_callback_url, 'default_callback_url');
-    const profile = await this.merchants.setDefaultCallbackUrl(merchant.merchantId, body.default_callback_url);
-    // Withdrawal and dispute outcomes kept while the merchant had no URL go there now. Should the
-    // dispatcher be unreachable, the answer is 503 and the URL is set: the same PATCH again (signed
-    // anew) sends them, since it finds the outcomes still waiting.
-    await this.callbacks.defaultUrlSet(merchant.merchantId, body.default_callback_url);
+    const { default_callback_url: callbackUrl, default_return_url: returnUrl } = body;
+    if (callbackUrl === undefined && returnUrl === undefined) {
+      throw validationError([{ field: 'default_callback_url', issue: 'send default_callback_url, default_return_url or both' }], SETTINGS_INVALID);
+    }
+    // Both are checked before either is stored: a refused field changes nothing.
+    await this.destinations.assertAcceptable(merchant.merchantId, callbackUrl, 'default_callback_url');
+    await this.destinations.assertAcceptable(merchant.merchantId, returnUrl, 'default_return_url');
+    let profile = returnUrl === undefined ? null : await this.merchants.setDefaultReturnUrl(merchant.merchantId, returnUrl);
+    if (callbackUrl !== undefined) {
+      profile = await this.merchants.setDefaultCallbackUrl(merchant.merchantId, callbackUrl);
+      // Withdrawal and dispute outcomes kept while the merchant had no URL go there now. Should the
+      // dispatcher be unreachable, the answer is 503 and the URL is set: the same PATCH again (signed
+      // anew) sends them, since it finds the outcomes still waiting.
+      await this.callbacks.defaultUrlSet(merchant.merchantId, callbackUrl);
+    }
     return this.profileAnswer(profile);
   }
 

@@ -15,6 +15,9 @@ export class MerchantProfileResponse {
   @ApiProperty({ type: 'string', nullable: true, description: 'Where withdrawal and dispute outcomes are reported; null until set', example: 'https://shop.example/callbacks' })
   default_callback_url!: string | null;
 
+  @ApiProperty({ type: 'string', nullable: true, description: 'Where the payer page links back to for pay-ins without a return_url of their own; null until set', example: 'https://shop.example/orders' })
+  default_return_url!: string | null;
+
   @ApiProperty({ format: 'date-time', example: '2026-01-01T12:00:00.000Z' })
   created_at!: string;
 

@@ -1,5 +1,7 @@
-import { ApiBody } from '@nestjs/swagger';
-import { CURSOR_PATTERN } from '@mp/shared-util-validation';
+import { applyDecorators } from '@nestjs/common';
+import { ApiBody, ApiPropertyOptional } from '@nestjs/swagger';
+import { CURSOR_PATTERN, IsMetadata, METADATA_KEYS_MAX, METADATA_RULE, METADATA_VALUE_LENGTH_MAX, METADATA_VALUE_PATTERN } from '@mp/shared-util-validation';
+import { IsOptional } from 'class-validator';
 
 /**
  * Schema parts of request fields the merchant API's description shares, so that what it allows is
@@ -27,6 +29,34 @@ export const CALLBACK_URL_SCHEMA = {
 /** What the server does with a callback URL beyond its shape; one sentence every such field's description ends with. */
 export const CALLBACK_DESTINATION_RULES =
   `An absolute https:// URL of at most ${CALLBACK_URL_LENGTH_MAX} characters, on port 443 or 8443 unless the platform's operator allows others; when an operator gave the merchant a callback allow-list, its host must be on it (400 VALIDATION_ERROR otherwise).`;
+
+/**
+ * The merchant's `metadata` map (IsMetadata): request bodies and state objects alike. OpenAPI
+ * 3.0 cannot bound a key's length, so the description says it.
+ */
+export const METADATA_SCHEMA = {
+  type: 'object',
+  maxProperties: METADATA_KEYS_MAX,
+  additionalProperties: { type: 'string', maxLength: METADATA_VALUE_LENGTH_MAX, pattern: METADATA_VALUE_PATTERN.source },
+  example: { cart_id: 'C-7731', customer_id: 'U-102' },
+} as const;
+
+/** The metadata field's description on requests; responses say what they give back. */
+export const METADATA_REQUEST_DESCRIPTION = `Your own reference data (a cart id, a customer id, an invoice number), stored with the object and returned by reads, lists, callbacks and the reconciliation report; never used to decide anything. ${METADATA_RULE} (400 VALIDATION_ERROR naming the key otherwise).`;
+
+/** What creates idempotent by order_id add to the metadata's description. */
+export const METADATA_RETRY_RULE = 'A retry with the same order_id must send the same metadata, absent meaning {} (409 DUPLICATE_ORDER otherwise).';
+
+/** A return URL is held to the callback destination policy: the same sentence. */
+export const RETURN_URL_DESCRIPTION = `Where the payer page links back to once the order is final, with order_id and outcome appended as query parameters (not authoritative: trust the callback or a status read). Without it, the merchant profile's default_return_url; without that, no link. ${CALLBACK_DESTINATION_RULES}`;
+
+/** The `metadata` of a state object (pay-ins, payouts, withdrawals, disputes). */
+export const METADATA_RESPONSE_PROPERTY = { ...METADATA_SCHEMA, description: 'Your own reference data as sent on create; {} when none' };
+
+/** An optional `metadata` field of a create body: its rule (IsMetadata) and its description. `retried`: the create is idempotent by order_id. */
+export function MetadataRequestField(retried: boolean): PropertyDecorator {
+  return applyDecorators(ApiPropertyOptional({ ...METADATA_SCHEMA, description: retried ? `${METADATA_REQUEST_DESCRIPTION} ${METADATA_RETRY_RULE}` : METADATA_REQUEST_DESCRIPTION }), IsOptional(), IsMetadata());
+}
 
 /**
  * The creation-period filters of every merchant list. IsIsoDateTime takes a string of

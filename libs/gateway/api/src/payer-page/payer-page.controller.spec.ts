@@ -3,6 +3,7 @@ import { Module } from '@nestjs/common';
 import { APP_FILTER, NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { payerPageTokenHash, type CommandReplyData, type PaymentCommandType, type PaymentOrderView } from '@mp/contracts-payments';
+import { MerchantCredentialStore } from '@mp/access-infrastructure';
 import { DomainError } from '@mp/shared-util-errors';
 import type { FastifyInstance } from 'fastify';
 import { configureGatewayHttp, gatewayFastifyOptions } from '../http/configure-http';
@@ -20,12 +21,12 @@ const AGENT = { display_name: 'Ivan P.', payment_details: 'Card 2200 1234 5678 9
  * and what each command does (or throws) set per test.
  */
 class FakePayments {
-  view: PayerPageView = { order: pendingOrder(), agent: null };
+  view: PayerPageView & { merchant_id?: string } = { order: pendingOrder(), agent: null };
   readonly commands: Array<{ type: PaymentCommandType; data: unknown; key: string }> = [];
   readUnavailable = false;
   react: (type: PaymentCommandType) => CommandReplyData = () => ({ outcome: 'accepted', order: this.view.order });
 
-  async getPayerPage(token: string): Promise<PayerPageView> {
+  async getPayerPage(token: string): Promise<PayerPageView & { merchant_id?: string }> {
     if (this.readUnavailable) throw new DomainError('SERVICE_UNAVAILABLE', 'The payments service is not reachable; retry shortly');
     if (token !== TOKEN) throw new DomainError('NOT_FOUND', 'No such payment page');
     return structuredClone(this.view);
@@ -48,6 +49,7 @@ function pendingOrder(overrides: Partial<PaymentOrderView> = {}): PaymentOrderVi
     currency: 'RUB',
     country: 'RU',
     method: 'bank_card',
+    metadata: {},
     callback_url: 'https://shop.example/cb',
     failure_reason: null,
     expires_at: new Date(Date.now() + 30 * 60_000).toISOString(),
@@ -63,6 +65,8 @@ describe('payer page routes', () => {
   let app: NestFastifyApplication;
   let http: FastifyInstance;
   let payments: FakePayments;
+  /** The merchants' default return URLs, as the profile store answers them. */
+  const defaultReturnUrls = new Map<string, string | null>();
 
   beforeAll(async () => {
     payments = new FakePayments();
@@ -71,6 +75,7 @@ describe('payer page routes', () => {
       providers: [
         { provide: PaymentCommandBus, useValue: payments },
         { provide: PaymentsReadClient, useValue: payments },
+        { provide: MerchantCredentialStore, useValue: { findProfile: async (merchantId: string) => (defaultReturnUrls.has(merchantId) ? { default_return_url: defaultReturnUrls.get(merchantId) } : null) } },
         { provide: APP_FILTER, useClass: ErrorResponseFilter },
       ],
     })
@@ -88,6 +93,24 @@ describe('payer page routes', () => {
     payments.commands.length = 0;
     payments.readUnavailable = false;
     payments.react = () => ({ outcome: 'accepted', order: payments.view.order });
+  });
+
+  it('links back to the shop at every final state, with the order id and the outcome, and never before', async () => {
+    defaultReturnUrls.set('mch_1', 'https://shop.example/default?lang=en');
+    const returnLinkOf = async (order: PaymentOrderView) => {
+      payments.view = { merchant_id: 'mch_1', order, agent: AGENT };
+      const body = (await http.inject({ method: 'GET', url: `/pay/${TOKEN}` })).body;
+      return /<a class="button" href="([^"]*)" data-testid="return-link">Return to the shop<\/a>/.exec(body)?.[1] ?? null;
+    };
+    const own = 'https://shop.example/back?cart=C-1';
+    for (const status of ['SUCCEEDED', 'FAILED', 'CANCELLED', 'EXPIRED'] as const) {
+      const outcome = status.toLowerCase();
+      expect(await returnLinkOf(pendingOrder({ status, sub_status: null, return_url: own }))).toBe(`https://shop.example/back?cart=C-1&#38;order_id=A-1&#38;outcome=${outcome}`);
+      expect(await returnLinkOf(pendingOrder({ status, sub_status: null, return_url: null }))).toBe(`https://shop.example/default?lang=en&#38;order_id=A-1&#38;outcome=${outcome}`);
+    }
+    expect(await returnLinkOf(pendingOrder({ sub_status: 'payer_reported_paid', return_url: own }))).toBeNull();
+    defaultReturnUrls.set('mch_1', null);
+    expect(await returnLinkOf(pendingOrder({ status: 'SUCCEEDED', sub_status: null, return_url: null }))).toBeNull();
   });
 
   it('shows the amount and a "Show payment details" button on GET, and changes nothing', async () => {

@@ -3,6 +3,7 @@ import { PAYMENT_COMMAND_TYPES, payerPageTokenHash, type CommandReplyData, type 
 import { PayerPageTokenParam } from '@mp/shared-nest-http';
 import { DomainError, type ErrorCode } from '@mp/shared-util-errors';
 import { PAYER_PAGE_TOKEN_PATTERN } from '@mp/shared-util-validation';
+import { MerchantCredentialStore } from '@mp/access-infrastructure';
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import type { GatewayRequest } from '../auth/merchant-signature.guard';
@@ -40,6 +41,7 @@ export class PayerPageController {
   constructor(
     private readonly commandBus: PaymentCommandBus,
     private readonly reads: PaymentsReadClient,
+    private readonly merchants: MerchantCredentialStore,
   ) {}
 
   /** Shows the order as it is: amount and a "Show payment details" button until an agent is assigned. Reads only. */
@@ -47,7 +49,8 @@ export class PayerPageController {
   async show(@Param('token') token: string, @Query(NO_AGENT_YET_QUERY) noAgentYet: string | undefined, @Res() reply: FastifyReply): Promise<void> {
     await this.answerWithHtml(reply, token, async (nonce) => {
       const view = await this.reads.getPayerPage(token);
-      await sendHtml(reply, 200, nonce, renderPayerPage(view, { token, nonce, now: new Date(), agentRequested: noAgentYet !== undefined }));
+      const returnUrl = await this.returnUrlOf(view);
+      await sendHtml(reply, 200, nonce, renderPayerPage({ ...view, returnUrl }, { token, nonce, now: new Date(), agentRequested: noAgentYet !== undefined }));
     });
   }
 
@@ -89,6 +92,16 @@ export class PayerPageController {
       .status(200)
       .type('application/json')
       .send(JSON.stringify({ status: order.status, sub_status: order.sub_status }));
+  }
+
+  /**
+   * A final order's way back to the shop: its own return_url, else the merchant's default as it
+   * is now (read only for a final order, so a pending page costs no extra read). Null: no link.
+   */
+  private async returnUrlOf(view: PayerPageView & { merchant_id: string }): Promise<string | null> {
+    if (view.order.status === 'PENDING') return null;
+    if (view.order.return_url) return view.order.return_url;
+    return (await this.merchants.findProfile(view.merchant_id))?.default_return_url ?? null;
   }
 
   /**

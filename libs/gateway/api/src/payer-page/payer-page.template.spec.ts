@@ -17,6 +17,7 @@ function order(overrides: Partial<PaymentOrderView> = {}): PaymentOrderView {
     currency: 'RUB',
     country: 'RU',
     method: 'bank_card',
+    metadata: {},
     callback_url: 'https://shop.example/cb',
     failure_reason: null,
     expires_at: '2030-01-01T12:29:41.900Z',

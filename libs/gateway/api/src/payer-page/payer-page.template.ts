@@ -27,6 +27,23 @@ interface ResultScreen {
   reload?: { label: string; primary: boolean };
   /** A button that asks for payment details again (a form post: only a post may assign an agent). */
   retryDetails?: { label: string };
+  /** A final state: the link back to the shop says this outcome (when the merchant gave a return URL). */
+  outcome?: ReturnOutcome;
+}
+
+/** What the link back to the shop reports, as its `outcome` query parameter: the final status, lower case. */
+export type ReturnOutcome = 'succeeded' | 'failed' | 'cancelled' | 'expired';
+
+/**
+ * The link back to the shop: the return URL with `order_id` and `outcome` set as query
+ * parameters (replacing any the merchant put there under those names). They only tell the shop
+ * which page to show; they prove nothing, since anyone can type such a link (docs/api/callbacks.md).
+ */
+export function returnLinkOf(returnUrl: string, orderId: string, outcome: ReturnOutcome): string {
+  const url = new URL(returnUrl);
+  url.searchParams.set('order_id', orderId);
+  url.searchParams.set('outcome', outcome);
+  return url.toString();
 }
 
 /** Longer amounts ("1 500 000.00 RUB" and up) get a smaller font so they stay on a 375 px line. */
@@ -51,24 +68,28 @@ const RESULT_SCREENS: Record<ResultScreenName, ResultScreen> = {
   },
   succeeded: {
     badge: 'success',
+    outcome: 'succeeded',
     symbol: '✓',
     heading: 'Payment received',
     messages: () => ['Your payment has been confirmed. You can return to the shop.'],
   },
   failed: {
     badge: 'failure',
+    outcome: 'failed',
     symbol: '×',
     heading: 'Payment failed',
     messages: (order) => ['The recipient could not confirm your transfer.', ...(order?.failure_reason ? [`Reason: ${order.failure_reason}`] : []), IF_ALREADY_SENT],
   },
   cancelled: {
     badge: 'neutral',
+    outcome: 'cancelled',
     symbol: '×',
     heading: 'Payment cancelled',
     messages: () => ['The shop cancelled this payment. Please do not send money for it.', IF_ALREADY_SENT],
   },
   expired: {
     badge: 'neutral',
+    outcome: 'expired',
     symbol: '!',
     heading: 'Payment time expired',
     messages: () => ['The time to pay has run out. Please do not send money for it; return to the shop to start a new payment.', IF_ALREADY_SENT],
@@ -105,7 +126,8 @@ export function renderPayerPage(view: PayerPageView, context: PayerPageRenderCon
     return renderDocument({ title: 'Complete your payment', nonce: context.nonce, mainAttributes, body: renderShowDetailsScreen(order, context.token) });
   }
   const result = RESULT_SCREENS[screen.name];
-  return renderDocument({ title: result.heading, nonce: context.nonce, mainAttributes, body: renderResultCard(result, order, context.token) });
+  const returnLink = result.outcome && view.returnUrl ? returnLinkOf(view.returnUrl, order.order_id, result.outcome) : null;
+  return renderDocument({ title: result.heading, nonce: context.nonce, mainAttributes, body: renderResultCard(result, order, context.token, returnLink) });
 }
 
 export type PayerErrorPageKind = 'not_found' | 'unavailable';
@@ -205,7 +227,7 @@ function copyButton(value: string, what: string): string {
 }
 
 /** A status card: what happened, what to do now, and which payment it is about when there is one. */
-function renderResultCard(screen: ResultScreen, order: PaymentOrderView | null, token: string): string {
+function renderResultCard(screen: ResultScreen, order: PaymentOrderView | null, token: string, returnLink: string | null = null): string {
   const paragraphs = screen.messages(order).map((message) => `  <p>${escapeHtml(message)}</p>`).join('\n');
   const summary = order
     ? `\n  <p class="summary"><strong data-testid="amount">${escapeHtml(`${formatAmount(order.amount)} ${order.currency}`)}</strong><span>Order ${escapeHtml(order.order_id)}</span></p>`
@@ -214,9 +236,10 @@ function renderResultCard(screen: ResultScreen, order: PaymentOrderView | null, 
     ? `\n  <a class="button${screen.reload.primary ? '' : ' secondary'}" href="${escapeHtml(payerPagePath(token))}" data-testid="reload-button">${escapeHtml(screen.reload.label)}</a>`
     : '';
   const retryDetails = screen.retryDetails ? `\n  ${detailsForm(token, screen.retryDetails.label, 'retry-details-button')}` : '';
+  const back = returnLink ? `\n  <a class="button" href="${escapeHtml(returnLink)}" data-testid="return-link">Return to the shop</a>` : '';
   return `<section class="card result">
   <span class="badge ${screen.badge}" aria-hidden="true">${escapeHtml(screen.symbol)}</span>
   <h1 data-testid="result-heading">${escapeHtml(screen.heading)}</h1>
-${paragraphs}${summary}${reload}${retryDetails}
+${paragraphs}${summary}${reload}${retryDetails}${back}
 </section>`;
 }

@@ -13,5 +13,10 @@ export interface PayerPageAgentView {
  */
 export interface PayerPageView {
   order: PaymentOrderView;
+  /**
+   * Final orders only: where "Return to the shop" goes (the order's return_url, else the
+   * merchant's default_return_url), before the order id and outcome are appended; absent: no link.
+   */
+  returnUrl?: string | null;
   agent: PayerPageAgentView | null;
 }

@@ -16,7 +16,7 @@ import {
 } from '@mp/shared-util-validation';
 import { IsOptional } from 'class-validator';
 import { KNOWN_CURRENCIES } from '@mp/shared-util-money';
-import { CALLBACK_DESTINATION_RULES, CALLBACK_URL_LENGTH_MAX, CALLBACK_URL_SCHEMA } from '../openapi/request-schemas';
+import { CALLBACK_DESTINATION_RULES, CALLBACK_URL_LENGTH_MAX, CALLBACK_URL_SCHEMA, MetadataRequestField, RETURN_URL_DESCRIPTION } from '../openapi/request-schemas';
 
 export { CALLBACK_URL_LENGTH_MAX };
 
@@ -84,6 +84,9 @@ class CreatePaymentBody {
   @ApiProperty({ ...CALLBACK_URL_SCHEMA, description: `Where status callbacks go. ${CALLBACK_DESTINATION_RULES}` })
   @IsCallbackUrl()
   callback_url!: string;
+
+  @MetadataRequestField(true)
+  metadata?: Record<string, string>;
 }
 
 const METHOD_ISSUE = 'must be a method from GET /v2/merchant/methods, e.g. bank_card';
@@ -99,6 +102,11 @@ export class CreateIncomingPaymentBody extends CreatePaymentBody {
   @IsOptional()
   @MatchesPattern(METHOD_PATTERN, METHOD_ISSUE)
   method?: string;
+
+  @ApiPropertyOptional({ ...CALLBACK_URL_SCHEMA, example: 'https://shop.example/orders/A-1001', description: RETURN_URL_DESCRIPTION })
+  @IsOptional()
+  @IsCallbackUrl()
+  return_url?: string;
 }
 
 /** Spec 2.2: the body of endpoint 2, with the payout method and recipient account. */
@@ -121,6 +129,8 @@ export function toCreateIncomingPaymentData(merchantId: string, body: CreateInco
   return {
     merchantId, orderId: body.order_id, amountMinor: amountMinorOf(body), currency: body.currency, country: body.country, callbackUrl: body.callback_url,
     ...(body.method !== undefined && body.method !== null ? { method: body.method } : {}),
+    ...(body.return_url !== undefined && body.return_url !== null ? { returnUrl: body.return_url } : {}),
+    ...metadataOf(body),
   };
 }
 
@@ -131,8 +141,13 @@ export function toCreateIncomingPaymentData(merchantId: string, body: CreateInco
 export function toCreateOutgoingPaymentData(merchantId: string, body: CreateOutgoingPaymentBody): Omit<CreateOutgoingPaymentData, 'recipientAccountRef'> & { accountNumber: string } {
   return {
     merchantId, orderId: body.order_id, amountMinor: amountMinorOf(body), currency: body.currency, country: body.country, callbackUrl: body.callback_url,
-    method: body.method, accountNumber: body.account_number,
+    method: body.method, accountNumber: body.account_number, ...metadataOf(body),
   };
+}
+
+/** The command carries metadata only when the merchant sent some; absent and `{}` mean the same. */
+export function metadataOf(body: { metadata?: Record<string, string> | null }): { metadata?: Record<string, string> } {
+  return body.metadata !== undefined && body.metadata !== null ? { metadata: body.metadata } : {};
 }
 
 function amountMinorOf(body: CreatePaymentBody): string {

@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { PAYMENT_ORDER_STATUSES, type PaymentDirection, type PaymentOrderStatus, type PaymentOrderSubStatus } from '@mp/contracts-payments';
 import { AMOUNT_PROPERTY, ListPageResponse } from '../openapi/list-page.response';
 import { ReceiptFileResponse } from '../openapi/receipt-file.response';
+import { METADATA_RESPONSE_PROPERTY } from '../openapi/request-schemas';
 
 /** The order state object (endpoints 1 to 6, list items, payment callbacks): one shape everywhere. */
 export class PaymentOrderResponse {
@@ -44,11 +45,17 @@ export class PaymentOrderResponse {
   @ApiPropertyOptional({ description: 'Incoming orders only: where to send the payer', example: 'https://pay.example/pay/3f9c…' })
   redirect_url?: string;
 
+  @ApiPropertyOptional({ type: 'string', nullable: true, description: 'Incoming orders only: the order\'s return_url; null when it has none (the merchant profile\'s default_return_url applies)', example: 'https://shop.example/orders/A-1' })
+  return_url?: string | null;
+
   @ApiPropertyOptional({ description: 'Outgoing orders only: the recipient account, masked to its last four characters', example: '•••• 1234' })
   account_number?: string;
 
   @ApiProperty({ type: 'string', nullable: true, description: 'Why the order failed; null unless FAILED', example: null })
   failure_reason!: string | null;
+
+  @ApiProperty(METADATA_RESPONSE_PROPERTY)
+  metadata!: Record<string, string>;
 
   @ApiProperty({ format: 'date-time', description: 'When a PENDING order expires', example: '2026-01-01T12:30:00.000Z' })
   expires_at!: string;

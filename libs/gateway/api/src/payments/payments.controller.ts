@@ -58,6 +58,7 @@ export class PaymentsController {
   @ApiErrorResponses('PAYMENT_REJECTED', 'DUPLICATE_ORDER')
   async createIncoming(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() body: CreateIncomingPaymentBody, @Req() request: GatewayRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<PaymentOrderView> {
     await this.destinations.assertAcceptable(merchant.merchantId, body.callback_url, 'callback_url');
+    await this.destinations.assertAcceptable(merchant.merchantId, body.return_url, 'return_url');
     const data = toCreateIncomingPaymentData(merchant.merchantId, body);
     const { order, replayed } = await this.runOrderCommand(PAYMENT_COMMAND_TYPES.createIncomingPayment, data, request);
     if (replayed) reply.header(IDEMPOTENT_REPLAYED, 'true');

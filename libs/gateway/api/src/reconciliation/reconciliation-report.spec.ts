@@ -32,7 +32,7 @@ describe('the merchant reconciliation report', () => {
     const reads: string[] = [];
     const rows = await report(pages, async (reference) => {
       reads.push(reference.id);
-      return reference.id === 'A-1' ? { direction: 'incoming', status: 'SUCCEEDED', amountMinor: 100_055n, feeMinor: 2_101n } : null;
+      return reference.id === 'A-1' ? { direction: 'incoming', status: 'SUCCEEDED', amountMinor: 100_055n, feeMinor: 2_101n, metadata: { cart_id: 'C-1' } } : null;
     });
     expect(rows[0]).toEqual([...RECONCILIATION_REPORT_COLUMNS]);
     const column = (name: string) => rows.slice(1).map((row) => row[RECONCILIATION_REPORT_COLUMNS.indexOf(name as never)]);
@@ -41,6 +41,8 @@ describe('the merchant reconciliation report', () => {
     expect(column('fee_minor')).toEqual(['0', '2101', '0']);
     expect(column('currency_exponent')).toEqual(['2', '2', '2']);
     expect(column('order_fee_minor')).toEqual(['2101', '2101', '']);
+    // The order's metadata as one JSON column, quoted as CSV quotes a field with quotes in it; empty without an order.
+    expect(column('order_metadata')).toEqual(['"{""cart_id"":""C-1""}"', '"{""cart_id"":""C-1""}"', '']);
     // Each order is read once, however many entries it has.
     expect(reads).toEqual(['A-1', 'P-1']);
   });

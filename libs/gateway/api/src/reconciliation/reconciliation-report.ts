@@ -10,7 +10,8 @@ import { currencyScale, parseAmountLiteral } from '@mp/shared-util-money';
  * exact in any tool. The `*_change_minor` columns are the entry's signed effect on each of the
  * merchant's balances (endpoint 9), so each column sums to that balance's change over the day;
  * `fee_minor` is the fee the entry charged (the platform's fee account credited), so it sums to
- * the day's fees.
+ * the day's fees. `order_metadata` is the order's metadata as one JSON object (`{}` when it has
+ * none; empty when the entry belongs to no order), so a merchant matches rows to its own records.
  */
 export const RECONCILIATION_REPORT_COLUMNS = [
   'entry_id',
@@ -31,6 +32,7 @@ export const RECONCILIATION_REPORT_COLUMNS = [
   'order_status',
   'order_amount_minor',
   'order_fee_minor',
+  'order_metadata',
 ] as const;
 
 /** The order (pay-in, payout or withdrawal) an entry belongs to, as the report shows it. */
@@ -39,6 +41,7 @@ export interface ReportOrder {
   status: string;
   amountMinor: bigint;
   feeMinor: bigint;
+  metadata: Record<string, string>;
 }
 
 /** Where the report reads: the ledger's day of entries, and the owning services' orders. */
@@ -101,6 +104,7 @@ export function reportRecord(entry: LedgerEntryView, order: ReportOrder | null):
     order?.status ?? '',
     order?.amountMinor.toString() ?? '',
     order?.feeMinor.toString() ?? '',
+    order ? JSON.stringify(order.metadata) : '',
   ]);
 }
 

@@ -60,11 +60,11 @@ export class ReconciliationController {
       orderOf: async (reference): Promise<ReportOrder | null> => {
         if (reference.kind === 'payment_order') {
           const order = await this.payments.getOrder(merchantId, reference.id).catch((error: unknown) => absentOrNull(error, ['ORDER_NOT_FOUND']));
-          return order && { direction: order.direction, status: order.status, amountMinor: minorUnitsOf(order.amount, currency), feeMinor: minorUnitsOf(order.fee, currency) };
+          return order && { direction: order.direction, status: order.status, amountMinor: minorUnitsOf(order.amount, currency), feeMinor: minorUnitsOf(order.fee, currency), metadata: order.metadata };
         }
         if (reference.kind === 'withdrawal') {
           const withdrawal = await this.withdrawals.getWithdrawal(merchantId, reference.id).catch((error: unknown) => absentOrNull(error, ['WITHDRAWAL_NOT_FOUND']));
-          return withdrawal && { direction: 'withdrawal', status: withdrawal.status, amountMinor: minorUnitsOf(withdrawal.amount, currency), feeMinor: minorUnitsOf(withdrawal.network_fee, currency) };
+          return withdrawal && { direction: 'withdrawal', status: withdrawal.status, amountMinor: minorUnitsOf(withdrawal.amount, currency), feeMinor: minorUnitsOf(withdrawal.network_fee, currency), metadata: withdrawal.metadata };
         }
         // Deposit adjustments and conversions are the operators' bookings, not orders.
         return null;

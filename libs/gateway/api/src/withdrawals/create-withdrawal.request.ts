@@ -2,6 +2,8 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiBody, ApiExtraModels, ApiProperty, getSchemaPath } from '@nestjs/swagger';
 import { WALLET_ADDRESS_MAX_LENGTH, WITHDRAWAL_ASSET_BALANCES, withdrawalBalanceAssetOf, type RequestWithdrawalData } from '@mp/contracts-withdrawals';
 import { decimalAmountToMinor, FieldRule, IsOneOf, IsOrderId, JsonNumberLiteral, ORDER_ID_PATTERN, RequestMessages } from '@mp/shared-util-validation';
+import { MetadataRequestField } from '../openapi/request-schemas';
+import { metadataOf } from '../payments/create-payment.request';
 
 const ASSET_CODES = Object.keys(WITHDRAWAL_ASSET_BALANCES);
 const AMOUNT_ISSUES = {
@@ -50,6 +52,9 @@ export class CreateWithdrawalBody {
   @ApiProperty({ description: "A wallet address on the asset's network, with a valid checksum: TRON (T..., base58check) for USDT-TRC20 and TRX, Ethereum (0x...) for USDT-ERC20 and ETH, Bitcoin (bc1... or base58check) for BTC; at most 100 characters (400 INVALID_ADDRESS otherwise)", minLength: 1, maxLength: WALLET_ADDRESS_MAX_LENGTH, example: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' })
   @FieldRule('isAddressText', (value) => (typeof value === 'string' && value.length <= WALLET_ADDRESS_MAX_LENGTH ? null : `must be a string of at most ${WALLET_ADDRESS_MAX_LENGTH} characters`))
   address!: string;
+
+  @MetadataRequestField(true)
+  metadata?: Record<string, string>;
 }
 
 /**
@@ -84,5 +89,5 @@ export function toRequestWithdrawalData(merchantId: string, body: CreateWithdraw
   if (balanceAsset === undefined) throw new Error(`invariant: a validated currency is an asset code (${body.currency})`);
   const amount = decimalAmountToMinor(body.amount, balanceAsset);
   if (!amount.ok) throw new Error(`invariant: a validated amount converts (${amount.reason})`);
-  return { merchantId, orderId: body.order_id, amountMinor: amount.amountMinor.toString(), currency: body.currency, address: body.address };
+  return { merchantId, orderId: body.order_id, amountMinor: amount.amountMinor.toString(), currency: body.currency, address: body.address, ...metadataOf(body) };
 }

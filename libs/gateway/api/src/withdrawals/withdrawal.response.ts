@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { WITHDRAWAL_STATUSES, type WithdrawalStatusView } from '@mp/contracts-withdrawals';
 import { AMOUNT_PROPERTY, ListPageResponse } from '../openapi/list-page.response';
+import { METADATA_RESPONSE_PROPERTY } from '../openapi/request-schemas';
 
 /** The withdrawal state object (endpoints 11 and 13, list items of 12, withdrawal callbacks). */
 export class WithdrawalResponse {
@@ -30,6 +31,9 @@ export class WithdrawalResponse {
 
   @ApiProperty({ type: 'string', nullable: true, description: 'Why it failed; null unless FAILED', example: null })
   failure_reason!: string | null;
+
+  @ApiProperty(METADATA_RESPONSE_PROPERTY)
+  metadata!: Record<string, string>;
 
   @ApiProperty({ format: 'date-time', example: '2026-01-01T12:00:00.000Z' })
   created_at!: string;

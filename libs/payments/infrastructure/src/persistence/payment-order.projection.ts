@@ -15,6 +15,8 @@ export interface PaymentOrderRow {
   country: string;
   method: string;
   callback_url: string;
+  return_url: string | null;
+  metadata: Record<string, string>;
   recipient_account_ref: string | null;
   account_number_last4: string | null;
   payer_page_token_hash: string | null;
@@ -37,8 +39,8 @@ export async function saveOrderProjection(manager: EntityManager, order: Existin
   await executeOrDefer(manager, {
     sql: `INSERT INTO payment_orders (merchant_id, order_id, direction, status, amount_minor, fee_minor, currency, country, method, callback_url,
                                  recipient_account_ref, account_number_last4, payer_page_token_hash, agent_id, payer_marked_paid_at,
-                                 failure_reason, expires_at, created_at, updated_at, stream_version)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
+                                 failure_reason, expires_at, created_at, updated_at, stream_version, return_url, metadata)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)
      ON CONFLICT (merchant_id, order_id) DO UPDATE SET
        status = EXCLUDED.status, amount_minor = EXCLUDED.amount_minor, fee_minor = EXCLUDED.fee_minor, agent_id = EXCLUDED.agent_id, payer_marked_paid_at = EXCLUDED.payer_marked_paid_at,
        failure_reason = EXCLUDED.failure_reason, updated_at = EXCLUDED.updated_at, stream_version = EXCLUDED.stream_version
@@ -47,7 +49,7 @@ export async function saveOrderProjection(manager: EntityManager, order: Existin
     params: [
       order.merchantId, order.orderId, order.direction, order.status, order.amountMinor.toString(), order.feeMinor.toString(), order.currency,
       order.country, order.method, order.callbackUrl, order.recipientAccount?.reference ?? null, order.recipientAccount?.last4 ?? null, order.payerPageTokenHash, order.agentId, order.payerMarkedPaidAt,
-      order.failureReason, order.expiresAt, order.createdAt, order.updatedAt, streamVersion,
+      order.failureReason, order.expiresAt, order.createdAt, order.updatedAt, streamVersion, order.returnUrl, JSON.stringify(order.metadata),
     ],
   });
 }
@@ -84,8 +86,10 @@ export function rowToView(row: PaymentOrderRow, payerPageUrlOf: PayerPageUrlOf):
     method: row.method,
     callback_url: row.callback_url,
     ...(row.direction === 'incoming' && payerPageUrlOf ? { redirect_url: payerPageUrlOf(row.merchant_id, row.order_id, row.payer_page_token_hash) } : {}),
+    ...(row.direction === 'incoming' ? { return_url: row.return_url } : {}),
     ...(row.direction === 'outgoing' && row.account_number_last4 !== null ? { account_number: maskAccountNumber(row.account_number_last4) } : {}),
     failure_reason: row.failure_reason,
+    metadata: row.metadata,
     expires_at: row.expires_at.toISOString(),
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
@@ -123,6 +127,8 @@ export function orderToRow(order: ExistingPaymentOrder, listPosition = '0'): Pay
     country: order.country,
     method: order.method,
     callback_url: order.callbackUrl,
+    return_url: order.returnUrl,
+    metadata: order.metadata,
     recipient_account_ref: order.recipientAccount?.reference ?? null,
     account_number_last4: order.recipientAccount?.last4 ?? null,
     payer_page_token_hash: order.payerPageTokenHash,

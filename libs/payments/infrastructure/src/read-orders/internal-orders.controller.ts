@@ -81,9 +81,10 @@ export class InternalOrdersController {
   async getPayerPage(@Param('token', PayerPageTokenParam) token: string): Promise<PayerPageData> {
     const row = await findOrderByPayerPageTokenHash(this.dataSource.manager, payerPageTokenHash(token));
     if (!row) throw new DomainError('NOT_FOUND', 'No such payment page');
-    if (row.agent_id === SANDBOX_AGENT_ID) return { order: rowToView(row, this.payerPageUrlOf), agent: SANDBOX_AGENT_PROFILE };
+    const page = { merchant_id: row.merchant_id, order: rowToView(row, this.payerPageUrlOf) };
+    if (row.agent_id === SANDBOX_AGENT_ID) return { ...page, agent: SANDBOX_AGENT_PROFILE };
     const agent = row.agent_id ? await findAgent(this.dataSource.manager, row.agent_id) : null;
-    return { order: rowToView(row, this.payerPageUrlOf), agent: agent ? { display_name: agent.display_name, payment_details: agent.payment_details } : null };
+    return { ...page, agent: agent ? { display_name: agent.display_name, payment_details: agent.payment_details } : null };
   }
 
   private async requireOrder(merchantId: string, orderId: string): Promise<PaymentOrderRow> {

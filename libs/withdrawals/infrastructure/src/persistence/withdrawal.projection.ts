@@ -20,20 +20,21 @@ export interface WithdrawalRow {
   transaction_hash: string | null;
   failure_reason: string | null;
   reconciliation: ReconciliationEvidence | null;
+  metadata: Record<string, string>;
   created_at: Date;
   updated_at: Date;
   list_position: string;
 }
 
 export const WITHDRAWAL_COLUMNS = `merchant_id, order_id, status, send_progress, send_attempts, currency, network, balance_asset, amount_minor::text, network_fee_minor::text,
-  address, transaction_hash, failure_reason, reconciliation, created_at, updated_at, list_position::text`;
+  address, transaction_hash, failure_reason, reconciliation, metadata, created_at, updated_at, list_position::text`;
 
 /** Upserts the projection row of a withdrawal at `version`, in the command's transaction. */
 export async function saveWithdrawalProjection(manager: EntityManager, withdrawal: ExistingWithdrawal, version: number): Promise<void> {
   await manager.query(
     `INSERT INTO withdrawals (merchant_id, order_id, status, send_progress, send_attempts, currency, network, balance_asset, amount_minor, network_fee_minor, address,
-                              transaction_hash, failure_reason, created_at, updated_at, stream_version, reconciliation)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::numeric, $10::numeric, $11, $12, $13, $14, $15, $16, $17::jsonb)
+                              transaction_hash, failure_reason, created_at, updated_at, stream_version, reconciliation, metadata)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::numeric, $10::numeric, $11, $12, $13, $14, $15, $16, $17::jsonb, $18::jsonb)
      ON CONFLICT (merchant_id, order_id) DO UPDATE SET
        status = EXCLUDED.status, send_progress = EXCLUDED.send_progress, send_attempts = EXCLUDED.send_attempts,
        transaction_hash = EXCLUDED.transaction_hash, failure_reason = EXCLUDED.failure_reason,
@@ -56,6 +57,7 @@ export async function saveWithdrawalProjection(manager: EntityManager, withdrawa
       withdrawal.updatedAt,
       version,
       withdrawal.reconciliation === null ? null : JSON.stringify(withdrawal.reconciliation),
+      JSON.stringify(withdrawal.metadata),
     ],
   );
 }
@@ -105,6 +107,7 @@ export function withdrawalToView(withdrawal: ExistingWithdrawal): WithdrawalView
     address: withdrawal.address,
     transaction_hash: withdrawal.transactionHash,
     failure_reason: withdrawal.failureReason,
+    metadata: withdrawal.metadata,
     created_at: withdrawal.createdAt,
     updated_at: withdrawal.updatedAt,
   };
@@ -122,6 +125,7 @@ export function rowToView(row: WithdrawalRow): WithdrawalView {
     address: row.address,
     transaction_hash: row.transaction_hash,
     failure_reason: row.failure_reason,
+    metadata: row.metadata,
     created_at: new Date(row.created_at).toISOString(),
     updated_at: new Date(row.updated_at).toISOString(),
   };

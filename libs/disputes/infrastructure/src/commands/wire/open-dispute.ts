@@ -4,7 +4,7 @@ import { DISPUTE_COMMENT_MAX_LENGTH, type OpenDisputeCommandData } from '@mp/con
 import type { DisputeReceiptRef } from '@mp/disputes-domain';
 import { DomainError } from '@mp/shared-util-errors';
 import { parseAmountLiteral } from '@mp/shared-util-money';
-import { IsOrderId, IsPlainText, MatchesPattern, MERCHANT_ID_PATTERN, RECEIPT_ID_PATTERN } from '@mp/shared-util-validation';
+import { IsMetadata, IsOrderId, IsPlainText, MatchesPattern, MERCHANT_ID_PATTERN, RECEIPT_ID_PATTERN } from '@mp/shared-util-validation';
 import { IsOptional } from 'class-validator';
 import type { EntityManager } from 'typeorm';
 import { findOrderFacts } from '../../orders/dispute-orders.store';
@@ -29,6 +29,10 @@ export class OpenDisputePayload implements OpenDisputeCommandData {
   @IsOptional()
   @MatchesPattern(RECEIPT_ID_PATTERN, 'must be a receipt id')
   receiptId!: string | null;
+
+  @IsOptional()
+  @IsMetadata()
+  metadata?: Record<string, string>;
 }
 
 /**
@@ -41,12 +45,12 @@ export class OpenDisputePayload implements OpenDisputeCommandData {
 export const openDispute: DisputeWireCommand<'OpenDispute'> = {
   type: 'OpenDispute',
   payload: OpenDisputePayload,
-  async resolve({ manager, now, reviewWindowHours }, { merchantId, orderId, amount, comment, receiptId }) {
+  async resolve({ manager, now, reviewWindowHours }, { merchantId, orderId, amount, comment, receiptId, metadata }) {
     const order = await findOrderFacts(manager, merchantId, orderId);
     const incoming = order?.direction === 'incoming';
     const amountMinor = incoming && amount !== null ? amountInCurrency(amount, order.currency) : null;
     const receipt = incoming && receiptId !== null ? await claimedReceipt(manager, merchantId, receiptId) : null;
-    return { merchantId, orderId, command: { type: 'OpenDispute', data: { merchantId, orderId, amountMinor, comment, receipt }, metadata: { now, order, newDisputeId: newDisputeId(), reviewWindowHours } } };
+    return { merchantId, orderId, command: { type: 'OpenDispute', data: { merchantId, orderId, amountMinor, comment, receipt, metadata: metadata ?? null }, metadata: { now, order, newDisputeId: newDisputeId(), reviewWindowHours } } };
   },
 };
 

@@ -1,7 +1,7 @@
 // Wire command CreateIncomingPayment → domain command CreateIncomingPayment (paymentOrderDecider).
 import { payerPageTokenHash, type CreateIncomingPaymentData } from '@mp/contracts-payments';
 import { PROCESS_PUBLIC_KEY_PATTERN } from '@mp/shared-util-secret-box';
-import { MatchesPattern, METHOD_PATTERN } from '@mp/shared-util-validation';
+import { IsPlainText, MatchesPattern, METHOD_PATTERN } from '@mp/shared-util-validation';
 import { IsOptional } from 'class-validator';
 import { loadMethodCatalog } from '../../reference-data/method-catalog.store';
 import { CreatePaymentPayload, type PaymentWireCommand } from './payment-wire-command';
@@ -10,6 +10,10 @@ export class CreateIncomingPaymentPayload extends CreatePaymentPayload implement
   @IsOptional()
   @MatchesPattern(METHOD_PATTERN, 'must be a method, e.g. sbp')
   method?: string;
+
+  @IsOptional()
+  @IsPlainText(2048)
+  returnUrl?: string;
 
   @IsOptional()
   @MatchesPattern(PROCESS_PUBLIC_KEY_PATTERN, 'must be an X25519 public key')

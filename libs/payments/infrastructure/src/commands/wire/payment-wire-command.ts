@@ -2,7 +2,8 @@ import type { AgentOrderActionData, CancelPaymentOrderData, OpenPayerPageData, P
 import type { PaymentOrderCommand } from '@mp/payments-domain';
 import type { WireCommand } from '@mp/shared-command-handling';
 import { DomainError } from '@mp/shared-util-errors';
-import { AGENT_ID_PATTERN, COUNTRY_PATTERN, IsKnownCurrency, IsMinorUnits, IsOrderId, IsPlainText, MatchesPattern, MERCHANT_ID_PATTERN, PAYER_PAGE_TOKEN_HASH_PATTERN } from '@mp/shared-util-validation';
+import { AGENT_ID_PATTERN, COUNTRY_PATTERN, IsKnownCurrency, IsMetadata, IsMinorUnits, IsOrderId, IsPlainText, MatchesPattern, MERCHANT_ID_PATTERN, PAYER_PAGE_TOKEN_HASH_PATTERN } from '@mp/shared-util-validation';
+import { IsOptional } from 'class-validator';
 import type { EntityManager } from 'typeorm';
 import type { PayerPageLinks } from '../../payer-pages/payer-page-links';
 import { findOrderByPayerPageTokenHash } from '../../persistence/payment-order.projection';
@@ -56,6 +57,10 @@ export class CreatePaymentPayload extends OrderCommandPayload {
 
   @IsPlainText(2048)
   callbackUrl!: string;
+
+  @IsOptional()
+  @IsMetadata()
+  metadata?: Record<string, string>;
 }
 
 /** The payer's commands name the order by the page's token hash, never by id. */
