@@ -145,7 +145,7 @@ async function handleInTransaction<State, Command, Event extends DomainEvent>(
   const envelopes = events.map((event) =>
     createEnvelope({ type: event.type, schemaVersion: options.codec.versionOf(event.type), source, subject, data: event.data, correlationId: causation.correlationId, causationId: causation.id }),
   );
-  const version = await appendToStream(manager, streamId, loaded.version, envelopes, { requireExpectedVersion: loaded.current === true });
+  const version = await appendToStream(manager, streamId, loaded.version, envelopes);
   await options.afterAppend?.(manager, { ...decided, streamId, envelopes, versionBefore: loaded.version, version });
   return { state: decided.state, events, envelopes, version, eventsRead: loaded.eventsRead };
 }
