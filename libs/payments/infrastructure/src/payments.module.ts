@@ -17,6 +17,7 @@ import { PaymentOrderOpenDisputes1700000011000 } from './persistence/open-disput
 import { PayoutRecipientAccounts1700000008000 } from './persistence/recipient-accounts.migration';
 import { SandboxOrders1700000032000 } from './persistence/sandbox-orders.migration';
 import { PaymentAgentList1700000033200 } from './persistence/agent-list.migration';
+import { DailyPayInTotals1700000040100 } from './persistence/daily-payin-totals.migration';
 import { InternalRecipientAccountsController } from './recipient-accounts/internal-recipient-accounts.controller';
 import { RecipientAccountVault } from './recipient-accounts/recipient-account.vault';
 import { CLOCK, OffsetClock, PAYMENTS_SETTINGS, type PaymentsSettings } from './payments-settings';
@@ -33,6 +34,7 @@ export const PAYMENTS_MIGRATIONS = [
   MessagingUnreadIndexes1700000030000,
   SandboxOrders1700000032000,
   PaymentAgentList1700000033200,
+  DailyPayInTotals1700000040100,
 ];
 
 /** The payments bounded context. Needs a TypeORM DataSource and the messaging port from its app. */

@@ -24,3 +24,18 @@ export {
   type ReadCommand,
   type ReadMessage,
 } from './message-intake';
+export {
+  deciderFolder,
+  qualifiedTable,
+  rebuildProjection,
+  shadowSchemaOf,
+  type FolderContext,
+  type ProjectionDifference,
+  type ProjectionTable,
+  type RebuildableProjection,
+  type RebuildOptions,
+  type RebuildReport,
+  type StoredEvent,
+  type StreamFolder,
+} from './projection-rebuild';
+export { aggregateStreamAsOf, type StateAsOf, type StreamEventMark } from './stream-as-of';

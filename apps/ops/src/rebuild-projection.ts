@@ -1,0 +1,16 @@
+/**
+ * The ops image's projection rebuild (rebuild/rebuild-projection.command.ts;
+ * docs/operations/projection-rebuild.md):
+ *
+ *   node dist/apps/ops/src/rebuild-projection.js <service> <projection> [--switch] [--json] [--batch-size N]
+ *   node dist/apps/ops/src/rebuild-projection.js --list
+ */
+import { runRebuildProjection } from './rebuild/rebuild-projection.command';
+
+runRebuildProjection(process.argv.slice(2), process.env, { out: (line) => console.log(line), err: (line) => console.error(line) }).then(
+  (code) => (process.exitCode = code),
+  (error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  },
+);
