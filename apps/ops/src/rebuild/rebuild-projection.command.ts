@@ -13,7 +13,8 @@ const USAGE = 'usage: rebuild-projection <service> <projection> [--switch] [--js
 /**
  * The projection rebuild (docs/operations/projection-rebuild.md). Exit code 0 when the rebuilt
  * projection equals the live one (or was switched in), 1 when it found differences and only
- * reported them, 2 on bad arguments or a projection with no events behind it.
+ * reported them, 2 on bad arguments or a projection with no events behind it (and 3 when it could
+ * not run: rebuild-projection.ts).
  *
  * Connects as the service's migration role (<SERVICE>_MIGRATION_DATABASE_URL): the shadow
  * schema is created in the service's database, which the runtime role may not do.
