@@ -116,8 +116,6 @@ export interface RebuildOptions {
   /** Copy the rebuilt rows over the live ones (one transaction); otherwise only report. */
   switch: boolean;
   batchSize?: number;
-  /** How long to wait for transactions that may still commit an event below the last one read. */
-  gapWaitMs?: number;
   /** How long the switch waits for the live tables' lock before trying again. */
   lockTimeoutMs?: number;
   log?: (line: string) => void;
@@ -144,33 +142,28 @@ export async function rebuildProjection(dataSource: DataSource, projection: Rebu
   const [{ live }]: Array<{ live: string }> = await dataSource.query(`SELECT current_schema() AS live`);
   const startedAt = Date.now();
   await createShadow(dataSource, schema, live, projection.tables);
-  const folder = projection.folder({ liveSchema: live });
-  const reader = new EventReader(dataSource, projection.streams, batchSize, options.gapWaitMs ?? 10_000);
-  let eventsFolded = 0;
-  const foldInto = async (manager: EntityManager, events: StoredEvent[]): Promise<void> => {
-    await manager.query(`SET LOCAL search_path TO ${quote(schema)}, ${quote(live)}`);
-    for (const [streamId, run] of byStream(events)) await folder.apply(manager, streamId, run);
-    await manager.query(`SET LOCAL search_path TO ${quote(live)}`);
-    eventsFolded += events.length;
-  };
+  const fold = new ShadowFold(projection, schema, live);
+  const reader = new EventReader(`${quote(live)}.event_store`, projection.streams, batchSize);
   try {
-    for (;;) {
-      const batch = await reader.next();
-      if (batch.length === 0) break;
-      await dataSource.transaction((manager) => foldInto(manager, batch));
-      log(`${projection.service}.${projection.name}: ${eventsFolded} events folded, at position ${reader.position}`);
+    // Unlocked: until a batch comes back short, the rebuild is at the head the store had then.
+    for (let full = true; full; ) {
+      const batch = await reader.next(dataSource.manager);
+      full = batch.read === batchSize;
+      if (batch.events.length > 0) await dataSource.transaction((manager) => fold.apply(manager, batch.events));
+      log(`${projection.service}.${projection.name}: ${fold.eventsFolded} events folded, at position ${reader.position}`);
     }
     const differences = await finish(dataSource, projection, schema, live, options, async (manager) => {
-      for (let batch = await reader.next(manager, false); batch.length > 0; batch = await reader.next(manager, false)) await foldInto(manager, batch);
+      for (let batch = await reader.next(manager); batch.read > 0; batch = await reader.next(manager)) await fold.apply(manager, batch.events);
+      await fold.apply(manager, await reader.lateEvents(manager));
     });
     const seconds = (Date.now() - startedAt) / 1000;
     return {
       projection: `${projection.service}.${projection.name}`,
       switched: options.switch,
-      eventsFolded,
+      eventsFolded: fold.eventsFolded,
       position: reader.position,
       seconds,
-      eventsPerSecond: seconds > 0 ? Math.round(eventsFolded / seconds) : eventsFolded,
+      eventsPerSecond: seconds > 0 ? Math.round(fold.eventsFolded / seconds) : fold.eventsFolded,
       differences,
       notDerived: projection.tables.filter((table) => (table.notDerived ?? []).length > 0).map((table) => ({ table: table.name, columns: table.notDerived ?? [] })),
     };
@@ -185,6 +178,50 @@ async function createShadow(dataSource: DataSource, schema: string, live: string
   for (const table of tables) await dataSource.query(`CREATE TABLE ${quote(schema)}.${quote(table.name)} (LIKE ${quote(live)}.${quote(table.name)} INCLUDING ALL)`);
 }
 
+const EVENT_COLUMNS = `global_position::text AS position, stream_id AS "streamId", stream_version AS "streamVersion", envelope, recorded_at AS "recordedAt"`;
+
+/**
+ * The fold into the shadow tables, each stream in version order: a run of events that starts
+ * past the stream's next version (its missing event committed late, below a position already
+ * read) is preceded by the missing events, read by stream; events already folded are skipped.
+ */
+class ShadowFold {
+  eventsFolded = 0;
+  private readonly folder: StreamFolder;
+  private readonly versions = new Map<string, number>();
+
+  constructor(
+    private readonly projection: RebuildableProjection,
+    private readonly schema: string,
+    private readonly live: string,
+  ) {
+    this.folder = projection.folder({ liveSchema: live });
+  }
+
+  async apply(manager: EntityManager, events: readonly StoredEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    await manager.query(`SET LOCAL search_path TO ${quote(this.schema)}, ${quote(this.live)}`);
+    for (const [streamId, run] of byStream(events)) {
+      const folded = this.versions.get(streamId) ?? 0;
+      const next = run.filter((event) => event.streamVersion > folded);
+      if (next.length === 0) continue;
+      const missing: StoredEvent[] =
+        next[0].streamVersion === folded + 1
+          ? []
+          : await manager.query(`SELECT ${EVENT_COLUMNS} FROM ${quote(this.live)}.event_store WHERE stream_id = $1 AND stream_version > $2 AND stream_version < $3 ORDER BY stream_version`, [
+              streamId,
+              folded,
+              next[0].streamVersion,
+            ]);
+      const complete = [...missing, ...next];
+      await this.folder.apply(manager, streamId, complete);
+      this.versions.set(streamId, complete[complete.length - 1].streamVersion);
+      this.eventsFolded += complete.length;
+    }
+    await manager.query(`SET LOCAL search_path TO ${quote(this.live)}`);
+  }
+}
+
 /** Consecutive events grouped by stream, in the order of each stream's first event: one projector call per stream per batch. */
 function byStream(events: readonly StoredEvent[]): Map<string, StoredEvent[]> {
   const streams = new Map<string, StoredEvent[]>();
@@ -197,75 +234,49 @@ function byStream(events: readonly StoredEvent[]): Map<string, StoredEvent[]> {
 }
 
 /**
- * Reads the store in global_position order without skipping an event that commits late. A
- * position is taken when the event is inserted, so a transaction still open may commit one
- * below a position already read. When a batch has a hole, only the part before it is taken;
- * the rest waits until every transaction open at the read has ended (pg_xact_status), and then
- * what is below the last position read is final: an event missing there was rolled back.
+ * Reads the whole store in global_position order, keeping the projection's streams. A position
+ * is taken when an event is inserted, so a transaction still open may commit an event below a
+ * position already read: every position missing between two read (a hole: a rolled-back append
+ * or one not yet committed) is remembered, and `lateEvents` reads those that have since
+ * committed. The fold fills a stream's own gaps by itself (ShadowFold); the holes are for the
+ * last event of a stream, which no later event of its stream would reveal.
  */
 class EventReader {
   position = '0';
+  private readonly holes: bigint[] = [];
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly store: string,
     private readonly streams: string,
     private readonly batchSize: number,
-    private readonly gapWaitMs: number,
   ) {}
 
-  /** The next events; `waitForHoles` false when the caller holds the lock every writer of the projection needs. */
-  async next(manager: EntityManager = this.dataSource.manager, waitForHoles = true): Promise<StoredEvent[]> {
-    const { events, openTransactions, last } = await this.read(manager, this.position, null);
-    if (events.length === 0) {
-      // Nothing of this projection, but the store moved on: skip what is not ours once final.
-      return [];
+  /** The next events of the projection's streams, and how many of the store's were read. */
+  async next(manager: EntityManager): Promise<{ events: StoredEvent[]; read: number }> {
+    const rows: StoredEvent[] = await manager.query(`SELECT ${EVENT_COLUMNS} FROM ${this.store} WHERE global_position > $1::bigint ORDER BY global_position LIMIT $2`, [this.position, this.batchSize]);
+    let expected = BigInt(this.position) + 1n;
+    for (const row of rows) {
+      for (let hole = expected; hole < BigInt(row.position); hole += 1n) this.holes.push(hole);
+      expected = BigInt(row.position) + 1n;
     }
-    const contiguous = waitForHoles ? await this.contiguousPrefix(events) : events.length;
-    if (contiguous === events.length || !waitForHoles) return this.take(events);
-    await this.waitForEnd(manager, openTransactions);
-    const settled = await this.read(manager, this.position, last);
-    return this.take(settled.events);
+    if (rows.length > 0) this.position = rows[rows.length - 1].position;
+    return { events: rows.filter((row) => matchesLike(row.streamId, this.streams)), read: rows.length };
   }
 
-  private take(events: StoredEvent[]): StoredEvent[] {
-    if (events.length > 0) this.position = events[events.length - 1].position;
-    return events;
+  /** The events of the projection's streams that committed into a hole after it was read past. */
+  async lateEvents(manager: EntityManager): Promise<StoredEvent[]> {
+    if (this.holes.length === 0) return [];
+    return manager.query(`SELECT ${EVENT_COLUMNS} FROM ${this.store} WHERE global_position = ANY($1::bigint[]) AND stream_id LIKE $2 ORDER BY global_position`, [
+      this.holes.map(String),
+      this.streams,
+    ]);
   }
+}
 
-  /** How many events lead with no position of the whole store missing between them. */
-  private async contiguousPrefix(events: StoredEvent[]): Promise<number> {
-    const rows: Array<{ holes: number }> = await this.dataSource.query(
-      `SELECT count(*)::int AS holes FROM generate_series($1::bigint + 1, $2::bigint) AS wanted(position)
-        WHERE NOT EXISTS (SELECT 1 FROM event_store WHERE global_position = wanted.position)`,
-      [this.position, events[events.length - 1].position],
-    );
-    return rows[0].holes === 0 ? events.length : 0;
-  }
-
-  private async read(manager: EntityManager, after: string, upTo: string | null): Promise<{ events: StoredEvent[]; openTransactions: string[]; last: string }> {
-    const rows: Array<{ global_position: string; stream_id: string; stream_version: number; envelope: MessageEnvelope; recorded_at: Date; open: string[] }> = await manager.query(
-      `WITH snapshot AS (SELECT ARRAY(SELECT pg_snapshot_xip(pg_current_snapshot())::text) AS open)
-       SELECT e.global_position::text AS global_position, e.stream_id, e.stream_version, e.envelope, e.recorded_at, snapshot.open
-         FROM snapshot LEFT JOIN LATERAL (
-           SELECT * FROM event_store
-            WHERE global_position > $1::bigint AND ($2::bigint IS NULL OR global_position <= $2::bigint) AND stream_id LIKE $3
-            ORDER BY global_position LIMIT $4) e ON true`,
-      [after, upTo, this.streams, upTo === null ? this.batchSize : null],
-    );
-    const events = rows
-      .filter((row) => row.global_position !== null)
-      .map((row) => ({ position: row.global_position, streamId: row.stream_id, streamVersion: row.stream_version, envelope: row.envelope, recordedAt: row.recorded_at }));
-    return { events, openTransactions: rows[0]?.open ?? [], last: events.at(-1)?.position ?? after };
-  }
-
-  private async waitForEnd(manager: EntityManager, transactions: string[]): Promise<void> {
-    const deadline = Date.now() + this.gapWaitMs;
-    while (transactions.length > 0 && Date.now() < deadline) {
-      const [{ open }]: Array<{ open: number }> = await manager.query(`SELECT count(*)::int AS open FROM unnest($1::xid8[]) AS t(xid) WHERE pg_xact_status(t.xid) = 'in progress'`, [transactions]);
-      if (open === 0) return;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  }
+/** SQL LIKE with `%` and `_`, as the store's stream patterns use it. */
+function matchesLike(value: string, pattern: string): boolean {
+  const expression = pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/%/g, '.*').replace(/_/g, '.');
+  return new RegExp(`^${expression}$`, 's').test(value);
 }
 
 /** The last catch-up, the comparison and the switch (or not), in one transaction holding the live tables against writers. */
