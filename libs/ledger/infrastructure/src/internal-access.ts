@@ -8,6 +8,7 @@ import type { ServiceAccessPolicy } from '@mp/shared-service-auth';
 export const LEDGER_INTERNAL_ACCESS: ServiceAccessPolicy = {
   gateway: [
     'GET /internal/merchants/:merchantId/balances',
+    'GET /internal/merchants/:merchantId/balances/end-of-day',
     'POST /internal/merchants/:merchantId/deposit-adjustments',
     'GET /internal/merchants/:merchantId/entries',
     'GET /internal/merchants/:merchantId/entries-of-day',

@@ -38,4 +38,4 @@ export {
   type StoredEvent,
   type StreamFolder,
 } from './projection-rebuild';
-export { aggregateStreamAsOf, type StateAsOf, type StreamEventMark } from './stream-as-of';
+export { aggregateStreamAsOf, stateAsOfView, type StateAsOf, type StateAsOfView, type StreamEventMark } from './stream-as-of';

@@ -49,3 +49,24 @@ export async function aggregateStreamAsOf<State, Command, Event extends DomainEv
     events: rows.map((row) => ({ version: row.stream_version, type: row.envelope.type, recordedAt: row.recorded_at })),
   };
 }
+
+/** The JSON of a read as of an instant, as the back office answers it. */
+export interface StateAsOfView<View> {
+  as_of: string;
+  /** The stream version the state is at; 0 before the first event. */
+  version: number;
+  recorded_at: string | null;
+  /** null before the first event. */
+  state: View | null;
+  events: Array<{ version: number; type: string; recorded_at: string }>;
+}
+
+export function stateAsOfView<State, View>(asOf: Date, read: StateAsOf<State>, view: (state: State) => View | null): StateAsOfView<View> {
+  return {
+    as_of: asOf.toISOString(),
+    version: read.version,
+    recorded_at: read.recordedAt?.toISOString() ?? null,
+    state: read.version === 0 ? null : view(read.state),
+    events: read.events.map((event) => ({ version: event.version, type: event.type, recorded_at: event.recordedAt.toISOString() })),
+  };
+}

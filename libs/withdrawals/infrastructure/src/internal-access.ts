@@ -5,6 +5,7 @@ export const WITHDRAWALS_INTERNAL_ACCESS: ServiceAccessPolicy = {
   gateway: [
     'GET /internal/merchants/:merchantId/withdrawals/:orderId',
     'GET /internal/withdrawals/:merchantId/:orderId',
+    'GET /internal/withdrawals/:merchantId/:orderId/as-of',
     'GET /internal/merchants/:merchantId/withdrawals',
     'GET /internal/withdrawal-assets',
     'GET /internal/withdrawals/stuck',

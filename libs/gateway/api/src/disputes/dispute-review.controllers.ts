@@ -6,6 +6,7 @@ import { MerchantIdParam } from '@mp/shared-nest-http';
 import { DomainError } from '@mp/shared-util-errors';
 import type { FastifyReply } from 'fastify';
 import { BackofficeGuard, CurrentPrincipal, Roles } from '../backoffice/backoffice.guard';
+import { AsOfQuery } from '../backoffice/as-of.query';
 import { json } from '../backoffice/operator.controller';
 import { DisputesClient } from './disputes.client';
 import { DisputeIdParam } from './disputes.controller';
@@ -94,6 +95,15 @@ export class OperatorDisputesController {
   @BackofficeApiErrorResponses('DISPUTE_NOT_FOUND')
   async one(@Param('merchantId', MerchantIdParam) merchantId: string, @Param('disputeId', DisputeIdParam) disputeId: string, @Res() reply: FastifyReply): Promise<void> {
     await json(reply, 200, { merchant_id: merchantId, ...(await this.disputes.get(merchantId, disputeId)) });
+  }
+
+  /** The dispute as it stood at `at`, folded from its event stream (docs/operations/as-of-reads.md). */
+  @Get(':merchantId/:disputeId/as-of')
+  @ApiOperation({ operationId: 'getDisputeAsOf', summary: 'One dispute as it stood at an instant' })
+  @ApiResponse({ status: 200, description: '`{ as_of, version, recorded_at, state, events }`: `state` is null before the dispute was opened' })
+  @BackofficeApiErrorResponses('DISPUTE_NOT_FOUND')
+  async asOf(@Param('merchantId', MerchantIdParam) merchantId: string, @Param('disputeId', DisputeIdParam) disputeId: string, @Query() query: AsOfQuery, @Res() reply: FastifyReply): Promise<void> {
+    await json(reply, 200, await this.disputes.getAsOf(merchantId, disputeId, query.at));
   }
 
   @Post(':merchantId/:disputeId/review')

@@ -201,6 +201,13 @@ export class DayEntriesQueryDto {
   cursor?: string;
 }
 
+/** A UTC day whose opening and closing balances are asked for. */
+@RequestMessages({ invalid: 'The day query is not valid' })
+export class EndOfDayQueryDto {
+  @IsCalendarDay()
+  date!: string;
+}
+
 /** Requests awaiting (or past) approval, oldest first. */
 @RequestMessages({ invalid: 'The approvals query is not valid' })
 export class ApprovalsQueryDto {
