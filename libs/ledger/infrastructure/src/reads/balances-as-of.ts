@@ -27,7 +27,7 @@ export async function balancesAsOf(manager: EntityManager, merchantId: string, i
 
 /**
  * Opening and closing balances of one UTC day, both from balancesAsOf: the end of the previous
- * day and the end of this one (docs/operations/ledger.md, "Balances at the end of a day").
+ * day and the end of this one (docs/operations/as-of-reads.md).
  */
 export async function endOfDayBalances(manager: EntityManager, merchantId: string, date: string): Promise<EndOfDayBalancesView> {
   const start = new Date(`${date}T00:00:00.000Z`);
