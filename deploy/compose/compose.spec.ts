@@ -39,13 +39,14 @@ const composeText = read('docker-compose.yml');
 const compose = parse(composeText, { merge: true }) as { services: Record<string, ComposeService>; volumes: Record<string, unknown>; [key: string]: unknown };
 const envPrefix = (name: string) => name.toUpperCase().replaceAll('-', '_');
 const INFRASTRUCTURE = ['postgres', 'kafka'];
-const ONE_SHOTS = ['kafka-tls', 'kafka-users', 'init', 'demo', 'bootstrap-operator'];
+const ONE_SHOTS = ['kafka-tls', 'kafka-users', 'init', 'demo', 'bootstrap-operator', 'projection-rebuild'];
 
 describe('docker-compose.yml and the service catalog', () => {
-  it('runs the demo job and the first operator\'s bootstrap only under their profiles: they print credentials', () => {
+  it("runs the demo job and the first operator's bootstrap only under their profiles (they print credentials), and the projection rebuild only when asked for", () => {
     expect(compose.services.demo.profiles).toEqual(['demo']);
     expect(compose.services['bootstrap-operator'].profiles).toEqual(['bootstrap']);
-    for (const [name, service] of Object.entries(compose.services)) if (!['demo', 'bootstrap-operator'].includes(name)) expect({ name, profiles: service.profiles }).toEqual({ name, profiles: undefined });
+    expect(compose.services['projection-rebuild'].profiles).toEqual(['rebuild']);
+    for (const [name, service] of Object.entries(compose.services)) if (!['demo', 'bootstrap-operator', 'projection-rebuild'].includes(name)) expect({ name, profiles: service.profiles }).toEqual({ name, profiles: undefined });
   });
 
   it('runs exactly the catalog services, the infrastructure and the one-shots', () => {
@@ -173,11 +174,12 @@ describe('docker-compose.yml and the service catalog', () => {
     }
   });
 
-  it("gives init each database's migration role, which owns it, and no service that role's password", () => {
+  it("gives init each database's migration role, which owns it, and no service that role's password (only the operators' projection rebuild, run by hand)", () => {
     for (const { name } of catalog.services) {
       expect(compose.services.init.environment?.[`${envPrefix(name)}_MIGRATION_DATABASE_URL`]).toBe(`postgres://${name}_migrator:\${${envPrefix(name)}_MIGRATION_DB_PASSWORD:-}@postgres:5432/${name}`);
     }
-    const holders = Object.entries(compose.services).filter(([name, service]) => name !== 'init' && JSON.stringify(service.environment ?? {}).includes('_MIGRATION_'));
+    for (const [variable, url] of Object.entries(compose.services['projection-rebuild'].environment ?? {})) expect(compose.services.init.environment?.[variable]).toBe(url);
+    const holders = Object.entries(compose.services).filter(([name, service]) => !['init', 'projection-rebuild'].includes(name) && JSON.stringify(service.environment ?? {}).includes('_MIGRATION_'));
     expect(holders.map(([name]) => name)).toEqual([]);
   });
 
@@ -209,7 +211,7 @@ describe('docker-compose.yml and the service catalog', () => {
   });
 
   it('drops every capability everywhere but PostgreSQL, and runs read-only wherever nothing writes outside a volume', () => {
-    const readOnly = [...catalog.services.map(({ name }) => name), 'init', 'demo', 'bootstrap-operator', 'kafka-tls'];
+    const readOnly = [...catalog.services.map(({ name }) => name), 'init', 'demo', 'bootstrap-operator', 'projection-rebuild', 'kafka-tls'];
     for (const [name, service] of Object.entries(compose.services)) {
       const expected = name === 'postgres' ? { capDrop: undefined, noNewPrivileges: false } : { capDrop: ['ALL'], noNewPrivileges: true };
       expect({ name, capDrop: service.cap_drop, noNewPrivileges: ((service.security_opt as string[] | undefined) ?? []).includes('no-new-privileges:true') }).toEqual({ name, ...expected });

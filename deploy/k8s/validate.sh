@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Renders both overlays (kubectl kustomize) and validates them offline: every built-in resource
+# Renders both overlays and the Jobs applied by hand (kubectl kustomize) and validates them offline: every built-in resource
 # with kubernetes-validate --strict (unknown fields are errors) against a pinned Kubernetes
 # version; the operators' custom resources (Strimzi, CloudNativePG, Prometheus Operator) against
 # their CRDs' schemas (deploy/k8s/custom-resources.mjs); a kind with no schema is named. Then
@@ -32,10 +32,12 @@ node tools/generate-secrets.mjs --k8s-dev >/dev/null
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 failed=0
-for overlay in dev prod; do
+# Both overlays, and the Job kustomizations applied by hand (jobs/*).
+for target in overlays/dev overlays/prod jobs/projection-rebuild; do
+  overlay=${target##*/}
   rendered="$work/$overlay.yaml"
   built_in="$work/$overlay.built-in.yaml"
-  if ! kubectl kustomize "deploy/k8s/overlays/$overlay" >"$rendered" 2>"$work/$overlay.err"; then
+  if ! kubectl kustomize "deploy/k8s/$target" >"$rendered" 2>"$work/$overlay.err"; then
     echo "$overlay: FAILED to render: $(cat "$work/$overlay.err")"
     failed=1
     continue

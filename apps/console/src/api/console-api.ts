@@ -19,6 +19,7 @@ import type {
   Role,
   RotatedSecret,
   Session,
+  StateAsOf,
   StuckWithdrawal,
   SystemHealth,
   Withdrawal,
@@ -152,6 +153,8 @@ export const operatorApi = {
   reviewDispute: (merchantId: string, disputeId: string, decision: 'ACCEPTED' | 'REJECTED', reason: string) =>
     apiJson<Dispute>('POST', `/operator/disputes/${segment(merchantId)}/${segment(disputeId)}/review`, { json: reason ? { decision, reason } : { decision } }),
   order: (merchantId: string, orderId: string) => apiJson<AgentOrder>('GET', `/operator/orders/${segment(merchantId)}/${segment(orderId)}`),
+  /** The order as it stood at `at` (RFC 3339), folded from its events, with all of them. */
+  orderAsOf: (merchantId: string, orderId: string, at: string) => apiJson<StateAsOf<AgentOrder>>('GET', `/operator/orders/${segment(merchantId)}/${segment(orderId)}/as-of`, { query: { at } }),
   /** 201 booked, or 202 with an approval request a second operator decides. */
   adjustDeposit: (merchantId: string, input: { currency: string; amount: string; reason: string; adjustment_id: string }) =>
     apiJson<Record<string, unknown>>('POST', merchantPath(merchantId, '/deposit-adjustments'), {

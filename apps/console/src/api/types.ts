@@ -18,6 +18,15 @@ export type StuckWithdrawal = BackofficeWithdrawalView;
 export type MethodEntry = StoredMethodEntry;
 export type Approval = OperatorApprovalView;
 
+/** A back-office read as of an instant (docs/operations/as-of-reads.md): the state, and every event of the stream. */
+export interface StateAsOf<State> {
+  as_of: string;
+  version: number;
+  recorded_at: string | null;
+  state: State | null;
+  events: Array<{ version: number; type: string; recorded_at: string }>;
+}
+
 export type Role = 'merchant' | 'agent' | 'operator';
 
 export interface Session {

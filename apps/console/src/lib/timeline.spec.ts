@@ -1,5 +1,5 @@
 import type { Delivery, Dispute, Order } from '../api/types';
-import { orderTimeline } from './timeline';
+import { orderTimeline, streamTimeline } from './timeline';
 
 const order = {
   order_id: 'A-1',
@@ -55,5 +55,26 @@ describe('orderTimeline', () => {
     const failed = orderTimeline({ ...order, direction: 'outgoing', status: 'FAILED', failure_reason: 'account closed' }, [], null);
     expect(failed[0]?.what).toBe('Order created (payout)');
     expect(failed[1]).toEqual({ at: order.updated_at, what: 'Last change: FAILED', detail: 'account closed' });
+  });
+});
+
+describe('streamTimeline', () => {
+  it('lists every event of the stream, marking those in the state shown at the chosen instant', () => {
+    const read = {
+      as_of: '2026-01-31T10:03:00.000Z',
+      version: 2,
+      recorded_at: '2026-01-31T10:02:00.000Z',
+      state: null,
+      events: [
+        { version: 1, type: 'IncomingPaymentCreated', recorded_at: '2026-01-31T10:00:00.000Z' },
+        { version: 2, type: 'PaymentOrderAgentAssigned', recorded_at: '2026-01-31T10:02:00.000Z' },
+        { version: 3, type: 'PaymentOrderSucceeded', recorded_at: '2026-01-31T10:05:00.000Z' },
+      ],
+    };
+    expect(streamTimeline(read)).toEqual([
+      { at: '2026-01-31T10:00:00.000Z', what: 'incoming payment created', version: 1, folded: true },
+      { at: '2026-01-31T10:02:00.000Z', what: 'payment order agent assigned', version: 2, folded: true },
+      { at: '2026-01-31T10:05:00.000Z', what: 'payment order succeeded', version: 3, folded: false },
+    ]);
   });
 });

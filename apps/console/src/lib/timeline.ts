@@ -1,4 +1,4 @@
-import type { Delivery, Dispute, Order } from '../api/types';
+import type { Delivery, Dispute, Order, StateAsOf } from '../api/types';
 
 export interface TimelineEvent {
   at: string;
@@ -29,4 +29,27 @@ export function orderTimeline(order: Order, deliveries: Delivery[], dispute: Dis
   }
   // A stable sort: events at the same instant keep the order above (the order before its callbacks).
   return events.sort((a, b) => Date.parse(a.at) - Date.parse(b.at));
+}
+
+/** One event of a stream on the operator's timeline: the instant to ask the state at, and whether the shown state includes it. */
+export interface StreamTimelineEvent {
+  at: string;
+  what: string;
+  version: number;
+  /** Folded into the state shown (recorded at or before its instant). */
+  folded: boolean;
+}
+
+/** Event type names as words: `PaymentOrderAgentAssigned` → `payment order agent assigned`. */
+export function eventTypeWords(type: string): string {
+  return type.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
+}
+
+/**
+ * Every event of an order's stream from a read as of an instant, oldest first, each marked as
+ * in the shown state or after it: the operator picks any of them (or another instant) to see
+ * the state then.
+ */
+export function streamTimeline(read: StateAsOf<unknown>): StreamTimelineEvent[] {
+  return read.events.map((event) => ({ at: event.recorded_at, what: eventTypeWords(event.type), version: event.version, folded: event.version <= read.version }));
 }

@@ -70,6 +70,8 @@ export const DISPUTES_INTERNAL_PATHS = {
   /** GET, the list's filters plus `merchant_id`: every merchant's disputes, newest first (the operators' queue). */
   queue: '/internal/disputes',
   one: (merchantId: string, disputeId: string) => `/internal/merchants/${encodeURIComponent(merchantId)}/disputes/${encodeURIComponent(disputeId)}`,
+  /** GET `?at=`: the dispute as it stood at an instant, from its stream. */
+  asOf: (merchantId: string, disputeId: string) => `/internal/merchants/${encodeURIComponent(merchantId)}/disputes/${encodeURIComponent(disputeId)}/as-of`,
   review: (disputeId: string) => `/internal/disputes/${encodeURIComponent(disputeId)}/review`,
   receipts: (merchantId: string) => `/internal/merchants/${encodeURIComponent(merchantId)}/dispute-receipts`,
   /** GET, `?reviewer_role=&reviewer_id=`: the current receipt's bytes for a reviewer; every download is logged. */

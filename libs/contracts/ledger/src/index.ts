@@ -30,6 +30,18 @@ export interface BalancesView {
   deposit: Array<{ currency: string; available: string }>;
 }
 
+/** A ledger's balances at an instant, in minor units, per account. */
+export type AccountBalancesInMinorUnits = Record<'settlement_available' | 'settlement_frozen' | 'deposit' | 'fee_revenue' | 'clearing' | 'fx', string>;
+
+/** GET /internal/merchants/:merchantId/balances/end-of-day?date= — operators: one UTC day's opening and closing balances, from the postings. */
+export interface EndOfDayBalancesView {
+  merchant_id: string;
+  /** The UTC day, YYYY-MM-DD. */
+  date: string;
+  /** Per currency: the balances at the day's start (the previous day's end) and at its end. */
+  currencies: Array<{ currency: string; opening: AccountBalancesInMinorUnits; closing: AccountBalancesInMinorUnits }>;
+}
+
 /** POST /internal/merchants/:merchantId/deposit-adjustments — operators only, audited. */
 export interface DepositAdjustmentRequest {
   adjustment_id: string;

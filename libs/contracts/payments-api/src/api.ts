@@ -138,6 +138,8 @@ export const PAYMENTS_INTERNAL_PATHS = {
   merchantOrderReceipts: (merchantId: string, orderId: string) => `/internal/merchants/${segment(merchantId)}/orders/${segment(orderId)}/receipts`,
   merchantMethods: (merchantId: string) => `/internal/merchants/${segment(merchantId)}/methods`,
   backofficeOrder: (merchantId: string, orderId: string) => `/internal/orders/${segment(merchantId)}/${segment(orderId)}`,
+  /** GET `?at=`: the order as it stood at an instant, from its stream. */
+  backofficeOrderAsOf: (merchantId: string, orderId: string) => `/internal/orders/${segment(merchantId)}/${segment(orderId)}/as-of`,
   agent: (agentId: string) => `/internal/agents/${segment(agentId)}`,
   /** GET `?active=&limit=&cursor=`: every agent's profile, newest first. */
   agents: '/internal/agents',

@@ -7,6 +7,7 @@ export const DISPUTES_INTERNAL_ACCESS: ServiceAccessPolicy = {
     'GET /internal/merchants/:merchantId/disputes',
     'GET /internal/disputes',
     'GET /internal/merchants/:merchantId/disputes/:disputeId',
+    'GET /internal/merchants/:merchantId/disputes/:disputeId/as-of',
     'POST /internal/merchants/:merchantId/dispute-receipts',
     'GET /internal/merchants/:merchantId/disputes/:disputeId/receipt',
     'GET /internal/dispute-receipt-downloads',

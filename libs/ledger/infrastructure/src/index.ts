@@ -9,3 +9,5 @@ export { LEDGER_POSTINGS_METRIC, registerLedgerMetrics } from './ledger-metrics'
 export { LEDGER_INTERNAL_ACCESS } from './internal-access';
 export { OrphanHoldSweeper } from './holds/orphan-hold.sweeper';
 export type { PaymentOrderDirectory } from './holds/payment-order-directory.port';
+export { LEDGER_PROJECTION, LEDGER_PROJECTIONS } from './rebuild/ledger.rebuild';
+export { balancesAsOf, endOfDayBalances } from './reads/balances-as-of';

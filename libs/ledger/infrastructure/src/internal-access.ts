@@ -9,6 +9,7 @@ export const LEDGER_INTERNAL_ACCESS: ServiceAccessPolicy = {
   gateway: [
     'GET /internal/event-store/anchors',
     'GET /internal/merchants/:merchantId/balances',
+    'GET /internal/merchants/:merchantId/balances/end-of-day',
     'POST /internal/merchants/:merchantId/deposit-adjustments',
     'GET /internal/merchants/:merchantId/entries',
     'GET /internal/merchants/:merchantId/entries-of-day',

@@ -12,6 +12,7 @@ export const PAYMENTS_INTERNAL_ACCESS: ServiceAccessPolicy = {
     'GET /internal/merchants/:merchantId/orders',
     'GET /internal/merchants/:merchantId/orders/:orderId/receipts',
     'GET /internal/orders/:merchantId/:orderId',
+    'GET /internal/orders/:merchantId/:orderId/as-of',
     'GET /internal/agents/:agentId/orders/:merchantId/:orderId',
     'GET /internal/agents/:agentId/orders',
     'GET /internal/payer-pages/:token',

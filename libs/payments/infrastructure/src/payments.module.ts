@@ -19,6 +19,7 @@ import { PayoutRecipientAccounts1700000008000 } from './persistence/recipient-ac
 import { SandboxOrders1700000032000 } from './persistence/sandbox-orders.migration';
 import { PaymentAgentList1700000033200 } from './persistence/agent-list.migration';
 import { PaymentOrderMetadata1700000039000 } from './persistence/order-metadata.migration';
+import { DailyPayInTotals1700000040100 } from './persistence/daily-payin-totals.migration';
 import { InternalRecipientAccountsController } from './recipient-accounts/internal-recipient-accounts.controller';
 import { RecipientAccountVault } from './recipient-accounts/recipient-account.vault';
 import { CLOCK, OffsetClock, PAYMENTS_SETTINGS, type PaymentsSettings } from './payments-settings';
@@ -37,6 +38,7 @@ export const PAYMENTS_MIGRATIONS = [
   PaymentAgentList1700000033200,
   MessagingOutboxDeletedOnPublish1700000037100,
   PaymentOrderMetadata1700000039000,
+  DailyPayInTotals1700000040100,
   MessagingEventHashChain1700000060380,
 ];
 

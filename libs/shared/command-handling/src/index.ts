@@ -26,3 +26,18 @@ export {
 } from './message-intake';
 export { EventStoreAnchoring } from './event-store-anchoring';
 export { InternalEventAnchorsController, type EventAnchorsPage } from './internal-event-anchors.controller';
+export {
+  deciderFolder,
+  qualifiedTable,
+  rebuildProjection,
+  shadowSchemaOf,
+  type FolderContext,
+  type ProjectionDifference,
+  type ProjectionTable,
+  type RebuildableProjection,
+  type RebuildOptions,
+  type RebuildReport,
+  type StoredEvent,
+  type StreamFolder,
+} from './projection-rebuild';
+export { aggregateStreamAsOf, stateAsOfView, type StateAsOf, type StateAsOfView, type StreamEventMark } from './stream-as-of';

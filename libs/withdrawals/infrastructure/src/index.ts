@@ -4,3 +4,4 @@ export type { NetworkAdapter, NetworkSendRequest, NetworkSendResult } from './se
 export { WITHDRAWALS_CONSUMERS } from './commands/withdrawal-command.consumer';
 export { registerWithdrawalMetrics } from './withdrawal-metrics';
 export { WITHDRAWALS_INTERNAL_ACCESS } from './internal-access';
+export { WITHDRAWALS_PROJECTION, WITHDRAWALS_PROJECTIONS } from './rebuild/withdrawals.rebuild';

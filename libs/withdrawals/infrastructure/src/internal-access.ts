@@ -6,6 +6,7 @@ export const WITHDRAWALS_INTERNAL_ACCESS: ServiceAccessPolicy = {
     'GET /internal/event-store/anchors',
     'GET /internal/merchants/:merchantId/withdrawals/:orderId',
     'GET /internal/withdrawals/:merchantId/:orderId',
+    'GET /internal/withdrawals/:merchantId/:orderId/as-of',
     'GET /internal/merchants/:merchantId/withdrawals',
     'GET /internal/withdrawal-assets',
     'GET /internal/withdrawals/stuck',

@@ -77,7 +77,7 @@ function DisputeFacts({ merchantId, disputeId, reviewed }: { merchantId: string;
       {(facts) => (
         <dl className="facts">
           <dt>Status</dt><dd><StatusBadge status={facts.status} /></dd>
-          <dt>Order</dt><dd>{facts.order_id}</dd>
+          <dt>Order</dt><dd><Link to={`/operator/orders/${encodeURIComponent(merchantId)}/${encodeURIComponent(facts.order_id)}`}>{facts.order_id}</Link> (its timeline)</dd>
           <dt>Amount claimed</dt><dd>{facts.amount === null ? 'the order amount' : <Money amount={facts.amount} currency={facts.currency} />}</dd>
           <dt>Merchant's comment</dt><dd>{facts.comment ?? '—'}</dd>
           <dt>Opened</dt><dd><DateTime iso={facts.created_at} /></dd>

@@ -18,7 +18,7 @@ import { v5 as nameBasedUuid } from 'uuid';
 import { disputeView, saveDisputeProjection } from '../persistence/dispute.projection';
 import { attachDisputeReceipt, deleteDisputeReceipt } from '../receipts/dispute-receipts.store';
 
-const disputeEvents = eventCodec(DISPUTE_EVENT_SCHEMAS);
+export const disputeEvents = eventCodec(DISPUTE_EVENT_SCHEMAS);
 
 /** A reopen is an open for everyone outside: the order is disputed again. */
 const EXTERNAL_TYPE_OF: Record<DisputeEvent['type'], DisputeExternalEventType> = {
@@ -29,7 +29,7 @@ const EXTERNAL_TYPE_OF: Record<DisputeEvent['type'], DisputeExternalEventType> =
 };
 
 /** Events whose state merchants see only once payments has applied them to the order (see below). */
-const AWAITS_PAYMENTS: ReadonlySet<DisputeEvent['type']> = new Set(['DisputeAccepted', 'DisputeRejected']);
+export const AWAITS_PAYMENTS: ReadonlySet<DisputeEvent['type']> = new Set(['DisputeAccepted', 'DisputeRejected']);
 
 /**
  * One command on one disputed order's stream, on the shared command core. The stream is short

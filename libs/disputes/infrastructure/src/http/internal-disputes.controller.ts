@@ -13,15 +13,17 @@ import {
   type DisputeView,
 } from '@mp/contracts-disputes';
 import { AdvanceClockRequestDto } from '@mp/contracts-payments-api';
-import type { DisputeReceiptRef } from '@mp/disputes-domain';
-import { MerchantIdParam, PathIdPipe, RequestPipe } from '@mp/shared-nest-http';
+import { disputeDecider, toDisputeStreamId, type DisputeReceiptRef } from '@mp/disputes-domain';
+import { aggregateStreamAsOf, stateAsOfView, type StateAsOfView } from '@mp/shared-command-handling';
+import { AsOfQueryDto, MerchantIdParam, PathIdPipe, RequestPipe } from '@mp/shared-nest-http';
 import { requireActor, ServiceCaller, type VerifiedCaller } from '@mp/shared-service-auth';
 import { DomainError } from '@mp/shared-util-errors';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DataSource } from 'typeorm';
 import { DisputeReviews } from '../commands/review-dispute';
 import { CLOCK, DISPUTES_SETTINGS, OffsetClock, type Clock, type DisputesSettings } from '../disputes-settings';
-import { disputeView, findDisputeView, listDisputes, listDisputesAcrossMerchants } from '../persistence/dispute.projection';
+import { disputeEvents } from '../commands/dispute.stream';
+import { disputeView, findDisputeOrder, findDisputeView, listDisputes, listDisputesAcrossMerchants } from '../persistence/dispute.projection';
 import { downloadDisputeReceipt, listReceiptDownloads, storeDisputeReceipt } from '../receipts/dispute-receipts.store';
 
 const requestPipe = new RequestPipe();
@@ -55,6 +57,20 @@ export class InternalDisputesController {
   @Get('merchants/:merchantId/disputes/:disputeId')
   get(@Param('merchantId', MerchantIdParam) merchantId: string, @Param('disputeId', DisputeIdParam) disputeId: string): Promise<DisputeView> {
     return findDisputeView(this.dataSource.manager, merchantId, disputeId);
+  }
+
+  /**
+   * Operators: the dispute as it stood at `at`, folded from its order's dispute stream
+   * (docs/operations/as-of-reads.md). A review shows from the instant it was decided, before
+   * payments applied it and merchants could see it.
+   */
+  @Get('merchants/:merchantId/disputes/:disputeId/as-of')
+  async getAsOf(@Param('merchantId', MerchantIdParam) merchantId: string, @Param('disputeId', DisputeIdParam) disputeId: string, @Query(requestPipe) query: AsOfQueryDto): Promise<StateAsOfView<DisputeView>> {
+    const order = await findDisputeOrder(this.dataSource.manager, disputeId);
+    if (!order || order.merchantId !== merchantId) throw new DomainError('DISPUTE_NOT_FOUND', `No dispute ${disputeId}`);
+    const at = new Date(query.at);
+    const read = await aggregateStreamAsOf(this.dataSource.manager, disputeDecider, disputeEvents, toDisputeStreamId(merchantId, order.orderId), at);
+    return stateAsOfView(at, read, (dispute) => (dispute.status === 'NotOpened' ? null : disputeView(dispute)));
   }
 
   /** The file is the raw body, its name in `x-file-name`; the type is read from its bytes. */

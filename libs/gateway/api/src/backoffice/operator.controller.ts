@@ -32,6 +32,7 @@ import { DEFAULT_PAGE_LIMIT } from '@mp/shared-data-access-postgres';
 import { LedgerReadClient } from '../merchant/ledger-read.client';
 import { PaymentsReadClient } from '../payments/payments-read.client';
 import { actingOperatorId } from './acting-operator';
+import { AsOfQuery, EndOfDayQuery } from './as-of.query';
 import { CLOCK, GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
 import { BackofficeGuard, CurrentPrincipal, Roles, type BackofficeRequest } from './backoffice.guard';
 import { CallbackDestinationPolicy } from '../callback-destinations/callback-destination.policy';
@@ -298,6 +299,19 @@ export class OperatorController {
   }
 
   /**
+   * The order as it stood at `at`, folded from its event stream, with every event's version,
+   * type and time (docs/operations/as-of-reads.md). The dispute overlay and receipts are not
+   * events of the order, so the state shows the order's own status.
+   */
+  @Get('orders/:merchantId/:orderId/as-of')
+  @ApiOperation({ operationId: 'getOrderAsOf', summary: 'Get any order as it stood at an instant' })
+  @ApiResponse({ status: 200, description: '`{ as_of, version, recorded_at, state, events }`: `state` is null before the order existed' })
+  @BackofficeApiErrorResponses('ORDER_NOT_FOUND')
+  async getOrderAsOf(@Param('merchantId', OrderMerchantIdParam) merchantId: string, @Param('orderId', OrderIdParam) orderId: string, @Query() query: AsOfQuery, @Res() reply: FastifyReply): Promise<void> {
+    await json(reply, 200, await this.payments.getOrderAsOf(merchantId, orderId, query.at));
+  }
+
+  /**
    * Who saw which payout's full recipient account number, and when, newest first. Filters:
    * `merchant_id`, `order_id`, `agent_id`, `limit` (1 to 500, default 100).
    */
@@ -315,6 +329,16 @@ export class OperatorController {
   @BackofficeApiErrorResponses('NOT_FOUND')
   async balances(@Param('merchantId', MerchantIdParam) merchantId: string): Promise<unknown> {
     return await this.ledger.getBalances(merchantId);
+  }
+
+  /** Each currency's balances at the start and the end of a UTC day, summed from the ledger's postings (docs/operations/as-of-reads.md). */
+  @Get('merchants/:merchantId/balances/end-of-day')
+  @ApiOperation({ operationId: 'getMerchantBalancesAtEndOfDay', summary: "A merchant's balances at the start and end of a UTC day" })
+  @ApiResponse({ status: 200, description: '`{ merchant_id, date, currencies: [{ currency, opening, closing }] }`, each balance per account in minor units' })
+  @BackofficeApiErrorResponses('NOT_FOUND')
+  async balancesAtEndOfDay(@Param('merchantId', MerchantIdParam) merchantId: string, @Query() query: EndOfDayQuery, @Res() reply: FastifyReply): Promise<void> {
+    await requireMerchant(this.merchants, merchantId);
+    await json(reply, 200, await this.ledger.getEndOfDayBalances(merchantId, query.date));
   }
 
   /**

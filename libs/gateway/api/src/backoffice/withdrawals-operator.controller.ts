@@ -9,6 +9,7 @@ import { PaymentCommandBus } from '../payments/payment-command.bus';
 import { runWithdrawalCommand, sendWithdrawalCommand } from '../withdrawals/run-withdrawal-command';
 import { WithdrawalsReadClient } from '../withdrawals/withdrawals-read.client';
 import { actingOperatorId } from './acting-operator';
+import { AsOfQuery } from './as-of.query';
 import { BackofficeGuard, CurrentPrincipal, Roles } from './backoffice.guard';
 import { ConversionBody, toConversionRequest } from './conversion.request';
 import { ResolveWithdrawalBody, toResolveWithdrawalData } from './resolve-withdrawal.request';
@@ -63,6 +64,15 @@ export class WithdrawalsOperatorController {
   @BackofficeApiErrorResponses('WITHDRAWAL_NOT_FOUND')
   async get(@Param('merchantId', OrderMerchantIdParam) merchantId: string, @Param('orderId', OrderIdParam) orderId: string): Promise<unknown> {
     return await this.withdrawals.getForOperator(merchantId, orderId);
+  }
+
+  /** The withdrawal as it stood at `at`, folded from its event stream (docs/operations/as-of-reads.md). */
+  @Get('withdrawals/:merchantId/:orderId/as-of')
+  @ApiOperation({ operationId: 'getWithdrawalAsOf', summary: 'Get any withdrawal as it stood at an instant' })
+  @ApiResponse({ status: 200, description: '`{ as_of, version, recorded_at, state, events }`: `state` is null before the withdrawal existed' })
+  @BackofficeApiErrorResponses('WITHDRAWAL_NOT_FOUND')
+  async getAsOf(@Param('merchantId', OrderMerchantIdParam) merchantId: string, @Param('orderId', OrderIdParam) orderId: string, @Query() query: AsOfQuery, @Res() reply: FastifyReply): Promise<void> {
+    await json(reply, 200, await this.withdrawals.getAsOf(merchantId, orderId, query.at));
   }
 
   /**

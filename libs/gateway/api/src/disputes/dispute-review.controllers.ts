@@ -6,6 +6,7 @@ import { MerchantIdParam } from '@mp/shared-nest-http';
 import { DomainError } from '@mp/shared-util-errors';
 import type { FastifyReply } from 'fastify';
 import { BackofficeGuard, CurrentPrincipal, Roles } from '../backoffice/backoffice.guard';
+import { AsOfQuery } from '../backoffice/as-of.query';
 import { DisputesClient } from './disputes.client';
 import { DisputeIdParam } from './disputes.controller';
 import { BackofficeApiDocs } from '../openapi/backoffice-api.decorator';
@@ -97,6 +98,15 @@ export class OperatorDisputesController {
   @BackofficeApiErrorResponses('DISPUTE_NOT_FOUND')
   async one(@Param('merchantId', MerchantIdParam) merchantId: string, @Param('disputeId', DisputeIdParam) disputeId: string): Promise<unknown> {
     return { merchant_id: merchantId, ...(await this.disputes.get(merchantId, disputeId)) };
+  }
+
+  /** The dispute as it stood at `at`, folded from its event stream (docs/operations/as-of-reads.md). */
+  @Get(':merchantId/:disputeId/as-of')
+  @ApiOperation({ operationId: 'getDisputeAsOf', summary: 'One dispute as it stood at an instant' })
+  @ApiResponse({ status: 200, description: '`{ as_of, version, recorded_at, state, events }`: `state` is null before the dispute was opened' })
+  @BackofficeApiErrorResponses('DISPUTE_NOT_FOUND')
+  async asOf(@Param('merchantId', MerchantIdParam) merchantId: string, @Param('disputeId', DisputeIdParam) disputeId: string, @Query() query: AsOfQuery): Promise<unknown> {
+    return await this.disputes.getAsOf(merchantId, disputeId, query.at);
   }
 
   @HttpCode(200)

@@ -1,6 +1,7 @@
 import { authorizationFor, SERVICE_TOKEN_ISSUER, type ServiceTokenIssuer } from '@mp/shared-service-auth';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { Readable } from 'node:stream';
+import type { StateAsOfView } from '@mp/shared-command-handling';
 import { DISPUTES_INTERNAL_PATHS, type DisputeList, type DisputeReceiptDownloadView, type OperatorDisputeList, type DisputeView, type StoredDisputeReceipt } from '@mp/contracts-disputes';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
 import { InternalClient } from '../http/internal-client';
@@ -19,6 +20,11 @@ export class DisputesClient {
 
   get(merchantId: string, disputeId: string): Promise<DisputeView> {
     return this.client.request('GET', paths.one(merchantId, disputeId));
+  }
+
+  /** Operators: the dispute as it stood at `at` (an RFC 3339 instant), from its stream. */
+  getAsOf(merchantId: string, disputeId: string, at: string): Promise<StateAsOfView<DisputeView>> {
+    return this.client.request('GET', `${paths.asOf(merchantId, disputeId)}?${new URLSearchParams({ at }).toString()}`);
   }
 
   list(merchantId: string, filters: Record<string, string | undefined>): Promise<DisputeList> {

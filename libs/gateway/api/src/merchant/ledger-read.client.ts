@@ -1,7 +1,7 @@
 import { authorizationFor, SERVICE_TOKEN_ISSUER, type ServiceTokenIssuer } from '@mp/shared-service-auth';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { Readable } from 'node:stream';
-import type { ApprovalDecisionRequest, BalancesView, ConversionRequest, ConversionView, DepositAdjustmentRequest, DepositAdjustmentView, LedgerAnchorView, LedgerEntriesPage, OperatorApprovalView } from '@mp/contracts-ledger';
+import type { ApprovalDecisionRequest, BalancesView, EndOfDayBalancesView, ConversionRequest, ConversionView, DepositAdjustmentRequest, DepositAdjustmentView, LedgerAnchorView, LedgerEntriesPage, OperatorApprovalView } from '@mp/contracts-ledger';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
 import { InternalClient } from '../http/internal-client';
 
@@ -15,6 +15,11 @@ export class LedgerReadClient {
 
   getBalances(merchantId: string): Promise<BalancesView> {
     return this.client.request('GET', `/internal/merchants/${encodeURIComponent(merchantId)}/balances`);
+  }
+
+  /** The balances at the start and the end of a UTC day (`date`, YYYY-MM-DD), from the postings. */
+  getEndOfDayBalances(merchantId: string, date: string): Promise<EndOfDayBalancesView> {
+    return this.client.request('GET', `/internal/merchants/${encodeURIComponent(merchantId)}/balances/end-of-day?${new URLSearchParams({ date }).toString()}`);
   }
 
   /** The operator goes in the service token (the ledger books under it). 201 when booked now, 200 when the adjustment_id was booked before (the original comes back), 202 awaiting a second operator. */

@@ -2,6 +2,7 @@ import { authorizationFor, SERVICE_TOKEN_ISSUER, type ServiceTokenIssuer } from 
 import type { Readable } from 'node:stream';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { AgentOrderView, BackofficeOrderView, PaymentOrderView } from '@mp/contracts-payments';
+import type { StateAsOfView } from '@mp/shared-command-handling';
 import {
   PAYMENTS_INTERNAL_PATHS,
   type AccountNumberRevealView,
@@ -76,6 +77,11 @@ export class PaymentsReadClient {
   /** Back office: any order with its merchant, agent and receipts. */
   getOrderForBackoffice(merchantId: string, orderId: string): Promise<BackofficeOrderView> {
     return this.client.request('GET', paths.backofficeOrder(merchantId, orderId));
+  }
+
+  /** Back office: the order as it stood at `at` (an RFC 3339 instant), from its stream. */
+  getOrderAsOf(merchantId: string, orderId: string, at: string): Promise<StateAsOfView<BackofficeOrderView>> {
+    return this.client.request('GET', `${paths.backofficeOrderAsOf(merchantId, orderId)}?${new URLSearchParams({ at }).toString()}`);
   }
 
   /** Back office: the agent's own order; any other, existing or not, is one identical 404. */

@@ -1,5 +1,6 @@
 import { authorizationFor, SERVICE_TOKEN_ISSUER, type ServiceTokenIssuer } from '@mp/shared-service-auth';
 import { Inject, Injectable, Optional } from '@nestjs/common';
+import type { StateAsOfView } from '@mp/shared-command-handling';
 import type { BackofficeWithdrawalView, StuckWithdrawalsView, WithdrawalAssetView, WithdrawalListPage, WithdrawalStatusView, WithdrawalView } from '@mp/contracts-withdrawals';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
 import { InternalClient } from '../http/internal-client';
@@ -26,6 +27,11 @@ export class WithdrawalsReadClient {
   /** The operators' view: the withdrawal plus send progress and reconciliation evidence. */
   getForOperator(merchantId: string, orderId: string): Promise<BackofficeWithdrawalView> {
     return this.client.request('GET', `/internal/withdrawals/${segment(merchantId)}/${segment(orderId)}`);
+  }
+
+  /** Operators: the withdrawal as it stood at `at` (an RFC 3339 instant), from its stream. */
+  getAsOf(merchantId: string, orderId: string, at: string): Promise<StateAsOfView<WithdrawalView>> {
+    return this.client.request('GET', `/internal/withdrawals/${segment(merchantId)}/${segment(orderId)}/as-of?${new URLSearchParams({ at }).toString()}`);
   }
 
   listWithdrawals(merchantId: string, filters: Omit<ListFilters, 'status'> & { status?: WithdrawalStatusView }): Promise<WithdrawalListPage> {

@@ -1,7 +1,7 @@
 import { DEFAULT_PAGE_LIMIT } from '@mp/shared-data-access-postgres';
 import { Readable } from 'node:stream';
 import { Body, Controller, Get, Headers, Param, Post, Query, Res } from '@nestjs/common';
-import type { BalancesView, DepositAdjustmentView, LedgerAnchorView, LedgerEntriesPage, OperatorApprovalView } from '@mp/contracts-ledger';
+import type { BalancesView, DepositAdjustmentView, EndOfDayBalancesView, LedgerAnchorView, LedgerEntriesPage, OperatorApprovalView } from '@mp/contracts-ledger';
 import { toLedgerStreamId } from '@mp/ledger-domain';
 import { streamHeadBefore } from '@mp/shared-messaging';
 import { RequestPipe } from '@mp/shared-nest-http';
@@ -15,7 +15,8 @@ import { actingOperatorOf } from './acting-operator';
 import { entriesOfDay, listEntries, postingsOfPeriod } from '../reads/ledger-entries.query';
 import { reconciliationHeader, reconciliationRecord } from '../reads/reconciliation-csv';
 import { requestCausation } from './causation';
-import { DayEntriesQueryDto, DepositAdjustmentRequestDto, LedgerAnchorQueryDto, LedgerEntriesQueryDto, LedgerMerchantIdParam, ReconciliationQueryDto } from './ledger-requests';
+import { endOfDayBalances } from '../reads/balances-as-of';
+import { DayEntriesQueryDto, DepositAdjustmentRequestDto, EndOfDayQueryDto, LedgerAnchorQueryDto, LedgerEntriesQueryDto, LedgerMerchantIdParam, ReconciliationQueryDto } from './ledger-requests';
 
 const requestPipe = new RequestPipe();
 const DAY_ENTRIES_PAGE_LIMIT = 500;
@@ -41,6 +42,12 @@ export class InternalMerchantLedgerController {
         .map((row) => ({ currency: row.currency, available: formatAmountMinor(BigInt(row.settlement_available), row.currency), frozen: formatAmountMinor(BigInt(row.settlement_frozen), row.currency) })),
       deposit: rows.filter((row) => row.has_deposit).map((row) => ({ currency: row.currency, available: formatAmountMinor(BigInt(row.deposit), row.currency) })),
     };
+  }
+
+  /** Back office: the balances at the start and the end of one UTC day, from the postings (balancesAsOf). */
+  @Get('balances/end-of-day')
+  async balancesAtEndOfDay(@Param('merchantId', LedgerMerchantIdParam) merchantId: string, @Query(requestPipe) query: EndOfDayQueryDto): Promise<EndOfDayBalancesView> {
+    return endOfDayBalances(this.dataSource.manager, merchantId, query.date);
   }
 
   /**

@@ -211,6 +211,13 @@ export class LedgerAnchorQueryDto {
   currency!: string;
 }
 
+/** A UTC day whose opening and closing balances are asked for. */
+@RequestMessages({ invalid: 'The day query is not valid' })
+export class EndOfDayQueryDto {
+  @IsCalendarDay()
+  date!: string;
+}
+
 /** Requests awaiting (or past) approval, oldest first. */
 @RequestMessages({ invalid: 'The approvals query is not valid' })
 export class ApprovalsQueryDto {

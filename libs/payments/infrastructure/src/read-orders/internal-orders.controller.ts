@@ -2,13 +2,14 @@ import { pageFilterOf } from '@mp/shared-data-access-postgres';
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { agentViewOf, payerPageTokenHash, type AgentOrderView, type BackofficeOrderView, type PaymentOrderView, type ReceiptView } from '@mp/contracts-payments';
 import { AgentOrderListQueryDto, MerchantOrderListQueryDto, type AgentOrderListPage, type OrderListFilterFieldsDto, type OrderListPage, type PayerPageData, type ReceiptsView } from '@mp/contracts-payments-api';
-import { agentOrderNotFound, SANDBOX_AGENT_ID, SANDBOX_AGENT_PROFILE } from '@mp/payments-domain';
-import { AgentIdParam, MerchantIdParam, OrderIdParam, OrderMerchantIdParam, PayerPageTokenParam, RequestPipe } from '@mp/shared-nest-http';
+import { agentOrderNotFound, paymentOrderDecider, SANDBOX_AGENT_ID, SANDBOX_AGENT_PROFILE, toPaymentOrderStreamId } from '@mp/payments-domain';
+import { aggregateStreamAsOf, stateAsOfView, type StateAsOfView } from '@mp/shared-command-handling';
+import { AgentIdParam, AsOfQueryDto, MerchantIdParam, OrderIdParam, OrderMerchantIdParam, PayerPageTokenParam, RequestPipe } from '@mp/shared-nest-http';
 import { DomainError } from '@mp/shared-util-errors';
 import { DataSource } from 'typeorm';
-import { loadPaymentOrder } from '../commands/payment-order.stream';
+import { loadPaymentOrder, paymentOrderEvents } from '../commands/payment-order.stream';
 import { PayerPageLinks } from '../payer-pages/payer-page-links';
-import { findOrder, findOrderByPayerPageTokenHash, rowToBackofficeView, rowToView, type PayerPageUrlOf, type PaymentOrderRow } from '../persistence/payment-order.projection';
+import { findOrder, findOrderByPayerPageTokenHash, orderToRow, rowToBackofficeView, rowToView, type PayerPageUrlOf, type PaymentOrderRow } from '../persistence/payment-order.projection';
 import { findAgent } from '../reference-data/payment-agents.store';
 import { listOrders, type OrderListFilter } from './order-list.query';
 
@@ -54,6 +55,23 @@ export class InternalOrdersController {
   async getOrderForBackoffice(@Param('merchantId', OrderMerchantIdParam) merchantId: string, @Param('orderId', OrderIdParam) orderId: string): Promise<BackofficeOrderView> {
     const row = await this.requireOrder(merchantId, orderId);
     return rowToBackofficeView(row, this.payerPageUrlOf, await this.receiptsOf(merchantId, orderId));
+  }
+
+  /**
+   * Operators: the order as it stood at `at`, folded from its stream (docs/operations/as-of-reads.md).
+   * The dispute overlay and the receipts are not in the order's events, so the state is the
+   * order's own (a disputed order shows its own status).
+   */
+  @Get('orders/:merchantId/:orderId/as-of')
+  async getOrderAsOf(
+    @Param('merchantId', OrderMerchantIdParam) merchantId: string,
+    @Param('orderId', OrderIdParam) orderId: string,
+    @Query(queryPipe) query: AsOfQueryDto,
+  ): Promise<StateAsOfView<BackofficeOrderView>> {
+    const at = new Date(query.at);
+    const read = await aggregateStreamAsOf(this.dataSource.manager, paymentOrderDecider, paymentOrderEvents, toPaymentOrderStreamId(merchantId, orderId), at);
+    if (read.events.length === 0) throw new DomainError('ORDER_NOT_FOUND', `No order ${orderId}`);
+    return stateAsOfView(at, read, (order) => (order.status === 'NotCreated' ? null : rowToBackofficeView(orderToRow(order), this.payerPageUrlOf, [])));
   }
 
   /** An agent's own order. Any other, existing or not, is the same not-found: agents cannot probe order ids. */

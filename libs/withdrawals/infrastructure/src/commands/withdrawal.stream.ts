@@ -24,7 +24,7 @@ export const LEDGER_HOLDS = Symbol('LEDGER_HOLDS');
  * rules (requested, a few send attempts, one outcome), so its state is folded from the whole
  * stream.
  */
-const withdrawalEvents = eventCodec(WITHDRAWAL_EVENT_SCHEMAS);
+export const withdrawalEvents = eventCodec(WITHDRAWAL_EVENT_SCHEMAS);
 
 const SOURCE = 'withdrawals';
 /** Internal events stay in this service's event store; these are published, mapped to the contract. */

@@ -1,12 +1,15 @@
 import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
 import { StuckWithdrawalsQueryDto, WithdrawalListQueryDto, type BackofficeWithdrawalView, type StuckWithdrawalsView, type WithdrawalAssetsView, type WithdrawalListPage, type WithdrawalView } from '@mp/contracts-withdrawals';
-import { MerchantIdParam, PathIdPipe, RequestPipe } from '@mp/shared-nest-http';
+import { aggregateStreamAsOf, stateAsOfView, type StateAsOfView } from '@mp/shared-command-handling';
+import { AsOfQueryDto, MerchantIdParam, PathIdPipe, RequestPipe } from '@mp/shared-nest-http';
+import { toWithdrawalStreamId, withdrawalDecider } from '@mp/withdrawals-domain';
 import { pageFilterOf } from '@mp/shared-data-access-postgres';
 import { DomainError } from '@mp/shared-util-errors';
 import { MERCHANT_ID_PATTERN, ORDER_ID_PATTERN } from '@mp/shared-util-validation';
 import { formatAmountMinor } from '@mp/shared-util-money';
 import { DataSource } from 'typeorm';
-import { findWithdrawal, listStuckWithdrawals, listWithdrawals, rowToBackofficeView, rowToView } from '../persistence/withdrawal.projection';
+import { withdrawalEvents } from '../commands/withdrawal.stream';
+import { findWithdrawal, listStuckWithdrawals, listWithdrawals, rowToBackofficeView, rowToView, withdrawalToView } from '../persistence/withdrawal.projection';
 import { WITHDRAWALS_SETTINGS, type WithdrawalsSettings } from '../withdrawals-settings';
 
 const queryPipe = new RequestPipe();
@@ -39,6 +42,19 @@ export class InternalWithdrawalsController {
     const row = await findWithdrawal(this.dataSource.manager, merchantId, orderId);
     if (!row) throw new DomainError('WITHDRAWAL_NOT_FOUND', `No withdrawal ${orderId}`);
     return rowToBackofficeView(row);
+  }
+
+  /** Operators: the withdrawal as it stood at `at`, folded from its stream (docs/operations/as-of-reads.md). */
+  @Get('withdrawals/:merchantId/:orderId/as-of')
+  async getAsOf(
+    @Param('merchantId', WithdrawalMerchantIdParam) merchantId: string,
+    @Param('orderId', WithdrawalOrderIdParam) orderId: string,
+    @Query(queryPipe) query: AsOfQueryDto,
+  ): Promise<StateAsOfView<WithdrawalView>> {
+    const at = new Date(query.at);
+    const read = await aggregateStreamAsOf(this.dataSource.manager, withdrawalDecider, withdrawalEvents, toWithdrawalStreamId(merchantId, orderId), at);
+    if (read.events.length === 0) throw new DomainError('WITHDRAWAL_NOT_FOUND', `No withdrawal ${orderId}`);
+    return stateAsOfView(at, read, (withdrawal) => (withdrawal.status === 'NotRequested' ? null : withdrawalToView(withdrawal)));
   }
 
   /** Endpoint 12: newest first, cursor pages over the creation position (no gaps, no repeats). */
