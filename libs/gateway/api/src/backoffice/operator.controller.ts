@@ -307,8 +307,8 @@ export class OperatorController {
   @ApiOperation({ operationId: 'getOrderAsOf', summary: 'Get any order as it stood at an instant' })
   @ApiResponse({ status: 200, description: '`{ as_of, version, recorded_at, state, events }`: `state` is null before the order existed' })
   @BackofficeApiErrorResponses('ORDER_NOT_FOUND')
-  async getOrderAsOf(@Param('merchantId', OrderMerchantIdParam) merchantId: string, @Param('orderId', OrderIdParam) orderId: string, @Query() query: AsOfQuery, @Res() reply: FastifyReply): Promise<void> {
-    await json(reply, 200, await this.payments.getOrderAsOf(merchantId, orderId, query.at));
+  async getOrderAsOf(@Param('merchantId', OrderMerchantIdParam) merchantId: string, @Param('orderId', OrderIdParam) orderId: string, @Query() query: AsOfQuery): Promise<unknown> {
+    return await this.payments.getOrderAsOf(merchantId, orderId, query.at);
   }
 
   /**
@@ -336,9 +336,9 @@ export class OperatorController {
   @ApiOperation({ operationId: 'getMerchantBalancesAtEndOfDay', summary: "A merchant's balances at the start and end of a UTC day" })
   @ApiResponse({ status: 200, description: '`{ merchant_id, date, currencies: [{ currency, opening, closing }] }`, each balance per account in minor units' })
   @BackofficeApiErrorResponses('NOT_FOUND')
-  async balancesAtEndOfDay(@Param('merchantId', MerchantIdParam) merchantId: string, @Query() query: EndOfDayQuery, @Res() reply: FastifyReply): Promise<void> {
+  async balancesAtEndOfDay(@Param('merchantId', MerchantIdParam) merchantId: string, @Query() query: EndOfDayQuery): Promise<unknown> {
     await requireMerchant(this.merchants, merchantId);
-    await json(reply, 200, await this.ledger.getEndOfDayBalances(merchantId, query.date));
+    return await this.ledger.getEndOfDayBalances(merchantId, query.date);
   }
 
   /**

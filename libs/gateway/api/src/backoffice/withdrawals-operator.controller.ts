@@ -71,8 +71,8 @@ export class WithdrawalsOperatorController {
   @ApiOperation({ operationId: 'getWithdrawalAsOf', summary: 'Get any withdrawal as it stood at an instant' })
   @ApiResponse({ status: 200, description: '`{ as_of, version, recorded_at, state, events }`: `state` is null before the withdrawal existed' })
   @BackofficeApiErrorResponses('WITHDRAWAL_NOT_FOUND')
-  async getAsOf(@Param('merchantId', OrderMerchantIdParam) merchantId: string, @Param('orderId', OrderIdParam) orderId: string, @Query() query: AsOfQuery, @Res() reply: FastifyReply): Promise<void> {
-    await json(reply, 200, await this.withdrawals.getAsOf(merchantId, orderId, query.at));
+  async getAsOf(@Param('merchantId', OrderMerchantIdParam) merchantId: string, @Param('orderId', OrderIdParam) orderId: string, @Query() query: AsOfQuery): Promise<unknown> {
+    return await this.withdrawals.getAsOf(merchantId, orderId, query.at);
   }
 
   /**
