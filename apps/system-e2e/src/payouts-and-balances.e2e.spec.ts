@@ -227,9 +227,21 @@ describe('payouts and balances', () => {
     expect([sum('available_change_minor'), sum('frozen_change_minor')]).toEqual([BigInt(Math.round(balanceNow.available * 100)), BigInt(Math.round(balanceNow.frozen * 100))]);
     expect(sum('fee_minor')).toBe(2101n);
 
+    // The opening and closing balances: opening plus the day's changes is closing, and both are
+    // the back office's end-of-day balances of the same day (one function, docs/api/endpoints.md).
+    const figures = (value: string | null) => Object.fromEntries((value ?? '').split('; ').map((pair) => pair.split('=')).map(([name, amount]) => [name, BigInt(amount)]));
+    const [opening, closing] = [figures(report.headers.get('x-opening-balance')), figures(report.headers.get('x-closing-balance'))];
+    expect(opening).toEqual({ available: 0n, frozen: 0n, deposit: 0n });
+    expect(closing).toEqual({ available: opening.available + sum('available_change_minor'), frozen: opening.frozen + sum('frozen_change_minor'), deposit: opening.deposit + sum('deposit_change_minor') });
+    expect(closing.available).toBeGreaterThan(0n);
+    const endOfDay = await operator.request('GET', `/backoffice/v1/merchants/${merchant.credentials.merchantId}/balances/end-of-day?date=${today}`);
+    const ruble = endOfDay.body.currencies.find((entry: { currency: string }) => entry.currency === 'RUB');
+    const accounts = (balances: Record<string, string>) => `available=${balances.settlement_available}; frozen=${balances.settlement_frozen}; deposit=${balances.deposit}`;
+    expect([report.headers.get('x-opening-balance'), report.headers.get('x-closing-balance')]).toEqual([accounts(ruble.opening), accounts(ruble.closing)]);
+
     const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
     const yesterdays = await merchant.get(`/v2/merchant/reconciliation?date=${yesterday}&currency=RUB`);
-    expect([yesterdays.text, yesterdays.headers.get('x-ledger-anchor')]).toEqual([`${header.join(',')}\r\n`, null]);
+    expect([yesterdays.text, yesterdays.headers.get('x-ledger-anchor'), yesterdays.headers.get('x-closing-balance')]).toEqual([`${header.join(',')}\r\n`, null, 'available=0; frozen=0; deposit=0']);
     for (const query of ['date=2026-02-30&currency=RUB', 'date=yesterday&currency=RUB', `date=${today}&currency=XYZ`, `date=${today}`, 'date=2999-01-01&currency=RUB']) {
       const refused = await merchant.get(`/v2/merchant/reconciliation?${query}`);
       expect([query, refused.status, refused.body.error?.code]).toEqual([query, 400, 'VALIDATION_ERROR']);

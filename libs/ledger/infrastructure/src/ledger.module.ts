@@ -19,6 +19,7 @@ import { InternalConversionsController } from './http/internal-conversions.contr
 import { WithdrawalEventsConsumer } from './commands/withdrawal-events.consumer';
 import { LedgerConversions1700000005000 } from './persistence/conversions.migration';
 import { LedgerOperatorApprovals1700000006000 } from './persistence/operator-approvals.migration';
+import { LedgerPostingsByCurrencyTime1700000060410 } from './persistence/postings-by-currency-time.migration';
 import { OperatorMoneyActions } from './approvals/operator-money.service';
 import { InternalApprovalsController } from './http/internal-approvals.controller';
 
@@ -34,6 +35,7 @@ export const LEDGER_MIGRATIONS = [
   LedgerUnreadIndexes1700000030200,
   LedgerUnusedOutbox1700000030300,
   MessagingEventHashChain1700000060380,
+  LedgerPostingsByCurrencyTime1700000060410,
 ];
 
 /**

@@ -3739,8 +3739,12 @@ export interface operations {
             /** @description A header row, then one row per ledger entry, oldest first. A date that is not a calendar day YYYY-MM-DD or is after today (UTC), or a currency that is not a currency code, is 400 VALIDATION_ERROR. */
             200: {
                 headers: {
+                    /** @description The balances at the end of the day (24:00 UTC; for today, so far), in minor units, `available=N; frozen=N; deposit=N`: your settlement available, settlement frozen and deposit balances in the currency, from the same ledger postings as the rows. Opening plus the sum of each `*_change_minor` column is closing. */
+                    "X-Closing-Balance"?: string;
                     /** @description The anchor of the merchant’s own ledger entries in the currency at the end of the day, `version=N; sha256=HEX`: the last entry’s event version and hash, chained over every earlier one. Absent when there are none yet. */
                     "X-Ledger-Anchor"?: string;
+                    /** @description The balances at the start of the day (00:00 UTC), in minor units, `available=N; frozen=N; deposit=N`: your settlement available, settlement frozen and deposit balances in the currency, from the same ledger postings as the rows. Opening plus the sum of each `*_change_minor` column is closing. */
+                    "X-Opening-Balance"?: string;
                     /** @description This request's id, also in error bodies: quote it to support */
                     "x-request-id"?: string;
                     [name: string]: unknown;

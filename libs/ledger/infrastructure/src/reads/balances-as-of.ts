@@ -2,17 +2,33 @@ import { LEDGER_ACCOUNTS, zeroBalances, type AccountBalances, type LedgerAccount
 import type { AccountBalancesInMinorUnits, EndOfDayBalancesView } from '@mp/contracts-ledger';
 import type { EntityManager } from 'typeorm';
 
+/** Each account's running-balance column of ledger_balances, as (account, amount) rows. */
+const RUNNING_BALANCES = `(VALUES ${LEDGER_ACCOUNTS.map((account) => `('${account}', b.${account})`).join(', ')})`;
+
 /**
- * A merchant's balances per currency at `instant`: every posting recorded before it, a credit
- * adding its amount to the account and a debit taking it away (as sumPostings nets the postings
- * the projector moves the running balances by). One grouped scan of the merchant's postings.
+ * A merchant's balances per currency at `instant`: the sum of every posting recorded before it, a
+ * credit adding its amount to the account and a debit taking it away (as sumPostings nets the
+ * postings the projector moves the running balances by). Computed backwards so its cost does not
+ * grow with the merchant's history: the running balances (`ledger_balances`, the sum of every
+ * posting so far) minus the postings recorded at or after `instant`, read in one statement, so
+ * from one snapshot in which both are written together. That is the postings of the days since
+ * `instant` (none for a day still running, a day's worth for yesterday's report), found through
+ * ledger_postings_period; a currency is listed once it had moved before `instant`, one probe of
+ * ledger_postings_currency_time. Summing forward from the first posting grew with the history
+ * (docs/operations/as-of-reads.md has the measure).
  */
 export async function balancesAsOf(manager: EntityManager, merchantId: string, instant: Date): Promise<Map<string, AccountBalances>> {
   const rows: Array<{ currency: string; account: LedgerAccount; net: string }> = await manager.query(
-    `SELECT currency, account, sum(amount)::text AS net FROM (
-       SELECT currency, credit_account AS account, amount_minor AS amount FROM ledger_postings WHERE merchant_id = $1 AND recorded_at < $2
+    `WITH held AS (
+       SELECT b.* FROM ledger_balances b
+        WHERE b.merchant_id = $1 AND EXISTS (SELECT 1 FROM ledger_postings p WHERE p.merchant_id = $1 AND p.currency = b.currency AND p.recorded_at < $2)
+     )
+     SELECT currency, account, sum(amount)::text AS net FROM (
+       SELECT b.currency, running.account, running.amount FROM held b CROSS JOIN LATERAL ${RUNNING_BALANCES} AS running(account, amount)
        UNION ALL
-       SELECT currency, debit_account, -amount_minor FROM ledger_postings WHERE merchant_id = $1 AND recorded_at < $2
+       SELECT currency, credit_account, -amount_minor FROM ledger_postings WHERE merchant_id = $1 AND recorded_at >= $2 AND currency IN (SELECT currency FROM held)
+       UNION ALL
+       SELECT currency, debit_account, amount_minor FROM ledger_postings WHERE merchant_id = $1 AND recorded_at >= $2 AND currency IN (SELECT currency FROM held)
      ) AS moves GROUP BY currency, account`,
     [merchantId, instant],
   );

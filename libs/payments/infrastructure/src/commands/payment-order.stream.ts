@@ -13,6 +13,7 @@ import { eventCodec } from '@mp/shared-decider';
 import { DomainError } from '@mp/shared-util-errors';
 import type { EntityManager } from 'typeorm';
 import { placeHoldForNewObject, type LedgerHolds } from '../ledger/ledger-holds.port';
+import { projectDailyPayInTotals } from '../persistence/daily-payin-totals.projection';
 import { saveOrderProjection } from '../persistence/payment-order.projection';
 import { publishOrderEvents } from './publish-order-events';
 
@@ -34,7 +35,7 @@ export interface PaymentOrderCommandResult extends CommandResult<PaymentOrder, P
 
 /**
  * Runs one command on one order: decide, place the ledger hold a new payout needs, append, then
- * the projection and the outbox in the same transaction. A DomainError leaves nothing written.
+ * the projections (the order row, the daily pay-in totals) and the outbox in the same transaction. A DomainError leaves nothing written.
  */
 export async function handlePaymentOrderCommand(
   ledger: LedgerHolds,
@@ -51,6 +52,7 @@ export async function handlePaymentOrderCommand(
     beforeAppend: (_manager, decided) => placePayoutHold(ledger, merchantId, orderId, decided),
     afterAppend: async (manager, appended) => {
       await saveOrderProjection(manager, existingOrder(appended.state, orderId), appended.version);
+      await projectDailyPayInTotals(manager, appended);
       await publishOrderEvents(manager, appended);
     },
   });

@@ -1,7 +1,7 @@
-import { paymentOrderDecider, type PaymentOrder, type PaymentOrderEvent } from '@mp/payments-domain';
-import { deciderFolder, type AppendedEvents, type RebuildableProjection } from '@mp/shared-command-handling';
-import type { EntityManager } from 'typeorm';
+import { paymentOrderDecider } from '@mp/payments-domain';
+import { deciderFolder, type RebuildableProjection } from '@mp/shared-command-handling';
 import { paymentOrderEvents } from '../commands/payment-order.stream';
+import { projectDailyPayInTotals } from '../persistence/daily-payin-totals.projection';
 import { saveOrderProjection } from '../persistence/payment-order.projection';
 
 const PAYMENT_ORDER_STREAMS = 'payment-order:%';
@@ -30,25 +30,10 @@ export const PAYMENT_ORDERS_PROJECTION: RebuildableProjection = {
 };
 
 /**
- * A read model added after the fact and filled from history by the rebuild: each merchant's
- * succeeded pay-ins per UTC day and currency (the day the order succeeded). Only the rebuild
- * writes it (`npm run rebuild -- payments daily-payin-totals --switch`); it is as fresh as the
- * last run (docs/operations/projection-rebuild.md).
+ * A read model added after the fact, filled from history by the rebuild
+ * (`npm run rebuild -- payments daily-payin-totals --switch`) and kept current by the command
+ * path, both through projectDailyPayInTotals (docs/operations/projection-rebuild.md).
  */
-export async function projectDailyPayInTotals(manager: EntityManager, appended: AppendedEvents<PaymentOrder, PaymentOrderEvent>): Promise<void> {
-  const { stateBefore, state } = appended;
-  if (state.status !== 'SUCCEEDED' || stateBefore.status === 'SUCCEEDED' || state.direction !== 'incoming') return;
-  await manager.query(
-    `INSERT INTO daily_payin_totals (merchant_id, day, currency, orders, amount_minor, fee_minor)
-     VALUES ($1, ($2::timestamptz AT TIME ZONE 'UTC')::date, $3, 1, $4::numeric, $5::numeric)
-     ON CONFLICT (merchant_id, day, currency) DO UPDATE SET
-       orders = daily_payin_totals.orders + 1,
-       amount_minor = daily_payin_totals.amount_minor + EXCLUDED.amount_minor,
-       fee_minor = daily_payin_totals.fee_minor + EXCLUDED.fee_minor`,
-    [state.merchantId, state.updatedAt, state.currency, state.amountMinor.toString(), state.feeMinor.toString()],
-  );
-}
-
 export const DAILY_PAYIN_TOTALS_PROJECTION: RebuildableProjection = {
   service: 'payments',
   name: 'daily-payin-totals',
