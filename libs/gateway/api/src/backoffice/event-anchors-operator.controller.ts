@@ -2,7 +2,7 @@ import { Controller, Get, Inject, Injectable, Optional, Param, Query, UseGuards 
 import { ApiOperation, ApiParam, ApiPropertyOptional, ApiResponse } from '@nestjs/swagger';
 import type { EventAnchorsPage } from '@mp/shared-command-handling';
 import { authorizationFor, SERVICE_TOKEN_ISSUER, type ServiceTokenIssuer } from '@mp/shared-service-auth';
-import { DomainError } from '@mp/shared-util-errors';
+import { PathIdPipe } from '@mp/shared-nest-http';
 import { IsCalendarDay, IsWholeNumberBetween, RequestMessages } from '@mp/shared-util-validation';
 import { IsOptional } from 'class-validator';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
@@ -14,6 +14,8 @@ import { BackofficeGuard, Roles } from './backoffice.guard';
 /** The services that keep an event store, each with its own daily anchors. */
 const STORES = ['ledger', 'payments', 'withdrawals', 'disputes'] as const;
 type Store = (typeof STORES)[number];
+/** A store name, answered like an unknown one when it is not one of STORES (path-ids.spec.ts: every route parameter goes through a pipe). */
+const StoreParam = new PathIdPipe(new RegExp(`^(?:${STORES.join('|')})$`), 'NOT_FOUND', (store) => `No event store ${store}; one of ${STORES.join(', ')}`);
 
 @RequestMessages({ invalid: 'The anchors query is not valid', unknownField: 'is not a filter here; use limit, before' })
 class EventAnchorsQuery {
@@ -67,8 +69,7 @@ export class EventAnchorsOperatorController {
   @ApiParam({ name: 'store', enum: STORES })
   @ApiResponse({ status: 200, description: '`data`: one anchor per closed UTC day (`day`, `hash`, `previous_hash`, `streams`, `made_at`), hashes in hex' })
   @BackofficeApiErrorResponses('NOT_FOUND')
-  async list(@Param('store') store: string, @Query() query: EventAnchorsQuery): Promise<EventAnchorsPage> {
-    if (!(STORES as readonly string[]).includes(store)) throw new DomainError('NOT_FOUND', `No event store ${store}; one of ${STORES.join(', ')}`);
+  async list(@Param('store', StoreParam) store: string, @Query() query: EventAnchorsQuery): Promise<EventAnchorsPage> {
     return await this.anchors.list(store as Store, query);
   }
 }
