@@ -12,7 +12,7 @@ import { aggregateStream, handleCommand, type AggregatedStream, type Causation, 
 import { eventCodec } from '@mp/shared-decider';
 import { DomainError } from '@mp/shared-util-errors';
 import type { EntityManager } from 'typeorm';
-import { placeHoldForNewObject, type LedgerHolds } from '../ledger/ledger-holds.port';
+import { lockHoldPlacement, placeHoldForNewObject, type LedgerHolds } from '../ledger/ledger-holds.port';
 import { projectDailyPayInTotals } from '../persistence/daily-payin-totals.projection';
 import { saveOrderProjection } from '../persistence/payment-order.projection';
 import { publishOrderEvents } from './publish-order-events';
@@ -49,7 +49,7 @@ export async function handlePaymentOrderCommand(
     transaction,
     codec: paymentOrderEvents,
     envelope: { source: 'payments', subject: `merchant:${merchantId}/order:${orderId}`, causation },
-    beforeAppend: (_manager, decided) => placePayoutHold(ledger, merchantId, orderId, decided),
+    beforeAppend: (manager, decided) => placePayoutHold(ledger, manager, merchantId, orderId, decided),
     afterAppend: async (manager, appended) => {
       await saveOrderProjection(manager, existingOrder(appended.state, orderId), appended.version);
       await projectDailyPayInTotals(manager, appended);
@@ -68,14 +68,17 @@ function existingOrder(order: PaymentOrder, orderId: string): ExistingPaymentOrd
  * The hold comes before the payout exists: without the funds frozen the payout must not exist
  * (docs/api). It is idempotent by hold id, so a retry after a crash finds the same hold.
  */
-async function placePayoutHold(ledger: LedgerHolds, merchantId: string, orderId: string, decided: DecidedEvents<PaymentOrder, PaymentOrderEvent>): Promise<void> {
+async function placePayoutHold(ledger: LedgerHolds, manager: EntityManager, merchantId: string, orderId: string, decided: DecidedEvents<PaymentOrder, PaymentOrderEvent>): Promise<void> {
   const created = decided.events.some((event) => event.type === 'OutgoingPaymentCreated');
   if (!created) return;
   const order = existingOrder(decided.state, orderId);
+  const holdId = payoutHoldId(merchantId, orderId);
+  // Until this transaction ends, the ledger's orphan-hold sweep hears "being created" for it.
+  await lockHoldPlacement(manager, holdId);
   const hold = await placeHoldForNewObject(
     ledger,
     {
-      hold_id: payoutHoldId(merchantId, orderId),
+      hold_id: holdId,
       merchant_id: merchantId,
       currency: order.currency,
       amount_minor: order.amountMinor.toString(),

@@ -1,7 +1,8 @@
 import { pageFilterOf } from '@mp/shared-data-access-postgres';
 import { Controller, Get, Param, Query } from '@nestjs/common';
-import { agentViewOf, payerPageTokenHash, type AgentOrderView, type BackofficeOrderView, type PaymentOrderView, type ReceiptView } from '@mp/contracts-payments';
+import { agentViewOf, payerPageTokenHash, payoutHoldId, type AgentOrderView, type BackofficeOrderView, type PaymentOrderView, type ReceiptView } from '@mp/contracts-payments';
 import { AgentOrderListQueryDto, MerchantOrderListQueryDto, type AgentOrderListPage, type OrderListFilterFieldsDto, type OrderListPage, type PayerPageData, type ReceiptsView } from '@mp/contracts-payments-api';
+import { assertNoHoldPlacementInProgress } from '@mp/ledger-client';
 import { agentOrderNotFound, paymentOrderDecider, SANDBOX_AGENT_ID, SANDBOX_AGENT_PROFILE, toPaymentOrderStreamId } from '@mp/payments-domain';
 import { aggregateStreamAsOf, stateAsOfView, type StateAsOfView } from '@mp/shared-command-handling';
 import { AgentIdParam, AsOfQueryDto, MerchantIdParam, OrderIdParam, OrderMerchantIdParam, PayerPageTokenParam, RequestPipe } from '@mp/shared-nest-http';
@@ -33,7 +34,12 @@ export class InternalOrdersController {
 
   @Get('merchants/:merchantId/orders/:orderId')
   async getOrder(@Param('merchantId', OrderMerchantIdParam) merchantId: string, @Param('orderId', OrderIdParam) orderId: string): Promise<PaymentOrderView> {
-    return rowToView(await this.requireOrder(merchantId, orderId), this.payerPageUrlOf);
+    const row = await findOrder(this.dataSource.manager, merchantId, orderId);
+    if (row) return rowToView(row, this.payerPageUrlOf);
+    // The ledger's orphan-hold sweep asks this; a payout whose create placed its hold and has
+    // not committed yet is no orphan (lockHoldPlacement).
+    await assertNoHoldPlacementInProgress(this.dataSource.manager, payoutHoldId(merchantId, orderId), 'payout');
+    throw new DomainError('ORDER_NOT_FOUND', `No order ${orderId}`);
   }
 
   @Get('merchants/:merchantId/orders')

@@ -1,4 +1,4 @@
-import { placeHoldForNewObject, type LedgerHolds } from '@mp/ledger-client';
+import { lockHoldPlacement, placeHoldForNewObject, type LedgerHolds } from '@mp/ledger-client';
 import { WITHDRAWAL_EXTERNAL_EVENT_SCHEMA_VERSION, WITHDRAWALS_TOPICS, withdrawalHoldId, withdrawalKey, type WithdrawalExternalEventData } from '@mp/contracts-withdrawals';
 import { handleCommand, type AppendedEvents, type Causation, type CommandResult, type DecidedEvents, type HandleCommandOptions } from '@mp/shared-command-handling';
 import { eventCodec } from '@mp/shared-decider';
@@ -51,7 +51,7 @@ export async function handleWithdrawalCommand(
     transaction,
     codec: withdrawalEvents,
     envelope: { source: SOURCE, subject: `merchant:${merchantId}/withdrawal:${orderId}`, causation },
-    beforeAppend: (_manager, decided) => placeWithdrawalHold(ledger, orderId, decided),
+    beforeAppend: (manager, decided) => placeWithdrawalHold(ledger, manager, orderId, decided),
     afterAppend: async (manager, appended) => {
       await saveWithdrawalProjection(manager, existingWithdrawal(appended.state, orderId), appended.version);
       await recordLateNetworkResults(manager, appended);
@@ -102,10 +102,12 @@ async function publishWithdrawalEvents(manager: EntityManager, appended: Appende
  * Amount + network fee of the balance asset, frozen before the withdrawal exists. Idempotent
  * by hold id, so a retry after a crash finds the same hold.
  */
-async function placeWithdrawalHold(ledger: LedgerHolds, orderId: string, decided: DecidedEvents<Withdrawal, WithdrawalEvent>): Promise<void> {
+async function placeWithdrawalHold(ledger: LedgerHolds, manager: EntityManager, orderId: string, decided: DecidedEvents<Withdrawal, WithdrawalEvent>): Promise<void> {
   if (!decided.events.some((event) => event.type === 'WithdrawalRequested')) return;
   const withdrawal = existingWithdrawal(decided.state, orderId);
   const { merchantId } = withdrawal;
+  // Until this transaction ends, the ledger's orphan-hold sweep hears "being created" for it.
+  await lockHoldPlacement(manager, withdrawalHoldId(merchantId, orderId));
   try {
     const hold = await placeHoldForNewObject(
       ledger,

@@ -1,5 +1,6 @@
 import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
-import { StuckWithdrawalsQueryDto, WithdrawalListQueryDto, type BackofficeWithdrawalView, type StuckWithdrawalsView, type WithdrawalAssetsView, type WithdrawalListPage, type WithdrawalView } from '@mp/contracts-withdrawals';
+import { assertNoHoldPlacementInProgress } from '@mp/ledger-client';
+import { withdrawalHoldId, StuckWithdrawalsQueryDto, WithdrawalListQueryDto, type BackofficeWithdrawalView, type StuckWithdrawalsView, type WithdrawalAssetsView, type WithdrawalListPage, type WithdrawalView } from '@mp/contracts-withdrawals';
 import { aggregateStreamAsOf, stateAsOfView, type StateAsOfView } from '@mp/shared-command-handling';
 import { AsOfQueryDto, MerchantIdParam, PathIdPipe, RequestPipe } from '@mp/shared-nest-http';
 import { toWithdrawalStreamId, withdrawalDecider } from '@mp/withdrawals-domain';
@@ -32,8 +33,11 @@ export class InternalWithdrawalsController {
   @Get('merchants/:merchantId/withdrawals/:orderId')
   async getWithdrawal(@Param('merchantId', WithdrawalMerchantIdParam) merchantId: string, @Param('orderId', WithdrawalOrderIdParam) orderId: string): Promise<WithdrawalView> {
     const row = await findWithdrawal(this.dataSource.manager, merchantId, orderId);
-    if (!row) throw new DomainError('WITHDRAWAL_NOT_FOUND', `No withdrawal ${orderId}`);
-    return rowToView(row);
+    if (row) return rowToView(row);
+    // The ledger's orphan-hold sweep asks this; a withdrawal whose create placed its hold and
+    // has not committed yet is no orphan (lockHoldPlacement).
+    await assertNoHoldPlacementInProgress(this.dataSource.manager, withdrawalHoldId(merchantId, orderId), 'withdrawal');
+    throw new DomainError('WITHDRAWAL_NOT_FOUND', `No withdrawal ${orderId}`);
   }
 
   /** Operators: the withdrawal with where the sender stands and any reconciliation's evidence. */
