@@ -24,6 +24,8 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
   private timer: NodeJS.Timeout | null = null;
   private claiming: Promise<void> | null = null;
   private again = false;
+  /** A nudge said new deliveries were recorded: the next claim skips asking whether any is due. */
+  private recorded = false;
   private stopped = false;
 
   constructor(
@@ -46,9 +48,13 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
     await Promise.allSettled([...this.inFlight]);
   }
 
-  /** Look for due deliveries now (a new delivery was recorded, the clock moved, a slot freed). */
-  nudge(): void {
+  /**
+   * Look for due deliveries now (the clock moved, a slot freed; `recorded`: new deliveries were
+   * just recorded, so the claim goes straight on without first asking whether any is due).
+   */
+  nudge(recorded = false): void {
     if (this.stopped) return;
+    this.recorded ||= recorded;
     if (this.claiming) {
       this.again = true;
       return;
@@ -69,7 +75,9 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
     if (free <= 0) return;
     // Most polls and nudges find nothing due: one plain read says so, without the claim's transaction and lock.
     const now = this.clock.now();
-    if (!(await hasDueDeliveries(this.dataSource.manager, now))) return;
+    const recorded = this.recorded;
+    this.recorded = false;
+    if (!recorded && !(await hasDueDeliveries(this.dataSource.manager, now))) return;
     const claimed = await this.dataSource.transaction((manager) =>
       claimDueDeliveries(manager, {
         owner: this.settings.instanceId,
