@@ -89,7 +89,7 @@ export class SourceEventsConsumer {
         singleStatement: true,
         read: (envelope) => this.deliveryFor(topic, envelope),
         apply: async (manager, deliveries) => {
-          if ((await insertDeliveries(manager, deliveries.map(({ item }) => item), this.clock.now())) > 0) worker.nudge();
+          if ((await insertDeliveries(manager, deliveries.map(({ item }) => item), this.clock.now())) > 0) worker.nudge(true);
         },
       });
     this.intakes = new Map(CONSUMED_TOPICS.map((topic) => [topic, intakeOf(topic)]));

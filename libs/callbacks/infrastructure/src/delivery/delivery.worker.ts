@@ -2,7 +2,8 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import { consecutiveFailuresReason, endpointHealthOf, judgeAttempt, nextRetryDelayMs, originHealthOf, shouldDisableEndpoint } from '@mp/callbacks-domain';
 import { DataSource } from 'typeorm';
 import { CALLBACKS_SETTINGS, CLOCK, type CallbacksSettings, type Clock } from '../callbacks-settings';
-import { claimDueDeliveries, disableEndpoint, recordAttempt, recordEndpointHealth, recordOriginHealth, releaseClaim, type ClaimedDelivery } from '../persistence/delivery.store';
+import { transactionInFewTrips } from '@mp/shared-messaging';
+import { claimDueDeliveries, disableEndpoint, hasDueDeliveries, recordAttempt, recordEndpointHealth, recordOriginHealth, releaseClaim, type ClaimedDelivery } from '../persistence/delivery.store';
 import { CallbackSender } from './callback-sender';
 import { signedHeaders, type WebhookProfiles } from './webhook-profile.client';
 
@@ -23,6 +24,8 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
   private timer: NodeJS.Timeout | null = null;
   private claiming: Promise<void> | null = null;
   private again = false;
+  /** A nudge said new deliveries were recorded: the next claim skips asking whether any is due. */
+  private recorded = false;
   private stopped = false;
 
   constructor(
@@ -45,9 +48,13 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
     await Promise.allSettled([...this.inFlight]);
   }
 
-  /** Look for due deliveries now (a new delivery was recorded, the clock moved, a slot freed). */
-  nudge(): void {
+  /**
+   * Look for due deliveries now (the clock moved, a slot freed; `recorded`: new deliveries were
+   * just recorded, so the claim goes straight on without first asking whether any is due).
+   */
+  nudge(recorded = false): void {
     if (this.stopped) return;
+    this.recorded ||= recorded;
     if (this.claiming) {
       this.again = true;
       return;
@@ -66,10 +73,15 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
   private async claimAndSend(): Promise<void> {
     const free = this.settings.totalConcurrency - this.inFlight.size;
     if (free <= 0) return;
+    // Most polls and nudges find nothing due: one plain read says so, without the claim's transaction and lock.
+    const now = this.clock.now();
+    const recorded = this.recorded;
+    this.recorded = false;
+    if (!recorded && !(await hasDueDeliveries(this.dataSource.manager, now))) return;
     const claimed = await this.dataSource.transaction((manager) =>
       claimDueDeliveries(manager, {
         owner: this.settings.instanceId,
-        now: this.clock.now(),
+        now,
         leaseMs: this.settings.leaseMs,
         limit: free,
         perOriginConcurrency: this.settings.perOriginConcurrency,
@@ -122,7 +134,9 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
     const originHealth = originHealthOf(sent.transport);
     const circuitBreaker = { failureThreshold: this.settings.circuitFailureThreshold, cooldownMs: this.settings.circuitCooldownMs };
     const endpointHealth = endpointHealthOf(verdict);
-    await this.dataSource.transaction(async (manager) => {
+    // The health and attempt writes are held back and sent as one statement, with no BEGIN or
+    // COMMIT around it; disabling an endpoint (rare) sends them first and takes a transaction.
+    await transactionInFewTrips(this.dataSource, async (manager) => {
       if (originHealth) await recordOriginHealth(manager, delivery.targetOrigin, originHealth, circuitBreaker, finishedAt);
       const failureRun = endpointHealth ? await recordEndpointHealth(manager, delivery.merchantId, delivery.targetUrl, endpointHealth, finishedAt) : null;
       if (verdict.next === 'done') return recordAttempt(manager, delivery, record, { status: 'succeeded', at: finishedAt });

@@ -11,6 +11,7 @@ import type {
   WebhookDeliveriesQueryDto,
 } from '@mp/contracts-callbacks';
 import { fetchNewestFirstPage, pageFilterOf, PositionCursor, SqlConditions } from '@mp/shared-data-access-postgres';
+import { executeOrDefer } from '@mp/shared-messaging';
 import { countAfterCommit } from '@mp/shared-metrics';
 import type { EntityManager } from 'typeorm';
 import { CALLBACK_ATTEMPTS_METRIC } from '../callback-metrics';
@@ -84,6 +85,33 @@ export interface ClaimedDelivery {
   attemptNumber: number;
 }
 
+/** Origins with pending rows, by a loose index scan: one index probe per origin, however many rows each has. */
+const PENDING_ORIGINS = `origins (origin) AS (
+       (SELECT target_origin FROM callback_deliveries WHERE status = 'pending' ORDER BY target_origin LIMIT 1)
+       UNION ALL
+       SELECT (SELECT d.target_origin FROM callback_deliveries d WHERE d.status = 'pending' AND d.target_origin > o.origin ORDER BY d.target_origin LIMIT 1)
+         FROM origins o WHERE o.origin IS NOT NULL
+     )`;
+
+/**
+ * Whether any delivery is due and not leased: one plain read, no transaction and no lock, so a
+ * poll or nudge that finds nothing to claim (most of them) costs one statement instead of a
+ * claim's four. A row that becomes due just after it is found by the next poll or nudge, as it
+ * would be after a claim that found nothing.
+ */
+export async function hasDueDeliveries(manager: EntityManager, now: Date): Promise<boolean> {
+  const [row] = (await manager.query(
+    `WITH RECURSIVE ${PENDING_ORIGINS}
+     SELECT EXISTS (SELECT 1 FROM origins o
+                     WHERE o.origin IS NOT NULL
+                       AND EXISTS (SELECT 1 FROM callback_deliveries d
+                                    WHERE d.target_origin = o.origin AND d.status = 'pending' AND d.next_attempt_at <= $1
+                                      AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= $1))) AS due`,
+    [now],
+  )) as Array<{ due: boolean }>;
+  return row.due;
+}
+
 /** Any fixed key: every replica's claim takes this one transaction-scoped advisory lock. */
 const CLAIM_LOCK_KEY = 7_361_004_000;
 
@@ -107,51 +135,45 @@ export async function claimDueDeliveries(
   options: { owner: string; now: Date; leaseMs: number; limit: number; perOriginConcurrency: number },
 ): Promise<ClaimedDelivery[]> {
   await manager.query(`SELECT pg_advisory_xact_lock($1)`, [CLAIM_LOCK_KEY]);
-  // Origins with pending rows by a loose index scan (one index probe per origin, however many
-  // rows each has), their free slots, and each one's oldest due rows within those slots.
-  const candidates: Array<{ delivery_id: string }> = await manager.query(
-    `WITH RECURSIVE origins (origin) AS (
-       (SELECT target_origin FROM callback_deliveries WHERE status = 'pending' ORDER BY target_origin LIMIT 1)
-       UNION ALL
-       SELECT (SELECT d.target_origin FROM callback_deliveries d WHERE d.status = 'pending' AND d.target_origin > o.origin ORDER BY d.target_origin LIMIT 1)
-         FROM origins o WHERE o.origin IS NOT NULL
-     ), slots AS (
+  // One statement after the lock (its snapshot is taken after the lock, so the lease counts are
+  // exact): origins with pending rows, their free slots, each one's oldest due rows within those slots, the
+  // lease on them and their in-flight attempt rows. The locking subquery re-reads each candidate
+  // as it is now, so a row an operator is redelivering (locked) or another writer changed since
+  // the snapshot is left out or judged as it is.
+  const claimed = await returning<{ delivery_id: string; merchant_id: string; target_url: string; target_origin: string; body: string; attempt_count: number }>(
+    manager,
+    `WITH RECURSIVE ${PENDING_ORIGINS}, slots AS (
        SELECT o.origin,
               CASE WHEN c.open_until IS NULL THEN $3::int WHEN c.open_until > $1 THEN 0 ELSE 1 END
               - (SELECT count(*)::int FROM callback_deliveries l WHERE l.target_origin = o.origin AND l.lease_expires_at > $1) AS free
          FROM origins o LEFT JOIN callback_origin_circuits c ON c.origin = o.origin
         WHERE o.origin IS NOT NULL
+     ), candidates AS (
+       SELECT due.delivery_id
+         FROM slots s
+        CROSS JOIN LATERAL (
+          SELECT d.delivery_id, d.attempt_count, d.next_attempt_at FROM callback_deliveries d
+           WHERE d.target_origin = s.origin AND d.status = 'pending' AND d.next_attempt_at <= $1 AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= $1)
+             AND NOT EXISTS (SELECT 1 FROM callback_disabled_endpoints e WHERE e.merchant_id = d.merchant_id AND e.url = d.target_url)
+           ORDER BY d.next_attempt_at
+           LIMIT GREATEST(s.free, 0)
+        ) due
+        ORDER BY due.attempt_count > 0, due.next_attempt_at
+        LIMIT $2
+     ), claimed AS (
+       UPDATE callback_deliveries
+          SET lease_owner = $4, lease_expires_at = $1::timestamptz + make_interval(secs => $5::double precision / 1000), attempt_count = attempt_count + 1
+        WHERE delivery_id IN (SELECT delivery_id FROM callback_deliveries
+                               WHERE delivery_id IN (SELECT delivery_id FROM candidates) AND status = 'pending' AND (lease_expires_at IS NULL OR lease_expires_at <= $1)
+                               FOR UPDATE SKIP LOCKED)
+        RETURNING delivery_id, merchant_id, target_url, target_origin, body, attempt_count
+     ), attempts AS (
+       INSERT INTO callback_attempts (delivery_id, attempt_number, started_at, instance_id, webhook_timestamp, outcome)
+       SELECT delivery_id, attempt_count, $1, $4, $6, 'in_flight' FROM claimed
      )
-     SELECT due.delivery_id
-       FROM slots s
-      CROSS JOIN LATERAL (
-        SELECT d.delivery_id, d.attempt_count, d.next_attempt_at FROM callback_deliveries d
-         WHERE d.target_origin = s.origin AND d.status = 'pending' AND d.next_attempt_at <= $1 AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= $1)
-           AND NOT EXISTS (SELECT 1 FROM callback_disabled_endpoints e WHERE e.merchant_id = d.merchant_id AND e.url = d.target_url)
-         ORDER BY d.next_attempt_at
-         LIMIT GREATEST(s.free, 0)
-      ) due
-      ORDER BY due.attempt_count > 0, due.next_attempt_at
-      LIMIT $2`,
-    [options.now, options.limit, options.perOriginConcurrency],
+     SELECT delivery_id, merchant_id, target_url, target_origin, body, attempt_count FROM claimed`,
+    [options.now, options.limit, options.perOriginConcurrency, options.owner, options.leaseMs, Math.floor(options.now.getTime() / 1_000)],
   );
-  if (candidates.length === 0) return [];
-  const claimed = await returning<{ delivery_id: string; merchant_id: string; target_url: string; target_origin: string; body: string; attempt_count: number }>(
-    manager,
-    `UPDATE callback_deliveries
-        SET lease_owner = $1, lease_expires_at = $2::timestamptz + make_interval(secs => $3::double precision / 1000), attempt_count = attempt_count + 1
-      WHERE delivery_id IN (SELECT delivery_id FROM callback_deliveries
-                             WHERE delivery_id = ANY($4::text[]) AND status = 'pending' AND (lease_expires_at IS NULL OR lease_expires_at <= $2)
-                             FOR UPDATE SKIP LOCKED)
-      RETURNING delivery_id, merchant_id, target_url, target_origin, body, attempt_count`,
-    [options.owner, options.now, options.leaseMs, candidates.map((candidate) => candidate.delivery_id)],
-  );
-  for (const row of claimed) {
-    await manager.query(
-      `INSERT INTO callback_attempts (delivery_id, attempt_number, started_at, instance_id, webhook_timestamp, outcome) VALUES ($1, $2, $3, $4, $5, 'in_flight')`,
-      [row.delivery_id, row.attempt_count, options.now, options.owner, Math.floor(options.now.getTime() / 1_000)],
-    );
-  }
   return claimed.map((row) => ({
     deliveryId: row.delivery_id,
     merchantId: row.merchant_id,
@@ -169,18 +191,18 @@ export async function claimDueDeliveries(
  */
 export async function recordOriginHealth(manager: EntityManager, origin: string, health: 'up' | 'down', policy: CircuitBreakerPolicy, now: Date): Promise<void> {
   if (health === 'up') {
-    await manager.query(`UPDATE callback_origin_circuits SET consecutive_failures = 0, open_until = NULL WHERE origin = $1 AND (consecutive_failures > 0 OR open_until IS NOT NULL)`, [origin]);
+    await executeOrDefer(manager, { sql: `UPDATE callback_origin_circuits SET consecutive_failures = 0, open_until = NULL WHERE origin = $1 AND (consecutive_failures > 0 OR open_until IS NOT NULL)`, params: [origin] });
     return;
   }
-  await manager.query(
-    `INSERT INTO callback_origin_circuits AS c (origin, consecutive_failures, open_until, last_failure_at)
+  await executeOrDefer(manager, {
+    sql: `INSERT INTO callback_origin_circuits AS c (origin, consecutive_failures, open_until, last_failure_at)
      VALUES ($1, 1, CASE WHEN 1 >= $2 THEN $3::timestamptz + make_interval(secs => $4::double precision / 1000) END, $3)
      ON CONFLICT (origin) DO UPDATE
         SET consecutive_failures = c.consecutive_failures + 1,
             open_until = CASE WHEN c.consecutive_failures + 1 >= $2 THEN $3::timestamptz + make_interval(secs => $4::double precision / 1000) ELSE c.open_until END,
             last_failure_at = $3`,
-    [origin, policy.failureThreshold, now, policy.cooldownMs],
-  );
+    params: [origin, policy.failureThreshold, now, policy.cooldownMs],
+  });
 }
 
 export interface AttemptRecord {
@@ -195,7 +217,10 @@ export interface AttemptRecord {
 /**
  * Completes an attempt and moves the delivery on: done, retry at `nextAttemptAt`, failed, or
  * parked. What the receiver sent is stored sanitised and bounded (storableAnswerText): a write
- * that failed on it would leave the delivery leased and send it again, forever.
+ * that failed on it would leave the delivery leased and send it again, forever. Its writes, like
+ * recordOriginHealth's and a healthy recordEndpointHealth's, go through executeOrDefer: in the
+ * worker's transactionInFewTrips an attempt's whole record is one statement (each touches its own
+ * row: the attempt, the delivery, the origin, the endpoint's failure run).
  */
 export async function recordAttempt(
   manager: EntityManager,
@@ -203,24 +228,24 @@ export async function recordAttempt(
   attempt: AttemptRecord,
   next: { status: 'succeeded'; at: Date } | { status: 'pending'; at: Date } | { status: 'failed' } | { status: 'endpoint_disabled' },
 ): Promise<void> {
-  await manager.query(
-    `UPDATE callback_attempts SET outcome = $3, response_status = $4, latency_ms = $5, response_excerpt = $6, error = $7, webhook_timestamp = $8
-      WHERE delivery_id = $1 AND attempt_number = $2`,
-    [
+  await executeOrDefer(manager, {
+    sql: `UPDATE callback_attempts SET outcome = $3, response_status = $4, latency_ms = $5, response_excerpt = $6, error = $7, webhook_timestamp = $8
+           WHERE delivery_id = $1 AND attempt_number = $2`,
+    params: [
       delivery.deliveryId, delivery.attemptNumber, attempt.outcome, attempt.responseStatus, attempt.latencyMs,
       storableAnswerText(attempt.excerpt), storableAnswerText(attempt.error), attempt.webhookTimestamp,
     ],
-  );
+  });
   countAfterCommit(manager, CALLBACK_ATTEMPTS_METRIC, { outcome: attempt.outcome });
   // A late answer never undoes a success another replica recorded after this lease ran out.
-  await manager.query(
-    `UPDATE callback_deliveries d
-        SET status = CASE WHEN $2 = 'pending' AND EXISTS (SELECT 1 FROM callback_disabled_endpoints e WHERE e.merchant_id = d.merchant_id AND e.url = d.target_url)
-                          THEN 'endpoint_disabled' ELSE $2 END,
-            next_attempt_at = $3, delivered_at = COALESCE(delivered_at, $4), lease_owner = NULL, lease_expires_at = NULL
-      WHERE delivery_id = $1 AND status <> 'succeeded'`,
-    [delivery.deliveryId, next.status, next.status === 'pending' ? next.at : null, next.status === 'succeeded' ? next.at : null],
-  );
+  await executeOrDefer(manager, {
+    sql: `UPDATE callback_deliveries d
+             SET status = CASE WHEN $2 = 'pending' AND EXISTS (SELECT 1 FROM callback_disabled_endpoints e WHERE e.merchant_id = d.merchant_id AND e.url = d.target_url)
+                               THEN 'endpoint_disabled' ELSE $2 END,
+                 next_attempt_at = $3, delivered_at = COALESCE(delivered_at, $4), lease_owner = NULL, lease_expires_at = NULL
+           WHERE delivery_id = $1 AND status <> 'succeeded'`,
+    params: [delivery.deliveryId, next.status, next.status === 'pending' ? next.at : null, next.status === 'succeeded' ? next.at : null],
+  });
 }
 
 /**
@@ -356,7 +381,7 @@ export async function releaseClaim(manager: EntityManager, delivery: ClaimedDeli
  */
 export async function recordEndpointHealth(manager: EntityManager, merchantId: string, url: string, health: 'up' | 'down', now: Date): Promise<EndpointFailureRun | null> {
   if (health === 'up') {
-    await manager.query(`DELETE FROM callback_endpoint_failures WHERE merchant_id = $1 AND url = $2`, [merchantId, url]);
+    await executeOrDefer(manager, { sql: `DELETE FROM callback_endpoint_failures WHERE merchant_id = $1 AND url = $2`, params: [merchantId, url] });
     return null;
   }
   const [run] = await returning<{ consecutive_failures: number; failing_since: Date }>(

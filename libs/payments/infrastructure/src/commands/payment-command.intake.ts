@@ -73,9 +73,10 @@ export class PaymentCommandIntake {
     // from) with the row's open-dispute overlay, which no command changes. The overlay is read
     // before the command, so nothing is read back after its writes and they go as one statement
     // with no transaction around them (transactionInFewTrips). A create has no overlay to read
-    // unless its order was there already.
+    // unless its order was there already; a command that found its order by the row (the payer's,
+    // by token) has read it already.
     const isCreate = resolved.command?.type === 'CreateIncomingPayment' || resolved.command?.type === 'CreateOutgoingPayment';
-    const overlay = isCreate ? undefined : await findOrder(manager, resolved.merchantId, resolved.orderId);
+    const overlay = isCreate ? undefined : (resolved.row ?? (await findOrder(manager, resolved.merchantId, resolved.orderId)));
     const result = resolved.command
       ? await handlePaymentOrderCommand(this.ledger, { manager }, resolved.merchantId, resolved.orderId, resolved.command, causation)
       : { order: await this.currentOrder(manager, resolved.merchantId, resolved.orderId) };

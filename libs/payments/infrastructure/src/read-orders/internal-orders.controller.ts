@@ -53,14 +53,14 @@ export class InternalOrdersController {
   async getReceipts(@Param('merchantId', OrderMerchantIdParam) merchantId: string, @Param('orderId', OrderIdParam) orderId: string): Promise<ReceiptsView> {
     const row = await this.requireOrder(merchantId, orderId);
     if (row.direction !== 'outgoing') throw new DomainError('ORDER_NOT_FOUND', `No outgoing order ${orderId}`);
-    return { data: await this.receiptsOf(merchantId, orderId) };
+    return { data: await this.receiptsOf(row) };
   }
 
   /** Operators look at any order (the gateway shows agents only its agent view of it). */
   @Get('orders/:merchantId/:orderId')
   async getOrderForBackoffice(@Param('merchantId', OrderMerchantIdParam) merchantId: string, @Param('orderId', OrderIdParam) orderId: string): Promise<BackofficeOrderView> {
     const row = await this.requireOrder(merchantId, orderId);
-    return rowToBackofficeView(row, this.payerPageUrlOf, await this.receiptsOf(merchantId, orderId));
+    return rowToBackofficeView(row, this.payerPageUrlOf, await this.receiptsOf(row));
   }
 
   /**
@@ -85,7 +85,7 @@ export class InternalOrdersController {
   async getAgentOrder(@Param('agentId', AgentIdParam) agentId: string, @Param('merchantId', OrderMerchantIdParam) merchantId: string, @Param('orderId', OrderIdParam) orderId: string): Promise<AgentOrderView> {
     const row = await findOrder(this.dataSource.manager, merchantId, orderId);
     if (!row || row.agent_id !== agentId) throw agentOrderNotFound();
-    return agentViewOf(rowToBackofficeView(row, this.payerPageUrlOf, await this.receiptsOf(merchantId, orderId)));
+    return agentViewOf(rowToBackofficeView(row, this.payerPageUrlOf, await this.receiptsOf(row)));
   }
 
   /** `scope=assigned` (default): the agent's orders; `scope=available`: unassigned payouts it serves. */
@@ -117,9 +117,14 @@ export class InternalOrdersController {
     return row;
   }
 
-  /** Receipts attached by a completed payout, from the order's own events. */
-  private async receiptsOf(merchantId: string, orderId: string): Promise<ReceiptView[]> {
-    const { state } = await loadPaymentOrder(this.dataSource.manager, merchantId, orderId);
+  /**
+   * Receipts attached by a completed payout, from the order's own events. Only a payout's
+   * completion carries one (the decider refuses a receipt on a pay-in), so a pay-in's stream is
+   * not read: the agent's view after confirming a pay-in costs no stream read.
+   */
+  private async receiptsOf(row: PaymentOrderRow): Promise<ReceiptView[]> {
+    if (row.direction !== 'outgoing') return [];
+    const { state } = await loadPaymentOrder(this.dataSource.manager, row.merchant_id, row.order_id);
     if (state.status === 'NotCreated') return [];
     return state.receipts.map((receipt) => ({ receipt_id: receipt.receiptId, file_name: receipt.fileName, content_type: receipt.contentType, size_bytes: receipt.sizeBytes, uploaded_at: receipt.uploadedAt }));
   }

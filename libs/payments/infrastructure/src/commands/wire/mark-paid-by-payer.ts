@@ -9,6 +9,6 @@ export const markPaidByPayer: PaymentWireCommand<'MarkPaidByPayer'> = {
   payload: MarkPaidByPayerPayload,
   async resolve({ manager, now }, { payerPageTokenHash }) {
     const row = await payerPageOrder(manager, payerPageTokenHash);
-    return { merchantId: row.merchant_id, orderId: row.order_id, command: { type: 'MarkPaidByPayer', metadata: { now } } };
+    return { merchantId: row.merchant_id, orderId: row.order_id, row, command: { type: 'MarkPaidByPayer', metadata: { now } } };
   },
 };

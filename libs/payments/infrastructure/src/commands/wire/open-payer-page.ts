@@ -20,6 +20,6 @@ export const openPayerPage: PaymentWireCommand<'OpenPayerPage'> = {
     // A test-mode order never reaches a live agent: the sandbox's simulated agent shows its details.
     const agentFor = () => (isTestMerchantId(row.merchant_id) ? SANDBOX_AGENT_ID : pickAgentFor(manager, { method: row.method, country: row.country, currency: row.currency }));
     const agentId = needsAgent ? await agentFor() : null;
-    return { merchantId: row.merchant_id, orderId: row.order_id, command: agentId ? { type: 'AssignAgent', data: { agentId }, metadata: { now } } : null };
+    return { merchantId: row.merchant_id, orderId: row.order_id, row, command: agentId ? { type: 'AssignAgent', data: { agentId }, metadata: { now } } : null };
   },
 };

@@ -6,7 +6,7 @@ import { AGENT_ID_PATTERN, COUNTRY_PATTERN, IsKnownCurrency, IsMetadata, IsMinor
 import { IsOptional } from 'class-validator';
 import type { EntityManager } from 'typeorm';
 import type { PayerPageLinks } from '../../payer-pages/payer-page-links';
-import { findOrderByPayerPageTokenHash } from '../../persistence/payment-order.projection';
+import { findOrderByPayerPageTokenHash, type PaymentOrderRow } from '../../persistence/payment-order.projection';
 import type { RecipientAccountVault } from '../../recipient-accounts/recipient-account.vault';
 
 /**
@@ -33,6 +33,12 @@ export interface ResolvedPaymentCommand {
   merchantId: string;
   orderId: string;
   command: PaymentOrderCommand | null;
+  /**
+   * The order's projection row when resolving it read it already (the payer's commands find
+   * their order by token): the intake takes its open-dispute overlay from it instead of reading
+   * the row a second time.
+   */
+  row?: PaymentOrderRow;
 }
 
 /** The fields every command about a named order carries. */
@@ -76,7 +82,7 @@ export class AgentOrderActionPayload extends OrderCommandPayload implements Agen
 }
 
 /** The order behind a payer page's token hash; an unknown page is NOT_FOUND. */
-export async function payerPageOrder(manager: EntityManager, tokenHash: string) {
+export async function payerPageOrder(manager: EntityManager, tokenHash: string): Promise<PaymentOrderRow> {
   const row = await findOrderByPayerPageTokenHash(manager, tokenHash);
   if (!row) throw new DomainError('NOT_FOUND', 'No such payment page');
   return row;
