@@ -118,6 +118,22 @@ describe('callback delivery', () => {
     expect(count).toBe(1);
   });
 
+  it('keeps a redelivery asked for while an attempt is in flight: the attempt\'s success does not swallow it', async () => {
+    const merchant = service.gateway.addMerchant();
+    // The first answer takes 1 s (under the 1.5 s attempt deadline), long enough to ask meanwhile.
+    const target = await receiver((n) => (n === 1 ? { status: 200, delayMs: 1_000 } : { status: 200 }));
+    const orderId = newOrderId('inflight');
+    const event = externalPaymentEvent('PaymentOrderSucceeded', { merchantId: merchant.merchantId, orderId, callbackUrl: target.url() });
+    await service.publish([event]);
+    await eventually(() => target.received.length, (count) => count === 1, 'the first attempt reaching the receiver');
+    const deliveryId = (await service.request('GET', `/internal/deliveries?event_id=${event.id}`)).body.data[0].delivery_id;
+    expect((await service.request('POST', `/internal/deliveries/${deliveryId}/redeliver`)).status).toBe(202);
+    await eventually(() => target.received.length, (count) => count === 2, 'the redelivery after the in-flight attempt');
+    const delivered = await eventually(() => service.request('GET', `/internal/deliveries/${deliveryId}`), (found) => found.body.status === 'succeeded' && found.body.attempts.length === 2, 'both attempts recorded');
+    expect(delivered.body.attempts.map((attempt: { outcome: string }) => attempt.outcome)).toEqual(['succeeded', 'succeeded']);
+    expect(target.received[1]?.headers['webhook-id']).toBe(deliveryId);
+  });
+
   it('retries a receiver that times out, with the same webhook-id', async () => {
     const merchant = service.gateway.addMerchant();
     const target = await receiver((n) => (n === 1 ? { status: 200, delayMs: 4_000 } : { status: 200 }));

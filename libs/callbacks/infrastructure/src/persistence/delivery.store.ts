@@ -237,14 +237,22 @@ export async function recordAttempt(
     ],
   });
   countAfterCommit(manager, CALLBACK_ATTEMPTS_METRIC, { outcome: attempt.outcome });
-  // A late answer never undoes a success another replica recorded after this lease ran out.
+  // A late answer never undoes a success another replica recorded after this lease ran out. A
+  // redelivery asked for while the attempt was in flight (scheduleRedelivery moved the row's
+  // next_attempt_at past the attempt's start) is kept: the delivery stays due at that time
+  // instead of the attempt's outcome overwriting the request.
   await executeOrDefer(manager, {
     sql: `UPDATE callback_deliveries d
-             SET status = CASE WHEN $2 = 'pending' AND EXISTS (SELECT 1 FROM callback_disabled_endpoints e WHERE e.merchant_id = d.merchant_id AND e.url = d.target_url)
-                               THEN 'endpoint_disabled' ELSE $2 END,
-                 next_attempt_at = $3, delivered_at = COALESCE(delivered_at, $4), lease_owner = NULL, lease_expires_at = NULL
-           WHERE delivery_id = $1 AND status <> 'succeeded'`,
-    params: [delivery.deliveryId, next.status, next.status === 'pending' ? next.at : null, next.status === 'succeeded' ? next.at : null],
+             SET status = CASE WHEN ($2 = 'pending' OR asked.redelivery) AND asked.parked THEN 'endpoint_disabled'
+                               WHEN asked.redelivery THEN 'pending' ELSE $2 END,
+                 next_attempt_at = CASE WHEN asked.redelivery THEN d.next_attempt_at ELSE $3 END,
+                 delivered_at = COALESCE(delivered_at, $4), lease_owner = NULL, lease_expires_at = NULL
+            FROM (SELECT coalesce(x.next_attempt_at > a.started_at, false) AS redelivery,
+                         EXISTS (SELECT 1 FROM callback_disabled_endpoints e WHERE e.merchant_id = x.merchant_id AND e.url = x.target_url) AS parked
+                    FROM callback_deliveries x JOIN callback_attempts a ON a.delivery_id = x.delivery_id AND a.attempt_number = $5
+                   WHERE x.delivery_id = $1) AS asked
+           WHERE d.delivery_id = $1 AND d.status <> 'succeeded'`,
+    params: [delivery.deliveryId, next.status, next.status === 'pending' ? next.at : null, next.status === 'succeeded' ? next.at : null, delivery.attemptNumber],
   });
 }
 
