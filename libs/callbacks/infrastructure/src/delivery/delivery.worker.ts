@@ -2,7 +2,8 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import { consecutiveFailuresReason, endpointHealthOf, judgeAttempt, nextRetryDelayMs, originHealthOf, shouldDisableEndpoint } from '@mp/callbacks-domain';
 import { DataSource } from 'typeorm';
 import { CALLBACKS_SETTINGS, CLOCK, type CallbacksSettings, type Clock } from '../callbacks-settings';
-import { claimDueDeliveries, disableEndpoint, recordAttempt, recordEndpointHealth, recordOriginHealth, releaseClaim, type ClaimedDelivery } from '../persistence/delivery.store';
+import { claimDueDeliveries, recordAttempt, releaseClaim, type ClaimedDelivery } from '../persistence/delivery.store';
+import { disableEndpoint, recordEndpointHealth, recordOriginHealth } from '../persistence/endpoint-health.store';
 import { CallbackSender } from './callback-sender';
 import { signedHeaders, type WebhookProfiles } from './webhook-profile.client';
 
