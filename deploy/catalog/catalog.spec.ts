@@ -82,7 +82,7 @@ describe('service catalog (deploy/catalog/services.json)', () => {
   it('has the partition counts the code creates topics with', () => {
     const kafka = catalog.kafka as Catalog['kafka'] & { deadLetterPartitions: number; replyTopicPartitions: number };
     expect(read('libs/shared/messaging/src/kafka/kafka-topic-admin.ts')).toContain(`{ topic: deadLetterTopicOf(spec.topic), partitions: ${kafka.deadLetterPartitions} }`);
-    expect(read('libs/gateway/api/src/payments/payment-command.bus.ts')).toContain(`{ topic: this.replyTopic, partitions: ${kafka.replyTopicPartitions},`);
+    expect(read('libs/gateway/api/src/commands/service-command.bus.ts')).toContain(`{ topic: this.replyTopic, partitions: ${kafka.replyTopicPartitions},`);
     // Every other topic is made by the one function of the topic catalogue (libs/contracts/topics), with the configured count (KAFKA_TOPIC_PARTITIONS).
     expect(read('libs/contracts/topics/src/index.ts')).toContain('topics.map((topic) => ({ topic, partitions }))');
     const creations = ['payments', 'withdrawals', 'disputes', 'ledger', 'callbacks', 'gateway']

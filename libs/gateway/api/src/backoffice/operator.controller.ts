@@ -30,7 +30,7 @@ import { IsOptional, IsString } from 'class-validator';
 import type { FastifyReply } from 'fastify';
 import { DEFAULT_PAGE_LIMIT } from '@mp/shared-data-access-postgres';
 import { LedgerReadClient } from '../merchant/ledger-read.client';
-import { PaymentsReadClient } from '../payments/payments-read.client';
+import { PaymentsClient } from '../payments/payments.client';
 import { actingOperatorId } from './acting-operator';
 import { AsOfQuery, EndOfDayQuery } from './as-of.query';
 import { CLOCK, GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
@@ -203,7 +203,7 @@ export class OperatorController {
   constructor(
     private readonly merchants: MerchantCredentialStore,
     @Inject(BackofficeCredentialStore) private readonly credentials: BackofficeCredentialStore,
-    private readonly payments: PaymentsReadClient,
+    private readonly payments: PaymentsClient,
     private readonly ledger: LedgerReadClient,
     private readonly destinations: CallbackDestinationPolicy,
     @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,

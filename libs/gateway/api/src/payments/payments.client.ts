@@ -27,9 +27,13 @@ import { toQueryString, type ListFilters } from './list-filters.request';
 
 const paths = PAYMENTS_INTERNAL_PATHS;
 
-/** Reads go straight to the owning service's internal API, never through Kafka. */
+/**
+ * The payments service's internal HTTP API: its reads, and the writes that are not commands
+ * (recipient accounts, account-number reveals, method catalogues, agent profiles, receipts).
+ * Commands go through Kafka instead (ServiceCommandBus).
+ */
 @Injectable()
-export class PaymentsReadClient {
+export class PaymentsClient {
   private readonly client: InternalClient;
 
   constructor(@Inject(GATEWAY_SETTINGS) settings: GatewaySettings, @Optional() @Inject(SERVICE_TOKEN_ISSUER) issuer?: ServiceTokenIssuer) {
