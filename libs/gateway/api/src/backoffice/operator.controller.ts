@@ -4,7 +4,7 @@ import { ApiOperation, ApiProperty, ApiPropertyOptional, ApiResponse } from '@ne
 import { credentialExpiry } from '@mp/access-domain';
 import { BackofficeCredentialStore, issuanceAuditDetails, MerchantCredentialStore, type BackofficePrincipal } from '@mp/access-infrastructure';
 import type { Clock } from '@mp/shared-util-clock';
-import { AgentServiceAreaDto, PutAgentRequestDto, PutMethodsRequestDto, StoredMethodEntryDto, type PutAgentRequest, type StoredMethodEntry } from '@mp/contracts-payments-api';
+import { AgentServiceAreaDto, PutAgentRequestDto, PutMethodsRequestDto, StoredMethodEntryDto, type PutAgentRequest, type StoredMethodEntry } from '@mp/contracts-payments';
 import { AgentIdParam, MerchantIdParam, OrderIdParam, OrderMerchantIdParam, RequestOptions } from '@mp/shared-nest-http';
 import {
   AGENT_ID_PATTERN,
