@@ -129,8 +129,10 @@ describe('service catalog (deploy/catalog/services.json)', () => {
 
   it('is where `npm start` and the test harness take their service list from (no list of their own)', () => {
     for (const launcher of ['deploy/local/start.mjs', 'libs/shared/testing/src/system-under-test.ts']) {
-      const source = read(launcher);
-      expect({ launcher, readsCatalog: source.includes('deploy/catalog/services.json') || source.includes('../catalog/catalog.mjs') }).toEqual({ launcher, readsCatalog: true });
+      // npm start's launcher is start.mjs with its parts in deploy/local/start/.
+      const parts = launcher === 'deploy/local/start.mjs' ? readdirSync(join(repositoryRoot, 'deploy/local/start')).map((file) => `deploy/local/start/${file}`) : [];
+      const source = [launcher, ...parts].map(read).join('\n');
+      expect({ launcher, readsCatalog: source.includes('deploy/catalog/services.json') || source.includes('/catalog/catalog.mjs') }).toEqual({ launcher, readsCatalog: true });
       for (const { entry } of catalog.services) expect({ launcher, entry, listed: source.includes(entry) }).toEqual({ launcher, entry, listed: false });
     }
   });
