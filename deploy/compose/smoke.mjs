@@ -34,7 +34,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LOAD_RATE, LOAD_SECONDS, LONG_RUNNING, SmokeFailure, check, root, run, say, timed, timings } from './smoke/common.mjs';
+import { LOAD_RATE, LOAD_SECONDS, LONG_RUNNING, SCALE, SmokeFailure, check, root, run, say, timed, timings } from './smoke/common.mjs';
 import { compose, healthyMeansReady, inspect, prepareDocker, secretsEnvFile, waitHealthy } from './smoke/stack.mjs';
 import { dockerHostAddress, startSink } from './smoke/merchant.mjs';
 import { bootstrapFirstOperator, consoleSignIn, walkThrough } from './smoke/walk-through.mjs';

@@ -32,7 +32,7 @@ import { serviceKeyEnvironment } from './service-keys.mjs';
 import { ServiceSupervisor } from './supervisor.mjs';
 import { envPrefix, logDir, mode, say, shown, stateDir } from './start/settings.mjs';
 import { readJson, tightenStateFiles, writePrivate } from './start/state-files.mjs';
-import { SERVICES } from './start/service-list.mjs';
+import { SERVICES, serviceEnvironment } from './start/service-list.mjs';
 import { DEMO_FILES, banner, demoCredentials } from './start/demo.mjs';
 
 /** What was started, for stopAll: infrastructure handles (each with stop()) and service supervisors. */
@@ -145,20 +145,6 @@ function writeEndpoints(system) {
   writePrivate(join(stateDir, 'endpoints.json'), `${JSON.stringify(endpoints, null, 2)}\n`);
 }
 
-function serviceEnvironment(service, system) {
-  const internalUrls = Object.fromEntries(SERVICES.map(({ name }) => [`${envPrefix(name)}_INTERNAL_URL`, system.urlOf(name)]));
-  return {
-    ...process.env,
-    LOG_FORMAT: process.env.LOG_FORMAT ?? 'json',
-    KAFKA_BROKERS: system.kafkaBrokers,
-    PUBLIC_BASE_URL: system.urlOf('gateway'),
-    ...internalUrls,
-    [`${envPrefix(service.name)}_HTTP_PORT`]: String(system.ports.get(service.name)),
-    [`${envPrefix(service.name)}_DATABASE_URL`]: system.databaseUrls[service.name],
-    ...system.serviceKeys(service.name),
-    ...(service.env?.(system) ?? {}),
-  };
-}
 
 async function startServices(system) {
   const width = Math.max(...SERVICES.map(({ name }) => name.length)) + 2;

@@ -2,6 +2,7 @@
 import { spawnSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import { Webhook } from 'standardwebhooks';
+import { signatureHeaders } from './common.mjs';
 
 export function merchantClient(baseUrl, merchant) {
   return async (method, path, body) => {

@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { catalogServices } from '../../catalog/catalog.mjs';
+import { composeSecrets } from '../../../tools/generate-secrets.mjs';
 import { BASE_IMAGES, PROJECT, SmokeFailure, check, composeCommand, dockerWorks, imagePresent, root, run, say, sleep } from './common.mjs';
 
 export function baseImageScript() {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { builtEntry } from '../../../tools/build-workspace.mjs';
 import { logDir, root, shown, stateDir } from './settings.mjs';
 import { readJson, writePrivate } from './state-files.mjs';
-import { SERVICES } from './service-list.mjs';
+import { SERVICES, serviceEnvironment } from './service-list.mjs';
 
 
 export function runCli(entry, args, env) {

@@ -1,5 +1,6 @@
-// The services the start command runs, in start order, from the service catalog, with what only one of them needs.
+// The services the start command runs, in start order, from the service catalog, with the environment each gets.
 import { catalogServices } from '../../catalog/catalog.mjs';
+import { envPrefix } from './settings.mjs';
 import { masterKeyring } from './state-files.mjs';
 
 /**
@@ -29,3 +30,19 @@ export const EXTRA_ENV = {
   disputes: () => ({ DISPUTE_REVIEW_WINDOW_HOURS: process.env.DISPUTE_REVIEW_WINDOW_HOURS ?? '72' }),
 };
 export const SERVICES = catalogServices.map(({ name, entry, devPort, health }) => ({ name, entry, devPort, healthPath: health.ready, env: EXTRA_ENV[name] }));
+
+/** The environment a service process gets: the shared settings, every service's internal URL, its own port, database and key, and its EXTRA_ENV. */
+export function serviceEnvironment(service, system) {
+  const internalUrls = Object.fromEntries(SERVICES.map(({ name }) => [`${envPrefix(name)}_INTERNAL_URL`, system.urlOf(name)]));
+  return {
+    ...process.env,
+    LOG_FORMAT: process.env.LOG_FORMAT ?? 'json',
+    KAFKA_BROKERS: system.kafkaBrokers,
+    PUBLIC_BASE_URL: system.urlOf('gateway'),
+    ...internalUrls,
+    [`${envPrefix(service.name)}_HTTP_PORT`]: String(system.ports.get(service.name)),
+    [`${envPrefix(service.name)}_DATABASE_URL`]: system.databaseUrls[service.name],
+    ...system.serviceKeys(service.name),
+    ...(service.env?.(system) ?? {}),
+  };
+}
