@@ -81,8 +81,8 @@ describe('service catalog (deploy/catalog/services.json)', () => {
 
   it('has the partition counts the code creates topics with', () => {
     const kafka = catalog.kafka as Catalog['kafka'] & { deadLetterPartitions: number; replyTopicPartitions: number };
-    expect(read('libs/shared/messaging/src/kafka/kafka-message-broker.ts')).toContain(`{ topic: deadLetterTopicOf(spec.topic), partitions: ${kafka.deadLetterPartitions} }`);
-    expect(read('libs/gateway/api/src/payments/payment-command.bus.ts')).toContain(`{ topic: this.replyTopic, partitions: ${kafka.replyTopicPartitions},`);
+    expect(read('libs/shared/messaging/src/kafka/kafka-topic-admin.ts')).toContain(`{ topic: deadLetterTopicOf(spec.topic), partitions: ${kafka.deadLetterPartitions} }`);
+    expect(read('libs/gateway/api/src/commands/service-command.bus.ts')).toContain(`{ topic: this.replyTopic, partitions: ${kafka.replyTopicPartitions},`);
     // Every other topic is made by the one function of the topic catalogue (libs/contracts/topics), with the configured count (KAFKA_TOPIC_PARTITIONS).
     expect(read('libs/contracts/topics/src/index.ts')).toContain('topics.map((topic) => ({ topic, partitions }))');
     const creations = ['payments', 'withdrawals', 'disputes', 'ledger', 'callbacks', 'gateway']
@@ -129,8 +129,10 @@ describe('service catalog (deploy/catalog/services.json)', () => {
 
   it('is where `npm start` and the test harness take their service list from (no list of their own)', () => {
     for (const launcher of ['deploy/local/start.mjs', 'libs/shared/testing/src/system-under-test.ts']) {
-      const source = read(launcher);
-      expect({ launcher, readsCatalog: source.includes('deploy/catalog/services.json') || source.includes('../catalog/catalog.mjs') }).toEqual({ launcher, readsCatalog: true });
+      // npm start's launcher is start.mjs with its parts in deploy/local/start/.
+      const parts = launcher === 'deploy/local/start.mjs' ? readdirSync(join(repositoryRoot, 'deploy/local/start')).map((file) => `deploy/local/start/${file}`) : [];
+      const source = [launcher, ...parts].map(read).join('\n');
+      expect({ launcher, readsCatalog: source.includes('deploy/catalog/services.json') || source.includes('/catalog/catalog.mjs') }).toEqual({ launcher, readsCatalog: true });
       for (const { entry } of catalog.services) expect({ launcher, entry, listed: source.includes(entry) }).toEqual({ launcher, entry, listed: false });
     }
   });

@@ -1,5 +1,4 @@
-import type { AgentOrderView, PaymentOrderView, ReceiptView } from '@mp/contracts-payments';
-import type { StoredMethodEntry } from '@mp/contracts-payments-api';
+import type { AgentOrderView, PaymentOrderView, ReceiptView, StoredMethodEntry } from '@mp/contracts-payments';
 import type { DisputeView } from '@mp/contracts-disputes';
 import type { OperatorApprovalView } from '@mp/contracts-ledger';
 import type { BackofficeWithdrawalView, WithdrawalView } from '@mp/contracts-withdrawals';

@@ -42,3 +42,39 @@ export {
   type PaymentOrderExternalView,
 } from './external-events';
 export { SANDBOX_AGENT_ID } from './sandbox';
+// The payments service's internal HTTP API (orders, lists, methods, agents, receipts, payer pages): types, paths and request classes.
+export {
+  PAYMENTS_INTERNAL_PATHS,
+  type AccountNumberRevealView,
+  type RevealedAccountNumber,
+  type StoreRecipientAccountRequest,
+  type StoredRecipientAccount,
+  type AdvanceClockRequest,
+  type AdvanceClockResult,
+  type AgentOrderListPage,
+  type AgentOrderListQuery,
+  type AgentProfileView,
+  type AgentProfileList,
+  type AgentServiceArea,
+  type MerchantOrderListQuery,
+  type MethodCatalogView,
+  type OrderListPage,
+  type OrderListQuery,
+  type PayerPageData,
+  type PutAgentRequest,
+  type PutMethodsRequest,
+  type ReceiptsView,
+  type StoredMethodEntry,
+  type StoredReceiptView,
+} from './api';
+export {
+  AdvanceClockRequestDto,
+  AgentListQueryDto,
+  AgentOrderListQueryDto,
+  AgentServiceAreaDto,
+  MerchantOrderListQueryDto,
+  OrderListFilterFieldsDto,
+  PutAgentRequestDto,
+  PutMethodsRequestDto,
+  StoredMethodEntryDto,
+} from './requests';

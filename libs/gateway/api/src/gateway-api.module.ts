@@ -39,8 +39,8 @@ import { ErrorResponseFilter } from './http/error-response.filter';
 import { GatewayRequestPipe } from './http/gateway-request.pipe';
 import { LedgerReadClient } from './merchant/ledger-read.client';
 import { PayerPageController } from './payer-page/payer-page.controller';
-import { PaymentCommandBus } from './payments/payment-command.bus';
-import { PaymentsReadClient } from './payments/payments-read.client';
+import { ServiceCommandBus } from './commands/service-command.bus';
+import { PaymentsClient } from './payments/payments.client';
 import { WithdrawalsOperatorController } from './backoffice/withdrawals-operator.controller';
 import { ApprovalsOperatorController } from './backoffice/approvals-operator.controller';
 import { EventAnchorsClient, EventAnchorsOperatorController } from './backoffice/event-anchors-operator.controller';
@@ -108,8 +108,8 @@ export class GatewayApiModule {
         { provide: RequestSignatureStore, inject: [DataSource], useFactory: (dataSource: DataSource) => new RequestSignatureStore(dataSource) },
         MerchantSignatureGuard,
         BackofficeGuard,
-        PaymentCommandBus,
-        PaymentsReadClient,
+        ServiceCommandBus,
+        PaymentsClient,
         DisputesClient,
         LedgerReadClient,
         WithdrawalsReadClient,

@@ -3,7 +3,8 @@ import { consecutiveFailuresReason, endpointHealthOf, judgeAttempt, nextRetryDel
 import { DataSource } from 'typeorm';
 import { CALLBACKS_SETTINGS, CLOCK, type CallbacksSettings, type Clock } from '../callbacks-settings';
 import { transactionInFewTrips } from '@mp/shared-messaging';
-import { claimDueDeliveries, disableEndpoint, hasDueDeliveries, recordAttempt, recordEndpointHealth, recordOriginHealth, releaseClaim, type ClaimedDelivery } from '../persistence/delivery.store';
+import { claimDueDeliveries, hasDueDeliveries, recordAttempt, releaseClaim, type ClaimedDelivery } from '../persistence/delivery.store';
+import { disableEndpoint, recordEndpointHealth, recordOriginHealth } from '../persistence/endpoint-health.store';
 import { CallbackSender } from './callback-sender';
 import { signedHeaders, type WebhookProfiles } from './webhook-profile.client';
 

@@ -20,18 +20,9 @@ import { DomainError } from '@mp/shared-util-errors';
 import { DataSource } from 'typeorm';
 import { CALLBACKS_SETTINGS, CLOCK, OffsetClock, type CallbacksSettings, type Clock } from '../callbacks-settings';
 import { DeliveryWorker } from '../delivery/delivery.worker';
-import {
-  enableEndpoint,
-  findDeliveries,
-  findMerchantDelivery,
-  insertDeliveries,
-  isEndpointDisabled,
-  listDisabledEndpoints,
-  listMerchantDeliveries,
-  resumeAwaitingUrl,
-  scheduleMerchantRedelivery,
-  scheduleRedelivery,
-} from '../persistence/delivery.store';
+import { insertDeliveries, resumeAwaitingUrl, scheduleRedelivery } from '../persistence/delivery.store';
+import { findDeliveries, findMerchantDelivery, listMerchantDeliveries, scheduleMerchantRedelivery } from '../persistence/delivery-log.store';
+import { enableEndpoint, isEndpointDisabled, listDisabledEndpoints } from '../persistence/endpoint-health.store';
 
 const requestPipe = new RequestPipe();
 /** A malformed callback id names no callback: answered like an unknown one. */

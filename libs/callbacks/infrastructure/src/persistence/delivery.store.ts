@@ -1,30 +1,10 @@
-import { storableAnswerText, type CallbackIntent, type CircuitBreakerPolicy, type EndpointFailureRun } from '@mp/callbacks-domain';
-import type {
-  CallbackAttemptView,
-  CallbackDeliveryView,
-  CallbackEndpointView,
-  EndpointDisabledCause,
-  MerchantWebhookAttemptView,
-  MerchantWebhookDeliveryDetailView,
-  MerchantWebhookDeliveryPage,
-  MerchantWebhookDeliveryView,
-  WebhookDeliveriesQueryDto,
-} from '@mp/contracts-callbacks';
-import { fetchNewestFirstPage, pageFilterOf, PositionCursor, SqlConditions } from '@mp/shared-data-access-postgres';
+// The delivery queue: deliveries recorded, claimed fairly, attempted, released and scheduled again.
+import { storableAnswerText, type CallbackIntent } from '@mp/callbacks-domain';
 import { executeOrDefer } from '@mp/shared-messaging';
 import { countAfterCommit } from '@mp/shared-metrics';
 import type { EntityManager } from 'typeorm';
 import { CALLBACK_ATTEMPTS_METRIC } from '../callback-metrics';
-
-/**
- * TypeORM's postgres driver answers UPDATE and DELETE with `[rows, affectedCount]` but INSERT
- * and SELECT with the rows alone; this reads the rows of either.
- */
-async function returning<T>(manager: EntityManager, sql: string, parameters: unknown[]): Promise<T[]> {
-  const result: unknown = await manager.query(sql, parameters);
-  if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') return result[0] as T[];
-  return result as T[];
-}
+import { returning } from './query-rows';
 
 export interface NewDelivery {
   deliveryId: string;
@@ -184,27 +164,6 @@ export async function claimDueDeliveries(
   }));
 }
 
-/**
- * Moves an origin's circuit breaker on after an attempt: `up` closes it; `down` counts a
- * consecutive failure and, from the threshold on, (re)opens it for the cool-down, so a failed
- * half-open probe opens it again.
- */
-export async function recordOriginHealth(manager: EntityManager, origin: string, health: 'up' | 'down', policy: CircuitBreakerPolicy, now: Date): Promise<void> {
-  if (health === 'up') {
-    await executeOrDefer(manager, { sql: `UPDATE callback_origin_circuits SET consecutive_failures = 0, open_until = NULL WHERE origin = $1 AND (consecutive_failures > 0 OR open_until IS NOT NULL)`, params: [origin] });
-    return;
-  }
-  await executeOrDefer(manager, {
-    sql: `INSERT INTO callback_origin_circuits AS c (origin, consecutive_failures, open_until, last_failure_at)
-     VALUES ($1, 1, CASE WHEN 1 >= $2 THEN $3::timestamptz + make_interval(secs => $4::double precision / 1000) END, $3)
-     ON CONFLICT (origin) DO UPDATE
-        SET consecutive_failures = c.consecutive_failures + 1,
-            open_until = CASE WHEN c.consecutive_failures + 1 >= $2 THEN $3::timestamptz + make_interval(secs => $4::double precision / 1000) ELSE c.open_until END,
-            last_failure_at = $3`,
-    params: [origin, policy.failureThreshold, now, policy.cooldownMs],
-  });
-}
-
 export interface AttemptRecord {
   outcome: string;
   responseStatus: number | null;
@@ -256,42 +215,6 @@ export async function recordAttempt(
   });
 }
 
-/**
- * A 410 Gone, or a long run of failures: the merchant's endpoint (this URL) gets nothing until
- * the merchant or an operator re-enables it; its pending callbacks are parked.
- */
-export async function disableEndpoint(manager: EntityManager, merchantId: string, url: string, cause: EndpointDisabledCause, reason: string, now: Date): Promise<void> {
-  await manager.query(
-    `INSERT INTO callback_disabled_endpoints (merchant_id, url, disabled_at, cause, reason) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (merchant_id, url) DO NOTHING`,
-    [merchantId, url, now, cause, reason],
-  );
-  await manager.query(
-    `UPDATE callback_deliveries SET status = 'endpoint_disabled', next_attempt_at = NULL WHERE merchant_id = $1 AND target_url = $2 AND status = 'pending'`,
-    [merchantId, url],
-  );
-}
-
-/**
- * Re-enables an endpoint; its parked deliveries are due again now and its run of failures starts
- * over. Returns how many, or null if it was not disabled.
- */
-export async function enableEndpoint(manager: EntityManager, merchantId: string, url: string, now: Date): Promise<number | null> {
-  const removed = await returning(manager, `DELETE FROM callback_disabled_endpoints WHERE merchant_id = $1 AND url = $2 RETURNING url`, [merchantId, url]);
-  if (removed.length === 0) return null;
-  await manager.query(`DELETE FROM callback_endpoint_failures WHERE merchant_id = $1 AND url = $2`, [merchantId, url]);
-  const resumed = await returning(
-    manager,
-    `UPDATE callback_deliveries SET status = 'pending', next_attempt_at = $3 WHERE merchant_id = $1 AND target_url = $2 AND status = 'endpoint_disabled' RETURNING delivery_id`,
-    [merchantId, url, now],
-  );
-  return resumed.length;
-}
-
-export async function isEndpointDisabled(manager: EntityManager, merchantId: string, url: string): Promise<boolean> {
-  const rows: unknown[] = await manager.query(`SELECT 1 FROM callback_disabled_endpoints WHERE merchant_id = $1 AND url = $2`, [merchantId, url]);
-  return rows.length > 0;
-}
-
 /** Manual redelivery: due now, whatever its state; the same webhook-id and body. */
 export async function scheduleRedelivery(manager: EntityManager, deliveryId: string, now: Date): Promise<boolean> {
   const rows = await returning(
@@ -311,69 +234,6 @@ export async function scheduleRedelivery(manager: EntityManager, deliveryId: str
   return awaiting.length === 1;
 }
 
-export async function listDisabledEndpoints(manager: EntityManager, merchantId: string | null): Promise<CallbackEndpointView[]> {
-  const rows: Array<{ merchant_id: string; url: string; disabled_at: Date; cause: EndpointDisabledCause; reason: string; parked: number }> = await manager.query(
-    `SELECT e.merchant_id, e.url, e.disabled_at, e.cause, e.reason,
-            (SELECT count(*)::int FROM callback_deliveries d WHERE d.merchant_id = e.merchant_id AND d.target_url = e.url AND d.status = 'endpoint_disabled') AS parked
-       FROM callback_disabled_endpoints e
-      WHERE $1::text IS NULL OR e.merchant_id = $1
-      ORDER BY e.disabled_at DESC`,
-    [merchantId],
-  );
-  return rows.map((row) => ({ merchant_id: row.merchant_id, url: row.url, disabled_at: row.disabled_at.toISOString(), cause: row.cause, reason: row.reason, parked_deliveries: row.parked }));
-}
-
-interface DeliveryRow {
-  delivery_id: string;
-  merchant_id: string;
-  callback_type: string;
-  subject_kind: string;
-  subject_id: string;
-  source_event_id: string;
-  source_event_type: string;
-  source_topic: string;
-  state_version: number;
-  target_url: string;
-  status: string;
-  attempt_count: number;
-  next_attempt_at: Date | null;
-  delivered_at: Date | null;
-  created_at: Date;
-  body: string;
-}
-
-/** The delivery log: deliveries matching the filter, oldest first, each with every attempt. */
-export async function findDeliveries(manager: EntityManager, filter: { merchantId: string; subjectId: string } | { sourceEventId: string } | { deliveryId: string }): Promise<CallbackDeliveryView[]> {
-  const [where, parameters] =
-    'deliveryId' in filter ? ['delivery_id = $1', [filter.deliveryId]] : 'sourceEventId' in filter ? ['source_event_id = $1', [filter.sourceEventId]] : ['merchant_id = $1 AND subject_id = $2', [filter.merchantId, filter.subjectId]];
-  const deliveries: DeliveryRow[] = await manager.query(`SELECT * FROM callback_deliveries WHERE ${where} ORDER BY created_at, state_version LIMIT 200`, parameters);
-  if (deliveries.length === 0) return [];
-  const attempts: Array<CallbackAttemptView & { delivery_id: string; started_at: Date; webhook_timestamp: string }> = await manager.query(
-    `SELECT delivery_id, attempt_number, started_at, instance_id, webhook_timestamp, outcome, response_status, latency_ms, response_excerpt, error
-       FROM callback_attempts WHERE delivery_id = ANY($1::text[]) ORDER BY delivery_id, attempt_number`,
-    [deliveries.map((row) => row.delivery_id)],
-  );
-  return deliveries.map((row) => ({
-    delivery_id: row.delivery_id,
-    merchant_id: row.merchant_id,
-    callback_type: row.callback_type as CallbackDeliveryView['callback_type'],
-    subject: { kind: row.subject_kind, id: row.subject_id },
-    source_event: { id: row.source_event_id, type: row.source_event_type, topic: row.source_topic },
-    state_version: row.state_version,
-    // Empty while the delivery awaits the merchant's first default callback URL.
-    target_url: row.target_url === '' ? null : row.target_url,
-    status: row.status as CallbackDeliveryView['status'],
-    attempt_count: row.attempt_count,
-    next_attempt_at: row.next_attempt_at?.toISOString() ?? null,
-    delivered_at: row.delivered_at?.toISOString() ?? null,
-    created_at: row.created_at.toISOString(),
-    body: JSON.parse(row.body) as CallbackDeliveryView['body'],
-    attempts: attempts
-      .filter((attempt) => attempt.delivery_id === row.delivery_id)
-      .map(({ delivery_id: _unused, ...attempt }) => ({ ...attempt, started_at: attempt.started_at.toISOString(), webhook_timestamp: Number(attempt.webhook_timestamp) })),
-  }));
-}
-
 /** Gives a claim back without counting it as an attempt (nothing was sent). */
 export async function releaseClaim(manager: EntityManager, delivery: ClaimedDelivery, retryAt: Date): Promise<void> {
   await manager.query(`DELETE FROM callback_attempts WHERE delivery_id = $1 AND attempt_number = $2`, [delivery.deliveryId, delivery.attemptNumber]);
@@ -381,122 +241,6 @@ export async function releaseClaim(manager: EntityManager, delivery: ClaimedDeli
     `UPDATE callback_deliveries SET attempt_count = attempt_count - 1, next_attempt_at = $2, lease_owner = NULL, lease_expires_at = NULL WHERE delivery_id = $1 AND lease_owner IS NOT NULL`,
     [delivery.deliveryId, retryAt],
   );
-}
-
-/**
- * Moves an endpoint's run of failed attempts on: `up` ends it, `down` extends it (starting it
- * now if there was none) and returns it, for the disabling rule to judge.
- */
-export async function recordEndpointHealth(manager: EntityManager, merchantId: string, url: string, health: 'up' | 'down', now: Date): Promise<EndpointFailureRun | null> {
-  if (health === 'up') {
-    await executeOrDefer(manager, { sql: `DELETE FROM callback_endpoint_failures WHERE merchant_id = $1 AND url = $2`, params: [merchantId, url] });
-    return null;
-  }
-  const [run] = await returning<{ consecutive_failures: number; failing_since: Date }>(
-    manager,
-    `INSERT INTO callback_endpoint_failures AS f (merchant_id, url, consecutive_failures, failing_since) VALUES ($1, $2, 1, $3)
-     ON CONFLICT (merchant_id, url) DO UPDATE SET consecutive_failures = f.consecutive_failures + 1
-     RETURNING consecutive_failures, failing_since`,
-    [merchantId, url, now],
-  );
-  return { consecutiveFailures: run.consecutive_failures, failingSince: run.failing_since };
-}
-
-/** Merchants' delivery-log cursors; the tag keeps another list's cursor out. */
-const DELIVERY_LOG_CURSOR = new PositionCursor('whd');
-
-interface MerchantDeliveryRow {
-  delivery_id: string;
-  source_event_id: string;
-  callback_type: MerchantWebhookDeliveryView['event_type'];
-  order_id: string | null;
-  target_url: string;
-  status: MerchantWebhookDeliveryView['status'];
-  attempt_count: number;
-  next_attempt_at: Date | null;
-  created_at: Date;
-  list_position: string;
-  last_attempt_at: Date | null;
-  last_response_code: number | null;
-}
-
-/** The row and its latest attempt: one index probe per listed delivery. */
-const MERCHANT_DELIVERY_SELECT = `SELECT d.delivery_id, d.source_event_id, d.callback_type, d.order_id, d.target_url, d.status, d.attempt_count, d.next_attempt_at,
-                                         d.created_at, d.list_position, latest.started_at AS last_attempt_at, latest.response_status AS last_response_code
-                                    FROM callback_deliveries d
-                                    LEFT JOIN LATERAL (SELECT a.started_at, a.response_status FROM callback_attempts a WHERE a.delivery_id = d.delivery_id
-                                                        ORDER BY a.attempt_number DESC LIMIT 1) latest ON true`;
-
-function merchantDeliveryOf(row: MerchantDeliveryRow): MerchantWebhookDeliveryView {
-  return {
-    delivery_id: row.delivery_id,
-    event_id: row.source_event_id,
-    event_type: row.callback_type,
-    order_id: row.order_id,
-    url: row.target_url === '' ? null : row.target_url,
-    status: row.status,
-    attempt_count: row.attempt_count,
-    last_attempt_at: row.last_attempt_at?.toISOString() ?? null,
-    last_response_code: row.last_response_code,
-    next_attempt_at: row.next_attempt_at?.toISOString() ?? null,
-    created_at: row.created_at.toISOString(),
-  };
-}
-
-/**
- * One merchant's delivery log, newest first, by keyset on (merchant_id, list_position): a page
- * reads the index from the cursor down, never the merchant's whole history.
- */
-export async function listMerchantDeliveries(manager: EntityManager, merchantId: string, query: WebhookDeliveriesQueryDto): Promise<MerchantWebhookDeliveryPage> {
-  const { limit, cursor, createdFrom, createdTo } = pageFilterOf(query);
-  const where = new SqlConditions().add('d.merchant_id = ?', merchantId);
-  if (query.order_id !== undefined) where.add('d.order_id = ?', query.order_id);
-  if (query.status !== undefined) where.add('d.status = ?', query.status);
-  if (query.event_type !== undefined) where.add('d.callback_type = ?', query.event_type);
-  if (createdFrom) where.add('d.created_at >= ?', createdFrom);
-  if (createdTo) where.add('d.created_at <= ?', createdTo);
-  const page = await fetchNewestFirstPage<MerchantDeliveryRow>(manager, {
-    select: MERCHANT_DELIVERY_SELECT,
-    where,
-    positionColumn: 'd.list_position',
-    positionOf: (row) => String(row.list_position),
-    cursor: DELIVERY_LOG_CURSOR,
-    after: cursor,
-    limit,
-  });
-  return { data: page.rows.map(merchantDeliveryOf), has_more: page.hasMore, next_cursor: page.nextCursor };
-}
-
-/** One delivery of this merchant with every attempt; null for another merchant's, like a missing one. */
-export async function findMerchantDelivery(manager: EntityManager, merchantId: string, deliveryId: string): Promise<MerchantWebhookDeliveryDetailView | null> {
-  const [row] = (await manager.query(`${MERCHANT_DELIVERY_SELECT} WHERE d.delivery_id = $1 AND d.merchant_id = $2`, [deliveryId, merchantId])) as MerchantDeliveryRow[];
-  if (!row) return null;
-  const attempts: Array<{ attempt_number: number; started_at: Date; response_status: number | null; latency_ms: number | null; outcome: MerchantWebhookAttemptView['outcome'] }> = await manager.query(
-    `SELECT attempt_number, started_at, response_status, latency_ms, outcome FROM callback_attempts WHERE delivery_id = $1 ORDER BY attempt_number`,
-    [deliveryId],
-  );
-  return {
-    ...merchantDeliveryOf(row),
-    attempts: attempts.map((attempt) => ({
-      attempt_number: attempt.attempt_number,
-      started_at: attempt.started_at.toISOString(),
-      response_code: attempt.response_status,
-      duration_ms: attempt.latency_ms,
-      outcome: attempt.outcome,
-    })),
-  };
-}
-
-/**
- * A merchant's redelivery: due now, with the same webhook-id and body. Refused while its
- * endpoint is disabled (the merchant re-enables the endpoint instead, which sends it).
- */
-export async function scheduleMerchantRedelivery(manager: EntityManager, merchantId: string, deliveryId: string, now: Date): Promise<'scheduled' | 'not_found' | 'endpoint_disabled'> {
-  const [found] = (await manager.query(`SELECT target_url FROM callback_deliveries WHERE delivery_id = $1 AND merchant_id = $2 FOR UPDATE`, [deliveryId, merchantId])) as Array<{ target_url: string }>;
-  if (!found) return 'not_found';
-  if (found.target_url !== '' && (await isEndpointDisabled(manager, merchantId, found.target_url))) return 'endpoint_disabled';
-  await scheduleRedelivery(manager, deliveryId, now);
-  return 'scheduled';
 }
 
 /**

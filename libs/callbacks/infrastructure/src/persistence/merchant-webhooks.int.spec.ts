@@ -13,16 +13,9 @@ import type { WebhookDeliveriesQueryDto } from '@mp/contracts-callbacks';
 import { migratedPrivateDatabase } from '@mp/shared-data-access-postgres';
 import type { DataSource, EntityManager } from 'typeorm';
 import { CALLBACKS_MIGRATIONS } from '../callbacks.module';
-import {
-  disableEndpoint,
-  enableEndpoint,
-  findMerchantDelivery,
-  insertDeliveries,
-  listMerchantDeliveries,
-  recordEndpointHealth,
-  scheduleMerchantRedelivery,
-  type NewDelivery,
-} from './delivery.store';
+import { insertDeliveries, type NewDelivery } from './delivery.store';
+import { findMerchantDelivery, listMerchantDeliveries, scheduleMerchantRedelivery } from './delivery-log.store';
+import { disableEndpoint, enableEndpoint, recordEndpointHealth } from './endpoint-health.store';
 
 const NOW = new Date('2026-03-01T10:00:00.000Z');
 const URL_A = 'https://shop.example/cb';

@@ -12,7 +12,7 @@ import {
   type DisputeReceiptDownloadView,
   type DisputeView,
 } from '@mp/contracts-disputes';
-import { AdvanceClockRequestDto } from '@mp/contracts-payments-api';
+import { AdvanceClockRequestDto } from '@mp/contracts-payments';
 import { disputeDecider, toDisputeStreamId, type DisputeReceiptRef } from '@mp/disputes-domain';
 import { aggregateStreamAsOf, stateAsOfView, type StateAsOfView } from '@mp/shared-command-handling';
 import { AsOfQueryDto, MerchantIdParam, PathIdPipe, RequestPipe } from '@mp/shared-nest-http';

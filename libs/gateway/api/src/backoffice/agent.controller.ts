@@ -11,8 +11,8 @@ import type { GatewayRequest } from '../auth/merchant-signature.guard';
 import { RECEIPT_UPLOAD_BODY_BYTES_MAX } from '../gateway-settings';
 import { streamWithinLimit } from '../http/refused-body';
 import { AgentOrdersQuery, toListFilters } from '../payments/list-filters.request';
-import { PaymentCommandBus, PAYMENTS_COMMAND_ROUTE } from '../payments/payment-command.bus';
-import { PaymentsReadClient } from '../payments/payments-read.client';
+import { ServiceCommandBus, PAYMENTS_COMMAND_ROUTE } from '../commands/service-command.bus';
+import { PaymentsClient } from '../payments/payments.client';
 import { BackofficeGuard, CurrentPrincipal, Roles } from './backoffice.guard';
 import { BackofficeApiDocs } from '../openapi/backoffice-api.decorator';
 import { BackofficeApiErrorResponses } from '../openapi/error.response';
@@ -46,8 +46,8 @@ class CompletePayoutBody {
 @Roles('agent')
 export class AgentController {
   constructor(
-    private readonly commandBus: PaymentCommandBus,
-    private readonly payments: PaymentsReadClient,
+    private readonly commandBus: ServiceCommandBus,
+    private readonly payments: PaymentsClient,
   ) {}
 
   /** `?scope=assigned` (default) or `available`, plus the list filters as query parameters. */

@@ -4,7 +4,7 @@ import { ApiOperation, ApiProperty, ApiPropertyOptional, ApiResponse } from '@ne
 import { credentialExpiry } from '@mp/access-domain';
 import { BackofficeCredentialStore, issuanceAuditDetails, MerchantCredentialStore, type BackofficePrincipal } from '@mp/access-infrastructure';
 import type { Clock } from '@mp/shared-util-clock';
-import { AgentServiceAreaDto, PutAgentRequestDto, PutMethodsRequestDto, StoredMethodEntryDto, type PutAgentRequest, type StoredMethodEntry } from '@mp/contracts-payments-api';
+import { AgentServiceAreaDto, PutAgentRequestDto, PutMethodsRequestDto, StoredMethodEntryDto, type PutAgentRequest, type StoredMethodEntry } from '@mp/contracts-payments';
 import { AgentIdParam, MerchantIdParam, OrderIdParam, OrderMerchantIdParam, RequestOptions } from '@mp/shared-nest-http';
 import {
   AGENT_ID_PATTERN,
@@ -30,7 +30,7 @@ import { IsOptional, IsString } from 'class-validator';
 import type { FastifyReply } from 'fastify';
 import { DEFAULT_PAGE_LIMIT } from '@mp/shared-data-access-postgres';
 import { LedgerReadClient } from '../merchant/ledger-read.client';
-import { PaymentsReadClient } from '../payments/payments-read.client';
+import { PaymentsClient } from '../payments/payments.client';
 import { actingOperatorId } from './acting-operator';
 import { AsOfQuery, EndOfDayQuery } from './as-of.query';
 import { CLOCK, GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
@@ -203,7 +203,7 @@ export class OperatorController {
   constructor(
     private readonly merchants: MerchantCredentialStore,
     @Inject(BackofficeCredentialStore) private readonly credentials: BackofficeCredentialStore,
-    private readonly payments: PaymentsReadClient,
+    private readonly payments: PaymentsClient,
     private readonly ledger: LedgerReadClient,
     private readonly destinations: CallbackDestinationPolicy,
     @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,

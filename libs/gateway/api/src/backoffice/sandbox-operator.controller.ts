@@ -4,7 +4,7 @@ import { isTestMerchantId, testMerchantIdFor } from '@mp/access-domain';
 import { MerchantCredentialStore } from '@mp/access-infrastructure';
 import { MerchantIdParam } from '@mp/shared-nest-http';
 import { DomainError } from '@mp/shared-util-errors';
-import { PaymentsReadClient } from '../payments/payments-read.client';
+import { PaymentsClient } from '../payments/payments.client';
 import { BackofficeGuard, Roles } from './backoffice.guard';
 import { TestCredentialsResponse } from './test-credentials.response';
 import { BackofficeApiDocs } from '../openapi/backoffice-api.decorator';
@@ -17,7 +17,7 @@ import { BackofficeApiDocs } from '../openapi/backoffice-api.decorator';
 export class SandboxOperatorController {
   constructor(
     private readonly merchants: MerchantCredentialStore,
-    private readonly payments: PaymentsReadClient,
+    private readonly payments: PaymentsClient,
   ) {}
 
   /**

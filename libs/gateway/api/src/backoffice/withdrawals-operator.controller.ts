@@ -5,7 +5,7 @@ import { MerchantIdParam, OrderIdParam, OrderMerchantIdParam } from '@mp/shared-
 import type { FastifyReply } from 'fastify';
 import type { GatewayRequest } from '../auth/merchant-signature.guard';
 import { LedgerReadClient } from '../merchant/ledger-read.client';
-import { PaymentCommandBus } from '../payments/payment-command.bus';
+import { ServiceCommandBus } from '../commands/service-command.bus';
 import { runWithdrawalCommand, sendWithdrawalCommand } from '../withdrawals/run-withdrawal-command';
 import { WithdrawalsReadClient } from '../withdrawals/withdrawals-read.client';
 import { actingOperatorId } from './acting-operator';
@@ -28,7 +28,7 @@ export class WithdrawalsOperatorController {
     private readonly merchants: MerchantCredentialStore,
     private readonly ledger: LedgerReadClient,
     private readonly withdrawals: WithdrawalsReadClient,
-    private readonly commandBus: PaymentCommandBus,
+    private readonly commandBus: ServiceCommandBus,
   ) {}
 
   /**

@@ -19,7 +19,7 @@ import { CurrentMerchant, type AuthenticatedMerchant, type GatewayRequest } from
 import { ApiErrorResponses } from '../openapi/error.response';
 import { MerchantApi } from '../openapi/merchant-api.decorator';
 import { ApiListFiltersBody } from '../openapi/request-schemas';
-import { DISPUTES_COMMAND_ROUTE, PaymentCommandBus } from '../payments/payment-command.bus';
+import { DISPUTES_COMMAND_ROUTE, ServiceCommandBus } from '../commands/service-command.bus';
 import { metadataOf } from '../payments/create-payment.request';
 import { ApiCreationPeriodAndCursor } from '../payments/list-filters.request';
 import { DisputesClient } from './disputes.client';
@@ -54,7 +54,7 @@ class DisputeListBody extends DisputeListFilterFieldsDto {
 @MerchantApi('Disputes')
 export class DisputesController {
   constructor(
-    private readonly commandBus: PaymentCommandBus,
+    private readonly commandBus: ServiceCommandBus,
     private readonly disputes: DisputesClient,
   ) {}
 

@@ -14,7 +14,7 @@ import { CALLBACK_DESTINATION_RULES, CALLBACK_URL_SCHEMA } from '../openapi/requ
 const SETTINGS_INVALID = 'The merchant settings are not valid';
 import { RequestMessages } from '@mp/shared-util-validation';
 import { CallbacksClient } from '../callbacks/callbacks.client';
-import { PaymentsReadClient } from '../payments/payments-read.client';
+import { PaymentsClient } from '../payments/payments.client';
 import { WithdrawalsReadClient } from '../withdrawals/withdrawals-read.client';
 import { LedgerReadClient } from './ledger-read.client';
 import { CallbackDestinationPolicy } from '../callback-destinations/callback-destination.policy';
@@ -47,7 +47,7 @@ class UpdateMerchantBody {
 export class MerchantController {
   constructor(
     private readonly merchants: MerchantCredentialStore,
-    private readonly payments: PaymentsReadClient,
+    private readonly payments: PaymentsClient,
     private readonly ledger: LedgerReadClient,
     private readonly withdrawals: WithdrawalsReadClient,
     private readonly callbacks: CallbacksClient,

@@ -8,8 +8,8 @@ import { DomainError } from '@mp/shared-util-errors';
 import type { FastifyInstance } from 'fastify';
 import { configureGatewayHttp, gatewayFastifyOptions } from '../http/configure-http';
 import { ErrorResponseFilter } from '../http/error-response.filter';
-import { PaymentCommandBus } from '../payments/payment-command.bus';
-import { PaymentsReadClient } from '../payments/payments-read.client';
+import { ServiceCommandBus } from '../commands/service-command.bus';
+import { PaymentsClient } from '../payments/payments.client';
 import { PayerPageController } from './payer-page.controller';
 import type { PayerPageView } from './payer-page.view';
 
@@ -73,8 +73,8 @@ describe('payer page routes', () => {
     @Module({
       controllers: [PayerPageController],
       providers: [
-        { provide: PaymentCommandBus, useValue: payments },
-        { provide: PaymentsReadClient, useValue: payments },
+        { provide: ServiceCommandBus, useValue: payments },
+        { provide: PaymentsClient, useValue: payments },
         { provide: MerchantCredentialStore, useValue: { findProfile: async (merchantId: string) => (defaultReturnUrls.has(merchantId) ? { default_return_url: defaultReturnUrls.get(merchantId) } : null) } },
         { provide: APP_FILTER, useClass: ErrorResponseFilter },
       ],

@@ -7,8 +7,8 @@ import { MerchantCredentialStore } from '@mp/access-infrastructure';
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import type { GatewayRequest } from '../auth/merchant-signature.guard';
-import { PaymentCommandBus } from '../payments/payment-command.bus';
-import { PaymentsReadClient } from '../payments/payments-read.client';
+import { ServiceCommandBus } from '../commands/service-command.bus';
+import { PaymentsClient } from '../payments/payments.client';
 import { payerPageContentSecurityPolicy, payerPagePath } from './payer-page.html';
 import { renderPayerErrorPage, renderPayerPage, type PayerErrorPageKind } from './payer-page.template';
 import type { PayerPageView } from './payer-page.view';
@@ -39,8 +39,8 @@ export class PayerPageController {
   private readonly logger = new Logger(PayerPageController.name);
 
   constructor(
-    private readonly commandBus: PaymentCommandBus,
-    private readonly reads: PaymentsReadClient,
+    private readonly commandBus: ServiceCommandBus,
+    private readonly payments: PaymentsClient,
     private readonly merchants: MerchantCredentialStore,
   ) {}
 
@@ -48,7 +48,7 @@ export class PayerPageController {
   @Get(':token')
   async show(@Param('token') token: string, @Query(NO_AGENT_YET_QUERY) noAgentYet: string | undefined, @Res() reply: FastifyReply): Promise<void> {
     await this.answerWithHtml(reply, token, async (nonce) => {
-      const view = await this.reads.getPayerPage(token);
+      const view = await this.payments.getPayerPage(token);
       const returnUrl = await this.returnUrlOf(view);
       await sendHtml(reply, 200, nonce, renderPayerPage({ ...view, returnUrl }, { token, nonce, now: new Date(), agentRequested: noAgentYet !== undefined }));
     });
@@ -64,7 +64,7 @@ export class PayerPageController {
     await this.answerWithHtml(reply, token, async () => {
       if (isFromAnotherSite(request)) return redirectToPage(reply, token);
       await this.openPayerPage(token, request);
-      const view = await this.reads.getPayerPage(token);
+      const view = await this.payments.getPayerPage(token);
       await redirectToPage(reply, token, needsAgent(view));
     });
   }
@@ -87,7 +87,7 @@ export class PayerPageController {
   /** Polled by the page script; JSON errors here are fine, only the script reads them. */
   @Get(':token/status')
   async status(@Param('token', PayerPageTokenParam) token: string, @Res() reply: FastifyReply): Promise<void> {
-    const { order } = await this.reads.getPayerPage(token);
+    const { order } = await this.payments.getPayerPage(token);
     await reply
       .status(200)
       .type('application/json')

@@ -1,6 +1,5 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { PAYMENT_ORDER_STATUSES, type PaymentOrderStatus } from '@mp/contracts-payments';
-import { AgentOrderListQueryDto, OrderListFilterFieldsDto, type OrderListQuery } from '@mp/contracts-payments-api';
+import { AgentOrderListQueryDto, OrderListFilterFieldsDto, PAYMENT_ORDER_STATUSES, type OrderListQuery, type PaymentOrderStatus } from '@mp/contracts-payments';
 import { IsWholeNumberBetween, JsonNumberLiteral, RequestMessages } from '@mp/shared-util-validation';
 import { IsOptional } from 'class-validator';
 import { CREATION_PERIOD_SCHEMA, CURSOR_SCHEMA } from '../openapi/request-schemas';

@@ -14,9 +14,9 @@ import { MerchantApi } from '../openapi/merchant-api.decorator';
 import { ApiListFiltersBody } from '../openapi/request-schemas';
 import { CreateIncomingPaymentBody, CreateOutgoingPaymentBody, toCreateIncomingPaymentData, toCreateOutgoingPaymentData } from './create-payment.request';
 import { ListFiltersBody, toListFilters } from './list-filters.request';
-import { PaymentCommandBus, PAYMENTS_COMMAND_ROUTE } from './payment-command.bus';
+import { ServiceCommandBus, PAYMENTS_COMMAND_ROUTE } from '../commands/service-command.bus';
 import { PaymentOrderListResponse, PaymentOrderResponse, PayoutReceiptListResponse } from './payment-order.response';
-import { PaymentsReadClient } from './payments-read.client';
+import { PaymentsClient } from './payments.client';
 import { CallbackDestinationPolicy } from '../callback-destinations/callback-destination.policy';
 
 /** On a create answered with the order an earlier request with the same order_id created. */
@@ -46,8 +46,8 @@ export class PaymentsController {
   private readonly payerLinks = new ProcessSealer();
 
   constructor(
-    private readonly commandBus: PaymentCommandBus,
-    private readonly reads: PaymentsReadClient,
+    private readonly commandBus: ServiceCommandBus,
+    private readonly payments: PaymentsClient,
     private readonly destinations: CallbackDestinationPolicy,
   ) {}
 
@@ -74,7 +74,7 @@ export class PaymentsController {
     await this.destinations.assertAcceptable(merchant.merchantId, body.callback_url, 'callback_url');
     const { accountNumber, ...data } = toCreateOutgoingPaymentData(merchant.merchantId, body);
     // The full account number goes to payments' encrypted store over HTTP, never onto Kafka.
-    const { reference } = await this.reads.storeRecipientAccount(merchant.merchantId, accountNumber);
+    const { reference } = await this.payments.storeRecipientAccount(merchant.merchantId, accountNumber);
     const { order, replayed } = await this.runOrderCommand(PAYMENT_COMMAND_TYPES.createOutgoingPayment, { ...data, recipientAccountRef: reference }, request);
     if (replayed) reply.header(IDEMPOTENT_REPLAYED, 'true');
     return order;
@@ -86,7 +86,7 @@ export class PaymentsController {
   @ApiResponse({ status: 200, type: PaymentOrderResponse })
   @ApiErrorResponses('ORDER_NOT_FOUND')
   async getStatus(@CurrentMerchant() merchant: AuthenticatedMerchant, @Param('orderId', OrderIdParam) orderId: string): Promise<PaymentOrderView> {
-    return this.reads.getOrder(merchant.merchantId, orderId);
+    return this.payments.getOrder(merchant.merchantId, orderId);
   }
 
   /** Endpoints 4 and 5: newest first, cursor pages, list items equal state objects. */
@@ -97,7 +97,7 @@ export class PaymentsController {
   @ApiResponse({ status: 200, type: PaymentOrderListResponse })
   @ApiErrorResponses()
   async listIncoming(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() filters: ListFiltersBody) {
-    return this.reads.listOrders(merchant.merchantId, 'incoming', toListFilters(filters));
+    return this.payments.listOrders(merchant.merchantId, 'incoming', toListFilters(filters));
   }
 
   @Post('outgoing/list')
@@ -107,7 +107,7 @@ export class PaymentsController {
   @ApiResponse({ status: 200, type: PaymentOrderListResponse })
   @ApiErrorResponses()
   async listOutgoing(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() filters: ListFiltersBody) {
-    return this.reads.listOrders(merchant.merchantId, 'outgoing', toListFilters(filters));
+    return this.payments.listOrders(merchant.merchantId, 'outgoing', toListFilters(filters));
   }
 
   /**
@@ -130,7 +130,7 @@ export class PaymentsController {
   @ApiResponse({ status: 200, type: PayoutReceiptListResponse })
   @ApiErrorResponses('ORDER_NOT_FOUND')
   async receipts(@CurrentMerchant() merchant: AuthenticatedMerchant, @Param('orderId', OrderIdParam) orderId: string) {
-    const { data } = await this.reads.getReceipts(merchant.merchantId, orderId);
+    const { data } = await this.payments.getReceipts(merchant.merchantId, orderId);
     return { data: data.map((receipt) => ({ ...receipt, download_path: `/v2/payments/${encodeURIComponent(orderId)}/receipts/${receipt.receipt_id}` })) };
   }
 
@@ -146,9 +146,9 @@ export class PaymentsController {
     @Param('receiptId', ReceiptIdParam) receiptId: string,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    const { data } = await this.reads.getReceipts(merchant.merchantId, orderId);
+    const { data } = await this.payments.getReceipts(merchant.merchantId, orderId);
     if (!data.some((receipt) => receipt.receipt_id === receiptId)) throw new DomainError('NOT_FOUND', 'No such receipt on this order');
-    const file = await this.reads.downloadReceipt(receiptId);
+    const file = await this.payments.downloadReceipt(receiptId);
     await reply.status(200).type(file.contentType).header('content-disposition', file.disposition ?? 'attachment').send(file.content);
   }
 

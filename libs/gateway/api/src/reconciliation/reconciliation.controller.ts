@@ -10,7 +10,7 @@ import { ApiErrorResponses } from '../openapi/error.response';
 import { MerchantApi } from '../openapi/merchant-api.decorator';
 import { CLOCK } from '../gateway-settings';
 import { LedgerReadClient } from '../merchant/ledger-read.client';
-import { PaymentsReadClient } from '../payments/payments-read.client';
+import { PaymentsClient } from '../payments/payments.client';
 import { WithdrawalsReadClient } from '../withdrawals/withdrawals-read.client';
 import { absentOrNull, minorUnitsOf, reconciliationReport, type ReconciliationSources, type ReportOrder } from './reconciliation-report';
 import { ReconciliationQuery } from './reconciliation.request';
@@ -44,7 +44,7 @@ export function balanceHeader(balances: AccountBalancesInMinorUnits | undefined)
 export class ReconciliationController {
   constructor(
     private readonly ledger: LedgerReadClient,
-    private readonly payments: PaymentsReadClient,
+    private readonly payments: PaymentsClient,
     private readonly withdrawals: WithdrawalsReadClient,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}

@@ -1,12 +1,12 @@
 import { withdrawalKey, type WithdrawalCommandDataByType, type WithdrawalCommandReplyData, type WithdrawalCommandType, type WithdrawalView } from '@mp/contracts-withdrawals';
 import type { GatewayRequest } from '../auth/merchant-signature.guard';
-import { WITHDRAWALS_COMMAND_ROUTE, type PaymentCommandBus } from '../payments/payment-command.bus';
+import { WITHDRAWALS_COMMAND_ROUTE, type ServiceCommandBus } from '../commands/service-command.bus';
 
 type AcceptedWithdrawalCommand = Extract<WithdrawalCommandReplyData, { outcome: 'accepted' }>;
 
 /** Sends a command to the withdrawals service keyed by its withdrawal and answers with the withdrawal, or throws the refusal. */
 export async function runWithdrawalCommand<T extends WithdrawalCommandType>(
-  commandBus: PaymentCommandBus,
+  commandBus: ServiceCommandBus,
   type: T,
   data: WithdrawalCommandDataByType[T],
   request: GatewayRequest,
@@ -16,7 +16,7 @@ export async function runWithdrawalCommand<T extends WithdrawalCommandType>(
 
 /** The same, answering with the whole accepted reply (a reconciliation's carries its evidence). */
 export async function sendWithdrawalCommand<T extends WithdrawalCommandType>(
-  commandBus: PaymentCommandBus,
+  commandBus: ServiceCommandBus,
   type: T,
   data: WithdrawalCommandDataByType[T],
   request: GatewayRequest,

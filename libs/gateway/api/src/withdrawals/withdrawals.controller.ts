@@ -10,7 +10,7 @@ import { ApiErrorResponses } from '../openapi/error.response';
 import { MerchantApi } from '../openapi/merchant-api.decorator';
 import { ApiListFiltersBody } from '../openapi/request-schemas';
 import { ApiCreationPeriodAndCursor, toListFilters } from '../payments/list-filters.request';
-import { PaymentCommandBus } from '../payments/payment-command.bus';
+import { ServiceCommandBus } from '../commands/service-command.bus';
 import { ApiCreateWithdrawalBody, CreateWithdrawalBody, toRequestWithdrawalData } from './create-withdrawal.request';
 import { runWithdrawalCommand } from './run-withdrawal-command';
 import { WithdrawalsReadClient } from './withdrawals-read.client';
@@ -41,7 +41,7 @@ class WithdrawalListBody extends WithdrawalListFilterFieldsDto {
 @MerchantApi('Withdrawals')
 export class WithdrawalsController {
   constructor(
-    private readonly commandBus: PaymentCommandBus,
+    private readonly commandBus: ServiceCommandBus,
     private readonly reads: WithdrawalsReadClient,
   ) {}
 

@@ -1,7 +1,21 @@
 import { pageFilterOf } from '@mp/shared-data-access-postgres';
 import { Controller, Get, Param, Query } from '@nestjs/common';
-import { agentViewOf, payerPageTokenHash, payoutHoldId, type AgentOrderView, type BackofficeOrderView, type PaymentOrderView, type ReceiptView } from '@mp/contracts-payments';
-import { AgentOrderListQueryDto, MerchantOrderListQueryDto, type AgentOrderListPage, type OrderListFilterFieldsDto, type OrderListPage, type PayerPageData, type ReceiptsView } from '@mp/contracts-payments-api';
+import {
+  agentViewOf,
+  AgentOrderListQueryDto,
+  MerchantOrderListQueryDto,
+  payerPageTokenHash,
+  payoutHoldId,
+  type AgentOrderListPage,
+  type AgentOrderView,
+  type BackofficeOrderView,
+  type OrderListFilterFieldsDto,
+  type OrderListPage,
+  type PayerPageData,
+  type PaymentOrderView,
+  type ReceiptView,
+  type ReceiptsView,
+} from '@mp/contracts-payments';
 import { assertNoHoldPlacementInProgress } from '@mp/ledger-client';
 import { agentOrderNotFound, paymentOrderDecider, SANDBOX_AGENT_ID, SANDBOX_AGENT_PROFILE, toPaymentOrderStreamId } from '@mp/payments-domain';
 import { aggregateStreamAsOf, stateAsOfView, type StateAsOfView } from '@mp/shared-command-handling';

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { StoredReceiptView } from '@mp/contracts-payments-api';
+import type { StoredReceiptView } from '@mp/contracts-payments';
 import { checkReceiptFile, RECEIPT_BYTES_MAX, safeReceiptFileName } from '@mp/shared-util-validation';
 import type { PayoutReceipt } from '@mp/payments-domain';
 import type { EntityManager } from 'typeorm';

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
 import { DEFAULT_PAGE_LIMIT } from '@mp/shared-data-access-postgres';
-import { AdvanceClockRequestDto, AgentListQueryDto, PutAgentRequestDto, PutMethodsRequestDto, type AdvanceClockResult, type AgentProfileList, type AgentProfileView, type MethodCatalogView } from '@mp/contracts-payments-api';
+import { AdvanceClockRequestDto, AgentListQueryDto, PutAgentRequestDto, PutMethodsRequestDto, type AdvanceClockResult, type AgentProfileList, type AgentProfileView, type MethodCatalogView } from '@mp/contracts-payments';
 import { AgentIdParam, MerchantIdParam, OrderIdParam, OrderMerchantIdParam, ReceiptIdParam, RequestPipe } from '@mp/shared-nest-http';
 import { requireActor, ServiceCaller, type VerifiedCaller } from '@mp/shared-service-auth';
 import { DomainError } from '@mp/shared-util-errors';

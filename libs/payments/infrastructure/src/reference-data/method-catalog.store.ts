@@ -1,5 +1,5 @@
 import { DEFAULT_METHOD_CATALOG, type MethodEntry } from '@mp/payments-domain';
-import type { StoredMethodEntry } from '@mp/contracts-payments-api';
+import type { StoredMethodEntry } from '@mp/contracts-payments';
 import type { EntityManager } from 'typeorm';
 
 export function toStoredEntry(entry: MethodEntry): StoredMethodEntry {

@@ -1,4 +1,4 @@
-import type { AgentProfileList, AgentServiceArea } from '@mp/contracts-payments-api';
+import type { AgentProfileList, AgentServiceArea } from '@mp/contracts-payments';
 import { fetchNewestFirstPage, PositionCursor, SqlConditions } from '@mp/shared-data-access-postgres';
 import type { EntityManager } from 'typeorm';
 

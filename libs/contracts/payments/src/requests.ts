@@ -1,6 +1,6 @@
 import { Type } from 'class-transformer';
 import { ArrayNotEmpty, IsArray, IsBoolean, IsOptional, ValidateNested } from 'class-validator';
-import { PAYMENT_ORDER_STATUSES, type PaymentOrderStatus } from '@mp/contracts-payments';
+import { PAYMENT_ORDER_STATUSES, type PaymentOrderStatus } from './order-view';
 import {
   COUNTRY_PATTERN,
   CreationPeriodAndCursorFilters,

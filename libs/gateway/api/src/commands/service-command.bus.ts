@@ -49,8 +49,8 @@ const REPLY_TOPIC_RETENTION_MS = 60 * 60 * 1000;
  * (docs/decisions/gateway-reply-topics.md).
  */
 @Injectable()
-export class PaymentCommandBus implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger(PaymentCommandBus.name);
+export class ServiceCommandBus implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(ServiceCommandBus.name);
   private readonly pending = new Map<string, PendingCommand>();
   private subscription: Subscription | null = null;
   private readonly replyTopic: string;

@@ -1,7 +1,6 @@
 import { authorizationFor, SERVICE_TOKEN_ISSUER, type ServiceTokenIssuer } from '@mp/shared-service-auth';
 import type { Readable } from 'node:stream';
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import type { AgentOrderView, BackofficeOrderView, PaymentOrderView } from '@mp/contracts-payments';
 import type { StateAsOfView } from '@mp/shared-command-handling';
 import {
   PAYMENTS_INTERNAL_PATHS,
@@ -12,6 +11,9 @@ import {
   type AgentOrderListPage,
   type AgentProfileList,
   type AgentProfileView,
+  type AgentOrderView,
+  type BackofficeOrderView,
+  type PaymentOrderView,
   type MethodCatalogView,
   type OrderListPage,
   type PayerPageData,
@@ -19,7 +21,7 @@ import {
   type ReceiptsView,
   type StoredMethodEntry,
   type StoredReceiptView,
-} from '@mp/contracts-payments-api';
+} from '@mp/contracts-payments';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
 import { InternalClient } from '../http/internal-client';
 import type { PayerPageView } from '../payer-page/payer-page.view';
@@ -27,9 +29,13 @@ import { toQueryString, type ListFilters } from './list-filters.request';
 
 const paths = PAYMENTS_INTERNAL_PATHS;
 
-/** Reads go straight to the owning service's internal API, never through Kafka. */
+/**
+ * The payments service's internal HTTP API: its reads, and the writes that are not commands
+ * (recipient accounts, account-number reveals, method catalogues, agent profiles, receipts).
+ * Commands go through Kafka instead (ServiceCommandBus).
+ */
 @Injectable()
-export class PaymentsReadClient {
+export class PaymentsClient {
   private readonly client: InternalClient;
 
   constructor(@Inject(GATEWAY_SETTINGS) settings: GatewaySettings, @Optional() @Inject(SERVICE_TOKEN_ISSUER) issuer?: ServiceTokenIssuer) {

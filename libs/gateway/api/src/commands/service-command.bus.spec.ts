@@ -2,7 +2,7 @@ import { PAYMENT_COMMAND_TYPES } from '@mp/contracts-payments';
 import type { MessageBroker } from '@mp/shared-messaging';
 import { DomainError } from '@mp/shared-util-errors';
 import type { GatewaySettings } from '../gateway-settings';
-import { PaymentCommandBus, PAYMENTS_COMMAND_ROUTE } from './payment-command.bus';
+import { ServiceCommandBus, PAYMENTS_COMMAND_ROUTE } from './service-command.bus';
 
 /**
  * A broker that is down: the producer keeps retrying and publish neither resolves nor rejects
@@ -15,7 +15,7 @@ function brokerThatIsDown(): { broker: MessageBroker; failPublish: (error: Error
   return { broker: { publish: () => publishing } as unknown as MessageBroker, failPublish: (error) => failPublish(error) };
 }
 
-describe('PaymentCommandBus while the broker is down', () => {
+describe('ServiceCommandBus while the broker is down', () => {
   const settings = { instanceId: 'unit', commandTimeoutMs: 50 } as GatewaySettings;
   const options = { key: 'mrc_1:A-1', subject: 'merchant:mrc_1/order:A-1', correlationId: 'req_1' };
 
@@ -25,7 +25,7 @@ describe('PaymentCommandBus while the broker is down', () => {
     process.on('unhandledRejection', onUnhandled);
     try {
       const { broker, failPublish } = brokerThatIsDown();
-      const bus = new PaymentCommandBus(broker, settings);
+      const bus = new ServiceCommandBus(broker, settings);
       const startedAt = Date.now();
       const outcome = bus.send(PAYMENTS_COMMAND_ROUTE, PAYMENT_COMMAND_TYPES.createIncomingPayment, {}, options).then(
         () => 'answered',

@@ -1,4 +1,4 @@
-import type { AgentOrderView, PaymentOrderStatus, PaymentOrderView, ReceiptView } from '@mp/contracts-payments';
+import type { AgentOrderView, PaymentOrderStatus, PaymentOrderView, ReceiptView } from './order-view';
 
 /**
  * The payments service's internal HTTP API (not exposed to merchants), used by the gateway.
