@@ -2,7 +2,7 @@ import { decide, initialLedgerState, ledgerDecider, toLedgerStreamId, type Ledge
 import { aggregateStream } from '@mp/shared-command-handling';
 import { appendToStream, createEnvelope } from '@mp/shared-messaging';
 import { DomainError } from '@mp/shared-util-errors';
-import { handleLedgerCommand, ledgerEvents } from './commands/ledger.handling';
+import { handleLedgerCommand, ledgerEvents } from './commands/ledger.stream';
 import { loadLedgerState, projectLedgerEvents } from './persistence/ledger.projection';
 import { LedgerTestService, newMerchantId } from '@mp/ledger-testing';
 

@@ -16,7 +16,7 @@ import {
 import type { Causation } from '@mp/shared-command-handling';
 import { formatAmountMinor } from '@mp/shared-util-money';
 import { DataSource, type EntityManager } from 'typeorm';
-import { handleLedgerCommand } from '../commands/ledger.handling';
+import { handleLedgerCommand } from '../commands/ledger.stream';
 import { LEDGER_SETTINGS, type LedgerSettings } from '../ledger-settings';
 import { findConversion, type ConversionRow } from '../persistence/conversion.projection';
 import { findDepositAdjustment, lockLedger, type DepositAdjustmentRow } from '../persistence/ledger.projection';

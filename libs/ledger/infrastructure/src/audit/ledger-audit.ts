@@ -1,7 +1,7 @@
 import { foldLedger, LEDGER_ACCOUNTS, MERCHANT_ACCOUNTS, sumPostings, zeroBalances, type LedgerAccount, type LedgerState, type Posting } from '@mp/ledger-domain';
 import { auditConversions } from './conversion-audit';
 import type { MessageEnvelope } from '@mp/shared-messaging';
-import { ledgerEvents } from '../commands/ledger.handling';
+import { ledgerEvents } from '../commands/ledger.stream';
 
 /** The one thing the auditor needs from a database connection (a pg Client fits). */
 export interface AuditConnection {

@@ -2,7 +2,7 @@ import { MessageIntake } from '@mp/shared-command-handling';
 import type { MessageEnvelope } from '@mp/shared-messaging';
 import type { DataSource } from 'typeorm';
 import { markHoldsAttached } from '../holds/hold-attachment';
-import { handleLedgerCommand } from './ledger.handling';
+import { handleLedgerCommand } from './ledger.stream';
 import type { LedgerCommandFor } from './payment-event.mapping';
 
 /** A payout's or withdrawal's hold whose object now exists (no money moves). */

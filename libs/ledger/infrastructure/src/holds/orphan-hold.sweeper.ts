@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { PeriodicTask } from '@mp/shared-command-handling';
 import { DataSource } from 'typeorm';
-import { handleLedgerCommand } from '../commands/ledger.handling';
+import { handleLedgerCommand } from '../commands/ledger.stream';
 import { LEDGER_SETTINGS, type LedgerSettings } from '../ledger-settings';
 import { lockLedger } from '../persistence/ledger.projection';
 import { findUnattachedPayoutHolds, isStillUnattached, markHoldAttached, type UnattachedHold } from './hold-attachment';

@@ -3,7 +3,7 @@ import type { HoldView } from '@mp/contracts-ledger';
 import { RequestPipe } from '@mp/shared-nest-http';
 import type { FastifyReply } from 'fastify';
 import { DataSource } from 'typeorm';
-import { handleLedgerCommand } from '../commands/ledger.handling';
+import { handleLedgerCommand } from '../commands/ledger.stream';
 import { touchHoldRequest } from '../holds/hold-attachment';
 import { requestCausation } from './causation';
 import { PlaceHoldRequestDto } from './ledger-requests';

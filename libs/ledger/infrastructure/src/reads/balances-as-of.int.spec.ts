@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { LedgerCommand } from '@mp/ledger-domain';
 import { migratedPrivateDatabase } from '@mp/shared-data-access-postgres';
 import type { DataSource } from 'typeorm';
-import { handleLedgerCommand } from '../commands/ledger.handling';
+import { handleLedgerCommand } from '../commands/ledger.stream';
 import { LEDGER_MIGRATIONS } from '../ledger.module';
 import { endOfDayBalances } from './balances-as-of';
 

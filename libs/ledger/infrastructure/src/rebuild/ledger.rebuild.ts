@@ -1,6 +1,6 @@
 import { ledgerDecider } from '@mp/ledger-domain';
 import { deciderFolder, type RebuildableProjection } from '@mp/shared-command-handling';
-import { ledgerEvents } from '../commands/ledger.handling';
+import { ledgerEvents } from '../commands/ledger.stream';
 import { lockLedger, projectLedgerEvents } from '../persistence/ledger.projection';
 
 /** A ledger stream's merchant and currency (`ledger:<merchant>:<currency>`; merchant ids may hold colons, currencies do not). */
