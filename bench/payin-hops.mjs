@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `npm run bench:hops -- [--rate 80] [--seconds 20]`: where one pay-in's latency goes, hop by
+ * `npm run bench:hops -- [--rate 80] [--seconds 20] [--partitions-concurrently 1]`: where one pay-in's latency goes, hop by
  * hop, under an open-loop W1 load at `--rate` pay-ins a second (pick half of W1's saturation from
  * the latest `npm run bench`). Starts its own Kafka broker and PostgreSQL server (or uses
  * KAFKA_BROKERS and TEST_PG_ADMIN_URL when both are set), runs the real system from dist/ with
@@ -25,7 +25,7 @@ import { build, builtEntry } from '../tools/build-workspace.mjs';
 import { payInSteps } from './payin-steps.mjs';
 
 const require = createRequire(import.meta.url);
-const { values: options } = parseArgs({ options: { rate: { type: 'string', default: '80' }, seconds: { type: 'string', default: '20' } } });
+const { values: options } = parseArgs({ options: { rate: { type: 'string', default: '80' }, seconds: { type: 'string', default: '20' }, 'partitions-concurrently': { type: 'string', default: '1' } } });
 const RATE = Number(options.rate);
 const SECONDS = Number(options.seconds);
 if (!(RATE > 0) || !(SECONDS > 0)) throw new Error(`--rate and --seconds must be positive numbers, got ${options.rate} and ${options.seconds}`);
@@ -59,7 +59,9 @@ const tracesEndpoint = `http://127.0.0.1:${receiver.address().port}/v1/traces`;
 const callbackSink = createServer((request, response) => request.resume().on('end', () => response.writeHead(200).end()));
 await new Promise((resolve) => callbackSink.listen(0, '127.0.0.1', resolve));
 
-const tracing = { OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: tracesEndpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '500', OTEL_BSP_MAX_QUEUE_SIZE: '100000' };
+// KAFKA_PARTITIONS_CONSUMED_CONCURRENTLY for every service: a run per value, side by side, shows what it does to each hop.
+const concurrency = { KAFKA_PARTITIONS_CONSUMED_CONCURRENTLY: options['partitions-concurrently'] };
+const tracing = { ...concurrency, OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: tracesEndpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '500', OTEL_BSP_MAX_QUEUE_SIZE: '100000' };
 let system;
 try {
   system = await SystemUnderTest.start({ env: { gateway: { ...tracing, ALLOW_HTTP_CALLBACK_URLS: 'true' }, payments: tracing, ledger: tracing } });
@@ -129,7 +131,7 @@ function report(total, failed, achieved) {
     }
     hops['whole request (gateway span)'].push(request.end - request.start);
   }
-  console.log(`W1 pay-in hops: ${total} creates at ${RATE}/s scheduled (${achieved.toFixed(1)}/s achieved), ${failed} failed; ${hops['whole request (gateway span)'].length} traces broken down, ${withoutPaymentsSpan} without a payments span of their own (later messages of a batch)\n`);
+  console.log(`W1 pay-in hops (KAFKA_PARTITIONS_CONSUMED_CONCURRENTLY=${options['partitions-concurrently']}): ${total} creates at ${RATE}/s scheduled (${achieved.toFixed(1)}/s achieved), ${failed} failed; ${hops['whole request (gateway span)'].length} traces broken down, ${withoutPaymentsSpan} without a payments span of their own (later messages of a batch)\n`);
   console.log('| hop | n | p50 ms | p90 ms | p99 ms | mean ms |');
   console.log('|---|---:|---:|---:|---:|---:|');
   for (const [hop, values] of Object.entries(hops)) {

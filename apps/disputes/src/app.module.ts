@@ -20,7 +20,7 @@ export class AppModule {
         HealthModule.forRoot({ consumerLagMax: config.consumerLagMax, healthCheckTimeoutMs: config.healthCheckTimeoutMs }),
         MessagingModule.forRootAsync({
           inject: [],
-          useFactory: () => ({ clientId: 'disputes', brokers: config.kafkaBrokers, namespace: config.kafkaNamespace, security: config.kafkaSecurity, createTopics: config.createTopics }),
+          useFactory: () => ({ clientId: 'disputes', brokers: config.kafkaBrokers, namespace: config.kafkaNamespace, security: config.kafkaSecurity, createTopics: config.createTopics, partitionsConsumedConcurrently: config.partitionsConsumedConcurrently }),
         }),
         DisputesModule.forRoot({
           commandPartitions: config.commandPartitions,

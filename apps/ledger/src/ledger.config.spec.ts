@@ -18,6 +18,7 @@ describe('ledger config', () => {
       paymentsInternalUrl: 'http://127.0.0.1:3001',
       orphanHoldGraceMs: 900_000,
       orphanHoldSweepIntervalMs: 60_000,
+      partitionsConsumedConcurrently: 3,
       withdrawalsInternalUrl: 'http://127.0.0.1:3003',
       conversionFeeBasisPoints: 100,
       // No pair configured: conversions are refused; no threshold: every adjustment needs a second operator.

@@ -191,6 +191,8 @@ export interface KafkaConnectionConfig {
    * instead of being made with whatever settings the service knows.
    */
   createTopics: boolean;
+  /** Partitions whose batches one consumer handles at the same time (each in its own transaction, each partition still in order). */
+  partitionsConsumedConcurrently: number;
   /** SASL over TLS with this service's own principal; null on a loopback PLAINTEXT broker (npm start, tests). */
   kafkaSecurity: KafkaSecurityConfig | null;
 }
@@ -227,6 +229,12 @@ export function readKafkaConnectionConfig(reader: ConfigReader): KafkaConnection
     kafkaNamespace: reader.string('KAFKA_NAMESPACE', { default: '', pattern: /^[a-z0-9._-]*$/, description: 'prefix of every topic and group, to share a cluster between environments' }),
     commandPartitions: reader.integer('KAFKA_TOPIC_PARTITIONS', { default: 6, min: 1, max: 1000, description: 'partitions of command and event topics created at boot' }),
     createTopics: reader.boolean('KAFKA_CREATE_TOPICS', true, { description: 'whether a service creates the topics it uses at boot; false where topics are declared elsewhere (Strimzi KafkaTopic resources), and a missing one then stops the boot' }),
+    partitionsConsumedConcurrently: reader.integer('KAFKA_PARTITIONS_CONSUMED_CONCURRENTLY', {
+      default: 3,
+      min: 1,
+      max: 64,
+      description: "partitions whose batches a consumer handles at once, each partition still in order; above 1 a batch no longer waits for another partition's commit (bench:hops measures it)",
+    }),
     kafkaSecurity: sasl ? saslSettings : null,
   };
   if (kafkaBrokers.length === 0) reader.problem('KAFKA_BROKERS must list at least one host:port');

@@ -22,6 +22,8 @@ export interface KafkaBrokerOptions {
    * naming the missing ones, never creating one (topics declared as Strimzi KafkaTopics). Default true.
    */
   createTopics?: boolean;
+  /** Partitions whose batches a consumer handles at once (kafkajs keeps each partition in order); default 1. */
+  partitionsConsumedConcurrently?: number;
 }
 
 /** The same shape as the services' KafkaSecurityConfig (@mp/shared-util-config). */

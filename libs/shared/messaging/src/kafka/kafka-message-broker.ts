@@ -107,7 +107,7 @@ export class KafkaMessageBroker extends KafkaConsumerHandling implements Message
       consumer.run({
         autoCommit: true,
         autoCommitInterval: 1_000,
-        partitionsConsumedConcurrently: 1,
+        partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? 1,
         // Batches even without a batch handler: kafkajs's eachMessage commits a message once its
         // handler returns, so a partition could not wait paused on a message that failed.
         eachBatchAutoResolve: false,

@@ -10,6 +10,8 @@ export interface MessagingModuleOptions {
   security?: KafkaClientSecurity | null;
   /** false: check at boot that the topics exist, never create one (KAFKA_CREATE_TOPICS). */
   createTopics?: boolean;
+  /** KafkaBrokerOptions.partitionsConsumedConcurrently. */
+  partitionsConsumedConcurrently?: number;
 }
 
 @Injectable()
@@ -41,6 +43,7 @@ export class MessagingModule {
               namespace: settings.namespace,
               security: settings.security,
               createTopics: settings.createTopics,
+              partitionsConsumedConcurrently: settings.partitionsConsumedConcurrently,
               log: (level, message) => (level === 'info' ? logger.log(message) : logger[level](message)),
             });
             await broker.connect();
