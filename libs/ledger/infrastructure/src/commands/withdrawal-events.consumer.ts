@@ -1,9 +1,10 @@
-import { Controller } from '@nestjs/common';
+import { Controller, Inject } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
 import { WITHDRAWAL_EXTERNAL_EVENT_CONTRACT, WITHDRAWAL_EXTERNAL_EVENT_TYPES, WITHDRAWALS_TOPICS, withdrawalHoldId, type WithdrawalExternalEventData } from '@mp/contracts-withdrawals';
 import type { LedgerCommand } from '@mp/ledger-domain';
 import { readEventPayload } from '@mp/shared-command-handling';
 import { ConsumeTopicInBatches, type MessageEnvelope, type ReceivedMessage } from '@mp/shared-messaging';
+import { CLOCK, type Clock } from '@mp/shared-util-clock';
 import { DataSource } from 'typeorm';
 import { LedgerEventIntake } from './ledger-event-intake';
 
@@ -20,13 +21,13 @@ export const LEDGER_WITHDRAWAL_EVENTS_INBOX = 'ledger.withdrawal-events';
 export class WithdrawalEventsConsumer {
   private readonly intake: LedgerEventIntake;
 
-  constructor(dataSource: DataSource) {
+  constructor(dataSource: DataSource, @Inject(CLOCK) clock: Clock) {
     this.intake = new LedgerEventIntake(dataSource, LEDGER_WITHDRAWAL_EVENTS_INBOX, (envelope, now) => {
       const mapped = withdrawalLedgerCommand(envelope, now);
       if (!mapped) return null;
       const { merchantId, currency, holdId, command } = mapped;
       return command === 'attach' ? { attach: { merchantId, currency, holdId } } : { move: { merchantId, currency, command } };
-    });
+    }, clock);
   }
 
   @ConsumeTopicInBatches(WITHDRAWALS_TOPICS.events, { types: Object.values(WITHDRAWAL_EXTERNAL_EVENT_TYPES) })
