@@ -18,7 +18,7 @@ export interface EventContract<Type extends string = string> {
  * succeed, so it is poison naming the event and each bad field. Unlike a command's payload,
  * fields the class does not name pass untouched (producers add optional fields over time, and a
  * consumer deployed before them must still read their events), and the payload is returned as
- * it came, not as the class's instance.
+ * it came, not as the class's instance (docs/decisions/external-event-contracts.md).
  */
 export function readEventPayload<Data>(envelope: MessageEnvelope, contract: EventContract): Data {
   if (envelope.schemaVersion !== contract.schemaVersion) throw new PoisonMessageError(`unsupported schema version ${envelope.schemaVersion} of ${envelope.type}`);
