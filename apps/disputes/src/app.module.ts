@@ -23,11 +23,7 @@ export class AppModule {
           useFactory: () => ({ clientId: 'disputes', brokers: config.kafkaBrokers, namespace: config.kafkaNamespace, security: config.kafkaSecurity, createTopics: config.createTopics, partitionsConsumedConcurrently: config.partitionsConsumedConcurrently }),
         }),
         DisputesModule.forRoot({
-          commandPartitions: config.commandPartitions,
-          testClockEnabled: config.testClockEnabled,
-          receiptOrphanGraceMs: config.receiptOrphanGraceMs,
-          receiptSweepIntervalMs: config.receiptSweepIntervalMs,
-          reviewWindowHours: config.reviewWindowHours,
+          ...config,
           outbox: { connectionString: config.databaseListenUrl, batchSize: 100, pollIntervalMs: 1_000 },
         }),
         MetricsModule.forRoot({ service: 'disputes', outbox: true, serveOnAppPort: true }),

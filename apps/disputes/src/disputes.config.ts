@@ -1,10 +1,11 @@
 import { readServiceAuthConfig, type ServiceAuthConfig, type ServiceName } from '@mp/shared-service-auth';
 import { DEFAULT_REVIEW_WINDOW_HOURS } from '@mp/disputes-domain';
-import { DISPUTES_INTERNAL_ACCESS } from '@mp/disputes-infrastructure';
+import { DISPUTES_INTERNAL_ACCESS, type DisputesSettings } from '@mp/disputes-infrastructure';
 import { ConfigReader, readInternalTlsConfig, readKafkaConnectionConfig, readLogFormat, readTestClockEnabled, type Environment, type InternalTlsConfig, type KafkaConnectionConfig, type LogFormat } from '@mp/shared-util-config';
 import { readHealthConfig, type HealthConfig } from '@mp/shared-health';
 
-export interface DisputesConfig extends KafkaConnectionConfig, HealthConfig, InternalTlsConfig {
+/** The disputes module's settings are read here as they are declared there (DisputesSettings), and passed on whole. */
+export interface DisputesConfig extends KafkaConnectionConfig, HealthConfig, InternalTlsConfig, DisputesSettings {
   /** This service's signing key and its callers' public keys (service-to-service authentication, always on). */
   serviceAuth: ServiceAuthConfig;
   logFormat: LogFormat;
@@ -18,10 +19,6 @@ export interface DisputesConfig extends KafkaConnectionConfig, HealthConfig, Int
    */
   databaseListenUrl: string;
   databasePoolMax: number;
-  testClockEnabled: boolean;
-  receiptOrphanGraceMs: number;
-  receiptSweepIntervalMs: number;
-  reviewWindowHours: number;
 }
 
 /** Reads and validates the disputes service's environment once, at boot. */

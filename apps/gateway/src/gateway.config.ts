@@ -1,14 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { CREDENTIAL_LIFETIME_DAYS_LIMIT, DEFAULT_AGENT_CREDENTIAL_LIFETIME_DAYS } from '@mp/access-domain';
 import { readServiceAuthConfig, type ServiceAuthConfig, type ServiceName } from '@mp/shared-service-auth';
-import { DEFAULT_RATE_LIMITS, GATEWAY_INTERNAL_ACCESS, isTrustedProxyEntry, readOperatorCredentialLifetime, type RateLimitSettings } from '@mp/gateway-api';
+import { DEFAULT_RATE_LIMITS, GATEWAY_INTERNAL_ACCESS, isTrustedProxyEntry, readOperatorCredentialLifetime, type GatewaySettings, type RateLimitSettings } from '@mp/gateway-api';
 import { readAllowHttpCallbackUrls, readCallbackAllowedPorts } from '@mp/contracts-callbacks';
 import { ConfigReader, readInternalTlsConfig, readKafkaConnectionConfig, readLogFormat, readTestClockEnabled, type Environment, type InternalTlsConfig, type KafkaConnectionConfig, type LogFormat } from '@mp/shared-util-config';
 import { readHealthConfig, type HealthConfig } from '@mp/shared-health';
 import { readMasterKeyring, type SecretKeyring } from '@mp/shared-util-secret-box';
 import { readConsoleConfig, type ConsoleConfig } from '@mp/console-bff';
 
-export interface GatewayConfig extends KafkaConnectionConfig, HealthConfig, InternalTlsConfig {
+/** The gateway module's settings are read here as they are declared there (GatewaySettings), and passed on whole. */
+export interface GatewayConfig extends KafkaConnectionConfig, HealthConfig, InternalTlsConfig, GatewaySettings {
   /** This service's signing key and its callers' public keys (service-to-service authentication, always on). */
   serviceAuth: ServiceAuthConfig;
   logFormat: LogFormat;
@@ -16,37 +17,11 @@ export interface GatewayConfig extends KafkaConnectionConfig, HealthConfig, Inte
   httpPort: number;
   databaseUrl: string;
   databasePoolMax: number;
-  instanceId: string;
-  commandTimeoutMs: number;
-  replyTopicSweepIntervalMs: number;
-  replyTopicGraceMs: number;
-  paymentsInternalUrl: string;
-  ledgerInternalUrl: string;
-  withdrawalsInternalUrl: string;
-  disputesInternalUrl: string;
-  paymentsReadTimeoutMs: number;
-  allowHttpCallbackUrls: boolean;
-  /** CALLBACK_ALLOWED_PORTS (default 443,8443): ports callback URLs may name, checked again by the dispatcher. */
-  callbackAllowedPorts: Array<[number, number]>;
   /** MERCHANT_SECRETS_MASTER_KEY (current) and MERCHANT_SECRETS_RETIRED_KEYS: seals and opens merchant API and webhook secrets. */
   secretsKeyring: SecretKeyring;
-  credentialCacheTtlMs: number;
-  callbacksInternalUrl: string;
-  webhookSecretOverlapHours: number;
-  apiSecretOverlapHours: number;
-  operatorCredentialLifetimeDays: number;
-  operatorCredentialLifetimeMaxDays: number;
-  operatorLiveCredentialsMax: number;
-  agentCredentialLifetimeDays: number;
-  /** Tests only: the internal listener takes POST /internal/test/clock to move the gateway's clock forward. */
-  testClockEnabled: boolean;
   /** The internal-only listener for the callback dispatcher (and /metrics); callers authenticate with their service tokens. */
   internalHttpHost: string;
   internalHttpPort: number;
-  /** Reverse proxies whose X-Forwarded-Proto is believed (HSTS is sent when it says https). */
-  trustedProxies: string[];
-  /** GATEWAY_RATE_LIMIT_{MERCHANT,ADDRESS,AUTH_FAILURES}_{PER_SECOND,BURST}: token buckets shared by all replicas. */
-  rateLimits: RateLimitSettings;
   /** CONSOLE_ASSETS_DIR, CONSOLE_SESSION_IDLE_MINUTES, CONSOLE_SESSION_MAX_HOURS: the console served by this gateway. */
   console: ConsoleConfig;
 }

@@ -22,15 +22,7 @@ export class AppModule {
           inject: [],
           useFactory: () => ({ clientId: 'ledger', brokers: config.kafkaBrokers, namespace: config.kafkaNamespace, security: config.kafkaSecurity, createTopics: config.createTopics, partitionsConsumedConcurrently: config.partitionsConsumedConcurrently }),
         }),
-        LedgerModule.forRoot({
-          commandPartitions: config.commandPartitions,
-          paymentsInternalUrl: config.paymentsInternalUrl,
-          orphanHoldGraceMs: config.orphanHoldGraceMs,
-          orphanHoldSweepIntervalMs: config.orphanHoldSweepIntervalMs,
-          withdrawalsInternalUrl: config.withdrawalsInternalUrl,
-          conversionFeeBasisPoints: config.conversionFeeBasisPoints,
-          operatorLimits: config.operatorLimits,
-        }),
+        LedgerModule.forRoot(config),
         MetricsModule.forRoot({ service: 'ledger', outbox: false, serveOnAppPort: true, domainMetrics: registerLedgerMetrics }),
       ],
     };

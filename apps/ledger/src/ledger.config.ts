@@ -1,10 +1,11 @@
 import { readServiceAuthConfig, type ServiceAuthConfig, type ServiceName } from '@mp/shared-service-auth';
-import { LEDGER_INTERNAL_ACCESS } from '@mp/ledger-infrastructure';
+import { LEDGER_INTERNAL_ACCESS, type LedgerSettings } from '@mp/ledger-infrastructure';
 import { ConfigReader, readInternalTlsConfig, readKafkaConnectionConfig, readLogFormat, type Environment, type InternalTlsConfig, type KafkaConnectionConfig, type LogFormat } from '@mp/shared-util-config';
 import { readHealthConfig, type HealthConfig } from '@mp/shared-health';
 import { parseCurrencyTable, parseMinorUnits, parsePairTable, parsePositiveRate, type OperatorMoneyLimits } from '@mp/ledger-domain';
 
-export interface LedgerConfig extends KafkaConnectionConfig, HealthConfig, InternalTlsConfig {
+/** The ledger module's settings are read here as they are declared there (LedgerSettings), and passed on whole. */
+export interface LedgerConfig extends KafkaConnectionConfig, HealthConfig, InternalTlsConfig, LedgerSettings {
   /** This service's signing key and its callers' public keys (service-to-service authentication, always on). */
   serviceAuth: ServiceAuthConfig;
   logFormat: LogFormat;
@@ -12,12 +13,6 @@ export interface LedgerConfig extends KafkaConnectionConfig, HealthConfig, Inter
   httpPort: number;
   databaseUrl: string;
   databasePoolMax: number;
-  paymentsInternalUrl: string;
-  orphanHoldGraceMs: number;
-  orphanHoldSweepIntervalMs: number;
-  withdrawalsInternalUrl: string;
-  conversionFeeBasisPoints: number;
-  operatorLimits: OperatorMoneyLimits;
 }
 
 /** Reads and validates the ledger service's environment once, at boot. */

@@ -1,10 +1,14 @@
 import { readServiceAuthConfig, type ServiceAuthConfig, type ServiceName } from '@mp/shared-service-auth';
-import { PAYMENTS_INTERNAL_ACCESS } from '@mp/payments-infrastructure';
+import { PAYMENTS_INTERNAL_ACCESS, type PaymentsSettings } from '@mp/payments-infrastructure';
 import { ConfigReader, readInternalTlsConfig, readKafkaConnectionConfig, readLogFormat, readTestClockEnabled, type Environment, type InternalTlsConfig, type KafkaConnectionConfig, type LogFormat } from '@mp/shared-util-config';
 import { readHealthConfig, type HealthConfig } from '@mp/shared-health';
-import { readMasterKeyring, type SecretKeyring } from '@mp/shared-util-secret-box';
+import { readMasterKeyring } from '@mp/shared-util-secret-box';
 
-export interface PaymentsConfig extends KafkaConnectionConfig, HealthConfig, InternalTlsConfig {
+/**
+ * The payments module's settings are read here as they are declared there (PaymentsSettings), and
+ * passed on whole; the payer page's base URL is the service's public base URL.
+ */
+export interface PaymentsConfig extends KafkaConnectionConfig, HealthConfig, InternalTlsConfig, Omit<PaymentsSettings, 'payerPageBaseUrl'> {
   /** This service's signing key and its callers' public keys (service-to-service authentication, always on). */
   serviceAuth: ServiceAuthConfig;
   logFormat: LogFormat;
@@ -19,13 +23,8 @@ export interface PaymentsConfig extends KafkaConnectionConfig, HealthConfig, Int
   databaseListenUrl: string;
   databasePoolMax: number;
   publicBaseUrl: string;
-  /** PAYMENTS_SECRETS_MASTER_KEY (current) and PAYMENTS_SECRETS_RETIRED_KEYS: encrypt recipient account numbers and key payer-page tokens (a key per purpose is derived from each). */
-  secretsKeyring: SecretKeyring;
-  crashAfterCommitOf: string | null;
   ledgerInternalUrl: string;
   ledgerTimeoutMs: number;
-  expirySweepIntervalMs: number;
-  testClockEnabled: boolean;
 }
 
 /** Reads and validates the payments service's environment once, at boot. */

@@ -1,11 +1,12 @@
 import { readServiceAuthConfig, type ServiceAuthConfig, type ServiceName } from '@mp/shared-service-auth';
-import { WITHDRAWALS_INTERNAL_ACCESS } from '@mp/withdrawals-infrastructure';
+import { WITHDRAWALS_INTERNAL_ACCESS, type WithdrawalsSettings } from '@mp/withdrawals-infrastructure';
 import { ConfigReader, readInternalTlsConfig, readKafkaConnectionConfig, readLogFormat, type Environment, type InternalTlsConfig, type KafkaConnectionConfig, type LogFormat } from '@mp/shared-util-config';
 import { readHealthConfig, type HealthConfig } from '@mp/shared-health';
 import { parseAmountLiteral } from '@mp/shared-util-money';
 import { DEFAULT_WITHDRAWAL_ASSETS, type WithdrawalAsset } from '@mp/withdrawals-domain';
 
-export interface WithdrawalsConfig extends KafkaConnectionConfig, HealthConfig, InternalTlsConfig {
+/** The withdrawals module's settings are read here as they are declared there (WithdrawalsSettings), and passed on whole. */
+export interface WithdrawalsConfig extends KafkaConnectionConfig, HealthConfig, InternalTlsConfig, WithdrawalsSettings {
   /** This service's signing key and its callers' public keys (service-to-service authentication, always on). */
   serviceAuth: ServiceAuthConfig;
   httpHost: string;
@@ -19,14 +20,6 @@ export interface WithdrawalsConfig extends KafkaConnectionConfig, HealthConfig, 
    */
   databaseListenUrl: string;
   databasePoolMax: number;
-  ledgerInternalUrl: string;
-  ledgerTimeoutMs: number;
-  assets: WithdrawalAsset[];
-  sendIntervalMs: number;
-  sendLeaseMs: number;
-  sendConcurrency: number;
-  simulator: { delayMs: number; outcome: 'succeed' | 'fail'; failAddressPattern: RegExp | null };
-  crashAfterNetworkSend: boolean;
 }
 
 /** Reads and validates the withdrawals service's environment once, at boot. */

@@ -91,7 +91,7 @@ describe('access stores for rotation, suspension, operator credentials and audit
     const suspended = await merchants.changeStatus(merchant.merchantId, 'suspend', { actor: 'cred_a', reason: 'fraud review', now });
     expect(suspended).toMatchObject({ kind: 'changed', profile: { status: 'suspended' } });
     expect((await merchants.findCredentials(merchant.merchantId))?.status).toBe('suspended');
-    expect(await merchants.findAccessRecord(merchant.merchantId)).toMatchObject({ status_changed_at: now.toISOString(), status_changed_by: 'cred_a', status_reason: 'fraud review' });
+    expect(await merchants.findAccessRecord(merchant.merchantId, new Date())).toMatchObject({ status_changed_at: now.toISOString(), status_changed_by: 'cred_a', status_reason: 'fraud review' });
     expect(await merchants.changeStatus(merchant.merchantId, 'suspend', { actor: 'cred_b', reason: 'again', now })).toEqual({ kind: 'refused', code: 'MERCHANT_STATUS_CONFLICT', status: 'suspended' });
     expect(await merchants.changeStatus(merchant.merchantId, 'reinstate', { actor: 'cred_b', reason: 'cleared', now })).toMatchObject({ kind: 'changed', profile: { status: 'active' } });
     expect(await merchants.changeStatus('mch_000000000000000000000000', 'suspend', { actor: 'cred_b', reason: 'x', now })).toEqual({ kind: 'not_found' });

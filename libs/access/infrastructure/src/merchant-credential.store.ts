@@ -284,7 +284,7 @@ export class MerchantCredentialStore {
   }
 
   /** The operator's view beside the profile; null when the merchant does not exist. */
-  async findAccessRecord(merchantId: string): Promise<MerchantAccessRecord | null> {
+  async findAccessRecord(merchantId: string, now: Date): Promise<MerchantAccessRecord | null> {
     const rows: Array<{ status_changed_at: Date | null; status_changed_by: string | null; status_reason: string | null; api_until: Date | null; webhook_until: Date | null }> =
       await this.dataSource.query(
         `SELECT m.status_changed_at, m.status_changed_by, m.status_reason,
@@ -295,7 +295,6 @@ export class MerchantCredentialStore {
       );
     const row = rows[0];
     if (!row) return null;
-    const now = new Date();
     const running = (until: Date | null) => (until && until > now ? until.toISOString() : null);
     return {
       status_changed_at: row.status_changed_at?.toISOString() ?? null,

@@ -4,11 +4,13 @@ import { PAYMENT_ORDER_EXTERNAL_EVENT_TYPES, PAYMENTS_TOPICS, type PaymentOrderE
 import { WITHDRAWAL_EXTERNAL_EVENT_TYPES, WITHDRAWALS_TOPICS, type WithdrawalExternalEventData } from '@mp/contracts-withdrawals';
 import { stringifyMerchantJson } from '@mp/shared-util-validation';
 
-/** The fields of a received envelope routing needs. */
+/**
+ * The fields of a received envelope routing needs. Its `data` has been checked against its
+ * contract's payload class (libs/contracts) where the dispatcher's intake reads it.
+ */
 export interface SourceEvent {
   id: string;
   type: string;
-  time: string;
   data: unknown;
 }
 
@@ -35,8 +37,7 @@ export interface CallbackRoute {
   topic: string;
   eventType: string;
   callbackType: CallbackType;
-  /** Returns null (poison) when the event does not carry what the route needs. */
-  intentOf(event: SourceEvent): Omit<CallbackIntent, 'callbackType'> | null;
+  intentOf(event: SourceEvent): Omit<CallbackIntent, 'callbackType'>;
 }
 
 /**
@@ -57,19 +58,15 @@ function merchantStateOf(order: PaymentOrderExternalView): Record<string, unknow
 }
 
 /** External payment-order events carry everything: merchant, version and the order snapshot. */
-function paymentOrderIntent(event: SourceEvent): Omit<CallbackIntent, 'callbackType'> | null {
-  const data = event.data as Partial<PaymentOrderExternalEventData> | null;
-  const order = data?.order;
-  if (!data || typeof data.merchantId !== 'string' || typeof data.orderId !== 'string' || !Number.isInteger(data.version) || !order || typeof order.callback_url !== 'string') {
-    return null;
-  }
+function paymentOrderIntent(event: SourceEvent): Omit<CallbackIntent, 'callbackType'> {
+  const data = event.data as PaymentOrderExternalEventData;
   return {
     merchantId: data.merchantId,
     subject: { kind: 'payment_order', id: data.orderId },
-    stateVersion: data.version as number,
-    target: { kind: 'url', url: order.callback_url },
-    state: merchantStateOf(order),
-    occurredAt: typeof data.occurredAt === 'string' ? data.occurredAt : event.time,
+    stateVersion: data.version,
+    target: { kind: 'url', url: data.order.callback_url },
+    state: merchantStateOf(data.order),
+    occurredAt: data.occurredAt,
   };
 }
 
@@ -80,19 +77,17 @@ function paymentOrderIntent(event: SourceEvent): Omit<CallbackIntent, 'callbackT
  * order's `callback_url` is the pay-in's and disputes do not carry it (documented in
  * docs/api/callbacks.md).
  */
-function snapshotIntent(kind: 'withdrawal' | 'dispute', idOf: (data: Record<string, unknown>) => unknown) {
-  return (event: SourceEvent): Omit<CallbackIntent, 'callbackType'> | null => {
-    const data = event.data as (Partial<WithdrawalExternalEventData & DisputeExternalEventData> & Record<string, unknown>) | null;
-    const state = data?.[kind];
-    const id = data ? idOf(data) : undefined;
-    if (!data || typeof data.merchantId !== 'string' || typeof id !== 'string' || !Number.isInteger(data.version) || !state || typeof state !== 'object') return null;
+function snapshotIntent<Data extends WithdrawalExternalEventData | DisputeExternalEventData>(kind: 'withdrawal' | 'dispute', idOf: (data: Data) => string) {
+  return (event: SourceEvent): Omit<CallbackIntent, 'callbackType'> => {
+    const data = event.data as Data;
+    const state = (data as unknown as Record<string, Record<string, unknown>>)[kind];
     return {
       merchantId: data.merchantId,
-      subject: { kind, id },
-      stateVersion: data.version as number,
+      subject: { kind, id: idOf(data) },
+      stateVersion: data.version,
       target: { kind: 'merchant_default' },
-      state: { ...(state as unknown as Record<string, unknown>) },
-      occurredAt: typeof data.occurredAt === 'string' ? data.occurredAt : event.time,
+      state: { ...state },
+      occurredAt: data.occurredAt,
     };
   };
 }
@@ -102,13 +97,13 @@ const withdrawalOutcome = (eventType: string, callbackType: CallbackType): Callb
   topic: WITHDRAWALS_TOPICS.events,
   eventType,
   callbackType,
-  intentOf: snapshotIntent('withdrawal', (data) => data['orderId']),
+  intentOf: snapshotIntent<WithdrawalExternalEventData>('withdrawal', (data) => data.orderId),
 });
 const disputeChange = (eventType: string, callbackType: CallbackType): CallbackRoute => ({
   topic: DISPUTES_TOPICS.events,
   eventType,
   callbackType,
-  intentOf: snapshotIntent('dispute', (data) => data['disputeId']),
+  intentOf: snapshotIntent<DisputeExternalEventData>('dispute', (data) => data.disputeId),
 });
 
 /** docs/api/callbacks.md: the outcomes merchants are told about, by source event. */
@@ -136,15 +131,13 @@ export function eventTypesOf(routes: readonly CallbackRoute[], topic: string): s
   return [...new Set(routes.filter((route) => route.topic === topic).map((route) => route.eventType))];
 }
 
-export type RoutingResult = { kind: 'ignored' } | { kind: 'malformed'; reason: string } | { kind: 'callback'; intent: CallbackIntent };
+export type RoutingResult = { kind: 'ignored' } | { kind: 'callback'; intent: CallbackIntent };
 
 /** The callback an event causes, if any. Events no route names (creation, progress) cause none. */
 export function routeEvent(routes: readonly CallbackRoute[], topic: string, event: SourceEvent): RoutingResult {
   const route = routes.find((candidate) => candidate.topic === topic && candidate.eventType === event.type);
   if (!route) return { kind: 'ignored' };
-  const intent = route.intentOf(event);
-  if (!intent) return { kind: 'malformed', reason: `${event.type} ${event.id} lacks the merchant, version or state object its callback needs` };
-  return { kind: 'callback', intent: { ...intent, callbackType: route.callbackType } };
+  return { kind: 'callback', intent: { ...route.intentOf(event), callbackType: route.callbackType } };
 }
 
 /**

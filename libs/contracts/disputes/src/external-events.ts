@@ -1,3 +1,4 @@
+import { FieldRule, IsIsoDateTime, IsJsonObject, IsMinorUnits, IsNonEmptyString, IsStreamVersion } from '@mp/shared-util-validation';
 import type { DisputeView } from './api';
 
 /**
@@ -53,6 +54,48 @@ export interface DisputeExternalEventData {
   occurredAt: string;
   dispute: DisputeView;
 }
+
+/** What payments and the callback dispatcher check a dispute event against (DISPUTE_EXTERNAL_EVENT_CONTRACT); the snapshot passes as an object. */
+export class DisputeExternalEventPayload {
+  @IsNonEmptyString()
+  merchantId!: string;
+
+  @IsNonEmptyString()
+  orderId!: string;
+
+  @IsNonEmptyString()
+  disputeId!: string;
+
+  @IsStreamVersion()
+  version!: number;
+
+  @FieldRule('isSettledAmount', (value) => (value === null || (typeof value === 'string' && /^[1-9][0-9]*$/.test(value)) ? null : 'must be a positive integer in minor units, as a decimal string, or null'))
+  settledAmountMinor!: string | null;
+
+  @IsIsoDateTime()
+  occurredAt!: string;
+
+  @IsJsonObject()
+  dispute!: DisputeView;
+}
+
+/** An acceptance names what the order settles for. */
+export class DisputeAcceptedPayload extends DisputeExternalEventPayload {
+  @IsMinorUnits('positive')
+  override settledAmountMinor!: string;
+}
+
+/** The dispute events' payload classes by type (the review's and the visible outcomes), for the intakes that read them (`readEventPayload`). */
+export const DISPUTE_EXTERNAL_EVENT_CONTRACT = {
+  schemaVersion: DISPUTE_EXTERNAL_EVENT_SCHEMA_VERSION,
+  payloads: {
+    [DISPUTE_EXTERNAL_EVENT_TYPES.opened]: DisputeExternalEventPayload,
+    [DISPUTE_EXTERNAL_EVENT_TYPES.accepted]: DisputeAcceptedPayload,
+    [DISPUTE_EXTERNAL_EVENT_TYPES.rejected]: DisputeExternalEventPayload,
+    [DISPUTE_OUTCOME_VISIBLE_EVENT_TYPES.accepted]: DisputeExternalEventPayload,
+    [DISPUTE_OUTCOME_VISIBLE_EVENT_TYPES.rejected]: DisputeExternalEventPayload,
+  },
+};
 
 export interface DisputeExternalEvent {
   type: DisputeExternalEventType;

@@ -7,6 +7,9 @@ export {
   type DisputeExternalEventData,
   type DisputeExternalEventType,
   type DisputeOutcomeVisibleEventType,
+  DISPUTE_EXTERNAL_EVENT_CONTRACT,
+  DisputeAcceptedPayload,
+  DisputeExternalEventPayload,
 } from './external-events';
 export {
   DISPUTE_RECEIPT_BYTES_MAX,

@@ -1,4 +1,7 @@
-import type { PaymentDirection, PaymentOrderStatus, PaymentOrderSubStatus } from './order-view';
+import { Type } from 'class-transformer';
+import { IsOptional, IsString, ValidateNested } from 'class-validator';
+import { FieldRule, IsIsoDateTime, IsJsonObject, IsKnownCurrency, IsMinorUnits, IsNonEmptyString, IsOneOf, IsStreamVersion, NotMoreThan } from '@mp/shared-util-validation';
+import { PAYMENT_ORDER_STATUSES, type PaymentDirection, type PaymentOrderStatus, type PaymentOrderSubStatus } from './order-view';
 
 /**
  * External events of the payments context: what other contexts (ledger, disputes, callback
@@ -79,6 +82,62 @@ export interface PaymentOrderExternalEventData {
   order: PaymentOrderExternalView;
 }
 
+/** The snapshot's fields other contexts read (the callback dispatcher its URL, disputes its creation time); the rest passes unread. */
+export class PaymentOrderExternalViewPayload {
+  @IsString()
+  callback_url!: string;
+
+  @IsIsoDateTime()
+  created_at!: string;
+}
+
+/**
+ * What every consumer of an order event checks it against (its intake's `read`, see
+ * PAYMENT_ORDER_EXTERNAL_EVENT_CONTRACT): the fields any of them reads. Optional members added
+ * since version 1 (`settledByDisputeId`, the snapshot's `return_url` and `metadata`) may be absent.
+ */
+export class PaymentOrderExternalEventPayload {
+  @IsNonEmptyString()
+  merchantId!: string;
+
+  @IsNonEmptyString()
+  orderId!: string;
+
+  @IsOneOf(['incoming', 'outgoing'])
+  direction!: PaymentDirection;
+
+  @IsOneOf(PAYMENT_ORDER_STATUSES)
+  status!: PaymentOrderStatus;
+
+  @IsMinorUnits('positive', 'currency')
+  amountMinor!: string;
+
+  @IsMinorUnits('non-negative', 'currency')
+  @NotMoreThan('amountMinor', 'must not exceed amountMinor')
+  feeMinor!: string;
+
+  @IsKnownCurrency()
+  currency!: string;
+
+  @FieldRule('isAgentId', (value) => (value === null || (typeof value === 'string' && value !== '') ? null : 'must be an agent id or null'))
+  agentId!: string | null;
+
+  @IsStreamVersion()
+  version!: number;
+
+  @IsIsoDateTime()
+  occurredAt!: string;
+
+  @IsOptional()
+  @IsNonEmptyString()
+  settledByDisputeId?: string;
+
+  @IsJsonObject()
+  @ValidateNested()
+  @Type(() => PaymentOrderExternalViewPayload)
+  order!: PaymentOrderExternalViewPayload;
+}
+
 export interface PaymentOrderExternalEvent {
   type: PaymentOrderExternalEventType;
   data: PaymentOrderExternalEventData;
@@ -121,3 +180,32 @@ export interface PaymentOrderDisputeOutcomeAppliedData {
   disputeVersion: number;
   occurredAt: string;
 }
+
+export class PaymentOrderDisputeOutcomeAppliedPayload {
+  @IsStreamVersion()
+  disputeVersion!: number;
+
+  @IsNonEmptyString()
+  disputeId!: string;
+
+  @IsNonEmptyString()
+  merchantId!: string;
+
+  @IsNonEmptyString()
+  orderId!: string;
+
+  @IsIsoDateTime()
+  occurredAt!: string;
+}
+
+/** The order events' payload classes by type, for the intakes that read them (`readEventPayload`). */
+export const PAYMENT_ORDER_EXTERNAL_EVENT_CONTRACT = {
+  schemaVersion: PAYMENT_ORDER_EXTERNAL_EVENT_SCHEMA_VERSION,
+  payloads: Object.fromEntries(Object.values(PAYMENT_ORDER_EXTERNAL_EVENT_TYPES).map((type) => [type, PaymentOrderExternalEventPayload])) as Record<PaymentOrderExternalEventType, typeof PaymentOrderExternalEventPayload>,
+};
+
+/** Payments' receipts of another context's decision, on the same topic with their own schema version. */
+export const PAYMENT_ORDER_DISPUTE_EVENT_CONTRACT = {
+  schemaVersion: PAYMENT_ORDER_DISPUTE_EVENT_SCHEMA_VERSION,
+  payloads: { [PAYMENT_ORDER_DISPUTE_EVENT_TYPES.disputeOutcomeApplied]: PaymentOrderDisputeOutcomeAppliedPayload },
+};

@@ -31,10 +31,15 @@ export {
 } from './commands';
 export { payoutHoldId } from './events';
 export {
+  PAYMENT_ORDER_DISPUTE_EVENT_CONTRACT,
   PAYMENT_ORDER_DISPUTE_EVENT_SCHEMA_VERSION,
   PAYMENT_ORDER_DISPUTE_EVENT_TYPES,
+  PAYMENT_ORDER_EXTERNAL_EVENT_CONTRACT,
   PAYMENT_ORDER_EXTERNAL_EVENT_SCHEMA_VERSION,
   PAYMENT_ORDER_EXTERNAL_EVENT_TYPES,
+  PaymentOrderDisputeOutcomeAppliedPayload,
+  PaymentOrderExternalEventPayload,
+  PaymentOrderExternalViewPayload,
   type PaymentOrderDisputeOutcomeAppliedData,
   type PaymentOrderExternalEvent,
   type PaymentOrderExternalEventData,

@@ -1,3 +1,4 @@
+import { IsIsoDateTime, IsJsonObject, IsKnownCurrency, IsMinorUnits, IsNonEmptyString, IsStreamVersion } from '@mp/shared-util-validation';
 import type { WithdrawalView } from './withdrawal-view';
 
 /**
@@ -40,6 +41,42 @@ export interface WithdrawalExternalEventData {
   /** The merchant-facing state object at this version (the callback body's `data`). */
   withdrawal: WithdrawalView;
 }
+
+/** What the ledger and the callback dispatcher check a withdrawal event against (WITHDRAWAL_EXTERNAL_EVENT_CONTRACT); the snapshot passes as an object. */
+export class WithdrawalExternalEventPayload {
+  @IsNonEmptyString()
+  merchantId!: string;
+
+  @IsNonEmptyString()
+  orderId!: string;
+
+  @IsNonEmptyString()
+  holdId!: string;
+
+  @IsKnownCurrency()
+  balanceAsset!: string;
+
+  @IsMinorUnits('positive', 'balanceAsset')
+  amountMinor!: string;
+
+  @IsMinorUnits('non-negative', 'balanceAsset')
+  networkFeeMinor!: string;
+
+  @IsStreamVersion()
+  version!: number;
+
+  @IsIsoDateTime()
+  occurredAt!: string;
+
+  @IsJsonObject()
+  withdrawal!: WithdrawalView;
+}
+
+/** The withdrawal events' payload classes by type, for the intakes that read them (`readEventPayload`). */
+export const WITHDRAWAL_EXTERNAL_EVENT_CONTRACT = {
+  schemaVersion: WITHDRAWAL_EXTERNAL_EVENT_SCHEMA_VERSION,
+  payloads: Object.fromEntries(Object.values(WITHDRAWAL_EXTERNAL_EVENT_TYPES).map((type) => [type, WithdrawalExternalEventPayload])) as Record<WithdrawalExternalEventType, typeof WithdrawalExternalEventPayload>,
+};
 
 export interface WithdrawalExternalEvent {
   type: WithdrawalExternalEventType;

@@ -11,7 +11,9 @@ export {
   type WithdrawalCommandType,
 } from './commands';
 export {
+  WITHDRAWAL_EXTERNAL_EVENT_CONTRACT,
   WITHDRAWAL_EXTERNAL_EVENT_SCHEMA_VERSION,
+  WithdrawalExternalEventPayload,
   WITHDRAWAL_EXTERNAL_EVENT_TYPES,
   type WithdrawalExternalEvent,
   type WithdrawalExternalEventData,

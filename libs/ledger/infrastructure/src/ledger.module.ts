@@ -1,6 +1,7 @@
 import { EventStoreAnchoring, InternalEventAnchorsController } from '@mp/shared-command-handling';
 import { authorizationFor, SERVICE_TOKEN_ISSUER, type ServiceTokenIssuer } from '@mp/shared-service-auth';
 import { Module, type DynamicModule } from '@nestjs/common';
+import { CLOCK, OffsetClock } from '@mp/shared-util-clock';
 import { APP_FILTER } from '@nestjs/core';
 import { InternalErrorFilter } from '@mp/shared-nest-http';
 import { MessagingEventHashChain1700000060380, MessagingSchema1700000000000, MessagingUnreadIndexes1700000030000 } from '@mp/shared-messaging';
@@ -52,6 +53,7 @@ export class LedgerModule {
       providers: [
         EventStoreAnchoring,
         { provide: LEDGER_SETTINGS, useValue: settings },
+        { provide: CLOCK, useValue: new OffsetClock() },
         { provide: APP_FILTER, useClass: InternalErrorFilter },
         {
           provide: PAYMENT_ORDER_DIRECTORY,

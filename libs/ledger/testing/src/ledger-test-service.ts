@@ -34,6 +34,7 @@ import {
   type PaymentOrderDirectory,
 } from '@mp/ledger-infrastructure';
 import { eventually, requiredEnv, sourceEntryPoint, testKafkaBrokers, workspaceRoot } from '@mp/shared-testing';
+import { OffsetClock } from '@mp/shared-util-clock';
 import { DataSource } from 'typeorm';
 
 
@@ -236,7 +237,7 @@ export class LedgerTestService {
   /** A sweeper on this service's database that asks `directory` instead of the payments (and `withdrawals` instead of the withdrawals) service. */
   orphanHoldSweeper(directory: PaymentOrderDirectory, orphanHoldGraceMs: number, withdrawals: PaymentOrderDirectory = directory): OrphanHoldSweeper {
     if (!this.app) throw new Error('the ledger is not running');
-    return new OrphanHoldSweeper(this.app.get(DataSource), { ...TEST_LEDGER_SETTINGS, orphanHoldGraceMs }, directory, withdrawals);
+    return new OrphanHoldSweeper(this.app.get(DataSource), { ...TEST_LEDGER_SETTINGS, orphanHoldGraceMs }, directory, withdrawals, new OffsetClock());
   }
 
   placeHold(merchantId: string, holdId: string, amountMinor: string, feeMinor = '0', currency = 'RUB') {

@@ -12,6 +12,7 @@ export {
   type LoadedState,
   type StreamReadOptions,
 } from './handle-command';
+export { readEventPayload, type EventContract } from './event-payload';
 export { PeriodicTask } from './periodic-task';
 export {
   assertValidCommand,

@@ -168,3 +168,28 @@ export function IsOneOf(values: readonly string[], issue = `must be one of ${val
 export function Trim(): PropertyDecorator {
   return Transform(({ value }) => (typeof value === 'string' ? value.trim() : value)) as PropertyDecorator;
 }
+
+/** A string with at least one character (the ids one service's events name for another). */
+export function IsNonEmptyString(options?: ValidationOptions): PropertyDecorator {
+  return FieldRule('isNonEmptyString', (value) => (typeof value === 'string' && value !== '' ? null : 'must be a non-empty string'), options);
+}
+
+/** A stream's position in an event: a whole number from 1. */
+export function IsStreamVersion(options?: ValidationOptions): PropertyDecorator {
+  return FieldRule('isStreamVersion', (value) => (typeof value === 'number' && Number.isInteger(value) && value >= 1 ? null : 'must be a whole number from 1'), options);
+}
+
+/** A JSON object (not an array, not null): an event's state snapshot, read as a whole. */
+export function IsJsonObject(options?: ValidationOptions): PropertyDecorator {
+  return FieldRule('isJsonObject', (value) => (typeof value === 'object' && value !== null && !Array.isArray(value) ? null : 'must be an object'), options);
+}
+
+/** This minor-units string is not more than the one in `otherField` (checked only when both are integer strings). */
+export function NotMoreThan(otherField: string, issue: string, options?: ValidationOptions): PropertyDecorator {
+  return FieldRule('notMoreThan', (value, args) => {
+    const other = (args.object as Record<string, unknown>)[otherField];
+    const integer = /^-?[0-9]+$/;
+    if (typeof value !== 'string' || typeof other !== 'string' || !integer.test(value) || !integer.test(other)) return null;
+    return BigInt(value) <= BigInt(other) ? null : issue;
+  }, options);
+}

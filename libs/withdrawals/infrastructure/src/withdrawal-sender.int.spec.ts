@@ -12,6 +12,7 @@ import type { LedgerHolds } from '@mp/ledger-client';
 import { DomainError } from '@mp/shared-util-errors';
 import { DEFAULT_WITHDRAWAL_ASSETS, toWithdrawalStreamId, type NetworkAnswer, type WithdrawalCommand } from '@mp/withdrawals-domain';
 import { Client } from 'pg';
+import { OffsetClock } from '@mp/shared-util-clock';
 import { DataSource } from 'typeorm';
 import { handleWithdrawalCommand } from './commands/withdrawal.stream';
 import { findWithdrawal, listWithdrawals } from './persistence/withdrawal.projection';
@@ -111,7 +112,7 @@ describe('withdrawal sender', () => {
     for (const orderId of orderIds) await request(orderId);
     const replicaA = new CountingAdapter(new SimulatedNetworkAdapter(dataSource, settings));
     const replicaB = new CountingAdapter(new SimulatedNetworkAdapter(dataSource, settings));
-    const senders = [new WithdrawalSender(dataSource, ledger, replicaA, settings), new WithdrawalSender(dataSource, ledger, replicaB, settings)];
+    const senders = [new WithdrawalSender(dataSource, ledger, replicaA, settings, new OffsetClock()), new WithdrawalSender(dataSource, ledger, replicaB, settings, new OffsetClock())];
     const finished = (await Promise.all(senders.map((sender) => sender.sendDue()))).reduce((sum, count) => sum + count, 0);
     expect(finished).toBe(20);
     // Each withdrawal reached the network from one replica only.
@@ -130,7 +131,7 @@ describe('withdrawal sender', () => {
     await dataSource.query(`UPDATE withdrawals SET lease_until = now() - interval '1 second' WHERE order_id = 'RESUME-1'`);
 
     // A replica fails everything now, yet the resumed send gets the first result back.
-    const failingNow = new WithdrawalSender(dataSource, ledger, new SimulatedNetworkAdapter(dataSource, { ...settings, simulator: { ...settings.simulator, outcome: 'fail' } }), settings);
+    const failingNow = new WithdrawalSender(dataSource, ledger, new SimulatedNetworkAdapter(dataSource, { ...settings, simulator: { ...settings.simulator, outcome: 'fail' } }), settings, new OffsetClock());
     expect(await failingNow.sendDue()).toBe(1);
     const row = await findWithdrawal(dataSource.manager, MERCHANT, 'RESUME-1');
     expect(first.outcome).toBe('completed');
@@ -169,7 +170,7 @@ describe('withdrawal sender', () => {
   it('keeps a network result that arrives after the withdrawal finished: a dead letter, a counter and an error log, and the outcome stands', async () => {
     await request('LATE-1');
     const gated = new GatedAdapter(new SimulatedNetworkAdapter(dataSource, { ...settings, simulator: { ...settings.simulator, failAddressPattern: /^TR7NH/ } }));
-    const sender = new WithdrawalSender(dataSource, ledger, gated, settings);
+    const sender = new WithdrawalSender(dataSource, ledger, gated, settings, new OffsetClock());
     const errors: string[] = [];
     jest.spyOn((sender as unknown as { logger: { error: (message: string) => void } }).logger, 'error').mockImplementation((message: string) => void errors.push(message));
     const round = sender.sendDue();
@@ -192,7 +193,7 @@ describe('withdrawal sender', () => {
     await request('DROP-1');
     const network = new SimulatedNetworkAdapter(dataSource, settings);
     const gated = new GatedAdapter(network);
-    const sender = new WithdrawalSender(dataSource, ledger, gated, settings);
+    const sender = new WithdrawalSender(dataSource, ledger, gated, settings, new OffsetClock());
     const round = sender.sendDue();
     await gated.reached;
     const key = toWithdrawalStreamId(MERCHANT, 'DROP-1');
@@ -208,13 +209,13 @@ describe('withdrawal sender', () => {
     expect((await findWithdrawal(dataSource.manager, MERCHANT, 'DROP-1'))?.reconciliation).toEqual(evidence);
     // A key that was sent answers with the send: asking never changes it.
     await request('SENT-1');
-    await new WithdrawalSender(dataSource, ledger, network, settings).sendDue();
+    await new WithdrawalSender(dataSource, ledger, network, settings, new OffsetClock()).sendDue();
     expect(await network.lookup(toWithdrawalStreamId(MERCHANT, 'SENT-1'))).toEqual({ status: 'completed', transactionHash: expect.stringMatching(/^[0-9a-f]{64}$/) });
   });
 
   it('fails sends to addresses the simulator is told to fail, with a reason', async () => {
     await request('FAIL-1');
-    const sender = new WithdrawalSender(dataSource, ledger, new SimulatedNetworkAdapter(dataSource, { ...settings, simulator: { ...settings.simulator, failAddressPattern: /^TR7NH/ } }), settings);
+    const sender = new WithdrawalSender(dataSource, ledger, new SimulatedNetworkAdapter(dataSource, { ...settings, simulator: { ...settings.simulator, failAddressPattern: /^TR7NH/ } }), settings, new OffsetClock());
     expect(await sender.sendDue()).toBe(1);
     expect(await findWithdrawal(dataSource.manager, MERCHANT, 'FAIL-1')).toMatchObject({ status: 'FAILED', transaction_hash: null, failure_reason: 'the simulated network rejected the transfer' });
   });

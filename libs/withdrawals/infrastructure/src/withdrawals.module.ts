@@ -2,6 +2,7 @@ import { EventStoreAnchoring, InternalEventAnchorsController } from '@mp/shared-
 import { authorizationFor, SERVICE_TOKEN_ISSUER, type ServiceTokenIssuer } from '@mp/shared-service-auth';
 import { isGatewayReplyTopic } from '@mp/contracts-payments';
 import { Module, type DynamicModule } from '@nestjs/common';
+import { CLOCK, OffsetClock } from '@mp/shared-util-clock';
 import { APP_FILTER } from '@nestjs/core';
 import { HttpLedgerHolds } from '@mp/ledger-client';
 import { MessagingEventHashChain1700000060380, MessagingOutboxDeletedOnPublish1700000037100, MessagingSchema1700000000000, MessagingUnreadIndexes1700000030000, OUTBOX_RELAY_OPTIONS, OutboxRelayService, type OutboxRelaySettings } from '@mp/shared-messaging';
@@ -32,6 +33,7 @@ export class WithdrawalsModule {
       providers: [
         EventStoreAnchoring,
         { provide: WITHDRAWALS_SETTINGS, useValue: settings },
+        { provide: CLOCK, useValue: new OffsetClock() },
         // Replies to a gateway replica that is gone are dropped, not retried forever in front of every event.
         { provide: OUTBOX_RELAY_OPTIONS, useValue: { ...settings.outbox, isTransientTopic: isGatewayReplyTopic } },
         {

@@ -2,10 +2,10 @@ import { Controller, Inject, Injectable, type INestApplication, type OnApplicati
 import type { CustomStrategy } from '@nestjs/microservices';
 import { Payload } from '@nestjs/microservices';
 import { CALLBACK_ROUTES, callbackBodyOf, eventTypesOf, routeEvent, webhookIdOf, type CallbackRoute } from '@mp/callbacks-domain';
-import { PAYMENTS_TOPICS } from '@mp/contracts-payments';
-import { DISPUTES_TOPICS } from '@mp/contracts-disputes';
-import { WITHDRAWALS_TOPICS } from '@mp/contracts-withdrawals';
-import { MessageIntake } from '@mp/shared-command-handling';
+import { PAYMENT_ORDER_EXTERNAL_EVENT_CONTRACT, PAYMENTS_TOPICS } from '@mp/contracts-payments';
+import { DISPUTE_EXTERNAL_EVENT_CONTRACT, DISPUTES_TOPICS } from '@mp/contracts-disputes';
+import { WITHDRAWAL_EXTERNAL_EVENT_CONTRACT, WITHDRAWALS_TOPICS } from '@mp/contracts-withdrawals';
+import { MessageIntake, readEventPayload, type EventContract } from '@mp/shared-command-handling';
 import { ConsumeTopicInBatches, MESSAGE_BROKER, MessagingTransportStrategy, PoisonMessageError, type MessageBroker, type MessageEnvelope, type MessagingTransportOptions, type ReceivedMessage } from '@mp/shared-messaging';
 import { DataSource } from 'typeorm';
 import { CALLBACKS_SETTINGS, CLOCK, type CallbacksSettings, type Clock } from '../callbacks-settings';
@@ -25,8 +25,28 @@ export const CALLBACK_ROUTES_TOKEN = Symbol('CALLBACK_ROUTES');
  */
 export const CALLBACK_CONSUMERS: MessagingTransportOptions = { groupId: CALLBACKS_CONSUMER_GROUP, startFrom: 'earliest', fetchLingerMs: 20 };
 
+/** By topic, what its events look like (libs/contracts): an event a route names is checked against it before routing. */
+const CONTRACT_BY_TOPIC: ReadonlyMap<string, EventContract> = new Map<string, EventContract>([
+  [PAYMENTS_TOPICS.orderEvents, PAYMENT_ORDER_EXTERNAL_EVENT_CONTRACT],
+  [WITHDRAWALS_TOPICS.events, WITHDRAWAL_EXTERNAL_EVENT_CONTRACT],
+  [DISPUTES_TOPICS.events, DISPUTE_EXTERNAL_EVENT_CONTRACT],
+]);
+
 /** The topics this service has @ConsumeTopicInBatches handlers for; a route on any other would never be read. */
-const CONSUMED_TOPICS: readonly string[] = [PAYMENTS_TOPICS.orderEvents, WITHDRAWALS_TOPICS.events, DISPUTES_TOPICS.events];
+const CONSUMED_TOPICS: readonly string[] = [...CONTRACT_BY_TOPIC.keys()];
+
+/**
+ * An event of `topic` as routing reads it: one no route names is left alone (null); one a route
+ * names must satisfy its contract's payload class, else it is poison (PoisonMessageError naming
+ * the event and the bad fields).
+ */
+export function routableEvent(routes: readonly CallbackRoute[], topic: string, envelope: MessageEnvelope): MessageEnvelope | null {
+  if (!routes.some((route) => route.topic === topic && route.eventType === envelope.type)) return null;
+  const contract = CONTRACT_BY_TOPIC.get(topic);
+  if (!contract) throw new PoisonMessageError(`no contract for the events of topic ${topic}`);
+  readEventPayload(envelope, contract);
+  return envelope;
+}
 
 /**
  * What the handlers below declare they act on: the event types the routing table makes callbacks
@@ -121,9 +141,9 @@ export class SourceEventsConsumer {
 
   /** The delivery an event makes, or null when the routing table makes none of it. */
   private async deliveryFor(topic: string, envelope: MessageEnvelope): Promise<NewDelivery | null> {
-    const routed = routeEvent(this.routes, topic, envelope);
-    if (routed.kind === 'ignored') return null;
-    if (routed.kind === 'malformed') throw new PoisonMessageError(routed.reason);
+    const event = routableEvent(this.routes, topic, envelope);
+    const routed = event && routeEvent(this.routes, topic, event);
+    if (!routed || routed.kind === 'ignored') return null;
     const { intent } = routed;
     const targetUrl = intent.target.kind === 'url' ? intent.target.url : await this.merchantDefaultUrl(intent.merchantId);
     const deliveryId = webhookIdOf(envelope.id);

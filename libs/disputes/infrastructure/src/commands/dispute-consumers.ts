@@ -1,9 +1,9 @@
 import { Controller, Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
 import { DISPUTES_TOPICS } from '@mp/contracts-disputes';
-import { PAYMENTS_TOPICS, PAYMENT_ORDER_DISPUTE_EVENT_TYPES, PAYMENT_ORDER_EXTERNAL_EVENT_TYPES, type PaymentOrderExternalEventData } from '@mp/contracts-payments';
+import { PAYMENTS_TOPICS, PAYMENT_ORDER_DISPUTE_EVENT_TYPES, PAYMENT_ORDER_EXTERNAL_EVENT_CONTRACT, PAYMENT_ORDER_EXTERNAL_EVENT_TYPES, type PaymentOrderExternalEventData } from '@mp/contracts-payments';
 import { ConsumeTopicInBatches, MESSAGE_BROKER, type MessageBroker, type MessagingTransportOptions, type ReceivedMessage } from '@mp/shared-messaging';
-import { MessageIntake } from '@mp/shared-command-handling';
+import { MessageIntake, readEventPayload } from '@mp/shared-command-handling';
 import { DataSource } from 'typeorm';
 import { DISPUTES_SETTINGS, type DisputesSettings } from '../disputes-settings';
 import { saveOrderFacts } from '../orders/dispute-orders.store';
@@ -65,7 +65,7 @@ export class OrderEventsConsumer {
       inbox: ORDER_EVENTS_INBOX,
       read: (envelope) => {
         if (isOutcomeAppliedEvent(envelope)) return { outcomeApplied: outcomeAppliedOfEvent(envelope) };
-        return ORDER_FACT_TYPES.includes(envelope.type) ? { facts: envelope.data as PaymentOrderExternalEventData } : null;
+        return ORDER_FACT_TYPES.includes(envelope.type) ? { facts: readEventPayload<PaymentOrderExternalEventData>(envelope, PAYMENT_ORDER_EXTERNAL_EVENT_CONTRACT) } : null;
       },
       apply: async (manager, events) => {
         await saveOrderFacts(manager, events.flatMap(({ item }) => ('facts' in item ? [item.facts] : [])));

@@ -96,7 +96,7 @@ describe('disputes showing a review once payments has applied it, on real Postgr
         schemaVersion: 1,
         source: 'payments',
         subject: `merchant:${MERCHANT}/order:${orderId}`,
-        data: { merchantId: MERCHANT, orderId, direction: 'incoming', status, amountMinor: '1500', currency: 'RUB', agentId: 'agt_1', version, order: { created_at: NOW.toISOString() } },
+        data: { merchantId: MERCHANT, orderId, direction: 'incoming', status, amountMinor: '1500', feeMinor: '0', currency: 'RUB', agentId: 'agt_1', version, occurredAt: NOW.toISOString(), order: { callback_url: 'https://shop.example/cb', created_at: NOW.toISOString() } },
         correlationId: 'req_test',
       });
     const created = fact('B-1', 1, 'PENDING');

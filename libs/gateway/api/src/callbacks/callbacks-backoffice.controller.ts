@@ -41,7 +41,7 @@ export class CallbacksBackofficeController {
   @ApiResponse({ status: 200, description: 'The merchant' })
   @BackofficeApiErrorResponses('NOT_FOUND')
   async merchant(@Param('merchantId', MerchantIdParam) merchantId: string): Promise<unknown> {
-    const [profile, access] = await Promise.all([this.merchants.findProfile(merchantId), this.merchants.findAccessRecord(merchantId)]);
+    const [profile, access] = await Promise.all([this.merchants.findProfile(merchantId), this.merchants.findAccessRecord(merchantId, this.clock.now())]);
     if (!profile || !access) throw new DomainError('NOT_FOUND', `No merchant ${merchantId}`);
     const disabled = await this.callbacks.disabledEndpoints(merchantId).then(
       (page) => page.data,

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
+import { CLOCK, type Clock } from '@mp/shared-util-clock';
 import type { ConversionView, DepositAdjustmentView, OperatorApprovalView } from '@mp/contracts-ledger';
 import {
   approvalStatusAt,
@@ -55,6 +56,7 @@ export class OperatorMoneyActions {
   constructor(
     private readonly dataSource: DataSource,
     @Inject(LEDGER_SETTINGS) private readonly settings: LedgerSettings,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   convert(merchantId: string, request: ConversionInput, causation: Causation): Promise<OperatorMoneyAnswer<ConversionView>> {
@@ -84,7 +86,7 @@ export class OperatorMoneyActions {
 
   /** The second operator's approval: books the request's money command with the requester as its operator. */
   approve(approvalId: string, approver: { operatorId: string; relatedOperatorIds: string[] }, causation: Causation): Promise<OperatorApprovalView> {
-    return this.decide(approvalId, { type: 'ApproveRequest', data: approver, metadata: { now: new Date() } }, async (manager, approval) => {
+    return this.decide(approvalId, { type: 'ApproveRequest', data: approver, metadata: { now: this.clock.now() } }, async (manager, approval) => {
       const terms = approval.terms as Record<string, string>;
       if (approval.kind === 'conversion') {
         const request = conversionInputOf(approval.subjectId, terms, approval.requestedBy);
@@ -100,11 +102,11 @@ export class OperatorMoneyActions {
 
   /** Any operator may reject, the requester included (to withdraw it); nothing moves. */
   reject(approvalId: string, operatorId: string, reason: string): Promise<OperatorApprovalView> {
-    return this.decide(approvalId, { type: 'RejectRequest', data: { operatorId, reason }, metadata: { now: new Date() } }, async () => undefined);
+    return this.decide(approvalId, { type: 'RejectRequest', data: { operatorId, reason }, metadata: { now: this.clock.now() } }, async () => undefined);
   }
 
   async list(filter: { status?: 'pending' | 'approved' | 'rejected' | 'expired'; merchantId?: string; limit: number }): Promise<{ data: OperatorApprovalView[] }> {
-    const now = new Date();
+    const now = this.clock.now();
     const approvals = await listApprovals(this.dataSource.manager, { ...filter, now });
     return { data: approvals.map((approval) => toApprovalView(approval, now)) };
   }
@@ -128,7 +130,7 @@ export class OperatorMoneyActions {
     request: { kind: ApprovalKind; merchantId: string; subjectId: string; terms: Record<string, string>; requestedBy: string },
     waiting: OperatorApproval | null,
   ): Promise<{ status: 202; body: OperatorApprovalView }> {
-    const now = new Date();
+    const now = this.clock.now();
     const data = { ...request, approvalId: waiting?.approvalId ?? `apr_${randomUUID()}`, expiresAt: new Date(now.getTime() + this.settings.operatorLimits.approvalTtlMs) };
     const events = decideApproval({ type: 'RequestApproval', data, metadata: { now } }, waiting);
     const approval = events.reduce(evolveApproval, waiting);
@@ -155,7 +157,7 @@ export class OperatorMoneyActions {
       : quoteConversion({ fromCurrency: request.fromCurrency, toCurrency: request.toCurrency, fromAmountMinor: request.amountMinor, rate: request.rate, feeBasisPoints: this.settings.conversionFeeBasisPoints });
     const terms: ConversionTerms = { conversionId: request.conversionId, fromCurrency: request.fromCurrency, toCurrency: request.toCurrency, ...quote, rate: request.rate, operatorId: request.operatorId, reason: request.reason };
     for (const currency of [request.fromCurrency, request.toCurrency].sort()) await lockLedger(manager, merchantId, currency);
-    const metadata = { now: new Date() };
+    const metadata = { now: this.clock.now() };
     const debit = await handleLedgerCommand({ manager }, merchantId, request.fromCurrency, { type: 'DebitConversion', data: terms, metadata }, causation);
     const credit = await handleLedgerCommand({ manager }, merchantId, request.toCurrency, { type: 'CreditConversion', data: terms, metadata }, causation);
     const row = await findConversion(manager, merchantId, request.conversionId);
@@ -165,7 +167,7 @@ export class OperatorMoneyActions {
 
   private async bookDepositAdjustment(manager: EntityManager, merchantId: string, request: DepositAdjustmentInput, causation: Causation): Promise<{ status: 200 | 201; body: DepositAdjustmentView }> {
     const { adjustmentId, amountMinor, reason, operatorId } = request;
-    const result = await handleLedgerCommand({ manager }, merchantId, request.currency, { type: 'AdjustDeposit', data: { adjustmentId, amountMinor, reason, operatorId }, metadata: { now: new Date() } }, causation);
+    const result = await handleLedgerCommand({ manager }, merchantId, request.currency, { type: 'AdjustDeposit', data: { adjustmentId, amountMinor, reason, operatorId }, metadata: { now: this.clock.now() } }, causation);
     const row = await findDepositAdjustment(manager, merchantId, request.currency, adjustmentId);
     if (!row) throw new Error(`deposit adjustment ${adjustmentId} missing after it was booked`);
     return { status: result.events.length > 0 ? 201 : 200, body: toAdjustmentView(row) };

@@ -10,6 +10,7 @@
 import { migratedPrivateDatabase, recordStatements } from '@mp/shared-data-access-postgres';
 import { PoisonMessageError } from '@mp/shared-messaging';
 import { DomainError } from '@mp/shared-util-errors';
+import { OffsetClock } from '@mp/shared-util-clock';
 import type { DataSource } from 'typeorm';
 import { LEDGER_MIGRATIONS } from '../ledger.module';
 import { paymentOrderEvent, type OrderFacts } from '@mp/ledger-testing';
@@ -25,7 +26,7 @@ describe('ledger event intake on real Postgres', () => {
   beforeAll(async () => {
     dataSource = await migratedPrivateDatabase('ledgerintake', LEDGER_MIGRATIONS);
     statements = recordStatements(dataSource);
-    consumer = new PaymentEventsConsumer(dataSource);
+    consumer = new PaymentEventsConsumer(dataSource, new OffsetClock());
   });
 
   afterAll(async () => {

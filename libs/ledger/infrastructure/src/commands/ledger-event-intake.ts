@@ -1,5 +1,6 @@
 import { MessageIntake } from '@mp/shared-command-handling';
 import type { MessageEnvelope } from '@mp/shared-messaging';
+import type { Clock } from '@mp/shared-util-clock';
 import type { DataSource } from 'typeorm';
 import { markHoldsAttached } from '../holds/hold-attachment';
 import { handleLedgerCommand } from './ledger.stream';
@@ -52,11 +53,12 @@ export class LedgerEventIntake {
     private readonly dataSource: DataSource,
     inbox: string,
     private readonly meaningOf: (envelope: MessageEnvelope, now: Date) => LedgerEventMeaning,
+    private readonly clock: Clock,
   ) {
     this.intake = new MessageIntake<LedgerCommandFor>(dataSource, {
       inbox,
       read: (envelope) => {
-        const meaning = meaningOf(envelope, new Date());
+        const meaning = meaningOf(envelope, clock.now());
         return meaning && 'move' in meaning ? meaning.move : null;
       },
       lockKeyOf: ({ merchantId, currency }) => `${merchantId}\u0000${currency}`,
@@ -68,7 +70,7 @@ export class LedgerEventIntake {
   }
 
   async handleAll(envelopes: readonly MessageEnvelope[]): Promise<void> {
-    const now = new Date();
+    const now = this.clock.now();
     const attachments = envelopes.flatMap((envelope) => {
       const meaning = this.meaningOf(envelope, now);
       return meaning && 'attach' in meaning ? [meaning.attach] : [];

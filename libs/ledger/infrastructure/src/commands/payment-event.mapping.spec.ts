@@ -3,8 +3,9 @@ import { PAYMENT_ORDER_DISPUTE_EVENT_TYPES, payoutHoldId } from '@mp/contracts-p
 import { ledgerCommandFor, payoutHoldAttachedBy } from './payment-event.mapping';
 
 const now = new Date('2026-11-22T10:00:00.000Z');
-/** The fields of an external event the ledger reads; the rest (snapshot, version, agent) it ignores. */
-const order = { merchantId: 'mch_1', orderId: 'A-1', amountMinor: '10000', feeMinor: '250', currency: 'RUB', occurredAt: now.toISOString(), version: 3, agentId: 'ag' };
+/** An external event as payments publishes it; the ledger reads its identity and money. */
+const snapshot = { order_id: 'A-1', callback_url: 'https://shop.example/cb', created_at: now.toISOString() };
+const order = { merchantId: 'mch_1', orderId: 'A-1', status: 'SUCCEEDED', amountMinor: '10000', feeMinor: '250', currency: 'RUB', occurredAt: now.toISOString(), version: 3, agentId: 'ag', order: snapshot };
 const event = (type: string, data: Record<string, unknown>, schemaVersion = 1) => createEnvelope({ type, schemaVersion, source: 'payments', subject: 'merchant:mch_1/order:A-1', data, correlationId: 'req_1' });
 
 describe('external payment-order events → ledger commands', () => {
@@ -55,6 +56,8 @@ describe('external payment-order events → ledger commands', () => {
     ];
     for (const data of cases) expect(() => ledgerCommandFor(event('PaymentOrderSucceeded', data), now)).toThrow(PoisonMessageError);
     expect(() => ledgerCommandFor(event('PaymentOrderSucceeded', { ...order, direction: 'incoming' }, 2), now)).toThrow(/schema version 2/);
+    // The poison names the event and the field.
+    expect(() => ledgerCommandFor(event('PaymentOrderSucceeded', { ...order, direction: 'incoming', feeMinor: '10001' }), now)).toThrow(/malformed PaymentOrderSucceeded .*: feeMinor must not exceed amountMinor/);
   });
 
   it('names the payout hold an order creation vouches for, and only for creations', () => {

@@ -2,6 +2,7 @@ import { Controller, Inject, Injectable, type OnApplicationBootstrap } from '@ne
 import { Payload } from '@nestjs/microservices';
 import { PAYMENTS_TOPICS, PAYMENT_ORDER_EXTERNAL_EVENT_TYPES } from '@mp/contracts-payments';
 import { ConsumeTopicInBatches, MESSAGE_BROKER, type MessageBroker, type MessageEnvelope, type MessagingTransportOptions, type ReceivedMessage } from '@mp/shared-messaging';
+import { CLOCK, type Clock } from '@mp/shared-util-clock';
 import { DataSource } from 'typeorm';
 import { LEDGER_SETTINGS, type LedgerSettings } from '../ledger-settings';
 import { LedgerEventIntake, type LedgerEventMeaning } from './ledger-event-intake';
@@ -55,8 +56,8 @@ export class LedgerTopics implements OnApplicationBootstrap {
 export class PaymentEventsConsumer {
   private readonly intake: LedgerEventIntake;
 
-  constructor(dataSource: DataSource) {
-    this.intake = new LedgerEventIntake(dataSource, LEDGER_PAYMENT_EVENTS_INBOX, paymentEventMeaning);
+  constructor(dataSource: DataSource, @Inject(CLOCK) clock: Clock) {
+    this.intake = new LedgerEventIntake(dataSource, LEDGER_PAYMENT_EVENTS_INBOX, paymentEventMeaning, clock);
   }
 
   @ConsumeTopicInBatches(PAYMENTS_TOPICS.orderEvents, { types: LEDGER_PAYMENT_EVENT_TYPES })

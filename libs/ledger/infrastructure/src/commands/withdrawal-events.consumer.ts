@@ -1,9 +1,10 @@
-import { Controller } from '@nestjs/common';
+import { Controller, Inject } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import { WITHDRAWAL_EXTERNAL_EVENT_SCHEMA_VERSION, WITHDRAWAL_EXTERNAL_EVENT_TYPES, WITHDRAWALS_TOPICS, withdrawalHoldId, type WithdrawalExternalEventData } from '@mp/contracts-withdrawals';
+import { WITHDRAWAL_EXTERNAL_EVENT_CONTRACT, WITHDRAWAL_EXTERNAL_EVENT_TYPES, WITHDRAWALS_TOPICS, withdrawalHoldId, type WithdrawalExternalEventData } from '@mp/contracts-withdrawals';
 import type { LedgerCommand } from '@mp/ledger-domain';
-import { ConsumeTopicInBatches, PoisonMessageError, type MessageEnvelope, type ReceivedMessage } from '@mp/shared-messaging';
-import { isKnownCurrency } from '@mp/shared-util-money';
+import { readEventPayload } from '@mp/shared-command-handling';
+import { ConsumeTopicInBatches, type MessageEnvelope, type ReceivedMessage } from '@mp/shared-messaging';
+import { CLOCK, type Clock } from '@mp/shared-util-clock';
 import { DataSource } from 'typeorm';
 import { LedgerEventIntake } from './ledger-event-intake';
 
@@ -20,13 +21,13 @@ export const LEDGER_WITHDRAWAL_EVENTS_INBOX = 'ledger.withdrawal-events';
 export class WithdrawalEventsConsumer {
   private readonly intake: LedgerEventIntake;
 
-  constructor(dataSource: DataSource) {
+  constructor(dataSource: DataSource, @Inject(CLOCK) clock: Clock) {
     this.intake = new LedgerEventIntake(dataSource, LEDGER_WITHDRAWAL_EVENTS_INBOX, (envelope, now) => {
       const mapped = withdrawalLedgerCommand(envelope, now);
       if (!mapped) return null;
       const { merchantId, currency, holdId, command } = mapped;
       return command === 'attach' ? { attach: { merchantId, currency, holdId } } : { move: { merchantId, currency, command } };
-    });
+    }, clock);
   }
 
   @ConsumeTopicInBatches(WITHDRAWALS_TOPICS.events, { types: Object.values(WITHDRAWAL_EXTERNAL_EVENT_TYPES) })
@@ -43,11 +44,7 @@ export class WithdrawalEventsConsumer {
 export function withdrawalLedgerCommand(envelope: MessageEnvelope, now: Date): { merchantId: string; currency: string; holdId: string; command: LedgerCommand | 'attach' } | null {
   const known: string[] = Object.values(WITHDRAWAL_EXTERNAL_EVENT_TYPES);
   if (!known.includes(envelope.type)) return null;
-  if (envelope.schemaVersion !== WITHDRAWAL_EXTERNAL_EVENT_SCHEMA_VERSION) throw new PoisonMessageError(`unsupported schema version ${envelope.schemaVersion} of ${envelope.type}`);
-  const data = envelope.data as Partial<WithdrawalExternalEventData> | null;
-  if (typeof data?.merchantId !== 'string' || typeof data.orderId !== 'string' || typeof data.balanceAsset !== 'string' || !isKnownCurrency(data.balanceAsset)) {
-    throw new PoisonMessageError(`malformed ${envelope.type} ${envelope.id}: merchantId, orderId and balanceAsset are required`);
-  }
+  const data = readEventPayload<WithdrawalExternalEventData>(envelope, WITHDRAWAL_EXTERNAL_EVENT_CONTRACT);
   const holdId = withdrawalHoldId(data.merchantId, data.orderId);
   const base = { merchantId: data.merchantId, currency: data.balanceAsset, holdId };
   if (envelope.type === WITHDRAWAL_EXTERNAL_EVENT_TYPES.requested) return { ...base, command: 'attach' };

@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { CLOCK, type Clock } from '@mp/shared-util-clock';
 import { PeriodicTask } from '@mp/shared-command-handling';
 import { DataSource } from 'typeorm';
 import { handleLedgerCommand } from '../commands/ledger.stream';
@@ -40,6 +41,7 @@ export class OrphanHoldSweeper implements OnApplicationBootstrap, OnApplicationS
     @Inject(LEDGER_SETTINGS) private readonly settings: LedgerSettings,
     @Inject(PAYMENT_ORDER_DIRECTORY) private readonly payments: PaymentOrderDirectory,
     @Inject(WITHDRAWAL_DIRECTORY) private readonly withdrawals: PaymentOrderDirectory,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -72,7 +74,7 @@ export class OrphanHoldSweeper implements OnApplicationBootstrap, OnApplicationS
       // either finished (and refreshed last_requested_at) or waits until the void is done.
       await lockLedger(manager, hold.merchant_id, hold.currency);
       if (!(await isStillUnattached(manager, hold, this.settings.orphanHoldGraceMs))) return false;
-      await handleLedgerCommand({ manager }, hold.merchant_id, hold.currency, { type: 'VoidHold', data: { holdId: hold.hold_id }, metadata: { now: new Date() } }, { id: `orphan-hold-sweep:${hold.hold_id}`, correlationId: `orphan-hold-sweep:${hold.hold_id}` });
+      await handleLedgerCommand({ manager }, hold.merchant_id, hold.currency, { type: 'VoidHold', data: { holdId: hold.hold_id }, metadata: { now: this.clock.now() } }, { id: `orphan-hold-sweep:${hold.hold_id}`, correlationId: `orphan-hold-sweep:${hold.hold_id}` });
       this.logger.warn(`voided orphaned hold ${hold.hold_id} of ${hold.merchant_id}/${hold.currency}: ${hold.reference_kind === 'withdrawal' ? 'withdrawals has no withdrawal' : 'payments has no order'} ${hold.reference_id}`);
       return true;
     });

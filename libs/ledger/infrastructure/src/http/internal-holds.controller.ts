@@ -1,7 +1,8 @@
-import { Body, Controller, Headers, Post, Res } from '@nestjs/common';
+import { Body, Controller, Headers, Inject, Post, Res } from '@nestjs/common';
 import type { HoldView } from '@mp/contracts-ledger';
 import { RequestPipe } from '@mp/shared-nest-http';
 import type { FastifyReply } from 'fastify';
+import { CLOCK, type Clock } from '@mp/shared-util-clock';
 import { DataSource } from 'typeorm';
 import { handleLedgerCommand } from '../commands/ledger.stream';
 import { touchHoldRequest } from '../holds/hold-attachment';
@@ -19,7 +20,10 @@ const bodyPipe = new RequestPipe();
  */
 @Controller('internal/holds')
 export class InternalHoldsController {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
 
   @Post()
   async placeHold(@Body(bodyPipe) body: PlaceHoldRequestDto, @Headers() headers: Record<string, string | undefined>, @Res({ passthrough: true }) reply: FastifyReply): Promise<HoldView> {
@@ -36,7 +40,7 @@ export class InternalHoldsController {
         { manager },
         request.merchantId,
         request.currency,
-        { type: 'PlaceHold', data: { holdId: request.holdId, amountMinor: request.amountMinor, feeMinor: request.feeMinor, reference: request.reference }, metadata: { now: new Date() } },
+        { type: 'PlaceHold', data: { holdId: request.holdId, amountMinor: request.amountMinor, feeMinor: request.feeMinor, reference: request.reference }, metadata: { now: this.clock.now() } },
         requestCausation(headers),
       );
       // A retry of the caller's create is in progress: the orphan sweep must wait for it.

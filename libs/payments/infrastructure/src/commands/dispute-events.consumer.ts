@@ -1,6 +1,6 @@
 import { Controller, Inject } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import { DISPUTE_EXTERNAL_EVENT_TYPES, DISPUTES_TOPICS, type DisputeCommandReplyData, type DisputeExternalEventData } from '@mp/contracts-disputes';
+import { DISPUTE_EXTERNAL_EVENT_CONTRACT, DISPUTE_EXTERNAL_EVENT_TYPES, DISPUTES_TOPICS, type DisputeCommandReplyData, type DisputeExternalEventData } from '@mp/contracts-disputes';
 import {
   COMMAND_REPLY_TYPE,
   PAYMENT_ORDER_DISPUTE_EVENT_SCHEMA_VERSION,
@@ -9,8 +9,8 @@ import {
   paymentOrderKey,
   type PaymentOrderDisputeOutcomeAppliedData,
 } from '@mp/contracts-payments';
-import { ConsumeTopicInBatches, createEnvelope, enqueueOutbox, PoisonMessageError, type MessageEnvelope, type OutgoingMessage, type ReceivedMessage } from '@mp/shared-messaging';
-import { MessageIntake } from '@mp/shared-command-handling';
+import { ConsumeTopicInBatches, createEnvelope, enqueueOutbox, type MessageEnvelope, type OutgoingMessage, type ReceivedMessage } from '@mp/shared-messaging';
+import { MessageIntake, readEventPayload } from '@mp/shared-command-handling';
 import { DataSource, type EntityManager } from 'typeorm';
 import { LEDGER_HOLDS, type LedgerHolds } from '../ledger/ledger-holds.port';
 import { setOpenDispute } from '../persistence/payment-order.projection';
@@ -66,7 +66,7 @@ export class DisputeEventsConsumer {
     // refused settlement alone is dead-lettered for an operator (it will not change on retry).
     this.intake = new MessageIntake<DisputeExternalEventData>(dataSource, {
       inbox: INBOX_CONSUMER,
-      read: (envelope) => (DISPUTE_EVENT_TYPES.has(envelope.type) ? (envelope.data as DisputeExternalEventData) : null),
+      read: (envelope) => (DISPUTE_EVENT_TYPES.has(envelope.type) ? readEventPayload<DisputeExternalEventData>(envelope, DISPUTE_EXTERNAL_EVENT_CONTRACT) : null),
       refusedBy: 'payments',
       apply: async (manager, events) => {
         for (const { envelope, item } of events) await this.apply(manager, envelope, item);
@@ -84,12 +84,13 @@ export class DisputeEventsConsumer {
     // Settle first: its projection write must not be undone by the flag's version check.
     if (envelope.type === DISPUTE_EXTERNAL_EVENT_TYPES.accepted) await this.settle(manager, data, { id: envelope.id, correlationId: envelope.correlationId });
     await setOpenDispute(manager, data.merchantId, data.orderId, open, data.version);
-    const told = open ? answerWaitingOpen(envelope) : outcomeApplied(envelope, this.clock.now());
+    const told = open ? answerWaitingOpen(envelope, data) : outcomeApplied(envelope, data, this.clock.now());
     if (told) await enqueueOutbox(manager, [told]);
   }
 
   private async settle(manager: EntityManager, data: DisputeExternalEventData, causation: { id: string; correlationId: string }): Promise<void> {
-    if (data.settledAmountMinor === null || !/^[1-9]\d*$/.test(data.settledAmountMinor)) throw new PoisonMessageError(`DisputeAccepted ${data.disputeId} carries no settled amount`);
+    // The contract's DisputeAcceptedPayload makes the amount a positive integer string.
+    const settledAmountMinor = data.settledAmountMinor as string;
     const methodCatalog = await loadMethodCatalog(manager, data.merchantId);
     // A refusal (no such incoming order) becomes poison through the intake (`refusedBy`).
     await handlePaymentOrderCommand(
@@ -97,7 +98,7 @@ export class DisputeEventsConsumer {
       { manager },
       data.merchantId,
       data.orderId,
-      { type: 'SettleIncomingPaymentByDispute', data: { disputeId: data.disputeId, amountMinor: BigInt(data.settledAmountMinor) }, metadata: { now: this.clock.now(), methodCatalog } },
+      { type: 'SettleIncomingPaymentByDispute', data: { disputeId: data.disputeId, amountMinor: BigInt(settledAmountMinor) }, metadata: { now: this.clock.now(), methodCatalog } },
       causation,
     );
   }
@@ -108,9 +109,8 @@ export class DisputeEventsConsumer {
  * by the open command's id, the event's causation id). An event no one waits for (no `replyTo`)
  * needs no answer.
  */
-function answerWaitingOpen(event: MessageEnvelope): OutgoingMessage | null {
+function answerWaitingOpen(event: MessageEnvelope, data: DisputeExternalEventData): OutgoingMessage | null {
   if (!event.replyTo || !event.causationId) return null;
-  const data = event.data as DisputeExternalEventData;
   const reply: DisputeCommandReplyData = { outcome: 'accepted', dispute: data.dispute };
   return {
     topic: event.replyTo,
@@ -120,8 +120,7 @@ function answerWaitingOpen(event: MessageEnvelope): OutgoingMessage | null {
 }
 
 /** Tells disputes (and anyone else who cares) that the review's outcome is on the order now, so the dispute may show it. */
-function outcomeApplied(event: MessageEnvelope, now: Date): OutgoingMessage {
-  const data = event.data as DisputeExternalEventData;
+function outcomeApplied(event: MessageEnvelope, data: DisputeExternalEventData, now: Date): OutgoingMessage {
   const applied: PaymentOrderDisputeOutcomeAppliedData = {
     merchantId: data.merchantId,
     orderId: data.orderId,

@@ -48,7 +48,7 @@ describe('payments applying a dispute review, on real Postgres', () => {
   }
 
   const reviewEvent = (orderId: string, type: string, version: number): MessageEnvelope => {
-    const data: Partial<DisputeExternalEventData> = { merchantId: MERCHANT, orderId, disputeId: 'dsp_000000000000000000000042', version, settledAmountMinor: null, occurredAt: NOW.toISOString() };
+    const data: Partial<DisputeExternalEventData> = { merchantId: MERCHANT, orderId, disputeId: 'dsp_000000000000000000000042', version, settledAmountMinor: null, occurredAt: NOW.toISOString(), dispute: { dispute_id: 'dsp_000000000000000000000042', order_id: orderId } as DisputeExternalEventData['dispute'] };
     return createEnvelope({ type, schemaVersion: DISPUTE_EXTERNAL_EVENT_SCHEMA_VERSION, source: 'disputes', subject: `merchant:${MERCHANT}/order:${orderId}`, data, correlationId: 'req_review', causationId: randomUUID() });
   };
   const consume = (...envelopes: MessageEnvelope[]) =>

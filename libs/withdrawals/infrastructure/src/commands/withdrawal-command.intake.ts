@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { CLOCK, type Clock } from '@mp/shared-util-clock';
 import { COMMAND_REPLY_TYPE } from '@mp/contracts-payments';
 import type { WithdrawalCommandReplyData, WithdrawalCommandType } from '@mp/contracts-withdrawals';
 import type { LedgerHolds } from '@mp/ledger-client';
@@ -34,6 +35,7 @@ export class WithdrawalCommandIntake {
     @Inject(LEDGER_HOLDS) private readonly ledger: LedgerHolds,
     @Inject(WITHDRAWALS_SETTINGS) private readonly settings: WithdrawalsSettings,
     @Inject(NETWORK_ADAPTER) private readonly network: NetworkAdapter,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {
     this.intake = new CommandIntake(dataSource, {
       inbox: INBOX_CONSUMER,
@@ -61,7 +63,7 @@ export class WithdrawalCommandIntake {
 
   /** The wire command's file (wire/withdrawal-commands.registry.ts) turns it into the domain command. */
   private resolve(envelope: MessageEnvelope): Promise<ResolvedWithdrawalCommand> {
-    const context = { manager: this.dataSource.manager, now: new Date(), assets: this.settings.assets, network: this.network };
+    const context = { manager: this.dataSource.manager, now: this.clock.now(), assets: this.settings.assets, network: this.network };
     return WITHDRAWAL_COMMANDS.resolve(context, envelope);
   }
 }

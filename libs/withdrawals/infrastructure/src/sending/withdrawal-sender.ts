@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { CLOCK, type Clock } from '@mp/shared-util-clock';
 import type { LedgerHolds } from '@mp/ledger-client';
 import { PeriodicTask } from '@mp/shared-command-handling';
 import { toWithdrawalStreamId, type WithdrawalCommand } from '@mp/withdrawals-domain';
@@ -40,6 +41,7 @@ export class WithdrawalSender implements OnApplicationBootstrap, OnApplicationSh
     @Inject(LEDGER_HOLDS) private readonly ledger: LedgerHolds,
     @Inject(NETWORK_ADAPTER) private readonly network: NetworkAdapter,
     @Inject(WITHDRAWALS_SETTINGS) private readonly settings: WithdrawalsSettings,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -86,7 +88,7 @@ export class WithdrawalSender implements OnApplicationBootstrap, OnApplicationSh
   }
 
   private async sendOne(row: Claimed): Promise<boolean> {
-    const started = (await this.run(row, { type: 'StartSendingWithdrawal', metadata: { now: new Date() } })).withdrawal;
+    const started = (await this.run(row, { type: 'StartSendingWithdrawal', metadata: { now: this.clock.now() } })).withdrawal;
     if (started.status !== 'PENDING') return false;
     const result = await this.network.send({
       merchantId: row.merchant_id,
@@ -100,7 +102,7 @@ export class WithdrawalSender implements OnApplicationBootstrap, OnApplicationSh
       this.logger.warn(`fault injection: crashing after the network accepted ${row.order_id}, before the outcome is recorded`);
       process.kill(process.pid, 'SIGKILL');
     }
-    const now = new Date();
+    const now = this.clock.now();
     const outcome: WithdrawalCommand =
       result.outcome === 'completed'
         ? { type: 'CompleteWithdrawal', data: { transactionHash: result.transactionHash, resolvedBy: 'network' }, metadata: { now } }

@@ -11,11 +11,11 @@ export class ReconcileWithdrawalPayload extends OperatorActionPayload {}
 export const reconcileWithdrawal: WithdrawalWireCommand<'ReconcileWithdrawal'> = {
   type: 'ReconcileWithdrawal',
   payload: ReconcileWithdrawalPayload,
-  async resolve({ manager, network }, { merchantId, orderId, operatorId }) {
+  async resolve({ manager, network, now }, { merchantId, orderId, operatorId }) {
     // Never ask the network about a key no withdrawal owns (the simulator would claim it as dropped).
     if (!(await findWithdrawal(manager, merchantId, orderId))) throw new DomainError('WITHDRAWAL_NOT_FOUND', `No withdrawal ${orderId}`);
     const idempotencyKey = toWithdrawalStreamId(merchantId, orderId);
-    const askedAt = new Date();
+    const askedAt = now;
     const answer = await askNetwork(network, idempotencyKey, merchantId);
     return { merchantId, orderId, command: { type: 'ReconcileWithdrawal', data: { evidence: { operatorId, idempotencyKey, askedAt: askedAt.toISOString(), answer } }, metadata: { now: askedAt } } };
   },
