@@ -24,7 +24,9 @@ import { parseArgs } from 'node:util';
 import { build, builtEntry } from '../tools/build-workspace.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const { values: options } = parseArgs({ options: { fresh: { type: 'string', default: '300' }, dead: { type: 'string', default: '5000' }, 'interval-ms': { type: 'string', default: '30' } } });
+const { values: options } = parseArgs({
+  options: { fresh: { type: 'string', default: '300' }, dead: { type: 'string', default: '5000' }, 'interval-ms': { type: 'string', default: '30' } },
+});
 const freshCount = Number(options.fresh);
 const deadCount = Number(options.dead);
 const intervalMs = Number(options['interval-ms']);
@@ -56,8 +58,15 @@ async function phase(label, settings) {
   try {
     const merchant = service.gateway.addMerchant();
     const live = await receivers.start();
-    await service.publish([kit.externalPaymentEvent('PaymentOrderSucceeded', { merchantId: merchant.merchantId, orderId: kit.newOrderId('warm-up'), callbackUrl: live.url() })]);
-    await kit.eventually(() => live.received.length, (count) => count === 1, 60_000, 'the warm-up callback');
+    await service.publish([
+      kit.externalPaymentEvent('PaymentOrderSucceeded', { merchantId: merchant.merchantId, orderId: kit.newOrderId('warm-up'), callbackUrl: live.url() }),
+    ]);
+    await kit.eventually(
+      () => live.received.length,
+      (count) => count === 1,
+      60_000,
+      'the warm-up callback',
+    );
     await service.query(
       `INSERT INTO callback_deliveries (delivery_id, source_event_id, source_event_type, source_topic, merchant_id, subject_kind, subject_id, callback_type,
                                         state_version, target_url, body, status, attempt_count, next_attempt_at, created_at)
@@ -74,12 +83,21 @@ async function phase(label, settings) {
     );
     const publishedAt = new Map();
     for (let index = 0; index < freshCount; index += 1) {
-      const event = kit.externalPaymentEvent('PaymentOrderSucceeded', { merchantId: merchant.merchantId, orderId: kit.newOrderId(`fresh-${index}`), callbackUrl: live.url() });
+      const event = kit.externalPaymentEvent('PaymentOrderSucceeded', {
+        merchantId: merchant.merchantId,
+        orderId: kit.newOrderId(`fresh-${index}`),
+        callbackUrl: live.url(),
+      });
       publishedAt.set(`msg_${event.id.replace(/-/g, '')}`, Date.now());
       await service.publish([event]);
       await sleep(intervalMs);
     }
-    await kit.eventually(() => live.received.length, (count) => count >= freshCount + 1, 120_000, 'every fresh callback');
+    await kit.eventually(
+      () => live.received.length,
+      (count) => count >= freshCount + 1,
+      120_000,
+      'every fresh callback',
+    );
     const latencies = live.received
       .map((callback) => callback.receivedAtMs - (publishedAt.get(String(callback.headers['webhook-id'])) ?? Number.NaN))
       .filter((ms) => Number.isFinite(ms))
@@ -96,10 +114,20 @@ let code = 0;
 try {
   const oneSecondRetries = parseRetrySchedule(['0s', ...Array.from({ length: 49 }, () => '1s')].join(','), 0);
   const results = [
-    await phase('breaker never opens (dead host attempted throughout)', { circuitFailureThreshold: 1_000_000, circuitCooldownMs: 30_000, retrySchedule: oneSecondRetries }),
-    await phase('breaker at its defaults (opens after 5 failures, 30 s cool-down)', { circuitFailureThreshold: 5, circuitCooldownMs: 30_000, retrySchedule: oneSecondRetries }),
+    await phase('breaker never opens (dead host attempted throughout)', {
+      circuitFailureThreshold: 1_000_000,
+      circuitCooldownMs: 30_000,
+      retrySchedule: oneSecondRetries,
+    }),
+    await phase('breaker at its defaults (opens after 5 failures, 30 s cool-down)', {
+      circuitFailureThreshold: 5,
+      circuitCooldownMs: 30_000,
+      retrySchedule: oneSecondRetries,
+    }),
   ];
-  console.log(`\n### Callback fairness: ${deadCount} due retries to a dead host, ${freshCount} fresh callbacks to a live endpoint (same merchant), one every ${intervalMs} ms\n`);
+  console.log(
+    `\n### Callback fairness: ${deadCount} due retries to a dead host, ${freshCount} fresh callbacks to a live endpoint (same merchant), one every ${intervalMs} ms\n`,
+  );
   console.log('| Phase | Fresh callbacks | p50 ms | p99 ms | max ms | attempts to the dead host meanwhile |');
   console.log('|---|---|---|---|---|---|');
   for (const result of results) console.log(`| ${result.label} | ${result.samples} | ${result.p50} | ${result.p99} | ${result.max} | ${result.deadAttempts} |`);

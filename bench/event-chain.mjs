@@ -20,19 +20,30 @@ import { performance } from 'node:perf_hooks';
 import { build, builtEntry } from '../tools/build-workspace.mjs';
 
 const require = createRequire(import.meta.url);
-const { values: options } = parseArgs({ options: { events: { type: 'string', default: '1000000' }, appends: { type: 'string', default: '4000' }, concurrency: { type: 'string', default: '4' } } });
+const { values: options } = parseArgs({
+  options: { events: { type: 'string', default: '1000000' }, appends: { type: 'string', default: '4000' }, concurrency: { type: 'string', default: '4' } },
+});
 const EVENTS = Number(options.events);
 const APPENDS = Number(options.appends);
 const CONCURRENCY = Number(options.concurrency);
 const PER_APPEND = 10;
-for (const [name, value] of Object.entries({ events: EVENTS, appends: APPENDS, concurrency: CONCURRENCY })) if (!Number.isInteger(value) || value <= 0) throw new Error(`--${name} must be a positive integer`);
+for (const [name, value] of Object.entries({ events: EVENTS, appends: APPENDS, concurrency: CONCURRENCY }))
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`--${name} must be a positive integer`);
 
 await build({ logFile: '.local/build.log' });
 const { Client } = require('pg');
 const { DataSource } = require('typeorm');
 const { startPostgres } = await import('../deploy/local/infra.mjs');
 const messaging = require(builtEntry('libs/shared/messaging/src/index.ts'));
-const { appendToStream, anchorClosedDays, createEnvelope, verifyEventChain, MessagingSchema1700000000000, MessagingUnreadIndexes1700000030000, MessagingEventHashChain1700000060380 } = messaging;
+const {
+  appendToStream,
+  anchorClosedDays,
+  createEnvelope,
+  verifyEventChain,
+  MessagingSchema1700000000000,
+  MessagingUnreadIndexes1700000030000,
+  MessagingEventHashChain1700000060380,
+} = messaging;
 
 const postgres = await startPostgres({ mode: 'test', log: () => undefined });
 const admin = new Client({ connectionString: postgres.adminUrl });
@@ -46,7 +57,16 @@ const event = (streamId, n) =>
     source: 'bench',
     subject: streamId,
     correlationId: `req_${n}`,
-    data: { merchantId: 'mch_bench', currency: 'RUB', orderId: `A-${n}`, amountMinor: '150000', feeMinor: '3750', reason: 'payin_succeeded', occurredAt: new Date().toISOString(), postings: [{ postingId: `pst_${n}`, debitAccount: 'clearing', creditAccount: 'settlement_available', amountMinor: '146250', code: 'PAYIN' }] },
+    data: {
+      merchantId: 'mch_bench',
+      currency: 'RUB',
+      orderId: `A-${n}`,
+      amountMinor: '150000',
+      feeMinor: '3750',
+      reason: 'payin_succeeded',
+      occurredAt: new Date().toISOString(),
+      postings: [{ postingId: `pst_${n}`, debitAccount: 'clearing', creditAccount: 'settlement_available', amountMinor: '146250', code: 'PAYIN' }],
+    },
   });
 
 async function database(name, migrations) {
@@ -66,7 +86,10 @@ async function appendWithoutChain(manager, streamId, expectedVersion, events) {
     const base = 1 + index * 5;
     return `($1, $${base + 1}::integer, $${base + 2}::uuid, $${base + 3}::text, $${base + 4}::integer, $${base + 5}::jsonb)`;
   });
-  await manager.query(`INSERT INTO event_store (stream_id, stream_version, event_id, event_type, schema_version, envelope) VALUES ${rows.join(', ')} RETURNING stream_version`, values);
+  await manager.query(
+    `INSERT INTO event_store (stream_id, stream_version, event_id, event_type, schema_version, envelope) VALUES ${rows.join(', ')} RETURNING stream_version`,
+    values,
+  );
 }
 
 const walLsn = async (dataSource) => (await dataSource.query(`SELECT pg_current_wal_lsn() AS lsn`))[0].lsn;
@@ -109,8 +132,14 @@ const [before, after] = await perAppend([
 ]);
 console.log(`\nPer append (${APPENDS} one-event appends, one at a time, each committed):`);
 console.log('| | mean | p99 | WAL per append |\n| --- | --- | --- | --- |');
-for (const [name, result] of [['without the chain', before], ['with the chain', after]]) console.log(`| ${name} | ${result.meanMs.toFixed(3)} ms | ${result.p99Ms.toFixed(3)} ms | ${Math.round(result.walBytes)} B |`);
-console.log(`| difference | ${(after.meanMs - before.meanMs).toFixed(3)} ms | ${(after.p99Ms - before.p99Ms).toFixed(3)} ms | ${Math.round(after.walBytes - before.walBytes)} B |`);
+for (const [name, result] of [
+  ['without the chain', before],
+  ['with the chain', after],
+])
+  console.log(`| ${name} | ${result.meanMs.toFixed(3)} ms | ${result.p99Ms.toFixed(3)} ms | ${Math.round(result.walBytes)} B |`);
+console.log(
+  `| difference | ${(after.meanMs - before.meanMs).toFixed(3)} ms | ${(after.p99Ms - before.p99Ms).toFixed(3)} ms | ${Math.round(after.walBytes - before.walBytes)} B |`,
+);
 await without.destroy();
 
 const scratch = await database('chain_audit', [MessagingSchema1700000000000, MessagingUnreadIndexes1700000030000, MessagingEventHashChain1700000060380]);
@@ -122,12 +151,19 @@ await Promise.all(
     for (let stream = next++; stream < streams; stream = next++) {
       const streamId = `ledger:mch_${stream}:RUB`;
       const count = Math.min(PER_APPEND, EVENTS - stream * PER_APPEND);
-      await appendToStream(scratch.manager, streamId, 0, Array.from({ length: count }, (_, index) => event(streamId, stream * PER_APPEND + index)));
+      await appendToStream(
+        scratch.manager,
+        streamId,
+        0,
+        Array.from({ length: count }, (_, index) => event(streamId, stream * PER_APPEND + index)),
+      );
     }
   }),
 );
 const loadSeconds = (performance.now() - loadStarted) / 1000;
-console.log(`\nLoaded ${EVENTS} events (${streams} streams, ${PER_APPEND} per append, ${CONCURRENCY} at once) in ${loadSeconds.toFixed(1)} s: ${Math.round(EVENTS / loadSeconds)} events/s appended`);
+console.log(
+  `\nLoaded ${EVENTS} events (${streams} streams, ${PER_APPEND} per append, ${CONCURRENCY} at once) in ${loadSeconds.toFixed(1)} s: ${Math.round(EVENTS / loadSeconds)} events/s appended`,
+);
 await anchorClosedDays(scratch.manager, new Date(Date.now() + 86_400_000 + 3_600_000));
 await scratch.destroy();
 
@@ -136,7 +172,9 @@ await reader.connect();
 const auditStarted = performance.now();
 const verification = await verifyEventChain(reader);
 const auditSeconds = (performance.now() - auditStarted) / 1000;
-console.log(`Audit: ${verification.events} events in ${verification.streams} streams, ${verification.anchors} anchor(s), ${verification.findings.length} finding(s), in ${auditSeconds.toFixed(1)} s: ${Math.round(verification.events / auditSeconds)} events/s verified`);
+console.log(
+  `Audit: ${verification.events} events in ${verification.streams} streams, ${verification.anchors} anchor(s), ${verification.findings.length} finding(s), in ${auditSeconds.toFixed(1)} s: ${Math.round(verification.events / auditSeconds)} events/s verified`,
+);
 await reader.end();
 await withChain.destroy();
 await admin.end();

@@ -98,15 +98,25 @@ async function main() {
   for (const mode of modes) if (mode !== 'plaintext' && mode !== 'sasl-ssl') throw new Error(`--security takes plaintext and sasl-ssl, got ${mode}`);
   const { startKafka } = await import('../deploy/local/infra.mjs');
   const { KAFKA_VERSION } = await import('../deploy/local/infra/constants.mjs');
-  console.log(`# Kafka client cost: kafkajs ${version('kafkajs')} and @platformatic/kafka ${version('@platformatic/kafka')} on Kafka ${KAFKA_VERSION}, Node ${process.versions.node}`);
-  console.log(`${messages} messages of ${Buffer.byteLength(JSON.stringify(ENVELOPE))} bytes a phase (lone sends: a tenth), ${rounds} rounds, ${PARTITIONS} partitions\n`);
+  console.log(
+    `# Kafka client cost: kafkajs ${version('kafkajs')} and @platformatic/kafka ${version('@platformatic/kafka')} on Kafka ${KAFKA_VERSION}, Node ${process.versions.node}`,
+  );
+  console.log(
+    `${messages} messages of ${Buffer.byteLength(JSON.stringify(ENVELOPE))} bytes a phase (lone sends: a tenth), ${rounds} rounds, ${PARTITIONS} partitions\n`,
+  );
   for (const mode of modes) {
     let broker = null;
     let connection;
     if (mode === 'plaintext' && process.env.KAFKA_BROKERS) connection = { brokers: process.env.KAFKA_BROKERS.split(','), security: null };
     else {
-      broker = await startKafka({ mode: 'test', log: () => undefined, ...(mode === 'sasl-ssl' ? { kafkaSecurity: { adminPassword: randomBytes(18).toString('hex'), users: {} } } : {}) });
-      const security = broker.security ? { username: broker.security.adminUser, password: broker.security.adminPassword, ca: readFileSync(broker.security.caFile, 'utf8') } : null;
+      broker = await startKafka({
+        mode: 'test',
+        log: () => undefined,
+        ...(mode === 'sasl-ssl' ? { kafkaSecurity: { adminPassword: randomBytes(18).toString('hex'), users: {} } } : {}),
+      });
+      const security = broker.security
+        ? { username: broker.security.adminUser, password: broker.security.adminPassword, ca: readFileSync(broker.security.caFile, 'utf8') }
+        : null;
       connection = { brokers: [broker.brokers], security };
     }
     try {
@@ -133,7 +143,9 @@ async function measure(connection, messages, rounds) {
       for (const client of order) {
         const result = await runWorker({ phase, client, connection, topic: topicOf(client), messages: count, batch, group: `${topicOf(client)}.group` });
         results.push({ round, phase, client, ...result });
-        console.log(`[round ${round + 1}] ${client} ${phase}: ${result.cpuUsPerMessage.toFixed(1)} µs CPU/message, ${Math.round(result.messagesPerSecond)} messages/s`);
+        console.log(
+          `[round ${round + 1}] ${client} ${phase}: ${result.cpuUsPerMessage.toFixed(1)} µs CPU/message, ${Math.round(result.messagesPerSecond)} messages/s`,
+        );
       }
     }
   }
@@ -153,17 +165,23 @@ function report(mode, messages, results) {
     const of = (client, field) => median(results.filter((result) => result.phase === phase && result.client === client).map((result) => result[field]));
     const [oldCpu, newCpu] = CLIENTS.map((client) => of(client, 'cpuUsPerMessage'));
     const label = { produce: `produce, sends of ${RELAY_BATCH}`, 'produce-lone': 'produce, lone sends', consume: 'consume' }[phase];
-    console.log(`| ${label} | ${oldCpu.toFixed(1)} | ${newCpu.toFixed(1)} | ${(newCpu / oldCpu).toFixed(2)} | ${Math.round(of('kafkajs', 'messagesPerSecond'))} | ${Math.round(of('platformatic', 'messagesPerSecond'))} |`);
+    console.log(
+      `| ${label} | ${oldCpu.toFixed(1)} | ${newCpu.toFixed(1)} | ${(newCpu / oldCpu).toFixed(2)} | ${Math.round(of('kafkajs', 'messagesPerSecond'))} | ${Math.round(of('platformatic', 'messagesPerSecond'))} |`,
+    );
   }
   console.log('');
 }
 
 function runWorker(job) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--no-warnings', fileURLToPath(import.meta.url), '--worker', JSON.stringify(job)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--no-warnings', fileURLToPath(import.meta.url), '--worker', JSON.stringify(job)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(output || 'null')) : reject(new Error(`${job.client ?? ''} ${job.phase} worker exited with ${code}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve(JSON.parse(output || 'null')) : reject(new Error(`${job.client ?? ''} ${job.phase} worker exited with ${code}`)),
+    );
   });
 }
 
@@ -190,11 +208,21 @@ function outgoing(count) {
   return Array.from({ length: count }, () => {
     const id = randomUUID();
     const orderId = `bench-${id.slice(0, 8)}`;
-    const envelope = { ...ENVELOPE, id, subject: `merchant:${ENVELOPE.data.merchantId}/order:${orderId}`, data: { ...ENVELOPE.data, orderId, order: { ...ENVELOPE.data.order, order_id: orderId } } };
+    const envelope = {
+      ...ENVELOPE,
+      id,
+      subject: `merchant:${ENVELOPE.data.merchantId}/order:${orderId}`,
+      data: { ...ENVELOPE.data, orderId, order: { ...ENVELOPE.data.order, order_id: orderId } },
+    };
     return {
       key: `${envelope.data.merchantId}:${orderId}`,
       value: JSON.stringify(envelope),
-      headers: { 'message-id': id, 'message-type': envelope.type, 'message-schema-version': String(envelope.schemaVersion), 'correlation-id': envelope.correlationId },
+      headers: {
+        'message-id': id,
+        'message-type': envelope.type,
+        'message-schema-version': String(envelope.schemaVersion),
+        'correlation-id': envelope.correlationId,
+      },
     };
   });
 }
@@ -246,7 +274,12 @@ async function kafkajsClient(job) {
     // The adapter logs errors; here the only ones are a fresh broker's settling answers, retried.
     logLevel: logLevel.NOTHING,
   });
-  const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner, allowAutoTopicCreation: false, idempotent: false, maxInFlightRequests: 5 });
+  const producer = kafka.producer({
+    createPartitioner: Partitioners.DefaultPartitioner,
+    allowAutoTopicCreation: false,
+    idempotent: false,
+    maxInFlightRequests: 5,
+  });
   if (job.phase !== 'consume') await producer.connect();
   let consumer = null;
   return {
@@ -307,7 +340,10 @@ async function platformaticClient(job) {
     retries: 8,
     retryDelay: 100,
   };
-  const producer = job.phase === 'consume' ? null : new Producer({ ...base, serializers: stringSerializers, acks: ProduceAcks.ALL, idempotent: false, autocreateTopics: false });
+  const producer =
+    job.phase === 'consume'
+      ? null
+      : new Producer({ ...base, serializers: stringSerializers, acks: ProduceAcks.ALL, idempotent: false, autocreateTopics: false });
   let consumer = null;
   return {
     send: (topic, messages) => producer.send({ messages: messages.map((message) => ({ topic, ...message })) }),

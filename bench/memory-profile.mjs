@@ -30,7 +30,14 @@ import { payInSteps } from './payin-steps.mjs';
 
 const require = createRequire(import.meta.url);
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const { values: options } = parseArgs({ options: { payins: { type: 'string', default: '200' }, concurrency: { type: 'string', default: '4' }, snapshots: { type: 'boolean', default: false }, 'node-options': { type: 'string', multiple: true, default: [] } } });
+const { values: options } = parseArgs({
+  options: {
+    payins: { type: 'string', default: '200' },
+    concurrency: { type: 'string', default: '4' },
+    snapshots: { type: 'boolean', default: false },
+    'node-options': { type: 'string', multiple: true, default: [] },
+  },
+});
 const PAYINS = Number(options.payins);
 const CONCURRENCY = Number(options.concurrency);
 if (!Number.isInteger(PAYINS) || PAYINS < 0) throw new Error(`--payins must be a whole number, got ${options.payins}`);
@@ -62,7 +69,9 @@ let system = null;
 try {
   system = await SystemUnderTest.start({
     nodeArguments: ['--require', join(root, 'bench/memory-preload.cjs')],
-    env: Object.fromEntries(CATALOG_SERVICE_NAMES.map((name) => [name, { ...profileEnv, ...(nodeOptions[name].length > 0 ? { NODE_OPTIONS: nodeOptions[name].join(' ') } : {}) }])),
+    env: Object.fromEntries(
+      CATALOG_SERVICE_NAMES.map((name) => [name, { ...profileEnv, ...(nodeOptions[name].length > 0 ? { NODE_OPTIONS: nodeOptions[name].join(' ') } : {}) }]),
+    ),
   });
   // Let start-up's garbage settle before the idle sample.
   await sleep(5_000);
@@ -138,7 +147,9 @@ function procStatus(pid) {
 function cpuSecondsAll() {
   return Object.fromEntries(
     CATALOG_SERVICE_NAMES.map((name) => {
-      const fields = readFileSync(`/proc/${system.pidOf(name)}/stat`, 'utf8').split(') ')[1].split(' ');
+      const fields = readFileSync(`/proc/${system.pidOf(name)}/stat`, 'utf8')
+        .split(') ')[1]
+        .split(' ');
       return [name, (Number(fields[11]) + Number(fields[12])) / 100];
     }),
   );
@@ -159,7 +170,9 @@ function report(idle, loaded, cpuSeconds, gcSeconds) {
   const flags = CATALOG_SERVICE_NAMES.filter((name) => nodeOptions[name].length > 0).map((name) => `${name}: ${nodeOptions[name].join(' ')}`);
   console.log(`\n## Memory per service (MB): idle after start-up → after ${PAYINS} pay-ins through to success (${CONCURRENCY} at a time)\n`);
   console.log(`Node flags: ${flags.length > 0 ? flags.join('; ') : 'none (V8 defaults)'}\n`);
-  console.log('| service | RSS | peak RSS | heap total | heap used | external | array buffers | code + bytecode | modules (files, MB source) | CPU s on the load | of it GC s |');
+  console.log(
+    '| service | RSS | peak RSS | heap total | heap used | external | array buffers | code + bytecode | modules (files, MB source) | CPU s on the load | of it GC s |',
+  );
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const name of CATALOG_SERVICE_NAMES) {
     const [a, b] = [idle[name], loaded[name]];
@@ -209,7 +222,11 @@ function summarizeSnapshot(name, file) {
     }
   }
   const total = [...byType.values()].reduce((sum, size) => sum + size, 0);
-  const top = (map, count) => [...map.entries()].sort(([, x], [, y]) => y - x).slice(0, count).map(([key, size]) => `${key} ${mb(size)}`);
+  const top = (map, count) =>
+    [...map.entries()]
+      .sort(([, x], [, y]) => y - x)
+      .slice(0, count)
+      .map(([key, size]) => `${key} ${mb(size)}`);
   console.log(`\n${name} heap snapshot: ${mb(total)} MB live; by type: ${top(byType, 8).join('; ')}`);
   console.log(`  largest constructors: ${top(byConstructor, 10).join('; ')}`);
 }

@@ -82,7 +82,7 @@ async function snapshot() {
 /** A snapshot once every consumer has taken what was produced (nothing changes for two seconds). */
 async function settled() {
   let last = JSON.stringify(await snapshot());
-  for (let quiet = 0; quiet < 4; ) {
+  for (let quiet = 0; quiet < 4;) {
     await sleep(500);
     const now = JSON.stringify(await snapshot());
     quiet = now === last ? quiet + 1 : 0;
@@ -102,7 +102,9 @@ function report(label, before, after) {
     if (delta > 0) console.log(`| ${topic} | ${perPayIn(delta)} |`);
   }
   console.log(`| all | ${perPayIn(total)} |`);
-  console.log('\n| service, group, topic | taken | handled | skipped undecoded | skipped after decoding | decoded before | decoded now |\n|---|---:|---:|---:|---:|---:|---:|');
+  console.log(
+    '\n| service, group, topic | taken | handled | skipped undecoded | skipped after decoding | decoded before | decoded now |\n|---|---:|---:|---:|---:|---:|---:|',
+  );
   const totals = { taken: 0, handled: 0, undecoded: 0, decoded: 0 };
   for (const [key, counts] of Object.entries(after.consumed).sort()) {
     const was = before.consumed[key] ?? { handled: 0, skipped_undecoded: 0, skipped_decoded: 0 };
@@ -115,7 +117,11 @@ function report(label, before, after) {
     totals.handled += handled;
     totals.undecoded += undecoded;
     totals.decoded += handled + decodedSkip;
-    console.log(`| ${key} | ${perPayIn(taken)} | ${perPayIn(handled)} | ${perPayIn(undecoded)} | ${perPayIn(decodedSkip)} | ${perPayIn(taken)} | ${perPayIn(handled + decodedSkip)} |`);
+    console.log(
+      `| ${key} | ${perPayIn(taken)} | ${perPayIn(handled)} | ${perPayIn(undecoded)} | ${perPayIn(decodedSkip)} | ${perPayIn(taken)} | ${perPayIn(handled + decodedSkip)} |`,
+    );
   }
-  console.log(`| all consumers | ${perPayIn(totals.taken)} | ${perPayIn(totals.handled)} | ${perPayIn(totals.undecoded)} | ${perPayIn(totals.decoded - totals.handled)} | ${perPayIn(totals.taken)} | ${perPayIn(totals.decoded)} |`);
+  console.log(
+    `| all consumers | ${perPayIn(totals.taken)} | ${perPayIn(totals.handled)} | ${perPayIn(totals.undecoded)} | ${perPayIn(totals.decoded - totals.handled)} | ${perPayIn(totals.taken)} | ${perPayIn(totals.decoded)} |`,
+  );
 }

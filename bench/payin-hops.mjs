@@ -25,7 +25,9 @@ import { build, builtEntry } from '../tools/build-workspace.mjs';
 import { payInSteps } from './payin-steps.mjs';
 
 const require = createRequire(import.meta.url);
-const { values: options } = parseArgs({ options: { rate: { type: 'string', default: '80' }, seconds: { type: 'string', default: '20' }, 'partitions-concurrently': { type: 'string', default: '1' } } });
+const { values: options } = parseArgs({
+  options: { rate: { type: 'string', default: '80' }, seconds: { type: 'string', default: '20' }, 'partitions-concurrently': { type: 'string', default: '1' } },
+});
 const RATE = Number(options.rate);
 const SECONDS = Number(options.seconds);
 if (!(RATE > 0) || !(SECONDS > 0)) throw new Error(`--rate and --seconds must be positive numbers, got ${options.rate} and ${options.seconds}`);
@@ -61,14 +63,27 @@ await new Promise((resolve) => callbackSink.listen(0, '127.0.0.1', resolve));
 
 // KAFKA_PARTITIONS_CONSUMED_CONCURRENTLY for every service: a run per value, side by side, shows what it does to each hop.
 const concurrency = { KAFKA_PARTITIONS_CONSUMED_CONCURRENTLY: options['partitions-concurrently'] };
-const tracing = { ...concurrency, OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: tracesEndpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '500', OTEL_BSP_MAX_QUEUE_SIZE: '100000' };
+const tracing = {
+  ...concurrency,
+  OTEL_TRACES_EXPORTER: 'otlp',
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: tracesEndpoint,
+  OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+  OTEL_BSP_SCHEDULE_DELAY: '500',
+  OTEL_BSP_MAX_QUEUE_SIZE: '100000',
+};
 let system;
 try {
   system = await SystemUnderTest.start({ env: { gateway: { ...tracing, ALLOW_HTTP_CALLBACK_URLS: 'true' }, payments: tracing, ledger: tracing } });
   const merchant = await system.createClient('Hops shop');
   const operator = await createOperator(system);
   const agent = await registerAgent(system, operator, [{ method: 'bank_card', country: 'RU', currency: 'RUB' }]);
-  const { createPayIn } = payInSteps({ system, merchant, agent, orderIdPrefix: 'hop', callbackUrl: `http://127.0.0.1:${callbackSink.address().port}/callbacks` });
+  const { createPayIn } = payInSteps({
+    system,
+    merchant,
+    agent,
+    orderIdPrefix: 'hop',
+    callbackUrl: `http://127.0.0.1:${callbackSink.address().port}/callbacks`,
+  });
   for (let index = 0; index < 20; index += 1) await createPayIn();
   await sleep(2_000);
   spans.length = 0;
@@ -102,7 +117,13 @@ function collectSpans(body) {
     const service = resourceSpans.resource?.attributes?.find((attribute) => attribute.key === 'service.name')?.value?.stringValue ?? '?';
     for (const scopeSpans of resourceSpans.scopeSpans ?? []) {
       for (const span of scopeSpans.spans ?? []) {
-        spans.push({ service, name: span.name, traceId: span.traceId, start: Number(BigInt(span.startTimeUnixNano) / 1000n) / 1_000, end: Number(BigInt(span.endTimeUnixNano) / 1000n) / 1_000 });
+        spans.push({
+          service,
+          name: span.name,
+          traceId: span.traceId,
+          start: Number(BigInt(span.startTimeUnixNano) / 1000n) / 1_000,
+          end: Number(BigInt(span.endTimeUnixNano) / 1000n) / 1_000,
+        });
       }
     }
   }
@@ -111,7 +132,14 @@ function collectSpans(body) {
 function report(total, failed, achieved) {
   const byTrace = new Map();
   for (const span of spans) byTrace.set(span.traceId, [...(byTrace.get(span.traceId) ?? []), span]);
-  const hops = { 'request → payments starts the batch': [], 'payments: the batch (load, decide, append, outbox, commit)': [], 'payments ends → gateway takes the reply': [], 'reply taken → answer sent': [], 'payments ends → answer sent': [], 'whole request (gateway span)': [] };
+  const hops = {
+    'request → payments starts the batch': [],
+    'payments: the batch (load, decide, append, outbox, commit)': [],
+    'payments ends → gateway takes the reply': [],
+    'reply taken → answer sent': [],
+    'payments ends → answer sent': [],
+    'whole request (gateway span)': [],
+  };
   let withoutPaymentsSpan = 0;
   for (const trace of byTrace.values()) {
     const request = trace.find((span) => span.service.startsWith('gateway') && span.name === 'POST /v2/payments/incoming');
@@ -131,7 +159,9 @@ function report(total, failed, achieved) {
     }
     hops['whole request (gateway span)'].push(request.end - request.start);
   }
-  console.log(`W1 pay-in hops (KAFKA_PARTITIONS_CONSUMED_CONCURRENTLY=${options['partitions-concurrently']}): ${total} creates at ${RATE}/s scheduled (${achieved.toFixed(1)}/s achieved), ${failed} failed; ${hops['whole request (gateway span)'].length} traces broken down, ${withoutPaymentsSpan} without a payments span of their own (later messages of a batch)\n`);
+  console.log(
+    `W1 pay-in hops (KAFKA_PARTITIONS_CONSUMED_CONCURRENTLY=${options['partitions-concurrently']}): ${total} creates at ${RATE}/s scheduled (${achieved.toFixed(1)}/s achieved), ${failed} failed; ${hops['whole request (gateway span)'].length} traces broken down, ${withoutPaymentsSpan} without a payments span of their own (later messages of a batch)\n`,
+  );
   console.log('| hop | n | p50 ms | p90 ms | p99 ms | mean ms |');
   console.log('|---|---:|---:|---:|---:|---:|');
   for (const [hop, values] of Object.entries(hops)) {
@@ -141,6 +171,8 @@ function report(total, failed, achieved) {
     }
     const sorted = [...values].sort((a, b) => a - b);
     const at = (quantile) => sorted[Math.min(sorted.length - 1, Math.floor(quantile * sorted.length))].toFixed(1);
-    console.log(`| ${hop} | ${sorted.length} | ${at(0.5)} | ${at(0.9)} | ${at(0.99)} | ${(sorted.reduce((sum, value) => sum + value, 0) / sorted.length).toFixed(1)} |`);
+    console.log(
+      `| ${hop} | ${sorted.length} | ${at(0.5)} | ${at(0.9)} | ${at(0.99)} | ${(sorted.reduce((sum, value) => sum + value, 0) / sorted.length).toFixed(1)} |`,
+    );
   }
 }

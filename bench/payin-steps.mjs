@@ -12,7 +12,13 @@ export function payInSteps({ system, merchant, agent, orderIdPrefix, callbackUrl
   const createPayIn = async () => {
     sequence += 1;
     const orderId = `${orderIdPrefix}-${Date.now().toString(36)}-${sequence}`;
-    const response = await merchant.post('/v2/payments/incoming', { order_id: orderId, amount: 1000, currency: 'RUB', country: 'RU', callback_url: callbackUrl });
+    const response = await merchant.post('/v2/payments/incoming', {
+      order_id: orderId,
+      amount: 1000,
+      currency: 'RUB',
+      country: 'RU',
+      callback_url: callbackUrl,
+    });
     if (response.status !== 201) throw new Error(`create ${orderId}: ${response.status} ${JSON.stringify(response.body)}`);
     return { orderId, token: String(response.body.redirect_url).split('/pay/')[1] };
   };

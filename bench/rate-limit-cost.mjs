@@ -87,7 +87,9 @@ try {
     const statementsSent = statements - statementsBefore;
     const backendAfter = await backendCpuMs();
     const backend = backendBefore === null || backendAfter === null ? 'n/a (server not local)' : ((backendAfter - backendBefore) / requests).toFixed(3);
-    console.log(`| ${label} | ${((cpu.user + cpu.system) / 1000 / requests).toFixed(3)} | ${backend} | ${(statementsSent / requests).toFixed(3)} | ${(wallMs / requests).toFixed(3)} | ${admitted}/${requests} |`);
+    console.log(
+      `| ${label} | ${((cpu.user + cpu.system) / 1000 / requests).toFixed(3)} | ${backend} | ${(statementsSent / requests).toFixed(3)} | ${(wallMs / requests).toFixed(3)} | ${admitted}/${requests} |`,
+    );
   };
   const oneAtATime = (leases, prefix) => async () => {
     let admitted = 0;
@@ -96,7 +98,8 @@ try {
   };
   const eightAtOnce = (leases, key) => async () => {
     let admitted = 0;
-    for (let index = 0; index < requests; index += 8) admitted += (await Promise.all(Array.from({ length: 8 }, () => leases.take(key, hot)))).filter((answer) => answer.allowed).length;
+    for (let index = 0; index < requests; index += 8)
+      admitted += (await Promise.all(Array.from({ length: 8 }, () => leases.take(key, hot)))).filter((answer) => answer.allowed).length;
     return admitted;
   };
   console.log(`\n### Rate-limit cost per request (${requests} requests, ${merchants} merchants)\n`);

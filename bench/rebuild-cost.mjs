@@ -17,7 +17,9 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { build, builtEntry, root } from '../tools/build-workspace.mjs';
 
-const { values } = parseArgs({ options: { orders: { type: 'string', default: '20000' }, seconds: { type: 'string', default: '8' }, concurrency: { type: 'string', default: '4' } } });
+const { values } = parseArgs({
+  options: { orders: { type: 'string', default: '20000' }, seconds: { type: 'string', default: '8' }, concurrency: { type: 'string', default: '4' } },
+});
 const orders = Number(values.orders);
 const seconds = Number(values.seconds);
 const concurrency = Number(values.concurrency);
@@ -40,7 +42,19 @@ const { DataSource } = require('typeorm');
 const { Client } = require('pg');
 
 const MERCHANT = 'mch_bench';
-const CATALOG = [{ method: 'bank_card', direction: 'incoming', country: 'RU', currency: 'RUB', feeRateBasisPoints: 150, feeFixedMinor: 0n, minAmountMinor: 100n, maxAmountMinor: 100_000_000n, expiryMinutes: 30 }];
+const CATALOG = [
+  {
+    method: 'bank_card',
+    direction: 'incoming',
+    country: 'RU',
+    currency: 'RUB',
+    feeRateBasisPoints: 150,
+    feeFixedMinor: 0n,
+    minAmountMinor: 100n,
+    maxAmountMinor: 100_000_000n,
+    expiryMinutes: 30,
+  },
+];
 const database = `rebuildbench_${randomBytes(4).toString('hex')}`;
 const admin = new Client({ connectionString: process.env.TEST_PG_ADMIN_URL });
 await admin.connect();
@@ -52,7 +66,8 @@ const service = new DataSource({ type: 'postgres', url: url.toString(), migratio
 const rebuilder = new DataSource({ type: 'postgres', url: url.toString(), extra: { max: 2 } });
 
 const noLedger = new Proxy({}, { get: () => () => Promise.reject(new Error('pay-ins place no hold')) });
-const run = (orderId, command) => handlePaymentOrderCommand(noLedger, { dataSource: service }, MERCHANT, orderId, command, { id: `${orderId}-${command.type}`, correlationId: 'bench' });
+const run = (orderId, command) =>
+  handlePaymentOrderCommand(noLedger, { dataSource: service }, MERCHANT, orderId, command, { id: `${orderId}-${command.type}`, correlationId: 'bench' });
 const create = (orderId) =>
   run(orderId, {
     type: 'CreateIncomingPayment',
@@ -84,7 +99,8 @@ async function loop(prefix, done) {
   return latencies.sort((a, b) => a - b);
 }
 
-const summary = (latencies) => `p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms over ${latencies.length} create+read pairs`;
+const summary = (latencies) =>
+  `p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms over ${latencies.length} create+read pairs`;
 
 try {
   await service.initialize();
@@ -114,7 +130,9 @@ try {
   const busy = await rebuildProjection(rebuilder, PAYMENT_ORDERS_PROJECTION, { switch: false });
   rebuilding = false;
   const loaded = await during;
-  console.log(`[rebuild-cost] rebuild under load: ${busy.eventsFolded} events in ${busy.seconds.toFixed(2)} s = ${busy.eventsPerSecond} events/s; differences: ${busy.differences.length}`);
+  console.log(
+    `[rebuild-cost] rebuild under load: ${busy.eventsFolded} events in ${busy.seconds.toFixed(2)} s = ${busy.eventsPerSecond} events/s; differences: ${busy.differences.length}`,
+  );
   console.log(`[rebuild-cost] live loop during the rebuild: ${summary(loaded)}`);
 } finally {
   await rebuilder.destroy().catch(() => {});

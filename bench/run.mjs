@@ -32,7 +32,12 @@ if (!(env.KAFKA_BROKERS && env.TEST_PG_ADMIN_URL)) {
   const { startInfra } = await import('../deploy/local/infra.mjs');
   console.log('[bench] starting a private Kafka broker and PostgreSQL server');
   infra = await startInfra({ mode: 'test' });
-  Object.assign(env, { KAFKA_BROKERS: infra.kafka.brokers, TEST_PG_ADMIN_URL: infra.postgres.adminUrl, BENCH_OWN_INFRA: '1', BENCH_KAFKA_PID: String(infra.kafka.pid) });
+  Object.assign(env, {
+    KAFKA_BROKERS: infra.kafka.brokers,
+    TEST_PG_ADMIN_URL: infra.postgres.adminUrl,
+    BENCH_OWN_INFRA: '1',
+    BENCH_KAFKA_PID: String(infra.kafka.pid),
+  });
 }
 let code = 1;
 try {

@@ -27,11 +27,20 @@ if (!(env.KAFKA_BROKERS && env.TEST_PG_ADMIN_URL)) {
   const { startInfra } = await import('../deploy/local/infra.mjs');
   say('starting a private Kafka broker and PostgreSQL server');
   infra = await startInfra({ mode: 'test' });
-  Object.assign(env, { KAFKA_BROKERS: infra.kafka.brokers, TEST_PG_ADMIN_URL: infra.postgres.adminUrl, BENCH_OWN_INFRA: '1', BENCH_KAFKA_PID: String(infra.kafka.pid) });
+  Object.assign(env, {
+    KAFKA_BROKERS: infra.kafka.brokers,
+    TEST_PG_ADMIN_URL: infra.postgres.adminUrl,
+    BENCH_OWN_INFRA: '1',
+    BENCH_KAFKA_PID: String(infra.kafka.pid),
+  });
 }
 let code = 1;
 try {
-  const child = spawn(process.execPath, ['--enable-source-maps', builtEntry('bench/src/soak.ts'), ...process.argv.slice(2)], { cwd: root, env, stdio: 'inherit' });
+  const child = spawn(process.execPath, ['--enable-source-maps', builtEntry('bench/src/soak.ts'), ...process.argv.slice(2)], {
+    cwd: root,
+    env,
+    stdio: 'inherit',
+  });
   for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
   code = await new Promise((resolve) => child.on('exit', (exitCode, signal) => resolve(exitCode ?? (signal ? 1 : 0))));
 } finally {

@@ -29,7 +29,7 @@ const PAYINS = Number(options.payins);
 const TOP = Number(options.top);
 if (!Number.isInteger(PAYINS) || PAYINS <= 0) throw new Error(`--payins must be a positive integer, got ${options.payins}`);
 if (!Number.isInteger(TOP) || TOP < 0) throw new Error(`--top must be a whole number, got ${options.top}`);
-if (!process.env.KAFKA_BROKERS) throw new Error('set KAFKA_BROKERS (the shared test broker or `npm start`\'s)');
+if (!process.env.KAFKA_BROKERS) throw new Error("set KAFKA_BROKERS (the shared test broker or `npm start`'s)");
 
 await build({ logFile: '.local/build.log' });
 const { Client } = require('pg');
@@ -60,7 +60,9 @@ try {
   const agent = await registerAgent(system, operator, [{ method: 'bank_card', country: 'RU', currency: 'RUB' }]);
   const { createPayIn, lifecycle } = payInSteps({ system, merchant, agent, orderIdPrefix: 'spp', callbackUrl: callbackUrl });
 
-  console.log(`statements and WAL per pay-in, ${PAYINS} pay-ins one at a time, by service database (PostgreSQL ${(await admin.query('SHOW server_version')).rows[0].server_version}, full_page_writes ${(await admin.query('SHOW full_page_writes')).rows[0].full_page_writes})`);
+  console.log(
+    `statements and WAL per pay-in, ${PAYINS} pay-ins one at a time, by service database (PostgreSQL ${(await admin.query('SHOW server_version')).rows[0].server_version}, full_page_writes ${(await admin.query('SHOW full_page_writes')).rows[0].full_page_writes})`,
+  );
   for (const [label, run] of [
     ['W1: create a pay-in', createPayIn],
     ['a pay-in through to success (create, payer page, "I have paid", confirm)', lifecycle],
@@ -103,14 +105,15 @@ async function idleRates(prefix) {
   await admin.query('SELECT pg_stat_statements_reset()');
   await sleep(IDLE_SAMPLE_MS);
   const rates = new Map();
-  for (const [database, { calls, walBytes }] of await byDatabase(prefix)) rates.set(database, { calls: calls / (IDLE_SAMPLE_MS / 1_000), walBytes: walBytes / (IDLE_SAMPLE_MS / 1_000) });
+  for (const [database, { calls, walBytes }] of await byDatabase(prefix))
+    rates.set(database, { calls: calls / (IDLE_SAMPLE_MS / 1_000), walBytes: walBytes / (IDLE_SAMPLE_MS / 1_000) });
   return rates;
 }
 
 /** Waits until every database runs no more statements than when idle, for three seconds in a row. */
 async function settle(prefix, idle) {
   let last = await byDatabase(prefix);
-  for (let quiet = 0; quiet < 3; ) {
+  for (let quiet = 0; quiet < 3;) {
     await sleep(1_000);
     const now = await byDatabase(prefix);
     const busy = [...now].some(([database, { calls }]) => calls - (last.get(database)?.calls ?? 0) > (idle.get(database)?.calls ?? 0) * 1.5 + 2);

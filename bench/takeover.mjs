@@ -37,7 +37,13 @@ const TOPIC = 'takeover.bench';
 const GROUP = 'takeover-bench';
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-const brokerOptions = (namespace, extra = {}) => ({ clientId: `takeover-${process.pid}`, brokers: process.env.KAFKA_BROKERS.split(','), namespace, log: () => undefined, ...extra });
+const brokerOptions = (namespace, extra = {}) => ({
+  clientId: `takeover-${process.pid}`,
+  brokers: process.env.KAFKA_BROKERS.split(','),
+  namespace,
+  log: () => undefined,
+  ...extra,
+});
 
 if (options.replica) {
   await runReplica();
@@ -48,7 +54,9 @@ if (options.replica) {
 /** A replica: prints a line per message (its partition), leaves the group cleanly on SIGTERM. */
 async function runReplica() {
   const { KafkaMessageBroker } = require(builtEntry('libs/shared/messaging/src/index.ts'));
-  const broker = new KafkaMessageBroker(brokerOptions(options.namespace, { sessionTimeoutMs: Number(options['session-ms']), heartbeatIntervalMs: Number(options['heartbeat-ms']) }));
+  const broker = new KafkaMessageBroker(
+    brokerOptions(options.namespace, { sessionTimeoutMs: Number(options['session-ms']), heartbeatIntervalMs: Number(options['heartbeat-ms']) }),
+  );
   await broker.connect();
   const subscription = await broker.subscribe({
     groupId: GROUP,
@@ -68,10 +76,23 @@ async function runReplica() {
 }
 
 function startReplica(namespace, setting) {
-  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--replica', '--namespace', namespace, '--session-ms', String(setting.sessionMs), '--heartbeat-ms', String(setting.heartbeatMs)], {
-    env: process.env,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      fileURLToPath(import.meta.url),
+      '--replica',
+      '--namespace',
+      namespace,
+      '--session-ms',
+      String(setting.sessionMs),
+      '--heartbeat-ms',
+      String(setting.heartbeatMs),
+    ],
+    {
+      env: process.env,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   const replica = { child, partitions: new Map(), ready: null, exited: new Promise((resolve) => child.on('exit', resolve)) };
   replica.ready = new Promise((resolve) => {
     createInterface({ input: child.stdout }).on('line', (line) => {
@@ -97,7 +118,13 @@ async function measureRound(setting, signal, partitionCount) {
   const keys = Array.from({ length: partitionCount * 8 }, (_, index) => `key-${index}`);
   const stream = (async () => {
     while (publishing) {
-      await publisher.publish(keys.map((key) => ({ topic: TOPIC, key, envelope: createEnvelope({ type: 'TakeoverProbe', schemaVersion: 1, source: 'takeover-bench', subject: key, correlationId: key, data: {} }) })));
+      await publisher.publish(
+        keys.map((key) => ({
+          topic: TOPIC,
+          key,
+          envelope: createEnvelope({ type: 'TakeoverProbe', schemaVersion: 1, source: 'takeover-bench', subject: key, correlationId: key, data: {} }),
+        })),
+      );
       await sleep(20);
     }
   })();
@@ -147,7 +174,11 @@ async function runBench() {
   const { CONSUMER_SESSION_TIMEOUT_MS, CONSUMER_HEARTBEAT_INTERVAL_MS } = require(builtEntry('libs/shared/messaging/src/kafka/kafka-message-broker.ts'));
   const settings = [
     { name: 'before (session 10 s, heartbeat 2 s)', sessionMs: 10_000, heartbeatMs: 2_000 },
-    { name: `now (session ${CONSUMER_SESSION_TIMEOUT_MS / 1000} s, heartbeat ${CONSUMER_HEARTBEAT_INTERVAL_MS} ms)`, sessionMs: CONSUMER_SESSION_TIMEOUT_MS, heartbeatMs: CONSUMER_HEARTBEAT_INTERVAL_MS },
+    {
+      name: `now (session ${CONSUMER_SESSION_TIMEOUT_MS / 1000} s, heartbeat ${CONSUMER_HEARTBEAT_INTERVAL_MS} ms)`,
+      sessionMs: CONSUMER_SESSION_TIMEOUT_MS,
+      heartbeatMs: CONSUMER_HEARTBEAT_INTERVAL_MS,
+    },
   ];
   const lines = ['| consumer settings | signal | takeover per round (ms) | max (ms) |', '|---|---|---|---|'];
   try {

@@ -3,7 +3,10 @@ import { heapFlagsOf, memoryMiB, memoryNeededMb, OUTSIDE_HEAP_MB } from './heap-
 describe('heap limits and memory quantities', () => {
   it('reads both heap flags from NODE_OPTIONS, the last of each counting, and nothing from a value without both', () => {
     expect(heapFlagsOf('--max-old-space-size=128 --max-semi-space-size=16')).toEqual({ oldSpaceMb: 128, semiSpaceMb: 16 });
-    expect(heapFlagsOf('--max-old-space-size=128 --enable-source-maps --max-semi-space-size=16 --max-old-space-size=192')).toEqual({ oldSpaceMb: 192, semiSpaceMb: 16 });
+    expect(heapFlagsOf('--max-old-space-size=128 --enable-source-maps --max-semi-space-size=16 --max-old-space-size=192')).toEqual({
+      oldSpaceMb: 192,
+      semiSpaceMb: 16,
+    });
     expect(heapFlagsOf('--max-old-space-size=128')).toBeNull();
     expect(heapFlagsOf('--max-old-space-size-x=128 --max-semi-space-size=16')).toBeNull();
     expect(heapFlagsOf(undefined)).toBeNull();

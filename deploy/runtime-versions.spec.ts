@@ -49,7 +49,9 @@ describe('one Node major everywhere', () => {
 
   it('is accepted by every locked dependency that declares the Node versions it runs on', () => {
     const lock = JSON.parse(read('package-lock.json')) as { packages: Record<string, { engines?: { node?: string } | string[]; dev?: boolean }> };
-    const declared = Object.entries(lock.packages).filter(([path, entry]) => path !== '' && entry.engines && !Array.isArray(entry.engines) && entry.engines.node);
+    const declared = Object.entries(lock.packages).filter(
+      ([path, entry]) => path !== '' && entry.engines && !Array.isArray(entry.engines) && entry.engines.node,
+    );
     expect(declared.length).toBeGreaterThan(100);
     const refusing = declared
       .filter(([, entry]) => !semver.satisfies(setupNodeVersion, (entry.engines as { node: string }).node, { includePrerelease: true }))
@@ -70,7 +72,12 @@ describe('one Kafka version everywhere', () => {
   });
 
   it('is the version of every apache/kafka image and of the Strimzi Kafka resource', () => {
-    const images = deploymentFiles().flatMap((file) => [...read(file).matchAll(/apache\/kafka:([\w.${}-]+)/g)].map((match) => ({ file: relative(repositoryRoot, join(repositoryRoot, file)), version: match[1] })));
+    const images = deploymentFiles().flatMap((file) =>
+      [...read(file).matchAll(/apache\/kafka:([\w.${}-]+)/g)].map((match) => ({
+        file: relative(repositoryRoot, join(repositoryRoot, file)),
+        version: match[1],
+      })),
+    );
     expect(images.map(({ file }) => file)).toEqual(expect.arrayContaining(['docker-compose.yml', 'deploy/k8s/overlays/dev/kafka.yaml']));
     expect(images.filter(({ version }) => version !== kafkaVersion && version !== '${KAFKA_VERSION}')).toEqual([]);
     const strimzi = read('deploy/k8s/overlays/prod/kafka.yaml');

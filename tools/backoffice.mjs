@@ -66,7 +66,10 @@ function parseArguments(argv) {
   const negativeNumber = /^-\d+(\.\d+)?$/;
   const standIn = (index) => `\u0000${index}`;
   const masked = argv.map((arg, index) => (negativeNumber.test(arg) ? standIn(index) : arg));
-  const { values, positionals } = parseCommandLine({ args: masked, options: { 'as-agent': { type: 'boolean', default: false } }, allowPositionals: true }, 'usage: npm run backoffice -- [--as-agent] <command> … (see tools/backoffice.mjs)');
+  const { values, positionals } = parseCommandLine(
+    { args: masked, options: { 'as-agent': { type: 'boolean', default: false } }, allowPositionals: true },
+    'usage: npm run backoffice -- [--as-agent] <command> … (see tools/backoffice.mjs)',
+  );
   return { asAgent: values['as-agent'], args: positionals.map((arg) => (arg.startsWith('\u0000') ? argv[Number(arg.slice(1))] : arg)) };
 }
 
@@ -87,7 +90,11 @@ async function call(method, path, body, headers = {}) {
   const isFile = Buffer.isBuffer(body);
   const response = await fetch(`${baseUrl}/backoffice/v1${path}`, {
     method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': isFile ? 'application/octet-stream' : 'application/json' }), ...headers },
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { 'content-type': isFile ? 'application/octet-stream' : 'application/json' }),
+      ...headers,
+    },
     body: body === undefined ? undefined : isFile ? body : JSON.stringify(body),
   });
   const text = await response.text();
@@ -124,10 +131,14 @@ const order = (merchantId, orderId) => `/agent/orders/${encodeURIComponent(merch
 
 /** Accepting settles the order for the disputed amount; rejecting restores the order's own state. */
 const reviewDispute = (prefix, decision) => () =>
-  call('POST', `${prefix}/disputes/${encodeURIComponent(rest[0] ?? '')}/${encodeURIComponent(rest[1] ?? '')}/review`, { decision, ...(rest[2] ? { reason: rest[2] } : {}) });
+  call('POST', `${prefix}/disputes/${encodeURIComponent(rest[0] ?? '')}/${encodeURIComponent(rest[1] ?? '')}/review`, {
+    decision,
+    ...(rest[2] ? { reason: rest[2] } : {}),
+  });
 
 /** Every download is recorded for operators (who, when, which dispute and receipt). */
-const disputeReceipt = (prefix) => () => download(`${prefix}/disputes/${encodeURIComponent(rest[0] ?? '')}/${encodeURIComponent(rest[1] ?? '')}/receipt`, rest[2]);
+const disputeReceipt = (prefix) => () =>
+  download(`${prefix}/disputes/${encodeURIComponent(rest[0] ?? '')}/${encodeURIComponent(rest[1] ?? '')}/receipt`, rest[2]);
 
 /** The overlap as a JSON number (the API reads number literals); none: the configured default. */
 const overlapBody = (hours) => (hours ? JSON.parse(`{"overlap_hours": ${Number(hours)}}`) : {});
@@ -136,7 +147,11 @@ const operatorCommands = {
   'disputes accept': reviewDispute('', 'ACCEPTED'),
   'disputes reject': reviewDispute('', 'REJECTED'),
   'disputes receipt': disputeReceipt(''),
-  'disputes downloads': () => call('GET', `/disputes/receipt-downloads?${new URLSearchParams({ ...(rest[0] ? { merchant_id: rest[0] } : {}), ...(rest[1] ? { dispute_id: rest[1] } : {}) })}`),
+  'disputes downloads': () =>
+    call(
+      'GET',
+      `/disputes/receipt-downloads?${new URLSearchParams({ ...(rest[0] ? { merchant_id: rest[0] } : {}), ...(rest[1] ? { dispute_id: rest[1] } : {}) })}`,
+    ),
   'merchants create': () => call('POST', '/merchants', { name: rest[0], ...(rest[1] ? { default_callback_url: rest[1] } : {}) }),
   'merchants get': () => call('GET', `/merchants/${encodeURIComponent(rest[0])}`),
   'callbacks event': () => call('GET', `/callbacks/deliveries?event_id=${encodeURIComponent(rest[0])}`),
@@ -149,7 +164,12 @@ const operatorCommands = {
   'merchants suspend': () => call('POST', `/merchants/${encodeURIComponent(rest[0])}/suspend`, { reason: rest[1] ?? '' }),
   'merchants reinstate': () => call('POST', `/merchants/${encodeURIComponent(rest[0])}/reinstate`, { reason: rest[1] ?? '' }),
   'operators list': () => call('GET', '/operator-credentials'),
-  'operators create': () => call('POST', '/operator-credentials', rest[1] ? JSON.parse(`{"name": ${JSON.stringify(rest[0] ?? '')}, "lifetime_days": ${Number(rest[1])}}`) : { name: rest[0] }),
+  'operators create': () =>
+    call(
+      'POST',
+      '/operator-credentials',
+      rest[1] ? JSON.parse(`{"name": ${JSON.stringify(rest[0] ?? '')}, "lifetime_days": ${Number(rest[1])}}`) : { name: rest[0] },
+    ),
   'operators revoke': () => call('POST', `/operator-credentials/${encodeURIComponent(rest[0] ?? '')}/revoke`),
   audit: () => call('GET', `/audit?${new URLSearchParams({ ...(sub ? { actor_credential_id: sub } : {}), ...(rest[0] ? { merchant_id: rest[0] } : {}) })}`),
   'methods get': () => call('GET', `/merchants/${rest[0]}/methods`),
@@ -158,32 +178,52 @@ const operatorCommands = {
     call('POST', '/agents', {
       display_name: rest[0],
       payment_details: rest[1],
-      serves: (rest[2] ?? '').split(',').filter(Boolean).map((area) => {
-        const [method, country, currency] = area.split(':');
-        return { method, country, currency };
-      }),
+      serves: (rest[2] ?? '')
+        .split(',')
+        .filter(Boolean)
+        .map((area) => {
+          const [method, country, currency] = area.split(':');
+          return { method, country, currency };
+        }),
     }),
   'orders get': () => call('GET', `/orders/${rest[0]}/${encodeURIComponent(rest[1])}`),
   balances: () => call('GET', `/merchants/${sub}/balances`),
   entries: () => call('GET', `/merchants/${sub}/ledger/entries${rest[0] ? `?currency=${encodeURIComponent(rest[0])}` : ''}`),
-  reconciliation: () => call('GET', `/merchants/${sub}/ledger/reconciliation.csv?from=${encodeURIComponent(rest[0] ?? '')}&to=${encodeURIComponent(rest[1] ?? '')}`),
-  reveals: () => call('GET', `/account-number-reveals?${new URLSearchParams({ ...(sub ? { merchant_id: sub } : {}), ...(rest[0] ? { order_id: rest[0] } : {}) })}`),
-  deposit: () => call('POST', `/merchants/${sub}/deposit-adjustments`, JSON.parse(`{"currency": ${JSON.stringify(rest[0])}, "amount": ${Number(rest[1])}, "reason": ${JSON.stringify(rest[2] ?? '')}}`)),
+  reconciliation: () =>
+    call('GET', `/merchants/${sub}/ledger/reconciliation.csv?from=${encodeURIComponent(rest[0] ?? '')}&to=${encodeURIComponent(rest[1] ?? '')}`),
+  reveals: () =>
+    call('GET', `/account-number-reveals?${new URLSearchParams({ ...(sub ? { merchant_id: sub } : {}), ...(rest[0] ? { order_id: rest[0] } : {}) })}`),
+  deposit: () =>
+    call(
+      'POST',
+      `/merchants/${sub}/deposit-adjustments`,
+      JSON.parse(`{"currency": ${JSON.stringify(rest[0])}, "amount": ${Number(rest[1])}, "reason": ${JSON.stringify(rest[2] ?? '')}}`),
+    ),
   // The amount goes into the JSON as typed, so its decimals are exact (the API reads the JSON text).
   convert: () => {
     const [conversionId, fromCurrency, toCurrency, amount, rate, reason] = rest;
     if (!/^\d+(\.\d+)?$/.test(amount ?? '')) throw new Error('amount must be a decimal number, e.g. 101010.10');
-    return call('POST', `/merchants/${sub}/conversions`, JSON.parse(`{"conversion_id": ${JSON.stringify(conversionId)}, "from_currency": ${JSON.stringify(fromCurrency)}, "to_currency": ${JSON.stringify(toCurrency)}, "amount": ${amount}, "rate": ${JSON.stringify(rate)}, "reason": ${JSON.stringify(reason ?? '')}}`));
+    return call(
+      'POST',
+      `/merchants/${sub}/conversions`,
+      JSON.parse(
+        `{"conversion_id": ${JSON.stringify(conversionId)}, "from_currency": ${JSON.stringify(fromCurrency)}, "to_currency": ${JSON.stringify(toCurrency)}, "amount": ${amount}, "rate": ${JSON.stringify(rate)}, "reason": ${JSON.stringify(reason ?? '')}}`,
+      ),
+    );
   },
   ...Object.fromEntries(
-    ['pending', 'approved', 'rejected', 'expired'].map((status) => [`approvals ${status}`, () => call('GET', `/approvals?${new URLSearchParams({ status, ...(rest[0] ? { merchant_id: rest[0] } : {}) })}`)]),
+    ['pending', 'approved', 'rejected', 'expired'].map((status) => [
+      `approvals ${status}`,
+      () => call('GET', `/approvals?${new URLSearchParams({ status, ...(rest[0] ? { merchant_id: rest[0] } : {}) })}`),
+    ]),
   ),
   'approvals approve': () => call('POST', `/approvals/${encodeURIComponent(rest[0] ?? '')}/approve`, {}),
   'approvals reject': () => call('POST', `/approvals/${encodeURIComponent(rest[0] ?? '')}/reject`, { reason: rest[1] ?? '' }),
   'withdrawals stuck': () => call('GET', `/withdrawals/stuck${rest[0] ? `?older_than_seconds=${encodeURIComponent(rest[0])}` : ''}`),
   'withdrawals get': () => call('GET', `/withdrawals/${rest[0]}/${encodeURIComponent(rest[1])}`),
   'withdrawals fail': () => call('POST', `/withdrawals/${rest[0]}/${encodeURIComponent(rest[1])}/resolve`, { outcome: 'failed', reason: rest[2] ?? '' }),
-  'withdrawals complete': () => call('POST', `/withdrawals/${rest[0]}/${encodeURIComponent(rest[1])}/resolve`, { outcome: 'completed', transaction_hash: rest[2], reason: rest[3] ?? '' }),
+  'withdrawals complete': () =>
+    call('POST', `/withdrawals/${rest[0]}/${encodeURIComponent(rest[1])}/resolve`, { outcome: 'completed', transaction_hash: rest[2], reason: rest[3] ?? '' }),
   'withdrawals reconcile': () => call('POST', `/withdrawals/${rest[0]}/${encodeURIComponent(rest[1])}/reconcile`, {}),
 };
 

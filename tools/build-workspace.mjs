@@ -31,7 +31,14 @@ export function projectOf(source) {
  */
 export function build({ projects, logFile } = {}) {
   const startedAt = Date.now();
-  const args = [join(root, 'node_modules/nx/dist/bin/nx.js'), 'run-many', '-t', 'build', '--output-style=static', ...(projects ? ['-p', projects.join(',')] : [])];
+  const args = [
+    join(root, 'node_modules/nx/dist/bin/nx.js'),
+    'run-many',
+    '-t',
+    'build',
+    '--output-style=static',
+    ...(projects ? ['-p', projects.join(',')] : []),
+  ];
   let log = null;
   if (logFile) {
     mkdirSync(dirname(logFile), { recursive: true });

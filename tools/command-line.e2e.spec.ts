@@ -32,6 +32,9 @@ const commands: Array<[string, string[]]> = [
 describe('command-line flags (node:util parseArgs)', () => {
   it.each(commands)('%s refuses an unknown flag by name', (_name, args) => {
     const result = spawnSync(process.execPath, args, { cwd: root, env: bareEnvironment, encoding: 'utf8', timeout: 60_000 });
-    expect({ refused: result.status !== 0 && result.status !== null, message: /Unknown option '--bogus'/.test(result.stderr) }).toEqual({ refused: true, message: true });
+    expect({ refused: result.status !== 0 && result.status !== null, message: /Unknown option '--bogus'/.test(result.stderr) }).toEqual({
+      refused: true,
+      message: true,
+    });
   });
 });

@@ -8,5 +8,8 @@ import { join } from 'node:path';
 import { root, withLocalDefault } from './local-endpoints.mjs';
 
 const env = withLocalDefault('KAFKA_BROKERS', (endpoints) => endpoints.kafka_brokers, 'dlq');
-const result = spawnSync(process.execPath, [join(root, 'tools/run-built.mjs'), 'apps/ops/src/dead-letters.ts', ...process.argv.slice(2)], { env, stdio: 'inherit' });
+const result = spawnSync(process.execPath, [join(root, 'tools/run-built.mjs'), 'apps/ops/src/dead-letters.ts', ...process.argv.slice(2)], {
+  env,
+  stdio: 'inherit',
+});
 process.exit(result.status ?? 1);

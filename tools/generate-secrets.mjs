@@ -98,7 +98,13 @@ export function ensureDevOverlaySecrets() {
   if (Object.keys(files).every((name) => existsSync(join(DEV_SECRETS_DIR, `${name}.env`)))) return { made: false, dir: DEV_SECRETS_DIR };
   mkdirSync(DEV_SECRETS_DIR, { recursive: true, mode: 0o700 });
   for (const [name, values] of Object.entries(files)) {
-    writeFileSync(join(DEV_SECRETS_DIR, `${name}.env`), Object.entries(values).map(([key, value]) => `${key}=${value}`).join('\n') + '\n', { mode: 0o600 });
+    writeFileSync(
+      join(DEV_SECRETS_DIR, `${name}.env`),
+      Object.entries(values)
+        .map(([key, value]) => `${key}=${value}`)
+        .join('\n') + '\n',
+      { mode: 0o600 },
+    );
   }
   return { made: true, dir: DEV_SECRETS_DIR };
 }

@@ -36,7 +36,9 @@ function resolveImport(from: string, specifier: string): string | undefined {
 
 /** The source folders of the workspace's projects: `libs/<context>/<lib>/src` and `apps/<app>/src`. */
 function projectSources(): string[] {
-  const libs = readdirSync(join(root, 'libs')).flatMap((context) => readdirSync(join(root, 'libs', context)).map((lib) => join(root, 'libs', context, lib, 'src')));
+  const libs = readdirSync(join(root, 'libs')).flatMap((context) =>
+    readdirSync(join(root, 'libs', context)).map((lib) => join(root, 'libs', context, lib, 'src')),
+  );
   const apps = readdirSync(join(root, 'apps')).map((app) => join(root, 'apps', app, 'src'));
   return [...libs, ...apps].filter((src) => existsSync(src));
 }
@@ -47,7 +49,10 @@ function importGraph(sources: string[], base = root): Map<string, string[]> {
   for (const file of sources.flatMap(sourceFiles)) {
     const imports = ts.preProcessFile(readFileSync(file, 'utf8'), true, true).importedFiles;
     const targets = imports.map((entry) => resolveImport(file, entry.fileName)).filter((target): target is string => target !== undefined);
-    graph.set(relative(base, file), targets.map((target) => relative(base, target)));
+    graph.set(
+      relative(base, file),
+      targets.map((target) => relative(base, target)),
+    );
   }
   return graph;
 }
@@ -74,13 +79,30 @@ function cyclesOf(graph: Map<string, string[]>): string[][] {
 }
 
 /** `libs/<context>/<lib>` or `apps/<app>`. */
-const projectOf = (file: string) => file.split('/').slice(0, file.startsWith('apps/') ? 2 : 3).join('/');
+const projectOf = (file: string) =>
+  file
+    .split('/')
+    .slice(0, file.startsWith('apps/') ? 2 : 3)
+    .join('/');
 
 describe('the cycle search', () => {
   it('finds a cycle in a graph, and none in a graph without one', () => {
-    const cyclic = new Map([['a', ['b']], ['b', ['c']], ['c', ['a']], ['d', ['a']]]);
+    const cyclic = new Map([
+      ['a', ['b']],
+      ['b', ['c']],
+      ['c', ['a']],
+      ['d', ['a']],
+    ]);
     expect(cyclesOf(cyclic)).toEqual([['a', 'b', 'c', 'a']]);
-    expect(cyclesOf(new Map([['a', ['b']], ['b', ['c']], ['d', ['a', 'c']]]))).toEqual([]);
+    expect(
+      cyclesOf(
+        new Map([
+          ['a', ['b']],
+          ['b', ['c']],
+          ['d', ['a', 'c']],
+        ]),
+      ),
+    ).toEqual([]);
   });
 
   it('finds a cycle between .tsx files through a type-only import, as the console had (App.tsx <-> a view)', () => {
@@ -88,7 +110,7 @@ describe('the cycle search', () => {
     try {
       writeFileSync(join(dir, 'App.tsx'), "import { routes } from './views';\nexport interface Route { path: string }\nexport const all = routes;\n");
       writeFileSync(join(dir, 'views.tsx'), "import type { Route } from './App';\nexport const routes: Route[] = [];\n");
-      writeFileSync(join(dir, 'leaf.ts'), "export const leaf = 1;\n");
+      writeFileSync(join(dir, 'leaf.ts'), 'export const leaf = 1;\n');
       expect(cyclesOf(importGraph([dir], dir))).toEqual([['App.tsx', 'views.tsx', 'App.tsx']]);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -59,11 +59,16 @@ function databaseSecret(service, role, password, { migration }) {
 
 function newServiceKeyPair() {
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-  return { privateKey: privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64'), publicKey: publicKey.export({ format: 'der', type: 'spki' }).toString('base64') };
+  return {
+    privateKey: privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64'),
+    publicKey: publicKey.export({ format: 'der', type: 'spki' }).toString('base64'),
+  };
 }
 /** The SPKI public key (base64 DER) of a PKCS#8 Ed25519 private key (base64 DER). */
 function spkiOf(privateKeyBase64) {
-  return createPublicKey(createPrivateKey({ key: Buffer.from(privateKeyBase64, 'base64'), format: 'der', type: 'pkcs8' })).export({ format: 'der', type: 'spki' }).toString('base64');
+  return createPublicKey(createPrivateKey({ key: Buffer.from(privateKeyBase64, 'base64'), format: 'der', type: 'pkcs8' }))
+    .export({ format: 'der', type: 'spki' })
+    .toString('base64');
 }
 
 /** `service:key,...` as [service, key] pairs, in order. */
@@ -85,10 +90,13 @@ export function planSecrets(existing, rotate = []) {
   const restarts = new Set();
   const refused = [];
   const unknown = rotate.filter(
-    (name) => !SERVICES.some((service) => [`${service}-database`, `${service}-migration-database`, `${service}-service-token`].includes(name)) && !(name in MASTER_KEYS),
+    (name) =>
+      !SERVICES.some((service) => [`${service}-database`, `${service}-migration-database`, `${service}-service-token`].includes(name)) &&
+      !(name in MASTER_KEYS),
   );
   for (const name of unknown) refused.push(`${name}: not a Secret this tool makes`);
-  for (const name of rotate.filter((candidate) => candidate in MASTER_KEYS)) refused.push(`${name}: a master key is rotated by re-sealing (docs/operations/master-key-rotation.md), not replaced`);
+  for (const name of rotate.filter((candidate) => candidate in MASTER_KEYS))
+    refused.push(`${name}: a master key is rotated by re-sealing (docs/operations/master-key-rotation.md), not replaced`);
 
   for (const service of SERVICES) {
     for (const migration of [false, true]) {
@@ -181,19 +189,40 @@ export function manifests(secrets, namespace) {
 function readExisting(kubectl, names) {
   const list = JSON.parse(kubectl(['get', 'secret', ...names, '--ignore-not-found', '-o', 'json']) || '{"items":[]}');
   const items = list.kind === 'List' || list.items ? list.items : [list];
-  return new Map(items.map((secret) => [secret.metadata.name, Object.fromEntries(Object.entries(secret.data ?? {}).map(([key, value]) => [key, Buffer.from(value, 'base64').toString()]))]));
+  return new Map(
+    items.map((secret) => [
+      secret.metadata.name,
+      Object.fromEntries(Object.entries(secret.data ?? {}).map(([key, value]) => [key, Buffer.from(value, 'base64').toString()])),
+    ]),
+  );
 }
 
 const USAGE = 'usage: node tools/k8s-secrets.mjs [--namespace <ns>] [--context <context>] [--rotate <secret>]... [--print]';
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const { values } = parseCommandLine(
-    { options: { namespace: { type: 'string', default: 'merchant-payments' }, context: { type: 'string' }, rotate: { type: 'string', multiple: true, default: [] }, print: { type: 'boolean', default: false } } },
+    {
+      options: {
+        namespace: { type: 'string', default: 'merchant-payments' },
+        context: { type: 'string' },
+        rotate: { type: 'string', multiple: true, default: [] },
+        print: { type: 'boolean', default: false },
+      },
+    },
     USAGE,
   );
   const kubectl = (args, input) =>
-    execFileSync('kubectl', [...(values.context ? ['--context', values.context] : []), '-n', values.namespace, ...args], { encoding: 'utf8', input, stdio: ['pipe', 'pipe', 'inherit'] });
-  const names = [...SERVICES.flatMap((service) => [`${service}-database`, `${service}-migration-database`, `${service}-service-token`]), PUBLIC_KEYS, ...Object.keys(MASTER_KEYS), INTERNAL_TLS_KEYSTORE];
+    execFileSync('kubectl', [...(values.context ? ['--context', values.context] : []), '-n', values.namespace, ...args], {
+      encoding: 'utf8',
+      input,
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+  const names = [
+    ...SERVICES.flatMap((service) => [`${service}-database`, `${service}-migration-database`, `${service}-service-token`]),
+    PUBLIC_KEYS,
+    ...Object.keys(MASTER_KEYS),
+    INTERNAL_TLS_KEYSTORE,
+  ];
   const existing = readExisting(kubectl, names);
   const { secrets, actions, restarts, refused } = planSecrets(existing, values.rotate);
   if (refused.length > 0) {
@@ -206,7 +235,8 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   } else {
     kubectl(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: documents }));
     for (const [name, action] of Object.entries(actions)) console.log(`${name}: ${action}`);
-    if (readExisting(kubectl, ['postgres-backup-s3']).size === 0) console.log('postgres-backup-s3: missing (the backup bucket credentials, from the cloud provider: ACCESS_KEY_ID, SECRET_ACCESS_KEY)');
+    if (readExisting(kubectl, ['postgres-backup-s3']).size === 0)
+      console.log('postgres-backup-s3: missing (the backup bucket credentials, from the cloud provider: ACCESS_KEY_ID, SECRET_ACCESS_KEY)');
     if (restarts.length > 0) console.log(`now: kubectl -n ${values.namespace} rollout restart ${restarts.map((service) => `deployment/${service}`).join(' ')}`);
   }
 }

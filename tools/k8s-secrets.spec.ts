@@ -28,17 +28,31 @@ function plan(existing: Record<string, SecretData>, rotate: string[] = []): Plan
     const { existing, rotate } = JSON.parse(await new Promise((done) => { let text = ''; process.stdin.on('data', (chunk) => (text += chunk)).on('end', () => done(text)); }));
     const result = planSecrets(new Map(Object.entries(existing)), rotate);
     console.log(JSON.stringify({ ...result, secrets: Object.fromEntries(result.secrets) }));`;
-  return JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { input: JSON.stringify({ existing, rotate }), encoding: 'utf8' })) as Plan;
+  return JSON.parse(
+    execFileSync(process.execPath, ['--input-type=module', '-e', script], { input: JSON.stringify({ existing, rotate }), encoding: 'utf8' }),
+  ) as Plan;
 }
 const dataOf = (result: Plan) => Object.fromEntries(Object.entries(result.secrets).map(([name, { data }]) => [name, data]));
-const publicKeyOf = (privateKey: string) => createPublicKey(createPrivateKey({ key: Buffer.from(privateKey, 'base64'), format: 'der', type: 'pkcs8' })).export({ format: 'der', type: 'spki' }).toString('base64');
-const entriesOf = (publicKeys: string, service: string) => publicKeys.split(',').filter((entry) => entry.startsWith(`${service}:`)).map((entry) => entry.slice(service.length + 1));
+const publicKeyOf = (privateKey: string) =>
+  createPublicKey(createPrivateKey({ key: Buffer.from(privateKey, 'base64'), format: 'der', type: 'pkcs8' }))
+    .export({ format: 'der', type: 'spki' })
+    .toString('base64');
+const entriesOf = (publicKeys: string, service: string) =>
+  publicKeys
+    .split(',')
+    .filter((entry) => entry.startsWith(`${service}:`))
+    .map((entry) => entry.slice(service.length + 1));
 
 interface Workload {
   kind: string;
   metadata: { name: string };
   spec: Record<string, unknown> & {
-    template?: { spec: { containers: Array<{ env?: Array<{ valueFrom?: { secretKeyRef?: { name: string; key: string } } }>; envFrom?: Array<{ secretRef?: { name: string } }> }>; volumes?: Array<{ secret?: { secretName: string } }> } };
+    template?: {
+      spec: {
+        containers: Array<{ env?: Array<{ valueFrom?: { secretKeyRef?: { name: string; key: string } } }>; envFrom?: Array<{ secretRef?: { name: string } }> }>;
+        volumes?: Array<{ secret?: { secretName: string } }>;
+      };
+    };
   };
 }
 
@@ -47,7 +61,9 @@ describe('npm run k8s:secrets: the prod Secrets from one generated set', () => {
   const made = dataOf(first);
 
   it("makes every Secret the prod workloads and CloudNativePG's roles read, with each key they read, except those Strimzi makes", () => {
-    const resources = YAML.parseAllDocuments(execFileSync('kubectl', ['kustomize', join(repositoryRoot, 'deploy/k8s/overlays/prod')], { encoding: 'utf8' })).map((document) => document.toJSON() as Workload);
+    const resources = YAML.parseAllDocuments(
+      execFileSync('kubectl', ['kustomize', join(repositoryRoot, 'deploy/k8s/overlays/prod')], { encoding: 'utf8' }),
+    ).map((document) => document.toJSON() as Workload);
     // Made by Strimzi's User Operator (a KafkaUser's password) and cluster operator (its CA).
     const byStrimzi = new Set([...resources.filter((resource) => resource.kind === 'KafkaUser').map((user) => user.metadata.name), 'mp-kafka-cluster-ca-cert']);
     // Made by cert-manager: each Certificate's Secret (the internal listeners' keystores, deploy/k8s/internal-tls).
@@ -57,13 +73,19 @@ describe('npm run k8s:secrets: the prod Secrets from one generated set', () => {
       .flatMap((workload) => (workload.spec?.template?.spec ? [workload.spec.template.spec] : []))
       .flatMap((pod) => {
         return [
-          ...pod.containers.flatMap((container) => (container.env ?? []).flatMap((variable) => (variable.valueFrom?.secretKeyRef ? [variable.valueFrom.secretKeyRef] : []))),
-          ...pod.containers.flatMap((container) => (container.envFrom ?? []).flatMap((source) => (source.secretRef ? [{ name: source.secretRef.name, key: undefined }] : []))),
+          ...pod.containers.flatMap((container) =>
+            (container.env ?? []).flatMap((variable) => (variable.valueFrom?.secretKeyRef ? [variable.valueFrom.secretKeyRef] : [])),
+          ),
+          ...pod.containers.flatMap((container) =>
+            (container.envFrom ?? []).flatMap((source) => (source.secretRef ? [{ name: source.secretRef.name, key: undefined }] : [])),
+          ),
           ...(pod.volumes ?? []).flatMap((volume) => (volume.secret ? [{ name: volume.secret.secretName, key: undefined }] : [])),
         ];
       })
       .filter((reference) => !byStrimzi.has(reference.name) && !byCertManager.has(reference.name));
-    const roles = resources.filter((resource) => resource.kind === 'Cluster').flatMap((cluster) => (cluster.spec.managed as { roles: Array<{ name: string; passwordSecret: { name: string } }> }).roles);
+    const roles = resources
+      .filter((resource) => resource.kind === 'Cluster')
+      .flatMap((cluster) => (cluster.spec.managed as { roles: Array<{ name: string; passwordSecret: { name: string } }> }).roles);
     expect(references.length).toBeGreaterThan(20);
     expect(references.filter(({ name, key }) => made[name] === undefined || (key !== undefined && made[name][key] === undefined))).toEqual([]);
     expect(roles.filter(({ name, passwordSecret }) => made[passwordSecret.name]?.username !== name || !made[passwordSecret.name]?.password)).toEqual([]);
@@ -79,7 +101,10 @@ describe('npm run k8s:secrets: the prod Secrets from one generated set', () => {
     });
     // Every service's signing key verifies with the shared public keys.
     for (const service of ['gateway', 'payments', 'ledger', 'withdrawals', 'disputes', 'callbacks']) {
-      expect({ service, keys: entriesOf(made['service-token-public-keys'].SERVICE_TOKEN_PUBLIC_KEYS, service) }).toEqual({ service, keys: [publicKeyOf(made[`${service}-service-token`].SERVICE_TOKEN_PRIVATE_KEY)] });
+      expect({ service, keys: entriesOf(made['service-token-public-keys'].SERVICE_TOKEN_PUBLIC_KEYS, service) }).toEqual({
+        service,
+        keys: [publicKeyOf(made[`${service}-service-token`].SERVICE_TOKEN_PRIVATE_KEY)],
+      });
     }
   });
 
@@ -103,7 +128,10 @@ describe('npm run k8s:secrets: the prod Secrets from one generated set', () => {
     const oldPrivate = made['gateway-service-token'].SERVICE_TOKEN_PRIVATE_KEY;
     const step1 = dataOf(plan(made, ['gateway-service-token']));
     const newPrivate = step1['gateway-service-token'].SERVICE_TOKEN_NEXT_PRIVATE_KEY;
-    expect({ signing: step1['gateway-service-token'].SERVICE_TOKEN_PRIVATE_KEY, verifying: entriesOf(step1['service-token-public-keys'].SERVICE_TOKEN_PUBLIC_KEYS, 'gateway') }).toEqual({
+    expect({
+      signing: step1['gateway-service-token'].SERVICE_TOKEN_PRIVATE_KEY,
+      verifying: entriesOf(step1['service-token-public-keys'].SERVICE_TOKEN_PUBLIC_KEYS, 'gateway'),
+    }).toEqual({
       signing: oldPrivate,
       verifying: [publicKeyOf(oldPrivate), publicKeyOf(newPrivate)],
     });
@@ -114,12 +142,17 @@ describe('npm run k8s:secrets: the prod Secrets from one generated set', () => {
     });
     const step3 = dataOf(plan(step2, ['gateway-service-token']));
     expect(entriesOf(step3['service-token-public-keys'].SERVICE_TOKEN_PUBLIC_KEYS, 'gateway')).toEqual([publicKeyOf(newPrivate)]);
-    expect(entriesOf(step3['service-token-public-keys'].SERVICE_TOKEN_PUBLIC_KEYS, 'ledger')).toEqual(entriesOf(made['service-token-public-keys'].SERVICE_TOKEN_PUBLIC_KEYS, 'ledger'));
+    expect(entriesOf(step3['service-token-public-keys'].SERVICE_TOKEN_PUBLIC_KEYS, 'ledger')).toEqual(
+      entriesOf(made['service-token-public-keys'].SERVICE_TOKEN_PUBLIC_KEYS, 'ledger'),
+    );
   });
 
   it('refuses to replace a master key, and a name it does not make', () => {
     const refused = plan(made, ['merchant-secrets-master-key', 'postgres-backup-s3']);
-    expect(refused.refused).toEqual([expect.stringContaining('postgres-backup-s3: not a Secret this tool makes'), expect.stringContaining('merchant-secrets-master-key: a master key is rotated by re-sealing')]);
+    expect(refused.refused).toEqual([
+      expect.stringContaining('postgres-backup-s3: not a Secret this tool makes'),
+      expect.stringContaining('merchant-secrets-master-key: a master key is rotated by re-sealing'),
+    ]);
     expect(dataOf(refused)['merchant-secrets-master-key']).toEqual(made['merchant-secrets-master-key']);
   });
 });

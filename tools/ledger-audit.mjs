@@ -10,5 +10,8 @@ import { join } from 'node:path';
 import { root, withLocalDefault } from './local-endpoints.mjs';
 
 const env = withLocalDefault('LEDGER_DATABASE_URL', (endpoints) => endpoints.database_urls.ledger, 'ledger:audit');
-const result = spawnSync(process.execPath, [join(root, 'tools/run-built.mjs'), 'apps/ledger/src/audit.ts', ...process.argv.slice(2)], { env, stdio: 'inherit' });
+const result = spawnSync(process.execPath, [join(root, 'tools/run-built.mjs'), 'apps/ledger/src/audit.ts', ...process.argv.slice(2)], {
+  env,
+  stdio: 'inherit',
+});
 process.exit(result.status ?? 1);

@@ -20,7 +20,14 @@ const USAGE = 'usage: KAFKA_BROKERS=… TEST_PG_ADMIN_URL=… node tools/measure
 const { values, positionals } = parseCommandLine({ options: { runs: { type: 'string', default: '5' } }, allowPositionals: true }, USAGE);
 const runs = Number(values.runs);
 // The command comes after `--`, so its own flags are not ours.
-if (!process.argv.includes('--') || positionals.length === 0 || !Number.isInteger(runs) || runs < 1 || !process.env.KAFKA_BROKERS || !process.env.TEST_PG_ADMIN_URL) {
+if (
+  !process.argv.includes('--') ||
+  positionals.length === 0 ||
+  !Number.isInteger(runs) ||
+  runs < 1 ||
+  !process.env.KAFKA_BROKERS ||
+  !process.env.TEST_PG_ADMIN_URL
+) {
   console.error(USAGE);
   process.exit(2);
 }
@@ -41,7 +48,10 @@ async function once() {
   child.on('exit', () => (exited = true));
   for (;;) {
     if (exited) throw new Error('the service exited before it was healthy');
-    const healthy = await fetch(`http://127.0.0.1:${port}/health`).then((response) => response.ok, () => false);
+    const healthy = await fetch(`http://127.0.0.1:${port}/health`).then(
+      (response) => response.ok,
+      () => false,
+    );
     if (healthy) break;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }

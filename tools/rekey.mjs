@@ -14,11 +14,17 @@ import { root, withLocalDefault } from './local-endpoints.mjs';
 
 const SERVICES = { gateway: 'MERCHANT_SECRETS', payments: 'PAYMENTS_SECRETS' };
 const USAGE = 'usage: npm run rekey -- --service gateway|payments [--batch 500] [--dry-run] [--json]';
-const { values } = parseCommandLine({ options: { service: { type: 'string' }, batch: { type: 'string' }, 'dry-run': { type: 'boolean' }, json: { type: 'boolean' } } }, USAGE);
+const { values } = parseCommandLine(
+  { options: { service: { type: 'string' }, batch: { type: 'string' }, 'dry-run': { type: 'boolean' }, json: { type: 'boolean' } } },
+  USAGE,
+);
 const prefix = SERVICES[values.service];
 // An unknown service is the command's to refuse, with its usage line.
 const env = prefix
-  ? { ...withLocalDefault(`${values.service.toUpperCase()}_DATABASE_URL`, (endpoints) => endpoints.database_urls[values.service], 'rekey'), ...masterKeyringEnvironment(join(root, '.local/dev'), prefix) }
+  ? {
+      ...withLocalDefault(`${values.service.toUpperCase()}_DATABASE_URL`, (endpoints) => endpoints.database_urls[values.service], 'rekey'),
+      ...masterKeyringEnvironment(join(root, '.local/dev'), prefix),
+    }
   : process.env;
 const result = spawnSync(process.execPath, [join(root, 'tools/run-built.mjs'), 'apps/ops/src/rekey.ts', ...process.argv.slice(2)], { env, stdio: 'inherit' });
 process.exit(result.status ?? 2);

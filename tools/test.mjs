@@ -83,16 +83,40 @@ function withoutSharedInfra() {
 const DEPLOY_CHECKS = [
   ['Kubernetes overlays render and validate offline (npm run k8s:validate)', 'bash', [join(root, 'deploy/k8s/validate.sh')]],
   // Schemathesis on the merchant, agent and back-office descriptions with each one's credentials, the cross-tenant and cross-agent checks (docs/operations/fuzzing.md); its own system and infrastructure.
-  ['fuzzing quick run (npm run fuzz -- --quick: every operation of the merchant, agent and back-office APIs, cross-tenant and cross-agent 404s)', process.execPath, [join(root, 'tools/fuzz/run.mjs'), '--quick'], withoutSharedInfra],
-  ['compose smoke test (npm run compose:smoke: images, stack, walk-through, replicas killed then a load on the survivors, audit)', process.execPath, [join(root, 'deploy/compose/smoke.mjs')]],
+  [
+    'fuzzing quick run (npm run fuzz -- --quick: every operation of the merchant, agent and back-office APIs, cross-tenant and cross-agent 404s)',
+    process.execPath,
+    [join(root, 'tools/fuzz/run.mjs'), '--quick'],
+    withoutSharedInfra,
+  ],
+  [
+    'compose smoke test (npm run compose:smoke: images, stack, walk-through, replicas killed then a load on the survivors, audit)',
+    process.execPath,
+    [join(root, 'deploy/compose/smoke.mjs')],
+  ],
   // The reliability proof's short versions (issue 23), each with its own infrastructure: faults under a mixed load, then the money audit (docs/operations/chaos.md) …
-  ['chaos quick run (npm run chaos -- --quick: SIGKILLs, a broker restart, connection drops and callback faults under a mixed load; nothing lost, duplicated or phantom; the money audit)', process.execPath, [join(root, 'tools/chaos/run.mjs'), '--quick'], withoutSharedInfra],
+  [
+    'chaos quick run (npm run chaos -- --quick: SIGKILLs, a broker restart, connection drops and callback faults under a mixed load; nothing lost, duplicated or phantom; the money audit)',
+    process.execPath,
+    [join(root, 'tools/chaos/run.mjs'), '--quick'],
+    withoutSharedInfra,
+  ],
   // … and 30 s of W5 with the soak's sampling (docs/operations/soak.md): it fails on errors, money checks or sampling, never on a 30 s slope.
-  ['soak quick run (npm run soak -- --quick --minutes 0.5: memory, sockets, backends and consumer lag sampled under W5; money checks)', process.execPath, [join(root, 'bench/soak.mjs'), '--quick', '--minutes', '0.5'], withoutSharedInfra],
+  [
+    'soak quick run (npm run soak -- --quick --minutes 0.5: memory, sockets, backends and consumer lag sampled under W5; money checks)',
+    process.execPath,
+    [join(root, 'bench/soak.mjs'), '--quick', '--minutes', '0.5'],
+    withoutSharedInfra,
+  ],
   // A smoke run, not a timed test: it fails when the benchmark breaks (a crash, an answer a
   // workload did not expect, a money check), never on a figure, which a busy machine moves.
   // One-second steps (--seconds 1): enough requests per step to exercise every path and check the money; figures come from `npm run bench`.
-  ['benchmark smoke run (npm run bench -- --quick --seconds 1: W1–W5, end-to-end latencies, money checks; figures below)', process.execPath, [join(root, 'bench/run.mjs'), '--quick', '--seconds', '1'], withoutSharedInfra],
+  [
+    'benchmark smoke run (npm run bench -- --quick --seconds 1: W1–W5, end-to-end latencies, money checks; figures below)',
+    process.execPath,
+    [join(root, 'bench/run.mjs'), '--quick', '--seconds', '1'],
+    withoutSharedInfra,
+  ],
 ];
 
 let infra = null;
@@ -157,7 +181,19 @@ async function runJest(jestTier, args) {
   const env = { ...process.env, MP_TEST_WORKERS: workers };
   if (jestTier) env.MP_TEST_TIER = jestTier;
   else delete env.MP_TEST_TIER;
-  const jestCode = await run(process.execPath, [join(root, 'node_modules/jest/bin/jest.js'), `--maxWorkers=${workers}`, '--workerIdleMemoryLimit=1GB', '--logHeapUsage', '--json', `--outputFile=${resultsFile}`, ...args], env);
+  const jestCode = await run(
+    process.execPath,
+    [
+      join(root, 'node_modules/jest/bin/jest.js'),
+      `--maxWorkers=${workers}`,
+      '--workerIdleMemoryLimit=1GB',
+      '--logHeapUsage',
+      '--json',
+      `--outputFile=${resultsFile}`,
+      ...args,
+    ],
+    env,
+  );
 
   let passed = 0;
   let failed = 0;
@@ -195,7 +231,16 @@ try {
   const bin = (name) => join(root, 'node_modules/.bin', name);
   if (everything) {
     await staticCheck('typecheck (tsc)', bin('tsc'), ['-p', 'tsconfig.json']);
-    await staticCheck('lint with module boundaries (nx graph + eslint)', 'sh', ['-c', `"${bin('nx')}" show projects > /dev/null && "${bin('eslint')}" apps libs bench tools deploy --max-warnings 0`]);
+    await staticCheck('lint with module boundaries (nx graph + eslint)', 'sh', [
+      '-c',
+      `"${bin('nx')}" show projects > /dev/null && "${bin('eslint')}" apps libs bench tools deploy --max-warnings 0`,
+    ]);
+    await staticCheck('formatting (prettier --check)', bin('prettier'), [
+      '--check',
+      '--log-level',
+      'warn',
+      '{apps,libs,bench,tools,deploy}/**/*.{ts,tsx,mjs,cjs,js}',
+    ]);
   }
   if (tier === undefined && !everything) {
     // A subset (`npm test -- <jest args>`): its files may be of any tier.

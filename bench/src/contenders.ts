@@ -118,21 +118,47 @@ export interface PgbenchRun {
 }
 
 /** Runs pgbench against the yardstick's database; per-transaction latencies come from its log (-l). */
-export async function runPgbench(adminUrl: string, database: string, options: { clients: number; durationSeconds: number; ratePerSecond?: number }): Promise<PgbenchRun> {
+export async function runPgbench(
+  adminUrl: string,
+  database: string,
+  options: { clients: number; durationSeconds: number; ratePerSecond?: number },
+): Promise<PgbenchRun> {
   const directory = join(workspaceRoot, '.local/bench-pgbench', randomBytes(4).toString('hex'));
   mkdirSync(directory, { recursive: true });
   const scriptFile = join(directory, 'create-payin.sql');
   writeFileSync(scriptFile, pgbenchCreateScript());
   const url = new URL(adminUrl);
   const args = [
-    '-n', '-M', 'prepared', '-c', String(options.clients), '-j', '2', '-T', String(options.durationSeconds),
+    '-n',
+    '-M',
+    'prepared',
+    '-c',
+    String(options.clients),
+    '-j',
+    '2',
+    '-T',
+    String(options.durationSeconds),
     ...(options.ratePerSecond ? ['-R', String(Math.max(1, Math.round(options.ratePerSecond)))] : []),
-    '-l', '--log-prefix', join(directory, 'log'),
-    '-f', scriptFile, '-h', url.hostname, '-p', url.port, '-U', decodeURIComponent(url.username), database,
+    '-l',
+    '--log-prefix',
+    join(directory, 'log'),
+    '-f',
+    scriptFile,
+    '-h',
+    url.hostname,
+    '-p',
+    url.port,
+    '-U',
+    decodeURIComponent(url.username),
+    database,
   ];
   const started = performance.now();
   const output = await new Promise<string>((resolve, reject) => {
-    const child = spawn(PGBENCH, args, { cwd: directory, env: { ...process.env, PGPASSWORD: decodeURIComponent(url.password) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(PGBENCH, args, {
+      cwd: directory,
+      env: { ...process.env, PGPASSWORD: decodeURIComponent(url.password) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let text = '';
     child.stdout.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
     child.stderr.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));

@@ -17,7 +17,10 @@ export async function createMerchants(operator: BackofficeClient, count: number,
   let next = 0;
   const worker = async () => {
     for (let index = next++; index < count; index = next++) {
-      const response = await operator.request('POST', '/backoffice/v1/merchants', { name: `${name} ${index + 1}`, ...(defaultCallbackUrl ? { default_callback_url: defaultCallbackUrl } : {}) });
+      const response = await operator.request('POST', '/backoffice/v1/merchants', {
+        name: `${name} ${index + 1}`,
+        ...(defaultCallbackUrl ? { default_callback_url: defaultCallbackUrl } : {}),
+      });
       if (response.status !== 201) throw new Error(`creating a merchant failed: ${response.status} ${response.text}`);
       merchants[index] = { merchantId: response.body.merchant_id, apiSecret: response.body.api_secret };
     }
@@ -49,7 +52,9 @@ export async function fundMerchants(
     const deadline = Date.now() + creditTimeoutMs;
     let rub = 0;
     while (Date.now() < deadline) {
-      const balances = jsonOf<{ settlement: Array<{ currency: string; available: number }> }>(await gateway.sendSigned(merchant, 'GET', '/v2/merchant/balances'));
+      const balances = jsonOf<{ settlement: Array<{ currency: string; available: number }> }>(
+        await gateway.sendSigned(merchant, 'GET', '/v2/merchant/balances'),
+      );
       rub = balances?.settlement.find((entry) => entry.currency === 'RUB')?.available ?? 0;
       if (rub >= FUNDING_PAY_IN_NET_RUB * payIns - 0.005) break;
       await new Promise((resolve) => setTimeout(resolve, 250));

@@ -18,7 +18,12 @@ import { OrderIds, payInBody } from './workloads';
 
 const { values } = parseCommandLine({
   args: process.argv.slice(2),
-  options: { payins: { type: 'string', default: '2000' }, concurrency: { type: 'string', default: '8' }, warmup: { type: 'string', default: '400' }, 'cpu-prof': { type: 'string' } },
+  options: {
+    payins: { type: 'string', default: '2000' },
+    concurrency: { type: 'string', default: '8' },
+    warmup: { type: 'string', default: '400' },
+    'cpu-prof': { type: 'string' },
+  },
 });
 const payIns = Number(values.payins);
 const concurrency = Number(values.concurrency);
@@ -31,7 +36,9 @@ async function main(): Promise<void> {
   const profileDirectory = values['cpu-prof'];
   const system = await SystemUnderTest.start({
     env: { gateway: { GATEWAY_COMMAND_TIMEOUT_MS: '30000', GATEWAY_RATE_LIMIT_MERCHANT_PER_SECOND: '1000000', GATEWAY_RATE_LIMIT_MERCHANT_BURST: '1000000' } },
-    nodeArguments: profileDirectory ? ['--cpu-prof', `--cpu-prof-dir=${profileDirectory}`, '--require', join(workspaceRoot, 'bench/cpu-profile-preload.cjs')] : [],
+    nodeArguments: profileDirectory
+      ? ['--cpu-prof', `--cpu-prof-dir=${profileDirectory}`, '--require', join(workspaceRoot, 'bench/cpu-profile-preload.cjs')]
+      : [],
   });
   try {
     const merchants: MerchantCredentials[] = [];
@@ -68,7 +75,9 @@ async function main(): Promise<void> {
     const after = { gateway: cpuTicks('gateway'), payments: cpuTicks('payments'), reads: await orderReads(), at: performance.now(), load: loadavg()[0] };
     const perPayIn = (ticks: number) => ((ticks * MS_PER_TICK) / payIns).toFixed(2);
     const seconds = (after.at - before.at) / 1000;
-    console.log(`pay-ins: ${payIns} at concurrency ${concurrency} in ${seconds.toFixed(1)} s (${(payIns / seconds).toFixed(0)}/s), load average ${before.load.toFixed(1)} → ${after.load.toFixed(1)}`);
+    console.log(
+      `pay-ins: ${payIns} at concurrency ${concurrency} in ${seconds.toFixed(1)} s (${(payIns / seconds).toFixed(0)}/s), load average ${before.load.toFixed(1)} → ${after.load.toFixed(1)}`,
+    );
     console.log(`gateway CPU-ms per pay-in: ${perPayIn(after.gateway - before.gateway)}`);
     console.log(`payments CPU-ms per pay-in: ${perPayIn(after.payments - before.payments)}`);
     console.log(`payments order reads per pay-in: ${((after.reads - before.reads) / payIns).toFixed(2)}`);

@@ -68,7 +68,16 @@ export interface HoldTimings {
  * before a payout exists, with payments' service token), timing each: the ledger's own cost, without payments' timeout.
  * Stops after `samples` holds or when `budgetMs` is spent.
  */
-export async function timeHolds(ledgerUrl: string, authorization: () => Promise<string>, merchantId: string, events: number, ids: OrderIds, samples: number, budgetMs: number, timeoutMs: number): Promise<HoldTimings> {
+export async function timeHolds(
+  ledgerUrl: string,
+  authorization: () => Promise<string>,
+  merchantId: string,
+  events: number,
+  ids: OrderIds,
+  samples: number,
+  budgetMs: number,
+  timeoutMs: number,
+): Promise<HoldTimings> {
   const client = new LoadClient(ledgerUrl, 1);
   const deadline = Date.now() + budgetMs;
   const result: HoldTimings = { events, samplesMs: [], failures: [] };
@@ -76,11 +85,24 @@ export async function timeHolds(ledgerUrl: string, authorization: () => Promise<
     for (let index = 0; index < samples && Date.now() < deadline; index += 1) {
       const orderId = ids.next('hold');
       const body = Buffer.from(
-        JSON.stringify({ hold_id: `payout:${merchantId}:${orderId}`, merchant_id: merchantId, currency: 'RUB', amount_minor: '100000', fee_minor: '6500', reference: { kind: 'payment_order', id: orderId } }),
+        JSON.stringify({
+          hold_id: `payout:${merchantId}:${orderId}`,
+          merchant_id: merchantId,
+          currency: 'RUB',
+          amount_minor: '100000',
+          fee_minor: '6500',
+          reference: { kind: 'payment_order', id: orderId },
+        }),
       );
       const token = await authorization();
       const started = performance.now();
-      const answer = await client.send('POST', '/internal/holds', { 'content-type': 'application/json', 'x-request-id': `bench-${orderId}`, authorization: token }, body, timeoutMs);
+      const answer = await client.send(
+        'POST',
+        '/internal/holds',
+        { 'content-type': 'application/json', 'x-request-id': `bench-${orderId}`, authorization: token },
+        body,
+        timeoutMs,
+      );
       const elapsed = performance.now() - started;
       if (answer.status === 201) result.samplesMs.push(elapsed);
       else result.failures.push(`${answer.status === 0 ? `no answer within ${timeoutMs} ms` : `HTTP ${answer.status}`} after ${elapsed.toFixed(0)} ms`);
@@ -103,7 +125,13 @@ export interface PayInChain {
  * Creates a pay-in and asks for its payment details on the payer page (the form post that
  * assigns the agent); false when either did not work (a redirect saying no agent was free counts).
  */
-export async function payInWithAgent(gateway: LoadClient, merchant: MerchantCredentials, orderId: string, amount: number, callbackUrl?: string): Promise<boolean> {
+export async function payInWithAgent(
+  gateway: LoadClient,
+  merchant: MerchantCredentials,
+  orderId: string,
+  amount: number,
+  callbackUrl?: string,
+): Promise<boolean> {
   const created = await gateway.sendSigned(merchant, 'POST', '/v2/payments/incoming', payInBody(orderId, amount, callbackUrl));
   if (created.status !== 201) return false;
   const redirectUrl = jsonOf<{ redirect_url: string }>(created)?.redirect_url;
@@ -114,7 +142,12 @@ export async function payInWithAgent(gateway: LoadClient, merchant: MerchantCred
 
 /** The agent's confirmation that the payer paid: the order succeeds and the merchant is credited. */
 export function agentConfirms(chain: PayInChain, merchant: MerchantCredentials, orderId: string): Promise<HttpAnswer> {
-  return chain.gateway.send('POST', `/backoffice/v1/agent/orders/${merchant.merchantId}/${orderId}/confirm`, { authorization: `Bearer ${chain.agentToken}`, 'content-type': 'application/json' }, Buffer.from('{}'));
+  return chain.gateway.send(
+    'POST',
+    `/backoffice/v1/agent/orders/${merchant.merchantId}/${orderId}/confirm`,
+    { authorization: `Bearer ${chain.agentToken}`, 'content-type': 'application/json' },
+    Buffer.from('{}'),
+  );
 }
 
 /** A pay-in with its agent (payInWithAgent), confirmed by the agent. Resolves with the confirmation time, or null. */
@@ -156,7 +189,13 @@ export async function measureLedgerLag(options: {
   const ledger = new Client({ connectionString: options.ledgerDatabaseUrl });
   await ledger.connect();
   const creditedCount = async () =>
-    Number((await ledger.query<{ count: string }>(`SELECT count(*)::text AS count FROM ledger_postings WHERE code = 'PAYIN_SETTLED' AND reference_id LIKE $1`, [`${prefix}-%`])).rows[0].count);
+    Number(
+      (
+        await ledger.query<{ count: string }>(`SELECT count(*)::text AS count FROM ledger_postings WHERE code = 'PAYIN_SETTLED' AND reference_id LIKE $1`, [
+          `${prefix}-%`,
+        ])
+      ).rows[0].count,
+    );
   const backlog: number[] = [];
   let sampling = true;
   const sampler = (async () => {
@@ -175,20 +214,29 @@ export async function measureLedgerLag(options: {
     return { status: at === null ? 500 : 200, ok: at !== null };
   };
   try {
-    await Promise.all([runOpenLoop({ ratePerSecond: options.chainsPerSecond, durationMs: options.durationMs, send, record: () => undefined }), options.background()]);
+    await Promise.all([
+      runOpenLoop({ ratePerSecond: options.chainsPerSecond, durationMs: options.durationMs, send, record: () => undefined }),
+      options.background(),
+    ]);
     sampling = false;
     await sampler;
     const drainStart = Date.now();
     while ((await creditedCount()) < confirmedAt.size && Date.now() - drainStart < 30_000) await new Promise((resolve) => setTimeout(resolve, 200));
     const drainMs = Date.now() - drainStart;
-    const { rows } = await ledger.query<{ reference_id: string; recorded_at: Date }>(`SELECT reference_id, recorded_at FROM ledger_postings WHERE code = 'PAYIN_SETTLED' AND reference_id LIKE $1`, [`${prefix}-%`]);
+    const { rows } = await ledger.query<{ reference_id: string; recorded_at: Date }>(
+      `SELECT reference_id, recorded_at FROM ledger_postings WHERE code = 'PAYIN_SETTLED' AND reference_id LIKE $1`,
+      [`${prefix}-%`],
+    );
     const succeededAt = await succeededTimes(options.paymentsDatabaseUrl, prefix);
     const histogram = newHistogram();
     for (const row of rows) {
       const succeeded = succeededAt.get(row.reference_id);
       if (succeeded !== undefined) histogram.recordValue(Math.max(1, Math.round((row.recorded_at.getTime() - succeeded) * 1000)));
     }
-    const lagMs = histogram.totalCount > 0 ? { p50: histogram.getValueAtPercentile(50) / 1000, p99: histogram.getValueAtPercentile(99) / 1000, max: histogram.maxValue / 1000 } : null;
+    const lagMs =
+      histogram.totalCount > 0
+        ? { p50: histogram.getValueAtPercentile(50) / 1000, p99: histogram.getValueAtPercentile(99) / 1000, max: histogram.maxValue / 1000 }
+        : null;
     histogram.destroy();
     return {
       chainsPerSecond: options.chainsPerSecond,

@@ -1,6 +1,7 @@
 import { latencyChartSvg, logScale, logTicks } from './latency-chart';
 
-const polylines = (svg: string) => [...svg.matchAll(/<polyline [^>]*points="([^"]*)"/g)].map((match) => match[1].split(' ').map((pair) => pair.split(',').map(Number)));
+const polylines = (svg: string) =>
+  [...svg.matchAll(/<polyline [^>]*points="([^"]*)"/g)].map((match) => match[1].split(' ').map((pair) => pair.split(',').map(Number)));
 
 describe('latency-versus-load chart', () => {
   it('ticks every 1-2-5 step from the one at or below the lowest value to the one at or above the highest', () => {
@@ -21,8 +22,20 @@ describe('latency-versus-load chart', () => {
     const svg = latencyChartSvg({
       title: 'W1 <create> & more',
       series: [
-        { label: 'system', points: [{ offeredPerSecond: 60, p50Ms: 20, p99Ms: 150 }, { offeredPerSecond: 30, p50Ms: 10, p99Ms: 40 }] },
-        { label: 'B2', points: [{ offeredPerSecond: 1000, p50Ms: 2, p99Ms: 9 }, { offeredPerSecond: 500, p50Ms: 1, p99Ms: 4 }] },
+        {
+          label: 'system',
+          points: [
+            { offeredPerSecond: 60, p50Ms: 20, p99Ms: 150 },
+            { offeredPerSecond: 30, p50Ms: 10, p99Ms: 40 },
+          ],
+        },
+        {
+          label: 'B2',
+          points: [
+            { offeredPerSecond: 1000, p50Ms: 2, p99Ms: 9 },
+            { offeredPerSecond: 500, p50Ms: 1, p99Ms: 4 },
+          ],
+        },
       ],
     });
     expect(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true);

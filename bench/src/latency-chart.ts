@@ -79,11 +79,16 @@ export function latencyChartSvg(chart: LatencyChart): string {
   }
   parts.push(`<rect x="${plot.left}" y="${plot.top}" width="${plot.right - plot.left}" height="${plot.bottom - plot.top}" fill="none" stroke="#333"/>`);
   parts.push(`<text x="${(plot.left + plot.right) / 2}" y="${HEIGHT - 14}" text-anchor="middle">offered load, req/s (open loop, log scale)</text>`);
-  parts.push(`<text x="16" y="${(plot.top + plot.bottom) / 2}" text-anchor="middle" transform="rotate(-90 16 ${(plot.top + plot.bottom) / 2})">latency ms from the intended send time (log scale)</text>`);
+  parts.push(
+    `<text x="16" y="${(plot.top + plot.bottom) / 2}" text-anchor="middle" transform="rotate(-90 16 ${(plot.top + plot.bottom) / 2})">latency ms from the intended send time (log scale)</text>`,
+  );
   chart.series.forEach((series, index) => {
     const colour = COLOURS[index % COLOURS.length];
     const sorted = series.points.filter((point) => points.includes(point)).sort((a, b) => a.offeredPerSecond - b.offeredPerSecond);
-    for (const [percentile, dash] of [['p50Ms', ''], ['p99Ms', ' stroke-dasharray="6 4"']] as const) {
+    for (const [percentile, dash] of [
+      ['p50Ms', ''],
+      ['p99Ms', ' stroke-dasharray="6 4"'],
+    ] as const) {
       const coordinates = sorted.map((point) => `${round(x(point.offeredPerSecond))},${round(y(point[percentile]))}`);
       parts.push(`<polyline fill="none" stroke="${colour}" stroke-width="2"${dash} points="${coordinates.join(' ')}"/>`);
       for (const coordinate of coordinates) {

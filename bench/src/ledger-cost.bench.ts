@@ -38,7 +38,10 @@ async function main(): Promise<void> {
     credited += 8_000;
     results.push(await timeHolds(ledger, merchantId, 12_000, () => `H-${(holds += 1)}`));
     console.log('\npayout hold, POST /internal/holds, sequential, loopback:');
-    for (const result of results) console.log(`  at ${String(result.credits).padStart(6)} credits: p50 ${result.p50.toFixed(1)} ms, p95 ${result.p95.toFixed(1)} ms, max ${result.max.toFixed(1)} ms (n=${HOLDS_PER_CHECKPOINT})`);
+    for (const result of results)
+      console.log(
+        `  at ${String(result.credits).padStart(6)} credits: p50 ${result.p50.toFixed(1)} ms, p95 ${result.p95.toFixed(1)} ms, max ${result.max.toFixed(1)} ms (n=${HOLDS_PER_CHECKPOINT})`,
+      );
     const [{ version }] = await ledger.query<{ version: number }>(`SELECT stream_version AS version FROM ledger_balances WHERE merchant_id = $1`, [merchantId]);
     console.log(`stream length at the end: ${version} events`);
   } finally {
@@ -62,7 +65,14 @@ async function creditWave(ledger: LedgerTestService, merchantId: string, firstIn
     for (let chunk = 0; chunk < count; chunk += PUBLISH_CHUNK) {
       const size = Math.min(PUBLISH_CHUNK, count - chunk);
       const envelopes = Array.from({ length: size }, (_, offset) =>
-        paymentOrderEvent('PaymentOrderSucceeded', { merchantId, orderId: `A-${firstIndex + chunk + offset}`, direction: 'incoming', amountMinor: '100000', feeMinor: '2500', currency: 'RUB' }),
+        paymentOrderEvent('PaymentOrderSucceeded', {
+          merchantId,
+          orderId: `A-${firstIndex + chunk + offset}`,
+          direction: 'incoming',
+          amountMinor: '100000',
+          feeMinor: '2500',
+          currency: 'RUB',
+        }),
       );
       await ledger.publish(envelopes);
       produced += size;
@@ -71,7 +81,9 @@ async function creditWave(ledger: LedgerTestService, merchantId: string, firstIn
     while ((await applied()) < count) await new Promise((resolve) => setTimeout(resolve, 200));
     const seconds = (performance.now() - started) / 1000;
     const maxLag = samples.reduce((max, sample) => Math.max(max, sample.produced - sample.applied), 0);
-    console.log(`${label}: ${count} events produced in ${publishedAfter.toFixed(1)} s, all applied after ${seconds.toFixed(1)} s (${(count / seconds).toFixed(0)} events/s); largest lag ${maxLag} events`);
+    console.log(
+      `${label}: ${count} events produced in ${publishedAfter.toFixed(1)} s, all applied after ${seconds.toFixed(1)} s (${(count / seconds).toFixed(0)} events/s); largest lag ${maxLag} events`,
+    );
     if (samples.length > 0) {
       const shown = samples.filter((_, index) => index % Math.max(1, Math.ceil(samples.length / 8)) === 0 || index === samples.length - 1);
       console.log(`  lag samples (s: applied/produced): ${shown.map((sample) => `${sample.second}: ${sample.applied}/${sample.produced}`).join(', ')}`);
@@ -81,7 +93,12 @@ async function creditWave(ledger: LedgerTestService, merchantId: string, firstIn
   }
 }
 
-async function timeHolds(ledger: LedgerTestService, merchantId: string, credits: number, nextOrderId: () => string): Promise<{ credits: number; p50: number; p95: number; max: number }> {
+async function timeHolds(
+  ledger: LedgerTestService,
+  merchantId: string,
+  credits: number,
+  nextOrderId: () => string,
+): Promise<{ credits: number; p50: number; p95: number; max: number }> {
   const durations: number[] = [];
   for (let index = 0; index < HOLDS_PER_CHECKPOINT; index += 1) {
     const orderId = nextOrderId();

@@ -23,7 +23,14 @@ async function main(): Promise<void> {
   try {
     const merchants = Array.from({ length: MERCHANTS }, (_, index) => newMerchantId(`stmt${index}`));
     const credit = (wave: string, index: number) =>
-      paymentOrderEvent('PaymentOrderSucceeded', { merchantId: merchants[index % MERCHANTS], orderId: `${wave}-${index}`, direction: 'incoming', amountMinor: '100000', feeMinor: '2500', currency: 'RUB' });
+      paymentOrderEvent('PaymentOrderSucceeded', {
+        merchantId: merchants[index % MERCHANTS],
+        orderId: `${wave}-${index}`,
+        direction: 'incoming',
+        amountMinor: '100000',
+        feeMinor: '2500',
+        currency: 'RUB',
+      });
     const applied = async (wave: string) => {
       const [{ n }] = await ledger.query<{ n: number }>(`SELECT count(*)::int AS n FROM ledger_credited_orders WHERE order_id LIKE $1`, [`${wave}-%`]);
       return n;
@@ -34,7 +41,9 @@ async function main(): Promise<void> {
       while ((await applied(wave)) < EVENTS) await new Promise((resolve) => setTimeout(resolve, 100));
       const after = counted();
       const perEvent = (field: 'statements' | 'transactions') => ((after[field] - before[field]) / EVENTS).toFixed(2);
-      console.log(`${label}: ${perEvent('statements')} statements and ${perEvent('transactions')} transactions per credited pay-in (${EVENTS} events, ${MERCHANTS} merchants)`);
+      console.log(
+        `${label}: ${perEvent('statements')} statements and ${perEvent('transactions')} transactions per credited pay-in (${EVENTS} events, ${MERCHANTS} merchants)`,
+      );
     };
     await measure('one at a time', 'single', async () => {
       for (let index = 0; index < EVENTS; index += 1) {

@@ -23,7 +23,17 @@ import { runClosedLoop, runOpenLoop, type SendRequest } from './open-loop';
 import { pidListeningOn, readProcStat } from './proc-stats';
 import { chartPoints, cpuBreakdownTable, smokeProblems, formatNumber, markdownTable, TABLE_LOAD_SHARE, type StepResult } from './report';
 import { describeVisibility, measureVisibility, type VisibilityResult } from './visibility';
-import { AcceptedWithdrawals, createPayInWorkload, OrderIds, PAYOUT_HOLD_RUB, payoutWorkload, statusWorkload, withdrawalWorkload, WORKLOADS, type CreatedOrder } from './workloads';
+import {
+  AcceptedWithdrawals,
+  createPayInWorkload,
+  OrderIds,
+  PAYOUT_HOLD_RUB,
+  payoutWorkload,
+  statusWorkload,
+  withdrawalWorkload,
+  WORKLOADS,
+  type CreatedOrder,
+} from './workloads';
 
 interface Options {
   quick: boolean;
@@ -56,14 +66,31 @@ interface Options {
 }
 
 /** The numeric flags, each `--name N`, and what --quick or a full run uses when it is absent. */
-const NUMERIC_FLAGS = ['rounds', 'warm-seconds', 'seconds', 'connections', 'pgbench-clients', 'history-events', 'history-budget-seconds', 'lag-seconds', 'lag-rate', 'time-limit-minutes'] as const;
+const NUMERIC_FLAGS = [
+  'rounds',
+  'warm-seconds',
+  'seconds',
+  'connections',
+  'pgbench-clients',
+  'history-events',
+  'history-budget-seconds',
+  'lag-seconds',
+  'lag-rate',
+  'time-limit-minutes',
+] as const;
 const DEFAULT_PROFILE_DIRECTORY = 'bench/results/profiles';
 
 function parseOptions(argv: string[]): Options {
   const { values } = parseCommandLine({
     // `--cpu-prof` takes an optional DIR, which parseArgs cannot express: a bare one gets the default first.
-    args: argv.map((arg, index) => (arg === '--cpu-prof' && (argv[index + 1] === undefined || argv[index + 1].startsWith('--')) ? `--cpu-prof=${DEFAULT_PROFILE_DIRECTORY}` : arg)),
-    options: { quick: { type: 'boolean', default: false }, 'cpu-prof': { type: 'string' }, ...Object.fromEntries(NUMERIC_FLAGS.map((name) => [name, { type: 'string' as const }])) },
+    args: argv.map((arg, index) =>
+      arg === '--cpu-prof' && (argv[index + 1] === undefined || argv[index + 1].startsWith('--')) ? `--cpu-prof=${DEFAULT_PROFILE_DIRECTORY}` : arg,
+    ),
+    options: {
+      quick: { type: 'boolean', default: false },
+      'cpu-prof': { type: 'string' },
+      ...Object.fromEntries(NUMERIC_FLAGS.map((name) => [name, { type: 'string' as const }])),
+    },
   });
   const quick = values.quick;
   const value = (name: (typeof NUMERIC_FLAGS)[number], fallback: number) => {
@@ -120,13 +147,22 @@ async function main(): Promise<void> {
   if (ownInfra) await requireDurableCommits(adminUrl);
   else log('using the shared Kafka and PostgreSQL from the environment: figures are for developing the harness, not for comparison');
   const probe = await probeMachine(adminUrl, options);
-  log(`machine: ${probe['cpus']} × ${probe['cpuModel']}, load average ${probe['loadAverage']}, PostgreSQL fsync=${probe['postgres']['fsync']} synchronous_commit=${probe['postgres']['synchronous_commit']}`);
+  log(
+    `machine: ${probe['cpus']} × ${probe['cpuModel']}, load average ${probe['loadAverage']}, PostgreSQL fsync=${probe['postgres']['fsync']} synchronous_commit=${probe['postgres']['synchronous_commit']}`,
+  );
 
   log('starting the system (gateway, payments, ledger, disputes, withdrawals, callback dispatcher)');
   const system = await SystemUnderTest.start({
     // Capacity is what is measured: the merchant limit is lifted, but its cost (one statement per request) stays.
     // http callback URLs: the merchants' callbacks go to the generator's sink on 127.0.0.1 (the test system's dispatcher already allows it).
-    env: { gateway: { GATEWAY_COMMAND_TIMEOUT_MS: '30000', GATEWAY_RATE_LIMIT_MERCHANT_PER_SECOND: '1000000', GATEWAY_RATE_LIMIT_MERCHANT_BURST: '1000000', ALLOW_HTTP_CALLBACK_URLS: 'true' } },
+    env: {
+      gateway: {
+        GATEWAY_COMMAND_TIMEOUT_MS: '30000',
+        GATEWAY_RATE_LIMIT_MERCHANT_PER_SECOND: '1000000',
+        GATEWAY_RATE_LIMIT_MERCHANT_BURST: '1000000',
+        ALLOW_HTTP_CALLBACK_URLS: 'true',
+      },
+    },
     nodeArguments: options.cpuProfileDirectory
       ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDirectory}`, '--require', join(workspaceRoot, 'bench/cpu-profile-preload.cjs')]
       : [],
@@ -146,7 +182,10 @@ async function main(): Promise<void> {
   // One merchant per chain: its balance was 0, so the first read showing the credit is exact.
   const visibilityMerchants = await createMerchants(operator, Math.max(1, Math.round((options.visibilityRate * options.lagMs) / 1000)), 'Bench visibility');
   const postgresPid = requiredPid(pidListeningOn(Number(new URL(adminUrl).port)), 'PostgreSQL');
-  const kafkaPid = requiredPid(Number(process.env['BENCH_KAFKA_PID']) || pidListeningOn(Number(requiredEnv('KAFKA_BROKERS').split(',')[0].split(':')[1])), 'the Kafka broker');
+  const kafkaPid = requiredPid(
+    Number(process.env['BENCH_KAFKA_PID']) || pidListeningOn(Number(requiredEnv('KAFKA_BROKERS').split(',')[0].split(':')[1])),
+    'the Kafka broker',
+  );
   probe['kafkaJvm'] = jvmFlags(kafkaPid);
   // bench/run.mjs names the project's one Kafka version (deploy/local/kafka/pom.xml).
   probe['kafkaVersion'] = process.env['BENCH_KAFKA_VERSION'] ?? 'unknown';
@@ -160,7 +199,10 @@ async function main(): Promise<void> {
       { name: 'ledger', rootPids: [requiredPid(system.pidOf('ledger'), 'ledger')] },
       // Not on the measured paths, but each consumes every order event (disputes' overlay, the
       // dispatcher's callbacks): their CPU is part of what a pay-in costs the system.
-      { name: 'disputes+withdrawals+callbacks', rootPids: (['disputes', 'withdrawals', 'callbacks'] as const).map((service) => requiredPid(system.pidOf(service), service)) },
+      {
+        name: 'disputes+withdrawals+callbacks',
+        rootPids: (['disputes', 'withdrawals', 'callbacks'] as const).map((service) => requiredPid(system.pidOf(service), service)),
+      },
       { name: 'kafka', rootPids: [kafkaPid] },
       { name: 'postgres', rootPids: [postgresPid] },
     ],
@@ -185,14 +227,21 @@ async function main(): Promise<void> {
   const clients = { system: gateway, B2: new LoadClient(monolith.url, 1024), B1: new LoadClient(bare.url, 1024) };
   const chain = { gateway, agentToken: agent.client.token };
 
-  log(`funding the payout merchants with confirmed pay-ins (${options.fundingPerSpreadMerchant} × 500,000.00 RUB each, ${options.fundingHotMerchant} for the hot one), W4's and W5's too`);
+  log(
+    `funding the payout merchants with confirmed pay-ins (${options.fundingPerSpreadMerchant} × 500,000.00 RUB each, ${options.fundingHotMerchant} for the hot one), W4's and W5's too`,
+  );
   const funded = await fundMerchants(chain, gateway, ids, [
     ...systemMerchants.map((merchant) => ({ merchant, payIns: options.fundingPerSpreadMerchant })),
     { merchant: hotMerchant, payIns: options.fundingHotMerchant },
     ...withdrawalMerchants.map((merchant) => ({ merchant, payIns: options.fundingPerWithdrawalMerchant })),
     ...mixedMerchants.map((merchant) => ({ merchant, payIns: 2 })),
   ]);
-  log(`funded: ${funded.slice(0, systemMerchants.length + 1).map((rub) => formatNumber(rub)).join(', ')} RUB available (a payout holds ${PAYOUT_HOLD_RUB} RUB)`);
+  log(
+    `funded: ${funded
+      .slice(0, systemMerchants.length + 1)
+      .map((rub) => formatNumber(rub))
+      .join(', ')} RUB available (a payout holds ${PAYOUT_HOLD_RUB} RUB)`,
+  );
   // Merchants get USDT the way docs/operations/ledger.md says: an operator's conversion of their RUB.
   const fundedUsdt = new Map<string, number>();
   for (const [index, merchant] of [...withdrawalMerchants, ...mixedMerchants].entries()) {
@@ -204,7 +253,10 @@ async function main(): Promise<void> {
   const mixed = new MixedState(accepted);
   log(`preparing W5: ${options.disputablePool} pay-ins with their agent (for dispute opens), ${options.cancellablePool} to cancel`);
   await prepareMixedPools(gateway, mixedMerchants, ids, sink.url, mixed, { disputable: options.disputablePool, cancellable: options.cancellablePool });
-  await disputesKnowAgents(system, mixed.disputable.map((order) => order.orderId));
+  await disputesKnowAgents(
+    system,
+    mixed.disputable.map((order) => order.orderId),
+  );
 
   const steps: Array<StepResult & StepExtras> = [];
   const created: Record<'system' | 'B2' | 'B1', CreatedOrder[]> = { system: [], B2: [], B1: [] };
@@ -212,12 +264,29 @@ async function main(): Promise<void> {
   /** Warm-up, closed loop, open loop at ½ its saturation, then the chart's other shares when asked. */
   const measureWorkload = async (contender: MeasuredContender, workload: string, round: number, send: SendRequest, chartShares: readonly number[] = []) => {
     await runClosedLoop({ connections: options.connections, durationMs: options.warmMs, send, record: () => undefined });
-    const closed = await runStep({ contender, workload, round, mode: 'closed', connections: options.connections, durationMs: options.stepMs, drive: closedLoop(options.connections, options.stepMs, send) });
+    const closed = await runStep({
+      contender,
+      workload,
+      round,
+      mode: 'closed',
+      connections: options.connections,
+      durationMs: options.stepMs,
+      drive: closedLoop(options.connections, options.stepMs, send),
+    });
     log(describeStep(closed));
     steps.push(closed);
     for (const loadShare of [TABLE_LOAD_SHARE, ...chartShares]) {
       const rate = Math.max(1, closed.achievedPerSecond * loadShare);
-      const open = await runStep({ contender, workload, round, mode: 'open', ratePerSecond: rate, loadShare, durationMs: options.stepMs, drive: openLoop(rate, options.stepMs, send) });
+      const open = await runStep({
+        contender,
+        workload,
+        round,
+        mode: 'open',
+        ratePerSecond: rate,
+        loadShare,
+        durationMs: options.stepMs,
+        drive: openLoop(rate, options.stepMs, send),
+      });
       log(describeStep(open));
       steps.push(open);
     }
@@ -225,7 +294,13 @@ async function main(): Promise<void> {
 
   for (let round = 1; round <= options.rounds; round += 1) {
     log(`round ${round} of ${options.rounds}: system`);
-    await measureWorkload(systemContender, WORKLOADS.createPayIn, round, createPayInWorkload(gateway, systemMerchants, ids, created.system), options.chartShares);
+    await measureWorkload(
+      systemContender,
+      WORKLOADS.createPayIn,
+      round,
+      createPayInWorkload(gateway, systemMerchants, ids, created.system),
+      options.chartShares,
+    );
     await measureWorkload(systemContender, WORKLOADS.status, round, statusWorkload(gateway, created.system, ids));
     await measureWorkload(systemContender, WORKLOADS.payout, round, payoutWorkload(gateway, systemMerchants, ids, insufficientFunds));
     await measureWorkload(systemContender, WORKLOADS.payoutHot, round, payoutWorkload(gateway, [hotMerchant], ids, insufficientFunds));
@@ -236,19 +311,33 @@ async function main(): Promise<void> {
       const yardstick = name === 'B2' ? monolith : bare;
       // B1 keeps nothing, so it cannot tell a retry from a duplicate or a known order from an unknown one: it gets new orders and known ids only.
       const stateful = name === 'B2';
-      await measureWorkload(contenders[name], WORKLOADS.createPayIn, round, createPayInWorkload(clients[name], yardstick.merchants, ids, created[name], stateful), name === 'B2' ? options.chartShares : []);
+      await measureWorkload(
+        contenders[name],
+        WORKLOADS.createPayIn,
+        round,
+        createPayInWorkload(clients[name], yardstick.merchants, ids, created[name], stateful),
+        name === 'B2' ? options.chartShares : [],
+      );
       await measureWorkload(contenders[name], WORKLOADS.status, round, statusWorkload(clients[name], created[name], ids, stateful));
     }
     log(`round ${round} of ${options.rounds}: pgbench (the yardstick's create statement, ${options.pgbenchClients} clients)`);
     await measurePgbench(pgbenchContender, adminUrl, monolith.database as string, round, options, steps);
   }
-  if (insufficientFunds.insufficientFunds > 0) log(`warning: ${insufficientFunds.insufficientFunds} payouts found the balance spent; fund more for longer runs`);
-  if (accepted.insufficientFunds + mixed.payouts.insufficientFunds > 0) log(`warning: ${accepted.insufficientFunds} withdrawals and ${mixed.payouts.insufficientFunds} W5 payouts found the balance spent; fund more for longer runs`);
+  if (insufficientFunds.insufficientFunds > 0)
+    log(`warning: ${insufficientFunds.insufficientFunds} payouts found the balance spent; fund more for longer runs`);
+  if (accepted.insufficientFunds + mixed.payouts.insufficientFunds > 0)
+    log(
+      `warning: ${accepted.insufficientFunds} withdrawals and ${mixed.payouts.insufficientFunds} W5 payouts found the balance spent; fund more for longer runs`,
+    );
   log(mixed.describe());
 
-  const systemW1 = steps.filter((step) => step.contender === 'system' && step.workload === WORKLOADS.createPayIn && step.mode === 'closed').map((step) => step.achievedPerSecond);
+  const systemW1 = steps
+    .filter((step) => step.contender === 'system' && step.workload === WORKLOADS.createPayIn && step.mode === 'closed')
+    .map((step) => step.achievedPerSecond);
   const backgroundRate = Math.max(1, median(systemW1) / 2);
-  log(`ledger lag: ${options.lagChainsPerSecond} confirmed pay-ins/s, and agent confirmations at ${options.visibilityRate}/s timed to the balance and the callback, while W1 runs at ${backgroundRate.toFixed(0)} req/s`);
+  log(
+    `ledger lag: ${options.lagChainsPerSecond} confirmed pay-ins/s, and agent confirmations at ${options.visibilityRate}/s timed to the balance and the callback, while W1 runs at ${backgroundRate.toFixed(0)} req/s`,
+  );
   const background = createPayInWorkload(gateway, systemMerchants, ids, created.system);
   const visibilityRun = measureVisibility({
     gateway,
@@ -283,19 +372,35 @@ async function main(): Promise<void> {
   // A token lives a minute and a run can last longer: the harness's issuer renews it (cached meanwhile).
   const holdsAs = async () => (await system.internalHeaders('ledger', { as: 'payments' })).authorization;
   const fresh = await timeHolds(system.ledgerUrl, holdsAs, freshMerchant.merchantId, 1, ids, 20, 30_000, 60_000);
-  const history = await timeHolds(system.ledgerUrl, holdsAs, historyMerchant.merchantId, options.historyEvents, ids, options.historySamples, options.historyBudgetMs, options.historyBudgetMs);
+  const history = await timeHolds(
+    system.ledgerUrl,
+    holdsAs,
+    historyMerchant.merchantId,
+    options.historyEvents,
+    ids,
+    options.historySamples,
+    options.historyBudgetMs,
+    options.historyBudgetMs,
+  );
   const historyRatio = describeHistory(fresh, history);
   log(historyRatio);
 
   log('checks: every accepted withdrawal debited once (withdrawals list against the ledger balance), the ledger auditor, signed callbacks, expected answers');
   const problems = [
     ...(await checkWithdrawalMoney(gateway, [...withdrawalMerchants, ...mixedMerchants], fundedUsdt, accepted)),
-    ...(await assertLedgerAudited(system.databaseUrl('ledger')).then(() => [], (error: Error) => [error.message])),
+    ...(await assertLedgerAudited(system.databaseUrl('ledger')).then(
+      () => [],
+      (error: Error) => [error.message],
+    )),
     ...(sink.unsigned > 0 ? [`${sink.unsigned} callbacks arrived without a signature`] : []),
     ...smokeProblems(steps),
     ...(visibility.confirmFailures > 0 ? [`${visibility.confirmFailures} agent confirmations of the latency chains failed`] : []),
-    ...(visibility.balance.seen < visibility.balance.calls ? [`${visibility.balance.calls - visibility.balance.seen} confirmed pay-ins never showed in the balance within 30 s`] : []),
-    ...(visibility.callback.seen < visibility.callback.calls ? [`${visibility.callback.calls - visibility.callback.seen} confirmed pay-ins had no payment.succeeded callback within 30 s`] : []),
+    ...(visibility.balance.seen < visibility.balance.calls
+      ? [`${visibility.balance.calls - visibility.balance.seen} confirmed pay-ins never showed in the balance within 30 s`]
+      : []),
+    ...(visibility.callback.seen < visibility.callback.calls
+      ? [`${visibility.callback.calls - visibility.callback.seen} confirmed pay-ins had no payment.succeeded callback within 30 s`]
+      : []),
   ];
   log(problems.length === 0 ? 'checks passed' : `checks FAILED:\n  ${problems.join('\n  ')}`);
   log(sink.describe());
@@ -307,16 +412,46 @@ async function main(): Promise<void> {
   mkdirSync(resultsDirectory, { recursive: true });
   const base = options.quick || !ownInfra ? 'quick-latest' : 'latest';
   const charts = [
-    { file: `${base}-w1-latency.svg`, title: 'W1 create pay-in: latency vs offered load', series: (['system', 'B2'] as const).map((name) => ({ label: name, points: chartPoints(steps, WORKLOADS.createPayIn, name) })) },
+    {
+      file: `${base}-w1-latency.svg`,
+      title: 'W1 create pay-in: latency vs offered load',
+      series: (['system', 'B2'] as const).map((name) => ({ label: name, points: chartPoints(steps, WORKLOADS.createPayIn, name) })),
+    },
     // B2 serves endpoints 1 and 3 only: W5 is the system's alone.
-    { file: `${base}-w5-latency.svg`, title: 'W5 mixed: latency vs offered load (system only)', series: [{ label: 'system', points: chartPoints(steps, WORKLOADS.mixed, 'system') }] },
+    {
+      file: `${base}-w5-latency.svg`,
+      title: 'W5 mixed: latency vs offered load (system only)',
+      series: [{ label: 'system', points: chartPoints(steps, WORKLOADS.mixed, 'system') }],
+    },
   ];
   for (const chart of charts) writeFileSync(join(resultsDirectory, chart.file), latencyChartSvg(chart));
   const extras = { visibility, mixed: mixed.describe(), callbacks: sink.describe(), problems, charts: charts.map((chart) => chart.file) };
-  const markdown = renderMarkdown({ startedAt, finishedAt, commit, command, probe, steps, lag, historyRatio, fresh, history, seedMs, options, ownInfra, ...extras });
+  const markdown = renderMarkdown({
+    startedAt,
+    finishedAt,
+    commit,
+    command,
+    probe,
+    steps,
+    lag,
+    historyRatio,
+    fresh,
+    history,
+    seedMs,
+    options,
+    ownInfra,
+    ...extras,
+  });
   const stamp = startedAt.toISOString().replace(/[:.]/g, '-');
   const jsonFile = join(resultsDirectory, `${stamp}${options.quick ? '-quick' : ''}.json`);
-  writeFileSync(jsonFile, JSON.stringify({ startedAt, finishedAt, commit, command, ownInfra, options, probe, steps, lag, history: { fresh, history, seedMs, summary: historyRatio }, ...extras }, null, 2));
+  writeFileSync(
+    jsonFile,
+    JSON.stringify(
+      { startedAt, finishedAt, commit, command, ownInfra, options, probe, steps, lag, history: { fresh, history, seedMs, summary: historyRatio }, ...extras },
+      null,
+      2,
+    ),
+  );
   const markdownFile = join(resultsDirectory, `${base}.md`);
   writeFileSync(markdownFile, markdown);
   console.log(`\n${markdown}`);
@@ -332,7 +467,11 @@ async function main(): Promise<void> {
 async function disputesKnowAgents(system: SystemUnderTest, orderIds: readonly string[]): Promise<void> {
   const deadline = Date.now() + 60_000;
   for (;;) {
-    const [row] = await system.query<{ known: number }>('disputes', 'SELECT count(*)::int AS known FROM dispute_orders WHERE order_id = ANY($1) AND agent_id IS NOT NULL', [orderIds]);
+    const [row] = await system.query<{ known: number }>(
+      'disputes',
+      'SELECT count(*)::int AS known FROM dispute_orders WHERE order_id = ANY($1) AND agent_id IS NOT NULL',
+      [orderIds],
+    );
     if (row.known === orderIds.length) return;
     if (Date.now() > deadline) throw new Error(`the disputes service knows the agent of ${row.known} of W5's ${orderIds.length} prepared pay-ins after 60 s`);
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -343,13 +482,36 @@ async function cleanUp(): Promise<void> {
   while (cleanups.length > 0) await (cleanups.pop() as () => Promise<unknown>)().catch((error) => console.error(`[bench] cleanup: ${error}`));
 }
 
-async function measurePgbench(contender: MeasuredContender, adminUrl: string, database: string, round: number, options: Options, steps: Array<StepResult & StepExtras>): Promise<void> {
+async function measurePgbench(
+  contender: MeasuredContender,
+  adminUrl: string,
+  database: string,
+  round: number,
+  options: Options,
+  steps: Array<StepResult & StepExtras>,
+): Promise<void> {
   const seconds = Math.max(1, Math.round(options.stepMs / 1000));
-  const closed = await runStep({ contender, workload: WORKLOADS.createPayIn, round, mode: 'closed', connections: options.pgbenchClients, durationMs: seconds * 1000, drive: pgbenchDrive(adminUrl, database, { clients: options.pgbenchClients, durationSeconds: seconds }) });
+  const closed = await runStep({
+    contender,
+    workload: WORKLOADS.createPayIn,
+    round,
+    mode: 'closed',
+    connections: options.pgbenchClients,
+    durationMs: seconds * 1000,
+    drive: pgbenchDrive(adminUrl, database, { clients: options.pgbenchClients, durationSeconds: seconds }),
+  });
   log(describeStep(closed));
   steps.push(closed);
   const rate = Math.max(1, closed.achievedPerSecond / 2);
-  const open = await runStep({ contender, workload: WORKLOADS.createPayIn, round, mode: 'open', ratePerSecond: rate, durationMs: seconds * 1000, drive: pgbenchDrive(adminUrl, database, { clients: options.pgbenchClients, durationSeconds: seconds, ratePerSecond: rate }) });
+  const open = await runStep({
+    contender,
+    workload: WORKLOADS.createPayIn,
+    round,
+    mode: 'open',
+    ratePerSecond: rate,
+    durationMs: seconds * 1000,
+    drive: pgbenchDrive(adminUrl, database, { clients: options.pgbenchClients, durationSeconds: seconds, ratePerSecond: rate }),
+  });
   log(describeStep(open));
   steps.push(open);
 }
@@ -374,7 +536,17 @@ async function probeMachine(adminUrl: string, options: Options): Promise<Record<
   const postgres: Record<string, string> = {};
   try {
     postgres['version'] = (await client.query<{ server_version: string }>('SHOW server_version')).rows[0].server_version;
-    for (const setting of ['fsync', 'synchronous_commit', 'full_page_writes', 'shared_buffers', 'wal_level', 'max_connections', 'commit_delay', 'checkpoint_timeout', 'max_wal_size']) {
+    for (const setting of [
+      'fsync',
+      'synchronous_commit',
+      'full_page_writes',
+      'shared_buffers',
+      'wal_level',
+      'max_connections',
+      'commit_delay',
+      'checkpoint_timeout',
+      'max_wal_size',
+    ]) {
       postgres[setting] = (await client.query(`SHOW ${setting}`)).rows[0][setting];
     }
   } finally {
@@ -387,7 +559,9 @@ async function probeMachine(adminUrl: string, options: Options): Promise<Record<
     freeMemoryGiB: +(freemem() / 2 ** 30).toFixed(1),
     kernel: release(),
     node: process.version,
-    loadAverage: loadavg().map((value) => value.toFixed(2)).join(' '),
+    loadAverage: loadavg()
+      .map((value) => value.toFixed(2))
+      .join(' '),
     postgres,
     fdatasync: options.quick ? 'not measured (--quick)' : fdatasyncLatency(),
   };
@@ -398,7 +572,10 @@ function fdatasyncLatency(): string {
   try {
     const directory = join(workspaceRoot, '.local');
     mkdirSync(directory, { recursive: true });
-    const output = execFileSync('/usr/lib/postgresql/15/bin/pg_test_fsync', ['-s', '1', '-f', join(directory, 'bench-pg_test_fsync.tmp')], { encoding: 'utf8', timeout: 60_000 });
+    const output = execFileSync('/usr/lib/postgresql/15/bin/pg_test_fsync', ['-s', '1', '-f', join(directory, 'bench-pg_test_fsync.tmp')], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     const line = output.split('\n').find((text) => text.trim().startsWith('fdatasync'));
     return line ? line.trim().replace(/\s+/g, ' ') : 'unknown';
   } catch (error) {
@@ -420,7 +597,8 @@ function jvmFlags(pid: number): string {
 function gitCommit(): string {
   try {
     const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: workspaceRoot, encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'apps', 'libs', 'bench/src', 'deploy'], { cwd: workspaceRoot, encoding: 'utf8' }).trim() !== '';
+    const dirty =
+      execFileSync('git', ['status', '--porcelain', '--', 'apps', 'libs', 'bench/src', 'deploy'], { cwd: workspaceRoot, encoding: 'utf8' }).trim() !== '';
     return dirty ? `${head} (with uncommitted changes)` : head;
   } catch {
     return 'unknown';
@@ -435,7 +613,9 @@ function median(values: readonly number[]): number {
 }
 
 function describeLag(lag: LagResult): string {
-  const timing = lag.lagMs ? `pay-in succeeded in payments → credited by the ledger p50 ${formatNumber(lag.lagMs.p50)} ms, p99 ${formatNumber(lag.lagMs.p99)} ms, max ${formatNumber(lag.lagMs.max)} ms` : 'no credits seen';
+  const timing = lag.lagMs
+    ? `pay-in succeeded in payments → credited by the ledger p50 ${formatNumber(lag.lagMs.p50)} ms, p99 ${formatNumber(lag.lagMs.p99)} ms, max ${formatNumber(lag.lagMs.max)} ms`
+    : 'no credits seen';
   return `ledger lag: ${lag.confirmed} pay-ins confirmed at ${lag.chainsPerSecond}/s, ${lag.credited} credited; ${timing}; backlog of confirmed-not-credited max ${lag.maxBacklog}, mean ${formatNumber(lag.meanBacklog)} (sampled every 500 ms); drained ${lag.drainMs} ms after the load`;
 }
 
@@ -492,21 +672,26 @@ function renderMarkdown(run: {
     `- End to end (issue 21): ${describeVisibility(run.visibility)}; each from the confirmation's intended send time in an open loop, run beside the ledger-lag chains and their W1 background, one fresh merchant per confirmation.`,
     `- W4 creates 10.00 USDT-TRC20 withdrawals (11.00 frozen with the network fee) over 4 merchants funded by an operator's RUB → USDT conversion. W5 draws each request from 40 % status, 10 % balances, 5 % pay-in list, 25 % pay-in, 10 % payout, 5 % withdrawal, 3 % cancel, 2 % dispute open over 8 merchants; it runs on the system only, since B2 serves endpoints 1 and 3 alone. ${run.mixed}.`,
     `- ${run.callbacks[0].toUpperCase()}${run.callbacks.slice(1)} (the generator's sink; pay-in outcomes of the latency chains and W5's, withdrawal and dispute outcomes).`,
-    `- Latency versus offered load (open loop at ${[TABLE_LOAD_SHARE, ...run.options.chartShares].sort().map((share) => `${share * 100} %`).join(', ')} of each contender's saturation; p50 solid, p99 dashed): ${run.charts.map((file) => `[${file}](${file})`).join(', ')}.`,
+    `- Latency versus offered load (open loop at ${[TABLE_LOAD_SHARE, ...run.options.chartShares]
+      .sort()
+      .map((share) => `${share * 100} %`)
+      .join(', ')} of each contender's saturation; p50 solid, p99 dashed): ${run.charts.map((file) => `[${file}](${file})`).join(', ')}.`,
     '',
     ...run.charts.map((file) => `![${file}](${file})`),
     '',
     run.problems.length === 0
-      ? '- Checks passed: every answer as the workload expected; each accepted withdrawal listed and debited once from the ledger\'s USDT; the ledger auditor agrees; every callback signed.'
+      ? "- Checks passed: every answer as the workload expected; each accepted withdrawal listed and debited once from the ledger's USDT; the ledger auditor agrees; every callback signed."
       : `- **Checks FAILED**: ${run.problems.join('; ')}.`,
     `- Peak RSS of gateway + payments + ledger + Kafka (each process's peak over the system's steps, summed): ${systemRssMb(run.steps)} MB.`,
-    '- B2 writes its outbox row but runs no relay; B1 checks signature and body, then answers without a database; pgbench runs B2\'s create statement (its client CPU is not counted, like the generator\'s).',
+    "- B2 writes its outbox row but runs no relay; B1 checks signature and body, then answers without a database; pgbench runs B2's create statement (its client CPU is not counted, like the generator's).",
     '',
   ].join('\n');
 }
 
 function systemRssMb(steps: ReadonlyArray<StepResult>): number {
-  const peaks = ['gateway', 'payments', 'ledger', 'kafka'].map((group) => Math.max(0, ...steps.filter((step) => step.contender === 'system').map((step) => step.peakRssBytes[group] ?? 0)));
+  const peaks = ['gateway', 'payments', 'ledger', 'kafka'].map((group) =>
+    Math.max(0, ...steps.filter((step) => step.contender === 'system').map((step) => step.peakRssBytes[group] ?? 0)),
+  );
   return Math.round(peaks.reduce((sum, value) => sum + value, 0) / 1_048_576);
 }
 

@@ -114,7 +114,9 @@ export async function runStep(plan: StepPlan): Promise<StepResult & StepExtras> 
     workload: plan.workload,
     round: plan.round,
     mode: plan.mode,
-    ...(plan.mode === 'closed' ? { connections: plan.connections ?? 32 } : { ratePerSecond: plan.ratePerSecond, ...(plan.loadShare === undefined ? {} : { loadShare: plan.loadShare }) }),
+    ...(plan.mode === 'closed'
+      ? { connections: plan.connections ?? 32 }
+      : { ratePerSecond: plan.ratePerSecond, ...(plan.loadShare === undefined ? {} : { loadShare: plan.loadShare }) }),
     durationMs: Math.round(summary.elapsedMs),
     completed,
     errors,

@@ -8,7 +8,16 @@ describe('workload mix', () => {
       const operation = pick(index / 10_000);
       counts.set(operation, (counts.get(operation) ?? 0) + 1);
     }
-    expect(Object.fromEntries(counts)).toEqual({ status: 4000, balances: 1000, list: 500, payIn: 2500, payout: 1000, withdrawal: 500, cancel: 300, disputeOpen: 200 });
+    expect(Object.fromEntries(counts)).toEqual({
+      status: 4000,
+      balances: 1000,
+      list: 500,
+      payIn: 2500,
+      payout: 1000,
+      withdrawal: 500,
+      cancel: 300,
+      disputeOpen: 200,
+    });
   });
 
   it('maps the edges of each share to the right operation', () => {
@@ -21,8 +30,18 @@ describe('workload mix', () => {
 
   it('refuses a mix that does not add up to 100 whole percents, and draws outside [0, 1)', () => {
     expect(() => mixPicker([{ operation: 'a', percent: 99 }])).toThrow('adding up to 100; got 99');
-    expect(() => mixPicker([{ operation: 'a', percent: 50.5 }, { operation: 'b', percent: 49.5 }])).toThrow('a: 50.5');
-    expect(() => mixPicker([{ operation: 'a', percent: 110 }, { operation: 'b', percent: -10 }])).toThrow('b: -10');
+    expect(() =>
+      mixPicker([
+        { operation: 'a', percent: 50.5 },
+        { operation: 'b', percent: 49.5 },
+      ]),
+    ).toThrow('a: 50.5');
+    expect(() =>
+      mixPicker([
+        { operation: 'a', percent: 110 },
+        { operation: 'b', percent: -10 },
+      ]),
+    ).toThrow('b: -10');
     const pick = mixPicker([{ operation: 'a', percent: 100 }]);
     expect(() => pick(1)).toThrow('[0, 1)');
     expect(() => pick(Number.NaN)).toThrow('[0, 1)');

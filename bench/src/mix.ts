@@ -27,7 +27,8 @@ export type W5Operation = (typeof W5_MIX)[number]['operation'];
 export function mixPicker<Operation extends string>(mix: ReadonlyArray<MixShare<Operation>>): (draw: number) => Operation {
   const problems = mix.filter((share) => !Number.isInteger(share.percent) || share.percent <= 0).map((share) => `${share.operation}: ${share.percent}`);
   const total = mix.reduce((sum, share) => sum + share.percent, 0);
-  if (problems.length > 0 || total !== 100) throw new Error(`a mix needs positive whole percents adding up to 100; got ${total} (${problems.join(', ') || 'no bad share'})`);
+  if (problems.length > 0 || total !== 100)
+    throw new Error(`a mix needs positive whole percents adding up to 100; got ${total} (${problems.join(', ') || 'no bad share'})`);
   // Cumulative upper bounds in whole percent, so no floating-point sum can leave a gap before 1.
   let upTo = 0;
   const bounds = mix.map((share) => ({ operation: share.operation, upTo: (upTo += share.percent) }));

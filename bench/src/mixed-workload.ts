@@ -3,7 +3,18 @@ import { jsonOf } from './http-client';
 import { payInWithAgent } from './history';
 import { mixPicker, W5_MIX, type W5Operation } from './mix';
 import type { Outcome, SendRequest } from './open-loop';
-import { AcceptedWithdrawals, MASKED_PAYOUT_ACCOUNT, PAYOUT_AMOUNT, payInBody, payoutBody, pick, randomPayInAmount, sendWithdrawal, type CreatedOrder, type OrderIds } from './workloads';
+import {
+  AcceptedWithdrawals,
+  MASKED_PAYOUT_ACCOUNT,
+  PAYOUT_AMOUNT,
+  payInBody,
+  payoutBody,
+  pick,
+  randomPayInAmount,
+  sendWithdrawal,
+  type CreatedOrder,
+  type OrderIds,
+} from './workloads';
 
 /**
  * W5, the mixed workload of the performance design: each request draws its operation from
@@ -32,8 +43,13 @@ export class MixedState {
   constructor(readonly withdrawals: AcceptedWithdrawals) {}
 
   describe(): string {
-    const operations = [...this.operations].map(([operation, counts]) => `${operation} ${counts.sent}${counts.unexpected > 0 ? ` (${counts.unexpected} unexpected)` : ''}`).join(', ');
-    const shortfalls = this.shortfalls.cancel + this.shortfalls.dispute > 0 ? `; pools ran dry: ${this.shortfalls.cancel} cancels and ${this.shortfalls.dispute} dispute opens went to used orders` : '';
+    const operations = [...this.operations]
+      .map(([operation, counts]) => `${operation} ${counts.sent}${counts.unexpected > 0 ? ` (${counts.unexpected} unexpected)` : ''}`)
+      .join(', ');
+    const shortfalls =
+      this.shortfalls.cancel + this.shortfalls.dispute > 0
+        ? `; pools ran dry: ${this.shortfalls.cancel} cancels and ${this.shortfalls.dispute} dispute opens went to used orders`
+        : '';
     return `W5 requests by operation: ${operations}${shortfalls}`;
   }
 }
@@ -42,18 +58,30 @@ export class MixedState {
  * Prepares W5's pools: `disputable` pay-ins with their agent assigned and `cancellable` plain
  * ones, spread over the merchants, four requests at a time.
  */
-export async function prepareMixedPools(client: LoadClient, merchants: readonly MerchantCredentials[], ids: OrderIds, callbackUrl: string, state: MixedState, sizes: { disputable: number; cancellable: number }): Promise<void> {
-  const jobs: Array<'disputable' | 'cancellable'> = [...Array<'disputable'>(sizes.disputable).fill('disputable'), ...Array<'cancellable'>(sizes.cancellable).fill('cancellable')];
+export async function prepareMixedPools(
+  client: LoadClient,
+  merchants: readonly MerchantCredentials[],
+  ids: OrderIds,
+  callbackUrl: string,
+  state: MixedState,
+  sizes: { disputable: number; cancellable: number },
+): Promise<void> {
+  const jobs: Array<'disputable' | 'cancellable'> = [
+    ...Array<'disputable'>(sizes.disputable).fill('disputable'),
+    ...Array<'cancellable'>(sizes.cancellable).fill('cancellable'),
+  ];
   const worker = async () => {
     for (let job = jobs.shift(); job; job = jobs.shift()) {
       const merchant = pick(merchants);
       const orderId = ids.next(`w5-${job}`);
       const body = payInBody(orderId, randomPayInAmount(), callbackUrl);
       if (job === 'disputable') {
-        if (!(await payInWithAgent(client, merchant, orderId, body['amount'] as number, callbackUrl))) throw new Error(`preparing W5: the pay-in ${orderId} could not be created with an agent assigned`);
+        if (!(await payInWithAgent(client, merchant, orderId, body['amount'] as number, callbackUrl)))
+          throw new Error(`preparing W5: the pay-in ${orderId} could not be created with an agent assigned`);
       } else {
         const answer = await client.sendSigned(merchant, 'POST', '/v2/payments/incoming', body);
-        if (answer.status !== 201) throw new Error(`preparing W5: creating the pay-in ${orderId} answered ${answer.status} ${answer.body.toString('utf8').slice(0, 300)}`);
+        if (answer.status !== 201)
+          throw new Error(`preparing W5: creating the pay-in ${orderId} answered ${answer.status} ${answer.body.toString('utf8').slice(0, 300)}`);
       }
       const order = { merchant, orderId, body };
       state.orders.push(order);
@@ -63,7 +91,14 @@ export async function prepareMixedPools(client: LoadClient, merchants: readonly 
   await Promise.all(Array.from({ length: 4 }, worker));
 }
 
-export function mixedWorkload(client: LoadClient, merchants: readonly MerchantCredentials[], ids: OrderIds, callbackUrl: string, state: MixedState, draw: () => number = Math.random): SendRequest {
+export function mixedWorkload(
+  client: LoadClient,
+  merchants: readonly MerchantCredentials[],
+  ids: OrderIds,
+  callbackUrl: string,
+  state: MixedState,
+  draw: () => number = Math.random,
+): SendRequest {
   const operationOf = mixPicker(W5_MIX);
   const run: Record<W5Operation, () => Promise<Outcome>> = {
     status: async () => {

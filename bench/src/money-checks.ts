@@ -10,7 +10,9 @@ const USDT_MINOR_PER_UNIT = 1_000_000;
 export async function availableBalance(gateway: LoadClient, merchant: MerchantCredentials, currency: string): Promise<number> {
   const answer = await gateway.sendSigned(merchant, 'GET', '/v2/merchant/balances');
   if (answer.status !== 200) throw new Error(`reading ${merchant.merchantId}'s balances answered ${answer.status}`);
-  return jsonOf<{ settlement: Array<{ currency: string; available: number }> }>(answer)?.settlement.find((entry) => entry.currency === currency)?.available ?? 0;
+  return (
+    jsonOf<{ settlement: Array<{ currency: string; available: number }> }>(answer)?.settlement.find((entry) => entry.currency === currency)?.available ?? 0
+  );
 }
 
 /**
@@ -18,7 +20,14 @@ export async function availableBalance(gateway: LoadClient, merchant: MerchantCr
  * merchants get USDT); a conversion over the one-operator limit waits for `approver`, a second
  * operator (docs/operations/operators.md), as in production. Returns the USDT available afterwards.
  */
-export async function convertRubToUsdt(operator: BackofficeClient, approver: BackofficeClient, gateway: LoadClient, merchant: MerchantCredentials, rub: number, conversionId: string): Promise<number> {
+export async function convertRubToUsdt(
+  operator: BackofficeClient,
+  approver: BackofficeClient,
+  gateway: LoadClient,
+  merchant: MerchantCredentials,
+  rub: number,
+  conversionId: string,
+): Promise<number> {
   const converted = await operator.request('POST', `/backoffice/v1/merchants/${merchant.merchantId}/conversions`, {
     conversion_id: conversionId,
     from_currency: 'RUB',
@@ -29,7 +38,8 @@ export async function convertRubToUsdt(operator: BackofficeClient, approver: Bac
   });
   if (converted.status === 202) {
     const approved = await approver.request('POST', `/backoffice/v1/approvals/${converted.body.approval_id}/approve`);
-    if (approved.status !== 200) throw new Error(`approving conversion ${conversionId} for ${merchant.merchantId} answered ${approved.status} ${approved.text}`);
+    if (approved.status !== 200)
+      throw new Error(`approving conversion ${conversionId} for ${merchant.merchantId} answered ${approved.status} ${approved.text}`);
   } else if (converted.status !== 201) {
     throw new Error(`converting ${rub} RUB to USDT for ${merchant.merchantId} answered ${converted.status} ${converted.text}`);
   }
@@ -63,7 +73,12 @@ async function allWithdrawals(gateway: LoadClient, merchant: MerchantCredentials
  * USDT is what the merchant was funded with less amount + network fee of each listed withdrawal
  * that did not fail (a failed one returns its money). Returns the problems found.
  */
-export async function checkWithdrawalMoney(gateway: LoadClient, merchants: readonly MerchantCredentials[], fundedUsdt: ReadonlyMap<string, number>, accepted: AcceptedWithdrawals): Promise<string[]> {
+export async function checkWithdrawalMoney(
+  gateway: LoadClient,
+  merchants: readonly MerchantCredentials[],
+  fundedUsdt: ReadonlyMap<string, number>,
+  accepted: AcceptedWithdrawals,
+): Promise<string[]> {
   const problems: string[] = [];
   for (const merchant of merchants) {
     const listed = await allWithdrawals(gateway, merchant);
@@ -72,10 +87,15 @@ export async function checkWithdrawalMoney(gateway: LoadClient, merchants: reado
     if (missing.length > 0) problems.push(`${merchant.merchantId}: ${missing.length} accepted withdrawals are not listed (e.g. ${missing[0]})`);
     // In USDT's minor units (6 decimals): no floating-point drift over thousands of withdrawals.
     const minor = (usdt: number) => Math.round(usdt * USDT_MINOR_PER_UNIT);
-    const debited = listed.filter((withdrawal) => withdrawal.status !== 'FAILED').reduce((sum, withdrawal) => sum + minor(withdrawal.amount) + minor(withdrawal.network_fee), 0);
+    const debited = listed
+      .filter((withdrawal) => withdrawal.status !== 'FAILED')
+      .reduce((sum, withdrawal) => sum + minor(withdrawal.amount) + minor(withdrawal.network_fee), 0);
     const expected = minor(fundedUsdt.get(merchant.merchantId) ?? 0) - debited;
     const available = minor(await availableBalance(gateway, merchant, 'USDT'));
-    if (available !== expected) problems.push(`${merchant.merchantId}: USDT available ${available / USDT_MINOR_PER_UNIT}, expected ${expected / USDT_MINOR_PER_UNIT} (funded ${fundedUsdt.get(merchant.merchantId)}, ${listed.length} withdrawals listed)`);
+    if (available !== expected)
+      problems.push(
+        `${merchant.merchantId}: USDT available ${available / USDT_MINOR_PER_UNIT}, expected ${expected / USDT_MINOR_PER_UNIT} (funded ${fundedUsdt.get(merchant.merchantId)}, ${listed.length} withdrawals listed)`,
+      );
   }
   return problems;
 }

@@ -11,7 +11,15 @@ const PGBENCH_MERCHANT = 'mch_pgbench000000000000000000';
  * 2.5 %, a payload of the same size).
  */
 export function pgbenchCreateScript(): string {
-  const payload = JSON.stringify({ type: 'IncomingPaymentCreated', merchantId: PGBENCH_MERCHANT, orderId: 'pgb-0000000000000000000', amountMinor: '150050', feeMinor: '3751', currency: 'RUB', occurredAt: new Date().toISOString() });
+  const payload = JSON.stringify({
+    type: 'IncomingPaymentCreated',
+    merchantId: PGBENCH_MERCHANT,
+    orderId: 'pgb-0000000000000000000',
+    amountMinor: '150050',
+    feeMinor: '3751',
+    currency: 'RUB',
+    occurredAt: new Date().toISOString(),
+  });
   const parameters: Record<string, string> = {
     $1: `'${PGBENCH_MERCHANT}'`,
     $2: `'pgb-' || :client_id || '-' || :n`,
@@ -23,7 +31,9 @@ export function pgbenchCreateScript(): string {
     $8: `'token-' || :n`,
     $9: `'${payload}'`,
   };
-  const sql = CREATE_PAYIN_SQL.replace(/\$\d\b/g, (parameter) => parameters[parameter]).replace(/\s+/g, ' ').trim();
+  const sql = CREATE_PAYIN_SQL.replace(/\$\d\b/g, (parameter) => parameters[parameter])
+    .replace(/\s+/g, ' ')
+    .trim();
   return ['\\set n random(1, 9000000000000000000)', '\\set amount random(10000, 50000000)', '\\set fee :amount * 250 / 10000', `${sql};`, ''].join('\n');
 }
 
@@ -41,4 +51,3 @@ export function parsePgbenchLog(text: string): number[] {
   }
   return latencies;
 }
-

@@ -1,7 +1,8 @@
 import { cpuMsBetween, descendantsOf, parseProcStat, totalTicks, type ProcStat } from './proc-stats';
 
 // A real line from a JVM (fields after the name: state, ppid, ... utime=14 stime=15 cutime=16 cstime=17 ... rss=24).
-const JAVA_LINE = '4242 (java) S 1 4242 4242 0 -1 4194560 83213 0 12 0 5321 871 3 9 20 0 61 0 123456 2936012800 98765 18446744073709551615 1 1 0 0 0 0 0 3 16800972 0 0 0 17 1 0 0 0 0 0 0 0 0 0 0 0 0 0';
+const JAVA_LINE =
+  '4242 (java) S 1 4242 4242 0 -1 4194560 83213 0 12 0 5321 871 3 9 20 0 61 0 123456 2936012800 98765 18446744073709551615 1 1 0 0 0 0 0 3 16800972 0 0 0 17 1 0 0 0 0 0 0 0 0 0 0 0 0 0';
 
 describe('/proc/<pid>/stat parsing', () => {
   it('reads CPU ticks, parent and resident pages', () => {
@@ -19,7 +20,16 @@ describe('/proc/<pid>/stat parsing', () => {
 });
 
 describe('CPU accounting of process groups', () => {
-  const stat = (pid: number, ppid: number, utime: number, stime = 0, cutime = 0, cstime = 0): ProcStat => ({ pid, comm: 'p', ppid, utime, stime, cutime, cstime, rssPages: 1 });
+  const stat = (pid: number, ppid: number, utime: number, stime = 0, cutime = 0, cstime = 0): ProcStat => ({
+    pid,
+    comm: 'p',
+    ppid,
+    utime,
+    stime,
+    cutime,
+    cstime,
+    rssPages: 1,
+  });
 
   it('takes a postmaster with its backends, not its siblings', () => {
     const all = [stat(10, 1, 0), stat(11, 10, 0), stat(12, 10, 0), stat(13, 12, 0), stat(20, 1, 0)];

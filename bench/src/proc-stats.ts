@@ -28,7 +28,10 @@ export function parseProcStat(text: string): ProcStat {
   const pid = Number(text.slice(0, open).trim());
   const comm = text.slice(open + 1, close);
   // After ')': field 3 (state) is at index 0, so field N is at index N - 3.
-  const rest = text.slice(close + 2).trim().split(/\s+/);
+  const rest = text
+    .slice(close + 2)
+    .trim()
+    .split(/\s+/);
   const field = (n: number) => Number(rest[n - 3]);
   return { pid, comm, ppid: field(4), utime: field(14), stime: field(15), cutime: field(16), cstime: field(17), rssPages: field(24) };
 }

@@ -56,12 +56,30 @@ describe('the workload × contender table', () => {
 
   it('has saturation from the closed loop and latency from the open loop, over both rounds', () => {
     const [system, yardstick, payout] = tableRows(steps);
-    expect(system).toMatchObject({ workload: 'W1 create pay-in', contender: 'system', saturation: [112, 177], p50: [12.2, 12.2], p99: [29.4, 29.4], cpuMsPerRequest: [13, 13], errors: 2 });
+    expect(system).toMatchObject({
+      workload: 'W1 create pay-in',
+      contender: 'system',
+      saturation: [112, 177],
+      p50: [12.2, 12.2],
+      p99: [29.4, 29.4],
+      cpuMsPerRequest: [13, 13],
+      errors: 2,
+    });
     expect(yardstick).toMatchObject({ contender: 'B2', saturation: [1106, 1340], p99: [6.7, 6.7], writeTransactionsPerRequest: [1, 1] });
-    expect(payout).toMatchObject({ workload: 'W3 payout', contender: 'system', saturation: [80], p50: [200], writeTransactionsPerRequest: [], fellBehind: true });
+    expect(payout).toMatchObject({
+      workload: 'W3 payout',
+      contender: 'system',
+      saturation: [80],
+      p50: [200],
+      writeTransactionsPerRequest: [],
+      fellBehind: true,
+    });
     expect(system.fellBehind).toBe(false);
     // Its median at half the load above the closed loop's at full load: a queue built up.
-    const slowed = tableRows([step({ latency: { p50: 5, p90: 6, p99: 7, p999: 8, max: 9 } }), step({ mode: 'open', ratePerSecond: 50, achievedPerSecond: 50, latency: { p50: 40, p90: 60, p99: 90, p999: 99, max: 99 } })]);
+    const slowed = tableRows([
+      step({ latency: { p50: 5, p90: 6, p99: 7, p999: 8, max: 9 } }),
+      step({ mode: 'open', ratePerSecond: 50, achievedPerSecond: 50, latency: { p50: 40, p90: 60, p99: 90, p999: 99, max: 99 } }),
+    ]);
     expect(slowed[0].fellBehind).toBe(true);
   });
 
@@ -110,6 +128,8 @@ describe('the smoke verdict', () => {
     const slow = step({ latency: { p50: 900, p90: 2000, p99: 9000, p999: 9000, max: 9000 }, achievedPerSecond: 1 });
     expect(smokeProblems([slow, step({ mode: 'open', ratePerSecond: 50 })])).toEqual([]);
     const broken = { ...step({ workload: 'W4 withdrawal', mode: 'open', ratePerSecond: 15, errors: 2 }), statuses: { '201': 28, '500': 2 } };
-    expect(smokeProblems([slow, broken])).toEqual(['system W4 withdrawal r1 open at 15 req/s: 2 answers the workload did not expect (HTTP statuses {"201":28,"500":2})']);
+    expect(smokeProblems([slow, broken])).toEqual([
+      'system W4 withdrawal r1 open at 15 req/s: 2 answers the workload did not expect (HTTP statuses {"201":28,"500":2})',
+    ]);
   });
 });

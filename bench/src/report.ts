@@ -99,7 +99,12 @@ export function tableRows(steps: readonly StepResult[]): TableRow[] {
         cpuMsPerRequest: closed.map((step) => step.cpuMsPerRequestTotal),
         writeTransactionsPerRequest: closed.flatMap((step) => (step.writeTransactionsPerRequest === null ? [] : [step.writeTransactionsPerRequest])),
         errors: mine.reduce((sum, step) => sum + step.errors, 0),
-        fellBehind: open.some((step) => fellBehind(step, closed.find((candidate) => candidate.round === step.round))),
+        fellBehind: open.some((step) =>
+          fellBehind(
+            step,
+            closed.find((candidate) => candidate.round === step.round),
+          ),
+        ),
       });
     }
   }
@@ -175,21 +180,33 @@ export function markdownTable(steps: readonly StepResult[]): string {
   const lines = [
     '| workload | contender | saturation req/s (closed loop) | p50 ms at ½ saturation | p99 ms at ½ saturation | CPU-ms/req | PG write tx/req | errors |',
     '|---|---|---:|---:|---:|---:|---:|---:|',
-    ...rows.map((row) =>
-      `| ${row.workload} | ${row.contender} | ${formatRange(row.saturation)} | ${formatRange(row.p50)} | ${formatRange(row.p99)}${row.fellBehind ? ' *' : ''} | ${formatRange(row.cpuMsPerRequest)} | ${formatRange(row.writeTransactionsPerRequest)} | ${row.errors} |`,
+    ...rows.map(
+      (row) =>
+        `| ${row.workload} | ${row.contender} | ${formatRange(row.saturation)} | ${formatRange(row.p50)} | ${formatRange(row.p99)}${row.fellBehind ? ' *' : ''} | ${formatRange(row.cpuMsPerRequest)} | ${formatRange(row.writeTransactionsPerRequest)} | ${row.errors} |`,
     ),
   ];
   if (rows.some((row) => row.fellBehind)) {
-    lines.push('', `\\* fell behind its schedule in an open-loop step (completed under ${BEHIND_SCHEDULE_SHARE * 100} % of it, or a median above the closed loop's at full load): it got less CPU than during its closed loop, and the latency includes the queue that built up.`);
+    lines.push(
+      '',
+      `\\* fell behind its schedule in an open-loop step (completed under ${BEHIND_SCHEDULE_SHARE * 100} % of it, or a median above the closed loop's at full load): it got less CPU than during its closed loop, and the latency includes the queue that built up.`,
+    );
   }
   const ratioLines = [...new Set(rows.map((row) => row.workload))].flatMap((workload) => {
     const system = rows.find((row) => row.workload === workload && row.contender === 'system');
     const yardstick = rows.find((row) => row.workload === workload && row.contender === 'B2');
     if (!system || !yardstick) return [];
-    return [`| ${workload} | ${ratio(system.saturation, yardstick.saturation)} | ${ratio(system.p99, yardstick.p99)} | ${ratio(system.cpuMsPerRequest, yardstick.cpuMsPerRequest)} |`];
+    return [
+      `| ${workload} | ${ratio(system.saturation, yardstick.saturation)} | ${ratio(system.p99, yardstick.p99)} | ${ratio(system.cpuMsPerRequest, yardstick.cpuMsPerRequest)} |`,
+    ];
   });
   if (ratioLines.length === 0) return lines.join('\n');
-  return [...lines, '', '| workload | system/B2 saturation | system/B2 p99 at ½ saturation | system/B2 CPU-ms/req |', '|---|---:|---:|---:|', ...ratioLines].join('\n');
+  return [
+    ...lines,
+    '',
+    '| workload | system/B2 saturation | system/B2 p99 at ½ saturation | system/B2 CPU-ms/req |',
+    '|---|---:|---:|---:|',
+    ...ratioLines,
+  ].join('\n');
 }
 
 /** Per-process CPU-ms per request of the closed-loop steps, for the system's breakdown. */
@@ -202,7 +219,9 @@ export function cpuBreakdownTable(steps: readonly StepResult[]): string {
     const cpu = groups.map((group) => (group in step.cpuMsPerRequest ? formatNumber(step.cpuMsPerRequest[group]) : '—'));
     const rss = groups.map((group) => (group in step.peakRssBytes ? String(Math.round(step.peakRssBytes[group] / 1_048_576)) : '—'));
     const wal = step.walBytesPerRequest === null ? '—' : formatNumber(step.walBytesPerRequest / 1024);
-    lines.push(`| ${step.workload} | ${step.contender} | ${step.round} | ${cpu.join(' | ')} | ${formatNumber(step.generatorCpuMsPerRequest)} | ${wal} | ${rss.join(', ')} |`);
+    lines.push(
+      `| ${step.workload} | ${step.contender} | ${step.round} | ${cpu.join(' | ')} | ${formatNumber(step.generatorCpuMsPerRequest)} | ${wal} | ${rss.join(', ')} |`,
+    );
   }
   return lines.join('\n');
 }

@@ -10,7 +10,15 @@
  * allow-list (what it pays per request).
  */
 import { performance } from 'node:perf_hooks';
-import { parsePrivateKey, parsePublicKey, ServiceAuthenticator, ServiceKeyring, ServiceTokenIssuer, ServiceTokenVerifier, type ServiceName } from '@mp/shared-service-auth';
+import {
+  parsePrivateKey,
+  parsePublicKey,
+  ServiceAuthenticator,
+  ServiceKeyring,
+  ServiceTokenIssuer,
+  ServiceTokenVerifier,
+  type ServiceName,
+} from '@mp/shared-service-auth';
 
 const ROUTE = '/internal/merchants/:merchantId/balances';
 
@@ -35,7 +43,9 @@ async function main(): Promise<void> {
 
   console.log(`service authentication, node ${process.version}, one process`);
   // A new actor each time defeats the cache: every call signs.
-  await time('sign a token (caller, once a minute per callee and actor)', 2_000, (index) => cached.authorization('ledger', { type: 'operator', id: `op_${index}` }));
+  await time('sign a token (caller, once a minute per callee and actor)', 2_000, (index) =>
+    cached.authorization('ledger', { type: 'operator', id: `op_${index}` }),
+  );
   await time('cached Authorization header (caller, per request)', 200_000, () => cached.authorization('ledger'));
   const fresh = await Promise.all(Array.from({ length: 2_200 }, (_, index) => cached.authorization('ledger', { type: 'agent', id: `agt_${index}` })));
   const verifier = new ServiceTokenVerifier('ledger', publicKeys);

@@ -1,4 +1,15 @@
-import { FLAT_THRESHOLD_PER_MINUTE, leastSquaresSlope, seriesOf, soakVerdict, steadyPart, summarizeSeries, w5FundingPerMerchant, type SampleValues, type Series, type SeriesPoint } from './soak-analysis';
+import {
+  FLAT_THRESHOLD_PER_MINUTE,
+  leastSquaresSlope,
+  seriesOf,
+  soakVerdict,
+  steadyPart,
+  summarizeSeries,
+  w5FundingPerMerchant,
+  type SampleValues,
+  type Series,
+  type SeriesPoint,
+} from './soak-analysis';
 
 const line = (slope: number, intercept: number, minutes: number[]): SeriesPoint[] => minutes.map((minute) => ({ minute, value: intercept + slope * minute }));
 const everyHalfMinute = (until: number) => Array.from({ length: until * 2 + 1 }, (_, index) => index / 2);
@@ -17,7 +28,12 @@ describe('the least-squares slope', () => {
   it('is 0 with fewer than two points or a single instant', () => {
     expect(leastSquaresSlope([])).toBe(0);
     expect(leastSquaresSlope([{ minute: 3, value: 7 }])).toBe(0);
-    expect(leastSquaresSlope([{ minute: 3, value: 7 }, { minute: 3, value: 9 }])).toBe(0);
+    expect(
+      leastSquaresSlope([
+        { minute: 3, value: 7 },
+        { minute: 3, value: 9 },
+      ]),
+    ).toBe(0);
   });
 });
 
@@ -92,9 +108,19 @@ describe('the verdict', () => {
 
   it('does not judge a quick run by its slopes, only by errors, money and sampling', () => {
     expect(soakVerdict({ quick: true, summaries: [growing], ...clean })).toEqual({ passed: true, reasons: [], slopesJudged: false });
-    const broken = soakVerdict({ quick: true, summaries: [flat], errors: 2, moneyProblems: ['m1: USDT available 3, expected 4'], samplingFailures: ['payments (pid 42) is gone'] });
+    const broken = soakVerdict({
+      quick: true,
+      summaries: [flat],
+      errors: 2,
+      moneyProblems: ['m1: USDT available 3, expected 4'],
+      samplingFailures: ['payments (pid 42) is gone'],
+    });
     expect(broken.passed).toBe(false);
-    expect(broken.reasons).toEqual(['2 requests got an answer the workload did not expect (or none)', 'money check: m1: USDT available 3, expected 4', 'sampling: payments (pid 42) is gone']);
+    expect(broken.reasons).toEqual([
+      '2 requests got an answer the workload did not expect (or none)',
+      'money check: m1: USDT available 3, expected 4',
+      'sampling: payments (pid 42) is gone',
+    ]);
   });
 });
 
@@ -105,11 +131,51 @@ describe('samples as series', () => {
       { atMs: 90_000, rssMb: { gateway: 202 }, sockets: { gateway: 13 }, pgBackends: { payments: 10 }, lag: {} },
     ];
     expect(seriesOf(samples, 60_000)).toEqual([
-      { name: 'rss gateway', kind: 'rss', unit: 'MB', points: [{ minute: 0, value: 200 }, { minute: 0.5, value: 202 }] },
-      { name: 'sockets gateway', kind: 'connections', unit: 'connections', points: [{ minute: 0, value: 12 }, { minute: 0.5, value: 13 }] },
-      { name: 'pg backends payments', kind: 'connections', unit: 'connections', points: [{ minute: 0, value: 10 }, { minute: 0.5, value: 10 }] },
-      { name: 'pg backends ledger', kind: 'connections', unit: 'connections', points: [{ minute: 0, value: 3 }, { minute: 0.5, value: 0 }] },
-      { name: 'lag ledger.payment-events', kind: 'lag', unit: 'messages', points: [{ minute: 0, value: 4 }, { minute: 0.5, value: 0 }] },
+      {
+        name: 'rss gateway',
+        kind: 'rss',
+        unit: 'MB',
+        points: [
+          { minute: 0, value: 200 },
+          { minute: 0.5, value: 202 },
+        ],
+      },
+      {
+        name: 'sockets gateway',
+        kind: 'connections',
+        unit: 'connections',
+        points: [
+          { minute: 0, value: 12 },
+          { minute: 0.5, value: 13 },
+        ],
+      },
+      {
+        name: 'pg backends payments',
+        kind: 'connections',
+        unit: 'connections',
+        points: [
+          { minute: 0, value: 10 },
+          { minute: 0.5, value: 10 },
+        ],
+      },
+      {
+        name: 'pg backends ledger',
+        kind: 'connections',
+        unit: 'connections',
+        points: [
+          { minute: 0, value: 3 },
+          { minute: 0.5, value: 0 },
+        ],
+      },
+      {
+        name: 'lag ledger.payment-events',
+        kind: 'lag',
+        unit: 'messages',
+        points: [
+          { minute: 0, value: 4 },
+          { minute: 0.5, value: 0 },
+        ],
+      },
     ]);
   });
 });
@@ -117,6 +183,9 @@ describe('samples as series', () => {
 describe("W5's funding", () => {
   it('covers every payout hold and withdrawal of the run, a third to spare, split over the merchants', () => {
     // 100 req/s for 30 min: 18,000 payouts (10 %) holding 1,065.00 RUB and 9,000 withdrawals (5 %) taking 11.00 USDT, over 8 merchants
-    expect(w5FundingPerMerchant(100, 1800, 8)).toEqual({ payoutRub: Math.ceil(((18_000 * 1065) / 8) * (4 / 3)), usdt: Math.ceil(((9_000 * 11) / 8) * (4 / 3)) });
+    expect(w5FundingPerMerchant(100, 1800, 8)).toEqual({
+      payoutRub: Math.ceil(((18_000 * 1065) / 8) * (4 / 3)),
+      usdt: Math.ceil(((9_000 * 11) / 8) * (4 / 3)),
+    });
   });
 });

@@ -137,7 +137,13 @@ export interface SoakVerdict {
  * judges only the errors, the money checks and the sampling, since a 45-second slope is mostly
  * warm-up and noise.
  */
-export function soakVerdict(input: { quick: boolean; summaries: readonly SeriesSummary[]; errors: number; moneyProblems: readonly string[]; samplingFailures: readonly string[] }): SoakVerdict {
+export function soakVerdict(input: {
+  quick: boolean;
+  summaries: readonly SeriesSummary[];
+  errors: number;
+  moneyProblems: readonly string[];
+  samplingFailures: readonly string[];
+}): SoakVerdict {
   const reasons: string[] = [];
   if (input.errors > 0) reasons.push(`${input.errors} requests got an answer the workload did not expect (or none)`);
   reasons.push(...input.moneyProblems.map((problem) => `money check: ${problem}`));
@@ -145,7 +151,10 @@ export function soakVerdict(input: { quick: boolean; summaries: readonly SeriesS
   if (!input.quick) {
     for (const summary of input.summaries.filter((one) => one.judged)) {
       if (summary.steadySamples < 2) reasons.push(`${summary.name}: fewer than two samples after the warm-up, no slope`);
-      else if (!summary.flat) reasons.push(`${summary.name} grows ${formatSlope(summary.slopePerMinute)} ${summary.unit}/min after the warm-up (threshold ${summary.thresholdPerMinute})`);
+      else if (!summary.flat)
+        reasons.push(
+          `${summary.name} grows ${formatSlope(summary.slopePerMinute)} ${summary.unit}/min after the warm-up (threshold ${summary.thresholdPerMinute})`,
+        );
     }
   }
   return { passed: reasons.length === 0, reasons, slopesJudged: !input.quick };

@@ -15,8 +15,24 @@ describe('the soak chart', () => {
       loadMinutes: 30,
       warmUpMinutes: 6,
       series: [
-        { name: 'rss gateway', kind: 'rss', unit: 'MB', points: [{ minute: 0, value: 100 }, { minute: 30, value: 200 }] },
-        { name: 'rss payments', kind: 'rss', unit: 'MB', points: [{ minute: 0, value: 0 }, { minute: 15, value: 50 }] },
+        {
+          name: 'rss gateway',
+          kind: 'rss',
+          unit: 'MB',
+          points: [
+            { minute: 0, value: 100 },
+            { minute: 30, value: 200 },
+          ],
+        },
+        {
+          name: 'rss payments',
+          kind: 'rss',
+          unit: 'MB',
+          points: [
+            { minute: 0, value: 0 },
+            { minute: 15, value: 50 },
+          ],
+        },
       ],
     });
     expect(svg.match(/<polyline /g)).toHaveLength(2);

@@ -39,8 +39,14 @@ export function soakChartSvg(chart: { title: string; unit: string; series: reado
     `<rect width="${WIDTH}" height="${HEIGHT}" fill="white"/>`,
     `<text x="${MARGIN.left}" y="24" font-size="14" font-weight="bold">${escape(chart.title)}</text>`,
     `<rect x="${x(0)}" y="${MARGIN.top}" width="${(x(chart.warmUpMinutes) - x(0)).toFixed(1)}" height="${plotHeight}" fill="#f0f0f0"><title>warm-up, not fitted</title></rect>`,
-    ...xTicks.map((tick) => `<line x1="${x(tick)}" y1="${MARGIN.top + plotHeight}" x2="${x(tick)}" y2="${MARGIN.top + plotHeight + 4}" stroke="black"/><text x="${x(tick)}" y="${MARGIN.top + plotHeight + 18}" text-anchor="middle">${tick}</text>`),
-    ...yTicks.map((tick) => `<line x1="${MARGIN.left}" y1="${y(tick)}" x2="${MARGIN.left + plotWidth}" y2="${y(tick)}" stroke="#e0e0e0"/><text x="${MARGIN.left - 6}" y="${y(tick) + 4}" text-anchor="end">${tick}</text>`),
+    ...xTicks.map(
+      (tick) =>
+        `<line x1="${x(tick)}" y1="${MARGIN.top + plotHeight}" x2="${x(tick)}" y2="${MARGIN.top + plotHeight + 4}" stroke="black"/><text x="${x(tick)}" y="${MARGIN.top + plotHeight + 18}" text-anchor="middle">${tick}</text>`,
+    ),
+    ...yTicks.map(
+      (tick) =>
+        `<line x1="${MARGIN.left}" y1="${y(tick)}" x2="${MARGIN.left + plotWidth}" y2="${y(tick)}" stroke="#e0e0e0"/><text x="${MARGIN.left - 6}" y="${y(tick) + 4}" text-anchor="end">${tick}</text>`,
+    ),
     `<rect x="${MARGIN.left}" y="${MARGIN.top}" width="${plotWidth}" height="${plotHeight}" fill="none" stroke="black"/>`,
     `<text x="${MARGIN.left + plotWidth / 2}" y="${HEIGHT - 10}" text-anchor="middle">minutes of load</text>`,
     `<text transform="translate(16 ${MARGIN.top + plotHeight / 2}) rotate(-90)" text-anchor="middle">${escape(chart.unit)}</text>`,
@@ -50,7 +56,9 @@ export function soakChartSvg(chart: { title: string; unit: string; series: reado
     const points = series.points.map((point) => `${x(point.minute).toFixed(1)},${y(point.value).toFixed(1)}`).join(' ');
     parts.push(`<polyline fill="none" stroke="${colour}" stroke-width="1.5" points="${points}"><title>${escape(series.name)}</title></polyline>`);
     const legendY = MARGIN.top + 8 + index * 18;
-    parts.push(`<line x1="${WIDTH - MARGIN.right + 12}" y1="${legendY}" x2="${WIDTH - MARGIN.right + 32}" y2="${legendY}" stroke="${colour}" stroke-width="2"/><text x="${WIDTH - MARGIN.right + 38}" y="${legendY + 4}">${escape(series.name)}</text>`);
+    parts.push(
+      `<line x1="${WIDTH - MARGIN.right + 12}" y1="${legendY}" x2="${WIDTH - MARGIN.right + 32}" y2="${legendY}" stroke="${colour}" stroke-width="2"/><text x="${WIDTH - MARGIN.right + 38}" y="${legendY + 4}">${escape(series.name)}</text>`,
+    );
   });
   parts.push('</svg>');
   return parts.join('\n');

@@ -34,7 +34,7 @@ describe('the soak markdown summary', () => {
   it('states the verdict, the load and why it failed', () => {
     const markdown = renderSoakMarkdown(run());
     expect(markdown).toContain('## Soak 2026-11-26 15:00 UTC, commit abc1234: FAILED');
-    expect(markdown).toContain('W5 open loop at 90.0 req/s, half of W5\'s closed-loop saturation of 180 req/s, for 5.00 min, sampled every 5 s');
+    expect(markdown).toContain("W5 open loop at 90.0 req/s, half of W5's closed-loop saturation of 180 req/s, for 5.00 min, sampled every 5 s");
     expect(markdown).toContain('- lag ledger.payment-events grows +280.0 messages/min after the warm-up (threshold 10)');
   });
 
@@ -52,7 +52,7 @@ describe('the soak markdown summary', () => {
     expect(renderSoakMarkdown(run())).toContain('![soak-x-rss.svg](soak-x-rss.svg)\n![soak-x-lag.svg](soak-x-lag.svg)');
   });
 
-  it('labels a quick run\'s slopes as not judged', () => {
+  it("labels a quick run's slopes as not judged", () => {
     const quick = run({ quick: true, loadMinutes: 0.75, saturationPerSecond: null, command: 'npm run soak -- --quick' });
     quick.verdict = soakVerdict({ quick: true, summaries: quick.summaries, errors: 0, moneyProblems: [], samplingFailures: [] });
     const markdown = renderSoakMarkdown(quick);

@@ -32,7 +32,10 @@ const KIND_TITLES: Record<SeriesKind, string> = {
 
 export function renderSoakMarkdown(run: SoakRunSummary): string {
   const wall = ((run.finishedAt.getTime() - run.startedAt.getTime()) / 60_000).toFixed(1);
-  const load = run.saturationPerSecond === null ? `${formatNumber(run.ratePerSecond)} req/s (given)` : `${formatNumber(run.ratePerSecond)} req/s, half of W5's closed-loop saturation of ${formatNumber(run.saturationPerSecond)} req/s`;
+  const load =
+    run.saturationPerSecond === null
+      ? `${formatNumber(run.ratePerSecond)} req/s (given)`
+      : `${formatNumber(run.ratePerSecond)} req/s, half of W5's closed-loop saturation of ${formatNumber(run.saturationPerSecond)} req/s`;
   const slopeNote = run.verdict.slopesJudged
     ? `Slopes are least-squares fits after the first ${WARM_UP_SHARE * 100} % of the load (the warm-up), per minute and as a share of the steady mean per hour; a series passes when it grows less than its threshold per minute.`
     : `**Quick run**: ${formatNumber(run.loadMinutes * 60)} s of load is mostly warm-up, so these slopes say little and are not judged; only errors, the money checks and the sampling are.`;
@@ -46,7 +49,10 @@ export function renderSoakMarkdown(run: SoakRunSummary): string {
     ...(run.verdict.passed ? [] : ['Failed because:', '', ...run.verdict.reasons.map((reason) => `- ${reason}`), '']),
     '| minute | req/s | completed | errors | p50 ms | p99 ms |',
     '|---:|---:|---:|---:|---:|---:|',
-    ...run.minutes.map((figures) => `| ${figures.minute + 1} | ${formatNumber(figures.achievedPerSecond)} | ${figures.completed} | ${figures.errors} | ${formatNumber(figures.p50Ms)} | ${formatNumber(figures.p99Ms)} |`),
+    ...run.minutes.map(
+      (figures) =>
+        `| ${figures.minute + 1} | ${formatNumber(figures.achievedPerSecond)} | ${figures.completed} | ${figures.errors} | ${formatNumber(figures.p50Ms)} | ${formatNumber(figures.p99Ms)} |`,
+    ),
     '',
   ];
   for (const kind of Object.keys(KIND_TITLES) as SeriesKind[]) {
@@ -66,5 +72,9 @@ function seriesTable(summaries: readonly SeriesSummary[], judged: boolean): stri
     const verdict = !judged ? 'not judged' : !summary.judged ? 'shown, not judged' : summary.flat ? 'flat' : `**grows** (≥ ${summary.thresholdPerMinute}/min)`;
     return `| ${summary.name} | ${formatNumber(summary.start)} | ${formatNumber(summary.end)} | ${formatNumber(summary.min)} | ${formatNumber(summary.max)} | ${formatSlope(summary.slopePerMinute)} | ${perHour} | ${verdict} |`;
   });
-  return [`| series | start ${unit} | end | min | max | slope ${unit}/min | slope, % of mean per hour | verdict |`, '|---|---:|---:|---:|---:|---:|---:|---|', ...rows].join('\n');
+  return [
+    `| series | start ${unit} | end | min | max | slope ${unit}/min | slope, % of mean per hour | verdict |`,
+    '|---|---:|---:|---:|---:|---:|---:|---|',
+    ...rows,
+  ].join('\n');
 }

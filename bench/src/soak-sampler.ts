@@ -12,7 +12,6 @@ export interface WatchedProcess {
   withDescendants?: boolean;
 }
 
-
 const MB = 1_048_576;
 
 /** Sockets a process has open: its /proc/<pid>/fd entries that are sockets (TCP, Unix), whoever is at the other end. */

@@ -20,7 +20,18 @@ import { checkWithdrawalMoney, convertRubToUsdt } from './money-checks';
 import { runClosedLoop, runOpenLoop, type LoopSample, type SendRequest } from './open-loop';
 import { pidListeningOn } from './proc-stats';
 import { formatNumber } from './report';
-import { formatSlope, seriesOf, soakVerdict, summarizeSeries, w5FundingPerMerchant, WARM_UP_SHARE, W5_SHARE, type MinuteFigures, type SampleValues, type SeriesKind } from './soak-analysis';
+import {
+  formatSlope,
+  seriesOf,
+  soakVerdict,
+  summarizeSeries,
+  w5FundingPerMerchant,
+  WARM_UP_SHARE,
+  W5_SHARE,
+  type MinuteFigures,
+  type SampleValues,
+  type SeriesKind,
+} from './soak-analysis';
 import { soakChartSvg } from './soak-chart';
 import { renderSoakMarkdown } from './soak-report';
 import { SoakSampler, type WatchedProcess } from './soak-sampler';
@@ -40,7 +51,10 @@ interface SoakOptions {
 }
 
 function parseOptions(argv: string[]): SoakOptions {
-  const { values } = parseCommandLine({ args: argv, options: { quick: { type: 'boolean', default: false }, minutes: { type: 'string' }, rate: { type: 'string' }, 'sample-seconds': { type: 'string' } } });
+  const { values } = parseCommandLine({
+    args: argv,
+    options: { quick: { type: 'boolean', default: false }, minutes: { type: 'string' }, rate: { type: 'string' }, 'sample-seconds': { type: 'string' } },
+  });
   const positive = (name: 'minutes' | 'rate' | 'sample-seconds'): number | null => {
     const given = values[name];
     if (given === undefined) return null;
@@ -78,19 +92,46 @@ interface W5Fixture {
 
 /** The most W5 req/s the probe's merchants are funded for (a closed loop on this system reaches about 100 on 2 cores). */
 const PROBE_SATURATION_CAP = 400;
-const CHART_TITLES: Record<SeriesKind, string> = { rss: 'Memory per process (MB)', connections: 'Open sockets and PostgreSQL backends', lag: 'Consumer lag per group (messages)' };
+const CHART_TITLES: Record<SeriesKind, string> = {
+  rss: 'Memory per process (MB)',
+  connections: 'Open sockets and PostgreSQL backends',
+  lag: 'Consumer lag per group (messages)',
+};
 /** RUB per USDT bought by the operator's conversion (money-checks' 0.01 rate, less the ledger's 1 % fee), rounded up. */
 const RUB_PER_USDT = 101.02;
 
-async function prepareW5(context: { system: SystemUnderTest; operator: BackofficeClient; approver: BackofficeClient; gateway: LoadClient; agentToken: string; sink: CallbackSink; ids: OrderIds }, label: string, count: number, funding: { payoutRub: number; usdt: number }, disputable: number): Promise<W5Fixture> {
+async function prepareW5(
+  context: {
+    system: SystemUnderTest;
+    operator: BackofficeClient;
+    approver: BackofficeClient;
+    gateway: LoadClient;
+    agentToken: string;
+    sink: CallbackSink;
+    ids: OrderIds;
+  },
+  label: string,
+  count: number,
+  funding: { payoutRub: number; usdt: number },
+  disputable: number,
+): Promise<W5Fixture> {
   const { operator, approver, gateway, ids, sink } = context;
   const merchants = await createMerchants(operator, count, `Soak ${label}`, sink.url);
   const rubForUsdt = Math.ceil(funding.usdt * RUB_PER_USDT);
   const payInsEach = Math.max(1, Math.ceil((funding.payoutRub + rubForUsdt) / FUNDING_PAY_IN_NET_RUB));
-  log(`${label}: funding ${count} merchants with ${payInsEach} confirmed pay-ins of ${formatNumber(FUNDING_PAY_IN_RUB)} RUB each, ${formatNumber(rubForUsdt)} RUB of it converted to USDT`);
-  const available = await fundMerchants({ gateway, agentToken: context.agentToken }, gateway, ids, merchants.map((merchant) => ({ merchant, payIns: payInsEach })), { idPrefix: 'soak-funding', creditTimeoutMs: 120_000 });
+  log(
+    `${label}: funding ${count} merchants with ${payInsEach} confirmed pay-ins of ${formatNumber(FUNDING_PAY_IN_RUB)} RUB each, ${formatNumber(rubForUsdt)} RUB of it converted to USDT`,
+  );
+  const available = await fundMerchants(
+    { gateway, agentToken: context.agentToken },
+    gateway,
+    ids,
+    merchants.map((merchant) => ({ merchant, payIns: payInsEach })),
+    { idPrefix: 'soak-funding', creditTimeoutMs: 120_000 },
+  );
   const short = merchants.filter((_, index) => available[index] < payInsEach * FUNDING_PAY_IN_NET_RUB - 0.005);
-  if (short.length > 0) throw new Error(`gave up waiting for the funding of ${short.map(({ merchantId }) => merchantId).join(', ')} to be credited after 120 s`);
+  if (short.length > 0)
+    throw new Error(`gave up waiting for the funding of ${short.map(({ merchantId }) => merchantId).join(', ')} to be credited after 120 s`);
   const fundedUsdt = new Map<string, number>();
   for (const merchant of merchants) {
     fundedUsdt.set(merchant.merchantId, await convertRubToUsdt(operator, approver, gateway, merchant, rubForUsdt, ids.next('soak-conversion')));
@@ -100,7 +141,11 @@ async function prepareW5(context: { system: SystemUnderTest; operator: Backoffic
   const disputableIds = state.disputable.map((order) => order.orderId);
   // The disputes service decides on its own projection of payments' events: a dispute open before it knows the agent would be refused.
   await waitFor(`the disputes service knowing the agents of ${label}'s pool`, 60_000, async () => {
-    const [row] = await context.system.query<{ known: number }>('disputes', 'SELECT count(*)::int AS known FROM dispute_orders WHERE order_id = ANY($1) AND agent_id IS NOT NULL', [disputableIds]);
+    const [row] = await context.system.query<{ known: number }>(
+      'disputes',
+      'SELECT count(*)::int AS known FROM dispute_orders WHERE order_id = ANY($1) AND agent_id IS NOT NULL',
+      [disputableIds],
+    );
     return row.known === disputableIds.length;
   });
   return { merchants, state, fundedUsdt };
@@ -135,7 +180,15 @@ class MinuteRecorder {
   figures(loadMs: number): MinuteFigures[] {
     return this.minutes.map((minute, index) => {
       const seconds = Math.min(60, Math.max(1, (loadMs - index * 60_000) / 1000));
-      const figures = { minute: index, seconds, completed: minute.completed, errors: minute.errors, achievedPerSecond: minute.completed / seconds, p50Ms: minute.histogram.getValueAtPercentile(50) / 1000, p99Ms: minute.histogram.getValueAtPercentile(99) / 1000 };
+      const figures = {
+        minute: index,
+        seconds,
+        completed: minute.completed,
+        errors: minute.errors,
+        achievedPerSecond: minute.completed / seconds,
+        p50Ms: minute.histogram.getValueAtPercentile(50) / 1000,
+        p99Ms: minute.histogram.getValueAtPercentile(99) / 1000,
+      };
       minute.histogram.destroy();
       return figures;
     });
@@ -155,13 +208,22 @@ async function main(): Promise<void> {
   const adminUrl = requiredEnv('TEST_PG_ADMIN_URL');
   const brokers = requiredEnv('KAFKA_BROKERS').split(',');
   const ownInfra = process.env['BENCH_OWN_INFRA'] === '1';
-  if (!ownInfra) log('using the shared Kafka and PostgreSQL from the environment: their memory includes everyone else\'s work');
-  const loadAtStart = loadavg().map((value) => value.toFixed(2)).join(' ');
+  if (!ownInfra) log("using the shared Kafka and PostgreSQL from the environment: their memory includes everyone else's work");
+  const loadAtStart = loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' ');
 
   log('starting the system (gateway, payments, ledger, disputes, withdrawals, callback dispatcher)');
   const system = await SystemUnderTest.start({
     // What is soaked is the services under a steady load, not the merchant rate limit (the benchmark lifts it the same way).
-    env: { gateway: { GATEWAY_COMMAND_TIMEOUT_MS: '30000', GATEWAY_RATE_LIMIT_MERCHANT_PER_SECOND: '1000000', GATEWAY_RATE_LIMIT_MERCHANT_BURST: '1000000', ALLOW_HTTP_CALLBACK_URLS: 'true' } },
+    env: {
+      gateway: {
+        GATEWAY_COMMAND_TIMEOUT_MS: '30000',
+        GATEWAY_RATE_LIMIT_MERCHANT_PER_SECOND: '1000000',
+        GATEWAY_RATE_LIMIT_MERCHANT_BURST: '1000000',
+        ALLOW_HTTP_CALLBACK_URLS: 'true',
+      },
+    },
   });
   cleanups.push(() => system.stop());
   const sink = await new CallbackSink().start();
@@ -177,7 +239,13 @@ async function main(): Promise<void> {
 
   const loadMs = options.loadMinutes * 60_000;
   const prepareSoak = (rate: number) =>
-    prepareW5(context, 'soak', options.merchants, w5FundingPerMerchant(rate, loadMs / 1000, options.merchants), Math.min(options.disputablePoolCap, Math.ceil(W5_SHARE.disputeOpen * rate * (loadMs / 1000))));
+    prepareW5(
+      context,
+      'soak',
+      options.merchants,
+      w5FundingPerMerchant(rate, loadMs / 1000, options.merchants),
+      Math.min(options.disputablePoolCap, Math.ceil(W5_SHARE.disputeOpen * rate * (loadMs / 1000))),
+    );
   let saturation: number | null = null;
   const fixtures: W5Fixture[] = [];
   // Quick: the soak's merchants are funded for the most the probe could find, beside the probe's own, so CI waits for one funding instead of two.
@@ -191,11 +259,19 @@ async function main(): Promise<void> {
     const send = mixedWorkload(gateway, probe.merchants, ids, sink.url, probe.state);
     await runClosedLoop({ connections: options.connections, durationMs: 1_000, send, record: () => undefined });
     let errors = 0;
-    const closed = await runClosedLoop({ connections: options.connections, durationMs: options.probeSeconds * 1000, send, record: (sample) => (errors += sample.outcome.ok ? 0 : 1) });
+    const closed = await runClosedLoop({
+      connections: options.connections,
+      durationMs: options.probeSeconds * 1000,
+      send,
+      record: (sample) => (errors += sample.outcome.ok ? 0 : 1),
+    });
     saturation = closed.completed / (closed.elapsedMs / 1000);
-    log(`W5 saturation (closed loop, ${options.connections} connections, ${options.probeSeconds} s): ${formatNumber(saturation)} req/s, ${errors} unexpected answers`);
+    log(
+      `W5 saturation (closed loop, ${options.connections} connections, ${options.probeSeconds} s): ${formatNumber(saturation)} req/s, ${errors} unexpected answers`,
+    );
     if (errors > 0) throw new Error(`the saturation probe got ${errors} unexpected answers: ${probe.state.describe()}`);
-    if (saturation > PROBE_SATURATION_CAP) throw new Error(`W5 saturates above ${PROBE_SATURATION_CAP} req/s, more than the merchants are funded for: raise PROBE_SATURATION_CAP`);
+    if (saturation > PROBE_SATURATION_CAP)
+      throw new Error(`W5 saturates above ${PROBE_SATURATION_CAP} req/s, more than the merchants are funded for: raise PROBE_SATURATION_CAP`);
   }
   const rate = options.rate ?? Math.max(1, (saturation as number) / 2);
   soak ??= prepareSoak(rate);
@@ -227,7 +303,9 @@ async function main(): Promise<void> {
     return sampling;
   };
 
-  log(`W5 open loop at ${formatNumber(rate)} req/s for ${formatNumber(options.loadMinutes)} min over ${options.merchants} merchants (${disputable} pay-ins ready for dispute opens), sampling every ${options.sampleEverySeconds} s`);
+  log(
+    `W5 open loop at ${formatNumber(rate)} req/s for ${formatNumber(options.loadMinutes)} min over ${options.merchants} merchants (${disputable} pay-ins ready for dispute opens), sampling every ${options.sampleEverySeconds} s`,
+  );
   const loadStartedAtMs = Date.now();
   const recorder = new MinuteRecorder(performance.now());
   await takeSample();
@@ -241,7 +319,9 @@ async function main(): Promise<void> {
   await takeSample();
   const loadSamples = samples.length;
   const minutes = recorder.figures(loop.elapsedMs);
-  log(`load done: ${loop.completed} of ${loop.scheduled} requests answered, ${recorder.errors} unexpected or unanswered (${loop.skipped} of them never sent: too far behind)`);
+  log(
+    `load done: ${loop.completed} of ${loop.scheduled} requests answered, ${recorder.errors} unexpected or unanswered (${loop.skipped} of them never sent: too far behind)`,
+  );
 
   log('draining the consumers, then the checks: every accepted withdrawal debited once, the ledger auditor, signed callbacks');
   // Drain samples are kept in the JSON report, not fitted: the slopes are the load's.
@@ -251,16 +331,27 @@ async function main(): Promise<void> {
   }).catch((error: Error) => samplingFailures.push(error.message));
   const moneyProblems = [
     ...(await Promise.all(fixtures.map((fixture) => checkWithdrawalMoney(gateway, fixture.merchants, fixture.fundedUsdt, fixture.state.withdrawals)))).flat(),
-    ...(await assertLedgerAudited(system.databaseUrl('ledger')).then(() => [], (error: Error) => [error.message])),
+    ...(await assertLedgerAudited(system.databaseUrl('ledger')).then(
+      () => [],
+      (error: Error) => [error.message],
+    )),
     ...(sink.unsigned > 0 ? [`${sink.unsigned} callbacks arrived without a signature`] : []),
   ];
   const series = seriesOf(samples.slice(0, loadSamples), loadStartedAtMs);
   const summaries = series.map((one) => summarizeSeries(one, options.loadMinutes));
-  const verdict = soakVerdict({ quick: options.quick, summaries, errors: recorder.errors /* skipped requests are recorded as errors too */, moneyProblems, samplingFailures });
+  const verdict = soakVerdict({
+    quick: options.quick,
+    summaries,
+    errors: recorder.errors /* skipped requests are recorded as errors too */,
+    moneyProblems,
+    samplingFailures,
+  });
 
   const finishedAt = new Date();
   const command = `npm run soak${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
-  const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, load average ${loadAtStart} at start and ${loadavg().map((value) => value.toFixed(2)).join(' ')} at the end (a machine shared with other work shows in these); ${ownInfra ? 'private Kafka and PostgreSQL' : 'SHARED Kafka and PostgreSQL'}`;
+  const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, load average ${loadAtStart} at start and ${loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' ')} at the end (a machine shared with other work shows in these); ${ownInfra ? 'private Kafka and PostgreSQL' : 'SHARED Kafka and PostgreSQL'}`;
   const workload = `${soakFixture.state.describe()}; ${sink.describe()}`;
   const reports = join(workspaceRoot, 'reports');
   mkdirSync(reports, { recursive: true });
@@ -270,10 +361,35 @@ async function main(): Promise<void> {
     const ofKind = series.filter((one) => one.kind === kind);
     if (ofKind.length === 0) return [];
     const file = `${name}-${kind}.svg`;
-    writeFileSync(join(reports, file), soakChartSvg({ title: CHART_TITLES[kind], unit: ofKind[0].unit, series: ofKind, loadMinutes: options.loadMinutes, warmUpMinutes: options.loadMinutes * WARM_UP_SHARE }));
+    writeFileSync(
+      join(reports, file),
+      soakChartSvg({
+        title: CHART_TITLES[kind],
+        unit: ofKind[0].unit,
+        series: ofKind,
+        loadMinutes: options.loadMinutes,
+        warmUpMinutes: options.loadMinutes * WARM_UP_SHARE,
+      }),
+    );
     return [file];
   });
-  const run = { startedAt, finishedAt, commit: gitCommit(), command, quick: options.quick, machine, saturationPerSecond: saturation, ratePerSecond: rate, loadMinutes: options.loadMinutes, sampleEverySeconds: options.sampleEverySeconds, minutes, summaries, workload, verdict, charts };
+  const run = {
+    startedAt,
+    finishedAt,
+    commit: gitCommit(),
+    command,
+    quick: options.quick,
+    machine,
+    saturationPerSecond: saturation,
+    ratePerSecond: rate,
+    loadMinutes: options.loadMinutes,
+    sampleEverySeconds: options.sampleEverySeconds,
+    minutes,
+    summaries,
+    workload,
+    verdict,
+    charts,
+  };
   const markdown = renderSoakMarkdown(run);
   writeFileSync(`${base}.json`, JSON.stringify({ ...run, options, loop, moneyProblems, samplingFailures, loadStartedAtMs, loadSamples, samples }, null, 2));
   writeFileSync(`${base}.md`, markdown);
@@ -287,7 +403,9 @@ async function main(): Promise<void> {
 function describeLatest(samples: readonly SampleValues[]): string {
   const latest = samples[samples.length - 1];
   if (!latest) return 'no sample yet';
-  const rss = Object.entries(latest.rssMb).map(([name, mb]) => `${name} ${mb.toFixed(0)}`).join(', ');
+  const rss = Object.entries(latest.rssMb)
+    .map(([name, mb]) => `${name} ${mb.toFixed(0)}`)
+    .join(', ');
   const lag = Object.values(latest.lag).reduce((sum, value) => sum + value, 0);
   return `RSS MB ${rss}; consumer lag ${lag} messages in all (slope of the total so far ${samples.length > 1 ? formatSlope(((lag - Object.values(samples[0].lag).reduce((sum, value) => sum + value, 0)) * 60_000) / (latest.atMs - samples[0].atMs)) : '—'}/min)`;
 }

@@ -75,10 +75,12 @@ export async function measureVisibility(options: {
   const lastIntended = Math.max(0, ...intendedAt.values());
   const callbackKeys = chains.map((chain) => sinkKey('payment.succeeded', chain.orderId));
   const gaveUpAt = await options.sink.waitFor(callbackKeys, Math.max(0, lastIntended + options.giveUpMs - performance.now()));
-  const callbackSeenAt = new Map(chains.flatMap((chain) => {
-    const at = options.sink.firstArrival.get(sinkKey('payment.succeeded', chain.orderId));
-    return at === undefined ? [] : [[chain.orderId, at] as const];
-  }));
+  const callbackSeenAt = new Map(
+    chains.flatMap((chain) => {
+      const at = options.sink.firstArrival.get(sinkKey('payment.succeeded', chain.orderId));
+      return at === undefined ? [] : [[chain.orderId, at] as const];
+    }),
+  );
   return {
     chainsPerSecond: options.chainsPerSecond,
     confirmFailures,
@@ -89,13 +91,19 @@ export async function measureVisibility(options: {
 }
 
 /** Each chain's pay-in with its agent assigned (payInWithAgent), four at a time. */
-async function prepareChains(gateway: LoadClient, merchants: readonly MerchantCredentials[], ids: OrderIds, callbackUrl: string): Promise<Array<{ merchant: MerchantCredentials; orderId: string }>> {
+async function prepareChains(
+  gateway: LoadClient,
+  merchants: readonly MerchantCredentials[],
+  ids: OrderIds,
+  callbackUrl: string,
+): Promise<Array<{ merchant: MerchantCredentials; orderId: string }>> {
   const queue = [...merchants];
   const chains: Array<{ merchant: MerchantCredentials; orderId: string }> = [];
   const worker = async () => {
     for (let merchant = queue.shift(); merchant; merchant = queue.shift()) {
       const orderId = ids.next('e2e');
-      if (!(await payInWithAgent(gateway, merchant, orderId, CHAIN_AMOUNT_RUB, callbackUrl))) throw new Error(`preparing a latency chain: the pay-in ${orderId} could not be created with an agent assigned`);
+      if (!(await payInWithAgent(gateway, merchant, orderId, CHAIN_AMOUNT_RUB, callbackUrl)))
+        throw new Error(`preparing a latency chain: the pay-in ${orderId} could not be created with an agent assigned`);
       chains.push({ merchant, orderId });
     }
   };

@@ -58,7 +58,13 @@ export class OrderIds {
 }
 
 /** W1: new pay-ins (201), 5 % exact retries of earlier ones (201, the same order) and 1 % mismatched duplicates (409). */
-export function createPayInWorkload(client: LoadClient, merchants: readonly MerchantCredentials[], ids: OrderIds, created: CreatedOrder[], withDuplicates = true): SendRequest {
+export function createPayInWorkload(
+  client: LoadClient,
+  merchants: readonly MerchantCredentials[],
+  ids: OrderIds,
+  created: CreatedOrder[],
+  withDuplicates = true,
+): SendRequest {
   return async (): Promise<Outcome> => {
     const draw = withDuplicates ? Math.random() : 1;
     if (created.length > 0 && draw < EXACT_RETRY_SHARE + MISMATCH_SHARE) {
@@ -99,7 +105,13 @@ export const PAYOUT_AMOUNT = 1000;
 export const PAYOUT_HOLD_RUB = 1065;
 
 /** W3: payouts, each placing a ledger hold before the order exists (201). */
-export function payoutWorkload(client: LoadClient, merchants: readonly MerchantCredentials[], ids: OrderIds, counts: { insufficientFunds: number }, callbackUrl?: string): SendRequest {
+export function payoutWorkload(
+  client: LoadClient,
+  merchants: readonly MerchantCredentials[],
+  ids: OrderIds,
+  counts: { insufficientFunds: number },
+  callbackUrl?: string,
+): SendRequest {
   return async (): Promise<Outcome> => {
     const merchant = pick(merchants);
     const answer = await client.sendSigned(merchant, 'POST', '/v2/payments/outgoing', payoutBody(ids.next('w3'), PAYOUT_AMOUNT, callbackUrl));
@@ -129,7 +141,12 @@ export class AcceptedWithdrawals {
 /** One withdrawal of 10.00 USDT-TRC20 by one of `merchants`: 201 PENDING, the amount and fee frozen within the request. */
 export async function sendWithdrawal(client: LoadClient, merchant: MerchantCredentials, ids: OrderIds, accepted: AcceptedWithdrawals): Promise<Outcome> {
   const orderId = ids.next('w4');
-  const answer = await client.sendSigned(merchant, 'POST', '/v2/merchant/withdrawals', { order_id: orderId, amount: WITHDRAWAL_AMOUNT_USDT, currency: 'USDT-TRC20', address: TRON_ADDRESS });
+  const answer = await client.sendSigned(merchant, 'POST', '/v2/merchant/withdrawals', {
+    order_id: orderId,
+    amount: WITHDRAWAL_AMOUNT_USDT,
+    currency: 'USDT-TRC20',
+    address: TRON_ADDRESS,
+  });
   if (answer.status === 400 && answer.body.includes('INSUFFICIENT_FUNDS')) accepted.insufficientFunds += 1;
   const ok = answer.status === 201 && jsonOf<{ status?: string }>(answer)?.status === 'PENDING';
   if (ok) accepted.add(merchant, orderId);

@@ -43,7 +43,9 @@ const REPLY_TOPIC = `${GATEWAY_REPLIES_TOPIC}.<instance>`;
 
 /** Every `NAME_TOPICS.key` the code can name in a decorator, by that text. */
 const topicConstants: Record<string, string> = Object.fromEntries(
-  Object.entries({ PAYMENTS_TOPICS, WITHDRAWALS_TOPICS, DISPUTES_TOPICS }).flatMap(([constant, topics]) => Object.entries(topics).map(([key, topic]) => [`${constant}.${key}`, topic])),
+  Object.entries({ PAYMENTS_TOPICS, WITHDRAWALS_TOPICS, DISPUTES_TOPICS }).flatMap(([constant, topics]) =>
+    Object.entries(topics).map(([key, topic]) => [`${constant}.${key}`, topic]),
+  ),
 );
 
 function sourceFilesUnder(dir: string): string[] {
@@ -75,25 +77,36 @@ describe('service catalog (deploy/catalog/services.json)', () => {
 
   it('has the default partition count the shared Kafka config reads', () => {
     const config = read('libs/shared/util-config/src/config.ts');
-    const reader = new RegExp(`reader\\.integer\\('${catalog.kafka.partitionsVariable}', \\{ default: (\\d+)`).exec(config);
+    const reader = new RegExp(`reader\\.integer\\(\\s*'${catalog.kafka.partitionsVariable}',\\s*\\{\\s*default: (\\d+)`).exec(config);
     expect(Number(reader?.[1])).toBe(catalog.kafka.defaultPartitions);
   });
 
   it('has the partition counts the code creates topics with', () => {
     const kafka = catalog.kafka as Catalog['kafka'] & { deadLetterPartitions: number; replyTopicPartitions: number };
-    expect(read('libs/shared/messaging/src/kafka/kafka-topic-admin.ts')).toContain(`{ topic: deadLetterTopicOf(spec.topic), partitions: ${kafka.deadLetterPartitions} }`);
+    expect(read('libs/shared/messaging/src/kafka/kafka-topic-admin.ts')).toContain(
+      `{ topic: deadLetterTopicOf(spec.topic), partitions: ${kafka.deadLetterPartitions} }`,
+    );
     expect(read('libs/gateway/api/src/commands/service-command.bus.ts')).toContain(`{ topic: this.replyTopic, partitions: ${kafka.replyTopicPartitions},`);
     // Every other topic is made by the one function of the topic catalogue (libs/contracts/topics), with the configured count (KAFKA_TOPIC_PARTITIONS).
     expect(read('libs/contracts/topics/src/index.ts')).toContain('topics.map((topic) => ({ topic, partitions }))');
     const creations = ['payments', 'withdrawals', 'disputes', 'ledger', 'callbacks', 'gateway']
       .flatMap((context) => sourceFilesUnder(join(repositoryRoot, 'libs', context)))
-      .flatMap((file) => [...readFileSync(file, 'utf8').matchAll(/ensureCatalogTopics\(this\.broker, '([a-z]+)', ([^,)]+)/g)].map((match) => ({ service: match[1], partitions: match[2] })));
+      .flatMap((file) =>
+        [...readFileSync(file, 'utf8').matchAll(/ensureCatalogTopics\(this\.broker, '([a-z]+)', ([^,)]+)/g)].map((match) => ({
+          service: match[1],
+          partitions: match[2],
+        })),
+      );
     expect(creations.map(({ service }) => service).sort()).toEqual(catalog.services.map(({ name }) => name).sort());
     for (const { service, partitions } of creations) {
       // The dispatcher names the same KAFKA_TOPIC_PARTITIONS setting topicPartitions.
-      expect({ service, partitions }).toEqual({ service, partitions: service === 'callbacks' ? 'this.settings.topicPartitions' : 'this.settings.commandPartitions' });
+      expect({ service, partitions }).toEqual({
+        service,
+        partitions: service === 'callbacks' ? 'this.settings.topicPartitions' : 'this.settings.commandPartitions',
+      });
     }
-    for (const topic of CATALOG_TOPICS) expect({ topic, catalogued: catalog.topics.find(({ name }) => name === topic)?.partitions }).toEqual({ topic, catalogued: 'default' });
+    for (const topic of CATALOG_TOPICS)
+      expect({ topic, catalogued: catalog.topics.find(({ name }) => name === topic)?.partitions }).toEqual({ topic, catalogued: 'default' });
   });
 
   it('names the consumer group ids the code joins', () => {
@@ -109,18 +122,24 @@ describe('service catalog (deploy/catalog/services.json)', () => {
     });
   });
 
-  it.each(catalog.services.filter(({ name }) => name !== 'gateway').map((service) => [service.name, service] as const))('%s: each consumer group reads the topics its handlers name', (name, service) => {
-    const catalogued = service.consumerGroups.flatMap(({ topics }) => topics).sort();
-    expect(catalogued).toEqual(consumedTopicsOf(name));
-  });
+  it.each(catalog.services.filter(({ name }) => name !== 'gateway').map((service) => [service.name, service] as const))(
+    '%s: each consumer group reads the topics its handlers name',
+    (name, service) => {
+      const catalogued = service.consumerGroups.flatMap(({ topics }) => topics).sort();
+      expect(catalogued).toEqual(consumedTopicsOf(name));
+    },
+  );
 
-  it.each(catalog.services.map((service) => [service.name, service] as const))('%s: the app reads its dev port, database and entry point as catalogued', (name, service) => {
-    const config = read(service.config);
-    const port = new RegExp(`reader\\.integer\\('${envPrefix(name)}_HTTP_PORT', \\{ default: (\\d+)`).exec(config);
-    expect(Number(port?.[1])).toBe(service.devPort);
-    expect(config).toContain(`'${envPrefix(service.database)}_DATABASE_URL'`);
-    expect(statSync(join(repositoryRoot, service.entry)).isFile()).toBe(true);
-  });
+  it.each(catalog.services.map((service) => [service.name, service] as const))(
+    '%s: the app reads its dev port, database and entry point as catalogued',
+    (name, service) => {
+      const config = read(service.config);
+      const port = new RegExp(`reader\\.integer\\('${envPrefix(name)}_HTTP_PORT', \\{ default: (\\d+)`).exec(config);
+      expect(Number(port?.[1])).toBe(service.devPort);
+      expect(config).toContain(`'${envPrefix(service.database)}_DATABASE_URL'`);
+      expect(statSync(join(repositoryRoot, service.entry)).isFile()).toBe(true);
+    },
+  );
 
   it('gives every service its own dev port and database', () => {
     expect(new Set(catalog.services.map(({ devPort }) => devPort)).size).toBe(catalog.services.length);
@@ -130,9 +149,13 @@ describe('service catalog (deploy/catalog/services.json)', () => {
   it('is where `npm start` and the test harness take their service list from (no list of their own)', () => {
     for (const launcher of ['deploy/local/start.mjs', 'libs/shared/testing/src/system-under-test.ts']) {
       // npm start's launcher is start.mjs with its parts in deploy/local/start/.
-      const parts = launcher === 'deploy/local/start.mjs' ? readdirSync(join(repositoryRoot, 'deploy/local/start')).map((file) => `deploy/local/start/${file}`) : [];
+      const parts =
+        launcher === 'deploy/local/start.mjs' ? readdirSync(join(repositoryRoot, 'deploy/local/start')).map((file) => `deploy/local/start/${file}`) : [];
       const source = [launcher, ...parts].map(read).join('\n');
-      expect({ launcher, readsCatalog: source.includes('deploy/catalog/services.json') || source.includes('/catalog/catalog.mjs') }).toEqual({ launcher, readsCatalog: true });
+      expect({ launcher, readsCatalog: source.includes('deploy/catalog/services.json') || source.includes('/catalog/catalog.mjs') }).toEqual({
+        launcher,
+        readsCatalog: true,
+      });
       for (const { entry } of catalog.services) expect({ launcher, entry, listed: source.includes(entry) }).toEqual({ launcher, entry, listed: false });
     }
   });
@@ -143,10 +166,13 @@ describe('service catalog (deploy/catalog/services.json)', () => {
     }
   });
 
-  it.each(catalog.services.map((service) => [service.name, service] as const))('%s: has a scaling page, linked from docs/README.md, that names its consumer groups', (name, service) => {
-    const page = `docs/operations/${name}.md`;
-    expect(read('docs/README.md')).toContain(`](operations/${name}.md)`);
-    const text = read(page);
-    for (const { id } of service.consumerGroups) expect({ page, group: id, named: text.includes(`\`${id}\``) }).toEqual({ page, group: id, named: true });
-  });
+  it.each(catalog.services.map((service) => [service.name, service] as const))(
+    '%s: has a scaling page, linked from docs/README.md, that names its consumer groups',
+    (name, service) => {
+      const page = `docs/operations/${name}.md`;
+      expect(read('docs/README.md')).toContain(`](operations/${name}.md)`);
+      const text = read(page);
+      for (const { id } of service.consumerGroups) expect({ page, group: id, named: text.includes(`\`${id}\``) }).toEqual({ page, group: id, named: true });
+    },
+  );
 });

@@ -46,35 +46,44 @@ describe('docker-compose.yml and the service catalog', () => {
     expect(compose.services.demo.profiles).toEqual(['demo']);
     expect(compose.services['bootstrap-operator'].profiles).toEqual(['bootstrap']);
     expect(compose.services['projection-rebuild'].profiles).toEqual(['rebuild']);
-    for (const [name, service] of Object.entries(compose.services)) if (!['demo', 'bootstrap-operator', 'projection-rebuild'].includes(name)) expect({ name, profiles: service.profiles }).toEqual({ name, profiles: undefined });
+    for (const [name, service] of Object.entries(compose.services))
+      if (!['demo', 'bootstrap-operator', 'projection-rebuild'].includes(name))
+        expect({ name, profiles: service.profiles }).toEqual({ name, profiles: undefined });
   });
 
   it('runs exactly the catalog services, the infrastructure and the one-shots', () => {
     expect(Object.keys(compose.services).sort()).toEqual([...catalog.services.map(({ name }) => name), ...INFRASTRUCTURE, ...ONE_SHOTS].sort());
   });
 
-  it.each(catalog.services.map((service) => [service.name, service] as const))('%s: its image, its catalog port on every interface, and its health checked', (name, service) => {
-    const app = compose.services[name];
-    expect(app.build).toEqual({ context: '.', args: { SERVICE: name } });
-    expect(app.image).toBe(`merchant-payments/${name}:\${IMAGE_TAG:-latest}`);
-    expect(app.environment?.[`${envPrefix(name)}_HTTP_PORT`]).toBe(service.devPort);
-    expect(app.environment?.[`${envPrefix(name)}_HTTP_HOST`]).toBe('0.0.0.0');
-    expect(app.environment?.[`${envPrefix(name)}_DATABASE_URL`]).toMatch(new RegExp(`^postgres://${name}:\\$\\{${envPrefix(name)}_DB_PASSWORD:-\\}@postgres:5432/${name}$`));
-    // The image's HEALTHCHECK (generated from the catalog's health.ready) is the check: no override.
-    expect(app.healthcheck).toBeUndefined();
-    expect(app.restart).toBe('unless-stopped');
-    expect(app.init).toBe(true);
-    expect(app.depends_on?.init).toEqual({ condition: 'service_completed_successfully' });
-    expect(app.depends_on?.kafka).toEqual({ condition: 'service_healthy' });
-    expect(app.depends_on?.postgres).toEqual({ condition: 'service_healthy' });
-  });
+  it.each(catalog.services.map((service) => [service.name, service] as const))(
+    '%s: its image, its catalog port on every interface, and its health checked',
+    (name, service) => {
+      const app = compose.services[name];
+      expect(app.build).toEqual({ context: '.', args: { SERVICE: name } });
+      expect(app.image).toBe(`merchant-payments/${name}:\${IMAGE_TAG:-latest}`);
+      expect(app.environment?.[`${envPrefix(name)}_HTTP_PORT`]).toBe(service.devPort);
+      expect(app.environment?.[`${envPrefix(name)}_HTTP_HOST`]).toBe('0.0.0.0');
+      expect(app.environment?.[`${envPrefix(name)}_DATABASE_URL`]).toMatch(
+        new RegExp(`^postgres://${name}:\\$\\{${envPrefix(name)}_DB_PASSWORD:-\\}@postgres:5432/${name}$`),
+      );
+      // The image's HEALTHCHECK (generated from the catalog's health.ready) is the check: no override.
+      expect(app.healthcheck).toBeUndefined();
+      expect(app.restart).toBe('unless-stopped');
+      expect(app.init).toBe(true);
+      expect(app.depends_on?.init).toEqual({ condition: 'service_completed_successfully' });
+      expect(app.depends_on?.kafka).toEqual({ condition: 'service_healthy' });
+      expect(app.depends_on?.postgres).toEqual({ condition: 'service_healthy' });
+    },
+  );
 
   it("every service's internal URL is HTTPS, naming the service and its catalog port", () => {
     const environment = compose.services.gateway.environment ?? {};
     for (const service of catalog.services.filter(({ name }) => name !== 'gateway')) {
       expect(environment[`${envPrefix(service.name)}_INTERNAL_URL`]).toBe(`https://${service.name}:${service.devPort}`);
     }
-    expect(compose.services.callbacks.environment?.GATEWAY_INTERNAL_URL).toBe(`https://gateway:${compose.services.gateway.environment?.GATEWAY_INTERNAL_HTTP_PORT}`);
+    expect(compose.services.callbacks.environment?.GATEWAY_INTERNAL_URL).toBe(
+      `https://gateway:${compose.services.gateway.environment?.GATEWAY_INTERNAL_HTTP_PORT}`,
+    );
   });
 
   it('every service serves its own internal listener keystore, made by kafka-tls for its name, and trusts the platform CA', () => {
@@ -85,7 +94,9 @@ describe('docker-compose.yml and the service catalog', () => {
       const environment = app.environment ?? {};
       const ownVolume = `internal-tls-${name}`;
       // Its own keystore only: a compromised container holds no other service's key.
-      expect((app.volumes ?? []).filter((volume) => String(volume).startsWith('internal-tls-'))).toEqual([`${ownVolume}:/etc/merchant-payments/internal-tls:ro`]);
+      expect((app.volumes ?? []).filter((volume) => String(volume).startsWith('internal-tls-'))).toEqual([
+        `${ownVolume}:/etc/merchant-payments/internal-tls:ro`,
+      ]);
       expect(environment['INTERNAL_TLS_KEYSTORE_FILE']).toBe('/etc/merchant-payments/internal-tls/keystore.p12');
       expect(environment['INTERNAL_TLS_KEYSTORE_PASSWORD_FILE']).toBe('/etc/merchant-payments/internal-tls/keystore.password');
       expect(environment['NODE_EXTRA_CA_CERTS']).toBe(environment['KAFKA_SSL_CA_FILE']);
@@ -132,7 +143,13 @@ describe('docker-compose.yml and the service catalog', () => {
   it('runs Kafka secured: every service is its own SASL_SSL principal, init grants the ACLs as the admin, no one else holds the admin password', () => {
     for (const { name } of catalog.services) {
       const environment = compose.services[name].environment ?? {};
-      expect({ name, protocol: environment.KAFKA_SECURITY_PROTOCOL, user: environment.KAFKA_SASL_USERNAME, password: environment.KAFKA_SASL_PASSWORD, ca: environment.KAFKA_SSL_CA_FILE }).toEqual({
+      expect({
+        name,
+        protocol: environment.KAFKA_SECURITY_PROTOCOL,
+        user: environment.KAFKA_SASL_USERNAME,
+        password: environment.KAFKA_SASL_PASSWORD,
+        ca: environment.KAFKA_SSL_CA_FILE,
+      }).toEqual({
         name,
         protocol: 'SASL_SSL',
         user: name,
@@ -140,7 +157,10 @@ describe('docker-compose.yml and the service catalog', () => {
         ca: '/etc/merchant-payments/kafka-tls/ca.pem',
       });
       // The Kafka CA only, and the service's own listener keystore: no other TLS material.
-      expect(compose.services[name].volumes).toEqual(['kafka-tls-trust:/etc/merchant-payments/kafka-tls:ro', `internal-tls-${name}:/etc/merchant-payments/internal-tls:ro`]);
+      expect(compose.services[name].volumes).toEqual([
+        'kafka-tls-trust:/etc/merchant-payments/kafka-tls:ro',
+        `internal-tls-${name}:/etc/merchant-payments/internal-tls:ro`,
+      ]);
     }
     expect(compose.services.init.command).toContain('databases,migrations,topics,kafka-access');
     expect(compose.services.init.environment?.KAFKA_SASL_USERNAME).toBe('admin');
@@ -159,27 +179,42 @@ describe('docker-compose.yml and the service catalog', () => {
       .map(([name]) => name);
     expect(holdsAdminPassword.sort()).toEqual(['init', 'kafka', 'kafka-users']);
     // The CA's private key is mounted by the job that signs with it, nowhere else.
-    const mountsCaKey = Object.entries(compose.services).filter(([, service]) => (service.volumes ?? []).some((volume) => volume.startsWith('kafka-tls-ca:'))).map(([name]) => name);
+    const mountsCaKey = Object.entries(compose.services)
+      .filter(([, service]) => (service.volumes ?? []).some((volume) => volume.startsWith('kafka-tls-ca:')))
+      .map(([name]) => name);
     expect(mountsCaKey).toEqual(['kafka-tls']);
   });
 
   it('uses none of the keys docker-compose 1.29 rejects, so v2 and 1.29 both run it', () => {
-    expect(Object.keys(compose).filter((key) => !key.startsWith('x-')).sort()).toEqual(['services', 'volumes']);
+    expect(
+      Object.keys(compose)
+        .filter((key) => !key.startsWith('x-'))
+        .sort(),
+    ).toEqual(['services', 'volumes']);
     for (const [name, service] of Object.entries(compose.services)) {
       const keys = Object.keys(service);
       expect({ name, rejected: keys.filter((key) => ['develop', 'pull_policy', 'env_file'].includes(key)) }).toEqual({ name, rejected: [] });
       expect({ name, startInterval: (service.healthcheck as Record<string, unknown> | undefined)?.start_interval }).toEqual({ name, startInterval: undefined });
-      for (const [dependency, condition] of Object.entries(service.depends_on ?? {})) expect({ name, dependency, keys: Object.keys(condition) }).toEqual({ name, dependency, keys: ['condition'] });
-      expect({ name, additionalContexts: service.build && 'additional_contexts' in service.build }).toEqual({ name, additionalContexts: service.build ? false : undefined });
+      for (const [dependency, condition] of Object.entries(service.depends_on ?? {}))
+        expect({ name, dependency, keys: Object.keys(condition) }).toEqual({ name, dependency, keys: ['condition'] });
+      expect({ name, additionalContexts: service.build && 'additional_contexts' in service.build }).toEqual({
+        name,
+        additionalContexts: service.build ? false : undefined,
+      });
     }
   });
 
   it("gives init each database's migration role, which owns it, and no service that role's password (only the operators' projection rebuild, run by hand)", () => {
     for (const { name } of catalog.services) {
-      expect(compose.services.init.environment?.[`${envPrefix(name)}_MIGRATION_DATABASE_URL`]).toBe(`postgres://${name}_migrator:\${${envPrefix(name)}_MIGRATION_DB_PASSWORD:-}@postgres:5432/${name}`);
+      expect(compose.services.init.environment?.[`${envPrefix(name)}_MIGRATION_DATABASE_URL`]).toBe(
+        `postgres://${name}_migrator:\${${envPrefix(name)}_MIGRATION_DB_PASSWORD:-}@postgres:5432/${name}`,
+      );
     }
-    for (const [variable, url] of Object.entries(compose.services['projection-rebuild'].environment ?? {})) expect(compose.services.init.environment?.[variable]).toBe(url);
-    const holders = Object.entries(compose.services).filter(([name, service]) => !['init', 'projection-rebuild'].includes(name) && JSON.stringify(service.environment ?? {}).includes('_MIGRATION_'));
+    for (const [variable, url] of Object.entries(compose.services['projection-rebuild'].environment ?? {}))
+      expect(compose.services.init.environment?.[variable]).toBe(url);
+    const holders = Object.entries(compose.services).filter(
+      ([name, service]) => !['init', 'projection-rebuild'].includes(name) && JSON.stringify(service.environment ?? {}).includes('_MIGRATION_'),
+    );
     expect(holders.map(([name]) => name)).toEqual([]);
   });
 
@@ -193,11 +228,16 @@ describe('docker-compose.yml and the service catalog', () => {
     expect([...variables].filter((variable) => !documented.has(variable) && variable !== 'KAFKA_CLUSTER_ID')).toEqual([]);
   });
 
-  it('rotates every container\'s log and limits its memory and CPU', () => {
+  it("rotates every container's log and limits its memory and CPU", () => {
     for (const [name, service] of Object.entries(compose.services)) {
       const logging = service.logging as { driver: string; options: Record<string, string> } | undefined;
       const limits = (service.deploy as { resources?: { limits?: { cpus?: string; memory?: string } } } | undefined)?.resources?.limits;
-      expect({ name, driver: logging?.driver, maxSize: logging?.options['max-size'], maxFile: logging?.options['max-file'] }).toEqual({ name, driver: 'json-file', maxSize: expect.any(String), maxFile: expect.any(String) });
+      expect({ name, driver: logging?.driver, maxSize: logging?.options['max-size'], maxFile: logging?.options['max-file'] }).toEqual({
+        name,
+        driver: 'json-file',
+        maxSize: expect.any(String),
+        maxFile: expect.any(String),
+      });
       expect({ name, memory: limits?.memory, cpus: limits?.cpus }).toEqual({ name, memory: expect.stringMatching(/^\d+[MG]$/), cpus: expect.any(String) });
     }
   });
@@ -214,13 +254,23 @@ describe('docker-compose.yml and the service catalog', () => {
     const readOnly = [...catalog.services.map(({ name }) => name), 'init', 'demo', 'bootstrap-operator', 'projection-rebuild', 'kafka-tls'];
     for (const [name, service] of Object.entries(compose.services)) {
       const expected = name === 'postgres' ? { capDrop: undefined, noNewPrivileges: false } : { capDrop: ['ALL'], noNewPrivileges: true };
-      expect({ name, capDrop: service.cap_drop, noNewPrivileges: ((service.security_opt as string[] | undefined) ?? []).includes('no-new-privileges:true') }).toEqual({ name, ...expected });
-      expect({ name, readOnly: service.read_only === true, tmp: ((service.tmpfs as string[] | undefined) ?? []).includes('/tmp') }).toEqual({ name, readOnly: readOnly.includes(name), tmp: readOnly.includes(name) });
+      expect({
+        name,
+        capDrop: service.cap_drop,
+        noNewPrivileges: ((service.security_opt as string[] | undefined) ?? []).includes('no-new-privileges:true'),
+      }).toEqual({ name, ...expected });
+      expect({ name, readOnly: service.read_only === true, tmp: ((service.tmpfs as string[] | undefined) ?? []).includes('/tmp') }).toEqual({
+        name,
+        readOnly: readOnly.includes(name),
+        tmp: readOnly.includes(name),
+      });
     }
   });
 
   it('names every public image by a pinned release, never a moving major tag', () => {
-    const publicImages = Object.values(compose.services).map(({ image }) => image ?? '').filter((image) => !image.startsWith('merchant-payments/'));
+    const publicImages = Object.values(compose.services)
+      .map(({ image }) => image ?? '')
+      .filter((image) => !image.startsWith('merchant-payments/'));
     expect(publicImages.length).toBeGreaterThan(0);
     for (const image of publicImages) expect(image).toMatch(/^[a-z/]+:\d+\.\d+(\.\d+)?(-[a-z]+)?$/);
   });

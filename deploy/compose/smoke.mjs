@@ -61,7 +61,7 @@ async function main() {
     stack = compose(secrets.file);
     await stack.withProfiles(['down', '-v', '--remove-orphans'], { quiet: true, allowFailure: true });
     // The file as compose itself reads it (1.29 here, v2 elsewhere): with this run's secrets, and with the documented example.
-    await timed('docker-compose config -q (no .env, this run\'s .env, and .env.example)', async () => {
+    await timed("docker-compose config -q (no .env, this run's .env, and .env.example)", async () => {
       // An empty file, not the .env a developer may keep next to docker-compose.yml: the file as cloned.
       const noVariables = join(workDir, 'empty.env');
       writeFileSync(noVariables, '');
@@ -74,10 +74,14 @@ async function main() {
       await stack.run(['up', '-d'], { quiet: true });
       await waitHealthy(stack, LONG_RUNNING, ['init']);
     });
-    const readiness = await timed('every healthy service answers /health/ready 200 (and runs read-only, no capabilities, memory-limited)', () => healthyMeansReady(stack));
+    const readiness = await timed('every healthy service answers /health/ready 200 (and runs read-only, no capabilities, memory-limited)', () =>
+      healthyMeansReady(stack),
+    );
     say(`readiness: ${readiness.join('; ')}`);
     const baseUrl = `http://127.0.0.1:${gatewayPort}`;
-    await timed('the first operator: bootstrap-operator once (a second run refused), signed in to the console and the back office', () => bootstrapFirstOperator({ stack, baseUrl }));
+    await timed('the first operator: bootstrap-operator once (a second run refused), signed in to the console and the back office', () =>
+      bootstrapFirstOperator({ stack, baseUrl }),
+    );
     await timed('demo', async () => {
       // --no-deps: what demo waits for is up and healthy already; without it compose 1.29 reruns the one-shots (kafka-users, init).
       await stack.withProfiles(['up', '-d', '--no-deps', 'demo'], { quiet: true });
@@ -85,36 +89,61 @@ async function main() {
     });
     const banner = (await stack.withProfiles(['logs', '--no-color', 'demo'], { quiet: true })).output;
     check(banner.includes('merchant x-api-key') && banner.includes('agent token'), `the demo service printed no credentials:\n${banner}`);
-    const demo = JSON.parse((await stack.withProfiles(['run', '--rm', '--no-deps', 'demo', 'node', 'dist/apps/ops/src/demo.js', '--json'], { quiet: true })).output.trim().split('\n').pop());
+    const demo = JSON.parse(
+      (await stack.withProfiles(['run', '--rm', '--no-deps', 'demo', 'node', 'dist/apps/ops/src/demo.js', '--json'], { quiet: true })).output
+        .trim()
+        .split('\n')
+        .pop(),
+    );
     // Bound to the Docker host's bridge address only: reachable from the containers, not beyond this machine.
     sink = await startSink(hostAddress, demo.webhook_secret);
     const sinkUrl = `http://host.docker.internal:${sink.port}/callbacks`;
     await timed('walk-through (pay-in, confirm, verified callback, balance)', () => walkThrough({ baseUrl, demo, sink, sinkUrl }));
     await timed('console: the page, its bundle, an agent signed in reading its queue', () => consoleSignIn({ baseUrl, demo }));
     await timed('internal HTTP: every internal listener answers HTTPS from the platform CA, and not clear HTTP', () => internalTlsOnly({ stack }));
-    await timed('Kafka ACLs: a forged RequestWithdrawal as the payments principal is refused, a wrong password too', () => forgedProduces({ stack, secrets: secrets.values }));
-    const replyTopicCounts = await timed('gateway restarted three times (SIGTERM, SIGTERM, SIGKILL): its reply topics do not grow', () => restartGatewayCountingTopics({ stack, baseUrl, demo }));
+    await timed('Kafka ACLs: a forged RequestWithdrawal as the payments principal is refused, a wrong password too', () =>
+      forgedProduces({ stack, secrets: secrets.values }),
+    );
+    const replyTopicCounts = await timed('gateway restarted three times (SIGTERM, SIGTERM, SIGKILL): its reply topics do not grow', () =>
+      restartGatewayCountingTopics({ stack, baseUrl, demo }),
+    );
     say(`gateway reply topics (with their dead-letter topics) after each restart: ${replyTopicCounts.join(', ')}`);
     // A step of its own, after the stack is healthy: eight services starting at once on two cores
     // can take longer than the images' health start period.
     await timed('scale payments and ledger to 2 replicas', async () => {
       await stack.run(['up', '-d', '--no-recreate', ...SCALE], { quiet: true });
       await waitHealthy(stack, ['payments', 'ledger']);
-      check((await stack.containers('payments')).length === 2 && (await stack.containers('ledger')).length === 2, 'payments and ledger did not scale to 2 replicas');
+      check(
+        (await stack.containers('payments')).length === 2 && (await stack.containers('ledger')).length === 2,
+        'payments and ledger did not scale to 2 replicas',
+      );
     });
-    const load = await timed(`a payments and a ledger replica killed, then ${LOAD_SECONDS} s of pay-ins at ${LOAD_RATE}/s`, () => killThenLoad({ stack, baseUrl, demo, sinkUrl }));
-    const proof = await timed('verify nothing lost or duplicated (status reads, balance, callbacks, money audit)', () => verifyNothingLost({ stack, baseUrl, demo, sink, load }));
+    const load = await timed(`a payments and a ledger replica killed, then ${LOAD_SECONDS} s of pay-ins at ${LOAD_RATE}/s`, () =>
+      killThenLoad({ stack, baseUrl, demo, sinkUrl }),
+    );
+    const proof = await timed('verify nothing lost or duplicated (status reads, balance, callbacks, money audit)', () =>
+      verifyNothingLost({ stack, baseUrl, demo, sink, load }),
+    );
     check(sink.rejected() === 0, `${sink.rejected()} callbacks failed signature verification`);
-    say(`${proof.confirmed} pay-ins completed, balance +${proof.expected} minor units as expected, ${sink.verified.length} callbacks verified, money audit: ${proof.audit}`);
+    say(
+      `${proof.confirmed} pay-ins completed, balance +${proof.expected} minor units as expected, ${sink.verified.length} callbacks verified, money audit: ${proof.audit}`,
+    );
     for (const line of takeoverFigures(load)) say(`takeover: ${line}`);
     await timed('graceful stop: every service exits 0 on SIGTERM (compose stop)', async () => {
       const services = LONG_RUNNING.filter((service) => !['postgres', 'kafka'].includes(service));
       // The killed replicas stay down (`docker kill` is an operator's stop, which the restart policy respects).
       const killed = new Set(load.kills.map(({ container }) => container));
-      const containers = (await Promise.all(services.map(async (service) => (await stack.containers(service)).map((id) => ({ service, id }))))).flat().filter(({ id }) => !killed.has(id));
+      const containers = (await Promise.all(services.map(async (service) => (await stack.containers(service)).map((id) => ({ service, id })))))
+        .flat()
+        .filter(({ id }) => !killed.has(id));
       await stack.run(['stop', '-t', '30', ...services], { quiet: true });
-      const unclean = containers.map(({ service, id }) => ({ service, id, exitCode: inspect(id, '{{.State.ExitCode}}') })).filter(({ exitCode }) => exitCode !== '0');
-      check(unclean.length === 0, `not a clean exit on SIGTERM: ${unclean.map(({ service, id, exitCode }) => `${service} ${id.slice(0, 12)} exit ${exitCode}`).join(', ')}`);
+      const unclean = containers
+        .map(({ service, id }) => ({ service, id, exitCode: inspect(id, '{{.State.ExitCode}}') }))
+        .filter(({ exitCode }) => exitCode !== '0');
+      check(
+        unclean.length === 0,
+        `not a clean exit on SIGTERM: ${unclean.map(({ service, id, exitCode }) => `${service} ${id.slice(0, 12)} exit ${exitCode}`).join(', ')}`,
+      );
     });
   } catch (error) {
     failure = error;
@@ -124,7 +153,8 @@ async function main() {
     }
   } finally {
     await sink?.stop();
-    if (stack && !(failure && process.env.COMPOSE_SMOKE_KEEP === '1')) await timed('compose down -v', () => stack.withProfiles(['down', '-v', '--remove-orphans'], { quiet: true, allowFailure: true }));
+    if (stack && !(failure && process.env.COMPOSE_SMOKE_KEEP === '1'))
+      await timed('compose down -v', () => stack.withProfiles(['down', '-v', '--remove-orphans'], { quiet: true, allowFailure: true }));
     rmSync(workDir, { recursive: true, force: true });
     if (docker.startedEngine && docker.script) await run('bash', [docker.script, '--stop'], { quiet: true, allowFailure: true });
   }

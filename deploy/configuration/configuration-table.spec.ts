@@ -21,7 +21,9 @@ describe('docs/operations/configuration.md and the config readers', () => {
   });
 
   it('gives every variable a service reads a description', () => {
-    const undescribed = configurations.flatMap(({ service, variables }) => variables.filter(({ description }) => !description).map(({ name }) => `${service}: ${name}`));
+    const undescribed = configurations.flatMap(({ service, variables }) =>
+      variables.filter(({ description }) => !description).map(({ name }) => `${service}: ${name}`),
+    );
     expect(undescribed).toEqual([]);
   });
 
@@ -30,9 +32,22 @@ describe('docs/operations/configuration.md and the config readers', () => {
     expect([...names.keys()].sort()).toEqual(['callbacks', 'disputes', 'gateway', 'ledger', 'payments', 'withdrawals']);
     for (const [service, variables] of names) {
       const prefix = service.toUpperCase();
-      expect(variables).toEqual(expect.arrayContaining([`${prefix}_DATABASE_URL`, `${prefix}_DATABASE_POOL_MAX`, `${prefix}_HTTP_PORT`, 'LOG_FORMAT', 'KAFKA_BROKERS', 'KAFKA_SASL_USERNAME', 'SERVICE_TOKEN_PRIVATE_KEY', 'SHUTDOWN_GRACE_MS']));
+      expect(variables).toEqual(
+        expect.arrayContaining([
+          `${prefix}_DATABASE_URL`,
+          `${prefix}_DATABASE_POOL_MAX`,
+          `${prefix}_HTTP_PORT`,
+          'LOG_FORMAT',
+          'KAFKA_BROKERS',
+          'KAFKA_SASL_USERNAME',
+          'SERVICE_TOKEN_PRIVATE_KEY',
+          'SHUTDOWN_GRACE_MS',
+        ]),
+      );
     }
     expect(names.get('disputes')).toEqual(expect.arrayContaining(['DISPUTE_REVIEW_WINDOW_HOURS']));
-    expect(names.get('gateway')).toEqual(expect.arrayContaining(['DISPUTES_INTERNAL_URL', 'MERCHANT_SECRETS_NEXT_KEY', 'GATEWAY_RATE_LIMIT_AUTH_FAILURES_BURST']));
+    expect(names.get('gateway')).toEqual(
+      expect.arrayContaining(['DISPUTES_INTERNAL_URL', 'MERCHANT_SECRETS_NEXT_KEY', 'GATEWAY_RATE_LIMIT_AUTH_FAILURES_BURST']),
+    );
   });
 });

@@ -29,7 +29,9 @@ const render = (overlay: string): Resource[] =>
 
 function selects(selector: Selector, labels: Record<string, string>): boolean {
   const byLabels = Object.entries(selector.matchLabels ?? {}).every(([key, value]) => labels[key] === value);
-  const byExpressions = (selector.matchExpressions ?? []).every(({ key, operator, values = [] }) => (operator === 'In' ? values.includes(labels[key]) : operator === 'Exists' ? key in labels : false));
+  const byExpressions = (selector.matchExpressions ?? []).every(({ key, operator, values = [] }) =>
+    operator === 'In' ? values.includes(labels[key]) : operator === 'Exists' ? key in labels : false,
+  );
   return byLabels && byExpressions;
 }
 
@@ -40,7 +42,8 @@ function admits(resources: Resource[], from: Record<string, string>, to: Record<
     .some(({ spec }) =>
       (spec.ingress ?? []).some(
         (rule: { ports?: Array<{ port: number }>; from?: Array<{ podSelector?: Selector; namespaceSelector?: Selector }> }) =>
-          (rule.ports ?? []).some((allowed) => allowed.port === port) && (rule.from ?? []).some((peer) => peer.podSelector && !peer.namespaceSelector && selects(peer.podSelector, from)),
+          (rule.ports ?? []).some((allowed) => allowed.port === port) &&
+          (rule.from ?? []).some((peer) => peer.podSelector && !peer.namespaceSelector && selects(peer.podSelector, from)),
       ),
     );
 }
@@ -53,16 +56,35 @@ describe('Kubernetes: the first operator (overlays/prod-bootstrap)', () => {
   const pod = job?.spec.template;
   const postgres = { 'cnpg.io/cluster': 'mp-postgres' };
 
-  it('is prod plus the Job, its service account, role, binding and network policy, all in prod\'s namespace', () => {
+  it("is prod plus the Job, its service account, role, binding and network policy, all in prod's namespace", () => {
     const key = ({ kind, metadata }: Resource) => `${kind}/${metadata.name}`;
-    const added = bootstrap.filter((resource) => !prod.some((other) => key(other) === key(resource))).map(key).sort();
-    expect(added).toEqual(['Job/bootstrap-operator', 'NetworkPolicy/postgres-bootstrap-operator', 'Role/bootstrap-operator', 'RoleBinding/bootstrap-operator', 'ServiceAccount/bootstrap-operator']);
-    expect(new Set(bootstrap.filter((resource) => resource.kind !== 'Namespace').map(({ metadata }) => metadata.namespace))).toEqual(new Set(['merchant-payments']));
+    const added = bootstrap
+      .filter((resource) => !prod.some((other) => key(other) === key(resource)))
+      .map(key)
+      .sort();
+    expect(added).toEqual([
+      'Job/bootstrap-operator',
+      'NetworkPolicy/postgres-bootstrap-operator',
+      'Role/bootstrap-operator',
+      'RoleBinding/bootstrap-operator',
+      'ServiceAccount/bootstrap-operator',
+    ]);
+    expect(new Set(bootstrap.filter((resource) => resource.kind !== 'Namespace').map(({ metadata }) => metadata.namespace))).toEqual(
+      new Set(['merchant-payments']),
+    );
   });
 
-  it('runs the bootstrap command as the gateway runtime role, writing the credential to a Secret, with prod\'s ops image', () => {
+  it("runs the bootstrap command as the gateway runtime role, writing the credential to a Secret, with prod's ops image", () => {
     const [container] = pod.spec.containers;
-    expect([...container.command, ...container.args]).toEqual(['node', '--enable-source-maps', 'dist/apps/ops/src/bootstrap-operator.js', '--name', '$(BOOTSTRAP_OPERATOR_NAME)', '--secret', 'bootstrap-operator-credential']);
+    expect([...container.command, ...container.args]).toEqual([
+      'node',
+      '--enable-source-maps',
+      'dist/apps/ops/src/bootstrap-operator.js',
+      '--name',
+      '$(BOOTSTRAP_OPERATOR_NAME)',
+      '--secret',
+      'bootstrap-operator-credential',
+    ]);
     expect(container.env).toContainEqual({ name: 'GATEWAY_DATABASE_URL', valueFrom: { secretKeyRef: { name: 'gateway-database', key: 'DATABASE_URL' } } });
     // The ops Jobs are named after the ops image's tag (migrations-<tag>): found by their name label.
     const migrations = prod.find((resource) => resource.kind === 'Job' && resource.metadata.labels?.['app.kubernetes.io/name'] === 'migrations') as Resource;

@@ -123,7 +123,11 @@ function present<T>(value: T | null | undefined, what: string): T {
 }
 const specOf = (resource: Resource) => present(resource.spec, `the spec of ${resource.kind}/${resource.metadata.name}`);
 const podOf = (workload: Resource) => present(workload.spec?.template, `the pod template of ${workload.kind}/${workload.metadata.name}`).spec;
-const catalogPort = (name: string) => present(services.find((service) => service.name === name), `the catalog service ${name}`).devPort;
+const catalogPort = (name: string) =>
+  present(
+    services.find((service) => service.name === name),
+    `the catalog service ${name}`,
+  ).devPort;
 
 /** The overlay as `kubectl kustomize` renders it, one object per resource (rendered once per run). */
 const renderedOverlays = new Map<string, Resource[]>();
@@ -143,7 +147,8 @@ function renderOnce(overlay: string): Resource[] {
     }
     text = execFileSync('kubectl', ['kustomize', join(repositoryRoot, 'deploy/k8s/overlays', overlay)], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new Error('deploy/k8s/k8s.spec.ts renders the overlays with kubectl (its built-in kustomize): install kubectl');
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+      throw new Error('deploy/k8s/k8s.spec.ts renders the overlays with kubectl (its built-in kustomize): install kubectl');
     throw error;
   }
   return YAML.parseAllDocuments(text)
@@ -159,7 +164,10 @@ function renderOnce(overlay: string): Resource[] {
 function isPrivateRange(entry: string): boolean {
   const [address, prefix] = entry.includes('/') ? ipaddr.parseCIDR(entry) : [ipaddr.parse(entry), entry.includes(':') ? 128 : 32];
   if (address.kind() === 'ipv4') {
-    const [first, last] = [ipaddr.IPv4.networkAddressFromCIDR(`${address.toString()}/${prefix}`), ipaddr.IPv4.broadcastAddressFromCIDR(`${address.toString()}/${prefix}`)];
+    const [first, last] = [
+      ipaddr.IPv4.networkAddressFromCIDR(`${address.toString()}/${prefix}`),
+      ipaddr.IPv4.broadcastAddressFromCIDR(`${address.toString()}/${prefix}`),
+    ];
     return [first, last].every((bound) => ['private', 'carrierGradeNat'].includes(bound.range()));
   }
   // fc00::/7: the whole unique-local block or a part of it.
@@ -183,7 +191,8 @@ const baseName = (generatedName: string) => generatedName.replace(/-[a-z0-9]{10}
 function configVariables(configFile: string): Map<string, { required: boolean }> {
   const source = read(configFile);
   const variables = new Map<string, { required: boolean }>();
-  for (const match of source.matchAll(/reader\.(string|url|base64Key|list|integer|oneOf|boolean|optionalString)\('([A-Z0-9_]+)'([^\n]*)/g)) {
+  // A call's options run to the next reader call (a formatter may spread them over lines).
+  for (const match of source.matchAll(/reader\.(string|url|base64Key|list|integer|oneOf|boolean|optionalString)\(\s*'([A-Z0-9_]+)'([\s\S]*?)(?=reader\.|$)/g)) {
     const [, method, name, rest] = match;
     const required = method !== 'optionalString' && method !== 'boolean' && method !== 'oneOf' && !/\bdefault\b/.test(rest);
     variables.set(name, { required });
@@ -234,11 +243,14 @@ describe.each(['dev', 'prod'])('the %s overlay', (overlay) => {
     expect(servicePorts).toEqual([service.devPort]);
 
     const container = containerOf(service.name);
-    const portNumber = (port: number | string) => (typeof port === 'number' ? port : (container.ports ?? []).find((candidate) => candidate.name === port)?.containerPort);
+    const portNumber = (port: number | string) =>
+      typeof port === 'number' ? port : (container.ports ?? []).find((candidate) => candidate.name === port)?.containerPort;
     expect(container.env).toContainEqual({ name: `${envPrefix(service.name)}_HTTP_PORT`, value: String(service.devPort) });
     expect(container.env).toContainEqual({ name: `${envPrefix(service.name)}_HTTP_HOST`, value: '0.0.0.0' });
     const probes = { startup: container.startupProbe, liveness: container.livenessProbe, readiness: container.readinessProbe };
-    const probed = Object.fromEntries(Object.entries(probes).map(([kind, probe]) => [kind, probe?.httpGet && { path: probe.httpGet.path, port: portNumber(probe.httpGet.port) }]));
+    const probed = Object.fromEntries(
+      Object.entries(probes).map(([kind, probe]) => [kind, probe?.httpGet && { path: probe.httpGet.path, port: portNumber(probe.httpGet.port) }]),
+    );
     expect(probed).toEqual({
       startup: { path: service.health.live, port: service.devPort },
       liveness: { path: service.health.live, port: service.devPort },
@@ -274,7 +286,10 @@ describe.each(['dev', 'prod'])('the %s overlay', (overlay) => {
         const url = containerOf(caller.name).env?.find((variable) => variable.name === `${envPrefix(called)}_INTERNAL_URL`)?.value;
         // prod runs internal HTTP over TLS (deploy/k8s/internal-tls); dev in clear text.
         const scheme = overlay === 'prod' ? 'https' : 'http';
-        expect({ caller: caller.name, url }).toEqual({ caller: caller.name, url: `${scheme}://${called === 'gateway' ? 'gateway-internal' : called}:${internalPort(called)}` });
+        expect({ caller: caller.name, url }).toEqual({
+          caller: caller.name,
+          url: `${scheme}://${called === 'gateway' ? 'gateway-internal' : called}:${internalPort(called)}`,
+        });
         expectedCallers.set(called, [...(expectedCallers.get(called) ?? []), caller.name]);
       }
     }
@@ -341,15 +356,21 @@ describe.each(['dev', 'prod'])('the %s overlay', (overlay) => {
     }
   });
 
-  it.each(services.map((service) => [service.name]))('runs %s under heap limits (NODE_OPTIONS) that its memory limit has room for, and requests no more than its limit', (name) => {
-    const container = containerOf(name);
-    const flags = heapFlagsOf(container.env?.find((variable) => variable.name === 'NODE_OPTIONS')?.value);
-    const { requests, limits } = container.resources ?? {};
-    expect({ name, flags: flags !== null }).toEqual({ name, flags: true });
-    const limitMiB = memoryMiB(present(limits?.memory, `${name}'s memory limit`), 'kubernetes');
-    expect({ name, fits: flags !== null && limitMiB >= memoryNeededMb(flags) }).toEqual({ name, fits: true });
-    expect({ name, requestWithinLimit: memoryMiB(present(requests?.memory, `${name}'s memory request`), 'kubernetes') <= limitMiB }).toEqual({ name, requestWithinLimit: true });
-  });
+  it.each(services.map((service) => [service.name]))(
+    'runs %s under heap limits (NODE_OPTIONS) that its memory limit has room for, and requests no more than its limit',
+    (name) => {
+      const container = containerOf(name);
+      const flags = heapFlagsOf(container.env?.find((variable) => variable.name === 'NODE_OPTIONS')?.value);
+      const { requests, limits } = container.resources ?? {};
+      expect({ name, flags: flags !== null }).toEqual({ name, flags: true });
+      const limitMiB = memoryMiB(present(limits?.memory, `${name}'s memory limit`), 'kubernetes');
+      expect({ name, fits: flags !== null && limitMiB >= memoryNeededMb(flags) }).toEqual({ name, fits: true });
+      expect({ name, requestWithinLimit: memoryMiB(present(requests?.memory, `${name}'s memory request`), 'kubernetes') <= limitMiB }).toEqual({
+        name,
+        requestWithinLimit: true,
+      });
+    },
+  );
 
   it('runs Kafka and PostgreSQL as StatefulSets in dev only, non-root and without privileges', () => {
     const statefulSets = ofKind('StatefulSet');
@@ -357,7 +378,12 @@ describe.each(['dev', 'prod'])('the %s overlay', (overlay) => {
     for (const statefulSet of statefulSets) {
       const pod = podOf(statefulSet);
       const container = pod.containers[0];
-      expect({ name: statefulSet.metadata.name, runAsNonRoot: pod.securityContext?.runAsNonRoot, escalation: container.securityContext?.allowPrivilegeEscalation, dropped: container.securityContext?.capabilities?.drop }).toEqual({
+      expect({
+        name: statefulSet.metadata.name,
+        runAsNonRoot: pod.securityContext?.runAsNonRoot,
+        escalation: container.securityContext?.allowPrivilegeEscalation,
+        dropped: container.securityContext?.capabilities?.drop,
+      }).toEqual({
         name: statefulSet.metadata.name,
         runAsNonRoot: true,
         escalation: false,
@@ -371,7 +397,10 @@ describe.each(['dev', 'prod'])('the %s overlay', (overlay) => {
     for (const deployment of deployments) {
       const pod = podOf(deployment);
       const pause = Number(pod.containers[0].lifecycle?.preStop?.exec?.command.at(-1) ?? 0);
-      expect({ deployment: deployment.metadata.name, fits: pause + shutdownGraceSeconds < (pod.terminationGracePeriodSeconds ?? 30) }).toEqual({ deployment: deployment.metadata.name, fits: true });
+      expect({ deployment: deployment.metadata.name, fits: pause + shutdownGraceSeconds < (pod.terminationGracePeriodSeconds ?? 30) }).toEqual({
+        deployment: deployment.metadata.name,
+        fits: true,
+      });
     }
   });
 
@@ -381,7 +410,10 @@ describe.each(['dev', 'prod'])('the %s overlay', (overlay) => {
     const autoscalers = ofKind('HorizontalPodAutoscaler');
     for (const autoscaler of autoscalers.filter((candidate) => consumers.includes(candidate.metadata.name))) {
       const maxReplicas = Number(specOf(autoscaler).maxReplicas);
-      expect({ consumer: autoscaler.metadata.name, maxReplicas }).toEqual({ consumer: autoscaler.metadata.name, maxReplicas: Math.min(maxReplicas, partitions) });
+      expect({ consumer: autoscaler.metadata.name, maxReplicas }).toEqual({
+        consumer: autoscaler.metadata.name,
+        maxReplicas: Math.min(maxReplicas, partitions),
+      });
     }
     if (overlay === 'dev') {
       expect(autoscalers).toEqual([]);
@@ -391,8 +423,11 @@ describe.each(['dev', 'prod'])('the %s overlay', (overlay) => {
     }
   });
 
-  it("believes X-Forwarded-For from the ingress controllers only: GATEWAY_TRUSTED_PROXIES names private ranges, and only the controllers reach the public port", () => {
-    const source = present(containerOf('gateway').env?.find((variable) => variable.name === 'GATEWAY_TRUSTED_PROXIES')?.valueFrom?.configMapKeyRef, "the gateway's GATEWAY_TRUSTED_PROXIES");
+  it('believes X-Forwarded-For from the ingress controllers only: GATEWAY_TRUSTED_PROXIES names private ranges, and only the controllers reach the public port', () => {
+    const source = present(
+      containerOf('gateway').env?.find((variable) => variable.name === 'GATEWAY_TRUSTED_PROXIES')?.valueFrom?.configMapKeyRef,
+      "the gateway's GATEWAY_TRUSTED_PROXIES",
+    );
     const configMap = present(ofKind('ConfigMap').find((candidate) => candidate.metadata.name === source.name)?.data, `the ConfigMap ${source.name}`);
     const entries = (configMap[source.key] ?? '')
       .split(',')
@@ -410,7 +445,11 @@ describe.each(['dev', 'prod'])('the %s overlay', (overlay) => {
       const env = podOf(deployment).containers[0].env ?? [];
       // dev's generated Secrets carry a content hash after the name.
       const secretOf = (name: string) => env.find((variable) => variable.name === name)?.valueFrom?.secretKeyRef?.name.replace(/-[a-z0-9]{10}$/, '');
-      expect({ deployment: deployment.metadata.name, privateKey: secretOf('SERVICE_TOKEN_PRIVATE_KEY'), publicKeys: secretOf('SERVICE_TOKEN_PUBLIC_KEYS') }).toEqual({
+      expect({
+        deployment: deployment.metadata.name,
+        privateKey: secretOf('SERVICE_TOKEN_PRIVATE_KEY'),
+        publicKeys: secretOf('SERVICE_TOKEN_PUBLIC_KEYS'),
+      }).toEqual({
         deployment: deployment.metadata.name,
         privateKey: `${deployment.metadata.name}-service-token`,
         publicKeys: 'service-token-public-keys',
@@ -426,7 +465,9 @@ describe.each(['dev', 'prod'])('the %s overlay', (overlay) => {
         ...(container.envFrom ?? []).flatMap((source) => (source.secretRef ? [{ name: source.secretRef.name, key: undefined }] : [])),
       ]),
       // A Secret mounted as files: the keys it lists, or the whole Secret.
-      ...(podOf(workload).volumes ?? []).flatMap(({ secret }) => (secret ? (secret.items ?? [{ key: undefined }]).map(({ key }) => ({ name: secret.secretName, key })) : [])),
+      ...(podOf(workload).volumes ?? []).flatMap(({ secret }) =>
+        secret ? (secret.items ?? [{ key: undefined }]).map(({ key }) => ({ name: secret.secretName, key })) : [],
+      ),
     ]);
     expect(referenced.length).toBeGreaterThan(0);
     const secrets = ofKind('Secret');
@@ -434,14 +475,33 @@ describe.each(['dev', 'prod'])('the %s overlay', (overlay) => {
       expect(secrets).toEqual([]);
       return;
     }
-    const missing = referenced.filter(({ name, key }) => !secrets.some((secret) => secret.metadata.name === name && (key === undefined || secret.data?.[key] !== undefined)));
+    const missing = referenced.filter(
+      ({ name, key }) => !secrets.some((secret) => secret.metadata.name === name && (key === undefined || secret.data?.[key] !== undefined)),
+    );
     expect(missing).toEqual([]);
   });
   it('spreads every Deployment over nodes (hard) and zones (soft), counting only its own pods of one revision', () => {
     for (const deployment of deployments) {
       const name = deployment.metadata.name;
-      const constraints = (podOf(deployment) as PodSpec & { topologySpreadConstraints?: Array<{ topologyKey: string; whenUnsatisfiable: string; maxSkew: number; labelSelector?: { matchLabels?: Record<string, string> }; matchLabelKeys?: string[] }> }).topologySpreadConstraints ?? [];
-      const summary = constraints.map(({ topologyKey, whenUnsatisfiable, maxSkew, labelSelector, matchLabelKeys }) => ({ topologyKey, whenUnsatisfiable, maxSkew, selects: labelSelector?.matchLabels?.[NAME_LABEL], matchLabelKeys }));
+      const constraints =
+        (
+          podOf(deployment) as PodSpec & {
+            topologySpreadConstraints?: Array<{
+              topologyKey: string;
+              whenUnsatisfiable: string;
+              maxSkew: number;
+              labelSelector?: { matchLabels?: Record<string, string> };
+              matchLabelKeys?: string[];
+            }>;
+          }
+        ).topologySpreadConstraints ?? [];
+      const summary = constraints.map(({ topologyKey, whenUnsatisfiable, maxSkew, labelSelector, matchLabelKeys }) => ({
+        topologyKey,
+        whenUnsatisfiable,
+        maxSkew,
+        selects: labelSelector?.matchLabels?.[NAME_LABEL],
+        matchLabelKeys,
+      }));
       expect({ name, summary }).toEqual({
         name,
         summary: [
@@ -457,12 +517,18 @@ describe.each(['dev', 'prod'])('the %s overlay', (overlay) => {
     const egressPolicies = policies.filter((policy) => ((specOf(policy).policyTypes as string[] | undefined) ?? []).includes('Egress'));
     const workloads = [...deployments, ...jobs, ...ofKind('StatefulSet')];
     expect(workloads.length).toBeGreaterThan(services.length);
-    const selecting = (labels: Record<string, string>) => egressPolicies.filter((policy) => selects(specOf(policy).podSelector as LabelSelector, labels)).map((policy) => policy.metadata.name);
+    const selecting = (labels: Record<string, string>) =>
+      egressPolicies.filter((policy) => selects(specOf(policy).podSelector as LabelSelector, labels)).map((policy) => policy.metadata.name);
     for (const workload of workloads) {
       const labels = present(workload.spec?.template, `the pod template of ${workload.metadata.name}`).metadata?.labels ?? {};
       const names = selecting(labels);
       // The default deny, DNS, and at least one policy for what the workload itself connects to.
-      expect({ workload: `${workload.kind}/${workload.metadata.name}`, denied: names.includes('default-deny-egress'), dns: names.includes('dns-egress'), own: names.filter((name) => !['default-deny-egress', 'dns-egress'].includes(name)).length > 0 || workload.kind === 'StatefulSet' }).toEqual({
+      expect({
+        workload: `${workload.kind}/${workload.metadata.name}`,
+        denied: names.includes('default-deny-egress'),
+        dns: names.includes('dns-egress'),
+        own: names.filter((name) => !['default-deny-egress', 'dns-egress'].includes(name)).length > 0 || workload.kind === 'StatefulSet',
+      }).toEqual({
         workload: `${workload.kind}/${workload.metadata.name}`,
         denied: true,
         dns: true,
@@ -470,17 +536,39 @@ describe.each(['dev', 'prod'])('the %s overlay', (overlay) => {
       });
     }
     expect(specOf(named('NetworkPolicy', 'default-deny-egress')[0])).toEqual({
-      podSelector: { matchLabels: { 'app.kubernetes.io/part-of': 'merchant-payments' }, matchExpressions: [{ key: 'app.kubernetes.io/component', operator: 'In', values: ['service', 'provisioning', 'infra'] }] },
+      podSelector: {
+        matchLabels: { 'app.kubernetes.io/part-of': 'merchant-payments' },
+        matchExpressions: [{ key: 'app.kubernetes.io/component', operator: 'In', values: ['service', 'provisioning', 'infra'] }],
+      },
       policyTypes: ['Egress'],
     });
     // Strimzi copies the Kafka resource's labels onto its pods: none of the operators' resources may carry a component the default deny selects.
     const operatorResources = resources.filter((resource) => !isBuiltInApiVersion(resource.apiVersion));
-    expect(operatorResources.filter((resource) => ['service', 'provisioning', 'infra'].includes(resource.metadata.labels?.['app.kubernetes.io/component'] ?? '')).map((resource) => resource.metadata.name)).toEqual([]);
-    const internetReachers = egressPolicies.filter((policy) => ((specOf(policy).egress as Array<{ to?: Array<{ ipBlock?: { cidr: string } }> }> | undefined) ?? []).some((rule) => (rule.to ?? []).some((peer) => peer.ipBlock !== undefined) || rule.to === undefined));
-    expect(internetReachers.map((policy) => ({ name: policy.metadata.name, selects: (specOf(policy).podSelector as LabelSelector).matchLabels }))).toEqual([{ name: 'callbacks-egress', selects: { [NAME_LABEL]: 'callbacks' } }]);
-    for (const block of internetReachers.flatMap((policy) => (specOf(policy).egress as Array<{ to?: Array<{ ipBlock?: { cidr: string; except?: string[] } }> }>).flatMap((rule) => rule.to ?? []).flatMap((peer) => (peer.ipBlock ? [peer.ipBlock] : [])))) {
+    expect(
+      operatorResources
+        .filter((resource) => ['service', 'provisioning', 'infra'].includes(resource.metadata.labels?.['app.kubernetes.io/component'] ?? ''))
+        .map((resource) => resource.metadata.name),
+    ).toEqual([]);
+    const internetReachers = egressPolicies.filter((policy) =>
+      ((specOf(policy).egress as Array<{ to?: Array<{ ipBlock?: { cidr: string } }> }> | undefined) ?? []).some(
+        (rule) => (rule.to ?? []).some((peer) => peer.ipBlock !== undefined) || rule.to === undefined,
+      ),
+    );
+    expect(internetReachers.map((policy) => ({ name: policy.metadata.name, selects: (specOf(policy).podSelector as LabelSelector).matchLabels }))).toEqual([
+      { name: 'callbacks-egress', selects: { [NAME_LABEL]: 'callbacks' } },
+    ]);
+    for (const block of internetReachers.flatMap((policy) =>
+      (specOf(policy).egress as Array<{ to?: Array<{ ipBlock?: { cidr: string; except?: string[] } }> }>)
+        .flatMap((rule) => rule.to ?? [])
+        .flatMap((peer) => (peer.ipBlock ? [peer.ipBlock] : [])),
+    )) {
       // The private ranges, link-local (the cloud's metadata endpoint) and loopback stay closed.
-      expect({ cidr: block.cidr, except: block.except }).toEqual({ cidr: block.cidr, except: expect.arrayContaining(block.cidr.includes(':') ? ['fc00::/7', 'fe80::/10'] : ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16']) });
+      expect({ cidr: block.cidr, except: block.except }).toEqual({
+        cidr: block.cidr,
+        except: expect.arrayContaining(
+          block.cidr.includes(':') ? ['fc00::/7', 'fe80::/10'] : ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16'],
+        ),
+      });
     }
   });
 
@@ -493,12 +581,21 @@ describe.each(['dev', 'prod'])('the %s overlay', (overlay) => {
         .filter((target) => services.some((service) => target.startsWith(`${service.name}:`)))
         .sort();
     const allowed = Object.fromEntries(services.map((service) => [service.name, egressTo(service.name)]));
-    const expected = Object.fromEntries(services.map((service) => [service.name, calledServices(service).map((called) => `${called}:${internalPort(called)}`).sort()]));
+    const expected = Object.fromEntries(
+      services.map((service) => [
+        service.name,
+        calledServices(service)
+          .map((called) => `${called}:${internalPort(called)}`)
+          .sort(),
+      ]),
+    );
     expect(allowed).toEqual(expected);
   });
 
   it('has no prometheus.io annotations: scraping is said by PodMonitors only', () => {
-    const annotated = resources.filter((resource) => JSON.stringify(resource).includes('prometheus.io/')).map((resource) => `${resource.kind}/${resource.metadata.name}`);
+    const annotated = resources
+      .filter((resource) => JSON.stringify(resource).includes('prometheus.io/'))
+      .map((resource) => `${resource.kind}/${resource.metadata.name}`);
     expect(annotated).toEqual([]);
   });
 
@@ -507,20 +604,32 @@ describe.each(['dev', 'prod'])('the %s overlay', (overlay) => {
     expect(opsJobs.length).toBeGreaterThan(0);
     for (const job of opsJobs) {
       const tag = podOf(job).containers[0].image.split(':').at(-1);
-      expect({ job: job.metadata.name, ttl: typeof specOf(job).ttlSecondsAfterFinished }).toEqual({ job: `${job.metadata.labels?.[NAME_LABEL]}-${tag}`, ttl: 'number' });
+      expect({ job: job.metadata.name, ttl: typeof specOf(job).ttlSecondsAfterFinished }).toEqual({
+        job: `${job.metadata.labels?.[NAME_LABEL]}-${tag}`,
+        ttl: 'number',
+      });
     }
   });
 
   it("runs the migrations as each database's migration role, whose Secret no service holds", () => {
     const migrationsJob = podOf(opsJob(resources, 'migrations')).containers[0];
-    const secretOf = (container: Container, variable: string) => baseName(container.env?.find(({ name }) => name === variable)?.valueFrom?.secretKeyRef?.name ?? '');
+    const secretOf = (container: Container, variable: string) =>
+      baseName(container.env?.find(({ name }) => name === variable)?.valueFrom?.secretKeyRef?.name ?? '');
     for (const { name } of services) {
-      expect({ name, migration: secretOf(migrationsJob, `${envPrefix(name)}_MIGRATION_DATABASE_URL`), service: secretOf(migrationsJob, `${envPrefix(name)}_DATABASE_URL`) }).toEqual({ name, migration: `${name}-migration-database`, service: `${name}-database` });
+      expect({
+        name,
+        migration: secretOf(migrationsJob, `${envPrefix(name)}_MIGRATION_DATABASE_URL`),
+        service: secretOf(migrationsJob, `${envPrefix(name)}_DATABASE_URL`),
+      }).toEqual({ name, migration: `${name}-migration-database`, service: `${name}-database` });
     }
     const holders = deployments.filter((deployment) => JSON.stringify(podOf(deployment)).includes('-migration-database'));
     expect(holders.map((deployment) => deployment.metadata.name)).toEqual([]);
     if (overlay === 'dev') {
-      const urlOf = (secretName: string) => Buffer.from(present(ofKind('Secret').find((secret) => baseName(secret.metadata.name) === secretName)?.data?.DATABASE_URL, `${secretName}'s DATABASE_URL`), 'base64').toString();
+      const urlOf = (secretName: string) =>
+        Buffer.from(
+          present(ofKind('Secret').find((secret) => baseName(secret.metadata.name) === secretName)?.data?.DATABASE_URL, `${secretName}'s DATABASE_URL`),
+          'base64',
+        ).toString();
       for (const { name } of services) expect(new URL(urlOf(`${name}-migration-database`)).username).toBe(`${name}_migrator`);
       return;
     }
@@ -543,19 +652,33 @@ describe('The prod overlay: Pod Security, monitoring, Kafka metrics', () => {
 
   it('enforces the restricted Pod Security Standard on its namespace, not only warns', () => {
     const namespaces = ofKind('Namespace');
-    expect(namespaces.map((namespace) => ({ name: namespace.metadata.name, enforce: namespace.metadata.labels?.['pod-security.kubernetes.io/enforce'] }))).toEqual([{ name: 'merchant-payments', enforce: 'restricted' }]);
+    expect(
+      namespaces.map((namespace) => ({ name: namespace.metadata.name, enforce: namespace.metadata.labels?.['pod-security.kubernetes.io/enforce'] })),
+    ).toEqual([{ name: 'merchant-payments', enforce: 'restricted' }]);
   });
 
   it("scrapes every service on its metrics port (the gateway's internal listener) through a PodMonitor, with the job named after the service", () => {
     const monitors = ofKind('PodMonitor');
     for (const service of services) {
-      const deployment = present(ofKind('Deployment').find((candidate) => candidate.metadata.name === service.name), `Deployment/${service.name}`);
+      const deployment = present(
+        ofKind('Deployment').find((candidate) => candidate.metadata.name === service.name),
+        `Deployment/${service.name}`,
+      );
       const labels = deployment.spec?.template?.metadata?.labels ?? {};
       const ports = podOf(deployment).containers[0].ports ?? [];
       const scraped = monitors
         .filter((monitor) => selects(specOf(monitor).selector as LabelSelector, labels))
-        .flatMap((monitor) => (specOf(monitor).podMetricsEndpoints as Array<{ port: string; path?: string }>).map(({ port, path }) => ({ job: specOf(monitor).jobLabel, port: ports.find((candidate) => candidate.name === port)?.containerPort, path })));
-      expect({ service: service.name, scraped }).toEqual({ service: service.name, scraped: [{ job: NAME_LABEL, port: internalPort(service.name), path: '/metrics' }] });
+        .flatMap((monitor) =>
+          (specOf(monitor).podMetricsEndpoints as Array<{ port: string; path?: string }>).map(({ port, path }) => ({
+            job: specOf(monitor).jobLabel,
+            port: ports.find((candidate) => candidate.name === port)?.containerPort,
+            path,
+          })),
+        );
+      expect({ service: service.name, scraped }).toEqual({
+        service: service.name,
+        scraped: [{ job: NAME_LABEL, port: internalPort(service.name), path: '/metrics' }],
+      });
     }
   });
 
@@ -568,8 +691,15 @@ describe('The prod overlay: Pod Security, monitoring, Kafka metrics', () => {
   it("exports Kafka's metrics (a JMX exporter ConfigMap in the overlay, the Kafka Exporter) and places replicas by zone", () => {
     const metricsConfig = kafkaSpec().kafka.metricsConfig as { type: string; valueFrom: { configMapKeyRef: { name: string; key: string } } };
     const configMap = ofKind('ConfigMap').find((candidate) => candidate.metadata.name === metricsConfig.valueFrom.configMapKeyRef.name);
-    const exporterRules = YAML.parse(present(configMap?.data?.[metricsConfig.valueFrom.configMapKeyRef.key], 'the JMX exporter rules')) as { rules?: unknown[] };
-    expect({ type: metricsConfig.type, rules: (exporterRules.rules ?? []).length > 0, exporter: kafkaSpec().kafkaExporter !== undefined, rack: kafkaSpec().kafka.rack }).toEqual({
+    const exporterRules = YAML.parse(present(configMap?.data?.[metricsConfig.valueFrom.configMapKeyRef.key], 'the JMX exporter rules')) as {
+      rules?: unknown[];
+    };
+    expect({
+      type: metricsConfig.type,
+      rules: (exporterRules.rules ?? []).length > 0,
+      exporter: kafkaSpec().kafkaExporter !== undefined,
+      rack: kafkaSpec().kafka.rack,
+    }).toEqual({
       type: 'jmxPrometheusExporter',
       rules: true,
       exporter: true,
@@ -586,56 +716,102 @@ describe('Internal TLS in the prod overlay (deploy/k8s/internal-tls)', () => {
 
   it("serves each service's internal listener from its own certificate's keystore, naming the Service its callers dial, and probes it over HTTPS", () => {
     for (const service of services) {
-      const deployment = present(ofKind('Deployment').find((candidate) => candidate.metadata.name === service.name), `Deployment/${service.name}`);
+      const deployment = present(
+        ofKind('Deployment').find((candidate) => candidate.metadata.name === service.name),
+        `Deployment/${service.name}`,
+      );
       const pod = podOf(deployment);
       const container = pod.containers[0];
       const file = (variable: string) => {
         const source = variableSource(container, variable);
         return source && 'value' in source ? fileSource(pod, container, source.value) : undefined;
       };
-      const certificate = present(certificates.find((candidate) => candidate.metadata.name === `${service.name}-internal-tls`), `Certificate/${service.name}-internal-tls`);
-      const certificateSpec = specOf(certificate) as { secretName: string; dnsNames: string[]; ipAddresses: string[]; issuerRef: { name: string }; keystores: { pkcs12: { create: boolean; profile: string; passwordSecretRef: { name: string; key: string } } } };
-      expect({ service: service.name, keystore: file('INTERNAL_TLS_KEYSTORE_FILE'), password: file('INTERNAL_TLS_KEYSTORE_PASSWORD_FILE'), ca: file('NODE_EXTRA_CA_CERTS') }).toEqual({
+      const certificate = present(
+        certificates.find((candidate) => candidate.metadata.name === `${service.name}-internal-tls`),
+        `Certificate/${service.name}-internal-tls`,
+      );
+      const certificateSpec = specOf(certificate) as {
+        secretName: string;
+        dnsNames: string[];
+        ipAddresses: string[];
+        issuerRef: { name: string };
+        keystores: { pkcs12: { create: boolean; profile: string; passwordSecretRef: { name: string; key: string } } };
+      };
+      expect({
+        service: service.name,
+        keystore: file('INTERNAL_TLS_KEYSTORE_FILE'),
+        password: file('INTERNAL_TLS_KEYSTORE_PASSWORD_FILE'),
+        ca: file('NODE_EXTRA_CA_CERTS'),
+      }).toEqual({
         service: service.name,
         keystore: { from: `Secret/${certificateSpec.secretName}`, key: 'keystore.p12', readOnly: true },
-        password: { from: `Secret/${certificateSpec.keystores.pkcs12.passwordSecretRef.name}`, key: certificateSpec.keystores.pkcs12.passwordSecretRef.key, readOnly: true },
+        password: {
+          from: `Secret/${certificateSpec.keystores.pkcs12.passwordSecretRef.name}`,
+          key: certificateSpec.keystores.pkcs12.passwordSecretRef.key,
+          readOnly: true,
+        },
         ca: { from: `Secret/${certificateSpec.secretName}`, key: 'ca.crt', readOnly: true },
       });
       // Its own Secret only: no other service's key in its pod.
       expect(secretsReadBy(deployment).filter((name) => name.endsWith('-internal-tls'))).toEqual([`${service.name}-internal-tls`]);
       expect(certificateSpec.dnsNames).toContain(serviceNameOf(service.name));
       // The image's health check and Prometheus (serverName localhost) check these names.
-      expect(certificateSpec).toMatchObject({ ipAddresses: ['127.0.0.1'], issuerRef: { name: 'internal-ca' }, keystores: { pkcs12: { create: true, profile: 'Modern2023' } } });
+      expect(certificateSpec).toMatchObject({
+        ipAddresses: ['127.0.0.1'],
+        issuerRef: { name: 'internal-ca' },
+        keystores: { pkcs12: { create: true, profile: 'Modern2023' } },
+      });
       expect(certificateSpec.dnsNames).toContain('localhost');
       // The gateway's probes are on its public port, whose TLS ends at the ingress.
-      const probeSchemes = (['startupProbe', 'livenessProbe', 'readinessProbe'] as const).map((probe) => (container[probe] as { httpGet?: { scheme?: string } } | undefined)?.httpGet?.scheme ?? 'HTTP');
-      expect({ service: service.name, probeSchemes }).toEqual({ service: service.name, probeSchemes: Array(3).fill(service.name === 'gateway' ? 'HTTP' : 'HTTPS') });
+      const probeSchemes = (['startupProbe', 'livenessProbe', 'readinessProbe'] as const).map(
+        (probe) => (container[probe] as { httpGet?: { scheme?: string } } | undefined)?.httpGet?.scheme ?? 'HTTP',
+      );
+      expect({ service: service.name, probeSchemes }).toEqual({
+        service: service.name,
+        probeSchemes: Array(3).fill(service.name === 'gateway' ? 'HTTP' : 'HTTPS'),
+      });
     }
   });
 
   it('scrapes the services over HTTPS, trusting the internal CA', () => {
     for (const monitor of ofKind('PodMonitor').filter((candidate) => ['services', 'gateway'].includes(candidate.metadata.name))) {
-      expect((specOf(monitor).podMetricsEndpoints as object[])[0]).toMatchObject({ scheme: 'https', tlsConfig: { ca: { secret: { name: 'internal-ca', key: 'ca.crt' } }, serverName: 'localhost' } });
+      expect((specOf(monitor).podMetricsEndpoints as object[])[0]).toMatchObject({
+        scheme: 'https',
+        tlsConfig: { ca: { secret: { name: 'internal-ca', key: 'ca.crt' } }, serverName: 'localhost' },
+      });
     }
-    const ca = present(certificates.find((candidate) => candidate.metadata.name === 'internal-ca'), 'Certificate/internal-ca');
+    const ca = present(
+      certificates.find((candidate) => candidate.metadata.name === 'internal-ca'),
+      'Certificate/internal-ca',
+    );
     expect(specOf(ca)).toMatchObject({ isCA: true, secretName: 'internal-ca' });
   });
 });
 
 describe('PostgreSQL in the prod overlay: CloudNativePG with a PgBouncer Pooler', () => {
   const resources = render('prod');
-  const cluster = present(resources.find((resource) => resource.kind === 'Cluster'), 'the CloudNativePG Cluster');
+  const cluster = present(
+    resources.find((resource) => resource.kind === 'Cluster'),
+    'the CloudNativePG Cluster',
+  );
   const poolers = resources.filter((resource) => resource.kind === 'Pooler');
 
   it('gives the PostgreSQL instances CPU and memory requests and a memory limit (never BestEffort)', () => {
     const resourcesOf = specOf(cluster).resources as { requests?: Record<string, string>; limits?: Record<string, string> } | undefined;
-    expect({ requests: Object.keys(resourcesOf?.requests ?? {}).sort(), memoryLimit: resourcesOf?.limits?.memory !== undefined }).toEqual({ requests: ['cpu', 'memory'], memoryLimit: true });
+    expect({ requests: Object.keys(resourcesOf?.requests ?? {}).sort(), memoryLimit: resourcesOf?.limits?.memory !== undefined }).toEqual({
+      requests: ['cpu', 'memory'],
+      memoryLimit: true,
+    });
   });
 
   it("puts one transaction-mode Pooler in front of the primary, whose server connections fit the cluster's max_connections", () => {
-    expect(poolers.map((pooler) => ({ cluster: (specOf(pooler).cluster as { name: string }).name, type: specOf(pooler).type, mode: (specOf(pooler).pgbouncer as { poolMode: string }).poolMode }))).toEqual([
-      { cluster: cluster.metadata.name, type: 'rw', mode: 'transaction' },
-    ]);
+    expect(
+      poolers.map((pooler) => ({
+        cluster: (specOf(pooler).cluster as { name: string }).name,
+        type: specOf(pooler).type,
+        mode: (specOf(pooler).pgbouncer as { poolMode: string }).poolMode,
+      })),
+    ).toEqual([{ cluster: cluster.metadata.name, type: 'rw', mode: 'transaction' }]);
     const parameters = (specOf(poolers[0]).pgbouncer as { parameters: Record<string, string> }).parameters;
     const maxConnections = Number((specOf(cluster).postgresql as { parameters: Record<string, string> }).parameters['max_connections']);
     // Every service's database and role may hold default_pool_size server connections; the outbox relays' LISTEN connections come on top.
@@ -645,12 +821,19 @@ describe('PostgreSQL in the prod overlay: CloudNativePG with a PgBouncer Pooler'
     expect(parameters['ignore_startup_parameters']?.split(',')).toContain('idle_in_transaction_session_timeout');
   });
 
-  it('sends every service through the Pooler, and the outbox relays\' LISTEN connection straight to the primary', () => {
+  it("sends every service through the Pooler, and the outbox relays' LISTEN connection straight to the primary", () => {
     const poolerName = poolers[0]?.metadata.name;
-    const listenVariables = services.flatMap((service) => [...configVariables(service.config).keys()].filter((name) => name.endsWith('_DATABASE_LISTEN_URL')).map((name) => ({ service: service.name, name })));
+    const listenVariables = services.flatMap((service) =>
+      [...configVariables(service.config).keys()].filter((name) => name.endsWith('_DATABASE_LISTEN_URL')).map((name) => ({ service: service.name, name })),
+    );
     expect(listenVariables.map(({ service }) => service).sort()).toEqual(['disputes', 'payments', 'withdrawals']);
     for (const { service, name } of listenVariables) {
-      const container = podOf(present(resources.find((resource) => resource.kind === 'Deployment' && resource.metadata.name === service), `Deployment/${service}`)).containers[0];
+      const container = podOf(
+        present(
+          resources.find((resource) => resource.kind === 'Deployment' && resource.metadata.name === service),
+          `Deployment/${service}`,
+        ),
+      ).containers[0];
       expect({ service, listen: variableSource(container, name), pooled: variableSource(container, `${envPrefix(service)}_DATABASE_URL`) }).toEqual({
         service,
         listen: { secret: `${service}-database`, key: 'LISTEN_DATABASE_URL' },
@@ -661,7 +844,11 @@ describe('PostgreSQL in the prod overlay: CloudNativePG with a PgBouncer Pooler'
   });
 
   function platformPartitions(): string {
-    return present(resources.find((resource) => resource.kind === 'ConfigMap' && baseName(resource.metadata.name) === 'platform')?.data, 'the platform ConfigMap')['KAFKA_TOPIC_PARTITIONS'] ?? '';
+    return (
+      present(resources.find((resource) => resource.kind === 'ConfigMap' && baseName(resource.metadata.name) === 'platform')?.data, 'the platform ConfigMap')[
+        'KAFKA_TOPIC_PARTITIONS'
+      ] ?? ''
+    );
   }
 });
 
@@ -686,7 +873,11 @@ function fileSource(pod: PodSpec, container: Container, file: string): { from: s
   const volume = mount && (pod.volumes ?? []).find((candidate) => candidate.name === mount.name);
   if (!mount || !volume) return undefined;
   const relativePath = file.slice(mount.mountPath.replace(/\/$/, '').length + 1);
-  const source = volume.secret ? { from: `Secret/${baseName(volume.secret.secretName)}`, items: volume.secret.items } : volume.configMap ? { from: `ConfigMap/${baseName(volume.configMap.name)}`, items: volume.configMap.items } : undefined;
+  const source = volume.secret
+    ? { from: `Secret/${baseName(volume.secret.secretName)}`, items: volume.secret.items }
+    : volume.configMap
+      ? { from: `ConfigMap/${baseName(volume.configMap.name)}`, items: volume.configMap.items }
+      : undefined;
   const key = source?.items ? source.items.find((item) => item.path === relativePath)?.key : relativePath;
   return source && key ? { from: source.from, key, readOnly: mount.readOnly === true } : undefined;
 }
@@ -723,7 +914,10 @@ function catalogKafkaAccess(service: CatalogService): KafkaAccess {
     groups: service.consumerGroups.map(({ id }) => id).filter((id) => !owned(id)),
     writes: service.produces.filter((topic) => perReplicaPrefix(topic) === null),
     ownedPrefixes,
-    writePrefixes: service.produces.map(perReplicaPrefix).filter(isPrefix).filter((prefix) => !ownedPrefixes.includes(prefix)),
+    writePrefixes: service.produces
+      .map(perReplicaPrefix)
+      .filter(isPrefix)
+      .filter((prefix) => !ownedPrefixes.includes(prefix)),
   };
 }
 
@@ -736,7 +930,10 @@ interface StrimziAcl {
 }
 /** A KafkaUser's ACLs as bindings of aclsOf's shape; a deny or a host rule shows as an extra field, so it never compares equal. */
 function bindingsOfKafkaUser(user: Resource): Array<KafkaAclBinding & { type?: string; host?: string }> {
-  const authorization = present(specOf(user).authorization as { type: string; acls?: StrimziAcl[] } | undefined, `the authorization of KafkaUser ${user.metadata.name}`);
+  const authorization = present(
+    specOf(user).authorization as { type: string; acls?: StrimziAcl[] } | undefined,
+    `the authorization of KafkaUser ${user.metadata.name}`,
+  );
   return (authorization.acls ?? []).flatMap((acl) =>
     (acl.operations ?? [acl.operation ?? '']).map((operation) => ({
       principal: `User:${user.metadata.name}`,
@@ -751,72 +948,125 @@ function bindingsOfKafkaUser(user: Resource): Array<KafkaAclBinding & { type?: s
 }
 const canonical = (bindings: object[]) => bindings.map((binding) => JSON.stringify(binding, Object.keys(binding).sort())).sort();
 const grantsWrite = (binding: KafkaAclBinding, topic: string) =>
-  binding.resource === 'topic' && ['write', 'all'].includes(binding.operation) && (binding.pattern === 'prefixed' ? topic.startsWith(binding.name) : binding.name === topic || binding.name === '*');
+  binding.resource === 'topic' &&
+  ['write', 'all'].includes(binding.operation) &&
+  (binding.pattern === 'prefixed' ? topic.startsWith(binding.name) : binding.name === topic || binding.name === '*');
 
 /** The broker's own principal (dev), the topics Job's (prod), and one per service: no service may hold another's password. */
 const KAFKA_ADMIN_SECRET = 'kafka-admin';
 const PROVISIONING_PRINCIPAL = 'provisioning';
-const kafkaPasswordSecrets = [KAFKA_ADMIN_SECRET, PROVISIONING_PRINCIPAL, ...services.map(({ name }) => name), ...catalog.topics.map(({ name }) => name).filter((name) => !name.includes('<')).map(replayPrincipalOf)];
+const kafkaPasswordSecrets = [
+  KAFKA_ADMIN_SECRET,
+  PROVISIONING_PRINCIPAL,
+  ...services.map(({ name }) => name),
+  ...catalog.topics
+    .map(({ name }) => name)
+    .filter((name) => !name.includes('<'))
+    .map(replayPrincipalOf),
+];
 
 describe.each(['dev', 'prod'])('Kafka clients of the %s overlay', (overlay) => {
   const resources = render(overlay);
-  const workload = (kind: string, name: string) => present(resources.find((resource) => resource.kind === kind && resource.metadata.name === name), `${kind}/${name}`);
-  const platformConfig = present(resources.find((resource) => resource.kind === 'ConfigMap' && baseName(resource.metadata.name) === 'platform')?.data, 'the platform ConfigMap');
+  const workload = (kind: string, name: string) =>
+    present(
+      resources.find((resource) => resource.kind === kind && resource.metadata.name === name),
+      `${kind}/${name}`,
+    );
+  const platformConfig = present(
+    resources.find((resource) => resource.kind === 'ConfigMap' && baseName(resource.metadata.name) === 'platform')?.data,
+    'the platform ConfigMap',
+  );
   const kafkaCluster = resources.find((resource) => resource.kind === 'Kafka');
   // dev's CA Secret is generated under this name; Strimzi names its cluster CA `<cluster>-cluster-ca-cert`.
   const caSecret = overlay === 'dev' ? 'kafka-cluster-ca-cert' : `${present(kafkaCluster, 'the Strimzi Kafka').metadata.name}-cluster-ca-cert`;
   const caFile = platformConfig['KAFKA_SSL_CA_FILE'];
 
   it('connects to the broker over SASL_SSL (SCRAM-SHA-512), trusting the broker CA from its file', () => {
-    expect({ protocol: platformConfig['KAFKA_SECURITY_PROTOCOL'], mechanism: platformConfig['KAFKA_SASL_MECHANISM'] ?? 'SCRAM-SHA-512', caFile: /^\/etc\/.+\.crt$/.test(caFile ?? '') }).toEqual({ protocol: 'SASL_SSL', mechanism: 'SCRAM-SHA-512', caFile: true });
-    const tlsListener = kafkaCluster && (specOf(kafkaCluster).kafka as { listeners: Array<{ name: string; port: number }> }).listeners.find(({ name }) => name === 'tls');
+    expect({
+      protocol: platformConfig['KAFKA_SECURITY_PROTOCOL'],
+      mechanism: platformConfig['KAFKA_SASL_MECHANISM'] ?? 'SCRAM-SHA-512',
+      caFile: /^\/etc\/.+\.crt$/.test(caFile ?? ''),
+    }).toEqual({ protocol: 'SASL_SSL', mechanism: 'SCRAM-SHA-512', caFile: true });
+    const tlsListener =
+      kafkaCluster && (specOf(kafkaCluster).kafka as { listeners: Array<{ name: string; port: number }> }).listeners.find(({ name }) => name === 'tls');
     expect(platformConfig['KAFKA_BROKERS']).toBe(overlay === 'dev' ? 'kafka:9092' : `${kafkaCluster?.metadata.name}-kafka-bootstrap:${tlsListener?.port}`);
   });
 
-  it.each(services.map(({ name }) => [name]))('runs %s as its own principal: username the service name, password and CA from Secrets, mounted read-only', (name) => {
-    const deployment = workload('Deployment', name);
-    const container = podOf(deployment).containers[0];
-    expect({
-      username: variableSource(container, 'KAFKA_SASL_USERNAME'),
-      password: variableSource(container, 'KAFKA_SASL_PASSWORD'),
-      ca: fileSource(podOf(deployment), container, caFile),
-      otherKafkaPasswords: secretsReadBy(deployment).filter((secret) => secret !== name && kafkaPasswordSecrets.includes(secret)),
-    }).toEqual({
-      username: { value: name },
-      // The Secret Strimzi's User Operator makes for the KafkaUser of that name (prod), generated in dev.
-      password: { secret: name, key: 'password' },
-      ca: { from: `Secret/${caSecret}`, key: 'ca.crt', readOnly: true },
-      otherKafkaPasswords: [],
-    });
-  });
+  it.each(services.map(({ name }) => [name]))(
+    'runs %s as its own principal: username the service name, password and CA from Secrets, mounted read-only',
+    (name) => {
+      const deployment = workload('Deployment', name);
+      const container = podOf(deployment).containers[0];
+      expect({
+        username: variableSource(container, 'KAFKA_SASL_USERNAME'),
+        password: variableSource(container, 'KAFKA_SASL_PASSWORD'),
+        ca: fileSource(podOf(deployment), container, caFile),
+        otherKafkaPasswords: secretsReadBy(deployment).filter((secret) => secret !== name && kafkaPasswordSecrets.includes(secret)),
+      }).toEqual({
+        username: { value: name },
+        // The Secret Strimzi's User Operator makes for the KafkaUser of that name (prod), generated in dev.
+        password: { secret: name, key: 'password' },
+        ca: { from: `Secret/${caSecret}`, key: 'ca.crt', readOnly: true },
+        otherKafkaPasswords: [],
+      });
+    },
+  );
 
-  it(overlay === 'dev' ? 'runs the topics Job as the admin, making the topics and the ACLs' : 'runs no topics Job, and no service creates a topic (KAFKA_CREATE_TOPICS=false): the Topic Operator makes them', () => {
-    if (overlay === 'prod') {
-      expect({ topicsJobs: resources.filter((resource) => resource.kind === 'Job' && resource.metadata.labels?.[NAME_LABEL] === 'topics').length, createTopics: platformConfig['KAFKA_CREATE_TOPICS'] }).toEqual({ topicsJobs: 0, createTopics: 'false' });
-      return;
-    }
-    const job = opsJob(resources, 'topics');
-    const container = podOf(job).containers[0];
-    expect({ args: container.args, username: variableSource(container, 'KAFKA_SASL_USERNAME'), password: variableSource(container, 'KAFKA_SASL_PASSWORD'), ca: fileSource(podOf(job), container, caFile) }).toEqual({
-      args: ['--steps', 'topics,kafka-access'],
-      username: { value: 'admin' },
-      password: { secret: KAFKA_ADMIN_SECRET, key: 'password' },
-      ca: { from: `Secret/${caSecret}`, key: 'ca.crt', readOnly: true },
-    });
-  });
+  it(
+    overlay === 'dev'
+      ? 'runs the topics Job as the admin, making the topics and the ACLs'
+      : 'runs no topics Job, and no service creates a topic (KAFKA_CREATE_TOPICS=false): the Topic Operator makes them',
+    () => {
+      if (overlay === 'prod') {
+        expect({
+          topicsJobs: resources.filter((resource) => resource.kind === 'Job' && resource.metadata.labels?.[NAME_LABEL] === 'topics').length,
+          createTopics: platformConfig['KAFKA_CREATE_TOPICS'],
+        }).toEqual({ topicsJobs: 0, createTopics: 'false' });
+        return;
+      }
+      const job = opsJob(resources, 'topics');
+      const container = podOf(job).containers[0];
+      expect({
+        args: container.args,
+        username: variableSource(container, 'KAFKA_SASL_USERNAME'),
+        password: variableSource(container, 'KAFKA_SASL_PASSWORD'),
+        ca: fileSource(podOf(job), container, caFile),
+      }).toEqual({
+        args: ['--steps', 'topics,kafka-access'],
+        username: { value: 'admin' },
+        password: { secret: KAFKA_ADMIN_SECRET, key: 'password' },
+        ca: { from: `Secret/${caSecret}`, key: 'ca.crt', readOnly: true },
+      });
+    },
+  );
 });
 
 describe('Kafka in the prod overlay: Strimzi, a KafkaUser per service with its ACLs', () => {
   const resources = render('prod');
-  const kafkaCluster = present(resources.find((resource) => resource.kind === 'Kafka'), 'the Strimzi Kafka');
+  const kafkaCluster = present(
+    resources.find((resource) => resource.kind === 'Kafka'),
+    'the Strimzi Kafka',
+  );
   const kafkaUsers = resources.filter((resource) => resource.kind === 'KafkaUser');
-  const namespace = present(resources.find((resource) => resource.kind === 'ConfigMap' && baseName(resource.metadata.name) === 'platform')?.data, 'the platform ConfigMap')['KAFKA_NAMESPACE'] ?? '';
-  const userNamed = (name: string) => present(kafkaUsers.find((user) => user.metadata.name === name), `KafkaUser ${name}`);
+  const namespace =
+    present(resources.find((resource) => resource.kind === 'ConfigMap' && baseName(resource.metadata.name) === 'platform')?.data, 'the platform ConfigMap')[
+      'KAFKA_NAMESPACE'
+    ] ?? '';
+  const userNamed = (name: string) =>
+    present(
+      kafkaUsers.find((user) => user.metadata.name === name),
+      `KafkaUser ${name}`,
+    );
   const inNamespace = (topic: string) => (namespace ? `${namespace}.${topic}` : topic);
 
   it('listens only with TLS and SCRAM-SHA-512, enforces ACLs, and runs the User Operator', () => {
-    const kafka = specOf(kafkaCluster).kafka as { listeners: Array<{ name: string; port: number; tls: boolean; authentication?: { type: string } }>; authorization?: { type: string } };
-    expect(kafka.listeners.map(({ name, port, tls, authentication }) => ({ name, port, tls, authentication: authentication?.type }))).toEqual([{ name: 'tls', port: 9093, tls: true, authentication: 'scram-sha-512' }]);
+    const kafka = specOf(kafkaCluster).kafka as {
+      listeners: Array<{ name: string; port: number; tls: boolean; authentication?: { type: string } }>;
+      authorization?: { type: string };
+    };
+    expect(kafka.listeners.map(({ name, port, tls, authentication }) => ({ name, port, tls, authentication: authentication?.type }))).toEqual([
+      { name: 'tls', port: 9093, tls: true, authentication: 'scram-sha-512' },
+    ]);
     expect(kafka.authorization?.type).toBe('simple');
     expect((specOf(kafkaCluster).entityOperator as { userOperator?: object } | undefined)?.userOperator).toBeDefined();
   });
@@ -826,7 +1076,11 @@ describe('Kafka in the prod overlay: Strimzi, a KafkaUser per service with its A
   it('has one KafkaUser per catalog service and one replay principal per topic, all SCRAM-SHA-512 users of this cluster', () => {
     expect(kafkaUsers.map((user) => user.metadata.name).sort()).toEqual([...services.map(({ name }) => name), ...replayedTopics.map(replayPrincipalOf)].sort());
     for (const user of kafkaUsers) {
-      expect({ user: user.metadata.name, cluster: user.metadata.labels?.['strimzi.io/cluster'], authentication: (specOf(user).authentication as { type: string }).type }).toEqual({
+      expect({
+        user: user.metadata.name,
+        cluster: user.metadata.labels?.['strimzi.io/cluster'],
+        authentication: (specOf(user).authentication as { type: string }).type,
+      }).toEqual({
         user: user.metadata.name,
         cluster: kafkaCluster.metadata.name,
         authentication: 'scram-sha-512',
@@ -834,26 +1088,49 @@ describe('Kafka in the prod overlay: Strimzi, a KafkaUser per service with its A
     }
   });
 
-  it.each(services.map((service) => [service.name, service] as const))("grants %s exactly the ACLs init's kafka-access step makes (aclsOf the catalog's access)", (name, service) => {
-    expect(canonical(bindingsOfKafkaUser(userNamed(name)))).toEqual(canonical(aclsOf(catalogKafkaAccess(service), namespace, deadLetterTopicOf)));
-  });
+  it.each(services.map((service) => [service.name, service] as const))(
+    "grants %s exactly the ACLs init's kafka-access step makes (aclsOf the catalog's access)",
+    (name, service) => {
+      expect(canonical(bindingsOfKafkaUser(userNamed(name)))).toEqual(canonical(aclsOf(catalogKafkaAccess(service), namespace, deadLetterTopicOf)));
+    },
+  );
 
-  it("lets no principal create a topic but the gateway its own reply topics: the Topic Operator makes the others", () => {
-    const creators = kafkaUsers.flatMap((user) => bindingsOfKafkaUser(user).filter((binding) => ['create', 'all'].includes(binding.operation) && ['topic', 'cluster'].includes(binding.resource)).map((binding) => `${user.metadata.name}: ${binding.resource} ${binding.name} ${binding.pattern}`));
+  it('lets no principal create a topic but the gateway its own reply topics: the Topic Operator makes the others', () => {
+    const creators = kafkaUsers.flatMap((user) =>
+      bindingsOfKafkaUser(user)
+        .filter((binding) => ['create', 'all'].includes(binding.operation) && ['topic', 'cluster'].includes(binding.resource))
+        .map((binding) => `${user.metadata.name}: ${binding.resource} ${binding.name} ${binding.pattern}`),
+    );
     expect(creators).toEqual([`gateway: topic ${inNamespace('gateway.replies.')} prefixed`]);
   });
 
   it("declares every topic of the code's catalog, and its dead-letter topic, as a KafkaTopic with the catalog's partitions and retention", () => {
     // The topics the code names (what init's topics step makes: apps/ops/src/provision.ts, CATALOG_TOPICS), which the catalog lists too.
     const codeTopics = [PAYMENTS_TOPICS, WITHDRAWALS_TOPICS, DISPUTES_TOPICS].flatMap((topics) => Object.values(topics) as string[]);
-    expect([...codeTopics].sort()).toEqual(catalog.topics.map(({ name }) => name).filter((name) => perReplicaPrefix(name) === null).sort());
-    const partitions = Number(present(resources.find((resource) => resource.kind === 'ConfigMap' && baseName(resource.metadata.name) === 'platform')?.data, 'the platform ConfigMap')['KAFKA_TOPIC_PARTITIONS']);
+    expect([...codeTopics].sort()).toEqual(
+      catalog.topics
+        .map(({ name }) => name)
+        .filter((name) => perReplicaPrefix(name) === null)
+        .sort(),
+    );
+    const partitions = Number(
+      present(resources.find((resource) => resource.kind === 'ConfigMap' && baseName(resource.metadata.name) === 'platform')?.data, 'the platform ConfigMap')[
+        'KAFKA_TOPIC_PARTITIONS'
+      ],
+    );
     const brokerConfig = (specOf(kafkaCluster).kafka as { config: Record<string, unknown> }).config;
     const declared = resources
       .filter((resource) => resource.kind === 'KafkaTopic')
       .map((topic) => {
         const spec = specOf(topic) as { topicName?: string; partitions: number; replicas: number; config?: Record<string, unknown> };
-        return { topic: spec.topicName ?? topic.metadata.name, cluster: topic.metadata.labels?.['strimzi.io/cluster'], partitions: spec.partitions, replicas: spec.replicas, retentionMs: Number(spec.config?.['retention.ms']), minInSync: spec.config?.['min.insync.replicas'] };
+        return {
+          topic: spec.topicName ?? topic.metadata.name,
+          cluster: topic.metadata.labels?.['strimzi.io/cluster'],
+          partitions: spec.partitions,
+          replicas: spec.replicas,
+          retentionMs: Number(spec.config?.['retention.ms']),
+          minInSync: spec.config?.['min.insync.replicas'],
+        };
       })
       .sort((left, right) => left.topic.localeCompare(right.topic));
     const expected = codeTopics
@@ -861,29 +1138,51 @@ describe('Kafka in the prod overlay: Strimzi, a KafkaUser per service with its A
         { topic: inNamespace(topic), partitions, retentionMs: catalog.kafka.retentionMs },
         { topic: inNamespace(deadLetterTopicOf(topic)), partitions: catalog.kafka.deadLetterPartitions, retentionMs: catalog.kafka.deadLetterRetentionMs },
       ])
-      .map((topic) => ({ ...topic, cluster: kafkaCluster.metadata.name, replicas: brokerConfig['default.replication.factor'], minInSync: brokerConfig['min.insync.replicas'] }))
+      .map((topic) => ({
+        ...topic,
+        cluster: kafkaCluster.metadata.name,
+        replicas: brokerConfig['default.replication.factor'],
+        minInSync: brokerConfig['min.insync.replicas'],
+      }))
       .sort((left, right) => left.topic.localeCompare(right.topic));
     expect(declared).toEqual(expected);
     expect((specOf(kafkaCluster).entityOperator as { topicOperator?: object } | undefined)?.topicOperator).toBeDefined();
   });
 
-  it.each(replayedTopics.map((topic) => [replayPrincipalOf(topic), topic] as const))("grants the replay principal %s exactly the ACLs init's kafka-access step makes: its dead letters in, %s out", (name, topic) => {
-    const access: KafkaAccess = { principal: name, reads: [], groups: [], writes: [], replays: [topic] };
-    expect(canonical(bindingsOfKafkaUser(userNamed(name)))).toEqual(canonical(aclsOf(access, namespace, deadLetterTopicOf)));
-  });
+  it.each(replayedTopics.map((topic) => [replayPrincipalOf(topic), topic] as const))(
+    "grants the replay principal %s exactly the ACLs init's kafka-access step makes: its dead letters in, %s out",
+    (name, topic) => {
+      const access: KafkaAccess = { principal: name, reads: [], groups: [], writes: [], replays: [topic] };
+      expect(canonical(bindingsOfKafkaUser(userNamed(name)))).toEqual(canonical(aclsOf(access, namespace, deadLetterTopicOf)));
+    },
+  );
 
   it("lets only the gateway's principal write the command topics, and the topic's replay principal (an operator's, no pod's)", () => {
     const commandTopics = catalog.topics.map(({ name }) => name).filter((name) => name.endsWith('.commands'));
     expect(commandTopics.length).toBeGreaterThan(0);
-    const writers = (topic: string) => kafkaUsers.filter((user) => bindingsOfKafkaUser(user).some((binding) => grantsWrite(binding, inNamespace(topic)))).map((user) => user.metadata.name).sort();
-    expect(Object.fromEntries(commandTopics.map((topic) => [topic, writers(topic)]))).toEqual(Object.fromEntries(commandTopics.map((topic) => [topic, [replayPrincipalOf(topic), 'gateway']])));
+    const writers = (topic: string) =>
+      kafkaUsers
+        .filter((user) => bindingsOfKafkaUser(user).some((binding) => grantsWrite(binding, inNamespace(topic))))
+        .map((user) => user.metadata.name)
+        .sort();
+    expect(Object.fromEntries(commandTopics.map((topic) => [topic, writers(topic)]))).toEqual(
+      Object.fromEntries(commandTopics.map((topic) => [topic, [replayPrincipalOf(topic), 'gateway']])),
+    );
   });
 });
 
 describe('Kafka in the dev overlay: the secured broker and users of compose', () => {
   const resources = render('dev');
-  const workload = (kind: string, name: string) => present(resources.find((resource) => resource.kind === kind && resource.metadata.name === name), `${kind}/${name}`);
-  const scripts = () => present(resources.find((resource) => resource.kind === 'ConfigMap' && baseName(resource.metadata.name) === 'kafka-scripts')?.data, 'the kafka-scripts ConfigMap');
+  const workload = (kind: string, name: string) =>
+    present(
+      resources.find((resource) => resource.kind === kind && resource.metadata.name === name),
+      `${kind}/${name}`,
+    );
+  const scripts = () =>
+    present(
+      resources.find((resource) => resource.kind === 'ConfigMap' && baseName(resource.metadata.name) === 'kafka-scripts')?.data,
+      'the kafka-scripts ConfigMap',
+    );
   /** The script a container runs as `bash <script>`, and whether it is deploy/kafka's, byte for byte. */
   const scriptRun = (pod: PodSpec, container: Container) => {
     const [shell, script] = [...(container.command ?? []), ...(container.args ?? [])];
@@ -922,17 +1221,31 @@ describe('Kafka in the dev overlay: the secured broker and users of compose', ()
     const container = pod.containers[0];
     const [, , bootstrap, ...arguments_] = [...(container.command ?? []), ...(container.args ?? [])];
     const optional = arguments_.indexOf('--optional');
-    const replayPrincipals = catalog.topics.map(({ name }) => name).filter((name) => !name.includes('<')).map(replayPrincipalOf);
-    expect({ runs: scriptRun(pod, container), bootstrap, users: arguments_.slice(0, optional).sort(), replayUsers: arguments_.slice(optional + 1).sort() }).toEqual({
+    const replayPrincipals = catalog.topics
+      .map(({ name }) => name)
+      .filter((name) => !name.includes('<'))
+      .map(replayPrincipalOf);
+    expect({
+      runs: scriptRun(pod, container),
+      bootstrap,
+      users: arguments_.slice(0, optional).sort(),
+      replayUsers: arguments_.slice(optional + 1).sort(),
+    }).toEqual({
       runs: { shell: 'bash', script: 'set-service-users.sh', sameAsRepository: true },
       bootstrap: 'kafka:9092',
       users: services.map(({ name }) => name).sort(),
       replayUsers: [...replayPrincipals].sort(),
     });
     for (const name of replayPrincipals) {
-      expect({ name, password: variableSource(container, `${name.toUpperCase().replaceAll('-', '_')}_KAFKA_PASSWORD`) }).toEqual({ name, password: { secret: name, key: 'password' } });
+      expect({ name, password: variableSource(container, `${name.toUpperCase().replaceAll('-', '_')}_KAFKA_PASSWORD`) }).toEqual({
+        name,
+        password: { secret: name, key: 'password' },
+      });
     }
-    expect({ admin: variableSource(container, 'KAFKA_ADMIN_PASSWORD'), ca: fileSource(pod, container, (variableSource(container, 'KAFKA_CA_FILE') as { value?: string } | undefined)?.value ?? '') }).toEqual({
+    expect({
+      admin: variableSource(container, 'KAFKA_ADMIN_PASSWORD'),
+      ca: fileSource(pod, container, (variableSource(container, 'KAFKA_CA_FILE') as { value?: string } | undefined)?.value ?? ''),
+    }).toEqual({
       admin: { secret: KAFKA_ADMIN_SECRET, key: 'password' },
       ca: { from: 'Secret/kafka-cluster-ca-cert', key: 'ca.crt', readOnly: true },
     });

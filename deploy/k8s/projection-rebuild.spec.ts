@@ -32,7 +32,11 @@ describe('Kubernetes: the projection rebuild Job (deploy/k8s/jobs/projection-reb
   it("is one Job in prod's namespace, running the ops image's rebuild command, and only reporting by default", () => {
     expect(rendered.map(({ kind, metadata }) => `${kind}/${metadata.name}`)).toEqual(['Job/projection-rebuild']);
     expect(job.metadata.namespace).toBe('merchant-payments');
-    expect(container.image).toBe(prod.flatMap((resource) => (resource.kind === 'Job' ? resource.spec.template.spec.containers : [])).find((candidate: { image: string }) => candidate.image.includes('/ops:'))?.image);
+    expect(container.image).toBe(
+      prod
+        .flatMap((resource) => (resource.kind === 'Job' ? resource.spec.template.spec.containers : []))
+        .find((candidate: { image: string }) => candidate.image.includes('/ops:'))?.image,
+    );
     expect(container.command).toEqual(['node', '--enable-source-maps', 'dist/apps/ops/src/rebuild-projection.js']);
     expect(container.args).not.toContain('--switch');
     expect(job.spec.podFailurePolicy.rules[0]).toEqual({ action: 'FailJob', onExitCodes: { containerName: 'rebuild', operator: 'In', values: [1, 2] } });
@@ -41,7 +45,9 @@ describe('Kubernetes: the projection rebuild Job (deploy/k8s/jobs/projection-reb
   it('connects as the migration roles, from the Secrets the migrations Job reads', () => {
     const migrations = prod.find((resource) => resource.kind === 'Job' && resource.metadata.name.startsWith('migrations'));
     const secretsOf = (resource: { env?: Array<{ name: string; valueFrom?: { secretKeyRef?: { name: string } } }> }) =>
-      new Map((resource.env ?? []).filter((variable) => variable.valueFrom?.secretKeyRef).map((variable) => [variable.name, variable.valueFrom?.secretKeyRef?.name]));
+      new Map(
+        (resource.env ?? []).filter((variable) => variable.valueFrom?.secretKeyRef).map((variable) => [variable.name, variable.valueFrom?.secretKeyRef?.name]),
+      );
     const own = secretsOf(container);
     const theirs = secretsOf(migrations?.spec.template.spec.containers[0]);
     expect([...own.keys()].every((name) => name.endsWith('_MIGRATION_DATABASE_URL'))).toBe(true);
@@ -51,7 +57,12 @@ describe('Kubernetes: the projection rebuild Job (deploy/k8s/jobs/projection-reb
   it('runs non-root, read-only, without privileges or a service account token, with requests and limits', () => {
     expect(pod.spec.automountServiceAccountToken).toBe(false);
     expect(pod.spec.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
-    expect(container.securityContext).toEqual({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true, capabilities: { drop: ['ALL'] } });
+    expect(container.securityContext).toEqual({
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      runAsNonRoot: true,
+      capabilities: { drop: ['ALL'] },
+    });
     expect(container.resources.requests).toBeDefined();
     expect(container.resources.limits).toBeDefined();
   });
@@ -63,7 +74,11 @@ describe('Kubernetes: the projection rebuild Job (deploy/k8s/jobs/projection-reb
       ({ kind, spec }) =>
         kind === 'NetworkPolicy' &&
         (spec.ingress ?? []).some((rule: { from?: Array<{ podSelector?: { matchExpressions?: Array<{ key: string; values?: string[] }> } }> }) =>
-          (rule.from ?? []).some((peer) => (peer.podSelector?.matchExpressions ?? []).some((expression) => expression.key === 'app.kubernetes.io/component' && expression.values?.includes('provisioning'))),
+          (rule.from ?? []).some((peer) =>
+            (peer.podSelector?.matchExpressions ?? []).some(
+              (expression) => expression.key === 'app.kubernetes.io/component' && expression.values?.includes('provisioning'),
+            ),
+          ),
         ),
     );
     expect(admitting.length).toBeGreaterThan(0);

@@ -11,8 +11,8 @@ import { join, resolve } from 'node:path';
 
 const localDir = resolve(__dirname);
 const lineCount = (file: string) => readFileSync(file, 'utf8').split('\n').length;
-/** Far above any one concern's size, far below the 1,300 lines of the file before the split. */
-const MAX_LINES = 400;
+/** Above any one concern's size as the formatter wraps it (160 columns), far below the 1,300 lines of the file before the split. */
+const MAX_LINES = 500;
 
 describe('deploy/local/infra.mjs split by concern', () => {
   it('exports the same API as before', () => {
@@ -24,7 +24,8 @@ describe('deploy/local/infra.mjs split by concern', () => {
     const result = spawnSync(process.execPath, [join(localDir, 'infra.mjs'), 'sideways'], { encoding: 'utf8' });
     expect({ status: result.status, stderr: result.stderr }).toEqual({
       status: 2,
-      stderr: 'usage: node deploy/local/infra.mjs up [--mode dev|test] [--verbose]\n       node deploy/local/infra.mjs down\n       node deploy/local/infra.mjs secured-kafka --users NAME[,NAME…]\n',
+      stderr:
+        'usage: node deploy/local/infra.mjs up [--mode dev|test] [--verbose]\n       node deploy/local/infra.mjs down\n       node deploy/local/infra.mjs secured-kafka --users NAME[,NAME…]\n',
     });
   });
 

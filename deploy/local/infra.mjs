@@ -106,7 +106,12 @@ function shutdownSignal() {
   };
   process.on('SIGINT', handler);
   process.on('SIGTERM', handler);
-  return { get received() { return received; }, wait: () => new Promise((resolve) => (received ? resolve(received) : (wake = resolve))) };
+  return {
+    get received() {
+      return received;
+    },
+    wait: () => new Promise((resolve) => (received ? resolve(received) : (wake = resolve))),
+  };
 }
 
 async function cliUp(args) {
@@ -119,10 +124,7 @@ async function cliUp(args) {
   // The children are unref'd (so library callers never hang on them); this timer is what keeps
   // the foreground process alive until a signal arrives.
   const keepAlive = setInterval(() => {}, 1 << 30);
-  const reason = await Promise.race([
-    signals.wait().then((name) => `received ${name}`),
-    infra.kafka.exited.then(() => 'the Kafka broker exited'),
-  ]);
+  const reason = await Promise.race([signals.wait().then((name) => `received ${name}`), infra.kafka.exited.then(() => 'the Kafka broker exited')]);
   clearInterval(keepAlive);
   defaultLog(`${reason}, shutting down…`);
   const startedMs = Date.now();
@@ -138,10 +140,16 @@ async function cliUp(args) {
  */
 async function cliSecuredKafka(args) {
   const { values } = parseCommandLine({ args, options: { users: { type: 'string', default: '' } } }, USAGE);
-  const users = values.users.split(',').map((user) => user.trim()).filter(Boolean);
+  const users = values.users
+    .split(',')
+    .map((user) => user.trim())
+    .filter(Boolean);
   const password = () => crypto.randomBytes(18).toString('hex');
   const signals = shutdownSignal();
-  const kafka = await startKafka({ mode: 'test', kafkaSecurity: { adminPassword: password(), users: Object.fromEntries(users.map((user) => [user, password()])) } });
+  const kafka = await startKafka({
+    mode: 'test',
+    kafkaSecurity: { adminPassword: password(), users: Object.fromEntries(users.map((user) => [user, password()])) },
+  });
   console.log(`KAFKA_BROKERS=${kafka.brokers}`);
   console.log(`KAFKA_SECURITY=${JSON.stringify(kafka.security)}`);
   const keepAlive = setInterval(() => {}, 1 << 30);

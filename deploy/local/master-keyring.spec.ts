@@ -28,7 +28,11 @@ describe('local master keyring (npm start, npm run rekey)', () => {
     writeFileSync(join(stateDir, 'master.key'), 'bmV3\n');
     writeFileSync(join(stateDir, 'master.key.version'), '3\n');
     writeFileSync(join(stateDir, 'master.key.retired'), '1:b25l\n\n2:dHdv\n');
-    expect(keyringEnvironment(stateDir)).toEqual({ MERCHANT_SECRETS_MASTER_KEY: 'bmV3', MERCHANT_SECRETS_MASTER_KEY_VERSION: '3', MERCHANT_SECRETS_RETIRED_KEYS: '1:b25l,2:dHdv' });
+    expect(keyringEnvironment(stateDir)).toEqual({
+      MERCHANT_SECRETS_MASTER_KEY: 'bmV3',
+      MERCHANT_SECRETS_MASTER_KEY_VERSION: '3',
+      MERCHANT_SECRETS_RETIRED_KEYS: '1:b25l,2:dHdv',
+    });
     expect(keyringEnvironment(stateDir, { MERCHANT_SECRETS_MASTER_KEY_VERSION: '4', MERCHANT_SECRETS_RETIRED_KEYS: '3:bmV3' })).toEqual({
       MERCHANT_SECRETS_MASTER_KEY: 'bmV3',
       MERCHANT_SECRETS_MASTER_KEY_VERSION: '4',
@@ -41,6 +45,9 @@ describe('local master keyring (npm start, npm run rekey)', () => {
     writeFileSync(join(stateDir, 'master.key'), 'b25l\n');
     writeFileSync(join(stateDir, 'master.key.next'), '2:bmV3\n');
     expect(keyringEnvironment(stateDir)).toEqual({ MERCHANT_SECRETS_MASTER_KEY: 'b25l', MERCHANT_SECRETS_NEXT_KEY: '2:bmV3' });
-    expect(keyringEnvironment(stateDir, { MERCHANT_SECRETS_NEXT_KEY: '3:dHdv' })).toEqual({ MERCHANT_SECRETS_MASTER_KEY: 'b25l', MERCHANT_SECRETS_NEXT_KEY: '3:dHdv' });
+    expect(keyringEnvironment(stateDir, { MERCHANT_SECRETS_NEXT_KEY: '3:dHdv' })).toEqual({
+      MERCHANT_SECRETS_MASTER_KEY: 'b25l',
+      MERCHANT_SECRETS_NEXT_KEY: '3:dHdv',
+    });
   });
 });

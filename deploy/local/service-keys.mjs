@@ -19,7 +19,10 @@ export function serviceKeyEnvironment(stateDir, services) {
   for (const service of services) {
     if (keys[service]) continue;
     const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-    keys[service] = { private_key: privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64'), public_key: publicKey.export({ format: 'der', type: 'spki' }).toString('base64') };
+    keys[service] = {
+      private_key: privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64'),
+      public_key: publicKey.export({ format: 'der', type: 'spki' }).toString('base64'),
+    };
     changed = true;
   }
   if (changed) {

@@ -103,7 +103,10 @@ async function infrastructure() {
   } else {
     if (!needPostgres) say('using the PostgreSQL server of DATABASE_URL, one database per service');
     const serverUrl = postgres?.adminUrl ?? process.env.DATABASE_URL;
-    await ensureDatabases(serverUrl, SERVICES.map(({ name }) => name));
+    await ensureDatabases(
+      serverUrl,
+      SERVICES.map(({ name }) => name),
+    );
     for (const { name } of SERVICES) databaseUrls[name] = withDatabase(serverUrl, name);
   }
   const pids = { ...(kafka ? { kafka: kafka.pid } : {}), ...(postgres ? { postgres: postmasterPid(postgres.dataDir) } : {}) };
@@ -141,10 +144,15 @@ async function servicePorts() {
 /** Where this running system lives, for the local tools (npm run ledger:audit) and for stopLeftoverServices. */
 function writeEndpoints(system) {
   const processes = { ...system.pids, ...Object.fromEntries(supervisors.filter((service) => service.pid).map((service) => [service.name, service.pid])) };
-  const endpoints = { kafka_brokers: system.kafkaBrokers, database_urls: system.databaseUrls, gateway_url: system.urlOf('gateway'), log_dir: logDir, processes };
+  const endpoints = {
+    kafka_brokers: system.kafkaBrokers,
+    database_urls: system.databaseUrls,
+    gateway_url: system.urlOf('gateway'),
+    log_dir: logDir,
+    processes,
+  };
   writePrivate(join(stateDir, 'endpoints.json'), `${JSON.stringify(endpoints, null, 2)}\n`);
 }
-
 
 async function startServices(system) {
   const width = Math.max(...SERVICES.map(({ name }) => name.length)) + 2;
@@ -161,7 +169,9 @@ async function startServices(system) {
       logLabel: shown(logFile),
       say,
       onReady: (ready) => {
-        console.log(`${ready.name.padEnd(width)} ready  ${ready.url}  pid ${ready.pid}  log ${shown(logFile)}${ready.restarts ? `  (restart ${ready.restarts})` : ''}`);
+        console.log(
+          `${ready.name.padEnd(width)} ready  ${ready.url}  pid ${ready.pid}  log ${shown(logFile)}${ready.restarts ? `  (restart ${ready.restarts})` : ''}`,
+        );
         writeEndpoints(system);
       },
       onGiveUp: (reason) => stopAll(1, `${reason}; stopping everything`),
@@ -216,7 +226,10 @@ try {
   const infra = await infraStarting;
   const { ports, gatewayInternalPort } = await servicePorts();
   // Service-to-service tokens: each service signs with its own key (generated once, mode 600).
-  const serviceKeys = serviceKeyEnvironment(stateDir, SERVICES.map(({ name }) => name));
+  const serviceKeys = serviceKeyEnvironment(
+    stateDir,
+    SERVICES.map(({ name }) => name),
+  );
   const system = { ...infra, ports, gatewayInternalPort, serviceKeys, urlOf: (name) => `http://127.0.0.1:${ports.get(name)}` };
   writeEndpoints(system);
   await startServices(system);

@@ -17,7 +17,14 @@
 import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 
-export const RESTART_POLICY = { firstDelayMs: 1_000, maxDelayMs: 30_000, stableAfterMs: 60_000, maxQuickCrashes: 5, healthyWithinMs: 90_000, stopGraceMs: 15_000 };
+export const RESTART_POLICY = {
+  firstDelayMs: 1_000,
+  maxDelayMs: 30_000,
+  stableAfterMs: 60_000,
+  maxQuickCrashes: 5,
+  healthyWithinMs: 90_000,
+  stopGraceMs: 15_000,
+};
 
 /** What to do after a crash: restart after `delayMs`, or give up. Pure, so the policy reads in one place. */
 export function afterCrash(policy, { quickCrashesBefore, uptimeMs }) {
@@ -94,14 +101,19 @@ export class ServiceSupervisor {
     let exit = null;
     this.exited.then((value) => (exit = value));
     while (!exit && !this.stopping) {
-      const healthy = await fetch(`${this.url}${this.options.healthPath}`, { signal: AbortSignal.timeout(1_000) }).then((response) => response.ok, () => false);
+      const healthy = await fetch(`${this.url}${this.options.healthPath}`, { signal: AbortSignal.timeout(1_000) }).then(
+        (response) => response.ok,
+        () => false,
+      );
       if (healthy) return;
       if (Date.now() > deadline) {
         const message = `${this.name} was not healthy within ${this.options.policy.healthyWithinMs / 1000} s; killing it`;
         this.note('error', message);
         if (this.supervising) this.options.say(message);
         child.kill('SIGKILL');
-        throw new Error(`${this.name} was not healthy within ${this.options.policy.healthyWithinMs / 1000} s; the end of ${this.options.logLabel}:\n${this.logTail()}`);
+        throw new Error(
+          `${this.name} was not healthy within ${this.options.policy.healthyWithinMs / 1000} s; the end of ${this.options.logLabel}:\n${this.logTail()}`,
+        );
       }
       await sleep(200);
     }
@@ -118,7 +130,9 @@ export class ServiceSupervisor {
     this.note('error', `${this.name} exited unexpectedly (${describeExit(exit)}) after ${duration(uptimeMs)}`);
     const what = `${this.name} crashed (${describeExit(exit)}) after ${duration(uptimeMs)} up`;
     if (decision.giveUp) {
-      this.options.onGiveUp(`${what}: ${decision.quickCrashes} crashes in a row, each within ${duration(this.options.policy.stableAfterMs)} of starting; not restarting it (log ${this.options.logLabel})`);
+      this.options.onGiveUp(
+        `${what}: ${decision.quickCrashes} crashes in a row, each within ${duration(this.options.policy.stableAfterMs)} of starting; not restarting it (log ${this.options.logLabel})`,
+      );
       return;
     }
     this.options.say(`${what}; restarting in ${duration(decision.delayMs)}  log ${this.options.logLabel}`);

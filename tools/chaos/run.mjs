@@ -48,8 +48,20 @@ try {
   process.env.KAFKA_BROKERS = infra.kafka.brokers;
   process.env.TEST_PG_ADMIN_URL = infra.postgres.adminUrl;
   const chaosInfra = {
-    kafka: { brokers: infra.kafka.brokers, port: infra.kafka.port, proxiedListener: infra.kafka.proxiedListener, pause: infra.kafka.pause, resume: infra.kafka.resume },
-    postgres: { adminUrl: infra.postgres.adminUrl, host: infra.postgres.host, port: infra.postgres.port, pause: infra.postgres.pause, resume: infra.postgres.resume },
+    kafka: {
+      brokers: infra.kafka.brokers,
+      port: infra.kafka.port,
+      proxiedListener: infra.kafka.proxiedListener,
+      pause: infra.kafka.pause,
+      resume: infra.kafka.resume,
+    },
+    postgres: {
+      adminUrl: infra.postgres.adminUrl,
+      host: infra.postgres.host,
+      port: infra.postgres.port,
+      pause: infra.postgres.pause,
+      resume: infra.postgres.resume,
+    },
   };
   code = abort.signal.aborted ? 130 : await main(options, chaosInfra, net, abort.signal);
 } catch (error) {

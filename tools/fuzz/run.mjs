@@ -54,9 +54,28 @@ const QUICK_BEARER_PHASES = 'examples,coverage';
  * its Schemathesis run.
  */
 const APIS = {
-  merchant: { document: 'openapi.json', hooks: 'hooks', check: 'cross_tenant.py', quickPhases: 'examples,coverage,fuzzing', config: 'merchant-schemathesis.toml' },
-  agent: { document: 'docs/api/agent-openapi.json', hooks: 'bearer_hooks', token: 'agent.json', check: 'cross_agent.py', quickPhases: QUICK_BEARER_PHASES, config: 'bearer-schemathesis.toml' },
-  backoffice: { document: 'docs/api/backoffice-openapi.json', hooks: 'bearer_hooks', token: 'operator.json', quickPhases: QUICK_BEARER_PHASES, config: 'bearer-schemathesis.toml' },
+  merchant: {
+    document: 'openapi.json',
+    hooks: 'hooks',
+    check: 'cross_tenant.py',
+    quickPhases: 'examples,coverage,fuzzing',
+    config: 'merchant-schemathesis.toml',
+  },
+  agent: {
+    document: 'docs/api/agent-openapi.json',
+    hooks: 'bearer_hooks',
+    token: 'agent.json',
+    check: 'cross_agent.py',
+    quickPhases: QUICK_BEARER_PHASES,
+    config: 'bearer-schemathesis.toml',
+  },
+  backoffice: {
+    document: 'docs/api/backoffice-openapi.json',
+    hooks: 'bearer_hooks',
+    token: 'operator.json',
+    quickPhases: QUICK_BEARER_PHASES,
+    config: 'bearer-schemathesis.toml',
+  },
 };
 
 const { values: options } = parseCommandLine({
@@ -104,7 +123,12 @@ function startSystem() {
         env[`${name.toUpperCase().replaceAll('-', '_')}_DATABASE_URL`] = url.toString();
       }
     }
-    const child = spawn(process.execPath, [join(root, 'deploy/local/start.mjs'), '--mode', 'test'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'], detached: false });
+    const child = spawn(process.execPath, [join(root, 'deploy/local/start.mjs'), '--mode', 'test'], {
+      cwd: root,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: false,
+    });
     let output = '';
     const ready = new Promise((resolvePromise, reject) => {
       child.stdout.on('data', (chunk) => {
@@ -135,7 +159,11 @@ function startSystem() {
 function createOtherMerchant(stateDir) {
   const endpoints = JSON.parse(readFileSync(join(stateDir, 'endpoints.json'), 'utf8'));
   const env = { ...process.env, GATEWAY_DATABASE_URL: endpoints.database_urls.gateway, ...masterKeyringEnvironment(stateDir, 'MERCHANT_SECRETS') };
-  const result = spawnSync(process.execPath, [builtEntry('apps/gateway/src/create-merchant.ts'), '--name', 'Fuzz other tenant', '--callback-url', 'https://other.example/callbacks', '--json'], { cwd: root, env, encoding: 'utf8' });
+  const result = spawnSync(
+    process.execPath,
+    [builtEntry('apps/gateway/src/create-merchant.ts'), '--name', 'Fuzz other tenant', '--callback-url', 'https://other.example/callbacks', '--json'],
+    { cwd: root, env, encoding: 'utf8' },
+  );
   if (result.status !== 0) throw new Error(`create-merchant failed: ${result.stderr}`);
   return JSON.parse(result.stdout.trim().split('\n').pop());
 }
@@ -149,7 +177,11 @@ function createOtherMerchant(stateDir) {
 function runPython(args, env, logFile) {
   return new Promise((resolvePromise) => {
     const output = logFile ? openSync(logFile, 'w') : null;
-    const child = spawn(python, args, { cwd: root, env: { ...process.env, PYTHONPATH: join(root, 'tools/fuzz'), ...env }, stdio: output === null ? 'inherit' : ['ignore', output, output] });
+    const child = spawn(python, args, {
+      cwd: root,
+      env: { ...process.env, PYTHONPATH: join(root, 'tools/fuzz'), ...env },
+      stdio: output === null ? 'inherit' : ['ignore', output, output],
+    });
     child.on('exit', (code) => {
       if (output === null) return resolvePromise(code ?? 1);
       closeSync(output);
@@ -207,13 +239,23 @@ async function main() {
       const { document, hooks, token: tokenFile, check, quickPhases, config } = APIS[api];
       const apiStartedAt = Date.now();
       const schemathesisArgs = [
-        '-m', 'schemathesis.cli', ...(config ? ['--config-file', join(root, 'tools/fuzz', config)] : []), 'run', join(root, document),
-        '--url', merchant.base_url,
-        '--seed', options.seed,
-        '--max-examples', examples,
-        '--checks', CHECKS.join(','),
-        '--workers', '1',
-        '--request-timeout', '15',
+        '-m',
+        'schemathesis.cli',
+        ...(config ? ['--config-file', join(root, 'tools/fuzz', config)] : []),
+        'run',
+        join(root, document),
+        '--url',
+        merchant.base_url,
+        '--seed',
+        options.seed,
+        '--max-examples',
+        examples,
+        '--checks',
+        CHECKS.join(','),
+        '--workers',
+        '1',
+        '--request-timeout',
+        '15',
         '--no-color',
         ...(options.quick ? ['--phases', quickPhases, '--no-shrink'] : ['--report', 'json', '--report-json-path', `${reportBase}-${api}.json`]),
         ...(options.operation ?? []).flatMap((id) => ['--include-operation-id', id]),
@@ -228,7 +270,9 @@ async function main() {
       // every check passed (the config's warnings.fail-on also makes its exit code non-zero).
       const mismatches = validationMismatches(readFileSync(logFile, 'utf8'));
       if (mismatches.length > 0) {
-        say(`${api} API: FAILED: the server refused most of the valid-by-${document} requests of ${mismatches.length} operation(s) (Schemathesis' "schema validation mismatch"): ${mismatches.join(', ')}; the description must carry the constraints the server enforces (docs/operations/fuzzing.md)`);
+        say(
+          `${api} API: FAILED: the server refused most of the valid-by-${document} requests of ${mismatches.length} operation(s) (Schemathesis' "schema validation mismatch"): ${mismatches.join(', ')}; the description must carry the constraints the server enforces (docs/operations/fuzzing.md)`,
+        );
         failed.push(`${api} API (schema validation mismatch: ${mismatches.join(', ')})`);
       } else if (code !== 0) failed.push(`${api} API (schemathesis)`);
       if (check) {
@@ -241,7 +285,18 @@ async function main() {
     if (!options.quick) {
       const reports = apis.flatMap((api) => ['--report', `${api}=${reportBase}-${api}.json`]);
       const checkSections = apis.filter((api) => APIS[api].check).flatMap((api) => ['--section', join(sections, `${api}.md`)]);
-      await runPython([join(root, 'tools/fuzz/summary.py'), '--out', `${reportBase}.md`, '--title', `Fuzzing run (seed ${options.seed}, ${examples} examples per operation; ${apis.join(', ')})`, ...reports, ...checkSections], {});
+      await runPython(
+        [
+          join(root, 'tools/fuzz/summary.py'),
+          '--out',
+          `${reportBase}.md`,
+          '--title',
+          `Fuzzing run (seed ${options.seed}, ${examples} examples per operation; ${apis.join(', ')})`,
+          ...reports,
+          ...checkSections,
+        ],
+        {},
+      );
       say(`reports: ${reportBase}-{${apis.join(',')}}.json and ${reportBase}.md`);
     }
   } finally {

@@ -29,7 +29,7 @@ function withOnly(keep: string): string {
 }
 
 describe('reading the schema validation mismatch warning from a Schemathesis log (tools/fuzz/schemathesis-log.mjs)', () => {
-  it('names every operation of a real run that warned, and none of the other warnings\' operations', () => {
+  it("names every operation of a real run that warned, and none of the other warnings' operations", () => {
     expect(mismatchesOf(realLog)).toEqual([
       'PATCH /v2/merchant',
       'POST /v2/disputes',

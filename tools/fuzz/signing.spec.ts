@@ -9,12 +9,25 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 const root = resolve(__dirname, '../..');
-interface Vector { name: string; secret: string; timestamp: string; wire_path: string; body: string; signed_path: string; signature: string }
+interface Vector {
+  name: string;
+  secret: string;
+  timestamp: string;
+  wire_path: string;
+  body: string;
+  signed_path: string;
+  signature: string;
+}
 const vectors = (JSON.parse(readFileSync(join(root, 'docs/api/signing-test-vectors.json'), 'utf8')) as { vectors: Vector[] }).vectors;
 
 /** Runs a Python snippet with tools/fuzz importable; its stdout is one JSON value. */
 function python(script: string, input: unknown): unknown {
-  const result = spawnSync('python3', ['-c', script], { cwd: root, input: JSON.stringify(input), encoding: 'utf8', env: { ...process.env, PYTHONPATH: join(root, 'tools/fuzz') } });
+  const result = spawnSync('python3', ['-c', script], {
+    cwd: root,
+    input: JSON.stringify(input),
+    encoding: 'utf8',
+    env: { ...process.env, PYTHONPATH: join(root, 'tools/fuzz') },
+  });
   if (result.status !== 0) throw new Error(result.stderr);
   return JSON.parse(result.stdout);
 }
@@ -43,7 +56,10 @@ print(json.dumps(request.headers))`,
       vector,
     ) as Record<string, string>;
     expect(headers['x-api-key']).toBe('mch_x');
-    const expected = python(`import json, sys\nfrom signing import signature\nv = json.load(sys.stdin)\nprint(json.dumps(signature(v["secret"], ${'v["ts"]'}, v["signed_path"], b"")))`, { ...vector, ts: headers['x-timestamp'] });
+    const expected = python(
+      `import json, sys\nfrom signing import signature\nv = json.load(sys.stdin)\nprint(json.dumps(signature(v["secret"], ${'v["ts"]'}, v["signed_path"], b"")))`,
+      { ...vector, ts: headers['x-timestamp'] },
+    );
     expect(headers['x-signature']).toBe(expected);
   });
 });

@@ -18,7 +18,17 @@ export class AppModule {
         ServiceAuthModule.forRoot(config.serviceAuth, CALLBACKS_INTERNAL_ACCESS),
         TypeOrmModule.forRoot(serviceDatabaseOptions({ url: config.databaseUrl, poolMax: config.databasePoolMax, migrations: CALLBACKS_MIGRATIONS })),
         HealthModule.forRoot({ consumerLagMax: config.consumerLagMax, healthCheckTimeoutMs: config.healthCheckTimeoutMs }),
-        MessagingModule.forRootAsync({ inject: [], useFactory: () => ({ clientId: `callbacks-${config.instanceId}`, brokers: config.kafkaBrokers, namespace: config.kafkaNamespace, security: config.kafkaSecurity, createTopics: config.createTopics, partitionsConsumedConcurrently: config.partitionsConsumedConcurrently }) }),
+        MessagingModule.forRootAsync({
+          inject: [],
+          useFactory: () => ({
+            clientId: `callbacks-${config.instanceId}`,
+            brokers: config.kafkaBrokers,
+            namespace: config.kafkaNamespace,
+            security: config.kafkaSecurity,
+            createTopics: config.createTopics,
+            partitionsConsumedConcurrently: config.partitionsConsumedConcurrently,
+          }),
+        }),
         CallbacksModule.forRoot({ ...config, topicPartitions: config.commandPartitions }),
         MetricsModule.forRoot({ service: 'callback-dispatcher', outbox: false, serveOnAppPort: true, domainMetrics: registerCallbackMetrics }),
       ],

@@ -6,7 +6,11 @@ import { loadCallbackDispatcherConfig } from './callback-dispatcher.config';
 const SERVICE_KEYS = new ServiceKeyring();
 
 describe('callback dispatcher config', () => {
-  const minimal = { CALLBACKS_DATABASE_URL: 'postgres://cb@127.0.0.1:5432/callbacks', KAFKA_BROKERS: '127.0.0.1:9092', ...SERVICE_KEYS.environmentOf('callbacks') };
+  const minimal = {
+    CALLBACKS_DATABASE_URL: 'postgres://cb@127.0.0.1:5432/callbacks',
+    KAFKA_BROKERS: '127.0.0.1:9092',
+    ...SERVICE_KEYS.environmentOf('callbacks'),
+  };
 
   it('has the documented defaults', () => {
     const config = loadCallbackDispatcherConfig(minimal);
@@ -29,12 +33,28 @@ describe('callback dispatcher config', () => {
 
   it('names every problem at once', () => {
     try {
-      loadCallbackDispatcherConfig({ CALLBACK_RETRY_SCHEDULE: '5s,later', CALLBACK_ENDPOINT_DISABLE_AFTER_FAILURES: '0', CALLBACK_ENDPOINT_DISABLE_AFTER_MINUTES: 'soon', CALLBACK_ALLOWED_DESTINATIONS: 'not-an-ip', SERVICE_TOKEN_PRIVATE_KEY: 'not-a-key' });
+      loadCallbackDispatcherConfig({
+        CALLBACK_RETRY_SCHEDULE: '5s,later',
+        CALLBACK_ENDPOINT_DISABLE_AFTER_FAILURES: '0',
+        CALLBACK_ENDPOINT_DISABLE_AFTER_MINUTES: 'soon',
+        CALLBACK_ALLOWED_DESTINATIONS: 'not-an-ip',
+        SERVICE_TOKEN_PRIVATE_KEY: 'not-a-key',
+      });
       throw new Error('accepted');
     } catch (error) {
       expect(error).toBeInstanceOf(ConfigError);
       const problems = (error as ConfigError).problems.join('\n');
-      for (const name of ['CALLBACK_RETRY_SCHEDULE', 'CALLBACK_ENDPOINT_DISABLE_AFTER_FAILURES', 'CALLBACK_ENDPOINT_DISABLE_AFTER_MINUTES', 'CALLBACK_ALLOWED_DESTINATIONS', 'SERVICE_TOKEN_PRIVATE_KEY is not a usable key', 'SERVICE_TOKEN_PUBLIC_KEYS is required', 'CALLBACKS_DATABASE_URL', 'KAFKA_BROKERS']) expect(problems).toMatch(name);
+      for (const name of [
+        'CALLBACK_RETRY_SCHEDULE',
+        'CALLBACK_ENDPOINT_DISABLE_AFTER_FAILURES',
+        'CALLBACK_ENDPOINT_DISABLE_AFTER_MINUTES',
+        'CALLBACK_ALLOWED_DESTINATIONS',
+        'SERVICE_TOKEN_PRIVATE_KEY is not a usable key',
+        'SERVICE_TOKEN_PUBLIC_KEYS is required',
+        'CALLBACKS_DATABASE_URL',
+        'KAFKA_BROKERS',
+      ])
+        expect(problems).toMatch(name);
     }
   });
 });

@@ -10,7 +10,9 @@ import { loadCallbackDispatcherConfig } from './callback-dispatcher.config';
 
 async function bootstrap(): Promise<void> {
   const config = loadCallbackDispatcherConfig(process.env);
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), new FastifyAdapter(internalListenerOptions(config.internalTls)), { logger: startServiceTelemetry('callback-dispatcher', config.logFormat) });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), new FastifyAdapter(internalListenerOptions(config.internalTls)), {
+    logger: startServiceTelemetry('callback-dispatcher', config.logFormat),
+  });
   instrumentHttp(app.getHttpAdapter().getInstance());
   exitGracefullyOnSignals(app, { ...config, afterClose: flushTraces });
   // Consumers are @ConsumeTopicInBatches handlers on controllers, served over the messaging port.

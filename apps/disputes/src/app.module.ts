@@ -20,7 +20,14 @@ export class AppModule {
         HealthModule.forRoot({ consumerLagMax: config.consumerLagMax, healthCheckTimeoutMs: config.healthCheckTimeoutMs }),
         MessagingModule.forRootAsync({
           inject: [],
-          useFactory: () => ({ clientId: 'disputes', brokers: config.kafkaBrokers, namespace: config.kafkaNamespace, security: config.kafkaSecurity, createTopics: config.createTopics, partitionsConsumedConcurrently: config.partitionsConsumedConcurrently }),
+          useFactory: () => ({
+            clientId: 'disputes',
+            brokers: config.kafkaBrokers,
+            namespace: config.kafkaNamespace,
+            security: config.kafkaSecurity,
+            createTopics: config.createTopics,
+            partitionsConsumedConcurrently: config.partitionsConsumedConcurrently,
+          }),
         }),
         DisputesModule.forRoot({
           ...config,

@@ -6,7 +6,11 @@ import { loadDisputesConfig } from './disputes.config';
 const SERVICE_KEYS = new ServiceKeyring();
 
 describe('disputes config', () => {
-  const minimal = { DISPUTES_DATABASE_URL: 'postgres://disputes@127.0.0.1:5432/disputes', KAFKA_BROKERS: '127.0.0.1:9092', ...SERVICE_KEYS.environmentOf('disputes') };
+  const minimal = {
+    DISPUTES_DATABASE_URL: 'postgres://disputes@127.0.0.1:5432/disputes',
+    KAFKA_BROKERS: '127.0.0.1:9092',
+    ...SERVICE_KEYS.environmentOf('disputes'),
+  };
 
   it('has the documented defaults, the test clock off', () => {
     expect(loadDisputesConfig(minimal)).toMatchObject({

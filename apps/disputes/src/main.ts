@@ -18,7 +18,10 @@ async function bootstrap(): Promise<void> {
   });
   instrumentHttp(app.getHttpAdapter().getInstance());
   // Dispute receipts arrive from the gateway as raw file bytes; JSON stays with Nest's parser.
-  app.getHttpAdapter().getInstance().addContentTypeParser('application/octet-stream', { parseAs: 'buffer', bodyLimit: RECEIPT_BYTES_MAX + 1024 }, (_request, body, done) => done(null, body));
+  app
+    .getHttpAdapter()
+    .getInstance()
+    .addContentTypeParser('application/octet-stream', { parseAs: 'buffer', bodyLimit: RECEIPT_BYTES_MAX + 1024 }, (_request, body, done) => done(null, body));
   exitGracefullyOnSignals(app, { ...config, afterClose: flushTraces });
   app.connectMicroservice<CustomStrategy>({ strategy: new MessagingTransportStrategy(app.get(MESSAGE_BROKER), DISPUTES_CONSUMERS) });
   // Initialised first so the topics exist (onApplicationBootstrap) before the group joins them.

@@ -64,7 +64,10 @@ function headingAnchors(markdown: string): Set<string> {
   const withoutCode = markdown.replace(/^```[^\n]*\n[\s\S]*?^```[ \t]*$/gm, '');
   for (const match of withoutCode.matchAll(/^#{1,6}[ \t]+(.+?)[ \t#]*$/gm)) {
     const text = match[1].replace(/\[([^\]]*)\]\([^)]*\)/g, '$1').replace(/`/g, '');
-    const base = text.toLowerCase().replace(/[^\p{L}\p{M}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+    const base = text
+      .toLowerCase()
+      .replace(/[^\p{L}\p{M}\p{N}\s_-]/gu, '')
+      .replace(/\s/g, '-');
     const count = seen.get(base) ?? 0;
     seen.set(base, count + 1);
     anchors.add(count === 0 ? base : `${base}-${count}`);
@@ -85,7 +88,8 @@ function linkProblem(file: string, target: string): string | null {
   if (['node_modules', '.local', '.git', '.nx', 'dist', 'tmp'].includes(topFolder)) return `leads into ${topFolder}/, which a clone does not have`;
   if (!existsSync(resolved)) return 'leads to a file that does not exist';
   if (!statSync(resolved).isFile()) return 'leads to a folder, not a file';
-  if (anchor !== undefined && resolved.endsWith('.md') && !headingAnchors(read(resolved)).has(anchor)) return `names a heading #${anchor} that ${nameOf(resolved)} does not have`;
+  if (anchor !== undefined && resolved.endsWith('.md') && !headingAnchors(read(resolved)).has(anchor))
+    return `names a heading #${anchor} that ${nameOf(resolved)} does not have`;
   return null;
 }
 
@@ -110,13 +114,21 @@ describe('documentation links', () => {
   // themselves; a reader of this repository has no spec sections, decisions file or issue tracker.
   const CITATION = /\bdecisions\.md\b|\bspec(?:'s)? (?:section |§ ?)?\d+(?:\.\d+)*|\bsection \d+(?:\.\d+)* rule \d+|\b[Ii]ssues? #?\d+\b/g;
   const merchantDocuments = documents.filter((file) => nameOf(file).startsWith(join('docs', 'api')) || nameOf(file) === join('docs', 'README.md'));
-  it.each([...merchantDocuments, join(repositoryRoot, 'libs/sdk/README.md')].map((file) => [nameOf(file), file]))('%s cites no spec section, decisions file or issue number', (_name, file) => {
-    const citations = read(file).match(CITATION) ?? [];
-    expect(citations).toEqual([]);
-  });
+  it.each([...merchantDocuments, join(repositoryRoot, 'libs/sdk/README.md')].map((file) => [nameOf(file), file]))(
+    '%s cites no spec section, decisions file or issue number',
+    (_name, file) => {
+      const citations = read(file).match(CITATION) ?? [];
+      expect(citations).toEqual([]);
+    },
+  );
 
   it('tells a citation from ordinary text (the check above can fail)', () => {
-    expect('as spec 4.9 rule 2 says; see decisions.md; fixed in issue 21; section 1 rule 7'.match(CITATION)).toEqual(['spec 4.9', 'decisions.md', 'issue 21', 'section 1 rule 7']);
+    expect('as spec 4.9 rule 2 says; see decisions.md; fixed in issue 21; section 1 rule 7'.match(CITATION)).toEqual([
+      'spec 4.9',
+      'decisions.md',
+      'issue 21',
+      'section 1 rule 7',
+    ]);
     expect('endpoint 14 takes 5 MiB; the issuer of a card'.match(CITATION)).toBeNull();
   });
 
@@ -165,19 +177,24 @@ describe('the worked signing examples in docs/api/authentication.md', () => {
     expect(examples.some((example) => /%2F/i.test(example.wirePath))).toBe(true);
   });
 
-  it.each(examples.map((example) => [`${example.method} ${example.wirePath}`, example]))('%s: the signed string and signature are what the server computes', (_name, example) => {
-    expect(example.apiKey).toMatch(MERCHANT_ID_PATTERN);
-    expect(checkTimestamp(example.timestamp, Number(example.timestamp))).toEqual({ ok: true });
-    const body = Buffer.from(example.body, 'utf8');
-    const path = canonicalSignedPath(example.wirePath);
-    expect(signedPayload(example.timestamp, path, body).toString('utf8')).toBe(example.signedString);
-    const expected = computeSignature(example.secret, example.timestamp, path, body);
-    expect(example.signature).toBe(expected);
-    expect(signaturesMatch(expected, example.signature)).toBe(true);
-  });
+  it.each(examples.map((example) => [`${example.method} ${example.wirePath}`, example]))(
+    '%s: the signed string and signature are what the server computes',
+    (_name, example) => {
+      expect(example.apiKey).toMatch(MERCHANT_ID_PATTERN);
+      expect(checkTimestamp(example.timestamp, Number(example.timestamp))).toEqual({ ok: true });
+      const body = Buffer.from(example.body, 'utf8');
+      const path = canonicalSignedPath(example.wirePath);
+      expect(signedPayload(example.timestamp, path, body).toString('utf8')).toBe(example.signedString);
+      const expected = computeSignature(example.secret, example.timestamp, path, body);
+      expect(example.signature).toBe(expected);
+      expect(signaturesMatch(expected, example.signature)).toBe(true);
+    },
+  );
 
   it('shows no signature anywhere on the page that the examples do not produce', () => {
-    const computed = new Set(examples.map((example) => computeSignature(example.secret, example.timestamp, canonicalSignedPath(example.wirePath), Buffer.from(example.body, 'utf8'))));
+    const computed = new Set(
+      examples.map((example) => computeSignature(example.secret, example.timestamp, canonicalSignedPath(example.wirePath), Buffer.from(example.body, 'utf8'))),
+    );
     const shown = doc.match(/\b[0-9a-f]{64}\b/g) ?? [];
     expect(shown.length).toBeGreaterThan(examples.length);
     expect(shown.filter((signature) => !computed.has(signature))).toEqual([]);

@@ -14,7 +14,10 @@ interface LockedPackage {
 }
 
 const repositoryRoot = resolve(__dirname, '../../..');
-const lock = JSON.parse(readFileSync(join(repositoryRoot, 'package-lock.json'), 'utf8')) as { lockfileVersion: number; packages: Record<string, LockedPackage> };
+const lock = JSON.parse(readFileSync(join(repositoryRoot, 'package-lock.json'), 'utf8')) as {
+  lockfileVersion: number;
+  packages: Record<string, LockedPackage>;
+};
 
 describe('package-lock.json', () => {
   it('is a lockfile v3 with a packages map', () => {

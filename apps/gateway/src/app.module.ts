@@ -21,14 +21,25 @@ export class AppModule {
         HealthModule.forRoot({ consumerLagMax: config.consumerLagMax, healthCheckTimeoutMs: config.healthCheckTimeoutMs }),
         MessagingModule.forRootAsync({
           inject: [],
-          useFactory: () => ({ clientId: `gateway-${config.instanceId}`, brokers: config.kafkaBrokers, namespace: config.kafkaNamespace, security: config.kafkaSecurity }),
+          useFactory: () => ({
+            clientId: `gateway-${config.instanceId}`,
+            brokers: config.kafkaBrokers,
+            namespace: config.kafkaNamespace,
+            security: config.kafkaSecurity,
+          }),
         }),
         GatewayApiModule.forRoot(config),
         MetricsModule.forRoot({ service: 'gateway', outbox: false, serveOnAppPort: false }),
         ConsoleBffModule.forRoot({
           ...config.console,
           secretsKeyring: config.secretsKeyring,
-          serviceUrls: { payments: config.paymentsInternalUrl, ledger: config.ledgerInternalUrl, disputes: config.disputesInternalUrl, withdrawals: config.withdrawalsInternalUrl, callbacks: config.callbacksInternalUrl },
+          serviceUrls: {
+            payments: config.paymentsInternalUrl,
+            ledger: config.ledgerInternalUrl,
+            disputes: config.disputesInternalUrl,
+            withdrawals: config.withdrawalsInternalUrl,
+            callbacks: config.callbacksInternalUrl,
+          },
           healthCheckTimeoutMs: config.healthCheckTimeoutMs,
         }),
       ],

@@ -16,7 +16,14 @@ import { loadGatewayStorageConfig } from './gateway.config';
  * to the console (operators issue more, and revoke them, in the back office).
  */
 async function main(): Promise<void> {
-  const { values: args } = parseCommandLine({ options: { name: { type: 'string' }, 'callback-url': { type: 'string' }, 'console-key': { type: 'boolean', default: false }, json: { type: 'boolean', default: false } } });
+  const { values: args } = parseCommandLine({
+    options: {
+      name: { type: 'string' },
+      'callback-url': { type: 'string' },
+      'console-key': { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
+    },
+  });
   const reader = new ConfigReader(process.env);
   const storage = loadGatewayStorageConfig(reader);
   if (!args.name) reader.problem('--name is required');
@@ -30,7 +37,15 @@ async function main(): Promise<void> {
     const merchant = await store.createMerchant(args.name ?? '', args['callback-url'] ?? null);
     const consoleKey = args['console-key'] ? await new ConsoleKeyStore(dataSource).create(merchant.merchantId, { createdBy: 'merchant:create' }) : null;
     if (args.json) {
-      console.log(JSON.stringify({ merchant_id: merchant.merchantId, name: merchant.name, api_secret: merchant.apiSecret, webhook_secret: merchant.webhookSecret, ...(consoleKey ? { console_key: consoleKey.console_key, console_key_id: consoleKey.key_id } : {}) }));
+      console.log(
+        JSON.stringify({
+          merchant_id: merchant.merchantId,
+          name: merchant.name,
+          api_secret: merchant.apiSecret,
+          webhook_secret: merchant.webhookSecret,
+          ...(consoleKey ? { console_key: consoleKey.console_key, console_key_id: consoleKey.key_id } : {}),
+        }),
+      );
     } else {
       console.log(`Merchant created: ${merchant.name}`);
       console.log(`  merchant_id (x-api-key): ${merchant.merchantId}`);

@@ -27,9 +27,24 @@ async function main(): Promise<void> {
   try {
     await dataSource.runMigrations();
     // The bootstrap operator: the first one, who issues the others (docs/operations/operators.md).
-    const operator = await createOperatorByCommand(dataSource, name as string, { lifetimeDays: operatorCredentialLifetimeDays, command: { id: 'operator:create', name: 'npm run operator:create' } });
-    if (values.json) console.log(JSON.stringify({ credential_id: operator.credentialId, operator_id: operator.operatorId, name: operator.name, expires_at: operator.expiresAt?.toISOString() ?? null, token: operator.token }));
-    else console.log(`Operator ${operator.name} (${operator.operatorId}, credential ${operator.credentialId}; may issue operator credentials)\n  token: ${operator.token}\n  expires: ${operator.expiresAt?.toISOString()}\nUse it as "Authorization: Bearer <token>" on /backoffice/v1. It is never shown again.`);
+    const operator = await createOperatorByCommand(dataSource, name as string, {
+      lifetimeDays: operatorCredentialLifetimeDays,
+      command: { id: 'operator:create', name: 'npm run operator:create' },
+    });
+    if (values.json)
+      console.log(
+        JSON.stringify({
+          credential_id: operator.credentialId,
+          operator_id: operator.operatorId,
+          name: operator.name,
+          expires_at: operator.expiresAt?.toISOString() ?? null,
+          token: operator.token,
+        }),
+      );
+    else
+      console.log(
+        `Operator ${operator.name} (${operator.operatorId}, credential ${operator.credentialId}; may issue operator credentials)\n  token: ${operator.token}\n  expires: ${operator.expiresAt?.toISOString()}\nUse it as "Authorization: Bearer <token>" on /backoffice/v1. It is never shown again.`,
+      );
   } finally {
     await dataSource.destroy();
   }

@@ -19,7 +19,12 @@ describe('gateway config: trusted proxies', () => {
   });
 
   it('reads addresses and CIDR ranges of both IP versions', () => {
-    expect(loadGatewayConfig({ ...minimal, GATEWAY_TRUSTED_PROXIES: '10.0.0.0/8, 127.0.0.1,::1, fd00::/8' }).trustedProxies).toEqual(['10.0.0.0/8', '127.0.0.1', '::1', 'fd00::/8']);
+    expect(loadGatewayConfig({ ...minimal, GATEWAY_TRUSTED_PROXIES: '10.0.0.0/8, 127.0.0.1,::1, fd00::/8' }).trustedProxies).toEqual([
+      '10.0.0.0/8',
+      '127.0.0.1',
+      '::1',
+      'fd00::/8',
+    ]);
   });
 
   it('refuses to start with an entry that is not an address or range, naming it', () => {
@@ -47,19 +52,37 @@ describe('gateway config: callbacks', () => {
 
   it('has the documented defaults, and the dispatcher’s public key for its internal listener', () => {
     const config = loadGatewayConfig(minimal);
-    expect(config).toMatchObject({ callbacksInternalUrl: 'http://127.0.0.1:3005', webhookSecretOverlapHours: 24, internalHttpHost: '127.0.0.1', internalHttpPort: 3010 });
+    expect(config).toMatchObject({
+      callbacksInternalUrl: 'http://127.0.0.1:3005',
+      webhookSecretOverlapHours: 24,
+      internalHttpHost: '127.0.0.1',
+      internalHttpPort: 3010,
+    });
     expect(config.serviceAuth.service).toBe('gateway');
     expect(config.serviceAuth.publicKeys.has('callbacks')).toBe(true);
   });
 
   it('refuses to boot without its service-token keys, with an overlap above 7 days or the internal listener on the public port', () => {
     try {
-      loadGatewayConfig({ ...minimal, SERVICE_TOKEN_PRIVATE_KEY: '', SERVICE_TOKEN_PUBLIC_KEYS: `ledger:${SERVICE_KEYS.keys.ledger.publicKey}`, WEBHOOK_SECRET_OVERLAP_HOURS: '200', GATEWAY_HTTP_PORT: '4000', GATEWAY_INTERNAL_HTTP_PORT: '4000' });
+      loadGatewayConfig({
+        ...minimal,
+        SERVICE_TOKEN_PRIVATE_KEY: '',
+        SERVICE_TOKEN_PUBLIC_KEYS: `ledger:${SERVICE_KEYS.keys.ledger.publicKey}`,
+        WEBHOOK_SECRET_OVERLAP_HOURS: '200',
+        GATEWAY_HTTP_PORT: '4000',
+        GATEWAY_INTERNAL_HTTP_PORT: '4000',
+      });
       throw new Error('accepted');
     } catch (error) {
       expect(error).toBeInstanceOf(ConfigError);
       const problems = (error as ConfigError).problems.join('\n');
-      for (const problem of ['SERVICE_TOKEN_PRIVATE_KEY is required', 'SERVICE_TOKEN_PUBLIC_KEYS lacks the public key of callbacks', 'WEBHOOK_SECRET_OVERLAP_HOURS', 'GATEWAY_INTERNAL_HTTP_PORT']) expect(problems).toMatch(problem);
+      for (const problem of [
+        'SERVICE_TOKEN_PRIVATE_KEY is required',
+        'SERVICE_TOKEN_PUBLIC_KEYS lacks the public key of callbacks',
+        'WEBHOOK_SECRET_OVERLAP_HOURS',
+        'GATEWAY_INTERNAL_HTTP_PORT',
+      ])
+        expect(problems).toMatch(problem);
     }
   });
 });
@@ -67,19 +90,32 @@ describe('gateway config: callbacks', () => {
 describe('gateway config: master keyring', () => {
   const current = randomBytes(32);
   const retired = randomBytes(32);
-  const minimal = { GATEWAY_DATABASE_URL: 'postgres://gw@127.0.0.1:5432/gateway', KAFKA_BROKERS: '127.0.0.1:9092', MERCHANT_SECRETS_MASTER_KEY: current.toString('base64'), ...SERVICE_KEYS.environmentOf('gateway') };
+  const minimal = {
+    GATEWAY_DATABASE_URL: 'postgres://gw@127.0.0.1:5432/gateway',
+    KAFKA_BROKERS: '127.0.0.1:9092',
+    MERCHANT_SECRETS_MASTER_KEY: current.toString('base64'),
+    ...SERVICE_KEYS.environmentOf('gateway'),
+  };
 
   it('reads MERCHANT_SECRETS_MASTER_KEY alone as key version 1, and a rotated keyring with its retired keys', () => {
     expect(loadGatewayConfig(minimal).secretsKeyring.versions).toEqual([1]);
-    const keyring = loadGatewayConfig({ ...minimal, MERCHANT_SECRETS_MASTER_KEY_VERSION: '2', MERCHANT_SECRETS_RETIRED_KEYS: `1:${retired.toString('base64')}` }).secretsKeyring;
+    const keyring = loadGatewayConfig({
+      ...minimal,
+      MERCHANT_SECRETS_MASTER_KEY_VERSION: '2',
+      MERCHANT_SECRETS_RETIRED_KEYS: `1:${retired.toString('base64')}`,
+    }).secretsKeyring;
     expect(keyring.currentVersion).toBe(2);
     expect(keyring.keyFor(1).equals(retired)).toBe(true);
   });
 
   it('refuses a retired key list that repeats a version, naming the variable', () => {
-    expect(() => loadGatewayConfig({ ...minimal, MERCHANT_SECRETS_MASTER_KEY_VERSION: '3', MERCHANT_SECRETS_RETIRED_KEYS: `1:${retired.toString('base64')},1:${randomBytes(32).toString('base64')}` })).toThrow(
-      /MERCHANT_SECRETS_RETIRED_KEYS lists version 1 twice/,
-    );
+    expect(() =>
+      loadGatewayConfig({
+        ...minimal,
+        MERCHANT_SECRETS_MASTER_KEY_VERSION: '3',
+        MERCHANT_SECRETS_RETIRED_KEYS: `1:${retired.toString('base64')},1:${randomBytes(32).toString('base64')}`,
+      }),
+    ).toThrow(/MERCHANT_SECRETS_RETIRED_KEYS lists version 1 twice/);
   });
 });
 
@@ -104,13 +140,31 @@ describe('gateway config: secret overlaps and operator credentials', () => {
 
   it('reads them', () => {
     expect(
-      loadGatewayConfig({ ...minimal, API_SECRET_OVERLAP_HOURS: '2', OPERATOR_CREDENTIAL_LIFETIME_DAYS: '30', OPERATOR_CREDENTIAL_LIFETIME_MAX_DAYS: '180', OPERATOR_LIVE_CREDENTIALS_MAX: '2', AGENT_CREDENTIAL_LIFETIME_DAYS: '30' }),
-    ).toMatchObject({ apiSecretOverlapHours: 2, operatorCredentialLifetimeDays: 30, operatorCredentialLifetimeMaxDays: 180, operatorLiveCredentialsMax: 2, agentCredentialLifetimeDays: 30 });
+      loadGatewayConfig({
+        ...minimal,
+        API_SECRET_OVERLAP_HOURS: '2',
+        OPERATOR_CREDENTIAL_LIFETIME_DAYS: '30',
+        OPERATOR_CREDENTIAL_LIFETIME_MAX_DAYS: '180',
+        OPERATOR_LIVE_CREDENTIALS_MAX: '2',
+        AGENT_CREDENTIAL_LIFETIME_DAYS: '30',
+      }),
+    ).toMatchObject({
+      apiSecretOverlapHours: 2,
+      operatorCredentialLifetimeDays: 30,
+      operatorCredentialLifetimeMaxDays: 180,
+      operatorLiveCredentialsMax: 2,
+      agentCredentialLifetimeDays: 30,
+    });
   });
 
   it('defaults the operator lifetime to a configured maximum below 90 days, and refuses a default above the maximum', () => {
-    expect(loadGatewayConfig({ ...minimal, OPERATOR_CREDENTIAL_LIFETIME_MAX_DAYS: '30' })).toMatchObject({ operatorCredentialLifetimeDays: 30, operatorCredentialLifetimeMaxDays: 30 });
-    expect(() => loadGatewayConfig({ ...minimal, OPERATOR_CREDENTIAL_LIFETIME_DAYS: '120' })).toThrow(/OPERATOR_CREDENTIAL_LIFETIME_DAYS \(120\) may not exceed OPERATOR_CREDENTIAL_LIFETIME_MAX_DAYS \(90\)/);
+    expect(loadGatewayConfig({ ...minimal, OPERATOR_CREDENTIAL_LIFETIME_MAX_DAYS: '30' })).toMatchObject({
+      operatorCredentialLifetimeDays: 30,
+      operatorCredentialLifetimeMaxDays: 30,
+    });
+    expect(() => loadGatewayConfig({ ...minimal, OPERATOR_CREDENTIAL_LIFETIME_DAYS: '120' })).toThrow(
+      /OPERATOR_CREDENTIAL_LIFETIME_DAYS \(120\) may not exceed OPERATOR_CREDENTIAL_LIFETIME_MAX_DAYS \(90\)/,
+    );
   });
 
   it.each([
@@ -145,7 +199,11 @@ describe('gateway config: rate limits and callback ports', () => {
 
   it('has the documented defaults', () => {
     const config = loadGatewayConfig(minimal);
-    expect(config.rateLimits).toEqual({ merchant: { ratePerSecond: 100, burst: 200 }, address: { ratePerSecond: 20, burst: 100 }, authFailures: { ratePerSecond: 2, burst: 60 } });
+    expect(config.rateLimits).toEqual({
+      merchant: { ratePerSecond: 100, burst: 200 },
+      address: { ratePerSecond: 20, burst: 100 },
+      authFailures: { ratePerSecond: 2, burst: 60 },
+    });
     expect(config.callbackAllowedPorts).toEqual([
       [443, 443],
       [8443, 8443],
@@ -153,8 +211,14 @@ describe('gateway config: rate limits and callback ports', () => {
   });
 
   it('refuses a zero rate or burst and a port list that is not one, naming them', () => {
-    const problems = problemsOf({ ...minimal, GATEWAY_RATE_LIMIT_MERCHANT_BURST: '0', GATEWAY_RATE_LIMIT_ADDRESS_PER_SECOND: 'fast', CALLBACK_ALLOWED_PORTS: '443,70000' }).join('\n');
-    for (const name of ['GATEWAY_RATE_LIMIT_MERCHANT_BURST', 'GATEWAY_RATE_LIMIT_ADDRESS_PER_SECOND', 'CALLBACK_ALLOWED_PORTS: "70000"']) expect(problems).toContain(name);
+    const problems = problemsOf({
+      ...minimal,
+      GATEWAY_RATE_LIMIT_MERCHANT_BURST: '0',
+      GATEWAY_RATE_LIMIT_ADDRESS_PER_SECOND: 'fast',
+      CALLBACK_ALLOWED_PORTS: '443,70000',
+    }).join('\n');
+    for (const name of ['GATEWAY_RATE_LIMIT_MERCHANT_BURST', 'GATEWAY_RATE_LIMIT_ADDRESS_PER_SECOND', 'CALLBACK_ALLOWED_PORTS: "70000"'])
+      expect(problems).toContain(name);
   });
 });
 
@@ -171,6 +235,8 @@ describe('gateway config: the console', () => {
   });
 
   it('refuses to start with a session that would idle longer than it lives', () => {
-    expect(() => loadGatewayConfig({ ...minimal, CONSOLE_SESSION_IDLE_MINUTES: '90', CONSOLE_SESSION_MAX_HOURS: '1' })).toThrow(/CONSOLE_SESSION_IDLE_MINUTES must not exceed CONSOLE_SESSION_MAX_HOURS/);
+    expect(() => loadGatewayConfig({ ...minimal, CONSOLE_SESSION_IDLE_MINUTES: '90', CONSOLE_SESSION_MAX_HOURS: '1' })).toThrow(
+      /CONSOLE_SESSION_IDLE_MINUTES must not exceed CONSOLE_SESSION_MAX_HOURS/,
+    );
   });
 });

@@ -20,7 +20,14 @@ export class AppModule {
         HealthModule.forRoot({ consumerLagMax: config.consumerLagMax, healthCheckTimeoutMs: config.healthCheckTimeoutMs }),
         MessagingModule.forRootAsync({
           inject: [],
-          useFactory: () => ({ clientId: 'ledger', brokers: config.kafkaBrokers, namespace: config.kafkaNamespace, security: config.kafkaSecurity, createTopics: config.createTopics, partitionsConsumedConcurrently: config.partitionsConsumedConcurrently }),
+          useFactory: () => ({
+            clientId: 'ledger',
+            brokers: config.kafkaBrokers,
+            namespace: config.kafkaNamespace,
+            security: config.kafkaSecurity,
+            createTopics: config.createTopics,
+            partitionsConsumedConcurrently: config.partitionsConsumedConcurrently,
+          }),
         }),
         LedgerModule.forRoot(config),
         MetricsModule.forRoot({ service: 'ledger', outbox: false, serveOnAppPort: true, domainMetrics: registerLedgerMetrics }),

@@ -22,7 +22,13 @@ describe('ledger config', () => {
       withdrawalsInternalUrl: 'http://127.0.0.1:3003',
       conversionFeeBasisPoints: 100,
       // No pair configured: conversions are refused; no threshold: every adjustment needs a second operator.
-      operatorLimits: { referenceRates: new Map(), rateBandBasisPoints: 200, conversionCapsMinor: new Map(), approvalThresholdsMinor: new Map(), approvalTtlMs: 86_400_000 },
+      operatorLimits: {
+        referenceRates: new Map(),
+        rateBandBasisPoints: 200,
+        conversionCapsMinor: new Map(),
+        approvalThresholdsMinor: new Map(),
+        approvalTtlMs: 86_400_000,
+      },
       kafkaBrokers: ['127.0.0.1:9092'],
       kafkaNamespace: '',
       kafkaSecurity: null,
@@ -78,7 +84,12 @@ describe('ledger config', () => {
 
   it('refuses malformed limit tables and a pair with a rate but no cap, naming each', () => {
     try {
-      loadLedgerConfig({ ...minimal, LEDGER_CONVERSION_REFERENCE_RATES: 'RUB/USDT:0.0105,RUB/XXX:1', LEDGER_CONVERSION_MAX_AMOUNTS: 'USDT/RUB:5', LEDGER_APPROVAL_THRESHOLDS: 'RUB:1.5' });
+      loadLedgerConfig({
+        ...minimal,
+        LEDGER_CONVERSION_REFERENCE_RATES: 'RUB/USDT:0.0105,RUB/XXX:1',
+        LEDGER_CONVERSION_MAX_AMOUNTS: 'USDT/RUB:5',
+        LEDGER_APPROVAL_THRESHOLDS: 'RUB:1.5',
+      });
       throw new Error('expected a ConfigError');
     } catch (error) {
       const problems = (error as ConfigError).problems.join('\n');

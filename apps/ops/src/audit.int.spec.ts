@@ -77,7 +77,16 @@ describe('npm run audit: every invariant over every service database', () => {
     sql: `INSERT INTO callback_deliveries (delivery_id, source_event_id, source_event_type, source_topic, merchant_id, subject_kind, subject_id, callback_type, state_version, target_url, body, status, created_at)
           VALUES ($1, $2, 'x', 'x', $3, $4, $5, $6, 2, $8, '{}', $7, now())`,
     // A delivery awaiting its merchant's first default URL has none yet.
-    values: [`whk_${randomUUID()}`, randomUUID(), merchantId, kind, subjectId, callbackType, status, status === 'awaiting_url' ? '' : 'https://merchant.example/cb'],
+    values: [
+      `whk_${randomUUID()}`,
+      randomUUID(),
+      merchantId,
+      kind,
+      subjectId,
+      callbackType,
+      status,
+      status === 'awaiting_url' ? '' : 'https://merchant.example/cb',
+    ],
   });
   const paymentOrder = (merchantId: string, orderId: string, status: string) => ({
     sql: `INSERT INTO payment_orders (merchant_id, order_id, direction, status, amount_minor, fee_minor, currency, country, method, callback_url, expires_at, created_at, updated_at, stream_version)
@@ -110,8 +119,14 @@ describe('npm run audit: every invariant over every service database', () => {
     // The world: a live merchant with its sandbox twin and one without a default callback URL.
     const statements = {
       gateway: [
-        { sql: `INSERT INTO merchants (merchant_id, name, default_callback_url) VALUES ($1, 'Live', 'https://merchant.example/default'), ($2, 'No URL', NULL)`, values: [live, noDefaultUrl] },
-        { sql: `INSERT INTO merchants (merchant_id, name, default_callback_url, mode, live_merchant_id) VALUES ($1, 'Sandbox', 'https://merchant.example/default', 'test', $2)`, values: [sandbox, live] },
+        {
+          sql: `INSERT INTO merchants (merchant_id, name, default_callback_url) VALUES ($1, 'Live', 'https://merchant.example/default'), ($2, 'No URL', NULL)`,
+          values: [live, noDefaultUrl],
+        },
+        {
+          sql: `INSERT INTO merchants (merchant_id, name, default_callback_url, mode, live_merchant_id) VALUES ($1, 'Sandbox', 'https://merchant.example/default', 'test', $2)`,
+          values: [sandbox, live],
+        },
       ],
       payments: [
         paymentOrder(live, 'PAY-1', 'SUCCEEDED'),
@@ -125,13 +140,19 @@ describe('npm run audit: every invariant over every service database', () => {
         withdrawal(live, 'WD-1', 'COMPLETED', 'hash-wd-1'),
         event(`withdrawal:${live}:WD-1`, 1, 'WithdrawalRequested', { merchantId: live, orderId: 'WD-1' }),
         event(`withdrawal:${live}:WD-1`, 2, 'WithdrawalCompleted', { merchantId: live, orderId: 'WD-1' }),
-        { sql: `INSERT INTO simulated_network_sends (idempotency_key, network, address, amount_minor, outcome, transaction_hash, requests) VALUES ($1, 'TRON', 'TXYZ', 5000000, 'completed', 'hash-wd-1', 2)`, values: [`withdrawal:${live}:WD-1`] },
+        {
+          sql: `INSERT INTO simulated_network_sends (idempotency_key, network, address, amount_minor, outcome, transaction_hash, requests) VALUES ($1, 'TRON', 'TXYZ', 5000000, 'completed', 'hash-wd-1', 2)`,
+          values: [`withdrawal:${live}:WD-1`],
+        },
         // No default URL: its outcome has no destination and owes no callback.
         withdrawal(noDefaultUrl, 'WD-2', 'FAILED', null),
         event(`withdrawal:${noDefaultUrl}:WD-2`, 1, 'WithdrawalRequested', { merchantId: noDefaultUrl, orderId: 'WD-2' }),
       ],
       disputes: [
-        { sql: `INSERT INTO disputes (dispute_id, merchant_id, order_id, status, currency, created_at, updated_at, stream_version) VALUES ('dsp_1', $1, 'PAY-1', 'REJECTED', 'RUB', now(), now(), 2)`, values: [live] },
+        {
+          sql: `INSERT INTO disputes (dispute_id, merchant_id, order_id, status, currency, created_at, updated_at, stream_version) VALUES ('dsp_1', $1, 'PAY-1', 'REJECTED', 'RUB', now(), now(), 2)`,
+          values: [live],
+        },
       ],
       callbacks: [
         delivery(live, 'payment_order', 'PAY-1', 'payment.succeeded', 'succeeded'),
@@ -151,12 +172,22 @@ describe('npm run audit: every invariant over every service database', () => {
     try {
       await ledger.transaction(async (manager) => {
         const metadata = { now: new Date(ISO) };
-        await handleLedgerCommand({ manager }, live, 'RUB', { type: 'CreditPayIn', data: { orderId: 'PAY-1', amountMinor: 100_000n, feeMinor: 1_500n, reason: 'payin_succeeded' }, metadata }, { id: randomUUID(), correlationId: 'audit-spec' });
         await handleLedgerCommand(
           { manager },
           live,
           'RUB',
-          { type: 'PlaceHold', data: { holdId: 'payout:P-1', amountMinor: 20_000n, feeMinor: 300n, reference: { kind: 'payment_order', id: 'P-1' } }, metadata },
+          { type: 'CreditPayIn', data: { orderId: 'PAY-1', amountMinor: 100_000n, feeMinor: 1_500n, reason: 'payin_succeeded' }, metadata },
+          { id: randomUUID(), correlationId: 'audit-spec' },
+        );
+        await handleLedgerCommand(
+          { manager },
+          live,
+          'RUB',
+          {
+            type: 'PlaceHold',
+            data: { holdId: 'payout:P-1', amountMinor: 20_000n, feeMinor: 300n, reference: { kind: 'payment_order', id: 'P-1' } },
+            metadata,
+          },
           { id: randomUUID(), correlationId: 'audit-spec' },
         );
       });
@@ -179,7 +210,12 @@ describe('npm run audit: every invariant over every service database', () => {
   });
 
   it('finds books that do not balance per currency (and the replay sees the balance disagree with its postings)', async () => {
-    const messages = await broken('ledger', `UPDATE ledger_balances SET fee_revenue = fee_revenue + 1`, `UPDATE ledger_balances SET fee_revenue = fee_revenue - 1`, ['postings-balance-per-currency', 'ledger-replay-and-conversions']);
+    const messages = await broken(
+      'ledger',
+      `UPDATE ledger_balances SET fee_revenue = fee_revenue + 1`,
+      `UPDATE ledger_balances SET fee_revenue = fee_revenue - 1`,
+      ['postings-balance-per-currency', 'ledger-replay-and-conversions'],
+    );
     expect(messages[0]).toBe('RUB: the accounts of all merchants sum to 1, not 0');
   });
 
@@ -195,7 +231,10 @@ describe('npm run audit: every invariant over every service database', () => {
   });
 
   it('finds an orphan hold: frozen money no pending hold explains', async () => {
-    const messages = await broken('ledger', `UPDATE ledger_holds SET status = 'voided'`, `UPDATE ledger_holds SET status = 'pending'`, ['ledger-replay-and-conversions', 'frozen-equals-open-holds']);
+    const messages = await broken('ledger', `UPDATE ledger_holds SET status = 'voided'`, `UPDATE ledger_holds SET status = 'pending'`, [
+      'ledger-replay-and-conversions',
+      'frozen-equals-open-holds',
+    ]);
     expect(messages).toContain(`merchant ${live} RUB: frozen 20300, pending holds 0`);
   });
 
@@ -226,11 +265,19 @@ describe('npm run audit: every invariant over every service database', () => {
         await db('disputes').query(appended.sql, appended.values);
       }
     const position = async (stream: string, version: number) =>
-      (await db('disputes').query<{ global_position: string }>(`SELECT global_position FROM event_store WHERE stream_id = $1 AND stream_version = $2`, [stream, version])).rows[0].global_position;
+      (
+        await db('disputes').query<{ global_position: string }>(`SELECT global_position FROM event_store WHERE stream_id = $1 AND stream_version = $2`, [
+          stream,
+          version,
+        ])
+      ).rows[0].global_position;
     const positions = [await position(streams[0], 2), await position(streams[1], 3), await position(streams[2], 1)];
     await db('disputes').query(`ALTER TABLE event_store DISABLE TRIGGER event_store_append_only`);
     try {
-      await db('disputes').query(`UPDATE event_store SET envelope = jsonb_set(envelope, '{data,note}', '"changed"') WHERE stream_id = $1 AND stream_version = 2`, [streams[0]]);
+      await db('disputes').query(
+        `UPDATE event_store SET envelope = jsonb_set(envelope, '{data,note}', '"changed"') WHERE stream_id = $1 AND stream_version = 2`,
+        [streams[0]],
+      );
       await db('disputes').query(`DELETE FROM event_store WHERE stream_id = $1 AND stream_version = 2`, [streams[1]]);
       await db('disputes').query(
         `UPDATE event_store e SET envelope = o.envelope FROM event_store o WHERE e.stream_id = $1 AND o.stream_id = $1 AND e.stream_version IN (1, 2) AND o.stream_version = 3 - e.stream_version`,
@@ -251,10 +298,17 @@ describe('npm run audit: every invariant over every service database', () => {
   });
 
   it('finds a lost acknowledged order and a phantom refused one', async () => {
-    const records: AcknowledgementRecord[] = [...acknowledged, { merchant_id: live, order_id: 'PAY-LOST', kind: 'payment', acknowledged: true }, { merchant_id: live, order_id: 'PAY-OPEN', kind: 'payment', acknowledged: false }];
+    const records: AcknowledgementRecord[] = [
+      ...acknowledged,
+      { merchant_id: live, order_id: 'PAY-LOST', kind: 'payment', acknowledged: true },
+      { merchant_id: live, order_id: 'PAY-OPEN', kind: 'payment', acknowledged: false },
+    ];
     const result = await failing(records);
     expect(result.failed).toEqual(['acknowledged-orders-exist']);
-    expect(result.messages).toEqual([`merchant ${live} payment PAY-LOST was acknowledged but does not exist (lost)`, `merchant ${live} payment PAY-OPEN was refused but exists (phantom)`]);
+    expect(result.messages).toEqual([
+      `merchant ${live} payment PAY-LOST was acknowledged but does not exist (lost)`,
+      `merchant ${live} payment PAY-OPEN was refused but exists (phantom)`,
+    ]);
   });
 
   it('finds a terminal order without its callback, and reports a sandbox merchant’s apart', async () => {
@@ -278,7 +332,9 @@ describe('npm run audit: every invariant over every service database', () => {
   it('finds a withdrawal broadcast twice', async () => {
     const second = event(`withdrawal:${live}:WD-1`, 3, 'WithdrawalCompleted', { merchantId: live, orderId: 'WD-1' });
     await db('withdrawals').query(second.sql, second.values);
-    await db('withdrawals').query(`INSERT INTO simulated_network_sends (idempotency_key, network, address, amount_minor, outcome, transaction_hash) VALUES ('withdrawal:${live}:WD-9', 'TRON', 'TXYZ', 1, 'completed', 'hash-wd-9')`);
+    await db('withdrawals').query(
+      `INSERT INTO simulated_network_sends (idempotency_key, network, address, amount_minor, outcome, transaction_hash) VALUES ('withdrawal:${live}:WD-9', 'TRON', 'TXYZ', 1, 'completed', 'hash-wd-9')`,
+    );
     try {
       const result = await failing(acknowledged);
       expect(result.failed).toEqual(['withdrawal-broadcast-once']);
@@ -295,10 +351,12 @@ describe('npm run audit: every invariant over every service database', () => {
   });
 
   it('finds a withdrawal refunded after the network sent it', async () => {
-    const messages = await broken('withdrawals', `UPDATE withdrawals SET status = 'FAILED' WHERE order_id = 'WD-1'`, `UPDATE withdrawals SET status = 'COMPLETED' WHERE order_id = 'WD-1'`, [
-      'terminal-objects-have-callbacks',
-      'no-refund-after-successful-broadcast',
-    ]);
+    const messages = await broken(
+      'withdrawals',
+      `UPDATE withdrawals SET status = 'FAILED' WHERE order_id = 'WD-1'`,
+      `UPDATE withdrawals SET status = 'COMPLETED' WHERE order_id = 'WD-1'`,
+      ['terminal-objects-have-callbacks', 'no-refund-after-successful-broadcast'],
+    );
     expect(messages).toContain(`withdrawal withdrawal:${live}:WD-1 is FAILED but the network sent it (transaction hash-wd-1)`);
   });
 
@@ -336,7 +394,11 @@ describe('npm run audit: every invariant over every service database', () => {
     const urls = Object.fromEntries(AUDITED_DATABASES.map((service) => [`${service.toUpperCase()}_DATABASE_URL`, urlOf(service)]));
     return new Promise((resolve) => {
       // From source: the integration tier builds nothing.
-      const child = spawn(process.execPath, [...sourceEntryPoint('apps/ops/src/audit.ts'), ...args], { cwd: workspaceRoot, env: { PATH: process.env['PATH'] ?? '', ...urls }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [...sourceEntryPoint('apps/ops/src/audit.ts'), ...args], {
+        cwd: workspaceRoot,
+        env: { PATH: process.env['PATH'] ?? '', ...urls },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));

@@ -16,7 +16,8 @@ async function main(): Promise<number> {
   const reader = new ConfigReader(process.env);
   const urls = AUDITED_DATABASES.map((name) => [name, reader.url(`${name.toUpperCase()}_DATABASE_URL`, { protocols: ['postgres:', 'postgresql:'] })] as const);
   reader.assertValid();
-  const acknowledgements = values.acknowledged === undefined ? undefined : parseAcknowledgements(readFileSync(values.acknowledged, 'utf8'), values.acknowledged);
+  const acknowledgements =
+    values.acknowledged === undefined ? undefined : parseAcknowledgements(readFileSync(values.acknowledged, 'utf8'), values.acknowledged);
 
   const report = await auditDatabases(Object.fromEntries(urls) as Record<(typeof urls)[number][0], string>, { acknowledgements, applicationName: 'audit' });
   console.log(values.json ? JSON.stringify(report) : formatAudit(report));

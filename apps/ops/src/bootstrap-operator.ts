@@ -7,7 +7,11 @@
 import { inClusterKubernetesApi } from './bootstrap/kubernetes-secret';
 import { runBootstrapOperator } from './bootstrap/bootstrap-operator.command';
 
-runBootstrapOperator(process.argv.slice(2), process.env, { out: (line) => console.log(line), err: (line) => console.error(line), kubernetes: () => inClusterKubernetesApi() }).then(
+runBootstrapOperator(process.argv.slice(2), process.env, {
+  out: (line) => console.log(line),
+  err: (line) => console.error(line),
+  kubernetes: () => inClusterKubernetesApi(),
+}).then(
   (code) => (process.exitCode = code),
   (error: unknown) => {
     console.error(error);

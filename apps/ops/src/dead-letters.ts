@@ -31,7 +31,13 @@ async function main(): Promise<number> {
   const kafka = readKafkaConnectionConfig(reader);
   const security = action === 'replay' ? replaySecurity(reader, kafka, topic) : kafka.kafkaSecurity;
   reader.assertValid();
-  const broker = new KafkaMessageBroker({ clientId: 'ops-dead-letters', brokers: kafka.kafkaBrokers, namespace: kafka.kafkaNamespace, security, log: () => undefined });
+  const broker = new KafkaMessageBroker({
+    clientId: 'ops-dead-letters',
+    brokers: kafka.kafkaBrokers,
+    namespace: kafka.kafkaNamespace,
+    security,
+    log: () => undefined,
+  });
   const queue = broker.deadLetters();
   try {
     if (action === 'replay') {
@@ -49,7 +55,9 @@ async function main(): Promise<number> {
     else if (letters.length === 0) console.log(`no dead letters for ${topic}`);
     else {
       for (const letter of letters) {
-        console.log(`${letter.deadLetteredAt}  ${letter.sourceTopic}[${letter.sourcePartition}]@${letter.sourceOffset}  ${letter.messageType ?? '(unparseable)'} ${letter.messageId ?? ''}  key=${letter.key ?? ''}  attempts=${letter.attempts}`);
+        console.log(
+          `${letter.deadLetteredAt}  ${letter.sourceTopic}[${letter.sourcePartition}]@${letter.sourceOffset}  ${letter.messageType ?? '(unparseable)'} ${letter.messageId ?? ''}  key=${letter.key ?? ''}  attempts=${letter.attempts}`,
+        );
         console.log(`    ${letter.error}`);
       }
       console.log(`${letters.length} dead letter(s) of ${topic}`);
@@ -71,7 +79,8 @@ function replaySecurity(reader: ConfigReader, kafka: KafkaConnectionConfig, topi
   const username = replayPrincipalOf(topic);
   const variable = replayPasswordVariableOf(topic);
   const password = reader.optionalString(variable) ?? (kafka.kafkaSecurity.username === username ? kafka.kafkaSecurity.password : null);
-  if (password === null) reader.problem(`${variable} is not set: a replay of ${topic} runs as ${username}, which may write ${topic} only, never as ${kafka.kafkaSecurity.username}`);
+  if (password === null)
+    reader.problem(`${variable} is not set: a replay of ${topic} runs as ${username}, which may write ${topic} only, never as ${kafka.kafkaSecurity.username}`);
   return { ...kafka.kafkaSecurity, username, password: password ?? '' };
 }
 

@@ -90,15 +90,33 @@ async function createDemo(config: DemoConfig): Promise<DemoCredentials> {
   try {
     await dataSource.runMigrations();
     merchant = await new MerchantCredentialStore(dataSource, new SecretBox(config.keyring), 0).createMerchant('Demo shop', config.callbackUrl);
-    operator = await createOperatorByCommand(dataSource, 'Demo operator', { lifetimeDays: config.operatorCredentialLifetimeDays, command: { id: 'demo', name: 'the demo command' } });
+    operator = await createOperatorByCommand(dataSource, 'Demo operator', {
+      lifetimeDays: config.operatorCredentialLifetimeDays,
+      command: { id: 'demo', name: 'the demo command' },
+    });
   } finally {
     await dataSource.destroy();
   }
   // An agent serving every method the merchant has, so any demo order finds someone to take it.
-  const methods = await backoffice<{ data: Array<{ method: string; country: string; currency: string }> }>(config, operator.token, 'GET', `/merchants/${merchant.merchantId}/methods`);
+  const methods = await backoffice<{ data: Array<{ method: string; country: string; currency: string }> }>(
+    config,
+    operator.token,
+    'GET',
+    `/merchants/${merchant.merchantId}/methods`,
+  );
   const areas = new Map(methods.data.map(({ method, country, currency }) => [`${method}:${country}:${currency}`, { method, country, currency }]));
-  const agent = await backoffice<{ agent_id: string; name: string; token: string }>(config, operator.token, 'POST', '/agents', { display_name: 'Demo agent', payment_details: 'Card 2200 0000 0000 0000, Demo Bank, holder I. Petrov', serves: [...areas.values()] });
-  const consoleKey = await backoffice<{ key_id: string; console_key: string; expires_at: string }>(config, operator.token, 'POST', `/merchants/${merchant.merchantId}/console-keys`, {});
+  const agent = await backoffice<{ agent_id: string; name: string; token: string }>(config, operator.token, 'POST', '/agents', {
+    display_name: 'Demo agent',
+    payment_details: 'Card 2200 0000 0000 0000, Demo Bank, holder I. Petrov',
+    serves: [...areas.values()],
+  });
+  const consoleKey = await backoffice<{ key_id: string; console_key: string; expires_at: string }>(
+    config,
+    operator.token,
+    'POST',
+    `/merchants/${merchant.merchantId}/console-keys`,
+    {},
+  );
   return {
     merchant_id: merchant.merchantId,
     merchant_name: merchant.name,

@@ -34,10 +34,14 @@ async function main(): Promise<number> {
   const { values } = parseCommandLine({ options: { steps: { type: 'string', default: INIT_STEPS.join(',') } } });
   const steps = values.steps.split(',').map((step) => step.trim());
   const reader = new ConfigReader(process.env);
-  for (const step of steps.filter((candidate) => !(INIT_STEPS as readonly string[]).includes(candidate))) reader.problem(`--steps: unknown step "${step}" (${USAGE})`);
+  for (const step of steps.filter((candidate) => !(INIT_STEPS as readonly string[]).includes(candidate)))
+    reader.problem(`--steps: unknown step "${step}" (${USAGE})`);
   const wanted = new Set(steps as InitStep[]);
   // Each step reads only its own settings: a topics-only Job has no database URLs.
-  const config = wanted.has('databases') || wanted.has('migrations') ? readProvisioningConfig(reader, { needsAdmin: wanted.has('databases') }) : { adminUrl: null, services: [] };
+  const config =
+    wanted.has('databases') || wanted.has('migrations')
+      ? readProvisioningConfig(reader, { needsAdmin: wanted.has('databases') })
+      : { adminUrl: null, services: [] };
   const kafka = wanted.has('topics') || wanted.has('kafka-access') ? readKafkaConnectionConfig(reader) : null;
   reader.assertValid();
 

@@ -30,8 +30,14 @@ describe('Kafka access of each service principal', () => {
       groups: [...(access?.groups ?? [])].sort(),
       writes: [...(access?.writes ?? []), ...(access?.writePrefixes ?? []).map((prefix) => `${prefix}${PER_REPLICA}`)].sort(),
     }).toEqual({
-      reads: service.consumerGroups.flatMap(({ topics }) => topics).filter((topic) => !owned(topic)).sort(),
-      groups: service.consumerGroups.map(({ id }) => id).filter((id) => !owned(id)).sort(),
+      reads: service.consumerGroups
+        .flatMap(({ topics }) => topics)
+        .filter((topic) => !owned(topic))
+        .sort(),
+      groups: service.consumerGroups
+        .map(({ id }) => id)
+        .filter((id) => !owned(id))
+        .sort(),
       writes: [...service.produces].sort(),
     });
   });
@@ -42,7 +48,9 @@ describe('Kafka access of each service principal', () => {
       SERVICE_KAFKA_ACCESS.flatMap((access) => aclsOf(access, 'ns', deadLetterTopicOf))
         .filter(({ operation, name, pattern }) => operation === 'write' && (pattern === 'literal' ? name === `ns.${topic}` : `ns.${topic}`.startsWith(name)))
         .map(({ principal }) => principal);
-    expect(Object.fromEntries(commandTopics.map((topic) => [topic, writers(topic)]))).toEqual(Object.fromEntries(commandTopics.map((topic) => [topic, ['User:gateway']])));
+    expect(Object.fromEntries(commandTopics.map((topic) => [topic, writers(topic)]))).toEqual(
+      Object.fromEntries(commandTopics.map((topic) => [topic, ['User:gateway']])),
+    );
   });
 
   it('makes the ACLs in the namespace: read with the dead-letter write, the group, describe on the namespace only', () => {
@@ -55,9 +63,16 @@ describe('Kafka access of each service principal', () => {
         { principal: 'User:ledger', resource: 'group', name: 'prod.ledger.payment-events', pattern: 'literal', operation: 'read' },
       ]),
     );
-    expect(ledger.filter(({ operation }) => operation === 'write').map(({ name }) => name).sort()).toEqual(['prod.payments.order.events.dlq', 'prod.withdrawals.events.dlq']);
+    expect(
+      ledger
+        .filter(({ operation }) => operation === 'write')
+        .map(({ name }) => name)
+        .sort(),
+    ).toEqual(['prod.payments.order.events.dlq', 'prod.withdrawals.events.dlq']);
     // Without a namespace, describe is on every topic (the literal '*'); nothing else widens.
-    expect(aclsOf(accessOf('ledger'), '', deadLetterTopicOf).filter(({ name }) => name === '*')).toEqual([{ principal: 'User:ledger', resource: 'topic', name: '*', pattern: 'literal', operation: 'describe' }]);
+    expect(aclsOf(accessOf('ledger'), '', deadLetterTopicOf).filter(({ name }) => name === '*')).toEqual([
+      { principal: 'User:ledger', resource: 'topic', name: '*', pattern: 'literal', operation: 'describe' },
+    ]);
   });
 
   it('makes at boot exactly the catalogue topics each service may read or write (libs/contracts/topics)', () => {
@@ -68,11 +83,23 @@ describe('Kafka access of each service principal', () => {
   });
 
   it('has one replay principal per catalog topic, which reads its dead letters and writes that topic only', () => {
-    expect(REPLAY_KAFKA_ACCESS.map(({ principal, replays }) => [principal, replays])).toEqual(CATALOG_TOPICS.map((topic) => [`dlq-replay-${topic.replaceAll('.', '-')}`, [topic]]));
-    const replay = aclsOf(REPLAY_KAFKA_ACCESS.find(({ principal }) => principal === 'dlq-replay-payments-order-events') as KafkaAccess, 'prod', deadLetterTopicOf);
+    expect(REPLAY_KAFKA_ACCESS.map(({ principal, replays }) => [principal, replays])).toEqual(
+      CATALOG_TOPICS.map((topic) => [`dlq-replay-${topic.replaceAll('.', '-')}`, [topic]]),
+    );
+    const replay = aclsOf(
+      REPLAY_KAFKA_ACCESS.find(({ principal }) => principal === 'dlq-replay-payments-order-events') as KafkaAccess,
+      'prod',
+      deadLetterTopicOf,
+    );
     expect(replay.filter(({ operation }) => operation !== 'describe')).toEqual([
       { principal: 'User:dlq-replay-payments-order-events', resource: 'topic', name: 'prod.payments.order.events.dlq', pattern: 'literal', operation: 'read' },
-      { principal: 'User:dlq-replay-payments-order-events', resource: 'group', name: 'prod.dlq-replay.payments.order.events', pattern: 'literal', operation: 'read' },
+      {
+        principal: 'User:dlq-replay-payments-order-events',
+        resource: 'group',
+        name: 'prod.dlq-replay.payments.order.events',
+        pattern: 'literal',
+        operation: 'read',
+      },
       { principal: 'User:dlq-replay-payments-order-events', resource: 'topic', name: 'prod.payments.order.events', pattern: 'literal', operation: 'write' },
     ]);
     expect(replayPasswordVariableOf('payments.order.events')).toBe('DLQ_REPLAY_PAYMENTS_ORDER_EVENTS_KAFKA_PASSWORD');

@@ -51,7 +51,12 @@ export const SERVICE_KAFKA_ACCESS: readonly KafkaAccess[] = [
     writePrefixes: [GATEWAY_REPLIES_PREFIX],
   },
   { principal: 'ledger', reads: [PAYMENTS_TOPICS.orderEvents, WITHDRAWALS_TOPICS.events], groups: [LEDGER_PAYMENT_EVENTS_GROUP], writes: [] },
-  { principal: 'callbacks', reads: [PAYMENTS_TOPICS.orderEvents, WITHDRAWALS_TOPICS.events, DISPUTES_TOPICS.events], groups: [CALLBACKS_CONSUMER_GROUP], writes: [] },
+  {
+    principal: 'callbacks',
+    reads: [PAYMENTS_TOPICS.orderEvents, WITHDRAWALS_TOPICS.events, DISPUTES_TOPICS.events],
+    groups: [CALLBACKS_CONSUMER_GROUP],
+    writes: [],
+  },
 ];
 
 /**
@@ -59,12 +64,24 @@ export const SERVICE_KAFKA_ACCESS: readonly KafkaAccess[] = [
  * the topic's dead letters and writes that one topic, so a replay can put nothing anywhere else,
  * whatever a dead letter says. Its consumer groups are the replay's own, not a service's.
  */
-export const REPLAY_KAFKA_ACCESS: readonly KafkaAccess[] = CATALOG_TOPICS.map((topic) => ({ principal: replayPrincipalOf(topic), reads: [], groups: [], writes: [], replays: [topic] }));
+export const REPLAY_KAFKA_ACCESS: readonly KafkaAccess[] = CATALOG_TOPICS.map((topic) => ({
+  principal: replayPrincipalOf(topic),
+  reads: [],
+  groups: [],
+  writes: [],
+  replays: [topic],
+}));
 
 /** Every principal's ACLs on the broker, made exactly SERVICE_KAFKA_ACCESS and REPLAY_KAFKA_ACCESS (run as the admin principal). */
 export async function grantServiceKafkaAccess(kafka: KafkaConnectionConfig): Promise<string> {
   if (!kafka.kafkaSecurity) return 'skipped: the broker is PLAINTEXT (loopback), it has no principals';
-  const broker = new KafkaMessageBroker({ clientId: 'ops-init', brokers: kafka.kafkaBrokers, namespace: kafka.kafkaNamespace, security: kafka.kafkaSecurity, log: () => undefined });
+  const broker = new KafkaMessageBroker({
+    clientId: 'ops-init',
+    brokers: kafka.kafkaBrokers,
+    namespace: kafka.kafkaNamespace,
+    security: kafka.kafkaSecurity,
+    log: () => undefined,
+  });
   const accesses = [...SERVICE_KAFKA_ACCESS, ...REPLAY_KAFKA_ACCESS];
   const { created, deleted } = await broker.reconcileAccess(accesses);
   return `${accesses.length} principals: ${created} ACLs created, ${deleted} deleted`;

@@ -16,7 +16,14 @@ import { ConfigError, ConfigReader, readKafkaConnectionConfig } from '@mp/shared
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { CATALOG_TOPICS } from '@mp/contracts-topics';
-import { ensureCatalogTopics, ensureServiceDatabases, readProvisioningConfig, runServiceMigrations, SERVICE_MIGRATIONS, type ProvisioningConfig } from './provision';
+import {
+  ensureCatalogTopics,
+  ensureServiceDatabases,
+  readProvisioningConfig,
+  runServiceMigrations,
+  SERVICE_MIGRATIONS,
+  type ProvisioningConfig,
+} from './provision';
 
 const adminUrl = process.env.TEST_PG_ADMIN_URL as string;
 const prefix = `prov_${randomBytes(3).toString('hex')}`;
@@ -111,13 +118,23 @@ describe('init: databases, migrations and topics', () => {
   });
 
   it('names the same services as the service catalog', () => {
-    const catalog = JSON.parse(readFileSync(join(__dirname, '../../../deploy/catalog/services.json'), 'utf8')) as { services: Array<{ name: string }>; topics: Array<{ name: string }> };
+    const catalog = JSON.parse(readFileSync(join(__dirname, '../../../deploy/catalog/services.json'), 'utf8')) as {
+      services: Array<{ name: string }>;
+      topics: Array<{ name: string }>;
+    };
     expect(Object.keys(SERVICE_MIGRATIONS).sort()).toEqual(catalog.services.map(({ name }) => name).sort());
-    expect([...CATALOG_TOPICS].sort()).toEqual(catalog.topics.map(({ name }) => name).filter((name) => !name.includes('<')).sort());
+    expect([...CATALOG_TOPICS].sort()).toEqual(
+      catalog.topics
+        .map(({ name }) => name)
+        .filter((name) => !name.includes('<'))
+        .sort(),
+    );
   });
 
   it('makes a migration role, a runtime role and a database per service, each closed to the other services, and a rerun changes nothing', async () => {
-    expect(await ensureServiceDatabases(config())).toMatch(new RegExp(`^made role ${migrationRole('ledger')}, role ${runtimeRole('ledger')}, database ${prefix}_ledger, `));
+    expect(await ensureServiceDatabases(config())).toMatch(
+      new RegExp(`^made role ${migrationRole('ledger')}, role ${runtimeRole('ledger')}, database ${prefix}_ledger, `),
+    );
     expect(await ensureServiceDatabases(config())).toBe('6 databases already in place');
     expect(await canConnect(serviceUrl('payments'))).toBe('connected');
     expect(await canConnect(migrationUrl('payments'))).toBe('connected');
@@ -126,7 +143,11 @@ describe('init: databases, migrations and topics', () => {
     expect(await canConnect(crossUrl('payments', 'ledger'))).toBe(INSUFFICIENT_PRIVILEGE);
     expect(await canConnect(crossUrl('gateway', 'payments'))).toBe(INSUFFICIENT_PRIVILEGE);
     expect(await canConnect(roleUrl(migrationRole('payments'), `${prefix}_ledger`))).toBe(INSUFFICIENT_PRIVILEGE);
-    const owner = await asAdmin(async (admin) => (await admin.query<{ owner: string }>('SELECT pg_get_userbyid(datdba) AS owner FROM pg_database WHERE datname = $1', [`${prefix}_ledger`])).rows[0].owner);
+    const owner = await asAdmin(
+      async (admin) =>
+        (await admin.query<{ owner: string }>('SELECT pg_get_userbyid(datdba) AS owner FROM pg_database WHERE datname = $1', [`${prefix}_ledger`])).rows[0]
+          .owner,
+    );
     expect(owner).toBe(migrationRole('ledger'));
   });
 
@@ -144,11 +165,13 @@ describe('init: databases, migrations and topics', () => {
     await ensureServiceDatabases(config());
     expect(await runServiceMigrations(config())).toMatch(/^applied ledger \d+, disputes \d+, payments \d+, withdrawals \d+, gateway \d+, callbacks \d+$/);
     expect(await runServiceMigrations(config())).toBe('every service is up to date');
-    const owners = await connected(serviceUrl('ledger'), (ledger) => ledger.query<{ owner: string }>("SELECT DISTINCT tableowner AS owner FROM pg_tables WHERE schemaname = 'public'"));
+    const owners = await connected(serviceUrl('ledger'), (ledger) =>
+      ledger.query<{ owner: string }>("SELECT DISTINCT tableowner AS owner FROM pg_tables WHERE schemaname = 'public'"),
+    );
     expect(owners.rows.map(({ owner }) => owner)).toEqual([migrationRole('ledger')]);
   });
 
-  describe("the runtime role, after init", () => {
+  describe('the runtime role, after init', () => {
     beforeAll(async () => {
       await ensureServiceDatabases(config());
       await runServiceMigrations(config());
@@ -182,7 +205,10 @@ describe('init: databases, migrations and topics', () => {
     it("reads and writes its tables, their sequences included, and boots with the service's migrations (nothing pending)", async () => {
       await connected(serviceUrl('payments'), async (payments) => {
         const messageId = randomUUID();
-        const inserted = await payments.query<{ position: string }>("INSERT INTO outbox (message_id, topic, message_key, envelope) VALUES ($1, 't', 'k', '{}') RETURNING position", [messageId]);
+        const inserted = await payments.query<{ position: string }>(
+          "INSERT INTO outbox (message_id, topic, message_key, envelope) VALUES ($1, 't', 'k', '{}') RETURNING position",
+          [messageId],
+        );
         expect(Number(inserted.rows[0].position)).toBeGreaterThan(0);
         expect((await payments.query('UPDATE outbox SET published_at = now() WHERE message_id = $1', [messageId])).rowCount).toBe(1);
         expect((await payments.query('SELECT 1 FROM outbox WHERE message_id = $1', [messageId])).rowCount).toBe(1);
@@ -191,7 +217,12 @@ describe('init: databases, migrations and topics', () => {
         expect(await outcome(payments, 'LISTEN outbox_enqueued')).toBe('ok');
       });
       // A service at boot runs its migrations (migrationsRun): with none pending it only reads the migrations table.
-      const service = new DataSource({ type: 'postgres', url: serviceUrl('payments'), migrations: SERVICE_MIGRATIONS.payments, migrationsTransactionMode: 'each' });
+      const service = new DataSource({
+        type: 'postgres',
+        url: serviceUrl('payments'),
+        migrations: SERVICE_MIGRATIONS.payments,
+        migrationsTransactionMode: 'each',
+      });
       await service.initialize();
       try {
         expect(await service.runMigrations()).toEqual([]);
@@ -201,7 +232,9 @@ describe('init: databases, migrations and topics', () => {
     });
 
     it('reads and writes a table a later migration makes', async () => {
-      await connected(migrationUrl('ledger'), (migrator) => migrator.query('CREATE TABLE later_migration_table (id BIGSERIAL PRIMARY KEY, note TEXT NOT NULL)'));
+      await connected(migrationUrl('ledger'), (migrator) =>
+        migrator.query('CREATE TABLE later_migration_table (id BIGSERIAL PRIMARY KEY, note TEXT NOT NULL)'),
+      );
       const rows = await connected(serviceUrl('ledger'), async (ledger) => {
         await ledger.query("INSERT INTO later_migration_table (note) VALUES ('written by the service')");
         await ledger.query("UPDATE later_migration_table SET note = 'updated by the service'");
@@ -247,17 +280,31 @@ describe('init: databases, migrations and topics', () => {
       await legacy.runMigrations();
       await legacy.destroy();
 
-      const env = { POSTGRES_ADMIN_URL: adminUrl, ...Object.fromEntries(Object.keys(SERVICE_MIGRATIONS).flatMap((service) => [[`${service.toUpperCase()}_DATABASE_URL`, roleUrl(old, old)], [`${service.toUpperCase()}_MIGRATION_DATABASE_URL`, roleUrl(oldMigrator, old)]])) };
+      const env = {
+        POSTGRES_ADMIN_URL: adminUrl,
+        ...Object.fromEntries(
+          Object.keys(SERVICE_MIGRATIONS).flatMap((service) => [
+            [`${service.toUpperCase()}_DATABASE_URL`, roleUrl(old, old)],
+            [`${service.toUpperCase()}_MIGRATION_DATABASE_URL`, roleUrl(oldMigrator, old)],
+          ]),
+        ),
+      };
       const provisioning = config(1, env);
       const onlyPayments: ProvisioningConfig = { ...provisioning, services: provisioning.services.filter(({ service }) => service === 'payments') };
       // Where the databases step does not run (CloudNativePG), the migration role cannot take the tables: init says how.
-      await asAdmin((admin) => admin.query(`CREATE ROLE "${oldMigrator}" LOGIN PASSWORD '${password(oldMigrator)}'; GRANT CONNECT ON DATABASE "${old}" TO "${oldMigrator}"`));
-      await expect(runServiceMigrations(onlyPayments)).rejects.toThrow(new RegExp(`owned by ${old}, not by ${oldMigrator}.*REASSIGN OWNED BY "${old}" TO "${oldMigrator}"`));
+      await asAdmin((admin) =>
+        admin.query(`CREATE ROLE "${oldMigrator}" LOGIN PASSWORD '${password(oldMigrator)}'; GRANT CONNECT ON DATABASE "${old}" TO "${oldMigrator}"`),
+      );
+      await expect(runServiceMigrations(onlyPayments)).rejects.toThrow(
+        new RegExp(`owned by ${old}, not by ${oldMigrator}.*REASSIGN OWNED BY "${old}" TO "${oldMigrator}"`),
+      );
 
       expect(await ensureServiceDatabases(onlyPayments)).toMatch(new RegExp(`handed ${old}'s objects in ${old} to ${oldMigrator}`));
       expect(await runServiceMigrations(onlyPayments)).toBe('every service is up to date');
       const after = await connected(roleUrl(old, old), async (service) => ({
-        owners: (await service.query<{ owner: string }>("SELECT DISTINCT tableowner AS owner FROM pg_tables WHERE schemaname = 'public'")).rows.map(({ owner }) => owner),
+        owners: (await service.query<{ owner: string }>("SELECT DISTINCT tableowner AS owner FROM pg_tables WHERE schemaname = 'public'")).rows.map(
+          ({ owner }) => owner,
+        ),
         drop: await outcome(service, 'DROP TABLE outbox'),
         read: await outcome(service, 'SELECT count(*) FROM payment_orders'),
       }));
@@ -269,8 +316,14 @@ describe('init: databases, migrations and topics', () => {
 
   it("refuses, before changing anything, a service whose role is the admin's (a superuser sees every database)", async () => {
     const adminRole = decodeURIComponent(new URL(adminUrl).username);
-    const env = { ...environment(), LEDGER_DATABASE_URL: roleUrl(adminRole, `${prefix}_asadmin`), LEDGER_MIGRATION_DATABASE_URL: roleUrl(`${prefix}_asadmin_migrator`, `${prefix}_asadmin`) };
-    await expect(ensureServiceDatabases(config(1, env))).rejects.toThrow(`LEDGER_DATABASE_URL names ${adminRole}, the role of POSTGRES_ADMIN_URL: give the service a role of its own`);
+    const env = {
+      ...environment(),
+      LEDGER_DATABASE_URL: roleUrl(adminRole, `${prefix}_asadmin`),
+      LEDGER_MIGRATION_DATABASE_URL: roleUrl(`${prefix}_asadmin_migrator`, `${prefix}_asadmin`),
+    };
+    await expect(ensureServiceDatabases(config(1, env))).rejects.toThrow(
+      `LEDGER_DATABASE_URL names ${adminRole}, the role of POSTGRES_ADMIN_URL: give the service a role of its own`,
+    );
     const made = await asAdmin((admin) => admin.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [`${prefix}_asadmin_migrator`]));
     expect(made.rowCount).toBe(0);
   });
@@ -289,9 +342,15 @@ describe('init: databases, migrations and topics', () => {
     };
     expect(problems({ PAYMENTS_DATABASE_URL: 'postgres://postgres:5432' })).toMatch(/PAYMENTS_DATABASE_URL must name a user and a database/);
     expect(problems({ LEDGER_MIGRATION_DATABASE_URL: '' })).toMatch(/LEDGER_MIGRATION_DATABASE_URL/);
-    expect(problems({ LEDGER_MIGRATION_DATABASE_URL: roleUrl(migrationRole('ledger'), `${prefix}_ledger`).replace(/:[^:@/]+@/, '@') })).toMatch(/LEDGER_MIGRATION_DATABASE_URL has no password \(with docker compose: set LEDGER_MIGRATION_DB_PASSWORD/);
-    expect(problems({ LEDGER_MIGRATION_DATABASE_URL: roleUrl(migrationRole('ledger'), `${prefix}_payments`) })).toMatch(/LEDGER_MIGRATION_DATABASE_URL must name the database of LEDGER_DATABASE_URL/);
-    expect(problems({ LEDGER_MIGRATION_DATABASE_URL: serviceUrl('ledger') })).toMatch(/LEDGER_MIGRATION_DATABASE_URL must name a role other than LEDGER_DATABASE_URL's/);
+    expect(problems({ LEDGER_MIGRATION_DATABASE_URL: roleUrl(migrationRole('ledger'), `${prefix}_ledger`).replace(/:[^:@/]+@/, '@') })).toMatch(
+      /LEDGER_MIGRATION_DATABASE_URL has no password \(with docker compose: set LEDGER_MIGRATION_DB_PASSWORD/,
+    );
+    expect(problems({ LEDGER_MIGRATION_DATABASE_URL: roleUrl(migrationRole('ledger'), `${prefix}_payments`) })).toMatch(
+      /LEDGER_MIGRATION_DATABASE_URL must name the database of LEDGER_DATABASE_URL/,
+    );
+    expect(problems({ LEDGER_MIGRATION_DATABASE_URL: serviceUrl('ledger') })).toMatch(
+      /LEDGER_MIGRATION_DATABASE_URL must name a role other than LEDGER_DATABASE_URL's/,
+    );
     const withoutAdmin = new ConfigReader({ ...environment(), POSTGRES_ADMIN_URL: '' });
     readProvisioningConfig(withoutAdmin, { needsAdmin: false });
     expect(() => withoutAdmin.assertValid()).not.toThrow();

@@ -27,7 +27,6 @@ export const SERVICE_MIGRATIONS: Record<string, Array<new () => MigrationInterfa
   callbacks: CALLBACKS_MIGRATIONS,
 };
 
-
 /** A login role and its password, from a postgres:// URL. */
 export interface DatabaseLogin {
   url: string;
@@ -75,9 +74,13 @@ export function readProvisioningConfig(reader: ConfigReader, { needsAdmin }: { n
     const name = envPrefix(service);
     const { database, ...runtime } = readLogin(reader, `${name}_DATABASE_URL`, `${name}_DB_PASSWORD`);
     const { database: migrationDatabase, ...migration } = readLogin(reader, `${name}_MIGRATION_DATABASE_URL`, `${name}_MIGRATION_DB_PASSWORD`);
-    if (database && migrationDatabase && migrationDatabase !== database) reader.problem(`${name}_MIGRATION_DATABASE_URL must name the database of ${name}_DATABASE_URL (${database}), not ${migrationDatabase}`);
+    if (database && migrationDatabase && migrationDatabase !== database)
+      reader.problem(`${name}_MIGRATION_DATABASE_URL must name the database of ${name}_DATABASE_URL (${database}), not ${migrationDatabase}`);
     // The whole point of the second role: the service's own credentials must not be able to change its schema.
-    if (runtime.role && runtime.role === migration.role) reader.problem(`${name}_MIGRATION_DATABASE_URL must name a role other than ${name}_DATABASE_URL's (${runtime.role}): the service's own role must not own its tables`);
+    if (runtime.role && runtime.role === migration.role)
+      reader.problem(
+        `${name}_MIGRATION_DATABASE_URL must name a role other than ${name}_DATABASE_URL's (${runtime.role}): the service's own role must not own its tables`,
+      );
     return { service, ...runtime, database, migration };
   });
   return { adminUrl, services };
@@ -87,7 +90,9 @@ export function readProvisioningConfig(reader: ConfigReader, { needsAdmin }: { n
 async function ensureLoginRole(admin: Client, { role, password }: Pick<DatabaseLogin, 'role' | 'password'>): Promise<boolean> {
   const exists = (await admin.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [role])).rowCount === 1;
   // Utility statements take no bind parameters: the password is quoted as a literal.
-  await admin.query(`${exists ? 'ALTER' : 'CREATE'} ROLE ${admin.escapeIdentifier(role)} WITH LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD ${admin.escapeLiteral(password)}`);
+  await admin.query(
+    `${exists ? 'ALTER' : 'CREATE'} ROLE ${admin.escapeIdentifier(role)} WITH LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD ${admin.escapeLiteral(password)}`,
+  );
   return !exists;
 }
 
@@ -105,7 +110,8 @@ export async function ensureServiceDatabases(config: ProvisioningConfig): Promis
     const adminRole = (await admin.query<{ role: string }>('SELECT current_user AS role')).rows[0].role;
     // The admin is a superuser: a service running as it would see every database. Checked before anything changes.
     const asAdmin = config.services.find(({ role }) => role === adminRole);
-    if (asAdmin) throw new Error(`${envPrefix(asAdmin.service)}_DATABASE_URL names ${adminRole}, the role of POSTGRES_ADMIN_URL: give the service a role of its own`);
+    if (asAdmin)
+      throw new Error(`${envPrefix(asAdmin.service)}_DATABASE_URL names ${adminRole}, the role of POSTGRES_ADMIN_URL: give the service a role of its own`);
     for (const { role, password, database, migration } of config.services) {
       // A migration role that is the admin's (a DBA who wants to own everything) keeps its password.
       if (migration.role !== adminRole && (await ensureLoginRole(admin, migration))) made.push(`role ${migration.role}`);
@@ -123,7 +129,8 @@ export async function ensureServiceDatabases(config: ProvisioningConfig): Promis
       // No other role may even connect (nor make temporary tables): one service never reads another's tables.
       await admin.query(`REVOKE ALL ON DATABASE ${quotedDatabase} FROM PUBLIC`);
       await admin.query(`GRANT CONNECT ON DATABASE ${quotedDatabase} TO ${admin.escapeIdentifier(role)}`);
-      if (await handOverOwnedObjects(config.adminUrl ?? '', database, role, migration.role)) made.push(`handed ${role}'s objects in ${database} to ${migration.role}`);
+      if (await handOverOwnedObjects(config.adminUrl ?? '', database, role, migration.role))
+        made.push(`handed ${role}'s objects in ${database} to ${migration.role}`);
     }
   } finally {
     await admin.end();
@@ -138,7 +145,10 @@ async function handOverOwnedObjects(adminUrl: string, database: string, from: st
   const admin = new Client({ connectionString: url.toString() });
   await admin.connect();
   try {
-    const owned = await admin.query("SELECT 1 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND c.relowner = (SELECT oid FROM pg_roles WHERE rolname = $1)", [from]);
+    const owned = await admin.query(
+      "SELECT 1 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND c.relowner = (SELECT oid FROM pg_roles WHERE rolname = $1)",
+      [from],
+    );
     if (owned.rowCount === 0) return false;
     // Tables, sequences, functions, triggers' functions: ownership moves, the data stays.
     await admin.query(`REASSIGN OWNED BY ${admin.escapeIdentifier(from)} TO ${admin.escapeIdentifier(to)}`);
@@ -210,7 +220,13 @@ export async function runServiceMigrations(config: ProvisioningConfig): Promise<
 
 /** The catalogue's topics (libs/contracts/topics) with their dead-letter topics; existing ones are left as they are. Gateway reply topics are per replica and made at its boot. */
 export async function ensureCatalogTopics(kafka: KafkaConnectionConfig): Promise<string> {
-  const broker = new KafkaMessageBroker({ clientId: 'ops-init', brokers: kafka.kafkaBrokers, namespace: kafka.kafkaNamespace, security: kafka.kafkaSecurity, log: () => undefined });
+  const broker = new KafkaMessageBroker({
+    clientId: 'ops-init',
+    brokers: kafka.kafkaBrokers,
+    namespace: kafka.kafkaNamespace,
+    security: kafka.kafkaSecurity,
+    log: () => undefined,
+  });
   const before = await broker.existingTopics([...CATALOG_TOPICS]);
   await makeCatalogTopics(broker, 'all', kafka.commandPartitions);
   const made = CATALOG_TOPICS.filter((topic) => !before.has(topic));

@@ -24,7 +24,15 @@ const USAGE = 'usage: node dist/apps/ops/src/rekey.js --service gateway|payments
 type ResealOptions = Parameters<typeof resealRetiredValues>[2];
 
 /** What each service's secrets need: its database, its keyring, and the store of its sealed values. */
-const SERVICES: Record<'gateway' | 'payments', { databaseUrl: string; keyPrefix: string; purpose: string | null; reseal: (dataSource: DataSource, box: SecretBox, options: ResealOptions) => Promise<ResealReport> }> = {
+const SERVICES: Record<
+  'gateway' | 'payments',
+  {
+    databaseUrl: string;
+    keyPrefix: string;
+    purpose: string | null;
+    reseal: (dataSource: DataSource, box: SecretBox, options: ResealOptions) => Promise<ResealReport>;
+  }
+> = {
   gateway: {
     databaseUrl: 'GATEWAY_DATABASE_URL',
     keyPrefix: 'MERCHANT_SECRETS',
@@ -41,7 +49,12 @@ const SERVICES: Record<'gateway' | 'payments', { databaseUrl: string; keyPrefix:
 
 async function main(): Promise<number> {
   const { values } = parseCommandLine({
-    options: { service: { type: 'string' }, batch: { type: 'string', default: '500' }, 'dry-run': { type: 'boolean', default: false }, json: { type: 'boolean', default: false } },
+    options: {
+      service: { type: 'string' },
+      batch: { type: 'string', default: '500' },
+      'dry-run': { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
+    },
   });
   const service = values.service;
   if (service !== 'gateway' && service !== 'payments') {
@@ -52,7 +65,8 @@ async function main(): Promise<number> {
   const reader = new ConfigReader(process.env);
   const databaseUrl = reader.url(settings.databaseUrl, { protocols: ['postgres:', 'postgresql:'] });
   const batchSize = Number(values.batch);
-  if (!/^\d+$/.test(values.batch) || batchSize < 1 || batchSize > MAX_BATCH) reader.problem(`--batch must be a whole number from 1 to ${MAX_BATCH}, got "${values.batch}"`);
+  if (!/^\d+$/.test(values.batch) || batchSize < 1 || batchSize > MAX_BATCH)
+    reader.problem(`--batch must be a whole number from 1 to ${MAX_BATCH}, got "${values.batch}"`);
   const keyring = readMasterKeyring(reader, settings.keyPrefix);
   reader.assertValid();
 
@@ -70,7 +84,11 @@ async function main(): Promise<number> {
 
 function describe(report: ResealReport, retiredVersions: number[]): string {
   const counts = (byVersion: Record<number, number>) =>
-    Object.keys(byVersion).length === 0 ? 'none' : Object.entries(byVersion).map(([version, count]) => `v${version}: ${count}`).join(', ');
+    Object.keys(byVersion).length === 0
+      ? 'none'
+      : Object.entries(byVersion)
+          .map(([version, count]) => `v${version}: ${count}`)
+          .join(', ');
   const remaining = Object.values(report.remaining).reduce((sum, count) => sum + count, 0);
   return [
     `${report.store}: current key version ${report.currentVersion}, retired ${retiredVersions.length === 0 ? 'none' : retiredVersions.map((version) => `v${version}`).join(', ')}`,
@@ -78,7 +96,11 @@ function describe(report: ResealReport, retiredVersions: number[]): string {
     report.dryRun ? `  would re-seal: ${report.resealed} (dry run: nothing was written)` : `  re-sealed:  ${report.resealed}`,
     ...(report.changedMeanwhile > 0 ? [`  changed by a running service meanwhile, left as written: ${report.changedMeanwhile}`] : []),
     `  remaining under a retired key: ${remaining === 0 ? 'none' : counts(report.remaining)}`,
-    remaining === 0 ? 'Nothing is sealed under a retired key: the retired keys can be removed.' : report.dryRun ? 'Run without --dry-run to re-seal.' : 'Run again: values remain under a retired key.',
+    remaining === 0
+      ? 'Nothing is sealed under a retired key: the retired keys can be removed.'
+      : report.dryRun
+        ? 'Run without --dry-run to re-seal.'
+        : 'Run again: values remain under a retired key.',
   ].join('\n');
 }
 

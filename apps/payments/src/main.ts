@@ -17,7 +17,14 @@ async function bootstrap(): Promise<void> {
   });
   instrumentHttp(app.getHttpAdapter().getInstance());
   // Receipt uploads arrive as raw file bytes; JSON stays with Nest's parser.
-  app.getHttpAdapter().getInstance().addContentTypeParser(['application/octet-stream', 'application/pdf', 'image/png', 'image/jpeg'], { parseAs: 'buffer', bodyLimit: RECEIPT_BYTES_MAX + 1024 }, (_request, body, done) => done(null, body));
+  app
+    .getHttpAdapter()
+    .getInstance()
+    .addContentTypeParser(
+      ['application/octet-stream', 'application/pdf', 'image/png', 'image/jpeg'],
+      { parseAs: 'buffer', bodyLimit: RECEIPT_BYTES_MAX + 1024 },
+      (_request, body, done) => done(null, body),
+    );
   exitGracefullyOnSignals(app, { ...config, afterClose: flushTraces });
   // Consumers are @EventPattern handlers on controllers, served over the messaging port.
   app.connectMicroservice<CustomStrategy>({ strategy: new MessagingTransportStrategy(app.get(MESSAGE_BROKER), PAYMENTS_CONSUMERS) });

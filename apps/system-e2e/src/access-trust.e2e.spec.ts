@@ -22,7 +22,10 @@ describe('access: secret rotation, suspension, operator credentials, audit', () 
   const createMerchant = async (name: string) => {
     const created = await operator.request('POST', '/backoffice/v1/merchants', { name });
     expect(created.status).toBe(201);
-    return { client: new SignedClient(system.gatewayUrl, { merchantId: created.body.merchant_id, apiSecret: created.body.api_secret }), webhookSecret: created.body.webhook_secret as string };
+    return {
+      client: new SignedClient(system.gatewayUrl, { merchantId: created.body.merchant_id, apiSecret: created.body.api_secret }),
+      webhookSecret: created.body.webhook_secret as string,
+    };
   };
   const withSecret = (client: SignedClient, apiSecret: string) => new SignedClient(system.gatewayUrl, { merchantId: client.credentials.merchantId, apiSecret });
   const advanceGatewayClock = async (seconds: number) => expect(await system.advanceGatewayClock(seconds)).toBe(200);
@@ -69,7 +72,9 @@ describe('access: secret rotation, suspension, operator credentials, audit', () 
     expect((await newClient.get('/v2/merchant')).status).toBe(200);
 
     // An operator rotation ends a leaked secret's overlap at once with overlap_hours 0.
-    const byOperatorAfter = await operator.request('POST', `/backoffice/v1/merchants/${oldClient.credentials.merchantId}/api-secret/rotate`, { overlap_hours: 1 });
+    const byOperatorAfter = await operator.request('POST', `/backoffice/v1/merchants/${oldClient.credentials.merchantId}/api-secret/rotate`, {
+      overlap_hours: 1,
+    });
     expect(byOperatorAfter.status).toBe(201);
     const operatorClient = withSecret(oldClient, byOperatorAfter.body.api_secret);
     expect((await newClient.get('/v2/merchant')).status).toBe(200);
@@ -98,16 +103,31 @@ describe('access: secret rotation, suspension, operator credentials, audit', () 
     expect(errorOf(await merchant.get('/v2/merchant'))).toEqual([403, 'MERCHANT_SUSPENDED']);
     expect(errorOf(await merchant.post('/v2/payments/incoming', incomingPayment(newOrderId('refused'))))).toEqual([403, 'MERCHANT_SUSPENDED']);
     expect(errorOf(await withSecret(merchant, 'sk_wrong').get('/v2/merchant'))).toEqual([401, 'INVALID_SIGNATURE']);
-    expect(errorOf(await operator.request('POST', `/backoffice/v1/merchants/${merchantId}/suspend`, { reason: 'twice' }))).toEqual([409, 'MERCHANT_STATUS_CONFLICT']);
+    expect(errorOf(await operator.request('POST', `/backoffice/v1/merchants/${merchantId}/suspend`, { reason: 'twice' }))).toEqual([
+      409,
+      'MERCHANT_STATUS_CONFLICT',
+    ]);
     const view = await operator.request('GET', `/backoffice/v1/merchants/${merchantId}`);
-    expect(view.body).toMatchObject({ status: 'suspended', status_reason: 'chargeback ratio under review', status_changed_by: operatorId, status_changed_at: expect.any(String) });
+    expect(view.body).toMatchObject({
+      status: 'suspended',
+      status_reason: 'chargeback ratio under review',
+      status_changed_by: operatorId,
+      status_changed_at: expect.any(String),
+    });
 
     // Money already in flight still settles, and its callback still goes out.
     expect((await agent.client.request('POST', `/backoffice/v1/agent/orders/${merchantId}/${orderId}/confirm`, {})).status).toBe(200);
-    const callbacks = await eventually(() => receiver?.received ?? [], (received) => received.length === 1, 'the pay-in callback');
+    const callbacks = await eventually(
+      () => receiver?.received ?? [],
+      (received) => received.length === 1,
+      'the pay-in callback',
+    );
     expect(JSON.parse(callbacks[0]?.body ?? '{}')).toMatchObject({ type: 'payment.succeeded', data: { order_id: orderId } });
     expect(callbacks[0]?.verifiedWith).toEqual([webhookSecret]);
-    const rubAvailable = async () => (await operator.request('GET', `/backoffice/v1/merchants/${merchantId}/balances`)).body.settlement?.find((entry: { currency: string }) => entry.currency === 'RUB')?.available ?? 0;
+    const rubAvailable = async () =>
+      (await operator.request('GET', `/backoffice/v1/merchants/${merchantId}/balances`)).body.settlement?.find(
+        (entry: { currency: string }) => entry.currency === 'RUB',
+      )?.available ?? 0;
     await eventually(rubAvailable, (available) => Number(available) > 0, 'the settled pay-in in the balance');
 
     const reinstated = await operator.request('POST', `/backoffice/v1/merchants/${merchantId}/reinstate`, { reason: 'review passed' });
@@ -144,7 +164,11 @@ describe('access: secret rotation, suspension, operator credentials, audit', () 
   it('audits every back-office action with the actor from the credential, refusals included', async () => {
     const trail = await operator.request('GET', `/backoffice/v1/audit?actor_credential_id=${operatorId}&limit=500`);
     expect(trail.status).toBe(200);
-    const actions = trail.body.data.map((entry: { action: string; status_code: number; error_code: string | null }) => [entry.action, entry.status_code, entry.error_code]);
+    const actions = trail.body.data.map((entry: { action: string; status_code: number; error_code: string | null }) => [
+      entry.action,
+      entry.status_code,
+      entry.error_code,
+    ]);
     expect(actions).toEqual(
       expect.arrayContaining([
         ['POST /backoffice/v1/merchants', 201, null],
@@ -158,13 +182,19 @@ describe('access: secret rotation, suspension, operator credentials, audit', () 
         ['POST /backoffice/v1/operator-credentials/:credentialId/revoke', 200, null],
       ]),
     );
-    expect(trail.body.data.every((entry: { actor_credential_id: string; actor_name: string }) => entry.actor_credential_id === operatorId && entry.actor_name === 'Access e2e operator')).toBe(true);
+    expect(
+      trail.body.data.every(
+        (entry: { actor_credential_id: string; actor_name: string }) => entry.actor_credential_id === operatorId && entry.actor_name === 'Access e2e operator',
+      ),
+    ).toBe(true);
     const suspension = trail.body.data.find((entry: { action: string; status_code: number }) => entry.action.endsWith('/suspend') && entry.status_code === 200);
     expect(suspension).toMatchObject({ reason: 'chargeback ratio under review', merchant_id: expect.stringMatching(/^mch_/) });
     // Reads are not actions; the agent's own actions are audited under the agent's credential.
     expect(actions.some(([action]: [string]) => action.startsWith('GET '))).toBe(false);
     const everyone = await operator.request('GET', '/backoffice/v1/audit?limit=500');
-    expect(everyone.body.data.some((entry: { actor_role: string; action: string }) => entry.actor_role === 'agent' && entry.action.endsWith('/confirm'))).toBe(true);
+    expect(everyone.body.data.some((entry: { actor_role: string; action: string }) => entry.actor_role === 'agent' && entry.action.endsWith('/confirm'))).toBe(
+      true,
+    );
     const bad = await operator.request('GET', '/backoffice/v1/audit?actor=me');
     expect(errorOf(bad)).toEqual([400, 'VALIDATION_ERROR']);
   });

@@ -66,16 +66,24 @@ describe('reads as of an instant, through the back office', () => {
       // The operator's view less what is not an event of the order (its receipts).
       const { receipts: _receipts, ...withoutReceipts } = state;
       expect(read.body.state).toEqual({ ...withoutReceipts, receipts: [] });
-      expect(read.body.events.map((event: { type: string }) => event.type)).toEqual(['IncomingPaymentCreated', 'PaymentOrderAgentAssigned', 'IncomingPaymentMarkedPaid', 'PaymentOrderSucceeded']);
+      expect(read.body.events.map((event: { type: string }) => event.type)).toEqual([
+        'IncomingPaymentCreated',
+        'PaymentOrderAgentAssigned',
+        'IncomingPaymentMarkedPaid',
+        'PaymentOrderSucceeded',
+      ]);
     }
     expect((await operator.request('GET', `/backoffice/v1/orders/${merchantId}/${orderId}/as-of?at=yesterday`)).status).toBe(400);
-    expect((await operator.request('GET', `/backoffice/v1/orders/${merchantId}/no-such-order/as-of?at=${encodeURIComponent(before.toISOString())}`)).status).toBe(404);
+    expect(
+      (await operator.request('GET', `/backoffice/v1/orders/${merchantId}/no-such-order/as-of?at=${encodeURIComponent(before.toISOString())}`)).status,
+    ).toBe(404);
   });
 
   it("gives the day's closing balances as the merchant reads them, and the previous day's as its opening", async () => {
     const merchantId = merchant.credentials.merchantId;
     const today = new Date().toISOString().slice(0, 10);
-    const available = async () => (await merchant.get('/v2/merchant/balances')).body.settlement.find((entry: { currency: string }) => entry.currency === 'RUB')?.available;
+    const available = async () =>
+      (await merchant.get('/v2/merchant/balances')).body.settlement.find((entry: { currency: string }) => entry.currency === 'RUB')?.available;
     // The credit of the first test's pay-in reaches the ledger through Kafka.
     const rub = await eventually(available, (value) => typeof value === 'number' && value > 0, 'the pay-in credited', 30_000);
 

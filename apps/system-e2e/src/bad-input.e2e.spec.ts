@@ -75,10 +75,14 @@ describe('bad input on POST /v2/payments/incoming', () => {
   });
 
   describe('callback URLs', () => {
-    it.each(['"ftp://shop.example/cb"', '"/relative/path"', '"javascript:alert(1)"', '"http://shop.example/cb"', JSON.stringify(`https://shop.example/${'a'.repeat(2100)}`), '42'])(
-      'refuses callback_url %s',
-      (literal) => expectValidationError(bodyWith('callback_url', literal), 'callback_url'),
-    );
+    it.each([
+      '"ftp://shop.example/cb"',
+      '"/relative/path"',
+      '"javascript:alert(1)"',
+      '"http://shop.example/cb"',
+      JSON.stringify(`https://shop.example/${'a'.repeat(2100)}`),
+      '42',
+    ])('refuses callback_url %s', (literal) => expectValidationError(bodyWith('callback_url', literal), 'callback_url'));
   });
 
   describe('body shape', () => {
@@ -98,7 +102,13 @@ describe('bad input on POST /v2/payments/incoming', () => {
     it('names every missing field at once', async () => {
       const response = await merchant.post('/v2/payments/incoming', {});
       expect(response.status).toBe(400);
-      expect(response.body.error.details.map((detail: { field: string }) => detail.field).sort()).toEqual(['amount', 'callback_url', 'country', 'currency', 'order_id']);
+      expect(response.body.error.details.map((detail: { field: string }) => detail.field).sort()).toEqual([
+        'amount',
+        'callback_url',
+        'country',
+        'currency',
+        'order_id',
+      ]);
     });
 
     it('refuses unknown fields', () => expectValidationError(bodyWith('amount_cents', '150050'), 'amount_cents'));
@@ -110,12 +120,15 @@ describe('bad input on POST /v2/payments/incoming', () => {
   });
 
   // Found by npm run fuzz (docs/operations/fuzzing.md): null reached overlapMsOf and answered 500.
-  it.each(['/v2/merchant/api-secret/rotate', '/v2/merchant/webhook-secret/rotate'])('takes overlap_hours null on %s as absent, as any null field', async (path) => {
-    const rotating = await system.createClient('Rotating shop');
-    const response = await rotating.post(path, '{"overlap_hours": null}');
-    expect(response.status).toBe(201);
-    expect(response.body.previous_secret_valid_until).toEqual(expect.any(String));
-  });
+  it.each(['/v2/merchant/api-secret/rotate', '/v2/merchant/webhook-secret/rotate'])(
+    'takes overlap_hours null on %s as absent, as any null field',
+    async (path) => {
+      const rotating = await system.createClient('Rotating shop');
+      const response = await rotating.post(path, '{"overlap_hours": null}');
+      expect(response.status).toBe(201);
+      expect(response.body.previous_secret_valid_until).toEqual(expect.any(String));
+    },
+  );
 
   it('created no order for any of the refused requests', async () => {
     const rows = await system.query<{ count: string }>('payments', `SELECT count(*) FROM payment_orders`);
@@ -142,16 +155,31 @@ describe('bad input across the API', () => {
   let operator: BackofficeClient;
 
   const PNG_HEADER = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-  const payout = (orderId: string, accountNumber = '4111 1111 1111 1111') => ({ ...incomingPayment(orderId, { amount: 200 }), method: 'bank_card', account_number: accountNumber });
+  const payout = (orderId: string, accountNumber = '4111 1111 1111 1111') => ({
+    ...incomingPayment(orderId, { amount: 200 }),
+    method: 'bank_card',
+    account_number: accountNumber,
+  });
 
   beforeAll(async () => {
     system = await SystemUnderTest.start({ env: { gateway: { GATEWAY_COMMAND_TIMEOUT_MS: '30000' } } });
     operator = await createOperator(system);
     agent = await registerAgent(system, operator, [{ method: 'bank_card', country: 'RU', currency: 'RUB' }]);
     merchant = await system.createClient('Prototype shop');
-    const common = { country: 'RU', currency: 'RUB', fee_rate_basis_points: 0, fee_fixed_minor: '0', min_amount_minor: '100', max_amount_minor: '100000000', expiry_minutes: 30 };
+    const common = {
+      country: 'RU',
+      currency: 'RUB',
+      fee_rate_basis_points: 0,
+      fee_fixed_minor: '0',
+      min_amount_minor: '100',
+      max_amount_minor: '100000000',
+      expiry_minutes: 30,
+    };
     const methods = await operator.request('PUT', `/backoffice/v1/merchants/${merchant.credentials.merchantId}/methods`, {
-      entries: [{ method: 'bank_card', direction: 'incoming', ...common }, { method: 'bank_card', direction: 'outgoing', ...common }],
+      entries: [
+        { method: 'bank_card', direction: 'incoming', ...common },
+        { method: 'bank_card', direction: 'outgoing', ...common },
+      ],
     });
     expect(methods.status).toBe(200);
     const fundingId = newOrderId('funding');
@@ -183,18 +211,16 @@ describe('bad input across the API', () => {
     }
   });
 
-  it.each([
-    ['/v2/payments/incoming/list'],
-    ['/v2/payments/outgoing/list'],
-    ['/v2/merchant/withdrawals/list'],
-    ['/v2/disputes/list'],
-  ])('refuses __proto__, constructor and toString as filter names on %s', async (path) => {
-    for (const name of ['__proto__', 'constructor', 'toString', 'foo']) {
-      const response = await merchant.post(path, `{${JSON.stringify(name)}: 1}`);
-      expect([name, response.status, response.body.error?.code]).toEqual([name, 400, 'VALIDATION_ERROR']);
-      expect(fieldsOf(response.body)).toEqual([name]);
-    }
-  });
+  it.each([['/v2/payments/incoming/list'], ['/v2/payments/outgoing/list'], ['/v2/merchant/withdrawals/list'], ['/v2/disputes/list']])(
+    'refuses __proto__, constructor and toString as filter names on %s',
+    async (path) => {
+      for (const name of ['__proto__', 'constructor', 'toString', 'foo']) {
+        const response = await merchant.post(path, `{${JSON.stringify(name)}: 1}`);
+        expect([name, response.status, response.body.error?.code]).toEqual([name, 400, 'VALIDATION_ERROR']);
+        expect(fieldsOf(response.body)).toEqual([name]);
+      }
+    },
+  );
 
   // Found by npm run fuzz on the back-office API (docs/operations/fuzzing.md, Findings).
   it('takes lifetime_days null on POST /backoffice/v1/operator-credentials as absent, as any null field', async () => {
@@ -285,11 +311,20 @@ describe('bad input across the API', () => {
   function uploadChunked(path: string, content: Buffer): Promise<{ status: number; body: any }> {
     const url = new URL(system.gatewayUrl);
     return new Promise((resolve, reject) => {
-      const outgoing = httpRequest({ host: url.hostname, port: url.port, method: 'POST', path, headers: { authorization: `Bearer ${agent.client.token}`, 'content-type': 'application/octet-stream', 'x-file-name': 'chunked.png' } }, (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
-      });
+      const outgoing = httpRequest(
+        {
+          host: url.hostname,
+          port: url.port,
+          method: 'POST',
+          path,
+          headers: { authorization: `Bearer ${agent.client.token}`, 'content-type': 'application/octet-stream', 'x-file-name': 'chunked.png' },
+        },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
+        },
+      );
       outgoing.on('error', reject);
       for (let offset = 0; offset < content.length; offset += 64 * 1024) outgoing.write(content.subarray(offset, offset + 64 * 1024));
       outgoing.end();
@@ -332,7 +367,9 @@ describe('bad input across the API', () => {
     return new Promise((resolve) => {
       const chunks: Buffer[] = [];
       const socket = connect(Number(url.port), url.hostname, () => {
-        socket.write(`POST ${path} HTTP/1.1\r\nhost: ${url.host}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nx-api-key: ${merchant.credentials.merchantId}\r\n${connectionClose ? 'connection: close\r\n' : ''}\r\n`);
+        socket.write(
+          `POST ${path} HTTP/1.1\r\nhost: ${url.host}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nx-api-key: ${merchant.credentials.merchantId}\r\n${connectionClose ? 'connection: close\r\n' : ''}\r\n`,
+        );
         socket.write(body);
       });
       socket.on('data', (chunk: Buffer) => {

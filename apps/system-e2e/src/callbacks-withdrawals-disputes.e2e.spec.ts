@@ -11,7 +11,12 @@
  * default callback URL pointing at a verifying receiver on 127.0.0.1.
  */
 import { DISPUTE_COMMAND_TYPES, DISPUTES_TOPICS } from '@mp/contracts-disputes';
-import { PAYMENT_ORDER_DISPUTE_EVENT_TYPES, PAYMENT_ORDER_EXTERNAL_EVENT_TYPES, PAYMENTS_TOPICS, type PaymentOrderDisputeOutcomeAppliedData } from '@mp/contracts-payments';
+import {
+  PAYMENT_ORDER_DISPUTE_EVENT_TYPES,
+  PAYMENT_ORDER_EXTERNAL_EVENT_TYPES,
+  PAYMENTS_TOPICS,
+  type PaymentOrderDisputeOutcomeAppliedData,
+} from '@mp/contracts-payments';
 import { BackofficeClient, CallbackReceiver, createOperator, registerAgent, SignedClient, SystemUnderTest, type RegisteredAgent } from '@mp/shared-testing';
 import { eventually } from '@mp/shared-testing';
 import { disputesKnow } from './disputable-orders';
@@ -36,7 +41,11 @@ describe('withdrawal and dispute callbacks', () => {
       env: {
         gateway: { ALLOW_HTTP_CALLBACK_URLS: 'true', GATEWAY_COMMAND_TIMEOUT_MS: '30000' },
         ledger: { LEDGER_CONVERSION_FEE_BASIS_POINTS: String(CONVERSION_FEE_BASIS_POINTS) },
-        withdrawals: { WITHDRAWALS_SIMULATOR_DELAY_MS: '300', WITHDRAWALS_SIMULATOR_FAIL_ADDRESS_PATTERN: `^${FAILING_ERC20_ADDRESS}$`, WITHDRAWALS_SEND_INTERVAL_MS: '200' },
+        withdrawals: {
+          WITHDRAWALS_SIMULATOR_DELAY_MS: '300',
+          WITHDRAWALS_SIMULATOR_FAIL_ADDRESS_PATTERN: `^${FAILING_ERC20_ADDRESS}$`,
+          WITHDRAWALS_SEND_INTERVAL_MS: '200',
+        },
       },
     });
     operator = await createOperator(system);
@@ -70,7 +79,9 @@ describe('withdrawal and dispute callbacks', () => {
     expect((await merchant.post('/v2/merchant/withdrawals', withdrawal)).status).toBe(201);
     const otherMetadata = await merchant.post('/v2/merchant/withdrawals', { ...withdrawal, metadata: { payout_batch: 'B-8' } });
     expect([otherMetadata.status, otherMetadata.body.error.code, otherMetadata.body.error.details[0].field]).toEqual([409, 'DUPLICATE_ORDER', 'metadata']);
-    expect((await merchant.post('/v2/merchant/withdrawals', { order_id: failedId, amount: 50, currency: 'USDT-ERC20', address: FAILING_ERC20_ADDRESS })).status).toBe(201);
+    expect(
+      (await merchant.post('/v2/merchant/withdrawals', { order_id: failedId, amount: 50, currency: 'USDT-ERC20', address: FAILING_ERC20_ADDRESS })).status,
+    ).toBe(201);
 
     const withdrawalCallbacks = () => receiver.bodies<WithdrawalData>().filter((body) => body.type.startsWith('withdrawal.'));
     await eventually(withdrawalCallbacks, (bodies) => bodies.length >= 2, 'both withdrawal callbacks', 60_000);
@@ -78,7 +89,11 @@ describe('withdrawal and dispute callbacks', () => {
     const completed = withdrawalCallbacks().filter((body) => body.data.order_id === completedId);
     expect(completed.map((body) => body.type)).toEqual(['withdrawal.completed']);
     const completedState = await merchant.get(`/v2/merchant/withdrawals/${encodeURIComponent(completedId)}`);
-    expect(completedState.body).toMatchObject({ status: 'COMPLETED', transaction_hash: expect.stringMatching(/^[0-9a-f]{64}$/), metadata: { payout_batch: 'B-7' } });
+    expect(completedState.body).toMatchObject({
+      status: 'COMPLETED',
+      transaction_hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+      metadata: { payout_batch: 'B-7' },
+    });
     expect(completed[0]?.data).toEqual({ ...completedState.body, version: expect.any(Number) });
     expect(completed[0]?.data.version).toBeGreaterThan(1);
 
@@ -108,31 +123,60 @@ describe('withdrawal and dispute callbacks', () => {
       const orderId = newOrderId('wd-later');
       const accepted = await shop.post('/v2/merchant/withdrawals', { order_id: orderId, amount: 100, currency: 'USDT-ERC20', address: ERC20_ADDRESS });
       expect(accepted.status).toBe(201);
-      await eventually(async () => (await shop.get(`/v2/merchant/withdrawals/${orderId}`)).body.status, (status) => status === 'COMPLETED', 'the withdrawal completed', 60_000);
+      await eventually(
+        async () => (await shop.get(`/v2/merchant/withdrawals/${orderId}`)).body.status,
+        (status) => status === 'COMPLETED',
+        'the withdrawal completed',
+        60_000,
+      );
       const kept = await eventually(
-        async () => (await shop.get(`/v2/webhooks/deliveries?order_id=${encodeURIComponent(orderId)}`)).body.data as Array<{ status: string; url: string | null; event_type: string }>,
+        async () =>
+          (await shop.get(`/v2/webhooks/deliveries?order_id=${encodeURIComponent(orderId)}`)).body.data as Array<{
+            status: string;
+            url: string | null;
+            event_type: string;
+          }>,
         (rows) => rows.length === 1,
         'the kept withdrawal callback',
         30_000,
       );
-      expect(kept.map(({ status, url, event_type }) => ({ status, url, event_type }))).toEqual([{ status: 'awaiting_url', url: null, event_type: 'withdrawal.completed' }]);
+      expect(kept.map(({ status, url, event_type }) => ({ status, url, event_type }))).toEqual([
+        { status: 'awaiting_url', url: null, event_type: 'withdrawal.completed' },
+      ]);
       // Callbacks only: on a busy machine another test's system may probe a port this receiver took over (its GETs are not callbacks).
       expect(lateReceiver.received.filter((request) => request.method === 'POST')).toEqual([]);
 
       // The settings endpoint checks what it is given, like every other body.
-      for (const bad of [{}, { default_callback_url: null }, { default_callback_url: 'ftp://shop.example/cb' }, { default_callback_url: lateReceiver.url(), name: 'Renamed' }]) {
+      for (const bad of [
+        {},
+        { default_callback_url: null },
+        { default_callback_url: 'ftp://shop.example/cb' },
+        { default_callback_url: lateReceiver.url(), name: 'Renamed' },
+      ]) {
         const answer = await shop.request({ method: 'PATCH', path: '/v2/merchant', body: bad });
         expect([answer.status, answer.body.error?.code]).toEqual([400, 'VALIDATION_ERROR']);
       }
       const updated = await shop.request({ method: 'PATCH', path: '/v2/merchant', body: { default_callback_url: lateReceiver.url() } });
       expect(updated.status).toBe(200);
-      expect(updated.body).toMatchObject({ merchant_id: created.body.merchant_id, default_callback_url: lateReceiver.url(), default_callback_url_disabled: false });
+      expect(updated.body).toMatchObject({
+        merchant_id: created.body.merchant_id,
+        default_callback_url: lateReceiver.url(),
+        default_callback_url_disabled: false,
+      });
 
       // The kept outcome reaches the new URL, signed, once.
-      const bodies = await eventually(() => lateReceiver.bodies<WithdrawalData>(), (received) => received.some((body) => body.type === 'withdrawal.completed'), 'the kept withdrawal callback at the new URL', 60_000);
+      const bodies = await eventually(
+        () => lateReceiver.bodies<WithdrawalData>(),
+        (received) => received.some((body) => body.type === 'withdrawal.completed'),
+        'the kept withdrawal callback at the new URL',
+        60_000,
+      );
       expect(bodies.filter((body) => body.data.order_id === orderId).map((body) => body.type)).toEqual(['withdrawal.completed']);
       expect(lateReceiver.received.every((callback) => callback.verifiedWith.length === 1)).toBe(true);
-      const sent = (await shop.get(`/v2/webhooks/deliveries?order_id=${encodeURIComponent(orderId)}`)).body.data as Array<{ status: string; url: string | null }>;
+      const sent = (await shop.get(`/v2/webhooks/deliveries?order_id=${encodeURIComponent(orderId)}`)).body.data as Array<{
+        status: string;
+        url: string | null;
+      }>;
       expect(sent.map(({ status, url }) => ({ status, url }))).toEqual([{ status: 'succeeded', url: lateReceiver.url() }]);
     } finally {
       await lateReceiver.stop();
@@ -145,7 +189,10 @@ describe('withdrawal and dispute callbacks', () => {
     const created = await merchant.post('/v2/payments/incoming', incomingPayment(orderId, { amount: 1000, callback_url: receiver.url('/payments') }));
     expect(created.status).toBe(201);
     expect((await fetch(`${created.body.redirect_url}/details`, { method: 'POST', redirect: 'manual' })).status).toBe(303);
-    expect((await agent.client.request('POST', `/backoffice/v1/agent/orders/${merchant.credentials.merchantId}/${orderId}/decline`, { reason: 'no money arrived' })).status).toBe(200);
+    expect(
+      (await agent.client.request('POST', `/backoffice/v1/agent/orders/${merchant.credentials.merchantId}/${orderId}/decline`, { reason: 'no money arrived' }))
+        .status,
+    ).toBe(200);
     await disputesKnow(system, merchant, orderId, true);
     disputedOrderId = orderId;
 
@@ -209,7 +256,10 @@ describe('withdrawal and dispute callbacks', () => {
       ['payments', 2],
       ['payments', 4],
     ]);
-    expect(orderEvents.map((envelope) => envelope.type).slice(-2)).toEqual([PAYMENT_ORDER_EXTERNAL_EVENT_TYPES.succeeded, PAYMENT_ORDER_DISPUTE_EVENT_TYPES.disputeOutcomeApplied]);
+    expect(orderEvents.map((envelope) => envelope.type).slice(-2)).toEqual([
+      PAYMENT_ORDER_EXTERNAL_EVENT_TYPES.succeeded,
+      PAYMENT_ORDER_DISPUTE_EVENT_TYPES.disputeOutcomeApplied,
+    ]);
 
     // Nobody dead-lettered anything of payments' topic; the order's callbacks are its two outcomes only; the ledger credited once.
     expect(await envelopesOnTopic(system.runId, `${PAYMENTS_TOPICS.orderEvents}.dlq`)).toEqual([]);
@@ -217,7 +267,12 @@ describe('withdrawal and dispute callbacks', () => {
     await eventually(orderCallbacks, (bodies) => bodies.length >= 2, 'the order’s payment callbacks', 30_000);
     expect(orderCallbacks().map((body) => body.type)).toEqual(['payment.failed', 'payment.succeeded']);
     // The ledger books from payments' events on its own time: read until the credit is there, then it must be the only one.
-    const bookingsOf = () => system.query<{ event_id: string }>('ledger', `SELECT DISTINCT event_id FROM ledger_postings WHERE reference_kind = 'payment_order' AND reference_id = $1`, [disputedOrderId]);
+    const bookingsOf = () =>
+      system.query<{ event_id: string }>(
+        'ledger',
+        `SELECT DISTINCT event_id FROM ledger_postings WHERE reference_kind = 'payment_order' AND reference_id = $1`,
+        [disputedOrderId],
+      );
     await eventually(bookingsOf, (bookings) => bookings.length >= 1, 'the ledger’s credit of the disputed order');
     expect(await bookingsOf()).toHaveLength(1);
   });

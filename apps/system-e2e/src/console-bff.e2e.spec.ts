@@ -21,7 +21,8 @@ interface ConsoleAnswer {
   body: any;
 }
 
-const CSP = "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+const CSP =
+  "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 const INDEX_HTML = '<!doctype html><html><head><script type="module" src="/console/assets/x.js"></script></head><body><div id="root"></div></body></html>';
 
 describe('console BFF', () => {
@@ -35,7 +36,11 @@ describe('console BFF', () => {
   const merchantAnswers: ConsoleAnswer[] = [];
 
   // rawPath: the path goes on the wire exactly as written (no URL parsing, which would turn `\` into `/`).
-  const send = (method: string, path: string, options: { cookie?: string; csrf?: string; origin?: string | null; body?: unknown; raw?: Buffer; headers?: Record<string, string>; rawPath?: boolean } = {}) =>
+  const send = (
+    method: string,
+    path: string,
+    options: { cookie?: string; csrf?: string; origin?: string | null; body?: unknown; raw?: Buffer; headers?: Record<string, string>; rawPath?: boolean } = {},
+  ) =>
     new Promise<ConsoleAnswer>((resolve, reject) => {
       const bytes = options.raw ?? (options.body === undefined ? undefined : Buffer.from(JSON.stringify(options.body)));
       const headers: Record<string, string> = {
@@ -47,21 +52,24 @@ describe('console BFF', () => {
         ...options.headers,
       };
       const url = new URL(path, system.gatewayUrl);
-      const outgoing = httpRequest({ host: url.hostname, port: url.port, method, path: options.rawPath ? path : `${url.pathname}${url.search}`, headers }, (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => {
-          const bytes = Buffer.concat(chunks);
-          const text = bytes.toString('utf8');
-          let body: unknown;
-          try {
-            body = text ? JSON.parse(text) : undefined;
-          } catch {
-            body = undefined;
-          }
-          resolve({ status: response.statusCode ?? 0, headers: response.headers, text, bytes, body });
-        });
-      });
+      const outgoing = httpRequest(
+        { host: url.hostname, port: url.port, method, path: options.rawPath ? path : `${url.pathname}${url.search}`, headers },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () => {
+            const bytes = Buffer.concat(chunks);
+            const text = bytes.toString('utf8');
+            let body: unknown;
+            try {
+              body = text ? JSON.parse(text) : undefined;
+            } catch {
+              body = undefined;
+            }
+            resolve({ status: response.statusCode ?? 0, headers: response.headers, text, bytes, body });
+          });
+        },
+      );
       outgoing.on('error', reject);
       outgoing.end(bytes);
     });
@@ -115,10 +123,20 @@ describe('console BFF', () => {
     expect(answer.status).toBe(200);
     const cookie = (answer.headers['set-cookie'] as string[])[0] ?? '';
     expect(cookie).toMatch(/^__Host-console_session=[A-Za-z0-9_-]{43};/);
-    const attributes = cookie.split(';').slice(1).map((part) => part.trim());
+    const attributes = cookie
+      .split(';')
+      .slice(1)
+      .map((part) => part.trim());
     expect(attributes).toEqual(expect.arrayContaining(['Path=/', 'Secure', 'HttpOnly', 'SameSite=Strict']));
     expect(cookie).not.toMatch(/domain=/i);
-    expect(answer.body).toEqual({ role: 'operator', subject_id: expect.stringMatching(/^cred_/), merchant_id: null, display_name: 'Console e2e operator', csrf_token: expect.any(String), expires_at: expect.any(String) });
+    expect(answer.body).toEqual({
+      role: 'operator',
+      subject_id: expect.stringMatching(/^cred_/),
+      merchant_id: null,
+      display_name: 'Console e2e operator',
+      csrf_token: expect.any(String),
+      expires_at: expect.any(String),
+    });
     expect(answer.text).not.toContain(operator.token);
     const session = await send('GET', '/console/api/session', { cookie: cookieOf(answer) });
     expect(session.status).toBe(200);
@@ -128,9 +146,15 @@ describe('console BFF', () => {
 
   it('signs in each role with its credential and refuses bad, revoked and other-role credentials alike', async () => {
     const key = await consoleKeyFor(merchantA);
-    expect((await signIn('merchant', key.console_key)).session).toMatchObject({ role: 'merchant', subject_id: merchantA.credentials.merchantId, merchant_id: merchantA.credentials.merchantId, display_name: 'Console shop A' });
+    expect((await signIn('merchant', key.console_key)).session).toMatchObject({
+      role: 'merchant',
+      subject_id: merchantA.credentials.merchantId,
+      merchant_id: merchantA.credentials.merchantId,
+      display_name: 'Console shop A',
+    });
     expect((await signIn('agent', agent.client.token)).session).toMatchObject({ role: 'agent', subject_id: agent.agentId, merchant_id: null });
-    const refused = async (role: string, credential: string) => expect(errorOf(await send('POST', '/console/api/login', { body: { role, credential } }))).toEqual([401, 'INVALID_CONSOLE_CREDENTIALS']);
+    const refused = async (role: string, credential: string) =>
+      expect(errorOf(await send('POST', '/console/api/login', { body: { role, credential } }))).toEqual([401, 'INVALID_CONSOLE_CREDENTIALS']);
     await refused('merchant', 'mck_' + 'x'.repeat(43));
     await refused('merchant', merchantA.credentials.apiSecret);
     await refused('agent', operator.token);
@@ -163,17 +187,28 @@ describe('console BFF', () => {
 
   it('never lets a console key through the back office or /v2', async () => {
     const key = await consoleKeyFor(merchantA);
-    for (const path of ['/backoffice/v1/operator-credentials', '/backoffice/v1/agent/orders', `/backoffice/v1/merchants/${merchantA.credentials.merchantId}/console-keys`]) {
+    for (const path of [
+      '/backoffice/v1/operator-credentials',
+      '/backoffice/v1/agent/orders',
+      `/backoffice/v1/merchants/${merchantA.credentials.merchantId}/console-keys`,
+    ]) {
       const asBearer = await new BackofficeClient(system.gatewayUrl, key.console_key).request('GET', path);
       expect([path, asBearer.status, asBearer.body?.error?.code]).toEqual([path, 401, 'INVALID_API_KEY']);
     }
-    const asSecret = await new SignedClient(system.gatewayUrl, { merchantId: merchantA.credentials.merchantId, apiSecret: key.console_key }).get('/v2/merchant');
+    const asSecret = await new SignedClient(system.gatewayUrl, { merchantId: merchantA.credentials.merchantId, apiSecret: key.console_key }).get(
+      '/v2/merchant',
+    );
     expect(asSecret.status).toBe(401);
   });
 
   it('refuses changes without the Origin, with a foreign Origin, and without or with a wrong x-csrf-token', async () => {
-    expect(errorOf(await send('POST', '/console/api/login', { origin: null, body: { role: 'operator', credential: operator.token } }))).toEqual([403, 'CSRF_TOKEN_INVALID']);
-    expect(errorOf(await send('POST', '/console/api/login', { origin: 'https://evil.example', body: { role: 'operator', credential: operator.token } }))).toEqual([403, 'CSRF_TOKEN_INVALID']);
+    expect(errorOf(await send('POST', '/console/api/login', { origin: null, body: { role: 'operator', credential: operator.token } }))).toEqual([
+      403,
+      'CSRF_TOKEN_INVALID',
+    ]);
+    expect(
+      errorOf(await send('POST', '/console/api/login', { origin: 'https://evil.example', body: { role: 'operator', credential: operator.token } })),
+    ).toEqual([403, 'CSRF_TOKEN_INVALID']);
     const { cookie, csrf } = await signIn('operator', operator.token);
     const path = `/console/api/operator/merchants/${merchantB.credentials.merchantId}/console-keys`;
     expect(errorOf(await send('POST', path, { cookie, body: {} }))).toEqual([403, 'CSRF_TOKEN_INVALID']);
@@ -185,7 +220,11 @@ describe('console BFF', () => {
     expect(issued.status).toBe(201);
     // The trail is written as the action's answer leaves, so it is read until it shows.
     const audited = await eventually(
-      async () => (await operator.request('GET', `/backoffice/v1/audit?merchant_id=${merchantB.credentials.merchantId}`)).body.data as Array<{ action: string; actor_name: string }>,
+      async () =>
+        (await operator.request('GET', `/backoffice/v1/audit?merchant_id=${merchantB.credentials.merchantId}`)).body.data as Array<{
+          action: string;
+          actor_name: string;
+        }>,
       (entries) => entries.some((entry) => entry.action === 'POST /backoffice/v1/merchants/:merchantId/console-keys'),
       'the console-key issue in the audit trail',
       5_000,
@@ -203,12 +242,21 @@ describe('console BFF', () => {
     expect(errorOf(await send('GET', '/console/api/agent/orders', { cookie: operatorSession.cookie }))).toEqual([403, 'CONSOLE_ROLE_FORBIDDEN']);
     expect(errorOf(await send('GET', '/console/api/operator/agent/orders', { cookie: operatorSession.cookie }))).toEqual([404, 'NOT_FOUND']);
     // Paths that a parser behind the relay could read as another prefix are refused by the relay itself.
-    for (const path of ['/console/api/operator/%61gent/orders', '/console/api/operator/%2e%2e/agent/orders', '/console/api/operator/..%5Cagent/orders', '/console/api/operator/..\\agent/orders', '/console/api/operator/merchants/..\\..\\agent/orders']) {
-      expect({ path, answer: errorOf(await send('GET', path, { cookie: operatorSession.cookie, rawPath: true })) }).toEqual({ path, answer: [404, 'NOT_FOUND'] });
+    for (const path of [
+      '/console/api/operator/%61gent/orders',
+      '/console/api/operator/%2e%2e/agent/orders',
+      '/console/api/operator/..%5Cagent/orders',
+      '/console/api/operator/..\\agent/orders',
+      '/console/api/operator/merchants/..\\..\\agent/orders',
+    ]) {
+      expect({ path, answer: errorOf(await send('GET', path, { cookie: operatorSession.cookie, rawPath: true })) }).toEqual({
+        path,
+        answer: [404, 'NOT_FOUND'],
+      });
     }
   });
 
-  it('relays a merchant as itself: an order made through the console is the merchant\'s, and another merchant cannot read it', async () => {
+  it("relays a merchant as itself: an order made through the console is the merchant's, and another merchant cannot read it", async () => {
     const sessionA = await merchantSession(merchantA);
     const orderId = newOrderId('console');
     const created = await sessionA.call('POST', '/v2/payments/incoming', incomingPayment(orderId));
@@ -220,11 +268,14 @@ describe('console BFF', () => {
     expect((await sessionB.call('GET', `/v2/payments/status/${orderId}`)).status).toBe(404);
     // The relayed /v2 validation answers pass through: 400 VALIDATION_ERROR, never a 5xx.
     expect(errorOf(await sessionA.call('POST', '/v2/payments/incoming', { order_id: orderId }))).toEqual([400, 'VALIDATION_ERROR']);
-    expect(errorOf(await send('POST', '/console/api/login', { raw: Buffer.from('{"role":'), headers: { 'content-type': 'application/json' } }))).toEqual([400, 'VALIDATION_ERROR']);
+    expect(errorOf(await send('POST', '/console/api/login', { raw: Buffer.from('{"role":'), headers: { 'content-type': 'application/json' } }))).toEqual([
+      400,
+      'VALIDATION_ERROR',
+    ]);
     expect(errorOf(await send('POST', '/console/api/login', { body: { role: 'admin', credential: 'x' } }))).toEqual([400, 'VALIDATION_ERROR']);
   });
 
-  it('never shows the merchant\'s API secret in any console answer of a merchant session', async () => {
+  it("never shows the merchant's API secret in any console answer of a merchant session", async () => {
     const session = await merchantSession(merchantA);
     await session.call('GET', '/v2/merchant');
     await session.call('GET', '/v2/merchant/balances');
@@ -267,24 +318,44 @@ describe('console BFF', () => {
   it('lets an agent confirm a pay-in and complete a payout with a receipt that arrives byte for byte', async () => {
     const { cookie, csrf } = await signIn('agent', agent.client.token);
     const merchantId = merchantA.credentials.merchantId;
-    const agentCall = (path: string, options: { body?: unknown; raw?: Buffer; headers?: Record<string, string> } = {}) => send('POST', `/console/api/agent/orders/${merchantId}/${path}`, { cookie, csrf, ...options });
+    const agentCall = (path: string, options: { body?: unknown; raw?: Buffer; headers?: Record<string, string> } = {}) =>
+      send('POST', `/console/api/agent/orders/${merchantId}/${path}`, { cookie, csrf, ...options });
     const payIn = newOrderId('console-funding');
     const created = await merchantA.post('/v2/payments/incoming', incomingPayment(payIn, { amount: 1000 }));
     expect((await fetch(`${created.body.redirect_url}/details`, { method: 'POST', redirect: 'manual' })).status).toBe(303);
     expect((await agentCall(`${payIn}/confirm`, { body: {} })).status).toBe(200);
-    await eventually(async () => (await merchantA.get('/v2/merchant/balances')).body.settlement as Array<{ currency: string; available: number }>, (rows) => rows.some((row) => row.currency === 'RUB' && row.available > 500), 'the pay-in credited', 20_000);
+    await eventually(
+      async () => (await merchantA.get('/v2/merchant/balances')).body.settlement as Array<{ currency: string; available: number }>,
+      (rows) => rows.some((row) => row.currency === 'RUB' && row.available > 500),
+      'the pay-in credited',
+      20_000,
+    );
 
     const payoutId = newOrderId('console-payout');
-    expect((await merchantA.post('/v2/payments/outgoing', { ...incomingPayment(payoutId, { amount: 100 }), method: 'bank_card', account_number: '4111 1111 1111 1111' })).status).toBe(201);
+    expect(
+      (
+        await merchantA.post('/v2/payments/outgoing', {
+          ...incomingPayment(payoutId, { amount: 100 }),
+          method: 'bank_card',
+          account_number: '4111 1111 1111 1111',
+        })
+      ).status,
+    ).toBe(201);
     expect((await agentCall(`${payoutId}/take`, { body: {} })).status).toBe(200);
-    const receipt = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from([0, 0xff, 0x80, 0x7f]), Buffer.from('console-receipt')]);
+    const receipt = Buffer.concat([
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+      Buffer.from([0, 0xff, 0x80, 0x7f]),
+      Buffer.from('console-receipt'),
+    ]);
     const uploaded = await agentCall(`${payoutId}/receipts`, { raw: receipt, headers: { 'content-type': 'image/png', 'x-file-name': 'transfer.png' } });
     expect(uploaded.status).toBe(201);
     expect((await agentCall(`${payoutId}/complete`, { body: { receipt_id: uploaded.body.receipt_id } })).body.status).toBe('SUCCEEDED');
 
     const session = await merchantSession(merchantA);
     const receipts = await session.call('GET', `/v2/payments/${payoutId}/receipts`);
-    expect(receipts.body.data).toEqual([expect.objectContaining({ receipt_id: uploaded.body.receipt_id, file_name: 'transfer.png', size_bytes: receipt.length })]);
+    expect(receipts.body.data).toEqual([
+      expect.objectContaining({ receipt_id: uploaded.body.receipt_id, file_name: 'transfer.png', size_bytes: receipt.length }),
+    ]);
     const file = await session.call('GET', receipts.body.data[0].download_path);
     expect([file.status, file.headers['content-type']]).toEqual([200, 'image/png']);
     expect(file.bytes.equals(receipt)).toBe(true);
@@ -294,7 +365,14 @@ describe('console BFF', () => {
     const { cookie } = await signIn('operator', operator.token);
     const health = await send('GET', '/console/api/operator/system-health', { cookie });
     expect(health.status).toBe(200);
-    expect(health.body.services.map((service: { name: string }) => service.name).sort()).toEqual(['callbacks', 'disputes', 'gateway', 'ledger', 'payments', 'withdrawals']);
+    expect(health.body.services.map((service: { name: string }) => service.name).sort()).toEqual([
+      'callbacks',
+      'disputes',
+      'gateway',
+      'ledger',
+      'payments',
+      'withdrawals',
+    ]);
     expect(health.body.services.find((service: { name: string }) => service.name === 'gateway')).toMatchObject({ ready: true });
   });
 
@@ -306,7 +384,9 @@ describe('console BFF', () => {
     expect(errorOf(await send('GET', '/console/api/session', { cookie }))).toEqual([401, 'CONSOLE_SESSION_REQUIRED']);
     expect(errorOf(await send('GET', '/console/api/operator/merchants', { cookie }))).toEqual([401, 'CONSOLE_SESSION_REQUIRED']);
     const audit = await operator.request('GET', '/backoffice/v1/audit?limit=100');
-    expect(audit.body.data.map((entry: { action: string }) => entry.action)).toEqual(expect.arrayContaining(['POST /console/api/login', 'POST /console/api/logout']));
+    expect(audit.body.data.map((entry: { action: string }) => entry.action)).toEqual(
+      expect.arrayContaining(['POST /console/api/login', 'POST /console/api/logout']),
+    );
 
     const idle = await signIn('operator', operator.token);
     await advanceGatewayClock(31 * 60);
@@ -317,7 +397,12 @@ describe('console BFF', () => {
     const leaving = await registerAgent(system, operator, [{ method: 'bank_card', country: 'RU', currency: 'RUB' }], { display_name: 'Leaving agent' });
     const { cookie } = await signIn('agent', leaving.client.token);
     expect((await send('GET', '/console/api/agent/orders', { cookie })).status).toBe(200);
-    const profile = { display_name: 'Leaving agent', payment_details: 'Card 2200 0000 0000 0002', serves: [{ method: 'bank_card', country: 'RU', currency: 'RUB' }], active: false };
+    const profile = {
+      display_name: 'Leaving agent',
+      payment_details: 'Card 2200 0000 0000 0002',
+      serves: [{ method: 'bank_card', country: 'RU', currency: 'RUB' }],
+      active: false,
+    };
     expect((await operator.request('PUT', `/backoffice/v1/agents/${leaving.agentId}`, profile)).status).toBe(200);
     expect(errorOf(await send('GET', '/console/api/agent/orders', { cookie }))).toEqual([401, 'CONSOLE_SESSION_REQUIRED']);
     expect(errorOf(await send('GET', '/console/api/session', { cookie }))).toEqual([401, 'CONSOLE_SESSION_REQUIRED']);
@@ -335,13 +420,20 @@ describe('console BFF', () => {
     await advanceGatewayClock(30 * 60);
     expect(errorOf(await send('GET', '/console/api/session', { cookie: busy.cookie }))).toEqual([401, 'CONSOLE_SESSION_REQUIRED']);
     // The forgotten session's row outlives it until the next sign-in deletes rows past their end.
-    const forgottenRows = async () => (await system.query('gateway', `SELECT 1 FROM console_sessions WHERE session_sha256 = $1`, [createHash('sha256').update(forgotten.cookie.split('=')[1] ?? '').digest('hex')])).length;
+    const forgottenRows = async () =>
+      (
+        await system.query('gateway', `SELECT 1 FROM console_sessions WHERE session_sha256 = $1`, [
+          createHash('sha256')
+            .update(forgotten.cookie.split('=')[1] ?? '')
+            .digest('hex'),
+        ])
+      ).length;
     expect(await forgottenRows()).toBe(1);
     await signIn('operator', operator.token);
     expect(await forgottenRows()).toBe(0);
   });
 
-  it('counts sign-ins, relayed calls and active sessions in the gateway\'s metrics', async () => {
+  it("counts sign-ins, relayed calls and active sessions in the gateway's metrics", async () => {
     const metrics = await (await fetch(`http://127.0.0.1:${system.gatewayInternalPort}/metrics`)).text();
     /** The sum of a series' samples that carry every label given (in whatever order the exposition writes them). */
     const valueOf = (name: string, labels: Record<string, string>) =>

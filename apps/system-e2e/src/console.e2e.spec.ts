@@ -12,7 +12,18 @@
  * outcome through the APIs, not only on the page.
  */
 import { readFileSync } from 'node:fs';
-import { CallbackReceiver, createOperator, launchBrowser, openPhonePage, registerAgent, saveScreenshot, SignedClient, SystemUnderTest, type BackofficeClient, type RegisteredAgent } from '@mp/shared-testing';
+import {
+  CallbackReceiver,
+  createOperator,
+  launchBrowser,
+  openPhonePage,
+  registerAgent,
+  saveScreenshot,
+  SignedClient,
+  SystemUnderTest,
+  type BackofficeClient,
+  type RegisteredAgent,
+} from '@mp/shared-testing';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { eventually } from '@mp/shared-testing';
 import { disputesKnow } from './disputable-orders';
@@ -95,7 +106,12 @@ describe('the console in a browser', () => {
     await page.getByRole('heading', { level: 1, name: heading }).waitFor();
     // Every part of the view loaded (a view may load several things at once).
     // (Polled from here: a predicate evaluated in the page would be eval, which the console's CSP refuses.)
-    await eventually(() => page.getByRole('status').filter({ hasText: 'Loading…' }).count(), (loading) => loading === 0, `${heading} loaded`, UI_TIMEOUT_MS);
+    await eventually(
+      () => page.getByRole('status').filter({ hasText: 'Loading…' }).count(),
+      (loading) => loading === 0,
+      `${heading} loaded`,
+      UI_TIMEOUT_MS,
+    );
   }
 
   /** axe-core on the page as it is: no serious or critical violation; the screenshot saved either way. */
@@ -106,7 +122,10 @@ describe('the console in a browser', () => {
     const violations: Array<{ id: string; impact: string | null; targets: string[] }> = await page.evaluate(`
       axe.run(document, { resultTypes: ['violations'] }).then((result) =>
         result.violations.map((violation) => ({ id: violation.id, impact: violation.impact, targets: violation.nodes.slice(0, 3).map((node) => node.target.join(' ')) })))`);
-    expect({ view: name, serious: violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical') }).toEqual({ view: name, serious: [] });
+    expect({ view: name, serious: violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical') }).toEqual({
+      view: name,
+      serious: [],
+    });
   }
 
   /** What the console's own API answers this page's session (cookie and CSRF token as the app sends them). */
@@ -133,7 +152,12 @@ describe('the console in a browser', () => {
   it('lets a merchant find an order, its timeline and its callbacks, on its own data only', async () => {
     const orderId = await assignedPayIn('console-order', 1000, { metadata: { cart_id: 'C-console', note: '<b>not markup</b>' } });
     expect((await agent.client.request('POST', `/backoffice/v1/agent/orders/${shop.credentials.merchantId}/${orderId}/confirm`, {})).status).toBe(200);
-    await eventually(() => receiver.bodies().filter((body) => body.data.order_id === orderId), (bodies) => bodies.length === 1, 'the pay-in callback', 30_000);
+    await eventually(
+      () => receiver.bodies().filter((body) => body.data.order_id === orderId),
+      (bodies) => bodies.length === 1,
+      'the pay-in callback',
+      30_000,
+    );
     const foreign = newOrderId('foreign');
     expect((await otherShop.post('/v2/payments/incoming', incomingPayment(foreign))).status).toBe(201);
 
@@ -184,7 +208,9 @@ describe('the console in a browser', () => {
     expect(await consoleStatus(page, '/console/api/operator/approvals')).toBe(403);
     expect(await consoleStatus(page, '/console/api/agent/orders')).toBe(403);
     // The page never held the API secret: not in the document, not in storage.
-    const pageText: string = await page.evaluate(`document.documentElement.outerHTML + JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie`);
+    const pageText: string = await page.evaluate(
+      `document.documentElement.outerHTML + JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie`,
+    );
     expect(pageText).not.toContain(shop.credentials.apiSecret);
   });
 
@@ -193,22 +219,59 @@ describe('the console in a browser', () => {
     const page = await newPage(true);
     await signIn(page, 'agent', agent.client.token);
     await openView(page, 'Queue', 'Queue');
-    await page.getByRole('row', { name: new RegExp(payIn) }).getByRole('button', { name: 'Confirm' }).click();
-    await eventually(() => statusOf(payIn), (status) => status === 'SUCCEEDED', 'the pay-in confirmed', 30_000);
-    await eventually(async () => (await shop.get('/v2/merchant/balances')).body.settlement.find((entry: { currency: string }) => entry.currency === 'RUB')?.available ?? 0, (available) => available >= 2000, 'the balance', 30_000);
+    await page
+      .getByRole('row', { name: new RegExp(payIn) })
+      .getByRole('button', { name: 'Confirm' })
+      .click();
+    await eventually(
+      () => statusOf(payIn),
+      (status) => status === 'SUCCEEDED',
+      'the pay-in confirmed',
+      30_000,
+    );
+    await eventually(
+      async () => (await shop.get('/v2/merchant/balances')).body.settlement.find((entry: { currency: string }) => entry.currency === 'RUB')?.available ?? 0,
+      (available) => available >= 2000,
+      'the balance',
+      30_000,
+    );
 
     const payout = newOrderId('console-payout');
-    expect((await shop.post('/v2/payments/outgoing', { ...incomingPayment(payout, { amount: 1000, callback_url: receiver.url('/orders') }), method: 'bank_card', account_number: '40817810099910004312' })).status).toBe(201);
+    expect(
+      (
+        await shop.post('/v2/payments/outgoing', {
+          ...incomingPayment(payout, { amount: 1000, callback_url: receiver.url('/orders') }),
+          method: 'bank_card',
+          account_number: '40817810099910004312',
+        })
+      ).status,
+    ).toBe(201);
     await openView(page, 'Queue', 'Queue');
     // Payouts wait to be taken; taken, they are the agent's to complete.
     await page.getByRole('button', { name: 'Payouts to take' }).click();
-    await page.getByRole('row', { name: new RegExp(payout) }).getByRole('button', { name: 'Take' }).click();
-    await page.getByRole('status').filter({ hasText: `Taken: order ${payout}` }).waitFor();
+    await page
+      .getByRole('row', { name: new RegExp(payout) })
+      .getByRole('button', { name: 'Take' })
+      .click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Taken: order ${payout}` })
+      .waitFor();
     await page.getByRole('button', { name: 'My orders' }).click();
-    await page.getByRole('row', { name: new RegExp(payout) }).getByRole('button', { name: 'Complete' }).click();
-    await page.getByLabel('Receipt file').setInputFiles({ name: 'transfer.pdf', mimeType: 'application/pdf', buffer: Buffer.from('%PDF-1.7 transfer confirmation') });
+    await page
+      .getByRole('row', { name: new RegExp(payout) })
+      .getByRole('button', { name: 'Complete' })
+      .click();
+    await page
+      .getByLabel('Receipt file')
+      .setInputFiles({ name: 'transfer.pdf', mimeType: 'application/pdf', buffer: Buffer.from('%PDF-1.7 transfer confirmation') });
     await page.getByRole('button', { name: 'Upload and complete' }).click();
-    await eventually(() => statusOf(payout), (status) => status === 'SUCCEEDED', 'the payout completed', 30_000);
+    await eventually(
+      () => statusOf(payout),
+      (status) => status === 'SUCCEEDED',
+      'the payout completed',
+      30_000,
+    );
     const receipts = await shop.get(`/v2/payments/${payout}/receipts`);
     expect(JSON.stringify(receipts.body)).toContain('transfer.pdf');
 
@@ -224,9 +287,16 @@ describe('the console in a browser', () => {
 
   it('lets an operator review a dispute with its receipt and book a top-up that a second operator approves', async () => {
     const declined = await assignedPayIn('console-dispute');
-    expect((await agent.client.request('POST', `/backoffice/v1/agent/orders/${shop.credentials.merchantId}/${declined}/decline`, { reason: 'no money arrived' })).status).toBe(200);
+    expect(
+      (await agent.client.request('POST', `/backoffice/v1/agent/orders/${shop.credentials.merchantId}/${declined}/decline`, { reason: 'no money arrived' }))
+        .status,
+    ).toBe(200);
     await disputesKnow(system, shop, declined, true);
-    const opened = await shop.post('/v2/disputes', { order_id: declined, comment: 'The payer paid', receipt: { file_name: 'transfer.png', content_type: 'image/png', content_base64: PNG.toString('base64') } });
+    const opened = await shop.post('/v2/disputes', {
+      order_id: declined,
+      comment: 'The payer paid',
+      receipt: { file_name: 'transfer.png', content_type: 'image/png', content_base64: PNG.toString('base64') },
+    });
     expect(opened.status).toBe(201);
     const disputeId: string = opened.body.dispute_id;
 
@@ -235,12 +305,24 @@ describe('the console in a browser', () => {
     await openView(page, 'Disputes', 'Disputes');
     await checkView(page, 'operator-disputes');
     // The review queue lists every merchant's disputes: this one is there, with its merchant.
-    await page.getByRole('row', { name: new RegExp(`${disputeId}.*${shop.credentials.merchantId}`) }).getByRole('link', { name: disputeId }).click();
+    await page
+      .getByRole('row', { name: new RegExp(`${disputeId}.*${shop.credentials.merchantId}`) })
+      .getByRole('link', { name: disputeId })
+      .click();
     await page.getByRole('heading', { level: 1, name: `Dispute ${disputeId}` }).waitFor();
     await page.getByText('The payer paid').waitFor();
-    await page.getByRole('img', { name: /receipt/i }).or(page.getByRole('link', { name: 'Download receipt' })).first().waitFor();
+    await page
+      .getByRole('img', { name: /receipt/i })
+      .or(page.getByRole('link', { name: 'Download receipt' }))
+      .first()
+      .waitFor();
     await page.getByRole('button', { name: 'Accept' }).click();
-    await eventually(async () => (await shop.get(`/v2/disputes/${disputeId}`)).body.status, (status) => status === 'ACCEPTED', 'the dispute accepted', 30_000);
+    await eventually(
+      async () => (await shop.get(`/v2/disputes/${disputeId}`)).body.status,
+      (status) => status === 'ACCEPTED',
+      'the dispute accepted',
+      30_000,
+    );
 
     await openView(page, 'Money', 'Deposits and conversions');
     await page.getByLabel('Merchant ID', { exact: true }).fill(shop.credentials.merchantId);
@@ -248,7 +330,8 @@ describe('the console in a browser', () => {
     await page.getByLabel('Amount', { exact: true }).fill('5000');
     await page.getByLabel('Reason', { exact: true }).fill('security deposit wired');
     await page.getByRole('button', { name: 'Submit for approval' }).click();
-    const waiting = async () => (await bob.request('GET', `/backoffice/v1/approvals?merchant_id=${shop.credentials.merchantId}`)).body.data as Array<{ approval_id: string }>;
+    const waiting = async () =>
+      (await bob.request('GET', `/backoffice/v1/approvals?merchant_id=${shop.credentials.merchantId}`)).body.data as Array<{ approval_id: string }>;
     const [approval] = await eventually(waiting, (pending) => pending.length === 1, 'the top-up waiting for approval');
     const deposit = async () => (await bob.request('GET', `/backoffice/v1/merchants/${shop.credentials.merchantId}/balances`)).body.deposit;
     expect(await deposit()).toEqual([]);
@@ -258,7 +341,10 @@ describe('the console in a browser', () => {
     await signIn(second, 'operator', bob.token);
     await openView(second, 'Money', 'Deposits and conversions');
     const table = second.locator('table', { has: second.locator('caption', { hasText: 'Waiting for approval' }) });
-    await table.getByRole('row', { name: new RegExp(approval?.approval_id ?? 'missing') }).getByRole('button', { name: 'Approve' }).click();
+    await table
+      .getByRole('row', { name: new RegExp(approval?.approval_id ?? 'missing') })
+      .getByRole('button', { name: 'Approve' })
+      .click();
     await eventually(deposit, (balances) => JSON.stringify(balances) === JSON.stringify([{ currency: 'RUB', available: 5000 }]), 'the top-up booked');
 
     for (const [link, heading, name] of [

@@ -21,7 +21,15 @@ import { incomingPayment, newOrderId } from './fixtures';
 const DECLARED: Record<string, Record<string, readonly string[]>> = {
   'payments.order.events': {
     'ledger payment-events': ['PaymentOrderCreated', 'PaymentOrderSucceeded', 'PaymentOrderFailed', 'PaymentOrderCancelled', 'PaymentOrderExpired'],
-    'disputes order-events': ['PaymentOrderCreated', 'PaymentOrderAgentAssigned', 'PaymentOrderSucceeded', 'PaymentOrderFailed', 'PaymentOrderCancelled', 'PaymentOrderExpired', 'PaymentOrderDisputeOutcomeApplied'],
+    'disputes order-events': [
+      'PaymentOrderCreated',
+      'PaymentOrderAgentAssigned',
+      'PaymentOrderSucceeded',
+      'PaymentOrderFailed',
+      'PaymentOrderCancelled',
+      'PaymentOrderExpired',
+      'PaymentOrderDisputeOutcomeApplied',
+    ],
     'callbacks source-events': ['PaymentOrderSucceeded', 'PaymentOrderFailed', 'PaymentOrderCancelled', 'PaymentOrderExpired'],
   },
   'withdrawals.events': {
@@ -36,12 +44,22 @@ const DECLARED: Record<string, Record<string, readonly string[]>> = {
 
 /** Per topic: the types to send (a type no one has yet included) and the last one, which every consumer of the topic declares. */
 const SENT: Record<string, { types: string[]; last: string }> = {
-  'payments.order.events': { types: ['PaymentOrderPayerReportedPaid', 'PaymentOrderAgentAssigned', 'PaymentOrderCreated', 'PaymentOrderDisputeOutcomeApplied', 'PaymentOrderSomethingNew'], last: 'PaymentOrderSucceeded' },
+  'payments.order.events': {
+    types: [
+      'PaymentOrderPayerReportedPaid',
+      'PaymentOrderAgentAssigned',
+      'PaymentOrderCreated',
+      'PaymentOrderDisputeOutcomeApplied',
+      'PaymentOrderSomethingNew',
+    ],
+    last: 'PaymentOrderSucceeded',
+  },
   'withdrawals.events': { types: ['WithdrawalRequested', 'WithdrawalSomethingNew'], last: 'WithdrawalFailed' },
   'disputes.events': { types: ['DisputeEvidenceAdded', 'DisputeRejected', 'DisputeRejectedVisible'], last: 'DisputeOpened' },
 };
 
-const consumersDeclaring = (topic: string, type: string) => Object.keys(DECLARED[topic] ?? {}).filter((consumer) => DECLARED[topic]?.[consumer]?.includes(type));
+const consumersDeclaring = (topic: string, type: string) =>
+  Object.keys(DECLARED[topic] ?? {}).filter((consumer) => DECLARED[topic]?.[consumer]?.includes(type));
 
 describe('event consumers decode only the types they declare', () => {
   let system: SystemUnderTest;
@@ -80,7 +98,11 @@ describe('event consumers decode only the types they declare', () => {
     await producer.connect();
     try {
       // Not JSON: any consumer that decodes one of these dead-letters it at once.
-      await producer.send({ topic: `${system.runId}.${topic}`, acks: -1, messages: [...types, last].map((type) => ({ key, value: `not json { ${type}`, headers: { 'message-type': type } })) });
+      await producer.send({
+        topic: `${system.runId}.${topic}`,
+        acks: -1,
+        messages: [...types, last].map((type) => ({ key, value: `not json { ${type}`, headers: { 'message-type': type } })),
+      });
     } finally {
       await producer.disconnect();
     }
@@ -125,12 +147,17 @@ describe('event consumers decode only the types they declare', () => {
 
       // The ledger credits the success; the dispatcher records its callback.
       await eventually(
-        async () => (await merchant.get('/v2/merchant/balances')).body.settlement.find((entry: { currency: string }) => entry.currency === 'RUB')?.available ?? 0,
+        async () =>
+          (await merchant.get('/v2/merchant/balances')).body.settlement.find((entry: { currency: string }) => entry.currency === 'RUB')?.available ?? 0,
         (available) => available > 0,
         'the pay-in credited',
       );
       await eventually(
-        () => system.query<{ callback_type: string }>('callbacks', 'SELECT callback_type FROM callback_deliveries WHERE merchant_id = $1 AND subject_id = $2', [merchant.credentials.merchantId, orderId]),
+        () =>
+          system.query<{ callback_type: string }>('callbacks', 'SELECT callback_type FROM callback_deliveries WHERE merchant_id = $1 AND subject_id = $2', [
+            merchant.credentials.merchantId,
+            orderId,
+          ]),
         (rows) => rows.length === 1 && rows[0]?.callback_type === 'payment.succeeded',
         'the callback recorded',
       );

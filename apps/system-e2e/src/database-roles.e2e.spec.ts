@@ -10,7 +10,17 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
-import { builtEntryPoint, createOperator, eventually, registerAgent, SystemUnderTest, workspaceRoot, type RegisteredAgent, type ServiceName, type SignedClient } from '@mp/shared-testing';
+import {
+  builtEntryPoint,
+  createOperator,
+  eventually,
+  registerAgent,
+  SystemUnderTest,
+  workspaceRoot,
+  type RegisteredAgent,
+  type ServiceName,
+  type SignedClient,
+} from '@mp/shared-testing';
 import { Client } from 'pg';
 import { incomingPayment, newOrderId } from './fixtures';
 
@@ -53,7 +63,9 @@ describe('services running as roles that cannot change their schema', () => {
       env: { PATH: process.env.PATH ?? '', POSTGRES_ADMIN_URL: adminUrl, ...Object.fromEntries(urls) },
     });
     expect(init.stdout).toMatch(/\[init\] migrations: applied ledger \d+, disputes \d+, payments \d+, withdrawals \d+, gateway \d+, callbacks \d+/);
-    system = await SystemUnderTest.start({ env: Object.fromEntries(SERVICES.map((service) => [service, { [`${service.toUpperCase()}_DATABASE_URL`]: serviceUrl(service) }])) });
+    system = await SystemUnderTest.start({
+      env: Object.fromEntries(SERVICES.map((service) => [service, { [`${service.toUpperCase()}_DATABASE_URL`]: serviceUrl(service) }])),
+    });
     merchant = await system.createClient('Restricted roles shop');
     const operator = await createOperator(system);
     agent = await registerAgent(system, operator, [{ method: 'bank_card', country: 'RU', currency: 'RUB' }]);
@@ -98,7 +110,8 @@ describe('services running as roles that cannot change their schema', () => {
     expect((await merchant.get(`/v2/payments/status/${orderId}`)).body).toMatchObject({ status: 'SUCCEEDED' });
 
     // 1500.50 RUB less the 2.5 % fee (37.51): the ledger consumed the order's events and wrote its postings as its own role.
-    const availableRub = async (): Promise<number | undefined> => (await merchant.get('/v2/merchant/balances')).body.settlement.find((entry: { currency: string }) => entry.currency === 'RUB')?.available;
+    const availableRub = async (): Promise<number | undefined> =>
+      (await merchant.get('/v2/merchant/balances')).body.settlement.find((entry: { currency: string }) => entry.currency === 'RUB')?.available;
     expect(await eventually(availableRub, (available) => available === 1462.99, 'the RUB balance credited', 20_000)).toBe(1462.99);
   });
 });

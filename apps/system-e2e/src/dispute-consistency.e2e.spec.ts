@@ -21,11 +21,25 @@ import { incomingPayment, newOrderId } from './fixtures';
 
 const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('dispute evidence A')]);
 const OTHER_PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('dispute evidence B, longer')]);
-const receiptOf = (content: Buffer, fileName = 'transfer.png') => ({ file_name: fileName, content_type: 'image/png', content_base64: content.toString('base64') });
+const receiptOf = (content: Buffer, fileName = 'transfer.png') => ({
+  file_name: fileName,
+  content_type: 'image/png',
+  content_base64: content.toString('base64'),
+});
 
 const METHODS = {
   entries: [
-    { method: 'bank_card', direction: 'incoming', country: 'RU', currency: 'RUB', fee_rate_basis_points: 200, fee_fixed_minor: '100', min_amount_minor: '100', max_amount_minor: '100000000', expiry_minutes: 30 },
+    {
+      method: 'bank_card',
+      direction: 'incoming',
+      country: 'RU',
+      currency: 'RUB',
+      fee_rate_basis_points: 200,
+      fee_fixed_minor: '100',
+      min_amount_minor: '100',
+      max_amount_minor: '100000000',
+      expiry_minutes: 30,
+    },
   ],
 };
 
@@ -38,7 +52,10 @@ describe('dispute consistency, amount cap and receipts', () => {
 
   beforeAll(async () => {
     system = await SystemUnderTest.start({
-      env: { disputes: { DISPUTES_RECEIPT_SWEEP_INTERVAL_MS: '500', DISPUTES_RECEIPT_ORPHAN_GRACE_MS: '600000' }, gateway: { GATEWAY_COMMAND_TIMEOUT_MS: '8000' } },
+      env: {
+        disputes: { DISPUTES_RECEIPT_SWEEP_INTERVAL_MS: '500', DISPUTES_RECEIPT_ORPHAN_GRACE_MS: '600000' },
+        gateway: { GATEWAY_COMMAND_TIMEOUT_MS: '8000' },
+      },
     });
     operator = await createOperator(system);
     agent = await registerAgent(system, operator, [{ method: 'bank_card', country: 'RU', currency: 'RUB' }]);
@@ -50,7 +67,8 @@ describe('dispute consistency, amount cap and receipts', () => {
   const merchantId = () => merchant.credentials.merchantId;
   const open = (body: Record<string, unknown>) => merchant.post('/v2/disputes', body);
   const statusOf = async (orderId: string) => (await merchant.get(`/v2/payments/status/${orderId}`)).body.status;
-  const review = (disputeId: string, decision: 'ACCEPTED' | 'REJECTED') => operator.request('POST', `/backoffice/v1/disputes/${merchantId()}/${disputeId}/review`, { decision });
+  const review = (disputeId: string, decision: 'ACCEPTED' | 'REJECTED') =>
+    operator.request('POST', `/backoffice/v1/disputes/${merchantId()}/${disputeId}/review`, { decision });
   const rejection = (response: TestResponse) => ({ status: response.status, code: response.body.error?.code, details: response.body.error?.details });
 
   /** Pay-ins with the agent assigned; `decline` makes them FAILED, the state a dispute overlays. */
@@ -63,7 +81,10 @@ describe('dispute consistency, amount cap and receipts', () => {
           const created = await merchant.post('/v2/payments/incoming', incomingPayment(orderId, { amount }));
           expect(created.status).toBe(201);
           expect((await fetch(`${created.body.redirect_url}/details`, { method: 'POST', redirect: 'manual' })).status).toBe(303);
-          if (decline) expect((await agent.client.request('POST', `/backoffice/v1/agent/orders/${merchantId()}/${orderId}/decline`, { reason: 'nothing arrived' })).status).toBe(200);
+          if (decline)
+            expect(
+              (await agent.client.request('POST', `/backoffice/v1/agent/orders/${merchantId()}/${orderId}/decline`, { reason: 'nothing arrived' })).status,
+            ).toBe(200);
           return orderId;
         }),
       );
@@ -71,7 +92,13 @@ describe('dispute consistency, amount cap and receipts', () => {
     }
     for (const orderId of orderIds) {
       await disputesKnow(system, merchant, orderId, true);
-      if (decline) await eventually(() => statusOf(orderId), (status) => status === 'FAILED', `${orderId} to be FAILED`, 20_000);
+      if (decline)
+        await eventually(
+          () => statusOf(orderId),
+          (status) => status === 'FAILED',
+          `${orderId} to be FAILED`,
+          20_000,
+        );
     }
     return orderIds;
   }
@@ -95,7 +122,9 @@ describe('dispute consistency, amount cap and receipts', () => {
       disputeIds.push(opened.body.dispute_id);
       const status = await statusOf(orderId);
       const agentView = (await agent.client.request('GET', `/backoffice/v1/agent/orders/${merchantId()}/${orderId}`)).body.status;
-      const listed = (await merchant.post('/v2/payments/incoming/list', { status: 'PENDING', limit: 100 })).body.data.some((order: { order_id: string }) => order.order_id === orderId);
+      const listed = (await merchant.post('/v2/payments/incoming/list', { status: 'PENDING', limit: 100 })).body.data.some(
+        (order: { order_id: string }) => order.order_id === orderId,
+      );
       seen.push(`${status}/${agentView}/${listed ? 'listed' : 'missing'}`);
     }
     expect(seen).toEqual(orderIds.map(() => 'PENDING/PENDING/listed'));
@@ -114,7 +143,11 @@ describe('dispute consistency, amount cap and receipts', () => {
   it('caps the disputed amount at the order amount', async () => {
     const [orderId] = await payIns(1, 500, true);
     const tooMuch = await open({ order_id: orderId, amount: 500.01 });
-    expect(rejection(tooMuch)).toEqual({ status: 400, code: 'VALIDATION_ERROR', details: [{ field: 'amount', issue: 'must be at most 500.00 RUB: the order amount less what accepted disputes on it settled' }] });
+    expect(rejection(tooMuch)).toEqual({
+      status: 400,
+      code: 'VALIDATION_ERROR',
+      details: [{ field: 'amount', issue: 'must be at most 500.00 RUB: the order amount less what accepted disputes on it settled' }],
+    });
     const exactly = await open({ order_id: orderId, amount: 500 });
     expect(exactly.status).toBe(201);
     expect((await review(exactly.body.dispute_id, 'ACCEPTED')).status).toBe(200);
@@ -130,7 +163,9 @@ describe('dispute consistency, amount cap and receipts', () => {
     expect(opened.status).toBe(201);
     const disputeId = opened.body.dispute_id;
     const download = (client: BackofficeClient, prefix: string) =>
-      fetch(`${system.gatewayUrl}/backoffice/v1/${prefix}disputes/${merchantId()}/${disputeId}/receipt`, { headers: { authorization: `Bearer ${client.token}` } });
+      fetch(`${system.gatewayUrl}/backoffice/v1/${prefix}disputes/${merchantId()}/${disputeId}/receipt`, {
+        headers: { authorization: `Bearer ${client.token}` },
+      });
 
     const byOperator = await download(operator, '');
     expect(byOperator.status).toBe(200);
@@ -148,22 +183,36 @@ describe('dispute consistency, amount cap and receipts', () => {
 
     const log = await operator.request('GET', `/backoffice/v1/disputes/receipt-downloads?merchant_id=${merchantId()}&dispute_id=${disputeId}`);
     expect(log.status).toBe(200);
-    expect(log.body.data.map((entry: Record<string, unknown>) => [entry['reviewer_role'], entry['reviewer_id'] === agent.agentId, entry['order_id'], entry['file_name']])).toEqual([
+    expect(
+      log.body.data.map((entry: Record<string, unknown>) => [
+        entry['reviewer_role'],
+        entry['reviewer_id'] === agent.agentId,
+        entry['order_id'],
+        entry['file_name'],
+      ]),
+    ).toEqual([
       ['agent', true, orderId, 'transfer.png'],
       ['operator', false, orderId, 'transfer.png'],
     ]);
     expect(new Date(log.body.data[0].downloaded_at).getTime()).toBeGreaterThan(Date.now() - 60_000);
-    expect(rejection(await operator.request('GET', '/backoffice/v1/disputes/receipt-downloads?who=me'))).toMatchObject({ status: 400, code: 'VALIDATION_ERROR' });
+    expect(rejection(await operator.request('GET', '/backoffice/v1/disputes/receipt-downloads?who=me'))).toMatchObject({
+      status: 400,
+      code: 'VALIDATION_ERROR',
+    });
   });
 
   it('keeps no receipt of 100 rejected opens, removes the one a reopen replaces, and sweeps files no open claimed', async () => {
-    const receiptCount = async () => Number((await system.query<{ count: string }>('disputes', 'SELECT count(*) FROM dispute_receipts WHERE merchant_id = $1', [merchantId()]))[0].count);
-    const [alreadyOpen, noAgentYet] = await Promise.all([payIns(1, 700, true), (async () => {
-      const orderId = newOrderId('no-agent');
-      expect((await merchant.post('/v2/payments/incoming', incomingPayment(orderId, { amount: 700 }))).status).toBe(201);
-      await disputesKnow(system, merchant, orderId, false);
-      return [orderId];
-    })()]);
+    const receiptCount = async () =>
+      Number((await system.query<{ count: string }>('disputes', 'SELECT count(*) FROM dispute_receipts WHERE merchant_id = $1', [merchantId()]))[0].count);
+    const [alreadyOpen, noAgentYet] = await Promise.all([
+      payIns(1, 700, true),
+      (async () => {
+        const orderId = newOrderId('no-agent');
+        expect((await merchant.post('/v2/payments/incoming', incomingPayment(orderId, { amount: 700 }))).status).toBe(201);
+        await disputesKnow(system, merchant, orderId, false);
+        return [orderId];
+      })(),
+    ]);
     const first = await open({ order_id: alreadyOpen[0], receipt: receiptOf(PNG) });
     expect(first.status).toBe(201);
     const before = await receiptCount();
@@ -185,16 +234,24 @@ describe('dispute consistency, amount cap and receipts', () => {
     const reopened = await open({ order_id: alreadyOpen[0], receipt: receiptOf(OTHER_PNG, 'second.png') });
     expect(reopened.status).toBe(201);
     expect(await receiptCount()).toBe(before);
-    const downloaded = await fetch(`${system.gatewayUrl}/backoffice/v1/disputes/${merchantId()}/${first.body.dispute_id}/receipt`, { headers: { authorization: `Bearer ${operator.token}` } });
+    const downloaded = await fetch(`${system.gatewayUrl}/backoffice/v1/disputes/${merchantId()}/${first.body.dispute_id}/receipt`, {
+      headers: { authorization: `Bearer ${operator.token}` },
+    });
     expect(Buffer.from(await downloaded.arrayBuffer())).toEqual(OTHER_PNG);
 
     // A file stored for an open that never came (the gateway gave up): swept once older than the grace period.
-    const stored = await fetch(`${system.urlOf('disputes')}/internal/merchants/${merchantId()}/dispute-receipts`, { method: 'POST', headers: { 'content-type': 'application/octet-stream', 'x-file-name': 'lost.png', ...(await system.internalHeaders('disputes')) }, body: PNG });
+    const stored = await fetch(`${system.urlOf('disputes')}/internal/merchants/${merchantId()}/dispute-receipts`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/octet-stream', 'x-file-name': 'lost.png', ...(await system.internalHeaders('disputes')) },
+      body: PNG,
+    });
     expect(stored.status).toBe(201);
     expect(await receiptCount()).toBe(before + 1);
     await system.query('disputes', `UPDATE dispute_receipts SET stored_at = now() - interval '1 hour' WHERE merchant_id = $1`, [merchantId()]);
     await eventually(receiptCount, (count) => count === before, 'the orphan receipt to be swept', 20_000);
-    const kept = await fetch(`${system.gatewayUrl}/backoffice/v1/disputes/${merchantId()}/${first.body.dispute_id}/receipt`, { headers: { authorization: `Bearer ${operator.token}` } });
+    const kept = await fetch(`${system.gatewayUrl}/backoffice/v1/disputes/${merchantId()}/${first.body.dispute_id}/receipt`, {
+      headers: { authorization: `Bearer ${operator.token}` },
+    });
     expect(kept.status).toBe(200);
   });
 
@@ -206,8 +263,15 @@ describe('dispute consistency, amount cap and receipts', () => {
     } finally {
       await system.restart('payments');
     }
-    await eventually(() => statusOf(orderId), (status) => status === 'PENDING', `${orderId} to be PENDING`, 20_000);
-    const listed = (await merchant.post('/v2/disputes/list', { status: 'OPEN', limit: 100 })).body.data.find((dispute: { order_id: string }) => dispute.order_id === orderId);
+    await eventually(
+      () => statusOf(orderId),
+      (status) => status === 'PENDING',
+      `${orderId} to be PENDING`,
+      20_000,
+    );
+    const listed = (await merchant.post('/v2/disputes/list', { status: 'OPEN', limit: 100 })).body.data.find(
+      (dispute: { order_id: string }) => dispute.order_id === orderId,
+    );
     expect(listed).toMatchObject({ status: 'OPEN', dispute_id: expect.stringMatching(/^dsp_/) });
     const retry = await open({ order_id: orderId });
     expect(rejection(retry)).toEqual({ status: 400, code: 'PAYMENT_REJECTED', details: [{ field: 'order_id', issue: 'dispute_already_open' }] });

@@ -12,13 +12,22 @@
  * the order's agent before opening; the window is crossed by moving the disputes clock.
  */
 import { spawnSync } from 'node:child_process';
-import { BackofficeClient, builtEntryPoint, createOperator, eventually, registerAgent, SignedClient, SystemUnderTest, type RegisteredAgent, type TestResponse } from '@mp/shared-testing';
+import {
+  BackofficeClient,
+  builtEntryPoint,
+  createOperator,
+  eventually,
+  registerAgent,
+  SignedClient,
+  SystemUnderTest,
+  type RegisteredAgent,
+  type TestResponse,
+} from '@mp/shared-testing';
 import { disputesKnow as disputesKnowOrder } from './disputable-orders';
 import { incomingPayment, newOrderId, RUB_BANK_CARD_METHODS as METHODS } from './fixtures';
 
 const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('dispute evidence')]);
 const PNG_RECEIPT = { file_name: 'transfer.png', content_type: 'image/png', content_base64: PNG.toString('base64') };
-
 
 /** Not the default (72), so the answers show the setting is read. */
 const REVIEW_WINDOW_HOURS = 48;
@@ -31,7 +40,12 @@ describe('disputes', () => {
   let otherMerchant: SignedClient;
 
   beforeAll(async () => {
-    system = await SystemUnderTest.start({ env: { disputes: { TEST_CLOCK_ENABLED: 'true', DISPUTE_REVIEW_WINDOW_HOURS: String(REVIEW_WINDOW_HOURS) }, gateway: { GATEWAY_COMMAND_TIMEOUT_MS: '30000' } } });
+    system = await SystemUnderTest.start({
+      env: {
+        disputes: { TEST_CLOCK_ENABLED: 'true', DISPUTE_REVIEW_WINDOW_HOURS: String(REVIEW_WINDOW_HOURS) },
+        gateway: { GATEWAY_COMMAND_TIMEOUT_MS: '30000' },
+      },
+    });
     operator = await createOperator(system);
     agent = await registerAgent(system, operator, [{ method: 'bank_card', country: 'RU', currency: 'RUB' }]);
     merchant = await system.createClient('Dispute shop');
@@ -58,11 +72,24 @@ describe('disputes', () => {
 
   const open = (body: Record<string, unknown>, client = merchant) => client.post('/v2/disputes', body);
   const status = async (orderId: string) => (await merchant.get(`/v2/payments/status/${orderId}`)).body;
-  const eventuallyStatus = (orderId: string, expected: string) => eventually(() => status(orderId), (order) => order.status === expected, `${orderId} to be ${expected}`);
+  const eventuallyStatus = (orderId: string, expected: string) =>
+    eventually(
+      () => status(orderId),
+      (order) => order.status === expected,
+      `${orderId} to be ${expected}`,
+    );
   const review = (as: 'agent' | 'operator', disputeId: string, decision: 'ACCEPTED' | 'REJECTED', reason?: string) =>
-    (as === 'agent' ? agent.client : operator).request('POST', `/backoffice/v1/${as === 'agent' ? 'agent/' : ''}disputes/${merchantId()}/${disputeId}/review`, { decision, ...(reason ? { reason } : {}) });
-  const rejection = (response: TestResponse) => ({ status: response.status, code: response.body.error?.code, issues: response.body.error?.details?.map((detail: { issue: string }) => detail.issue) });
-  const availableRub = async () => (await merchant.get('/v2/merchant/balances')).body.settlement.find((entry: { currency: string }) => entry.currency === 'RUB')?.available ?? 0;
+    (as === 'agent' ? agent.client : operator).request('POST', `/backoffice/v1/${as === 'agent' ? 'agent/' : ''}disputes/${merchantId()}/${disputeId}/review`, {
+      decision,
+      ...(reason ? { reason } : {}),
+    });
+  const rejection = (response: TestResponse) => ({
+    status: response.status,
+    code: response.body.error?.code,
+    issues: response.body.error?.details?.map((detail: { issue: string }) => detail.issue),
+  });
+  const availableRub = async () =>
+    (await merchant.get('/v2/merchant/balances')).body.settlement.find((entry: { currency: string }) => entry.currency === 'RUB')?.available ?? 0;
 
   it('answers an outgoing order and an unknown order with the same 404 ORDER_NOT_FOUND', async () => {
     // Funds for a payout: a confirmed pay-in of 1000.00 (fee 21.00).
@@ -70,7 +97,11 @@ describe('disputes', () => {
     expect((await agent.client.request('POST', `/backoffice/v1/agent/orders/${merchantId()}/${funding}/confirm`, {})).status).toBe(200);
     await eventually(availableRub, (available) => available === 979, 'the funding credit');
     const payoutId = newOrderId('payout');
-    const payout = await merchant.post('/v2/payments/outgoing', { ...incomingPayment(payoutId, { amount: 100 }), method: 'bank_card', account_number: '4111 1111 1111 1111' });
+    const payout = await merchant.post('/v2/payments/outgoing', {
+      ...incomingPayment(payoutId, { amount: 100 }),
+      method: 'bank_card',
+      account_number: '4111 1111 1111 1111',
+    });
     expect(payout.status).toBe(201);
     await disputesKnow(payoutId, false);
 
@@ -116,7 +147,9 @@ describe('disputes', () => {
   it('open → reject → retry → accept: PENDING while open, the own state after the rejection, SUCCEEDED for the disputed amount, credited once', async () => {
     // A pay-in of 1000.00 the agent declined: FAILED, nothing credited.
     const orderId = await payInWithAgent(1000);
-    expect((await agent.client.request('POST', `/backoffice/v1/agent/orders/${merchantId()}/${orderId}/decline`, { reason: 'no money arrived' })).status).toBe(200);
+    expect((await agent.client.request('POST', `/backoffice/v1/agent/orders/${merchantId()}/${orderId}/decline`, { reason: 'no money arrived' })).status).toBe(
+      200,
+    );
     expect(await status(orderId)).toMatchObject({ status: 'FAILED', amount: 1000 });
     const availableBefore = await availableRub();
 
@@ -125,7 +158,13 @@ describe('disputes', () => {
     const disputeId = opened.body.dispute_id;
     const reviewDeadlineOf = (dispute: { updated_at: string }) => new Date(Date.parse(dispute.updated_at) + REVIEW_WINDOW_HOURS * 3_600_000).toISOString();
     expect(opened.body.review_deadline).toBe(reviewDeadlineOf(opened.body));
-    expect(opened.body).toMatchObject({ status: 'OPEN', amount: 900, currency: 'RUB', comment: 'The payer sent 900.00, see the transfer', receipt: { file_name: 'transfer.png', content_type: 'image/png', size_bytes: PNG.length } });
+    expect(opened.body).toMatchObject({
+      status: 'OPEN',
+      amount: 900,
+      currency: 'RUB',
+      comment: 'The payer sent 900.00, see the transfer',
+      receipt: { file_name: 'transfer.png', content_type: 'image/png', size_bytes: PNG.length },
+    });
     await eventuallyStatus(orderId, 'PENDING');
     // Endpoint 4 reports it PENDING too, and its status filter follows what merchants see.
     const pendingList = await merchant.post('/v2/payments/incoming/list', { status: 'PENDING', limit: 100 });
@@ -135,7 +174,12 @@ describe('disputes', () => {
 
     const rejected = await review('agent', disputeId, 'REJECTED', 'the transfer is not ours');
     expect(rejected.status).toBe(200);
-    expect(rejected.body).toMatchObject({ dispute_id: disputeId, status: 'REJECTED', review: { decision: 'REJECTED', reason: 'the transfer is not ours' }, review_deadline: null });
+    expect(rejected.body).toMatchObject({
+      dispute_id: disputeId,
+      status: 'REJECTED',
+      review: { decision: 'REJECTED', reason: 'the transfer is not ours' },
+      review_deadline: null,
+    });
     await eventuallyStatus(orderId, 'FAILED');
 
     const retried = await open({ order_id: orderId, amount: 950, comment: 'It was 950.00' });
@@ -149,7 +193,11 @@ describe('disputes', () => {
     expect(state.status).toBe(200);
     expect(state.body).toEqual(retried.body);
     // The earlier evidence is kept in the dispute's history for operators.
-    const history = await system.query<{ type: string }>('disputes', `SELECT event_type AS type FROM event_store WHERE stream_id = $1 ORDER BY stream_version`, [`dispute:${merchantId()}:${orderId}`]);
+    const history = await system.query<{ type: string }>(
+      'disputes',
+      `SELECT event_type AS type FROM event_store WHERE stream_id = $1 ORDER BY stream_version`,
+      [`dispute:${merchantId()}:${orderId}`],
+    );
     expect(history.map((event) => event.type)).toEqual(['DisputeOpened', 'DisputeRejected', 'DisputeReopened']);
 
     const accepted = await review('operator', disputeId, 'ACCEPTED');
@@ -170,7 +218,10 @@ describe('disputes', () => {
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(Math.round((await availableRub()) * 100)).toBe(Math.round(availableBefore * 100) + 93_000);
 
-    const audit = spawnSync(process.execPath, [builtEntryPoint('apps/ledger/src/audit.ts')], { env: { ...process.env, LEDGER_DATABASE_URL: system.databaseUrl('ledger') }, encoding: 'utf8' });
+    const audit = spawnSync(process.execPath, [builtEntryPoint('apps/ledger/src/audit.ts')], {
+      env: { ...process.env, LEDGER_DATABASE_URL: system.databaseUrl('ledger') },
+      encoding: 'utf8',
+    });
     expect(audit.status).toBe(0);
   });
 
@@ -208,7 +259,7 @@ describe('disputes', () => {
     expect(rejection(await merchant.post('/v2/disputes/list', { status: 'CLOSED' }))).toMatchObject({ status: 400, code: 'VALIDATION_ERROR' });
   });
 
-  it('finds the dispute of one pay-in with the order_id filter, and none for a pay-in without one or another merchant\'s', async () => {
+  it("finds the dispute of one pay-in with the order_id filter, and none for a pay-in without one or another merchant's", async () => {
     const disputedOrder = await payInWithAgent(330);
     const disputed = await open({ order_id: disputedOrder });
     await open({ order_id: await payInWithAgent(340) });
@@ -221,17 +272,19 @@ describe('disputes', () => {
     expect(queue.body.data.map((dispute: { dispute_id: string }) => dispute.dispute_id)).toEqual([disputed.body.dispute_id]);
   });
 
-  it("gives operators one review queue across merchants, newest first with cursors, and each dispute with its merchant", async () => {
+  it('gives operators one review queue across merchants, newest first with cursors, and each dispute with its merchant', async () => {
     const mine = await open({ order_id: await payInWithAgent(310) });
     const theirs = await open({ order_id: await payInWithAgent(320, otherMerchant) }, otherMerchant);
     const queue = await operator.request('GET', '/backoffice/v1/disputes?status=OPEN&limit=1');
     expect(queue.status).toBe(200);
-    expect([queue.body.data.map((dispute: { dispute_id: string; merchant_id: string }) => [dispute.dispute_id, dispute.merchant_id]), queue.body.has_more]).toEqual([
-      [[theirs.body.dispute_id, otherMerchant.credentials.merchantId]],
-      true,
-    ]);
+    expect([
+      queue.body.data.map((dispute: { dispute_id: string; merchant_id: string }) => [dispute.dispute_id, dispute.merchant_id]),
+      queue.body.has_more,
+    ]).toEqual([[[theirs.body.dispute_id, otherMerchant.credentials.merchantId]], true]);
     const next = await operator.request('GET', `/backoffice/v1/disputes?status=OPEN&limit=1&cursor=${encodeURIComponent(queue.body.next_cursor)}`);
-    expect(next.body.data.map((dispute: { dispute_id: string; merchant_id: string }) => [dispute.dispute_id, dispute.merchant_id])).toEqual([[mine.body.dispute_id, merchantId()]]);
+    expect(next.body.data.map((dispute: { dispute_id: string; merchant_id: string }) => [dispute.dispute_id, dispute.merchant_id])).toEqual([
+      [mine.body.dispute_id, merchantId()],
+    ]);
     const onlyOne = await operator.request('GET', `/backoffice/v1/disputes?merchant_id=${otherMerchant.credentials.merchantId}`);
     expect(new Set(onlyOne.body.data.map((dispute: { merchant_id: string }) => dispute.merchant_id))).toEqual(new Set([otherMerchant.credentials.merchantId]));
     // One dispute as its merchant sees it, plus whose it is; the queue and endpoint 16 agree.
@@ -265,7 +318,10 @@ describe('disputes', () => {
     const fiveMegabytes = Buffer.concat([PNG, Buffer.alloc(5 * 1024 * 1024 - PNG.length)]);
     const tooLarge = Buffer.concat([fiveMegabytes, Buffer.alloc(1)]);
     const notAnImage = Buffer.from('MZ this is an executable');
-    const withReceipt = (content: Buffer, contentType = 'image/png') => ({ order_id: orderId, receipt: { file_name: 'r.png', content_type: contentType, content_base64: content.toString('base64') } });
+    const withReceipt = (content: Buffer, contentType = 'image/png') => ({
+      order_id: orderId,
+      receipt: { file_name: 'r.png', content_type: contentType, content_base64: content.toString('base64') },
+    });
 
     expect(rejection(await open(withReceipt(tooLarge)))).toEqual({ status: 400, code: 'VALIDATION_ERROR', issues: [`is ${tooLarge.length} bytes`] });
     expect(rejection(await open(withReceipt(notAnImage)))).toEqual({ status: 400, code: 'VALIDATION_ERROR', issues: ['is not a PDF, PNG or JPEG'] });
@@ -283,7 +339,11 @@ describe('disputes', () => {
     const outside = await payInWithAgent(300);
     const createdAt = async (orderId: string) => new Date((await status(orderId)).created_at);
     const moveDisputesClock = async (seconds: number): Promise<Date> => {
-      const response = await fetch(`${system.urlOf('disputes')}/internal/test/clock`, { method: 'POST', headers: { 'content-type': 'application/json', ...(await system.internalHeaders('disputes', { as: 'test-harness' })) }, body: JSON.stringify({ advance_seconds: seconds }) });
+      const response = await fetch(`${system.urlOf('disputes')}/internal/test/clock`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(await system.internalHeaders('disputes', { as: 'test-harness' })) },
+        body: JSON.stringify({ advance_seconds: seconds }),
+      });
       expect(response.status).toBe(200);
       return new Date(((await response.json()) as { now: string }).now);
     };

@@ -20,7 +20,9 @@ describe('gateway reply topics do not grow with restarts', () => {
   const admin = new Kafka({ clientId: 'reply-topics-count', brokers: testKafkaBrokers(), logLevel: logLevel.NOTHING }).admin();
 
   beforeAll(async () => {
-    system = await SystemUnderTest.start({ env: { gateway: { GATEWAY_REPLY_TOPIC_SWEEP_SECONDS: '1', GATEWAY_REPLY_TOPIC_GRACE_SECONDS: String(GRACE_SECONDS) } } });
+    system = await SystemUnderTest.start({
+      env: { gateway: { GATEWAY_REPLY_TOPIC_SWEEP_SECONDS: '1', GATEWAY_REPLY_TOPIC_GRACE_SECONDS: String(GRACE_SECONDS) } },
+    });
     merchant = await system.createClient('Restarted shop');
     await admin.connect();
   });
@@ -79,7 +81,7 @@ describe('gateway reply topics do not grow with restarts', () => {
     await expectCreated(merchant);
   });
 
-  it('sweeps a crashed replica\'s topic after the grace period, and never a live replica\'s', async () => {
+  it("sweeps a crashed replica's topic after the grace period, and never a live replica's", async () => {
     await system.startService('gateway-2');
     const crashed = replyTopicOf('gateway');
     await expectCreated(merchant);

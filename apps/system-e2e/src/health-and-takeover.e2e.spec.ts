@@ -9,13 +9,30 @@
  * under load is the chaos run's proof, once per test run (docs/testing.md).
  */
 import { spawnSync } from 'node:child_process';
-import { BackofficeClient, builtEntryPoint, createOperator, eventually, registerAgent, SignedClient, SystemUnderTest, type RegisteredAgent } from '@mp/shared-testing';
+import {
+  BackofficeClient,
+  builtEntryPoint,
+  createOperator,
+  eventually,
+  registerAgent,
+  SignedClient,
+  SystemUnderTest,
+  type RegisteredAgent,
+} from '@mp/shared-testing';
 import { incomingPayment, newOrderId } from './fixtures';
 
 const INSTANCES = ['gateway', 'payments', 'ledger', 'disputes', 'withdrawals', 'callbacks'] as const;
 
 function feeFreeMethods() {
-  const common = { country: 'RU', currency: 'RUB', fee_rate_basis_points: 0, fee_fixed_minor: '0', min_amount_minor: '100', max_amount_minor: '100000000', expiry_minutes: 30 };
+  const common = {
+    country: 'RU',
+    currency: 'RUB',
+    fee_rate_basis_points: 0,
+    fee_fixed_minor: '0',
+    min_amount_minor: '100',
+    max_amount_minor: '100000000',
+    expiry_minutes: 30,
+  };
   return { entries: [{ method: 'bank_card', direction: 'incoming', ...common }] };
 }
 
@@ -115,14 +132,21 @@ describe('health, graceful shutdown and takeover', () => {
     allPayIns.push(...payIns);
     const expectedMinor = allPayIns.reduce((sum, payIn) => sum + payIn.amount * 100, 0);
     const availableMinor = await eventually(
-      async () => Math.round(((await merchant.get('/v2/merchant/balances')).body.settlement?.find((entry: { currency: string }) => entry.currency === 'RUB')?.available ?? 0) * 100),
+      async () =>
+        Math.round(
+          ((await merchant.get('/v2/merchant/balances')).body.settlement?.find((entry: { currency: string }) => entry.currency === 'RUB')?.available ?? 0) *
+            100,
+        ),
       (available) => available >= expectedMinor,
       'the pay-ins credited',
       60_000,
     );
     // Equal, not just reached: a pay-in credited twice would show as more.
     expect(availableMinor).toBe(expectedMinor);
-    const audit = spawnSync(process.execPath, [builtEntryPoint('apps/ledger/src/audit.ts')], { env: { ...process.env, LEDGER_DATABASE_URL: system.databaseUrl('ledger') }, encoding: 'utf8' });
+    const audit = spawnSync(process.execPath, [builtEntryPoint('apps/ledger/src/audit.ts')], {
+      env: { ...process.env, LEDGER_DATABASE_URL: system.databaseUrl('ledger') },
+      encoding: 'utf8',
+    });
     expect({ status: audit.status, output: audit.stdout + audit.stderr }).toMatchObject({ status: 0 });
   }
 

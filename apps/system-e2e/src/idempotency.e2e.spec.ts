@@ -19,7 +19,9 @@ describe('idempotency by order_id', () => {
   afterAll(async () => system?.stop());
 
   async function storedEvents(merchantId: string, orderId: string): Promise<number> {
-    const rows = await system.query<{ count: string }>('payments', `SELECT count(*) FROM event_store WHERE stream_id = $1`, [`payment-order:${merchantId}:${orderId}`]);
+    const rows = await system.query<{ count: string }>('payments', `SELECT count(*) FROM event_store WHERE stream_id = $1`, [
+      `payment-order:${merchantId}:${orderId}`,
+    ]);
     return Number(rows[0].count);
   }
 

@@ -8,7 +8,17 @@
 import { writeFileSync } from 'node:fs';
 import { connect } from 'node:tls';
 import { join } from 'node:path';
-import { BackofficeClient, CallbackReceiver, CATALOG_SERVICE_NAMES, createOperator, registerAgent, runLedgerAudit, SignedClient, SystemUnderTest, type RegisteredAgent } from '@mp/shared-testing';
+import {
+  BackofficeClient,
+  CallbackReceiver,
+  CATALOG_SERVICE_NAMES,
+  createOperator,
+  registerAgent,
+  runLedgerAudit,
+  SignedClient,
+  SystemUnderTest,
+  type RegisteredAgent,
+} from '@mp/shared-testing';
 import { eventually } from '@mp/shared-testing';
 import { incomingPayment, newOrderId } from './fixtures';
 
@@ -55,10 +65,17 @@ describe('internal TLS', () => {
     const confirmed = await agent.client.request('POST', `/backoffice/v1/agent/orders/${merchant.credentials.merchantId}/${orderId}/confirm`, {});
     expect(confirmed.status).toBe(200);
 
-    const available = () => merchant.get('/v2/merchant/balances').then((response) => response.body.settlement.find((entry: { currency: string }) => entry.currency === 'RUB')?.available ?? 0);
+    const available = () =>
+      merchant
+        .get('/v2/merchant/balances')
+        .then((response) => response.body.settlement.find((entry: { currency: string }) => entry.currency === 'RUB')?.available ?? 0);
     // 1,500.50 less the 2.5 % fee: the ledger booked it from payments' event, and the gateway read it over HTTPS.
     await eventually(available, (rub) => rub === 1462.99, 'the settled balance');
-    const [callback] = await eventually(() => receiver.received, (received) => received.length === 1, 'the signed callback');
+    const [callback] = await eventually(
+      () => receiver.received,
+      (received) => received.length === 1,
+      'the signed callback',
+    );
     expect(callback?.verifiedWith).toEqual([created.body.webhook_secret]);
     expect(JSON.parse(callback?.body ?? '{}')).toMatchObject({ type: 'payment.succeeded', data: { order_id: orderId, status: 'SUCCEEDED' } });
   });
@@ -83,8 +100,12 @@ describe('internal TLS', () => {
   it('refuses to boot on a keystore it cannot open, naming the setting', async () => {
     const wrongPassword = join(system.internalTls?.keystoreDirOf('ledger') ?? '', 'wrong.password');
     writeFileSync(wrongPassword, 'not-the-password\n');
-    await expect(system.startService('ledger-wrong-tls', { INTERNAL_TLS_KEYSTORE_PASSWORD_FILE: wrongPassword })).rejects.toThrow(/INTERNAL_TLS_KEYSTORE_FILE .* cannot be used/);
-    await expect(system.startService('ledger-half-tls', { INTERNAL_TLS_KEYSTORE_PASSWORD_FILE: '' })).rejects.toThrow(/INTERNAL_TLS_KEYSTORE_FILE and INTERNAL_TLS_KEYSTORE_PASSWORD_FILE go together/);
+    await expect(system.startService('ledger-wrong-tls', { INTERNAL_TLS_KEYSTORE_PASSWORD_FILE: wrongPassword })).rejects.toThrow(
+      /INTERNAL_TLS_KEYSTORE_FILE .* cannot be used/,
+    );
+    await expect(system.startService('ledger-half-tls', { INTERNAL_TLS_KEYSTORE_PASSWORD_FILE: '' })).rejects.toThrow(
+      /INTERNAL_TLS_KEYSTORE_FILE and INTERNAL_TLS_KEYSTORE_PASSWORD_FILE go together/,
+    );
   });
 
   it('leaves the books balanced', async () => {

@@ -46,7 +46,11 @@ describe('Kafka with authentication and ACLs (the secured configuration)', () =>
       retry: { retries: 0 },
       logLevel: logLevel.NOTHING,
     });
-  const principal = (username: string, password = kafka.security.users[username]): SASLOptions => ({ mechanism: 'scram-sha-512', username, password: password ?? '' });
+  const principal = (username: string, password = kafka.security.users[username]): SASLOptions => ({
+    mechanism: 'scram-sha-512',
+    username,
+    password: password ?? '',
+  });
   const topic = (name: string) => `${system.runId}.${name}`;
 
   /** Sends one message as `sasl` and returns the broker's refusal (its error type), or 'accepted'. */
@@ -97,17 +101,29 @@ describe('Kafka with authentication and ACLs (the secured configuration)', () =>
     expect(created.status).toBe(201);
     expect((await fetch(`${created.body.redirect_url}/details`, { method: 'POST', redirect: 'manual' })).status).toBe(303);
     await disputesKnow(system, merchant, orderId, true);
-    expect((await agent.client.request('POST', `/backoffice/v1/agent/orders/${merchantId}/${orderId}/decline`, { reason: 'no money arrived' })).status).toBe(200);
+    expect((await agent.client.request('POST', `/backoffice/v1/agent/orders/${merchantId}/${orderId}/decline`, { reason: 'no money arrived' })).status).toBe(
+      200,
+    );
     const statusOf = async () => (await merchant.get(`/v2/payments/status/${orderId}`)).body as { status: string; amount: number };
     await eventually(statusOf, (order) => order.status === 'FAILED', `${orderId} FAILED`, 20_000);
 
     const opened = await merchant.post('/v2/disputes', { order_id: orderId, amount: 900, comment: 'The payer sent 900.00' });
     expect(opened.status).toBe(201);
-    const reviewed = await agent.client.request('POST', `/backoffice/v1/agent/disputes/${merchantId}/${opened.body.dispute_id}/review`, { decision: 'ACCEPTED' });
+    const reviewed = await agent.client.request('POST', `/backoffice/v1/agent/disputes/${merchantId}/${opened.body.dispute_id}/review`, {
+      decision: 'ACCEPTED',
+    });
     expect(reviewed.status).toBe(200);
     // Payments settles the order and tells disputes on its own topic (PaymentOrderDisputeOutcomeApplied).
-    expect(await eventually(statusOf, (order) => order.status === 'SUCCEEDED', `${orderId} SUCCEEDED`, 20_000)).toMatchObject({ status: 'SUCCEEDED', amount: 900 });
-    const dispute = await eventually(async () => (await merchant.get(`/v2/disputes/${opened.body.dispute_id}`)).body as { status: string }, (body) => body.status === 'ACCEPTED', 'the dispute ACCEPTED', 20_000);
+    expect(await eventually(statusOf, (order) => order.status === 'SUCCEEDED', `${orderId} SUCCEEDED`, 20_000)).toMatchObject({
+      status: 'SUCCEEDED',
+      amount: 900,
+    });
+    const dispute = await eventually(
+      async () => (await merchant.get(`/v2/disputes/${opened.body.dispute_id}`)).body as { status: string },
+      (body) => body.status === 'ACCEPTED',
+      'the dispute ACCEPTED',
+      20_000,
+    );
     expect(dispute.status).toBe('ACCEPTED');
   });
 
@@ -117,9 +133,25 @@ describe('Kafka with authentication and ACLs (the secured configuration)', () =>
 
   it('refuses a forged RequestWithdrawal on the commands topic from another service’s principal, and no withdrawal exists', async () => {
     const orderId = newOrderId('forged');
-    const data: RequestWithdrawalData = { merchantId: merchant.credentials.merchantId, orderId, amountMinor: '100000000', currency: 'USDT-TRC20', address: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7' };
+    const data: RequestWithdrawalData = {
+      merchantId: merchant.credentials.merchantId,
+      orderId,
+      amountMinor: '100000000',
+      currency: 'USDT-TRC20',
+      address: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7',
+    };
     // Written by hand, as an attacker would: the envelope's fields (libs/shared/messaging/src/envelope.ts), claiming to be the gateway.
-    const forged = { id: randomUUID(), type: WITHDRAWAL_COMMAND_TYPES.requestWithdrawal, schemaVersion: WITHDRAWAL_COMMAND_SCHEMA_VERSION, source: 'gateway', subject: `${data.merchantId}/${orderId}`, time: new Date().toISOString(), correlationId: orderId, causationId: null, data };
+    const forged = {
+      id: randomUUID(),
+      type: WITHDRAWAL_COMMAND_TYPES.requestWithdrawal,
+      schemaVersion: WITHDRAWAL_COMMAND_SCHEMA_VERSION,
+      source: 'gateway',
+      subject: `${data.merchantId}/${orderId}`,
+      time: new Date().toISOString(),
+      correlationId: orderId,
+      causationId: null,
+      data,
+    };
     expect(await produceAs(principal('payments'), topic(WITHDRAWALS_TOPICS.commands), JSON.stringify(forged))).toBe('TOPIC_AUTHORIZATION_FAILED');
     expect((await merchant.get(`/v2/merchant/withdrawals/${orderId}`)).status).toBe(404);
   });
@@ -135,7 +167,8 @@ describe('Kafka with authentication and ACLs (the secured configuration)', () =>
   it('lets each replay principal write its own topic only: no other topic of the catalog, no dead-letter topic', async () => {
     const refusals: Record<string, string> = {};
     for (const own of CATALOG_TOPICS) {
-      for (const other of CATALOG_TOPICS.filter((name) => name !== own)) refusals[`${replayPrincipal(own)} → ${other}`] = await produceAs(principal(replayPrincipal(own)), topic(other), '{}');
+      for (const other of CATALOG_TOPICS.filter((name) => name !== own))
+        refusals[`${replayPrincipal(own)} → ${other}`] = await produceAs(principal(replayPrincipal(own)), topic(other), '{}');
       refusals[`${replayPrincipal(own)} → ${own}.dlq`] = await produceAs(principal(replayPrincipal(own)), topic(`${own}.dlq`), '{}');
     }
     expect(Object.keys(refusals)).toHaveLength(36);
@@ -160,7 +193,10 @@ describe('Kafka with authentication and ACLs (the secured configuration)', () =>
     const dlq = async (environment: Record<string, string>) => {
       const env = { PATH: process.env['PATH'] ?? '', ...environment, KAFKA_NAMESPACE: system.runId };
       try {
-        const { stdout } = await promisify(execFile)(process.execPath, [builtEntryPoint('apps/ops/src/dead-letters.ts'), 'replay', replayed, '--json'], { cwd: workspaceRoot, env });
+        const { stdout } = await promisify(execFile)(process.execPath, [builtEntryPoint('apps/ops/src/dead-letters.ts'), 'replay', replayed, '--json'], {
+          cwd: workspaceRoot,
+          env,
+        });
         return { code: 0, stdout, stderr: '' };
       } catch (error) {
         const failed = error as { code: number; stdout: string; stderr: string };
@@ -172,15 +208,23 @@ describe('Kafka with authentication and ACLs (the secured configuration)', () =>
     expect([asPayments.code, asPayments.stderr]).toEqual([2, expect.stringContaining('DLQ_REPLAY_WITHDRAWALS_COMMANDS_KAFKA_PASSWORD is not set')]);
 
     // The admin's settings and the replay principal's password: the replay runs as the replay principal.
-    const replay = await dlq({ ...kafka.serviceEnv(kafka.security.adminUser, kafka.security.adminPassword), DLQ_REPLAY_WITHDRAWALS_COMMANDS_KAFKA_PASSWORD: kafka.security.users[replayPrincipal(replayed)] ?? '' });
+    const replay = await dlq({
+      ...kafka.serviceEnv(kafka.security.adminUser, kafka.security.adminPassword),
+      DLQ_REPLAY_WITHDRAWALS_COMMANDS_KAFKA_PASSWORD: kafka.security.users[replayPrincipal(replayed)] ?? '',
+    });
     expect(replay.code).toBe(1);
-    expect(JSON.parse(replay.stdout)).toEqual({ replayed: 1, refused: [expect.objectContaining({ reason: expect.stringContaining(PAYMENTS_TOPICS.commands) })] });
+    expect(JSON.parse(replay.stdout)).toEqual({
+      replayed: 1,
+      refused: [expect.objectContaining({ reason: expect.stringContaining(PAYMENTS_TOPICS.commands) })],
+    });
     const wrongPassword = await dlq({ ...kafka.serviceEnv(replayPrincipal(replayed), 'not-the-password') });
     expect(wrongPassword.code).toBe(2);
   });
 
   it('refuses a client without credentials and one with a wrong password', async () => {
-    expect(await produceAs(null, topic(PAYMENTS_TOPICS.commands), '{}')).toMatch(/^(CONNECTION_CLOSED|SASL_REQUIRED|KafkaJSConnectionClosedError|KafkaJSConnectionError|KafkaJSRequestTimeoutError|ILLEGAL_SASL_STATE|KafkaJSProtocolError)$/);
+    expect(await produceAs(null, topic(PAYMENTS_TOPICS.commands), '{}')).toMatch(
+      /^(CONNECTION_CLOSED|SASL_REQUIRED|KafkaJSConnectionClosedError|KafkaJSConnectionError|KafkaJSRequestTimeoutError|ILLEGAL_SASL_STATE|KafkaJSProtocolError)$/,
+    );
     expect(await produceAs(principal('gateway', 'not-the-password'), topic(PAYMENTS_TOPICS.commands), '{}')).toBe('SASL_AUTHENTICATION_FAILED');
   });
 });

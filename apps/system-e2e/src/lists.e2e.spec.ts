@@ -52,7 +52,10 @@ describe('order lists', () => {
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const response: { status: number; body: { data: Array<{ order_id: string }>; has_more: boolean; next_cursor: string | null } } = await list({ limit: 3, ...(cursor ? { cursor } : {}) });
+      const response: { status: number; body: { data: Array<{ order_id: string }>; has_more: boolean; next_cursor: string | null } } = await list({
+        limit: 3,
+        ...(cursor ? { cursor } : {}),
+      });
       expect(response.status).toBe(200);
       expect(response.body.data.length).toBeLessThanOrEqual(3);
       seen.push(...response.body.data.map((order) => order.order_id));
@@ -81,7 +84,7 @@ describe('order lists', () => {
     expect(response.body.error.details.map((detail: { field: string }) => detail.field)).toContain(field);
   });
 
-  it("gives operators the merchants and the agents newest first, with cursors and filters", async () => {
+  it('gives operators the merchants and the agents newest first, with cursors and filters', async () => {
     const operator = await createOperator(system);
     /** Every page of a back-office list, following next_cursor. */
     const everyPage = async <Item>(path: string, limit: number): Promise<Item[][]> => {
@@ -89,7 +92,10 @@ describe('order lists', () => {
       let cursor: string | null = null;
       do {
         const separator = path.includes('?') ? '&' : '?';
-        const response: { status: number; body: { data: Item[]; has_more: boolean; next_cursor: string | null } } = await operator.request('GET', `${path}${separator}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+        const response: { status: number; body: { data: Item[]; has_more: boolean; next_cursor: string | null } } = await operator.request(
+          'GET',
+          `${path}${separator}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        );
         expect(response.status).toBe(200);
         pages.push(response.body.data);
         cursor = response.body.next_cursor;
@@ -99,7 +105,9 @@ describe('order lists', () => {
     };
 
     const later = await system.createClient('Listed later');
-    expect((await operator.request('POST', `/backoffice/v1/merchants/${later.credentials.merchantId}/suspend`, { reason: 'listed as suspended' })).status).toBe(200);
+    expect((await operator.request('POST', `/backoffice/v1/merchants/${later.credentials.merchantId}/suspend`, { reason: 'listed as suspended' })).status).toBe(
+      200,
+    );
     const merchants = (await everyPage<{ merchant_id: string; status: string; mode: string }>('/backoffice/v1/merchants', 1)).flat();
     expect(merchants.map((entry) => entry.merchant_id).slice(0, 2)).toEqual([later.credentials.merchantId, merchant.credentials.merchantId]);
     expect(merchants[0]).toMatchObject({ status: 'suspended', mode: 'live', name: 'Listed later' });
@@ -109,7 +117,16 @@ describe('order lists', () => {
 
     const first = await registerAgent(system, operator, [{ method: 'bank_card', country: 'RU', currency: 'RUB' }], { display_name: 'First agent' });
     const second = await registerAgent(system, operator, [{ method: 'sbp', country: 'RU', currency: 'RUB' }], { display_name: 'Second agent' });
-    expect((await operator.request('PUT', `/backoffice/v1/agents/${first.agentId}`, { display_name: 'First agent', payment_details: 'Card 2200 0000 0000 0001', serves: [{ method: 'bank_card', country: 'RU', currency: 'RUB' }], active: false })).status).toBe(200);
+    expect(
+      (
+        await operator.request('PUT', `/backoffice/v1/agents/${first.agentId}`, {
+          display_name: 'First agent',
+          payment_details: 'Card 2200 0000 0000 0001',
+          serves: [{ method: 'bank_card', country: 'RU', currency: 'RUB' }],
+          active: false,
+        })
+      ).status,
+    ).toBe(200);
     const agents = await everyPage<{ agent_id: string; display_name: string; active: boolean }>('/backoffice/v1/agents', 1);
     expect(agents.flat().map((agent) => [agent.agent_id, agent.display_name, agent.active])).toEqual([
       [second.agentId, 'Second agent', true],
@@ -118,7 +135,13 @@ describe('order lists', () => {
     const active = await operator.request('GET', '/backoffice/v1/agents?active=true');
     expect(active.body.data.map((agent: { agent_id: string }) => agent.agent_id)).toEqual([second.agentId]);
 
-    for (const bad of ['/backoffice/v1/merchants?status=gone', '/backoffice/v1/merchants?limit=0', '/backoffice/v1/merchants?cursor=%25%25', '/backoffice/v1/agents?active=yes', '/backoffice/v1/agents?order=asc']) {
+    for (const bad of [
+      '/backoffice/v1/merchants?status=gone',
+      '/backoffice/v1/merchants?limit=0',
+      '/backoffice/v1/merchants?cursor=%25%25',
+      '/backoffice/v1/agents?active=yes',
+      '/backoffice/v1/agents?order=asc',
+    ]) {
       const refused = await operator.request('GET', bad);
       expect([bad, refused.status, refused.body.error.code]).toEqual([bad, 400, 'VALIDATION_ERROR']);
     }

@@ -40,7 +40,11 @@ class Launcher {
     const env: Record<string, string | undefined> = { ...process.env, MP_LOCAL_DIR: stateDir, GATEWAY_COMMAND_TIMEOUT_MS: '3000' };
     // Its own Kafka and PostgreSQL, not the test run's: the test checks that it stops them.
     for (const name of Object.keys(env)) if (name === 'KAFKA_BROKERS' || name === 'TEST_PG_ADMIN_URL' || name.endsWith('DATABASE_URL')) delete env[name];
-    this.process = spawn(process.execPath, [join(workspaceRoot, 'deploy/local/start.mjs'), '--mode', 'test'], { cwd: workspaceRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.process = spawn(process.execPath, [join(workspaceRoot, 'deploy/local/start.mjs'), '--mode', 'test'], {
+      cwd: workspaceRoot,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const collect = (into: string[]) => {
       let partial = '';
       return (chunk: Buffer) => {
@@ -141,7 +145,9 @@ describe('npm start: the local launcher', () => {
     }
 
     for (const service of SERVICES) {
-      const lines = readFileSync(join(stateDir, 'logs', `${service}.log`), 'utf8').trim().split('\n');
+      const lines = readFileSync(join(stateDir, 'logs', `${service}.log`), 'utf8')
+        .trim()
+        .split('\n');
       expect(lines.length).toBeGreaterThan(3);
       // pino's lines: a level label, an ISO time and a message, with the service's name.
       const records = lines.map((line) => JSON.parse(line) as { level: string; time: string; message: unknown; service?: string });
@@ -154,12 +160,21 @@ describe('npm start: the local launcher', () => {
 
   it('keeps the credential files readable by their owner only (mode 600), an older one included', () => {
     const files = readdirSync(stateDir).filter((name) => name.endsWith('.json') || name === 'master.key');
-    expect(files.sort()).toEqual(['agent.json', 'console-key.json', 'demo-merchant.json', 'endpoints.json', 'master.key', 'operator.json', 'service-keys.json']);
+    expect(files.sort()).toEqual([
+      'agent.json',
+      'console-key.json',
+      'demo-merchant.json',
+      'endpoints.json',
+      'master.key',
+      'operator.json',
+      'service-keys.json',
+    ]);
     for (const name of files) expect({ name, mode: (statSync(join(stateDir, name)).mode & 0o777).toString(8) }).toEqual({ name, mode: '600' });
     // One service-token key pair per service, generated once and handed to each service.
     const serviceKeys = JSON.parse(readFileSync(join(stateDir, 'service-keys.json'), 'utf8')) as Record<string, { private_key: string; public_key: string }>;
     expect(Object.keys(serviceKeys).sort()).toEqual(['callbacks', 'disputes', 'gateway', 'ledger', 'payments', 'withdrawals']);
-    for (const pair of Object.values(serviceKeys)) expect([pair.private_key, pair.public_key]).toEqual([expect.stringMatching(/^MC4CAQAwBQYDK2Vw/), expect.stringMatching(/^MCowBQYDK2VwAyEA/)]);
+    for (const pair of Object.values(serviceKeys))
+      expect([pair.private_key, pair.public_key]).toEqual([expect.stringMatching(/^MC4CAQAwBQYDK2Vw/), expect.stringMatching(/^MCowBQYDK2VwAyEA/)]);
     const operator = JSON.parse(readFileSync(join(stateDir, 'operator.json'), 'utf8'));
     expect(operator.token).not.toBe('bo_old');
   });

@@ -16,7 +16,17 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
-import { BackofficeClient, builtEntryPoint, createOperator, eventually, registerAgent, SignedClient, SystemUnderTest, type InstanceName, type TestResponse } from '@mp/shared-testing';
+import {
+  BackofficeClient,
+  builtEntryPoint,
+  createOperator,
+  eventually,
+  registerAgent,
+  SignedClient,
+  SystemUnderTest,
+  type InstanceName,
+  type TestResponse,
+} from '@mp/shared-testing';
 import { incomingPayment, newOrderId } from './fixtures';
 import { RoundRobinProxy } from './round-robin-proxy';
 
@@ -58,11 +68,25 @@ describe('master-key rotation under load', () => {
     for (const instance of ['payments', 'payments-2'] as const) paymentsProxy.add(system.urlOf(instance));
 
     operator = new BackofficeClient(gatewayProxy.url, (await createOperator(system)).token);
-    agent = new BackofficeClient(gatewayProxy.url, (await registerAgent(system, operator, [{ method: 'bank_card', country: 'RU', currency: 'RUB' }])).client.token);
+    agent = new BackofficeClient(
+      gatewayProxy.url,
+      (await registerAgent(system, operator, [{ method: 'bank_card', country: 'RU', currency: 'RUB' }])).client.token,
+    );
     merchant = new SignedClient(gatewayProxy.url, await system.createMerchant('Busy shop'));
-    const common = { country: 'RU', currency: 'RUB', fee_rate_basis_points: 0, fee_fixed_minor: '0', min_amount_minor: '100', max_amount_minor: '100000000', expiry_minutes: 30 };
+    const common = {
+      country: 'RU',
+      currency: 'RUB',
+      fee_rate_basis_points: 0,
+      fee_fixed_minor: '0',
+      min_amount_minor: '100',
+      max_amount_minor: '100000000',
+      expiry_minutes: 30,
+    };
     const methods = await operator.request('PUT', `/backoffice/v1/merchants/${merchant.credentials.merchantId}/methods`, {
-      entries: [{ method: 'bank_card', direction: 'incoming', ...common }, { method: 'bank_card', direction: 'outgoing', ...common }],
+      entries: [
+        { method: 'bank_card', direction: 'incoming', ...common },
+        { method: 'bank_card', direction: 'outgoing', ...common },
+      ],
     });
     expect(methods.status).toBe(200);
     // Funds for the payouts: a pay-in the payer reports paid and the agent confirms.
@@ -71,7 +95,11 @@ describe('master-key rotation under load', () => {
     expect(funding.status).toBe(201);
     expect((await fetch(`${funding.body.redirect_url}/details`, { method: 'POST', redirect: 'manual' })).status).toBe(303);
     expect((await agent.request('POST', `/backoffice/v1/agent/orders/${merchant.credentials.merchantId}/${fundingId}/confirm`, {})).status).toBe(200);
-    await eventually(async () => (await merchant.get('/v2/merchant/balances')).body.settlement?.[0]?.available, (available) => available === 500_000, 'the funding credited');
+    await eventually(
+      async () => (await merchant.get('/v2/merchant/balances')).body.settlement?.[0]?.available,
+      (available) => available === 500_000,
+      'the funding credited',
+    );
   });
   afterAll(async () => {
     await system?.stop();
@@ -80,8 +108,11 @@ describe('master-key rotation under load', () => {
 
   /** The re-seal as an operator runs it, in the background: the test's traffic goes on meanwhile. */
   function rekey(service: 'gateway' | 'payments', keyring: Keyring, ...flags: string[]): Promise<{ status: number | null; report: any; stderr: string }> {
-    const databaseUrl = service === 'gateway' ? { GATEWAY_DATABASE_URL: system.databaseUrl('gateway') } : { PAYMENTS_DATABASE_URL: system.databaseUrl('payments') };
-    const child = spawn(process.execPath, [builtEntryPoint('apps/ops/src/rekey.ts'), '--service', service, '--batch', '5', '--json', ...flags], { env: { PATH: process.env['PATH'] ?? '', ...databaseUrl, ...keyring } });
+    const databaseUrl =
+      service === 'gateway' ? { GATEWAY_DATABASE_URL: system.databaseUrl('gateway') } : { PAYMENTS_DATABASE_URL: system.databaseUrl('payments') };
+    const child = spawn(process.execPath, [builtEntryPoint('apps/ops/src/rekey.ts'), '--service', service, '--batch', '5', '--json', ...flags], {
+      env: { PATH: process.env['PATH'] ?? '', ...databaseUrl, ...keyring },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
@@ -123,7 +154,12 @@ describe('master-key rotation under load', () => {
       const created = await merchant.post('/v2/payments/incoming', incomingPayment(orderId, { amount: 150 }));
       if (!expectAnswer('pay-in created', created, 201, (body) => typeof body?.redirect_url === 'string')) return;
       payIns.push({ orderId, redirectUrl: created.body.redirect_url, phase });
-      expectAnswer('pay-in read with its link', await merchant.get(`/v2/payments/status/${orderId}`), 200, (body) => body?.redirect_url === created.body.redirect_url);
+      expectAnswer(
+        'pay-in read with its link',
+        await merchant.get(`/v2/payments/status/${orderId}`),
+        200,
+        (body) => body?.redirect_url === created.body.redirect_url,
+      );
       const page = await fetch(created.body.redirect_url);
       expectAnswer('payer page opened', { status: page.status, text: await page.text(), body: null, headers: page.headers }, 200);
     };
@@ -131,7 +167,11 @@ describe('master-key rotation under load', () => {
     const payoutRound = async () => {
       const orderId = newOrderId('load-out');
       const accountNumber = `40817810${String(randomInt(1e6)).padStart(6, '0')}${String(randomInt(1e6)).padStart(6, '0')}`;
-      const created = await merchant.post('/v2/payments/outgoing', { ...incomingPayment(orderId, { amount: PAYOUT_AMOUNT }), method: 'bank_card', account_number: accountNumber });
+      const created = await merchant.post('/v2/payments/outgoing', {
+        ...incomingPayment(orderId, { amount: PAYOUT_AMOUNT }),
+        method: 'bank_card',
+        account_number: accountNumber,
+      });
       if (!expectAnswer('payout created', created, 201)) return;
       payouts.push({ orderId, accountNumber });
       const path = `/backoffice/v1/agent/orders/${merchantId}/${orderId}`;
@@ -207,7 +247,11 @@ describe('master-key rotation under load', () => {
     await rollOut('new key current', rotating.gateway, rotating.payments);
     // Step 4: the re-seal, with the traffic going on.
     phase = 're-seal';
-    const [gatewayResealed, paymentsResealed] = await Promise.all([resealToCompletion('gateway', rotating.gateway), resealToCompletion('payments', rotating.payments), sleep(SIDE_BY_SIDE_MS)]);
+    const [gatewayResealed, paymentsResealed] = await Promise.all([
+      resealToCompletion('gateway', rotating.gateway),
+      resealToCompletion('payments', rotating.payments),
+      sleep(SIDE_BY_SIDE_MS),
+    ]);
     expect(gatewayResealed).toMatchObject({ status: 0, report: { currentVersion: 2, remaining: {} } });
     expect(paymentsResealed).toMatchObject({ status: 0, report: { currentVersion: 2, remaining: {} } });
     // Step 5: nothing is left under the old key before it goes, by the command and by the tables themselves.
@@ -236,11 +280,19 @@ describe('master-key rotation under load', () => {
 
     // Every order made during the rotation exists exactly once, and no other.
     const orderIds = [...payIns, ...payouts].map(({ orderId }) => orderId);
-    const rows = await system.query<{ order_id: string }>('payments', `SELECT order_id FROM payment_orders WHERE merchant_id = $1 AND order_id LIKE 'load-%' AND order_id NOT LIKE 'load-funding%'`, [merchantId]);
+    const rows = await system.query<{ order_id: string }>(
+      'payments',
+      `SELECT order_id FROM payment_orders WHERE merchant_id = $1 AND order_id LIKE 'load-%' AND order_id NOT LIKE 'load-funding%'`,
+      [merchantId],
+    );
     expect(rows.map((row) => row.order_id).sort()).toEqual([...orderIds].sort());
 
     // After retirement everything still opens: every merchant signs, every account number and link.
-    for (const client of merchants) expect({ merchant: client.credentials.merchantId, status: (await client.get('/v2/merchant/balances')).status }).toEqual({ merchant: client.credentials.merchantId, status: 200 });
+    for (const client of merchants)
+      expect({ merchant: client.credentials.merchantId, status: (await client.get('/v2/merchant/balances')).status }).toEqual({
+        merchant: client.credentials.merchantId,
+        status: 200,
+      });
     for (const { orderId, accountNumber } of payouts) {
       expect((await agent.request('POST', `/backoffice/v1/agent/orders/${merchantId}/${orderId}/account-number`, {})).body.account_number).toBe(accountNumber);
     }
@@ -248,7 +300,8 @@ describe('master-key rotation under load', () => {
     // show the same link for every pay-in created once no replica sealed with the old key.
     for (const { orderId, redirectUrl, phase: createdIn } of payIns) {
       expect({ orderId, page: (await fetch(redirectUrl)).status }).toEqual({ orderId, page: 200 });
-      if (['re-seal', 'old key removed', 'after'].includes(createdIn)) expect((await merchant.get(`/v2/payments/status/${orderId}`)).body.redirect_url).toBe(redirectUrl);
+      if (['re-seal', 'old key removed', 'after'].includes(createdIn))
+        expect((await merchant.get(`/v2/payments/status/${orderId}`)).body.redirect_url).toBe(redirectUrl);
     }
   }, 300_000);
 });

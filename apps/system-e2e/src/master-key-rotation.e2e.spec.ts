@@ -10,7 +10,16 @@
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { BackofficeClient, builtEntryPoint, createOperator, eventually, registerAgent, SignedClient, SystemUnderTest, type RegisteredAgent } from '@mp/shared-testing';
+import {
+  BackofficeClient,
+  builtEntryPoint,
+  createOperator,
+  eventually,
+  registerAgent,
+  SignedClient,
+  SystemUnderTest,
+  type RegisteredAgent,
+} from '@mp/shared-testing';
 import { incomingPayment, newOrderId } from './fixtures';
 
 const ACCOUNT_NUMBER = '40817810099910004312';
@@ -26,9 +35,20 @@ describe('master-key rotation on a running system', () => {
     operator = await createOperator(system);
     agent = await registerAgent(system, operator, [{ method: 'bank_card', country: 'RU', currency: 'RUB' }]);
     merchant = await system.createClient('Rotation shop');
-    const common = { country: 'RU', currency: 'RUB', fee_rate_basis_points: 0, fee_fixed_minor: '0', min_amount_minor: '100', max_amount_minor: '100000000', expiry_minutes: 30 };
+    const common = {
+      country: 'RU',
+      currency: 'RUB',
+      fee_rate_basis_points: 0,
+      fee_fixed_minor: '0',
+      min_amount_minor: '100',
+      max_amount_minor: '100000000',
+      expiry_minutes: 30,
+    };
     const methods = await operator.request('PUT', `/backoffice/v1/merchants/${merchant.credentials.merchantId}/methods`, {
-      entries: [{ method: 'bank_card', direction: 'incoming', ...common }, { method: 'bank_card', direction: 'outgoing', ...common }],
+      entries: [
+        { method: 'bank_card', direction: 'incoming', ...common },
+        { method: 'bank_card', direction: 'outgoing', ...common },
+      ],
     });
     expect(methods.status).toBe(200);
   });
@@ -36,7 +56,8 @@ describe('master-key rotation on a running system', () => {
 
   /** The re-seal as an operator runs it; its --json report and exit code. */
   function rekey(service: 'gateway' | 'payments', keyring: Record<string, string>, ...flags: string[]) {
-    const databaseUrl = service === 'gateway' ? { GATEWAY_DATABASE_URL: system.databaseUrl('gateway') } : { PAYMENTS_DATABASE_URL: system.databaseUrl('payments') };
+    const databaseUrl =
+      service === 'gateway' ? { GATEWAY_DATABASE_URL: system.databaseUrl('gateway') } : { PAYMENTS_DATABASE_URL: system.databaseUrl('payments') };
     const result = spawnSync(process.execPath, [builtEntryPoint('apps/ops/src/rekey.ts'), '--service', service, '--batch', '1', '--json', ...flags], {
       env: { PATH: process.env['PATH'] ?? '', ...databaseUrl, ...keyring },
       encoding: 'utf8',
@@ -53,9 +74,16 @@ describe('master-key rotation on a running system', () => {
     // Funds for the payout: the payer reports the pay-in paid, the agent confirms, the ledger credits it.
     expect((await fetch(`${payIn.body.redirect_url}/details`, { method: 'POST', redirect: 'manual' })).status).toBe(303);
     expect((await agent.client.request('POST', `/backoffice/v1/agent/orders/${merchantId}/${payInId}/confirm`, {})).status).toBe(200);
-    await eventually(async () => (await merchant.get('/v2/merchant/balances')).body.settlement?.[0]?.available, (available) => available === 5000, 'the pay-in credited');
+    await eventually(
+      async () => (await merchant.get('/v2/merchant/balances')).body.settlement?.[0]?.available,
+      (available) => available === 5000,
+      'the pay-in credited',
+    );
     const payoutId = newOrderId('rot-payout');
-    expect((await merchant.post('/v2/payments/outgoing', { ...incomingPayment(payoutId, { amount: 1000 }), method: 'bank_card', account_number: ACCOUNT_NUMBER })).status).toBe(201);
+    expect(
+      (await merchant.post('/v2/payments/outgoing', { ...incomingPayment(payoutId, { amount: 1000 }), method: 'bank_card', account_number: ACCOUNT_NUMBER }))
+        .status,
+    ).toBe(201);
     const payoutPath = `/backoffice/v1/agent/orders/${merchantId}/${payoutId}`;
     expect((await agent.client.request('POST', `${payoutPath}/take`, {})).status).toBe(200);
     const reveal = async () => (await agent.client.request('POST', `${payoutPath}/account-number`, {})).body.account_number;

@@ -4,7 +4,16 @@
  * real gateway, payments and ledger services; merchant and back-office requests through the
  * gateway, and the payments and ledger internal APIs called directly as another service would.
  */
-import { createOperator, rawRequest, registerAgent, SignedClient, SystemUnderTest, type BackofficeClient, type RegisteredAgent, type TestResponse } from '@mp/shared-testing';
+import {
+  createOperator,
+  rawRequest,
+  registerAgent,
+  SignedClient,
+  SystemUnderTest,
+  type BackofficeClient,
+  type RegisteredAgent,
+  type TestResponse,
+} from '@mp/shared-testing';
 import { incomingPayment, newOrderId } from './fixtures';
 
 describe('method on pay-ins and malformed ids', () => {
@@ -42,7 +51,13 @@ describe('method on pay-ins and malformed ids', () => {
   const internal = async (baseUrl: string, method: string, path: string, body?: object) => {
     const callee = baseUrl === system.ledgerUrl ? 'ledger' : 'payments';
     const auth = await system.internalHeaders(callee, path === '/internal/holds' ? { as: 'payments' } : { actor: { type: 'operator', id: 'op_1' } });
-    return rawRequest(baseUrl, method, path, { ...(body ? { 'content-type': 'application/json' } : {}), ...auth }, Buffer.from(body ? JSON.stringify(body) : ''));
+    return rawRequest(
+      baseUrl,
+      method,
+      path,
+      { ...(body ? { 'content-type': 'application/json' } : {}), ...auth },
+      Buffer.from(body ? JSON.stringify(body) : ''),
+    );
   };
 
   describe('method on POST /v2/payments/incoming', () => {
@@ -58,7 +73,12 @@ describe('method on pay-ins and malformed ids', () => {
       for (const method of ['upi', 'bank_transfer', 'no_such_method']) {
         expectGatewayError(await merchant.post('/v2/payments/incoming', incomingPayment(newOrderId('unknown'), { method })), 400, 'VALIDATION_ERROR', 'method');
       }
-      expectGatewayError(await merchant.post('/v2/payments/incoming', incomingPayment(newOrderId('malformed'), { method: 'SBP!' })), 400, 'VALIDATION_ERROR', 'method');
+      expectGatewayError(
+        await merchant.post('/v2/payments/incoming', incomingPayment(newOrderId('malformed'), { method: 'SBP!' })),
+        400,
+        'VALIDATION_ERROR',
+        'method',
+      );
     });
 
     it('answers a retry with another method DUPLICATE_ORDER, and a retry without one with the order', async () => {
@@ -85,11 +105,23 @@ describe('method on pay-ins and malformed ids', () => {
       expectGatewayError(await agent.client.request('GET', `/backoffice/v1/agent/orders/${merchantId}/${nul}`), 404, 'ORDER_NOT_FOUND');
       expectGatewayError(await agent.client.request('POST', `/backoffice/v1/agent/orders/${merchantId}/${nul}/confirm`, {}), 404, 'ORDER_NOT_FOUND');
       expectGatewayError(await operator.request('GET', `/backoffice/v1/merchants/mch_${nul}/methods`), 404, 'NOT_FOUND');
-      expectGatewayError(await operator.request('PUT', `/backoffice/v1/agents/agt_${nul}`, { display_name: 'X', payment_details: 'Y', serves: [{ method: 'sbp', country: 'RU', currency: 'RUB' }] }), 404, 'NOT_FOUND');
+      expectGatewayError(
+        await operator.request('PUT', `/backoffice/v1/agents/agt_${nul}`, {
+          display_name: 'X',
+          payment_details: 'Y',
+          serves: [{ method: 'sbp', country: 'RU', currency: 'RUB' }],
+        }),
+        404,
+        'NOT_FOUND',
+      );
     });
 
     it('is a VALIDATION_ERROR naming the field in a back-office body', async () => {
-      const response = await operator.request('POST', '/backoffice/v1/agents', { display_name: 'Iv\u0000an', payment_details: 'Card', serves: [{ method: 'sbp', country: 'RU', currency: 'RUB' }] });
+      const response = await operator.request('POST', '/backoffice/v1/agents', {
+        display_name: 'Iv\u0000an',
+        payment_details: 'Card',
+        serves: [{ method: 'sbp', country: 'RU', currency: 'RUB' }],
+      });
       expectGatewayError(response, 400, 'VALIDATION_ERROR', 'display_name');
     });
 
@@ -101,22 +133,54 @@ describe('method on pay-ins and malformed ids', () => {
       expectInternalError(await internal(system.paymentsUrl, 'GET', `/internal/payer-pages/${nul}`), 404, 'NOT_FOUND');
       expectInternalError(await internal(system.paymentsUrl, 'GET', `/internal/agents/agt_${nul}/orders`), 404, 'NOT_FOUND');
       expectInternalError(await internal(system.paymentsUrl, 'GET', `/internal/receipts/rcp_${nul}/content`), 404, 'NOT_FOUND');
-      expectInternalError(await internal(system.paymentsUrl, 'GET', `/internal/merchants/${merchantId}/orders?cursor=${nul}`), 400, 'VALIDATION_ERROR', 'cursor');
-      expectInternalError(await internal(system.paymentsUrl, 'GET', `/internal/merchants/${merchantId}/orders?created_from=${nul}`), 400, 'VALIDATION_ERROR', 'created_from');
+      expectInternalError(
+        await internal(system.paymentsUrl, 'GET', `/internal/merchants/${merchantId}/orders?cursor=${nul}`),
+        400,
+        'VALIDATION_ERROR',
+        'cursor',
+      );
+      expectInternalError(
+        await internal(system.paymentsUrl, 'GET', `/internal/merchants/${merchantId}/orders?created_from=${nul}`),
+        400,
+        'VALIDATION_ERROR',
+        'created_from',
+      );
       const agentWithNul = { display_name: 'Iv\u0000an', payment_details: 'Card', serves: [{ method: 'sbp', country: 'RU', currency: 'RUB' }] };
-      expectInternalError(await internal(system.paymentsUrl, 'PUT', `/internal/agents/${agent.agentId}`, agentWithNul), 400, 'VALIDATION_ERROR', 'display_name');
+      expectInternalError(
+        await internal(system.paymentsUrl, 'PUT', `/internal/agents/${agent.agentId}`, agentWithNul),
+        400,
+        'VALIDATION_ERROR',
+        'display_name',
+      );
     });
 
     it('is a 4xx with the error body on the ledger internal API', async () => {
       const merchantId = merchant.credentials.merchantId;
       expectInternalError(await internal(system.ledgerUrl, 'GET', `/internal/merchants/mch_${nul}/balances`), 404, 'NOT_FOUND');
-      expectInternalError(await internal(system.ledgerUrl, 'GET', `/internal/merchants/${merchantId}/entries?cursor=${nul}`), 400, 'VALIDATION_ERROR', 'cursor');
-      const hold = { hold_id: 'payout:a\u0000b', merchant_id: merchantId, currency: 'RUB', amount_minor: '100', fee_minor: '0', reference: { kind: 'payment_order', id: 'a\u0000b' } };
+      expectInternalError(
+        await internal(system.ledgerUrl, 'GET', `/internal/merchants/${merchantId}/entries?cursor=${nul}`),
+        400,
+        'VALIDATION_ERROR',
+        'cursor',
+      );
+      const hold = {
+        hold_id: 'payout:a\u0000b',
+        merchant_id: merchantId,
+        currency: 'RUB',
+        amount_minor: '100',
+        fee_minor: '0',
+        reference: { kind: 'payment_order', id: 'a\u0000b' },
+      };
       const refused = await internal(system.ledgerUrl, 'POST', '/internal/holds', hold);
       expectInternalError(refused, 400, 'VALIDATION_ERROR', 'hold_id');
       expect(refused.body.details.map((detail: { field: string }) => detail.field)).toContain('reference.id');
       const adjustment = { adjustment_id: 'ADJ-1', currency: 'USD', amount_minor: '100', reason: 'top-up\u0000', operator_id: 'op_1' };
-      expectInternalError(await internal(system.ledgerUrl, 'POST', `/internal/merchants/${merchantId}/deposit-adjustments`, adjustment), 400, 'VALIDATION_ERROR', 'reason');
+      expectInternalError(
+        await internal(system.ledgerUrl, 'POST', `/internal/merchants/${merchantId}/deposit-adjustments`, adjustment),
+        400,
+        'VALIDATION_ERROR',
+        'reason',
+      );
     });
   });
 });

@@ -35,7 +35,14 @@ function parseExposition(text: string): { samples: Sample[]; types: Map<string, 
   return { samples, types };
 }
 
-const SERVICE_LABEL: Record<string, string> = { gateway: 'gateway', payments: 'payments', ledger: 'ledger', disputes: 'disputes', withdrawals: 'withdrawals', callbacks: 'callback-dispatcher' };
+const SERVICE_LABEL: Record<string, string> = {
+  gateway: 'gateway',
+  payments: 'payments',
+  ledger: 'ledger',
+  disputes: 'disputes',
+  withdrawals: 'withdrawals',
+  callbacks: 'callback-dispatcher',
+};
 
 describe('Prometheus metrics of every service', () => {
   let system: SystemUnderTest;
@@ -51,7 +58,9 @@ describe('Prometheus metrics of every service', () => {
     return parseExposition(await response.text());
   };
   const valueOf = (samples: Sample[], name: string, labels: Record<string, string> = {}) =>
-    samples.filter((sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value)).reduce((sum, sample) => sum + sample.value, 0);
+    samples
+      .filter((sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value))
+      .reduce((sum, sample) => sum + sample.value, 0);
 
   beforeAll(async () => {
     system = await SystemUnderTest.start({
@@ -71,19 +80,49 @@ describe('Prometheus metrics of every service', () => {
 
     // A pay-in and a conversion (USDT to withdraw), then a RUB pay-in and a payout, then a withdrawal.
     await fundWith1000Usdt(operator, agent, merchant);
-    const common = { country: 'RU', currency: 'RUB', fee_rate_basis_points: 0, fee_fixed_minor: '0', min_amount_minor: '100', max_amount_minor: '100000000', expiry_minutes: 30 };
-    const methods = [{ method: 'bank_card', direction: 'incoming', ...common }, { method: 'bank_card', direction: 'outgoing', ...common }];
+    const common = {
+      country: 'RU',
+      currency: 'RUB',
+      fee_rate_basis_points: 0,
+      fee_fixed_minor: '0',
+      min_amount_minor: '100',
+      max_amount_minor: '100000000',
+      expiry_minutes: 30,
+    };
+    const methods = [
+      { method: 'bank_card', direction: 'incoming', ...common },
+      { method: 'bank_card', direction: 'outgoing', ...common },
+    ];
     expect((await operator.request('PUT', `/backoffice/v1/merchants/${merchant.credentials.merchantId}/methods`, { entries: methods })).status).toBe(200);
     orderIds.push(await confirmedPayIn(agent, merchant, { amount: 1000, callback_url: receiver.url() }));
-    await eventually(() => balance(merchant, 'RUB'), (rub) => rub.available === 1000, 'the pay-in credit');
+    await eventually(
+      () => balance(merchant, 'RUB'),
+      (rub) => rub.available === 1000,
+      'the pay-in credit',
+    );
     const payoutId = newOrderId('payout');
     orderIds.push(payoutId);
-    expect((await merchant.post('/v2/payments/outgoing', { ...incomingPayment(payoutId, { amount: 200, callback_url: receiver.url() }), method: 'bank_card', account_number: '4111 1111 1111 1111' })).status).toBe(201);
+    expect(
+      (
+        await merchant.post('/v2/payments/outgoing', {
+          ...incomingPayment(payoutId, { amount: 200, callback_url: receiver.url() }),
+          method: 'bank_card',
+          account_number: '4111 1111 1111 1111',
+        })
+      ).status,
+    ).toBe(201);
     const withdrawalId = newOrderId('withdrawal');
     orderIds.push(withdrawalId);
-    expect((await merchant.post('/v2/merchant/withdrawals', { order_id: withdrawalId, amount: 100, currency: 'USDT-ERC20', address: ERC20_ADDRESS })).status).toBe(201);
+    expect(
+      (await merchant.post('/v2/merchant/withdrawals', { order_id: withdrawalId, amount: 100, currency: 'USDT-ERC20', address: ERC20_ADDRESS })).status,
+    ).toBe(201);
     expect((await merchant.get(`/v2/merchant/withdrawals/${withdrawalId}`)).status).toBe(200);
-    await eventually(() => receiver.bodies(), (bodies) => bodies.some((body) => body.type === 'withdrawal.completed') && bodies.some((body) => body.type.startsWith('payment.')), 'the withdrawal and payment callbacks', 60_000);
+    await eventually(
+      () => receiver.bodies(),
+      (bodies) => bodies.some((body) => body.type === 'withdrawal.completed') && bodies.some((body) => body.type.startsWith('payment.')),
+      'the withdrawal and payment callbacks',
+      60_000,
+    );
   });
 
   afterAll(async () => {
@@ -94,12 +133,21 @@ describe('Prometheus metrics of every service', () => {
   it('serves process defaults and event-loop lag on every service, labelled with the service, and no merchant or order id in any label', async () => {
     for (const instance of Object.keys(SERVICE_LABEL) as InstanceName[]) {
       const { samples, types } = await scrape(instance);
-      expect([instance, types.get('process_cpu_user_seconds_total'), types.get('nodejs_eventloop_lag_seconds'), types.get('http_server_request_duration_seconds')]).toEqual([instance, 'counter', 'gauge', 'histogram']);
+      expect([
+        instance,
+        types.get('process_cpu_user_seconds_total'),
+        types.get('nodejs_eventloop_lag_seconds'),
+        types.get('http_server_request_duration_seconds'),
+      ]).toEqual([instance, 'counter', 'gauge', 'histogram']);
       expect(valueOf(samples, 'process_resident_memory_bytes')).toBeGreaterThan(10_000_000);
       expect(valueOf(samples, 'nodejs_eventloop_lag_seconds')).toBeGreaterThanOrEqual(0);
       expect(samples.every((sample) => sample.labels.service === SERVICE_LABEL[instance])).toBe(true);
       const labelValues = samples.flatMap((sample) => Object.values(sample.labels));
-      expect(labelValues.filter((value) => /mch_/.test(value) || value.includes(merchant.credentials.merchantId) || orderIds.some((orderId) => value.includes(orderId)))).toEqual([]);
+      expect(
+        labelValues.filter(
+          (value) => /mch_/.test(value) || value.includes(merchant.credentials.merchantId) || orderIds.some((orderId) => value.includes(orderId)),
+        ),
+      ).toEqual([]);
     }
   });
 
@@ -107,7 +155,12 @@ describe('Prometheus metrics of every service', () => {
     const { samples } = await scrape('gateway');
     expect(valueOf(samples, 'http_server_request_duration_seconds_count', { method: 'POST', route: '/v2/merchant/withdrawals', status_code: '201' })).toBe(1);
     expect(valueOf(samples, 'http_server_request_duration_seconds_count', { method: 'POST', route: '/v2/payments/outgoing', status_code: '201' })).toBe(1);
-    const withdrawalReads = samples.filter((sample) => sample.name === 'http_server_request_duration_seconds_count' && sample.labels.method === 'GET' && sample.labels.route.startsWith('/v2/merchant/withdrawals/'));
+    const withdrawalReads = samples.filter(
+      (sample) =>
+        sample.name === 'http_server_request_duration_seconds_count' &&
+        sample.labels.method === 'GET' &&
+        sample.labels.route.startsWith('/v2/merchant/withdrawals/'),
+    );
     expect(withdrawalReads.map((sample) => sample.labels.route)).toEqual([expect.stringMatching(/^\/v2\/merchant\/withdrawals\/:\w+$/)]);
     expect(valueOf(samples, 'http_server_request_duration_seconds_bucket', { route: '/v2/merchant/withdrawals', le: '+Inf' })).toBe(1);
 
@@ -123,7 +176,12 @@ describe('Prometheus metrics of every service', () => {
       const lag = samples.filter((sample) => sample.name === 'messaging_consumer_lag_messages');
       expect([instance, lag.length > 0]).toEqual([instance, true]);
       for (const sample of lag) {
-        expect(sample.labels).toEqual({ service: SERVICE_LABEL[instance], group: expect.any(String), topic: expect.any(String), partition: expect.stringMatching(/^\d+$/) });
+        expect(sample.labels).toEqual({
+          service: SERVICE_LABEL[instance],
+          group: expect.any(String),
+          topic: expect.any(String),
+          partition: expect.stringMatching(/^\d+$/),
+        });
         expect(sample.value).toBeGreaterThanOrEqual(0);
       }
       if (instance === 'callbacks') continue;
@@ -133,7 +191,11 @@ describe('Prometheus metrics of every service', () => {
         continue;
       }
       // The relay publishes right after each commit: the backlog drains to nothing.
-      const drained = await eventually(async () => (await scrape(instance)).samples, (now) => valueOf(now, 'outbox_unpublished_messages') === 0, `${instance}'s outbox drained`);
+      const drained = await eventually(
+        async () => (await scrape(instance)).samples,
+        (now) => valueOf(now, 'outbox_unpublished_messages') === 0,
+        `${instance}'s outbox drained`,
+      );
       expect(drained.some((sample) => sample.name === 'outbox_oldest_unpublished_age_seconds' && sample.value === 0)).toBe(true);
     }
   });
@@ -153,7 +215,10 @@ describe('Prometheus metrics of every service', () => {
     expect(valueOf(ledger, 'ledger_holds_open', { currency: 'RUB' })).toBe(1);
 
     const withdrawals = await scrape('withdrawals');
-    expect(withdrawals.samples.filter((sample) => sample.name === 'withdrawals_in_progress').map((sample) => [sample.labels.state, sample.value])).toEqual([['queued', 0], ['sending', 0]]);
+    expect(withdrawals.samples.filter((sample) => sample.name === 'withdrawals_in_progress').map((sample) => [sample.labels.state, sample.value])).toEqual([
+      ['queued', 0],
+      ['sending', 0],
+    ]);
     expect(valueOf(withdrawals.samples, 'withdrawals_in_progress_oldest_age_seconds')).toBe(0);
     expect(withdrawals.types.get('withdrawal_late_network_results_total')).toBe('counter');
   });
@@ -167,8 +232,15 @@ describe('Prometheus metrics of every service', () => {
       const histogram = /^(.*)_(bucket|count|sum)$/.exec(name);
       return histogram !== null && ['histogram', 'summary'].includes(exported.get(histogram[1]) ?? '');
     };
-    const referenced = [...alertExpressions().map((rule) => ({ where: `alert ${rule.alert}`, expr: rule.expr })), ...dashboardExpressions().map((query) => ({ where: `panel ${query.panel}`, expr: query.expr }))];
-    const unknown = referenced.flatMap(({ where, expr }) => metricNamesIn(expr).filter((name) => !isExported(name)).map((name) => `${where}: ${name}`));
+    const referenced = [
+      ...alertExpressions().map((rule) => ({ where: `alert ${rule.alert}`, expr: rule.expr })),
+      ...dashboardExpressions().map((query) => ({ where: `panel ${query.panel}`, expr: query.expr })),
+    ];
+    const unknown = referenced.flatMap(({ where, expr }) =>
+      metricNamesIn(expr)
+        .filter((name) => !isExported(name))
+        .map((name) => `${where}: ${name}`),
+    );
     expect(unknown).toEqual([]);
     expect(referenced.length).toBeGreaterThan(20);
   });

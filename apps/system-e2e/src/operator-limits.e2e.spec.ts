@@ -21,7 +21,9 @@ describe('limits on operator money actions', () => {
 
   beforeAll(async () => {
     // One operator alone moves up to 1,000.00 RUB; RUB→USDT around 0.0108 ± 2 %.
-    system = await SystemUnderTest.start({ env: { ledger: { LEDGER_APPROVAL_THRESHOLDS: 'RUB:100000', LEDGER_CONVERSION_REFERENCE_RATES: 'RUB/USDT:0.0108' } } });
+    system = await SystemUnderTest.start({
+      env: { ledger: { LEDGER_APPROVAL_THRESHOLDS: 'RUB:100000', LEDGER_CONVERSION_REFERENCE_RATES: 'RUB/USDT:0.0108' } },
+    });
     alice = await createOperator(system, 'Alice');
     bob = await createOperator(system, 'Bob');
     merchantId = (await system.createClient('Limits shop')).credentials.merchantId;
@@ -29,15 +31,28 @@ describe('limits on operator money actions', () => {
   afterAll(async () => system?.stop());
 
   const adjust = (operator: BackofficeClient, amount: number, adjustmentId = newOrderId('adj')) =>
-    operator.request('POST', `/backoffice/v1/merchants/${merchantId}/deposit-adjustments`, { adjustment_id: adjustmentId, currency: 'RUB', amount, reason: 'security deposit wired' });
+    operator.request('POST', `/backoffice/v1/merchants/${merchantId}/deposit-adjustments`, {
+      adjustment_id: adjustmentId,
+      currency: 'RUB',
+      amount,
+      reason: 'security deposit wired',
+    });
   const deposit = async () => (await alice.request('GET', `/backoffice/v1/merchants/${merchantId}/balances`)).body.deposit;
 
   it('refuses a conversion without conversion_id and one outside the rate band; nothing moves', async () => {
     const conversion = { from_currency: 'RUB', to_currency: 'USDT', amount: 100, rate: '0.0108', reason: 'merchant asked for USDT' };
     const withoutId = await alice.request('POST', `/backoffice/v1/merchants/${merchantId}/conversions`, conversion);
     expect([withoutId.status, withoutId.body.error.details.map((detail: { field: string }) => detail.field)]).toEqual([400, ['conversion_id']]);
-    const forged = await alice.request('POST', `/backoffice/v1/merchants/${merchantId}/conversions`, { ...conversion, conversion_id: 'CV-FORGED', rate: '108' });
-    expect([forged.status, forged.body.error.code, forged.body.error.details.map((detail: { field: string }) => detail.field)]).toEqual([400, 'VALIDATION_ERROR', ['rate']]);
+    const forged = await alice.request('POST', `/backoffice/v1/merchants/${merchantId}/conversions`, {
+      ...conversion,
+      conversion_id: 'CV-FORGED',
+      rate: '108',
+    });
+    expect([forged.status, forged.body.error.code, forged.body.error.details.map((detail: { field: string }) => detail.field)]).toEqual([
+      400,
+      'VALIDATION_ERROR',
+      ['rate'],
+    ]);
     expect((await alice.request('GET', `/backoffice/v1/merchants/${merchantId}/balances`)).body).toEqual({ settlement: [], deposit: [] });
   });
 
@@ -84,7 +99,11 @@ describe('limits on operator money actions', () => {
 
     const byAlice = await adjust(alice, 3000);
     const approvedBySecondToken = await aliceTwo.request('POST', `/backoffice/v1/approvals/${byAlice.body.approval_id}/approve`);
-    expect([approvedBySecondToken.status, approvedBySecondToken.body.error.code, approvedBySecondToken.body.error.details[0].issue]).toEqual([403, 'FORBIDDEN', expect.stringMatching(/^ISSUANCE_RELATED/)]);
+    expect([approvedBySecondToken.status, approvedBySecondToken.body.error.code, approvedBySecondToken.body.error.details[0].issue]).toEqual([
+      403,
+      'FORBIDDEN',
+      expect.stringMatching(/^ISSUANCE_RELATED/),
+    ]);
     const bySecondToken = await adjust(aliceTwo, 4000);
     const approvedByIssuer = await alice.request('POST', `/backoffice/v1/approvals/${bySecondToken.body.approval_id}/approve`);
     expect([approvedByIssuer.status, approvedByIssuer.body.error.code]).toEqual([403, 'FORBIDDEN']);
@@ -99,7 +118,11 @@ describe('limits on operator money actions', () => {
     const issued = await alice.request('POST', '/backoffice/v1/operator-credentials', { name: 'Night shift' });
     const nightShift = new BackofficeClient(system.gatewayUrl, issued.body.token);
     const refused = await nightShift.request('POST', '/backoffice/v1/operator-credentials', { name: 'Night shift, second token' });
-    expect([refused.status, refused.body.error.code, refused.body.error.details[0].issue]).toEqual([403, 'FORBIDDEN', expect.stringMatching(/^ISSUING_NOT_ALLOWED/)]);
+    expect([refused.status, refused.body.error.code, refused.body.error.details[0].issue]).toEqual([
+      403,
+      'FORBIDDEN',
+      expect.stringMatching(/^ISSUING_NOT_ALLOWED/),
+    ]);
     const listed = await alice.request('GET', '/backoffice/v1/operator-credentials');
     expect(listed.body.data.map((credential: { name: string }) => credential.name)).not.toContain('Night shift, second token');
   });

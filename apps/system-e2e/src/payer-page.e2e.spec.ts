@@ -8,7 +8,17 @@
  * serves, over the real services and Kafka; each step is saved as a screenshot in
  * .local/test-logs/ so a person can look at what the payer saw.
  */
-import { createOperator, launchBrowser, openPhonePage, registerAgent, saveScreenshot, SignedClient, SystemUnderTest, type BackofficeClient, type RegisteredAgent } from '@mp/shared-testing';
+import {
+  createOperator,
+  launchBrowser,
+  openPhonePage,
+  registerAgent,
+  saveScreenshot,
+  SignedClient,
+  SystemUnderTest,
+  type BackofficeClient,
+  type RegisteredAgent,
+} from '@mp/shared-testing';
 import type { Browser, Page } from 'playwright-core';
 import { incomingPayment, newOrderId } from './fixtures';
 
@@ -20,7 +30,10 @@ const FLIP_TIMEOUT_MS = 15_000;
 const readable = (text: string | null) => (text ?? '').replace(/\s+/g, ' ').trim();
 
 function secondsOf(countdown: string): number {
-  return countdown.split(':').map(Number).reduce((total, part) => total * 60 + part, 0);
+  return countdown
+    .split(':')
+    .map(Number)
+    .reduce((total, part) => total * 60 + part, 0);
 }
 
 describe('payer page in a phone browser', () => {
@@ -67,7 +80,10 @@ describe('payer page in a phone browser', () => {
 
   /** Clicks something that loads the payer page again (form post and 303, or a plain link) and waits for the new page. */
   async function clickThroughToPage(testId: string, pageUrl: string): Promise<void> {
-    await Promise.all([page.waitForResponse((response) => response.url().split('?')[0] === pageUrl && response.request().method() === 'GET'), page.getByTestId(testId).click()]);
+    await Promise.all([
+      page.waitForResponse((response) => response.url().split('?')[0] === pageUrl && response.request().method() === 'GET'),
+      page.getByTestId(testId).click(),
+    ]);
     await page.waitForLoadState();
   }
 

@@ -6,7 +6,16 @@
  * payments service and Kafka, an operator and an agent created the way an operator would,
  * and the payments service's clock moved through its test-only endpoint.
  */
-import { BackofficeClient, createOperator, eventually, registerAgent, SignedClient, SystemUnderTest, TEST_MERCHANT_DEFAULT_CALLBACK_URL, type RegisteredAgent } from '@mp/shared-testing';
+import {
+  BackofficeClient,
+  createOperator,
+  eventually,
+  registerAgent,
+  SignedClient,
+  SystemUnderTest,
+  TEST_MERCHANT_DEFAULT_CALLBACK_URL,
+  type RegisteredAgent,
+} from '@mp/shared-testing';
 import { incomingPayment, newOrderId } from './fixtures';
 
 describe('payment lifecycle', () => {
@@ -48,7 +57,11 @@ describe('payment lifecycle', () => {
     await eventually(availableRub, (available) => available === expected, `${expected} RUB available`, 20_000);
   };
   const advanceClock = async (seconds: number) => {
-    const response = await fetch(`${system.paymentsUrl}/internal/test/clock`, { method: 'POST', headers: { 'content-type': 'application/json', ...(await system.internalHeaders('payments', { as: 'test-harness' })) }, body: JSON.stringify({ advance_seconds: seconds }) });
+    const response = await fetch(`${system.paymentsUrl}/internal/test/clock`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(await system.internalHeaders('payments', { as: 'test-harness' })) },
+      body: JSON.stringify({ advance_seconds: seconds }),
+    });
     expect(response.status).toBe(200);
     return response.json();
   };
@@ -109,11 +122,18 @@ describe('payment lifecycle', () => {
     /** How many times payments answered the internal order read (the status read's route), from its own metrics. */
     const orderReadsServed = async (): Promise<number> => {
       const exposition = await (await fetch(`${system.paymentsUrl}/metrics`)).text();
-      const line = exposition.split('\n').find((candidate) => candidate.startsWith('http_server_request_duration_seconds_count{') && candidate.includes('route="/internal/merchants/:merchantId/orders/:orderId"') && candidate.includes('method="GET"'));
+      const line = exposition
+        .split('\n')
+        .find(
+          (candidate) =>
+            candidate.startsWith('http_server_request_duration_seconds_count{') &&
+            candidate.includes('route="/internal/merchants/:merchantId/orders/:orderId"') &&
+            candidate.includes('method="GET"'),
+        );
       return line ? Number(line.split(' ').pop()) : 0;
     };
 
-    it('comes back with a create, its replay and a cancel without an order read from payments, and equals the status read\'s', async () => {
+    it("comes back with a create, its replay and a cancel without an order read from payments, and equals the status read's", async () => {
       const orderId = newOrderId('link');
       const readsBefore = await orderReadsServed();
       const created = await merchant.post('/v2/payments/incoming', incomingPayment(orderId));
@@ -136,7 +156,11 @@ describe('payment lifecycle', () => {
       const first = await cancel(waiting.orderId);
       expect([first.status, first.body.status]).toEqual([200, 'CANCELLED']);
       const again = await cancel(waiting.orderId);
-      expect([again.status, again.body.error.code, again.body.error.details]).toEqual([409, 'ORDER_NOT_CANCELLABLE', [{ field: 'status', issue: 'CANCELLED' }]]);
+      expect([again.status, again.body.error.code, again.body.error.details]).toEqual([
+        409,
+        'ORDER_NOT_CANCELLABLE',
+        [{ field: 'status', issue: 'CANCELLED' }],
+      ]);
 
       const assigned = await createPayIn();
       await openPayerPage(assigned.token);
@@ -169,20 +193,39 @@ describe('payment lifecycle', () => {
       await eventuallyAvailable(before, 1_950_000);
       const payoutOf = async (prefix: string) => {
         const orderId = newOrderId(prefix);
-        const response = await merchant.post('/v2/payments/outgoing', { ...incomingPayment(orderId, { amount: 1000 }), method: 'bank_card', account_number: '40817810099910004312' });
+        const response = await merchant.post('/v2/payments/outgoing', {
+          ...incomingPayment(orderId, { amount: 1000 }),
+          method: 'bank_card',
+          account_number: '40817810099910004312',
+        });
         expect([response.status, response.body.fee]).toEqual([201, 65]);
         return orderId;
       };
-      const [pending, taken, completed, declined, expiring] = [await payoutOf('pending'), await payoutOf('taken'), await payoutOf('completed'), await payoutOf('declined'), await payoutOf('expiring')];
+      const [pending, taken, completed, declined, expiring] = [
+        await payoutOf('pending'),
+        await payoutOf('taken'),
+        await payoutOf('completed'),
+        await payoutOf('declined'),
+        await payoutOf('expiring'),
+      ];
       for (const orderId of [taken, completed, declined]) expect((await agentAction('take', orderId)).status).toBe(200);
-      const receipt = await agent.client.request('POST', `/backoffice/v1/agent/orders/${merchant.credentials.merchantId}/${completed}/receipts`, Buffer.from('%PDF-1.7 transfer confirmation'), { 'x-file-name': 'transfer.pdf' });
+      const receipt = await agent.client.request(
+        'POST',
+        `/backoffice/v1/agent/orders/${merchant.credentials.merchantId}/${completed}/receipts`,
+        Buffer.from('%PDF-1.7 transfer confirmation'),
+        { 'x-file-name': 'transfer.pdf' },
+      );
       expect((await agentAction('complete', completed, { receipt_id: receipt.body.receipt_id })).body.status).toBe('SUCCEEDED');
       expect((await agentAction('decline', declined, { reason: 'account closed' })).body.status).toBe('FAILED');
 
       const cancelled = await cancel(pending);
       expect([cancelled.status, cancelled.body.status, cancelled.body.direction]).toEqual([200, 'CANCELLED', 'outgoing']);
       const cancelledAgain = await cancel(pending);
-      expect([cancelledAgain.status, cancelledAgain.body.error.code, cancelledAgain.body.error.details]).toEqual([409, 'ORDER_NOT_CANCELLABLE', [{ field: 'status', issue: 'CANCELLED' }]]);
+      expect([cancelledAgain.status, cancelledAgain.body.error.code, cancelledAgain.body.error.details]).toEqual([
+        409,
+        'ORDER_NOT_CANCELLABLE',
+        [{ field: 'status', issue: 'CANCELLED' }],
+      ]);
       await advanceClock(24 * 60 * 60 + 60);
       expect((await status(expiring)).status).toBe('EXPIRED');
       expect((await status(taken)).status).toBe('PENDING');
@@ -201,7 +244,11 @@ describe('payment lifecycle', () => {
       const original = await merchant.request(captured);
       expect([original.status, original.body.status]).toEqual([200, 'CANCELLED']);
       const replayed = await merchant.request(captured);
-      expect([replayed.status, replayed.body.error.code, replayed.body.error.details]).toEqual([409, 'ORDER_NOT_CANCELLABLE', [{ field: 'status', issue: 'CANCELLED' }]]);
+      expect([replayed.status, replayed.body.error.code, replayed.body.error.details]).toEqual([
+        409,
+        'ORDER_NOT_CANCELLABLE',
+        [{ field: 'status', issue: 'CANCELLED' }],
+      ]);
       expect(replayed.body.error.message).toContain('CANCELLED');
       expect((await status(orderId)).status).toBe('CANCELLED');
     });
@@ -211,7 +258,12 @@ describe('payment lifecycle', () => {
       const empty = await merchant.request({ method: 'POST', path: `/v2/payments/${orderId}/cancel` });
       expect([empty.status, empty.body.error.code]).toEqual([400, 'VALIDATION_ERROR']);
       const other = await createPayIn();
-      const replayed = await merchant.request({ method: 'POST', path: `/v2/payments/${other.orderId}/cancel`, body: {}, signedPath: `/v2/payments/${orderId}/cancel` });
+      const replayed = await merchant.request({
+        method: 'POST',
+        path: `/v2/payments/${other.orderId}/cancel`,
+        body: {},
+        signedPath: `/v2/payments/${orderId}/cancel`,
+      });
       expect([replayed.status, replayed.body.error.code]).toEqual([401, 'INVALID_SIGNATURE']);
       expect((await status(other.orderId)).status).toBe('PENDING');
     });
@@ -259,7 +311,10 @@ describe('payment lifecycle', () => {
           expect(response.body.request_id).toMatch(/^req_/);
           answers.push({ status: response.status, body: { ...response.body, request_id: '(differs)' } });
         }
-        expect(answers[0]).toEqual({ status: 404, body: { error: { code: 'ORDER_NOT_FOUND', message: 'No such order for this agent', details: [] }, request_id: '(differs)' } });
+        expect(answers[0]).toEqual({
+          status: 404,
+          body: { error: { code: 'ORDER_NOT_FOUND', message: 'No such order for this agent', details: [] }, request_id: '(differs)' },
+        });
         for (const answer of answers) expect([method, suffix, answer]).toEqual([method, suffix, answers[0]]);
       }
       expect(await status(assignedElsewhere.orderId)).toMatchObject({ status: 'PENDING', sub_status: 'agent_assigned' });
@@ -283,20 +338,50 @@ describe('payment lifecycle', () => {
   describe('merchant information', () => {
     it('shows the profile without secrets and the methods with their fees', async () => {
       const profile = await merchant.get('/v2/merchant');
-      expect(profile.body).toEqual({ merchant_id: merchant.credentials.merchantId, name: 'Lifecycle shop', status: 'active', default_callback_url: TEST_MERCHANT_DEFAULT_CALLBACK_URL, default_callback_url_disabled: false, default_return_url: null, created_at: expect.any(String) });
+      expect(profile.body).toEqual({
+        merchant_id: merchant.credentials.merchantId,
+        name: 'Lifecycle shop',
+        status: 'active',
+        default_callback_url: TEST_MERCHANT_DEFAULT_CALLBACK_URL,
+        default_callback_url_disabled: false,
+        default_return_url: null,
+        created_at: expect.any(String),
+      });
       expect(profile.text).not.toContain(merchant.credentials.apiSecret);
       const methods = await merchant.get('/v2/merchant/methods');
-      expect(methods.body.data).toContainEqual({ method: 'bank_card', direction: 'incoming', country: 'RU', currency: 'RUB', fee: { percent: 2.5, fixed: 0 }, min_amount: 100, max_amount: 500000 });
+      expect(methods.body.data).toContainEqual({
+        method: 'bank_card',
+        direction: 'incoming',
+        country: 'RU',
+        currency: 'RUB',
+        fee: { percent: 2.5, fixed: 0 },
+        min_amount: 100,
+        max_amount: 500000,
+      });
     });
 
     it('uses the methods an operator configured for the merchant', async () => {
       const configured = await operator.request('PUT', `/backoffice/v1/merchants/${otherMerchant.credentials.merchantId}/methods`, {
-        entries: [{ method: 'pix', direction: 'incoming', country: 'BR', currency: 'BRL', fee_rate_basis_points: 0, fee_fixed_minor: '0', min_amount_minor: '100', max_amount_minor: '100000', expiry_minutes: 15 }],
+        entries: [
+          {
+            method: 'pix',
+            direction: 'incoming',
+            country: 'BR',
+            currency: 'BRL',
+            fee_rate_basis_points: 0,
+            fee_fixed_minor: '0',
+            min_amount_minor: '100',
+            max_amount_minor: '100000',
+            expiry_minutes: 15,
+          },
+        ],
       });
       expect(configured.status).toBe(200);
       const methods = await otherMerchant.get('/v2/merchant/methods');
       // The withdrawal assets (direction "withdrawal") are listed for every merchant; the payment methods are the configured ones.
-      expect(methods.body.data.filter((entry: { direction: string }) => entry.direction !== 'withdrawal')).toEqual([{ method: 'pix', direction: 'incoming', country: 'BR', currency: 'BRL', fee: { percent: 0, fixed: 0 }, min_amount: 1, max_amount: 1000 }]);
+      expect(methods.body.data.filter((entry: { direction: string }) => entry.direction !== 'withdrawal')).toEqual([
+        { method: 'pix', direction: 'incoming', country: 'BR', currency: 'BRL', fee: { percent: 0, fixed: 0 }, min_amount: 1, max_amount: 1000 },
+      ]);
       const rub = await otherMerchant.post('/v2/payments/incoming', incomingPayment(newOrderId()));
       expect([rub.status, rub.body.error.code]).toEqual([400, 'VALIDATION_ERROR']);
       const brl = await otherMerchant.post('/v2/payments/incoming', incomingPayment(newOrderId(), { currency: 'BRL', country: 'BR', amount: 10 }));

@@ -15,8 +15,21 @@ const ORPHAN_GRACE_MS = 3_000;
 const PNG_RECEIPT = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('receipt-bytes')]);
 
 function methods(feeRateBasisPoints: number, feeFixedMinor: string) {
-  const common = { country: 'RU', currency: 'RUB', fee_rate_basis_points: feeRateBasisPoints, fee_fixed_minor: feeFixedMinor, min_amount_minor: '100', max_amount_minor: '100000000', expiry_minutes: 30 };
-  return { entries: [{ method: 'bank_card', direction: 'incoming', ...common }, { method: 'bank_card', direction: 'outgoing', ...common }] };
+  const common = {
+    country: 'RU',
+    currency: 'RUB',
+    fee_rate_basis_points: feeRateBasisPoints,
+    fee_fixed_minor: feeFixedMinor,
+    min_amount_minor: '100',
+    max_amount_minor: '100000000',
+    expiry_minutes: 30,
+  };
+  return {
+    entries: [
+      { method: 'bank_card', direction: 'incoming', ...common },
+      { method: 'bank_card', direction: 'outgoing', ...common },
+    ],
+  };
 }
 
 describe('payouts and balances', () => {
@@ -39,7 +52,11 @@ describe('payouts and balances', () => {
 
   async function merchantWithMethods(name: string, feeRateBasisPoints = 0, feeFixedMinor = '0'): Promise<SignedClient> {
     const merchant = await system.createClient(name);
-    const response = await operator.request('PUT', `/backoffice/v1/merchants/${merchant.credentials.merchantId}/methods`, methods(feeRateBasisPoints, feeFixedMinor));
+    const response = await operator.request(
+      'PUT',
+      `/backoffice/v1/merchants/${merchant.credentials.merchantId}/methods`,
+      methods(feeRateBasisPoints, feeFixedMinor),
+    );
     expect(response.status).toBe(200);
     return merchant;
   }
@@ -64,7 +81,12 @@ describe('payouts and balances', () => {
   }
 
   async function eventuallyBalance(merchant: SignedClient, expected: { available: number; frozen: number }): Promise<void> {
-    await eventually(() => balance(merchant), (last) => last.available === expected.available && last.frozen === expected.frozen, `the balance ${JSON.stringify(expected)}`, 20_000);
+    await eventually(
+      () => balance(merchant),
+      (last) => last.available === expected.available && last.frozen === expected.frozen,
+      `the balance ${JSON.stringify(expected)}`,
+      20_000,
+    );
   }
 
   const payout = (orderId: string, amount: number) => ({ ...incomingPayment(orderId, { amount }), method: 'bank_card', account_number: '4111 1111 1111 1111' });
@@ -109,7 +131,9 @@ describe('payouts and balances', () => {
 
     await eventuallyBalance(merchant, { available: 778, frozen: 0 });
     const receipts = await merchant.get(`/v2/payments/${orderId}/receipts`);
-    expect(receipts.body.data).toEqual([expect.objectContaining({ receipt_id: upload.body.receipt_id, content_type: 'image/png', file_name: 'transfer.png', size_bytes: PNG_RECEIPT.length })]);
+    expect(receipts.body.data).toEqual([
+      expect.objectContaining({ receipt_id: upload.body.receipt_id, content_type: 'image/png', file_name: 'transfer.png', size_bytes: PNG_RECEIPT.length }),
+    ]);
     const file = await merchant.get(receipts.body.data[0].download_path);
     expect(file.status).toBe(200);
     expect(file.headers.get('content-type')).toBe('image/png');
@@ -183,7 +207,10 @@ describe('payouts and balances', () => {
     expect(secondPage.body.data[0].posting_id).not.toBe(firstPage.body.data[0].posting_id);
 
     const endedAt = new Date(Date.now() + 1_000).toISOString();
-    const csv = await operator.request('GET', `${merchantPath}/ledger/reconciliation.csv?from=${encodeURIComponent(startedAt)}&to=${encodeURIComponent(endedAt)}`);
+    const csv = await operator.request(
+      'GET',
+      `${merchantPath}/ledger/reconciliation.csv?from=${encodeURIComponent(startedAt)}&to=${encodeURIComponent(endedAt)}`,
+    );
     expect(csv.status).toBe(200);
     expect(csv.headers.get('content-type')).toMatch(/^text\/csv/);
     const lines = csv.text.trim().split(/\r?\n/);
@@ -209,7 +236,10 @@ describe('payouts and balances', () => {
     expect([report.status, report.headers.get('content-type')]).toEqual([200, 'text/csv; charset=utf-8']);
     // The anchor of the merchant's own ledger entries: the version and hash of its stream's head (docs/api/endpoints.md).
     expect(report.headers.get('x-ledger-anchor')).toMatch(/^version=\d+; sha256=[0-9a-f]{64}$/);
-    const [header, ...records] = report.text.trimEnd().split('\r\n').map((line: string) => line.split(','));
+    const [header, ...records] = report.text
+      .trimEnd()
+      .split('\r\n')
+      .map((line: string) => line.split(','));
     const rows = records.map((values: string[]) => Object.fromEntries(header.map((column: string, index: number) => [column, values[index]])));
     const payIn = rows.filter((row: Record<string, string>) => row.reference_kind === 'payment_order' && row.reference_id.startsWith('funding'));
     // 1000.55 with 2 % + 1.00: 979.54 to the merchant, 21.01 fee, both entries tied to the order.
@@ -217,32 +247,65 @@ describe('payouts and balances', () => {
       ['PAYIN_SETTLED', '97954', '0', '97954'],
       ['PAYIN_FEE', '2101', '2101', '0'],
     ]);
-    expect(payIn[0]).toMatchObject({ currency: 'RUB', currency_exponent: '2', order_direction: 'incoming', order_status: 'SUCCEEDED', order_amount_minor: '100055', order_fee_minor: '2101' });
+    expect(payIn[0]).toMatchObject({
+      currency: 'RUB',
+      currency_exponent: '2',
+      order_direction: 'incoming',
+      order_status: 'SUCCEEDED',
+      order_amount_minor: '100055',
+      order_fee_minor: '2101',
+    });
     const payoutRows = rows.filter((row: Record<string, string>) => row.reference_id === payoutId);
-    expect(payoutRows.map((row: Record<string, string>) => [row.entry_type, row.available_change_minor, row.frozen_change_minor, row.order_status])).toEqual([['HOLD_PLACED', '-10300', '10300', 'PENDING']]);
+    expect(payoutRows.map((row: Record<string, string>) => [row.entry_type, row.available_change_minor, row.frozen_change_minor, row.order_status])).toEqual([
+      ['HOLD_PLACED', '-10300', '10300', 'PENDING'],
+    ]);
 
     const sum = (column: string) => rows.reduce((total: bigint, row: Record<string, string>) => total + BigInt(row[column]), 0n);
     const balanceNow = await balance(merchant);
     // A new merchant: the day's changes are its whole balance.
-    expect([sum('available_change_minor'), sum('frozen_change_minor')]).toEqual([BigInt(Math.round(balanceNow.available * 100)), BigInt(Math.round(balanceNow.frozen * 100))]);
+    expect([sum('available_change_minor'), sum('frozen_change_minor')]).toEqual([
+      BigInt(Math.round(balanceNow.available * 100)),
+      BigInt(Math.round(balanceNow.frozen * 100)),
+    ]);
     expect(sum('fee_minor')).toBe(2101n);
 
     // The opening and closing balances: opening plus the day's changes is closing, and both are
     // the back office's end-of-day balances of the same day (one function, docs/api/endpoints.md).
-    const figures = (value: string | null) => Object.fromEntries((value ?? '').split('; ').map((pair) => pair.split('=')).map(([name, amount]) => [name, BigInt(amount)]));
+    const figures = (value: string | null) =>
+      Object.fromEntries(
+        (value ?? '')
+          .split('; ')
+          .map((pair) => pair.split('='))
+          .map(([name, amount]) => [name, BigInt(amount)]),
+      );
     const [opening, closing] = [figures(report.headers.get('x-opening-balance')), figures(report.headers.get('x-closing-balance'))];
     expect(opening).toEqual({ available: 0n, frozen: 0n, deposit: 0n });
-    expect(closing).toEqual({ available: opening.available + sum('available_change_minor'), frozen: opening.frozen + sum('frozen_change_minor'), deposit: opening.deposit + sum('deposit_change_minor') });
+    expect(closing).toEqual({
+      available: opening.available + sum('available_change_minor'),
+      frozen: opening.frozen + sum('frozen_change_minor'),
+      deposit: opening.deposit + sum('deposit_change_minor'),
+    });
     expect(closing.available).toBeGreaterThan(0n);
     const endOfDay = await operator.request('GET', `/backoffice/v1/merchants/${merchant.credentials.merchantId}/balances/end-of-day?date=${today}`);
     const ruble = endOfDay.body.currencies.find((entry: { currency: string }) => entry.currency === 'RUB');
-    const accounts = (balances: Record<string, string>) => `available=${balances.settlement_available}; frozen=${balances.settlement_frozen}; deposit=${balances.deposit}`;
+    const accounts = (balances: Record<string, string>) =>
+      `available=${balances.settlement_available}; frozen=${balances.settlement_frozen}; deposit=${balances.deposit}`;
     expect([report.headers.get('x-opening-balance'), report.headers.get('x-closing-balance')]).toEqual([accounts(ruble.opening), accounts(ruble.closing)]);
 
     const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
     const yesterdays = await merchant.get(`/v2/merchant/reconciliation?date=${yesterday}&currency=RUB`);
-    expect([yesterdays.text, yesterdays.headers.get('x-ledger-anchor'), yesterdays.headers.get('x-closing-balance')]).toEqual([`${header.join(',')}\r\n`, null, 'available=0; frozen=0; deposit=0']);
-    for (const query of ['date=2026-02-30&currency=RUB', 'date=yesterday&currency=RUB', `date=${today}&currency=XYZ`, `date=${today}`, 'date=2999-01-01&currency=RUB']) {
+    expect([yesterdays.text, yesterdays.headers.get('x-ledger-anchor'), yesterdays.headers.get('x-closing-balance')]).toEqual([
+      `${header.join(',')}\r\n`,
+      null,
+      'available=0; frozen=0; deposit=0',
+    ]);
+    for (const query of [
+      'date=2026-02-30&currency=RUB',
+      'date=yesterday&currency=RUB',
+      `date=${today}&currency=XYZ`,
+      `date=${today}`,
+      'date=2999-01-01&currency=RUB',
+    ]) {
       const refused = await merchant.get(`/v2/merchant/reconciliation?${query}`);
       expect([query, refused.status, refused.body.error?.code]).toEqual([query, 400, 'VALIDATION_ERROR']);
     }
@@ -268,7 +331,14 @@ describe('payouts and balances', () => {
     const orphan = await fetch(`${system.ledgerUrl}/internal/holds`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...(await system.internalHeaders('ledger', { as: 'payments' })) },
-      body: JSON.stringify({ hold_id: payoutHoldId(merchantId, abandonedId), merchant_id: merchantId, currency: 'RUB', amount_minor: '30000', fee_minor: '0', reference: { kind: 'payment_order', id: abandonedId } }),
+      body: JSON.stringify({
+        hold_id: payoutHoldId(merchantId, abandonedId),
+        merchant_id: merchantId,
+        currency: 'RUB',
+        amount_minor: '30000',
+        fee_minor: '0',
+        reference: { kind: 'payment_order', id: abandonedId },
+      }),
     });
     expect(orphan.status).toBe(201);
     const realId = newOrderId('real');
@@ -284,6 +354,8 @@ describe('payouts and balances', () => {
     expect([retried.status, retried.body.error.code]).toEqual([409, 'DUPLICATE_ORDER']);
     expect((await merchant.get(`/v2/payments/status/${abandonedId}`)).status).toBe(404);
     const entries = await operator.request('GET', `/backoffice/v1/merchants/${merchantId}/ledger/entries?limit=10`);
-    expect(entries.body.data.map((entry: { code: string; reference: { id: string } }) => `${entry.code} ${entry.reference.id}`)).toContain(`HOLD_VOIDED ${abandonedId}`);
+    expect(entries.body.data.map((entry: { code: string; reference: { id: string } }) => `${entry.code} ${entry.reference.id}`)).toContain(
+      `HOLD_VOIDED ${abandonedId}`,
+    );
   });
 });

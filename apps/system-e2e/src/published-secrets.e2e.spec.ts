@@ -21,7 +21,11 @@ const services: Array<{ name: string; entry: string }> = JSON.parse(readFileSync
 
 function runBuilt(source: string, args: string[] = []): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [builtEntryPoint(source), ...args], { cwd: workspaceRoot, env: { PATH: process.env['PATH'] ?? '', LOG_FORMAT: 'json', ...PUBLISHED }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [builtEntryPoint(source), ...args], {
+      cwd: workspaceRoot,
+      env: { PATH: process.env['PATH'] ?? '', LOG_FORMAT: 'json', ...PUBLISHED },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));

@@ -38,7 +38,12 @@ describe('rate limits and callback destinations', () => {
   afterAll(async () => system?.stop());
 
   const ordersIn = async (merchantId: string, orderIds: string[]) =>
-    (await system.query<{ order_id: string }>('payments', 'SELECT order_id FROM payment_orders WHERE merchant_id = $1 AND order_id = ANY($2)', [merchantId, orderIds])).map((row) => row.order_id);
+    (
+      await system.query<{ order_id: string }>('payments', 'SELECT order_id FROM payment_orders WHERE merchant_id = $1 AND order_id = ANY($2)', [
+        merchantId,
+        orderIds,
+      ])
+    ).map((row) => row.order_id);
   /** A fixed window, not a condition: the token buckets refill with time. */
   const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -56,7 +61,9 @@ describe('rate limits and callback destinations', () => {
     const second = new SignedClient(system.urlOf('gateway-2'), first.credentials);
     const orderIds = Array.from({ length: 40 }, () => newOrderId('burst'));
     const started = performance.now();
-    const responses = await Promise.all(orderIds.map((orderId, index) => (index % 2 === 0 ? first : second).post('/v2/payments/incoming', incomingPayment(orderId))));
+    const responses = await Promise.all(
+      orderIds.map((orderId, index) => (index % 2 === 0 ? first : second).post('/v2/payments/incoming', incomingPayment(orderId))),
+    );
     const seconds = (performance.now() - started) / 1000;
 
     const admitted = orderIds.filter((_orderId, index) => responses[index].status === 201);
@@ -132,21 +139,36 @@ describe('rate limits and callback destinations', () => {
     // Announces 10 MB, sends 1 KB, and waits: the answer comes while the body is still unsent.
     const announced = await new Promise<{ status: number; body: string }>((resolve, reject) => {
       const url = new URL(`${system.gatewayUrl}/pay/some-token/details`);
-      const outgoing = httpRequest({ host: url.hostname, port: url.port, method: 'POST', path: url.pathname, headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': String(10 * 1024 * 1024) } }, (response) => {
-        let text = '';
-        response.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
-        response.on('end', () => {
-          resolve({ status: response.statusCode ?? 0, body: text });
-          outgoing.destroy();
-        });
-      });
+      const outgoing = httpRequest(
+        {
+          host: url.hostname,
+          port: url.port,
+          method: 'POST',
+          path: url.pathname,
+          headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': String(10 * 1024 * 1024) },
+        },
+        (response) => {
+          let text = '';
+          response.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+          response.on('end', () => {
+            resolve({ status: response.statusCode ?? 0, body: text });
+            outgoing.destroy();
+          });
+        },
+      );
       outgoing.on('error', reject);
       outgoing.write(Buffer.alloc(1024, 97));
     });
     expect(announced.status).toBe(413);
     expect(JSON.parse(announced.body).error.code).toBe('PAYLOAD_TOO_LARGE');
 
-    const sent = await rawRequest(system.gatewayUrl, 'POST', '/pay/some-token/paid', { 'content-type': 'application/x-www-form-urlencoded' }, Buffer.alloc(2048, 97));
+    const sent = await rawRequest(
+      system.gatewayUrl,
+      'POST',
+      '/pay/some-token/paid',
+      { 'content-type': 'application/x-www-form-urlencoded' },
+      Buffer.alloc(2048, 97),
+    );
     expect(sent.status).toBe(413);
     expect(sent.body.error.message).toContain('1024 bytes');
   });
@@ -155,7 +177,15 @@ describe('rate limits and callback destinations', () => {
     await pause((ADDRESS_BURST / ADDRESS_RATE) * 1000 + 500);
     const responses: TestResponse[] = [];
     for (let index = 0; index < ADDRESS_BURST + 4; index += 1) {
-      responses.push(await rawRequest(index % 2 === 0 ? system.gatewayUrl : system.urlOf('gateway-2'), 'GET', '/pay/not-a-real-token', { 'x-forwarded-for': `198.51.100.${index}` }, Buffer.alloc(0)));
+      responses.push(
+        await rawRequest(
+          index % 2 === 0 ? system.gatewayUrl : system.urlOf('gateway-2'),
+          'GET',
+          '/pay/not-a-real-token',
+          { 'x-forwarded-for': `198.51.100.${index}` },
+          Buffer.alloc(0),
+        ),
+      );
     }
     const statuses = responses.map((response) => response.status);
     expect(statuses.filter((status) => status === 429).length).toBeGreaterThanOrEqual(3);
@@ -167,7 +197,8 @@ describe('rate limits and callback destinations', () => {
   it('charges every IPv6 address of one /64 to one bucket: a flood from a /64 is refused, another /64 is not', async () => {
     // A replica behind a proxy it trusts (the test's loopback), so X-Forwarded-For names the client.
     await system.startService('gateway-proxied', { GATEWAY_TRUSTED_PROXIES: '127.0.0.1' });
-    const fromAddress = (address: string) => rawRequest(system.urlOf('gateway-proxied'), 'GET', '/pay/not-a-real-token', { 'x-forwarded-for': address }, Buffer.alloc(0));
+    const fromAddress = (address: string) =>
+      rawRequest(system.urlOf('gateway-proxied'), 'GET', '/pay/not-a-real-token', { 'x-forwarded-for': address }, Buffer.alloc(0));
     const flood: TestResponse[] = [];
     for (let index = 1; index <= ADDRESS_BURST + 4; index += 1) flood.push(await fromAddress(`2001:db8:64:1:${index.toString(16)}::${index}`));
     const statuses = flood.map((response) => response.status);

@@ -29,7 +29,11 @@ describe('replayed signed requests', () => {
     expect(original.status).toBe(201);
     expect(original.body.webhook_secret).toEqual(expect.any(String));
     const replayed = await merchant.request(captured);
-    expect([replayed.status, replayed.body.error.code, replayed.body.error.details]).toEqual([409, 'REQUEST_REPLAYED', [{ field: 'x-signature', issue: 'already used' }]]);
+    expect([replayed.status, replayed.body.error.code, replayed.body.error.details]).toEqual([
+      409,
+      'REQUEST_REPLAYED',
+      [{ field: 'x-signature', issue: 'already used' }],
+    ]);
     expect(JSON.stringify(replayed.body)).not.toContain(original.body.webhook_secret);
     expect(replayed.body.webhook_secret).toBeUndefined();
   });
@@ -57,7 +61,12 @@ describe('replayed signed requests', () => {
   });
 
   it('lets a refused request be sent again with the same signature: it changed nothing', async () => {
-    const captured = { method: 'POST' as const, path: '/v2/webhooks/deliveries/msg_00000000000000000000000000000000/redeliver', body: {}, timestampSeconds: now() };
+    const captured = {
+      method: 'POST' as const,
+      path: '/v2/webhooks/deliveries/msg_00000000000000000000000000000000/redeliver',
+      body: {},
+      timestampSeconds: now(),
+    };
     const first = await merchant.request(captured);
     expect([first.status, first.body.error.code]).toEqual([404, 'NOT_FOUND']);
     // The claim is given back once the refusal is written; a client's retry comes later than this.

@@ -71,7 +71,10 @@ describe('replies across gateway replicas and payments rebalances', () => {
     ]);
     expect(responses.map((response) => response.status)).toEqual(Array(10).fill(201));
     const after = await messagesIn(topics);
-    expect({ first: after['gateway.replies.first'] - before['gateway.replies.first'], second: after['gateway.replies.second'] - before['gateway.replies.second'] }).toEqual({ first: 7, second: 3 });
+    expect({
+      first: after['gateway.replies.first'] - before['gateway.replies.first'],
+      second: after['gateway.replies.second'] - before['gateway.replies.second'],
+    }).toEqual({ first: 7, second: 3 });
   });
 
   it('answers every create while payments replicas join the group', async () => {

@@ -10,7 +10,19 @@
  * Method: a real Chromium (headless, phone-sized) on the page the real gateway serves, over the
  * real services, Kafka and PostgreSQL; callbacks reach a verifying receiver on 127.0.0.1.
  */
-import { BackofficeClient, CallbackReceiver, createOperator, eventually, launchBrowser, openPhonePage, registerAgent, saveScreenshot, SignedClient, SystemUnderTest, type RegisteredAgent } from '@mp/shared-testing';
+import {
+  BackofficeClient,
+  CallbackReceiver,
+  createOperator,
+  eventually,
+  launchBrowser,
+  openPhonePage,
+  registerAgent,
+  saveScreenshot,
+  SignedClient,
+  SystemUnderTest,
+  type RegisteredAgent,
+} from '@mp/shared-testing';
 import type { Browser, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { incomingPayment, newOrderId } from './fixtures';
@@ -74,7 +86,10 @@ describe('return URLs and merchant metadata', () => {
 
   /** Presses a payer-page button (a form post answered 303) and waits for the page it lands on. */
   async function press(testId: string, pageUrl: string): Promise<void> {
-    await Promise.all([page.waitForResponse((response) => response.url().split('?')[0] === pageUrl && response.request().method() === 'GET'), page.getByTestId(testId).click()]);
+    await Promise.all([
+      page.waitForResponse((response) => response.url().split('?')[0] === pageUrl && response.request().method() === 'GET'),
+      page.getByTestId(testId).click(),
+    ]);
     await page.waitForLoadState();
   }
 
@@ -83,7 +98,10 @@ describe('return URLs and merchant metadata', () => {
 
   it('pay-in: the payer page links back with the order id and outcome; the verified callback, status read, list and CSV carry the metadata', async () => {
     const orderId = newOrderId('meta-payin');
-    const created = await merchant.post('/v2/payments/incoming', incomingPayment(orderId, { callback_url: receiver.url('/payments'), return_url: RETURN_URL, metadata: METADATA }));
+    const created = await merchant.post(
+      '/v2/payments/incoming',
+      incomingPayment(orderId, { callback_url: receiver.url('/payments'), return_url: RETURN_URL, metadata: METADATA }),
+    );
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ return_url: RETURN_URL, metadata: METADATA });
     const redirectUrl = created.body.redirect_url as string;
@@ -104,8 +122,16 @@ describe('return URLs and merchant metadata', () => {
     expect(link && Object.fromEntries(link.searchParams)).toEqual({ lang: 'en', order_id: orderId, outcome: 'succeeded' });
 
     // The callback, verified here with the Standard Webhooks package as a merchant would.
-    const [callback] = await eventually(() => receiver.received.filter((request) => request.url === '/payments' && request.body.includes(orderId)), (found) => found.length === 1, 'the pay-in callback', 30_000);
-    const verified = new Webhook(webhookSecret).verify(callback.body, callback.headers as Record<string, string>) as { type: string; data: Record<string, unknown> };
+    const [callback] = await eventually(
+      () => receiver.received.filter((request) => request.url === '/payments' && request.body.includes(orderId)),
+      (found) => found.length === 1,
+      'the pay-in callback',
+      30_000,
+    );
+    const verified = new Webhook(webhookSecret).verify(callback.body, callback.headers as Record<string, string>) as {
+      type: string;
+      data: Record<string, unknown>;
+    };
     expect(verified.type).toBe('payment.succeeded');
     expect(verified.data).toMatchObject({ order_id: orderId, status: 'SUCCEEDED', return_url: RETURN_URL, metadata: METADATA });
 
@@ -158,23 +184,46 @@ describe('return URLs and merchant metadata', () => {
     const funding = await merchant.post('/v2/payments/incoming', incomingPayment(fundingId, { amount: 3000 }));
     expect((await fetch(`${funding.body.redirect_url}/details`, { method: 'POST', redirect: 'manual' })).status).toBe(303);
     expect((await agent.client.request('POST', `/backoffice/v1/agent/orders/${merchant.credentials.merchantId}/${fundingId}/confirm`, {})).status).toBe(200);
-    await eventually(async () => (await merchant.get('/v2/merchant/balances')).body.settlement as Array<{ available: number }>, (settlement) => (settlement[0]?.available ?? 0) >= 1100, 'the funded balance', 30_000);
+    await eventually(
+      async () => (await merchant.get('/v2/merchant/balances')).body.settlement as Array<{ available: number }>,
+      (settlement) => (settlement[0]?.available ?? 0) >= 1100,
+      'the funded balance',
+      30_000,
+    );
 
     const payoutId = newOrderId('meta-payout');
     const payoutMetadata = { invoice: 'INV-2026-17' };
-    const payout = { order_id: payoutId, amount: 1000, currency: 'RUB', country: 'RU', method: 'bank_card', account_number: '4111 1111 1111 1111', callback_url: receiver.url('/payouts'), metadata: payoutMetadata };
+    const payout = {
+      order_id: payoutId,
+      amount: 1000,
+      currency: 'RUB',
+      country: 'RU',
+      method: 'bank_card',
+      account_number: '4111 1111 1111 1111',
+      callback_url: receiver.url('/payouts'),
+      metadata: payoutMetadata,
+    };
     expect((await merchant.post('/v2/payments/outgoing', payout)).status).toBe(201);
     const retried = await merchant.post('/v2/payments/outgoing', { ...payout, metadata: { invoice: 'INV-2026-18' } });
     expect([retried.status, retried.body.error.code, retried.body.error.details[0].field]).toEqual([409, 'DUPLICATE_ORDER', 'metadata']);
     expect((await merchant.post(`/v2/payments/${payoutId}/cancel`, {})).status).toBe(200);
 
-    const [cancelled] = await eventually(() => callbacksOf(payoutId), (bodies) => bodies.length === 1, 'the payout callback', 30_000);
+    const [cancelled] = await eventually(
+      () => callbacksOf(payoutId),
+      (bodies) => bodies.length === 1,
+      'the payout callback',
+      30_000,
+    );
     expect(cancelled.type).toBe('payment.cancelled');
     expect(cancelled.data.metadata).toEqual(payoutMetadata);
     expect((await merchant.get(`/v2/payments/status/${payoutId}`)).body.metadata).toEqual(payoutMetadata);
     expect(receiver.received.every((request) => request.verifiedWith.length === 1)).toBe(true);
 
     const tooLong = await merchant.post('/v2/payments/outgoing', { ...payout, order_id: newOrderId('meta-bad'), metadata: { note: 'x'.repeat(501) } });
-    expect([tooLong.status, tooLong.body.error.code, tooLong.body.error.details]).toEqual([400, 'VALIDATION_ERROR', [{ field: 'metadata', issue: expect.stringContaining('key "note"') }]]);
+    expect([tooLong.status, tooLong.body.error.code, tooLong.body.error.details]).toEqual([
+      400,
+      'VALIDATION_ERROR',
+      [{ field: 'metadata', issue: expect.stringContaining('key "note"') }],
+    ]);
   });
 });

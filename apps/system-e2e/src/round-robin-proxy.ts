@@ -26,10 +26,13 @@ export class RoundRobinProxy {
         outgoing.writeHead(502).end();
         return;
       }
-      const proxied = forward({ host: upstream.hostname, port: upstream.port, method: incoming.method, path: incoming.url, headers: incoming.headers, agent: false }, (answer) => {
-        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(outgoing);
-      });
+      const proxied = forward(
+        { host: upstream.hostname, port: upstream.port, method: incoming.method, path: incoming.url, headers: incoming.headers, agent: false },
+        (answer) => {
+          outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(outgoing);
+        },
+      );
       proxied.on('error', (error) => {
         this.failures.push(`${incoming.method} ${incoming.url} via ${upstream.host}: ${error.message}`);
         if (!outgoing.headersSent) outgoing.writeHead(502);

@@ -20,7 +20,9 @@ function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEn
 
 /** Every file under `directory`, relative to it. */
 function filesUnder(directory: string, prefix = ''): string[] {
-  return readdirSync(join(directory, prefix), { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? filesUnder(directory, join(prefix, entry.name)) : [join(prefix, entry.name)]));
+  return readdirSync(join(directory, prefix), { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? filesUnder(directory, join(prefix, entry.name)) : [join(prefix, entry.name)],
+  );
 }
 
 describe('the merchant SDK as an installed package', () => {
@@ -48,8 +50,21 @@ describe('the merchant SDK as an installed package', () => {
   it('holds its package.json, type declarations, README, licence and changelog, and no path alias', () => {
     const installed = join(project, 'node_modules/@mp/merchant-sdk');
     const files = filesUnder(installed);
-    expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'CHANGELOG.md', 'LICENSE', join('dist', 'index.js'), join('dist', 'index.d.ts'), join('dist', 'cli.js')]));
-    const javascript = files.filter((file) => file.endsWith('.js')).map((file) => readFileSync(join(installed, file), 'utf8')).join('\n');
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'package.json',
+        'README.md',
+        'CHANGELOG.md',
+        'LICENSE',
+        join('dist', 'index.js'),
+        join('dist', 'index.d.ts'),
+        join('dist', 'cli.js'),
+      ]),
+    );
+    const javascript = files
+      .filter((file) => file.endsWith('.js'))
+      .map((file) => readFileSync(join(installed, file), 'utf8'))
+      .join('\n');
     expect(javascript).not.toMatch(/require\("@mp\//);
     expect(JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8'))).toMatchObject({ name: '@mp/merchant-sdk', types: './dist/index.d.ts' });
   });
@@ -66,7 +81,12 @@ describe('the merchant SDK as an installed package', () => {
       })().catch((error) => { console.error(error); process.exit(1); });`;
     mkdirSync(project, { recursive: true });
     writeFileSync(join(project, 'shop.js'), script);
-    const output = run(process.execPath, ['shop.js'], project, { PATH: process.env['PATH'] ?? '', BASE_URL: system.gatewayUrl, MERCHANT_ID: merchant.credentials.merchantId, API_SECRET: merchant.credentials.apiSecret });
+    const output = run(process.execPath, ['shop.js'], project, {
+      PATH: process.env['PATH'] ?? '',
+      BASE_URL: system.gatewayUrl,
+      MERCHANT_ID: merchant.credentials.merchantId,
+      API_SECRET: merchant.credentials.apiSecret,
+    });
     expect(JSON.parse(output.trim().split('\n').pop() ?? '{}')).toEqual({ balances: true, created: 'PENDING', read: 'sdk-package-1' });
   });
 });

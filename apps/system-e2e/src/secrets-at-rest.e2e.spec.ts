@@ -13,7 +13,16 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
-import { BackofficeClient, createOperator, eventually, registerAgent, SignedClient, SystemUnderTest, type RegisteredAgent, type ServiceName } from '@mp/shared-testing';
+import {
+  BackofficeClient,
+  createOperator,
+  eventually,
+  registerAgent,
+  SignedClient,
+  SystemUnderTest,
+  type RegisteredAgent,
+  type ServiceName,
+} from '@mp/shared-testing';
 import { incomingPayment, newOrderId } from './fixtures';
 
 const ACCOUNT_NUMBER = '40817810099910004312';
@@ -23,8 +32,15 @@ const SERVICES: ServiceName[] = ['gateway', 'payments', 'ledger'];
 
 /** Every row of every table of a service's database, as text. */
 async function databaseText(system: SystemUnderTest, service: ServiceName): Promise<string> {
-  const tables = await system.query<{ table_name: string }>(service, `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`);
-  const dumps = await Promise.all(tables.map(async ({ table_name }) => (await system.query<{ row: string }>(service, `SELECT t::text AS row FROM "${table_name}" t`)).map((row) => `${table_name}: ${row.row}`).join('\n')));
+  const tables = await system.query<{ table_name: string }>(
+    service,
+    `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`,
+  );
+  const dumps = await Promise.all(
+    tables.map(async ({ table_name }) =>
+      (await system.query<{ row: string }>(service, `SELECT t::text AS row FROM "${table_name}" t`)).map((row) => `${table_name}: ${row.row}`).join('\n'),
+    ),
+  );
   return dumps.join('\n');
 }
 
@@ -49,7 +65,9 @@ async function kafkaText(namespace: string): Promise<{ text: string; messages: n
     if (remaining.size === 0) resolve();
     void consumer.run({
       eachMessage: async ({ topic, partition, message }) => {
-        const headers = Object.entries(message.headers ?? {}).map(([name, value]) => `${name}=${String(value)}`).join(' ');
+        const headers = Object.entries(message.headers ?? {})
+          .map(([name, value]) => `${name}=${String(value)}`)
+          .join(' ');
         lines.push(`${topic} ${message.key?.toString('utf8') ?? ''} ${headers} ${message.value?.toString('utf8') ?? ''}`);
         const id = `${topic}/${partition}`;
         if (BigInt(message.offset) + 1n >= (remaining.get(id) ?? 0n)) remaining.delete(id);
@@ -58,7 +76,9 @@ async function kafkaText(namespace: string): Promise<{ text: string; messages: n
     });
   });
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`topics not read to the end: ${[...remaining.keys()].join(', ')}`)), 30_000)));
+  const timeout = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new Error(`topics not read to the end: ${[...remaining.keys()].join(', ')}`)), 30_000)),
+  );
   try {
     await Promise.race([done, timeout]);
   } finally {
@@ -82,9 +102,20 @@ describe('secrets at rest and in transit', () => {
     otherAgent = await registerAgent(system, operator, [{ method: 'bank_card', country: 'RU', currency: 'RUB' }], { display_name: 'Other agent' });
     merchant = await system.createClient('Secrets shop');
     // Fee-free methods, so the balances below are plain sums.
-    const common = { country: 'RU', currency: 'RUB', fee_rate_basis_points: 0, fee_fixed_minor: '0', min_amount_minor: '100', max_amount_minor: '100000000', expiry_minutes: 30 };
+    const common = {
+      country: 'RU',
+      currency: 'RUB',
+      fee_rate_basis_points: 0,
+      fee_fixed_minor: '0',
+      min_amount_minor: '100',
+      max_amount_minor: '100000000',
+      expiry_minutes: 30,
+    };
     const methods = await operator.request('PUT', `/backoffice/v1/merchants/${merchant.credentials.merchantId}/methods`, {
-      entries: [{ method: 'bank_card', direction: 'incoming', ...common }, { method: 'bank_card', direction: 'outgoing', ...common }],
+      entries: [
+        { method: 'bank_card', direction: 'incoming', ...common },
+        { method: 'bank_card', direction: 'outgoing', ...common },
+      ],
     });
     expect(methods.status).toBe(200);
   });
@@ -107,12 +138,18 @@ describe('secrets at rest and in transit', () => {
     expect(reported.status).toBe(303);
     expect((await merchant.get(`/v2/payments/status/${payInId}`)).body.sub_status).toBe('payer_reported_paid');
     // The page assigned one of the two agents; only that one can confirm.
-    const confirmed = await Promise.all([agent, otherAgent].map((candidate) => candidate.client.request('POST', `/backoffice/v1/agent/orders/${merchantId}/${payInId}/confirm`, {})));
+    const confirmed = await Promise.all(
+      [agent, otherAgent].map((candidate) => candidate.client.request('POST', `/backoffice/v1/agent/orders/${merchantId}/${payInId}/confirm`, {})),
+    );
     expect(confirmed.map((response) => response.status).sort()).toEqual([200, 404]);
 
     // A payout: masked for the merchant and in lists, full only for the agent who took it.
     const payoutId = newOrderId('secret-payout');
-    const payout = await merchant.post('/v2/payments/outgoing', { ...incomingPayment(payoutId, { amount: 1000 }), method: 'bank_card', account_number: ACCOUNT_NUMBER });
+    const payout = await merchant.post('/v2/payments/outgoing', {
+      ...incomingPayment(payoutId, { amount: 1000 }),
+      method: 'bank_card',
+      account_number: ACCOUNT_NUMBER,
+    });
     expect([payout.status, payout.body.account_number]).toEqual([201, '•••• 4312']);
     expect((await merchant.get(`/v2/payments/status/${payoutId}`)).body.account_number).toBe('•••• 4312');
     const available = await agent.client.request('GET', '/backoffice/v1/agent/orders?scope=available');
@@ -130,19 +167,33 @@ describe('secrets at rest and in transit', () => {
 
     const reveals = await operator.request('GET', `/backoffice/v1/account-number-reveals?merchant_id=${merchantId}&order_id=${encodeURIComponent(payoutId)}`);
     expect(reveals.status).toBe(200);
-    expect(reveals.body.data).toEqual([{ reveal_id: expect.any(String), agent_id: agent.agentId, merchant_id: merchantId, order_id: payoutId, revealed_at: revealed.body.revealed_at }]);
+    expect(reveals.body.data).toEqual([
+      { reveal_id: expect.any(String), agent_id: agent.agentId, merchant_id: merchantId, order_id: payoutId, revealed_at: revealed.body.revealed_at },
+    ]);
     expect((await agent.client.request('GET', '/backoffice/v1/account-number-reveals')).status).toBe(403);
 
     const upload = await agent.client.request('POST', `${base}/receipts`, PNG_RECEIPT, { 'x-file-name': 'transfer.png' });
     expect((await agent.client.request('POST', `${base}/complete`, { receipt_id: upload.body.receipt_id })).body.status).toBe('SUCCEEDED');
 
     const cancelledId = newOrderId('secret-cancelled');
-    expect((await merchant.post('/v2/payments/outgoing', { ...incomingPayment(cancelledId, { amount: 100 }), method: 'bank_card', account_number: CANCELLED_ACCOUNT_NUMBER })).status).toBe(201);
+    expect(
+      (
+        await merchant.post('/v2/payments/outgoing', {
+          ...incomingPayment(cancelledId, { amount: 100 }),
+          method: 'bank_card',
+          account_number: CANCELLED_ACCOUNT_NUMBER,
+        })
+      ).status,
+    ).toBe(201);
     expect((await merchant.post(`/v2/payments/${cancelledId}/cancel`, {})).body).toMatchObject({ status: 'CANCELLED', account_number: '•••• 1234' });
 
     // The ledger has consumed everything: 5000 in, 1000 out, the cancelled hold of 100 returned.
     const settled = [{ currency: 'RUB', available: 4000, frozen: 0 }];
-    await eventually(async () => (await merchant.get('/v2/merchant/balances')).body.settlement, (settlement) => JSON.stringify(settlement) === JSON.stringify(settled), 'the RUB balance settled');
+    await eventually(
+      async () => (await merchant.get('/v2/merchant/balances')).body.settlement,
+      (settlement) => JSON.stringify(settlement) === JSON.stringify(settled),
+      'the RUB balance settled',
+    );
 
     const secrets = [ACCOUNT_NUMBER, CANCELLED_ACCOUNT_NUMBER, token];
     for (const service of SERVICES) {

@@ -24,8 +24,25 @@ describe('secrets in service logs', () => {
     const agent = await registerAgent(system, operator, [{ method: 'bank_card', country: 'RU', currency: 'RUB' }]);
     const merchant = await system.createClient('Quiet shop');
     const merchantId = merchant.credentials.merchantId;
-    const common = { country: 'RU', currency: 'RUB', fee_rate_basis_points: 0, fee_fixed_minor: '0', min_amount_minor: '100', max_amount_minor: '100000000', expiry_minutes: 30 };
-    expect((await operator.request('PUT', `/backoffice/v1/merchants/${merchantId}/methods`, { entries: [{ method: 'bank_card', direction: 'incoming', ...common }, { method: 'bank_card', direction: 'outgoing', ...common }] })).status).toBe(200);
+    const common = {
+      country: 'RU',
+      currency: 'RUB',
+      fee_rate_basis_points: 0,
+      fee_fixed_minor: '0',
+      min_amount_minor: '100',
+      max_amount_minor: '100000000',
+      expiry_minutes: 30,
+    };
+    expect(
+      (
+        await operator.request('PUT', `/backoffice/v1/merchants/${merchantId}/methods`, {
+          entries: [
+            { method: 'bank_card', direction: 'incoming', ...common },
+            { method: 'bank_card', direction: 'outgoing', ...common },
+          ],
+        })
+      ).status,
+    ).toBe(200);
     const rotated = await operator.request('POST', `/backoffice/v1/merchants/${merchantId}/webhook-secret/rotate`, {});
     expect(rotated.status).toBe(201);
 
@@ -39,11 +56,17 @@ describe('secrets in service logs', () => {
     expect((await fetch(`${redirectUrl}/details`, { method: 'POST', redirect: 'manual' })).status).toBe(303);
     expect((await fetch(`${redirectUrl}/paid`, { method: 'POST', redirect: 'manual' })).status).toBe(303);
     expect((await agent.client.request('POST', `/backoffice/v1/agent/orders/${merchantId}/${payInId}/confirm`, {})).status).toBe(200);
-    await eventually(async () => (await merchant.get('/v2/merchant/balances')).body.settlement.some((entry: { available: number }) => entry.available === 5000));
+    await eventually(async () =>
+      (await merchant.get('/v2/merchant/balances')).body.settlement.some((entry: { available: number }) => entry.available === 5000),
+    );
 
     // A payout whose full account number the agent reveals.
     const payoutId = newOrderId('out');
-    const payout = await merchant.post('/v2/payments/outgoing', { ...incomingPayment(payoutId, { amount: 100 }), method: 'bank_card', account_number: ACCOUNT_NUMBER });
+    const payout = await merchant.post('/v2/payments/outgoing', {
+      ...incomingPayment(payoutId, { amount: 100 }),
+      method: 'bank_card',
+      account_number: ACCOUNT_NUMBER,
+    });
     expect(payout.status).toBe(201);
     expect((await agent.client.request('POST', `/backoffice/v1/agent/orders/${merchantId}/${payoutId}/take`, {})).status).toBe(200);
     const revealed = await agent.client.request('POST', `/backoffice/v1/agent/orders/${merchantId}/${payoutId}/account-number`);
@@ -84,4 +107,3 @@ describe('secrets in service logs', () => {
     expect(leaks).toEqual([]);
   });
 });
-

@@ -25,7 +25,13 @@ describe('service-to-service authentication', () => {
   afterAll(async () => system?.stop());
 
   const adjustmentPath = () => `/internal/merchants/${merchantId}/deposit-adjustments`;
-  const topUp = (operatorId: string) => ({ adjustment_id: `ADJ-${operatorId}`, currency: 'RUB', amount_minor: '500000', reason: 'forged top-up', operator_id: operatorId });
+  const topUp = (operatorId: string) => ({
+    adjustment_id: `ADJ-${operatorId}`,
+    currency: 'RUB',
+    amount_minor: '500000',
+    reason: 'forged top-up',
+    operator_id: operatorId,
+  });
   const postJson = (baseUrl: string, path: string, body: object, headers: Record<string, string> = {}) =>
     rawRequest(baseUrl, 'POST', path, { 'content-type': 'application/json', ...headers }, Buffer.from(JSON.stringify(body)));
 
@@ -61,7 +67,13 @@ describe('service-to-service authentication', () => {
   }
 
   it('refuses forged calls to the ledger (no token, expired, another service, another audience, another operator), logs each, and moves no money', async () => {
-    const before = await rawRequest(system.ledgerUrl, 'GET', `/internal/merchants/${merchantId}/balances`, await system.internalHeaders('ledger'), Buffer.alloc(0));
+    const before = await rawRequest(
+      system.ledgerUrl,
+      'GET',
+      `/internal/merchants/${merchantId}/balances`,
+      await system.internalHeaders('ledger'),
+      Buffer.alloc(0),
+    );
     expect(before.status).toBe(200);
     const now = Math.floor(Date.now() / 1000);
 
@@ -69,18 +81,55 @@ describe('service-to-service authentication', () => {
     const expired = await gatewayToken({ audience: 'ledger', issuedAt: now - 200, expiresAt: now - 140, act: { type: 'operator', id: 'op_forged' } });
     expectRefused(await postJson(system.ledgerUrl, adjustmentPath(), topUp('op_forged'), { authorization: expired }), 401);
     // A valid token of payments: the ledger lets payments place holds, never adjust a deposit.
-    expectRefused(await postJson(system.ledgerUrl, adjustmentPath(), topUp('op_forged'), await system.internalHeaders('ledger', { as: 'payments', actor: { type: 'operator', id: 'op_forged' } })), 403);
+    expectRefused(
+      await postJson(
+        system.ledgerUrl,
+        adjustmentPath(),
+        topUp('op_forged'),
+        await system.internalHeaders('ledger', { as: 'payments', actor: { type: 'operator', id: 'op_forged' } }),
+      ),
+      403,
+    );
     // The gateway's valid token for the payments service, replayed at the ledger.
-    expectRefused(await postJson(system.ledgerUrl, adjustmentPath(), topUp('op_forged'), await system.internalHeaders('payments', { actor: { type: 'operator', id: 'op_forged' } })), 401);
+    expectRefused(
+      await postJson(
+        system.ledgerUrl,
+        adjustmentPath(),
+        topUp('op_forged'),
+        await system.internalHeaders('payments', { actor: { type: 'operator', id: 'op_forged' } }),
+      ),
+      401,
+    );
     // The gateway's token for one operator, with a body naming another.
-    expectRefused(await postJson(system.ledgerUrl, adjustmentPath(), topUp('op_forged'), await system.internalHeaders('ledger', { actor: { type: 'operator', id: 'op_real' } })), 403);
+    expectRefused(
+      await postJson(
+        system.ledgerUrl,
+        adjustmentPath(),
+        topUp('op_forged'),
+        await system.internalHeaders('ledger', { actor: { type: 'operator', id: 'op_real' } }),
+      ),
+      403,
+    );
     // No actor at all: an operator's action needs one.
     expectRefused(await postJson(system.ledgerUrl, adjustmentPath(), topUp('op_forged'), await system.internalHeaders('ledger')), 403);
     // The gateway never places holds.
-    const hold = { hold_id: `payout:${merchantId}:forged`, merchant_id: merchantId, currency: 'RUB', amount_minor: '100', fee_minor: '0', reference: { kind: 'payment_order', id: 'forged' } };
+    const hold = {
+      hold_id: `payout:${merchantId}:forged`,
+      merchant_id: merchantId,
+      currency: 'RUB',
+      amount_minor: '100',
+      fee_minor: '0',
+      reference: { kind: 'payment_order', id: 'forged' },
+    };
     expectRefused(await postJson(system.ledgerUrl, '/internal/holds', hold, await system.internalHeaders('ledger')), 403);
 
-    const after = await rawRequest(system.ledgerUrl, 'GET', `/internal/merchants/${merchantId}/balances`, await system.internalHeaders('ledger'), Buffer.alloc(0));
+    const after = await rawRequest(
+      system.ledgerUrl,
+      'GET',
+      `/internal/merchants/${merchantId}/balances`,
+      await system.internalHeaders('ledger'),
+      Buffer.alloc(0),
+    );
     expect(after.body).toEqual(before.body);
     expect(await ledgerRows()).toEqual({ adjustments: 0, postings: 0 });
 
@@ -95,7 +144,12 @@ describe('service-to-service authentication', () => {
   });
 
   it('books an operator’s deposit adjustment through the gateway under the operator its token names', async () => {
-    const booked = await operator.request('POST', `/backoffice/v1/merchants/${merchantId}/deposit-adjustments`, { adjustment_id: 'ADJ-real', currency: 'RUB', amount: 10, reason: 'deposit wired' });
+    const booked = await operator.request('POST', `/backoffice/v1/merchants/${merchantId}/deposit-adjustments`, {
+      adjustment_id: 'ADJ-real',
+      currency: 'RUB',
+      amount: 10,
+      reason: 'deposit wired',
+    });
     expect(booked.status).toBe(201);
     const client = new Client({ connectionString: system.databaseUrl('ledger') });
     await client.connect();
@@ -113,8 +167,19 @@ describe('service-to-service authentication', () => {
     const review = { merchant_id: merchantId, decision: 'ACCEPTED', reviewer_role: 'operator', reviewer_id: 'op_forged' };
     const path = `/internal/disputes/dsp_${'0'.repeat(24)}/review`;
     expectRefused(await postJson(system.urlOf('disputes'), path, review), 401);
-    expectRefused(await postJson(system.urlOf('disputes'), path, review, await system.internalHeaders('disputes', { actor: { type: 'operator', id: 'op_real' } })), 403);
-    expectRefused(await postJson(system.urlOf('disputes'), path, review, await system.internalHeaders('disputes', { as: 'ledger', actor: { type: 'operator', id: 'op_forged' } })), 403);
+    expectRefused(
+      await postJson(system.urlOf('disputes'), path, review, await system.internalHeaders('disputes', { actor: { type: 'operator', id: 'op_real' } })),
+      403,
+    );
+    expectRefused(
+      await postJson(
+        system.urlOf('disputes'),
+        path,
+        review,
+        await system.internalHeaders('disputes', { as: 'ledger', actor: { type: 'operator', id: 'op_forged' } }),
+      ),
+      403,
+    );
   });
 
   it('keeps health and metrics open: they carry no money', async () => {

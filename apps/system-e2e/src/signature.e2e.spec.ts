@@ -64,7 +64,11 @@ describe('request signatures', () => {
     it('does not sign the query string', async () => {
       const orderId = newOrderId();
       await createOrder(orderId);
-      const response = await merchant.request({ method: 'GET', path: `/v2/payments/status/${orderId}?expand=none`, signedPath: `/v2/payments/status/${orderId}` });
+      const response = await merchant.request({
+        method: 'GET',
+        path: `/v2/payments/status/${orderId}?expand=none`,
+        signedPath: `/v2/payments/status/${orderId}`,
+      });
       expect(response.status).toBe(200);
     });
 
@@ -89,7 +93,11 @@ describe('request signatures', () => {
       const body = JSON.stringify(incomingPayment(newOrderId()));
       const response = await merchant.request({ method: 'POST', path: '/v2/payments/incoming', body, signedBody: `${body} ` });
       expectError(response, 401, 'INVALID_SIGNATURE');
-      expect(response.body.server_signed).toMatchObject({ path: '/v2/payments/incoming', body_bytes: Buffer.byteLength(body), body_sha256: createHash('sha256').update(body).digest('hex') });
+      expect(response.body.server_signed).toMatchObject({
+        path: '/v2/payments/incoming',
+        body_bytes: Buffer.byteLength(body),
+        body_sha256: createHash('sha256').update(body).digest('hex'),
+      });
     });
 
     it('adds nothing about the signed string for an unknown key or a stale timestamp', async () => {
@@ -114,7 +122,12 @@ describe('request signatures', () => {
       const accepted = await merchant.request({ method: 'POST', path: '/v2/payments/incoming', body: sent });
       expect(accepted.status).toBe(201);
       const reserialized = JSON.stringify(JSON.parse(sent));
-      const rejected = await merchant.request({ method: 'POST', path: '/v2/payments/incoming', body: sent.replace(orderId, `${orderId}-2`), signedBody: reserialized });
+      const rejected = await merchant.request({
+        method: 'POST',
+        path: '/v2/payments/incoming',
+        body: sent.replace(orderId, `${orderId}-2`),
+        signedBody: reserialized,
+      });
       expectError(rejected, 401, 'INVALID_SIGNATURE');
     });
 
@@ -125,19 +138,35 @@ describe('request signatures', () => {
       expect((await merchant.get(path)).status).toBe(200);
       const timestamp = String(nowSeconds());
       const withoutDot = createHmac('sha256', merchant.credentials.apiSecret).update(`${timestamp}.${path}`).digest('hex');
-      const response = await rawRequest(system.gatewayUrl, 'GET', path, { 'x-api-key': merchant.credentials.merchantId, 'x-timestamp': timestamp, 'x-signature': withoutDot }, Buffer.alloc(0));
+      const response = await rawRequest(
+        system.gatewayUrl,
+        'GET',
+        path,
+        { 'x-api-key': merchant.credentials.merchantId, 'x-timestamp': timestamp, 'x-signature': withoutDot },
+        Buffer.alloc(0),
+      );
       expectError(response, 401, 'INVALID_SIGNATURE');
     });
   });
 
   describe('the timestamp window', () => {
     it.each([290, -290])('accepts a clock %s s off', async (skew) => {
-      const response = await merchant.request({ method: 'POST', path: '/v2/payments/incoming', body: incomingPayment(newOrderId()), timestampSeconds: nowSeconds() + skew });
+      const response = await merchant.request({
+        method: 'POST',
+        path: '/v2/payments/incoming',
+        body: incomingPayment(newOrderId()),
+        timestampSeconds: nowSeconds() + skew,
+      });
       expect(response.status).toBe(201);
     });
 
     it.each([310, -310])('refuses a clock %s s off and tells the server time', async (skew) => {
-      const response = await merchant.request({ method: 'POST', path: '/v2/payments/incoming', body: incomingPayment(newOrderId()), timestampSeconds: nowSeconds() + skew });
+      const response = await merchant.request({
+        method: 'POST',
+        path: '/v2/payments/incoming',
+        body: incomingPayment(newOrderId()),
+        timestampSeconds: nowSeconds() + skew,
+      });
       expectError(response, 401, 'TIMESTAMP_OUT_OF_RANGE');
       expect(Math.abs(response.body.server_time - nowSeconds())).toBeLessThanOrEqual(5);
     });
@@ -150,7 +179,12 @@ describe('request signatures', () => {
 
   describe('the headers', () => {
     it.each(['x-api-key', 'x-timestamp', 'x-signature'])('refuses a request without %s and names it', async (header) => {
-      const response = await merchant.request({ method: 'POST', path: '/v2/payments/incoming', body: incomingPayment(newOrderId()), headers: { [header]: null } });
+      const response = await merchant.request({
+        method: 'POST',
+        path: '/v2/payments/incoming',
+        body: incomingPayment(newOrderId()),
+        headers: { [header]: null },
+      });
       expectError(response, 401, 'MISSING_AUTH_HEADER');
       expect(response.body.error.details).toEqual([{ field: header, issue: 'is required' }]);
     });
@@ -179,7 +213,12 @@ describe('request signatures', () => {
     });
 
     it('answers a body that is not application/json with 415', async () => {
-      const response = await merchant.request({ method: 'POST', path: '/v2/payments/incoming', body: incomingPayment(newOrderId()), headers: { 'content-type': 'text/plain' } });
+      const response = await merchant.request({
+        method: 'POST',
+        path: '/v2/payments/incoming',
+        body: incomingPayment(newOrderId()),
+        headers: { 'content-type': 'text/plain' },
+      });
       expectError(response, 415, 'UNSUPPORTED_MEDIA_TYPE');
     });
   });

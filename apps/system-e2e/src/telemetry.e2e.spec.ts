@@ -23,8 +23,22 @@ describe('one correlation id across the services', () => {
     const agent = await registerAgent(system, operator, [{ method: 'bank_card', country: 'RU', currency: 'RUB' }]);
     const merchant = await system.createClient('Traced shop');
     const merchantId = merchant.credentials.merchantId;
-    const common = { country: 'RU', currency: 'RUB', fee_rate_basis_points: 0, fee_fixed_minor: '0', min_amount_minor: '100', max_amount_minor: '100000000', expiry_minutes: 30 };
-    expect((await operator.request('PUT', `/backoffice/v1/merchants/${merchantId}/methods`, { entries: [{ method: 'bank_card', direction: 'incoming', ...common }] })).status).toBe(200);
+    const common = {
+      country: 'RU',
+      currency: 'RUB',
+      fee_rate_basis_points: 0,
+      fee_fixed_minor: '0',
+      min_amount_minor: '100',
+      max_amount_minor: '100000000',
+      expiry_minutes: 30,
+    };
+    expect(
+      (
+        await operator.request('PUT', `/backoffice/v1/merchants/${merchantId}/methods`, {
+          entries: [{ method: 'bank_card', direction: 'incoming', ...common }],
+        })
+      ).status,
+    ).toBe(200);
 
     const payInId = newOrderId('in');
     const created = await merchant.post('/v2/payments/incoming', incomingPayment(payInId, { amount: 5000 }));
@@ -39,14 +53,20 @@ describe('one correlation id across the services', () => {
     expect(confirmation).toMatch(/^req_[0-9a-f]{24}$/);
 
     const servicesMentioning = (correlationId: string): InstanceName[] =>
-      [...system.serviceLogs()].filter(([, text]) => text.split('\n').some((line) => line.includes(`correlation_id=${correlationId}`))).map(([file]) => file.replace(/^[^-]+-/, '').replace(/\.log$/, '') as InstanceName);
-    await eventually(() => ['gateway', 'payments', 'ledger', 'callbacks'].every((service) => servicesMentioning(confirmation).includes(service as InstanceName)));
+      [...system.serviceLogs()]
+        .filter(([, text]) => text.split('\n').some((line) => line.includes(`correlation_id=${correlationId}`)))
+        .map(([file]) => file.replace(/^[^-]+-/, '').replace(/\.log$/, '') as InstanceName);
+    await eventually(() =>
+      ['gateway', 'payments', 'ledger', 'callbacks'].every((service) => servicesMentioning(confirmation).includes(service as InstanceName)),
+    );
     expect(servicesMentioning(confirmation)).toEqual(expect.arrayContaining(['gateway', 'payments', 'ledger', 'callbacks']));
     expect(servicesMentioning(creation)).toEqual(expect.arrayContaining(['gateway', 'payments']));
     // The gateway's access line for the request carries the same id as its request id (written
     // once the answer is sent, so it may reach the log after the other services' lines).
-    const accessLine = () => (system.serviceLogs().get(`${system.runId}-gateway.log`) ?? '').split('\n').some((line) => line.includes('request completed') && line.includes(`request_id=${confirmation}`) && line.includes('status_code=200'));
+    const accessLine = () =>
+      (system.serviceLogs().get(`${system.runId}-gateway.log`) ?? '')
+        .split('\n')
+        .some((line) => line.includes('request completed') && line.includes(`request_id=${confirmation}`) && line.includes('status_code=200'));
     expect(await eventually(accessLine, Boolean, 'the access line of the confirmation', 10_000)).toBe(true);
   });
 });
-

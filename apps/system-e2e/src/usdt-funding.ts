@@ -26,12 +26,34 @@ export async function balance(merchant: SignedClient, currency: string): Promise
  */
 export async function fundWith1000Usdt(operator: BackofficeClient, agent: RegisteredAgent, merchant: SignedClient): Promise<void> {
   const merchantId = merchant.credentials.merchantId;
-  const common = { country: 'RU', currency: 'RUB', fee_rate_basis_points: 0, fee_fixed_minor: '0', min_amount_minor: '100', max_amount_minor: '100000000', expiry_minutes: 30 };
-  expect((await operator.request('PUT', `/backoffice/v1/merchants/${merchantId}/methods`, { entries: [{ method: 'bank_card', direction: 'incoming', ...common }] })).status).toBe(200);
+  const common = {
+    country: 'RU',
+    currency: 'RUB',
+    fee_rate_basis_points: 0,
+    fee_fixed_minor: '0',
+    min_amount_minor: '100',
+    max_amount_minor: '100000000',
+    expiry_minutes: 30,
+  };
+  expect(
+    (await operator.request('PUT', `/backoffice/v1/merchants/${merchantId}/methods`, { entries: [{ method: 'bank_card', direction: 'incoming', ...common }] }))
+      .status,
+  ).toBe(200);
   const orderId = await confirmedPayIn(agent, merchant, { amount: 101010.1 });
-  await eventually(() => balance(merchant, 'RUB'), (rub) => rub.available === 101010.1, 'the funding credit');
+  await eventually(
+    () => balance(merchant, 'RUB'),
+    (rub) => rub.available === 101010.1,
+    'the funding credit',
+  );
 
-  const conversion = { conversion_id: `CV-${orderId}`, from_currency: 'RUB', to_currency: 'USDT', amount: 101010.1, rate: '0.01', reason: 'merchant asked to withdraw in USDT' };
+  const conversion = {
+    conversion_id: `CV-${orderId}`,
+    from_currency: 'RUB',
+    to_currency: 'USDT',
+    amount: 101010.1,
+    rate: '0.01',
+    reason: 'merchant asked to withdraw in USDT',
+  };
   const converted = await operator.request('POST', `/backoffice/v1/merchants/${merchantId}/conversions`, conversion);
   expect(converted.status).toBe(201);
   expect(converted.body).toMatchObject({ from_amount: 101010.1, fee: 1010.1, to_amount: 1000, rate: '0.01' });

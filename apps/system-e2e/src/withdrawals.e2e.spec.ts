@@ -11,7 +11,16 @@
  * operator's conversion at an explicit rate with the platform's 1 % conversion fee.
  */
 import { createHash } from 'node:crypto';
-import { BackofficeClient, createOperator, eventually, registerAgent, runLedgerAudit, SignedClient, SystemUnderTest, type RegisteredAgent } from '@mp/shared-testing';
+import {
+  BackofficeClient,
+  createOperator,
+  eventually,
+  registerAgent,
+  runLedgerAudit,
+  SignedClient,
+  SystemUnderTest,
+  type RegisteredAgent,
+} from '@mp/shared-testing';
 import { newOrderId } from './fixtures';
 import { balance, CONVERSION_FEE_BASIS_POINTS, ERC20_ADDRESS, ERC20_FEE, FAILING_ERC20_ADDRESS, fundWith1000Usdt } from './usdt-funding';
 
@@ -62,7 +71,9 @@ describe('withdrawals', () => {
   async function withdrawal30CrashedAfterTheNetworkSent(merchant: SignedClient, prefix: string): Promise<string> {
     await system.restart('withdrawals', { FAULT_CRASH_AFTER_NETWORK_SEND: 'true' });
     const orderId = newOrderId(prefix);
-    expect((await merchant.post('/v2/merchant/withdrawals', { order_id: orderId, amount: 30, currency: 'USDT-TRC20', address: TRON_ADDRESS })).status).toBe(201);
+    expect((await merchant.post('/v2/merchant/withdrawals', { order_id: orderId, amount: 30, currency: 'USDT-TRC20', address: TRON_ADDRESS })).status).toBe(
+      201,
+    );
     await system.waitForExit('withdrawals');
     return orderId;
   }
@@ -74,7 +85,11 @@ describe('withdrawals', () => {
     const { body } = await merchant.get('/v2/merchant/methods');
     const assets = body.data.filter((entry: { direction: string }) => entry.direction === 'withdrawal');
     expect(assets.map((entry: { currency: string }) => entry.currency).sort()).toEqual(['BTC', 'ETH', 'TRX', 'USDT-ERC20', 'USDT-TRC20']);
-    expect(assets.find((entry: { currency: string }) => entry.currency === 'USDT-ERC20')).toMatchObject({ method: 'ETHEREUM', fee: { fixed: ERC20_FEE }, min_amount: 20 });
+    expect(assets.find((entry: { currency: string }) => entry.currency === 'USDT-ERC20')).toMatchObject({
+      method: 'ETHEREUM',
+      fee: { fixed: ERC20_FEE },
+      min_amount: 20,
+    });
     expect(assets.find((entry: { currency: string }) => entry.currency === 'USDT-TRC20')).toMatchObject({ method: 'TRON', fee: { fixed: 0 } });
   });
 
@@ -85,7 +100,16 @@ describe('withdrawals', () => {
     const request = { order_id: orderId, amount: 100, currency: 'USDT-ERC20', address: ERC20_ADDRESS };
     const created = await merchant.post('/v2/merchant/withdrawals', request);
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ order_id: orderId, status: 'PENDING', amount: 100, network_fee: ERC20_FEE, currency: 'USDT-ERC20', network: 'ETHEREUM', address: ERC20_ADDRESS, transaction_hash: null });
+    expect(created.body).toMatchObject({
+      order_id: orderId,
+      status: 'PENDING',
+      amount: 100,
+      network_fee: ERC20_FEE,
+      currency: 'USDT-ERC20',
+      network: 'ETHEREUM',
+      address: ERC20_ADDRESS,
+      transaction_hash: null,
+    });
     // Within the same request: the hold was placed before the withdrawal existed.
     expect(await balance(merchant, 'USDT')).toEqual({ available: 1000 - 100 - ERC20_FEE, frozen: 100 + ERC20_FEE });
     // A retry with the same order_id is the same withdrawal; anything different is a duplicate.
@@ -101,12 +125,22 @@ describe('withdrawals', () => {
     await eventually(async () => (await balance(merchant, 'USDT')).frozen === 0);
     expect(await balance(merchant, 'USDT')).toEqual({ available: 1000 - 100 - ERC20_FEE, frozen: 0 });
     const entries = await operator.request('GET', `/backoffice/v1/merchants/${merchantId}/ledger/entries?currency=USDT`);
-    const codes = entries.body.data.filter((entry: { reference: { id: string } }) => entry.reference.id === orderId).map((entry: { code: string }) => entry.code).sort();
+    const codes = entries.body.data
+      .filter((entry: { reference: { id: string } }) => entry.reference.id === orderId)
+      .map((entry: { code: string }) => entry.code)
+      .sort();
     expect(codes).toEqual(['HOLD_FEE', 'HOLD_PLACED', 'HOLD_POSTED']);
-    expect(entries.body.data.some((entry: { code: string; reference: { kind: string } }) => entry.code === 'CONVERSION_IN' && entry.reference.kind === 'conversion')).toBe(true);
+    expect(
+      entries.body.data.some((entry: { code: string; reference: { kind: string } }) => entry.code === 'CONVERSION_IN' && entry.reference.kind === 'conversion'),
+    ).toBe(true);
 
     const failingId = newOrderId('wd-fail');
-    const failing = await merchant.post('/v2/merchant/withdrawals', { order_id: failingId, amount: 50, currency: 'USDT-ERC20', address: FAILING_ERC20_ADDRESS });
+    const failing = await merchant.post('/v2/merchant/withdrawals', {
+      order_id: failingId,
+      amount: 50,
+      currency: 'USDT-ERC20',
+      address: FAILING_ERC20_ADDRESS,
+    });
     expect(failing.status).toBe(201);
     expect(await balance(merchant, 'USDT')).toEqual({ available: 895 - 50 - ERC20_FEE, frozen: 50 + ERC20_FEE });
     const failed = await finalState(merchant, failingId);
@@ -129,7 +163,9 @@ describe('withdrawals', () => {
   it('accepts exactly the 66 withdrawals of 15.00 that 1,000.00 covers out of 100 concurrent ones, leaving 10.00', async () => {
     const merchant = await merchantWith1000Usdt('Race shop');
     const orderIds = Array.from({ length: 100 }, () => newOrderId('race'));
-    const responses = await Promise.all(orderIds.map((orderId) => merchant.post('/v2/merchant/withdrawals', { order_id: orderId, amount: 15, currency: 'USDT-TRC20', address: TRON_ADDRESS })));
+    const responses = await Promise.all(
+      orderIds.map((orderId) => merchant.post('/v2/merchant/withdrawals', { order_id: orderId, amount: 15, currency: 'USDT-TRC20', address: TRON_ADDRESS })),
+    );
     const statuses = responses.map((response) => (response.status === 201 ? 'accepted' : response.body.error.code));
     expect(statuses.filter((status) => status === 'accepted')).toHaveLength(66);
     expect(statuses.filter((status) => status === 'INSUFFICIENT_FUNDS')).toHaveLength(34);
@@ -197,7 +233,9 @@ describe('withdrawals', () => {
     } finally {
       await system.startService('ledger');
     }
-    expect((await merchant.post('/v2/merchant/withdrawals', { order_id: orderId, amount: 25, currency: 'USDT-TRC20', address: TRON_ADDRESS })).status).toBe(201);
+    expect((await merchant.post('/v2/merchant/withdrawals', { order_id: orderId, amount: 25, currency: 'USDT-TRC20', address: TRON_ADDRESS })).status).toBe(
+      201,
+    );
     expect(await finalState(merchant, orderId)).toMatchObject({ status: 'COMPLETED' });
     await eventually(async () => (await balance(merchant, 'USDT')).frozen === 0);
     expect(await balance(merchant, 'USDT')).toEqual({ available: 975, frozen: 0 });
@@ -207,11 +245,15 @@ describe('withdrawals', () => {
     const merchant = await merchantWith1000Usdt('Crash shop');
     const merchantId = merchant.credentials.merchantId;
     const orderId = await withdrawal30CrashedAfterTheNetworkSent(merchant, 'crash');
-    expect((await system.query('withdrawals', `SELECT send_progress FROM withdrawals WHERE order_id = $1`, [orderId]))[0]).toEqual({ send_progress: 'sending' });
+    expect((await system.query('withdrawals', `SELECT send_progress FROM withdrawals WHERE order_id = $1`, [orderId]))[0]).toEqual({
+      send_progress: 'sending',
+    });
     await system.startService('withdrawals');
     const state = await finalState(merchant, orderId);
     expect(state).toMatchObject({ status: 'COMPLETED', transaction_hash: expectedHash(merchantId, orderId) });
-    const sends = await system.query<{ requests: number }>('withdrawals', `SELECT requests FROM simulated_network_sends WHERE idempotency_key = $1`, [`withdrawal:${merchantId}:${orderId}`]);
+    const sends = await system.query<{ requests: number }>('withdrawals', `SELECT requests FROM simulated_network_sends WHERE idempotency_key = $1`, [
+      `withdrawal:${merchantId}:${orderId}`,
+    ]);
     // One send on the network; the resumed attempt presented the same key and got the first result.
     expect(sends).toEqual([{ requests: 2 }]);
     await eventually(async () => (await balance(merchant, 'USDT')).frozen === 0);
@@ -225,16 +267,29 @@ describe('withdrawals', () => {
     await system.kill('withdrawals');
     await system.startService('withdrawals', { WITHDRAWALS_SEND_INTERVAL_MS: '3600000' });
     const orderId = newOrderId('stuck');
-    expect((await merchant.post('/v2/merchant/withdrawals', { order_id: orderId, amount: 40, currency: 'USDT-TRC20', address: TRON_ADDRESS })).status).toBe(201);
+    expect((await merchant.post('/v2/merchant/withdrawals', { order_id: orderId, amount: 40, currency: 'USDT-TRC20', address: TRON_ADDRESS })).status).toBe(
+      201,
+    );
     const stuck = await operator.request('GET', '/backoffice/v1/withdrawals/stuck?older_than_seconds=0');
     expect(stuck.status).toBe(200);
-    expect(stuck.body.data.find((item: { order_id: string }) => item.order_id === orderId)).toMatchObject({ merchant_id: merchantId, status: 'PENDING', send_progress: 'queued' });
+    expect(stuck.body.data.find((item: { order_id: string }) => item.order_id === orderId)).toMatchObject({
+      merchant_id: merchantId,
+      status: 'PENDING',
+      send_progress: 'queued',
+    });
     const missingReason = await operator.request('POST', `/backoffice/v1/withdrawals/${merchantId}/${orderId}/resolve`, { outcome: 'failed' });
     expect(missingReason.status).toBe(400);
-    const resolved = await operator.request('POST', `/backoffice/v1/withdrawals/${merchantId}/${orderId}/resolve`, { outcome: 'failed', reason: 'network congestion, refunded' });
+    const resolved = await operator.request('POST', `/backoffice/v1/withdrawals/${merchantId}/${orderId}/resolve`, {
+      outcome: 'failed',
+      reason: 'network congestion, refunded',
+    });
     expect(resolved.status).toBe(200);
     expect(resolved.body).toMatchObject({ status: 'FAILED', failure_reason: expect.stringContaining('network congestion, refunded') });
-    const again = await operator.request('POST', `/backoffice/v1/withdrawals/${merchantId}/${orderId}/resolve`, { outcome: 'completed', reason: 'found it', transaction_hash: 'a'.repeat(64) });
+    const again = await operator.request('POST', `/backoffice/v1/withdrawals/${merchantId}/${orderId}/resolve`, {
+      outcome: 'completed',
+      reason: 'found it',
+      transaction_hash: 'a'.repeat(64),
+    });
     expect(again.status).toBe(409);
     await eventually(async () => (await balance(merchant, 'USDT')).frozen === 0);
     expect(await balance(merchant, 'USDT')).toEqual({ available: 1000, frozen: 0 });
@@ -243,11 +298,17 @@ describe('withdrawals', () => {
 
   /** Waits until the sender has recorded "sending" (the network has the request, or may have). */
   async function untilSending(orderId: string): Promise<void> {
-    await eventually(async () => (await system.query<{ send_progress: string }>('withdrawals', `SELECT send_progress FROM withdrawals WHERE order_id = $1`, [orderId]))[0]?.send_progress === 'sending');
+    await eventually(
+      async () =>
+        (await system.query<{ send_progress: string }>('withdrawals', `SELECT send_progress FROM withdrawals WHERE order_id = $1`, [orderId]))[0]
+          ?.send_progress === 'sending',
+    );
   }
 
   const networkSends = (merchantId: string, orderId: string) =>
-    system.query<{ outcome: string; requests: number }>('withdrawals', `SELECT outcome, requests FROM simulated_network_sends WHERE idempotency_key = $1`, [`withdrawal:${merchantId}:${orderId}`]);
+    system.query<{ outcome: string; requests: number }>('withdrawals', `SELECT outcome, requests FROM simulated_network_sends WHERE idempotency_key = $1`, [
+      `withdrawal:${merchantId}:${orderId}`,
+    ]);
 
   describe('an operator failing a withdrawal the network may have sent (race)', () => {
     // A slow network: each send stays "sending" for 4 s, long enough for the operator to act in the middle.
@@ -258,11 +319,19 @@ describe('withdrawals', () => {
       const merchant = await merchantWith1000Usdt('Race fail-first shop');
       const merchantId = merchant.credentials.merchantId;
       const orderId = newOrderId('race-op-first');
-      expect((await merchant.post('/v2/merchant/withdrawals', { order_id: orderId, amount: 40, currency: 'USDT-TRC20', address: TRON_ADDRESS })).status).toBe(201);
+      expect((await merchant.post('/v2/merchant/withdrawals', { order_id: orderId, amount: 40, currency: 'USDT-TRC20', address: TRON_ADDRESS })).status).toBe(
+        201,
+      );
       await untilSending(orderId);
-      const refused = await operator.request('POST', `/backoffice/v1/withdrawals/${merchantId}/${orderId}/resolve`, { outcome: 'failed', reason: 'looks stuck, refunding' });
+      const refused = await operator.request('POST', `/backoffice/v1/withdrawals/${merchantId}/${orderId}/resolve`, {
+        outcome: 'failed',
+        reason: 'looks stuck, refunding',
+      });
       expect(refused.status).toBe(409);
-      expect(refused.body.error).toMatchObject({ code: 'ORDER_STATE_CONFLICT', details: [expect.objectContaining({ field: 'send_progress', issue: expect.stringContaining('reconcile') })] });
+      expect(refused.body.error).toMatchObject({
+        code: 'ORDER_STATE_CONFLICT',
+        details: [expect.objectContaining({ field: 'send_progress', issue: expect.stringContaining('reconcile') })],
+      });
       const state = await finalState(merchant, orderId);
       expect(state).toMatchObject({ status: 'COMPLETED', transaction_hash: expectedHash(merchantId, orderId) });
       expect(await networkSends(merchantId, orderId)).toEqual([{ outcome: 'completed', requests: 1 }]);
@@ -274,16 +343,24 @@ describe('withdrawals', () => {
       const merchant = await merchantWith1000Usdt('Race network-first shop');
       const merchantId = merchant.credentials.merchantId;
       const orderId = newOrderId('race-net-first');
-      expect((await merchant.post('/v2/merchant/withdrawals', { order_id: orderId, amount: 40, currency: 'USDT-TRC20', address: TRON_ADDRESS })).status).toBe(201);
+      expect((await merchant.post('/v2/merchant/withdrawals', { order_id: orderId, amount: 40, currency: 'USDT-TRC20', address: TRON_ADDRESS })).status).toBe(
+        201,
+      );
       expect(await finalState(merchant, orderId)).toMatchObject({ status: 'COMPLETED' });
-      const refused = await operator.request('POST', `/backoffice/v1/withdrawals/${merchantId}/${orderId}/resolve`, { outcome: 'failed', reason: 'looks stuck, refunding' });
+      const refused = await operator.request('POST', `/backoffice/v1/withdrawals/${merchantId}/${orderId}/resolve`, {
+        outcome: 'failed',
+        reason: 'looks stuck, refunding',
+      });
       expect(refused.status).toBe(409);
       expect(refused.body.error.code).toBe('ORDER_STATE_CONFLICT');
       expect((await merchant.get(`/v2/merchant/withdrawals/${orderId}`)).body.status).toBe('COMPLETED');
       await eventually(async () => (await balance(merchant, 'USDT')).frozen === 0);
       expect(await balance(merchant, 'USDT')).toEqual({ available: 960, frozen: 0 });
       const entries = await operator.request('GET', `/backoffice/v1/merchants/${merchantId}/ledger/entries?currency=USDT`);
-      const codes = entries.body.data.filter((entry: { reference: { id: string } }) => entry.reference.id === orderId).map((entry: { code: string }) => entry.code).sort();
+      const codes = entries.body.data
+        .filter((entry: { reference: { id: string } }) => entry.reference.id === orderId)
+        .map((entry: { code: string }) => entry.code)
+        .sort();
       // USDT-TRC20 has no network fee in this suite: no HOLD_FEE line.
       expect(codes).toEqual(['HOLD_PLACED', 'HOLD_POSTED']);
     });
@@ -292,20 +369,36 @@ describe('withdrawals', () => {
       const merchant = await merchantWith1000Usdt('Reconcile in-flight shop');
       const merchantId = merchant.credentials.merchantId;
       const orderId = newOrderId('reconcile-drop');
-      expect((await merchant.post('/v2/merchant/withdrawals', { order_id: orderId, amount: 40, currency: 'USDT-TRC20', address: TRON_ADDRESS })).status).toBe(201);
+      expect((await merchant.post('/v2/merchant/withdrawals', { order_id: orderId, amount: 40, currency: 'USDT-TRC20', address: TRON_ADDRESS })).status).toBe(
+        201,
+      );
       await untilSending(orderId);
       const reconciled = await operator.request('POST', `/backoffice/v1/withdrawals/${merchantId}/${orderId}/reconcile`, {});
       expect(reconciled.status).toBe(200);
       expect(reconciled.body).toMatchObject({
         status: 'FAILED',
-        reconciliation: { asked_by: expect.stringMatching(/^\S+$/), idempotency_key: `withdrawal:${merchantId}:${orderId}`, network_answer: { status: 'dropped' }, asked_at: expect.any(String) },
+        reconciliation: {
+          asked_by: expect.stringMatching(/^\S+$/),
+          idempotency_key: `withdrawal:${merchantId}:${orderId}`,
+          network_answer: { status: 'dropped' },
+          asked_at: expect.any(String),
+        },
       });
       // The send that was in flight reaches the network after the key was dropped: no transfer, and its answer is kept.
-      await eventually(async () => (await system.query('withdrawals', `SELECT 1 FROM withdrawal_late_network_results WHERE order_id = $1`, [orderId])).length === 1);
+      await eventually(
+        async () => (await system.query('withdrawals', `SELECT 1 FROM withdrawal_late_network_results WHERE order_id = $1`, [orderId])).length === 1,
+      );
       expect(await networkSends(merchantId, orderId)).toEqual([{ outcome: 'dropped', requests: 2 }]);
-      const [late] = await system.query('withdrawals', `SELECT status_at_arrival, outcome, contradicts FROM withdrawal_late_network_results WHERE order_id = $1`, [orderId]);
+      const [late] = await system.query(
+        'withdrawals',
+        `SELECT status_at_arrival, outcome, contradicts FROM withdrawal_late_network_results WHERE order_id = $1`,
+        [orderId],
+      );
       expect(late).toEqual({ status_at_arrival: 'FAILED', outcome: 'failed', contradicts: false });
-      const [counter] = await system.query<{ value: string }>('withdrawals', `SELECT value::text FROM withdrawal_metric_counters WHERE metric = 'withdrawal_late_network_results_total' AND labels = 'outcome="failed",contradicts="false"'`);
+      const [counter] = await system.query<{ value: string }>(
+        'withdrawals',
+        `SELECT value::text FROM withdrawal_metric_counters WHERE metric = 'withdrawal_late_network_results_total' AND labels = 'outcome="failed",contradicts="false"'`,
+      );
       expect(Number(counter.value)).toBeGreaterThanOrEqual(1);
       expect(system.outputOf('withdrawals').some((line) => line.includes('late network result') && line.includes(orderId))).toBe(true);
       await eventually(async () => (await balance(merchant, 'USDT')).frozen === 0);
@@ -319,7 +412,10 @@ describe('withdrawals', () => {
     const orderId = await withdrawal30CrashedAfterTheNetworkSent(merchant, 'reconcile-crash');
     // Back up without a sender: the withdrawal stays "sending" until an operator looks.
     await system.startService('withdrawals', { WITHDRAWALS_SEND_INTERVAL_MS: '3600000' });
-    const failing = await operator.request('POST', `/backoffice/v1/withdrawals/${merchantId}/${orderId}/resolve`, { outcome: 'failed', reason: 'stuck, refunding' });
+    const failing = await operator.request('POST', `/backoffice/v1/withdrawals/${merchantId}/${orderId}/resolve`, {
+      outcome: 'failed',
+      reason: 'stuck, refunding',
+    });
     expect(failing.status).toBe(409);
     const missing = await operator.request('POST', `/backoffice/v1/withdrawals/${merchantId}/wd-no-such-order/reconcile`, {});
     expect(missing.status).toBe(404);
@@ -329,7 +425,10 @@ describe('withdrawals', () => {
     expect(reconciled.body).toMatchObject({
       status: 'COMPLETED',
       transaction_hash: expectedHash(merchantId, orderId),
-      reconciliation: { asked_by: expect.stringMatching(/^\S+$/), network_answer: { status: 'completed', transaction_hash: expectedHash(merchantId, orderId) } },
+      reconciliation: {
+        asked_by: expect.stringMatching(/^\S+$/),
+        network_answer: { status: 'completed', transaction_hash: expectedHash(merchantId, orderId) },
+      },
     });
     const seen = await operator.request('GET', `/backoffice/v1/withdrawals/${merchantId}/${orderId}`);
     expect(seen.body).toMatchObject({ status: 'COMPLETED', send_progress: 'finished', reconciliation: reconciled.body.reconciliation });

@@ -20,7 +20,14 @@ export class AppModule {
         HealthModule.forRoot({ consumerLagMax: config.consumerLagMax, healthCheckTimeoutMs: config.healthCheckTimeoutMs }),
         MessagingModule.forRootAsync({
           inject: [],
-          useFactory: () => ({ clientId: 'withdrawals', brokers: config.kafkaBrokers, namespace: config.kafkaNamespace, security: config.kafkaSecurity, createTopics: config.createTopics, partitionsConsumedConcurrently: config.partitionsConsumedConcurrently }),
+          useFactory: () => ({
+            clientId: 'withdrawals',
+            brokers: config.kafkaBrokers,
+            namespace: config.kafkaNamespace,
+            security: config.kafkaSecurity,
+            createTopics: config.createTopics,
+            partitionsConsumedConcurrently: config.partitionsConsumedConcurrently,
+          }),
         }),
         WithdrawalsModule.forRoot({
           ...config,

@@ -18,13 +18,19 @@ describe('withdrawals config', () => {
 
   it('refuses bad values at boot, naming each', () => {
     const attempt = () =>
-      loadWithdrawalsConfig({ ...base, WITHDRAWALS_NETWORK_FEES: 'DOGE=1,BTC=0.000000001', WITHDRAWALS_SIMULATOR_OUTCOME: 'maybe', WITHDRAWALS_SIMULATOR_FAIL_ADDRESS_PATTERN: '(' });
+      loadWithdrawalsConfig({
+        ...base,
+        WITHDRAWALS_NETWORK_FEES: 'DOGE=1,BTC=0.000000001',
+        WITHDRAWALS_SIMULATOR_OUTCOME: 'maybe',
+        WITHDRAWALS_SIMULATOR_FAIL_ADDRESS_PATTERN: '(',
+      });
     expect(attempt).toThrow(ConfigError);
     try {
       attempt();
     } catch (error) {
       const message = (error as ConfigError).message;
-      for (const name of ['DOGE', 'the fee of BTC', 'WITHDRAWALS_SIMULATOR_OUTCOME', 'WITHDRAWALS_SIMULATOR_FAIL_ADDRESS_PATTERN']) expect(message).toContain(name);
+      for (const name of ['DOGE', 'the fee of BTC', 'WITHDRAWALS_SIMULATOR_OUTCOME', 'WITHDRAWALS_SIMULATOR_FAIL_ADDRESS_PATTERN'])
+        expect(message).toContain(name);
     }
   });
 });

@@ -20,7 +20,16 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import { LosslessNumber, parse, stringify } from 'lossless-json';
 import { Pool } from 'pg';
-import { AUTH_HEADERS, apiSecretAssociatedData, canonicalSignedPath, checkTimestamp, computeSignature, MERCHANT_ID_PATTERN, SecretBox, signaturesMatch } from '@mp/access-domain';
+import {
+  AUTH_HEADERS,
+  apiSecretAssociatedData,
+  canonicalSignedPath,
+  checkTimestamp,
+  computeSignature,
+  MERCHANT_ID_PATTERN,
+  SecretBox,
+  signaturesMatch,
+} from '@mp/access-domain';
 import { DEFAULT_METHOD_CATALOG, incomingMethodsFor } from '@mp/payments-domain';
 import { calculateFeeMinor, formatAmountMinor, isKnownCurrency, parseAmountLiteral } from '@mp/shared-util-money';
 import { CREATE_PAYIN_SQL, FIND_MERCHANT_SQL, FIND_ORDER_SQL, YARDSTICK_SCHEMA } from './schema';
@@ -62,7 +71,8 @@ interface OrderRow {
   expires_at: Date;
 }
 
-const pool = mode === 'monolith' ? new Pool({ connectionString: requiredEnv('YARDSTICK_DATABASE_URL'), max: Number(process.env['YARDSTICK_POOL_MAX'] ?? 10) }) : null;
+const pool =
+  mode === 'monolith' ? new Pool({ connectionString: requiredEnv('YARDSTICK_DATABASE_URL'), max: Number(process.env['YARDSTICK_POOL_MAX'] ?? 10) }) : null;
 const secretBox = mode === 'monolith' ? new SecretBox(Buffer.from(requiredEnv('YARDSTICK_MASTER_KEY'), 'base64')) : null;
 const bareSecrets = new Map<string, string>(mode === 'bare' ? Object.entries(JSON.parse(requiredEnv('YARDSTICK_MERCHANTS')) as Record<string, string>) : []);
 const secretCache = new Map<string, { secret: string | null; expiresAt: number }>();
@@ -75,7 +85,10 @@ async function secretOf(merchantId: string): Promise<string | null> {
   const row = rows[0] as { status: string; key_version: number; secret_iv: Buffer; secret_auth_tag: Buffer; secret_ciphertext: Buffer } | undefined;
   const secret =
     row && row.status === 'active'
-      ? (secretBox as SecretBox).open({ keyVersion: row.key_version, iv: row.secret_iv, authTag: row.secret_auth_tag, ciphertext: row.secret_ciphertext }, apiSecretAssociatedData(merchantId))
+      ? (secretBox as SecretBox).open(
+          { keyVersion: row.key_version, iv: row.secret_iv, authTag: row.secret_auth_tag, ciphertext: row.secret_ciphertext },
+          apiSecretAssociatedData(merchantId),
+        )
       : null;
   secretCache.set(merchantId, { secret, expiresAt: Date.now() + CREDENTIAL_CACHE_TTL_MS });
   return secret;
@@ -129,10 +142,12 @@ function validatePayIn(rawBody: Buffer): ValidPayIn {
   for (const field of INCOMING_FIELDS) if (fields[field] === undefined || fields[field] === null) details.push({ field, issue: 'is required' });
   for (const field of Object.keys(fields)) if (!INCOMING_FIELDS.has(field)) details.push({ field, issue: 'is not a known field' });
   const { order_id: orderId, amount, currency, country, callback_url: callbackUrl } = fields;
-  if (typeof orderId !== 'string' || !ORDER_ID_PATTERN.test(orderId)) details.push({ field: 'order_id', issue: 'must be 1 to 64 characters from A-Z a-z 0-9 . _ - : /' });
+  if (typeof orderId !== 'string' || !ORDER_ID_PATTERN.test(orderId))
+    details.push({ field: 'order_id', issue: 'must be 1 to 64 characters from A-Z a-z 0-9 . _ - : /' });
   if (typeof currency !== 'string' || !isKnownCurrency(currency)) details.push({ field: 'currency', issue: 'must be a known currency code' });
   if (typeof country !== 'string' || !/^[A-Z]{2}$/.test(country)) details.push({ field: 'country', issue: 'must be a two-letter country code' });
-  if (typeof callbackUrl !== 'string' || callbackUrl.length > 2048 || !/^https:\/\/\S+$/.test(callbackUrl)) details.push({ field: 'callback_url', issue: 'must be an https URL' });
+  if (typeof callbackUrl !== 'string' || callbackUrl.length > 2048 || !/^https:\/\/\S+$/.test(callbackUrl))
+    details.push({ field: 'callback_url', issue: 'must be an https URL' });
   let amountMinor = 0n;
   if (!(amount instanceof NumberLiteral)) details.push({ field: 'amount', issue: 'must be a JSON number' });
   else if (typeof currency === 'string' && isKnownCurrency(currency)) {
@@ -142,8 +157,10 @@ function validatePayIn(rawBody: Buffer): ValidPayIn {
   }
   if (details.length > 0) throw new HttpError(400, 'VALIDATION_ERROR', 'The payment is not valid', details);
   const method = incomingMethodsFor(DEFAULT_METHOD_CATALOG, country as string, currency as string)[0];
-  if (!method) throw new HttpError(400, 'VALIDATION_ERROR', 'No method for this country and currency', [{ field: 'currency', issue: 'not offered in this country' }]);
-  if (amountMinor < method.minAmountMinor || amountMinor > method.maxAmountMinor) throw new HttpError(400, 'VALIDATION_ERROR', 'The amount is outside the method limits', [{ field: 'amount', issue: 'outside the limits' }]);
+  if (!method)
+    throw new HttpError(400, 'VALIDATION_ERROR', 'No method for this country and currency', [{ field: 'currency', issue: 'not offered in this country' }]);
+  if (amountMinor < method.minAmountMinor || amountMinor > method.maxAmountMinor)
+    throw new HttpError(400, 'VALIDATION_ERROR', 'The amount is outside the method limits', [{ field: 'amount', issue: 'outside the limits' }]);
   const feeMinor = calculateFeeMinor(amountMinor, method.feeRateBasisPoints, method.feeFixedMinor);
   return { orderId: orderId as string, amountMinor, feeMinor, currency: currency as string, country: country as string, callbackUrl: callbackUrl as string };
 }
@@ -170,17 +187,35 @@ async function createPayIn(merchantId: string, rawBody: Buffer): Promise<{ statu
   if (mode === 'bare') {
     const now = new Date();
     const row: OrderRow = {
-      merchant_id: merchantId, order_id: payIn.orderId, amount_minor: String(payIn.amountMinor), fee_minor: String(payIn.feeMinor), currency: payIn.currency, country: payIn.country,
-      callback_url: payIn.callbackUrl, status: 'PENDING', payer_token: token, created_at: now, expires_at: new Date(now.getTime() + 30 * 60_000),
+      merchant_id: merchantId,
+      order_id: payIn.orderId,
+      amount_minor: String(payIn.amountMinor),
+      fee_minor: String(payIn.feeMinor),
+      currency: payIn.currency,
+      country: payIn.country,
+      callback_url: payIn.callbackUrl,
+      status: 'PENDING',
+      payer_token: token,
+      created_at: now,
+      expires_at: new Date(now.getTime() + 30 * 60_000),
     };
     return { status: 201, body: orderView(row) };
   }
-  const event = JSON.stringify({ type: 'IncomingPaymentCreated', merchantId, orderId: payIn.orderId, amountMinor: String(payIn.amountMinor), feeMinor: String(payIn.feeMinor), currency: payIn.currency, occurredAt: new Date().toISOString() });
+  const event = JSON.stringify({
+    type: 'IncomingPaymentCreated',
+    merchantId,
+    orderId: payIn.orderId,
+    amountMinor: String(payIn.amountMinor),
+    feeMinor: String(payIn.feeMinor),
+    currency: payIn.currency,
+    occurredAt: new Date().toISOString(),
+  });
   const values = [merchantId, payIn.orderId, String(payIn.amountMinor), String(payIn.feeMinor), payIn.currency, payIn.country, payIn.callbackUrl, token, event];
   const created = await (pool as Pool).query<OrderRow>({ name: 'create-payin', text: CREATE_PAYIN_SQL, values });
   if (created.rows[0]) return { status: 201, body: orderView(created.rows[0]) };
   const existing = (await (pool as Pool).query<OrderRow>({ name: 'find-order', text: FIND_ORDER_SQL, values: [merchantId, payIn.orderId] })).rows[0];
-  if (existing && BigInt(existing.amount_minor) === payIn.amountMinor && existing.currency === payIn.currency) return { status: 201, body: orderView(existing) };
+  if (existing && BigInt(existing.amount_minor) === payIn.amountMinor && existing.currency === payIn.currency)
+    return { status: 201, body: orderView(existing) };
   throw new HttpError(409, 'DUPLICATE_ORDER', 'An order with this order_id exists with other parameters', [{ field: 'order_id', issue: 'already used' }]);
 }
 
@@ -189,7 +224,19 @@ async function status(merchantId: string, orderId: string): Promise<{ status: nu
     const now = new Date();
     return {
       status: 200,
-      body: orderView({ merchant_id: merchantId, order_id: orderId, amount_minor: '150050', fee_minor: '3751', currency: 'RUB', country: 'RU', callback_url: 'https://shop.example/cb', status: 'PENDING', payer_token: 'token', created_at: now, expires_at: now }),
+      body: orderView({
+        merchant_id: merchantId,
+        order_id: orderId,
+        amount_minor: '150050',
+        fee_minor: '3751',
+        currency: 'RUB',
+        country: 'RU',
+        callback_url: 'https://shop.example/cb',
+        status: 'PENDING',
+        payer_token: 'token',
+        created_at: now,
+        expires_at: now,
+      }),
     };
   }
   const row = (await (pool as Pool).query<OrderRow>({ name: 'find-order', text: FIND_ORDER_SQL, values: [merchantId, orderId] })).rows[0];

@@ -47,17 +47,27 @@ export async function restartGatewayCountingTopics({ stack, baseUrl, demo }) {
     }
     await healthyGateway();
     // Settled once the old pair is gone and the new replica's pair exists: at once after a clean stop, after the grace after a crash.
-    await waitFor(async () => {
-      const now = await gatewayReplyTopics(stack);
-      return now.length === 2 && !now.some((topic) => before.includes(topic));
-    }, `the gateway's reply topics to settle at one pair after a ${stop} restart`, 120_000).catch(async (error) => {
+    await waitFor(
+      async () => {
+        const now = await gatewayReplyTopics(stack);
+        return now.length === 2 && !now.some((topic) => before.includes(topic));
+      },
+      `the gateway's reply topics to settle at one pair after a ${stop} restart`,
+      120_000,
+    ).catch(async (error) => {
       throw new SmokeFailure(`${error.message}: ${(await gatewayReplyTopics(stack)).join(', ')}`);
     });
     counts.push((await gatewayReplyTopics(stack)).length);
   }
   // The restarted gateway still gets its replies.
   const orderId = `smoke-restarted-${Date.now().toString(36)}`;
-  const created = await merchantClient(baseUrl, demo)('POST', '/v2/payments/incoming', { order_id: orderId, amount: 100, currency: 'RUB', country: 'RU', callback_url: 'https://shop.example/callbacks' });
+  const created = await merchantClient(baseUrl, demo)('POST', '/v2/payments/incoming', {
+    order_id: orderId,
+    amount: 100,
+    currency: 'RUB',
+    country: 'RU',
+    callback_url: 'https://shop.example/callbacks',
+  });
   check(created.status === 201, `a pay-in through the restarted gateway: HTTP ${created.status} ${JSON.stringify(created.body)}`);
   return counts;
 }
@@ -86,7 +96,13 @@ export async function killThenLoad({ stack, baseUrl, demo, sinkUrl }) {
     const sentAtMs = Date.now() - startedAt;
     inFlight.push(
       (async () => {
-        const created = await request('POST', '/v2/payments/incoming', { order_id: orderId, amount: 100 + (index % 50), currency: 'RUB', country: 'RU', callback_url: sinkUrl });
+        const created = await request('POST', '/v2/payments/incoming', {
+          order_id: orderId,
+          amount: 100 + (index % 50),
+          currency: 'RUB',
+          country: 'RU',
+          callback_url: sinkUrl,
+        });
         const outcome = { orderId, sentAtMs, status: created.status, ms: created.ms };
         outcomes.push(outcome);
         if (created.status === 201) {
@@ -121,11 +137,17 @@ export async function verifyNothingLost({ stack, baseUrl, demo, sink, load }) {
     expected += toMinor(order.amount) - toMinor(order.fee);
   }
   let moved = 0n;
-  await waitFor(async () => {
-    moved = availableMinor((await request('GET', '/v2/merchant/balances')).body, 'RUB') - availableMinor(load.balancesBefore, 'RUB');
-    return moved === expected;
-  }, 'the balance to move by the completed pay-ins', 120_000).catch(() => {
-    throw new SmokeFailure(`the balance moved by ${moved} minor units; the ${confirmed.length} completed pay-ins add up to ${expected}: money was ${moved > expected ? 'created' : 'lost'}`);
+  await waitFor(
+    async () => {
+      moved = availableMinor((await request('GET', '/v2/merchant/balances')).body, 'RUB') - availableMinor(load.balancesBefore, 'RUB');
+      return moved === expected;
+    },
+    'the balance to move by the completed pay-ins',
+    120_000,
+  ).catch(() => {
+    throw new SmokeFailure(
+      `the balance moved by ${moved} minor units; the ${confirmed.length} completed pay-ins add up to ${expected}: money was ${moved > expected ? 'created' : 'lost'}`,
+    );
   });
   const completedCallback = (orderId) => sink.verified.some(({ body }) => body?.data?.order_id === orderId && JSON.stringify(body).includes('SUCCEEDED'));
   await waitFor(() => confirmed.every(({ orderId }) => completedCallback(orderId)), 'a verified SUCCEEDED callback for every completed pay-in', 120_000);
@@ -157,12 +179,23 @@ export async function forgedProduces({ stack, secrets }) {
         .then(() => producer.send({ topic: 'withdrawals.commands', acks: -1, messages: [{ key: 'forged', value: JSON.stringify({ type: 'RequestWithdrawal', data: { merchantId: 'any', amountMinor: '100000000' } }) }] }))
         .then(() => console.log('WRITTEN'), (error) => console.log(error.name + ' ' + (error.type ?? '') + ' ' + error.message))
         .finally(() => producer.disconnect().catch(() => {}));`;
-    return (await run('docker', ['exec', '-e', `MP_USER=${user}`, '-e', `MP_PASSWORD=${password}`, payments, 'node', '-e', script], { quiet: true, allowFailure: true })).output;
+    return (
+      await run('docker', ['exec', '-e', `MP_USER=${user}`, '-e', `MP_PASSWORD=${password}`, payments, 'node', '-e', script], {
+        quiet: true,
+        allowFailure: true,
+      })
+    ).output;
   };
   const asPayments = await produceAs('payments', secrets.PAYMENTS_KAFKA_PASSWORD);
-  check(/TOPIC_AUTHORIZATION_FAILED/.test(asPayments) && !/WRITTEN/.test(asPayments), `the payments principal wrote withdrawals.commands, or failed otherwise:\n${asPayments.slice(-1500)}`);
+  check(
+    /TOPIC_AUTHORIZATION_FAILED/.test(asPayments) && !/WRITTEN/.test(asPayments),
+    `the payments principal wrote withdrawals.commands, or failed otherwise:\n${asPayments.slice(-1500)}`,
+  );
   const wrongPassword = await produceAs('gateway', 'not-the-password');
-  check(/SASL.*authentication failed/i.test(wrongPassword) && !/WRITTEN/.test(wrongPassword), `a wrong password was not refused as such:\n${wrongPassword.slice(-1500)}`);
+  check(
+    /SASL.*authentication failed/i.test(wrongPassword) && !/WRITTEN/.test(wrongPassword),
+    `a wrong password was not refused as such:\n${wrongPassword.slice(-1500)}`,
+  );
 }
 
 /**
@@ -180,8 +213,14 @@ export async function internalTlsOnly({ stack }) {
     Promise.all(listeners.map(async (listener) => listener + ' https=' + (await outcome('https://' + listener)) + ' http=' + (await outcome('http://' + listener))))
       .then((lines) => console.log(lines.join('\\n')));`;
   const output = (await run('docker', ['exec', payments, 'node', '-e', script], { quiet: true, allowFailure: true })).output;
-  const lines = output.trim().split('\n').filter((line) => line.includes(' https='));
-  check(lines.length === 5 && lines.every((line) => line.includes('https=200') && line.includes('http=refused')), `an internal listener is not HTTPS-only:\n${output.slice(-1500)}`);
+  const lines = output
+    .trim()
+    .split('\n')
+    .filter((line) => line.includes(' https='));
+  check(
+    lines.length === 5 && lines.every((line) => line.includes('https=200') && line.includes('http=refused')),
+    `an internal listener is not HTTPS-only:\n${output.slice(-1500)}`,
+  );
 }
 
 export function takeoverFigures(load) {
@@ -190,11 +229,17 @@ export function takeoverFigures(load) {
     const window = load.outcomes.filter(({ sentAtMs }) => sentAtMs >= kill.killedAtMs && sentAtMs < kill.killedAtMs + 15_000);
     const slowest = Math.max(0, ...window.map(({ ms }) => ms));
     const failed = window.filter(({ status }) => status !== 201).map(({ status, settled }) => `HTTP ${status || 'none'}, then ${settled}`);
-    lines.push(`${kill.service} replica killed at ${(kill.killedAtMs / 1000).toFixed(1)} s: ${window.length} pay-ins sent in the next 15 s, ${failed.length} not acknowledged${failed.length ? ` (${failed.join('; ')})` : ''}, slowest answer ${(slowest / 1000).toFixed(1)} s`);
+    lines.push(
+      `${kill.service} replica killed at ${(kill.killedAtMs / 1000).toFixed(1)} s: ${window.length} pay-ins sent in the next 15 s, ${failed.length} not acknowledged${failed.length ? ` (${failed.join('; ')})` : ''}, slowest answer ${(slowest / 1000).toFixed(1)} s`,
+    );
   }
   const latencies = load.outcomes.map(({ ms }) => ms).sort((a, b) => a - b);
   const percentile = (p) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? 0;
-  const unacknowledged = load.outcomes.filter(({ status }) => status !== 201).map(({ orderId, status, settled }) => `${orderId}: HTTP ${status || 'none'}, then ${settled}`);
-  lines.push(`all ${load.outcomes.length} pay-ins: ${load.outcomes.length - unacknowledged.length} acknowledged${unacknowledged.length ? ` (not: ${unacknowledged.join('; ')})` : ''}; create latency p50 ${percentile(50)} ms, p99 ${percentile(99)} ms, max ${percentile(100)} ms`);
+  const unacknowledged = load.outcomes
+    .filter(({ status }) => status !== 201)
+    .map(({ orderId, status, settled }) => `${orderId}: HTTP ${status || 'none'}, then ${settled}`);
+  lines.push(
+    `all ${load.outcomes.length} pay-ins: ${load.outcomes.length - unacknowledged.length} acknowledged${unacknowledged.length ? ` (not: ${unacknowledged.join('; ')})` : ''}; create latency p50 ${percentile(50)} ms, p99 ${percentile(99)} ms, max ${percentile(100)} ms`,
+  );
   return lines;
 }

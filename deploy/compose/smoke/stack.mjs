@@ -72,7 +72,13 @@ export function secretsEnvFile(directory, gatewayPort, sinkCidr) {
     GATEWAY_REPLY_TOPIC_SWEEP_SECONDS: '2',
   };
   const file = join(directory, 'smoke.env');
-  writeFileSync(file, Object.entries(values).map(([name, value]) => `${name}=${value}`).join('\n') + '\n', { mode: 0o600 });
+  writeFileSync(
+    file,
+    Object.entries(values)
+      .map(([name, value]) => `${name}=${value}`)
+      .join('\n') + '\n',
+    { mode: 0o600 },
+  );
   return { file, values };
 }
 
@@ -85,7 +91,11 @@ export function compose(envFile) {
     run: (args, options) => run(command, [...base, ...args], options),
     /** With the demo and bootstrap profiles, for commands that name their services. */
     withProfiles: (args, options) => run(command, [...withProfiles, ...args], options),
-    containers: async (service) => (await run(command, [...withProfiles, 'ps', '-q', service], { quiet: true })).output.split('\n').filter((id) => /^[0-9a-f]{12,}$/.test(id.trim())).map((id) => id.trim()),
+    containers: async (service) =>
+      (await run(command, [...withProfiles, 'ps', '-q', service], { quiet: true })).output
+        .split('\n')
+        .filter((id) => /^[0-9a-f]{12,}$/.test(id.trim()))
+        .map((id) => id.trim()),
   };
 }
 
@@ -136,7 +146,10 @@ export async function healthyMeansReady(stack) {
       answers.push(`${service.name} ${id.slice(0, 12)} ${health}: ${status}`);
       // The compose conventions reached the engine (1.29 and v2 both): read-only root, no capabilities, a memory limit.
       const [readOnly, memory, capDrop] = inspect(id, '{{.HostConfig.ReadonlyRootfs}} {{.HostConfig.Memory}} {{json .HostConfig.CapDrop}}').split(' ');
-      check(readOnly === 'true' && Number(memory) > 0 && capDrop === '["ALL"]', `${service.name} ${id.slice(0, 12)}: read-only ${readOnly}, memory limit ${memory}, cap_drop ${capDrop}`);
+      check(
+        readOnly === 'true' && Number(memory) > 0 && capDrop === '["ALL"]',
+        `${service.name} ${id.slice(0, 12)}: read-only ${readOnly}, memory limit ${memory}, cap_drop ${capDrop}`,
+      );
       check(health === 'healthy' && status === '200', `${service.name} ${id.slice(0, 12)} is ${health}, and ${service.health.ready} answered ${status}`);
     }
   }

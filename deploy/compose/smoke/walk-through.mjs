@@ -30,7 +30,8 @@ export async function waitForStatus(request, orderId, wanted, timeoutMs = 120_00
   for (;;) {
     const read = await request('GET', `/v2/payments/status/${orderId}`);
     if (read.status === 200 && read.body.status === wanted) return read.body;
-    if (Date.now() > deadline) throw new SmokeFailure(`${orderId} is ${read.status === 200 ? read.body.status : `HTTP ${read.status}`}, not ${wanted}, after ${timeoutMs / 1000} s`);
+    if (Date.now() > deadline)
+      throw new SmokeFailure(`${orderId} is ${read.status === 200 ? read.body.status : `HTTP ${read.status}`}, not ${wanted}, after ${timeoutMs / 1000} s`);
     await sleep(500);
   }
 }
@@ -54,10 +55,17 @@ export async function walkThrough({ baseUrl, demo, sink, sinkUrl }) {
   check(payerPage.status === 200, `payer page ${created.body.redirect_url}: HTTP ${payerPage.status}`);
   await payAndConfirm(baseUrl, demo, orderId, created.body.redirect_url);
   const order = await waitForStatus(request, orderId, 'SUCCEEDED');
-  await waitFor(() => sink.verified.some((callback) => JSON.stringify(callback.body).includes(orderId) && JSON.stringify(callback.body).includes('SUCCEEDED')), `the verified SUCCEEDED callback of ${orderId}`, 60_000);
+  await waitFor(
+    () => sink.verified.some((callback) => JSON.stringify(callback.body).includes(orderId) && JSON.stringify(callback.body).includes('SUCCEEDED')),
+    `the verified SUCCEEDED callback of ${orderId}`,
+    60_000,
+  );
   const after = await request('GET', '/v2/merchant/balances');
   const moved = availableMinor(after.body, 'RUB') - availableMinor(before.body, 'RUB');
-  check(moved === toMinor(order.amount) - toMinor(order.fee), `the balance moved by ${moved}, expected ${toMinor(order.amount) - toMinor(order.fee)} (amount ${order.amount}, fee ${order.fee})`);
+  check(
+    moved === toMinor(order.amount) - toMinor(order.fee),
+    `the balance moved by ${moved}, expected ${toMinor(order.amount) - toMinor(order.fee)} (amount ${order.amount}, fee ${order.fee})`,
+  );
   say(`walk-through: pay-in ${orderId} completed, callback verified, balance +${moved} minor units (RUB)`);
 }
 
@@ -68,15 +76,25 @@ export async function walkThrough({ baseUrl, demo, sink, sinkUrl }) {
 export async function consoleSignIn({ baseUrl, demo }) {
   const page = await fetch(`${baseUrl}/console/`);
   const html = await page.text();
-  check(page.status === 200 && /script-src 'self'/.test(page.headers.get('content-security-policy') ?? ''), `/console/: HTTP ${page.status}, CSP ${page.headers.get('content-security-policy')}`);
+  check(
+    page.status === 200 && /script-src 'self'/.test(page.headers.get('content-security-policy') ?? ''),
+    `/console/: HTTP ${page.status}, CSP ${page.headers.get('content-security-policy')}`,
+  );
   const script = /<script[^>]+src="([^"]+)"/.exec(html)?.[1];
   check(script !== undefined, `/console/ names no script: ${html.slice(0, 300)}`);
   const bundle = await fetch(new URL(script, `${baseUrl}/console/`));
   check(bundle.status === 200 && (await bundle.text()).length > 10_000, `the console's script ${script}: HTTP ${bundle.status}`);
-  const login = await fetch(`${baseUrl}/console/api/login`, { method: 'POST', headers: { 'content-type': 'application/json', origin: baseUrl }, body: JSON.stringify({ role: 'agent', credential: demo.agent_token }) });
+  const login = await fetch(`${baseUrl}/console/api/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: baseUrl },
+    body: JSON.stringify({ role: 'agent', credential: demo.agent_token }),
+  });
   const session = await login.json().catch(() => null);
   const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0];
-  check(login.status === 200 && session?.role === 'agent' && cookie.startsWith('__Host-console_session='), `console sign-in: HTTP ${login.status} ${JSON.stringify(session)}`);
+  check(
+    login.status === 200 && session?.role === 'agent' && cookie.startsWith('__Host-console_session='),
+    `console sign-in: HTTP ${login.status} ${JSON.stringify(session)}`,
+  );
   const queue = await fetch(`${baseUrl}/console/api/agent/orders`, { headers: { cookie } });
   const orders = await queue.json().catch(() => null);
   check(queue.status === 200 && Array.isArray(orders?.data), `the agent's queue through the console: HTTP ${queue.status} ${JSON.stringify(orders)}`);
@@ -96,14 +114,29 @@ export async function bootstrapFirstOperator({ stack, baseUrl }) {
   const operator = JSON.parse(first.output.trim().split('\n').pop());
   check(/^bo_/.test(operator.token) && /^op_/.test(operator.operator_id), `bootstrap-operator printed no credential: ${first.output}`);
   const second = await bootstrap('Second try');
-  check(second.code === 3 && /refused/.test(second.output) && !/bo_[A-Za-z0-9_-]{20}/.test(second.output), `a second bootstrap-operator was not refused (exit ${second.code}):\n${second.output}`);
-  const login = await fetch(`${baseUrl}/console/api/login`, { method: 'POST', headers: { 'content-type': 'application/json', origin: baseUrl }, body: JSON.stringify({ role: 'operator', credential: operator.token }) });
+  check(
+    second.code === 3 && /refused/.test(second.output) && !/bo_[A-Za-z0-9_-]{20}/.test(second.output),
+    `a second bootstrap-operator was not refused (exit ${second.code}):\n${second.output}`,
+  );
+  const login = await fetch(`${baseUrl}/console/api/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: baseUrl },
+    body: JSON.stringify({ role: 'operator', credential: operator.token }),
+  });
   const session = await login.json().catch(() => null);
   const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0];
-  check(login.status === 200 && session?.role === 'operator' && cookie.startsWith('__Host-console_session='), `console sign-in as the first operator: HTTP ${login.status} ${JSON.stringify(session)}`);
+  check(
+    login.status === 200 && session?.role === 'operator' && cookie.startsWith('__Host-console_session='),
+    `console sign-in as the first operator: HTTP ${login.status} ${JSON.stringify(session)}`,
+  );
   const credentials = await fetch(`${baseUrl}/console/api/operator/operator-credentials`, { headers: { cookie } });
   const listed = await credentials.json().catch(() => null);
   const own = listed?.data?.find?.((credential) => credential.credential_id === operator.credential_id);
-  check(credentials.status === 200 && own?.operator_id === operator.operator_id && own?.may_issue_operator_credentials === true, `the back office through the console as the first operator: HTTP ${credentials.status} ${JSON.stringify(listed)}`);
-  say(`first operator ${operator.operator_id} made by bootstrap-operator (a second run refused with exit 3), signed in to the console, listed ${listed.data.length} operator credential(s) through the back office`);
+  check(
+    credentials.status === 200 && own?.operator_id === operator.operator_id && own?.may_issue_operator_credentials === true,
+    `the back office through the console as the first operator: HTTP ${credentials.status} ${JSON.stringify(listed)}`,
+  );
+  say(
+    `first operator ${operator.operator_id} made by bootstrap-operator (a second run refused with exit 3), signed in to the console, listed ${listed.data.length} operator credential(s) through the back office`,
+  );
 }

@@ -24,7 +24,8 @@ const jaasQuoted = (value) => `"${String(value).replaceAll('\\', '\\\\').replace
 export function proxiedListener(options, port) {
   if (!options) return null;
   const advertisedPort = Number(options.advertisedPort);
-  if (!Number.isInteger(advertisedPort) || advertisedPort < 1 || advertisedPort > 65535) throw new Error(`kafkaProxiedListener.advertisedPort must be a TCP port, got ${JSON.stringify(options.advertisedPort)}`);
+  if (!Number.isInteger(advertisedPort) || advertisedPort < 1 || advertisedPort > 65535)
+    throw new Error(`kafkaProxiedListener.advertisedPort must be a TCP port, got ${JSON.stringify(options.advertisedPort)}`);
   return { port, advertised: `${options.advertisedHost ?? '127.0.0.1'}:${advertisedPort}` };
 }
 
@@ -39,7 +40,9 @@ export function listenerProperties({ brokerPort, controllerPort, security, proxi
     // PROXIED (the chaos runner's fault proxy, see proxiedListener): a second PLAINTEXT listener
     // that advertises the proxy's address, so a client bootstrapped through the proxy keeps
     // talking to the broker through it; the broker itself and direct clients use PLAINTEXT.
-    const extra = proxied ? { listener: `,PROXIED://127.0.0.1:${proxied.port}`, advertised: `,PROXIED://${proxied.advertised}`, protocol: ',PROXIED:PLAINTEXT' } : { listener: '', advertised: '', protocol: '' };
+    const extra = proxied
+      ? { listener: `,PROXIED://127.0.0.1:${proxied.port}`, advertised: `,PROXIED://${proxied.advertised}`, protocol: ',PROXIED:PLAINTEXT' }
+      : { listener: '', advertised: '', protocol: '' };
     return `listeners=PLAINTEXT://127.0.0.1:${brokerPort}${extra.listener},CONTROLLER://127.0.0.1:${controllerPort}
 advertised.listeners=PLAINTEXT://127.0.0.1:${brokerPort}${extra.advertised}
 controller.listener.names=CONTROLLER
@@ -74,7 +77,12 @@ allow.everyone.if.no.acl.found=false`;
  * the broker itself logs in as) can only be added when the storage is formatted (KIP-900).
  */
 export const scramArguments = (security) =>
-  security ? Object.entries({ [KAFKA_ADMIN_USER]: security.adminPassword, ...security.users }).flatMap(([name, password]) => ['--add-scram', `${KAFKA_SCRAM_MECHANISM}=[name=${name},password=${password}]`]) : [];
+  security
+    ? Object.entries({ [KAFKA_ADMIN_USER]: security.adminPassword, ...security.users }).flatMap(([name, password]) => [
+        '--add-scram',
+        `${KAFKA_SCRAM_MECHANISM}=[name=${name},password=${password}]`,
+      ])
+    : [];
 
 /**
  * The secured broker's TLS material, made by deploy/kafka/make-tls.sh (the script compose runs):
@@ -83,14 +91,17 @@ export const scramArguments = (security) =>
 export async function makeBrokerTls(ctx, { java, dir }) {
   const tls = path.join(dir, 'tls');
   const keytoolDir = path.dirname(java); // keytool ships next to java in every JDK and JRE.
-  await runChecked('bash', [path.join(REPO_ROOT, 'deploy/kafka/make-tls.sh'), path.join(tls, 'ca'), path.join(tls, 'trust'), path.join(tls, 'broker'), 'dns:localhost,ip:127.0.0.1'], {
-    cwd: dir,
-    env: { ...process.env, PATH: `${keytoolDir}${path.delimiter}${process.env.PATH ?? ''}` },
-  });
+  await runChecked(
+    'bash',
+    [path.join(REPO_ROOT, 'deploy/kafka/make-tls.sh'), path.join(tls, 'ca'), path.join(tls, 'trust'), path.join(tls, 'broker'), 'dns:localhost,ip:127.0.0.1'],
+    {
+      cwd: dir,
+      env: { ...process.env, PATH: `${keytoolDir}${path.delimiter}${process.env.PATH ?? ''}` },
+    },
+  );
   return {
     caFile: path.join(tls, 'trust', 'ca.pem'),
     keystore: path.join(tls, 'broker', 'broker.p12'),
     keystorePassword: (await fsp.readFile(path.join(tls, 'broker', 'broker.password'), 'utf8')).trim(),
   };
 }
-

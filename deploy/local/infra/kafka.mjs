@@ -6,13 +6,34 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { CLI_NAME, DEV_PORTS, KAFKA_LIBS_DIR, KAFKA_LIBS_MARKER, KAFKA_MIN_JAR_COUNT, KAFKA_POM, KAFKA_READY_LINE, KAFKA_READY_TIMEOUT_MS, KAFKA_STOP_GRACE_MS, KAFKA_VERSION, MESSAGES, REPO_ROOT } from './constants.mjs';
+import {
+  CLI_NAME,
+  DEV_PORTS,
+  KAFKA_LIBS_DIR,
+  KAFKA_LIBS_MARKER,
+  KAFKA_MIN_JAR_COUNT,
+  KAFKA_POM,
+  KAFKA_READY_LINE,
+  KAFKA_READY_TIMEOUT_MS,
+  KAFKA_STOP_GRACE_MS,
+  KAFKA_VERSION,
+  MESSAGES,
+  REPO_ROOT,
+} from './constants.mjs';
 import { exists, once, relative, run, runChecked, seconds, sleep, which, withLogTail } from './util.mjs';
 import { isOurProcess, readPid, terminate } from './processes.mjs';
 import { assertDevPortFree, freePorts, waitForTcp } from './ports.mjs';
 import { removeComponentDir } from './run-dirs.mjs';
 import { watchdogRegister, watchdogRelease } from './watchdog.mjs';
-import { escapeProperty, KAFKA_ADMIN_USER, KAFKA_SCRAM_MECHANISM, listenerProperties, makeBrokerTls, proxiedListener, scramArguments } from './kafka-security.mjs';
+import {
+  escapeProperty,
+  KAFKA_ADMIN_USER,
+  KAFKA_SCRAM_MECHANISM,
+  listenerProperties,
+  makeBrokerTls,
+  proxiedListener,
+  scramArguments,
+} from './kafka-security.mjs';
 
 ////////// Kafka: Java and jars
 
@@ -36,7 +57,10 @@ function findJava() {
 }
 
 async function pomSha256() {
-  return crypto.createHash('sha256').update(await fsp.readFile(KAFKA_POM)).digest('hex');
+  return crypto
+    .createHash('sha256')
+    .update(await fsp.readFile(KAFKA_POM))
+    .digest('hex');
 }
 
 /** The marker lists every jar; the set is complete when all of them are still there. */
@@ -74,10 +98,17 @@ async function fetchKafkaJars({ log, verbose }) {
   await fsp.rm(tempDir, { recursive: true, force: true });
   // -B and style.color=never: plain lines for our log; -q unless verbose, since the download
   // progress of ~60 artifacts drowns everything else.
-  const args = ['-B', '-Dstyle.color=never', ...(verbose ? ['--no-transfer-progress'] : ['-q']), '-f', KAFKA_POM,
+  const args = [
+    '-B',
+    '-Dstyle.color=never',
+    ...(verbose ? ['--no-transfer-progress'] : ['-q']),
+    '-f',
+    KAFKA_POM,
     // Pinned plugin version: Maven 3.8 would otherwise resolve whatever is newest.
     'org.apache.maven.plugins:maven-dependency-plugin:3.6.1:copy-dependencies',
-    '-DincludeScope=runtime', `-DoutputDirectory=${tempDir}`];
+    '-DincludeScope=runtime',
+    `-DoutputDirectory=${tempDir}`,
+  ];
   const result = await run(mvn, args, { cwd: REPO_ROOT, onLine: (line) => passThrough(log, 'mvn', line) });
   if (result.code !== 0) {
     await fsp.rm(tempDir, { recursive: true, force: true });
@@ -187,12 +218,23 @@ async function clusterIdFor(ctx, dir) {
 
 async function formatKafkaStorage(ctx, { java, dir, propertiesFile }) {
   const clusterId = await clusterIdFor(ctx, dir);
-  const args = ['-Xmx128m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1',
+  const args = [
+    '-Xmx128m',
+    '-XX:+UseSerialGC',
+    '-XX:TieredStopAtLevel=1',
     `-Dlog4j2.configurationFile=${path.join(dir, 'tools-log4j2.properties')}`,
-    '-cp', kafkaClasspath(), 'kafka.tools.StorageTool',
-    'format', '-t', clusterId, '-c', propertiesFile, ...scramArguments(ctx.security),
+    '-cp',
+    kafkaClasspath(),
+    'kafka.tools.StorageTool',
+    'format',
+    '-t',
+    clusterId,
+    '-c',
+    propertiesFile,
+    ...scramArguments(ctx.security),
     // Dev reuses its log dir across runs; a fresh test dir never needs this.
-    ...(ctx.test ? [] : ['--ignore-formatted'])];
+    ...(ctx.test ? [] : ['--ignore-formatted']),
+  ];
   await runChecked(java, args, { cwd: dir });
 }
 
@@ -244,10 +286,19 @@ async function readFrom(file, offset) {
 }
 
 function spawnBroker({ java, dir, propertiesFile, logFile }) {
-  const args = ['-Xms256m', '-Xmx512m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-XX:+ExitOnOutOfMemoryError',
+  const args = [
+    '-Xms256m',
+    '-Xmx512m',
+    '-XX:+UseSerialGC',
+    '-XX:TieredStopAtLevel=1',
+    '-XX:+ExitOnOutOfMemoryError',
     '-Djava.awt.headless=true',
     `-Dlog4j2.configurationFile=${path.join(dir, 'log4j2.properties')}`,
-    '-cp', kafkaClasspath(), 'kafka.Kafka', propertiesFile];
+    '-cp',
+    kafkaClasspath(),
+    'kafka.Kafka',
+    propertiesFile,
+  ];
   // Output goes straight to the file (no pipe through us), so the log survives our exit.
   const logFd = fs.openSync(logFile, 'a');
   try {
@@ -281,12 +332,18 @@ async function runBroker({ java, dir, propertiesFile, logFile, startOffset, brok
   try {
     await waitForLogLine(logFile, KAFKA_READY_LINE, { startOffset, timeoutMs: KAFKA_READY_TIMEOUT_MS, exitInfo: () => exit });
     // The log line means the listeners are up; a real connection proves it.
-    if (!(await waitForTcp(brokerPort, 10_000))) throw await withLogTail(`the Kafka broker logged "${KAFKA_READY_LINE}" but 127.0.0.1:${brokerPort} does not accept connections`, logFile);
+    if (!(await waitForTcp(brokerPort, 10_000)))
+      throw await withLogTail(`the Kafka broker logged "${KAFKA_READY_LINE}" but 127.0.0.1:${brokerPort} does not accept connections`, logFile);
   } catch (error) {
     if (child.pid) await terminate(child.pid, { graceMs: 5_000, what: 'Kafka broker' });
     throw error;
   }
-  return { child, logFile, exitInfo: () => exit, restart: async () => runBroker({ java, dir, propertiesFile, logFile, startOffset: (await fsp.stat(logFile)).size, brokerPort }) };
+  return {
+    child,
+    logFile,
+    exitInfo: () => exit,
+    restart: async () => runBroker({ java, dir, propertiesFile, logFile, startOffset: (await fsp.stat(logFile)).size, brokerPort }),
+  };
 }
 
 /** Test mode retries on a port race (another process took a port between our probe and the bind). */
@@ -369,7 +426,30 @@ function kafkaHandle(ctx, { dir, broker, brokerPort, proxied }) {
     watch(current.child);
   };
   // What a client of the secured broker needs besides the address (null on the PLAINTEXT one).
-  const security = ctx.security ? { protocol: 'SASL_SSL', mechanism: KAFKA_SCRAM_MECHANISM, caFile: ctx.brokerCaFile, adminUser: KAFKA_ADMIN_USER, adminPassword: ctx.security.adminPassword, users: { ...ctx.security.users } } : null;
+  const security = ctx.security
+    ? {
+        protocol: 'SASL_SSL',
+        mechanism: KAFKA_SCRAM_MECHANISM,
+        caFile: ctx.brokerCaFile,
+        adminUser: KAFKA_ADMIN_USER,
+        adminPassword: ctx.security.adminPassword,
+        users: { ...ctx.security.users },
+      }
+    : null;
   // proxiedListener: where the fault proxy forwards to (`{ port, advertised }`), null without kafkaProxiedListener.
-  return { brokers: `127.0.0.1:${brokerPort}`, port: brokerPort, proxiedListener: proxied, get pid() { return current.child.pid; }, logFile: broker.logFile, dir, exited, stop, pause, resume, security };
+  return {
+    brokers: `127.0.0.1:${brokerPort}`,
+    port: brokerPort,
+    proxiedListener: proxied,
+    get pid() {
+      return current.child.pid;
+    },
+    logFile: broker.logFile,
+    dir,
+    exited,
+    stop,
+    pause,
+    resume,
+    security,
+  };
 }

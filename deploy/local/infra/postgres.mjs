@@ -4,7 +4,18 @@
 import crypto from 'node:crypto';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { CLI_NAME, DEV_DIR, DEV_PORTS, MESSAGES, PG_DEV_PASSWORD, PG_FALLBACK_SYSTEM_USER, PG_START_TIMEOUT_S, PG_STOP_TIMEOUT_S, PG_SUPERUSER, UNIX_SOCKET_DIR_MAX_LENGTH } from './constants.mjs';
+import {
+  CLI_NAME,
+  DEV_DIR,
+  DEV_PORTS,
+  MESSAGES,
+  PG_DEV_PASSWORD,
+  PG_FALLBACK_SYSTEM_USER,
+  PG_START_TIMEOUT_S,
+  PG_STOP_TIMEOUT_S,
+  PG_SUPERUSER,
+  UNIX_SOCKET_DIR_MAX_LENGTH,
+} from './constants.mjs';
 import { exists, isRoot, once, relative, run, runChecked, seconds, systemTool, which, withLogTail } from './util.mjs';
 import { isOurProcess, readPid } from './processes.mjs';
 import { assertDevPortFree, freePorts } from './ports.mjs';
@@ -38,9 +49,7 @@ async function pgConfigBindir() {
 
 async function newestDebianBindir() {
   const root = '/usr/lib/postgresql';
-  const versions = (await fsp.readdir(root).catch(() => []))
-    .filter((name) => /^\d+(\.\d+)?$/.test(name))
-    .sort((a, b) => Number(b) - Number(a));
+  const versions = (await fsp.readdir(root).catch(() => [])).filter((name) => /^\d+(\.\d+)?$/.test(name)).sort((a, b) => Number(b) - Number(a));
   for (const version of versions) {
     const bindir = path.join(root, version, 'bin');
     if (await exists(path.join(bindir, 'initdb'))) return bindir;
@@ -71,7 +80,10 @@ export function pgRunAsUser(log) {
     const existing = (await lookupUser('postgres')) ?? (await lookupUser(PG_FALLBACK_SYSTEM_USER));
     if (existing) return existing;
     const useradd = which('useradd');
-    if (!useradd) throw new Error(`running as root, PostgreSQL needs an unprivileged user, but there is no 'postgres' user and no useradd to create '${PG_FALLBACK_SYSTEM_USER}'`);
+    if (!useradd)
+      throw new Error(
+        `running as root, PostgreSQL needs an unprivileged user, but there is no 'postgres' user and no useradd to create '${PG_FALLBACK_SYSTEM_USER}'`,
+      );
     log(`creating system user ${PG_FALLBACK_SYSTEM_USER} to run PostgreSQL (it refuses to run as root)`);
     await runChecked(useradd, ['--system', '--no-create-home', '--home-dir', '/nonexistent', '--shell', '/usr/sbin/nologin', PG_FALLBACK_SYSTEM_USER]);
     const created = await lookupUser(PG_FALLBACK_SYSTEM_USER);
@@ -116,7 +128,8 @@ async function choosePgDir(ctx, user) {
     await fsp.mkdir(dir, { recursive: true });
     await fsp.chmod(dir, 0o755); // Ours alone, and it must be traversable whatever the umask.
   }
-  if (!(await userCanTraverse(user, parent))) throw new Error(`user ${user.name} cannot reach ${relative(ctx.runDir)} nor ${parent}; PostgreSQL needs a directory it can access`);
+  if (!(await userCanTraverse(user, parent)))
+    throw new Error(`user ${user.name} cannot reach ${relative(ctx.runDir)} nor ${parent}; PostgreSQL needs a directory it can access`);
   ctx.log(`${relative(ctx.runDir)} is not accessible to user ${user.name}; putting the PostgreSQL cluster in ${parent}/pg instead`);
   return path.join(parent, 'pg');
 }
@@ -169,9 +182,16 @@ const passwordFile = (pgDir) => path.join(pgDir, 'superuser.password');
 async function initCluster(ctx, { bindir, user, pgDir, dataDir, password }) {
   ctx.log(`creating a PostgreSQL cluster in ${relative(dataDir)}`);
   await writeOwnedFile(user, passwordFile(pgDir), `${password}\n`, 0o600);
-  const args = ['-D', dataDir, `--username=${PG_SUPERUSER}`, `--pwfile=${passwordFile(pgDir)}`,
-    '--auth=scram-sha-256', '--encoding=UTF8', '--locale=C',
-    ...(ctx.test ? ['--no-sync'] : [])];
+  const args = [
+    '-D',
+    dataDir,
+    `--username=${PG_SUPERUSER}`,
+    `--pwfile=${passwordFile(pgDir)}`,
+    '--auth=scram-sha-256',
+    '--encoding=UTF8',
+    '--locale=C',
+    ...(ctx.test ? ['--no-sync'] : []),
+  ];
   const result = await runAs(user, path.join(bindir, 'initdb'), args, { cwd: pgDir });
   if (result.code !== 0) throw new Error(`initdb failed (exit ${result.code}):\n${result.stdout}\n${result.stderr}`.trim());
   const include = `\n# Added by deploy/local/infra.mjs: ports, socket dir and speed settings.\n${INFRA_CONF_INCLUDE}\n`;
@@ -214,7 +234,8 @@ async function prepareCluster(ctx, { bindir, major, user, pgDir, dataDir }) {
     await initCluster(ctx, { bindir, user, pgDir, dataDir, password: PG_DEV_PASSWORD });
     return PG_DEV_PASSWORD;
   }
-  if (clusterMajor !== major) throw new Error(`the dev cluster in ${dataDir} is PostgreSQL ${clusterMajor} but the binaries in ${bindir} are ${major}; remove ${pgDir} to start afresh`);
+  if (clusterMajor !== major)
+    throw new Error(`the dev cluster in ${dataDir} is PostgreSQL ${clusterMajor} but the binaries in ${bindir} are ${major}; remove ${pgDir} to start afresh`);
   // A cluster made by another user (say, an earlier non-root run) must belong to the server's user.
   if (user && (await fsp.stat(dataDir)).uid !== user.uid) await chownToUser(user, pgDir, { recursive: true });
   return devPassword(pgDir);
@@ -225,8 +246,9 @@ async function prepareCluster(ctx, { bindir, major, user, pgDir, dataDir }) {
 async function pgStart(ctx, { bindir, user, pgDir, dataDir, logFile, port }) {
   await writeOwnedFile(user, path.join(dataDir, 'infra.conf'), pgInfraConf(ctx, { port, socketDir: socketDirFor(pgDir, ctx.log) }), 0o600);
   if (!ctx.test) await fsp.rename(logFile, `${logFile}.prev`).catch(() => {});
-  const result = await runAs(user, path.join(bindir, 'pg_ctl'),
-    ['-D', dataDir, '-l', logFile, '-w', '-t', String(PG_START_TIMEOUT_S), 'start'], { cwd: pgDir });
+  const result = await runAs(user, path.join(bindir, 'pg_ctl'), ['-D', dataDir, '-l', logFile, '-w', '-t', String(PG_START_TIMEOUT_S), 'start'], {
+    cwd: pgDir,
+  });
   if (result.code !== 0) throw await withLogTail(`pg_ctl start failed (exit ${result.code}): ${`${result.stdout}\n${result.stderr}`.trim()}`, logFile);
   // pg_ctl -w only knows the postmaster says "ready"; pg_isready proves the TCP listener answers.
   const ready = await run(path.join(bindir, 'pg_isready'), ['-h', '127.0.0.1', '-p', String(port), '-t', '10']);
@@ -237,9 +259,9 @@ export async function pgStop({ bindir, user, pgDir, dataDir, log }) {
   // The postmaster removes its pid file on exit: without one there is nothing to stop (and the
   // dir may be gone altogether, e.g. cleaned up by the watchdog).
   if (!(await exists(path.join(dataDir, 'postmaster.pid')))) return;
-  const result = await runAs(user, path.join(bindir, 'pg_ctl'),
-    ['-D', dataDir, '-m', 'fast', '-w', '-t', String(PG_STOP_TIMEOUT_S), 'stop'], { cwd: pgDir })
-    .catch((error) => ({ code: -1, stdout: '', stderr: error.message }));
+  const result = await runAs(user, path.join(bindir, 'pg_ctl'), ['-D', dataDir, '-m', 'fast', '-w', '-t', String(PG_STOP_TIMEOUT_S), 'stop'], {
+    cwd: pgDir,
+  }).catch((error) => ({ code: -1, stdout: '', stderr: error.message }));
   if (result.code === 0) return;
   // pg_ctl failed (timed out, or the cluster dir is damaged): fall back to signals.
   log?.(`pg_ctl stop failed (${`${result.stdout} ${result.stderr}`.trim()}); signalling the postmaster`);

@@ -35,7 +35,17 @@ export async function createContext(options = {}) {
   const verbose = Boolean(options.verbose ?? process.env.INFRA_VERBOSE);
   if (mode === 'dev') {
     await fsp.mkdir(DEV_DIR, { recursive: true });
-    return { mode, log, verbose, test: false, runDir: DEV_DIR, runId: 'dev', security: options.kafkaSecurity ?? null, kafkaProxiedListener: options.kafkaProxiedListener ?? null, statementStats: false };
+    return {
+      mode,
+      log,
+      verbose,
+      test: false,
+      runDir: DEV_DIR,
+      runId: 'dev',
+      security: options.kafkaSecurity ?? null,
+      kafkaProxiedListener: options.kafkaProxiedListener ?? null,
+      statementStats: false,
+    };
   }
   await reapStaleTestRuns(log);
   await fsp.mkdir(TEST_RUNS_DIR, { recursive: true });
@@ -45,7 +55,17 @@ export async function createContext(options = {}) {
     const runDir = path.join(TEST_RUNS_DIR, runId);
     try {
       await fsp.mkdir(runDir);
-      return { mode, log, verbose, test: true, runDir, runId, security: options.kafkaSecurity ?? null, kafkaProxiedListener: options.kafkaProxiedListener ?? null, statementStats: Boolean(options.statementStats) };
+      return {
+        mode,
+        log,
+        verbose,
+        test: true,
+        runDir,
+        runId,
+        security: options.kafkaSecurity ?? null,
+        kafkaProxiedListener: options.kafkaProxiedListener ?? null,
+        statementStats: Boolean(options.statementStats),
+      };
     } catch (error) {
       if (error.code !== 'EEXIST' || attempt >= 100) throw error;
     }

@@ -6,7 +6,6 @@ import { logDir, root, shown, stateDir } from './settings.mjs';
 import { readJson, writePrivate } from './state-files.mjs';
 import { SERVICES, serviceEnvironment } from './service-list.mjs';
 
-
 export function runCli(entry, args, env) {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [builtEntry(entry), ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -20,8 +19,19 @@ export function runCli(entry, args, env) {
 
 /** The files npm start keeps the demo's credentials in, each with the fields of the demo command's answer it takes. */
 export const DEMO_FILES = {
-  'demo-merchant.json': (demo) => ({ merchant_id: demo.merchant_id, name: demo.merchant_name, api_secret: demo.api_secret, webhook_secret: demo.webhook_secret }),
-  'operator.json': (demo) => ({ credential_id: demo.operator_credential_id, operator_id: demo.operator_id, name: 'Demo operator', expires_at: demo.operator_expires_at, token: demo.operator_token }),
+  'demo-merchant.json': (demo) => ({
+    merchant_id: demo.merchant_id,
+    name: demo.merchant_name,
+    api_secret: demo.api_secret,
+    webhook_secret: demo.webhook_secret,
+  }),
+  'operator.json': (demo) => ({
+    credential_id: demo.operator_credential_id,
+    operator_id: demo.operator_id,
+    name: 'Demo operator',
+    expires_at: demo.operator_expires_at,
+    token: demo.operator_token,
+  }),
   'agent.json': (demo) => ({ agent_id: demo.agent_id, name: demo.agent_name, token: demo.agent_token }),
   'console-key.json': (demo) => ({ key_id: demo.console_key_id, console_key: demo.console_key, expires_at: demo.console_key_expires_at }),
 };
@@ -37,7 +47,10 @@ export async function demoCredentials(system) {
   const saved = Object.fromEntries(Object.keys(DEMO_FILES).map((fileName) => [fileName, readJson(join(stateDir, fileName))]));
   if (Object.values(saved).every((file) => file?.database_url === databaseUrl)) return saved;
   const gateway = SERVICES.find(({ name }) => name === 'gateway');
-  const answer = await runCli('apps/ops/src/demo.ts', ['--json', '--no-save'], { ...serviceEnvironment(gateway, system), GATEWAY_URL: system.urlOf('gateway') });
+  const answer = await runCli('apps/ops/src/demo.ts', ['--json', '--no-save'], {
+    ...serviceEnvironment(gateway, system),
+    GATEWAY_URL: system.urlOf('gateway'),
+  });
   const demo = JSON.parse(answer.trim().split('\n').pop());
   const made = {};
   for (const [fileName, fieldsOf] of Object.entries(DEMO_FILES)) {

@@ -12,7 +12,11 @@ import { masterKeyring } from './state-files.mjs';
 export const EXTRA_ENV = {
   payments: () => masterKeyring('PAYMENTS_SECRETS'),
   // GATEWAY_INSTANCE_ID is fixed so every start reuses one reply topic (gateway.replies.gateway-local).
-  gateway: ({ gatewayInternalPort }) => ({ ...masterKeyring('MERCHANT_SECRETS'), GATEWAY_INTERNAL_HTTP_PORT: String(gatewayInternalPort), GATEWAY_INSTANCE_ID: 'gateway-local' }),
+  gateway: ({ gatewayInternalPort }) => ({
+    ...masterKeyring('MERCHANT_SECRETS'),
+    GATEWAY_INTERNAL_HTTP_PORT: String(gatewayInternalPort),
+    GATEWAY_INSTANCE_ID: 'gateway-local',
+  }),
   // Webhook secrets come from the gateway's internal-only listener, not the public port the convention's GATEWAY_INTERNAL_URL names.
   // An endpoint that keeps failing is disabled like one that answered 410 (docs/operations/callbacks.md); the environment's own values win.
   callbacks: ({ gatewayInternalPort }) => ({

@@ -25,7 +25,6 @@ export function shown(path) {
 }
 export const say = (line) => console.log(`[start] ${line}`);
 
-
 export function parseMode() {
   const usage = 'usage: node deploy/local/start.mjs [--mode dev|test]';
   const { values } = parseCommandLine({ options: { mode: { type: 'string', default: 'dev' } } }, usage);

@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { MASTER_KEY_FILES, masterKeyringEnvironment } from '../master-keyring.mjs';
 import { stateDir } from './settings.mjs';
 
-
 export function writePrivate(file, text) {
   writeFileSync(file, text, { mode: 0o600 });
   // The mode of writeFileSync applies only to a new file: an older one keeps whatever it had.
@@ -26,7 +25,6 @@ export function readJson(file) {
     return null;
   }
 }
-
 
 /** A service's master keyring (see master-keyring.mjs); its first key is generated once for this machine's dev state. */
 export function masterKeyring(prefix) {

@@ -19,9 +19,22 @@ export function parseAcknowledgements(text: string, source: string): Acknowledge
     }
     const record = value as Partial<AcknowledgementRecord> | null;
     const valid =
-      typeof record === 'object' && record !== null && typeof record.merchant_id === 'string' && typeof record.order_id === 'string' && (record.kind === 'payment' || record.kind === 'withdrawal') && typeof record.acknowledged === 'boolean';
-    if (!valid) throw new ConfigError([`${source}:${index + 1}: expected {"merchant_id": string, "order_id": string, "kind": "payment" | "withdrawal", "acknowledged": boolean}`]);
-    records.push({ merchant_id: record.merchant_id as string, order_id: record.order_id as string, kind: record.kind as AcknowledgementRecord['kind'], acknowledged: record.acknowledged as boolean });
+      typeof record === 'object' &&
+      record !== null &&
+      typeof record.merchant_id === 'string' &&
+      typeof record.order_id === 'string' &&
+      (record.kind === 'payment' || record.kind === 'withdrawal') &&
+      typeof record.acknowledged === 'boolean';
+    if (!valid)
+      throw new ConfigError([
+        `${source}:${index + 1}: expected {"merchant_id": string, "order_id": string, "kind": "payment" | "withdrawal", "acknowledged": boolean}`,
+      ]);
+    records.push({
+      merchant_id: record.merchant_id as string,
+      order_id: record.order_id as string,
+      kind: record.kind as AcknowledgementRecord['kind'],
+      acknowledged: record.acknowledged as boolean,
+    });
   });
   return records;
 }

@@ -7,8 +7,13 @@ import { runAudit, type AuditReport } from './audit-runner';
  * session rather than by trust in the queries (a check can never write), closed afterwards.
  * What `npm run audit` and the chaos run both do.
  */
-export async function auditDatabases(urls: Readonly<Record<AuditedDatabase, string>>, options: { acknowledgements?: readonly AcknowledgementRecord[]; applicationName: string }): Promise<AuditReport> {
-  const clients = (Object.entries(urls) as Array<[AuditedDatabase, string]>).map(([name, url]) => [name, new Client({ connectionString: url, application_name: options.applicationName })] as const);
+export async function auditDatabases(
+  urls: Readonly<Record<AuditedDatabase, string>>,
+  options: { acknowledgements?: readonly AcknowledgementRecord[]; applicationName: string },
+): Promise<AuditReport> {
+  const clients = (Object.entries(urls) as Array<[AuditedDatabase, string]>).map(
+    ([name, url]) => [name, new Client({ connectionString: url, application_name: options.applicationName })] as const,
+  );
   try {
     for (const [, client] of clients) await client.connect();
     for (const [, client] of clients) await client.query('SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY');

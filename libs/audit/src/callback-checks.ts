@@ -55,11 +55,9 @@ export const terminalObjectsHaveCallbacks: AuditCheck = {
       column('subject_id'),
       column('callback_type'),
     ]);
-    return rows.map(
-      (row): Violation => ({
-        merchantId: row.merchant_id,
-        message: `merchant ${row.merchant_id} ${row.subject_kind} ${row.subject_id}: ${row.callback_type} ${row.statuses ? `only ${row.statuses}` : 'has no delivery'}`,
-      }),
-    );
+    return rows.map((row): Violation => ({
+      merchantId: row.merchant_id,
+      message: `merchant ${row.merchant_id} ${row.subject_kind} ${row.subject_id}: ${row.callback_type} ${row.statuses ? `only ${row.statuses}` : 'has no delivery'}`,
+    }));
   },
 };

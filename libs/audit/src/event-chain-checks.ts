@@ -15,13 +15,16 @@ const merchantOfStream = (streamId: string | null): string | null => streamId?.s
  */
 export const eventHashChains: AuditCheck = {
   name: 'event-hash-chains',
-  description: 'Every stored event still gives the hash chained to the one before it in its stream, and every closed UTC day still hashes to its anchor: no event altered, dropped or reordered.',
+  description:
+    'Every stored event still gives the hash chained to the one before it in its stream, and every closed UTC day still hashes to its anchor: no event altered, dropped or reordered.',
   reads: EVENT_STORES,
   async run({ connections }) {
     const violations = [];
     for (const store of EVENT_STORES) {
       const { findings } = await verifyEventChain(connections[store]);
-      violations.push(...findings.map((finding) => ({ merchantId: merchantOfStream(finding.streamId), message: `${store}: ${finding.kind}: ${finding.message}` })));
+      violations.push(
+        ...findings.map((finding) => ({ merchantId: merchantOfStream(finding.streamId), message: `${store}: ${finding.kind}: ${finding.message}` })),
+      );
     }
     return violations;
   },

@@ -32,13 +32,17 @@ export const availableNotNegative: AuditCheck = {
       `SELECT merchant_id, currency, settlement_available::text AS available, settlement_frozen::text AS frozen, deposit::text AS deposit
        FROM ledger_balances WHERE settlement_available < 0 OR settlement_frozen < 0 OR deposit < 0`,
     );
-    return rows.map((row) => ({ merchantId: row.merchant_id, message: `merchant ${row.merchant_id} ${row.currency}: available ${row.available}, frozen ${row.frozen}, deposit ${row.deposit}` }));
+    return rows.map((row) => ({
+      merchantId: row.merchant_id,
+      message: `merchant ${row.merchant_id} ${row.currency}: available ${row.available}, frozen ${row.frozen}, deposit ${row.deposit}`,
+    }));
   },
 };
 
 export const frozenEqualsOpenHolds: AuditCheck = {
   name: 'frozen-equals-open-holds',
-  description: 'Per merchant and currency, the frozen balance equals the sum of its pending holds (amount + fee): no orphan hold, no frozen money without a hold.',
+  description:
+    'Per merchant and currency, the frozen balance equals the sum of its pending holds (amount + fee): no orphan hold, no frozen money without a hold.',
   reads: ['ledger'],
   async run({ connections: { ledger } }) {
     const { rows } = await ledger.query<{ merchant_id: string; currency: string; frozen: string; held: string }>(
@@ -48,7 +52,10 @@ export const frozenEqualsOpenHolds: AuditCheck = {
          USING (merchant_id, currency)
        WHERE coalesce(b.settlement_frozen, 0) <> coalesce(h.held, 0)`,
     );
-    return rows.map((row) => ({ merchantId: row.merchant_id, message: `merchant ${row.merchant_id} ${row.currency}: frozen ${row.frozen}, pending holds ${row.held}` }));
+    return rows.map((row) => ({
+      merchantId: row.merchant_id,
+      message: `merchant ${row.merchant_id} ${row.currency}: frozen ${row.frozen}, pending holds ${row.held}`,
+    }));
   },
 };
 

@@ -13,7 +13,10 @@ async function duplicatedCreations(connection: AuditConnection, eventTypes: stri
      GROUP BY 1, 2 HAVING count(*) > 1`,
     [eventTypes],
   );
-  return rows.map((row) => ({ merchantId: row.merchant_id, message: `merchant ${row.merchant_id} ${what} ${row.order_id} was created ${row.creations} times` }));
+  return rows.map((row) => ({
+    merchantId: row.merchant_id,
+    message: `merchant ${row.merchant_id} ${what} ${row.order_id} was created ${row.creations} times`,
+  }));
 }
 
 export const onePaymentOrderPerOrderId: AuditCheck = {
@@ -31,7 +34,11 @@ export const oneWithdrawalPerOrderId: AuditCheck = {
 };
 
 /** Which of `records` exist in `table`: one query with the keys as two arrays, joined in SQL. */
-async function existingKeys(connection: AuditConnection, table: 'payment_orders' | 'withdrawals', records: readonly AcknowledgementRecord[]): Promise<Set<string>> {
+async function existingKeys(
+  connection: AuditConnection,
+  table: 'payment_orders' | 'withdrawals',
+  records: readonly AcknowledgementRecord[],
+): Promise<Set<string>> {
   const { rows } = await connection.query<{ merchant_id: string; order_id: string }>(
     `SELECT t.merchant_id, t.order_id FROM ${table} t
      JOIN unnest($1::text[], $2::text[]) AS asked (merchant_id, order_id) USING (merchant_id, order_id)`,
@@ -58,14 +65,30 @@ export const acknowledgedOrdersExist: AuditCheck = {
     }
     const records = [...byKey.values()];
     const existing = {
-      payment: await existingKeys(connections.payments, 'payment_orders', records.filter((record) => record.kind === 'payment')),
-      withdrawal: await existingKeys(connections.withdrawals, 'withdrawals', records.filter((record) => record.kind === 'withdrawal')),
+      payment: await existingKeys(
+        connections.payments,
+        'payment_orders',
+        records.filter((record) => record.kind === 'payment'),
+      ),
+      withdrawal: await existingKeys(
+        connections.withdrawals,
+        'withdrawals',
+        records.filter((record) => record.kind === 'withdrawal'),
+      ),
     };
     const violations: Violation[] = [];
     for (const record of records) {
       const exists = existing[record.kind].has(JSON.stringify([record.merchant_id, record.order_id]));
-      if (record.acknowledged && !exists) violations.push({ merchantId: record.merchant_id, message: `merchant ${record.merchant_id} ${record.kind} ${record.order_id} was acknowledged but does not exist (lost)` });
-      if (!record.acknowledged && exists) violations.push({ merchantId: record.merchant_id, message: `merchant ${record.merchant_id} ${record.kind} ${record.order_id} was refused but exists (phantom)` });
+      if (record.acknowledged && !exists)
+        violations.push({
+          merchantId: record.merchant_id,
+          message: `merchant ${record.merchant_id} ${record.kind} ${record.order_id} was acknowledged but does not exist (lost)`,
+        });
+      if (!record.acknowledged && exists)
+        violations.push({
+          merchantId: record.merchant_id,
+          message: `merchant ${record.merchant_id} ${record.kind} ${record.order_id} was refused but exists (phantom)`,
+        });
     }
     return violations;
   },

@@ -33,7 +33,8 @@ export const withdrawalBroadcastOnce: AuditCheck = {
 
 export const noRefundAfterBroadcast: AuditCheck = {
   name: 'no-refund-after-successful-broadcast',
-  description: 'No withdrawal failed (and had its hold released back to the merchant) after the network recorded a successful send of it, and none has a WithdrawalFailed after a WithdrawalCompleted.',
+  description:
+    'No withdrawal failed (and had its hold released back to the merchant) after the network recorded a successful send of it, and none has a WithdrawalFailed after a WithdrawalCompleted.',
   reads: ['withdrawals'],
   async run({ connections: { withdrawals } }) {
     const { rows } = await withdrawals.query<{ merchant_id: string; message: string }>(

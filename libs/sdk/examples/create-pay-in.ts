@@ -6,10 +6,20 @@ import { isMerchantApiError, type MerchantClient } from '@mp/merchant-sdk';
  * `returnUrl`: where the payer page links back to once the order is final; `metadata`: your own
  * reference data, returned by reads, lists, callbacks and the reconciliation report.
  */
-export async function createPayIn(client: MerchantClient, orderId: string, amount: number, callbackUrl: string, shop: { returnUrl?: string; metadata?: Record<string, string> } = {}): Promise<string> {
+export async function createPayIn(
+  client: MerchantClient,
+  orderId: string,
+  amount: number,
+  callbackUrl: string,
+  shop: { returnUrl?: string; metadata?: Record<string, string> } = {},
+): Promise<string> {
   try {
     const order = await client.payments.createIncoming({
-      order_id: orderId, amount, currency: 'RUB', country: 'RU', callback_url: callbackUrl,
+      order_id: orderId,
+      amount,
+      currency: 'RUB',
+      country: 'RU',
+      callback_url: callbackUrl,
       ...(shop.returnUrl ? { return_url: shop.returnUrl } : {}),
       ...(shop.metadata ? { metadata: shop.metadata } : {}),
     });

@@ -2,7 +2,15 @@ import type { MerchantClient } from '@mp/merchant-sdk';
 
 /** Sends a payout to a card; amount + fee is frozen on the settlement balance until it finishes. */
 export async function sendPayout(client: MerchantClient, orderId: string, amount: number, cardNumber: string, callbackUrl: string) {
-  return client.payments.createOutgoing({ order_id: orderId, amount, currency: 'RUB', country: 'RU', method: 'bank_card', account_number: cardNumber, callback_url: callbackUrl });
+  return client.payments.createOutgoing({
+    order_id: orderId,
+    amount,
+    currency: 'RUB',
+    country: 'RU',
+    method: 'bank_card',
+    account_number: cardNumber,
+    callback_url: callbackUrl,
+  });
 }
 
 /** The transfer confirmations the agent attached to a completed payout, downloaded. */

@@ -4,7 +4,12 @@ import { randomBytes } from 'node:crypto';
 import { verifyCallback } from './callbacks';
 
 const newWebhookSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
-const body = JSON.stringify({ id: 'msg_2f0a6c1e9b7d4e3f8a5c0b1d2e3f4a5b', type: 'payment.succeeded', created_at: '2026-01-01T00:07:12.340Z', data: { order_id: 'Ünï-7', status: 'SUCCEEDED', amount: 1500.5, version: 4 } });
+const body = JSON.stringify({
+  id: 'msg_2f0a6c1e9b7d4e3f8a5c0b1d2e3f4a5b',
+  type: 'payment.succeeded',
+  created_at: '2026-01-01T00:07:12.340Z',
+  data: { order_id: 'Ünï-7', status: 'SUCCEEDED', amount: 1500.5, version: 4 },
+});
 
 describe('verifyCallback against the callback dispatcher signing code', () => {
   const current = newWebhookSecret();
@@ -31,7 +36,13 @@ describe('verifyCallback against the callback dispatcher signing code', () => {
     expect(verifyCallback(newWebhookSecret(), body, headers).valid).toBe(false);
     expect(verifyCallback(current, body, { ...headers, 'webhook-id': 'msg_2' }).valid).toBe(false);
     expect(verifyCallback(current, body, { ...headers, 'webhook-signature': undefined })).toEqual({ valid: false, reason: 'missing header webhook-signature' });
-    expect(verifyCallback(current, body, signedHeaders('msg_1', new Date(Date.now() - 6 * 60_000), body, [current]))).toMatchObject({ valid: false, reason: expect.stringMatching(/too old/i) });
-    expect(verifyCallback(current, body, signedHeaders('msg_1', new Date(Date.now() + 6 * 60_000), body, [current]))).toMatchObject({ valid: false, reason: expect.stringMatching(/too new/i) });
+    expect(verifyCallback(current, body, signedHeaders('msg_1', new Date(Date.now() - 6 * 60_000), body, [current]))).toMatchObject({
+      valid: false,
+      reason: expect.stringMatching(/too old/i),
+    });
+    expect(verifyCallback(current, body, signedHeaders('msg_1', new Date(Date.now() + 6 * 60_000), body, [current]))).toMatchObject({
+      valid: false,
+      reason: expect.stringMatching(/too new/i),
+    });
   });
 });

@@ -33,7 +33,11 @@ export type CallbackVerification = { valid: true; event: CallbackEvent } | { val
  * `secrets`: your webhook secret, or both while you roll out a rotated one (a callback matching
  * either is accepted). `rawBody`: the bytes as received, before any JSON parsing.
  */
-export function verifyCallback(secrets: string | string[], rawBody: Buffer | string, headers: Record<string, string | string[] | undefined>): CallbackVerification {
+export function verifyCallback(
+  secrets: string | string[],
+  rawBody: Buffer | string,
+  headers: Record<string, string | string[] | undefined>,
+): CallbackVerification {
   const flat: Record<string, string> = {};
   for (const name of ['webhook-id', 'webhook-timestamp', 'webhook-signature']) {
     const value = headers[name] ?? headers[name.toLowerCase()];

@@ -67,13 +67,18 @@ export async function runCli(argv: string[]): Promise<void> {
         command
           .positional('method', { type: 'string', demandOption: true, describe: 'GET, POST or PATCH' })
           .positional('path', { type: 'string', demandOption: true, describe: 'the path as sent, e.g. /v2/payments/status/shop%2F2026%3A17' })
-          .option('body', { type: 'string', describe: 'the JSON body as written, or @file to send a file\'s bytes' })
+          .option('body', { type: 'string', describe: "the JSON body as written, or @file to send a file's bytes" })
           .option('curl', { type: 'boolean', default: false, describe: 'print the equivalent curl command instead of sending' })
           .option('merchant-id', { type: 'string', default: process.env['MERCHANT_ID'], describe: 'x-api-key (env MERCHANT_ID)' })
           .option('secret', { type: 'string', default: process.env['MERCHANT_SECRET'], describe: 'the API secret, sk_... (env MERCHANT_SECRET)' })
-          .option('api-url', { type: 'string', default: process.env['MERCHANT_API_URL'] ?? 'http://127.0.0.1:3000', describe: 'the API base URL (env MERCHANT_API_URL)' })
+          .option('api-url', {
+            type: 'string',
+            default: process.env['MERCHANT_API_URL'] ?? 'http://127.0.0.1:3000',
+            describe: 'the API base URL (env MERCHANT_API_URL)',
+          })
           .check((args) => {
-            if (!args['merchant-id'] || !args.secret) throw new Error('credentials missing: set MERCHANT_ID and MERCHANT_SECRET, or pass --merchant-id and --secret');
+            if (!args['merchant-id'] || !args.secret)
+              throw new Error('credentials missing: set MERCHANT_ID and MERCHANT_SECRET, or pass --merchant-id and --secret');
             return true;
           }),
       async (args) => {
@@ -83,7 +88,12 @@ export async function runCli(argv: string[]): Promise<void> {
           console.log(curlCommand(prepared));
           return;
         }
-        const response = await fetch(prepared.url, { method: prepared.method, headers: prepared.headers, body: prepared.body ?? undefined, redirect: 'manual' });
+        const response = await fetch(prepared.url, {
+          method: prepared.method,
+          headers: prepared.headers,
+          body: prepared.body ?? undefined,
+          redirect: 'manual',
+        });
         console.log(`HTTP ${response.status}\n${laidOut(await response.text())}`);
         if (!response.ok) process.exitCode = 1;
       },
@@ -95,7 +105,12 @@ export async function runCli(argv: string[]): Promise<void> {
         command
           .option('port', { type: 'number', default: 8443, describe: 'the port to listen on' })
           .option('host', { type: 'string', default: '127.0.0.1', describe: 'the address to listen on' })
-          .option('secret', { type: 'string', array: true, default: process.env['MERCHANT_WEBHOOK_SECRET'] ? [process.env['MERCHANT_WEBHOOK_SECRET']] : [], describe: 'the webhook secret, whsec_... (repeat it for both secrets of a rotation; env MERCHANT_WEBHOOK_SECRET)' })
+          .option('secret', {
+            type: 'string',
+            array: true,
+            default: process.env['MERCHANT_WEBHOOK_SECRET'] ? [process.env['MERCHANT_WEBHOOK_SECRET']] : [],
+            describe: 'the webhook secret, whsec_... (repeat it for both secrets of a rotation; env MERCHANT_WEBHOOK_SECRET)',
+          })
           .check((args) => {
             if (args.secret.length === 0) throw new Error('no webhook secret: pass --secret whsec_... or set MERCHANT_WEBHOOK_SECRET');
             return true;

@@ -16,7 +16,9 @@ interface Received {
 }
 
 /** A real HTTP server on 127.0.0.1 that answers each request with the next handler of a script. */
-async function scriptedServer(...handlers: Array<(request: Received, response: ServerResponse) => void>): Promise<{ url: string; received: Received[]; server: Server }> {
+async function scriptedServer(
+  ...handlers: Array<(request: Received, response: ServerResponse) => void>
+): Promise<{ url: string; received: Received[]; server: Server }> {
   const received: Received[] = [];
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -32,16 +34,21 @@ async function scriptedServer(...handlers: Array<(request: Received, response: S
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, received, server };
 }
 
-const answer = (status: number, body: unknown, headers: Record<string, string> = {}) => (_request: Received, response: ServerResponse) => {
-  response.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
-};
+const answer =
+  (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  (_request: Received, response: ServerResponse) => {
+    response.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
+  };
 const unavailable = answer(503, { error: { code: 'SERVICE_UNAVAILABLE', message: 'no outcome in time', details: [] }, request_id: 'req_1' });
 const order = { order_id: 'shop/2026:17', status: 'PENDING' } as PaymentOrder;
 
 /** Whether a request the server received carries a valid signature of exactly the bytes it received. */
 function signedCorrectly(request: Received): boolean {
   const timestamp = String(request.headers['x-timestamp']);
-  return request.headers['x-api-key'] === MERCHANT_ID && signRequest({ secret: SECRET, timestamp, wirePath: request.url, body: request.body }).signature === request.headers['x-signature'];
+  return (
+    request.headers['x-api-key'] === MERCHANT_ID &&
+    signRequest({ secret: SECRET, timestamp, wirePath: request.url, body: request.body }).signature === request.headers['x-signature']
+  );
 }
 
 describe('MerchantClient against a real local HTTP server', () => {
@@ -52,13 +59,24 @@ describe('MerchantClient against a real local HTTP server', () => {
   const start = async (...handlers: Parameters<typeof scriptedServer>) => {
     const started = await scriptedServer(...handlers);
     servers.push(started.server);
-    const client = new MerchantClient({ baseUrl: started.url, merchantId: MERCHANT_ID, apiSecret: SECRET, retry: { attempts: 4, initialDelayMs: 1, maxDelayMs: 2_000 } });
+    const client = new MerchantClient({
+      baseUrl: started.url,
+      merchantId: MERCHANT_ID,
+      apiSecret: SECRET,
+      retry: { attempts: 4, initialDelayMs: 1, maxDelayMs: 2_000 },
+    });
     return { ...started, client };
   };
 
   it('retries a 503 with the same order_id and the same body bytes, signed again, and returns the 201', async () => {
     const { client, received } = await start(unavailable, unavailable, answer(201, order));
-    const created = await client.payments.createIncoming({ order_id: 'shop/2026:17', amount: 1500.5, currency: 'RUB', country: 'RU', callback_url: 'https://shop.example/cb' });
+    const created = await client.payments.createIncoming({
+      order_id: 'shop/2026:17',
+      amount: 1500.5,
+      currency: 'RUB',
+      country: 'RU',
+      callback_url: 'https://shop.example/cb',
+    });
     expect(created).toEqual(order);
     expect(received).toHaveLength(3);
     expect(new Set(received.map((request) => request.body.toString('utf8')))).toEqual(new Set([received[0].body.toString('utf8')]));
@@ -67,7 +85,10 @@ describe('MerchantClient against a real local HTTP server', () => {
   });
 
   it('waits out a 429 Retry-After before the next attempt', async () => {
-    const { client, received } = await start(answer(429, { error: { code: 'RATE_LIMITED', message: 'slow down', details: [] }, request_id: 'req_2' }, { 'retry-after': '1' }), answer(200, order));
+    const { client, received } = await start(
+      answer(429, { error: { code: 'RATE_LIMITED', message: 'slow down', details: [] }, request_id: 'req_2' }, { 'retry-after': '1' }),
+      answer(200, order),
+    );
     const startedAt = Date.now();
     await expect(client.payments.status('shop/2026:17')).resolves.toEqual(order);
     expect(Date.now() - startedAt).toBeGreaterThanOrEqual(1_000);
@@ -77,7 +98,9 @@ describe('MerchantClient against a real local HTTP server', () => {
   it('retries a dropped connection of a create, but not of a secret rotation, which may have happened', async () => {
     const drop = (request: Received, response: ServerResponse) => response.socket?.destroy();
     const create = await start(drop, answer(201, order));
-    await expect(create.client.payments.createIncoming({ order_id: 'A-1', amount: 100, currency: 'RUB', country: 'RU', callback_url: 'https://shop.example/cb' })).resolves.toEqual(order);
+    await expect(
+      create.client.payments.createIncoming({ order_id: 'A-1', amount: 100, currency: 'RUB', country: 'RU', callback_url: 'https://shop.example/cb' }),
+    ).resolves.toEqual(order);
     expect(create.received).toHaveLength(2);
 
     const rotation = await start(drop, answer(201, { api_secret: 'sk_new' }));
@@ -89,7 +112,13 @@ describe('MerchantClient against a real local HTTP server', () => {
     const silent = () => undefined;
     const started = await scriptedServer(silent, answer(200, order));
     servers.push(started.server);
-    const impatient = new MerchantClient({ baseUrl: started.url, merchantId: MERCHANT_ID, apiSecret: SECRET, timeoutMs: 300, retry: { attempts: 2, initialDelayMs: 1 } });
+    const impatient = new MerchantClient({
+      baseUrl: started.url,
+      merchantId: MERCHANT_ID,
+      apiSecret: SECRET,
+      timeoutMs: 300,
+      retry: { attempts: 2, initialDelayMs: 1 },
+    });
     await expect(impatient.payments.status('shop/2026:17')).resolves.toEqual(order);
     expect(started.received).toHaveLength(2);
     started.server.closeAllConnections();
@@ -103,9 +132,14 @@ describe('MerchantClient against a real local HTTP server', () => {
   });
 
   it('does not retry a refusal, and types it by code', async () => {
-    const duplicate = { error: { code: 'DUPLICATE_ORDER', message: 'order_id A-1 exists with another amount', details: [{ field: 'amount', issue: 'differs' }] }, request_id: 'req_3' };
+    const duplicate = {
+      error: { code: 'DUPLICATE_ORDER', message: 'order_id A-1 exists with another amount', details: [{ field: 'amount', issue: 'differs' }] },
+      request_id: 'req_3',
+    };
     const { client, received } = await start(answer(409, duplicate));
-    const failure = (await client.payments.createIncoming({ order_id: 'A-1', amount: 1, currency: 'RUB', country: 'RU', callback_url: 'https://shop.example/cb' }).catch((error: unknown) => error)) as MerchantApiError;
+    const failure = (await client.payments
+      .createIncoming({ order_id: 'A-1', amount: 1, currency: 'RUB', country: 'RU', callback_url: 'https://shop.example/cb' })
+      .catch((error: unknown) => error)) as MerchantApiError;
     expect(failure).toBeInstanceOf(MerchantApiError);
     expect({ code: failure.code, status: failure.status, message: failure.message, details: failure.details, requestId: failure.requestId }).toEqual({
       code: 'DUPLICATE_ORDER',
@@ -124,7 +158,9 @@ describe('MerchantClient against a real local HTTP server', () => {
     await expect(client.request<string>('GET', '/v2/merchant/reconciliation?date=2026-01-01&currency=RUB')).resolves.toBe(csv);
     expect(received[0].url).toBe('/v2/merchant/reconciliation?date=2026-01-01&currency=RUB');
     expect(signedCorrectly(received[0])).toBe(true);
-    expect(signRequest({ secret: SECRET, timestamp: String(received[0].headers['x-timestamp']), wirePath: '/v2/merchant/reconciliation', body: '' }).signature).toBe(received[0].headers['x-signature']);
+    expect(
+      signRequest({ secret: SECRET, timestamp: String(received[0].headers['x-timestamp']), wirePath: '/v2/merchant/reconciliation', body: '' }).signature,
+    ).toBe(received[0].headers['x-signature']);
   });
 
   it('pages the webhook delivery log through its query string, which is sent but not signed', async () => {

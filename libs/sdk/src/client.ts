@@ -10,7 +10,9 @@ type Answer<Path extends keyof paths, Method extends keyof paths[Path], Status e
     ? JsonOf<R[Status]>
     : never
   : never;
-type RequestBody<Path extends keyof paths, Method extends keyof paths[Path]> = paths[Path][Method] extends { requestBody?: infer B } ? JsonOf<NonNullable<B>> : never;
+type RequestBody<Path extends keyof paths, Method extends keyof paths[Path]> = paths[Path][Method] extends { requestBody?: infer B }
+  ? JsonOf<NonNullable<B>>
+  : never;
 
 export type PaymentOrder = Answer<'/v2/payments/status/{orderId}', 'get', 200>;
 export type CreateIncomingPayment = RequestBody<'/v2/payments/incoming', 'post'>;
@@ -128,12 +130,15 @@ export class MerchantClient {
 
   /** Your callbacks' delivery log, redelivery, test callbacks and disabled endpoints (docs/api/callbacks.md#webhook-tools). */
   readonly webhooks = {
-    deliveriesPage: (filters: WebhookDeliveryFilters & { cursor?: string } = {}) => this.json<WebhookDeliveryPage>('GET', `/v2/webhooks/deliveries${deliveriesQuery(filters)}`),
+    deliveriesPage: (filters: WebhookDeliveryFilters & { cursor?: string } = {}) =>
+      this.json<WebhookDeliveryPage>('GET', `/v2/webhooks/deliveries${deliveriesQuery(filters)}`),
     /** Every callback matching the filters, newest first, page after page. */
-    deliveries: (filters: WebhookDeliveryFilters = {}) => this.everyPage<WebhookDeliveryPage>((cursor) => this.webhooks.deliveriesPage(cursor === undefined ? filters : { ...filters, cursor })),
+    deliveries: (filters: WebhookDeliveryFilters = {}) =>
+      this.everyPage<WebhookDeliveryPage>((cursor) => this.webhooks.deliveriesPage(cursor === undefined ? filters : { ...filters, cursor })),
     delivery: (deliveryId: string) => this.json<WebhookDeliveryDetail>('GET', `/v2/webhooks/deliveries/${pathSegment(deliveryId)}`),
     // Each of these sends a callback or changes state: sent again only when the server certainly did nothing.
-    redeliver: (deliveryId: string) => this.json<WebhookDeliveryDetail>('POST', `/v2/webhooks/deliveries/${pathSegment(deliveryId)}/redeliver`, undefined, 'not-idempotent'),
+    redeliver: (deliveryId: string) =>
+      this.json<WebhookDeliveryDetail>('POST', `/v2/webhooks/deliveries/${pathSegment(deliveryId)}/redeliver`, undefined, 'not-idempotent'),
     sendTest: (body: SendTestWebhook = {}) => this.json<WebhookDeliveryDetail>('POST', '/v2/webhooks/test', body, 'not-idempotent'),
     disabledEndpoints: () => this.json<Answer<'/v2/webhooks/endpoints', 'get', 200>>('GET', '/v2/webhooks/endpoints'),
     enableEndpoint: (url: string) => this.json<EnabledWebhookEndpoint>('POST', '/v2/webhooks/endpoints/enable', { url }, 'not-idempotent'),
@@ -212,7 +217,9 @@ export class MerchantClient {
   }
 
   /** Follows `next_cursor` (with the same filters, which `readPage` keeps) until `has_more` is false. */
-  private async *everyPage<Page extends ListPage>(readPage: (cursor: string | undefined) => Promise<Page>): AsyncGenerator<Page['data'][number], void, undefined> {
+  private async *everyPage<Page extends ListPage>(
+    readPage: (cursor: string | undefined) => Promise<Page>,
+  ): AsyncGenerator<Page['data'][number], void, undefined> {
     let cursor: string | undefined;
     do {
       const page: { data: Array<Page['data'][number]>; has_more: boolean; next_cursor?: string | null } = await readPage(cursor);

@@ -79,7 +79,14 @@ export class MerchantApiError extends Error {
  * status where there is only one; any other 4xx reads as a refusal of the request.
  */
 function codeForStatus(status: number): MerchantErrorCode {
-  const byStatus: Record<number, MerchantErrorCode> = { 404: 'NOT_FOUND', 405: 'METHOD_NOT_ALLOWED', 413: 'PAYLOAD_TOO_LARGE', 415: 'UNSUPPORTED_MEDIA_TYPE', 429: 'RATE_LIMITED', 503: 'SERVICE_UNAVAILABLE' };
+  const byStatus: Record<number, MerchantErrorCode> = {
+    404: 'NOT_FOUND',
+    405: 'METHOD_NOT_ALLOWED',
+    413: 'PAYLOAD_TOO_LARGE',
+    415: 'UNSUPPORTED_MEDIA_TYPE',
+    429: 'RATE_LIMITED',
+    503: 'SERVICE_UNAVAILABLE',
+  };
   return byStatus[status] ?? (status >= 500 ? 'INTERNAL_ERROR' : 'VALIDATION_ERROR');
 }
 

@@ -1,4 +1,11 @@
-export { verifyCallback, type CallbackEvent, type CallbackVerification, type DisputeCallbackType, type PaymentCallbackType, type WithdrawalCallbackType } from './callbacks';
+export {
+  verifyCallback,
+  type CallbackEvent,
+  type CallbackVerification,
+  type DisputeCallbackType,
+  type PaymentCallbackType,
+  type WithdrawalCallbackType,
+} from './callbacks';
 export * from './client';
 export { isMerchantApiError, isMerchantErrorCode, MERCHANT_ERROR_CODES, MerchantApiError, type MerchantErrorCode, type MerchantErrorDetail } from './errors';
 export { MerchantNetworkError, type RetryOptions, type RetrySafety } from './retry';

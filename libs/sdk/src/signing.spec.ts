@@ -23,7 +23,9 @@ describe('the SDK signs every published test vector (docs/api/signing-test-vecto
       signature: vector.signature,
     });
     // The same bytes given as a Buffer sign the same.
-    expect(signRequest({ secret: vector.secret, timestamp: vector.timestamp, wirePath: vector.wire_path, body: Buffer.from(vector.body, 'utf8') }).signature).toBe(vector.signature);
+    expect(
+      signRequest({ secret: vector.secret, timestamp: vector.timestamp, wirePath: vector.wire_path, body: Buffer.from(vector.body, 'utf8') }).signature,
+    ).toBe(vector.signature);
   });
 
   it('builds the wire path of an id with / and : so that it signs as the vectors do', () => {

@@ -51,7 +51,9 @@ export function signedPayload(timestamp: string, path: string, body: Buffer | st
 
 /** HMAC-SHA256 of the signed payload, keyed by the whole secret, as 64 lower-case hex digits. `path` is already the signed path. */
 export function signatureOf(secret: Buffer | string, timestamp: string, path: string, body: Buffer | string): string {
-  return createHmac('sha256', secret).update(signedPayload(timestamp, path, body)).digest('hex');
+  return createHmac('sha256', secret)
+    .update(signedPayload(timestamp, path, body))
+    .digest('hex');
 }
 
 /**

@@ -58,7 +58,11 @@ describe('CallbackSink modes', () => {
     expect(await deliver(url, 'msg_2', { signingSecret: `whsec_${randomBytes(24).toString('base64')}` })).toBe(400);
     expect(await deliver(`${url}-unknown`, 'msg_3')).toBe(404);
     expect(sink.deliveries.get('msg_1')).toEqual({
-      webhookId: 'msg_1', merchantId: 'merchant-a', type: 'payment.succeeded', subjectId: 'order-msg_1', acknowledged: true,
+      webhookId: 'msg_1',
+      merchantId: 'merchant-a',
+      type: 'payment.succeeded',
+      subjectId: 'order-msg_1',
+      acknowledged: true,
       attempts: [expect.objectContaining({ status: 200, abandoned: false }), expect.objectContaining({ status: 200, abandoned: false })],
     });
     expect(sink.counts()).toEqual({ received: 4, unverified: 1, unroutable: 1, deliveries: 1, acknowledged: 1, repeated: 1 });

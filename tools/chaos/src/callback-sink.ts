@@ -82,7 +82,8 @@ export class CallbackSink {
   }
 
   setMode(mode: CallbackSinkMode): void {
-    if (mode.kind === 'slow' && !(Number.isFinite(mode.delayMs) && mode.delayMs >= 0)) throw new Error(`callback sink: delayMs must be a number ≥ 0, got ${mode.delayMs}`);
+    if (mode.kind === 'slow' && !(Number.isFinite(mode.delayMs) && mode.delayMs >= 0))
+      throw new Error(`callback sink: delayMs must be a number ≥ 0, got ${mode.delayMs}`);
     this.currentMode = mode;
   }
 
@@ -160,7 +161,14 @@ export class CallbackSink {
 
   private firstDelivery(event: { id: string; type: string; data: unknown }, merchantId: string): SinkDelivery {
     const data = event.data as { order_id?: string; dispute_id?: string };
-    const delivery: SinkDelivery = { webhookId: event.id, merchantId, type: event.type, subjectId: data.dispute_id ?? data.order_id ?? null, attempts: [], acknowledged: false };
+    const delivery: SinkDelivery = {
+      webhookId: event.id,
+      merchantId,
+      type: event.type,
+      subjectId: data.dispute_id ?? data.order_id ?? null,
+      attempts: [],
+      acknowledged: false,
+    };
     this.deliveries.set(event.id, delivery);
     return delivery;
   }
@@ -194,8 +202,20 @@ export function callbackSinkFaults(sink: CallbackSink, options: CallbackSinkFaul
   };
   const held = { holdMs, recoveryFrom: 'heal' as const };
   return [
-    { kind: 'callback-sink-slow', name: `callback sink slow (answers after ${seconds(slowDelayMs)}) for ${seconds(holdMs)}`, ...held, inject: async () => sink.setMode({ kind: 'slow', delayMs: slowDelayMs }), heal: backToNormal },
-    { kind: 'callback-sink-failing', name: `callback sink failing (500) for ${seconds(holdMs)}`, ...held, inject: async () => sink.setMode({ kind: 'failing' }), heal: backToNormal },
+    {
+      kind: 'callback-sink-slow',
+      name: `callback sink slow (answers after ${seconds(slowDelayMs)}) for ${seconds(holdMs)}`,
+      ...held,
+      inject: async () => sink.setMode({ kind: 'slow', delayMs: slowDelayMs }),
+      heal: backToNormal,
+    },
+    {
+      kind: 'callback-sink-failing',
+      name: `callback sink failing (500) for ${seconds(holdMs)}`,
+      ...held,
+      inject: async () => sink.setMode({ kind: 'failing' }),
+      heal: backToNormal,
+    },
     {
       kind: 'callback-sink-gone',
       name: `callback sink gone (410) for ${seconds(holdMs)}, then re-enabled`,

@@ -93,7 +93,8 @@ export class FaultProxy {
   }
 
   setMode(mode: ProxyMode): void {
-    if (mode.kind === 'latency' && !(Number.isFinite(mode.latencyMs) && mode.latencyMs >= 0)) throw new Error(`${this.name} proxy: latencyMs must be a number ≥ 0, got ${mode.latencyMs}`);
+    if (mode.kind === 'latency' && !(Number.isFinite(mode.latencyMs) && mode.latencyMs >= 0))
+      throw new Error(`${this.name} proxy: latencyMs must be a number ≥ 0, got ${mode.latencyMs}`);
     this.currentMode = mode;
     if (mode.kind === 'black-hole') {
       if (!this.hole) {

@@ -156,5 +156,10 @@ export function postgresConnectionDropFault(): ChaosFault {
  */
 export function standardFaults(mode: 'quick' | 'full', instances: readonly InstanceName[]): ChaosFault[] {
   if (mode === 'quick') return [sigkillFault('payments-2'), sigkillFault('ledger'), dependencyRestartFault('kafka', 3_000)];
-  return [...instances.map((instance) => sigkillFault(instance)), dependencyRestartFault('kafka', 4_000), dependencyRestartFault('postgres', 3_000), postgresConnectionDropFault()];
+  return [
+    ...instances.map((instance) => sigkillFault(instance)),
+    dependencyRestartFault('kafka', 4_000),
+    dependencyRestartFault('postgres', 3_000),
+    postgresConnectionDropFault(),
+  ];
 }

@@ -106,13 +106,20 @@ export class MixedLoad {
     const payIn = await this.createPayIn(merchant, FUNDING_RUB);
     if (!payIn) throw new Error(`funding ${merchant.merchantId}: the pay-in was not created`);
     const details = await payerAsksForDetails(this.log, merchant.merchantId, payIn.orderId, payIn.redirectUrl);
-    if (details.status !== 303 || details.location?.includes('no_agent_yet')) throw new Error(`funding ${merchant.merchantId}: no agent was assigned (${details.status} ${details.location})`);
+    if (details.status !== 303 || details.location?.includes('no_agent_yet'))
+      throw new Error(`funding ${merchant.merchantId}: no agent was assigned (${details.status} ${details.location})`);
     const confirmed = await this.agentAction('agent-confirm', payIn);
     if (confirmed.status !== 200) throw new Error(`funding ${merchant.merchantId}: the confirm answered ${confirmed.status}`);
     // The ledger credits the pay-in from payments' events: wait for it before converting part of it.
     const deadline = Date.now() + 30_000;
     for (;;) {
-      const balances = await merchantRequest<{ settlement: Array<{ currency: string; available: number }> }>(this.log, merchant, { operation: 'status' }, 'GET', '/v2/merchant/balances');
+      const balances = await merchantRequest<{ settlement: Array<{ currency: string; available: number }> }>(
+        this.log,
+        merchant,
+        { operation: 'status' },
+        'GET',
+        '/v2/merchant/balances',
+      );
       if ((balances.body?.settlement.find((entry) => entry.currency === 'RUB')?.available ?? 0) > 0) break;
       if (Date.now() > deadline) throw new Error(`funding ${merchant.merchantId}: the ledger did not credit the pay-in within 30 s`);
       await sleep(250);
@@ -146,7 +153,14 @@ export class MixedLoad {
       case 'pay-in-exact-duplicate': {
         const earlier = this.payIns.length > 0 ? pick(this.payIns) : null;
         if (!earlier) return false;
-        await merchantRequest(this.log, earlier.merchant, { operation, orderId: earlier.orderId, creates: 'payment' }, 'POST', '/v2/payments/incoming', earlier.body);
+        await merchantRequest(
+          this.log,
+          earlier.merchant,
+          { operation, orderId: earlier.orderId, creates: 'payment' },
+          'POST',
+          '/v2/payments/incoming',
+          earlier.body,
+        );
         return true;
       }
       case 'pay-in-mismatched-duplicate': {
@@ -174,13 +188,28 @@ export class MixedLoad {
       case 'cancel': {
         const payIn = this.fresh.shift();
         if (!payIn) return false;
-        await merchantRequest(this.log, payIn.merchant, { operation, orderId: payIn.orderId }, 'POST', `/v2/payments/${encodeURIComponent(payIn.orderId)}/cancel`, {});
+        await merchantRequest(
+          this.log,
+          payIn.merchant,
+          { operation, orderId: payIn.orderId },
+          'POST',
+          `/v2/payments/${encodeURIComponent(payIn.orderId)}/cancel`,
+          {},
+        );
         return true;
       }
       case 'payout': {
         const merchant = this.merchant();
         const orderId = this.nextOrderId('payout');
-        const body = { order_id: orderId, amount: PAYOUT_RUB, currency: 'RUB', country: 'RU', method: 'bank_card', account_number: PAYOUT_ACCOUNT, callback_url: merchant.callbackUrl };
+        const body = {
+          order_id: orderId,
+          amount: PAYOUT_RUB,
+          currency: 'RUB',
+          country: 'RU',
+          method: 'bank_card',
+          account_number: PAYOUT_ACCOUNT,
+          callback_url: merchant.callbackUrl,
+        };
         const answer = await merchantRequest(this.log, merchant, { operation, orderId, creates: 'payment' }, 'POST', '/v2/payments/outgoing', body);
         if (answer.status === 201) this.payouts.push({ merchant, orderId });
         return true;
@@ -191,8 +220,11 @@ export class MixedLoad {
         const index = this.declined.findIndex((payIn) => nowMs - payIn.atMs >= DISPUTE_AFTER_DECLINE_MS);
         if (index < 0) return false;
         const [payIn] = this.declined.splice(index, 1);
-        const answer = await merchantRequest<{ dispute_id: string }>(this.log, payIn.merchant, { operation, orderId: payIn.orderId }, 'POST', '/v2/disputes', { order_id: payIn.orderId });
-        if (answer.status === 201 && answer.body?.dispute_id) this.openDisputes.push({ merchant: payIn.merchant, disputeId: answer.body.dispute_id, orderId: payIn.orderId, atMs: nowMs });
+        const answer = await merchantRequest<{ dispute_id: string }>(this.log, payIn.merchant, { operation, orderId: payIn.orderId }, 'POST', '/v2/disputes', {
+          order_id: payIn.orderId,
+        });
+        if (answer.status === 201 && answer.body?.dispute_id)
+          this.openDisputes.push({ merchant: payIn.merchant, disputeId: answer.body.dispute_id, orderId: payIn.orderId, atMs: nowMs });
         return true;
       }
       case 'dispute-review': {
@@ -200,16 +232,28 @@ export class MixedLoad {
         if (index < 0) return false;
         const [dispute] = this.openDisputes.splice(index, 1);
         const decision = Math.random() < 0.5 ? 'ACCEPTED' : 'REJECTED';
-        await backofficeRequest(this.log, this.operator, { operation, merchantId: dispute.merchant.merchantId, orderId: dispute.orderId, disputeId: dispute.disputeId }, 'POST', `/backoffice/v1/disputes/${dispute.merchant.merchantId}/${dispute.disputeId}/review`, {
-          decision,
-          ...(decision === 'REJECTED' ? { reason: 'the payer’s bank shows no transfer' } : {}),
-        });
+        await backofficeRequest(
+          this.log,
+          this.operator,
+          { operation, merchantId: dispute.merchant.merchantId, orderId: dispute.orderId, disputeId: dispute.disputeId },
+          'POST',
+          `/backoffice/v1/disputes/${dispute.merchant.merchantId}/${dispute.disputeId}/review`,
+          {
+            decision,
+            ...(decision === 'REJECTED' ? { reason: 'the payer’s bank shows no transfer' } : {}),
+          },
+        );
         return true;
       }
       case 'withdrawal': {
         const merchant = this.merchant();
         const orderId = this.nextOrderId('withdrawal');
-        const answer = await merchantRequest(this.log, merchant, { operation, orderId, creates: 'withdrawal' }, 'POST', '/v2/merchant/withdrawals', { order_id: orderId, amount: WITHDRAWAL_USDT, currency: 'USDT-ERC20', address: ERC20_ADDRESS });
+        const answer = await merchantRequest(this.log, merchant, { operation, orderId, creates: 'withdrawal' }, 'POST', '/v2/merchant/withdrawals', {
+          order_id: orderId,
+          amount: WITHDRAWAL_USDT,
+          currency: 'USDT-ERC20',
+          address: ERC20_ADDRESS,
+        });
         if (answer.status === 201) this.withdrawals.push({ merchant, orderId });
         return true;
       }
@@ -219,7 +263,13 @@ export class MixedLoad {
       case 'status': {
         const payIn = this.payIns.length > 0 ? pick(this.payIns) : null;
         if (!payIn) return false;
-        await merchantRequest(this.log, payIn.merchant, { operation, orderId: payIn.orderId }, 'GET', `/v2/payments/status/${encodeURIComponent(payIn.orderId)}`);
+        await merchantRequest(
+          this.log,
+          payIn.merchant,
+          { operation, orderId: payIn.orderId },
+          'GET',
+          `/v2/payments/status/${encodeURIComponent(payIn.orderId)}`,
+        );
         return true;
       }
       default:
@@ -230,7 +280,14 @@ export class MixedLoad {
   private async createPayIn(merchant: LoadMerchant, amount: number): Promise<PayIn | null> {
     const orderId = this.nextOrderId('pay-in');
     const body = { order_id: orderId, amount, currency: 'RUB', country: 'RU', callback_url: merchant.callbackUrl };
-    const answer = await merchantRequest<{ redirect_url?: string }>(this.log, merchant, { operation: 'pay-in', orderId, creates: 'payment' }, 'POST', '/v2/payments/incoming', body);
+    const answer = await merchantRequest<{ redirect_url?: string }>(
+      this.log,
+      merchant,
+      { operation: 'pay-in', orderId, creates: 'payment' },
+      'POST',
+      '/v2/payments/incoming',
+      body,
+    );
     if (answer.status !== 201 || !answer.body?.redirect_url) return null;
     const payIn = { merchant, orderId, body, redirectUrl: answer.body.redirect_url };
     this.payIns.push(payIn);
@@ -240,7 +297,14 @@ export class MixedLoad {
 
   private agentAction(operation: 'agent-confirm' | 'agent-decline', payIn: PayIn) {
     const action = operation === 'agent-confirm' ? 'confirm' : 'decline';
-    return backofficeRequest(this.log, this.agent.client, { operation, merchantId: payIn.merchant.merchantId, orderId: payIn.orderId }, 'POST', `/backoffice/v1/agent/orders/${payIn.merchant.merchantId}/${encodeURIComponent(payIn.orderId)}/${action}`, action === 'decline' ? { reason: 'no money arrived' } : {});
+    return backofficeRequest(
+      this.log,
+      this.agent.client,
+      { operation, merchantId: payIn.merchant.merchantId, orderId: payIn.orderId },
+      'POST',
+      `/backoffice/v1/agent/orders/${payIn.merchant.merchantId}/${encodeURIComponent(payIn.orderId)}/${action}`,
+      action === 'decline' ? { reason: 'no money arrived' } : {},
+    );
   }
 
   /** The agent takes a payout, uploads the transfer's receipt and completes it with that receipt. */
@@ -251,23 +315,40 @@ export class MixedLoad {
     const base = `/backoffice/v1/agent/orders/${merchantId}/${encodeURIComponent(payout.orderId)}`;
     const meta = { merchantId, orderId: payout.orderId };
     if ((await backofficeRequest(this.log, this.agent.client, { operation: 'payout-take', ...meta }, 'POST', `${base}/take`, {})).status !== 200) return true;
-    const receipt = await backofficeRequest<{ receipt_id: string }>(this.log, this.agent.client, { operation: 'payout-receipt', ...meta }, 'POST', `${base}/receipts`, Buffer.from('%PDF-1.7 transfer confirmation'), { 'x-file-name': 'transfer.pdf' });
+    const receipt = await backofficeRequest<{ receipt_id: string }>(
+      this.log,
+      this.agent.client,
+      { operation: 'payout-receipt', ...meta },
+      'POST',
+      `${base}/receipts`,
+      Buffer.from('%PDF-1.7 transfer confirmation'),
+      { 'x-file-name': 'transfer.pdf' },
+    );
     if (receipt.status !== 201 || !receipt.body?.receipt_id) return true;
-    await backofficeRequest(this.log, this.agent.client, { operation: 'payout-complete', ...meta }, 'POST', `${base}/complete`, { receipt_id: receipt.body.receipt_id });
+    await backofficeRequest(this.log, this.agent.client, { operation: 'payout-complete', ...meta }, 'POST', `${base}/complete`, {
+      receipt_id: receipt.body.receipt_id,
+    });
     return true;
   }
 
   /** An operator converts RUB to USDT for the merchant (how merchants get USDT to withdraw). */
   private async convert(merchant: RunMerchant, rub: number): Promise<number> {
     const conversionId = this.nextOrderId('conversion');
-    const answer = await backofficeRequest(this.log, this.operator, { operation: 'conversion', merchantId: merchant.merchantId }, 'POST', `/backoffice/v1/merchants/${merchant.merchantId}/conversions`, {
-      conversion_id: conversionId,
-      from_currency: 'RUB',
-      to_currency: 'USDT',
-      amount: rub,
-      rate: '0.01',
-      reason: 'chaos run: USDT for withdrawals',
-    });
+    const answer = await backofficeRequest(
+      this.log,
+      this.operator,
+      { operation: 'conversion', merchantId: merchant.merchantId },
+      'POST',
+      `/backoffice/v1/merchants/${merchant.merchantId}/conversions`,
+      {
+        conversion_id: conversionId,
+        from_currency: 'RUB',
+        to_currency: 'USDT',
+        amount: rub,
+        rate: '0.01',
+        reason: 'chaos run: USDT for withdrawals',
+      },
+    );
     return answer.status;
   }
 }

@@ -44,7 +44,19 @@ describe('chaosFaults', () => {
   it('injects every fault in a full run', () => {
     const kinds = chaosFaults('full', instances, net, sink).map(({ kind }) => kind);
     expect(new Set(kinds)).toEqual(
-      new Set(['sigkill', 'kafka-restart', 'postgres-restart', 'postgres-connection-drop', 'proxy-latency', 'proxy-drop', 'proxy-refuse', 'proxy-black-hole', 'callback-sink-slow', 'callback-sink-failing', 'callback-sink-gone']),
+      new Set([
+        'sigkill',
+        'kafka-restart',
+        'postgres-restart',
+        'postgres-connection-drop',
+        'proxy-latency',
+        'proxy-drop',
+        'proxy-refuse',
+        'proxy-black-hole',
+        'callback-sink-slow',
+        'callback-sink-failing',
+        'callback-sink-gone',
+      ]),
     );
     expect(kinds.filter((kind) => kind === 'sigkill')).toHaveLength(instances.length);
   });

@@ -15,13 +15,17 @@ import { runChaos, type ChaosOptions } from './run-chaos';
 const REPLICAS: InstanceName[] = ['payments-2', 'ledger-2'];
 
 export function chaosOptions(argv: string[]): ChaosOptions {
-  const { values } = parseCommandLine({ args: argv, options: { quick: { type: 'boolean', default: false }, rate: { type: 'string' }, merchants: { type: 'string' } } });
+  const { values } = parseCommandLine({
+    args: argv,
+    options: { quick: { type: 'boolean', default: false }, rate: { type: 'string' }, merchants: { type: 'string' } },
+  });
   const quick = values.quick;
   const positive = (name: 'rate' | 'merchants', fallback: number) => {
     const given = values[name];
     if (given === undefined) return fallback;
     const number = Number(given);
-    if (!Number.isInteger(number) || number <= 0 || number > 200) throw new ConfigError([`--${name} must be a whole number from 1 to 200, got ${JSON.stringify(given)}`]);
+    if (!Number.isInteger(number) || number <= 0 || number > 200)
+      throw new ConfigError([`--${name} must be a whole number from 1 to 200, got ${JSON.stringify(given)}`]);
     return number;
   };
   return {

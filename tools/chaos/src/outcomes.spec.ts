@@ -1,4 +1,14 @@
-import { acknowledgedFileLines, callbacksNotReceived, countOutcomes, operationsStuckAtTheEnd, isForbiddenServerError, reconcile, recoveryTime, type HeldObject, type RequestOutcome } from './outcomes';
+import {
+  acknowledgedFileLines,
+  callbacksNotReceived,
+  countOutcomes,
+  operationsStuckAtTheEnd,
+  isForbiddenServerError,
+  reconcile,
+  recoveryTime,
+  type HeldObject,
+  type RequestOutcome,
+} from './outcomes';
 
 let sequence = 0;
 function outcome(fields: Partial<RequestOutcome>): RequestOutcome {
@@ -10,7 +20,12 @@ const held = (orderId: string, fields: Partial<HeldObject> = {}): HeldObject => 
 
 describe('reconcile: lost, duplicated, phantom', () => {
   it('finds nothing when every acknowledged order exists once and no refused one does', () => {
-    const outcomes = [created('A'), created('A', { operation: 'pay-in-exact-duplicate', status: 200 }), created('A', { operation: 'pay-in-mismatched-duplicate', status: 409, code: 'DUPLICATE_ORDER' }), created('B', { status: 400 })];
+    const outcomes = [
+      created('A'),
+      created('A', { operation: 'pay-in-exact-duplicate', status: 200 }),
+      created('A', { operation: 'pay-in-mismatched-duplicate', status: 409, code: 'DUPLICATE_ORDER' }),
+      created('B', { status: 400 }),
+    ];
     expect(reconcile(outcomes, [held('A')])).toEqual({ lost: [], duplicated: [], phantom: [], undetermined: [] });
   });
 
@@ -30,7 +45,10 @@ describe('reconcile: lost, duplicated, phantom', () => {
   });
 
   it('takes a timed-out create settled as happened as acknowledged, and one settled as not happened as refused', () => {
-    const outcomes = [created('T', { status: 0, timedOut: true, settled: 'happened' }), created('N', { status: 503, retryAfter: true, settled: 'not-happened' })];
+    const outcomes = [
+      created('T', { status: 0, timedOut: true, settled: 'happened' }),
+      created('N', { status: 503, retryAfter: true, settled: 'not-happened' }),
+    ];
     expect(reconcile(outcomes, [held('T')])).toEqual({ lost: [], duplicated: [], phantom: [], undetermined: [] });
     expect(reconcile(outcomes, [held('N')]).phantom).toEqual(['payment mrc_a/N']);
     expect(reconcile(outcomes, []).lost).toEqual(['payment mrc_a/T']);
@@ -42,7 +60,12 @@ describe('reconcile: lost, duplicated, phantom', () => {
   });
 
   it('writes the auditor’s acknowledgement lines, one per settled key', () => {
-    const outcomes = [created('A', { status: 0, timedOut: true, settled: 'unknown' }), created('A'), created('B', { status: 409 }), created('C', { status: 0, timedOut: true, settled: 'unknown' })];
+    const outcomes = [
+      created('A', { status: 0, timedOut: true, settled: 'unknown' }),
+      created('A'),
+      created('B', { status: 409 }),
+      created('C', { status: 0, timedOut: true, settled: 'unknown' }),
+    ];
     expect(acknowledgedFileLines(outcomes).map((line) => JSON.parse(line))).toEqual([
       { merchant_id: 'mrc_a', order_id: 'A', kind: 'payment', acknowledged: true },
       { merchant_id: 'mrc_a', order_id: 'B', kind: 'payment', acknowledged: false },
@@ -86,8 +109,15 @@ describe('counts and server errors', () => {
   });
 });
 
-describe('callbacksNotReceived: the dispatcher\'s record against the sink\'s', () => {
-  const delivery = (deliveryId: string, status: string) => ({ deliveryId, status, merchantId: 'mrc_a', subjectKind: 'payment_order', subjectId: `order-${deliveryId}`, callbackType: 'payment.succeeded' });
+describe("callbacksNotReceived: the dispatcher's record against the sink's", () => {
+  const delivery = (deliveryId: string, status: string) => ({
+    deliveryId,
+    status,
+    merchantId: 'mrc_a',
+    subjectKind: 'payment_order',
+    subjectId: `order-${deliveryId}`,
+    callbackType: 'payment.succeeded',
+  });
 
   it('accepts a callback the sink acknowledged, and one still pending in the dispatcher', () => {
     expect(callbacksNotReceived([delivery('msg_1', 'succeeded'), delivery('msg_2', 'pending')], new Set(['msg_1']))).toEqual([]);

@@ -62,7 +62,8 @@ export function classOf(outcome: Pick<RequestOutcome, 'status' | 'timedOut'>): O
 export const needsSettling = (outcome: RequestOutcome): boolean => ['timeout', '5xx'].includes(classOf(outcome));
 
 /** A 5xx the contract does not allow: anything but a 503 with Retry-After (an outage's "try again"). */
-export const isForbiddenServerError = (outcome: RequestOutcome): boolean => classOf(outcome) === '5xx' && !(outcome.status === 503 && outcome.retryAfter === true);
+export const isForbiddenServerError = (outcome: RequestOutcome): boolean =>
+  classOf(outcome) === '5xx' && !(outcome.status === 503 && outcome.retryAfter === true);
 
 /** What the load holds against a key: the platform said yes (or the settle read found it), said no, or never said. */
 export type Acknowledgement = 'acknowledged' | 'refused' | 'unknown';
@@ -74,15 +75,22 @@ const keyOf = (kind: CreatedKind, merchantId: string, orderId: string) => JSON.s
  * as happened (an exact duplicate or a retry is one order); refused when every one was refused
  * (4xx) or settled as not happened; unknown otherwise (a settle read that could not tell).
  */
-export function acknowledgementsOf(outcomes: readonly RequestOutcome[]): Map<string, { kind: CreatedKind; merchantId: string; orderId: string; state: Acknowledgement }> {
+export function acknowledgementsOf(
+  outcomes: readonly RequestOutcome[],
+): Map<string, { kind: CreatedKind; merchantId: string; orderId: string; state: Acknowledgement }> {
   const byKey = new Map<string, { kind: CreatedKind; merchantId: string; orderId: string; state: Acknowledgement }>();
   for (const outcome of outcomes) {
     if (!outcome.creates || !outcome.orderId) continue;
     const key = keyOf(outcome.creates, outcome.merchantId, outcome.orderId);
     const state: Acknowledgement =
-      classOf(outcome) === '2xx' || outcome.settled === 'happened' ? 'acknowledged' : classOf(outcome) === '4xx' || outcome.settled === 'not-happened' ? 'refused' : 'unknown';
+      classOf(outcome) === '2xx' || outcome.settled === 'happened'
+        ? 'acknowledged'
+        : classOf(outcome) === '4xx' || outcome.settled === 'not-happened'
+          ? 'refused'
+          : 'unknown';
     const earlier = byKey.get(key)?.state;
-    const merged: Acknowledgement = earlier === 'acknowledged' || state === 'acknowledged' ? 'acknowledged' : earlier === 'unknown' || state === 'unknown' ? 'unknown' : 'refused';
+    const merged: Acknowledgement =
+      earlier === 'acknowledged' || state === 'acknowledged' ? 'acknowledged' : earlier === 'unknown' || state === 'unknown' ? 'unknown' : 'refused';
     byKey.set(key, { kind: outcome.creates, merchantId: outcome.merchantId, orderId: outcome.orderId, state: merged });
   }
   return byKey;
@@ -159,7 +167,10 @@ export function recoveryTime(outcomes: readonly RequestOutcome[], fromMs: number
 }
 
 /** Counts per outcome class, per operation and overall. */
-export function countOutcomes(outcomes: readonly RequestOutcome[]): { total: Record<OutcomeClass, number>; byOperation: Record<string, Record<OutcomeClass, number>> } {
+export function countOutcomes(outcomes: readonly RequestOutcome[]): {
+  total: Record<OutcomeClass, number>;
+  byOperation: Record<string, Record<OutcomeClass, number>>;
+} {
   const empty = (): Record<OutcomeClass, number> => ({ '2xx': 0, '4xx': 0, '5xx': 0, timeout: 0 });
   const total = empty();
   const byOperation: Record<string, Record<OutcomeClass, number>> = {};
@@ -199,7 +210,10 @@ const NOT_RECEIVED: Record<string, string> = {
 export function callbacksNotReceived(deliveries: readonly DispatcherDelivery[], received: ReadonlySet<string>): string[] {
   return deliveries
     .filter((delivery) => delivery.status !== 'pending' && !(delivery.status === 'succeeded' && received.has(delivery.deliveryId)))
-    .map((delivery) => `${NOT_RECEIVED[delivery.status] ?? delivery.status}: ${delivery.merchantId} ${delivery.subjectKind} ${delivery.subjectId} ${delivery.callbackType} (${delivery.deliveryId})`);
+    .map(
+      (delivery) =>
+        `${NOT_RECEIVED[delivery.status] ?? delivery.status}: ${delivery.merchantId} ${delivery.subjectKind} ${delivery.subjectId} ${delivery.callbackType} (${delivery.deliveryId})`,
+    );
 }
 
 /** How many of an operation's last requests must all fail before the verdict calls it stuck. */
@@ -218,7 +232,9 @@ export function operationsStuckAtTheEnd(outcomes: readonly RequestOutcome[]): st
   for (const [operation, sent] of byOperation) {
     const last = [...sent].sort((a, b) => a.sentAtMs - b.sentAtMs).slice(-STUCK_AFTER_REQUESTS);
     if (last.length < STUCK_AFTER_REQUESTS || !last.every(failedLikeAnOutage)) continue;
-    stuck.push(`${operation}: its last ${last.length} requests (sent from ${((last[0] as RequestOutcome).sentAtMs / 1000).toFixed(1)} s) failed with a 5xx or no answer`);
+    stuck.push(
+      `${operation}: its last ${last.length} requests (sent from ${((last[0] as RequestOutcome).sentAtMs / 1000).toFixed(1)} s) failed with a 5xx or no answer`,
+    );
   }
   return stuck;
 }

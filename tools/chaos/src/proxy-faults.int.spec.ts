@@ -56,7 +56,12 @@ describe('proxyFaults', () => {
   it('routes every service through the proxies, keeping the environment it had', () => {
     const databaseUrl = (service: string) => Object.assign(adminUrl(), { host: dependencies.postgres.address, pathname: `/run_${service}` }).toString();
     expect(context.env).toEqual({
-      payments: { LOG_LEVEL: 'warn', KAFKA_BROKERS: dependencies.kafka.address, PAYMENTS_DATABASE_URL: databaseUrl('payments'), LEDGER_INTERNAL_URL: `http://${dependencies.internalHttp.address}` },
+      payments: {
+        LOG_LEVEL: 'warn',
+        KAFKA_BROKERS: dependencies.kafka.address,
+        PAYMENTS_DATABASE_URL: databaseUrl('payments'),
+        LEDGER_INTERNAL_URL: `http://${dependencies.internalHttp.address}`,
+      },
       ledger: { KAFKA_BROKERS: dependencies.kafka.address, LEDGER_DATABASE_URL: databaseUrl('ledger') },
     });
     expect(dependencies.kafkaProxiedListener).toEqual({ advertisedPort: dependencies.kafka.port });

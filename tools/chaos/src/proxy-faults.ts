@@ -78,7 +78,9 @@ export class ProxiedDependencies {
     if (this.routed) return;
     const proxiedListener = context.infra.kafka.proxiedListener;
     if (!proxiedListener) {
-      throw new Error('the Kafka fault proxy needs the broker started with startInfra({ kafkaProxiedListener: dependencies.kafkaProxiedListener }) and its kafka.proxiedListener in ChaosContext.infra.kafka');
+      throw new Error(
+        'the Kafka fault proxy needs the broker started with startInfra({ kafkaProxiedListener: dependencies.kafkaProxiedListener }) and its kafka.proxiedListener in ChaosContext.infra.kafka',
+      );
     }
     const { host, port } = context.infra.postgres;
     this.upstreams.postgres = () => ({ host, port });
@@ -96,7 +98,9 @@ export class ProxiedDependencies {
       };
     }
     this.routed = true;
-    context.log(`services reach PostgreSQL through ${this.postgres.address}, Kafka through ${this.kafka.address}, the ${INTERNAL_HTTP_TARGET}'s internal HTTP through ${this.internalHttp.address}`);
+    context.log(
+      `services reach PostgreSQL through ${this.postgres.address}, Kafka through ${this.kafka.address}, the ${INTERNAL_HTTP_TARGET}'s internal HTTP through ${this.internalHttp.address}`,
+    );
   }
 
   close(): Promise<void> {
@@ -162,8 +166,21 @@ export function proxyFaults(dependencies: ProxiedDependencies, mode: 'quick' | '
           drops[0],
           { kind: 'proxy-latency', name: 'kafka latency 500 ms for 10 s', proxy: 'kafka', mode: { kind: 'latency', latencyMs: 500 }, holdMs: 10_000 },
           drops[1],
-          { kind: 'proxy-refuse', name: `${INTERNAL_HTTP_TARGET} internal HTTP dropped and refused for 5 s`, proxy: 'internalHttp', mode: { kind: 'refuse' }, drop: true, holdMs: 5_000 },
-          { kind: 'proxy-black-hole', name: `${INTERNAL_HTTP_TARGET} internal HTTP black-holed for 3 s`, proxy: 'internalHttp', mode: { kind: 'black-hole' }, holdMs: 3_000 },
+          {
+            kind: 'proxy-refuse',
+            name: `${INTERNAL_HTTP_TARGET} internal HTTP dropped and refused for 5 s`,
+            proxy: 'internalHttp',
+            mode: { kind: 'refuse' },
+            drop: true,
+            holdMs: 5_000,
+          },
+          {
+            kind: 'proxy-black-hole',
+            name: `${INTERNAL_HTTP_TARGET} internal HTTP black-holed for 3 s`,
+            proxy: 'internalHttp',
+            mode: { kind: 'black-hole' },
+            holdMs: 3_000,
+          },
         ];
   return specs.map((spec) => proxyFault(dependencies, spec));
 }

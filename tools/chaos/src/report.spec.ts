@@ -21,7 +21,15 @@ function report(fields: Partial<ChaosReport> = {}): ChaosReport {
     stuckOperations: [],
     faults: [
       { kind: 'sigkill', name: 'sigkill ledger', injectedAtMs: 10_000, healedAtMs: 16_000, recoveryMs: 2_400, recoveryFrom: 'inject', boundMs: 30_000 },
-      { kind: 'kafka-restart', name: 'kafka restart (4 s down)', injectedAtMs: 30_000, healedAtMs: 40_000, recoveryMs: 7_100, recoveryFrom: 'heal', boundMs: 45_000 },
+      {
+        kind: 'kafka-restart',
+        name: 'kafka restart (4 s down)',
+        injectedAtMs: 30_000,
+        healedAtMs: 40_000,
+        recoveryMs: 7_100,
+        recoveryFrom: 'heal',
+        boundMs: 45_000,
+      },
     ],
     callbacks: { received: 420, acknowledged: 410, unverified: 0, notReceived: [] },
     audit: { ok: true, failedChecks: [], text: 'OK: 10 check(s) passed' },
@@ -44,7 +52,16 @@ describe('the verdict', () => {
         audit: { ok: false, failedChecks: ['ledger-replay'], text: '' },
         faults: [
           { kind: 'sigkill', name: 'sigkill payments-2', injectedAtMs: 0, healedAtMs: 1_000, recoveryMs: null, recoveryFrom: 'inject', boundMs: 30_000 },
-          { kind: 'kafka-restart', name: 'kafka restart', injectedAtMs: 0, healedAtMs: 1_000, recoveryMs: 9_000, recoveryFrom: 'heal', boundMs: 45_000, crashed: ['gateway (exit 1: DomainError)'] },
+          {
+            kind: 'kafka-restart',
+            name: 'kafka restart',
+            injectedAtMs: 0,
+            healedAtMs: 1_000,
+            recoveryMs: 9_000,
+            recoveryFrom: 'heal',
+            boundMs: 45_000,
+            crashed: ['gateway (exit 1: DomainError)'],
+          },
         ],
       }),
     );
@@ -60,7 +77,12 @@ describe('the verdict', () => {
   });
 
   it('fails a run whose dispatcher counts a callback the sink never had, or whose callbacks failed their signature', () => {
-    const callbacks = { received: 420, acknowledged: 410, unverified: 2, notReceived: ['succeeded but never received: mrc_a payment_order A payment.succeeded (msg_1)'] };
+    const callbacks = {
+      received: 420,
+      acknowledged: 410,
+      unverified: 2,
+      notReceived: ['succeeded but never received: mrc_a payment_order A payment.succeeded (msg_1)'],
+    };
     expect(verdictOf(report({ callbacks })).reasons).toEqual([
       '1 callbacks neither received by the sink nor pending in the dispatcher: succeeded but never received: mrc_a payment_order A payment.succeeded (msg_1)',
       '2 callbacks failed signature verification',
@@ -69,7 +91,9 @@ describe('the verdict', () => {
 
   it('fails a run where some flow never got through again, though the pay-ins did', () => {
     const stuck = ['withdrawal: its last 3 requests (sent from 40.0 s) failed with a 5xx or no answer'];
-    expect(verdictOf(report({ stuckOperations: stuck })).reasons).toEqual(['1 operations that never got through again: withdrawal: its last 3 requests (sent from 40.0 s) failed with a 5xx or no answer']);
+    expect(verdictOf(report({ stuckOperations: stuck })).reasons).toEqual([
+      '1 operations that never got through again: withdrawal: its last 3 requests (sent from 40.0 s) failed with a 5xx or no answer',
+    ]);
   });
 
   it('fails a run that injected nothing: it proved nothing', () => {

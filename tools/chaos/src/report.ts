@@ -59,13 +59,17 @@ export interface Verdict {
 /** Exit 0 only when every one of these holds (docs/operations/chaos.md, "The verdict"). */
 export function verdictOf(report: ChaosReport): Verdict {
   const reasons: string[] = [];
-  const none = (items: string[], what: string) => items.length > 0 && reasons.push(`${items.length} ${what}: ${items.slice(0, 5).join(', ')}${items.length > 5 ? ', …' : ''}`);
+  const none = (items: string[], what: string) =>
+    items.length > 0 && reasons.push(`${items.length} ${what}: ${items.slice(0, 5).join(', ')}${items.length > 5 ? ', …' : ''}`);
   none(report.lost, 'lost');
   none(report.duplicated, 'duplicated');
   none(report.phantom, 'phantom');
   none(report.undetermined, 'requests whose outcome the settle read could not tell');
   none(report.stuckOperations, 'operations that never got through again');
-  if (report.forbiddenServerErrors.length > 0) reasons.push(`${report.forbiddenServerErrors.length} server errors other than 503 with Retry-After (first: ${JSON.stringify(report.forbiddenServerErrors[0])})`);
+  if (report.forbiddenServerErrors.length > 0)
+    reasons.push(
+      `${report.forbiddenServerErrors.length} server errors other than 503 with Retry-After (first: ${JSON.stringify(report.forbiddenServerErrors[0])})`,
+    );
   none(report.callbacks.notReceived, 'callbacks neither received by the sink nor pending in the dispatcher');
   if (report.callbacks.unverified > 0) reasons.push(`${report.callbacks.unverified} callbacks failed signature verification`);
   if (!report.audit.ok) reasons.push(`the money audit failed: ${report.audit.failedChecks.join(', ')}`);
@@ -102,7 +106,11 @@ export function renderMarkdown(report: ChaosReport, verdict: Verdict): string {
     '|---:|---:|---:|',
     `| ${report.lost.length} | ${report.duplicated.length} | ${report.phantom.length} |`,
     '',
-    `Faults per kind: ${Object.entries(faultsPerKind(report.faults)).map(([kind, count]) => `${kind} ${count}`).join(', ') || 'none'}.`,
+    `Faults per kind: ${
+      Object.entries(faultsPerKind(report.faults))
+        .map(([kind, count]) => `${kind} ${count}`)
+        .join(', ') || 'none'
+    }.`,
     '',
     '| fault | recovery | measured from | bound |',
     '|---|---:|---|---:|',
@@ -118,7 +126,9 @@ export function renderMarkdown(report: ChaosReport, verdict: Verdict): string {
       .map(([operation, counts]) => `| ${operation} | ${counts['2xx']} | ${counts['4xx']} | ${counts['5xx']} | ${counts.timeout} |`),
     '',
     `Callbacks: ${report.callbacks.received} received by the run’s sink, ${report.callbacks.acknowledged} acknowledged; ${
-      report.callbacks.notReceived.length === 0 ? 'every terminal object’s callback received or pending' : `${report.callbacks.notReceived.length} neither received nor pending`
+      report.callbacks.notReceived.length === 0
+        ? 'every terminal object’s callback received or pending'
+        : `${report.callbacks.notReceived.length} neither received nor pending`
     }.`,
     '',
     `Money audit: ${report.audit.ok ? 'passed' : `FAILED (${report.audit.failedChecks.join(', ')})`}.`,

@@ -44,7 +44,10 @@ export class OutcomeLog {
   }
 
   /** Sends through `send`, which resolves with the answer or rejects on no answer, and records the outcome. */
-  async track<T>(meta: Omit<RequestOutcome, 'sequence' | 'status' | 'timedOut' | 'sentAtMs' | 'latencyMs' | 'code' | 'retryAfter'>, send: (signal: AbortSignal) => Promise<Answer<T> & { retryAfter?: boolean }>): Promise<Answer<T>> {
+  async track<T>(
+    meta: Omit<RequestOutcome, 'sequence' | 'status' | 'timedOut' | 'sentAtMs' | 'latencyMs' | 'code' | 'retryAfter'>,
+    send: (signal: AbortSignal) => Promise<Answer<T> & { retryAfter?: boolean }>,
+  ): Promise<Answer<T>> {
     this.sequence += 1;
     const sequence = this.sequence;
     const sentAtMs = this.now();
@@ -86,7 +89,14 @@ async function answerOf(response: Response): Promise<Answer & { retryAfter: bool
 }
 
 /** A merchant API request, signed now by the SDK and sent once. */
-export function merchantRequest<T = any>(log: OutcomeLog, merchant: RunMerchant, meta: { operation: Operation; orderId?: string; disputeId?: string; creates?: RequestOutcome['creates'] }, method: 'GET' | 'POST', path: string, body?: object): Promise<Answer<T>> {
+export function merchantRequest<T = any>(
+  log: OutcomeLog,
+  merchant: RunMerchant,
+  meta: { operation: Operation; orderId?: string; disputeId?: string; creates?: RequestOutcome['creates'] },
+  method: 'GET' | 'POST',
+  path: string,
+  body?: object,
+): Promise<Answer<T>> {
   return log.track({ ...meta, merchantId: merchant.merchantId }, async (signal) => {
     const prepared = merchant.sdk.prepare(method, path, body);
     return answerOf(await fetch(prepared.url, { method, headers: prepared.headers, body: prepared.body ?? undefined, redirect: 'manual', signal }));
@@ -113,5 +123,7 @@ export function backofficeRequest<T = any>(
 
 /** The payer asks for the payment details on the payer page (a form post): that assigns the agent. */
 export function payerAsksForDetails(log: OutcomeLog, merchantId: string, orderId: string, redirectUrl: string): Promise<Answer> {
-  return log.track({ operation: 'payer-details', merchantId, orderId }, async (signal) => answerOf(await fetch(`${redirectUrl}/details`, { method: 'POST', redirect: 'manual', signal })));
+  return log.track({ operation: 'payer-details', merchantId, orderId }, async (signal) =>
+    answerOf(await fetch(`${redirectUrl}/details`, { method: 'POST', redirect: 'manual', signal })),
+  );
 }

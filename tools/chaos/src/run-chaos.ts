@@ -12,7 +12,19 @@ import { CATALOG_SERVICE_NAMES, SystemUnderTest, workspaceRoot, type InstanceNam
 import { DEFAULT_RECOVERY_BOUND_MS, type ChaosContext, type ChaosFault, type ChaosInfra, type ServiceEnvironment } from './faults';
 import type { CallbackSink } from './callback-sink';
 import { MixedLoad, sleep } from './load';
-import { acknowledgedFileLines, callbacksNotReceived, countOutcomes, operationsStuckAtTheEnd, isForbiddenServerError, needsSettling, reconcile, recoveryTime, type DispatcherDelivery, type HeldObject, type RequestOutcome } from './outcomes';
+import {
+  acknowledgedFileLines,
+  callbacksNotReceived,
+  countOutcomes,
+  operationsStuckAtTheEnd,
+  isForbiddenServerError,
+  needsSettling,
+  reconcile,
+  recoveryTime,
+  type DispatcherDelivery,
+  type HeldObject,
+  type RequestOutcome,
+} from './outcomes';
 import { renderMarkdown, verdictOf, type ChaosReport, type FaultResult } from './report';
 import { OutcomeLog, type RunMerchant } from './requests';
 
@@ -54,7 +66,14 @@ const IN_FLIGHT_GRACE_MS = 20_000;
 
 type Say = (line: string) => void;
 
-export async function runChaos(options: ChaosOptions, infra: ChaosInfra, faults: ChaosFault[], sink: CallbackSink, abort: AbortSignal, say: Say): Promise<number> {
+export async function runChaos(
+  options: ChaosOptions,
+  infra: ChaosInfra,
+  faults: ChaosFault[],
+  sink: CallbackSink,
+  abort: AbortSignal,
+  say: Say,
+): Promise<number> {
   const startedAtMs = Date.now();
   const stamp = new Date(startedAtMs).toISOString().replace(/[:.]/g, '-');
   const runDirectory = join(workspaceRoot, '.local/chaos', stamp);
@@ -65,7 +84,10 @@ export async function runChaos(options: ChaosOptions, infra: ChaosInfra, faults:
   const instances: InstanceName[] = [...CATALOG_SERVICE_NAMES, ...options.replicas];
   let context: ChaosContext | null = null;
   const contextOf = (system: SystemUnderTest): ChaosContext => {
-    const databases = Object.fromEntries(CATALOG_SERVICE_NAMES.map((name) => [name, new URL(system.databaseUrl(name)).pathname.slice(1)])) as Record<ServiceName, string>;
+    const databases = Object.fromEntries(CATALOG_SERVICE_NAMES.map((name) => [name, new URL(system.databaseUrl(name)).pathname.slice(1)])) as Record<
+      ServiceName,
+      string
+    >;
     context ??= { system, infra, databases, env, instances, log: (line) => say(`  ${line}`) };
     return context;
   };
@@ -75,7 +97,10 @@ export async function runChaos(options: ChaosOptions, infra: ChaosInfra, faults:
   const overTime = () => Date.now() - startedAtMs > options.timeLimitMs;
   try {
     say(`starting the system: ${instances.join(', ')}`);
-    system = await SystemUnderTest.start({ env, beforeServices: async (started) => Promise.all(faults.map((fault) => fault.prepare?.(contextOf(started)))).then(() => undefined) });
+    system = await SystemUnderTest.start({
+      env,
+      beforeServices: async (started) => Promise.all(faults.map((fault) => fault.prepare?.(contextOf(started)))).then(() => undefined),
+    });
     const running = system;
     const chaos = contextOf(running);
     await Promise.all(options.replicas.map((replica) => running.startService(replica, replica.startsWith('gateway') ? { GATEWAY_INSTANCE_ID: replica } : {})));
@@ -117,7 +142,10 @@ export async function runChaos(options: ChaosOptions, infra: ChaosInfra, faults:
     const outcomes = log.outcomes;
     const settled = await settle(outcomes, mixed.merchants, Date.now() + SETTLE_BUDGET_MS[options.mode], abort);
     say(`settled ${settled.needed} timed-out or 5xx requests with a status read`);
-    const held = await heldObjects(running, mixed.merchants.map((merchant) => merchant.merchantId));
+    const held = await heldObjects(
+      running,
+      mixed.merchants.map((merchant) => merchant.merchantId),
+    );
     const reconciliation = reconcile(outcomes, held);
     writeFileSync(files.acknowledged, `${acknowledgedFileLines(outcomes).join('\n')}\n`);
     const audit = await auditSettled(running, files.acknowledged, say);
@@ -137,7 +165,9 @@ export async function runChaos(options: ChaosOptions, infra: ChaosInfra, faults:
       counts: counts.total,
       countsByOperation: counts.byOperation,
       serviceUnavailable: outcomes.filter((outcome) => outcome.status === 503 && outcome.retryAfter).length,
-      forbiddenServerErrors: outcomes.filter(isForbiddenServerError).map((outcome) => ({ operation: outcome.operation, status: outcome.status, code: outcome.code, orderId: outcome.orderId })),
+      forbiddenServerErrors: outcomes
+        .filter(isForbiddenServerError)
+        .map((outcome) => ({ operation: outcome.operation, status: outcome.status, code: outcome.code, orderId: outcome.orderId })),
       settled,
       ...reconciliation,
       stuckOperations: operationsStuckAtTheEnd(outcomes),
@@ -174,11 +204,16 @@ export async function runChaos(options: ChaosOptions, infra: ChaosInfra, faults:
 async function reviveCrashed(context: ChaosContext, crashed: string[], say: Say): Promise<void> {
   for (const instance of context.instances) {
     if (context.system.isRunning(instance)) continue;
-    const lastLines = context.system.outputOf(instance).filter((line) => /error|exception|exit/i.test(line)).slice(-1);
+    const lastLines = context.system
+      .outputOf(instance)
+      .filter((line) => /error|exception|exit/i.test(line))
+      .slice(-1);
     const entry = `${instance}${lastLines[0] ? ` (${lastLines[0].slice(0, 200)})` : ''}`;
     crashed.push(entry);
     say(`  CRASHED: ${entry}; starting it again`);
-    await context.system.startService(instance, instance.startsWith('gateway-') ? { GATEWAY_INSTANCE_ID: instance } : {}).catch((error: unknown) => say(`  could not start ${instance} again: ${messageOf(error)}`));
+    await context.system
+      .startService(instance, instance.startsWith('gateway-') ? { GATEWAY_INSTANCE_ID: instance } : {})
+      .catch((error: unknown) => say(`  could not start ${instance} again: ${messageOf(error)}`));
   }
 }
 
@@ -214,7 +249,9 @@ async function runFault(fault: ChaosFault, context: ChaosContext, log: OutcomeLo
   }
   await reviveCrashed(context, crashed, say);
   if (crashed.length > 0) result.crashed = crashed;
-  say(`  healed in ${seconds((result.healedAtMs ?? 0) - result.injectedAtMs)}, recovered ${result.recoveryMs === null ? 'NOT within the bound' : `in ${seconds(result.recoveryMs)}`} (from the ${recoveryFrom})`);
+  say(
+    `  healed in ${seconds((result.healedAtMs ?? 0) - result.injectedAtMs)}, recovered ${result.recoveryMs === null ? 'NOT within the bound' : `in ${seconds(result.recoveryMs)}`} (from the ${recoveryFrom})`,
+  );
   return result;
 }
 
@@ -236,10 +273,16 @@ async function settle(outcomes: RequestOutcome[], merchants: RunMerchant[], dead
 }
 
 /** What each operation leaves behind when it happened, as the status read shows it. */
-const STATUS_AFTER: Partial<Record<RequestOutcome['operation'], string>> = { 'agent-confirm': 'SUCCEEDED', 'agent-decline': 'FAILED', cancel: 'CANCELLED', 'payout-complete': 'SUCCEEDED' };
+const STATUS_AFTER: Partial<Record<RequestOutcome['operation'], string>> = {
+  'agent-confirm': 'SUCCEEDED',
+  'agent-decline': 'FAILED',
+  cancel: 'CANCELLED',
+  'payout-complete': 'SUCCEEDED',
+};
 
 async function settleOne(outcome: RequestOutcome, merchant: RunMerchant, orderId: string): Promise<RequestOutcome['settled']> {
-  const path = outcome.creates === 'withdrawal' ? `/v2/merchant/withdrawals/${encodeURIComponent(orderId)}` : `/v2/payments/status/${encodeURIComponent(orderId)}`;
+  const path =
+    outcome.creates === 'withdrawal' ? `/v2/merchant/withdrawals/${encodeURIComponent(orderId)}` : `/v2/payments/status/${encodeURIComponent(orderId)}`;
   const read = await statusRead(merchant, path);
   if (read === null) return 'unknown';
   if (outcome.creates) return read.status === 200 ? 'happened' : read.status === 404 ? 'not-happened' : 'unknown';
@@ -254,7 +297,8 @@ async function statusRead(merchant: RunMerchant, path: string): Promise<{ status
     try {
       const prepared = merchant.sdk.prepare('GET', path);
       const response = await fetch(prepared.url, { headers: prepared.headers, signal: AbortSignal.timeout(10_000) });
-      if (response.status < 500) return { status: response.status, body: response.status === 200 ? ((await response.json()) as { status?: string }) : undefined };
+      if (response.status < 500)
+        return { status: response.status, body: response.status === 200 ? ((await response.json()) as { status?: string }) : undefined };
     } catch {
       // no answer: try again
     }
@@ -279,7 +323,14 @@ async function heldObjects(system: SystemUnderTest, merchantIds: string[]): Prom
   );
   // A hold names its object by stream id (`withdrawal:<merchant>:<order_id>`) or by order id.
   const holdsOf = (kind: 'payment_order' | 'withdrawal', merchantId: string, orderId: string) =>
-    holds.filter((hold) => hold.reference_kind === kind && hold.merchant_id === merchantId && (hold.reference_id === orderId || hold.reference_id.endsWith(`:${merchantId}:${orderId}`))).reduce((sum, hold) => sum + Number(hold.holds), 0);
+    holds
+      .filter(
+        (hold) =>
+          hold.reference_kind === kind &&
+          hold.merchant_id === merchantId &&
+          (hold.reference_id === orderId || hold.reference_id.endsWith(`:${merchantId}:${orderId}`)),
+      )
+      .reduce((sum, hold) => sum + Number(hold.holds), 0);
   const objects = async (kind: 'payment' | 'withdrawal', service: 'payments' | 'withdrawals', types: string[]): Promise<HeldObject[]> =>
     (await creations(service, types)).map((row) => ({
       kind,
@@ -288,7 +339,10 @@ async function heldObjects(system: SystemUnderTest, merchantIds: string[]): Prom
       creations: Number(row.creations),
       debits: holdsOf(kind === 'payment' ? 'payment_order' : 'withdrawal', row.merchant_id, row.order_id),
     }));
-  return [...(await objects('payment', 'payments', ['IncomingPaymentCreated', 'OutgoingPaymentCreated'])), ...(await objects('withdrawal', 'withdrawals', ['WithdrawalRequested']))];
+  return [
+    ...(await objects('payment', 'payments', ['IncomingPaymentCreated', 'OutgoingPaymentCreated'])),
+    ...(await objects('withdrawal', 'withdrawals', ['WithdrawalRequested'])),
+  ];
 }
 
 /** The dispatcher's record of the run's merchants' callbacks, to hold against the sink's. */

@@ -80,7 +80,11 @@ export async function apiFile(path: string, query?: RequestOptions['query']): Pr
   const response = await send('GET', path, { query });
   const disposition = response.headers.get('content-disposition') ?? '';
   const fileName = /filename\*?=(?:UTF-8'')?"?([^";]+)"?/i.exec(disposition)?.[1] ?? null;
-  return { blob: await response.blob(), fileName: fileName ? decodeURIComponent(fileName) : null, contentType: response.headers.get('content-type') ?? 'application/octet-stream' };
+  return {
+    blob: await response.blob(),
+    fileName: fileName ? decodeURIComponent(fileName) : null,
+    contentType: response.headers.get('content-type') ?? 'application/octet-stream',
+  };
 }
 
 /** A path segment (an order id may hold `/`, sent as %2F as the APIs expect). */

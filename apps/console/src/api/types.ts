@@ -46,9 +46,6 @@ export interface Page<T> {
 export type Direction = 'incoming' | 'outgoing';
 export const ORDER_STATUSES = ['PENDING', 'SUCCEEDED', 'FAILED', 'CANCELLED', 'EXPIRED'] as const;
 
-
-
-
 export interface Balances {
   settlement: { currency: string; available: string; frozen: string }[];
   deposit: { currency: string; available: string }[];
@@ -76,8 +73,6 @@ export interface DisabledEndpoint {
   parked_deliveries: number;
 }
 
-
-
 export interface MerchantProfile {
   merchant_id: string;
   name: string;
@@ -95,7 +90,6 @@ export interface RotatedSecret {
   previous_secret_valid_until: string;
 }
 
-
 export interface ConsoleKey {
   key_id: string;
   /** In the issue answer only. */
@@ -106,7 +100,6 @@ export interface ConsoleKey {
   revoked_at?: string | null;
   state?: 'active' | 'expired' | 'revoked';
 }
-
 
 /** A dispute in the operators' queue: the merchant's dispute object and whose it is. */
 export type QueuedDispute = DisputeView & { merchant_id: string };

@@ -13,7 +13,8 @@ import type { ApiError } from '../lib/errors';
 
 const ROUTES_BY_ROLE: Record<Role, RouteDefinition[]> = { merchant: merchantRoutes, agent: agentRoutes, operator: operatorRoutes };
 
-type SessionState = { state: 'loading' } | { state: 'signed-out'; notice?: string } | { state: 'error'; error: ApiError } | { state: 'signed-in'; session: Session };
+type SessionState =
+  { state: 'loading' } | { state: 'signed-out'; notice?: string } | { state: 'error'; error: ApiError } | { state: 'signed-in'; session: Session };
 
 export function App() {
   const [sessionState, setSessionState] = useState<SessionState>({ state: 'loading' });
@@ -34,7 +35,12 @@ export function App() {
     bootstrap();
   }, [bootstrap]);
 
-  if (sessionState.state === 'loading') return <main id="main" className="centered"><Loading /></main>;
+  if (sessionState.state === 'loading')
+    return (
+      <main id="main" className="centered">
+        <Loading />
+      </main>
+    );
   if (sessionState.state === 'error')
     return (
       <main id="main" className="centered">
@@ -89,7 +95,15 @@ function LoginPage({ notice, onSignedIn }: { notice?: string; onSignedIn: (sessi
         </fieldset>
         <div className="field">
           <label htmlFor="credential">Credential</label>
-          <input id="credential" type="password" autoComplete="current-password" required value={credential} onChange={(event) => setCredential(event.target.value)} aria-describedby="credential-hint" />
+          <input
+            id="credential"
+            type="password"
+            autoComplete="current-password"
+            required
+            value={credential}
+            onChange={(event) => setCredential(event.target.value)}
+            aria-describedby="credential-hint"
+          />
           <p id="credential-hint" className="muted">
             Paste {hint}.
           </p>
@@ -139,8 +153,12 @@ function Shell({ session, onSignedOut }: { session: Session; onSignedOut: () => 
         </span>
         {session.role === 'merchant' && (
           <span className="segmented" role="group" aria-label="Mode">
-            <button type="button" aria-pressed={mode === 'live'} onClick={() => switchMode('live')}>Live</button>
-            <button type="button" aria-pressed={mode === 'test'} onClick={() => switchMode('test')}>Test</button>
+            <button type="button" aria-pressed={mode === 'live'} onClick={() => switchMode('live')}>
+              Live
+            </button>
+            <button type="button" aria-pressed={mode === 'test'} onClick={() => switchMode('test')}>
+              Test
+            </button>
           </span>
         )}
         <button type="button" onClick={signOut} disabled={action.busy}>

@@ -8,7 +8,13 @@ import { currentCursor, firstPage, hasPreviousPage, nextPage, pageNumber, previo
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiRequestError) return error.apiError;
   const message = error instanceof Error ? error.message : String(error);
-  return { status: 0, code: 'CLIENT_ERROR', message: message === 'Failed to fetch' ? 'The console could not reach the server. Check your connection and try again.' : message, details: [], requestId: null };
+  return {
+    status: 0,
+    code: 'CLIENT_ERROR',
+    message: message === 'Failed to fetch' ? 'The console could not reach the server. Check your connection and try again.' : message,
+    details: [],
+    requestId: null,
+  };
 }
 
 export type Loaded<T> = { state: 'loading' } | { state: 'error'; error: ApiError } | { state: 'ready'; data: T };
@@ -92,7 +98,12 @@ export function Money({ amount, currency }: { amount: string | number | null | u
  */
 export function Metadata({ metadata }: { metadata: Record<string, string> | null | undefined }) {
   const entries = Object.entries(metadata ?? {}).sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0));
-  if (entries.length === 0) return <span className="muted" data-testid="metadata-none">none</span>;
+  if (entries.length === 0)
+    return (
+      <span className="muted" data-testid="metadata-none">
+        none
+      </span>
+    );
   return (
     <dl className="facts metadata" data-testid="metadata">
       {entries.map(([key, value]) => (
@@ -207,7 +218,19 @@ export function SecretDialog({ title, secrets, onClose }: { title: string; secre
 }
 
 /** A confirmation before an action that cannot be undone. */
-export function ConfirmDialog({ title, message, confirmLabel, onConfirm, onClose }: { title: string; message: string; confirmLabel: string; onConfirm: () => void; onClose: () => void }) {
+export function ConfirmDialog({
+  title,
+  message,
+  confirmLabel,
+  onConfirm,
+  onClose,
+}: {
+  title: string;
+  message: string;
+  confirmLabel: string;
+  onConfirm: () => void;
+  onClose: () => void;
+}) {
   return (
     <Dialog title={title} onClose={onClose}>
       <p>{message}</p>
@@ -255,7 +278,23 @@ export function Form({ label, onSubmit, children }: { label: string; onSubmit: (
   );
 }
 
-export function TextField({ label, value, onChange, type = 'text', required = false, id, autoComplete }: { label: string; value: string; onChange: (value: string) => void; type?: string; required?: boolean; id?: string; autoComplete?: string }) {
+export function TextField({
+  label,
+  value,
+  onChange,
+  type = 'text',
+  required = false,
+  id,
+  autoComplete,
+}: {
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  type?: string;
+  required?: boolean;
+  id?: string;
+  autoComplete?: string;
+}) {
   const fieldId = id ?? `field-${label.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
   return (
     <div className="field">
@@ -265,7 +304,17 @@ export function TextField({ label, value, onChange, type = 'text', required = fa
   );
 }
 
-export function SelectField({ label, value, onChange, options }: { label: string; value: string; onChange: (value: string) => void; options: { value: string; label: string }[] }) {
+export function SelectField({
+  label,
+  value,
+  onChange,
+  options,
+}: {
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  options: { value: string; label: string }[];
+}) {
   const fieldId = `field-${label.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
   return (
     <div className="field">

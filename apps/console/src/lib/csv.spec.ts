@@ -1,6 +1,7 @@
 import { dailySettlementChange, parseCsv } from './csv';
 
-const HEADER = 'entry_id,recorded_at,entry_type,debit_account,credit_account,amount_minor,currency,currency_exponent,fee_minor,available_change_minor,frozen_change_minor,deposit_change_minor,reference_kind,reference_id,order_direction,order_status,order_amount_minor,order_fee_minor';
+const HEADER =
+  'entry_id,recorded_at,entry_type,debit_account,credit_account,amount_minor,currency,currency_exponent,fee_minor,available_change_minor,frozen_change_minor,deposit_change_minor,reference_kind,reference_id,order_direction,order_status,order_amount_minor,order_fee_minor';
 
 describe('parseCsv', () => {
   it('reads RFC 4180: CRLF, quoted fields with commas, quotes and line breaks', () => {
@@ -11,7 +12,10 @@ describe('parseCsv', () => {
   });
 
   it('keeps empty fields and a last line without a line break', () => {
-    expect(parseCsv('a,,c\r\n,,')).toEqual([['a', '', 'c'], ['', '', '']]);
+    expect(parseCsv('a,,c\r\n,,')).toEqual([
+      ['a', '', 'c'],
+      ['', '', ''],
+    ]);
     expect(parseCsv('')).toEqual([]);
   });
 

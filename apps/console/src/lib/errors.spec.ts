@@ -2,7 +2,10 @@ import { parseApiError } from './errors';
 
 describe('parseApiError', () => {
   it('reads the error model: code, message, details and request id', () => {
-    const body = JSON.stringify({ error: { code: 'VALIDATION_ERROR', message: 'Invalid request', details: [{ field: 'amount', issue: 'must be positive' }] }, request_id: 'req_1' });
+    const body = JSON.stringify({
+      error: { code: 'VALIDATION_ERROR', message: 'Invalid request', details: [{ field: 'amount', issue: 'must be positive' }] },
+      request_id: 'req_1',
+    });
     expect(parseApiError(400, body, null)).toEqual({
       status: 400,
       code: 'VALIDATION_ERROR',

@@ -25,7 +25,9 @@ export function parseApiError(status: number, bodyText: string, headerRequestId:
     return { status, code: `HTTP_${status}`, message: `The server answered ${status} without an error description.`, details: [], requestId };
   }
   const details = Array.isArray(error['details'])
-    ? error['details'].filter((d): d is { field: string; issue: string } => isRecord(d) && typeof d['field'] === 'string' && typeof d['issue'] === 'string').map((d) => ({ field: d.field, issue: d.issue }))
+    ? error['details']
+        .filter((d): d is { field: string; issue: string } => isRecord(d) && typeof d['field'] === 'string' && typeof d['issue'] === 'string')
+        .map((d) => ({ field: d.field, issue: d.issue }))
     : [];
   const message = typeof error['message'] === 'string' ? error['message'] : error['code'];
   return { status, code: error['code'], message, details, requestId };

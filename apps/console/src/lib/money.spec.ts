@@ -78,7 +78,9 @@ describe('parseJsonKeepingMoney', () => {
 
 describe('jsonWithDecimals', () => {
   it('writes each amount as a JSON number with exactly the digits typed', () => {
-    expect(jsonWithDecimals({ currency: 'USDT', reason: 'top-up' }, { amount: '999999999999.123456' })).toBe('{"currency":"USDT","reason":"top-up","amount":999999999999.123456}');
+    expect(jsonWithDecimals({ currency: 'USDT', reason: 'top-up' }, { amount: '999999999999.123456' })).toBe(
+      '{"currency":"USDT","reason":"top-up","amount":999999999999.123456}',
+    );
     expect(jsonWithDecimals({}, { amount: '-5.10' })).toBe('{"amount":-5.10}');
   });
 

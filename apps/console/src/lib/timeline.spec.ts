@@ -32,7 +32,11 @@ describe('orderTimeline', () => {
       created_at: '2026-01-31T10:02:00.000Z',
       review: { decision: 'ACCEPTED', reason: 'receipt matches', settled_amount: '10.00', reviewed_at: '2026-01-31T10:04:00.000Z' },
     } as Dispute;
-    const events = orderTimeline(order, [delivery('m2', '2026-01-31T10:05:01.000Z', 'payment.succeeded'), delivery('m1', '2026-01-31T10:01:00.000Z', 'payment.pending')], dispute);
+    const events = orderTimeline(
+      order,
+      [delivery('m2', '2026-01-31T10:05:01.000Z', 'payment.succeeded'), delivery('m1', '2026-01-31T10:01:00.000Z', 'payment.pending')],
+      dispute,
+    );
     expect(events.map((event) => event.what)).toEqual([
       'Order created (pay-in)',
       'Callback payment.pending',

@@ -18,7 +18,8 @@ export function orderTimeline(order: Order, deliveries: Delivery[], dispute: Dis
     if (order.failure_reason) lastChange.detail = order.failure_reason;
     events.push(lastChange);
   }
-  for (const delivery of deliveries) events.push({ at: delivery.created_at, what: `Callback ${delivery.event_type}`, detail: `${delivery.status}, ${delivery.attempt_count} attempt(s)` });
+  for (const delivery of deliveries)
+    events.push({ at: delivery.created_at, what: `Callback ${delivery.event_type}`, detail: `${delivery.status}, ${delivery.attempt_count} attempt(s)` });
   if (dispute) {
     events.push({ at: dispute.created_at, what: `Dispute ${dispute.dispute_id} opened` });
     if (dispute.review) {
@@ -51,5 +52,10 @@ export function eventTypeWords(type: string): string {
  * the state then.
  */
 export function streamTimeline(read: StateAsOf<unknown>): StreamTimelineEvent[] {
-  return read.events.map((event) => ({ at: event.recorded_at, what: eventTypeWords(event.type), version: event.version, folded: event.version <= read.version }));
+  return read.events.map((event) => ({
+    at: event.recorded_at,
+    what: eventTypeWords(event.type),
+    version: event.version,
+    folded: event.version <= read.version,
+  }));
 }

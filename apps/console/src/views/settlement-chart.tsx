@@ -18,12 +18,26 @@ export function SettlementChart({ currency, days }: { currency: string; days: { 
   const last = days[days.length - 1]?.day ?? '';
   return (
     <figure className="chart">
-      <svg role="img" aria-label={`Settlement balance change per day in ${currency}, ${first} to ${last} (UTC days)`} viewBox={`0 0 ${width} ${height}`} preserveAspectRatio="none">
+      <svg
+        role="img"
+        aria-label={`Settlement balance change per day in ${currency}, ${first} to ${last} (UTC days)`}
+        viewBox={`0 0 ${width} ${height}`}
+        preserveAspectRatio="none"
+      >
         <line x1={padding} x2={width - padding} y1={zeroY} y2={zeroY} className="axis" />
         {days.map((point, index) => {
           const barHeight = heightOf(point.changeMinor);
           const y = point.changeMinor >= 0n ? zeroY - barHeight : zeroY;
-          return <rect key={point.day} x={padding + index * barWidth + 2} y={y} width={Math.max(barWidth - 4, 1)} height={Math.max(barHeight, 0.5)} className={point.changeMinor >= 0n ? 'bar-up' : 'bar-down'} />;
+          return (
+            <rect
+              key={point.day}
+              x={padding + index * barWidth + 2}
+              y={y}
+              width={Math.max(barWidth - 4, 1)}
+              height={Math.max(barHeight, 0.5)}
+              className={point.changeMinor >= 0n ? 'bar-up' : 'bar-down'}
+            />
+          );
         })}
       </svg>
       <figcaption>Daily change of the settlement balance (available and frozen), from the reconciliation reports.</figcaption>

@@ -29,7 +29,12 @@ export function StatusFilteredList<T>(props: {
     <>
       <h1>{props.title}</h1>
       {props.children}
-      <SelectField label="Status" value={status} onChange={setStatus} options={[{ value: '', label: 'Any status' }, ...props.statuses.map((value) => ({ value, label: value }))]} />
+      <SelectField
+        label="Status"
+        value={status}
+        onChange={setStatus}
+        options={[{ value: '', label: 'Any status' }, ...props.statuses.map((value) => ({ value, label: value }))]}
+      />
       <LoadState loaded={list}>
         {(page) => (
           <>
@@ -37,7 +42,13 @@ export function StatusFilteredList<T>(props: {
               <table>
                 <caption>{props.caption}</caption>
                 <thead>
-                  <tr>{props.headings.map((heading) => <th scope="col" key={heading}>{heading}</th>)}</tr>
+                  <tr>
+                    {props.headings.map((heading) => (
+                      <th scope="col" key={heading}>
+                        {heading}
+                      </th>
+                    ))}
+                  </tr>
                 </thead>
                 <tbody>{page.data.map(props.row)}</tbody>
               </table>

@@ -44,7 +44,8 @@ function readConfig(args: string[], environment: Environment): BootstrapConfig {
   const name = values.name?.trim();
   if (!name) reader.problem('--name is required: the name of the person the first operator is');
   else if (name.length > 200) reader.problem('--name is at most 200 characters');
-  if (values.secret !== undefined && (values.secret.length > 253 || !SECRET_NAME.test(values.secret))) reader.problem(`--secret ${JSON.stringify(values.secret)} is not a Kubernetes Secret name (lower case letters, digits, '-' and '.')`);
+  if (values.secret !== undefined && (values.secret.length > 253 || !SECRET_NAME.test(values.secret)))
+    reader.problem(`--secret ${JSON.stringify(values.secret)} is not a Kubernetes Secret name (lower case letters, digits, '-' and '.')`);
   if (values.secret !== undefined && values.json) reader.problem('--json prints the credential, --secret keeps it out of the output: give one of them');
   reader.assertValid();
   return { databaseUrl, lifetimeDays: operatorCredentialLifetimeDays, name: name as string, force: values.force, json: values.json, secret: values.secret };
@@ -57,15 +58,39 @@ function delivery(config: BootstrapConfig, io: BootstrapIo): (operator: CreatedB
     const api = io.kubernetes();
     if (!api) throw new ConfigError(['--secret works only inside a Kubernetes pod (no KUBERNETES_SERVICE_HOST, no service account)']);
     return async (operator) => {
-      await createSecret(api, secret, { token: operator.token, operator_id: operator.operatorId as string, credential_id: operator.credentialId, expires_at: operator.expiresAt?.toISOString() ?? '' }, { 'app.kubernetes.io/component': 'bootstrap-operator' });
-      io.out(`Operator ${operator.name} (${operator.operatorId}, credential ${operator.credentialId}) made; may issue operator credentials; expires ${operator.expiresAt?.toISOString()}.`);
+      await createSecret(
+        api,
+        secret,
+        {
+          token: operator.token,
+          operator_id: operator.operatorId as string,
+          credential_id: operator.credentialId,
+          expires_at: operator.expiresAt?.toISOString() ?? '',
+        },
+        { 'app.kubernetes.io/component': 'bootstrap-operator' },
+      );
+      io.out(
+        `Operator ${operator.name} (${operator.operatorId}, credential ${operator.credentialId}) made; may issue operator credentials; expires ${operator.expiresAt?.toISOString()}.`,
+      );
       io.out(`Its token is in Secret ${api.namespace}/${secret} (key "token"), nowhere else. Read it once, then delete the Secret:`);
       io.out(`  kubectl -n ${api.namespace} get secret ${secret} -o jsonpath='{.data.token}' | base64 -d; kubectl -n ${api.namespace} delete secret ${secret}`);
     };
   }
   return async (operator) => {
-    if (config.json) io.out(JSON.stringify({ credential_id: operator.credentialId, operator_id: operator.operatorId, name: operator.name, expires_at: operator.expiresAt?.toISOString() ?? null, token: operator.token }));
-    else io.out(`Operator ${operator.name} (${operator.operatorId}, credential ${operator.credentialId}; may issue operator credentials)\n  token: ${operator.token}\n  expires: ${operator.expiresAt?.toISOString()}\nUse it as "Authorization: Bearer <token>" on /backoffice/v1, or sign in to the console with it. It is never shown again.`);
+    if (config.json)
+      io.out(
+        JSON.stringify({
+          credential_id: operator.credentialId,
+          operator_id: operator.operatorId,
+          name: operator.name,
+          expires_at: operator.expiresAt?.toISOString() ?? null,
+          token: operator.token,
+        }),
+      );
+    else
+      io.out(
+        `Operator ${operator.name} (${operator.operatorId}, credential ${operator.credentialId}; may issue operator credentials)\n  token: ${operator.token}\n  expires: ${operator.expiresAt?.toISOString()}\nUse it as "Authorization: Bearer <token>" on /backoffice/v1, or sign in to the console with it. It is never shown again.`,
+      );
   };
 }
 
@@ -98,9 +123,15 @@ export async function runBootstrapOperator(args: string[], environment: Environm
       io.err('the gateway database has no back-office credentials table yet: run init (the migrations) first');
       return BOOTSTRAP_EXIT.failed;
     }
-    const result = await new BackofficeCredentialStore(dataSource).createBootstrapOperator(config.name, { expiresAt: credentialExpiry(new Date(), config.lifetimeDays), force: config.force, deliver });
+    const result = await new BackofficeCredentialStore(dataSource).createBootstrapOperator(config.name, {
+      expiresAt: credentialExpiry(new Date(), config.lifetimeDays),
+      force: config.force,
+      deliver,
+    });
     if (result.kind === 'refused') {
-      io.err(`refused: this deployment has ${result.operators} operator(s) already, and the bootstrap command makes only the first. Operators issue further credentials through the back office (POST /backoffice/v1/operator-credentials). Use --force only when every operator is locked out.`);
+      io.err(
+        `refused: this deployment has ${result.operators} operator(s) already, and the bootstrap command makes only the first. Operators issue further credentials through the back office (POST /backoffice/v1/operator-credentials). Use --force only when every operator is locked out.`,
+      );
       return BOOTSTRAP_EXIT.refused;
     }
     if (result.operatorsBefore > 0) io.err(`--force: made another bootstrap operator beside ${result.operatorsBefore} existing one(s)`);

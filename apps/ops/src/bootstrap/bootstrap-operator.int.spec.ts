@@ -25,11 +25,19 @@ interface Run {
 async function bootstrap(dataSource: DataSource, args: string[], kubernetes: KubernetesApi | null = null): Promise<Run> {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await runBootstrapOperator(args, { GATEWAY_DATABASE_URL: (dataSource.options as { url: string }).url }, { out: (line) => out.push(line), err: (line) => err.push(line), kubernetes: () => kubernetes });
+  const code = await runBootstrapOperator(
+    args,
+    { GATEWAY_DATABASE_URL: (dataSource.options as { url: string }).url },
+    { out: (line) => out.push(line), err: (line) => err.push(line), kubernetes: () => kubernetes },
+  );
   return { code, out, err };
 }
 
-const operators = async (dataSource: DataSource) => (await dataSource.query(`SELECT operator_id, may_issue_operators FROM backoffice_credentials WHERE role = 'operator'`)) as Array<{ operator_id: string; may_issue_operators: boolean }>;
+const operators = async (dataSource: DataSource) =>
+  (await dataSource.query(`SELECT operator_id, may_issue_operators FROM backoffice_credentials WHERE role = 'operator'`)) as Array<{
+    operator_id: string;
+    may_issue_operators: boolean;
+  }>;
 const tokensIn = (lines: string[]) => lines.join('\n').match(/bo_[A-Za-z0-9_-]{43}/g) ?? [];
 
 describe('bootstrap-operator (ops image): the first operator, once', () => {
@@ -76,8 +84,14 @@ describe('bootstrap-operator (ops image): the first operator, once', () => {
     const dataSource = await database();
     expect(await bootstrap(dataSource, [])).toMatchObject({ code: BOOTSTRAP_EXIT.usage, err: [expect.stringMatching(/--name is required/)] });
     expect(await bootstrap(dataSource, ['--name', 'A', '--bogus'])).toMatchObject({ code: BOOTSTRAP_EXIT.usage });
-    expect(await bootstrap(dataSource, ['--name', 'A', '--secret', 'Not_A_Name'])).toMatchObject({ code: BOOTSTRAP_EXIT.usage, err: [expect.stringMatching(/not a Kubernetes Secret name/)] });
-    expect(await bootstrap(dataSource, ['--name', 'A', '--secret', 'first-operator'])).toMatchObject({ code: BOOTSTRAP_EXIT.usage, err: [expect.stringMatching(/only inside a Kubernetes pod/)] });
+    expect(await bootstrap(dataSource, ['--name', 'A', '--secret', 'Not_A_Name'])).toMatchObject({
+      code: BOOTSTRAP_EXIT.usage,
+      err: [expect.stringMatching(/not a Kubernetes Secret name/)],
+    });
+    expect(await bootstrap(dataSource, ['--name', 'A', '--secret', 'first-operator'])).toMatchObject({
+      code: BOOTSTRAP_EXIT.usage,
+      err: [expect.stringMatching(/only inside a Kubernetes pod/)],
+    });
     expect(await operators(dataSource)).toEqual([]);
   });
 
@@ -113,7 +127,11 @@ describe('bootstrap-operator (ops image): the first operator, once', () => {
       expect(tokensIn([...written.out, ...written.err])).toEqual([]);
       expect(written.out.join('\n')).toContain('Secret payments/first-operator');
       const request = requests[requests.length - 1];
-      expect(request).toMatchObject({ url: '/api/v1/namespaces/payments/secrets', authorization: 'Bearer sa-token', body: { metadata: { name: 'first-operator' } } });
+      expect(request).toMatchObject({
+        url: '/api/v1/namespaces/payments/secrets',
+        authorization: 'Bearer sa-token',
+        body: { metadata: { name: 'first-operator' } },
+      });
       const token = Buffer.from(request.body.data['token'], 'base64').toString('utf8');
       expect(await new BackofficeCredentialStore(dataSource).authenticate(token)).toMatchObject({ ok: true, principal: { mayIssueOperators: true } });
     });

@@ -44,7 +44,12 @@ export async function createSecret(api: KubernetesApi, name: string, data: Recor
   const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
     const outgoing = request(
       url,
-      { method: 'POST', ca: api.ca, timeout: 10_000, headers: { authorization: `Bearer ${api.token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      {
+        method: 'POST',
+        ca: api.ca,
+        timeout: 10_000,
+        headers: { authorization: `Bearer ${api.token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
       (response) => {
         let text = '';
         response.setEncoding('utf8');

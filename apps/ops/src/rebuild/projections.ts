@@ -5,7 +5,12 @@ import type { RebuildableProjection } from '@mp/shared-command-handling';
 import { WITHDRAWALS_PROJECTIONS } from '@mp/withdrawals-infrastructure';
 
 /** Every projection the rebuild can make again from its service's event store. */
-export const REBUILDABLE_PROJECTIONS: readonly RebuildableProjection[] = [...PAYMENTS_PROJECTIONS, ...LEDGER_PROJECTIONS, ...DISPUTES_PROJECTIONS, ...WITHDRAWALS_PROJECTIONS];
+export const REBUILDABLE_PROJECTIONS: readonly RebuildableProjection[] = [
+  ...PAYMENTS_PROJECTIONS,
+  ...LEDGER_PROJECTIONS,
+  ...DISPUTES_PROJECTIONS,
+  ...WITHDRAWALS_PROJECTIONS,
+];
 
 /** Read models no event store lies behind, and why: the rebuild names them instead of guessing. */
 export const NOT_DERIVABLE: ReadonlyArray<{ service: string; name: string; why: string }> = [
@@ -14,7 +19,11 @@ export const NOT_DERIVABLE: ReadonlyArray<{ service: string; name: string; why: 
     name: 'deliveries',
     why: 'callback_deliveries and callback_attempts are written from the other services’ Kafka events as they arrive and from each HTTP attempt; the callback dispatcher keeps no event store, so there is nothing to fold',
   },
-  { service: 'disputes', name: 'orders', why: 'dispute_orders is what disputes received of payments’ order events over Kafka (consumer state, not events of the disputes store)' },
+  {
+    service: 'disputes',
+    name: 'orders',
+    why: 'dispute_orders is what disputes received of payments’ order events over Kafka (consumer state, not events of the disputes store)',
+  },
   { service: 'ledger', name: 'approvals', why: 'ledger_operator_approvals is state of its own (four-eyes requests and decisions), written without events' },
 ];
 

@@ -25,7 +25,12 @@ export async function runRebuildProjection(argv: string[], env: NodeJS.ProcessEn
     parsed = parseCommandLine({
       args: argv,
       allowPositionals: true,
-      options: { switch: { type: 'boolean', default: false }, json: { type: 'boolean', default: false }, list: { type: 'boolean', default: false }, 'batch-size': { type: 'string' } },
+      options: {
+        switch: { type: 'boolean', default: false },
+        json: { type: 'boolean', default: false },
+        list: { type: 'boolean', default: false },
+        'batch-size': { type: 'string' },
+      },
     });
   } catch (error) {
     if (error instanceof ConfigError) {
@@ -57,7 +62,10 @@ export async function runRebuildProjection(argv: string[], env: NodeJS.ProcessEn
   }
   const reader = new ConfigReader(env);
   const variable = `${service.toUpperCase()}_MIGRATION_DATABASE_URL`;
-  const url = reader.url(variable, { protocols: ['postgres:', 'postgresql:'], description: `the ${service} database as its migration role (owner of the tables)` });
+  const url = reader.url(variable, {
+    protocols: ['postgres:', 'postgresql:'],
+    description: `the ${service} database as its migration role (owner of the tables)`,
+  });
   const batchSize = values['batch-size'] === undefined ? 1000 : Number(values['batch-size']);
   if (!Number.isInteger(batchSize) || batchSize < 1) {
     io.err(`--batch-size must be a positive integer, not ${values['batch-size']}`);
@@ -82,12 +90,18 @@ export function formatReport(report: RebuildReport): string {
     const key = Object.entries(difference.key)
       .map(([column, value]) => `${column}=${String(value)}`)
       .join(' ');
-    if (difference.kind === 'changed') return `${difference.table} [${key}] ${difference.column}: live ${JSON.stringify(difference.live)}, rebuilt ${JSON.stringify(difference.rebuilt)}`;
+    if (difference.kind === 'changed')
+      return `${difference.table} [${key}] ${difference.column}: live ${JSON.stringify(difference.live)}, rebuilt ${JSON.stringify(difference.rebuilt)}`;
     if (difference.kind === 'missing') return `${difference.table} [${key}] missing from the live table; rebuilt ${JSON.stringify(difference.rebuilt)}`;
     return `${difference.table} [${key}] in the live table with no events behind it: ${JSON.stringify(difference.live)}`;
   });
   for (const kept of report.notDerived) lines.push(`${kept.table}: kept from the live rows (not in the events): ${kept.columns.join(', ')}`);
-  const outcome = report.differences.length === 0 ? 'equal to the live projection' : `${report.differences.length} difference(s)${report.switched ? ', switched: the live projection now equals the rebuilt one' : ', not switched (--switch to copy the rebuilt rows in)'}`;
-  lines.push(`${report.projection}: ${report.eventsFolded} events folded to position ${report.position} in ${report.seconds.toFixed(1)} s (${report.eventsPerSecond} events/s); ${outcome}`);
+  const outcome =
+    report.differences.length === 0
+      ? 'equal to the live projection'
+      : `${report.differences.length} difference(s)${report.switched ? ', switched: the live projection now equals the rebuilt one' : ', not switched (--switch to copy the rebuilt rows in)'}`;
+  lines.push(
+    `${report.projection}: ${report.eventsFolded} events folded to position ${report.position} in ${report.seconds.toFixed(1)} s (${report.eventsPerSecond} events/s); ${outcome}`,
+  );
   return lines.join('\n');
 }

@@ -69,14 +69,30 @@ describe('npm run rebuild -- ledger ledger, on real Postgres', () => {
 
     const switched = await rebuild('ledger', 'ledger', '--switch', '--json');
     expect(switched.code).toBe(0);
-    expect(JSON.parse(switched.out.join('\n'))).toMatchObject({ projection: 'ledger.ledger', switched: true, eventsFolded: 4, differences: [{ kind: 'changed', column: 'settlement_available' }, { kind: 'changed', column: 'status' }] });
-    expect(await dataSource.query(`SELECT status, attached_at FROM ledger_holds WHERE hold_id = 'payout:P-2'`)).toEqual([{ status: 'pending', attached_at: new Date('2026-03-01T10:00:01Z') }]);
+    expect(JSON.parse(switched.out.join('\n'))).toMatchObject({
+      projection: 'ledger.ledger',
+      switched: true,
+      eventsFolded: 4,
+      differences: [
+        { kind: 'changed', column: 'settlement_available' },
+        { kind: 'changed', column: 'status' },
+      ],
+    });
+    expect(await dataSource.query(`SELECT status, attached_at FROM ledger_holds WHERE hold_id = 'payout:P-2'`)).toEqual([
+      { status: 'pending', attached_at: new Date('2026-03-01T10:00:01Z') },
+    ]);
     expect((await rebuild('ledger', 'ledger')).code).toBe(0);
   });
 
   it('names the read models it cannot rebuild, and why', async () => {
     const listed = await rebuild('--list');
-    expect(listed.out).toEqual(expect.arrayContaining([expect.stringMatching(/^payments orders\t/), expect.stringMatching(/^ledger ledger\t/), expect.stringMatching(/^callbacks deliveries\tnot rebuildable: /)]));
+    expect(listed.out).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^payments orders\t/),
+        expect.stringMatching(/^ledger ledger\t/),
+        expect.stringMatching(/^callbacks deliveries\tnot rebuildable: /),
+      ]),
+    );
     const refused = await rebuild('callbacks', 'deliveries');
     expect(refused.code).toBe(2);
     expect(refused.err.join('\n')).toMatch(/callback dispatcher keeps no event store/);

@@ -22,13 +22,7 @@ export {
   newWebhookSecret,
   webhookSecretAssociatedData,
 } from './merchant-identity';
-export {
-  decideApiSecretRotation,
-  secretsValidAt,
-  type ApiSecretRotationDecision,
-  type ApiSecretRotationState,
-  type VerifyingSecret,
-} from './secret-rotation';
+export { decideApiSecretRotation, secretsValidAt, type ApiSecretRotationDecision, type ApiSecretRotationState, type VerifyingSecret } from './secret-rotation';
 export {
   AGENT_LIVE_CREDENTIALS_MAX,
   CREDENTIAL_LIFETIME_DAYS_LIMIT,

@@ -50,7 +50,9 @@ describe('signaturesMatch', () => {
 describe('checkTimestamp', () => {
   const now = 1_800_000_000;
   it.each([0, 290, -290, 300, -300])('accepts a skew of %s s', (skew) => expect(checkTimestamp(String(now + skew), now)).toEqual({ ok: true }));
-  it.each([301, -301, 310, -310])('rejects a skew of %s s', (skew) => expect(checkTimestamp(String(now + skew), now)).toEqual({ ok: false, reason: 'out_of_range' }));
+  it.each([301, -301, 310, -310])('rejects a skew of %s s', (skew) =>
+    expect(checkTimestamp(String(now + skew), now)).toEqual({ ok: false, reason: 'out_of_range' }),
+  );
   it.each(['1800000000000', '-1800000000', '1.8e9', '01800000000', ' 1800000000', '1800000000.0', ''])('rejects the malformed %p', (value) =>
     expect(checkTimestamp(value, now).ok).toBe(false),
   );

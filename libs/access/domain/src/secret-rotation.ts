@@ -17,7 +17,12 @@ export type ApiSecretRotationDecision =
    */
   | { kind: 'refuse'; code: 'SECRET_ROTATION_IN_PROGRESS'; previousValidUntil: Date };
 
-export function decideApiSecretRotation(state: ApiSecretRotationState, overlapMs: number, now: Date, options: { endOverlapNow?: boolean } = {}): ApiSecretRotationDecision {
+export function decideApiSecretRotation(
+  state: ApiSecretRotationState,
+  overlapMs: number,
+  now: Date,
+  options: { endOverlapNow?: boolean } = {},
+): ApiSecretRotationDecision {
   if (!Number.isSafeInteger(overlapMs) || overlapMs < 0) throw new Error(`invariant: the overlap is whole non-negative milliseconds, not ${overlapMs}`);
   const overlapRunning = state.previousValidUntil !== null && state.previousValidUntil > now;
   if (overlapRunning && !(options.endOverlapNow && overlapMs === 0)) {

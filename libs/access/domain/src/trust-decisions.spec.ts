@@ -5,7 +5,10 @@ const HOUR_MS = 3_600_000;
 
 describe('decideApiSecretRotation', () => {
   it('rotates when no overlap runs, the previous secret verifying for the overlap', () => {
-    expect(decideApiSecretRotation({ previousValidUntil: null }, 24 * HOUR_MS, now)).toEqual({ kind: 'rotate', previousValidUntil: new Date(now.getTime() + 24 * HOUR_MS) });
+    expect(decideApiSecretRotation({ previousValidUntil: null }, 24 * HOUR_MS, now)).toEqual({
+      kind: 'rotate',
+      previousValidUntil: new Date(now.getTime() + 24 * HOUR_MS),
+    });
   });
 
   it('rotates again once the previous overlap has ended', () => {
@@ -14,7 +17,11 @@ describe('decideApiSecretRotation', () => {
 
   it('refuses a second rotation during an overlap, naming its end', () => {
     const until = new Date(now.getTime() + 1);
-    expect(decideApiSecretRotation({ previousValidUntil: until }, HOUR_MS, now)).toEqual({ kind: 'refuse', code: 'SECRET_ROTATION_IN_PROGRESS', previousValidUntil: until });
+    expect(decideApiSecretRotation({ previousValidUntil: until }, HOUR_MS, now)).toEqual({
+      kind: 'refuse',
+      code: 'SECRET_ROTATION_IN_PROGRESS',
+      previousValidUntil: until,
+    });
   });
 
   it('lets an operator end a running overlap with a zero-overlap rotation only', () => {

@@ -29,7 +29,15 @@ describe('access stores for rotation, suspension, operator credentials and audit
   let credentials: BackofficeCredentialStore;
 
   beforeAll(async () => {
-    dataSource = await migratedPrivateDatabase('acc', [AccessSchema1700000002000, AccessWebhookSecretRotation1700000004500, AccessTrustBoundaries1700000006200, AccessSandboxMerchants1700000032100, AccessOperatorIdentity1700000050000, AccessCredentialLifetimes1700000050200, AccessDefaultReturnUrl1700000050390]);
+    dataSource = await migratedPrivateDatabase('acc', [
+      AccessSchema1700000002000,
+      AccessWebhookSecretRotation1700000004500,
+      AccessTrustBoundaries1700000006200,
+      AccessSandboxMerchants1700000032100,
+      AccessOperatorIdentity1700000050000,
+      AccessCredentialLifetimes1700000050200,
+      AccessDefaultReturnUrl1700000050390,
+    ]);
     merchants = new MerchantCredentialStore(dataSource, box, 60_000);
     credentials = new BackofficeCredentialStore(dataSource);
   });
@@ -48,7 +56,11 @@ describe('access stores for rotation, suspension, operator credentials and audit
     expect(read?.apiSecret.toString('utf8')).toBe(first.apiSecret);
     expect(read?.previousApiSecret?.secret.toString('utf8')).toBe(merchant.apiSecret);
 
-    expect(await merchants.rotateApiSecret(merchant.merchantId, HOUR_MS, now)).toEqual({ kind: 'refused', code: 'SECRET_ROTATION_IN_PROGRESS', previousValidUntil: first.previousValidUntil });
+    expect(await merchants.rotateApiSecret(merchant.merchantId, HOUR_MS, now)).toEqual({
+      kind: 'refused',
+      code: 'SECRET_ROTATION_IN_PROGRESS',
+      previousValidUntil: first.previousValidUntil,
+    });
     const emergency = await merchants.rotateApiSecret(merchant.merchantId, 0, now, { endOverlapNow: true });
     expect(emergency.kind).toBe('rotated');
     const afterEmergency = await merchants.findCredentials(merchant.merchantId);
@@ -65,13 +77,17 @@ describe('access stores for rotation, suspension, operator credentials and audit
     expect(created.merchant.webhookSecret).not.toBe(live.webhookSecret);
     expect((await merchants.findCredentials(created.merchant.merchantId))?.apiSecret.toString('utf8')).toBe(created.merchant.apiSecret);
     expect(await merchants.findProfile(created.merchant.merchantId)).toMatchObject({ default_callback_url: 'https://shop.example/cb' });
-    expect(await dataSource.query(`SELECT mode, live_merchant_id FROM merchants WHERE merchant_id = $1`, [created.merchant.merchantId])).toEqual([{ mode: 'test', live_merchant_id: live.merchantId }]);
+    expect(await dataSource.query(`SELECT mode, live_merchant_id FROM merchants WHERE merchant_id = $1`, [created.merchant.merchantId])).toEqual([
+      { mode: 'test', live_merchant_id: live.merchantId },
+    ]);
 
     expect(await merchants.createTestMerchant(live.merchantId)).toEqual({ kind: 'exists', merchantId: created.merchant.merchantId });
     expect(await merchants.createTestMerchant(created.merchant.merchantId)).toEqual({ kind: 'not_live' });
     expect(await merchants.createTestMerchant('mch_000000000000000000000000')).toEqual({ kind: 'not_found' });
     // The table keeps the prefix, the mode and the link consistent whoever writes it.
-    await expect(dataSource.query(`INSERT INTO merchants (merchant_id, name, mode) VALUES ('test_mch_111111111111111111111111', 'x', 'live')`)).rejects.toThrow(/merchants_test_mode_linked/);
+    await expect(dataSource.query(`INSERT INTO merchants (merchant_id, name, mode) VALUES ('test_mch_111111111111111111111111', 'x', 'live')`)).rejects.toThrow(
+      /merchants_test_mode_linked/,
+    );
   });
 
   it('finds a secret rotated elsewhere only when asked to refresh, and not twice within a second', async () => {
@@ -82,7 +98,9 @@ describe('access stores for rotation, suspension, operator credentials and audit
     await new MerchantCredentialStore(dataSource, box, 60_000).rotateApiSecret(merchant.merchantId, HOUR_MS, new Date());
     expect((await merchants.findCredentials(merchant.merchantId, t0 + 10))?.previousApiSecret).toBeNull();
     expect(await merchants.findCredentials(merchant.merchantId, t0 + 500, { refresh: true })).toBeNull();
-    expect((await merchants.findCredentials(merchant.merchantId, t0 + 1_500, { refresh: true }))?.previousApiSecret?.secret.toString('utf8')).toBe(merchant.apiSecret);
+    expect((await merchants.findCredentials(merchant.merchantId, t0 + 1_500, { refresh: true }))?.previousApiSecret?.secret.toString('utf8')).toBe(
+      merchant.apiSecret,
+    );
   });
 
   it('suspends and reinstates with who, when and why, and refuses a change that changes nothing', async () => {
@@ -91,9 +109,20 @@ describe('access stores for rotation, suspension, operator credentials and audit
     const suspended = await merchants.changeStatus(merchant.merchantId, 'suspend', { actor: 'cred_a', reason: 'fraud review', now });
     expect(suspended).toMatchObject({ kind: 'changed', profile: { status: 'suspended' } });
     expect((await merchants.findCredentials(merchant.merchantId))?.status).toBe('suspended');
-    expect(await merchants.findAccessRecord(merchant.merchantId, new Date())).toMatchObject({ status_changed_at: now.toISOString(), status_changed_by: 'cred_a', status_reason: 'fraud review' });
-    expect(await merchants.changeStatus(merchant.merchantId, 'suspend', { actor: 'cred_b', reason: 'again', now })).toEqual({ kind: 'refused', code: 'MERCHANT_STATUS_CONFLICT', status: 'suspended' });
-    expect(await merchants.changeStatus(merchant.merchantId, 'reinstate', { actor: 'cred_b', reason: 'cleared', now })).toMatchObject({ kind: 'changed', profile: { status: 'active' } });
+    expect(await merchants.findAccessRecord(merchant.merchantId, new Date())).toMatchObject({
+      status_changed_at: now.toISOString(),
+      status_changed_by: 'cred_a',
+      status_reason: 'fraud review',
+    });
+    expect(await merchants.changeStatus(merchant.merchantId, 'suspend', { actor: 'cred_b', reason: 'again', now })).toEqual({
+      kind: 'refused',
+      code: 'MERCHANT_STATUS_CONFLICT',
+      status: 'suspended',
+    });
+    expect(await merchants.changeStatus(merchant.merchantId, 'reinstate', { actor: 'cred_b', reason: 'cleared', now })).toMatchObject({
+      kind: 'changed',
+      profile: { status: 'active' },
+    });
     expect(await merchants.changeStatus('mch_000000000000000000000000', 'suspend', { actor: 'cred_b', reason: 'x', now })).toEqual({ kind: 'not_found' });
   });
 
@@ -105,14 +134,24 @@ describe('access stores for rotation, suspension, operator credentials and audit
     const defaulted = await credentials.create('operator', 'Default');
     expect(defaulted.expiresAt?.getTime()).toBeGreaterThan(now.getTime() + 89 * 24 * HOUR_MS);
 
-    expect(await credentials.revoke(defaulted.credentialId, 'cred_admin', now)).toMatchObject({ kind: 'revoked', credential: { state: 'revoked', revoked_by: 'cred_admin' } });
+    expect(await credentials.revoke(defaulted.credentialId, 'cred_admin', now)).toMatchObject({
+      kind: 'revoked',
+      credential: { state: 'revoked', revoked_by: 'cred_admin' },
+    });
     expect(await credentials.authenticate(defaulted.token, now)).toEqual({ ok: false, code: 'CREDENTIAL_REVOKED' });
     expect((await credentials.revoke(defaulted.credentialId, 'cred_admin', now)).kind).toBe('already_revoked');
     expect(await credentials.authenticate(`bo_${'A'.repeat(43)}`, now)).toEqual({ ok: false, code: 'INVALID_API_KEY' });
-    await expect(dataSource.query(`INSERT INTO backoffice_credentials (credential_id, role, name, token_sha256) VALUES ('cred_x', 'operator', 'x', 'x')`)).rejects.toThrow(/backoffice_credential_expires/);
+    await expect(
+      dataSource.query(`INSERT INTO backoffice_credentials (credential_id, role, name, token_sha256) VALUES ('cred_x', 'operator', 'x', 'x')`),
+    ).rejects.toThrow(/backoffice_credential_expires/);
 
     const listed = await credentials.list('operator', now);
-    expect(listed.map((credential) => [credential.name, credential.state])).toEqual(expect.arrayContaining([['Short', 'active'], ['Default', 'revoked']]));
+    expect(listed.map((credential) => [credential.name, credential.state])).toEqual(
+      expect.arrayContaining([
+        ['Short', 'active'],
+        ['Default', 'revoked'],
+      ]),
+    );
     expect(JSON.stringify(listed)).not.toContain(created.token);
   });
 
@@ -120,12 +159,23 @@ describe('access stores for rotation, suspension, operator credentials and audit
     const audit = new BackofficeAuditStore(dataSource);
     const principal = { credentialId: 'cred_auditor', role: 'operator' as const, agentId: null, name: 'Auditor' };
     for (const [index, merchantId] of ['mch_a', 'mch_b', 'mch_a'].entries()) {
-      await audit.record({ principal, action: 'POST /backoffice/v1/merchants/:merchantId/suspend', path: `/x/${index}`, merchantId, statusCode: 200, errorCode: null, reason: `r${index}`, occurredAt: new Date() });
+      await audit.record({
+        principal,
+        action: 'POST /backoffice/v1/merchants/:merchantId/suspend',
+        path: `/x/${index}`,
+        merchantId,
+        statusCode: 200,
+        errorCode: null,
+        reason: `r${index}`,
+        occurredAt: new Date(),
+      });
     }
     const byActor = await audit.list({ actorCredentialId: 'cred_auditor', limit: 10 });
     expect(byActor.map((entry) => entry.reason)).toEqual(['r2', 'r1', 'r0']);
     expect((await audit.list({ merchantId: 'mch_a', limit: 10 })).map((entry) => entry.reason)).toEqual(['r2', 'r0']);
     const firstPage = await audit.list({ actorCredentialId: 'cred_auditor', limit: 2 });
-    expect((await audit.list({ actorCredentialId: 'cred_auditor', beforeAuditId: firstPage[1]?.audit_id, limit: 2 })).map((entry) => entry.reason)).toEqual(['r0']);
+    expect((await audit.list({ actorCredentialId: 'cred_auditor', beforeAuditId: firstPage[1]?.audit_id, limit: 2 })).map((entry) => entry.reason)).toEqual([
+      'r0',
+    ]);
   });
 });

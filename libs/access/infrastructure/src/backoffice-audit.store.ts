@@ -53,7 +53,19 @@ export class BackofficeAuditStore {
     await this.dataSource.query(
       `INSERT INTO backoffice_audit (occurred_at, actor_credential_id, actor_role, actor_name, action, path, merchant_id, status_code, error_code, reason, details)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-      [entry.occurredAt, entry.principal.credentialId, entry.principal.role, entry.principal.name, entry.action, entry.path, entry.merchantId, entry.statusCode, entry.errorCode, entry.reason, entry.details ? JSON.stringify(entry.details) : null],
+      [
+        entry.occurredAt,
+        entry.principal.credentialId,
+        entry.principal.role,
+        entry.principal.name,
+        entry.action,
+        entry.path,
+        entry.merchantId,
+        entry.statusCode,
+        entry.errorCode,
+        entry.reason,
+        entry.details ? JSON.stringify(entry.details) : null,
+      ],
     );
   }
 

@@ -67,12 +67,15 @@ export interface BackofficeCredentialView {
   state: CredentialState | 'deactivated';
 }
 
-export type BackofficeAuthentication = { ok: true; principal: BackofficePrincipal } | { ok: false; code: 'INVALID_API_KEY' | 'CREDENTIAL_EXPIRED' | 'CREDENTIAL_REVOKED' };
+export type BackofficeAuthentication =
+  { ok: true; principal: BackofficePrincipal } | { ok: false; code: 'INVALID_API_KEY' | 'CREDENTIAL_EXPIRED' | 'CREDENTIAL_REVOKED' };
 
-export type RevokeResult = { kind: 'revoked'; credential: BackofficeCredentialView } | { kind: 'already_revoked'; credential: BackofficeCredentialView } | { kind: 'not_found' };
+export type RevokeResult =
+  { kind: 'revoked'; credential: BackofficeCredentialView } | { kind: 'already_revoked'; credential: BackofficeCredentialView } | { kind: 'not_found' };
 
 /** What the bootstrap command did: made the first operator, or refused because operators exist. */
-export type BootstrapOperatorResult = { kind: 'created'; operator: CreatedBackofficeCredential; operatorsBefore: number } | { kind: 'refused'; operators: number };
+export type BootstrapOperatorResult =
+  { kind: 'created'; operator: CreatedBackofficeCredential; operatorsBefore: number } | { kind: 'refused'; operators: number };
 
 /** pg_advisory_xact_lock key of the bootstrap command (any constant no other code takes). */
 const BOOTSTRAP_OPERATOR_LOCK = 7_301_535_001;
@@ -96,7 +99,8 @@ interface CredentialRow {
   revoked_by: string | null;
 }
 
-const VIEW_COLUMNS = 'credential_id, role, agent_id, operator_id, issuer_chain, may_issue_operators, name, active, created_at, created_by, expires_at, revoked_at, revoked_by';
+const VIEW_COLUMNS =
+  'credential_id, role, agent_id, operator_id, issuer_chain, may_issue_operators, name, active, created_at, created_by, expires_at, revoked_at, revoked_by';
 
 function viewOf(row: CredentialRow, now: Date): BackofficeCredentialView {
   return {
@@ -154,13 +158,18 @@ export class BackofficeCredentialStore {
   async issueOperator(name: string, options: CreateCredentialOptions & { issuer: BackofficePrincipal; liveMax: number; now: Date }): Promise<IssueResult> {
     const issuerId = options.issuer.operatorId;
     if (issuerId === null) throw new Error('invariant: only an operator issues operator credentials');
-    return this.issueWithinCap(`issuer:${issuerId}`, options.liveMax, async (manager) => {
-      const [row]: Array<{ live: number }> = await manager.query(
-        `SELECT count(*)::int AS live FROM backoffice_credentials WHERE role = 'operator' AND issuer_chain[cardinality(issuer_chain)] = $1 AND ${LIVE}`,
-        [issuerId, options.now],
-      );
-      return row?.live ?? 0;
-    }, (manager) => this.insert(manager, 'operator', name, null, options));
+    return this.issueWithinCap(
+      `issuer:${issuerId}`,
+      options.liveMax,
+      async (manager) => {
+        const [row]: Array<{ live: number }> = await manager.query(
+          `SELECT count(*)::int AS live FROM backoffice_credentials WHERE role = 'operator' AND issuer_chain[cardinality(issuer_chain)] = $1 AND ${LIVE}`,
+          [issuerId, options.now],
+        );
+        return row?.live ?? 0;
+      },
+      (manager) => this.insert(manager, 'operator', name, null, options),
+    );
   }
 
   /**
@@ -169,13 +178,18 @@ export class BackofficeCredentialStore {
    * agent holds `liveMax` live ones; not found when no credential was ever issued to `agentId`.
    */
   async issueAgent(agentId: string, name: string, options: CreateCredentialOptions & { liveMax: number; now: Date }): Promise<IssueResult> {
-    return this.issueWithinCap(`agent:${agentId}`, options.liveMax, async (manager) => {
-      const [row]: Array<{ known: boolean; live: number }> = await manager.query(
-        `SELECT count(*) > 0 AS known, (count(*) FILTER (WHERE ${LIVE}))::int AS live FROM backoffice_credentials WHERE agent_id = $1`,
-        [agentId, options.now],
-      );
-      return row?.known ? row.live : null;
-    }, (manager) => this.insert(manager, 'agent', name, agentId, options));
+    return this.issueWithinCap(
+      `agent:${agentId}`,
+      options.liveMax,
+      async (manager) => {
+        const [row]: Array<{ known: boolean; live: number }> = await manager.query(
+          `SELECT count(*) > 0 AS known, (count(*) FILTER (WHERE ${LIVE}))::int AS live FROM backoffice_credentials WHERE agent_id = $1`,
+          [agentId, options.now],
+        );
+        return row?.known ? row.live : null;
+      },
+      (manager) => this.insert(manager, 'agent', name, agentId, options),
+    );
   }
 
   private async issueWithinCap(
@@ -193,7 +207,13 @@ export class BackofficeCredentialStore {
     });
   }
 
-  private async insert(manager: EntityManager, role: BackofficeRole, name: string, agentId: string | null, options: CreateCredentialOptions): Promise<CreatedBackofficeCredential> {
+  private async insert(
+    manager: EntityManager,
+    role: BackofficeRole,
+    name: string,
+    agentId: string | null,
+    options: CreateCredentialOptions,
+  ): Promise<CreatedBackofficeCredential> {
     const credentialId = `cred_${randomBytes(12).toString('hex')}`;
     const operatorId = role === 'operator' ? `op_${randomBytes(12).toString('hex')}` : null;
     const issuer = options.issuer ?? null;
@@ -224,7 +244,9 @@ export class BackofficeCredentialStore {
   ): Promise<BootstrapOperatorResult> {
     return this.dataSource.transaction(async (manager): Promise<BootstrapOperatorResult> => {
       await manager.query('SELECT pg_advisory_xact_lock($1)', [BOOTSTRAP_OPERATOR_LOCK]);
-      const [{ operators }]: Array<{ operators: number }> = await manager.query(`SELECT count(DISTINCT operator_id)::int AS operators FROM backoffice_credentials WHERE role = 'operator'`);
+      const [{ operators }]: Array<{ operators: number }> = await manager.query(
+        `SELECT count(DISTINCT operator_id)::int AS operators FROM backoffice_credentials WHERE role = 'operator'`,
+      );
       if (operators > 0 && !options.force) return { kind: 'refused', operators };
       const operator = await this.create('operator', name, { expiresAt: options.expiresAt, mayIssueOperators: true, manager });
       await options.deliver(operator);
@@ -263,20 +285,28 @@ export class BackofficeCredentialStore {
 
   /** Every credential of a role, newest first; never a token. */
   async list(role: BackofficeRole, now = new Date()): Promise<BackofficeCredentialView[]> {
-    const rows: CredentialRow[] = await this.dataSource.query(`SELECT ${VIEW_COLUMNS} FROM backoffice_credentials WHERE role = $1 ORDER BY created_at DESC, credential_id`, [role]);
+    const rows: CredentialRow[] = await this.dataSource.query(
+      `SELECT ${VIEW_COLUMNS} FROM backoffice_credentials WHERE role = $1 ORDER BY created_at DESC, credential_id`,
+      [role],
+    );
     return rows.map((row) => viewOf(row, now));
   }
 
   /** One agent's credentials, newest first, with their expiry and state; never a token. */
   async listForAgent(agentId: string, now = new Date()): Promise<BackofficeCredentialView[]> {
-    const rows: CredentialRow[] = await this.dataSource.query(`SELECT ${VIEW_COLUMNS} FROM backoffice_credentials WHERE agent_id = $1 ORDER BY created_at DESC, credential_id`, [agentId]);
+    const rows: CredentialRow[] = await this.dataSource.query(
+      `SELECT ${VIEW_COLUMNS} FROM backoffice_credentials WHERE agent_id = $1 ORDER BY created_at DESC, credential_id`,
+      [agentId],
+    );
     return rows.map((row) => viewOf(row, now));
   }
 
   /** Revokes at once and for good; revoking again changes nothing and says so. */
   async revoke(credentialId: string, revokedBy: string, now = new Date()): Promise<RevokeResult> {
     return this.dataSource.transaction(async (manager): Promise<RevokeResult> => {
-      const rows: CredentialRow[] = await manager.query(`SELECT ${VIEW_COLUMNS} FROM backoffice_credentials WHERE credential_id = $1 FOR UPDATE`, [credentialId]);
+      const rows: CredentialRow[] = await manager.query(`SELECT ${VIEW_COLUMNS} FROM backoffice_credentials WHERE credential_id = $1 FOR UPDATE`, [
+        credentialId,
+      ]);
       const row = rows[0];
       if (!row) return { kind: 'not_found' };
       if (row.revoked_at !== null) return { kind: 'already_revoked', credential: viewOf(row, now) };

@@ -8,8 +8,15 @@ import { BackofficeCredentialStore, issuanceAuditDetails, type CreatedBackoffice
  * issue others: it expires after `lifetimeDays`, and its issuance is in the back-office audit
  * trail like any other, its actor the command itself (no credential).
  */
-export async function createOperatorByCommand(dataSource: DataSource, name: string, { lifetimeDays, command, now = new Date() }: { lifetimeDays: number; command: { id: string; name: string }; now?: Date }): Promise<CreatedBackofficeCredential> {
-  const operator = await new BackofficeCredentialStore(dataSource).create('operator', name, { expiresAt: credentialExpiry(now, lifetimeDays), mayIssueOperators: true });
+export async function createOperatorByCommand(
+  dataSource: DataSource,
+  name: string,
+  { lifetimeDays, command, now = new Date() }: { lifetimeDays: number; command: { id: string; name: string }; now?: Date },
+): Promise<CreatedBackofficeCredential> {
+  const operator = await new BackofficeCredentialStore(dataSource).create('operator', name, {
+    expiresAt: credentialExpiry(now, lifetimeDays),
+    mayIssueOperators: true,
+  });
   await new BackofficeAuditStore(dataSource).record({
     principal: { credentialId: `command:${command.id}`, role: 'command', name: command.name },
     action: `COMMAND ${command.id}`,

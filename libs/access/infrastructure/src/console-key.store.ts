@@ -79,7 +79,13 @@ export class ConsoleKeyStore {
     );
     const row = rows[0];
     if (!row) return null;
-    return { key_id: row.key_id, console_key: consoleKey, merchant_id: row.merchant_id, created_at: row.created_at.toISOString(), expires_at: row.expires_at.toISOString() };
+    return {
+      key_id: row.key_id,
+      console_key: consoleKey,
+      merchant_id: row.merchant_id,
+      created_at: row.created_at.toISOString(),
+      expires_at: row.expires_at.toISOString(),
+    };
   }
 
   /** Which merchant a key opens, if it is known, unexpired and unrevoked; why not is never told. */
@@ -99,18 +105,26 @@ export class ConsoleKeyStore {
 
   /** A merchant's keys, newest first; never a key. */
   async list(merchantId: string, now = new Date()): Promise<ConsoleKeyView[]> {
-    const rows: KeyRow[] = await this.dataSource.query(`SELECT ${COLUMNS} FROM merchant_console_keys WHERE merchant_id = $1 ORDER BY created_at DESC, key_id`, [merchantId]);
+    const rows: KeyRow[] = await this.dataSource.query(`SELECT ${COLUMNS} FROM merchant_console_keys WHERE merchant_id = $1 ORDER BY created_at DESC, key_id`, [
+      merchantId,
+    ]);
     return rows.map((row) => viewOf(row, now));
   }
 
   /** Revokes at once and for good; the merchant's open console sessions end with it. */
   async revoke(merchantId: string, keyId: string, revokedBy: string, now = new Date()): Promise<ConsoleKeyRevocation> {
     return this.dataSource.transaction(async (manager): Promise<ConsoleKeyRevocation> => {
-      const rows: KeyRow[] = await manager.query(`SELECT ${COLUMNS} FROM merchant_console_keys WHERE key_id = $1 AND merchant_id = $2 FOR UPDATE`, [keyId, merchantId]);
+      const rows: KeyRow[] = await manager.query(`SELECT ${COLUMNS} FROM merchant_console_keys WHERE key_id = $1 AND merchant_id = $2 FOR UPDATE`, [
+        keyId,
+        merchantId,
+      ]);
       const row = rows[0];
       if (!row) return { kind: 'not_found' };
       if (row.revoked_at !== null) return { kind: 'already_revoked', key: viewOf(row, now) };
-      const [updated]: [KeyRow[], number] = await manager.query(`UPDATE merchant_console_keys SET revoked_at = $2, revoked_by = $3 WHERE key_id = $1 RETURNING ${COLUMNS}`, [keyId, now, revokedBy]);
+      const [updated]: [KeyRow[], number] = await manager.query(
+        `UPDATE merchant_console_keys SET revoked_at = $2, revoked_by = $3 WHERE key_id = $1 RETURNING ${COLUMNS}`,
+        [keyId, now, revokedBy],
+      );
       await manager.query(`DELETE FROM console_sessions WHERE console_key_id = $1`, [keyId]);
       return { kind: 'revoked', key: viewOf(updated[0] as KeyRow, now) };
     });

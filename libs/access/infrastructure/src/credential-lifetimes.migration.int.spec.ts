@@ -24,9 +24,18 @@ describe('credential lifetimes migration (existing agent credentials) and the li
   let upgradedAt: number;
 
   beforeAll(async () => {
-    dataSource = await migratedPrivateDatabase('credlife', [AccessSchema1700000002000, AccessWebhookSecretRotation1700000004500, AccessTrustBoundaries1700000006200, AccessOperatorIdentity1700000050000]);
-    await dataSource.query(`INSERT INTO backoffice_credentials (credential_id, role, agent_id, name, token_sha256) VALUES ('cred_00000000000000000000000a', 'agent', 'agt_00000000000000000000000a', 'Ivan', 'sha-a')`);
-    await dataSource.query(`INSERT INTO backoffice_credentials (credential_id, role, agent_id, name, token_sha256, active) VALUES ('cred_00000000000000000000000b', 'agent', 'agt_00000000000000000000000b', 'Gone', 'sha-b', false)`);
+    dataSource = await migratedPrivateDatabase('credlife', [
+      AccessSchema1700000002000,
+      AccessWebhookSecretRotation1700000004500,
+      AccessTrustBoundaries1700000006200,
+      AccessOperatorIdentity1700000050000,
+    ]);
+    await dataSource.query(
+      `INSERT INTO backoffice_credentials (credential_id, role, agent_id, name, token_sha256) VALUES ('cred_00000000000000000000000a', 'agent', 'agt_00000000000000000000000a', 'Ivan', 'sha-a')`,
+    );
+    await dataSource.query(
+      `INSERT INTO backoffice_credentials (credential_id, role, agent_id, name, token_sha256, active) VALUES ('cred_00000000000000000000000b', 'agent', 'agt_00000000000000000000000b', 'Gone', 'sha-b', false)`,
+    );
     upgradedAt = Date.now();
     const runner = dataSource.createQueryRunner();
     try {
@@ -39,18 +48,28 @@ describe('credential lifetimes migration (existing agent credentials) and the li
   afterAll(async () => dataSource?.destroy());
 
   it('gives every agent credential from before 90 days from the upgrade', async () => {
-    const rows: Array<{ credential_id: string; expires_at: Date }> = await dataSource.query(`SELECT credential_id, expires_at FROM backoffice_credentials ORDER BY credential_id`);
+    const rows: Array<{ credential_id: string; expires_at: Date }> = await dataSource.query(
+      `SELECT credential_id, expires_at FROM backoffice_credentials ORDER BY credential_id`,
+    );
     expect(rows.map((row) => row.credential_id)).toEqual(['cred_00000000000000000000000a', 'cred_00000000000000000000000b']);
     for (const row of rows) expect(Math.abs(row.expires_at.getTime() - (upgradedAt + 90 * DAY_MS))).toBeLessThan(60_000);
   });
 
   it('refuses a credential without an expiry from then on', async () => {
-    await expect(dataSource.query(`INSERT INTO backoffice_credentials (credential_id, role, agent_id, name, token_sha256) VALUES ('cred_00000000000000000000000c', 'agent', 'agt_00000000000000000000000c', 'x', 'sha-c')`)).rejects.toThrow(/backoffice_credential_expires/);
+    await expect(
+      dataSource.query(
+        `INSERT INTO backoffice_credentials (credential_id, role, agent_id, name, token_sha256) VALUES ('cred_00000000000000000000000c', 'agent', 'agt_00000000000000000000000c', 'x', 'sha-c')`,
+      ),
+    ).rejects.toThrow(/backoffice_credential_expires/);
   });
 
   it('renews an agent from before with an overlap, up to two live credentials, and again once one is revoked', async () => {
     const now = new Date();
-    const renewal = await credentials.issueAgent('agt_00000000000000000000000a', 'Ivan, renewed', { expiresAt: new Date(now.getTime() + 30 * DAY_MS), liveMax: 2, now });
+    const renewal = await credentials.issueAgent('agt_00000000000000000000000a', 'Ivan, renewed', {
+      expiresAt: new Date(now.getTime() + 30 * DAY_MS),
+      liveMax: 2,
+      now,
+    });
     expect(renewal.kind).toBe('issued');
     const third = await credentials.issueAgent('agt_00000000000000000000000a', 'Ivan, third', { liveMax: 2, now });
     expect(third).toEqual({ kind: 'limit_reached', live: 2 });

@@ -20,7 +20,9 @@ export class AccessCredentialLifetimes1700000050200 implements MigrationInterfac
     await queryRunner.query(`ALTER TABLE backoffice_credentials DROP CONSTRAINT backoffice_operator_expires`);
     await queryRunner.query(`ALTER TABLE backoffice_credentials ADD CONSTRAINT backoffice_credential_expires CHECK (expires_at IS NOT NULL)`);
     // Who issued operator credentials (the live-credential cap counts by the chain's last issuer).
-    await queryRunner.query(`CREATE INDEX backoffice_credentials_direct_issuer ON backoffice_credentials ((issuer_chain[cardinality(issuer_chain)])) WHERE role = 'operator'`);
+    await queryRunner.query(
+      `CREATE INDEX backoffice_credentials_direct_issuer ON backoffice_credentials ((issuer_chain[cardinality(issuer_chain)])) WHERE role = 'operator'`,
+    );
     await queryRunner.query(`ALTER TABLE backoffice_audit ADD COLUMN details JSONB`);
   }
 
@@ -29,7 +31,9 @@ export class AccessCredentialLifetimes1700000050200 implements MigrationInterfac
     await queryRunner.query(`ALTER TABLE backoffice_audit DROP COLUMN details`);
     await queryRunner.query(`DROP INDEX backoffice_credentials_direct_issuer`);
     await queryRunner.query(`ALTER TABLE backoffice_credentials DROP CONSTRAINT backoffice_credential_expires`);
-    await queryRunner.query(`ALTER TABLE backoffice_credentials ADD CONSTRAINT backoffice_operator_expires CHECK (role <> 'operator' OR expires_at IS NOT NULL)`);
+    await queryRunner.query(
+      `ALTER TABLE backoffice_credentials ADD CONSTRAINT backoffice_operator_expires CHECK (role <> 'operator' OR expires_at IS NOT NULL)`,
+    );
     await queryRunner.query(`DROP INDEX backoffice_credentials_agent`);
     await queryRunner.query(`ALTER TABLE backoffice_credentials ADD CONSTRAINT backoffice_credentials_agent_id_key UNIQUE (agent_id)`);
   }

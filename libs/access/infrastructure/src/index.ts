@@ -37,4 +37,12 @@ export { AccessConsole1700000040000 } from './console.migration';
 export { AccessOperatorIdentity1700000050000 } from './operator-identity.migration';
 export { AccessRequestSignatures1700000050100 } from './request-signatures.migration';
 export { RequestSignatureStore } from './request-signature.store';
-export { CONSOLE_KEY_ID_PATTERN, CONSOLE_KEY_LIFETIME_DAYS_DEFAULT, ConsoleKeyStore, type ConsoleKeyAuthentication, type ConsoleKeyRevocation, type ConsoleKeyView, type CreatedConsoleKey } from './console-key.store';
+export {
+  CONSOLE_KEY_ID_PATTERN,
+  CONSOLE_KEY_LIFETIME_DAYS_DEFAULT,
+  ConsoleKeyStore,
+  type ConsoleKeyAuthentication,
+  type ConsoleKeyRevocation,
+  type ConsoleKeyView,
+  type CreatedConsoleKey,
+} from './console-key.store';

@@ -60,9 +60,11 @@ export type ApiSecretRotationResult =
   | { kind: 'refused'; code: 'SECRET_ROTATION_IN_PROGRESS'; previousValidUntil: string }
   | { kind: 'not_found' };
 
-export type TestMerchantResult = { kind: 'created'; merchant: CreatedMerchant } | { kind: 'exists'; merchantId: string } | { kind: 'not_live' } | { kind: 'not_found' };
+export type TestMerchantResult =
+  { kind: 'created'; merchant: CreatedMerchant } | { kind: 'exists'; merchantId: string } | { kind: 'not_live' } | { kind: 'not_found' };
 
-export type MerchantStatusResult = { kind: 'changed'; profile: MerchantProfile } | { kind: 'refused'; code: 'MERCHANT_STATUS_CONFLICT'; status: MerchantStatus } | { kind: 'not_found' };
+export type MerchantStatusResult =
+  { kind: 'changed'; profile: MerchantProfile } | { kind: 'refused'; code: 'MERCHANT_STATUS_CONFLICT'; status: MerchantStatus } | { kind: 'not_found' };
 
 interface CacheEntry {
   credentials: MerchantCredentials | null;
@@ -132,11 +134,17 @@ export class MerchantCredentialStore {
       const existing: unknown[] = await manager.query(`SELECT 1 FROM merchants WHERE merchant_id = $1`, [merchantId]);
       if (existing.length > 0) return { kind: 'exists', merchantId };
       const name = `${live.name.slice(0, 193)} (test)`;
-      return { kind: 'created', merchant: await this.insertMerchant(manager, { merchantId, name, defaultCallbackUrl: live.default_callback_url, liveMerchantId }) };
+      return {
+        kind: 'created',
+        merchant: await this.insertMerchant(manager, { merchantId, name, defaultCallbackUrl: live.default_callback_url, liveMerchantId }),
+      };
     });
   }
 
-  private async insertMerchant(manager: EntityManager, merchant: { merchantId: string; name: string; defaultCallbackUrl: string | null; liveMerchantId: string | null }): Promise<CreatedMerchant> {
+  private async insertMerchant(
+    manager: EntityManager,
+    merchant: { merchantId: string; name: string; defaultCallbackUrl: string | null; liveMerchantId: string | null },
+  ): Promise<CreatedMerchant> {
     const { merchantId, name } = merchant;
     const mode = merchant.liveMerchantId === null ? 'live' : 'test';
     const apiSecret = newApiSecret();
@@ -154,7 +162,11 @@ export class MerchantCredentialStore {
   }
 
   /** Operators' list of merchants, newest first with the API's cursors; `mode` tells live from sandbox ones. */
-  async listMerchants(filter: { status?: 'active' | 'suspended'; limit: number; cursor?: string }): Promise<{ data: Array<MerchantProfile & { mode: 'live' | 'test' }>; has_more: boolean; next_cursor: string | null }> {
+  async listMerchants(filter: {
+    status?: 'active' | 'suspended';
+    limit: number;
+    cursor?: string;
+  }): Promise<{ data: Array<MerchantProfile & { mode: 'live' | 'test' }>; has_more: boolean; next_cursor: string | null }> {
     const where = new SqlConditions();
     if (filter.status !== undefined) where.add('status = ?', filter.status);
     const page = await fetchNewestFirstPage<MerchantProfileRow & { mode: 'live' | 'test'; list_position: string }>(this.dataSource, {
@@ -192,10 +204,16 @@ export class MerchantCredentialStore {
     return this.updateProfile(merchantId, { default_return_url: defaultReturnUrl });
   }
 
-  private async updateProfile(merchantId: string, change: { default_callback_url: string } | { default_return_url: string | null }): Promise<MerchantProfile | null> {
+  private async updateProfile(
+    merchantId: string,
+    change: { default_callback_url: string } | { default_return_url: string | null },
+  ): Promise<MerchantProfile | null> {
     const [column, value] = Object.entries(change)[0];
     // TypeORM answers an UPDATE ... RETURNING with [rows, affectedCount]. The column is one of the two above, never input.
-    const [rows]: [MerchantProfileRow[], number] = await this.dataSource.query(`UPDATE merchants SET ${column} = $2 WHERE merchant_id = $1 RETURNING ${PROFILE_COLUMNS}`, [merchantId, value]);
+    const [rows]: [MerchantProfileRow[], number] = await this.dataSource.query(
+      `UPDATE merchants SET ${column} = $2 WHERE merchant_id = $1 RETURNING ${PROFILE_COLUMNS}`,
+      [merchantId, value],
+    );
     return profileOf(rows[0]);
   }
 
@@ -285,14 +303,19 @@ export class MerchantCredentialStore {
 
   /** The operator's view beside the profile; null when the merchant does not exist. */
   async findAccessRecord(merchantId: string, now: Date): Promise<MerchantAccessRecord | null> {
-    const rows: Array<{ status_changed_at: Date | null; status_changed_by: string | null; status_reason: string | null; api_until: Date | null; webhook_until: Date | null }> =
-      await this.dataSource.query(
-        `SELECT m.status_changed_at, m.status_changed_by, m.status_reason,
+    const rows: Array<{
+      status_changed_at: Date | null;
+      status_changed_by: string | null;
+      status_reason: string | null;
+      api_until: Date | null;
+      webhook_until: Date | null;
+    }> = await this.dataSource.query(
+      `SELECT m.status_changed_at, m.status_changed_by, m.status_reason,
                 (SELECT previous_valid_until FROM merchant_secrets WHERE merchant_id = m.merchant_id AND purpose = 'api') AS api_until,
                 (SELECT previous_valid_until FROM merchant_secrets WHERE merchant_id = m.merchant_id AND purpose = 'webhook') AS webhook_until
            FROM merchants m WHERE m.merchant_id = $1`,
-        [merchantId],
-      );
+      [merchantId],
+    );
     const row = rows[0];
     if (!row) return null;
     const running = (until: Date | null) => (until && until > now ? until.toISOString() : null);
@@ -311,7 +334,12 @@ const currentSealed = (row: SealedColumns): SealedSecret => ({ keyVersion: row.k
 /** The previous secret of a rotation, whatever its end: callers compare the end with their clock. */
 function openPrevious(secretBox: SecretBox, row: SealedColumns, associatedData: string): VerifyingSecret | null {
   if (!row.previous_ciphertext || !row.previous_iv || !row.previous_auth_tag || !row.previous_valid_until) return null;
-  const sealed = { keyVersion: row.previous_key_version ?? LEGACY_KEY_VERSION, iv: row.previous_iv, authTag: row.previous_auth_tag, ciphertext: row.previous_ciphertext };
+  const sealed = {
+    keyVersion: row.previous_key_version ?? LEGACY_KEY_VERSION,
+    iv: row.previous_iv,
+    authTag: row.previous_auth_tag,
+    ciphertext: row.previous_ciphertext,
+  };
   return { secret: Buffer.from(secretBox.open(sealed, associatedData), 'utf8'), validUntil: row.previous_valid_until };
 }
 
@@ -341,7 +369,9 @@ export class WebhookSecretStore {
     const row = rows[0];
     if (!row) return null;
     const associatedData = webhookSecretAssociatedData(merchantId);
-    const secrets: MerchantWebhookProfile['webhook_secrets'] = [{ secret: this.secretBox.open(currentSealed(row), associatedData), role: 'current', valid_until: null }];
+    const secrets: MerchantWebhookProfile['webhook_secrets'] = [
+      { secret: this.secretBox.open(currentSealed(row), associatedData), role: 'current', valid_until: null },
+    ];
     const previous = openPrevious(this.secretBox, row, associatedData);
     if (previous?.validUntil && previous.validUntil > now) {
       secrets.push({ secret: previous.secret.toString('utf8'), role: 'previous', valid_until: previous.validUntil.toISOString() });
@@ -372,8 +402,12 @@ export class WebhookSecretStore {
 }
 
 async function insertSecret(manager: EntityManager, merchantId: string, purpose: 'api' | 'webhook', sealed: SealedSecret): Promise<void> {
-  await manager.query(
-    `INSERT INTO merchant_secrets (merchant_id, purpose, key_version, iv, auth_tag, ciphertext) VALUES ($1, $2, $3, $4, $5, $6)`,
-    [merchantId, purpose, sealed.keyVersion, sealed.iv, sealed.authTag, sealed.ciphertext],
-  );
+  await manager.query(`INSERT INTO merchant_secrets (merchant_id, purpose, key_version, iv, auth_tag, ciphertext) VALUES ($1, $2, $3, $4, $5, $6)`, [
+    merchantId,
+    purpose,
+    sealed.keyVersion,
+    sealed.iv,
+    sealed.authTag,
+    sealed.ciphertext,
+  ]);
 }

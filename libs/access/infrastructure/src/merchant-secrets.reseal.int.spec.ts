@@ -20,7 +20,15 @@ import { AccessWebhookSecretRotation1700000004500 } from './webhook-secret-rotat
 const keyV1 = randomBytes(32);
 const keyV2 = randomBytes(32);
 const onlyV1 = new SecretBox(SecretKeyring.single(keyV1, 1));
-const rotated = new SecretBox(new SecretKeyring(2, new Map([[2, keyV2], [1, keyV1]])));
+const rotated = new SecretBox(
+  new SecretKeyring(
+    2,
+    new Map([
+      [2, keyV2],
+      [1, keyV1],
+    ]),
+  ),
+);
 const onlyV2 = new SecretBox(SecretKeyring.single(keyV2, 2));
 const HOUR_MS = 3_600_000;
 
@@ -28,7 +36,11 @@ describe('merchant secrets across a master-key rotation, on real Postgres', () =
   let dataSource: DataSource;
 
   beforeAll(async () => {
-    dataSource = await migratedPrivateDatabase('rk', [AccessSchema1700000002000, AccessWebhookSecretRotation1700000004500, AccessSandboxMerchants1700000032100]);
+    dataSource = await migratedPrivateDatabase('rk', [
+      AccessSchema1700000002000,
+      AccessWebhookSecretRotation1700000004500,
+      AccessSandboxMerchants1700000032100,
+    ]);
   });
 
   afterAll(async () => {
@@ -36,7 +48,10 @@ describe('merchant secrets across a master-key rotation, on real Postgres', () =
   });
 
   const versionsInTable = async () =>
-    (await dataSource.query(`SELECT key_version, previous_key_version FROM merchant_secrets ORDER BY merchant_id, purpose`)) as Array<{ key_version: number; previous_key_version: number | null }>;
+    (await dataSource.query(`SELECT key_version, previous_key_version FROM merchant_secrets ORDER BY merchant_id, purpose`)) as Array<{
+      key_version: number;
+      previous_key_version: number | null;
+    }>;
 
   /** Every merchant's API secret, current and previous webhook secret, as a fresh gateway with `box` reads them. */
   async function readAll(box: SecretBox, merchants: CreatedMerchant[]) {
@@ -90,13 +105,27 @@ describe('merchant secrets across a master-key rotation, on real Postgres', () =
 
   it('a value under a version the keyring lacks fails clearly, and the re-seal then writes nothing', async () => {
     const merchant = await new MerchantCredentialStore(dataSource, onlyV1, 0).createMerchant('shop G', null);
-    await expect(new MerchantCredentialStore(dataSource, onlyV2, 0).findCredentials(merchant.merchantId)).rejects.toThrow(/key version 1, which is not in the keyring \(has 2\)/);
+    await expect(new MerchantCredentialStore(dataSource, onlyV2, 0).findCredentials(merchant.merchantId)).rejects.toThrow(
+      /key version 1, which is not in the keyring \(has 2\)/,
+    );
     const counts = await new MerchantSecretsResealStore(dataSource).countByVersion();
-    await expect(resealRetiredValues(new MerchantSecretsResealStore(dataSource), onlyV2, { batchSize: 10, dryRun: false })).rejects.toThrow(/version 1.*2 under version 1; nothing was re-sealed/);
+    await expect(resealRetiredValues(new MerchantSecretsResealStore(dataSource), onlyV2, { batchSize: 10, dryRun: false })).rejects.toThrow(
+      /version 1.*2 under version 1; nothing was re-sealed/,
+    );
     expect(await new MerchantSecretsResealStore(dataSource).countByVersion()).toEqual(counts);
     // A wrong key configured for v1 is refused as such, never read as some other secret.
-    const wrongV1 = new SecretBox(new SecretKeyring(2, new Map([[2, keyV2], [1, randomBytes(32)]])));
-    await expect(resealRetiredValues(new MerchantSecretsResealStore(dataSource), wrongV1, { batchSize: 10, dryRun: false })).rejects.toThrow(/does not open with key version 1/);
+    const wrongV1 = new SecretBox(
+      new SecretKeyring(
+        2,
+        new Map([
+          [2, keyV2],
+          [1, randomBytes(32)],
+        ]),
+      ),
+    );
+    await expect(resealRetiredValues(new MerchantSecretsResealStore(dataSource), wrongV1, { batchSize: 10, dryRun: false })).rejects.toThrow(
+      /does not open with key version 1/,
+    );
     // With the right keyring the leftovers move too.
     expect(nothingRemains(await resealRetiredValues(new MerchantSecretsResealStore(dataSource), rotated, { batchSize: 10, dryRun: false }))).toBe(true);
   });
@@ -122,8 +151,14 @@ describe('merchant secrets across a master-key rotation, on real Postgres', () =
     expect(nothingRemains(first)).toBe(false);
     // The rotated secret is what the gateway serves, and the next run finishes the job.
     const served = async (box: SecretBox) => (await new WebhookSecretStore(dataSource, box).findWebhookProfile(merchant.merchantId))?.webhook_secrets;
-    expect(await served(rotated)).toEqual([expect.objectContaining({ secret: rotatedSecret, role: 'current' }), expect.objectContaining({ secret: merchant.webhookSecret, role: 'previous' })]);
+    expect(await served(rotated)).toEqual([
+      expect.objectContaining({ secret: rotatedSecret, role: 'current' }),
+      expect.objectContaining({ secret: merchant.webhookSecret, role: 'previous' }),
+    ]);
     expect(nothingRemains(await resealRetiredValues(inner, rotated, { batchSize: 10, dryRun: false }))).toBe(true);
-    expect(await served(onlyV2)).toEqual([expect.objectContaining({ secret: rotatedSecret, role: 'current' }), expect.objectContaining({ secret: merchant.webhookSecret, role: 'previous' })]);
+    expect(await served(onlyV2)).toEqual([
+      expect.objectContaining({ secret: rotatedSecret, role: 'current' }),
+      expect.objectContaining({ secret: merchant.webhookSecret, role: 'previous' }),
+    ]);
   });
 });

@@ -38,7 +38,9 @@ export class MerchantSecretsResealStore implements ResealableStore<MerchantSecre
   constructor(private readonly dataSource: DataSource) {}
 
   async countByVersion(): Promise<Map<number, number>> {
-    const rows: Array<{ key_version: number; count: string }> = await this.dataSource.query(`SELECT key_version, count(*) AS count FROM (${SEALED_VALUES}) v GROUP BY key_version`);
+    const rows: Array<{ key_version: number; count: string }> = await this.dataSource.query(
+      `SELECT key_version, count(*) AS count FROM (${SEALED_VALUES}) v GROUP BY key_version`,
+    );
     return new Map(rows.map((row) => [row.key_version, Number(row.count)]));
   }
 
@@ -69,7 +71,14 @@ export class MerchantSecretsResealStore implements ResealableStore<MerchantSecre
                 WHERE merchant_id = $1 AND purpose = $2 AND COALESCE(previous_key_version, ${LEGACY_KEY_VERSION}) = $7 AND previous_iv = $8`;
         // TypeORM answers an UPDATE with [rows, affectedCount].
         const [, affected] = (await manager.query(sql, [
-          merchantId, purpose, resealed.keyVersion, resealed.iv, resealed.authTag, resealed.ciphertext, value.sealed.keyVersion, value.sealed.iv,
+          merchantId,
+          purpose,
+          resealed.keyVersion,
+          resealed.iv,
+          resealed.authTag,
+          resealed.ciphertext,
+          value.sealed.keyVersion,
+          value.sealed.iv,
         ])) as [unknown[], number];
         written += affected;
       }

@@ -16,16 +16,16 @@ describe('operator identity migration (existing credentials)', () => {
   let dataSource: DataSource;
 
   beforeAll(async () => {
-    dataSource = await migratedPrivateDatabase('opid', [AccessSchema1700000002000, AccessWebhookSecretRotation1700000004500, AccessTrustBoundaries1700000006200]);
+    dataSource = await migratedPrivateDatabase('opid', [
+      AccessSchema1700000002000,
+      AccessWebhookSecretRotation1700000004500,
+      AccessTrustBoundaries1700000006200,
+    ]);
     const legacy = (id: string, role: string, createdBy: string | null) =>
-      dataSource.query(`INSERT INTO backoffice_credentials (credential_id, role, agent_id, name, token_sha256, created_by, expires_at) VALUES ($1, $2, $3, $1, $4, $5, $6)`, [
-        id,
-        role,
-        role === 'agent' ? `agt_${id}` : null,
-        `sha-${id}`,
-        createdBy,
-        role === 'operator' ? new Date(Date.now() + 86_400_000) : null,
-      ]);
+      dataSource.query(
+        `INSERT INTO backoffice_credentials (credential_id, role, agent_id, name, token_sha256, created_by, expires_at) VALUES ($1, $2, $3, $1, $4, $5, $6)`,
+        [id, role, role === 'agent' ? `agt_${id}` : null, `sha-${id}`, createdBy, role === 'operator' ? new Date(Date.now() + 86_400_000) : null],
+      );
     // root (bootstrap) → child (issued by root) → grandchild (issued by child); an agent; another root.
     await legacy('cred_00000000000000000000000a', 'operator', null);
     await legacy('cred_00000000000000000000000b', 'operator', 'cred_00000000000000000000000a');
@@ -55,6 +55,10 @@ describe('operator identity migration (existing credentials)', () => {
   });
 
   it('refuses an operator credential without an operator from then on', async () => {
-    await expect(dataSource.query(`INSERT INTO backoffice_credentials (credential_id, role, name, token_sha256, expires_at) VALUES ('cred_00000000000000000000000f', 'operator', 'x', 'sha-f', now() + interval '1 day')`)).rejects.toThrow(/backoffice_operator_has_identity/);
+    await expect(
+      dataSource.query(
+        `INSERT INTO backoffice_credentials (credential_id, role, name, token_sha256, expires_at) VALUES ('cred_00000000000000000000000f', 'operator', 'x', 'sha-f', now() + interval '1 day')`,
+      ),
+    ).rejects.toThrow(/backoffice_operator_has_identity/);
   });
 });

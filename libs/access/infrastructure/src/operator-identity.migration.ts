@@ -36,7 +36,9 @@ export class AccessOperatorIdentity1700000050000 implements MigrationInterface {
                 FROM ancestry JOIN backoffice_credentials issuer ON issuer.credential_id = ancestry.ancestor AND issuer.role = 'operator'
                GROUP BY ancestry.credential_id) chains
        WHERE credential.credential_id = chains.credential_id`);
-    await queryRunner.query(`ALTER TABLE backoffice_credentials ADD CONSTRAINT backoffice_operator_has_identity CHECK (role <> 'operator' OR operator_id IS NOT NULL)`);
+    await queryRunner.query(
+      `ALTER TABLE backoffice_credentials ADD CONSTRAINT backoffice_operator_has_identity CHECK (role <> 'operator' OR operator_id IS NOT NULL)`,
+    );
     await queryRunner.query(`CREATE INDEX backoffice_credentials_operator ON backoffice_credentials (operator_id) WHERE operator_id IS NOT NULL`);
     // Who an operator issued, directly or down the line (relatedOperators).
     await queryRunner.query(`CREATE INDEX backoffice_credentials_issuer_chain ON backoffice_credentials USING gin (issuer_chain)`);
@@ -45,6 +47,8 @@ export class AccessOperatorIdentity1700000050000 implements MigrationInterface {
   async down(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`DROP INDEX backoffice_credentials_issuer_chain`);
     await queryRunner.query(`DROP INDEX backoffice_credentials_operator`);
-    await queryRunner.query(`ALTER TABLE backoffice_credentials DROP CONSTRAINT backoffice_operator_has_identity, DROP COLUMN may_issue_operators, DROP COLUMN issuer_chain, DROP COLUMN operator_id`);
+    await queryRunner.query(
+      `ALTER TABLE backoffice_credentials DROP CONSTRAINT backoffice_operator_has_identity, DROP COLUMN may_issue_operators, DROP COLUMN issuer_chain, DROP COLUMN operator_id`,
+    );
   }
 }

@@ -23,7 +23,9 @@ export class AccessTrustBoundaries1700000006200 implements MigrationInterface {
         ADD COLUMN revoked_by TEXT,
         ADD COLUMN created_by TEXT`);
     await queryRunner.query(`UPDATE backoffice_credentials SET expires_at = now() + interval '90 days' WHERE role = 'operator'`);
-    await queryRunner.query(`ALTER TABLE backoffice_credentials ADD CONSTRAINT backoffice_operator_expires CHECK (role <> 'operator' OR expires_at IS NOT NULL)`);
+    await queryRunner.query(
+      `ALTER TABLE backoffice_credentials ADD CONSTRAINT backoffice_operator_expires CHECK (role <> 'operator' OR expires_at IS NOT NULL)`,
+    );
     // Append-only: the gateway inserts and reads, never updates or deletes.
     await queryRunner.query(`
       CREATE TABLE backoffice_audit (
@@ -45,7 +47,9 @@ export class AccessTrustBoundaries1700000006200 implements MigrationInterface {
 
   async down(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`DROP TABLE backoffice_audit`);
-    await queryRunner.query(`ALTER TABLE backoffice_credentials DROP CONSTRAINT backoffice_operator_expires, DROP COLUMN expires_at, DROP COLUMN revoked_at, DROP COLUMN revoked_by, DROP COLUMN created_by`);
+    await queryRunner.query(
+      `ALTER TABLE backoffice_credentials DROP CONSTRAINT backoffice_operator_expires, DROP COLUMN expires_at, DROP COLUMN revoked_at, DROP COLUMN revoked_by, DROP COLUMN created_by`,
+    );
     await queryRunner.query(`ALTER TABLE merchants DROP COLUMN status_changed_at, DROP COLUMN status_changed_by, DROP COLUMN status_reason`);
   }
 }

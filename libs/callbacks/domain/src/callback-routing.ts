@@ -92,7 +92,12 @@ function snapshotIntent<Data extends WithdrawalExternalEventData | DisputeExtern
   };
 }
 
-const paymentOutcome = (eventType: string, callbackType: CallbackType): CallbackRoute => ({ topic: PAYMENTS_TOPICS.orderEvents, eventType, callbackType, intentOf: paymentOrderIntent });
+const paymentOutcome = (eventType: string, callbackType: CallbackType): CallbackRoute => ({
+  topic: PAYMENTS_TOPICS.orderEvents,
+  eventType,
+  callbackType,
+  intentOf: paymentOrderIntent,
+});
 const withdrawalOutcome = (eventType: string, callbackType: CallbackType): CallbackRoute => ({
   topic: WITHDRAWALS_TOPICS.events,
   eventType,
@@ -150,7 +155,12 @@ export function webhookIdOf(sourceEventId: string): string {
 
 /** The exact bytes sent on every attempt: serialised once, stored, never re-serialised. */
 export function callbackBodyOf(webhookId: string, intent: CallbackIntent): string {
-  const body: CallbackBody = { id: webhookId, type: intent.callbackType, created_at: intent.occurredAt, data: { ...intent.state, version: intent.stateVersion } };
+  const body: CallbackBody = {
+    id: webhookId,
+    type: intent.callbackType,
+    created_at: intent.occurredAt,
+    data: { ...intent.state, version: intent.stateVersion },
+  };
   // Money as JSON numbers, exactly as the status endpoint writes them.
   return stringifyMerchantJson(body);
 }

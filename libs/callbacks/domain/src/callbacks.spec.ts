@@ -9,11 +9,26 @@ import { CALLBACK_ROUTES, callbackBodyOf, routeEvent, webhookIdOf } from './call
 import { cumulativeDelaysMs, DEFAULT_RETRY_SCHEDULE, nextRetryDelayMs, parseRetrySchedule } from './retry-schedule';
 
 const order = {
-  order_id: 'A-1', direction: 'incoming', status: 'SUCCEEDED', sub_status: null, amount: '1500.50', fee: '0.00', currency: 'RUB', country: 'RU',
-  method: 'card', callback_url: 'https://shop.example/cb', failure_reason: null, expires_at: '2026-01-01T00:30:00.000Z', created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:05:00.000Z',
+  order_id: 'A-1',
+  direction: 'incoming',
+  status: 'SUCCEEDED',
+  sub_status: null,
+  amount: '1500.50',
+  fee: '0.00',
+  currency: 'RUB',
+  country: 'RU',
+  method: 'card',
+  callback_url: 'https://shop.example/cb',
+  failure_reason: null,
+  expires_at: '2026-01-01T00:30:00.000Z',
+  created_at: '2026-01-01T00:00:00.000Z',
+  updated_at: '2026-01-01T00:05:00.000Z',
 };
 const event = (type: string, data: unknown = { merchantId: 'mch_1', orderId: 'A-1', version: 4, occurredAt: '2026-01-01T00:05:00.000Z', order }) => ({
-  id: '0b7c6a4e-5f7d-4a51-9f3e-2d7a9c1b0e11', type, time: '2026-01-01T00:05:01.000Z', data,
+  id: '0b7c6a4e-5f7d-4a51-9f3e-2d7a9c1b0e11',
+  type,
+  time: '2026-01-01T00:05:01.000Z',
+  data,
 });
 
 describe('retry schedule', () => {
@@ -67,7 +82,15 @@ describe('routing', () => {
     const routed = routeEvent(CALLBACK_ROUTES, 'payments.order.events', event(type));
     expect(routed).toEqual({
       kind: 'callback',
-      intent: { merchantId: 'mch_1', callbackType, subject: { kind: 'payment_order', id: 'A-1' }, stateVersion: 4, target: { kind: 'url', url: 'https://shop.example/cb' }, state: order, occurredAt: '2026-01-01T00:05:00.000Z' },
+      intent: {
+        merchantId: 'mch_1',
+        callbackType,
+        subject: { kind: 'payment_order', id: 'A-1' },
+        stateVersion: 4,
+        target: { kind: 'url', url: 'https://shop.example/cb' },
+        state: order,
+        occurredAt: '2026-01-01T00:05:00.000Z',
+      },
     });
     if (routed.kind !== 'callback') throw new Error('not routed');
     const id = webhookIdOf(event(type).id);
@@ -75,12 +98,21 @@ describe('routing', () => {
     const body = callbackBodyOf(id, routed.intent);
     // Money as the status endpoint writes it: JSON numbers with the snapshot's exact digits.
     expect(body).toContain('"amount":1500.50,"fee":0.00,');
-    expect(JSON.parse(body)).toEqual({ id, type: callbackType, created_at: '2026-01-01T00:05:00.000Z', data: { ...order, amount: 1500.5, fee: 0, version: 4 } });
+    expect(JSON.parse(body)).toEqual({
+      id,
+      type: callbackType,
+      created_at: '2026-01-01T00:05:00.000Z',
+      data: { ...order, amount: 1500.5, fee: 0, version: 4 },
+    });
   });
 
   it('names the masked recipient of a payout account_number, in the place the status endpoint has it', () => {
     const payout = { ...order, direction: 'outgoing', account_number_masked: '•••• 4312' };
-    const routed = routeEvent(CALLBACK_ROUTES, 'payments.order.events', event('PaymentOrderSucceeded', { merchantId: 'mch_1', orderId: 'A-1', version: 4, occurredAt: '2026-01-01T00:05:00.000Z', order: payout }));
+    const routed = routeEvent(
+      CALLBACK_ROUTES,
+      'payments.order.events',
+      event('PaymentOrderSucceeded', { merchantId: 'mch_1', orderId: 'A-1', version: 4, occurredAt: '2026-01-01T00:05:00.000Z', order: payout }),
+    );
     if (routed.kind !== 'callback') throw new Error('not routed');
     const { account_number_masked: _masked, ...rest } = payout;
     expect(routed.intent.state).toEqual({ ...rest, account_number: '•••• 4312' });
@@ -93,22 +125,97 @@ describe('routing', () => {
   });
 
   it('ignores payments’ acknowledgement of a dispute review: the merchant hears of it as dispute.accepted/rejected and payment.succeeded', () => {
-    const applied = event(PAYMENT_ORDER_DISPUTE_EVENT_TYPES.disputeOutcomeApplied, { merchantId: 'mch_1', orderId: 'A-1', disputeId: 'dsp_1', disputeVersion: 2, occurredAt: '2026-01-01T00:05:00.000Z' });
+    const applied = event(PAYMENT_ORDER_DISPUTE_EVENT_TYPES.disputeOutcomeApplied, {
+      merchantId: 'mch_1',
+      orderId: 'A-1',
+      disputeId: 'dsp_1',
+      disputeVersion: 2,
+      occurredAt: '2026-01-01T00:05:00.000Z',
+    });
     expect(routeEvent(CALLBACK_ROUTES, PAYMENTS_TOPICS.orderEvents, applied)).toEqual({ kind: 'ignored' });
   });
 
-  const withdrawal = { order_id: 'W-1', status: 'COMPLETED', amount: '15.000000', network_fee: '1.000000', currency: 'USDT-TRC20', network: 'TRON', address: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t', transaction_hash: 'ab12', failure_reason: null, created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:05:00.000Z' };
-  const dispute = { dispute_id: 'dsp_1', order_id: 'A-1', status: 'ACCEPTED', amount: '950.00', currency: 'RUB', comment: 'paid 950', receipt: null, created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:05:00.000Z', review: { decision: 'ACCEPTED', reason: null, settled_amount: '950.00', reviewed_at: '2026-01-01T00:05:00.000Z' } };
+  const withdrawal = {
+    order_id: 'W-1',
+    status: 'COMPLETED',
+    amount: '15.000000',
+    network_fee: '1.000000',
+    currency: 'USDT-TRC20',
+    network: 'TRON',
+    address: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t',
+    transaction_hash: 'ab12',
+    failure_reason: null,
+    created_at: '2026-01-01T00:00:00.000Z',
+    updated_at: '2026-01-01T00:05:00.000Z',
+  };
+  const dispute = {
+    dispute_id: 'dsp_1',
+    order_id: 'A-1',
+    status: 'ACCEPTED',
+    amount: '950.00',
+    currency: 'RUB',
+    comment: 'paid 950',
+    receipt: null,
+    created_at: '2026-01-01T00:00:00.000Z',
+    updated_at: '2026-01-01T00:05:00.000Z',
+    review: { decision: 'ACCEPTED', reason: null, settled_amount: '950.00', reviewed_at: '2026-01-01T00:05:00.000Z' },
+  };
 
   it.each([
-    ['withdrawals.events', 'WithdrawalCompleted', 'withdrawal.completed', { merchantId: 'mch_1', orderId: 'W-1', version: 3, occurredAt: '2026-01-01T00:05:00.000Z', withdrawal }, { kind: 'withdrawal', id: 'W-1' }, withdrawal],
-    ['withdrawals.events', 'WithdrawalFailed', 'withdrawal.failed', { merchantId: 'mch_1', orderId: 'W-1', version: 3, occurredAt: '2026-01-01T00:05:00.000Z', withdrawal }, { kind: 'withdrawal', id: 'W-1' }, withdrawal],
-    ['disputes.events', 'DisputeOpened', 'dispute.opened', { merchantId: 'mch_1', orderId: 'A-1', disputeId: 'dsp_1', version: 1, occurredAt: '2026-01-01T00:05:00.000Z', dispute }, { kind: 'dispute', id: 'dsp_1' }, dispute],
-    ['disputes.events', 'DisputeAcceptedVisible', 'dispute.accepted', { merchantId: 'mch_1', orderId: 'A-1', disputeId: 'dsp_1', version: 2, occurredAt: '2026-01-01T00:05:00.000Z', dispute }, { kind: 'dispute', id: 'dsp_1' }, dispute],
-    ['disputes.events', 'DisputeRejectedVisible', 'dispute.rejected', { merchantId: 'mch_1', orderId: 'A-1', disputeId: 'dsp_1', version: 2, occurredAt: '2026-01-01T00:05:00.000Z', dispute }, { kind: 'dispute', id: 'dsp_1' }, dispute],
+    [
+      'withdrawals.events',
+      'WithdrawalCompleted',
+      'withdrawal.completed',
+      { merchantId: 'mch_1', orderId: 'W-1', version: 3, occurredAt: '2026-01-01T00:05:00.000Z', withdrawal },
+      { kind: 'withdrawal', id: 'W-1' },
+      withdrawal,
+    ],
+    [
+      'withdrawals.events',
+      'WithdrawalFailed',
+      'withdrawal.failed',
+      { merchantId: 'mch_1', orderId: 'W-1', version: 3, occurredAt: '2026-01-01T00:05:00.000Z', withdrawal },
+      { kind: 'withdrawal', id: 'W-1' },
+      withdrawal,
+    ],
+    [
+      'disputes.events',
+      'DisputeOpened',
+      'dispute.opened',
+      { merchantId: 'mch_1', orderId: 'A-1', disputeId: 'dsp_1', version: 1, occurredAt: '2026-01-01T00:05:00.000Z', dispute },
+      { kind: 'dispute', id: 'dsp_1' },
+      dispute,
+    ],
+    [
+      'disputes.events',
+      'DisputeAcceptedVisible',
+      'dispute.accepted',
+      { merchantId: 'mch_1', orderId: 'A-1', disputeId: 'dsp_1', version: 2, occurredAt: '2026-01-01T00:05:00.000Z', dispute },
+      { kind: 'dispute', id: 'dsp_1' },
+      dispute,
+    ],
+    [
+      'disputes.events',
+      'DisputeRejectedVisible',
+      'dispute.rejected',
+      { merchantId: 'mch_1', orderId: 'A-1', disputeId: 'dsp_1', version: 2, occurredAt: '2026-01-01T00:05:00.000Z', dispute },
+      { kind: 'dispute', id: 'dsp_1' },
+      dispute,
+    ],
   ])('%s %s becomes %s to the merchant default URL with its state object', (topic, type, callbackType, data, subject, state) => {
     const routed = routeEvent(CALLBACK_ROUTES, topic, event(type, data));
-    expect(routed).toEqual({ kind: 'callback', intent: { merchantId: 'mch_1', callbackType, subject, stateVersion: (data as { version: number }).version, target: { kind: 'merchant_default' }, state, occurredAt: '2026-01-01T00:05:00.000Z' } });
+    expect(routed).toEqual({
+      kind: 'callback',
+      intent: {
+        merchantId: 'mch_1',
+        callbackType,
+        subject,
+        stateVersion: (data as { version: number }).version,
+        target: { kind: 'merchant_default' },
+        state,
+        occurredAt: '2026-01-01T00:05:00.000Z',
+      },
+    });
     if (routed.kind !== 'callback') return;
     const body = JSON.parse(callbackBodyOf(webhookIdOf('0b7c6a4e-5f7d-4a51-9f3e-2d7a9c1b0e11'), routed.intent));
     // Money goes out as JSON numbers with the same digits, as the state endpoints write it.
@@ -117,15 +224,18 @@ describe('routing', () => {
   });
 
   it('ignores a withdrawal request (no outcome yet)', () => {
-    expect(routeEvent(CALLBACK_ROUTES, 'withdrawals.events', event('WithdrawalRequested', { merchantId: 'mch_1', orderId: 'W-1', version: 1, withdrawal }))).toEqual({ kind: 'ignored' });
+    expect(
+      routeEvent(CALLBACK_ROUTES, 'withdrawals.events', event('WithdrawalRequested', { merchantId: 'mch_1', orderId: 'W-1', version: 1, withdrawal })),
+    ).toEqual({ kind: 'ignored' });
   });
 
   it('leaves a review to payments: its callback waits for the outcome to be visible (DisputeAcceptedVisible, DisputeRejectedVisible)', () => {
     for (const type of ['DisputeAccepted', 'DisputeRejected']) {
-      expect(routeEvent(CALLBACK_ROUTES, 'disputes.events', event(type, { merchantId: 'mch_1', orderId: 'A-1', disputeId: 'dsp_1', version: 2, dispute }))).toEqual({ kind: 'ignored' });
+      expect(
+        routeEvent(CALLBACK_ROUTES, 'disputes.events', event(type, { merchantId: 'mch_1', orderId: 'A-1', disputeId: 'dsp_1', version: 2, dispute })),
+      ).toEqual({ kind: 'ignored' });
     }
   });
-
 });
 
 describe('stored answers', () => {

@@ -1,5 +1,16 @@
 export { judgeAttempt, type AttemptVerdict, type TransportResult } from './attempt-outcome';
-export { CALLBACK_ROUTES, callbackBodyOf, eventTypesOf, routeEvent, topicsOf, webhookIdOf, type CallbackIntent, type CallbackRoute, type RoutingResult, type SourceEvent } from './callback-routing';
+export {
+  CALLBACK_ROUTES,
+  callbackBodyOf,
+  eventTypesOf,
+  routeEvent,
+  topicsOf,
+  webhookIdOf,
+  type CallbackIntent,
+  type CallbackRoute,
+  type RoutingResult,
+  type SourceEvent,
+} from './callback-routing';
 export { cumulativeDelaysMs, DEFAULT_RETRY_SCHEDULE, nextRetryDelayMs, parseRetrySchedule, RETRY_JITTER_RATIO, type RetrySchedule } from './retry-schedule';
 export { originHealthOf, type CircuitBreakerPolicy } from './origin-circuit';
 export { STORED_ANSWER_MAX_CHARS, storableAnswerText } from './stored-answer';

@@ -5,14 +5,26 @@ import type { DataSource } from 'typeorm';
 /** Counted by recordAttempt when the attempt's transaction commits (countAfterCommit). */
 export const CALLBACK_ATTEMPTS_METRIC = 'callback_attempts_total';
 
-const FINISHED_OUTCOMES: Array<Exclude<CallbackAttemptOutcome, 'in_flight'>> = ['succeeded', 'http_error', 'redirect', 'gone', 'timeout', 'network_error', 'refused_destination'];
+const FINISHED_OUTCOMES: Array<Exclude<CallbackAttemptOutcome, 'in_flight'>> = [
+  'succeeded',
+  'http_error',
+  'redirect',
+  'gone',
+  'timeout',
+  'network_error',
+  'refused_destination',
+];
 
 /**
  * The dispatcher's series: attempts by outcome (from this process), and, read from its database
  * at scrape time, deliveries waiting and endpoints disabled by a 410 (both small indexed counts).
  */
 export function registerCallbackMetrics(metrics: MetricsRegistry, dataSource: DataSource): void {
-  const attempts = metrics.counter({ name: CALLBACK_ATTEMPTS_METRIC, help: 'Callback delivery attempts this process finished, by outcome', labelNames: ['outcome'] });
+  const attempts = metrics.counter({
+    name: CALLBACK_ATTEMPTS_METRIC,
+    help: 'Callback delivery attempts this process finished, by outcome',
+    labelNames: ['outcome'],
+  });
   // Every outcome from zero, so a failure ratio exists before the first failure.
   for (const outcome of FINISHED_OUTCOMES) attempts.inc({ outcome }, 0);
   metrics.gauge({

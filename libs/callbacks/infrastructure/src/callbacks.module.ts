@@ -17,7 +17,13 @@ import { CallbacksMerchantWebhooks1700000032000 } from './persistence/merchant-w
 import { CallbacksUnreadIndexes1700000030100 } from './persistence/unread-indexes.migration';
 
 /** Migrations of the dispatcher's database, in order. */
-export const CALLBACKS_MIGRATIONS = [CallbacksSchema1700000004000, CallbacksFairClaiming1700000005000, CallbacksUnreadIndexes1700000030100, CallbacksMerchantWebhooks1700000032000, CallbacksAwaitingUrl1700000050000];
+export const CALLBACKS_MIGRATIONS = [
+  CallbacksSchema1700000004000,
+  CallbacksFairClaiming1700000005000,
+  CallbacksUnreadIndexes1700000030100,
+  CallbacksMerchantWebhooks1700000032000,
+  CallbacksAwaitingUrl1700000050000,
+];
 
 /**
  * The callbacks bounded context. Needs a TypeORM DataSource and the messaging port from its
@@ -37,9 +43,18 @@ export class CallbacksModule {
         {
           provide: WEBHOOK_PROFILES,
           inject: [{ token: SERVICE_TOKEN_ISSUER, optional: true }],
-          useFactory: (issuer?: ServiceTokenIssuer) => new GatewayWebhookProfiles(settings.gatewayInternalUrl, authorizationFor(issuer, 'gateway'), settings.profileCacheTtlMs),
+          useFactory: (issuer?: ServiceTokenIssuer) =>
+            new GatewayWebhookProfiles(settings.gatewayInternalUrl, authorizationFor(issuer, 'gateway'), settings.profileCacheTtlMs),
         },
-        { provide: CallbackSender, useValue: new CallbackSender(new DestinationGuard(settings.allowedDestinations), settings.attemptTimeoutMs, settings.destinationRules, options.lookup) },
+        {
+          provide: CallbackSender,
+          useValue: new CallbackSender(
+            new DestinationGuard(settings.allowedDestinations),
+            settings.attemptTimeoutMs,
+            settings.destinationRules,
+            options.lookup,
+          ),
+        },
         { provide: APP_FILTER, useClass: InternalErrorFilter },
         DeliveryWorker,
         CallbackTopics,

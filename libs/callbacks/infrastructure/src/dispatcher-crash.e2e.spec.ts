@@ -25,10 +25,19 @@ describe('dispatcher killed in the middle of deliveries', () => {
     const merchants = [service.gateway.addMerchant(), service.gateway.addMerchant()];
     const events = Array.from({ length: 20 }, (_, index) => {
       const merchant = merchants[index % 2] as { merchantId: string };
-      return externalPaymentEvent(index % 3 === 0 ? 'PaymentOrderFailed' : 'PaymentOrderSucceeded', { merchantId: merchant.merchantId, orderId: newOrderId(`crash-${index}`), callbackUrl: receiver.url() });
+      return externalPaymentEvent(index % 3 === 0 ? 'PaymentOrderFailed' : 'PaymentOrderSucceeded', {
+        merchantId: merchant.merchantId,
+        orderId: newOrderId(`crash-${index}`),
+        callbackUrl: receiver.url(),
+      });
     });
     await service.publish(events);
-    await eventually(() => receiver.received.length, (count) => count >= 3, 'callbacks in flight', 30_000);
+    await eventually(
+      () => receiver.received.length,
+      (count) => count >= 3,
+      'callbacks in flight',
+      30_000,
+    );
     await service.killProcess();
     const receivedAtKill = receiver.received.length;
     await service.startProcess();
@@ -46,7 +55,9 @@ describe('dispatcher killed in the middle of deliveries', () => {
     expect(delivered()).toEqual(expected);
     const duplicates = receiver.received.length - expected.size;
     const [{ abandoned }] = await service.query<{ abandoned: number }>(`SELECT count(*)::int AS abandoned FROM callback_attempts WHERE outcome = 'in_flight'`);
-    console.log(`dispatcher crash: ${receivedAtKill} requests in flight or done at the kill, ${receiver.received.length} requests for ${expected.size} events, ${duplicates} duplicates, ${abandoned} attempts cut short by the kill`);
+    console.log(
+      `dispatcher crash: ${receivedAtKill} requests in flight or done at the kill, ${receiver.received.length} requests for ${expected.size} events, ${duplicates} duplicates, ${abandoned} attempts cut short by the kill`,
+    );
     // Every duplicate is an attempt the killed process never saw answered.
     expect(duplicates).toBeLessThanOrEqual(abandoned);
     expect(abandoned).toBeGreaterThan(0);

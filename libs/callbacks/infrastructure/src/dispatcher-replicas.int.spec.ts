@@ -38,12 +38,21 @@ describe('several dispatcher replicas', () => {
   it('never sends one attempt twice', async () => {
     const merchants = [service.gateway.addMerchant(), service.gateway.addMerchant(), service.gateway.addMerchant()];
     const events = Array.from({ length: 40 }, (_, index) =>
-      externalPaymentEvent('PaymentOrderSucceeded', { merchantId: (merchants[index % 3] as { merchantId: string }).merchantId, orderId: newOrderId(`replica-${index}`), callbackUrl: receiver.url() }),
+      externalPaymentEvent('PaymentOrderSucceeded', {
+        merchantId: (merchants[index % 3] as { merchantId: string }).merchantId,
+        orderId: newOrderId(`replica-${index}`),
+        callbackUrl: receiver.url(),
+      }),
     );
     await service.publish(events);
     const ids = events.map((event) => `msg_${event.id.replace(/-/g, '')}`);
     const retried = ids.filter((id) => id.charCodeAt(id.length - 1) % 2 === 0);
-    await eventually(() => receiver.received.length, (count) => count >= 40, 'first attempts', 30_000);
+    await eventually(
+      () => receiver.received.length,
+      (count) => count >= 40,
+      'first attempts',
+      30_000,
+    );
     await service.advanceClock(7);
     const rows = await eventually(
       () => service.query<{ delivery_id: string; attempt_count: number; status: string }>(`SELECT delivery_id, attempt_count, status FROM callback_deliveries`),
@@ -54,7 +63,8 @@ describe('several dispatcher replicas', () => {
     // A fixed window, not a condition: a second replica's duplicate request would arrive within it.
     await new Promise((resolve) => setTimeout(resolve, 500));
     const requestsPerId = new Map<string, number>();
-    for (const callback of receiver.received) requestsPerId.set(String(callback.headers['webhook-id']), (requestsPerId.get(String(callback.headers['webhook-id'])) ?? 0) + 1);
+    for (const callback of receiver.received)
+      requestsPerId.set(String(callback.headers['webhook-id']), (requestsPerId.get(String(callback.headers['webhook-id'])) ?? 0) + 1);
     for (const id of ids) expect([id, requestsPerId.get(id)]).toEqual([id, retried.includes(id) ? 2 : 1]);
     expect(receiver.received).toHaveLength(40 + retried.length);
     const [{ replicas }] = await service.query<{ replicas: number }>(`SELECT count(DISTINCT instance_id)::int AS replicas FROM callback_attempts`);

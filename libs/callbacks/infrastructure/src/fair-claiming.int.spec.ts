@@ -36,8 +36,15 @@ describe('fair claiming and the circuit breaker per origin', () => {
     const merchant = dispatcher.gateway.addMerchant();
     const live = await receiver();
     // Warm-up: the consumer has joined its group and the merchant's secrets path works.
-    await dispatcher.publish([externalPaymentEvent('PaymentOrderSucceeded', { merchantId: merchant.merchantId, orderId: newOrderId('warm-up'), callbackUrl: live.url() })]);
-    await eventually(() => live.received.length, (count) => count === 1, 'the warm-up callback', 30_000);
+    await dispatcher.publish([
+      externalPaymentEvent('PaymentOrderSucceeded', { merchantId: merchant.merchantId, orderId: newOrderId('warm-up'), callbackUrl: live.url() }),
+    ]);
+    await eventually(
+      () => live.received.length,
+      (count) => count === 1,
+      'the warm-up callback',
+      30_000,
+    );
     await dispatcher.query(
       `INSERT INTO callback_deliveries (delivery_id, source_event_id, source_event_type, source_topic, merchant_id, subject_kind, subject_id, callback_type,
                                         state_version, target_url, body, status, attempt_count, next_attempt_at, created_at)
@@ -48,19 +55,30 @@ describe('fair claiming and the circuit breaker per origin', () => {
     );
     // Under load: the dispatcher is already working through the dead host's retries.
     await eventually(
-      () => dispatcher.query<{ failed: number }>(`SELECT count(*)::int AS failed FROM callback_attempts WHERE delivery_id LIKE 'msg_dead%' AND outcome = 'network_error'`),
+      () =>
+        dispatcher.query<{ failed: number }>(
+          `SELECT count(*)::int AS failed FROM callback_attempts WHERE delivery_id LIKE 'msg_dead%' AND outcome = 'network_error'`,
+        ),
       ([row]) => (row?.failed ?? 0) >= 3,
       'attempts to the dead host',
       20_000,
     );
     const publishedAt = Date.now();
-    await dispatcher.publish([externalPaymentEvent('PaymentOrderSucceeded', { merchantId: merchant.merchantId, orderId: newOrderId('fresh'), callbackUrl: live.url() })]);
-    const [, fresh] = await eventually(() => live.received, (received) => received.length === 2, 'the fresh callback', 20_000);
+    await dispatcher.publish([
+      externalPaymentEvent('PaymentOrderSucceeded', { merchantId: merchant.merchantId, orderId: newOrderId('fresh'), callbackUrl: live.url() }),
+    ]);
+    const [, fresh] = await eventually(
+      () => live.received,
+      (received) => received.length === 2,
+      'the fresh callback',
+      20_000,
+    );
     return (fresh?.receivedAtMs ?? Number.POSITIVE_INFINITY) - publishedAt;
   }
 
   const deadHostAttempts = async (dispatcher: CallbacksTestService) =>
-    (await dispatcher.query<{ attempts: number }>(`SELECT count(*)::int AS attempts FROM callback_attempts WHERE delivery_id LIKE 'msg_dead%'`))[0]?.attempts ?? 0;
+    (await dispatcher.query<{ attempts: number }>(`SELECT count(*)::int AS attempts FROM callback_attempts WHERE delivery_id LIKE 'msg_dead%'`))[0]?.attempts ??
+    0;
 
   it('sends a first attempt to a live endpoint within 2 s while 5,000 callbacks of the same merchant to a dead host are due for retry', async () => {
     expect(await freshCallbackBehindDeadHostRetries(service)).toBeLessThanOrEqual(2_000);
@@ -80,7 +98,9 @@ describe('fair claiming and the circuit breaker per origin', () => {
       expect(await freshCallbackBehindDeadHostRetries(unbroken)).toBeLessThanOrEqual(2_000);
       // More than one round of its 4 slots, and never paused by the breaker.
       expect(await deadHostAttempts(unbroken)).toBeGreaterThan(4);
-      const [circuit] = await unbroken.query<{ open_until: Date | null }>(`SELECT open_until FROM callback_origin_circuits WHERE origin = $1`, [`http://${DEAD_HOST}:8080`]);
+      const [circuit] = await unbroken.query<{ open_until: Date | null }>(`SELECT open_until FROM callback_origin_circuits WHERE origin = $1`, [
+        `http://${DEAD_HOST}:8080`,
+      ]);
       expect(circuit).toEqual({ open_until: null });
     } finally {
       await unbroken.stop();
@@ -91,7 +111,11 @@ describe('fair claiming and the circuit breaker per origin', () => {
     const merchant = service.gateway.addMerchant();
     const target = await receiver(() => ({ status: 200, delayMs: 400 }));
     const url = `http://recovering-endpoint.test:${target.port}/callbacks`;
-    await service.publish(Array.from({ length: 10 }, (_, index) => externalPaymentEvent('PaymentOrderSucceeded', { merchantId: merchant.merchantId, orderId: newOrderId(`recover-${index}`), callbackUrl: url })));
+    await service.publish(
+      Array.from({ length: 10 }, (_, index) =>
+        externalPaymentEvent('PaymentOrderSucceeded', { merchantId: merchant.merchantId, orderId: newOrderId(`recover-${index}`), callbackUrl: url }),
+      ),
+    );
     const origin = `http://recovering-endpoint.test:${target.port}`;
     await eventually(
       () => service.query<{ open: boolean }>(`SELECT open_until > now() AS open FROM callback_origin_circuits WHERE origin = $1`, [origin]),
@@ -110,13 +134,31 @@ describe('fair claiming and the circuit breaker per origin', () => {
     expect(attemptsWhileOpen.length).toBeLessThanOrEqual(3 + 3);
 
     recovering = true;
-    await eventually(() => target.received.length, (count) => count >= 1, 'the half-open probe', 10_000);
+    await eventually(
+      () => target.received.length,
+      (count) => count >= 1,
+      'the half-open probe',
+      10_000,
+    );
     // The probe went alone: the next callback was sent only after its 2xx (answered 400 ms later).
-    await eventually(() => target.received.length, (count) => count >= 2, 'the callbacks after the probe', 10_000);
+    await eventually(
+      () => target.received.length,
+      (count) => count >= 2,
+      'the callbacks after the probe',
+      10_000,
+    );
     expect((target.received[1]?.receivedAtMs ?? 0) - (target.received[0]?.receivedAtMs ?? 0)).toBeGreaterThanOrEqual(350);
     await service.advanceClock(10);
-    await eventually(() => new Set(target.received.map((callback) => callback.headers['webhook-id'])).size, (count) => count === 10, 'every callback', 20_000);
-    const [closed] = await service.query<{ consecutive_failures: number; open_until: Date | null }>(`SELECT consecutive_failures, open_until FROM callback_origin_circuits WHERE origin = $1`, [origin]);
+    await eventually(
+      () => new Set(target.received.map((callback) => callback.headers['webhook-id'])).size,
+      (count) => count === 10,
+      'every callback',
+      20_000,
+    );
+    const [closed] = await service.query<{ consecutive_failures: number; open_until: Date | null }>(
+      `SELECT consecutive_failures, open_until FROM callback_origin_circuits WHERE origin = $1`,
+      [origin],
+    );
     expect(closed).toEqual({ consecutive_failures: 0, open_until: null });
   });
 });

@@ -23,7 +23,10 @@ describe('SSRF guard at connection time', () => {
 
   beforeAll(async () => {
     loopback = await CallbackReceiver.start({ answer: () => ({ status: 200 }) });
-    redirector = await CallbackReceiver.start({ answer: () => ({ status: 302, headers: { location: loopback.url('/latest/meta-data/') } }), host: '127.0.0.2' });
+    redirector = await CallbackReceiver.start({
+      answer: () => ({ status: 302, headers: { location: loopback.url('/latest/meta-data/') } }),
+      host: '127.0.0.2',
+    });
   });
 
   afterAll(async () => {
@@ -93,13 +96,35 @@ describe('SSRF guard at connection time', () => {
   });
 
   it('applies the gateway destination rules before connecting: https only in production, allowed ports, the merchant allow-list', async () => {
-    const production = new CallbackSender(new DestinationGuard(['127.0.0.1']), 2_000, { allowHttp: false, allowedPorts: [[443, 443], [8443, 8443]] }, lookup);
-    const development = new CallbackSender(new DestinationGuard(['127.0.0.1']), 2_000, { allowHttp: true, allowedPorts: [[loopback.port, loopback.port]] }, lookup);
+    const production = new CallbackSender(
+      new DestinationGuard(['127.0.0.1']),
+      2_000,
+      {
+        allowHttp: false,
+        allowedPorts: [
+          [443, 443],
+          [8443, 8443],
+        ],
+      },
+      lookup,
+    );
+    const development = new CallbackSender(
+      new DestinationGuard(['127.0.0.1']),
+      2_000,
+      { allowHttp: true, allowedPorts: [[loopback.port, loopback.port]] },
+      lookup,
+    );
     const before = loopback.connections;
     const cases = [
       { sent: await production.send(`http://loopback.test:${loopback.port}/`, {}, '{}'), error: 'must use https://' },
-      { sent: await production.send(`https://loopback.test:${loopback.port}/`, {}, '{}'), error: `port ${loopback.port} is not allowed for callbacks (allowed: 443, 8443)` },
-      { sent: await development.send(`http://loopback.test:${loopback.port}/`, {}, '{}', ['shop.example']), error: "host loopback.test is not on this merchant's callback allow-list" },
+      {
+        sent: await production.send(`https://loopback.test:${loopback.port}/`, {}, '{}'),
+        error: `port ${loopback.port} is not allowed for callbacks (allowed: 443, 8443)`,
+      },
+      {
+        sent: await development.send(`http://loopback.test:${loopback.port}/`, {}, '{}', ['shop.example']),
+        error: "host loopback.test is not on this merchant's callback allow-list",
+      },
     ];
     for (const { sent, error } of cases) {
       expect(sent.transport).toEqual({ kind: 'refused_destination' });

@@ -25,7 +25,14 @@ import { serviceDatabaseOptions } from '@mp/shared-data-access-postgres';
 import { HealthModule } from '@mp/shared-health';
 import { createEnvelope, KafkaMessageBroker, MessagingModule, type MessageEnvelope } from '@mp/shared-messaging';
 import { Client } from 'pg';
-import { CALLBACKS_INTERNAL_ACCESS, CALLBACKS_MIGRATIONS, CallbacksModule, connectCallbackConsumers, type CallbacksSettings, type Lookup } from '@mp/callbacks-infrastructure';
+import {
+  CALLBACKS_INTERNAL_ACCESS,
+  CALLBACKS_MIGRATIONS,
+  CallbacksModule,
+  connectCallbackConsumers,
+  type CallbacksSettings,
+  type Lookup,
+} from '@mp/callbacks-infrastructure';
 import { CallbackReceiver, eventually, freePort, requiredEnv, testKafkaBrokers, workspaceRoot, type CallbackReceiverOptions } from '@mp/shared-testing';
 
 /** The service keys of every dispatcher this process starts and of the fake gateway and the tests that call it. */
@@ -78,7 +85,13 @@ export class FakeGatewayInternal {
     const verifier = new ServiceTokenVerifier('gateway', new Map([['callbacks', [parsePublicKey(TEST_SERVICE_KEYS.keys.callbacks.publicKey)]]]));
     fake.server = createServer(async (request, response) => {
       fake.requests += 1;
-      if (!(await verifier.verify(request.headers.authorization).then(() => true, () => false))) return void response.writeHead(401).end();
+      if (
+        !(await verifier.verify(request.headers.authorization).then(
+          () => true,
+          () => false,
+        ))
+      )
+        return void response.writeHead(401).end();
       const profile = [...fake.profiles.values()].find((candidate) => merchantWebhookProfilePath(candidate.merchant_id) === request.url);
       if (!profile) return void response.writeHead(404, { 'content-type': 'application/json' }).end('{"code":"NOT_FOUND"}');
       response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(profile));
@@ -98,7 +111,11 @@ export class FakeGatewayInternal {
       merchant_id: merchantId,
       status: 'active',
       default_callback_url: defaultCallbackUrl,
-      webhook_secrets: secrets.map((secret, index) => ({ secret, role: index === 0 ? 'current' : 'previous', valid_until: index === 0 ? null : new Date(Date.now() + 3_600_000).toISOString() })),
+      webhook_secrets: secrets.map((secret, index) => ({
+        secret,
+        role: index === 0 ? 'current' : 'previous',
+        valid_until: index === 0 ? null : new Date(Date.now() + 3_600_000).toISOString(),
+      })),
     });
     return { merchantId, secrets };
   }
@@ -146,8 +163,20 @@ export function externalPaymentEvent(
       version: order.version ?? 3,
       occurredAt: now,
       order: {
-        order_id: order.orderId, direction, status, sub_status: null, amount: '1500.50', fee: '0.00', currency: 'RUB', country: 'RU', method: 'card',
-        callback_url: order.callbackUrl, failure_reason: status === 'FAILED' ? 'declined' : null, expires_at: now, created_at: now, updated_at: now,
+        order_id: order.orderId,
+        direction,
+        status,
+        sub_status: null,
+        amount: '1500.50',
+        fee: '0.00',
+        currency: 'RUB',
+        country: 'RU',
+        method: 'card',
+        callback_url: order.callbackUrl,
+        failure_reason: status === 'FAILED' ? 'declined' : null,
+        expires_at: now,
+        created_at: now,
+        updated_at: now,
         ...(direction === 'outgoing' ? { account_number_masked: '•••• 1234' } : {}),
       },
     },
@@ -167,7 +196,10 @@ export function testCallbacksSettings(gatewayInternalUrl: string, overrides: Par
     perOriginConcurrency: 4,
     circuitFailureThreshold: 5,
     circuitCooldownMs: 30_000,
-    endpointDisabling: { failureThreshold: DEFAULT_ENDPOINT_DISABLING.failureThreshold, minimumDurationMs: DEFAULT_ENDPOINT_DISABLING.minimumDurationMinutes * 60_000 },
+    endpointDisabling: {
+      failureThreshold: DEFAULT_ENDPOINT_DISABLING.failureThreshold,
+      minimumDurationMs: DEFAULT_ENDPOINT_DISABLING.minimumDurationMinutes * 60_000,
+    },
     totalConcurrency: 32,
     pollIntervalMs: 100,
     leaseMs: 10_000,
@@ -239,7 +271,12 @@ export class CallbacksTestService {
     await admin.query(`CREATE DATABASE "${service.runId}"`);
     await admin.end();
     service.gateway = await FakeGatewayInternal.start();
-    service.publisher = new KafkaMessageBroker({ clientId: 'callbacks-test-publisher', brokers: testKafkaBrokers(), namespace: service.runId, log: () => undefined });
+    service.publisher = new KafkaMessageBroker({
+      clientId: 'callbacks-test-publisher',
+      brokers: testKafkaBrokers(),
+      namespace: service.runId,
+      log: () => undefined,
+    });
     await service.publisher.connect();
     if (options.asProcess) await service.startProcess();
     else {
@@ -298,7 +335,10 @@ export class CallbacksTestService {
     void exited.then((code) => (exitCode = code));
     const healthy = async () => {
       if (exitCode !== 'running') throw new Error(`the dispatcher exited with ${exitCode}:\n${output.slice(-30).join('\n')}`);
-      return fetch(`${this.url}/health`, { signal: AbortSignal.timeout(1_000) }).then((response) => response.ok, () => false);
+      return fetch(`${this.url}/health`, { signal: AbortSignal.timeout(1_000) }).then(
+        (response) => response.ok,
+        () => false,
+      );
     };
     await eventually(healthy, Boolean, 'the dispatcher healthy', 90_000).catch((error: Error) => {
       throw exitCode === 'running' ? new Error(`the dispatcher did not start:\n${output.slice(-30).join('\n')}`) : error;
@@ -328,7 +368,9 @@ export class CallbacksTestService {
   }
 
   async publish(envelopes: Array<MessageEnvelope<string, { merchantId: string; orderId: string }>>): Promise<void> {
-    await this.publisher?.publish(envelopes.map((envelope) => ({ topic: PAYMENTS_TOPICS.orderEvents, key: paymentOrderKey(envelope.data.merchantId, envelope.data.orderId), envelope })));
+    await this.publisher?.publish(
+      envelopes.map((envelope) => ({ topic: PAYMENTS_TOPICS.orderEvents, key: paymentOrderKey(envelope.data.merchantId, envelope.data.orderId), envelope })),
+    );
   }
 
   async query<T = Record<string, unknown>>(sql: string, parameters: unknown[] = []): Promise<T[]> {
@@ -357,5 +399,3 @@ export class CallbacksTestService {
 }
 
 export const newOrderId = (label: string) => `${label}-${randomUUID().slice(0, 8)}`;
-
-

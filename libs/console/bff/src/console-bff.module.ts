@@ -25,7 +25,10 @@ class ConsoleRoutes implements OnModuleInit {
 
   onModuleInit(): void {
     const secretBox = new SecretBox(this.settings.secretsKeyring);
-    const sessions = new ConsoleSessionStore(this.dataSource, secretBox, { idleMs: this.settings.sessionIdleMinutes * MINUTE_MS, maxMs: this.settings.sessionMaxHours * 60 * MINUTE_MS });
+    const sessions = new ConsoleSessionStore(this.dataSource, secretBox, {
+      idleMs: this.settings.sessionIdleMinutes * MINUTE_MS,
+      maxMs: this.settings.sessionMaxHours * 60 * MINUTE_MS,
+    });
     // The gateway's clock (tests move it forward to expire sessions), provided by the gateway's API module.
     const clock = this.moduleRef.get<Clock>(CLOCK, { strict: false });
     const http = new ConsoleHttp({

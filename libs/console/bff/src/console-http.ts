@@ -16,7 +16,8 @@ import { checkSystemHealth } from './system-health';
 import { relayPathRefusal } from './relay-path';
 
 /** The contract's CSP for everything under /console: the bundle's own files only, no inline code. */
-export const CONSOLE_CONTENT_SECURITY_POLICY = "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+export const CONSOLE_CONTENT_SECURITY_POLICY =
+  "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
 export const CONSOLE_API_PREFIX = '/console/api';
 
@@ -33,7 +34,16 @@ const RELAYS: ReadonlyArray<{ route: string; prefix: string; target: string; rol
 /** The request headers a relayed call keeps: what the target routes read, and the client's address as proxies told it. */
 const FORWARDED_REQUEST_HEADERS = ['content-type', 'accept', 'x-file-name', 'x-forwarded-for', 'x-forwarded-proto', 'user-agent', 'host'];
 /** Answer headers the console sets itself, or that describe the hop rather than the answer. */
-const DROPPED_ANSWER_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'date', 'set-cookie', 'content-security-policy', 'strict-transport-security']);
+const DROPPED_ANSWER_HEADERS = new Set([
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'date',
+  'set-cookie',
+  'content-security-policy',
+  'strict-transport-security',
+]);
 
 export interface ConsoleDependencies {
   settings: ConsoleSettings;
@@ -60,26 +70,40 @@ export class ConsoleHttp {
 
   register(fastify: FastifyInstance): void {
     fastify.addHook('onRequest', async (request, reply) => {
-      if (request.url === '/console' || request.url.startsWith('/console/') || request.url.startsWith('/console?')) void reply.header('content-security-policy', CONSOLE_CONTENT_SECURITY_POLICY);
+      if (request.url === '/console' || request.url.startsWith('/console/') || request.url.startsWith('/console?'))
+        void reply.header('content-security-policy', CONSOLE_CONTENT_SECURITY_POLICY);
     });
     fastify.get(`${CONSOLE_API_PREFIX}/session`, (request, reply) => this.session(request, reply));
     fastify.post(`${CONSOLE_API_PREFIX}/login`, (request, reply) => this.login(request, reply));
     fastify.post(`${CONSOLE_API_PREFIX}/logout`, (request, reply) => this.logout(request, reply));
     fastify.get(`${CONSOLE_API_PREFIX}/operator/system-health`, (request, reply) => this.systemHealth(fastify, request, reply));
     for (const relay of RELAYS) fastify.all(relay.route, (request, reply) => this.relay(fastify, relay, request, reply));
-    fastify.all(`${CONSOLE_API_PREFIX}/*`, (request, reply) => sendConsoleError(request, reply, 'NOT_FOUND', `No console route ${request.method} ${request.url.split('?')[0]}`));
+    fastify.all(`${CONSOLE_API_PREFIX}/*`, (request, reply) =>
+      sendConsoleError(request, reply, 'NOT_FOUND', `No console route ${request.method} ${request.url.split('?')[0]}`),
+    );
     this.registerBundle(fastify);
   }
 
   private async session(request: ConsoleRequest, reply: FastifyReply): Promise<void> {
     const session = await this.sessionOf(request);
     if (!session) return this.sessionRequired(request, reply);
-    await reply.status(200).type('application/json').send(JSON.stringify(sessionBody(session)));
+    await reply
+      .status(200)
+      .type('application/json')
+      .send(JSON.stringify(sessionBody(session)));
   }
 
   private async login(request: ConsoleRequest, reply: FastifyReply): Promise<void> {
-    const csrf = checkCsrf({ method: request.method, host: request.headers.host, origin: header(request, 'origin'), csrfHeader: undefined, sessionCsrfToken: null, isLogin: true });
-    if (!csrf.ok) return sendConsoleError(request, reply, 'CSRF_TOKEN_INVALID', 'The request did not come from the console', [{ field: csrf.field, issue: csrf.issue }]);
+    const csrf = checkCsrf({
+      method: request.method,
+      host: request.headers.host,
+      origin: header(request, 'origin'),
+      csrfHeader: undefined,
+      sessionCsrfToken: null,
+      isLogin: true,
+    });
+    if (!csrf.ok)
+      return sendConsoleError(request, reply, 'CSRF_TOKEN_INVALID', 'The request did not come from the console', [{ field: csrf.field, issue: csrf.issue }]);
     const parsed = parseLoginBody(request.headers['content-type'], request.body);
     if (!parsed.ok) {
       this.deps.metrics.login('unknown', 'invalid_request');
@@ -91,13 +115,19 @@ export class ConsoleHttp {
     if (!identity) {
       this.deps.metrics.login(role, 'invalid_credentials');
       this.logger.warn(`console sign-in refused: role=${role} (unknown, revoked or expired credential, or one of another role)`);
-      return sendConsoleError(request, reply, 'INVALID_CONSOLE_CREDENTIALS', 'The credential does not open the console for this role', [{ field: 'credential', issue: 'unknown, revoked or expired, or of another role' }]);
+      return sendConsoleError(request, reply, 'INVALID_CONSOLE_CREDENTIALS', 'The credential does not open the console for this role', [
+        { field: 'credential', issue: 'unknown, revoked or expired, or of another role' },
+      ]);
     }
     const created = await this.deps.sessions.create(identity, now);
     this.deps.metrics.login(role, 'success');
     this.logger.log(`console sign-in: role=${role} subject=${identity.subjectId}`);
     await this.recordAudit(created.session, 'POST /console/api/login', 200);
-    await reply.status(200).header('set-cookie', sessionCookie(created.cookieValue)).type('application/json').send(JSON.stringify(sessionBody(created.session)));
+    await reply
+      .status(200)
+      .header('set-cookie', sessionCookie(created.cookieValue))
+      .type('application/json')
+      .send(JSON.stringify(sessionBody(created.session)));
   }
 
   private async logout(request: ConsoleRequest, reply: FastifyReply): Promise<void> {
@@ -141,7 +171,13 @@ export class ConsoleHttp {
     const body = request.body === undefined || request.body === null ? undefined : (request.body as Buffer | NodeJS.ReadableStream);
     if (session.role === 'merchant') {
       const signed = await this.merchantSignature(session, url, Buffer.isBuffer(body) ? body : Buffer.alloc(0), relay.sandbox === true);
-      if (signed === 'no_sandbox') return sendConsoleError(request, reply, 'NOT_FOUND', 'This merchant has no test credentials yet: an operator issues them (POST /backoffice/v1/merchants/{merchant_id}/test-credentials)');
+      if (signed === 'no_sandbox')
+        return sendConsoleError(
+          request,
+          reply,
+          'NOT_FOUND',
+          'This merchant has no test credentials yet: an operator issues them (POST /backoffice/v1/merchants/{merchant_id}/test-credentials)',
+        );
       if (!signed) return this.endSession(request, reply, session, 'credential_revoked');
       Object.assign(headers, signed);
     } else {
@@ -193,14 +229,30 @@ export class ConsoleHttp {
       if (!key.ok) return null;
       const profile = await this.deps.merchants.findProfile(key.merchantId);
       if (!profile) return null;
-      return { role, subjectId: key.merchantId, merchantId: key.merchantId, consoleKeyId: key.keyId, credentialId: null, displayName: profile.name, bearerToken: null };
+      return {
+        role,
+        subjectId: key.merchantId,
+        merchantId: key.merchantId,
+        consoleKeyId: key.keyId,
+        credentialId: null,
+        displayName: profile.name,
+        bearerToken: null,
+      };
     }
     const authenticated = await this.deps.backofficeCredentials.authenticate(credential, now);
     if (!authenticated.ok || authenticated.principal.role !== role) return null;
     const principal = authenticated.principal;
     const subjectId = role === 'agent' ? principal.agentId : principal.credentialId;
     if (!subjectId) return null;
-    return { role, subjectId, merchantId: null, consoleKeyId: null, credentialId: principal.credentialId, displayName: principal.name, bearerToken: credential };
+    return {
+      role,
+      subjectId,
+      merchantId: null,
+      consoleKeyId: null,
+      credentialId: principal.credentialId,
+      displayName: principal.name,
+      bearerToken: credential,
+    };
   }
 
   private async sessionOf(request: ConsoleRequest): Promise<ConsoleSession | null> {
@@ -209,9 +261,18 @@ export class ConsoleHttp {
   }
 
   private async csrfHolds(request: ConsoleRequest, reply: FastifyReply, session: ConsoleSession): Promise<boolean> {
-    const csrf = checkCsrf({ method: request.method, host: request.headers.host, origin: header(request, 'origin'), csrfHeader: header(request, 'x-csrf-token'), sessionCsrfToken: session.csrfToken, isLogin: false });
+    const csrf = checkCsrf({
+      method: request.method,
+      host: request.headers.host,
+      origin: header(request, 'origin'),
+      csrfHeader: header(request, 'x-csrf-token'),
+      sessionCsrfToken: session.csrfToken,
+      isLogin: false,
+    });
     if (csrf.ok) return true;
-    await sendConsoleError(request, reply, 'CSRF_TOKEN_INVALID', 'The request did not come from the console, or carries no valid x-csrf-token', [{ field: csrf.field, issue: csrf.issue }]);
+    await sendConsoleError(request, reply, 'CSRF_TOKEN_INVALID', 'The request did not come from the console, or carries no valid x-csrf-token', [
+      { field: csrf.field, issue: csrf.issue },
+    ]);
     return false;
   }
 
@@ -235,7 +296,11 @@ export class ConsoleHttp {
   private async recordAudit(session: ConsoleSession, action: string, statusCode: number): Promise<void> {
     try {
       await this.deps.audit.record({
-        principal: { credentialId: session.credentialId ?? session.consoleKeyId ?? session.subjectId, role: session.role as 'operator', name: session.displayName },
+        principal: {
+          credentialId: session.credentialId ?? session.consoleKeyId ?? session.subjectId,
+          role: session.role as 'operator',
+          name: session.displayName,
+        },
         action,
         path: action.split(' ')[1] ?? action,
         merchantId: session.merchantId,
@@ -262,13 +327,22 @@ export class ConsoleHttp {
       // any other asset path falls through to serveIndex's 404 in the error model.
       // Loaded when registered: the gateway's config (and its unit specs) import this library
       // without loading @fastify/static, whose dependencies jest cannot load.
-      void fastify.register(import('@fastify/static'), { root: join(assetsDir, 'assets'), prefix: '/console/assets/', decorateReply: false, index: false, wildcard: false, maxAge: '365d', immutable: true });
+      void fastify.register(import('@fastify/static'), {
+        root: join(assetsDir, 'assets'),
+        prefix: '/console/assets/',
+        decorateReply: false,
+        index: false,
+        wildcard: false,
+        maxAge: '365d',
+        immutable: true,
+      });
     } else {
       this.logger.warn(`console bundle not found at ${assetsDir} (nx run console:build builds it): /console answers 404`);
     }
     const serveIndex = async (request: ConsoleRequest, reply: FastifyReply) => {
       const path = request.url.split('?')[0] ?? '';
-      if (!bundled || path.startsWith('/console/assets/')) return sendConsoleError(request, reply, 'NOT_FOUND', bundled ? `No console asset ${path}` : 'The console is not built on this gateway');
+      if (!bundled || path.startsWith('/console/assets/'))
+        return sendConsoleError(request, reply, 'NOT_FOUND', bundled ? `No console asset ${path}` : 'The console is not built on this gateway');
       await reply.status(200).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(index);
     };
     fastify.get('/console', serveIndex);
@@ -277,11 +351,17 @@ export class ConsoleHttp {
 }
 
 function sessionBody(session: ConsoleSession) {
-  return { role: session.role, subject_id: session.subjectId, merchant_id: session.merchantId, display_name: session.displayName, csrf_token: session.csrfToken, expires_at: session.expiresAt.toISOString() };
+  return {
+    role: session.role,
+    subject_id: session.subjectId,
+    merchant_id: session.merchantId,
+    display_name: session.displayName,
+    csrf_token: session.csrfToken,
+    expires_at: session.expiresAt.toISOString(),
+  };
 }
 
 function header(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
   return typeof value === 'string' ? value : Array.isArray(value) ? value.join(', ') : undefined;
 }
-

@@ -19,9 +19,17 @@ export class ConsoleMetrics {
   private readonly relayed;
 
   constructor(registry: MetricsRegistry, countActiveSessions: () => Promise<number>) {
-    this.logins = registry.counter({ name: CONSOLE_METRIC_NAMES.logins, help: 'Console sign-in attempts by role and outcome', labelNames: ['role', 'outcome'] });
+    this.logins = registry.counter({
+      name: CONSOLE_METRIC_NAMES.logins,
+      help: 'Console sign-in attempts by role and outcome',
+      labelNames: ['role', 'outcome'],
+    });
     this.ended = registry.counter({ name: CONSOLE_METRIC_NAMES.sessionsEnded, help: 'Console sessions this replica ended, by why', labelNames: ['reason'] });
-    this.relayed = registry.counter({ name: CONSOLE_METRIC_NAMES.relayRequests, help: 'Console calls relayed to the merchant or back-office API, by role and answer class', labelNames: ['role', 'status_class'] });
+    this.relayed = registry.counter({
+      name: CONSOLE_METRIC_NAMES.relayRequests,
+      help: 'Console calls relayed to the merchant or back-office API, by role and answer class',
+      labelNames: ['role', 'status_class'],
+    });
     // Read from the database at scrape time: sessions live in the database, shared by every replica.
     registry.gauge({
       name: CONSOLE_METRIC_NAMES.activeSessions,

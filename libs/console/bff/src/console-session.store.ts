@@ -83,9 +83,37 @@ export class ConsoleSessionStore {
       `INSERT INTO console_sessions (session_sha256, role, subject_id, merchant_id, console_key_id, credential_id, display_name, csrf_token,
                                      bearer_key_version, bearer_iv, bearer_auth_tag, bearer_ciphertext, created_at, last_seen_at, expires_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13, $14)`,
-      [sessionSha256, session.role, session.subjectId, session.merchantId, session.consoleKeyId, session.credentialId, session.displayName, csrfToken, sealed?.keyVersion ?? null, sealed?.iv ?? null, sealed?.authTag ?? null, sealed?.ciphertext ?? null, now, absoluteEnd],
+      [
+        sessionSha256,
+        session.role,
+        session.subjectId,
+        session.merchantId,
+        session.consoleKeyId,
+        session.credentialId,
+        session.displayName,
+        csrfToken,
+        sealed?.keyVersion ?? null,
+        sealed?.iv ?? null,
+        sealed?.authTag ?? null,
+        sealed?.ciphertext ?? null,
+        now,
+        absoluteEnd,
+      ],
     );
-    return { cookieValue, session: { sessionSha256, role: session.role, subjectId: session.subjectId, merchantId: session.merchantId, consoleKeyId: session.consoleKeyId, credentialId: session.credentialId, displayName: session.displayName, csrfToken, expiresAt: this.endOf(now, absoluteEnd) } };
+    return {
+      cookieValue,
+      session: {
+        sessionSha256,
+        role: session.role,
+        subjectId: session.subjectId,
+        merchantId: session.merchantId,
+        consoleKeyId: session.consoleKeyId,
+        credentialId: session.credentialId,
+        displayName: session.displayName,
+        csrfToken,
+        expiresAt: this.endOf(now, absoluteEnd),
+      },
+    };
   }
 
   /**
@@ -103,18 +131,31 @@ export class ConsoleSessionStore {
       await this.end(sessionSha256);
       return null;
     }
-    return { sessionSha256, role: row.role, subjectId: row.subject_id, merchantId: row.merchant_id, consoleKeyId: row.console_key_id, credentialId: row.credential_id, displayName: row.display_name, csrfToken: row.csrf_token, expiresAt: this.endOf(now, row.expires_at) };
+    return {
+      sessionSha256,
+      role: row.role,
+      subjectId: row.subject_id,
+      merchantId: row.merchant_id,
+      consoleKeyId: row.console_key_id,
+      credentialId: row.credential_id,
+      displayName: row.display_name,
+      csrfToken: row.csrf_token,
+      expiresAt: this.endOf(now, row.expires_at),
+    };
   }
 
   /** The agent's or operator's bearer token, opened for one relayed call. */
   async bearerOf(session: ConsoleSession): Promise<string | null> {
-    const rows: Array<{ bearer_key_version: number | null; bearer_iv: Buffer | null; bearer_auth_tag: Buffer | null; bearer_ciphertext: Buffer | null }> = await this.dataSource.query(
-      `SELECT bearer_key_version, bearer_iv, bearer_auth_tag, bearer_ciphertext FROM console_sessions WHERE session_sha256 = $1`,
-      [session.sessionSha256],
-    );
+    const rows: Array<{ bearer_key_version: number | null; bearer_iv: Buffer | null; bearer_auth_tag: Buffer | null; bearer_ciphertext: Buffer | null }> =
+      await this.dataSource.query(`SELECT bearer_key_version, bearer_iv, bearer_auth_tag, bearer_ciphertext FROM console_sessions WHERE session_sha256 = $1`, [
+        session.sessionSha256,
+      ]);
     const row = rows[0];
     if (!row || row.bearer_key_version === null || !row.bearer_iv || !row.bearer_auth_tag || !row.bearer_ciphertext) return null;
-    return this.secretBox.open({ keyVersion: row.bearer_key_version, iv: row.bearer_iv, authTag: row.bearer_auth_tag, ciphertext: row.bearer_ciphertext }, bearerAssociatedData(session.sessionSha256));
+    return this.secretBox.open(
+      { keyVersion: row.bearer_key_version, iv: row.bearer_iv, authTag: row.bearer_auth_tag, ciphertext: row.bearer_ciphertext },
+      bearerAssociatedData(session.sessionSha256),
+    );
   }
 
   async end(sessionSha256: string): Promise<void> {
@@ -123,7 +164,10 @@ export class ConsoleSessionStore {
 
   /** Sessions not over at `now` (the gauge's value). */
   async countActive(now: Date): Promise<number> {
-    const rows: Array<{ count: string }> = await this.dataSource.query(`SELECT count(*) AS count FROM console_sessions WHERE expires_at > $1 AND last_seen_at > $2`, [now, new Date(now.getTime() - this.lifetime.idleMs)]);
+    const rows: Array<{ count: string }> = await this.dataSource.query(
+      `SELECT count(*) AS count FROM console_sessions WHERE expires_at > $1 AND last_seen_at > $2`,
+      [now, new Date(now.getTime() - this.lifetime.idleMs)],
+    );
     return Number(rows[0]?.count ?? 0);
   }
 

@@ -14,7 +14,11 @@ describe('readConsoleConfig', () => {
   });
 
   it('takes an absolute assets directory as it is', () => {
-    expect(read({ CONSOLE_ASSETS_DIR: '/app/console', CONSOLE_SESSION_IDLE_MINUTES: '5', CONSOLE_SESSION_MAX_HOURS: '2' })).toEqual({ assetsDir: '/app/console', sessionIdleMinutes: 5, sessionMaxHours: 2 });
+    expect(read({ CONSOLE_ASSETS_DIR: '/app/console', CONSOLE_SESSION_IDLE_MINUTES: '5', CONSOLE_SESSION_MAX_HOURS: '2' })).toEqual({
+      assetsDir: '/app/console',
+      sessionIdleMinutes: 5,
+      sessionMaxHours: 2,
+    });
   });
 
   it.each([

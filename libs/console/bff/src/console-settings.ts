@@ -27,9 +27,23 @@ export const CONSOLE_SETTINGS = Symbol('CONSOLE_SETTINGS');
 export const DEFAULT_CONSOLE_ASSETS_DIR = 'dist/apps/console/public';
 
 export function readConsoleConfig(reader: ConfigReader, workingDirectory = process.cwd()): ConsoleConfig {
-  const assetsDir = reader.string('CONSOLE_ASSETS_DIR', { default: DEFAULT_CONSOLE_ASSETS_DIR, description: "the console's built bundle, relative to the working directory ([console](console.md))" });
-  const sessionIdleMinutes = reader.integer('CONSOLE_SESSION_IDLE_MINUTES', { default: 30, min: 1, max: 24 * 60, description: 'a console session ends after this long unused' });
-  const sessionMaxHours = reader.integer('CONSOLE_SESSION_MAX_HOURS', { default: 12, min: 1, max: 7 * 24, description: 'a console session ends this long after sign-in' });
-  if (sessionIdleMinutes > sessionMaxHours * 60) reader.problem('CONSOLE_SESSION_IDLE_MINUTES must not exceed CONSOLE_SESSION_MAX_HOURS: a session cannot idle longer than it lives');
+  const assetsDir = reader.string('CONSOLE_ASSETS_DIR', {
+    default: DEFAULT_CONSOLE_ASSETS_DIR,
+    description: "the console's built bundle, relative to the working directory ([console](console.md))",
+  });
+  const sessionIdleMinutes = reader.integer('CONSOLE_SESSION_IDLE_MINUTES', {
+    default: 30,
+    min: 1,
+    max: 24 * 60,
+    description: 'a console session ends after this long unused',
+  });
+  const sessionMaxHours = reader.integer('CONSOLE_SESSION_MAX_HOURS', {
+    default: 12,
+    min: 1,
+    max: 7 * 24,
+    description: 'a console session ends this long after sign-in',
+  });
+  if (sessionIdleMinutes > sessionMaxHours * 60)
+    reader.problem('CONSOLE_SESSION_IDLE_MINUTES must not exceed CONSOLE_SESSION_MAX_HOURS: a session cannot idle longer than it lives');
   return { assetsDir: isAbsolute(assetsDir) ? assetsDir : join(workingDirectory, assetsDir), sessionIdleMinutes, sessionMaxHours };
 }

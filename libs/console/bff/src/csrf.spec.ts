@@ -1,6 +1,13 @@
 import { checkCsrf, type CsrfCheckInput } from './csrf';
 
-const base: CsrfCheckInput = { method: 'POST', host: 'gw.example:3000', origin: 'https://gw.example:3000', csrfHeader: 'token-1', sessionCsrfToken: 'token-1', isLogin: false };
+const base: CsrfCheckInput = {
+  method: 'POST',
+  host: 'gw.example:3000',
+  origin: 'https://gw.example:3000',
+  csrfHeader: 'token-1',
+  sessionCsrfToken: 'token-1',
+  isLogin: false,
+};
 
 describe('checkCsrf', () => {
   it('lets reads through without any header', () => {

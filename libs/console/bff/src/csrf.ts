@@ -24,9 +24,10 @@ const SAFE_METHODS = new Set(['GET', 'HEAD']);
  */
 export function checkCsrf(input: CsrfCheckInput): CsrfCheck {
   if (SAFE_METHODS.has(input.method.toUpperCase())) return { ok: true };
-  if (!input.origin || !input.host || !isSameOrigin(input.origin, input.host)) return { ok: false, field: 'origin', issue: 'must be the console\'s own origin' };
+  if (!input.origin || !input.host || !isSameOrigin(input.origin, input.host)) return { ok: false, field: 'origin', issue: "must be the console's own origin" };
   if (input.isLogin) return { ok: true };
-  if (!input.csrfHeader || !input.sessionCsrfToken || !constantTimeEqual(input.csrfHeader, input.sessionCsrfToken)) return { ok: false, field: 'x-csrf-token', issue: 'must be the csrf_token of the session' };
+  if (!input.csrfHeader || !input.sessionCsrfToken || !constantTimeEqual(input.csrfHeader, input.sessionCsrfToken))
+    return { ok: false, field: 'x-csrf-token', issue: 'must be the csrf_token of the session' };
   return { ok: true };
 }
 

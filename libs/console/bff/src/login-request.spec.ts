@@ -4,7 +4,10 @@ const json = (value: unknown) => Buffer.from(JSON.stringify(value));
 
 describe('parseLoginBody', () => {
   it('reads a role and a credential', () => {
-    expect(parseLoginBody('application/json', json({ role: 'agent', credential: ' bo_x ' }))).toEqual({ ok: true, login: { role: 'agent', credential: 'bo_x' } });
+    expect(parseLoginBody('application/json', json({ role: 'agent', credential: ' bo_x ' }))).toEqual({
+      ok: true,
+      login: { role: 'agent', credential: 'bo_x' },
+    });
   });
 
   it.each([

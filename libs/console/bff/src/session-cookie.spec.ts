@@ -6,7 +6,10 @@ describe('the session cookie', () => {
   it('is __Host- prefixed, Secure, HttpOnly, SameSite=Strict, Path=/ and has no Domain', () => {
     const cookie = sessionCookie(value);
     expect(cookie.startsWith(`__Host-console_session=${value};`)).toBe(true);
-    const attributes = cookie.split(';').slice(1).map((part) => part.trim());
+    const attributes = cookie
+      .split(';')
+      .slice(1)
+      .map((part) => part.trim());
     expect(attributes).toEqual(expect.arrayContaining(['Path=/', 'Secure', 'HttpOnly', 'SameSite=Strict']));
     expect(cookie).not.toMatch(/domain=/i);
   });

@@ -13,10 +13,17 @@ export interface SystemHealth {
  * that of each service it knows the internal URL of, asked in parallel within the health timeout.
  * Readiness routes need no service token.
  */
-export async function checkSystemHealth(fastify: FastifyInstance, settings: Pick<ConsoleSettings, 'serviceUrls' | 'healthCheckTimeoutMs'>): Promise<SystemHealth> {
+export async function checkSystemHealth(
+  fastify: FastifyInstance,
+  settings: Pick<ConsoleSettings, 'serviceUrls' | 'healthCheckTimeoutMs'>,
+): Promise<SystemHealth> {
   const gateway = (async () => {
     const answer = await fastify.inject({ method: 'GET', url: '/health/ready' });
-    return { name: 'gateway' as const, ready: answer.statusCode === 200, detail: answer.statusCode === 200 ? 'ready' : `not ready (HTTP ${answer.statusCode})` };
+    return {
+      name: 'gateway' as const,
+      ready: answer.statusCode === 200,
+      detail: answer.statusCode === 200 ? 'ready' : `not ready (HTTP ${answer.statusCode})`,
+    };
   })();
   const others = (Object.entries(settings.serviceUrls) as Array<[Exclude<HealthServiceName, 'gateway'>, string]>).map(async ([name, url]) => {
     try {

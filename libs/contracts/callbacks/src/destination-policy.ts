@@ -52,9 +52,11 @@ export function callbackDestinationIssue(url: string, rules: CallbackDestination
   } catch {
     return 'must be an absolute URL';
   }
-  if (target.protocol !== 'https:' && !(target.protocol === 'http:' && rules.allowHttp)) return rules.allowHttp ? 'must use https:// or http://' : 'must use https://';
+  if (target.protocol !== 'https:' && !(target.protocol === 'http:' && rules.allowHttp))
+    return rules.allowHttp ? 'must use https:// or http://' : 'must use https://';
   const port = target.port === '' ? (target.protocol === 'https:' ? 443 : 80) : Number(target.port);
-  if (!rules.allowedPorts.some(([low, high]) => port >= low && port <= high)) return `port ${port} is not allowed for callbacks (allowed: ${describePorts(rules.allowedPorts)})`;
+  if (!rules.allowedPorts.some(([low, high]) => port >= low && port <= high))
+    return `port ${port} is not allowed for callbacks (allowed: ${describePorts(rules.allowedPorts)})`;
   if (allowList.length > 0 && !hostAllowedBy(target.hostname, allowList)) return `host ${target.hostname} is not on this merchant's callback allow-list`;
   return null;
 }
@@ -82,13 +84,20 @@ function describePorts(ranges: CallbackDestinationRules['allowedPorts']): string
 
 /** ALLOW_HTTP_CALLBACK_URLS, read alike by the gateway (on acceptance) and the callback dispatcher (before each attempt). */
 export function readAllowHttpCallbackUrls(reader: ConfigReader): boolean {
-  return reader.boolean('ALLOW_HTTP_CALLBACK_URLS', false, { description: 'development and tests only: accept and send to `http://` callback URLs; unset in production' });
+  return reader.boolean('ALLOW_HTTP_CALLBACK_URLS', false, {
+    description: 'development and tests only: accept and send to `http://` callback URLs; unset in production',
+  });
 }
 
 /** CALLBACK_ALLOWED_PORTS, read alike by the gateway and the callback dispatcher. */
 export function readCallbackAllowedPorts(reader: ConfigReader): Array<[number, number]> {
   try {
-    const ports = parseAllowedPorts(reader.string('CALLBACK_ALLOWED_PORTS', { default: DEFAULT_CALLBACK_ALLOWED_PORTS, description: 'ports (and ranges, `8000-8100`) a callback URL may name; checked on acceptance and before each attempt' }));
+    const ports = parseAllowedPorts(
+      reader.string('CALLBACK_ALLOWED_PORTS', {
+        default: DEFAULT_CALLBACK_ALLOWED_PORTS,
+        description: 'ports (and ranges, `8000-8100`) a callback URL may name; checked on acceptance and before each attempt',
+      }),
+    );
     if (ports.length > 0) return ports;
     reader.problem('CALLBACK_ALLOWED_PORTS must list at least one port');
   } catch (error) {

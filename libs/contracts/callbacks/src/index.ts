@@ -132,8 +132,10 @@ export interface MerchantWebhookDeliveryPage {
 /** The dispatcher's internal API, called by the gateway's back office and the merchants' webhook tools. */
 export const CALLBACKS_INTERNAL_PATHS = {
   merchantDeliveries: (merchantId: string) => `/internal/merchants/${encodeURIComponent(merchantId)}/deliveries`,
-  merchantDelivery: (merchantId: string, deliveryId: string) => `/internal/merchants/${encodeURIComponent(merchantId)}/deliveries/${encodeURIComponent(deliveryId)}`,
-  merchantRedeliver: (merchantId: string, deliveryId: string) => `/internal/merchants/${encodeURIComponent(merchantId)}/deliveries/${encodeURIComponent(deliveryId)}/redeliver`,
+  merchantDelivery: (merchantId: string, deliveryId: string) =>
+    `/internal/merchants/${encodeURIComponent(merchantId)}/deliveries/${encodeURIComponent(deliveryId)}`,
+  merchantRedeliver: (merchantId: string, deliveryId: string) =>
+    `/internal/merchants/${encodeURIComponent(merchantId)}/deliveries/${encodeURIComponent(deliveryId)}/redeliver`,
   merchantTestDelivery: (merchantId: string) => `/internal/merchants/${encodeURIComponent(merchantId)}/test-deliveries`,
   deliveries: '/internal/deliveries',
   redeliver: (deliveryId: string) => `/internal/deliveries/${encodeURIComponent(deliveryId)}/redeliver`,

@@ -1,6 +1,15 @@
 import { IsDefined, IsOptional, IsUUID, ValidateIf } from 'class-validator';
 import { CALLBACK_DELIVERY_STATUSES, CALLBACK_TYPES, TEST_CALLBACK_TYPE, type CallbackDeliveryStatus, type CallbackType } from './callback-types';
-import { CreationPeriodAndCursorFilters, FieldRule, IsOneOf, IsOrderId, IsWholeNumberBetween, MatchesPattern, MERCHANT_ID_PATTERN, RequestMessages } from '@mp/shared-util-validation';
+import {
+  CreationPeriodAndCursorFilters,
+  FieldRule,
+  IsOneOf,
+  IsOrderId,
+  IsWholeNumberBetween,
+  MatchesPattern,
+  MERCHANT_ID_PATTERN,
+  RequestMessages,
+} from '@mp/shared-util-validation';
 
 /**
  * The request classes of the dispatcher's internal API: the dispatcher validates what it
@@ -15,7 +24,10 @@ const EVENT_ID_RULE = 'must be an event id (a UUID)';
 const unlessEvent = (query: CallbackDeliveriesQueryDto) => query.event_id === undefined;
 
 /** `?merchant_id=&order_id=` (one order's callbacks) or `?event_id=` (one event's). */
-@RequestMessages({ invalid: 'Name an order (merchant_id and order_id) or an event (event_id)', unknownField: 'is not a filter here; use merchant_id and order_id, or event_id' })
+@RequestMessages({
+  invalid: 'Name an order (merchant_id and order_id) or an event (event_id)',
+  unknownField: 'is not a filter here; use merchant_id and order_id, or event_id',
+})
 export class CallbackDeliveriesQueryDto {
   @ValidateIf(unlessEvent)
   @IsDefined({ message: 'is required unless event_id is given' })
@@ -67,7 +79,10 @@ export class DefaultCallbackUrlSetRequestDto extends EnableCallbackEndpointBodyD
  * `GET /v2/webhooks/deliveries` (and the dispatcher's merchant-scoped log): docs/api/states.md "Lists"
  * (creation period, `limit` 1 to 100, `cursor`) plus the callback's order, status and type.
  */
-@RequestMessages({ invalid: 'The list filters are not valid', unknownField: 'is not a filter; use order_id, status, event_type, created_from, created_to, limit, cursor' })
+@RequestMessages({
+  invalid: 'The list filters are not valid',
+  unknownField: 'is not a filter; use order_id, status, event_type, created_from, created_to, limit, cursor',
+})
 export class WebhookDeliveriesQueryDto extends CreationPeriodAndCursorFilters {
   @IsOptional()
   @IsOrderId()

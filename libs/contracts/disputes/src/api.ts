@@ -75,7 +75,8 @@ export const DISPUTES_INTERNAL_PATHS = {
   review: (disputeId: string) => `/internal/disputes/${encodeURIComponent(disputeId)}/review`,
   receipts: (merchantId: string) => `/internal/merchants/${encodeURIComponent(merchantId)}/dispute-receipts`,
   /** GET, `?reviewer_role=&reviewer_id=`: the current receipt's bytes for a reviewer; every download is logged. */
-  receiptContent: (merchantId: string, disputeId: string) => `/internal/merchants/${encodeURIComponent(merchantId)}/disputes/${encodeURIComponent(disputeId)}/receipt`,
+  receiptContent: (merchantId: string, disputeId: string) =>
+    `/internal/merchants/${encodeURIComponent(merchantId)}/disputes/${encodeURIComponent(disputeId)}/receipt`,
   /** GET, `?merchant_id=&dispute_id=&reviewer_id=&limit=`: the download log, newest first. */
   receiptDownloads: '/internal/dispute-receipt-downloads',
   testClock: '/internal/test/clock',
@@ -93,7 +94,9 @@ export class DisputeReceiptDto {
 
   /** The size limit is checked on the decoded bytes, the type by magic bytes (the gateway's receipt check). */
   @IsString({ message: 'must be the file as base64' })
-  @FieldRule('isBase64', (value) => (typeof value === 'string' && value.length > 0 && value.length % 4 === 0 && BASE64_PATTERN.test(value) ? null : 'must be the file as base64'))
+  @FieldRule('isBase64', (value) =>
+    typeof value === 'string' && value.length > 0 && value.length % 4 === 0 && BASE64_PATTERN.test(value) ? null : 'must be the file as base64',
+  )
   content_base64!: string;
 }
 
@@ -105,7 +108,9 @@ export class OpenDisputeRequestDto {
 
   /** Checked against the order's currency by the disputes service (only it knows the currency). */
   @IsOptional()
-  @FieldRule('isPositiveDecimal', (value) => (value instanceof JsonNumberLiteral && /^(0|[1-9]\d{0,17})(\.\d{1,8})?$/.test(value.literal) ? null : 'must be a positive JSON number'))
+  @FieldRule('isPositiveDecimal', (value) =>
+    value instanceof JsonNumberLiteral && /^(0|[1-9]\d{0,17})(\.\d{1,8})?$/.test(value.literal) ? null : 'must be a positive JSON number',
+  )
   amount?: JsonNumberLiteral;
 
   @IsOptional()
@@ -145,7 +150,10 @@ export class DisputeListQueryDto extends DisputeListFilterFieldsDto {
 }
 
 /** The operators' queue: the list's filters, and optionally one merchant. */
-@RequestMessages({ invalid: 'The list filters are not valid', unknownField: 'is not a filter; use merchant_id, status, order_id, created_from, created_to, limit, cursor' })
+@RequestMessages({
+  invalid: 'The list filters are not valid',
+  unknownField: 'is not a filter; use merchant_id, status, order_id, created_from, created_to, limit, cursor',
+})
 export class OperatorDisputeQueueQueryDto extends DisputeListQueryDto {
   @IsOptional()
   @MatchesPattern(MERCHANT_ID_PATTERN, 'must be a merchant id')

@@ -69,7 +69,11 @@ export class DisputeExternalEventPayload {
   @IsStreamVersion()
   version!: number;
 
-  @FieldRule('isSettledAmount', (value) => (value === null || (typeof value === 'string' && /^[1-9][0-9]*$/.test(value)) ? null : 'must be a positive integer in minor units, as a decimal string, or null'))
+  @FieldRule('isSettledAmount', (value) =>
+    value === null || (typeof value === 'string' && /^[1-9][0-9]*$/.test(value))
+      ? null
+      : 'must be a positive integer in minor units, as a decimal string, or null',
+  )
   settledAmountMinor!: string | null;
 
   @IsIsoDateTime()

@@ -1,4 +1,11 @@
-export { DISPUTES_TOPICS, DISPUTE_COMMAND_SCHEMA_VERSION, DISPUTE_COMMAND_TYPES, type DisputeCommandType, type OpenDisputeCommandData, type DisputeCommandReplyData } from './commands';
+export {
+  DISPUTES_TOPICS,
+  DISPUTE_COMMAND_SCHEMA_VERSION,
+  DISPUTE_COMMAND_TYPES,
+  type DisputeCommandType,
+  type OpenDisputeCommandData,
+  type DisputeCommandReplyData,
+} from './commands';
 export {
   DISPUTE_EXTERNAL_EVENT_SCHEMA_VERSION,
   DISPUTE_EXTERNAL_EVENT_TYPES,

@@ -144,12 +144,15 @@ export const PAYMENTS_INTERNAL_PATHS = {
   /** GET `?active=&limit=&cursor=`: every agent's profile, newest first. */
   agents: '/internal/agents',
   agentOrders: (agentId: string) => `/internal/agents/${segment(agentId)}/orders`,
-  agentReceiptUpload: (agentId: string, merchantId: string, orderId: string) => `/internal/agents/${segment(agentId)}/orders/${segment(merchantId)}/${segment(orderId)}/receipts`,
+  agentReceiptUpload: (agentId: string, merchantId: string, orderId: string) =>
+    `/internal/agents/${segment(agentId)}/orders/${segment(merchantId)}/${segment(orderId)}/receipts`,
   receiptContent: (receiptId: string) => `/internal/receipts/${segment(receiptId)}/content`,
   payerPage: (token: string) => `/internal/payer-pages/${segment(token)}`,
-  agentOrder: (agentId: string, merchantId: string, orderId: string) => `/internal/agents/${segment(agentId)}/orders/${segment(merchantId)}/${segment(orderId)}`,
+  agentOrder: (agentId: string, merchantId: string, orderId: string) =>
+    `/internal/agents/${segment(agentId)}/orders/${segment(merchantId)}/${segment(orderId)}`,
   payoutRecipientAccounts: (merchantId: string) => `/internal/merchants/${segment(merchantId)}/payout-recipient-accounts`,
-  accountNumberReveals: (agentId: string, merchantId: string, orderId: string) => `/internal/agents/${segment(agentId)}/orders/${segment(merchantId)}/${segment(orderId)}/account-number-reveals`,
+  accountNumberReveals: (agentId: string, merchantId: string, orderId: string) =>
+    `/internal/agents/${segment(agentId)}/orders/${segment(merchantId)}/${segment(orderId)}/account-number-reveals`,
   accountNumberRevealLog: () => '/internal/account-number-reveals',
 } as const;
 

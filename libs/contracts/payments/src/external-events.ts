@@ -1,6 +1,16 @@
 import { Type } from 'class-transformer';
 import { IsOptional, IsString, ValidateNested } from 'class-validator';
-import { FieldRule, IsIsoDateTime, IsJsonObject, IsKnownCurrency, IsMinorUnits, IsNonEmptyString, IsOneOf, IsStreamVersion, NotMoreThan } from '@mp/shared-util-validation';
+import {
+  FieldRule,
+  IsIsoDateTime,
+  IsJsonObject,
+  IsKnownCurrency,
+  IsMinorUnits,
+  IsNonEmptyString,
+  IsOneOf,
+  IsStreamVersion,
+  NotMoreThan,
+} from '@mp/shared-util-validation';
 import { PAYMENT_ORDER_STATUSES, type PaymentDirection, type PaymentOrderStatus, type PaymentOrderSubStatus } from './order-view';
 
 /**
@@ -201,7 +211,10 @@ export class PaymentOrderDisputeOutcomeAppliedPayload {
 /** The order events' payload classes by type, for the intakes that read them (`readEventPayload`). */
 export const PAYMENT_ORDER_EXTERNAL_EVENT_CONTRACT = {
   schemaVersion: PAYMENT_ORDER_EXTERNAL_EVENT_SCHEMA_VERSION,
-  payloads: Object.fromEntries(Object.values(PAYMENT_ORDER_EXTERNAL_EVENT_TYPES).map((type) => [type, PaymentOrderExternalEventPayload])) as Record<PaymentOrderExternalEventType, typeof PaymentOrderExternalEventPayload>,
+  payloads: Object.fromEntries(Object.values(PAYMENT_ORDER_EXTERNAL_EVENT_TYPES).map((type) => [type, PaymentOrderExternalEventPayload])) as Record<
+    PaymentOrderExternalEventType,
+    typeof PaymentOrderExternalEventPayload
+  >,
 };
 
 /** Payments' receipts of another context's decision, on the same topic with their own schema version. */

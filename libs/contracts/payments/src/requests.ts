@@ -15,7 +15,15 @@ import {
   RequestMessages,
   Trim,
 } from '@mp/shared-util-validation';
-import type { AdvanceClockRequest, AgentOrderListQuery, AgentServiceArea, MerchantOrderListQuery, PutAgentRequest, PutMethodsRequest, StoredMethodEntry } from './api';
+import type {
+  AdvanceClockRequest,
+  AgentOrderListQuery,
+  AgentServiceArea,
+  MerchantOrderListQuery,
+  PutAgentRequest,
+  PutMethodsRequest,
+  StoredMethodEntry,
+} from './api';
 
 /**
  * The request classes of the API's bodies: the payments service validates what it receives

@@ -62,4 +62,5 @@ export const WITHDRAWAL_COMMAND_SCHEMA_VERSION = 1;
  * The outcome of a withdrawal command (same `CommandReply` envelope type as payments' replies).
  * A reconciliation's reply also carries its evidence.
  */
-export type WithdrawalCommandReplyData = { outcome: 'accepted'; withdrawal: WithdrawalView; reconciliation?: ReconciliationView | null } | { outcome: 'rejected'; error: ErrorDescription };
+export type WithdrawalCommandReplyData =
+  { outcome: 'accepted'; withdrawal: WithdrawalView; reconciliation?: ReconciliationView | null } | { outcome: 'rejected'; error: ErrorDescription };

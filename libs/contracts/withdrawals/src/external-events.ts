@@ -75,7 +75,10 @@ export class WithdrawalExternalEventPayload {
 /** The withdrawal events' payload classes by type, for the intakes that read them (`readEventPayload`). */
 export const WITHDRAWAL_EXTERNAL_EVENT_CONTRACT = {
   schemaVersion: WITHDRAWAL_EXTERNAL_EVENT_SCHEMA_VERSION,
-  payloads: Object.fromEntries(Object.values(WITHDRAWAL_EXTERNAL_EVENT_TYPES).map((type) => [type, WithdrawalExternalEventPayload])) as Record<WithdrawalExternalEventType, typeof WithdrawalExternalEventPayload>,
+  payloads: Object.fromEntries(Object.values(WITHDRAWAL_EXTERNAL_EVENT_TYPES).map((type) => [type, WithdrawalExternalEventPayload])) as Record<
+    WithdrawalExternalEventType,
+    typeof WithdrawalExternalEventPayload
+  >,
 };
 
 export interface WithdrawalExternalEvent {

@@ -1,5 +1,15 @@
 export { WITHDRAWALS_TOPICS, withdrawalHoldId, withdrawalKey } from './topics';
-export { WALLET_ADDRESS_MAX_LENGTH, WITHDRAWAL_ASSET_BALANCES, WITHDRAWAL_STATUSES, withdrawalBalanceAssetOf, type BackofficeWithdrawalView, type ReconciliationView, type WithdrawalAssetView, type WithdrawalStatusView, type WithdrawalView } from './withdrawal-view';
+export {
+  WALLET_ADDRESS_MAX_LENGTH,
+  WITHDRAWAL_ASSET_BALANCES,
+  WITHDRAWAL_STATUSES,
+  withdrawalBalanceAssetOf,
+  type BackofficeWithdrawalView,
+  type ReconciliationView,
+  type WithdrawalAssetView,
+  type WithdrawalStatusView,
+  type WithdrawalView,
+} from './withdrawal-view';
 export {
   WITHDRAWAL_COMMAND_SCHEMA_VERSION,
   WITHDRAWAL_COMMAND_TYPES,

@@ -17,7 +17,15 @@ export function disputeDeadline(orderCreatedAt: Date): Date {
   const lastDayOfNextMonth = new Date(Date.UTC(year, month + 2, 0)).getUTCDate();
   const day = Math.min(orderCreatedAt.getUTCDate(), lastDayOfNextMonth);
   return new Date(
-    Date.UTC(year, month + 1, day, orderCreatedAt.getUTCHours(), orderCreatedAt.getUTCMinutes(), orderCreatedAt.getUTCSeconds(), orderCreatedAt.getUTCMilliseconds()),
+    Date.UTC(
+      year,
+      month + 1,
+      day,
+      orderCreatedAt.getUTCHours(),
+      orderCreatedAt.getUTCMinutes(),
+      orderCreatedAt.getUTCSeconds(),
+      orderCreatedAt.getUTCMilliseconds(),
+    ),
   );
 }
 

@@ -1,15 +1,37 @@
 import { DeciderSpecification, eventCodec } from '@mp/shared-decider';
 import type { ErrorCode } from '@mp/shared-util-errors';
-import { DISPUTE_EVENT_SCHEMAS, disputeDecider, type Dispute, type DisputeCommand, type DisputeEvent, type DisputedOrderFacts, type DisputeReviewer } from './dispute.decider';
+import {
+  DISPUTE_EVENT_SCHEMAS,
+  disputeDecider,
+  type Dispute,
+  type DisputeCommand,
+  type DisputeEvent,
+  type DisputedOrderFacts,
+  type DisputeReviewer,
+} from './dispute.decider';
 
 const created = '2026-01-31T10:00:00.000Z';
 const order: DisputedOrderFacts = { direction: 'incoming', createdAt: created, agentId: 'agent-1', amountMinor: 150_000n, currency: 'RUB' };
 const at = (iso: string) => new Date(iso);
 
-const open = (overrides: { now?: Date; order?: DisputedOrderFacts | null; amountMinor?: bigint | null; comment?: string; metadata?: Record<string, string> } = {}): DisputeCommand => ({
+const open = (
+  overrides: { now?: Date; order?: DisputedOrderFacts | null; amountMinor?: bigint | null; comment?: string; metadata?: Record<string, string> } = {},
+): DisputeCommand => ({
   type: 'OpenDispute',
-  data: { merchantId: 'm-1', orderId: 'A-1', amountMinor: overrides.amountMinor === undefined ? 140_000n : overrides.amountMinor, comment: overrides.comment ?? 'paid 1400', receipt: null, metadata: overrides.metadata ?? null },
-  metadata: { now: overrides.now ?? at('2026-02-01T00:00:00.000Z'), order: overrides.order === undefined ? order : overrides.order, newDisputeId: 'dsp_1', reviewWindowHours: 72 },
+  data: {
+    merchantId: 'm-1',
+    orderId: 'A-1',
+    amountMinor: overrides.amountMinor === undefined ? 140_000n : overrides.amountMinor,
+    comment: overrides.comment ?? 'paid 1400',
+    receipt: null,
+    metadata: overrides.metadata ?? null,
+  },
+  metadata: {
+    now: overrides.now ?? at('2026-02-01T00:00:00.000Z'),
+    order: overrides.order === undefined ? order : overrides.order,
+    newDisputeId: 'dsp_1',
+    reviewWindowHours: 72,
+  },
 });
 const review = (decision: 'ACCEPTED' | 'REJECTED', reviewer: DisputeReviewer = { role: 'agent', id: 'agent-1' }): DisputeCommand => ({
   type: 'ReviewDispute',
@@ -30,7 +52,17 @@ describe('dispute decider', () => {
   describe('When no dispute exists', () => {
     it('opens one on an incoming order with an agent, inside the window', () => {
       expect(opened).toEqual([
-        { type: 'DisputeOpened', data: expect.objectContaining({ disputeId: 'dsp_1', orderId: 'A-1', amountMinor: '140000', comment: 'paid 1400', orderAmountMinor: '150000', orderAgentId: 'agent-1' }) },
+        {
+          type: 'DisputeOpened',
+          data: expect.objectContaining({
+            disputeId: 'dsp_1',
+            orderId: 'A-1',
+            amountMinor: '140000',
+            comment: 'paid 1400',
+            orderAmountMinor: '150000',
+            orderAgentId: 'agent-1',
+          }),
+        },
       ]);
     });
 
@@ -43,7 +75,10 @@ describe('dispute decider', () => {
 
     it('accepts an open at the deadline instant and refuses it one millisecond later', () => {
       expect(then([], open({ now: at('2026-02-28T10:00:00.000Z') }))).toHaveLength(1);
-      expect(refused([], open({ now: at('2026-02-28T10:00:00.001Z') }), 'PAYMENT_REJECTED')).toMatchObject({ code: 'PAYMENT_REJECTED', details: [{ issue: 'opened_too_late' }] });
+      expect(refused([], open({ now: at('2026-02-28T10:00:00.001Z') }), 'PAYMENT_REJECTED')).toMatchObject({
+        code: 'PAYMENT_REJECTED',
+        details: [{ issue: 'opened_too_late' }],
+      });
     });
 
     it('caps the disputed amount at the order amount: equal is fine, one minor unit more is a VALIDATION_ERROR on amount', () => {
@@ -55,13 +90,20 @@ describe('dispute decider', () => {
     });
 
     it('refuses an order no agent was assigned to', () => {
-      expect(refused([], open({ order: { ...order, agentId: null } }), 'PAYMENT_REJECTED')).toMatchObject({ code: 'PAYMENT_REJECTED', details: [{ issue: 'no_agent_assigned' }] });
+      expect(refused([], open({ order: { ...order, agentId: null } }), 'PAYMENT_REJECTED')).toMatchObject({
+        code: 'PAYMENT_REJECTED',
+        details: [{ issue: 'no_agent_assigned' }],
+      });
     });
   });
 
   describe('When open', () => {
     it('refuses a second open on the same order, naming the open dispute', () => {
-      expect(refused(opened, open(), 'PAYMENT_REJECTED')).toMatchObject({ code: 'PAYMENT_REJECTED', details: [{ issue: 'dispute_already_open' }], extra: { dispute_id: 'dsp_1' } });
+      expect(refused(opened, open(), 'PAYMENT_REJECTED')).toMatchObject({
+        code: 'PAYMENT_REJECTED',
+        details: [{ issue: 'dispute_already_open' }],
+        extra: { dispute_id: 'dsp_1' },
+      });
     });
 
     it('accepted settles for the disputed amount', () => {
@@ -82,13 +124,20 @@ describe('dispute decider', () => {
   describe('When rejected', () => {
     it('a retry reopens the same dispute id with the new evidence, keeping the old in history', () => {
       const reopened = then(rejected, open({ amountMinor: 145_000n, comment: 'bank statement attached' }));
-      expect(reopened).toEqual([{ type: 'DisputeReopened', data: expect.objectContaining({ disputeId: 'dsp_1', amountMinor: '145000', comment: 'bank statement attached' }) }]);
+      expect(reopened).toEqual([
+        { type: 'DisputeReopened', data: expect.objectContaining({ disputeId: 'dsp_1', amountMinor: '145000', comment: 'bank statement attached' }) },
+      ]);
       const state = given([...rejected, ...reopened]);
-      expect(state).toMatchObject({ status: 'OPEN', disputeId: 'dsp_1', evidence: { amountMinor: 145_000n, comment: 'bank statement attached' }, review: null });
+      expect(state).toMatchObject({
+        status: 'OPEN',
+        disputeId: 'dsp_1',
+        evidence: { amountMinor: 145_000n, comment: 'bank statement attached' },
+        review: null,
+      });
       expect(state.status !== 'NotOpened' && state.earlierEvidence).toEqual([expect.objectContaining({ amountMinor: 140_000n, comment: 'paid 1400' })]);
     });
 
-    it('a reopen keeps the dispute\'s metadata unless it sends some, which replaces it', () => {
+    it("a reopen keeps the dispute's metadata unless it sends some, which replaces it", () => {
       const tagged = [...then([], open({ metadata: { ticket: 'T-1' } }))];
       expect(tagged[0].data).toMatchObject({ metadata: { ticket: 'T-1' } });
       expect(opened[0].data).toMatchObject({ metadata: {} });
@@ -122,16 +171,29 @@ describe('dispute decider', () => {
       const codec = eventCodec(DISPUTE_EVENT_SCHEMAS);
       const { reviewDeadline: _none, ...v1 } = opened[0].data as { reviewDeadline: string };
       expect(codec.read({ type: 'DisputeOpened', schemaVersion: 1, data: v1 }).data).toMatchObject({ reviewDeadline: '2026-02-04T00:00:00.000Z' });
-      expect(codec.read({ type: 'DisputeReopened', schemaVersion: 1, data: { disputeId: 'dsp_1', amountMinor: null, comment: null, receipt: null, occurredAt: '2026-02-10T00:00:00.000Z' } }).data).toMatchObject({
+      expect(
+        codec.read({
+          type: 'DisputeReopened',
+          schemaVersion: 1,
+          data: { disputeId: 'dsp_1', amountMinor: null, comment: null, receipt: null, occurredAt: '2026-02-10T00:00:00.000Z' },
+        }).data,
+      ).toMatchObject({
         reviewDeadline: '2026-02-13T00:00:00.000Z',
       });
     });
 
-    it('reads opens stored before metadata (version 2) as without any, and reopens as keeping the dispute\'s', () => {
+    it("reads opens stored before metadata (version 2) as without any, and reopens as keeping the dispute's", () => {
       const codec = eventCodec(DISPUTE_EVENT_SCHEMAS);
       const { metadata: _none, ...v2 } = opened[0].data as { metadata: Record<string, string> };
       expect(codec.read({ type: 'DisputeOpened', schemaVersion: 2, data: v2 }).data).toEqual({ ...v2, metadata: {} });
-      const reopenV2 = { disputeId: 'dsp_1', amountMinor: null, comment: null, receipt: null, occurredAt: '2026-02-10T00:00:00.000Z', reviewDeadline: '2026-02-13T00:00:00.000Z' };
+      const reopenV2 = {
+        disputeId: 'dsp_1',
+        amountMinor: null,
+        comment: null,
+        receipt: null,
+        occurredAt: '2026-02-10T00:00:00.000Z',
+        reviewDeadline: '2026-02-13T00:00:00.000Z',
+      };
       expect(codec.read({ type: 'DisputeReopened', schemaVersion: 2, data: reopenV2 }).data).toEqual({ ...reopenV2, metadata: null });
     });
   });

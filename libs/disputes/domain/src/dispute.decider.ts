@@ -76,7 +76,14 @@ interface CommandMetadata {
 export interface OpenDispute {
   type: 'OpenDispute';
   /** `metadata` absent or null: none sent (an open stores `{}`, a reopen keeps the dispute's). */
-  data: { merchantId: string; orderId: string; amountMinor: bigint | null; comment: string | null; receipt: DisputeReceiptRef | null; metadata?: Record<string, string> | null };
+  data: {
+    merchantId: string;
+    orderId: string;
+    amountMinor: bigint | null;
+    comment: string | null;
+    receipt: DisputeReceiptRef | null;
+    metadata?: Record<string, string> | null;
+  };
   /**
    * `order` is null when the merchant has no such order; `newDisputeId` is used only on a first
    * open. `reviewWindowHours` (the service's DISPUTE_REVIEW_WINDOW_HOURS) fixes the review
@@ -104,7 +111,17 @@ interface EvidenceData {
 export interface DisputeOpened {
   type: 'DisputeOpened';
   /** `metadata` since version 3 (`{}` for disputes opened before). */
-  data: EvidenceData & { disputeId: string; merchantId: string; orderId: string; currency: string; orderAmountMinor: string; orderAgentId: string | null; occurredAt: string; reviewDeadline: string; metadata: Record<string, string> };
+  data: EvidenceData & {
+    disputeId: string;
+    merchantId: string;
+    orderId: string;
+    currency: string;
+    orderAmountMinor: string;
+    orderAgentId: string | null;
+    occurredAt: string;
+    reviewDeadline: string;
+    metadata: Record<string, string>;
+  };
 }
 
 export interface DisputeReopened {
@@ -150,15 +167,23 @@ function openDispute(command: OpenDispute, state: Dispute): DisputeEvent[] {
   const reviewDeadline = reviewDeadlineAfter(occurredAt, metadata.reviewWindowHours);
 
   if (!isWithinDisputeWindow(new Date(order.createdAt), metadata.now)) {
-    throw rejected('opened_too_late', `A dispute can be opened until ${disputeDeadline(new Date(order.createdAt)).toISOString()}, one calendar month (UTC) after the order was created`);
+    throw rejected(
+      'opened_too_late',
+      `A dispute can be opened until ${disputeDeadline(new Date(order.createdAt)).toISOString()}, one calendar month (UTC) after the order was created`,
+    );
   }
   if (!order.agentId) throw rejected('no_agent_assigned', 'No payment agent is assigned to this order, so there is no payment to dispute');
   if (state.status === 'OPEN' || state.status === 'ACCEPTED') {
-    throw rejected(state.status === 'OPEN' ? 'dispute_already_open' : 'dispute_already_accepted', `The order already has an ${state.status} dispute ${state.disputeId}`, state.disputeId);
+    throw rejected(
+      state.status === 'OPEN' ? 'dispute_already_open' : 'dispute_already_accepted',
+      `The order already has an ${state.status} dispute ${state.disputeId}`,
+      state.disputeId,
+    );
   }
   // After the rules: a merchant whose order already has an accepted dispute learns that, not the cap.
   if (data.amountMinor !== null) assertWithinCap(data.amountMinor, order.amountMinor, state, order.currency);
-  if (state.status === 'REJECTED') return [{ type: 'DisputeReopened', data: { ...evidence, disputeId: state.disputeId, occurredAt, reviewDeadline, metadata: data.metadata ?? null } }];
+  if (state.status === 'REJECTED')
+    return [{ type: 'DisputeReopened', data: { ...evidence, disputeId: state.disputeId, occurredAt, reviewDeadline, metadata: data.metadata ?? null } }];
   return [
     {
       type: 'DisputeOpened',
@@ -196,7 +221,12 @@ function reviewDispute(command: ReviewDispute, state: Dispute): DisputeEvent[] {
   // Opens are capped since issue 17; a dispute opened before that with a larger amount must be
   // rejected (the merchant may reopen within the cap), never settled for more than the order.
   assertWithinCap(settledAmountMinor, state.orderAmountMinor, state, state.currency);
-  return [{ type: 'DisputeAccepted', data: { disputeId: state.disputeId, reviewer: data.reviewer, reason: data.reason, settledAmountMinor: settledAmountMinor.toString(), occurredAt } }];
+  return [
+    {
+      type: 'DisputeAccepted',
+      data: { disputeId: state.disputeId, reviewer: data.reviewer, reason: data.reason, settledAmountMinor: settledAmountMinor.toString(), occurredAt },
+    },
+  ];
 }
 
 /**
@@ -247,11 +277,26 @@ export function evolveDispute(state: Dispute, event: DisputeEvent): Dispute {
     }
     case 'DisputeReopened': {
       const dispute = existingForEvolve(state);
-      return { ...dispute, status: 'OPEN', evidence: toEvidence(event.data, event.data.occurredAt), earlierEvidence: [...dispute.earlierEvidence, dispute.evidence], review: null, reviewDeadline: event.data.reviewDeadline, metadata: event.data.metadata ?? dispute.metadata, updatedAt: event.data.occurredAt };
+      return {
+        ...dispute,
+        status: 'OPEN',
+        evidence: toEvidence(event.data, event.data.occurredAt),
+        earlierEvidence: [...dispute.earlierEvidence, dispute.evidence],
+        review: null,
+        reviewDeadline: event.data.reviewDeadline,
+        metadata: event.data.metadata ?? dispute.metadata,
+        updatedAt: event.data.occurredAt,
+      };
     }
     case 'DisputeAccepted': {
       const { data } = event;
-      const review = { decision: 'ACCEPTED' as const, reviewer: data.reviewer, reason: data.reason, settledAmountMinor: BigInt(data.settledAmountMinor), reviewedAt: data.occurredAt };
+      const review = {
+        decision: 'ACCEPTED' as const,
+        reviewer: data.reviewer,
+        reason: data.reason,
+        settledAmountMinor: BigInt(data.settledAmountMinor),
+        reviewedAt: data.occurredAt,
+      };
       return { ...existingForEvolve(state), status: 'ACCEPTED', review, reviewDeadline: null, updatedAt: data.occurredAt };
     }
     case 'DisputeRejected': {
@@ -288,7 +333,10 @@ function reviewDeadlineAfter(openedAt: string, reviewWindowHours: number): strin
 }
 
 /** Version 1 of an open or reopen had no deadline: it gets the default window from its own time. */
-const withDefaultReviewDeadline = (data: { occurredAt: string }) => ({ ...data, reviewDeadline: reviewDeadlineAfter(data.occurredAt, DEFAULT_REVIEW_WINDOW_HOURS) });
+const withDefaultReviewDeadline = (data: { occurredAt: string }) => ({
+  ...data,
+  reviewDeadline: reviewDeadlineAfter(data.occurredAt, DEFAULT_REVIEW_WINDOW_HOURS),
+});
 
 /**
  * Stored schema versions of the dispute events. Version 2 of an open or reopen carries its review

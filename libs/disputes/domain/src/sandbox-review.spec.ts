@@ -1,6 +1,9 @@
 import { sandboxReviewOf } from './sandbox-review';
 
-const dispute = (orderAmountMinor: bigint, disputedMinor: bigint | null) => ({ orderAmountMinor, evidence: { amountMinor: disputedMinor, comment: null, receipt: null, submittedAt: '2026-01-01T00:00:00.000Z' } });
+const dispute = (orderAmountMinor: bigint, disputedMinor: bigint | null) => ({
+  orderAmountMinor,
+  evidence: { amountMinor: disputedMinor, comment: null, receipt: null, submittedAt: '2026-01-01T00:00:00.000Z' },
+});
 
 describe('sandbox dispute review', () => {
   it('accepts a disputed amount not ending in 01', () => {

@@ -2,7 +2,15 @@ import { EventStoreAnchoring, InternalEventAnchorsController } from '@mp/shared-
 import { isGatewayReplyTopic } from '@mp/contracts-payments';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
-import { MessagingEventHashChain1700000060380, MessagingOutboxDeletedOnPublish1700000037100, MessagingSchema1700000000000, MessagingUnreadIndexes1700000030000, OUTBOX_RELAY_OPTIONS, OutboxRelayService, type OutboxRelaySettings } from '@mp/shared-messaging';
+import {
+  MessagingEventHashChain1700000060380,
+  MessagingOutboxDeletedOnPublish1700000037100,
+  MessagingSchema1700000000000,
+  MessagingUnreadIndexes1700000030000,
+  OUTBOX_RELAY_OPTIONS,
+  OutboxRelayService,
+  type OutboxRelaySettings,
+} from '@mp/shared-messaging';
 import { InternalErrorFilter } from '@mp/shared-nest-http';
 import { DisputeCommandIntake } from './commands/dispute-command.intake';
 import { DisputeCommandConsumer, DisputesTopics, OrderEventsConsumer } from './commands/dispute-consumers';
@@ -20,7 +28,19 @@ import { SandboxDisputes1700000032300 } from './persistence/sandbox-disputes.mig
 import { OrphanReceiptSweeper } from './receipts/orphan-receipt.sweeper';
 
 /** Migrations of the disputes database, in order. */
-export const DISPUTES_MIGRATIONS = [MessagingSchema1700000000000, DisputesSchema1700000010000, DisputeReceiptsLifecycle1700000013000, MessagingUnreadIndexes1700000030000, DisputeReviewDeadline1700000032200, SandboxDisputes1700000032300, OperatorDisputeQueue1700000033000, DisputeOutcomePublished1700000033300, MessagingOutboxDeletedOnPublish1700000037100, DisputeMetadata1700000039200, MessagingEventHashChain1700000060380];
+export const DISPUTES_MIGRATIONS = [
+  MessagingSchema1700000000000,
+  DisputesSchema1700000010000,
+  DisputeReceiptsLifecycle1700000013000,
+  MessagingUnreadIndexes1700000030000,
+  DisputeReviewDeadline1700000032200,
+  SandboxDisputes1700000032300,
+  OperatorDisputeQueue1700000033000,
+  DisputeOutcomePublished1700000033300,
+  MessagingOutboxDeletedOnPublish1700000037100,
+  DisputeMetadata1700000039200,
+  MessagingEventHashChain1700000060380,
+];
 
 /** The disputes bounded context. Needs a TypeORM DataSource and the messaging port from its app. */
 @Module({})

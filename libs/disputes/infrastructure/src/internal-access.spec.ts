@@ -6,6 +6,9 @@ import { DISPUTES_INTERNAL_ACCESS } from './internal-access';
 
 describe('DISPUTES_INTERNAL_ACCESS', () => {
   it('names only routes the controllers declare, and leaves no internal route to nobody', () => {
-    expect(accessPolicyGaps(DISPUTES_INTERNAL_ACCESS, [InternalEventAnchorsController, InternalDisputesController])).toEqual({ unknownRules: [], unreachableRoutes: [] });
+    expect(accessPolicyGaps(DISPUTES_INTERNAL_ACCESS, [InternalEventAnchorsController, InternalDisputesController])).toEqual({
+      unknownRules: [],
+      unreachableRoutes: [],
+    });
   });
 });

@@ -56,7 +56,21 @@ import { MERCHANT_API_CONTROLLERS } from './openapi/merchant-api.controllers';
 import { MerchantApiDocsController } from './openapi/merchant-api-docs.controller';
 
 /** Migrations of the gateway database (merchant identities and credentials). */
-export const GATEWAY_MIGRATIONS = [AccessSchema1700000002000, AccessWebhookSecretRotation1700000004500, AccessTrustBoundaries1700000006200, GatewayRateLimitBuckets1700000020000, GatewayCallbackAllowLists1700000020100, GatewayRateLimitLeases1700000021000, AccessSandboxMerchants1700000032100, AccessMerchantList1700000033100, AccessConsole1700000040000, AccessOperatorIdentity1700000050000, AccessRequestSignatures1700000050100, AccessCredentialLifetimes1700000050200, AccessDefaultReturnUrl1700000050390];
+export const GATEWAY_MIGRATIONS = [
+  AccessSchema1700000002000,
+  AccessWebhookSecretRotation1700000004500,
+  AccessTrustBoundaries1700000006200,
+  GatewayRateLimitBuckets1700000020000,
+  GatewayCallbackAllowLists1700000020100,
+  GatewayRateLimitLeases1700000021000,
+  AccessSandboxMerchants1700000032100,
+  AccessMerchantList1700000033100,
+  AccessConsole1700000040000,
+  AccessOperatorIdentity1700000050000,
+  AccessRequestSignatures1700000050100,
+  AccessCredentialLifetimes1700000050200,
+  AccessDefaultReturnUrl1700000050390,
+];
 
 /** The merchant-facing /v2 API and the payer page. Needs a TypeORM DataSource and the messaging port. */
 @Module({})
@@ -94,7 +108,8 @@ export class GatewayApiModule {
         {
           provide: MerchantCredentialStore,
           inject: [DataSource],
-          useFactory: (dataSource: DataSource) => new MerchantCredentialStore(dataSource, new SecretBox(settings.secretsKeyring), settings.credentialCacheTtlMs),
+          useFactory: (dataSource: DataSource) =>
+            new MerchantCredentialStore(dataSource, new SecretBox(settings.secretsKeyring), settings.credentialCacheTtlMs),
         },
         {
           provide: WebhookSecretStore,

@@ -24,8 +24,12 @@ export function readOperatorCredentialLifetime(reader: ConfigReader): OperatorCr
   const operatorCredentialLifetimeDays = reader.integer('OPERATOR_CREDENTIAL_LIFETIME_DAYS', {
     default: Math.min(DEFAULT_OPERATOR_CREDENTIAL_LIFETIME_DAYS, operatorCredentialLifetimeMaxDays),
     ...limits,
-    description: 'how long a new operator credential works when its issuer names no life; at most OPERATOR_CREDENTIAL_LIFETIME_MAX_DAYS; `operator:create` and `bootstrap-operator` read it too',
+    description:
+      'how long a new operator credential works when its issuer names no life; at most OPERATOR_CREDENTIAL_LIFETIME_MAX_DAYS; `operator:create` and `bootstrap-operator` read it too',
   });
-  if (operatorCredentialLifetimeDays > operatorCredentialLifetimeMaxDays) reader.problem(`OPERATOR_CREDENTIAL_LIFETIME_DAYS (${operatorCredentialLifetimeDays}) may not exceed OPERATOR_CREDENTIAL_LIFETIME_MAX_DAYS (${operatorCredentialLifetimeMaxDays})`);
+  if (operatorCredentialLifetimeDays > operatorCredentialLifetimeMaxDays)
+    reader.problem(
+      `OPERATOR_CREDENTIAL_LIFETIME_DAYS (${operatorCredentialLifetimeDays}) may not exceed OPERATOR_CREDENTIAL_LIFETIME_MAX_DAYS (${operatorCredentialLifetimeMaxDays})`,
+    );
   return { operatorCredentialLifetimeDays, operatorCredentialLifetimeMaxDays };
 }

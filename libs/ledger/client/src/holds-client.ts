@@ -47,6 +47,9 @@ export class HttpLedgerHolds implements LedgerHolds {
 export function placeHoldForNewObject(ledger: LedgerHolds, request: PlaceHoldRequest, object: 'payout' | 'withdrawal'): Promise<HoldView> {
   return ledger.placeHold(request).catch((error: unknown) => {
     if (error instanceof DomainError) throw error;
-    throw new DomainError('SERVICE_UNAVAILABLE', `The ${object}'s funds could not be frozen just now; retrying with the same order_id is safe and never creates a second ${object}`);
+    throw new DomainError(
+      'SERVICE_UNAVAILABLE',
+      `The ${object}'s funds could not be frozen just now; retrying with the same order_id is safe and never creates a second ${object}`,
+    );
   });
 }

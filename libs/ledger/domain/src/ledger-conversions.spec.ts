@@ -7,12 +7,25 @@ import { balancesOf, ledgerDecider, type CreditPayIn, type LedgerCommand } from 
 const now = new Date('2026-11-23T10:00:00.000Z');
 /** Each currency's ledger as the service runs it; every decision's books must balance. */
 const ledgerOf = (currency: string) => DeciderSpecification.for(ledgerDecider('m1', currency), { checkEvents: assertBalanced });
-const credit = (amountMinor: bigint): CreditPayIn => ({ type: 'CreditPayIn', data: { orderId: 'IN-1', amountMinor, feeMinor: 0n, reason: 'payin_succeeded' }, metadata: { now } });
+const credit = (amountMinor: bigint): CreditPayIn => ({
+  type: 'CreditPayIn',
+  data: { orderId: 'IN-1', amountMinor, feeMinor: 0n, reason: 'payin_succeeded' },
+  metadata: { now },
+});
 const funded = (currency: string, amountMinor: bigint) => ledgerOf(currency).givenCommands(credit(amountMinor));
 
 function terms(overrides: Partial<ConversionTerms> = {}): ConversionTerms {
   const quote = quoteConversion({ fromCurrency: 'RUB', toCurrency: 'USDT', fromAmountMinor: 10_000_000n, rate: '0.0125', feeBasisPoints: 100 });
-  return { conversionId: 'CV-1', fromCurrency: 'RUB', toCurrency: 'USDT', ...quote, rate: '0.0125', operatorId: 'op_1', reason: 'merchant asked for USDT', ...overrides };
+  return {
+    conversionId: 'CV-1',
+    fromCurrency: 'RUB',
+    toCurrency: 'USDT',
+    ...quote,
+    rate: '0.0125',
+    operatorId: 'op_1',
+    reason: 'merchant asked for USDT',
+    ...overrides,
+  };
 }
 
 describe('quoteConversion', () => {
@@ -24,7 +37,9 @@ describe('quoteConversion', () => {
       toAmountMinor: 1_237_500_000n,
     });
     // 0.01 RUB at 1/3 rounds down to 0.003333 USDT, never up.
-    expect(quoteConversion({ fromCurrency: 'RUB', toCurrency: 'USDT', fromAmountMinor: 1n, rate: '0.333333333', feeBasisPoints: 0 }).toAmountMinor).toBe(3_333n);
+    expect(quoteConversion({ fromCurrency: 'RUB', toCurrency: 'USDT', fromAmountMinor: 1n, rate: '0.333333333', feeBasisPoints: 0 }).toAmountMinor).toBe(
+      3_333n,
+    );
   });
 
   it.each([
@@ -40,7 +55,9 @@ describe('quoteConversion', () => {
 
   it('refuses converting into the same currency or into less than one minor unit', () => {
     expect(() => quoteConversion({ fromCurrency: 'RUB', toCurrency: 'RUB', fromAmountMinor: 100n, rate: '1', feeBasisPoints: 0 })).toThrow(DomainError);
-    expect(() => quoteConversion({ fromCurrency: 'USDT', toCurrency: 'RUB', fromAmountMinor: 1n, rate: '1', feeBasisPoints: 0 })).toThrow(expect.objectContaining({ details: [{ field: 'amount', issue: 'converts to less than one minor unit of RUB' }] }));
+    expect(() => quoteConversion({ fromCurrency: 'USDT', toCurrency: 'RUB', fromAmountMinor: 1n, rate: '1', feeBasisPoints: 0 })).toThrow(
+      expect.objectContaining({ details: [{ field: 'amount', issue: 'converts to less than one minor unit of RUB' }] }),
+    );
   });
 });
 
@@ -66,7 +83,9 @@ describe('conversion legs', () => {
 
   it('refuses a conversion the available balance does not cover, and one without a reason', () => {
     funded('RUB', 9_999_999n).when({ type: 'DebitConversion', data: terms(), metadata: { now } }).thenThrows('INSUFFICIENT_FUNDS', 'amount');
-    funded('RUB', 20_000_000n).when({ type: 'DebitConversion', data: terms({ reason: ' ' }), metadata: { now } }).thenThrows('VALIDATION_ERROR', 'reason');
+    funded('RUB', 20_000_000n)
+      .when({ type: 'DebitConversion', data: terms({ reason: ' ' }), metadata: { now } })
+      .thenThrows('VALIDATION_ERROR', 'reason');
   });
 
   it('treats a leg run on the wrong currency as a bug', () => {

@@ -34,12 +34,19 @@ const RATE_PATTERN = /^(0|[1-9][0-9]{0,11})(\.[0-9]{1,18})?$/;
  * the source currency, rounded down like method fees; the converted amount is rounded down,
  * in the platform's favour by less than one minor unit of the target.
  */
-export function quoteConversion(input: { fromCurrency: string; toCurrency: string; fromAmountMinor: bigint; rate: string; feeBasisPoints: number }): ConversionQuote {
+export function quoteConversion(input: {
+  fromCurrency: string;
+  toCurrency: string;
+  fromAmountMinor: bigint;
+  rate: string;
+  feeBasisPoints: number;
+}): ConversionQuote {
   const details = [];
   if (input.fromCurrency === input.toCurrency) details.push({ field: 'to_currency', issue: 'must differ from from_currency' });
   if (input.fromAmountMinor <= 0n) details.push({ field: 'amount', issue: 'must be greater than 0' });
   const match = RATE_PATTERN.exec(input.rate);
-  if (!match || /^0(\.0*)?$/.test(input.rate)) details.push({ field: 'rate', issue: 'must be a positive decimal string with at most 18 decimals, e.g. "0.0108"' });
+  if (!match || /^0(\.0*)?$/.test(input.rate))
+    details.push({ field: 'rate', issue: 'must be a positive decimal string with at most 18 decimals, e.g. "0.0108"' });
   if (details.length > 0 || !match) throw new DomainError('VALIDATION_ERROR', 'The conversion is not valid', details);
 
   const fraction = (match[2] ?? '.').slice(1);
@@ -51,7 +58,9 @@ export function quoteConversion(input: { fromCurrency: string; toCurrency: strin
   const scaleDown = 10n ** BigInt(currencyScale(input.fromCurrency));
   const toAmountMinor = (netMinor * rateNumerator * scaleUp) / (rateDenominator * scaleDown);
   if (toAmountMinor <= 0n) {
-    throw new DomainError('VALIDATION_ERROR', 'The conversion is not valid', [{ field: 'amount', issue: `converts to less than one minor unit of ${input.toCurrency}` }]);
+    throw new DomainError('VALIDATION_ERROR', 'The conversion is not valid', [
+      { field: 'amount', issue: `converts to less than one minor unit of ${input.toCurrency}` },
+    ]);
   }
   return { fromAmountMinor: input.fromAmountMinor, feeMinor, toAmountMinor };
 }
@@ -132,7 +141,10 @@ export function decideConversion(command: ConversionCommand, state: ConversionLe
   if (existing) {
     if (existing.leg === leg && sameTerms(existing, terms)) return [];
     throw new DomainError('VALIDATION_ERROR', `conversion ${terms.conversionId} already exists with other terms`, [
-      { field: 'conversion_id', issue: `already used for ${formatAmountMinor(existing.fromAmountMinor, existing.fromCurrency)} ${existing.fromCurrency} → ${existing.toCurrency} at ${existing.rate}` },
+      {
+        field: 'conversion_id',
+        issue: `already used for ${formatAmountMinor(existing.fromAmountMinor, existing.fromCurrency)} ${existing.fromCurrency} → ${existing.toCurrency} at ${existing.rate}`,
+      },
     ]);
   }
 
@@ -147,11 +159,34 @@ export function decideConversion(command: ConversionCommand, state: ConversionLe
       ]);
     }
     postings = positive([
-      { postingId: `conversion:${terms.conversionId}:out`, debitAccount: 'settlement_available', creditAccount: 'fx', amountMinor: terms.fromAmountMinor - terms.feeMinor, code: 'CONVERSION_OUT', reference },
-      { postingId: `conversion:${terms.conversionId}:fee`, debitAccount: 'settlement_available', creditAccount: 'fee_revenue', amountMinor: terms.feeMinor, code: 'CONVERSION_FEE', reference },
+      {
+        postingId: `conversion:${terms.conversionId}:out`,
+        debitAccount: 'settlement_available',
+        creditAccount: 'fx',
+        amountMinor: terms.fromAmountMinor - terms.feeMinor,
+        code: 'CONVERSION_OUT',
+        reference,
+      },
+      {
+        postingId: `conversion:${terms.conversionId}:fee`,
+        debitAccount: 'settlement_available',
+        creditAccount: 'fee_revenue',
+        amountMinor: terms.feeMinor,
+        code: 'CONVERSION_FEE',
+        reference,
+      },
     ]);
   } else {
-    postings = positive([{ postingId: `conversion:${terms.conversionId}:in`, debitAccount: 'fx', creditAccount: 'settlement_available', amountMinor: terms.toAmountMinor, code: 'CONVERSION_IN', reference }]);
+    postings = positive([
+      {
+        postingId: `conversion:${terms.conversionId}:in`,
+        debitAccount: 'fx',
+        creditAccount: 'settlement_available',
+        amountMinor: terms.toAmountMinor,
+        code: 'CONVERSION_IN',
+        reference,
+      },
+    ]);
   }
   const data: ConversionEventData = {
     merchantId: state.merchantId,

@@ -46,7 +46,14 @@ const adjustDeposit = (data: Partial<AdjustDeposit['data']> = {}): AdjustDeposit
   metadata: { now },
 });
 
-function posting(postingId: string, debitAccount: Posting['debitAccount'], creditAccount: Posting['creditAccount'], amountMinor: string, code: Posting['code'], reference: Posting['reference']): Posting {
+function posting(
+  postingId: string,
+  debitAccount: Posting['debitAccount'],
+  creditAccount: Posting['creditAccount'],
+  amountMinor: string,
+  code: Posting['code'],
+  reference: Posting['reference'],
+): Posting {
   return { postingId, debitAccount, creditAccount, amountMinor, code, reference };
 }
 
@@ -94,7 +101,12 @@ describe('ledger decider', () => {
     });
 
     it('books no fee posting when the fee is zero, and no settlement posting when the fee takes it all', () => {
-      expect(empty.when(creditPayIn({ feeMinor: 0n })).outcome().events[0].data.postings.map((entry) => entry.code)).toEqual(['PAYIN_SETTLED']);
+      expect(
+        empty
+          .when(creditPayIn({ feeMinor: 0n }))
+          .outcome()
+          .events[0].data.postings.map((entry) => entry.code),
+      ).toEqual(['PAYIN_SETTLED']);
       const wholeFee = empty.when(creditPayIn({ amountMinor: 30n, feeMinor: 30n })).outcome();
       expect(wholeFee.events[0].data.postings.map((entry) => entry.code)).toEqual(['PAYIN_FEE']);
       expect(balancesOf(wholeFee.state).settlementAvailable).toBe(0n);
@@ -243,8 +255,12 @@ describe('ledger decider', () => {
     });
 
     it('keeps frozen money out of reach of another hold', () => {
-      pending.when(placeHold({ holdId: 'withdrawal:W-1', amountMinor: 4_551n, feeMinor: 100n, reference: { kind: 'withdrawal', id: 'W-1' } })).thenThrows('INSUFFICIENT_FUNDS', 'amount');
-      const second = pending.when(placeHold({ holdId: 'withdrawal:W-1', amountMinor: 4_550n, feeMinor: 100n, reference: { kind: 'withdrawal', id: 'W-1' } })).outcome();
+      pending
+        .when(placeHold({ holdId: 'withdrawal:W-1', amountMinor: 4_551n, feeMinor: 100n, reference: { kind: 'withdrawal', id: 'W-1' } }))
+        .thenThrows('INSUFFICIENT_FUNDS', 'amount');
+      const second = pending
+        .when(placeHold({ holdId: 'withdrawal:W-1', amountMinor: 4_550n, feeMinor: 100n, reference: { kind: 'withdrawal', id: 'W-1' } }))
+        .outcome();
       expect(balancesOf(second.state)).toEqual({ settlementAvailable: 0n, settlementFrozen: 9_750n, deposit: 0n });
     });
 
@@ -270,14 +286,24 @@ describe('ledger decider', () => {
 
     it('posts a fee-free hold with a single posting', () => {
       const feeFree = spec.givenCommands(creditPayIn(), placeHold({ feeMinor: 0n }));
-      expect(feeFree.when(postHold()).outcome().events[0].data.postings.map((entry) => entry.code)).toEqual(['HOLD_POSTED']);
+      expect(
+        feeFree
+          .when(postHold())
+          .outcome()
+          .events[0].data.postings.map((entry) => entry.code),
+      ).toEqual(['HOLD_POSTED']);
     });
 
     it('voids the hold back to available, fee included', () => {
       const { state } = pending.when(voidHold()).then([
         {
           type: 'HoldVoided',
-          data: { ...stream, holdId: 'payout:P-1', postings: [posting('hold:payout:P-1:voided', 'settlement_frozen', 'settlement_available', '5100', 'HOLD_VOIDED', payout)], occurredAt },
+          data: {
+            ...stream,
+            holdId: 'payout:P-1',
+            postings: [posting('hold:payout:P-1:voided', 'settlement_frozen', 'settlement_available', '5100', 'HOLD_VOIDED', payout)],
+            occurredAt,
+          },
         },
       ]);
       expect(balancesOf(state)).toEqual({ settlementAvailable: 9_750n, settlementFrozen: 0n, deposit: 0n });
@@ -322,7 +348,9 @@ describe('ledger decider', () => {
 
     it('deducts down to exactly zero through clearing', () => {
       const { events, state } = deposited.when(adjustDeposit({ adjustmentId: 'ADJ-2', amountMinor: -3_000n, reason: 'chargeback' })).outcome();
-      expect(events[0].data.postings).toEqual([posting('deposit:ADJ-2', 'deposit', 'clearing', '3000', 'DEPOSIT_ADJUSTMENT', { kind: 'deposit_adjustment', id: 'ADJ-2' })]);
+      expect(events[0].data.postings).toEqual([
+        posting('deposit:ADJ-2', 'deposit', 'clearing', '3000', 'DEPOSIT_ADJUSTMENT', { kind: 'deposit_adjustment', id: 'ADJ-2' }),
+      ]);
       expect(events[0].data).toMatchObject({ amountMinor: '-3000' });
       expect(balancesOf(state).deposit).toBe(0n);
     });

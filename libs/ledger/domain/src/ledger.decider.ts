@@ -225,7 +225,14 @@ function creditPayIn(command: CreditPayIn, state: LedgerState): LedgerEvent[] {
   const reference: PostingReference = { kind: 'payment_order', id: orderId };
   const codes = CREDIT_CODES[reason];
   const postings = nonZeroPostings([
-    { postingId: `payin:${orderId}:settled`, debitAccount: 'clearing', creditAccount: 'settlement_available', amountMinor: amountMinor - feeMinor, code: codes.settled, reference },
+    {
+      postingId: `payin:${orderId}:settled`,
+      debitAccount: 'clearing',
+      creditAccount: 'settlement_available',
+      amountMinor: amountMinor - feeMinor,
+      code: codes.settled,
+      reference,
+    },
     { postingId: `payin:${orderId}:fee`, debitAccount: 'clearing', creditAccount: 'fee_revenue', amountMinor: feeMinor, code: codes.fee, reference },
   ]);
   const data = { ...eventBase(state, command.metadata, postings), orderId, amountMinor: amountMinor.toString(), feeMinor: feeMinor.toString(), reason };
@@ -256,9 +263,22 @@ function placeHold(command: PlaceHold, state: LedgerState): LedgerEvent[] {
   }
 
   const postings: Posting[] = [
-    { postingId: `hold:${holdId}:placed`, debitAccount: 'settlement_available', creditAccount: 'settlement_frozen', amountMinor: totalMinor.toString(), code: 'HOLD_PLACED', reference: holdReference },
+    {
+      postingId: `hold:${holdId}:placed`,
+      debitAccount: 'settlement_available',
+      creditAccount: 'settlement_frozen',
+      amountMinor: totalMinor.toString(),
+      code: 'HOLD_PLACED',
+      reference: holdReference,
+    },
   ];
-  const data = { ...eventBase(state, command.metadata, postings), holdId, amountMinor: amountMinor.toString(), feeMinor: feeMinor.toString(), reference: holdReference };
+  const data = {
+    ...eventBase(state, command.metadata, postings),
+    holdId,
+    amountMinor: amountMinor.toString(),
+    feeMinor: feeMinor.toString(),
+    reference: holdReference,
+  };
   return [{ type: 'HoldPlaced', data }];
 }
 
@@ -271,7 +291,9 @@ function resolveHold(command: PostHold | VoidHold, state: LedgerState, resolutio
   // A hold resolves exactly once: the same resolution again is a retry, the other one a conflict.
   if (hold.status === resolution) return [];
   if (hold.status !== 'pending') {
-    throw new DomainError('VALIDATION_ERROR', `hold already ${hold.status}`, [{ field: 'hold_id', issue: `already ${hold.status}, so it cannot be ${resolution}` }]);
+    throw new DomainError('VALIDATION_ERROR', `hold already ${hold.status}`, [
+      { field: 'hold_id', issue: `already ${hold.status}, so it cannot be ${resolution}` },
+    ]);
   }
 
   if (resolution === 'posted') return [{ type: 'HoldPosted', data: { ...eventBase(state, command.metadata, postedHoldPostings(holdId, hold)), holdId } }];
@@ -280,15 +302,36 @@ function resolveHold(command: PostHold | VoidHold, state: LedgerState, resolutio
 
 function postedHoldPostings(holdId: string, hold: LedgerHold): Posting[] {
   return nonZeroPostings([
-    { postingId: `hold:${holdId}:posted`, debitAccount: 'settlement_frozen', creditAccount: 'clearing', amountMinor: hold.amountMinor, code: 'HOLD_POSTED', reference: hold.reference },
-    { postingId: `hold:${holdId}:fee`, debitAccount: 'settlement_frozen', creditAccount: 'fee_revenue', amountMinor: hold.feeMinor, code: 'HOLD_FEE', reference: hold.reference },
+    {
+      postingId: `hold:${holdId}:posted`,
+      debitAccount: 'settlement_frozen',
+      creditAccount: 'clearing',
+      amountMinor: hold.amountMinor,
+      code: 'HOLD_POSTED',
+      reference: hold.reference,
+    },
+    {
+      postingId: `hold:${holdId}:fee`,
+      debitAccount: 'settlement_frozen',
+      creditAccount: 'fee_revenue',
+      amountMinor: hold.feeMinor,
+      code: 'HOLD_FEE',
+      reference: hold.reference,
+    },
   ]);
 }
 
 function voidedHoldPostings(holdId: string, hold: LedgerHold): Posting[] {
   const totalMinor = hold.amountMinor + hold.feeMinor;
   return nonZeroPostings([
-    { postingId: `hold:${holdId}:voided`, debitAccount: 'settlement_frozen', creditAccount: 'settlement_available', amountMinor: totalMinor, code: 'HOLD_VOIDED', reference: hold.reference },
+    {
+      postingId: `hold:${holdId}:voided`,
+      debitAccount: 'settlement_frozen',
+      creditAccount: 'settlement_available',
+      amountMinor: totalMinor,
+      code: 'HOLD_VOIDED',
+      reference: hold.reference,
+    },
   ]);
 }
 
@@ -300,14 +343,20 @@ function adjustDeposit(command: AdjustDeposit, state: LedgerState): LedgerEvent[
   if (existing) {
     if (existing.amountMinor === amountMinor && existing.reason === reason && existing.operatorId === operatorId) return [];
     throw new DomainError('VALIDATION_ERROR', `adjustment ${adjustmentId} already exists with other parameters`, [
-      { field: 'adjustment_id', issue: `already used for ${formatAmountMinor(existing.amountMinor, state.currency)} ${state.currency} by ${existing.operatorId}` },
+      {
+        field: 'adjustment_id',
+        issue: `already used for ${formatAmountMinor(existing.amountMinor, state.currency)} ${state.currency} by ${existing.operatorId}`,
+      },
     ]);
   }
 
   const depositMinor = state.balances.deposit;
   if (depositMinor + amountMinor < 0n) {
     throw new DomainError('INSUFFICIENT_FUNDS', 'The deposit does not cover the deduction', [
-      { field: 'amount', issue: `deducting ${formatAmountMinor(-amountMinor, state.currency)} ${state.currency} exceeds the deposit of ${formatAmountMinor(depositMinor, state.currency)}` },
+      {
+        field: 'amount',
+        issue: `deducting ${formatAmountMinor(-amountMinor, state.currency)} ${state.currency} exceeds the deposit of ${formatAmountMinor(depositMinor, state.currency)}`,
+      },
     ]);
   }
 
@@ -400,7 +449,12 @@ function applyBookkeeping(state: LedgerState, event: LedgerEvent, write: EntryWr
     case 'HoldPlaced': {
       const { holdId, amountMinor, feeMinor, reference } = event.data;
       assertAbsent(state.holds, holdId, event);
-      const hold: LedgerHold = { status: 'pending', amountMinor: BigInt(amountMinor), feeMinor: BigInt(feeMinor), reference: { kind: reference.kind, id: reference.id } };
+      const hold: LedgerHold = {
+        status: 'pending',
+        amountMinor: BigInt(amountMinor),
+        feeMinor: BigInt(feeMinor),
+        reference: { kind: reference.kind, id: reference.id },
+      };
       return { ...state, holds: write(state.holds, holdId, hold) };
     }
     case 'HoldPosted':
@@ -423,7 +477,12 @@ function applyBookkeeping(state: LedgerState, event: LedgerEvent, write: EntryWr
   }
 }
 
-function withResolvedHold(holds: ReadonlyMap<string, LedgerHold>, holdId: string, status: 'posted' | 'voided', write: EntryWriter): ReadonlyMap<string, LedgerHold> {
+function withResolvedHold(
+  holds: ReadonlyMap<string, LedgerHold>,
+  holdId: string,
+  status: 'posted' | 'voided',
+  write: EntryWriter,
+): ReadonlyMap<string, LedgerHold> {
   const hold = holds.get(holdId);
   if (!hold || hold.status !== 'pending') throw new Error(`hold ${holdId} resolved as ${status} while ${hold ? hold.status : 'missing'}`);
   return write(holds, holdId, { ...hold, status });

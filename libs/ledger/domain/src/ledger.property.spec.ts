@@ -72,7 +72,12 @@ const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
     weight: 3,
     // Up to 15.00 + fee against credits of at most 10.00 each: some holds are too large.
     arbitrary: fc
-      .record({ holdId: fc.constantFrom(...HOLD_IDS), amountMinor: minorUnits(1, 60, 25), feeMinor: minorUnits(0, 50, 1), foreignReference: fc.nat({ max: 7 }).map((draw) => draw === 0) })
+      .record({
+        holdId: fc.constantFrom(...HOLD_IDS),
+        amountMinor: minorUnits(1, 60, 25),
+        feeMinor: minorUnits(0, 50, 1),
+        foreignReference: fc.nat({ max: 7 }).map((draw) => draw === 0),
+      })
       .map(({ holdId, amountMinor, feeMinor, foreignReference }): Step => ({
         kind: 'place',
         holdId,
@@ -108,7 +113,11 @@ function toCommand(step: Exclude<Step, { kind: 'repeat' }>, now: Date): LedgerCo
     case 'void':
       return { type: 'VoidHold', data: { holdId: step.holdId }, metadata };
     case 'adjust':
-      return { type: 'AdjustDeposit', data: { adjustmentId: step.adjustmentId, amountMinor: step.amountMinor, reason: step.reason, operatorId: step.operatorId }, metadata };
+      return {
+        type: 'AdjustDeposit',
+        data: { adjustmentId: step.adjustmentId, amountMinor: step.amountMinor, reason: step.reason, operatorId: step.operatorId },
+        metadata,
+      };
   }
 }
 
@@ -164,7 +173,8 @@ class LedgerModel {
   private place({ holdId, amountMinor, feeMinor, reference }: { holdId: string; amountMinor: bigint; feeMinor: bigint; reference: HoldReference }): Outcome {
     const referenceKey = `${reference.kind}/${reference.id}`;
     const earlier = this.holds.get(holdId);
-    if (earlier) return earlier.amountMinor === amountMinor && earlier.feeMinor === feeMinor && earlier.referenceKey === referenceKey ? 'none' : 'VALIDATION_ERROR';
+    if (earlier)
+      return earlier.amountMinor === amountMinor && earlier.feeMinor === feeMinor && earlier.referenceKey === referenceKey ? 'none' : 'VALIDATION_ERROR';
     if (this.availableMinor < amountMinor + feeMinor) return 'INSUFFICIENT_FUNDS';
     this.holds.set(holdId, { amountMinor, feeMinor, referenceKey, status: 'pending' });
     this.availableMinor -= amountMinor + feeMinor;
@@ -184,7 +194,17 @@ class LedgerModel {
     return 'events';
   }
 
-  private adjust({ adjustmentId, amountMinor, reason, operatorId }: { adjustmentId: string; amountMinor: bigint; reason: string; operatorId: string }): Outcome {
+  private adjust({
+    adjustmentId,
+    amountMinor,
+    reason,
+    operatorId,
+  }: {
+    adjustmentId: string;
+    amountMinor: bigint;
+    reason: string;
+    operatorId: string;
+  }): Outcome {
     if (amountMinor === 0n || reason === '') return 'VALIDATION_ERROR';
     const key = `${amountMinor}/${reason}/${operatorId}`;
     const earlier = this.adjustments.get(adjustmentId);
@@ -222,7 +242,13 @@ function sliceFor(command: LedgerCommand, state: LedgerState): LedgerState {
     const value = id === undefined ? undefined : entries.get(id);
     return id === undefined || value === undefined ? new Map() : new Map([[id, value]]);
   };
-  return { ...state, holds: only(state.holds, keys.holdId), creditedOrders: only(state.creditedOrders, keys.creditedOrderId), adjustments: only(state.adjustments, keys.adjustmentId), conversions: only(state.conversions, keys.conversionId) };
+  return {
+    ...state,
+    holds: only(state.holds, keys.holdId),
+    creditedOrders: only(state.creditedOrders, keys.creditedOrderId),
+    adjustments: only(state.adjustments, keys.adjustmentId),
+    conversions: only(state.conversions, keys.conversionId),
+  };
 }
 
 /** Every account's balance recomputed from the whole posting history, independently of evolve. */
@@ -246,12 +272,18 @@ function checkAfterStep(state: LedgerState, model: LedgerModel, history: readonl
 
   const postings = history.flatMap((event) => event.data.postings);
   const recomputed = balancesFromHistory(postings);
-  assert.equal(LEDGER_ACCOUNTS.reduce((sum, account) => sum + recomputed[account], 0n), 0n, 'the posting history does not sum to zero');
+  assert.equal(
+    LEDGER_ACCOUNTS.reduce((sum, account) => sum + recomputed[account], 0n),
+    0n,
+    'the posting history does not sum to zero',
+  );
   for (const account of LEDGER_ACCOUNTS) assert.equal(recomputed[account], state.balances[account], `${account} differs from its posting history`);
   for (const account of MERCHANT_ACCOUNTS) assert.ok(state.balances[account] >= 0n, `${account} is negative`);
   assert.equal(new Set(postings.map((posting) => posting.postingId)).size, postings.length, 'a posting id repeats');
 
-  const pendingInState = [...state.holds.values()].filter((hold) => hold.status === 'pending').reduce((sum, hold) => sum + hold.amountMinor + hold.feeMinor, 0n);
+  const pendingInState = [...state.holds.values()]
+    .filter((hold) => hold.status === 'pending')
+    .reduce((sum, hold) => sum + hold.amountMinor + hold.feeMinor, 0n);
   assert.equal(state.balances.settlement_frozen, pendingInState, 'frozen differs from the pending holds');
   assert.equal(pendingInState, model.pendingHoldsMinor(), 'pending holds differ from the model');
 

@@ -96,14 +96,17 @@ export function decideApproval(command: ApprovalCommand, state: OperatorApproval
 
   if (status === 'rejected') return [];
   assertPending(state, status, 'rejected');
-  if (command.data.reason.trim() === '') throw new DomainError('VALIDATION_ERROR', 'The rejection is not valid', [{ field: 'reason', issue: 'must say why the request is rejected' }]);
+  if (command.data.reason.trim() === '')
+    throw new DomainError('VALIDATION_ERROR', 'The rejection is not valid', [{ field: 'reason', issue: 'must say why the request is rejected' }]);
   return [{ type: 'ApprovalRejected', data: { operatorId, reason: command.data.reason, at: command.metadata.now } }];
 }
 
 function assertPending(state: OperatorApproval, status: ApprovalStatus, wanted: 'approved' | 'rejected'): void {
   if (status === 'pending') return;
   const when = status === 'expired' ? `expired at ${state.expiresAt.toISOString()}; request it again` : `already ${status} by ${state.decidedBy ?? 'unknown'}`;
-  throw new DomainError('VALIDATION_ERROR', `The request cannot be ${wanted}: it ${status === 'expired' ? 'has expired' : `is already ${status}`}`, [{ field: 'approval_id', issue: when }]);
+  throw new DomainError('VALIDATION_ERROR', `The request cannot be ${wanted}: it ${status === 'expired' ? 'has expired' : `is already ${status}`}`, [
+    { field: 'approval_id', issue: when },
+  ]);
 }
 
 export function evolveApproval(state: OperatorApproval | null, event: ApprovalEvent): OperatorApproval | null {

@@ -58,20 +58,31 @@ function formatExactDecimal(value: ExactDecimal): string {
  * Refuses a conversion whose rate is outside the band around its pair's reference, or whose
  * amount is over the pair's cap: VALIDATION_ERROR naming the field, before anything is written.
  */
-export function assertConversionWithinLimits(limits: OperatorMoneyLimits, conversion: { fromCurrency: string; toCurrency: string; fromAmountMinor: bigint; rate: string }): void {
+export function assertConversionWithinLimits(
+  limits: OperatorMoneyLimits,
+  conversion: { fromCurrency: string; toCurrency: string; fromAmountMinor: bigint; rate: string },
+): void {
   const pair = pairOf(conversion.fromCurrency, conversion.toCurrency);
   const reference = limits.referenceRates.get(pair);
   const cap = limits.conversionCapsMinor.get(pair);
   if (!reference || cap === undefined) {
-    throw new DomainError('VALIDATION_ERROR', 'The conversion is not valid', [{ field: 'to_currency', issue: `conversions ${pair} are not configured (no reference rate or cap)` }]);
+    throw new DomainError('VALIDATION_ERROR', 'The conversion is not valid', [
+      { field: 'to_currency', issue: `conversions ${pair} are not configured (no reference rate or cap)` },
+    ]);
   }
   const details = [];
   const rate = parseExactDecimal(conversion.rate);
   if (rate && !withinBand(rate, reference, limits.rateBandBasisPoints)) {
-    details.push({ field: 'rate', issue: `must be within ${limits.rateBandBasisPoints} basis points of the reference rate ${formatExactDecimal(reference)} for ${pair}` });
+    details.push({
+      field: 'rate',
+      issue: `must be within ${limits.rateBandBasisPoints} basis points of the reference rate ${formatExactDecimal(reference)} for ${pair}`,
+    });
   }
   if (conversion.fromAmountMinor > cap) {
-    details.push({ field: 'amount', issue: `exceeds the cap of ${formatAmountMinor(cap, conversion.fromCurrency)} ${conversion.fromCurrency} per conversion ${pair}` });
+    details.push({
+      field: 'amount',
+      issue: `exceeds the cap of ${formatAmountMinor(cap, conversion.fromCurrency)} ${conversion.fromCurrency} per conversion ${pair}`,
+    });
   }
   if (details.length > 0) throw new DomainError('VALIDATION_ERROR', 'The conversion is outside the operator limits', details);
 }
@@ -99,11 +110,21 @@ export function needsSecondOperator(limits: OperatorMoneyLimits, currency: strin
  * the app's config can report every bad entry at boot. Hand-written: a two-level list is too
  * small a format for a parser library.
  */
-export function parsePairTable<Value>(text: string, parseValue: (value: string) => Value | null, valueIssue: string): { table: Map<CurrencyPair, Value>; problems: string[] } {
-  return parseTable(text, (key) => {
-    const [from, to, ...rest] = key.split('/');
-    return from && to && rest.length === 0 && isKnownCurrency(from) && isKnownCurrency(to) && from !== to ? pairOf(from, to) : null;
-  }, parseValue, 'a pair of two different supported currencies, e.g. RUB/USDT', valueIssue);
+export function parsePairTable<Value>(
+  text: string,
+  parseValue: (value: string) => Value | null,
+  valueIssue: string,
+): { table: Map<CurrencyPair, Value>; problems: string[] } {
+  return parseTable(
+    text,
+    (key) => {
+      const [from, to, ...rest] = key.split('/');
+      return from && to && rest.length === 0 && isKnownCurrency(from) && isKnownCurrency(to) && from !== to ? pairOf(from, to) : null;
+    },
+    parseValue,
+    'a pair of two different supported currencies, e.g. RUB/USDT',
+    valueIssue,
+  );
 }
 
 /** Parses `RUB:10000000,USDT:1000000000` (a per-currency amount in minor units). */
@@ -129,7 +150,10 @@ function parseTable<Key extends string, Value>(
 ): { table: Map<Key, Value>; problems: string[] } {
   const table = new Map<Key, Value>();
   const problems: string[] = [];
-  for (const entry of text.split(',').map((part) => part.trim()).filter((part) => part !== '')) {
+  for (const entry of text
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '')) {
     const separator = entry.lastIndexOf(':');
     const key = parseKey(entry.slice(0, Math.max(separator, 0)).trim());
     const value = separator < 0 ? null : parseValue(entry.slice(separator + 1).trim());

@@ -9,6 +9,14 @@ import { LEDGER_INTERNAL_ACCESS } from './internal-access';
 
 describe('LEDGER_INTERNAL_ACCESS', () => {
   it('names only routes the controllers declare, and leaves no internal route to nobody', () => {
-    expect(accessPolicyGaps(LEDGER_INTERNAL_ACCESS, [InternalEventAnchorsController, InternalHoldsController, InternalMerchantLedgerController, InternalConversionsController, InternalApprovalsController])).toEqual({ unknownRules: [], unreachableRoutes: [] });
+    expect(
+      accessPolicyGaps(LEDGER_INTERNAL_ACCESS, [
+        InternalEventAnchorsController,
+        InternalHoldsController,
+        InternalMerchantLedgerController,
+        InternalConversionsController,
+        InternalApprovalsController,
+      ]),
+    ).toEqual({ unknownRules: [], unreachableRoutes: [] });
   });
 });

@@ -14,11 +14,24 @@ describe('ledger auditor', () => {
   beforeAll(async () => {
     ledger = await LedgerTestService.start();
     merchantId = newMerchantId('audited');
-    const funding = paymentOrderEvent('PaymentOrderSucceeded', { merchantId, orderId: 'A-1', direction: 'incoming', amountMinor: '100000', feeMinor: '1500', currency: 'RUB' });
+    const funding = paymentOrderEvent('PaymentOrderSucceeded', {
+      merchantId,
+      orderId: 'A-1',
+      direction: 'incoming',
+      amountMinor: '100000',
+      feeMinor: '1500',
+      currency: 'RUB',
+    });
     await ledger.publish([funding]);
     await ledger.eventuallyConsumed([funding.id]);
     expect((await ledger.placeHold(merchantId, `payout:${merchantId}:P-1`, '20000', '300')).status).toBe(201);
-    const adjustment = await ledger.request('POST', `/internal/merchants/${merchantId}/deposit-adjustments`, { adjustment_id: 'ADJ-1', currency: 'RUB', amount_minor: '50000', reason: 'collateral', operator_id: 'op_1' });
+    const adjustment = await ledger.request('POST', `/internal/merchants/${merchantId}/deposit-adjustments`, {
+      adjustment_id: 'ADJ-1',
+      currency: 'RUB',
+      amount_minor: '50000',
+      reason: 'collateral',
+      operator_id: 'op_1',
+    });
     expect(adjustment.status).toBe(201);
   });
   afterAll(async () => ledger?.stop());
@@ -38,7 +51,9 @@ describe('ledger auditor', () => {
     try {
       const audit = await ledger.runAuditCommand();
       expect(audit.code).toBe(1);
-      expect(audit.stdout).toContain(`merchant ${merchantId} RUB: settlement_available disagrees: ledger_balances 78201, Σ ledger_postings 78200, event store 78200`);
+      expect(audit.stdout).toContain(
+        `merchant ${merchantId} RUB: settlement_available disagrees: ledger_balances 78201, Σ ledger_postings 78200, event store 78200`,
+      );
     } finally {
       await ledger.query(`UPDATE ledger_balances SET settlement_available = settlement_available - 1 WHERE ${balancesRow}`, [merchantId]);
     }
@@ -65,8 +80,11 @@ describe('ledger auditor', () => {
     await expect(ledger.query(`UPDATE ledger_postings SET amount_minor = 1 WHERE merchant_id = $1`, [merchantId])).rejects.toThrow(/append-only/);
     await expect(ledger.query(`DELETE FROM ledger_postings WHERE merchant_id = $1`, [merchantId])).rejects.toThrow(/append-only/);
     await expect(
-      ledger.query(`INSERT INTO ledger_postings (merchant_id, currency, posting_id, debit_account, credit_account, amount_minor, code, reference_kind, reference_id, event_id, recorded_at)
-                    SELECT merchant_id, currency, posting_id, debit_account, credit_account, amount_minor, code, reference_kind, reference_id, event_id, recorded_at FROM ledger_postings WHERE merchant_id = $1 LIMIT 1`, [merchantId]),
+      ledger.query(
+        `INSERT INTO ledger_postings (merchant_id, currency, posting_id, debit_account, credit_account, amount_minor, code, reference_kind, reference_id, event_id, recorded_at)
+                    SELECT merchant_id, currency, posting_id, debit_account, credit_account, amount_minor, code, reference_kind, reference_id, event_id, recorded_at FROM ledger_postings WHERE merchant_id = $1 LIMIT 1`,
+        [merchantId],
+      ),
     ).rejects.toThrow(/ledger_postings_pkey/);
     expect((await ledger.audit()).ok).toBe(true);
   });
@@ -91,8 +109,12 @@ describe('ledger auditor', () => {
     );
     const audit = await ledger.runAuditCommand();
     expect(audit.code).toBe(1);
-    expect(audit.stdout).toContain(`merchant ${merchantId} RUB: settlement_available disagrees: ledger_balances 78100, Σ ledger_postings 78600, event store 78100`);
-    expect(audit.stdout).toContain(`merchant ${merchantId} RUB: posting forged:1 (500 from clearing to settlement_available) is in ledger_postings but in no event`);
+    expect(audit.stdout).toContain(
+      `merchant ${merchantId} RUB: settlement_available disagrees: ledger_balances 78100, Σ ledger_postings 78600, event store 78100`,
+    );
+    expect(audit.stdout).toContain(
+      `merchant ${merchantId} RUB: posting forged:1 (500 from clearing to settlement_available) is in ledger_postings but in no event`,
+    );
   });
 
   it('finds a credited-order row, which credits decide from, that no event explains (run last: the rows cannot be deleted)', async () => {

@@ -28,12 +28,29 @@ describe('ledger: conversions and withdrawal holds', () => {
   beforeAll(async () => {
     ledger = await LedgerTestService.start();
     merchantId = newMerchantId('crypto');
-    await ledger.publish([paymentOrderEvent('PaymentOrderSucceeded', { merchantId, orderId: 'FUND-1', direction: 'incoming', amountMinor: '10101010', feeMinor: '0', currency: 'RUB' })]);
+    await ledger.publish([
+      paymentOrderEvent('PaymentOrderSucceeded', {
+        merchantId,
+        orderId: 'FUND-1',
+        direction: 'incoming',
+        amountMinor: '10101010',
+        feeMinor: '0',
+        currency: 'RUB',
+      }),
+    ]);
     await ledger.eventuallyBalances(merchantId, { settlement: [{ currency: 'RUB', available: '101010.10', frozen: '0.00' }], deposit: [] });
   });
   afterAll(async () => ledger?.stop());
 
-  const conversion = { conversion_id: 'CV-1', from_currency: 'RUB', to_currency: 'USDT', amount_minor: '10101010', rate: '0.01', reason: 'merchant asked for USDT', operator_id: 'op_1' };
+  const conversion = {
+    conversion_id: 'CV-1',
+    from_currency: 'RUB',
+    to_currency: 'USDT',
+    amount_minor: '10101010',
+    rate: '0.01',
+    reason: 'merchant asked for USDT',
+    operator_id: 'op_1',
+  };
   const convert = (body: object) => ledger.request('POST', `/internal/merchants/${merchantId}/conversions`, body);
 
   it('converts at the rate less the 1 % fee, once per conversion_id, both legs or neither', async () => {
@@ -58,12 +75,23 @@ describe('ledger: conversions and withdrawal holds', () => {
     expect(badRate.status).toBe(400);
     expect(badRate.body.details).toEqual([expect.objectContaining({ field: 'rate' })]);
     // Nothing of the refused ones was written: the target leg of CV-2 never happened either.
-    const [{ count }] = await ledger.query<{ count: number }>(`SELECT count(*)::int AS count FROM ledger_postings WHERE reference_kind = 'conversion' AND reference_id <> 'CV-1'`);
+    const [{ count }] = await ledger.query<{ count: number }>(
+      `SELECT count(*)::int AS count FROM ledger_postings WHERE reference_kind = 'conversion' AND reference_id <> 'CV-1'`,
+    );
     expect(count).toBe(0);
 
     const entries = await ledger.request('GET', `/internal/merchants/${merchantId}/entries`);
     const lines = entries.body.data.filter((entry: { reference: { kind: string } }) => entry.reference.kind === 'conversion');
-    expect(lines.map((entry: { code: string; debit_account: string; credit_account: string; amount: string }) => [entry.code, entry.debit_account, entry.credit_account, entry.amount]).sort()).toEqual([
+    expect(
+      lines
+        .map((entry: { code: string; debit_account: string; credit_account: string; amount: string }) => [
+          entry.code,
+          entry.debit_account,
+          entry.credit_account,
+          entry.amount,
+        ])
+        .sort(),
+    ).toEqual([
       ['CONVERSION_FEE', 'settlement_available', 'fee_revenue', '1010.10'],
       ['CONVERSION_IN', 'fx', 'settlement_available', '1000.000000'],
       ['CONVERSION_OUT', 'settlement_available', 'fx', '100000.00'],
@@ -81,20 +109,41 @@ describe('ledger: conversions and withdrawal holds', () => {
       schemaVersion: WITHDRAWAL_EXTERNAL_EVENT_SCHEMA_VERSION,
       source: 'withdrawals',
       subject: `merchant:${merchantId}/withdrawal:${orderId}`,
-      data: { merchantId, orderId, holdId: withdrawalHoldId(merchantId, orderId), balanceAsset: 'USDT', amountMinor, networkFeeMinor: feeMinor, version: 1, occurredAt: new Date().toISOString(), withdrawal: {} },
+      data: {
+        merchantId,
+        orderId,
+        holdId: withdrawalHoldId(merchantId, orderId),
+        balanceAsset: 'USDT',
+        amountMinor,
+        networkFeeMinor: feeMinor,
+        version: 1,
+        occurredAt: new Date().toISOString(),
+        withdrawal: {},
+      },
       correlationId: `req_${orderId}`,
     });
   }
 
   const placeWithdrawalHold = (orderId: string, amountMinor: string, feeMinor: string) =>
-    ledger.request('POST', '/internal/holds', { hold_id: withdrawalHoldId(merchantId, orderId), merchant_id: merchantId, currency: 'USDT', amount_minor: amountMinor, fee_minor: feeMinor, reference: { kind: 'withdrawal', id: orderId } });
+    ledger.request('POST', '/internal/holds', {
+      hold_id: withdrawalHoldId(merchantId, orderId),
+      merchant_id: merchantId,
+      currency: 'USDT',
+      amount_minor: amountMinor,
+      fee_minor: feeMinor,
+      reference: { kind: 'withdrawal', id: orderId },
+    });
 
   it('posts a completed withdrawal hold and voids a failed one, once each', async () => {
     expect((await placeWithdrawalHold('W-OK', '100000000', '5000000')).status).toBe(201);
     expect((await placeWithdrawalHold('W-FAIL', '50000000', '5000000')).status).toBe(201);
     const completed = withdrawalEvent('WithdrawalCompleted', 'W-OK', '100000000', '5000000');
     const failed = withdrawalEvent('WithdrawalFailed', 'W-FAIL', '50000000', '5000000');
-    await ledger.publishTo(WITHDRAWALS_TOPICS.events, withdrawalKey(merchantId, 'W-OK'), [withdrawalEvent('WithdrawalRequested', 'W-OK', '100000000', '5000000'), completed, completed]);
+    await ledger.publishTo(WITHDRAWALS_TOPICS.events, withdrawalKey(merchantId, 'W-OK'), [
+      withdrawalEvent('WithdrawalRequested', 'W-OK', '100000000', '5000000'),
+      completed,
+      completed,
+    ]);
     await ledger.publishTo(WITHDRAWALS_TOPICS.events, withdrawalKey(merchantId, 'W-FAIL'), [failed]);
     await ledger.eventuallyBalances(merchantId, {
       settlement: [
@@ -103,7 +152,9 @@ describe('ledger: conversions and withdrawal holds', () => {
       ],
       deposit: [],
     });
-    const holds = await ledger.query(`SELECT hold_id, status FROM ledger_holds WHERE reference_kind = 'withdrawal' AND merchant_id = $1 ORDER BY hold_id`, [merchantId]);
+    const holds = await ledger.query(`SELECT hold_id, status FROM ledger_holds WHERE reference_kind = 'withdrawal' AND merchant_id = $1 ORDER BY hold_id`, [
+      merchantId,
+    ]);
     expect(holds).toEqual([
       { hold_id: withdrawalHoldId(merchantId, 'W-FAIL'), status: 'voided' },
       { hold_id: withdrawalHoldId(merchantId, 'W-OK'), status: 'posted' },

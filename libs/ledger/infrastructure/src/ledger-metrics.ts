@@ -15,7 +15,9 @@ export function registerLedgerMetrics(metrics: MetricsRegistry, dataSource: Data
     help: 'Holds (frozen funds of payouts and withdrawals) neither posted nor voided yet, by currency',
     labelNames: ['currency'],
     async collect() {
-      const rows: Array<{ currency: string; open: number }> = await dataSource.query(`SELECT currency, count(*)::int AS open FROM ledger_holds WHERE status = 'pending' GROUP BY currency`);
+      const rows: Array<{ currency: string; open: number }> = await dataSource.query(
+        `SELECT currency, count(*)::int AS open FROM ledger_holds WHERE status = 'pending' GROUP BY currency`,
+      );
       this.reset();
       for (const row of rows) this.set({ currency: row.currency }, row.open);
     },

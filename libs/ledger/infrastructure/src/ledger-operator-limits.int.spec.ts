@@ -17,20 +17,49 @@ describe('ledger: limits on operator money actions', () => {
   beforeAll(async () => {
     ledger = await LedgerTestService.start();
     merchantId = newMerchantId('limits');
-    await ledger.publish([paymentOrderEvent('PaymentOrderSucceeded', { merchantId, orderId: 'FUND-1', direction: 'incoming', amountMinor: '2000000000', feeMinor: '0', currency: 'RUB' })]);
+    await ledger.publish([
+      paymentOrderEvent('PaymentOrderSucceeded', {
+        merchantId,
+        orderId: 'FUND-1',
+        direction: 'incoming',
+        amountMinor: '2000000000',
+        feeMinor: '0',
+        currency: 'RUB',
+      }),
+    ]);
     await ledger.eventuallyBalances(merchantId, funded);
   });
   afterAll(async () => ledger?.stop());
 
-  const conversion = { conversion_id: 'CV-1', from_currency: 'RUB', to_currency: 'USDT', amount_minor: '10000000', rate: '0.01', reason: 'merchant asked for USDT', operator_id: 'op_alice' };
+  const conversion = {
+    conversion_id: 'CV-1',
+    from_currency: 'RUB',
+    to_currency: 'USDT',
+    amount_minor: '10000000',
+    rate: '0.01',
+    reason: 'merchant asked for USDT',
+    operator_id: 'op_alice',
+  };
   const convert = (body: object) => ledger.request('POST', `/internal/merchants/${merchantId}/conversions`, body);
-  const adjust = (body: object) => ledger.request('POST', `/internal/merchants/${merchantId}/deposit-adjustments`, { currency: 'RUB', reason: 'security deposit wired', operator_id: 'op_alice', ...body });
-  const decide = (approvalId: string, decision: 'approve' | 'reject', body: object) => ledger.request('POST', `/internal/approvals/${approvalId}/${decision}`, body);
-  const postingsOf = async (referenceId: string) => (await ledger.query<{ count: number }>(`SELECT count(*)::int AS count FROM ledger_postings WHERE reference_id = $1`, [referenceId]))[0]?.count;
+  const adjust = (body: object) =>
+    ledger.request('POST', `/internal/merchants/${merchantId}/deposit-adjustments`, {
+      currency: 'RUB',
+      reason: 'security deposit wired',
+      operator_id: 'op_alice',
+      ...body,
+    });
+  const decide = (approvalId: string, decision: 'approve' | 'reject', body: object) =>
+    ledger.request('POST', `/internal/approvals/${approvalId}/${decision}`, body);
+  const postingsOf = async (referenceId: string) =>
+    (await ledger.query<{ count: number }>(`SELECT count(*)::int AS count FROM ledger_postings WHERE reference_id = $1`, [referenceId]))[0]?.count;
 
   it('refuses a conversion outside the rate band, a forged huge rate, one over the cap and one without conversion_id; nothing moves', async () => {
     const outOfBand = await convert({ ...conversion, conversion_id: 'CV-BAND', rate: '0.0103' });
-    expect([outOfBand.status, outOfBand.body.code, outOfBand.body.details]).toEqual([400, 'VALIDATION_ERROR', [expect.objectContaining({ field: 'rate', issue: expect.stringContaining('reference rate 0.01 for RUB/USDT') })]]);
+    expect([outOfBand.status, outOfBand.body.code, outOfBand.body.details]).toEqual([
+      400,
+      'VALIDATION_ERROR',
+      [expect.objectContaining({ field: 'rate', issue: expect.stringContaining('reference rate 0.01 for RUB/USDT') })],
+    ]);
     const minting = await convert({ ...conversion, conversion_id: 'CV-MINT', rate: '1000000' });
     expect([minting.status, minting.body.details.map((detail: { field: string }) => detail.field)]).toEqual([400, ['rate']]);
     const overCap = await convert({ ...conversion, conversion_id: 'CV-CAP', amount_minor: '1000000001' });
@@ -53,9 +82,19 @@ describe('ledger: limits on operator money actions', () => {
 
   it('holds a large deposit adjustment until a second operator approves it, then books it exactly once', async () => {
     // The same request twice at once (a double click, a retry racing the first) makes one request.
-    const [requested, concurrent] = await Promise.all([adjust({ adjustment_id: 'ADJ-BIG', amount_minor: '500000000' }), adjust({ adjustment_id: 'ADJ-BIG', amount_minor: '500000000' })]);
+    const [requested, concurrent] = await Promise.all([
+      adjust({ adjustment_id: 'ADJ-BIG', amount_minor: '500000000' }),
+      adjust({ adjustment_id: 'ADJ-BIG', amount_minor: '500000000' }),
+    ]);
     expect([requested.status, concurrent.status, concurrent.body.approval_id]).toEqual([202, 202, requested.body.approval_id]);
-    expect(requested.body).toMatchObject({ kind: 'deposit_adjustment', subject_id: 'ADJ-BIG', status: 'pending', requested_by: 'op_alice', decided_by: null, terms: { currency: 'RUB', amount_minor: '500000000' } });
+    expect(requested.body).toMatchObject({
+      kind: 'deposit_adjustment',
+      subject_id: 'ADJ-BIG',
+      status: 'pending',
+      requested_by: 'op_alice',
+      decided_by: null,
+      terms: { currency: 'RUB', amount_minor: '500000000' },
+    });
     const approvalId: string = requested.body.approval_id;
     // A retry of the request finds the same one waiting; other terms under the id are refused.
     const retried = await adjust({ adjustment_id: 'ADJ-BIG', amount_minor: '500000000' });
@@ -108,11 +147,15 @@ describe('ledger: limits on operator money actions', () => {
     expect([late.status, late.body.details[0].field]).toEqual([400, 'approval_id']);
 
     const lapsing = await adjust({ adjustment_id: 'ADJ-LAPSED', amount_minor: '100000001' });
-    await ledger.query(`UPDATE ledger_operator_approvals SET expires_at = requested_at + interval '1 millisecond' WHERE approval_id = $1`, [lapsing.body.approval_id]);
+    await ledger.query(`UPDATE ledger_operator_approvals SET expires_at = requested_at + interval '1 millisecond' WHERE approval_id = $1`, [
+      lapsing.body.approval_id,
+    ]);
     const expired = await decide(lapsing.body.approval_id, 'approve', { operator_id: 'op_bob' });
     expect([expired.status, expired.body.details[0].issue]).toEqual([400, expect.stringContaining('expired')]);
     const listed = await ledger.request('GET', `/internal/approvals?status=expired&merchant_id=${merchantId}`);
-    expect(listed.body.data.map((approval: { subject_id: string; status: string }) => [approval.subject_id, approval.status])).toEqual([['ADJ-LAPSED', 'expired']]);
+    expect(listed.body.data.map((approval: { subject_id: string; status: string }) => [approval.subject_id, approval.status])).toEqual([
+      ['ADJ-LAPSED', 'expired'],
+    ]);
 
     expect(await ledger.balances(merchantId)).toEqual(before);
     expect(await postingsOf('ADJ-REJECTED')).toBe(0);

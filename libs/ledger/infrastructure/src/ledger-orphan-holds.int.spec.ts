@@ -31,7 +31,16 @@ describe('ledger: orphaned payout holds', () => {
   beforeAll(async () => {
     ledger = await LedgerTestService.start();
     merchantId = newMerchantId('orphans');
-    await ledger.publish([paymentOrderEvent('PaymentOrderSucceeded', { merchantId, orderId: 'FUND-1', direction: 'incoming', amountMinor: '100000', feeMinor: '0', currency: 'RUB' })]);
+    await ledger.publish([
+      paymentOrderEvent('PaymentOrderSucceeded', {
+        merchantId,
+        orderId: 'FUND-1',
+        direction: 'incoming',
+        amountMinor: '100000',
+        feeMinor: '0',
+        currency: 'RUB',
+      }),
+    ]);
     await ledger.eventuallyBalances(merchantId, { settlement: [{ currency: 'RUB', available: '1000.00', frozen: '0.00' }], deposit: [] });
   });
   afterAll(async () => ledger?.stop());
@@ -39,11 +48,21 @@ describe('ledger: orphaned payout holds', () => {
   const hold = (orderId: string) => `payout:${merchantId}:${orderId}`;
 
   it('voids only the hold payments has no order for, once, after the grace period', async () => {
-    for (const orderId of ['GONE', 'SLOW-EVENT', 'PAYMENTS-DOWN', 'CREATED']) expect((await ledger.placeHold(merchantId, hold(orderId), '10000')).status).toBe(201);
+    for (const orderId of ['GONE', 'SLOW-EVENT', 'PAYMENTS-DOWN', 'CREATED'])
+      expect((await ledger.placeHold(merchantId, hold(orderId), '10000')).status).toBe(201);
     // CREATED's order event arrives as usual: that hold is attached and never asked about.
-    const created = paymentOrderEvent('PaymentOrderCreated', { merchantId, orderId: 'CREATED', direction: 'outgoing', amountMinor: '10000', feeMinor: '0', currency: 'RUB' });
+    const created = paymentOrderEvent('PaymentOrderCreated', {
+      merchantId,
+      orderId: 'CREATED',
+      direction: 'outgoing',
+      amountMinor: '10000',
+      feeMinor: '0',
+      currency: 'RUB',
+    });
     await ledger.publish([created]);
-    await eventually(async () => (await ledger.query(`SELECT 1 FROM ledger_holds WHERE hold_id = $1 AND attached_at IS NOT NULL`, [hold('CREATED')])).length === 1);
+    await eventually(
+      async () => (await ledger.query(`SELECT 1 FROM ledger_holds WHERE hold_id = $1 AND attached_at IS NOT NULL`, [hold('CREATED')])).length === 1,
+    );
     const payments = new ScriptedPayments({ GONE: false, 'SLOW-EVENT': true, 'PAYMENTS-DOWN': 'unknown' });
     const sweeper = ledger.orphanHoldSweeper(payments, GRACE_MS);
 
@@ -56,8 +75,16 @@ describe('ledger: orphaned payout holds', () => {
     payments.asked.length = 0;
     expect(await sweeper.sweepOnce()).toEqual({ attached: 0, voided: 0, undecided: 1 });
     expect(payments.asked).toEqual(['PAYMENTS-DOWN']);
-    const statuses = await ledger.query<{ hold_id: string; status: string }>(`SELECT hold_id, status FROM ledger_holds WHERE merchant_id = $1 ORDER BY hold_id`, [merchantId]);
-    expect(statuses.map((row) => `${row.hold_id.split(':').pop()} ${row.status}`)).toEqual(['CREATED pending', 'GONE voided', 'PAYMENTS-DOWN pending', 'SLOW-EVENT pending']);
+    const statuses = await ledger.query<{ hold_id: string; status: string }>(
+      `SELECT hold_id, status FROM ledger_holds WHERE merchant_id = $1 ORDER BY hold_id`,
+      [merchantId],
+    );
+    expect(statuses.map((row) => `${row.hold_id.split(':').pop()} ${row.status}`)).toEqual([
+      'CREATED pending',
+      'GONE voided',
+      'PAYMENTS-DOWN pending',
+      'SLOW-EVENT pending',
+    ]);
     expect((await ledger.audit()).discrepancies).toEqual([]);
   });
 

@@ -31,9 +31,21 @@ describe('ledger: redelivered payment-order events', () => {
 
   it('applies each consumed event once, whether redelivered with the same id or copied with a new one', async () => {
     const merchantId = newMerchantId('redelivery');
-    const order = (orderId: string, direction: 'incoming' | 'outgoing', amountMinor: string, feeMinor: string): OrderFacts => ({ merchantId, orderId, direction, amountMinor, feeMinor, currency: 'RUB' });
+    const order = (orderId: string, direction: 'incoming' | 'outgoing', amountMinor: string, feeMinor: string): OrderFacts => ({
+      merchantId,
+      orderId,
+      direction,
+      amountMinor,
+      feeMinor,
+      currency: 'RUB',
+    });
     const payIn = order('A-1', 'incoming', '50000', '500');
-    const payouts = { succeeded: order('P-1', 'outgoing', '10000', '100'), failed: order('P-2', 'outgoing', '5000', '0'), cancelled: order('P-3', 'outgoing', '2000', '50'), expired: order('P-4', 'outgoing', '1000', '0') };
+    const payouts = {
+      succeeded: order('P-1', 'outgoing', '10000', '100'),
+      failed: order('P-2', 'outgoing', '5000', '0'),
+      cancelled: order('P-3', 'outgoing', '2000', '50'),
+      expired: order('P-4', 'outgoing', '1000', '0'),
+    };
 
     const credit = threeTimes('PaymentOrderSucceeded', payIn);
     await ledger.publish(credit.envelopes);
@@ -55,16 +67,34 @@ describe('ledger: redelivered payment-order events', () => {
       threeTimes('PaymentOrderExpired', payouts.expired),
     ];
     // Events that move no money, delivered twice as well: an incoming order's failure, an assignment.
-    const noMoney = [paymentOrderEvent('PaymentOrderFailed', order('A-2', 'incoming', '7000', '0')), paymentOrderEvent('PaymentOrderExpired', order('A-3', 'incoming', '7000', '0')), paymentOrderEvent('PaymentOrderAgentAssigned', payIn)];
+    const noMoney = [
+      paymentOrderEvent('PaymentOrderFailed', order('A-2', 'incoming', '7000', '0')),
+      paymentOrderEvent('PaymentOrderExpired', order('A-3', 'incoming', '7000', '0')),
+      paymentOrderEvent('PaymentOrderAgentAssigned', payIn),
+    ];
     await ledger.publish([...outcomes.flatMap((outcome) => outcome.envelopes), ...noMoney, ...noMoney]);
     await ledger.eventuallyConsumed(outcomes.flatMap((outcome) => outcome.ids));
 
     // 495.00 credited; P-1 took 100.00 + 1.00; P-2, P-3 and P-4 came back.
     await ledger.eventuallyBalances(merchantId, { settlement: [{ currency: 'RUB', available: '394.00', frozen: '0.00' }], deposit: [] }, 1);
-    const events = await ledger.query<{ event_type: string }>(`SELECT event_type FROM event_store WHERE stream_id = $1 ORDER BY stream_version`, [`ledger:${merchantId}:RUB`]);
+    const events = await ledger.query<{ event_type: string }>(`SELECT event_type FROM event_store WHERE stream_id = $1 ORDER BY stream_version`, [
+      `ledger:${merchantId}:RUB`,
+    ]);
     // The four outcomes travel on four orders' keys, so across partitions in any order.
-    expect(events.map((event) => event.event_type).sort()).toEqual(['HoldPlaced', 'HoldPlaced', 'HoldPlaced', 'HoldPlaced', 'HoldPosted', 'HoldVoided', 'HoldVoided', 'HoldVoided', 'PayInCredited']);
-    const postings = await ledger.query<{ code: string; amount_minor: string }>(`SELECT code, amount_minor::text FROM ledger_postings WHERE merchant_id = $1`, [merchantId]);
+    expect(events.map((event) => event.event_type).sort()).toEqual([
+      'HoldPlaced',
+      'HoldPlaced',
+      'HoldPlaced',
+      'HoldPlaced',
+      'HoldPosted',
+      'HoldVoided',
+      'HoldVoided',
+      'HoldVoided',
+      'PayInCredited',
+    ]);
+    const postings = await ledger.query<{ code: string; amount_minor: string }>(`SELECT code, amount_minor::text FROM ledger_postings WHERE merchant_id = $1`, [
+      merchantId,
+    ]);
     expect(postings.map((posting) => `${posting.code} ${posting.amount_minor}`).sort()).toEqual([
       'HOLD_FEE 100',
       'HOLD_PLACED 1000',
@@ -78,29 +108,76 @@ describe('ledger: redelivered payment-order events', () => {
       'PAYIN_FEE 500',
       'PAYIN_SETTLED 49500',
     ]);
-    const holds = await ledger.query<{ hold_id: string; status: string }>(`SELECT hold_id, status FROM ledger_holds WHERE merchant_id = $1 ORDER BY hold_id`, [merchantId]);
+    const holds = await ledger.query<{ hold_id: string; status: string }>(`SELECT hold_id, status FROM ledger_holds WHERE merchant_id = $1 ORDER BY hold_id`, [
+      merchantId,
+    ]);
     expect(holds.map((hold) => `${hold.hold_id.split(':').pop()} ${hold.status}`)).toEqual(['P-1 posted', 'P-2 voided', 'P-3 voided', 'P-4 voided']);
 
     const report = await ledger.audit();
     expect(report.discrepancies).toEqual([]);
-    expect(report.totalsByCurrency['RUB']).toEqual({ settlement_available: '39400', settlement_frozen: '0', deposit: '0', fee_revenue: '600', clearing: '-40000', fx: '0' });
+    expect(report.totalsByCurrency['RUB']).toEqual({
+      settlement_available: '39400',
+      settlement_frozen: '0',
+      deposit: '0',
+      fee_revenue: '600',
+      clearing: '-40000',
+      fx: '0',
+    });
   });
 
   it('dead-letters events that can never apply, without blocking the ones behind them', async () => {
     const merchantId = newMerchantId('poison');
     const dlq: MessageEnvelope[] = [];
-    const reader = new KafkaMessageBroker({ clientId: 'dlq-reader', brokers: (process.env['KAFKA_BROKERS'] ?? '').split(','), namespace: ledger.runId, log: () => undefined });
+    const reader = new KafkaMessageBroker({
+      clientId: 'dlq-reader',
+      brokers: (process.env['KAFKA_BROKERS'] ?? '').split(','),
+      namespace: ledger.runId,
+      log: () => undefined,
+    });
     await reader.connect();
-    const subscription = await reader.subscribe({ groupId: 'dlq-reader', topics: [deadLetterTopicOf(PAYMENTS_TOPICS.orderEvents)], startFrom: 'earliest', handler: async (message) => void dlq.push(message.envelope) });
+    const subscription = await reader.subscribe({
+      groupId: 'dlq-reader',
+      topics: [deadLetterTopicOf(PAYMENTS_TOPICS.orderEvents)],
+      startFrom: 'earliest',
+      handler: async (message) => void dlq.push(message.envelope),
+    });
     try {
       await subscription.ready;
-      const credited = paymentOrderEvent('PaymentOrderSucceeded', { merchantId, orderId: 'A-1', direction: 'incoming', amountMinor: '10000', feeMinor: '0', currency: 'RUB' });
+      const credited = paymentOrderEvent('PaymentOrderSucceeded', {
+        merchantId,
+        orderId: 'A-1',
+        direction: 'incoming',
+        amountMinor: '10000',
+        feeMinor: '0',
+        currency: 'RUB',
+      });
       // Same order, other amounts: a conflict for an operator, never a second credit.
-      const conflicting = paymentOrderEvent('PaymentOrderSucceeded', { merchantId, orderId: 'A-1', direction: 'incoming', amountMinor: '99999', feeMinor: '0', currency: 'RUB' });
+      const conflicting = paymentOrderEvent('PaymentOrderSucceeded', {
+        merchantId,
+        orderId: 'A-1',
+        direction: 'incoming',
+        amountMinor: '99999',
+        feeMinor: '0',
+        currency: 'RUB',
+      });
       // A payout whose hold was never placed.
-      const holdless = paymentOrderEvent('PaymentOrderSucceeded', { merchantId, orderId: 'P-9', direction: 'outgoing', amountMinor: '100', feeMinor: '0', currency: 'RUB' });
+      const holdless = paymentOrderEvent('PaymentOrderSucceeded', {
+        merchantId,
+        orderId: 'P-9',
+        direction: 'outgoing',
+        amountMinor: '100',
+        feeMinor: '0',
+        currency: 'RUB',
+      });
       // Malformed: the fee exceeds the amount.
-      const malformed = paymentOrderEvent('PaymentOrderSucceeded', { merchantId, orderId: 'A-2', direction: 'incoming', amountMinor: '100', feeMinor: '101', currency: 'RUB' });
+      const malformed = paymentOrderEvent('PaymentOrderSucceeded', {
+        merchantId,
+        orderId: 'A-2',
+        direction: 'incoming',
+        amountMinor: '100',
+        feeMinor: '101',
+        currency: 'RUB',
+      });
       // Not the ledger's business, and no poison either: payments' acknowledgement of a dispute review.
       const disputeOutcomeApplied = createEnvelope({
         type: PAYMENT_ORDER_DISPUTE_EVENT_TYPES.disputeOutcomeApplied,
@@ -110,7 +187,14 @@ describe('ledger: redelivered payment-order events', () => {
         data: { merchantId, orderId: 'A-1', disputeId: 'dsp_1', disputeVersion: 2, occurredAt: new Date().toISOString() },
         correlationId: 'req_dispute',
       });
-      const after = paymentOrderEvent('PaymentOrderSucceeded', { merchantId, orderId: 'A-1', direction: 'incoming', amountMinor: '10000', feeMinor: '0', currency: 'RUB' });
+      const after = paymentOrderEvent('PaymentOrderSucceeded', {
+        merchantId,
+        orderId: 'A-1',
+        direction: 'incoming',
+        amountMinor: '10000',
+        feeMinor: '0',
+        currency: 'RUB',
+      });
       await ledger.publish([credited, conflicting, holdless, malformed, disputeOutcomeApplied, after]);
       await ledger.eventuallyConsumed([credited.id, after.id]);
 

@@ -36,12 +36,28 @@ describe('ledger commands on a long stream', () => {
       const events: LedgerEvent[] = [];
       const empty = initialLedgerState(merchantId, currency);
       for (let index = first; index < first + BATCH; index += 1) {
-        events.push(...decide({ type: 'CreditPayIn', data: { orderId: `C-${index}`, amountMinor: AMOUNT, feeMinor: FEE, reason: 'payin_succeeded' }, metadata: { now } }, empty));
+        events.push(
+          ...decide(
+            { type: 'CreditPayIn', data: { orderId: `C-${index}`, amountMinor: AMOUNT, feeMinor: FEE, reason: 'payin_succeeded' }, metadata: { now } },
+            empty,
+          ),
+        );
       }
       await ledger.dataSource.transaction(async (manager) => {
-        const { state: stateBefore, version: versionBefore } = await loadLedgerState(manager, merchantId, currency, { type: 'PostHold', data: { holdId: 'none' }, metadata: { now } });
+        const { state: stateBefore, version: versionBefore } = await loadLedgerState(manager, merchantId, currency, {
+          type: 'PostHold',
+          data: { holdId: 'none' },
+          metadata: { now },
+        });
         const envelopes = events.map((event) =>
-          createEnvelope({ type: event.type, schemaVersion: ledgerEvents.versionOf(event.type), source: 'ledger', subject: `merchant:${merchantId}/ledger:${currency}`, data: event.data, correlationId: 'seed' }),
+          createEnvelope({
+            type: event.type,
+            schemaVersion: ledgerEvents.versionOf(event.type),
+            source: 'ledger',
+            subject: `merchant:${merchantId}/ledger:${currency}`,
+            data: event.data,
+            correlationId: 'seed',
+          }),
         );
         const version = await appendToStream(manager, streamId, versionBefore, envelopes);
         await projectLedgerEvents(manager, { streamId, stateBefore, state: stateBefore, events, envelopes, versionBefore, version });
@@ -55,7 +71,12 @@ describe('ledger commands on a long stream', () => {
 
   const run = (command: LedgerCommand) => handleLedgerCommand({ dataSource: ledger.dataSource }, merchantId, currency, command, causation);
   const stateOf = (command: LedgerCommand) =>
-    ledger.dataSource.transaction((manager) => aggregateStream(manager, ledgerDecider(merchantId, currency), streamId, { codec: ledgerEvents, loadState: (m) => loadLedgerState(m, merchantId, currency, command) }));
+    ledger.dataSource.transaction((manager) =>
+      aggregateStream(manager, ledgerDecider(merchantId, currency), streamId, {
+        codec: ledgerEvents,
+        loadState: (m) => loadLedgerState(m, merchantId, currency, command),
+      }),
+    );
   const refusal = async (command: LedgerCommand): Promise<DomainError> => {
     const error: unknown = await run(command).then(
       () => null,
@@ -71,25 +92,45 @@ describe('ledger commands on a long stream', () => {
 
   it('decides a hold from a bounded number of events, with the balance of all 50,000 credits', async () => {
     const total = BigInt(CREDITS) * (AMOUNT - FEE);
-    const loaded = await stateOf({ type: 'PlaceHold', data: { holdId: 'payout:P-1', amountMinor: 1n, feeMinor: 0n, reference: { kind: 'payment_order', id: 'P-1' } }, metadata: { now } });
+    const loaded = await stateOf({
+      type: 'PlaceHold',
+      data: { holdId: 'payout:P-1', amountMinor: 1n, feeMinor: 0n, reference: { kind: 'payment_order', id: 'P-1' } },
+      metadata: { now },
+    });
     expect(loaded.eventsRead).toBeLessThanOrEqual(EVENTS_READ_MAX);
     expect(loaded.version).toBe(CREDITS);
     expect(loaded.state.balances.settlement_available).toBe(total);
 
     // One minor unit more than the 50,000 credits is refused; exactly all of it minus the fee is held.
-    const tooMuch = await refusal({ type: 'PlaceHold', data: { holdId: 'payout:P-1', amountMinor: total - 99n, feeMinor: 100n, reference: { kind: 'payment_order', id: 'P-1' } }, metadata: { now } });
+    const tooMuch = await refusal({
+      type: 'PlaceHold',
+      data: { holdId: 'payout:P-1', amountMinor: total - 99n, feeMinor: 100n, reference: { kind: 'payment_order', id: 'P-1' } },
+      metadata: { now },
+    });
     expect(tooMuch.code).toBe('INSUFFICIENT_FUNDS');
-    const held = await run({ type: 'PlaceHold', data: { holdId: 'payout:P-1', amountMinor: total - 100n, feeMinor: 100n, reference: { kind: 'payment_order', id: 'P-1' } }, metadata: { now } });
+    const held = await run({
+      type: 'PlaceHold',
+      data: { holdId: 'payout:P-1', amountMinor: total - 100n, feeMinor: 100n, reference: { kind: 'payment_order', id: 'P-1' } },
+      metadata: { now },
+    });
     expect(held.events.map((event) => event.type)).toEqual(['HoldPlaced']);
     expect(held.eventsRead).toBeLessThanOrEqual(EVENTS_READ_MAX);
     expect(balances(held)).toEqual({ available: 0n, frozen: total, version: CREDITS + 1 });
   });
 
   it('recognises a credit from the start of the history without replaying it', async () => {
-    const repeat = await run({ type: 'CreditPayIn', data: { orderId: 'C-17', amountMinor: AMOUNT, feeMinor: FEE, reason: 'payin_succeeded' }, metadata: { now } });
+    const repeat = await run({
+      type: 'CreditPayIn',
+      data: { orderId: 'C-17', amountMinor: AMOUNT, feeMinor: FEE, reason: 'payin_succeeded' },
+      metadata: { now },
+    });
     expect(repeat.events).toEqual([]);
     expect(repeat.eventsRead).toBeLessThanOrEqual(EVENTS_READ_MAX);
-    const conflicting = await refusal({ type: 'CreditPayIn', data: { orderId: 'C-17', amountMinor: AMOUNT + 1n, feeMinor: FEE, reason: 'payin_succeeded' }, metadata: { now } });
+    const conflicting = await refusal({
+      type: 'CreditPayIn',
+      data: { orderId: 'C-17', amountMinor: AMOUNT + 1n, feeMinor: FEE, reason: 'payin_succeeded' },
+      metadata: { now },
+    });
     expect([conflicting.code, conflicting.details[0].field]).toEqual(['VALIDATION_ERROR', 'order_id']);
   });
 
@@ -106,7 +147,11 @@ describe('ledger commands on a long stream', () => {
     const report = await ledger.audit();
     expect(report.discrepancies).toEqual([]);
     expect(report.events).toBe(CREDITS + 2);
-    expect(report.totalsByCurrency['RUB']).toMatchObject({ settlement_available: (BigInt(CREDITS) * (AMOUNT - FEE)).toString(), settlement_frozen: '0', fee_revenue: (BigInt(CREDITS) * FEE).toString() });
+    expect(report.totalsByCurrency['RUB']).toMatchObject({
+      settlement_available: (BigInt(CREDITS) * (AMOUNT - FEE)).toString(),
+      settlement_frozen: '0',
+      fee_revenue: (BigInt(CREDITS) * FEE).toString(),
+    });
   });
 });
 

@@ -49,7 +49,15 @@ export class LedgerModule {
   static forRoot(settings: LedgerSettings): DynamicModule {
     return {
       module: LedgerModule,
-      controllers: [PaymentEventsConsumer, WithdrawalEventsConsumer, InternalHoldsController, InternalMerchantLedgerController, InternalConversionsController, InternalApprovalsController, InternalEventAnchorsController],
+      controllers: [
+        PaymentEventsConsumer,
+        WithdrawalEventsConsumer,
+        InternalHoldsController,
+        InternalMerchantLedgerController,
+        InternalConversionsController,
+        InternalApprovalsController,
+        InternalEventAnchorsController,
+      ],
       providers: [
         EventStoreAnchoring,
         { provide: LEDGER_SETTINGS, useValue: settings },
@@ -63,7 +71,8 @@ export class LedgerModule {
         {
           provide: WITHDRAWAL_DIRECTORY,
           inject: [{ token: SERVICE_TOKEN_ISSUER, optional: true }],
-          useFactory: (issuer?: ServiceTokenIssuer) => new HttpPaymentOrderDirectory(settings.withdrawalsInternalUrl, 3_000, authorizationFor(issuer, 'withdrawals'), 'withdrawals'),
+          useFactory: (issuer?: ServiceTokenIssuer) =>
+            new HttpPaymentOrderDirectory(settings.withdrawalsInternalUrl, 3_000, authorizationFor(issuer, 'withdrawals'), 'withdrawals'),
         },
         LedgerTopics,
         OrphanHoldSweeper,

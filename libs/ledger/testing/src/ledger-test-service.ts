@@ -37,7 +37,6 @@ import { eventually, requiredEnv, sourceEntryPoint, testKafkaBrokers, workspaceR
 import { OffsetClock } from '@mp/shared-util-clock';
 import { DataSource } from 'typeorm';
 
-
 export type PaymentEventType = Exclude<PaymentOrderExternalEventType, 'PaymentOrderPayerReportedPaid'>;
 
 /** The order's identity and money, as every external payment-order event carries them. */
@@ -158,13 +157,25 @@ export class LedgerTestService {
     await admin.connect();
     await admin.query(`CREATE DATABASE "${service.runId}"`);
     await admin.end();
-    service.app = await NestFactory.create<NestFastifyApplication>(LedgerTestAppModule.forRoot(service.databaseUrl, service.runId, options.poolMax ?? 10, { ...TEST_LEDGER_SETTINGS, operatorLimits: { ...TEST_OPERATOR_LIMITS, ...options.operatorLimits } }), new FastifyAdapter(), { logger: ['warn', 'error'] });
+    service.app = await NestFactory.create<NestFastifyApplication>(
+      LedgerTestAppModule.forRoot(service.databaseUrl, service.runId, options.poolMax ?? 10, {
+        ...TEST_LEDGER_SETTINGS,
+        operatorLimits: { ...TEST_OPERATOR_LIMITS, ...options.operatorLimits },
+      }),
+      new FastifyAdapter(),
+      { logger: ['warn', 'error'] },
+    );
     service.app.connectMicroservice<CustomStrategy>({ strategy: new MessagingTransportStrategy(service.app.get(MESSAGE_BROKER), LEDGER_CONSUMERS) });
     await service.app.init();
     await service.app.startAllMicroservices();
     await service.app.listen(0, '127.0.0.1');
     service.url = await service.app.getUrl();
-    service.publisher = new KafkaMessageBroker({ clientId: 'ledger-test-publisher', brokers: testKafkaBrokers(), namespace: service.runId, log: () => undefined });
+    service.publisher = new KafkaMessageBroker({
+      clientId: 'ledger-test-publisher',
+      brokers: testKafkaBrokers(),
+      namespace: service.runId,
+      log: () => undefined,
+    });
     await service.publisher.connect();
     return service;
   }
@@ -206,7 +217,10 @@ export class LedgerTestService {
   async request(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: any; text: string; headers: Headers }> {
     const namedOperator = (body as { operator_id?: unknown } | undefined)?.operator_id;
     const operator = typeof namedOperator === 'string' && namedOperator !== '' ? namedOperator : 'op_1';
-    const auth = path === '/internal/holds' ? await TEST_SERVICE_KEYS.headers('ledger', 'payments') : await TEST_SERVICE_KEYS.headers('ledger', 'gateway', { type: 'operator', id: operator });
+    const auth =
+      path === '/internal/holds'
+        ? await TEST_SERVICE_KEYS.headers('ledger', 'payments')
+        : await TEST_SERVICE_KEYS.headers('ledger', 'gateway', { type: 'operator', id: operator });
     const response = await fetch(`${this.url}${path}`, {
       method,
       headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...auth },
@@ -260,13 +274,24 @@ export class LedgerTestService {
   /** Polls the balances until they match, or fails with the last ones seen. */
   async eventuallyBalances(merchantId: string, expected: BalancesView, timeoutMs = 20_000): Promise<void> {
     // On a timeout, the balances read once more, for jest's diff against the expected ones.
-    const last = await eventually(() => this.balances(merchantId), (balances) => JSON.stringify(balances) === JSON.stringify(expected), `the balances of ${merchantId}`, timeoutMs).catch(() => this.balances(merchantId));
+    const last = await eventually(
+      () => this.balances(merchantId),
+      (balances) => JSON.stringify(balances) === JSON.stringify(expected),
+      `the balances of ${merchantId}`,
+      timeoutMs,
+    ).catch(() => this.balances(merchantId));
     expect(last).toEqual(expected);
   }
 
   /** Waits until the consumer's inbox has claimed every one of these envelope ids. */
   async eventuallyConsumed(envelopeIds: string[], timeoutMs = 20_000): Promise<void> {
-    const claimed = async () => (await this.query<{ claimed: number }>(`SELECT count(*)::int AS claimed FROM inbox WHERE consumer = 'ledger.payment-events' AND message_id = ANY($1::uuid[])`, [envelopeIds]))[0].claimed;
+    const claimed = async () =>
+      (
+        await this.query<{ claimed: number }>(
+          `SELECT count(*)::int AS claimed FROM inbox WHERE consumer = 'ledger.payment-events' AND message_id = ANY($1::uuid[])`,
+          [envelopeIds],
+        )
+      )[0].claimed;
     await eventually(claimed, (count) => count === new Set(envelopeIds).size, `${envelopeIds.length} events consumed (claimed so far)`, timeoutMs);
   }
 

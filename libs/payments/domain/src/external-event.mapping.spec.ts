@@ -1,6 +1,14 @@
 import { DEFAULT_METHOD_CATALOG } from './method-catalog';
 import { maskAccountNumber, toExternalEvent } from './external-event.mapping';
-import { decide, evolve, initialPaymentOrder, type ExistingPaymentOrder, type PaymentOrder, type PaymentOrderCommand, type PaymentOrderEvent } from './payment-order.decider';
+import {
+  decide,
+  evolve,
+  initialPaymentOrder,
+  type ExistingPaymentOrder,
+  type PaymentOrder,
+  type PaymentOrderCommand,
+  type PaymentOrderEvent,
+} from './payment-order.decider';
 
 const now = new Date('2026-11-22T10:00:00.000Z');
 const later = (minutes: number) => new Date(now.getTime() + minutes * 60_000);
@@ -23,7 +31,16 @@ function history(...commands: PaymentOrderCommand[]): Array<{ event: PaymentOrde
 
 const createPayout: PaymentOrderCommand = {
   type: 'CreateOutgoingPayment',
-  data: { merchantId: 'mch_1', orderId: 'P-1', amountMinor: 200_000n, currency: 'RUB', country: 'RU', method: 'bank_card', callbackUrl: 'https://shop.example/cb', recipientAccount: { reference: ACCOUNT_REFERENCE, last4: '4312' } },
+  data: {
+    merchantId: 'mch_1',
+    orderId: 'P-1',
+    amountMinor: 200_000n,
+    currency: 'RUB',
+    country: 'RU',
+    method: 'bank_card',
+    callbackUrl: 'https://shop.example/cb',
+    recipientAccount: { reference: ACCOUNT_REFERENCE, last4: '4312' },
+  },
   metadata: { now, methodCatalog: DEFAULT_METHOD_CATALOG },
 };
 const createPayIn: PaymentOrderCommand = {
@@ -93,9 +110,19 @@ describe('internal → external payment-order events', () => {
     );
     const external = steps.map(({ event, orderAfter, version }) => toExternalEvent(event, orderAfter, version));
 
-    expect(external.map((event) => event.type)).toEqual(['PaymentOrderCreated', 'PaymentOrderAgentAssigned', 'PaymentOrderPayerReportedPaid', 'PaymentOrderFailed']);
+    expect(external.map((event) => event.type)).toEqual([
+      'PaymentOrderCreated',
+      'PaymentOrderAgentAssigned',
+      'PaymentOrderPayerReportedPaid',
+      'PaymentOrderFailed',
+    ]);
     expect(external[2].data.order.sub_status).toBe('payer_reported_paid');
-    expect(external[3].data).toMatchObject({ status: 'FAILED', version: 4, agentId: 'agt_2', order: { status: 'FAILED', failure_reason: 'not received', sub_status: null } });
+    expect(external[3].data).toMatchObject({
+      status: 'FAILED',
+      version: 4,
+      agentId: 'agt_2',
+      order: { status: 'FAILED', failure_reason: 'not received', sub_status: null },
+    });
     expect(external[0].data.order).not.toHaveProperty('redirect_url');
     expect(external[0].data.order).not.toHaveProperty('account_number_masked');
     expect(JSON.stringify(external)).not.toContain(PAYER_PAGE_TOKEN_HASH);
@@ -103,9 +130,15 @@ describe('internal → external payment-order events', () => {
 
   it('maps cancellation and expiry', () => {
     const cancelled = history(createPayIn, { type: 'CancelPaymentOrder', metadata: { now: later(1) } });
-    expect(toExternalEvent(cancelled[1].event, cancelled[1].orderAfter, 2)).toMatchObject({ type: 'PaymentOrderCancelled', data: { status: 'CANCELLED', version: 2 } });
+    expect(toExternalEvent(cancelled[1].event, cancelled[1].orderAfter, 2)).toMatchObject({
+      type: 'PaymentOrderCancelled',
+      data: { status: 'CANCELLED', version: 2 },
+    });
     const expired = history(createPayout, { type: 'ExpirePaymentOrder', metadata: { now: later(1441) } });
-    expect(toExternalEvent(expired[1].event, expired[1].orderAfter, 2)).toMatchObject({ type: 'PaymentOrderExpired', data: { status: 'EXPIRED', direction: 'outgoing' } });
+    expect(toExternalEvent(expired[1].event, expired[1].orderAfter, 2)).toMatchObject({
+      type: 'PaymentOrderExpired',
+      data: { status: 'EXPIRED', direction: 'outgoing' },
+    });
   });
 
   it('masks an account number as four bullets and its last four characters', () => {

@@ -35,4 +35,12 @@ export {
   type RecipientAccountRef,
 } from './payment-order.decider';
 export { lastFourOf, maskAccountNumber, subStatusOf, toExternalEvent } from './external-event.mapping';
-export { SANDBOX_AGENT_ID, SANDBOX_AGENT_PROFILE, SANDBOX_DECLINE_ENDING, SANDBOX_DECLINE_REASON, SANDBOX_TIMEOUT_ENDING, sandboxOutcomeFor, type SandboxOutcome } from './sandbox-outcome';
+export {
+  SANDBOX_AGENT_ID,
+  SANDBOX_AGENT_PROFILE,
+  SANDBOX_DECLINE_ENDING,
+  SANDBOX_DECLINE_REASON,
+  SANDBOX_TIMEOUT_ENDING,
+  sandboxOutcomeFor,
+  type SandboxOutcome,
+} from './sandbox-outcome';

@@ -1,6 +1,12 @@
 import { DeciderSpecification, eventCodec } from '@mp/shared-decider';
 import { DEFAULT_METHOD_CATALOG } from './method-catalog';
-import { PAYMENT_ORDER_EVENT_SCHEMAS, paymentOrderDecider, type CreateIncomingPayment, type CreateOutgoingPayment, type PaymentOrderCommand } from './payment-order.decider';
+import {
+  PAYMENT_ORDER_EVENT_SCHEMAS,
+  paymentOrderDecider,
+  type CreateIncomingPayment,
+  type CreateOutgoingPayment,
+  type PaymentOrderCommand,
+} from './payment-order.decider';
 
 const now = new Date('2026-11-22T10:00:00.000Z');
 const minutesLater = (minutes: number) => new Date(now.getTime() + minutes * 60_000);
@@ -16,7 +22,17 @@ function createIncoming(overrides: Partial<CreateIncomingPayment['data']> = {}):
 function createOutgoing(overrides: Partial<CreateOutgoingPayment['data']> = {}): CreateOutgoingPayment {
   return {
     type: 'CreateOutgoingPayment',
-    data: { merchantId: 'mch_1', orderId: 'P-1', amountMinor: 200_000n, currency: 'RUB', country: 'RU', method: 'bank_card', callbackUrl: 'https://shop.example/cb', recipientAccount: { reference: 'acct_1', last4: '1111' }, ...overrides },
+    data: {
+      merchantId: 'mch_1',
+      orderId: 'P-1',
+      amountMinor: 200_000n,
+      currency: 'RUB',
+      country: 'RU',
+      method: 'bank_card',
+      callbackUrl: 'https://shop.example/cb',
+      recipientAccount: { reference: 'acct_1', last4: '1111' },
+      ...overrides,
+    },
     metadata: { now, methodCatalog: DEFAULT_METHOD_CATALOG },
   };
 }
@@ -42,18 +58,41 @@ describe('payment order decider', () => {
         {
           type: 'IncomingPaymentCreated',
           data: {
-            merchantId: 'mch_1', orderId: 'A-1', amountMinor: '150000', currency: 'RUB', country: 'RU', method: 'bank_card',
-            callbackUrl: 'https://shop.example/cb', feeMinor: '3750', expiresAt: minutesLater(30).toISOString(), createdAt: now.toISOString(), payerPageTokenHash: 'hash_1',
-            returnUrl: null, metadata: {},
+            merchantId: 'mch_1',
+            orderId: 'A-1',
+            amountMinor: '150000',
+            currency: 'RUB',
+            country: 'RU',
+            method: 'bank_card',
+            callbackUrl: 'https://shop.example/cb',
+            feeMinor: '3750',
+            expiresAt: minutesLater(30).toISOString(),
+            createdAt: now.toISOString(),
+            payerPageTokenHash: 'hash_1',
+            returnUrl: null,
+            metadata: {},
           },
         },
       ]);
-      expect(events.reduce(paymentOrderDecider.evolve, paymentOrderDecider.initialState())).toMatchObject({ status: 'PENDING', direction: 'incoming', amountMinor: 150_000n, feeMinor: 3_750n, agentId: null });
+      expect(events.reduce(paymentOrderDecider.evolve, paymentOrderDecider.initialState())).toMatchObject({
+        status: 'PENDING',
+        direction: 'incoming',
+        amountMinor: 150_000n,
+        feeMinor: 3_750n,
+        agentId: null,
+      });
     });
 
     it('creates a pending payout with its fee (1.5 % + 50.00 RUB) and a day to complete', () => {
       const order = spec.givenCommands(createOutgoing()).state();
-      expect(order).toMatchObject({ status: 'PENDING', direction: 'outgoing', method: 'bank_card', recipientAccount: { reference: 'acct_1', last4: '1111' }, feeMinor: 8_000n, expiresAt: minutesLater(1440).toISOString() });
+      expect(order).toMatchObject({
+        status: 'PENDING',
+        direction: 'outgoing',
+        method: 'bank_card',
+        recipientAccount: { reference: 'acct_1', last4: '1111' },
+        feeMinor: 8_000n,
+        expiresAt: minutesLater(1440).toISOString(),
+      });
     });
 
     it('rejects a currency the catalog does not offer', () => {
@@ -82,21 +121,36 @@ describe('payment order decider', () => {
 
   describe('When the order exists', () => {
     it('returns no events for a retry with the same amount and currency', () => {
-      spec.givenCommands(createIncoming()).when(createIncoming({ callbackUrl: 'https://other.example' })).thenNothingHappens();
+      spec
+        .givenCommands(createIncoming())
+        .when(createIncoming({ callbackUrl: 'https://other.example' }))
+        .thenNothingHappens();
       spec.givenCommands(createOutgoing()).when(createOutgoing()).thenNothingHappens();
     });
 
     it('rejects a different amount or currency as DUPLICATE_ORDER', () => {
-      spec.givenCommands(createIncoming()).when(createIncoming({ amountMinor: 150_001n })).thenThrows('DUPLICATE_ORDER');
-      spec.givenCommands(createIncoming()).when(createIncoming({ currency: 'INR', country: 'IN' })).thenThrows('DUPLICATE_ORDER');
+      spec
+        .givenCommands(createIncoming())
+        .when(createIncoming({ amountMinor: 150_001n }))
+        .thenThrows('DUPLICATE_ORDER');
+      spec
+        .givenCommands(createIncoming())
+        .when(createIncoming({ currency: 'INR', country: 'IN' }))
+        .thenThrows('DUPLICATE_ORDER');
     });
 
     it('rejects a payout retried to another recipient account as DUPLICATE_ORDER, naming the field and not the number', () => {
       const toAnotherAccount = createOutgoing({ recipientAccount: { reference: 'acct_other', last4: '0004' } });
-      const error = spec.givenCommands(createOutgoing()).when({ ...toAnotherAccount, metadata: { ...toAnotherAccount.metadata, sameRecipientAccount: false } }).thenThrows('DUPLICATE_ORDER');
+      const error = spec
+        .givenCommands(createOutgoing())
+        .when({ ...toAnotherAccount, metadata: { ...toAnotherAccount.metadata, sameRecipientAccount: false } })
+        .thenThrows('DUPLICATE_ORDER');
       expect(error.details.map((detail) => detail.field)).toEqual(['account_number']);
       const toTheSameAccount = createOutgoing({ recipientAccount: { reference: 'acct_copy', last4: '1111' } });
-      spec.givenCommands(createOutgoing()).when({ ...toTheSameAccount, metadata: { ...toTheSameAccount.metadata, sameRecipientAccount: true } }).thenNothingHappens();
+      spec
+        .givenCommands(createOutgoing())
+        .when({ ...toTheSameAccount, metadata: { ...toTheSameAccount.metadata, sameRecipientAccount: true } })
+        .thenNothingHappens();
     });
 
     it('rejects the same order_id in the other direction as DUPLICATE_ORDER', () => {
@@ -107,13 +161,25 @@ describe('payment order decider', () => {
     it('keeps the metadata and return URL it was created with, and answers a retry with other metadata as DUPLICATE_ORDER naming the field', () => {
       const withMetadata = createIncoming({ metadata: { cart_id: 'C-1', customer: 'U-2' }, returnUrl: 'https://shop.example/back' });
       expect(spec.givenCommands(withMetadata).state()).toMatchObject({ metadata: { cart_id: 'C-1', customer: 'U-2' }, returnUrl: 'https://shop.example/back' });
-      spec.givenCommands(withMetadata).when(createIncoming({ metadata: { customer: 'U-2', cart_id: 'C-1' } })).thenNothingHappens();
+      spec
+        .givenCommands(withMetadata)
+        .when(createIncoming({ metadata: { customer: 'U-2', cart_id: 'C-1' } }))
+        .thenNothingHappens();
       for (const other of [{ cart_id: 'C-2', customer: 'U-2' }, { cart_id: 'C-1' }, undefined] as Array<Record<string, string> | undefined>) {
-        const error = spec.givenCommands(withMetadata).when(createIncoming({ metadata: other })).thenThrows('DUPLICATE_ORDER');
+        const error = spec
+          .givenCommands(withMetadata)
+          .when(createIncoming({ metadata: other }))
+          .thenThrows('DUPLICATE_ORDER');
         expect(error.details.map((detail) => detail.field)).toEqual(['metadata']);
       }
-      spec.givenCommands(createOutgoing()).when(createOutgoing({ metadata: {} })).thenNothingHappens();
-      spec.givenCommands(createOutgoing()).when(createOutgoing({ metadata: { invoice: 'I-9' } })).thenThrows('DUPLICATE_ORDER');
+      spec
+        .givenCommands(createOutgoing())
+        .when(createOutgoing({ metadata: {} }))
+        .thenNothingHappens();
+      spec
+        .givenCommands(createOutgoing())
+        .when(createOutgoing({ metadata: { invoice: 'I-9' } }))
+        .thenThrows('DUPLICATE_ORDER');
     });
 
     it('does not consult the catalog for a retry, so a later catalog change cannot break it', () => {
@@ -139,7 +205,8 @@ describe('payment order decider', () => {
     });
 
     it('tells another agent exactly what it tells any agent about an order that does not exist', () => {
-      const described = (states: ReturnType<typeof spec.givenCommands>, command: PaymentOrderCommand) => states.when(command).thenThrows('ORDER_NOT_FOUND').toDescription();
+      const described = (states: ReturnType<typeof spec.givenCommands>, command: PaymentOrderCommand) =>
+        states.when(command).thenThrows('ORDER_NOT_FOUND').toDescription();
       const missing = [confirm('agt_2'), decline('agt_2'), complete('agt_2')].map((command) => described(spec.givenCommands(), command));
       const othersIncoming = [confirm('agt_2'), decline('agt_2')].map((command) => described(spec.givenCommands(createIncoming(), assign()), command));
       const othersOutgoing = [complete('agt_2'), decline('agt_2')].map((command) => described(spec.givenCommands(createOutgoing(), assign()), command));
@@ -188,13 +255,20 @@ describe('payment order decider', () => {
       ['CANCELLED', [createIncoming(), cancel]],
       ['CANCELLED', [createOutgoing(), cancel]],
     ] as Array<[string, PaymentOrderCommand[]]>)('refuses to cancel a %s order', (status, history) => {
-      const error = spec.givenCommands(...history).when(cancel).thenThrows('ORDER_NOT_CANCELLABLE');
+      const error = spec
+        .givenCommands(...history)
+        .when(cancel)
+        .thenThrows('ORDER_NOT_CANCELLABLE');
       expect([error.code, error.details]).toEqual(['ORDER_NOT_CANCELLABLE', [{ field: 'status', issue: status }]]);
     });
 
     it('refuses a repeated cancel of a cancelled order, so a replayed cancel is never a silent success', () => {
       const error = spec.givenCommands(createIncoming(), cancel).when(cancel).thenThrows('ORDER_NOT_CANCELLABLE', 'status');
-      expect([error.code, error.message, error.details]).toEqual(['ORDER_NOT_CANCELLABLE', 'Order A-1 cannot be cancelled: it is CANCELLED', [{ field: 'status', issue: 'CANCELLED' }]]);
+      expect([error.code, error.message, error.details]).toEqual([
+        'ORDER_NOT_CANCELLABLE',
+        'Order A-1 cannot be cancelled: it is CANCELLED',
+        [{ field: 'status', issue: 'CANCELLED' }],
+      ]);
     });
 
     it('refuses agent actions on a cancelled order', () => {
@@ -234,10 +308,30 @@ describe('payment order decider', () => {
   describe('Creation events stored before metadata (version 2)', () => {
     it('read as orders without metadata or a return URL', () => {
       const codec = eventCodec(PAYMENT_ORDER_EVENT_SCHEMAS);
-      const v2 = { merchantId: 'mch_1', orderId: 'A-1', amountMinor: '100', currency: 'RUB', country: 'RU', method: 'sbp', callbackUrl: 'https://shop.example/cb', feeMinor: '1', expiresAt: now.toISOString(), createdAt: now.toISOString() };
-      expect(codec.read({ type: 'IncomingPaymentCreated', schemaVersion: 2, data: { ...v2, payerPageTokenHash: 'h' } }).data).toEqual({ ...v2, payerPageTokenHash: 'h', returnUrl: null, metadata: {} });
+      const v2 = {
+        merchantId: 'mch_1',
+        orderId: 'A-1',
+        amountMinor: '100',
+        currency: 'RUB',
+        country: 'RU',
+        method: 'sbp',
+        callbackUrl: 'https://shop.example/cb',
+        feeMinor: '1',
+        expiresAt: now.toISOString(),
+        createdAt: now.toISOString(),
+      };
+      expect(codec.read({ type: 'IncomingPaymentCreated', schemaVersion: 2, data: { ...v2, payerPageTokenHash: 'h' } }).data).toEqual({
+        ...v2,
+        payerPageTokenHash: 'h',
+        returnUrl: null,
+        metadata: {},
+      });
       const recipientAccount = { reference: 'acct_1', last4: '1111' };
-      expect(codec.read({ type: 'OutgoingPaymentCreated', schemaVersion: 2, data: { ...v2, recipientAccount } }).data).toEqual({ ...v2, recipientAccount, metadata: {} });
+      expect(codec.read({ type: 'OutgoingPaymentCreated', schemaVersion: 2, data: { ...v2, recipientAccount } }).data).toEqual({
+        ...v2,
+        recipientAccount,
+        metadata: {},
+      });
     });
   });
 });

@@ -73,13 +73,33 @@ interface CommandMetadata {
 export interface CreateIncomingPayment {
   type: 'CreateIncomingPayment';
   /** `method` absent: the default method (see `createIncomingPayment`). */
-  data: { merchantId: string; orderId: string; amountMinor: bigint; currency: string; country: string; callbackUrl: string; method?: string; returnUrl?: string; metadata?: Record<string, string> };
+  data: {
+    merchantId: string;
+    orderId: string;
+    amountMinor: bigint;
+    currency: string;
+    country: string;
+    callbackUrl: string;
+    method?: string;
+    returnUrl?: string;
+    metadata?: Record<string, string>;
+  };
   metadata: CommandMetadata & { payerPageTokenHash: string; methodCatalog: readonly MethodEntry[] };
 }
 
 export interface CreateOutgoingPayment {
   type: 'CreateOutgoingPayment';
-  data: { merchantId: string; orderId: string; amountMinor: bigint; currency: string; country: string; method: string; callbackUrl: string; recipientAccount: RecipientAccountRef; metadata?: Record<string, string> };
+  data: {
+    merchantId: string;
+    orderId: string;
+    amountMinor: bigint;
+    currency: string;
+    country: string;
+    method: string;
+    callbackUrl: string;
+    recipientAccount: RecipientAccountRef;
+    metadata?: Record<string, string>;
+  };
   /**
    * `sameRecipientAccount`: for a retry of an existing payout, whether its account number is the
    * one the payout was created with (the vault compares the two stored numbers; the decider
@@ -280,15 +300,26 @@ function existing(state: PaymentOrder): ExistingPaymentOrder {
  * the default rule, and re-running that rule against today's catalog could differ from the
  * order's (a catalog change must not break a retry), so "no method" means "the order's".
  */
-function assertSameOrderOrThrow(state: ExistingPaymentOrder, direction: PaymentDirection, data: { orderId: string; amountMinor: bigint; currency: string; method?: string; metadata?: Record<string, string> }): void {
+function assertSameOrderOrThrow(
+  state: ExistingPaymentOrder,
+  direction: PaymentDirection,
+  data: { orderId: string; amountMinor: bigint; currency: string; method?: string; metadata?: Record<string, string> },
+): void {
   const sameMethod = data.method === undefined || data.method === state.method;
   if (state.direction === direction && state.amountMinor === data.amountMinor && state.currency === data.currency && sameMethod) {
     assertSameMetadataOrThrow(state.metadata, data.metadata, data.orderId);
     return;
   }
-  throw new DomainError('DUPLICATE_ORDER', `order_id ${data.orderId} is already used by an ${state.direction} order with a different amount, currency or method`, [
-    { field: 'order_id', issue: `already used for ${formatAmountMinor(state.amountMinor, state.currency)} ${state.currency} by ${state.method} (${state.direction})` },
-  ]);
+  throw new DomainError(
+    'DUPLICATE_ORDER',
+    `order_id ${data.orderId} is already used by an ${state.direction} order with a different amount, currency or method`,
+    [
+      {
+        field: 'order_id',
+        issue: `already used for ${formatAmountMinor(state.amountMinor, state.currency)} ${state.currency} by ${state.method} (${state.direction})`,
+      },
+    ],
+  );
 }
 
 /**
@@ -312,7 +343,11 @@ function createIncomingPayment(command: CreateIncomingPayment, state: PaymentOrd
   const methods = incomingMethodsFor(metadata.methodCatalog, data.country, data.currency);
   if (methods.length === 0) {
     const offered = metadata.methodCatalog.some((entry) => entry.direction === 'incoming' && entry.currency === data.currency);
-    throw notOffered(offered ? { field: 'country', issue: `${data.country} is not offered for ${data.currency} pay-ins; see GET /v2/merchant/methods` } : { field: 'currency', issue: `${data.currency} pay-ins are not offered; see GET /v2/merchant/methods` });
+    throw notOffered(
+      offered
+        ? { field: 'country', issue: `${data.country} is not offered for ${data.currency} pay-ins; see GET /v2/merchant/methods` }
+        : { field: 'currency', issue: `${data.currency} pay-ins are not offered; see GET /v2/merchant/methods` },
+    );
   }
   let method: MethodEntry | undefined;
   if (data.method !== undefined) {
@@ -357,7 +392,11 @@ function createOutgoingPayment(command: CreateOutgoingPayment, state: PaymentOrd
   return [{ type: 'OutgoingPaymentCreated', data: { ...createdFields(data, method, metadata.now), recipientAccount: data.recipientAccount } }];
 }
 
-function createdFields(data: { merchantId: string; orderId: string; amountMinor: bigint; currency: string; country: string; callbackUrl: string; metadata?: Record<string, string> }, method: MethodEntry, now: Date): OrderCreatedFields {
+function createdFields(
+  data: { merchantId: string; orderId: string; amountMinor: bigint; currency: string; country: string; callbackUrl: string; metadata?: Record<string, string> },
+  method: MethodEntry,
+  now: Date,
+): OrderCreatedFields {
   return {
     merchantId: data.merchantId,
     orderId: data.orderId,
@@ -381,7 +420,9 @@ function outsideLimits(methods: MethodEntry[], amountMinor: bigint, currency: st
   const minAmountMinor = methods.reduce((min, entry) => (entry.minAmountMinor < min ? entry.minAmountMinor : min), methods[0].minAmountMinor);
   const maxAmountMinor = methods.reduce((max, entry) => (entry.maxAmountMinor > max ? entry.maxAmountMinor : max), methods[0].maxAmountMinor);
   const range = `${formatAmountMinor(minAmountMinor, currency)} to ${formatAmountMinor(maxAmountMinor, currency)}`;
-  return new DomainError('VALIDATION_ERROR', 'The amount is outside the method limits', [{ field: 'amount', issue: `must be from ${range} ${currency}, got ${formatAmountMinor(amountMinor, currency)}` }]);
+  return new DomainError('VALIDATION_ERROR', 'The amount is outside the method limits', [
+    { field: 'amount', issue: `must be from ${range} ${currency}, got ${formatAmountMinor(amountMinor, currency)}` },
+  ]);
 }
 
 function eventFields(order: ExistingPaymentOrder, now: Date): OrderEventFields {
@@ -397,7 +438,9 @@ function eventFields(order: ExistingPaymentOrder, now: Date): OrderEventFields {
 }
 
 function stateConflict(order: ExistingPaymentOrder, action: string): DomainError {
-  return new DomainError('ORDER_STATE_CONFLICT', `Cannot ${action}: the order is ${order.status}${order.agentId ? ` (agent ${order.agentId})` : ''}`, [{ field: 'status', issue: order.status }]);
+  return new DomainError('ORDER_STATE_CONFLICT', `Cannot ${action}: the order is ${order.status}${order.agentId ? ` (agent ${order.agentId})` : ''}`, [
+    { field: 'status', issue: order.status },
+  ]);
 }
 
 /**
@@ -438,7 +481,9 @@ function completeOutgoingPayment(command: CompleteOutgoingPayment, order: Existi
   if (order.direction !== 'outgoing') throw stateConflict(order, 'complete a pay-in with a receipt');
   if (order.status === 'SUCCEEDED') return [];
   if (order.status !== 'PENDING') throw stateConflict(order, 'complete the payout');
-  return [{ type: 'PaymentOrderSucceeded', data: { ...eventFields(order, command.metadata.now), agentId: command.data.agentId, receipt: command.data.receipt } }];
+  return [
+    { type: 'PaymentOrderSucceeded', data: { ...eventFields(order, command.metadata.now), agentId: command.data.agentId, receipt: command.data.receipt } },
+  ];
 }
 
 function declinePaymentOrder(command: DeclinePaymentOrder, order: ExistingPaymentOrder): PaymentOrderEvent[] {
@@ -489,9 +534,15 @@ function settleIncomingPaymentByDispute(command: SettleIncomingPaymentByDispute,
   if (order.direction !== 'incoming') throw new DomainError('ORDER_NOT_FOUND', 'No such incoming order');
   if (order.status === 'SUCCEEDED') return [];
   const { amountMinor, disputeId } = command.data;
-  const entry = command.metadata.methodCatalog.find((method) => method.direction === 'incoming' && method.method === order.method && method.currency === order.currency && method.country === order.country);
+  const entry = command.metadata.methodCatalog.find(
+    (method) => method.direction === 'incoming' && method.method === order.method && method.currency === order.currency && method.country === order.country,
+  );
   const feeMinor = entry ? calculateFeeMinor(amountMinor, entry.feeRateBasisPoints, entry.feeFixedMinor) : (order.feeMinor * amountMinor) / order.amountMinor;
-  const fields = { ...eventFields(order, command.metadata.now), amountMinor: amountMinor.toString(), feeMinor: (feeMinor > amountMinor ? amountMinor : feeMinor).toString() };
+  const fields = {
+    ...eventFields(order, command.metadata.now),
+    amountMinor: amountMinor.toString(),
+    feeMinor: (feeMinor > amountMinor ? amountMinor : feeMinor).toString(),
+  };
   return [{ type: 'IncomingPaymentSettledByDispute', data: { ...fields, agentId: order.agentId, disputeId } }];
 }
 
@@ -508,10 +559,22 @@ export function evolve(state: PaymentOrder, event: PaymentOrderEvent): PaymentOr
       return { ...existing(state), payerMarkedPaidAt: event.data.occurredAt, updatedAt: event.data.occurredAt };
     case 'PaymentOrderSucceeded': {
       const order = existing(state);
-      return { ...order, status: 'SUCCEEDED', receipts: event.data.receipt ? [...order.receipts, event.data.receipt] : order.receipts, updatedAt: event.data.occurredAt };
+      return {
+        ...order,
+        status: 'SUCCEEDED',
+        receipts: event.data.receipt ? [...order.receipts, event.data.receipt] : order.receipts,
+        updatedAt: event.data.occurredAt,
+      };
     }
     case 'IncomingPaymentSettledByDispute':
-      return { ...existing(state), status: 'SUCCEEDED', amountMinor: BigInt(event.data.amountMinor), feeMinor: BigInt(event.data.feeMinor), failureReason: null, updatedAt: event.data.occurredAt };
+      return {
+        ...existing(state),
+        status: 'SUCCEEDED',
+        amountMinor: BigInt(event.data.amountMinor),
+        feeMinor: BigInt(event.data.feeMinor),
+        failureReason: null,
+        updatedAt: event.data.occurredAt,
+      };
     case 'PaymentOrderFailed':
       return { ...existing(state), status: 'FAILED', failureReason: event.data.reason, updatedAt: event.data.occurredAt };
     case 'PaymentOrderCancelled':

@@ -7,7 +7,10 @@ const now = new Date('2026-11-22T10:00:00.000Z');
 const spec = DeciderSpecification.for(paymentOrderDecider);
 const noOrder = spec.givenCommands();
 
-function createIncoming(overrides: Partial<CreateIncomingPayment['data']> = {}, methodCatalog: readonly MethodEntry[] = DEFAULT_METHOD_CATALOG): CreateIncomingPayment {
+function createIncoming(
+  overrides: Partial<CreateIncomingPayment['data']> = {},
+  methodCatalog: readonly MethodEntry[] = DEFAULT_METHOD_CATALOG,
+): CreateIncomingPayment {
   return {
     type: 'CreateIncomingPayment',
     data: { merchantId: 'mch_1', orderId: 'A-1', amountMinor: 150_000n, currency: 'RUB', country: 'RU', callbackUrl: 'https://shop.example/cb', ...overrides },
@@ -22,10 +25,7 @@ describe('the method of a pay-in', () => {
 
   it('defaults to the first incoming entry in catalog order whose limits admit the amount', () => {
     expect(spec.givenCommands(createIncoming()).state()).toMatchObject({ method: 'bank_card', feeMinor: 3_750n });
-    const sbpFirstWithLowMinimum: MethodEntry[] = [
-      { ...DEFAULT_METHOD_CATALOG[1], minAmountMinor: 200_000n },
-      DEFAULT_METHOD_CATALOG[0],
-    ];
+    const sbpFirstWithLowMinimum: MethodEntry[] = [{ ...DEFAULT_METHOD_CATALOG[1], minAmountMinor: 200_000n }, DEFAULT_METHOD_CATALOG[0]];
     expect(spec.givenCommands(createIncoming({}, sbpFirstWithLowMinimum)).state()).toMatchObject({ method: 'bank_card' });
     expect(spec.givenCommands(createIncoming({ amountMinor: 200_000n }, sbpFirstWithLowMinimum)).state()).toMatchObject({ method: 'sbp' });
   });

@@ -8,6 +8,13 @@ import { PAYMENTS_INTERNAL_ACCESS } from './internal-access';
 
 describe('PAYMENTS_INTERNAL_ACCESS', () => {
   it('names only routes the controllers declare, and leaves no internal route to nobody', () => {
-    expect(accessPolicyGaps(PAYMENTS_INTERNAL_ACCESS, [InternalEventAnchorsController, InternalOrdersController, InternalReferenceDataController, InternalRecipientAccountsController])).toEqual({ unknownRules: [], unreachableRoutes: [] });
+    expect(
+      accessPolicyGaps(PAYMENTS_INTERNAL_ACCESS, [
+        InternalEventAnchorsController,
+        InternalOrdersController,
+        InternalReferenceDataController,
+        InternalRecipientAccountsController,
+      ]),
+    ).toEqual({ unknownRules: [], unreachableRoutes: [] });
   });
 });

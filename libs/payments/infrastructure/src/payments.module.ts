@@ -4,7 +4,15 @@ import { isGatewayReplyTopic } from '@mp/contracts-payments';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { InternalErrorFilter } from '@mp/shared-nest-http';
-import { MessagingEventHashChain1700000060380, MessagingOutboxDeletedOnPublish1700000037100, MessagingSchema1700000000000, MessagingUnreadIndexes1700000030000, OUTBOX_RELAY_OPTIONS, OutboxRelayService, type OutboxRelaySettings } from '@mp/shared-messaging';
+import {
+  MessagingEventHashChain1700000060380,
+  MessagingOutboxDeletedOnPublish1700000037100,
+  MessagingSchema1700000000000,
+  MessagingUnreadIndexes1700000030000,
+  OUTBOX_RELAY_OPTIONS,
+  OutboxRelayService,
+  type OutboxRelaySettings,
+} from '@mp/shared-messaging';
 import { DisputeEventsConsumer } from './commands/dispute-events.consumer';
 import { ExpirySweeper } from './commands/expiry-sweeper';
 import { SandboxAgent } from './commands/sandbox-agent';
@@ -48,7 +56,14 @@ export class PaymentsModule {
   static forRoot(settings: PaymentsSettings & { outbox: OutboxRelaySettings; ledgerInternalUrl: string; ledgerTimeoutMs: number }): DynamicModule {
     return {
       module: PaymentsModule,
-      controllers: [PaymentCommandConsumer, DisputeEventsConsumer, InternalOrdersController, InternalReferenceDataController, InternalRecipientAccountsController, InternalEventAnchorsController],
+      controllers: [
+        PaymentCommandConsumer,
+        DisputeEventsConsumer,
+        InternalOrdersController,
+        InternalReferenceDataController,
+        InternalRecipientAccountsController,
+        InternalEventAnchorsController,
+      ],
       providers: [
         EventStoreAnchoring,
         { provide: PAYMENTS_SETTINGS, useValue: settings },
@@ -58,7 +73,8 @@ export class PaymentsModule {
         {
           provide: LEDGER_HOLDS,
           inject: [{ token: SERVICE_TOKEN_ISSUER, optional: true }],
-          useFactory: (issuer?: ServiceTokenIssuer) => new HttpLedgerHolds(settings.ledgerInternalUrl, settings.ledgerTimeoutMs, authorizationFor(issuer, 'ledger')),
+          useFactory: (issuer?: ServiceTokenIssuer) =>
+            new HttpLedgerHolds(settings.ledgerInternalUrl, settings.ledgerTimeoutMs, authorizationFor(issuer, 'ledger')),
         },
         { provide: APP_FILTER, useClass: InternalErrorFilter },
         PayerPageLinks,

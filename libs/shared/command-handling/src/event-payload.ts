@@ -21,10 +21,12 @@ export interface EventContract<Type extends string = string> {
  * it came, not as the class's instance (docs/decisions/external-event-contracts.md).
  */
 export function readEventPayload<Data>(envelope: MessageEnvelope, contract: EventContract): Data {
-  if (envelope.schemaVersion !== contract.schemaVersion) throw new PoisonMessageError(`unsupported schema version ${envelope.schemaVersion} of ${envelope.type}`);
+  if (envelope.schemaVersion !== contract.schemaVersion)
+    throw new PoisonMessageError(`unsupported schema version ${envelope.schemaVersion} of ${envelope.type}`);
   if (!Object.hasOwn(contract.payloads, envelope.type)) throw new PoisonMessageError(`unknown event type ${envelope.type}`);
   const data: unknown = envelope.data;
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new PoisonMessageError(`malformed ${envelope.type} ${envelope.id}: the payload must be an object`);
+  if (typeof data !== 'object' || data === null || Array.isArray(data))
+    throw new PoisonMessageError(`malformed ${envelope.type} ${envelope.id}: the payload must be an object`);
   const errors = validateSync(plainToInstance(contract.payloads[envelope.type], data), { validationError: { target: true, value: true } });
   if (errors.length > 0) {
     const { details } = validationErrorFrom(errors);

@@ -7,7 +7,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import { eventCodec, type Decider } from '@mp/shared-decider';
-import { appendToStream, createEnvelope, MessagingEventHashChain1700000060380, MessagingSchema1700000000000, readStream, StreamVersionConflictError } from '@mp/shared-messaging';
+import {
+  appendToStream,
+  createEnvelope,
+  MessagingEventHashChain1700000060380,
+  MessagingSchema1700000000000,
+  readStream,
+  StreamVersionConflictError,
+} from '@mp/shared-messaging';
 import { DomainError } from '@mp/shared-util-errors';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
@@ -29,7 +36,10 @@ const counter: Decider<Counter, CounterCommand, CounterEvent> = {
 };
 
 // Version 0 of CounterIncremented stored `step` instead of `by`.
-const codec = eventCodec<CounterEvent>({ CounterIncremented: { version: 1, upcasters: { 0: (data: { step: number }) => ({ by: data.step }) } }, CounterClosed: { version: 1 } });
+const codec = eventCodec<CounterEvent>({
+  CounterIncremented: { version: 1, upcasters: { 0: (data: { step: number }) => ({ by: data.step }) } },
+  CounterClosed: { version: 1 },
+});
 
 const runId = `c${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
 
@@ -45,7 +55,12 @@ describe('handleCommand on real Postgres', () => {
     await admin.end();
     const url = new URL(process.env['TEST_PG_ADMIN_URL'] ?? '');
     url.pathname = `/${runId}`;
-    dataSource = new DataSource({ type: 'postgres', url: url.toString(), migrations: [MessagingSchema1700000000000, MessagingEventHashChain1700000060380], extra: { max: 12 } });
+    dataSource = new DataSource({
+      type: 'postgres',
+      url: url.toString(),
+      migrations: [MessagingSchema1700000000000, MessagingEventHashChain1700000060380],
+      extra: { max: 12 },
+    });
     await dataSource.initialize();
     await dataSource.runMigrations();
   });
@@ -66,10 +81,14 @@ describe('handleCommand on real Postgres', () => {
 
   it('upcasts stored events by their schemaVersion when it folds them', async () => {
     const streamId = 'counter:upcast';
-    await appendToStream(dataSource.manager, streamId, 0, [createEnvelope({ type: 'CounterIncremented', schemaVersion: 0, source: 'test', subject: 'counter', data: { step: 5 }, correlationId: 'old' })]);
+    await appendToStream(dataSource.manager, streamId, 0, [
+      createEnvelope({ type: 'CounterIncremented', schemaVersion: 0, source: 'test', subject: 'counter', data: { step: 5 }, correlationId: 'old' }),
+    ]);
     const loaded = await aggregateStream(dataSource.manager, counter, streamId, { codec });
     expect(loaded.state).toEqual({ total: 5, closed: false });
-    expect((await handleCommand(counter, streamId, { type: 'Increment', by: 5, limit: 10 }, { transaction: { dataSource }, codec, envelope })).state.total).toBe(10);
+    expect(
+      (await handleCommand(counter, streamId, { type: 'Increment', by: 5, limit: 10 }, { transaction: { dataSource }, codec, envelope })).state.total,
+    ).toBe(10);
   });
 
   it('retries a writer that lost the race, which then decides on the winner’s state', async () => {
@@ -78,7 +97,12 @@ describe('handleCommand on real Postgres', () => {
     // lets exactly six increments of 1 through, whatever the interleaving.
     const outcomes = await Promise.allSettled(
       Array.from({ length: 10 }, () =>
-        handleCommand(counter, streamId, { type: 'Increment', by: 1, limit: 6 }, { transaction: { dataSource, retry: { attempts: 20, firstDelayMs: 5, maxDelayMs: 50 } }, codec, envelope }),
+        handleCommand(
+          counter,
+          streamId,
+          { type: 'Increment', by: 1, limit: 6 },
+          { transaction: { dataSource, retry: { attempts: 20, firstDelayMs: 5, maxDelayMs: 50 } }, codec, envelope },
+        ),
       ),
     );
     const reasons = outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason] : []));
@@ -91,15 +115,22 @@ describe('handleCommand on real Postgres', () => {
     const streamId = 'counter:joined';
     await handleCommand(counter, streamId, { type: 'Increment', by: 1, limit: 10 }, { transaction: { dataSource }, codec, envelope });
     const joined = dataSource.transaction((manager) =>
-      handleCommand(counter, streamId, { type: 'Increment', by: 1, limit: 10 }, {
-        transaction: { manager },
-        codec,
-        envelope,
-        // Another writer appends version 2 between this command's read and its append.
-        beforeAppend: async () => {
-          await appendToStream(dataSource.manager, streamId, 1, [createEnvelope({ type: 'CounterIncremented', schemaVersion: 1, source: 'test', subject: 'counter', data: { by: 1 }, correlationId: 'other' })]);
+      handleCommand(
+        counter,
+        streamId,
+        { type: 'Increment', by: 1, limit: 10 },
+        {
+          transaction: { manager },
+          codec,
+          envelope,
+          // Another writer appends version 2 between this command's read and its append.
+          beforeAppend: async () => {
+            await appendToStream(dataSource.manager, streamId, 1, [
+              createEnvelope({ type: 'CounterIncremented', schemaVersion: 1, source: 'test', subject: 'counter', data: { by: 1 }, correlationId: 'other' }),
+            ]);
+          },
         },
-      }),
+      ),
     );
     await expect(joined).rejects.toBeInstanceOf(StreamVersionConflictError);
   });
@@ -108,18 +139,27 @@ describe('handleCommand on real Postgres', () => {
     const streamId = 'counter:hooks';
     await dataSource.query(`CREATE TABLE counter_totals (stream_id TEXT PRIMARY KEY, total INTEGER NOT NULL, version INTEGER NOT NULL)`);
     const project = async (manager: import('typeorm').EntityManager, appended: { state: Counter; version: number }) => {
-      await manager.query(`INSERT INTO counter_totals VALUES ($1, $2, $3) ON CONFLICT (stream_id) DO UPDATE SET total = $2, version = $3`, [streamId, appended.state.total, appended.version]);
+      await manager.query(`INSERT INTO counter_totals VALUES ($1, $2, $3) ON CONFLICT (stream_id) DO UPDATE SET total = $2, version = $3`, [
+        streamId,
+        appended.state.total,
+        appended.version,
+      ]);
     };
     await handleCommand(counter, streamId, { type: 'Increment', by: 3, limit: 10 }, { transaction: { dataSource }, codec, envelope, afterAppend: project });
-    const failing = handleCommand(counter, streamId, { type: 'Increment', by: 3, limit: 10 }, {
-      transaction: { dataSource },
-      codec,
-      envelope,
-      afterAppend: async (manager, appended) => {
-        await project(manager, appended);
-        throw new Error('projection failed');
+    const failing = handleCommand(
+      counter,
+      streamId,
+      { type: 'Increment', by: 3, limit: 10 },
+      {
+        transaction: { dataSource },
+        codec,
+        envelope,
+        afterAppend: async (manager, appended) => {
+          await project(manager, appended);
+          throw new Error('projection failed');
+        },
       },
-    });
+    );
     await expect(failing).rejects.toThrow('projection failed');
     expect(await dataSource.query(`SELECT total, version FROM counter_totals`)).toEqual([{ total: 3, version: 1 }]);
     expect((await readStream(dataSource.manager, streamId)).version).toBe(1);
@@ -127,17 +167,25 @@ describe('handleCommand on real Postgres', () => {
 
   it('starts from a loaded row and reads only the events after its version', async () => {
     const streamId = 'counter:from-row';
-    for (let index = 0; index < 30; index += 1) await handleCommand(counter, streamId, { type: 'Increment', by: 1, limit: 100 }, { transaction: { dataSource }, codec, envelope });
+    for (let index = 0; index < 30; index += 1)
+      await handleCommand(counter, streamId, { type: 'Increment', by: 1, limit: 100 }, { transaction: { dataSource }, codec, envelope });
     // A row that is 2 events behind, as a snapshot taken earlier would be.
-    const fromRow = await aggregateStream(dataSource.manager, counter, streamId, { codec, loadState: async () => ({ state: { total: 28, closed: false }, version: 28 }) });
+    const fromRow = await aggregateStream(dataSource.manager, counter, streamId, {
+      codec,
+      loadState: async () => ({ state: { total: 28, closed: false }, version: 28 }),
+    });
     expect([fromRow.state.total, fromRow.version, fromRow.eventsRead]).toEqual([30, 30, 3]);
-    const ahead = aggregateStream(dataSource.manager, counter, streamId, { codec, loadState: async () => ({ state: { total: 31, closed: false }, version: 31 }) });
+    const ahead = aggregateStream(dataSource.manager, counter, streamId, {
+      codec,
+      loadState: async () => ({ state: { total: 31, closed: false }, version: 31 }),
+    });
     await expect(ahead).rejects.toThrow('version 31, which the event store does not have');
   });
 
   it('from a row that is the stream head (current), reads no event and checks the row against the store in the append itself', async () => {
     const streamId = 'counter:current-row';
-    for (let index = 0; index < 3; index += 1) await handleCommand(counter, streamId, { type: 'Increment', by: 1, limit: 100 }, { transaction: { dataSource }, codec, envelope });
+    for (let index = 0; index < 3; index += 1)
+      await handleCommand(counter, streamId, { type: 'Increment', by: 1, limit: 100 }, { transaction: { dataSource }, codec, envelope });
     const statements: string[] = [];
     // Counted where every statement of the transaction goes: its query runner.
     const counted = (manager: import('typeorm').EntityManager) => {
@@ -148,7 +196,12 @@ describe('handleCommand on real Postgres', () => {
     };
     const fromCurrentRow = (total: number, version: number) =>
       dataSource.transaction((manager) =>
-        handleCommand(counter, streamId, { type: 'Increment', by: 1, limit: 100 }, { transaction: { manager: counted(manager) }, codec, envelope, loadState: async () => ({ state: { total, closed: false }, version, current: true }) }),
+        handleCommand(
+          counter,
+          streamId,
+          { type: 'Increment', by: 1, limit: 100 },
+          { transaction: { manager: counted(manager) }, codec, envelope, loadState: async () => ({ state: { total, closed: false }, version, current: true }) },
+        ),
       );
     const result = await fromCurrentRow(3, 3);
     expect([result.state.total, result.version, result.eventsRead]).toEqual([4, 4, 0]);

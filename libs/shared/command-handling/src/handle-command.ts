@@ -1,5 +1,13 @@
 import type { Decider, DomainEvent, EventCodec } from '@mp/shared-decider';
-import { appendToStream, createEnvelope, readStream, StreamVersionMissingError, transactionInFewTrips, withOneWriteStatement, type MessageEnvelope } from '@mp/shared-messaging';
+import {
+  appendToStream,
+  createEnvelope,
+  readStream,
+  StreamVersionMissingError,
+  transactionInFewTrips,
+  withOneWriteStatement,
+  type MessageEnvelope,
+} from '@mp/shared-messaging';
 import type { DataSource, EntityManager } from 'typeorm';
 import { DEFAULT_CONFLICT_RETRY_POLICY, retryOnConflict, type ConflictRetryPolicy } from './conflict-retry';
 
@@ -61,7 +69,12 @@ export async function aggregateStream<State, Command, Event extends DomainEvent>
   return { state: fold(decider, options.codec, start.state, tail), version: stream.version, eventsRead: stream.events.length };
 }
 
-function fold<State, Command, Event extends DomainEvent>(decider: Decider<State, Command, Event>, codec: EventCodec<Event>, state: State, envelopes: readonly MessageEnvelope[]): State {
+function fold<State, Command, Event extends DomainEvent>(
+  decider: Decider<State, Command, Event>,
+  codec: EventCodec<Event>,
+  state: State,
+  envelopes: readonly MessageEnvelope[],
+): State {
   return envelopes.reduce((current, envelope) => decider.evolve(current, codec.read(envelope)), state);
 }
 
@@ -122,7 +135,8 @@ export async function handleCommand<State, Command, Event extends DomainEvent>(
 ): Promise<CommandResult<State, Event>> {
   const { transaction } = options;
   // The append, the projections and the outbox rows of the command go as one statement.
-  if ('manager' in transaction) return withOneWriteStatement(transaction.manager, () => handleInTransaction(transaction.manager, decider, streamId, command, options));
+  if ('manager' in transaction)
+    return withOneWriteStatement(transaction.manager, () => handleInTransaction(transaction.manager, decider, streamId, command, options));
   return retryOnConflict(transaction.retry ?? DEFAULT_CONFLICT_RETRY_POLICY, () =>
     transactionInFewTrips(transaction.dataSource, (manager) => handleInTransaction(manager, decider, streamId, command, options)),
   );
@@ -139,11 +153,23 @@ async function handleInTransaction<State, Command, Event extends DomainEvent>(
   const events = decider.decide(command, loaded.state);
   if (events.length === 0) return { state: loaded.state, events, envelopes: [], version: loaded.version, eventsRead: loaded.eventsRead };
 
-  const decided: DecidedEvents<State, Event> = { stateBefore: loaded.state, events, state: events.reduce((state, event) => decider.evolve(state, event), loaded.state) };
+  const decided: DecidedEvents<State, Event> = {
+    stateBefore: loaded.state,
+    events,
+    state: events.reduce((state, event) => decider.evolve(state, event), loaded.state),
+  };
   await options.beforeAppend?.(manager, decided);
   const { source, subject, causation } = options.envelope;
   const envelopes = events.map((event) =>
-    createEnvelope({ type: event.type, schemaVersion: options.codec.versionOf(event.type), source, subject, data: event.data, correlationId: causation.correlationId, causationId: causation.id }),
+    createEnvelope({
+      type: event.type,
+      schemaVersion: options.codec.versionOf(event.type),
+      source,
+      subject,
+      data: event.data,
+      correlationId: causation.correlationId,
+      causationId: causation.id,
+    }),
   );
   const version = await appendToStream(manager, streamId, loaded.version, envelopes);
   await options.afterAppend?.(manager, { ...decided, streamId, envelopes, versionBefore: loaded.version, version });

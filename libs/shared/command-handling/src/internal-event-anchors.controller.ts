@@ -25,10 +25,20 @@ export class InternalEventAnchorsController {
     const issues = [
       ...Object.keys(rest).map((field) => ({ field, issue: 'is not a filter here; use limit, before' })),
       ...(/^\d{1,3}$/.test(limit) && Number(limit) >= 1 && Number(limit) <= 366 ? [] : [{ field: 'limit', issue: 'must be a whole number from 1 to 366' }]),
-      ...(before === undefined || (/^\d{4}-\d{2}-\d{2}$/.test(before) && !Number.isNaN(Date.parse(`${before}T00:00:00Z`))) ? [] : [{ field: 'before', issue: 'must be a day YYYY-MM-DD' }]),
+      ...(before === undefined || (/^\d{4}-\d{2}-\d{2}$/.test(before) && !Number.isNaN(Date.parse(`${before}T00:00:00Z`)))
+        ? []
+        : [{ field: 'before', issue: 'must be a day YYYY-MM-DD' }]),
     ];
     if (issues.length > 0) throw validationError(issues, 'The anchors query is not valid');
     const anchors = await listAnchors(this.dataSource.manager, { limit: Number(limit), beforeDay: before });
-    return { data: anchors.map((anchor) => ({ day: anchor.day, previous_hash: anchor.previousHash, streams: anchor.streams, hash: anchor.hash, made_at: anchor.madeAt })) };
+    return {
+      data: anchors.map((anchor) => ({
+        day: anchor.day,
+        previous_hash: anchor.previousHash,
+        streams: anchor.streams,
+        hash: anchor.hash,
+        made_at: anchor.madeAt,
+      })),
+    };
   }
 }

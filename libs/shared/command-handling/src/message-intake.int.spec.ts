@@ -12,7 +12,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { migratedPrivateDatabase, recordStatements } from '@mp/shared-data-access-postgres';
-import { createEnvelope, executeOrDefer, MessagingEventHashChain1700000060380, MessagingSchema1700000000000, PoisonMessageError, StreamVersionConflictError, type MessageEnvelope } from '@mp/shared-messaging';
+import {
+  createEnvelope,
+  executeOrDefer,
+  MessagingEventHashChain1700000060380,
+  MessagingSchema1700000000000,
+  PoisonMessageError,
+  StreamVersionConflictError,
+  type MessageEnvelope,
+} from '@mp/shared-messaging';
 import { DomainError } from '@mp/shared-util-errors';
 import { IsInt, IsString } from 'class-validator';
 import type { DataSource, EntityManager } from 'typeorm';
@@ -107,7 +115,7 @@ describe('message intake on real Postgres', () => {
     expect((await replies()).map(({ causation_id }) => causation_id)).toEqual([first.id, again.id, expect.any(String)]);
   });
 
-  it('claims a single message with its effect\'s writes: a repeat writes nothing, and its failing effect is no poison', async () => {
+  it("claims a single message with its effect's writes: a repeat writes nothing, and its failing effect is no poison", async () => {
     const first = command('a', 1);
     await commands().handle(first);
     // The repeat's effect runs and fails on the unique name it wrote the first time: a repeat, skipped.
@@ -121,14 +129,20 @@ describe('message intake on real Postgres', () => {
       contract,
       reply: { type: 'CommandReply', source: 'test' },
       run: async (manager, envelope) => {
-        await executeOrDefer(manager, { sql: `INSERT INTO things (name, size) VALUES ($1, 1) ON CONFLICT (name) DO UPDATE SET size = things.size + 1`, params: [(envelope.data as { name: string }).name] });
+        await executeOrDefer(manager, {
+          sql: `INSERT INTO things (name, size) VALUES ($1, 1) ON CONFLICT (name) DO UPDATE SET size = things.size + 1`,
+          params: [(envelope.data as { name: string }).name],
+        });
         return {};
       },
     });
     const second = command('b', 1);
     await writesOnce.handle(second);
     await writesOnce.handle(second);
-    expect(await dataSource.query(`SELECT name, size FROM things ORDER BY position`)).toEqual([{ name: 'a', size: 1 }, { name: 'b', size: 1 }]);
+    expect(await dataSource.query(`SELECT name, size FROM things ORDER BY position`)).toEqual([
+      { name: 'a', size: 1 },
+      { name: 'b', size: 1 },
+    ]);
 
     // A fact refused on its repeat (its consumer did it already) is skipped, not dead-lettered.
     const seen = createEnvelope({ type: 'ThingSeen', schemaVersion: 1, source: 'test', subject: 'c', data: { name: 'c' }, correlationId: 'c' });
@@ -138,7 +152,8 @@ describe('message intake on real Postgres', () => {
       read: (envelope) => (envelope.data as { name: string }).name,
       apply: async (manager, messages) => {
         for (const { item } of messages) {
-          if ((await manager.query(`SELECT 1 FROM things WHERE name = $1`, [item])).length > 0) throw new DomainError('DUPLICATE_ORDER', `${item} is there already`);
+          if ((await manager.query(`SELECT 1 FROM things WHERE name = $1`, [item])).length > 0)
+            throw new DomainError('DUPLICATE_ORDER', `${item} is there already`);
           await executeOrDefer(manager, { sql: `INSERT INTO things (name, size) VALUES ($1, 1)`, params: [item] });
         }
       },
@@ -185,7 +200,8 @@ describe('message intake on real Postgres', () => {
 
   it('applies events in lock-key order keeping each key’s order, and makes a refused fact poison when it comes alone', async () => {
     const applied: string[] = [];
-    const event = (key: string, sequence: number) => createEnvelope({ type: 'ThingSeen', schemaVersion: 1, source: 'test', subject: key, data: { key, sequence }, correlationId: 'c' });
+    const event = (key: string, sequence: number) =>
+      createEnvelope({ type: 'ThingSeen', schemaVersion: 1, source: 'test', subject: key, data: { key, sequence }, correlationId: 'c' });
     const events = new MessageIntake<{ key: string; sequence: number }>(dataSource, {
       inbox: 'things.events',
       read: (envelope) => envelope.data as { key: string; sequence: number },
@@ -203,7 +219,9 @@ describe('message intake on real Postgres', () => {
     expect(count(/INSERT INTO inbox/)).toBe(1);
 
     const refused = event('z', -1);
-    await expect(events.handle(refused)).rejects.toThrow(new PoisonMessageError(`ThingSeen ${refused.id} refused by the things: ORDER_NOT_FOUND no such thing`));
+    await expect(events.handle(refused)).rejects.toThrow(
+      new PoisonMessageError(`ThingSeen ${refused.id} refused by the things: ORDER_NOT_FOUND no such thing`),
+    );
     // In a batch the refusal rolls back and reaches the port as it is; one by one it is poison.
     await expect(events.handleAll([event('y', 1), refused])).rejects.toBeInstanceOf(DomainError);
     expect(await dataSource.query(`SELECT count(*)::int AS n FROM inbox WHERE message_id = $1`, [refused.id])).toEqual([{ n: 0 }]);
@@ -221,7 +239,10 @@ describe('message intake on real Postgres', () => {
     await recorded.handleAll([command('a', 1), command('b', 1)]);
     await recorded.handle(command('a', 1));
     expect(await dataSource.query(`SELECT name FROM things ORDER BY position`)).toEqual([{ name: 'a' }, { name: 'b' }]);
-    expect(statements.filter((statement) => !statement.startsWith('SELECT name FROM things'))).toEqual([expect.stringContaining('INSERT INTO things'), expect.stringContaining('INSERT INTO things')]);
+    expect(statements.filter((statement) => !statement.startsWith('SELECT name FROM things'))).toEqual([
+      expect.stringContaining('INSERT INTO things'),
+      expect.stringContaining('INSERT INTO things'),
+    ]);
   });
 
   it('claims ids case-insensitively, as the envelope allows either case', async () => {

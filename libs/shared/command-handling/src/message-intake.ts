@@ -131,7 +131,14 @@ export class MessageIntake<Item> {
     const { inbox, lockKeyOf, refusedBy } = this.definition;
     // One message is claimed with its effect's writes; a batch first, in one statement, so each repeat in it is skipped alone.
     const claimWithWrites = single && inbox !== null;
-    const claimed = inbox === null || claimWithWrites ? null : await claimInboxMessages(manager, inbox, read.map(({ envelope }) => envelope.id));
+    const claimed =
+      inbox === null || claimWithWrites
+        ? null
+        : await claimInboxMessages(
+            manager,
+            inbox,
+            read.map(({ envelope }) => envelope.id),
+          );
     // Each claimed id once: a message the relay published twice may sit twice in one batch.
     const fresh = claimed === null ? read : read.filter(({ envelope }) => claimed.delete(envelope.id));
     if (fresh.length === 0) return fresh;
@@ -177,7 +184,8 @@ const payloadPipe = new RequestPipe();
  * succeed: it is poison (dead-lettered at once), not a business rejection.
  */
 export async function assertValidCommand<Type extends string>(envelope: MessageEnvelope, contract: CommandContract<Type>): Promise<Type> {
-  if (envelope.schemaVersion !== contract.schemaVersion) throw new PoisonMessageError(`unsupported schema version ${envelope.schemaVersion} of ${envelope.type}`);
+  if (envelope.schemaVersion !== contract.schemaVersion)
+    throw new PoisonMessageError(`unsupported schema version ${envelope.schemaVersion} of ${envelope.type}`);
   if (!Object.hasOwn(contract.payloads, envelope.type)) throw new PoisonMessageError(`unknown command type ${envelope.type}`);
   const type = envelope.type as Type;
   const payloadClass = contract.payloads[type];

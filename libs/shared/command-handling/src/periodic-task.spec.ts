@@ -4,11 +4,14 @@ describe('PeriodicTask', () => {
   it('runs one at a time: a run asked for during another joins it', async () => {
     let runs = 0;
     let release: () => void = () => undefined;
-    const task = new PeriodicTask(async () => {
-      runs += 1;
-      await new Promise<void>((resolve) => (release = resolve));
-      return runs;
-    }, () => undefined);
+    const task = new PeriodicTask(
+      async () => {
+        runs += 1;
+        await new Promise<void>((resolve) => (release = resolve));
+        return runs;
+      },
+      () => undefined,
+    );
     const first = task.runNow();
     const second = task.runNow();
     release();
@@ -22,12 +25,15 @@ describe('PeriodicTask', () => {
     const errors: unknown[] = [];
     let finished = false;
     let calls = 0;
-    const task = new PeriodicTask(async () => {
-      calls += 1;
-      if (calls === 1) throw new Error('database down');
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      finished = true;
-    }, (error) => errors.push(error));
+    const task = new PeriodicTask(
+      async () => {
+        calls += 1;
+        if (calls === 1) throw new Error('database down');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        finished = true;
+      },
+      (error) => errors.push(error),
+    );
     task.start(10);
     // Stop while the second run (after the failed first) is in progress.
     // Polled every 5 ms, not with eventually's 50: the second run lasts 50 ms, and the stop must land inside it.

@@ -79,7 +79,8 @@ export function deciderFolder<State, Command, Event extends DomainEvent>(definit
       const state = events.reduce((current, event) => decider.evolve(current, event), stateBefore);
       const versionBefore = stream.version;
       const version = stored[stored.length - 1].streamVersion;
-      if (stored[0].streamVersion !== versionBefore + 1) throw new Error(`${streamId}: the rebuild expected version ${versionBefore + 1} and read ${stored[0].streamVersion}`);
+      if (stored[0].streamVersion !== versionBefore + 1)
+        throw new Error(`${streamId}: the rebuild expected version ${versionBefore + 1} and read ${stored[0].streamVersion}`);
       await definition.project(manager, { streamId, stateBefore, events, state, envelopes: stored.map((event) => event.envelope), versionBefore, version });
       stream.state = state;
       stream.version = version;
@@ -146,7 +147,7 @@ export async function rebuildProjection(dataSource: DataSource, projection: Rebu
   const reader = new EventReader(`${quote(live)}.event_store`, projection.streams, batchSize);
   try {
     // Unlocked: until a batch comes back short, the rebuild is at the head the store had then.
-    for (let full = true; full; ) {
+    for (let full = true; full;) {
       const batch = await reader.next(dataSource.manager);
       full = batch.read === batchSize;
       if (batch.events.length > 0) await dataSource.transaction((manager) => fold.apply(manager, batch.events));
@@ -165,7 +166,9 @@ export async function rebuildProjection(dataSource: DataSource, projection: Rebu
       seconds,
       eventsPerSecond: seconds > 0 ? Math.round(fold.eventsFolded / seconds) : fold.eventsFolded,
       differences,
-      notDerived: projection.tables.filter((table) => (table.notDerived ?? []).length > 0).map((table) => ({ table: table.name, columns: table.notDerived ?? [] })),
+      notDerived: projection.tables
+        .filter((table) => (table.notDerived ?? []).length > 0)
+        .map((table) => ({ table: table.name, columns: table.notDerived ?? [] })),
     };
   } finally {
     await dataSource.query(`DROP SCHEMA IF EXISTS ${quote(schema)} CASCADE`);
@@ -175,7 +178,8 @@ export async function rebuildProjection(dataSource: DataSource, projection: Rebu
 async function createShadow(dataSource: DataSource, schema: string, live: string, tables: readonly ProjectionTable[]): Promise<void> {
   await dataSource.query(`DROP SCHEMA IF EXISTS ${quote(schema)} CASCADE`);
   await dataSource.query(`CREATE SCHEMA ${quote(schema)}`);
-  for (const table of tables) await dataSource.query(`CREATE TABLE ${quote(schema)}.${quote(table.name)} (LIKE ${quote(live)}.${quote(table.name)} INCLUDING ALL)`);
+  for (const table of tables)
+    await dataSource.query(`CREATE TABLE ${quote(schema)}.${quote(table.name)} (LIKE ${quote(live)}.${quote(table.name)} INCLUDING ALL)`);
 }
 
 const EVENT_COLUMNS = `global_position::text AS position, stream_id AS "streamId", stream_version AS "streamVersion", envelope, recorded_at AS "recordedAt"`;
@@ -208,11 +212,10 @@ class ShadowFold {
       const missing: StoredEvent[] =
         next[0].streamVersion === folded + 1
           ? []
-          : await manager.query(`SELECT ${EVENT_COLUMNS} FROM ${quote(this.live)}.event_store WHERE stream_id = $1 AND stream_version > $2 AND stream_version < $3 ORDER BY stream_version`, [
-              streamId,
-              folded,
-              next[0].streamVersion,
-            ]);
+          : await manager.query(
+              `SELECT ${EVENT_COLUMNS} FROM ${quote(this.live)}.event_store WHERE stream_id = $1 AND stream_version > $2 AND stream_version < $3 ORDER BY stream_version`,
+              [streamId, folded, next[0].streamVersion],
+            );
       const complete = [...missing, ...next];
       await this.folder.apply(manager, streamId, complete);
       this.versions.set(streamId, complete[complete.length - 1].streamVersion);
@@ -253,7 +256,10 @@ class EventReader {
 
   /** The next events of the projection's streams, and how many of the store's were read. */
   async next(manager: EntityManager): Promise<{ events: StoredEvent[]; read: number }> {
-    const rows: StoredEvent[] = await manager.query(`SELECT ${EVENT_COLUMNS} FROM ${this.store} WHERE global_position > $1::bigint ORDER BY global_position LIMIT $2`, [this.position, this.batchSize]);
+    const rows: StoredEvent[] = await manager.query(
+      `SELECT ${EVENT_COLUMNS} FROM ${this.store} WHERE global_position > $1::bigint ORDER BY global_position LIMIT $2`,
+      [this.position, this.batchSize],
+    );
     let expected = BigInt(this.position) + 1n;
     for (const row of rows) {
       for (let hole = expected; hole < BigInt(row.position); hole += 1n) this.holes.push(hole);
@@ -266,16 +272,19 @@ class EventReader {
   /** The events of the projection's streams that committed into a hole after it was read past. */
   async lateEvents(manager: EntityManager): Promise<StoredEvent[]> {
     if (this.holes.length === 0) return [];
-    return manager.query(`SELECT ${EVENT_COLUMNS} FROM ${this.store} WHERE global_position = ANY($1::bigint[]) AND stream_id LIKE $2 ORDER BY global_position`, [
-      this.holes.map(String),
-      this.streams,
-    ]);
+    return manager.query(
+      `SELECT ${EVENT_COLUMNS} FROM ${this.store} WHERE global_position = ANY($1::bigint[]) AND stream_id LIKE $2 ORDER BY global_position`,
+      [this.holes.map(String), this.streams],
+    );
   }
 }
 
 /** SQL LIKE with `%` and `_`, as the store's stream patterns use it. */
 function matchesLike(value: string, pattern: string): boolean {
-  const expression = pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/%/g, '.*').replace(/_/g, '.');
+  const expression = pattern
+    .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+    .replace(/%/g, '.*')
+    .replace(/_/g, '.');
   return new RegExp(`^${expression}$`, 's').test(value);
 }
 
@@ -379,5 +388,7 @@ async function copyBack(manager: EntityManager, live: string, schema: string, ta
          FROM ${shadow} s WHERE ${on} AND ROW(${values.map((column) => `l.${quote(column)}`).join(', ')}) IS DISTINCT FROM ROW(${values.map((column) => `s.${quote(column)}`).join(', ')})`,
     );
   }
-  await manager.query(`INSERT INTO ${target} (${list}) SELECT ${compared.map((column) => `s.${quote(column)}`).join(', ')} FROM ${shadow} s WHERE NOT EXISTS (SELECT 1 FROM ${target} l WHERE ${on})`);
+  await manager.query(
+    `INSERT INTO ${target} (${list}) SELECT ${compared.map((column) => `s.${quote(column)}`).join(', ')} FROM ${shadow} s WHERE NOT EXISTS (SELECT 1 FROM ${target} l WHERE ${on})`,
+  );
 }

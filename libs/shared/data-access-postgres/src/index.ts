@@ -29,6 +29,17 @@ export function serviceDatabaseOptions(settings: ServiceDatabaseSettings): TypeO
   };
 }
 export { migratedPrivateDatabase } from './private-test-database';
-export { addListPosition, fetchNewestFirstPage, PositionCursor, SqlConditions, type NewestFirstPage, type NewestFirstQuery, type SqlRunner, DEFAULT_PAGE_LIMIT, pageFilterOf, type PageQueryFields } from './newest-first-page';
+export {
+  addListPosition,
+  fetchNewestFirstPage,
+  PositionCursor,
+  SqlConditions,
+  type NewestFirstPage,
+  type NewestFirstQuery,
+  type SqlRunner,
+  DEFAULT_PAGE_LIMIT,
+  pageFilterOf,
+  type PageQueryFields,
+} from './newest-first-page';
 export { recordStatements } from './private-test-database';
 export { metadataColumnMigration } from './metadata-column';

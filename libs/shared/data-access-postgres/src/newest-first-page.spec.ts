@@ -25,7 +25,10 @@ describe('newest-first keyset paging', () => {
   });
 
   it('lets a list keep its own refusal', () => {
-    const own = new PositionCursor('w', () => new DomainError('VALIDATION_ERROR', 'The list filters are not valid', [{ field: 'cursor', issue: 'is not a cursor this API returned' }]));
+    const own = new PositionCursor(
+      'w',
+      () => new DomainError('VALIDATION_ERROR', 'The list filters are not valid', [{ field: 'cursor', issue: 'is not a cursor this API returned' }]),
+    );
     expect(() => own.decode('x')).toThrow('The list filters are not valid');
   });
 
@@ -34,20 +37,44 @@ describe('newest-first keyset paging', () => {
     const rows = [{ list_position: '9' }, { list_position: '8' }, { list_position: '7' }];
     const runner = { query: async (sql: string, values: unknown[]) => (calls.push({ sql, values }), rows.slice(0, Number(values[values.length - 1]))) };
     const where = new SqlConditions().add('merchant_id = ?', 'M1');
-    const page = await fetchNewestFirstPage<{ list_position: string }>(runner, { select: 'SELECT * FROM t', where, positionColumn: 't.list_position', positionOf: (row) => row.list_position, cursor, after: cursor.encode('10'), limit: 2 });
+    const page = await fetchNewestFirstPage<{ list_position: string }>(runner, {
+      select: 'SELECT * FROM t',
+      where,
+      positionColumn: 't.list_position',
+      positionOf: (row) => row.list_position,
+      cursor,
+      after: cursor.encode('10'),
+      limit: 2,
+    });
     expect(calls[0].sql).toBe('SELECT * FROM t WHERE merchant_id = $1 AND t.list_position < $2 ORDER BY t.list_position DESC LIMIT $3');
     expect(calls[0].values).toEqual(['M1', '10', 3]);
     expect(page.rows).toEqual(rows.slice(0, 2));
     expect(page.hasMore).toBe(true);
     expect(cursor.decode(page.nextCursor as string)).toBe('8');
 
-    const last = await fetchNewestFirstPage<{ list_position: string }>(runner, { select: 'SELECT * FROM t', where: new SqlConditions(), positionColumn: 't.list_position', positionOf: (row) => row.list_position, cursor, limit: 3 });
+    const last = await fetchNewestFirstPage<{ list_position: string }>(runner, {
+      select: 'SELECT * FROM t',
+      where: new SqlConditions(),
+      positionColumn: 't.list_position',
+      positionOf: (row) => row.list_position,
+      cursor,
+      limit: 3,
+    });
     expect(calls[1].sql).toBe('SELECT * FROM t ORDER BY t.list_position DESC LIMIT $1');
     expect(last).toEqual({ rows, hasMore: false, nextCursor: null });
   });
 
   it('refuses a position column not qualified by its table, which ORDER BY could take for an output column', async () => {
     const runner = { query: async () => [] };
-    await expect(fetchNewestFirstPage(runner, { select: 'SELECT position::text AS list_position FROM t', where: new SqlConditions(), positionColumn: 'list_position', positionOf: () => '1', cursor, limit: 3 })).rejects.toThrow('qualified by its table');
+    await expect(
+      fetchNewestFirstPage(runner, {
+        select: 'SELECT position::text AS list_position FROM t',
+        where: new SqlConditions(),
+        positionColumn: 'list_position',
+        positionOf: () => '1',
+        cursor,
+        limit: 3,
+      }),
+    ).rejects.toThrow('qualified by its table');
   });
 });

@@ -11,7 +11,8 @@ export class PositionCursor {
   constructor(
     private readonly tag: string,
     /** The error a cursor this API did not return gets; each list keeps the one it always answered. */
-    private readonly refusal: () => DomainError = () => new DomainError('VALIDATION_ERROR', 'The cursor is not one this API returned', [{ field: 'cursor', issue: 'is not valid' }]),
+    private readonly refusal: () => DomainError = () =>
+      new DomainError('VALIDATION_ERROR', 'The cursor is not one this API returned', [{ field: 'cursor', issue: 'is not valid' }]),
   ) {
     this.pattern = new RegExp(`^${tag}:(\\d{1,18})$`);
   }
@@ -92,7 +93,8 @@ export interface NewestFirstPage<Row> {
  */
 export async function fetchNewestFirstPage<Row>(runner: SqlRunner, query: NewestFirstQuery<Row>): Promise<NewestFirstPage<Row>> {
   const { where } = query;
-  if (!/^\w+\.\w+$/.test(query.positionColumn)) throw new Error(`the position column must be qualified by its table (table.column), got ${query.positionColumn}`);
+  if (!/^\w+\.\w+$/.test(query.positionColumn))
+    throw new Error(`the position column must be qualified by its table (table.column), got ${query.positionColumn}`);
   if (query.after !== undefined) where.add(`${query.positionColumn} < ?`, query.cursor.decode(query.after));
   const limit = where.parameter(query.limit + 1);
   const rows = (await runner.query(`${query.select}${where.whereClause()} ORDER BY ${query.positionColumn} DESC LIMIT ${limit}`, where.values)) as Row[];
@@ -131,7 +133,10 @@ export async function addListPosition(runner: SqlRunner, table: string, orderBy:
   const sequence = `${table}_list_position_seq`;
   await runner.query(`CREATE SEQUENCE ${sequence} AS BIGINT`, []);
   await runner.query(`ALTER TABLE ${table} ADD COLUMN list_position BIGINT`, []);
-  await runner.query(`UPDATE ${table} SET list_position = numbered.position FROM (SELECT ctid AS row_id, nextval('${sequence}') AS position FROM (SELECT ctid FROM ${table} ORDER BY ${orderBy}) AS ordered) AS numbered WHERE ${table}.ctid = numbered.row_id`, []);
+  await runner.query(
+    `UPDATE ${table} SET list_position = numbered.position FROM (SELECT ctid AS row_id, nextval('${sequence}') AS position FROM (SELECT ctid FROM ${table} ORDER BY ${orderBy}) AS ordered) AS numbered WHERE ${table}.ctid = numbered.row_id`,
+    [],
+  );
   await runner.query(`ALTER TABLE ${table} ALTER COLUMN list_position SET DEFAULT nextval('${sequence}'), ALTER COLUMN list_position SET NOT NULL`, []);
   await runner.query(`ALTER SEQUENCE ${sequence} OWNED BY ${table}.list_position`, []);
   await runner.query(`CREATE UNIQUE INDEX ${table}_position ON ${table} (list_position DESC)`, []);

@@ -19,18 +19,28 @@ export class DeciderSpecification<State, Command, Event extends DomainEvent> {
     private readonly options: SpecificationOptions<Event>,
   ) {}
 
-  static for<State, Command, Event extends DomainEvent>(decider: Decider<State, Command, Event>, options: SpecificationOptions<Event> = {}): DeciderSpecification<State, Command, Event> {
+  static for<State, Command, Event extends DomainEvent>(
+    decider: Decider<State, Command, Event>,
+    options: SpecificationOptions<Event> = {},
+  ): DeciderSpecification<State, Command, Event> {
     return new DeciderSpecification(decider, options);
   }
 
   /** The state these events lead to from the initial state. */
   given(events: readonly Event[]): Given<State, Command, Event> {
-    return new Given(this.decider, this.options, events.reduce((state, event) => this.decider.evolve(state, event), this.decider.initialState()));
+    return new Given(
+      this.decider,
+      this.options,
+      events.reduce((state, event) => this.decider.evolve(state, event), this.decider.initialState()),
+    );
   }
 
   /** The state these commands lead to, each decided and evolved in turn. */
   givenCommands(...commands: Command[]): Given<State, Command, Event> {
-    const state = commands.reduce((current, command) => this.decider.decide(command, current).reduce((next, event) => this.decider.evolve(next, event), current), this.decider.initialState());
+    const state = commands.reduce(
+      (current, command) => this.decider.decide(command, current).reduce((next, event) => this.decider.evolve(next, event), current),
+      this.decider.initialState(),
+    );
     return new Given(this.decider, this.options, state);
   }
 }

@@ -17,11 +17,17 @@ const codec = eventCodec(schemas);
 
 describe('event codec', () => {
   it('upcasts a v0 event through every version to the current shape', () => {
-    expect(codec.read({ type: 'Deposited', schemaVersion: 0, data: { cents: 1250 } })).toEqual({ type: 'Deposited', data: { amountMinor: '1250', currency: 'USD' } });
+    expect(codec.read({ type: 'Deposited', schemaVersion: 0, data: { cents: 1250 } })).toEqual({
+      type: 'Deposited',
+      data: { amountMinor: '1250', currency: 'USD' },
+    });
   });
 
   it('upcasts a v1 event by the remaining upcaster only', () => {
-    expect(codec.read({ type: 'Deposited', schemaVersion: 1, data: { amount: 7, currency: 'EUR' } })).toEqual({ type: 'Deposited', data: { amountMinor: '7', currency: 'EUR' } });
+    expect(codec.read({ type: 'Deposited', schemaVersion: 1, data: { amount: 7, currency: 'EUR' } })).toEqual({
+      type: 'Deposited',
+      data: { amountMinor: '7', currency: 'EUR' },
+    });
   });
 
   it('reads a current event unchanged', () => {

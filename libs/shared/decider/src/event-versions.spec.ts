@@ -21,21 +21,34 @@ describe('event version rule', () => {
   it('fails a new version without its fixture entry, and one without its upcaster', () => {
     expect(eventVersionGaps(upcasted, fixture(stored(1, { text: 'a' })))).toEqual(['Noted: version 2, the current one, has no stored event in the fixture']);
     const noUpcaster = { Noted: { version: 2 } };
-    expect(eventVersionGaps(noUpcaster, fixture(stored(1, { text: 'a' }), stored(2, { text: 'b', by: 'me' })))).toEqual(['Noted: version 1 has no upcaster to version 2']);
-    expect(replayEventVersionFixture({ codec: eventCodec<Noted>(noUpcaster), foldOf: () => fold, fixture: fixture(stored(1, { text: 'a' })) })).toEqual(['note:1 event 1 (Noted version 1): Noted has no upcaster from version 1']);
+    expect(eventVersionGaps(noUpcaster, fixture(stored(1, { text: 'a' }), stored(2, { text: 'b', by: 'me' })))).toEqual([
+      'Noted: version 1 has no upcaster to version 2',
+    ]);
+    expect(replayEventVersionFixture({ codec: eventCodec<Noted>(noUpcaster), foldOf: () => fold, fixture: fixture(stored(1, { text: 'a' })) })).toEqual([
+      'note:1 event 1 (Noted version 1): Noted has no upcaster from version 1',
+    ]);
   });
 
   it('fails a fixture of a type no schema reads, or of a version from the future', () => {
-    expect(eventVersionGaps(upcasted, { service: 'notes', streams: [{ streamId: 'x', events: [stored(2, {}), stored(3, {}), { type: 'Gone', schemaVersion: 1, data: {} }] }] })).toEqual([
-      'Noted: the fixture holds version 3, newer than the current 2',
-      'Gone: in the fixture but no schema reads it',
-    ]);
+    expect(
+      eventVersionGaps(upcasted, {
+        service: 'notes',
+        streams: [{ streamId: 'x', events: [stored(2, {}), stored(3, {}), { type: 'Gone', schemaVersion: 1, data: {} }] }],
+      }),
+    ).toEqual(['Noted: the fixture holds version 3, newer than the current 2', 'Gone: in the fixture but no schema reads it']);
   });
 
   it('checks the catalogue page against the schemas and the fixture', () => {
     const table = eventCatalogueTable(upcasted, fixture(stored(1, { text: 'a' }), stored(2, { text: 'b', by: 'me' })));
     expect(table.split('\n')[2]).toBe('| Noted | 1, 2 | 2 | 1 → 2 |');
-    const checks = (catalogue: string) => eventVersionChecks({ schemas: upcasted, codec: eventCodec<Noted>(upcasted), foldOf: () => fold, fixture: fixture(stored(1, { text: 'a' }), stored(2, { text: 'b', by: 'me' })), catalogue });
+    const checks = (catalogue: string) =>
+      eventVersionChecks({
+        schemas: upcasted,
+        codec: eventCodec<Noted>(upcasted),
+        foldOf: () => fold,
+        fixture: fixture(stored(1, { text: 'a' }), stored(2, { text: 'b', by: 'me' })),
+        catalogue,
+      });
     const listed = checks(`<!-- event-catalogue:notes -->\n${table}\n<!-- /event-catalogue:notes -->`);
     for (const check of listed) expect(check.run).not.toThrow();
     expect(checks('no table')[2].run).toThrow(/must hold/);

@@ -30,7 +30,8 @@ export interface EventVersionCheckOptions<Event extends DomainEvent> {
 /** The versions of each type the fixture holds, ascending. */
 function versionsWritten(fixture: EventVersionFixture): Map<string, number[]> {
   const versions = new Map<string, Set<number>>();
-  for (const stream of fixture.streams) for (const event of stream.events) versions.set(event.type, (versions.get(event.type) ?? new Set()).add(event.schemaVersion));
+  for (const stream of fixture.streams)
+    for (const event of stream.events) versions.set(event.type, (versions.get(event.type) ?? new Set()).add(event.schemaVersion));
   return new Map([...versions].map(([type, set]) => [type, [...set].sort((a, b) => a - b)]));
 }
 
@@ -47,10 +48,12 @@ export function eventVersionGaps(schemas: Readonly<Record<string, EventTypeSchem
     if (!versions.includes(schema.version)) gaps.push(`${type}: version ${schema.version}, the current one, has no stored event in the fixture`);
     const first = versions[0] ?? schema.version;
     for (let version = first; version < schema.version; version += 1) {
-      if (!versions.includes(version)) gaps.push(`${type}: version ${version} (between the first written, ${first}, and the current, ${schema.version}) has no stored event in the fixture`);
+      if (!versions.includes(version))
+        gaps.push(`${type}: version ${version} (between the first written, ${first}, and the current, ${schema.version}) has no stored event in the fixture`);
       if (!schema.upcasters?.[version]) gaps.push(`${type}: version ${version} has no upcaster to version ${version + 1}`);
     }
-    for (const version of versions) if (version > schema.version) gaps.push(`${type}: the fixture holds version ${version}, newer than the current ${schema.version}`);
+    for (const version of versions)
+      if (version > schema.version) gaps.push(`${type}: the fixture holds version ${version}, newer than the current ${schema.version}`);
   }
   for (const type of written.keys()) if (!Object.prototype.hasOwnProperty.call(schemas, type)) gaps.push(`${type}: in the fixture but no schema reads it`);
   return gaps;
@@ -66,7 +69,9 @@ export function replayEventVersionFixture<Event extends DomainEvent>(options: Pi
       try {
         state = fold.evolve(state as never, options.codec.read(record));
       } catch (error) {
-        errors.push(`${stream.streamId} event ${index + 1} (${record.type} version ${record.schemaVersion}): ${error instanceof Error ? error.message : String(error)}`);
+        errors.push(
+          `${stream.streamId} event ${index + 1} (${record.type} version ${record.schemaVersion}): ${error instanceof Error ? error.message : String(error)}`,
+        );
       }
     });
   }
@@ -100,14 +105,23 @@ export function eventVersionChecks<Event extends DomainEvent>(options: EventVers
     if (problems.length > 0) throw new Error(problems.join('\n'));
   };
   return [
-    { name: 'has a stored event of every current version, and of every older one with its upcaster', run: () => fail(eventVersionGaps(options.schemas, options.fixture)) },
-    { name: 'reads every stored version through today’s upcasters and folds every fixture stream through today’s evolve', run: () => fail(replayEventVersionFixture(options)) },
+    {
+      name: 'has a stored event of every current version, and of every older one with its upcaster',
+      run: () => fail(eventVersionGaps(options.schemas, options.fixture)),
+    },
+    {
+      name: 'reads every stored version through today’s upcasters and folds every fixture stream through today’s evolve',
+      run: () => fail(replayEventVersionFixture(options)),
+    },
     {
       name: 'is listed as it is in docs/operations/event-catalogue.md',
       run: () => {
         const expected = eventCatalogueTable(options.schemas, options.fixture);
         const listed = catalogueSection(options.catalogue, options.fixture.service);
-        if (listed !== expected) fail([`docs/operations/event-catalogue.md must hold, between <!-- event-catalogue:${options.fixture.service} --> and <!-- /event-catalogue:${options.fixture.service} -->:\n${expected}`]);
+        if (listed !== expected)
+          fail([
+            `docs/operations/event-catalogue.md must hold, between <!-- event-catalogue:${options.fixture.service} --> and <!-- /event-catalogue:${options.fixture.service} -->:\n${expected}`,
+          ]);
       },
     },
   ];

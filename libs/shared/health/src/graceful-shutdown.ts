@@ -37,16 +37,19 @@ export function exitGracefullyOnSignals(app: INestApplication, options: { shutdo
     }, options.shutdownGraceMs);
     deadline.unref();
     // afterClose (e.g. sending the last spans) runs once the app is closed, inside the same bound.
-    app.close().then(async () => options.afterClose?.()).then(
-      () => {
-        logger.log(`stopped cleanly in ${Date.now() - startedAt} ms`);
-        process.exit(0);
-      },
-      (error: unknown) => {
-        logger.error(`shutdown failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-        process.exit(1);
-      },
-    );
+    app
+      .close()
+      .then(async () => options.afterClose?.())
+      .then(
+        () => {
+          logger.log(`stopped cleanly in ${Date.now() - startedAt} ms`);
+          process.exit(0);
+        },
+        (error: unknown) => {
+          logger.error(`shutdown failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+          process.exit(1);
+        },
+      );
   };
   for (const signal of SHUTDOWN_SIGNALS) process.once(signal, () => shutDown(signal));
 }

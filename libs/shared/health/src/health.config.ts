@@ -12,8 +12,23 @@ export interface HealthConfig {
 /** The probe and shutdown settings every service shares (validated at boot with the rest). */
 export function readHealthConfig(reader: ConfigReader): HealthConfig {
   return {
-    shutdownGraceMs: reader.integer('SHUTDOWN_GRACE_MS', { default: 10_000, min: 1_000, max: 600_000, description: 'from SIGTERM to exit: past it the process exits 1 with work unfinished' }),
-    consumerLagMax: reader.integer('HEALTH_CONSUMER_LAG_MAX', { default: 10_000, min: 0, max: 100_000_000, description: 'consumer lag (messages, per group) above which `/health/ready` answers 503; `0`: lag is only reported' }),
-    healthCheckTimeoutMs: reader.integer('HEALTH_CHECK_TIMEOUT_MS', { default: 2_000, min: 100, max: 60_000, description: 'how long one readiness check (database, Kafka) may take before it counts as down' }),
+    shutdownGraceMs: reader.integer('SHUTDOWN_GRACE_MS', {
+      default: 10_000,
+      min: 1_000,
+      max: 600_000,
+      description: 'from SIGTERM to exit: past it the process exits 1 with work unfinished',
+    }),
+    consumerLagMax: reader.integer('HEALTH_CONSUMER_LAG_MAX', {
+      default: 10_000,
+      min: 0,
+      max: 100_000_000,
+      description: 'consumer lag (messages, per group) above which `/health/ready` answers 503; `0`: lag is only reported',
+    }),
+    healthCheckTimeoutMs: reader.integer('HEALTH_CHECK_TIMEOUT_MS', {
+      default: 2_000,
+      min: 100,
+      max: 60_000,
+      description: 'how long one readiness check (database, Kafka) may take before it counts as down',
+    }),
   };
 }

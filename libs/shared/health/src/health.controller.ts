@@ -1,5 +1,13 @@
 import { Controller, Get, Inject } from '@nestjs/common';
-import { TypeOrmHealthIndicator, HealthCheck, HealthCheckService, HealthIndicatorService, type HealthCheckResult, type HealthIndicatorFunction, type HealthIndicatorResult } from '@nestjs/terminus';
+import {
+  TypeOrmHealthIndicator,
+  HealthCheck,
+  HealthCheckService,
+  HealthIndicatorService,
+  type HealthCheckResult,
+  type HealthIndicatorFunction,
+  type HealthIndicatorResult,
+} from '@nestjs/terminus';
 import { MESSAGE_BROKER, type MessageBroker } from '@mp/shared-messaging';
 import { HEALTH_SETTINGS, type HealthSettings } from './health-settings';
 import { Readiness } from './readiness';
@@ -41,11 +49,7 @@ export class HealthController {
   }
 
   private readinessChecks(): HealthIndicatorFunction[] {
-    return [
-      () => this.shutdown(),
-      () => this.database.pingCheck('database', { timeout: this.settings.healthCheckTimeoutMs }),
-      () => this.kafka(),
-    ];
+    return [() => this.shutdown(), () => this.database.pingCheck('database', { timeout: this.settings.healthCheckTimeoutMs }), () => this.kafka()];
   }
 
   private shutdown(): HealthIndicatorResult {
@@ -64,7 +68,8 @@ export class HealthController {
     if (broken.length > 0) return session.down({ message: `consumer group ${broken.map((group) => `${group.groupId} ${group.state}`).join(', ')}`, groups });
     const { consumerLagMax } = this.settings;
     const behind = consumerLagMax > 0 ? state.groups.filter((group) => group.lag > consumerLagMax) : [];
-    if (behind.length > 0) return session.down({ message: `consumer lag above ${consumerLagMax}: ${behind.map((group) => `${group.groupId} ${group.lag}`).join(', ')}`, groups });
+    if (behind.length > 0)
+      return session.down({ message: `consumer lag above ${consumerLagMax}: ${behind.map((group) => `${group.groupId} ${group.lag}`).join(', ')}`, groups });
     return session.up({ groups });
   }
 }

@@ -12,7 +12,19 @@ const workspaceRoot = join(__dirname, '../../../..');
 
 /** Two keystores from one CA, as compose's init makes them (deploy/kafka/make-tls.sh, keytool from PATH). */
 function makeKeystores(dir: string): { caFile: string; first: InternalTls; second: InternalTls } {
-  execFileSync('bash', [join(workspaceRoot, 'deploy/kafka/make-tls.sh'), join(dir, 'ca'), join(dir, 'trust'), join(dir, 'broker'), 'dns:localhost', `${join(dir, 'first')}=dns:first,ip:127.0.0.1`, `${join(dir, 'second')}=dns:second,ip:127.0.0.1`], { stdio: 'ignore' });
+  execFileSync(
+    'bash',
+    [
+      join(workspaceRoot, 'deploy/kafka/make-tls.sh'),
+      join(dir, 'ca'),
+      join(dir, 'trust'),
+      join(dir, 'broker'),
+      'dns:localhost',
+      `${join(dir, 'first')}=dns:first,ip:127.0.0.1`,
+      `${join(dir, 'second')}=dns:second,ip:127.0.0.1`,
+    ],
+    { stdio: 'ignore' },
+  );
   const store = (name: string): InternalTls => ({ keystoreFile: join(dir, name, 'keystore.p12'), keystorePasswordFile: join(dir, name, 'keystore.password') });
   return { caFile: join(dir, 'trust', 'ca.pem'), first: store('first'), second: store('second') };
 }
@@ -47,7 +59,9 @@ describe('internal listener TLS', () => {
   describe('its settings', () => {
     it('is off with neither setting, and on with both', () => {
       expect(readTls({})).toBeNull();
-      expect(readTls({ INTERNAL_TLS_KEYSTORE_FILE: stores.first.keystoreFile, INTERNAL_TLS_KEYSTORE_PASSWORD_FILE: stores.first.keystorePasswordFile })).toEqual(stores.first);
+      expect(
+        readTls({ INTERNAL_TLS_KEYSTORE_FILE: stores.first.keystoreFile, INTERNAL_TLS_KEYSTORE_PASSWORD_FILE: stores.first.keystorePasswordFile }),
+      ).toEqual(stores.first);
     });
 
     it('refuses one setting without the other, rather than serving clear text', () => {
@@ -59,7 +73,9 @@ describe('internal listener TLS', () => {
       const wrong = join(dir, 'wrong.password');
       writeFileSync(wrong, 'wrong\n');
       expect(() => readTls({ INTERNAL_TLS_KEYSTORE_FILE: stores.first.keystoreFile, INTERNAL_TLS_KEYSTORE_PASSWORD_FILE: wrong })).toThrow(ConfigError);
-      expect(() => readTls({ INTERNAL_TLS_KEYSTORE_FILE: join(dir, 'missing.p12'), INTERNAL_TLS_KEYSTORE_PASSWORD_FILE: wrong })).toThrow(/INTERNAL_TLS_KEYSTORE_FILE .*missing\.p12 cannot be used/);
+      expect(() => readTls({ INTERNAL_TLS_KEYSTORE_FILE: join(dir, 'missing.p12'), INTERNAL_TLS_KEYSTORE_PASSWORD_FILE: wrong })).toThrow(
+        /INTERNAL_TLS_KEYSTORE_FILE .*missing\.p12 cannot be used/,
+      );
     });
   });
 
@@ -75,14 +91,23 @@ describe('internal listener TLS', () => {
       copyFileSync(stores.first.keystorePasswordFile, live.keystorePasswordFile);
       server = createServer(internalTlsOptions(live), (_request, response) => response.end('ok'));
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      stopWatching = reloadInternalTlsWhenRenewed(server, live, { intervalMs: 20, logger: { log: (line: string) => logged.push(line), error: (line: string) => logged.push(line) } });
+      stopWatching = reloadInternalTlsWhenRenewed(server, live, {
+        intervalMs: 20,
+        logger: { log: (line: string) => logged.push(line), error: (line: string) => logged.push(line) },
+      });
     });
     afterAll(async () => {
       stopWatching();
       await new Promise((resolve) => server.close(resolve));
     });
     const port = () => (server.address() as { port: number }).port;
-    const eventuallyServed = (commonName: string) => eventually(() => servedCommonName(port(), stores.caFile), (served) => served === commonName, `${commonName} served`, 5_000);
+    const eventuallyServed = (commonName: string) =>
+      eventually(
+        () => servedCommonName(port(), stores.caFile),
+        (served) => served === commonName,
+        `${commonName} served`,
+        5_000,
+      );
 
     it('is served to new connections without a restart', async () => {
       expect(await servedCommonName(port(), stores.caFile)).toBe('first');

@@ -50,7 +50,10 @@ export function reloadInternalTlsWhenRenewed(
  * Starts a service's internal listener (its Nest app built with internalListenerOptions) and
  * keeps its certificate current; resolves with the URL it serves, for the ready line.
  */
-export async function listenInternally(app: INestApplication, config: { httpHost: string; httpPort: number; internalTls: InternalTls | null }): Promise<string> {
+export async function listenInternally(
+  app: INestApplication,
+  config: { httpHost: string; httpPort: number; internalTls: InternalTls | null },
+): Promise<string> {
   await app.listen(config.httpPort, config.httpHost);
   const stopWatching = reloadInternalTlsWhenRenewed(app.getHttpServer() as Server, config.internalTls);
   app.getHttpServer().once('close', stopWatching);

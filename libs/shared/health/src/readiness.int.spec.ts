@@ -89,7 +89,10 @@ class ProbedAppModule {
       module: ProbedAppModule,
       imports: [
         TypeOrmModule.forRoot({ ...serviceDatabaseOptions({ url: databaseUrl, poolMax: 2, migrations: [] }), retryAttempts: 0 }),
-        MessagingModule.forRootAsync({ inject: [], useFactory: () => ({ clientId: 'readiness-test', brokers: brokers.split(','), namespace: `r${randomBytes(4).toString('hex')}` }) }),
+        MessagingModule.forRootAsync({
+          inject: [],
+          useFactory: () => ({ clientId: 'readiness-test', brokers: brokers.split(','), namespace: `r${randomBytes(4).toString('hex')}` }),
+        }),
         HealthModule.forRoot({ consumerLagMax, healthCheckTimeoutMs: 1_000 }),
       ],
     };
@@ -97,7 +100,10 @@ class ProbedAppModule {
 }
 
 async function startApp(databaseUrl: string, brokers: string, consumerLagMax = 0): Promise<{ app: INestApplication; url: string }> {
-  const app = await NestFactory.create(ProbedAppModule.forRoot(databaseUrl, brokers, consumerLagMax), new FastifyAdapter(), { logger: ['error'], abortOnError: false });
+  const app = await NestFactory.create(ProbedAppModule.forRoot(databaseUrl, brokers, consumerLagMax), new FastifyAdapter(), {
+    logger: ['error'],
+    abortOnError: false,
+  });
   await app.listen(0, '127.0.0.1');
   return { app, url: (await app.getUrl()).replace('[::1]', '127.0.0.1') };
 }
@@ -109,7 +115,12 @@ async function probe(url: string, path: string): Promise<{ status: number; body:
 
 /** Polls readiness until it has the expected status (a pool or a client notices an outage after a moment). */
 function eventuallyReady(url: string, status: number): Promise<{ status: number; body: any }> {
-  return eventually(() => probe(url, '/health/ready'), (last) => last.status === status, `readiness ${status}`, 60_000);
+  return eventually(
+    () => probe(url, '/health/ready'),
+    (last) => last.status === status,
+    `readiness ${status}`,
+    60_000,
+  );
 }
 
 describe('readiness probe', () => {
@@ -133,7 +144,10 @@ describe('readiness probe', () => {
     proxied.port = String(proxy.port);
     const { app, url } = await startApp(proxied.toString(), String(process.env['KAFKA_BROKERS']));
     try {
-      expect(await probe(url, '/health/ready')).toMatchObject({ status: 200, body: { status: 'ok', info: { database: { status: 'up' }, kafka: { status: 'up' } } } });
+      expect(await probe(url, '/health/ready')).toMatchObject({
+        status: 200,
+        body: { status: 'ok', info: { database: { status: 'up' }, kafka: { status: 'up' } } },
+      });
       await proxy.cut();
       const down = await eventuallyReady(url, 503);
       expect(down).toMatchObject({ status: 503, body: { status: 'error', error: { database: { status: 'down' } }, info: { kafka: { status: 'up' } } } });

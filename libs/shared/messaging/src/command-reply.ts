@@ -11,6 +11,14 @@ export function commandReplyMessage(command: MessageEnvelope, reply: { type: str
   return {
     topic: command.replyTo,
     key: command.correlationId,
-    envelope: createEnvelope({ type: reply.type, schemaVersion: 1, source: reply.source, subject: command.subject, data: reply.data, correlationId: command.correlationId, causationId: command.id }),
+    envelope: createEnvelope({
+      type: reply.type,
+      schemaVersion: 1,
+      source: reply.source,
+      subject: command.subject,
+      data: reply.data,
+      correlationId: command.correlationId,
+      causationId: command.id,
+    }),
   };
 }

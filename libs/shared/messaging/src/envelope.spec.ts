@@ -9,7 +9,9 @@ describe('envelope', () => {
 
   it('records the trace context it is made in (an optional field, no schema version change), and none outside a span', async () => {
     const provider = startTracing('envelope-test', {}, [new SimpleSpanProcessor(new InMemorySpanExporter())]);
-    const traced = await runInSpan('handle', SpanKind.CONSUMER, {}, {}, {}, async () => createEnvelope({ type: 'Thing', schemaVersion: 1, source: 'test', subject: 'thing:1', data: {}, correlationId: 'req_1' }));
+    const traced = await runInSpan('handle', SpanKind.CONSUMER, {}, {}, {}, async () =>
+      createEnvelope({ type: 'Thing', schemaVersion: 1, source: 'test', subject: 'thing:1', data: {}, correlationId: 'req_1' }),
+    );
     await provider?.shutdown();
     expect(traced.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
     expect(traced.schemaVersion).toBe(1);

@@ -16,7 +16,12 @@ import { KafkaMessageBroker } from './kafka/kafka-message-broker';
 import type { ReceivedMessage } from './messaging-port';
 import { appendToStream, readStream, StreamVersionConflictError } from './postgres/event-store';
 import { claimInboxMessage } from './postgres/inbox';
-import { MessagingEventHashChain1700000060380, MessagingOutboxDeletedOnPublish1700000037100, MessagingSchema1700000000000, MessagingUnreadIndexes1700000030000 } from './postgres/messaging-schema.migration';
+import {
+  MessagingEventHashChain1700000060380,
+  MessagingOutboxDeletedOnPublish1700000037100,
+  MessagingSchema1700000000000,
+  MessagingUnreadIndexes1700000030000,
+} from './postgres/messaging-schema.migration';
 import { enqueueOutbox, readOutboxBacklog } from './postgres/outbox';
 import { OutboxRelay } from './postgres/outbox-relay';
 
@@ -43,7 +48,16 @@ describe('messaging foundation on real Postgres and Kafka', () => {
     await admin.connect();
     await admin.query(`CREATE DATABASE "${runId}"`);
     await admin.end();
-    dataSource = new DataSource({ type: 'postgres', url: databaseUrl(), migrations: [MessagingSchema1700000000000, MessagingUnreadIndexes1700000030000, MessagingOutboxDeletedOnPublish1700000037100, MessagingEventHashChain1700000060380] });
+    dataSource = new DataSource({
+      type: 'postgres',
+      url: databaseUrl(),
+      migrations: [
+        MessagingSchema1700000000000,
+        MessagingUnreadIndexes1700000030000,
+        MessagingOutboxDeletedOnPublish1700000037100,
+        MessagingEventHashChain1700000060380,
+      ],
+    });
     await dataSource.initialize();
     await dataSource.runMigrations();
     broker = new KafkaMessageBroker({ clientId: 'messaging-test', brokers, namespace: runId, log: quietLog });
@@ -76,8 +90,16 @@ describe('messaging foundation on real Postgres and Kafka', () => {
     });
 
     it('keeps only the indexes something reads: by stream and version, the relay’s order, the inbox’s key', async () => {
-      const indexes: Array<{ indexname: string }> = await dataSource.query(`SELECT indexname FROM pg_indexes WHERE tablename IN ('event_store', 'outbox', 'inbox') ORDER BY indexname`);
-      expect(indexes.map((index) => index.indexname)).toEqual(['event_store_pkey', 'event_store_recorded_at', 'event_store_stream_version_unique', 'inbox_pkey', 'outbox_pkey']);
+      const indexes: Array<{ indexname: string }> = await dataSource.query(
+        `SELECT indexname FROM pg_indexes WHERE tablename IN ('event_store', 'outbox', 'inbox') ORDER BY indexname`,
+      );
+      expect(indexes.map((index) => index.indexname)).toEqual([
+        'event_store_pkey',
+        'event_store_recorded_at',
+        'event_store_stream_version_unique',
+        'inbox_pkey',
+        'outbox_pkey',
+      ]);
     });
 
     it('refuses to change or delete an event', async () => {
@@ -117,11 +139,21 @@ describe('messaging foundation on real Postgres and Kafka', () => {
       const topic = 'outbox.test';
       await broker.ensureTopics([{ topic, partitions: 1 }]);
       const received: MessageEnvelope[] = [];
-      const subscription = await broker.subscribe({ groupId: 'outbox-reader', topics: [topic], startFrom: 'earliest', handler: async (message) => void received.push(message.envelope) });
+      const subscription = await broker.subscribe({
+        groupId: 'outbox-reader',
+        topics: [topic],
+        startFrom: 'earliest',
+        handler: async (message) => void received.push(message.envelope),
+      });
       await subscription.ready;
 
       const committed = [event('order:1', { n: 1 }), event('order:1', { n: 2 }), event('order:1', { n: 3 })];
-      await dataSource.transaction((manager) => enqueueOutbox(manager, committed.map((envelope) => ({ topic, key: 'order:1', envelope }))));
+      await dataSource.transaction((manager) =>
+        enqueueOutbox(
+          manager,
+          committed.map((envelope) => ({ topic, key: 'order:1', envelope })),
+        ),
+      );
       await expect(
         dataSource.transaction(async (manager) => {
           await enqueueOutbox(manager, [{ topic, key: 'order:1', envelope: event('order:1', { n: 'rolled back' }) }]);
@@ -152,14 +184,24 @@ describe('messaging foundation on real Postgres and Kafka', () => {
       }
     });
 
-    it('loses and reorders nothing when the relay dies between the broker\'s acknowledgement and deleting the rows', async () => {
+    it("loses and reorders nothing when the relay dies between the broker's acknowledgement and deleting the rows", async () => {
       const topic = 'outbox.crash';
       await broker.ensureTopics([{ topic, partitions: 1 }]);
       await dataSource.query(`DELETE FROM outbox`);
       const received: number[] = [];
-      const subscription = await broker.subscribe({ groupId: 'crash-reader', topics: [topic], startFrom: 'earliest', handler: async (message) => void received.push((message.envelope.data as { n: number }).n) });
+      const subscription = await broker.subscribe({
+        groupId: 'crash-reader',
+        topics: [topic],
+        startFrom: 'earliest',
+        handler: async (message) => void received.push((message.envelope.data as { n: number }).n),
+      });
       await subscription.ready;
-      await dataSource.transaction((manager) => enqueueOutbox(manager, [1, 2, 3, 4, 5].map((n) => ({ topic, key: 'order:1', envelope: event('order:1', { n }) }))));
+      await dataSource.transaction((manager) =>
+        enqueueOutbox(
+          manager,
+          [1, 2, 3, 4, 5].map((n) => ({ topic, key: 'order:1', envelope: event('order:1', { n }) })),
+        ),
+      );
 
       // The first relay publishes its second batch (3, 4) and dies before its next statement:
       // its session ends (as a killed process's would, releasing the lock), and it never goes on.
@@ -204,7 +246,12 @@ describe('messaging foundation on real Postgres and Kafka', () => {
       const topic = 'publish.coalesced';
       await broker.ensureTopics([{ topic, partitions: 1 }]);
       const received: unknown[] = [];
-      const subscription = await broker.subscribe({ groupId: 'coalesced-reader', topics: [topic], startFrom: 'earliest', handler: async (message) => void received.push(message.envelope.data) });
+      const subscription = await broker.subscribe({
+        groupId: 'coalesced-reader',
+        topics: [topic],
+        startFrom: 'earliest',
+        handler: async (message) => void received.push(message.envelope.data),
+      });
       await subscription.ready;
       try {
         // Called in one tick: the first call goes out alone, the other 59 queue behind it.
@@ -270,7 +317,10 @@ describe('messaging foundation on real Postgres and Kafka', () => {
     it('drops messages to a transient topic that does not exist and publishes those behind them', async () => {
       const topic = 'outbox.after-gone-reply';
       const liveReplies = 'replies.live';
-      await broker.ensureTopics([{ topic, partitions: 1 }, { topic: liveReplies, partitions: 1, retentionMs: 60_000 }]);
+      await broker.ensureTopics([
+        { topic, partitions: 1 },
+        { topic: liveReplies, partitions: 1, retentionMs: 60_000 },
+      ]);
       const received: Array<{ topic: string; data: unknown }> = [];
       const subscription = await broker.subscribe({
         groupId: 'transient-reader',
@@ -287,7 +337,13 @@ describe('messaging foundation on real Postgres and Kafka', () => {
           { topic, key: 'order:9', envelope: event('order:9', { n: 'behind the replies' }) },
         ]),
       );
-      const relay = new OutboxRelay(broker, { connectionString: databaseUrl(), batchSize: 10, pollIntervalMs: 200, log: quietLog, isTransientTopic: (name) => name.startsWith('replies.') });
+      const relay = new OutboxRelay(broker, {
+        connectionString: databaseUrl(),
+        batchSize: 10,
+        pollIntervalMs: 200,
+        log: quietLog,
+        isTransientTopic: (name) => name.startsWith('replies.'),
+      });
       await relay.start();
       try {
         await eventually(() => (received.length >= 2 ? received : undefined));
@@ -360,7 +416,9 @@ describe('messaging foundation on real Postgres and Kafka', () => {
       // The stats metrics read: dead letters by logical source topic, and the group caught up.
       expect(broker.stats().deadLettered).toContainEqual({ topic, messages: 2 });
       await eventually(() => (broker.stats().consumerLag.some((lag) => lag.groupId === 'policy-consumer' && lag.messages === 0) ? true : undefined));
-      expect(broker.stats().consumerLag.filter((lag) => lag.groupId === 'policy-consumer')).toEqual([{ groupId: 'policy-consumer', topic, partition: 0, messages: 0 }]);
+      expect(broker.stats().consumerLag.filter((lag) => lag.groupId === 'policy-consumer')).toEqual([
+        { groupId: 'policy-consumer', topic, partition: 0, messages: 0 },
+      ]);
       await subscription.stop();
       expect(broker.stats().consumerLag.filter((lag) => lag.groupId === 'policy-consumer')).toEqual([]);
 
@@ -432,10 +490,22 @@ describe('messaging foundation on real Postgres and Kafka', () => {
       });
       await subscription.ready;
       const broken = [event('a', { kind: 'needs-fix-1' }), event('b', { kind: 'needs-fix-2' })];
-      await broker.publish([...broken.map((envelope, index) => ({ topic, key: `k${index}`, envelope })), { topic, key: 'k9', envelope: event('c', { kind: 'fine' }) }]);
-      const letters = await eventually(() => queue.listDeadLetters(topic), (listed) => listed.length === 2, 'two dead letters');
+      await broker.publish([
+        ...broken.map((envelope, index) => ({ topic, key: `k${index}`, envelope })),
+        { topic, key: 'k9', envelope: event('c', { kind: 'fine' }) },
+      ]);
+      const letters = await eventually(
+        () => queue.listDeadLetters(topic),
+        (listed) => listed.length === 2,
+        'two dead letters',
+      );
       expect(letters.map((letter) => letter.messageId).sort()).toEqual(broken.map((envelope) => envelope.id).sort());
-      expect(letters[0]).toMatchObject({ sourceTopic: topic, attempts: 2, messageType: 'ThingHappened', error: expect.stringMatching(/^Error: handler bug on needs-fix-\d$/) });
+      expect(letters[0]).toMatchObject({
+        sourceTopic: topic,
+        attempts: 2,
+        messageType: 'ThingHappened',
+        error: expect.stringMatching(/^Error: handler bug on needs-fix-\d$/),
+      });
       expect(processed).toEqual(['fine']);
 
       bugFixed = true;
@@ -450,13 +520,25 @@ describe('messaging foundation on real Postgres and Kafka', () => {
 
     it('replays only to the topic it is asked for: a planted letter naming another topic, or another type than its envelope, is refused and sent nowhere', async () => {
       const [topic, target] = ['planted.test', 'planted.target'];
-      await broker.ensureTopics([{ topic, partitions: 1 }, { topic: target, partitions: 1 }]);
+      await broker.ensureTopics([
+        { topic, partitions: 1 },
+        { topic: target, partitions: 1 },
+      ]);
       const arrived: string[] = [];
-      const watcher = await broker.subscribe({ groupId: 'planted-watcher', topics: [topic, target], startFrom: 'earliest', handler: async (message) => void arrived.push(`${message.topic}:${message.envelope.type}`) });
+      const watcher = await broker.subscribe({
+        groupId: 'planted-watcher',
+        topics: [topic, target],
+        startFrom: 'earliest',
+        handler: async (message) => void arrived.push(`${message.topic}:${message.envelope.type}`),
+      });
       await watcher.ready;
       const forged = event('forged', { kind: 'forged' });
       const honest = event('honest', { kind: 'honest' });
-      const letter = (envelope: MessageEnvelope, headers: Record<string, string>) => ({ key: 'k', value: JSON.stringify(envelope), headers: { 'message-id': envelope.id, 'message-type': envelope.type, 'dlq-error': 'Error: x', 'dlq-attempts': '1', ...headers } });
+      const letter = (envelope: MessageEnvelope, headers: Record<string, string>) => ({
+        key: 'k',
+        value: JSON.stringify(envelope),
+        headers: { 'message-id': envelope.id, 'message-type': envelope.type, 'dlq-error': 'Error: x', 'dlq-attempts': '1', ...headers },
+      });
       // What a principal allowed to write this dead-letter topic could plant, and one honest letter.
       const producer = new Kafka({ clientId: 'planter', brokers, logLevel: logLevel.NOTHING }).producer();
       await producer.connect();

@@ -18,7 +18,10 @@ export function instrumentHttp(server: FastifyInstance, metrics: MetricsRegistry
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
   });
   server.addHook('onResponse', (request, reply, done) => {
-    duration.observe({ method: request.method, route: request.routeOptions.url ?? UNMATCHED_ROUTE, status_code: String(reply.statusCode) }, reply.elapsedTime / 1_000);
+    duration.observe(
+      { method: request.method, route: request.routeOptions.url ?? UNMATCHED_ROUTE, status_code: String(reply.statusCode) },
+      reply.elapsedTime / 1_000,
+    );
     done();
   });
 }

@@ -23,7 +23,8 @@ export function registerMessagingMetrics(metrics: MetricsRegistry, broker: Messa
     labelNames: ['group', 'topic', 'partition'],
     collect() {
       this.reset();
-      for (const waiting of broker.stats().retrying) this.set({ group: waiting.groupId, topic: waiting.topic, partition: String(waiting.partition) }, waiting.attempts);
+      for (const waiting of broker.stats().retrying)
+        this.set({ group: waiting.groupId, topic: waiting.topic, partition: String(waiting.partition) }, waiting.attempts);
     },
   });
   metrics.counter({
@@ -31,7 +32,10 @@ export function registerMessagingMetrics(metrics: MetricsRegistry, broker: Messa
     help: 'Messages this process gave up on and sent to the dead-letter topic of their source topic',
     labelNames: ['topic'],
     collect() {
-      setCounterTotals(this, broker.stats().deadLettered.map((entry) => ({ labels: { topic: entry.topic }, value: entry.messages })));
+      setCounterTotals(
+        this,
+        broker.stats().deadLettered.map((entry) => ({ labels: { topic: entry.topic }, value: entry.messages })),
+      );
     },
   });
   metrics.counter({

@@ -1,4 +1,14 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type CounterConfiguration, type GaugeConfiguration, type HistogramConfiguration, type Metric } from 'prom-client';
+import {
+  Counter,
+  Gauge,
+  Histogram,
+  Registry,
+  collectDefaultMetrics,
+  type CounterConfiguration,
+  type GaugeConfiguration,
+  type HistogramConfiguration,
+  type Metric,
+} from 'prom-client';
 
 /** The Prometheus text exposition of a registry, ready to send. */
 export interface MetricsExposition {
@@ -16,7 +26,10 @@ export class MetricsRegistry {
   readonly registry = new Registry();
 
   /** `service` labels every series (the scrape config's job says the same; this survives relabelling). */
-  constructor(readonly service: string, options: { processDefaults?: boolean } = {}) {
+  constructor(
+    readonly service: string,
+    options: { processDefaults?: boolean } = {},
+  ) {
     this.registry.setDefaultLabels({ service });
     // CPU, memory, GC, handles and event-loop lag (nodejs_eventloop_lag_*), sampled by prom-client.
     if (options.processDefaults ?? true) collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 20 });

@@ -59,7 +59,11 @@ export class MetricsModule {
     return {
       module: MetricsModule,
       global: true,
-      providers: [{ provide: METRICS_MODULE_OPTIONS, useValue: options }, { provide: MetricsRegistry, useFactory: () => new MetricsRegistry(options.service) }, MetricsWiring],
+      providers: [
+        { provide: METRICS_MODULE_OPTIONS, useValue: options },
+        { provide: MetricsRegistry, useFactory: () => new MetricsRegistry(options.service) },
+        MetricsWiring,
+      ],
       exports: [MetricsRegistry],
     };
   }

@@ -2,7 +2,11 @@ import { RequestMethod, type Type } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import type { ServiceAccessPolicy } from './access-policy';
 
-const join = (...parts: string[]) => `/${parts.map((part) => part.replace(/^\/+|\/+$/g, '')).filter(Boolean).join('/')}`;
+const join = (...parts: string[]) =>
+  `/${parts
+    .map((part) => part.replace(/^\/+|\/+$/g, ''))
+    .filter(Boolean)
+    .join('/')}`;
 
 /** The routes Nest will register for these controllers, as access rules name them (`GET /internal/...`). */
 export function declaredRoutes(controllers: readonly Type[]): string[] {

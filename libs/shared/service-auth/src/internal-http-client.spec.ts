@@ -4,7 +4,9 @@ import { DomainError } from '@mp/shared-util-errors';
 import { InternalCallFailed, InternalHttpClient, TtlCache } from './internal-http-client';
 
 /** A callee that answers each request with what `answer` says, and records what it was sent. */
-async function callee(answer: (request: IncomingMessage, body: string) => { status: number; body?: unknown }): Promise<{ url: string; seen: Array<{ headers: IncomingMessage['headers']; body: string }>; server: Server }> {
+async function callee(
+  answer: (request: IncomingMessage, body: string) => { status: number; body?: unknown },
+): Promise<{ url: string; seen: Array<{ headers: IncomingMessage['headers']; body: string }>; server: Server }> {
   const seen: Array<{ headers: IncomingMessage['headers']; body: string }> = [];
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -20,14 +22,19 @@ async function callee(answer: (request: IncomingMessage, body: string) => { stat
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen, server };
 }
 
-const client = (baseUrl: string) => new InternalHttpClient({ service: 'ledger', baseUrl, timeoutMs: 2_000, authorization: async (actor) => `Bearer token-for-${actor?.id ?? 'service'}` });
+const client = (baseUrl: string) =>
+  new InternalHttpClient({ service: 'ledger', baseUrl, timeoutMs: 2_000, authorization: async (actor) => `Bearer token-for-${actor?.id ?? 'service'}` });
 
 describe('InternalHttpClient', () => {
   const servers: Server[] = [];
   afterAll(() => Promise.all(servers.map((server) => new Promise((closed) => server.close(closed)))));
 
   it('sends the service token and JSON, and hands back every status with its body', async () => {
-    const ledger = await callee((request) => (request.url === '/internal/holds' ? { status: 400, body: { code: 'INSUFFICIENT_FUNDS', message: 'no', details: [] } } : { status: 200, body: { ok: true } }));
+    const ledger = await callee((request) =>
+      request.url === '/internal/holds'
+        ? { status: 400, body: { code: 'INSUFFICIENT_FUNDS', message: 'no', details: [] } }
+        : { status: 200, body: { ok: true } },
+    );
     servers.push(ledger.server);
     const answer = await client(ledger.url).call('POST', '/internal/holds', { body: { amount: 1 } });
     expect(answer).toEqual({ status: 400, body: { code: 'INSUFFICIENT_FUNDS', message: 'no', details: [] } });
@@ -50,7 +57,10 @@ describe('InternalHttpClient', () => {
     expect(refusal).toBeInstanceOf(DomainError);
     expect(refusal).toMatchObject({ code: 'DUPLICATE_ORDER', message: 'taken', details: [{ field: 'order_id', issue: 'taken' }] });
     for (const path of ['/token', '/broken', '/unknown']) {
-      await expect(ledger.request('GET', path)).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE', message: 'The ledger service could not answer; retry shortly' });
+      await expect(ledger.request('GET', path)).rejects.toMatchObject({
+        code: 'SERVICE_UNAVAILABLE',
+        message: 'The ledger service could not answer; retry shortly',
+      });
     }
     await expect(ledger.exchange('GET', '/fine')).resolves.toEqual({ status: 200, body: { fine: true } });
   });
@@ -59,7 +69,10 @@ describe('InternalHttpClient', () => {
     const gone = await callee(() => ({ status: 200 }));
     await new Promise((closed) => gone.server.close(closed));
     await expect(client(gone.url).call('GET', '/x')).rejects.toBeInstanceOf(InternalCallFailed);
-    await expect(client(gone.url).request('GET', '/x')).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE', message: 'The ledger service is not reachable; retry shortly' });
+    await expect(client(gone.url).request('GET', '/x')).rejects.toMatchObject({
+      code: 'SERVICE_UNAVAILABLE',
+      message: 'The ledger service is not reachable; retry shortly',
+    });
   });
 });
 

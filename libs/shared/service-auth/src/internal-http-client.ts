@@ -88,7 +88,13 @@ export class InternalHttpClient {
   }
 
   /** Like `request`, keeping the success status: some answers differ only by it (201 booked now, 200 a repeat). */
-  async exchange<T>(method: Method, path: string, body?: unknown, headers: Record<string, string> = {}, actor: ServiceActor | null = null): Promise<{ status: number; body: T }> {
+  async exchange<T>(
+    method: Method,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+    actor: ServiceActor | null = null,
+  ): Promise<{ status: number; body: T }> {
     const response = await this.sendOrUnavailable(method, path, { body, headers, actor });
     const payload = await jsonOrNull<T>(response);
     if (ok(response.statusCode)) return { status: response.statusCode, body: payload as T };
@@ -99,7 +105,11 @@ export class InternalHttpClient {
   async stream(path: string, actor: ServiceActor | null = null): Promise<{ contentType: string; disposition: string | null; content: Readable }> {
     const response = await this.sendOrUnavailable('GET', path, { actor });
     if (!ok(response.statusCode)) throw this.failure('GET', path, response.statusCode, await jsonOrNull(response));
-    return { contentType: headerOf(response, 'content-type') ?? 'application/octet-stream', disposition: headerOf(response, 'content-disposition'), content: response.body };
+    return {
+      contentType: headerOf(response, 'content-type') ?? 'application/octet-stream',
+      disposition: headerOf(response, 'content-disposition'),
+      content: response.body,
+    };
   }
 
   /** Raw bytes, e.g. a receipt file, with its content type. */
@@ -113,7 +123,11 @@ export class InternalHttpClient {
       await response.body.dump();
       throw this.failure('GET', path, response.statusCode, null);
     }
-    return { contentType: headerOf(response, 'content-type') ?? 'application/octet-stream', disposition: headerOf(response, 'content-disposition'), content: Buffer.from(await response.body.arrayBuffer()) };
+    return {
+      contentType: headerOf(response, 'content-type') ?? 'application/octet-stream',
+      disposition: headerOf(response, 'content-disposition'),
+      content: Buffer.from(await response.body.arrayBuffer()),
+    };
   }
 
   private async send(method: Method, path: string, { body, headers = {}, actor = null }: CallOptions): Promise<Response> {

@@ -25,7 +25,8 @@ export function readServiceAuthConfig(reader: ConfigReader, service: ServiceName
   const privateBase64 = reader.string('SERVICE_TOKEN_PRIVATE_KEY', {
     hint: GENERATE_HINT,
     defaultText: 'required (`npm start` generates one per service)',
-    description: "the service's own Ed25519 key, base64 of its PKCS#8 DER (`openssl genpkey -algorithm ed25519 -outform DER | base64 -w0`): signs its [service tokens](../architecture.md#service-authentication); no other service has it",
+    description:
+      "the service's own Ed25519 key, base64 of its PKCS#8 DER (`openssl genpkey -algorithm ed25519 -outform DER | base64 -w0`): signs its [service tokens](../architecture.md#service-authentication); no other service has it",
   });
   let privateKey = undefined as unknown as KeyObject;
   if (privateBase64 !== '') {
@@ -38,13 +39,16 @@ export function readServiceAuthConfig(reader: ConfigReader, service: ServiceName
   const publicKeys = new Map<ServiceName, KeyObject[]>();
   const required = callers.filter((caller) => caller !== 'test-harness');
   const entries = reader.list('SERVICE_TOKEN_PUBLIC_KEYS', {
-    description: '`service:<base64 SPKI DER>,...`: the public keys of the services that call it (every one its allow-list names must be there); the same list can go to every service; a service listed twice has two keys, both accepted, while its key is [rotated](service-keys.md)',
+    description:
+      '`service:<base64 SPKI DER>,...`: the public keys of the services that call it (every one its allow-list names must be there); the same list can go to every service; a service listed twice has two keys, both accepted, while its key is [rotated](service-keys.md)',
   });
   for (const entry of entries) {
     const separator = entry.indexOf(':');
     const name = entry.slice(0, Math.max(separator, 0));
     if (!isServiceName(name)) {
-      reader.problem(`SERVICE_TOKEN_PUBLIC_KEYS: "${name || entry.slice(0, 20)}" is not a service name (expected service:<base64 SPKI DER key>, comma separated)`);
+      reader.problem(
+        `SERVICE_TOKEN_PUBLIC_KEYS: "${name || entry.slice(0, 20)}" is not a service name (expected service:<base64 SPKI DER key>, comma separated)`,
+      );
       continue;
     }
     try {
@@ -54,9 +58,13 @@ export function readServiceAuthConfig(reader: ConfigReader, service: ServiceName
     }
   }
   for (const [caller, keys] of publicKeys) {
-    if (keys.length > MAX_KEYS_PER_CALLER) reader.problem(`SERVICE_TOKEN_PUBLIC_KEYS lists ${keys.length} keys for ${caller}: at most ${MAX_KEYS_PER_CALLER}, its current and its next key during a rotation`);
+    if (keys.length > MAX_KEYS_PER_CALLER)
+      reader.problem(
+        `SERVICE_TOKEN_PUBLIC_KEYS lists ${keys.length} keys for ${caller}: at most ${MAX_KEYS_PER_CALLER}, its current and its next key during a rotation`,
+      );
   }
   const missing = required.filter((caller) => !publicKeys.has(caller));
-  if (entries.length > 0 && missing.length > 0) reader.problem(`SERVICE_TOKEN_PUBLIC_KEYS lacks the public key of ${missing.join(', ')}, which call this service`);
+  if (entries.length > 0 && missing.length > 0)
+    reader.problem(`SERVICE_TOKEN_PUBLIC_KEYS lacks the public key of ${missing.join(', ')}, which call this service`);
   return { service, privateKey, publicKeys };
 }

@@ -28,7 +28,9 @@ export class ServiceAuthGuard implements CanActivate {
 }
 
 /** The verified caller of this request (undefined when no ServiceAuthGuard ran: requireActor refuses then). */
-export const ServiceCaller = createParamDecorator((_data: unknown, context: ExecutionContext): VerifiedCaller | undefined => context.switchToHttp().getRequest<CallerRequest>().serviceCaller);
+export const ServiceCaller = createParamDecorator(
+  (_data: unknown, context: ExecutionContext): VerifiedCaller | undefined => context.switchToHttp().getRequest<CallerRequest>().serviceCaller,
+);
 
 /**
  * Service authentication for a whole app, always on: the guard on every internal route and
@@ -64,6 +66,11 @@ export function authorizationFor(issuer: ServiceTokenIssuer | null | undefined, 
 @Module({})
 export class ServiceTokenIssuerModule {
   static forRoot(issuer: ServiceTokenIssuer): DynamicModule {
-    return { module: ServiceTokenIssuerModule, global: true, providers: [{ provide: SERVICE_TOKEN_ISSUER, useValue: issuer }], exports: [SERVICE_TOKEN_ISSUER] };
+    return {
+      module: ServiceTokenIssuerModule,
+      global: true,
+      providers: [{ provide: SERVICE_TOKEN_ISSUER, useValue: issuer }],
+      exports: [SERVICE_TOKEN_ISSUER],
+    };
   }
 }

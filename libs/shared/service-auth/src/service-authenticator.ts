@@ -47,7 +47,11 @@ const actorLogger = new Logger('ServiceAuth');
  * `claimed` is what the body or query still says (older callers send it): when present it must
  * name the same actor, otherwise the call is refused rather than booked under either name.
  */
-export function requireActor(caller: VerifiedCaller | undefined, types: readonly ServiceActor['type'][], claimed?: { id?: unknown; type?: unknown }): ServiceActor {
+export function requireActor(
+  caller: VerifiedCaller | undefined,
+  types: readonly ServiceActor['type'][],
+  claimed?: { id?: unknown; type?: unknown },
+): ServiceActor {
   if (!caller) throw new DomainError('UNAUTHENTICATED', 'A valid service token is required');
   const actor = caller.actor;
   if (!actor || !types.includes(actor.type)) {
@@ -58,7 +62,9 @@ export function requireActor(caller: VerifiedCaller | undefined, types: readonly
   const typeDisagrees = claimed?.type !== undefined && claimed.type !== null && claimed.type !== actor.type;
   if (idDisagrees || typeDisagrees) {
     actorLogger.warn(`internal call refused 403: caller=${caller.service} actor=${actor.type}:${actor.id} reason="the request names another actor"`);
-    throw new DomainError('FORBIDDEN', 'The request names another actor than the one the gateway authenticated', [{ field: 'actor', issue: 'does not match the authenticated actor' }]);
+    throw new DomainError('FORBIDDEN', 'The request names another actor than the one the gateway authenticated', [
+      { field: 'actor', issue: 'does not match the authenticated actor' },
+    ]);
   }
   return actor;
 }

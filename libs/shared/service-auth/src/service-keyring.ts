@@ -1,4 +1,12 @@
-import { formatPublicKeys, generateServiceKeyPair, parsePrivateKey, SERVICE_NAMES, ServiceTokenIssuer, type ServiceActor, type ServiceName } from './service-token';
+import {
+  formatPublicKeys,
+  generateServiceKeyPair,
+  parsePrivateKey,
+  SERVICE_NAMES,
+  ServiceTokenIssuer,
+  type ServiceActor,
+  type ServiceName,
+} from './service-token';
 
 /**
  * A key pair for every service (and the test harness), as a test system or a local run hands
@@ -11,7 +19,10 @@ export class ServiceKeyring {
   constructor(readonly keys: Readonly<Record<ServiceName, { privateKey: string; publicKey: string }>> = ServiceKeyring.generateKeys()) {}
 
   static generateKeys(): Record<ServiceName, { privateKey: string; publicKey: string }> {
-    return Object.fromEntries(SERVICE_NAMES.map((service) => [service, generateServiceKeyPair()])) as Record<ServiceName, { privateKey: string; publicKey: string }>;
+    return Object.fromEntries(SERVICE_NAMES.map((service) => [service, generateServiceKeyPair()])) as Record<
+      ServiceName,
+      { privateKey: string; publicKey: string }
+    >;
   }
 
   /** SERVICE_TOKEN_PRIVATE_KEY and SERVICE_TOKEN_PUBLIC_KEYS for one service. */

@@ -3,7 +3,15 @@ import { SignJWT } from 'jose';
 import { CompiledAccessPolicy } from './access-policy';
 import { readServiceAuthConfig } from './service-auth.config';
 import { requireActor, ServiceAuthenticator } from './service-authenticator';
-import { formatPublicKeys, generateServiceKeyPair, parsePrivateKey, parsePublicKey, ServiceTokenIssuer, ServiceTokenVerifier, type ServiceName } from './service-token';
+import {
+  formatPublicKeys,
+  generateServiceKeyPair,
+  parsePrivateKey,
+  parsePublicKey,
+  ServiceTokenIssuer,
+  ServiceTokenVerifier,
+  type ServiceName,
+} from './service-token';
 
 const gatewayKeys = generateServiceKeyPair();
 const paymentsKeys = generateServiceKeyPair();
@@ -17,7 +25,10 @@ describe('service tokens', () => {
   it('verifies a token of a known caller for this audience, with its actor', async () => {
     const issuer = new ServiceTokenIssuer('gateway', parsePrivateKey(gatewayKeys.privateKey), () => T0);
     const verifier = new ServiceTokenVerifier('ledger', publicKeys, () => T0 + 1_000);
-    await expect(verifier.verify(await issuer.authorization('ledger', { type: 'operator', id: 'op_1' }))).resolves.toEqual({ service: 'gateway', actor: { type: 'operator', id: 'op_1' } });
+    await expect(verifier.verify(await issuer.authorization('ledger', { type: 'operator', id: 'op_1' }))).resolves.toEqual({
+      service: 'gateway',
+      actor: { type: 'operator', id: 'op_1' },
+    });
     await expect(verifier.verify(await issuer.authorization('ledger'))).resolves.toEqual({ service: 'gateway', actor: null });
   });
 
@@ -53,12 +64,16 @@ describe('service tokens', () => {
 
   it('refuses a token for another audience', async () => {
     const issuer = new ServiceTokenIssuer('gateway', parsePrivateKey(gatewayKeys.privateKey), () => T0);
-    await expect(new ServiceTokenVerifier('ledger', publicKeys, () => T0).verify(await issuer.authorization('payments'))).rejects.toMatchObject({ reason: expect.stringContaining('aud') });
+    await expect(new ServiceTokenVerifier('ledger', publicKeys, () => T0).verify(await issuer.authorization('payments'))).rejects.toMatchObject({
+      reason: expect.stringContaining('aud'),
+    });
   });
 
   it('refuses a token signed by another key than its issuer claims (kid gateway, payments key)', async () => {
     const forged = new ServiceTokenIssuer('gateway', parsePrivateKey(paymentsKeys.privateKey), () => T0);
-    await expect(new ServiceTokenVerifier('ledger', publicKeys, () => T0).verify(await forged.authorization('ledger'))).rejects.toMatchObject({ reason: 'bad signature for gateway' });
+    await expect(new ServiceTokenVerifier('ledger', publicKeys, () => T0).verify(await forged.authorization('ledger'))).rejects.toMatchObject({
+      reason: 'bad signature for gateway',
+    });
   });
 
   it('refuses an issuer without a configured key, a long-lived token and an iss that differs from kid', async () => {
@@ -67,11 +82,29 @@ describe('service tokens', () => {
     await expect(verifier.verify(await disputes.authorization('ledger'))).rejects.toMatchObject({ reason: 'no public key configured for disputes' });
     const iat = T0 / 1000;
     const key = parsePrivateKey(gatewayKeys.privateKey);
-    const longLived = await new SignJWT({}).setProtectedHeader({ alg: 'EdDSA', kid: 'gateway' }).setIssuer('gateway').setAudience('ledger').setIssuedAt(iat - 600).setExpirationTime(iat + 3600).sign(key);
+    const longLived = await new SignJWT({})
+      .setProtectedHeader({ alg: 'EdDSA', kid: 'gateway' })
+      .setIssuer('gateway')
+      .setAudience('ledger')
+      .setIssuedAt(iat - 600)
+      .setExpirationTime(iat + 3600)
+      .sign(key);
     await expect(verifier.verify(`Bearer ${longLived}`)).rejects.toMatchObject({ reason: expect.stringContaining('iat') });
-    const otherIssuer = await new SignJWT({}).setProtectedHeader({ alg: 'EdDSA', kid: 'gateway' }).setIssuer('payments').setAudience('ledger').setIssuedAt(iat).setExpirationTime(iat + 60).sign(key);
+    const otherIssuer = await new SignJWT({})
+      .setProtectedHeader({ alg: 'EdDSA', kid: 'gateway' })
+      .setIssuer('payments')
+      .setAudience('ledger')
+      .setIssuedAt(iat)
+      .setExpirationTime(iat + 60)
+      .sign(key);
     await expect(verifier.verify(`Bearer ${otherIssuer}`)).rejects.toMatchObject({ reason: expect.stringContaining('iss') });
-    const badActor = await new SignJWT({ act: { type: 'merchant', id: 'm' } }).setProtectedHeader({ alg: 'EdDSA', kid: 'gateway' }).setIssuer('gateway').setAudience('ledger').setIssuedAt(iat).setExpirationTime(iat + 60).sign(key);
+    const badActor = await new SignJWT({ act: { type: 'merchant', id: 'm' } })
+      .setProtectedHeader({ alg: 'EdDSA', kid: 'gateway' })
+      .setIssuer('gateway')
+      .setAudience('ledger')
+      .setIssuedAt(iat)
+      .setExpirationTime(iat + 60)
+      .sign(key);
     await expect(verifier.verify(`Bearer ${badActor}`)).rejects.toMatchObject({ reason: 'malformed act claim' });
   });
 });
@@ -93,18 +126,31 @@ describe('allow-list', () => {
 });
 
 describe('authenticator and actor', () => {
-  const authenticator = new ServiceAuthenticator({ service: 'ledger', publicKeys }, { gateway: ['POST /internal/merchants/:merchantId/deposit-adjustments'], payments: ['POST /internal/holds'] }, () => T0);
+  const authenticator = new ServiceAuthenticator(
+    { service: 'ledger', publicKeys },
+    { gateway: ['POST /internal/merchants/:merchantId/deposit-adjustments'], payments: ['POST /internal/holds'] },
+    () => T0,
+  );
   const gateway = new ServiceTokenIssuer('gateway', parsePrivateKey(gatewayKeys.privateKey), () => T0);
   const payments = new ServiceTokenIssuer('payments', parsePrivateKey(paymentsKeys.privateKey), () => T0);
 
   it('answers 401 UNAUTHENTICATED without a valid token and 403 FORBIDDEN for a route not allowed to the caller', async () => {
     await expect(authenticator.authorize('POST', '/internal/holds', undefined)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
-    await expect(authenticator.authorize('POST', '/internal/merchants/:merchantId/deposit-adjustments', await payments.authorization('ledger'))).rejects.toMatchObject({ code: 'FORBIDDEN' });
-    await expect(authenticator.authorize('POST', '/internal/holds', await payments.authorization('ledger'))).resolves.toEqual({ service: 'payments', actor: null });
+    await expect(
+      authenticator.authorize('POST', '/internal/merchants/:merchantId/deposit-adjustments', await payments.authorization('ledger')),
+    ).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    await expect(authenticator.authorize('POST', '/internal/holds', await payments.authorization('ledger'))).resolves.toEqual({
+      service: 'payments',
+      actor: null,
+    });
   });
 
   it('takes the actor from the token; a body naming another actor is refused', async () => {
-    const caller = await authenticator.authorize('POST', '/internal/merchants/:merchantId/deposit-adjustments', await gateway.authorization('ledger', { type: 'operator', id: 'op_1' }));
+    const caller = await authenticator.authorize(
+      'POST',
+      '/internal/merchants/:merchantId/deposit-adjustments',
+      await gateway.authorization('ledger', { type: 'operator', id: 'op_1' }),
+    );
     expect(requireActor(caller, ['operator'], { id: 'op_1' })).toEqual({ type: 'operator', id: 'op_1' });
     expect(requireActor(caller, ['operator'])).toEqual({ type: 'operator', id: 'op_1' });
     expect(() => requireActor(caller, ['operator'], { id: 'op_2' })).toThrow(expect.objectContaining({ code: 'FORBIDDEN' }));
@@ -123,7 +169,10 @@ describe('configuration', () => {
   };
 
   it('reads the private key and the callers’ public keys', () => {
-    const config = read({ SERVICE_TOKEN_PRIVATE_KEY: generateServiceKeyPair().privateKey, SERVICE_TOKEN_PUBLIC_KEYS: formatPublicKeys({ gateway: gatewayKeys.publicKey, payments: paymentsKeys.publicKey }) });
+    const config = read({
+      SERVICE_TOKEN_PRIVATE_KEY: generateServiceKeyPair().privateKey,
+      SERVICE_TOKEN_PUBLIC_KEYS: formatPublicKeys({ gateway: gatewayKeys.publicKey, payments: paymentsKeys.publicKey }),
+    });
     expect([...config.publicKeys.keys()]).toEqual(['gateway', 'payments']);
   });
 
@@ -164,8 +213,8 @@ describe("rotating a caller's key", () => {
 
   it('refuses more than two keys for one caller: a rotation needs the current and the next one only', () => {
     const third = generateServiceKeyPair().publicKey;
-    expect(() => configured(`gateway:${gatewayKeys.publicKey},gateway:${nextGatewayKeys.publicKey},gateway:${third},payments:${paymentsKeys.publicKey}`)).toThrow(
-      /SERVICE_TOKEN_PUBLIC_KEYS lists 3 keys for gateway/,
-    );
+    expect(() =>
+      configured(`gateway:${gatewayKeys.publicKey},gateway:${nextGatewayKeys.publicKey},gateway:${third},payments:${paymentsKeys.publicKey}`),
+    ).toThrow(/SERVICE_TOKEN_PUBLIC_KEYS lists 3 keys for gateway/);
   });
 });

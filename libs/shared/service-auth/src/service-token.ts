@@ -111,7 +111,8 @@ const badSignature = (issuer: ServiceName) => `bad signature for ${issuer}`;
 const actorOf = (claim: unknown): ServiceActor | null => {
   if (claim === undefined) return null;
   const act = claim as { type?: unknown; id?: unknown } | null;
-  if (act && (act.type === 'operator' || act.type === 'agent') && typeof act.id === 'string' && act.id.length > 0 && act.id.length <= 128) return { type: act.type, id: act.id };
+  if (act && (act.type === 'operator' || act.type === 'agent') && typeof act.id === 'string' && act.id.length > 0 && act.id.length <= 128)
+    return { type: act.type, id: act.id };
   throw new ServiceTokenRefusal('malformed act claim');
 };
 
@@ -186,7 +187,8 @@ export class ServiceTokenVerifier {
       return { caller: { service: issuer, actor: actorOf(payload['act']) }, expiresAtMs: Number(payload.exp) * 1000 };
     } catch (error) {
       if (error instanceof ServiceTokenRefusal) throw error;
-      if (error instanceof joseErrors.JWTExpired) throw new ServiceTokenRefusal(error.claim === 'exp' ? 'token expired' : `token older than ${MAX_TOKEN_AGE_SECONDS} s (iat)`);
+      if (error instanceof joseErrors.JWTExpired)
+        throw new ServiceTokenRefusal(error.claim === 'exp' ? 'token expired' : `token older than ${MAX_TOKEN_AGE_SECONDS} s (iat)`);
       if (error instanceof joseErrors.JWTClaimValidationFailed) throw new ServiceTokenRefusal(`claim ${error.claim} ${error.reason}`);
       if (error instanceof joseErrors.JWSSignatureVerificationFailed) throw new ServiceTokenRefusal(badSignature(issuer));
       throw new ServiceTokenRefusal('malformed token');

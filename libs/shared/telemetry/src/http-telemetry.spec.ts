@@ -30,7 +30,7 @@ describe('instrumentHttp', () => {
     Logger.overrideLogger(serviceLogger('json'));
   });
 
-  it('gives the handler the request and correlation ids and a server span continuing the caller\'s trace', async () => {
+  it("gives the handler the request and correlation ids and a server span continuing the caller's trace", async () => {
     const callerTrace = '4bf92f3577b34da6a3ce929d0e0e4736';
     const { port } = app.server.address() as { port: number };
     const answer = await fetch(`http://127.0.0.1:${port}/orders/A-1?token=secret`, {

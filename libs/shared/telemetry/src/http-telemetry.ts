@@ -42,13 +42,19 @@ export function instrumentHttp(fastify: FastifyInstance, options: HttpTelemetryO
   const logger = new Logger('HTTP');
   fastify.addHook('onRequest', (request: InstrumentedRequest, _reply, done) => {
     const header = request.headers['x-request-id'];
-    const requestId = options.requestIdOf?.(request) ?? (typeof header === 'string' && INCOMING_REQUEST_ID.test(header) ? header : `req_${randomBytes(12).toString('hex')}`);
+    const requestId =
+      options.requestIdOf?.(request) ?? (typeof header === 'string' && INCOMING_REQUEST_ID.test(header) ? header : `req_${randomBytes(12).toString('hex')}`);
     const route = request.routeOptions.url ?? 'unmatched';
     const { parent, span } = startSpan(`${request.method} ${route}`, SpanKind.SERVER, request.headers as Record<string, string | undefined>, {
       'http.request.method': request.method,
       'http.route': route,
     });
-    const telemetry: RequestTelemetry = { parent, span, fields: { requestId, ...(options.requestIdIsCorrelationId ? { correlationId: requestId } : {}) }, startedAt: process.hrtime.bigint() };
+    const telemetry: RequestTelemetry = {
+      parent,
+      span,
+      fields: { requestId, ...(options.requestIdIsCorrelationId ? { correlationId: requestId } : {}) },
+      startedAt: process.hrtime.bigint(),
+    };
     request[TELEMETRY] = telemetry;
     enterSpan(parent, span, telemetry.fields, done);
   });

@@ -5,14 +5,22 @@ import { runInTelemetryContext } from './telemetry-context';
 function capturedLogger(): { logger: ReturnType<typeof createPinoLogger>; lines: Array<Record<string, unknown>>; raw: string[] } {
   const raw: string[] = [];
   const logger = createPinoLogger({ service: 'payments', format: 'json', destination: { write: (line: string) => void raw.push(line) } });
-  return { logger, raw, get lines() { return raw.map((line) => JSON.parse(line) as Record<string, unknown>); } };
+  return {
+    logger,
+    raw,
+    get lines() {
+      return raw.map((line) => JSON.parse(line) as Record<string, unknown>);
+    },
+  };
 }
 
 describe('service logger', () => {
   it('writes one JSON object per line: level, time, service, context, message', () => {
     const captured = capturedLogger();
     captured.logger.info({ context: 'Bootstrap' }, 'payments ready');
-    expect(captured.lines).toEqual([{ level: 'info', time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), service: 'payments', context: 'Bootstrap', message: 'payments ready' }]);
+    expect(captured.lines).toEqual([
+      { level: 'info', time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), service: 'payments', context: 'Bootstrap', message: 'payments ready' },
+    ]);
   });
 
   it('redacts authorization headers, signatures, secrets, tokens and account numbers wherever they sit', () => {
@@ -29,8 +37,14 @@ describe('service logger', () => {
       'something happened',
     );
     const text = captured.raw.join('');
-    for (const secret of ['sk_live_abc', 'deadbeef', 'b3BzOnB3', 'sec_123', 'whsec_456', 'payer-page-token', 'DE89370400440532013000', 'svc-token']) expect(text).not.toContain(secret);
-    const [line] = captured.lines as Array<{ req: { headers: Record<string, string> }; merchant: Record<string, string>; payout: Record<string, string>; token: string }>;
+    for (const secret of ['sk_live_abc', 'deadbeef', 'b3BzOnB3', 'sec_123', 'whsec_456', 'payer-page-token', 'DE89370400440532013000', 'svc-token'])
+      expect(text).not.toContain(secret);
+    const [line] = captured.lines as Array<{
+      req: { headers: Record<string, string> };
+      merchant: Record<string, string>;
+      payout: Record<string, string>;
+      token: string;
+    }>;
     expect(line.req.headers).toEqual({ authorization: '[Redacted]', 'x-signature': '[Redacted]', 'content-type': 'application/json' });
     expect(line.merchant).toEqual({ apiSecret: '[Redacted]', webhook_secret: '[Redacted]' });
     expect(line.payout).toEqual({ account_number: '[Redacted]' });

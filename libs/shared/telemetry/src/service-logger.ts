@@ -88,6 +88,8 @@ export class PrettyLines implements DestinationStream {
     const { time, level, context, message, service: _service, err, ...fields } = JSON.parse(line) as Record<string, unknown>;
     const extra = Object.entries(fields).map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`);
     const stack = err && typeof err === 'object' && 'stack' in err ? `\n${String(err.stack)}` : '';
-    this.out.write(`${String(time)} ${(LEVEL_LABELS[String(level)] ?? String(level)).padEnd(5)} ${context ? `[${String(context)}] ` : ''}${String(message ?? '')}${extra.length ? ` ${extra.join(' ')}` : ''}${stack}\n`);
+    this.out.write(
+      `${String(time)} ${(LEVEL_LABELS[String(level)] ?? String(level)).padEnd(5)} ${context ? `[${String(context)}] ` : ''}${String(message ?? '')}${extra.length ? ` ${extra.join(' ')}` : ''}${stack}\n`,
+    );
   }
 }

@@ -13,7 +13,8 @@ import { BatchSpanProcessor, type ReadableSpan, type SpanExporter } from '@opent
 import { flushTraces, outgoingTraceHeaders, runInSpan, startTracing } from './tracing';
 
 const parent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
-const headersInsideRequest = () => runInSpan('GET /internal', SpanKind.SERVER, { traceparent: parent }, { requestId: 'req-1' }, {}, async () => outgoingTraceHeaders());
+const headersInsideRequest = () =>
+  runInSpan('GET /internal', SpanKind.SERVER, { traceparent: parent }, { requestId: 'req-1' }, {}, async () => outgoingTraceHeaders());
 
 describe('tracing', () => {
   it("passes a caller's trace context on unchanged when spans are not recorded (no exporter)", async () => {

@@ -82,7 +82,14 @@ export function currentTraceparent(): string | undefined {
  * and the messages `work` writes carry them. A thrown error marks the span failed and is
  * rethrown; the span ends when `work` settles.
  */
-export async function runInSpan<T>(name: string, kind: SpanKind, headers: TraceHeaders, fields: Omit<TelemetryContext, 'span'>, attributes: Record<string, string | number>, work: () => Promise<T>): Promise<T> {
+export async function runInSpan<T>(
+  name: string,
+  kind: SpanKind,
+  headers: TraceHeaders,
+  fields: Omit<TelemetryContext, 'span'>,
+  attributes: Record<string, string | number>,
+  work: () => Promise<T>,
+): Promise<T> {
   const { parent, span } = startSpan(name, kind, headers, attributes);
   try {
     return await enterSpan(parent, span, fields, work);

@@ -10,9 +10,15 @@ export class BackofficeClient {
     readonly token: string,
   ) {}
 
-  request<T = any>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: object | Buffer, headers: Record<string, string> = {}): Promise<TestResponse<T>> {
+  request<T = any>(
+    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+    path: string,
+    body?: object | Buffer,
+    headers: Record<string, string> = {},
+  ): Promise<TestResponse<T>> {
     const bytes = body === undefined ? Buffer.alloc(0) : Buffer.isBuffer(body) ? body : Buffer.from(JSON.stringify(body));
-    const contentType: Record<string, string> = body === undefined ? {} : { 'content-type': Buffer.isBuffer(body) ? 'application/octet-stream' : 'application/json' };
+    const contentType: Record<string, string> =
+      body === undefined ? {} : { 'content-type': Buffer.isBuffer(body) ? 'application/octet-stream' : 'application/json' };
     return rawRequest<T>(this.baseUrl, method, path, { authorization: `Bearer ${this.token}`, ...contentType, ...headers }, bytes);
   }
 }

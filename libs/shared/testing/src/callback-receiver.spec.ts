@@ -9,7 +9,11 @@ const OTHER = `whsec_${Buffer.from('another secret of enough length!').toString(
 function post(url: string, body: string, secret?: string, abortAfterMs?: number): Promise<number | 'aborted'> {
   const id = `msg_${Date.now()}`;
   const at = new Date();
-  const headers: Record<string, string> = { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)) };
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'webhook-id': id,
+    'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+  };
   if (secret) headers['webhook-signature'] = new Webhook(secret).sign(id, at, body);
   return new Promise((resolve, reject) => {
     const sent = request(url, { method: 'POST', headers }, (response) => {
@@ -61,7 +65,10 @@ describe('CallbackReceiver', () => {
     const outcomes: boolean[] = [];
     const receiver = await start({
       keepReceived: false,
-      answer: (requestNumber) => (requestNumber === 1 ? { status: 200, delayMs: 300, sent: (delivered) => outcomes.push(delivered) } : { status: 503, body: 'busy', sent: (delivered) => outcomes.push(delivered) }),
+      answer: (requestNumber) =>
+        requestNumber === 1
+          ? { status: 200, delayMs: 300, sent: (delivered) => outcomes.push(delivered) }
+          : { status: 503, body: 'busy', sent: (delivered) => outcomes.push(delivered) },
     });
     expect(await post(receiver.url(), '{}', undefined, 50)).toBe('aborted');
     expect(await post(receiver.url(), '{}')).toBe(503);

@@ -89,7 +89,14 @@ export class CallbackReceiver {
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', () => {
         const body = Buffer.concat(chunks).toString('utf8');
-        const callback: ReceivedCallback = { method: request.method ?? 'GET', url: request.url ?? '/', headers: request.headers, body, receivedAtMs: Date.now(), verifiedWith: receiver.verifiedWith(body, request.headers) };
+        const callback: ReceivedCallback = {
+          method: request.method ?? 'GET',
+          url: request.url ?? '/',
+          headers: request.headers,
+          body,
+          receivedAtMs: Date.now(),
+          verifiedWith: receiver.verifiedWith(body, request.headers),
+        };
         receiver.requests += 1;
         if (receiver.keepReceived) receiver.received.push(callback);
         const answer = receiver.answer(receiver.requests, callback);

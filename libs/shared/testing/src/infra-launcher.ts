@@ -7,9 +7,12 @@ export interface StartedInfra {
 }
 
 /** kafkaProxiedListener: a second broker listener that advertises a TCP fault proxy's port (tools/chaos/src/fault-proxy.ts). */
-export declare function startInfra(options: { mode: 'dev' | 'test'; log?: (line: string) => void; kafkaProxiedListener?: { advertisedPort: number; advertisedHost?: string } }): Promise<StartedInfra>;
+export declare function startInfra(options: {
+  mode: 'dev' | 'test';
+  log?: (line: string) => void;
+  kafkaProxiedListener?: { advertisedPort: number; advertisedHost?: string };
+}): Promise<StartedInfra>;
 export declare function ensureDatabases(adminUrl: string, names: string[]): Promise<void>;
-
 
 /** What a client of the secured broker (deploy/local/infra.mjs secured-kafka) needs besides its address. */
 export interface SecuredKafkaClientInfo {
@@ -20,4 +23,3 @@ export interface SecuredKafkaClientInfo {
   adminPassword: string;
   users: Record<string, string>;
 }
-

@@ -4,19 +4,55 @@ const ERROR_BODY = JSON.stringify({ error: { code: 'ORDER_NOT_FOUND', message: '
 
 const document = {
   paths: {
-    '/v2/things/{id}': { get: { operationId: 'getThing', responses: { '200': { content: { 'application/json': { schema: { $ref: '#/components/schemas/Thing' } } } }, default: { content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' } } } } } } },
-    '/v2/things/latest': { get: { operationId: 'getLatestThing', responses: { '200': { content: { 'application/json': { schema: { type: 'object', required: ['latest'], properties: { latest: { type: 'boolean' } } } } } } } } },
+    '/v2/things/{id}': {
+      get: {
+        operationId: 'getThing',
+        responses: {
+          '200': { content: { 'application/json': { schema: { $ref: '#/components/schemas/Thing' } } } },
+          default: { content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' } } } },
+        },
+      },
+    },
+    '/v2/things/latest': {
+      get: {
+        operationId: 'getLatestThing',
+        responses: {
+          '200': { content: { 'application/json': { schema: { type: 'object', required: ['latest'], properties: { latest: { type: 'boolean' } } } } } },
+        },
+      },
+    },
   },
   components: {
     schemas: {
-      Thing: { type: 'object', required: ['id', 'note', 'at'], properties: { id: { type: 'string' }, note: { type: 'string', nullable: true }, at: { type: 'string', format: 'date-time' }, child: { allOf: [{ $ref: '#/components/schemas/Child' }], nullable: true } } },
+      Thing: {
+        type: 'object',
+        required: ['id', 'note', 'at'],
+        properties: {
+          id: { type: 'string' },
+          note: { type: 'string', nullable: true },
+          at: { type: 'string', format: 'date-time' },
+          child: { allOf: [{ $ref: '#/components/schemas/Child' }], nullable: true },
+        },
+      },
       Child: { type: 'object', required: ['n'], properties: { n: { type: 'integer' } } },
-      ErrorResponse: { type: 'object', required: ['error', 'request_id'], properties: { error: { type: 'object', required: ['code', 'message', 'details'] }, request_id: { type: 'string' } } },
+      ErrorResponse: {
+        type: 'object',
+        required: ['error', 'request_id'],
+        properties: { error: { type: 'object', required: ['code', 'message', 'details'] }, request_id: { type: 'string' } },
+      },
     },
   },
 };
 
-const answer = (overrides: Partial<AnswerToValidate>): AnswerToValidate => ({ method: 'GET', path: '/v2/things/t1', status: 200, contentType: 'application/json; charset=utf-8', requestId: 'req_1', text: JSON.stringify({ id: 't1', note: null, at: '2026-01-01T00:00:00.000Z', child: null }), ...overrides });
+const answer = (overrides: Partial<AnswerToValidate>): AnswerToValidate => ({
+  method: 'GET',
+  path: '/v2/things/t1',
+  status: 200,
+  contentType: 'application/json; charset=utf-8',
+  requestId: 'req_1',
+  text: JSON.stringify({ id: 't1', note: null, at: '2026-01-01T00:00:00.000Z', child: null }),
+  ...overrides,
+});
 
 describe('OpenApiResponseValidator', () => {
   const validator = new OpenApiResponseValidator(document);
@@ -27,8 +63,12 @@ describe('OpenApiResponseValidator', () => {
   });
 
   it('refuses a body of another shape, naming the operation, the status and the field', () => {
-    expect(() => validator.check(answer({ text: JSON.stringify({ id: 't1', note: 5, at: 'yesterday' }) }))).toThrow(/GET \/v2\/things\/t1 answered 200 \(getThing\): the body disagrees with openapi\.json: .*note.*/);
-    expect(() => validator.check(answer({ text: JSON.stringify({ id: 't1', note: null, at: '2026-01-01T00:00:00Z', child: { n: 'x' } }) }))).toThrow(/child\/n must be integer/);
+    expect(() => validator.check(answer({ text: JSON.stringify({ id: 't1', note: 5, at: 'yesterday' }) }))).toThrow(
+      /GET \/v2\/things\/t1 answered 200 \(getThing\): the body disagrees with openapi\.json: .*note.*/,
+    );
+    expect(() => validator.check(answer({ text: JSON.stringify({ id: 't1', note: null, at: '2026-01-01T00:00:00Z', child: { n: 'x' } }) }))).toThrow(
+      /child\/n must be integer/,
+    );
   });
 
   it('prefers a static segment to a parameter, as the router does', () => {
@@ -59,14 +99,46 @@ describe('OpenApiResponseValidator', () => {
   });
 
   it('reads the checked-in openapi.json: an order without its amount disagrees', () => {
-    const order = { order_id: 'A-1', direction: 'incoming', status: 'PENDING', sub_status: 'awaiting_agent', fee: 1, currency: 'RUB', country: 'RU', method: 'card', callback_url: 'https://shop.example/cb', failure_reason: null, metadata: { cart_id: 'C-1' }, expires_at: '2026-01-01T00:30:00.000Z', created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z' };
+    const order = {
+      order_id: 'A-1',
+      direction: 'incoming',
+      status: 'PENDING',
+      sub_status: 'awaiting_agent',
+      fee: 1,
+      currency: 'RUB',
+      country: 'RU',
+      method: 'card',
+      callback_url: 'https://shop.example/cb',
+      failure_reason: null,
+      metadata: { cart_id: 'C-1' },
+      expires_at: '2026-01-01T00:30:00.000Z',
+      created_at: '2026-01-01T00:00:00.000Z',
+      updated_at: '2026-01-01T00:00:00.000Z',
+    };
     const status = answer({ path: '/v2/payments/status/A-1' });
     expect(() => merchantApiValidator().check({ ...status, text: JSON.stringify({ ...order, amount: 15 }) })).not.toThrow();
     expect(() => merchantApiValidator().check({ ...status, text: JSON.stringify(order) })).toThrow(/getPaymentStatus.*must have required property 'amount'/);
   });
 
-  it('reads the checked-in openapi.json: metadata is required, a map of strings, and a pay-in\'s return_url a string or null', () => {
-    const order = { order_id: 'A-1', direction: 'incoming', status: 'SUCCEEDED', sub_status: null, amount: 15, fee: 1, currency: 'RUB', country: 'RU', method: 'card', callback_url: 'https://shop.example/cb', return_url: 'https://shop.example/back', failure_reason: null, metadata: {}, expires_at: '2026-01-01T00:30:00.000Z', created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z' };
+  it("reads the checked-in openapi.json: metadata is required, a map of strings, and a pay-in's return_url a string or null", () => {
+    const order = {
+      order_id: 'A-1',
+      direction: 'incoming',
+      status: 'SUCCEEDED',
+      sub_status: null,
+      amount: 15,
+      fee: 1,
+      currency: 'RUB',
+      country: 'RU',
+      method: 'card',
+      callback_url: 'https://shop.example/cb',
+      return_url: 'https://shop.example/back',
+      failure_reason: null,
+      metadata: {},
+      expires_at: '2026-01-01T00:30:00.000Z',
+      created_at: '2026-01-01T00:00:00.000Z',
+      updated_at: '2026-01-01T00:00:00.000Z',
+    };
     const check = (body: object) => () => merchantApiValidator().check({ ...answer({ path: '/v2/payments/status/A-1' }), text: JSON.stringify(body) });
     expect(check(order)).not.toThrow();
     expect(check({ ...order, return_url: null })).not.toThrow();
@@ -74,6 +146,8 @@ describe('OpenApiResponseValidator', () => {
     const { metadata: _metadata, ...withoutMetadata } = order;
     expect(check(withoutMetadata)).toThrow(/must have required property 'metadata'/);
     expect(check({ ...order, metadata: { count: 3 } })).toThrow(/metadata\/count must be string/);
-    expect(check({ ...order, metadata: Object.fromEntries(Array.from({ length: 21 }, (_, index) => [`k${index}`, 'v'])) })).toThrow(/metadata must NOT have more than 20 properties/);
+    expect(check({ ...order, metadata: Object.fromEntries(Array.from({ length: 21 }, (_, index) => [`k${index}`, 'v'])) })).toThrow(
+      /metadata must NOT have more than 20 properties/,
+    );
   });
 });

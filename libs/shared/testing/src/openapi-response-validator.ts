@@ -52,7 +52,12 @@ export class OpenApiResponseValidator {
     this.templates = Object.keys(document.paths)
       .map((template) => ({
         template,
-        pattern: new RegExp(`^${template.split('/').map((segment) => (/^\{[^}]+\}$/.test(segment) ? '[^/]+' : escapeRegExp(segment))).join('/')}$`),
+        pattern: new RegExp(
+          `^${template
+            .split('/')
+            .map((segment) => (/^\{[^}]+\}$/.test(segment) ? '[^/]+' : escapeRegExp(segment)))
+            .join('/')}$`,
+        ),
         parameters: (template.match(/\{/g) ?? []).length,
       }))
       .sort((left, right) => left.parameters - right.parameters || right.template.length - left.template.length);
@@ -72,7 +77,8 @@ export class OpenApiResponseValidator {
     const operation = template ? this.document.paths[template][method] : undefined;
     if (!template || !operation) {
       const allowed = template ? [404, 405] : [400, 404, 405];
-      if (!allowed.includes(answer.status)) throw new Error(`OpenAPI: ${where}, but openapi.json has no ${template ? `${answer.method} operation on ${template}` : 'path matching it'}`);
+      if (!allowed.includes(answer.status))
+        throw new Error(`OpenAPI: ${where}, but openapi.json has no ${template ? `${answer.method} operation on ${template}` : 'path matching it'}`);
       this.checkJson(`${where} (no such operation)`, ERROR_RESPONSE_REF, answer);
       return;
     }
@@ -82,7 +88,8 @@ export class OpenApiResponseValidator {
     const mediaType = (answer.contentType ?? '').split(';')[0].trim();
     const content = response.content ?? {};
     if (Object.keys(content).length === 0) return;
-    if (!(mediaType in content)) throw new Error(`OpenAPI: ${name}: content-type ${mediaType || 'none'} is not documented (documented: ${Object.keys(content).join(', ')})`);
+    if (!(mediaType in content))
+      throw new Error(`OpenAPI: ${name}: content-type ${mediaType || 'none'} is not documented (documented: ${Object.keys(content).join(', ')})`);
     const schema = content[mediaType].schema;
     if (mediaType === 'application/json' && schema) this.checkJson(name, JSON.stringify(schema), answer, schema);
   }
@@ -99,7 +106,10 @@ export class OpenApiResponseValidator {
       validate = this.ajv.compile(toJsonSchema(schema) as object);
       this.compiled.set(key, validate);
     }
-    if (!validate(body)) throw new Error(`OpenAPI: ${name}: the body disagrees with openapi.json: ${this.ajv.errorsText(validate.errors, { separator: '; ' })}\nbody: ${answer.text.slice(0, 1000)}`);
+    if (!validate(body))
+      throw new Error(
+        `OpenAPI: ${name}: the body disagrees with openapi.json: ${this.ajv.errorsText(validate.errors, { separator: '; ' })}\nbody: ${answer.text.slice(0, 1000)}`,
+      );
   }
 }
 
@@ -113,7 +123,10 @@ export function toJsonSchema(schema: unknown): unknown {
   if (!schema || typeof schema !== 'object') return schema;
   const { nullable, ...rest } = schema as Record<string, unknown>;
   const converted = Object.fromEntries(
-    Object.entries(rest).map(([key, value]) => [key, key === '$ref' && typeof value === 'string' ? value.replace('#/components/schemas/', `${SCHEMAS_ID}#/$defs/`) : toJsonSchema(value)]),
+    Object.entries(rest).map(([key, value]) => [
+      key,
+      key === '$ref' && typeof value === 'string' ? value.replace('#/components/schemas/', `${SCHEMAS_ID}#/$defs/`) : toJsonSchema(value),
+    ]),
   );
   return nullable === true ? { anyOf: [converted, { type: 'null' }] } : converted;
 }

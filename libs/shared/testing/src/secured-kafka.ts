@@ -26,14 +26,20 @@ export class SecuredKafka {
   /** `extraUsers`: principals beside the services' (the dead-letter replay principals), each with a password of its own. */
   static async start(options: { extraUsers?: string[] } = {}): Promise<SecuredKafka> {
     const users = [...CATALOG_SERVICE_NAMES, ...(options.extraUsers ?? [])];
-    const launcher = spawn(process.execPath, [join(workspaceRoot, 'deploy/local/infra.mjs'), 'secured-kafka', '--users', users.join(',')], { cwd: workspaceRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    const launcher = spawn(process.execPath, [join(workspaceRoot, 'deploy/local/infra.mjs'), 'secured-kafka', '--users', users.join(',')], {
+      cwd: workspaceRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const { stdout } = launcher;
     const exited = new Promise((resolve) => launcher.once('exit', resolve));
     const log: string[] = [];
     launcher.stderr?.on('data', (chunk: Buffer) => log.push(chunk.toString('utf8')));
     const printed: Record<string, string> = {};
     const ready = new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`the secured broker did not start within ${START_TIMEOUT_MS / 1000} s:\n${log.join('')}`)), START_TIMEOUT_MS);
+      const timer = setTimeout(
+        () => reject(new Error(`the secured broker did not start within ${START_TIMEOUT_MS / 1000} s:\n${log.join('')}`)),
+        START_TIMEOUT_MS,
+      );
       void exited.then(() => reject(new Error(`the secured broker's launcher exited:\n${log.join('')}`)));
       createInterface({ input: stdout }).on('line', (line) => {
         const match = /^(KAFKA_BROKERS|KAFKA_SECURITY)=(.*)$/.exec(line);
@@ -60,7 +66,13 @@ export class SecuredKafka {
 
   /** A service's Kafka settings, as compose and the Kubernetes manifests give them. */
   serviceEnv(principal: string, password = this.security.users[principal] ?? ''): Record<string, string> {
-    return { KAFKA_BROKERS: this.brokers, KAFKA_SECURITY_PROTOCOL: 'SASL_SSL', KAFKA_SASL_USERNAME: principal, KAFKA_SASL_PASSWORD: password, KAFKA_SSL_CA_FILE: this.security.caFile };
+    return {
+      KAFKA_BROKERS: this.brokers,
+      KAFKA_SECURITY_PROTOCOL: 'SASL_SSL',
+      KAFKA_SASL_USERNAME: principal,
+      KAFKA_SASL_PASSWORD: password,
+      KAFKA_SSL_CA_FILE: this.security.caFile,
+    };
   }
 
   /** Every service's settings, for SystemUnderTest's `env`. */
@@ -72,7 +84,12 @@ export class SecuredKafka {
   async provision(namespace: string, partitions = 3): Promise<string> {
     const { stdout } = await promisify(execFile)(process.execPath, [builtEntryPoint('apps/ops/src/init.ts'), '--steps', 'topics,kafka-access'], {
       cwd: workspaceRoot,
-      env: { PATH: process.env['PATH'] ?? '', ...this.serviceEnv(this.security.adminUser, this.security.adminPassword), KAFKA_NAMESPACE: namespace, KAFKA_TOPIC_PARTITIONS: String(partitions) },
+      env: {
+        PATH: process.env['PATH'] ?? '',
+        ...this.serviceEnv(this.security.adminUser, this.security.adminPassword),
+        KAFKA_NAMESPACE: namespace,
+        KAFKA_TOPIC_PARTITIONS: String(partitions),
+      },
     });
     return stdout;
   }

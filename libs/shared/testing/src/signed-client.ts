@@ -75,12 +75,24 @@ function toBytes(body: SignedRequest['body']): Buffer {
  * answer to a /v2 path is checked against the checked-in openapi.json (an undocumented status,
  * path or body shape fails the test that made the request).
  */
-export async function rawRequest<T = any>(baseUrl: string, method: string, path: string, headers: Record<string, string>, body: Buffer): Promise<TestResponse<T>> {
+export async function rawRequest<T = any>(
+  baseUrl: string,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body: Buffer,
+): Promise<TestResponse<T>> {
   const { request } = await import('node:http');
   const url = new URL(baseUrl);
   return new Promise((resolve, reject) => {
     const outgoing = request(
-      { host: url.hostname, port: url.port, method, path, headers: { ...headers, ...(body.length > 0 || method !== 'GET' ? { 'content-length': String(body.length) } : {}) } },
+      {
+        host: url.hostname,
+        port: url.port,
+        method,
+        path,
+        headers: { ...headers, ...(body.length > 0 || method !== 'GET' ? { 'content-length': String(body.length) } : {}) },
+      },
       (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -96,7 +108,14 @@ export async function rawRequest<T = any>(baseUrl: string, method: string, path:
           for (const [name, value] of Object.entries(response.headers)) if (typeof value === 'string') responseHeaders.set(name, value);
           const status = response.statusCode ?? 0;
           try {
-            merchantApiValidator().check({ method, path, status, contentType: responseHeaders.get('content-type'), requestId: responseHeaders.get('x-request-id'), text });
+            merchantApiValidator().check({
+              method,
+              path,
+              status,
+              contentType: responseHeaders.get('content-type'),
+              requestId: responseHeaders.get('x-request-id'),
+              text,
+            });
           } catch (error) {
             reject(error);
             return;

@@ -20,10 +20,19 @@ export type ServiceName = 'ledger' | 'disputes' | 'payments' | 'withdrawals' | '
 /** Test receivers listen on ephemeral ports; production allows 443 and 8443 (CALLBACK_ALLOWED_PORTS). */
 const TEST_CALLBACK_ALLOWED_PORTS = '1-65535';
 /** Every payer, operator and agent of a test is 127.0.0.1: far more than one client's share (rate-limits.e2e tests the defaults' kind). */
-const TEST_ADDRESS_RATE_LIMIT = { GATEWAY_RATE_LIMIT_ADDRESS_PER_SECOND: '1000', GATEWAY_RATE_LIMIT_ADDRESS_BURST: '2000', GATEWAY_RATE_LIMIT_AUTH_FAILURES_BURST: '1000' };
+const TEST_ADDRESS_RATE_LIMIT = {
+  GATEWAY_RATE_LIMIT_ADDRESS_PER_SECOND: '1000',
+  GATEWAY_RATE_LIMIT_ADDRESS_BURST: '2000',
+  GATEWAY_RATE_LIMIT_AUTH_FAILURES_BURST: '1000',
+};
 const EXTRA_ENV: Partial<Record<ServiceName, (system: SystemUnderTest, instance: string) => Record<string, string>>> = {
   payments: (system) => ({ PAYMENTS_SECRETS_MASTER_KEY: system.paymentsMasterKey }),
-  gateway: (system, instance) => ({ MERCHANT_SECRETS_MASTER_KEY: system.masterKey, CALLBACK_ALLOWED_PORTS: TEST_CALLBACK_ALLOWED_PORTS, ...TEST_ADDRESS_RATE_LIMIT, ...system.internalListenerEnv(instance) }),
+  gateway: (system, instance) => ({
+    MERCHANT_SECRETS_MASTER_KEY: system.masterKey,
+    CALLBACK_ALLOWED_PORTS: TEST_CALLBACK_ALLOWED_PORTS,
+    ...TEST_ADDRESS_RATE_LIMIT,
+    ...system.internalListenerEnv(instance),
+  }),
   callbacks: (system) => system.dispatcherEnv(),
   // Operator limits (issue 20) the flows of the other specs fit in: RUB→USDT around 0.01, one operator alone up to 1,000,000 RUB or USD and 10,000 USDT.
   ledger: () => ({
@@ -47,10 +56,14 @@ const SERVICES = readCatalogServices();
 export const CATALOG_SERVICE_NAMES: readonly ServiceName[] = SERVICES.map(({ name }) => name);
 
 function readCatalogServices(): Array<{ name: ServiceName; entry: string; healthPath: string }> {
-  const catalog = JSON.parse(readFileSync(join(workspaceRoot, 'deploy/catalog/services.json'), 'utf8')) as { services: Array<{ name: string; entry: string; health: { ready: string } }> };
+  const catalog = JSON.parse(readFileSync(join(workspaceRoot, 'deploy/catalog/services.json'), 'utf8')) as {
+    services: Array<{ name: string; entry: string; health: { ready: string } }>;
+  };
   const names = catalog.services.map(({ name }) => name);
   if ([...names].sort().join() !== Object.keys(SERVICE_NAMES).sort().join()) {
-    throw new Error(`deploy/catalog/services.json lists ${names.join(', ')}; the test harness knows ${Object.keys(SERVICE_NAMES).join(', ')}: update ServiceName`);
+    throw new Error(
+      `deploy/catalog/services.json lists ${names.join(', ')}; the test harness knows ${Object.keys(SERVICE_NAMES).join(', ')}: update ServiceName`,
+    );
   }
   return catalog.services.map(({ name, entry, health }) => ({ name: name as ServiceName, entry, healthPath: health.ready }));
 }
@@ -303,7 +316,11 @@ export class SystemUnderTest {
     const stopping = [...this.services.values()].map(async (running) => {
       running.process.kill('SIGTERM');
       // withTimeout clears its timer: a pending 10 s timer kept jest's worker from exiting.
-      const exitedInTime = await withTimeout(running.exited.then(() => true), 10_000, 'no exit').catch(() => false);
+      const exitedInTime = await withTimeout(
+        running.exited.then(() => true),
+        10_000,
+        'no exit',
+      ).catch(() => false);
       if (!exitedInTime) {
         running.process.kill('SIGKILL');
         await running.exited;
@@ -317,9 +334,16 @@ export class SystemUnderTest {
    * in production it has a default callback URL (withdrawals and disputes are refused without
    * one); the default names a host that never resolves, so its deliveries simply fail.
    */
-  async createMerchant(name = 'Test merchant', { defaultCallbackUrl = TEST_MERCHANT_DEFAULT_CALLBACK_URL }: { defaultCallbackUrl?: string | null } = {}): Promise<MerchantCredentialsForTest> {
+  async createMerchant(
+    name = 'Test merchant',
+    { defaultCallbackUrl = TEST_MERCHANT_DEFAULT_CALLBACK_URL }: { defaultCallbackUrl?: string | null } = {},
+  ): Promise<MerchantCredentialsForTest> {
     const callbackArguments = defaultCallbackUrl ? ['--callback-url', defaultCallbackUrl] : [];
-    const output = await runCommand(process.execPath, [builtEntryPoint('apps/gateway/src/create-merchant.ts'), '--name', name, ...callbackArguments, '--json'], this.environmentOf('gateway'));
+    const output = await runCommand(
+      process.execPath,
+      [builtEntryPoint('apps/gateway/src/create-merchant.ts'), '--name', name, ...callbackArguments, '--json'],
+      this.environmentOf('gateway'),
+    );
     const created = JSON.parse(output.trim().split('\n').pop() ?? '{}') as { merchant_id: string; api_secret: string };
     return { merchantId: created.merchant_id, apiSecret: created.api_secret };
   }
@@ -378,7 +402,10 @@ export class SystemUnderTest {
     const healthy = async () => {
       if (exitCode !== 'running') throw new Error(`${service} exited with ${exitCode} while starting:\n${running.output.slice(-40).join('\n')}`);
       // Not listening yet: a refused connection.
-      return this.fetchInternal(url, { signal: AbortSignal.timeout(1_000) }).then((response) => response.ok, () => false);
+      return this.fetchInternal(url, { signal: AbortSignal.timeout(1_000) }).then(
+        (response) => response.ok,
+        () => false,
+      );
     };
     await eventually(healthy, Boolean, `${service} healthy`, 90_000).catch((error: Error) => {
       throw exitCode === 'running' ? new Error(`${service} did not become healthy within 90 s:\n${running.output.slice(-40).join('\n')}`) : error;
@@ -482,7 +509,18 @@ function probeFreePort(): Promise<number> {
 async function makeInternalTls(runId: string): Promise<InternalTlsMaterial> {
   const dir = join(workspaceRoot, '.local/test-runs', runId, 'internal-tls');
   const keystoreDir = join(dir, 'services');
-  await runCommand('bash', [join(workspaceRoot, 'deploy/kafka/make-tls.sh'), join(dir, 'ca'), join(dir, 'trust'), join(dir, 'broker'), 'dns:localhost', `${keystoreDir}=dns:localhost,ip:127.0.0.1`], { PATH: process.env['PATH'] ?? '' });
+  await runCommand(
+    'bash',
+    [
+      join(workspaceRoot, 'deploy/kafka/make-tls.sh'),
+      join(dir, 'ca'),
+      join(dir, 'trust'),
+      join(dir, 'broker'),
+      'dns:localhost',
+      `${keystoreDir}=dns:localhost,ip:127.0.0.1`,
+    ],
+    { PATH: process.env['PATH'] ?? '' },
+  );
   const caFile = join(dir, 'trust', 'ca.pem');
   return { caFile, keystoreDirOf: () => keystoreDir, dispatcher: new Agent({ connect: { ca: readFileSync(caFile, 'utf8') } }) };
 }

@@ -5,7 +5,10 @@ describe('parseCommandLine', () => {
   const options = { name: { type: 'string' }, json: { type: 'boolean', default: false } } as const;
 
   it('parses known flags and positionals', () => {
-    expect(parseCommandLine({ args: ['list', '--name', 'Shop', '--json'], options, allowPositionals: true })).toEqual({ values: { name: 'Shop', json: true }, positionals: ['list'] });
+    expect(parseCommandLine({ args: ['list', '--name', 'Shop', '--json'], options, allowPositionals: true })).toEqual({
+      values: { name: 'Shop', json: true },
+      positionals: ['list'],
+    });
   });
 
   it('refuses an unknown flag with a ConfigError that names it', () => {

@@ -47,7 +47,9 @@ describe('ConfigReader', () => {
     };
 
     it('creates missing topics unless KAFKA_CREATE_TOPICS=false (topics declared elsewhere), and names a value that is neither', () => {
-      const createTopics = (value?: string) => readKafkaConnectionConfig(new ConfigReader({ KAFKA_BROKERS: '127.0.0.1:9092', ...(value === undefined ? {} : { KAFKA_CREATE_TOPICS: value }) })).createTopics;
+      const createTopics = (value?: string) =>
+        readKafkaConnectionConfig(new ConfigReader({ KAFKA_BROKERS: '127.0.0.1:9092', ...(value === undefined ? {} : { KAFKA_CREATE_TOPICS: value }) }))
+          .createTopics;
       expect([createTopics(), createTopics('true'), createTopics('false')]).toEqual([true, true, false]);
       expect(problemsOf({ KAFKA_BROKERS: '127.0.0.1:9092', KAFKA_CREATE_TOPICS: 'never' })).toEqual(['KAFKA_CREATE_TOPICS must be true or false, got "never"']);
     });
@@ -59,13 +61,28 @@ describe('ConfigReader', () => {
     });
 
     it('refuses PLAINTEXT to a broker off this machine: there is no switch to run without credentials', () => {
-      expect(problemsOf({ KAFKA_BROKERS: 'kafka:9092' })).toEqual([expect.stringContaining('KAFKA_SECURITY_PROTOCOL must be SASL_SSL for a broker off this machine (kafka:9092)')]);
-      expect(problemsOf({ KAFKA_BROKERS: '127.0.0.1:9092,10.0.0.7:9092', KAFKA_SECURITY_PROTOCOL: 'PLAINTEXT' })).toEqual([expect.stringContaining('(10.0.0.7:9092)')]);
+      expect(problemsOf({ KAFKA_BROKERS: 'kafka:9092' })).toEqual([
+        expect.stringContaining('KAFKA_SECURITY_PROTOCOL must be SASL_SSL for a broker off this machine (kafka:9092)'),
+      ]);
+      expect(problemsOf({ KAFKA_BROKERS: '127.0.0.1:9092,10.0.0.7:9092', KAFKA_SECURITY_PROTOCOL: 'PLAINTEXT' })).toEqual([
+        expect.stringContaining('(10.0.0.7:9092)'),
+      ]);
     });
 
     it('reads SASL_SSL with the service principal, the mechanism and the CA file', () => {
-      const reader = new ConfigReader({ KAFKA_BROKERS: 'kafka:9092', KAFKA_SECURITY_PROTOCOL: 'SASL_SSL', KAFKA_SASL_USERNAME: 'payments', KAFKA_SASL_PASSWORD: 's3cret', KAFKA_SSL_CA_FILE: '/etc/mp/kafka-ca/ca.pem' });
-      expect(readKafkaConnectionConfig(reader).kafkaSecurity).toEqual({ mechanism: 'SCRAM-SHA-512', username: 'payments', password: 's3cret', caFile: '/etc/mp/kafka-ca/ca.pem' });
+      const reader = new ConfigReader({
+        KAFKA_BROKERS: 'kafka:9092',
+        KAFKA_SECURITY_PROTOCOL: 'SASL_SSL',
+        KAFKA_SASL_USERNAME: 'payments',
+        KAFKA_SASL_PASSWORD: 's3cret',
+        KAFKA_SSL_CA_FILE: '/etc/mp/kafka-ca/ca.pem',
+      });
+      expect(readKafkaConnectionConfig(reader).kafkaSecurity).toEqual({
+        mechanism: 'SCRAM-SHA-512',
+        username: 'payments',
+        password: 's3cret',
+        caFile: '/etc/mp/kafka-ca/ca.pem',
+      });
       expect(() => reader.assertValid()).not.toThrow();
     });
 
@@ -74,8 +91,18 @@ describe('ConfigReader', () => {
         expect.stringContaining('KAFKA_SASL_USERNAME is required'),
         expect.stringContaining('KAFKA_SASL_PASSWORD is required'),
       ]);
-      expect(problemsOf({ KAFKA_BROKERS: 'kafka:9092', KAFKA_SECURITY_PROTOCOL: 'SSL' })).toEqual(expect.arrayContaining([expect.stringContaining('KAFKA_SECURITY_PROTOCOL')]));
-      expect(problemsOf({ KAFKA_BROKERS: 'kafka:9092', KAFKA_SECURITY_PROTOCOL: 'SASL_SSL', KAFKA_SASL_MECHANISM: 'PLAIN', KAFKA_SASL_USERNAME: 'a', KAFKA_SASL_PASSWORD: 'b' })).toEqual([expect.stringContaining('KAFKA_SASL_MECHANISM')]);
+      expect(problemsOf({ KAFKA_BROKERS: 'kafka:9092', KAFKA_SECURITY_PROTOCOL: 'SSL' })).toEqual(
+        expect.arrayContaining([expect.stringContaining('KAFKA_SECURITY_PROTOCOL')]),
+      );
+      expect(
+        problemsOf({
+          KAFKA_BROKERS: 'kafka:9092',
+          KAFKA_SECURITY_PROTOCOL: 'SASL_SSL',
+          KAFKA_SASL_MECHANISM: 'PLAIN',
+          KAFKA_SASL_USERNAME: 'a',
+          KAFKA_SASL_PASSWORD: 'b',
+        }),
+      ).toEqual([expect.stringContaining('KAFKA_SASL_MECHANISM')]);
     });
   });
 });

@@ -172,7 +172,8 @@ export class ConfigReader {
    */
   assertValid(): void {
     const published = settingsWithPublishedSecrets(this.environment).map(
-      (name) => `${name} holds an example value published in this repository, which protects nothing: generate your own (npm run secrets:generate, docs/operations/secrets.md)`,
+      (name) =>
+        `${name} holds an example value published in this repository, which protects nothing: generate your own (npm run secrets:generate, docs/operations/secrets.md)`,
     );
     const problems = [...this.problems, ...published];
     if (problems.length > 0) throw new ConfigError(problems);
@@ -212,7 +213,10 @@ export interface KafkaSecurityConfig {
 const isLoopbackBroker = (broker: string): boolean => /^(localhost|127(\.\d{1,3}){3}|\[::1\]|::1)(:\d+)?$/i.test(broker);
 
 export function readKafkaConnectionConfig(reader: ConfigReader): KafkaConnectionConfig {
-  const kafkaBrokers = reader.list('KAFKA_BROKERS', { defaultText: 'required (`npm start` sets it)', description: '`host:port,...`; when set, `npm start` starts no broker' });
+  const kafkaBrokers = reader.list('KAFKA_BROKERS', {
+    defaultText: 'required (`npm start` sets it)',
+    description: '`host:port,...`; when set, `npm start` starts no broker',
+  });
   const protocol = reader.oneOf('KAFKA_SECURITY_PROTOCOL', KAFKA_SECURITY_PROTOCOLS, 'PLAINTEXT', {
     description: '`SASL_SSL` (SCRAM over TLS) or `PLAINTEXT`; PLAINTEXT is refused at boot for a broker off loopback ([Kafka security](kafka-security.md))',
   });
@@ -220,20 +224,45 @@ export function readKafkaConnectionConfig(reader: ConfigReader): KafkaConnection
   // Read whatever the protocol, so that describeConfiguration lists them; required only with SASL_SSL.
   const saslSettings = {
     mechanism: reader.oneOf('KAFKA_SASL_MECHANISM', KAFKA_SASL_MECHANISMS, 'SCRAM-SHA-512', { description: 'or `SCRAM-SHA-256`' }),
-    username: reader.string('KAFKA_SASL_USERNAME', { default: sasl ? undefined : '', hint: "this service's Kafka principal", defaultText: 'required with `SASL_SSL`', description: "the service's own Kafka principal (named after the service)" }),
-    password: reader.string('KAFKA_SASL_PASSWORD', { default: sasl ? undefined : '', hint: "the password of this service's Kafka principal", defaultText: 'required with `SASL_SSL`', description: "the password of the service's Kafka principal" }),
-    caFile: reader.optionalString('KAFKA_SSL_CA_FILE', { defaultText: "the system's CAs", description: "PEM file of the CA the broker's certificate chains to" }) ?? null,
+    username: reader.string('KAFKA_SASL_USERNAME', {
+      default: sasl ? undefined : '',
+      hint: "this service's Kafka principal",
+      defaultText: 'required with `SASL_SSL`',
+      description: "the service's own Kafka principal (named after the service)",
+    }),
+    password: reader.string('KAFKA_SASL_PASSWORD', {
+      default: sasl ? undefined : '',
+      hint: "the password of this service's Kafka principal",
+      defaultText: 'required with `SASL_SSL`',
+      description: "the password of the service's Kafka principal",
+    }),
+    caFile:
+      reader.optionalString('KAFKA_SSL_CA_FILE', { defaultText: "the system's CAs", description: "PEM file of the CA the broker's certificate chains to" }) ??
+      null,
   };
   const config = {
     kafkaBrokers,
-    kafkaNamespace: reader.string('KAFKA_NAMESPACE', { default: '', pattern: /^[a-z0-9._-]*$/, description: 'prefix of every topic and group, to share a cluster between environments' }),
-    commandPartitions: reader.integer('KAFKA_TOPIC_PARTITIONS', { default: 6, min: 1, max: 1000, description: 'partitions of command and event topics created at boot' }),
-    createTopics: reader.boolean('KAFKA_CREATE_TOPICS', true, { description: 'whether a service creates the topics it uses at boot; false where topics are declared elsewhere (Strimzi KafkaTopic resources), and a missing one then stops the boot' }),
+    kafkaNamespace: reader.string('KAFKA_NAMESPACE', {
+      default: '',
+      pattern: /^[a-z0-9._-]*$/,
+      description: 'prefix of every topic and group, to share a cluster between environments',
+    }),
+    commandPartitions: reader.integer('KAFKA_TOPIC_PARTITIONS', {
+      default: 6,
+      min: 1,
+      max: 1000,
+      description: 'partitions of command and event topics created at boot',
+    }),
+    createTopics: reader.boolean('KAFKA_CREATE_TOPICS', true, {
+      description:
+        'whether a service creates the topics it uses at boot; false where topics are declared elsewhere (Strimzi KafkaTopic resources), and a missing one then stops the boot',
+    }),
     partitionsConsumedConcurrently: reader.integer('KAFKA_PARTITIONS_CONSUMED_CONCURRENTLY', {
       default: 3,
       min: 1,
       max: 64,
-      description: "partitions whose batches a consumer handles at once, each partition still in order; above 1 a batch no longer waits for another partition's commit (bench:hops measures it)",
+      description:
+        "partitions whose batches a consumer handles at once, each partition still in order; above 1 a batch no longer waits for another partition's commit (bench:hops measures it)",
     }),
     kafkaSecurity: sasl ? saslSettings : null,
   };
@@ -253,7 +282,8 @@ export type LogFormat = (typeof LOG_FORMATS)[number];
 /** TEST_CLOCK_ENABLED, read alike by every service that has a test clock. */
 export function readTestClockEnabled(reader: ConfigReader): boolean {
   return reader.boolean('TEST_CLOCK_ENABLED', false, {
-    description: "tests only: `POST /internal/test/clock` moves the service's clock (the gateway's on its internal listener, with the service token: secret overlaps and token expiry)",
+    description:
+      "tests only: `POST /internal/test/clock` moves the service's clock (the gateway's on its internal listener, with the service token: secret overlaps and token expiry)",
   });
 }
 
@@ -261,6 +291,7 @@ export function readTestClockEnabled(reader: ConfigReader): boolean {
 export function readLogFormat(reader: ConfigReader): LogFormat {
   return reader.oneOf('LOG_FORMAT', LOG_FORMATS, 'pretty', {
     defaultText: '`pretty` (`json` under `npm start`)',
-    description: "`json`: pino's JSON lines (see [Logs and traces](logs-and-traces.md#logs-and-traces)), the Kafka client's lines included; `pretty`: the same lines readable, fields as `key=value`",
+    description:
+      "`json`: pino's JSON lines (see [Logs and traces](logs-and-traces.md#logs-and-traces)), the Kafka client's lines included; `pretty`: the same lines readable, fields as `key=value`",
   });
 }

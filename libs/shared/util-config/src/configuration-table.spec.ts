@@ -50,9 +50,27 @@ describe('describeConfiguration', () => {
 describe('renderConfigurationTable', () => {
   it('merges what services read alike, says all when every one does, and escapes pipes', () => {
     const table = renderConfigurationTable([
-      { service: 'a', variables: [{ name: 'SHARED', default: '`1`', description: 'x | y' }, { name: 'A_ONLY', description: 'mine' }] },
-      { service: 'b', variables: [{ name: 'SHARED', default: '`1`', description: 'x | y' }, { name: 'URL', default: '`u`', description: 'for b' }] },
-      { service: 'c', variables: [{ name: 'SHARED', default: '`1`', description: 'x | y' }, { name: 'URL', default: '`v`', description: 'for c' }] },
+      {
+        service: 'a',
+        variables: [
+          { name: 'SHARED', default: '`1`', description: 'x | y' },
+          { name: 'A_ONLY', description: 'mine' },
+        ],
+      },
+      {
+        service: 'b',
+        variables: [
+          { name: 'SHARED', default: '`1`', description: 'x | y' },
+          { name: 'URL', default: '`u`', description: 'for b' },
+        ],
+      },
+      {
+        service: 'c',
+        variables: [
+          { name: 'SHARED', default: '`1`', description: 'x | y' },
+          { name: 'URL', default: '`v`', description: 'for c' },
+        ],
+      },
     ]);
     expect(table.split('\n')).toEqual([
       '| Variable | Services | Default | Meaning |',

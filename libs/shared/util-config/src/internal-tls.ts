@@ -34,8 +34,13 @@ export function internalTlsOptions(tls: InternalTls): SecureContextOptions {
 }
 
 export function readInternalTlsConfig(reader: ConfigReader): InternalTlsConfig {
-  const keystoreFile = reader.optionalString('INTERNAL_TLS_KEYSTORE_FILE', { description: 'PKCS#12 keystore (key and certificate chain) of the internal HTTP listener: HTTPS when set, with its password file (docs/operations/internal-tls.md)' });
-  const keystorePasswordFile = reader.optionalString('INTERNAL_TLS_KEYSTORE_PASSWORD_FILE', { description: 'file holding the password of INTERNAL_TLS_KEYSTORE_FILE; set both or neither' });
+  const keystoreFile = reader.optionalString('INTERNAL_TLS_KEYSTORE_FILE', {
+    description:
+      'PKCS#12 keystore (key and certificate chain) of the internal HTTP listener: HTTPS when set, with its password file (docs/operations/internal-tls.md)',
+  });
+  const keystorePasswordFile = reader.optionalString('INTERNAL_TLS_KEYSTORE_PASSWORD_FILE', {
+    description: 'file holding the password of INTERNAL_TLS_KEYSTORE_FILE; set both or neither',
+  });
   if (keystoreFile === undefined && keystorePasswordFile === undefined) return { internalTls: null };
   if (keystoreFile === undefined || keystorePasswordFile === undefined) {
     reader.problem('INTERNAL_TLS_KEYSTORE_FILE and INTERNAL_TLS_KEYSTORE_PASSWORD_FILE go together: set both for TLS on the internal listener, or neither');

@@ -22,11 +22,21 @@ describe('published example secrets', () => {
   });
 
   it('names every setting that holds one', () => {
-    expect(settingsWithPublishedSecrets({ MERCHANT_SECRETS_MASTER_KEY: OLD_EXAMPLE_MASTER_KEY, LOG_FORMAT: 'json', KAFKA_SASL_PASSWORD: 'dev-only-payments-kafka-password', EMPTY: '' })).toEqual(['KAFKA_SASL_PASSWORD', 'MERCHANT_SECRETS_MASTER_KEY']);
+    expect(
+      settingsWithPublishedSecrets({
+        MERCHANT_SECRETS_MASTER_KEY: OLD_EXAMPLE_MASTER_KEY,
+        LOG_FORMAT: 'json',
+        KAFKA_SASL_PASSWORD: 'dev-only-payments-kafka-password',
+        EMPTY: '',
+      }),
+    ).toEqual(['KAFKA_SASL_PASSWORD', 'MERCHANT_SECRETS_MASTER_KEY']);
   });
 
   it('stops a configuration that holds one, with every other problem, and passes one that holds none', () => {
-    const published = new ConfigReader({ SERVICE_TOKEN_PRIVATE_KEY: OLD_DEV_GATEWAY_SERVICE_KEY, GATEWAY_DATABASE_URL: 'postgres://gateway:local-demo-gateway-password@postgres:5432/gateway' });
+    const published = new ConfigReader({
+      SERVICE_TOKEN_PRIVATE_KEY: OLD_DEV_GATEWAY_SERVICE_KEY,
+      GATEWAY_DATABASE_URL: 'postgres://gateway:local-demo-gateway-password@postgres:5432/gateway',
+    });
     published.problem('another problem');
     let thrown: unknown;
     try {

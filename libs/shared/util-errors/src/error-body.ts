@@ -22,7 +22,13 @@ export interface InternalErrorBody {
 }
 
 /** A merchant API error body. */
-export function publicErrorBody(code: ErrorCode, message: string, requestId: string | null, details: ErrorDetail[] = [], extra?: Record<string, unknown>): PublicErrorBody {
+export function publicErrorBody(
+  code: ErrorCode,
+  message: string,
+  requestId: string | null,
+  details: ErrorDetail[] = [],
+  extra?: Record<string, unknown>,
+): PublicErrorBody {
   return { error: { code, message, details }, request_id: requestId, ...extra };
 }
 

@@ -6,15 +6,9 @@ export const AMOUNT_UNITS_MAX = 10n ** 12n;
 /** JSON number grammar (RFC 8259 section 6). */
 const JSON_NUMBER_LITERAL = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
 
-export type AmountParseFailure =
-  | 'not_a_number'
-  | 'not_positive'
-  | 'too_many_decimals'
-  | 'too_large';
+export type AmountParseFailure = 'not_a_number' | 'not_positive' | 'too_many_decimals' | 'too_large';
 
-export type AmountParseResult =
-  | { ok: true; amountMinor: bigint }
-  | { ok: false; reason: AmountParseFailure };
+export type AmountParseResult = { ok: true; amountMinor: bigint } | { ok: false; reason: AmountParseFailure };
 
 /**
  * Converts the literal text of a JSON number (as the merchant sent it, never a parsed

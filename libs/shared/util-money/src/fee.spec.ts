@@ -14,7 +14,7 @@ describe('calculateFeeMinor', () => {
     expect(calculateFeeMinor(1_000n, 290, 30n)).toBe(59n);
   });
 
-  it('rounds the percentage part down, in the merchant\'s favour', () => {
+  it("rounds the percentage part down, in the merchant's favour", () => {
     // 2.5 % of 9.99 is 0.24975: the merchant pays 0.24, never 0.25.
     expect(calculateFeeMinor(999n, 250, 0n)).toBe(24n);
     // 99.99 % of one minor unit is less than one minor unit: nothing.
@@ -32,7 +32,7 @@ describe('calculateFeeMinor', () => {
     expect(calculateFeeMinor(0n, 250, 25n)).toBe(25n);
   });
 
-  it('stays exact for 10^12 units of a scale-6 asset (beyond a double\'s 2^53)', () => {
+  it("stays exact for 10^12 units of a scale-6 asset (beyond a double's 2^53)", () => {
     const amountMinor = 10n ** 12n * 10n ** 6n;
     expect(calculateFeeMinor(amountMinor, 290, 0n)).toBe(29n * 10n ** 15n);
     // 1 bp of 10^18 − 1 is 99 999 999 999 999.9999: floor drops the fraction.
@@ -54,13 +54,18 @@ describe('calculateFeeMinor', () => {
 
   it('is the exact percentage minus less than one minor unit, for any amount up to 10^18', () => {
     fc.assert(
-      fc.property(fc.bigInt({ min: 0n, max: 10n ** 18n }), fc.integer({ min: 0, max: 10_000 }), fc.bigInt({ min: 0n, max: 10n ** 9n }), (amountMinor, rateBasisPoints, fixedMinor) => {
-        const percentageFeeMinor = calculateFeeMinor(amountMinor, rateBasisPoints, fixedMinor) - fixedMinor;
-        const exactTimes10000 = amountMinor * BigInt(rateBasisPoints);
-        // percentage ≤ exact < percentage + 1, all scaled by 10 000 to stay in integers.
-        expect(percentageFeeMinor * 10_000n <= exactTimes10000).toBe(true);
-        expect(exactTimes10000 < (percentageFeeMinor + 1n) * 10_000n).toBe(true);
-      }),
+      fc.property(
+        fc.bigInt({ min: 0n, max: 10n ** 18n }),
+        fc.integer({ min: 0, max: 10_000 }),
+        fc.bigInt({ min: 0n, max: 10n ** 9n }),
+        (amountMinor, rateBasisPoints, fixedMinor) => {
+          const percentageFeeMinor = calculateFeeMinor(amountMinor, rateBasisPoints, fixedMinor) - fixedMinor;
+          const exactTimes10000 = amountMinor * BigInt(rateBasisPoints);
+          // percentage ≤ exact < percentage + 1, all scaled by 10 000 to stay in integers.
+          expect(percentageFeeMinor * 10_000n <= exactTimes10000).toBe(true);
+          expect(exactTimes10000 < (percentageFeeMinor + 1n) * 10_000n).toBe(true);
+        },
+      ),
       { numRuns: 500 },
     );
   });

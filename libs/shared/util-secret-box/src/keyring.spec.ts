@@ -57,12 +57,26 @@ describe('master keyring', () => {
 
   it('says clearly when a value does not open with the key configured for its version, never returning garbage', () => {
     const sealed = new SecretBox(SecretKeyring.single(keyV1, 1)).seal('secret', 'owner:a');
-    const wrongKeyForV1 = new SecretBox(new SecretKeyring(2, new Map([[2, keyV2], [1, randomBytes(32)]])));
+    const wrongKeyForV1 = new SecretBox(
+      new SecretKeyring(
+        2,
+        new Map([
+          [2, keyV2],
+          [1, randomBytes(32)],
+        ]),
+      ),
+    );
     expect(() => wrongKeyForV1.open(sealed, 'owner:a')).toThrow(/does not open with key version 1/);
   });
 
   it('derives a key per purpose for every version, keeping the versions', () => {
-    const keyring = new SecretKeyring(2, new Map([[2, keyV2], [1, keyV1]]));
+    const keyring = new SecretKeyring(
+      2,
+      new Map([
+        [2, keyV2],
+        [1, keyV1],
+      ]),
+    );
     const accounts = keyring.derive('payout-recipient-account');
     expect(accounts.currentVersion).toBe(2);
     expect(accounts.keyFor(1).equals(deriveKey(keyV1, 'payout-recipient-account'))).toBe(true);
@@ -78,7 +92,9 @@ describe('master keyring', () => {
     expect(message).toMatch(/MERCHANT_SECRETS_RETIRED_KEYS entry 1 \(version 1\) is not base64/);
     expect(message).toMatch(/MERCHANT_SECRETS_RETIRED_KEYS entry 2 \(version 3\) must decode to 32 bytes, got 16/);
     expect(message).toMatch(/MERCHANT_SECRETS_RETIRED_KEYS lists version 4 twice/);
-    expect(message).toMatch(/MERCHANT_SECRETS_RETIRED_KEYS lists version 2, the current MERCHANT_SECRETS_MASTER_KEY_VERSION: a key is either current or retired/);
+    expect(message).toMatch(
+      /MERCHANT_SECRETS_RETIRED_KEYS lists version 2, the current MERCHANT_SECRETS_MASTER_KEY_VERSION: a key is either current or retired/,
+    );
     expect(message).toMatch(/MERCHANT_SECRETS_RETIRED_KEYS entry 6 must be <version>:<base64 key>/);
     expect(message).toMatch(/MERCHANT_SECRETS_RETIRED_KEYS entry 7 has version "x", which is not a whole number from 1/);
     expect(message).not.toContain(keyV1.toString('base64'));
@@ -86,11 +102,19 @@ describe('master keyring', () => {
 
   it('refuses a bad current key or version, and a retired key equal to the current one', () => {
     expect(problemsOf({})).toMatch(/MERCHANT_SECRETS_MASTER_KEY is required/);
-    expect(problemsOf({ MERCHANT_SECRETS_MASTER_KEY: randomBytes(16).toString('base64') })).toMatch(/MERCHANT_SECRETS_MASTER_KEY must decode to 32 bytes, got 16/);
+    expect(problemsOf({ MERCHANT_SECRETS_MASTER_KEY: randomBytes(16).toString('base64') })).toMatch(
+      /MERCHANT_SECRETS_MASTER_KEY must decode to 32 bytes, got 16/,
+    );
     expect(problemsOf({ MERCHANT_SECRETS_MASTER_KEY: 'not*base64!but-long-enough-to-be-44-chars-xx' })).toMatch(/MERCHANT_SECRETS_MASTER_KEY is not base64/);
-    expect(problemsOf({ MERCHANT_SECRETS_MASTER_KEY: keyV1.toString('base64'), MERCHANT_SECRETS_MASTER_KEY_VERSION: '0' })).toMatch(/MERCHANT_SECRETS_MASTER_KEY_VERSION must be ≥ 1/);
+    expect(problemsOf({ MERCHANT_SECRETS_MASTER_KEY: keyV1.toString('base64'), MERCHANT_SECRETS_MASTER_KEY_VERSION: '0' })).toMatch(
+      /MERCHANT_SECRETS_MASTER_KEY_VERSION must be ≥ 1/,
+    );
     expect(
-      problemsOf({ MERCHANT_SECRETS_MASTER_KEY: keyV1.toString('base64'), MERCHANT_SECRETS_MASTER_KEY_VERSION: '2', MERCHANT_SECRETS_RETIRED_KEYS: `1:${keyV1.toString('base64')}` }),
+      problemsOf({
+        MERCHANT_SECRETS_MASTER_KEY: keyV1.toString('base64'),
+        MERCHANT_SECRETS_MASTER_KEY_VERSION: '2',
+        MERCHANT_SECRETS_RETIRED_KEYS: `1:${keyV1.toString('base64')}`,
+      }),
     ).toMatch(/MERCHANT_SECRETS_RETIRED_KEYS version 1 holds the same key as MERCHANT_SECRETS_MASTER_KEY: a rotation needs a new key/);
   });
 
@@ -98,21 +122,41 @@ describe('master keyring', () => {
     const withNext = keyringFrom({ MERCHANT_SECRETS_MASTER_KEY: keyV1.toString('base64'), MERCHANT_SECRETS_NEXT_KEY: `2:${keyV2.toString('base64')}` });
     expect(withNext.currentVersion).toBe(1);
     expect(new SecretBox(withNext).seal('still under the current key', 'owner:a').keyVersion).toBe(1);
-    const promoted = new SecretBox(keyringFrom({ MERCHANT_SECRETS_MASTER_KEY: keyV2.toString('base64'), MERCHANT_SECRETS_MASTER_KEY_VERSION: '2', MERCHANT_SECRETS_RETIRED_KEYS: `1:${keyV1.toString('base64')}` }));
+    const promoted = new SecretBox(
+      keyringFrom({
+        MERCHANT_SECRETS_MASTER_KEY: keyV2.toString('base64'),
+        MERCHANT_SECRETS_MASTER_KEY_VERSION: '2',
+        MERCHANT_SECRETS_RETIRED_KEYS: `1:${keyV1.toString('base64')}`,
+      }),
+    );
     const sealedByPromoted = promoted.seal('sealed by a promoted replica', 'owner:a');
     expect(new SecretBox(withNext).open(sealedByPromoted, 'owner:a')).toBe('sealed by a promoted replica');
   });
 
   it('refuses a next key that is malformed, not above the current version, retired already, or a key in use', () => {
-    const current = { MERCHANT_SECRETS_MASTER_KEY: keyV2.toString('base64'), MERCHANT_SECRETS_MASTER_KEY_VERSION: '2', MERCHANT_SECRETS_RETIRED_KEYS: `3:${keyV1.toString('base64')}` };
-    expect(problemsOf({ ...current, MERCHANT_SECRETS_NEXT_KEY: randomBytes(32).toString('base64') })).toMatch(/MERCHANT_SECRETS_NEXT_KEY must be <version>:<base64 key>/);
+    const current = {
+      MERCHANT_SECRETS_MASTER_KEY: keyV2.toString('base64'),
+      MERCHANT_SECRETS_MASTER_KEY_VERSION: '2',
+      MERCHANT_SECRETS_RETIRED_KEYS: `3:${keyV1.toString('base64')}`,
+    };
+    expect(problemsOf({ ...current, MERCHANT_SECRETS_NEXT_KEY: randomBytes(32).toString('base64') })).toMatch(
+      /MERCHANT_SECRETS_NEXT_KEY must be <version>:<base64 key>/,
+    );
     expect(problemsOf({ ...current, MERCHANT_SECRETS_NEXT_KEY: `2:${randomBytes(32).toString('base64')}` })).toMatch(
       /MERCHANT_SECRETS_NEXT_KEY has version 2: the next key's version must be above MERCHANT_SECRETS_MASTER_KEY_VERSION \(2\)/,
     );
-    expect(problemsOf({ ...current, MERCHANT_SECRETS_NEXT_KEY: `3:${randomBytes(32).toString('base64')}` })).toMatch(/MERCHANT_SECRETS_NEXT_KEY has version 3, which MERCHANT_SECRETS_RETIRED_KEYS lists too/);
-    expect(problemsOf({ ...current, MERCHANT_SECRETS_NEXT_KEY: `4:${keyV2.toString('base64')}` })).toMatch(/MERCHANT_SECRETS_NEXT_KEY holds a key already in use: a rotation needs a new key/);
-    expect(problemsOf({ ...current, MERCHANT_SECRETS_NEXT_KEY: `4:${keyV1.toString('base64')}` })).toMatch(/MERCHANT_SECRETS_NEXT_KEY holds a key already in use/);
-    expect(problemsOf({ ...current, MERCHANT_SECRETS_NEXT_KEY: `4:${keyV1.toString('base64')},5:${randomBytes(32).toString('base64')}` })).toMatch(/MERCHANT_SECRETS_NEXT_KEY must be one <version>:<base64 key>/);
+    expect(problemsOf({ ...current, MERCHANT_SECRETS_NEXT_KEY: `3:${randomBytes(32).toString('base64')}` })).toMatch(
+      /MERCHANT_SECRETS_NEXT_KEY has version 3, which MERCHANT_SECRETS_RETIRED_KEYS lists too/,
+    );
+    expect(problemsOf({ ...current, MERCHANT_SECRETS_NEXT_KEY: `4:${keyV2.toString('base64')}` })).toMatch(
+      /MERCHANT_SECRETS_NEXT_KEY holds a key already in use: a rotation needs a new key/,
+    );
+    expect(problemsOf({ ...current, MERCHANT_SECRETS_NEXT_KEY: `4:${keyV1.toString('base64')}` })).toMatch(
+      /MERCHANT_SECRETS_NEXT_KEY holds a key already in use/,
+    );
+    expect(problemsOf({ ...current, MERCHANT_SECRETS_NEXT_KEY: `4:${keyV1.toString('base64')},5:${randomBytes(32).toString('base64')}` })).toMatch(
+      /MERCHANT_SECRETS_NEXT_KEY must be one <version>:<base64 key>/,
+    );
   });
 
   it('refuses to be built without its current key', () => {

@@ -114,28 +114,44 @@ export function readMasterKeyring(reader: ConfigReader, prefix: string, purpose 
     defaultText: 'required (`npm start` generates one)',
     description: `base64 of ${MASTER_KEY_BYTES} bytes: the current key, which seals ${purpose}; \`rekey\` reads it too`,
   });
-  const currentVersion = reader.integer(versionName, { default: LEGACY_KEY_VERSION, min: 1, max: MAX_KEY_VERSION, description: "the current key's version, recorded in every value it seals" });
+  const currentVersion = reader.integer(versionName, {
+    default: LEGACY_KEY_VERSION,
+    min: 1,
+    max: MAX_KEY_VERSION,
+    description: "the current key's version, recorded in every value it seals",
+  });
   const currentKey = currentText === '' ? null : decodeKey(reader, currentName, currentText);
 
   const keys = new Map<number, Buffer>();
-  const entries = reader.list(retiredName, { default: '', description: '`<version>:<base64 key>,...`: keys still read during a [rotation](master-key-rotation.md), never used to seal' });
+  const entries = reader.list(retiredName, {
+    default: '',
+    description: '`<version>:<base64 key>,...`: keys still read during a [rotation](master-key-rotation.md), never used to seal',
+  });
   entries.forEach((entry, index) => {
     const parsed = parseVersionedKey(reader, `${retiredName} entry ${index + 1}`, entry);
     if (!parsed) return;
     const { version, key } = parsed;
     if (keys.has(version)) return reader.problem(`${retiredName} lists version ${version} twice`);
-    if (version === currentVersion) return reader.problem(`${retiredName} lists version ${version}, the current ${versionName}: a key is either current or retired`);
-    if (key && currentKey?.equals(key)) return reader.problem(`${retiredName} version ${version} holds the same key as ${currentName}: a rotation needs a new key`);
+    if (version === currentVersion)
+      return reader.problem(`${retiredName} lists version ${version}, the current ${versionName}: a key is either current or retired`);
+    if (key && currentKey?.equals(key))
+      return reader.problem(`${retiredName} version ${version} holds the same key as ${currentName}: a rotation needs a new key`);
     if (key) keys.set(version, key);
   });
 
-  const nextEntries = reader.list(nextName, { default: '', description: '`<version>:<base64 key>`: the new key of a [rotation](master-key-rotation.md), read by every replica before any seals with it; its version above the current one' });
+  const nextEntries = reader.list(nextName, {
+    default: '',
+    description:
+      '`<version>:<base64 key>`: the new key of a [rotation](master-key-rotation.md), read by every replica before any seals with it; its version above the current one',
+  });
   if (nextEntries.length > 1) reader.problem(`${nextName} must be one <version>:<base64 key>: a rotation brings in one new key at a time`);
   const next = nextEntries.length === 1 ? parseVersionedKey(reader, nextName, nextEntries[0]) : null;
   if (next) {
-    if (next.version <= currentVersion) reader.problem(`${nextName} has version ${next.version}: the next key's version must be above ${versionName} (${currentVersion})`);
+    if (next.version <= currentVersion)
+      reader.problem(`${nextName} has version ${next.version}: the next key's version must be above ${versionName} (${currentVersion})`);
     else if (keys.has(next.version)) reader.problem(`${nextName} has version ${next.version}, which ${retiredName} lists too`);
-    else if (next.key && [currentKey, ...keys.values()].some((key) => key?.equals(next.key as Buffer))) reader.problem(`${nextName} holds a key already in use: a rotation needs a new key`);
+    else if (next.key && [currentKey, ...keys.values()].some((key) => key?.equals(next.key as Buffer)))
+      reader.problem(`${nextName} holds a key already in use: a rotation needs a new key`);
     else if (next.key) keys.set(next.version, next.key);
   }
   // On any problem the caller's assertValid() throws; this keyring is never used then.

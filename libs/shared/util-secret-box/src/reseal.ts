@@ -48,7 +48,11 @@ export interface ResealReport {
  * Refuses to start (writing nothing) when a value is sealed under a version the keyring lacks:
  * that value could not be opened, and removing keys would then be a mistake.
  */
-export async function resealRetiredValues<Position>(store: ResealableStore<Position>, box: SecretBox, options: { batchSize: number; dryRun: boolean }): Promise<ResealReport> {
+export async function resealRetiredValues<Position>(
+  store: ResealableStore<Position>,
+  box: SecretBox,
+  options: { batchSize: number; dryRun: boolean },
+): Promise<ResealReport> {
   const keyring = box.keyring;
   const before = await store.countByVersion();
   const unknown = [...before.keys()].filter((version) => !keyring.versions.includes(version));
@@ -74,7 +78,15 @@ export async function resealRetiredValues<Position>(store: ResealableStore<Posit
   }
   const now = await store.countByVersion();
   const remaining = Object.fromEntries([...now].filter(([version]) => version !== keyring.currentVersion));
-  return { store: store.name, currentVersion: keyring.currentVersion, before: Object.fromEntries(before), resealed, changedMeanwhile, remaining, dryRun: options.dryRun };
+  return {
+    store: store.name,
+    currentVersion: keyring.currentVersion,
+    before: Object.fromEntries(before),
+    resealed,
+    changedMeanwhile,
+    remaining,
+    dryRun: options.dryRun,
+  };
 }
 
 /** A value that does not open stops the run (the keyring is wrong); the operator needs to know which one and what was done. */

@@ -12,7 +12,7 @@ describe('secret box', () => {
     expect(() => box.open(sealed, 'owner:b')).toThrow();
   });
 
-  it('derives a distinct, stable key per purpose, so one purpose cannot open another\'s data', () => {
+  it("derives a distinct, stable key per purpose, so one purpose cannot open another's data", () => {
     const accounts = deriveKey(masterKey, 'payout-recipient-account');
     expect(deriveKey(masterKey, 'payout-recipient-account').equals(accounts)).toBe(true);
     expect(deriveKey(masterKey, 'payer-page-token').equals(accounts)).toBe(false);

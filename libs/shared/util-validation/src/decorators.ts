@@ -38,10 +38,14 @@ export function IsOrderId(options?: ValidationOptions): PropertyDecorator {
 
 /** A currency code the platform knows (its scale is needed to read amounts). */
 export function IsKnownCurrency(issue = 'must be a currency code, e.g. RUB', options?: ValidationOptions): PropertyDecorator {
-  return FieldRule('isKnownCurrency', (value) => {
-    if (typeof value !== 'string' || !CURRENCY_CODE_PATTERN.test(value)) return issue;
-    return isKnownCurrency(value) ? null : `${value} is not a supported currency`;
-  }, options);
+  return FieldRule(
+    'isKnownCurrency',
+    (value) => {
+      if (typeof value !== 'string' || !CURRENCY_CODE_PATTERN.test(value)) return issue;
+      return isKnownCurrency(value) ? null : `${value} is not a supported currency`;
+    },
+    options,
+  );
 }
 
 /**
@@ -56,11 +60,16 @@ export const PLAIN_TEXT_PATTERN = /^[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f]*[^\s\x00-\
  * no control characters other than tab and line breaks (PostgreSQL refuses NUL in text).
  */
 export function IsPlainText(max: number, options?: ValidationOptions): PropertyDecorator {
-  return FieldRule('isPlainText', (value) => {
-    // eslint-disable-next-line no-control-regex
-    if (typeof value !== 'string' || value.trim() === '' || value.length > max || /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/.test(value)) return `must be 1 to ${max} characters`;
-    return null;
-  }, options);
+  return FieldRule(
+    'isPlainText',
+    (value) => {
+      // eslint-disable-next-line no-control-regex
+      if (typeof value !== 'string' || value.trim() === '' || value.length > max || /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/.test(value))
+        return `must be 1 to ${max} characters`;
+      return null;
+    },
+    options,
+  );
 }
 
 const AMOUNT_ISSUES: Record<AmountParseFailure, string> = {
@@ -76,17 +85,25 @@ const AMOUNT_ISSUES: Record<AmountParseFailure, string> = {
  * (it takes away). When the currency itself is wrong, only the currency is reported.
  */
 export function IsDecimalAmount(currencyField: string, options: ValidationOptions & { signed?: boolean } = {}): PropertyDecorator {
-  return FieldRule('isDecimalAmount', (value, args) => {
-    if (!(value instanceof JsonNumberLiteral)) return options.signed ? 'must be a JSON number; negative takes away' : AMOUNT_ISSUES.not_a_number;
-    const currency = (args.object as Record<string, unknown>)[currencyField];
-    if (typeof currency !== 'string' || !isKnownCurrency(currency)) return null;
-    const parsed = decimalAmountToMinor(value, currency, options.signed ?? false);
-    return parsed.ok ? null : AMOUNT_ISSUES[parsed.reason];
-  }, options);
+  return FieldRule(
+    'isDecimalAmount',
+    (value, args) => {
+      if (!(value instanceof JsonNumberLiteral)) return options.signed ? 'must be a JSON number; negative takes away' : AMOUNT_ISSUES.not_a_number;
+      const currency = (args.object as Record<string, unknown>)[currencyField];
+      if (typeof currency !== 'string' || !isKnownCurrency(currency)) return null;
+      const parsed = decimalAmountToMinor(value, currency, options.signed ?? false);
+      return parsed.ok ? null : AMOUNT_ISSUES[parsed.reason];
+    },
+    options,
+  );
 }
 
 /** The minor units of an amount `IsDecimalAmount` accepted. */
-export function decimalAmountToMinor(amount: JsonNumberLiteral, currency: string, signed = false): { ok: true; amountMinor: bigint } | { ok: false; reason: AmountParseFailure } {
+export function decimalAmountToMinor(
+  amount: JsonNumberLiteral,
+  currency: string,
+  signed = false,
+): { ok: true; amountMinor: bigint } | { ok: false; reason: AmountParseFailure } {
   const negative = signed && amount.literal.startsWith('-');
   const parsed = parseAmountLiteral(negative ? amount.literal.slice(1) : amount.literal, currency);
   return parsed.ok && negative ? { ok: true, amountMinor: -parsed.amountMinor } : parsed;
@@ -106,14 +123,18 @@ const MINOR_UNITS: Record<MinorUnitsSign, { pattern: RegExp; description: string
  */
 export function IsMinorUnits(sign: MinorUnitsSign, currencyField?: string, options?: ValidationOptions): PropertyDecorator {
   const { pattern, description } = MINOR_UNITS[sign];
-  return FieldRule('isMinorUnits', (value, args) => {
-    if (typeof value !== 'string' || value.length > 45 || !pattern.test(value)) return `must be ${description} in minor units, as a decimal string`;
-    const currency = currencyField ? (args.object as Record<string, unknown>)[currencyField] : undefined;
-    if (typeof currency !== 'string' || !isKnownCurrency(currency)) return null;
-    const maxMinor = AMOUNT_UNITS_MAX * 10n ** BigInt(currencyScale(currency));
-    const amountMinor = BigInt(value);
-    return amountMinor > maxMinor || -amountMinor > maxMinor ? `must not exceed ${maxMinor} minor units` : null;
-  }, options);
+  return FieldRule(
+    'isMinorUnits',
+    (value, args) => {
+      if (typeof value !== 'string' || value.length > 45 || !pattern.test(value)) return `must be ${description} in minor units, as a decimal string`;
+      const currency = currencyField ? (args.object as Record<string, unknown>)[currencyField] : undefined;
+      if (typeof currency !== 'string' || !isKnownCurrency(currency)) return null;
+      const maxMinor = AMOUNT_UNITS_MAX * 10n ** BigInt(currencyScale(currency));
+      const amountMinor = BigInt(value);
+      return amountMinor > maxMinor || -amountMinor > maxMinor ? `must not exceed ${maxMinor} minor units` : null;
+    },
+    options,
+  );
 }
 
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
@@ -127,22 +148,30 @@ const CALENDAR_DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 /** A calendar day as `YYYY-MM-DD` that exists (no 2026-02-30): Date.parse alone rolls such a day over. */
 export function IsCalendarDay(issue = 'must be a calendar day as YYYY-MM-DD, e.g. 2026-01-31', options?: ValidationOptions): PropertyDecorator {
-  return FieldRule('isCalendarDay', (value) => {
-    const match = typeof value === 'string' ? CALENDAR_DAY.exec(value) : null;
-    if (!match) return issue;
-    const day = new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])));
-    return day.toISOString().slice(0, 10) === value ? null : issue;
-  }, options);
+  return FieldRule(
+    'isCalendarDay',
+    (value) => {
+      const match = typeof value === 'string' ? CALENDAR_DAY.exec(value) : null;
+      if (!match) return issue;
+      const day = new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])));
+      return day.toISOString().slice(0, 10) === value ? null : issue;
+    },
+    options,
+  );
 }
 
 /** This date is not after the one in `otherField` (checked only when both are valid dates). */
 export function NotAfter(otherField: string, issue: string, options?: ValidationOptions): PropertyDecorator {
-  return FieldRule('notAfter', (value, args) => {
-    const other = (args.object as Record<string, unknown>)[otherField];
-    if (typeof value !== 'string' || typeof other !== 'string') return null;
-    const [mine, theirs] = [Date.parse(value), Date.parse(other)];
-    return Number.isNaN(mine) || Number.isNaN(theirs) || mine <= theirs ? null : issue;
-  }, options);
+  return FieldRule(
+    'notAfter',
+    (value, args) => {
+      const other = (args.object as Record<string, unknown>)[otherField];
+      if (typeof value !== 'string' || typeof other !== 'string') return null;
+      const [mine, theirs] = [Date.parse(value), Date.parse(other)];
+      return Number.isNaN(mine) || Number.isNaN(theirs) || mine <= theirs ? null : issue;
+    },
+    options,
+  );
 }
 
 /**
@@ -151,12 +180,16 @@ export function NotAfter(otherField: string, issue: string, options?: Validation
  */
 export function IsWholeNumberBetween(min: number, max: number, from: 'json' | 'query', options?: ValidationOptions): PropertyDecorator {
   const issue = `must be a whole number from ${min} to ${max}`;
-  return FieldRule('isWholeNumberBetween', (value) => {
-    const literal = from === 'json' ? (value instanceof JsonNumberLiteral ? value.literal : null) : typeof value === 'string' ? value : null;
-    if (literal === null || !/^(0|[1-9]\d{0,8})$/.test(literal)) return issue;
-    const number = Number(literal);
-    return number >= min && number <= max ? null : issue;
-  }, options);
+  return FieldRule(
+    'isWholeNumberBetween',
+    (value) => {
+      const literal = from === 'json' ? (value instanceof JsonNumberLiteral ? value.literal : null) : typeof value === 'string' ? value : null;
+      if (literal === null || !/^(0|[1-9]\d{0,8})$/.test(literal)) return issue;
+      const number = Number(literal);
+      return number >= min && number <= max ? null : issue;
+    },
+    options,
+  );
 }
 
 /** One of a fixed list of strings. */
@@ -176,7 +209,11 @@ export function IsNonEmptyString(options?: ValidationOptions): PropertyDecorator
 
 /** A stream's position in an event: a whole number from 1. */
 export function IsStreamVersion(options?: ValidationOptions): PropertyDecorator {
-  return FieldRule('isStreamVersion', (value) => (typeof value === 'number' && Number.isInteger(value) && value >= 1 ? null : 'must be a whole number from 1'), options);
+  return FieldRule(
+    'isStreamVersion',
+    (value) => (typeof value === 'number' && Number.isInteger(value) && value >= 1 ? null : 'must be a whole number from 1'),
+    options,
+  );
 }
 
 /** A JSON object (not an array, not null): an event's state snapshot, read as a whole. */
@@ -186,10 +223,14 @@ export function IsJsonObject(options?: ValidationOptions): PropertyDecorator {
 
 /** This minor-units string is not more than the one in `otherField` (checked only when both are integer strings). */
 export function NotMoreThan(otherField: string, issue: string, options?: ValidationOptions): PropertyDecorator {
-  return FieldRule('notMoreThan', (value, args) => {
-    const other = (args.object as Record<string, unknown>)[otherField];
-    const integer = /^-?[0-9]+$/;
-    if (typeof value !== 'string' || typeof other !== 'string' || !integer.test(value) || !integer.test(other)) return null;
-    return BigInt(value) <= BigInt(other) ? null : issue;
-  }, options);
+  return FieldRule(
+    'notMoreThan',
+    (value, args) => {
+      const other = (args.object as Record<string, unknown>)[otherField];
+      const integer = /^-?[0-9]+$/;
+      if (typeof value !== 'string' || typeof other !== 'string' || !integer.test(value) || !integer.test(other)) return null;
+      return BigInt(value) <= BigInt(other) ? null : issue;
+    },
+    options,
+  );
 }

@@ -45,6 +45,16 @@ export {
 } from './ids';
 export { JsonNumberLiteral, parseJsonObjectBody, requireJsonObject, stringifyMerchantJson, withPlainNumbers } from './lossless-json';
 export { objectPrototypeFieldsError, REQUEST_VALIDATOR_OPTIONS, RequestMessages, validationErrorFrom } from './validation-error';
-export { IsMetadata, METADATA_KEY_LENGTH_MAX, METADATA_KEYS_MAX, METADATA_RULE, METADATA_VALUE_LENGTH_MAX, METADATA_VALUE_PATTERN, metadataIssue, sameMetadata, type MerchantMetadata } from './metadata';
+export {
+  IsMetadata,
+  METADATA_KEY_LENGTH_MAX,
+  METADATA_KEYS_MAX,
+  METADATA_RULE,
+  METADATA_VALUE_LENGTH_MAX,
+  METADATA_VALUE_PATTERN,
+  metadataIssue,
+  sameMetadata,
+  type MerchantMetadata,
+} from './metadata';
 export { CreationPeriodAndCursorFilters, CURSOR_PATTERN } from './list-filters';
 export { checkReceiptFile, detectReceiptType, RECEIPT_BYTES_MAX, safeReceiptFileName, type ReceiptContentType } from './receipt-file';

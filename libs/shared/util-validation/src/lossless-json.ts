@@ -13,7 +13,10 @@ export class JsonNumberLiteral {
  */
 export function parseJsonObjectBody(rawBody: Buffer | undefined): Record<string, unknown> {
   const text = rawBody && rawBody.length > 0 ? rawBody.toString('utf8') : '';
-  if (text.trim() === '') throw new DomainError('VALIDATION_ERROR', 'The request body is required', [{ field: 'body', issue: 'must be a JSON object ({} when there is nothing to send)' }]);
+  if (text.trim() === '')
+    throw new DomainError('VALIDATION_ERROR', 'The request body is required', [
+      { field: 'body', issue: 'must be a JSON object ({} when there is nothing to send)' },
+    ]);
   let value: unknown;
   try {
     value = parse(text, undefined, (literal: string) => new JsonNumberLiteral(literal));
@@ -43,7 +46,20 @@ export function withPlainNumbers(value: unknown): unknown {
 }
 
 /** Money fields that services send as decimal strings and merchants receive as JSON numbers. */
-const DECIMAL_FIELDS = new Set(['amount', 'settled_amount', 'fee', 'fixed', 'percent', 'min_amount', 'max_amount', 'available', 'frozen', 'network_fee', 'from_amount', 'to_amount']);
+const DECIMAL_FIELDS = new Set([
+  'amount',
+  'settled_amount',
+  'fee',
+  'fixed',
+  'percent',
+  'min_amount',
+  'max_amount',
+  'available',
+  'frozen',
+  'network_fee',
+  'from_amount',
+  'to_amount',
+]);
 
 /**
  * Serializes what merchants receive (API answers, callback bodies), writing money strings from

@@ -30,7 +30,8 @@ export const METADATA_VALUE_PATTERN = /^[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f]*$/;
  */
 export function metadataIssue(value: unknown): string | null {
   // A JSON number reaches here as a JsonNumberLiteral (the exact-number parse), an object too.
-  if (value === null || typeof value !== 'object' || Array.isArray(value) || value instanceof JsonNumberLiteral) return 'must be an object whose values are strings';
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || value instanceof JsonNumberLiteral)
+    return 'must be an object whose values are strings';
   const entries = Object.entries(value as Record<string, unknown>);
   if (entries.length > METADATA_KEYS_MAX) return `must have at most ${METADATA_KEYS_MAX} keys, got ${entries.length}`;
   for (const [key, item] of entries) {
@@ -38,7 +39,8 @@ export function metadataIssue(value: unknown): string | null {
       return `key "${key.slice(0, METADATA_KEY_LENGTH_MAX)}${key.length > METADATA_KEY_LENGTH_MAX ? '…' : ''}" must be 1 to ${METADATA_KEY_LENGTH_MAX} characters without control characters`;
     }
     if (typeof item !== 'string') return `key "${key}" must have a string value`;
-    if (item.length > METADATA_VALUE_LENGTH_MAX || CONTROL_CHARACTER.test(item)) return `key "${key}" must have a value of at most ${METADATA_VALUE_LENGTH_MAX} characters without control characters`;
+    if (item.length > METADATA_VALUE_LENGTH_MAX || CONTROL_CHARACTER.test(item))
+      return `key "${key}" must have a value of at most ${METADATA_VALUE_LENGTH_MAX} characters without control characters`;
   }
   return null;
 }

@@ -16,9 +16,7 @@ import type { WalletNetwork } from './assets';
  */
 export type DetectedNetwork = WalletNetwork | 'BITCOIN_TESTNET';
 
-export type AddressCheck =
-  | { valid: true; network: WalletNetwork; address: string }
-  | { valid: false; issue: string; detectedNetwork: DetectedNetwork | null };
+export type AddressCheck = { valid: true; network: WalletNetwork; address: string } | { valid: false; issue: string; detectedNetwork: DetectedNetwork | null };
 
 const base58check = createBase58check(sha256);
 
@@ -142,7 +140,8 @@ function checkBitcoin(address: string): RuleResult {
 
 /** BIP-173 (witness v0, bech32) and BIP-350 (witness v1 taproot, bech32m); mainnet `bc` only. */
 function checkBitcoinSegwit(address: string): RuleResult {
-  if (address !== address.toLowerCase() && address !== address.toUpperCase()) return { kind: 'invalid', issue: 'mixes upper and lower case, which bech32 forbids' };
+  if (address !== address.toLowerCase() && address !== address.toUpperCase())
+    return { kind: 'invalid', issue: 'mixes upper and lower case, which bech32 forbids' };
   const lower = address.toLowerCase() as `${string}1${string}`;
   const decoded = decodeSegwit(lower);
   if (!decoded) return { kind: 'invalid', issue: 'has a wrong bech32 checksum (a typo?)' };
@@ -164,7 +163,10 @@ function checkBitcoinSegwit(address: string): RuleResult {
 }
 
 function decodeSegwit(address: `${string}1${string}`): { prefix: string; words: number[]; encoding: 'bech32' | 'bech32m' } | null {
-  for (const [encoding, coder] of [['bech32', bech32], ['bech32m', bech32m]] as const) {
+  for (const [encoding, coder] of [
+    ['bech32', bech32],
+    ['bech32m', bech32m],
+  ] as const) {
     try {
       const { prefix, words } = coder.decode(address, WALLET_ADDRESS_MAX_LENGTH);
       return { prefix, words: Array.from(words), encoding };

@@ -23,18 +23,33 @@ describe('withdrawal decider', () => {
       const { state } = notRequested.when(request()).then([
         {
           type: 'WithdrawalRequested',
-          data: { merchantId: 'm-1', orderId: 'W-1', currency: 'USDT-TRC20', network: 'TRON', balanceAsset: 'USDT', amountMinor: '15000000', networkFeeMinor: '1000000', address: TRON_ADDRESS, occurredAt: now.toISOString(), metadata: {} },
+          data: {
+            merchantId: 'm-1',
+            orderId: 'W-1',
+            currency: 'USDT-TRC20',
+            network: 'TRON',
+            balanceAsset: 'USDT',
+            amountMinor: '15000000',
+            networkFeeMinor: '1000000',
+            address: TRON_ADDRESS,
+            occurredAt: now.toISOString(),
+            metadata: {},
+          },
         },
       ]);
       expect(state).toMatchObject({ status: 'PENDING', sendProgress: 'queued', amountMinor: 15_000_000n, networkFeeMinor: 1_000_000n });
     });
 
     it('refuses an asset that is not in the table', () => {
-      expect(notRequested.when(request({ currency: 'DOGE' })).thenThrows('VALIDATION_ERROR', 'currency').details).toEqual([expect.objectContaining({ field: 'currency' })]);
+      expect(notRequested.when(request({ currency: 'DOGE' })).thenThrows('VALIDATION_ERROR', 'currency').details).toEqual([
+        expect.objectContaining({ field: 'currency' }),
+      ]);
     });
 
     it('refuses an amount below the asset minimum', () => {
-      expect(notRequested.when(request({ amountMinor: 9_999_999n })).thenThrows('VALIDATION_ERROR', 'amount').details).toEqual([expect.objectContaining({ field: 'amount' })]);
+      expect(notRequested.when(request({ amountMinor: 9_999_999n })).thenThrows('VALIDATION_ERROR', 'amount').details).toEqual([
+        expect.objectContaining({ field: 'amount' }),
+      ]);
     });
 
     it('refuses a wrong-network address with INVALID_ADDRESS naming the network it belongs to', () => {
@@ -59,12 +74,24 @@ describe('withdrawal decider', () => {
       const tagged = spec.givenCommands(request({ metadata: { payout_batch: 'B-7' } }));
       expect(tagged.state()).toMatchObject({ metadata: { payout_batch: 'B-7' } });
       tagged.when(request({ metadata: { payout_batch: 'B-7' } })).thenNothingHappens();
-      expect(tagged.when(request({ metadata: { payout_batch: 'B-8' } })).thenThrows('DUPLICATE_ORDER').details).toEqual([expect.objectContaining({ field: 'metadata' })]);
+      expect(tagged.when(request({ metadata: { payout_batch: 'B-8' } })).thenThrows('DUPLICATE_ORDER').details).toEqual([
+        expect.objectContaining({ field: 'metadata' }),
+      ]);
       expect(tagged.when(request()).thenThrows('DUPLICATE_ORDER').details).toEqual([expect.objectContaining({ field: 'metadata' })]);
     });
 
     it('reads a WithdrawalRequested stored before metadata (version 1) as one without', () => {
-      const v1 = { merchantId: 'm-1', orderId: 'W-1', currency: 'USDT-TRC20', network: 'TRON', balanceAsset: 'USDT', amountMinor: '1', networkFeeMinor: '1', address: TRON_ADDRESS, occurredAt: now.toISOString() };
+      const v1 = {
+        merchantId: 'm-1',
+        orderId: 'W-1',
+        currency: 'USDT-TRC20',
+        network: 'TRON',
+        balanceAsset: 'USDT',
+        amountMinor: '1',
+        networkFeeMinor: '1',
+        address: TRON_ADDRESS,
+        occurredAt: now.toISOString(),
+      };
       expect(eventCodec(WITHDRAWAL_EVENT_SCHEMAS).read({ type: 'WithdrawalRequested', schemaVersion: 1, data: v1 }).data).toEqual({ ...v1, metadata: {} });
     });
 
@@ -78,7 +105,10 @@ describe('withdrawal decider', () => {
 
     it('sending starts with attempt 1, and a restart counts attempt 2', () => {
       pending.when(startSending).then([{ type: 'WithdrawalSendingStarted', data: { attempt: 1, occurredAt: now.toISOString() } }]);
-      spec.givenCommands(request(), startSending).when(startSending).then([{ type: 'WithdrawalSendingStarted', data: { attempt: 2, occurredAt: now.toISOString() } }]);
+      spec
+        .givenCommands(request(), startSending)
+        .when(startSending)
+        .then([{ type: 'WithdrawalSendingStarted', data: { attempt: 2, occurredAt: now.toISOString() } }]);
     });
 
     it('completes with the transaction hash, once', () => {
@@ -116,7 +146,10 @@ describe('withdrawal decider', () => {
       const { events, state } = sending.when(reconcile({ status: 'completed', transactionHash: 'abc' })).outcome();
       expect(events).toEqual([
         { type: 'WithdrawalReconciled', data: { ...evidence({ status: 'completed', transactionHash: 'abc' }), occurredAt: now.toISOString() } },
-        { type: 'WithdrawalCompleted', data: { transactionHash: 'abc', resolvedBy: 'reconciliation', reason: expect.stringContaining('op-1'), occurredAt: now.toISOString() } },
+        {
+          type: 'WithdrawalCompleted',
+          data: { transactionHash: 'abc', resolvedBy: 'reconciliation', reason: expect.stringContaining('op-1'), occurredAt: now.toISOString() },
+        },
       ]);
       expect(state).toMatchObject({ status: 'COMPLETED', transactionHash: 'abc', reconciliation: evidence({ status: 'completed', transactionHash: 'abc' }) });
     });
@@ -135,7 +168,11 @@ describe('withdrawal decider', () => {
     });
 
     it('reconciling a finished withdrawal changes nothing when the network agrees, and is a conflict when it does not', () => {
-      const completed = spec.givenCommands(request(), startSending, { type: 'CompleteWithdrawal', data: { transactionHash: 'abc', resolvedBy: 'network' }, metadata: { now } });
+      const completed = spec.givenCommands(request(), startSending, {
+        type: 'CompleteWithdrawal',
+        data: { transactionHash: 'abc', resolvedBy: 'network' },
+        metadata: { now },
+      });
       completed.when(reconcile({ status: 'completed', transactionHash: 'abc' })).thenNothingHappens();
       completed.when(reconcile({ status: 'failed', reason: 'x' })).thenThrows('ORDER_STATE_CONFLICT');
     });
@@ -145,11 +182,16 @@ describe('withdrawal decider', () => {
       const late: WithdrawalCommand = { type: 'CompleteWithdrawal', data: { transactionHash: 'abc', resolvedBy: 'network' }, metadata: { now } };
       const { events, state } = failed.when(late).outcome();
       expect(events).toEqual([
-        { type: 'LateNetworkResultRecorded', data: { outcome: 'completed', transactionHash: 'abc', reason: null, statusAtArrival: 'FAILED', contradicts: true, occurredAt: now.toISOString() } },
+        {
+          type: 'LateNetworkResultRecorded',
+          data: { outcome: 'completed', transactionHash: 'abc', reason: null, statusAtArrival: 'FAILED', contradicts: true, occurredAt: now.toISOString() },
+        },
       ]);
       expect(state).toMatchObject({ status: 'FAILED', transactionHash: null });
       const agreeing = failed.when({ type: 'FailWithdrawal', data: { reason: 'dropped', resolvedBy: 'network' }, metadata: { now } }).outcome();
-      expect(agreeing.events).toEqual([expect.objectContaining({ type: 'LateNetworkResultRecorded', data: expect.objectContaining({ outcome: 'failed', contradicts: false }) })]);
+      expect(agreeing.events).toEqual([
+        expect.objectContaining({ type: 'LateNetworkResultRecorded', data: expect.objectContaining({ outcome: 'failed', contradicts: false }) }),
+      ]);
     });
   });
 

@@ -60,10 +60,7 @@ export const initialWithdrawal = (): Withdrawal => ({ status: 'NotRequested' });
  * the withdrawal cannot pay twice. `pending`: it has the transfer and has not decided yet.
  */
 export type NetworkAnswer =
-  | { status: 'completed'; transactionHash: string }
-  | { status: 'failed'; reason: string }
-  | { status: 'dropped'; reason: string }
-  | { status: 'pending' };
+  { status: 'completed'; transactionHash: string } | { status: 'failed'; reason: string } | { status: 'dropped'; reason: string } | { status: 'pending' };
 
 /** A reconciliation's evidence: the network's answer, when it was asked and by which operator. */
 export interface ReconciliationEvidence {
@@ -161,10 +158,18 @@ export interface WithdrawalReconciled {
  */
 export interface LateNetworkResultRecorded {
   type: 'LateNetworkResultRecorded';
-  data: { outcome: 'completed' | 'failed'; transactionHash: string | null; reason: string | null; statusAtArrival: 'COMPLETED' | 'FAILED'; contradicts: boolean; occurredAt: string };
+  data: {
+    outcome: 'completed' | 'failed';
+    transactionHash: string | null;
+    reason: string | null;
+    statusAtArrival: 'COMPLETED' | 'FAILED';
+    contradicts: boolean;
+    occurredAt: string;
+  };
 }
 
-export type WithdrawalEvent = WithdrawalRequested | WithdrawalSendingStarted | WithdrawalCompleted | WithdrawalFailed | WithdrawalReconciled | LateNetworkResultRecorded;
+export type WithdrawalEvent =
+  WithdrawalRequested | WithdrawalSendingStarted | WithdrawalCompleted | WithdrawalFailed | WithdrawalReconciled | LateNetworkResultRecorded;
 
 ////////// Decide
 
@@ -179,23 +184,37 @@ export function decideWithdrawal(command: WithdrawalCommand, state: Withdrawal):
     }
     case 'CompleteWithdrawal': {
       const withdrawal = existing(state);
-      if (command.data.resolvedBy === 'network' && withdrawal.status !== 'PENDING') return [lateNetworkResult(withdrawal, { outcome: 'completed', transactionHash: command.data.transactionHash }, command.metadata.now)];
+      if (command.data.resolvedBy === 'network' && withdrawal.status !== 'PENDING')
+        return [lateNetworkResult(withdrawal, { outcome: 'completed', transactionHash: command.data.transactionHash }, command.metadata.now)];
       if (withdrawal.status === 'COMPLETED' && withdrawal.transactionHash === command.data.transactionHash) return [];
       assertPending(withdrawal);
       const occurredAt = command.metadata.now.toISOString();
-      return [{ type: 'WithdrawalCompleted', data: { transactionHash: command.data.transactionHash, resolvedBy: command.data.resolvedBy, reason: command.data.reason ?? null, occurredAt } }];
+      return [
+        {
+          type: 'WithdrawalCompleted',
+          data: { transactionHash: command.data.transactionHash, resolvedBy: command.data.resolvedBy, reason: command.data.reason ?? null, occurredAt },
+        },
+      ];
     }
     case 'FailWithdrawal': {
       const withdrawal = existing(state);
-      if (command.data.resolvedBy === 'network' && withdrawal.status !== 'PENDING') return [lateNetworkResult(withdrawal, { outcome: 'failed', reason: command.data.reason }, command.metadata.now)];
+      if (command.data.resolvedBy === 'network' && withdrawal.status !== 'PENDING')
+        return [lateNetworkResult(withdrawal, { outcome: 'failed', reason: command.data.reason }, command.metadata.now)];
       if (withdrawal.status === 'FAILED') return [];
       assertPending(withdrawal);
       if (command.data.resolvedBy === 'operator' && withdrawal.sendProgress !== 'queued') {
-        throw new DomainError('ORDER_STATE_CONFLICT', 'The withdrawal may already be on the network: failing it could refund a transfer that lands. Reconcile it instead', [
-          { field: 'send_progress', issue: `${withdrawal.sendProgress}: only the network's answer may fail it; use reconcile` },
-        ]);
+        throw new DomainError(
+          'ORDER_STATE_CONFLICT',
+          'The withdrawal may already be on the network: failing it could refund a transfer that lands. Reconcile it instead',
+          [{ field: 'send_progress', issue: `${withdrawal.sendProgress}: only the network's answer may fail it; use reconcile` }],
+        );
       }
-      return [{ type: 'WithdrawalFailed', data: { reason: command.data.reason, resolvedBy: command.data.resolvedBy, occurredAt: command.metadata.now.toISOString() } }];
+      return [
+        {
+          type: 'WithdrawalFailed',
+          data: { reason: command.data.reason, resolvedBy: command.data.resolvedBy, occurredAt: command.metadata.now.toISOString() },
+        },
+      ];
     }
     case 'ReconcileWithdrawal':
       return reconcileWithdrawal(command, existing(state));
@@ -225,7 +244,9 @@ function requestWithdrawal(command: RequestWithdrawal, state: Withdrawal): Withd
   }
   const asset = findWithdrawalAsset(metadata.assets, data.currency);
   if (!asset) {
-    throw validationError([{ field: 'currency', issue: `${data.currency} is not an asset we send; the methods endpoint lists them with direction "withdrawal"` }]);
+    throw validationError([
+      { field: 'currency', issue: `${data.currency} is not an asset we send; the methods endpoint lists them with direction "withdrawal"` },
+    ]);
   }
   if (data.amountMinor < asset.minAmountMinor) {
     throw validationError([{ field: 'amount', issue: `is below the minimum of ${formatAmountMinor(asset.minAmountMinor, asset.balanceAsset)} ${asset.code}` }]);
@@ -233,7 +254,12 @@ function requestWithdrawal(command: RequestWithdrawal, state: Withdrawal): Withd
   const address = checkWalletAddress(asset.network, data.address);
   if (!address.valid) {
     const detected = address.detectedNetwork ? { detected_network: address.detectedNetwork } : undefined;
-    throw new DomainError('INVALID_ADDRESS', `The address is not a valid ${asset.network} address for ${asset.code}`, [{ field: 'address', issue: address.issue }], detected);
+    throw new DomainError(
+      'INVALID_ADDRESS',
+      `The address is not a valid ${asset.network} address for ${asset.code}`,
+      [{ field: 'address', issue: address.issue }],
+      detected,
+    );
   }
   return [
     {
@@ -258,21 +284,45 @@ function reconcileWithdrawal(command: ReconcileWithdrawal, withdrawal: ExistingW
   const { evidence } = command.data;
   const { answer } = evidence;
   if (answer.status === 'pending') {
-    throw new DomainError('ORDER_STATE_CONFLICT', 'The network has the transfer and has not decided yet; reconcile again later', [{ field: 'network', issue: 'pending' }]);
+    throw new DomainError('ORDER_STATE_CONFLICT', 'The network has the transfer and has not decided yet; reconcile again later', [
+      { field: 'network', issue: 'pending' },
+    ]);
   }
   if (withdrawal.status !== 'PENDING') {
     // Asked again after it finished (a retried request, or the sender was quicker): fine when the network agrees.
-    const agrees = answer.status === 'completed' ? withdrawal.status === 'COMPLETED' && withdrawal.transactionHash === answer.transactionHash : withdrawal.status === 'FAILED';
+    const agrees =
+      answer.status === 'completed'
+        ? withdrawal.status === 'COMPLETED' && withdrawal.transactionHash === answer.transactionHash
+        : withdrawal.status === 'FAILED';
     if (agrees) return [];
-    throw new DomainError('ORDER_STATE_CONFLICT', `The withdrawal is already ${withdrawal.status}, but the network says ${answer.status}`, [{ field: 'status', issue: withdrawal.status }]);
+    throw new DomainError('ORDER_STATE_CONFLICT', `The withdrawal is already ${withdrawal.status}, but the network says ${answer.status}`, [
+      { field: 'status', issue: withdrawal.status },
+    ]);
   }
   const occurredAt = command.metadata.now.toISOString();
   const reconciled: WithdrawalReconciled = { type: 'WithdrawalReconciled', data: { ...evidence, occurredAt } };
   const by = `reconciled by operator ${evidence.operatorId}`;
   if (answer.status === 'completed') {
-    return [reconciled, { type: 'WithdrawalCompleted', data: { transactionHash: answer.transactionHash, resolvedBy: 'reconciliation', reason: `${by}: the network reports the transfer completed`, occurredAt } }];
+    return [
+      reconciled,
+      {
+        type: 'WithdrawalCompleted',
+        data: {
+          transactionHash: answer.transactionHash,
+          resolvedBy: 'reconciliation',
+          reason: `${by}: the network reports the transfer completed`,
+          occurredAt,
+        },
+      },
+    ];
   }
-  return [reconciled, { type: 'WithdrawalFailed', data: { reason: `${answer.reason} (${by}: the network reports it ${answer.status})`, resolvedBy: 'reconciliation', occurredAt } }];
+  return [
+    reconciled,
+    {
+      type: 'WithdrawalFailed',
+      data: { reason: `${answer.reason} (${by}: the network reports it ${answer.status})`, resolvedBy: 'reconciliation', occurredAt },
+    },
+  ];
 }
 
 function lateNetworkResult(
@@ -281,7 +331,8 @@ function lateNetworkResult(
   now: Date,
 ): LateNetworkResultRecorded {
   const statusAtArrival = withdrawal.status === 'FAILED' ? 'FAILED' : 'COMPLETED';
-  const contradicts = result.outcome === 'completed' ? statusAtArrival === 'FAILED' || withdrawal.transactionHash !== result.transactionHash : statusAtArrival === 'COMPLETED';
+  const contradicts =
+    result.outcome === 'completed' ? statusAtArrival === 'FAILED' || withdrawal.transactionHash !== result.transactionHash : statusAtArrival === 'COMPLETED';
   return {
     type: 'LateNetworkResultRecorded',
     data: {
@@ -335,7 +386,13 @@ export function evolveWithdrawal(state: Withdrawal, event: WithdrawalEvent): Wit
     case 'WithdrawalSendingStarted':
       return { ...existingForEvolve(state), sendProgress: 'sending', sendAttempts: event.data.attempt, updatedAt: event.data.occurredAt };
     case 'WithdrawalCompleted':
-      return { ...existingForEvolve(state), status: 'COMPLETED', sendProgress: 'finished', transactionHash: event.data.transactionHash, updatedAt: event.data.occurredAt };
+      return {
+        ...existingForEvolve(state),
+        status: 'COMPLETED',
+        sendProgress: 'finished',
+        transactionHash: event.data.transactionHash,
+        updatedAt: event.data.occurredAt,
+      };
     case 'WithdrawalFailed':
       return { ...existingForEvolve(state), status: 'FAILED', sendProgress: 'finished', failureReason: event.data.reason, updatedAt: event.data.occurredAt };
     case 'WithdrawalReconciled': {
@@ -359,7 +416,11 @@ function existingForEvolve(state: Withdrawal): ExistingWithdrawal {
 }
 
 /** The decider as a value, for the shared command core and the specs. */
-export const withdrawalDecider: Decider<Withdrawal, WithdrawalCommand, WithdrawalEvent> = { decide: decideWithdrawal, evolve: evolveWithdrawal, initialState: initialWithdrawal };
+export const withdrawalDecider: Decider<Withdrawal, WithdrawalCommand, WithdrawalEvent> = {
+  decide: decideWithdrawal,
+  evolve: evolveWithdrawal,
+  initialState: initialWithdrawal,
+};
 
 /** The stored version of each event type; a payload change adds a version and an upcaster. */
 export const WITHDRAWAL_EVENT_SCHEMAS: EventSchemas<WithdrawalEvent> = {

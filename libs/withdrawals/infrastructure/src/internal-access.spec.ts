@@ -6,6 +6,9 @@ import { WITHDRAWALS_INTERNAL_ACCESS } from './internal-access';
 
 describe('WITHDRAWALS_INTERNAL_ACCESS', () => {
   it('names only routes the controllers declare, and leaves no internal route to nobody', () => {
-    expect(accessPolicyGaps(WITHDRAWALS_INTERNAL_ACCESS, [InternalEventAnchorsController, InternalWithdrawalsController])).toEqual({ unknownRules: [], unreachableRoutes: [] });
+    expect(accessPolicyGaps(WITHDRAWALS_INTERNAL_ACCESS, [InternalEventAnchorsController, InternalWithdrawalsController])).toEqual({
+      unknownRules: [],
+      unreachableRoutes: [],
+    });
   });
 });

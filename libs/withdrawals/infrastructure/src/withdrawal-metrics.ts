@@ -24,7 +24,9 @@ export function registerWithdrawalMetrics(metrics: MetricsRegistry, dataSource: 
   };
   const byState = async () => {
     const rows = await inProgress();
-    return IN_PROGRESS_STATES.map((state) => rows.find((row) => row.send_progress === state) ?? { send_progress: state, withdrawals: 0, oldest_age_seconds: 0 });
+    return IN_PROGRESS_STATES.map(
+      (state) => rows.find((row) => row.send_progress === state) ?? { send_progress: state, withdrawals: 0, oldest_age_seconds: 0 },
+    );
   };
   metrics.gauge({
     name: 'withdrawals_in_progress',
@@ -47,8 +49,14 @@ export function registerWithdrawalMetrics(metrics: MetricsRegistry, dataSource: 
     help: 'Network results that arrived after their withdrawal had finished, by outcome and whether they contradict it (durable, from withdrawal_metric_counters)',
     labelNames: ['outcome', 'contradicts'],
     async collect() {
-      const rows: Array<{ labels: string; value: string }> = await dataSource.query(`SELECT labels, value::text FROM withdrawal_metric_counters WHERE metric = $1`, [LATE_NETWORK_RESULTS_METRIC]);
-      setCounterTotals(this, rows.map((row) => ({ labels: parseLabelText(row.labels), value: Number(row.value) })));
+      const rows: Array<{ labels: string; value: string }> = await dataSource.query(
+        `SELECT labels, value::text FROM withdrawal_metric_counters WHERE metric = $1`,
+        [LATE_NETWORK_RESULTS_METRIC],
+      );
+      setCounterTotals(
+        this,
+        rows.map((row) => ({ labels: parseLabelText(row.labels), value: Number(row.value) })),
+      );
     },
   });
 }

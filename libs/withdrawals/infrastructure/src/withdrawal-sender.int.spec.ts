@@ -101,7 +101,11 @@ describe('withdrawal sender', () => {
         { manager },
         merchantId,
         orderId,
-        { type: 'RequestWithdrawal', data: { merchantId, orderId, currency: 'USDT-TRC20', amountMinor: 15_000_000n, address: TRON_ADDRESS }, metadata: { now: new Date(), assets: DEFAULT_WITHDRAWAL_ASSETS } },
+        {
+          type: 'RequestWithdrawal',
+          data: { merchantId, orderId, currency: 'USDT-TRC20', amountMinor: 15_000_000n, address: TRON_ADDRESS },
+          metadata: { now: new Date(), assets: DEFAULT_WITHDRAWAL_ASSETS },
+        },
         { id: `req-${orderId}`, correlationId: `req-${orderId}` },
       ),
     );
@@ -112,12 +116,17 @@ describe('withdrawal sender', () => {
     for (const orderId of orderIds) await request(orderId);
     const replicaA = new CountingAdapter(new SimulatedNetworkAdapter(dataSource, settings));
     const replicaB = new CountingAdapter(new SimulatedNetworkAdapter(dataSource, settings));
-    const senders = [new WithdrawalSender(dataSource, ledger, replicaA, settings, new OffsetClock()), new WithdrawalSender(dataSource, ledger, replicaB, settings, new OffsetClock())];
+    const senders = [
+      new WithdrawalSender(dataSource, ledger, replicaA, settings, new OffsetClock()),
+      new WithdrawalSender(dataSource, ledger, replicaB, settings, new OffsetClock()),
+    ];
     const finished = (await Promise.all(senders.map((sender) => sender.sendDue()))).reduce((sum, count) => sum + count, 0);
     expect(finished).toBe(20);
     // Each withdrawal reached the network from one replica only.
     expect([...replicaA.calls, ...replicaB.calls].sort()).toEqual(orderIds.map((orderId) => toWithdrawalStreamId(MERCHANT, orderId)).sort());
-    const sends = await dataSource.query(`SELECT count(*)::int AS sends, max(requests) AS most FROM simulated_network_sends WHERE idempotency_key LIKE $1`, [`withdrawal:${MERCHANT}:RACE-%`]);
+    const sends = await dataSource.query(`SELECT count(*)::int AS sends, max(requests) AS most FROM simulated_network_sends WHERE idempotency_key LIKE $1`, [
+      `withdrawal:${MERCHANT}:RACE-%`,
+    ]);
     expect(sends).toEqual([{ sends: 20, most: 1 }]);
     for (const orderId of orderIds) expect((await findWithdrawal(dataSource.manager, MERCHANT, orderId))?.status).toBe('COMPLETED');
   });
@@ -126,17 +135,41 @@ describe('withdrawal sender', () => {
     await request('RESUME-1');
     const network = new SimulatedNetworkAdapter(dataSource, settings);
     // The crashed replica had recorded "sending" and the network had accepted the send.
-    await dataSource.transaction((manager) => handleWithdrawalCommand(ledger, { manager }, MERCHANT, 'RESUME-1', { type: 'StartSendingWithdrawal', metadata: { now: new Date() } }, { id: 'crashed', correlationId: 'crashed' }));
-    const first = await network.send({ merchantId: MERCHANT, idempotencyKey: toWithdrawalStreamId(MERCHANT, 'RESUME-1'), network: 'TRON', address: TRON_ADDRESS, currency: 'USDT-TRC20', amountMinor: 15_000_000n });
+    await dataSource.transaction((manager) =>
+      handleWithdrawalCommand(
+        ledger,
+        { manager },
+        MERCHANT,
+        'RESUME-1',
+        { type: 'StartSendingWithdrawal', metadata: { now: new Date() } },
+        { id: 'crashed', correlationId: 'crashed' },
+      ),
+    );
+    const first = await network.send({
+      merchantId: MERCHANT,
+      idempotencyKey: toWithdrawalStreamId(MERCHANT, 'RESUME-1'),
+      network: 'TRON',
+      address: TRON_ADDRESS,
+      currency: 'USDT-TRC20',
+      amountMinor: 15_000_000n,
+    });
     await dataSource.query(`UPDATE withdrawals SET lease_until = now() - interval '1 second' WHERE order_id = 'RESUME-1'`);
 
     // A replica fails everything now, yet the resumed send gets the first result back.
-    const failingNow = new WithdrawalSender(dataSource, ledger, new SimulatedNetworkAdapter(dataSource, { ...settings, simulator: { ...settings.simulator, outcome: 'fail' } }), settings, new OffsetClock());
+    const failingNow = new WithdrawalSender(
+      dataSource,
+      ledger,
+      new SimulatedNetworkAdapter(dataSource, { ...settings, simulator: { ...settings.simulator, outcome: 'fail' } }),
+      settings,
+      new OffsetClock(),
+    );
     expect(await failingNow.sendDue()).toBe(1);
     const row = await findWithdrawal(dataSource.manager, MERCHANT, 'RESUME-1');
     expect(first.outcome).toBe('completed');
     expect(row).toMatchObject({ status: 'COMPLETED', send_attempts: 2, transaction_hash: first.outcome === 'completed' ? first.transactionHash : 'none' });
-    expect(await dataSource.query(`SELECT requests FROM simulated_network_sends WHERE idempotency_key = $1`, [toWithdrawalStreamId(MERCHANT, 'RESUME-1')])).toEqual([{ requests: 2 }]);
+    expect(
+      await dataSource.query(`SELECT requests FROM simulated_network_sends WHERE idempotency_key = $1`, [toWithdrawalStreamId(MERCHANT, 'RESUME-1')]),
+    ).toEqual([{ requests: 2 }]);
   });
 
   it('records nothing when the ledger refuses the hold or released it as orphaned', async () => {
@@ -147,36 +180,64 @@ describe('withdrawal sender', () => {
           { manager },
           MERCHANT,
           orderId,
-          { type: 'RequestWithdrawal', data: { merchantId: MERCHANT, orderId, currency: 'USDT-TRC20', amountMinor: 15_000_000n, address: TRON_ADDRESS }, metadata: { now: new Date(), assets: DEFAULT_WITHDRAWAL_ASSETS } },
+          {
+            type: 'RequestWithdrawal',
+            data: { merchantId: MERCHANT, orderId, currency: 'USDT-TRC20', amountMinor: 15_000_000n, address: TRON_ADDRESS },
+            metadata: { now: new Date(), assets: DEFAULT_WITHDRAWAL_ASSETS },
+          },
           { id: `req-${orderId}`, correlationId: `req-${orderId}` },
         ),
       );
     const broke: LedgerHolds = { placeHold: async () => Promise.reject(new DomainError('INSUFFICIENT_FUNDS', 'not enough')) };
-    const released: LedgerHolds = { placeHold: async (hold) => ({ hold_id: hold.hold_id, status: 'voided', amount_minor: hold.amount_minor, fee_minor: hold.fee_minor }) };
+    const released: LedgerHolds = {
+      placeHold: async (hold) => ({ hold_id: hold.hold_id, status: 'voided', amount_minor: hold.amount_minor, fee_minor: hold.fee_minor }),
+    };
     await expect(requestWith(broke, 'NO-FUNDS')).rejects.toMatchObject({ code: 'INSUFFICIENT_FUNDS' });
     await expect(requestWith(released, 'ORPHANED')).rejects.toMatchObject({ code: 'DUPLICATE_ORDER' });
-    const written = await dataSource.query(`SELECT count(*)::int AS events FROM event_store WHERE stream_id IN ($1, $2)`, [toWithdrawalStreamId(MERCHANT, 'NO-FUNDS'), toWithdrawalStreamId(MERCHANT, 'ORPHANED')]);
+    const written = await dataSource.query(`SELECT count(*)::int AS events FROM event_store WHERE stream_id IN ($1, $2)`, [
+      toWithdrawalStreamId(MERCHANT, 'NO-FUNDS'),
+      toWithdrawalStreamId(MERCHANT, 'ORPHANED'),
+    ]);
     expect(written).toEqual([{ events: 0 }]);
     expect(await findWithdrawal(dataSource.manager, MERCHANT, 'NO-FUNDS')).toBeNull();
   });
 
   const runCommand = (orderId: string, command: WithdrawalCommand) =>
-    dataSource.transaction((manager) => handleWithdrawalCommand(ledger, { manager }, MERCHANT, orderId, command, { id: `op-${orderId}-${command.type}`, correlationId: `op-${orderId}` }));
+    dataSource.transaction((manager) =>
+      handleWithdrawalCommand(ledger, { manager }, MERCHANT, orderId, command, { id: `op-${orderId}-${command.type}`, correlationId: `op-${orderId}` }),
+    );
   const lateResults = (orderId: string) =>
-    dataSource.query(`SELECT status_at_arrival, outcome, transaction_hash, contradicts FROM withdrawal_late_network_results WHERE merchant_id = $1 AND order_id = $2`, [MERCHANT, orderId]);
+    dataSource.query(
+      `SELECT status_at_arrival, outcome, transaction_hash, contradicts FROM withdrawal_late_network_results WHERE merchant_id = $1 AND order_id = $2`,
+      [MERCHANT, orderId],
+    );
   const counter = async (labels: string): Promise<number> =>
-    Number((await dataSource.query(`SELECT value::text FROM withdrawal_metric_counters WHERE metric = 'withdrawal_late_network_results_total' AND labels = $1`, [labels]))[0]?.value ?? 0);
+    Number(
+      (
+        await dataSource.query(`SELECT value::text FROM withdrawal_metric_counters WHERE metric = 'withdrawal_late_network_results_total' AND labels = $1`, [
+          labels,
+        ])
+      )[0]?.value ?? 0,
+    );
 
   it('keeps a network result that arrives after the withdrawal finished: a dead letter, a counter and an error log, and the outcome stands', async () => {
     await request('LATE-1');
-    const gated = new GatedAdapter(new SimulatedNetworkAdapter(dataSource, { ...settings, simulator: { ...settings.simulator, failAddressPattern: /^TR7NH/ } }));
+    const gated = new GatedAdapter(
+      new SimulatedNetworkAdapter(dataSource, { ...settings, simulator: { ...settings.simulator, failAddressPattern: /^TR7NH/ } }),
+    );
     const sender = new WithdrawalSender(dataSource, ledger, gated, settings, new OffsetClock());
     const errors: string[] = [];
-    jest.spyOn((sender as unknown as { logger: { error: (message: string) => void } }).logger, 'error').mockImplementation((message: string) => void errors.push(message));
+    jest
+      .spyOn((sender as unknown as { logger: { error: (message: string) => void } }).logger, 'error')
+      .mockImplementation((message: string) => void errors.push(message));
     const round = sender.sendDue();
     await gated.reached;
     // An operator found the transfer on the network meanwhile (completing needs no network word to stay safe: nothing is refunded).
-    await runCommand('LATE-1', { type: 'CompleteWithdrawal', data: { transactionHash: 'b'.repeat(64), resolvedBy: 'operator', reason: 'seen on the explorer' }, metadata: { now: new Date() } });
+    await runCommand('LATE-1', {
+      type: 'CompleteWithdrawal',
+      data: { transactionHash: 'b'.repeat(64), resolvedBy: 'operator', reason: 'seen on the explorer' },
+      metadata: { now: new Date() },
+    });
     const before = await counter('outcome="failed",contradicts="true"');
     gated.open();
     expect(await round).toBe(0);
@@ -185,7 +246,9 @@ describe('withdrawal sender', () => {
     expect(await counter('outcome="failed",contradicts="true"')).toBe(before + 1);
     expect(errors).toEqual([expect.stringMatching(/late network result .*LATE-1.*CONTRADICTS/)]);
     // Nothing was published for it: the outbox has the request and the completion only.
-    const published = await dataSource.query(`SELECT envelope->>'type' AS type FROM outbox WHERE envelope->>'subject' = $1 ORDER BY position`, [`merchant:${MERCHANT}/withdrawal:LATE-1`]);
+    const published = await dataSource.query(`SELECT envelope->>'type' AS type FROM outbox WHERE envelope->>'subject' = $1 ORDER BY position`, [
+      `merchant:${MERCHANT}/withdrawal:LATE-1`,
+    ]);
     expect(published.map((row: { type: string }) => row.type)).toEqual(['WithdrawalRequested', 'WithdrawalCompleted']);
   });
 
@@ -204,23 +267,38 @@ describe('withdrawal sender', () => {
     expect(reconciled.withdrawal).toMatchObject({ status: 'FAILED', reconciliation: evidence });
     gated.open();
     expect(await round).toBe(0);
-    expect(await dataSource.query(`SELECT outcome, requests FROM simulated_network_sends WHERE idempotency_key = $1`, [key])).toEqual([{ outcome: 'dropped', requests: 2 }]);
+    expect(await dataSource.query(`SELECT outcome, requests FROM simulated_network_sends WHERE idempotency_key = $1`, [key])).toEqual([
+      { outcome: 'dropped', requests: 2 },
+    ]);
     expect(await lateResults('DROP-1')).toEqual([{ status_at_arrival: 'FAILED', outcome: 'failed', transaction_hash: null, contradicts: false }]);
     expect((await findWithdrawal(dataSource.manager, MERCHANT, 'DROP-1'))?.reconciliation).toEqual(evidence);
     // A key that was sent answers with the send: asking never changes it.
     await request('SENT-1');
     await new WithdrawalSender(dataSource, ledger, network, settings, new OffsetClock()).sendDue();
-    expect(await network.lookup(toWithdrawalStreamId(MERCHANT, 'SENT-1'))).toEqual({ status: 'completed', transactionHash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(await network.lookup(toWithdrawalStreamId(MERCHANT, 'SENT-1'))).toEqual({
+      status: 'completed',
+      transactionHash: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
   });
 
   it('fails sends to addresses the simulator is told to fail, with a reason', async () => {
     await request('FAIL-1');
-    const sender = new WithdrawalSender(dataSource, ledger, new SimulatedNetworkAdapter(dataSource, { ...settings, simulator: { ...settings.simulator, failAddressPattern: /^TR7NH/ } }), settings, new OffsetClock());
+    const sender = new WithdrawalSender(
+      dataSource,
+      ledger,
+      new SimulatedNetworkAdapter(dataSource, { ...settings, simulator: { ...settings.simulator, failAddressPattern: /^TR7NH/ } }),
+      settings,
+      new OffsetClock(),
+    );
     expect(await sender.sendDue()).toBe(1);
-    expect(await findWithdrawal(dataSource.manager, MERCHANT, 'FAIL-1')).toMatchObject({ status: 'FAILED', transaction_hash: null, failure_reason: 'the simulated network rejected the transfer' });
+    expect(await findWithdrawal(dataSource.manager, MERCHANT, 'FAIL-1')).toMatchObject({
+      status: 'FAILED',
+      transaction_hash: null,
+      failure_reason: 'the simulated network rejected the transfer',
+    });
   });
 
-  it('pages a merchant\'s withdrawals newest first, each once, across positions of different digit counts', async () => {
+  it("pages a merchant's withdrawals newest first, each once, across positions of different digit counts", async () => {
     // Last in this file: these 25 stay PENDING. Positions of 1 and 2 digits: "9" sorts after "25" as text, so a list
     // ordered by the position's text form repeats and skips withdrawals from page to page.
     const merchant = 'mch_paging_test';

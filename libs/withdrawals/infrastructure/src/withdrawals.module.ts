@@ -5,7 +5,15 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { CLOCK, OffsetClock } from '@mp/shared-util-clock';
 import { APP_FILTER } from '@nestjs/core';
 import { HttpLedgerHolds } from '@mp/ledger-client';
-import { MessagingEventHashChain1700000060380, MessagingOutboxDeletedOnPublish1700000037100, MessagingSchema1700000000000, MessagingUnreadIndexes1700000030000, OUTBOX_RELAY_OPTIONS, OutboxRelayService, type OutboxRelaySettings } from '@mp/shared-messaging';
+import {
+  MessagingEventHashChain1700000060380,
+  MessagingOutboxDeletedOnPublish1700000037100,
+  MessagingSchema1700000000000,
+  MessagingUnreadIndexes1700000030000,
+  OUTBOX_RELAY_OPTIONS,
+  OutboxRelayService,
+  type OutboxRelaySettings,
+} from '@mp/shared-messaging';
 import { InternalErrorFilter } from '@mp/shared-nest-http';
 import { WithdrawalCommandConsumer, WithdrawalsTopics } from './commands/withdrawal-command.consumer';
 import { WithdrawalCommandIntake } from './commands/withdrawal-command.intake';
@@ -21,7 +29,15 @@ import { WithdrawalSender } from './sending/withdrawal-sender';
 import { WITHDRAWALS_SETTINGS, type WithdrawalsSettings } from './withdrawals-settings';
 
 /** Migrations of the withdrawals database, in order. */
-export const WITHDRAWALS_MIGRATIONS = [MessagingSchema1700000000000, WithdrawalsSchema1700000005000, WithdrawalReconciliation1700000005100, MessagingUnreadIndexes1700000030000, MessagingOutboxDeletedOnPublish1700000037100, WithdrawalMetadata1700000039100, MessagingEventHashChain1700000060380];
+export const WITHDRAWALS_MIGRATIONS = [
+  MessagingSchema1700000000000,
+  WithdrawalsSchema1700000005000,
+  WithdrawalReconciliation1700000005100,
+  MessagingUnreadIndexes1700000030000,
+  MessagingOutboxDeletedOnPublish1700000037100,
+  WithdrawalMetadata1700000039100,
+  MessagingEventHashChain1700000060380,
+];
 
 /** The withdrawals bounded context. Needs a TypeORM DataSource and the messaging port from its app. */
 @Module({})
@@ -39,7 +55,8 @@ export class WithdrawalsModule {
         {
           provide: LEDGER_HOLDS,
           inject: [{ token: SERVICE_TOKEN_ISSUER, optional: true }],
-          useFactory: (issuer?: ServiceTokenIssuer) => new HttpLedgerHolds(settings.ledgerInternalUrl, settings.ledgerTimeoutMs, authorizationFor(issuer, 'ledger')),
+          useFactory: (issuer?: ServiceTokenIssuer) =>
+            new HttpLedgerHolds(settings.ledgerInternalUrl, settings.ledgerTimeoutMs, authorizationFor(issuer, 'ledger')),
         },
         SimulatedNetworkAdapter,
         // No real network adapter yet: live withdrawals use the simulator too. Test-mode ones always do.

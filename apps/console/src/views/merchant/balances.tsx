@@ -28,8 +28,12 @@ export function BalancesView() {
                 {data.settlement.map((row) => (
                   <tr key={row.currency}>
                     <td>{row.currency}</td>
-                    <td><Money amount={row.available} currency={row.currency} /></td>
-                    <td><Money amount={row.frozen} currency={row.currency} /></td>
+                    <td>
+                      <Money amount={row.available} currency={row.currency} />
+                    </td>
+                    <td>
+                      <Money amount={row.frozen} currency={row.currency} />
+                    </td>
                   </tr>
                 ))}
               </tbody>
@@ -47,7 +51,9 @@ export function BalancesView() {
                 {data.deposit.map((row) => (
                   <tr key={row.currency}>
                     <td>{row.currency}</td>
-                    <td><Money amount={row.available} currency={row.currency} /></td>
+                    <td>
+                      <Money amount={row.available} currency={row.currency} />
+                    </td>
                   </tr>
                 ))}
               </tbody>
@@ -67,20 +73,19 @@ function SettlementSection({ currencies }: { currencies: string[] }) {
   const series = useLoad(
     () =>
       // One report per UTC day (endpoint 9a), read in order: fourteen small requests.
-      days.reduce<Promise<{ day: string; changeMinor: bigint }[]>>(
-        async (previous, day) => {
-          const points = await previous;
-          const file = await merchantApi.reconciliationCsv(day, currency);
-          return [...points, { day, changeMinor: dailySettlementChange(await file.blob.text()) }];
-        },
-        Promise.resolve([]),
-      ),
+      days.reduce<Promise<{ day: string; changeMinor: bigint }[]>>(async (previous, day) => {
+        const points = await previous;
+        const file = await merchantApi.reconciliationCsv(day, currency);
+        return [...points, { day, changeMinor: dailySettlementChange(await file.blob.text()) }];
+      }, Promise.resolve([])),
     [currency, days],
   );
   return (
     <section aria-labelledby="settlement-heading">
       <h2 id="settlement-heading">Settlement over the last {CHART_DAYS} days</h2>
-      {currencies.length > 1 && <SelectField label="Chart currency" value={currency} onChange={setCurrency} options={currencies.map((code) => ({ value: code, label: code }))} />}
+      {currencies.length > 1 && (
+        <SelectField label="Chart currency" value={currency} onChange={setCurrency} options={currencies.map((code) => ({ value: code, label: code }))} />
+      )}
       <LoadState loaded={series}>{(points) => <SettlementChart currency={currency} days={points} />}</LoadState>
     </section>
   );

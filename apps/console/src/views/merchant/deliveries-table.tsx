@@ -42,10 +42,14 @@ export function DeliveriesTable({ caption, deliveries, onRedelivered }: { captio
               <tr key={delivery.delivery_id}>
                 <td>{delivery.event_type}</td>
                 <td>{delivery.order_id ? <Link to={pathFor(ORDER_PAGE, { orderId: delivery.order_id })}>{delivery.order_id}</Link> : '—'}</td>
-                <td><StatusBadge status={delivery.status} /></td>
+                <td>
+                  <StatusBadge status={delivery.status} />
+                </td>
                 <td>{delivery.attempt_count}</td>
                 <td>{delivery.last_response_code ?? '—'}</td>
-                <td><DateTime iso={delivery.created_at} /></td>
+                <td>
+                  <DateTime iso={delivery.created_at} />
+                </td>
                 {onRedelivered && (
                   <td>
                     <button type="button" onClick={() => redeliver(delivery)} disabled={action.busy} aria-describedby={undefined}>

@@ -18,11 +18,19 @@ export function DisputesView() {
       row={(dispute) => (
         <tr key={dispute.dispute_id}>
           <td>{dispute.dispute_id}</td>
-          <td><Link to={pathFor(ORDER_PAGE, { orderId: dispute.order_id })}>{dispute.order_id}</Link></td>
-          <td><StatusBadge status={dispute.status} /></td>
+          <td>
+            <Link to={pathFor(ORDER_PAGE, { orderId: dispute.order_id })}>{dispute.order_id}</Link>
+          </td>
+          <td>
+            <StatusBadge status={dispute.status} />
+          </td>
           <td>{dispute.amount === null ? 'order amount' : <Money amount={dispute.amount} currency={dispute.currency} />}</td>
-          <td><DateTime iso={dispute.review_deadline} /></td>
-          <td><DateTime iso={dispute.created_at} /></td>
+          <td>
+            <DateTime iso={dispute.review_deadline} />
+          </td>
+          <td>
+            <DateTime iso={dispute.created_at} />
+          </td>
         </tr>
       )}
     />

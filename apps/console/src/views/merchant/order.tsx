@@ -15,19 +15,50 @@ export function OrderView({ orderId }: { orderId: string }) {
   return (
     <>
       <h1>Order {orderId}</h1>
-      <p><Link to="/merchant/orders">Back to orders</Link></p>
+      <p>
+        <Link to="/merchant/orders">Back to orders</Link>
+      </p>
       <LoadState loaded={loaded}>
         {({ order, deliveries, dispute }) => (
           <>
             <dl className="facts">
-              <dt>Status</dt><dd><StatusBadge status={order.status} />{order.sub_status ? ` ${order.sub_status}` : ''}</dd>
-              <dt>Amount</dt><dd><Money amount={order.amount} currency={order.currency} /></dd>
-              <dt>Fee</dt><dd><Money amount={order.fee} currency={order.currency} /></dd>
-              <dt>Method</dt><dd>{order.method} ({order.country})</dd>
-              <dt>Expires</dt><dd><DateTime iso={order.expires_at} /></dd>
-              {order.failure_reason && (<><dt>Failure reason</dt><dd>{order.failure_reason}</dd></>)}
-              {order.return_url && (<><dt>Return URL</dt><dd>{order.return_url}</dd></>)}
-              <dt>Metadata</dt><dd><Metadata metadata={order.metadata} /></dd>
+              <dt>Status</dt>
+              <dd>
+                <StatusBadge status={order.status} />
+                {order.sub_status ? ` ${order.sub_status}` : ''}
+              </dd>
+              <dt>Amount</dt>
+              <dd>
+                <Money amount={order.amount} currency={order.currency} />
+              </dd>
+              <dt>Fee</dt>
+              <dd>
+                <Money amount={order.fee} currency={order.currency} />
+              </dd>
+              <dt>Method</dt>
+              <dd>
+                {order.method} ({order.country})
+              </dd>
+              <dt>Expires</dt>
+              <dd>
+                <DateTime iso={order.expires_at} />
+              </dd>
+              {order.failure_reason && (
+                <>
+                  <dt>Failure reason</dt>
+                  <dd>{order.failure_reason}</dd>
+                </>
+              )}
+              {order.return_url && (
+                <>
+                  <dt>Return URL</dt>
+                  <dd>{order.return_url}</dd>
+                </>
+              )}
+              <dt>Metadata</dt>
+              <dd>
+                <Metadata metadata={order.metadata} />
+              </dd>
             </dl>
             <section aria-labelledby="timeline-heading">
               <h2 id="timeline-heading">Timeline</h2>

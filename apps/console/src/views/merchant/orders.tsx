@@ -27,8 +27,21 @@ export function OrdersView() {
       <h1>Orders</h1>
       <Form label="Order filters" onSubmit={() => setFilters(draft)}>
         <div className="filters">
-          <SelectField label="Direction" value={draft.direction} onChange={(value) => setDraft({ ...draft, direction: value as Direction })} options={[{ value: 'incoming', label: 'Incoming (pay-ins)' }, { value: 'outgoing', label: 'Outgoing (payouts)' }]} />
-          <SelectField label="Status" value={draft.status} onChange={(value) => setDraft({ ...draft, status: value })} options={[{ value: '', label: 'Any status' }, ...ORDER_STATUSES.map((status) => ({ value: status, label: status }))]} />
+          <SelectField
+            label="Direction"
+            value={draft.direction}
+            onChange={(value) => setDraft({ ...draft, direction: value as Direction })}
+            options={[
+              { value: 'incoming', label: 'Incoming (pay-ins)' },
+              { value: 'outgoing', label: 'Outgoing (payouts)' },
+            ]}
+          />
+          <SelectField
+            label="Status"
+            value={draft.status}
+            onChange={(value) => setDraft({ ...draft, status: value })}
+            options={[{ value: '', label: 'Any status' }, ...ORDER_STATUSES.map((status) => ({ value: status, label: status }))]}
+          />
           <TextField label="Order ID" value={draft.orderId} onChange={(value) => setDraft({ ...draft, orderId: value })} />
           <button type="submit">Apply filters</button>
         </div>
@@ -36,7 +49,14 @@ export function OrdersView() {
       <LoadState loaded={orders}>
         {(page) => (
           <>
-            <OrdersTable caption={filters.orderId ? `Order ${filters.orderId}` : `${filters.direction === 'incoming' ? 'Pay-ins' : 'Payouts'}${filters.status ? `, ${filters.status}` : ''}`} orders={page.data} />
+            <OrdersTable
+              caption={
+                filters.orderId
+                  ? `Order ${filters.orderId}`
+                  : `${filters.direction === 'incoming' ? 'Pay-ins' : 'Payouts'}${filters.status ? `, ${filters.status}` : ''}`
+              }
+              orders={page.data}
+            />
             {page.data.length === 0 && <Empty>No orders match these filters.</Empty>}
             {!filters.orderId && <Pager pages={pages} hasMore={page.has_more} nextCursor={page.next_cursor} />}
           </>
@@ -65,13 +85,23 @@ function OrdersTable({ caption, orders }: { caption: string; orders: Order[] }) 
         <tbody>
           {orders.map((order) => (
             <tr key={order.order_id}>
-              <td><Link to={pathFor(ORDER_PAGE, { orderId: order.order_id })}>{order.order_id}</Link></td>
+              <td>
+                <Link to={pathFor(ORDER_PAGE, { orderId: order.order_id })}>{order.order_id}</Link>
+              </td>
               <td>{order.direction}</td>
-              <td><StatusBadge status={order.status} /></td>
-              <td><Money amount={order.amount} currency={order.currency} /></td>
-              <td><Money amount={order.fee} currency={order.currency} /></td>
+              <td>
+                <StatusBadge status={order.status} />
+              </td>
+              <td>
+                <Money amount={order.amount} currency={order.currency} />
+              </td>
+              <td>
+                <Money amount={order.fee} currency={order.currency} />
+              </td>
               <td>{order.method}</td>
-              <td><DateTime iso={order.created_at} /></td>
+              <td>
+                <DateTime iso={order.created_at} />
+              </td>
             </tr>
           ))}
         </tbody>

@@ -24,12 +24,19 @@ export function ReportsView() {
             <Form label="Reconciliation report" onSubmit={() => download(fallback)}>
               <TextField label="Day" type="date" value={day} onChange={setDay} required />
               {currencies.length > 0 ? (
-                <SelectField label="Currency" value={currency || fallback} onChange={setCurrency} options={currencies.map((code) => ({ value: code, label: code }))} />
+                <SelectField
+                  label="Currency"
+                  value={currency || fallback}
+                  onChange={setCurrency}
+                  options={currencies.map((code) => ({ value: code, label: code }))}
+                />
               ) : (
                 <TextField label="Currency" value={currency} onChange={(value) => setCurrency(value.toUpperCase())} required />
               )}
               {action.error && <ErrorAlert error={action.error} />}
-              <button type="submit" disabled={action.busy}>Download reconciliation CSV</button>
+              <button type="submit" disabled={action.busy}>
+                Download reconciliation CSV
+              </button>
             </Form>
           );
         }}

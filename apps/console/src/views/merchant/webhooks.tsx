@@ -29,7 +29,11 @@ export function WebhooksView() {
       <h1>Webhook deliveries</h1>
       {action.error && <ErrorAlert error={action.error} />}
       {notice && <p role="status">{notice}</p>}
-      <p><button type="button" onClick={sendTest} disabled={action.busy}>Send a test callback</button></p>
+      <p>
+        <button type="button" onClick={sendTest} disabled={action.busy}>
+          Send a test callback
+        </button>
+      </p>
       <LoadState loaded={deliveries}>
         {(page) => (
           <>
@@ -48,16 +52,28 @@ export function WebhooksView() {
             <table>
               <caption>Disabled endpoints</caption>
               <thead>
-                <tr><th scope="col">URL</th><th scope="col">Since</th><th scope="col">Why</th><th scope="col">Kept callbacks</th><th scope="col">Action</th></tr>
+                <tr>
+                  <th scope="col">URL</th>
+                  <th scope="col">Since</th>
+                  <th scope="col">Why</th>
+                  <th scope="col">Kept callbacks</th>
+                  <th scope="col">Action</th>
+                </tr>
               </thead>
               <tbody>
                 {answer.data.map((endpoint) => (
                   <tr key={endpoint.url}>
                     <td className="wrap">{endpoint.url}</td>
-                    <td><DateTime iso={endpoint.disabled_at} /></td>
+                    <td>
+                      <DateTime iso={endpoint.disabled_at} />
+                    </td>
                     <td>{endpoint.reason}</td>
                     <td>{endpoint.parked_deliveries}</td>
-                    <td><button type="button" onClick={() => enable(endpoint.url)} disabled={action.busy}>Enable</button></td>
+                    <td>
+                      <button type="button" onClick={() => enable(endpoint.url)} disabled={action.busy}>
+                        Enable
+                      </button>
+                    </td>
                   </tr>
                 ))}
               </tbody>

@@ -15,12 +15,23 @@ export function WithdrawalsView() {
       row={(withdrawal) => (
         <tr key={withdrawal.order_id}>
           <td>{withdrawal.order_id}</td>
-          <td><StatusBadge status={withdrawal.status} />{withdrawal.failure_reason ? <span className="muted"> {withdrawal.failure_reason}</span> : null}</td>
-          <td><Money amount={withdrawal.amount} currency={withdrawal.currency} /></td>
-          <td><Money amount={withdrawal.network_fee} currency={withdrawal.currency} /></td>
-          <td className="wrap"><code>{withdrawal.address}</code> ({withdrawal.network})</td>
+          <td>
+            <StatusBadge status={withdrawal.status} />
+            {withdrawal.failure_reason ? <span className="muted"> {withdrawal.failure_reason}</span> : null}
+          </td>
+          <td>
+            <Money amount={withdrawal.amount} currency={withdrawal.currency} />
+          </td>
+          <td>
+            <Money amount={withdrawal.network_fee} currency={withdrawal.currency} />
+          </td>
+          <td className="wrap">
+            <code>{withdrawal.address}</code> ({withdrawal.network})
+          </td>
           <td className="wrap">{withdrawal.transaction_hash ? <code>{withdrawal.transaction_hash}</code> : '—'}</td>
-          <td><DateTime iso={withdrawal.created_at} /></td>
+          <td>
+            <DateTime iso={withdrawal.created_at} />
+          </td>
         </tr>
       )}
     />

@@ -26,7 +26,14 @@ export function AgentsView() {
       if (answer) setNotice(`Agent ${answer.agent_id ?? agentId} saved; the list shows it after a reload.`);
     } else {
       const answer = await action.run(() => operatorApi.createAgent(body()));
-      if (answer) secrets.show({ title: `Agent ${answer.agent_id} registered`, secrets: [{ label: 'Agent ID', value: answer.agent_id }, { label: 'Back-office token', value: answer.token }] });
+      if (answer)
+        secrets.show({
+          title: `Agent ${answer.agent_id} registered`,
+          secrets: [
+            { label: 'Agent ID', value: answer.agent_id },
+            { label: 'Back-office token', value: answer.token },
+          ],
+        });
     }
   };
   const set = (field: keyof typeof profile) => (value: string) => setProfile({ ...profile, [field]: value });
@@ -35,7 +42,15 @@ export function AgentsView() {
     const [area] = agent.serves;
     setNotice(null);
     setAgentId(agent.agent_id);
-    setProfile({ name: '', display_name: agent.display_name, payment_details: agent.payment_details, method: area?.method ?? '', country: area?.country ?? '', currency: area?.currency ?? '', active: String(agent.active !== false) });
+    setProfile({
+      name: '',
+      display_name: agent.display_name,
+      payment_details: agent.payment_details,
+      method: area?.method ?? '',
+      country: area?.country ?? '',
+      currency: area?.currency ?? '',
+      active: String(agent.active !== false),
+    });
     document.getElementById('agent-form-heading')?.focus();
   };
   return (
@@ -48,16 +63,28 @@ export function AgentsView() {
       emptyText="No agents registered yet."
       row={(agent) => (
         <tr key={agent.agent_id}>
-          <td><code>{agent.agent_id}</code></td>
+          <td>
+            <code>{agent.agent_id}</code>
+          </td>
           <td>{agent.display_name}</td>
           <td>{agent.serves.map((area) => `${area.method} ${area.country} ${area.currency}`).join(', ')}</td>
-          <td><StatusBadge status={agent.active === false ? 'INACTIVE' : 'ACTIVE'} /></td>
-          <td><DateTime iso={agent.updated_at} /></td>
-          <td><button type="button" onClick={() => edit(agent)}>Edit {agent.display_name}</button></td>
+          <td>
+            <StatusBadge status={agent.active === false ? 'INACTIVE' : 'ACTIVE'} />
+          </td>
+          <td>
+            <DateTime iso={agent.updated_at} />
+          </td>
+          <td>
+            <button type="button" onClick={() => edit(agent)}>
+              Edit {agent.display_name}
+            </button>
+          </td>
         </tr>
       )}
     >
-      <h2 id="agent-form-heading" tabIndex={-1}>{agentId ? `Edit agent ${agentId}` : 'Register an agent'}</h2>
+      <h2 id="agent-form-heading" tabIndex={-1}>
+        {agentId ? `Edit agent ${agentId}` : 'Register an agent'}
+      </h2>
       <p>Leave Agent ID empty to register a new agent; fill it in (or press Edit on a listed agent) to replace that agent's profile.</p>
       <Form label="Agent profile" onSubmit={submit}>
         <TextField label="Agent ID" value={agentId} onChange={setAgentId} />
@@ -70,10 +97,22 @@ export function AgentsView() {
           <TextField label="Country" value={profile.country} onChange={(value) => set('country')(value.toUpperCase())} required />
           <TextField label="Currency" value={profile.currency} onChange={(value) => set('currency')(value.toUpperCase())} required />
         </fieldset>
-        {agentId && <SelectField label="Active" value={profile.active} onChange={set('active')} options={[{ value: 'true', label: 'Active' }, { value: 'false', label: 'Deactivated (its token stops working)' }]} />}
+        {agentId && (
+          <SelectField
+            label="Active"
+            value={profile.active}
+            onChange={set('active')}
+            options={[
+              { value: 'true', label: 'Active' },
+              { value: 'false', label: 'Deactivated (its token stops working)' },
+            ]}
+          />
+        )}
         {action.error && <ErrorAlert error={action.error} />}
         {notice && <p role="status">{notice}</p>}
-        <button type="submit" disabled={action.busy}>{agentId ? 'Save agent' : 'Register agent'}</button>
+        <button type="submit" disabled={action.busy}>
+          {agentId ? 'Save agent' : 'Register agent'}
+        </button>
       </Form>
       {secrets.dialog}
       <h2>All agents</h2>

@@ -12,7 +12,13 @@ export function ConsoleKeys({ merchantId, onIssued }: { merchantId: string; onIs
   const issue = async () => {
     const key = await action.run(() => operatorApi.issueConsoleKey(merchantId));
     if (key) {
-      onIssued({ title: 'New console key', secrets: [{ label: 'Console key', value: key.console_key ?? '' }, { label: 'Expires', value: formatDateTime(key.expires_at) }] });
+      onIssued({
+        title: 'New console key',
+        secrets: [
+          { label: 'Console key', value: key.console_key ?? '' },
+          { label: 'Expires', value: formatDateTime(key.expires_at) },
+        ],
+      });
       keys.reload();
     }
   };
@@ -23,7 +29,11 @@ export function ConsoleKeys({ merchantId, onIssued }: { merchantId: string; onIs
     <section aria-labelledby="console-keys">
       <h2 id="console-keys">Console keys</h2>
       {action.error && <ErrorAlert error={action.error} />}
-      <p><button type="button" onClick={issue} disabled={action.busy}>Issue console key</button></p>
+      <p>
+        <button type="button" onClick={issue} disabled={action.busy}>
+          Issue console key
+        </button>
+      </p>
       <LoadState loaded={keys}>
         {(answer) =>
           answer.data.length === 0 ? (
@@ -31,16 +41,41 @@ export function ConsoleKeys({ merchantId, onIssued }: { merchantId: string; onIs
           ) : (
             <table>
               <caption>Console keys</caption>
-              <thead><tr><th scope="col">Key</th><th scope="col">State</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col">Revoked</th><th scope="col">Action</th></tr></thead>
+              <thead>
+                <tr>
+                  <th scope="col">Key</th>
+                  <th scope="col">State</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Expires</th>
+                  <th scope="col">Revoked</th>
+                  <th scope="col">Action</th>
+                </tr>
+              </thead>
               <tbody>
                 {answer.data.map((key) => (
                   <tr key={key.key_id}>
-                    <td><code>{key.key_id}</code></td>
-                    <td><StatusBadge status={key.state ?? (key.revoked_at ? 'revoked' : 'active')} /></td>
-                    <td><DateTime iso={key.created_at} /></td>
-                    <td><DateTime iso={key.expires_at} /></td>
-                    <td><DateTime iso={key.revoked_at ?? null} /></td>
-                    <td>{(key.state ?? (key.revoked_at ? 'revoked' : 'active')) === 'active' && <button type="button" className="danger" onClick={() => revoke(key)} disabled={action.busy}>Revoke</button>}</td>
+                    <td>
+                      <code>{key.key_id}</code>
+                    </td>
+                    <td>
+                      <StatusBadge status={key.state ?? (key.revoked_at ? 'revoked' : 'active')} />
+                    </td>
+                    <td>
+                      <DateTime iso={key.created_at} />
+                    </td>
+                    <td>
+                      <DateTime iso={key.expires_at} />
+                    </td>
+                    <td>
+                      <DateTime iso={key.revoked_at ?? null} />
+                    </td>
+                    <td>
+                      {(key.state ?? (key.revoked_at ? 'revoked' : 'active')) === 'active' && (
+                        <button type="button" className="danger" onClick={() => revoke(key)} disabled={action.busy}>
+                          Revoke
+                        </button>
+                      )}
+                    </td>
                   </tr>
                 ))}
               </tbody>

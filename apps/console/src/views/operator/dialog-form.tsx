@@ -5,7 +5,9 @@ import { Dialog, Form } from '../../app/components';
 export function DialogForm({ title, onClose, onSubmit, children }: { title: string; onClose: () => void; onSubmit: () => void; children: ReactNode }) {
   return (
     <Dialog title={title} onClose={onClose}>
-      <Form label={title} onSubmit={onSubmit}>{children}</Form>
+      <Form label={title} onSubmit={onSubmit}>
+        {children}
+      </Form>
     </Dialog>
   );
 }

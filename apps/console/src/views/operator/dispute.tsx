@@ -17,7 +17,9 @@ export function OperatorDisputeView({ merchantId, disputeId }: { merchantId: str
   return (
     <>
       <h1>Dispute {disputeId}</h1>
-      <p><Link to="/operator/disputes">Back to disputes</Link> · Merchant <code>{merchantId}</code></p>
+      <p>
+        <Link to="/operator/disputes">Back to disputes</Link> · Merchant <code>{merchantId}</code>
+      </p>
       <DisputeFacts merchantId={merchantId} disputeId={disputeId} reviewed={reviewed} />
       <h2>Receipt</h2>
       <ReceiptPreview merchantId={merchantId} disputeId={disputeId} />
@@ -26,7 +28,12 @@ export function OperatorDisputeView({ merchantId, disputeId }: { merchantId: str
         <div role="status">
           <p>
             Dispute {reviewed.dispute_id} of order {reviewed.order_id}: <StatusBadge status={reviewed.status} />
-            {reviewed.review?.settled_amount ? <> settled at <Money amount={reviewed.review.settled_amount} currency={reviewed.currency} /></> : null}
+            {reviewed.review?.settled_amount ? (
+              <>
+                {' '}
+                settled at <Money amount={reviewed.review.settled_amount} currency={reviewed.currency} />
+              </>
+            ) : null}
           </p>
         </div>
       ) : (
@@ -34,8 +41,12 @@ export function OperatorDisputeView({ merchantId, disputeId }: { merchantId: str
           <TextField label="Reason" value={reason} onChange={setReason} />
           {action.error && <ErrorAlert error={action.error} />}
           <div className="actions">
-            <button type="submit" disabled={action.busy}>Accept</button>
-            <button type="button" className="danger" disabled={action.busy} onClick={() => review('REJECTED')}>Reject</button>
+            <button type="submit" disabled={action.busy}>
+              Accept
+            </button>
+            <button type="button" className="danger" disabled={action.busy} onClick={() => review('REJECTED')}>
+              Reject
+            </button>
           </div>
         </Form>
       )}
@@ -57,10 +68,14 @@ function ReceiptPreview({ merchantId, disputeId }: { merchantId: string; dispute
     <LoadState loaded={receipt}>
       {(file) => (
         <>
-          {url && file.contentType.startsWith('image/') && <img src={url} alt={`Receipt ${file.fileName ?? ''} attached to dispute ${disputeId}`} className="receipt" />}
+          {url && file.contentType.startsWith('image/') && (
+            <img src={url} alt={`Receipt ${file.fileName ?? ''} attached to dispute ${disputeId}`} className="receipt" />
+          )}
           {url && (
             <p>
-              <a href={url} download={file.fileName ?? `receipt-${disputeId}`}>Download receipt</a>
+              <a href={url} download={file.fileName ?? `receipt-${disputeId}`}>
+                Download receipt
+              </a>
             </p>
           )}
         </>
@@ -76,12 +91,26 @@ function DisputeFacts({ merchantId, disputeId, reviewed }: { merchantId: string;
     <LoadState loaded={dispute}>
       {(facts) => (
         <dl className="facts">
-          <dt>Status</dt><dd><StatusBadge status={facts.status} /></dd>
-          <dt>Order</dt><dd><Link to={`/operator/orders/${encodeURIComponent(merchantId)}/${encodeURIComponent(facts.order_id)}`}>{facts.order_id}</Link> (its timeline)</dd>
-          <dt>Amount claimed</dt><dd>{facts.amount === null ? 'the order amount' : <Money amount={facts.amount} currency={facts.currency} />}</dd>
-          <dt>Merchant's comment</dt><dd>{facts.comment ?? '—'}</dd>
-          <dt>Opened</dt><dd><DateTime iso={facts.created_at} /></dd>
-          <dt>Review due</dt><dd><DateTime iso={facts.review_deadline} /></dd>
+          <dt>Status</dt>
+          <dd>
+            <StatusBadge status={facts.status} />
+          </dd>
+          <dt>Order</dt>
+          <dd>
+            <Link to={`/operator/orders/${encodeURIComponent(merchantId)}/${encodeURIComponent(facts.order_id)}`}>{facts.order_id}</Link> (its timeline)
+          </dd>
+          <dt>Amount claimed</dt>
+          <dd>{facts.amount === null ? 'the order amount' : <Money amount={facts.amount} currency={facts.currency} />}</dd>
+          <dt>Merchant's comment</dt>
+          <dd>{facts.comment ?? '—'}</dd>
+          <dt>Opened</dt>
+          <dd>
+            <DateTime iso={facts.created_at} />
+          </dd>
+          <dt>Review due</dt>
+          <dd>
+            <DateTime iso={facts.review_deadline} />
+          </dd>
         </dl>
       )}
     </LoadState>

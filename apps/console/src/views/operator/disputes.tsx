@@ -21,17 +21,32 @@ export function OperatorDisputesView() {
       emptyText="No disputes."
       row={(dispute) => (
         <tr key={`${dispute.merchant_id}/${dispute.dispute_id}`}>
-          <td><Link to={pathFor(DISPUTE_PAGE, { merchantId: dispute.merchant_id, disputeId: dispute.dispute_id })}>{dispute.dispute_id}</Link></td>
-          <td><code>{dispute.merchant_id}</code></td>
+          <td>
+            <Link to={pathFor(DISPUTE_PAGE, { merchantId: dispute.merchant_id, disputeId: dispute.dispute_id })}>{dispute.dispute_id}</Link>
+          </td>
+          <td>
+            <code>{dispute.merchant_id}</code>
+          </td>
           <td>{dispute.order_id}</td>
-          <td><StatusBadge status={dispute.status} /></td>
+          <td>
+            <StatusBadge status={dispute.status} />
+          </td>
           <td>{dispute.amount === null ? 'order amount' : <Money amount={dispute.amount} currency={dispute.currency} />}</td>
-          <td><DateTime iso={dispute.review_deadline} /></td>
-          <td><DateTime iso={dispute.created_at} /></td>
+          <td>
+            <DateTime iso={dispute.review_deadline} />
+          </td>
+          <td>
+            <DateTime iso={dispute.created_at} />
+          </td>
         </tr>
       )}
     >
-      <Form label="Find a dispute" onSubmit={() => merchantId.trim() && disputeId.trim() && navigate(pathFor(DISPUTE_PAGE, { merchantId: merchantId.trim(), disputeId: disputeId.trim() }))}>
+      <Form
+        label="Find a dispute"
+        onSubmit={() =>
+          merchantId.trim() && disputeId.trim() && navigate(pathFor(DISPUTE_PAGE, { merchantId: merchantId.trim(), disputeId: disputeId.trim() }))
+        }
+      >
         <TextField label="Merchant ID" value={merchantId} onChange={setMerchantId} required />
         <TextField label="Dispute ID" value={disputeId} onChange={setDisputeId} required />
         <button type="submit">Open dispute</button>

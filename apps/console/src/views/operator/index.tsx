@@ -16,8 +16,22 @@ export const operatorRoutes: RouteDefinition[] = [
   { pattern: MERCHANT_PAGE, render: (params) => <OperatorMerchantView key={params['merchantId']} merchantId={params['merchantId'] ?? ''} /> },
   { pattern: '/operator/agents', navLabel: 'Agents', render: () => <AgentsView /> },
   { pattern: '/operator/disputes', navLabel: 'Disputes', render: () => <OperatorDisputesView /> },
-  { pattern: DISPUTE_PAGE, render: (params) => <OperatorDisputeView key={`${params['merchantId']}/${params['disputeId']}`} merchantId={params['merchantId'] ?? ''} disputeId={params['disputeId'] ?? ''} /> },
-  { pattern: ORDER_PAGE, render: (params) => <OperatorOrderView key={`${params['merchantId']}/${params['orderId']}`} merchantId={params['merchantId'] ?? ''} orderId={params['orderId'] ?? ''} /> },
+  {
+    pattern: DISPUTE_PAGE,
+    render: (params) => (
+      <OperatorDisputeView
+        key={`${params['merchantId']}/${params['disputeId']}`}
+        merchantId={params['merchantId'] ?? ''}
+        disputeId={params['disputeId'] ?? ''}
+      />
+    ),
+  },
+  {
+    pattern: ORDER_PAGE,
+    render: (params) => (
+      <OperatorOrderView key={`${params['merchantId']}/${params['orderId']}`} merchantId={params['merchantId'] ?? ''} orderId={params['orderId'] ?? ''} />
+    ),
+  },
   { pattern: '/operator/money', navLabel: 'Money', render: () => <MoneyView /> },
   { pattern: '/operator/withdrawals', navLabel: 'Withdrawals', render: () => <OperatorWithdrawalsView /> },
   { pattern: '/operator/health', navLabel: 'Health', render: () => <HealthView /> },

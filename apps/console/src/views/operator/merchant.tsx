@@ -26,19 +26,37 @@ export function OperatorMerchantView({ merchantId }: { merchantId: string }) {
   const issueTest = async () => {
     setConfirmTest(false);
     const answer = await action.run(() => operatorApi.issueTestCredentials(merchantId));
-    if (answer) secrets.show({ title: 'Test credentials', secrets: [{ label: 'Sandbox merchant ID', value: answer.merchant_id }, { label: 'API secret', value: answer.api_secret }, { label: 'Webhook secret', value: answer.webhook_secret }] });
+    if (answer)
+      secrets.show({
+        title: 'Test credentials',
+        secrets: [
+          { label: 'Sandbox merchant ID', value: answer.merchant_id },
+          { label: 'API secret', value: answer.api_secret },
+          { label: 'Webhook secret', value: answer.webhook_secret },
+        ],
+      });
   };
   return (
     <>
       <h1>Merchant {merchantId}</h1>
-      <p><Link to="/operator/merchants">Back to merchants</Link></p>
+      <p>
+        <Link to="/operator/merchants">Back to merchants</Link>
+      </p>
       <LoadState loaded={profile}>
         {(merchant) => (
           <dl className="facts">
-            <dt>Name</dt><dd>{merchant.name}</dd>
-            <dt>Status</dt><dd><StatusBadge status={String(merchant.status ?? 'unknown')} /></dd>
-            <dt>Default callback URL</dt><dd className="wrap">{merchant.default_callback_url ?? 'none'}</dd>
-            <dt>Created</dt><dd><DateTime iso={merchant.created_at} /></dd>
+            <dt>Name</dt>
+            <dd>{merchant.name}</dd>
+            <dt>Status</dt>
+            <dd>
+              <StatusBadge status={String(merchant.status ?? 'unknown')} />
+            </dd>
+            <dt>Default callback URL</dt>
+            <dd className="wrap">{merchant.default_callback_url ?? 'none'}</dd>
+            <dt>Created</dt>
+            <dd>
+              <DateTime iso={merchant.created_at} />
+            </dd>
           </dl>
         )}
       </LoadState>
@@ -49,8 +67,16 @@ export function OperatorMerchantView({ merchantId }: { merchantId: string }) {
             <Empty>No balances yet.</Empty>
           ) : (
             <ul>
-              {data.settlement.map((row) => (<li key={`s-${row.currency}`}>Settlement: <Money amount={row.available} currency={row.currency} /> available, <Money amount={row.frozen} currency={row.currency} /> frozen</li>))}
-              {data.deposit.map((row) => (<li key={`d-${row.currency}`}>Deposit: <Money amount={row.available} currency={row.currency} /></li>))}
+              {data.settlement.map((row) => (
+                <li key={`s-${row.currency}`}>
+                  Settlement: <Money amount={row.available} currency={row.currency} /> available, <Money amount={row.frozen} currency={row.currency} /> frozen
+                </li>
+              ))}
+              {data.deposit.map((row) => (
+                <li key={`d-${row.currency}`}>
+                  Deposit: <Money amount={row.available} currency={row.currency} />
+                </li>
+              ))}
             </ul>
           )
         }
@@ -60,15 +86,31 @@ export function OperatorMerchantView({ merchantId }: { merchantId: string }) {
         <TextField label="Reason" id="status-reason" value={reason} onChange={setReason} required />
         {action.error && <ErrorAlert error={action.error} />}
         <div className="actions">
-          <button type="submit" className="danger" disabled={action.busy}>Suspend</button>
-          <button type="button" disabled={action.busy || reason.trim() === ''} onClick={() => changeStatus(false)}>Reinstate</button>
+          <button type="submit" className="danger" disabled={action.busy}>
+            Suspend
+          </button>
+          <button type="button" disabled={action.busy || reason.trim() === ''} onClick={() => changeStatus(false)}>
+            Reinstate
+          </button>
         </div>
       </Form>
       <h2>Test credentials</h2>
-      <p><button type="button" disabled={action.busy} onClick={() => setConfirmTest(true)}>Issue test credentials</button></p>
+      <p>
+        <button type="button" disabled={action.busy} onClick={() => setConfirmTest(true)}>
+          Issue test credentials
+        </button>
+      </p>
       <MethodsEditor merchantId={merchantId} />
       <ConsoleKeys merchantId={merchantId} onIssued={secrets.show} />
-      {confirmTest && <ConfirmDialog title="Issue test credentials?" message="The sandbox merchant gets new secrets now; any it had stop working." confirmLabel="Issue" onConfirm={issueTest} onClose={closeTest} />}
+      {confirmTest && (
+        <ConfirmDialog
+          title="Issue test credentials?"
+          message="The sandbox merchant gets new secrets now; any it had stop working."
+          confirmLabel="Issue"
+          onConfirm={issueTest}
+          onClose={closeTest}
+        />
+      )}
       {secrets.dialog}
     </>
   );

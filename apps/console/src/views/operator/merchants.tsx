@@ -20,7 +20,14 @@ export function MerchantsView() {
     if (merchant) {
       setName('');
       setCallbackUrl('');
-      secrets.show({ title: `Merchant ${merchant.merchant_id} created`, secrets: [{ label: 'Merchant ID', value: merchant.merchant_id }, { label: 'API secret', value: merchant.api_secret }, { label: 'Webhook secret', value: merchant.webhook_secret }] });
+      secrets.show({
+        title: `Merchant ${merchant.merchant_id} created`,
+        secrets: [
+          { label: 'Merchant ID', value: merchant.merchant_id },
+          { label: 'API secret', value: merchant.api_secret },
+          { label: 'Webhook secret', value: merchant.webhook_secret },
+        ],
+      });
     }
   };
   return (
@@ -33,11 +40,17 @@ export function MerchantsView() {
       emptyText="No merchants yet."
       row={(merchant) => (
         <tr key={merchant.merchant_id}>
-          <td><Link to={pathFor(MERCHANT_PAGE, { merchantId: merchant.merchant_id })}>{merchant.merchant_id}</Link></td>
+          <td>
+            <Link to={pathFor(MERCHANT_PAGE, { merchantId: merchant.merchant_id })}>{merchant.merchant_id}</Link>
+          </td>
           <td>{merchant.name}</td>
           <td>{merchant.mode === 'test' ? 'sandbox' : 'live'}</td>
-          <td><StatusBadge status={merchant.status.toUpperCase()} /></td>
-          <td><DateTime iso={merchant.created_at} /></td>
+          <td>
+            <StatusBadge status={merchant.status.toUpperCase()} />
+          </td>
+          <td>
+            <DateTime iso={merchant.created_at} />
+          </td>
         </tr>
       )}
     >
@@ -54,7 +67,9 @@ export function MerchantsView() {
           <TextField label="Name" value={name} onChange={setName} required />
           <TextField label="Default callback URL" type="url" value={callbackUrl} onChange={setCallbackUrl} />
           {action.error && <ErrorAlert error={action.error} />}
-          <button type="submit" disabled={action.busy}>Create merchant</button>
+          <button type="submit" disabled={action.busy}>
+            Create merchant
+          </button>
         </Form>
       </section>
       {secrets.dialog}

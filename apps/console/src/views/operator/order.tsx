@@ -17,7 +17,9 @@ export function OperatorOrderView({ merchantId, orderId }: { merchantId: string;
   return (
     <>
       <h1>Order {orderId}</h1>
-      <p><Link to="/operator/merchants">Back to merchants</Link> · Merchant <code>{merchantId}</code></p>
+      <p>
+        <Link to="/operator/merchants">Back to merchants</Link> · Merchant <code>{merchantId}</code>
+      </p>
       <form
         className="inline-form"
         onSubmit={(event) => {
@@ -33,17 +35,44 @@ export function OperatorOrderView({ merchantId, orderId }: { merchantId: string;
       <LoadState loaded={loaded}>
         {(read) => (
           <>
-            <p>As of <DateTime iso={read.as_of} />: version {read.version}{read.recorded_at && <> (last event <DateTime iso={read.recorded_at} />)</>}</p>
+            <p>
+              As of <DateTime iso={read.as_of} />: version {read.version}
+              {read.recorded_at && (
+                <>
+                  {' '}
+                  (last event <DateTime iso={read.recorded_at} />)
+                </>
+              )}
+            </p>
             {read.state === null ? (
               <p>The order did not exist yet.</p>
             ) : (
               <dl className="facts">
-                <dt>Status</dt><dd><StatusBadge status={read.state.status} />{read.state.sub_status ? ` ${read.state.sub_status}` : ''}</dd>
-                <dt>Amount</dt><dd><Money amount={read.state.amount} currency={read.state.currency} /></dd>
-                <dt>Fee</dt><dd><Money amount={read.state.fee} currency={read.state.currency} /></dd>
-                <dt>Agent</dt><dd>{read.state.agent_id ?? '—'}</dd>
-                <dt>Updated</dt><dd><DateTime iso={read.state.updated_at} /></dd>
-                {read.state.failure_reason && (<><dt>Failure reason</dt><dd>{read.state.failure_reason}</dd></>)}
+                <dt>Status</dt>
+                <dd>
+                  <StatusBadge status={read.state.status} />
+                  {read.state.sub_status ? ` ${read.state.sub_status}` : ''}
+                </dd>
+                <dt>Amount</dt>
+                <dd>
+                  <Money amount={read.state.amount} currency={read.state.currency} />
+                </dd>
+                <dt>Fee</dt>
+                <dd>
+                  <Money amount={read.state.fee} currency={read.state.currency} />
+                </dd>
+                <dt>Agent</dt>
+                <dd>{read.state.agent_id ?? '—'}</dd>
+                <dt>Updated</dt>
+                <dd>
+                  <DateTime iso={read.state.updated_at} />
+                </dd>
+                {read.state.failure_reason && (
+                  <>
+                    <dt>Failure reason</dt>
+                    <dd>{read.state.failure_reason}</dd>
+                  </>
+                )}
               </dl>
             )}
             <section aria-labelledby="order-timeline-heading">
@@ -52,7 +81,15 @@ export function OperatorOrderView({ merchantId, orderId }: { merchantId: string;
                 {streamTimeline(read).map((event) => (
                   <li key={event.version} className={event.folded ? undefined : 'muted'}>
                     <DateTime iso={event.at} /> — {event.what}{' '}
-                    <button type="button" onClick={() => { setAt(event.at); setTyped(event.at); }}>State after this</button>
+                    <button
+                      type="button"
+                      onClick={() => {
+                        setAt(event.at);
+                        setTyped(event.at);
+                      }}
+                    >
+                      State after this
+                    </button>
                   </li>
                 ))}
               </ol>

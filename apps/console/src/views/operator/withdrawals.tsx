@@ -22,7 +22,11 @@ export function OperatorWithdrawalsView() {
   };
   const resolve = async () => {
     if (!resolving) return;
-    const body = { outcome: resolution.outcome as 'completed' | 'failed', reason: resolution.reason.trim(), ...(resolution.outcome === 'completed' ? { transaction_hash: resolution.hash.trim() } : {}) };
+    const body = {
+      outcome: resolution.outcome as 'completed' | 'failed',
+      reason: resolution.reason.trim(),
+      ...(resolution.outcome === 'completed' ? { transaction_hash: resolution.hash.trim() } : {}),
+    };
     const answer = await action.run(() => operatorApi.resolveWithdrawal(merchantOf(resolving), resolving.order_id, body));
     if (answer) {
       setNotice(`Withdrawal ${resolving.order_id} is now ${answer.status}.`);
@@ -41,19 +45,45 @@ export function OperatorWithdrawalsView() {
             <div className="table-scroll">
               <table>
                 <caption>Withdrawals without an outcome for over 15 minutes</caption>
-                <thead><tr><th scope="col">Merchant</th><th scope="col">Order</th><th scope="col">Amount</th><th scope="col">Network</th><th scope="col">Created</th><th scope="col">Actions</th></tr></thead>
+                <thead>
+                  <tr>
+                    <th scope="col">Merchant</th>
+                    <th scope="col">Order</th>
+                    <th scope="col">Amount</th>
+                    <th scope="col">Network</th>
+                    <th scope="col">Created</th>
+                    <th scope="col">Actions</th>
+                  </tr>
+                </thead>
                 <tbody>
                   {answer.data.map((withdrawal) => (
                     <tr key={`${merchantOf(withdrawal)}/${withdrawal.order_id}`}>
-                      <td><code>{merchantOf(withdrawal)}</code></td>
+                      <td>
+                        <code>{merchantOf(withdrawal)}</code>
+                      </td>
                       <td>{withdrawal.order_id}</td>
-                      <td><Money amount={withdrawal.amount} currency={withdrawal.currency} /></td>
+                      <td>
+                        <Money amount={withdrawal.amount} currency={withdrawal.currency} />
+                      </td>
                       <td>{withdrawal.network}</td>
-                      <td><DateTime iso={withdrawal.created_at} /></td>
+                      <td>
+                        <DateTime iso={withdrawal.created_at} />
+                      </td>
                       <td>
                         <div className="actions">
-                          <button type="button" onClick={() => reconcile(withdrawal)} disabled={action.busy}>Reconcile</button>
-                          <button type="button" onClick={() => { action.clearError(); setResolving(withdrawal); }} disabled={action.busy}>Resolve</button>
+                          <button type="button" onClick={() => reconcile(withdrawal)} disabled={action.busy}>
+                            Reconcile
+                          </button>
+                          <button
+                            type="button"
+                            onClick={() => {
+                              action.clearError();
+                              setResolving(withdrawal);
+                            }}
+                            disabled={action.busy}
+                          >
+                            Resolve
+                          </button>
                         </div>
                       </td>
                     </tr>
@@ -67,13 +97,39 @@ export function OperatorWithdrawalsView() {
       </LoadState>
       {resolving && (
         <DialogForm title={`Resolve withdrawal ${resolving.order_id}`} onClose={closeResolve} onSubmit={resolve}>
-          <SelectField label="Outcome" value={resolution.outcome} onChange={(value) => setResolution({ ...resolution, outcome: value })} options={[{ value: 'failed', label: 'Failed: return the frozen money' }, { value: 'completed', label: 'Completed: found on the network' }]} />
-          {resolution.outcome === 'completed' && <TextField id="resolve-hash" label="Transaction hash" value={resolution.hash} onChange={(value) => setResolution({ ...resolution, hash: value })} required />}
-          <TextField id="resolve-reason" label="Reason" value={resolution.reason} onChange={(value) => setResolution({ ...resolution, reason: value })} required />
+          <SelectField
+            label="Outcome"
+            value={resolution.outcome}
+            onChange={(value) => setResolution({ ...resolution, outcome: value })}
+            options={[
+              { value: 'failed', label: 'Failed: return the frozen money' },
+              { value: 'completed', label: 'Completed: found on the network' },
+            ]}
+          />
+          {resolution.outcome === 'completed' && (
+            <TextField
+              id="resolve-hash"
+              label="Transaction hash"
+              value={resolution.hash}
+              onChange={(value) => setResolution({ ...resolution, hash: value })}
+              required
+            />
+          )}
+          <TextField
+            id="resolve-reason"
+            label="Reason"
+            value={resolution.reason}
+            onChange={(value) => setResolution({ ...resolution, reason: value })}
+            required
+          />
           {action.error && <ErrorAlert error={action.error} />}
           <div className="actions">
-            <button type="submit" disabled={action.busy}>Resolve withdrawal</button>
-            <button type="button" onClick={closeResolve}>Cancel</button>
+            <button type="submit" disabled={action.busy}>
+              Resolve withdrawal
+            </button>
+            <button type="button" onClick={closeResolve}>
+              Cancel
+            </button>
           </div>
         </DialogForm>
       )}

@@ -26,7 +26,14 @@ describe('the callback dispatcher at boot', () => {
   });
 
   it('refuses a route of an event type its handlers do not declare', async () => {
-    const created: CallbackRoute = { topic: PAYMENTS_TOPICS.orderEvents, eventType: 'PaymentOrderCreated', callbackType: 'payment.succeeded', intentOf: CALLBACK_ROUTES[0].intentOf };
-    await expect(bootWith([...CALLBACK_ROUTES, created]).boot).rejects.toThrow('callback routes name events no @ConsumeTopicInBatches handler declares: payments.order.events PaymentOrderCreated');
+    const created: CallbackRoute = {
+      topic: PAYMENTS_TOPICS.orderEvents,
+      eventType: 'PaymentOrderCreated',
+      callbackType: 'payment.succeeded',
+      intentOf: CALLBACK_ROUTES[0].intentOf,
+    };
+    await expect(bootWith([...CALLBACK_ROUTES, created]).boot).rejects.toThrow(
+      'callback routes name events no @ConsumeTopicInBatches handler declares: payments.order.events PaymentOrderCreated',
+    );
   });
 });

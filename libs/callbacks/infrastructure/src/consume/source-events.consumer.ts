@@ -6,7 +6,16 @@ import { PAYMENT_ORDER_EXTERNAL_EVENT_CONTRACT, PAYMENTS_TOPICS } from '@mp/cont
 import { DISPUTE_EXTERNAL_EVENT_CONTRACT, DISPUTES_TOPICS } from '@mp/contracts-disputes';
 import { WITHDRAWAL_EXTERNAL_EVENT_CONTRACT, WITHDRAWALS_TOPICS } from '@mp/contracts-withdrawals';
 import { MessageIntake, readEventPayload, type EventContract } from '@mp/shared-command-handling';
-import { ConsumeTopicInBatches, MESSAGE_BROKER, MessagingTransportStrategy, PoisonMessageError, type MessageBroker, type MessageEnvelope, type MessagingTransportOptions, type ReceivedMessage } from '@mp/shared-messaging';
+import {
+  ConsumeTopicInBatches,
+  MESSAGE_BROKER,
+  MessagingTransportStrategy,
+  PoisonMessageError,
+  type MessageBroker,
+  type MessageEnvelope,
+  type MessagingTransportOptions,
+  type ReceivedMessage,
+} from '@mp/shared-messaging';
 import { DataSource } from 'typeorm';
 import { CALLBACKS_SETTINGS, CLOCK, type CallbacksSettings, type Clock } from '../callbacks-settings';
 import { DeliveryWorker, WEBHOOK_PROFILES } from '../delivery/delivery.worker';
@@ -77,8 +86,13 @@ export class CallbackTopics implements OnApplicationBootstrap {
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    const unconsumed = this.routes.filter((route) => !CONSUMED_TOPICS.includes(route.topic) || !eventTypesOf(CALLBACK_ROUTES, route.topic).includes(route.eventType));
-    if (unconsumed.length > 0) throw new Error(`callback routes name events no @ConsumeTopicInBatches handler declares: ${unconsumed.map((route) => `${route.topic} ${route.eventType}`).join(', ')}`);
+    const unconsumed = this.routes.filter(
+      (route) => !CONSUMED_TOPICS.includes(route.topic) || !eventTypesOf(CALLBACK_ROUTES, route.topic).includes(route.eventType),
+    );
+    if (unconsumed.length > 0)
+      throw new Error(
+        `callback routes name events no @ConsumeTopicInBatches handler declares: ${unconsumed.map((route) => `${route.topic} ${route.eventType}`).join(', ')}`,
+      );
     await ensureCatalogTopics(this.broker, 'callbacks', this.settings.topicPartitions);
   }
 }
@@ -109,7 +123,14 @@ export class SourceEventsConsumer {
         singleStatement: true,
         read: (envelope) => this.deliveryFor(topic, envelope),
         apply: async (manager, deliveries) => {
-          if ((await insertDeliveries(manager, deliveries.map(({ item }) => item), this.clock.now())) > 0) worker.nudge(true);
+          if (
+            (await insertDeliveries(
+              manager,
+              deliveries.map(({ item }) => item),
+              this.clock.now(),
+            )) > 0
+          )
+            worker.nudge(true);
         },
       });
     this.intakes = new Map(CONSUMED_TOPICS.map((topic) => [topic, intakeOf(topic)]));

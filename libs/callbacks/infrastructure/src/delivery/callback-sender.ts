@@ -32,7 +32,12 @@ export class CallbackSender {
   /** `allowList`: the merchant's callback allow-list (empty: no restriction beyond the global rules). */
   async send(url: string, headers: Record<string, string>, body: string, allowList: readonly string[] = []): Promise<SentAttempt> {
     const started = performance.now();
-    const finish = (transport: TransportResult, excerpt: string | null, error: string | null): SentAttempt => ({ transport, latencyMs: Math.round(performance.now() - started), excerpt, error });
+    const finish = (transport: TransportResult, excerpt: string | null, error: string | null): SentAttempt => ({
+      transport,
+      latencyMs: Math.round(performance.now() - started),
+      excerpt,
+      error,
+    });
     const target = parseTarget(url);
     if (typeof target === 'string') return finish({ kind: 'refused_destination' }, null, target);
     const ruleIssue = callbackDestinationIssue(url, this.rules, allowList);
@@ -47,7 +52,12 @@ export class CallbackSender {
         const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
         const outgoing = send(target, {
           method: 'POST',
-          headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body).toString(), 'user-agent': 'merchant-payments-callbacks/1' },
+          headers: {
+            ...headers,
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body).toString(),
+            'user-agent': 'merchant-payments-callbacks/1',
+          },
           lookup: this.guard.checkedLookup(this.lookup),
           agent: false,
           signal,

@@ -90,7 +90,9 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
     );
     for (const delivery of claimed) {
       const running: Promise<void> = this.attempt(delivery)
-        .catch((error: unknown) => this.logger.error(`callback ${delivery.deliveryId} attempt ${delivery.attemptNumber} could not be recorded: ${String(error)}`))
+        .catch((error: unknown) =>
+          this.logger.error(`callback ${delivery.deliveryId} attempt ${delivery.attemptNumber} could not be recorded: ${String(error)}`),
+        )
         .finally(() => {
           this.inFlight.delete(running);
           this.nudge();
@@ -117,7 +119,12 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
       // No merchant, no secret: nothing can be signed, and waiting will not change that.
       this.logger.error(`callback ${delivery.deliveryId}: merchant ${delivery.merchantId} has no webhook secret; given up`);
       await this.dataSource.transaction((manager) =>
-        recordAttempt(manager, delivery, { outcome: 'refused_destination', responseStatus: null, latencyMs: 0, excerpt: null, error: 'the merchant has no webhook secret', webhookTimestamp }, { status: 'failed' }),
+        recordAttempt(
+          manager,
+          delivery,
+          { outcome: 'refused_destination', responseStatus: null, latencyMs: 0, excerpt: null, error: 'the merchant has no webhook secret', webhookTimestamp },
+          { status: 'failed' },
+        ),
       );
       return;
     }
@@ -143,7 +150,9 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
       if (verdict.next === 'done') return recordAttempt(manager, delivery, record, { status: 'succeeded', at: finishedAt });
       if (verdict.next === 'disable_endpoint') {
         // Merchants and operators see it in the disabled-endpoints lists; this log line is the alert hook.
-        this.logger.warn(`callback endpoint disabled: merchant ${delivery.merchantId} ${delivery.targetUrl} answered 410 Gone (callback ${delivery.deliveryId})`);
+        this.logger.warn(
+          `callback endpoint disabled: merchant ${delivery.merchantId} ${delivery.targetUrl} answered 410 Gone (callback ${delivery.deliveryId})`,
+        );
         await disableEndpoint(manager, delivery.merchantId, delivery.targetUrl, 'gone', `410 Gone to callback ${delivery.deliveryId}`, finishedAt);
         return recordAttempt(manager, delivery, record, { status: 'endpoint_disabled' });
       }
@@ -155,7 +164,9 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
       }
       const delayMs = nextRetryDelayMs(this.settings.retrySchedule, delivery.attemptNumber);
       if (delayMs === null) {
-        this.logger.warn(`callback ${delivery.deliveryId} failed for good after ${delivery.attemptNumber} attempts (${record.outcome} ${record.responseStatus ?? record.error ?? ''})`);
+        this.logger.warn(
+          `callback ${delivery.deliveryId} failed for good after ${delivery.attemptNumber} attempts (${record.outcome} ${record.responseStatus ?? record.error ?? ''})`,
+        );
         return recordAttempt(manager, delivery, record, { status: 'failed' });
       }
       return recordAttempt(manager, delivery, record, { status: 'pending', at: new Date(finishedAt.getTime() + delayMs) });

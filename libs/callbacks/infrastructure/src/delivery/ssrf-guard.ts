@@ -22,7 +22,11 @@ export class DestinationGuard {
 
   /** `allowList`: IPs or CIDRs an operator explicitly allows although not public (tests: 127.0.0.1). */
   constructor(allowList: string[]) {
-    this.allowed = allowList.map((entry) => (entry.includes('/') ? ipaddr.parseCIDR(entry) : (([address]) => [address, address.kind() === 'ipv4' ? 32 : 128] as [ipaddr.IPv4 | ipaddr.IPv6, number])([ipaddr.parse(entry)])));
+    this.allowed = allowList.map((entry) =>
+      entry.includes('/')
+        ? ipaddr.parseCIDR(entry)
+        : (([address]) => [address, address.kind() === 'ipv4' ? 32 : 128] as [ipaddr.IPv4 | ipaddr.IPv6, number])([ipaddr.parse(entry)]),
+    );
   }
 
   /** Why connecting to `address` is refused, or null when it is allowed. */
@@ -36,7 +40,11 @@ export class DestinationGuard {
 
   /** A lookup for sockets that fails when any resolved address is refused. */
   checkedLookup(lookup: Lookup = systemLookup): Lookup {
-    const checked = (hostname: string, options: LookupOptions, callback: (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void) => {
+    const checked = (
+      hostname: string,
+      options: LookupOptions,
+      callback: (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
+    ) => {
       lookup(hostname, { ...options, all: true }, (error, addresses) => {
         if (error) return callback(error, '');
         const list = addresses as LookupAddress[];

@@ -29,7 +29,11 @@ const requestPipe = new RequestPipe();
 const DeliveryIdParam = new PathIdPipe(CALLBACK_DELIVERY_ID_PATTERN, 'NOT_FOUND', (id) => `No callback ${id}`);
 
 const endpointDisabled = (url: string) =>
-  new DomainError('WEBHOOK_ENDPOINT_DISABLED', `The endpoint ${url} is disabled; re-enable it (POST /v2/webhooks/endpoints/enable), which sends its parked callbacks`, [{ field: 'url', issue: 'is disabled' }]);
+  new DomainError(
+    'WEBHOOK_ENDPOINT_DISABLED',
+    `The endpoint ${url} is disabled; re-enable it (POST /v2/webhooks/endpoints/enable), which sends its parked callbacks`,
+    [{ field: 'url', issue: 'is disabled' }],
+  );
 
 /**
  * The dispatcher's internal API, called by the gateway only: the operators' back office, and the
@@ -86,12 +90,18 @@ export class InternalCallbacksController {
 
   /** A merchant's delivery log, newest first (docs/api/states.md "Lists"). */
   @Get('merchants/:merchantId/deliveries')
-  merchantDeliveries(@Param('merchantId', MerchantIdParam) merchantId: string, @Query(requestPipe) query: WebhookDeliveriesQueryDto): Promise<MerchantWebhookDeliveryPage> {
+  merchantDeliveries(
+    @Param('merchantId', MerchantIdParam) merchantId: string,
+    @Query(requestPipe) query: WebhookDeliveriesQueryDto,
+  ): Promise<MerchantWebhookDeliveryPage> {
     return listMerchantDeliveries(this.dataSource.manager, merchantId, query);
   }
 
   @Get('merchants/:merchantId/deliveries/:deliveryId')
-  async merchantDelivery(@Param('merchantId', MerchantIdParam) merchantId: string, @Param('deliveryId', DeliveryIdParam) deliveryId: string): Promise<MerchantWebhookDeliveryDetailView> {
+  async merchantDelivery(
+    @Param('merchantId', MerchantIdParam) merchantId: string,
+    @Param('deliveryId', DeliveryIdParam) deliveryId: string,
+  ): Promise<MerchantWebhookDeliveryDetailView> {
     const found = await findMerchantDelivery(this.dataSource.manager, merchantId, deliveryId);
     if (!found) throw new DomainError('NOT_FOUND', `No callback ${deliveryId}`);
     return found;
@@ -103,7 +113,10 @@ export class InternalCallbacksController {
    */
   @Post('merchants/:merchantId/default-callback-url')
   @HttpCode(200)
-  async defaultUrlSet(@Param('merchantId', MerchantIdParam) merchantId: string, @Body(requestPipe) body: DefaultCallbackUrlSetRequestDto): Promise<{ merchant_id: string; url: string; resumed_deliveries: number }> {
+  async defaultUrlSet(
+    @Param('merchantId', MerchantIdParam) merchantId: string,
+    @Body(requestPipe) body: DefaultCallbackUrlSetRequestDto,
+  ): Promise<{ merchant_id: string; url: string; resumed_deliveries: number }> {
     const resumed = await this.dataSource.transaction((manager) => resumeAwaitingUrl(manager, merchantId, body.url, this.clock.now()));
     if (resumed > 0) this.worker.nudge();
     return { merchant_id: merchantId, url: body.url, resumed_deliveries: resumed };
@@ -112,7 +125,10 @@ export class InternalCallbacksController {
   /** The merchant's redelivery: 409 while its endpoint is disabled (re-enabling it sends it). */
   @Post('merchants/:merchantId/deliveries/:deliveryId/redeliver')
   @HttpCode(202)
-  async merchantRedeliver(@Param('merchantId', MerchantIdParam) merchantId: string, @Param('deliveryId', DeliveryIdParam) deliveryId: string): Promise<MerchantWebhookDeliveryDetailView> {
+  async merchantRedeliver(
+    @Param('merchantId', MerchantIdParam) merchantId: string,
+    @Param('deliveryId', DeliveryIdParam) deliveryId: string,
+  ): Promise<MerchantWebhookDeliveryDetailView> {
     const outcome = await this.dataSource.transaction((manager) => scheduleMerchantRedelivery(manager, merchantId, deliveryId, this.clock.now()));
     if (outcome === 'not_found') throw new DomainError('NOT_FOUND', `No callback ${deliveryId}`);
     const delivery = await this.merchantDelivery(merchantId, deliveryId);
@@ -128,7 +144,10 @@ export class InternalCallbacksController {
    */
   @Post('merchants/:merchantId/test-deliveries')
   @HttpCode(202)
-  async merchantTestDelivery(@Param('merchantId', MerchantIdParam) merchantId: string, @Body(requestPipe) body: TestDeliveryRequestDto): Promise<MerchantWebhookDeliveryDetailView> {
+  async merchantTestDelivery(
+    @Param('merchantId', MerchantIdParam) merchantId: string,
+    @Body(requestPipe) body: TestDeliveryRequestDto,
+  ): Promise<MerchantWebhookDeliveryDetailView> {
     const sourceEventId = randomUUID();
     const deliveryId = webhookIdOf(sourceEventId);
     const now = this.clock.now();
@@ -137,7 +156,15 @@ export class InternalCallbacksController {
       if (await isEndpointDisabled(manager, merchantId, body.url)) throw endpointDisabled(body.url);
       await insertDeliveries(
         manager,
-        [{ deliveryId, sourceEvent: { id: sourceEventId, type: 'WebhookTestRequested', topic: 'merchant-request' }, intent, targetUrl: body.url, body: callbackBodyOf(deliveryId, intent) }],
+        [
+          {
+            deliveryId,
+            sourceEvent: { id: sourceEventId, type: 'WebhookTestRequested', topic: 'merchant-request' },
+            intent,
+            targetUrl: body.url,
+            body: callbackBodyOf(deliveryId, intent),
+          },
+        ],
         now,
       );
     });

@@ -11,8 +11,12 @@ export class CallbacksAwaitingUrl1700000050000 implements MigrationInterface {
 
   async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`ALTER TABLE callback_deliveries DROP CONSTRAINT callback_deliveries_status_check`);
-    await queryRunner.query(`ALTER TABLE callback_deliveries ADD CONSTRAINT callback_deliveries_status_check CHECK (status IN ('pending', 'succeeded', 'failed', 'endpoint_disabled', 'awaiting_url'))`);
-    await queryRunner.query(`ALTER TABLE callback_deliveries ADD CONSTRAINT callback_deliveries_awaiting_has_no_url CHECK ((status = 'awaiting_url') = (target_url = ''))`);
+    await queryRunner.query(
+      `ALTER TABLE callback_deliveries ADD CONSTRAINT callback_deliveries_status_check CHECK (status IN ('pending', 'succeeded', 'failed', 'endpoint_disabled', 'awaiting_url'))`,
+    );
+    await queryRunner.query(
+      `ALTER TABLE callback_deliveries ADD CONSTRAINT callback_deliveries_awaiting_has_no_url CHECK ((status = 'awaiting_url') = (target_url = ''))`,
+    );
     await queryRunner.query(`CREATE INDEX callback_deliveries_awaiting_url ON callback_deliveries (merchant_id) WHERE status = 'awaiting_url'`);
   }
 
@@ -20,6 +24,8 @@ export class CallbacksAwaitingUrl1700000050000 implements MigrationInterface {
     await queryRunner.query(`DROP INDEX callback_deliveries_awaiting_url`);
     await queryRunner.query(`ALTER TABLE callback_deliveries DROP CONSTRAINT callback_deliveries_awaiting_has_no_url`);
     await queryRunner.query(`ALTER TABLE callback_deliveries DROP CONSTRAINT callback_deliveries_status_check`);
-    await queryRunner.query(`ALTER TABLE callback_deliveries ADD CONSTRAINT callback_deliveries_status_check CHECK (status IN ('pending', 'succeeded', 'failed', 'endpoint_disabled'))`);
+    await queryRunner.query(
+      `ALTER TABLE callback_deliveries ADD CONSTRAINT callback_deliveries_status_check CHECK (status IN ('pending', 'succeeded', 'failed', 'endpoint_disabled'))`,
+    );
   }
 }

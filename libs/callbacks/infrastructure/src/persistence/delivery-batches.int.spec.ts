@@ -35,7 +35,9 @@ describe('callback deliveries recorded in batches, on real Postgres', () => {
   beforeAll(async () => {
     dataSource = await migratedPrivateDatabase('cbatch', CALLBACKS_MIGRATIONS);
     statements = recordStatements(dataSource);
-    await dataSource.query(`INSERT INTO callback_disabled_endpoints (merchant_id, url, disabled_at, reason) VALUES ('mch_1', 'https://gone.example/cb', now(), 'answered 410')`);
+    await dataSource.query(
+      `INSERT INTO callback_disabled_endpoints (merchant_id, url, disabled_at, reason) VALUES ('mch_1', 'https://gone.example/cb', now(), 'answered 410')`,
+    );
   });
 
   afterAll(async () => {
@@ -48,7 +50,11 @@ describe('callback deliveries recorded in batches, on real Postgres', () => {
 
     statements.length = 0;
     const sameFactNewId = { ...delivery('A-1', 3), body: '{"copy":true}' };
-    const created = await insertDeliveries(dataSource.manager, [first, delivery('A-2', 3), sameFactNewId, delivery('A-3', 4, 'https://gone.example/cb'), delivery('A-2', 3)], NOW);
+    const created = await insertDeliveries(
+      dataSource.manager,
+      [first, delivery('A-2', 3), sameFactNewId, delivery('A-3', 4, 'https://gone.example/cb'), delivery('A-2', 3)],
+      NOW,
+    );
 
     expect(created).toBe(2);
     expect(statements).toHaveLength(1);
@@ -64,7 +70,8 @@ describe('callback deliveries recorded in batches, on real Postgres', () => {
     const kept = { ...delivery('W-1', 2, ''), intent: { ...delivery('W-1', 2).intent, merchantId: 'mch_2', subject: { kind: 'withdrawal', id: 'W-1' } } };
     const keptToo = { ...delivery('W-2', 2, ''), intent: { ...delivery('W-2', 2).intent, merchantId: 'mch_2', subject: { kind: 'withdrawal', id: 'W-2' } } };
     expect(await insertDeliveries(dataSource.manager, [kept, keptToo], NOW)).toBe(2);
-    const awaiting = async () => dataSource.query(`SELECT subject_id, target_url, status, next_attempt_at FROM callback_deliveries WHERE merchant_id = 'mch_2' ORDER BY subject_id`);
+    const awaiting = async () =>
+      dataSource.query(`SELECT subject_id, target_url, status, next_attempt_at FROM callback_deliveries WHERE merchant_id = 'mch_2' ORDER BY subject_id`);
     expect(await awaiting()).toEqual([
       { subject_id: 'W-1', target_url: '', status: 'awaiting_url', next_attempt_at: null },
       { subject_id: 'W-2', target_url: '', status: 'awaiting_url', next_attempt_at: null },
@@ -86,6 +93,8 @@ describe('callback deliveries recorded in batches, on real Postgres', () => {
     const kept = { ...delivery('W-3', 2, ''), intent: { ...delivery('W-3', 2).intent, subject: { kind: 'withdrawal', id: 'W-3' } } };
     expect(await insertDeliveries(dataSource.manager, [kept], NOW)).toBe(1);
     expect(await resumeAwaitingUrl(dataSource.manager, 'mch_1', 'https://gone.example/cb', NOW)).toBe(1);
-    expect(await dataSource.query(`SELECT status, next_attempt_at FROM callback_deliveries WHERE subject_id = 'W-3'`)).toEqual([{ status: 'endpoint_disabled', next_attempt_at: null }]);
+    expect(await dataSource.query(`SELECT status, next_attempt_at FROM callback_deliveries WHERE subject_id = 'W-3'`)).toEqual([
+      { status: 'endpoint_disabled', next_attempt_at: null },
+    ]);
   });
 });

@@ -33,10 +33,20 @@ interface DeliveryRow {
 }
 
 /** The delivery log: deliveries matching the filter, oldest first, each with every attempt. */
-export async function findDeliveries(manager: EntityManager, filter: { merchantId: string; subjectId: string } | { sourceEventId: string } | { deliveryId: string }): Promise<CallbackDeliveryView[]> {
+export async function findDeliveries(
+  manager: EntityManager,
+  filter: { merchantId: string; subjectId: string } | { sourceEventId: string } | { deliveryId: string },
+): Promise<CallbackDeliveryView[]> {
   const [where, parameters] =
-    'deliveryId' in filter ? ['delivery_id = $1', [filter.deliveryId]] : 'sourceEventId' in filter ? ['source_event_id = $1', [filter.sourceEventId]] : ['merchant_id = $1 AND subject_id = $2', [filter.merchantId, filter.subjectId]];
-  const deliveries: DeliveryRow[] = await manager.query(`SELECT * FROM callback_deliveries WHERE ${where} ORDER BY created_at, state_version LIMIT 200`, parameters);
+    'deliveryId' in filter
+      ? ['delivery_id = $1', [filter.deliveryId]]
+      : 'sourceEventId' in filter
+        ? ['source_event_id = $1', [filter.sourceEventId]]
+        : ['merchant_id = $1 AND subject_id = $2', [filter.merchantId, filter.subjectId]];
+  const deliveries: DeliveryRow[] = await manager.query(
+    `SELECT * FROM callback_deliveries WHERE ${where} ORDER BY created_at, state_version LIMIT 200`,
+    parameters,
+  );
   if (deliveries.length === 0) return [];
   const attempts: Array<CallbackAttemptView & { delivery_id: string; started_at: Date; webhook_timestamp: string }> = await manager.query(
     `SELECT delivery_id, attempt_number, started_at, instance_id, webhook_timestamp, outcome, response_status, latency_ms, response_excerpt, error
@@ -60,7 +70,11 @@ export async function findDeliveries(manager: EntityManager, filter: { merchantI
     body: JSON.parse(row.body) as CallbackDeliveryView['body'],
     attempts: attempts
       .filter((attempt) => attempt.delivery_id === row.delivery_id)
-      .map(({ delivery_id: _unused, ...attempt }) => ({ ...attempt, started_at: attempt.started_at.toISOString(), webhook_timestamp: Number(attempt.webhook_timestamp) })),
+      .map(({ delivery_id: _unused, ...attempt }) => ({
+        ...attempt,
+        started_at: attempt.started_at.toISOString(),
+        webhook_timestamp: Number(attempt.webhook_timestamp),
+      })),
   }));
 }
 
@@ -109,7 +123,11 @@ function merchantDeliveryOf(row: MerchantDeliveryRow): MerchantWebhookDeliveryVi
  * One merchant's delivery log, newest first, by keyset on (merchant_id, list_position): a page
  * reads the index from the cursor down, never the merchant's whole history.
  */
-export async function listMerchantDeliveries(manager: EntityManager, merchantId: string, query: WebhookDeliveriesQueryDto): Promise<MerchantWebhookDeliveryPage> {
+export async function listMerchantDeliveries(
+  manager: EntityManager,
+  merchantId: string,
+  query: WebhookDeliveriesQueryDto,
+): Promise<MerchantWebhookDeliveryPage> {
   const { limit, cursor, createdFrom, createdTo } = pageFilterOf(query);
   const where = new SqlConditions().add('d.merchant_id = ?', merchantId);
   if (query.order_id !== undefined) where.add('d.order_id = ?', query.order_id);
@@ -131,9 +149,18 @@ export async function listMerchantDeliveries(manager: EntityManager, merchantId:
 
 /** One delivery of this merchant with every attempt; null for another merchant's, like a missing one. */
 export async function findMerchantDelivery(manager: EntityManager, merchantId: string, deliveryId: string): Promise<MerchantWebhookDeliveryDetailView | null> {
-  const [row] = (await manager.query(`${MERCHANT_DELIVERY_SELECT} WHERE d.delivery_id = $1 AND d.merchant_id = $2`, [deliveryId, merchantId])) as MerchantDeliveryRow[];
+  const [row] = (await manager.query(`${MERCHANT_DELIVERY_SELECT} WHERE d.delivery_id = $1 AND d.merchant_id = $2`, [
+    deliveryId,
+    merchantId,
+  ])) as MerchantDeliveryRow[];
   if (!row) return null;
-  const attempts: Array<{ attempt_number: number; started_at: Date; response_status: number | null; latency_ms: number | null; outcome: MerchantWebhookAttemptView['outcome'] }> = await manager.query(
+  const attempts: Array<{
+    attempt_number: number;
+    started_at: Date;
+    response_status: number | null;
+    latency_ms: number | null;
+    outcome: MerchantWebhookAttemptView['outcome'];
+  }> = await manager.query(
     `SELECT attempt_number, started_at, response_status, latency_ms, outcome FROM callback_attempts WHERE delivery_id = $1 ORDER BY attempt_number`,
     [deliveryId],
   );
@@ -153,8 +180,16 @@ export async function findMerchantDelivery(manager: EntityManager, merchantId: s
  * A merchant's redelivery: due now, with the same webhook-id and body. Refused while its
  * endpoint is disabled (the merchant re-enables the endpoint instead, which sends it).
  */
-export async function scheduleMerchantRedelivery(manager: EntityManager, merchantId: string, deliveryId: string, now: Date): Promise<'scheduled' | 'not_found' | 'endpoint_disabled'> {
-  const [found] = (await manager.query(`SELECT target_url FROM callback_deliveries WHERE delivery_id = $1 AND merchant_id = $2 FOR UPDATE`, [deliveryId, merchantId])) as Array<{ target_url: string }>;
+export async function scheduleMerchantRedelivery(
+  manager: EntityManager,
+  merchantId: string,
+  deliveryId: string,
+  now: Date,
+): Promise<'scheduled' | 'not_found' | 'endpoint_disabled'> {
+  const [found] = (await manager.query(`SELECT target_url FROM callback_deliveries WHERE delivery_id = $1 AND merchant_id = $2 FOR UPDATE`, [
+    deliveryId,
+    merchantId,
+  ])) as Array<{ target_url: string }>;
   if (!found) return 'not_found';
   if (found.target_url !== '' && (await isEndpointDisabled(manager, merchantId, found.target_url))) return 'endpoint_disabled';
   await scheduleRedelivery(manager, deliveryId, now);

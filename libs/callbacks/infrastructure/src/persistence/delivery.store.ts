@@ -191,8 +191,14 @@ export async function recordAttempt(
     sql: `UPDATE callback_attempts SET outcome = $3, response_status = $4, latency_ms = $5, response_excerpt = $6, error = $7, webhook_timestamp = $8
            WHERE delivery_id = $1 AND attempt_number = $2`,
     params: [
-      delivery.deliveryId, delivery.attemptNumber, attempt.outcome, attempt.responseStatus, attempt.latencyMs,
-      storableAnswerText(attempt.excerpt), storableAnswerText(attempt.error), attempt.webhookTimestamp,
+      delivery.deliveryId,
+      delivery.attemptNumber,
+      attempt.outcome,
+      attempt.responseStatus,
+      attempt.latencyMs,
+      storableAnswerText(attempt.excerpt),
+      storableAnswerText(attempt.error),
+      attempt.webhookTimestamp,
     ],
   });
   countAfterCommit(manager, CALLBACK_ATTEMPTS_METRIC, { outcome: attempt.outcome });
@@ -211,7 +217,13 @@ export async function recordAttempt(
                     FROM callback_deliveries x JOIN callback_attempts a ON a.delivery_id = x.delivery_id AND a.attempt_number = $5
                    WHERE x.delivery_id = $1) AS asked
            WHERE d.delivery_id = $1 AND d.status <> 'succeeded'`,
-    params: [delivery.deliveryId, next.status, next.status === 'pending' ? next.at : null, next.status === 'succeeded' ? next.at : null, delivery.attemptNumber],
+    params: [
+      delivery.deliveryId,
+      next.status,
+      next.status === 'pending' ? next.at : null,
+      next.status === 'succeeded' ? next.at : null,
+      delivery.attemptNumber,
+    ],
   });
 }
 

@@ -10,9 +10,18 @@ import { returning } from './query-rows';
  * consecutive failure and, from the threshold on, (re)opens it for the cool-down, so a failed
  * half-open probe opens it again.
  */
-export async function recordOriginHealth(manager: EntityManager, origin: string, health: 'up' | 'down', policy: CircuitBreakerPolicy, now: Date): Promise<void> {
+export async function recordOriginHealth(
+  manager: EntityManager,
+  origin: string,
+  health: 'up' | 'down',
+  policy: CircuitBreakerPolicy,
+  now: Date,
+): Promise<void> {
   if (health === 'up') {
-    await executeOrDefer(manager, { sql: `UPDATE callback_origin_circuits SET consecutive_failures = 0, open_until = NULL WHERE origin = $1 AND (consecutive_failures > 0 OR open_until IS NOT NULL)`, params: [origin] });
+    await executeOrDefer(manager, {
+      sql: `UPDATE callback_origin_circuits SET consecutive_failures = 0, open_until = NULL WHERE origin = $1 AND (consecutive_failures > 0 OR open_until IS NOT NULL)`,
+      params: [origin],
+    });
     return;
   }
   await executeOrDefer(manager, {
@@ -30,7 +39,14 @@ export async function recordOriginHealth(manager: EntityManager, origin: string,
  * A 410 Gone, or a long run of failures: the merchant's endpoint (this URL) gets nothing until
  * the merchant or an operator re-enables it; its pending callbacks are parked.
  */
-export async function disableEndpoint(manager: EntityManager, merchantId: string, url: string, cause: EndpointDisabledCause, reason: string, now: Date): Promise<void> {
+export async function disableEndpoint(
+  manager: EntityManager,
+  merchantId: string,
+  url: string,
+  cause: EndpointDisabledCause,
+  reason: string,
+  now: Date,
+): Promise<void> {
   await manager.query(
     `INSERT INTO callback_disabled_endpoints (merchant_id, url, disabled_at, cause, reason) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (merchant_id, url) DO NOTHING`,
     [merchantId, url, now, cause, reason],
@@ -63,22 +79,36 @@ export async function isEndpointDisabled(manager: EntityManager, merchantId: str
 }
 
 export async function listDisabledEndpoints(manager: EntityManager, merchantId: string | null): Promise<CallbackEndpointView[]> {
-  const rows: Array<{ merchant_id: string; url: string; disabled_at: Date; cause: EndpointDisabledCause; reason: string; parked: number }> = await manager.query(
-    `SELECT e.merchant_id, e.url, e.disabled_at, e.cause, e.reason,
+  const rows: Array<{ merchant_id: string; url: string; disabled_at: Date; cause: EndpointDisabledCause; reason: string; parked: number }> =
+    await manager.query(
+      `SELECT e.merchant_id, e.url, e.disabled_at, e.cause, e.reason,
             (SELECT count(*)::int FROM callback_deliveries d WHERE d.merchant_id = e.merchant_id AND d.target_url = e.url AND d.status = 'endpoint_disabled') AS parked
        FROM callback_disabled_endpoints e
       WHERE $1::text IS NULL OR e.merchant_id = $1
       ORDER BY e.disabled_at DESC`,
-    [merchantId],
-  );
-  return rows.map((row) => ({ merchant_id: row.merchant_id, url: row.url, disabled_at: row.disabled_at.toISOString(), cause: row.cause, reason: row.reason, parked_deliveries: row.parked }));
+      [merchantId],
+    );
+  return rows.map((row) => ({
+    merchant_id: row.merchant_id,
+    url: row.url,
+    disabled_at: row.disabled_at.toISOString(),
+    cause: row.cause,
+    reason: row.reason,
+    parked_deliveries: row.parked,
+  }));
 }
 
 /**
  * Moves an endpoint's run of failed attempts on: `up` ends it, `down` extends it (starting it
  * now if there was none) and returns it, for the disabling rule to judge.
  */
-export async function recordEndpointHealth(manager: EntityManager, merchantId: string, url: string, health: 'up' | 'down', now: Date): Promise<EndpointFailureRun | null> {
+export async function recordEndpointHealth(
+  manager: EntityManager,
+  merchantId: string,
+  url: string,
+  health: 'up' | 'down',
+  now: Date,
+): Promise<EndpointFailureRun | null> {
   if (health === 'up') {
     await executeOrDefer(manager, { sql: `DELETE FROM callback_endpoint_failures WHERE merchant_id = $1 AND url = $2`, params: [merchantId, url] });
     return null;

@@ -18,8 +18,12 @@ export class CallbacksFairClaiming1700000005000 implements MigrationInterface {
       ) STORED`);
     // The claim walks the origins that have pending rows (a loose index scan) and takes each
     // one's oldest due rows; leased rows per origin bound what is in flight there.
-    await queryRunner.query(`CREATE INDEX callback_deliveries_pending_by_origin ON callback_deliveries (target_origin, next_attempt_at) WHERE status = 'pending'`);
-    await queryRunner.query(`CREATE INDEX callback_deliveries_leased_by_origin ON callback_deliveries (target_origin, lease_expires_at) WHERE lease_expires_at IS NOT NULL`);
+    await queryRunner.query(
+      `CREATE INDEX callback_deliveries_pending_by_origin ON callback_deliveries (target_origin, next_attempt_at) WHERE status = 'pending'`,
+    );
+    await queryRunner.query(
+      `CREATE INDEX callback_deliveries_leased_by_origin ON callback_deliveries (target_origin, lease_expires_at) WHERE lease_expires_at IS NOT NULL`,
+    );
     // open_until: NULL closed; in the future open (nothing is sent); past half-open (one probe at a time).
     await queryRunner.query(`
       CREATE TABLE callback_origin_circuits (

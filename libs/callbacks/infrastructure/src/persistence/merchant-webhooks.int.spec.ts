@@ -31,12 +31,19 @@ function delivery(merchantId: string, subject: { kind: string; id: string }, bod
     state: {},
     occurredAt: NOW.toISOString(),
   };
-  return { deliveryId: `msg_${id.replace(/-/g, '')}`, sourceEvent: { id, type: 'Whatever', topic: 'payments.order.events' }, intent, targetUrl: url, body: JSON.stringify(body) };
+  return {
+    deliveryId: `msg_${id.replace(/-/g, '')}`,
+    sourceEvent: { id, type: 'Whatever', topic: 'payments.order.events' },
+    intent,
+    targetUrl: url,
+    body: JSON.stringify(body),
+  };
 }
 
 describe('merchant webhook tools on real Postgres', () => {
   let dataSource: DataSource;
-  const list = (merchantId: string, query: Partial<WebhookDeliveriesQueryDto> = {}) => listMerchantDeliveries(dataSource.manager, merchantId, query as WebhookDeliveriesQueryDto);
+  const list = (merchantId: string, query: Partial<WebhookDeliveriesQueryDto> = {}) =>
+    listMerchantDeliveries(dataSource.manager, merchantId, query as WebhookDeliveriesQueryDto);
 
   beforeAll(async () => {
     dataSource = await migratedPrivateDatabase('cbmerchant', CALLBACKS_MIGRATIONS);
@@ -47,7 +54,11 @@ describe('merchant webhook tools on real Postgres', () => {
   });
 
   it("lists one merchant's deliveries newest first by cursor, filters them, and never shows or redelivers another merchant's", async () => {
-    const mine = [delivery('mch_a', { kind: 'payment_order', id: 'A-1' }), delivery('mch_a', { kind: 'dispute', id: 'dsp_1' }, { data: { order_id: 'A-1' } }), delivery('mch_a', { kind: 'payment_order', id: 'A-2' })];
+    const mine = [
+      delivery('mch_a', { kind: 'payment_order', id: 'A-1' }),
+      delivery('mch_a', { kind: 'dispute', id: 'dsp_1' }, { data: { order_id: 'A-1' } }),
+      delivery('mch_a', { kind: 'payment_order', id: 'A-2' }),
+    ];
     const theirs = delivery('mch_b', { kind: 'payment_order', id: 'A-1' });
     for (const next of [...mine, theirs]) await insertDeliveries(dataSource.manager, [next], NOW);
 
@@ -64,10 +75,17 @@ describe('merchant webhook tools on real Postgres', () => {
     await expect(list('mch_a', { cursor: Buffer.from('ord:12').toString('base64url') })).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
 
     expect(await findMerchantDelivery(dataSource.manager, 'mch_b', mine[0]?.deliveryId as string)).toBeNull();
-    expect(await findMerchantDelivery(dataSource.manager, 'mch_a', mine[0]?.deliveryId as string)).toMatchObject({ url: URL_A, attempt_count: 0, last_response_code: null, attempts: [] });
+    expect(await findMerchantDelivery(dataSource.manager, 'mch_a', mine[0]?.deliveryId as string)).toMatchObject({
+      url: URL_A,
+      attempt_count: 0,
+      last_response_code: null,
+      attempts: [],
+    });
     expect(await dataSource.transaction((manager) => scheduleMerchantRedelivery(manager, 'mch_b', mine[0]?.deliveryId as string, NOW))).toBe('not_found');
     await dataSource.transaction((manager) => disableEndpoint(manager, 'mch_a', URL_A, 'gone', 'answered 410', NOW));
-    expect(await dataSource.transaction((manager) => scheduleMerchantRedelivery(manager, 'mch_a', mine[0]?.deliveryId as string, NOW))).toBe('endpoint_disabled');
+    expect(await dataSource.transaction((manager) => scheduleMerchantRedelivery(manager, 'mch_a', mine[0]?.deliveryId as string, NOW))).toBe(
+      'endpoint_disabled',
+    );
     expect(await dataSource.transaction((manager) => enableEndpoint(manager, 'mch_a', URL_A, NOW))).toBe(3);
     expect(await dataSource.transaction((manager) => scheduleMerchantRedelivery(manager, 'mch_a', mine[0]?.deliveryId as string, NOW))).toBe('scheduled');
   });
@@ -84,7 +102,11 @@ describe('merchant webhook tools on real Postgres', () => {
     const plans: PlanNode[] = [];
     const explaining = {
       query: async (sql: string, parameters: unknown[]) => {
-        const [{ 'QUERY PLAN': [root] }] = await dataSource.query(`EXPLAIN (FORMAT JSON) ${sql}`, parameters);
+        const [
+          {
+            'QUERY PLAN': [root],
+          },
+        ] = await dataSource.query(`EXPLAIN (FORMAT JSON) ${sql}`, parameters);
         plans.push(root.Plan);
         return [];
       },
@@ -95,7 +117,10 @@ describe('merchant webhook tools on real Postgres', () => {
     ];
     await listMerchantDeliveries(explaining, 'mch_7', { limit: '50' } as WebhookDeliveriesQueryDto);
     await listMerchantDeliveries(explaining, 'mch_7', { limit: '50', order_id: 'O-7' } as WebhookDeliveriesQueryDto);
-    expect(plans.map(scansOf)).toEqual([[expect.stringMatching(/^Index Scan( Backward)? callback_deliveries_merchant_log$/)], [expect.stringMatching(/callback_deliveries_merchant_order_log$/)]]);
+    expect(plans.map(scansOf)).toEqual([
+      [expect.stringMatching(/^Index Scan( Backward)? callback_deliveries_merchant_log$/)],
+      [expect.stringMatching(/callback_deliveries_merchant_order_log$/)],
+    ]);
   });
 
   it("counts an endpoint's failures in a row from the first one, ends the run on a success or a re-enable", async () => {

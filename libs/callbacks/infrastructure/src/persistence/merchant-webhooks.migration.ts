@@ -20,7 +20,9 @@ export class CallbacksMerchantWebhooks1700000032000 implements MigrationInterfac
         CASE subject_kind WHEN 'dispute' THEN body::jsonb #>> '{data,order_id}' WHEN 'test' THEN NULL ELSE subject_id END
       ) STORED`);
     await queryRunner.query(`CREATE INDEX callback_deliveries_merchant_log ON callback_deliveries (merchant_id, list_position)`);
-    await queryRunner.query(`CREATE INDEX callback_deliveries_merchant_order_log ON callback_deliveries (merchant_id, order_id, list_position) WHERE order_id IS NOT NULL`);
+    await queryRunner.query(
+      `CREATE INDEX callback_deliveries_merchant_order_log ON callback_deliveries (merchant_id, order_id, list_position) WHERE order_id IS NOT NULL`,
+    );
     await queryRunner.query(`
       CREATE TABLE callback_endpoint_failures (
         merchant_id TEXT NOT NULL,
@@ -29,7 +31,9 @@ export class CallbacksMerchantWebhooks1700000032000 implements MigrationInterfac
         failing_since TIMESTAMPTZ NOT NULL,
         PRIMARY KEY (merchant_id, url)
       )`);
-    await queryRunner.query(`ALTER TABLE callback_disabled_endpoints ADD COLUMN cause TEXT NOT NULL DEFAULT 'gone' CHECK (cause IN ('gone', 'consecutive_failures'))`);
+    await queryRunner.query(
+      `ALTER TABLE callback_disabled_endpoints ADD COLUMN cause TEXT NOT NULL DEFAULT 'gone' CHECK (cause IN ('gone', 'consecutive_failures'))`,
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

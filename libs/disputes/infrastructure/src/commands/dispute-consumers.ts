@@ -1,7 +1,13 @@
 import { Controller, Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
 import { DISPUTES_TOPICS } from '@mp/contracts-disputes';
-import { PAYMENTS_TOPICS, PAYMENT_ORDER_DISPUTE_EVENT_TYPES, PAYMENT_ORDER_EXTERNAL_EVENT_CONTRACT, PAYMENT_ORDER_EXTERNAL_EVENT_TYPES, type PaymentOrderExternalEventData } from '@mp/contracts-payments';
+import {
+  PAYMENTS_TOPICS,
+  PAYMENT_ORDER_DISPUTE_EVENT_TYPES,
+  PAYMENT_ORDER_EXTERNAL_EVENT_CONTRACT,
+  PAYMENT_ORDER_EXTERNAL_EVENT_TYPES,
+  type PaymentOrderExternalEventData,
+} from '@mp/contracts-payments';
 import { ConsumeTopicInBatches, MESSAGE_BROKER, type MessageBroker, type MessagingTransportOptions, type ReceivedMessage } from '@mp/shared-messaging';
 import { MessageIntake, readEventPayload } from '@mp/shared-command-handling';
 import { DataSource } from 'typeorm';
@@ -26,7 +32,9 @@ const ORDER_EVENTS_INBOX = 'disputes.order-events';
  * with its agent and amount), so the port passes it over undecoded; the next event's higher
  * version carries everything on.
  */
-const ORDER_FACT_TYPES: readonly string[] = Object.values(PAYMENT_ORDER_EXTERNAL_EVENT_TYPES).filter((type) => type !== PAYMENT_ORDER_EXTERNAL_EVENT_TYPES.payerReportedPaid);
+const ORDER_FACT_TYPES: readonly string[] = Object.values(PAYMENT_ORDER_EXTERNAL_EVENT_TYPES).filter(
+  (type) => type !== PAYMENT_ORDER_EXTERNAL_EVENT_TYPES.payerReportedPaid,
+);
 
 /** Endpoint 14's commands from the gateway. */
 @Controller()
@@ -65,12 +73,18 @@ export class OrderEventsConsumer {
       inbox: ORDER_EVENTS_INBOX,
       read: (envelope) => {
         if (isOutcomeAppliedEvent(envelope)) return { outcomeApplied: outcomeAppliedOfEvent(envelope) };
-        return ORDER_FACT_TYPES.includes(envelope.type) ? { facts: readEventPayload<PaymentOrderExternalEventData>(envelope, PAYMENT_ORDER_EXTERNAL_EVENT_CONTRACT) } : null;
+        return ORDER_FACT_TYPES.includes(envelope.type)
+          ? { facts: readEventPayload<PaymentOrderExternalEventData>(envelope, PAYMENT_ORDER_EXTERNAL_EVENT_CONTRACT) }
+          : null;
       },
       apply: async (manager, events) => {
-        await saveOrderFacts(manager, events.flatMap(({ item }) => ('facts' in item ? [item.facts] : [])));
+        await saveOrderFacts(
+          manager,
+          events.flatMap(({ item }) => ('facts' in item ? [item.facts] : [])),
+        );
         for (const { item } of events) {
-          if ('outcomeApplied' in item) await recordOutcomeApplied(manager, item.outcomeApplied.merchantId, item.outcomeApplied.orderId, item.outcomeApplied.disputeVersion);
+          if ('outcomeApplied' in item)
+            await recordOutcomeApplied(manager, item.outcomeApplied.merchantId, item.outcomeApplied.orderId, item.outcomeApplied.disputeVersion);
         }
       },
     });

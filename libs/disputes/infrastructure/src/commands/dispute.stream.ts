@@ -8,7 +8,15 @@ import {
   type DisputeOutcomeVisibleEventType,
 } from '@mp/contracts-disputes';
 import { paymentOrderKey } from '@mp/contracts-payments';
-import { DISPUTE_EVENT_SCHEMAS, disputeDecider, toDisputeStreamId, type Dispute, type DisputeCommand, type DisputeEvent, type ExistingDispute } from '@mp/disputes-domain';
+import {
+  DISPUTE_EVENT_SCHEMAS,
+  disputeDecider,
+  toDisputeStreamId,
+  type Dispute,
+  type DisputeCommand,
+  type DisputeEvent,
+  type ExistingDispute,
+} from '@mp/disputes-domain';
 import { aggregateStream, handleCommand, type AppendedEvents, type Causation, type CommandResult } from '@mp/shared-command-handling';
 import { eventCodec } from '@mp/shared-decider';
 import { createEnvelope, enqueueOutbox, readStream, type OutgoingMessage } from '@mp/shared-messaging';
@@ -84,7 +92,9 @@ export async function recordOutcomeApplied(manager: EntityManager, merchantId: s
   const stream = await readStream(manager, streamId);
   const review = stream.events[version - 1];
   if (!review || !AWAITS_PAYMENTS.has(review.type as DisputeEvent['type'])) return;
-  const reviewed = existing(stream.events.slice(0, version).reduce((state, envelope) => disputeDecider.evolve(state, disputeEvents.read(envelope)), disputeDecider.initialState()));
+  const reviewed = existing(
+    stream.events.slice(0, version).reduce((state, envelope) => disputeDecider.evolve(state, disputeEvents.read(envelope)), disputeDecider.initialState()),
+  );
   if (stream.version === version) await saveDisputeProjection(manager, reviewed, version);
   // The same acknowledgement twice under two message ids (past the inbox) writes the message once:
   // the dispute's row remembers the last version published (a keyed read, where the outbox
@@ -98,7 +108,9 @@ export async function recordOutcomeApplied(manager: EntityManager, merchantId: s
   const messageId = nameBasedUuid(`${streamId}@${version}`, OUTCOME_VISIBLE_NAMESPACE);
   const event = disputeEvents.read(review);
   const type = event.type === 'DisputeAccepted' ? DISPUTE_OUTCOME_VISIBLE_EVENT_TYPES.accepted : DISPUTE_OUTCOME_VISIBLE_EVENT_TYPES.rejected;
-  await enqueueOutbox(manager, [disputesEventMessage(reviewed, event, version, { id: messageId, type, correlationId: review.correlationId, causationId: review.id })]);
+  await enqueueOutbox(manager, [
+    disputesEventMessage(reviewed, event, version, { id: messageId, type, correlationId: review.correlationId, causationId: review.id }),
+  ]);
 }
 
 /** Names the visible-outcome event of one review, so that a repeated acknowledgement makes the same id (see DISPUTE_OUTCOME_VISIBLE_EVENT_TYPES). */
@@ -123,7 +135,13 @@ function disputesEventMessage(
   return {
     topic: DISPUTES_TOPICS.events,
     key: paymentOrderKey(dispute.merchantId, dispute.orderId),
-    envelope: createEnvelope({ ...envelope, schemaVersion: DISPUTE_EXTERNAL_EVENT_SCHEMA_VERSION, source: 'disputes', subject: `merchant:${dispute.merchantId}/order:${dispute.orderId}`, data }),
+    envelope: createEnvelope({
+      ...envelope,
+      schemaVersion: DISPUTE_EXTERNAL_EVENT_SCHEMA_VERSION,
+      source: 'disputes',
+      subject: `merchant:${dispute.merchantId}/order:${dispute.orderId}`,
+      data,
+    }),
   };
 }
 

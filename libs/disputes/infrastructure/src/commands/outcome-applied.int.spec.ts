@@ -36,7 +36,13 @@ describe('disputes showing a review once payments has applied it, on real Postgr
     dataSource = await migratedPrivateDatabase('doa', DISPUTES_MIGRATIONS);
     statements = recordStatements(dataSource);
     orderEvents = new OrderEventsConsumer(dataSource);
-    commands = new DisputeCommandIntake(dataSource, clock, { commandPartitions: 1, testClockEnabled: false, receiptOrphanGraceMs: 60_000, receiptSweepIntervalMs: 60_000, reviewWindowHours: 72 });
+    commands = new DisputeCommandIntake(dataSource, clock, {
+      commandPartitions: 1,
+      testClockEnabled: false,
+      receiptOrphanGraceMs: 60_000,
+      receiptSweepIntervalMs: 60_000,
+      reviewWindowHours: 72,
+    });
   });
 
   afterAll(async () => {
@@ -49,17 +55,38 @@ describe('disputes showing a review once payments has applied it, on real Postgr
     const order = { direction: 'incoming' as const, createdAt: NOW.toISOString(), agentId: 'agt_1', amountMinor: 100000n, currency: 'RUB' };
     const causation = { id: randomUUID(), correlationId: 'req_test' };
     await dataSource.transaction((manager) =>
-      handleDisputeCommand(manager, MERCHANT, orderId, { type: 'OpenDispute', data: { merchantId: MERCHANT, orderId, amountMinor: null, comment: 'paid', receipt: null }, metadata: { now: NOW, order, newDisputeId: disputeId, reviewWindowHours: 72 } }, causation),
+      handleDisputeCommand(
+        manager,
+        MERCHANT,
+        orderId,
+        {
+          type: 'OpenDispute',
+          data: { merchantId: MERCHANT, orderId, amountMinor: null, comment: 'paid', receipt: null },
+          metadata: { now: NOW, order, newDisputeId: disputeId, reviewWindowHours: 72 },
+        },
+        causation,
+      ),
     );
     await dataSource.transaction((manager) =>
-      handleDisputeCommand(manager, MERCHANT, orderId, { type: 'ReviewDispute', data: { decision, reviewer: { role: 'operator', id: 'op_1' }, reason: null }, metadata: { now: NOW } }, causation),
+      handleDisputeCommand(
+        manager,
+        MERCHANT,
+        orderId,
+        { type: 'ReviewDispute', data: { decision, reviewer: { role: 'operator', id: 'op_1' }, reason: null }, metadata: { now: NOW } },
+        causation,
+      ),
     );
     expect(await statusOf(disputeId)).toBe('OPEN');
     return disputeId;
   }
 
   const statusOf = async (disputeId: string) => (await findDisputeView(dataSource.manager, MERCHANT, disputeId)).status;
-  const outcomeApplied = (orderId: string, disputeId: string, disputeVersion: unknown, schemaVersion = PAYMENT_ORDER_DISPUTE_EVENT_SCHEMA_VERSION): MessageEnvelope =>
+  const outcomeApplied = (
+    orderId: string,
+    disputeId: string,
+    disputeVersion: unknown,
+    schemaVersion = PAYMENT_ORDER_DISPUTE_EVENT_SCHEMA_VERSION,
+  ): MessageEnvelope =>
     createEnvelope({
       type: PAYMENT_ORDER_DISPUTE_EVENT_TYPES.disputeOutcomeApplied,
       schemaVersion,
@@ -69,8 +96,11 @@ describe('disputes showing a review once payments has applied it, on real Postgr
       correlationId: 'req_test',
     });
   const onOrderEvents = (...envelopes: MessageEnvelope[]) =>
-    orderEvents.consume(envelopes.map((envelope, offset) => ({ topic: PAYMENTS_TOPICS.orderEvents, partition: 0, offset: String(offset), key: `${MERCHANT}/x`, envelope })));
-  const inboxRows = async (consumer: string) => Number((await dataSource.query(`SELECT count(*) AS count FROM inbox WHERE consumer = $1`, [consumer]))[0].count);
+    orderEvents.consume(
+      envelopes.map((envelope, offset) => ({ topic: PAYMENTS_TOPICS.orderEvents, partition: 0, offset: String(offset), key: `${MERCHANT}/x`, envelope })),
+    );
+  const inboxRows = async (consumer: string) =>
+    Number((await dataSource.query(`SELECT count(*) AS count FROM inbox WHERE consumer = $1`, [consumer]))[0].count);
 
   it('shows the outcome once PaymentOrderDisputeOutcomeApplied arrives on payments.order.events, and a redelivery changes nothing', async () => {
     const accepted = await reviewed('A-accepted', 'ACCEPTED');
@@ -96,7 +126,19 @@ describe('disputes showing a review once payments has applied it, on real Postgr
         schemaVersion: 1,
         source: 'payments',
         subject: `merchant:${MERCHANT}/order:${orderId}`,
-        data: { merchantId: MERCHANT, orderId, direction: 'incoming', status, amountMinor: '1500', feeMinor: '0', currency: 'RUB', agentId: 'agt_1', version, occurredAt: NOW.toISOString(), order: { callback_url: 'https://shop.example/cb', created_at: NOW.toISOString() } },
+        data: {
+          merchantId: MERCHANT,
+          orderId,
+          direction: 'incoming',
+          status,
+          amountMinor: '1500',
+          feeMinor: '0',
+          currency: 'RUB',
+          agentId: 'agt_1',
+          version,
+          occurredAt: NOW.toISOString(),
+          order: { callback_url: 'https://shop.example/cb', created_at: NOW.toISOString() },
+        },
         correlationId: 'req_test',
       });
     const created = fact('B-1', 1, 'PENDING');
@@ -104,11 +146,11 @@ describe('disputes showing a review once payments has applied it, on real Postgr
     statements.length = 0;
     await onOrderEvents(created, fact('B-1', 3, 'SUCCEEDED'), fact('B-2', 1, 'PENDING'), fact('B-1', 2, 'PENDING'), outcomeApplied('A-batch', disputeId, 2));
     // One transaction, one inbox statement, the facts of all four events in one statement (a part of the intake's one write statement).
-    expect(statements.filter((statement) => /^START TRANSACTION|INSERT INTO inbox|INSERT INTO dispute_orders/.test(statement)).map((statement) => statement.slice(0, 25))).toEqual([
-      'START TRANSACTION',
-      'INSERT INTO inbox (consum',
-      'WITH w0 AS (INSERT INTO d',
-    ]);
+    expect(
+      statements
+        .filter((statement) => /^START TRANSACTION|INSERT INTO inbox|INSERT INTO dispute_orders/.test(statement))
+        .map((statement) => statement.slice(0, 25)),
+    ).toEqual(['START TRANSACTION', 'INSERT INTO inbox (consum', 'WITH w0 AS (INSERT INTO d']);
 
     expect(await dataSource.query(`SELECT order_id, status, order_version FROM dispute_orders WHERE merchant_id = $1 ORDER BY order_id`, [MERCHANT])).toEqual([
       { order_id: 'B-1', status: 'SUCCEEDED', order_version: 3 },
@@ -121,7 +163,10 @@ describe('disputes showing a review once payments has applied it, on real Postgr
   /** The visible-outcome events in the outbox for one order: what the callback dispatcher sends `dispute.accepted/rejected` from. */
   const visibleOutcomes = async (orderId: string): Promise<Array<MessageEnvelope<string, DisputeExternalEventData>>> =>
     (
-      await dataSource.query(`SELECT envelope FROM outbox WHERE topic = $1 AND message_key = $2 AND envelope->>'type' LIKE '%Visible' ORDER BY position`, [DISPUTES_TOPICS.events, paymentOrderKey(MERCHANT, orderId)])
+      await dataSource.query(`SELECT envelope FROM outbox WHERE topic = $1 AND message_key = $2 AND envelope->>'type' LIKE '%Visible' ORDER BY position`, [
+        DISPUTES_TOPICS.events,
+        paymentOrderKey(MERCHANT, orderId),
+      ])
     ).map((row: { envelope: MessageEnvelope<string, DisputeExternalEventData> }) => row.envelope);
 
   it('publishes the outcome for the callback in the transaction that shows it, once, with the dispute as it reads then', async () => {
@@ -142,12 +187,24 @@ describe('disputes showing a review once payments has applied it, on real Postgr
     const disputeId = await reviewed('A-reopened', 'REJECTED');
     const order = { direction: 'incoming' as const, createdAt: NOW.toISOString(), agentId: 'agt_1', amountMinor: 100000n, currency: 'RUB' };
     await dataSource.transaction((manager) =>
-      handleDisputeCommand(manager, MERCHANT, 'A-reopened', { type: 'OpenDispute', data: { merchantId: MERCHANT, orderId: 'A-reopened', amountMinor: null, comment: 'again', receipt: null }, metadata: { now: NOW, order, newDisputeId: disputeId, reviewWindowHours: 72 } }, { id: randomUUID(), correlationId: 'req_test' }),
+      handleDisputeCommand(
+        manager,
+        MERCHANT,
+        'A-reopened',
+        {
+          type: 'OpenDispute',
+          data: { merchantId: MERCHANT, orderId: 'A-reopened', amountMinor: null, comment: 'again', receipt: null },
+          metadata: { now: NOW, order, newDisputeId: disputeId, reviewWindowHours: 72 },
+        },
+        { id: randomUUID(), correlationId: 'req_test' },
+      ),
     );
     await onOrderEvents(outcomeApplied('A-reopened', disputeId, 2));
     expect(await statusOf(disputeId)).toBe('OPEN');
     const visible = await visibleOutcomes('A-reopened');
-    expect(visible.map((envelope) => [envelope.type, envelope.data.version, envelope.data.dispute.status])).toEqual([[DISPUTE_OUTCOME_VISIBLE_EVENT_TYPES.rejected, 2, 'REJECTED']]);
+    expect(visible.map((envelope) => [envelope.type, envelope.data.version, envelope.data.dispute.status])).toEqual([
+      [DISPUTE_OUTCOME_VISIBLE_EVENT_TYPES.rejected, 2, 'REJECTED'],
+    ]);
   });
 
   it('changes nothing for an acknowledgement of a version the dispute has moved past', async () => {

@@ -25,7 +25,13 @@ export class DisputeReviews {
       this.dataSource.transaction(async (manager) => {
         const target = await findDisputeOrder(manager, disputeId);
         if (!target || target.merchantId !== merchantId) throw new DomainError('DISPUTE_NOT_FOUND', `No dispute ${disputeId}`);
-        const { dispute } = await handleDisputeCommand(manager, target.merchantId, target.orderId, { type: 'ReviewDispute', data: { decision, reviewer, reason }, metadata: { now: this.clock.now() } }, causation);
+        const { dispute } = await handleDisputeCommand(
+          manager,
+          target.merchantId,
+          target.orderId,
+          { type: 'ReviewDispute', data: { decision, reviewer, reason }, metadata: { now: this.clock.now() } },
+          causation,
+        );
         return dispute;
       }),
     );

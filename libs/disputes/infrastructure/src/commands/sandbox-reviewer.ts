@@ -65,7 +65,13 @@ export class SandboxReviewer implements OnApplicationBootstrap, OnApplicationShu
     if (state.status !== 'OPEN') return false;
     const { decision, reason } = sandboxReviewOf(state);
     const reviewer = { role: 'agent' as const, id: state.orderAgentId ?? SANDBOX_AGENT_ID };
-    const result = await handleDisputeCommand(manager, merchantId, orderId, { type: 'ReviewDispute', data: { decision, reviewer, reason }, metadata: { now: this.clock.now() } }, { id: randomUUID(), correlationId: `sandbox-review-${orderId}` });
+    const result = await handleDisputeCommand(
+      manager,
+      merchantId,
+      orderId,
+      { type: 'ReviewDispute', data: { decision, reviewer, reason }, metadata: { now: this.clock.now() } },
+      { id: randomUUID(), correlationId: `sandbox-review-${orderId}` },
+    );
     return result.events.length > 0;
   }
 }

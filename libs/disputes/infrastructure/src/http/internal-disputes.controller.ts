@@ -51,7 +51,12 @@ export class InternalDisputesController {
   /** The operators' queue (the gateway's `GET /backoffice/v1/disputes`): every merchant's disputes, newest first. */
   @Get('disputes')
   queue(@Query(requestPipe) query: OperatorDisputeQueueQueryDto): Promise<OperatorDisputeList> {
-    return listDisputesAcrossMerchants(this.dataSource.manager, { merchantId: query.merchant_id, status: query.status, orderId: query.order_id, ...pageFilterOf(query) });
+    return listDisputesAcrossMerchants(this.dataSource.manager, {
+      merchantId: query.merchant_id,
+      status: query.status,
+      orderId: query.order_id,
+      ...pageFilterOf(query),
+    });
   }
 
   @Get('merchants/:merchantId/disputes/:disputeId')
@@ -65,7 +70,11 @@ export class InternalDisputesController {
    * payments applied it and merchants could see it.
    */
   @Get('merchants/:merchantId/disputes/:disputeId/as-of')
-  async getAsOf(@Param('merchantId', MerchantIdParam) merchantId: string, @Param('disputeId', DisputeIdParam) disputeId: string, @Query(requestPipe) query: AsOfQueryDto): Promise<StateAsOfView<DisputeView>> {
+  async getAsOf(
+    @Param('merchantId', MerchantIdParam) merchantId: string,
+    @Param('disputeId', DisputeIdParam) disputeId: string,
+    @Query(requestPipe) query: AsOfQueryDto,
+  ): Promise<StateAsOfView<DisputeView>> {
     const order = await findDisputeOrder(this.dataSource.manager, disputeId);
     if (!order || order.merchantId !== merchantId) throw new DomainError('DISPUTE_NOT_FOUND', `No dispute ${disputeId}`);
     const at = new Date(query.at);
@@ -99,16 +108,28 @@ export class InternalDisputesController {
   /** Who downloaded which receipt, newest first: `?merchant_id=&dispute_id=&reviewer_id=&limit=` (1 to 500, default 100). */
   @Get('dispute-receipt-downloads')
   async receiptDownloads(@Query(requestPipe) query: ReceiptDownloadLogQueryDto): Promise<{ data: DisputeReceiptDownloadView[] }> {
-    const data = await listReceiptDownloads(this.dataSource.manager, { merchantId: query.merchant_id, disputeId: query.dispute_id, reviewerId: query.reviewer_id, limit: query.limit === undefined ? 100 : Number(query.limit) });
+    const data = await listReceiptDownloads(this.dataSource.manager, {
+      merchantId: query.merchant_id,
+      disputeId: query.dispute_id,
+      reviewerId: query.reviewer_id,
+      limit: query.limit === undefined ? 100 : Number(query.limit),
+    });
     return { data };
   }
 
   @Post('disputes/:disputeId/review')
   @HttpCode(200)
-  async review(@Param('disputeId', DisputeIdParam) disputeId: string, @Body(requestPipe) body: InternalReviewDisputeDto, @ServiceCaller() caller?: VerifiedCaller): Promise<DisputeView> {
+  async review(
+    @Param('disputeId', DisputeIdParam) disputeId: string,
+    @Body(requestPipe) body: InternalReviewDisputeDto,
+    @ServiceCaller() caller?: VerifiedCaller,
+  ): Promise<DisputeView> {
     // The reviewer is the one the gateway's service token names; reviewer_role/reviewer_id in the body must agree.
     const reviewer = requireActor(caller, ['operator', 'agent'], { type: body.reviewer_role, id: body.reviewer_id });
-    const dispute = await this.reviews.review(disputeId, body.merchant_id, body.decision, { role: reviewer.type, id: reviewer.id }, body.reason ?? null, { id: randomUUID(), correlationId: randomUUID() });
+    const dispute = await this.reviews.review(disputeId, body.merchant_id, body.decision, { role: reviewer.type, id: reviewer.id }, body.reason ?? null, {
+      id: randomUUID(),
+      correlationId: randomUUID(),
+    });
     return disputeView(dispute);
   }
 

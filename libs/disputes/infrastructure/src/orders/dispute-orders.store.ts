@@ -41,11 +41,18 @@ export async function saveOrderFacts(manager: EntityManager, events: readonly Pa
 }
 
 export async function findOrderFacts(manager: EntityManager, merchantId: string, orderId: string): Promise<DisputedOrderFacts | null> {
-  const rows: Array<{ direction: 'incoming' | 'outgoing'; amount_minor: string; currency: string; agent_id: string | null; created_at: Date }> = await manager.query(
-    `SELECT direction, amount_minor, currency, agent_id, created_at FROM dispute_orders WHERE merchant_id = $1 AND order_id = $2`,
-    [merchantId, orderId],
-  );
+  const rows: Array<{ direction: 'incoming' | 'outgoing'; amount_minor: string; currency: string; agent_id: string | null; created_at: Date }> =
+    await manager.query(`SELECT direction, amount_minor, currency, agent_id, created_at FROM dispute_orders WHERE merchant_id = $1 AND order_id = $2`, [
+      merchantId,
+      orderId,
+    ]);
   const row = rows[0];
   if (!row) return null;
-  return { direction: row.direction, createdAt: row.created_at.toISOString(), agentId: row.agent_id, amountMinor: BigInt(row.amount_minor), currency: row.currency };
+  return {
+    direction: row.direction,
+    createdAt: row.created_at.toISOString(),
+    agentId: row.agent_id,
+    amountMinor: BigInt(row.amount_minor),
+    currency: row.currency,
+  };
 }

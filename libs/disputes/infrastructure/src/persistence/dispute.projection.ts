@@ -32,7 +32,9 @@ export function disputeView(dispute: ExistingDispute): DisputeView {
     amount: evidence.amountMinor === null ? null : formatAmountMinor(evidence.amountMinor, dispute.currency),
     currency: dispute.currency,
     comment: evidence.comment,
-    receipt: evidence.receipt ? { file_name: evidence.receipt.fileName, content_type: evidence.receipt.contentType, size_bytes: evidence.receipt.sizeBytes } : null,
+    receipt: evidence.receipt
+      ? { file_name: evidence.receipt.fileName, content_type: evidence.receipt.contentType, size_bytes: evidence.receipt.sizeBytes }
+      : null,
     created_at: dispute.createdAt,
     updated_at: dispute.updatedAt,
     review_deadline: dispute.reviewDeadline,
@@ -59,9 +61,20 @@ export async function saveDisputeProjection(manager: EntityManager, dispute: Exi
        review = EXCLUDED.review, updated_at = EXCLUDED.updated_at, stream_version = EXCLUDED.stream_version, review_deadline = EXCLUDED.review_deadline
      WHERE disputes.stream_version < EXCLUDED.stream_version`,
     [
-      dispute.disputeId, dispute.merchantId, dispute.orderId, dispute.status, dispute.evidence.amountMinor?.toString() ?? null, dispute.currency,
-      dispute.evidence.comment, view.receipt === null ? null : JSON.stringify(view.receipt), view.review === null ? null : JSON.stringify(view.review),
-      dispute.createdAt, dispute.updatedAt, streamVersion, dispute.reviewDeadline, JSON.stringify(dispute.metadata),
+      dispute.disputeId,
+      dispute.merchantId,
+      dispute.orderId,
+      dispute.status,
+      dispute.evidence.amountMinor?.toString() ?? null,
+      dispute.currency,
+      dispute.evidence.comment,
+      view.receipt === null ? null : JSON.stringify(view.receipt),
+      view.review === null ? null : JSON.stringify(view.review),
+      dispute.createdAt,
+      dispute.updatedAt,
+      streamVersion,
+      dispute.reviewDeadline,
+      JSON.stringify(dispute.metadata),
     ],
   );
 }
@@ -92,7 +105,9 @@ export async function findDisputeView(manager: EntityManager, merchantId: string
 
 /** Which (merchant, order) a dispute is about, for reviews that name only the dispute. */
 export async function findDisputeOrder(manager: EntityManager, disputeId: string): Promise<{ merchantId: string; orderId: string } | null> {
-  const rows: Array<{ merchant_id: string; order_id: string }> = await manager.query(`SELECT merchant_id, order_id FROM disputes WHERE dispute_id = $1`, [disputeId]);
+  const rows: Array<{ merchant_id: string; order_id: string }> = await manager.query(`SELECT merchant_id, order_id FROM disputes WHERE dispute_id = $1`, [
+    disputeId,
+  ]);
   return rows[0] ? { merchantId: rows[0].merchant_id, orderId: rows[0].order_id } : null;
 }
 
@@ -120,13 +135,25 @@ export async function listDisputesAcrossMerchants(manager: EntityManager, filter
   return listDisputeRows(manager, filter, (row) => ({ merchant_id: row.merchant_id, ...rowToView(row) }));
 }
 
-async function listDisputeRows<View>(manager: EntityManager, filter: DisputeListFilter, view: (row: DisputeRow) => View): Promise<{ data: View[]; has_more: boolean; next_cursor: string | null }> {
+async function listDisputeRows<View>(
+  manager: EntityManager,
+  filter: DisputeListFilter,
+  view: (row: DisputeRow) => View,
+): Promise<{ data: View[]; has_more: boolean; next_cursor: string | null }> {
   const where = new SqlConditions();
   if (filter.merchantId !== undefined) where.add('merchant_id = ?', filter.merchantId);
   if (filter.status !== undefined) where.add('status = ?', filter.status);
   if (filter.orderId !== undefined) where.add('order_id = ?', filter.orderId);
   if (filter.createdFrom !== undefined) where.add('created_at >= ?', filter.createdFrom);
   if (filter.createdTo !== undefined) where.add('created_at <= ?', filter.createdTo);
-  const page = await fetchNewestFirstPage<DisputeRow>(manager, { select: 'SELECT * FROM disputes', where, positionColumn: 'disputes.list_position', positionOf: (row) => row.list_position, cursor: DISPUTE_LIST_CURSOR, after: filter.cursor, limit: filter.limit });
+  const page = await fetchNewestFirstPage<DisputeRow>(manager, {
+    select: 'SELECT * FROM disputes',
+    where,
+    positionColumn: 'disputes.list_position',
+    positionOf: (row) => row.list_position,
+    cursor: DISPUTE_LIST_CURSOR,
+    after: filter.cursor,
+    limit: filter.limit,
+  });
   return { data: page.rows.map(view), has_more: page.hasMore, next_cursor: page.nextCursor };
 }

@@ -8,7 +8,9 @@ export class SandboxDisputes1700000032300 implements MigrationInterface {
   name = 'SandboxDisputes1700000032300';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`CREATE INDEX IF NOT EXISTS disputes_sandbox_open ON disputes (list_position) WHERE status = 'OPEN' AND merchant_id LIKE 'test\\_%'`);
+    await queryRunner.query(
+      `CREATE INDEX IF NOT EXISTS disputes_sandbox_open ON disputes (list_position) WHERE status = 'OPEN' AND merchant_id LIKE 'test\\_%'`,
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

@@ -39,7 +39,11 @@ describe('the projection rebuild of disputes, on real Postgres', () => {
       metadata: { now: new Date(), order: ORDER, newDisputeId: disputeId, reviewWindowHours: 72 },
     });
   const review = (orderId: string, decision: 'ACCEPTED' | 'REJECTED') =>
-    run(orderId, { type: 'ReviewDispute', data: { decision, reviewer: { role: 'operator', id: 'opr_1' }, reason: decision === 'REJECTED' ? 'paid' : null }, metadata: { now: new Date() } });
+    run(orderId, {
+      type: 'ReviewDispute',
+      data: { decision, reviewer: { role: 'operator', id: 'opr_1' }, reason: decision === 'REJECTED' ? 'paid' : null },
+      metadata: { now: new Date() },
+    });
   const rebuild = (switched = false) => rebuildProjection(dataSource, DISPUTES_PROJECTION, { switch: switched });
   const statusOf = async (orderId: string) => (await dataSource.query(`SELECT status FROM disputes WHERE order_id = $1`, [orderId]))[0]?.status;
 
@@ -61,8 +65,12 @@ describe('the projection rebuild of disputes, on real Postgres', () => {
     await dataSource.query(`UPDATE disputes SET status = 'REJECTED' WHERE order_id = 'O-1'`);
     const [before] = await dataSource.query(`SELECT list_position::text, outcome_published_version FROM disputes WHERE order_id = 'O-1'`);
     const report = await rebuild(true);
-    expect(report.differences).toEqual([{ table: 'disputes', key: { dispute_id: `dsp_${'1'.repeat(24)}` }, kind: 'changed', column: 'status', live: 'REJECTED', rebuilt: 'ACCEPTED' }]);
-    expect(await dataSource.query(`SELECT status, list_position::text, outcome_published_version FROM disputes WHERE order_id = 'O-1'`)).toEqual([{ status: 'ACCEPTED', ...before }]);
+    expect(report.differences).toEqual([
+      { table: 'disputes', key: { dispute_id: `dsp_${'1'.repeat(24)}` }, kind: 'changed', column: 'status', live: 'REJECTED', rebuilt: 'ACCEPTED' },
+    ]);
+    expect(await dataSource.query(`SELECT status, list_position::text, outcome_published_version FROM disputes WHERE order_id = 'O-1'`)).toEqual([
+      { status: 'ACCEPTED', ...before },
+    ]);
     expect((await rebuild()).differences).toEqual([]);
   });
 });

@@ -20,7 +20,12 @@ export async function storeDisputeReceipt(manager: EntityManager, merchantId: st
   const contentType = checkReceiptFile(content, 'receipt.content_base64');
   const receipt = { receiptId: `rcp_${randomBytes(12).toString('hex')}`, fileName: safeReceiptFileName(fileName), contentType, sizeBytes: content.length };
   await manager.query(`INSERT INTO dispute_receipts (receipt_id, merchant_id, file_name, content_type, size_bytes, content) VALUES ($1, $2, $3, $4, $5, $6)`, [
-    receipt.receiptId, merchantId, receipt.fileName, receipt.contentType, receipt.sizeBytes, content,
+    receipt.receiptId,
+    merchantId,
+    receipt.fileName,
+    receipt.contentType,
+    receipt.sizeBytes,
+    content,
   ]);
   return receipt;
 }
@@ -77,15 +82,16 @@ export async function downloadDisputeReceipt(
   reviewer: DisputeReviewer,
 ): Promise<{ fileName: string; contentType: string; content: Buffer }> {
   return manager.transaction(async (transaction) => {
-    const rows: Array<{ order_id: string; agent_id: string | null; receipt_id: string | null; file_name: string; content_type: string; content: Buffer }> = await transaction.query(
-      // The agent who may review is the one the open recorded (the decider's rule for reviews).
-      `SELECT d.order_id, opened.envelope->'data'->>'orderAgentId' AS agent_id, r.receipt_id, r.file_name, r.content_type, r.content
+    const rows: Array<{ order_id: string; agent_id: string | null; receipt_id: string | null; file_name: string; content_type: string; content: Buffer }> =
+      await transaction.query(
+        // The agent who may review is the one the open recorded (the decider's rule for reviews).
+        `SELECT d.order_id, opened.envelope->'data'->>'orderAgentId' AS agent_id, r.receipt_id, r.file_name, r.content_type, r.content
          FROM disputes d
          JOIN event_store opened ON opened.stream_id = $3 || d.merchant_id || ':' || d.order_id AND opened.stream_version = 1
          LEFT JOIN dispute_receipts r ON r.merchant_id = d.merchant_id AND r.dispute_id = d.dispute_id
         WHERE d.merchant_id = $1 AND d.dispute_id = $2`,
-      [merchantId, disputeId, 'dispute:'],
-    );
+        [merchantId, disputeId, 'dispute:'],
+      );
     const row = rows[0];
     if (!row || (reviewer.role === 'agent' && row.agent_id !== reviewer.id)) throw new DomainError('DISPUTE_NOT_FOUND', `No dispute ${disputeId}`);
     if (row.receipt_id === null) throw new DomainError('NOT_FOUND', 'The dispute carries no receipt');

@@ -1,7 +1,17 @@
 import { createHash } from 'node:crypto';
 import { createParamDecorator, Inject, Injectable, SetMetadata, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { AUTH_HEADERS, canonicalSignedPath, checkTimestamp, computeSignature, MalformedPathError, MERCHANT_ID_PATTERN, secretsValidAt, signaturesMatch, TIMESTAMP_TOLERANCE_SECONDS } from '@mp/access-domain';
+import {
+  AUTH_HEADERS,
+  canonicalSignedPath,
+  checkTimestamp,
+  computeSignature,
+  MalformedPathError,
+  MERCHANT_ID_PATTERN,
+  secretsValidAt,
+  signaturesMatch,
+  TIMESTAMP_TOLERANCE_SECONDS,
+} from '@mp/access-domain';
 import { MerchantCredentialStore, RequestSignatureStore, type MerchantCredentials } from '@mp/access-infrastructure';
 import type { Clock } from '@mp/shared-util-clock';
 import { DomainError } from '@mp/shared-util-errors';
@@ -63,7 +73,11 @@ export class MerchantSignatureGuard implements CanActivate {
     const signature = request.headers[AUTH_HEADERS.signature];
     const missing = Object.values(AUTH_HEADERS).filter((name) => typeof request.headers[name] !== 'string' || request.headers[name] === '');
     if (missing.length > 0 || typeof apiKey !== 'string' || typeof timestamp !== 'string' || typeof signature !== 'string') {
-      throw new DomainError('MISSING_AUTH_HEADER', `Missing authentication header: ${missing.join(', ')}`, missing.map((name) => ({ field: name, issue: 'is required' })));
+      throw new DomainError(
+        'MISSING_AUTH_HEADER',
+        `Missing authentication header: ${missing.join(', ')}`,
+        missing.map((name) => ({ field: name, issue: 'is required' })),
+      );
     }
 
     const nowSeconds = Math.floor(Date.now() / 1000);
@@ -77,7 +91,10 @@ export class MerchantSignatureGuard implements CanActivate {
     try {
       signedPath = canonicalSignedPath(request.raw.url ?? request.url);
     } catch (error) {
-      if (error instanceof MalformedPathError) throw new DomainError('VALIDATION_ERROR', 'The request path is not valid percent-encoded UTF-8', [{ field: 'path', issue: 'malformed percent-encoding' }]);
+      if (error instanceof MalformedPathError)
+        throw new DomainError('VALIDATION_ERROR', 'The request path is not valid percent-encoded UTF-8', [
+          { field: 'path', issue: 'malformed percent-encoding' },
+        ]);
       throw error;
     }
 
@@ -106,15 +123,19 @@ export class MerchantSignatureGuard implements CanActivate {
     }
     // Told only to whoever holds a valid secret: the merchant learns why, nobody else learns the status.
     if (credentials.status === 'suspended') {
-      throw new DomainError('MERCHANT_SUSPENDED', 'An operator suspended this merchant account; payments already under way still settle', [{ field: AUTH_HEADERS.apiKey, issue: 'suspended' }]);
+      throw new DomainError('MERCHANT_SUSPENDED', 'An operator suspended this merchant account; payments already under way still settle', [
+        { field: AUTH_HEADERS.apiKey, issue: 'suspended' },
+      ]);
     }
     if (this.reflector.get<boolean>(REFUSES_REPLAY, context.getHandler()) === true) {
       // Kept until the signed timestamp leaves the window: no later request can carry it anyway.
       const expiresAt = new Date((Number(timestamp) + TIMESTAMP_TOLERANCE_SECONDS) * 1000);
       if (!(await this.signatures.firstUse(credentials.merchantId, signature, expiresAt))) {
-        throw new DomainError('REQUEST_REPLAYED', 'This signed request was already received: a request that changes something is accepted once. Sign it again with the current time to send it again', [
-          { field: AUTH_HEADERS.signature, issue: 'already used' },
-        ]);
+        throw new DomainError(
+          'REQUEST_REPLAYED',
+          'This signed request was already received: a request that changes something is accepted once. Sign it again with the current time to send it again',
+          [{ field: AUTH_HEADERS.signature, issue: 'already used' }],
+        );
       }
       // Claimed before the work, so two copies sent at once cannot both pass; given back when the
       // request was refused, since a refused request changed nothing and may be sent again.
@@ -144,7 +165,10 @@ export class MerchantSignatureGuard implements CanActivate {
    * rotation replaced. The end is compared here on every request, never cached.
    */
   private matches(credentials: MerchantCredentials, timestamp: string, signedPath: string, rawBody: Buffer, signature: string): boolean {
-    const candidates = secretsValidAt([{ secret: credentials.apiSecret, validUntil: null }, ...(credentials.previousApiSecret ? [credentials.previousApiSecret] : [])], this.clock.now());
+    const candidates = secretsValidAt(
+      [{ secret: credentials.apiSecret, validUntil: null }, ...(credentials.previousApiSecret ? [credentials.previousApiSecret] : [])],
+      this.clock.now(),
+    );
     // Every candidate is computed, without stopping at the first match, so timing does not tell which secret signed.
     return candidates.map((candidate) => signaturesMatch(computeSignature(candidate.secret, timestamp, signedPath, rawBody), signature)).includes(true);
   }
@@ -172,7 +196,9 @@ function assertJsonMediaType(request: GatewayRequest, rawBody: Buffer): void {
   if (rawBody.length === 0) return;
   const contentType = request.headers['content-type'];
   if (typeof contentType !== 'string' || !JSON_MEDIA_TYPE.test(contentType)) {
-    throw new DomainError('UNSUPPORTED_MEDIA_TYPE', 'Request bodies must be sent as application/json', [{ field: 'content-type', issue: 'must be application/json' }]);
+    throw new DomainError('UNSUPPORTED_MEDIA_TYPE', 'Request bodies must be sent as application/json', [
+      { field: 'content-type', issue: 'must be application/json' },
+    ]);
   }
 }
 

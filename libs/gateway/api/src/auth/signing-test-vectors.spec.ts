@@ -26,7 +26,12 @@ const MERCHANT_ID = 'mch_0123456789abcdef01234567';
 
 /** The guard with one active merchant whose API secret is the vector's, and a request as Fastify hands it over. */
 function authenticate(vector: SigningVector, signature: string): Promise<boolean> {
-  const credentials: MerchantCredentials = { merchantId: MERCHANT_ID, status: 'active', apiSecret: Buffer.from(vector.secret, 'utf8'), previousApiSecret: null };
+  const credentials: MerchantCredentials = {
+    merchantId: MERCHANT_ID,
+    status: 'active',
+    apiSecret: Buffer.from(vector.secret, 'utf8'),
+    previousApiSecret: null,
+  };
   const store = { findCredentials: async (merchantId: string) => (merchantId === MERCHANT_ID ? credentials : null) } as unknown as MerchantCredentialStore;
   // The vectors sign reads and creates, which the replay check leaves alone: it is never asked.
   const signatures = { firstUse: async () => Promise.reject(new Error('not a route that refuses replays')) } as unknown as RequestSignatureStore;

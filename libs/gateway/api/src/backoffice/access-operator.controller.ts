@@ -1,10 +1,24 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { ApiOperation, ApiProperty, ApiPropertyOptional, ApiResponse } from '@nestjs/swagger';
-import { BACKOFFICE_CREDENTIAL_ID_PATTERN, BackofficeAuditStore, BackofficeCredentialStore, MerchantCredentialStore, type BackofficePrincipal } from '@mp/access-infrastructure';
+import {
+  BACKOFFICE_CREDENTIAL_ID_PATTERN,
+  BackofficeAuditStore,
+  BackofficeCredentialStore,
+  MerchantCredentialStore,
+  type BackofficePrincipal,
+} from '@mp/access-infrastructure';
 import { MerchantIdParam, PathIdPipe } from '@mp/shared-nest-http';
 import type { Clock } from '@mp/shared-util-clock';
 import { DomainError } from '@mp/shared-util-errors';
-import { IsPlainText, IsWholeNumberBetween, type JsonNumberLiteral, MatchesPattern, MERCHANT_ID_PATTERN, RequestMessages, Trim } from '@mp/shared-util-validation';
+import {
+  IsPlainText,
+  IsWholeNumberBetween,
+  type JsonNumberLiteral,
+  MatchesPattern,
+  MERCHANT_ID_PATTERN,
+  RequestMessages,
+  Trim,
+} from '@mp/shared-util-validation';
 import { IsBoolean, IsOptional } from 'class-validator';
 import { CLOCK, GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
 import { overlapMsOf, rotateApiSecret, RotateSecretBody } from '../merchant/secret-rotation';
@@ -37,7 +51,8 @@ class CreateOperatorCredentialBody {
     minimum: 1,
     maximum: REQUESTED_LIFETIME_DAYS_MAX,
     nullable: true,
-    description: 'Days until the token stops working (default, also for null: OPERATOR_CREDENTIAL_LIFETIME_DAYS; at most OPERATOR_CREDENTIAL_LIFETIME_MAX_DAYS)',
+    description:
+      'Days until the token stops working (default, also for null: OPERATOR_CREDENTIAL_LIFETIME_DAYS; at most OPERATOR_CREDENTIAL_LIFETIME_MAX_DAYS)',
   })
   @IsOptional()
   @IsWholeNumberBetween(1, REQUESTED_LIFETIME_DAYS_MAX, 'json')
@@ -92,7 +107,7 @@ export class AccessOperatorController {
    * ends both older secrets now (a leaked secret), anything else is 409.
    */
   @Post('merchants/:merchantId/api-secret/rotate')
-  @ApiOperation({ operationId: 'rotateMerchantApiSecret', summary: 'Rotate a merchant\'s API secret' })
+  @ApiOperation({ operationId: 'rotateMerchantApiSecret', summary: "Rotate a merchant's API secret" })
   @ApiResponse({ status: 201, description: 'The new secret, shown once' })
   @BackofficeApiErrorResponses('NOT_FOUND', 'SECRET_ROTATION_IN_PROGRESS')
   async rotateApiSecret(@Param('merchantId', MerchantIdParam) merchantId: string, @Body() body: RotateSecretBody): Promise<unknown> {
@@ -106,7 +121,11 @@ export class AccessOperatorController {
   @ApiOperation({ operationId: 'suspendMerchant', summary: 'Suspend a merchant' })
   @ApiResponse({ status: 200, description: 'The merchant, suspended' })
   @BackofficeApiErrorResponses('NOT_FOUND', 'MERCHANT_STATUS_CONFLICT')
-  async suspend(@CurrentPrincipal() operator: BackofficePrincipal, @Param('merchantId', MerchantIdParam) merchantId: string, @Body() body: StatusChangeBody): Promise<unknown> {
+  async suspend(
+    @CurrentPrincipal() operator: BackofficePrincipal,
+    @Param('merchantId', MerchantIdParam) merchantId: string,
+    @Body() body: StatusChangeBody,
+  ): Promise<unknown> {
     return this.changeStatus(operator, merchantId, 'suspend', body.reason);
   }
 
@@ -115,7 +134,11 @@ export class AccessOperatorController {
   @ApiOperation({ operationId: 'reinstateMerchant', summary: 'Reinstate a suspended merchant' })
   @ApiResponse({ status: 200, description: 'The merchant, active' })
   @BackofficeApiErrorResponses('NOT_FOUND', 'MERCHANT_STATUS_CONFLICT')
-  async reinstate(@CurrentPrincipal() operator: BackofficePrincipal, @Param('merchantId', MerchantIdParam) merchantId: string, @Body() body: StatusChangeBody): Promise<unknown> {
+  async reinstate(
+    @CurrentPrincipal() operator: BackofficePrincipal,
+    @Param('merchantId', MerchantIdParam) merchantId: string,
+    @Body() body: StatusChangeBody,
+  ): Promise<unknown> {
     return this.changeStatus(operator, merchantId, 'reinstate', body.reason);
   }
 
@@ -150,7 +173,11 @@ export class AccessOperatorController {
       ]);
     }
     const now = this.clock.now();
-    const limits = { defaultDays: this.settings.operatorCredentialLifetimeDays, maxDays: this.settings.operatorCredentialLifetimeMaxDays, setting: 'OPERATOR_CREDENTIAL_LIFETIME_MAX_DAYS' };
+    const limits = {
+      defaultDays: this.settings.operatorCredentialLifetimeDays,
+      maxDays: this.settings.operatorCredentialLifetimeMaxDays,
+      setting: 'OPERATOR_CREDENTIAL_LIFETIME_MAX_DAYS',
+    };
     const result = await this.credentials.issueOperator(body.name, {
       expiresAt: lifetimeExpiry(body.lifetime_days, limits, now),
       issuer: operator,
@@ -195,7 +222,8 @@ export class AccessOperatorController {
   private async changeStatus(operator: BackofficePrincipal, merchantId: string, action: 'suspend' | 'reinstate', reason: string): Promise<unknown> {
     const result = await this.merchants.changeStatus(merchantId, action, { actor: operator.credentialId, reason, now: this.clock.now() });
     if (result.kind === 'not_found') throw new DomainError('NOT_FOUND', `No merchant ${merchantId}`);
-    if (result.kind === 'refused') throw new DomainError(result.code, `The merchant is already ${result.status}`, [{ field: 'status', issue: `is already ${result.status}` }]);
+    if (result.kind === 'refused')
+      throw new DomainError(result.code, `The merchant is already ${result.status}`, [{ field: 'status', issue: `is already ${result.status}` }]);
     return result.profile;
   }
 }

@@ -23,7 +23,13 @@ class RenewAgentCredentialBody {
   @IsPlainText(200)
   name?: string;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: REQUESTED_LIFETIME_DAYS_MAX, nullable: true, description: 'Days until the token stops working (default, also for null, and at most: AGENT_CREDENTIAL_LIFETIME_DAYS)' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    maximum: REQUESTED_LIFETIME_DAYS_MAX,
+    nullable: true,
+    description: 'Days until the token stops working (default, also for null, and at most: AGENT_CREDENTIAL_LIFETIME_DAYS)',
+  })
   @IsOptional()
   @IsWholeNumberBetween(1, REQUESTED_LIFETIME_DAYS_MAX, 'json')
   lifetime_days?: JsonNumberLiteral | null;
@@ -71,7 +77,17 @@ export class AgentCredentialsOperatorController {
     const expiresAt = lifetimeExpiry(body.lifetime_days, { defaultDays: lifetime, maxDays: lifetime, setting: 'AGENT_CREDENTIAL_LIFETIME_DAYS' }, now);
     const name = body.name ?? (await this.credentials.listForAgent(agentId, now))[0]?.name ?? agentId;
     const result = await this.credentials.issueAgent(agentId, name, { expiresAt, issuer: operator, liveMax: AGENT_LIVE_CREDENTIALS_MAX, now });
-    const created = issuedOrRefused(result, request, operator, { limit: AGENT_LIVE_CREDENTIALS_MAX, holder: `Agent ${agentId}`, notFound: `No agent ${agentId}` });
-    return { credential_id: created.credentialId, agent_id: created.agentId, name: created.name, expires_at: created.expiresAt?.toISOString() ?? null, token: created.token };
+    const created = issuedOrRefused(result, request, operator, {
+      limit: AGENT_LIVE_CREDENTIALS_MAX,
+      holder: `Agent ${agentId}`,
+      notFound: `No agent ${agentId}`,
+    });
+    return {
+      credential_id: created.credentialId,
+      agent_id: created.agentId,
+      name: created.name,
+      expires_at: created.expiresAt?.toISOString() ?? null,
+      token: created.token,
+    };
   }
 }

@@ -1,7 +1,14 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { ApiOperation, ApiProperty, ApiPropertyOptional, ApiResponse } from '@nestjs/swagger';
 import type { BackofficePrincipal } from '@mp/access-infrastructure';
-import { agentViewOf, PAYMENT_COMMAND_TYPES, paymentOrderKey, type AgentOrderActionData, type CommandReplyData, type PaymentCommandType } from '@mp/contracts-payments';
+import {
+  agentViewOf,
+  PAYMENT_COMMAND_TYPES,
+  paymentOrderKey,
+  type AgentOrderActionData,
+  type CommandReplyData,
+  type PaymentCommandType,
+} from '@mp/contracts-payments';
 import { OrderIdParam, OrderMerchantIdParam, RequestOptions } from '@mp/shared-nest-http';
 import { DomainError } from '@mp/shared-util-errors';
 import { IsPlainText, MatchesPattern, RECEIPT_ID_PATTERN, RequestMessages, Trim } from '@mp/shared-util-validation';
@@ -52,26 +59,35 @@ export class AgentController {
 
   /** `?scope=assigned` (default) or `available`, plus the list filters as query parameters. */
   @Get('orders')
-  @ApiOperation({ operationId: 'listAgentOrders', summary: 'List the agent\'s orders, or the payouts it could take' })
+  @ApiOperation({ operationId: 'listAgentOrders', summary: "List the agent's orders, or the payouts it could take" })
   @ApiResponse({ status: 200, description: 'A page of orders' })
   async list(@CurrentPrincipal() agent: BackofficePrincipal, @Query() query: AgentOrdersQuery): Promise<unknown> {
     return await this.payments.listAgentOrders(agentIdOf(agent), query.scope ?? 'assigned', toListFilters(query));
   }
 
   @Get('orders/:merchantId/:orderId')
-  @ApiOperation({ operationId: 'getAgentOrder', summary: 'Get one of the agent\'s orders' })
+  @ApiOperation({ operationId: 'getAgentOrder', summary: "Get one of the agent's orders" })
   @ApiResponse({ status: 200, description: 'The order as the agent sees it' })
   @BackofficeApiErrorResponses('ORDER_NOT_FOUND')
-  async get(@CurrentPrincipal() agent: BackofficePrincipal, @Param('merchantId', OrderMerchantIdParam) merchantId: string, @Param('orderId', OrderIdParam) orderId: string): Promise<unknown> {
+  async get(
+    @CurrentPrincipal() agent: BackofficePrincipal,
+    @Param('merchantId', OrderMerchantIdParam) merchantId: string,
+    @Param('orderId', OrderIdParam) orderId: string,
+  ): Promise<unknown> {
     return await this.payments.getAgentOrder(agentIdOf(agent), merchantId, orderId);
   }
 
   @HttpCode(200)
   @Post('orders/:merchantId/:orderId/take')
   @ApiOperation({ operationId: 'takeOrder', summary: 'Take an available payout' })
-  @ApiResponse({ status: 200, description: 'The order, now the agent\'s' })
+  @ApiResponse({ status: 200, description: "The order, now the agent's" })
   @BackofficeApiErrorResponses('ORDER_NOT_FOUND', 'ORDER_STATE_CONFLICT')
-  async take(@CurrentPrincipal() agent: BackofficePrincipal, @Param('merchantId', OrderMerchantIdParam) merchantId: string, @Param('orderId', OrderIdParam) orderId: string, @Req() request: GatewayRequest): Promise<unknown> {
+  async take(
+    @CurrentPrincipal() agent: BackofficePrincipal,
+    @Param('merchantId', OrderMerchantIdParam) merchantId: string,
+    @Param('orderId', OrderIdParam) orderId: string,
+    @Req() request: GatewayRequest,
+  ): Promise<unknown> {
     return this.act(request, PAYMENT_COMMAND_TYPES.agentTakeOrder, { agentId: agentIdOf(agent), merchantId, orderId });
   }
 
@@ -80,7 +96,12 @@ export class AgentController {
   @ApiOperation({ operationId: 'confirmPayIn', summary: 'Confirm that a pay-in arrived' })
   @ApiResponse({ status: 200, description: 'The order after the confirmation' })
   @BackofficeApiErrorResponses('ORDER_NOT_FOUND', 'ORDER_STATE_CONFLICT')
-  async confirm(@CurrentPrincipal() agent: BackofficePrincipal, @Param('merchantId', OrderMerchantIdParam) merchantId: string, @Param('orderId', OrderIdParam) orderId: string, @Req() request: GatewayRequest): Promise<unknown> {
+  async confirm(
+    @CurrentPrincipal() agent: BackofficePrincipal,
+    @Param('merchantId', OrderMerchantIdParam) merchantId: string,
+    @Param('orderId', OrderIdParam) orderId: string,
+    @Req() request: GatewayRequest,
+  ): Promise<unknown> {
     return this.act(request, PAYMENT_COMMAND_TYPES.agentConfirmPayIn, { agentId: agentIdOf(agent), merchantId, orderId });
   }
 
@@ -97,7 +118,12 @@ export class AgentController {
     @Body() body: DeclineBody,
     @Req() request: GatewayRequest,
   ): Promise<unknown> {
-    return this.act(request, PAYMENT_COMMAND_TYPES.agentDeclineOrder, { agentId: agentIdOf(agent), merchantId, orderId, reason: body.reason ?? 'declined by agent' });
+    return this.act(request, PAYMENT_COMMAND_TYPES.agentDeclineOrder, {
+      agentId: agentIdOf(agent),
+      merchantId,
+      orderId,
+      reason: body.reason ?? 'declined by agent',
+    });
   }
 
   /**
@@ -106,7 +132,7 @@ export class AgentController {
    */
   @HttpCode(200)
   @Post('orders/:merchantId/:orderId/account-number')
-  @ApiOperation({ operationId: 'revealAccountNumber', summary: 'Show a taken payout\'s full recipient account number' })
+  @ApiOperation({ operationId: 'revealAccountNumber', summary: "Show a taken payout's full recipient account number" })
   @ApiResponse({ status: 200, description: 'The full account number; the reveal is recorded' })
   @BackofficeApiErrorResponses('ORDER_NOT_FOUND', 'ORDER_STATE_CONFLICT')
   async revealAccountNumber(
@@ -123,14 +149,24 @@ export class AgentController {
    * payments as it arrives; any other content type is read whole within the same limit.
    */
   @Post('orders/:merchantId/:orderId/receipts')
-  @ApiOperation({ operationId: 'uploadPayoutReceipt', summary: 'Upload a payout\'s receipt (the raw PDF, PNG or JPEG is the body)' })
+  @ApiOperation({ operationId: 'uploadPayoutReceipt', summary: "Upload a payout's receipt (the raw PDF, PNG or JPEG is the body)" })
   @ApiResponse({ status: 201, description: 'The stored receipt' })
   @BackofficeApiErrorResponses('ORDER_NOT_FOUND', 'ORDER_STATE_CONFLICT')
-  async uploadReceipt(@CurrentPrincipal() agent: BackofficePrincipal, @Param('merchantId', OrderMerchantIdParam) merchantId: string, @Param('orderId', OrderIdParam) orderId: string, @Req() request: GatewayRequest): Promise<unknown> {
+  async uploadReceipt(
+    @CurrentPrincipal() agent: BackofficePrincipal,
+    @Param('merchantId', OrderMerchantIdParam) merchantId: string,
+    @Param('orderId', OrderIdParam) orderId: string,
+    @Req() request: GatewayRequest,
+  ): Promise<unknown> {
     const order = await this.payments.getAgentOrder(agentIdOf(agent), merchantId, orderId);
     if (order.direction !== 'outgoing') throw new DomainError('ORDER_NOT_FOUND', 'Receipts belong to payouts; this order is a pay-in');
     // Read only once the order is known to be the agent's: a refused upload leaves the body unread, for Node to discard.
-    const content = request.body instanceof Readable ? streamWithinLimit(request.raw, request.body, RECEIPT_UPLOAD_BODY_BYTES_MAX) : Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+    const content =
+      request.body instanceof Readable
+        ? streamWithinLimit(request.raw, request.body, RECEIPT_UPLOAD_BODY_BYTES_MAX)
+        : Buffer.isBuffer(request.body)
+          ? request.body
+          : Buffer.alloc(0);
     const fileName = typeof request.headers['x-file-name'] === 'string' ? request.headers['x-file-name'] : 'receipt';
     return await this.payments.uploadReceipt(agentIdOf(agent), merchantId, orderId, fileName, content);
   }

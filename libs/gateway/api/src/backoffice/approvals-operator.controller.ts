@@ -2,7 +2,16 @@ import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, UseGuards 
 import { ApiOperation, ApiProperty, ApiPropertyOptional, ApiResponse } from '@nestjs/swagger';
 import { BackofficeCredentialStore, type BackofficePrincipal } from '@mp/access-infrastructure';
 import { PathIdPipe } from '@mp/shared-nest-http';
-import { INTERNAL_ID_PATTERN, IsOneOf, IsPlainText, IsWholeNumberBetween, MatchesPattern, PLAIN_TEXT_PATTERN, RequestMessages, Trim } from '@mp/shared-util-validation';
+import {
+  INTERNAL_ID_PATTERN,
+  IsOneOf,
+  IsPlainText,
+  IsWholeNumberBetween,
+  MatchesPattern,
+  PLAIN_TEXT_PATTERN,
+  RequestMessages,
+  Trim,
+} from '@mp/shared-util-validation';
 import { DomainError } from '@mp/shared-util-errors';
 import { IsOptional } from 'class-validator';
 import { LedgerReadClient } from '../merchant/ledger-read.client';
@@ -33,7 +42,12 @@ class ApprovalsQuery {
 
 @RequestMessages({ invalid: 'The decision is not valid' })
 class RejectionBody {
-  @ApiProperty({ description: 'Why, for the audit trail: plain text of at least 3 characters besides leading and trailing white space', minLength: 3, maxLength: 1000, pattern: PLAIN_TEXT_PATTERN.source })
+  @ApiProperty({
+    description: 'Why, for the audit trail: plain text of at least 3 characters besides leading and trailing white space',
+    minLength: 3,
+    maxLength: 1000,
+    pattern: PLAIN_TEXT_PATTERN.source,
+  })
   @Trim()
   @IsPlainText(1000)
   @MatchesPattern(/^[^]{3,}$/, 'must explain the rejection')
@@ -78,7 +92,10 @@ export class ApprovalsOperatorController {
   async approve(@CurrentPrincipal() operator: BackofficePrincipal, @Param('approvalId', ApprovalIdParam) approvalId: string): Promise<unknown> {
     const id = approvalIdOf(approvalId);
     // The ledger refuses the requester, and any operator related to the approver by issuance.
-    return await this.ledger.decideApproval(id, 'approve', { operator_id: actingOperatorId(operator), related_operator_ids: await this.credentials.relatedOperators(operator) });
+    return await this.ledger.decideApproval(id, 'approve', {
+      operator_id: actingOperatorId(operator),
+      related_operator_ids: await this.credentials.relatedOperators(operator),
+    });
   }
 
   @HttpCode(200)
@@ -86,7 +103,11 @@ export class ApprovalsOperatorController {
   @ApiOperation({ operationId: 'rejectAdjustment', summary: 'Reject a request' })
   @ApiResponse({ status: 200, description: 'The request, rejected' })
   @BackofficeApiErrorResponses('NOT_FOUND', 'ORDER_STATE_CONFLICT')
-  async reject(@CurrentPrincipal() operator: BackofficePrincipal, @Param('approvalId', ApprovalIdParam) approvalId: string, @Body() body: RejectionBody): Promise<unknown> {
+  async reject(
+    @CurrentPrincipal() operator: BackofficePrincipal,
+    @Param('approvalId', ApprovalIdParam) approvalId: string,
+    @Body() body: RejectionBody,
+  ): Promise<unknown> {
     return await this.ledger.decideApproval(approvalIdOf(approvalId), 'reject', { operator_id: actingOperatorId(operator), reason: body.reason });
   }
 }

@@ -34,7 +34,9 @@ export class BackofficeAuditInterceptor implements NestInterceptor {
     const reply = context.switchToHttp().getResponse<FastifyReply>();
     return next.handle().pipe(
       concatMap((value: unknown) => from(this.record(request, reply.statusCode, null).then(() => value))),
-      catchError((error: unknown) => from(this.record(request, statusOf(error), error instanceof DomainError ? error.code : null).then(() => Promise.reject(error)))),
+      catchError((error: unknown) =>
+        from(this.record(request, statusOf(error), error instanceof DomainError ? error.code : null).then(() => Promise.reject(error))),
+      ),
     );
   }
 

@@ -45,9 +45,15 @@ export class BackofficeGuard implements CanActivate {
     const request = context.switchToHttp().getRequest<BackofficeRequest>();
     const header = request.headers['authorization'];
     const token = typeof header === 'string' && header.startsWith('Bearer ') ? header.slice('Bearer '.length).trim() : '';
-    if (!token) throw new DomainError('MISSING_AUTH_HEADER', 'The back-office API needs Authorization: Bearer <token>', [{ field: 'authorization', issue: 'is required' }]);
+    if (!token)
+      throw new DomainError('MISSING_AUTH_HEADER', 'The back-office API needs Authorization: Bearer <token>', [
+        { field: 'authorization', issue: 'is required' },
+      ]);
     const authentication = await this.credentials.authenticate(token, this.clock.now());
-    if (!authentication.ok) throw new DomainError(authentication.code, REFUSAL_MESSAGES[authentication.code], [{ field: 'authorization', issue: REFUSAL_ISSUES[authentication.code] }]);
+    if (!authentication.ok)
+      throw new DomainError(authentication.code, REFUSAL_MESSAGES[authentication.code], [
+        { field: 'authorization', issue: REFUSAL_ISSUES[authentication.code] },
+      ]);
     const principal = authentication.principal;
     const roles = this.reflector.getAllAndOverride<BackofficeRole[] | undefined>(ROLES_KEY, [context.getHandler(), context.getClass()]) ?? [];
     if (!roles.includes(principal.role)) throw new DomainError('FORBIDDEN', `This action needs the ${roles.join(' or ')} role`);

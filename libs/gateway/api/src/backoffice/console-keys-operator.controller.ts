@@ -16,16 +16,25 @@ const CONSOLE_KEY_LIFETIME_DAYS_MAX = 366;
 
 @RequestMessages({ invalid: 'The console key is not valid' })
 class CreateConsoleKeyBody {
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: CONSOLE_KEY_LIFETIME_DAYS_MAX, nullable: true, description: `Days until the key stops working (default, also for null: ${CONSOLE_KEY_LIFETIME_DAYS_DEFAULT})` })
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    maximum: CONSOLE_KEY_LIFETIME_DAYS_MAX,
+    nullable: true,
+    description: `Days until the key stops working (default, also for null: ${CONSOLE_KEY_LIFETIME_DAYS_DEFAULT})`,
+  })
   @IsOptional()
   @IsWholeNumberBetween(1, CONSOLE_KEY_LIFETIME_DAYS_MAX, 'json')
   lifetime_days?: JsonNumberLiteral | null;
 }
 
 export class CreatedConsoleKeyResponse {
-  @ApiProperty({ description: 'The key\'s id, to list and revoke it', example: 'ckey_0123456789abcdef01234567' })
+  @ApiProperty({ description: "The key's id, to list and revoke it", example: 'ckey_0123456789abcdef01234567' })
   key_id!: string;
-  @ApiProperty({ description: 'The key itself: shown in this answer only, typed by the merchant on the console\'s sign-in page', example: 'mck_q1w2e3r4t5y6u7i8o9p0a1s2d3f4g5h6j7k8l9z0x1c' })
+  @ApiProperty({
+    description: "The key itself: shown in this answer only, typed by the merchant on the console's sign-in page",
+    example: 'mck_q1w2e3r4t5y6u7i8o9p0a1s2d3f4g5h6j7k8l9z0x1c',
+  })
   console_key!: string;
   @ApiProperty({ example: 'mch_0123456789abcdef01234567' })
   merchant_id!: string;
@@ -77,7 +86,11 @@ export class ConsoleKeysOperatorController {
   @ApiOperation({ operationId: 'createConsoleKey', summary: 'Issue a merchant console key (the key is in this answer only)' })
   @ApiResponse({ status: 201, type: CreatedConsoleKeyResponse })
   @BackofficeApiErrorResponses('NOT_FOUND')
-  async create(@CurrentPrincipal() operator: BackofficePrincipal, @Param('merchantId', MerchantIdParam) merchantId: string, @Body() body: CreateConsoleKeyBody): Promise<unknown> {
+  async create(
+    @CurrentPrincipal() operator: BackofficePrincipal,
+    @Param('merchantId', MerchantIdParam) merchantId: string,
+    @Body() body: CreateConsoleKeyBody,
+  ): Promise<unknown> {
     const lifetimeDays = body.lifetime_days == null ? CONSOLE_KEY_LIFETIME_DAYS_DEFAULT : Number(body.lifetime_days.literal);
     const created = await this.keys.create(merchantId, { createdBy: operator.credentialId, now: this.clock.now(), lifetimeDays });
     if (!created) throw new DomainError('NOT_FOUND', `No merchant ${merchantId}`);
@@ -85,7 +98,7 @@ export class ConsoleKeysOperatorController {
   }
 
   @Get()
-  @ApiOperation({ operationId: 'listConsoleKeys', summary: 'List a merchant\'s console keys (never the keys themselves)' })
+  @ApiOperation({ operationId: 'listConsoleKeys', summary: "List a merchant's console keys (never the keys themselves)" })
   @ApiResponse({ status: 200, type: ConsoleKeyListResponse })
   async list(@Param('merchantId', MerchantIdParam) merchantId: string): Promise<unknown> {
     return { data: await this.keys.list(merchantId, this.clock.now()) };
@@ -97,7 +110,11 @@ export class ConsoleKeysOperatorController {
   @ApiOperation({ operationId: 'revokeConsoleKey', summary: 'Revoke a merchant console key' })
   @ApiResponse({ status: 200, type: ConsoleKeyResponse })
   @BackofficeApiErrorResponses('NOT_FOUND')
-  async revoke(@CurrentPrincipal() operator: BackofficePrincipal, @Param('merchantId', MerchantIdParam) merchantId: string, @Param('keyId', ConsoleKeyIdParam) keyId: string): Promise<unknown> {
+  async revoke(
+    @CurrentPrincipal() operator: BackofficePrincipal,
+    @Param('merchantId', MerchantIdParam) merchantId: string,
+    @Param('keyId', ConsoleKeyIdParam) keyId: string,
+  ): Promise<unknown> {
     const result = await this.keys.revoke(merchantId, keyId, operator.credentialId, this.clock.now());
     if (result.kind === 'not_found') throw new DomainError('NOT_FOUND', `No console key ${keyId} for merchant ${merchantId}`);
     return result.key;

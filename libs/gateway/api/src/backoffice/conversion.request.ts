@@ -1,6 +1,15 @@
 import { ApiProperty } from '@nestjs/swagger';
 import type { ConversionRequest } from '@mp/contracts-ledger';
-import { decimalAmountToMinor, IsDecimalAmount, IsKnownCurrency, IsPlainText, JsonNumberLiteral, MatchesPattern, RequestMessages, Trim } from '@mp/shared-util-validation';
+import {
+  decimalAmountToMinor,
+  IsDecimalAmount,
+  IsKnownCurrency,
+  IsPlainText,
+  JsonNumberLiteral,
+  MatchesPattern,
+  RequestMessages,
+  Trim,
+} from '@mp/shared-util-validation';
 
 /**
  * An operator's conversion (docs/operations/ledger.md, conversions): `amount` of

@@ -12,10 +12,16 @@ export const REQUESTED_LIFETIME_DAYS_MAX = CREDENTIAL_LIFETIME_DAYS_LIMIT;
  * `defaultDays`), refused with 400 VALIDATION_ERROR above the configured `maxDays`, whose name
  * (`setting`) the answer gives so the operator knows it is policy, not a typo.
  */
-export function lifetimeExpiry(requested: JsonNumberLiteral | null | undefined, limits: { defaultDays: number; maxDays: number; setting: string }, now: Date): Date {
+export function lifetimeExpiry(
+  requested: JsonNumberLiteral | null | undefined,
+  limits: { defaultDays: number; maxDays: number; setting: string },
+  now: Date,
+): Date {
   const days = requested == null ? limits.defaultDays : Number(requested.literal);
   if (days > limits.maxDays) {
-    throw new DomainError('VALIDATION_ERROR', 'The credential would live longer than this platform allows', [{ field: 'lifetime_days', issue: `must be at most ${limits.maxDays} (${limits.setting})` }]);
+    throw new DomainError('VALIDATION_ERROR', 'The credential would live longer than this platform allows', [
+      { field: 'lifetime_days', issue: `must be at most ${limits.maxDays} (${limits.setting})` },
+    ]);
   }
   return credentialExpiry(now, days);
 }
@@ -25,7 +31,12 @@ export function lifetimeExpiry(requested: JsonNumberLiteral | null | undefined, 
  * when); 403 FORBIDDEN with LIVE_CREDENTIAL_LIMIT when the cap on live credentials is reached,
  * 404 when the agent to renew is unknown.
  */
-export function issuedOrRefused(result: IssueResult, request: BackofficeRequest, issuer: BackofficePrincipal, refusal: { limit: number; holder: string; notFound?: string }): CreatedBackofficeCredential {
+export function issuedOrRefused(
+  result: IssueResult,
+  request: BackofficeRequest,
+  issuer: BackofficePrincipal,
+  refusal: { limit: number; holder: string; notFound?: string },
+): CreatedBackofficeCredential {
   if (result.kind === 'not_found') throw new DomainError('NOT_FOUND', refusal.notFound ?? 'Not found');
   if (result.kind === 'limit_reached') {
     throw new DomainError('FORBIDDEN', `${refusal.holder} already holds ${result.live} live credentials, the most allowed`, [

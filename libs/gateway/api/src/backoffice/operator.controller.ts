@@ -4,7 +4,14 @@ import { ApiOperation, ApiProperty, ApiPropertyOptional, ApiResponse } from '@ne
 import { credentialExpiry } from '@mp/access-domain';
 import { BackofficeCredentialStore, issuanceAuditDetails, MerchantCredentialStore, type BackofficePrincipal } from '@mp/access-infrastructure';
 import type { Clock } from '@mp/shared-util-clock';
-import { AgentServiceAreaDto, PutAgentRequestDto, PutMethodsRequestDto, StoredMethodEntryDto, type PutAgentRequest, type StoredMethodEntry } from '@mp/contracts-payments';
+import {
+  AgentServiceAreaDto,
+  PutAgentRequestDto,
+  PutMethodsRequestDto,
+  StoredMethodEntryDto,
+  type PutAgentRequest,
+  type StoredMethodEntry,
+} from '@mp/contracts-payments';
 import { AgentIdParam, MerchantIdParam, OrderIdParam, OrderMerchantIdParam, RequestOptions } from '@mp/shared-nest-http';
 import {
   AGENT_ID_PATTERN,
@@ -86,10 +93,22 @@ class AgentServiceAreaBody extends AgentServiceAreaDto {
 
 /** An agent's profile; `name` names its credential (the display name when absent). */
 class AgentProfileBody extends PutAgentRequestDto {
-  @ApiProperty({ minLength: 1, maxLength: 100, pattern: PLAIN_TEXT_PATTERN.source, description: 'What the payer page shows as the recipient: plain text, not blank', example: 'Ivan P.' })
+  @ApiProperty({
+    minLength: 1,
+    maxLength: 100,
+    pattern: PLAIN_TEXT_PATTERN.source,
+    description: 'What the payer page shows as the recipient: plain text, not blank',
+    example: 'Ivan P.',
+  })
   override display_name!: string;
 
-  @ApiProperty({ minLength: 1, maxLength: 500, pattern: PLAIN_TEXT_PATTERN.source, description: 'Where payers send the money: plain text, not blank', example: 'Card 2200 1234 5678 9012, Ivan P.' })
+  @ApiProperty({
+    minLength: 1,
+    maxLength: 500,
+    pattern: PLAIN_TEXT_PATTERN.source,
+    description: 'Where payers send the money: plain text, not blank',
+    example: 'Card 2200 1234 5678 9012, Ivan P.',
+  })
   override payment_details!: string;
 
   @ApiProperty({ type: () => [AgentServiceAreaBody], minItems: 1, description: 'The methods, countries and currencies the agent serves' })
@@ -216,7 +235,11 @@ export class OperatorController {
   @ApiResponse({ status: 200, description: '`{ data, has_more, next_cursor }`, each merchant with its `mode` (live or test)' })
   @BackofficeApiErrorResponses()
   async listMerchants(@Query() query: MerchantListQuery): Promise<unknown> {
-    return await this.merchants.listMerchants({ status: query.status, limit: query.limit === undefined ? DEFAULT_PAGE_LIMIT : Number(query.limit), cursor: query.cursor });
+    return await this.merchants.listMerchants({
+      status: query.status,
+      limit: query.limit === undefined ? DEFAULT_PAGE_LIMIT : Number(query.limit),
+      cursor: query.cursor,
+    });
   }
 
   /** Secrets are in this answer only; they are stored encrypted and never shown again. */
@@ -230,7 +253,7 @@ export class OperatorController {
   }
 
   @Get('merchants/:merchantId/methods')
-  @ApiOperation({ operationId: 'getMerchantMethods', summary: 'Get a merchant\'s method catalog' })
+  @ApiOperation({ operationId: 'getMerchantMethods', summary: "Get a merchant's method catalog" })
   @ApiResponse({ status: 200, description: 'The catalog' })
   @BackofficeApiErrorResponses('NOT_FOUND')
   async getMethods(@Param('merchantId', MerchantIdParam) merchantId: string): Promise<unknown> {
@@ -239,12 +262,15 @@ export class OperatorController {
   }
 
   @Put('merchants/:merchantId/methods')
-  @ApiOperation({ operationId: 'putMerchantMethods', summary: 'Replace a merchant\'s method catalog' })
+  @ApiOperation({ operationId: 'putMerchantMethods', summary: "Replace a merchant's method catalog" })
   @ApiResponse({ status: 200, description: 'The stored catalog' })
   @BackofficeApiErrorResponses('NOT_FOUND')
   async putMethods(@Param('merchantId', MerchantIdParam) merchantId: string, @Body() body: PutMethodsBody): Promise<unknown> {
     await requireMerchant(this.merchants, merchantId);
-    return await this.payments.putMethods(merchantId, body.entries.map((entry): StoredMethodEntry => ({ ...entry })));
+    return await this.payments.putMethods(
+      merchantId,
+      body.entries.map((entry): StoredMethodEntry => ({ ...entry })),
+    );
   }
 
   /**
@@ -257,7 +283,10 @@ export class OperatorController {
   async createAgent(@CurrentPrincipal() operator: BackofficePrincipal, @Body() body: AgentProfileBody, @Req() request: BackofficeRequest): Promise<unknown> {
     const profile = toAgentProfile(body);
     const name = body.name ?? profile.display_name;
-    const credential = await this.credentials.create('agent', name, { expiresAt: credentialExpiry(this.clock.now(), this.settings.agentCredentialLifetimeDays), issuer: operator });
+    const credential = await this.credentials.create('agent', name, {
+      expiresAt: credentialExpiry(this.clock.now(), this.settings.agentCredentialLifetimeDays),
+      issuer: operator,
+    });
     const agentId = credential.agentId as string;
     try {
       await this.payments.putAgent(agentId, profile);
@@ -267,7 +296,14 @@ export class OperatorController {
       throw error;
     }
     request.auditDetails = issuanceAuditDetails(credential, operator);
-    return { agent_id: agentId, name, token: credential.token, credential_id: credential.credentialId, expires_at: credential.expiresAt?.toISOString() ?? null, ...profile };
+    return {
+      agent_id: agentId,
+      name,
+      token: credential.token,
+      credential_id: credential.credentialId,
+      expires_at: credential.expiresAt?.toISOString() ?? null,
+      ...profile,
+    };
   }
 
   /** Every registered agent's profile (what payers see, what it serves, whether it is active), newest first. */
@@ -280,7 +316,7 @@ export class OperatorController {
   }
 
   @Put('agents/:agentId')
-  @ApiOperation({ operationId: 'updateAgent', summary: 'Replace an agent\'s profile, or deactivate it' })
+  @ApiOperation({ operationId: 'updateAgent', summary: "Replace an agent's profile, or deactivate it" })
   @ApiResponse({ status: 200, description: 'The stored profile' })
   @BackofficeApiErrorResponses('NOT_FOUND')
   async updateAgent(@Param('agentId', AgentIdParam) agentId: string, @Body() body: AgentProfileBody): Promise<unknown> {
@@ -307,7 +343,11 @@ export class OperatorController {
   @ApiOperation({ operationId: 'getOrderAsOf', summary: 'Get any order as it stood at an instant' })
   @ApiResponse({ status: 200, description: '`{ as_of, version, recorded_at, state, events }`: `state` is null before the order existed' })
   @BackofficeApiErrorResponses('ORDER_NOT_FOUND')
-  async getOrderAsOf(@Param('merchantId', OrderMerchantIdParam) merchantId: string, @Param('orderId', OrderIdParam) orderId: string, @Query() query: AsOfQuery): Promise<unknown> {
+  async getOrderAsOf(
+    @Param('merchantId', OrderMerchantIdParam) merchantId: string,
+    @Param('orderId', OrderIdParam) orderId: string,
+    @Query() query: AsOfQuery,
+  ): Promise<unknown> {
     return await this.payments.getOrderAsOf(merchantId, orderId, query.at);
   }
 
@@ -316,7 +356,7 @@ export class OperatorController {
    * `merchant_id`, `order_id`, `agent_id`, `limit` (1 to 500, default 100).
    */
   @Get('account-number-reveals')
-  @ApiOperation({ operationId: 'listAccountNumberReveals', summary: 'Who saw which payout\'s full account number, newest first' })
+  @ApiOperation({ operationId: 'listAccountNumberReveals', summary: "Who saw which payout's full account number, newest first" })
   @ApiResponse({ status: 200, description: 'The reveal log' })
   async listAccountNumberReveals(@Query() query: AccountNumberRevealsQuery): Promise<unknown> {
     const filters = Object.fromEntries(Object.entries(query).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
@@ -324,7 +364,7 @@ export class OperatorController {
   }
 
   @Get('merchants/:merchantId/balances')
-  @ApiOperation({ operationId: 'getMerchantBalances', summary: 'A merchant\'s balances' })
+  @ApiOperation({ operationId: 'getMerchantBalances', summary: "A merchant's balances" })
   @ApiResponse({ status: 200, description: 'The balances' })
   @BackofficeApiErrorResponses('NOT_FOUND')
   async balances(@Param('merchantId', MerchantIdParam) merchantId: string): Promise<unknown> {
@@ -346,7 +386,7 @@ export class OperatorController {
    * audited; above the currency's approval threshold 202 with a request a second operator approves.
    */
   @Post('merchants/:merchantId/deposit-adjustments')
-  @ApiOperation({ operationId: 'adjustDeposit', summary: 'Top up or adjust a merchant\'s deposit' })
+  @ApiOperation({ operationId: 'adjustDeposit', summary: "Top up or adjust a merchant's deposit" })
   @ApiResponse({ status: 201, description: 'Booked' })
   @ApiResponse({ status: 202, description: 'Above the approval threshold: an approval request a second operator decides' })
   @BackofficeApiErrorResponses('NOT_FOUND', 'INSUFFICIENT_FUNDS')
@@ -359,7 +399,13 @@ export class OperatorController {
     await requireMerchant(this.merchants, merchantId);
     const amount = decimalAmountToMinor(body.amount, body.currency, true);
     if (!amount.ok) throw new Error(`invariant: a validated amount converts (${amount.reason})`);
-    const adjustment = { adjustment_id: body.adjustment_id ?? randomUUID(), currency: body.currency, amount_minor: amount.amountMinor.toString(), reason: body.reason, operator_id: actingOperatorId(operator) };
+    const adjustment = {
+      adjustment_id: body.adjustment_id ?? randomUUID(),
+      currency: body.currency,
+      amount_minor: amount.amountMinor.toString(),
+      reason: body.reason,
+      operator_id: actingOperatorId(operator),
+    };
     const result = await this.ledger.adjustDeposit(merchantId, adjustment);
     // 201 booked, or 202 when a second operator must approve it: the status is the ledger's.
     void reply.status(result.status);
@@ -368,7 +414,7 @@ export class OperatorController {
 
   /** The merchant's ledger entries, newest first: `?currency=&from=&to=&limit=&cursor=` (ISO 8601 times, `to` exclusive). */
   @Get('merchants/:merchantId/ledger/entries')
-  @ApiOperation({ operationId: 'listLedgerEntries', summary: 'A merchant\'s ledger entries, newest first' })
+  @ApiOperation({ operationId: 'listLedgerEntries', summary: "A merchant's ledger entries, newest first" })
   @ApiResponse({ status: 200, description: 'A page of entries' })
   @BackofficeApiErrorResponses('NOT_FOUND')
   async ledgerEntries(@Param('merchantId', MerchantIdParam) merchantId: string, @Query() query: LedgerEntriesQuery): Promise<unknown> {
@@ -382,10 +428,18 @@ export class OperatorController {
   @ApiResponse({ status: 200, description: 'The CSV file' })
   @BackofficeApiErrorResponses('NOT_FOUND')
   // @Res(): the answer is a file with the ledger's content type and disposition, not JSON.
-  async reconciliationCsv(@Param('merchantId', MerchantIdParam) merchantId: string, @Query() query: ReconciliationQuery, @Res() reply: FastifyReply): Promise<void> {
+  async reconciliationCsv(
+    @Param('merchantId', MerchantIdParam) merchantId: string,
+    @Query() query: ReconciliationQuery,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
     await requireMerchant(this.merchants, merchantId);
     const file = await this.ledger.reconciliationCsv(merchantId, ledgerQuery(query));
-    await reply.status(200).header('content-type', file.contentType).header('content-disposition', file.disposition ?? 'attachment').send(file.content);
+    await reply
+      .status(200)
+      .header('content-type', file.contentType)
+      .header('content-disposition', file.disposition ?? 'attachment')
+      .send(file.content);
   }
 }
 

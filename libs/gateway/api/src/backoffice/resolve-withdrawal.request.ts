@@ -33,5 +33,12 @@ export class ResolveWithdrawalBody {
 }
 
 export function toResolveWithdrawalData(merchantId: string, orderId: string, operatorId: string, body: ResolveWithdrawalBody): ResolveWithdrawalData {
-  return { merchantId, orderId, operatorId, outcome: body.outcome, reason: body.reason, ...(body.transaction_hash ? { transactionHash: body.transaction_hash } : {}) };
+  return {
+    merchantId,
+    orderId,
+    operatorId,
+    outcome: body.outcome,
+    reason: body.reason,
+    ...(body.transaction_hash ? { transactionHash: body.transaction_hash } : {}),
+  };
 }

@@ -60,11 +60,15 @@ export class SandboxOperatorController {
 }
 
 function notLive(merchantId: string): DomainError {
-  return new DomainError('VALIDATION_ERROR', 'Sandbox credentials are issued for a live merchant', [{ field: 'merchantId', issue: `${merchantId} is a test merchant` }]);
+  return new DomainError('VALIDATION_ERROR', 'Sandbox credentials are issued for a live merchant', [
+    { field: 'merchantId', issue: `${merchantId} is a test merchant` },
+  ]);
 }
 
 function alreadyIssued(testMerchantId: string): DomainError {
-  return new DomainError('TEST_CREDENTIALS_EXIST', `The sandbox merchant ${testMerchantId} exists; rotate its secrets with POST /backoffice/v1/merchants/${testMerchantId}/api-secret/rotate and /webhook-secret/rotate`, [
-    { field: 'merchantId', issue: 'already has sandbox credentials' },
-  ]);
+  return new DomainError(
+    'TEST_CREDENTIALS_EXIST',
+    `The sandbox merchant ${testMerchantId} exists; rotate its secrets with POST /backoffice/v1/merchants/${testMerchantId}/api-secret/rotate and /webhook-secret/rotate`,
+    [{ field: 'merchantId', issue: 'already has sandbox credentials' }],
+  );
 }

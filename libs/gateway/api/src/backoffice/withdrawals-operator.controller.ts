@@ -36,11 +36,16 @@ export class WithdrawalsOperatorController {
    * approval threshold (a request a second operator approves at /approvals); audited in the ledger.
    */
   @Post('merchants/:merchantId/conversions')
-  @ApiOperation({ operationId: 'convertCurrency', summary: 'Convert between a merchant\'s currencies through the FX accounts' })
+  @ApiOperation({ operationId: 'convertCurrency', summary: "Convert between a merchant's currencies through the FX accounts" })
   @ApiResponse({ status: 201, description: 'Booked' })
   @ApiResponse({ status: 202, description: 'Above the approval threshold: an approval request a second operator decides' })
   @BackofficeApiErrorResponses('NOT_FOUND', 'INSUFFICIENT_FUNDS')
-  async convert(@CurrentPrincipal() operator: BackofficePrincipal, @Param('merchantId', MerchantIdParam) merchantId: string, @Body() body: ConversionBody, @Res({ passthrough: true }) reply: FastifyReply): Promise<unknown> {
+  async convert(
+    @CurrentPrincipal() operator: BackofficePrincipal,
+    @Param('merchantId', MerchantIdParam) merchantId: string,
+    @Body() body: ConversionBody,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<unknown> {
     await requireMerchant(this.merchants, merchantId);
     const conversion = toConversionRequest(body, actingOperatorId(operator));
     const result = await this.ledger.convert(merchantId, conversion);
@@ -71,7 +76,11 @@ export class WithdrawalsOperatorController {
   @ApiOperation({ operationId: 'getWithdrawalAsOf', summary: 'Get any withdrawal as it stood at an instant' })
   @ApiResponse({ status: 200, description: '`{ as_of, version, recorded_at, state, events }`: `state` is null before the withdrawal existed' })
   @BackofficeApiErrorResponses('WITHDRAWAL_NOT_FOUND')
-  async getAsOf(@Param('merchantId', OrderMerchantIdParam) merchantId: string, @Param('orderId', OrderIdParam) orderId: string, @Query() query: AsOfQuery): Promise<unknown> {
+  async getAsOf(
+    @Param('merchantId', OrderMerchantIdParam) merchantId: string,
+    @Param('orderId', OrderIdParam) orderId: string,
+    @Query() query: AsOfQuery,
+  ): Promise<unknown> {
     return await this.withdrawals.getAsOf(merchantId, orderId, query.at);
   }
 

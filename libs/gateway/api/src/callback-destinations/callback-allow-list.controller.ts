@@ -13,7 +13,10 @@ const ALLOW_LIST_ENTRIES_MAX = 50;
 
 @RequestMessages({ invalid: 'The callback allow-list is not valid' })
 class PutCallbackAllowListBody {
-  @ApiProperty({ description: 'Host names, *.wildcards, IP addresses or CIDR ranges; empty lifts the restriction', example: ['shop.example', '*.shop.example', '203.0.113.0/24'] })
+  @ApiProperty({
+    description: 'Host names, *.wildcards, IP addresses or CIDR ranges; empty lifts the restriction',
+    example: ['shop.example', '*.shop.example', '203.0.113.0/24'],
+  })
   @FieldRule('isCallbackAllowList', (value) => {
     if (!Array.isArray(value) || value.length > ALLOW_LIST_ENTRIES_MAX) return `must be an array of at most ${ALLOW_LIST_ENTRIES_MAX} entries`;
     const invalid = value.find((entry) => typeof entry !== 'string' || !isAllowListEntry(entry));
@@ -31,7 +34,7 @@ export class CallbackAllowListController {
   constructor(@Inject(CallbackDestinationPolicy) private readonly destinations: CallbackDestinationPolicy) {}
 
   @Get()
-  @ApiOperation({ operationId: 'getCallbackAllowList', summary: 'A merchant\'s callback destination allow-list' })
+  @ApiOperation({ operationId: 'getCallbackAllowList', summary: "A merchant's callback destination allow-list" })
   @ApiResponse({ status: 200, description: 'The allow-list' })
   @BackofficeApiErrorResponses('NOT_FOUND')
   async get(@Param('merchantId', MerchantIdParam) merchantId: string): Promise<unknown> {
@@ -41,10 +44,14 @@ export class CallbackAllowListController {
 
   /** Replaces the list. Callbacks already accepted for hosts now off the list are refused at delivery. */
   @Put()
-  @ApiOperation({ operationId: 'putCallbackAllowList', summary: 'Replace a merchant\'s callback destination allow-list' })
+  @ApiOperation({ operationId: 'putCallbackAllowList', summary: "Replace a merchant's callback destination allow-list" })
   @ApiResponse({ status: 200, description: 'The stored allow-list' })
   @BackofficeApiErrorResponses('NOT_FOUND')
-  async put(@CurrentPrincipal() operator: BackofficePrincipal, @Param('merchantId', MerchantIdParam) merchantId: string, @Body() body: PutCallbackAllowListBody): Promise<unknown> {
+  async put(
+    @CurrentPrincipal() operator: BackofficePrincipal,
+    @Param('merchantId', MerchantIdParam) merchantId: string,
+    @Body() body: PutCallbackAllowListBody,
+  ): Promise<unknown> {
     const entries = [...new Set(body.entries)];
     return await this.destinations.setAllowList(merchantId, entries, operator.credentialId);
   }

@@ -25,7 +25,11 @@ function policyWith(credentialCacheTtlMs: number) {
   return { policy: new CallbackDestinationPolicy(settings, dataSource), lists, reads: () => statements.filter((statement) => statement === 'SELECT').length };
 }
 
-const refusal = (promise: Promise<unknown>) => promise.then(() => null, (error: unknown) => (error instanceof DomainError ? error.code : String(error)));
+const refusal = (promise: Promise<unknown>) =>
+  promise.then(
+    () => null,
+    (error: unknown) => (error instanceof DomainError ? error.code : String(error)),
+  );
 
 describe('CallbackDestinationPolicy allow-list cache', () => {
   it('reads a merchant allow-list once per TTL for the checks on creates', async () => {

@@ -62,7 +62,9 @@ export class CallbackDestinationPolicy {
 
   /** The stored list, read fresh: what operators see and what the dispatcher checks against. */
   async allowListOf(merchantId: string): Promise<CallbackAllowList> {
-    const rows = (await this.dataSource.query(`SELECT entries, updated_at, updated_by FROM merchant_callback_allow_lists WHERE merchant_id = $1`, [merchantId])) as Array<{ entries: string[]; updated_at: Date; updated_by: string }>;
+    const rows = (await this.dataSource.query(`SELECT entries, updated_at, updated_by FROM merchant_callback_allow_lists WHERE merchant_id = $1`, [
+      merchantId,
+    ])) as Array<{ entries: string[]; updated_at: Date; updated_by: string }>;
     const row = rows[0];
     return { merchant_id: merchantId, entries: row?.entries ?? [], updated_at: row ? row.updated_at.toISOString() : null, updated_by: row?.updated_by ?? null };
   }

@@ -37,7 +37,7 @@ export class CallbacksBackofficeController {
 
   /** The merchant as operators see it: the profile plus its callback endpoint state. */
   @Get('merchants/:merchantId')
-  @ApiOperation({ operationId: 'getMerchantProfile', summary: 'A merchant\'s profile, access status and callback settings' })
+  @ApiOperation({ operationId: 'getMerchantProfile', summary: "A merchant's profile, access status and callback settings" })
   @ApiResponse({ status: 200, description: 'The merchant' })
   @BackofficeApiErrorResponses('NOT_FOUND')
   async merchant(@Param('merchantId', MerchantIdParam) merchantId: string): Promise<unknown> {
@@ -49,7 +49,11 @@ export class CallbacksBackofficeController {
     );
     return {
       ...profile,
-      default_callback_url_disabled: profile.default_callback_url ? (disabled === null ? null : disabled.some((endpoint) => endpoint.url === profile.default_callback_url)) : false,
+      default_callback_url_disabled: profile.default_callback_url
+        ? disabled === null
+          ? null
+          : disabled.some((endpoint) => endpoint.url === profile.default_callback_url)
+        : false,
       disabled_callback_endpoints: disabled,
       // Who suspended or reinstated it last, when and why; and the secret overlaps still running.
       ...access,
@@ -66,10 +70,16 @@ export class CallbacksBackofficeController {
   })
   @ApiQuery({ name: 'merchant_id', required: true, schema: { type: 'string', pattern: MERCHANT_ID_PATTERN.source, example: 'mch_0123456789abcdef01234567' } })
   @ApiQuery({ name: 'order_id', required: true, schema: { type: 'string', pattern: ORDER_ID_PATTERN.source, example: 'A-1001' } })
-  @ApiQuery({ name: 'event_id', required: false, schema: { type: 'string', format: 'uuid' }, description: 'One event\'s callbacks, whatever merchant_id and order_id say' })
+  @ApiQuery({
+    name: 'event_id',
+    required: false,
+    schema: { type: 'string', format: 'uuid' },
+    description: "One event's callbacks, whatever merchant_id and order_id say",
+  })
   @ApiResponse({ status: 200, description: 'A page of deliveries' })
   async deliveries(@Query() query: CallbackDeliveriesQueryDto): Promise<unknown> {
-    const filter = query.event_id !== undefined ? { event_id: query.event_id } : { merchant_id: query.merchant_id as string, order_id: query.order_id as string };
+    const filter =
+      query.event_id !== undefined ? { event_id: query.event_id } : { merchant_id: query.merchant_id as string, order_id: query.order_id as string };
     return await this.callbacks.listDeliveries(filter);
   }
 
@@ -105,7 +115,7 @@ export class CallbacksBackofficeController {
    * signature) for `overlap_hours` (default WEBHOOK_SECRET_OVERLAP_HOURS, at most 168).
    */
   @Post('merchants/:merchantId/webhook-secret/rotate')
-  @ApiOperation({ operationId: 'rotateMerchantWebhookSecret', summary: 'Rotate a merchant\'s webhook secret' })
+  @ApiOperation({ operationId: 'rotateMerchantWebhookSecret', summary: "Rotate a merchant's webhook secret" })
   @ApiResponse({ status: 201, description: 'The new secret, shown once' })
   @BackofficeApiErrorResponses('NOT_FOUND', 'SECRET_ROTATION_IN_PROGRESS')
   async rotateWebhookSecret(@Param('merchantId', MerchantIdParam) merchantId: string, @Body() body: RotateSecretBody): Promise<unknown> {

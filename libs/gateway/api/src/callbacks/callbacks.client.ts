@@ -17,7 +17,12 @@ export class CallbacksClient {
   private readonly client: InternalClient;
 
   constructor(@Inject(GATEWAY_SETTINGS) settings: GatewaySettings, @Optional() @Inject(SERVICE_TOKEN_ISSUER) issuer?: ServiceTokenIssuer) {
-    this.client = new InternalClient('callback dispatcher', settings.callbacksInternalUrl, settings.paymentsReadTimeoutMs, authorizationFor(issuer, 'callbacks'));
+    this.client = new InternalClient(
+      'callback dispatcher',
+      settings.callbacksInternalUrl,
+      settings.paymentsReadTimeoutMs,
+      authorizationFor(issuer, 'callbacks'),
+    );
   }
 
   listDeliveries(query: { merchant_id: string; order_id: string } | { event_id: string }): Promise<{ data: CallbackDeliveryView[] }> {

@@ -48,7 +48,10 @@ class WebhookDeliveriesQuery extends WebhookDeliveriesQueryDto {
 }
 
 class SendTestWebhookBody extends SendTestWebhookBodyDto {
-  @ApiPropertyOptional({ ...CALLBACK_URL_SCHEMA, description: `Where to send it; the merchant’s default_callback_url without it. ${CALLBACK_DESTINATION_RULES}` })
+  @ApiPropertyOptional({
+    ...CALLBACK_URL_SCHEMA,
+    description: `Where to send it; the merchant’s default_callback_url without it. ${CALLBACK_DESTINATION_RULES}`,
+  })
   override url?: string;
 
   @ApiPropertyOptional({ enum: [TEST_CALLBACK_TYPE], default: TEST_CALLBACK_TYPE })
@@ -56,7 +59,14 @@ class SendTestWebhookBody extends SendTestWebhookBodyDto {
 }
 
 class EnableWebhookEndpointBody extends EnableCallbackEndpointBodyDto {
-  @ApiProperty({ type: 'string', format: 'uri', maxLength: CALLBACK_URL_LENGTH_MAX, pattern: ENDPOINT_URL_PATTERN.source, description: 'The endpoint as GET /v2/webhooks/endpoints lists it (404 when no disabled endpoint has this URL)', example: 'https://shop.example/callbacks' })
+  @ApiProperty({
+    type: 'string',
+    format: 'uri',
+    maxLength: CALLBACK_URL_LENGTH_MAX,
+    pattern: ENDPOINT_URL_PATTERN.source,
+    description: 'The endpoint as GET /v2/webhooks/endpoints lists it (404 when no disabled endpoint has this URL)',
+    example: 'https://shop.example/callbacks',
+  })
   override url!: string;
 }
 
@@ -109,7 +119,10 @@ export class MerchantWebhooksController {
   @RefusesReplay()
   async sendTest(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() body: SendTestWebhookBody) {
     const url = body.url ?? (await this.merchants.findProfile(merchant.merchantId))?.default_callback_url ?? null;
-    if (url === null) throw new DomainError('VALIDATION_ERROR', 'Name the url to send the test callback to: you have no default_callback_url', [{ field: 'url', issue: 'is required without a default_callback_url' }]);
+    if (url === null)
+      throw new DomainError('VALIDATION_ERROR', 'Name the url to send the test callback to: you have no default_callback_url', [
+        { field: 'url', issue: 'is required without a default_callback_url' },
+      ]);
     await this.destinations.assertAcceptable(merchant.merchantId, url, 'url');
     return this.callbacks.merchantTestDelivery(merchant.merchantId, url);
   }

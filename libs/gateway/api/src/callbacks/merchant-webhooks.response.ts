@@ -12,7 +12,16 @@ import {
   type MerchantWebhookDeliveryView,
 } from '@mp/contracts-callbacks';
 
-const ATTEMPT_OUTCOMES: readonly CallbackAttemptOutcome[] = ['in_flight', 'succeeded', 'http_error', 'redirect', 'gone', 'timeout', 'network_error', 'refused_destination'];
+const ATTEMPT_OUTCOMES: readonly CallbackAttemptOutcome[] = [
+  'in_flight',
+  'succeeded',
+  'http_error',
+  'redirect',
+  'gone',
+  'timeout',
+  'network_error',
+  'refused_destination',
+];
 const DISABLED_CAUSES: readonly EndpointDisabledCause[] = ['gone', 'consecutive_failures'];
 
 /** One callback in the merchant's delivery log: no body, secret or signature. */
@@ -20,7 +29,11 @@ export class WebhookDeliveryResponse implements MerchantWebhookDeliveryView {
   @ApiProperty({ description: 'The callback id, equal to its `webhook-id` header and body `id`', example: 'msg_0b7c6a4e5f7d4a519f3e2d7a9c1b0e11' })
   delivery_id!: string;
 
-  @ApiProperty({ description: 'The platform event that caused the callback; a redelivery keeps it', format: 'uuid', example: '0b7c6a4e-5f7d-4a51-9f3e-2d7a9c1b0e11' })
+  @ApiProperty({
+    description: 'The platform event that caused the callback; a redelivery keeps it',
+    format: 'uuid',
+    example: '0b7c6a4e-5f7d-4a51-9f3e-2d7a9c1b0e11',
+  })
   event_id!: string;
 
   @ApiProperty({ description: 'The callback type (`webhook.test` for a test callback)', enum: CALLBACK_TYPES, example: 'payment.succeeded' })
@@ -29,7 +42,12 @@ export class WebhookDeliveryResponse implements MerchantWebhookDeliveryView {
   @ApiProperty({ description: 'The order it concerns (a dispute’s disputed order); null for a test callback', type: String, nullable: true, example: 'A-1' })
   order_id!: string | null;
 
-  @ApiProperty({ description: 'Where it is sent; null while it awaits your first default callback URL', type: String, nullable: true, example: 'https://shop.example/callbacks' })
+  @ApiProperty({
+    description: 'Where it is sent; null while it awaits your first default callback URL',
+    type: String,
+    nullable: true,
+    example: 'https://shop.example/callbacks',
+  })
   url!: string | null;
 
   @ApiProperty({
@@ -43,10 +61,21 @@ export class WebhookDeliveryResponse implements MerchantWebhookDeliveryView {
   @ApiProperty({ description: 'Attempts made so far', type: 'integer', minimum: 0, example: 1 })
   attempt_count!: number;
 
-  @ApiProperty({ description: 'When the latest attempt started; null before the first', type: String, format: 'date-time', nullable: true, example: '2026-01-31T10:00:01.000Z' })
+  @ApiProperty({
+    description: 'When the latest attempt started; null before the first',
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    example: '2026-01-31T10:00:01.000Z',
+  })
   last_attempt_at!: string | null;
 
-  @ApiProperty({ description: 'The HTTP status your endpoint answered the latest attempt with; null before any, or without an answer (timeout, network error)', type: 'integer', nullable: true, example: 200 })
+  @ApiProperty({
+    description: 'The HTTP status your endpoint answered the latest attempt with; null before any, or without an answer (timeout, network error)',
+    type: 'integer',
+    nullable: true,
+    example: 200,
+  })
   last_response_code!: number | null;
 
   @ApiProperty({ description: 'When the next attempt is due; null when none is planned', type: String, format: 'date-time', nullable: true, example: null })
@@ -70,7 +99,8 @@ export class WebhookAttemptResponse implements MerchantWebhookAttemptView {
   duration_ms!: number | null;
 
   @ApiProperty({
-    description: 'What happened: succeeded (2xx), http_error (4xx, 5xx), redirect (3xx, never followed), gone (410), timeout, network_error, refused_destination (not an allowed destination), in_flight',
+    description:
+      'What happened: succeeded (2xx), http_error (4xx, 5xx), redirect (3xx, never followed), gone (410), timeout, network_error, refused_destination (not an allowed destination), in_flight',
     enum: ATTEMPT_OUTCOMES,
     example: 'http_error',
   })
@@ -100,7 +130,11 @@ export class DisabledWebhookEndpointResponse {
   @ApiProperty({ format: 'date-time', example: '2026-01-31T10:00:00.000Z' })
   disabled_at!: string;
 
-  @ApiProperty({ description: 'gone: it answered 410 Gone; consecutive_failures: it failed every attempt for too long', enum: DISABLED_CAUSES, example: 'gone' })
+  @ApiProperty({
+    description: 'gone: it answered 410 Gone; consecutive_failures: it failed every attempt for too long',
+    enum: DISABLED_CAUSES,
+    example: 'gone',
+  })
   cause!: EndpointDisabledCause;
 
   @ApiProperty({ description: 'The same, in words', example: '410 Gone to callback msg_0b7c6a4e5f7d4a519f3e2d7a9c1b0e11' })

@@ -25,7 +25,18 @@ function brokerStandIn(topics: string[], members: Record<string, number>) {
 
 describe('ReplyTopicSweeper', () => {
   it('deletes a memberless reply topic once the grace has passed since it was first seen so, and never its own or a live one', async () => {
-    const standIn = brokerStandIn(['gateway.replies.own', 'gateway.replies.own.dlq', 'gateway.replies.live', 'gateway.replies.live.dlq', 'gateway.replies.dead', 'gateway.replies.dead.dlq', 'payments.commands'], { 'gateway.replies.live': 1, 'gateway.replies.own': 0 });
+    const standIn = brokerStandIn(
+      [
+        'gateway.replies.own',
+        'gateway.replies.own.dlq',
+        'gateway.replies.live',
+        'gateway.replies.live.dlq',
+        'gateway.replies.dead',
+        'gateway.replies.dead.dlq',
+        'payments.commands',
+      ],
+      { 'gateway.replies.live': 1, 'gateway.replies.own': 0 },
+    );
     let now = 1_000;
     const sweeper = new ReplyTopicSweeper(standIn.broker, 'gateway.replies.own', 10_000, () => now);
     expect(await sweeper.sweep()).toEqual([]);
@@ -56,7 +67,7 @@ describe('ReplyTopicSweeper', () => {
     expect(await sweeper.sweep()).toEqual(['gateway.replies.joining']);
   });
 
-  it('sweeps a dead-letter topic left without its reply topic by the reply topic\'s name', async () => {
+  it("sweeps a dead-letter topic left without its reply topic by the reply topic's name", async () => {
     const standIn = brokerStandIn(['gateway.replies.cut.dlq'], {});
     let now = 0;
     const sweeper = new ReplyTopicSweeper(standIn.broker, 'gateway.replies.own', 0, () => now);

@@ -28,7 +28,11 @@ export interface CommandRoute {
 }
 
 export const PAYMENTS_COMMAND_ROUTE: CommandRoute = { topic: PAYMENTS_TOPICS.commands, schemaVersion: PAYMENT_COMMAND_SCHEMA_VERSION, service: 'payments' };
-export const WITHDRAWALS_COMMAND_ROUTE: CommandRoute = { topic: WITHDRAWALS_TOPICS.commands, schemaVersion: WITHDRAWAL_COMMAND_SCHEMA_VERSION, service: 'withdrawals' };
+export const WITHDRAWALS_COMMAND_ROUTE: CommandRoute = {
+  topic: WITHDRAWALS_TOPICS.commands,
+  schemaVersion: WITHDRAWAL_COMMAND_SCHEMA_VERSION,
+  service: 'withdrawals',
+};
 export const DISPUTES_COMMAND_ROUTE: CommandRoute = { topic: DISPUTES_TOPICS.commands, schemaVersion: DISPUTE_COMMAND_SCHEMA_VERSION, service: 'disputes' };
 
 /** Reply topics hold answers for seconds; an hour is ample for reading and diagnosis. */
@@ -67,7 +71,9 @@ export class ServiceCommandBus implements OnApplicationBootstrap, OnApplicationS
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    await ensureCatalogTopics(this.broker, 'gateway', this.settings.commandPartitions, [{ topic: this.replyTopic, partitions: 1, retentionMs: REPLY_TOPIC_RETENTION_MS }]);
+    await ensureCatalogTopics(this.broker, 'gateway', this.settings.commandPartitions, [
+      { topic: this.replyTopic, partitions: 1, retentionMs: REPLY_TOPIC_RETENTION_MS },
+    ]);
     this.subscription = await this.broker.subscribe({
       groupId: this.replyTopic,
       topics: [this.replyTopic],
@@ -108,7 +114,10 @@ export class ServiceCommandBus implements OnApplicationBootstrap, OnApplicationS
       try {
         await this.broker.ensureTopics([{ topic: this.replyTopic, partitions: 1, retentionMs: REPLY_TOPIC_RETENTION_MS }]);
         const deleted = await this.sweeper.sweep();
-        if (deleted.length > 0) this.logger.log(`deleted the reply topics of ${deleted.length} gateway replica(s) gone for longer than ${this.settings.replyTopicGraceMs} ms: ${deleted.join(', ')}`);
+        if (deleted.length > 0)
+          this.logger.log(
+            `deleted the reply topics of ${deleted.length} gateway replica(s) gone for longer than ${this.settings.replyTopicGraceMs} ms: ${deleted.join(', ')}`,
+          );
       } catch (error) {
         this.logger.warn(`reply topic sweep failed (retried in ${this.settings.replyTopicSweepIntervalMs} ms): ${String(error)}`);
       } finally {
@@ -126,7 +135,12 @@ export class ServiceCommandBus implements OnApplicationBootstrap, OnApplicationS
    * Sends a command and answers with its accepted reply; a refusal becomes the DomainError it
    * describes, which the error filter answers. Every command a request sends goes through here.
    */
-  async run<TReply extends CommandOutcome>(route: CommandRoute, type: string, data: unknown, options: CommandOptions): Promise<Exclude<TReply, RejectedCommand>> {
+  async run<TReply extends CommandOutcome>(
+    route: CommandRoute,
+    type: string,
+    data: unknown,
+    options: CommandOptions,
+  ): Promise<Exclude<TReply, RejectedCommand>> {
     const outcome = await this.send<TReply>(route, type, data, options);
     if (isRejected(outcome)) throw DomainError.fromDescription(outcome.error);
     return outcome as Exclude<TReply, RejectedCommand>;

@@ -21,8 +21,20 @@ class ReviewBody extends ReviewDisputeRequestDto {
 }
 
 /** The disputes service decides who may review (the order's agent, any operator) and answers the dispute. */
-function forwardReview(disputes: DisputesClient, reviewer: { role: 'agent' | 'operator'; id: string }, merchantId: string, disputeId: string, body: ReviewBody) {
-  return disputes.review(disputeId, { merchant_id: merchantId, decision: body.decision, reason: body.reason, reviewer_role: reviewer.role, reviewer_id: reviewer.id });
+function forwardReview(
+  disputes: DisputesClient,
+  reviewer: { role: 'agent' | 'operator'; id: string },
+  merchantId: string,
+  disputeId: string,
+  body: ReviewBody,
+) {
+  return disputes.review(disputeId, {
+    merchant_id: merchantId,
+    decision: body.decision,
+    reason: body.reason,
+    reviewer_role: reviewer.role,
+    reviewer_id: reviewer.id,
+  });
 }
 
 /**
@@ -30,9 +42,19 @@ function forwardReview(disputes: DisputesClient, reviewer: { role: 'agent' | 'op
  * when, which). Its handlers keep @Res(): the answer is a file with its own content type and
  * disposition, not JSON.
  */
-async function sendReceipt(disputes: DisputesClient, reviewer: { role: 'agent' | 'operator'; id: string }, merchantId: string, disputeId: string, reply: FastifyReply): Promise<void> {
+async function sendReceipt(
+  disputes: DisputesClient,
+  reviewer: { role: 'agent' | 'operator'; id: string },
+  merchantId: string,
+  disputeId: string,
+  reply: FastifyReply,
+): Promise<void> {
   const file = await disputes.downloadReceipt(merchantId, disputeId, reviewer);
-  await reply.status(200).header('content-type', file.contentType).header('content-disposition', file.disposition ?? 'attachment').send(file.content);
+  await reply
+    .status(200)
+    .header('content-type', file.contentType)
+    .header('content-disposition', file.disposition ?? 'attachment')
+    .send(file.content);
 }
 
 /**
@@ -49,7 +71,7 @@ export class AgentDisputesController {
 
   @HttpCode(200)
   @Post(':merchantId/:disputeId/review')
-  @ApiOperation({ operationId: 'reviewDisputeAsAgent', summary: 'Review a dispute on one of the agent\'s pay-ins' })
+  @ApiOperation({ operationId: 'reviewDisputeAsAgent', summary: "Review a dispute on one of the agent's pay-ins" })
   @ApiResponse({ status: 200, description: 'The dispute after the review' })
   @BackofficeApiErrorResponses('DISPUTE_NOT_FOUND', 'ORDER_STATE_CONFLICT')
   async review(
@@ -64,10 +86,15 @@ export class AgentDisputesController {
 
   /** The receipt of a dispute on one of this agent's orders; any other dispute is not found. Every download is logged. */
   @Get(':merchantId/:disputeId/receipt')
-  @ApiOperation({ operationId: 'getDisputeReceiptAsAgent', summary: 'Download a dispute\'s receipt file' })
+  @ApiOperation({ operationId: 'getDisputeReceiptAsAgent', summary: "Download a dispute's receipt file" })
   @ApiResponse({ status: 200, description: 'The receipt file' })
   @BackofficeApiErrorResponses('DISPUTE_NOT_FOUND')
-  async receipt(@CurrentPrincipal() agent: BackofficePrincipal, @Param('merchantId', MerchantIdParam) merchantId: string, @Param('disputeId', DisputeIdParam) disputeId: string, @Res() reply: FastifyReply): Promise<void> {
+  async receipt(
+    @CurrentPrincipal() agent: BackofficePrincipal,
+    @Param('merchantId', MerchantIdParam) merchantId: string,
+    @Param('disputeId', DisputeIdParam) disputeId: string,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
     if (!agent.agentId) throw new DomainError('DISPUTE_NOT_FOUND', `No dispute ${disputeId}`);
     await sendReceipt(this.disputes, { role: 'agent', id: agent.agentId }, merchantId, disputeId, reply);
   }
@@ -105,7 +132,11 @@ export class OperatorDisputesController {
   @ApiOperation({ operationId: 'getDisputeAsOf', summary: 'One dispute as it stood at an instant' })
   @ApiResponse({ status: 200, description: '`{ as_of, version, recorded_at, state, events }`: `state` is null before the dispute was opened' })
   @BackofficeApiErrorResponses('DISPUTE_NOT_FOUND')
-  async asOf(@Param('merchantId', MerchantIdParam) merchantId: string, @Param('disputeId', DisputeIdParam) disputeId: string, @Query() query: AsOfQuery): Promise<unknown> {
+  async asOf(
+    @Param('merchantId', MerchantIdParam) merchantId: string,
+    @Param('disputeId', DisputeIdParam) disputeId: string,
+    @Query() query: AsOfQuery,
+  ): Promise<unknown> {
     return await this.disputes.getAsOf(merchantId, disputeId, query.at);
   }
 
@@ -125,10 +156,15 @@ export class OperatorDisputesController {
 
   /** Any dispute's receipt; the download is logged with the operator's credential. */
   @Get(':merchantId/:disputeId/receipt')
-  @ApiOperation({ operationId: 'getDisputeReceipt', summary: 'Download a dispute\'s receipt file' })
+  @ApiOperation({ operationId: 'getDisputeReceipt', summary: "Download a dispute's receipt file" })
   @ApiResponse({ status: 200, description: 'The receipt file' })
   @BackofficeApiErrorResponses('DISPUTE_NOT_FOUND')
-  async receipt(@CurrentPrincipal() operator: BackofficePrincipal, @Param('merchantId', MerchantIdParam) merchantId: string, @Param('disputeId', DisputeIdParam) disputeId: string, @Res() reply: FastifyReply): Promise<void> {
+  async receipt(
+    @CurrentPrincipal() operator: BackofficePrincipal,
+    @Param('merchantId', MerchantIdParam) merchantId: string,
+    @Param('disputeId', DisputeIdParam) disputeId: string,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
     await sendReceipt(this.disputes, { role: 'operator', id: operator.credentialId }, merchantId, disputeId, reply);
   }
 
@@ -137,6 +173,11 @@ export class OperatorDisputesController {
   @ApiOperation({ operationId: 'listDisputeReceiptDownloads', summary: 'Who downloaded which dispute receipt, newest first' })
   @ApiResponse({ status: 200, description: 'The download log' })
   async receiptDownloads(@Query() query: ReceiptDownloadLogQueryDto): Promise<unknown> {
-    return await this.disputes.listReceiptDownloads({ merchant_id: query.merchant_id, dispute_id: query.dispute_id, reviewer_id: query.reviewer_id, limit: query.limit });
+    return await this.disputes.listReceiptDownloads({
+      merchant_id: query.merchant_id,
+      dispute_id: query.dispute_id,
+      reviewer_id: query.reviewer_id,
+      limit: query.limit,
+    });
   }
 }

@@ -53,7 +53,13 @@ export class DisputeResponse {
   @ApiProperty({ type: DisputeReviewResponse, nullable: true, description: 'Null while OPEN' })
   review!: DisputeReviewResponse | null;
 
-  @ApiPropertyOptional({ type: 'string', format: 'date-time', nullable: true, description: 'When the review must be finished; null once reviewed', example: '2026-01-03T12:00:00.000Z' })
+  @ApiPropertyOptional({
+    type: 'string',
+    format: 'date-time',
+    nullable: true,
+    description: 'When the review must be finished; null once reviewed',
+    example: '2026-01-03T12:00:00.000Z',
+  })
   review_deadline?: string | null;
 }
 

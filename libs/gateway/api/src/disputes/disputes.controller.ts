@@ -65,7 +65,12 @@ export class DisputesController {
    * read-your-writes").
    */
   @Post()
-  @ApiOperation({ operationId: 'openDispute', summary: 'Open a dispute on an incoming order', description: 'With an optional amount, comment and receipt (PDF, PNG or JPEG, base64). A rejected dispute is reopened by opening it again within the dispute window; it keeps its dispute_id. Outcomes are callbacks to the default_callback_url of the merchant profile; without one they are kept (awaiting_url in the delivery log) and sent once it is set.' })
+  @ApiOperation({
+    operationId: 'openDispute',
+    summary: 'Open a dispute on an incoming order',
+    description:
+      'With an optional amount, comment and receipt (PDF, PNG or JPEG, base64). A rejected dispute is reopened by opening it again within the dispute window; it keeps its dispute_id. Outcomes are callbacks to the default_callback_url of the merchant profile; without one they are kept (awaiting_url in the delivery log) and sent once it is set.',
+  })
   @ApiResponse({ status: 201, type: DisputeResponse, description: 'The dispute, OPEN', links: linksById('dispute_id', 'disputeId', ['getDispute']) })
   @ApiErrorResponses('ORDER_NOT_FOUND')
   async open(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() body: OpenDisputeBody, @Req() request: GatewayRequest): Promise<DisputeView> {
@@ -75,11 +80,20 @@ export class DisputesController {
       const content = Buffer.from(body.receipt.content_base64, 'base64');
       const detected = checkReceiptFile(content, 'receipt.content_base64');
       if (detected !== body.receipt.content_type) {
-        throw new DomainError('VALIDATION_ERROR', 'The receipt is not what its content_type says', [{ field: 'receipt.content_type', issue: `the file is ${detected}` }]);
+        throw new DomainError('VALIDATION_ERROR', 'The receipt is not what its content_type says', [
+          { field: 'receipt.content_type', issue: `the file is ${detected}` },
+        ]);
       }
       receiptId = (await this.disputes.storeReceipt(merchantId, body.receipt.file_name, content)).receiptId;
     }
-    const data: OpenDisputeCommandData = { merchantId, orderId: body.order_id, amount: body.amount?.literal ?? null, comment: body.comment ?? null, receiptId, ...metadataOf(body) };
+    const data: OpenDisputeCommandData = {
+      merchantId,
+      orderId: body.order_id,
+      amount: body.amount?.literal ?? null,
+      comment: body.comment ?? null,
+      receiptId,
+      ...metadataOf(body),
+    };
     const outcome = await this.commandBus.run<DisputeCommandReplyData>(DISPUTES_COMMAND_ROUTE, DISPUTE_COMMAND_TYPES.open, data, {
       key: paymentOrderKey(merchantId, body.order_id),
       subject: `merchant:${merchantId}/order:${body.order_id}`,

@@ -24,7 +24,11 @@ describe('security headers', () => {
   afterAll(async () => Promise.all(servers.map((created) => created.close())));
 
   it('sends HSTS only for a request that came over TLS', () => {
-    expect(securityHeadersFor(true)).toEqual({ 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'strict-transport-security': 'max-age=31536000' });
+    expect(securityHeadersFor(true)).toEqual({
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+      'strict-transport-security': 'max-age=31536000',
+    });
     expect(securityHeadersFor(false)).toEqual({ 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
   });
 
@@ -71,7 +75,11 @@ describe('security headers', () => {
   ])('puts no-store and nosniff on %s, and no HSTS over plain HTTP', async (_case, url, status) => {
     const response = await (await server()).inject({ method: 'GET', url });
     expect(response.statusCode).toBe(status);
-    expect(response.headers).toMatchObject({ 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'x-request-id': expect.stringMatching(/^req_/) });
+    expect(response.headers).toMatchObject({
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+      'x-request-id': expect.stringMatching(/^req_/),
+    });
     expect(response.headers['strict-transport-security']).toBeUndefined();
   });
 

@@ -33,7 +33,12 @@ describe('ErrorResponseFilter and a database that cannot be reached', () => {
     ['the pool timing out on connect', new Error('timeout exceeded when trying to connect')],
     ['a connection timeout', new Error('Connection terminated due to connection timeout')],
     ['a refused connection (a restart)', Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' })],
-    ['a terminated backend (57P01), wrapped by TypeORM', Object.assign(new Error('QueryFailedError'), { driverError: Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }) })],
+    [
+      'a terminated backend (57P01), wrapped by TypeORM',
+      Object.assign(new Error('QueryFailedError'), {
+        driverError: Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }),
+      }),
+    ],
   ])('answers %s with 503 SERVICE_UNAVAILABLE and Retry-After, not 500', (_, exception) => {
     const answer = answerTo(exception);
     expect(answer.status).toBe(503);

@@ -71,7 +71,11 @@ export class ErrorResponseFilter implements ExceptionFilter {
       const response = exception.getResponse() as { code?: unknown; message?: unknown };
       const knownCode = isErrorCode(response?.code) ? response.code : code;
       const message =
-        status === 404 && knownCode === 'NOT_FOUND' ? `No route ${request.method} ${request.url.split('?')[0]}` : knownCode === 'PAYLOAD_TOO_LARGE' ? bodyLimitMessage(request) : String(response?.message ?? exception.message);
+        status === 404 && knownCode === 'NOT_FOUND'
+          ? `No route ${request.method} ${request.url.split('?')[0]}`
+          : knownCode === 'PAYLOAD_TOO_LARGE'
+            ? bodyLimitMessage(request)
+            : String(response?.message ?? exception.message);
       return { status: httpStatusOf(knownCode), body: publicErrorBody(knownCode, message, requestId) };
     }
     if (classifyError(exception) === 'transient') {

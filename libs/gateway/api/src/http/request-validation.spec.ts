@@ -39,7 +39,8 @@ describe('the gateway validation pipe', () => {
       if (OWNED_ELSEWHERE.has(path)) continue;
       const text = readFileSync(file, 'utf8');
       for (const match of text.matchAll(/@(?:Body|Query)\([^)]*(?:Pipe|new )[^)]*\)/g)) own.push(`${path}: ${match[0]}`);
-      for (const match of text.matchAll(/new RequestPipe\(|extends RequestPipe\b/g)) if (path !== 'http/gateway-request.pipe.ts') own.push(`${path}: ${match[0]}`);
+      for (const match of text.matchAll(/new RequestPipe\(|extends RequestPipe\b/g))
+        if (path !== 'http/gateway-request.pipe.ts') own.push(`${path}: ${match[0]}`);
     }
     expect(own).toEqual([]);
   });
@@ -128,11 +129,19 @@ describe('the gateway validation pipe', () => {
     afterAll(async () => app?.close());
 
     const post = (url: string, payload?: string) =>
-      app.inject({ method: 'POST', url, headers: payload === undefined ? {} : { 'content-type': 'application/json' }, ...(payload === undefined ? {} : { payload }) });
+      app.inject({
+        method: 'POST',
+        url,
+        headers: payload === undefined ? {} : { 'content-type': 'application/json' },
+        ...(payload === undefined ? {} : { payload }),
+      });
 
     it('turns a valid body into its class, leaving path parameters to their own pipes', async () => {
       const response = await post('/t/sample/A-1', JSON.stringify({ order_id: 'A-2', callback_url: 'https://shop.example/cb' }));
-      expect([response.statusCode, response.json()]).toEqual([200, { orderId: 'A-1', isInstance: true, body: { order_id: 'A-2', callback_url: 'https://shop.example/cb' } }]);
+      expect([response.statusCode, response.json()]).toEqual([
+        200,
+        { orderId: 'A-1', isInstance: true, body: { order_id: 'A-2', callback_url: 'https://shop.example/cb' } },
+      ]);
       const badPath = await post('/t/sample/%00', JSON.stringify({ order_id: 'A-2', callback_url: 'https://shop.example/cb' }));
       expect([badPath.statusCode, badPath.json().error.code]).toEqual([404, 'ORDER_NOT_FOUND']);
     });
@@ -154,7 +163,7 @@ describe('the gateway validation pipe', () => {
       }
     });
 
-    it("takes no body as {} where the DTO says the body is optional, and keeps JSON numbers as literals unless it asks for plain ones", async () => {
+    it('takes no body as {} where the DTO says the body is optional, and keeps JSON numbers as literals unless it asks for plain ones', async () => {
       expect((await post('/t/optional')).json()).toEqual({ overlap: null });
       expect((await post('/t/optional', '{"overlap_hours": 24}')).json()).toEqual({ overlap: '24' });
       expect((await post('/t/plain', '{"basis_points": 150}')).json()).toEqual({ basisPoints: 150, type: 'number' });

@@ -61,7 +61,8 @@ export async function startInternalListener(store: WebhookSecretStore, settings:
   if (testClock) {
     server.post<{ Body: { advance_seconds?: unknown } }>('/internal/test/clock', async (request, reply) => {
       const seconds = request.body?.advance_seconds;
-      if (typeof seconds !== 'number' || !Number.isSafeInteger(seconds) || seconds < 0) return reply.status(400).send(internalErrorBody('VALIDATION_ERROR', 'advance_seconds must be a whole number of seconds, 0 or more'));
+      if (typeof seconds !== 'number' || !Number.isSafeInteger(seconds) || seconds < 0)
+        return reply.status(400).send(internalErrorBody('VALIDATION_ERROR', 'advance_seconds must be a whole number of seconds, 0 or more'));
       testClock.advance(seconds * 1_000);
       return { now: testClock.now().toISOString() };
     });

@@ -1,7 +1,18 @@
 import { authorizationFor, SERVICE_TOKEN_ISSUER, type ServiceTokenIssuer } from '@mp/shared-service-auth';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { Readable } from 'node:stream';
-import type { ApprovalDecisionRequest, BalancesView, EndOfDayBalancesView, ConversionRequest, ConversionView, DepositAdjustmentRequest, DepositAdjustmentView, LedgerAnchorView, LedgerEntriesPage, OperatorApprovalView } from '@mp/contracts-ledger';
+import type {
+  ApprovalDecisionRequest,
+  BalancesView,
+  EndOfDayBalancesView,
+  ConversionRequest,
+  ConversionView,
+  DepositAdjustmentRequest,
+  DepositAdjustmentView,
+  LedgerAnchorView,
+  LedgerEntriesPage,
+  OperatorApprovalView,
+} from '@mp/contracts-ledger';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
 import { InternalClient } from '../http/internal-client';
 
@@ -24,12 +35,24 @@ export class LedgerReadClient {
 
   /** The operator goes in the service token (the ledger books under it). 201 when booked now, 200 when the adjustment_id was booked before (the original comes back), 202 awaiting a second operator. */
   adjustDeposit(merchantId: string, adjustment: DepositAdjustmentRequest): Promise<{ status: number; body: DepositAdjustmentView | OperatorApprovalView }> {
-    return this.client.exchange('POST', `/internal/merchants/${encodeURIComponent(merchantId)}/deposit-adjustments`, adjustment, {}, { type: 'operator', id: adjustment.operator_id });
+    return this.client.exchange(
+      'POST',
+      `/internal/merchants/${encodeURIComponent(merchantId)}/deposit-adjustments`,
+      adjustment,
+      {},
+      { type: 'operator', id: adjustment.operator_id },
+    );
   }
 
   /** 201 when booked now, 200 when the conversion_id was booked before (the original comes back), 202 awaiting a second operator. */
   convert(merchantId: string, conversion: ConversionRequest): Promise<{ status: number; body: ConversionView | OperatorApprovalView }> {
-    return this.client.exchange('POST', `/internal/merchants/${encodeURIComponent(merchantId)}/conversions`, conversion, {}, { type: 'operator', id: conversion.operator_id });
+    return this.client.exchange(
+      'POST',
+      `/internal/merchants/${encodeURIComponent(merchantId)}/conversions`,
+      conversion,
+      {},
+      { type: 'operator', id: conversion.operator_id },
+    );
   }
 
   listApprovals(query: URLSearchParams): Promise<{ data: OperatorApprovalView[] }> {
@@ -37,7 +60,13 @@ export class LedgerReadClient {
   }
 
   decideApproval(approvalId: string, decision: 'approve' | 'reject', body: ApprovalDecisionRequest): Promise<OperatorApprovalView> {
-    return this.client.request('POST', `/internal/approvals/${encodeURIComponent(approvalId)}/${decision}`, body, {}, { type: 'operator', id: body.operator_id });
+    return this.client.request(
+      'POST',
+      `/internal/approvals/${encodeURIComponent(approvalId)}/${decision}`,
+      body,
+      {},
+      { type: 'operator', id: body.operator_id },
+    );
   }
 
   /** The ledger validates the query (currency, from, to, limit, cursor); the gateway passes it through. */

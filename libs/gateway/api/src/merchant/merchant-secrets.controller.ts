@@ -30,22 +30,38 @@ export class MerchantSecretsController {
 
   /** 201 with the new API secret; 409 SECRET_ROTATION_IN_PROGRESS while the previous rotation's overlap runs. */
   @Post('api-secret/rotate')
-  @ApiOperation({ operationId: 'rotateApiSecret', summary: 'Rotate the API secret', description: 'The new secret is in this answer only. The previous one keeps verifying until previous_secret_valid_until.' })
+  @ApiOperation({
+    operationId: 'rotateApiSecret',
+    summary: 'Rotate the API secret',
+    description: 'The new secret is in this answer only. The previous one keeps verifying until previous_secret_valid_until.',
+  })
   @ApiResponse({ status: 201, type: ApiSecretRotationResponse })
   @ApiErrorResponses('SECRET_ROTATION_IN_PROGRESS', 'NOT_FOUND', 'REQUEST_REPLAYED')
   @RefusesReplay()
-  async rotateApiSecret(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() body: RotateSecretBody, @Res({ passthrough: true }) reply: FastifyReply): Promise<ApiSecretRotationResponse> {
+  async rotateApiSecret(
+    @CurrentMerchant() merchant: AuthenticatedMerchant,
+    @Body() body: RotateSecretBody,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<ApiSecretRotationResponse> {
     await this.limiter.chargeSecretRotation(merchant.merchantId, 'api', reply);
     return rotateApiSecret(this.merchants, merchant.merchantId, overlapMsOf(body, this.settings.apiSecretOverlapHours), this.clock.now());
   }
 
   /** 201 with the new webhook secret; callbacks carry both signatures until the overlap ends. */
   @Post('webhook-secret/rotate')
-  @ApiOperation({ operationId: 'rotateWebhookSecret', summary: 'Rotate the webhook secret', description: 'The new secret is in this answer only. Callbacks carry signatures with both secrets until previous_secret_valid_until.' })
+  @ApiOperation({
+    operationId: 'rotateWebhookSecret',
+    summary: 'Rotate the webhook secret',
+    description: 'The new secret is in this answer only. Callbacks carry signatures with both secrets until previous_secret_valid_until.',
+  })
   @ApiResponse({ status: 201, type: WebhookSecretRotationResponse })
   @ApiErrorResponses('NOT_FOUND', 'REQUEST_REPLAYED')
   @RefusesReplay()
-  async rotateWebhookSecret(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() body: RotateSecretBody, @Res({ passthrough: true }) reply: FastifyReply): Promise<WebhookSecretRotationResponse> {
+  async rotateWebhookSecret(
+    @CurrentMerchant() merchant: AuthenticatedMerchant,
+    @Body() body: RotateSecretBody,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<WebhookSecretRotationResponse> {
     await this.limiter.chargeSecretRotation(merchant.merchantId, 'webhook', reply);
     return rotateWebhookSecret(this.webhookSecrets, merchant.merchantId, overlapMsOf(body, this.settings.webhookSecretOverlapHours), this.clock.now());
   }

@@ -25,7 +25,10 @@ import { CallbackDestinationPolicy } from '../callback-destinations/callback-des
  */
 @RequestMessages({ invalid: SETTINGS_INVALID })
 class UpdateMerchantBody {
-  @ApiPropertyOptional({ ...CALLBACK_URL_SCHEMA, description: `Where withdrawal and dispute outcomes are reported; once set it cannot be removed, only changed. ${CALLBACK_DESTINATION_RULES}` })
+  @ApiPropertyOptional({
+    ...CALLBACK_URL_SCHEMA,
+    description: `Where withdrawal and dispute outcomes are reported; once set it cannot be removed, only changed. ${CALLBACK_DESTINATION_RULES}`,
+  })
   @ValidateIf((body: UpdateMerchantBody) => body.default_callback_url !== undefined)
   @IsCallbackUrl()
   default_callback_url?: string;
@@ -69,7 +72,7 @@ export class MerchantController {
    * still pending, and those kept while the merchant had no URL are reported there.
    */
   @Patch()
-  @ApiOperation({ operationId: 'updateMerchant', summary: 'Change the merchant\'s own settings (the default callback and return URLs)' })
+  @ApiOperation({ operationId: 'updateMerchant', summary: "Change the merchant's own settings (the default callback and return URLs)" })
   @ApiResponse({ status: 200, type: MerchantProfileResponse })
   @ApiErrorResponses('NOT_FOUND', 'REQUEST_REPLAYED')
   @RefusesReplay()
@@ -148,6 +151,8 @@ export class MerchantController {
 /** 250 basis points → "2.5" (exact: basis points are whole hundredths of a percent). */
 function formatBasisPointsAsPercent(basisPoints: number): string {
   const whole = Math.trunc(basisPoints / 100);
-  const fraction = String(basisPoints % 100).padStart(2, '0').replace(/0+$/, '');
+  const fraction = String(basisPoints % 100)
+    .padStart(2, '0')
+    .replace(/0+$/, '');
   return fraction ? `${whole}.${fraction}` : String(whole);
 }

@@ -12,10 +12,20 @@ export class MerchantProfileResponse {
   @ApiProperty({ enum: ['active', 'suspended'], example: 'active' })
   status!: 'active' | 'suspended';
 
-  @ApiProperty({ type: 'string', nullable: true, description: 'Where withdrawal and dispute outcomes are reported; null until set', example: 'https://shop.example/callbacks' })
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    description: 'Where withdrawal and dispute outcomes are reported; null until set',
+    example: 'https://shop.example/callbacks',
+  })
   default_callback_url!: string | null;
 
-  @ApiProperty({ type: 'string', nullable: true, description: 'Where the payer page links back to for pay-ins without a return_url of their own; null until set', example: 'https://shop.example/orders' })
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    description: 'Where the payer page links back to for pay-ins without a return_url of their own; null until set',
+    example: 'https://shop.example/orders',
+  })
   default_return_url!: string | null;
 
   @ApiProperty({ format: 'date-time', example: '2026-01-01T12:00:00.000Z' })
@@ -62,7 +72,7 @@ export class MethodFeeResponse {
   @ApiProperty({ type: 'number', description: 'Percent of the amount', example: 2.5 })
   percent!: number;
 
-  @ApiProperty({ type: 'number', description: 'Fixed part, in the entry\'s currency', example: 10 })
+  @ApiProperty({ type: 'number', description: "Fixed part, in the entry's currency", example: 10 })
   fixed!: number;
 }
 
@@ -119,6 +129,10 @@ export class WebhookSecretRotationResponse {
   @ApiProperty({ description: 'The new webhook secret: shown once, stored only encrypted', example: 'whsec_…' })
   webhook_secret!: string;
 
-  @ApiProperty({ format: 'date-time', description: 'Until when callbacks also carry a signature with the previous secret', example: '2026-01-02T12:00:00.000Z' })
+  @ApiProperty({
+    format: 'date-time',
+    description: 'Until when callbacks also carry a signature with the previous secret',
+    example: '2026-01-02T12:00:00.000Z',
+  })
   previous_secret_valid_until!: string;
 }

@@ -13,7 +13,13 @@ export const SECRET_OVERLAP_HOURS_MAX = 168;
 @RequestOptions({ emptyBodyIsEmptyObject: true })
 @RequestMessages({ invalid: 'The rotation is not valid' })
 export class RotateSecretBody {
-  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: SECRET_OVERLAP_HOURS_MAX, nullable: true, description: 'How long the previous secret stays valid, in hours (default, also for null: the configured overlap)' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    maximum: SECRET_OVERLAP_HOURS_MAX,
+    nullable: true,
+    description: 'How long the previous secret stays valid, in hours (default, also for null: the configured overlap)',
+  })
   @IsOptional()
   @IsWholeNumberBetween(0, SECRET_OVERLAP_HOURS_MAX, 'json')
   overlap_hours?: JsonNumberLiteral | null;

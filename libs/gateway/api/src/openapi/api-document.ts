@@ -24,7 +24,9 @@ export interface ApiDocumentDefinition {
 export async function buildApiDocument(definition: ApiDocumentDefinition): Promise<OpenAPIObject> {
   const app = await NestFactory.create(documentModuleOf(definition.controllers), new FastifyAdapter(), { preview: true, logger: false, abortOnError: false });
   try {
-    const document = SwaggerModule.createDocument(app, definition.config, { extraModels: [ErrorResponse, ...(definition.extraModels ?? [])] as Array<new () => unknown> });
+    const document = SwaggerModule.createDocument(app, definition.config, {
+      extraModels: [ErrorResponse, ...(definition.extraModels ?? [])] as Array<new () => unknown>,
+    });
     return sortedKeys(withClosedRequestBodies(withCommonResponseParts(document, definition.callbacksByOperation ?? {}))) as OpenAPIObject;
   } finally {
     await app.close();
@@ -44,7 +46,11 @@ function documentModuleOf(controllers: readonly Constructor[]): new () => unknow
 }
 
 function standInsFor(controllers: readonly Constructor[]): Provider[] {
-  const enhancers = controllers.flatMap((controller) => [controller, ...enhancersOf(controller), ...Object.getOwnPropertyNames(controller.prototype).flatMap((name) => enhancersOf(controller.prototype[name]))]);
+  const enhancers = controllers.flatMap((controller) => [
+    controller,
+    ...enhancersOf(controller),
+    ...Object.getOwnPropertyNames(controller.prototype).flatMap((name) => enhancersOf(controller.prototype[name])),
+  ]);
   const tokens = new Set<unknown>();
   for (const type of enhancers.filter((item): item is Constructor => typeof item === 'function')) {
     const declared = (Reflect.getMetadata(PARAMTYPES_METADATA, type) ?? []) as unknown[];
@@ -59,15 +65,23 @@ function enhancersOf(target: unknown): unknown[] {
   return [GUARDS_METADATA, INTERCEPTORS_METADATA, PIPES_METADATA].flatMap((key) => (Reflect.getMetadata(key, target) ?? []) as unknown[]);
 }
 
-const REQUEST_ID_HEADER = { description: 'This request\'s id, also in error bodies: quote it to support', schema: { type: 'string' } };
+const REQUEST_ID_HEADER = { description: "This request's id, also in error bodies: quote it to support", schema: { type: 'string' } };
 const RETRY_AFTER_HEADER = { description: 'Seconds to wait before retrying', schema: { type: 'integer', minimum: 0 } };
 
 /** What every operation shares, added once here rather than on each handler: headers on every answer, callbacks. */
 function withCommonResponseParts(document: OpenAPIObject, callbacksByOperation: Readonly<Record<string, object>>): OpenAPIObject {
   for (const pathItem of Object.values(document.paths)) {
-    for (const operation of Object.values(pathItem) as Array<{ operationId?: string; responses?: Record<string, { headers?: Record<string, unknown> }>; callbacks?: object }>) {
+    for (const operation of Object.values(pathItem) as Array<{
+      operationId?: string;
+      responses?: Record<string, { headers?: Record<string, unknown> }>;
+      callbacks?: object;
+    }>) {
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
-        response.headers = { ...response.headers, 'x-request-id': REQUEST_ID_HEADER, ...(status === '429' || status === '503' ? { 'Retry-After': RETRY_AFTER_HEADER } : {}) };
+        response.headers = {
+          ...response.headers,
+          'x-request-id': REQUEST_ID_HEADER,
+          ...(status === '429' || status === '503' ? { 'Retry-After': RETRY_AFTER_HEADER } : {}),
+        };
       }
       const callbacks = operation.operationId ? callbacksByOperation[operation.operationId] : undefined;
       if (callbacks) operation.callbacks = callbacks;
@@ -106,7 +120,12 @@ function withClosedRequestBodies(document: OpenAPIObject): OpenAPIObject {
 /** Stable key order, so the checked-in file changes only where the contract does. Arrays keep their order (it can mean something: enums, parameters). */
 function sortedKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortedKeys);
-  if (value && typeof value === 'object') return Object.fromEntries(Object.keys(value).sort().map((key) => [key, sortedKeys((value as Record<string, unknown>)[key])]));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((key) => [key, sortedKeys((value as Record<string, unknown>)[key])]),
+    );
   return value;
 }
 

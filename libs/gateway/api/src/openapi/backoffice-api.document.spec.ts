@@ -6,10 +6,20 @@ import { AGENT_API_DOCUMENT_FILE, BACKOFFICE_API_DOCUMENT_FILE } from './backoff
 import { assertCheckedIn } from './checked-in-document';
 
 type Schema = { $ref?: string; additionalProperties?: boolean; items?: Schema; properties?: Record<string, Schema> };
-type Operation = { operationId?: string; security?: Array<Record<string, string[]>>; requestBody?: { content: Record<string, { schema: Schema }> }; responses: Record<string, { description: string }> };
-type Document = { openapi: string; paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, Schema>; securitySchemes: Record<string, unknown> } };
+type Operation = {
+  operationId?: string;
+  security?: Array<Record<string, string[]>>;
+  requestBody?: { content: Record<string, { schema: Schema }> };
+  responses: Record<string, { description: string }>;
+};
+type Document = {
+  openapi: string;
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, Schema>; securitySchemes: Record<string, unknown> };
+};
 
-const operationsOf = (document: Document) => Object.entries(document.paths).flatMap(([path, item]) => Object.entries(item).map(([method, operation]) => ({ path, method, operation })));
+const operationsOf = (document: Document) =>
+  Object.entries(document.paths).flatMap(([path, item]) => Object.entries(item).map(([method, operation]) => ({ path, method, operation })));
 
 describe.each([
   { api: 'agent', file: AGENT_API_DOCUMENT_FILE, build: buildAgentApiDocument, prefix: '/backoffice/v1/agent/', operations: 10 },
@@ -39,7 +49,7 @@ describe.each([
     expect(new Set(ids).size).toBe(ids.length);
   });
 
-  it('gives every operation its success status and the bearer errors with the error catalogue\'s statuses', () => {
+  it("gives every operation its success status and the bearer errors with the error catalogue's statuses", () => {
     for (const { path, method, operation } of operationsOf(document)) {
       const statuses = Object.keys(operation.responses);
       expect([path, method, statuses.some((status) => /^2\d\d$/.test(status))]).toEqual([path, method, true]);
@@ -50,14 +60,21 @@ describe.each([
   });
 
   it('closes every request body, and the objects in it, to unknown fields, as the server refuses them', () => {
-    const bodies = operationsOf(document).flatMap(({ operation }) => Object.values(operation.requestBody?.content ?? {}).map(({ schema }) => schema.$ref ?? ''));
+    const bodies = operationsOf(document).flatMap(({ operation }) =>
+      Object.values(operation.requestBody?.content ?? {}).map(({ schema }) => schema.$ref ?? ''),
+    );
     expect(bodies.length).toBeGreaterThanOrEqual(3);
     for (const ref of bodies) expect([ref, document.components.schemas[ref.replace('#/components/schemas/', '')]?.additionalProperties]).toEqual([ref, false]);
   });
 
   it('finds no errors in redocly lint (rule choices in redocly.yaml)', () => {
     const cli = require.resolve('@redocly/cli/bin/cli.js');
-    const run = spawnSync(process.execPath, [cli, 'lint', file, '--format=stylish'], { cwd: join(__dirname, '..', '..', '..', '..', '..'), encoding: 'utf8', env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' }, timeout: 120_000 });
+    const run = spawnSync(process.execPath, [cli, 'lint', file, '--format=stylish'], {
+      cwd: join(__dirname, '..', '..', '..', '..', '..'),
+      encoding: 'utf8',
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+      timeout: 120_000,
+    });
     const output = `${run.stdout}\n${run.stderr}`;
     expect({ exitCode: run.status, problems: output.split('\n').filter((line) => /\b(error|warning)\b/.test(line)) }).toEqual({ exitCode: 0, problems: [] });
   });

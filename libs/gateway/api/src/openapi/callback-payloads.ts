@@ -3,8 +3,16 @@ import { DisputeResponse } from '../disputes/dispute.response';
 import { PaymentOrderResponse } from '../payments/payment-order.response';
 import { WithdrawalResponse } from '../withdrawals/withdrawal.response';
 
-const VERSION = { type: 'integer', minimum: 1, description: 'This object\'s version after the event; keep the highest per object and ignore lower ones', example: 4 } as const;
-const ID = { description: '`msg_` and the event id: the same as the webhook-id header, the same on every retry', example: 'msg_2f0a6c1e9b7d4e3f8a5c0b1d2e3f4a5b' } as const;
+const VERSION = {
+  type: 'integer',
+  minimum: 1,
+  description: "This object's version after the event; keep the highest per object and ignore lower ones",
+  example: 4,
+} as const;
+const ID = {
+  description: '`msg_` and the event id: the same as the webhook-id header, the same on every retry',
+  example: 'msg_2f0a6c1e9b7d4e3f8a5c0b1d2e3f4a5b',
+} as const;
 const CREATED_AT = { format: 'date-time', description: 'When it happened, not when this attempt was made', example: '2026-01-01T00:07:12.340Z' } as const;
 
 /** The order at the moment of the event, without redirect_url (no use once finished), plus version. */
@@ -69,7 +77,7 @@ export const CALLBACK_MODELS = [PaymentCallback, WithdrawalCallback, DisputeCall
 
 /** Standard Webhooks headers on every callback (docs/api/callbacks.md). */
 const CALLBACK_HEADERS = [
-  { name: 'webhook-id', description: 'The event id, as the body\'s `id`: deduplicate on it', example: 'msg_2f0a6c1e9b7d4e3f8a5c0b1d2e3f4a5b' },
+  { name: 'webhook-id', description: "The event id, as the body's `id`: deduplicate on it", example: 'msg_2f0a6c1e9b7d4e3f8a5c0b1d2e3f4a5b' },
   { name: 'webhook-timestamp', description: 'Unix seconds of this attempt; refuse one far from your clock', example: '1767226032' },
   {
     name: 'webhook-signature',
@@ -84,7 +92,8 @@ function callback(expression: string, summary: string, model: new () => unknown)
     [expression]: {
       post: {
         summary,
-        description: 'Delivered at least once and in any order: order by `data.version`. Any 2xx within 15 seconds is success; anything else is retried with backoff. 410 Gone turns that URL off.',
+        description:
+          'Delivered at least once and in any order: order by `data.version`. Any 2xx within 15 seconds is success; anything else is retried with backoff. 410 Gone turns that URL off.',
         parameters: CALLBACK_HEADERS,
         requestBody: { required: true, content: { 'application/json': { schema: { $ref: getSchemaPath(model) } } } },
         // Signed with the webhook secret in the headers above, not with a security scheme of this API.
@@ -106,8 +115,22 @@ function callback(expression: string, summary: string, model: new () => unknown)
  * runtime expression of the request names, so their key says so in words.
  */
 export const CALLBACKS_BY_OPERATION: Record<string, object> = {
-  createIncomingPayment: { paymentOutcome: callback('{$request.body#/callback_url}', 'The pay-in finished (and, after an accepted dispute, succeeded)', PaymentCallback) },
+  createIncomingPayment: {
+    paymentOutcome: callback('{$request.body#/callback_url}', 'The pay-in finished (and, after an accepted dispute, succeeded)', PaymentCallback),
+  },
   createOutgoingPayment: { paymentOutcome: callback('{$request.body#/callback_url}', 'The payout finished', PaymentCallback) },
-  createWithdrawal: { withdrawalOutcome: callback('https://your-default-callback-url.example', 'The withdrawal completed or failed (sent to the default_callback_url of GET /v2/merchant)', WithdrawalCallback) },
-  openDispute: { disputeChanged: callback('https://your-default-callback-url.example', 'The dispute was opened, accepted or rejected (sent to the default_callback_url of GET /v2/merchant)', DisputeCallback) },
+  createWithdrawal: {
+    withdrawalOutcome: callback(
+      'https://your-default-callback-url.example',
+      'The withdrawal completed or failed (sent to the default_callback_url of GET /v2/merchant)',
+      WithdrawalCallback,
+    ),
+  },
+  openDispute: {
+    disputeChanged: callback(
+      'https://your-default-callback-url.example',
+      'The dispute was opened, accepted or rejected (sent to the default_callback_url of GET /v2/merchant)',
+      DisputeCallback,
+    ),
+  },
 };

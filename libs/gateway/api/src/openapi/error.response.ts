@@ -37,7 +37,10 @@ export class ServerSignedResponse {
   @ApiProperty({ description: 'SHA-256 of the raw body bytes, lower-case hex', example: '44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a' })
   body_sha256!: string;
 
-  @ApiProperty({ description: 'The signed string described in words', example: '"1767225600./v2/payments/A:1/cancel." followed by the 2 raw body bytes (SHA-256 44136fa3…), signed with HMAC-SHA256 and your API secret' })
+  @ApiProperty({
+    description: 'The signed string described in words',
+    example: '"1767225600./v2/payments/A:1/cancel." followed by the 2 raw body bytes (SHA-256 44136fa3…), signed with HMAC-SHA256 and your API secret',
+  })
   string_to_sign!: string;
 }
 
@@ -60,13 +63,36 @@ export class ErrorResponse {
 }
 
 /** What any request may be answered, whoever sends it: the HTTP edge's own refusals and outages. */
-const ANY_REQUEST_ERRORS: readonly ErrorCode[] = ['METHOD_NOT_ALLOWED', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'RATE_LIMITED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'];
+const ANY_REQUEST_ERRORS: readonly ErrorCode[] = [
+  'METHOD_NOT_ALLOWED',
+  'PAYLOAD_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'RATE_LIMITED',
+  'INTERNAL_ERROR',
+  'SERVICE_UNAVAILABLE',
+];
 
 /** What any signed /v2 request may be answered, whatever the endpoint does. */
-export const SIGNED_REQUEST_ERRORS: readonly ErrorCode[] = ['VALIDATION_ERROR', 'MISSING_AUTH_HEADER', 'INVALID_API_KEY', 'INVALID_SIGNATURE', 'TIMESTAMP_OUT_OF_RANGE', 'MERCHANT_SUSPENDED', ...ANY_REQUEST_ERRORS];
+export const SIGNED_REQUEST_ERRORS: readonly ErrorCode[] = [
+  'VALIDATION_ERROR',
+  'MISSING_AUTH_HEADER',
+  'INVALID_API_KEY',
+  'INVALID_SIGNATURE',
+  'TIMESTAMP_OUT_OF_RANGE',
+  'MERCHANT_SUSPENDED',
+  ...ANY_REQUEST_ERRORS,
+];
 
 /** What any back-office request (Bearer token of an operator or agent) may be answered, whatever the route does. */
-export const BEARER_REQUEST_ERRORS: readonly ErrorCode[] = ['VALIDATION_ERROR', 'MISSING_AUTH_HEADER', 'INVALID_API_KEY', 'CREDENTIAL_EXPIRED', 'CREDENTIAL_REVOKED', 'FORBIDDEN', ...ANY_REQUEST_ERRORS];
+export const BEARER_REQUEST_ERRORS: readonly ErrorCode[] = [
+  'VALIDATION_ERROR',
+  'MISSING_AUTH_HEADER',
+  'INVALID_API_KEY',
+  'CREDENTIAL_EXPIRED',
+  'CREDENTIAL_REVOKED',
+  'FORBIDDEN',
+  ...ANY_REQUEST_ERRORS,
+];
 
 /**
  * The error answers of one signed /v2 operation: the codes it raises itself plus those of every
@@ -99,7 +125,15 @@ function errorResponses(codes: readonly ErrorCode[]): MethodDecorator & ClassDec
         content: { 'application/json': { schema: { $ref: getSchemaPath(ErrorResponse) }, example: errorExample(statusCodes[0]) } },
       }),
     );
-  return applyDecorators(ApiExtraModels(ErrorResponse), ...responses, ApiResponse({ status: 'default', description: 'Any other error, in the same body', content: { 'application/json': { schema: { $ref: getSchemaPath(ErrorResponse) } } } }));
+  return applyDecorators(
+    ApiExtraModels(ErrorResponse),
+    ...responses,
+    ApiResponse({
+      status: 'default',
+      description: 'Any other error, in the same body',
+      content: { 'application/json': { schema: { $ref: getSchemaPath(ErrorResponse) } } },
+    }),
+  );
 }
 
 function errorExample(code: ErrorCode) {

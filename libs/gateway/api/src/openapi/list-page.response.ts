@@ -10,4 +10,8 @@ export abstract class ListPageResponse {
 }
 
 /** What every amount on the wire is: a JSON number with the currency's digits, never a float the server rounded. */
-export const AMOUNT_PROPERTY = { type: 'number', description: 'Amount in the currency\'s major units, written with exactly its decimal digits', example: 1500.5 } as const;
+export const AMOUNT_PROPERTY = {
+  type: 'number',
+  description: "Amount in the currency's major units, written with exactly its decimal digits",
+  example: 1500.5,
+} as const;

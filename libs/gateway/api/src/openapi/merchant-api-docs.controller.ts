@@ -53,7 +53,10 @@ export class MerchantApiDocsController {
         this.document = null; // the next request tries again
         throw error;
       });
-    await reply.status(200).type('application/json; charset=utf-8').send(await this.document);
+    await reply
+      .status(200)
+      .type('application/json; charset=utf-8')
+      .send(await this.document);
   }
 
   @Get('docs')
@@ -82,6 +85,9 @@ export class MerchantApiDocsController {
       content = readFile(join(dirname(require.resolve('swagger-ui-dist/package.json')), file));
       this.assets.set(file, content);
     }
-    await reply.status(200).type(SWAGGER_UI_ASSETS[file]).send(await content);
+    await reply
+      .status(200)
+      .type(SWAGGER_UI_ASSETS[file])
+      .send(await content);
   }
 }

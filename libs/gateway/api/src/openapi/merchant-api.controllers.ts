@@ -10,4 +10,12 @@ import { WithdrawalsController } from '../withdrawals/withdrawals.controller';
  * The controllers of the signed merchant API (/v2): what the OpenAPI description documents.
  * A new /v2 controller goes here, and so into both the gateway and openapi.json.
  */
-export const MERCHANT_API_CONTROLLERS = [PaymentsController, DisputesController, MerchantController, WithdrawalsController, MerchantSecretsController, ReconciliationController, MerchantWebhooksController];
+export const MERCHANT_API_CONTROLLERS = [
+  PaymentsController,
+  DisputesController,
+  MerchantController,
+  WithdrawalsController,
+  MerchantSecretsController,
+  ReconciliationController,
+  MerchantWebhooksController,
+];

@@ -16,12 +16,31 @@ describe('the /v2 OpenAPI description', () => {
   it('is OpenAPI 3.0.4 and documents only the signed /v2 merchant API', () => {
     const document = JSON.parse(generated) as { openapi: string; paths: Record<string, Record<string, { operationId: string; security?: unknown }>> };
     expect(document.openapi).toBe('3.0.4');
-    const operations = Object.entries(document.paths).flatMap(([path, item]) => Object.entries(item).map(([method, operation]) => ({ path, method, operation })));
+    const operations = Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.entries(item).map(([method, operation]) => ({ path, method, operation })),
+    );
     expect(operations.filter(({ path }) => !path.startsWith('/v2/'))).toEqual([]);
     expect(operations.filter(({ operation }) => !operation.security)).toEqual([]);
     // Spec 4.1's sixteen endpoints, each once.
     const ids = operations.map(({ operation }) => operation.operationId);
-    for (const id of ['createIncomingPayment', 'createOutgoingPayment', 'getPaymentStatus', 'listIncomingPayments', 'listOutgoingPayments', 'cancelPayment', 'listPayoutReceipts', 'getMerchant', 'getBalances', 'listMethods', 'createWithdrawal', 'listWithdrawals', 'getWithdrawal', 'openDispute', 'listDisputes', 'getDispute']) {
+    for (const id of [
+      'createIncomingPayment',
+      'createOutgoingPayment',
+      'getPaymentStatus',
+      'listIncomingPayments',
+      'listOutgoingPayments',
+      'cancelPayment',
+      'listPayoutReceipts',
+      'getMerchant',
+      'getBalances',
+      'listMethods',
+      'createWithdrawal',
+      'listWithdrawals',
+      'getWithdrawal',
+      'openDispute',
+      'listDisputes',
+      'getDispute',
+    ]) {
       expect(ids.filter((operationId) => operationId === id)).toEqual([id]);
     }
   });
@@ -42,7 +61,9 @@ describe('the /v2 OpenAPI description', () => {
     expect(document.components.schemas['RotateSecretBody'].properties?.['overlap_hours']).toMatchObject({ type: 'integer', nullable: true });
     const cursors = [
       ...Object.values(document.components.schemas).flatMap((schema) => (schema.properties?.['cursor'] ? [schema.properties['cursor']] : [])),
-      ...Object.values(document.paths).flatMap((methods) => Object.values(methods).flatMap((operation) => (operation.parameters ?? []).filter(({ name }) => name === 'cursor').map(({ schema }) => schema))),
+      ...Object.values(document.paths).flatMap((methods) =>
+        Object.values(methods).flatMap((operation) => (operation.parameters ?? []).filter(({ name }) => name === 'cursor').map(({ schema }) => schema)),
+      ),
     ];
     expect(cursors.length).toBeGreaterThanOrEqual(4);
     for (const cursor of cursors) expect(cursor.minLength).toBe(1);
@@ -53,8 +74,15 @@ describe('the /v2 OpenAPI description', () => {
 
   it('closes every request body to unknown fields, as the server refuses them (endpoints.md)', () => {
     type Schema = { $ref?: string; allOf?: Schema[]; additionalProperties?: boolean; properties?: Record<string, Schema> };
-    const document = JSON.parse(generated) as { paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: Schema }> } }>>; components: { schemas: Record<string, Schema> } };
-    const bodies = Object.values(document.paths).flatMap((methods) => Object.values(methods).flatMap((operation) => Object.values(operation.requestBody?.content ?? {}).map(({ schema }) => schema.$ref ?? schema.allOf?.[0]?.$ref ?? '')));
+    const document = JSON.parse(generated) as {
+      paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: Schema }> } }>>;
+      components: { schemas: Record<string, Schema> };
+    };
+    const bodies = Object.values(document.paths).flatMap((methods) =>
+      Object.values(methods).flatMap((operation) =>
+        Object.values(operation.requestBody?.content ?? {}).map(({ schema }) => schema.$ref ?? schema.allOf?.[0]?.$ref ?? ''),
+      ),
+    );
     expect(bodies.length).toBeGreaterThanOrEqual(10);
     for (const ref of bodies) expect([ref, document.components.schemas[ref.replace('#/components/schemas/', '')]?.additionalProperties]).toEqual([ref, false]);
   });

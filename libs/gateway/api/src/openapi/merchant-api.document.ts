@@ -44,7 +44,10 @@ export async function buildMerchantApiDocument(): Promise<OpenAPIObject> {
     .addServer('https://api.payments.example', 'Production')
     .addServer('http://127.0.0.1:3000', 'Local development (npm start, docker compose)')
     .addApiKey({ type: 'apiKey', in: 'header', name: 'x-api-key', description: 'Your merchant_id.' }, 'x-api-key')
-    .addApiKey({ type: 'apiKey', in: 'header', name: 'x-timestamp', description: 'Unix time in seconds, within five minutes of the server clock.' }, 'x-timestamp')
+    .addApiKey(
+      { type: 'apiKey', in: 'header', name: 'x-timestamp', description: 'Unix time in seconds, within five minutes of the server clock.' },
+      'x-timestamp',
+    )
     .addApiKey({ type: 'apiKey', in: 'header', name: 'x-signature', description: SIGNING_RULES }, 'x-signature')
     .addTag('Payments', 'Pay-ins and payouts (endpoints 1 to 7)')
     .addTag('Merchant', 'Profile, balances, methods and secrets (endpoints 8 to 10)')

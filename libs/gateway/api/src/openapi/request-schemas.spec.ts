@@ -37,7 +37,13 @@ describe('the request field schemas of the merchant API description (request-sch
       }),
       { numRuns: 2000 },
     );
-    for (const refused of ['http://shop.example/callbacks', 'https://shop.example:8080/callbacks', 'https://10.0.0.1/x', 'shop.example/callbacks', 'https://shop .example/']) {
+    for (const refused of [
+      'http://shop.example/callbacks',
+      'https://shop.example:8080/callbacks',
+      'https://10.0.0.1/x',
+      'shop.example/callbacks',
+      'https://shop .example/',
+    ]) {
       expect([refused, pattern.test(refused)]).toEqual([refused, false]);
     }
     expect(pattern.test(CALLBACK_URL_SCHEMA.example)).toBe(true);
@@ -45,8 +51,12 @@ describe('the request field schemas of the merchant API description (request-sch
 
   it('allows only creation-period dates IsIsoDateTime takes', () => {
     const pattern = new RegExp(CREATION_PERIOD_SCHEMA.pattern);
-    fc.assert(fc.property(fc.stringMatching(pattern), (date) => expect([date, passes(IsoDateField, date)]).toEqual([date, true])), { numRuns: 2000 });
-    for (const refused of ['2026-13-01', '2026-01-01T25:00Z', '2026-01-01 00:00:00Z', '31.01.2026']) expect([refused, pattern.test(refused)]).toEqual([refused, false]);
+    fc.assert(
+      fc.property(fc.stringMatching(pattern), (date) => expect([date, passes(IsoDateField, date)]).toEqual([date, true])),
+      { numRuns: 2000 },
+    );
+    for (const refused of ['2026-13-01', '2026-01-01T25:00Z', '2026-01-01 00:00:00Z', '31.01.2026'])
+      expect([refused, pattern.test(refused)]).toEqual([refused, false]);
   });
 
   it('allows only plain text IsPlainText takes (not blank, no control characters but tab and line breaks)', () => {

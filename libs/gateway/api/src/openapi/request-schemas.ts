@@ -27,8 +27,7 @@ export const CALLBACK_URL_SCHEMA = {
 } as const;
 
 /** What the server does with a callback URL beyond its shape; one sentence every such field's description ends with. */
-export const CALLBACK_DESTINATION_RULES =
-  `An absolute https:// URL of at most ${CALLBACK_URL_LENGTH_MAX} characters, on port 443 or 8443 unless the platform's operator allows others; when an operator gave the merchant a callback allow-list, its host must be on it (400 VALIDATION_ERROR otherwise).`;
+export const CALLBACK_DESTINATION_RULES = `An absolute https:// URL of at most ${CALLBACK_URL_LENGTH_MAX} characters, on port 443 or 8443 unless the platform's operator allows others; when an operator gave the merchant a callback allow-list, its host must be on it (400 VALIDATION_ERROR otherwise).`;
 
 /**
  * The merchant's `metadata` map (IsMetadata): request bodies and state objects alike. OpenAPI
@@ -55,7 +54,11 @@ export const METADATA_RESPONSE_PROPERTY = { ...METADATA_SCHEMA, description: 'Yo
 
 /** An optional `metadata` field of a create body: its rule (IsMetadata) and its description. `retried`: the create is idempotent by order_id. */
 export function MetadataRequestField(retried: boolean): PropertyDecorator {
-  return applyDecorators(ApiPropertyOptional({ ...METADATA_SCHEMA, description: retried ? `${METADATA_REQUEST_DESCRIPTION} ${METADATA_RETRY_RULE}` : METADATA_REQUEST_DESCRIPTION }), IsOptional(), IsMetadata());
+  return applyDecorators(
+    ApiPropertyOptional({ ...METADATA_SCHEMA, description: retried ? `${METADATA_REQUEST_DESCRIPTION} ${METADATA_RETRY_RULE}` : METADATA_REQUEST_DESCRIPTION }),
+    IsOptional(),
+    IsMetadata(),
+  );
 }
 
 /**
@@ -69,7 +72,12 @@ export const CREATION_PERIOD_SCHEMA = {
 } as const;
 
 /** A list cursor: only a next_cursor the same list returned (its shape is CURSOR_PATTERN; anything else is 400). */
-export const CURSOR_SCHEMA = { type: 'string', minLength: 1, pattern: CURSOR_PATTERN.source, description: 'next_cursor of the previous page of the same list, as it was returned (anything else is 400 VALIDATION_ERROR)' } as const;
+export const CURSOR_SCHEMA = {
+  type: 'string',
+  minLength: 1,
+  pattern: CURSOR_PATTERN.source,
+  description: 'next_cursor of the previous page of the same list, as it was returned (anything else is 400 VALIDATION_ERROR)',
+} as const;
 
 /**
  * A list operation's body with one whole example: the first page of a period. Without it the
@@ -77,5 +85,13 @@ export const CURSOR_SCHEMA = { type: 'string', minLength: 1, pattern: CURSOR_PAT
  * previous page can give) makes it a request the server refuses.
  */
 export function ApiListFiltersBody(type: new () => unknown, status: string): MethodDecorator {
-  return ApiBody({ type, examples: { firstPage: { summary: 'The first page of a period', value: { status, created_from: '2026-01-01T00:00:00Z', created_to: '2026-01-31T23:59:59Z', limit: 50 } } } });
+  return ApiBody({
+    type,
+    examples: {
+      firstPage: {
+        summary: 'The first page of a period',
+        value: { status, created_from: '2026-01-01T00:00:00Z', created_to: '2026-01-31T23:59:59Z', limit: 50 },
+      },
+    },
+  });
 }

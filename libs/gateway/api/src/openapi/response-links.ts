@@ -9,7 +9,11 @@ export function linksById(field: string, parameter: string, operationIds: readon
   return Object.fromEntries(
     operationIds.map((operationId) => [
       operationId.charAt(0).toUpperCase() + operationId.slice(1),
-      { operationId, parameters: { [parameter]: `$response.body#/${field}` }, description: `The ${field} of this answer is the ${parameter} of ${operationId}` },
+      {
+        operationId,
+        parameters: { [parameter]: `$response.body#/${field}` },
+        description: `The ${field} of this answer is the ${parameter} of ${operationId}`,
+      },
     ]),
   );
 }

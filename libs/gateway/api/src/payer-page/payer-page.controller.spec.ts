@@ -75,12 +75,20 @@ describe('payer page routes', () => {
       providers: [
         { provide: ServiceCommandBus, useValue: payments },
         { provide: PaymentsClient, useValue: payments },
-        { provide: MerchantCredentialStore, useValue: { findProfile: async (merchantId: string) => (defaultReturnUrls.has(merchantId) ? { default_return_url: defaultReturnUrls.get(merchantId) } : null) } },
+        {
+          provide: MerchantCredentialStore,
+          useValue: {
+            findProfile: async (merchantId: string) => (defaultReturnUrls.has(merchantId) ? { default_return_url: defaultReturnUrls.get(merchantId) } : null),
+          },
+        },
         { provide: APP_FILTER, useClass: ErrorResponseFilter },
       ],
     })
     class PayerPageTestModule {}
-    app = await NestFactory.create<NestFastifyApplication>(PayerPageTestModule, new FastifyAdapter(gatewayFastifyOptions()), { bodyParser: false, logger: false });
+    app = await NestFactory.create<NestFastifyApplication>(PayerPageTestModule, new FastifyAdapter(gatewayFastifyOptions()), {
+      bodyParser: false,
+      logger: false,
+    });
     http = app.getHttpAdapter().getInstance();
     configureGatewayHttp(http);
     await app.init();
@@ -105,8 +113,12 @@ describe('payer page routes', () => {
     const own = 'https://shop.example/back?cart=C-1';
     for (const status of ['SUCCEEDED', 'FAILED', 'CANCELLED', 'EXPIRED'] as const) {
       const outcome = status.toLowerCase();
-      expect(await returnLinkOf(pendingOrder({ status, sub_status: null, return_url: own }))).toBe(`https://shop.example/back?cart=C-1&#38;order_id=A-1&#38;outcome=${outcome}`);
-      expect(await returnLinkOf(pendingOrder({ status, sub_status: null, return_url: null }))).toBe(`https://shop.example/default?lang=en&#38;order_id=A-1&#38;outcome=${outcome}`);
+      expect(await returnLinkOf(pendingOrder({ status, sub_status: null, return_url: own }))).toBe(
+        `https://shop.example/back?cart=C-1&#38;order_id=A-1&#38;outcome=${outcome}`,
+      );
+      expect(await returnLinkOf(pendingOrder({ status, sub_status: null, return_url: null }))).toBe(
+        `https://shop.example/default?lang=en&#38;order_id=A-1&#38;outcome=${outcome}`,
+      );
     }
     expect(await returnLinkOf(pendingOrder({ sub_status: 'payer_reported_paid', return_url: own }))).toBeNull();
     defaultReturnUrls.set('mch_1', null);
@@ -132,9 +144,16 @@ describe('payer page routes', () => {
       payments.view = { order: pendingOrder({ sub_status: 'agent_assigned' }), agent: AGENT };
       return { outcome: 'accepted', order: payments.view.order };
     };
-    const pressed = await http.inject({ method: 'POST', url: `/pay/${TOKEN}/details`, headers: { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin' }, payload: '' });
+    const pressed = await http.inject({
+      method: 'POST',
+      url: `/pay/${TOKEN}/details`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin' },
+      payload: '',
+    });
     expect([pressed.statusCode, pressed.headers.location, pressed.headers['cache-control']]).toEqual([303, `/pay/${TOKEN}`, 'no-store']);
-    expect(payments.commands).toEqual([{ type: 'OpenPayerPage', data: { payerPageTokenHash: payerPageTokenHash(TOKEN) }, key: `payer-page/${payerPageTokenHash(TOKEN)}` }]);
+    expect(payments.commands).toEqual([
+      { type: 'OpenPayerPage', data: { payerPageTokenHash: payerPageTokenHash(TOKEN) }, key: `payer-page/${payerPageTokenHash(TOKEN)}` },
+    ]);
     const page = await http.inject({ method: 'GET', url: `/pay/${TOKEN}` });
     expect(page.body).toContain('data-testid="payment-details">Card 2200 1234 5678 9012, Ivan P.<');
     expect(payments.commands).toHaveLength(1);
@@ -165,9 +184,12 @@ describe('payer page routes', () => {
 
   it.each([
     ['none was free', (): CommandReplyData => ({ outcome: 'accepted', order: pendingOrder() })],
-    ['the command got no answer in time', (): CommandReplyData => {
-      throw new DomainError('SERVICE_UNAVAILABLE', 'The payments service did not answer in time');
-    }],
+    [
+      'the command got no answer in time',
+      (): CommandReplyData => {
+        throw new DomainError('SERVICE_UNAVAILABLE', 'The payments service did not answer in time');
+      },
+    ],
   ])('says no agent is available yet when %s', async (_case, react) => {
     payments.react = react;
     const pressed = await http.inject({ method: 'POST', url: `/pay/${TOKEN}/details` });
@@ -208,10 +230,17 @@ describe('payer page routes', () => {
 
   it('takes "I have paid" as a bodiless form post and redirects back to the page', async () => {
     payments.view = { order: pendingOrder({ sub_status: 'agent_assigned' }), agent: AGENT };
-    const response = await http.inject({ method: 'POST', url: `/pay/${TOKEN}/paid`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: '' });
+    const response = await http.inject({
+      method: 'POST',
+      url: `/pay/${TOKEN}/paid`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: '',
+    });
     expect(response.statusCode).toBe(303);
     expect(response.headers.location).toBe(`/pay/${TOKEN}`);
-    expect(payments.commands).toEqual([{ type: 'MarkPaidByPayer', data: { payerPageTokenHash: payerPageTokenHash(TOKEN) }, key: `payer-page/${payerPageTokenHash(TOKEN)}` }]);
+    expect(payments.commands).toEqual([
+      { type: 'MarkPaidByPayer', data: { payerPageTokenHash: payerPageTokenHash(TOKEN) }, key: `payer-page/${payerPageTokenHash(TOKEN)}` },
+    ]);
   });
 
   it('redirects back to the page when the order moved on, so the page shows where it stands', async () => {
@@ -230,7 +259,11 @@ describe('payer page routes', () => {
   it('tells the polling page the status, and unknown tokens the usual JSON 404', async () => {
     payments.view = { order: pendingOrder({ sub_status: 'payer_reported_paid' }), agent: AGENT };
     const response = await http.inject({ method: 'GET', url: `/pay/${TOKEN}/status` });
-    expect([response.statusCode, response.headers['cache-control'], response.json()]).toEqual([200, 'no-store', { status: 'PENDING', sub_status: 'payer_reported_paid' }]);
+    expect([response.statusCode, response.headers['cache-control'], response.json()]).toEqual([
+      200,
+      'no-store',
+      { status: 'PENDING', sub_status: 'payer_reported_paid' },
+    ]);
     const unknown = await http.inject({ method: 'GET', url: `/pay/tok_unknown/status` });
     expect([unknown.statusCode, unknown.json().error.code]).toEqual([404, 'NOT_FOUND']);
   });

@@ -1,5 +1,12 @@
 import { Controller, Get, Logger, Param, Post, Query, Req, Res } from '@nestjs/common';
-import { PAYMENT_COMMAND_TYPES, payerPageTokenHash, type CommandReplyData, type MarkPaidByPayerData, type OpenPayerPageData, type PaymentCommandType } from '@mp/contracts-payments';
+import {
+  PAYMENT_COMMAND_TYPES,
+  payerPageTokenHash,
+  type CommandReplyData,
+  type MarkPaidByPayerData,
+  type OpenPayerPageData,
+  type PaymentCommandType,
+} from '@mp/contracts-payments';
 import { PayerPageTokenParam } from '@mp/shared-nest-http';
 import { DomainError, type ErrorCode } from '@mp/shared-util-errors';
 import { PAYER_PAGE_TOKEN_PATTERN } from '@mp/shared-util-validation';
@@ -78,7 +85,11 @@ export class PayerPageController {
   async markPaid(@Param('token') token: string, @Req() request: GatewayRequest, @Res() reply: FastifyReply): Promise<void> {
     await this.answerWithHtml(reply, token, async () => {
       if (isFromAnotherSite(request)) return redirectToPage(reply, token);
-      const outcome = await this.execute(PAYMENT_COMMAND_TYPES.markPaidByPayer, { payerPageTokenHash: payerPageTokenHash(token) } satisfies MarkPaidByPayerData, request);
+      const outcome = await this.execute(
+        PAYMENT_COMMAND_TYPES.markPaidByPayer,
+        { payerPageTokenHash: payerPageTokenHash(token) } satisfies MarkPaidByPayerData,
+        request,
+      );
       if (outcome.outcome === 'rejected') this.acceptStateRefusal(outcome.error.code, 'MarkPaidByPayer', outcome.error.message);
       await redirectToPage(reply, token);
     });
@@ -171,7 +182,10 @@ export function isFromAnotherSite(request: GatewayRequest): boolean {
 
 /** Post/redirect/get back to the page, optionally telling it that no agent was free. */
 async function redirectToPage(reply: FastifyReply, token: string, noAgentYet = false): Promise<void> {
-  await reply.status(303).header('location', `${payerPagePath(token)}${noAgentYet ? `?${NO_AGENT_YET_QUERY}` : ''}`).send();
+  await reply
+    .status(303)
+    .header('location', `${payerPagePath(token)}${noAgentYet ? `?${NO_AGENT_YET_QUERY}` : ''}`)
+    .send();
 }
 
 async function sendHtml(reply: FastifyReply, status: number, nonce: string, html: string): Promise<void> {

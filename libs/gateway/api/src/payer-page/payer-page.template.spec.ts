@@ -58,7 +58,9 @@ describe('payer page screens', () => {
   it('shows the amount and a "Show payment details" form post before an agent is assigned, and nothing of any agent', () => {
     const html = renderPayerPage({ order: order({ sub_status: 'awaiting_agent' }), agent: null }, context);
     expect(testIdText(html, 'amount')).toBe('1\u00a0500.50 RUB');
-    expect(html).toMatch(/<form method="post" action="\/pay\/tok_Abc-123\/details" data-details-form>\s*<button class="button" type="submit" data-testid="show-details-button">Show payment details<\/button>/);
+    expect(html).toMatch(
+      /<form method="post" action="\/pay\/tok_Abc-123\/details" data-details-form>\s*<button class="button" type="submit" data-testid="show-details-button">Show payment details<\/button>/,
+    );
     expect(html).not.toContain('payment-details');
     expect(html).not.toContain('paid-button');
     expect(html).not.toContain('data-testid="countdown"');
@@ -70,7 +72,9 @@ describe('payer page screens', () => {
     expect(testIdText(html, 'payment-details')).toBe('Card 2200 1234 5678 9012, Ivan P.');
     expect(testIdText(html, 'countdown')).toBe('29:41');
     expect(html).toContain('data-remaining-seconds="1781"');
-    expect(html).toMatch(/<form method="post" action="\/pay\/tok_Abc-123\/paid" data-paid-form>\s*<button class="button" type="submit" data-testid="paid-button">I have paid<\/button>/);
+    expect(html).toMatch(
+      /<form method="post" action="\/pay\/tok_Abc-123\/paid" data-paid-form>\s*<button class="button" type="submit" data-testid="paid-button">I have paid<\/button>/,
+    );
     expect(html).not.toContain('result-heading');
   });
 
@@ -103,19 +107,28 @@ describe('payer page screens', () => {
 
   it('offers a retry while no agent is free, as a form post since only a post may assign one', () => {
     const html = renderPayerPage({ order: order({ sub_status: 'awaiting_agent' }), agent: null }, { ...context, agentRequested: true });
-    expect(html).toMatch(/<form method="post" action="\/pay\/tok_Abc-123\/details" data-details-form>\s*<button class="button" type="submit" data-testid="retry-details-button">Try again<\/button>/);
+    expect(html).toMatch(
+      /<form method="post" action="\/pay\/tok_Abc-123\/details" data-details-form>\s*<button class="button" type="submit" data-testid="retry-details-button">Try again<\/button>/,
+    );
     expect(html).not.toContain('reload-button');
   });
 
   it('polls only while the order can still change', () => {
-    expect(renderPayerPage(payable, context)).toContain('<main data-status="PENDING" data-sub-status="agent_assigned" data-status-url="/pay/tok_Abc-123/status">');
-    expect(renderPayerPage({ order: order({ status: 'SUCCEEDED', sub_status: null }), agent }, context)).toContain('<main data-status="SUCCEEDED" data-sub-status="">');
+    expect(renderPayerPage(payable, context)).toContain(
+      '<main data-status="PENDING" data-sub-status="agent_assigned" data-status-url="/pay/tok_Abc-123/status">',
+    );
+    expect(renderPayerPage({ order: order({ status: 'SUCCEEDED', sub_status: null }), agent }, context)).toContain(
+      '<main data-status="SUCCEEDED" data-sub-status="">',
+    );
   });
 
   it('escapes every value from the order and the agent', () => {
     const hostile = '"><script>alert(1)</script>\'&';
     const html = renderPayerPage(
-      { order: order({ order_id: hostile, currency: hostile, status: 'FAILED', sub_status: null, failure_reason: hostile }), agent: { display_name: hostile, payment_details: hostile } },
+      {
+        order: order({ order_id: hostile, currency: hostile, status: 'FAILED', sub_status: null, failure_reason: hostile }),
+        agent: { display_name: hostile, payment_details: hostile },
+      },
       context,
     );
     const payHtml = renderPayerPage({ order: order({ order_id: hostile }), agent: { display_name: hostile, payment_details: hostile } }, context);

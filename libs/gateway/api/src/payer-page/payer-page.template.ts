@@ -63,7 +63,10 @@ const RESULT_SCREENS: Record<ResultScreenName, ResultScreen> = {
     badge: 'waiting',
     symbol: '',
     heading: 'Payment reported, waiting for confirmation',
-    messages: () => ['Thank you. The recipient is checking that your transfer has arrived.', 'This page updates by itself; you can also come back to this link later.'],
+    messages: () => [
+      'Thank you. The recipient is checking that your transfer has arrived.',
+      'This page updates by itself; you can also come back to this link later.',
+    ],
     reload: { label: 'Check status', primary: false },
   },
   succeeded: {
@@ -78,7 +81,11 @@ const RESULT_SCREENS: Record<ResultScreenName, ResultScreen> = {
     outcome: 'failed',
     symbol: '×',
     heading: 'Payment failed',
-    messages: (order) => ['The recipient could not confirm your transfer.', ...(order?.failure_reason ? [`Reason: ${order.failure_reason}`] : []), IF_ALREADY_SENT],
+    messages: (order) => [
+      'The recipient could not confirm your transfer.',
+      ...(order?.failure_reason ? [`Reason: ${order.failure_reason}`] : []),
+      IF_ALREADY_SENT,
+    ],
   },
   cancelled: {
     badge: 'neutral',
@@ -228,7 +235,10 @@ function copyButton(value: string, what: string): string {
 
 /** A status card: what happened, what to do now, and which payment it is about when there is one. */
 function renderResultCard(screen: ResultScreen, order: PaymentOrderView | null, token: string, returnLink: string | null = null): string {
-  const paragraphs = screen.messages(order).map((message) => `  <p>${escapeHtml(message)}</p>`).join('\n');
+  const paragraphs = screen
+    .messages(order)
+    .map((message) => `  <p>${escapeHtml(message)}</p>`)
+    .join('\n');
   const summary = order
     ? `\n  <p class="summary"><strong data-testid="amount">${escapeHtml(`${formatAmount(order.amount)} ${order.currency}`)}</strong><span>Order ${escapeHtml(order.order_id)}</span></p>`
     : '';

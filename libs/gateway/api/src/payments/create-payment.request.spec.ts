@@ -3,14 +3,23 @@ import { DomainError } from '@mp/shared-util-errors';
 import type { DataSource } from 'typeorm';
 import { CallbackDestinationPolicy } from '../callback-destinations/callback-destination.policy';
 import type { GatewaySettings } from '../gateway-settings';
-import { callbackUrlGroup, CreateIncomingPaymentBody, CreateOutgoingPaymentBody, toCreateIncomingPaymentData, toCreateOutgoingPaymentData } from './create-payment.request';
+import {
+  callbackUrlGroup,
+  CreateIncomingPaymentBody,
+  CreateOutgoingPaymentBody,
+  toCreateIncomingPaymentData,
+  toCreateOutgoingPaymentData,
+} from './create-payment.request';
 
 const pipe = new RequestPipe();
 const payIn = { order_id: 'A-1', amount: 100, currency: 'RUB', country: 'RU', callback_url: 'https://shop.example/cb' };
 const payout = { ...payIn, order_id: 'P-1', method: 'bank_card', account_number: '4111 1111 1111 1111' };
 
 /** The VALIDATION_ERROR details of a pay-in body, or [] when it passes. */
-async function detailsOf(body: unknown, type: typeof CreateIncomingPaymentBody | typeof CreateOutgoingPaymentBody = CreateIncomingPaymentBody): Promise<Array<{ field: string; issue: string }>> {
+async function detailsOf(
+  body: unknown,
+  type: typeof CreateIncomingPaymentBody | typeof CreateOutgoingPaymentBody = CreateIncomingPaymentBody,
+): Promise<Array<{ field: string; issue: string }>> {
   try {
     await pipe.validateAs(type, Buffer.from(JSON.stringify(body)));
     return [];
@@ -29,7 +38,9 @@ describe('metadata on pay-in and payout bodies', () => {
     expect(await detailsOf({ ...payIn, metadata: {} })).toEqual([]);
     const body = await pipe.validateAs(CreateIncomingPaymentBody, Buffer.from(JSON.stringify({ ...payIn, metadata: { cart_id: 'C-1' } })));
     expect(toCreateIncomingPaymentData('mch_1', body).metadata).toEqual({ cart_id: 'C-1' });
-    expect(toCreateIncomingPaymentData('mch_1', await pipe.validateAs(CreateIncomingPaymentBody, Buffer.from(JSON.stringify(payIn))))).not.toHaveProperty('metadata');
+    expect(toCreateIncomingPaymentData('mch_1', await pipe.validateAs(CreateIncomingPaymentBody, Buffer.from(JSON.stringify(payIn))))).not.toHaveProperty(
+      'metadata',
+    );
     const payoutBody = await pipe.validateAs(CreateOutgoingPaymentBody, Buffer.from(JSON.stringify({ ...payout, metadata: { invoice: 'I-1' } })));
     expect(toCreateOutgoingPaymentData('mch_1', payoutBody).metadata).toEqual({ invoice: 'I-1' });
   });
@@ -47,14 +58,23 @@ describe('metadata on pay-in and payout bodies', () => {
     ['a string', 'cart C-1', 'must be an object whose values are strings'],
     ['a number', 7, 'must be an object whose values are strings'],
   ])('refuses %s with VALIDATION_ERROR on metadata, naming the key', async (_case, metadata, issue) => {
-    for (const [body, type] of [[payIn, CreateIncomingPaymentBody], [payout, CreateOutgoingPaymentBody]] as const) {
+    for (const [body, type] of [
+      [payIn, CreateIncomingPaymentBody],
+      [payout, CreateOutgoingPaymentBody],
+    ] as const) {
       const details = await detailsOf({ ...body, metadata }, type);
       expect(details).toEqual([{ field: 'metadata', issue: expect.stringContaining(issue) }]);
     }
   });
 
   it('refuses a key named like an Object.prototype member as an unknown field', async () => {
-    expect((await detailsOf(JSON.parse('{"order_id":"A-1","amount":100,"currency":"RUB","country":"RU","callback_url":"https://shop.example/cb","metadata":{"constructor":"x"}}'))).map((detail) => detail.field)).toEqual(['metadata.constructor']);
+    expect(
+      (
+        await detailsOf(
+          JSON.parse('{"order_id":"A-1","amount":100,"currency":"RUB","country":"RU","callback_url":"https://shop.example/cb","metadata":{"constructor":"x"}}'),
+        )
+      ).map((detail) => detail.field),
+    ).toEqual(['metadata.constructor']);
   });
 });
 
@@ -68,28 +88,57 @@ describe('return_url on pay-in bodies', () => {
     const productionPipe = new RequestPipe({ groups: [callbackUrlGroup(false)] });
     const developmentPipe = new RequestPipe({ groups: [callbackUrlGroup(true)] });
     const httpBody = Buffer.from(JSON.stringify({ ...payIn, return_url: 'http://shop.example/back' }));
-    await expect(productionPipe.validateAs(CreateIncomingPaymentBody, httpBody)).rejects.toMatchObject({ code: 'VALIDATION_ERROR', details: [{ field: 'return_url', issue: 'must use https://' }] });
+    await expect(productionPipe.validateAs(CreateIncomingPaymentBody, httpBody)).rejects.toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: [{ field: 'return_url', issue: 'must use https://' }],
+    });
     await expect(developmentPipe.validateAs(CreateIncomingPaymentBody, httpBody)).resolves.toMatchObject({ return_url: 'http://shop.example/back' });
     expect((await detailsOf({ ...payIn, return_url: 'not a url' })).map((detail) => detail.field)).toEqual(['return_url']);
     expect((await detailsOf({ ...payIn, return_url: 'javascript:alert(1)' })).map((detail) => detail.field)).toEqual(['return_url']);
-    expect(await detailsOf({ ...payout, return_url: 'https://shop.example/back' }, CreateOutgoingPaymentBody)).toEqual([{ field: 'return_url', issue: expect.any(String) }]);
+    expect(await detailsOf({ ...payout, return_url: 'https://shop.example/back' }, CreateOutgoingPaymentBody)).toEqual([
+      { field: 'return_url', issue: expect.any(String) },
+    ]);
   });
 });
 
-describe('return_url destination policy (the callback URLs\' own)', () => {
+describe("return_url destination policy (the callback URLs' own)", () => {
   const allowLists: Record<string, string[]> = { mer_listed: ['shop.example'] };
-  const dataSource = { query: async (_sql: string, [merchantId]: string[]) => (allowLists[merchantId] ? [{ entries: allowLists[merchantId], updated_at: new Date(0), updated_by: 'op' }] : []) } as unknown as DataSource;
-  const policy = (allowHttpCallbackUrls: boolean) => new CallbackDestinationPolicy({ allowHttpCallbackUrls, callbackAllowedPorts: [[80, 80], [443, 443]], credentialCacheTtlMs: 0 } as unknown as GatewaySettings, dataSource);
-  const refusal = (promise: Promise<unknown>) => promise.then(() => null, (error: unknown) => (error instanceof DomainError ? [error.code, error.details] : error));
+  const dataSource = {
+    query: async (_sql: string, [merchantId]: string[]) =>
+      allowLists[merchantId] ? [{ entries: allowLists[merchantId], updated_at: new Date(0), updated_by: 'op' }] : [],
+  } as unknown as DataSource;
+  const policy = (allowHttpCallbackUrls: boolean) =>
+    new CallbackDestinationPolicy(
+      {
+        allowHttpCallbackUrls,
+        callbackAllowedPorts: [
+          [80, 80],
+          [443, 443],
+        ],
+        credentialCacheTtlMs: 0,
+      } as unknown as GatewaySettings,
+      dataSource,
+    );
+  const refusal = (promise: Promise<unknown>) =>
+    promise.then(
+      () => null,
+      (error: unknown) => (error instanceof DomainError ? [error.code, error.details] : error),
+    );
 
-  it('refuses a host missing from the merchant\'s allow-list, naming return_url', async () => {
-    expect(await refusal(policy(false).assertAcceptable('mer_listed', 'https://elsewhere.example/back', 'return_url'))).toEqual(['VALIDATION_ERROR', [{ field: 'return_url', issue: expect.any(String) }]]);
+  it("refuses a host missing from the merchant's allow-list, naming return_url", async () => {
+    expect(await refusal(policy(false).assertAcceptable('mer_listed', 'https://elsewhere.example/back', 'return_url'))).toEqual([
+      'VALIDATION_ERROR',
+      [{ field: 'return_url', issue: expect.any(String) }],
+    ]);
     expect(await refusal(policy(false).assertAcceptable('mer_listed', 'https://shop.example/back', 'return_url'))).toBeNull();
     expect(await refusal(policy(false).assertAcceptable('mer_open', 'https://elsewhere.example/back', 'return_url'))).toBeNull();
   });
 
   it('refuses http:// in production mode and takes it when the gateway allows http', async () => {
-    expect(await refusal(policy(false).assertAcceptable('mer_open', 'http://shop.example/back', 'return_url'))).toEqual(['VALIDATION_ERROR', [{ field: 'return_url', issue: expect.any(String) }]]);
+    expect(await refusal(policy(false).assertAcceptable('mer_open', 'http://shop.example/back', 'return_url'))).toEqual([
+      'VALIDATION_ERROR',
+      [{ field: 'return_url', issue: expect.any(String) }],
+    ]);
     expect(await refusal(policy(true).assertAcceptable('mer_open', 'http://shop.example/back', 'return_url'))).toBeNull();
   });
 });

@@ -16,7 +16,13 @@ import {
 } from '@mp/shared-util-validation';
 import { IsOptional } from 'class-validator';
 import { KNOWN_CURRENCIES } from '@mp/shared-util-money';
-import { CALLBACK_DESTINATION_RULES, CALLBACK_URL_LENGTH_MAX, CALLBACK_URL_SCHEMA, MetadataRequestField, RETURN_URL_DESCRIPTION } from '../openapi/request-schemas';
+import {
+  CALLBACK_DESTINATION_RULES,
+  CALLBACK_URL_LENGTH_MAX,
+  CALLBACK_URL_SCHEMA,
+  MetadataRequestField,
+  RETURN_URL_DESCRIPTION,
+} from '../openapi/request-schemas';
 
 export { CALLBACK_URL_LENGTH_MAX };
 
@@ -73,7 +79,12 @@ class CreatePaymentBody {
   @IsDecimalAmount('currency')
   amount!: JsonNumberLiteral;
 
-  @ApiProperty({ description: "A currency of GET /v2/merchant/methods: one the platform knows (this list), and one of the merchant's methods for the country (400 PAYMENT_REJECTED otherwise)", enum: KNOWN_CURRENCIES, example: 'RUB' })
+  @ApiProperty({
+    description:
+      "A currency of GET /v2/merchant/methods: one the platform knows (this list), and one of the merchant's methods for the country (400 PAYMENT_REJECTED otherwise)",
+    enum: KNOWN_CURRENCIES,
+    example: 'RUB',
+  })
   @IsKnownCurrency('must be a currency code from GET /v2/merchant/methods, e.g. RUB')
   currency!: string;
 
@@ -115,7 +126,7 @@ export class CreateOutgoingPaymentBody extends CreatePaymentBody {
   @ApiProperty({ description: ORDER_ID_DESCRIPTION, pattern: ORDER_ID_PATTERN.source, example: 'P-1001' })
   declare order_id: string;
 
-  @ApiProperty({ description: 'One of the merchant\'s outgoing methods for this country and currency', pattern: METHOD_PATTERN.source, example: 'bank_card' })
+  @ApiProperty({ description: "One of the merchant's outgoing methods for this country and currency", pattern: METHOD_PATTERN.source, example: 'bank_card' })
   @MatchesPattern(METHOD_PATTERN, METHOD_ISSUE)
   method!: string;
 
@@ -127,7 +138,12 @@ export class CreateOutgoingPaymentBody extends CreatePaymentBody {
 /** Endpoint 1's validated body as the command the payments service checks against the merchant's methods. */
 export function toCreateIncomingPaymentData(merchantId: string, body: CreateIncomingPaymentBody): CreateIncomingPaymentData {
   return {
-    merchantId, orderId: body.order_id, amountMinor: amountMinorOf(body), currency: body.currency, country: body.country, callbackUrl: body.callback_url,
+    merchantId,
+    orderId: body.order_id,
+    amountMinor: amountMinorOf(body),
+    currency: body.currency,
+    country: body.country,
+    callbackUrl: body.callback_url,
     ...(body.method !== undefined && body.method !== null ? { method: body.method } : {}),
     ...(body.return_url !== undefined && body.return_url !== null ? { returnUrl: body.return_url } : {}),
     ...metadataOf(body),
@@ -138,10 +154,20 @@ export function toCreateIncomingPaymentData(merchantId: string, body: CreateInco
  * Endpoint 2's command data, with the recipient account still in the clear: the controller
  * stores it encrypted through payments first and sends the command with its reference only.
  */
-export function toCreateOutgoingPaymentData(merchantId: string, body: CreateOutgoingPaymentBody): Omit<CreateOutgoingPaymentData, 'recipientAccountRef'> & { accountNumber: string } {
+export function toCreateOutgoingPaymentData(
+  merchantId: string,
+  body: CreateOutgoingPaymentBody,
+): Omit<CreateOutgoingPaymentData, 'recipientAccountRef'> & { accountNumber: string } {
   return {
-    merchantId, orderId: body.order_id, amountMinor: amountMinorOf(body), currency: body.currency, country: body.country, callbackUrl: body.callback_url,
-    method: body.method, accountNumber: body.account_number, ...metadataOf(body),
+    merchantId,
+    orderId: body.order_id,
+    amountMinor: amountMinorOf(body),
+    currency: body.currency,
+    country: body.country,
+    callbackUrl: body.callback_url,
+    method: body.method,
+    accountNumber: body.account_number,
+    ...metadataOf(body),
   };
 }
 

@@ -29,8 +29,16 @@ export class ListFiltersBody extends OrderListFilterFieldsDto {
  */
 export function ApiCreationPeriodAndCursor(): ClassDecorator {
   return (target) => {
-    ApiPropertyOptional({ ...CREATION_PERIOD_SCHEMA, description: 'ISO 8601 date or date-time, inclusive; not after created_to (400 VALIDATION_ERROR otherwise)', example: '2026-01-31T00:00:00Z' })(target.prototype, 'created_from');
-    ApiPropertyOptional({ ...CREATION_PERIOD_SCHEMA, description: 'ISO 8601 date or date-time, inclusive; not before created_from', example: '2026-02-01T00:00:00Z' })(target.prototype, 'created_to');
+    ApiPropertyOptional({
+      ...CREATION_PERIOD_SCHEMA,
+      description: 'ISO 8601 date or date-time, inclusive; not after created_to (400 VALIDATION_ERROR otherwise)',
+      example: '2026-01-31T00:00:00Z',
+    })(target.prototype, 'created_from');
+    ApiPropertyOptional({
+      ...CREATION_PERIOD_SCHEMA,
+      description: 'ISO 8601 date or date-time, inclusive; not before created_from',
+      example: '2026-02-01T00:00:00Z',
+    })(target.prototype, 'created_to');
     ApiPropertyOptional(CURSOR_SCHEMA)(target.prototype, 'cursor');
   };
 }
@@ -54,7 +62,9 @@ interface ListFilterFields<Status extends string> {
 }
 
 /** Validated filters, normalised for the service that lists (dates as UTC ISO 8601). */
-export function toListFilters<Status extends string = PaymentOrderStatus>(filters: ListFilterFields<Status>): Omit<ListFilters, 'status'> & { status?: Status } {
+export function toListFilters<Status extends string = PaymentOrderStatus>(
+  filters: ListFilterFields<Status>,
+): Omit<ListFilters, 'status'> & { status?: Status } {
   const result: Omit<ListFilters, 'status'> & { status?: Status } = {};
   if (filters.status != null) result.status = filters.status;
   if (filters.created_from != null) result.created_from = new Date(filters.created_from).toISOString();

@@ -6,7 +6,7 @@ import { METADATA_RESPONSE_PROPERTY } from '../openapi/request-schemas';
 
 /** The order state object (endpoints 1 to 6, list items, payment callbacks): one shape everywhere. */
 export class PaymentOrderResponse {
-  @ApiProperty({ description: 'The merchant\'s own order id', example: 'A-1' })
+  @ApiProperty({ description: "The merchant's own order id", example: 'A-1' })
   order_id!: string;
 
   @ApiProperty({ enum: ['incoming', 'outgoing'], description: 'incoming: a pay-in; outgoing: a payout', example: 'incoming' })
@@ -27,7 +27,7 @@ export class PaymentOrderResponse {
   @ApiProperty(AMOUNT_PROPERTY)
   amount!: number;
 
-  @ApiProperty({ type: 'number', description: 'The platform fee in the order\'s currency', example: 37.51 })
+  @ApiProperty({ type: 'number', description: "The platform fee in the order's currency", example: 37.51 })
   fee!: number;
 
   @ApiProperty({ description: 'ISO 4217 code', example: 'RUB' })
@@ -39,13 +39,18 @@ export class PaymentOrderResponse {
   @ApiProperty({ description: 'The payment method', example: 'card' })
   method!: string;
 
-  @ApiProperty({ description: 'Where the order\'s callbacks go', example: 'https://shop.example/cb' })
+  @ApiProperty({ description: "Where the order's callbacks go", example: 'https://shop.example/cb' })
   callback_url!: string;
 
   @ApiPropertyOptional({ description: 'Incoming orders only: where to send the payer', example: 'https://pay.example/pay/3f9c…' })
   redirect_url?: string;
 
-  @ApiPropertyOptional({ type: 'string', nullable: true, description: 'Incoming orders only: the order\'s return_url; null when it has none (the merchant profile\'s default_return_url applies)', example: 'https://shop.example/orders/A-1' })
+  @ApiPropertyOptional({
+    type: 'string',
+    nullable: true,
+    description: "Incoming orders only: the order's return_url; null when it has none (the merchant profile's default_return_url applies)",
+    example: 'https://shop.example/orders/A-1',
+  })
   return_url?: string | null;
 
   @ApiPropertyOptional({ description: 'Outgoing orders only: the recipient account, masked to its last four characters', example: '•••• 1234' })

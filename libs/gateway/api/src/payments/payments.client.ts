@@ -39,7 +39,13 @@ export class PaymentsClient {
   private readonly client: InternalClient;
 
   constructor(@Inject(GATEWAY_SETTINGS) settings: GatewaySettings, @Optional() @Inject(SERVICE_TOKEN_ISSUER) issuer?: ServiceTokenIssuer) {
-    this.client = new InternalClient('payments', settings.paymentsInternalUrl, settings.paymentsReadTimeoutMs, authorizationFor(issuer, 'payments'), withoutPayerPageToken);
+    this.client = new InternalClient(
+      'payments',
+      settings.paymentsInternalUrl,
+      settings.paymentsReadTimeoutMs,
+      authorizationFor(issuer, 'payments'),
+      withoutPayerPageToken,
+    );
   }
 
   getOrder(merchantId: string, orderId: string): Promise<PaymentOrderView> {
@@ -112,10 +118,16 @@ export class PaymentsClient {
   }
 
   uploadReceipt(agentId: string, merchantId: string, orderId: string, fileName: string, content: Buffer | Readable): Promise<StoredReceiptView> {
-    return this.client.request('POST', paths.agentReceiptUpload(agentId, merchantId, orderId), content, {
-      'content-type': 'application/octet-stream',
-      'x-file-name': fileName.replace(/[^\x20-\x7e]/g, '_'),
-    }, { type: 'agent', id: agentId });
+    return this.client.request(
+      'POST',
+      paths.agentReceiptUpload(agentId, merchantId, orderId),
+      content,
+      {
+        'content-type': 'application/octet-stream',
+        'x-file-name': fileName.replace(/[^\x20-\x7e]/g, '_'),
+      },
+      { type: 'agent', id: agentId },
+    );
   }
 }
 

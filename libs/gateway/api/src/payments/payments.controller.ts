@@ -1,7 +1,15 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiProduces, ApiPropertyOptional, ApiResponse } from '@nestjs/swagger';
 import { linksById } from '../openapi/response-links';
-import { PAYMENT_COMMAND_TYPES, payerLinkContext, paymentOrderKey, type CommandReplyData, type PaymentCommandDataByType, type PaymentCommandType, type PaymentOrderView } from '@mp/contracts-payments';
+import {
+  PAYMENT_COMMAND_TYPES,
+  payerLinkContext,
+  paymentOrderKey,
+  type CommandReplyData,
+  type PaymentCommandDataByType,
+  type PaymentCommandType,
+  type PaymentOrderView,
+} from '@mp/contracts-payments';
 import { OrderIdParam, ReceiptIdParam } from '@mp/shared-nest-http';
 import { DomainError } from '@mp/shared-util-errors';
 import { ProcessSealer } from '@mp/shared-util-secret-box';
@@ -25,7 +33,12 @@ const IDEMPOTENT_REPLAYED = 'idempotent-replayed';
 /** Endpoint 6's body: `{}`, or an optional reason. */
 @RequestMessages({ invalid: 'The cancel body takes only an optional reason' })
 class CancelBody {
-  @ApiPropertyOptional({ minLength: 1, maxLength: 500, pattern: PLAIN_TEXT_PATTERN.source, description: 'Plain text: not blank, no control characters but tab and line breaks' })
+  @ApiPropertyOptional({
+    minLength: 1,
+    maxLength: 500,
+    pattern: PLAIN_TEXT_PATTERN.source,
+    description: 'Plain text: not blank, no control characters but tab and line breaks',
+  })
   @IsOptional()
   @IsPlainText(500)
   reason?: string;
@@ -33,10 +46,15 @@ class CancelBody {
 
 /** Endpoints 1 and 2: a retry answered with the order an earlier request created says so. */
 const IDEMPOTENT_REPLAYED_HEADER_DOC = {
-  'Idempotent-Replayed': { description: '`true` when this order_id already named this order and nothing new was created', schema: { type: 'string', example: 'true' } },
+  'Idempotent-Replayed': {
+    description: '`true` when this order_id already named this order and nothing new was created',
+    schema: { type: 'string', example: 'true' },
+  },
 };
 
-const RECEIPT_FILE_CONTENT = Object.fromEntries(['application/pdf', 'image/png', 'image/jpeg'].map((type) => [type, { schema: { type: 'string', format: 'binary' } }]));
+const RECEIPT_FILE_CONTENT = Object.fromEntries(
+  ['application/pdf', 'image/png', 'image/jpeg'].map((type) => [type, { schema: { type: 'string', format: 'binary' } }]),
+);
 
 /** Spec endpoints 1 to 7. Writes go to the payments service as commands; reads over its internal API. */
 @Controller('v2/payments')
@@ -53,10 +71,26 @@ export class PaymentsController {
 
   /** Endpoint 1. Every answer for one order_id is the same 201 with the same order (spec 4.3). */
   @Post('incoming')
-  @ApiOperation({ operationId: 'createIncomingPayment', summary: 'Create an incoming payment (pay-in)', description: 'Idempotent by order_id: a retry with the same amount and currency answers the same 201 with the same order; another amount or currency is 409 DUPLICATE_ORDER. Send the payer to `redirect_url`.' })
-  @ApiResponse({ status: 201, type: PaymentOrderResponse, description: 'The order, new or the one this order_id already names', headers: IDEMPOTENT_REPLAYED_HEADER_DOC, links: linksById('order_id', 'orderId', ['getPaymentStatus', 'cancelPayment']) })
+  @ApiOperation({
+    operationId: 'createIncomingPayment',
+    summary: 'Create an incoming payment (pay-in)',
+    description:
+      'Idempotent by order_id: a retry with the same amount and currency answers the same 201 with the same order; another amount or currency is 409 DUPLICATE_ORDER. Send the payer to `redirect_url`.',
+  })
+  @ApiResponse({
+    status: 201,
+    type: PaymentOrderResponse,
+    description: 'The order, new or the one this order_id already names',
+    headers: IDEMPOTENT_REPLAYED_HEADER_DOC,
+    links: linksById('order_id', 'orderId', ['getPaymentStatus', 'cancelPayment']),
+  })
   @ApiErrorResponses('PAYMENT_REJECTED', 'DUPLICATE_ORDER')
-  async createIncoming(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() body: CreateIncomingPaymentBody, @Req() request: GatewayRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<PaymentOrderView> {
+  async createIncoming(
+    @CurrentMerchant() merchant: AuthenticatedMerchant,
+    @Body() body: CreateIncomingPaymentBody,
+    @Req() request: GatewayRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<PaymentOrderView> {
     await this.destinations.assertAcceptable(merchant.merchantId, body.callback_url, 'callback_url');
     await this.destinations.assertAcceptable(merchant.merchantId, body.return_url, 'return_url');
     const data = toCreateIncomingPaymentData(merchant.merchantId, body);
@@ -67,10 +101,26 @@ export class PaymentsController {
 
   /** Endpoint 2. The amount plus fee is frozen before the order exists; without it, 400 INSUFFICIENT_FUNDS and no order. */
   @Post('outgoing')
-  @ApiOperation({ operationId: 'createOutgoingPayment', summary: 'Create an outgoing payment (payout)', description: 'Freezes amount plus fee of the settlement balance before the order exists (400 INSUFFICIENT_FUNDS otherwise, and no order). Idempotent by order_id like pay-ins.' })
-  @ApiResponse({ status: 201, type: PaymentOrderResponse, description: 'The order, new or the one this order_id already names', headers: IDEMPOTENT_REPLAYED_HEADER_DOC, links: linksById('order_id', 'orderId', ['getPaymentStatus', 'cancelPayment', 'listPayoutReceipts']) })
+  @ApiOperation({
+    operationId: 'createOutgoingPayment',
+    summary: 'Create an outgoing payment (payout)',
+    description:
+      'Freezes amount plus fee of the settlement balance before the order exists (400 INSUFFICIENT_FUNDS otherwise, and no order). Idempotent by order_id like pay-ins.',
+  })
+  @ApiResponse({
+    status: 201,
+    type: PaymentOrderResponse,
+    description: 'The order, new or the one this order_id already names',
+    headers: IDEMPOTENT_REPLAYED_HEADER_DOC,
+    links: linksById('order_id', 'orderId', ['getPaymentStatus', 'cancelPayment', 'listPayoutReceipts']),
+  })
   @ApiErrorResponses('PAYMENT_REJECTED', 'INSUFFICIENT_FUNDS', 'DUPLICATE_ORDER')
-  async createOutgoing(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() body: CreateOutgoingPaymentBody, @Req() request: GatewayRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<PaymentOrderView> {
+  async createOutgoing(
+    @CurrentMerchant() merchant: AuthenticatedMerchant,
+    @Body() body: CreateOutgoingPaymentBody,
+    @Req() request: GatewayRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<PaymentOrderView> {
     await this.destinations.assertAcceptable(merchant.merchantId, body.callback_url, 'callback_url');
     const { accountNumber, ...data } = toCreateOutgoingPaymentData(merchant.merchantId, body);
     // The full account number goes to payments' encrypted store over HTTP, never onto Kafka.
@@ -116,10 +166,19 @@ export class PaymentsController {
    */
   @Post(':orderId/cancel')
   @HttpCode(200)
-  @ApiOperation({ operationId: 'cancelPayment', summary: 'Cancel an order', description: 'The body is required (`{}` is fine) and signed with the path, so a signature for cancelling one order is not valid for another.' })
+  @ApiOperation({
+    operationId: 'cancelPayment',
+    summary: 'Cancel an order',
+    description: 'The body is required (`{}` is fine) and signed with the path, so a signature for cancelling one order is not valid for another.',
+  })
   @ApiResponse({ status: 200, type: PaymentOrderResponse, description: 'The order, CANCELLED' })
   @ApiErrorResponses('ORDER_NOT_FOUND', 'ORDER_NOT_CANCELLABLE')
-  async cancel(@CurrentMerchant() merchant: AuthenticatedMerchant, @Param('orderId', OrderIdParam) orderId: string, @Body() _body: CancelBody, @Req() request: GatewayRequest): Promise<PaymentOrderView> {
+  async cancel(
+    @CurrentMerchant() merchant: AuthenticatedMerchant,
+    @Param('orderId', OrderIdParam) orderId: string,
+    @Body() _body: CancelBody,
+    @Req() request: GatewayRequest,
+  ): Promise<PaymentOrderView> {
     const data = { merchantId: merchant.merchantId, orderId };
     return (await this.runOrderCommand(PAYMENT_COMMAND_TYPES.cancelPaymentOrder, data, request)).order;
   }
@@ -149,10 +208,18 @@ export class PaymentsController {
     const { data } = await this.payments.getReceipts(merchant.merchantId, orderId);
     if (!data.some((receipt) => receipt.receipt_id === receiptId)) throw new DomainError('NOT_FOUND', 'No such receipt on this order');
     const file = await this.payments.downloadReceipt(receiptId);
-    await reply.status(200).type(file.contentType).header('content-disposition', file.disposition ?? 'attachment').send(file.content);
+    await reply
+      .status(200)
+      .type(file.contentType)
+      .header('content-disposition', file.disposition ?? 'attachment')
+      .send(file.content);
   }
 
-  private async runOrderCommand<T extends PaymentCommandType>(type: T, data: PaymentCommandDataByType[T] & { merchantId: string; orderId: string }, request: GatewayRequest): Promise<{ order: PaymentOrderView; replayed: boolean }> {
+  private async runOrderCommand<T extends PaymentCommandType>(
+    type: T,
+    data: PaymentCommandDataByType[T] & { merchantId: string; orderId: string },
+    request: GatewayRequest,
+  ): Promise<{ order: PaymentOrderView; replayed: boolean }> {
     const { merchantId, orderId } = data;
     const command = type === PAYMENT_COMMAND_TYPES.createOutgoingPayment ? data : { ...data, payerLinkKey: this.payerLinks.publicKey };
     const outcome = await this.commandBus.run<CommandReplyData>(PAYMENTS_COMMAND_ROUTE, type, command, {

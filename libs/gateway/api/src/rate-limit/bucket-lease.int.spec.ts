@@ -21,10 +21,13 @@ describe('bucket leases', () => {
   /** One replica: its own leases over the shared store, counting the statements it sends. */
   function replica(clock: () => number = Date.now) {
     const counted = { statements: 0 };
-    const countingSource = { query: (sql: string, parameters?: unknown[]) => ((counted.statements += 1), dataSource.query(sql, parameters)) } as unknown as DataSource;
+    const countingSource = {
+      query: (sql: string, parameters?: unknown[]) => ((counted.statements += 1), dataSource.query(sql, parameters)),
+    } as unknown as DataSource;
     return { leases: new BucketLeases(new RateLimitStore(countingSource), clock), counted };
   }
-  const sharedTokens = async (key: string) => Number((await dataSource.query('SELECT tokens FROM gateway_rate_limit_buckets WHERE bucket_key = $1', [key]))[0].tokens);
+  const sharedTokens = async (key: string) =>
+    Number((await dataSource.query('SELECT tokens FROM gateway_rate_limit_buckets WHERE bucket_key = $1', [key]))[0].tokens);
 
   it('sizes a lease at a tenth of the rate or the burst, whichever is smaller, at least one token and at most 100', () => {
     expect(leaseSizeOf({ ratePerSecond: 100, burst: 200 })).toBe(10);

@@ -13,7 +13,10 @@ export function clientAddressOf(request: RawRequestLike, proxies: TransportSecur
   const peer = normalise(request.socket?.remoteAddress ?? 'unknown');
   if (!proxies.isTrustedPeer(peer)) return peer;
   const header = request.headers['x-forwarded-for'];
-  const hops = (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',').map((hop) => normalise(hop.trim())).filter((hop) => hop !== '');
+  const hops = (Array.isArray(header) ? header.join(',') : (header ?? ''))
+    .split(',')
+    .map((hop) => normalise(hop.trim()))
+    .filter((hop) => hop !== '');
   let client = peer;
   for (let index = hops.length - 1; index >= 0; index -= 1) {
     const hop = hops[index];

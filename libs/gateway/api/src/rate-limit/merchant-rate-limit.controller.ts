@@ -34,7 +34,7 @@ export class MerchantRateLimitController {
   ) {}
 
   @Get()
-  @ApiOperation({ operationId: 'getMerchantRateLimit', summary: 'A merchant\'s rate limit' })
+  @ApiOperation({ operationId: 'getMerchantRateLimit', summary: "A merchant's rate limit" })
   @ApiResponse({ status: 200, description: 'The limit in force' })
   @BackofficeApiErrorResponses('NOT_FOUND')
   async get(@Param('merchantId', MerchantIdParam) merchantId: string): Promise<unknown> {
@@ -43,10 +43,14 @@ export class MerchantRateLimitController {
   }
 
   @Put()
-  @ApiOperation({ operationId: 'putMerchantRateLimit', summary: 'Set a merchant\'s own rate limit' })
+  @ApiOperation({ operationId: 'putMerchantRateLimit', summary: "Set a merchant's own rate limit" })
   @ApiResponse({ status: 200, description: 'The limit in force' })
   @BackofficeApiErrorResponses('NOT_FOUND')
-  async put(@CurrentPrincipal() operator: BackofficePrincipal, @Param('merchantId', MerchantIdParam) merchantId: string, @Body(new RequestPipe()) body: PutMerchantRateLimitBody): Promise<unknown> {
+  async put(
+    @CurrentPrincipal() operator: BackofficePrincipal,
+    @Param('merchantId', MerchantIdParam) merchantId: string,
+    @Body(new RequestPipe()) body: PutMerchantRateLimitBody,
+  ): Promise<unknown> {
     await this.destinations.requireMerchant(merchantId);
     const policy = { ratePerSecond: Number(body.rate_per_second.literal), burst: Number(body.burst.literal) };
     return await this.limiter.setMerchantPolicy(merchantId, policy, operator.credentialId);

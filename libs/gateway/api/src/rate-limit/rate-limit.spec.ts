@@ -18,7 +18,10 @@ describe('rate-limit headers', () => {
 
 describe('client address', () => {
   const proxies = new TransportSecurityRule(['10.0.0.0/8']);
-  const request = (remoteAddress: string, forwardedFor?: string) => ({ socket: { remoteAddress }, headers: forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor } });
+  const request = (remoteAddress: string, forwardedFor?: string) => ({
+    socket: { remoteAddress },
+    headers: forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor },
+  });
 
   it('is the peer when the peer is not a trusted proxy, whatever X-Forwarded-For says', () => {
     expect(clientAddressOf(request('203.0.113.7', '198.51.100.1'), proxies)).toBe('203.0.113.7');

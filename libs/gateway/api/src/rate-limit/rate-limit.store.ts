@@ -74,9 +74,18 @@ export class RateLimitStore {
    */
   async lease(key: string, policy: BucketPolicy, ask: number, sizing: LeaseSizing): Promise<LeaseGrant> {
     try {
-      const rows = (await this.dataSource.query(LEASE, [key, policy.ratePerSecond, policy.burst, ask, sizing.fraction, sizing.max])) as Array<{ tokens: number; last_granted: number; rate_per_second: number; burst: number }>;
+      const rows = (await this.dataSource.query(LEASE, [key, policy.ratePerSecond, policy.burst, ask, sizing.fraction, sizing.max])) as Array<{
+        tokens: number;
+        last_granted: number;
+        rate_per_second: number;
+        burst: number;
+      }>;
       const [row] = rows;
-      return { granted: Number(row.last_granted), tokens: Number(row.tokens), policy: { ratePerSecond: Number(row.rate_per_second), burst: Number(row.burst) } };
+      return {
+        granted: Number(row.last_granted),
+        tokens: Number(row.tokens),
+        policy: { ratePerSecond: Number(row.rate_per_second), burst: Number(row.burst) },
+      };
     } catch (error) {
       this.logFailure(error);
       return { granted: ask, tokens: policy.burst, policy };
@@ -84,7 +93,9 @@ export class RateLimitStore {
   }
 
   async overrideOf(key: string): Promise<(BucketPolicy & { updatedAt: Date; updatedBy: string }) | null> {
-    const rows = (await this.dataSource.query('SELECT rate_per_second, burst, updated_at, updated_by FROM gateway_rate_limit_overrides WHERE bucket_key = $1', [key])) as Array<{
+    const rows = (await this.dataSource.query('SELECT rate_per_second, burst, updated_at, updated_by FROM gateway_rate_limit_overrides WHERE bucket_key = $1', [
+      key,
+    ])) as Array<{
       rate_per_second: number;
       burst: number;
       updated_at: Date;
@@ -110,7 +121,9 @@ export class RateLimitStore {
   /** Deletes buckets idle long enough to be full (by their own figures): they are equivalent to no row. */
   async sweepIdle(): Promise<void> {
     try {
-      await this.dataSource.query(`DELETE FROM gateway_rate_limit_buckets WHERE refilled_at + make_interval(secs => burst / rate_per_second + 1) < clock_timestamp()`);
+      await this.dataSource.query(
+        `DELETE FROM gateway_rate_limit_buckets WHERE refilled_at + make_interval(secs => burst / rate_per_second + 1) < clock_timestamp()`,
+      );
     } catch (error) {
       this.logFailure(error);
     }

@@ -39,7 +39,10 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
   /** Addresses whose authentication-failure bucket was found empty, until a token is back (ms since the epoch). */
   private readonly failingAddresses = new Map<string, number>();
 
-  constructor(@Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings, @Inject(DataSource) dataSource: DataSource) {
+  constructor(
+    @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
+    @Inject(DataSource) dataSource: DataSource,
+  ) {
     this.store = new RateLimitStore(dataSource);
     this.leases = new BucketLeases(this.store);
     this.proxies = new TransportSecurityRule(settings.trustedProxies);
@@ -109,7 +112,13 @@ export class RateLimiter implements OnModuleInit, OnModuleDestroy {
       const client = addressBucketOf(clientAddressOf(request.raw, this.proxies));
       if (!carriesCredential(request)) return refuseWhenEmpty(await this.leases.take(`address:${client}`, address), address, reply, 'this address');
       const blockedForMs = (this.failingAddresses.get(client) ?? 0) - Date.now();
-      if (blockedForMs > 0) refuseWhenEmpty({ allowed: false, tokens: 1 - (blockedForMs / 1000) * authFailures.ratePerSecond }, authFailures, reply, 'this address after repeated authentication failures');
+      if (blockedForMs > 0)
+        refuseWhenEmpty(
+          { allowed: false, tokens: 1 - (blockedForMs / 1000) * authFailures.ratePerSecond },
+          authFailures,
+          reply,
+          'this address after repeated authentication failures',
+        );
     });
     fastify.addHook('onResponse', async (request: FastifyRequest, reply: FastifyReply) => {
       if (reply.statusCode !== 401 || !carriesCredential(request)) return;

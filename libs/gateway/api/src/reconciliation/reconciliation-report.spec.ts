@@ -20,19 +20,41 @@ async function report(pages: LedgerEntriesPage[], orderOf: ReconciliationSources
   const sources: ReconciliationSources = { entriesOfDay: async (cursor) => pages[Number(cursor)], orderOf };
   let text = '';
   for await (const record of reconciliationReport(sources, pages[0])) text += record;
-  return text.trimEnd().split('\r\n').map((line) => line.split(','));
+  return text
+    .trimEnd()
+    .split('\r\n')
+    .map((line) => line.split(','));
 }
 
 describe('the merchant reconciliation report', () => {
   it('gives each entry its signed effect on each balance, the fee it charged, and its order, across pages', async () => {
     const pages: LedgerEntriesPage[] = [
-      { data: [entry({}), entry({ posting_id: 'payin:A-1:fee', code: 'PAYIN_FEE', credit_account: 'fee_revenue', amount_minor: '2101' })], has_more: true, next_cursor: '1' },
-      { data: [entry({ posting_id: 'hold:h:placed', code: 'HOLD_PLACED', debit_account: 'settlement_available', credit_account: 'settlement_frozen', amount_minor: '10300', reference: { kind: 'payment_order', id: 'P-1' } })], has_more: false, next_cursor: null },
+      {
+        data: [entry({}), entry({ posting_id: 'payin:A-1:fee', code: 'PAYIN_FEE', credit_account: 'fee_revenue', amount_minor: '2101' })],
+        has_more: true,
+        next_cursor: '1',
+      },
+      {
+        data: [
+          entry({
+            posting_id: 'hold:h:placed',
+            code: 'HOLD_PLACED',
+            debit_account: 'settlement_available',
+            credit_account: 'settlement_frozen',
+            amount_minor: '10300',
+            reference: { kind: 'payment_order', id: 'P-1' },
+          }),
+        ],
+        has_more: false,
+        next_cursor: null,
+      },
     ];
     const reads: string[] = [];
     const rows = await report(pages, async (reference) => {
       reads.push(reference.id);
-      return reference.id === 'A-1' ? { direction: 'incoming', status: 'SUCCEEDED', amountMinor: 100_055n, feeMinor: 2_101n, metadata: { cart_id: 'C-1' } } : null;
+      return reference.id === 'A-1'
+        ? { direction: 'incoming', status: 'SUCCEEDED', amountMinor: 100_055n, feeMinor: 2_101n, metadata: { cart_id: 'C-1' } }
+        : null;
     });
     expect(rows[0]).toEqual([...RECONCILIATION_REPORT_COLUMNS]);
     const column = (name: string) => rows.slice(1).map((row) => row[RECONCILIATION_REPORT_COLUMNS.indexOf(name as never)]);
@@ -48,11 +70,19 @@ describe('the merchant reconciliation report', () => {
   });
 
   it('quotes an order id that holds a comma', async () => {
-    const [, row] = await report([{ data: [entry({ reference: { kind: 'payment_order', id: 'A,1' } })], has_more: false, next_cursor: null }], async () => null);
+    const [, row] = await report(
+      [{ data: [entry({ reference: { kind: 'payment_order', id: 'A,1' } })], has_more: false, next_cursor: null }],
+      async () => null,
+    );
     expect(row.join(',')).toContain('payment_order,"A,1"');
   });
 
-  it('reads the services\' decimal amounts as minor units, zero fees included', () => {
-    expect([minorUnitsOf('1000.55', 'RUB'), minorUnitsOf('0.00', 'RUB'), minorUnitsOf('12', 'JPY'), minorUnitsOf('1.500000', 'USDT')]).toEqual([100_055n, 0n, 12n, 1_500_000n]);
+  it("reads the services' decimal amounts as minor units, zero fees included", () => {
+    expect([minorUnitsOf('1000.55', 'RUB'), minorUnitsOf('0.00', 'RUB'), minorUnitsOf('12', 'JPY'), minorUnitsOf('1.500000', 'USDT')]).toEqual([
+      100_055n,
+      0n,
+      12n,
+      1_500_000n,
+    ]);
   });
 });

@@ -68,7 +68,11 @@ export async function* reconciliationReport(sources: ReconciliationSources, firs
 }
 
 async function readOrders(sources: ReconciliationSources, orders: Map<string, ReportOrder | null>, entries: readonly LedgerEntryView[]): Promise<void> {
-  const unread = [...new Map(entries.filter((entry) => !orders.has(referenceKey(entry.reference))).map((entry) => [referenceKey(entry.reference), entry.reference])).entries()];
+  const unread = [
+    ...new Map(
+      entries.filter((entry) => !orders.has(referenceKey(entry.reference))).map((entry) => [referenceKey(entry.reference), entry.reference]),
+    ).entries(),
+  ];
   for (let start = 0; start < unread.length; start += ORDER_READS_AT_ONCE) {
     const batch = unread.slice(start, start + ORDER_READS_AT_ONCE);
     const read = await Promise.all(batch.map(([, reference]) => sources.orderOf(reference)));

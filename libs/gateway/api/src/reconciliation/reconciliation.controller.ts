@@ -31,7 +31,8 @@ export const LEDGER_ANCHOR_HEADER = 'x-ledger-anchor';
 export const OPENING_BALANCE_HEADER = 'x-opening-balance';
 export const CLOSING_BALANCE_HEADER = 'x-closing-balance';
 
-const BALANCE_HEADER_DESCRIPTION = 'in minor units, `available=N; frozen=N; deposit=N`: your settlement available, settlement frozen and deposit balances in the currency, from the same ledger postings as the rows. Opening plus the sum of each `*_change_minor` column is closing.';
+const BALANCE_HEADER_DESCRIPTION =
+  'in minor units, `available=N; frozen=N; deposit=N`: your settlement available, settlement frozen and deposit balances in the currency, from the same ledger postings as the rows. Opening plus the sum of each `*_change_minor` column is closing.';
 
 /** A balances header's value: the merchant's three accounts of one end-of-day view's side. */
 export function balanceHeader(balances: AccountBalancesInMinorUnits | undefined): string {
@@ -54,17 +55,27 @@ export class ReconciliationController {
   @ApiProduces('text/csv')
   @ApiResponse({
     status: 200,
-    description: 'A header row, then one row per ledger entry, oldest first. A date that is not a calendar day YYYY-MM-DD or is after today (UTC), or a currency that is not a currency code, is 400 VALIDATION_ERROR.', content: { 'text/csv': { schema: { type: 'string' } } },
+    description:
+      'A header row, then one row per ledger entry, oldest first. A date that is not a calendar day YYYY-MM-DD or is after today (UTC), or a currency that is not a currency code, is 400 VALIDATION_ERROR.',
+    content: { 'text/csv': { schema: { type: 'string' } } },
     headers: {
-      'X-Ledger-Anchor': { description: 'The anchor of the merchant’s own ledger entries in the currency at the end of the day, `version=N; sha256=HEX`: the last entry’s event version and hash, chained over every earlier one. Absent when there are none yet.', schema: { type: 'string' } },
+      'X-Ledger-Anchor': {
+        description:
+          'The anchor of the merchant’s own ledger entries in the currency at the end of the day, `version=N; sha256=HEX`: the last entry’s event version and hash, chained over every earlier one. Absent when there are none yet.',
+        schema: { type: 'string' },
+      },
       'X-Opening-Balance': { description: `The balances at the start of the day (00:00 UTC), ${BALANCE_HEADER_DESCRIPTION}`, schema: { type: 'string' } },
-      'X-Closing-Balance': { description: `The balances at the end of the day (24:00 UTC; for today, so far), ${BALANCE_HEADER_DESCRIPTION}`, schema: { type: 'string' } },
+      'X-Closing-Balance': {
+        description: `The balances at the end of the day (24:00 UTC; for today, so far), ${BALANCE_HEADER_DESCRIPTION}`,
+        schema: { type: 'string' },
+      },
     },
   })
   @ApiErrorResponses()
   async report(@CurrentMerchant() merchant: AuthenticatedMerchant, @Query() query: ReconciliationQuery, @Res() reply: FastifyReply): Promise<void> {
     // A day still to come has no entries and never will today: refused, so a wrong date is not mistaken for a quiet one.
-    if (query.date > this.clock.now().toISOString().slice(0, 10)) throw validationError([{ field: 'date', issue: 'must not be after today (UTC)' }], 'The reconciliation query is not valid');
+    if (query.date > this.clock.now().toISOString().slice(0, 10))
+      throw validationError([{ field: 'date', issue: 'must not be after today (UTC)' }], 'The reconciliation query is not valid');
     const sources = this.sourcesFor(merchant.merchantId, query);
     const [firstPage, { anchor }, endOfDay] = await Promise.all([
       sources.entriesOfDay(undefined),
@@ -87,11 +98,29 @@ export class ReconciliationController {
       orderOf: async (reference): Promise<ReportOrder | null> => {
         if (reference.kind === 'payment_order') {
           const order = await this.payments.getOrder(merchantId, reference.id).catch((error: unknown) => absentOrNull(error, ['ORDER_NOT_FOUND']));
-          return order && { direction: order.direction, status: order.status, amountMinor: minorUnitsOf(order.amount, currency), feeMinor: minorUnitsOf(order.fee, currency), metadata: order.metadata };
+          return (
+            order && {
+              direction: order.direction,
+              status: order.status,
+              amountMinor: minorUnitsOf(order.amount, currency),
+              feeMinor: minorUnitsOf(order.fee, currency),
+              metadata: order.metadata,
+            }
+          );
         }
         if (reference.kind === 'withdrawal') {
-          const withdrawal = await this.withdrawals.getWithdrawal(merchantId, reference.id).catch((error: unknown) => absentOrNull(error, ['WITHDRAWAL_NOT_FOUND']));
-          return withdrawal && { direction: 'withdrawal', status: withdrawal.status, amountMinor: minorUnitsOf(withdrawal.amount, currency), feeMinor: minorUnitsOf(withdrawal.network_fee, currency), metadata: withdrawal.metadata };
+          const withdrawal = await this.withdrawals
+            .getWithdrawal(merchantId, reference.id)
+            .catch((error: unknown) => absentOrNull(error, ['WITHDRAWAL_NOT_FOUND']));
+          return (
+            withdrawal && {
+              direction: 'withdrawal',
+              status: withdrawal.status,
+              amountMinor: minorUnitsOf(withdrawal.amount, currency),
+              feeMinor: minorUnitsOf(withdrawal.network_fee, currency),
+              metadata: withdrawal.metadata,
+            }
+          );
         }
         // Deposit adjustments and conversions are the operators' bookings, not orders.
         return null;

@@ -29,7 +29,13 @@ describe('endpoint 11 body', () => {
   });
 
   it('names every bad field at once', async () => {
-    expect(await fieldsOf('{"order_id":"bad id","amount":"15","currency":"DOGE","address":7,"memo":1}')).toEqual(['address', 'amount', 'currency', 'memo', 'order_id']);
+    expect(await fieldsOf('{"order_id":"bad id","amount":"15","currency":"DOGE","address":7,"memo":1}')).toEqual([
+      'address',
+      'amount',
+      'currency',
+      'memo',
+      'order_id',
+    ]);
     expect(await fieldsOf('{}')).toEqual(['address', 'amount', 'currency', 'order_id']);
     expect(await fieldsOf('{"order_id":"W-3","amount":1.1234567,"currency":"USDT-TRC20","address":"x"}')).toEqual(['amount']);
     expect(await fieldsOf('{"order_id":"W-4","amount":-5,"currency":"USDT-TRC20","address":"x"}')).toEqual(['amount']);

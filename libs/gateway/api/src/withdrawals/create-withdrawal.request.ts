@@ -39,7 +39,8 @@ export class CreateWithdrawalBody {
     minimum: 0,
     exclusiveMinimum: true,
     maximum: 1_000_000_000_000,
-    description: "A JSON number, read exactly: greater than 0, with at most the balance asset's decimals (6 for USDT). Amount plus the network fee must be within the asset's balance (400 INSUFFICIENT_FUNDS otherwise), and the amount at least the asset's minimum.",
+    description:
+      "A JSON number, read exactly: greater than 0, with at most the balance asset's decimals (6 for USDT). Amount plus the network fee must be within the asset's balance (400 INSUFFICIENT_FUNDS otherwise), and the amount at least the asset's minimum.",
     example: 15,
   })
   @IsAssetAmount()
@@ -49,8 +50,16 @@ export class CreateWithdrawalBody {
   @IsOneOf(ASSET_CODES, `must be an asset code from GET /v2/merchant/methods (direction "withdrawal"): ${ASSET_CODES.join(', ')}`)
   currency!: string;
 
-  @ApiProperty({ description: "A wallet address on the asset's network, with a valid checksum: TRON (T..., base58check) for USDT-TRC20 and TRX, Ethereum (0x...) for USDT-ERC20 and ETH, Bitcoin (bc1... or base58check) for BTC; at most 100 characters (400 INVALID_ADDRESS otherwise)", minLength: 1, maxLength: WALLET_ADDRESS_MAX_LENGTH, example: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' })
-  @FieldRule('isAddressText', (value) => (typeof value === 'string' && value.length <= WALLET_ADDRESS_MAX_LENGTH ? null : `must be a string of at most ${WALLET_ADDRESS_MAX_LENGTH} characters`))
+  @ApiProperty({
+    description:
+      "A wallet address on the asset's network, with a valid checksum: TRON (T..., base58check) for USDT-TRC20 and TRX, Ethereum (0x...) for USDT-ERC20 and ETH, Bitcoin (bc1... or base58check) for BTC; at most 100 characters (400 INVALID_ADDRESS otherwise)",
+    minLength: 1,
+    maxLength: WALLET_ADDRESS_MAX_LENGTH,
+    example: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t',
+  })
+  @FieldRule('isAddressText', (value) =>
+    typeof value === 'string' && value.length <= WALLET_ADDRESS_MAX_LENGTH ? null : `must be a string of at most ${WALLET_ADDRESS_MAX_LENGTH} characters`,
+  )
   address!: string;
 
   @MetadataRequestField(true)
@@ -65,22 +74,30 @@ export class CreateWithdrawalBody {
 const ADDRESS_BY_NETWORK = [
   { assets: ['USDT-TRC20', 'TRX'], network: 'TRON: T and 33 more base58 characters', pattern: '^T[1-9A-HJ-NP-Za-km-z]{33}$' },
   { assets: ['USDT-ERC20', 'ETH'], network: 'Ethereum: 0x and 40 hex digits (mixed case must carry the EIP-55 checksum)', pattern: '^0x[0-9a-fA-F]{40}$' },
-  { assets: ['BTC'], network: 'Bitcoin mainnet: bc1 bech32 (one case) or base58check starting 1 or 3', pattern: '^(bc1[02-9ac-hj-np-z]{8,87}|BC1[02-9AC-HJ-NP-Z]{8,87}|[13][1-9A-HJ-NP-Za-km-z]{25,34})$' },
+  {
+    assets: ['BTC'],
+    network: 'Bitcoin mainnet: bc1 bech32 (one case) or base58check starting 1 or 3',
+    pattern: '^(bc1[02-9ac-hj-np-z]{8,87}|BC1[02-9AC-HJ-NP-Z]{8,87}|[13][1-9A-HJ-NP-Za-km-z]{25,34})$',
+  },
 ] as const;
 
 /** Endpoint 11's body in the description: CreateWithdrawalBody, and one of the networks' address shapes. */
 export function ApiCreateWithdrawalBody(): MethodDecorator {
   const covered = ADDRESS_BY_NETWORK.flatMap(({ assets }) => assets);
-  if (ASSET_CODES.some((code) => !covered.includes(code as (typeof covered)[number]))) throw new Error(`invariant: every withdrawal asset has an address shape (${ASSET_CODES.join(', ')})`);
-  return applyDecorators(ApiExtraModels(CreateWithdrawalBody), ApiBody({
-    schema: {
-      allOf: [{ $ref: getSchemaPath(CreateWithdrawalBody) }],
-      oneOf: ADDRESS_BY_NETWORK.map(({ assets, network, pattern }) => ({
-        title: network.split(':')[0],
-        properties: { currency: { enum: [...assets] }, address: { type: 'string', pattern, description: network } },
-      })),
-    },
-  }));
+  if (ASSET_CODES.some((code) => !covered.includes(code as (typeof covered)[number])))
+    throw new Error(`invariant: every withdrawal asset has an address shape (${ASSET_CODES.join(', ')})`);
+  return applyDecorators(
+    ApiExtraModels(CreateWithdrawalBody),
+    ApiBody({
+      schema: {
+        allOf: [{ $ref: getSchemaPath(CreateWithdrawalBody) }],
+        oneOf: ADDRESS_BY_NETWORK.map(({ assets, network, pattern }) => ({
+          title: network.split(':')[0],
+          properties: { currency: { enum: [...assets] }, address: { type: 'string', pattern, description: network } },
+        })),
+      },
+    }),
+  );
 }
 
 /** Endpoint 11's validated body as the command data, the amount in minor units of the balance asset. */
@@ -89,5 +106,12 @@ export function toRequestWithdrawalData(merchantId: string, body: CreateWithdraw
   if (balanceAsset === undefined) throw new Error(`invariant: a validated currency is an asset code (${body.currency})`);
   const amount = decimalAmountToMinor(body.amount, balanceAsset);
   if (!amount.ok) throw new Error(`invariant: a validated amount converts (${amount.reason})`);
-  return { merchantId, orderId: body.order_id, amountMinor: amount.amountMinor.toString(), currency: body.currency, address: body.address, ...metadataOf(body) };
+  return {
+    merchantId,
+    orderId: body.order_id,
+    amountMinor: amount.amountMinor.toString(),
+    currency: body.currency,
+    address: body.address,
+    ...metadataOf(body),
+  };
 }

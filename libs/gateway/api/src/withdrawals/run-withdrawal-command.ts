@@ -1,4 +1,10 @@
-import { withdrawalKey, type WithdrawalCommandDataByType, type WithdrawalCommandReplyData, type WithdrawalCommandType, type WithdrawalView } from '@mp/contracts-withdrawals';
+import {
+  withdrawalKey,
+  type WithdrawalCommandDataByType,
+  type WithdrawalCommandReplyData,
+  type WithdrawalCommandType,
+  type WithdrawalView,
+} from '@mp/contracts-withdrawals';
 import type { GatewayRequest } from '../auth/merchant-signature.guard';
 import { WITHDRAWALS_COMMAND_ROUTE, type ServiceCommandBus } from '../commands/service-command.bus';
 

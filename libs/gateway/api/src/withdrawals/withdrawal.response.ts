@@ -11,7 +11,7 @@ export class WithdrawalResponse {
   @ApiProperty({ enum: WITHDRAWAL_STATUSES, example: 'PENDING' })
   status!: WithdrawalStatusView;
 
-  @ApiProperty({ ...AMOUNT_PROPERTY, description: 'In the balance asset\'s scale', example: 25 })
+  @ApiProperty({ ...AMOUNT_PROPERTY, description: "In the balance asset's scale", example: 25 })
   amount!: number;
 
   @ApiProperty({ ...AMOUNT_PROPERTY, description: 'The network fee, frozen with the amount', example: 1 })

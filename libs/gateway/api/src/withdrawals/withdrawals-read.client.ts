@@ -1,7 +1,14 @@
 import { authorizationFor, SERVICE_TOKEN_ISSUER, type ServiceTokenIssuer } from '@mp/shared-service-auth';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { StateAsOfView } from '@mp/shared-command-handling';
-import type { BackofficeWithdrawalView, StuckWithdrawalsView, WithdrawalAssetView, WithdrawalListPage, WithdrawalStatusView, WithdrawalView } from '@mp/contracts-withdrawals';
+import type {
+  BackofficeWithdrawalView,
+  StuckWithdrawalsView,
+  WithdrawalAssetView,
+  WithdrawalListPage,
+  WithdrawalStatusView,
+  WithdrawalView,
+} from '@mp/contracts-withdrawals';
 import { GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
 import { InternalClient } from '../http/internal-client';
 import { toQueryString, type ListFilters } from '../payments/list-filters.request';

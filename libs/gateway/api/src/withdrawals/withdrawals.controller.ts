@@ -1,7 +1,13 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
 import { ApiOperation, ApiPropertyOptional, ApiResponse } from '@nestjs/swagger';
 import { linksById } from '../openapi/response-links';
-import { WITHDRAWAL_COMMAND_TYPES, WITHDRAWAL_STATUSES, WithdrawalListFilterFieldsDto, type WithdrawalStatusView, type WithdrawalView } from '@mp/contracts-withdrawals';
+import {
+  WITHDRAWAL_COMMAND_TYPES,
+  WITHDRAWAL_STATUSES,
+  WithdrawalListFilterFieldsDto,
+  type WithdrawalStatusView,
+  type WithdrawalView,
+} from '@mp/contracts-withdrawals';
 import { PathIdPipe } from '@mp/shared-nest-http';
 import { IsWholeNumberBetween, JsonNumberLiteral, ORDER_ID_PATTERN, RequestMessages } from '@mp/shared-util-validation';
 import { IsOptional } from 'class-validator';
@@ -48,10 +54,24 @@ export class WithdrawalsController {
   /** Endpoint 11: 201 PENDING, the same answer for every retry with the same order_id and request. */
   @Post()
   @ApiCreateWithdrawalBody()
-  @ApiOperation({ operationId: 'createWithdrawal', summary: 'Withdraw funds to a crypto wallet', description: 'Freezes amount plus network fee of the settlement balance; answers PENDING. Idempotent by order_id. The outcome is a callback to the default_callback_url of the merchant profile; without one it is kept (awaiting_url in the delivery log) and sent once it is set.' })
-  @ApiResponse({ status: 201, type: WithdrawalResponse, description: 'The withdrawal, PENDING (or as it is now, for a retry)', links: linksById('order_id', 'orderId', ['getWithdrawal']) })
+  @ApiOperation({
+    operationId: 'createWithdrawal',
+    summary: 'Withdraw funds to a crypto wallet',
+    description:
+      'Freezes amount plus network fee of the settlement balance; answers PENDING. Idempotent by order_id. The outcome is a callback to the default_callback_url of the merchant profile; without one it is kept (awaiting_url in the delivery log) and sent once it is set.',
+  })
+  @ApiResponse({
+    status: 201,
+    type: WithdrawalResponse,
+    description: 'The withdrawal, PENDING (or as it is now, for a retry)',
+    links: linksById('order_id', 'orderId', ['getWithdrawal']),
+  })
   @ApiErrorResponses('INSUFFICIENT_FUNDS', 'INVALID_ADDRESS', 'DUPLICATE_ORDER')
-  async create(@CurrentMerchant() merchant: AuthenticatedMerchant, @Body() body: CreateWithdrawalBody, @Req() request: GatewayRequest): Promise<WithdrawalView> {
+  async create(
+    @CurrentMerchant() merchant: AuthenticatedMerchant,
+    @Body() body: CreateWithdrawalBody,
+    @Req() request: GatewayRequest,
+  ): Promise<WithdrawalView> {
     const data = toRequestWithdrawalData(merchant.merchantId, body);
     return runWithdrawalCommand(this.commandBus, WITHDRAWAL_COMMAND_TYPES.requestWithdrawal, data, request);
   }

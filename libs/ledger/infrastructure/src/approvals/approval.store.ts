@@ -31,12 +31,18 @@ export async function lockApproval(manager: EntityManager, approvalId: string): 
  */
 export async function lockApprovalOf(manager: EntityManager, merchantId: string, kind: ApprovalKind, subjectId: string): Promise<OperatorApproval | null> {
   await manager.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`ledger_operator_approvals:${merchantId}:${kind}:${subjectId}`]);
-  const rows: ApprovalRow[] = await manager.query(`SELECT ${COLUMNS} FROM ledger_operator_approvals WHERE merchant_id = $1 AND kind = $2 AND subject_id = $3 FOR UPDATE`, [merchantId, kind, subjectId]);
+  const rows: ApprovalRow[] = await manager.query(
+    `SELECT ${COLUMNS} FROM ledger_operator_approvals WHERE merchant_id = $1 AND kind = $2 AND subject_id = $3 FOR UPDATE`,
+    [merchantId, kind, subjectId],
+  );
   return rows[0] ? fromRow(rows[0]) : null;
 }
 
 /** Requests by status, oldest first; `expired` are the pending ones past their expiry. */
-export async function listApprovals(manager: EntityManager, filter: { status?: 'pending' | 'approved' | 'rejected' | 'expired'; merchantId?: string; now: Date; limit: number }): Promise<OperatorApproval[]> {
+export async function listApprovals(
+  manager: EntityManager,
+  filter: { status?: 'pending' | 'approved' | 'rejected' | 'expired'; merchantId?: string; now: Date; limit: number },
+): Promise<OperatorApproval[]> {
   const conditions: string[] = [];
   const parameters: unknown[] = [];
   const parameter = (value: unknown) => `$${parameters.push(value)}`;
@@ -45,17 +51,30 @@ export async function listApprovals(manager: EntityManager, filter: { status?: '
   else if (filter.status === 'expired') conditions.push(`status = 'pending' AND expires_at <= ${parameter(filter.now)}`);
   else if (filter.status !== undefined) conditions.push(`status = ${parameter(filter.status)}`);
   const where = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
-  const rows: ApprovalRow[] = await manager.query(`SELECT ${COLUMNS} FROM ledger_operator_approvals ${where} ORDER BY requested_at, approval_id LIMIT ${parameter(filter.limit)}`, parameters);
+  const rows: ApprovalRow[] = await manager.query(
+    `SELECT ${COLUMNS} FROM ledger_operator_approvals ${where} ORDER BY requested_at, approval_id LIMIT ${parameter(filter.limit)}`,
+    parameters,
+  );
   return rows.map(fromRow);
 }
 
 /** Writes the state the decider evolved: inserts a new request, or records its decision. */
 export async function saveApproval(manager: EntityManager, approval: OperatorApproval, isNew: boolean): Promise<void> {
   if (isNew) {
-    await manager.query(
-      `INSERT INTO ledger_operator_approvals (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-      [approval.approvalId, approval.kind, approval.merchantId, approval.subjectId, JSON.stringify(approval.terms), approval.requestedBy, approval.requestedAt, approval.expiresAt, approval.status, approval.decidedBy, approval.decidedAt, approval.decisionReason],
-    );
+    await manager.query(`INSERT INTO ledger_operator_approvals (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`, [
+      approval.approvalId,
+      approval.kind,
+      approval.merchantId,
+      approval.subjectId,
+      JSON.stringify(approval.terms),
+      approval.requestedBy,
+      approval.requestedAt,
+      approval.expiresAt,
+      approval.status,
+      approval.decidedBy,
+      approval.decidedAt,
+      approval.decisionReason,
+    ]);
     return;
   }
   await manager.query(`UPDATE ledger_operator_approvals SET status = $2, decided_by = $3, decided_at = $4, decision_reason = $5 WHERE approval_id = $1`, [

@@ -66,7 +66,11 @@ export class OperatorMoneyActions {
       this.assertConversionAllowed(request);
       const waiting = await lockApprovalOf(manager, merchantId, 'conversion', request.conversionId);
       if (waiting || needsSecondOperator(this.settings.operatorLimits, request.fromCurrency, request.amountMinor)) {
-        return this.requestApproval(manager, { kind: 'conversion', merchantId, subjectId: request.conversionId, terms: conversionTermsOf(request), requestedBy: request.operatorId }, waiting);
+        return this.requestApproval(
+          manager,
+          { kind: 'conversion', merchantId, subjectId: request.conversionId, terms: conversionTermsOf(request), requestedBy: request.operatorId },
+          waiting,
+        );
       }
       return this.bookConversion(manager, merchantId, request, causation);
     });
@@ -74,11 +78,16 @@ export class OperatorMoneyActions {
 
   adjustDeposit(merchantId: string, request: DepositAdjustmentInput, causation: Causation): Promise<OperatorMoneyAnswer<DepositAdjustmentView>> {
     return this.dataSource.transaction(async (manager) => {
-      if (await findDepositAdjustment(manager, merchantId, request.currency, request.adjustmentId)) return this.bookDepositAdjustment(manager, merchantId, request, causation);
+      if (await findDepositAdjustment(manager, merchantId, request.currency, request.adjustmentId))
+        return this.bookDepositAdjustment(manager, merchantId, request, causation);
       const waiting = await lockApprovalOf(manager, merchantId, 'deposit_adjustment', request.adjustmentId);
       if (waiting || needsSecondOperator(this.settings.operatorLimits, request.currency, request.amountMinor)) {
         const terms = { currency: request.currency, amount_minor: request.amountMinor.toString(), reason: request.reason };
-        return this.requestApproval(manager, { kind: 'deposit_adjustment', merchantId, subjectId: request.adjustmentId, terms, requestedBy: request.operatorId }, waiting);
+        return this.requestApproval(
+          manager,
+          { kind: 'deposit_adjustment', merchantId, subjectId: request.adjustmentId, terms, requestedBy: request.operatorId },
+          waiting,
+        );
       }
       return this.bookDepositAdjustment(manager, merchantId, request, causation);
     });
@@ -94,7 +103,13 @@ export class OperatorMoneyActions {
         if (!(await findConversion(manager, approval.merchantId, request.conversionId))) this.assertConversionAllowed(request);
         await this.bookConversion(manager, approval.merchantId, request, causation);
       } else {
-        const request = { adjustmentId: approval.subjectId, currency: terms['currency'] ?? '', amountMinor: BigInt(terms['amount_minor'] ?? '0'), reason: terms['reason'] ?? '', operatorId: approval.requestedBy };
+        const request = {
+          adjustmentId: approval.subjectId,
+          currency: terms['currency'] ?? '',
+          amountMinor: BigInt(terms['amount_minor'] ?? '0'),
+          reason: terms['reason'] ?? '',
+          operatorId: approval.requestedBy,
+        };
         await this.bookDepositAdjustment(manager, approval.merchantId, request, causation);
       }
     });
@@ -105,13 +120,21 @@ export class OperatorMoneyActions {
     return this.decide(approvalId, { type: 'RejectRequest', data: { operatorId, reason }, metadata: { now: this.clock.now() } }, async () => undefined);
   }
 
-  async list(filter: { status?: 'pending' | 'approved' | 'rejected' | 'expired'; merchantId?: string; limit: number }): Promise<{ data: OperatorApprovalView[] }> {
+  async list(filter: {
+    status?: 'pending' | 'approved' | 'rejected' | 'expired';
+    merchantId?: string;
+    limit: number;
+  }): Promise<{ data: OperatorApprovalView[] }> {
     const now = this.clock.now();
     const approvals = await listApprovals(this.dataSource.manager, { ...filter, now });
     return { data: approvals.map((approval) => toApprovalView(approval, now)) };
   }
 
-  private decide(approvalId: string, command: ApprovalCommand, onDecided: (manager: EntityManager, approval: OperatorApproval) => Promise<void>): Promise<OperatorApprovalView> {
+  private decide(
+    approvalId: string,
+    command: ApprovalCommand,
+    onDecided: (manager: EntityManager, approval: OperatorApproval) => Promise<void>,
+  ): Promise<OperatorApprovalView> {
     return this.dataSource.transaction(async (manager) => {
       const state = await lockApproval(manager, approvalId);
       const events = decideApproval(command, state);
@@ -131,7 +154,11 @@ export class OperatorMoneyActions {
     waiting: OperatorApproval | null,
   ): Promise<{ status: 202; body: OperatorApprovalView }> {
     const now = this.clock.now();
-    const data = { ...request, approvalId: waiting?.approvalId ?? `apr_${randomUUID()}`, expiresAt: new Date(now.getTime() + this.settings.operatorLimits.approvalTtlMs) };
+    const data = {
+      ...request,
+      approvalId: waiting?.approvalId ?? `apr_${randomUUID()}`,
+      expiresAt: new Date(now.getTime() + this.settings.operatorLimits.approvalTtlMs),
+    };
     const events = decideApproval({ type: 'RequestApproval', data, metadata: { now } }, waiting);
     const approval = events.reduce(evolveApproval, waiting);
     if (!approval) throw new Error(`approval of ${request.kind} ${request.subjectId} has no state after its request`);
@@ -141,21 +168,51 @@ export class OperatorMoneyActions {
 
   private assertConversionAllowed(request: ConversionInput): void {
     // The quote first: it reports a malformed rate or amount in detail; the limits then judge a well-formed one.
-    quoteConversion({ fromCurrency: request.fromCurrency, toCurrency: request.toCurrency, fromAmountMinor: request.amountMinor, rate: request.rate, feeBasisPoints: this.settings.conversionFeeBasisPoints });
-    assertConversionWithinLimits(this.settings.operatorLimits, { fromCurrency: request.fromCurrency, toCurrency: request.toCurrency, fromAmountMinor: request.amountMinor, rate: request.rate });
+    quoteConversion({
+      fromCurrency: request.fromCurrency,
+      toCurrency: request.toCurrency,
+      fromAmountMinor: request.amountMinor,
+      rate: request.rate,
+      feeBasisPoints: this.settings.conversionFeeBasisPoints,
+    });
+    assertConversionWithinLimits(this.settings.operatorLimits, {
+      fromCurrency: request.fromCurrency,
+      toCurrency: request.toCurrency,
+      fromAmountMinor: request.amountMinor,
+      rate: request.rate,
+    });
   }
 
   /**
    * Both legs in the caller's transaction, the two ledgers locked in currency order so two
    * conversions in opposite directions cannot deadlock.
    */
-  private async bookConversion(manager: EntityManager, merchantId: string, request: ConversionInput, causation: Causation): Promise<{ status: 200 | 201; body: ConversionView }> {
+  private async bookConversion(
+    manager: EntityManager,
+    merchantId: string,
+    request: ConversionInput,
+    causation: Causation,
+  ): Promise<{ status: 200 | 201; body: ConversionView }> {
     const earlier = await findConversion(manager, merchantId, request.conversionId);
     // A repeat keeps the booked fee and amount; the legs' own idempotency then confirms the terms match what was booked.
     const quote = earlier
       ? { fromAmountMinor: request.amountMinor, feeMinor: BigInt(earlier.fee_minor), toAmountMinor: BigInt(earlier.to_amount_minor) }
-      : quoteConversion({ fromCurrency: request.fromCurrency, toCurrency: request.toCurrency, fromAmountMinor: request.amountMinor, rate: request.rate, feeBasisPoints: this.settings.conversionFeeBasisPoints });
-    const terms: ConversionTerms = { conversionId: request.conversionId, fromCurrency: request.fromCurrency, toCurrency: request.toCurrency, ...quote, rate: request.rate, operatorId: request.operatorId, reason: request.reason };
+      : quoteConversion({
+          fromCurrency: request.fromCurrency,
+          toCurrency: request.toCurrency,
+          fromAmountMinor: request.amountMinor,
+          rate: request.rate,
+          feeBasisPoints: this.settings.conversionFeeBasisPoints,
+        });
+    const terms: ConversionTerms = {
+      conversionId: request.conversionId,
+      fromCurrency: request.fromCurrency,
+      toCurrency: request.toCurrency,
+      ...quote,
+      rate: request.rate,
+      operatorId: request.operatorId,
+      reason: request.reason,
+    };
     for (const currency of [request.fromCurrency, request.toCurrency].sort()) await lockLedger(manager, merchantId, currency);
     const metadata = { now: this.clock.now() };
     const debit = await handleLedgerCommand({ manager }, merchantId, request.fromCurrency, { type: 'DebitConversion', data: terms, metadata }, causation);
@@ -165,9 +222,20 @@ export class OperatorMoneyActions {
     return { status: debit.events.length + credit.events.length > 0 ? 201 : 200, body: toConversionView(row) };
   }
 
-  private async bookDepositAdjustment(manager: EntityManager, merchantId: string, request: DepositAdjustmentInput, causation: Causation): Promise<{ status: 200 | 201; body: DepositAdjustmentView }> {
+  private async bookDepositAdjustment(
+    manager: EntityManager,
+    merchantId: string,
+    request: DepositAdjustmentInput,
+    causation: Causation,
+  ): Promise<{ status: 200 | 201; body: DepositAdjustmentView }> {
     const { adjustmentId, amountMinor, reason, operatorId } = request;
-    const result = await handleLedgerCommand({ manager }, merchantId, request.currency, { type: 'AdjustDeposit', data: { adjustmentId, amountMinor, reason, operatorId }, metadata: { now: this.clock.now() } }, causation);
+    const result = await handleLedgerCommand(
+      { manager },
+      merchantId,
+      request.currency,
+      { type: 'AdjustDeposit', data: { adjustmentId, amountMinor, reason, operatorId }, metadata: { now: this.clock.now() } },
+      causation,
+    );
     const row = await findDepositAdjustment(manager, merchantId, request.currency, adjustmentId);
     if (!row) throw new Error(`deposit adjustment ${adjustmentId} missing after it was booked`);
     return { status: result.events.length > 0 ? 201 : 200, body: toAdjustmentView(row) };
@@ -175,7 +243,13 @@ export class OperatorMoneyActions {
 }
 
 function conversionTermsOf(request: ConversionInput): Record<string, string> {
-  return { from_currency: request.fromCurrency, to_currency: request.toCurrency, amount_minor: request.amountMinor.toString(), rate: request.rate, reason: request.reason };
+  return {
+    from_currency: request.fromCurrency,
+    to_currency: request.toCurrency,
+    amount_minor: request.amountMinor.toString(),
+    rate: request.rate,
+    reason: request.reason,
+  };
 }
 
 function conversionInputOf(conversionId: string, terms: Record<string, string>, operatorId: string): ConversionInput {
@@ -184,7 +258,15 @@ function conversionInputOf(conversionId: string, terms: Record<string, string>, 
     if (value === undefined) throw new Error(`approval of conversion ${conversionId} lacks ${name}`);
     return value;
   };
-  return { conversionId, fromCurrency: field('from_currency'), toCurrency: field('to_currency'), amountMinor: BigInt(field('amount_minor')), rate: field('rate'), reason: field('reason'), operatorId };
+  return {
+    conversionId,
+    fromCurrency: field('from_currency'),
+    toCurrency: field('to_currency'),
+    amountMinor: BigInt(field('amount_minor')),
+    rate: field('rate'),
+    reason: field('reason'),
+    operatorId,
+  };
 }
 
 function toApprovalView(approval: OperatorApproval, now: Date): OperatorApprovalView {

@@ -43,26 +43,54 @@ export async function auditConversions(
       discrepancies.push(`${where}: only the ${debit ? 'debit' : 'credit'} leg is booked`);
       continue;
     }
-    if (debit.ledger !== debit.fromCurrency || credit.ledger !== credit.toCurrency) discrepancies.push(`${where}: a leg is booked on the wrong currency's ledger`);
-    const same = debit.fromCurrency === credit.fromCurrency && debit.toCurrency === credit.toCurrency && debit.fromAmountMinor === credit.fromAmountMinor && debit.feeMinor === credit.feeMinor && debit.toAmountMinor === credit.toAmountMinor && debit.rate === credit.rate;
+    if (debit.ledger !== debit.fromCurrency || credit.ledger !== credit.toCurrency)
+      discrepancies.push(`${where}: a leg is booked on the wrong currency's ledger`);
+    const same =
+      debit.fromCurrency === credit.fromCurrency &&
+      debit.toCurrency === credit.toCurrency &&
+      debit.fromAmountMinor === credit.fromAmountMinor &&
+      debit.feeMinor === credit.feeMinor &&
+      debit.toAmountMinor === credit.toAmountMinor &&
+      debit.rate === credit.rate;
     if (!same) discrepancies.push(`${where}: the two legs disagree on the terms`);
     const row = trailByKey.get(key);
     if (!row) discrepancies.push(`${where}: missing from ledger_conversions`);
-    else if (BigInt(row.from_amount_minor) !== debit.fromAmountMinor || BigInt(row.fee_minor) !== debit.feeMinor || BigInt(row.to_amount_minor) !== debit.toAmountMinor || row.from_currency !== debit.fromCurrency || row.to_currency !== debit.toCurrency) {
+    else if (
+      BigInt(row.from_amount_minor) !== debit.fromAmountMinor ||
+      BigInt(row.fee_minor) !== debit.feeMinor ||
+      BigInt(row.to_amount_minor) !== debit.toAmountMinor ||
+      row.from_currency !== debit.fromCurrency ||
+      row.to_currency !== debit.toCurrency
+    ) {
       discrepancies.push(`${where}: ledger_conversions disagrees with the booked legs`);
     }
   }
-  const legRows = await connection.query<{ merchant_id: string; currency: string; conversion_id: string; leg: string; from_amount_minor: string; fee_minor: string; to_amount_minor: string; rate: string }>(
-    `SELECT merchant_id, currency, conversion_id, leg, from_amount_minor::text, fee_minor::text, to_amount_minor::text, rate FROM ledger_conversion_legs`,
+  const legRows = await connection.query<{
+    merchant_id: string;
+    currency: string;
+    conversion_id: string;
+    leg: string;
+    from_amount_minor: string;
+    fee_minor: string;
+    to_amount_minor: string;
+    rate: string;
+  }>(`SELECT merchant_id, currency, conversion_id, leg, from_amount_minor::text, fee_minor::text, to_amount_minor::text, rate FROM ledger_conversion_legs`);
+  const foldedLegs = new Map(
+    folded.flatMap(({ merchantId, currency, state }) => [...state.conversions].map(([id, leg]) => [JSON.stringify([merchantId, currency, id]), leg] as const)),
   );
-  const foldedLegs = new Map(folded.flatMap(({ merchantId, currency, state }) => [...state.conversions].map(([id, leg]) => [JSON.stringify([merchantId, currency, id]), leg] as const)));
   for (const row of legRows.rows) {
     const key = JSON.stringify([row.merchant_id, row.currency, row.conversion_id]);
     const leg = foldedLegs.get(key);
     foldedLegs.delete(key);
     const where = `merchant ${row.merchant_id} conversion ${row.conversion_id} on ${row.currency}`;
     if (!leg) discrepancies.push(`${where}: ledger_conversion_legs has a leg the events do not`);
-    else if (leg.leg !== row.leg || leg.fromAmountMinor !== BigInt(row.from_amount_minor) || leg.feeMinor !== BigInt(row.fee_minor) || leg.toAmountMinor !== BigInt(row.to_amount_minor) || leg.rate !== row.rate) {
+    else if (
+      leg.leg !== row.leg ||
+      leg.fromAmountMinor !== BigInt(row.from_amount_minor) ||
+      leg.feeMinor !== BigInt(row.fee_minor) ||
+      leg.toAmountMinor !== BigInt(row.to_amount_minor) ||
+      leg.rate !== row.rate
+    ) {
       discrepancies.push(`${where}: ledger_conversion_legs disagrees with the events`);
     }
   }

@@ -1,4 +1,13 @@
-import { foldLedger, LEDGER_ACCOUNTS, MERCHANT_ACCOUNTS, sumPostings, zeroBalances, type LedgerAccount, type LedgerState, type Posting } from '@mp/ledger-domain';
+import {
+  foldLedger,
+  LEDGER_ACCOUNTS,
+  MERCHANT_ACCOUNTS,
+  sumPostings,
+  zeroBalances,
+  type LedgerAccount,
+  type LedgerState,
+  type Posting,
+} from '@mp/ledger-domain';
 import { auditConversions } from './conversion-audit';
 import type { MessageEnvelope } from '@mp/shared-messaging';
 import { ledgerEvents } from '../commands/ledger.stream';
@@ -100,13 +109,19 @@ async function audit(connection: AuditConnection): Promise<LedgerAuditReport> {
   const duplicates = await connection.query<{ merchant_id: string; currency: string; posting_id: string; copies: string }>(
     `SELECT merchant_id, currency, posting_id, count(*)::text AS copies FROM ledger_postings GROUP BY merchant_id, currency, posting_id HAVING count(*) > 1`,
   );
-  for (const duplicate of duplicates.rows) discrepancies.push(`${describe(duplicate.merchant_id, duplicate.currency)}: posting ${duplicate.posting_id} is booked ${duplicate.copies} times`);
+  for (const duplicate of duplicates.rows)
+    discrepancies.push(`${describe(duplicate.merchant_id, duplicate.currency)}: posting ${duplicate.posting_id} is booked ${duplicate.copies} times`);
 
   // The event store, one stream at a time: the source of truth the others are checked against.
   let eventCount = 0;
-  const streams = await connection.query<{ stream_id: string }>(`SELECT DISTINCT stream_id FROM event_store WHERE stream_id LIKE 'ledger:%' ORDER BY stream_id`);
+  const streams = await connection.query<{ stream_id: string }>(
+    `SELECT DISTINCT stream_id FROM event_store WHERE stream_id LIKE 'ledger:%' ORDER BY stream_id`,
+  );
   for (const { stream_id: streamId } of streams.rows) {
-    const stored = await connection.query<{ stream_version: number; envelope: MessageEnvelope }>(`SELECT stream_version, envelope FROM event_store WHERE stream_id = $1 ORDER BY stream_version`, [streamId]);
+    const stored = await connection.query<{ stream_version: number; envelope: MessageEnvelope }>(
+      `SELECT stream_version, envelope FROM event_store WHERE stream_id = $1 ORDER BY stream_version`,
+      [streamId],
+    );
     eventCount += stored.rows.length;
     const first = stored.rows[0].envelope.data as { merchantId?: string; currency?: string };
     const merchantId = String(first.merchantId);
@@ -128,7 +143,9 @@ async function audit(connection: AuditConnection): Promise<LedgerAuditReport> {
     }
   }
 
-  const folded = [...ledgers.values()].flatMap((facts) => (facts.fromEvents && 'state' in facts.fromEvents ? [{ merchantId: facts.merchantId, currency: facts.currency, state: facts.fromEvents.state }] : []));
+  const folded = [...ledgers.values()].flatMap((facts) =>
+    facts.fromEvents && 'state' in facts.fromEvents ? [{ merchantId: facts.merchantId, currency: facts.currency, state: facts.fromEvents.state }] : [],
+  );
   await auditConversions(connection, folded, discrepancies);
 
   const totalsByCurrency: Record<string, Balances> = {};
@@ -148,7 +165,12 @@ async function audit(connection: AuditConnection): Promise<LedgerAuditReport> {
     postings: Number(postingCount),
     events: eventCount,
     discrepancies,
-    totalsByCurrency: Object.fromEntries(Object.entries(totalsByCurrency).map(([currency, totals]) => [currency, Object.fromEntries(LEDGER_ACCOUNTS.map((account) => [account, totals[account].toString()])) as Record<LedgerAccount, string>])),
+    totalsByCurrency: Object.fromEntries(
+      Object.entries(totalsByCurrency).map(([currency, totals]) => [
+        currency,
+        Object.fromEntries(LEDGER_ACCOUNTS.map((account) => [account, totals[account].toString()])) as Record<LedgerAccount, string>,
+      ]),
+    ),
   };
 }
 
@@ -173,12 +195,21 @@ async function checkLedger(connection: AuditConnection, facts: LedgerFacts, disc
     }
     if (isMerchantAccount && postings[account] < 0n) report(`${account} is negative (${postings[account]}) in ledger_postings`);
   }
-  if (facts.row && facts.row.version !== events.version) report(`ledger_balances is at stream version ${facts.row.version}, the event store at ${events.version}`);
+  if (facts.row && facts.row.version !== events.version)
+    report(`ledger_balances is at stream version ${facts.row.version}, the event store at ${events.version}`);
 
-  const pendingFolded = [...events.state.holds.values()].filter((hold) => hold.status === 'pending').reduce((sum, hold) => sum + hold.amountMinor + hold.feeMinor, 0n);
+  const pendingFolded = [...events.state.holds.values()]
+    .filter((hold) => hold.status === 'pending')
+    .reduce((sum, hold) => sum + hold.amountMinor + hold.feeMinor, 0n);
   const pendingProjected = facts.pendingHoldsInProjection ?? 0n;
-  if (pendingFolded !== folded.settlement_frozen || pendingProjected !== folded.settlement_frozen || (facts.row && facts.row.balances.settlement_frozen !== pendingProjected)) {
-    report(`frozen ${facts.row?.balances.settlement_frozen ?? folded.settlement_frozen} is not the open holds: ${pendingProjected} in ledger_holds, ${pendingFolded} in the event store`);
+  if (
+    pendingFolded !== folded.settlement_frozen ||
+    pendingProjected !== folded.settlement_frozen ||
+    (facts.row && facts.row.balances.settlement_frozen !== pendingProjected)
+  ) {
+    report(
+      `frozen ${facts.row?.balances.settlement_frozen ?? folded.settlement_frozen} is not the open holds: ${pendingProjected} in ledger_holds, ${pendingFolded} in the event store`,
+    );
   }
   const adjusted = facts.adjustmentsTotal ?? 0n;
   if (adjusted !== folded.deposit) report(`deposit ${folded.deposit} is not Σ operator adjustments ${adjusted}`);
@@ -189,7 +220,12 @@ async function checkLedger(connection: AuditConnection, facts: LedgerFacts, disc
 }
 
 /** Every posting of the events is in ledger_postings with the same accounts and amount, and nothing else is. */
-async function comparePostings(connection: AuditConnection, facts: LedgerFacts, fromEvents: Map<string, Posting>, report: (message: string) => void): Promise<void> {
+async function comparePostings(
+  connection: AuditConnection,
+  facts: LedgerFacts,
+  fromEvents: Map<string, Posting>,
+  report: (message: string) => void,
+): Promise<void> {
   const rows = await connection.query<{ posting_id: string; debit_account: string; credit_account: string; amount_minor: string }>(
     `SELECT posting_id, debit_account, credit_account, amount_minor::text FROM ledger_postings WHERE merchant_id = $1 AND currency = $2`,
     [facts.merchantId, facts.currency],
@@ -198,9 +234,12 @@ async function comparePostings(connection: AuditConnection, facts: LedgerFacts, 
   for (const row of rows.rows) {
     seen.add(row.posting_id);
     const posting = fromEvents.get(row.posting_id);
-    if (!posting) report(`posting ${row.posting_id} (${row.amount_minor} from ${row.debit_account} to ${row.credit_account}) is in ledger_postings but in no event`);
+    if (!posting)
+      report(`posting ${row.posting_id} (${row.amount_minor} from ${row.debit_account} to ${row.credit_account}) is in ledger_postings but in no event`);
     else if (posting.amountMinor !== row.amount_minor || posting.debitAccount !== row.debit_account || posting.creditAccount !== row.credit_account) {
-      report(`posting ${row.posting_id} is ${row.amount_minor} from ${row.debit_account} to ${row.credit_account} in ledger_postings, ${posting.amountMinor} from ${posting.debitAccount} to ${posting.creditAccount} in its event`);
+      report(
+        `posting ${row.posting_id} is ${row.amount_minor} from ${row.debit_account} to ${row.credit_account} in ledger_postings, ${posting.amountMinor} from ${posting.debitAccount} to ${posting.creditAccount} in its event`,
+      );
     }
   }
   for (const postingId of fromEvents.keys()) if (!seen.has(postingId)) report(`posting ${postingId} of the event store is missing from ledger_postings`);
@@ -220,7 +259,9 @@ async function compareHolds(connection: AuditConnection, facts: LedgerFacts, sta
     const row = projected.get(holdId);
     if (!row) report(`hold ${holdId} is missing from ledger_holds`);
     else if (row.status !== hold.status || BigInt(row.amount_minor) !== hold.amountMinor || BigInt(row.fee_minor) !== hold.feeMinor) {
-      report(`hold ${holdId} is ${row.status} ${row.amount_minor}+${row.fee_minor} in ledger_holds, ${hold.status} ${hold.amountMinor}+${hold.feeMinor} in the event store`);
+      report(
+        `hold ${holdId} is ${row.status} ${row.amount_minor}+${row.fee_minor} in ledger_holds, ${hold.status} ${hold.amountMinor}+${hold.feeMinor} in the event store`,
+      );
     }
     projected.delete(holdId);
   }
@@ -238,7 +279,9 @@ async function compareCreditedOrders(connection: AuditConnection, facts: LedgerF
     const row = projected.get(orderId);
     if (!row) report(`credit of order ${orderId} is missing from ledger_credited_orders`);
     else if (row.reason !== credit.reason || BigInt(row.amount_minor) !== credit.amountMinor || BigInt(row.fee_minor) !== credit.feeMinor) {
-      report(`credit of order ${orderId} is ${row.reason} ${row.amount_minor}+${row.fee_minor} in ledger_credited_orders, ${credit.reason} ${credit.amountMinor}+${credit.feeMinor} in the event store`);
+      report(
+        `credit of order ${orderId} is ${row.reason} ${row.amount_minor}+${row.fee_minor} in ledger_credited_orders, ${credit.reason} ${credit.amountMinor}+${credit.feeMinor} in the event store`,
+      );
     }
     projected.delete(orderId);
   }

@@ -20,8 +20,16 @@ describe('ledger event intake on real Postgres', () => {
   let dataSource: DataSource;
   let statements: string[];
   let consumer: PaymentEventsConsumer;
-  const payIn = (merchantId: string, orderId: string): OrderFacts => ({ merchantId, orderId, direction: 'incoming', amountMinor: '10000', feeMinor: '100', currency: 'RUB' });
-  const streamsInAppendOrder = async (): Promise<string[]> => (await dataSource.query(`SELECT stream_id FROM event_store ORDER BY global_position`)).map((row: { stream_id: string }) => row.stream_id);
+  const payIn = (merchantId: string, orderId: string): OrderFacts => ({
+    merchantId,
+    orderId,
+    direction: 'incoming',
+    amountMinor: '10000',
+    feeMinor: '100',
+    currency: 'RUB',
+  });
+  const streamsInAppendOrder = async (): Promise<string[]> =>
+    (await dataSource.query(`SELECT stream_id FROM event_store ORDER BY global_position`)).map((row: { stream_id: string }) => row.stream_id);
 
   beforeAll(async () => {
     dataSource = await migratedPrivateDatabase('ledgerintake', LEDGER_MIGRATIONS);
@@ -50,7 +58,14 @@ describe('ledger event intake on real Postgres', () => {
   });
 
   it('rolls a batch with a refused fact back as a whole; the same fact alone is poison', async () => {
-    const refused = paymentOrderEvent('PaymentOrderSucceeded', { merchantId: 'mch_d', orderId: 'P-unknown', direction: 'outgoing', amountMinor: '500', feeMinor: '0', currency: 'RUB' });
+    const refused = paymentOrderEvent('PaymentOrderSucceeded', {
+      merchantId: 'mch_d',
+      orderId: 'P-unknown',
+      direction: 'outgoing',
+      amountMinor: '500',
+      feeMinor: '0',
+      currency: 'RUB',
+    });
     const before = await dataSource.query(`SELECT count(*)::int AS n FROM inbox`);
 
     await expect(consumer.handleAll([paymentOrderEvent('PaymentOrderSucceeded', payIn('mch_d', 'A-5')), refused])).rejects.toBeInstanceOf(DomainError);

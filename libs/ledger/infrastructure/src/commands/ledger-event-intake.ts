@@ -64,7 +64,8 @@ export class LedgerEventIntake {
       lockKeyOf: ({ merchantId, currency }) => `${merchantId}\u0000${currency}`,
       refusedBy: 'the ledger',
       apply: async (manager, events) => {
-        for (const { envelope, item } of events) await handleLedgerCommand({ manager }, item.merchantId, item.currency, item.command, { id: envelope.id, correlationId: envelope.correlationId });
+        for (const { envelope, item } of events)
+          await handleLedgerCommand({ manager }, item.merchantId, item.currency, item.command, { id: envelope.id, correlationId: envelope.correlationId });
       },
     });
   }

@@ -1,4 +1,12 @@
-import { assertBalanced, LEDGER_EVENT_SCHEMAS, ledgerDecider, toLedgerStreamId, type LedgerCommand, type LedgerEvent, type LedgerState } from '@mp/ledger-domain';
+import {
+  assertBalanced,
+  LEDGER_EVENT_SCHEMAS,
+  ledgerDecider,
+  toLedgerStreamId,
+  type LedgerCommand,
+  type LedgerEvent,
+  type LedgerState,
+} from '@mp/ledger-domain';
 import { handleCommand, type Causation, type CommandResult, type HandleCommandOptions } from '@mp/shared-command-handling';
 import { eventCodec } from '@mp/shared-decider';
 import { loadLedgerState, projectLedgerEvents } from '../persistence/ledger.projection';

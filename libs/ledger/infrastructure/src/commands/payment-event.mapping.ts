@@ -1,4 +1,9 @@
-import { PAYMENT_ORDER_EXTERNAL_EVENT_CONTRACT, PAYMENT_ORDER_EXTERNAL_EVENT_TYPES, payoutHoldId, type PaymentOrderExternalEventData } from '@mp/contracts-payments';
+import {
+  PAYMENT_ORDER_EXTERNAL_EVENT_CONTRACT,
+  PAYMENT_ORDER_EXTERNAL_EVENT_TYPES,
+  payoutHoldId,
+  type PaymentOrderExternalEventData,
+} from '@mp/contracts-payments';
 import type { LedgerCommand } from '@mp/ledger-domain';
 import { readEventPayload } from '@mp/shared-command-handling';
 import type { MessageEnvelope } from '@mp/shared-messaging';
@@ -36,13 +41,21 @@ export function ledgerCommandFor(envelope: MessageEnvelope, now: Date): LedgerCo
     const command: LedgerCommand = {
       type: 'CreditPayIn',
       // Credited once per order either way; a dispute settlement is booked under its own codes.
-      data: { orderId, amountMinor: BigInt(data.amountMinor), feeMinor: BigInt(data.feeMinor), reason: data.settledByDisputeId ? 'dispute_accepted' : 'payin_succeeded' },
+      data: {
+        orderId,
+        amountMinor: BigInt(data.amountMinor),
+        feeMinor: BigInt(data.feeMinor),
+        reason: data.settledByDisputeId ? 'dispute_accepted' : 'payin_succeeded',
+      },
       metadata,
     };
     return { merchantId, currency, command };
   }
   const holdId = payoutHoldId(merchantId, orderId);
-  const command: LedgerCommand = envelope.type === PAYMENT_ORDER_EXTERNAL_EVENT_TYPES.succeeded ? { type: 'PostHold', data: { holdId }, metadata } : { type: 'VoidHold', data: { holdId }, metadata };
+  const command: LedgerCommand =
+    envelope.type === PAYMENT_ORDER_EXTERNAL_EVENT_TYPES.succeeded
+      ? { type: 'PostHold', data: { holdId }, metadata }
+      : { type: 'VoidHold', data: { holdId }, metadata };
   return { merchantId, currency, command };
 }
 

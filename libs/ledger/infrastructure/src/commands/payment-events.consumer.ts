@@ -1,7 +1,14 @@
 import { Controller, Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
 import { PAYMENTS_TOPICS, PAYMENT_ORDER_EXTERNAL_EVENT_TYPES } from '@mp/contracts-payments';
-import { ConsumeTopicInBatches, MESSAGE_BROKER, type MessageBroker, type MessageEnvelope, type MessagingTransportOptions, type ReceivedMessage } from '@mp/shared-messaging';
+import {
+  ConsumeTopicInBatches,
+  MESSAGE_BROKER,
+  type MessageBroker,
+  type MessageEnvelope,
+  type MessagingTransportOptions,
+  type ReceivedMessage,
+} from '@mp/shared-messaging';
 import { CLOCK, type Clock } from '@mp/shared-util-clock';
 import { DataSource } from 'typeorm';
 import { LEDGER_SETTINGS, type LedgerSettings } from '../ledger-settings';

@@ -1,6 +1,12 @@
 import { Controller, Inject } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import { WITHDRAWAL_EXTERNAL_EVENT_CONTRACT, WITHDRAWAL_EXTERNAL_EVENT_TYPES, WITHDRAWALS_TOPICS, withdrawalHoldId, type WithdrawalExternalEventData } from '@mp/contracts-withdrawals';
+import {
+  WITHDRAWAL_EXTERNAL_EVENT_CONTRACT,
+  WITHDRAWAL_EXTERNAL_EVENT_TYPES,
+  WITHDRAWALS_TOPICS,
+  withdrawalHoldId,
+  type WithdrawalExternalEventData,
+} from '@mp/contracts-withdrawals';
 import type { LedgerCommand } from '@mp/ledger-domain';
 import { readEventPayload } from '@mp/shared-command-handling';
 import { ConsumeTopicInBatches, type MessageEnvelope, type ReceivedMessage } from '@mp/shared-messaging';
@@ -22,12 +28,17 @@ export class WithdrawalEventsConsumer {
   private readonly intake: LedgerEventIntake;
 
   constructor(dataSource: DataSource, @Inject(CLOCK) clock: Clock) {
-    this.intake = new LedgerEventIntake(dataSource, LEDGER_WITHDRAWAL_EVENTS_INBOX, (envelope, now) => {
-      const mapped = withdrawalLedgerCommand(envelope, now);
-      if (!mapped) return null;
-      const { merchantId, currency, holdId, command } = mapped;
-      return command === 'attach' ? { attach: { merchantId, currency, holdId } } : { move: { merchantId, currency, command } };
-    }, clock);
+    this.intake = new LedgerEventIntake(
+      dataSource,
+      LEDGER_WITHDRAWAL_EVENTS_INBOX,
+      (envelope, now) => {
+        const mapped = withdrawalLedgerCommand(envelope, now);
+        if (!mapped) return null;
+        const { merchantId, currency, holdId, command } = mapped;
+        return command === 'attach' ? { attach: { merchantId, currency, holdId } } : { move: { merchantId, currency, command } };
+      },
+      clock,
+    );
   }
 
   @ConsumeTopicInBatches(WITHDRAWALS_TOPICS.events, { types: Object.values(WITHDRAWAL_EXTERNAL_EVENT_TYPES) })
@@ -41,7 +52,10 @@ export class WithdrawalEventsConsumer {
 }
 
 /** What a withdrawal event means to the ledger; null for events that move nothing. */
-export function withdrawalLedgerCommand(envelope: MessageEnvelope, now: Date): { merchantId: string; currency: string; holdId: string; command: LedgerCommand | 'attach' } | null {
+export function withdrawalLedgerCommand(
+  envelope: MessageEnvelope,
+  now: Date,
+): { merchantId: string; currency: string; holdId: string; command: LedgerCommand | 'attach' } | null {
   const known: string[] = Object.values(WITHDRAWAL_EXTERNAL_EVENT_TYPES);
   if (!known.includes(envelope.type)) return null;
   const data = readEventPayload<WithdrawalExternalEventData>(envelope, WITHDRAWAL_EXTERNAL_EVENT_CONTRACT);

@@ -26,7 +26,11 @@ export async function markHoldsAttached(manager: EntityManager, holds: ReadonlyA
 
 /** A service asked for the hold again (a retry): its grace period starts over. */
 export async function touchHoldRequest(manager: EntityManager, merchantId: string, currency: string, holdId: string): Promise<void> {
-  await manager.query(`UPDATE ledger_holds SET last_requested_at = now() WHERE merchant_id = $1 AND currency = $2 AND hold_id = $3 AND status = 'pending'`, [merchantId, currency, holdId]);
+  await manager.query(`UPDATE ledger_holds SET last_requested_at = now() WHERE merchant_id = $1 AND currency = $2 AND hold_id = $3 AND status = 'pending'`, [
+    merchantId,
+    currency,
+    holdId,
+  ]);
 }
 
 export interface UnattachedHold {
@@ -50,16 +54,17 @@ function unattachedPastGrace(graceParam: number): string {
 
 /** Pending payout holds whose order the ledger has not seen, last asked for before the grace period. */
 export async function findUnattachedPayoutHolds(manager: EntityManager, graceMs: number, limit: number): Promise<UnattachedHold[]> {
-  return manager.query(`SELECT merchant_id, currency, hold_id, reference_kind, reference_id FROM ledger_holds WHERE ${unattachedPastGrace(1)} ORDER BY last_requested_at LIMIT $2`, [graceMs, limit]);
+  return manager.query(
+    `SELECT merchant_id, currency, hold_id, reference_kind, reference_id FROM ledger_holds WHERE ${unattachedPastGrace(1)} ORDER BY last_requested_at LIMIT $2`,
+    [graceMs, limit],
+  );
 }
 
 /** Re-reads one hold under the ledger's lock: still pending, unattached and past its grace? */
 export async function isStillUnattached(manager: EntityManager, hold: UnattachedHold, graceMs: number): Promise<boolean> {
-  const rows: unknown[] = await manager.query(`SELECT 1 FROM ledger_holds WHERE merchant_id = $1 AND currency = $2 AND hold_id = $3 AND ${unattachedPastGrace(4)}`, [
-    hold.merchant_id,
-    hold.currency,
-    hold.hold_id,
-    graceMs,
-  ]);
+  const rows: unknown[] = await manager.query(
+    `SELECT 1 FROM ledger_holds WHERE merchant_id = $1 AND currency = $2 AND hold_id = $3 AND ${unattachedPastGrace(4)}`,
+    [hold.merchant_id, hold.currency, hold.hold_id, graceMs],
+  );
   return rows.length === 1;
 }

@@ -74,8 +74,16 @@ export class OrphanHoldSweeper implements OnApplicationBootstrap, OnApplicationS
       // either finished (and refreshed last_requested_at) or waits until the void is done.
       await lockLedger(manager, hold.merchant_id, hold.currency);
       if (!(await isStillUnattached(manager, hold, this.settings.orphanHoldGraceMs))) return false;
-      await handleLedgerCommand({ manager }, hold.merchant_id, hold.currency, { type: 'VoidHold', data: { holdId: hold.hold_id }, metadata: { now: this.clock.now() } }, { id: `orphan-hold-sweep:${hold.hold_id}`, correlationId: `orphan-hold-sweep:${hold.hold_id}` });
-      this.logger.warn(`voided orphaned hold ${hold.hold_id} of ${hold.merchant_id}/${hold.currency}: ${hold.reference_kind === 'withdrawal' ? 'withdrawals has no withdrawal' : 'payments has no order'} ${hold.reference_id}`);
+      await handleLedgerCommand(
+        { manager },
+        hold.merchant_id,
+        hold.currency,
+        { type: 'VoidHold', data: { holdId: hold.hold_id }, metadata: { now: this.clock.now() } },
+        { id: `orphan-hold-sweep:${hold.hold_id}`, correlationId: `orphan-hold-sweep:${hold.hold_id}` },
+      );
+      this.logger.warn(
+        `voided orphaned hold ${hold.hold_id} of ${hold.merchant_id}/${hold.currency}: ${hold.reference_kind === 'withdrawal' ? 'withdrawals has no withdrawal' : 'payments has no order'} ${hold.reference_id}`,
+      );
       return true;
     });
   }

@@ -29,7 +29,10 @@ export class HttpPaymentOrderDirectory implements PaymentOrderDirectory {
 
   async orderExists(merchantId: string, orderId: string): Promise<boolean | 'unknown'> {
     try {
-      const { status } = await this.service.call('GET', `/internal/merchants/${encodeURIComponent(merchantId)}/${this.collection}/${encodeURIComponent(orderId)}`);
+      const { status } = await this.service.call(
+        'GET',
+        `/internal/merchants/${encodeURIComponent(merchantId)}/${this.collection}/${encodeURIComponent(orderId)}`,
+      );
       if (status === 200) return true;
       if (status === 404) return false;
       return 'unknown';

@@ -34,12 +34,20 @@ export class InternalApprovalsController {
     @Headers() headers: Record<string, string | undefined>,
     @ServiceCaller() caller?: VerifiedCaller,
   ): Promise<OperatorApprovalView> {
-    return this.actions.approve(approvalId, { operatorId: actingOperatorOf({ caller, body }), relatedOperatorIds: body.related_operator_ids ?? [] }, requestCausation(headers));
+    return this.actions.approve(
+      approvalId,
+      { operatorId: actingOperatorOf({ caller, body }), relatedOperatorIds: body.related_operator_ids ?? [] },
+      requestCausation(headers),
+    );
   }
 
   @Post(':approvalId/reject')
   @HttpCode(200)
-  reject(@Param('approvalId', ApprovalIdParam) approvalId: string, @Body(requestPipe) body: ApprovalDecisionRequestDto, @ServiceCaller() caller?: VerifiedCaller): Promise<OperatorApprovalView> {
+  reject(
+    @Param('approvalId', ApprovalIdParam) approvalId: string,
+    @Body(requestPipe) body: ApprovalDecisionRequestDto,
+    @ServiceCaller() caller?: VerifiedCaller,
+  ): Promise<OperatorApprovalView> {
     // The decider requires the reason (VALIDATION_ERROR naming it), like every rule of the decision.
     return this.actions.reject(approvalId, actingOperatorOf({ caller, body }), body.reason ?? '');
   }

@@ -26,7 +26,11 @@ export class InternalHoldsController {
   ) {}
 
   @Post()
-  async placeHold(@Body(bodyPipe) body: PlaceHoldRequestDto, @Headers() headers: Record<string, string | undefined>, @Res({ passthrough: true }) reply: FastifyReply): Promise<HoldView> {
+  async placeHold(
+    @Body(bodyPipe) body: PlaceHoldRequestDto,
+    @Headers() headers: Record<string, string | undefined>,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<HoldView> {
     const request = {
       holdId: body.hold_id,
       merchantId: body.merchant_id,
@@ -40,7 +44,11 @@ export class InternalHoldsController {
         { manager },
         request.merchantId,
         request.currency,
-        { type: 'PlaceHold', data: { holdId: request.holdId, amountMinor: request.amountMinor, feeMinor: request.feeMinor, reference: request.reference }, metadata: { now: this.clock.now() } },
+        {
+          type: 'PlaceHold',
+          data: { holdId: request.holdId, amountMinor: request.amountMinor, feeMinor: request.feeMinor, reference: request.reference },
+          metadata: { now: this.clock.now() },
+        },
         requestCausation(headers),
       );
       // A retry of the caller's create is in progress: the orphan sweep must wait for it.

@@ -1,7 +1,14 @@
 import { DEFAULT_PAGE_LIMIT } from '@mp/shared-data-access-postgres';
 import { Readable } from 'node:stream';
 import { Body, Controller, Get, Headers, Param, Post, Query, Res } from '@nestjs/common';
-import type { BalancesView, DepositAdjustmentView, EndOfDayBalancesView, LedgerAnchorView, LedgerEntriesPage, OperatorApprovalView } from '@mp/contracts-ledger';
+import type {
+  BalancesView,
+  DepositAdjustmentView,
+  EndOfDayBalancesView,
+  LedgerAnchorView,
+  LedgerEntriesPage,
+  OperatorApprovalView,
+} from '@mp/contracts-ledger';
 import { toLedgerStreamId } from '@mp/ledger-domain';
 import { streamHeadBefore } from '@mp/shared-messaging';
 import { RequestPipe } from '@mp/shared-nest-http';
@@ -16,7 +23,15 @@ import { entriesOfDay, listEntries, postingsOfPeriod } from '../reads/ledger-ent
 import { reconciliationHeader, reconciliationRecord } from '../reads/reconciliation-csv';
 import { requestCausation } from './causation';
 import { endOfDayBalances } from '../reads/balances-as-of';
-import { DayEntriesQueryDto, DepositAdjustmentRequestDto, EndOfDayQueryDto, LedgerAnchorQueryDto, LedgerEntriesQueryDto, LedgerMerchantIdParam, ReconciliationQueryDto } from './ledger-requests';
+import {
+  DayEntriesQueryDto,
+  DepositAdjustmentRequestDto,
+  EndOfDayQueryDto,
+  LedgerAnchorQueryDto,
+  LedgerEntriesQueryDto,
+  LedgerMerchantIdParam,
+  ReconciliationQueryDto,
+} from './ledger-requests';
 
 const requestPipe = new RequestPipe();
 const DAY_ENTRIES_PAGE_LIMIT = 500;
@@ -39,14 +54,23 @@ export class InternalMerchantLedgerController {
     return {
       settlement: rows
         .filter((row) => row.has_settlement)
-        .map((row) => ({ currency: row.currency, available: formatAmountMinor(BigInt(row.settlement_available), row.currency), frozen: formatAmountMinor(BigInt(row.settlement_frozen), row.currency) })),
-      deposit: rows.filter((row) => row.has_deposit).map((row) => ({ currency: row.currency, available: formatAmountMinor(BigInt(row.deposit), row.currency) })),
+        .map((row) => ({
+          currency: row.currency,
+          available: formatAmountMinor(BigInt(row.settlement_available), row.currency),
+          frozen: formatAmountMinor(BigInt(row.settlement_frozen), row.currency),
+        })),
+      deposit: rows
+        .filter((row) => row.has_deposit)
+        .map((row) => ({ currency: row.currency, available: formatAmountMinor(BigInt(row.deposit), row.currency) })),
     };
   }
 
   /** Back office: the balances at the start and the end of one UTC day, from the postings (balancesAsOf). */
   @Get('balances/end-of-day')
-  async balancesAtEndOfDay(@Param('merchantId', LedgerMerchantIdParam) merchantId: string, @Query(requestPipe) query: EndOfDayQueryDto): Promise<EndOfDayBalancesView> {
+  async balancesAtEndOfDay(
+    @Param('merchantId', LedgerMerchantIdParam) merchantId: string,
+    @Query(requestPipe) query: EndOfDayQueryDto,
+  ): Promise<EndOfDayBalancesView> {
     return endOfDayBalances(this.dataSource.manager, merchantId, query.date);
   }
 
@@ -65,7 +89,13 @@ export class InternalMerchantLedgerController {
     @Res({ passthrough: true }) reply: FastifyReply,
     @ServiceCaller() caller?: VerifiedCaller,
   ): Promise<DepositAdjustmentView | OperatorApprovalView> {
-    const request = { adjustmentId: body.adjustment_id, currency: body.currency, amountMinor: BigInt(body.amount_minor), reason: body.reason, operatorId: actingOperatorOf({ caller, body }) };
+    const request = {
+      adjustmentId: body.adjustment_id,
+      currency: body.currency,
+      amountMinor: BigInt(body.amount_minor),
+      reason: body.reason,
+      operatorId: actingOperatorOf({ caller, body }),
+    };
     const answer = await this.actions.adjustDeposit(merchantId, request, requestCausation(headers));
     void reply.status(answer.status);
     return answer.body;
@@ -86,13 +116,25 @@ export class InternalMerchantLedgerController {
 
   /** One UTC day of one currency, oldest first, paged; what the merchant's reconciliation report is made of. */
   @Get('entries-of-day')
-  async entriesOfDay(@Param('merchantId', LedgerMerchantIdParam) merchantId: string, @Query(requestPipe) query: DayEntriesQueryDto): Promise<LedgerEntriesPage> {
-    return entriesOfDay(this.dataSource.manager, { merchantId, currency: query.currency, day: query.date, limit: query.limit === undefined ? DAY_ENTRIES_PAGE_LIMIT : Number(query.limit), cursor: query.cursor });
+  async entriesOfDay(
+    @Param('merchantId', LedgerMerchantIdParam) merchantId: string,
+    @Query(requestPipe) query: DayEntriesQueryDto,
+  ): Promise<LedgerEntriesPage> {
+    return entriesOfDay(this.dataSource.manager, {
+      merchantId,
+      currency: query.currency,
+      day: query.date,
+      limit: query.limit === undefined ? DAY_ENTRIES_PAGE_LIMIT : Number(query.limit),
+      cursor: query.cursor,
+    });
   }
 
   /** The head of the merchant's ledger stream in the currency at the end of the UTC day: the reconciliation report's anchor. */
   @Get('ledger-anchor')
-  async ledgerAnchor(@Param('merchantId', LedgerMerchantIdParam) merchantId: string, @Query(requestPipe) query: LedgerAnchorQueryDto): Promise<LedgerAnchorView> {
+  async ledgerAnchor(
+    @Param('merchantId', LedgerMerchantIdParam) merchantId: string,
+    @Query(requestPipe) query: LedgerAnchorQueryDto,
+  ): Promise<LedgerAnchorView> {
     const streamId = toLedgerStreamId(merchantId, query.currency);
     const head = await streamHeadBefore(this.dataSource.manager, streamId, new Date(Date.parse(`${query.date}T00:00:00Z`) + 86_400_000));
     return { anchor: head && { stream_id: streamId, stream_version: head.streamVersion, hash: head.hash } };
@@ -103,7 +145,11 @@ export class InternalMerchantLedgerController {
    * RFC 4180 CSV with a header row. Both bounds are required; `currency` narrows it.
    */
   @Get('reconciliation.csv')
-  async reconciliation(@Param('merchantId', LedgerMerchantIdParam) merchantId: string, @Query(requestPipe) query: ReconciliationQueryDto, @Res() reply: FastifyReply): Promise<void> {
+  async reconciliation(
+    @Param('merchantId', LedgerMerchantIdParam) merchantId: string,
+    @Query(requestPipe) query: ReconciliationQueryDto,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
     const [from, to] = [new Date(query.from), new Date(query.to)];
     const rows = postingsOfPeriod(this.dataSource.manager, { merchantId, currency: query.currency, from, to });
     async function* csv(): AsyncGenerator<string> {

@@ -19,19 +19,55 @@ export async function projectConversion(manager: EntityManager, merchantId: stri
   await manager.query(
     `INSERT INTO ledger_conversion_legs (merchant_id, currency, conversion_id, leg, from_currency, to_currency, from_amount_minor, fee_minor, to_amount_minor, rate, reason, operator_id, event_id)
      VALUES ($1, $2, $3, $4, $5, $6, $7::numeric, $8::numeric, $9::numeric, $10, $11, $12, $13)`,
-    [merchantId, currency, data.conversionId, leg, data.fromCurrency, data.toCurrency, data.fromAmountMinor, data.feeMinor, data.toAmountMinor, data.rate, data.reason, data.operatorId, eventId],
+    [
+      merchantId,
+      currency,
+      data.conversionId,
+      leg,
+      data.fromCurrency,
+      data.toCurrency,
+      data.fromAmountMinor,
+      data.feeMinor,
+      data.toAmountMinor,
+      data.rate,
+      data.reason,
+      data.operatorId,
+      eventId,
+    ],
   );
   if (leg !== 'debit') return;
   await manager.query(
     `INSERT INTO ledger_conversions (merchant_id, conversion_id, from_currency, to_currency, from_amount_minor, fee_minor, to_amount_minor, rate, reason, operator_id, recorded_at)
      VALUES ($1, $2, $3, $4, $5::numeric, $6::numeric, $7::numeric, $8, $9, $10, $11)`,
-    [merchantId, data.conversionId, data.fromCurrency, data.toCurrency, data.fromAmountMinor, data.feeMinor, data.toAmountMinor, data.rate, data.reason, data.operatorId, data.occurredAt],
+    [
+      merchantId,
+      data.conversionId,
+      data.fromCurrency,
+      data.toCurrency,
+      data.fromAmountMinor,
+      data.feeMinor,
+      data.toAmountMinor,
+      data.rate,
+      data.reason,
+      data.operatorId,
+      data.occurredAt,
+    ],
   );
 }
 
 /** The leg of a conversion booked on one ledger: the one row a conversion command reads. */
 export async function findConversionLeg(manager: EntityManager, merchantId: string, currency: string, conversionId: string): Promise<ConversionLeg | null> {
-  const rows: Array<{ leg: 'debit' | 'credit'; from_currency: string; to_currency: string; from_amount_minor: string; fee_minor: string; to_amount_minor: string; rate: string; reason: string; operator_id: string }> = await manager.query(
+  const rows: Array<{
+    leg: 'debit' | 'credit';
+    from_currency: string;
+    to_currency: string;
+    from_amount_minor: string;
+    fee_minor: string;
+    to_amount_minor: string;
+    rate: string;
+    reason: string;
+    operator_id: string;
+  }> = await manager.query(
     `SELECT leg, from_currency, to_currency, from_amount_minor::text, fee_minor::text, to_amount_minor::text, rate, reason, operator_id
        FROM ledger_conversion_legs WHERE merchant_id = $1 AND currency = $2 AND conversion_id = $3`,
     [merchantId, currency, conversionId],

@@ -45,7 +45,8 @@ const BALANCE_COLUMNS = `merchant_id, currency, settlement_available::text, sett
  * locked row and every later statement takes a fresh snapshot). Returns the locked row.
  */
 export async function lockLedger(manager: EntityManager, merchantId: string, currency: string): Promise<LedgerBalancesRow> {
-  const lock = (): Promise<LedgerBalancesRow[]> => manager.query(`SELECT ${BALANCE_COLUMNS} FROM ledger_balances WHERE merchant_id = $1 AND currency = $2 FOR UPDATE`, [merchantId, currency]);
+  const lock = (): Promise<LedgerBalancesRow[]> =>
+    manager.query(`SELECT ${BALANCE_COLUMNS} FROM ledger_balances WHERE merchant_id = $1 AND currency = $2 FOR UPDATE`, [merchantId, currency]);
   // The row exists for every ledger but a merchant's first in a currency: one round trip, the
   // insert only when the lock found nothing.
   const [existing] = await lock();
@@ -80,25 +81,34 @@ export async function loadLedgerState(manager: EntityManager, merchantId: string
   const conversions = new Map<string, ConversionLeg>();
   const key = [merchantId, currency];
   if (keys.holdId !== undefined) {
-    const found: Array<{ status: HoldStatus; amount_minor: string; fee_minor: string; reference_kind: HoldReference['kind']; reference_id: string }> = await manager.query(
-      `SELECT status, amount_minor::text, fee_minor::text, reference_kind, reference_id FROM ledger_holds WHERE merchant_id = $1 AND currency = $2 AND hold_id = $3`,
-      [...key, keys.holdId],
-    );
-    for (const hold of found) holds.set(keys.holdId, { status: hold.status, amountMinor: BigInt(hold.amount_minor), feeMinor: BigInt(hold.fee_minor), reference: { kind: hold.reference_kind, id: hold.reference_id } });
+    const found: Array<{ status: HoldStatus; amount_minor: string; fee_minor: string; reference_kind: HoldReference['kind']; reference_id: string }> =
+      await manager.query(
+        `SELECT status, amount_minor::text, fee_minor::text, reference_kind, reference_id FROM ledger_holds WHERE merchant_id = $1 AND currency = $2 AND hold_id = $3`,
+        [...key, keys.holdId],
+      );
+    for (const hold of found)
+      holds.set(keys.holdId, {
+        status: hold.status,
+        amountMinor: BigInt(hold.amount_minor),
+        feeMinor: BigInt(hold.fee_minor),
+        reference: { kind: hold.reference_kind, id: hold.reference_id },
+      });
   }
   if (keys.creditedOrderId !== undefined) {
     const found: Array<{ amount_minor: string; fee_minor: string; reason: PayInCreditReason }> = await manager.query(
       `SELECT amount_minor::text, fee_minor::text, reason FROM ledger_credited_orders WHERE merchant_id = $1 AND currency = $2 AND order_id = $3`,
       [...key, keys.creditedOrderId],
     );
-    for (const credit of found) creditedOrders.set(keys.creditedOrderId, { amountMinor: BigInt(credit.amount_minor), feeMinor: BigInt(credit.fee_minor), reason: credit.reason });
+    for (const credit of found)
+      creditedOrders.set(keys.creditedOrderId, { amountMinor: BigInt(credit.amount_minor), feeMinor: BigInt(credit.fee_minor), reason: credit.reason });
   }
   if (keys.adjustmentId !== undefined) {
     const found: Array<{ amount_minor: string; reason: string; operator_id: string }> = await manager.query(
       `SELECT amount_minor::text, reason, operator_id FROM ledger_deposit_adjustments WHERE merchant_id = $1 AND currency = $2 AND adjustment_id = $3`,
       [...key, keys.adjustmentId],
     );
-    for (const adjustment of found) adjustments.set(keys.adjustmentId, { amountMinor: BigInt(adjustment.amount_minor), reason: adjustment.reason, operatorId: adjustment.operator_id });
+    for (const adjustment of found)
+      adjustments.set(keys.adjustmentId, { amountMinor: BigInt(adjustment.amount_minor), reason: adjustment.reason, operatorId: adjustment.operator_id });
   }
   if (keys.conversionId !== undefined) {
     const leg = await findConversionLeg(manager, merchantId, currency, keys.conversionId);
@@ -150,7 +160,8 @@ export async function projectLedgerEvents(manager: EntityManager, appended: Appe
       net.fx.toString(),
     ],
     check: (updated) => {
-      if (updated !== 1) throw new Error(`ledger ${merchantId}/${currency}: ledger_balances is not at stream version ${appended.versionBefore}; run the ledger auditor`);
+      if (updated !== 1)
+        throw new Error(`ledger ${merchantId}/${currency}: ledger_balances is not at stream version ${appended.versionBefore}; run the ledger auditor`);
     },
   });
 
@@ -183,25 +194,72 @@ async function insertRows(manager: EntityManager, table: string, columns: string
   await executeOrDefer(manager, { sql: `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${tuples.join(', ')}`, params: values });
 }
 
-async function insertPostings(manager: EntityManager, merchantId: string, currency: string, events: LedgerEvent[], envelopes: MessageEnvelope[]): Promise<void> {
+async function insertPostings(
+  manager: EntityManager,
+  merchantId: string,
+  currency: string,
+  events: LedgerEvent[],
+  envelopes: MessageEnvelope[],
+): Promise<void> {
   const rows = events.flatMap((event, index) => {
     const memo = event.type === 'DepositAdjusted' ? event.data.reason : (conversionMemo(event) ?? '');
     return event.data.postings.map((posting: Posting) => [
-      merchantId, currency, posting.postingId, posting.debitAccount, posting.creditAccount, posting.amountMinor, posting.code,
-      posting.reference.kind, posting.reference.id, envelopes[index].id, memo, event.data.occurredAt,
+      merchantId,
+      currency,
+      posting.postingId,
+      posting.debitAccount,
+      posting.creditAccount,
+      posting.amountMinor,
+      posting.code,
+      posting.reference.kind,
+      posting.reference.id,
+      envelopes[index].id,
+      memo,
+      event.data.occurredAt,
     ]);
   });
   // A plain INSERT: a repeated posting id violates the primary key and rolls everything back.
-  await insertRows(manager, 'ledger_postings', ['merchant_id', 'currency', 'posting_id', 'debit_account', 'credit_account', 'amount_minor', 'code', 'reference_kind', 'reference_id', 'event_id', 'memo', 'recorded_at'], rows);
+  await insertRows(
+    manager,
+    'ledger_postings',
+    [
+      'merchant_id',
+      'currency',
+      'posting_id',
+      'debit_account',
+      'credit_account',
+      'amount_minor',
+      'code',
+      'reference_kind',
+      'reference_id',
+      'event_id',
+      'memo',
+      'recorded_at',
+    ],
+    rows,
+  );
   for (const event of events) for (const posting of event.data.postings as Posting[]) countAfterCommit(manager, LEDGER_POSTINGS_METRIC, { code: posting.code });
 }
 
 /** The idempotency record of each credit; a second credit of an order violates the primary key. */
-async function insertCreditedOrders(manager: EntityManager, merchantId: string, currency: string, events: LedgerEvent[], envelopes: MessageEnvelope[]): Promise<void> {
+async function insertCreditedOrders(
+  manager: EntityManager,
+  merchantId: string,
+  currency: string,
+  events: LedgerEvent[],
+  envelopes: MessageEnvelope[],
+): Promise<void> {
   const rows = events.flatMap((event, index) =>
-    event.type === 'PayInCredited' ? [[merchantId, currency, event.data.orderId, event.data.amountMinor, event.data.feeMinor, event.data.reason, envelopes[index].id, event.data.occurredAt]] : [],
+    event.type === 'PayInCredited'
+      ? [[merchantId, currency, event.data.orderId, event.data.amountMinor, event.data.feeMinor, event.data.reason, envelopes[index].id, event.data.occurredAt]]
+      : [],
   );
-  await insertRows(manager, 'ledger_credited_orders', ['merchant_id', 'currency', 'order_id', 'amount_minor', 'fee_minor', 'reason', 'event_id', 'recorded_at'], rows);
+  await insertRows(
+    manager,
+    'ledger_credited_orders',
+    ['merchant_id', 'currency', 'order_id', 'amount_minor', 'fee_minor', 'reason', 'event_id', 'recorded_at'],
+    rows,
+  );
 }
 
 async function projectHold(manager: EntityManager, merchantId: string, currency: string, event: LedgerEvent): Promise<void> {
@@ -244,7 +302,12 @@ export interface DepositAdjustmentRow {
   recorded_at: Date;
 }
 
-export async function findDepositAdjustment(manager: EntityManager, merchantId: string, currency: string, adjustmentId: string): Promise<DepositAdjustmentRow | null> {
+export async function findDepositAdjustment(
+  manager: EntityManager,
+  merchantId: string,
+  currency: string,
+  adjustmentId: string,
+): Promise<DepositAdjustmentRow | null> {
   const rows: DepositAdjustmentRow[] = await manager.query(
     `SELECT merchant_id, currency, adjustment_id, amount_minor::text, reason, operator_id, deposit_after::text, event_id, recorded_at
        FROM ledger_deposit_adjustments WHERE merchant_id = $1 AND currency = $2 AND adjustment_id = $3`,

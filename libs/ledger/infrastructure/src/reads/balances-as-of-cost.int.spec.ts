@@ -63,7 +63,9 @@ describe('balancesAsOf on a long history, on real Postgres', () => {
       expect([...backwards.keys()].sort()).toEqual([...new Set(forward.map((row) => row.currency))].sort());
       expect(backwards.size).toBe(2);
       for (const row of forward) expect(backwards.get(row.currency)?.[row.account as (typeof LEDGER_ACCOUNTS)[number]]).toBe(BigInt(row.net));
-      lines.push(`end of day ${daysBack} days before the last: backwards ${(await time(() => balancesAsOf(dataSource.manager, MERCHANT, instant))).toFixed(1)} ms, forward ${(await time(() => forwardSum(dataSource, instant))).toFixed(1)} ms`);
+      lines.push(
+        `end of day ${daysBack} days before the last: backwards ${(await time(() => balancesAsOf(dataSource.manager, MERCHANT, instant))).toFixed(1)} ms, forward ${(await time(() => forwardSum(dataSource, instant))).toFixed(1)} ms`,
+      );
     }
     console.log(lines.join('\n'));
   }, 300_000);

@@ -30,7 +30,15 @@ describe('balances at the end of a UTC day, from the postings, on real Postgres'
 
   it('equal the running balances recorded at the end of each day, and each day opens at the previous close', async () => {
     const days: Array<{ date: string; commands: Array<Omit<LedgerCommand, 'metadata'>> }> = [
-      { date: '2026-03-01', commands: [{ type: 'CreditPayIn', data: { orderId: 'PAY-1', amountMinor: 100_000n, feeMinor: 1_500n, reason: 'payin_succeeded' } } as Omit<LedgerCommand, 'metadata'>] },
+      {
+        date: '2026-03-01',
+        commands: [
+          { type: 'CreditPayIn', data: { orderId: 'PAY-1', amountMinor: 100_000n, feeMinor: 1_500n, reason: 'payin_succeeded' } } as Omit<
+            LedgerCommand,
+            'metadata'
+          >,
+        ],
+      },
       {
         date: '2026-03-02',
         commands: [
@@ -44,19 +52,35 @@ describe('balances at the end of a UTC day, from the postings, on real Postgres'
     for (const day of days) {
       for (const [index, command] of day.commands.entries()) {
         const now = new Date(`${day.date}T${String(9 + index).padStart(2, '0')}:00:00Z`);
-        await handleLedgerCommand({ dataSource }, MERCHANT, 'RUB', { ...command, metadata: { now } } as LedgerCommand, { id: randomUUID(), correlationId: 'as-of-spec' });
+        await handleLedgerCommand({ dataSource }, MERCHANT, 'RUB', { ...command, metadata: { now } } as LedgerCommand, {
+          id: randomUUID(),
+          correlationId: 'as-of-spec',
+        });
       }
-      const [row] = await dataSource.query(`SELECT ${ACCOUNTS.map((account) => `${account}::text`).join(', ')} FROM ledger_balances WHERE merchant_id = $1 AND currency = 'RUB'`, [MERCHANT]);
+      const [row] = await dataSource.query(
+        `SELECT ${ACCOUNTS.map((account) => `${account}::text`).join(', ')} FROM ledger_balances WHERE merchant_id = $1 AND currency = 'RUB'`,
+        [MERCHANT],
+      );
       recorded.set(day.date, row);
     }
     const zero = Object.fromEntries(ACCOUNTS.map((account) => [account, '0']));
 
     expect(await endOfDayBalances(dataSource.manager, MERCHANT, '2026-02-28')).toEqual({ merchant_id: MERCHANT, date: '2026-02-28', currencies: [] });
-    expect(await endOfDayBalances(dataSource.manager, MERCHANT, '2026-03-01')).toEqual({ merchant_id: MERCHANT, date: '2026-03-01', currencies: [{ currency: 'RUB', opening: zero, closing: recorded.get('2026-03-01') }] });
-    expect((await endOfDayBalances(dataSource.manager, MERCHANT, '2026-03-02')).currencies).toEqual([{ currency: 'RUB', opening: recorded.get('2026-03-01'), closing: recorded.get('2026-03-02') }]);
+    expect(await endOfDayBalances(dataSource.manager, MERCHANT, '2026-03-01')).toEqual({
+      merchant_id: MERCHANT,
+      date: '2026-03-01',
+      currencies: [{ currency: 'RUB', opening: zero, closing: recorded.get('2026-03-01') }],
+    });
+    expect((await endOfDayBalances(dataSource.manager, MERCHANT, '2026-03-02')).currencies).toEqual([
+      { currency: 'RUB', opening: recorded.get('2026-03-01'), closing: recorded.get('2026-03-02') },
+    ]);
     // A day without entries opens and closes where the last one closed.
-    expect((await endOfDayBalances(dataSource.manager, MERCHANT, '2026-03-03')).currencies).toEqual([{ currency: 'RUB', opening: recorded.get('2026-03-02'), closing: recorded.get('2026-03-02') }]);
-    expect((await endOfDayBalances(dataSource.manager, MERCHANT, '2026-03-04')).currencies).toEqual([{ currency: 'RUB', opening: recorded.get('2026-03-02'), closing: recorded.get('2026-03-04') }]);
+    expect((await endOfDayBalances(dataSource.manager, MERCHANT, '2026-03-03')).currencies).toEqual([
+      { currency: 'RUB', opening: recorded.get('2026-03-02'), closing: recorded.get('2026-03-02') },
+    ]);
+    expect((await endOfDayBalances(dataSource.manager, MERCHANT, '2026-03-04')).currencies).toEqual([
+      { currency: 'RUB', opening: recorded.get('2026-03-02'), closing: recorded.get('2026-03-04') },
+    ]);
     expect(recorded.get('2026-03-04')).not.toEqual(recorded.get('2026-03-02'));
   });
 });

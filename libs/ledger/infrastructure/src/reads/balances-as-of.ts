@@ -51,5 +51,11 @@ export async function endOfDayBalances(manager: EntityManager, merchantId: strin
   const [opening, closing] = [await balancesAsOf(manager, merchantId, start), await balancesAsOf(manager, merchantId, end)];
   const inMinorUnits = (balances: AccountBalances | undefined): AccountBalancesInMinorUnits =>
     Object.fromEntries(LEDGER_ACCOUNTS.map((account) => [account, (balances?.[account] ?? 0n).toString()])) as AccountBalancesInMinorUnits;
-  return { merchant_id: merchantId, date, currencies: [...closing.keys()].sort().map((currency) => ({ currency, opening: inMinorUnits(opening.get(currency)), closing: inMinorUnits(closing.get(currency)) })) };
+  return {
+    merchant_id: merchantId,
+    date,
+    currencies: [...closing.keys()]
+      .sort()
+      .map((currency) => ({ currency, opening: inMinorUnits(opening.get(currency)), closing: inMinorUnits(closing.get(currency)) })),
+  };
 }

@@ -56,14 +56,23 @@ export async function listEntries(manager: EntityManager, filter: EntriesFilter)
  * The postings of a period, oldest first, in batches, for the reconciliation export. The
  * export stops at the last posting that existed when it began, so it never chases new writes.
  */
-export async function* postingsOfPeriod(manager: EntityManager, filter: Omit<EntriesFilter, 'limit' | 'cursor'>, batchSize = 1_000): AsyncGenerator<PostingRow> {
-  const [{ last }]: Array<{ last: string | null }> = await manager.query(`SELECT max(position)::text AS last FROM ledger_postings WHERE merchant_id = $1`, [filter.merchantId]);
+export async function* postingsOfPeriod(
+  manager: EntityManager,
+  filter: Omit<EntriesFilter, 'limit' | 'cursor'>,
+  batchSize = 1_000,
+): AsyncGenerator<PostingRow> {
+  const [{ last }]: Array<{ last: string | null }> = await manager.query(`SELECT max(position)::text AS last FROM ledger_postings WHERE merchant_id = $1`, [
+    filter.merchantId,
+  ]);
   if (last === null) return;
   let after = '0';
   for (;;) {
     const where = periodConditions(filter).add('ledger_postings.position > ?', after).add('ledger_postings.position <= ?', last);
     const limit = where.parameter(batchSize);
-    const rows: PostingRow[] = await manager.query(`SELECT ${COLUMNS} FROM ledger_postings${where.whereClause()} ORDER BY ledger_postings.position LIMIT ${limit}`, where.values);
+    const rows: PostingRow[] = await manager.query(
+      `SELECT ${COLUMNS} FROM ledger_postings${where.whereClause()} ORDER BY ledger_postings.position LIMIT ${limit}`,
+      where.values,
+    );
     yield* rows;
     if (rows.length < batchSize) return;
     after = rows[rows.length - 1].position;

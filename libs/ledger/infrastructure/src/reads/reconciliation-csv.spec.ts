@@ -13,7 +13,9 @@ describe('reconciliation CSV (RFC 4180)', () => {
 
   it('ends every record with CRLF and starts with a header', () => {
     expect(csvRecord(['a', 'b,c'])).toBe('a,"b,c"\r\n');
-    expect(reconciliationHeader()).toBe('recorded_at,merchant_id,currency,posting_id,code,debit_account,credit_account,amount_minor,amount,reference_kind,reference_id,event_id,memo\r\n');
+    expect(reconciliationHeader()).toBe(
+      'recorded_at,merchant_id,currency,posting_id,code,debit_account,credit_account,amount_minor,amount,reference_kind,reference_id,event_id,memo\r\n',
+    );
   });
 
   it('writes a posting with its amount in minor units and in the currency’s scale', () => {
@@ -32,6 +34,8 @@ describe('reconciliation CSV (RFC 4180)', () => {
       recorded_at: new Date('2026-01-02T03:04:05.678Z'),
       position: '9',
     });
-    expect(record).toBe('2026-01-02T03:04:05.678Z,mch_1,KWD,deposit:ADJ-1,DEPOSIT_ADJUSTMENT,deposit,clearing,1500,1.500,deposit_adjustment,ADJ-1,6f1c2a4e-0000-4000-8000-000000000001,"fine, ""late"""\r\n');
+    expect(record).toBe(
+      '2026-01-02T03:04:05.678Z,mch_1,KWD,deposit:ADJ-1,DEPOSIT_ADJUSTMENT,deposit,clearing,1500,1.500,deposit_adjustment,ADJ-1,6f1c2a4e-0000-4000-8000-000000000001,"fine, ""late"""\r\n',
+    );
   });
 });

@@ -1,6 +1,12 @@
 import { Controller, Inject } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import { DISPUTE_EXTERNAL_EVENT_CONTRACT, DISPUTE_EXTERNAL_EVENT_TYPES, DISPUTES_TOPICS, type DisputeCommandReplyData, type DisputeExternalEventData } from '@mp/contracts-disputes';
+import {
+  DISPUTE_EXTERNAL_EVENT_CONTRACT,
+  DISPUTE_EXTERNAL_EVENT_TYPES,
+  DISPUTES_TOPICS,
+  type DisputeCommandReplyData,
+  type DisputeExternalEventData,
+} from '@mp/contracts-disputes';
 import {
   COMMAND_REPLY_TYPE,
   PAYMENT_ORDER_DISPUTE_EVENT_SCHEMA_VERSION,
@@ -66,7 +72,8 @@ export class DisputeEventsConsumer {
     // refused settlement alone is dead-lettered for an operator (it will not change on retry).
     this.intake = new MessageIntake<DisputeExternalEventData>(dataSource, {
       inbox: INBOX_CONSUMER,
-      read: (envelope) => (DISPUTE_EVENT_TYPES.has(envelope.type) ? readEventPayload<DisputeExternalEventData>(envelope, DISPUTE_EXTERNAL_EVENT_CONTRACT) : null),
+      read: (envelope) =>
+        DISPUTE_EVENT_TYPES.has(envelope.type) ? readEventPayload<DisputeExternalEventData>(envelope, DISPUTE_EXTERNAL_EVENT_CONTRACT) : null,
       refusedBy: 'payments',
       apply: async (manager, events) => {
         for (const { envelope, item } of events) await this.apply(manager, envelope, item);
@@ -98,7 +105,11 @@ export class DisputeEventsConsumer {
       { manager },
       data.merchantId,
       data.orderId,
-      { type: 'SettleIncomingPaymentByDispute', data: { disputeId: data.disputeId, amountMinor: BigInt(settledAmountMinor) }, metadata: { now: this.clock.now(), methodCatalog } },
+      {
+        type: 'SettleIncomingPaymentByDispute',
+        data: { disputeId: data.disputeId, amountMinor: BigInt(settledAmountMinor) },
+        metadata: { now: this.clock.now(), methodCatalog },
+      },
       causation,
     );
   }
@@ -115,7 +126,15 @@ function answerWaitingOpen(event: MessageEnvelope, data: DisputeExternalEventDat
   return {
     topic: event.replyTo,
     key: event.correlationId,
-    envelope: createEnvelope({ type: COMMAND_REPLY_TYPE, schemaVersion: 1, source: 'payments', subject: event.subject, data: reply, correlationId: event.correlationId, causationId: event.causationId }),
+    envelope: createEnvelope({
+      type: COMMAND_REPLY_TYPE,
+      schemaVersion: 1,
+      source: 'payments',
+      subject: event.subject,
+      data: reply,
+      correlationId: event.correlationId,
+      causationId: event.causationId,
+    }),
   };
 }
 

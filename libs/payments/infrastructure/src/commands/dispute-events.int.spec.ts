@@ -48,13 +48,34 @@ describe('payments applying a dispute review, on real Postgres', () => {
   }
 
   const reviewEvent = (orderId: string, type: string, version: number): MessageEnvelope => {
-    const data: Partial<DisputeExternalEventData> = { merchantId: MERCHANT, orderId, disputeId: 'dsp_000000000000000000000042', version, settledAmountMinor: null, occurredAt: NOW.toISOString(), dispute: { dispute_id: 'dsp_000000000000000000000042', order_id: orderId } as DisputeExternalEventData['dispute'] };
-    return createEnvelope({ type, schemaVersion: DISPUTE_EXTERNAL_EVENT_SCHEMA_VERSION, source: 'disputes', subject: `merchant:${MERCHANT}/order:${orderId}`, data, correlationId: 'req_review', causationId: randomUUID() });
+    const data: Partial<DisputeExternalEventData> = {
+      merchantId: MERCHANT,
+      orderId,
+      disputeId: 'dsp_000000000000000000000042',
+      version,
+      settledAmountMinor: null,
+      occurredAt: NOW.toISOString(),
+      dispute: { dispute_id: 'dsp_000000000000000000000042', order_id: orderId } as DisputeExternalEventData['dispute'],
+    };
+    return createEnvelope({
+      type,
+      schemaVersion: DISPUTE_EXTERNAL_EVENT_SCHEMA_VERSION,
+      source: 'disputes',
+      subject: `merchant:${MERCHANT}/order:${orderId}`,
+      data,
+      correlationId: 'req_review',
+      causationId: randomUUID(),
+    });
   };
   const consume = (...envelopes: MessageEnvelope[]) =>
-    consumer.consume(envelopes.map((envelope, offset) => ({ topic: DISPUTES_TOPICS.events, partition: 0, offset: String(offset), key: `${MERCHANT}/x`, envelope })));
+    consumer.consume(
+      envelopes.map((envelope, offset) => ({ topic: DISPUTES_TOPICS.events, partition: 0, offset: String(offset), key: `${MERCHANT}/x`, envelope })),
+    );
   const outboxOf = (orderId: string) =>
-    dataSource.query<Array<{ topic: string; message_key: string; envelope: MessageEnvelope }>>(`SELECT topic, message_key, envelope FROM outbox WHERE envelope->>'subject' = $1 ORDER BY position`, [`merchant:${MERCHANT}/order:${orderId}`]);
+    dataSource.query<Array<{ topic: string; message_key: string; envelope: MessageEnvelope }>>(
+      `SELECT topic, message_key, envelope FROM outbox WHERE envelope->>'subject' = $1 ORDER BY position`,
+      [`merchant:${MERCHANT}/order:${orderId}`],
+    );
 
   it('publishes PaymentOrderDisputeOutcomeApplied on payments.order.events and nothing to disputes.commands when a rejection is applied, once', async () => {
     const orderId = 'A-rejected';
@@ -64,7 +85,10 @@ describe('payments applying a dispute review, on real Postgres', () => {
     await consume(rejected);
     await consume(rejected);
 
-    const [order] = await dataSource.query(`SELECT open_dispute, dispute_version FROM payment_orders WHERE merchant_id = $1 AND order_id = $2`, [MERCHANT, orderId]);
+    const [order] = await dataSource.query(`SELECT open_dispute, dispute_version FROM payment_orders WHERE merchant_id = $1 AND order_id = $2`, [
+      MERCHANT,
+      orderId,
+    ]);
     expect(order).toEqual({ open_dispute: false, dispute_version: 2 });
     const outbox = await outboxOf(orderId);
     expect(outbox.filter((row) => row.topic === DISPUTES_TOPICS.commands)).toEqual([]);
@@ -86,7 +110,10 @@ describe('payments applying a dispute review, on real Postgres', () => {
     await consume(first);
     await consume(first, reviewEvent('B-2', DISPUTE_EXTERNAL_EVENT_TYPES.rejected, 2), reviewEvent('B-1', DISPUTE_EXTERNAL_EVENT_TYPES.opened, 3));
 
-    const orders = await dataSource.query(`SELECT order_id, open_dispute, dispute_version FROM payment_orders WHERE merchant_id = $1 AND order_id LIKE 'B-%' ORDER BY order_id`, [MERCHANT]);
+    const orders = await dataSource.query(
+      `SELECT order_id, open_dispute, dispute_version FROM payment_orders WHERE merchant_id = $1 AND order_id LIKE 'B-%' ORDER BY order_id`,
+      [MERCHANT],
+    );
     expect(orders).toEqual([
       { order_id: 'B-1', open_dispute: true, dispute_version: 3 },
       { order_id: 'B-2', open_dispute: false, dispute_version: 2 },
@@ -124,7 +151,10 @@ describe('payments applying a dispute review, on real Postgres', () => {
 
     await new PaymentsDisputeOutcomeAsEvent1700000021000().up(dataSource.createQueryRunner());
 
-    const rows = await dataSource.query<Array<{ topic: string; message_key: string; envelope: MessageEnvelope }>>(`SELECT topic, message_key, envelope FROM outbox WHERE message_id = ANY($1::uuid[]) ORDER BY position`, [[waiting.id, published.id]]);
+    const rows = await dataSource.query<Array<{ topic: string; message_key: string; envelope: MessageEnvelope }>>(
+      `SELECT topic, message_key, envelope FROM outbox WHERE message_id = ANY($1::uuid[]) ORDER BY position`,
+      [[waiting.id, published.id]],
+    );
     expect(rows[0]).toEqual({
       topic: PAYMENTS_TOPICS.orderEvents,
       message_key: `${MERCHANT}/A-waiting`,
@@ -138,7 +168,13 @@ describe('payments applying a dispute review, on real Postgres', () => {
         correlationId: 'req_legacy',
         causationId: waiting.causationId,
         traceparent: waiting.traceparent,
-        data: { merchantId: MERCHANT, orderId: 'A-waiting', disputeId: 'dsp_000000000000000000000043', disputeVersion: 4, occurredAt: '2026-02-01T09:00:00.000Z' },
+        data: {
+          merchantId: MERCHANT,
+          orderId: 'A-waiting',
+          disputeId: 'dsp_000000000000000000000043',
+          disputeVersion: 4,
+          occurredAt: '2026-02-01T09:00:00.000Z',
+        },
       },
     });
     expect(rows[1]).toEqual({ topic: DISPUTES_TOPICS.commands, message_key: `${MERCHANT}/A-published`, envelope: published });

@@ -34,26 +34,53 @@ describe('payments commands through the one intake, on real Postgres', () => {
   const count = (pattern: RegExp) => statements.filter((statement) => pattern.test(statement)).length;
 
   const command = (type: PaymentCommandType, data: object): MessageEnvelope =>
-    createEnvelope({ type, schemaVersion: PAYMENT_COMMAND_SCHEMA_VERSION, source: 'gateway', subject: 'test', data, correlationId: `req_${randomBytes(4).toString('hex')}`, replyTo: 'gateway.replies.test' });
+    createEnvelope({
+      type,
+      schemaVersion: PAYMENT_COMMAND_SCHEMA_VERSION,
+      source: 'gateway',
+      subject: 'test',
+      data,
+      correlationId: `req_${randomBytes(4).toString('hex')}`,
+      replyTo: 'gateway.replies.test',
+    });
   /** The four commands of one pay-in, step by step. */
   const payInSteps = (orderId: string): MessageEnvelope[] => {
     const tokenHash = payerPageTokenHash(links.tokenFor(MERCHANT, orderId));
     return [
-      command('CreateIncomingPayment', { merchantId: MERCHANT, orderId, amountMinor: '150000', currency: 'RUB', country: 'RU', callbackUrl: 'https://shop.example/cb', method: 'bank_card' }),
+      command('CreateIncomingPayment', {
+        merchantId: MERCHANT,
+        orderId,
+        amountMinor: '150000',
+        currency: 'RUB',
+        country: 'RU',
+        callbackUrl: 'https://shop.example/cb',
+        method: 'bank_card',
+      }),
       command('OpenPayerPage', { payerPageTokenHash: tokenHash }),
       command('MarkPaidByPayer', { payerPageTokenHash: tokenHash }),
       command('AgentConfirmPayIn', { merchantId: MERCHANT, orderId, agentId: AGENT }),
     ];
   };
-  const statusOf = async (orderId: string) => (await dataSource.query(`SELECT status FROM payment_orders WHERE merchant_id = $1 AND order_id = $2`, [MERCHANT, orderId]))[0]?.status;
+  const statusOf = async (orderId: string) =>
+    (await dataSource.query(`SELECT status FROM payment_orders WHERE merchant_id = $1 AND order_id = $2`, [MERCHANT, orderId]))[0]?.status;
 
   beforeAll(async () => {
     dataSource = await migratedPrivateDatabase('pcb', PAYMENTS_MIGRATIONS);
     statements = recordStatements(dataSource);
-    const settings = { secretsKeyring: SecretKeyring.single(randomBytes(32)), payerPageBaseUrl: 'https://pay.example', crashAfterCommitOf: null } as unknown as PaymentsSettings;
+    const settings = {
+      secretsKeyring: SecretKeyring.single(randomBytes(32)),
+      payerPageBaseUrl: 'https://pay.example',
+      crashAfterCommitOf: null,
+    } as unknown as PaymentsSettings;
     links = new PayerPageLinks(settings);
     handler = new PaymentCommandIntake(dataSource, NO_LEDGER, { now: () => new Date() }, settings, links, new RecipientAccountVault(settings));
-    await saveAgent(dataSource.manager, { agent_id: AGENT, display_name: 'Agent', payment_details: 'card 0000', serves: [{ method: 'bank_card', country: 'RU', currency: 'RUB' }], active: true });
+    await saveAgent(dataSource.manager, {
+      agent_id: AGENT,
+      display_name: 'Agent',
+      payment_details: 'card 0000',
+      serves: [{ method: 'bank_card', country: 'RU', currency: 'RUB' }],
+      active: true,
+    });
   });
 
   afterAll(async () => {
@@ -82,7 +109,9 @@ describe('payments commands through the one intake, on real Postgres', () => {
     expect(count(/^START TRANSACTION/)).toBe(4);
     expect(count(/INSERT INTO inbox/)).toBe(4);
     expect(count(/INSERT INTO outbox/)).toBe(4);
-    const replies = await dataSource.query(`SELECT count(*)::int AS n FROM outbox WHERE envelope->>'type' = $1 AND envelope->'data'->>'outcome' = 'accepted'`, [COMMAND_REPLY_TYPE]);
+    const replies = await dataSource.query(`SELECT count(*)::int AS n FROM outbox WHERE envelope->>'type' = $1 AND envelope->'data'->>'outcome' = 'accepted'`, [
+      COMMAND_REPLY_TYPE,
+    ]);
     expect(replies).toEqual([{ n: 44 }]);
   });
 
@@ -91,17 +120,33 @@ describe('payments commands through the one intake, on real Postgres', () => {
   // so every pay-in behind it on its partition waited for the ledger and was answered 503.
   it('refuses a payout whose hold the ledger cannot place with SERVICE_UNAVAILABLE, and the pay-ins beside it go through', async () => {
     const ledgerDown = { placeHold: () => Promise.reject(new TypeError('fetch failed')) } as LedgerHolds;
-    const settings = { secretsKeyring: SecretKeyring.single(randomBytes(32)), payerPageBaseUrl: 'https://pay.example', crashAfterCommitOf: null } as unknown as PaymentsSettings;
+    const settings = {
+      secretsKeyring: SecretKeyring.single(randomBytes(32)),
+      payerPageBaseUrl: 'https://pay.example',
+      crashAfterCommitOf: null,
+    } as unknown as PaymentsSettings;
     const vault = new RecipientAccountVault(settings);
     const withLedgerDown = new PaymentCommandIntake(dataSource, ledgerDown, { now: () => new Date() }, settings, new PayerPageLinks(settings), vault);
     const account = await vault.store(dataSource.manager, MERCHANT, '40817810099910004312');
-    const payout = command('CreateOutgoingPayment', { merchantId: MERCHANT, orderId: 'P-ledger-down', amountMinor: '100000', currency: 'RUB', country: 'RU', callbackUrl: 'https://shop.example/cb', method: 'bank_card', recipientAccountRef: account.reference });
+    const payout = command('CreateOutgoingPayment', {
+      merchantId: MERCHANT,
+      orderId: 'P-ledger-down',
+      amountMinor: '100000',
+      currency: 'RUB',
+      country: 'RU',
+      callbackUrl: 'https://shop.example/cb',
+      method: 'bank_card',
+      recipientAccountRef: account.reference,
+    });
     const [before, after] = [payInSteps('A-before-payout')[0], payInSteps('A-after-payout')[0]];
 
     await withLedgerDown.handleAll([before, payout, after]);
 
     expect([await statusOf('A-before-payout'), await statusOf('P-ledger-down'), await statusOf('A-after-payout')]).toEqual(['PENDING', undefined, 'PENDING']);
-    const [reply] = await dataSource.query(`SELECT envelope->'data' AS data FROM outbox WHERE envelope->>'type' = $1 AND envelope->>'causationId' = $2`, [COMMAND_REPLY_TYPE, payout.id]);
+    const [reply] = await dataSource.query(`SELECT envelope->'data' AS data FROM outbox WHERE envelope->>'type' = $1 AND envelope->>'causationId' = $2`, [
+      COMMAND_REPLY_TYPE,
+      payout.id,
+    ]);
     expect(reply.data).toMatchObject({ outcome: 'rejected', error: { code: 'SERVICE_UNAVAILABLE' } });
   });
 });

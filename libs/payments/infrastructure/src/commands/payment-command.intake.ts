@@ -85,7 +85,11 @@ export class PaymentCommandIntake {
     // No redirect_url in the clear: replies travel through the outbox and Kafka, and the link
     // holds the payer's credential. It goes sealed for the asking gateway process instead.
     const row: PaymentOrderRow = { ...orderToRow(result.order), open_dispute: stored?.open_dispute };
-    return { order: rowToView(row, null), ...(createFoundItsOrder(resolved.command, 'events' in result ? result.events : []) ? { replayed: true } : {}), ...this.sealedPayerLink(envelope, row) };
+    return {
+      order: rowToView(row, null),
+      ...(createFoundItsOrder(resolved.command, 'events' in result ? result.events : []) ? { replayed: true } : {}),
+      ...this.sealedPayerLink(envelope, row),
+    };
   }
 
   /**

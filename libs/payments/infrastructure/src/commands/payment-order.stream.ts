@@ -8,7 +8,15 @@ import {
   type PaymentOrderCommand,
   type PaymentOrderEvent,
 } from '@mp/payments-domain';
-import { aggregateStream, handleCommand, type AggregatedStream, type Causation, type CommandResult, type DecidedEvents, type HandleCommandOptions } from '@mp/shared-command-handling';
+import {
+  aggregateStream,
+  handleCommand,
+  type AggregatedStream,
+  type Causation,
+  type CommandResult,
+  type DecidedEvents,
+  type HandleCommandOptions,
+} from '@mp/shared-command-handling';
 import { eventCodec } from '@mp/shared-decider';
 import { DomainError } from '@mp/shared-util-errors';
 import type { EntityManager } from 'typeorm';
@@ -68,7 +76,13 @@ function existingOrder(order: PaymentOrder, orderId: string): ExistingPaymentOrd
  * The hold comes before the payout exists: without the funds frozen the payout must not exist
  * (docs/api). It is idempotent by hold id, so a retry after a crash finds the same hold.
  */
-async function placePayoutHold(ledger: LedgerHolds, manager: EntityManager, merchantId: string, orderId: string, decided: DecidedEvents<PaymentOrder, PaymentOrderEvent>): Promise<void> {
+async function placePayoutHold(
+  ledger: LedgerHolds,
+  manager: EntityManager,
+  merchantId: string,
+  orderId: string,
+  decided: DecidedEvents<PaymentOrder, PaymentOrderEvent>,
+): Promise<void> {
   const created = decided.events.some((event) => event.type === 'OutgoingPaymentCreated');
   if (!created) return;
   const order = existingOrder(decided.state, orderId);
@@ -91,8 +105,10 @@ async function placePayoutHold(ledger: LedgerHolds, manager: EntityManager, merc
     // An earlier attempt with this order_id placed the hold and never created the order; the
     // ledger has since released it as orphaned. A payout without frozen funds must not exist,
     // so this order_id stays unused.
-    throw new DomainError('DUPLICATE_ORDER', `order_id ${orderId} was used by an earlier request that did not complete and whose funds were released; send the payout with a new order_id`, [
-      { field: 'order_id', issue: 'already used by an abandoned request' },
-    ]);
+    throw new DomainError(
+      'DUPLICATE_ORDER',
+      `order_id ${orderId} was used by an earlier request that did not complete and whose funds were released; send the payout with a new order_id`,
+      [{ field: 'order_id', issue: 'already used by an abandoned request' }],
+    );
   }
 }

@@ -66,14 +66,23 @@ export class SandboxAgent {
     const now = this.clock.now();
     const outcome = sandboxOutcomeFor(BigInt(order.amount_minor));
     const run = (command: PaymentOrderCommand) =>
-      handlePaymentOrderCommand(this.ledger, { manager }, order.merchant_id, order.order_id, command, { id: randomUUID(), correlationId: `sandbox-${order.order_id}` });
+      handlePaymentOrderCommand(this.ledger, { manager }, order.merchant_id, order.order_id, command, {
+        id: randomUUID(),
+        correlationId: `sandbox-${order.order_id}`,
+      });
     await run({ type: 'AssignAgent', data: { agentId: SANDBOX_AGENT_ID }, metadata: { now } });
     if (outcome === 'decline') {
       await run({ type: 'DeclinePaymentOrder', data: { agentId: SANDBOX_AGENT_ID, reason: SANDBOX_DECLINE_REASON }, metadata: { now } });
     } else if (order.direction === 'incoming') {
       await run({ type: 'ConfirmIncomingPayment', data: { agentId: SANDBOX_AGENT_ID }, metadata: { now } });
     } else {
-      const receipt = await storeReceipt(manager, { merchantId: order.merchant_id, orderId: order.order_id, agentId: SANDBOX_AGENT_ID, fileName: 'sandbox-receipt.pdf', content: SANDBOX_RECEIPT });
+      const receipt = await storeReceipt(manager, {
+        merchantId: order.merchant_id,
+        orderId: order.order_id,
+        agentId: SANDBOX_AGENT_ID,
+        fileName: 'sandbox-receipt.pdf',
+        content: SANDBOX_RECEIPT,
+      });
       await run({ type: 'CompleteOutgoingPayment', data: { agentId: SANDBOX_AGENT_ID, receipt: receiptRefOf(receipt) }, metadata: { now } });
     }
   }

@@ -15,7 +15,15 @@ describe('payer-page links across a payments master-key rotation', () => {
     const createdWith = before.tokenFor('mch_1', 'A-1');
     const storedHash = payerPageTokenHash(createdWith);
 
-    const rotated = linksWith(new SecretKeyring(2, new Map([[2, keyV2], [1, keyV1]])));
+    const rotated = linksWith(
+      new SecretKeyring(
+        2,
+        new Map([
+          [2, keyV2],
+          [1, keyV1],
+        ]),
+      ),
+    );
     expect(rotated.urlFor('mch_1', 'A-1', storedHash)).toBe(`https://pay.example/pay/${createdWith}`);
     // New orders get tokens under the current key.
     expect(rotated.tokenFor('mch_1', 'A-2')).not.toBe(before.tokenFor('mch_1', 'A-2'));
@@ -24,9 +32,25 @@ describe('payer-page links across a payments master-key rotation', () => {
   });
 
   it('shows, on a replica that has the new key only as the next one, the link a promoted replica created', () => {
-    const promoted = linksWith(new SecretKeyring(2, new Map([[2, keyV2], [1, keyV1]])));
+    const promoted = linksWith(
+      new SecretKeyring(
+        2,
+        new Map([
+          [2, keyV2],
+          [1, keyV1],
+        ]),
+      ),
+    );
     const createdWith = promoted.tokenFor('mch_1', 'B-1');
-    const notYetPromoted = linksWith(new SecretKeyring(1, new Map([[1, keyV1], [2, keyV2]])));
+    const notYetPromoted = linksWith(
+      new SecretKeyring(
+        1,
+        new Map([
+          [1, keyV1],
+          [2, keyV2],
+        ]),
+      ),
+    );
     expect(notYetPromoted.urlFor('mch_1', 'B-1', payerPageTokenHash(createdWith))).toBe(`https://pay.example/pay/${createdWith}`);
     // Without the next key it could only show a link that does not open the page.
     expect(linksWith(SecretKeyring.single(keyV1)).urlFor('mch_1', 'B-1', payerPageTokenHash(createdWith))).not.toBe(`https://pay.example/pay/${createdWith}`);

@@ -11,7 +11,9 @@ export class PaymentOrderOpenDisputes1700000011000 implements MigrationInterface
   name = 'PaymentOrderOpenDisputes1700000011000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`ALTER TABLE payment_orders ADD COLUMN open_dispute BOOLEAN NOT NULL DEFAULT false, ADD COLUMN dispute_version INTEGER NOT NULL DEFAULT 0`);
+    await queryRunner.query(
+      `ALTER TABLE payment_orders ADD COLUMN open_dispute BOOLEAN NOT NULL DEFAULT false, ADD COLUMN dispute_version INTEGER NOT NULL DEFAULT 0`,
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

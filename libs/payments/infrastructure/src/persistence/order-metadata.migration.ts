@@ -9,7 +9,9 @@ export class PaymentOrderMetadata1700000039000 implements MigrationInterface {
   name = 'PaymentOrderMetadata1700000039000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`ALTER TABLE payment_orders ADD COLUMN IF NOT EXISTS return_url text, ADD COLUMN IF NOT EXISTS metadata jsonb NOT NULL DEFAULT '{}'::jsonb`);
+    await queryRunner.query(
+      `ALTER TABLE payment_orders ADD COLUMN IF NOT EXISTS return_url text, ADD COLUMN IF NOT EXISTS metadata jsonb NOT NULL DEFAULT '{}'::jsonb`,
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

@@ -47,9 +47,28 @@ export async function saveOrderProjection(manager: EntityManager, order: Existin
      WHERE payment_orders.stream_version < EXCLUDED.stream_version
      RETURNING stream_version`,
     params: [
-      order.merchantId, order.orderId, order.direction, order.status, order.amountMinor.toString(), order.feeMinor.toString(), order.currency,
-      order.country, order.method, order.callbackUrl, order.recipientAccount?.reference ?? null, order.recipientAccount?.last4 ?? null, order.payerPageTokenHash, order.agentId, order.payerMarkedPaidAt,
-      order.failureReason, order.expiresAt, order.createdAt, order.updatedAt, streamVersion, order.returnUrl, JSON.stringify(order.metadata),
+      order.merchantId,
+      order.orderId,
+      order.direction,
+      order.status,
+      order.amountMinor.toString(),
+      order.feeMinor.toString(),
+      order.currency,
+      order.country,
+      order.method,
+      order.callbackUrl,
+      order.recipientAccount?.reference ?? null,
+      order.recipientAccount?.last4 ?? null,
+      order.payerPageTokenHash,
+      order.agentId,
+      order.payerMarkedPaidAt,
+      order.failureReason,
+      order.expiresAt,
+      order.createdAt,
+      order.updatedAt,
+      streamVersion,
+      order.returnUrl,
+      JSON.stringify(order.metadata),
     ],
   });
 }
@@ -106,7 +125,12 @@ export const REPORTED_STATUS_SQL = `(CASE WHEN open_dispute THEN 'PENDING' ELSE 
 
 /** Applies a dispute's state change to its order's overlay; an older dispute event changes nothing. */
 export async function setOpenDispute(manager: EntityManager, merchantId: string, orderId: string, open: boolean, disputeVersion: number): Promise<void> {
-  await manager.query(`UPDATE payment_orders SET open_dispute = $3, dispute_version = $4 WHERE merchant_id = $1 AND order_id = $2 AND dispute_version < $4`, [merchantId, orderId, open, disputeVersion]);
+  await manager.query(`UPDATE payment_orders SET open_dispute = $3, dispute_version = $4 WHERE merchant_id = $1 AND order_id = $2 AND dispute_version < $4`, [
+    merchantId,
+    orderId,
+    open,
+    disputeVersion,
+  ]);
 }
 
 /** The same order for agents and operators, with who owns and works it and its receipts. */

@@ -10,7 +10,9 @@ export class SandboxOrders1700000032000 implements MigrationInterface {
   name = 'SandboxOrders1700000032000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`CREATE INDEX IF NOT EXISTS payment_orders_sandbox_pending ON payment_orders (list_position) WHERE status = 'PENDING' AND merchant_id LIKE 'test\\_%'`);
+    await queryRunner.query(
+      `CREATE INDEX IF NOT EXISTS payment_orders_sandbox_pending ON payment_orders (list_position) WHERE status = 'PENDING' AND merchant_id LIKE 'test\\_%'`,
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

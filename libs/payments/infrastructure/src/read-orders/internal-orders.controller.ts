@@ -24,7 +24,15 @@ import { DomainError } from '@mp/shared-util-errors';
 import { DataSource } from 'typeorm';
 import { loadPaymentOrder, paymentOrderEvents } from '../commands/payment-order.stream';
 import { PayerPageLinks } from '../payer-pages/payer-page-links';
-import { findOrder, findOrderByPayerPageTokenHash, orderToRow, rowToBackofficeView, rowToView, type PayerPageUrlOf, type PaymentOrderRow } from '../persistence/payment-order.projection';
+import {
+  findOrder,
+  findOrderByPayerPageTokenHash,
+  orderToRow,
+  rowToBackofficeView,
+  rowToView,
+  type PayerPageUrlOf,
+  type PaymentOrderRow,
+} from '../persistence/payment-order.projection';
 import { findAgent } from '../reference-data/payment-agents.store';
 import { listOrders, type OrderListFilter } from './order-list.query';
 
@@ -57,7 +65,10 @@ export class InternalOrdersController {
   }
 
   @Get('merchants/:merchantId/orders')
-  async listMerchantOrders(@Param('merchantId', MerchantIdParam) merchantId: string, @Query(queryPipe) query: MerchantOrderListQueryDto): Promise<OrderListPage> {
+  async listMerchantOrders(
+    @Param('merchantId', MerchantIdParam) merchantId: string,
+    @Query(queryPipe) query: MerchantOrderListQueryDto,
+  ): Promise<OrderListPage> {
     const page = await listOrders(this.dataSource.manager, { ...toListFilter(query), merchantId, direction: query.direction });
     return { data: page.rows.map((row) => rowToView(row, this.payerPageUrlOf)), has_more: page.hasMore, next_cursor: page.nextCursor };
   }
@@ -72,7 +83,10 @@ export class InternalOrdersController {
 
   /** Operators look at any order (the gateway shows agents only its agent view of it). */
   @Get('orders/:merchantId/:orderId')
-  async getOrderForBackoffice(@Param('merchantId', OrderMerchantIdParam) merchantId: string, @Param('orderId', OrderIdParam) orderId: string): Promise<BackofficeOrderView> {
+  async getOrderForBackoffice(
+    @Param('merchantId', OrderMerchantIdParam) merchantId: string,
+    @Param('orderId', OrderIdParam) orderId: string,
+  ): Promise<BackofficeOrderView> {
     const row = await this.requireOrder(merchantId, orderId);
     return rowToBackofficeView(row, this.payerPageUrlOf, await this.receiptsOf(row));
   }
@@ -96,7 +110,11 @@ export class InternalOrdersController {
 
   /** An agent's own order. Any other, existing or not, is the same not-found: agents cannot probe order ids. */
   @Get('agents/:agentId/orders/:merchantId/:orderId')
-  async getAgentOrder(@Param('agentId', AgentIdParam) agentId: string, @Param('merchantId', OrderMerchantIdParam) merchantId: string, @Param('orderId', OrderIdParam) orderId: string): Promise<AgentOrderView> {
+  async getAgentOrder(
+    @Param('agentId', AgentIdParam) agentId: string,
+    @Param('merchantId', OrderMerchantIdParam) merchantId: string,
+    @Param('orderId', OrderIdParam) orderId: string,
+  ): Promise<AgentOrderView> {
     const row = await findOrder(this.dataSource.manager, merchantId, orderId);
     if (!row || row.agent_id !== agentId) throw agentOrderNotFound();
     return agentViewOf(rowToBackofficeView(row, this.payerPageUrlOf, await this.receiptsOf(row)));
@@ -112,7 +130,11 @@ export class InternalOrdersController {
       filter.availableFor = agent.serves;
     } else filter.agentId = agentId;
     const page = await listOrders(this.dataSource.manager, filter);
-    return { data: page.rows.map((row) => agentViewOf(rowToBackofficeView(row, this.payerPageUrlOf, []))), has_more: page.hasMore, next_cursor: page.nextCursor };
+    return {
+      data: page.rows.map((row) => agentViewOf(rowToBackofficeView(row, this.payerPageUrlOf, []))),
+      has_more: page.hasMore,
+      next_cursor: page.nextCursor,
+    };
   }
 
   @Get('payer-pages/:token')
@@ -140,7 +162,13 @@ export class InternalOrdersController {
     if (row.direction !== 'outgoing') return [];
     const { state } = await loadPaymentOrder(this.dataSource.manager, row.merchant_id, row.order_id);
     if (state.status === 'NotCreated') return [];
-    return state.receipts.map((receipt) => ({ receipt_id: receipt.receiptId, file_name: receipt.fileName, content_type: receipt.contentType, size_bytes: receipt.sizeBytes, uploaded_at: receipt.uploadedAt }));
+    return state.receipts.map((receipt) => ({
+      receipt_id: receipt.receiptId,
+      file_name: receipt.fileName,
+      content_type: receipt.contentType,
+      size_bytes: receipt.sizeBytes,
+      uploaded_at: receipt.uploadedAt,
+    }));
   }
 }
 

@@ -42,5 +42,13 @@ export async function listOrders(manager: EntityManager, filter: OrderListFilter
   if (filter.status !== undefined) where.add(`${REPORTED_STATUS_SQL} = ?`, filter.status);
   if (filter.createdFrom !== undefined) where.add('created_at >= ?', filter.createdFrom);
   if (filter.createdTo !== undefined) where.add('created_at <= ?', filter.createdTo);
-  return fetchNewestFirstPage<PaymentOrderRow>(manager, { select: 'SELECT * FROM payment_orders', where, positionColumn: 'payment_orders.list_position', positionOf: (row) => row.list_position, cursor: ORDER_LIST_CURSOR, after: filter.cursor, limit: filter.limit });
+  return fetchNewestFirstPage<PaymentOrderRow>(manager, {
+    select: 'SELECT * FROM payment_orders',
+    where,
+    positionColumn: 'payment_orders.list_position',
+    positionOf: (row) => row.list_position,
+    cursor: ORDER_LIST_CURSOR,
+    after: filter.cursor,
+    limit: filter.limit,
+  });
 }

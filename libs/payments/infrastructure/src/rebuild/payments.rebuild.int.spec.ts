@@ -22,7 +22,17 @@ const MERCHANT = 'mch_rebuild';
 /** Pay-ins place no hold: any ledger call fails the test. */
 const NO_LEDGER = new Proxy({}, { get: (_target, name) => () => Promise.reject(new Error(`unexpected ledger call ${String(name)}`)) }) as LedgerHolds;
 const CATALOG: MethodEntry[] = [
-  { method: 'bank_card', direction: 'incoming', country: 'RU', currency: 'RUB', feeRateBasisPoints: 150, feeFixedMinor: 0n, minAmountMinor: 100n, maxAmountMinor: 100_000_000n, expiryMinutes: 30 },
+  {
+    method: 'bank_card',
+    direction: 'incoming',
+    country: 'RU',
+    currency: 'RUB',
+    feeRateBasisPoints: 150,
+    feeFixedMinor: 0n,
+    minAmountMinor: 100n,
+    maxAmountMinor: 100_000_000n,
+    expiryMinutes: 30,
+  },
 ];
 
 describe('the projection rebuild of payments, on real Postgres under load', () => {
@@ -96,8 +106,22 @@ describe('the projection rebuild of payments, on real Postgres under load', () =
 
       const report = await rebuildProjection(dataSource, PAYMENT_ORDERS_PROJECTION, { switch: false, batchSize: 7 });
 
-      const summary = (difference: ProjectionDifference) => [difference.kind, difference.key['order_id'], difference.column ?? null, difference.live ?? null, difference.rebuilt ?? null];
-      expect(report.differences.map((difference) => summary({ ...difference, live: difference.kind === 'changed' ? difference.live : null, rebuilt: difference.kind === 'changed' ? difference.rebuilt : null }))).toEqual([
+      const summary = (difference: ProjectionDifference) => [
+        difference.kind,
+        difference.key['order_id'],
+        difference.column ?? null,
+        difference.live ?? null,
+        difference.rebuilt ?? null,
+      ];
+      expect(
+        report.differences.map((difference) =>
+          summary({
+            ...difference,
+            live: difference.kind === 'changed' ? difference.live : null,
+            rebuilt: difference.kind === 'changed' ? difference.rebuilt : null,
+          }),
+        ),
+      ).toEqual([
         ['changed', 'L-3', 'status', 'FAILED', 'SUCCEEDED'],
         ['changed', 'L-3', 'amount_minor', '1', '1003'],
         ['missing', 'L-4', null, null, null],
@@ -110,10 +134,20 @@ describe('the projection rebuild of payments, on real Postgres under load', () =
       expect((await dataSource.query(`SELECT status FROM payment_orders WHERE merchant_id = $1 AND order_id = 'L-3'`, [MERCHANT]))[0].status).toBe('FAILED');
 
       const switched = await rebuildProjection(dataSource, PAYMENT_ORDERS_PROJECTION, { switch: true });
-      expect(switched.differences.map((difference) => `${difference.kind} ${String(difference.key['order_id'])}`)).toEqual(['changed L-3', 'changed L-3', 'missing L-4', 'extra PHANTOM']);
-      const [restored] = await dataSource.query(`SELECT status, amount_minor::text, list_position::text FROM payment_orders WHERE merchant_id = $1 AND order_id = 'L-3'`, [MERCHANT]);
+      expect(switched.differences.map((difference) => `${difference.kind} ${String(difference.key['order_id'])}`)).toEqual([
+        'changed L-3',
+        'changed L-3',
+        'missing L-4',
+        'extra PHANTOM',
+      ]);
+      const [restored] = await dataSource.query(
+        `SELECT status, amount_minor::text, list_position::text FROM payment_orders WHERE merchant_id = $1 AND order_id = 'L-3'`,
+        [MERCHANT],
+      );
       expect(restored).toEqual({ status: 'SUCCEEDED', amount_minor: '1003', list_position: before.list_position });
-      expect(await dataSource.query(`SELECT order_id FROM payment_orders WHERE merchant_id = $1 AND order_id IN ('L-4', 'PHANTOM')`, [MERCHANT])).toEqual([{ order_id: 'L-4' }]);
+      expect(await dataSource.query(`SELECT order_id FROM payment_orders WHERE merchant_id = $1 AND order_id IN ('L-4', 'PHANTOM')`, [MERCHANT])).toEqual([
+        { order_id: 'L-4' },
+      ]);
 
       // The load went on through both runs, and what it wrote since agrees with the events.
       await until(() => load.created() >= createdBefore + 10);
@@ -130,7 +164,10 @@ describe('the projection rebuild of payments, on real Postgres under load', () =
       `SELECT merchant_id, to_char((updated_at AT TIME ZONE 'UTC')::date, 'YYYY-MM-DD') AS day, currency, count(*)::int AS orders, sum(amount_minor)::text AS amount_minor, sum(fee_minor)::text AS fee_minor
          FROM payment_orders WHERE direction = 'incoming' AND status = 'SUCCEEDED' GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
     );
-    const totals = () => dataSource.query(`SELECT merchant_id, to_char(day, 'YYYY-MM-DD') AS day, currency, orders, amount_minor::text, fee_minor::text FROM daily_payin_totals ORDER BY 1, 2, 3`);
+    const totals = () =>
+      dataSource.query(
+        `SELECT merchant_id, to_char(day, 'YYYY-MM-DD') AS day, currency, orders, amount_minor::text, fee_minor::text FROM daily_payin_totals ORDER BY 1, 2, 3`,
+      );
     expect(expected.length).toBeGreaterThan(0);
     // Written live by the command path while the orders were created and paid: the rebuild finds nothing to change.
     expect(await totals()).toEqual(expected);
@@ -146,7 +183,7 @@ describe('the projection rebuild of payments, on real Postgres under load', () =
     expect((await rebuildProjection(dataSource, DAILY_PAYIN_TOTALS_PROJECTION, { switch: false })).differences).toEqual([]);
   });
 
-  it("reads an order as of any instant: the state recorded after each step, and nothing before it existed", async () => {
+  it('reads an order as of any instant: the state recorded after each step, and nothing before it existed', async () => {
     const orderId = 'T-1';
     const recorded: Array<{ at: Date; state: PaymentOrder }> = [];
     const beforeCreation = new Date();
@@ -156,7 +193,8 @@ describe('the projection rebuild of payments, on real Postgres under load', () =
       recorded.push({ at: new Date(), state: result.state });
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
-    const asOf = (at: Date) => dataSource.transaction((manager) => aggregateStreamAsOf(manager, paymentOrderDecider, paymentOrderEvents, toPaymentOrderStreamId(MERCHANT, orderId), at));
+    const asOf = (at: Date) =>
+      dataSource.transaction((manager) => aggregateStreamAsOf(manager, paymentOrderDecider, paymentOrderEvents, toPaymentOrderStreamId(MERCHANT, orderId), at));
 
     expect((await asOf(beforeCreation)).state).toEqual({ status: 'NotCreated' });
     for (const [index, { at, state }] of recorded.entries()) {

@@ -20,7 +20,14 @@ export async function storeReceipt(
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
      RETURNING receipt_id, merchant_id, order_id, agent_id, file_name, content_type, size_bytes, sha256, uploaded_at`,
     [
-      `rcp_${randomBytes(12).toString('hex')}`, upload.merchantId, upload.orderId, upload.agentId, fileName, contentType, upload.content.length, upload.content,
+      `rcp_${randomBytes(12).toString('hex')}`,
+      upload.merchantId,
+      upload.orderId,
+      upload.agentId,
+      fileName,
+      contentType,
+      upload.content.length,
+      upload.content,
       createHash('sha256').update(upload.content).digest('hex'),
     ],
   );
@@ -42,5 +49,11 @@ export async function readReceiptContent(manager: EntityManager, receiptId: stri
 
 /** The receipt as the order's events carry it. */
 export function receiptRefOf(receipt: PayoutReceiptRow): PayoutReceipt {
-  return { receiptId: receipt.receipt_id, fileName: receipt.file_name, contentType: receipt.content_type, sizeBytes: receipt.size_bytes, uploadedAt: receipt.uploaded_at.toISOString() };
+  return {
+    receiptId: receipt.receipt_id,
+    fileName: receipt.file_name,
+    contentType: receipt.content_type,
+    sizeBytes: receipt.size_bytes,
+    uploadedAt: receipt.uploaded_at.toISOString(),
+  };
 }

@@ -46,8 +46,14 @@ export class InternalRecipientAccountsController {
   @Get('account-number-reveals')
   async listReveals(@Query() query: Record<string, string>): Promise<{ data: AccountNumberReveal[] }> {
     const limit = query['limit'] === undefined ? 100 : Number(query['limit']);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw new DomainError('VALIDATION_ERROR', 'limit must be 1 to 500', [{ field: 'limit', issue: 'must be an integer from 1 to 500' }]);
-    const data = await this.vault.listReveals(this.dataSource.manager, { merchantId: query['merchant_id'] || undefined, orderId: query['order_id'] || undefined, agentId: query['agent_id'] || undefined, limit });
+    if (!Number.isInteger(limit) || limit < 1 || limit > 500)
+      throw new DomainError('VALIDATION_ERROR', 'limit must be 1 to 500', [{ field: 'limit', issue: 'must be an integer from 1 to 500' }]);
+    const data = await this.vault.listReveals(this.dataSource.manager, {
+      merchantId: query['merchant_id'] || undefined,
+      orderId: query['order_id'] || undefined,
+      agentId: query['agent_id'] || undefined,
+      limit,
+    });
     return { data };
   }
 }

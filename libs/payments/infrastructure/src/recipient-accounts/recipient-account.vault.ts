@@ -45,15 +45,19 @@ export class RecipientAccountVault {
     const reference = `acct_${randomBytes(12).toString('hex')}`;
     const last4 = lastFourOf(accountNumber);
     const sealed = this.box.seal(accountNumber, recipientAccountAssociatedData(merchantId, reference));
-    await manager.query(`INSERT INTO payout_recipient_accounts (reference, merchant_id, last4, key_version, iv, auth_tag, ciphertext) VALUES ($1, $2, $3, $4, $5, $6, $7)`, [
-      reference, merchantId, last4, sealed.keyVersion, sealed.iv, sealed.authTag, sealed.ciphertext,
-    ]);
+    await manager.query(
+      `INSERT INTO payout_recipient_accounts (reference, merchant_id, last4, key_version, iv, auth_tag, ciphertext) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      [reference, merchantId, last4, sealed.keyVersion, sealed.iv, sealed.authTag, sealed.ciphertext],
+    );
     return { reference, last4 };
   }
 
   /** The reference and last four characters of a merchant's stored account; null for another merchant's or an unknown one. */
   async find(manager: EntityManager, merchantId: string, reference: string): Promise<RecipientAccountRef | null> {
-    const rows: Array<{ last4: string }> = await manager.query(`SELECT last4 FROM payout_recipient_accounts WHERE reference = $1 AND merchant_id = $2`, [reference, merchantId]);
+    const rows: Array<{ last4: string }> = await manager.query(`SELECT last4 FROM payout_recipient_accounts WHERE reference = $1 AND merchant_id = $2`, [
+      reference,
+      merchantId,
+    ]);
     return rows[0] ? { reference, last4: rows[0].last4 } : null;
   }
 
@@ -72,7 +76,10 @@ export class RecipientAccountVault {
       );
       const row = rows[0];
       if (!row) throw new DomainError('ORDER_NOT_FOUND', 'No such payout among those assigned to this agent');
-      const accountNumber = this.box.open({ keyVersion: row.key_version, iv: row.iv, authTag: row.auth_tag, ciphertext: row.ciphertext }, recipientAccountAssociatedData(merchantId, row.recipient_account_ref));
+      const accountNumber = this.box.open(
+        { keyVersion: row.key_version, iv: row.iv, authTag: row.auth_tag, ciphertext: row.ciphertext },
+        recipientAccountAssociatedData(merchantId, row.recipient_account_ref),
+      );
       const [recorded]: Array<{ revealed_at: Date }> = await transaction.query(
         `INSERT INTO account_number_reveals (agent_id, merchant_id, order_id, recipient_account_ref) VALUES ($1, $2, $3, $4) RETURNING revealed_at`,
         [agentId, merchantId, orderId, row.recipient_account_ref],
@@ -87,17 +94,25 @@ export class RecipientAccountVault {
    * payout. Both numbers are opened only to compare them (in constant time) and never leave here.
    */
   async sameAsPayoutAccount(manager: EntityManager, merchantId: string, orderId: string, reference: string): Promise<boolean | undefined> {
-    const rows: Array<{ reference: string; iv: Buffer; auth_tag: Buffer; ciphertext: Buffer; key_version: number; is_order_account: boolean }> = await manager.query(
-      `SELECT a.reference, a.iv, a.auth_tag, a.ciphertext, a.key_version, a.reference = o.recipient_account_ref AS is_order_account
+    const rows: Array<{ reference: string; iv: Buffer; auth_tag: Buffer; ciphertext: Buffer; key_version: number; is_order_account: boolean }> =
+      await manager.query(
+        `SELECT a.reference, a.iv, a.auth_tag, a.ciphertext, a.key_version, a.reference = o.recipient_account_ref AS is_order_account
          FROM payment_orders o JOIN payout_recipient_accounts a ON a.merchant_id = o.merchant_id AND a.reference IN (o.recipient_account_ref, $3)
         WHERE o.merchant_id = $1 AND o.order_id = $2 AND o.direction = 'outgoing'`,
-      [merchantId, orderId, reference],
-    );
+        [merchantId, orderId, reference],
+      );
     const orderAccount = rows.find((row) => row.is_order_account);
     const retryAccount = rows.find((row) => row.reference === reference);
     if (!orderAccount || !retryAccount) return undefined;
     if (orderAccount === retryAccount) return true;
-    const open = (row: (typeof rows)[number]) => Buffer.from(this.box.open({ keyVersion: row.key_version, iv: row.iv, authTag: row.auth_tag, ciphertext: row.ciphertext }, recipientAccountAssociatedData(merchantId, row.reference)), 'utf8');
+    const open = (row: (typeof rows)[number]) =>
+      Buffer.from(
+        this.box.open(
+          { keyVersion: row.key_version, iv: row.iv, authTag: row.auth_tag, ciphertext: row.ciphertext },
+          recipientAccountAssociatedData(merchantId, row.reference),
+        ),
+        'utf8',
+      );
     const [ordered, retried] = [open(orderAccount), open(retryAccount)];
     return ordered.length === retried.length && timingSafeEqual(ordered, retried);
   }

@@ -18,7 +18,13 @@ import { RecipientAccountsResealStore } from './recipient-accounts.reseal';
 const keyV1 = randomBytes(32);
 const keyV2 = randomBytes(32);
 const onlyV1 = SecretKeyring.single(keyV1, 1);
-const rotated = new SecretKeyring(2, new Map([[2, keyV2], [1, keyV1]]));
+const rotated = new SecretKeyring(
+  2,
+  new Map([
+    [2, keyV2],
+    [1, keyV1],
+  ]),
+);
 const onlyV2 = SecretKeyring.single(keyV2, 2);
 const vaultWith = (secretsKeyring: SecretKeyring) => new RecipientAccountVault({ secretsKeyring } as PaymentsSettings);
 const resealBox = (keyring: SecretKeyring) => new SecretBox(keyring.derive(RECIPIENT_ACCOUNT_KEY_PURPOSE));
@@ -58,12 +64,20 @@ describe('payout recipient accounts across a master-key rotation, on real Postgr
     expect(await revealAll(rotated, everyone)).toEqual(accountNumbers);
 
     const store = new RecipientAccountsResealStore(dataSource);
-    expect(await resealRetiredValues(store, resealBox(rotated), { batchSize: 3, dryRun: true })).toMatchObject({ before: { 1: 7, 2: 1 }, resealed: 7, remaining: { 1: 7 } });
+    expect(await resealRetiredValues(store, resealBox(rotated), { batchSize: 3, dryRun: true })).toMatchObject({
+      before: { 1: 7, 2: 1 },
+      resealed: 7,
+      remaining: { 1: 7 },
+    });
     const report = await resealRetiredValues(store, resealBox(rotated), { batchSize: 3, dryRun: false });
     expect(report).toMatchObject({ currentVersion: 2, before: { 1: 7, 2: 1 }, resealed: 7, changedMeanwhile: 0, remaining: {} });
     expect(nothingRemains(report)).toBe(true);
     expect(await dataSource.query(`SELECT DISTINCT key_version FROM payout_recipient_accounts`)).toEqual([{ key_version: 2 }]);
-    expect(await resealRetiredValues(store, resealBox(rotated), { batchSize: 3, dryRun: false })).toMatchObject({ before: { 2: 8 }, resealed: 0, remaining: {} });
+    expect(await resealRetiredValues(store, resealBox(rotated), { batchSize: 3, dryRun: false })).toMatchObject({
+      before: { 2: 8 },
+      resealed: 0,
+      remaining: {},
+    });
 
     expect(await revealAll(onlyV2, everyone)).toEqual(accountNumbers);
   });
@@ -71,7 +85,14 @@ describe('payout recipient accounts across a master-key rotation, on real Postgr
   it('an account under a version the keyring lacks fails clearly, and the re-seal then writes nothing', async () => {
     const payout = await payoutTo(onlyV1, 'P-late', '40817810099910005555');
     await expect(revealAll(onlyV2, [payout])).rejects.toThrow(/key version 1, which is not in the keyring \(has 2\)/);
-    await expect(resealRetiredValues(new RecipientAccountsResealStore(dataSource), resealBox(onlyV2), { batchSize: 10, dryRun: false })).rejects.toThrow(/1 under version 1; nothing was re-sealed/);
-    expect(await new RecipientAccountsResealStore(dataSource).countByVersion()).toEqual(new Map([[1, 1], [2, 8]]));
+    await expect(resealRetiredValues(new RecipientAccountsResealStore(dataSource), resealBox(onlyV2), { batchSize: 10, dryRun: false })).rejects.toThrow(
+      /1 under version 1; nothing was re-sealed/,
+    );
+    expect(await new RecipientAccountsResealStore(dataSource).countByVersion()).toEqual(
+      new Map([
+        [1, 1],
+        [2, 8],
+      ]),
+    );
   });
 });

@@ -23,7 +23,9 @@ export class RecipientAccountsResealStore implements ResealableStore<string> {
   constructor(private readonly dataSource: DataSource) {}
 
   async countByVersion(): Promise<Map<number, number>> {
-    const rows: Array<{ key_version: number; count: string }> = await this.dataSource.query(`SELECT key_version, count(*) AS count FROM payout_recipient_accounts GROUP BY key_version`);
+    const rows: Array<{ key_version: number; count: string }> = await this.dataSource.query(
+      `SELECT key_version, count(*) AS count FROM payout_recipient_accounts GROUP BY key_version`,
+    );
     return new Map(rows.map((row) => [row.key_version, Number(row.count)]));
   }
 

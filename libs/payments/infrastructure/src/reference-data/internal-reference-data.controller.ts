@@ -1,6 +1,15 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
 import { DEFAULT_PAGE_LIMIT } from '@mp/shared-data-access-postgres';
-import { AdvanceClockRequestDto, AgentListQueryDto, PutAgentRequestDto, PutMethodsRequestDto, type AdvanceClockResult, type AgentProfileList, type AgentProfileView, type MethodCatalogView } from '@mp/contracts-payments';
+import {
+  AdvanceClockRequestDto,
+  AgentListQueryDto,
+  PutAgentRequestDto,
+  PutMethodsRequestDto,
+  type AdvanceClockResult,
+  type AgentProfileList,
+  type AgentProfileView,
+  type MethodCatalogView,
+} from '@mp/contracts-payments';
 import { AgentIdParam, MerchantIdParam, OrderIdParam, OrderMerchantIdParam, ReceiptIdParam, RequestPipe } from '@mp/shared-nest-http';
 import { requireActor, ServiceCaller, type VerifiedCaller } from '@mp/shared-service-auth';
 import { DomainError } from '@mp/shared-util-errors';
@@ -38,7 +47,11 @@ export class InternalReferenceDataController {
 
   @Get('agents')
   listAgents(@Query(bodyPipe) query: AgentListQueryDto): Promise<AgentProfileList> {
-    return listAgents(this.dataSource.manager, { active: query.active === undefined ? undefined : query.active === 'true', limit: query.limit === undefined ? DEFAULT_PAGE_LIMIT : Number(query.limit), cursor: query.cursor });
+    return listAgents(this.dataSource.manager, {
+      active: query.active === undefined ? undefined : query.active === 'true',
+      limit: query.limit === undefined ? DEFAULT_PAGE_LIMIT : Number(query.limit),
+      cursor: query.cursor,
+    });
   }
 
   @Put('agents/:agentId')

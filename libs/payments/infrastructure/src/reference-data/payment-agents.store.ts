@@ -39,7 +39,10 @@ export async function listAgents(manager: EntityManager, filter: { active?: bool
 }
 
 export async function findAgent(manager: EntityManager, agentId: string): Promise<PaymentAgentRow | null> {
-  const rows: PaymentAgentRow[] = await manager.query(`SELECT agent_id, display_name, payment_details, serves, active FROM payment_agents WHERE agent_id = $1`, [agentId]);
+  const rows: PaymentAgentRow[] = await manager.query(
+    `SELECT agent_id, display_name, payment_details, serves, active FROM payment_agents WHERE agent_id = $1`,
+    [agentId],
+  );
   return rows[0] ?? null;
 }
 

@@ -92,7 +92,12 @@ describe('bounded retry in the consumers, on a real Kafka broker', () => {
     // its byte limit by at most one record batch).
     for (let n = 1; n <= total; n += 1) await broker.publish([{ topic, key: 'k', envelope: event({ n, padding }) }]);
     const handled: number[] = [];
-    const subscription = await broker.subscribe({ groupId: 'big-consumer', topics: [topic], startFrom: 'earliest', handler: async (message) => void handled.push(numberOf(message)) });
+    const subscription = await broker.subscribe({
+      groupId: 'big-consumer',
+      topics: [topic],
+      startFrom: 'earliest',
+      handler: async (message) => void handled.push(numberOf(message)),
+    });
     try {
       await eventually(() => handled.length === total);
       expect(handled).toEqual(Array.from({ length: total }, (_, index) => index + 1));

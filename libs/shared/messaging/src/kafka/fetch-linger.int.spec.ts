@@ -47,7 +47,13 @@ describe('fetch linger, on a real Kafka broker', () => {
     try {
       await subscription.ready;
       for (let n = 1; n <= count; n += 1) {
-        await broker.publish([{ topic, key: 'k', envelope: createEnvelope({ type: 'ThingHappened', schemaVersion: 1, source: 'test', subject: 'thing', data: { n }, correlationId: 'req_test' }) }]);
+        await broker.publish([
+          {
+            topic,
+            key: 'k',
+            envelope: createEnvelope({ type: 'ThingHappened', schemaVersion: 1, source: 'test', subject: 'thing', data: { n }, correlationId: 'req_test' }),
+          },
+        ]);
         await pause(15);
       }
       await eventually(() => order.length === count);
@@ -74,12 +80,24 @@ describe('fetch linger, on a real Kafka broker', () => {
     const topic = 'linger.idle';
     await broker.ensureTopics([{ topic, partitions: 1 }]);
     let handledAt = 0;
-    const subscription = await broker.subscribe({ groupId: 'linger-idle', topics: [topic], startFrom: 'earliest', fetchLingerMs: 5_000, handler: async () => void (handledAt = Date.now()) });
+    const subscription = await broker.subscribe({
+      groupId: 'linger-idle',
+      topics: [topic],
+      startFrom: 'earliest',
+      fetchLingerMs: 5_000,
+      handler: async () => void (handledAt = Date.now()),
+    });
     try {
       await subscription.ready;
       await pause(1_000);
       const publishedAt = Date.now();
-      await broker.publish([{ topic, key: 'k', envelope: createEnvelope({ type: 'ThingHappened', schemaVersion: 1, source: 'test', subject: 'thing', data: { n: 1 }, correlationId: 'req_test' }) }]);
+      await broker.publish([
+        {
+          topic,
+          key: 'k',
+          envelope: createEnvelope({ type: 'ThingHappened', schemaVersion: 1, source: 'test', subject: 'thing', data: { n: 1 }, correlationId: 'req_test' }),
+        },
+      ]);
       await eventually(() => handledAt > 0);
       // The broker answers the waiting fetch with it; a linger held on the broker would take 5 s.
       expect(handledAt - publishedAt).toBeLessThan(2_500);

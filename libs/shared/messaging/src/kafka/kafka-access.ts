@@ -68,27 +68,59 @@ export function aclsOf(access: KafkaAccess, namespace: string, deadLetterTopicOf
   const name = (topic: string) => (namespace ? `${namespace}.${topic}` : topic);
   const principal = `User:${access.principal}`;
   const bindings: KafkaAclBinding[] = [
-    namespace ? { principal, resource: 'topic', name: `${namespace}.`, pattern: 'prefixed', operation: 'describe' } : { principal, resource: 'topic', name: '*', pattern: 'literal', operation: 'describe' },
+    namespace
+      ? { principal, resource: 'topic', name: `${namespace}.`, pattern: 'prefixed', operation: 'describe' }
+      : { principal, resource: 'topic', name: '*', pattern: 'literal', operation: 'describe' },
     ...access.reads.map((topic): KafkaAclBinding => ({ principal, resource: 'topic', name: name(topic), pattern: 'literal', operation: 'read' })),
-    ...access.reads.map((topic): KafkaAclBinding => ({ principal, resource: 'topic', name: name(deadLetterTopicOf(topic)), pattern: 'literal', operation: 'write' })),
+    ...access.reads.map((topic): KafkaAclBinding => ({
+      principal,
+      resource: 'topic',
+      name: name(deadLetterTopicOf(topic)),
+      pattern: 'literal',
+      operation: 'write',
+    })),
     ...access.groups.map((group): KafkaAclBinding => ({ principal, resource: 'group', name: name(group), pattern: 'literal', operation: 'read' })),
     ...access.writes.map((topic): KafkaAclBinding => ({ principal, resource: 'topic', name: name(topic), pattern: 'literal', operation: 'write' })),
-    ...(access.writePrefixes ?? []).map((prefix): KafkaAclBinding => ({ principal, resource: 'topic', name: name(prefix), pattern: 'prefixed', operation: 'write' })),
+    ...(access.writePrefixes ?? []).map((prefix): KafkaAclBinding => ({
+      principal,
+      resource: 'topic',
+      name: name(prefix),
+      pattern: 'prefixed',
+      operation: 'write',
+    })),
     ...(access.replays ?? []).flatMap((topic): KafkaAclBinding[] => [
       { principal, resource: 'topic', name: name(deadLetterTopicOf(topic)), pattern: 'literal', operation: 'read' },
       { principal, resource: 'group', name: name(replayGroupOf(topic)), pattern: 'literal', operation: 'read' },
       { principal, resource: 'topic', name: name(topic), pattern: 'literal', operation: 'write' },
     ]),
     ...(access.ownedPrefixes ?? []).flatMap((prefix): KafkaAclBinding[] => [
-      ...(['create', 'read', 'write', 'describe', 'delete'] as const).map((operation): KafkaAclBinding => ({ principal, resource: 'topic', name: name(prefix), pattern: 'prefixed', operation })),
-      ...(['read', 'describe', 'delete'] as const).map((operation): KafkaAclBinding => ({ principal, resource: 'group', name: name(prefix), pattern: 'prefixed', operation })),
+      ...(['create', 'read', 'write', 'describe', 'delete'] as const).map((operation): KafkaAclBinding => ({
+        principal,
+        resource: 'topic',
+        name: name(prefix),
+        pattern: 'prefixed',
+        operation,
+      })),
+      ...(['read', 'describe', 'delete'] as const).map((operation): KafkaAclBinding => ({
+        principal,
+        resource: 'group',
+        name: name(prefix),
+        pattern: 'prefixed',
+        operation,
+      })),
     ]),
   ];
   const unique = new Map(bindings.map((binding) => [key(binding), binding]));
   return [...unique.values()];
 }
 
-const OPERATIONS = { read: AclOperationTypes.READ, write: AclOperationTypes.WRITE, describe: AclOperationTypes.DESCRIBE, create: AclOperationTypes.CREATE, delete: AclOperationTypes.DELETE } as const;
+const OPERATIONS = {
+  read: AclOperationTypes.READ,
+  write: AclOperationTypes.WRITE,
+  describe: AclOperationTypes.DESCRIBE,
+  create: AclOperationTypes.CREATE,
+  delete: AclOperationTypes.DELETE,
+} as const;
 const RESOURCES = { topic: AclResourceTypes.TOPIC, group: AclResourceTypes.GROUP } as const;
 const PATTERNS = { literal: ResourcePatternTypes.LITERAL, prefixed: ResourcePatternTypes.PREFIXED } as const;
 
@@ -102,7 +134,11 @@ const toAclEntry = (binding: KafkaAclBinding): AclEntry => ({
   permissionType: AclPermissionTypes.ALLOW,
 });
 
-function fromAclEntry(principal: string, resource: { resourceType: number; resourceName: string; resourcePatternType: number }, acl: { operation: number; permissionType: number; host: string }): KafkaAclBinding | null {
+function fromAclEntry(
+  principal: string,
+  resource: { resourceType: number; resourceName: string; resourcePatternType: number },
+  acl: { operation: number; permissionType: number; host: string },
+): KafkaAclBinding | null {
   const resourceName = (Object.keys(RESOURCES) as Array<keyof typeof RESOURCES>).find((name) => RESOURCES[name] === resource.resourceType);
   const pattern = (Object.keys(PATTERNS) as Array<keyof typeof PATTERNS>).find((name) => PATTERNS[name] === resource.resourcePatternType);
   const operation = (Object.keys(OPERATIONS) as Array<keyof typeof OPERATIONS>).find((name) => OPERATIONS[name] === acl.operation);
@@ -143,4 +179,3 @@ export async function reconcileAcls(admin: Admin, principals: string[], wanted: 
   if (toDelete.length > 0) await admin.deleteAcls({ filters: toDelete.map(toAclEntry) });
   return { created: toCreate.length, deleted: toDelete.length };
 }
-

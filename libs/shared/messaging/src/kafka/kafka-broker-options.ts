@@ -47,6 +47,9 @@ export function kafkajsSecurity(security: KafkaClientSecurity | null | undefined
     }
   }
   const { username, password } = security;
-  const sasl = security.mechanism === 'SCRAM-SHA-256' ? { mechanism: 'scram-sha-256' as const, username, password } : { mechanism: 'scram-sha-512' as const, username, password };
+  const sasl =
+    security.mechanism === 'SCRAM-SHA-256'
+      ? { mechanism: 'scram-sha-256' as const, username, password }
+      : { mechanism: 'scram-sha-512' as const, username, password };
   return { ssl: ca ? { ca: [ca] } : true, sasl };
 }

@@ -74,12 +74,16 @@ export abstract class KafkaConsumerHandling extends KafkaPublisher {
           await heartbeat();
           continue;
         } catch (error) {
-          this.log('warn', `batch of ${accepted.length} on ${batch.topic}[${batch.partition}] failed as a whole, handling its messages one by one: ${String(error)}`);
+          this.log(
+            'warn',
+            `batch of ${accepted.length} on ${batch.topic}[${batch.partition}] failed as a whole, handling its messages one by one: ${String(error)}`,
+          );
         }
       }
       for (const message of chunk) {
         if (!isRunning() || isStale()) return;
-        if (!passedOver.has(message) && (await this.handleWithPolicy({ topic: batch.topic, partition: batch.partition, message, pause }, run)) === 'retryLater') return;
+        if (!passedOver.has(message) && (await this.handleWithPolicy({ topic: batch.topic, partition: batch.partition, message, pause }, run)) === 'retryLater')
+          return;
         resolveOffset(message.offset);
         await heartbeat();
       }
@@ -117,7 +121,11 @@ export abstract class KafkaConsumerHandling extends KafkaPublisher {
    * correlation id in the context when the batch shares one; each message still gets its own
    * "handled" line under its own correlation id.
    */
-  private async handleBatchTraced(messages: ReceivedMessage[], firstHeaders: IHeaders | undefined, handle: (messages: ReceivedMessage[]) => Promise<void>): Promise<void> {
+  private async handleBatchTraced(
+    messages: ReceivedMessage[],
+    firstHeaders: IHeaders | undefined,
+    handle: (messages: ReceivedMessage[]) => Promise<void>,
+  ): Promise<void> {
     const [first] = messages;
     const correlationIds = new Set(messages.map((message) => message.envelope.correlationId));
     const startedAt = performance.now();
@@ -126,7 +134,12 @@ export abstract class KafkaConsumerHandling extends KafkaPublisher {
       SpanKind.CONSUMER,
       { [TRACEPARENT_HEADER]: headerText(firstHeaders, TRACEPARENT_HEADER) ?? first.envelope.traceparent },
       correlationIds.size === 1 ? { correlationId: first.envelope.correlationId } : {},
-      { 'messaging.system': 'kafka', 'messaging.operation.type': 'process', 'messaging.destination.name': first.topic, 'messaging.batch.message_count': messages.length },
+      {
+        'messaging.system': 'kafka',
+        'messaging.operation.type': 'process',
+        'messaging.destination.name': first.topic,
+        'messaging.batch.message_count': messages.length,
+      },
       () => handle(messages),
     );
     const durationMs = performance.now() - startedAt;
@@ -208,7 +221,10 @@ export abstract class KafkaConsumerHandling extends KafkaPublisher {
     if (run.isStopping()) return;
     const { policy } = run;
     const delayMs = Math.min(policy.retryDelayInitialMs * 2 ** (waiting.attempts - 1), policy.retryDelayMaxMs);
-    this.log('warn', `retrying ${delivery.topic}[${delivery.partition}]@${waiting.offset} in ${delayMs} ms, its partition paused (attempt ${waiting.attempts}, ${waiting.kind}): ${String(error)}`);
+    this.log(
+      'warn',
+      `retrying ${delivery.topic}[${delivery.partition}]@${waiting.offset} in ${delayMs} ms, its partition paused (attempt ${waiting.attempts}, ${waiting.kind}): ${String(error)}`,
+    );
     this.retrying.set(`${waiting.groupId} ${waiting.topic} ${waiting.partition}`, waiting);
     const resume = delivery.pause();
     const timer = setTimeout(() => {

@@ -47,10 +47,12 @@ export class KafkaDeadLetterQueue implements DeadLetterQueue {
       await this.withAdmin(async (admin) => {
         const ends = await endOffsets(admin, dlq);
         const committed = new Map((await admin.fetchOffsets({ groupId, topics: [dlq] }))[0]?.partitions.map((entry) => [entry.partition, entry.offset]) ?? []);
-        const starts = new Map([...ends].map(([partition, range]) => {
-          const offset = committed.get(partition);
-          return [partition, offset === undefined || offset === '-1' ? range.low : BigInt(offset)];
-        }));
+        const starts = new Map(
+          [...ends].map(([partition, range]) => {
+            const offset = committed.get(partition);
+            return [partition, offset === undefined || offset === '-1' ? range.low : BigInt(offset)];
+          }),
+        );
         await this.readUntil(dlq, groupId, starts, ends, async (partition, message, consumer) => {
           const headers = stringHeaders(message.headers);
           const refusal = replayRefusal(headers, message.value, destination);
@@ -149,7 +151,8 @@ const SETTLING_ANSWERS = new Set(['NOT_LEADER_FOR_PARTITION', 'LEADER_NOT_AVAILA
 
 async function endOffsets(admin: Admin, topic: string): Promise<Map<number, { low: bigint; high: bigint }>> {
   // Asked first: fetching offsets of a missing topic retries for many seconds before failing.
-  if (!(await admin.listTopics()).includes(topic)) throw new Error(`there is no dead-letter topic ${topic}: is the topic name right, and has the service that consumes it started?`);
+  if (!(await admin.listTopics()).includes(topic))
+    throw new Error(`there is no dead-letter topic ${topic}: is the topic name right, and has the service that consumes it started?`);
   // A dead-letter topic made a moment ago (its first poison message) may not have a leader yet:
   // the broker answers NOT_LEADER / LEADER_NOT_AVAILABLE until it settles, which kafkajs's own
   // retry of ListOffsets does not wait out. Retried here, briefly.
@@ -193,5 +196,7 @@ export function replayRefusal(headers: Record<string, string>, value: Buffer | n
   } catch {
     return `its message-type header says ${JSON.stringify(declared)} but its value is not an envelope`;
   }
-  return envelopeType === declared ? null : `its message-type header says ${JSON.stringify(declared)} but its envelope is ${JSON.stringify(envelopeType ?? null)}`;
+  return envelopeType === declared
+    ? null
+    : `its message-type header says ${JSON.stringify(declared)} but its envelope is ${JSON.stringify(envelopeType ?? null)}`;
 }

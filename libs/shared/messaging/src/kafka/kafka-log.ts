@@ -37,7 +37,9 @@ export function kafkaLogLine({ level, log }: LogEntry): { level: BrokerLogLevel;
   const settling = typeof fields['error'] === 'string' && SETTLING_BROKER_ANSWERS.includes(fields['error']);
   const mapped: BrokerLogLevel = level === logLevel.ERROR || level === logLevel.NOTHING ? 'error' : level === logLevel.WARN ? 'warn' : 'info';
   // A first answer, not one that outlived kafkajs's retries (KafkaJSNumberOfRetriesExceeded stays an error).
-  const restartAfterSettling = mapped === 'error' && ((message.startsWith('Crash: KafkaJSProtocolError: ') && isSettlingBrokerAnswer(message)) || message.startsWith('Restarting the consumer in '));
+  const restartAfterSettling =
+    mapped === 'error' &&
+    ((message.startsWith('Crash: KafkaJSProtocolError: ') && isSettlingBrokerAnswer(message)) || message.startsWith('Restarting the consumer in '));
   return { level: settling ? 'info' : restartAfterSettling ? 'warn' : mapped, message: `${message}${details}` };
 }
 

@@ -25,7 +25,12 @@ import {
 
 export type { KafkaBrokerOptions, KafkaClientSecurity } from './kafka-broker-options';
 export { MESSAGE_SCHEMA_VERSION_HEADER, MESSAGE_TYPE_HEADER } from './kafka-message-headers';
-export { CONSUMER_FETCH_BYTES_MAX, CONSUMER_HEARTBEAT_INTERVAL_MS, CONSUMER_PARTITION_FETCH_BYTES_MAX, CONSUMER_SESSION_TIMEOUT_MS } from './kafka-consumer-settings';
+export {
+  CONSUMER_FETCH_BYTES_MAX,
+  CONSUMER_HEARTBEAT_INTERVAL_MS,
+  CONSUMER_PARTITION_FETCH_BYTES_MAX,
+  CONSUMER_SESSION_TIMEOUT_MS,
+} from './kafka-consumer-settings';
 
 /** kafkajs behind the messaging port. Every library default that matters is set here explicitly. */
 export class KafkaMessageBroker extends KafkaConsumerHandling implements MessageBroker {
@@ -52,7 +57,12 @@ export class KafkaMessageBroker extends KafkaConsumerHandling implements Message
       retry: { initialRetryTime: 200, retries: 10, maxRetryTime: 5_000 },
     });
     this.consumers.add(consumer);
-    const group: TrackedGroup = { groupId: request.groupId, topics: request.topics.map((topic) => this.topicName(topic)), startFrom: request.startFrom, state: 'joining' };
+    const group: TrackedGroup = {
+      groupId: request.groupId,
+      topics: request.topics.map((topic) => this.topicName(topic)),
+      startFrom: request.startFrom,
+      state: 'joining',
+    };
     this.groups.add(group);
     consumer.on(consumer.events.REBALANCING, () => (group.state = 'rebalancing'));
     consumer.on(consumer.events.STOP, () => (group.state = 'stopped'));
@@ -71,17 +81,27 @@ export class KafkaMessageBroker extends KafkaConsumerHandling implements Message
     // forgets partitions this process no longer owns.
     const recordLag = (payload: { topic: string; partition: number }, behind: number) => {
       const topic = this.logicalTopic(payload.topic);
-      this.consumerLag.set(`${request.groupId} ${topic} ${payload.partition}`, { groupId: request.groupId, topic, partition: payload.partition, messages: Math.max(0, behind) });
+      this.consumerLag.set(`${request.groupId} ${topic} ${payload.partition}`, {
+        groupId: request.groupId,
+        topic,
+        partition: payload.partition,
+        messages: Math.max(0, behind),
+      });
     };
     consumer.on(consumer.events.START_BATCH_PROCESS, ({ payload }) => {
       recordLag(payload, payload.batchSize === 0 ? Number(payload.offsetLag) : Number(payload.offsetLagLow) + 1);
       const topic = this.logicalTopic(payload.topic);
       const key = `${request.groupId} ${topic}`;
-      if ((this.largestFetchedBatches.get(key)?.messages ?? 0) < payload.batchSize) this.largestFetchedBatches.set(key, { groupId: request.groupId, topic, messages: payload.batchSize });
+      if ((this.largestFetchedBatches.get(key)?.messages ?? 0) < payload.batchSize)
+        this.largestFetchedBatches.set(key, { groupId: request.groupId, topic, messages: payload.batchSize });
     });
     consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => recordLag(payload, Number(payload.offsetLag)));
     consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
-      const assigned = new Set(Object.entries(payload.memberAssignment).flatMap(([topic, partitions]) => partitions.map((partition) => `${request.groupId} ${this.logicalTopic(topic)} ${partition}`)));
+      const assigned = new Set(
+        Object.entries(payload.memberAssignment).flatMap(([topic, partitions]) =>
+          partitions.map((partition) => `${request.groupId} ${this.logicalTopic(topic)} ${partition}`),
+        ),
+      );
       for (const [key, lag] of this.consumerLag) if (lag.groupId === request.groupId && !assigned.has(key)) this.consumerLag.delete(key);
       for (const key of this.retrying.keys()) if (key.startsWith(`${request.groupId} `) && !assigned.has(key)) this.retrying.delete(key);
       for (const key of assigned) {
@@ -165,12 +185,18 @@ export class KafkaMessageBroker extends KafkaConsumerHandling implements Message
   async health(timeoutMs: number): Promise<BrokerHealth> {
     const groups = [...this.groups];
     let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer from the broker within ${timeoutMs} ms`)), timeoutMs)));
+    const timeout = new Promise<never>(
+      (_, reject) => (timer = setTimeout(() => reject(new Error(`no answer from the broker within ${timeoutMs} ms`)), timeoutMs)),
+    );
     try {
       const lags = await Promise.race([this.readLags(groups), timeout]);
       return { reachable: true, groups: groups.map((group, index) => ({ groupId: group.groupId, state: group.state, lag: lags[index] })) };
     } catch (error) {
-      return { reachable: false, error: error instanceof Error ? error.message : String(error), groups: groups.map((group): ConsumerGroupHealth => ({ groupId: group.groupId, state: group.state, lag: 0 })) };
+      return {
+        reachable: false,
+        error: error instanceof Error ? error.message : String(error),
+        groups: groups.map((group): ConsumerGroupHealth => ({ groupId: group.groupId, state: group.state, lag: 0 })),
+      };
     } finally {
       clearTimeout(timer);
     }
@@ -188,7 +214,9 @@ export class KafkaMessageBroker extends KafkaConsumerHandling implements Message
     const topics = [...new Set(groups.flatMap((group) => group.topics))];
     // Also the reachability check when this process consumes nothing (the gateway publishes).
     if (topics.length === 0) await admin.describeCluster();
-    const ends = new Map<string, Array<{ partition: number; high: string; low: string }>>(await Promise.all(topics.map(async (topic) => [topic, await admin.fetchTopicOffsets(topic)] as const)));
+    const ends = new Map<string, Array<{ partition: number; high: string; low: string }>>(
+      await Promise.all(topics.map(async (topic) => [topic, await admin.fetchTopicOffsets(topic)] as const)),
+    );
     return Promise.all(
       groups.map(async (group) => {
         const committed = await admin.fetchOffsets({ groupId: this.topicName(group.groupId), topics: group.topics });

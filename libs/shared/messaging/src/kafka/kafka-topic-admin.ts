@@ -46,7 +46,11 @@ export abstract class KafkaTopicAdmin {
 
   /** The dead-letter topics of this broker's namespace, for operators' tools. */
   deadLetters(): DeadLetterQueue {
-    return new KafkaDeadLetterQueue(this.kafka, (topic) => this.topicName(topic), (topic) => this.logicalTopic(topic));
+    return new KafkaDeadLetterQueue(
+      this.kafka,
+      (topic) => this.topicName(topic),
+      (topic) => this.logicalTopic(topic),
+    );
   }
 
   /** Runs `work` on a short-lived admin client (topic administration is rare: start-up, a miss). */
@@ -88,7 +92,10 @@ export abstract class KafkaTopicAdmin {
           // Another replica creating the same topic at the same moment is fine.
           if ((error as { type?: string }).type !== 'TOPIC_ALREADY_EXISTS') throw error;
         });
-      await waitForLeaders(admin, missing.map((spec) => this.topicName(spec.topic)));
+      await waitForLeaders(
+        admin,
+        missing.map((spec) => this.topicName(spec.topic)),
+      );
     });
   }
 
@@ -98,7 +105,13 @@ export abstract class KafkaTopicAdmin {
    */
   async reconcileAccess(accesses: KafkaAccess[]): Promise<{ created: number; deleted: number }> {
     const wanted = accesses.flatMap((access) => aclsOf(access, this.options.namespace, deadLetterTopicOf));
-    return this.withAdmin((admin) => reconcileAcls(admin, accesses.map((access) => access.principal), wanted));
+    return this.withAdmin((admin) =>
+      reconcileAcls(
+        admin,
+        accesses.map((access) => access.principal),
+        wanted,
+      ),
+    );
   }
 
   async existingTopics(topics: string[]): Promise<Set<string>> {
@@ -134,7 +147,6 @@ export abstract class KafkaTopicAdmin {
       });
     });
   }
-
 }
 
 /**

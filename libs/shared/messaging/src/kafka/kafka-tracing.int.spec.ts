@@ -62,7 +62,8 @@ describe('trace context and correlation id across Kafka', () => {
     await provider?.shutdown();
   });
 
-  const consumerSpanOf = (messageId: string) => spans.getFinishedSpans().find((span) => span.kind === SpanKind.CONSUMER && span.attributes['messaging.message.id'] === messageId);
+  const consumerSpanOf = (messageId: string) =>
+    spans.getFinishedSpans().find((span) => span.kind === SpanKind.CONSUMER && span.attributes['messaging.message.id'] === messageId);
 
   it('continues the producer span in the consumer span, and hands the handler the correlation id', async () => {
     const { envelope, producer } = await runInSpan('publish things', SpanKind.PRODUCER, {}, { correlationId: 'req_direct' }, {}, async () => {
@@ -70,7 +71,11 @@ describe('trace context and correlation id across Kafka', () => {
       await broker.publish([{ topic: 'things', key: 'thing:1', envelope: made }]);
       return { envelope: made, producer: currentTelemetryContext()?.span?.spanContext() };
     });
-    const consumer = await eventually(() => consumerSpanOf(envelope.id), (span) => span !== undefined, 'the consumer span');
+    const consumer = await eventually(
+      () => consumerSpanOf(envelope.id),
+      (span) => span !== undefined,
+      'the consumer span',
+    );
     expect(producer?.traceId).toMatch(/^[0-9a-f]{32}$/);
     expect(consumer.spanContext().traceId).toBe(producer?.traceId);
     expect(consumer.parentSpanContext?.spanId).toBe(producer?.spanId);
@@ -93,7 +98,11 @@ describe('trace context and correlation id across Kafka', () => {
     } finally {
       await relay.stop();
     }
-    const consumer = await eventually(() => consumerSpanOf(envelope.id), (span) => span !== undefined, 'the consumer span');
+    const consumer = await eventually(
+      () => consumerSpanOf(envelope.id),
+      (span) => span !== undefined,
+      'the consumer span',
+    );
     expect(consumer.spanContext().traceId).toBe(producer?.traceId);
     expect(handled.get(envelope.id)?.correlationId).toBe('req_outbox');
   });

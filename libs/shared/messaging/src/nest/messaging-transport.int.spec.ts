@@ -58,7 +58,11 @@ describe('consumers declared with @EventPattern over the messaging port (real Ka
     await broker.ensureTopics([{ topic: TOPIC, partitions: 3 }]);
     app = await NestFactory.create<NestFastifyApplication>(ThingsModule, new FastifyAdapter(), { logger: ['error'] });
     app.connectMicroservice<CustomStrategy>({
-      strategy: new MessagingTransportStrategy(broker, { groupId: 'things', startFrom: 'earliest', errorPolicy: { attemptsMax: 3, retryDelayInitialMs: 20, retryDelayMaxMs: 100 } }),
+      strategy: new MessagingTransportStrategy(broker, {
+        groupId: 'things',
+        startFrom: 'earliest',
+        errorPolicy: { attemptsMax: 3, retryDelayInitialMs: 20, retryDelayMaxMs: 100 },
+      }),
     });
     await app.init();
     await app.startAllMicroservices();

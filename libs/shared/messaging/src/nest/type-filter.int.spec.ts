@@ -60,14 +60,21 @@ describe('consumers that declare their types pass over the others without decodi
   let dlqConsumer: ReturnType<Kafka['consumer']>;
 
   /** Messages written as they are, in one produce request, on one key (one partition, in order). */
-  const publishRaw = (topic: string, messages: Message[]) => rawProducer.send({ topic: `${runId}.${topic}`, acks: -1, messages: messages.map((message) => ({ key: 'thing', ...message })) });
+  const publishRaw = (topic: string, messages: Message[]) =>
+    rawProducer.send({ topic: `${runId}.${topic}`, acks: -1, messages: messages.map((message) => ({ key: 'thing', ...message })) });
 
   beforeAll(async () => {
     broker = new KafkaMessageBroker({ clientId: 'typefilter-test', brokers, namespace: runId, log: () => undefined });
     await broker.connect();
     await broker.ensureTopics([{ topic: BATCH_TOPIC, partitions: 1 }]);
     app = await NestFactory.create<NestFastifyApplication>(ThingsModule, new FastifyAdapter(), { logger: ['error'] });
-    app.connectMicroservice<CustomStrategy>({ strategy: new MessagingTransportStrategy(broker, { groupId: GROUP, startFrom: 'earliest', errorPolicy: { attemptsMax: 2, retryDelayInitialMs: 20, retryDelayMaxMs: 50 } }) });
+    app.connectMicroservice<CustomStrategy>({
+      strategy: new MessagingTransportStrategy(broker, {
+        groupId: GROUP,
+        startFrom: 'earliest',
+        errorPolicy: { attemptsMax: 2, retryDelayInitialMs: 20, retryDelayMaxMs: 50 },
+      }),
+    });
     await app.init();
     await app.startAllMicroservices();
 
@@ -91,30 +98,37 @@ describe('consumers that declare their types pass over the others without decodi
     await broker?.disconnect();
   });
 
-  it.each([BATCH_TOPIC])('on %s: passes over an undeclared type on its header alone, or on its envelope without the header; handles a declared one', async (topic) => {
-    await publishRaw(topic, [
-      // Not JSON at all: decoding it would dead-letter it.
-      { value: 'not json {', headers: { 'message-type': UNRELATED } },
-      // Published before the header existed: decoded, and passed over on its type.
-      { value: JSON.stringify(envelopeOf(UNRELATED, 1)) },
-      // A declared type is decoded: a broken one is poison as ever.
-      { value: 'not json either {', headers: { 'message-type': HANDLED } },
-    ]);
-    // Through the port: a declared type that is poison, and one that is fine, behind it.
-    await broker.publish([envelopeOf(HANDLED, 2, true), envelopeOf(HANDLED, 3)].map((envelope) => ({ topic, key: 'thing', envelope })));
+  it.each([BATCH_TOPIC])(
+    'on %s: passes over an undeclared type on its header alone, or on its envelope without the header; handles a declared one',
+    async (topic) => {
+      await publishRaw(topic, [
+        // Not JSON at all: decoding it would dead-letter it.
+        { value: 'not json {', headers: { 'message-type': UNRELATED } },
+        // Published before the header existed: decoded, and passed over on its type.
+        { value: JSON.stringify(envelopeOf(UNRELATED, 1)) },
+        // A declared type is decoded: a broken one is poison as ever.
+        { value: 'not json either {', headers: { 'message-type': HANDLED } },
+      ]);
+      // Through the port: a declared type that is poison, and one that is fine, behind it.
+      await broker.publish([envelopeOf(HANDLED, 2, true), envelopeOf(HANDLED, 3)].map((envelope) => ({ topic, key: 'thing', envelope })));
 
-    const physicalDlq = `${runId}.${topic}.dlq`;
-    await eventually(() => handled.some((message) => message.topic === topic && message.sequence === 3) && deadLetters.filter((letter) => letter.topic === physicalDlq).length >= 2);
-    expect(handled.filter((message) => message.topic === topic)).toEqual([{ topic, sequence: 3 }]);
-    const letters = deadLetters.filter((letter) => letter.topic === physicalDlq);
-    expect(letters.map((letter) => letter.headers['message-type'])).toEqual([HANDLED, HANDLED]);
-    expect(letters[0].headers['dlq-error']).toContain('not JSON');
-    // The port's own publish puts the envelope's type and schema version in headers.
-    expect(letters[1].headers['message-schema-version']).toBe('3');
-    expect(letters[1].headers['dlq-error']).toContain('sequence 2 is poison');
-    const counts = broker.stats().consumed.find((entry) => entry.groupId === GROUP && entry.topic === topic);
-    expect(counts).toEqual({ groupId: GROUP, topic, handled: 1, skippedUndecoded: 1, skippedDecoded: 1 });
-  });
+      const physicalDlq = `${runId}.${topic}.dlq`;
+      await eventually(
+        () =>
+          handled.some((message) => message.topic === topic && message.sequence === 3) &&
+          deadLetters.filter((letter) => letter.topic === physicalDlq).length >= 2,
+      );
+      expect(handled.filter((message) => message.topic === topic)).toEqual([{ topic, sequence: 3 }]);
+      const letters = deadLetters.filter((letter) => letter.topic === physicalDlq);
+      expect(letters.map((letter) => letter.headers['message-type'])).toEqual([HANDLED, HANDLED]);
+      expect(letters[0].headers['dlq-error']).toContain('not JSON');
+      // The port's own publish puts the envelope's type and schema version in headers.
+      expect(letters[1].headers['message-schema-version']).toBe('3');
+      expect(letters[1].headers['dlq-error']).toContain('sequence 2 is poison');
+      const counts = broker.stats().consumed.find((entry) => entry.groupId === GROUP && entry.topic === topic);
+      expect(counts).toEqual({ groupId: GROUP, topic, handled: 1, skippedUndecoded: 1, skippedDecoded: 1 });
+    },
+  );
 
   it('gives a batch handler only the declared types of a fetched batch', async () => {
     batchSizes.length = 0;

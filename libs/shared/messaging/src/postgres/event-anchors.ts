@@ -36,7 +36,9 @@ export async function anchorClosedDays(manager: EntityManager, now: Date, settle
   const firstOpenDay = dayOf(new Date(now.getTime() - settleMs));
   return manager.transaction(async (transaction) => {
     await transaction.query(`SELECT pg_advisory_xact_lock(hashtext('event_store_anchors'))`);
-    const [last]: Array<{ day: string; hash: Buffer }> = await transaction.query(`SELECT to_char(day, 'YYYY-MM-DD') AS day, hash FROM event_store_anchors ORDER BY day DESC LIMIT 1`);
+    const [last]: Array<{ day: string; hash: Buffer }> = await transaction.query(
+      `SELECT to_char(day, 'YYYY-MM-DD') AS day, hash FROM event_store_anchors ORDER BY day DESC LIMIT 1`,
+    );
     let day: string | undefined = last ? nextDay(last.day) : undefined;
     if (day === undefined) {
       const [first]: Array<{ recorded_at: Date }> = await transaction.query(`SELECT recorded_at FROM event_store ORDER BY global_position LIMIT 1`);
@@ -53,7 +55,12 @@ export async function anchorClosedDays(manager: EntityManager, now: Date, settle
       );
       const heads: AnchoredHead[] = rows.map((row) => ({ streamId: row.stream_id, streamVersion: row.stream_version, hash: row.hash }));
       const hash = anchorHash(day, previous, heads);
-      await transaction.query(`INSERT INTO event_store_anchors (day, previous_hash, streams, hash) VALUES ($1, $2, $3, $4)`, [day, previous, heads.length, hash]);
+      await transaction.query(`INSERT INTO event_store_anchors (day, previous_hash, streams, hash) VALUES ($1, $2, $3, $4)`, [
+        day,
+        previous,
+        heads.length,
+        hash,
+      ]);
       await transaction.query(
         `INSERT INTO event_store_anchor_heads (day, stream_id, stream_version, hash) SELECT $1, * FROM unnest($2::text[], $3::integer[], $4::bytea[])`,
         [day, heads.map((head) => head.streamId), heads.map((head) => head.streamVersion), heads.map((head) => head.hash)],
@@ -72,7 +79,13 @@ export async function listAnchors(manager: EntityManager, options: { limit: numb
       WHERE $1::date IS NULL OR day < $1::date ORDER BY day DESC LIMIT $2`,
     [options.beforeDay ?? null, options.limit],
   );
-  return rows.map((row) => ({ day: row.day, previousHash: row.previous_hash?.toString('hex') ?? null, streams: row.streams, hash: row.hash.toString('hex'), madeAt: row.made_at.toISOString() }));
+  return rows.map((row) => ({
+    day: row.day,
+    previousHash: row.previous_hash?.toString('hex') ?? null,
+    streams: row.streams,
+    hash: row.hash.toString('hex'),
+    madeAt: row.made_at.toISOString(),
+  }));
 }
 
 /** A stream's last event recorded before `before`: what a day's anchor lists for it once the day is anchored. Null when it had none. */

@@ -64,7 +64,9 @@ export async function verifyEventChain(reader: ChainReader): Promise<ChainVerifi
   const { rows: anchors } = await reader.query<{ day: string; previous_hash: Buffer | null; hash: Buffer }>(
     `SELECT to_char(day, 'YYYY-MM-DD') AS day, previous_hash, hash FROM event_store_anchors ORDER BY day`,
   );
-  const { rows: headRows } = await reader.query<AnchorHeadRow>(`SELECT to_char(day, 'YYYY-MM-DD') AS day, stream_id, stream_version, hash FROM event_store_anchor_heads ORDER BY day`);
+  const { rows: headRows } = await reader.query<AnchorHeadRow>(
+    `SELECT to_char(day, 'YYYY-MM-DD') AS day, stream_id, stream_version, hash FROM event_store_anchor_heads ORDER BY day`,
+  );
   const headsByDay = new Map<string, AnchoredHead[]>();
   const headsByStream = new Map<string, AnchorHeadRow[]>();
   const listOf = <Key, Item>(map: Map<Key, Item[]>, key: Key): Item[] => {
@@ -79,7 +81,8 @@ export async function verifyEventChain(reader: ChainReader): Promise<ChainVerifi
   let previousAnchor: Buffer | null = null;
   for (const anchor of anchors) {
     const expected = anchorHash(anchor.day, previousAnchor, headsByDay.get(anchor.day) ?? []);
-    if (!sameBytes(anchor.previous_hash, previousAnchor)) anchorFindings.push(anchorFinding(`the anchor of ${anchor.day} does not chain to the anchor before it`));
+    if (!sameBytes(anchor.previous_hash, previousAnchor))
+      anchorFindings.push(anchorFinding(`the anchor of ${anchor.day} does not chain to the anchor before it`));
     else if (!anchor.hash.equals(expected)) anchorFindings.push(anchorFinding(`the anchor of ${anchor.day} does not hash to the heads it lists`));
     previousAnchor = anchor.hash;
   }
@@ -115,7 +118,13 @@ export async function verifyEventChain(reader: ChainReader): Promise<ChainVerifi
   // Anchored streams the store no longer has at all.
   for (const [streamId, heads] of headsByStream) {
     const last = heads[heads.length - 1];
-    findings.push({ kind: 'missing', streamId, streamVersion: 1, globalPosition: null, message: `stream ${streamId} is gone: the anchor of ${last.day} lists it at version ${last.stream_version}` });
+    findings.push({
+      kind: 'missing',
+      streamId,
+      streamVersion: 1,
+      globalPosition: null,
+      message: `stream ${streamId} is gone: the anchor of ${last.day} lists it at version ${last.stream_version}`,
+    });
   }
   findings.sort((a, b) => (a.globalPosition === null ? 1 : b.globalPosition === null ? -1 : Number(BigInt(a.globalPosition) - BigInt(b.globalPosition))));
   return { events, streams, anchors: anchors.length, findings: [...findings, ...anchorFindings] };
@@ -128,21 +137,35 @@ const at = (row: StoredRow) => `stream ${row.stream_id} version ${row.stream_ver
 /** The first thing wrong with one stream's rows (in version order), or null. */
 function verifyOneStream(rows: readonly StoredRow[], anchoredHeads: readonly AnchorHeadRow[], lastAnchoredDay: string | null): ChainFinding | null {
   const streamId = rows[0].stream_id;
-  const finding = (kind: ChainFinding['kind'], row: StoredRow, message: string): ChainFinding => ({ kind, streamId, streamVersion: row.stream_version, globalPosition: row.global_position, message: `${at(row)}: ${message}` });
+  const finding = (kind: ChainFinding['kind'], row: StoredRow, message: string): ChainFinding => ({
+    kind,
+    streamId,
+    streamVersion: row.stream_version,
+    globalPosition: row.global_position,
+    message: `${at(row)}: ${message}`,
+  });
   let previous = CHAIN_GENESIS;
   for (let index = 0; index < rows.length; index += 1) {
     const row = rows[index];
     const expectedVersion = index + 1;
     if (row.stream_version !== expectedVersion) {
       const gap = row.stream_version - 1 === expectedVersion ? `version ${expectedVersion}` : `versions ${expectedVersion}-${row.stream_version - 1}`;
-      return { kind: 'missing', streamId, streamVersion: expectedVersion, globalPosition: row.global_position, message: `stream ${streamId} ${gap} missing (before global position ${row.global_position})` };
+      return {
+        kind: 'missing',
+        streamId,
+        streamVersion: expectedVersion,
+        globalPosition: row.global_position,
+        message: `stream ${streamId} ${gap} missing (before global position ${row.global_position})`,
+      };
     }
     if (!chainHash(previous, eventDigest(streamId, row.stream_version, row.envelope)).equals(row.hash)) {
       const next = rows[index + 1];
-      if (next && swappedWith(row, next, previous)) return finding('reordered', row, `holds the event written as version ${next.stream_version} and the other way round (swapped)`);
+      if (next && swappedWith(row, next, previous))
+        return finding('reordered', row, `holds the event written as version ${next.stream_version} and the other way round (swapped)`);
       return finding('altered', row, 'its stored event no longer gives its hash (changed after it was written)');
     }
-    if (index > 0 && BigInt(row.global_position) < BigInt(rows[index - 1].global_position)) return finding('reordered', row, `was stored before version ${rows[index - 1].stream_version} (global position ${rows[index - 1].global_position})`);
+    if (index > 0 && BigInt(row.global_position) < BigInt(rows[index - 1].global_position))
+      return finding('reordered', row, `was stored before version ${rows[index - 1].stream_version} (global position ${rows[index - 1].global_position})`);
     previous = row.hash;
   }
   return checkAgainstAnchors(rows, anchoredHeads, lastAnchoredDay, finding);
@@ -178,10 +201,22 @@ function checkAgainstAnchors(
     if (!stored || stored.stream_version < head.stream_version) {
       const after = rows.find((row) => row.stream_version > (stored?.stream_version ?? 0));
       const where = after ? `before global position ${after.global_position}` : `after version ${last.stream_version}, its last`;
-      return { kind: 'missing', streamId: head.stream_id, streamVersion: (stored?.stream_version ?? 0) + 1, globalPosition: after?.global_position ?? null, message: `stream ${head.stream_id} version ${(stored?.stream_version ?? 0) + 1} missing (${where}): the anchor of ${head.day} lists the stream at version ${head.stream_version}` };
+      return {
+        kind: 'missing',
+        streamId: head.stream_id,
+        streamVersion: (stored?.stream_version ?? 0) + 1,
+        globalPosition: after?.global_position ?? null,
+        message: `stream ${head.stream_id} version ${(stored?.stream_version ?? 0) + 1} missing (${where}): the anchor of ${head.day} lists the stream at version ${head.stream_version}`,
+      };
     }
-    if (stored.stream_version > head.stream_version) return finding('unanchored', stored, `recorded on ${head.day}, whose anchor lists the stream at version ${head.stream_version}`);
-    if (!stored.hash.equals(head.hash)) return finding('altered', stored, `its hash is not the one the anchor of ${head.day} lists: an event in versions ${lastMatched + 1}-${head.stream_version} was changed and the hashes after it recomputed`);
+    if (stored.stream_version > head.stream_version)
+      return finding('unanchored', stored, `recorded on ${head.day}, whose anchor lists the stream at version ${head.stream_version}`);
+    if (!stored.hash.equals(head.hash))
+      return finding(
+        'altered',
+        stored,
+        `its hash is not the one the anchor of ${head.day} lists: an event in versions ${lastMatched + 1}-${head.stream_version} was changed and the hashes after it recomputed`,
+      );
     lastMatched = head.stream_version;
   }
   for (const [day, row] of storedHeads) return finding('unanchored', row, `recorded on ${day}, whose anchor does not list the stream`);

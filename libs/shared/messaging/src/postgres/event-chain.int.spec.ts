@@ -20,7 +20,14 @@ const runId = `chain${Date.now().toString(36)}${randomBytes(2).toString('hex')}`
 const TOMORROW_NOON = new Date(Date.now() + 86_400_000 + 3_600_000);
 
 const event = (streamId: string, n: number): MessageEnvelope =>
-  createEnvelope({ type: 'ThingHappened', schemaVersion: 1, source: 'test', subject: streamId, data: { n, note: 'ünïcode ✓', amountMinor: '100', nested: { b: 1, a: [1, 2.5, null] } }, correlationId: 'req_test' });
+  createEnvelope({
+    type: 'ThingHappened',
+    schemaVersion: 1,
+    source: 'test',
+    subject: streamId,
+    data: { n, note: 'ünïcode ✓', amountMinor: '100', nested: { b: 1, a: [1, 2.5, null] } },
+    correlationId: 'req_test',
+  });
 
 describe('event hash chain and anchors on real Postgres', () => {
   const admin = new Client({ connectionString: process.env['TEST_PG_ADMIN_URL'] });
@@ -50,13 +57,21 @@ describe('event hash chain and anchors on real Postgres', () => {
   async function appendStreams(dataSource: DataSource, streams: Record<string, number>): Promise<void> {
     for (const [streamId, count] of Object.entries(streams)) {
       // Two appends per stream: links made inside one statement and across statements.
-      await appendToStream(dataSource.manager, streamId, 0, Array.from({ length: count - 1 }, (_, index) => event(streamId, index + 1)));
+      await appendToStream(
+        dataSource.manager,
+        streamId,
+        0,
+        Array.from({ length: count - 1 }, (_, index) => event(streamId, index + 1)),
+      );
       await appendToStream(dataSource.manager, streamId, count - 1, [event(streamId, count)]);
     }
   }
 
   async function positionOf(client: Client, streamId: string, version: number): Promise<string> {
-    const { rows } = await client.query<{ global_position: string }>(`SELECT global_position FROM event_store WHERE stream_id = $1 AND stream_version = $2`, [streamId, version]);
+    const { rows } = await client.query<{ global_position: string }>(`SELECT global_position FROM event_store WHERE stream_id = $1 AND stream_version = $2`, [
+      streamId,
+      version,
+    ]);
     return rows[0].global_position;
   }
 
@@ -72,7 +87,9 @@ describe('event hash chain and anchors on real Postgres', () => {
   it('chains each event to the one before it in its stream, in the append statement, and verifies clean', async () => {
     const { dataSource, client } = await privateDatabase('clean', ALL);
     await appendStreams(dataSource, { 'thing:a': 3, 'thing:b': 2 });
-    const { rows } = await client.query<{ stream_version: number; envelope: unknown; hash: Buffer }>(`SELECT stream_version, envelope, hash FROM event_store WHERE stream_id = 'thing:a' ORDER BY stream_version`);
+    const { rows } = await client.query<{ stream_version: number; envelope: unknown; hash: Buffer }>(
+      `SELECT stream_version, envelope, hash FROM event_store WHERE stream_id = 'thing:a' ORDER BY stream_version`,
+    );
     let previous: Buffer = Buffer.alloc(0);
     for (const row of rows) {
       previous = chainHash(previous, eventDigest('thing:a', row.stream_version, row.envelope));
@@ -94,9 +111,16 @@ describe('event hash chain and anchors on real Postgres', () => {
     await appendStreams(dataSource, { 'altered:1': 3, 'deleted:1': 4, 'swapped:1': 4, 'tail:1': 3, 'gone:1': 2, 'rewritten:1': 3, 'intact:1': 3 });
     await anchorClosedDays(dataSource.manager, TOMORROW_NOON);
     expect((await verifyEventChain(client)).findings).toEqual([]);
-    const positions = { altered: await positionOf(client, 'altered:1', 2), deleted: await positionOf(client, 'deleted:1', 3), swapped: await positionOf(client, 'swapped:1', 2) };
+    const positions = {
+      altered: await positionOf(client, 'altered:1', 2),
+      deleted: await positionOf(client, 'deleted:1', 3),
+      swapped: await positionOf(client, 'swapped:1', 2),
+    };
 
-    await tamper(client, `UPDATE event_store SET envelope = jsonb_set(envelope, '{data,amountMinor}', '"999"') WHERE stream_id = 'altered:1' AND stream_version = 2`);
+    await tamper(
+      client,
+      `UPDATE event_store SET envelope = jsonb_set(envelope, '{data,amountMinor}', '"999"') WHERE stream_id = 'altered:1' AND stream_version = 2`,
+    );
     await tamper(client, `DELETE FROM event_store WHERE stream_id = 'deleted:1' AND stream_version = 2`);
     await tamper(
       client,
@@ -106,12 +130,18 @@ describe('event hash chain and anchors on real Postgres', () => {
     await tamper(client, `DELETE FROM event_store WHERE stream_id = 'tail:1' AND stream_version = 3`);
     await tamper(client, `DELETE FROM event_store WHERE stream_id = 'gone:1'`);
     // The careful forger: changes version 2 and recomputes every later hash so the chain verifies.
-    const { rows } = await client.query<{ stream_version: number; envelope: MessageEnvelope & { data: { note: string } }; hash: Buffer }>(`SELECT stream_version, envelope, hash FROM event_store WHERE stream_id = 'rewritten:1' ORDER BY stream_version`);
+    const { rows } = await client.query<{ stream_version: number; envelope: MessageEnvelope & { data: { note: string } }; hash: Buffer }>(
+      `SELECT stream_version, envelope, hash FROM event_store WHERE stream_id = 'rewritten:1' ORDER BY stream_version`,
+    );
     let previous = rows[0].hash;
     for (const row of rows.slice(1)) {
       const envelope = row.stream_version === 2 ? { ...row.envelope, data: { ...row.envelope.data, note: 'forged' } } : row.envelope;
       previous = chainHash(previous, eventDigest('rewritten:1', row.stream_version, envelope));
-      await tamper(client, `UPDATE event_store SET envelope = $1, hash = $2 WHERE stream_id = 'rewritten:1' AND stream_version = $3`, [JSON.stringify(envelope), previous, row.stream_version]);
+      await tamper(client, `UPDATE event_store SET envelope = $1, hash = $2 WHERE stream_id = 'rewritten:1' AND stream_version = $3`, [
+        JSON.stringify(envelope),
+        previous,
+        row.stream_version,
+      ]);
     }
 
     const { findings } = await verifyEventChain(client);
@@ -146,7 +176,9 @@ describe('event hash chain and anchors on real Postgres', () => {
     const { dataSource, client } = await privateDatabase('concurrent', ALL);
     const streams = Array.from({ length: 40 }, (_, index) => `parallel:${index}`);
     for (let round = 0; round < 5; round += 1) {
-      const results = await Promise.allSettled(streams.map((streamId) => dataSource.transaction((manager) => appendToStream(manager, streamId, round, [event(streamId, round + 1)]))));
+      const results = await Promise.allSettled(
+        streams.map((streamId) => dataSource.transaction((manager) => appendToStream(manager, streamId, round, [event(streamId, round + 1)]))),
+      );
       expect(results.filter((result) => result.status === 'rejected')).toEqual([]);
     }
     expect(await verifyEventChain(client)).toMatchObject({ events: 200, streams: 40, findings: [] });
@@ -158,7 +190,10 @@ describe('event hash chain and anchors on real Postgres', () => {
     for (const streamId of ['old:b', 'old:a'])
       for (let version = 1; version <= 3; version += 1) {
         const envelope = event(streamId, version);
-        await client.query(`INSERT INTO event_store (stream_id, stream_version, event_id, event_type, schema_version, envelope) VALUES ($1, $2, $3, $4, 1, $5)`, [streamId, version, envelope.id, envelope.type, JSON.stringify(envelope)]);
+        await client.query(
+          `INSERT INTO event_store (stream_id, stream_version, event_id, event_type, schema_version, envelope) VALUES ($1, $2, $3, $4, 1, $5)`,
+          [streamId, version, envelope.id, envelope.type, JSON.stringify(envelope)],
+        );
       }
     dataSource.setOptions({ migrations: ALL as never });
     await dataSource.destroy();

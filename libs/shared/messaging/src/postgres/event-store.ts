@@ -5,7 +5,10 @@ import { executeOrDefer, violatedConstraint, type WriteFragment } from './one-wr
 
 /** Raised when another writer appended to the stream first; the caller re-reads and retries. */
 export class StreamVersionConflictError extends Error {
-  constructor(readonly streamId: string, readonly expectedVersion: number) {
+  constructor(
+    readonly streamId: string,
+    readonly expectedVersion: number,
+  ) {
     super(`stream ${streamId} is no longer at version ${expectedVersion}`);
     this.name = 'StreamVersionConflictError';
   }
@@ -31,7 +34,10 @@ export async function readStream(manager: EntityManager, streamId: string, after
 
 /** Raised when a stream's state was loaded at a version the event store does not have (a snapshot or projection ahead of its events). */
 export class StreamVersionMissingError extends Error {
-  constructor(readonly streamId: string, readonly version: number) {
+  constructor(
+    readonly streamId: string,
+    readonly version: number,
+  ) {
     super(`${streamId}: the loaded state is at version ${version}, which the event store does not have; the snapshot or projection is ahead of the events`);
     this.name = 'StreamVersionMissingError';
   }
@@ -47,12 +53,7 @@ export class StreamVersionMissingError extends Error {
  * Inside `withOneWriteStatement` the append joins the scope's one statement, and a conflict is
  * raised when that is sent.
  */
-export async function appendToStream(
-  manager: EntityManager,
-  streamId: string,
-  expectedVersion: number,
-  events: MessageEnvelope[],
-): Promise<number> {
+export async function appendToStream(manager: EntityManager, streamId: string, expectedVersion: number, events: MessageEnvelope[]): Promise<number> {
   if (events.length === 0) return expectedVersion;
   await executeOrDefer(manager, appendStatement(streamId, expectedVersion, events));
   return expectedVersion + events.length;
@@ -82,6 +83,7 @@ function appendStatement(streamId: string, expectedVersion: number, events: Mess
     check: (inserted) => {
       if (inserted !== events.length) throw new StreamVersionMissingError(streamId, expectedVersion);
     },
-    translateError: (error) => (violatedConstraint(error) === 'event_store_stream_version_unique' ? new StreamVersionConflictError(streamId, expectedVersion) : undefined),
+    translateError: (error) =>
+      violatedConstraint(error) === 'event_store_stream_version_unique' ? new StreamVersionConflictError(streamId, expectedVersion) : undefined,
   };
 }

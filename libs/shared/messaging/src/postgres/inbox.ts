@@ -29,7 +29,10 @@ export async function claimInboxMessages(manager: EntityManager, consumer: strin
 
 /** Raised by the write that claims a message `consumer` had already claimed: the effect is a repeat, and nothing of it is written. */
 export class MessageAlreadyClaimedError extends Error {
-  constructor(readonly consumer: string, readonly messageId: string) {
+  constructor(
+    readonly consumer: string,
+    readonly messageId: string,
+  ) {
     super(`${consumer} has already processed message ${messageId}`);
     this.name = 'MessageAlreadyClaimedError';
   }

@@ -152,7 +152,10 @@ export class MessagingEventHashChain1700000060380 implements MigrationInterface 
         previous = chainHash(startsStream ? CHAIN_GENESIS : previous, eventDigest(row.stream_id, row.stream_version, row.envelope));
         return previous;
       });
-      await queryRunner.query(`UPDATE event_store e SET hash = v.hash FROM unnest($1::bigint[], $2::bytea[]) AS v (position, hash) WHERE e.global_position = v.position`, [rows.map((row) => row.global_position), hashes]);
+      await queryRunner.query(
+        `UPDATE event_store e SET hash = v.hash FROM unnest($1::bigint[], $2::bytea[]) AS v (position, hash) WHERE e.global_position = v.position`,
+        [rows.map((row) => row.global_position), hashes],
+      );
       const last = rows[rows.length - 1];
       after = { streamId: last.stream_id, version: last.stream_version };
     }

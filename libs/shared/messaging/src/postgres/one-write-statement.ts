@@ -91,7 +91,11 @@ export async function transactionInFewTrips<T>(dataSource: DataSource, work: (ma
  * Locking reads and functions with effects (advisory locks, settings, sequences) may not.
  */
 function isPlainRead(query: string): boolean {
-  return /^\s*SELECT\b/i.test(query) && !/\bFOR\s+(UPDATE|NO\s+KEY\s+UPDATE|SHARE|KEY\s+SHARE)\b/i.test(query) && !/\b(pg_\w*lock\w*|set_config|nextval|setval|pg_notify)\s*\(/i.test(query);
+  return (
+    /^\s*SELECT\b/i.test(query) &&
+    !/\bFOR\s+(UPDATE|NO\s+KEY\s+UPDATE|SHARE|KEY\s+SHARE)\b/i.test(query) &&
+    !/\b(pg_\w*lock\w*|set_config|nextval|setval|pg_notify)\s*\(/i.test(query)
+  );
 }
 
 /** The pending writes of one query runner, and the stand-in for its `query` that sends them first. */
@@ -110,7 +114,8 @@ class OneWriteStatement {
     this.send = queryRunner.query.bind(queryRunner) as Send;
     this.ownQuery = Object.getOwnPropertyDescriptor(queryRunner, 'query');
     (queryRunner.data as Record<string, unknown>)[PENDING_WRITES] = this;
-    queryRunner.query = ((query: string, parameters?: unknown[], useStructuredResult?: boolean) => this.query(query, parameters, useStructuredResult)) as QueryRunner['query'];
+    queryRunner.query = ((query: string, parameters?: unknown[], useStructuredResult?: boolean) =>
+      this.query(query, parameters, useStructuredResult)) as QueryRunner['query'];
   }
 
   async flush(): Promise<void> {

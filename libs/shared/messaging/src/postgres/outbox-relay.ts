@@ -85,7 +85,9 @@ export class OutboxRelay {
   async relayBatch(limit = this.options.batchSize): Promise<number> {
     const client = await this.connect();
     if (!this.leading) {
-      const { rows: [{ locked }] } = await client.query<{ locked: boolean }>(`SELECT pg_try_advisory_lock($1) AS locked`, [RELAY_ADVISORY_LOCK_ID]);
+      const {
+        rows: [{ locked }],
+      } = await client.query<{ locked: boolean }>(`SELECT pg_try_advisory_lock($1) AS locked`, [RELAY_ADVISORY_LOCK_ID]);
       if (!locked) return 0;
       this.leading = true;
       // Published by an earlier leader's pass or not, whatever is left in the outbox goes again.
@@ -102,7 +104,8 @@ export class OutboxRelay {
     if (rows.length === 0) return 0;
     const gone = await this.goneTransientTopics(rows.map((row) => row.topic));
     const deliverable = rows.filter((row) => !gone.has(row.topic));
-    if (gone.size > 0) this.options.log('warn', `dropping ${rows.length - deliverable.length} message(s) to topics that no longer exist: ${[...gone].join(', ')}`);
+    if (gone.size > 0)
+      this.options.log('warn', `dropping ${rows.length - deliverable.length} message(s) to topics that no longer exist: ${[...gone].join(', ')}`);
     try {
       await this.broker.publish(deliverable.map((row) => ({ topic: row.topic, key: row.message_key, envelope: row.envelope })));
     } catch (error) {

@@ -69,8 +69,12 @@ describe('RequestPipe', () => {
   });
 
   it('checks amounts against the currency and leaves an unknown currency to its own field', async () => {
-    expect((await rejection('{"order_id":"A","amount":1.001,"currency":"RUB"}')).details).toEqual([{ field: 'amount', issue: 'has more decimals than the currency allows' }]);
-    expect((await rejection('{"order_id":"A","amount":1,"currency":"XXX"}')).details).toEqual([{ field: 'currency', issue: 'XXX is not a supported currency' }]);
+    expect((await rejection('{"order_id":"A","amount":1.001,"currency":"RUB"}')).details).toEqual([
+      { field: 'amount', issue: 'has more decimals than the currency allows' },
+    ]);
+    expect((await rejection('{"order_id":"A","amount":1,"currency":"XXX"}')).details).toEqual([
+      { field: 'currency', issue: 'XXX is not a supported currency' },
+    ]);
   });
 
   it('refuses a key given twice, bodies that are not objects, and empty bodies, naming the body', async () => {
@@ -80,7 +84,9 @@ describe('RequestPipe', () => {
   });
 
   it('validates already parsed values too (internal APIs, message payloads), without converting types', async () => {
-    expect((await rejection({ order_id: 12345, amount: new JsonNumberLiteral('1'), currency: 'RUB' })).details.map((detail) => detail.field)).toEqual(['order_id']);
+    expect((await rejection({ order_id: 12345, amount: new JsonNumberLiteral('1'), currency: 'RUB' })).details.map((detail) => detail.field)).toEqual([
+      'order_id',
+    ]);
     await expect(pipe.validateAs(Sample, { order_id: 'A', amount: new JsonNumberLiteral('1'), currency: 'RUB' })).resolves.toBeInstanceOf(Sample);
   });
 
@@ -89,7 +95,9 @@ describe('RequestPipe', () => {
     for (const name of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
       const error = await rejection(`{${valid}, ${JSON.stringify(name)}: 1}`);
       expect([error.message, error.details]).toEqual(['The sample is not valid', [{ field: name, issue: 'is not a sample field' }]]);
-      expect((await rejection(`{${valid}, "lines": [{"code": "a", ${JSON.stringify(name)}: {}}]}`)).details.map((detail) => detail.field)).toEqual([`lines[0].${name}`]);
+      expect((await rejection(`{${valid}, "lines": [{"code": "a", ${JSON.stringify(name)}: {}}]}`)).details.map((detail) => detail.field)).toEqual([
+        `lines[0].${name}`,
+      ]);
     }
   });
 

@@ -1,5 +1,12 @@
 import { Injectable, ValidationPipe, type ArgumentMetadata, type PipeTransform } from '@nestjs/common';
-import { objectPrototypeFieldsError, parseJsonObjectBody, REQUEST_VALIDATOR_OPTIONS, requireJsonObject, validationErrorFrom, withPlainNumbers } from '@mp/shared-util-validation';
+import {
+  objectPrototypeFieldsError,
+  parseJsonObjectBody,
+  REQUEST_VALIDATOR_OPTIONS,
+  requireJsonObject,
+  validationErrorFrom,
+  withPlainNumbers,
+} from '@mp/shared-util-validation';
 import { DomainError, type ErrorCode } from '@mp/shared-util-errors';
 
 /** How a request class is read: set on the class with `@RequestOptions`, or for every class a pipe reads. */

@@ -55,8 +55,15 @@ export class WithdrawalCommandIntake {
     return this.intake.handleAll(envelopes);
   }
 
-  private async run(manager: EntityManager, envelope: MessageEnvelope, resolved: ResolvedWithdrawalCommand): Promise<Omit<Extract<WithdrawalCommandReplyData, { outcome: 'accepted' }>, 'outcome'>> {
-    const result = await handleWithdrawalCommand(this.ledger, { manager }, resolved.merchantId, resolved.orderId, resolved.command, { id: envelope.id, correlationId: envelope.correlationId });
+  private async run(
+    manager: EntityManager,
+    envelope: MessageEnvelope,
+    resolved: ResolvedWithdrawalCommand,
+  ): Promise<Omit<Extract<WithdrawalCommandReplyData, { outcome: 'accepted' }>, 'outcome'>> {
+    const result = await handleWithdrawalCommand(this.ledger, { manager }, resolved.merchantId, resolved.orderId, resolved.command, {
+      id: envelope.id,
+      correlationId: envelope.correlationId,
+    });
     const reconciliation = resolved.command.type === 'ReconcileWithdrawal' ? { reconciliation: reconciliationToView(result.withdrawal.reconciliation) } : {};
     return { withdrawal: withdrawalToView(result.withdrawal), ...reconciliation };
   }

@@ -1,6 +1,19 @@
 import { lockHoldPlacement, placeHoldForNewObject, type LedgerHolds } from '@mp/ledger-client';
-import { WITHDRAWAL_EXTERNAL_EVENT_SCHEMA_VERSION, WITHDRAWALS_TOPICS, withdrawalHoldId, withdrawalKey, type WithdrawalExternalEventData } from '@mp/contracts-withdrawals';
-import { handleCommand, type AppendedEvents, type Causation, type CommandResult, type DecidedEvents, type HandleCommandOptions } from '@mp/shared-command-handling';
+import {
+  WITHDRAWAL_EXTERNAL_EVENT_SCHEMA_VERSION,
+  WITHDRAWALS_TOPICS,
+  withdrawalHoldId,
+  withdrawalKey,
+  type WithdrawalExternalEventData,
+} from '@mp/contracts-withdrawals';
+import {
+  handleCommand,
+  type AppendedEvents,
+  type Causation,
+  type CommandResult,
+  type DecidedEvents,
+  type HandleCommandOptions,
+} from '@mp/shared-command-handling';
 import { eventCodec } from '@mp/shared-decider';
 import { createEnvelope, enqueueOutbox } from '@mp/shared-messaging';
 import { DomainError } from '@mp/shared-util-errors';
@@ -92,7 +105,15 @@ async function publishWithdrawalEvents(manager: EntityManager, appended: Appende
     external.push({
       topic: WITHDRAWALS_TOPICS.events,
       key,
-      envelope: createEnvelope({ type: event.type, schemaVersion: WITHDRAWAL_EXTERNAL_EVENT_SCHEMA_VERSION, source: SOURCE, subject: `merchant:${merchantId}/withdrawal:${orderId}`, data, correlationId: causation.correlationId, causationId: causation.id }),
+      envelope: createEnvelope({
+        type: event.type,
+        schemaVersion: WITHDRAWAL_EXTERNAL_EVENT_SCHEMA_VERSION,
+        source: SOURCE,
+        subject: `merchant:${merchantId}/withdrawal:${orderId}`,
+        data,
+        correlationId: causation.correlationId,
+        causationId: causation.id,
+      }),
     });
   }
   await enqueueOutbox(manager, external);
@@ -102,7 +123,12 @@ async function publishWithdrawalEvents(manager: EntityManager, appended: Appende
  * Amount + network fee of the balance asset, frozen before the withdrawal exists. Idempotent
  * by hold id, so a retry after a crash finds the same hold.
  */
-async function placeWithdrawalHold(ledger: LedgerHolds, manager: EntityManager, orderId: string, decided: DecidedEvents<Withdrawal, WithdrawalEvent>): Promise<void> {
+async function placeWithdrawalHold(
+  ledger: LedgerHolds,
+  manager: EntityManager,
+  orderId: string,
+  decided: DecidedEvents<Withdrawal, WithdrawalEvent>,
+): Promise<void> {
   if (!decided.events.some((event) => event.type === 'WithdrawalRequested')) return;
   const withdrawal = existingWithdrawal(decided.state, orderId);
   const { merchantId } = withdrawal;

@@ -1,6 +1,15 @@
 import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
 import { assertNoHoldPlacementInProgress } from '@mp/ledger-client';
-import { withdrawalHoldId, StuckWithdrawalsQueryDto, WithdrawalListQueryDto, type BackofficeWithdrawalView, type StuckWithdrawalsView, type WithdrawalAssetsView, type WithdrawalListPage, type WithdrawalView } from '@mp/contracts-withdrawals';
+import {
+  withdrawalHoldId,
+  StuckWithdrawalsQueryDto,
+  WithdrawalListQueryDto,
+  type BackofficeWithdrawalView,
+  type StuckWithdrawalsView,
+  type WithdrawalAssetsView,
+  type WithdrawalListPage,
+  type WithdrawalView,
+} from '@mp/contracts-withdrawals';
 import { aggregateStreamAsOf, stateAsOfView, type StateAsOfView } from '@mp/shared-command-handling';
 import { AsOfQueryDto, MerchantIdParam, PathIdPipe, RequestPipe } from '@mp/shared-nest-http';
 import { toWithdrawalStreamId, withdrawalDecider } from '@mp/withdrawals-domain';
@@ -31,7 +40,10 @@ export class InternalWithdrawalsController {
 
   /** Another merchant's withdrawal is not found, exactly like a missing one. */
   @Get('merchants/:merchantId/withdrawals/:orderId')
-  async getWithdrawal(@Param('merchantId', WithdrawalMerchantIdParam) merchantId: string, @Param('orderId', WithdrawalOrderIdParam) orderId: string): Promise<WithdrawalView> {
+  async getWithdrawal(
+    @Param('merchantId', WithdrawalMerchantIdParam) merchantId: string,
+    @Param('orderId', WithdrawalOrderIdParam) orderId: string,
+  ): Promise<WithdrawalView> {
     const row = await findWithdrawal(this.dataSource.manager, merchantId, orderId);
     if (row) return rowToView(row);
     // The ledger's orphan-hold sweep asks this; a withdrawal whose create placed its hold and
@@ -42,7 +54,10 @@ export class InternalWithdrawalsController {
 
   /** Operators: the withdrawal with where the sender stands and any reconciliation's evidence. */
   @Get('withdrawals/:merchantId/:orderId')
-  async getForOperator(@Param('merchantId', WithdrawalMerchantIdParam) merchantId: string, @Param('orderId', WithdrawalOrderIdParam) orderId: string): Promise<BackofficeWithdrawalView> {
+  async getForOperator(
+    @Param('merchantId', WithdrawalMerchantIdParam) merchantId: string,
+    @Param('orderId', WithdrawalOrderIdParam) orderId: string,
+  ): Promise<BackofficeWithdrawalView> {
     const row = await findWithdrawal(this.dataSource.manager, merchantId, orderId);
     if (!row) throw new DomainError('WITHDRAWAL_NOT_FOUND', `No withdrawal ${orderId}`);
     return rowToBackofficeView(row);

@@ -22,7 +22,17 @@ export async function recordLateNetworkResults(manager: EntityManager, appended:
     await manager.query(
       `INSERT INTO withdrawal_late_network_results (merchant_id, order_id, stream_version, status_at_arrival, outcome, transaction_hash, failure_reason, contradicts, received_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-      [state.merchantId, state.orderId, appended.versionBefore + index + 1, data.statusAtArrival, data.outcome, data.transactionHash, data.reason, data.contradicts, data.occurredAt],
+      [
+        state.merchantId,
+        state.orderId,
+        appended.versionBefore + index + 1,
+        data.statusAtArrival,
+        data.outcome,
+        data.transactionHash,
+        data.reason,
+        data.contradicts,
+        data.occurredAt,
+      ],
     );
     await manager.query(
       `INSERT INTO withdrawal_metric_counters (metric, labels, value) VALUES ($1, $2, 1)

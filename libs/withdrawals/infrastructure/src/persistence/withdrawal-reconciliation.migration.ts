@@ -43,15 +43,21 @@ export class WithdrawalReconciliation1700000005100 implements MigrationInterface
         PRIMARY KEY (metric, labels)
       )`);
     await queryRunner.query(`ALTER TABLE simulated_network_sends DROP CONSTRAINT simulated_network_sends_outcome_check`);
-    await queryRunner.query(`ALTER TABLE simulated_network_sends ADD CONSTRAINT simulated_network_sends_outcome_check CHECK (outcome IN ('completed', 'failed', 'dropped'))`);
-    for (const column of ['network', 'address', 'amount_minor']) await queryRunner.query(`ALTER TABLE simulated_network_sends ALTER COLUMN ${column} DROP NOT NULL`);
+    await queryRunner.query(
+      `ALTER TABLE simulated_network_sends ADD CONSTRAINT simulated_network_sends_outcome_check CHECK (outcome IN ('completed', 'failed', 'dropped'))`,
+    );
+    for (const column of ['network', 'address', 'amount_minor'])
+      await queryRunner.query(`ALTER TABLE simulated_network_sends ALTER COLUMN ${column} DROP NOT NULL`);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`DELETE FROM simulated_network_sends WHERE outcome = 'dropped'`);
-    for (const column of ['network', 'address', 'amount_minor']) await queryRunner.query(`ALTER TABLE simulated_network_sends ALTER COLUMN ${column} SET NOT NULL`);
+    for (const column of ['network', 'address', 'amount_minor'])
+      await queryRunner.query(`ALTER TABLE simulated_network_sends ALTER COLUMN ${column} SET NOT NULL`);
     await queryRunner.query(`ALTER TABLE simulated_network_sends DROP CONSTRAINT simulated_network_sends_outcome_check`);
-    await queryRunner.query(`ALTER TABLE simulated_network_sends ADD CONSTRAINT simulated_network_sends_outcome_check CHECK (outcome IN ('completed', 'failed'))`);
+    await queryRunner.query(
+      `ALTER TABLE simulated_network_sends ADD CONSTRAINT simulated_network_sends_outcome_check CHECK (outcome IN ('completed', 'failed'))`,
+    );
     await queryRunner.query(`DROP TABLE withdrawal_metric_counters`);
     await queryRunner.query(`DROP TABLE withdrawal_late_network_results`);
     await queryRunner.query(`ALTER TABLE withdrawals DROP COLUMN reconciliation`);

@@ -63,7 +63,10 @@ export async function saveWithdrawalProjection(manager: EntityManager, withdrawa
 }
 
 export async function findWithdrawal(manager: EntityManager, merchantId: string, orderId: string): Promise<WithdrawalRow | null> {
-  const rows: WithdrawalRow[] = await manager.query(`SELECT ${WITHDRAWAL_COLUMNS} FROM withdrawals WHERE merchant_id = $1 AND order_id = $2`, [merchantId, orderId]);
+  const rows: WithdrawalRow[] = await manager.query(`SELECT ${WITHDRAWAL_COLUMNS} FROM withdrawals WHERE merchant_id = $1 AND order_id = $2`, [
+    merchantId,
+    orderId,
+  ]);
   return rows[0] ?? null;
 }
 
@@ -78,7 +81,10 @@ export interface WithdrawalListFilter {
 }
 
 // This list always refused a foreign cursor with these words; clients may match on them.
-const WITHDRAWAL_LIST_CURSOR = new PositionCursor('w', () => new DomainError('VALIDATION_ERROR', 'The list filters are not valid', [{ field: 'cursor', issue: 'is not a cursor this API returned' }]));
+const WITHDRAWAL_LIST_CURSOR = new PositionCursor(
+  'w',
+  () => new DomainError('VALIDATION_ERROR', 'The list filters are not valid', [{ field: 'cursor', issue: 'is not a cursor this API returned' }]),
+);
 
 /** Endpoint 12: newest first, cursor pages over the creation position (no gaps, no repeats). */
 export function listWithdrawals(manager: EntityManager, filter: WithdrawalListFilter): Promise<NewestFirstPage<WithdrawalRow>> {
@@ -88,12 +94,23 @@ export function listWithdrawals(manager: EntityManager, filter: WithdrawalListFi
   if (filter.createdTo !== undefined) where.add('created_at <= ?', filter.createdTo);
   // Qualified: WITHDRAWAL_COLUMNS outputs `list_position::text AS list_position`, and ORDER BY on
   // the bare name would sort by that text ("9" after "25"), repeating and skipping rows.
-  return fetchNewestFirstPage<WithdrawalRow>(manager, { select: `SELECT ${WITHDRAWAL_COLUMNS} FROM withdrawals`, where, positionColumn: 'withdrawals.list_position', positionOf: (row) => row.list_position, cursor: WITHDRAWAL_LIST_CURSOR, after: filter.cursor, limit: filter.limit });
+  return fetchNewestFirstPage<WithdrawalRow>(manager, {
+    select: `SELECT ${WITHDRAWAL_COLUMNS} FROM withdrawals`,
+    where,
+    positionColumn: 'withdrawals.list_position',
+    positionOf: (row) => row.list_position,
+    cursor: WITHDRAWAL_LIST_CURSOR,
+    after: filter.cursor,
+    limit: filter.limit,
+  });
 }
 
 /** Operators: withdrawals PENDING for longer than `olderThanSeconds`, oldest first (at most 500). */
 export function listStuckWithdrawals(manager: EntityManager, olderThanSeconds: number): Promise<WithdrawalRow[]> {
-  return manager.query(`SELECT ${WITHDRAWAL_COLUMNS} FROM withdrawals WHERE status = 'PENDING' AND created_at < now() - make_interval(secs => $1) ORDER BY list_position LIMIT 500`, [olderThanSeconds]);
+  return manager.query(
+    `SELECT ${WITHDRAWAL_COLUMNS} FROM withdrawals WHERE status = 'PENDING' AND created_at < now() - make_interval(secs => $1) ORDER BY list_position LIMIT 500`,
+    [olderThanSeconds],
+  );
 }
 
 export function withdrawalToView(withdrawal: ExistingWithdrawal): WithdrawalView {
@@ -132,7 +149,13 @@ export function rowToView(row: WithdrawalRow): WithdrawalView {
 }
 
 export function rowToBackofficeView(row: WithdrawalRow): BackofficeWithdrawalView {
-  return { ...rowToView(row), merchant_id: row.merchant_id, send_progress: row.send_progress, send_attempts: row.send_attempts, reconciliation: reconciliationToView(row.reconciliation) };
+  return {
+    ...rowToView(row),
+    merchant_id: row.merchant_id,
+    send_progress: row.send_progress,
+    send_attempts: row.send_attempts,
+    reconciliation: reconciliationToView(row.reconciliation),
+  };
 }
 
 /** A reconciliation's evidence as operators read it. */
@@ -140,6 +163,10 @@ export function reconciliationToView(evidence: ReconciliationEvidence | null): R
   if (evidence === null) return null;
   const { answer } = evidence;
   const networkAnswer: ReconciliationView['network_answer'] =
-    answer.status === 'completed' ? { status: 'completed', transaction_hash: answer.transactionHash } : answer.status === 'pending' ? { status: 'pending' } : { status: answer.status, reason: answer.reason };
+    answer.status === 'completed'
+      ? { status: 'completed', transaction_hash: answer.transactionHash }
+      : answer.status === 'pending'
+        ? { status: 'pending' }
+        : { status: answer.status, reason: answer.reason };
   return { asked_by: evidence.operatorId, asked_at: evidence.askedAt, idempotency_key: evidence.idempotencyKey, network_answer: networkAnswer };
 }

@@ -18,7 +18,12 @@ import { WITHDRAWALS_PROJECTION } from './withdrawals.rebuild';
 const MERCHANT = 'mch_withdrawal_rebuild';
 const TRON_ADDRESS = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
 const LEDGER: LedgerHolds = {
-  placeHold: async (request: PlaceHoldRequest): Promise<HoldView> => ({ hold_id: request.hold_id, status: 'pending', amount_minor: request.amount_minor, fee_minor: request.fee_minor }),
+  placeHold: async (request: PlaceHoldRequest): Promise<HoldView> => ({
+    hold_id: request.hold_id,
+    status: 'pending',
+    amount_minor: request.amount_minor,
+    fee_minor: request.fee_minor,
+  }),
 };
 
 describe('the projection rebuild of withdrawals, on real Postgres', () => {
@@ -32,10 +37,16 @@ describe('the projection rebuild of withdrawals, on real Postgres', () => {
     await dataSource?.destroy();
   });
 
-  const run = (orderId: string, command: WithdrawalCommand) => handleWithdrawalCommand(LEDGER, { dataSource }, MERCHANT, orderId, command, { id: `${orderId}-${command.type}`, correlationId: 'rebuild-spec' });
+  const run = (orderId: string, command: WithdrawalCommand) =>
+    handleWithdrawalCommand(LEDGER, { dataSource }, MERCHANT, orderId, command, { id: `${orderId}-${command.type}`, correlationId: 'rebuild-spec' });
   const request = (orderId: string) =>
-    run(orderId, { type: 'RequestWithdrawal', data: { merchantId: MERCHANT, orderId, currency: 'USDT-TRC20', amountMinor: 15_000_000n, address: TRON_ADDRESS }, metadata: { now: new Date(), assets: DEFAULT_WITHDRAWAL_ASSETS } });
-  const complete = (orderId: string, transactionHash: string) => run(orderId, { type: 'CompleteWithdrawal', data: { transactionHash, resolvedBy: 'network' }, metadata: { now: new Date() } });
+    run(orderId, {
+      type: 'RequestWithdrawal',
+      data: { merchantId: MERCHANT, orderId, currency: 'USDT-TRC20', amountMinor: 15_000_000n, address: TRON_ADDRESS },
+      metadata: { now: new Date(), assets: DEFAULT_WITHDRAWAL_ASSETS },
+    });
+  const complete = (orderId: string, transactionHash: string) =>
+    run(orderId, { type: 'CompleteWithdrawal', data: { transactionHash, resolvedBy: 'network' }, metadata: { now: new Date() } });
 
   it('rebuilds the rows, the late results and their counter, and puts back what SQL changed', async () => {
     await request('W-1');
@@ -58,7 +69,9 @@ describe('the projection rebuild of withdrawals, on real Postgres', () => {
       ['withdrawal_metric_counters', 'changed', 'value', '7'],
     ]);
     expect(await dataSource.query(`SELECT status FROM withdrawals WHERE order_id = 'W-2'`)).toEqual([{ status: 'PENDING' }]);
-    expect(await dataSource.query(`SELECT order_id, stream_version, contradicts FROM withdrawal_late_network_results`)).toEqual([{ order_id: 'W-1', stream_version: 4, contradicts: true }]);
+    expect(await dataSource.query(`SELECT order_id, stream_version, contradicts FROM withdrawal_late_network_results`)).toEqual([
+      { order_id: 'W-1', stream_version: 4, contradicts: true },
+    ]);
     expect(await dataSource.query(`SELECT value::int FROM withdrawal_metric_counters`)).toEqual([{ value: 1 }]);
     expect((await rebuildProjection(dataSource, WITHDRAWALS_PROJECTION, { switch: false })).differences).toEqual([]);
   });

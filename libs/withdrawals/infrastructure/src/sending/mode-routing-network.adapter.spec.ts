@@ -15,7 +15,14 @@ class NamedAdapter implements NetworkAdapter {
   }
 }
 
-const request = (merchantId: string): NetworkSendRequest => ({ merchantId, idempotencyKey: `${merchantId}/W-1`, network: 'ETHEREUM', address: '0xabc', currency: 'USDT-ERC20', amountMinor: 10_000_000n });
+const request = (merchantId: string): NetworkSendRequest => ({
+  merchantId,
+  idempotencyKey: `${merchantId}/W-1`,
+  network: 'ETHEREUM',
+  address: '0xabc',
+  currency: 'USDT-ERC20',
+  amountMinor: 10_000_000n,
+});
 
 describe('network routing by merchant mode', () => {
   it('sends and looks up a test merchant’s withdrawals on the simulator only, a live merchant’s on the live network', async () => {

@@ -42,7 +42,9 @@ export class SimulatedNetworkAdapter implements NetworkAdapter {
        RETURNING outcome, transaction_hash, failure_reason`,
       [request.idempotencyKey, request.network, request.address, request.amountMinor.toString(), fails ? 'failed' : 'completed', transactionHash, reason],
     );
-    return row.outcome === 'completed' ? { outcome: 'completed', transactionHash: row.transaction_hash ?? '' } : { outcome: 'failed', reason: row.failure_reason ?? 'failed' };
+    return row.outcome === 'completed'
+      ? { outcome: 'completed', transactionHash: row.transaction_hash ?? '' }
+      : { outcome: 'failed', reason: row.failure_reason ?? 'failed' };
   }
 
   async lookup(idempotencyKey: string): Promise<NetworkAnswer> {
@@ -58,7 +60,13 @@ export class SimulatedNetworkAdapter implements NetworkAdapter {
       [idempotencyKey, DROPPED_REASON],
     );
     // A send committed while this statement waited on its key is not in the statement's snapshot: read it now.
-    const row = answered ?? ((await this.dataSource.query(`SELECT outcome, transaction_hash, failure_reason FROM simulated_network_sends WHERE idempotency_key = $1`, [idempotencyKey])) as SendRow[])[0];
+    const row =
+      answered ??
+      (
+        (await this.dataSource.query(`SELECT outcome, transaction_hash, failure_reason FROM simulated_network_sends WHERE idempotency_key = $1`, [
+          idempotencyKey,
+        ])) as SendRow[]
+      )[0];
     if (row.outcome === 'completed') return { status: 'completed', transactionHash: row.transaction_hash ?? '' };
     return { status: row.outcome, reason: row.failure_reason ?? row.outcome };
   }

@@ -125,6 +125,9 @@ export class WithdrawalSender implements OnApplicationBootstrap, OnApplicationSh
    * hands the withdrawal to a later round, which asks the network again with the same key.
    */
   private run(row: Claimed, command: WithdrawalCommand) {
-    return handleWithdrawalCommand(this.ledger, { dataSource: this.dataSource }, row.merchant_id, row.order_id, command, { id: randomUUID(), correlationId: `withdrawal-sender:${row.order_id}` });
+    return handleWithdrawalCommand(this.ledger, { dataSource: this.dataSource }, row.merchant_id, row.order_id, command, {
+      id: randomUUID(),
+      correlationId: `withdrawal-sender:${row.order_id}`,
+    });
   }
 }

@@ -4,6 +4,10 @@ import type { DisputeCommandContext, ResolvedDisputeCommand } from './dispute-wi
 import { openDispute } from './open-dispute';
 
 /** `disputes.commands`: each wire type → its file. A type without a file, or a file twice, does not compile or boot. */
-export const DISPUTE_COMMANDS = commandRegistry<DisputeCommandType, DisputeCommandContext, ResolvedDisputeCommand>(DISPUTE_COMMAND_SCHEMA_VERSION, DISPUTE_COMMAND_TYPES, {
-  OpenDispute: openDispute,
-});
+export const DISPUTE_COMMANDS = commandRegistry<DisputeCommandType, DisputeCommandContext, ResolvedDisputeCommand>(
+  DISPUTE_COMMAND_SCHEMA_VERSION,
+  DISPUTE_COMMAND_TYPES,
+  {
+    OpenDispute: openDispute,
+  },
+);

@@ -10,7 +10,12 @@ import type { EntityManager } from 'typeorm';
  * dispute. The intake (dispute-command.intake.ts) runs it on the dispute's stream. A payload
  * that fails its class can never succeed: it is a poison message, not a business rejection.
  */
-export type DisputeWireCommand<Type extends DisputeCommandType> = WireCommand<Type, DisputeCommandDataByType[Type], DisputeCommandContext, ResolvedDisputeCommand>;
+export type DisputeWireCommand<Type extends DisputeCommandType> = WireCommand<
+  Type,
+  DisputeCommandDataByType[Type],
+  DisputeCommandContext,
+  ResolvedDisputeCommand
+>;
 
 /** The payload of each wire type. */
 interface DisputeCommandDataByType {

@@ -50,14 +50,27 @@ export const openDispute: DisputeWireCommand<'OpenDispute'> = {
     const incoming = order?.direction === 'incoming';
     const amountMinor = incoming && amount !== null ? amountInCurrency(amount, order.currency) : null;
     const receipt = incoming && receiptId !== null ? await claimedReceipt(manager, merchantId, receiptId) : null;
-    return { merchantId, orderId, command: { type: 'OpenDispute', data: { merchantId, orderId, amountMinor, comment, receipt, metadata: metadata ?? null }, metadata: { now, order, newDisputeId: newDisputeId(), reviewWindowHours } } };
+    return {
+      merchantId,
+      orderId,
+      command: {
+        type: 'OpenDispute',
+        data: { merchantId, orderId, amountMinor, comment, receipt, metadata: metadata ?? null },
+        metadata: { now, order, newDisputeId: newDisputeId(), reviewWindowHours },
+      },
+    };
   },
 };
 
 function amountInCurrency(amount: string, currency: string): bigint {
   const parsed = parseAmountLiteral(amount, currency);
   if (!parsed.ok) {
-    const issue = parsed.reason === 'too_many_decimals' ? `has more decimals than ${currency} allows` : parsed.reason === 'too_large' ? 'is too large' : 'must be greater than 0';
+    const issue =
+      parsed.reason === 'too_many_decimals'
+        ? `has more decimals than ${currency} allows`
+        : parsed.reason === 'too_large'
+          ? 'is too large'
+          : 'must be greater than 0';
     throw new DomainError('VALIDATION_ERROR', 'The dispute is not valid', [{ field: 'amount', issue }]);
   }
   return parsed.amountMinor;

@@ -25,7 +25,9 @@ export const agentCompletePayout: PaymentWireCommand<'AgentCompletePayout'> = {
     if (state.status === 'NotCreated' || state.agentId !== agentId) throw agentOrderNotFound();
     const receipt = await findReceipt(manager, receiptId);
     if (!receipt || receipt.merchant_id !== merchantId || receipt.order_id !== orderId || receipt.agent_id !== agentId) {
-      throw new DomainError('VALIDATION_ERROR', 'The receipt was not uploaded by this agent for this order', [{ field: 'receipt_id', issue: 'unknown for this order' }]);
+      throw new DomainError('VALIDATION_ERROR', 'The receipt was not uploaded by this agent for this order', [
+        { field: 'receipt_id', issue: 'unknown for this order' },
+      ]);
     }
     return { merchantId, orderId, command: { type: 'CompleteOutgoingPayment', data: { agentId, receipt: receiptRefOf(receipt) }, metadata: { now } } };
   },

@@ -20,7 +20,10 @@ export const agentTakeOrder: PaymentWireCommand<'AgentTakeOrder'> = {
     const { state } = await loadPaymentOrder(manager, merchantId, orderId);
     const agent = await findAgent(manager, agentId);
     const takeable =
-      state.status !== 'NotCreated' && state.direction === 'outgoing' && !!agent && !isTestMerchantId(state.merchantId) &&
+      state.status !== 'NotCreated' &&
+      state.direction === 'outgoing' &&
+      !!agent &&
+      !isTestMerchantId(state.merchantId) &&
       (state.agentId === agentId || (state.status === 'PENDING' && state.agentId === null && agentServes(agent, state)));
     if (!takeable) throw agentOrderNotFound();
     return { merchantId, orderId, command: { type: 'AssignAgent', data: { agentId }, metadata: { now } } };

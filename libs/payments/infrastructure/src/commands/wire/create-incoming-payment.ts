@@ -31,7 +31,11 @@ export const createIncomingPayment: PaymentWireCommand<'CreateIncomingPayment'> 
     return {
       merchantId: data.merchantId,
       orderId: data.orderId,
-      command: { type: 'CreateIncomingPayment', data: { ...data, amountMinor: BigInt(data.amountMinor) }, metadata: { now, payerPageTokenHash: tokenHash, methodCatalog } },
+      command: {
+        type: 'CreateIncomingPayment',
+        data: { ...data, amountMinor: BigInt(data.amountMinor) },
+        metadata: { now, payerPageTokenHash: tokenHash, methodCatalog },
+      },
     };
   },
 };

@@ -19,13 +19,20 @@ export const createOutgoingPayment: PaymentWireCommand<'CreateOutgoingPayment'> 
   payload: CreateOutgoingPaymentPayload,
   async resolve({ manager, now, recipientAccounts }, { recipientAccountRef, ...data }) {
     const recipientAccount = await recipientAccounts.find(manager, data.merchantId, recipientAccountRef);
-    if (!recipientAccount) throw new DomainError('VALIDATION_ERROR', 'The recipient account was not stored for this merchant', [{ field: 'account_number', issue: 'unknown recipient account reference' }]);
+    if (!recipientAccount)
+      throw new DomainError('VALIDATION_ERROR', 'The recipient account was not stored for this merchant', [
+        { field: 'account_number', issue: 'unknown recipient account reference' },
+      ]);
     const methodCatalog = await loadMethodCatalog(manager, data.merchantId);
     const sameRecipientAccount = await recipientAccounts.sameAsPayoutAccount(manager, data.merchantId, data.orderId, recipientAccountRef);
     return {
       merchantId: data.merchantId,
       orderId: data.orderId,
-      command: { type: 'CreateOutgoingPayment', data: { ...data, amountMinor: BigInt(data.amountMinor), recipientAccount }, metadata: { now, methodCatalog, ...(sameRecipientAccount === undefined ? {} : { sameRecipientAccount }) } },
+      command: {
+        type: 'CreateOutgoingPayment',
+        data: { ...data, amountMinor: BigInt(data.amountMinor), recipientAccount },
+        metadata: { now, methodCatalog, ...(sameRecipientAccount === undefined ? {} : { sameRecipientAccount }) },
+      },
     };
   },
 };

@@ -18,7 +18,8 @@ export const openPayerPage: PaymentWireCommand<'OpenPayerPage'> = {
     const row = await payerPageOrder(manager, payerPageTokenHash);
     const needsAgent = row.status === 'PENDING' && row.agent_id === null;
     // A test-mode order never reaches a live agent: the sandbox's simulated agent shows its details.
-    const agentFor = () => (isTestMerchantId(row.merchant_id) ? SANDBOX_AGENT_ID : pickAgentFor(manager, { method: row.method, country: row.country, currency: row.currency }));
+    const agentFor = () =>
+      isTestMerchantId(row.merchant_id) ? SANDBOX_AGENT_ID : pickAgentFor(manager, { method: row.method, country: row.country, currency: row.currency });
     const agentId = needsAgent ? await agentFor() : null;
     return { merchantId: row.merchant_id, orderId: row.order_id, row, command: agentId ? { type: 'AssignAgent', data: { agentId }, metadata: { now } } : null };
   },

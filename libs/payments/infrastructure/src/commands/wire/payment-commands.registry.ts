@@ -12,14 +12,18 @@ import { openPayerPage } from './open-payer-page';
 import type { PaymentCommandContext, ResolvedPaymentCommand } from './payment-wire-command';
 
 /** `payments.commands`: each wire type → its file. A type without a file, or a file twice, does not compile or boot. */
-export const PAYMENT_COMMANDS = commandRegistry<PaymentCommandType, PaymentCommandContext, ResolvedPaymentCommand>(PAYMENT_COMMAND_SCHEMA_VERSION, PAYMENT_COMMAND_TYPES, {
-  CreateIncomingPayment: createIncomingPayment,
-  CreateOutgoingPayment: createOutgoingPayment,
-  CancelPaymentOrder: cancelPaymentOrder,
-  OpenPayerPage: openPayerPage,
-  MarkPaidByPayer: markPaidByPayer,
-  AgentTakeOrder: agentTakeOrder,
-  AgentConfirmPayIn: agentConfirmPayIn,
-  AgentDeclineOrder: agentDeclineOrder,
-  AgentCompletePayout: agentCompletePayout,
-});
+export const PAYMENT_COMMANDS = commandRegistry<PaymentCommandType, PaymentCommandContext, ResolvedPaymentCommand>(
+  PAYMENT_COMMAND_SCHEMA_VERSION,
+  PAYMENT_COMMAND_TYPES,
+  {
+    CreateIncomingPayment: createIncomingPayment,
+    CreateOutgoingPayment: createOutgoingPayment,
+    CancelPaymentOrder: cancelPaymentOrder,
+    OpenPayerPage: openPayerPage,
+    MarkPaidByPayer: markPaidByPayer,
+    AgentTakeOrder: agentTakeOrder,
+    AgentConfirmPayIn: agentConfirmPayIn,
+    AgentDeclineOrder: agentDeclineOrder,
+    AgentCompletePayout: agentCompletePayout,
+  },
+);

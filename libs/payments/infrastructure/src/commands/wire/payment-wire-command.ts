@@ -2,7 +2,18 @@ import type { AgentOrderActionData, CancelPaymentOrderData, OpenPayerPageData, P
 import type { PaymentOrderCommand } from '@mp/payments-domain';
 import type { WireCommand } from '@mp/shared-command-handling';
 import { DomainError } from '@mp/shared-util-errors';
-import { AGENT_ID_PATTERN, COUNTRY_PATTERN, IsKnownCurrency, IsMetadata, IsMinorUnits, IsOrderId, IsPlainText, MatchesPattern, MERCHANT_ID_PATTERN, PAYER_PAGE_TOKEN_HASH_PATTERN } from '@mp/shared-util-validation';
+import {
+  AGENT_ID_PATTERN,
+  COUNTRY_PATTERN,
+  IsKnownCurrency,
+  IsMetadata,
+  IsMinorUnits,
+  IsOrderId,
+  IsPlainText,
+  MatchesPattern,
+  MERCHANT_ID_PATTERN,
+  PAYER_PAGE_TOKEN_HASH_PATTERN,
+} from '@mp/shared-util-validation';
 import { IsOptional } from 'class-validator';
 import type { EntityManager } from 'typeorm';
 import type { PayerPageLinks } from '../../payer-pages/payer-page-links';
@@ -18,7 +29,12 @@ import type { RecipientAccountVault } from '../../recipient-accounts/recipient-a
  * A payload that fails its class can never succeed, whatever the state: it is a poison message,
  * not a business rejection (the gateway validated the merchant's input before sending it).
  */
-export type PaymentWireCommand<Type extends PaymentCommandType> = WireCommand<Type, PaymentCommandDataByType[Type], PaymentCommandContext, ResolvedPaymentCommand>;
+export type PaymentWireCommand<Type extends PaymentCommandType> = WireCommand<
+  Type,
+  PaymentCommandDataByType[Type],
+  PaymentCommandContext,
+  ResolvedPaymentCommand
+>;
 
 /** What `resolve` is given: the command's transaction, its clock reading, and the stores it may read. */
 export interface PaymentCommandContext {

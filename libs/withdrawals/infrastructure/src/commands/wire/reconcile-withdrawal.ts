@@ -17,7 +17,15 @@ export const reconcileWithdrawal: WithdrawalWireCommand<'ReconcileWithdrawal'> =
     const idempotencyKey = toWithdrawalStreamId(merchantId, orderId);
     const askedAt = now;
     const answer = await askNetwork(network, idempotencyKey, merchantId);
-    return { merchantId, orderId, command: { type: 'ReconcileWithdrawal', data: { evidence: { operatorId, idempotencyKey, askedAt: askedAt.toISOString(), answer } }, metadata: { now: askedAt } } };
+    return {
+      merchantId,
+      orderId,
+      command: {
+        type: 'ReconcileWithdrawal',
+        data: { evidence: { operatorId, idempotencyKey, askedAt: askedAt.toISOString(), answer } },
+        metadata: { now: askedAt },
+      },
+    };
   },
 };
 

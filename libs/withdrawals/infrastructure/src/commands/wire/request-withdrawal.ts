@@ -12,7 +12,9 @@ export class RequestWithdrawalPayload extends WithdrawalCommandPayload implement
   currency!: string;
 
   /** Any text: whether it is an address of the asset's network is the decider's INVALID_ADDRESS. */
-  @FieldRule('isAddressText', (value) => (typeof value === 'string' && value.length <= WALLET_ADDRESS_MAX_LENGTH ? null : `must be a string of at most ${WALLET_ADDRESS_MAX_LENGTH} characters`))
+  @FieldRule('isAddressText', (value) =>
+    typeof value === 'string' && value.length <= WALLET_ADDRESS_MAX_LENGTH ? null : `must be a string of at most ${WALLET_ADDRESS_MAX_LENGTH} characters`,
+  )
   address!: string;
 
   @IsOptional()
@@ -25,6 +27,10 @@ export const requestWithdrawal: WithdrawalWireCommand<'RequestWithdrawal'> = {
   type: 'RequestWithdrawal',
   payload: RequestWithdrawalPayload,
   async resolve({ now, assets }, data) {
-    return { merchantId: data.merchantId, orderId: data.orderId, command: { type: 'RequestWithdrawal', data: { ...data, amountMinor: BigInt(data.amountMinor) }, metadata: { now, assets } } };
+    return {
+      merchantId: data.merchantId,
+      orderId: data.orderId,
+      command: { type: 'RequestWithdrawal', data: { ...data, amountMinor: BigInt(data.amountMinor) }, metadata: { now, assets } },
+    };
   },
 };

@@ -17,7 +17,12 @@ import type { NetworkAdapter } from '../../sending/network-adapter.port';
  * not a business rejection (the gateway validated the merchant's or operator's input before
  * sending it). The asset, the address and the minimum are business rules: the decider answers them.
  */
-export type WithdrawalWireCommand<Type extends WithdrawalCommandType> = WireCommand<Type, WithdrawalCommandDataByType[Type], WithdrawalCommandContext, ResolvedWithdrawalCommand>;
+export type WithdrawalWireCommand<Type extends WithdrawalCommandType> = WireCommand<
+  Type,
+  WithdrawalCommandDataByType[Type],
+  WithdrawalCommandContext,
+  ResolvedWithdrawalCommand
+>;
 
 /** What `resolve` is given: reads outside any transaction, the assets withdrawals serves, the network. */
 export interface WithdrawalCommandContext {
