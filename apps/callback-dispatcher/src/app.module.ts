@@ -4,7 +4,7 @@ import { CALLBACKS_MIGRATIONS, CallbacksModule, registerCallbackMetrics, CALLBAC
 import { ServiceAuthModule } from '@mp/shared-service-auth';
 import { serviceDatabaseOptions } from '@mp/shared-data-access-postgres';
 import { HealthModule } from '@mp/shared-health';
-import { MessagingModule } from '@mp/shared-messaging';
+import { MessagingModule, messagingOptionsFrom } from '@mp/shared-messaging';
 import { MetricsModule } from '@mp/shared-metrics';
 import type { CallbackDispatcherConfig } from './callback-dispatcher.config';
 
@@ -20,14 +20,7 @@ export class AppModule {
         HealthModule.forRoot({ consumerLagMax: config.consumerLagMax, healthCheckTimeoutMs: config.healthCheckTimeoutMs }),
         MessagingModule.forRootAsync({
           inject: [],
-          useFactory: () => ({
-            clientId: `callbacks-${config.instanceId}`,
-            brokers: config.kafkaBrokers,
-            namespace: config.kafkaNamespace,
-            security: config.kafkaSecurity,
-            createTopics: config.createTopics,
-            partitionsConsumedConcurrently: config.partitionsConsumedConcurrently,
-          }),
+          useFactory: () => messagingOptionsFrom(`callbacks-${config.instanceId}`, config),
         }),
         CallbacksModule.forRoot({ ...config, topicPartitions: config.commandPartitions }),
         MetricsModule.forRoot({ service: 'callback-dispatcher', outbox: false, serveOnAppPort: true, domainMetrics: registerCallbackMetrics }),

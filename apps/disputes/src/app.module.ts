@@ -4,7 +4,7 @@ import { DISPUTES_MIGRATIONS, DisputesModule, DISPUTES_INTERNAL_ACCESS } from '@
 import { ServiceAuthModule } from '@mp/shared-service-auth';
 import { serviceDatabaseOptions } from '@mp/shared-data-access-postgres';
 import { HealthModule } from '@mp/shared-health';
-import { MessagingModule } from '@mp/shared-messaging';
+import { MessagingModule, messagingOptionsFrom } from '@mp/shared-messaging';
 import { MetricsModule } from '@mp/shared-metrics';
 import type { DisputesConfig } from './disputes.config';
 
@@ -20,14 +20,7 @@ export class AppModule {
         HealthModule.forRoot({ consumerLagMax: config.consumerLagMax, healthCheckTimeoutMs: config.healthCheckTimeoutMs }),
         MessagingModule.forRootAsync({
           inject: [],
-          useFactory: () => ({
-            clientId: 'disputes',
-            brokers: config.kafkaBrokers,
-            namespace: config.kafkaNamespace,
-            security: config.kafkaSecurity,
-            createTopics: config.createTopics,
-            partitionsConsumedConcurrently: config.partitionsConsumedConcurrently,
-          }),
+          useFactory: () => messagingOptionsFrom('disputes', config),
         }),
         DisputesModule.forRoot({
           ...config,

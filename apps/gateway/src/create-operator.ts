@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { createOperatorByCommand } from '@mp/access-infrastructure';
+import { createOperatorByCommand, issuedOperatorJson } from '@mp/access-infrastructure';
 import { GATEWAY_MIGRATIONS, readOperatorCredentialLifetime } from '@mp/gateway-api';
 import { ConfigError, ConfigReader, parseCommandLine } from '@mp/shared-util-config';
 import { DataSource } from 'typeorm';
@@ -31,16 +31,7 @@ async function main(): Promise<void> {
       lifetimeDays: operatorCredentialLifetimeDays,
       command: { id: 'operator:create', name: 'npm run operator:create' },
     });
-    if (values.json)
-      console.log(
-        JSON.stringify({
-          credential_id: operator.credentialId,
-          operator_id: operator.operatorId,
-          name: operator.name,
-          expires_at: operator.expiresAt?.toISOString() ?? null,
-          token: operator.token,
-        }),
-      );
+    if (values.json) console.log(issuedOperatorJson(operator));
     else
       console.log(
         `Operator ${operator.name} (${operator.operatorId}, credential ${operator.credentialId}; may issue operator credentials)\n  token: ${operator.token}\n  expires: ${operator.expiresAt?.toISOString()}\nUse it as "Authorization: Bearer <token>" on /backoffice/v1. It is never shown again.`,

@@ -4,7 +4,7 @@ import { LEDGER_MIGRATIONS, LedgerModule, registerLedgerMetrics, LEDGER_INTERNAL
 import { ServiceAuthModule } from '@mp/shared-service-auth';
 import { serviceDatabaseOptions } from '@mp/shared-data-access-postgres';
 import { HealthModule } from '@mp/shared-health';
-import { MessagingModule } from '@mp/shared-messaging';
+import { MessagingModule, messagingOptionsFrom } from '@mp/shared-messaging';
 import { MetricsModule } from '@mp/shared-metrics';
 import type { LedgerConfig } from './ledger.config';
 
@@ -20,14 +20,7 @@ export class AppModule {
         HealthModule.forRoot({ consumerLagMax: config.consumerLagMax, healthCheckTimeoutMs: config.healthCheckTimeoutMs }),
         MessagingModule.forRootAsync({
           inject: [],
-          useFactory: () => ({
-            clientId: 'ledger',
-            brokers: config.kafkaBrokers,
-            namespace: config.kafkaNamespace,
-            security: config.kafkaSecurity,
-            createTopics: config.createTopics,
-            partitionsConsumedConcurrently: config.partitionsConsumedConcurrently,
-          }),
+          useFactory: () => messagingOptionsFrom('ledger', config),
         }),
         LedgerModule.forRoot(config),
         MetricsModule.forRoot({ service: 'ledger', outbox: false, serveOnAppPort: true, domainMetrics: registerLedgerMetrics }),

@@ -2,7 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { serviceDatabaseOptions } from '@mp/shared-data-access-postgres';
 import { HealthModule } from '@mp/shared-health';
-import { MessagingModule } from '@mp/shared-messaging';
+import { MessagingModule, messagingOptionsFrom } from '@mp/shared-messaging';
 import { MetricsModule } from '@mp/shared-metrics';
 import { WITHDRAWALS_MIGRATIONS, WithdrawalsModule, registerWithdrawalMetrics, WITHDRAWALS_INTERNAL_ACCESS } from '@mp/withdrawals-infrastructure';
 import { ServiceAuthModule } from '@mp/shared-service-auth';
@@ -20,14 +20,7 @@ export class AppModule {
         HealthModule.forRoot({ consumerLagMax: config.consumerLagMax, healthCheckTimeoutMs: config.healthCheckTimeoutMs }),
         MessagingModule.forRootAsync({
           inject: [],
-          useFactory: () => ({
-            clientId: 'withdrawals',
-            brokers: config.kafkaBrokers,
-            namespace: config.kafkaNamespace,
-            security: config.kafkaSecurity,
-            createTopics: config.createTopics,
-            partitionsConsumedConcurrently: config.partitionsConsumedConcurrently,
-          }),
+          useFactory: () => messagingOptionsFrom('withdrawals', config),
         }),
         WithdrawalsModule.forRoot({
           ...config,

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { credentialExpiry } from '@mp/access-domain';
-import { BackofficeCredentialStore, type CreatedBackofficeCredential } from '@mp/access-infrastructure';
+import { BackofficeCredentialStore, issuedOperatorJson, type CreatedBackofficeCredential } from '@mp/access-infrastructure';
 import { readOperatorCredentialLifetime } from '@mp/gateway-api';
 import { ConfigError, ConfigReader, parseCommandLine, type Environment } from '@mp/shared-util-config';
 import { DataSource } from 'typeorm';
@@ -77,16 +77,7 @@ function delivery(config: BootstrapConfig, io: BootstrapIo): (operator: CreatedB
     };
   }
   return async (operator) => {
-    if (config.json)
-      io.out(
-        JSON.stringify({
-          credential_id: operator.credentialId,
-          operator_id: operator.operatorId,
-          name: operator.name,
-          expires_at: operator.expiresAt?.toISOString() ?? null,
-          token: operator.token,
-        }),
-      );
+    if (config.json) io.out(issuedOperatorJson(operator));
     else
       io.out(
         `Operator ${operator.name} (${operator.operatorId}, credential ${operator.credentialId}; may issue operator credentials)\n  token: ${operator.token}\n  expires: ${operator.expiresAt?.toISOString()}\nUse it as "Authorization: Bearer <token>" on /backoffice/v1, or sign in to the console with it. It is never shown again.`,

@@ -30,3 +30,14 @@ export async function createOperatorByCommand(
   });
   return operator;
 }
+
+/** What `--json` prints for an operator a command made (operator:create, bootstrap-operator): one shape for scripts to read. */
+export function issuedOperatorJson(operator: CreatedBackofficeCredential): string {
+  return JSON.stringify({
+    credential_id: operator.credentialId,
+    operator_id: operator.operatorId,
+    name: operator.name,
+    expires_at: operator.expiresAt?.toISOString() ?? null,
+    token: operator.token,
+  });
+}

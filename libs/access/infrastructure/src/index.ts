@@ -31,7 +31,7 @@ export { MerchantSecretsResealStore, type MerchantSecretPosition } from './merch
 export { AccessTrustBoundaries1700000006200 } from './trust-boundaries.migration';
 export { AccessSandboxMerchants1700000032100 } from './sandbox-merchants.migration';
 export { AccessMerchantList1700000033100 } from './merchant-list.migration';
-export { createOperatorByCommand } from './command-operator';
+export { createOperatorByCommand, issuedOperatorJson } from './command-operator';
 export { BackofficeAuditStore, type BackofficeAuditEntry, type BackofficeAuditFilter, type BackofficeAuditRecord } from './backoffice-audit.store';
 export { AccessConsole1700000040000 } from './console.migration';
 export { AccessOperatorIdentity1700000050000 } from './operator-identity.migration';

@@ -45,7 +45,7 @@ export { appendToStream, readStream, StreamVersionConflictError, StreamVersionMi
 export { enqueueOutbox, OUTBOX_NOTIFY_CHANNEL, readOutboxBacklog, type OutboxBacklog } from './postgres/outbox';
 export { claimInboxMessage } from './postgres/inbox';
 export { OutboxRelay, type OutboxRelayOptions } from './postgres/outbox-relay';
-export { MessagingModule, type MessagingModuleOptions } from './nest/messaging.module';
+export { MessagingModule, messagingOptionsFrom, type KafkaConnectionSettings, type MessagingModuleOptions } from './nest/messaging.module';
 export { OUTBOX_RELAY_OPTIONS, OutboxRelayService, type OutboxRelaySettings } from './nest/outbox-relay.service';
 export {
   ConsumeTopicInBatches,

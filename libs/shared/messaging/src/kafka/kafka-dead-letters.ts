@@ -3,6 +3,7 @@ import { backOff } from 'exponential-backoff';
 import type { Admin, Consumer, IHeaders, Kafka, KafkaMessage } from 'kafkajs';
 import { deadLetterTopicOf, type DeadLetter, type DeadLetterQueue, type DeadLetterReplay } from '../messaging-port';
 import { replayGroupOf } from './kafka-access';
+import { withKafkaAdmin } from './kafka-admin';
 
 /** How long a listing or a replay may take to read up to the end of a dead-letter topic. */
 const READ_TIMEOUT_MS = 60_000;
@@ -135,14 +136,8 @@ export class KafkaDeadLetterQueue implements DeadLetterQueue {
     };
   }
 
-  private async withAdmin<T>(work: (admin: Admin) => Promise<T>): Promise<T> {
-    const admin = this.kafka.admin();
-    await admin.connect();
-    try {
-      return await work(admin);
-    } finally {
-      await admin.disconnect();
-    }
+  private withAdmin<T>(work: (admin: Admin) => Promise<T>): Promise<T> {
+    return withKafkaAdmin(this.kafka, work);
   }
 }
 

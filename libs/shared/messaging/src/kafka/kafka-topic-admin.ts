@@ -5,6 +5,7 @@ import { ignoreProcessWarnings, printProcessWarningsFiltered } from '@mp/shared-
 import { isKafkajsRequestQueueTimeoutWarning, kafkaLogLine } from './kafka-log';
 import { KafkaDeadLetterQueue } from './kafka-dead-letters';
 import { aclsOf, reconcileAcls, type KafkaAccess } from './kafka-access';
+import { withKafkaAdmin } from './kafka-admin';
 import { kafkajsSecurity, type KafkaBrokerOptions } from './kafka-broker-options';
 import { deadLetterTopicOf, type DeadLetterQueue, type TopicSpec } from '../messaging-port';
 
@@ -54,14 +55,8 @@ export abstract class KafkaTopicAdmin {
   }
 
   /** Runs `work` on a short-lived admin client (topic administration is rare: start-up, a miss). */
-  protected async withAdmin<T>(work: (admin: Admin) => Promise<T>): Promise<T> {
-    const admin = this.kafka.admin();
-    await admin.connect();
-    try {
-      return await work(admin);
-    } finally {
-      await admin.disconnect();
-    }
+  protected withAdmin<T>(work: (admin: Admin) => Promise<T>): Promise<T> {
+    return withKafkaAdmin(this.kafka, work);
   }
 
   async ensureTopics(topics: TopicSpec[]): Promise<void> {

@@ -1,17 +1,30 @@
 import { Inject, Injectable, Logger, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
+import type { KafkaBrokerOptions } from '../kafka/kafka-broker-options';
 import { KafkaMessageBroker, type KafkaClientSecurity } from '../kafka/kafka-message-broker';
 import { MESSAGE_BROKER, type MessageBroker } from '../messaging-port';
 
-export interface MessagingModuleOptions {
-  clientId: string;
-  brokers: string[];
-  namespace: string;
-  /** The service's own principal (SASL over TLS); null on a loopback PLAINTEXT broker. */
-  security?: KafkaClientSecurity | null;
-  /** false: check at boot that the topics exist, never create one (KAFKA_CREATE_TOPICS). */
-  createTopics?: boolean;
-  /** KafkaBrokerOptions.partitionsConsumedConcurrently. */
-  partitionsConsumedConcurrently?: number;
+/** The broker adapter's options; the module adds the logger. */
+export type MessagingModuleOptions = Omit<KafkaBrokerOptions, 'log'>;
+
+/** What a service's Kafka settings hold (KafkaConnectionConfig of @mp/shared-util-config has this shape). */
+export interface KafkaConnectionSettings {
+  kafkaBrokers: string[];
+  kafkaNamespace: string;
+  kafkaSecurity: KafkaClientSecurity | null;
+  createTopics: boolean;
+  partitionsConsumedConcurrently: number;
+}
+
+/** The module's options from a service's Kafka settings: the one mapping every service uses, so a new setting is passed in one place. */
+export function messagingOptionsFrom(clientId: string, config: KafkaConnectionSettings): MessagingModuleOptions {
+  return {
+    clientId,
+    brokers: config.kafkaBrokers,
+    namespace: config.kafkaNamespace,
+    security: config.kafkaSecurity,
+    createTopics: config.createTopics,
+    partitionsConsumedConcurrently: config.partitionsConsumedConcurrently,
+  };
 }
 
 @Injectable()
@@ -38,12 +51,7 @@ export class MessagingModule {
             const settings = options.useFactory(...args);
             const logger = new Logger('Kafka');
             const broker = new KafkaMessageBroker({
-              clientId: settings.clientId,
-              brokers: settings.brokers,
-              namespace: settings.namespace,
-              security: settings.security,
-              createTopics: settings.createTopics,
-              partitionsConsumedConcurrently: settings.partitionsConsumedConcurrently,
+              ...settings,
               log: (level, message) => (level === 'info' ? logger.log(message) : logger[level](message)),
             });
             await broker.connect();
