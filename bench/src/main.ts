@@ -12,6 +12,7 @@ import { ConfigError, parseCommandLine } from '@mp/shared-util-config';
 import { createOperator, registerAgent, SystemUnderTest, workspaceRoot } from '@mp/shared-testing';
 import { pgbenchDrive, startYardstick, type RunningYardstick } from './contenders';
 import { CallbackSink } from './callback-sink';
+import { benchedSystemEnvironment } from './system-environment';
 import { assertLedgerAudited, measureLedgerLag, seedLedgerHistory, timeHolds, type HoldTimings, type LagResult } from './history';
 import { LoadClient } from './http-client';
 import { createMerchants, fundMerchants } from './funding';
@@ -153,16 +154,7 @@ async function main(): Promise<void> {
 
   log('starting the system (gateway, payments, ledger, disputes, withdrawals, callback dispatcher)');
   const system = await SystemUnderTest.start({
-    // Capacity is what is measured: the merchant limit is lifted, but its cost (one statement per request) stays.
-    // http callback URLs: the merchants' callbacks go to the generator's sink on 127.0.0.1 (the test system's dispatcher already allows it).
-    env: {
-      gateway: {
-        GATEWAY_COMMAND_TIMEOUT_MS: '30000',
-        GATEWAY_RATE_LIMIT_MERCHANT_PER_SECOND: '1000000',
-        GATEWAY_RATE_LIMIT_MERCHANT_BURST: '1000000',
-        ALLOW_HTTP_CALLBACK_URLS: 'true',
-      },
-    },
+    env: benchedSystemEnvironment(),
     nodeArguments: options.cpuProfileDirectory
       ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDirectory}`, '--require', join(workspaceRoot, 'bench/cpu-profile-preload.cjs')]
       : [],
@@ -658,7 +650,7 @@ function renderMarkdown(run: {
     '',
     `\`${run.command}\` (${minutes} min). ${run.probe['cpus']} × ${run.probe['cpuModel']}, ${run.probe['memoryGiB']} GiB, Linux ${run.probe['kernel']}, Node ${run.probe['node']}, load average at start ${run.probe['loadAverage']}. ` +
       `PostgreSQL ${run.probe['postgres']['version']} (${run.ownInfra ? 'private cluster' : 'SHARED server'}): fsync=${run.probe['postgres']['fsync']}, synchronous_commit=${run.probe['postgres']['synchronous_commit']}, shared_buffers=${run.probe['postgres']['shared_buffers']}; ${run.probe['fdatasync']}. ` +
-      `Kafka ${run.probe['kafkaVersion']}, one broker, RF=1 (${run.probe['kafkaJvm']}). ${run.options.rounds} round(s), interleaved system → B2 → B1 → pgbench; per workload ${run.options.warmMs / 1000} s warm-up, ${run.options.stepMs / 1000} s closed loop (${run.options.connections} connections; pgbench ${run.options.pgbenchClients} clients), ${run.options.stepMs / 1000} s open loop at half of that contender's own saturation. ` +
+      `Kafka ${run.probe['kafkaVersion']}, one broker, RF=1 (${run.probe['kafkaJvm']}). Services with docker-compose.yml's heap limits (NODE_OPTIONS). ${run.options.rounds} round(s), interleaved system → B2 → B1 → pgbench; per workload ${run.options.warmMs / 1000} s warm-up, ${run.options.stepMs / 1000} s closed loop (${run.options.connections} connections; pgbench ${run.options.pgbenchClients} clients), ${run.options.stepMs / 1000} s open loop at half of that contender's own saturation. ` +
       `Whole machine busy ${formatNumber(Math.min(...machineLoad))}–${formatNumber(Math.max(...machineLoad))} cores during the steps (other work on the machine shows here).`,
     '',
     markdownTable(run.steps),

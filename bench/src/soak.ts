@@ -11,6 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { ConfigError, parseCommandLine } from '@mp/shared-util-config';
 import { createOperator, registerAgent, SystemUnderTest, workspaceRoot, type BackofficeClient, type ServiceName } from '@mp/shared-testing';
 import { CallbackSink } from './callback-sink';
+import { benchedSystemEnvironment } from './system-environment';
 import { createMerchants, fundMerchants, FUNDING_PAY_IN_NET_RUB, FUNDING_PAY_IN_RUB } from './funding';
 import { assertLedgerAudited } from './history';
 import { LoadClient, type MerchantCredentials } from './http-client';
@@ -215,15 +216,8 @@ async function main(): Promise<void> {
 
   log('starting the system (gateway, payments, ledger, disputes, withdrawals, callback dispatcher)');
   const system = await SystemUnderTest.start({
-    // What is soaked is the services under a steady load, not the merchant rate limit (the benchmark lifts it the same way).
-    env: {
-      gateway: {
-        GATEWAY_COMMAND_TIMEOUT_MS: '30000',
-        GATEWAY_RATE_LIMIT_MERCHANT_PER_SECOND: '1000000',
-        GATEWAY_RATE_LIMIT_MERCHANT_BURST: '1000000',
-        ALLOW_HTTP_CALLBACK_URLS: 'true',
-      },
-    },
+    // What is soaked is the services under a steady load, as deployed (their heap limits), not the merchant rate limit.
+    env: benchedSystemEnvironment(),
   });
   cleanups.push(() => system.stop());
   const sink = await new CallbackSink().start();
