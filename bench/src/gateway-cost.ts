@@ -14,6 +14,7 @@ import { parseCommandLine } from '@mp/shared-util-config';
 import { SystemUnderTest, workspaceRoot } from '@mp/shared-testing';
 import { LoadClient, type MerchantCredentials } from './http-client';
 import { readProcStat } from './proc-stats';
+import { benchedSystemEnvironment } from './system-environment';
 import { OrderIds, payInBody } from './workloads';
 
 const { values } = parseCommandLine({
@@ -35,7 +36,7 @@ const ORDER_READ_ROUTE = 'route="/internal/merchants/:merchantId/orders/:orderId
 async function main(): Promise<void> {
   const profileDirectory = values['cpu-prof'];
   const system = await SystemUnderTest.start({
-    env: { gateway: { GATEWAY_COMMAND_TIMEOUT_MS: '30000', GATEWAY_RATE_LIMIT_MERCHANT_PER_SECOND: '1000000', GATEWAY_RATE_LIMIT_MERCHANT_BURST: '1000000' } },
+    env: benchedSystemEnvironment(),
     nodeArguments: profileDirectory
       ? ['--cpu-prof', `--cpu-prof-dir=${profileDirectory}`, '--require', join(workspaceRoot, 'bench/cpu-profile-preload.cjs')]
       : [],
