@@ -5,7 +5,9 @@
  * warms it up, then sends signed creates at a fixed concurrency (no retries, no duplicates) and
  * prints, from /proc/<pid>/stat before and after, the CPU-ms per pay-in of the gateway and of
  * payments, and how many times payments served the internal order read meanwhile (its own
- * metrics). CPU-ms per pay-in holds up on a shared machine far better than throughput does;
+ * metrics). With `--reads N` it then sends N status reads (W2's request) of the orders it created,
+ * at the same concurrency, and prints their CPU-ms per read as well. CPU-ms per pay-in holds up
+ * on a shared machine far better than throughput does;
  * the load average is printed beside it so a busy run can be told apart.
  */
 import { join } from 'node:path';
@@ -23,12 +25,14 @@ const { values } = parseCommandLine({
     payins: { type: 'string', default: '2000' },
     concurrency: { type: 'string', default: '8' },
     warmup: { type: 'string', default: '400' },
+    reads: { type: 'string', default: '0' },
     'cpu-prof': { type: 'string' },
   },
 });
 const payIns = Number(values.payins);
 const concurrency = Number(values.concurrency);
 const warmup = Number(values.warmup);
+const reads = Number(values.reads);
 /** /proc/<pid>/stat counts clock ticks; Linux reports them at 100 per second (getconf CLK_TCK). */
 const MS_PER_TICK = 10;
 const ORDER_READ_ROUTE = 'route="/internal/merchants/:merchantId/orders/:orderId"';
@@ -46,17 +50,31 @@ async function main(): Promise<void> {
     for (let index = 0; index < 4; index += 1) merchants.push(await system.createMerchant(`Cost shop ${index}`));
     const client = new LoadClient(system.gatewayUrl, concurrency);
     const ids = new OrderIds();
-    const send = async (count: number): Promise<void> => {
+    const created: Array<{ merchant: MerchantCredentials; orderId: string }> = [];
+    /** `count` requests at `concurrency`, each made by `request(n)` and expected to answer `status`. */
+    const drive = async (count: number, status: number, request: (n: number) => Promise<{ status: number; body: Buffer }>): Promise<void> => {
       let next = 0;
       const worker = async () => {
         while (next < count) {
           next += 1;
-          const answer = await client.sendSigned(merchants[next % merchants.length], 'POST', '/v2/payments/incoming', payInBody(ids.next('cost'), 150.5));
-          if (answer.status !== 201) throw new Error(`create answered ${answer.status}: ${answer.body.toString('utf8').slice(0, 300)}`);
+          const answer = await request(next);
+          if (answer.status !== status) throw new Error(`answered ${answer.status}, not ${status}: ${answer.body.toString('utf8').slice(0, 300)}`);
         }
       };
       await Promise.all(Array.from({ length: concurrency }, worker));
     };
+    const send = (count: number) =>
+      drive(count, 201, async (n) => {
+        const merchant = merchants[n % merchants.length];
+        const orderId = ids.next('cost');
+        created.push({ merchant, orderId });
+        return client.sendSigned(merchant, 'POST', '/v2/payments/incoming', payInBody(orderId, 150.5));
+      });
+    const read = (count: number) =>
+      drive(count, 200, (n) => {
+        const order = created[n % created.length];
+        return client.sendSigned(order.merchant, 'GET', `/v2/payments/status/${order.orderId}`);
+      });
     const cpuTicks = (instance: 'gateway' | 'payments') => {
       const stat = readProcStat(system.pidOf(instance) as number);
       if (!stat) throw new Error(`${instance} is not running`);
@@ -82,6 +100,16 @@ async function main(): Promise<void> {
     console.log(`gateway CPU-ms per pay-in: ${perPayIn(after.gateway - before.gateway)}`);
     console.log(`payments CPU-ms per pay-in: ${perPayIn(after.payments - before.payments)}`);
     console.log(`payments order reads per pay-in: ${((after.reads - before.reads) / payIns).toFixed(2)}`);
+    if (reads > 0) {
+      const readsFrom = { gateway: cpuTicks('gateway'), payments: cpuTicks('payments'), at: performance.now() };
+      await read(reads);
+      const readsTo = { gateway: cpuTicks('gateway'), payments: cpuTicks('payments'), at: performance.now() };
+      const perRead = (ticks: number) => ((ticks * MS_PER_TICK) / reads).toFixed(2);
+      const readSeconds = (readsTo.at - readsFrom.at) / 1000;
+      console.log(`status reads: ${reads} at concurrency ${concurrency} in ${readSeconds.toFixed(1)} s (${(reads / readSeconds).toFixed(0)}/s)`);
+      console.log(`gateway CPU-ms per status read: ${perRead(readsTo.gateway - readsFrom.gateway)}`);
+      console.log(`payments CPU-ms per status read: ${perRead(readsTo.payments - readsFrom.payments)}`);
+    }
   } finally {
     await system.stop();
   }
