@@ -7,15 +7,15 @@
  * payments, and how many times payments served the internal order read meanwhile (its own
  * metrics). With `--reads N` it then sends N status reads (W2's request) of the orders it created,
  * at the same concurrency, and prints their CPU-ms per read as well. CPU-ms per pay-in holds up
- * on a shared machine far better than throughput does;
+ * on a shared machine far better than throughput does; each service's RSS at the end is printed too;
  * the load average is printed beside it so a busy run can be told apart.
  */
 import { join } from 'node:path';
 import { loadavg } from 'node:os';
 import { parseCommandLine } from '@mp/shared-util-config';
-import { SystemUnderTest, workspaceRoot } from '@mp/shared-testing';
+import { CATALOG_SERVICE_NAMES, SystemUnderTest, workspaceRoot } from '@mp/shared-testing';
 import { LoadClient, type MerchantCredentials } from './http-client';
-import { readProcStat } from './proc-stats';
+import { pageSize, readProcStat } from './proc-stats';
 import { benchedSystemEnvironment } from './system-environment';
 import { OrderIds, payInBody } from './workloads';
 
@@ -110,6 +110,13 @@ async function main(): Promise<void> {
       console.log(`gateway CPU-ms per status read: ${perRead(readsTo.gateway - readsFrom.gateway)}`);
       console.log(`payments CPU-ms per status read: ${perRead(readsTo.payments - readsFrom.payments)}`);
     }
+    const rssMb = CATALOG_SERVICE_NAMES.map((service) => {
+      const stat = readProcStat(system.pidOf(service) as number);
+      return { service, mb: stat ? (stat.rssPages * pageSize()) / 2 ** 20 : NaN };
+    });
+    console.log(
+      `RSS after the run, MB: ${rssMb.map(({ service, mb }) => `${service} ${mb.toFixed(0)}`).join(', ')}; all six ${rssMb.reduce((sum, { mb }) => sum + mb, 0).toFixed(0)}`,
+    );
   } finally {
     await system.stop();
   }
