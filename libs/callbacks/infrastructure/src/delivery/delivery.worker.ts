@@ -2,8 +2,8 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import { consecutiveFailuresReason, endpointHealthOf, judgeAttempt, nextRetryDelayMs, originHealthOf, shouldDisableEndpoint } from '@mp/callbacks-domain';
 import { DataSource } from 'typeorm';
 import { CALLBACKS_SETTINGS, CLOCK, type CallbacksSettings, type Clock } from '../callbacks-settings';
-import { transactionInFewTrips } from '@mp/shared-messaging';
-import { claimDueDeliveries, hasDueDeliveries, recordAttempt, releaseClaim, type ClaimedDelivery } from '../persistence/delivery.store';
+import { StreamVersionConflictError, transactionInFewTrips } from '@mp/shared-messaging';
+import { claimDueDeliveries, hasDueDeliveries, readAttemptBasis, recordAttempt, releaseClaim, type ClaimedDelivery } from '../persistence/delivery.store';
 import { disableEndpoint, recordEndpointHealth, recordOriginHealth } from '../persistence/endpoint-health.store';
 import { CallbackSender } from './callback-sender';
 import { signedHeaders, type WebhookProfiles } from './webhook-profile.client';
@@ -142,12 +142,16 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
     const originHealth = originHealthOf(sent.transport);
     const circuitBreaker = { failureThreshold: this.settings.circuitFailureThreshold, cooldownMs: this.settings.circuitCooldownMs };
     const endpointHealth = endpointHealthOf(verdict);
-    // The health and attempt writes are held back and sent as one statement, with no BEGIN or
-    // COMMIT around it; disabling an endpoint (rare) sends them first and takes a transaction.
-    await transactionInFewTrips(this.dataSource, async (manager) => {
+    // The delivery's row is read first (a plain read, before BEGIN); the health and attempt writes
+    // are held back and sent as one statement, with no BEGIN or COMMIT around it; disabling an
+    // endpoint (rare) sends them first and takes a transaction. Recorded again from a fresh read
+    // when the row moved on in between (an operator's redelivery, an endpoint disabled).
+    await recordingAgainOnConflict(() => transactionInFewTrips(this.dataSource, async (manager) => {
+      // Read again after disabling an endpoint (which parks this delivery too): recordAttempt does.
+      const basis = await readAttemptBasis(manager, delivery);
       if (originHealth) await recordOriginHealth(manager, delivery.targetOrigin, originHealth, circuitBreaker, finishedAt);
       const failureRun = endpointHealth ? await recordEndpointHealth(manager, delivery.merchantId, delivery.targetUrl, endpointHealth, finishedAt) : null;
-      if (verdict.next === 'done') return recordAttempt(manager, delivery, record, { status: 'succeeded', at: finishedAt });
+      if (verdict.next === 'done') return recordAttempt(manager, delivery, record, { status: 'succeeded', at: finishedAt }, basis);
       if (verdict.next === 'disable_endpoint') {
         // Merchants and operators see it in the disabled-endpoints lists; this log line is the alert hook.
         this.logger.warn(
@@ -167,9 +171,20 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
         this.logger.warn(
           `callback ${delivery.deliveryId} failed for good after ${delivery.attemptNumber} attempts (${record.outcome} ${record.responseStatus ?? record.error ?? ''})`,
         );
-        return recordAttempt(manager, delivery, record, { status: 'failed' });
+        return recordAttempt(manager, delivery, record, { status: 'failed' }, basis);
       }
-      return recordAttempt(manager, delivery, record, { status: 'pending', at: new Date(finishedAt.getTime() + delayMs) });
-    });
+      return recordAttempt(manager, delivery, record, { status: 'pending', at: new Date(finishedAt.getTime() + delayMs) }, basis);
+    }));
+  }
+}
+
+/** A few tries of recording an attempt whose delivery another writer moved on between the read and the write. */
+async function recordingAgainOnConflict(record: () => Promise<void>, tries = 3): Promise<void> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await record();
+    } catch (error) {
+      if (!(error instanceof StreamVersionConflictError) || attempt >= tries) throw error;
+    }
   }
 }
