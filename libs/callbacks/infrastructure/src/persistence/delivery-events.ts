@@ -40,3 +40,11 @@ export async function appendDeliveryChanges(manager: EntityManager, changes: rea
     }
   });
 }
+
+/**
+ * Runs `work` in the caller's transaction, or in one of its own when the caller has none: a
+ * delivery's change and its event are written together or not at all.
+ */
+export function inTransaction<T>(manager: EntityManager, work: (manager: EntityManager) => Promise<T>): Promise<T> {
+  return manager.queryRunner?.isTransactionActive ? work(manager) : manager.transaction(work);
+}

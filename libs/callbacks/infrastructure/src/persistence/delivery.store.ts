@@ -4,7 +4,7 @@ import { executeOrDefer, StreamVersionConflictError } from '@mp/shared-messaging
 import { countAfterCommit } from '@mp/shared-metrics';
 import type { EntityManager } from 'typeorm';
 import { CALLBACK_ATTEMPTS_METRIC } from '../callback-metrics';
-import { appendDeliveryChanges, instant, type DeliveryChange } from './delivery-events';
+import { appendDeliveryChanges, inTransaction, instant, type DeliveryChange } from './delivery-events';
 import { returning } from './query-rows';
 
 export interface NewDelivery {
@@ -25,6 +25,10 @@ export interface NewDelivery {
  * more statement.
  */
 export async function insertDeliveries(manager: EntityManager, deliveries: readonly NewDelivery[], now: Date): Promise<number> {
+  return inTransaction(manager, (transaction) => insertDeliveriesInTransaction(transaction, deliveries, now));
+}
+
+async function insertDeliveriesInTransaction(manager: EntityManager, deliveries: readonly NewDelivery[], now: Date): Promise<number> {
   if (deliveries.length === 0) return 0;
   const column = <T>(pick: (delivery: NewDelivery) => T) => deliveries.map(pick);
   const rows = await returning<{
@@ -302,6 +306,8 @@ export async function recordAttempt(
   next: { status: 'succeeded'; at: Date } | { status: 'pending'; at: Date } | { status: 'failed' } | { status: 'endpoint_disabled' },
   basis?: AttemptBasis,
 ): Promise<void> {
+  // Outside a transaction its writes would be three statements of their own: it takes one.
+  if (!manager.queryRunner?.isTransactionActive) return manager.transaction((transaction) => recordAttempt(transaction, delivery, attempt, next, basis));
   const read = basis ?? (await readAttemptBasis(manager, delivery));
   const excerpt = storableAnswerText(attempt.excerpt);
   const error = storableAnswerText(attempt.error);
@@ -350,6 +356,10 @@ export async function recordAttempt(
 
 /** Manual redelivery: due now, whatever its state; the same webhook-id and body. */
 export async function scheduleRedelivery(manager: EntityManager, deliveryId: string, now: Date): Promise<boolean> {
+  return inTransaction(manager, (transaction) => scheduleRedeliveryInTransaction(transaction, deliveryId, now));
+}
+
+async function scheduleRedeliveryInTransaction(manager: EntityManager, deliveryId: string, now: Date): Promise<boolean> {
   const rows = await returning<ChangedPosition>(
     manager,
     `UPDATE callback_deliveries d
@@ -390,6 +400,10 @@ export function positionChanges(rows: readonly ChangedPosition[], type: 'Callbac
 
 /** Gives a claim back without counting it as an attempt (nothing was sent). */
 export async function releaseClaim(manager: EntityManager, delivery: ClaimedDelivery, retryAt: Date): Promise<void> {
+  return inTransaction(manager, (transaction) => releaseClaimInTransaction(transaction, delivery, retryAt));
+}
+
+async function releaseClaimInTransaction(manager: EntityManager, delivery: ClaimedDelivery, retryAt: Date): Promise<void> {
   await manager.query(`DELETE FROM callback_attempts WHERE delivery_id = $1 AND attempt_number = $2`, [delivery.deliveryId, delivery.attemptNumber]);
   const rows = await returning<{ stream_version: number }>(
     manager,
@@ -414,6 +428,10 @@ export async function releaseClaim(manager: EntityManager, delivery: ClaimedDeli
  * the order they were recorded (parked instead when that URL is a disabled endpoint). How many.
  */
 export async function resumeAwaitingUrl(manager: EntityManager, merchantId: string, url: string, now: Date): Promise<number> {
+  return inTransaction(manager, (transaction) => resumeAwaitingUrlInTransaction(transaction, merchantId, url, now));
+}
+
+async function resumeAwaitingUrlInTransaction(manager: EntityManager, merchantId: string, url: string, now: Date): Promise<number> {
   const rows = await returning<ChangedPosition>(
     manager,
     `UPDATE callback_deliveries delivery
