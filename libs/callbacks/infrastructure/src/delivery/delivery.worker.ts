@@ -146,35 +146,37 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
     // are held back and sent as one statement, with no BEGIN or COMMIT around it; disabling an
     // endpoint (rare) sends them first and takes a transaction. Recorded again from a fresh read
     // when the row moved on in between (an operator's redelivery, an endpoint disabled).
-    await recordingAgainOnConflict(() => transactionInFewTrips(this.dataSource, async (manager) => {
-      // Read again after disabling an endpoint (which parks this delivery too): recordAttempt does.
-      const basis = await readAttemptBasis(manager, delivery);
-      if (originHealth) await recordOriginHealth(manager, delivery.targetOrigin, originHealth, circuitBreaker, finishedAt);
-      const failureRun = endpointHealth ? await recordEndpointHealth(manager, delivery.merchantId, delivery.targetUrl, endpointHealth, finishedAt) : null;
-      if (verdict.next === 'done') return recordAttempt(manager, delivery, record, { status: 'succeeded', at: finishedAt }, basis);
-      if (verdict.next === 'disable_endpoint') {
-        // Merchants and operators see it in the disabled-endpoints lists; this log line is the alert hook.
-        this.logger.warn(
-          `callback endpoint disabled: merchant ${delivery.merchantId} ${delivery.targetUrl} answered 410 Gone (callback ${delivery.deliveryId})`,
-        );
-        await disableEndpoint(manager, delivery.merchantId, delivery.targetUrl, 'gone', `410 Gone to callback ${delivery.deliveryId}`, finishedAt);
-        return recordAttempt(manager, delivery, record, { status: 'endpoint_disabled' });
-      }
-      if (failureRun && shouldDisableEndpoint(failureRun, this.settings.endpointDisabling, finishedAt)) {
-        const reason = consecutiveFailuresReason(failureRun);
-        this.logger.warn(`callback endpoint disabled: merchant ${delivery.merchantId} ${delivery.targetUrl}: ${reason} (callback ${delivery.deliveryId})`);
-        await disableEndpoint(manager, delivery.merchantId, delivery.targetUrl, 'consecutive_failures', reason, finishedAt);
-        return recordAttempt(manager, delivery, record, { status: 'endpoint_disabled' });
-      }
-      const delayMs = nextRetryDelayMs(this.settings.retrySchedule, delivery.attemptNumber);
-      if (delayMs === null) {
-        this.logger.warn(
-          `callback ${delivery.deliveryId} failed for good after ${delivery.attemptNumber} attempts (${record.outcome} ${record.responseStatus ?? record.error ?? ''})`,
-        );
-        return recordAttempt(manager, delivery, record, { status: 'failed' }, basis);
-      }
-      return recordAttempt(manager, delivery, record, { status: 'pending', at: new Date(finishedAt.getTime() + delayMs) }, basis);
-    }));
+    await recordingAgainOnConflict(() =>
+      transactionInFewTrips(this.dataSource, async (manager) => {
+        // Read again after disabling an endpoint (which parks this delivery too): recordAttempt does.
+        const basis = await readAttemptBasis(manager, delivery);
+        if (originHealth) await recordOriginHealth(manager, delivery.targetOrigin, originHealth, circuitBreaker, finishedAt);
+        const failureRun = endpointHealth ? await recordEndpointHealth(manager, delivery.merchantId, delivery.targetUrl, endpointHealth, finishedAt) : null;
+        if (verdict.next === 'done') return recordAttempt(manager, delivery, record, { status: 'succeeded', at: finishedAt }, basis);
+        if (verdict.next === 'disable_endpoint') {
+          // Merchants and operators see it in the disabled-endpoints lists; this log line is the alert hook.
+          this.logger.warn(
+            `callback endpoint disabled: merchant ${delivery.merchantId} ${delivery.targetUrl} answered 410 Gone (callback ${delivery.deliveryId})`,
+          );
+          await disableEndpoint(manager, delivery.merchantId, delivery.targetUrl, 'gone', `410 Gone to callback ${delivery.deliveryId}`, finishedAt);
+          return recordAttempt(manager, delivery, record, { status: 'endpoint_disabled' });
+        }
+        if (failureRun && shouldDisableEndpoint(failureRun, this.settings.endpointDisabling, finishedAt)) {
+          const reason = consecutiveFailuresReason(failureRun);
+          this.logger.warn(`callback endpoint disabled: merchant ${delivery.merchantId} ${delivery.targetUrl}: ${reason} (callback ${delivery.deliveryId})`);
+          await disableEndpoint(manager, delivery.merchantId, delivery.targetUrl, 'consecutive_failures', reason, finishedAt);
+          return recordAttempt(manager, delivery, record, { status: 'endpoint_disabled' });
+        }
+        const delayMs = nextRetryDelayMs(this.settings.retrySchedule, delivery.attemptNumber);
+        if (delayMs === null) {
+          this.logger.warn(
+            `callback ${delivery.deliveryId} failed for good after ${delivery.attemptNumber} attempts (${record.outcome} ${record.responseStatus ?? record.error ?? ''})`,
+          );
+          return recordAttempt(manager, delivery, record, { status: 'failed' }, basis);
+        }
+        return recordAttempt(manager, delivery, record, { status: 'pending', at: new Date(finishedAt.getTime() + delayMs) }, basis);
+      }),
+    );
   }
 }
 

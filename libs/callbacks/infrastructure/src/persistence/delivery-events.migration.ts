@@ -1,4 +1,10 @@
-import { CALLBACK_DELIVERY_EVENT_SCHEMAS, callbackDeliveryStreamId, type AttemptFields, type CallbackDeliveryEvent, type DeliveryStatus } from '@mp/callbacks-domain';
+import {
+  CALLBACK_DELIVERY_EVENT_SCHEMAS,
+  callbackDeliveryStreamId,
+  type AttemptFields,
+  type CallbackDeliveryEvent,
+  type DeliveryStatus,
+} from '@mp/callbacks-domain';
 import { CHAIN_GENESIS, chainHash, createEnvelope, eventDigest } from '@mp/shared-messaging';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
@@ -17,7 +23,7 @@ export class CallbacksDeliveryEvents1700000070000 implements MigrationInterface 
 
   async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`ALTER TABLE callback_deliveries ADD COLUMN stream_version INTEGER NOT NULL DEFAULT 0`);
-    for (let after = ''; ; ) {
+    for (let after = ''; ;) {
       const rows: Array<Record<string, unknown> & { delivery_id: string }> = await queryRunner.query(
         `SELECT d.delivery_id, d.source_event_id, d.source_event_type, d.source_topic, d.merchant_id, d.subject_kind, d.subject_id, d.callback_type,
                 d.state_version, d.target_url, d.body, d.status, d.attempt_count, d.next_attempt_at, d.delivered_at, d.created_at,
@@ -72,19 +78,17 @@ const iso = (value: unknown): string | null => (value === null || value === unde
 
 /** A delivery's row and attempts (as json_agg gives them) as its CallbackDeliveryImported event. */
 function importedEvent(row: Record<string, unknown>): CallbackDeliveryEvent {
-  const attempts = (row.attempts as Array<Record<string, unknown>>).map(
-    (attempt): AttemptFields => ({
-      attemptNumber: attempt.attempt_number as number,
-      startedAt: iso(attempt.started_at) as string,
-      instanceId: attempt.instance_id as string,
-      webhookTimestamp: Number(attempt.webhook_timestamp),
-      outcome: attempt.outcome as string,
-      responseStatus: (attempt.response_status as number | null) ?? null,
-      latencyMs: (attempt.latency_ms as number | null) ?? null,
-      responseExcerpt: (attempt.response_excerpt as string | null) ?? null,
-      error: (attempt.error as string | null) ?? null,
-    }),
-  );
+  const attempts = (row.attempts as Array<Record<string, unknown>>).map((attempt): AttemptFields => ({
+    attemptNumber: attempt.attempt_number as number,
+    startedAt: iso(attempt.started_at) as string,
+    instanceId: attempt.instance_id as string,
+    webhookTimestamp: Number(attempt.webhook_timestamp),
+    outcome: attempt.outcome as string,
+    responseStatus: (attempt.response_status as number | null) ?? null,
+    latencyMs: (attempt.latency_ms as number | null) ?? null,
+    responseExcerpt: (attempt.response_excerpt as string | null) ?? null,
+    error: (attempt.error as string | null) ?? null,
+  }));
   return {
     type: 'CallbackDeliveryImported',
     data: {

@@ -223,7 +223,12 @@ export async function claimDueDeliveries(
       version: row.stream_version,
       event: {
         type: 'CallbackAttemptStarted',
-        data: { attemptNumber: row.attempt_count, startedAt: options.now.toISOString(), instanceId: options.owner, webhookTimestamp: webhookTimestampOf(options.now) },
+        data: {
+          attemptNumber: row.attempt_count,
+          startedAt: options.now.toISOString(),
+          instanceId: options.owner,
+          webhookTimestamp: webhookTimestampOf(options.now),
+        },
       },
     })),
     options.now,
@@ -390,7 +395,10 @@ export interface ChangedPosition {
 export const CHANGED_POSITION = 'delivery_id, stream_version, status, next_attempt_at';
 
 /** The events of deliveries moved to a new status and due time. */
-export function positionChanges(rows: readonly ChangedPosition[], type: 'CallbackRedeliveryScheduled' | 'CallbackParked' | 'CallbackUnparked'): DeliveryChange[] {
+export function positionChanges(
+  rows: readonly ChangedPosition[],
+  type: 'CallbackRedeliveryScheduled' | 'CallbackParked' | 'CallbackUnparked',
+): DeliveryChange[] {
   return rows.map((row) => ({
     deliveryId: row.delivery_id,
     version: row.stream_version,

@@ -5,6 +5,8 @@
  * delivery awaiting its URL then resumed, an endpoint disabled then re-enabled, a released
  * claim) the rebuild finds nothing to change; a row and an attempt changed by SQL are reported by
  * column and put right by --switch; the store's hash chain verifies, and an altered event is found.
+ * Deliveries that existed before the dispatcher recorded events are imported by the migration,
+ * one chained event each, and fold back into the same rows.
  * Method: the callbacks migrations on a private real PostgreSQL, the store functions the
  * dispatcher runs, the ops command as the ops image runs it, the auditor's chain check.
  */
@@ -15,7 +17,16 @@ import { rebuildProjection } from '@mp/shared-command-handling';
 import { verifyEventChain, type ChainReader } from '@mp/shared-messaging';
 import type { DataSource } from 'typeorm';
 import { CALLBACKS_MIGRATIONS } from '../callbacks.module';
-import { claimDueDeliveries, insertDeliveries, recordAttempt, releaseClaim, resumeAwaitingUrl, scheduleRedelivery, type NewDelivery } from '../persistence/delivery.store';
+import { CallbacksDeliveryEvents1700000070000 } from '../persistence/delivery-events.migration';
+import {
+  claimDueDeliveries,
+  insertDeliveries,
+  recordAttempt,
+  releaseClaim,
+  resumeAwaitingUrl,
+  scheduleRedelivery,
+  type NewDelivery,
+} from '../persistence/delivery.store';
 import { disableEndpoint, enableEndpoint } from '../persistence/endpoint-health.store';
 import { CALLBACKS_DELIVERIES_PROJECTION } from './callbacks.rebuild';
 
@@ -34,7 +45,13 @@ function delivery(orderId: string, url: string, id = randomUUID()): NewDelivery 
     state: {},
     occurredAt: T0.toISOString(),
   };
-  return { deliveryId: `msg_${id}`, sourceEvent: { id, type: 'PaymentOrderSucceeded', topic: 'payments.order.events' }, intent, targetUrl: url, body: `{"order":"${orderId}"}` };
+  return {
+    deliveryId: `msg_${id}`,
+    sourceEvent: { id, type: 'PaymentOrderSucceeded', topic: 'payments.order.events' },
+    intent,
+    targetUrl: url,
+    body: `{"order":"${orderId}"}`,
+  };
 }
 
 const record = (outcome: string, responseStatus: number | null) => ({
@@ -85,7 +102,9 @@ describe('callback deliveries rebuilt from their events, on real Postgres', () =
 
     expect(await resumeAwaitingUrl(dataSource.manager, 'mch_rb', SHOP, at(4))).toBe(1);
     await inTx((manager) => disableEndpoint(manager, 'mch_rb', OTHER, 'gone', '410 Gone', at(5)));
-    expect(await dataSource.query(`SELECT status FROM callback_deliveries WHERE delivery_id = $1`, [redelivered.deliveryId])).toEqual([{ status: 'endpoint_disabled' }]);
+    expect(await dataSource.query(`SELECT status FROM callback_deliveries WHERE delivery_id = $1`, [redelivered.deliveryId])).toEqual([
+      { status: 'endpoint_disabled' },
+    ]);
     expect(await inTx((manager) => enableEndpoint(manager, 'mch_rb', OTHER, at(6)))).toBe(1);
 
     const again = await inTx(() => claim(at(7)));
@@ -114,7 +133,9 @@ describe('callback deliveries rebuilt from their events, on real Postgres', () =
     expect(reported.notDerived).toEqual([{ table: 'callback_deliveries', columns: ['lease_owner', 'lease_expires_at', 'list_position'] }]);
     expect((await rebuild({ switch: true })).differences).toHaveLength(2);
     expect(await dataSource.query(`SELECT status FROM callback_deliveries WHERE delivery_id = $1`, [paid.deliveryId])).toEqual([{ status: 'succeeded' }]);
-    expect(await dataSource.query(`SELECT response_status FROM callback_attempts WHERE delivery_id = $1`, [retried.deliveryId])).toEqual([{ response_status: 500 }]);
+    expect(await dataSource.query(`SELECT response_status FROM callback_attempts WHERE delivery_id = $1`, [retried.deliveryId])).toEqual([
+      { response_status: 500 },
+    ]);
     expect((await rebuild({ switch: false })).differences).toEqual([]);
 
     expect((await verifyEventChain(chain)).findings).toEqual([]);
@@ -127,5 +148,46 @@ describe('callback deliveries rebuilt from their events, on real Postgres', () =
     expect((await verifyEventChain(chain)).findings).toEqual([
       expect.objectContaining({ kind: 'altered', streamId: `callback-delivery:${paid.deliveryId}`, streamVersion: 3 }),
     ]);
+  });
+
+  it('imports the deliveries that existed before, one chained event each, which fold back into the same rows', async () => {
+    const before = await migratedPrivateDatabase(
+      'cbimp',
+      CALLBACKS_MIGRATIONS.filter((migration) => migration !== CallbacksDeliveryEvents1700000070000),
+    );
+    try {
+      const [old, waiting] = [delivery('OLD-1', SHOP), delivery('OLD-2', '')];
+      await before.transaction(async (manager) => {
+        for (const [given, status, next, attempts, delivered] of [
+          [old, 'succeeded', null, 2, T0],
+          [waiting, 'awaiting_url', null, 0, null],
+        ] as const) {
+          await manager.query(
+            `INSERT INTO callback_deliveries (delivery_id, source_event_id, source_event_type, source_topic, merchant_id, subject_kind, subject_id, callback_type,
+                                              state_version, target_url, body, status, attempt_count, next_attempt_at, delivered_at, created_at)
+             VALUES ($1, $2, 'PaymentOrderSucceeded', 'payments.order.events', 'mch_rb', 'payment_order', $3, 'payment.succeeded', 1, $4, $5, $6, $7, $8, $9, $10)`,
+            [given.deliveryId, given.sourceEvent.id, given.intent.subject.id, given.targetUrl, given.body, status, attempts, next, delivered, T0],
+          );
+        }
+        await manager.query(
+          `INSERT INTO callback_attempts (delivery_id, attempt_number, started_at, instance_id, webhook_timestamp, outcome, response_status, latency_ms, response_excerpt, error)
+           VALUES ($1, 1, $2, 'old-replica', 1772359200, 'failed', 503, 20, 'busy', NULL), ($1, 2, $3, 'old-replica', 1772359260, 'succeeded', 200, 15, 'ok', NULL)`,
+          [old.deliveryId, at(1), at(61)],
+        );
+      });
+      const runner = before.createQueryRunner();
+      await new CallbacksDeliveryEvents1700000070000().up(runner);
+      await runner.release();
+
+      expect(await before.query(`SELECT event_type, stream_version FROM event_store WHERE stream_id = $1`, [`callback-delivery:${old.deliveryId}`])).toEqual([
+        { event_type: 'CallbackDeliveryImported', stream_version: 1 },
+      ]);
+      expect(await resumeAwaitingUrl(before.manager, 'mch_rb', SHOP, at(100))).toBe(1);
+      expect(await rebuildProjection(before, CALLBACKS_DELIVERIES_PROJECTION, { switch: false })).toMatchObject({ eventsFolded: 3, differences: [] });
+      const oldChain: ChainReader = { query: async (sql, values) => ({ rows: await before.query(sql, values) }) };
+      expect((await verifyEventChain(oldChain)).findings).toEqual([]);
+    } finally {
+      await before.destroy();
+    }
   });
 });

@@ -86,10 +86,7 @@ export const CALLBACKS_DELIVERIES_PROJECTION: RebuildableProjection = {
   service: 'callbacks',
   name: 'deliveries',
   description: 'callback deliveries and their attempts',
-  tables: [
-    { name: 'callback_deliveries', notDerived: ['lease_owner', 'lease_expires_at', 'list_position'] },
-    { name: 'callback_attempts' },
-  ],
+  tables: [{ name: 'callback_deliveries', notDerived: ['lease_owner', 'lease_expires_at', 'list_position'] }, { name: 'callback_attempts' }],
   streams: 'callback-delivery:%',
   folder: () => deliveryFolder(),
 };
