@@ -1,6 +1,6 @@
 // The delivery queue: deliveries recorded, claimed fairly, attempted, released and scheduled again.
-import { deliveryAfterAttempt, storableAnswerText, type CallbackIntent, type DeliveryStatus } from '@mp/callbacks-domain';
-import { executeOrDefer, StreamVersionConflictError } from '@mp/shared-messaging';
+import { callbackDeliveryStreamId, deliveryAfterAttempt, storableAnswerText, type CallbackIntent, type DeliveryStatus } from '@mp/callbacks-domain';
+import { executeOrDefer, StreamVersionConflictError, violatedConstraint, withOneWriteStatement } from '@mp/shared-messaging';
 import { countAfterCommit } from '@mp/shared-metrics';
 import type { EntityManager } from 'typeorm';
 import { CALLBACK_ATTEMPTS_METRIC } from '../callback-metrics';
@@ -16,94 +16,125 @@ export interface NewDelivery {
 }
 
 /**
- * Records deliveries before their first attempt, for a batch of events in one statement, in the
- * order given. Returns how many are new: an event (or the same fact under another envelope id)
- * that already has one adds nothing, so a redelivered event sends nothing twice. A delivery to a
- * disabled endpoint is parked straight away, and one with no target yet (an empty `targetUrl`: the
- * merchant has no default callback URL) waits for one (`awaiting_url`, resumeAwaitingUrl). Each new
- * delivery's stream starts with CallbackDeliveryRecorded (its row as inserted), all of them in one
- * more statement.
+ * Records deliveries before their first attempt, for a batch of events, in the order given.
+ * Returns how many are new: an event (or the same fact under another envelope id) that already
+ * has one adds nothing, so a redelivered event sends nothing twice. A delivery to a disabled
+ * endpoint is parked straight away, and one with no target yet (an empty `targetUrl`: the
+ * merchant has no default callback URL) waits for one (`awaiting_url`, resumeAwaitingUrl).
+ *
+ * One plain read finds what is recorded already and which endpoints are disabled; the new rows
+ * and each one's CallbackDeliveryRecorded event (the row as inserted) are then one statement. A
+ * delivery another writer recorded in between makes that statement fail whole, as a
+ * StreamVersionConflictError: the intake tries again, and the read then finds it.
  */
 export async function insertDeliveries(manager: EntityManager, deliveries: readonly NewDelivery[], now: Date): Promise<number> {
   return inTransaction(manager, (transaction) => insertDeliveriesInTransaction(transaction, deliveries, now));
 }
 
+/** A delivery's three unique keys (callback_deliveries' primary key and unique constraints). */
+const keysOf = (delivery: NewDelivery): string[] => [
+  `id:${delivery.deliveryId}`,
+  `event:${delivery.sourceEvent.id.toLowerCase()}`,
+  `fact:${JSON.stringify([delivery.intent.merchantId, delivery.intent.subject.kind, delivery.intent.subject.id, delivery.intent.callbackType, delivery.intent.stateVersion])}`,
+];
+
 async function insertDeliveriesInTransaction(manager: EntityManager, deliveries: readonly NewDelivery[], now: Date): Promise<number> {
   if (deliveries.length === 0) return 0;
   const column = <T>(pick: (delivery: NewDelivery) => T) => deliveries.map(pick);
-  const rows = await returning<{
-    delivery_id: string;
-    source_event_id: string;
-    source_event_type: string;
-    source_topic: string;
-    merchant_id: string;
-    subject_kind: string;
-    subject_id: string;
-    callback_type: string;
-    state_version: number;
-    target_url: string;
-    body: string;
-    status: DeliveryStatus;
-    next_attempt_at: Date | null;
-    created_at: Date;
-  }>(
+  const found = await returning<{ recorded: boolean; disabled: boolean }>(
     manager,
-    `INSERT INTO callback_deliveries (delivery_id, source_event_id, source_event_type, source_topic, merchant_id, subject_kind, subject_id, callback_type,
-                                      state_version, target_url, body, status, next_attempt_at, created_at, stream_version)
-     SELECT given.delivery_id, given.source_event_id, given.source_event_type, given.source_topic, given.merchant_id, given.subject_kind, given.subject_id,
-            given.callback_type, given.state_version, given.target_url, given.body,
-            CASE WHEN given.target_url = '' THEN 'awaiting_url' WHEN disabled.url IS NULL THEN 'pending' ELSE 'endpoint_disabled' END,
-            CASE WHEN given.target_url <> '' AND disabled.url IS NULL THEN $12::timestamptz END, $12::timestamptz, 1
-       FROM unnest($1::text[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::int[], $10::text[], $11::text[]) WITH ORDINALITY
-            AS given (delivery_id, source_event_id, source_event_type, source_topic, merchant_id, subject_kind, subject_id, callback_type, state_version, target_url, body, position)
-       LEFT JOIN callback_disabled_endpoints disabled ON disabled.merchant_id = given.merchant_id AND disabled.url = given.target_url
-      ORDER BY given.position
-     ON CONFLICT DO NOTHING
-     RETURNING delivery_id, source_event_id, source_event_type, source_topic, merchant_id, subject_kind, subject_id, callback_type, state_version,
-               target_url, body, status, next_attempt_at, created_at`,
+    `SELECT EXISTS (SELECT 1 FROM callback_deliveries d
+                     WHERE d.delivery_id = given.delivery_id OR d.source_event_id = given.source_event_id
+                        OR (d.merchant_id, d.subject_kind, d.subject_id, d.callback_type, d.state_version)
+                         = (given.merchant_id, given.subject_kind, given.subject_id, given.callback_type, given.state_version)) AS recorded,
+            EXISTS (SELECT 1 FROM callback_disabled_endpoints e WHERE e.merchant_id = given.merchant_id AND e.url = given.target_url) AS disabled
+       FROM unnest($1::text[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[], $8::text[]) WITH ORDINALITY
+            AS given (delivery_id, source_event_id, merchant_id, subject_kind, subject_id, callback_type, state_version, target_url, position)
+      ORDER BY given.position`,
     [
       column((delivery) => delivery.deliveryId),
       column((delivery) => delivery.sourceEvent.id),
-      column((delivery) => delivery.sourceEvent.type),
-      column((delivery) => delivery.sourceEvent.topic),
       column((delivery) => delivery.intent.merchantId),
       column((delivery) => delivery.intent.subject.kind),
       column((delivery) => delivery.intent.subject.id),
       column((delivery) => delivery.intent.callbackType),
       column((delivery) => delivery.intent.stateVersion),
       column((delivery) => delivery.targetUrl),
-      column((delivery) => delivery.body),
-      now,
     ],
   );
-  await appendDeliveryChanges(
-    manager,
-    rows.map((row) => ({
-      deliveryId: row.delivery_id,
-      version: 1,
-      event: {
-        type: 'CallbackDeliveryRecorded',
-        data: {
-          deliveryId: row.delivery_id,
-          sourceEventId: row.source_event_id,
-          sourceEventType: row.source_event_type,
-          sourceTopic: row.source_topic,
-          merchantId: row.merchant_id,
-          subjectKind: row.subject_kind,
-          subjectId: row.subject_id,
-          callbackType: row.callback_type,
-          stateVersion: row.state_version,
-          targetUrl: row.target_url,
-          body: row.body,
-          status: row.status,
-          nextAttemptAt: instant(row.next_attempt_at),
-          createdAt: instant(row.created_at) as string,
+  // The first of the batch with each key wins, as the ordered insert with ON CONFLICT DO NOTHING did.
+  const taken = new Set<string>();
+  const fresh = deliveries.flatMap((delivery, index) => {
+    const keys = keysOf(delivery);
+    if (found[index].recorded || keys.some((key) => taken.has(key))) return [];
+    keys.forEach((key) => taken.add(key));
+    const status: DeliveryStatus = delivery.targetUrl === '' ? 'awaiting_url' : found[index].disabled ? 'endpoint_disabled' : 'pending';
+    return [{ delivery, status, nextAttemptAt: status === 'pending' ? now : null }];
+  });
+  if (fresh.length === 0) return 0;
+  const freshColumn = <T>(pick: (row: (typeof fresh)[number]) => T) => fresh.map(pick);
+  await withOneWriteStatement(manager, async () => {
+    await executeOrDefer(manager, {
+      sql: `INSERT INTO callback_deliveries (delivery_id, source_event_id, source_event_type, source_topic, merchant_id, subject_kind, subject_id, callback_type,
+                                             state_version, target_url, body, status, next_attempt_at, created_at, stream_version)
+            SELECT given.delivery_id, given.source_event_id, given.source_event_type, given.source_topic, given.merchant_id, given.subject_kind, given.subject_id,
+                   given.callback_type, given.state_version, given.target_url, given.body, given.status, given.next_attempt_at, $14::timestamptz, 1
+              FROM unnest($1::text[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::int[], $10::text[], $11::text[],
+                          $12::text[], $13::timestamptz[]) WITH ORDINALITY
+                   AS given (delivery_id, source_event_id, source_event_type, source_topic, merchant_id, subject_kind, subject_id, callback_type, state_version,
+                             target_url, body, status, next_attempt_at, position)
+             ORDER BY given.position`,
+      params: [
+        freshColumn(({ delivery }) => delivery.deliveryId),
+        freshColumn(({ delivery }) => delivery.sourceEvent.id),
+        freshColumn(({ delivery }) => delivery.sourceEvent.type),
+        freshColumn(({ delivery }) => delivery.sourceEvent.topic),
+        freshColumn(({ delivery }) => delivery.intent.merchantId),
+        freshColumn(({ delivery }) => delivery.intent.subject.kind),
+        freshColumn(({ delivery }) => delivery.intent.subject.id),
+        freshColumn(({ delivery }) => delivery.intent.callbackType),
+        freshColumn(({ delivery }) => delivery.intent.stateVersion),
+        freshColumn(({ delivery }) => delivery.targetUrl),
+        freshColumn(({ delivery }) => delivery.body),
+        freshColumn(({ status }) => status),
+        freshColumn(({ nextAttemptAt }) => nextAttemptAt),
+        now,
+      ],
+      // Recorded by another writer since the read: nothing of the batch is written, and the intake tries again.
+      translateError: (error) =>
+        violatedConstraint(error)?.startsWith('callback_deliveries_')
+          ? new StreamVersionConflictError(callbackDeliveryStreamId(fresh[0].delivery.deliveryId), 0)
+          : undefined,
+    });
+    await appendDeliveryChanges(
+      manager,
+      fresh.map(({ delivery, status, nextAttemptAt }) => ({
+        deliveryId: delivery.deliveryId,
+        version: 1,
+        event: {
+          type: 'CallbackDeliveryRecorded',
+          data: {
+            deliveryId: delivery.deliveryId,
+            sourceEventId: delivery.sourceEvent.id,
+            sourceEventType: delivery.sourceEvent.type,
+            sourceTopic: delivery.sourceEvent.topic,
+            merchantId: delivery.intent.merchantId,
+            subjectKind: delivery.intent.subject.kind,
+            subjectId: delivery.intent.subject.id,
+            callbackType: delivery.intent.callbackType,
+            stateVersion: delivery.intent.stateVersion,
+            targetUrl: delivery.targetUrl,
+            body: delivery.body,
+            status,
+            nextAttemptAt: instant(nextAttemptAt),
+            createdAt: now.toISOString(),
+          },
         },
-      },
-    })),
-    now,
-  );
-  return rows.length;
+      })),
+      now,
+    );
+  });
+  return fresh.length;
 }
 
 export interface ClaimedDelivery {
