@@ -142,14 +142,15 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
     const originHealth = originHealthOf(sent.transport);
     const circuitBreaker = { failureThreshold: this.settings.circuitFailureThreshold, cooldownMs: this.settings.circuitCooldownMs };
     const endpointHealth = endpointHealthOf(verdict);
-    // The delivery's row is read first (a plain read, before BEGIN); the health and attempt writes
-    // are held back and sent as one statement, with no BEGIN or COMMIT around it; disabling an
-    // endpoint (rare) sends them first and takes a transaction. Recorded again from a fresh read
-    // when the row moved on in between (an operator's redelivery, an endpoint disabled).
-    await recordingAgainOnConflict(() =>
+    // The outcome is decided from the row as the claim left it; the health and attempt writes are
+    // held back and sent as one statement, with no BEGIN or COMMIT around it; disabling an
+    // endpoint (rare) sends them first and takes a transaction. When the row moved on since the
+    // claim (an operator's redelivery, an endpoint disabled), that statement fails whole and the
+    // attempt is recorded again from a read of the row (a plain read, before BEGIN).
+    await recordingAgainOnConflict((again) =>
       transactionInFewTrips(this.dataSource, async (manager) => {
-        // Read again after disabling an endpoint (which parks this delivery too): recordAttempt does.
-        const basis = await readAttemptBasis(manager, delivery);
+        // After disabling an endpoint (which parks this delivery too) recordAttempt reads the row itself.
+        const basis = !again && delivery.claimedAs ? delivery.claimedAs : await readAttemptBasis(manager, delivery);
         if (originHealth) await recordOriginHealth(manager, delivery.targetOrigin, originHealth, circuitBreaker, finishedAt);
         const failureRun = endpointHealth ? await recordEndpointHealth(manager, delivery.merchantId, delivery.targetUrl, endpointHealth, finishedAt) : null;
         if (verdict.next === 'done') return recordAttempt(manager, delivery, record, { status: 'succeeded', at: finishedAt }, basis);
@@ -180,11 +181,11 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
   }
 }
 
-/** A few tries of recording an attempt whose delivery another writer moved on between the read and the write. */
-async function recordingAgainOnConflict(record: () => Promise<void>, tries = 3): Promise<void> {
+/** A few tries of recording an attempt whose delivery another writer moved on since the claim or the read. */
+async function recordingAgainOnConflict(record: (again: boolean) => Promise<void>, tries = 3): Promise<void> {
   for (let attempt = 1; ; attempt += 1) {
     try {
-      return await record();
+      return await record(attempt > 1);
     } catch (error) {
       if (!(error instanceof StreamVersionConflictError) || attempt >= tries) throw error;
     }

@@ -145,6 +145,11 @@ export interface ClaimedDelivery {
   targetOrigin: string;
   body: string;
   attemptNumber: number;
+  /**
+   * The row as the claim left it: what recordAttempt decides from while the row stays at this
+   * version (every other change to a claimed row bumps it), so the common attempt needs no read.
+   */
+  claimedAs?: AttemptBasis;
 }
 
 /** Origins with pending rows, by a loose index scan: one index probe per origin, however many rows each has. */
@@ -212,6 +217,9 @@ export async function claimDueDeliveries(
     body: string;
     attempt_count: number;
     stream_version: number;
+    status: DeliveryStatus;
+    next_attempt_at: Date | null;
+    delivered_at: Date | null;
   }>(
     manager,
     `WITH RECURSIVE ${PENDING_ORIGINS}, slots AS (
@@ -239,12 +247,12 @@ export async function claimDueDeliveries(
         WHERE delivery_id IN (SELECT delivery_id FROM callback_deliveries
                                WHERE delivery_id IN (SELECT delivery_id FROM candidates) AND status = 'pending' AND (lease_expires_at IS NULL OR lease_expires_at <= $1)
                                FOR UPDATE SKIP LOCKED)
-        RETURNING delivery_id, merchant_id, target_url, target_origin, body, attempt_count, stream_version
+        RETURNING delivery_id, merchant_id, target_url, target_origin, body, attempt_count, stream_version, status, next_attempt_at, delivered_at
      ), attempts AS (
        INSERT INTO callback_attempts (delivery_id, attempt_number, started_at, instance_id, webhook_timestamp, outcome)
        SELECT delivery_id, attempt_count, $1, $4, $6, 'in_flight' FROM claimed
      )
-     SELECT delivery_id, merchant_id, target_url, target_origin, body, attempt_count, stream_version FROM claimed`,
+     SELECT delivery_id, merchant_id, target_url, target_origin, body, attempt_count, stream_version, status, next_attempt_at, delivered_at FROM claimed`,
     [options.now, options.limit, options.perOriginConcurrency, options.owner, options.leaseMs, webhookTimestampOf(options.now)],
   );
   await appendDeliveryChanges(
@@ -271,6 +279,15 @@ export async function claimDueDeliveries(
     targetOrigin: row.target_origin,
     body: row.body,
     attemptNumber: row.attempt_count,
+    // Claimed only while its endpoint is not disabled; disabling it parks the row, a new version.
+    claimedAs: {
+      status: row.status,
+      nextAttemptAt: row.next_attempt_at,
+      deliveredAt: row.delivered_at,
+      attemptStartedAt: options.now,
+      endpointDisabled: false,
+      streamVersion: row.stream_version,
+    },
   }));
 }
 
@@ -295,7 +312,8 @@ export interface AttemptBasis {
 
 /**
  * Reads what recordAttempt needs: a plain read, so in the worker's transactionInFewTrips it runs
- * before anything is written and costs no BEGIN (read it first there).
+ * before anything is written and costs no BEGIN (read it first there). The worker reads only when
+ * the row moved on since its claim (ClaimedDelivery.claimedAs).
  */
 export async function readAttemptBasis(manager: EntityManager, delivery: ClaimedDelivery): Promise<AttemptBasis> {
   const [row] = await returning<{
@@ -332,8 +350,9 @@ export async function readAttemptBasis(manager: EntityManager, delivery: Claimed
  * CallbackAttemptFinished event, only if the row is still at the version read: otherwise
  * StreamVersionConflictError, and the caller records again from a fresh read. Its writes, like
  * recordOriginHealth's and a healthy recordEndpointHealth's, go through executeOrDefer: in the
- * worker's transactionInFewTrips an attempt's whole record is one statement after the read (each
- * touches its own row: the attempt, the delivery and its event, the origin, the endpoint's failure run).
+ * worker's transactionInFewTrips an attempt's whole record is one statement (each touches its own
+ * row: the attempt, the delivery and its event, the origin, the endpoint's failure run), decided
+ * from the row as claimed (`claimedAs`), read again only when that statement found it moved on.
  */
 export async function recordAttempt(
   manager: EntityManager,

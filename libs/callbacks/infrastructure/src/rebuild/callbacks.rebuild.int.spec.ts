@@ -14,7 +14,7 @@ import { randomUUID } from 'node:crypto';
 import type { CallbackIntent } from '@mp/callbacks-domain';
 import { migratedPrivateDatabase } from '@mp/shared-data-access-postgres';
 import { rebuildProjection } from '@mp/shared-command-handling';
-import { verifyEventChain, type ChainReader } from '@mp/shared-messaging';
+import { StreamVersionConflictError, verifyEventChain, type ChainReader } from '@mp/shared-messaging';
 import type { DataSource } from 'typeorm';
 import { CALLBACKS_MIGRATIONS } from '../callbacks.module';
 import { CallbacksDeliveryEvents1700000070000 } from '../persistence/delivery-events.migration';
@@ -91,10 +91,20 @@ describe('callback deliveries rebuilt from their events, on real Postgres', () =
       return found;
     };
 
-    await recordAttempt(dataSource.manager, claimedOf(paid), record('succeeded', 200), { status: 'succeeded', at: at(2) });
+    await recordAttempt(dataSource.manager, claimedOf(paid), record('succeeded', 200), { status: 'succeeded', at: at(2) }, claimedOf(paid).claimedAs);
     await recordAttempt(dataSource.manager, claimedOf(retried), record('failed', 500), { status: 'pending', at: at(60) });
     // Asked again while its attempt is in flight: kept due at that time, not the attempt's retry time.
     expect(await scheduleRedelivery(dataSource.manager, redelivered.deliveryId, at(3))).toBe(true);
+    // Decided from the row as claimed, the record finds the row moved on and writes nothing; read again, it keeps the redelivery.
+    await expect(
+      recordAttempt(
+        dataSource.manager,
+        claimedOf(redelivered),
+        record('network_error', null),
+        { status: 'pending', at: at(120) },
+        claimedOf(redelivered).claimedAs,
+      ),
+    ).rejects.toBeInstanceOf(StreamVersionConflictError);
     await recordAttempt(dataSource.manager, claimedOf(redelivered), record('network_error', null), { status: 'pending', at: at(120) });
     expect(await dataSource.query(`SELECT status, next_attempt_at FROM callback_deliveries WHERE delivery_id = $1`, [redelivered.deliveryId])).toEqual([
       { status: 'pending', next_attempt_at: at(3) },
