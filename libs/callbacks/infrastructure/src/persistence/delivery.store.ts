@@ -366,11 +366,6 @@ export async function recordAttempt(
   const read = basis ?? (await readAttemptBasis(manager, delivery));
   const excerpt = storableAnswerText(attempt.excerpt);
   const error = storableAnswerText(attempt.error);
-  await executeOrDefer(manager, {
-    sql: `UPDATE callback_attempts SET outcome = $3, response_status = $4, latency_ms = $5, response_excerpt = $6, error = $7, webhook_timestamp = $8
-           WHERE delivery_id = $1 AND attempt_number = $2`,
-    params: [delivery.deliveryId, delivery.attemptNumber, attempt.outcome, attempt.responseStatus, attempt.latencyMs, excerpt, error, attempt.webhookTimestamp],
-  });
   countAfterCommit(manager, CALLBACK_ATTEMPTS_METRIC, { outcome: attempt.outcome });
   // A late answer never undoes a success (the row keeps its lease as it is); a redelivery asked
   // for while the attempt was in flight is kept (deliveryAfterAttempt).
@@ -384,8 +379,14 @@ export async function recordAttempt(
             WHERE delivery_id = $1 AND stream_version = $2 - 1 RETURNING 1`,
     params: read.status === 'succeeded' ? [delivery.deliveryId, version] : [delivery.deliveryId, version, after.status, after.nextAttemptAt, after.deliveredAt],
     check: (updated) => {
-      if (updated !== 1) throw new StreamVersionConflictError(`callback-delivery:${delivery.deliveryId}`, read.streamVersion);
+      if (updated !== 1) throw new StreamVersionConflictError(callbackDeliveryStreamId(delivery.deliveryId), read.streamVersion);
     },
+  });
+  // The delivery's row before its attempt's, in the order the claim and the rebuild's switch lock the tables.
+  await executeOrDefer(manager, {
+    sql: `UPDATE callback_attempts SET outcome = $3, response_status = $4, latency_ms = $5, response_excerpt = $6, error = $7, webhook_timestamp = $8
+           WHERE delivery_id = $1 AND attempt_number = $2`,
+    params: [delivery.deliveryId, delivery.attemptNumber, attempt.outcome, attempt.responseStatus, attempt.latencyMs, excerpt, error, attempt.webhookTimestamp],
   });
   const change: DeliveryChange = {
     deliveryId: delivery.deliveryId,
@@ -462,7 +463,6 @@ export async function releaseClaim(manager: EntityManager, delivery: ClaimedDeli
 }
 
 async function releaseClaimInTransaction(manager: EntityManager, delivery: ClaimedDelivery, retryAt: Date): Promise<void> {
-  await manager.query(`DELETE FROM callback_attempts WHERE delivery_id = $1 AND attempt_number = $2`, [delivery.deliveryId, delivery.attemptNumber]);
   const rows = await returning<{ stream_version: number }>(
     manager,
     `UPDATE callback_deliveries SET attempt_count = attempt_count - 1, next_attempt_at = $2, lease_owner = NULL, lease_expires_at = NULL, stream_version = stream_version + 1
@@ -470,6 +470,11 @@ async function releaseClaimInTransaction(manager: EntityManager, delivery: Claim
       RETURNING stream_version`,
     [delivery.deliveryId, retryAt],
   );
+  // After the row, in the order the claim and the rebuild's switch lock the tables. A claim no
+  // longer leased (another replica recorded an attempt since) keeps its attempt, in flight, as a
+  // crash would: nothing was released, so no event says otherwise.
+  if (rows.length > 0)
+    await manager.query(`DELETE FROM callback_attempts WHERE delivery_id = $1 AND attempt_number = $2`, [delivery.deliveryId, delivery.attemptNumber]);
   await appendDeliveryChanges(
     manager,
     rows.map((row) => ({
