@@ -312,12 +312,12 @@ describe('payouts and balances', () => {
   });
 
   it("lists each event store's daily anchors in the back office, through the store's internal API", async () => {
-    for (const store of ['ledger', 'payments', 'withdrawals', 'disputes']) {
+    for (const store of ['ledger', 'payments', 'withdrawals', 'disputes', 'callbacks']) {
       const anchors = await operator.request('GET', `/backoffice/v1/event-anchors/${store}?limit=5`);
       // A store made by this run has no closed day yet; the answer is its (empty) first page.
       expect([store, anchors.status, anchors.body]).toEqual([store, 200, { data: [] }]);
     }
-    expect((await operator.request('GET', '/backoffice/v1/event-anchors/callbacks')).status).toBe(404);
+    expect((await operator.request('GET', '/backoffice/v1/event-anchors/gateway')).status).toBe(404);
     const badQuery = await operator.request('GET', '/backoffice/v1/event-anchors/ledger?before=yesterday');
     expect([badQuery.status, badQuery.body.error.code]).toEqual([400, 'VALIDATION_ERROR']);
   });

@@ -2,7 +2,7 @@ import { verifyEventChain } from '@mp/shared-messaging';
 import type { AuditCheck, AuditedDatabase } from './audit-check';
 
 /** The databases that keep an event store (the callbacks and gateway ones keep none). */
-const EVENT_STORES = ['ledger', 'payments', 'withdrawals', 'disputes'] as const satisfies readonly AuditedDatabase[];
+const EVENT_STORES = ['ledger', 'payments', 'withdrawals', 'disputes', 'callbacks'] as const satisfies readonly AuditedDatabase[];
 
 /** Every stream id is `<kind>:<merchant>:...` (ledger:<merchant>:<currency>, order:<merchant>:<order>, ...). */
 const merchantOfStream = (streamId: string | null): string | null => streamId?.split(':')[1] ?? null;

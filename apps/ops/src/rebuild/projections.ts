@@ -1,3 +1,4 @@
+import { CALLBACKS_PROJECTIONS } from '@mp/callbacks-infrastructure';
 import { DISPUTES_PROJECTIONS } from '@mp/disputes-infrastructure';
 import { LEDGER_PROJECTIONS } from '@mp/ledger-infrastructure';
 import { PAYMENTS_PROJECTIONS } from '@mp/payments-infrastructure';
@@ -10,15 +11,11 @@ export const REBUILDABLE_PROJECTIONS: readonly RebuildableProjection[] = [
   ...LEDGER_PROJECTIONS,
   ...DISPUTES_PROJECTIONS,
   ...WITHDRAWALS_PROJECTIONS,
+  ...CALLBACKS_PROJECTIONS,
 ];
 
 /** Read models no event store lies behind, and why: the rebuild names them instead of guessing. */
 export const NOT_DERIVABLE: ReadonlyArray<{ service: string; name: string; why: string }> = [
-  {
-    service: 'callbacks',
-    name: 'deliveries',
-    why: 'callback_deliveries and callback_attempts are written from the other services’ Kafka events as they arrive and from each HTTP attempt; the callback dispatcher keeps no event store, so there is nothing to fold',
-  },
   {
     service: 'disputes',
     name: 'orders',

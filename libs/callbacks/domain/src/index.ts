@@ -23,3 +23,17 @@ export {
   type EndpointFailureRun,
 } from './endpoint-failures';
 export { TEST_CALLBACK_SUBJECT_KIND, testCallbackIntent } from './test-callback';
+export {
+  CALLBACK_DELIVERY_EVENT_SCHEMAS,
+  CALLBACK_DELIVERY_STREAM_PREFIX,
+  callbackDeliveryStreamId,
+  deliveryAfterAttempt,
+  evolveCallbackDelivery,
+  initialCallbackDeliveryState,
+  type AttemptFields,
+  type CallbackDeliveryEvent,
+  type CallbackDeliveryState,
+  type DeliveryFields,
+  type DeliveryPosition,
+  type DeliveryStatus,
+} from './delivery-events';

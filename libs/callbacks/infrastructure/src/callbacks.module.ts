@@ -1,3 +1,10 @@
+import { EventStoreAnchoring, InternalEventAnchorsController } from '@mp/shared-command-handling';
+import {
+  MessagingEventHashChain1700000060380,
+  MessagingOutboxDeletedOnPublish1700000037100,
+  MessagingSchema1700000000000,
+  MessagingUnreadIndexes1700000030000,
+} from '@mp/shared-messaging';
 import { authorizationFor, SERVICE_TOKEN_ISSUER, type ServiceTokenIssuer } from '@mp/shared-service-auth';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
@@ -11,6 +18,7 @@ import { DestinationGuard, type Lookup } from './delivery/ssrf-guard';
 import { GatewayWebhookProfiles } from './delivery/webhook-profile.client';
 import { InternalCallbacksController } from './http/internal-callbacks.controller';
 import { CallbacksAwaitingUrl1700000050000 } from './persistence/awaiting-url.migration';
+import { CallbacksDeliveryEvents1700000070000 } from './persistence/delivery-events.migration';
 import { CallbacksSchema1700000004000 } from './persistence/callbacks-schema.migration';
 import { CallbacksFairClaiming1700000005000 } from './persistence/fair-claiming.migration';
 import { CallbacksMerchantWebhooks1700000032000 } from './persistence/merchant-webhooks.migration';
@@ -23,6 +31,11 @@ export const CALLBACKS_MIGRATIONS = [
   CallbacksUnreadIndexes1700000030100,
   CallbacksMerchantWebhooks1700000032000,
   CallbacksAwaitingUrl1700000050000,
+  MessagingSchema1700000000000,
+  MessagingUnreadIndexes1700000030000,
+  MessagingOutboxDeletedOnPublish1700000037100,
+  MessagingEventHashChain1700000060380,
+  CallbacksDeliveryEvents1700000070000,
 ];
 
 /**
@@ -35,8 +48,9 @@ export class CallbacksModule {
   static forRoot(settings: CallbacksSettings, options: { routes?: readonly CallbackRoute[]; lookup?: Lookup } = {}): DynamicModule {
     return {
       module: CallbacksModule,
-      controllers: [InternalCallbacksController, SourceEventsConsumer],
+      controllers: [InternalCallbacksController, SourceEventsConsumer, InternalEventAnchorsController],
       providers: [
+        EventStoreAnchoring,
         { provide: CALLBACKS_SETTINGS, useValue: settings },
         { provide: CLOCK, useValue: new OffsetClock() },
         { provide: CALLBACK_ROUTES_TOKEN, useValue: options.routes ?? CALLBACK_ROUTES },

@@ -6,3 +6,4 @@ export { GatewayWebhookProfiles, signedHeaders, type WebhookProfiles } from './d
 export { CALLBACK_CONSUMERS, CALLBACKS_CONSUMER_GROUP, connectCallbackConsumers } from './consume/source-events.consumer';
 export { CALLBACK_ATTEMPTS_METRIC, registerCallbackMetrics } from './callback-metrics';
 export { CALLBACKS_INTERNAL_ACCESS } from './internal-access';
+export { CALLBACKS_DELIVERIES_PROJECTION, CALLBACKS_PROJECTIONS } from './rebuild/callbacks.rebuild';

@@ -4,6 +4,7 @@ import type { ServiceAccessPolicy } from '@mp/shared-service-auth';
 export const CALLBACKS_INTERNAL_ACCESS: ServiceAccessPolicy = {
   gateway: [
     'GET /internal/deliveries',
+    'GET /internal/event-store/anchors',
     'POST /internal/deliveries/:deliveryId/redeliver',
     'GET /internal/endpoints/disabled',
     'POST /internal/endpoints/enable',

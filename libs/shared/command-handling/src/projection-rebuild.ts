@@ -329,12 +329,13 @@ interface TableColumns {
 }
 
 async function compareColumns(manager: EntityManager, live: string, table: ProjectionTable): Promise<TableColumns> {
+  // A generated column is neither compared nor copied: it follows from the others, and cannot be written.
   const rows: Array<{ column_name: string; key: boolean }> = await manager.query(
     `SELECT a.attname AS column_name, COALESCE(a.attnum = ANY(i.indkey), false) AS key
        FROM pg_attribute a
        JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
        LEFT JOIN pg_index i ON i.indrelid = c.oid AND i.indisprimary
-      WHERE n.nspname = $1 AND c.relname = $2 AND a.attnum > 0 AND NOT a.attisdropped
+      WHERE n.nspname = $1 AND c.relname = $2 AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''
       ORDER BY a.attnum`,
     [live, table.name],
   );

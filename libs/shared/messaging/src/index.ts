@@ -59,4 +59,4 @@ export { commandReplyMessage } from './command-reply';
 export { claimInboxMessages, claimInboxMessageWithWrites, isInboxMessageClaimed, MessageAlreadyClaimedError } from './postgres/inbox';
 export { withOneOutboxWrite } from './postgres/outbox';
 // One round trip for a command's writes (docs/decisions/one-round-trip-per-command.md).
-export { executeOrDefer, transactionInFewTrips, withOneWriteStatement, type WriteFragment } from './postgres/one-write-statement';
+export { executeOrDefer, transactionInFewTrips, violatedConstraint, withOneWriteStatement, type WriteFragment } from './postgres/one-write-statement';

@@ -101,7 +101,8 @@ export class CallbackTopics implements OnApplicationBootstrap {
  * Turns the services' outcome events into delivery records (before any attempt), then nudges
  * the worker. The routing table decides which events matter. Events fetched together are
  * recorded in one statement through the shared intake (MessageIntake, no inbox: the delivery's
- * unique keys make a redelivered event a no-op, so one statement is the whole effect). A
+ * unique keys make a redelivered event a no-op), and the new deliveries' events in one more, in
+ * the intake's transaction (docs/decisions/callback-delivery-events.md). A
  * malformed event, or one with nowhere to go, is poison: in a batch it sends the port to one by
  * one, and alone it is dead-lettered. Every topic the routing table names has a handler here.
  */
@@ -120,7 +121,6 @@ export class SourceEventsConsumer {
     const intakeOf = (topic: string) =>
       new MessageIntake<NewDelivery>(dataSource, {
         inbox: null,
-        singleStatement: true,
         read: (envelope) => this.deliveryFor(topic, envelope),
         apply: async (manager, deliveries) => {
           if (

@@ -2,8 +2,8 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import { consecutiveFailuresReason, endpointHealthOf, judgeAttempt, nextRetryDelayMs, originHealthOf, shouldDisableEndpoint } from '@mp/callbacks-domain';
 import { DataSource } from 'typeorm';
 import { CALLBACKS_SETTINGS, CLOCK, type CallbacksSettings, type Clock } from '../callbacks-settings';
-import { transactionInFewTrips } from '@mp/shared-messaging';
-import { claimDueDeliveries, hasDueDeliveries, recordAttempt, releaseClaim, type ClaimedDelivery } from '../persistence/delivery.store';
+import { StreamVersionConflictError, transactionInFewTrips } from '@mp/shared-messaging';
+import { claimDueDeliveries, hasDueDeliveries, readAttemptBasis, recordAttempt, releaseClaim, type ClaimedDelivery } from '../persistence/delivery.store';
 import { disableEndpoint, recordEndpointHealth, recordOriginHealth } from '../persistence/endpoint-health.store';
 import { CallbackSender } from './callback-sender';
 import { signedHeaders, type WebhookProfiles } from './webhook-profile.client';
@@ -142,34 +142,52 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
     const originHealth = originHealthOf(sent.transport);
     const circuitBreaker = { failureThreshold: this.settings.circuitFailureThreshold, cooldownMs: this.settings.circuitCooldownMs };
     const endpointHealth = endpointHealthOf(verdict);
-    // The health and attempt writes are held back and sent as one statement, with no BEGIN or
-    // COMMIT around it; disabling an endpoint (rare) sends them first and takes a transaction.
-    await transactionInFewTrips(this.dataSource, async (manager) => {
-      if (originHealth) await recordOriginHealth(manager, delivery.targetOrigin, originHealth, circuitBreaker, finishedAt);
-      const failureRun = endpointHealth ? await recordEndpointHealth(manager, delivery.merchantId, delivery.targetUrl, endpointHealth, finishedAt) : null;
-      if (verdict.next === 'done') return recordAttempt(manager, delivery, record, { status: 'succeeded', at: finishedAt });
-      if (verdict.next === 'disable_endpoint') {
-        // Merchants and operators see it in the disabled-endpoints lists; this log line is the alert hook.
-        this.logger.warn(
-          `callback endpoint disabled: merchant ${delivery.merchantId} ${delivery.targetUrl} answered 410 Gone (callback ${delivery.deliveryId})`,
-        );
-        await disableEndpoint(manager, delivery.merchantId, delivery.targetUrl, 'gone', `410 Gone to callback ${delivery.deliveryId}`, finishedAt);
-        return recordAttempt(manager, delivery, record, { status: 'endpoint_disabled' });
-      }
-      if (failureRun && shouldDisableEndpoint(failureRun, this.settings.endpointDisabling, finishedAt)) {
-        const reason = consecutiveFailuresReason(failureRun);
-        this.logger.warn(`callback endpoint disabled: merchant ${delivery.merchantId} ${delivery.targetUrl}: ${reason} (callback ${delivery.deliveryId})`);
-        await disableEndpoint(manager, delivery.merchantId, delivery.targetUrl, 'consecutive_failures', reason, finishedAt);
-        return recordAttempt(manager, delivery, record, { status: 'endpoint_disabled' });
-      }
-      const delayMs = nextRetryDelayMs(this.settings.retrySchedule, delivery.attemptNumber);
-      if (delayMs === null) {
-        this.logger.warn(
-          `callback ${delivery.deliveryId} failed for good after ${delivery.attemptNumber} attempts (${record.outcome} ${record.responseStatus ?? record.error ?? ''})`,
-        );
-        return recordAttempt(manager, delivery, record, { status: 'failed' });
-      }
-      return recordAttempt(manager, delivery, record, { status: 'pending', at: new Date(finishedAt.getTime() + delayMs) });
-    });
+    // The outcome is decided from the row as the claim left it; the health and attempt writes are
+    // held back and sent as one statement, with no BEGIN or COMMIT around it; disabling an
+    // endpoint (rare) sends them first and takes a transaction. When the row moved on since the
+    // claim (an operator's redelivery, an endpoint disabled), that statement fails whole and the
+    // attempt is recorded again from a read of the row (a plain read, before BEGIN).
+    await recordingAgainOnConflict((again) =>
+      transactionInFewTrips(this.dataSource, async (manager) => {
+        // After disabling an endpoint (which parks this delivery too) recordAttempt reads the row itself.
+        const basis = !again && delivery.claimedAs ? delivery.claimedAs : await readAttemptBasis(manager, delivery);
+        if (originHealth) await recordOriginHealth(manager, delivery.targetOrigin, originHealth, circuitBreaker, finishedAt);
+        const failureRun = endpointHealth ? await recordEndpointHealth(manager, delivery.merchantId, delivery.targetUrl, endpointHealth, finishedAt) : null;
+        if (verdict.next === 'done') return recordAttempt(manager, delivery, record, { status: 'succeeded', at: finishedAt }, basis);
+        if (verdict.next === 'disable_endpoint') {
+          // Merchants and operators see it in the disabled-endpoints lists; this log line is the alert hook.
+          this.logger.warn(
+            `callback endpoint disabled: merchant ${delivery.merchantId} ${delivery.targetUrl} answered 410 Gone (callback ${delivery.deliveryId})`,
+          );
+          await disableEndpoint(manager, delivery.merchantId, delivery.targetUrl, 'gone', `410 Gone to callback ${delivery.deliveryId}`, finishedAt);
+          return recordAttempt(manager, delivery, record, { status: 'endpoint_disabled' });
+        }
+        if (failureRun && shouldDisableEndpoint(failureRun, this.settings.endpointDisabling, finishedAt)) {
+          const reason = consecutiveFailuresReason(failureRun);
+          this.logger.warn(`callback endpoint disabled: merchant ${delivery.merchantId} ${delivery.targetUrl}: ${reason} (callback ${delivery.deliveryId})`);
+          await disableEndpoint(manager, delivery.merchantId, delivery.targetUrl, 'consecutive_failures', reason, finishedAt);
+          return recordAttempt(manager, delivery, record, { status: 'endpoint_disabled' });
+        }
+        const delayMs = nextRetryDelayMs(this.settings.retrySchedule, delivery.attemptNumber);
+        if (delayMs === null) {
+          this.logger.warn(
+            `callback ${delivery.deliveryId} failed for good after ${delivery.attemptNumber} attempts (${record.outcome} ${record.responseStatus ?? record.error ?? ''})`,
+          );
+          return recordAttempt(manager, delivery, record, { status: 'failed' }, basis);
+        }
+        return recordAttempt(manager, delivery, record, { status: 'pending', at: new Date(finishedAt.getTime() + delayMs) }, basis);
+      }),
+    );
+  }
+}
+
+/** A few tries of recording an attempt whose delivery another writer moved on since the claim or the read. */
+async function recordingAgainOnConflict(record: (again: boolean) => Promise<void>, tries = 3): Promise<void> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await record(attempt > 1);
+    } catch (error) {
+      if (!(error instanceof StreamVersionConflictError) || attempt >= tries) throw error;
+    }
   }
 }

@@ -67,7 +67,8 @@ export class InternalCallbacksController {
   @Post('deliveries/:deliveryId/redeliver')
   @HttpCode(202)
   async redeliver(@Param('deliveryId', DeliveryIdParam) deliveryId: string): Promise<CallbackDeliveryView> {
-    if (!(await scheduleRedelivery(this.dataSource.manager, deliveryId, this.clock.now()))) throw new DomainError('NOT_FOUND', `No callback ${deliveryId}`);
+    if (!(await this.dataSource.transaction((manager) => scheduleRedelivery(manager, deliveryId, this.clock.now()))))
+      throw new DomainError('NOT_FOUND', `No callback ${deliveryId}`);
     this.worker.nudge();
     return this.delivery(deliveryId);
   }

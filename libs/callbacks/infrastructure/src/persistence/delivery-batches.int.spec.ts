@@ -10,6 +10,7 @@ import type { CallbackIntent } from '@mp/callbacks-domain';
 import { migratedPrivateDatabase, recordStatements } from '@mp/shared-data-access-postgres';
 import type { DataSource } from 'typeorm';
 import { CALLBACKS_MIGRATIONS } from '../callbacks.module';
+import { StreamVersionConflictError } from '@mp/shared-messaging';
 import { insertDeliveries, resumeAwaitingUrl, scheduleRedelivery, type NewDelivery } from './delivery.store';
 
 const NOW = new Date('2026-03-01T10:00:00.000Z');
@@ -44,7 +45,7 @@ describe('callback deliveries recorded in batches, on real Postgres', () => {
     await dataSource?.destroy();
   });
 
-  it('records new deliveries in one statement, parks the disabled endpoint’s, and adds nothing for a fact already recorded', async () => {
+  it('records new deliveries and their events in one statement, parks the disabled endpoint’s, and adds nothing for a fact already recorded', async () => {
     const first = delivery('A-1', 3);
     expect(await insertDeliveries(dataSource.manager, [first], NOW)).toBe(1);
 
@@ -57,7 +58,12 @@ describe('callback deliveries recorded in batches, on real Postgres', () => {
     );
 
     expect(created).toBe(2);
-    expect(statements).toHaveLength(1);
+    // One read, then the rows and their CallbackDeliveryRecorded events in one statement (in a transaction of its own here).
+    expect(statements.filter((sql) => !/^(START TRANSACTION|COMMIT)$/.test(sql))).toEqual([
+      expect.stringMatching(/^SELECT EXISTS/),
+      expect.stringMatching(/^WITH w0 AS \(INSERT INTO callback_deliveries/),
+    ]);
+    expect(await dataSource.query(`SELECT count(*)::int AS events FROM event_store WHERE event_type = 'CallbackDeliveryRecorded'`)).toEqual([{ events: 3 }]);
     const rows = await dataSource.query(`SELECT subject_id, status, next_attempt_at FROM callback_deliveries ORDER BY subject_id`);
     expect(rows).toEqual([
       { subject_id: 'A-1', status: 'pending', next_attempt_at: NOW },
@@ -96,5 +102,26 @@ describe('callback deliveries recorded in batches, on real Postgres', () => {
     expect(await dataSource.query(`SELECT status, next_attempt_at FROM callback_deliveries WHERE subject_id = 'W-3'`)).toEqual([
       { status: 'endpoint_disabled', next_attempt_at: null },
     ]);
+  });
+
+  it('writes nothing of a batch when another writer recorded one of its deliveries after the read, and says so as a version conflict', async () => {
+    const contested = delivery('R-1', 1);
+    let release = () => undefined as void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let inserted = () => undefined as void;
+    const other = new Promise<void>((resolve) => (inserted = resolve));
+    const first = dataSource.transaction(async (manager) => {
+      await insertDeliveries(manager, [contested], NOW);
+      inserted();
+      await held;
+    });
+    await other;
+    const second = insertDeliveries(dataSource.manager, [delivery('R-2', 1), { ...contested }], NOW);
+    // The second read missed the uncommitted row; its insert waits on it, then fails whole.
+    setTimeout(release, 200);
+    await expect(second).rejects.toBeInstanceOf(StreamVersionConflictError);
+    await first;
+    expect(await dataSource.query(`SELECT subject_id FROM callback_deliveries WHERE subject_id LIKE 'R-%'`)).toEqual([{ subject_id: 'R-1' }]);
+    expect(await insertDeliveries(dataSource.manager, [delivery('R-2', 1), contested], NOW)).toBe(1);
   });
 });

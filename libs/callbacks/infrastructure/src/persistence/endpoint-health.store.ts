@@ -3,6 +3,8 @@ import type { CircuitBreakerPolicy, EndpointFailureRun } from '@mp/callbacks-dom
 import type { CallbackEndpointView, EndpointDisabledCause } from '@mp/contracts-callbacks';
 import { executeOrDefer } from '@mp/shared-messaging';
 import type { EntityManager } from 'typeorm';
+import { appendDeliveryChanges } from './delivery-events';
+import { CHANGED_POSITION, positionChanges, type ChangedPosition } from './delivery.store';
 import { returning } from './query-rows';
 
 /**
@@ -51,10 +53,14 @@ export async function disableEndpoint(
     `INSERT INTO callback_disabled_endpoints (merchant_id, url, disabled_at, cause, reason) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (merchant_id, url) DO NOTHING`,
     [merchantId, url, now, cause, reason],
   );
-  await manager.query(
-    `UPDATE callback_deliveries SET status = 'endpoint_disabled', next_attempt_at = NULL WHERE merchant_id = $1 AND target_url = $2 AND status = 'pending'`,
+  const parked = await returning<ChangedPosition>(
+    manager,
+    `UPDATE callback_deliveries SET status = 'endpoint_disabled', next_attempt_at = NULL, stream_version = stream_version + 1
+      WHERE merchant_id = $1 AND target_url = $2 AND status = 'pending'
+      RETURNING ${CHANGED_POSITION}`,
     [merchantId, url],
   );
+  await appendDeliveryChanges(manager, positionChanges(parked, 'CallbackParked'), now);
 }
 
 /**
@@ -65,11 +71,14 @@ export async function enableEndpoint(manager: EntityManager, merchantId: string,
   const removed = await returning(manager, `DELETE FROM callback_disabled_endpoints WHERE merchant_id = $1 AND url = $2 RETURNING url`, [merchantId, url]);
   if (removed.length === 0) return null;
   await manager.query(`DELETE FROM callback_endpoint_failures WHERE merchant_id = $1 AND url = $2`, [merchantId, url]);
-  const resumed = await returning(
+  const resumed = await returning<ChangedPosition>(
     manager,
-    `UPDATE callback_deliveries SET status = 'pending', next_attempt_at = $3 WHERE merchant_id = $1 AND target_url = $2 AND status = 'endpoint_disabled' RETURNING delivery_id`,
+    `UPDATE callback_deliveries SET status = 'pending', next_attempt_at = $3, stream_version = stream_version + 1
+      WHERE merchant_id = $1 AND target_url = $2 AND status = 'endpoint_disabled'
+      RETURNING ${CHANGED_POSITION}`,
     [merchantId, url, now],
   );
+  await appendDeliveryChanges(manager, positionChanges(resumed, 'CallbackUnparked'), now);
   return resumed.length;
 }
 

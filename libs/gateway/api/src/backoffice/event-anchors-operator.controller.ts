@@ -12,7 +12,7 @@ import { BackofficeApiErrorResponses } from '../openapi/error.response';
 import { BackofficeGuard, Roles } from './backoffice.guard';
 
 /** The services that keep an event store, each with its own daily anchors. */
-const STORES = ['ledger', 'payments', 'withdrawals', 'disputes'] as const;
+const STORES = ['ledger', 'payments', 'withdrawals', 'disputes', 'callbacks'] as const;
 type Store = (typeof STORES)[number];
 /** A store name, answered like an unknown one when it is not one of STORES (path-ids.spec.ts: every route parameter goes through a pipe). */
 const StoreParam = new PathIdPipe(new RegExp(`^(?:${STORES.join('|')})$`), 'NOT_FOUND', (store) => `No event store ${store}; one of ${STORES.join(', ')}`);
@@ -42,6 +42,7 @@ export class EventAnchorsClient {
       payments: client('payments', settings.paymentsInternalUrl),
       withdrawals: client('withdrawals', settings.withdrawalsInternalUrl),
       disputes: client('disputes', settings.disputesInternalUrl),
+      callbacks: client('callbacks', settings.callbacksInternalUrl),
     };
   }
 
