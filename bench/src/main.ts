@@ -111,8 +111,11 @@ function parseOptions(argv: string[]): Options {
     // The services' and B2's pool size: the database ceiling at the same concurrency.
     pgbenchClients: value('pgbench-clients', 10),
     spreadMerchants: 8,
+    // Each funding pay-in nets 487,500.00 RUB, about 480 payouts of W3's 1,000.00 plus fee. The hot
+    // merchant takes all of W3's second step: about 2,500 payouts a round at 137/s on a quiet
+    // 2-core machine (2026-11-29), so two rounds need 11 pay-ins; 20 leave room for a faster one.
     fundingPerSpreadMerchant: quick ? 1 : 3,
-    fundingHotMerchant: quick ? 2 : 10,
+    fundingHotMerchant: quick ? 2 : 20,
     historyEvents: value('history-events', quick ? 1_000 : 50_000),
     historySamples: quick ? 3 : 5,
     // With a ledger whose cost grows with history, one hold may take minutes: stop waiting after this.
