@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `npm run bench:hops -- [--rate 80] [--seconds 20] [--partitions-concurrently 1]`: where one pay-in's latency goes, hop by
+ * `npm run bench:hops -- [--rate 80] [--seconds 20] [--partitions-concurrently N]`: where one pay-in's latency goes, hop by
  * hop, under an open-loop W1 load at `--rate` pay-ins a second (pick half of W1's saturation from
  * the latest `npm run bench`). Starts its own Kafka broker and PostgreSQL server (or uses
  * KAFKA_BROKERS and TEST_PG_ADMIN_URL when both are set), runs the real system from dist/ with
@@ -26,7 +26,7 @@ import { payInSteps } from './payin-steps.mjs';
 
 const require = createRequire(import.meta.url);
 const { values: options } = parseArgs({
-  options: { rate: { type: 'string', default: '80' }, seconds: { type: 'string', default: '20' }, 'partitions-concurrently': { type: 'string', default: '1' } },
+  options: { rate: { type: 'string', default: '80' }, seconds: { type: 'string', default: '20' }, 'partitions-concurrently': { type: 'string' } },
 });
 const RATE = Number(options.rate);
 const SECONDS = Number(options.seconds);
@@ -41,6 +41,7 @@ if (!process.env.KAFKA_BROKERS || !process.env.TEST_PG_ADMIN_URL) {
   Object.assign(process.env, { KAFKA_BROKERS: infra.kafka.brokers, TEST_PG_ADMIN_URL: infra.postgres.adminUrl });
 }
 const { SystemUnderTest, createOperator, registerAgent } = require(builtEntry('libs/shared/testing/src/index.ts'));
+const { benchedSystemEnvironment } = require(builtEntry('bench/src/system-environment.ts'));
 
 /** Every span the services exported, as { service, name, traceId, start, end } in milliseconds. */
 const spans = [];
@@ -61,8 +62,9 @@ const tracesEndpoint = `http://127.0.0.1:${receiver.address().port}/v1/traces`;
 const callbackSink = createServer((request, response) => request.resume().on('end', () => response.writeHead(200).end()));
 await new Promise((resolve) => callbackSink.listen(0, '127.0.0.1', resolve));
 
-// KAFKA_PARTITIONS_CONSUMED_CONCURRENTLY for every service: a run per value, side by side, shows what it does to each hop.
-const concurrency = { KAFKA_PARTITIONS_CONSUMED_CONCURRENTLY: options['partitions-concurrently'] };
+// KAFKA_PARTITIONS_CONSUMED_CONCURRENTLY for every service (the services' own default when not given): a run per value,
+// side by side, shows what it does to each hop.
+const concurrency = options['partitions-concurrently'] === undefined ? {} : { KAFKA_PARTITIONS_CONSUMED_CONCURRENTLY: options['partitions-concurrently'] };
 const tracing = {
   ...concurrency,
   OTEL_TRACES_EXPORTER: 'otlp',
@@ -73,7 +75,13 @@ const tracing = {
 };
 let system;
 try {
-  system = await SystemUnderTest.start({ env: { gateway: { ...tracing, ALLOW_HTTP_CALLBACK_URLS: 'true' }, payments: tracing, ledger: tracing } });
+  // The services as deployed (docker-compose.yml's heap limits and JSON logs, as in the benchmark), with tracing on.
+  const deployed = benchedSystemEnvironment();
+  const traced = new Set(['gateway', 'payments', 'ledger']);
+  const env = Object.fromEntries(
+    Object.entries(deployed).map(([service, variables]) => [service, traced.has(service) ? { ...variables, ...tracing } : variables]),
+  );
+  system = await SystemUnderTest.start({ env });
   const merchant = await system.createClient('Hops shop');
   const operator = await createOperator(system);
   const agent = await registerAgent(system, operator, [{ method: 'bank_card', country: 'RU', currency: 'RUB' }]);
@@ -160,7 +168,7 @@ function report(total, failed, achieved) {
     hops['whole request (gateway span)'].push(request.end - request.start);
   }
   console.log(
-    `W1 pay-in hops (KAFKA_PARTITIONS_CONSUMED_CONCURRENTLY=${options['partitions-concurrently']}): ${total} creates at ${RATE}/s scheduled (${achieved.toFixed(1)}/s achieved), ${failed} failed; ${hops['whole request (gateway span)'].length} traces broken down, ${withoutPaymentsSpan} without a payments span of their own (later messages of a batch)\n`,
+    `W1 pay-in hops (KAFKA_PARTITIONS_CONSUMED_CONCURRENTLY=${options['partitions-concurrently'] ?? 'the services’ default'}): ${total} creates at ${RATE}/s scheduled (${achieved.toFixed(1)}/s achieved), ${failed} failed; ${hops['whole request (gateway span)'].length} traces broken down, ${withoutPaymentsSpan} without a payments span of their own (later messages of a batch)\n`,
   );
   console.log('| hop | n | p50 ms | p90 ms | p99 ms | mean ms |');
   console.log('|---|---:|---:|---:|---:|---:|');
