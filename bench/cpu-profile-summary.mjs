@@ -27,7 +27,7 @@ if (!directory) {
 const TOP = Number(options.top);
 
 /** What a call frame's code belongs to, by its URL in this repository's layout. */
-export function ownerOf(callFrame) {
+function ownerOf(callFrame) {
   const { url, functionName } = callFrame;
   if (!url) return functionName.startsWith('(') ? functionName : '(native)';
   if (url.startsWith('node:')) return 'node';
@@ -63,8 +63,8 @@ function attributedOwners(profile) {
     const own = ownerOf(byId.get(id).callFrame);
     const parent = parentOf.get(id);
     const owner = ON_BEHALF.has(own) ? (parent === undefined ? 'node' : resolve(parent)) : own;
-    attributed.set(id, owner === '(root)' ? 'node' : owner);
-    return attributed.get(id);
+    attributed.set(id, owner);
+    return owner;
   };
   for (const node of profile.nodes) resolve(node.id);
   return attributed;

@@ -88,28 +88,26 @@ async function main(): Promise<void> {
         .reduce((sum, line) => sum + Number(line.split(' ').pop()), 0);
     };
 
+    /** Runs one phase of `count` requests and prints its rate and the gateway's and payments' CPU-ms per request. */
+    const measured = async (label: string, count: number, run: (count: number) => Promise<void>): Promise<void> => {
+      const before = { gateway: cpuTicks('gateway'), payments: cpuTicks('payments'), at: performance.now(), load: loadavg()[0] };
+      await run(count);
+      const after = { gateway: cpuTicks('gateway'), payments: cpuTicks('payments'), at: performance.now(), load: loadavg()[0] };
+      const perRequest = (ticks: number) => ((ticks * MS_PER_TICK) / count).toFixed(2);
+      const seconds = (after.at - before.at) / 1000;
+      console.log(
+        `${label}s: ${count} at concurrency ${concurrency} in ${seconds.toFixed(1)} s (${(count / seconds).toFixed(0)}/s), load average ${before.load.toFixed(1)} → ${after.load.toFixed(1)}`,
+      );
+      console.log(`gateway CPU-ms per ${label}: ${perRequest(after.gateway - before.gateway)}`);
+      console.log(`payments CPU-ms per ${label}: ${perRequest(after.payments - before.payments)}`);
+    };
+
     await send(warmup);
-    const before = { gateway: cpuTicks('gateway'), payments: cpuTicks('payments'), reads: await orderReads(), at: performance.now(), load: loadavg()[0] };
-    await send(payIns);
-    const after = { gateway: cpuTicks('gateway'), payments: cpuTicks('payments'), reads: await orderReads(), at: performance.now(), load: loadavg()[0] };
-    const perPayIn = (ticks: number) => ((ticks * MS_PER_TICK) / payIns).toFixed(2);
-    const seconds = (after.at - before.at) / 1000;
-    console.log(
-      `pay-ins: ${payIns} at concurrency ${concurrency} in ${seconds.toFixed(1)} s (${(payIns / seconds).toFixed(0)}/s), load average ${before.load.toFixed(1)} → ${after.load.toFixed(1)}`,
-    );
-    console.log(`gateway CPU-ms per pay-in: ${perPayIn(after.gateway - before.gateway)}`);
-    console.log(`payments CPU-ms per pay-in: ${perPayIn(after.payments - before.payments)}`);
-    console.log(`payments order reads per pay-in: ${((after.reads - before.reads) / payIns).toFixed(2)}`);
-    if (reads > 0) {
-      const readsFrom = { gateway: cpuTicks('gateway'), payments: cpuTicks('payments'), at: performance.now() };
-      await read(reads);
-      const readsTo = { gateway: cpuTicks('gateway'), payments: cpuTicks('payments'), at: performance.now() };
-      const perRead = (ticks: number) => ((ticks * MS_PER_TICK) / reads).toFixed(2);
-      const readSeconds = (readsTo.at - readsFrom.at) / 1000;
-      console.log(`status reads: ${reads} at concurrency ${concurrency} in ${readSeconds.toFixed(1)} s (${(reads / readSeconds).toFixed(0)}/s)`);
-      console.log(`gateway CPU-ms per status read: ${perRead(readsTo.gateway - readsFrom.gateway)}`);
-      console.log(`payments CPU-ms per status read: ${perRead(readsTo.payments - readsFrom.payments)}`);
-    }
+    const readsBefore = await orderReads();
+    await measured('pay-in', payIns, send);
+    const readsAfter = await orderReads();
+    console.log(`payments order reads per pay-in: ${((readsAfter - readsBefore) / payIns).toFixed(2)}`);
+    if (reads > 0) await measured('status read', reads, read);
     const rssMb = CATALOG_SERVICE_NAMES.map((service) => {
       const stat = readProcStat(system.pidOf(service) as number);
       return { service, mb: stat ? (stat.rssPages * pageSize()) / 2 ** 20 : NaN };
