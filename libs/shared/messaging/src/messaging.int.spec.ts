@@ -135,6 +135,21 @@ describe('messaging foundation on real Postgres and Kafka', () => {
   });
 
   describe('outbox relay', () => {
+    /** An empty outbox, and a reader of `topic` collecting each message's `n` in arrival order. */
+    async function emptyOutboxAndRead(topic: string, groupId: string) {
+      await broker.ensureTopics([{ topic, partitions: 1 }]);
+      await dataSource.query(`DELETE FROM outbox`);
+      const received: number[] = [];
+      const subscription = await broker.subscribe({
+        groupId,
+        topics: [topic],
+        startFrom: 'earliest',
+        handler: async (message) => void received.push((message.envelope.data as { n: number }).n),
+      });
+      await subscription.ready;
+      return { received, subscription };
+    }
+
     it('publishes committed messages in order and never those of a rolled-back transaction', async () => {
       const topic = 'outbox.test';
       await broker.ensureTopics([{ topic, partitions: 1 }]);
@@ -184,18 +199,45 @@ describe('messaging foundation on real Postgres and Kafka', () => {
       }
     });
 
+    it('deletes a batch in the pass the next commit wakes, and keeps a notification that comes while it publishes', async () => {
+      const topic = 'outbox.one-pass';
+      const { received, subscription } = await emptyOutboxAndRead(topic, 'one-pass-reader');
+      const commit = (n: number) => dataSource.transaction((manager) => enqueueOutbox(manager, [{ topic, key: 'order:1', envelope: event('order:1', { n }) }]));
+      const rowsLeft = async () => ((await dataSource.query(`SELECT message_key FROM outbox`)) as unknown[]).length;
+      // Row 2 commits while the relay publishes row 1, so its notification finds no pass waiting.
+      let publishes = 0;
+      const committingWhilePublishing: Pick<KafkaMessageBroker, 'publish' | 'existingTopics'> = {
+        existingTopics: (topics) => broker.existingTopics(topics),
+        publish: async (messages) => {
+          publishes += 1;
+          if (publishes === 1) await commit(2);
+          await broker.publish(messages);
+        },
+      };
+      // A poll too slow for the test: only notifications can move the relay on.
+      const relay = new OutboxRelay(committingWhilePublishing, { connectionString: databaseUrl(), batchSize: 10, pollIntervalMs: 600_000, log: quietLog });
+      await relay.start();
+      try {
+        await commit(1);
+        await eventually(() => (received.length >= 2 ? received : undefined));
+        expect(received).toEqual([1, 2]);
+        // Row 1 went with the pass that read row 2; row 2, published, waits for the next pass.
+        expect(await rowsLeft()).toBe(1);
+        await commit(3);
+        await eventually(() => (received.length >= 3 ? received : undefined));
+        expect(received).toEqual([1, 2, 3]);
+        expect(await rowsLeft()).toBe(1);
+      } finally {
+        await relay.stop();
+        await subscription.stop();
+      }
+      // A clean stop deletes what it published: nothing goes again.
+      expect(await rowsLeft()).toBe(0);
+    });
+
     it("loses and reorders nothing when the relay dies between the broker's acknowledgement and deleting the rows", async () => {
       const topic = 'outbox.crash';
-      await broker.ensureTopics([{ topic, partitions: 1 }]);
-      await dataSource.query(`DELETE FROM outbox`);
-      const received: number[] = [];
-      const subscription = await broker.subscribe({
-        groupId: 'crash-reader',
-        topics: [topic],
-        startFrom: 'earliest',
-        handler: async (message) => void received.push((message.envelope.data as { n: number }).n),
-      });
-      await subscription.ready;
+      const { received, subscription } = await emptyOutboxAndRead(topic, 'crash-reader');
       await dataSource.transaction((manager) =>
         enqueueOutbox(
           manager,

@@ -37,7 +37,9 @@ interface OutboxRow {
  *
  * A published row is deleted, not marked (docs/decisions/one-round-trip-per-command.md): the
  * delete of one batch and the read of the next are one statement, sent only after the broker
- * acknowledged the batch. A crash between publish and delete leaves the rows in place, and
+ * acknowledged the batch. That statement waits for the next wake-up (a commit's notification, or
+ * the poll) unless the batch was full: a quiet outbox costs one statement per commit, not a
+ * second pass that deletes and finds nothing. A crash between publish and delete leaves the rows in place, and
  * whoever relays next publishes them again, in position order; every consumer's inbox absorbs
  * the repeat. Rows are deleted by their positions, never "up to a position": a transaction that
  * took a lower position may commit after a higher one was published.
@@ -51,6 +53,11 @@ export class OutboxRelay {
   /** Positions the broker acknowledged and the outbox still holds: deleted by the next pass. */
   private published: string[] = [];
   private wake: (() => void) | null = null;
+  /**
+   * A notification came while no wait was pending (during a pass or a publish): the next wait
+   * ends at once, since rows committed after the pass's read may be waiting.
+   */
+  private wakePending = false;
   /** Transient topics seen to exist; asked again after any failed publish. */
   private readonly knownTransientTopics = new Set<string>();
 
@@ -83,6 +90,9 @@ export class OutboxRelay {
    * (at most `limit` rows); returns how many went out. Returns 0 while another replica relays.
    */
   async relayBatch(limit = this.options.batchSize): Promise<number> {
+    // A notification from here on may be of a commit this pass's read does not see: it is kept
+    // for the next wait.
+    this.wakePending = false;
     const client = await this.connect();
     if (!this.leading) {
       const {
@@ -132,11 +142,15 @@ export class OutboxRelay {
       try {
         const published = await this.relayBatch();
         failures = 0;
-        // Straight on after a batch: the next pass deletes it, and reads what came meanwhile.
-        if (published > 0) continue;
+        // Straight on after a full batch: more is waiting. After a partial one the outbox is
+        // drained up to the read; the next commit's notification (or the poll) wakes the pass
+        // that deletes this batch and reads what came, so a quiet outbox is one pass a commit.
+        if (published >= this.options.batchSize) continue;
         await this.waitForWork(this.options.pollIntervalMs);
       } catch (error) {
         failures += 1;
+        // The backoff is waited in full unless a notification comes during it.
+        this.wakePending = false;
         const delayMs = Math.min(100 * 2 ** failures, 5_000);
         this.options.log('warn', `outbox relay failed (attempt ${failures}), retrying in ${delayMs} ms: ${String(error)}`);
         await this.waitForWork(delayMs);
@@ -145,6 +159,7 @@ export class OutboxRelay {
   }
 
   private waitForWork(timeoutMs: number): Promise<void> {
+    if (this.wakePending || !this.running) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);
@@ -154,6 +169,11 @@ export class OutboxRelay {
       const timer = setTimeout(done, timeoutMs);
       this.wake = done;
     });
+  }
+
+  private wakeUp(): void {
+    if (this.wake) this.wake();
+    else this.wakePending = true;
   }
 
   /** The relay's own connection (LISTEN, the lock, the outbox), made again after it was lost. */
@@ -167,14 +187,14 @@ export class OutboxRelay {
 
   private async openConnection(): Promise<Client> {
     const client = new Client({ connectionString: this.options.connectionString });
-    client.on('notification', () => this.wake?.());
+    client.on('notification', () => this.wakeUp());
     client.on('error', (error) => {
       // The session and its lock are gone: what was published and not deleted goes again.
       this.options.log('warn', `outbox relay connection lost: ${String(error)}`);
       this.connection = null;
       this.leading = false;
       this.published = [];
-      this.wake?.();
+      this.wakeUp();
     });
     await client.connect();
     // Deleting published rows needs no synchronous commit: if a crash loses the delete, the rows

@@ -77,7 +77,9 @@ export const OUTBOX_BACKLOG_COUNT_MAX = 100_000;
 
 /**
  * The outbox backlog, for metrics. The relay deletes what it published, so every row is
- * unpublished; both reads walk the primary key, so a scrape costs little while the relay keeps up.
+ * unpublished but its last batch, which its next pass deletes (the next commit's or the poll's,
+ * within pollIntervalMs); both reads walk the primary key, so a scrape costs little while the
+ * relay keeps up.
  */
 export async function readOutboxBacklog(manager: Pick<EntityManager, 'query'>): Promise<OutboxBacklog> {
   const [row]: Array<{ unpublished: string; oldest_age_seconds: string | null }> = await manager.query(
