@@ -81,8 +81,14 @@ export async function runStep(plan: StepPlan): Promise<StepResult & StepExtras> 
   };
   const groups = plan.contender.groups;
   const peakRss = new Map<string, number>();
+  let peakRssWithoutPostgres = 0;
   const sampleRss = (snapshot: Map<string, GroupSnapshot>) => {
-    for (const [name, group] of snapshot) peakRss.set(name, Math.max(peakRss.get(name) ?? 0, group.rssBytes));
+    let withoutPostgres = 0;
+    for (const [name, group] of snapshot) {
+      peakRss.set(name, Math.max(peakRss.get(name) ?? 0, group.rssBytes));
+      if (name !== 'postgres') withoutPostgres += group.rssBytes;
+    }
+    peakRssWithoutPostgres = Math.max(peakRssWithoutPostgres, withoutPostgres);
   };
   const writesBefore = await writeCounters(plan.contender.adminUrl);
   const before = snapshotGroups(groups);
@@ -129,6 +135,7 @@ export async function runStep(plan: StepPlan): Promise<StepResult & StepExtras> 
     writeTransactionsPerRequest: plan.contender.usesPostgres ? perRequest(writesAfter.transactions - writesBefore.transactions) : null,
     walBytesPerRequest: plan.contender.usesPostgres ? perRequest(writesAfter.walBytes - writesBefore.walBytes) : null,
     peakRssBytes: Object.fromEntries(peakRss),
+    peakRssWithoutPostgresBytes: peakRssWithoutPostgres,
     machineCpuMs: cpuMsBetween({ ticks: machineBefore, rssBytes: 0 }, { ticks: machineAfter, rssBytes: 0 }),
     statuses: Object.fromEntries([...statusCounts].map(([status, count]) => [String(status), count])),
   };

@@ -47,6 +47,11 @@ export interface StepResult extends StepShape {
   walBytesPerRequest: number | null;
   /** Peak resident memory per process group during the step. */
   peakRssBytes: Record<string, number>;
+  /**
+   * The largest resident memory of the contender's processes but PostgreSQL's at one sampling
+   * instant (once a second): for the system, the six services plus Kafka together.
+   */
+  peakRssWithoutPostgresBytes?: number;
 }
 
 export interface TableRow {

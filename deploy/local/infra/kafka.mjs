@@ -287,7 +287,9 @@ async function readFrom(file, offset) {
 
 function spawnBroker({ java, dir, propertiesFile, logFile }) {
   const args = [
-    '-Xms256m',
+    // The heap starts small and grows when it must: one local broker's live heap is about 60 MB,
+    // and -Xms256m kept 40 MB more resident through a whole benchmark (docs/decisions/service-heap-limits.md).
+    '-Xms64m',
     '-Xmx512m',
     '-XX:+UseSerialGC',
     '-XX:TieredStopAtLevel=1',
