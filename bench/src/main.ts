@@ -51,6 +51,12 @@ interface Options {
   historyBudgetMs: number;
   lagMs: number;
   lagChainsPerSecond: number;
+  /**
+   * The W1 background of the ledger-lag and end-to-end chains, in req/s: half of this run's W1
+   * saturation when not given. A fixed figure compares two commits at the same load, since half
+   * of a faster system's saturation is a heavier background.
+   */
+  backgroundRate: number | null;
   timeLimitMs: number;
   /** The latency-versus-load chart's extra open-loop steps (W1 system and B2, W5), as shares of the contender's saturation; ½ is the table's step. */
   chartShares: number[];
@@ -77,6 +83,7 @@ const NUMERIC_FLAGS = [
   'history-budget-seconds',
   'lag-seconds',
   'lag-rate',
+  'background-rate',
   'time-limit-minutes',
 ] as const;
 const DEFAULT_PROFILE_DIRECTORY = 'bench/results/profiles';
@@ -122,6 +129,7 @@ function parseOptions(argv: string[]): Options {
     historyBudgetMs: value('history-budget-seconds', quick ? 30 : 90) * 1000,
     lagMs: value('lag-seconds', quick ? 3 : 10) * 1000,
     lagChainsPerSecond: value('lag-rate', quick ? 3 : 10),
+    backgroundRate: (values as Record<string, unknown>)['background-rate'] === undefined ? null : value('background-rate', 1),
     timeLimitMs: value('time-limit-minutes', quick ? 10 : 40) * 60_000,
     chartShares: [0.25, 0.75],
     // Each chain in flight reads its balance every balancePollMs: faster polling is load of its own, which would slow what it measures.
@@ -329,7 +337,7 @@ async function main(): Promise<void> {
   const systemW1 = steps
     .filter((step) => step.contender === 'system' && step.workload === WORKLOADS.createPayIn && step.mode === 'closed')
     .map((step) => step.achievedPerSecond);
-  const backgroundRate = Math.max(1, median(systemW1) / 2);
+  const backgroundRate = options.backgroundRate ?? Math.max(1, median(systemW1) / 2);
   log(
     `ledger lag: ${options.lagChainsPerSecond} confirmed pay-ins/s, and agent confirmations at ${options.visibilityRate}/s timed to the balance and the callback, while W1 runs at ${backgroundRate.toFixed(0)} req/s`,
   );
@@ -429,6 +437,7 @@ async function main(): Promise<void> {
     probe,
     steps,
     lag,
+    backgroundRate,
     historyRatio,
     fresh,
     history,
@@ -442,7 +451,20 @@ async function main(): Promise<void> {
   writeFileSync(
     jsonFile,
     JSON.stringify(
-      { startedAt, finishedAt, commit, command, ownInfra, options, probe, steps, lag, history: { fresh, history, seedMs, summary: historyRatio }, ...extras },
+      {
+        startedAt,
+        finishedAt,
+        commit,
+        command,
+        ownInfra,
+        options,
+        probe,
+        steps,
+        lag,
+        backgroundRate,
+        history: { fresh, history, seedMs, summary: historyRatio },
+        ...extras,
+      },
       null,
       2,
     ),
@@ -634,6 +656,7 @@ function renderMarkdown(run: {
   probe: Record<string, any>;
   steps: Array<StepResult & StepExtras>;
   lag: LagResult;
+  backgroundRate: number;
   historyRatio: string;
   fresh: HoldTimings;
   history: HoldTimings;
@@ -664,7 +687,7 @@ function renderMarkdown(run: {
     '',
     `- History: ${run.historyRatio}. The ${run.history.events.toLocaleString('en-US')} events (pay-in credits) were seeded in ${(run.seedMs / 1000).toFixed(1)} s through the ledger's command handling (handleLedgerCommand), 1,000 commands per transaction; the ledger's auditor agreed afterwards.`,
     `- ${describeLag(run.lag)}.`,
-    `- End to end (issue 21): ${describeVisibility(run.visibility)}; each from the confirmation's intended send time in an open loop, run beside the ledger-lag chains and their W1 background, one fresh merchant per confirmation.`,
+    `- End to end (issue 21): ${describeVisibility(run.visibility)}; each from the confirmation's intended send time in an open loop, run beside the ledger-lag chains and their W1 background at ${run.backgroundRate.toFixed(0)} req/s (${run.options.backgroundRate === null ? "half of this run's W1 saturation" : 'given with --background-rate'}), one fresh merchant per confirmation.`,
     `- W4 creates 10.00 USDT-TRC20 withdrawals (11.00 frozen with the network fee) over 4 merchants funded by an operator's RUB → USDT conversion. W5 draws each request from 40 % status, 10 % balances, 5 % pay-in list, 25 % pay-in, 10 % payout, 5 % withdrawal, 3 % cancel, 2 % dispute open over 8 merchants; it runs on the system only, since B2 serves endpoints 1 and 3 alone. ${run.mixed}.`,
     `- ${run.callbacks[0].toUpperCase()}${run.callbacks.slice(1)} (the generator's sink; pay-in outcomes of the latency chains and W5's, withdrawal and dispute outcomes).`,
     `- Latency versus offered load (open loop at ${[TABLE_LOAD_SHARE, ...run.options.chartShares]
