@@ -272,7 +272,12 @@ describe('merchant SDK and CLI against the system', () => {
     expect(await client.merchant.update({ default_callback_url: 'https://shop.example/sdk-callbacks' })).toMatchObject({
       default_callback_url: 'https://shop.example/sdk-callbacks',
     });
-    const balances = await client.merchant.balances();
+    // The ledger posts the payout's hold when it takes the completion event, after the agent's answer.
+    const balances = await eventually(
+      () => client.merchant.balances(),
+      (candidate) => candidate.settlement.find((entry) => entry.currency === 'RUB')?.frozen === 0,
+      "the payout's hold posted",
+    );
     expect(balances.settlement.find((entry) => entry.currency === 'RUB')).toMatchObject({ frozen: 0 });
 
     // The day's reconciliation (this merchant's whole history is today): the funding pay-in and
