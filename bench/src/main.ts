@@ -671,6 +671,7 @@ function renderMarkdown(run: {
 }): string {
   const minutes = ((run.finishedAt.getTime() - run.startedAt.getTime()) / 60_000).toFixed(1);
   const machineLoad = run.steps.map((step) => step.machineCpuMs / step.durationMs);
+  const rss = systemRssMb(run.steps);
   return [
     `## Benchmark ${run.startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC, commit ${run.commit}`,
     '',
@@ -700,7 +701,7 @@ function renderMarkdown(run: {
     run.problems.length === 0
       ? "- Checks passed: every answer as the workload expected; each accepted withdrawal listed and debited once from the ledger's USDT; the ledger auditor agrees; every callback signed."
       : `- **Checks FAILED**: ${run.problems.join('; ')}.`,
-    `- Peak RSS of the six services plus Kafka over the system's steps: ${systemRssMb(run.steps).together} MB together at one instant (sampled once a second); each process group's own peak, summed: ${systemRssMb(run.steps).groupPeaks} MB.`,
+    `- Peak RSS of the six services plus Kafka over the system's steps: ${rss.together} MB together at one instant (sampled once a second); each process group's own peak, summed: ${rss.groupPeaks} MB.`,
     "- B2 writes its outbox row but runs no relay; B1 checks signature and body, then answers without a database; pgbench runs B2's create statement (its client CPU is not counted, like the generator's).",
     '',
   ].join('\n');
