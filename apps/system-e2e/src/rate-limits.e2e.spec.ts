@@ -47,6 +47,18 @@ describe('rate limits and callback destinations', () => {
   /** A fixed window, not a condition: the token buckets refill with time. */
   const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+  /**
+   * Requests in waves of ten at once until three are refused (at most `waves` waves): a bucket that
+   * refills a token or two a second is not outrun by one-by-one requests on a loaded machine.
+   */
+  async function wavesUntilRefused(send: (index: number) => Promise<TestResponse>, firstIndex: number, waves: number): Promise<TestResponse[]> {
+    const answers: TestResponse[] = [];
+    for (let wave = 0; wave < waves && answers.filter((answer) => answer.status === 429).length < 3; wave += 1) {
+      answers.push(...(await Promise.all(Array.from({ length: 10 }, (_, offset) => send(firstIndex + answers.length + offset)))));
+    }
+    return answers;
+  }
+
   function expectRateLimited(response: TestResponse, burst: number): void {
     expect(response.status).toBe(429);
     expect(response.body.error.code).toBe('RATE_LIMITED');
@@ -90,14 +102,10 @@ describe('rate limits and callback destinations', () => {
     const forge = () => merchant.request({ method: 'GET', path: '/v2/merchant/balances', headers: { 'x-signature': '0'.repeat(64) } });
     // The burst one by one: each finds a token, so each is answered 401.
     for (let index = 0; index < AUTH_FAILURES_BURST; index += 1) statuses.push((await forge()).status);
-    // Then waves of ten at once until three are refused. The bucket refills 1 token a second, so
-    // on a loaded machine (a second per answer) one-by-one tries never outrun it; ten in flight
-    // do. A cap keeps the loop bounded.
-    for (let wave = 0; wave < 30 && refusals.length < 3; wave += 1) {
-      for (const forged of await Promise.all(Array.from({ length: 10 }, forge))) {
-        statuses.push(forged.status);
-        if (forged.status === 429) refusals.push(forged);
-      }
+    // Then waves until three are refused (the bucket refills 1 token a second).
+    for (const forged of await wavesUntilRefused(forge, 0, 30)) {
+      statuses.push(forged.status);
+      if (forged.status === 429) refusals.push(forged);
     }
     // Every failure up to the burst is answered 401; once one finds the bucket empty, the replica refuses the address.
     expect(statuses.slice(0, AUTH_FAILURES_BURST)).toEqual(Array(AUTH_FAILURES_BURST).fill(401));
@@ -189,12 +197,9 @@ describe('rate limits and callback destinations', () => {
         { 'x-forwarded-for': `198.51.100.${index % 250}` },
         Buffer.alloc(0),
       );
-    // Within the burst one by one, then waves of ten at once until three are refused: the bucket
-    // refills 2 tokens a second, which one-by-one requests on a loaded machine would not outrun.
+    // Within the burst one by one, then waves until three are refused (the bucket refills 2 tokens a second).
     for (let index = 0; index < ADDRESS_BURST - 1; index += 1) responses.push(await payerPage(index));
-    for (let wave = 0; wave < 20 && responses.filter((response) => response.status === 429).length < 3; wave += 1) {
-      responses.push(...(await Promise.all(Array.from({ length: 10 }, (_, offset) => payerPage(responses.length + offset)))));
-    }
+    responses.push(...(await wavesUntilRefused(payerPage, responses.length, 20)));
     const statuses = responses.map((response) => response.status);
     expect(statuses.filter((status) => status === 429).length).toBeGreaterThanOrEqual(3);
     expect(statuses.slice(0, ADDRESS_BURST - 1)).not.toContain(429);
