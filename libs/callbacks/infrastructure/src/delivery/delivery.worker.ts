@@ -2,10 +2,11 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import { consecutiveFailuresReason, endpointHealthOf, judgeAttempt, nextRetryDelayMs, originHealthOf, shouldDisableEndpoint } from '@mp/callbacks-domain';
 import { DataSource } from 'typeorm';
 import { CALLBACKS_SETTINGS, CLOCK, type CallbacksSettings, type Clock } from '../callbacks-settings';
-import { StreamVersionConflictError, transactionInFewTrips } from '@mp/shared-messaging';
+import { transactionInFewTrips } from '@mp/shared-messaging';
 import { claimDueDeliveries, hasDueDeliveries, readAttemptBasis, recordAttempt, releaseClaim, type ClaimedDelivery } from '../persistence/delivery.store';
 import { disableEndpoint, recordEndpointHealth, recordOriginHealth } from '../persistence/endpoint-health.store';
 import { CallbackSender } from './callback-sender';
+import { recordingAgainOnConflict } from './recording-retry';
 import { signedHeaders, type WebhookProfiles } from './webhook-profile.client';
 
 export const WEBHOOK_PROFILES = Symbol('WEBHOOK_PROFILES');
@@ -178,16 +179,5 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
         return recordAttempt(manager, delivery, record, { status: 'pending', at: new Date(finishedAt.getTime() + delayMs) }, basis);
       }),
     );
-  }
-}
-
-/** A few tries of recording an attempt whose delivery another writer moved on since the claim or the read. */
-async function recordingAgainOnConflict(record: (again: boolean) => Promise<void>, tries = 3): Promise<void> {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      return await record(attempt > 1);
-    } catch (error) {
-      if (!(error instanceof StreamVersionConflictError) || attempt >= tries) throw error;
-    }
   }
 }

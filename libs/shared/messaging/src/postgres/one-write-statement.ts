@@ -8,8 +8,9 @@ export interface WriteFragment {
   sql: string;
   params: unknown[];
   /**
-   * Called with how many rows the statement's RETURNING clause gave (it needs one); throws when
-   * that says the write failed (a guarded update that found its row at another version).
+   * Called with how many rows the statement wrote (the rows of its RETURNING clause when it has
+   * one); throws when that says the write failed (a guarded update that found its row at another
+   * version).
    */
   check?: (rowCount: number) => void;
   /** Turns the statement's error into the one its caller expects; undefined leaves it as it is. */
@@ -153,6 +154,9 @@ class OneWriteStatement {
   }
 }
 
+/** A RETURNING clause of the write itself (a fragment is one INSERT, UPDATE or DELETE: no subquery can hold one). */
+const RETURNING_CLAUSE = /\bRETURNING\b/i;
+
 type Send = (query: string, parameters?: unknown[], useStructuredResult?: boolean) => Promise<unknown>;
 
 async function sendAsOne(send: Send, fragments: WriteFragment[]): Promise<void> {
@@ -161,14 +165,22 @@ async function sendAsOne(send: Send, fragments: WriteFragment[]): Promise<void> 
     const offset = params.length;
     params.push(...fragment.params);
     // Each fragment numbers its parameters from $1; in the whole statement they follow the earlier ones'.
-    return `w${index} AS (${fragment.sql.replace(/\$(\d+)/g, (_match, number: string) => `$${Number(number) + offset}`)})`;
+    const sql = fragment.sql.replace(/\$(\d+)/g, (_match, number: string) => `$${Number(number) + offset}`);
+    return `w${index} AS (${RETURNING_CLAUSE.test(sql) ? sql : `${sql.trimEnd()} RETURNING 1`})`;
   });
-  // Every data-modifying CTE runs to completion whether or not it is read; the counts are what
-  // the checks need (counted in SQL: TypeORM answers a bare UPDATE with [rows, rowCount]).
-  const counts = fragments.flatMap((fragment, index) => (fragment.check ? [`(SELECT count(*)::int FROM w${index}) AS w${index}`] : []));
+  // The final SELECT reads every CTE, in the order the writes were made, and PostgreSQL runs
+  // each one to completion when it is first read: so the rows are locked in that order, which is
+  // the order the callers' lock-ordering rules are written in. A CTE the SELECT did not read
+  // would run after the SELECT, in the reverse order of its declaration: two writers, one
+  // locking A then B and one B then A in such a statement, deadlocked (an attempt's record
+  // against another's, on an origin's circuit and an endpoint's run of failures). Hence the
+  // RETURNING 1 added to a write that has none: a CTE is read only through its RETURNING. The
+  // counts are also what the checks need (counted in SQL: TypeORM answers a bare UPDATE with
+  // [rows, rowCount]).
+  const counts = fragments.map((_fragment, index) => `(SELECT count(*)::int FROM w${index}) AS w${index}`);
   let row: Record<string, number>;
   try {
-    [row] = (await send(`WITH ${ctes.join(', ')} SELECT ${counts.length > 0 ? counts.join(', ') : '1'}`, params)) as Array<Record<string, number>>;
+    [row] = (await send(`WITH ${ctes.join(', ')} SELECT ${counts.join(', ')}`, params)) as Array<Record<string, number>>;
   } catch (error) {
     for (const fragment of fragments) {
       const translated = fragment.translateError?.(error);
