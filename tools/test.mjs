@@ -53,6 +53,8 @@ const everything = tier === undefined && jestArgs.length === 0;
 const startedAt = Date.now();
 /** Every tier and check of this run adds its counts here: the closing line prints their sums. */
 const totals = { passed: 0, failed: 0 };
+/** What failed, named again just before the closing line: a long run's log is often read from its end only. */
+const failures = [];
 
 function run(command, args, env = process.env) {
   return new Promise((resolve) => {
@@ -67,6 +69,7 @@ async function staticCheck(name, command, args) {
   if (code === 0) totals.passed += 1;
   else {
     totals.failed += 1;
+    failures.push(name);
     console.log(`[test] ${name} FAILED`);
   }
 }
@@ -152,6 +155,7 @@ async function ensureBuilt() {
     },
     (error) => {
       totals.failed += 1;
+      failures.push('build');
       const tail = existsSync(buildLog) ? readFileSync(buildLog, 'utf8').trimEnd().split('\n').slice(-30).join('\n') : '';
       console.log(`${tail}\n[test] build FAILED: ${error.message}`);
     },
@@ -159,6 +163,14 @@ async function ensureBuilt() {
   // What jest's global setup and the deployment checks read: built already.
   process.env.MP_BUILT = '1';
 }
+
+/** A jest message's first line with text, without its colours. */
+const firstLineOf = (message) =>
+  String(message ?? '')
+    .replace(/\x1b\[[0-9;]*m/g, '')
+    .split('\n')
+    .find((line) => line.trim())
+    ?.trim();
 
 /**
  * One jest run: `jestTier` selects the file suffix (jest.preset.ts), none selects every tier.
@@ -203,11 +215,21 @@ async function runJest(jestTier, args) {
     passed += results.numPassedTests;
     // A suite that could not run (syntax error, failed beforeAll) counts as a failure too.
     failed += results.numFailedTests + results.numRuntimeErrorTestSuites;
+    for (const suite of results.testResults ?? []) {
+      const file = relative(root, suite.name);
+      const failedTests = (suite.assertionResults ?? []).filter((test) => test.status === 'failed');
+      if (failedTests.length === 0 && suite.status === 'failed') failures.push(`${file}: ${firstLineOf(suite.message) ?? 'could not run'}`);
+      for (const test of failedTests) failures.push(`${file} › ${test.fullName}`);
+    }
     if (results.numTotalTests === 0) failed += 1;
   } else {
     failed += 1;
+    failures.push(`jest ${jestTier ?? 'all tiers'}: no results file`);
   }
-  if (jestCode !== 0 && failed === 0) failed += 1;
+  if (jestCode !== 0 && failed === 0) {
+    failed += 1;
+    failures.push(`jest ${jestTier ?? 'all tiers'}: exited with ${jestCode}`);
+  }
   totals.passed += passed;
   totals.failed += failed;
   console.log(`[test] jest ${jestTier ?? 'all tiers'}: ${passed} passed, ${failed} failed in ${((Date.now() - tierStartedAt) / 1000).toFixed(1)} s`);
@@ -223,6 +245,7 @@ async function runDeployChecks() {
     const checkStartedAt = Date.now();
     const code = await run(command, args, env ? env() : process.env);
     totals[code === 0 ? 'passed' : 'failed'] += 1;
+    if (code !== 0) failures.push(name);
     console.log(`[test] ${name} ${code === 0 ? 'passed' : 'FAILED'} in ${((Date.now() - checkStartedAt) / 1000).toFixed(1)} s`);
   }
 }
@@ -259,6 +282,7 @@ try {
   // Stopped before the closing line, so that nothing is printed after it.
   await stopInfra();
   console.log(`\n[test] finished in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
+  for (const failure of failures) console.log(`[test] failed: ${failure}`);
   console.log(`tests: ${totals.passed} passed, ${totals.failed} failed`);
   exitCode = totals.failed === 0 ? 0 : 1;
 } catch (error) {

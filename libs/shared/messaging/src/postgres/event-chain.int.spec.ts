@@ -17,7 +17,10 @@ import { appendToStream, StreamVersionMissingError } from './event-store';
 import { MessagingEventHashChain1700000060380, MessagingSchema1700000000000, MessagingUnreadIndexes1700000030000 } from './messaging-schema.migration';
 
 const runId = `chain${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
-const TOMORROW_NOON = new Date(Date.now() + 86_400_000 + 3_600_000);
+// Noon (UTC) of the day after the run's: today is then the one closed day, whatever the hour now
+// (a day and an hour from now closed tomorrow too when the run started after 23:00 UTC).
+const startedAt = new Date();
+const TOMORROW_NOON = new Date(Date.UTC(startedAt.getUTCFullYear(), startedAt.getUTCMonth(), startedAt.getUTCDate() + 1, 12));
 
 const event = (streamId: string, n: number): MessageEnvelope =>
   createEnvelope({
