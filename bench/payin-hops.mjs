@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `npm run bench:hops -- [--rate 80] [--seconds 20] [--partitions-concurrently N]`: where one pay-in's latency goes, hop by
+ * `npm run bench:hops -- [--rate 80] [--seconds 20] [--partitions-concurrently N] [--chains N]`: where one pay-in's latency goes, hop by
  * hop, under an open-loop W1 load at `--rate` pay-ins a second (pick half of W1's saturation from
  * the latest `npm run bench`). Starts its own Kafka broker and PostgreSQL server (or uses
  * KAFKA_BROKERS and TEST_PG_ADMIN_URL when both are set), runs the real system from dist/ with
@@ -17,6 +17,14 @@
  * wait and any queue in front of payments), payments' batch, then payments' end → the answer
  * (commit, the reply's produce and fetch, the gateway's answer). A benchmark that prints
  * figures, never a test: the figures move with the machine.
+ *
+ * `--chains N` adds N agent confirmations a second beside that load, as the benchmark's end-to-end
+ * chains (one fresh merchant each, the pay-in created and its payer's steps taken beforehand),
+ * and breaks each one down from the services' own records, all on this machine's clock: the
+ * confirmation's answer, PaymentOrderSucceeded stored by payments (event_store.recorded_at, its
+ * transaction's start), the ledger's credit (its PAYIN_SETTLED posting's recorded_at), the dispatcher's
+ * delivery recorded (callback_deliveries.created_at) and its first attempt claimed
+ * (callback_attempts.started_at), and the callback's arrival at the sink.
  */
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
@@ -26,11 +34,18 @@ import { payInSteps } from './payin-steps.mjs';
 
 const require = createRequire(import.meta.url);
 const { values: options } = parseArgs({
-  options: { rate: { type: 'string', default: '80' }, seconds: { type: 'string', default: '20' }, 'partitions-concurrently': { type: 'string' } },
+  options: {
+    rate: { type: 'string', default: '80' },
+    seconds: { type: 'string', default: '20' },
+    'partitions-concurrently': { type: 'string' },
+    chains: { type: 'string', default: '0' },
+  },
 });
 const RATE = Number(options.rate);
 const SECONDS = Number(options.seconds);
+const CHAINS = Number(options.chains);
 if (!(RATE > 0) || !(SECONDS > 0)) throw new Error(`--rate and --seconds must be positive numbers, got ${options.rate} and ${options.seconds}`);
+if (!(CHAINS >= 0)) throw new Error(`--chains must be a number of confirmations a second, 0 or more, got ${options.chains}`);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 await build({ logFile: '.local/build.log' });
@@ -59,7 +74,22 @@ const receiver = createServer((request, response) => {
 });
 await new Promise((resolve) => receiver.listen(0, '127.0.0.1', resolve));
 const tracesEndpoint = `http://127.0.0.1:${receiver.address().port}/v1/traces`;
-const callbackSink = createServer((request, response) => request.resume().on('end', () => response.writeHead(200).end()));
+/** By order id: when its payment.succeeded callback arrived (Date.now()). */
+const callbackArrivals = new Map();
+const callbackSink = createServer((request, response) => {
+  const chunks = [];
+  request.on('data', (chunk) => chunks.push(chunk));
+  request.on('end', () => {
+    const arrivedAt = Date.now();
+    try {
+      const callback = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      if (callback.type === 'payment.succeeded' && !callbackArrivals.has(callback.data?.order_id)) callbackArrivals.set(callback.data?.order_id, arrivedAt);
+    } catch {
+      // Not a callback of ours: only its arrival is answered.
+    }
+    response.writeHead(200).end();
+  });
+});
 await new Promise((resolve) => callbackSink.listen(0, '127.0.0.1', resolve));
 
 // KAFKA_PARTITIONS_CONSUMED_CONCURRENTLY for every service (the services' own default when not given): a run per value,
@@ -93,6 +123,7 @@ try {
     callbackUrl: `http://127.0.0.1:${callbackSink.address().port}/callbacks`,
   });
   for (let index = 0; index < 20; index += 1) await createPayIn();
+  const chains = await prepareChains(system, agent, Math.round(CHAINS * SECONDS));
   await sleep(2_000);
   spans.length = 0;
 
@@ -101,6 +132,7 @@ try {
   const startedAt = performance.now();
   const inFlight = [];
   let failed = 0;
+  const confirmations = confirmInOpenLoop(chains, startedAt);
   for (let index = 0; index < total; index += 1) {
     const due = startedAt + (index * 1_000) / RATE;
     const wait = due - performance.now();
@@ -109,15 +141,130 @@ try {
   }
   await Promise.all(inFlight);
   const achieved = total / ((performance.now() - startedAt) / 1_000);
+  await confirmations;
   await sleep(3_000);
+  const chainRecords = chains.length > 0 ? await readChainRecords(system, chains) : [];
   await system.stop();
   system = null;
   report(total, failed, achieved);
+  if (chains.length > 0) reportChains(chainRecords);
 } finally {
   await system?.stop();
   receiver.close();
   callbackSink.close();
   await infra?.stop();
+}
+
+/** Each chain's pay-in created for a merchant of its own, its payer's two steps taken: ready for the agent's confirmation. */
+async function prepareChains(system, agent, count) {
+  const chains = [];
+  for (let index = 0; index < count; index += 1) {
+    const merchant = await system.createClient(`Hops chain ${index}`);
+    const { createPayIn, lifecycleAfterCreate } = chainSteps(system, merchant, agent);
+    const created = await createPayIn();
+    await lifecycleAfterCreate(created);
+    chains.push({ merchant, agent, orderId: created.orderId });
+  }
+  return chains;
+}
+
+function chainSteps(system, merchant, agent) {
+  const { createPayIn } = payInSteps({
+    system,
+    merchant,
+    agent,
+    orderIdPrefix: 'chain',
+    callbackUrl: `http://127.0.0.1:${callbackSink.address().port}/callbacks`,
+  });
+  const lifecycleAfterCreate = async ({ orderId, token }) => {
+    for (const step of ['details', 'paid']) {
+      const answer = await fetch(`${system.gatewayUrl}/pay/${token}/${step}`, { method: 'POST', redirect: 'manual' });
+      if (answer.status !== 303) throw new Error(`payer page ${step} of ${orderId}: ${answer.status}`);
+    }
+  };
+  return { createPayIn, lifecycleAfterCreate };
+}
+
+/** The agent's confirmations at CHAINS a second from `startedAt`, each timed from its scheduled send (wall clock). */
+async function confirmInOpenLoop(chains, startedAt) {
+  const inFlight = [];
+  for (let index = 0; index < chains.length; index += 1) {
+    const due = startedAt + (index * 1_000) / CHAINS;
+    const wait = due - performance.now();
+    if (wait > 1) await sleep(wait);
+    const chain = chains[index];
+    chain.intendedAt = Date.now() + (due - performance.now());
+    inFlight.push(
+      chain.agent.client.request('POST', `/backoffice/v1/agent/orders/${chain.merchant.credentials.merchantId}/${chain.orderId}/confirm`, {}).then((answer) => {
+        chain.answeredAt = answer.status === 200 ? Date.now() : null;
+      }),
+    );
+  }
+  await Promise.all(inFlight);
+}
+
+/** What each service recorded of each chain, by order id, in epoch milliseconds. */
+async function readChainRecords(system, chains) {
+  const ids = chains.map((chain) => chain.orderId);
+  const byOrder = async (service, sql) => new Map((await system.query(service, sql, [ids])).map((row) => [row.order_id, new Date(row.at).getTime()]));
+  const succeeded = await byOrder(
+    'payments',
+    `SELECT envelope->'data'->>'orderId' AS order_id, recorded_at AS at FROM event_store
+      WHERE event_type = 'PaymentOrderSucceeded' AND envelope->'data'->>'orderId' = ANY($1)`,
+  );
+  const credited = await byOrder(
+    'ledger',
+    `SELECT reference_id AS order_id, recorded_at AS at FROM ledger_postings WHERE code = 'PAYIN_SETTLED' AND reference_id = ANY($1)`,
+  );
+  const recorded = await byOrder(
+    'callbacks',
+    `SELECT subject_id AS order_id, created_at AS at FROM callback_deliveries WHERE subject_id = ANY($1) AND callback_type = 'payment.succeeded'`,
+  );
+  const claimed = await byOrder(
+    'callbacks',
+    `SELECT d.subject_id AS order_id, a.started_at AS at FROM callback_deliveries d JOIN callback_attempts a ON a.delivery_id = d.delivery_id AND a.attempt_number = 1
+      WHERE d.subject_id = ANY($1) AND d.callback_type = 'payment.succeeded'`,
+  );
+  return chains.map((chain) => ({
+    intendedAt: chain.intendedAt,
+    answeredAt: chain.answeredAt ?? null,
+    succeededAt: succeeded.get(chain.orderId) ?? null,
+    creditedAt: credited.get(chain.orderId) ?? null,
+    recordedAt: recorded.get(chain.orderId) ?? null,
+    claimedAt: claimed.get(chain.orderId) ?? null,
+    arrivedAt: callbackArrivals.get(chain.orderId) ?? null,
+  }));
+}
+
+function reportChains(records) {
+  const between = (from, to) => records.flatMap((record) => (record[from] !== null && record[to] !== null ? [record[to] - record[from]] : []));
+  const hops = {
+    'confirmation sent → answered': between('intendedAt', 'answeredAt'),
+    'confirmation sent → PaymentOrderSucceeded stored (its transaction starts)': between('intendedAt', 'succeededAt'),
+    'PaymentOrderSucceeded stored → the ledger credits it': between('succeededAt', 'creditedAt'),
+    'PaymentOrderSucceeded stored → the dispatcher records the delivery': between('succeededAt', 'recordedAt'),
+    'delivery recorded → first attempt claimed': between('recordedAt', 'claimedAt'),
+    'claimed → callback arrives (webhook profile, signing, the POST)': between('claimedAt', 'arrivedAt'),
+    'confirmation sent → callback arrives': between('intendedAt', 'arrivedAt'),
+  };
+  console.log(`\nAgent confirmations beside that load: ${records.length} at ${CHAINS}/s, each with a merchant of its own\n`);
+  printHopTable(hops);
+}
+
+function printHopTable(hops) {
+  console.log('| hop | n | p50 ms | p90 ms | p99 ms | mean ms |');
+  console.log('|---|---:|---:|---:|---:|---:|');
+  for (const [hop, values] of Object.entries(hops)) {
+    if (values.length === 0) {
+      console.log(`| ${hop} | 0 | — | — | — | — |`);
+      continue;
+    }
+    const sorted = [...values].sort((a, b) => a - b);
+    const at = (quantile) => sorted[Math.min(sorted.length - 1, Math.floor(quantile * sorted.length))].toFixed(1);
+    console.log(
+      `| ${hop} | ${sorted.length} | ${at(0.5)} | ${at(0.9)} | ${at(0.99)} | ${(sorted.reduce((sum, value) => sum + value, 0) / sorted.length).toFixed(1)} |`,
+    );
+  }
 }
 
 function collectSpans(body) {
@@ -170,17 +317,5 @@ function report(total, failed, achieved) {
   console.log(
     `W1 pay-in hops (KAFKA_PARTITIONS_CONSUMED_CONCURRENTLY=${options['partitions-concurrently'] ?? 'the services’ default'}): ${total} creates at ${RATE}/s scheduled (${achieved.toFixed(1)}/s achieved), ${failed} failed; ${hops['whole request (gateway span)'].length} traces broken down, ${withoutPaymentsSpan} without a payments span of their own (later messages of a batch)\n`,
   );
-  console.log('| hop | n | p50 ms | p90 ms | p99 ms | mean ms |');
-  console.log('|---|---:|---:|---:|---:|---:|');
-  for (const [hop, values] of Object.entries(hops)) {
-    if (values.length === 0) {
-      console.log(`| ${hop} | 0 | — | — | — | — |`);
-      continue;
-    }
-    const sorted = [...values].sort((a, b) => a - b);
-    const at = (quantile) => sorted[Math.min(sorted.length - 1, Math.floor(quantile * sorted.length))].toFixed(1);
-    console.log(
-      `| ${hop} | ${sorted.length} | ${at(0.5)} | ${at(0.9)} | ${at(0.99)} | ${(sorted.reduce((sum, value) => sum + value, 0) / sorted.length).toFixed(1)} |`,
-    );
-  }
+  printHopTable(hops);
 }

@@ -13,6 +13,11 @@ export interface VisibilityResult {
   chainsPerSecond: number;
   /** Agent confirmations that were not answered 200 (their effects count as never seen). */
   confirmFailures: number;
+  /**
+   * From the confirmation call to its answer: the command's round trip through the gateway,
+   * Kafka and payments. What the two latencies below add to it happens after payments committed.
+   */
+  confirmed: EndToEndSummary;
   /** From the confirmation call to a balance read showing the credit. */
   balance: EndToEndSummary;
   /** From the confirmation call to the `payment.succeeded` callback arriving at the sink. */
@@ -45,6 +50,7 @@ export async function measureVisibility(options: {
 }): Promise<VisibilityResult> {
   const chains = await prepareChains(options.gateway, options.merchants, options.ids, options.sink.url);
   const intendedAt = new Map<string, number>();
+  const confirmedAt = new Map<string, number>();
   const balanceSeenAt = new Map<string, number>();
   let confirmFailures = 0;
   const run = runOpenLoop({
@@ -59,6 +65,7 @@ export async function measureVisibility(options: {
         confirmFailures += 1;
         return { status: confirmed.status, ok: false };
       }
+      confirmedAt.set(orderId, performance.now());
       while (performance.now() < intended + options.giveUpMs) {
         const answer = await options.gateway.sendSigned(merchant, 'GET', '/v2/merchant/balances');
         const rub = jsonOf<{ settlement: Array<{ currency: string; available: number }> }>(answer)?.settlement.find((entry) => entry.currency === 'RUB');
@@ -84,6 +91,7 @@ export async function measureVisibility(options: {
   return {
     chainsPerSecond: options.chainsPerSecond,
     confirmFailures,
+    confirmed: endToEndLatencies(intendedAt, confirmedAt, lastIntended + options.giveUpMs),
     balance: endToEndLatencies(intendedAt, balanceSeenAt, Math.max(gaveUpAt, lastIntended + options.giveUpMs)),
     callback: endToEndLatencies(intendedAt, callbackSeenAt, gaveUpAt),
     pollIntervalMs: options.pollIntervalMs,
@@ -117,7 +125,7 @@ export function describeVisibility(result: VisibilityResult): string {
       ? `${name}: no chains`
       : `${name} p50 ${summary.p50.toFixed(1)} p90 ${(summary.p90 as number).toFixed(1)} p99 ${(summary.p99 as number).toFixed(1)} max ${(summary.max as number).toFixed(1)} ms (${summary.seen} of ${summary.calls} seen)`;
   return (
-    `agent confirmation at ${result.chainsPerSecond}/s → ${side('balance visible', result.balance)}; ${side('callback delivered', result.callback)}` +
+    `agent confirmation at ${result.chainsPerSecond}/s → ${side('answered', result.confirmed)}; ${side('balance visible', result.balance)}; ${side('callback delivered', result.callback)}` +
     `${result.confirmFailures > 0 ? `; ${result.confirmFailures} confirmations failed` : ''} (balance polled every ${result.pollIntervalMs} ms)`
   );
 }
