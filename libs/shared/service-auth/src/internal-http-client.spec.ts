@@ -87,4 +87,26 @@ describe('TtlCache', () => {
     expect(await cache.get('a', load, { fresh: true })).toBe(3);
     expect(await new TtlCache<number>(-1).get('a', load).then(() => loads)).toBe(4);
   });
+
+  it('makes gets of a key whose load is in flight wait for that load, and keeps no failed load', async () => {
+    let loads = 0;
+    let finish: (value: number) => void = () => undefined;
+    const cache = new TtlCache<number>(60_000);
+    const slowLoad = () => {
+      loads += 1;
+      return new Promise<number>((resolve) => (finish = resolve));
+    };
+    const burst = [cache.get('m', slowLoad), cache.get('m', slowLoad), cache.get('m', slowLoad)];
+    expect(loads).toBe(1);
+    finish(7);
+    expect(await Promise.all(burst)).toEqual([7, 7, 7]);
+    expect(await cache.get('m', slowLoad)).toBe(7);
+    expect(loads).toBe(1);
+
+    const failing = cache.get('n', () => Promise.reject(new Error('gateway down')));
+    const joined = cache.get('n', async () => 0);
+    await expect(failing).rejects.toThrow('gateway down');
+    await expect(joined).rejects.toThrow('gateway down');
+    expect(await cache.get('n', async () => 9)).toBe(9);
+  });
 });

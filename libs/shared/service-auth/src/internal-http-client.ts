@@ -171,24 +171,41 @@ export class InternalHttpClient {
 
 /**
  * The optional cache of a client's answers: each key's value is kept `ttlMs`, and the whole cache
- * is dropped when it holds more than `maxEntries` (a burst of callbacks then costs one call per
- * merchant, and memory stays bounded).
+ * is dropped when it holds more than `maxEntries` (memory stays bounded). Gets of one key while
+ * its load is in flight wait for that load instead of starting their own, so a burst of
+ * callbacks to a merchant not cached yet costs one call, and a caller may start a load early
+ * (`warm`) for a get that comes later. A load that fails is not kept: the next get tries again.
+ * Hand-written: it is a dozen lines over a Map, and the loads' failures must not be cached,
+ * which is all a library would add.
  */
 export class TtlCache<V> {
   private readonly entries = new Map<string, { value: V; expiresAtMs: number }>();
+  private readonly loading = new Map<string, Promise<V>>();
 
   constructor(
     private readonly ttlMs: number,
     private readonly maxEntries = 10_000,
   ) {}
 
-  /** The cached value, or `load`'s, which is then cached; `fresh` skips the cached one. */
-  async get(key: string, load: () => Promise<V>, { fresh = false }: { fresh?: boolean } = {}): Promise<V> {
+  /** The cached value, or `load`'s (the one in flight for this key, if any), which is then cached; `fresh` skips both. */
+  get(key: string, load: () => Promise<V>, { fresh = false }: { fresh?: boolean } = {}): Promise<V> {
     const cached = this.entries.get(key);
-    if (!fresh && cached && cached.expiresAtMs > Date.now()) return cached.value;
-    const value = await load();
-    if (this.entries.size > this.maxEntries) this.entries.clear();
-    this.entries.set(key, { value, expiresAtMs: Date.now() + this.ttlMs });
-    return value;
+    if (!fresh && cached && cached.expiresAtMs > Date.now()) return Promise.resolve(cached.value);
+    const inFlight = this.loading.get(key);
+    if (!fresh && inFlight) return inFlight;
+    const loaded = load().then(
+      (value) => {
+        if (this.loading.get(key) === loaded) this.loading.delete(key);
+        if (this.entries.size > this.maxEntries) this.entries.clear();
+        this.entries.set(key, { value, expiresAtMs: Date.now() + this.ttlMs });
+        return value;
+      },
+      (error: unknown) => {
+        if (this.loading.get(key) === loaded) this.loading.delete(key);
+        throw error;
+      },
+    );
+    this.loading.set(key, loaded);
+    return loaded;
   }
 }

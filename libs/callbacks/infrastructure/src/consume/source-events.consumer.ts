@@ -166,6 +166,10 @@ export class SourceEventsConsumer {
     const routed = event && routeEvent(this.routes, topic, event);
     if (!routed || routed.kind === 'ignored') return null;
     const { intent } = routed;
+    // The attempt signs with the merchant's webhook secrets: their read from the gateway starts
+    // now, beside the delivery's recording and claim, and the attempt joins it (or finds it
+    // cached) instead of starting it then. A failure here is the attempt's to see and handle.
+    if (intent.target.kind === 'url') this.profiles.find(intent.merchantId).catch(() => undefined);
     const targetUrl = intent.target.kind === 'url' ? intent.target.url : await this.merchantDefaultUrl(intent.merchantId);
     const deliveryId = webhookIdOf(envelope.id);
     return { deliveryId, sourceEvent: { id: envelope.id, type: envelope.type, topic }, intent, targetUrl, body: callbackBodyOf(deliveryId, intent) };
