@@ -128,6 +128,9 @@ describe('payouts and balances', () => {
     expect(upload.status).toBe(201);
     const completed = await agent.client.request('POST', `${base}/complete`, { receipt_id: upload.body.receipt_id });
     expect([completed.status, completed.body.status]).toEqual([200, 'SUCCEEDED']);
+    // The answer is the order as payments' reply left it (no read back): the agent's own read says the same, receipt included.
+    expect(completed.body).toEqual((await agent.client.request('GET', base)).body);
+    expect(completed.body.receipts).toEqual([expect.objectContaining({ receipt_id: upload.body.receipt_id, file_name: 'transfer.png' })]);
 
     await eventuallyBalance(merchant, { available: 778, frozen: 0 });
     const receipts = await merchant.get(`/v2/payments/${orderId}/receipts`);

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ErrorDescription } from '@mp/shared-util-errors';
-import type { PaymentOrderView } from './order-view';
+import type { AgentOrderView, PaymentOrderView } from './order-view';
 
 /**
  * Commands to the payments service on `payments.commands`, all answered on the command's
@@ -131,6 +131,13 @@ export type CommandReplyData =
        * "not a replay", the safe side for a header that only informs).
        */
       replayed?: true;
+      /**
+       * An agent's command (take, confirm, complete, decline): the order as the agent sees it
+       * after the command, so the gateway answers the agent without reading the order back. An
+       * optional member, like `replayed`: a reply from a payments release before it has none,
+       * and the gateway then reads the order.
+       */
+      agentOrder?: AgentOrderView;
     }
   | { outcome: 'rejected'; error: ErrorDescription };
 

@@ -187,13 +187,15 @@ export class AgentController {
   }
 
   private async act(request: GatewayRequest, type: PaymentCommandType, data: AgentOrderActionData & Record<string, string>): Promise<unknown> {
-    await this.commandBus.run<CommandReplyData>(PAYMENTS_COMMAND_ROUTE, type, data, {
+    const reply = await this.commandBus.run<CommandReplyData>(PAYMENTS_COMMAND_ROUTE, type, data, {
       key: paymentOrderKey(data.merchantId, data.orderId),
       subject: `merchant:${data.merchantId}/order:${data.orderId}`,
       correlationId: request.requestId ?? 'unknown',
     });
-    // The order as the agent may see it: after a decline it is no longer the agent's, so not its own read.
-    return agentViewOf(await this.payments.getOrderForBackoffice(data.merchantId, data.orderId));
+    // The order as the agent may see it, as payments left it: the reply carries it. A reply from a
+    // payments release before that has none, and the order is read back (after a decline it is no
+    // longer the agent's, so not the agent's own read).
+    return reply.agentOrder ?? agentViewOf(await this.payments.getOrderForBackoffice(data.merchantId, data.orderId));
   }
 }
 

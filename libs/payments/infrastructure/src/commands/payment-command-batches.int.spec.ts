@@ -99,6 +99,23 @@ describe('payments commands through the one intake, on real Postgres', () => {
     expect(statements.filter((statement) => !/^\s*SELECT\b/i.test(statement))).toHaveLength(4);
   });
 
+  it("puts the order as the agent sees it in an agent command's reply, and only there, so the gateway reads nothing back", async () => {
+    const orderId = 'A-agent-view';
+    const steps = payInSteps(orderId);
+    for (const step of steps) await handler.handle(step);
+    const stored: Array<{ causation: string; data: Record<string, unknown> }> = await dataSource.query(
+      `SELECT envelope->>'causationId' AS causation, envelope->'data' AS data FROM outbox WHERE envelope->>'type' = $1 AND envelope->>'causationId' = ANY($2)`,
+      [COMMAND_REPLY_TYPE, steps.map((step) => step.id)],
+    );
+    const replyTo = (step: MessageEnvelope) => stored.find((reply) => reply.causation === step.id)?.data;
+    for (const step of steps.slice(0, 3)) expect([step.type, replyTo(step)?.['agentOrder']]).toEqual([step.type, undefined]);
+    const confirmed = replyTo(steps[3]) as { order: Record<string, unknown>; agentOrder: Record<string, unknown> };
+    // The merchant's view of the same state, less what an agent never sees, plus who owns and works it.
+    const { callback_url: _callbackUrl, metadata: _metadata, return_url: _returnUrl, redirect_url: _redirectUrl, ...seenByBoth } = confirmed.order;
+    expect(confirmed.agentOrder).toStrictEqual({ ...seenByBoth, merchant_id: MERCHANT, agent_id: AGENT, receipts: [] });
+    expect(confirmed.agentOrder).toMatchObject({ order_id: orderId, status: 'SUCCEEDED' });
+  });
+
   it('handles ten pay-ins step by step in batches: one transaction, one inbox and one outbox statement per batch', async () => {
     const orders = Array.from({ length: 10 }, (_, index) => `A-batch-${index}`);
     const steps = orders.map(payInSteps);
@@ -109,10 +126,11 @@ describe('payments commands through the one intake, on real Postgres', () => {
     expect(count(/^START TRANSACTION/)).toBe(4);
     expect(count(/INSERT INTO inbox/)).toBe(4);
     expect(count(/INSERT INTO outbox/)).toBe(4);
-    const replies = await dataSource.query(`SELECT count(*)::int AS n FROM outbox WHERE envelope->>'type' = $1 AND envelope->'data'->>'outcome' = 'accepted'`, [
-      COMMAND_REPLY_TYPE,
-    ]);
-    expect(replies).toEqual([{ n: 44 }]);
+    const replies = await dataSource.query(
+      `SELECT count(*)::int AS n FROM outbox WHERE envelope->>'type' = $1 AND envelope->'data'->>'outcome' = 'accepted' AND envelope->>'causationId' = ANY($2)`,
+      [COMMAND_REPLY_TYPE, steps.flat().map((step) => step.id)],
+    );
+    expect(replies).toEqual([{ n: 40 }]);
   });
 
   // Found by the chaos run (docs/operations/chaos.md): with the ledger's instance down, a payout's

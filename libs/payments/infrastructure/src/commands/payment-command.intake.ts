@@ -1,12 +1,19 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { COMMAND_REPLY_TYPE, type CommandReplyData, type PayerLinkRequest, type PaymentCommandType } from '@mp/contracts-payments';
+import {
+  agentViewOf,
+  COMMAND_REPLY_TYPE,
+  PAYMENT_COMMAND_TYPES,
+  type CommandReplyData,
+  type PayerLinkRequest,
+  type PaymentCommandType,
+} from '@mp/contracts-payments';
 import type { PaymentOrderCommand } from '@mp/payments-domain';
 import { CommandIntake } from '@mp/shared-command-handling';
 import type { MessageEnvelope } from '@mp/shared-messaging';
 import { DomainError } from '@mp/shared-util-errors';
 import { DataSource, type EntityManager } from 'typeorm';
 import { PayerPageLinks } from '../payer-pages/payer-page-links';
-import { findOrder, orderToRow, rowToView, type PaymentOrderRow } from '../persistence/payment-order.projection';
+import { findOrder, orderToRow, receiptViewsOf, rowToBackofficeView, rowToView, type PaymentOrderRow } from '../persistence/payment-order.projection';
 import { RecipientAccountVault } from '../recipient-accounts/recipient-account.vault';
 import { CLOCK, PAYMENTS_SETTINGS, type Clock, type PaymentsSettings } from '../payments-settings';
 import { LEDGER_HOLDS, type LedgerHolds } from '../ledger/ledger-holds.port';
@@ -89,6 +96,8 @@ export class PaymentCommandIntake {
       order: rowToView(row, null),
       ...(createFoundItsOrder(resolved.command, 'events' in result ? result.events : []) ? { replayed: true } : {}),
       ...this.sealedPayerLink(envelope, row),
+      // The agent's answer, from the same state: the gateway needs no read of the order after it.
+      ...(AGENT_COMMAND_TYPES.has(envelope.type) ? { agentOrder: agentViewOf(rowToBackofficeView(row, null, receiptViewsOf(result.order))) } : {}),
     };
   }
 
@@ -123,3 +132,11 @@ function createFoundItsOrder(command: PaymentOrderCommand | null, decidedEvents:
   const isCreate = command?.type === 'CreateIncomingPayment' || command?.type === 'CreateOutgoingPayment';
   return isCreate && decidedEvents.length === 0;
 }
+
+/** The commands an agent sends through the back office: their replies carry the order as that agent sees it. */
+const AGENT_COMMAND_TYPES: ReadonlySet<string> = new Set<PaymentCommandType>([
+  PAYMENT_COMMAND_TYPES.agentTakeOrder,
+  PAYMENT_COMMAND_TYPES.agentConfirmPayIn,
+  PAYMENT_COMMAND_TYPES.agentCompletePayout,
+  PAYMENT_COMMAND_TYPES.agentDeclineOrder,
+]);

@@ -133,6 +133,18 @@ export async function setOpenDispute(manager: EntityManager, merchantId: string,
   ]);
 }
 
+/** A payout's receipts as agents and operators see them, from the order's state (a pay-in has none). */
+export function receiptViewsOf(order: ExistingPaymentOrder): BackofficeOrderView['receipts'] {
+  if (order.direction !== 'outgoing') return [];
+  return order.receipts.map((receipt) => ({
+    receipt_id: receipt.receiptId,
+    file_name: receipt.fileName,
+    content_type: receipt.contentType,
+    size_bytes: receipt.sizeBytes,
+    uploaded_at: receipt.uploadedAt,
+  }));
+}
+
 /** The same order for agents and operators, with who owns and works it and its receipts. */
 export function rowToBackofficeView(row: PaymentOrderRow, payerPageUrlOf: PayerPageUrlOf, receipts: BackofficeOrderView['receipts']): BackofficeOrderView {
   return { ...rowToView(row, payerPageUrlOf), merchant_id: row.merchant_id, agent_id: row.agent_id, receipts };

@@ -28,6 +28,7 @@ import {
   findOrder,
   findOrderByPayerPageTokenHash,
   orderToRow,
+  receiptViewsOf,
   rowToBackofficeView,
   rowToView,
   type PayerPageUrlOf,
@@ -161,14 +162,7 @@ export class InternalOrdersController {
   private async receiptsOf(row: PaymentOrderRow): Promise<ReceiptView[]> {
     if (row.direction !== 'outgoing') return [];
     const { state } = await loadPaymentOrder(this.dataSource.manager, row.merchant_id, row.order_id);
-    if (state.status === 'NotCreated') return [];
-    return state.receipts.map((receipt) => ({
-      receipt_id: receipt.receiptId,
-      file_name: receipt.fileName,
-      content_type: receipt.contentType,
-      size_bytes: receipt.sizeBytes,
-      uploaded_at: receipt.uploadedAt,
-    }));
+    return state.status === 'NotCreated' ? [] : receiptViewsOf(state);
   }
 }
 
