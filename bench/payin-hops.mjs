@@ -91,6 +91,7 @@ const callbackSink = createServer((request, response) => {
   });
 });
 await new Promise((resolve) => callbackSink.listen(0, '127.0.0.1', resolve));
+const callbackUrl = `http://127.0.0.1:${callbackSink.address().port}/callbacks`;
 
 // KAFKA_PARTITIONS_CONSUMED_CONCURRENTLY for every service (the services' own default when not given): a run per value,
 // side by side, shows what it does to each hop.
@@ -115,31 +116,18 @@ try {
   const merchant = await system.createClient('Hops shop');
   const operator = await createOperator(system);
   const agent = await registerAgent(system, operator, [{ method: 'bank_card', country: 'RU', currency: 'RUB' }]);
-  const { createPayIn } = payInSteps({
-    system,
-    merchant,
-    agent,
-    orderIdPrefix: 'hop',
-    callbackUrl: `http://127.0.0.1:${callbackSink.address().port}/callbacks`,
-  });
+  const { createPayIn } = payInSteps({ system, merchant, agent, orderIdPrefix: 'hop', callbackUrl });
   for (let index = 0; index < 20; index += 1) await createPayIn();
   const chains = await prepareChains(system, agent, Math.round(CHAINS * SECONDS));
   await sleep(2_000);
   spans.length = 0;
 
-  // Open loop: each create fired at its scheduled time whether or not earlier ones answered.
+  // Open loops: each create (and each confirmation) fired at its scheduled time whether or not earlier ones answered.
   const total = Math.floor(RATE * SECONDS);
   const startedAt = performance.now();
-  const inFlight = [];
   let failed = 0;
-  const confirmations = confirmInOpenLoop(chains, startedAt);
-  for (let index = 0; index < total; index += 1) {
-    const due = startedAt + (index * 1_000) / RATE;
-    const wait = due - performance.now();
-    if (wait > 1) await sleep(wait);
-    inFlight.push(createPayIn().catch(() => (failed += 1)));
-  }
-  await Promise.all(inFlight);
+  const confirmations = inOpenLoop(chains.length, CHAINS, startedAt, (index, due) => confirm(chains[index], agent, due));
+  await inOpenLoop(total, RATE, startedAt, () => createPayIn().catch(() => (failed += 1)));
   const achieved = total / ((performance.now() - startedAt) / 1_000);
   await confirmations;
   await sleep(3_000);
@@ -160,47 +148,31 @@ async function prepareChains(system, agent, count) {
   const chains = [];
   for (let index = 0; index < count; index += 1) {
     const merchant = await system.createClient(`Hops chain ${index}`);
-    const { createPayIn, lifecycleAfterCreate } = chainSteps(system, merchant, agent);
+    const { createPayIn, payerSteps } = payInSteps({ system, merchant, agent, orderIdPrefix: 'chain', callbackUrl });
     const created = await createPayIn();
-    await lifecycleAfterCreate(created);
-    chains.push({ merchant, agent, orderId: created.orderId });
+    await payerSteps(created);
+    chains.push({ merchant, orderId: created.orderId });
   }
   return chains;
 }
 
-function chainSteps(system, merchant, agent) {
-  const { createPayIn } = payInSteps({
-    system,
-    merchant,
-    agent,
-    orderIdPrefix: 'chain',
-    callbackUrl: `http://127.0.0.1:${callbackSink.address().port}/callbacks`,
-  });
-  const lifecycleAfterCreate = async ({ orderId, token }) => {
-    for (const step of ['details', 'paid']) {
-      const answer = await fetch(`${system.gatewayUrl}/pay/${token}/${step}`, { method: 'POST', redirect: 'manual' });
-      if (answer.status !== 303) throw new Error(`payer page ${step} of ${orderId}: ${answer.status}`);
-    }
-  };
-  return { createPayIn, lifecycleAfterCreate };
-}
-
-/** The agent's confirmations at CHAINS a second from `startedAt`, each timed from its scheduled send (wall clock). */
-async function confirmInOpenLoop(chains, startedAt) {
+/** `count` calls of `send(index, due)` at `rate` a second from `startedAt` (performance.now()); resolves when every one has. */
+async function inOpenLoop(count, rate, startedAt, send) {
   const inFlight = [];
-  for (let index = 0; index < chains.length; index += 1) {
-    const due = startedAt + (index * 1_000) / CHAINS;
+  for (let index = 0; index < count; index += 1) {
+    const due = startedAt + (index * 1_000) / rate;
     const wait = due - performance.now();
     if (wait > 1) await sleep(wait);
-    const chain = chains[index];
-    chain.intendedAt = Date.now() + (due - performance.now());
-    inFlight.push(
-      chain.agent.client.request('POST', `/backoffice/v1/agent/orders/${chain.merchant.credentials.merchantId}/${chain.orderId}/confirm`, {}).then((answer) => {
-        chain.answeredAt = answer.status === 200 ? Date.now() : null;
-      }),
-    );
+    inFlight.push(send(index, due));
   }
   await Promise.all(inFlight);
+}
+
+/** The agent's confirmation of one chain, timed from its scheduled send `due` (wall clock). */
+async function confirm(chain, agent, due) {
+  chain.intendedAt = Date.now() + (due - performance.now());
+  const answer = await agent.client.request('POST', `/backoffice/v1/agent/orders/${chain.merchant.credentials.merchantId}/${chain.orderId}/confirm`, {});
+  chain.answeredAt = answer.status === 200 ? Date.now() : null;
 }
 
 /** What each service recorded of each chain, by order id, in epoch milliseconds. */
@@ -227,7 +199,7 @@ async function readChainRecords(system, chains) {
   );
   return chains.map((chain) => ({
     intendedAt: chain.intendedAt,
-    answeredAt: chain.answeredAt ?? null,
+    answeredAt: chain.answeredAt,
     succeededAt: succeeded.get(chain.orderId) ?? null,
     creditedAt: credited.get(chain.orderId) ?? null,
     recordedAt: recorded.get(chain.orderId) ?? null,

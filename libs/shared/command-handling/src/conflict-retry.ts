@@ -18,14 +18,17 @@ export interface ConflictRetryPolicy {
 /** emmett's default (3 retries, growing from 100 ms) scaled to our short transactions. */
 export const DEFAULT_CONFLICT_RETRY_POLICY: ConflictRetryPolicy = { attempts: 4, firstDelayMs: 20, maxDelayMs: 250 };
 
-/** Runs `work` (a whole transaction) again on a stream version conflict, by the policy. */
-export function retryOnConflict<T>(policy: ConflictRetryPolicy, work: () => Promise<T>): Promise<T> {
+/**
+ * Runs `work` (a whole transaction) again on a stream version conflict, by the policy, and on any
+ * other error `alsoRetry` accepts (a deadlock victim, say, for work no partition pause retries).
+ */
+export function retryOnConflict<T>(policy: ConflictRetryPolicy, work: () => Promise<T>, alsoRetry: (error: unknown) => boolean = () => false): Promise<T> {
   return backOff(work, {
     numOfAttempts: policy.attempts,
     startingDelay: policy.firstDelayMs,
     maxDelay: policy.maxDelayMs,
     timeMultiple: 2,
     jitter: 'full',
-    retry: (error: unknown) => error instanceof StreamVersionConflictError,
+    retry: (error: unknown) => error instanceof StreamVersionConflictError || alsoRetry(error),
   });
 }

@@ -173,8 +173,9 @@ export class InternalHttpClient {
  * The optional cache of a client's answers: each key's value is kept `ttlMs`, and the whole cache
  * is dropped when it holds more than `maxEntries` (memory stays bounded). Gets of one key while
  * its load is in flight wait for that load instead of starting their own, so a burst of
- * callbacks to a merchant not cached yet costs one call, and a caller may start a load early
- * (`warm`) for a get that comes later. A load that fails is not kept: the next get tries again.
+ * callbacks to a merchant not cached yet costs one call, and a get made early (its answer
+ * unused) starts the load that a later get joins. A load that fails is not kept: the next get
+ * tries again.
  * Hand-written: it is a dozen lines over a Map, and the loads' failures must not be cached,
  * which is all a library would add.
  */
