@@ -15,16 +15,23 @@
  *   table the whole server's WAL (pg_current_wal_lsn before and after: autovacuum included).
  *   The test cluster runs with full_page_writes off, so neither includes full-page images (they
  *   depend on when the last checkpoint was; bench/main.ts measures them under load);
- * - the `--top` statements of each database by calls per pay-in, to see what to combine or drop.
+ * - the `--top` statements of each database by calls per pay-in, to see what to combine or drop;
+ * - with `--wal-by-relation`, the server's WAL of each phase split by the table or index each
+ *   record changed (pg_waldump over the phase's LSN range), to see which row or index to shrink.
  */
+import { execFile } from 'node:child_process';
 import { createServer } from 'node:http';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
 import { build, builtEntry } from '../tools/build-workspace.mjs';
 import { payInSteps } from './payin-steps.mjs';
 
 const require = createRequire(import.meta.url);
-const { values: options } = parseArgs({ options: { payins: { type: 'string', default: '100' }, top: { type: 'string', default: '8' } } });
+const { values: options } = parseArgs({
+  options: { payins: { type: 'string', default: '100' }, top: { type: 'string', default: '8' }, 'wal-by-relation': { type: 'boolean', default: false } },
+});
 const PAYINS = Number(options.payins);
 const TOP = Number(options.top);
 if (!Number.isInteger(PAYINS) || PAYINS <= 0) throw new Error(`--payins must be a positive integer, got ${options.payins}`);
@@ -34,6 +41,7 @@ if (!process.env.KAFKA_BROKERS) throw new Error("set KAFKA_BROKERS (the shared t
 await build({ logFile: '.local/build.log' });
 const { Client } = require('pg');
 const { startPostgres } = await import('../deploy/local/infra.mjs');
+const { findPgBinaries } = await import('../deploy/local/infra/postgres.mjs');
 const postgres = await startPostgres({ mode: 'test', statementStats: true, log: () => undefined });
 // SystemUnderTest makes its databases on the server this names.
 process.env.TEST_PG_ADMIN_URL = postgres.adminUrl;
@@ -79,6 +87,7 @@ try {
     const walAfter = (await admin.query('SELECT pg_current_wal_lsn() AS lsn')).rows[0].lsn;
     const serverWal = Number((await admin.query('SELECT pg_wal_lsn_diff($1, $2)::bigint AS bytes', [walAfter, walBefore])).rows[0].bytes);
     report(label, databasePrefix, await byDatabase(databasePrefix), idle, elapsedSeconds, serverWal, await topStatements(databasePrefix));
+    if (options['wal-by-relation']) await reportWalByRelation(walBefore, walAfter);
   }
 } finally {
   await system?.stop();
@@ -153,5 +162,49 @@ function report(label, prefix, measured, idle, elapsedSeconds, serverWal, statem
     for (const row of statements.filter((candidate) => candidate.database === database).slice(0, TOP)) {
       console.log(`  ${perPayIn(Number(row.calls)).padStart(6)} ${perPayIn(Number(row.wal_bytes)).padStart(8)} B  ${row.query.slice(0, 150)}`);
     }
+  }
+}
+
+/**
+ * The WAL between two LSNs by the relation each record changed: pg_waldump's records summed by
+ * their first block reference, named through pg_filenode_relation in that record's database.
+ * Records without a block (commits, running-transaction snapshots) are summed by their kind.
+ */
+async function reportWalByRelation(fromLsn, toLsn) {
+  const { bindir } = await findPgBinaries();
+  const waldump = bindir ? path.join(bindir, 'pg_waldump') : 'pg_waldump';
+  const { stdout } = await promisify(execFile)(waldump, ['--path', path.join(postgres.dataDir, 'pg_wal'), '--start', fromLsn, '--end', toLsn], {
+    maxBuffer: 1 << 30,
+  });
+  const bytesByKey = new Map();
+  for (const line of stdout.split('\n')) {
+    const record = /^rmgr: (\S+)\s+len \(rec\/tot\):\s*\d+\/\s*(\d+),.*?desc: (\S+)/.exec(line);
+    if (!record) continue;
+    const block = / rel (\d+)\/(\d+)\/(\d+)/.exec(line);
+    const key = block ? `${block[2]}/${block[3]}` : `(${record[1]} ${record[3]})`;
+    bytesByKey.set(key, (bytesByKey.get(key) ?? 0) + Number(record[2]));
+  }
+  const databaseNames = new Map((await admin.query('SELECT oid::text, datname FROM pg_database')).rows.map((row) => [row.oid, row.datname]));
+  const named = new Map();
+  for (const [key, bytes] of bytesByKey) {
+    const [databaseOid, fileNode] = key.split('/');
+    const database = databaseNames.get(databaseOid);
+    const relation = fileNode === undefined || database === undefined ? key : `${database.replace(/^.*_/, '')}.${await relationOf(database, fileNode)}`;
+    named.set(relation, (named.get(relation) ?? 0) + bytes);
+  }
+  console.log(`\nthe server's WAL by relation, per pay-in (pg_waldump ${fromLsn} → ${toLsn}):\n`);
+  for (const [relation, bytes] of [...named].sort(([, a], [, b]) => b - a).slice(0, 25)) {
+    console.log(`  ${(bytes / PAYINS).toFixed(1).padStart(9)} B  ${relation}`);
+  }
+}
+
+async function relationOf(database, fileNode) {
+  const client = new Client({ connectionString: postgres.adminUrl.replace(/\/postgres$/, `/${database}`) });
+  await client.connect();
+  try {
+    const { rows } = await client.query('SELECT pg_filenode_relation(0, $1::oid)::text AS name', [fileNode]);
+    return rows[0]?.name ?? `filenode ${fileNode}`;
+  } finally {
+    await client.end();
   }
 }

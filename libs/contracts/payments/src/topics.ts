@@ -21,7 +21,10 @@ export function gatewayReplyTopicOf(instanceId: string): string {
   return `${GATEWAY_REPLIES_TOPIC}.${instanceId}`;
 }
 
-/** A gateway replica's reply topic; an outbox may drop replies to one that no longer exists. */
+/**
+ * A gateway replica's reply topic; an outbox relay may drop messages to one that no longer
+ * exists (replies no longer go through the outbox, but a release's upgrade may find some there).
+ */
 export function isGatewayReplyTopic(topic: string): boolean {
   return topic.startsWith(`${GATEWAY_REPLIES_TOPIC}.`);
 }

@@ -1,14 +1,16 @@
 /**
  * Goal: the one intake every consumer uses keeps its promises on a real PostgreSQL server: a
- * batch of commands with mixed outcomes commits once, with one inbox statement and one outbox
- * statement for all of it; a redelivered id is skipped (also when it sits twice in one batch); a
+ * batch of commands with mixed outcomes commits once, with one inbox statement for all of it, and
+ * its replies go out in one publish after the commit (none for a batch rolled back, and a failed
+ * publish fails nothing that committed); a redelivered id is skipped (also when it sits twice in one batch); a
  * failure that is not a business rejection rolls the whole batch back and reaches the caller (so
  * the port falls back to one by one); a malformed envelope is poison; a single message is retried
  * on a version conflict; events are applied in lock-key order, keeping each key's order; a
  * single message is claimed with its effect's writes, and its repeat writes nothing and is never
  * poison, even when its effect fails (refused, or a unique key it already wrote).
  * Method: a toy `things` table on a private database, the messaging schema, and every statement
- * the intake sends recorded (recordStatements).
+ * the intake sends recorded (recordStatements); the replies are taken where the messaging port's
+ * `publish` would take them, with the statements sent before each publish.
  */
 import { randomUUID } from 'node:crypto';
 import { migratedPrivateDatabase, recordStatements } from '@mp/shared-data-access-postgres';
@@ -20,6 +22,7 @@ import {
   PoisonMessageError,
   StreamVersionConflictError,
   type MessageEnvelope,
+  type OutgoingMessage,
 } from '@mp/shared-messaging';
 import { DomainError } from '@mp/shared-util-errors';
 import { IsInt, IsString } from 'class-validator';
@@ -55,6 +58,16 @@ describe('message intake on real Postgres', () => {
   const count = (pattern: RegExp) => statements.filter((statement) => pattern.test(statement)).length;
   let failOn: string | null = null;
   let conflictsLeft = 0;
+  /** Each publish of replies: what it sent, and the last statement sent before it. */
+  let published: Array<{ messages: OutgoingMessage[]; after: string | undefined }> = [];
+  let publishFails = false;
+  const replyPort = {
+    existingTopics: async (topics: string[]) => new Set(topics),
+    publish: async (messages: OutgoingMessage[]) => {
+      published.push({ messages, after: statements.at(-1) });
+      if (publishFails) throw new Error('broker unreachable');
+    },
+  };
 
   const addThing = async (manager: EntityManager, envelope: MessageEnvelope) => {
     const { name, size } = envelope.data as { name: string; size: number };
@@ -68,10 +81,16 @@ describe('message intake on real Postgres', () => {
     return { thing: name };
   };
 
-  const commands = () => new CommandIntake(dataSource, { inbox: 'things.commands', contract, reply: { type: 'CommandReply', source: 'test' }, run: addThing });
+  const commands = () =>
+    new CommandIntake(dataSource, { inbox: 'things.commands', contract, reply: { type: 'CommandReply', source: 'test' }, run: addThing, replies: replyPort });
 
-  const replies = async (): Promise<Array<{ causation_id: string; data: { outcome: string } }>> =>
-    dataSource.query(`SELECT envelope->>'causationId' AS causation_id, envelope->'data' AS data FROM outbox ORDER BY position`);
+  /** The replies leave after the intake returns (it does not wait for them): let them go first. */
+  const repliesSent = () => new Promise((resolve) => setImmediate(resolve));
+
+  const replies = (): Array<{ topic: string; causation_id: string; data: { outcome: string } }> =>
+    published.flatMap(({ messages }) =>
+      messages.map(({ topic, envelope }) => ({ topic, causation_id: String(envelope.causationId), data: envelope.data as { outcome: string } })),
+    );
 
   beforeAll(async () => {
     dataSource = await migratedPrivateDatabase('intake', [MessagingSchema1700000000000, MessagingEventHashChain1700000060380]);
@@ -86,23 +105,41 @@ describe('message intake on real Postgres', () => {
   beforeEach(async () => {
     failOn = null;
     conflictsLeft = 0;
+    published = [];
+    publishFails = false;
     await dataSource.query(`TRUNCATE things, inbox, outbox`);
     statements.length = 0;
   });
 
-  it('commits a batch of mixed outcomes once: one inbox statement, one outbox statement, a reply for each command in order', async () => {
+  it('commits a batch of mixed outcomes once with one inbox statement, then publishes a reply for each command in order, once', async () => {
     const batch = [command('a', 1), command('big', 99), command('b', 2), command('c', 3)];
     await commands().handleAll(batch);
+    await repliesSent();
 
     expect(await dataSource.query(`SELECT name FROM things ORDER BY position`)).toEqual([{ name: 'a' }, { name: 'b' }, { name: 'c' }]);
-    const written = await replies();
+    const written = replies();
     expect(written.map(({ causation_id }) => causation_id)).toEqual(batch.map(({ id }) => id));
     expect(written.map(({ data }) => data.outcome)).toEqual(['accepted', 'rejected', 'accepted', 'accepted']);
+    expect(written.map(({ topic }) => topic)).toEqual(batch.map(() => 'replies.test'));
     expect(written[1].data).toMatchObject({ error: { code: 'VALIDATION_ERROR' } });
     expect(count(/^START TRANSACTION/)).toBe(1);
     expect(count(/^COMMIT/)).toBe(1);
     expect(count(/INSERT INTO inbox/)).toBe(1);
-    expect(count(/INSERT INTO outbox/)).toBe(1);
+    // The replies skip the outbox, and leave in one publish once the batch has committed.
+    expect(count(/INSERT INTO outbox/)).toBe(0);
+    expect(published.map(({ after }) => after)).toEqual(['COMMIT']);
+  });
+
+  it('publishes the reply of a single command after its commit, and a failed publish undoes nothing', async () => {
+    publishFails = true;
+    await commands().handle(command('a', 1));
+    await repliesSent();
+
+    expect(await dataSource.query(`SELECT name FROM things ORDER BY position`)).toEqual([{ name: 'a' }]);
+    expect(await dataSource.query(`SELECT count(*)::int AS n FROM inbox`)).toEqual([{ n: 1 }]);
+    expect(published).toHaveLength(1);
+    expect(published[0].after).toBe('COMMIT');
+    expect(replies().map(({ data }) => data.outcome)).toEqual(['accepted']);
   });
 
   it('skips a redelivered id, and an id that sits twice in one batch runs once', async () => {
@@ -110,9 +147,10 @@ describe('message intake on real Postgres', () => {
     await commands().handle(first);
     const again = command('b', 2);
     await commands().handleAll([first, again, again, command('c', 3)]);
+    await repliesSent();
 
     expect(await dataSource.query(`SELECT name FROM things ORDER BY position`)).toEqual([{ name: 'a' }, { name: 'b' }, { name: 'c' }]);
-    expect((await replies()).map(({ causation_id }) => causation_id)).toEqual([first.id, again.id, expect.any(String)]);
+    expect(replies().map(({ causation_id }) => causation_id)).toEqual([first.id, again.id, expect.any(String)]);
   });
 
   it("claims a single message with its effect's writes: a repeat writes nothing, and its failing effect is no poison", async () => {
@@ -120,14 +158,16 @@ describe('message intake on real Postgres', () => {
     await commands().handle(first);
     // The repeat's effect runs and fails on the unique name it wrote the first time: a repeat, skipped.
     await commands().handle(first);
+    await repliesSent();
     expect(await dataSource.query(`SELECT name FROM things ORDER BY position`)).toEqual([{ name: 'a' }]);
-    expect((await replies()).map(({ causation_id }) => causation_id)).toEqual([first.id]);
+    expect(replies().map(({ causation_id }) => causation_id)).toEqual([first.id]);
 
     // A consumer whose effect writes only through the one statement: the claim's conflict fails it.
     const writesOnce = new CommandIntake(dataSource, {
       inbox: 'things.commands',
       contract,
       reply: { type: 'CommandReply', source: 'test' },
+      replies: replyPort,
       run: async (manager, envelope) => {
         await executeOrDefer(manager, {
           sql: `INSERT INTO things (name, size) VALUES ($1, 1) ON CONFLICT (name) DO UPDATE SET size = things.size + 1`,
@@ -169,7 +209,8 @@ describe('message intake on real Postgres', () => {
 
     expect(await dataSource.query(`SELECT count(*)::int AS n FROM things`)).toEqual([{ n: 0 }]);
     expect(await dataSource.query(`SELECT count(*)::int AS n FROM inbox`)).toEqual([{ n: 0 }]);
-    expect(await dataSource.query(`SELECT count(*)::int AS n FROM outbox`)).toEqual([{ n: 0 }]);
+    await repliesSent();
+    expect(published).toEqual([]);
   });
 
   it('turns a malformed envelope into PoisonMessageError before anything is written', async () => {

@@ -2,7 +2,6 @@ import {
   claimInboxMessages,
   claimInboxMessageWithWrites,
   commandReplyMessage,
-  enqueueOutbox,
   isInboxMessageClaimed,
   MessageAlreadyClaimedError,
   PoisonMessageError,
@@ -10,11 +9,13 @@ import {
   withOneOutboxWrite,
   withOneWriteStatement,
   type MessageEnvelope,
+  type OutgoingMessage,
 } from '@mp/shared-messaging';
 import { RequestPipe } from '@mp/shared-nest-http';
 import { DomainError } from '@mp/shared-util-errors';
 import type { DataSource, EntityManager } from 'typeorm';
 import { DEFAULT_CONFLICT_RETRY_POLICY, retryOnConflict } from './conflict-retry';
+import { ReplySender, type ReplyPort } from './reply-sender';
 
 /**
  * The one way a service takes in what Kafka delivers (commands and events alike):
@@ -48,8 +49,11 @@ export interface MessageIntakeDefinition<Item> {
    * retried message by message, so it must only read.
    */
   read: (envelope: MessageEnvelope) => Item | null | Promise<Item | null>;
-  /** The effect of the claimed messages, in the transaction, in the order given. */
-  apply: (manager: EntityManager, messages: ReadonlyArray<ReadMessage<Item>>) => Promise<void>;
+  /**
+   * The effect of the claimed messages, in the transaction, in the order given. What it returns
+   * goes to `sendAfterCommit` once the transaction has committed (nothing, if it rolls back).
+   */
+  apply: (manager: EntityManager, messages: ReadonlyArray<ReadMessage<Item>>) => Promise<void | readonly OutgoingMessage[]>;
   /**
    * Row-lock order: when given, the claimed messages are applied sorted by this key (stably, so
    * messages of one key keep their order). Concurrent batches then take their locks in one global
@@ -65,6 +69,12 @@ export interface MessageIntakeDefinition<Item> {
   refusedBy?: string;
   /** After the commit, with the messages it covered (metrics, nudging a worker, fault injection). */
   afterCommit?: (messages: ReadonlyArray<ReadMessage<Item>>) => void;
+  /**
+   * After the commit and `afterCommit`: sends what `apply` returned, straight to the broker and
+   * not through the outbox. Only for what may be lost when the process dies at that moment, and
+   * asked again by whoever needs it (a command's reply: see CommandIntake).
+   */
+  sendAfterCommit?: (messages: readonly OutgoingMessage[]) => void;
   /**
    * Only with `inbox: null`: `apply` sends one statement, atomic by itself, so no transaction is
    * opened around it (its BEGIN and COMMIT would be two more round trips). Nothing in it may
@@ -83,15 +93,20 @@ export class MessageIntake<Item> {
   async handle(envelope: MessageEnvelope): Promise<void> {
     const read = await this.readAll([envelope]);
     if (read.length === 0) return;
-    let committed: ReadonlyArray<ReadMessage<Item>>;
+    let outcome: Applied<Item>;
     try {
-      committed = await retryOnConflict(DEFAULT_CONFLICT_RETRY_POLICY, () => this.inTransaction((manager) => this.applyInTransaction(manager, read, true)));
+      outcome = await retryOnConflict(DEFAULT_CONFLICT_RETRY_POLICY, () => this.inTransaction((manager) => this.applyInTransaction(manager, read, true)));
     } catch (error) {
       // A repeat's effect may fail before its claim does (a decider refusing what it already did).
       if (!(await this.isRepeat(envelope, error))) throw error;
-      committed = [];
+      outcome = { committed: [], toSend: [] };
     }
+    this.afterCommit(outcome);
+  }
+
+  private afterCommit({ committed, toSend }: Applied<Item>): void {
     this.definition.afterCommit?.(committed);
+    if (toSend.length > 0) this.definition.sendAfterCommit?.(toSend);
   }
 
   private async isRepeat(envelope: MessageEnvelope, error: unknown): Promise<boolean> {
@@ -107,8 +122,7 @@ export class MessageIntake<Item> {
     if (envelopes.length === 1) return this.handle(envelopes[0]);
     const read = await this.readAll(envelopes);
     if (read.length === 0) return;
-    const committed = await this.inTransaction((manager) => this.applyInTransaction(manager, read, false));
-    this.definition.afterCommit?.(committed);
+    this.afterCommit(await this.inTransaction((manager) => this.applyInTransaction(manager, read, false)));
   }
 
   private inTransaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
@@ -127,7 +141,7 @@ export class MessageIntake<Item> {
     return read;
   }
 
-  private async applyInTransaction(manager: EntityManager, read: ReadonlyArray<ReadMessage<Item>>, single: boolean): Promise<ReadonlyArray<ReadMessage<Item>>> {
+  private async applyInTransaction(manager: EntityManager, read: ReadonlyArray<ReadMessage<Item>>, single: boolean): Promise<Applied<Item>> {
     const { inbox, lockKeyOf, refusedBy } = this.definition;
     // One message is claimed with its effect's writes; a batch first, in one statement, so each repeat in it is skipped alone.
     const claimWithWrites = single && inbox !== null;
@@ -141,16 +155,18 @@ export class MessageIntake<Item> {
           );
     // Each claimed id once: a message the relay published twice may sit twice in one batch.
     const fresh = claimed === null ? read : read.filter(({ envelope }) => claimed.delete(envelope.id));
-    if (fresh.length === 0) return fresh;
+    if (fresh.length === 0) return { committed: fresh, toSend: [] };
     const ordered = lockKeyOf ? stableSortBy(fresh, ({ item }) => lockKeyOf(item)) : fresh;
     try {
-      if (this.definition.singleStatement) await this.definition.apply(manager, ordered);
+      let toSend: void | readonly OutgoingMessage[] = undefined;
+      if (this.definition.singleStatement) toSend = await this.definition.apply(manager, ordered);
       // The effects' event appends, projections and outbox rows go as one statement at the end.
       else
         await withOneWriteStatement(manager, async () => {
-          await withOneOutboxWrite(manager, () => this.definition.apply(manager, ordered));
+          toSend = await withOneOutboxWrite(manager, () => this.definition.apply(manager, ordered));
           if (claimWithWrites) await claimInboxMessageWithWrites(manager, inbox, ordered[0].envelope.id);
         });
+      return { committed: fresh, toSend: toSend ?? [] };
     } catch (error) {
       if (single && refusedBy !== undefined && error instanceof DomainError) {
         const { envelope } = ordered[0];
@@ -158,8 +174,13 @@ export class MessageIntake<Item> {
       }
       throw error;
     }
-    return fresh;
   }
+}
+
+/** What a transaction of the intake did: the messages it applied, and what to send once it commits. */
+interface Applied<Item> {
+  committed: ReadonlyArray<ReadMessage<Item>>;
+  toSend: readonly OutgoingMessage[];
 }
 
 /** Array.prototype.sort is stable (ES2019), so equal keys keep their order. */
@@ -224,20 +245,31 @@ export interface CommandIntakeDefinition<Type extends string, Prepared> {
   run: (manager: EntityManager, envelope: MessageEnvelope, prepared: Prepared) => Promise<object | null>;
   /** In the transaction after a rejection, before its reply (e.g. deleting what the command brought along). */
   onRejected?: (manager: EntityManager, envelope: MessageEnvelope, error: DomainError) => Promise<void>;
-  /** After the commit, with the commands it covered (fault injection). */
+  /** After the commit, with the commands it covered (fault injection); before their replies are sent. */
   afterCommit?: (envelopes: MessageEnvelope[]) => void;
+  /** Where the replies go once their transaction has committed: the messaging port (see ReplySender). */
+  replies: ReplyPort;
 }
 
 /**
  * The command side of the intake: validate the envelope (poison otherwise), claim it, run it,
- * reply through the outbox. A business rejection is a reply like any outcome and stays in the
+ * reply once it has committed. A business rejection is a reply like any outcome and stays in the
  * batch; anything else rolls the batch back (see MessageIntake).
+ *
+ * Replies go straight to the broker after the commit, not through the outbox
+ * (docs/decisions/command-replies-after-commit.md). A reply is of use only to the gateway request
+ * still waiting for it, and for seconds: the outbox kept it through a crash, but it came after the
+ * gateway had answered 503, and was dropped there. It cost a row written, read and deleted per
+ * command (a fifth of a pay-in create's WAL) and the relay's wake-up on the answer's path. A reply
+ * lost with the process is a 503 at the gateway's timeout, and the merchant's retry (the same
+ * order_id or idempotency key) is answered from what committed.
  */
 export class CommandIntake<Type extends string, Prepared = undefined> {
   private readonly intake: MessageIntake<ReadCommand<Prepared>>;
 
   constructor(dataSource: DataSource, definition: CommandIntakeDefinition<Type, Prepared>) {
-    const replyTo = async (manager: EntityManager, envelope: MessageEnvelope, prepared: Prepared | DomainError): Promise<void> => {
+    const replySender = new ReplySender(definition.replies);
+    const replyTo = async (manager: EntityManager, envelope: MessageEnvelope, prepared: Prepared | DomainError): Promise<OutgoingMessage | null> => {
       let data: object | null;
       try {
         if (prepared instanceof DomainError) throw prepared;
@@ -248,8 +280,7 @@ export class CommandIntake<Type extends string, Prepared = undefined> {
         await definition.onRejected?.(manager, envelope, error);
         data = { outcome: 'rejected', error: error.toDescription() };
       }
-      const reply = data && commandReplyMessage(envelope, { ...definition.reply, data });
-      if (reply) await enqueueOutbox(manager, [reply]);
+      return data && commandReplyMessage(envelope, { ...definition.reply, data });
     };
     this.intake = new MessageIntake<ReadCommand<Prepared>>(dataSource, {
       inbox: definition.inbox,
@@ -264,9 +295,15 @@ export class CommandIntake<Type extends string, Prepared = undefined> {
         }
       },
       apply: async (manager, commands) => {
-        for (const { envelope, item } of commands) await replyTo(manager, envelope, item.prepared);
+        const replies: OutgoingMessage[] = [];
+        for (const { envelope, item } of commands) {
+          const reply = await replyTo(manager, envelope, item.prepared);
+          if (reply) replies.push(reply);
+        }
+        return replies;
       },
       afterCommit: definition.afterCommit && ((commands) => definition.afterCommit?.(commands.map(({ envelope }) => envelope))),
+      sendAfterCommit: (replies) => replySender.send(replies),
     });
   }
 

@@ -2,7 +2,7 @@ import { createEnvelope, type MessageEnvelope } from './envelope';
 import type { OutgoingMessage } from './messaging-port';
 
 /**
- * The reply to a command, for the outbox in the command's own transaction: on the command's
+ * The reply to a command, sent once the command's transaction has committed: on the command's
  * `replyTo` topic, keyed and correlated by its correlation id, caused by the command (the
  * gateway matches replies by causation id). Null when the sender asked for no reply.
  */

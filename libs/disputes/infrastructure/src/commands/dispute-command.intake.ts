@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { DisputeCommandType, OpenDisputeCommandData } from '@mp/contracts-disputes';
 import { COMMAND_REPLY_TYPE } from '@mp/contracts-payments';
-import { CommandIntake } from '@mp/shared-command-handling';
-import type { MessageEnvelope } from '@mp/shared-messaging';
+import { CommandIntake, type ReplyPort } from '@mp/shared-command-handling';
+import { MESSAGE_BROKER, type MessageEnvelope } from '@mp/shared-messaging';
 import { DataSource, type EntityManager } from 'typeorm';
 import { CLOCK, DISPUTES_SETTINGS, type Clock, type DisputesSettings } from '../disputes-settings';
 import { discardUnclaimedReceipt } from '../receipts/dispute-receipts.store';
@@ -16,7 +16,7 @@ const INBOX_CONSUMER = 'disputes.commands';
  * the shared intake (CommandIntake). Each wire command's own file (wire/, one per type) says
  * what it reads and which domain command it is; this class runs that on the dispute's stream
  * (dispute.stream.ts). Each runs in one transaction: inbox claim, the decider, the append, the
- * projection, the external events and, for a refusal, the reply in the outbox. Consecutive
+ * projection and the external events; for a refusal, the reply once that has committed. Consecutive
  * commands of one partition share one transaction (`handleAll`). A version conflict (ten opens
  * of one order at once) rolls a batch back; the port then hands its commands over one at a
  * time, and a single command reruns its whole transaction, which then decides on the dispute
@@ -35,9 +35,11 @@ export class DisputeCommandIntake {
     dataSource: DataSource,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(DISPUTES_SETTINGS) private readonly settings: DisputesSettings,
+    @Inject(MESSAGE_BROKER) broker: ReplyPort,
   ) {
     this.intake = new CommandIntake(dataSource, {
       inbox: INBOX_CONSUMER,
+      replies: broker,
       contract: DISPUTE_COMMANDS.contract,
       reply: { type: COMMAND_REPLY_TYPE, source: 'disputes' },
       run: async (manager, envelope) => {

@@ -36,13 +36,18 @@ describe('disputes showing a review once payments has applied it, on real Postgr
     dataSource = await migratedPrivateDatabase('doa', DISPUTES_MIGRATIONS);
     statements = recordStatements(dataSource);
     orderEvents = new OrderEventsConsumer(dataSource);
-    commands = new DisputeCommandIntake(dataSource, clock, {
-      commandPartitions: 1,
-      testClockEnabled: false,
-      receiptOrphanGraceMs: 60_000,
-      receiptSweepIntervalMs: 60_000,
-      reviewWindowHours: 72,
-    });
+    commands = new DisputeCommandIntake(
+      dataSource,
+      clock,
+      {
+        commandPartitions: 1,
+        testClockEnabled: false,
+        receiptOrphanGraceMs: 60_000,
+        receiptSweepIntervalMs: 60_000,
+        reviewWindowHours: 72,
+      },
+      { existingTopics: async (topics) => new Set(topics), publish: async () => undefined },
+    );
   });
 
   afterAll(async () => {

@@ -89,7 +89,7 @@ export class ServiceCommandBus implements OnApplicationBootstrap, OnApplicationS
   /**
    * A clean stop deletes this replica's reply topic (its dead-letter topic and group too): the
    * next start has a new instance id and a new topic, so nothing else would. Replies still on
-   * their way are dropped by their senders' outbox (isGatewayReplyTopic); nobody would read
+   * their way are dropped by the services that send them (ReplySender); nobody would read
    * them. A crashed replica cannot do this: the other replicas' sweeper does (ReplyTopicSweeper).
    */
   async onApplicationShutdown(): Promise<void> {

@@ -15,8 +15,16 @@ import {
   paymentOrderKey,
   type PaymentOrderDisputeOutcomeAppliedData,
 } from '@mp/contracts-payments';
-import { ConsumeTopicInBatches, createEnvelope, enqueueOutbox, type MessageEnvelope, type OutgoingMessage, type ReceivedMessage } from '@mp/shared-messaging';
-import { MessageIntake, readEventPayload } from '@mp/shared-command-handling';
+import {
+  ConsumeTopicInBatches,
+  createEnvelope,
+  enqueueOutbox,
+  MESSAGE_BROKER,
+  type MessageEnvelope,
+  type OutgoingMessage,
+  type ReceivedMessage,
+} from '@mp/shared-messaging';
+import { MessageIntake, readEventPayload, ReplySender, type ReplyPort } from '@mp/shared-command-handling';
 import { DataSource, type EntityManager } from 'typeorm';
 import { LEDGER_HOLDS, type LedgerHolds } from '../ledger/ledger-holds.port';
 import { setOpenDispute } from '../persistence/payment-order.projection';
@@ -39,12 +47,13 @@ const DISPUTE_EVENT_TYPES: ReadonlySet<string> = new Set(Object.values(DISPUTE_E
  * costs no second round trip per order. The inbox makes a redelivery change nothing, the
  * dispute version makes an older event change nothing; all of it in one transaction.
  *
- * Read-your-writes (spec 4.9 rule 4): in that same transaction payments tells the others that
- * the order now shows the dispute, through its outbox, so each message leaves exactly when the
- * change is committed, and once:
+ * Read-your-writes (spec 4.9 rule 4): payments tells the others that the order now shows the
+ * dispute only once that is committed:
  * - to the merchant's waiting gateway replica (the DisputeOpened envelope's `replyTo`): the 201
- *   of endpoint 14, so no read after it can find the order's old state;
- * - to disputes after a review's outcome, as payments' own event PaymentOrderDisputeOutcomeApplied
+ *   of endpoint 14, so no read after it can find the order's old state. Sent after the commit,
+ *   like every command's reply (CommandIntake says why not through the outbox);
+ * - to disputes after a review's outcome, through the outbox in the same transaction, so it
+ *   leaves exactly when the change is committed, and once, as payments' own event PaymentOrderDisputeOutcomeApplied
  *   on `payments.order.events`, keyed by the order (after an accepted dispute's
  *   PaymentOrderSucceeded): only then does the dispute show ACCEPTED or REJECTED, so the order
  *   already agrees. An event on payments' topic, not a command on `disputes.commands` (as it was
@@ -67,7 +76,9 @@ export class DisputeEventsConsumer {
     dataSource: DataSource,
     @Inject(LEDGER_HOLDS) private readonly ledger: LedgerHolds,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(MESSAGE_BROKER) broker: ReplyPort,
   ) {
+    const replySender = new ReplySender(broker);
     // Events fetched together share one transaction (one inbox statement, one outbox write); a
     // refused settlement alone is dead-lettered for an operator (it will not change on retry).
     this.intake = new MessageIntake<DisputeExternalEventData>(dataSource, {
@@ -76,8 +87,14 @@ export class DisputeEventsConsumer {
         DISPUTE_EVENT_TYPES.has(envelope.type) ? readEventPayload<DisputeExternalEventData>(envelope, DISPUTE_EXTERNAL_EVENT_CONTRACT) : null,
       refusedBy: 'payments',
       apply: async (manager, events) => {
-        for (const { envelope, item } of events) await this.apply(manager, envelope, item);
+        const answers: OutgoingMessage[] = [];
+        for (const { envelope, item } of events) {
+          const answer = await this.apply(manager, envelope, item);
+          if (answer) answers.push(answer);
+        }
+        return answers;
       },
+      sendAfterCommit: (answers) => replySender.send(answers),
     });
   }
 
@@ -86,13 +103,15 @@ export class DisputeEventsConsumer {
     return this.intake.handleAll(messages.map((message) => message.envelope));
   }
 
-  private async apply(manager: EntityManager, envelope: MessageEnvelope, data: DisputeExternalEventData): Promise<void> {
+  /** The event's effect; the answer to the open's waiting gateway replica, if one waits. */
+  private async apply(manager: EntityManager, envelope: MessageEnvelope, data: DisputeExternalEventData): Promise<OutgoingMessage | null> {
     const open = envelope.type === DISPUTE_EXTERNAL_EVENT_TYPES.opened;
     // Settle first: its projection write must not be undone by the flag's version check.
     if (envelope.type === DISPUTE_EXTERNAL_EVENT_TYPES.accepted) await this.settle(manager, data, { id: envelope.id, correlationId: envelope.correlationId });
     await setOpenDispute(manager, data.merchantId, data.orderId, open, data.version);
-    const told = open ? answerWaitingOpen(envelope, data) : outcomeApplied(envelope, data, this.clock.now());
-    if (told) await enqueueOutbox(manager, [told]);
+    if (open) return answerWaitingOpen(envelope, data);
+    await enqueueOutbox(manager, [outcomeApplied(envelope, data, this.clock.now())]);
+    return null;
   }
 
   private async settle(manager: EntityManager, data: DisputeExternalEventData, causation: { id: string; correlationId: string }): Promise<void> {

@@ -5,14 +5,17 @@
  * on `payments.order.events` (keyed by the order) in the outbox, and nothing for
  * `disputes.commands`; a redelivery adds nothing. On upgrade, a legacy RecordDisputeOutcomeApplied
  * still waiting in the outbox becomes that event, so payments' relay never needs to write
- * `disputes.commands` again. Method: payments' migrations on a private real
- * PostgreSQL, the consumer class the service runs, the outbox rows its relay would publish.
+ * `disputes.commands` again. An open with a gateway replica waiting for it is answered on that
+ * replica's reply topic once the overlay has committed, and through no outbox row.
+ * Method: payments' migrations on a private real PostgreSQL, the consumer class the service
+ * runs, the outbox rows its relay would publish, and the answers taken where the messaging port's
+ * `publish` would take them.
  */
 import { randomUUID } from 'node:crypto';
 import { DISPUTE_EXTERNAL_EVENT_SCHEMA_VERSION, DISPUTE_EXTERNAL_EVENT_TYPES, DISPUTES_TOPICS, type DisputeExternalEventData } from '@mp/contracts-disputes';
 import { PAYMENT_ORDER_DISPUTE_EVENT_SCHEMA_VERSION, PAYMENT_ORDER_DISPUTE_EVENT_TYPES, PAYMENTS_TOPICS } from '@mp/contracts-payments';
 import { migratedPrivateDatabase } from '@mp/shared-data-access-postgres';
-import { createEnvelope, type MessageEnvelope } from '@mp/shared-messaging';
+import { createEnvelope, type MessageEnvelope, type OutgoingMessage } from '@mp/shared-messaging';
 import type { DataSource } from 'typeorm';
 import type { LedgerHolds } from '../ledger/ledger-holds.port';
 import { PAYMENTS_MIGRATIONS } from '../payments.module';
@@ -27,10 +30,15 @@ const NO_LEDGER = new Proxy({}, { get: (_target, name) => () => Promise.reject(n
 describe('payments applying a dispute review, on real Postgres', () => {
   let dataSource: DataSource;
   let consumer: DisputeEventsConsumer;
+  const answers: OutgoingMessage[] = [];
 
   beforeAll(async () => {
     dataSource = await migratedPrivateDatabase('pdo', PAYMENTS_MIGRATIONS);
-    consumer = new DisputeEventsConsumer(dataSource, NO_LEDGER, { now: () => NOW });
+    const replyPort = {
+      existingTopics: async (topics: string[]) => new Set(topics),
+      publish: async (messages: OutgoingMessage[]) => void answers.push(...messages),
+    };
+    consumer = new DisputeEventsConsumer(dataSource, NO_LEDGER, { now: () => NOW }, replyPort);
   });
 
   afterAll(async () => {
@@ -100,6 +108,28 @@ describe('payments applying a dispute review, on real Postgres', () => {
       correlationId: 'req_review',
       causationId: rejected.id,
       data: { merchantId: MERCHANT, orderId, disputeId: 'dsp_000000000000000000000042', disputeVersion: 2, occurredAt: NOW.toISOString() },
+    });
+  });
+
+  it("answers an open's waiting gateway replica once the order shows it, through no outbox row", async () => {
+    const orderId = 'C-opened';
+    await disputedOrder(orderId);
+    await dataSource.query(`UPDATE payment_orders SET open_dispute = false WHERE merchant_id = $1 AND order_id = $2`, [MERCHANT, orderId]);
+    const opened = { ...reviewEvent(orderId, DISPUTE_EXTERNAL_EVENT_TYPES.opened, 2), replyTo: 'gateway.replies.test' };
+    answers.length = 0;
+
+    await consume(opened);
+    // The answer leaves after the consumer returns (it does not wait for it).
+    await new Promise((resolve) => setImmediate(resolve));
+
+    const [order] = await dataSource.query(`SELECT open_dispute FROM payment_orders WHERE merchant_id = $1 AND order_id = $2`, [MERCHANT, orderId]);
+    expect(order).toEqual({ open_dispute: true });
+    expect(await outboxOf(orderId)).toEqual([]);
+    expect(answers).toEqual([{ topic: 'gateway.replies.test', key: 'req_review', envelope: expect.any(Object) }]);
+    expect(answers[0].envelope).toMatchObject({
+      type: 'CommandReply',
+      causationId: opened.causationId,
+      data: { outcome: 'accepted', dispute: { dispute_id: 'dsp_000000000000000000000042', order_id: orderId } },
     });
   });
 

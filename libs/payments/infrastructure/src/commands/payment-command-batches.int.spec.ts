@@ -1,17 +1,18 @@
 /**
  * Goal: payments' commands go through the one intake: a batch of pay-in commands commits once
- * with one inbox statement and one outbox write for all their events and replies, and a single
- * command writes its inbox claim, events, projection and reply in one statement, with no
- * transaction around its reads. Prints the SQL statements a
+ * with one inbox statement and one outbox write for all their events, and a single command
+ * writes its inbox claim, events and projection in one statement, with no transaction around its
+ * reads; the replies go out after the commit, one publish per batch, through no outbox row. Prints the SQL statements a
  * pay-in's four commands cost (create, payer opens the page, payer says paid, agent confirms),
  * one at a time and in batches of ten pay-ins.
  * Method: payments' migrations on a private real PostgreSQL, the handler called as the
- * messaging port calls it, every statement recorded.
+ * messaging port calls it, every statement recorded, the replies taken where the port's
+ * `publish` would take them.
  */
 import { randomBytes } from 'node:crypto';
 import { COMMAND_REPLY_TYPE, payerPageTokenHash, PAYMENT_COMMAND_SCHEMA_VERSION, type PaymentCommandType } from '@mp/contracts-payments';
 import { migratedPrivateDatabase, recordStatements } from '@mp/shared-data-access-postgres';
-import { createEnvelope, type MessageEnvelope } from '@mp/shared-messaging';
+import { createEnvelope, type MessageEnvelope, type OutgoingMessage } from '@mp/shared-messaging';
 import { SecretKeyring } from '@mp/shared-util-secret-box';
 import type { DataSource } from 'typeorm';
 import type { LedgerHolds } from '../ledger/ledger-holds.port';
@@ -31,6 +32,16 @@ describe('payments commands through the one intake, on real Postgres', () => {
   let statements: string[];
   let handler: PaymentCommandIntake;
   let links: PayerPageLinks;
+  /** Each publish of replies, as the messaging port would take it. */
+  const publishes: OutgoingMessage[][] = [];
+  const replyPort = {
+    existingTopics: async (topics: string[]) => new Set(topics),
+    publish: async (messages: OutgoingMessage[]) => void publishes.push(messages),
+  };
+  /** The replies leave after the intake returns (it does not wait for them): let them go first. */
+  const repliesSent = () => new Promise((resolve) => setImmediate(resolve));
+  const repliesTo = (steps: MessageEnvelope[]) =>
+    publishes.flat().filter(({ envelope }) => envelope.type === COMMAND_REPLY_TYPE && steps.some((step) => step.id === envelope.causationId));
   const count = (pattern: RegExp) => statements.filter((statement) => pattern.test(statement)).length;
 
   const command = (type: PaymentCommandType, data: object): MessageEnvelope =>
@@ -73,7 +84,7 @@ describe('payments commands through the one intake, on real Postgres', () => {
       crashAfterCommitOf: null,
     } as unknown as PaymentsSettings;
     links = new PayerPageLinks(settings);
-    handler = new PaymentCommandIntake(dataSource, NO_LEDGER, { now: () => new Date() }, settings, links, new RecipientAccountVault(settings));
+    handler = new PaymentCommandIntake(dataSource, NO_LEDGER, { now: () => new Date() }, settings, links, new RecipientAccountVault(settings), replyPort);
     await saveAgent(dataSource.manager, {
       agent_id: AGENT,
       display_name: 'Agent',
@@ -92,7 +103,7 @@ describe('payments commands through the one intake, on real Postgres', () => {
     for (const step of payInSteps('A-single')) await handler.handle(step);
     console.log(`payments, one command at a time: ${statements.length} statements per pay-in (4 commands)`);
     expect(await statusOf('A-single')).toBe('SUCCEEDED');
-    // Each command reads, then writes its claim, events, projection and reply in one statement: no transaction.
+    // Each command reads, then writes its claim, events and projection in one statement: no transaction.
     expect(count(/^START TRANSACTION/)).toBe(0);
     expect(count(/INSERT INTO inbox/)).toBe(4);
     expect(count(/INSERT INTO outbox/)).toBe(4);
@@ -103,11 +114,11 @@ describe('payments commands through the one intake, on real Postgres', () => {
     const orderId = 'A-agent-view';
     const steps = payInSteps(orderId);
     for (const step of steps) await handler.handle(step);
-    const stored: Array<{ causation: string; data: Record<string, unknown> }> = await dataSource.query(
-      `SELECT envelope->>'causationId' AS causation, envelope->'data' AS data FROM outbox WHERE envelope->>'type' = $1 AND envelope->>'causationId' = ANY($2)`,
-      [COMMAND_REPLY_TYPE, steps.map((step) => step.id)],
-    );
-    const replyTo = (step: MessageEnvelope) => stored.find((reply) => reply.causation === step.id)?.data;
+    await repliesSent();
+    const sent = repliesTo(steps);
+    expect(sent).toHaveLength(4);
+    const replyTo = (step: MessageEnvelope) =>
+      sent.find(({ envelope }) => envelope.causationId === step.id)?.envelope.data as Record<string, unknown> | undefined;
     for (const step of steps.slice(0, 3)) expect([step.type, replyTo(step)?.['agentOrder']]).toEqual([step.type, undefined]);
     const confirmed = replyTo(steps[3]) as { order: Record<string, unknown>; agentOrder: Record<string, unknown> };
     // The merchant's view of the same state, less what an agent never sees, plus who owns and works it.
@@ -120,17 +131,18 @@ describe('payments commands through the one intake, on real Postgres', () => {
     const orders = Array.from({ length: 10 }, (_, index) => `A-batch-${index}`);
     const steps = orders.map(payInSteps);
     statements.length = 0;
+    publishes.length = 0;
     for (let step = 0; step < 4; step += 1) await handler.handleAll(steps.map((commands) => commands[step]));
+    await repliesSent();
     console.log(`payments, batches of 10: ${(statements.length / orders.length).toFixed(1)} statements per pay-in (4 commands)`);
     expect(await Promise.all(orders.map(statusOf))).toEqual(orders.map(() => 'SUCCEEDED'));
     expect(count(/^START TRANSACTION/)).toBe(4);
     expect(count(/INSERT INTO inbox/)).toBe(4);
     expect(count(/INSERT INTO outbox/)).toBe(4);
-    const replies = await dataSource.query(
-      `SELECT count(*)::int AS n FROM outbox WHERE envelope->>'type' = $1 AND envelope->'data'->>'outcome' = 'accepted' AND envelope->>'causationId' = ANY($2)`,
-      [COMMAND_REPLY_TYPE, steps.flat().map((step) => step.id)],
-    );
-    expect(replies).toEqual([{ n: 40 }]);
+    // One publish per batch, with an accepted reply for each of its ten commands; none in the outbox.
+    expect(publishes.map((messages) => messages.length)).toEqual([10, 10, 10, 10]);
+    expect(repliesTo(steps.flat()).filter(({ envelope }) => (envelope.data as { outcome: string }).outcome === 'accepted')).toHaveLength(40);
+    expect(await dataSource.query(`SELECT count(*)::int AS n FROM outbox WHERE envelope->>'type' = $1`, [COMMAND_REPLY_TYPE])).toEqual([{ n: 0 }]);
   });
 
   // Found by the chaos run (docs/operations/chaos.md): with the ledger's instance down, a payout's
@@ -144,7 +156,15 @@ describe('payments commands through the one intake, on real Postgres', () => {
       crashAfterCommitOf: null,
     } as unknown as PaymentsSettings;
     const vault = new RecipientAccountVault(settings);
-    const withLedgerDown = new PaymentCommandIntake(dataSource, ledgerDown, { now: () => new Date() }, settings, new PayerPageLinks(settings), vault);
+    const withLedgerDown = new PaymentCommandIntake(
+      dataSource,
+      ledgerDown,
+      { now: () => new Date() },
+      settings,
+      new PayerPageLinks(settings),
+      vault,
+      replyPort,
+    );
     const account = await vault.store(dataSource.manager, MERCHANT, '40817810099910004312');
     const payout = command('CreateOutgoingPayment', {
       merchantId: MERCHANT,
@@ -159,12 +179,10 @@ describe('payments commands through the one intake, on real Postgres', () => {
     const [before, after] = [payInSteps('A-before-payout')[0], payInSteps('A-after-payout')[0]];
 
     await withLedgerDown.handleAll([before, payout, after]);
+    await repliesSent();
 
     expect([await statusOf('A-before-payout'), await statusOf('P-ledger-down'), await statusOf('A-after-payout')]).toEqual(['PENDING', undefined, 'PENDING']);
-    const [reply] = await dataSource.query(`SELECT envelope->'data' AS data FROM outbox WHERE envelope->>'type' = $1 AND envelope->>'causationId' = $2`, [
-      COMMAND_REPLY_TYPE,
-      payout.id,
-    ]);
-    expect(reply.data).toMatchObject({ outcome: 'rejected', error: { code: 'SERVICE_UNAVAILABLE' } });
+    const [reply] = repliesTo([payout]);
+    expect(reply.envelope.data).toMatchObject({ outcome: 'rejected', error: { code: 'SERVICE_UNAVAILABLE' } });
   });
 });

@@ -8,8 +8,8 @@ import {
   type PaymentCommandType,
 } from '@mp/contracts-payments';
 import type { PaymentOrderCommand } from '@mp/payments-domain';
-import { CommandIntake } from '@mp/shared-command-handling';
-import type { MessageEnvelope } from '@mp/shared-messaging';
+import { CommandIntake, type ReplyPort } from '@mp/shared-command-handling';
+import { MESSAGE_BROKER, type MessageEnvelope } from '@mp/shared-messaging';
 import { DomainError } from '@mp/shared-util-errors';
 import { DataSource, type EntityManager } from 'typeorm';
 import { PayerPageLinks } from '../payer-pages/payer-page-links';
@@ -25,12 +25,12 @@ const INBOX_CONSUMER = 'payments.commands';
 
 /**
  * Takes in the commands of `payments.commands` through the shared intake (CommandIntake): the
- * inbox claim, the command on its order, its events and its reply in one transaction, all of
- * it or none. Each wire command's own file (wire/, one per type) says what it reads and which
- * domain command it is; this class runs that on the order's stream (payment-order.stream.ts)
- * and writes the reply. Consecutive commands of one partition share one transaction (`handleAll`): one
- * commit, one inbox statement, one outbox write and one relay pass for all their events and
- * replies. Business rejections are replies like any outcome, so they stay in the batch; anything
+ * inbox claim, the command on its order and its events in one transaction, all of it or none,
+ * and the reply once that has committed. Each wire command's own file (wire/, one per type) says
+ * what it reads and which domain command it is; this class runs that on the order's stream
+ * (payment-order.stream.ts) and makes the reply. Consecutive commands of one partition share one
+ * transaction (`handleAll`): one commit, one inbox statement, one outbox write and one relay pass
+ * for all their events, and one publish for their replies. Business rejections are replies like any outcome, so they stay in the batch; anything
  * else rolls the batch back and the messaging port hands the same commands to `handle` one at
  * a time, where each meets the error policy alone (and a version conflict is retried).
  */
@@ -46,9 +46,11 @@ export class PaymentCommandIntake {
     @Inject(PAYMENTS_SETTINGS) private readonly settings: PaymentsSettings,
     private readonly payerPageLinks: PayerPageLinks,
     private readonly recipientAccounts: RecipientAccountVault,
+    @Inject(MESSAGE_BROKER) broker: ReplyPort,
   ) {
     this.intake = new CommandIntake(dataSource, {
       inbox: INBOX_CONSUMER,
+      replies: broker,
       contract: PAYMENT_COMMANDS.contract,
       reply: { type: COMMAND_REPLY_TYPE, source: 'payments' },
       run: (manager, envelope) => this.run(manager, envelope),
@@ -89,7 +91,7 @@ export class PaymentCommandIntake {
       : { order: await this.currentOrder(manager, resolved.merchantId, resolved.orderId) };
     const created = 'events' in result && result.events.length > 0 && result.version === result.events.length;
     const stored = overlay !== undefined ? overlay : created ? null : await findOrder(manager, resolved.merchantId, resolved.orderId);
-    // No redirect_url in the clear: replies travel through the outbox and Kafka, and the link
+    // No redirect_url in the clear: replies travel through Kafka, and the link
     // holds the payer's credential. It goes sealed for the asking gateway process instead.
     const row: PaymentOrderRow = { ...orderToRow(result.order), open_dispute: stored?.open_dispute };
     return {

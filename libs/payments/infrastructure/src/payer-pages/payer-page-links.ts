@@ -51,7 +51,7 @@ export class PayerPageLinks {
 
   /**
    * `urlFor`, sealed for the gateway process whose public key the command named. Why not the
-   * link in the clear: the reply rests in the outbox and on the gateway's reply topic, which
+   * link in the clear: the reply rests on the gateway's reply topic (an hour's retention), which
    * must not hold a credential. Why not a key in the gateway that derives links: the gateway
    * could then make the link of any order, and payments' master key also guards payout account
    * numbers. Sealed this way the gateway learns the links of the orders it asked about, as

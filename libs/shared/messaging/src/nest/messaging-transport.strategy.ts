@@ -73,7 +73,8 @@ export function ConsumeTopicInBatches(topic: string, options: ConsumeTopicOption
  * `handleEvent` is not used because it swallows handler errors (the offset would be committed
  * after a failure); here the handler's outcome is awaited and any error goes back to the port.
  * There is no request-reply on this transport: Nest's Kafka request-reply loses replies on a
- * rebalance (nestjs/nest#2984), and replies travel through the outbox instead.
+ * rebalance (nestjs/nest#2984); services send replies to the asking replica's own reply topic
+ * instead (ReplySender in libs/shared/command-handling).
  */
 export class MessagingTransportStrategy extends Server implements CustomTransportStrategy {
   private subscription: Subscription | null = null;

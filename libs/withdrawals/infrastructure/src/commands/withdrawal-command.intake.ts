@@ -3,8 +3,8 @@ import { CLOCK, type Clock } from '@mp/shared-util-clock';
 import { COMMAND_REPLY_TYPE } from '@mp/contracts-payments';
 import type { WithdrawalCommandReplyData, WithdrawalCommandType } from '@mp/contracts-withdrawals';
 import type { LedgerHolds } from '@mp/ledger-client';
-import { CommandIntake } from '@mp/shared-command-handling';
-import type { MessageEnvelope } from '@mp/shared-messaging';
+import { CommandIntake, type ReplyPort } from '@mp/shared-command-handling';
+import { MESSAGE_BROKER, type MessageEnvelope } from '@mp/shared-messaging';
 import { DataSource, type EntityManager } from 'typeorm';
 import { reconciliationToView, withdrawalToView } from '../persistence/withdrawal.projection';
 import { NETWORK_ADAPTER, type NetworkAdapter } from '../sending/network-adapter.port';
@@ -19,9 +19,10 @@ const INBOX_CONSUMER = 'withdrawals.commands';
  * Takes in `withdrawals.commands` like payments takes in its commands, through the shared intake
  * (CommandIntake). Each wire command's own file (wire/, one per type) says what it reads and
  * which domain command it is; this class runs that on the withdrawal's stream
- * (withdrawal.stream.ts) and writes the reply. One transaction claims the command in the inbox,
+ * (withdrawal.stream.ts) and makes the reply. One transaction claims the command in the inbox,
  * runs it on the shared command core (placing the hold first for a new withdrawal) and writes
- * the events and the reply to the outbox; all of it commits or none of it does. Consecutive
+ * the events to the outbox; all of it commits or none of it does, and the reply is sent once it
+ * has. Consecutive
  * commands of one partition share one transaction (`handleAll`). A reconciliation asks the
  * network in its `resolve`, before the transaction opens (never while holding it), so a batch's
  * transaction stays short.
@@ -36,9 +37,11 @@ export class WithdrawalCommandIntake {
     @Inject(WITHDRAWALS_SETTINGS) private readonly settings: WithdrawalsSettings,
     @Inject(NETWORK_ADAPTER) private readonly network: NetworkAdapter,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(MESSAGE_BROKER) broker: ReplyPort,
   ) {
     this.intake = new CommandIntake(dataSource, {
       inbox: INBOX_CONSUMER,
+      replies: broker,
       contract: WITHDRAWAL_COMMANDS.contract,
       reply: { type: COMMAND_REPLY_TYPE, source: 'withdrawals' },
       // A refusal found while resolving (a reconciliation the network cannot answer) is the reply.
