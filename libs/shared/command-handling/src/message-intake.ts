@@ -22,7 +22,8 @@ import { ReplySender, type ReplyPort } from './reply-sender';
  *   read each envelope (outside any transaction: a malformed one is poison, a network question
  *   is asked here) → one transaction: one inbox statement claims the whole batch, each claimed
  *   message's effect in order, its writes (event appends, projections, the outbox) sent as one
- *   statement where nothing reads between them (withOneWriteStatement) → commit.
+ *   statement where nothing reads between them (withOneWriteStatement) → commit → the replies
+ *   the effects returned, sent to the broker (sendAfterCommit; see CommandIntake).
  * A single message is claimed with its effect's writes instead, after the effect, and the
  * transaction begins only when something needs it (transactionInFewTrips): a command that reads
  * and then writes is its reads and one statement (docs/decisions/one-round-trip-per-command.md).
