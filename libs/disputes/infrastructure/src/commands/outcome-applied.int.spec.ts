@@ -2,7 +2,8 @@
  * Goal: a reviewed dispute shows its outcome once payments says the order carries it
  * (docs/api/endpoints.md), now that payments says so with its own event PaymentOrderDisputeOutcomeApplied on
  * `payments.order.events` instead of a command on `disputes.commands` (only the
- * gateway writes command topics: docs/operations/kafka-security.md). The event is applied once (the inbox), an acknowledgement of a
+ * gateway writes command topics: docs/operations/kafka-security.md). The event is applied once, with no inbox (a redelivery
+ * publishes no second outcome and writes no inbox row), an acknowledgement of a
  * version the dispute has moved past changes nothing, a malformed one is poison; the command
  * `RecordDisputeOutcomeApplied` that payments sent on `disputes.commands` before that is no longer
  * a command disputes knows.
@@ -115,15 +116,19 @@ describe('disputes showing a review once payments has applied it, on real Postgr
 
     await onOrderEvents(acceptedApplied);
     await onOrderEvents(acceptedApplied);
-    await onOrderEvents(outcomeApplied('A-rejected', rejected, 2));
+    // A redelivery in the same batch as the first delivery, too.
+    const rejectedApplied = outcomeApplied('A-rejected', rejected, 2);
+    await onOrderEvents(rejectedApplied, rejectedApplied);
 
     expect([await statusOf(accepted), await statusOf(rejected)]).toEqual(['ACCEPTED', 'REJECTED']);
-    expect((await inboxRows('disputes.order-events')) - before).toBe(2);
+    expect([(await visibleOutcomes('A-accepted')).length, (await visibleOutcomes('A-rejected')).length]).toEqual([1, 1]);
+    // Idempotent by itself: no inbox row per event.
+    expect(await inboxRows('disputes.order-events')).toBe(before);
     // Not an order's facts: nothing of it lands where the rules read orders.
     expect(await dataSource.query(`SELECT * FROM dispute_orders WHERE merchant_id = $1`, [MERCHANT])).toEqual([]);
   });
 
-  it('applies a batch of order events in one go: each order’s newest facts, the acknowledgement, a redelivered one skipped', async () => {
+  it('applies a batch of order events in one go: each order’s newest facts, the acknowledgement, a redelivered one changing nothing', async () => {
     const disputeId = await reviewed('A-batch', 'ACCEPTED');
     const fact = (orderId: string, version: number, status: string) =>
       createEnvelope({
@@ -150,12 +155,12 @@ describe('disputes showing a review once payments has applied it, on real Postgr
     await onOrderEvents(created);
     statements.length = 0;
     await onOrderEvents(created, fact('B-1', 3, 'SUCCEEDED'), fact('B-2', 1, 'PENDING'), fact('B-1', 2, 'PENDING'), outcomeApplied('A-batch', disputeId, 2));
-    // One transaction, one inbox statement, the facts of all four events in one statement (a part of the intake's one write statement).
+    // One transaction, no inbox statement, the facts of all four events in one statement (a part of the intake's one write statement).
     expect(
       statements
         .filter((statement) => /^START TRANSACTION|INSERT INTO inbox|INSERT INTO dispute_orders/.test(statement))
         .map((statement) => statement.slice(0, 25)),
-    ).toEqual(['START TRANSACTION', 'INSERT INTO inbox (consum', 'WITH w0 AS (INSERT INTO d']);
+    ).toEqual(['START TRANSACTION', 'WITH w0 AS (INSERT INTO d']);
 
     expect(await dataSource.query(`SELECT order_id, status, order_version FROM dispute_orders WHERE merchant_id = $1 ORDER BY order_id`, [MERCHANT])).toEqual([
       { order_id: 'B-1', status: 'SUCCEEDED', order_version: 3 },
