@@ -185,11 +185,23 @@ async function reportWalByRelation(fromLsn, toLsn) {
     bytesByKey.set(key, (bytesByKey.get(key) ?? 0) + Number(record[2]));
   }
   const databaseNames = new Map((await admin.query('SELECT oid::text, datname FROM pg_database')).rows.map((row) => [row.oid, row.datname]));
+  // One connection and one lookup per database, for all the file nodes its records named.
+  const fileNodesByDatabase = new Map();
+  for (const key of bytesByKey.keys()) {
+    const [databaseOid, fileNode] = key.split('/');
+    if (fileNode === undefined || !databaseNames.has(databaseOid)) continue;
+    if (!fileNodesByDatabase.has(databaseOid)) fileNodesByDatabase.set(databaseOid, []);
+    fileNodesByDatabase.get(databaseOid).push(fileNode);
+  }
+  const relationNames = new Map();
+  for (const [databaseOid, fileNodes] of fileNodesByDatabase) {
+    const database = databaseNames.get(databaseOid);
+    for (const [fileNode, name] of await relationsOf(database, fileNodes))
+      relationNames.set(`${databaseOid}/${fileNode}`, `${database.replace(/^.*_/, '')}.${name ?? `filenode ${fileNode}`}`);
+  }
   const named = new Map();
   for (const [key, bytes] of bytesByKey) {
-    const [databaseOid, fileNode] = key.split('/');
-    const database = databaseNames.get(databaseOid);
-    const relation = fileNode === undefined || database === undefined ? key : `${database.replace(/^.*_/, '')}.${await relationOf(database, fileNode)}`;
+    const relation = relationNames.get(key) ?? key;
     named.set(relation, (named.get(relation) ?? 0) + bytes);
   }
   console.log(`\nthe server's WAL by relation, per pay-in (pg_waldump ${fromLsn} → ${toLsn}):\n`);
@@ -198,12 +210,13 @@ async function reportWalByRelation(fromLsn, toLsn) {
   }
 }
 
-async function relationOf(database, fileNode) {
+/** The relation names of file nodes in one database (pg_filenode_relation), by file node; null for one it no longer has. */
+async function relationsOf(database, fileNodes) {
   const client = new Client({ connectionString: postgres.adminUrl.replace(/\/postgres$/, `/${database}`) });
   await client.connect();
   try {
-    const { rows } = await client.query('SELECT pg_filenode_relation(0, $1::oid)::text AS name', [fileNode]);
-    return rows[0]?.name ?? `filenode ${fileNode}`;
+    const { rows } = await client.query('SELECT node::text, pg_filenode_relation(0, node)::text AS name FROM unnest($1::oid[]) AS node', [fileNodes]);
+    return new Map(rows.map((row) => [row.node, row.name]));
   } finally {
     await client.end();
   }

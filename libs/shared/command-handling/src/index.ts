@@ -25,7 +25,7 @@ export {
   type ReadCommand,
   type ReadMessage,
 } from './message-intake';
-export { ReplySender, type ReplyPort } from './reply-sender';
+export { type ReplyPort } from './reply-sender';
 export { EventStoreAnchoring } from './event-store-anchoring';
 export { InternalEventAnchorsController, type EventAnchorsPage } from './internal-event-anchors.controller';
 export {

@@ -23,7 +23,7 @@ import { ReplySender, type ReplyPort } from './reply-sender';
  *   is asked here) → one transaction: one inbox statement claims the whole batch, each claimed
  *   message's effect in order, its writes (event appends, projections, the outbox) sent as one
  *   statement where nothing reads between them (withOneWriteStatement) → commit → the replies
- *   the effects returned, sent to the broker (sendAfterCommit; see CommandIntake).
+ *   the effects returned, sent to the broker (`replies`; see CommandIntake).
  * A single message is claimed with its effect's writes instead, after the effect, and the
  * transaction begins only when something needs it (transactionInFewTrips): a command that reads
  * and then writes is its reads and one statement (docs/decisions/one-round-trip-per-command.md).
@@ -51,8 +51,9 @@ export interface MessageIntakeDefinition<Item> {
    */
   read: (envelope: MessageEnvelope) => Item | null | Promise<Item | null>;
   /**
-   * The effect of the claimed messages, in the transaction, in the order given. What it returns
-   * goes to `sendAfterCommit` once the transaction has committed (nothing, if it rolls back).
+   * The effect of the claimed messages, in the transaction, in the order given. It may return
+   * replies to waiting callers: they are sent through `replies` once the transaction has
+   * committed (nothing, if it rolls back).
    */
   apply: (manager: EntityManager, messages: ReadonlyArray<ReadMessage<Item>>) => Promise<void | readonly OutgoingMessage[]>;
   /**
@@ -71,11 +72,11 @@ export interface MessageIntakeDefinition<Item> {
   /** After the commit, with the messages it covered (metrics, nudging a worker, fault injection). */
   afterCommit?: (messages: ReadonlyArray<ReadMessage<Item>>) => void;
   /**
-   * After the commit and `afterCommit`: sends what `apply` returned, straight to the broker and
-   * not through the outbox. Only for what may be lost when the process dies at that moment, and
-   * asked again by whoever needs it (a command's reply: see CommandIntake).
+   * Where the replies `apply` returns go, after the commit and `afterCommit`: straight to the
+   * broker (ReplySender), not through the outbox (see CommandIntake for why). Needed only by an
+   * intake whose `apply` returns replies.
    */
-  sendAfterCommit?: (messages: readonly OutgoingMessage[]) => void;
+  replies?: ReplyPort;
   /**
    * Only with `inbox: null`: `apply` sends one statement, atomic by itself, so no transaction is
    * opened around it (its BEGIN and COMMIT would be two more round trips). Nothing in it may
@@ -85,10 +86,14 @@ export interface MessageIntakeDefinition<Item> {
 }
 
 export class MessageIntake<Item> {
+  private readonly replySender: ReplySender | null;
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly definition: MessageIntakeDefinition<Item>,
-  ) {}
+  ) {
+    this.replySender = definition.replies ? new ReplySender(definition.replies) : null;
+  }
 
   /** One message: retried as a whole on a version conflict. */
   async handle(envelope: MessageEnvelope): Promise<void> {
@@ -107,7 +112,9 @@ export class MessageIntake<Item> {
 
   private afterCommit({ committed, toSend }: Applied<Item>): void {
     this.definition.afterCommit?.(committed);
-    if (toSend.length > 0) this.definition.sendAfterCommit?.(toSend);
+    if (toSend.length === 0) return;
+    if (!this.replySender) throw new Error(`intake ${this.definition.inbox}: apply returned replies, but the definition names no replies port`);
+    this.replySender.send(toSend);
   }
 
   private async isRepeat(envelope: MessageEnvelope, error: unknown): Promise<boolean> {
@@ -159,14 +166,14 @@ export class MessageIntake<Item> {
     if (fresh.length === 0) return { committed: fresh, toSend: [] };
     const ordered = lockKeyOf ? stableSortBy(fresh, ({ item }) => lockKeyOf(item)) : fresh;
     try {
-      let toSend: void | readonly OutgoingMessage[] = undefined;
-      if (this.definition.singleStatement) toSend = await this.definition.apply(manager, ordered);
-      // The effects' event appends, projections and outbox rows go as one statement at the end.
-      else
-        await withOneWriteStatement(manager, async () => {
-          toSend = await withOneOutboxWrite(manager, () => this.definition.apply(manager, ordered));
-          if (claimWithWrites) await claimInboxMessageWithWrites(manager, inbox, ordered[0].envelope.id);
-        });
+      const toSend = this.definition.singleStatement
+        ? await this.definition.apply(manager, ordered)
+        : // The effects' event appends, projections and outbox rows go as one statement at the end.
+          await withOneWriteStatement(manager, async () => {
+            const replies = await withOneOutboxWrite(manager, () => this.definition.apply(manager, ordered));
+            if (claimWithWrites) await claimInboxMessageWithWrites(manager, inbox, ordered[0].envelope.id);
+            return replies;
+          });
       return { committed: fresh, toSend: toSend ?? [] };
     } catch (error) {
       if (single && refusedBy !== undefined && error instanceof DomainError) {
@@ -178,7 +185,7 @@ export class MessageIntake<Item> {
   }
 }
 
-/** What a transaction of the intake did: the messages it applied, and what to send once it commits. */
+/** What a transaction of the intake did: the messages it applied, and the replies to send once it commits. */
 interface Applied<Item> {
   committed: ReadonlyArray<ReadMessage<Item>>;
   toSend: readonly OutgoingMessage[];
@@ -269,7 +276,6 @@ export class CommandIntake<Type extends string, Prepared = undefined> {
   private readonly intake: MessageIntake<ReadCommand<Prepared>>;
 
   constructor(dataSource: DataSource, definition: CommandIntakeDefinition<Type, Prepared>) {
-    const replySender = new ReplySender(definition.replies);
     const replyTo = async (manager: EntityManager, envelope: MessageEnvelope, prepared: Prepared | DomainError): Promise<OutgoingMessage | null> => {
       let data: object | null;
       try {
@@ -304,7 +310,7 @@ export class CommandIntake<Type extends string, Prepared = undefined> {
         return replies;
       },
       afterCommit: definition.afterCommit && ((commands) => definition.afterCommit?.(commands.map(({ envelope }) => envelope))),
-      sendAfterCommit: (replies) => replySender.send(replies),
+      replies: definition.replies,
     });
   }
 

@@ -24,7 +24,7 @@ import {
   type OutgoingMessage,
   type ReceivedMessage,
 } from '@mp/shared-messaging';
-import { MessageIntake, readEventPayload, ReplySender, type ReplyPort } from '@mp/shared-command-handling';
+import { MessageIntake, readEventPayload, type ReplyPort } from '@mp/shared-command-handling';
 import { DataSource, type EntityManager } from 'typeorm';
 import { LEDGER_HOLDS, type LedgerHolds } from '../ledger/ledger-holds.port';
 import { setOpenDispute } from '../persistence/payment-order.projection';
@@ -53,8 +53,8 @@ const DISPUTE_EVENT_TYPES: ReadonlySet<string> = new Set(Object.values(DISPUTE_E
  *   of endpoint 14, so no read after it can find the order's old state. Sent after the commit,
  *   like every command's reply (CommandIntake says why not through the outbox);
  * - to disputes after a review's outcome, through the outbox in the same transaction, so it
- *   leaves exactly when the change is committed, and once, as payments' own event PaymentOrderDisputeOutcomeApplied
- *   on `payments.order.events`, keyed by the order (after an accepted dispute's
+ *   leaves exactly when the change is committed, and once: payments' own event
+ *   PaymentOrderDisputeOutcomeApplied on `payments.order.events`, keyed by the order (after an accepted dispute's
  *   PaymentOrderSucceeded): only then does the dispute show ACCEPTED or REJECTED, so the order
  *   already agrees. An event on payments' topic, not a command on `disputes.commands` (as it was
  *   before issue 20): only the gateway's Kafka principal may write command topics.
@@ -78,7 +78,6 @@ export class DisputeEventsConsumer {
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(MESSAGE_BROKER) broker: ReplyPort,
   ) {
-    const replySender = new ReplySender(broker);
     // Events fetched together share one transaction (one inbox statement, one outbox write); a
     // refused settlement alone is dead-lettered for an operator (it will not change on retry).
     this.intake = new MessageIntake<DisputeExternalEventData>(dataSource, {
@@ -94,7 +93,7 @@ export class DisputeEventsConsumer {
         }
         return answers;
       },
-      sendAfterCommit: (answers) => replySender.send(answers),
+      replies: broker,
     });
   }
 

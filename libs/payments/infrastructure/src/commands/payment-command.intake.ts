@@ -30,9 +30,10 @@ const INBOX_CONSUMER = 'payments.commands';
  * what it reads and which domain command it is; this class runs that on the order's stream
  * (payment-order.stream.ts) and makes the reply. Consecutive commands of one partition share one
  * transaction (`handleAll`): one commit, one inbox statement, one outbox write and one relay pass
- * for all their events, and one publish for their replies. Business rejections are replies like any outcome, so they stay in the batch; anything
- * else rolls the batch back and the messaging port hands the same commands to `handle` one at
- * a time, where each meets the error policy alone (and a version conflict is retried).
+ * for all their events, and one publish for their replies. Business rejections are replies like
+ * any outcome, so they stay in the batch; anything else rolls the batch back and the messaging
+ * port hands the same commands to `handle` one at a time, where each meets the error policy
+ * alone (and a version conflict is retried).
  */
 @Injectable()
 export class PaymentCommandIntake {
