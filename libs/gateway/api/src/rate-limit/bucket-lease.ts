@@ -68,6 +68,8 @@ interface LeaseState {
   nextTokenAtMs: number | null;
   /** Requests waiting for the lease in flight; null when none is. */
   waiting: Array<(answer: LeasedAnswer) => void> | null;
+  /** Callers of `afterLeaseInFlight`: told once no lease is in flight any more, after every waiting request was answered. */
+  watching: Array<() => void>;
 }
 
 export class BucketLeases {
@@ -89,6 +91,19 @@ export class BucketLeases {
       state.waiting = [resolve];
       void this.leaseFor(key, state, policy);
     });
+  }
+
+  /**
+   * Resolves once the lease in flight for `key` has answered every request waiting for it, and
+   * what those requests' callers do with their answers has run first (they were resolved
+   * earlier); null when no lease is in flight. Takes no token. A caller that must see a refusal
+   * before it admits the next request (the address's authentication failures, counted after
+   * the response) waits here instead of racing the statement.
+   */
+  afterLeaseInFlight(key: string): Promise<void> | null {
+    const state = this.states.get(key);
+    if (!state?.waiting) return null;
+    return new Promise((resolve) => state.watching.push(resolve));
   }
 
   /** Forgets expired leases (called by the rate limiter's periodic sweep). */
@@ -135,6 +150,8 @@ export class BucketLeases {
       state.waiting = stillWaiting;
     }
     state.waiting = null;
+    const watching = state.watching.splice(0);
+    for (const resolve of watching) resolve();
   }
 
   private record(state: LeaseState, grant: LeaseGrant, asked: number): void {
@@ -154,7 +171,7 @@ export class BucketLeases {
         if (!state.waiting) this.states.delete(oldest);
       }
     }
-    const state: LeaseState = { tokens: 0, sharedTokens: 0, policy, expiresAtMs: 0, nextTokenAtMs: null, waiting: null };
+    const state: LeaseState = { tokens: 0, sharedTokens: 0, policy, expiresAtMs: 0, nextTokenAtMs: null, waiting: null, watching: [] };
     this.states.set(key, state);
     return state;
   }
