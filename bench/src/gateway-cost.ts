@@ -3,17 +3,18 @@
  * "the gateway's cost"): `node tools/run-built.mjs bench/src/gateway-cost.ts [--payins 2000]
  * [--concurrency 8] [--cpu-prof DIR]`. Starts the system on KAFKA_BROKERS / TEST_PG_ADMIN_URL,
  * warms it up, then sends signed creates at a fixed concurrency (no retries, no duplicates) and
- * prints, from /proc/<pid>/stat before and after, the CPU-ms per pay-in of the gateway and of
- * payments, and how many times payments served the internal order read meanwhile (its own
+ * prints, from /proc/<pid>/stat before and after, the CPU-ms per pay-in of each of the six
+ * services (the consumers of its events included, given 2 s after the last answer), and how many times payments served the internal order read meanwhile (its own
  * metrics). With `--reads N` it then sends N status reads (W2's request) of the orders it created,
- * at the same concurrency, and prints their CPU-ms per read as well. CPU-ms per pay-in holds up
+ * at the same concurrency, and prints their CPU-ms per read as well. With `--idle-seconds N` it
+ * first prints what each service spends per second with no request at all, over N seconds. CPU-ms per pay-in holds up
  * on a shared machine far better than throughput does; each service's RSS at the end is printed too;
  * the load average is printed beside it so a busy run can be told apart.
  */
 import { join } from 'node:path';
 import { loadavg } from 'node:os';
 import { parseCommandLine } from '@mp/shared-util-config';
-import { CATALOG_SERVICE_NAMES, SystemUnderTest, workspaceRoot } from '@mp/shared-testing';
+import { CATALOG_SERVICE_NAMES, SystemUnderTest, workspaceRoot, type InstanceName } from '@mp/shared-testing';
 import { LoadClient, type MerchantCredentials } from './http-client';
 import { pageSize, readProcStat } from './proc-stats';
 import { benchedSystemEnvironment } from './system-environment';
@@ -26,6 +27,7 @@ const { values } = parseCommandLine({
     concurrency: { type: 'string', default: '8' },
     warmup: { type: 'string', default: '400' },
     reads: { type: 'string', default: '0' },
+    'idle-seconds': { type: 'string', default: '0' },
     'cpu-prof': { type: 'string' },
   },
 });
@@ -33,8 +35,11 @@ const payIns = Number(values.payins);
 const concurrency = Number(values.concurrency);
 const warmup = Number(values.warmup);
 const reads = Number(values.reads);
+const idleSeconds = Number(values['idle-seconds']);
 /** /proc/<pid>/stat counts clock ticks; Linux reports them at 100 per second (getconf CLK_TCK). */
 const MS_PER_TICK = 10;
+/** How long after the last answer the event consumers are given to finish before CPU is read again. */
+const CONSUMERS_SETTLE_MS = 2_000;
 const ORDER_READ_ROUTE = 'route="/internal/merchants/:merchantId/orders/:orderId"';
 
 async function main(): Promise<void> {
@@ -75,11 +80,12 @@ async function main(): Promise<void> {
         const order = created[n % created.length];
         return client.sendSigned(order.merchant, 'GET', `/v2/payments/status/${order.orderId}`);
       });
-    const cpuTicks = (instance: 'gateway' | 'payments') => {
+    const cpuTicks = (instance: InstanceName) => {
       const stat = readProcStat(system.pidOf(instance) as number);
       if (!stat) throw new Error(`${instance} is not running`);
       return stat.utime + stat.stime;
     };
+    const cpuTicksByService = () => new Map(CATALOG_SERVICE_NAMES.map((service) => [service, cpuTicks(service)]));
     const orderReads = async () => {
       const exposition = await (await fetch(`${system.paymentsUrl}/metrics`)).text();
       return exposition
@@ -88,21 +94,42 @@ async function main(): Promise<void> {
         .reduce((sum, line) => sum + Number(line.split(' ').pop()), 0);
     };
 
-    /** Runs one phase of `count` requests and prints its rate and the gateway's and payments' CPU-ms per request. */
+    /**
+     * Runs one phase of `count` requests and prints its rate and each service's CPU-ms per request
+     * (the services that only consume the events of a create count too: they are part of its cost).
+     */
     const measured = async (label: string, count: number, run: (count: number) => Promise<void>): Promise<void> => {
-      const before = { gateway: cpuTicks('gateway'), payments: cpuTicks('payments'), at: performance.now(), load: loadavg()[0] };
+      const before = { ticks: cpuTicksByService(), at: performance.now(), load: loadavg()[0] };
       await run(count);
-      const after = { gateway: cpuTicks('gateway'), payments: cpuTicks('payments'), at: performance.now(), load: loadavg()[0] };
+      // The consumers of the requests' events finish after the last answer: their work counts.
+      await new Promise((resolve) => setTimeout(resolve, CONSUMERS_SETTLE_MS));
+      const after = { ticks: cpuTicksByService(), at: performance.now(), load: loadavg()[0] };
       const perRequest = (ticks: number) => ((ticks * MS_PER_TICK) / count).toFixed(2);
-      const seconds = (after.at - before.at) / 1000;
+      const seconds = (after.at - before.at - CONSUMERS_SETTLE_MS) / 1000;
       console.log(
         `${label}s: ${count} at concurrency ${concurrency} in ${seconds.toFixed(1)} s (${(count / seconds).toFixed(0)}/s), load average ${before.load.toFixed(1)} → ${after.load.toFixed(1)}`,
       );
-      console.log(`gateway CPU-ms per ${label}: ${perRequest(after.gateway - before.gateway)}`);
-      console.log(`payments CPU-ms per ${label}: ${perRequest(after.payments - before.payments)}`);
+      let total = 0;
+      for (const [service, ticks] of after.ticks) {
+        const spent = ticks - (before.ticks.get(service) ?? 0);
+        total += spent;
+        console.log(`${service} CPU-ms per ${label}: ${perRequest(spent)}`);
+      }
+      console.log(`all six services, CPU-ms per ${label}: ${perRequest(total)}`);
     };
 
     await send(warmup);
+    if (idleSeconds > 0) {
+      // What each service spends with no request at all (polls, heartbeats, timers): a cost every request rate pays.
+      await new Promise((resolve) => setTimeout(resolve, CONSUMERS_SETTLE_MS));
+      const before = cpuTicksByService();
+      await new Promise((resolve) => setTimeout(resolve, idleSeconds * 1000));
+      const after = cpuTicksByService();
+      const perSecond = [...after].map(([service, ticks]) => ({ service, ms: ((ticks - (before.get(service) ?? 0)) * MS_PER_TICK) / idleSeconds }));
+      console.log(
+        `idle, CPU-ms per second over ${idleSeconds} s: ${perSecond.map(({ service, ms }) => `${service} ${ms.toFixed(1)}`).join(', ')}; all six ${perSecond.reduce((sum, { ms }) => sum + ms, 0).toFixed(1)}`,
+      );
+    }
     const readsBefore = await orderReads();
     await measured('pay-in', payIns, send);
     const readsAfter = await orderReads();

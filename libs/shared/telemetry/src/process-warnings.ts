@@ -9,7 +9,7 @@ let warningsRouted = false;
 
 /**
  * Registers a known, harmless process warning to be dropped, by the module that knows its cause
- * (the Kafka adapter registers kafkajs's). Each filter should match one cause, by the warning's
+ * (none is registered today). Each filter should match one cause, by the warning's
  * name and the code that emitted it, so the same kind of warning from anywhere else is still logged.
  */
 export function ignoreProcessWarnings(filter: WarningFilter): void {

@@ -1,5 +1,5 @@
 import { logLevel } from 'kafkajs';
-import { isKafkajsRequestQueueTimeoutWarning, kafkaLogLine } from './kafka-log';
+import { kafkaLogLine } from './kafka-log';
 
 const entry = (level: logLevel, log: Record<string, unknown>) => ({
   namespace: 'Connection',
@@ -55,23 +55,6 @@ describe('kafkaLogLine', () => {
   it('maps warnings and information to their levels', () => {
     expect(kafkaLogLine(entry(logLevel.WARN, { message: 'w' }))).toEqual({ level: 'warn', message: 'w' });
     expect(kafkaLogLine(entry(logLevel.INFO, { message: 'i' }))).toEqual({ level: 'info', message: 'i' });
-  });
-});
-
-describe('isKafkajsRequestQueueTimeoutWarning', () => {
-  const warning = (name: string, stackFile: string) =>
-    Object.assign(new Error('-1796000000000 is a negative number.'), {
-      name,
-      stack: `${name}: -1796000000000 is a negative number.\n    at RequestQueue.scheduleCheckPendingRequests (${stackFile}:317:39)`,
-    });
-
-  it("matches the negative timeout that kafkajs's request queue arms on Node 23 and later", () => {
-    expect(isKafkajsRequestQueueTimeoutWarning(warning('TimeoutNegativeWarning', '/app/node_modules/kafkajs/src/network/requestQueue/index.js'))).toBe(true);
-  });
-
-  it('keeps a negative timeout from any other code, and any other warning from kafkajs', () => {
-    expect(isKafkajsRequestQueueTimeoutWarning(warning('TimeoutNegativeWarning', '/app/dist/libs/shared/messaging/src/outbox.js'))).toBe(false);
-    expect(isKafkajsRequestQueueTimeoutWarning(warning('DeprecationWarning', '/app/node_modules/kafkajs/src/network/requestQueue/index.js'))).toBe(false);
   });
 });
 

@@ -42,14 +42,3 @@ export function kafkaLogLine({ level, log }: LogEntry): { level: BrokerLogLevel;
     ((message.startsWith('Crash: KafkaJSProtocolError: ') && isSettlingBrokerAnswer(message)) || message.startsWith('Restarting the consumer in '));
   return { level: settling ? 'info' : restartAfterSettling ? 'warn' : mapped, message: `${message}${details}` };
 }
-
-/**
- * kafkajs 2.2.4's request queue arms its throttle check with `setTimeout(…, throttledUntil -
- * Date.now())` while `throttledUntil` is still -1, a negative delay. Node has always run such a
- * timer after 1 ms; since Node 23 it also emits a TimeoutNegativeWarning, on every connection.
- * Nothing is wrong, and kafkajs gets no release to fix it, so this exact warning, from that
- * file, is dropped (logProcessWarnings); a negative timeout anywhere else is still logged.
- */
-export function isKafkajsRequestQueueTimeoutWarning(warning: Error): boolean {
-  return warning.name === 'TimeoutNegativeWarning' && /kafkajs[\\/]src[\\/]network[\\/]requestQueue[\\/]/.test(warning.stack ?? '');
-}

@@ -1,15 +1,17 @@
 // The broker adapter's base: the kafkajs client, namespaced names, and topic, group and ACL administration.
 import { backOff } from 'exponential-backoff';
 import { Kafka, logLevel, type Admin } from 'kafkajs';
-import { ignoreProcessWarnings, printProcessWarningsFiltered } from '@mp/shared-telemetry';
-import { isKafkajsRequestQueueTimeoutWarning, kafkaLogLine } from './kafka-log';
+import { printProcessWarningsFiltered } from '@mp/shared-telemetry';
+import { kafkaLogLine } from './kafka-log';
+import { fixKafkajsRequestQueueIdleTimer } from './kafka-request-queue';
 import { KafkaDeadLetterQueue } from './kafka-dead-letters';
 import { aclsOf, reconcileAcls, type KafkaAccess } from './kafka-access';
 import { withKafkaAdmin } from './kafka-admin';
 import { kafkajsSecurity, type KafkaBrokerOptions } from './kafka-broker-options';
 import { deadLetterTopicOf, type DeadLetterQueue, type TopicSpec } from '../messaging-port';
 
-ignoreProcessWarnings(isKafkajsRequestQueueTimeoutWarning);
+// Before any connection exists: kafkajs's request queues otherwise wake every process 1,000 times a second per connection.
+fixKafkajsRequestQueueIdleTimer();
 
 /** What every side of the broker adapter shares: the client, its log, topic names in the namespace, and administration. */
 export abstract class KafkaTopicAdmin {
