@@ -8,12 +8,13 @@
  * messaging port calls it, every statement recorded.
  */
 import { migratedPrivateDatabase, recordStatements } from '@mp/shared-data-access-postgres';
-import { PoisonMessageError } from '@mp/shared-messaging';
+import { PoisonMessageError, type MessageEnvelope } from '@mp/shared-messaging';
 import { DomainError } from '@mp/shared-util-errors';
 import { OffsetClock } from '@mp/shared-util-clock';
 import type { DataSource } from 'typeorm';
 import { LEDGER_MIGRATIONS } from '../ledger.module';
 import { paymentOrderEvent, type OrderFacts } from '@mp/ledger-testing';
+import { LedgerEventIntake, type LedgerEventMeaning } from './ledger-event-intake';
 import { PaymentEventsConsumer } from './payment-events.consumer';
 
 describe('ledger event intake on real Postgres', () => {
@@ -55,6 +56,18 @@ describe('ledger event intake on real Postgres', () => {
     expect(await streamsInAppendOrder()).toEqual(['ledger:mch_a:RUB', 'ledger:mch_b:RUB', 'ledger:mch_c:RUB', 'ledger:mch_c:RUB']);
     const credited = await dataSource.query(`SELECT order_id FROM ledger_credited_orders WHERE merchant_id = 'mch_c' ORDER BY order_id`);
     expect(credited).toEqual([{ order_id: 'A-1' }, { order_id: 'A-3' }]);
+  });
+
+  it("works out each event's meaning once per delivery, though the attachments and the money both need it", async () => {
+    const meaningOf = jest.fn((_envelope: MessageEnvelope, _now: Date): LedgerEventMeaning => null);
+    const intake = new LedgerEventIntake(dataSource, 'ledger.meaning-once', meaningOf, new OffsetClock());
+    const events = [paymentOrderEvent('PaymentOrderCreated', payIn('mch_e', 'A-6')), paymentOrderEvent('PaymentOrderCreated', payIn('mch_e', 'A-7'))];
+    statements.length = 0;
+    await intake.handleAll(events);
+    await intake.handleAll([events[0]]);
+    expect(meaningOf.mock.calls.map(([envelope]) => envelope)).toEqual([events[0], events[1], events[0]]);
+    // Nothing to attach or move: no statement at all.
+    expect(statements).toEqual([]);
   });
 
   it('rolls a batch with a refused fact back as a whole; the same fact alone is poison', async () => {

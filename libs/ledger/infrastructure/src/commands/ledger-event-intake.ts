@@ -48,6 +48,8 @@ export type LedgerEventMeaning = { attach: HoldAttachment } | { move: LedgerComm
  */
 export class LedgerEventIntake {
   private readonly intake: MessageIntake<LedgerCommandFor>;
+  /** Each envelope's meaning, worked out once per delivery: the attachments and the intake's `read` both need it. */
+  private readonly meanings = new WeakMap<MessageEnvelope, LedgerEventMeaning>();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -58,7 +60,7 @@ export class LedgerEventIntake {
     this.intake = new MessageIntake<LedgerCommandFor>(dataSource, {
       inbox,
       read: (envelope) => {
-        const meaning = meaningOf(envelope, clock.now());
+        const meaning = this.meanings.has(envelope) ? (this.meanings.get(envelope) ?? null) : meaningOf(envelope, clock.now());
         return meaning && 'move' in meaning ? meaning.move : null;
       },
       lockKeyOf: ({ merchantId, currency }) => `${merchantId}\u0000${currency}`,
@@ -74,6 +76,7 @@ export class LedgerEventIntake {
     const now = this.clock.now();
     const attachments = envelopes.flatMap((envelope) => {
       const meaning = this.meaningOf(envelope, now);
+      this.meanings.set(envelope, meaning);
       return meaning && 'attach' in meaning ? [meaning.attach] : [];
     });
     await markHoldsAttached(this.dataSource.manager, attachments);

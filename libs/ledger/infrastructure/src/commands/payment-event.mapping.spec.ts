@@ -94,4 +94,12 @@ describe('external payment-order events → ledger commands', () => {
     expect(payoutHoldAttachedBy(event('PaymentOrderSucceeded', { ...order, direction: 'outgoing' }))).toBeNull();
     expect(() => payoutHoldAttachedBy(event('PaymentOrderCreated', { nothing: 'here' }))).toThrow(PoisonMessageError);
   });
+
+  it("passes a pay-in's creation over unchecked: it attaches nothing and moves nothing, whatever else it says", () => {
+    const oddPayIn = event('PaymentOrderCreated', { direction: 'incoming', amountMinor: 'not money' });
+    expect(payoutHoldAttachedBy(oddPayIn)).toBeNull();
+    expect(ledgerCommandFor(oddPayIn, now)).toBeNull();
+    // A payout's creation is still checked: it attaches a hold.
+    expect(() => payoutHoldAttachedBy(event('PaymentOrderCreated', { direction: 'outgoing', amountMinor: 'not money' }))).toThrow(PoisonMessageError);
+  });
 });

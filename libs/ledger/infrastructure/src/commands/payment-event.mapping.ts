@@ -59,9 +59,15 @@ export function ledgerCommandFor(envelope: MessageEnvelope, now: Date): LedgerCo
   return { merchantId, currency, command };
 }
 
-/** The payout hold a payout's creation event vouches for; null for any other event. */
+/**
+ * The payout hold a payout's creation event vouches for; null for any other event. A pay-in's
+ * creation (most of the topic) attaches nothing, so it is passed over before the contract
+ * check, like any event that moves nothing: checking it would cost each create about 20 µs of
+ * the ledger's CPU for an answer that is null either way.
+ */
 export function payoutHoldAttachedBy(envelope: MessageEnvelope): { merchantId: string; currency: string; holdId: string } | null {
   if (envelope.type !== PAYMENT_ORDER_EXTERNAL_EVENT_TYPES.created) return null;
+  if ((envelope.data as { direction?: unknown } | null)?.direction === 'incoming') return null;
   const data = readEventPayload<PaymentOrderExternalEventData>(envelope, PAYMENT_ORDER_EXTERNAL_EVENT_CONTRACT);
   if (data.direction === 'incoming') return null;
   return { merchantId: data.merchantId, currency: data.currency, holdId: payoutHoldId(data.merchantId, data.orderId) };
