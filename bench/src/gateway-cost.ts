@@ -1,14 +1,16 @@
 /**
- * What one pay-in costs the gateway and payments in CPU, without the whole benchmark (issue 21,
- * "the gateway's cost"): `node tools/run-built.mjs bench/src/gateway-cost.ts [--payins 2000]
- * [--concurrency 8] [--cpu-prof DIR]`. Starts the system on KAFKA_BROKERS / TEST_PG_ADMIN_URL,
- * warms it up, then sends signed creates at a fixed concurrency (no retries, no duplicates) and
- * prints, from /proc/<pid>/stat before and after, the CPU-ms per pay-in of each of the six
- * services (the consumers of its events included, given 2 s after the last answer), and how many times payments served the internal order read meanwhile (its own
- * metrics). With `--reads N` it then sends N status reads (W2's request) of the orders it created,
- * at the same concurrency, and prints their CPU-ms per read as well. With `--idle-seconds N` it
- * first prints what each service spends per second with no request at all, over N seconds. CPU-ms per pay-in holds up
- * on a shared machine far better than throughput does; each service's RSS at the end is printed too;
+ * What one pay-in create costs in CPU, without the whole benchmark (issue 21, "the gateway's
+ * cost"): `node tools/run-built.mjs bench/src/gateway-cost.ts [--payins 2000] [--concurrency 8]
+ * [--reads N] [--idle-seconds N] [--cpu-prof DIR]`. Starts the system on KAFKA_BROKERS /
+ * TEST_PG_ADMIN_URL, warms it up, then sends signed creates at a fixed concurrency (no retries,
+ * no duplicates) and prints, from /proc/<pid>/stat before and after, the CPU-ms per pay-in of
+ * each of the six services (the consumers of its events included, given 2 s after the last
+ * answer), of the Kafka broker and of PostgreSQL (the postmaster and its backends), and how many
+ * times payments served the internal order read meanwhile (its own metrics). With `--reads N` it
+ * then sends N status reads (W2's request) of the orders it created, at the same concurrency, and
+ * prints their CPU-ms per read as well. With `--idle-seconds N` it first prints what each of them
+ * spends per second with no request at all, over N seconds. CPU-ms per pay-in holds up on a
+ * shared machine far better than throughput does; each service's RSS at the end is printed too;
  * the load average is printed beside it so a busy run can be told apart.
  */
 import { join } from 'node:path';
@@ -16,7 +18,7 @@ import { loadavg } from 'node:os';
 import { parseCommandLine } from '@mp/shared-util-config';
 import { CATALOG_SERVICE_NAMES, SystemUnderTest, workspaceRoot, type InstanceName } from '@mp/shared-testing';
 import { LoadClient, type MerchantCredentials } from './http-client';
-import { pageSize, readProcStat } from './proc-stats';
+import { cpuMsBetween, pageSize, pidListeningOn, readProcStat, snapshotGroups, type ProcessGroup } from './proc-stats';
 import { benchedSystemEnvironment } from './system-environment';
 import { OrderIds, payInBody } from './workloads';
 
@@ -86,6 +88,14 @@ async function main(): Promise<void> {
       return stat.utime + stat.stime;
     };
     const cpuTicksByService = () => new Map(CATALOG_SERVICE_NAMES.map((service) => [service, cpuTicks(service)]));
+    // The broker and the database server serve every service: measured as the benchmark groups them (the postmaster and all its backends).
+    const infrastructure: ProcessGroup[] = [
+      { name: 'kafka', rootPids: [pidListeningOn(Number((process.env['KAFKA_BROKERS'] ?? '').split(',')[0].split(':')[1]))] },
+      { name: 'postgres', rootPids: [pidListeningOn(Number(new URL(process.env['TEST_PG_ADMIN_URL'] ?? 'postgres://x:1').port))] },
+    ].flatMap((group) => (group.rootPids[0] === null ? [] : [{ name: group.name, rootPids: group.rootPids as number[] }]));
+    /** CPU-ms each infrastructure process group spent between two snapshots. */
+    const infrastructureMs = (before: ReturnType<typeof snapshotGroups>, after: ReturnType<typeof snapshotGroups>) =>
+      infrastructure.map(({ name }) => ({ name, ms: cpuMsBetween(before.get(name), after.get(name)) }));
     const orderReads = async () => {
       const exposition = await (await fetch(`${system.paymentsUrl}/metrics`)).text();
       return exposition
@@ -99,11 +109,11 @@ async function main(): Promise<void> {
      * (the services that only consume the events of a create count too: they are part of its cost).
      */
     const measured = async (label: string, count: number, run: (count: number) => Promise<void>): Promise<void> => {
-      const before = { ticks: cpuTicksByService(), at: performance.now(), load: loadavg()[0] };
+      const before = { ticks: cpuTicksByService(), groups: snapshotGroups(infrastructure), at: performance.now(), load: loadavg()[0] };
       await run(count);
       // The consumers of the requests' events finish after the last answer: their work counts.
       await new Promise((resolve) => setTimeout(resolve, CONSUMERS_SETTLE_MS));
-      const after = { ticks: cpuTicksByService(), at: performance.now(), load: loadavg()[0] };
+      const after = { ticks: cpuTicksByService(), groups: snapshotGroups(infrastructure), at: performance.now(), load: loadavg()[0] };
       const perRequest = (ticks: number) => ((ticks * MS_PER_TICK) / count).toFixed(2);
       const seconds = (after.at - before.at - CONSUMERS_SETTLE_MS) / 1000;
       console.log(
@@ -116,18 +126,20 @@ async function main(): Promise<void> {
         console.log(`${service} CPU-ms per ${label}: ${perRequest(spent)}`);
       }
       console.log(`all six services, CPU-ms per ${label}: ${perRequest(total)}`);
+      for (const { name, ms } of infrastructureMs(before.groups, after.groups)) console.log(`${name} CPU-ms per ${label}: ${(ms / count).toFixed(2)}`);
     };
 
     await send(warmup);
     if (idleSeconds > 0) {
       // What each service spends with no request at all (polls, heartbeats, timers): a cost every request rate pays.
       await new Promise((resolve) => setTimeout(resolve, CONSUMERS_SETTLE_MS));
-      const before = cpuTicksByService();
+      const before = { ticks: cpuTicksByService(), groups: snapshotGroups(infrastructure) };
       await new Promise((resolve) => setTimeout(resolve, idleSeconds * 1000));
-      const after = cpuTicksByService();
-      const perSecond = [...after].map(([service, ticks]) => ({ service, ms: ((ticks - (before.get(service) ?? 0)) * MS_PER_TICK) / idleSeconds }));
+      const after = { ticks: cpuTicksByService(), groups: snapshotGroups(infrastructure) };
+      const perSecond = [...after.ticks].map(([service, ticks]) => ({ service, ms: ((ticks - (before.ticks.get(service) ?? 0)) * MS_PER_TICK) / idleSeconds }));
+      const infrastructurePerSecond = infrastructureMs(before.groups, after.groups).map(({ name, ms }) => `${name} ${(ms / idleSeconds).toFixed(1)}`);
       console.log(
-        `idle, CPU-ms per second over ${idleSeconds} s: ${perSecond.map(({ service, ms }) => `${service} ${ms.toFixed(1)}`).join(', ')}; all six ${perSecond.reduce((sum, { ms }) => sum + ms, 0).toFixed(1)}`,
+        `idle, CPU-ms per second over ${idleSeconds} s: ${perSecond.map(({ service, ms }) => `${service} ${ms.toFixed(1)}`).join(', ')}; all six ${perSecond.reduce((sum, { ms }) => sum + ms, 0).toFixed(1)}; ${infrastructurePerSecond.join(', ')}`,
       );
     }
     const readsBefore = await orderReads();
