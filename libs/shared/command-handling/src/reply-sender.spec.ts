@@ -1,12 +1,13 @@
 /**
  * Goal: replies reach the broker after the commit without ever blocking or failing the intake: a
  * reply topic is checked once before its first reply, replies to a topic that is gone are
- * dropped (the rest of the batch is sent), and after a failed send the topics are checked again.
+ * dropped (the rest of the batch is sent), and after a failed send or the known topics' lifetime
+ * the topics are checked again, so the names of replicas long gone are not kept.
  * Method: the sender on a port that records its calls (the intake's own tests run it with a real
  * PostgreSQL; here only the sender's decisions are at stake).
  */
 import { createEnvelope, type OutgoingMessage } from '@mp/shared-messaging';
-import { ReplySender } from './reply-sender';
+import { KNOWN_TOPICS_LIFETIME_MS, ReplySender } from './reply-sender';
 
 const reply = (topic: string): OutgoingMessage => ({
   topic,
@@ -59,6 +60,25 @@ describe('ReplySender', () => {
     sender.send([reply('gateway.replies.gone'), reply('gateway.replies.a')]);
     await sent();
     expect(published).toEqual([['gateway.replies.a']]);
+  });
+
+  it('forgets the topics it knows after their lifetime: a replica long gone leaves no name behind, a live one is checked once more', async () => {
+    let now = 1_000_000;
+    const sender = new ReplySender(port, () => now);
+    sender.send([reply('gateway.replies.a'), reply('gateway.replies.b')]);
+    await sent();
+    existing.delete('gateway.replies.b');
+    now += KNOWN_TOPICS_LIFETIME_MS - 1;
+    sender.send([reply('gateway.replies.a')]);
+    await sent();
+    now += 1;
+    sender.send([reply('gateway.replies.a'), reply('gateway.replies.b')]);
+    await sent();
+    expect(checks).toEqual([
+      ['gateway.replies.a', 'gateway.replies.b'],
+      ['gateway.replies.a', 'gateway.replies.b'],
+    ]);
+    expect(published).toEqual([['gateway.replies.a', 'gateway.replies.b'], ['gateway.replies.a'], ['gateway.replies.a']]);
   });
 
   it('checks the topics again after a failed send, and the failure reaches no caller', async () => {

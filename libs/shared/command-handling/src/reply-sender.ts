@@ -1,6 +1,9 @@
 import { Logger } from '@nestjs/common';
 import type { MessageBroker, OutgoingMessage } from '@mp/shared-messaging';
 
+/** How long a reply topic found to exist is trusted before it is checked again (ReplySender.forgetKnownTopics). */
+export const KNOWN_TOPICS_LIFETIME_MS = 10 * 60_000;
+
 /** What the sender needs of the messaging port. */
 export type ReplyPort = Pick<MessageBroker, 'publish' | 'existingTopics'>;
 
@@ -20,17 +23,35 @@ export type ReplyPort = Pick<MessageBroker, 'publish' | 'existingTopics'>;
 export class ReplySender {
   private readonly logger = new Logger(ReplySender.name);
   private readonly knownTopics = new Set<string>();
+  private knownSinceMs: number;
 
-  constructor(private readonly port: ReplyPort) {}
+  constructor(
+    private readonly port: ReplyPort,
+    private readonly clock: () => number = Date.now,
+  ) {
+    this.knownSinceMs = clock();
+  }
 
   send(replies: readonly OutgoingMessage[]): void {
     void this.deliver(replies).catch((error: unknown) => {
-      this.knownTopics.clear();
+      this.forgetKnownTopics();
       this.logger.warn(`${replies.length} committed command(s) left unanswered, their callers get 503 and ask again: ${String(error)}`);
     });
   }
 
+  /**
+   * Each gateway replica that ever started adds its topic to the known ones, and a replica's
+   * topic outlives nothing but the replica: so the set is forgotten every KNOWN_TOPICS_LIFETIME_MS
+   * and holds the topics replied to since, one check each per lifetime instead of a name per
+   * replica start kept for the life of the process.
+   */
+  private forgetKnownTopics(): void {
+    this.knownTopics.clear();
+    this.knownSinceMs = this.clock();
+  }
+
   private async deliver(replies: readonly OutgoingMessage[]): Promise<void> {
+    if (this.clock() - this.knownSinceMs >= KNOWN_TOPICS_LIFETIME_MS) this.forgetKnownTopics();
     const unknown = [...new Set(replies.map(({ topic }) => topic))].filter((topic) => !this.knownTopics.has(topic));
     if (unknown.length > 0) {
       const existing = await this.port.existingTopics(unknown);
