@@ -30,7 +30,14 @@ export abstract class KafkaConsumerHandling extends KafkaPublisher {
    * first and nothing of it stays in memory meanwhile.
    */
   protected async handleBatch(payload: EachBatchPayload, run: ConsumerRun): Promise<void> {
-    await this.handleBatchMessages(payload, run);
+    const { topic, partition } = payload.batch;
+    const resolveOffset = (offset: string) => {
+      payload.resolveOffset(offset);
+      run.resolved.set(`${topic} ${partition}`, { topic, partition, offset });
+    };
+    await this.handleBatchMessages({ ...payload, resolveOffset }, run);
+    // The batch in hand when the subscription stops commits itself (OFFSET_COMMIT_INTERVAL_MS).
+    if (run.isStopping()) await run.commitHandled().catch(() => undefined);
     await this.lingerBeforeNextFetch(payload, run);
   }
 

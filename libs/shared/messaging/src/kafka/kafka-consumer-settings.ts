@@ -35,6 +35,19 @@ export const CONSUMER_PARTITION_FETCH_BYTES_MAX = 128 * 1024;
 /** What one fetch may bring in all (kafkajs's maxBytes, 10 MB by default): eight full partitions' worth. */
 export const CONSUMER_FETCH_BYTES_MAX = 1024 * 1024;
 
+/**
+ * How often a consumer commits the offsets it has handled. kafkajs 2.2.4 commits after every
+ * batch when its autoCommit is on, whatever its autoCommitInterval says: under W1 that was 60 to
+ * 100 OffsetCommit requests a second per group, more than its fetches, each an append to the
+ * broker's offsets log. So the adapter runs kafkajs without autoCommit and commits itself: once
+ * an interval, what was handled since the last commit, if anything was; and everything handled
+ * when the subscription stops.
+ * A crash or a rebalance hands the next owner the messages handled since the last commit, at
+ * most this long's worth, again: every handler is idempotent (inbox or idempotent effects), as it
+ * had to be for a crash before the per-batch commit.
+ */
+export const OFFSET_COMMIT_INTERVAL_MS = 1_000;
+
 /** How long a fetch waits on the broker for a first message before it answers empty. */
 export const CONSUMER_FETCH_WAIT_MS = 500;
 
@@ -60,6 +73,10 @@ export interface ConsumerRun {
   lastFetchAtMs: number;
   /** Aborted when the subscription stops (isStopping reads it), so a linger does not hold up leaving the group. */
   stopped: AbortController;
+  /** By `<topic> <partition>`: the last offset handled (resolved) of each partition this member owns. */
+  resolved: Map<string, { topic: string; partition: number; offset: string }>;
+  /** Commits the offsets handled since the last commit (OFFSET_COMMIT_INTERVAL_MS). */
+  commitHandled: () => Promise<void>;
 }
 
 /**

@@ -9,6 +9,7 @@ import {
   CONSUMER_HEARTBEAT_INTERVAL_MS,
   CONSUMER_PARTITION_FETCH_BYTES_MAX,
   CONSUMER_SESSION_TIMEOUT_MS,
+  OFFSET_COMMIT_INTERVAL_MS,
   type ConsumerRun,
   type TrackedGroup,
 } from './kafka-consumer-settings';
@@ -103,6 +104,9 @@ export class KafkaMessageBroker extends KafkaConsumerHandling implements Message
         ),
       );
       for (const [key, lag] of this.consumerLag) if (lag.groupId === request.groupId && !assigned.has(key)) this.consumerLag.delete(key);
+      // A partition another member owns now is its to commit: an offset of ours could move its position back.
+      for (const [key, { topic, partition }] of run.resolved)
+        if (!assigned.has(`${request.groupId} ${this.logicalTopic(topic)} ${partition}`)) run.resolved.delete(key);
       for (const key of this.retrying.keys()) if (key.startsWith(`${request.groupId} `) && !assigned.has(key)) this.retrying.delete(key);
       for (const key of assigned) {
         const [, topic, partition] = key.split(' ');
@@ -121,12 +125,26 @@ export class KafkaMessageBroker extends KafkaConsumerHandling implements Message
       resumeTimers: new Set(),
       lastFetchAtMs: 0,
       stopped,
+      resolved: new Map(),
+      commitHandled: () => commitHandled(),
     };
+    // The offsets handled since the last commit, once an interval (OFFSET_COMMIT_INTERVAL_MS).
+    const committed = new Map<string, string>();
+    const commitHandled = async () => {
+      const due = [...run.resolved].filter(([key, { offset }]) => committed.get(key) !== offset);
+      if (due.length === 0) return;
+      await consumer.commitOffsets(due.map(([, { topic, partition, offset }]) => ({ topic, partition, offset: (BigInt(offset) + 1n).toString() })));
+      for (const [key, { offset }] of due) committed.set(key, offset);
+    };
+    // A commit that fails (a rebalance under way, the broker away) is made by the next one, or
+    // by the partition's next owner: until then its messages would be handled again, harmlessly.
+    const commitTimer = setInterval(() => void commitHandled().catch(() => undefined), OFFSET_COMMIT_INTERVAL_MS);
+    commitTimer.unref();
     consumer.on(consumer.events.FETCH, () => (run.lastFetchAtMs = Date.now()));
     const runConsumer = () =>
       consumer.run({
-        autoCommit: true,
-        autoCommitInterval: 1_000,
+        // The adapter commits (OFFSET_COMMIT_INTERVAL_MS): kafkajs's autoCommit would commit after every batch.
+        autoCommit: false,
         partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? 1,
         // Batches even without a batch handler: kafkajs's eachMessage commits a message once its
         // handler returns, so a partition could not wait paused on a message that failed.
@@ -161,8 +179,12 @@ export class KafkaMessageBroker extends KafkaConsumerHandling implements Message
         stopped.abort();
         for (const timer of run.resumeTimers) clearTimeout(timer);
         run.resumeTimers.clear();
-        // Waits for the batch in hand, commits its offsets and leaves the group, so the
-        // partitions move to another replica at once instead of after the session timeout.
+        // What was handled since the last commit (OFFSET_COMMIT_INTERVAL_MS), so the next owner
+        // does not take it again; a batch still in hand commits its own when it ends.
+        clearInterval(commitTimer);
+        await commitHandled().catch(() => undefined);
+        // Waits for the batch in hand and leaves the group, so the partitions move to another
+        // replica at once instead of after the session timeout.
         await consumer.disconnect();
         this.consumers.delete(consumer);
         this.groups.delete(group);
