@@ -16,7 +16,7 @@
 import { join } from 'node:path';
 import { loadavg } from 'node:os';
 import { parseCommandLine } from '@mp/shared-util-config';
-import { CATALOG_SERVICE_NAMES, SystemUnderTest, workspaceRoot, type InstanceName } from '@mp/shared-testing';
+import { CATALOG_SERVICE_NAMES, SystemUnderTest, workspaceRoot } from '@mp/shared-testing';
 import { LoadClient, type MerchantCredentials } from './http-client';
 import { cpuMsBetween, pageSize, pidListeningOn, readProcStat, snapshotGroups, type ProcessGroup } from './proc-stats';
 import { benchedSystemEnvironment } from './system-environment';
@@ -38,8 +38,6 @@ const concurrency = Number(values.concurrency);
 const warmup = Number(values.warmup);
 const reads = Number(values.reads);
 const idleSeconds = Number(values['idle-seconds']);
-/** /proc/<pid>/stat counts clock ticks; Linux reports them at 100 per second (getconf CLK_TCK). */
-const MS_PER_TICK = 10;
 /** How long after the last answer the event consumers are given to finish before CPU is read again. */
 const CONSUMERS_SETTLE_MS = 2_000;
 const ORDER_READ_ROUTE = 'route="/internal/merchants/:merchantId/orders/:orderId"';
@@ -82,20 +80,19 @@ async function main(): Promise<void> {
         const order = created[n % created.length];
         return client.sendSigned(order.merchant, 'GET', `/v2/payments/status/${order.orderId}`);
       });
-    const cpuTicks = (instance: InstanceName) => {
-      const stat = readProcStat(system.pidOf(instance) as number);
-      if (!stat) throw new Error(`${instance} is not running`);
-      return stat.utime + stat.stime;
-    };
-    const cpuTicksByService = () => new Map(CATALOG_SERVICE_NAMES.map((service) => [service, cpuTicks(service)]));
-    // The broker and the database server serve every service: measured as the benchmark groups them (the postmaster and all its backends).
+    // Each service, then the broker and the database server, which serve them all (the postmaster and all its backends, as the benchmark groups them).
+    const services: ProcessGroup[] = CATALOG_SERVICE_NAMES.map((service) => ({ name: service, rootPids: [system.pidOf(service) as number] }));
     const infrastructure: ProcessGroup[] = [
       { name: 'kafka', rootPids: [pidListeningOn(Number((process.env['KAFKA_BROKERS'] ?? '').split(',')[0].split(':')[1]))] },
       { name: 'postgres', rootPids: [pidListeningOn(Number(new URL(process.env['TEST_PG_ADMIN_URL'] ?? 'postgres://x:1').port))] },
     ].flatMap((group) => (group.rootPids[0] === null ? [] : [{ name: group.name, rootPids: group.rootPids as number[] }]));
-    /** CPU-ms each infrastructure process group spent between two snapshots. */
-    const infrastructureMs = (before: ReturnType<typeof snapshotGroups>, after: ReturnType<typeof snapshotGroups>) =>
-      infrastructure.map(({ name }) => ({ name, ms: cpuMsBetween(before.get(name), after.get(name)) }));
+    const groups = [...services, ...infrastructure];
+    /** CPU-ms each process group spent between two snapshots, and the six services' sum. */
+    const cpuMsSpent = (before: ReturnType<typeof snapshotGroups>, after: ReturnType<typeof snapshotGroups>) => {
+      const spent = groups.map(({ name }) => ({ name, ms: cpuMsBetween(before.get(name), after.get(name)) }));
+      const servicesMs = spent.slice(0, services.length).reduce((sum, { ms }) => sum + ms, 0);
+      return { services: spent.slice(0, services.length), servicesMs, infrastructure: spent.slice(services.length) };
+    };
     const orderReads = async () => {
       const exposition = await (await fetch(`${system.paymentsUrl}/metrics`)).text();
       return exposition
@@ -109,37 +106,31 @@ async function main(): Promise<void> {
      * (the services that only consume the events of a create count too: they are part of its cost).
      */
     const measured = async (label: string, count: number, run: (count: number) => Promise<void>): Promise<void> => {
-      const before = { ticks: cpuTicksByService(), groups: snapshotGroups(infrastructure), at: performance.now(), load: loadavg()[0] };
+      const before = { groups: snapshotGroups(groups), at: performance.now(), load: loadavg()[0] };
       await run(count);
       // The consumers of the requests' events finish after the last answer: their work counts.
       await new Promise((resolve) => setTimeout(resolve, CONSUMERS_SETTLE_MS));
-      const after = { ticks: cpuTicksByService(), groups: snapshotGroups(infrastructure), at: performance.now(), load: loadavg()[0] };
-      const perRequest = (ticks: number) => ((ticks * MS_PER_TICK) / count).toFixed(2);
+      const after = { groups: snapshotGroups(groups), at: performance.now(), load: loadavg()[0] };
       const seconds = (after.at - before.at - CONSUMERS_SETTLE_MS) / 1000;
       console.log(
         `${label}s: ${count} at concurrency ${concurrency} in ${seconds.toFixed(1)} s (${(count / seconds).toFixed(0)}/s), load average ${before.load.toFixed(1)} → ${after.load.toFixed(1)}`,
       );
-      let total = 0;
-      for (const [service, ticks] of after.ticks) {
-        const spent = ticks - (before.ticks.get(service) ?? 0);
-        total += spent;
-        console.log(`${service} CPU-ms per ${label}: ${perRequest(spent)}`);
-      }
-      console.log(`all six services, CPU-ms per ${label}: ${perRequest(total)}`);
-      for (const { name, ms } of infrastructureMs(before.groups, after.groups)) console.log(`${name} CPU-ms per ${label}: ${(ms / count).toFixed(2)}`);
+      const spent = cpuMsSpent(before.groups, after.groups);
+      for (const { name, ms } of spent.services) console.log(`${name} CPU-ms per ${label}: ${(ms / count).toFixed(2)}`);
+      console.log(`all six services, CPU-ms per ${label}: ${(spent.servicesMs / count).toFixed(2)}`);
+      for (const { name, ms } of spent.infrastructure) console.log(`${name} CPU-ms per ${label}: ${(ms / count).toFixed(2)}`);
     };
 
     await send(warmup);
     if (idleSeconds > 0) {
       // What each service spends with no request at all (polls, heartbeats, timers): a cost every request rate pays.
       await new Promise((resolve) => setTimeout(resolve, CONSUMERS_SETTLE_MS));
-      const before = { ticks: cpuTicksByService(), groups: snapshotGroups(infrastructure) };
+      const before = snapshotGroups(groups);
       await new Promise((resolve) => setTimeout(resolve, idleSeconds * 1000));
-      const after = { ticks: cpuTicksByService(), groups: snapshotGroups(infrastructure) };
-      const perSecond = [...after.ticks].map(([service, ticks]) => ({ service, ms: ((ticks - (before.ticks.get(service) ?? 0)) * MS_PER_TICK) / idleSeconds }));
-      const infrastructurePerSecond = infrastructureMs(before.groups, after.groups).map(({ name, ms }) => `${name} ${(ms / idleSeconds).toFixed(1)}`);
+      const spent = cpuMsSpent(before, snapshotGroups(groups));
+      const perSecond = (items: Array<{ name: string; ms: number }>) => items.map(({ name, ms }) => `${name} ${(ms / idleSeconds).toFixed(1)}`).join(', ');
       console.log(
-        `idle, CPU-ms per second over ${idleSeconds} s: ${perSecond.map(({ service, ms }) => `${service} ${ms.toFixed(1)}`).join(', ')}; all six ${perSecond.reduce((sum, { ms }) => sum + ms, 0).toFixed(1)}; ${infrastructurePerSecond.join(', ')}`,
+        `idle, CPU-ms per second over ${idleSeconds} s: ${perSecond(spent.services)}; all six ${(spent.servicesMs / idleSeconds).toFixed(1)}; ${perSecond(spent.infrastructure)}`,
       );
     }
     const readsBefore = await orderReads();

@@ -33,7 +33,7 @@ export abstract class KafkaConsumerHandling extends KafkaPublisher {
     const { topic, partition } = payload.batch;
     const resolveOffset = (offset: string) => {
       payload.resolveOffset(offset);
-      run.resolved.set(`${topic} ${partition}`, { topic, partition, offset });
+      run.uncommitted.set(`${topic} ${partition}`, { topic, partition, offset });
     };
     await this.handleBatchMessages({ ...payload, resolveOffset }, run);
     // The batch in hand when the subscription stops commits itself (OFFSET_COMMIT_INTERVAL_MS).

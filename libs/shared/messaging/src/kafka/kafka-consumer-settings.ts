@@ -73,8 +73,8 @@ export interface ConsumerRun {
   lastFetchAtMs: number;
   /** Aborted when the subscription stops (isStopping reads it), so a linger does not hold up leaving the group. */
   stopped: AbortController;
-  /** By `<topic> <partition>`: the last offset handled (resolved) of each partition this member owns. */
-  resolved: Map<string, { topic: string; partition: number; offset: string }>;
+  /** By `<topic> <partition>`: the last offset handled (resolved) and not yet committed, of each partition this member owns. */
+  uncommitted: Map<string, { topic: string; partition: number; offset: string }>;
   /** Commits the offsets handled since the last commit (OFFSET_COMMIT_INTERVAL_MS). */
   commitHandled: () => Promise<void>;
 }

@@ -105,8 +105,8 @@ export class KafkaMessageBroker extends KafkaConsumerHandling implements Message
       );
       for (const [key, lag] of this.consumerLag) if (lag.groupId === request.groupId && !assigned.has(key)) this.consumerLag.delete(key);
       // A partition another member owns now is its to commit: an offset of ours could move its position back.
-      for (const [key, { topic, partition }] of run.resolved)
-        if (!assigned.has(`${request.groupId} ${this.logicalTopic(topic)} ${partition}`)) run.resolved.delete(key);
+      for (const [key, { topic, partition }] of run.uncommitted)
+        if (!assigned.has(`${request.groupId} ${this.logicalTopic(topic)} ${partition}`)) run.uncommitted.delete(key);
       for (const key of this.retrying.keys()) if (key.startsWith(`${request.groupId} `) && !assigned.has(key)) this.retrying.delete(key);
       for (const key of assigned) {
         const [, topic, partition] = key.split(' ');
@@ -125,16 +125,16 @@ export class KafkaMessageBroker extends KafkaConsumerHandling implements Message
       resumeTimers: new Set(),
       lastFetchAtMs: 0,
       stopped,
-      resolved: new Map(),
+      uncommitted: new Map(),
       commitHandled: () => commitHandled(),
     };
     // The offsets handled since the last commit, once an interval (OFFSET_COMMIT_INTERVAL_MS).
-    const committed = new Map<string, string>();
     const commitHandled = async () => {
-      const due = [...run.resolved].filter(([key, { offset }]) => committed.get(key) !== offset);
+      const due = [...run.uncommitted];
       if (due.length === 0) return;
       await consumer.commitOffsets(due.map(([, { topic, partition, offset }]) => ({ topic, partition, offset: (BigInt(offset) + 1n).toString() })));
-      for (const [key, { offset }] of due) committed.set(key, offset);
+      // A partition handled further meanwhile holds a newer entry: it stays for the next commit.
+      for (const [key, entry] of due) if (run.uncommitted.get(key) === entry) run.uncommitted.delete(key);
     };
     // A commit that fails (a rebalance under way, the broker away) is made by the next one, or
     // by the partition's next owner: until then its messages would be handled again, harmlessly.
