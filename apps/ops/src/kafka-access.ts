@@ -33,7 +33,7 @@ export const SERVICE_KAFKA_ACCESS: readonly KafkaAccess[] = [
     principal: 'payments',
     reads: [PAYMENTS_TOPICS.commands, DISPUTES_TOPICS.events],
     groups: [PAYMENTS_CONSUMERS.groupId],
-    writes: [PAYMENTS_TOPICS.orderEvents],
+    writes: [PAYMENTS_TOPICS.orderEvents, PAYMENTS_TOPICS.orderProgress],
     writePrefixes: [GATEWAY_REPLIES_PREFIX],
   },
   {
@@ -45,7 +45,7 @@ export const SERVICE_KAFKA_ACCESS: readonly KafkaAccess[] = [
   },
   {
     principal: 'disputes',
-    reads: [DISPUTES_TOPICS.commands, PAYMENTS_TOPICS.orderEvents],
+    reads: [DISPUTES_TOPICS.commands, PAYMENTS_TOPICS.orderEvents, PAYMENTS_TOPICS.orderProgress],
     groups: [DISPUTES_CONSUMERS.groupId],
     writes: [DISPUTES_TOPICS.events],
     writePrefixes: [GATEWAY_REPLIES_PREFIX],

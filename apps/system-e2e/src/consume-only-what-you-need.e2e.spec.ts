@@ -7,8 +7,10 @@
  * dead-letters it (poison), one that passes it over leaves no trace. So the dead letters of each
  * type count the consumers that declare it, and a last message that every consumer of the topic
  * declares (on the same key, so after the others in every group) says when to count. Then a
- * pay-in through to success: the declared types still reach the ledger, disputes and the
- * callback dispatcher, and the dispatcher's metrics show the pay-in's other events skipped undecoded.
+ * pay-in through to success: its progress (created, assigned, reported paid) goes on
+ * payments.order.progress, which only disputes reads, and its success on payments.order.events;
+ * the declared types still reach the ledger, disputes and the callback dispatcher, and the
+ * dispatcher's metrics show that it was sent the success alone.
  */
 import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
@@ -16,21 +18,27 @@ import { createOperator, registerAgent, SystemUnderTest, type RegisteredAgent, t
 import { eventually } from '@mp/shared-testing';
 import { disputesKnow } from './disputable-orders';
 import { incomingPayment, newOrderId } from './fixtures';
+import { envelopesOnTopic } from './topic-envelopes';
+
+/** The order events whose facts disputes keeps, on either order topic: all but the payer's report. */
+const DISPUTES_ORDER_FACTS = [
+  'PaymentOrderCreated',
+  'PaymentOrderAgentAssigned',
+  'PaymentOrderSucceeded',
+  'PaymentOrderFailed',
+  'PaymentOrderCancelled',
+  'PaymentOrderExpired',
+];
 
 /** Who consumes each event topic and which types each declares (the consumers' `@ConsumeTopicInBatches(topic, { types })`). */
 const DECLARED: Record<string, Record<string, readonly string[]>> = {
   'payments.order.events': {
     'ledger payment-events': ['PaymentOrderCreated', 'PaymentOrderSucceeded', 'PaymentOrderFailed', 'PaymentOrderCancelled', 'PaymentOrderExpired'],
-    'disputes order-events': [
-      'PaymentOrderCreated',
-      'PaymentOrderAgentAssigned',
-      'PaymentOrderSucceeded',
-      'PaymentOrderFailed',
-      'PaymentOrderCancelled',
-      'PaymentOrderExpired',
-      'PaymentOrderDisputeOutcomeApplied',
-    ],
+    'disputes order-events': [...DISPUTES_ORDER_FACTS, 'PaymentOrderDisputeOutcomeApplied'],
     'callbacks source-events': ['PaymentOrderSucceeded', 'PaymentOrderFailed', 'PaymentOrderCancelled', 'PaymentOrderExpired'],
+  },
+  'payments.order.progress': {
+    'disputes order-progress': DISPUTES_ORDER_FACTS,
   },
   'withdrawals.events': {
     'ledger withdrawal-events': ['WithdrawalRequested', 'WithdrawalCompleted', 'WithdrawalFailed'],
@@ -53,6 +61,10 @@ const SENT: Record<string, { types: string[]; last: string }> = {
       'PaymentOrderSomethingNew',
     ],
     last: 'PaymentOrderSucceeded',
+  },
+  'payments.order.progress': {
+    types: ['PaymentOrderPayerReportedPaid', 'PaymentOrderDisputeOutcomeApplied', 'PaymentOrderSomethingNew'],
+    last: 'PaymentOrderCreated',
   },
   'withdrawals.events': { types: ['WithdrawalRequested', 'WithdrawalSomethingNew'], last: 'WithdrawalFailed' },
   'disputes.events': { types: ['DisputeEvidenceAdded', 'DisputeRejected', 'DisputeRejectedVisible'], last: 'DisputeOpened' },
@@ -132,7 +144,7 @@ describe('event consumers decode only the types they declare', () => {
       return counts;
     }
 
-    it('still reaches the ledger, disputes and the callback dispatcher for the types they declare, and the dispatcher decodes none of the others', async () => {
+    it('sends its progress to disputes alone and its success to the ledger, disputes and the callback dispatcher', async () => {
       const before = await dispatcherConsumed();
       const orderId = newOrderId('declared');
       const created = await merchant.post('/v2/payments/incoming', incomingPayment(orderId, { amount: 1000 }));
@@ -161,11 +173,16 @@ describe('event consumers decode only the types they declare', () => {
         (rows) => rows.length === 1 && rows[0]?.callback_type === 'payment.succeeded',
         'the callback recorded',
       );
-      // Created, assigned, reported paid: passed over on the header; the success handled.
+      // Created, assigned, reported paid went on the progress topic, so the dispatcher had only the success to take.
       const after = await eventually(dispatcherConsumed, (counts) => (counts['handled'] ?? 0) - (before['handled'] ?? 0) >= 1, 'the dispatcher counts');
-      expect((after['skipped_undecoded'] ?? 0) - (before['skipped_undecoded'] ?? 0)).toBe(3);
+      expect((after['skipped_undecoded'] ?? 0) - (before['skipped_undecoded'] ?? 0)).toBe(0);
       expect((after['skipped_decoded'] ?? 0) - (before['skipped_decoded'] ?? 0)).toBe(0);
       expect((after['handled'] ?? 0) - (before['handled'] ?? 0)).toBe(1);
+      const subject = `merchant:${merchant.credentials.merchantId}/order:${orderId}`;
+      const typesOn = async (topic: string) =>
+        (await envelopesOnTopic(system.runId, topic)).filter((envelope) => envelope.subject === subject).map((envelope) => envelope.type);
+      expect(await typesOn('payments.order.progress')).toEqual(['PaymentOrderCreated', 'PaymentOrderAgentAssigned', 'PaymentOrderPayerReportedPaid']);
+      expect(await typesOn('payments.order.events')).toEqual(['PaymentOrderSucceeded']);
     });
   });
 });

@@ -3,7 +3,7 @@
  * reached the gateway loses nothing and duplicates nothing. Method: the service's fault hook
  * SIGKILLs it right after the commit; the merchant gets 503 with Retry-After; after a restart
  * a retry with the same order_id returns the order, the event store holds it once, and its
- * event reaches the order-events topic as one message (the relay deletes what it published, so
+ * event reaches the order-progress topic as one message (the relay deletes what it published, so
  * the topic, not the outbox, is where that is seen).
  */
 import { PAYMENTS_TOPICS } from '@mp/contracts-payments';
@@ -49,7 +49,7 @@ describe('payments crash between commit and reply', () => {
     expect(events).toEqual([{ event_type: 'IncomingPaymentCreated' }]);
     const subject = `merchant:${merchant.credentials.merchantId}/order:${orderId}`;
     const published = await eventually(async () => {
-      const envelopes = (await envelopesOnTopic(system.runId, PAYMENTS_TOPICS.orderEvents)).filter((envelope) => envelope.subject === subject);
+      const envelopes = (await envelopesOnTopic(system.runId, PAYMENTS_TOPICS.orderProgress)).filter((envelope) => envelope.subject === subject);
       return envelopes.length > 0 ? envelopes : undefined;
     });
     // At least once: a relay may repeat a message, never write a second one.

@@ -25,7 +25,7 @@ import { incomingPayment, newOrderId } from './fixtures';
 
 const COMMAND_TOPICS = [PAYMENTS_TOPICS.commands, WITHDRAWALS_TOPICS.commands, DISPUTES_TOPICS.commands];
 const NOT_THE_GATEWAY = ['payments', 'withdrawals', 'disputes', 'ledger', 'callbacks'];
-const CATALOG_TOPICS = [...COMMAND_TOPICS, PAYMENTS_TOPICS.orderEvents, WITHDRAWALS_TOPICS.events, DISPUTES_TOPICS.events];
+const CATALOG_TOPICS = [...COMMAND_TOPICS, PAYMENTS_TOPICS.orderEvents, PAYMENTS_TOPICS.orderProgress, WITHDRAWALS_TOPICS.events, DISPUTES_TOPICS.events];
 /** As replayPrincipalOf names them (libs/shared/messaging), written out so a renamed principal fails here. */
 const replayPrincipal = (topic: string) => `dlq-replay-${topic.replaceAll('.', '-')}`;
 
@@ -84,7 +84,7 @@ describe('Kafka with authentication and ACLs (the secured configuration)', () =>
   });
 
   it('runs the whole system with one principal per service: init made the topics and the ACLs, a pay-in goes through', async () => {
-    expect(provisioned).toMatch(/kafka-access: 12 principals: \d+ ACLs created, 0 deleted/);
+    expect(provisioned).toMatch(/kafka-access: 13 principals: \d+ ACLs created, 0 deleted/);
     const orderId = newOrderId('acl');
     const created = await merchant.post('/v2/payments/incoming', incomingPayment(orderId));
     expect(created.status).toBe(201);
@@ -128,7 +128,7 @@ describe('Kafka with authentication and ACLs (the secured configuration)', () =>
   });
 
   it('provisions idempotently: a second init changes no ACL', async () => {
-    expect(await kafka.provision(system.runId)).toMatch(/kafka-access: 12 principals: 0 ACLs created, 0 deleted/);
+    expect(await kafka.provision(system.runId)).toMatch(/kafka-access: 13 principals: 0 ACLs created, 0 deleted/);
   });
 
   it('refuses a forged RequestWithdrawal on the commands topic from another service’s principal, and no withdrawal exists', async () => {
@@ -171,7 +171,8 @@ describe('Kafka with authentication and ACLs (the secured configuration)', () =>
         refusals[`${replayPrincipal(own)} → ${other}`] = await produceAs(principal(replayPrincipal(own)), topic(other), '{}');
       refusals[`${replayPrincipal(own)} → ${own}.dlq`] = await produceAs(principal(replayPrincipal(own)), topic(`${own}.dlq`), '{}');
     }
-    expect(Object.keys(refusals)).toHaveLength(36);
+    // 7 replay principals, each refused the 6 other topics and its own dead letters.
+    expect(Object.keys(refusals)).toHaveLength(49);
     expect(refusals).toEqual(Object.fromEntries(Object.keys(refusals).map((attempt) => [attempt, 'TOPIC_AUTHORIZATION_FAILED'])));
   });
 

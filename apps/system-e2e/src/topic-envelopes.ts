@@ -15,7 +15,8 @@ export interface SeenEnvelope {
  * Every envelope on one topic of a test system (`<runId>.<topic>`), read from the beginning up to
  * the end offsets it has when asked, by a throw-away consumer group: what any producer ever wrote
  * there, whoever consumed it since. A topic that does not exist (a dead-letter topic no consumer
- * has needed yet) holds nothing.
+ * has needed yet) holds nothing, and a value that is not JSON (a spec's deliberate poison message)
+ * is no envelope: it is left out.
  */
 export async function envelopesOnTopic(runId: string, topic: string, timeoutMs = 30_000): Promise<SeenEnvelope[]> {
   const physical = `${runId}.${topic}`;
@@ -42,7 +43,8 @@ export async function envelopesOnTopic(runId: string, topic: string, timeoutMs =
         eachMessage: async ({ partition, message }) => {
           const end = unread.get(partition);
           if (end === undefined || BigInt(message.offset) >= end) return;
-          envelopes.push(JSON.parse(message.value?.toString('utf8') ?? 'null') as SeenEnvelope);
+          const envelope = envelopeOf(message.value);
+          if (envelope) envelopes.push(envelope);
           if (BigInt(message.offset) + 1n >= end) unread.delete(partition);
           if (unread.size === 0) {
             clearTimeout(timer);
@@ -55,4 +57,12 @@ export async function envelopesOnTopic(runId: string, topic: string, timeoutMs =
     await consumer.disconnect();
   }
   return envelopes;
+}
+
+function envelopeOf(value: Buffer | null): SeenEnvelope | null {
+  try {
+    return JSON.parse(value?.toString('utf8') ?? 'null') as SeenEnvelope | null;
+  } catch {
+    return null;
+  }
 }

@@ -11,13 +11,14 @@ import {
   IsStreamVersion,
   NotMoreThan,
 } from '@mp/shared-util-validation';
+import { PAYMENTS_TOPICS } from './topics';
 import { PAYMENT_ORDER_STATUSES, type PaymentDirection, type PaymentOrderStatus, type PaymentOrderSubStatus } from './order-view';
 
 /**
  * External events of the payments context: what other contexts (ledger, disputes, callback
  * dispatcher, later analytics) may rely on. They are published on `PAYMENTS_TOPICS.orderEvents`
- * and are mapped explicitly from the payments service's internal events, which never leave
- * its own database.
+ * or `PAYMENTS_TOPICS.orderProgress` (paymentOrderEventTopic), and are mapped explicitly from the
+ * payments service's internal events, which never leave its own database.
  *
  * Why a separate contract: the internal events carry secrets (the payer-page token lets anyone
  * holding it mark a pay-in as paid; the recipient's full account number) and change whenever
@@ -38,6 +39,25 @@ export const PAYMENT_ORDER_EXTERNAL_EVENT_TYPES = {
 } as const;
 
 export type PaymentOrderExternalEventType = (typeof PAYMENT_ORDER_EXTERNAL_EVENT_TYPES)[keyof typeof PAYMENT_ORDER_EXTERNAL_EVENT_TYPES];
+
+/**
+ * The topic an external order event goes on. `payments.order.progress` takes what moves no money
+ * and ends nothing: a pay-in's creation (a payout's creation holds the merchant's funds, so the
+ * ledger needs it), an agent's assignment and the payer's report. Only disputes reads it. The
+ * rest goes on `payments.order.events`, which the ledger and the callback dispatcher read too,
+ * so neither fetches a message per pay-in created that it would pass over.
+ */
+export function paymentOrderEventTopic(type: PaymentOrderExternalEventType, direction: PaymentDirection): string {
+  switch (type) {
+    case PAYMENT_ORDER_EXTERNAL_EVENT_TYPES.created:
+      return direction === 'incoming' ? PAYMENTS_TOPICS.orderProgress : PAYMENTS_TOPICS.orderEvents;
+    case PAYMENT_ORDER_EXTERNAL_EVENT_TYPES.agentAssigned:
+    case PAYMENT_ORDER_EXTERNAL_EVENT_TYPES.payerReportedPaid:
+      return PAYMENTS_TOPICS.orderProgress;
+    default:
+      return PAYMENTS_TOPICS.orderEvents;
+  }
+}
 
 /** Bumped only on a breaking change; consumers upcast older versions. */
 export const PAYMENT_ORDER_EXTERNAL_EVENT_SCHEMA_VERSION = 1;

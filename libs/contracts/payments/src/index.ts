@@ -40,6 +40,7 @@ export {
   PaymentOrderDisputeOutcomeAppliedPayload,
   PaymentOrderExternalEventPayload,
   PaymentOrderExternalViewPayload,
+  paymentOrderEventTopic,
   type PaymentOrderDisputeOutcomeAppliedData,
   type PaymentOrderExternalEvent,
   type PaymentOrderExternalEventData,

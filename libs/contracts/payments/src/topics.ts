@@ -1,13 +1,22 @@
 /**
  * Topics of the payments context. Dot-delimited, lower case, versioned only on a breaking
  * change. Keys: `<merchantId>/<orderId>` for commands and order events (one order's messages
- * stay ordered); the command's correlation id for replies.
+ * stay ordered on each topic; across the two order topics, by the events' `version`); the command's correlation id for replies.
  */
 export const PAYMENTS_TOPICS = {
   /** Commands from the gateway to the payments service. */
   commands: 'payments.commands',
-  /** Every state change of a payment order, for the ledger, disputes and callbacks. */
+  /**
+   * The order changes that move money or end the order (a payout's creation and its hold, the
+   * four outcomes, a dispute's outcome applied), for the ledger, disputes and callbacks.
+   */
   orderEvents: 'payments.order.events',
+  /**
+   * The order changes that do neither (a pay-in's creation, an agent's assignment, the payer's
+   * report), for disputes only: the ledger and the callback dispatcher would fetch and pass over
+   * a message per create (docs/decisions/order-progress-topic.md).
+   */
+  orderProgress: 'payments.order.progress',
 } as const;
 
 /**

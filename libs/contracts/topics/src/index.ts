@@ -13,6 +13,7 @@ export type TopicUser = 'gateway' | 'payments' | 'withdrawals' | 'disputes' | 'l
 export const TOPIC_CATALOGUE: Readonly<Record<string, readonly TopicUser[]>> = {
   [PAYMENTS_TOPICS.commands]: ['gateway', 'payments'],
   [PAYMENTS_TOPICS.orderEvents]: ['payments', 'ledger', 'disputes', 'callbacks'],
+  [PAYMENTS_TOPICS.orderProgress]: ['payments', 'disputes'],
   [WITHDRAWALS_TOPICS.commands]: ['gateway', 'withdrawals'],
   [WITHDRAWALS_TOPICS.events]: ['withdrawals', 'ledger', 'callbacks'],
   [DISPUTES_TOPICS.commands]: ['gateway', 'disputes'],

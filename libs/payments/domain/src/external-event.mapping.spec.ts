@@ -1,3 +1,4 @@
+import { paymentOrderEventTopic } from '@mp/contracts-payments';
 import { DEFAULT_METHOD_CATALOG } from './method-catalog';
 import { maskAccountNumber, toExternalEvent } from './external-event.mapping';
 import {
@@ -139,6 +140,45 @@ describe('internal → external payment-order events', () => {
       type: 'PaymentOrderExpired',
       data: { status: 'EXPIRED', direction: 'outgoing' },
     });
+  });
+
+  it("puts a pay-in's progress on payments.order.progress, and what moves money or ends an order on payments.order.events", () => {
+    const topicsOf = (steps: ReturnType<typeof history>) =>
+      steps.map(({ event, orderAfter, version }) => {
+        const external = toExternalEvent(event, orderAfter, version);
+        return [external.type, paymentOrderEventTopic(external.type, external.data.direction)];
+      });
+    const payIn = history(
+      createPayIn,
+      { type: 'AssignAgent', data: { agentId: 'agt_2' }, metadata: { now: later(1) } },
+      { type: 'MarkPaidByPayer', metadata: { now: later(2) } },
+      { type: 'DeclinePaymentOrder', data: { agentId: 'agt_2', reason: 'not received' }, metadata: { now: later(3) } },
+    );
+    expect(topicsOf(payIn)).toEqual([
+      ['PaymentOrderCreated', 'payments.order.progress'],
+      ['PaymentOrderAgentAssigned', 'payments.order.progress'],
+      ['PaymentOrderPayerReportedPaid', 'payments.order.progress'],
+      ['PaymentOrderFailed', 'payments.order.events'],
+    ]);
+    // A payout's creation attaches its hold in the ledger, which reads payments.order.events only.
+    const payout = history(
+      createPayout,
+      { type: 'AssignAgent', data: { agentId: 'agt_1' }, metadata: { now: later(1) } },
+      { type: 'CompleteOutgoingPayment', data: { agentId: 'agt_1', receipt }, metadata: { now: later(3) } },
+    );
+    expect(topicsOf(payout)).toEqual([
+      ['PaymentOrderCreated', 'payments.order.events'],
+      ['PaymentOrderAgentAssigned', 'payments.order.progress'],
+      ['PaymentOrderSucceeded', 'payments.order.events'],
+    ]);
+    expect(topicsOf(history(createPayIn, { type: 'CancelPaymentOrder', metadata: { now: later(1) } }))[1]).toEqual([
+      'PaymentOrderCancelled',
+      'payments.order.events',
+    ]);
+    expect(topicsOf(history(createPayout, { type: 'ExpirePaymentOrder', metadata: { now: later(1441) } }))[1]).toEqual([
+      'PaymentOrderExpired',
+      'payments.order.events',
+    ]);
   });
 
   it('masks an account number as four bullets and its last four characters', () => {

@@ -28,9 +28,9 @@ export const CALLBACKS_CONSUMER_GROUP = 'callbacks.dispatcher';
 export const CALLBACK_ROUTES_TOKEN = Symbol('CALLBACK_ROUTES');
 
 /**
- * How the dispatcher connects its consumers (`app.connectMicroservice`). Most order events it is
- * handed are not its to deliver (a new pay-in, an assignment): a 20 ms fetch linger keeps it to
- * about 50 fetches a second under load, well inside a callback's 150 ms budget.
+ * How the dispatcher connects its consumers (`app.connectMicroservice`). A pay-in's creation,
+ * assignment and payer report go on payments.order.progress, which it does not read; a 20 ms fetch
+ * linger keeps it to about 50 fetches a second under load, well inside a callback's 150 ms budget.
  */
 export const CALLBACK_CONSUMERS: MessagingTransportOptions = { groupId: CALLBACKS_CONSUMER_GROUP, startFrom: 'earliest', fetchLingerMs: 20 };
 

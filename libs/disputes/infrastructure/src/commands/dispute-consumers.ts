@@ -98,6 +98,16 @@ export class OrderEventsConsumer {
   consume(@Payload() messages: ReceivedMessage[]): Promise<void> {
     return this.intake.handleAll(messages.map((message) => message.envelope));
   }
+
+  /**
+   * A pay-in's creation and an agent's assignment come on `payments.order.progress`, in no order
+   * against the events above: the facts' versions decide, so a creation that arrives after its
+   * order's success changes nothing, and the success already carried everything it would have.
+   */
+  @ConsumeTopicInBatches(PAYMENTS_TOPICS.orderProgress, { types: ORDER_FACT_TYPES })
+  consumeProgress(@Payload() messages: ReceivedMessage[]): Promise<void> {
+    return this.intake.handleAll(messages.map((message) => message.envelope));
+  }
 }
 
 /** The topics disputes read and write exist before its consumers join or its relay publishes. */

@@ -61,9 +61,9 @@ export function ledgerCommandFor(envelope: MessageEnvelope, now: Date): LedgerCo
 
 /**
  * The payout hold a payout's creation event vouches for; null for any other event. A pay-in's
- * creation (most of the topic) attaches nothing, so it is passed over before the contract
- * check, like any event that moves nothing: checking it would cost each create about 20 µs of
- * the ledger's CPU for an answer that is null either way.
+ * creation attaches nothing, so it is passed over before the contract check, like any event that
+ * moves nothing. Payments publishes pay-in creations on payments.order.progress, which the ledger
+ * does not read; one may still come here from a release before that split, or a replay.
  */
 export function payoutHoldAttachedBy(envelope: MessageEnvelope): { merchantId: string; currency: string; holdId: string } | null {
   if (envelope.type !== PAYMENT_ORDER_EXTERNAL_EVENT_TYPES.created) return null;

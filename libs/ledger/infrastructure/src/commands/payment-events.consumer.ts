@@ -23,8 +23,9 @@ export const LEDGER_PAYMENT_EVENTS_INBOX = 'ledger.payment-events';
 
 /**
  * The order events that move money or attach a payout's hold (payment-event.mapping): creation
- * and the four outcomes. Assignment, the payer's report and payments' dispute acknowledgements
- * are passed over by the port before they are decoded.
+ * and the four outcomes. Payments' dispute acknowledgements, and anything from a release that
+ * published assignments and payer reports here, are passed over by the port before they are
+ * decoded; pay-ins' creations, assignments and payer reports now go on payments.order.progress.
  */
 const LEDGER_PAYMENT_EVENT_TYPES: readonly string[] = [
   PAYMENT_ORDER_EXTERNAL_EVENT_TYPES.created,

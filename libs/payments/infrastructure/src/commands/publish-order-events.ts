@@ -1,14 +1,14 @@
-import { PAYMENT_ORDER_EXTERNAL_EVENT_SCHEMA_VERSION, PAYMENTS_TOPICS, paymentOrderKey } from '@mp/contracts-payments';
+import { PAYMENT_ORDER_EXTERNAL_EVENT_SCHEMA_VERSION, paymentOrderEventTopic, paymentOrderKey } from '@mp/contracts-payments';
 import { evolve, toExternalEvent, type PaymentOrder, type PaymentOrderEvent } from '@mp/payments-domain';
 import type { AppendedEvents } from '@mp/shared-command-handling';
 import { createEnvelope, enqueueOutbox, type OutgoingMessage } from '@mp/shared-messaging';
 import type { EntityManager } from 'typeorm';
 
 /**
- * What other contexts learn of an order's change: the outbox write to `payments.order.events`,
- * in the command's transaction, keyed by order so they keep their order on the topic. The one
- * place that decides what leaves the service: only external events, never the internal ones
- * (which stay in payments' event store with their secrets).
+ * What other contexts learn of an order's change: the outbox write to `payments.order.events` or
+ * `payments.order.progress` (paymentOrderEventTopic), in the command's transaction, keyed by order
+ * so they keep their order on each topic. The one place that decides what leaves the service: only
+ * external events, never the internal ones (which stay in payments' event store with their secrets).
  */
 export async function publishOrderEvents(manager: EntityManager, appended: AppendedEvents<PaymentOrder, PaymentOrderEvent>): Promise<void> {
   const [first] = appended.envelopes;
@@ -35,7 +35,7 @@ export function externalOrderEventMessages(
     if (state.status === 'NotCreated') throw new Error(`invariant: ${event.type} leaves its order not created`);
     const external = toExternalEvent(event, state, versionBefore + index + 1);
     return {
-      topic: PAYMENTS_TOPICS.orderEvents,
+      topic: paymentOrderEventTopic(external.type, external.data.direction),
       key: paymentOrderKey(state.merchantId, state.orderId),
       envelope: createEnvelope({
         type: external.type,
