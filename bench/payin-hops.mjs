@@ -20,7 +20,8 @@
  *
  * `--chains N` adds N agent confirmations a second beside that load, as the benchmark's end-to-end
  * chains (one fresh merchant each, the pay-in created and its payer's steps taken beforehand),
- * and breaks each one down from the services' own records, all on this machine's clock: the
+ * breaks their requests down through the same hops by their traces (the gateway's server span
+ * of the back-office confirm), and breaks each one down from the services' own records, all on this machine's clock: the
  * confirmation's answer, PaymentOrderSucceeded stored by payments (event_store.recorded_at, its
  * transaction's start), the ledger's credit (its PAYIN_SETTLED posting's recorded_at), the dispatcher's
  * delivery recorded (callback_deliveries.created_at) and its first attempt claimed
@@ -259,6 +260,22 @@ function collectSpans(body) {
 function report(total, failed, achieved) {
   const byTrace = new Map();
   for (const span of spans) byTrace.set(span.traceId, [...(byTrace.get(span.traceId) ?? []), span]);
+  const creates = breakDown(byTrace, (span) => span.name === 'POST /v2/payments/incoming');
+  console.log(
+    `W1 pay-in hops (KAFKA_PARTITIONS_CONSUMED_CONCURRENTLY=${options['partitions-concurrently'] ?? 'the services’ default'}): ${total} creates at ${RATE}/s scheduled (${achieved.toFixed(1)}/s achieved), ${failed} failed; ${creates.hops['whole request (gateway span)'].length} traces broken down, ${creates.withoutPaymentsSpan} without a payments span of their own (later messages of a batch)\n`,
+  );
+  printHopTable(creates.hops);
+  if (CHAINS === 0) return;
+  // The chains' confirmations through the same hops: the agent's back-office request, its command, its reply.
+  const confirmations = breakDown(byTrace, (span) => span.name.startsWith('POST /backoffice/v1/agent/orders/') && span.name.endsWith('/confirm'));
+  console.log(
+    `\nThe agent confirmations' hops: ${confirmations.hops['whole request (gateway span)'].length} traces broken down, ${confirmations.withoutPaymentsSpan} without a payments span of their own\n`,
+  );
+  printHopTable(confirmations.hops);
+}
+
+/** Per hop, the traces whose gateway server span `isRequest` picks, joined with payments' batch span and the gateway's reply span. */
+function breakDown(byTrace, isRequest) {
   const hops = {
     'request → payments starts the batch': [],
     'payments: the batch (load, decide, append, outbox, commit)': [],
@@ -269,7 +286,7 @@ function report(total, failed, achieved) {
   };
   let withoutPaymentsSpan = 0;
   for (const trace of byTrace.values()) {
-    const request = trace.find((span) => span.service.startsWith('gateway') && span.name === 'POST /v2/payments/incoming');
+    const request = trace.find((span) => span.service.startsWith('gateway') && isRequest(span));
     if (!request) continue;
     const command = trace.find((span) => span.service.startsWith('payments') && span.name.endsWith(' process'));
     if (!command) {
@@ -286,8 +303,5 @@ function report(total, failed, achieved) {
     }
     hops['whole request (gateway span)'].push(request.end - request.start);
   }
-  console.log(
-    `W1 pay-in hops (KAFKA_PARTITIONS_CONSUMED_CONCURRENTLY=${options['partitions-concurrently'] ?? 'the services’ default'}): ${total} creates at ${RATE}/s scheduled (${achieved.toFixed(1)}/s achieved), ${failed} failed; ${hops['whole request (gateway span)'].length} traces broken down, ${withoutPaymentsSpan} without a payments span of their own (later messages of a batch)\n`,
-  );
-  printHopTable(hops);
+  return { hops, withoutPaymentsSpan };
 }
