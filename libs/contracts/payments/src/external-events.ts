@@ -47,7 +47,10 @@ export type PaymentOrderExternalEventType = (typeof PAYMENT_ORDER_EXTERNAL_EVENT
  * rest goes on `payments.order.events`, which the ledger and the callback dispatcher read too,
  * so neither fetches a message per pay-in created that it would pass over.
  */
-export function paymentOrderEventTopic(type: PaymentOrderExternalEventType, direction: PaymentDirection): string {
+export function paymentOrderEventTopic(
+  type: PaymentOrderExternalEventType,
+  direction: PaymentDirection,
+): (typeof PAYMENTS_TOPICS)['orderEvents' | 'orderProgress'] {
   switch (type) {
     case PAYMENT_ORDER_EXTERNAL_EVENT_TYPES.created:
       return direction === 'incoming' ? PAYMENTS_TOPICS.orderProgress : PAYMENTS_TOPICS.orderEvents;

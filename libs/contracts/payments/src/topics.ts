@@ -1,7 +1,8 @@
 /**
  * Topics of the payments context. Dot-delimited, lower case, versioned only on a breaking
  * change. Keys: `<merchantId>/<orderId>` for commands and order events (one order's messages
- * stay ordered on each topic; across the two order topics, by the events' `version`); the command's correlation id for replies.
+ * stay ordered on each topic; across the two order topics, by the events' `version`); the
+ * command's correlation id for replies.
  */
 export const PAYMENTS_TOPICS = {
   /** Commands from the gateway to the payments service. */

@@ -106,7 +106,7 @@ export class OrderEventsConsumer {
    */
   @ConsumeTopicInBatches(PAYMENTS_TOPICS.orderProgress, { types: ORDER_FACT_TYPES })
   consumeProgress(@Payload() messages: ReceivedMessage[]): Promise<void> {
-    return this.intake.handleAll(messages.map((message) => message.envelope));
+    return this.consume(messages);
   }
 }
 

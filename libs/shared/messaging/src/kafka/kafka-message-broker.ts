@@ -116,6 +116,15 @@ export class KafkaMessageBroker extends KafkaConsumerHandling implements Message
     await consumer.connect();
     await consumer.subscribe({ topics: request.topics.map((topic) => this.topicName(topic)), fromBeginning: request.startFrom === 'earliest' });
     const stopped = new AbortController();
+    const uncommitted: ConsumerRun['uncommitted'] = new Map();
+    // The offsets handled since the last commit, once an interval (OFFSET_COMMIT_INTERVAL_MS).
+    const commitHandled = async () => {
+      const due = [...uncommitted];
+      if (due.length === 0) return;
+      await consumer.commitOffsets(due.map(([, { topic, partition, offset }]) => ({ topic, partition, offset: (BigInt(offset) + 1n).toString() })));
+      // A partition handled further meanwhile holds a newer entry: it stays for the next commit.
+      for (const [key, entry] of due) if (uncommitted.get(key) === entry) uncommitted.delete(key);
+    };
     const run: ConsumerRun = {
       request,
       policy,
@@ -125,16 +134,8 @@ export class KafkaMessageBroker extends KafkaConsumerHandling implements Message
       resumeTimers: new Set(),
       lastFetchAtMs: 0,
       stopped,
-      uncommitted: new Map(),
-      commitHandled: () => commitHandled(),
-    };
-    // The offsets handled since the last commit, once an interval (OFFSET_COMMIT_INTERVAL_MS).
-    const commitHandled = async () => {
-      const due = [...run.uncommitted];
-      if (due.length === 0) return;
-      await consumer.commitOffsets(due.map(([, { topic, partition, offset }]) => ({ topic, partition, offset: (BigInt(offset) + 1n).toString() })));
-      // A partition handled further meanwhile holds a newer entry: it stays for the next commit.
-      for (const [key, entry] of due) if (run.uncommitted.get(key) === entry) run.uncommitted.delete(key);
+      uncommitted,
+      commitHandled,
     };
     // A commit that fails (a rebalance under way, the broker away) is made by the next one, or
     // by the partition's next owner: until then its messages would be handled again, harmlessly.
