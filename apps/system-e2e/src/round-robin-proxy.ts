@@ -10,11 +10,19 @@ import type { AddressInfo } from 'node:net';
  * Each forwarded request opens its own connection (no keep-alive pool): a pooled idle
  * connection to a replica that is shutting down would fail the next request sent on it, which
  * is the proxy's fault, not the replica's.
+ *
+ * `remove` resolves only once every request already sent to that replica has its answer's
+ * head. That is what the preStop pause in deploy/k8s/base/graceful-stop.patch.yaml buys a
+ * real rollout: a connection the proxy opened just before the removal may still sit in the
+ * replica's accept queue, and a SIGTERM at that instant closes the listener over it (a reset,
+ * which the proxy would report as a failure of the replica).
  */
 export class RoundRobinProxy {
   private readonly upstreams: URL[] = [];
   private next = 0;
   private server!: Server;
+  /** Per replica origin: the requests forwarded to it that have no answer head yet. */
+  private readonly awaitingAnswer = new Map<string, Set<Promise<void>>>();
   /** Requests that reached no replica (none listed, or the connection failed), for the test to assert on. */
   readonly failures: string[] = [];
 
@@ -26,14 +34,17 @@ export class RoundRobinProxy {
         outgoing.writeHead(502).end();
         return;
       }
+      const settle = this.trackUntilAnswered(upstream.origin);
       const proxied = forward(
         { host: upstream.hostname, port: upstream.port, method: incoming.method, path: incoming.url, headers: incoming.headers, agent: false },
         (answer) => {
+          settle();
           outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
           answer.pipe(outgoing);
         },
       );
       proxied.on('error', (error) => {
+        settle();
         this.failures.push(`${incoming.method} ${incoming.url} via ${upstream.host}: ${error.message}`);
         if (!outgoing.headersSent) outgoing.writeHead(502);
         outgoing.end();
@@ -52,9 +63,24 @@ export class RoundRobinProxy {
     this.upstreams.push(new URL(url));
   }
 
-  remove(url: string): void {
-    const index = this.upstreams.findIndex((upstream) => upstream.origin === new URL(url).origin);
+  /** Takes the replica out of the list, then waits for the answers to what was already sent to it. */
+  async remove(url: string): Promise<void> {
+    const origin = new URL(url).origin;
+    const index = this.upstreams.findIndex((upstream) => upstream.origin === origin);
     if (index >= 0) this.upstreams.splice(index, 1);
+    await Promise.all([...(this.awaitingAnswer.get(origin) ?? [])]);
+  }
+
+  /** Registers a request sent to `origin`; the returned function marks it answered (or failed). */
+  private trackUntilAnswered(origin: string): () => void {
+    let answered!: () => void;
+    const pending = new Promise<void>((resolve) => (answered = resolve));
+    const inFlight = this.awaitingAnswer.get(origin) ?? new Set<Promise<void>>();
+    this.awaitingAnswer.set(origin, inFlight.add(pending));
+    return () => {
+      inFlight.delete(pending);
+      answered();
+    };
   }
 
   async stop(): Promise<void> {

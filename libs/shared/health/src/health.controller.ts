@@ -70,6 +70,6 @@ export class HealthController {
     const behind = consumerLagMax > 0 ? state.groups.filter((group) => group.lag > consumerLagMax) : [];
     if (behind.length > 0)
       return session.down({ message: `consumer lag above ${consumerLagMax}: ${behind.map((group) => `${group.groupId} ${group.lag}`).join(', ')}`, groups });
-    return session.up({ groups });
+    return session.up({ groups, ...(state.settling ? { settling: state.settling } : {}) });
   }
 }

@@ -97,8 +97,13 @@ export interface ConsumerGroupHealth {
   lag: number;
 }
 
-/** The broker as this process sees it: reachable or not (and why), and its consumer groups. */
-export type BrokerHealth = { reachable: true; groups: ConsumerGroupHealth[] } | { reachable: false; error: string; groups: ConsumerGroupHealth[] };
+/**
+ * The broker as this process sees it: reachable or not (and why), and its consumer groups.
+ * `settling`: the broker answered the lag read with a transient answer (a leader election, say),
+ * so the lags are as of the groups' last fetched batches.
+ */
+export type BrokerHealth =
+  { reachable: true; settling?: string; groups: ConsumerGroupHealth[] } | { reachable: false; error: string; groups: ConsumerGroupHealth[] };
 
 /** How far one consumer group is behind on one partition, as of its last fetched batch. */
 export interface ConsumerLag {

@@ -1,6 +1,7 @@
 // kafkajs behind the messaging port: subscriptions (consumers, their groups and lag), stats, health and disconnect.
 import { type Admin, type Consumer, type EachBatchPayload } from 'kafkajs';
 import { isSettlingBrokerAnswer } from './kafka-log';
+import { healthAfterFailedLagRead } from './kafka-health';
 import { restartAfterCrash } from './restart-after-crash';
 import { KafkaConsumerHandling } from './kafka-consumer-handling';
 import {
@@ -16,7 +17,6 @@ import {
 import {
   DEFAULT_CONSUMER_ERROR_POLICY,
   type BrokerHealth,
-  type ConsumerGroupHealth,
   type ConsumerLag,
   type MessageBroker,
   type MessagingStats,
@@ -215,11 +215,7 @@ export class KafkaMessageBroker extends KafkaConsumerHandling implements Message
       const lags = await Promise.race([this.readLags(groups), timeout]);
       return { reachable: true, groups: groups.map((group, index) => ({ groupId: group.groupId, state: group.state, lag: lags[index] })) };
     } catch (error) {
-      return {
-        reachable: false,
-        error: error instanceof Error ? error.message : String(error),
-        groups: groups.map((group): ConsumerGroupHealth => ({ groupId: group.groupId, state: group.state, lag: 0 })),
-      };
+      return healthAfterFailedLagRead(error, groups, [...this.consumerLag.values()]);
     } finally {
       clearTimeout(timer);
     }
