@@ -7,6 +7,7 @@ import { parseEnvelope } from '../envelope';
 import { classifyError } from '../error-classification';
 import { headerText, MESSAGE_TYPE_HEADER } from './kafka-message-headers';
 import { BATCH_HANDLER_MESSAGES_MAX, type ConsumerRun, type Delivery, type KafkaMessage, type PolicyOutcome } from './kafka-consumer-settings';
+import { BatchGather } from './kafka-batch-gather';
 import { KafkaPublisher } from './kafka-publisher';
 import { deadLetterTopicOf, type ConsumedMessages, type ReceivedMessage, type RetryingPartition } from '../messaging-port';
 
@@ -20,10 +21,11 @@ export abstract class KafkaConsumerHandling extends KafkaPublisher {
   protected readonly retrying = new Map<string, RetryingPartition>();
 
   /**
-   * A fetched batch of one partition, in chunks of up to BATCH_HANDLER_MESSAGES_MAX: each chunk
-   * of more than one message goes to the batch handler as a whole when its topic has one;
-   * otherwise, or when the batch handler throws, message by message through the error policy,
-   * exactly as without batching. A heartbeat follows every chunk. Messages of a type the
+   * A fetched batch of one partition, in chunks of up to BATCH_HANDLER_MESSAGES_MAX: when its
+   * topic has a batch handler, each chunk goes to it as a whole, in one call with the chunks of
+   * the topic's other partitions handed over in the same turn (BatchGather); a lone message
+   * with nothing to join it, or a chunk whose call throws, goes message by message through the
+   * error policy, exactly as without batching. A heartbeat follows every chunk. Messages of a type the
    * subscription does not accept are passed over (their offsets resolved) before any decoding.
    * A message the policy will try again ends the batch unresolved: the partition is paused, and
    * once resumed kafkajs fetches it again from that message, so nothing behind it is handled
@@ -69,17 +71,21 @@ export abstract class KafkaConsumerHandling extends KafkaPublisher {
       const passedOver = new Set(chunk.filter((message) => this.passedOverByHeader(run, batch.topic, message)));
       this.countConsumed(run, batch.topic, 'skippedUndecoded', passedOver.size);
       const wanted = chunk.filter((message) => !passedOver.has(message));
-      const decoded = batchHandler && wanted.length > 1 ? this.receivedMessages(batch.topic, batch.partition, wanted) : null;
+      const decoded = batchHandler && wanted.length > 0 ? this.receivedMessages(batch.topic, batch.partition, wanted) : null;
       if (batchHandler && decoded) {
         const accepted = decoded.filter((message) => this.accepts(run, batch.topic, message.envelope.type));
         try {
           const firstHeaders = wanted.find((message) => message.offset === accepted[0]?.offset)?.headers;
-          if (accepted.length > 0) await this.handleBatchTraced(accepted, firstHeaders, batchHandler.handle);
-          this.countConsumed(run, batch.topic, 'handled', accepted.length);
-          this.countConsumed(run, batch.topic, 'skippedDecoded', decoded.length - accepted.length);
-          chunk.forEach((message) => resolveOffset(message.offset));
-          await heartbeat();
-          continue;
+          // With the other partitions' batches of this turn, in one call (BatchGather); a lone
+          // message comes back `alone` and goes through the error policy below.
+          const outcome = accepted.length > 0 ? await this.gatherOf(run, batch.topic, batchHandler.handle).submit(accepted, firstHeaders) : 'handled';
+          if (outcome === 'handled') {
+            this.countConsumed(run, batch.topic, 'handled', accepted.length);
+            this.countConsumed(run, batch.topic, 'skippedDecoded', decoded.length - accepted.length);
+            chunk.forEach((message) => resolveOffset(message.offset));
+            await heartbeat();
+            continue;
+          }
         } catch (error) {
           this.log(
             'warn',
@@ -95,6 +101,16 @@ export abstract class KafkaConsumerHandling extends KafkaPublisher {
         await heartbeat();
       }
     }
+  }
+
+  /** The topic's gather of batches into one handler call (made on first use; one per physical topic). */
+  private gatherOf(run: ConsumerRun, topic: string, handle: (messages: ReceivedMessage[]) => Promise<void>): BatchGather {
+    let gather = run.gathers.get(topic);
+    if (!gather) {
+      gather = new BatchGather((messages, firstHeaders) => this.handleBatchTraced(messages, firstHeaders, handle), BATCH_HANDLER_MESSAGES_MAX);
+      run.gathers.set(topic, gather);
+    }
+    return gather;
   }
 
   /**

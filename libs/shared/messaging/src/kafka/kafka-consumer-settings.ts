@@ -1,5 +1,6 @@
 // A consumer's kafkajs settings, and the shapes a subscription's consumer run is handled in.
 import type { EachMessagePayload } from 'kafkajs';
+import type { BatchGather } from './kafka-batch-gather';
 import type { ConsumerErrorPolicy, ConsumerGroupState, SubscriptionRequest } from '../messaging-port';
 
 /**
@@ -77,6 +78,8 @@ export interface ConsumerRun {
   uncommitted: Map<string, { topic: string; partition: number; offset: string }>;
   /** Commits the offsets handled since the last commit (OFFSET_COMMIT_INTERVAL_MS). */
   commitHandled: () => Promise<void>;
+  /** By physical topic: the batches of its partitions gathered into one handler call per turn (BatchGather). */
+  gathers: Map<string, BatchGather>;
 }
 
 /**

@@ -136,6 +136,7 @@ export class KafkaMessageBroker extends KafkaConsumerHandling implements Message
       stopped,
       uncommitted,
       commitHandled,
+      gathers: new Map(),
     };
     // A commit that fails (a rebalance under way, the broker away) is made by the next one, or
     // by the partition's next owner: until then its messages would be handled again, harmlessly.
