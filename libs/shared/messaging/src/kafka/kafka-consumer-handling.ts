@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { EachBatchPayload, IHeaders } from 'kafkajs';
 import { handleInMessageContext, runInSpan, runInTelemetryContext, TRACEPARENT_HEADER } from '@mp/shared-telemetry';
 import { SpanKind } from '@opentelemetry/api';
-import { parseEnvelope } from '../envelope';
+import { parseEnvelope, type MessageEnvelope } from '../envelope';
 import { classifyError } from '../error-classification';
 import { headerText, MESSAGE_TYPE_HEADER } from './kafka-message-headers';
 import { BATCH_HANDLER_MESSAGES_MAX, type ConsumerRun, type Delivery, type KafkaMessage, type PolicyOutcome } from './kafka-consumer-settings';
@@ -93,10 +93,12 @@ export abstract class KafkaConsumerHandling extends KafkaPublisher {
           );
         }
       }
+      // What was decoded above is not decoded again (a lone message comes here every time).
+      const decodedEnvelopes = new Map(decoded?.map((received) => [received.offset, received.envelope]));
       for (const message of chunk) {
         if (!isRunning() || isStale()) return;
-        if (!passedOver.has(message) && (await this.handleWithPolicy({ topic: batch.topic, partition: batch.partition, message, pause }, run)) === 'retryLater')
-          return;
+        const delivery = { topic: batch.topic, partition: batch.partition, message, pause };
+        if (!passedOver.has(message) && (await this.handleWithPolicy(delivery, run, decodedEnvelopes.get(message.offset))) === 'retryLater') return;
         resolveOffset(message.offset);
         await heartbeat();
       }
@@ -202,7 +204,7 @@ export abstract class KafkaConsumerHandling extends KafkaPublisher {
    * short by a timeout: a handler cannot be cancelled, and a second attempt started beside a
    * first one still running would break the partition's order.
    */
-  private async handleWithPolicy(delivery: Delivery, run: ConsumerRun): Promise<PolicyOutcome> {
+  private async handleWithPolicy(delivery: Delivery, run: ConsumerRun, decodedEnvelope?: MessageEnvelope): Promise<PolicyOutcome> {
     const { topic, partition, message } = delivery;
     const { request, policy } = run;
     const logical = this.logicalTopic(topic);
@@ -210,7 +212,7 @@ export abstract class KafkaConsumerHandling extends KafkaPublisher {
     const previous = this.retrying.get(retryKey);
     const attempt = previous?.offset === message.offset ? previous.attempts + 1 : 1;
     try {
-      const envelope = parseEnvelope(message.value);
+      const envelope = decodedEnvelope ?? parseEnvelope(message.value);
       if (!this.accepts(run, topic, envelope.type)) {
         this.countConsumed(run, topic, 'skippedDecoded');
       } else {
