@@ -17,6 +17,7 @@ export { PeriodicTask } from './periodic-task';
 export {
   assertValidCommand,
   CommandIntake,
+  merchantLaneOf,
   MessageIntake,
   type CommandContract,
   type CommandIntakeDefinition,

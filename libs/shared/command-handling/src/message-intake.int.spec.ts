@@ -7,7 +7,9 @@
  * the port falls back to one by one); a malformed envelope is poison; a single message is retried
  * on a version conflict; events are applied in lock-key order, keeping each key's order; a
  * single message is claimed with its effect's writes, and its repeat writes nothing and is never
- * poison, even when its effect fails (refused, or a unique key it already wrote).
+ * poison, even when its effect fails (refused, or a unique key it already wrote); commands of
+ * different lanes (merchants) run side by side in a batch's one transaction, each lane in order,
+ * and a failed lane fails the batch only once the others have settled.
  * Method: a toy `things` table on a private database, the messaging schema, and every statement
  * the intake sends recorded (recordStatements); the replies are taken where the messaging port's
  * `publish` would take them, with the statements sent before each publish.
@@ -27,7 +29,7 @@ import {
 import { DomainError } from '@mp/shared-util-errors';
 import { IsInt, IsString } from 'class-validator';
 import type { DataSource, EntityManager } from 'typeorm';
-import { CommandIntake, MessageIntake, type CommandContract } from './message-intake';
+import { CommandIntake, merchantLaneOf, MessageIntake, type CommandContract } from './message-intake';
 
 class AddThingDto {
   @IsString()
@@ -211,6 +213,68 @@ describe('message intake on real Postgres', () => {
     expect(await dataSource.query(`SELECT count(*)::int AS n FROM inbox`)).toEqual([{ n: 0 }]);
     await repliesSent();
     expect(published).toEqual([]);
+  });
+
+  describe('lanes (laneOf)', () => {
+    /** What each command did when, its network wait (its size, in ms) between its start and its write. */
+    let timeline: string[];
+    const inLanes = () =>
+      new CommandIntake(dataSource, {
+        inbox: 'things.commands',
+        contract,
+        reply: { type: 'CommandReply', source: 'test' },
+        replies: replyPort,
+        laneOf: merchantLaneOf,
+        run: async (manager, envelope) => {
+          const { name, size } = envelope.data as { name: string; size: number };
+          timeline.push(`start ${name}`);
+          await new Promise((resolve) => setTimeout(resolve, size));
+          if (name === failOn) throw new Error('database went away');
+          await manager.query(`INSERT INTO things (name, size) VALUES ($1, $2)`, [name, size]);
+          timeline.push(`end ${name}`);
+          return { thing: name };
+        },
+      });
+    const onMerchant = (merchant: string, name: string, waitMs: number) => ({ ...command(name, waitMs), subject: `merchant:${merchant}/order:${name}` });
+    const at = (entry: string) => timeline.indexOf(entry);
+
+    beforeEach(() => {
+      timeline = [];
+    });
+
+    it("runs other merchants' commands while one waits, each merchant's in order, in one commit with the replies in batch order", async () => {
+      const batch = [onMerchant('m1', 'x', 60), onMerchant('m2', 'y', 5), onMerchant('m1', 'z', 5), { ...command('p', 5), subject: 'payer-page:abc' }];
+      await inLanes().handleAll(batch);
+      await repliesSent();
+
+      // y and p did not wait for x's network wait; z did, being the same merchant's.
+      expect(at('end y')).toBeLessThan(at('end x'));
+      expect(at('end p')).toBeLessThan(at('end x'));
+      expect(at('start z')).toBeGreaterThan(at('end x'));
+      expect(count(/^COMMIT/)).toBe(1);
+      expect(count(/INSERT INTO inbox/)).toBe(1);
+      expect(await dataSource.query(`SELECT name FROM things ORDER BY name`)).toEqual(['p', 'x', 'y', 'z'].map((name) => ({ name })));
+      expect(published).toHaveLength(1);
+      expect(replies().map(({ causation_id }) => causation_id)).toEqual(batch.map(({ id }) => id));
+    });
+
+    it('throws a failed lane only once the other lanes have settled, and writes nothing of the batch', async () => {
+      failOn = 'y';
+      await expect(inLanes().handleAll([onMerchant('m1', 'x', 60), onMerchant('m2', 'y', 5)])).rejects.toThrow('database went away');
+
+      // x's write was sent before the rollback, not onto a transaction already rolled back.
+      expect(timeline).toContain('end x');
+      expect(await dataSource.query(`SELECT count(*)::int AS n FROM things`)).toEqual([{ n: 0 }]);
+      expect(await dataSource.query(`SELECT count(*)::int AS n FROM inbox`)).toEqual([{ n: 0 }]);
+      await repliesSent();
+      expect(published).toEqual([]);
+    });
+
+    it('names the merchant of a merchant subject, and any other subject as its own lane', () => {
+      expect(merchantLaneOf(onMerchant('m1', 'x', 1))).toBe('merchant:m1');
+      expect(merchantLaneOf({ ...command('w', 1), subject: 'merchant:m1/withdrawal:w' })).toBe('merchant:m1');
+      expect(merchantLaneOf({ ...command('p', 1), subject: 'payer-page:abc' })).toBe('payer-page:abc');
+    });
   });
 
   it('turns a malformed envelope into PoisonMessageError before anything is written', async () => {

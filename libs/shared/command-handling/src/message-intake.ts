@@ -257,6 +257,26 @@ export interface CommandIntakeDefinition<Type extends string, Prepared> {
   afterCommit?: (envelopes: MessageEnvelope[]) => void;
   /** Where the replies go once their transaction has committed: the messaging port (see ReplySender). */
   replies: ReplyPort;
+  /**
+   * The lane a command runs in when it comes in a batch. Lanes run side by side in the batch's
+   * one transaction, each in the order its commands came, so a command that waits on the network
+   * (a payout placing its ledger hold over HTTP) no longer holds up the commands of other lanes
+   * behind it. Give it only when commands of different lanes never read state that another lane
+   * then writes: the transaction's row locks do not keep its own lanes apart. Two lanes that meet
+   * on one stream anyway are caught by the event store's version check, which fails the batch,
+   * and the port then runs its commands one by one. Absent: one lane, the batch in order.
+   */
+  laneOf?: (envelope: MessageEnvelope) => string;
+}
+
+/**
+ * The lane of a command on a merchant's object (subject `merchant:<id>/…`): the merchant, so
+ * everything one merchant asks runs in order (its balance, limits and totals stay one writer's
+ * in the batch). Any other subject (a payer's page, by its token) is a lane of its own.
+ */
+export function merchantLaneOf(envelope: MessageEnvelope): string {
+  const merchant = /^merchant:[^/]+/.exec(envelope.subject);
+  return merchant ? merchant[0] : envelope.subject;
 }
 
 /**
@@ -302,12 +322,18 @@ export class CommandIntake<Type extends string, Prepared = undefined> {
         }
       },
       apply: async (manager, commands) => {
-        const replies: OutgoingMessage[] = [];
-        for (const { envelope, item } of commands) {
-          const reply = await replyTo(manager, envelope, item.prepared);
-          if (reply) replies.push(reply);
-        }
-        return replies;
+        const replies: Array<OutgoingMessage | null> = [];
+        const lanes = lanesOf(commands, definition.laneOf);
+        // Every lane settles before the batch does: a failed lane's error is thrown only once no
+        // other lane has a statement left to send on the transaction that is about to roll back.
+        const settled = await Promise.allSettled(
+          lanes.map(async (lane) => {
+            for (const { index, command } of lane) replies[index] = await replyTo(manager, command.envelope, command.item.prepared);
+          }),
+        );
+        const failed = settled.find((outcome) => outcome.status === 'rejected');
+        if (failed) throw failed.reason;
+        return replies.filter((reply): reply is OutgoingMessage => reply !== null && reply !== undefined);
       },
       afterCommit: definition.afterCommit && ((commands) => definition.afterCommit?.(commands.map(({ envelope }) => envelope))),
       replies: definition.replies,
@@ -321,4 +347,19 @@ export class CommandIntake<Type extends string, Prepared = undefined> {
   handleAll(envelopes: readonly MessageEnvelope[]): Promise<void> {
     return this.intake.handleAll(envelopes);
   }
+}
+
+/** The commands by lane, each lane in the order given, with each command's place in the batch (its reply's place). */
+function lanesOf<Item>(
+  commands: ReadonlyArray<ReadMessage<Item>>,
+  laneOf: ((envelope: MessageEnvelope) => string) | undefined,
+): Array<Array<{ index: number; command: ReadMessage<Item> }>> {
+  const lanes = new Map<string, Array<{ index: number; command: ReadMessage<Item> }>>();
+  commands.forEach((command, index) => {
+    const lane = laneOf ? laneOf(command.envelope) : '';
+    const members = lanes.get(lane);
+    if (members) members.push({ index, command });
+    else lanes.set(lane, [{ index, command }]);
+  });
+  return [...lanes.values()];
 }

@@ -7,7 +7,8 @@
  * one at a time and in batches of ten pay-ins.
  * Method: payments' migrations on a private real PostgreSQL, the handler called as the
  * messaging port calls it, every statement recorded, the replies taken where the port's
- * `publish` would take them.
+ * `publish` would take them. Payouts of different merchants in one batch wait on the ledger for
+ * their holds side by side, and one merchant's in order.
  */
 import { randomBytes } from 'node:crypto';
 import { COMMAND_REPLY_TYPE, payerPageTokenHash, PAYMENT_COMMAND_SCHEMA_VERSION, type PaymentCommandType } from '@mp/contracts-payments';
@@ -184,5 +185,63 @@ describe('payments commands through the one intake, on real Postgres', () => {
     expect([await statusOf('A-before-payout'), await statusOf('P-ledger-down'), await statusOf('A-after-payout')]).toEqual(['PENDING', undefined, 'PENDING']);
     const [reply] = repliesTo([payout]);
     expect(reply.envelope.data).toMatchObject({ outcome: 'rejected', error: { code: 'SERVICE_UNAVAILABLE' } });
+  });
+
+  it("places the holds of different merchants' payouts in one batch side by side, and one merchant's one after another", async () => {
+    const settings = {
+      secretsKeyring: SecretKeyring.single(randomBytes(32)),
+      payerPageBaseUrl: 'https://pay.example',
+      crashAfterCommitOf: null,
+    } as unknown as PaymentsSettings;
+    const vault = new RecipientAccountVault(settings);
+    // A ledger that answers each hold after 50 ms, counting the holds waiting at once (per merchant too).
+    let waiting = 0;
+    let mostWaiting = 0;
+    const waitingByMerchant = new Map<string, number>();
+    let mostWaitingForOneMerchant = 0;
+    const slowLedger: LedgerHolds = {
+      placeHold: async (request) => {
+        waiting += 1;
+        mostWaiting = Math.max(mostWaiting, waiting);
+        const mine = (waitingByMerchant.get(request.merchant_id) ?? 0) + 1;
+        waitingByMerchant.set(request.merchant_id, mine);
+        mostWaitingForOneMerchant = Math.max(mostWaitingForOneMerchant, mine);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        waiting -= 1;
+        waitingByMerchant.set(request.merchant_id, mine - 1);
+        return { hold_id: request.hold_id, status: 'pending' } as Awaited<ReturnType<LedgerHolds['placeHold']>>;
+      },
+    };
+    const intake = new PaymentCommandIntake(dataSource, slowLedger, { now: () => new Date() }, settings, new PayerPageLinks(settings), vault, replyPort);
+    const merchants = [0, 1, 2].map(() => `mch_${randomBytes(12).toString('hex')}`);
+    const payoutOf = async (merchantId: string, orderId: string) => {
+      const account = await vault.store(dataSource.manager, merchantId, '40817810099910004312');
+      const data = {
+        merchantId,
+        orderId,
+        amountMinor: '100000',
+        currency: 'RUB',
+        country: 'RU',
+        callbackUrl: 'https://shop.example/cb',
+        method: 'bank_card',
+        recipientAccountRef: account.reference,
+      };
+      return { ...command('CreateOutgoingPayment', data), subject: `merchant:${merchantId}/order:${orderId}` };
+    };
+    const batch = [
+      await payoutOf(merchants[0], 'P-lane-1'),
+      await payoutOf(merchants[1], 'P-lane-2'),
+      await payoutOf(merchants[2], 'P-lane-3'),
+      await payoutOf(merchants[0], 'P-lane-4'),
+    ];
+
+    await intake.handleAll(batch);
+    await repliesSent();
+
+    expect(mostWaiting).toBe(3);
+    expect(mostWaitingForOneMerchant).toBe(1);
+    const created = await dataSource.query(`SELECT order_id FROM payment_orders WHERE order_id LIKE 'P-lane-%' ORDER BY order_id`);
+    expect(created).toEqual(['P-lane-1', 'P-lane-2', 'P-lane-3', 'P-lane-4'].map((order_id) => ({ order_id })));
+    expect(repliesTo(batch).map(({ envelope }) => (envelope.data as { outcome: string }).outcome)).toEqual(['accepted', 'accepted', 'accepted', 'accepted']);
   });
 });

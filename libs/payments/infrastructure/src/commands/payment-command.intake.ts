@@ -8,7 +8,7 @@ import {
   type PaymentCommandType,
 } from '@mp/contracts-payments';
 import type { PaymentOrderCommand } from '@mp/payments-domain';
-import { CommandIntake, type ReplyPort } from '@mp/shared-command-handling';
+import { CommandIntake, merchantLaneOf, type ReplyPort } from '@mp/shared-command-handling';
 import { MESSAGE_BROKER, type MessageEnvelope } from '@mp/shared-messaging';
 import { DomainError } from '@mp/shared-util-errors';
 import { DataSource, type EntityManager } from 'typeorm';
@@ -30,7 +30,9 @@ const INBOX_CONSUMER = 'payments.commands';
  * what it reads and which domain command it is; this class runs that on the order's stream
  * (payment-order.stream.ts) and makes the reply. Consecutive commands of one partition share one
  * transaction (`handleAll`): one commit, one inbox statement, one outbox write and one relay pass
- * for all their events, and one publish for their replies. Business rejections are replies like
+ * for all their events, and one publish for their replies; each merchant's commands run in order,
+ * side by side with other merchants' (`merchantLaneOf`), so one payout's ledger hold does not
+ * hold up the rest. Business rejections are replies like
  * any outcome, so they stay in the batch; anything else rolls the batch back and the messaging
  * port hands the same commands to `handle` one at a time, where each meets the error policy
  * alone (and a version conflict is retried).
@@ -55,6 +57,8 @@ export class PaymentCommandIntake {
       contract: PAYMENT_COMMANDS.contract,
       reply: { type: COMMAND_REPLY_TYPE, source: 'payments' },
       run: (manager, envelope) => this.run(manager, envelope),
+      // A payout waits on the ledger for its hold: other merchants' commands go on meanwhile.
+      laneOf: merchantLaneOf,
       afterCommit: (committed) => this.crashIfInjected(committed),
     });
   }

@@ -3,7 +3,7 @@ import { CLOCK, type Clock } from '@mp/shared-util-clock';
 import { COMMAND_REPLY_TYPE } from '@mp/contracts-payments';
 import type { WithdrawalCommandReplyData, WithdrawalCommandType } from '@mp/contracts-withdrawals';
 import type { LedgerHolds } from '@mp/ledger-client';
-import { CommandIntake, type ReplyPort } from '@mp/shared-command-handling';
+import { CommandIntake, merchantLaneOf, type ReplyPort } from '@mp/shared-command-handling';
 import { MESSAGE_BROKER, type MessageEnvelope } from '@mp/shared-messaging';
 import { DataSource, type EntityManager } from 'typeorm';
 import { reconciliationToView, withdrawalToView } from '../persistence/withdrawal.projection';
@@ -23,7 +23,8 @@ const INBOX_CONSUMER = 'withdrawals.commands';
  * runs it on the shared command core (placing the hold first for a new withdrawal) and writes
  * the events to the outbox; all of it commits or none of it does, and the reply is sent once it
  * has. Consecutive
- * commands of one partition share one transaction (`handleAll`). A reconciliation asks the
+ * commands of one partition share one transaction (`handleAll`), each merchant's in order and
+ * side by side with other merchants' (`merchantLaneOf`). A reconciliation asks the
  * network in its `resolve`, before the transaction opens (never while holding it), so a batch's
  * transaction stays short.
  */
@@ -47,6 +48,8 @@ export class WithdrawalCommandIntake {
       // A refusal found while resolving (a reconciliation the network cannot answer) is the reply.
       prepare: (envelope) => this.resolve(envelope),
       run: (manager, envelope, resolved) => this.run(manager, envelope, resolved),
+      // A new withdrawal waits on the ledger for its hold: other merchants' commands go on meanwhile.
+      laneOf: merchantLaneOf,
     });
   }
 
