@@ -26,6 +26,12 @@ import { PaymentCommandIntake } from './payment-command.intake';
 
 const MERCHANT = `mch_${randomBytes(12).toString('hex')}`;
 const AGENT = `agt_${randomBytes(12).toString('hex')}`;
+const testSettings = () =>
+  ({
+    secretsKeyring: SecretKeyring.single(randomBytes(32)),
+    payerPageBaseUrl: 'https://pay.example',
+    crashAfterCommitOf: null,
+  }) as unknown as PaymentsSettings;
 const NO_LEDGER = new Proxy({}, { get: (_target, name) => () => Promise.reject(new Error(`unexpected ledger call ${String(name)}`)) }) as LedgerHolds;
 
 describe('payments commands through the one intake, on real Postgres', () => {
@@ -55,6 +61,18 @@ describe('payments commands through the one intake, on real Postgres', () => {
       correlationId: `req_${randomBytes(4).toString('hex')}`,
       replyTo: 'gateway.replies.test',
     });
+  /** A payout of 1,000.00 RUB to a recipient account stored for the merchant. */
+  const payoutCommand = (merchantId: string, orderId: string, recipientAccountRef: string): MessageEnvelope =>
+    command('CreateOutgoingPayment', {
+      merchantId,
+      orderId,
+      amountMinor: '100000',
+      currency: 'RUB',
+      country: 'RU',
+      callbackUrl: 'https://shop.example/cb',
+      method: 'bank_card',
+      recipientAccountRef,
+    });
   /** The four commands of one pay-in, step by step. */
   const payInSteps = (orderId: string): MessageEnvelope[] => {
     const tokenHash = payerPageTokenHash(links.tokenFor(MERCHANT, orderId));
@@ -79,11 +97,7 @@ describe('payments commands through the one intake, on real Postgres', () => {
   beforeAll(async () => {
     dataSource = await migratedPrivateDatabase('pcb', PAYMENTS_MIGRATIONS);
     statements = recordStatements(dataSource);
-    const settings = {
-      secretsKeyring: SecretKeyring.single(randomBytes(32)),
-      payerPageBaseUrl: 'https://pay.example',
-      crashAfterCommitOf: null,
-    } as unknown as PaymentsSettings;
+    const settings = testSettings();
     links = new PayerPageLinks(settings);
     handler = new PaymentCommandIntake(dataSource, NO_LEDGER, { now: () => new Date() }, settings, links, new RecipientAccountVault(settings), replyPort);
     await saveAgent(dataSource.manager, {
@@ -151,11 +165,7 @@ describe('payments commands through the one intake, on real Postgres', () => {
   // so every pay-in behind it on its partition waited for the ledger and was answered 503.
   it('refuses a payout whose hold the ledger cannot place with SERVICE_UNAVAILABLE, and the pay-ins beside it go through', async () => {
     const ledgerDown = { placeHold: () => Promise.reject(new TypeError('fetch failed')) } as LedgerHolds;
-    const settings = {
-      secretsKeyring: SecretKeyring.single(randomBytes(32)),
-      payerPageBaseUrl: 'https://pay.example',
-      crashAfterCommitOf: null,
-    } as unknown as PaymentsSettings;
+    const settings = testSettings();
     const vault = new RecipientAccountVault(settings);
     const withLedgerDown = new PaymentCommandIntake(
       dataSource,
@@ -167,16 +177,7 @@ describe('payments commands through the one intake, on real Postgres', () => {
       replyPort,
     );
     const account = await vault.store(dataSource.manager, MERCHANT, '40817810099910004312');
-    const payout = command('CreateOutgoingPayment', {
-      merchantId: MERCHANT,
-      orderId: 'P-ledger-down',
-      amountMinor: '100000',
-      currency: 'RUB',
-      country: 'RU',
-      callbackUrl: 'https://shop.example/cb',
-      method: 'bank_card',
-      recipientAccountRef: account.reference,
-    });
+    const payout = payoutCommand(MERCHANT, 'P-ledger-down', account.reference);
     const [before, after] = [payInSteps('A-before-payout')[0], payInSteps('A-after-payout')[0]];
 
     await withLedgerDown.handleAll([before, payout, after]);
@@ -188,11 +189,7 @@ describe('payments commands through the one intake, on real Postgres', () => {
   });
 
   it("places the holds of different merchants' payouts in one batch side by side, and one merchant's one after another", async () => {
-    const settings = {
-      secretsKeyring: SecretKeyring.single(randomBytes(32)),
-      payerPageBaseUrl: 'https://pay.example',
-      crashAfterCommitOf: null,
-    } as unknown as PaymentsSettings;
+    const settings = testSettings();
     const vault = new RecipientAccountVault(settings);
     // A ledger that answers each hold after 50 ms, counting the holds waiting at once (per merchant too).
     let waiting = 0;
@@ -216,17 +213,7 @@ describe('payments commands through the one intake, on real Postgres', () => {
     const merchants = [0, 1, 2].map(() => `mch_${randomBytes(12).toString('hex')}`);
     const payoutOf = async (merchantId: string, orderId: string) => {
       const account = await vault.store(dataSource.manager, merchantId, '40817810099910004312');
-      const data = {
-        merchantId,
-        orderId,
-        amountMinor: '100000',
-        currency: 'RUB',
-        country: 'RU',
-        callbackUrl: 'https://shop.example/cb',
-        method: 'bank_card',
-        recipientAccountRef: account.reference,
-      };
-      return { ...command('CreateOutgoingPayment', data), subject: `merchant:${merchantId}/order:${orderId}` };
+      return { ...payoutCommand(merchantId, orderId, account.reference), subject: `merchant:${merchantId}/order:${orderId}` };
     };
     const batch = [
       await payoutOf(merchants[0], 'P-lane-1'),
