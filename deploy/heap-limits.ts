@@ -18,6 +18,12 @@ export interface HeapFlags {
  */
 export const OUTSIDE_HEAP_MB = 128;
 
+/**
+ * MALLOC_ARENA_MAX for every service: glibc's malloc otherwise keeps up to 8 arenas a core for
+ * Node's threads, and what they hold outside V8's heap stays resident between loads.
+ */
+export const MALLOC_ARENAS = '2';
+
 /** `--max-old-space-size` and `--max-semi-space-size` of a NODE_OPTIONS value; null when either is missing. */
 export function heapFlagsOf(nodeOptions: string | undefined): HeapFlags | null {
   const flag = (name: string) => {

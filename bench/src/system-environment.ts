@@ -5,7 +5,7 @@ import { parse } from 'yaml';
 
 /**
  * The environment the benchmark and the soak run the services with:
- * - each service's NODE_OPTIONS and LOG_FORMAT as docker-compose.yml sets them, read from the
+ * - each service's NODE_OPTIONS, MALLOC_ARENA_MAX and LOG_FORMAT as docker-compose.yml sets them, read from the
  *   file itself (its `<<:` merges resolved), so the two cannot drift apart: memory and CPU are
  *   measured with the heap limits the services are deployed with (docs/decisions/service-heap-limits.md),
  *   not V8's defaults for a 24 GiB machine, and with JSON log lines, not the readable lines a
@@ -23,7 +23,7 @@ export function benchedSystemEnvironment(): Partial<Record<ServiceName, Record<s
   for (const service of CATALOG_SERVICE_NAMES) {
     const deployed = compose.services[service]?.environment ?? {};
     environment[service] = Object.fromEntries(
-      ['NODE_OPTIONS', 'LOG_FORMAT'].map((name) => {
+      ['NODE_OPTIONS', 'MALLOC_ARENA_MAX', 'LOG_FORMAT'].map((name) => {
         const value = deployed[name];
         if (typeof value !== 'string' || value.trim() === '') throw new Error(`docker-compose.yml sets no ${name} for ${service}`);
         return [name, value];

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
-import { heapFlagsOf, memoryMiB, memoryNeededMb } from '../heap-limits';
+import { heapFlagsOf, MALLOC_ARENAS, memoryMiB, memoryNeededMb } from '../heap-limits';
 
 interface CatalogService {
   name: string;
@@ -242,13 +242,17 @@ describe('docker-compose.yml and the service catalog', () => {
     }
   });
 
-  it.each(catalog.services.map(({ name }) => [name]))('%s: runs under heap limits (NODE_OPTIONS) that its memory limit has room for', (name) => {
-    const service = compose.services[name];
-    const flags = heapFlagsOf(String(service.environment?.NODE_OPTIONS ?? ''));
-    const limit = (service.deploy as { resources?: { limits?: { memory?: string } } } | undefined)?.resources?.limits?.memory;
-    expect({ name, flags: flags !== null }).toEqual({ name, flags: true });
-    expect({ name, fits: flags !== null && limit !== undefined && memoryMiB(limit, 'compose') >= memoryNeededMb(flags) }).toEqual({ name, fits: true });
-  });
+  it.each(catalog.services.map(({ name }) => [name]))(
+    '%s: runs under heap limits (NODE_OPTIONS) that its memory limit has room for, with two malloc arenas',
+    (name) => {
+      const service = compose.services[name];
+      const flags = heapFlagsOf(String(service.environment?.NODE_OPTIONS ?? ''));
+      const limit = (service.deploy as { resources?: { limits?: { memory?: string } } } | undefined)?.resources?.limits?.memory;
+      expect({ name, flags: flags !== null }).toEqual({ name, flags: true });
+      expect({ name, fits: flags !== null && limit !== undefined && memoryMiB(limit, 'compose') >= memoryNeededMb(flags) }).toEqual({ name, fits: true });
+      expect({ name, mallocArenas: service.environment?.MALLOC_ARENA_MAX }).toEqual({ name, mallocArenas: MALLOC_ARENAS });
+    },
+  );
 
   it('drops every capability everywhere but PostgreSQL, and runs read-only wherever nothing writes outside a volume', () => {
     const readOnly = [...catalog.services.map(({ name }) => name), 'init', 'demo', 'bootstrap-operator', 'projection-rebuild', 'kafka-tls'];

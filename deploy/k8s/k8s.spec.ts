@@ -30,7 +30,7 @@ import { aclsOf, deadLetterTopicOf, replayPrincipalOf, type KafkaAccess, type Ka
 import { RECEIPT_BYTES_MAX } from '@mp/shared-util-validation';
 import ipaddr from 'ipaddr.js';
 import YAML from 'yaml';
-import { heapFlagsOf, memoryMiB, memoryNeededMb } from '../heap-limits';
+import { heapFlagsOf, MALLOC_ARENAS, memoryMiB, memoryNeededMb } from '../heap-limits';
 
 interface CatalogService {
   name: string;
@@ -371,6 +371,14 @@ describe.each(['dev', 'prod'])('the %s overlay', (overlay) => {
       });
     },
   );
+
+  it('gives every service two malloc arenas through the platform ConfigMap it reads', () => {
+    expect(platformConfig['MALLOC_ARENA_MAX']).toBe(MALLOC_ARENAS);
+    for (const { name } of services) {
+      const sources = (containerOf(name).envFrom ?? []).map((source) => source.configMapRef?.name && baseName(source.configMapRef.name));
+      expect({ name, readsPlatform: sources.includes('platform') }).toEqual({ name, readsPlatform: true });
+    }
+  });
 
   it('runs Kafka and PostgreSQL as StatefulSets in dev only, non-root and without privileges', () => {
     const statefulSets = ofKind('StatefulSet');
