@@ -23,7 +23,7 @@ from urllib.parse import quote
 
 import requests
 
-from fuzz_http import CALLBACK_URL, PNG, Setup, backoffice, call, order_id
+from fuzz_http import CALLBACK_URL, PNG, Setup, available_settlement, backoffice, call, order_id
 from signing import MerchantSignature
 
 MERCHANT_ID = os.environ["FUZZ_MERCHANT_ID"]
@@ -63,8 +63,10 @@ def create_orders(agents: dict[str, str]) -> dict[str, tuple[str, str]]:
         return order, owner_of(order, agents)
 
     disputed, disputed_owner = payin(5000)
+    before = available_settlement(A, "RUB")
     setup.expect(backoffice(agents[disputed_owner], "POST", f"{order_path(disputed)}/confirm", {}), 200, "the owner's confirmation (which also funds A's payout)")
     setup.wait_for("the pay-in succeeding", lambda: call(A, "GET", f"/v2/payments/status/{disputed}").json().get("status") == "SUCCEEDED")
+    setup.wait_for("the ledger crediting the pay-in", lambda: available_settlement(A, "RUB") > before)
     dispute = setup.expect(call(A, "POST", "/v2/disputes", {"order_id": disputed, "amount": 100, "comment": "cross-agent check"}), 201, "A's dispute")
 
     pending = payin(3000)

@@ -22,7 +22,7 @@ from urllib.parse import quote
 
 import requests
 
-from fuzz_http import CALLBACK_URL, PNG, Setup, backoffice, call, order_id
+from fuzz_http import CALLBACK_URL, PNG, Setup, available_settlement, backoffice, call, order_id
 from signing import MerchantSignature
 
 A = MerchantSignature(os.environ["FUZZ_MERCHANT_ID"], os.environ["FUZZ_API_SECRET"])
@@ -41,8 +41,11 @@ def create_resources(agent_token: str, operator_token: str) -> dict[str, str]:
     # The payer asks for the payment details (an agent is assigned), the agent confirms the payment.
     requests.post(f"{created['redirect_url']}/details", allow_redirects=False, timeout=30)
     order_path = f"/agent/orders/{quote(merchant_a, safe='')}/{quote(payin, safe='')}"
+    before = available_settlement(A, "RUB")
     expect(backoffice(agent_token, "POST", f"{order_path}/confirm", {}), 200, "the agent's confirmation of A's pay-in")
     wait_for("A's pay-in succeeding", lambda: call(A, "GET", f"/v2/payments/status/{payin}").json().get("status") == "SUCCEEDED")
+    # The payout and the conversion below spend it: the ledger's credit first.
+    wait_for("the ledger crediting A's pay-in", lambda: available_settlement(A, "RUB") > before)
     ids["pay-in order_id"] = payin
 
     dispute = expect(call(A, "POST", "/v2/disputes", {"order_id": payin, "amount": 100, "comment": "cross-tenant check"}), 201, "A's dispute")

@@ -18,7 +18,7 @@ from urllib.parse import quote
 
 import requests
 
-from fuzz_http import CALLBACK_URL, Setup, backoffice, call, order_id
+from fuzz_http import CALLBACK_URL, Setup, available_settlement, backoffice, call, order_id
 from signing import MerchantSignature
 
 # Disputes the fuzzer may open: each pay-in takes one (a second is refused while the first is open).
@@ -42,6 +42,8 @@ def prepare() -> list[str]:
     path = f"/agent/orders/{quote(merchant_id, safe='')}/{quote(funding, safe='')}/confirm"
     setup.expect(backoffice(os.environ["FUZZ_AGENT_TOKEN"], "POST", path, {}), 200, "the agent's confirmation of the funding pay-in")
     setup.wait_for("the funding pay-in succeeding", lambda: call(merchant, "GET", f"/v2/payments/status/{funding}").json().get("status") == "SUCCEEDED")
+    # The conversion is refused until the ledger's credit shows in the balance.
+    setup.wait_for("the ledger crediting the funding pay-in", lambda: available_settlement(merchant, "RUB") >= 40_000)
     conversion = {"conversion_id": str(uuid.uuid4()), "from_currency": "RUB", "to_currency": "USDT", "amount": 40_000, "rate": "0.0108", "reason": "fuzz fixtures"}
     setup.expect(backoffice(os.environ["FUZZ_OPERATOR_TOKEN"], "POST", f"/merchants/{quote(merchant_id, safe='')}/conversions", conversion), 201, "the operator's RUB to USDT conversion")
     # Above the description's example amount (1500.5), which a dispute may name as what the payer paid.

@@ -34,6 +34,16 @@ def backoffice(token: str, method: str, path: str, body: dict | bytes | None = N
     return requests.request(method, f"{BASE}/backoffice/v1{path}", data=data, headers=headers, timeout=30)
 
 
+def available_settlement(merchant: MerchantSignature, currency: str) -> float:
+    """The merchant's available settlement balance in `currency`, 0 before money has moved in it.
+
+    The ledger credits a pay-in when its success reaches it, a moment after payments answers
+    SUCCEEDED: a step that spends the money waits for this to rise first.
+    """
+    settlement = call(merchant, "GET", "/v2/merchant/balances").json().get("settlement", [])
+    return next((entry["available"] for entry in settlement if entry["currency"] == currency), 0)
+
+
 class Setup:
     """Setup steps of one check: a step that does not happen is a setup failure (exit with its answer), never a pass."""
 
