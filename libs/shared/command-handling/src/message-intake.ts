@@ -322,18 +322,19 @@ export class CommandIntake<Type extends string, Prepared = undefined> {
         }
       },
       apply: async (manager, commands) => {
+        // Each reply keeps its command's place in the batch, whichever lane ran it.
         const replies: Array<OutgoingMessage | null> = [];
-        const lanes = lanesOf(commands, definition.laneOf);
+        const lanes = Map.groupBy(commands.entries(), ([, { envelope }]) => definition.laneOf?.(envelope) ?? '');
         // Every lane settles before the batch does: a failed lane's error is thrown only once no
         // other lane has a statement left to send on the transaction that is about to roll back.
         const settled = await Promise.allSettled(
-          lanes.map(async (lane) => {
-            for (const { index, command } of lane) replies[index] = await replyTo(manager, command.envelope, command.item.prepared);
+          [...lanes.values()].map(async (lane) => {
+            for (const [index, { envelope, item }] of lane) replies[index] = await replyTo(manager, envelope, item.prepared);
           }),
         );
         const failed = settled.find((outcome) => outcome.status === 'rejected');
         if (failed) throw failed.reason;
-        return replies.filter((reply): reply is OutgoingMessage => reply !== null && reply !== undefined);
+        return replies.filter((reply): reply is OutgoingMessage => reply !== null);
       },
       afterCommit: definition.afterCommit && ((commands) => definition.afterCommit?.(commands.map(({ envelope }) => envelope))),
       replies: definition.replies,
@@ -347,19 +348,4 @@ export class CommandIntake<Type extends string, Prepared = undefined> {
   handleAll(envelopes: readonly MessageEnvelope[]): Promise<void> {
     return this.intake.handleAll(envelopes);
   }
-}
-
-/** The commands by lane, each lane in the order given, with each command's place in the batch (its reply's place). */
-function lanesOf<Item>(
-  commands: ReadonlyArray<ReadMessage<Item>>,
-  laneOf: ((envelope: MessageEnvelope) => string) | undefined,
-): Array<Array<{ index: number; command: ReadMessage<Item> }>> {
-  const lanes = new Map<string, Array<{ index: number; command: ReadMessage<Item> }>>();
-  commands.forEach((command, index) => {
-    const lane = laneOf ? laneOf(command.envelope) : '';
-    const members = lanes.get(lane);
-    if (members) members.push({ index, command });
-    else lanes.set(lane, [{ index, command }]);
-  });
-  return [...lanes.values()];
 }

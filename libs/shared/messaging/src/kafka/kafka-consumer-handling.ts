@@ -94,11 +94,11 @@ export abstract class KafkaConsumerHandling extends KafkaPublisher {
         }
       }
       // What was decoded above is not decoded again (a lone message comes here every time).
-      const decodedEnvelopes = new Map(decoded?.map((received) => [received.offset, received.envelope]));
+      const decodedEnvelopes = decoded && new Map(decoded.map((received) => [received.offset, received.envelope]));
       for (const message of chunk) {
         if (!isRunning() || isStale()) return;
         const delivery = { topic: batch.topic, partition: batch.partition, message, pause };
-        if (!passedOver.has(message) && (await this.handleWithPolicy(delivery, run, decodedEnvelopes.get(message.offset))) === 'retryLater') return;
+        if (!passedOver.has(message) && (await this.handleWithPolicy(delivery, run, decodedEnvelopes?.get(message.offset))) === 'retryLater') return;
         resolveOffset(message.offset);
         await heartbeat();
       }
