@@ -1,7 +1,7 @@
 /**
  * What one pay-in create costs in CPU, without the whole benchmark (issue 21, "the gateway's
  * cost"): `node tools/run-built.mjs bench/src/gateway-cost.ts [--payins 2000] [--concurrency 8]
- * [--reads N] [--idle-seconds N] [--cpu-prof DIR]`. Starts the system on KAFKA_BROKERS /
+ * [--reads N] [--idle-seconds N] [--durable] [--wal-records N] [--cpu-prof DIR]`. Starts the system on KAFKA_BROKERS /
  * TEST_PG_ADMIN_URL, warms it up, then sends signed creates at a fixed concurrency (no retries,
  * no duplicates) and prints, from /proc/<pid>/stat before and after, the CPU-ms per pay-in of
  * each of the six services (the consumers of its events included, given 2 s after the last
@@ -11,13 +11,18 @@
  * prints their CPU-ms per read as well. With `--idle-seconds N` it first prints what each of them
  * spends per second with no request at all, over N seconds. CPU-ms per pay-in holds up on a
  * shared machine far better than throughput does; each service's RSS at the end is printed too;
- * the load average is printed beside it so a busy run can be told apart.
+ * the load average is printed beside it so a busy run can be told apart. Each phase prints the
+ * write transactions and WAL per request as well (the whole server's: use a PostgreSQL of its
+ * own). `--durable` first turns on fsync, synchronous_commit and full_page_writes, as
+ * `npm run bench` does (the test cluster starts without them); `--wal-records N` prints the N
+ * largest kinds of WAL record of each phase (pg_walinspect), full-page images apart.
  */
 import { join } from 'node:path';
 import { loadavg } from 'node:os';
 import { parseCommandLine } from '@mp/shared-util-config';
 import { CATALOG_SERVICE_NAMES, SystemUnderTest, workspaceRoot } from '@mp/shared-testing';
 import { LoadClient, type MerchantCredentials } from './http-client';
+import { currentWalLsn, requireDurableCommits, walRecordsBetween, writeCounters } from './measure';
 import { cpuMsBetween, pageSize, pidListeningOn, readProcStat, snapshotGroups, type ProcessGroup } from './proc-stats';
 import { benchedSystemEnvironment } from './system-environment';
 import { OrderIds, payInBody } from './workloads';
@@ -30,6 +35,8 @@ const { values } = parseCommandLine({
     warmup: { type: 'string', default: '400' },
     reads: { type: 'string', default: '0' },
     'idle-seconds': { type: 'string', default: '0' },
+    durable: { type: 'boolean', default: false },
+    'wal-records': { type: 'string', default: '0' },
     'cpu-prof': { type: 'string' },
   },
 });
@@ -38,12 +45,15 @@ const concurrency = Number(values.concurrency);
 const warmup = Number(values.warmup);
 const reads = Number(values.reads);
 const idleSeconds = Number(values['idle-seconds']);
+const walRecords = Number(values['wal-records']);
+const adminUrl = process.env['TEST_PG_ADMIN_URL'] ?? '';
 /** How long after the last answer the event consumers are given to finish before CPU is read again. */
 const CONSUMERS_SETTLE_MS = 2_000;
 const ORDER_READ_ROUTE = 'route="/internal/merchants/:merchantId/orders/:orderId"';
 
 async function main(): Promise<void> {
   const profileDirectory = values['cpu-prof'];
+  if (values.durable) await requireDurableCommits(adminUrl);
   const system = await SystemUnderTest.start({
     env: benchedSystemEnvironment(),
     nodeArguments: profileDirectory
@@ -106,11 +116,13 @@ async function main(): Promise<void> {
      * (the services that only consume the events of a create count too: they are part of its cost).
      */
     const measured = async (label: string, count: number, run: (count: number) => Promise<void>): Promise<void> => {
+      const writesBefore = { ...(await writeCounters(adminUrl)), lsn: await currentWalLsn(adminUrl) };
       const before = { groups: snapshotGroups(groups), at: performance.now(), load: loadavg()[0] };
       await run(count);
       // The consumers of the requests' events finish after the last answer: their work counts.
       await new Promise((resolve) => setTimeout(resolve, CONSUMERS_SETTLE_MS));
       const after = { groups: snapshotGroups(groups), at: performance.now(), load: loadavg()[0] };
+      const writesAfter = { ...(await writeCounters(adminUrl)), lsn: await currentWalLsn(adminUrl) };
       const seconds = (after.at - before.at - CONSUMERS_SETTLE_MS) / 1000;
       console.log(
         `${label}s: ${count} at concurrency ${concurrency} in ${seconds.toFixed(1)} s (${(count / seconds).toFixed(0)}/s), load average ${before.load.toFixed(1)} → ${after.load.toFixed(1)}`,
@@ -119,6 +131,21 @@ async function main(): Promise<void> {
       for (const { name, ms } of spent.services) console.log(`${name} CPU-ms per ${label}: ${(ms / count).toFixed(2)}`);
       console.log(`all six services, CPU-ms per ${label}: ${(spent.servicesMs / count).toFixed(2)}`);
       for (const { name, ms } of spent.infrastructure) console.log(`${name} CPU-ms per ${label}: ${(ms / count).toFixed(2)}`);
+      const walBytes = writesAfter.walBytes - writesBefore.walBytes;
+      console.log(
+        `PostgreSQL per ${label}: ${((writesAfter.transactions - writesBefore.transactions) / count).toFixed(2)} write transactions, ${(walBytes / count / 1024).toFixed(2)} KB of WAL`,
+      );
+      if (walRecords > 0) {
+        const kinds = await walRecordsBetween(adminUrl, writesBefore.lsn, writesAfter.lsn);
+        const fullPageImages = kinds.reduce((sum, kind) => sum + kind.fullPageImageBytes, 0);
+        console.log(
+          `  of which full-page images: ${(fullPageImages / count / 1024).toFixed(2)} KB per ${label}; the largest kinds of record, bytes per ${label}:`,
+        );
+        for (const kind of kinds.slice(0, walRecords))
+          console.log(
+            `  ${kind.kind}: ${(kind.count / count).toFixed(2)} records, ${(kind.recordBytes / count).toFixed(0)} B${kind.fullPageImageBytes > 0 ? ` + ${(kind.fullPageImageBytes / count).toFixed(0)} B of page images` : ''}`,
+          );
+      }
     };
 
     await send(warmup);

@@ -17,7 +17,7 @@ import { assertLedgerAudited, measureLedgerLag, seedLedgerHistory, timeHolds, ty
 import { LoadClient } from './http-client';
 import { createMerchants, fundMerchants } from './funding';
 import { latencyChartSvg } from './latency-chart';
-import { closedLoop, describeStep, openLoop, runStep, type MeasuredContender, type StepExtras } from './measure';
+import { closedLoop, describeStep, openLoop, requireDurableCommits, runStep, type MeasuredContender, type StepExtras } from './measure';
 import { MixedState, mixedWorkload, prepareMixedPools } from './mixed-workload';
 import { checkWithdrawalMoney, convertRubToUsdt } from './money-checks';
 import { runClosedLoop, runOpenLoop, type SendRequest } from './open-loop';
@@ -531,20 +531,6 @@ async function measurePgbench(
   });
   log(describeStep(open));
   steps.push(open);
-}
-
-/** `count` merchants, created four at a time, in order; `defaultCallbackUrl` receives their withdrawal and dispute outcomes. */
-/** Durability as production would have it: the test cluster starts with fsync off, so turn it on before anything runs. */
-async function requireDurableCommits(adminUrl: string): Promise<void> {
-  const client = new Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    for (const setting of ['fsync', 'synchronous_commit', 'full_page_writes']) await client.query(`ALTER SYSTEM SET ${setting} = on`);
-    await client.query('SELECT pg_reload_conf()');
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  } finally {
-    await client.end();
-  }
 }
 
 async function probeMachine(adminUrl: string, options: Options): Promise<Record<string, any>> {

@@ -36,6 +36,17 @@ export function newHistogram() {
   return build({ lowestDiscernibleValue: 1, highestTrackableValue: 120_000_000, numberOfSignificantValueDigits: 3 });
 }
 
+/** Runs `work` on a connection of its own to the benchmark's PostgreSQL server, closed after. */
+async function withAdminClient<T>(adminUrl: string, work: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
 /**
  * PostgreSQL's write counters, cluster-wide: the next transaction id (each writing transaction
  * takes one; reads take none) and the WAL position. Exact at any instant, unlike
@@ -43,16 +54,52 @@ export function newHistogram() {
  * cluster only the contenders write.
  */
 export async function writeCounters(adminUrl: string): Promise<{ transactions: number; walBytes: number }> {
-  const client = new Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
+  return withAdminClient(adminUrl, async (client) => {
     const { rows } = await client.query<{ next_xid: string; wal: string }>(
       `SELECT txid_snapshot_xmax(txid_current_snapshot())::text AS next_xid, pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text AS wal`,
     );
     return { transactions: Number(rows[0].next_xid), walBytes: Number(rows[0].wal) };
-  } finally {
-    await client.end();
-  }
+  });
+}
+
+/** Durability as production would have it: the test cluster starts with fsync off, so turn it on before anything runs. */
+export async function requireDurableCommits(adminUrl: string): Promise<void> {
+  return withAdminClient(adminUrl, async (client) => {
+    for (const setting of ['fsync', 'synchronous_commit', 'full_page_writes']) await client.query(`ALTER SYSTEM SET ${setting} = on`);
+    await client.query('SELECT pg_reload_conf()');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  });
+}
+
+/** The server's WAL position, for `walRecordsBetween`. */
+export async function currentWalLsn(adminUrl: string): Promise<string> {
+  return withAdminClient(adminUrl, async (client) => (await client.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn')).rows[0].lsn);
+}
+
+export interface WalRecordKind {
+  /** Resource manager and record type, as pg_walinspect names them: `Heap/INSERT`, `XLOG/FPI`. */
+  kind: string;
+  count: number;
+  recordBytes: number;
+  /** Full-page images carried by these records: a page's first change after a checkpoint. */
+  fullPageImageBytes: number;
+}
+
+/**
+ * The WAL between two positions by record type (pg_walinspect, shipped with PostgreSQL 15):
+ * which kind of change the bytes were, and how much of them were full-page images. Whole
+ * server, so on the benchmark's private cluster it is the system's WAL and nobody else's.
+ */
+export async function walRecordsBetween(adminUrl: string, fromLsn: string, toLsn: string): Promise<WalRecordKind[]> {
+  return withAdminClient(adminUrl, async (client) => {
+    await client.query('CREATE EXTENSION IF NOT EXISTS pg_walinspect');
+    const { rows } = await client.query<{ kind: string; count: string; record_size: string; fpi_size: string }>(
+      `SELECT "resource_manager/record_type" AS kind, count::text, record_size::text, fpi_size::text
+         FROM pg_get_wal_stats($1::pg_lsn, $2::pg_lsn, true) WHERE count > 0 ORDER BY combined_size DESC`,
+      [fromLsn, toLsn],
+    );
+    return rows.map((row) => ({ kind: row.kind, count: Number(row.count), recordBytes: Number(row.record_size), fullPageImageBytes: Number(row.fpi_size) }));
+  });
 }
 
 /** Busy ticks of the whole machine (all CPUs), from /proc/stat: shows how much others used during a step. */
