@@ -27,6 +27,7 @@ import { PAYMENTS_TOPICS } from '@mp/contracts-payments';
 import { WITHDRAWALS_TOPICS } from '@mp/contracts-withdrawals';
 import { isTrustedProxyEntry, REQUEST_BODY_BYTES_MAX } from '@mp/gateway-api';
 import { aclsOf, deadLetterTopicOf, replayPrincipalOf, type KafkaAccess, type KafkaAclBinding } from '@mp/shared-messaging';
+import { DEFAULT_PREPARED_STATEMENTS_MAX } from '@mp/shared-data-access-postgres';
 import { RECEIPT_BYTES_MAX } from '@mp/shared-util-validation';
 import ipaddr from 'ipaddr.js';
 import YAML from 'yaml';
@@ -827,6 +828,8 @@ describe('PostgreSQL in the prod overlay: CloudNativePG with a PgBouncer Pooler'
     expect(services.length * Number(parameters['default_pool_size']) + listeners).toBeLessThan(maxConnections);
     // node-postgres sends the pool's idle_in_transaction_session_timeout at connect: PgBouncer refuses a connection whose startup parameter it does not ignore.
     expect(parameters['ignore_startup_parameters']?.split(',')).toContain('idle_in_transaction_session_timeout');
+    // The services' named prepared statements: PgBouncer keeps them only with this above zero, and evicts beyond it.
+    expect(Number(parameters['max_prepared_statements'])).toBeGreaterThanOrEqual(DEFAULT_PREPARED_STATEMENTS_MAX);
   });
 
   it("sends every service through the Pooler, and the outbox relays' LISTEN connection straight to the primary", () => {

@@ -17,7 +17,14 @@ export class AppModule {
       imports: [
         // Every internal route checks the caller's service token and allow-list; the issuer signs this service's own calls.
         ServiceAuthModule.forRoot(config.serviceAuth, GATEWAY_INTERNAL_ACCESS),
-        TypeOrmModule.forRoot(serviceDatabaseOptions({ url: config.databaseUrl, poolMax: config.databasePoolMax, migrations: GATEWAY_MIGRATIONS })),
+        TypeOrmModule.forRoot(
+          serviceDatabaseOptions({
+            url: config.databaseUrl,
+            poolMax: config.databasePoolMax,
+            preparedStatementsMax: config.databasePreparedStatementsMax,
+            migrations: GATEWAY_MIGRATIONS,
+          }),
+        ),
         HealthModule.forRoot({ consumerLagMax: config.consumerLagMax, healthCheckTimeoutMs: config.healthCheckTimeoutMs }),
         MessagingModule.forRootAsync({
           inject: [],

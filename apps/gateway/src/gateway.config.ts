@@ -1,3 +1,4 @@
+import { DEFAULT_PREPARED_STATEMENTS_MAX } from '@mp/shared-data-access-postgres';
 import { randomBytes } from 'node:crypto';
 import { CREDENTIAL_LIFETIME_DAYS_LIMIT, DEFAULT_AGENT_CREDENTIAL_LIFETIME_DAYS } from '@mp/access-domain';
 import { readServiceAuthConfig, type ServiceAuthConfig, type ServiceName } from '@mp/shared-service-auth';
@@ -34,6 +35,7 @@ export interface GatewayConfig extends KafkaConnectionConfig, HealthConfig, Inte
   httpPort: number;
   databaseUrl: string;
   databasePoolMax: number;
+  databasePreparedStatementsMax: number;
   /** MERCHANT_SECRETS_MASTER_KEY (current) and MERCHANT_SECRETS_RETIRED_KEYS: seals and opens merchant API and webhook secrets. */
   secretsKeyring: SecretKeyring;
   /** The internal-only listener for the callback dispatcher (and /metrics); callers authenticate with their service tokens. */
@@ -44,11 +46,20 @@ export interface GatewayConfig extends KafkaConnectionConfig, HealthConfig, Inte
 }
 
 /** The database and master-key part, shared by the server and the operator command. */
-export function loadGatewayStorageConfig(reader: ConfigReader): Pick<GatewayConfig, 'databaseUrl' | 'databasePoolMax' | 'secretsKeyring'> {
+export function loadGatewayStorageConfig(
+  reader: ConfigReader,
+): Pick<GatewayConfig, 'databaseUrl' | 'databasePoolMax' | 'databasePreparedStatementsMax' | 'secretsKeyring'> {
   const secretsKeyring = readMasterKeyring(reader, 'MERCHANT_SECRETS', "merchants' API and webhook secrets at rest");
   return {
     databaseUrl: reader.url('GATEWAY_DATABASE_URL', { protocols: ['postgres:', 'postgresql:'], description: "the gateway's own database" }),
     databasePoolMax: reader.integer('GATEWAY_DATABASE_POOL_MAX', { default: 10, min: 1, max: 200, description: 'connection pool size' }),
+    databasePreparedStatementsMax: reader.integer('GATEWAY_DATABASE_PREPARED_STATEMENTS_MAX', {
+      default: DEFAULT_PREPARED_STATEMENTS_MAX,
+      min: 0,
+      max: 1_000,
+      description:
+        'statement texts each connection keeps prepared (parsed and planned once); 0 runs every statement unnamed, for a pooler that cannot keep them',
+    }),
     secretsKeyring,
   };
 }

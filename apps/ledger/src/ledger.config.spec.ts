@@ -15,6 +15,7 @@ describe('ledger config', () => {
       internalTls: null,
       databaseUrl: 'postgres://ledger@127.0.0.1:5432/ledger',
       databasePoolMax: 10,
+      databasePreparedStatementsMax: 100,
       paymentsInternalUrl: 'http://127.0.0.1:3001',
       orphanHoldGraceMs: 900_000,
       orphanHoldSweepIntervalMs: 60_000,

@@ -1,9 +1,12 @@
 import type { TypeOrmModuleOptions } from '@nestjs/typeorm';
 import type { MigrationInterface } from 'typeorm';
+import { DEFAULT_PREPARED_STATEMENTS_MAX, PreparedStatementNames, preparingClientClass } from './prepared-statements';
 
 export interface ServiceDatabaseSettings {
   url: string;
   poolMax: number;
+  /** Statement texts kept prepared (`<SERVICE>_DATABASE_PREPARED_STATEMENTS_MAX`); 0 runs every statement unnamed. */
+  preparedStatementsMax?: number;
   migrations: Array<new () => MigrationInterface>;
 }
 
@@ -20,15 +23,22 @@ export function serviceDatabaseOptions(settings: ServiceDatabaseSettings): TypeO
     migrationsRun: true,
     migrationsTransactionMode: 'each',
     synchronize: false,
-    // A transaction left idle (a process stuck between statements) is ended by the server
-    // after two minutes, so no write can commit long after the facts it was decided on: the
-    // ledger's orphan-hold sweep relies on a create's transaction being short-lived.
-    extra: { max: settings.poolMax, connectionTimeoutMillis: 5_000, idle_in_transaction_session_timeout: 120_000 },
+    extra: {
+      // Statements that repeat run as named prepared statements, parsed and planned once per connection (prepared-statements.ts).
+      Client: preparingClientClass(new PreparedStatementNames(settings.preparedStatementsMax ?? DEFAULT_PREPARED_STATEMENTS_MAX)),
+      max: settings.poolMax,
+      connectionTimeoutMillis: 5_000,
+      // A transaction left idle (a process stuck between statements) is ended by the server
+      // after two minutes, so no write can commit long after the facts it was decided on: the
+      // ledger's orphan-hold sweep relies on a create's transaction being short-lived.
+      idle_in_transaction_session_timeout: 120_000,
+    },
     retryAttempts: 10,
     retryDelay: 1_000,
   };
 }
 export { migratedPrivateDatabase } from './private-test-database';
+export { DEFAULT_PREPARED_STATEMENTS_MAX, PreparedStatementNames, preparingClientClass } from './prepared-statements';
 export {
   addListPosition,
   fetchNewestFirstPage,

@@ -22,7 +22,9 @@ export async function saveOrderFacts(manager: EntityManager, events: readonly Pa
   const column = <T>(pick: (data: PaymentOrderExternalEventData) => T) => rows.map(pick);
   await executeOrDefer(manager, {
     sql: `INSERT INTO dispute_orders (merchant_id, order_id, direction, status, amount_minor, currency, agent_id, created_at, order_version)
-     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[], $8::timestamptz[], $9::int[])
+     SELECT merchant_id, order_id, direction, status, amount_minor, currency, agent_id, created_at, order_version
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[], $8::timestamptz[], $9::int[])
+         AS given (merchant_id, order_id, direction, status, amount_minor, currency, agent_id, created_at, order_version)
      ON CONFLICT (merchant_id, order_id) DO UPDATE SET
        status = EXCLUDED.status, amount_minor = EXCLUDED.amount_minor, agent_id = EXCLUDED.agent_id, order_version = EXCLUDED.order_version
      WHERE dispute_orders.order_version < EXCLUDED.order_version`,

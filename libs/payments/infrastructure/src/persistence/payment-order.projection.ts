@@ -32,6 +32,15 @@ export interface PaymentOrderRow {
 }
 
 /**
+ * The columns of a PaymentOrderRow, named rather than `*`: a named text runs as a prepared
+ * statement, and a prepared `*` would break in a running replica once a migration adds a column
+ * (docs/decisions/prepared-statements.md).
+ */
+export const ORDER_ROW_COLUMNS = `merchant_id, order_id, direction, status, amount_minor, fee_minor, currency, country, method, callback_url, return_url, metadata,
+  recipient_account_ref, account_number_last4, payer_page_token_hash, agent_id, payer_marked_paid_at, failure_reason, expires_at, created_at, updated_at,
+  list_position, open_dispute`;
+
+/**
  * Writes the order's current state; a row already at a later stream version is left alone. Part
  * of the command's one write statement when there is one (executeOrDefer).
  */
@@ -74,13 +83,16 @@ export async function saveOrderProjection(manager: EntityManager, order: Existin
 }
 
 export async function findOrder(manager: EntityManager, merchantId: string, orderId: string): Promise<PaymentOrderRow | null> {
-  const rows: PaymentOrderRow[] = await manager.query(`SELECT * FROM payment_orders WHERE merchant_id = $1 AND order_id = $2`, [merchantId, orderId]);
+  const rows: PaymentOrderRow[] = await manager.query(`SELECT ${ORDER_ROW_COLUMNS} FROM payment_orders WHERE merchant_id = $1 AND order_id = $2`, [
+    merchantId,
+    orderId,
+  ]);
   return rows[0] ?? null;
 }
 
 /** The order behind a payer page, found by the SHA-256 of its token (the token is stored nowhere). */
 export async function findOrderByPayerPageTokenHash(manager: EntityManager, tokenHash: string): Promise<PaymentOrderRow | null> {
-  const rows: PaymentOrderRow[] = await manager.query(`SELECT * FROM payment_orders WHERE payer_page_token_hash = $1`, [tokenHash]);
+  const rows: PaymentOrderRow[] = await manager.query(`SELECT ${ORDER_ROW_COLUMNS} FROM payment_orders WHERE payer_page_token_hash = $1`, [tokenHash]);
   return rows[0] ?? null;
 }
 

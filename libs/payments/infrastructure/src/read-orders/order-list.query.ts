@@ -1,7 +1,7 @@
 import type { PaymentOrderStatus } from '@mp/contracts-payments';
 import { fetchNewestFirstPage, PositionCursor, SqlConditions, type NewestFirstPage } from '@mp/shared-data-access-postgres';
 import type { EntityManager } from 'typeorm';
-import { REPORTED_STATUS_SQL, type PaymentOrderRow } from '../persistence/payment-order.projection';
+import { ORDER_ROW_COLUMNS, REPORTED_STATUS_SQL, type PaymentOrderRow } from '../persistence/payment-order.projection';
 
 export interface OrderListFilter {
   merchantId?: string;
@@ -43,7 +43,7 @@ export async function listOrders(manager: EntityManager, filter: OrderListFilter
   if (filter.createdFrom !== undefined) where.add('created_at >= ?', filter.createdFrom);
   if (filter.createdTo !== undefined) where.add('created_at <= ?', filter.createdTo);
   return fetchNewestFirstPage<PaymentOrderRow>(manager, {
-    select: 'SELECT * FROM payment_orders',
+    select: `SELECT ${ORDER_ROW_COLUMNS} FROM payment_orders`,
     where,
     positionColumn: 'payment_orders.list_position',
     positionOf: (row) => row.list_position,
