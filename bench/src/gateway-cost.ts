@@ -1,14 +1,16 @@
 /**
  * What one pay-in create costs in CPU, without the whole benchmark (issue 21, "the gateway's
  * cost"): `node tools/run-built.mjs bench/src/gateway-cost.ts [--payins 2000] [--concurrency 8]
- * [--reads N] [--idle-seconds N] [--durable] [--wal-records N] [--cpu-prof DIR]`. Starts the system on KAFKA_BROKERS /
+ * [--reads N] [--payouts N] [--idle-seconds N] [--durable] [--wal-records N] [--cpu-prof DIR]`. Starts the system on KAFKA_BROKERS /
  * TEST_PG_ADMIN_URL, warms it up, then sends signed creates at a fixed concurrency (no retries,
  * no duplicates) and prints, from /proc/<pid>/stat before and after, the CPU-ms per pay-in of
  * each of the six services (the consumers of its events included, given 2 s after the last
  * answer), of the Kafka broker and of PostgreSQL (the postmaster and its backends), and how many
  * times payments served the internal order read meanwhile (its own metrics). With `--reads N` it
  * then sends N status reads (W2's request) of the orders it created, at the same concurrency, and
- * prints their CPU-ms per read as well. With `--idle-seconds N` it first prints what each of them
+ * prints their CPU-ms per read as well. With `--payouts N` it then funds eight merchants with
+ * confirmed pay-ins and sends N payouts over them (W3's request: each places a ledger hold
+ * before its order exists), after a warm-up of a tenth as many, and prints theirs. With `--idle-seconds N` it first prints what each of them
  * spends per second with no request at all, over N seconds. CPU-ms per pay-in holds up on a
  * shared machine far better than throughput does; each service's RSS at the end is printed too;
  * the load average is printed beside it so a busy run can be told apart. Each phase prints the
@@ -20,12 +22,13 @@
 import { join } from 'node:path';
 import { loadavg } from 'node:os';
 import { parseCommandLine } from '@mp/shared-util-config';
-import { CATALOG_SERVICE_NAMES, SystemUnderTest, workspaceRoot } from '@mp/shared-testing';
+import { CATALOG_SERVICE_NAMES, createOperator, registerAgent, SystemUnderTest, workspaceRoot } from '@mp/shared-testing';
+import { createMerchants, FUNDING_PAY_IN_NET_RUB, fundMerchants } from './funding';
 import { LoadClient, type MerchantCredentials } from './http-client';
 import { currentWalLsn, requireDurableCommits, walRecordsBetween, writeCounters } from './measure';
 import { cpuMsBetween, pageSize, pidListeningOn, readProcStat, snapshotGroups, type ProcessGroup } from './proc-stats';
 import { benchedSystemEnvironment } from './system-environment';
-import { OrderIds, payInBody } from './workloads';
+import { OrderIds, PAYOUT_AMOUNT, PAYOUT_HOLD_RUB, payInBody, payoutBody } from './workloads';
 
 const { values } = parseCommandLine({
   args: process.argv.slice(2),
@@ -34,6 +37,7 @@ const { values } = parseCommandLine({
     concurrency: { type: 'string', default: '8' },
     warmup: { type: 'string', default: '400' },
     reads: { type: 'string', default: '0' },
+    payouts: { type: 'string', default: '0' },
     'idle-seconds': { type: 'string', default: '0' },
     durable: { type: 'boolean', default: false },
     'wal-records': { type: 'string', default: '0' },
@@ -44,6 +48,9 @@ const payIns = Number(values.payins);
 const concurrency = Number(values.concurrency);
 const warmup = Number(values.warmup);
 const reads = Number(values.reads);
+const payouts = Number(values.payouts);
+/** W3's spread: payouts go round-robin over this many funded merchants. */
+const PAYOUT_MERCHANTS = 8;
 const idleSeconds = Number(values['idle-seconds']);
 const walRecords = Number(values['wal-records']);
 const adminUrl = process.env['TEST_PG_ADMIN_URL'] ?? '';
@@ -165,6 +172,25 @@ async function main(): Promise<void> {
     const readsAfter = await orderReads();
     console.log(`payments order reads per pay-in: ${((readsAfter - readsBefore) / payIns).toFixed(2)}`);
     if (reads > 0) await measured('status read', reads, read);
+    if (payouts > 0) {
+      const warmPayouts = Math.ceil(payouts / 10);
+      const operator = await createOperator(system, 'Cost operator');
+      const agent = await registerAgent(system, operator, [{ method: 'bank_card', country: 'RU', currency: 'RUB' }]);
+      const payoutMerchants = await createMerchants(operator, PAYOUT_MERCHANTS, 'Cost payouts');
+      const payInsEach = Math.ceil((((payouts + warmPayouts) / PAYOUT_MERCHANTS) * PAYOUT_HOLD_RUB) / FUNDING_PAY_IN_NET_RUB);
+      await fundMerchants(
+        { gateway: client, agentToken: agent.client.token },
+        client,
+        ids,
+        payoutMerchants.map((merchant) => ({ merchant, payIns: payInsEach })),
+      );
+      const sendPayouts = (count: number) =>
+        drive(count, 201, (n) =>
+          client.sendSigned(payoutMerchants[n % PAYOUT_MERCHANTS], 'POST', '/v2/payments/outgoing', payoutBody(ids.next('cost-payout'), PAYOUT_AMOUNT)),
+        );
+      await sendPayouts(warmPayouts);
+      await measured('payout', payouts, sendPayouts);
+    }
     const rssMb = CATALOG_SERVICE_NAMES.map((service) => {
       const stat = readProcStat(system.pidOf(service) as number);
       return { service, mb: stat ? (stat.rssPages * pageSize()) / 2 ** 20 : NaN };

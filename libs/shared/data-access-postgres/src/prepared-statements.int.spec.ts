@@ -28,13 +28,15 @@ describe('prepared statements (real PostgreSQL)', () => {
   let database: { url: string; drop: () => Promise<void> };
   let client: Client;
   let names: PreparedStatementNames;
+  let logged: { log: string[]; warn: string[] };
 
   /** The statements this session keeps prepared, as the server lists them. */
   const preparedOnServer = async (): Promise<string[]> =>
     (await client.query<{ name: string }>({ text: 'SELECT name FROM pg_prepared_statements ORDER BY name' })).rows.map((row) => row.name);
 
   const connect = async (max: number) => {
-    names = new PreparedStatementNames(max);
+    logged = { log: [], warn: [] };
+    names = new PreparedStatementNames(max, { log: (line: string) => logged.log.push(line), warn: (line: string) => logged.warn.push(line) });
     const PreparingClient = preparingClientClass(names);
     client = new PreparingClient({ connectionString: database.url });
     await client.connect();
@@ -84,6 +86,8 @@ describe('prepared statements (real PostgreSQL)', () => {
     // count(*) is no star column: it took the one slot; the later text runs unnamed.
     expect(await preparedOnServer()).toEqual(['mp_0']);
     expect(names.nameFor('SELECT label FROM items WHERE id < $1')).toBeUndefined();
+    // The operator learns once that the cap was reached.
+    expect(logged.log).toEqual([expect.stringContaining('1 statement texts are prepared, the most this service keeps')]);
   });
 
   it('forgets a statement whose result type the schema changed under it, and names it anew when it repeats', async () => {
@@ -114,6 +118,7 @@ describe('prepared statements (real PostgreSQL)', () => {
     expect((await client.query(byId, [3])).rows).toEqual([{ label: 'three' }]);
     expect(await preparedOnServer()).toEqual([]);
     expect(names.size).toBe(0);
+    expect(logged.warn).toEqual([expect.stringContaining('26000')]);
   });
 
   it('serves TypeORM as the pool’s client class: queries and transactions run named', async () => {

@@ -43,7 +43,10 @@ export class PreparedStatementNames {
   private nextName = 0;
   private disabled = false;
 
-  constructor(private readonly max: number) {}
+  constructor(
+    private readonly max: number,
+    private readonly logger: Pick<Logger, 'log' | 'warn'> = new Logger('PreparedStatements'),
+  ) {}
 
   /** The name to run `text` under, or undefined to run it unnamed. */
   nameFor(text: string): string | undefined {
@@ -59,6 +62,10 @@ export class PreparedStatementNames {
     const name = `mp_${this.nextName}`;
     this.nextName += 1;
     this.named.set(text, name);
+    if (this.named.size === this.max)
+      this.logger.log(
+        `${this.max} statement texts are prepared, the most this service keeps: later texts run unnamed (the service's DATABASE_PREPARED_STATEMENTS_MAX)`,
+      );
     return name;
   }
 
@@ -68,7 +75,11 @@ export class PreparedStatementNames {
   }
 
   /** The server side does not keep statements (a pooler in transaction mode without support for them): no text is named again. */
-  disable(): void {
+  disable(reason: string): void {
+    if (!this.disabled)
+      this.logger.warn(
+        `the database connection lost a prepared statement (${reason}): every statement runs unnamed from now on; behind a pooler in transaction mode, give it prepared-statement support or set the service's DATABASE_PREPARED_STATEMENTS_MAX to 0`,
+      );
     this.disabled = true;
     this.named.clear();
   }
@@ -86,7 +97,6 @@ type QueryCallback = (error: Error | null, result?: QueryResult) => void;
  * every call with a query object, goes through as it came.
  */
 export function preparingClientClass(names: PreparedStatementNames): typeof Client {
-  const logger = new Logger('PreparedStatements');
   return class PreparingClient extends Client {
     override query(...args: unknown[]): never {
       const [text, values, callback] = args as [unknown, unknown, QueryCallback | undefined];
@@ -96,12 +106,8 @@ export function preparingClientClass(names: PreparedStatementNames): typeof Clie
       const config = { name, text: text as string, values: values as unknown[] };
       const failed = (error: Error): void => {
         const code = (error as { code?: string }).code;
-        if (code !== undefined && SESSION_LOST_STATEMENT.has(code)) {
-          names.disable();
-          logger.warn(
-            `the database connection lost a prepared statement (${code}: ${error.message}): every statement runs unnamed from now on; behind a pooler in transaction mode, give it prepared-statement support or set the service's DATABASE_PREPARED_STATEMENTS_MAX to 0`,
-          );
-        } else if (code === FEATURE_NOT_SUPPORTED) names.forget(config.text);
+        if (code !== undefined && SESSION_LOST_STATEMENT.has(code)) names.disable(`${code}: ${error.message}`);
+        else if (code === FEATURE_NOT_SUPPORTED) names.forget(config.text);
       };
       if (typeof callback === 'function')
         return run.call(this, config, (error: Error | null, result?: QueryResult) => {
