@@ -18,6 +18,9 @@ const COUNTED_TEXTS_MAX = 1_000;
  */
 const STAR_COLUMNS = /(^|[\s,])(\w+\.)?\*(\s|,|$)/;
 
+/** The use count of a text that is never named (`*` columns). */
+const NEVER_NAMED = -1;
+
 /** SQLSTATEs that say the server's side of the connection does not keep our statements (a pooler without support for them). */
 const SESSION_LOST_STATEMENT = new Set(['26000', '42P05']);
 /** SQLSTATE of "cached plan must not change result type": the statement's tables changed under it. */
@@ -52,10 +55,13 @@ export class PreparedStatementNames {
   nameFor(text: string): string | undefined {
     const known = this.named.get(text);
     if (known !== undefined || this.disabled || this.named.size >= this.max) return known;
-    const seen = (this.uses.get(text) ?? 0) + 1;
+    const counted = this.uses.get(text);
+    if (counted === NEVER_NAMED) return undefined;
+    const seen = (counted ?? 0) + 1;
     if (seen < USES_BEFORE_PREPARING || STAR_COLUMNS.test(text)) {
       if (this.uses.size >= COUNTED_TEXTS_MAX) this.uses.clear();
-      this.uses.set(text, seen);
+      // A `*` text is tested once; its later runs skip the pattern.
+      this.uses.set(text, seen < USES_BEFORE_PREPARING ? seen : NEVER_NAMED);
       return undefined;
     }
     this.uses.delete(text);
