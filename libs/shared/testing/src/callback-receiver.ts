@@ -1,6 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import { freePort } from './system-under-test';
 
 /** One request the receiver got, as it arrived. */
 export interface ReceivedCallback {
@@ -115,7 +116,7 @@ export class CallbackReceiver {
       });
     });
     server.on('connection', () => (receiver.connections += 1));
-    await new Promise<void>((resolve) => server.listen(0, receiver.host, resolve));
+    await listenOnOwnPort(server, receiver.host);
     return receiver;
   }
 
@@ -149,5 +150,29 @@ export class CallbackReceiver {
         return false;
       }
     });
+  }
+}
+
+/**
+ * Listens on a port of this jest worker's own share (freePort), never `listen(0)`: the kernel
+ * would hand out a port another worker's freePort had just chosen for a service still starting,
+ * which then fails with EADDRINUSE while its health probe lands here as an empty request. A port
+ * taken meanwhile by anything else is skipped for the next one.
+ */
+async function listenOnOwnPort(server: Server, host: string): Promise<void> {
+  for (let attempt = 1; ; attempt += 1) {
+    const port = await freePort();
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => {
+          server.off('error', reject);
+          resolve();
+        });
+      });
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt >= 5) throw error;
+    }
   }
 }
