@@ -25,7 +25,7 @@ import { parseCommandLine } from '@mp/shared-util-config';
 import { CATALOG_SERVICE_NAMES, createOperator, registerAgent, SystemUnderTest, workspaceRoot } from '@mp/shared-testing';
 import { createMerchants, FUNDING_PAY_IN_NET_RUB, fundMerchants } from './funding';
 import { LoadClient, type MerchantCredentials } from './http-client';
-import { currentWalLsn, requireDurableCommits, walRecordsBetween, writeCounters } from './measure';
+import { requireDurableCommits, walRecordsBetween, writeCounters } from './measure';
 import { cpuMsBetween, pageSize, pidListeningOn, readProcStat, snapshotGroups, type ProcessGroup } from './proc-stats';
 import { benchedSystemEnvironment } from './system-environment';
 import { OrderIds, PAYOUT_AMOUNT, PAYOUT_HOLD_RUB, payInBody, payoutBody } from './workloads';
@@ -123,13 +123,13 @@ async function main(): Promise<void> {
      * (the services that only consume the events of a create count too: they are part of its cost).
      */
     const measured = async (label: string, count: number, run: (count: number) => Promise<void>): Promise<void> => {
-      const writesBefore = { ...(await writeCounters(adminUrl)), lsn: await currentWalLsn(adminUrl) };
+      const writesBefore = await writeCounters(adminUrl);
       const before = { groups: snapshotGroups(groups), at: performance.now(), load: loadavg()[0] };
       await run(count);
       // The consumers of the requests' events finish after the last answer: their work counts.
       await new Promise((resolve) => setTimeout(resolve, CONSUMERS_SETTLE_MS));
       const after = { groups: snapshotGroups(groups), at: performance.now(), load: loadavg()[0] };
-      const writesAfter = { ...(await writeCounters(adminUrl)), lsn: await currentWalLsn(adminUrl) };
+      const writesAfter = await writeCounters(adminUrl);
       const seconds = (after.at - before.at - CONSUMERS_SETTLE_MS) / 1000;
       console.log(
         `${label}s: ${count} at concurrency ${concurrency} in ${seconds.toFixed(1)} s (${(count / seconds).toFixed(0)}/s), load average ${before.load.toFixed(1)} → ${after.load.toFixed(1)}`,
@@ -143,7 +143,7 @@ async function main(): Promise<void> {
         `PostgreSQL per ${label}: ${((writesAfter.transactions - writesBefore.transactions) / count).toFixed(2)} write transactions, ${(walBytes / count / 1024).toFixed(2)} KB of WAL`,
       );
       if (walRecords > 0) {
-        const kinds = await walRecordsBetween(adminUrl, writesBefore.lsn, writesAfter.lsn);
+        const kinds = await walRecordsBetween(adminUrl, writesBefore.walLsn, writesAfter.walLsn);
         const fullPageImages = kinds.reduce((sum, kind) => sum + kind.fullPageImageBytes, 0);
         console.log(
           `  of which full-page images: ${(fullPageImages / count / 1024).toFixed(2)} KB per ${label}; the largest kinds of record, bytes per ${label}:`,

@@ -51,14 +51,16 @@ async function withAdminClient<T>(adminUrl: string, work: (client: Client) => Pr
  * PostgreSQL's write counters, cluster-wide: the next transaction id (each writing transaction
  * takes one; reads take none) and the WAL position. Exact at any instant, unlike
  * pg_stat_database, whose backends report up to seconds late. On the benchmark's private
- * cluster only the contenders write.
+ * cluster only the contenders write. `walLsn` is the same position as `walBytes`, for
+ * `walRecordsBetween`.
  */
-export async function writeCounters(adminUrl: string): Promise<{ transactions: number; walBytes: number }> {
+export async function writeCounters(adminUrl: string): Promise<{ transactions: number; walBytes: number; walLsn: string }> {
   return withAdminClient(adminUrl, async (client) => {
-    const { rows } = await client.query<{ next_xid: string; wal: string }>(
-      `SELECT txid_snapshot_xmax(txid_current_snapshot())::text AS next_xid, pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text AS wal`,
+    const { rows } = await client.query<{ next_xid: string; wal: string; lsn: string }>(
+      `SELECT txid_snapshot_xmax(txid_current_snapshot())::text AS next_xid, pg_wal_lsn_diff(lsn, '0/0')::text AS wal, lsn::text
+         FROM pg_current_wal_lsn() AS lsn`,
     );
-    return { transactions: Number(rows[0].next_xid), walBytes: Number(rows[0].wal) };
+    return { transactions: Number(rows[0].next_xid), walBytes: Number(rows[0].wal), walLsn: rows[0].lsn };
   });
 }
 
@@ -69,11 +71,6 @@ export async function requireDurableCommits(adminUrl: string): Promise<void> {
     await client.query('SELECT pg_reload_conf()');
     await new Promise((resolve) => setTimeout(resolve, 500));
   });
-}
-
-/** The server's WAL position, for `walRecordsBetween`. */
-export async function currentWalLsn(adminUrl: string): Promise<string> {
-  return withAdminClient(adminUrl, async (client) => (await client.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn')).rows[0].lsn);
 }
 
 export interface WalRecordKind {

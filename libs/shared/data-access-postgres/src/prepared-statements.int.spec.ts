@@ -1,31 +1,12 @@
-import { Client } from 'pg';
+import type { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { PreparedStatementNames, preparingClientClass } from './prepared-statements';
-
-/** A database of its own on the shared test server, and its URL. */
-async function privateDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const adminUrl = process.env['TEST_PG_ADMIN_URL'];
-  if (!adminUrl) throw new Error('TEST_PG_ADMIN_URL is not set: integration specs need the test PostgreSQL server');
-  const name = `prepared${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
-  const admin = new Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${name}"`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const dropper = new Client({ connectionString: adminUrl });
-      await dropper.connect();
-      await dropper.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await dropper.end();
-    },
-  };
-}
+import { migratedPrivateDatabase } from './private-test-database';
 
 describe('prepared statements (real PostgreSQL)', () => {
-  let database: { url: string; drop: () => Promise<void> };
+  /** A database of its own (no migrations), whose URL the clients below connect to. */
+  let database: DataSource;
+  let url: string;
   let client: Client;
   let names: PreparedStatementNames;
   let logged: { log: string[]; warn: string[] };
@@ -38,20 +19,21 @@ describe('prepared statements (real PostgreSQL)', () => {
     logged = { log: [], warn: [] };
     names = new PreparedStatementNames(max, { log: (line: string) => logged.log.push(line), warn: (line: string) => logged.warn.push(line) });
     const PreparingClient = preparingClientClass(names);
-    client = new PreparingClient({ connectionString: database.url });
+    client = new PreparingClient({ connectionString: url });
     await client.connect();
     await client.query('CREATE TABLE IF NOT EXISTS items (id int PRIMARY KEY, label text NOT NULL)');
     await client.query("INSERT INTO items VALUES (1, 'one'), (2, 'two'), (3, 'three') ON CONFLICT DO NOTHING");
   };
 
   beforeAll(async () => {
-    database = await privateDatabase();
+    database = await migratedPrivateDatabase('prepared', []);
+    url = (database.options as { url: string }).url;
   });
   afterEach(async () => {
     await client.end();
   });
   afterAll(async () => {
-    await database.drop();
+    await database.destroy();
   });
 
   it('runs a text unnamed the first time and as a named statement from its second use, with each call’s own values', async () => {
@@ -124,7 +106,7 @@ describe('prepared statements (real PostgreSQL)', () => {
   it('serves TypeORM as the pool’s client class: queries and transactions run named', async () => {
     await connect(10);
     const poolNames = new PreparedStatementNames(10);
-    const dataSource = new DataSource({ type: 'postgres', url: database.url, extra: { Client: preparingClientClass(poolNames), max: 1 } });
+    const dataSource = new DataSource({ type: 'postgres', url, extra: { Client: preparingClientClass(poolNames), max: 1 } });
     await dataSource.initialize();
     try {
       const labelOf = 'SELECT label FROM items WHERE id = $1';
