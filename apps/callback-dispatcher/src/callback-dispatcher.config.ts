@@ -1,4 +1,4 @@
-import { DEFAULT_PREPARED_STATEMENTS_MAX } from '@mp/shared-data-access-postgres';
+import { readPreparedStatementsMax } from '@mp/shared-data-access-postgres';
 import { randomBytes } from 'node:crypto';
 import { readServiceAuthConfig, type ServiceAuthConfig, type ServiceName } from '@mp/shared-service-auth';
 import { DEFAULT_ENDPOINT_DISABLING, DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from '@mp/callbacks-domain';
@@ -59,13 +59,7 @@ export function loadCallbackDispatcherConfig(environment: Environment): Callback
     httpPort: reader.integer('CALLBACKS_HTTP_PORT', { default: 3005, min: 0, max: 65535, description: 'internal API port' }),
     databaseUrl: reader.url('CALLBACKS_DATABASE_URL', { protocols: ['postgres:', 'postgresql:'], description: "the dispatcher's own database" }),
     databasePoolMax: reader.integer('CALLBACKS_DATABASE_POOL_MAX', { default: 10, min: 1, max: 200, description: 'connection pool size' }),
-    databasePreparedStatementsMax: reader.integer('CALLBACKS_DATABASE_PREPARED_STATEMENTS_MAX', {
-      default: DEFAULT_PREPARED_STATEMENTS_MAX,
-      min: 0,
-      max: 1_000,
-      description:
-        'statement texts each connection keeps prepared (parsed and planned once); 0 runs every statement unnamed, for a pooler that cannot keep them',
-    }),
+    databasePreparedStatementsMax: readPreparedStatementsMax(reader, 'CALLBACKS'),
     instanceId: reader.string('CALLBACKS_INSTANCE_ID', {
       default: `cb-${randomBytes(6).toString('hex')}`,
       pattern: /^[A-Za-z0-9._-]{1,100}$/,

@@ -1,4 +1,4 @@
-import { DEFAULT_PREPARED_STATEMENTS_MAX } from '@mp/shared-data-access-postgres';
+import { readPreparedStatementsMax } from '@mp/shared-data-access-postgres';
 import { readServiceAuthConfig, type ServiceAuthConfig, type ServiceName } from '@mp/shared-service-auth';
 import { DEFAULT_REVIEW_WINDOW_HOURS } from '@mp/disputes-domain';
 import { DISPUTES_INTERNAL_ACCESS, type DisputesSettings } from '@mp/disputes-infrastructure';
@@ -50,13 +50,7 @@ export function loadDisputesConfig(environment: Environment): DisputesConfig {
         "the outbox relay's LISTEN connection, which needs a session of its own: straight to the primary where a transaction-mode pooler sits in front",
     }),
     databasePoolMax: reader.integer('DISPUTES_DATABASE_POOL_MAX', { default: 10, min: 1, max: 200, description: 'connection pool size' }),
-    databasePreparedStatementsMax: reader.integer('DISPUTES_DATABASE_PREPARED_STATEMENTS_MAX', {
-      default: DEFAULT_PREPARED_STATEMENTS_MAX,
-      min: 0,
-      max: 1_000,
-      description:
-        'statement texts each connection keeps prepared (parsed and planned once); 0 runs every statement unnamed, for a pooler that cannot keep them',
-    }),
+    databasePreparedStatementsMax: readPreparedStatementsMax(reader, 'DISPUTES'),
     testClockEnabled: readTestClockEnabled(reader),
     // At least a minute: well past the gateway's longest wait for an open (GATEWAY_COMMAND_TIMEOUT_MS, at most 60 s).
     receiptOrphanGraceMs: reader.integer('DISPUTES_RECEIPT_ORPHAN_GRACE_MS', {

@@ -1,4 +1,4 @@
-import { DEFAULT_PREPARED_STATEMENTS_MAX } from '@mp/shared-data-access-postgres';
+import { readPreparedStatementsMax } from '@mp/shared-data-access-postgres';
 import { randomBytes } from 'node:crypto';
 import { CREDENTIAL_LIFETIME_DAYS_LIMIT, DEFAULT_AGENT_CREDENTIAL_LIFETIME_DAYS } from '@mp/access-domain';
 import { readServiceAuthConfig, type ServiceAuthConfig, type ServiceName } from '@mp/shared-service-auth';
@@ -53,13 +53,7 @@ export function loadGatewayStorageConfig(
   return {
     databaseUrl: reader.url('GATEWAY_DATABASE_URL', { protocols: ['postgres:', 'postgresql:'], description: "the gateway's own database" }),
     databasePoolMax: reader.integer('GATEWAY_DATABASE_POOL_MAX', { default: 10, min: 1, max: 200, description: 'connection pool size' }),
-    databasePreparedStatementsMax: reader.integer('GATEWAY_DATABASE_PREPARED_STATEMENTS_MAX', {
-      default: DEFAULT_PREPARED_STATEMENTS_MAX,
-      min: 0,
-      max: 1_000,
-      description:
-        'statement texts each connection keeps prepared (parsed and planned once); 0 runs every statement unnamed, for a pooler that cannot keep them',
-    }),
+    databasePreparedStatementsMax: readPreparedStatementsMax(reader, 'GATEWAY'),
     secretsKeyring,
   };
 }

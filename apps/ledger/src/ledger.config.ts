@@ -1,4 +1,4 @@
-import { DEFAULT_PREPARED_STATEMENTS_MAX } from '@mp/shared-data-access-postgres';
+import { readPreparedStatementsMax } from '@mp/shared-data-access-postgres';
 import { readServiceAuthConfig, type ServiceAuthConfig, type ServiceName } from '@mp/shared-service-auth';
 import { LEDGER_INTERNAL_ACCESS, type LedgerSettings } from '@mp/ledger-infrastructure';
 import {
@@ -38,13 +38,7 @@ export function loadLedgerConfig(environment: Environment): LedgerConfig {
       description: "the ledger's own database; `npm run ledger:audit` reads it too",
     }),
     databasePoolMax: reader.integer('LEDGER_DATABASE_POOL_MAX', { default: 10, min: 1, max: 200, description: 'connection pool size' }),
-    databasePreparedStatementsMax: reader.integer('LEDGER_DATABASE_PREPARED_STATEMENTS_MAX', {
-      default: DEFAULT_PREPARED_STATEMENTS_MAX,
-      min: 0,
-      max: 1_000,
-      description:
-        'statement texts each connection keeps prepared (parsed and planned once); 0 runs every statement unnamed, for a pooler that cannot keep them',
-    }),
+    databasePreparedStatementsMax: readPreparedStatementsMax(reader, 'LEDGER'),
     paymentsInternalUrl: reader.url('PAYMENTS_INTERNAL_URL', {
       default: 'http://127.0.0.1:3001',
       protocols: ['http:', 'https:'],

@@ -1,4 +1,4 @@
-import { DEFAULT_PREPARED_STATEMENTS_MAX } from '@mp/shared-data-access-postgres';
+import { readPreparedStatementsMax } from '@mp/shared-data-access-postgres';
 import { readServiceAuthConfig, type ServiceAuthConfig, type ServiceName } from '@mp/shared-service-auth';
 import { PAYMENTS_INTERNAL_ACCESS, type PaymentsSettings } from '@mp/payments-infrastructure';
 import {
@@ -56,13 +56,7 @@ export function loadPaymentsConfig(environment: Environment): PaymentsConfig {
         "the outbox relay's LISTEN connection, which needs a session of its own: straight to the primary where a transaction-mode pooler sits in front",
     }),
     databasePoolMax: reader.integer('PAYMENTS_DATABASE_POOL_MAX', { default: 10, min: 1, max: 200, description: 'connection pool size' }),
-    databasePreparedStatementsMax: reader.integer('PAYMENTS_DATABASE_PREPARED_STATEMENTS_MAX', {
-      default: DEFAULT_PREPARED_STATEMENTS_MAX,
-      min: 0,
-      max: 1_000,
-      description:
-        'statement texts each connection keeps prepared (parsed and planned once); 0 runs every statement unnamed, for a pooler that cannot keep them',
-    }),
+    databasePreparedStatementsMax: readPreparedStatementsMax(reader, 'PAYMENTS'),
     ...readKafkaConnectionConfig(reader),
     ...readHealthConfig(reader),
     ...readInternalTlsConfig(reader),

@@ -38,7 +38,7 @@ export function serviceDatabaseOptions(settings: ServiceDatabaseSettings): TypeO
   };
 }
 export { migratedPrivateDatabase } from './private-test-database';
-export { DEFAULT_PREPARED_STATEMENTS_MAX, PreparedStatementNames, preparingClientClass } from './prepared-statements';
+export { DEFAULT_PREPARED_STATEMENTS_MAX, PreparedStatementNames, preparingClientClass, readPreparedStatementsMax } from './prepared-statements';
 export {
   addListPosition,
   fetchNewestFirstPage,

@@ -1,8 +1,19 @@
 import { Logger } from '@nestjs/common';
+import type { ConfigReader } from '@mp/shared-util-config';
 import { Client, type QueryResult } from 'pg';
 
 /** How many statements a service keeps prepared unless its `<SERVICE>_DATABASE_PREPARED_STATEMENTS_MAX` says otherwise. */
 export const DEFAULT_PREPARED_STATEMENTS_MAX = 100;
+
+/** `<PREFIX>_DATABASE_PREPARED_STATEMENTS_MAX`, read alike by every service's config (the configuration table's row). */
+export function readPreparedStatementsMax(reader: ConfigReader, prefix: string): number {
+  return reader.integer(`${prefix}_DATABASE_PREPARED_STATEMENTS_MAX`, {
+    default: DEFAULT_PREPARED_STATEMENTS_MAX,
+    min: 0,
+    max: 1_000,
+    description: 'statement texts each connection keeps prepared (parsed and planned once); 0 runs every statement unnamed, for a pooler that cannot keep them',
+  });
+}
 
 /** A text is prepared on its second use: one seen once (a rare shape of a batch's statement) takes no slot. */
 const USES_BEFORE_PREPARING = 2;
